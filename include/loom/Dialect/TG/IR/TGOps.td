@@ -1,0 +1,549 @@
+//===- TGOps.td - Tensor graph operations ------------------*- tablegen -*-===//
+//
+// Part of Loom. Every operator carries a verifier (ODS constraints plus the
+// shape rules in TypeInference.cpp), result type inference, a description
+// with an example, and a reference semantics in lib/Interpreter/.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_DIALECT_TG_IR_TGOPS_TD
+#define LOOM_DIALECT_TG_IR_TGOPS_TD
+
+include "loom/Dialect/TG/IR/TGDialect.td"
+include "loom/Dialect/TG/IR/TGAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def TG_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+def TG_Tensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+def TG_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class TG_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TG_Dialect, mnemonic, !listconcat([Pure], traits)>;
+
+// An op whose result types are computed from its operands and attributes by
+// `inferReturnTypes` (defined in TGOps.cpp, rules in TypeInference.cpp). The
+// types written in the IR must equal the inferred ones.
+// Verifies the operands and attributes with the op's own inference rules, so
+// that a bad op gets the rule's diagnostic at its location (the interface's
+// own check only says that inference failed).
+def TG_VerifyByInference : NativeOpTrait<"VerifyByInference"> {
+  let cppNamespace = "::loom::tg";
+}
+
+class TG_InferOp<string mnemonic, list<Trait> traits = []>
+    : TG_Op<mnemonic, !listconcat([InferTypeOpAdaptor], traits,
+                                  [TG_VerifyByInference])> {
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+// Elementwise binary arithmetic with numpy broadcasting.
+class TG_BinaryOp<string mnemonic, string fn, list<Trait> traits = []>
+    : TG_InferOp<mnemonic, traits> {
+  let summary = "elementwise " # fn # " with numpy broadcasting";
+  let description = [{
+    Computes `}] # fn # [{` elementwise. The operand shapes are broadcast
+    against each other as in numpy: shapes are aligned on the right and each
+    pair of dimensions must be equal or one of them 1. Both operands have the
+    same float element type, which is the result's.
+
+    ```mlir
+    %r = tg.}] # mnemonic # [{ %a, %b : (tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$lhs, TG_FloatTensor:$rhs);
+  let results = (outs TG_FloatTensor:$output);
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return ::loom::tg::inferBroadcastBinary(location, adaptor.getLhs().getType(),
+                                              adaptor.getRhs().getType(), inferred);
+    }
+  }];
+}
+
+// Elementwise unary function on a float tensor; the result has the operand's
+// type.
+class TG_UnaryOp<string mnemonic, string fn, list<Trait> traits = []>
+    : TG_Op<mnemonic, !listconcat([SameOperandsAndResultType, InferTypeOpInterface], traits)> {
+  let summary = fn;
+  let arguments = (ins TG_FloatTensor:$input);
+  let results = (outs TG_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and parameters
+//===----------------------------------------------------------------------===//
+
+def TG_ConstantOp : TG_Op<"constant", [ConstantLike,
+    AllTypesMatch<["value", "output"]>]> {
+  let summary = "a constant tensor held in the IR";
+  let description = [{
+    A tensor whose value is an elements attribute in the IR. Meant for small
+    tensors (shapes, masks, scalars); parameters belong in `tg.weight`.
+
+    ```mlir
+    %c = tg.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def TG_WeightOp : TG_Op<"weight"> {
+  let summary = "a named parameter stored outside the IR";
+  let description = [{
+    Refers to the tensor called `name` in the safetensors file named by the
+    module attribute `tg.weights`. The file's dtype and shape must equal the
+    result type; `loom-run` and `--tg-check-weights` check this.
+
+    ```mlir
+    %w = tg.weight "layer1.conv.weight" : tensor<64x64x3x3xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$name attr-dict `:` type($output)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra, convolution and pooling
+//===----------------------------------------------------------------------===//
+
+def TG_MatmulOp : TG_InferOp<"matmul"> {
+  let summary = "batched matrix multiplication with broadcast batch dimensions";
+  let description = [{
+    `[..., M, K] x [..., K, N] -> [..., M, N]`. Both operands have rank 2 or
+    more; the leading (batch) dimensions broadcast as in numpy.
+
+    ```mlir
+    %c = tg.matmul %a, %b : (tensor<8x128x64xf32>, tensor<64x32xf32>) -> tensor<8x128x32xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$lhs, TG_FloatTensor:$rhs);
+  let results = (outs TG_FloatTensor:$output);
+}
+
+def TG_Conv2dOp : TG_InferOp<"conv2d"> {
+  let summary = "2-D convolution, NCHW input, OIHW filter, optional bias and fused activation";
+  let description = [{
+    `input: [N, C, H, W]`, `filter: [O, C / groups, KH, KW]`, optional
+    `bias: [O]`. `pads` are `[top, left, bottom, right]` as in ONNX.
+    `activation` (none, relu, sigmoid, tanh) is applied to the result, as in
+    TASO's fused convolution. Output size per spatial dim:
+    `(in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride + 1`.
+
+    ```mlir
+    %y = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>,
+                               activation = #tg<activation relu>}
+        : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>) -> tensor<1x64x112x112xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input, TG_FloatTensor:$filter,
+                   Optional<TG_FloatTensor>:$bias,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$groups,
+                   DefaultValuedAttr<TG_ActivationAttr, "::loom::tg::Activation::None">:$activation);
+  let results = (outs TG_FloatTensor:$output);
+}
+
+def TG_MaxPool2dOp : TG_InferOp<"maxpool2d"> {
+  let summary = "2-D max pooling over NCHW";
+  let description = [{
+    Padding never wins the maximum. `pads` are `[top, left, bottom, right]`.
+
+    ```mlir
+    %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                          pads = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x64x112x112xf32>) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input,
+                   DenseI64ArrayAttr:$kernel_size,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads);
+  let results = (outs TG_FloatTensor:$output);
+}
+
+def TG_AvgPool2dOp : TG_InferOp<"avgpool2d"> {
+  let summary = "2-D average pooling over NCHW";
+  let description = [{
+    With `count_include_pad = false` (the default, as in ONNX) padded
+    positions are excluded from the divisor.
+
+    ```mlir
+    %y = tg.avgpool2d %x {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input,
+                   DenseI64ArrayAttr:$kernel_size,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+  let results = (outs TG_FloatTensor:$output);
+}
+
+def TG_GlobalAvgPoolOp : TG_InferOp<"global_avgpool"> {
+  let summary = "mean over the spatial dimensions of NCHW";
+  let description = [{
+    ```mlir
+    %y = tg.global_avgpool %x : (tensor<1x2048x7x7xf32>) -> tensor<1x2048x1x1xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input);
+  let results = (outs TG_FloatTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary
+//===----------------------------------------------------------------------===//
+
+def TG_AddOp : TG_BinaryOp<"add", "lhs + rhs", [Commutative]> { let hasFolder = 1; }
+def TG_SubOp : TG_BinaryOp<"sub", "lhs - rhs"> { let hasFolder = 1; }
+def TG_MulOp : TG_BinaryOp<"mul", "lhs * rhs", [Commutative]> { let hasFolder = 1; }
+def TG_DivOp : TG_BinaryOp<"div", "lhs / rhs"> { let hasFolder = 1; }
+def TG_MaxOp : TG_BinaryOp<"max", "max(lhs, rhs)", [Commutative]>;
+def TG_MinOp : TG_BinaryOp<"min", "min(lhs, rhs)", [Commutative]>;
+def TG_PowOp : TG_BinaryOp<"pow", "lhs ^ rhs">;
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary
+//===----------------------------------------------------------------------===//
+
+class TG_SimpleUnaryOp<string mnemonic, string fn, list<Trait> traits = []>
+    : TG_UnaryOp<mnemonic, fn, traits> {
+  let description = [{
+    `}] # fn # [{`, elementwise.
+
+    ```mlir
+    %y = tg.}] # mnemonic # [{ %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def TG_ReluOp : TG_SimpleUnaryOp<"relu", "max(x, 0)", [Idempotent]>;
+def TG_SigmoidOp : TG_SimpleUnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def TG_TanhOp : TG_SimpleUnaryOp<"tanh", "tanh(x)">;
+def TG_ExpOp : TG_SimpleUnaryOp<"exp", "exp(x)">;
+def TG_LogOp : TG_SimpleUnaryOp<"log", "natural logarithm ln(x)">;
+def TG_SqrtOp : TG_SimpleUnaryOp<"sqrt", "square root sqrt(x)">;
+def TG_RsqrtOp : TG_SimpleUnaryOp<"rsqrt", "reciprocal square root 1 / sqrt(x)">;
+def TG_NegOp : TG_SimpleUnaryOp<"neg", "negation -x", [Involution]>;
+def TG_ErfOp : TG_SimpleUnaryOp<"erf", "Gauss error function erf(x)">;
+def TG_HardSwishOp : TG_SimpleUnaryOp<"hardswish", "x * max(0, min(1, x / 6 + 1 / 2))">;
+
+def TG_GeluOp : TG_UnaryOp<"gelu", "Gaussian error linear unit"> {
+  let description = [{
+    `0.5 * x * (1 + erf(x / sqrt(2)))`; with `tanh_approximation` the tanh
+    form `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+
+    ```mlir
+    %y = tg.gelu %x {tanh_approximation = true} : tensor<1x128x3072xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input,
+                   DefaultValuedAttr<BoolAttr, "false">:$tanh_approximation);
+}
+
+def TG_ClipOp : TG_UnaryOp<"clip", "clamp to [min, max]"> {
+  let description = [{
+    `min(max(x, min), max)`; `min <= max` is required.
+
+    ```mlir
+    %y = tg.clip %x {min = 0.0, max = 6.0} : tensor<1x32x112x112xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input, F64Attr:$min, F64Attr:$max);
+  let hasVerifier = 1;
+}
+
+def TG_HardSigmoidOp : TG_UnaryOp<"hardsigmoid", "max(0, min(1, alpha * x + beta))"> {
+  let description = [{
+    As ONNX HardSigmoid (defaults alpha = 0.2, beta = 0.5).
+
+    ```mlir
+    %y = tg.hardsigmoid %x {alpha = 0.1666666 : f64} : tensor<1x16x56x56xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input,
+                   DefaultValuedAttr<F64Attr, "0.2">:$alpha,
+                   DefaultValuedAttr<F64Attr, "0.5">:$beta);
+}
+
+//===----------------------------------------------------------------------===//
+// Type conversion
+//===----------------------------------------------------------------------===//
+
+def TG_CastOp : TG_Op<"cast"> {
+  let summary = "elementwise conversion to the result's element type";
+  let description = [{
+    Same shape, any element type to any element type. Floats round to
+    nearest even; float to integer truncates toward zero; to `i1` is `x != 0`.
+
+    ```mlir
+    %y = tg.cast %x : tensor<2x3xf32> to tensor<2x3xf16>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def TG_TransposeOp : TG_InferOp<"transpose"> {
+  let summary = "permute dimensions";
+  let description = [{
+    `output.shape[i] = input.shape[perm[i]]`; `perm` is a permutation of
+    `[0, rank)`.
+
+    ```mlir
+    %y = tg.transpose %x {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x128x12x64xf32>) -> tensor<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs TG_Tensor:$output);
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def TG_ReshapeOp : TG_Op<"reshape"> {
+  let summary = "same elements, in row-major order, under a new static shape";
+  let description = [{
+    The result type gives the new shape; element counts and element types
+    must agree.
+
+    ```mlir
+    %y = tg.reshape %x : (tensor<1x2048x1x1xf32>) -> tensor<1x2048xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TG_ConcatOp : TG_InferOp<"concat"> {
+  let summary = "concatenate along an axis";
+  let description = [{
+    All inputs have the same rank and element type and equal sizes except
+    along `axis` (in `[-rank, rank)`).
+
+    ```mlir
+    %y = tg.concat %a, %b {axis = 1 : i64} : (tensor<1x64x8x8xf32>, tensor<1x32x8x8xf32>) -> tensor<1x96x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<TG_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs TG_Tensor:$output);
+  let hasFolder = 1;
+}
+
+def TG_SplitOp : TG_InferOp<"split"> {
+  let summary = "split along an axis into pieces of the given sizes";
+  let description = [{
+    `sizes` are positive and sum to the size of `axis`; one result per size.
+
+    ```mlir
+    %q, %k, %v = tg.split %x {axis = 2 : i64, sizes = array<i64: 768, 768, 768>}
+        : (tensor<1x128x2304xf32>) -> (tensor<1x128x768xf32>, tensor<1x128x768xf32>, tensor<1x128x768xf32>)
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input, I64Attr:$axis, DenseI64ArrayAttr:$sizes);
+  let results = (outs Variadic<TG_Tensor>:$outputs);
+  let hasFolder = 1;
+}
+
+def TG_SliceOp : TG_InferOp<"slice"> {
+  let summary = "strided slice [start, limit) per dimension";
+  let description = [{
+    One entry per dimension; `0 <= start <= limit <= dim`, `stride >= 1`.
+    Output size: `ceil((limit - start) / stride)`.
+
+    ```mlir
+    %y = tg.slice %x {starts = array<i64: 0, 1>, limits = array<i64: 4, 7>, strides = array<i64: 1, 2>}
+        : (tensor<4x8xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$limits,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs TG_Tensor:$output);
+  let hasFolder = 1;
+}
+
+def TG_PadOp : TG_InferOp<"pad"> {
+  let summary = "pad with a constant";
+  let description = [{
+    `low[i]` and `high[i]` (non-negative) elements of `value` are added
+    before and after dimension `i`.
+
+    ```mlir
+    %y = tg.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, value = 0.0 : f64}
+        : (tensor<1x3x4x4xf32>) -> tensor<1x3x6x6xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input, DenseI64ArrayAttr:$low,
+                   DenseI64ArrayAttr:$high,
+                   DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs TG_Tensor:$output);
+  let hasFolder = 1;
+}
+
+def TG_EnlargeOp : TG_InferOp<"enlarge"> {
+  let summary = "TASO's kernel enlarge: zero-pad a conv filter to a larger kernel, centred";
+  let description = [{
+    A rank-4 filter `[O, I, h, w]` becomes `[O, I, KH, KW]` with
+    `kernel_size = [KH, KW]`, `KH - h` and `KW - w` even and non-negative; the
+    original taps stay in the centre, so a convolution with the enlarged
+    filter and `(KH - h) / 2` more padding computes the same values.
+
+    ```mlir
+    %w3 = tg.enlarge %w1 {kernel_size = array<i64: 3, 3>} : (tensor<64x64x1x1xf32>) -> tensor<64x64x3x3xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input, DenseI64ArrayAttr:$kernel_size);
+  let results = (outs TG_FloatTensor:$output);
+  let hasFolder = 1;
+}
+
+def TG_BroadcastToOp : TG_Op<"broadcast_to"> {
+  let summary = "broadcast to the result shape (numpy rules)";
+  let description = [{
+    The result type gives the shape; the operand must broadcast to it
+    (aligned on the right, each operand dim equal to the result's or 1).
+
+    ```mlir
+    %y = tg.broadcast_to %x : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TG_GatherOp : TG_InferOp<"gather"> {
+  let summary = "ONNX Gather: pick slices along an axis by index";
+  let description = [{
+    `output.shape = data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
+    Negative indices count from the end; an index out of range is a run-time
+    error of the interpreter.
+
+    ```mlir
+    %e = tg.gather %table, %ids {axis = 0 : i64} : (tensor<30522x768xf32>, tensor<1x128xi64>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$data, TG_IndexTensor:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs TG_Tensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalisations
+//===----------------------------------------------------------------------===//
+
+class TG_ReduceOp<string mnemonic, string fn> : TG_InferOp<mnemonic> {
+  let summary = fn # " over the given axes";
+  let description = [{
+    Reduces over `axes` (non-empty, distinct, each in `[-rank, rank)`) with
+    `}] # fn # [{`. With `keepdims` (default true, as ONNX) the reduced
+    dimensions stay as size 1.
+
+    ```mlir
+    %y = tg.}] # mnemonic # [{ %x {axes = array<i64: -1>} : (tensor<1x128x768xf32>) -> tensor<1x128x1xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+                   DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs TG_FloatTensor:$output);
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return ::loom::tg::inferReduce(location, adaptor.getInput().getType(),
+                                     adaptor.getAxes(), adaptor.getKeepdims(),
+                                     inferred);
+    }
+  }];
+}
+
+def TG_ReduceSumOp : TG_ReduceOp<"reduce_sum", "sum">;
+def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean">;
+def TG_ReduceMaxOp : TG_ReduceOp<"reduce_max", "max">;
+
+def TG_SoftmaxOp : TG_InferOp<"softmax"> {
+  let summary = "softmax along one axis";
+  let description = [{
+    `exp(x - max) / sum(exp(x - max))` along `axis` (default -1).
+
+    ```mlir
+    %p = tg.softmax %s {axis = -1 : i64} : (tensor<1x12x128x128xf32>) -> tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input, DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs TG_FloatTensor:$output);
+}
+
+def TG_LayerNormOp : TG_InferOp<"layernorm"> {
+  let summary = "layer normalisation over the trailing dimensions";
+  let description = [{
+    Normalises over dims `[axis, rank)` (default: the last), then
+    `y = (x - mean) / sqrt(var + epsilon) * scale + bias` with `scale` and
+    `bias` of shape `input.shape[axis:]`.
+
+    ```mlir
+    %y = tg.layernorm %x, %g, %b {epsilon = 1.0e-12 : f64}
+        : (tensor<1x128x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input, TG_FloatTensor:$scale,
+                   TG_FloatTensor:$bias,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs TG_FloatTensor:$output);
+}
+
+def TG_BatchNormOp : TG_InferOp<"batchnorm"> {
+  let summary = "batch normalisation, inference form, channel dimension 1";
+  let description = [{
+    `y = (x - mean) / sqrt(var + epsilon) * scale + bias`, per channel; the
+    four parameters have shape `[C]` where `C = input.shape[1]`.
+
+    ```mlir
+    %y = tg.batchnorm %x, %g, %b, %m, %v {epsilon = 1.0e-5 : f64}
+        : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>)
+          -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input, TG_FloatTensor:$scale,
+                   TG_FloatTensor:$bias, TG_FloatTensor:$mean,
+                   TG_FloatTensor:$variance,
+                   DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs TG_FloatTensor:$output);
+}
+
+#endif // LOOM_DIALECT_TG_IR_TGOPS_TD

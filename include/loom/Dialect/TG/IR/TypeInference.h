@@ -1,0 +1,85 @@
+//===- TypeInference.h - Shape rules of the tg operators --------*- C++ -*-===//
+//
+// Part of Loom. The shape and attribute rules of every `tg` operator, in one
+// place (as StableHLO's TypeInference.cpp). Each function checks its inputs,
+// emits a diagnostic at `location` when they are invalid, and otherwise
+// appends the result type(s) to `inferred`. The ops' `inferReturnTypes` call
+// these, so the verifier and every builder share one definition.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_DIALECT_TG_IR_TYPEINFERENCE_H
+#define LOOM_DIALECT_TG_IR_TYPEINFERENCE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/TypeRange.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+
+namespace loom::tg {
+
+using mlir::LogicalResult;
+using Loc = std::optional<mlir::Location>;
+using Inferred = llvm::SmallVectorImpl<mlir::Type>;
+
+/// The numpy broadcast of two shapes, or nullopt when they do not broadcast.
+std::optional<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
+/// True when `from` broadcasts to exactly `to` (numpy rules).
+bool isBroadcastableTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+
+/// Maps `axis` in [-rank, rank) to [0, rank); emits an error otherwise.
+mlir::FailureOr<int64_t> normalizeAxis(Loc location, int64_t axis,
+                                       int64_t rank, llvm::StringRef what);
+
+LogicalResult inferBroadcastBinary(Loc location, mlir::Type lhs, mlir::Type rhs,
+                                   Inferred &inferred);
+LogicalResult inferMatmul(Loc location, mlir::Type lhs, mlir::Type rhs,
+                          Inferred &inferred);
+LogicalResult inferConv2d(Loc location, mlir::Type input, mlir::Type filter,
+                          mlir::Type bias, llvm::ArrayRef<int64_t> strides,
+                          llvm::ArrayRef<int64_t> pads,
+                          llvm::ArrayRef<int64_t> dilations, int64_t groups,
+                          Inferred &inferred);
+LogicalResult inferPool2d(Loc location, mlir::Type input,
+                          llvm::ArrayRef<int64_t> kernelSize,
+                          llvm::ArrayRef<int64_t> strides,
+                          llvm::ArrayRef<int64_t> pads, Inferred &inferred);
+LogicalResult inferGlobalAvgPool(Loc location, mlir::Type input,
+                                 Inferred &inferred);
+LogicalResult inferTranspose(Loc location, mlir::Type input,
+                             llvm::ArrayRef<int64_t> perm, Inferred &inferred);
+LogicalResult inferConcat(Loc location, mlir::TypeRange inputs, int64_t axis,
+                          Inferred &inferred);
+LogicalResult inferSplit(Loc location, mlir::Type input, int64_t axis,
+                         llvm::ArrayRef<int64_t> sizes, Inferred &inferred);
+LogicalResult inferSlice(Loc location, mlir::Type input,
+                         llvm::ArrayRef<int64_t> starts,
+                         llvm::ArrayRef<int64_t> limits,
+                         std::optional<llvm::ArrayRef<int64_t>> strides,
+                         Inferred &inferred);
+LogicalResult inferPad(Loc location, mlir::Type input,
+                       llvm::ArrayRef<int64_t> low,
+                       llvm::ArrayRef<int64_t> high, Inferred &inferred);
+LogicalResult inferEnlarge(Loc location, mlir::Type input,
+                           llvm::ArrayRef<int64_t> kernelSize,
+                           Inferred &inferred);
+LogicalResult inferGather(Loc location, mlir::Type data, mlir::Type indices,
+                          int64_t axis, Inferred &inferred);
+LogicalResult inferReduce(Loc location, mlir::Type input,
+                          llvm::ArrayRef<int64_t> axes, bool keepDims,
+                          Inferred &inferred);
+LogicalResult inferSoftmax(Loc location, mlir::Type input, int64_t axis,
+                           Inferred &inferred);
+LogicalResult inferLayerNorm(Loc location, mlir::Type input, mlir::Type scale,
+                             mlir::Type bias, int64_t axis, Inferred &inferred);
+LogicalResult inferBatchNorm(Loc location, mlir::Type input, mlir::Type scale,
+                             mlir::Type bias, mlir::Type mean,
+                             mlir::Type variance, Inferred &inferred);
+
+} // namespace loom::tg
+
+#endif // LOOM_DIALECT_TG_IR_TYPEINFERENCE_H

@@ -1,0 +1,54 @@
+//===- Weights.h - tg.weight and safetensors files --------------*- C++ -*-===//
+//
+// Part of Loom. `tg.weight "name"` refers to a tensor in the safetensors file
+// named by the module attribute `tg.weights`. These helpers find that file,
+// check weights against it, and write random weights for a module.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_DIALECT_TG_UTILS_WEIGHTS_H
+#define LOOM_DIALECT_TG_UTILS_WEIGHTS_H
+
+#include "loom/Dialect/TG/IR/TGOps.h"
+#include "loom/Support/SafeTensors.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+#include <string>
+
+namespace loom::tg {
+
+/// The safetensors dtype that stores elements of `elementType`, if any.
+std::optional<safetensors::DType> dtypeForElementType(mlir::Type elementType);
+
+/// True when the module holds at least one tg.weight.
+bool usesWeights(mlir::ModuleOp module);
+
+/// The weights file of `module`: `override` when non-empty, otherwise the
+/// `tg.weights` attribute, resolved relative to the directory of the file the
+/// module was parsed from. Emits an error at the module and fails when there
+/// is neither.
+mlir::FailureOr<std::string> resolveWeightsPath(mlir::ModuleOp module,
+                                                llvm::StringRef override);
+
+/// Opens the weights file of `module` (see resolveWeightsPath); an unreadable
+/// or malformed file is an error at the module.
+mlir::FailureOr<safetensors::File> openWeights(mlir::ModuleOp module,
+                                               llvm::StringRef override);
+
+/// Checks that `file` holds the tensor `op` names, with the dtype and shape of
+/// its result type; emits an error at `op` otherwise.
+mlir::LogicalResult checkWeight(WeightOp op, const safetensors::File &file);
+
+/// Writes a safetensors file with a random tensor for every distinct
+/// tg.weight of `module`. Values are uniform, scaled by the weight's use:
+/// fan-in scaled for filters and matrices, positive around 1 for
+/// normalisation scales and variances, small for biases; deterministic for a
+/// given seed. Two tg.weight ops with one name must agree on the type.
+mlir::LogicalResult writeRandomWeights(mlir::ModuleOp module,
+                                       llvm::StringRef path, uint64_t seed);
+
+} // namespace loom::tg
+
+#endif // LOOM_DIALECT_TG_UTILS_WEIGHTS_H

@@ -1,0 +1,264 @@
+//===- Kernels.h - Semantics of the tg operators ----------------*- C++ -*-===//
+//
+// Part of the Loom project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The numeric core of the reference interpreter: one function per family of
+// `tg` operators, each written once in Kernels.cpp as a template over the
+// number domain D (Domain.h) and explicitly instantiated for F32Domain,
+// F64Domain and ModPDomain. Attributes follow ONNX conventions.
+//
+// Kernels assume that operand shapes and attributes were verified by the
+// dialect; violations are caught by assertions in debug builds only. The one
+// exception is gather(), whose indices are data and are checked at run time.
+//
+// Large matrix products (matmul, conv2d) run on several threads; see
+// setNumThreads().
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_INTERPRETER_KERNELS_H
+#define LOOM_INTERPRETER_KERNELS_H
+
+#include "loom/Interpreter/Tensor.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLForwardCompat.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace loom {
+namespace interp {
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+/// Elementwise unary operators. Derived ones are defined from the domain
+/// primitives as:
+///   Relu(x)        = max(x, 0)
+///   Sigmoid(x)     = 1 / (1 + exp(-x))
+///   Rsqrt(x)       = 1 / sqrt(x)
+///   Gelu(x)        = 0.5 * x * (1 + erf(x / sqrt(2)))
+///   GeluTanh(x)    = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
+///   Clip(x)        = min(max(x, a), b)
+///   HardSigmoid(x) = max(0, min(1, a * x + b))
+///   HardSwish(x)   = x * HardSigmoid(x) with a = 1/6, b = 0.5
+/// (constants enter through D::fromDouble).
+enum class UnaryKind {
+  Relu,
+  Sigmoid,
+  Tanh,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Neg,
+  Erf,
+  Gelu,
+  GeluTanh,
+  Clip,
+  HardSigmoid,
+  HardSwish
+};
+
+/// Attributes of unary operators. Clip: a = min, b = max. HardSigmoid:
+/// a = alpha, b = beta. Ignored by the other kinds.
+struct UnaryParams {
+  double a = 0, b = 0;
+};
+
+/// Elementwise binary operators (numpy broadcasting).
+enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, Pow };
+
+/// Reductions. Mean = Sum / count.
+enum class ReduceKind { Sum, Mean, Max };
+
+/// Activation fused into conv2d (applied after the bias).
+enum class Activation { None, Relu, Sigmoid, Tanh };
+
+/// Element types a cast can target.
+enum class ElemKind { F64, F32, F16, BF16, I64, I32, I1 };
+
+/// Attributes of conv2d (ONNX Conv on NCHW input).
+struct Conv2dParams {
+  std::array<int64_t, 2> strides{1, 1};
+  /// top, left, bottom, right.
+  std::array<int64_t, 4> pads{0, 0, 0, 0};
+  std::array<int64_t, 2> dilations{1, 1};
+  int64_t groups = 1;
+  Activation activation = Activation::None;
+};
+
+/// Attributes of 2-D pooling (ONNX MaxPool/AveragePool, floor mode).
+struct Pool2dParams {
+  std::array<int64_t, 2> kernel{1, 1};
+  std::array<int64_t, 2> strides{1, 1};
+  /// top, left, bottom, right.
+  std::array<int64_t, 4> pads{0, 0, 0, 0};
+  bool countIncludePad = false;
+};
+
+//===----------------------------------------------------------------------===//
+// Threading
+//===----------------------------------------------------------------------===//
+
+/// Sets the number of threads used by large kernels; 0 (the default) means
+/// std::thread::hardware_concurrency(), capped at 8, unless the environment
+/// variable LOOM_NUM_THREADS gives a positive number.
+void setNumThreads(unsigned n);
+/// The number of threads large kernels will use (>= 1).
+unsigned getNumThreads();
+
+//===----------------------------------------------------------------------===//
+// Shape helpers
+//===----------------------------------------------------------------------===//
+
+/// The numpy broadcast of two shapes (right-aligned; each pair of dimensions
+/// must be equal or contain a 1).
+std::vector<int64_t> broadcastShapes(llvm::ArrayRef<int64_t> a,
+                                     llvm::ArrayRef<int64_t> b);
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+/// Elementwise unary operator \p kind (see UnaryKind for the definitions).
+template <class D>
+Tensor<D> unary(UnaryKind kind, const Tensor<D> &x, UnaryParams params = {});
+
+/// Elementwise binary operator with numpy broadcasting.
+template <class D>
+Tensor<D> binary(BinaryKind kind, const Tensor<D> &a, const Tensor<D> &b);
+
+/// Matrix product of [..., M, K] and [..., K, N] (both rank >= 2); the batch
+/// dimensions broadcast.
+template <class D> Tensor<D> matmul(const Tensor<D> &a, const Tensor<D> &b);
+
+/// 2-D convolution (ONNX Conv): \p x is [N, C, H, W], \p w is
+/// [O, C/groups, KH, KW], \p bias is [O] or null. Output [N, O, OH, OW] with
+/// OH = (H + padTop + padBottom - dilH * (KH - 1) - 1) / strideH + 1 (same for
+/// W). The bias is added, then the activation applied.
+/// (\p bias does not take part in deducing D, so it may be nullptr.)
+template <class D>
+Tensor<D> conv2d(const Tensor<D> &x, const Tensor<D> &w,
+                 const llvm::type_identity_t<Tensor<D>> *bias,
+                 const Conv2dParams &params);
+
+/// Max pooling over NCHW input; padded positions never win (a window lying
+/// entirely in padding yields D::lowest()).
+template <class D>
+Tensor<D> maxPool2d(const Tensor<D> &x, const Pool2dParams &params);
+
+/// Average pooling over NCHW input: the sum of the window's in-bounds
+/// elements divided by KH*KW if countIncludePad, else by the number of
+/// in-bounds elements (ONNX count_include_pad).
+template <class D>
+Tensor<D> avgPool2d(const Tensor<D> &x, const Pool2dParams &params);
+
+/// Mean over H and W: [N, C, H, W] -> [N, C, 1, 1].
+template <class D> Tensor<D> globalAvgPool(const Tensor<D> &x);
+
+/// Conversion to element type \p to, staying in the domain. Float domains:
+/// F64/F32/F16/BF16 round to that precision (round to nearest even, with
+/// subnormals, overflow to infinity); I64/I32 truncate toward zero (no
+/// wrapping or saturation; NaN and infinities stay); I1 gives x != 0 ? 1 : 0.
+/// ModPDomain: identity, except I1 (x != 0 ? 1 : 0).
+template <class D> Tensor<D> cast(const Tensor<D> &x, ElemKind to);
+
+/// Permutes dimensions: result dimension i is input dimension perm[i].
+template <class D>
+Tensor<D> transpose(const Tensor<D> &x, llvm::ArrayRef<int64_t> perm);
+
+/// The same elements (row-major) under a new shape of equal size.
+template <class D>
+Tensor<D> reshape(const Tensor<D> &x, llvm::ArrayRef<int64_t> shape);
+
+/// Concatenation along \p axis (all other dimensions equal).
+template <class D>
+Tensor<D> concat(llvm::ArrayRef<const Tensor<D> *> inputs, int64_t axis);
+
+/// Splits \p x along \p axis into pieces of the given sizes (summing to the
+/// dimension).
+template <class D>
+std::vector<Tensor<D>> split(const Tensor<D> &x, int64_t axis,
+                             llvm::ArrayRef<int64_t> sizes);
+
+/// Strided slice: along dimension i, indices start[i], start[i] + stride[i],
+/// ... below limits[i] (half-open; strides >= 1).
+template <class D>
+Tensor<D> slice(const Tensor<D> &x, llvm::ArrayRef<int64_t> starts,
+                llvm::ArrayRef<int64_t> limits,
+                llvm::ArrayRef<int64_t> strides);
+
+/// Constant padding with \p low / \p high elements (non-negative) of value
+/// D::fromDouble(\p value) before / after each dimension.
+template <class D>
+Tensor<D> pad(const Tensor<D> &x, llvm::ArrayRef<int64_t> low,
+              llvm::ArrayRef<int64_t> high, double value);
+
+/// TASO enlarge: the rank-4 kernel [O, I, h, w] zero-padded, centered, to
+/// [O, I, kh, kw] (kh - h and kw - w even and >= 0).
+template <class D> Tensor<D> enlarge(const Tensor<D> &w, int64_t kh, int64_t kw);
+
+/// numpy broadcast of \p x to \p shape.
+template <class D>
+Tensor<D> broadcastTo(const Tensor<D> &x, llvm::ArrayRef<int64_t> shape);
+
+/// ONNX Gather: output shape data.shape[:axis] + indices.shape +
+/// data.shape[axis+1:]. Index values are D::toDouble of the elements (the
+/// centered representative in ModPDomain); negative indices count from the
+/// end. A non-integral or out-of-range index is an error naming the index and
+/// the bound. A negative \p axis counts from the end.
+template <class D>
+llvm::Expected<Tensor<D>> gather(const Tensor<D> &data,
+                                 const Tensor<D> &indices, int64_t axis);
+
+/// Reduction over \p axes (sorted, distinct, non-negative; an empty list
+/// reduces nothing). With \p keepDims the reduced dimensions stay as 1.
+template <class D>
+Tensor<D> reduce(ReduceKind kind, const Tensor<D> &x,
+                 llvm::ArrayRef<int64_t> axes, bool keepDims);
+
+/// Softmax along \p axis (negative counts from the end):
+/// e = exp(x - max(x)); e / sum(e).
+template <class D> Tensor<D> softmax(const Tensor<D> &x, int64_t axis);
+
+/// ONNX LayerNormalization over dimensions [axis, rank) (negative axis counts
+/// from the end): mean = sum/n, var = sum((x - mean)^2)/n,
+/// y = (x - mean) * (1 / sqrt(var + epsilon)) * scale + bias, where scale and
+/// bias have shape x.shape[axis:].
+template <class D>
+Tensor<D> layerNorm(const Tensor<D> &x, const Tensor<D> &scale,
+                    const Tensor<D> &bias, int64_t axis, double epsilon);
+
+/// ONNX BatchNormalization, inference form, channels on dimension 1:
+/// y = (x - mean) / sqrt(var + epsilon) * scale + bias, parameters of shape
+/// [C].
+template <class D>
+Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
+                    const Tensor<D> &bias, const Tensor<D> &mean,
+                    const Tensor<D> &var, double epsilon);
+
+//===----------------------------------------------------------------------===//
+// Scalar semantics
+//===----------------------------------------------------------------------===//
+
+/// The scalar semantics of unary operator \p kind on one value; unary() maps
+/// exactly this function over a tensor.
+template <class D>
+typename D::T unaryScalar(UnaryKind kind, typename D::T x,
+                          UnaryParams params = {});
+
+/// The scalar semantics of binary operator \p kind.
+template <class D>
+typename D::T binaryScalar(BinaryKind kind, typename D::T a, typename D::T b);
+
+} // namespace interp
+} // namespace loom
+
+#endif // LOOM_INTERPRETER_KERNELS_H

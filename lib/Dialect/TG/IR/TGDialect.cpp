@@ -1,0 +1,58 @@
+//===- TGDialect.cpp - Tensor graph dialect --------------------------------===//
+//
+// Part of Loom.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace loom::tg;
+
+#include "loom/Dialect/TG/IR/TGOpsDialect.cpp.inc"
+#include "loom/Dialect/TG/IR/TGEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "loom/Dialect/TG/IR/TGAttrs.cpp.inc"
+
+void TGDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "loom/Dialect/TG/IR/TGOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "loom/Dialect/TG/IR/TGAttrs.cpp.inc"
+      >();
+}
+
+Operation *TGDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                          Type type, Location loc) {
+  auto elements = llvm::dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, type, elements);
+}
+
+LogicalResult TGDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attr) {
+  if (attr.getName() == kWeightsAttrName) {
+    if (!isa<ModuleOp>(op))
+      return op->emitError() << "'" << kWeightsAttrName
+                             << "' is only valid on a builtin.module";
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << kWeightsAttrName
+                             << "' must be a string (a path to a "
+                                "safetensors file), got "
+                             << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown tg dialect attribute '" << attr.getName().getValue()
+                         << "'";
+}

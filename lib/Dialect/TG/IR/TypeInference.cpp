@@ -1,0 +1,533 @@
+//===- TypeInference.cpp - Shape rules of the tg operators ----------------===//
+//
+// Part of Loom. See TypeInference.h. All arithmetic on user-provided sizes is
+// overflow-checked: a bad attribute is a diagnostic, never undefined behaviour.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/TG/IR/TypeInference.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+using namespace mlir;
+
+namespace loom::tg {
+
+namespace {
+
+/// Prints a shape as `2x3x4` for diagnostics.
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+std::string listStr(ArrayRef<int64_t> values) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(values, os);
+  os << "]";
+  return s;
+}
+
+RankedTensorType ranked(Type t) { return llvm::cast<RankedTensorType>(t); }
+
+LogicalResult expectSize(Loc location, StringRef name, ArrayRef<int64_t> values,
+                         size_t size) {
+  if (values.size() != size)
+    return emitOptionalError(location, "'", name, "' must have ", size,
+                             " entries, got ", values.size());
+  return success();
+}
+
+LogicalResult expectAllAtLeast(Loc location, StringRef name,
+                               ArrayRef<int64_t> values, int64_t lower) {
+  for (int64_t v : values)
+    if (v < lower)
+      return emitOptionalError(location, "'", name, "' entries must be >= ",
+                               lower, ", got ", listStr(values));
+  return success();
+}
+
+LogicalResult expectSameElementType(Loc location, StringRef what, Type a,
+                                    Type b) {
+  Type ea = ranked(a).getElementType(), eb = ranked(b).getElementType();
+  if (ea != eb)
+    return emitOptionalError(location, what, " element type ", eb,
+                             " differs from the input element type ", ea);
+  return success();
+}
+
+/// Output size of one spatial dimension of a sliding window, or failure on a
+/// window that does not fit or an overflow.
+FailureOr<int64_t> windowOutputSize(Loc location, StringRef dimName,
+                                    int64_t in, int64_t padBegin,
+                                    int64_t padEnd, int64_t kernel,
+                                    int64_t stride, int64_t dilation) {
+  auto padded = llvm::checkedAdd(in, padBegin);
+  if (padded)
+    padded = llvm::checkedAdd(*padded, padEnd);
+  auto span = llvm::checkedMul(dilation, kernel - 1);
+  if (span)
+    span = llvm::checkedAdd(*span, int64_t(1));
+  if (!padded || !span) {
+    emitOptionalError(location, "window arithmetic overflows in dimension ",
+                      dimName);
+    return failure();
+  }
+  if (*span > *padded) {
+    emitOptionalError(location, "window of extent ", *span,
+                      " (kernel ", kernel, ", dilation ", dilation,
+                      ") does not fit the padded input extent ", *padded,
+                      " in dimension ", dimName);
+    return failure();
+  }
+  return (*padded - *span) / stride + 1;
+}
+
+} // namespace
+
+std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
+                                                    ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+bool isBroadcastableTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  if (from.size() > to.size())
+    return false;
+  size_t offset = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[offset + i])
+      return false;
+  return true;
+}
+
+FailureOr<int64_t> normalizeAxis(Loc location, int64_t axis, int64_t rank,
+                                 StringRef what) {
+  if (axis < -rank || axis >= rank) {
+    emitOptionalError(location, what, " ", axis, " is out of range for rank ",
+                      rank, " (expected [", -rank, ", ", rank, "))");
+    return failure();
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+LogicalResult inferBroadcastBinary(Loc location, Type lhs, Type rhs,
+                                   Inferred &inferred) {
+  auto l = ranked(lhs), r = ranked(rhs);
+  if (l.getElementType() != r.getElementType())
+    return emitOptionalError(location, "operand element types differ: ",
+                             l.getElementType(), " vs ", r.getElementType());
+  auto shape = broadcastShapes(l.getShape(), r.getShape());
+  if (!shape)
+    return emitOptionalError(location, "operand shapes ",
+                             shapeStr(l.getShape()), " and ",
+                             shapeStr(r.getShape()), " do not broadcast");
+  inferred.push_back(RankedTensorType::get(*shape, l.getElementType()));
+  return success();
+}
+
+LogicalResult inferMatmul(Loc location, Type lhs, Type rhs,
+                          Inferred &inferred) {
+  auto l = ranked(lhs), r = ranked(rhs);
+  if (l.getRank() < 2 || r.getRank() < 2)
+    return emitOptionalError(location, "operands must have rank >= 2, got ",
+                             l.getRank(), " and ", r.getRank());
+  if (l.getElementType() != r.getElementType())
+    return emitOptionalError(location, "operand element types differ: ",
+                             l.getElementType(), " vs ", r.getElementType());
+  ArrayRef<int64_t> ls = l.getShape(), rs = r.getShape();
+  int64_t m = ls[ls.size() - 2], k = ls.back();
+  int64_t k2 = rs[rs.size() - 2], n = rs.back();
+  if (k != k2)
+    return emitOptionalError(location, "contraction sizes differ: lhs ",
+                             shapeStr(ls), " has K = ", k, ", rhs ",
+                             shapeStr(rs), " has K = ", k2);
+  auto batch = broadcastShapes(ls.drop_back(2), rs.drop_back(2));
+  if (!batch)
+    return emitOptionalError(location, "batch dimensions ",
+                             shapeStr(ls.drop_back(2)), " and ",
+                             shapeStr(rs.drop_back(2)), " do not broadcast");
+  batch->push_back(m);
+  batch->push_back(n);
+  inferred.push_back(RankedTensorType::get(*batch, l.getElementType()));
+  return success();
+}
+
+LogicalResult inferConv2d(Loc location, Type input, Type filter, Type bias,
+                          ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                          ArrayRef<int64_t> dilations, int64_t groups,
+                          Inferred &inferred) {
+  auto in = ranked(input), f = ranked(filter);
+  if (in.getRank() != 4)
+    return emitOptionalError(location, "input must be rank 4 (NCHW), got ",
+                             shapeStr(in.getShape()));
+  if (f.getRank() != 4)
+    return emitOptionalError(location, "filter must be rank 4 (OIHW), got ",
+                             shapeStr(f.getShape()));
+  if (failed(expectSameElementType(location, "filter", input, filter)))
+    return failure();
+  if (failed(expectSize(location, "strides", strides, 2)) ||
+      failed(expectSize(location, "pads", pads, 4)) ||
+      failed(expectSize(location, "dilations", dilations, 2)) ||
+      failed(expectAllAtLeast(location, "strides", strides, 1)) ||
+      failed(expectAllAtLeast(location, "pads", pads, 0)) ||
+      failed(expectAllAtLeast(location, "dilations", dilations, 1)))
+    return failure();
+  if (groups < 1)
+    return emitOptionalError(location, "'groups' must be >= 1, got ", groups);
+  ArrayRef<int64_t> is = in.getShape(), fs = f.getShape();
+  if (fs[2] < 1 || fs[3] < 1)
+    return emitOptionalError(location, "filter spatial size must be >= 1, got ",
+                             shapeStr(fs));
+  if (is[1] % groups != 0 || fs[0] % groups != 0)
+    return emitOptionalError(location, "input channels ", is[1],
+                             " and output channels ", fs[0],
+                             " must both be divisible by groups = ", groups);
+  if (fs[1] * groups != is[1])
+    return emitOptionalError(location, "filter expects ", fs[1],
+                             " channels per group but the input has ", is[1],
+                             " channels in ", groups, " group(s)");
+  if (bias) {
+    auto b = ranked(bias);
+    if (failed(expectSameElementType(location, "bias", input, bias)))
+      return failure();
+    if (b.getRank() != 1 || b.getDimSize(0) != fs[0])
+      return emitOptionalError(location, "bias must have shape ", fs[0],
+                               ", got ", shapeStr(b.getShape()));
+  }
+  auto oh = windowOutputSize(location, "H", is[2], pads[0], pads[2], fs[2],
+                             strides[0], dilations[0]);
+  if (failed(oh))
+    return failure();
+  auto ow = windowOutputSize(location, "W", is[3], pads[1], pads[3], fs[3],
+                             strides[1], dilations[1]);
+  if (failed(ow))
+    return failure();
+  inferred.push_back(
+      RankedTensorType::get({is[0], fs[0], *oh, *ow}, in.getElementType()));
+  return success();
+}
+
+LogicalResult inferPool2d(Loc location, Type input, ArrayRef<int64_t> kernel,
+                          ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                          Inferred &inferred) {
+  auto in = ranked(input);
+  if (in.getRank() != 4)
+    return emitOptionalError(location, "input must be rank 4 (NCHW), got ",
+                             shapeStr(in.getShape()));
+  if (failed(expectSize(location, "kernel_size", kernel, 2)) ||
+      failed(expectSize(location, "strides", strides, 2)) ||
+      failed(expectSize(location, "pads", pads, 4)) ||
+      failed(expectAllAtLeast(location, "kernel_size", kernel, 1)) ||
+      failed(expectAllAtLeast(location, "strides", strides, 1)) ||
+      failed(expectAllAtLeast(location, "pads", pads, 0)))
+    return failure();
+  for (int i = 0; i < 2; ++i)
+    if (pads[i] >= kernel[i] || pads[i + 2] >= kernel[i])
+      return emitOptionalError(location, "pads ", listStr(pads),
+                               " must be smaller than the kernel ",
+                               listStr(kernel));
+  ArrayRef<int64_t> is = in.getShape();
+  auto oh = windowOutputSize(location, "H", is[2], pads[0], pads[2], kernel[0],
+                             strides[0], 1);
+  if (failed(oh))
+    return failure();
+  auto ow = windowOutputSize(location, "W", is[3], pads[1], pads[3], kernel[1],
+                             strides[1], 1);
+  if (failed(ow))
+    return failure();
+  inferred.push_back(
+      RankedTensorType::get({is[0], is[1], *oh, *ow}, in.getElementType()));
+  return success();
+}
+
+LogicalResult inferGlobalAvgPool(Loc location, Type input, Inferred &inferred) {
+  auto in = ranked(input);
+  if (in.getRank() != 4)
+    return emitOptionalError(location, "input must be rank 4 (NCHW), got ",
+                             shapeStr(in.getShape()));
+  if (in.getDimSize(2) == 0 || in.getDimSize(3) == 0)
+    return emitOptionalError(location, "spatial dimensions must be non-empty");
+  inferred.push_back(RankedTensorType::get(
+      {in.getDimSize(0), in.getDimSize(1), 1, 1}, in.getElementType()));
+  return success();
+}
+
+LogicalResult inferTranspose(Loc location, Type input, ArrayRef<int64_t> perm,
+                             Inferred &inferred) {
+  auto in = ranked(input);
+  int64_t rank = in.getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return emitOptionalError(location, "'perm' has ", perm.size(),
+                             " entries but the input has rank ", rank);
+  llvm::SmallBitVector seen(rank);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen.test(p))
+      return emitOptionalError(location, "'perm' ", listStr(perm),
+                               " is not a permutation of [0, ", rank, ")");
+    seen.set(p);
+    shape.push_back(in.getDimSize(p));
+  }
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult inferConcat(Loc location, TypeRange inputs, int64_t axis,
+                          Inferred &inferred) {
+  if (inputs.empty())
+    return emitOptionalError(location, "needs at least one input");
+  auto first = ranked(inputs.front());
+  auto ax = normalizeAxis(location, axis, first.getRank(), "axis");
+  if (failed(ax))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [i, t] : llvm::enumerate(inputs.drop_front())) {
+    auto ty = ranked(t);
+    if (ty.getElementType() != first.getElementType())
+      return emitOptionalError(location, "input ", i + 1, " has element type ",
+                               ty.getElementType(), ", input 0 has ",
+                               first.getElementType());
+    if (ty.getRank() != first.getRank())
+      return emitOptionalError(location, "input ", i + 1, " has rank ",
+                               ty.getRank(), ", input 0 has rank ",
+                               first.getRank());
+    for (int64_t d = 0; d < ty.getRank(); ++d) {
+      if (d == *ax)
+        continue;
+      if (ty.getDimSize(d) != shape[d])
+        return emitOptionalError(location, "input ", i + 1, " has shape ",
+                                 shapeStr(ty.getShape()),
+                                 ", which differs from input 0's ",
+                                 shapeStr(first.getShape()),
+                                 " outside axis ", *ax);
+    }
+    auto sum = llvm::checkedAdd(shape[*ax], ty.getDimSize(*ax));
+    if (!sum)
+      return emitOptionalError(location, "concatenated size overflows");
+    shape[*ax] = *sum;
+  }
+  inferred.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+LogicalResult inferSplit(Loc location, Type input, int64_t axis,
+                         ArrayRef<int64_t> sizes, Inferred &inferred) {
+  auto in = ranked(input);
+  auto ax = normalizeAxis(location, axis, in.getRank(), "axis");
+  if (failed(ax))
+    return failure();
+  if (sizes.empty())
+    return emitOptionalError(location, "'sizes' must not be empty");
+  if (failed(expectAllAtLeast(location, "sizes", sizes, 1)))
+    return failure();
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    auto sum = llvm::checkedAdd(total, s);
+    if (!sum)
+      return emitOptionalError(location, "'sizes' overflow");
+    total = *sum;
+  }
+  if (total != in.getDimSize(*ax))
+    return emitOptionalError(location, "'sizes' ", listStr(sizes), " sum to ",
+                             total, " but axis ", *ax, " has size ",
+                             in.getDimSize(*ax));
+  for (int64_t s : sizes) {
+    SmallVector<int64_t> shape(in.getShape());
+    shape[*ax] = s;
+    inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  }
+  return success();
+}
+
+LogicalResult inferSlice(Loc location, Type input, ArrayRef<int64_t> starts,
+                         ArrayRef<int64_t> limits,
+                         std::optional<ArrayRef<int64_t>> strides,
+                         Inferred &inferred) {
+  auto in = ranked(input);
+  size_t rank = in.getRank();
+  if (failed(expectSize(location, "starts", starts, rank)) ||
+      failed(expectSize(location, "limits", limits, rank)))
+    return failure();
+  if (strides && (failed(expectSize(location, "strides", *strides, rank)) ||
+                  failed(expectAllAtLeast(location, "strides", *strides, 1))))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t dim = in.getDimSize(d);
+    if (starts[d] < 0 || starts[d] > limits[d] || limits[d] > dim)
+      return emitOptionalError(location, "dimension ", d, ": need 0 <= start (",
+                               starts[d], ") <= limit (", limits[d],
+                               ") <= size (", dim, ")");
+    int64_t stride = strides ? (*strides)[d] : 1;
+    shape.push_back((limits[d] - starts[d] + stride - 1) / stride);
+  }
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult inferPad(Loc location, Type input, ArrayRef<int64_t> low,
+                       ArrayRef<int64_t> high, Inferred &inferred) {
+  auto in = ranked(input);
+  size_t rank = in.getRank();
+  if (failed(expectSize(location, "low", low, rank)) ||
+      failed(expectSize(location, "high", high, rank)) ||
+      failed(expectAllAtLeast(location, "low", low, 0)) ||
+      failed(expectAllAtLeast(location, "high", high, 0)))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (size_t d = 0; d < rank; ++d) {
+    auto s = llvm::checkedAdd(in.getDimSize(d), low[d]);
+    if (s)
+      s = llvm::checkedAdd(*s, high[d]);
+    if (!s)
+      return emitOptionalError(location, "padded size of dimension ", d,
+                               " overflows");
+    shape.push_back(*s);
+  }
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult inferEnlarge(Loc location, Type input, ArrayRef<int64_t> kernel,
+                           Inferred &inferred) {
+  auto in = ranked(input);
+  if (in.getRank() != 4)
+    return emitOptionalError(location, "input must be a rank-4 filter (OIHW), "
+                                       "got ",
+                             shapeStr(in.getShape()));
+  if (failed(expectSize(location, "kernel_size", kernel, 2)))
+    return failure();
+  for (int i = 0; i < 2; ++i) {
+    int64_t have = in.getDimSize(2 + i);
+    if (kernel[i] < have || (kernel[i] - have) % 2 != 0)
+      return emitOptionalError(
+          location, "'kernel_size' ", listStr(kernel), " must be at least the ",
+          "filter's ", shapeStr(in.getShape().drop_front(2)),
+          " and differ from it by an even amount in each dimension");
+  }
+  inferred.push_back(RankedTensorType::get(
+      {in.getDimSize(0), in.getDimSize(1), kernel[0], kernel[1]},
+      in.getElementType()));
+  return success();
+}
+
+LogicalResult inferGather(Loc location, Type data, Type indices, int64_t axis,
+                          Inferred &inferred) {
+  auto d = ranked(data), idx = ranked(indices);
+  if (d.getRank() < 1)
+    return emitOptionalError(location, "data must have rank >= 1");
+  auto ax = normalizeAxis(location, axis, d.getRank(), "axis");
+  if (failed(ax))
+    return failure();
+  if (d.getDimSize(*ax) == 0 && idx.getNumElements() != 0)
+    return emitOptionalError(location, "cannot gather from an empty axis");
+  SmallVector<int64_t> shape(d.getShape().take_front(*ax));
+  llvm::append_range(shape, idx.getShape());
+  llvm::append_range(shape, d.getShape().drop_front(*ax + 1));
+  inferred.push_back(RankedTensorType::get(shape, d.getElementType()));
+  return success();
+}
+
+LogicalResult inferReduce(Loc location, Type input, ArrayRef<int64_t> axes,
+                          bool keepDims, Inferred &inferred) {
+  auto in = ranked(input);
+  int64_t rank = in.getRank();
+  if (axes.empty())
+    return emitOptionalError(location, "'axes' must not be empty");
+  llvm::SmallBitVector reduced(rank);
+  for (int64_t a : axes) {
+    auto ax = normalizeAxis(location, a, rank, "reduction axis");
+    if (failed(ax))
+      return failure();
+    if (reduced.test(*ax))
+      return emitOptionalError(location, "reduction axis ", *ax,
+                               " appears twice in ", listStr(axes));
+    if (in.getDimSize(*ax) == 0)
+      return emitOptionalError(location, "cannot reduce the empty axis ", *ax);
+    reduced.set(*ax);
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced.test(d))
+      shape.push_back(in.getDimSize(d));
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult inferSoftmax(Loc location, Type input, int64_t axis,
+                           Inferred &inferred) {
+  auto in = ranked(input);
+  if (in.getRank() < 1)
+    return emitOptionalError(location, "input must have rank >= 1");
+  if (failed(normalizeAxis(location, axis, in.getRank(), "axis")))
+    return failure();
+  inferred.push_back(in);
+  return success();
+}
+
+LogicalResult inferLayerNorm(Loc location, Type input, Type scale, Type bias,
+                             int64_t axis, Inferred &inferred) {
+  auto in = ranked(input);
+  if (in.getRank() < 1)
+    return emitOptionalError(location, "input must have rank >= 1");
+  auto ax = normalizeAxis(location, axis, in.getRank(), "axis");
+  if (failed(ax))
+    return failure();
+  ArrayRef<int64_t> normShape = in.getShape().drop_front(*ax);
+  for (auto [name, t] : {std::pair<StringRef, Type>{"scale", scale},
+                         std::pair<StringRef, Type>{"bias", bias}}) {
+    if (failed(expectSameElementType(location, name, input, t)))
+      return failure();
+    if (ranked(t).getShape() != normShape)
+      return emitOptionalError(location, name, " must have shape ",
+                               shapeStr(normShape), " (input dims from axis ",
+                               *ax, "), got ", shapeStr(ranked(t).getShape()));
+  }
+  inferred.push_back(in);
+  return success();
+}
+
+LogicalResult inferBatchNorm(Loc location, Type input, Type scale, Type bias,
+                             Type mean, Type variance, Inferred &inferred) {
+  auto in = ranked(input);
+  if (in.getRank() < 2)
+    return emitOptionalError(location, "input must have rank >= 2 (N, C, ...)");
+  int64_t c = in.getDimSize(1);
+  for (auto [name, t] : {std::pair<StringRef, Type>{"scale", scale},
+                         {"bias", bias},
+                         {"mean", mean},
+                         {"variance", variance}}) {
+    if (failed(expectSameElementType(location, name, input, t)))
+      return failure();
+    auto ty = ranked(t);
+    if (ty.getRank() != 1 || ty.getDimSize(0) != c)
+      return emitOptionalError(location, name, " must have shape ", c,
+                               " (the channel dimension), got ",
+                               shapeStr(ty.getShape()));
+  }
+  inferred.push_back(in);
+  return success();
+}
+
+} // namespace loom::tg

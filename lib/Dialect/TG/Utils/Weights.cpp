@@ -1,0 +1,180 @@
+//===- Weights.cpp - tg.weight and safetensors files -----------------------===//
+//
+// Part of Loom.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/TG/Utils/Weights.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::tg;
+
+std::optional<safetensors::DType> tg::dtypeForElementType(Type type) {
+  if (type.isF64())
+    return safetensors::DType::F64;
+  if (type.isF32())
+    return safetensors::DType::F32;
+  if (type.isF16())
+    return safetensors::DType::F16;
+  if (type.isBF16())
+    return safetensors::DType::BF16;
+  if (type.isSignlessInteger(64))
+    return safetensors::DType::I64;
+  if (type.isSignlessInteger(32))
+    return safetensors::DType::I32;
+  if (type.isSignlessInteger(1))
+    return safetensors::DType::Bool;
+  return std::nullopt;
+}
+
+bool tg::usesWeights(ModuleOp module) {
+  return module
+      .walk([](WeightOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+FailureOr<std::string> tg::resolveWeightsPath(ModuleOp module,
+                                              StringRef override) {
+  if (!override.empty())
+    return override.str();
+  auto attr = module->getAttrOfType<StringAttr>(TGDialect::kWeightsAttrName);
+  if (!attr)
+    return module.emitError()
+           << "the module uses tg.weight but has no '"
+           << TGDialect::kWeightsAttrName
+           << "' attribute naming its safetensors file (or pass a weights "
+              "file explicitly)";
+  StringRef path = attr.getValue();
+  if (llvm::sys::path::is_absolute(path))
+    return path.str();
+  // Relative to the directory of the .mlir file the module came from.
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(module.getLoc())) {
+    StringRef source = fileLoc.getFilename().getValue();
+    if (source != "-" && !source.empty()) {
+      SmallString<256> resolved(llvm::sys::path::parent_path(source));
+      llvm::sys::path::append(resolved, path);
+      return std::string(resolved);
+    }
+  }
+  return path.str();
+}
+
+FailureOr<safetensors::File> tg::openWeights(ModuleOp module,
+                                             StringRef override) {
+  auto path = resolveWeightsPath(module, override);
+  if (failed(path))
+    return failure();
+  auto file = safetensors::File::open(*path);
+  if (!file) {
+    module.emitError() << "cannot load weights: "
+                       << llvm::toString(file.takeError());
+    return failure();
+  }
+  return std::move(*file);
+}
+
+LogicalResult tg::checkWeight(WeightOp op, const safetensors::File &file) {
+  auto type = op.getType();
+  auto dtype = dtypeForElementType(type.getElementType());
+  if (!dtype)
+    return op.emitOpError("has element type ")
+           << type.getElementType() << ", which safetensors cannot hold";
+  if (llvm::Error err = file.check(op.getName(), *dtype, type.getShape()))
+    return op.emitOpError() << llvm::toString(std::move(err));
+  return success();
+}
+
+namespace {
+/// How a weight is used decides the range of its random values.
+enum class WeightRole { Matrix, Filter, NormScale, Variance, Small };
+
+WeightRole roleOf(WeightOp op) {
+  for (OpOperand &use : op->getUses()) {
+    Operation *user = use.getOwner();
+    unsigned idx = use.getOperandNumber();
+    if (auto bn = dyn_cast<BatchNormOp>(user)) {
+      if (use.get() == bn.getVariance())
+        return WeightRole::Variance;
+      if (use.get() == bn.getScale())
+        return WeightRole::NormScale;
+    }
+    if (auto ln = dyn_cast<LayerNormOp>(user); ln && use.get() == ln.getScale())
+      return WeightRole::NormScale;
+    if (isa<Conv2dOp>(user) && idx == 1)
+      return WeightRole::Filter;
+    if (isa<MatmulOp>(user))
+      return WeightRole::Matrix;
+  }
+  return op.getType().getRank() >= 2 ? WeightRole::Filter : WeightRole::Small;
+}
+} // namespace
+
+LogicalResult tg::writeRandomWeights(ModuleOp module, StringRef path,
+                                     uint64_t seed) {
+  safetensors::Writer writer;
+  llvm::StringMap<RankedTensorType> seen;
+  std::mt19937_64 rng(seed);
+  WalkResult result = module.walk([&](WeightOp op) -> WalkResult {
+    auto type = op.getType();
+    auto [it, inserted] = seen.try_emplace(op.getName(), type);
+    if (!inserted) {
+      if (it->second != type)
+        return op.emitOpError("names weight '")
+               << op.getName() << "' with type " << type
+               << ", but another tg.weight names it with type " << it->second;
+      return WalkResult::advance();
+    }
+    auto dtype = dtypeForElementType(type.getElementType());
+    if (!dtype)
+      return op.emitOpError("has element type ")
+             << type.getElementType() << ", which safetensors cannot hold";
+    ArrayRef<int64_t> shape = type.getShape();
+    double lo = -0.1, hi = 0.1;
+    switch (roleOf(op)) {
+    case WeightRole::Matrix:
+    case WeightRole::Filter: {
+      int64_t fanIn = 1;
+      if (roleOf(op) == WeightRole::Matrix && shape.size() >= 2)
+        fanIn = shape[shape.size() - 2];
+      else
+        for (int64_t d : shape.drop_front())
+          fanIn *= d;
+      double bound = std::sqrt(3.0 / double(std::max<int64_t>(fanIn, 1)));
+      lo = -bound;
+      hi = bound;
+      break;
+    }
+    case WeightRole::NormScale:
+    case WeightRole::Variance:
+      lo = 0.5;
+      hi = 1.5;
+      break;
+    case WeightRole::Small:
+      break;
+    }
+    bool integral = type.getElementType().isInteger();
+    std::uniform_real_distribution<double> dist(lo, hi);
+    std::vector<double> values(type.getNumElements());
+    for (double &v : values)
+      v = integral ? 0.0 : dist(rng);
+    if (llvm::Error err = writer.add(op.getName(), *dtype, shape, values))
+      return op.emitOpError() << llvm::toString(std::move(err));
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  writer.setMetadata("generator", "loom random weights");
+  writer.setMetadata("seed", std::to_string(seed));
+  if (llvm::Error err = writer.write(path))
+    return module.emitError() << "cannot write weights: "
+                              << llvm::toString(std::move(err));
+  return success();
+}

@@ -1,0 +1,916 @@
+//===- SafeTensors.cpp - Strict safetensors reader/writer -------*- C++ -*-===//
+//
+// Part of Loom.
+//
+//===----------------------------------------------------------------------===//
+//
+// Implementation notes:
+//  - llvm::json::parse recurses once per nesting level and silently keeps one
+//    of two duplicate keys, so the header is first scanned for its nesting
+//    depth (bounded before parsing) and, once parsed, for duplicate keys.
+//  - All multi-byte values are read with memcpy-based little-endian loads:
+//    the data section has no alignment guarantee.
+//  - Every size computation on untrusted values uses checked arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Support/SafeTensors.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace llvm;
+
+namespace loom {
+namespace safetensors {
+
+//===----------------------------------------------------------------------===//
+// DType helpers
+//===----------------------------------------------------------------------===//
+
+static constexpr DType kAllDTypes[] = {
+    DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64,
+    DType::I32, DType::I16, DType::I8,  DType::U8,   DType::Bool};
+
+StringRef dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+    return "F64";
+  case DType::F32:
+    return "F32";
+  case DType::F16:
+    return "F16";
+  case DType::BF16:
+    return "BF16";
+  case DType::I64:
+    return "I64";
+  case DType::I32:
+    return "I32";
+  case DType::I16:
+    return "I16";
+  case DType::I8:
+    return "I8";
+  case DType::U8:
+    return "U8";
+  case DType::Bool:
+    return "BOOL";
+  }
+  llvm_unreachable("unknown DType");
+}
+
+std::optional<DType> parseDType(StringRef name) {
+  for (DType dtype : kAllDTypes)
+    if (dtypeName(dtype) == name)
+      return dtype;
+  return std::nullopt;
+}
+
+size_t dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+  case DType::I16:
+    return 2;
+  case DType::I8:
+  case DType::U8:
+  case DType::Bool:
+    return 1;
+  }
+  llvm_unreachable("unknown DType");
+}
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string result;
+  raw_string_ostream os(result);
+  os << '[';
+  interleaveComma(shape, os);
+  os << ']';
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Floating-point conversions
+//===----------------------------------------------------------------------===//
+
+float halfToFloat(uint16_t bits) {
+  uint32_t sign = uint32_t(bits & 0x8000) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1f;
+  uint32_t mantissa = bits & 0x3ff;
+  if (exponent == 0) {
+    // Zero or subnormal: mantissa * 2^-24, exact in float.
+    float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  if (exponent == 0x1f) // Infinity or NaN (payload kept).
+    return bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  return bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
+uint16_t floatToHalf(float value) {
+  uint32_t bits = bit_cast<uint32_t>(value);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  uint32_t magnitude = bits & 0x7fffffffu;
+
+  if (magnitude >= 0x7f800000u) {
+    if (magnitude == 0x7f800000u)
+      return sign | 0x7c00; // Infinity.
+    // NaN: keep the top payload bits, force the quiet bit so it stays a NaN.
+    return sign | 0x7e00 | static_cast<uint16_t>((magnitude >> 13) & 0x3ff);
+  }
+  // 65520 = 65504 + half an ulp: it and everything above rounds to infinity
+  // (ties go to the even neighbour, which is infinity).
+  if (magnitude >= 0x477ff000u)
+    return sign | 0x7c00;
+
+  uint32_t exponent = magnitude >> 23;
+  uint32_t mantissa = magnitude & 0x7fffffu;
+  if (exponent < 113) {
+    // Below 2^-14: the result is a half subnormal (or zero), an integer
+    // multiple of 2^-24. value = (mantissa | implicit) * 2^(exponent - 150).
+    if (exponent == 0)
+      return sign; // Float zero or subnormal (< 2^-126) rounds to zero.
+    uint32_t full = mantissa | 0x800000u;
+    uint32_t shift = 126 - exponent; // >= 14
+    if (shift > 24)
+      return sign; // < 2^-25, at most half of the smallest subnormal.
+    uint32_t quotient = full >> shift;
+    uint32_t remainder = full & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (remainder > halfway || (remainder == halfway && (quotient & 1)))
+      ++quotient; // May carry into the smallest normal, which is correct.
+    return sign | static_cast<uint16_t>(quotient);
+  }
+
+  uint32_t result = ((exponent - 112) << 10) | (mantissa >> 13);
+  uint32_t remainder = mantissa & 0x1fff;
+  if (remainder > 0x1000 || (remainder == 0x1000 && (result & 1)))
+    ++result; // A carry into the exponent is correct rounding.
+  return sign | static_cast<uint16_t>(result);
+}
+
+float bfloat16ToFloat(uint16_t bits) {
+  return bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
+
+uint16_t floatToBFloat16(float value) {
+  uint32_t bits = bit_cast<uint32_t>(value);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: truncate, keep it quiet.
+    return static_cast<uint16_t>((bits >> 16) | 0x40);
+  uint32_t roundingBias = 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>((bits + roundingBias) >> 16);
+}
+
+/// Rounds a double to float (nearest even). Defined for every input, unlike a
+/// plain cast of a finite value outside the float range.
+static float doubleToFloat(double value) {
+  if (std::isfinite(value) && std::fabs(value) > double(FLT_MAX)) {
+    // The midpoint between FLT_MAX and 2^128 rounds to even, i.e. infinity.
+    const double midpoint = std::ldexp(2.0 - std::ldexp(1.0, -24), 127);
+    float magnitude = std::fabs(value) >= midpoint
+                          ? std::numeric_limits<float>::infinity()
+                          : FLT_MAX;
+    return value < 0 ? -magnitude : magnitude;
+  }
+  return static_cast<float>(value);
+}
+
+//===----------------------------------------------------------------------===//
+// TensorInfo
+//===----------------------------------------------------------------------===//
+
+/// Element count of \p shape, or std::nullopt for a negative dimension or an
+/// overflow. Any zero dimension makes the count zero whatever the others are.
+static std::optional<int64_t> elementCount(ArrayRef<int64_t> shape) {
+  if (any_of(shape, [](int64_t d) { return d < 0; }))
+    return std::nullopt;
+  if (is_contained(shape, 0))
+    return 0;
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    std::optional<int64_t> next = checkedMul(count, dim);
+    if (!next)
+      return std::nullopt;
+    count = *next;
+  }
+  return count;
+}
+
+/// Byte size of a tensor, or std::nullopt on overflow / negative dimension.
+static std::optional<int64_t> byteSize(DType dtype, ArrayRef<int64_t> shape) {
+  std::optional<int64_t> count = elementCount(shape);
+  if (!count)
+    return std::nullopt;
+  return checkedMul(*count, static_cast<int64_t>(dtypeSize(dtype)));
+}
+
+int64_t TensorInfo::numElements() const {
+  return elementCount(shape).value_or(-1);
+}
+
+//===----------------------------------------------------------------------===//
+// JSON structure scans
+//===----------------------------------------------------------------------===//
+
+/// Deeper nesting is rejected before llvm::json::parse sees it (a valid
+/// header nests 3 levels).
+static constexpr unsigned kMaxJsonDepth = 16;
+
+/// Returns the index one past the closing quote of the string starting at
+/// \p i (which holds '"'), or text.size() if it is unterminated.
+static size_t skipString(StringRef text, size_t i) {
+  for (++i; i < text.size(); ++i) {
+    if (text[i] == '\\')
+      ++i; // Skip the escaped character (for \u, the digits are harmless).
+    else if (text[i] == '"')
+      return i + 1;
+  }
+  return text.size();
+}
+
+/// Maximum nesting depth of arrays and objects in \p text (any text; strings
+/// are skipped), stopping early once it exceeds \p limit.
+static unsigned nestingDepth(StringRef text, unsigned limit) {
+  unsigned depth = 0, maxDepth = 0;
+  for (size_t i = 0; i < text.size() && maxDepth <= limit;) {
+    char c = text[i];
+    if (c == '"') {
+      i = skipString(text, i);
+      continue;
+    }
+    if (c == '{' || c == '[')
+      maxDepth = std::max(maxDepth, ++depth);
+    else if ((c == '}' || c == ']') && depth > 0)
+      --depth;
+    ++i;
+  }
+  return maxDepth;
+}
+
+namespace {
+/// A key seen twice in one JSON object. \p outer is the top-level key the
+/// object sits under (empty for the top-level object itself).
+struct DuplicateKey {
+  std::string outer;
+  std::string key;
+};
+} // namespace
+
+/// Finds the first duplicate key of any object in \p text, which must be
+/// valid JSON nesting at most kMaxJsonDepth levels.
+static std::optional<DuplicateKey> findDuplicateKey(StringRef text) {
+  struct Frame {
+    bool isObject;
+    bool expectKey;
+    StringSet<> keys;
+    std::string lastKey;
+  };
+  SmallVector<Frame, 4> stack;
+  for (size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (c == '"') {
+      size_t end = skipString(text, i);
+      if (!stack.empty() && stack.back().isObject && stack.back().expectKey) {
+        Frame &top = stack.back();
+        // Decode escapes the same way the real parse did.
+        std::string key;
+        if (Expected<json::Value> decoded = json::parse(text.slice(i, end))) {
+          if (std::optional<StringRef> str = decoded->getAsString())
+            key = str->str();
+        } else {
+          consumeError(decoded.takeError());
+        }
+        if (!top.keys.insert(key).second) {
+          DuplicateKey dup;
+          dup.key = key;
+          if (stack.size() > 1)
+            dup.outer = stack.front().lastKey;
+          return dup;
+        }
+        top.lastKey = std::move(key);
+        top.expectKey = false;
+      }
+      i = end;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      stack.emplace_back();
+      stack.back().isObject = c == '{';
+      stack.back().expectKey = c == '{';
+    } else if (c == '}' || c == ']') {
+      if (!stack.empty())
+        stack.pop_back();
+    } else if (c == ',' && !stack.empty() && stack.back().isObject) {
+      stack.back().expectKey = true;
+    }
+    ++i;
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// File
+//===----------------------------------------------------------------------===//
+
+static constexpr StringLiteral kMetadataKey = "__metadata__";
+
+File::~File() = default;
+
+Error File::makeError(const Twine &message) const {
+  return createStringError(Twine(Path) + ": " + message);
+}
+
+Expected<File> File::open(StringRef path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
+      MemoryBuffer::getFile(path, /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return createStringError(
+        Twine(path) + ": cannot open file: " + buffer.getError().message());
+  return parse(std::move(*buffer));
+}
+
+/// Reads a JSON value that must be a non-negative integer (no fraction or
+/// exponent notation). \p max bounds the accepted value.
+static std::optional<uint64_t> getNonNegativeInteger(const json::Value &value,
+                                                     uint64_t max) {
+  std::optional<uint64_t> result = value.getAsUINT64();
+  if (!result || *result > max)
+    return std::nullopt;
+  return result;
+}
+
+Expected<File> File::parse(std::unique_ptr<MemoryBuffer> buffer) {
+  if (!buffer)
+    return createStringError("<null>: no buffer to parse");
+  File file;
+  file.Path = buffer->getBufferIdentifier().str();
+  file.Buffer = std::move(buffer);
+  StringRef bytes = file.Buffer->getBuffer();
+
+  // Header length.
+  if (bytes.size() < 8)
+    return file.makeError("file is too short (" + Twine(bytes.size()) +
+                          " bytes) to hold the 8-byte header length");
+  uint64_t headerSize =
+      support::endian::read<uint64_t>(bytes.data(), endianness::little);
+  uint64_t available = bytes.size() - 8;
+  if (headerSize > kMaxHeaderSize)
+    return file.makeError("header length " + Twine(headerSize) +
+                          " exceeds the limit of " + Twine(kMaxHeaderSize) +
+                          " bytes (100 MiB)");
+  if (headerSize > available)
+    return file.makeError("header length " + Twine(headerSize) +
+                          " runs past the end of the file (" +
+                          Twine(bytes.size()) + " bytes)");
+  StringRef header = bytes.substr(8, headerSize);
+  file.DataStart = 8 + headerSize;
+  file.DataSize = available - headerSize;
+
+  // Header JSON.
+  size_t badOffset = 0;
+  if (!json::isUTF8(header, &badOffset))
+    return file.makeError("header is not valid UTF-8 (bad byte at header "
+                          "offset " +
+                          Twine(badOffset) + ")");
+  if (nestingDepth(header, kMaxJsonDepth) > kMaxJsonDepth)
+    return file.makeError("header JSON nests deeper than " +
+                          Twine(kMaxJsonDepth) + " levels");
+  Expected<json::Value> root = json::parse(header);
+  if (!root)
+    return file.makeError("header is not valid JSON: " +
+                          toString(root.takeError()));
+  const json::Object *object = root->getAsObject();
+  if (!object)
+    return file.makeError("header JSON is not an object");
+  if (std::optional<DuplicateKey> dup = findDuplicateKey(header)) {
+    if (dup->outer.empty() && dup->key == kMetadataKey)
+      return file.makeError("duplicate '__metadata__' entry in header");
+    if (dup->outer.empty())
+      return file.makeError("duplicate tensor name '" + dup->key + "'");
+    if (dup->outer == kMetadataKey)
+      return file.makeError("__metadata__ has duplicate key '" + dup->key +
+                            "'");
+    return file.makeError("tensor '" + dup->outer + "': duplicate key '" +
+                          dup->key + "' in header entry");
+  }
+
+  // Visit entries in name order so the first error reported is stable.
+  std::vector<StringRef> names;
+  names.reserve(object->size());
+  for (const auto &entry : *object)
+    names.push_back(entry.first);
+  llvm::sort(names);
+
+  for (StringRef name : names) {
+    const json::Value &value = *object->get(name);
+    if (name == kMetadataKey) {
+      const json::Object *metadata = value.getAsObject();
+      if (!metadata)
+        return file.makeError("__metadata__ is not an object of strings");
+      for (const auto &kv : *metadata) {
+        std::optional<StringRef> str = kv.second.getAsString();
+        if (!str)
+          return file.makeError(
+              "__metadata__ is not an object of strings: value of key '" +
+              StringRef(kv.first) + "' is not a string");
+        file.Metadata[kv.first.str()] = str->str();
+      }
+      continue;
+    }
+
+    auto entryError = [&](const Twine &message) {
+      return file.makeError("tensor '" + name + "': " + message);
+    };
+    const json::Object *entry = value.getAsObject();
+    if (!entry)
+      return entryError("entry is not a JSON object");
+    for (const auto &kv : *entry) {
+      StringRef key = kv.first;
+      if (key != "dtype" && key != "shape" && key != "data_offsets")
+        return entryError("unknown key '" + key +
+                          "' in entry (expected only dtype, shape, "
+                          "data_offsets)");
+    }
+
+    TensorInfo info;
+    info.name = name.str();
+
+    // dtype
+    const json::Value *dtypeValue = entry->get("dtype");
+    if (!dtypeValue)
+      return entryError("missing dtype");
+    std::optional<StringRef> dtypeStr = dtypeValue->getAsString();
+    if (!dtypeStr)
+      return entryError("dtype is not a string");
+    std::optional<DType> dtype = parseDType(*dtypeStr);
+    if (!dtype)
+      return entryError("unknown or unsupported dtype '" + *dtypeStr + "'");
+    info.dtype = *dtype;
+
+    // shape
+    const json::Value *shapeValue = entry->get("shape");
+    if (!shapeValue)
+      return entryError("missing shape");
+    const json::Array *shapeArray = shapeValue->getAsArray();
+    if (!shapeArray)
+      return entryError("shape is not an array of non-negative integers");
+    for (auto [index, dimValue] : enumerate(*shapeArray)) {
+      std::optional<uint64_t> dim = getNonNegativeInteger(
+          dimValue, uint64_t(std::numeric_limits<int64_t>::max()));
+      if (!dim)
+        return entryError("shape is not an array of "
+                          "non-negative integers (dimension " +
+                          Twine(index) + ")");
+      info.shape.push_back(static_cast<int64_t>(*dim));
+    }
+    std::optional<int64_t> expectedBytes = byteSize(info.dtype, info.shape);
+    if (!expectedBytes)
+      return entryError("shape " + formatShape(info.shape) + " of dtype " +
+                        dtypeName(info.dtype) +
+                        " overflows: too many elements");
+
+    // data_offsets
+    const json::Value *offsetsValue = entry->get("data_offsets");
+    if (!offsetsValue)
+      return entryError("missing data_offsets");
+    const json::Array *offsets = offsetsValue->getAsArray();
+    std::optional<uint64_t> begin, end;
+    if (offsets && offsets->size() == 2) {
+      begin = getNonNegativeInteger((*offsets)[0], UINT64_MAX);
+      end = getNonNegativeInteger((*offsets)[1], UINT64_MAX);
+    }
+    if (!begin || !end)
+      return entryError("data_offsets is not an array of two "
+                        "non-negative integers");
+    if (*begin > *end)
+      return entryError("data_offsets begin " + Twine(*begin) +
+                        " is greater than end " + Twine(*end));
+    if (*end > file.DataSize)
+      return entryError("data_offsets end " + Twine(*end) +
+                        " is past the end of the data section (" +
+                        Twine(file.DataSize) + " bytes)");
+    if (*end - *begin != static_cast<uint64_t>(*expectedBytes))
+      return entryError("data_offsets [" + Twine(*begin) + ", " + Twine(*end) +
+                        ") span " + Twine(*end - *begin) + " bytes but dtype " +
+                        dtypeName(info.dtype) + " with shape " +
+                        formatShape(info.shape) + " needs " +
+                        Twine(*expectedBytes) + " bytes");
+    info.begin = *begin;
+    info.end = *end;
+    file.Tensors.push_back(std::move(info));
+  }
+
+  // Overlap: sort the non-empty ranges by start; each must start at or after
+  // the furthest end seen so far. Empty ranges overlap nothing.
+  std::vector<const TensorInfo *> byOffset;
+  for (const TensorInfo &info : file.Tensors)
+    if (info.begin != info.end)
+      byOffset.push_back(&info);
+  llvm::sort(byOffset, [](const TensorInfo *a, const TensorInfo *b) {
+    return std::tie(a->begin, a->end, a->name) <
+           std::tie(b->begin, b->end, b->name);
+  });
+  const TensorInfo *furthest = nullptr;
+  for (const TensorInfo *info : byOffset) {
+    if (furthest && info->begin < furthest->end)
+      return file.makeError("tensors '" + furthest->name + "' and '" +
+                            info->name + "' overlap: data_offsets [" +
+                            Twine(furthest->begin) + ", " +
+                            Twine(furthest->end) + ") and [" +
+                            Twine(info->begin) + ", " + Twine(info->end) + ")");
+    if (!furthest || info->end > furthest->end)
+      furthest = info;
+  }
+
+  // Names came from sorted keys; keep that invariant explicit.
+  assert(llvm::is_sorted(file.Tensors,
+                         [](const TensorInfo &a, const TensorInfo &b) {
+                           return a.name < b.name;
+                         }));
+  return file;
+}
+
+const TensorInfo *File::lookup(StringRef name) const {
+  auto it = partition_point(
+      Tensors, [&](const TensorInfo &info) { return info.name < name; });
+  if (it == Tensors.end() || it->name != name)
+    return nullptr;
+  return &*it;
+}
+
+Expected<const TensorInfo *> File::find(StringRef name) const {
+  if (const TensorInfo *info = lookup(name))
+    return info;
+  return makeError("tensor '" + name + "' not found");
+}
+
+ArrayRef<uint8_t> File::rawBytes(const TensorInfo &info) const {
+  if (info.begin > info.end || info.end > DataSize)
+    return {};
+  const uint8_t *data =
+      reinterpret_cast<const uint8_t *>(Buffer->getBufferStart()) + DataStart;
+  return ArrayRef<uint8_t>(data + info.begin, info.end - info.begin);
+}
+
+namespace {
+/// Decodes element \p i of a little-endian array of \p dtype into either a
+/// double or a float, rounding once (to nearest even) from the stored type.
+template <typename T>
+Error decodeAll(const File &file, const TensorInfo &info,
+                ArrayRef<uint8_t> bytes, std::vector<T> &out) {
+  constexpr bool toFloat = std::is_same_v<T, float>;
+  size_t count = bytes.size() / dtypeSize(info.dtype);
+  out.resize(count);
+  const uint8_t *p = bytes.data();
+  auto load = [&](auto tag, size_t i) {
+    using U = decltype(tag);
+    return support::endian::read<U>(p + i * sizeof(U), endianness::little);
+  };
+  for (size_t i = 0; i < count; ++i) {
+    T value;
+    switch (info.dtype) {
+    case DType::F64: {
+      double d = bit_cast<double>(load(uint64_t(), i));
+      if constexpr (toFloat)
+        value = doubleToFloat(d);
+      else
+        value = d;
+      break;
+    }
+    case DType::F32:
+      value = bit_cast<float>(load(uint32_t(), i));
+      break;
+    case DType::F16:
+      value = halfToFloat(load(uint16_t(), i));
+      break;
+    case DType::BF16:
+      value = bfloat16ToFloat(load(uint16_t(), i));
+      break;
+    case DType::I64:
+      value = static_cast<T>(static_cast<int64_t>(load(uint64_t(), i)));
+      break;
+    case DType::I32:
+      value = static_cast<T>(static_cast<int32_t>(load(uint32_t(), i)));
+      break;
+    case DType::I16:
+      value = static_cast<T>(static_cast<int16_t>(load(uint16_t(), i)));
+      break;
+    case DType::I8:
+      value = static_cast<T>(static_cast<int8_t>(p[i]));
+      break;
+    case DType::U8:
+      value = static_cast<T>(p[i]);
+      break;
+    case DType::Bool:
+      if (p[i] > 1)
+        return createStringError(Twine(file.path()) + ": tensor '" + info.name +
+                                 "': BOOL element " + Twine(i) +
+                                 " has byte value " + Twine(unsigned(p[i])) +
+                                 " (expected 0 or 1)");
+      value = static_cast<T>(p[i]);
+      break;
+    }
+    out[i] = value;
+  }
+  return Error::success();
+}
+} // namespace
+
+Expected<std::vector<double>> File::readAsDouble(StringRef name) const {
+  Expected<const TensorInfo *> info = find(name);
+  if (!info)
+    return info.takeError();
+  std::vector<double> result;
+  if (Error err = decodeAll(*this, **info, rawBytes(**info), result))
+    return err;
+  return result;
+}
+
+Expected<std::vector<float>> File::readAsFloat(StringRef name) const {
+  Expected<const TensorInfo *> info = find(name);
+  if (!info)
+    return info.takeError();
+  std::vector<float> result;
+  if (Error err = decodeAll(*this, **info, rawBytes(**info), result))
+    return err;
+  return result;
+}
+
+Error File::check(StringRef name, DType expected,
+                  ArrayRef<int64_t> expectedShape) const {
+  const TensorInfo *info = lookup(name);
+  if (!info)
+    return makeError("tensor '" + name + "' not found (expected " +
+                     dtypeName(expected) + " " + formatShape(expectedShape) +
+                     ")");
+  if (info->dtype != expected)
+    return makeError("tensor '" + name + "' has dtype " +
+                     dtypeName(info->dtype) + ", expected " +
+                     dtypeName(expected));
+  if (ArrayRef<int64_t>(info->shape) != expectedShape)
+    return makeError("tensor '" + name + "' has shape " +
+                     formatShape(info->shape) + ", expected " +
+                     formatShape(expectedShape));
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Writer
+//===----------------------------------------------------------------------===//
+
+Error Writer::checkNew(StringRef name, ArrayRef<int64_t> shape,
+                       int64_t &numElements) const {
+  if (!json::isUTF8(name))
+    return createStringError("tensor name is not valid UTF-8");
+  if (name == kMetadataKey)
+    return createStringError("tensor name '__metadata__' is reserved");
+  if (Tensors.count(name.str()))
+    return createStringError("duplicate tensor name '" + name + "'");
+  std::optional<int64_t> count = elementCount(shape);
+  if (!count)
+    return createStringError("tensor '" + name + "': shape " +
+                             formatShape(shape) +
+                             " has a negative dimension or too many elements");
+  numElements = *count;
+  return Error::success();
+}
+
+/// Converts \p value to an integer of the given width after truncation toward
+/// zero; fails for NaN, infinities and values outside the range.
+static std::optional<int64_t> toInteger(double value, unsigned bits,
+                                        bool isSigned) {
+  if (std::isnan(value))
+    return std::nullopt;
+  double truncated = std::trunc(value);
+  // Both bounds are powers of two, hence exact doubles.
+  double lo = isSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
+  double hiExclusive = std::ldexp(1.0, isSigned ? bits - 1 : bits);
+  if (!(truncated >= lo && truncated < hiExclusive))
+    return std::nullopt;
+  return static_cast<int64_t>(truncated);
+}
+
+Error Writer::add(StringRef name, DType dtype, ArrayRef<int64_t> shape,
+                  ArrayRef<double> values) {
+  int64_t count = 0;
+  if (Error err = checkNew(name, shape, count))
+    return err;
+  if (static_cast<uint64_t>(count) != values.size())
+    return createStringError("tensor '" + name + "': shape " +
+                             formatShape(shape) + " has " + Twine(count) +
+                             " elements but " + Twine(values.size()) +
+                             " values were given");
+  std::optional<int64_t> size = byteSize(dtype, shape);
+  if (!size)
+    return createStringError("tensor '" + name + "': byte size overflows");
+
+  Entry entry;
+  entry.dtype = dtype;
+  entry.shape.assign(shape.begin(), shape.end());
+  entry.bytes.resize(static_cast<size_t>(*size));
+  uint8_t *out = entry.bytes.data();
+  using support::endian::write;
+  for (size_t i = 0, e = values.size(); i != e; ++i) {
+    double value = values[i];
+    auto bad = [&](StringRef why) {
+      std::string text;
+      raw_string_ostream os(text);
+      os << "tensor '" << name << "': value " << value << " at element " << i
+         << " " << why << " " << dtypeName(dtype);
+      return createStringError(text);
+    };
+    std::optional<int64_t> integer;
+    auto requireInteger = [&](unsigned bits, bool isSigned) {
+      integer = toInteger(value, bits, isSigned);
+      return integer.has_value();
+    };
+    switch (dtype) {
+    case DType::F64:
+      write<uint64_t>(out + 8 * i, bit_cast<uint64_t>(value),
+                      endianness::little);
+      break;
+    case DType::F32:
+      write<uint32_t>(out + 4 * i, bit_cast<uint32_t>(doubleToFloat(value)),
+                      endianness::little);
+      break;
+    // Rounding double -> float -> half/bfloat16 equals rounding directly:
+    // float carries more than 2p+2 bits for p = 11 and p = 8, so double
+    // rounding is innocuous.
+    case DType::F16:
+      write<uint16_t>(out + 2 * i, floatToHalf(doubleToFloat(value)),
+                      endianness::little);
+      break;
+    case DType::BF16:
+      write<uint16_t>(out + 2 * i, floatToBFloat16(doubleToFloat(value)),
+                      endianness::little);
+      break;
+    case DType::I64:
+      if (!requireInteger(64, true))
+        return bad("is out of range for");
+      write<uint64_t>(out + 8 * i, static_cast<uint64_t>(*integer),
+                      endianness::little);
+      break;
+    case DType::I32:
+      if (!requireInteger(32, true))
+        return bad("is out of range for");
+      write<uint32_t>(out + 4 * i, static_cast<uint32_t>(*integer),
+                      endianness::little);
+      break;
+    case DType::I16:
+      if (!requireInteger(16, true))
+        return bad("is out of range for");
+      write<uint16_t>(out + 2 * i, static_cast<uint16_t>(*integer),
+                      endianness::little);
+      break;
+    case DType::I8:
+      if (!requireInteger(8, true))
+        return bad("is out of range for");
+      out[i] = static_cast<uint8_t>(*integer);
+      break;
+    case DType::U8:
+      if (!requireInteger(8, false))
+        return bad("is out of range for");
+      out[i] = static_cast<uint8_t>(*integer);
+      break;
+    case DType::Bool:
+      if (value != 0.0 && value != 1.0)
+        return bad("is not 0 or 1, as required for");
+      out[i] = value == 1.0 ? 1 : 0;
+      break;
+    }
+  }
+  Tensors.emplace(name.str(), std::move(entry));
+  return Error::success();
+}
+
+Error Writer::addRaw(StringRef name, DType dtype, ArrayRef<int64_t> shape,
+                     ArrayRef<uint8_t> bytes) {
+  int64_t count = 0;
+  if (Error err = checkNew(name, shape, count))
+    return err;
+  std::optional<int64_t> size = byteSize(dtype, shape);
+  if (!size || static_cast<uint64_t>(*size) != bytes.size())
+    return createStringError(
+        "tensor '" + name + "': " + Twine(bytes.size()) +
+        " bytes given but dtype " + dtypeName(dtype) + " with shape " +
+        formatShape(shape) + " needs " +
+        (size ? Twine(*size) : Twine("an overflowing number of")) + " bytes");
+  if (dtype == DType::Bool)
+    for (size_t i = 0, e = bytes.size(); i != e; ++i)
+      if (bytes[i] > 1)
+        return createStringError("tensor '" + name + "': BOOL element " +
+                                 Twine(i) + " has byte value " +
+                                 Twine(unsigned(bytes[i])) +
+                                 " (expected 0 or 1)");
+  Entry entry;
+  entry.dtype = dtype;
+  entry.shape.assign(shape.begin(), shape.end());
+  entry.bytes.assign(bytes.begin(), bytes.end());
+  Tensors.emplace(name.str(), std::move(entry));
+  return Error::success();
+}
+
+void Writer::setMetadata(StringRef key, StringRef value) {
+  auto sanitize = [](StringRef s) {
+    return json::isUTF8(s) ? s.str() : json::fixUTF8(s);
+  };
+  Metadata[sanitize(key)] = sanitize(value);
+}
+
+std::string Writer::serialize() const {
+  std::string header;
+  {
+    raw_string_ostream os(header);
+    json::OStream json(os);
+    json.object([&] {
+      if (!Metadata.empty())
+        json.attributeObject(kMetadataKey, [&] {
+          for (const auto &kv : Metadata)
+            json.attribute(kv.first, kv.second);
+        });
+      uint64_t offset = 0;
+      for (const auto &kv : Tensors) {
+        const Entry &entry = kv.second;
+        json.attributeObject(kv.first, [&] {
+          json.attribute("dtype", dtypeName(entry.dtype));
+          json.attributeArray("shape", [&] {
+            for (int64_t dim : entry.shape)
+              json.value(dim);
+          });
+          json.attributeArray("data_offsets", [&] {
+            json.value(offset);
+            json.value(offset + entry.bytes.size());
+          });
+        });
+        offset += entry.bytes.size();
+      }
+    });
+  }
+  header.append(alignTo(header.size(), 8) - header.size(), ' ');
+
+  size_t dataSize = 0;
+  for (const auto &kv : Tensors)
+    dataSize += kv.second.bytes.size();
+  std::string result;
+  result.reserve(8 + header.size() + dataSize);
+  char lengthBytes[8];
+  support::endian::write<uint64_t>(lengthBytes, header.size(),
+                                   endianness::little);
+  result.append(lengthBytes, 8);
+  result += header;
+  for (const auto &kv : Tensors)
+    result.append(reinterpret_cast<const char *>(kv.second.bytes.data()),
+                  kv.second.bytes.size());
+  return result;
+}
+
+Error Writer::write(StringRef path) const {
+  std::string contents = serialize();
+  Expected<sys::fs::TempFile> temp =
+      sys::fs::TempFile::create(path + ".tmp-%%%%%%%%");
+  if (!temp)
+    return createStringError(Twine(path) + ": cannot create temporary file: " +
+                             toString(temp.takeError()));
+  {
+    raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
+    os << contents;
+    os.flush();
+    if (std::error_code ec = os.error()) {
+      os.clear_error();
+      std::string message = ec.message();
+      if (Error err = temp->discard())
+        consumeError(std::move(err));
+      return createStringError(Twine(path) + ": write failed: " + message);
+    }
+  }
+  if (Error err = temp->keep(path)) {
+    std::string message = toString(std::move(err));
+    if (Error discardErr = temp->discard())
+      consumeError(std::move(discardErr));
+    return createStringError(Twine(path) +
+                             ": cannot rename temporary file "
+                             "into place: " +
+                             message);
+  }
+  return Error::success();
+}
+
+} // namespace safetensors
+} // namespace loom

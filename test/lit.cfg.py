@@ -1,0 +1,31 @@
+# -*- Python -*-
+# lit configuration for Loom: FileCheck tests under test/, GoogleTest under
+# test/Unit (picked up through test/Unit/lit.cfg.py).
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "LOOM"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.loom_obj_root, "test")
+config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%loom_src_root", config.loom_src_root))
+config.substitutions.append(("%loom_obj_root", config.loom_obj_root))
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
+tools = ["loom-opt", "loom-run"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if config.loom_enable_fuzzers:
+    config.available_features.add("fuzzer")
+if config.loom_enable_cuda:
+    config.available_features.add("cuda")

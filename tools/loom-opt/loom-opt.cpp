@@ -1,0 +1,29 @@
+//===- loom-opt.cpp - Loom's mlir-opt ---------------------------------------===//
+//
+// Part of Loom. Every MLIR dialect and pass plus Loom's own, with all of
+// mlir-opt's flags.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Dialect/TG/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  loom::tg::registerTGPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<loom::tg::TGDialect>();
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "Loom optimizer driver: every MLIR and Loom dialect and pass\n",
+      registry));
+}
