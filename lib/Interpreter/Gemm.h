@@ -18,6 +18,9 @@
 //
 // Each C element is the sum over k of A[i][k] * B[k][j], accumulated in
 // order within each KC-long block of k, the block sums being added in order.
+// For the float domains the micro-kernel uses GCC/Clang vector types
+// (baseline SSE2 on x86-64) for the very same multiply-then-add arithmetic;
+// domains with a wide accumulator (ModPDomain) sum unreduced products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,18 +85,85 @@ template <class D> struct GemmBlocking {
   static constexpr int64_t NC = 2048;
 };
 
-/// Accumulates the MR x NR product of packed panels \p ap (kc x MR) and
-/// \p bp (kc x NR) and stores (or, if \p accumulate, adds) its top-left
-/// mr x nr corner into C.
+/// Whether D's add and mul are the plain IEEE operators of its scalar type
+/// (FloatDomain), so that the micro-kernel may compute acc + a * b on GCC /
+/// Clang vector types: the same operations, element by element, as the
+/// generic code, which some compilers vectorize poorly on their own.
+#if defined(__GNUC__)
 template <class D>
-inline void microKernel(int64_t kc, const typename D::T *__restrict ap,
-                        const typename D::T *__restrict bp,
-                        typename D::T *__restrict c, int64_t ldc, int64_t mr,
-                        int64_t nr, bool accumulate) {
+inline constexpr bool kUseVectorKernel =
+    std::is_same_v<D, FloatDomain<typename D::T>> &&
+    16 % sizeof(typename D::T) == 0 &&
+    GemmBlocking<D>::NR % (16 / sizeof(typename D::T)) == 0;
+#else
+template <class D> inline constexpr bool kUseVectorKernel = false;
+#endif
+
+/// Whether D offers a wide accumulator for sums of products (Wide,
+/// wideTerms, mulWide, reduceWide; see ModPDomain).
+template <class D, class = void> struct HasWideAccumulator : std::false_type {};
+template <class D>
+struct HasWideAccumulator<D, std::void_t<typename D::Wide>> : std::true_type {};
+
+/// Computes the MR x NR product of packed panels \p ap (kc x MR) and \p bp
+/// (kc x NR) into \p acc, accumulating over k in order.
+template <class D>
+inline void microTile(int64_t kc, const typename D::T *__restrict ap,
+                      const typename D::T *__restrict bp,
+                      typename D::T (&acc)[GemmBlocking<D>::MR]
+                                          [GemmBlocking<D>::NR]) {
   using T = typename D::T;
   constexpr int MR = GemmBlocking<D>::MR;
   constexpr int NR = GemmBlocking<D>::NR;
-  T acc[MR][NR];
+#if defined(__GNUC__)
+  if constexpr (kUseVectorKernel<D>) {
+    constexpr int W = 16 / sizeof(T);
+    constexpr int NV = NR / W;
+    typedef T V __attribute__((vector_size(16)));
+    V vacc[MR][NV];
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NV; ++j)
+        vacc[i][j] = V{}; // +0.0, as D::zero()
+    for (int64_t k = 0; k < kc; ++k) {
+      V b[NV];
+      for (int j = 0; j < NV; ++j)
+        __builtin_memcpy(&b[j], bp + k * NR + j * W, sizeof(V));
+      for (int i = 0; i < MR; ++i) {
+        V a;
+        for (int l = 0; l < W; ++l)
+          a[l] = ap[k * MR + i];
+        for (int j = 0; j < NV; ++j) {
+          V prod = a * b[j]; // D::mul, then
+          vacc[i][j] = vacc[i][j] + prod; // D::add (separately rounded)
+        }
+      }
+    }
+    __builtin_memcpy(&acc[0][0], &vacc[0][0], sizeof(vacc));
+    return;
+  }
+#endif
+  if constexpr (HasWideAccumulator<D>::value) {
+    // Unreduced sums of products, reduced every D::wideTerms terms.
+    using Wide = typename D::Wide;
+    Wide wacc[MR][NR];
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NR; ++j)
+        wacc[i][j] = 0;
+    for (int64_t k0 = 0; k0 < kc; k0 += D::wideTerms) {
+      int64_t k1 = std::min<int64_t>(kc, k0 + D::wideTerms);
+      for (int64_t k = k0; k < k1; ++k)
+        for (int i = 0; i < MR; ++i)
+          for (int j = 0; j < NR; ++j)
+            wacc[i][j] += D::mulWide(ap[k * MR + i], bp[k * NR + j]);
+      for (int i = 0; i < MR; ++i)
+        for (int j = 0; j < NR; ++j)
+          wacc[i][j] = D::reduceWide(wacc[i][j]);
+    }
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NR; ++j)
+        acc[i][j] = static_cast<T>(wacc[i][j]);
+    return;
+  }
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NR; ++j)
       acc[i][j] = D::zero();
@@ -106,6 +176,21 @@ inline void microKernel(int64_t kc, const typename D::T *__restrict ap,
         acc[i][j] = D::add(acc[i][j], D::mul(ai, b[j]));
     }
   }
+}
+
+/// Accumulates the MR x NR product of packed panels \p ap (kc x MR) and
+/// \p bp (kc x NR) and stores (or, if \p accumulate, adds) its top-left
+/// mr x nr corner into C.
+template <class D>
+inline void microKernel(int64_t kc, const typename D::T *__restrict ap,
+                        const typename D::T *__restrict bp,
+                        typename D::T *__restrict c, int64_t ldc, int64_t mr,
+                        int64_t nr, bool accumulate) {
+  using T = typename D::T;
+  constexpr int MR = GemmBlocking<D>::MR;
+  constexpr int NR = GemmBlocking<D>::NR;
+  T acc[MR][NR];
+  microTile<D>(kc, ap, bp, acc);
   if (mr == MR && nr == NR) {
     for (int i = 0; i < MR; ++i) {
       T *ci = c + i * ldc;

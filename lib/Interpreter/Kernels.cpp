@@ -478,15 +478,15 @@ struct ConvGeometry {
   int64_t pt, pl;          // top/left padding
 };
 
-/// Unrolls the cg input channels at \p x (one image, one group) into the
-/// (cg * kh * kw) x (oh * ow) matrix \p col, zero where the receptive field
-/// falls into padding.
+/// Unrolls input channels [c0, c1) of the cg channels at \p x (one image,
+/// one group) into their rows of the (cg * kh * kw) x (oh * ow) matrix
+/// \p col, zero where the receptive field falls into padding.
 template <class D>
-void im2col(const ConvGeometry &g, const typename D::T *x,
-            typename D::T *col) {
+void im2col(const ConvGeometry &g, const typename D::T *x, typename D::T *col,
+            int64_t c0, int64_t c1) {
   using T = typename D::T;
   int64_t l = g.oh * g.ow;
-  for (int64_t c = 0; c < g.cg; ++c) {
+  for (int64_t c = c0; c < c1; ++c) {
     const T *plane = x + c * g.h * g.w;
     for (int64_t ki = 0; ki < g.kh; ++ki) {
       for (int64_t kj = 0; kj < g.kw; ++kj) {
@@ -595,8 +595,14 @@ Tensor<D> interp::conv2d(const Tensor<D> &x, const Tensor<D> &w,
     const T *bmat = xin;
     if (!direct) {
       col.resize(static_cast<size_t>(kdim * l));
-      im2col<D>(g, xin, col.data());
-      bmat = col.data();
+      T *colData = col.data();
+      if (threaded)
+        detail::parallelFor(g.cg, kdim * l, [&](int64_t c0, int64_t c1) {
+          im2col<D>(g, xin, colData, c0, c1);
+        });
+      else
+        im2col<D>(g, xin, colData, 0, g.cg);
+      bmat = colData;
     }
     T *dst = po + (img * g.o + grp * g.og) * l;
     const T *wg = pw + grp * g.og * kdim;

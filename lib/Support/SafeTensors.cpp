@@ -264,9 +264,10 @@ static unsigned nestingDepth(StringRef text, unsigned limit) {
 }
 
 namespace {
-/// A key seen twice in one JSON object. \p outer is the top-level key the
-/// object sits under (empty for the top-level object itself).
+/// A key seen twice in one JSON object: the top-level object when
+/// \c nested is false, otherwise an object under the top-level key \c outer.
 struct DuplicateKey {
+  bool nested = false;
   std::string outer;
   std::string key;
 };
@@ -299,7 +300,8 @@ static std::optional<DuplicateKey> findDuplicateKey(StringRef text) {
         if (!top.keys.insert(key).second) {
           DuplicateKey dup;
           dup.key = key;
-          if (stack.size() > 1)
+          dup.nested = stack.size() > 1;
+          if (dup.nested)
             dup.outer = stack.front().lastKey;
           return dup;
         }
@@ -337,6 +339,13 @@ Error File::makeError(const Twine &message) const {
 }
 
 Expected<File> File::open(StringRef path) {
+  // Only regular files: a device such as /dev/zero would never end.
+  sys::fs::file_status status;
+  if (std::error_code ec = sys::fs::status(path, status))
+    return createStringError(Twine(path) + ": cannot open file: " +
+                             ec.message());
+  if (!sys::fs::is_regular_file(status))
+    return createStringError(Twine(path) + ": not a regular file");
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
       MemoryBuffer::getFile(path, /*IsText=*/false,
                             /*RequiresNullTerminator=*/false);
@@ -400,9 +409,9 @@ Expected<File> File::parse(std::unique_ptr<MemoryBuffer> buffer) {
   if (!object)
     return file.makeError("header JSON is not an object");
   if (std::optional<DuplicateKey> dup = findDuplicateKey(header)) {
-    if (dup->outer.empty() && dup->key == kMetadataKey)
+    if (!dup->nested && dup->key == kMetadataKey)
       return file.makeError("duplicate '__metadata__' entry in header");
-    if (dup->outer.empty())
+    if (!dup->nested)
       return file.makeError("duplicate tensor name '" + dup->key + "'");
     if (dup->outer == kMetadataKey)
       return file.makeError("__metadata__ has duplicate key '" + dup->key +
@@ -538,6 +547,24 @@ Expected<File> File::parse(std::unique_ptr<MemoryBuffer> buffer) {
     if (!furthest || info->end > furthest->end)
       furthest = info;
   }
+
+  // No holes: the ranges, in order, must tile the whole data section, as
+  // the safetensors format requires.
+  uint64_t covered = 0;
+  for (const TensorInfo *info : byOffset) {
+    if (info->begin != covered)
+      return file.makeError("bytes [" + Twine(covered) + ", " +
+                            Twine(info->begin) +
+                            ") of the data section belong to no tensor "
+                            "(before tensor '" +
+                            info->name + "')");
+    covered = info->end;
+  }
+  if (covered != file.DataSize)
+    return file.makeError("bytes [" + Twine(covered) + ", " +
+                          Twine(file.DataSize) +
+                          ") at the end of the data section belong to no "
+                          "tensor");
 
   // Names came from sorted keys; keep that invariant explicit.
   assert(llvm::is_sorted(file.Tensors,

@@ -306,6 +306,21 @@ struct ModPDomain {
     return uninterpreted(FnPow, base, exponent);
   }
 
+  /// Optional hooks for long sums of products, used by the GEMM: products are
+  /// accumulated unreduced in 128 bits (each is below 2^122) and reduced
+  /// once per wideTerms of them. A reduced value plus wideTerms products
+  /// cannot overflow. The result is the same residue as the sum of D::mul.
+  using Wide = unsigned __int128;
+  static constexpr int wideTerms = 63;
+  static Wide mulWide(T a, T b) { return static_cast<Wide>(a) * b; }
+  /// Reduces any 128-bit value mod P (2^61 == 1, so the 61-bit limbs add).
+  static T reduceWide(Wide w) {
+    uint64_t s = (static_cast<uint64_t>(w) & P) +
+                 (static_cast<uint64_t>(w >> 61) & P) +
+                 static_cast<uint64_t>(w >> 122);
+    return reduce(s);
+  }
+
   /// A uniform residue in [0, P).
   static T random(uint64_t &state) {
     for (;;) {

@@ -840,7 +840,8 @@ TEST(SafeTensorsHostile, EndPastDataSection) {
                                     "\"data_offsets\":[18446744073709551615,"
                                     "18446744073709551615]}}")),
                 {"tensor 'w'", "past the end of the data section"});
-  ASSERT_EQ(parseError(makeFile(header, 8)), "<parsed>");
+  // A tensor that ends exactly at the end of the data section is fine.
+  ASSERT_EQ(parseError(makeFile("{" + f32Entry("w", 0) + "}", 4)), "<parsed>");
 }
 
 TEST(SafeTensorsHostile, ByteSizeMismatch) {
@@ -902,6 +903,9 @@ TEST(SafeTensorsHostile, DuplicateNames) {
   expectMessage(
       parseError(makeFile("{\"__metadata__\":{\"k\":\"1\",\"k\":\"2\"}}")),
       {"__metadata__", "duplicate key 'k'"});
+  // An empty tensor name is still a name.
+  expectMessage(parseError(makeFile("{\"\":{\"shape\":[],\"shape\":[]}}")),
+                {"tensor ''", "duplicate key 'shape'"});
 }
 
 TEST(SafeTensorsHostile, BadMetadata) {
@@ -955,20 +959,45 @@ TEST(SafeTensorsHostile, BoolBytesMustBeZeroOrOne) {
 }
 
 TEST(SafeTensorsHostile, UnalignedDataSection) {
-  // Header length 3 puts the data at offset 11: loads must not assume
-  // alignment (UBSan checks this).
-  std::string header = "{} ";
-  llvm::Expected<File> empty = parseBytes(makeFile(header, 5));
-  ASSERT_TRUE(bool(empty)) << llvm::toString(empty.takeError());
+  // A header of odd length puts the data at an odd offset: loads must not
+  // assume alignment (UBSan checks this).
   std::string h =
-      "{\"d\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[1,9]}}";
-  std::string bytes = makeFile(h, 9);
-  llvm::support::endian::write<uint64_t>(&bytes[8 + h.size() + 1],
+      "{\"d\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}";
+  ASSERT_NE(h.size() % 8, 0u);
+  std::string bytes = makeFile(h, 8);
+  llvm::support::endian::write<uint64_t>(&bytes[8 + h.size()],
                                          llvm::bit_cast<uint64_t>(1.0),
                                          llvm::endianness::little);
   llvm::Expected<File> file = parseBytes(bytes);
   ASSERT_TRUE(bool(file)) << llvm::toString(file.takeError());
   EXPECT_EQ(*file->readAsDouble("d"), std::vector<double>{1.0});
+}
+
+TEST(SafeTensorsHostile, HolesAndTrailingBytes) {
+  // The tensors must tile the data section exactly, as the format requires.
+  expectMessage(parseError(makeFile("{} ", 5)),
+                {"bytes [0, 5)", "at the end of the data section",
+                 "belong to no tensor"});
+  expectMessage(
+      parseError(makeFile(
+          "{\"d\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}",
+          2)),
+      {"bytes [0, 1)", "before tensor 'd'"});
+  expectMessage(
+      parseError(makeFile(
+          "{\"d\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}",
+          3)),
+      {"bytes [1, 3)", "at the end"});
+}
+
+TEST(SafeTensorsOpen, RejectsNonRegularFiles) {
+  llvm::Expected<File> dir = File::open("/");
+  ASSERT_FALSE(bool(dir));
+  expectMessage(llvm::toString(dir.takeError()), {"not a regular file"}, "/");
+  llvm::Expected<File> dev = File::open("/dev/zero");
+  ASSERT_FALSE(bool(dev));
+  expectMessage(llvm::toString(dev.takeError()), {"not a regular file"},
+                "/dev/zero");
 }
 
 } // namespace
