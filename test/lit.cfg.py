@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.loom_obj_root, "test")
-config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Unit", "Inputs", "safetensors.dict", "CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%loom_src_root", config.loom_src_root))
@@ -27,5 +27,7 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.loom_enable_fuzzers:
     config.available_features.add("fuzzer")
+    llvm_config.add_tool_substitutions(
+        ["loom-fuzz-parse-verify-interpret", "loom-safetensors-fuzzer"], tool_dirs)
 if config.loom_enable_cuda:
     config.available_features.add("cuda")

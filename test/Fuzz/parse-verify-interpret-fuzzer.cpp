@@ -74,7 +74,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Swallow diagnostics: they are the correct answer to bad input.
   ScopedDiagnosticHandler handler(&context,
                                   [](Diagnostic &) { return success(); });
-  StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer relies on the NUL after the buffer that every file a tool
+  // reads has (llvm::MemoryBuffer); libFuzzer's bytes have none, so copy.
+  std::string text(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, &context, "fuzz.mlir");
   if (!module || failed(verify(*module)))

@@ -217,20 +217,21 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
     Type rtype = type.getResult(i);
     llvm::outs() << "  " << resultName(fn, i) << ": " << rtype;
     if (!v.empty()) {
-      double sum = 0, lo = v[0], hi = v[0];
-      size_t nonFinite = 0;
+      // Statistics of the finite elements only.
+      double sum = 0, lo = 0, hi = 0;
+      size_t finite = 0;
       for (double x : v) {
-        if (!std::isfinite(x)) {
-          ++nonFinite;
+        if (!std::isfinite(x))
           continue;
-        }
         sum += x;
-        lo = std::min(lo, x);
-        hi = std::max(hi, x);
+        lo = finite == 0 ? x : std::min(lo, x);
+        hi = finite == 0 ? x : std::max(hi, x);
+        ++finite;
       }
-      double mean = sum / double(v.size());
-      llvm::outs() << llvm::format("  mean %.6g  min %.6g  max %.6g", mean, lo,
-                                   hi);
+      size_t nonFinite = v.size() - finite;
+      if (finite)
+        llvm::outs() << llvm::format("  mean %.6g  min %.6g  max %.6g",
+                                     sum / double(finite), lo, hi);
       if (nonFinite)
         llvm::outs() << "  (" << nonFinite << " non-finite)";
     }

@@ -751,6 +751,9 @@ TYPED_TEST(KernelsLinalgTest, Conv2dMatchesNaive) {
       // Large enough for a threaded GEMM.
       {{1, 32, 20, 20}, {64, 32, 3, 3},
        params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::Tanh), true},
+      // Large enough for a threaded im2col too.
+      {{1, 32, 64, 64}, {4, 32, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::None), true},
       // Many small groups, split over threads by group.
       {{2, 64, 48, 48}, {64, 1, 3, 3},
        params({1, 1}, {1, 1, 1, 1}, {1, 1}, 64, Activation::Relu), false},
@@ -765,7 +768,12 @@ TYPED_TEST(KernelsLinalgTest, Conv2dMatchesNaive) {
     Tensor<D> w = Tensor<D>::random(c.w, seed++);
     Tensor<D> b = Tensor<D>::random({c.w[0]}, seed++);
     const Tensor<D> *bias = c.bias ? &b : nullptr;
-    expectClose(conv2d(x, w, bias, c.p), naiveConv(x, w, bias, c.p), 30);
+    Tensor<D> ref = naiveConv(x, w, bias, c.p);
+    expectClose(conv2d(x, w, bias, c.p), ref, 30);
+    // The threaded paths agree with any thread count.
+    setNumThreads(3);
+    expectClose(conv2d(x, w, bias, c.p), ref, 30);
+    setNumThreads(0);
   }
 }
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+#===- scripts/setup.sh - Install Loom's dependencies, configure, build ----===#
+#
+# Idempotent: installs the Debian packages Loom needs (only the missing ones;
+# `apt-get update` first), configures build/ with CMake + Ninja against
+# LLVM/MLIR 22, and builds. Re-running only rebuilds what changed.
+#
+#   LOOM_BUILD_DIR   build directory (default: <repo>/build)
+#   LOOM_BUILD_TYPE  CMake build type (default: Release)
+#   LOOM_JOBS        parallel build jobs (default: nproc)
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${LOOM_BUILD_DIR:-$ROOT/build}
+BUILD_TYPE=${LOOM_BUILD_TYPE:-Release}
+JOBS=${LOOM_JOBS:-$(nproc)}
+
+PACKAGES=(
+  cmake ninja-build ccache
+  clang-22 libclang-rt-22-dev          # compiler; libFuzzer for the fuzz targets
+  llvm-22-dev llvm-22-tools            # LLVM, lit, FileCheck
+  libmlir-22-dev mlir-22-tools         # libMLIR.so, mlir-tblgen
+  libz3-dev                            # SMT solver (rule verification)
+  libgtest-dev libgmock-dev            # GoogleTest
+  zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # LLVM's CMake exports
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -f "$BUILD/build.ninja" ]; then
+  cmake -G Ninja -S "$ROOT" -B "$BUILD" \
+    -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+fi
+cmake --build "$BUILD" -j "$JOBS"
