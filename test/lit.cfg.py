@@ -20,9 +20,11 @@ config.substitutions.append(("%loom_obj_root", config.loom_obj_root))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# `not`, `count`, `split-file` at the start of a RUN line come from LLVM.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
-tools = ["loom-opt", "loom-run"]
+tools = ["loom-opt", "loom-run", "loom-gen-resnet50"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.loom_enable_fuzzers:

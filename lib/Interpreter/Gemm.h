@@ -17,7 +17,8 @@
 //    products are split over threads along the larger of M and N.
 //
 // Each C element is the sum over k of A[i][k] * B[k][j], accumulated in
-// order within each KC-long block of k, the block sums being added in order.
+// order within each KC-long block of k, the block sums being added in order;
+// so results do not depend on the number of threads.
 // For the float domains the micro-kernel uses GCC/Clang vector types
 // (baseline SSE2 on x86-64) for the very same multiply-then-add arithmetic;
 // domains with a wide accumulator (ModPDomain) sum unreduced products.
@@ -53,9 +54,8 @@ template <class F> void parallelFor(int64_t n, int64_t totalWork, F &&fn) {
     return;
   int64_t threads = getNumThreads();
   threads = std::min<int64_t>(threads, n);
-  threads = std::min<int64_t>(threads,
-                              std::max<int64_t>(1, totalWork /
-                                                       kParallelThreshold));
+  threads = std::min<int64_t>(
+      threads, std::max<int64_t>(1, totalWork / kParallelThreshold));
   if (threads <= 1) {
     fn(int64_t(0), n);
     return;
@@ -91,10 +91,10 @@ template <class D> struct GemmBlocking {
 /// generic code, which some compilers vectorize poorly on their own.
 #if defined(__GNUC__)
 template <class D>
-inline constexpr bool kUseVectorKernel =
-    std::is_same_v<D, FloatDomain<typename D::T>> &&
-    16 % sizeof(typename D::T) == 0 &&
-    GemmBlocking<D>::NR % (16 / sizeof(typename D::T)) == 0;
+inline constexpr bool
+    kUseVectorKernel = std::is_same_v<D, FloatDomain<typename D::T>> &&
+                       16 % sizeof(typename D::T) == 0 &&
+                       GemmBlocking<D>::NR % (16 / sizeof(typename D::T)) == 0;
 #else
 template <class D> inline constexpr bool kUseVectorKernel = false;
 #endif
@@ -108,10 +108,10 @@ struct HasWideAccumulator<D, std::void_t<typename D::Wide>> : std::true_type {};
 /// Computes the MR x NR product of packed panels \p ap (kc x MR) and \p bp
 /// (kc x NR) into \p acc, accumulating over k in order.
 template <class D>
-inline void microTile(int64_t kc, const typename D::T *__restrict ap,
-                      const typename D::T *__restrict bp,
-                      typename D::T (&acc)[GemmBlocking<D>::MR]
-                                          [GemmBlocking<D>::NR]) {
+inline void
+microTile(int64_t kc, const typename D::T *__restrict ap,
+          const typename D::T *__restrict bp,
+          typename D::T (&acc)[GemmBlocking<D>::MR][GemmBlocking<D>::NR]) {
   using T = typename D::T;
   constexpr int MR = GemmBlocking<D>::MR;
   constexpr int NR = GemmBlocking<D>::NR;
@@ -133,7 +133,7 @@ inline void microTile(int64_t kc, const typename D::T *__restrict ap,
         for (int l = 0; l < W; ++l)
           a[l] = ap[k * MR + i];
         for (int j = 0; j < NV; ++j) {
-          V prod = a * b[j]; // D::mul, then
+          V prod = a * b[j];              // D::mul, then
           vacc[i][j] = vacc[i][j] + prod; // D::add (separately rounded)
         }
       }
@@ -303,9 +303,9 @@ void gemmSerial(int64_t m, int64_t n, int64_t k, const typename D::T *a,
 /// As gemmSerial, split over threads (along the larger of M and N) when the
 /// product is large.
 template <class D>
-void gemm(int64_t m, int64_t n, int64_t k, const typename D::T *a,
-          int64_t lda, const typename D::T *b, int64_t ldb, typename D::T *c,
-          int64_t ldc, bool accumulate) {
+void gemm(int64_t m, int64_t n, int64_t k, const typename D::T *a, int64_t lda,
+          const typename D::T *b, int64_t ldb, typename D::T *c, int64_t ldc,
+          bool accumulate) {
   using B = GemmBlocking<D>;
   int64_t work = m * n * std::max<int64_t>(k, 1);
   if (n >= m) {
@@ -319,8 +319,8 @@ void gemm(int64_t m, int64_t n, int64_t k, const typename D::T *a,
     int64_t panels = (m + B::MR - 1) / B::MR;
     parallelFor(panels, work, [&](int64_t p0, int64_t p1) {
       int64_t i0 = p0 * B::MR, i1 = std::min(m, p1 * B::MR);
-      gemmSerial<D>(i1 - i0, n, k, a + i0 * lda, lda, b, ldb, c + i0 * ldc,
-                    ldc, accumulate);
+      gemmSerial<D>(i1 - i0, n, k, a + i0 * lda, lda, b, ldb, c + i0 * ldc, ldc,
+                    accumulate);
     });
   }
 }

@@ -246,8 +246,7 @@ inline typename D::T applyUnary(const UnaryConsts<D> &c, typename D::T x) {
   else if constexpr (K == UnaryKind::Erf)
     return D::erf(x);
   else if constexpr (K == UnaryKind::Gelu)
-    return D::mul(D::mul(c.half, x),
-                  D::add(c.one, D::erf(D::div(x, c.sqrt2))));
+    return D::mul(D::mul(c.half, x), D::add(c.one, D::erf(D::div(x, c.sqrt2))));
   else if constexpr (K == UnaryKind::GeluTanh) {
     typename D::T cube = D::mul(x, D::mul(x, x));
     typename D::T inner =
@@ -340,17 +339,15 @@ template <class D>
 typename D::T interp::unaryScalar(UnaryKind kind, typename D::T x,
                                   UnaryParams params) {
   UnaryConsts<D> c(params);
-  return dispatchUnary(kind, [&](auto k) {
-    return applyUnary<D, decltype(k)::value>(c, x);
-  });
+  return dispatchUnary(
+      kind, [&](auto k) { return applyUnary<D, decltype(k)::value>(c, x); });
 }
 
 template <class D>
 typename D::T interp::binaryScalar(BinaryKind kind, typename D::T a,
                                    typename D::T b) {
-  return dispatchBinary(kind, [&](auto k) {
-    return applyBinary<D, decltype(k)::value>(a, b);
-  });
+  return dispatchBinary(
+      kind, [&](auto k) { return applyBinary<D, decltype(k)::value>(a, b); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -445,8 +442,8 @@ Tensor<D> interp::matmul(const Tensor<D> &a, const Tensor<D> &b) {
   nest.forEachRun([&](const std::array<int64_t, 2> &off, int64_t cnt,
                       const std::array<int64_t, 2> &s) {
     for (int64_t i = 0; i < cnt; ++i)
-      offsets.push_back({(off[0] + i * s[0]) * m * k,
-                         (off[1] + i * s[1]) * k * n});
+      offsets.push_back(
+          {(off[0] + i * s[0]) * m * k, (off[1] + i * s[1]) * k * n});
   });
   int64_t count = static_cast<int64_t>(offsets.size());
   int64_t perMatrix = m * n * std::max<int64_t>(k, 1);
@@ -470,12 +467,12 @@ namespace {
 
 /// Geometry of one conv2d call.
 struct ConvGeometry {
-  int64_t n, c, h, w;      // input
-  int64_t o, cg, kh, kw;   // weights (cg = channels per group)
-  int64_t groups, og;      // og = output channels per group
-  int64_t oh, ow;          // output spatial size
-  int64_t sh, sw, dh, dw;  // strides, dilations
-  int64_t pt, pl;          // top/left padding
+  int64_t n, c, h, w;     // input
+  int64_t o, cg, kh, kw;  // weights (cg = channels per group)
+  int64_t groups, og;     // og = output channels per group
+  int64_t oh, ow;         // output spatial size
+  int64_t sh, sw, dh, dw; // strides, dilations
+  int64_t pt, pl;         // top/left padding
 };
 
 /// Unrolls input channels [c0, c1) of the cg channels at \p x (one image,
@@ -565,12 +562,12 @@ Tensor<D> interp::conv2d(const Tensor<D> &x, const Tensor<D> &w,
   g.sh = params.strides[0], g.sw = params.strides[1];
   g.dh = params.dilations[0], g.dw = params.dilations[1];
   g.pt = params.pads[0], g.pl = params.pads[1];
-  g.oh = (g.h + params.pads[0] + params.pads[2] - g.dh * (g.kh - 1) - 1) /
-             g.sh +
-         1;
-  g.ow = (g.w + params.pads[1] + params.pads[3] - g.dw * (g.kw - 1) - 1) /
-             g.sw +
-         1;
+  g.oh =
+      (g.h + params.pads[0] + params.pads[2] - g.dh * (g.kh - 1) - 1) / g.sh +
+      1;
+  g.ow =
+      (g.w + params.pads[1] + params.pads[3] - g.dw * (g.kw - 1) - 1) / g.sw +
+      1;
   g.oh = std::max<int64_t>(g.oh, 0);
   g.ow = std::max<int64_t>(g.ow, 0);
   assert((!bias || (bias->rank() == 1 && bias->shape[0] == g.o)) &&
@@ -643,10 +640,10 @@ Tensor<D> pool2d(const Tensor<D> &x, const Pool2dParams &p, F &&fn) {
   assert(x.rank() == 4 && "pooling needs NCHW input");
   int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
   int64_t kh = p.kernel[0], kw = p.kernel[1];
-  int64_t oh = std::max<int64_t>(
-      0, (h + p.pads[0] + p.pads[2] - kh) / p.strides[0] + 1);
-  int64_t ow = std::max<int64_t>(
-      0, (w + p.pads[1] + p.pads[3] - kw) / p.strides[1] + 1);
+  int64_t oh =
+      std::max<int64_t>(0, (h + p.pads[0] + p.pads[2] - kh) / p.strides[0] + 1);
+  int64_t ow =
+      std::max<int64_t>(0, (w + p.pads[1] + p.pads[3] - kw) / p.strides[1] + 1);
   Tensor<D> out({n, c, oh, ow});
   for (int64_t plane = 0; plane < n * c; ++plane) {
     const typename D::T *in = x.data.data() + plane * h * w;
@@ -692,10 +689,10 @@ Tensor<D> interp::avgPool2d(const Tensor<D> &x, const Pool2dParams &params) {
                      for (int64_t y = y0; y < y1; ++y)
                        for (int64_t xx = x0; xx < x1; ++xx)
                          s = D::add(s, in[y * w + xx]);
-                     int64_t count =
-                         includePad ? window
-                                    : std::max<int64_t>(0, y1 - y0) *
-                                          std::max<int64_t>(0, x1 - x0);
+                     int64_t count = includePad
+                                         ? window
+                                         : std::max<int64_t>(0, y1 - y0) *
+                                               std::max<int64_t>(0, x1 - x0);
                      return D::div(s, D::fromInt(count));
                    });
 }
@@ -723,8 +720,7 @@ double roundToFormat(double v, int precision, int emin, int emax) {
   int exponent = std::max(e - 1, emin);
   int ulp = exponent - (precision - 1);
   double r = std::ldexp(std::nearbyint(std::ldexp(v, -ulp)), ulp);
-  double maxFinite =
-      std::ldexp(2.0 - std::ldexp(1.0, 1 - precision), emax);
+  double maxFinite = std::ldexp(2.0 - std::ldexp(1.0, 1 - precision), emax);
   if (std::fabs(r) > maxFinite)
     return std::copysign(std::numeric_limits<double>::infinity(), v);
   return r;
@@ -759,7 +755,7 @@ template <class D> Tensor<D> interp::cast(const Tensor<D> &x, ElemKind to) {
         break;
       case ElemKind::I64:
       case ElemKind::I32:
-        d = std::trunc(d);
+        d = std::trunc(d) + 0.0; // integers have no -0
         break;
       case ElemKind::I1:
         llvm_unreachable("handled above");
@@ -921,15 +917,14 @@ Tensor<D> interp::broadcastTo(const Tensor<D> &x,
 }
 
 template <class D>
-llvm::Expected<Tensor<D>> interp::gather(const Tensor<D> &data,
-                                         const Tensor<D> &indices,
-                                         int64_t axis) {
+llvm::Expected<Tensor<D>>
+interp::gather(const Tensor<D> &data, const Tensor<D> &indices, int64_t axis) {
   int64_t rank = data.rank();
   if (axis < -rank || axis >= rank)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "gather axis %lld out of range for rank %lld",
-                                   static_cast<long long>(axis),
-                                   static_cast<long long>(rank));
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "gather axis %lld out of range for rank %lld",
+        static_cast<long long>(axis), static_cast<long long>(rank));
   axis = normAxis(axis, rank);
   int64_t dim = data.shape[axis];
   // Validate and normalise the indices first.
@@ -943,14 +938,13 @@ llvm::Expected<Tensor<D>> interp::gather(const Tensor<D> &data,
     if (d < -static_cast<double>(dim) || d >= static_cast<double>(dim))
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          "gather index %.0f is out of range [-%lld, %lld) of axis %lld",
-          d, static_cast<long long>(dim), static_cast<long long>(dim),
+          "gather index %.0f is out of range [-%lld, %lld) of axis %lld", d,
+          static_cast<long long>(dim), static_cast<long long>(dim),
           static_cast<long long>(axis));
     int64_t i = static_cast<int64_t>(d);
     idx.push_back(i < 0 ? i + dim : i);
   }
-  std::vector<int64_t> outShape(data.shape.begin(),
-                                data.shape.begin() + axis);
+  std::vector<int64_t> outShape(data.shape.begin(), data.shape.begin() + axis);
   outShape.insert(outShape.end(), indices.shape.begin(), indices.shape.end());
   outShape.insert(outShape.end(), data.shape.begin() + axis + 1,
                   data.shape.end());
@@ -1039,8 +1033,7 @@ Tensor<D> interp::reduce(ReduceKind kind, const Tensor<D> &x,
   return out;
 }
 
-template <class D>
-Tensor<D> interp::softmax(const Tensor<D> &x, int64_t axis) {
+template <class D> Tensor<D> interp::softmax(const Tensor<D> &x, int64_t axis) {
   using T = typename D::T;
   axis = normAxis(axis, x.rank());
   int64_t outer = product(llvm::ArrayRef(x.shape).take_front(axis));
@@ -1094,9 +1087,9 @@ Tensor<D> interp::layerNorm(const Tensor<D> &x, const Tensor<D> &scale,
     T var = D::div(sq, count);
     T invStd = D::div(D::one(), D::sqrt(D::add(var, eps)));
     for (int64_t i = 0; i < n; ++i)
-      dst[i] = D::add(D::mul(D::mul(D::sub(src[i], mean), invStd),
-                             scale.data[i]),
-                      bias.data[i]);
+      dst[i] =
+          D::add(D::mul(D::mul(D::sub(src[i], mean), invStd), scale.data[i]),
+                 bias.data[i]);
   }
   return out;
 }
@@ -1154,12 +1147,11 @@ Tensor<D> interp::batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
                                         llvm::ArrayRef<int64_t>);              \
   template Tensor<D> interp::concat<D>(llvm::ArrayRef<const Tensor<D> *>,      \
                                        int64_t);                               \
-  template std::vector<Tensor<D>> interp::split<D>(                            \
-      const Tensor<D> &, int64_t, llvm::ArrayRef<int64_t>);                    \
-  template Tensor<D> interp::slice<D>(const Tensor<D> &,                       \
-                                      llvm::ArrayRef<int64_t>,                 \
-                                      llvm::ArrayRef<int64_t>,                 \
-                                      llvm::ArrayRef<int64_t>);                \
+  template std::vector<Tensor<D>> interp::split<D>(const Tensor<D> &, int64_t, \
+                                                   llvm::ArrayRef<int64_t>);   \
+  template Tensor<D> interp::slice<D>(                                         \
+      const Tensor<D> &, llvm::ArrayRef<int64_t>, llvm::ArrayRef<int64_t>,     \
+      llvm::ArrayRef<int64_t>);                                                \
   template Tensor<D> interp::pad<D>(const Tensor<D> &,                         \
                                     llvm::ArrayRef<int64_t>,                   \
                                     llvm::ArrayRef<int64_t>, double);          \

@@ -70,8 +70,8 @@ public:
     std::ostringstream filter;
     filter << "tensor<" << outC << "x" << in.c << "x" << k << "x" << k
            << "xf32>";
-    os << "    " << w << " = tg.weight \"" << prefix << ".weight\" : "
-       << filter.str() << "\n";
+    os << "    " << w << " = tg.weight \"" << prefix
+       << ".weight\" : " << filter.str() << "\n";
     Value out{id, outC, (in.h + 2 * pad - k) / stride + 1,
               (in.w + 2 * pad - k) / stride + 1};
     os << "    " << out.name << " = tg.conv2d " << in.name << ", " << w;
@@ -162,8 +162,8 @@ public:
   std::string head(const Value &in) {
     comment("head: global average pool, flatten, fc 2048 -> 1000");
     std::string pooled = act(in.c, 1, 1);
-    std::string flat =
-        "tensor<" + std::to_string(batch) + "x" + std::to_string(in.c) + "xf32>";
+    std::string flat = "tensor<" + std::to_string(batch) + "x" +
+                       std::to_string(in.c) + "xf32>";
     std::string logits = "tensor<" + std::to_string(batch) + "x1000xf32>";
     os << "    %pool = tg.global_avgpool " << in.name << " : (" << act(in)
        << ") -> " << pooled << "\n";
@@ -196,7 +196,8 @@ private:
   int64_t batch;
 };
 
-void writeResNet50(std::ostream &os, int64_t batch) {
+/// Writes the module; returns the number of convolutions written.
+int writeResNet50(std::ostream &os, int64_t batch) {
   Emitter e(os, batch);
   std::string in = e.act(3, 224, 224);
   std::string out = "tensor<" + std::to_string(batch) + "x1000xf32>";
@@ -231,12 +232,7 @@ void writeResNet50(std::ostream &os, int64_t batch) {
   os << "    return " << logits << " : " << out << "\n"
      << "  }\n"
      << "}\n";
-  if (e.numConvs != 53) {
-    std::fprintf(stderr, "loom-gen-resnet50: internal error: %d convolutions "
-                         "instead of 53\n",
-                 e.numConvs);
-    std::exit(1);
-  }
+  return e.numConvs;
 }
 
 void usage(std::FILE *f) {
@@ -306,8 +302,19 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  // Build the text in memory so that nothing is written on an internal error.
+  std::ostringstream text;
+  int numConvs = writeResNet50(text, batch);
+  if (numConvs != 53) {
+    std::fprintf(stderr,
+                 "loom-gen-resnet50: internal error: %d convolutions instead "
+                 "of 53\n",
+                 numConvs);
+    return 1;
+  }
+
   if (output == "-") {
-    writeResNet50(std::cout, batch);
+    std::cout << text.str();
     std::cout.flush();
     return std::cout ? 0 : 1;
   }
@@ -317,7 +324,7 @@ int main(int argc, char **argv) {
                  output.c_str(), std::strerror(errno));
     return 1;
   }
-  writeResNet50(file, batch);
+  file << text.str();
   file.close();
   if (!file) {
     std::fprintf(stderr, "loom-gen-resnet50: error writing '%s'\n",

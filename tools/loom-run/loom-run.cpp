@@ -126,17 +126,21 @@ std::string typeStr(Type t) {
   return s;
 }
 
-/// Upper bound for random integer inputs: the gathered axis size when the
-/// argument indexes a tg.gather, else 10.
+/// Upper bound for random integer inputs: 2 for i1; the smallest gathered
+/// axis size when the argument indexes tg.gather ops; else 10.
 int64_t integerBound(BlockArgument arg) {
+  if (getElementTypeOrSelf(arg.getType()).isInteger(1))
+    return 2;
+  std::optional<int64_t> bound;
   for (OpOperand &use : arg.getUses())
     if (auto g = dyn_cast<tg::GatherOp>(use.getOwner());
         g && use.get() == g.getIndices()) {
       auto data = g.getData().getType();
       int64_t axis = g.getAxis() < 0 ? g.getAxis() + data.getRank() : g.getAxis();
-      return std::max<int64_t>(1, data.getDimSize(axis));
+      int64_t size = std::max<int64_t>(1, data.getDimSize(axis));
+      bound = bound ? std::min(*bound, size) : size;
     }
-  return 10;
+  return bound.value_or(10);
 }
 
 template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
@@ -308,11 +312,16 @@ int main(int argc, char **argv) {
 
   if (numThreads > 0)
     setNumThreads(numThreads);
+  if (domain != "f32" && domain != "f64" && domain != "modp")
+    return fail("unknown --domain '" + domain +
+                "' (expected f32, f64 or modp)");
 
   DialectRegistry registry;
   registry.insert<tg::TGDialect, func::FuncDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A diagnostic at the module must not print the whole (large) module.
+  context.printOpOnDiagnostic(false);
 
   llvm::SourceMgr sourceMgr;
   std::string error;

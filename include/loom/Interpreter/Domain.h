@@ -113,8 +113,7 @@ inline uint64_t splitmix64Next(uint64_t &state) {
 template <class FP> struct FloatDomain {
   static_assert(std::is_floating_point_v<FP>, "FloatDomain needs float/double");
   using T = FP;
-  static constexpr const char *name =
-      std::is_same_v<FP, float> ? "f32" : "f64";
+  static constexpr const char *name = std::is_same_v<FP, float> ? "f32" : "f64";
   static constexpr bool isExact = false;
 
   static T zero() { return T(0); }
@@ -281,12 +280,14 @@ struct ModPDomain {
 
   /// The uninterpreted unary function \p fn applied to \p x.
   static T uninterpreted(uint64_t fn, T x) {
-    uint64_t key = splitmix64Mix(fn * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
+    uint64_t key =
+        splitmix64Mix(fn * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
     return reduce(splitmix64Mix(splitmix64Mix(x ^ key) + key));
   }
   /// The uninterpreted binary function \p fn applied to (\p x, \p y).
   static T uninterpreted(uint64_t fn, T x, T y) {
-    uint64_t key = splitmix64Mix(fn * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
+    uint64_t key =
+        splitmix64Mix(fn * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
     uint64_t h = splitmix64Mix(splitmix64Mix(x ^ key) + key);
     return reduce(splitmix64Mix(h ^ splitmix64Mix(y + key)));
   }

@@ -203,7 +203,8 @@ Tensor<D> pad(const Tensor<D> &x, llvm::ArrayRef<int64_t> low,
 
 /// TASO enlarge: the rank-4 kernel [O, I, h, w] zero-padded, centered, to
 /// [O, I, kh, kw] (kh - h and kw - w even and >= 0).
-template <class D> Tensor<D> enlarge(const Tensor<D> &w, int64_t kh, int64_t kw);
+template <class D>
+Tensor<D> enlarge(const Tensor<D> &w, int64_t kh, int64_t kw);
 
 /// numpy broadcast of \p x to \p shape.
 template <class D>

@@ -73,8 +73,8 @@ void expectExact(const Tensor<D> &got, Shape shape, std::vector<double> want) {
   ASSERT_EQ(got.data.size(), expected.data.size());
   for (size_t i = 0; i < want.size(); ++i)
     EXPECT_EQ(got.data[i], expected.data[i])
-        << "element " << i << ": got " << D::toDouble(got.data[i])
-        << ", want " << want[i];
+        << "element " << i << ": got " << D::toDouble(got.data[i]) << ", want "
+        << want[i];
 }
 
 /// Float domains only: expects \p got near \p want (relative tolerance).
@@ -92,8 +92,7 @@ void expectNear(const Tensor<D> &got, Shape shape, std::vector<double> want) {
 /// Expects \p got == \p ref exactly in exact domains and within a tolerance
 /// scaled by \p scale in float domains.
 template <class D>
-void expectClose(const Tensor<D> &got, const Tensor<D> &ref,
-                 double scale = 1) {
+void expectClose(const Tensor<D> &got, const Tensor<D> &ref, double scale = 1) {
   ASSERT_EQ(got.shape, ref.shape);
   for (int64_t i = 0; i < ref.numElements(); ++i) {
     if constexpr (D::isExact) {
@@ -325,9 +324,9 @@ TYPED_TEST(KernelsElementwiseTest, NegClipHardSigmoid) {
   } else {
     auto alpha = D::fromDouble(0.25), beta = D::fromDouble(0.5);
     expectClose(hf, mapScalar(f, [&](uint64_t v) {
-                  return D::max(D::zero(),
-                                D::min(D::one(),
-                                       D::add(D::mul(alpha, v), beta)));
+                  return D::max(
+                      D::zero(),
+                      D::min(D::one(), D::add(D::mul(alpha, v), beta)));
                 }));
     // 0.25 * 2 + 0.5 == 1 exactly, and min(1, 1) == 1.
     EXPECT_EQ(hf.data[4], D::one());
@@ -345,9 +344,9 @@ TYPED_TEST(KernelsElementwiseTest, HardSwish) {
     auto sixth = D::fromDouble(1.0 / 6), half = D::fromDouble(0.5);
     expectClose(y, mapScalar(x, [&](uint64_t v) {
                   return D::mul(
-                      v, D::max(D::zero(),
-                                D::min(D::one(),
-                                       D::add(D::mul(sixth, v), half))));
+                      v,
+                      D::max(D::zero(),
+                             D::min(D::one(), D::add(D::mul(sixth, v), half))));
                 }));
     EXPECT_EQ(y.data[3], D::zero());
   }
@@ -409,12 +408,12 @@ TYPED_TEST(KernelsElementwiseTest, Gelu) {
   Tensor<D> g = unary(UnaryKind::Gelu, x);
   Tensor<D> gt = unary(UnaryKind::GeluTanh, x);
   if constexpr (!D::isExact) {
-    expectNear(g, {4},
-               {0, 0.8413447460685429, -0.15865525393145707,
-                1.9544997361036416});
-    expectNear(gt, {4},
-               {0, 0.8411919906082768, -0.15880800939172324,
-                1.954597694087775});
+    expectNear(
+        g, {4},
+        {0, 0.8413447460685429, -0.15865525393145707, 1.9544997361036416});
+    expectNear(
+        gt, {4},
+        {0, 0.8411919906082768, -0.15880800939172324, 1.954597694087775});
   } else {
     auto half = D::fromDouble(0.5), sqrt2 = D::fromDouble(std::sqrt(2.0));
     expectClose(g, mapScalar(x, [&](uint64_t v) {
@@ -423,12 +422,11 @@ TYPED_TEST(KernelsElementwiseTest, Gelu) {
                 }));
     auto c = D::fromDouble(std::sqrt(2.0 / 3.14159265358979323846));
     auto k = D::fromDouble(0.044715);
-    expectClose(gt, mapScalar(x, [&](uint64_t v) {
-                  auto inner = D::mul(
-                      c, D::add(v, D::mul(k, D::mul(v, D::mul(v, v)))));
-                  return D::mul(D::mul(half, v),
-                                D::add(D::one(), D::tanh(inner)));
-                }));
+    expectClose(
+        gt, mapScalar(x, [&](uint64_t v) {
+          auto inner = D::mul(c, D::add(v, D::mul(k, D::mul(v, D::mul(v, v)))));
+          return D::mul(D::mul(half, v), D::add(D::one(), D::tanh(inner)));
+        }));
     EXPECT_EQ(g.data[0], D::zero());
     EXPECT_NE(g.data[1], gt.data[1]);
   }
@@ -517,9 +515,9 @@ TYPED_TEST(KernelsElementwiseTest, BinaryBroadcast) {
   expectExact(binary(BinaryKind::Max, make<D>({}, {0}),
                      make<D>({2, 2}, {-1, 2, -3, 4})),
               {2, 2}, {0, 2, 0, 4});
-  expectExact(binary(BinaryKind::Div, make<D>({2, 2}, {1, 2, 3, 4}),
-                     make<D>({}, {4})),
-              {2, 2}, {0.25, 0.5, 0.75, 1});
+  expectExact(
+      binary(BinaryKind::Div, make<D>({2, 2}, {1, 2, 3, 4}), make<D>({}, {4})),
+      {2, 2}, {0.25, 0.5, 0.75, 1});
 }
 
 TYPED_TEST(KernelsElementwiseTest, BinaryBroadcastMatchesScalar) {
@@ -537,8 +535,7 @@ TYPED_TEST(KernelsElementwiseTest, BinaryBroadcastMatchesScalar) {
         for (int l = 0; l < 4; ++l)
           for (int m = 0; m < 5; ++m) {
             int64_t o = ((i * 3 + j) * 4 + l) * 5 + m;
-            auto av = a.data[o], bv = b.data[j * 5 + m],
-                 cv = c.data[i * 4 + l];
+            auto av = a.data[o], bv = b.data[j * 5 + m], cv = c.data[i * 4 + l];
             ASSERT_EQ(r1.data[o], binaryScalar<D>(k, av, bv));
             ASSERT_EQ(r2.data[o], binaryScalar<D>(k, bv, cv));
           }
@@ -624,11 +621,15 @@ TYPED_TEST(KernelsLinalgTest, MatmulThreadCounts) {
   Tensor<D> a = Tensor<D>::random({100, 160}, 31);
   Tensor<D> b = Tensor<D>::random({160, 200}, 32);
   Tensor<D> ref = naiveMatmul(a, b);
+  std::vector<Tensor<D>> results;
   for (unsigned threads : {1u, 3u}) {
     setNumThreads(threads);
     EXPECT_EQ(getNumThreads(), threads);
-    expectClose(matmul(a, b), ref, 20);
+    results.push_back(matmul(a, b));
+    expectClose(results.back(), ref, 20);
   }
+  // Each element is summed in the same order whatever the thread count.
+  EXPECT_EQ(results[0].data, results[1].data);
   setNumThreads(0);
   EXPECT_GE(getNumThreads(), 1u);
 }
@@ -658,15 +659,12 @@ Tensor<D> naiveConv(const Tensor<D> &x, const Tensor<D> &w,
             for (int64_t i = 0; i < kh; ++i)
               for (int64_t j = 0; j < kw; ++j) {
                 int64_t y = r * p.strides[0] - p.pads[0] + i * p.dilations[0];
-                int64_t xx =
-                    q * p.strides[1] - p.pads[1] + j * p.dilations[1];
+                int64_t xx = q * p.strides[1] - p.pads[1] + j * p.dilations[1];
                 if (y < 0 || y >= h || xx < 0 || xx >= wd)
                   continue;
-                s = D::add(s, D::mul(x.data[((b * c + g * cg + ic) * h + y) *
-                                                wd +
-                                            xx],
-                                     w.data[((oc * cg + ic) * kh + i) * kw +
-                                            j]));
+                s = D::add(
+                    s, D::mul(x.data[((b * c + g * cg + ic) * h + y) * wd + xx],
+                              w.data[((oc * cg + ic) * kh + i) * kw + j]));
               }
           if (bias)
             s = D::add(s, bias->data[oc]);
@@ -734,36 +732,52 @@ TYPED_TEST(KernelsLinalgTest, Conv2dMatchesNaive) {
   };
   std::vector<Case> cases = {
       // Grouped, asymmetric padding, bias, relu.
-      {{2, 4, 7, 6}, {6, 2, 3, 3},
-       params({1, 1}, {1, 0, 2, 1}, {1, 1}, 2, Activation::Relu), true},
+      {{2, 4, 7, 6},
+       {6, 2, 3, 3},
+       params({1, 1}, {1, 0, 2, 1}, {1, 1}, 2, Activation::Relu),
+       true},
       // Depthwise with channel multiplier 2, stride and dilation 2.
-      {{1, 4, 9, 8}, {8, 1, 3, 3},
-       params({2, 2}, {2, 2, 2, 2}, {2, 2}, 4, Activation::None), false},
+      {{1, 4, 9, 8},
+       {8, 1, 3, 3},
+       params({2, 2}, {2, 2, 2, 2}, {2, 2}, 4, Activation::None),
+       false},
       // 1x1 stride 1 (direct path), sigmoid.
-      {{2, 16, 5, 5}, {8, 16, 1, 1},
-       params({1, 1}, {0, 0, 0, 0}, {1, 1}, 1, Activation::Sigmoid), true},
+      {{2, 16, 5, 5},
+       {8, 16, 1, 1},
+       params({1, 1}, {0, 0, 0, 0}, {1, 1}, 1, Activation::Sigmoid),
+       true},
       // 1x1 stride 2.
-      {{1, 8, 7, 7}, {4, 8, 1, 1},
-       params({2, 2}, {0, 0, 0, 0}, {1, 1}, 1, Activation::None), true},
+      {{1, 8, 7, 7},
+       {4, 8, 1, 1},
+       params({2, 2}, {0, 0, 0, 0}, {1, 1}, 1, Activation::None),
+       true},
       // Non-square kernel, mixed strides/dilations, padding on two sides.
-      {{1, 3, 8, 9}, {5, 3, 2, 3},
-       params({2, 1}, {0, 3, 1, 0}, {1, 2}, 1, Activation::Tanh), true},
+      {{1, 3, 8, 9},
+       {5, 3, 2, 3},
+       params({2, 1}, {0, 3, 1, 0}, {1, 2}, 1, Activation::Tanh),
+       true},
       // Large enough for a threaded GEMM.
-      {{1, 32, 20, 20}, {64, 32, 3, 3},
-       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::Tanh), true},
+      {{1, 32, 20, 20},
+       {64, 32, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::Tanh),
+       true},
       // Large enough for a threaded im2col too.
-      {{1, 32, 64, 64}, {4, 32, 3, 3},
-       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::None), true},
+      {{1, 32, 64, 64},
+       {4, 32, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::None),
+       true},
       // Many small groups, split over threads by group.
-      {{2, 64, 48, 48}, {64, 1, 3, 3},
-       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 64, Activation::Relu), false},
+      {{2, 64, 48, 48},
+       {64, 1, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 64, Activation::Relu),
+       false},
   };
   uint64_t seed = 100;
   for (const Case &c : cases) {
-    SCOPED_TRACE(::testing::Message() << "x " << c.x[1] << "x" << c.x[2]
-                                      << "x" << c.x[3] << " w " << c.w[0]
-                                      << "x" << c.w[1] << "x" << c.w[2] << "x"
-                                      << c.w[3] << " groups " << c.p.groups);
+    SCOPED_TRACE(::testing::Message()
+                 << "x " << c.x[1] << "x" << c.x[2] << "x" << c.x[3] << " w "
+                 << c.w[0] << "x" << c.w[1] << "x" << c.w[2] << "x" << c.w[3]
+                 << " groups " << c.p.groups);
     Tensor<D> x = Tensor<D>::random(c.x, seed++);
     Tensor<D> w = Tensor<D>::random(c.w, seed++);
     Tensor<D> b = Tensor<D>::random({c.w[0]}, seed++);
@@ -841,22 +855,21 @@ TYPED_TEST(KernelsElementwiseTest, Cast) {
   using D = TypeParam;
   double inf = std::numeric_limits<double>::infinity();
   if constexpr (!D::isExact) {
-    Tensor<D> h = make<D>({8}, {1 + std::ldexp(1.0, -11),
-                                1 + 3 * std::ldexp(1.0, -11), 65504, 65520,
-                                1e-8, 3e-8, -2.5, -70000});
+    Tensor<D> h =
+        make<D>({8}, {1 + std::ldexp(1.0, -11), 1 + 3 * std::ldexp(1.0, -11),
+                      65504, 65520, 1e-8, 3e-8, -2.5, -70000});
     expectExact(cast(h, ElemKind::F16), {8},
                 {1, 1 + std::ldexp(1.0, -9), 65504, inf, 0,
                  std::ldexp(1.0, -24), -2.5, -inf});
-    Tensor<D> b = make<D>({3}, {1 + std::ldexp(1.0, -8),
-                                1 + 3 * std::ldexp(1.0, -8), -3});
-    expectExact(cast(b, ElemKind::BF16), {3},
-                {1, 1 + std::ldexp(1.0, -6), -3});
+    Tensor<D> b = make<D>(
+        {3}, {1 + std::ldexp(1.0, -8), 1 + 3 * std::ldexp(1.0, -8), -3});
+    expectExact(cast(b, ElemKind::BF16), {3}, {1, 1 + std::ldexp(1.0, -6), -3});
     Tensor<D> f = make<D>({2}, {1 + std::ldexp(1.0, -30), 0.1});
     expectExact(cast(f, ElemKind::F32), {2}, {1, double(0.1f)});
-    expectExact(cast(f, ElemKind::F64), {2},
-                {std::is_same_v<typename D::T, float> ? 1.0
-                                                      : 1 + std::ldexp(1.0, -30),
-                 std::is_same_v<typename D::T, float> ? double(0.1f) : 0.1});
+    expectExact(
+        cast(f, ElemKind::F64), {2},
+        {std::is_same_v<typename D::T, float> ? 1.0 : 1 + std::ldexp(1.0, -30),
+         std::is_same_v<typename D::T, float> ? double(0.1f) : 0.1});
     Tensor<D> i = make<D>({4}, {-2.75, 2.75, -0.5, 3});
     expectExact(cast(i, ElemKind::I32), {4}, {-2, 2, 0, 3});
     expectExact(cast(i, ElemKind::I64), {4}, {-2, 2, 0, 3});
@@ -951,8 +964,7 @@ TYPED_TEST(KernelsMovementTest, Enlarge) {
   Tensor<D> w = make<D>({2, 1, 3, 1}, {1, 2, 3, 4, 5, 6});
   expectExact(enlarge(w, 3, 3), {2, 1, 3, 3},
               {0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0});
-  expectExact(enlarge(w, 5, 1), {2, 1, 5, 1},
-              {0, 1, 2, 3, 0, 0, 4, 5, 6, 0});
+  expectExact(enlarge(w, 5, 1), {2, 1, 5, 1}, {0, 1, 2, 3, 0, 0, 4, 5, 6, 0});
 }
 
 TYPED_TEST(KernelsMovementTest, BroadcastTo) {
@@ -1053,10 +1065,8 @@ TYPED_TEST(KernelsReduceTest, Softmax) {
   if constexpr (!D::isExact) {
     std::vector<double> row = {0.09003057317038046, 0.24472847105479767,
                                0.6652409557748219};
-    expectNear(y, {2, 3},
-               {row[0], row[1], row[2], row[0], row[1], row[2]});
-    expectNear(z, {3, 2},
-               {row[0], row[0], row[1], row[1], row[2], row[2]});
+    expectNear(y, {2, 3}, {row[0], row[1], row[2], row[0], row[1], row[2]});
+    expectNear(z, {3, 2}, {row[0], row[0], row[1], row[1], row[2], row[2]});
     expectNear(softmax(x, -1), {2, 3},
                {row[0], row[1], row[2], row[0], row[1], row[2]});
   } else {
@@ -1099,8 +1109,8 @@ TYPED_TEST(KernelsReduceTest, LayerNorm) {
   Tensor<D> b3 = make<D>({2, 2}, {0, 1, 0, 0.25});
   Tensor<D> y3 = layerNorm(x3, s3, b3, -2, 0.5);
   EXPECT_EQ(y3.shape, (Shape{1, 2, 2}));
-  EXPECT_EQ(y3.data, std::vector<typename D::T>(y.data.begin(),
-                                                y.data.begin() + 4));
+  EXPECT_EQ(y3.data,
+            std::vector<typename D::T>(y.data.begin(), y.data.begin() + 4));
 }
 
 TYPED_TEST(KernelsReduceTest, BatchNorm) {
@@ -1117,16 +1127,15 @@ TYPED_TEST(KernelsReduceTest, BatchNorm) {
   } else {
     auto s0 = D::sqrt(D::fromInt(4)), s1 = D::sqrt(D::fromInt(16));
     auto f = [&](double v, double m, uint64_t s, double sc, double b) {
-      return D::add(D::mul(D::div(D::sub(D::fromDouble(v), D::fromDouble(m)),
-                                  s),
-                           D::fromDouble(sc)),
-                    D::fromDouble(b));
+      return D::add(
+          D::mul(D::div(D::sub(D::fromDouble(v), D::fromDouble(m)), s),
+                 D::fromDouble(sc)),
+          D::fromDouble(b));
     };
     EXPECT_EQ(y.shape, (Shape{1, 2, 1, 2}));
-    EXPECT_EQ(y.data, (std::vector<uint64_t>{f(3, 1, s0, 2, 1),
-                                             f(5, 1, s0, 2, 1),
-                                             f(0, 2, s1, 0.5, -1),
-                                             f(4, 2, s1, 0.5, -1)}));
+    EXPECT_EQ(y.data, (std::vector<uint64_t>{
+                          f(3, 1, s0, 2, 1), f(5, 1, s0, 2, 1),
+                          f(0, 2, s1, 0.5, -1), f(4, 2, s1, 0.5, -1)}));
     EXPECT_NE(y.data[0], D::fromInt(3));
   }
   // Batch of two, rank 3 (N, C, L).
