@@ -24,6 +24,8 @@ PACKAGES=(
   libmlir-22-dev mlir-22-tools         # libMLIR.so, mlir-tblgen
   libz3-dev                            # SMT solver (rule verification)
   libgtest-dev libgmock-dev            # GoogleTest
+  libonnx-dev libprotobuf-dev protobuf-compiler  # ONNX import/export
+  libonnx-testdata                     # the ONNX backend conformance suite
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # LLVM's CMake exports
 )
 

@@ -26,6 +26,12 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
 tools = ["loom-opt", "loom-run", "loom-gen-resnet50"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+# Tools of components that may be absent from a build: tests that use them
+# say `REQUIRES: <tool>`.
+for tool in ["loom-translate", "loom-rulegen", "loom-onnx-conformance", "loom-zoo"]:
+    if os.path.exists(os.path.join(config.loom_tools_dir, tool)):
+        config.available_features.add(tool)
+        llvm_config.add_tool_substitutions([tool], tool_dirs)
 
 if config.loom_enable_fuzzers:
     config.available_features.add("fuzzer")

@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_LIB_INTERPRETER_GEMM_H
-#define LOOM_LIB_INTERPRETER_GEMM_H
+#ifndef LOOM_INTERPRETER_GEMM_H
+#define LOOM_INTERPRETER_GEMM_H
 
 #include "loom/Interpreter/Domain.h"
 #include "loom/Interpreter/Kernels.h"
@@ -329,4 +329,4 @@ void gemm(int64_t m, int64_t n, int64_t k, const typename D::T *a, int64_t lda,
 } // namespace interp
 } // namespace loom
 
-#endif // LOOM_LIB_INTERPRETER_GEMM_H
+#endif // LOOM_INTERPRETER_GEMM_H

@@ -1,0 +1,1151 @@
+//===- KernelsImpl.h - Definitions of the domain-generic kernels -*- C++ -*-===//
+//
+// Part of Loom.
+//
+//===----------------------------------------------------------------------===//
+//
+// The template definitions of the kernels declared in Kernels.h. The library
+// instantiates them for F32Domain, F64Domain and ModPDomain (Kernels.cpp);
+// include this header only to instantiate them for another domain (the rule
+// generator's symbolic Z3 domain does), with LOOM_INSTANTIATE_KERNELS(D) in
+// exactly one .cpp file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_INTERPRETER_KERNELSIMPL_H
+#define LOOM_INTERPRETER_KERNELSIMPL_H
+
+#include "loom/Interpreter/Gemm.h"
+#include "loom/Interpreter/Kernels.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace loom {
+namespace interp {
+
+namespace kernels_detail {}
+using namespace kernels_detail;
+
+//===----------------------------------------------------------------------===//
+// Strided iteration
+//===----------------------------------------------------------------------===//
+
+namespace kernels_detail {
+
+/// A loop nest over a shape visiting N operands with per-operand strides,
+/// simplified by dropping unit dimensions and merging dimensions that are
+/// contiguous for every operand, so that the innermost loop is as long as
+/// possible.
+template <int N> struct LoopNest {
+  llvm::SmallVector<int64_t, 6> sizes;
+  llvm::SmallVector<std::array<int64_t, N>, 6> strides;
+
+  LoopNest(llvm::ArrayRef<int64_t> shape,
+           const std::array<llvm::ArrayRef<int64_t>, N> &operandStrides) {
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1)
+        continue;
+      std::array<int64_t, N> s;
+      for (int o = 0; o < N; ++o)
+        s[o] = operandStrides[o][d];
+      if (!sizes.empty()) {
+        bool mergeable = true;
+        for (int o = 0; o < N; ++o)
+          mergeable &= strides.back()[o] == s[o] * shape[d];
+        if (mergeable) {
+          sizes.back() *= shape[d];
+          strides.back() = s;
+          continue;
+        }
+      }
+      sizes.push_back(shape[d]);
+      strides.push_back(s);
+    }
+  }
+
+  /// Calls fn(offsets, innerSize, innerStrides) for every innermost run, in
+  /// row-major order of the shape. Does nothing for an empty shape.
+  template <class F> void forEachRun(F &&fn) const {
+    if (sizes.empty()) {
+      // A single element; report unit strides so callers see a plain run.
+      std::array<int64_t, N> zero{}, ones;
+      ones.fill(1);
+      fn(zero, int64_t(1), ones);
+      return;
+    }
+    for (int64_t s : sizes)
+      if (s == 0)
+        return;
+    size_t rank = sizes.size();
+    int64_t inner = sizes.back();
+    std::array<int64_t, N> innerStrides = strides.back();
+    llvm::SmallVector<int64_t, 6> idx(rank - 1, 0);
+    std::array<int64_t, N> off{};
+    for (;;) {
+      fn(off, inner, innerStrides);
+      // Odometer increment over the outer dimensions.
+      size_t d = rank - 1;
+      for (;;) {
+        if (d == 0)
+          return;
+        --d;
+        if (++idx[d] < sizes[d]) {
+          for (int o = 0; o < N; ++o)
+            off[o] += strides[d][o];
+          break;
+        }
+        for (int o = 0; o < N; ++o)
+          off[o] -= strides[d][o] * (sizes[d] - 1);
+        idx[d] = 0;
+      }
+    }
+  }
+};
+
+/// Strides for reading an operand of shape \p shape broadcast to \p target
+/// (right-aligned numpy rules): 0 along broadcast dimensions.
+std::vector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> shape,
+                                      llvm::ArrayRef<int64_t> target) {
+  assert(shape.size() <= target.size() && "cannot broadcast to lower rank");
+  std::vector<int64_t> own = stridesOf(shape);
+  std::vector<int64_t> result(target.size(), 0);
+  size_t lead = target.size() - shape.size();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    assert((shape[d] == target[lead + d] || shape[d] == 1) &&
+           "shapes are not broadcast-compatible");
+    result[lead + d] = shape[d] == 1 ? 0 : own[d];
+  }
+  return result;
+}
+
+/// Copies \p x into a tensor of shape \p outShape reading through
+/// \p inStrides from element \p base (transpose, slice, broadcast).
+template <class D>
+Tensor<D> gatherStrided(const Tensor<D> &x, std::vector<int64_t> outShape,
+                        llvm::ArrayRef<int64_t> inStrides, int64_t base) {
+  using T = typename D::T;
+  Tensor<D> out(std::move(outShape));
+  std::vector<int64_t> outStrides = stridesOf(out.shape);
+  LoopNest<2> nest(out.shape, {outStrides, inStrides});
+  T *o = out.data.data();
+  const T *in = x.data.data() + base;
+  nest.forEachRun([&](const std::array<int64_t, 2> &off, int64_t n,
+                      const std::array<int64_t, 2> &s) {
+    T *dst = o + off[0];
+    const T *src = in + off[1];
+    assert(s[0] == 1 && "output runs are contiguous");
+    if (s[1] == 1)
+      std::copy(src, src + n, dst);
+    else if (s[1] == 0)
+      std::fill(dst, dst + n, *src);
+    else
+      for (int64_t i = 0; i < n; ++i)
+        dst[i] = src[i * s[1]];
+  });
+  return out;
+}
+
+/// Normalises a possibly negative axis.
+inline int64_t normAxis(int64_t axis, int64_t rank) {
+  if (axis < 0)
+    axis += rank;
+  assert(axis >= 0 && axis < std::max<int64_t>(rank, 1) && "axis out of range");
+  return axis;
+}
+
+inline int64_t product(llvm::ArrayRef<int64_t> dims) { return numElementsOf(dims); }
+
+} // namespace kernels_detail
+
+
+//===----------------------------------------------------------------------===//
+// Scalar semantics of the elementwise operators
+//===----------------------------------------------------------------------===//
+
+namespace kernels_detail {
+
+/// The constants of the derived unary operators, converted into the domain
+/// once per kernel call.
+template <class D> struct UnaryConsts {
+  using T = typename D::T;
+  T zero = D::zero(), one = D::one(), half = D::fromDouble(0.5);
+  T sqrt2 = D::fromDouble(std::sqrt(2.0));
+  T sqrt2OverPi = D::fromDouble(std::sqrt(2.0 / 3.14159265358979323846));
+  T geluCubic = D::fromDouble(0.044715);
+  T sixth = D::fromDouble(1.0 / 6.0);
+  T a, b;
+  explicit UnaryConsts(UnaryParams p)
+      : a(D::fromDouble(p.a)), b(D::fromDouble(p.b)) {}
+};
+
+/// max(0, min(1, alpha * x + beta)).
+template <class D>
+typename D::T hardSigmoid(const UnaryConsts<D> &c, typename D::T x,
+                          typename D::T alpha, typename D::T beta) {
+  return D::max(c.zero, D::min(c.one, D::add(D::mul(alpha, x), beta)));
+}
+
+/// The semantics of unary operator K: the single definition used by every
+/// kernel (unary, the activations fused into conv2d, unaryScalar).
+template <class D, UnaryKind K>
+inline typename D::T applyUnary(const UnaryConsts<D> &c, typename D::T x) {
+  if constexpr (K == UnaryKind::Relu)
+    return D::max(x, c.zero);
+  else if constexpr (K == UnaryKind::Sigmoid)
+    return D::div(c.one, D::add(c.one, D::exp(D::neg(x))));
+  else if constexpr (K == UnaryKind::Tanh)
+    return D::tanh(x);
+  else if constexpr (K == UnaryKind::Exp)
+    return D::exp(x);
+  else if constexpr (K == UnaryKind::Log)
+    return D::log(x);
+  else if constexpr (K == UnaryKind::Sqrt)
+    return D::sqrt(x);
+  else if constexpr (K == UnaryKind::Rsqrt)
+    return D::div(c.one, D::sqrt(x));
+  else if constexpr (K == UnaryKind::Neg)
+    return D::neg(x);
+  else if constexpr (K == UnaryKind::Erf)
+    return D::erf(x);
+  else if constexpr (K == UnaryKind::Gelu)
+    return D::mul(D::mul(c.half, x), D::add(c.one, D::erf(D::div(x, c.sqrt2))));
+  else if constexpr (K == UnaryKind::GeluTanh) {
+    typename D::T cube = D::mul(x, D::mul(x, x));
+    typename D::T inner =
+        D::mul(c.sqrt2OverPi, D::add(x, D::mul(c.geluCubic, cube)));
+    return D::mul(D::mul(c.half, x), D::add(c.one, D::tanh(inner)));
+  } else if constexpr (K == UnaryKind::Clip)
+    return D::min(D::max(x, c.a), c.b);
+  else if constexpr (K == UnaryKind::HardSigmoid)
+    return hardSigmoid<D>(c, x, c.a, c.b);
+  else {
+    static_assert(K == UnaryKind::HardSwish, "unhandled unary kind");
+    return D::mul(x, hardSigmoid<D>(c, x, c.sixth, c.half));
+  }
+}
+
+/// Calls fn(std::integral_constant<UnaryKind, K>) for the runtime kind.
+template <class F> auto dispatchUnary(UnaryKind kind, F &&fn) {
+#define LOOM_UNARY_CASE(K)                                                     \
+  case UnaryKind::K:                                                           \
+    return fn(std::integral_constant<UnaryKind, UnaryKind::K>());
+  switch (kind) {
+    LOOM_UNARY_CASE(Relu)
+    LOOM_UNARY_CASE(Sigmoid)
+    LOOM_UNARY_CASE(Tanh)
+    LOOM_UNARY_CASE(Exp)
+    LOOM_UNARY_CASE(Log)
+    LOOM_UNARY_CASE(Sqrt)
+    LOOM_UNARY_CASE(Rsqrt)
+    LOOM_UNARY_CASE(Neg)
+    LOOM_UNARY_CASE(Erf)
+    LOOM_UNARY_CASE(Gelu)
+    LOOM_UNARY_CASE(GeluTanh)
+    LOOM_UNARY_CASE(Clip)
+    LOOM_UNARY_CASE(HardSigmoid)
+    LOOM_UNARY_CASE(HardSwish)
+  }
+#undef LOOM_UNARY_CASE
+  llvm_unreachable("unknown UnaryKind");
+}
+
+/// The semantics of binary operator K.
+template <class D, BinaryKind K>
+inline typename D::T applyBinary(typename D::T a, typename D::T b) {
+  if constexpr (K == BinaryKind::Add)
+    return D::add(a, b);
+  else if constexpr (K == BinaryKind::Sub)
+    return D::sub(a, b);
+  else if constexpr (K == BinaryKind::Mul)
+    return D::mul(a, b);
+  else if constexpr (K == BinaryKind::Div)
+    return D::div(a, b);
+  else if constexpr (K == BinaryKind::Max)
+    return D::max(a, b);
+  else if constexpr (K == BinaryKind::Min)
+    return D::min(a, b);
+  else {
+    static_assert(K == BinaryKind::Pow, "unhandled binary kind");
+    return D::pow(a, b);
+  }
+}
+
+/// Calls fn(std::integral_constant<BinaryKind, K>) for the runtime kind.
+template <class F> auto dispatchBinary(BinaryKind kind, F &&fn) {
+#define LOOM_BINARY_CASE(K)                                                    \
+  case BinaryKind::K:                                                          \
+    return fn(std::integral_constant<BinaryKind, BinaryKind::K>());
+  switch (kind) {
+    LOOM_BINARY_CASE(Add)
+    LOOM_BINARY_CASE(Sub)
+    LOOM_BINARY_CASE(Mul)
+    LOOM_BINARY_CASE(Div)
+    LOOM_BINARY_CASE(Max)
+    LOOM_BINARY_CASE(Min)
+    LOOM_BINARY_CASE(Pow)
+  }
+#undef LOOM_BINARY_CASE
+  llvm_unreachable("unknown BinaryKind");
+}
+
+/// Applies unary operator K in place to data[0, n).
+template <class D, UnaryKind K>
+void mapUnaryInPlace(const UnaryConsts<D> &c, typename D::T *data, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    data[i] = applyUnary<D, K>(c, data[i]);
+}
+
+} // namespace kernels_detail
+
+template <class D>
+typename D::T unaryScalar(UnaryKind kind, typename D::T x,
+                                  UnaryParams params) {
+  UnaryConsts<D> c(params);
+  return dispatchUnary(
+      kind, [&](auto k) { return applyUnary<D, decltype(k)::value>(c, x); });
+}
+
+template <class D>
+typename D::T binaryScalar(BinaryKind kind, typename D::T a,
+                                   typename D::T b) {
+  return dispatchBinary(
+      kind, [&](auto k) { return applyBinary<D, decltype(k)::value>(a, b); });
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise kernels
+//===----------------------------------------------------------------------===//
+
+template <class D>
+Tensor<D> unary(UnaryKind kind, const Tensor<D> &x,
+                        UnaryParams params) {
+  UnaryConsts<D> c(params);
+  Tensor<D> out = x;
+  dispatchUnary(kind, [&](auto k) {
+    mapUnaryInPlace<D, decltype(k)::value>(c, out.data.data(),
+                                           out.numElements());
+  });
+  return out;
+}
+
+namespace kernels_detail {
+
+/// out[i] = op(a[i * sa], b[i * sb]) for i in [0, n), with the common stride
+/// patterns of broadcasting specialised so that they vectorize.
+template <class D, BinaryKind K>
+void binaryRun(typename D::T *__restrict out, const typename D::T *a,
+               const typename D::T *b, int64_t n, int64_t sa, int64_t sb) {
+  if (sa == 1 && sb == 1) {
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = applyBinary<D, K>(a[i], b[i]);
+  } else if (sa == 1 && sb == 0) {
+    typename D::T bv = *b;
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = applyBinary<D, K>(a[i], bv);
+  } else if (sa == 0 && sb == 1) {
+    typename D::T av = *a;
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = applyBinary<D, K>(av, b[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = applyBinary<D, K>(a[i * sa], b[i * sb]);
+  }
+}
+
+} // namespace kernels_detail
+
+template <class D>
+Tensor<D> binary(BinaryKind kind, const Tensor<D> &a,
+                         const Tensor<D> &b) {
+  Tensor<D> out(broadcastShapes(a.shape, b.shape));
+  std::vector<int64_t> outStrides = stridesOf(out.shape);
+  std::vector<int64_t> aStrides = broadcastStrides(a.shape, out.shape);
+  std::vector<int64_t> bStrides = broadcastStrides(b.shape, out.shape);
+  LoopNest<3> nest(out.shape, {outStrides, aStrides, bStrides});
+  using T = typename D::T;
+  T *o = out.data.data();
+  const T *pa = a.data.data(), *pb = b.data.data();
+  dispatchBinary(kind, [&](auto k) {
+    nest.forEachRun([&](const std::array<int64_t, 3> &off, int64_t n,
+                        const std::array<int64_t, 3> &s) {
+      assert(s[0] == 1 && "output runs are contiguous");
+      binaryRun<D, decltype(k)::value>(o + off[0], pa + off[1], pb + off[2], n,
+                                       s[1], s[2]);
+    });
+  });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix product and convolution
+//===----------------------------------------------------------------------===//
+
+template <class D>
+Tensor<D> matmul(const Tensor<D> &a, const Tensor<D> &b) {
+  using T = typename D::T;
+  assert(a.rank() >= 2 && b.rank() >= 2 && "matmul needs rank >= 2");
+  int64_t m = a.shape[a.rank() - 2], k = a.shape[a.rank() - 1];
+  int64_t n = b.shape[b.rank() - 1];
+  assert(b.shape[b.rank() - 2] == k && "matmul contraction mismatch");
+  llvm::ArrayRef<int64_t> aBatch = llvm::ArrayRef(a.shape).drop_back(2);
+  llvm::ArrayRef<int64_t> bBatch = llvm::ArrayRef(b.shape).drop_back(2);
+  std::vector<int64_t> batch = broadcastShapes(aBatch, bBatch);
+  std::vector<int64_t> outShape = batch;
+  outShape.push_back(m);
+  outShape.push_back(n);
+  Tensor<D> out(outShape);
+
+  // Matrix offsets of every batch element, in row-major order.
+  std::vector<int64_t> aStr = broadcastStrides(aBatch, batch);
+  std::vector<int64_t> bStr = broadcastStrides(bBatch, batch);
+  std::vector<std::array<int64_t, 2>> offsets;
+  offsets.reserve(product(batch));
+  LoopNest<2> nest(batch, {aStr, bStr});
+  nest.forEachRun([&](const std::array<int64_t, 2> &off, int64_t cnt,
+                      const std::array<int64_t, 2> &s) {
+    for (int64_t i = 0; i < cnt; ++i)
+      offsets.push_back(
+          {(off[0] + i * s[0]) * m * k, (off[1] + i * s[1]) * k * n});
+  });
+  int64_t count = static_cast<int64_t>(offsets.size());
+  int64_t perMatrix = m * n * std::max<int64_t>(k, 1);
+  const T *pa = a.data.data(), *pb = b.data.data();
+  T *po = out.data.data();
+  if (perMatrix >= detail::kParallelThreshold || count == 1) {
+    for (int64_t i = 0; i < count; ++i)
+      detail::gemm<D>(m, n, k, pa + offsets[i][0], k, pb + offsets[i][1], n,
+                      po + i * m * n, n, false);
+  } else {
+    detail::parallelFor(count, count * perMatrix, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i)
+        detail::gemmSerial<D>(m, n, k, pa + offsets[i][0], k,
+                              pb + offsets[i][1], n, po + i * m * n, n, false);
+    });
+  }
+  return out;
+}
+
+namespace kernels_detail {
+
+/// Geometry of one conv2d call.
+struct ConvGeometry {
+  int64_t n, c, h, w;     // input
+  int64_t o, cg, kh, kw;  // weights (cg = channels per group)
+  int64_t groups, og;     // og = output channels per group
+  int64_t oh, ow;         // output spatial size
+  int64_t sh, sw, dh, dw; // strides, dilations
+  int64_t pt, pl;         // top/left padding
+};
+
+/// Unrolls input channels [c0, c1) of the cg channels at \p x (one image,
+/// one group) into their rows of the (cg * kh * kw) x (oh * ow) matrix
+/// \p col, zero where the receptive field falls into padding.
+template <class D>
+void im2col(const ConvGeometry &g, const typename D::T *x, typename D::T *col,
+            int64_t c0, int64_t c1) {
+  using T = typename D::T;
+  int64_t l = g.oh * g.ow;
+  for (int64_t c = c0; c < c1; ++c) {
+    const T *plane = x + c * g.h * g.w;
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        T *dst = col + ((c * g.kh + ki) * g.kw + kj) * l;
+        // Input column iw = ow * sw + iw0 is in bounds for ow in [lo, hi).
+        int64_t iw0 = kj * g.dw - g.pl;
+        int64_t lo = iw0 >= 0 ? 0 : (-iw0 + g.sw - 1) / g.sw;
+        int64_t hi = g.w - iw0 <= 0 ? 0 : (g.w - iw0 + g.sw - 1) / g.sw;
+        lo = std::min(lo, g.ow);
+        hi = std::max(lo, std::min(hi, g.ow));
+        for (int64_t r = 0; r < g.oh; ++r) {
+          T *d = dst + r * g.ow;
+          int64_t ih = r * g.sh + ki * g.dh - g.pt;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(d, d + g.ow, D::zero());
+            continue;
+          }
+          const T *src = plane + ih * g.w + iw0;
+          std::fill(d, d + lo, D::zero());
+          if (g.sw == 1)
+            std::copy(src + lo, src + hi, d + lo);
+          else
+            for (int64_t q = lo; q < hi; ++q)
+              d[q] = src[q * g.sw];
+          std::fill(d + hi, d + g.ow, D::zero());
+        }
+      }
+    }
+  }
+}
+
+/// Adds the bias of each output channel and applies the fused activation to
+/// \p count channels of \p spatial elements starting at channel \p o0.
+template <class D>
+void biasAndActivate(typename D::T *out, const typename D::T *bias, int64_t o0,
+                     int64_t count, int64_t spatial, Activation act) {
+  UnaryConsts<D> c(UnaryParams{});
+  for (int64_t o = 0; o < count; ++o) {
+    typename D::T *p = out + o * spatial;
+    if (bias) {
+      typename D::T bv = bias[o0 + o];
+      for (int64_t i = 0; i < spatial; ++i)
+        p[i] = D::add(p[i], bv);
+    }
+    switch (act) {
+    case Activation::None:
+      break;
+    case Activation::Relu:
+      mapUnaryInPlace<D, UnaryKind::Relu>(c, p, spatial);
+      break;
+    case Activation::Sigmoid:
+      mapUnaryInPlace<D, UnaryKind::Sigmoid>(c, p, spatial);
+      break;
+    case Activation::Tanh:
+      mapUnaryInPlace<D, UnaryKind::Tanh>(c, p, spatial);
+      break;
+    }
+  }
+}
+
+} // namespace kernels_detail
+
+template <class D>
+Tensor<D> conv2d(const Tensor<D> &x, const Tensor<D> &w,
+                         const llvm::type_identity_t<Tensor<D>> *bias,
+                         const Conv2dParams &params) {
+  using T = typename D::T;
+  assert(x.rank() == 4 && w.rank() == 4 && "conv2d needs rank-4 operands");
+  ConvGeometry g;
+  g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
+  g.o = w.shape[0], g.cg = w.shape[1], g.kh = w.shape[2], g.kw = w.shape[3];
+  g.groups = params.groups;
+  assert(g.groups >= 1 && g.c == g.cg * g.groups && g.o % g.groups == 0 &&
+         "conv2d channel/group mismatch");
+  g.og = g.o / g.groups;
+  g.sh = params.strides[0], g.sw = params.strides[1];
+  g.dh = params.dilations[0], g.dw = params.dilations[1];
+  g.pt = params.pads[0], g.pl = params.pads[1];
+  g.oh =
+      (g.h + params.pads[0] + params.pads[2] - g.dh * (g.kh - 1) - 1) / g.sh +
+      1;
+  g.ow =
+      (g.w + params.pads[1] + params.pads[3] - g.dw * (g.kw - 1) - 1) / g.sw +
+      1;
+  g.oh = std::max<int64_t>(g.oh, 0);
+  g.ow = std::max<int64_t>(g.ow, 0);
+  assert((!bias || (bias->rank() == 1 && bias->shape[0] == g.o)) &&
+         "conv2d bias must be [O]");
+
+  Tensor<D> out({g.n, g.o, g.oh, g.ow});
+  int64_t l = g.oh * g.ow;
+  int64_t kdim = g.cg * g.kh * g.kw;
+  // A 1x1, stride-1, unpadded convolution is a plain matrix product with the
+  // input planes.
+  bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 &&
+                params.pads == std::array<int64_t, 4>{0, 0, 0, 0};
+  const T *px = x.data.data(), *pw = w.data.data();
+  const T *pbias = bias ? bias->data.data() : nullptr;
+  T *po = out.data.data();
+
+  // One item is one (image, group) pair: im2col, a GEMM of og x l x kdim,
+  // then bias and activation.
+  auto runItem = [&](int64_t item, std::vector<T> &col, bool threaded) {
+    int64_t img = item / g.groups, grp = item % g.groups;
+    const T *xin = px + (img * g.c + grp * g.cg) * g.h * g.w;
+    const T *bmat = xin;
+    if (!direct) {
+      col.resize(static_cast<size_t>(kdim * l));
+      T *colData = col.data();
+      if (threaded)
+        detail::parallelFor(g.cg, kdim * l, [&](int64_t c0, int64_t c1) {
+          im2col<D>(g, xin, colData, c0, c1);
+        });
+      else
+        im2col<D>(g, xin, colData, 0, g.cg);
+      bmat = colData;
+    }
+    T *dst = po + (img * g.o + grp * g.og) * l;
+    const T *wg = pw + grp * g.og * kdim;
+    if (threaded)
+      detail::gemm<D>(g.og, l, kdim, wg, kdim, bmat, l, dst, l, false);
+    else
+      detail::gemmSerial<D>(g.og, l, kdim, wg, kdim, bmat, l, dst, l, false);
+    biasAndActivate<D>(dst, pbias, grp * g.og, g.og, l, params.activation);
+  };
+
+  int64_t items = g.n * g.groups;
+  int64_t perItem = g.og * l * std::max<int64_t>(kdim, 1);
+  if (perItem >= detail::kParallelThreshold || items == 1) {
+    std::vector<T> col;
+    for (int64_t i = 0; i < items; ++i)
+      runItem(i, col, true);
+  } else {
+    detail::parallelFor(items, items * perItem, [&](int64_t i0, int64_t i1) {
+      std::vector<T> col;
+      for (int64_t i = i0; i < i1; ++i)
+        runItem(i, col, false);
+    });
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+namespace kernels_detail {
+
+/// Calls fn(plane, outPlane, y0, y1, x0, x1, r, q) for every output position
+/// (r, q) of every NCHW plane, where [y0, y1) x [x0, x1) is the in-bounds part
+/// of its window.
+template <class D, class F>
+Tensor<D> pool2d(const Tensor<D> &x, const Pool2dParams &p, F &&fn) {
+  assert(x.rank() == 4 && "pooling needs NCHW input");
+  int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+  int64_t kh = p.kernel[0], kw = p.kernel[1];
+  int64_t oh =
+      std::max<int64_t>(0, (h + p.pads[0] + p.pads[2] - kh) / p.strides[0] + 1);
+  int64_t ow =
+      std::max<int64_t>(0, (w + p.pads[1] + p.pads[3] - kw) / p.strides[1] + 1);
+  Tensor<D> out({n, c, oh, ow});
+  for (int64_t plane = 0; plane < n * c; ++plane) {
+    const typename D::T *in = x.data.data() + plane * h * w;
+    typename D::T *o = out.data.data() + plane * oh * ow;
+    for (int64_t r = 0; r < oh; ++r) {
+      int64_t ys = r * p.strides[0] - p.pads[0];
+      int64_t y0 = std::max<int64_t>(ys, 0), y1 = std::min(ys + kh, h);
+      for (int64_t q = 0; q < ow; ++q) {
+        int64_t xs = q * p.strides[1] - p.pads[1];
+        int64_t x0 = std::max<int64_t>(xs, 0), x1 = std::min(xs + kw, w);
+        o[r * ow + q] = fn(in, w, y0, y1, x0, x1);
+      }
+    }
+  }
+  return out;
+}
+
+} // namespace kernels_detail
+
+template <class D>
+Tensor<D> maxPool2d(const Tensor<D> &x, const Pool2dParams &params) {
+  using T = typename D::T;
+  return pool2d<D>(x, params,
+                   [](const T *in, int64_t w, int64_t y0, int64_t y1,
+                      int64_t x0, int64_t x1) {
+                     T m = D::lowest();
+                     for (int64_t y = y0; y < y1; ++y)
+                       for (int64_t xx = x0; xx < x1; ++xx)
+                         m = D::max(m, in[y * w + xx]);
+                     return m;
+                   });
+}
+
+template <class D>
+Tensor<D> avgPool2d(const Tensor<D> &x, const Pool2dParams &params) {
+  using T = typename D::T;
+  int64_t window = params.kernel[0] * params.kernel[1];
+  bool includePad = params.countIncludePad;
+  return pool2d<D>(x, params,
+                   [=](const T *in, int64_t w, int64_t y0, int64_t y1,
+                       int64_t x0, int64_t x1) {
+                     T s = D::zero();
+                     for (int64_t y = y0; y < y1; ++y)
+                       for (int64_t xx = x0; xx < x1; ++xx)
+                         s = D::add(s, in[y * w + xx]);
+                     int64_t count = includePad
+                                         ? window
+                                         : std::max<int64_t>(0, y1 - y0) *
+                                               std::max<int64_t>(0, x1 - x0);
+                     return D::div(s, D::fromInt(count));
+                   });
+}
+
+template <class D> Tensor<D> globalAvgPool(const Tensor<D> &x) {
+  assert(x.rank() == 4 && "globalAvgPool needs NCHW input");
+  return reduce<D>(ReduceKind::Mean, x, {2, 3}, /*keepDims=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// Casts
+//===----------------------------------------------------------------------===//
+
+namespace kernels_detail {
+
+/// Rounds \p v to the nearest value (ties to even) of a binary floating point
+/// format with \p precision significand bits (including the implicit one),
+/// minimum normal exponent \p emin and maximum exponent \p emax; subnormals
+/// are kept, overflow goes to infinity.
+inline double roundToFormat(double v, int precision, int emin, int emax) {
+  if (!std::isfinite(v) || v == 0)
+    return v;
+  int e = 0;
+  std::frexp(v, &e); // |v| in [2^(e-1), 2^e)
+  int exponent = std::max(e - 1, emin);
+  int ulp = exponent - (precision - 1);
+  double r = std::ldexp(std::nearbyint(std::ldexp(v, -ulp)), ulp);
+  double maxFinite = std::ldexp(2.0 - std::ldexp(1.0, 1 - precision), emax);
+  if (std::fabs(r) > maxFinite)
+    return std::copysign(std::numeric_limits<double>::infinity(), v);
+  return r;
+}
+
+} // namespace kernels_detail
+
+template <class D> Tensor<D> cast(const Tensor<D> &x, ElemKind to) {
+  using T = typename D::T;
+  Tensor<D> out = x;
+  if (to == ElemKind::I1) {
+    for (T &v : out.data)
+      v = v != D::zero() ? D::one() : D::zero();
+    return out;
+  }
+  if constexpr (D::isExact) {
+    return out; // Exact domains have no precision to lose.
+  } else {
+    for (T &v : out.data) {
+      double d = D::toDouble(v);
+      switch (to) {
+      case ElemKind::F64:
+        break;
+      case ElemKind::F32:
+        d = static_cast<double>(static_cast<float>(d));
+        break;
+      case ElemKind::F16:
+        d = roundToFormat(d, 11, -14, 15);
+        break;
+      case ElemKind::BF16:
+        d = roundToFormat(d, 8, -126, 127);
+        break;
+      case ElemKind::I64:
+      case ElemKind::I32:
+        d = std::trunc(d) + 0.0; // integers have no -0
+        break;
+      case ElemKind::I1:
+        llvm_unreachable("handled above");
+      }
+      v = D::fromDouble(d);
+    }
+    return out;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+template <class D>
+Tensor<D> transpose(const Tensor<D> &x, llvm::ArrayRef<int64_t> perm) {
+  assert(static_cast<int64_t>(perm.size()) == x.rank() && "bad permutation");
+  std::vector<int64_t> inStrides = stridesOf(x.shape);
+  std::vector<int64_t> outShape(perm.size()), strides(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    outShape[i] = x.shape[perm[i]];
+    strides[i] = inStrides[perm[i]];
+  }
+  return gatherStrided<D>(x, std::move(outShape), strides, 0);
+}
+
+template <class D>
+Tensor<D> reshape(const Tensor<D> &x, llvm::ArrayRef<int64_t> shape) {
+  assert(numElementsOf(shape) == x.numElements() && "reshape changes size");
+  return Tensor<D>(std::vector<int64_t>(shape.begin(), shape.end()), x.data);
+}
+
+template <class D>
+Tensor<D> concat(llvm::ArrayRef<const Tensor<D> *> inputs,
+                         int64_t axis) {
+  assert(!inputs.empty() && "concat of nothing");
+  std::vector<int64_t> shape = inputs.front()->shape;
+  axis = normAxis(axis, static_cast<int64_t>(shape.size()));
+  int64_t total = 0;
+  for (const Tensor<D> *t : inputs) {
+    assert(t->rank() == static_cast<int64_t>(shape.size()) &&
+           "concat rank mismatch");
+    total += t->shape[axis];
+  }
+  shape[axis] = total;
+  Tensor<D> out(shape);
+  int64_t outer = product(llvm::ArrayRef(shape).take_front(axis));
+  int64_t inner = product(llvm::ArrayRef(shape).drop_front(axis + 1));
+  int64_t rowOut = total * inner;
+  int64_t at = 0;
+  for (const Tensor<D> *t : inputs) {
+    int64_t row = t->shape[axis] * inner;
+    for (int64_t i = 0; i < outer; ++i)
+      std::copy(t->data.begin() + i * row, t->data.begin() + (i + 1) * row,
+                out.data.begin() + i * rowOut + at);
+    at += row;
+  }
+  return out;
+}
+
+template <class D>
+std::vector<Tensor<D>> split(const Tensor<D> &x, int64_t axis,
+                                     llvm::ArrayRef<int64_t> sizes) {
+  axis = normAxis(axis, x.rank());
+  assert(std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) ==
+             x.shape[axis] &&
+         "split sizes do not cover the dimension");
+  int64_t outer = product(llvm::ArrayRef(x.shape).take_front(axis));
+  int64_t inner = product(llvm::ArrayRef(x.shape).drop_front(axis + 1));
+  int64_t rowIn = x.shape[axis] * inner;
+  std::vector<Tensor<D>> result;
+  int64_t at = 0;
+  for (int64_t size : sizes) {
+    std::vector<int64_t> shape = x.shape;
+    shape[axis] = size;
+    Tensor<D> piece(shape);
+    int64_t row = size * inner;
+    for (int64_t i = 0; i < outer; ++i)
+      std::copy(x.data.begin() + i * rowIn + at,
+                x.data.begin() + i * rowIn + at + row,
+                piece.data.begin() + i * row);
+    at += row;
+    result.push_back(std::move(piece));
+  }
+  return result;
+}
+
+template <class D>
+Tensor<D> slice(const Tensor<D> &x, llvm::ArrayRef<int64_t> starts,
+                        llvm::ArrayRef<int64_t> limits,
+                        llvm::ArrayRef<int64_t> strides) {
+  int64_t rank = x.rank();
+  assert(static_cast<int64_t>(starts.size()) == rank &&
+         static_cast<int64_t>(limits.size()) == rank &&
+         static_cast<int64_t>(strides.size()) == rank && "slice rank mismatch");
+  std::vector<int64_t> inStrides = stridesOf(x.shape);
+  std::vector<int64_t> outShape(rank), readStrides(rank);
+  int64_t base = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    assert(strides[d] >= 1 && starts[d] >= 0 && limits[d] <= x.shape[d] &&
+           "bad slice bounds");
+    outShape[d] = std::max<int64_t>(
+        0, (limits[d] - starts[d] + strides[d] - 1) / strides[d]);
+    readStrides[d] = inStrides[d] * strides[d];
+    base += starts[d] * inStrides[d];
+  }
+  if (numElementsOf(outShape) == 0)
+    return Tensor<D>(std::move(outShape));
+  return gatherStrided<D>(x, std::move(outShape), readStrides, base);
+}
+
+template <class D>
+Tensor<D> pad(const Tensor<D> &x, llvm::ArrayRef<int64_t> low,
+                      llvm::ArrayRef<int64_t> high, double value) {
+  using T = typename D::T;
+  int64_t rank = x.rank();
+  assert(static_cast<int64_t>(low.size()) == rank &&
+         static_cast<int64_t>(high.size()) == rank && "pad rank mismatch");
+  std::vector<int64_t> outShape(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    assert(low[d] >= 0 && high[d] >= 0 && "negative padding");
+    outShape[d] = low[d] + x.shape[d] + high[d];
+  }
+  Tensor<D> out(outShape);
+  std::fill(out.data.begin(), out.data.end(), D::fromDouble(value));
+  std::vector<int64_t> outStrides = stridesOf(outShape);
+  std::vector<int64_t> inStrides = stridesOf(x.shape);
+  int64_t base = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    base += low[d] * outStrides[d];
+  LoopNest<2> nest(x.shape, {inStrides, outStrides});
+  const T *in = x.data.data();
+  T *o = out.data.data() + base;
+  if (x.numElements() == 0)
+    return out;
+  nest.forEachRun([&](const std::array<int64_t, 2> &off, int64_t n,
+                      const std::array<int64_t, 2> &s) {
+    for (int64_t i = 0; i < n; ++i)
+      o[off[1] + i * s[1]] = in[off[0] + i * s[0]];
+  });
+  return out;
+}
+
+template <class D>
+Tensor<D> enlarge(const Tensor<D> &w, int64_t kh, int64_t kw) {
+  assert(w.rank() == 4 && "enlarge needs a rank-4 kernel");
+  int64_t dh = kh - w.shape[2], dw = kw - w.shape[3];
+  assert(dh >= 0 && dw >= 0 && dh % 2 == 0 && dw % 2 == 0 &&
+         "enlarge needs an even, non-negative size increase");
+  return pad<D>(w, {0, 0, dh / 2, dw / 2}, {0, 0, dh / 2, dw / 2}, 0.0);
+}
+
+template <class D>
+Tensor<D> broadcastTo(const Tensor<D> &x,
+                              llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> strides = broadcastStrides(x.shape, shape);
+  return gatherStrided<D>(x, std::vector<int64_t>(shape.begin(), shape.end()),
+                          strides, 0);
+}
+
+template <class D>
+llvm::Expected<Tensor<D>>
+gather(const Tensor<D> &data, const Tensor<D> &indices, int64_t axis) {
+  int64_t rank = data.rank();
+  if (axis < -rank || axis >= rank)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "gather axis %lld out of range for rank %lld",
+        static_cast<long long>(axis), static_cast<long long>(rank));
+  axis = normAxis(axis, rank);
+  int64_t dim = data.shape[axis];
+  // Validate and normalise the indices first.
+  std::vector<int64_t> idx;
+  idx.reserve(indices.data.size());
+  for (const auto &v : indices.data) {
+    double d = D::toDouble(v);
+    if (!(std::trunc(d) == d))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "gather index %g is not an integer", d);
+    if (d < -static_cast<double>(dim) || d >= static_cast<double>(dim))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "gather index %.0f is out of range [-%lld, %lld) of axis %lld", d,
+          static_cast<long long>(dim), static_cast<long long>(dim),
+          static_cast<long long>(axis));
+    int64_t i = static_cast<int64_t>(d);
+    idx.push_back(i < 0 ? i + dim : i);
+  }
+  std::vector<int64_t> outShape(data.shape.begin(), data.shape.begin() + axis);
+  outShape.insert(outShape.end(), indices.shape.begin(), indices.shape.end());
+  outShape.insert(outShape.end(), data.shape.begin() + axis + 1,
+                  data.shape.end());
+  Tensor<D> out(outShape);
+  int64_t outer = product(llvm::ArrayRef(data.shape).take_front(axis));
+  int64_t inner = product(llvm::ArrayRef(data.shape).drop_front(axis + 1));
+  int64_t count = static_cast<int64_t>(idx.size());
+  auto dst = out.data.begin();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < count; ++j) {
+      auto src = data.data.begin() + (o * dim + idx[j]) * inner;
+      dst = std::copy(src, src + inner, dst);
+    }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalisations
+//===----------------------------------------------------------------------===//
+
+template <class D>
+Tensor<D> reduce(ReduceKind kind, const Tensor<D> &x,
+                         llvm::ArrayRef<int64_t> axes, bool keepDims) {
+  using T = typename D::T;
+  int64_t rank = x.rank();
+  std::vector<bool> reduced(rank, false);
+  int64_t count = 1;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    assert(axes[i] >= 0 && axes[i] < rank && "reduce axis out of range");
+    assert((i == 0 || axes[i - 1] < axes[i]) && "reduce axes not sorted");
+    reduced[axes[i]] = true;
+    count *= x.shape[axes[i]];
+  }
+  // The result in keep-dims form; accumulate every input element into it.
+  std::vector<int64_t> keptShape = x.shape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced[d])
+      keptShape[d] = 1;
+  Tensor<D> out(keptShape);
+  std::fill(out.data.begin(), out.data.end(),
+            kind == ReduceKind::Max ? D::lowest() : D::zero());
+  std::vector<int64_t> outStrides = stridesOf(keptShape);
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced[d])
+      outStrides[d] = 0;
+  std::vector<int64_t> inStrides = stridesOf(x.shape);
+  LoopNest<2> nest(x.shape, {inStrides, outStrides});
+  const T *in = x.data.data();
+  T *o = out.data.data();
+  auto accumulate = [&](auto op) {
+    if (x.numElements() == 0)
+      return;
+    nest.forEachRun([&](const std::array<int64_t, 2> &off, int64_t n,
+                        const std::array<int64_t, 2> &s) {
+      const T *src = in + off[0];
+      T *dst = o + off[1];
+      assert(s[0] == 1 && "input runs are contiguous");
+      if (s[1] == 0) {
+        T acc = *dst;
+        for (int64_t i = 0; i < n; ++i)
+          acc = op(acc, src[i]);
+        *dst = acc;
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          dst[i * s[1]] = op(dst[i * s[1]], src[i]);
+      }
+    });
+  };
+  if (kind == ReduceKind::Max) {
+    accumulate([](T a, T b) { return D::max(a, b); });
+  } else {
+    accumulate([](T a, T b) { return D::add(a, b); });
+    if (kind == ReduceKind::Mean) {
+      T n = D::fromInt(count);
+      for (T &v : out.data)
+        v = D::div(v, n);
+    }
+  }
+  if (!keepDims) {
+    std::vector<int64_t> shape;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[d])
+        shape.push_back(x.shape[d]);
+    out.shape = std::move(shape);
+  }
+  return out;
+}
+
+template <class D> Tensor<D> softmax(const Tensor<D> &x, int64_t axis) {
+  using T = typename D::T;
+  axis = normAxis(axis, x.rank());
+  int64_t outer = product(llvm::ArrayRef(x.shape).take_front(axis));
+  int64_t n = x.shape[axis];
+  int64_t inner = product(llvm::ArrayRef(x.shape).drop_front(axis + 1));
+  Tensor<D> out(x.shape);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const T *src = x.data.data() + o * n * inner + i;
+      T *dst = out.data.data() + o * n * inner + i;
+      T m = D::lowest();
+      for (int64_t j = 0; j < n; ++j)
+        m = D::max(m, src[j * inner]);
+      T sum = D::zero();
+      for (int64_t j = 0; j < n; ++j) {
+        T e = D::exp(D::sub(src[j * inner], m));
+        dst[j * inner] = e;
+        sum = D::add(sum, e);
+      }
+      for (int64_t j = 0; j < n; ++j)
+        dst[j * inner] = D::div(dst[j * inner], sum);
+    }
+  }
+  return out;
+}
+
+template <class D>
+Tensor<D> layerNorm(const Tensor<D> &x, const Tensor<D> &scale,
+                            const Tensor<D> &bias, int64_t axis,
+                            double epsilon) {
+  using T = typename D::T;
+  axis = normAxis(axis, x.rank());
+  int64_t outer = product(llvm::ArrayRef(x.shape).take_front(axis));
+  int64_t n = product(llvm::ArrayRef(x.shape).drop_front(axis));
+  assert(scale.numElements() == n && bias.numElements() == n &&
+         "layerNorm scale/bias must have shape x.shape[axis:]");
+  Tensor<D> out(x.shape);
+  T count = D::fromInt(n), eps = D::fromDouble(epsilon);
+  for (int64_t o = 0; o < outer; ++o) {
+    const T *src = x.data.data() + o * n;
+    T *dst = out.data.data() + o * n;
+    T sum = D::zero();
+    for (int64_t i = 0; i < n; ++i)
+      sum = D::add(sum, src[i]);
+    T mean = D::div(sum, count);
+    T sq = D::zero();
+    for (int64_t i = 0; i < n; ++i) {
+      T dev = D::sub(src[i], mean);
+      sq = D::add(sq, D::mul(dev, dev));
+    }
+    T var = D::div(sq, count);
+    T invStd = D::div(D::one(), D::sqrt(D::add(var, eps)));
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] =
+          D::add(D::mul(D::mul(D::sub(src[i], mean), invStd), scale.data[i]),
+                 bias.data[i]);
+  }
+  return out;
+}
+
+template <class D>
+Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
+                            const Tensor<D> &bias, const Tensor<D> &mean,
+                            const Tensor<D> &var, double epsilon) {
+  using T = typename D::T;
+  assert(x.rank() >= 2 && "batchNorm needs a channel dimension");
+  int64_t n = x.shape[0], c = x.shape[1];
+  int64_t spatial = product(llvm::ArrayRef(x.shape).drop_front(2));
+  assert(scale.numElements() == c && bias.numElements() == c &&
+         mean.numElements() == c && var.numElements() == c &&
+         "batchNorm parameters must be [C]");
+  Tensor<D> out(x.shape);
+  T eps = D::fromDouble(epsilon);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    T m = mean.data[ch], s = scale.data[ch], b = bias.data[ch];
+    T stddev = D::sqrt(D::add(var.data[ch], eps));
+    for (int64_t img = 0; img < n; ++img) {
+      const T *src = x.data.data() + (img * c + ch) * spatial;
+      T *dst = out.data.data() + (img * c + ch) * spatial;
+      for (int64_t i = 0; i < spatial; ++i)
+        dst[i] = D::add(D::mul(D::div(D::sub(src[i], m), stddev), s), b);
+    }
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Explicit instantiations
+//===----------------------------------------------------------------------===//
+
+} // namespace interp
+} // namespace loom
+
+/// Explicitly instantiates every kernel for domain D; use at global scope.
+#define LOOM_INSTANTIATE_KERNELS(D)                                            \
+  namespace loom {                                                             \
+  namespace interp {                                                           \
+  template D::T unaryScalar<D>(UnaryKind, D::T, UnaryParams);          \
+  template D::T binaryScalar<D>(BinaryKind, D::T, D::T);               \
+  template Tensor<D> unary<D>(UnaryKind, const Tensor<D> &,            \
+                                      UnaryParams);                            \
+  template Tensor<D> binary<D>(BinaryKind, const Tensor<D> &,          \
+                                       const Tensor<D> &);                     \
+  template Tensor<D> matmul<D>(const Tensor<D> &, const Tensor<D> &);  \
+  template Tensor<D> conv2d<D>(const Tensor<D> &, const Tensor<D> &,   \
+                                       const Tensor<D> *,                      \
+                                       const Conv2dParams &);                  \
+  template Tensor<D> maxPool2d<D>(const Tensor<D> &,                   \
+                                          const Pool2dParams &);               \
+  template Tensor<D> avgPool2d<D>(const Tensor<D> &,                   \
+                                          const Pool2dParams &);               \
+  template Tensor<D> globalAvgPool<D>(const Tensor<D> &);              \
+  template Tensor<D> cast<D>(const Tensor<D> &, ElemKind);             \
+  template Tensor<D> transpose<D>(const Tensor<D> &,                   \
+                                          llvm::ArrayRef<int64_t>);            \
+  template Tensor<D> reshape<D>(const Tensor<D> &,                     \
+                                        llvm::ArrayRef<int64_t>);              \
+  template Tensor<D> concat<D>(llvm::ArrayRef<const Tensor<D> *>,      \
+                                       int64_t);                               \
+  template std::vector<Tensor<D>> split<D>(const Tensor<D> &, int64_t, \
+                                                   llvm::ArrayRef<int64_t>);   \
+  template Tensor<D> slice<D>(                                         \
+      const Tensor<D> &, llvm::ArrayRef<int64_t>, llvm::ArrayRef<int64_t>,     \
+      llvm::ArrayRef<int64_t>);                                                \
+  template Tensor<D> pad<D>(const Tensor<D> &,                         \
+                                    llvm::ArrayRef<int64_t>,                   \
+                                    llvm::ArrayRef<int64_t>, double);          \
+  template Tensor<D> enlarge<D>(const Tensor<D> &, int64_t, int64_t);  \
+  template Tensor<D> broadcastTo<D>(const Tensor<D> &,                 \
+                                            llvm::ArrayRef<int64_t>);          \
+  template llvm::Expected<Tensor<D>> gather<D>(                        \
+      const Tensor<D> &, const Tensor<D> &, int64_t);                          \
+  template Tensor<D> reduce<D>(ReduceKind, const Tensor<D> &,          \
+                                       llvm::ArrayRef<int64_t>, bool);         \
+  template Tensor<D> softmax<D>(const Tensor<D> &, int64_t);           \
+  template Tensor<D> layerNorm<D>(const Tensor<D> &,                   \
+                                          const Tensor<D> &,                   \
+                                          const Tensor<D> &, int64_t, double); \
+  template Tensor<D> batchNorm<D>(                                     \
+      const Tensor<D> &, const Tensor<D> &, const Tensor<D> &,                 \
+      const Tensor<D> &, const Tensor<D> &, double); \
+  }                                                                            \
+  }
+
+#endif // LOOM_INTERPRETER_KERNELSIMPL_H
