@@ -1,0 +1,111 @@
+//===- CostModel.h - Costs of tg ops -----------------------------*- C++ -*-===//
+//
+// Part of Loom. One interface for the cost of a tg op, with two kinds of
+// models behind it:
+//
+//  * an analytic roofline per named target: time = max(flops / peak,
+//    bytes / bandwidth) + launch overhead, for `cpu` (calibrated on this
+//    machine by a short micro-benchmark), `h100` and `h200`;
+//  * measured costs: a database of per-op timings keyed by op, types,
+//    attributes and backend, filled by timing the op on this machine and
+//    cached in a JSON file. Until compiled kernels exist, the measured backend
+//    is `interp-f32`: the reference interpreter's f32 kernels.
+//
+// The work of each op (FLOPs, bytes) is written once, in OpWork.cpp, and
+// serves both models (and the search engines' reports).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_COST_COSTMODEL_H
+#define LOOM_COST_COSTMODEL_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace loom::cost {
+
+/// What one op does: floating-point operations (a multiply-add counts 2) and
+/// bytes read and written, assuming every operand is read once and every
+/// result written once. `kernel` is false for ops that launch no kernel
+/// (constants, weights, reshapes: metadata only).
+struct OpWork {
+  double flops = 0;
+  double bytesRead = 0;
+  double bytesWritten = 0;
+  bool kernel = true;
+  double bytes() const { return bytesRead + bytesWritten; }
+};
+
+/// The work of a tg op. Ops of other dialects get zero work and no kernel
+/// (func.return, ...).
+OpWork workOf(mlir::Operation *op);
+
+/// An analytic machine description.
+struct RooflineTarget {
+  std::string name;
+  double peakFlops = 0;       // FLOP/s
+  double memBandwidth = 0;    // bytes/s
+  double launchOverhead = 0;  // seconds per kernel
+  std::string description;    // where the numbers come from
+};
+
+/// The published figures of an NVIDIA H100 SXM (fp32 non-tensor peak) and
+/// H200; `cpu` is measured on the running machine (see calibrateCPU).
+llvm::Expected<RooflineTarget> lookupTarget(llvm::StringRef name);
+
+/// Measures this machine: GEMM FLOP/s of the interpreter's f32 kernels on
+/// all threads, streaming bandwidth, and the per-op overhead of the
+/// interpreter. Takes about a tenth of a second; cached per process.
+RooflineTarget calibrateCPU();
+
+class CostModel {
+public:
+  virtual ~CostModel();
+  /// A short name for reports, e.g. "roofline:h100" or "measured:interp-f32".
+  virtual std::string name() const = 0;
+  /// Estimated seconds to run `op` once (0 for ops that launch no kernel).
+  virtual double opCost(mlir::Operation *op) = 0;
+  /// Sum of opCost over the ops of `fn`'s body.
+  double funcCost(mlir::func::FuncOp fn);
+};
+
+std::unique_ptr<CostModel> createRooflineModel(RooflineTarget target);
+
+/// Per-op timings keyed by (backend, op signature), persisted as JSON:
+/// {"version": 1, "entries": {"<backend>|<signature>": seconds, ...}}.
+class CostDatabase {
+public:
+  /// Loads `path` if it exists (an absent file is an empty database); a
+  /// malformed file is an error.
+  static llvm::Expected<CostDatabase> load(llvm::StringRef path);
+  /// Writes the database to its path (atomically: temp file + rename).
+  llvm::Error save() const;
+
+  std::optional<double> lookup(llvm::StringRef key) const;
+  void record(llvm::StringRef key, double seconds);
+  size_t size() const { return entries.size(); }
+  llvm::StringRef path() const { return filePath; }
+
+private:
+  std::string filePath;
+  llvm::StringMap<double> entries;
+};
+
+/// The key of an op in a cost database: its name, operand and result types
+/// and attributes, printed (`tg.conv2d(tensor<...>, ...) -> ... {strides=...}`).
+std::string opSignature(mlir::Operation *op);
+
+/// A model that times each distinct op signature once on this machine with
+/// the reference interpreter (median of several runs on random inputs) and
+/// remembers it in `db`. Ops it cannot time fall back to `fallback`.
+std::unique_ptr<CostModel>
+createMeasuredModel(CostDatabase &db, std::unique_ptr<CostModel> fallback);
+
+} // namespace loom::cost
+
+#endif // LOOM_COST_COSTMODEL_H

@@ -1,0 +1,155 @@
+//===- CostModelTest.cpp - Op work, rooflines, the cost database -----------===//
+//
+// Part of Loom.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Cost/CostModel.h"
+#include "loom/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+class CostModelTest : public ::testing::Test {
+protected:
+  CostModelTest() { ctx.loadDialect<tg::TGDialect, func::FuncDialect>(); }
+
+  OwningOpRef<ModuleOp> parse(StringRef ir) {
+    return parseSourceString<ModuleOp>(ir, &ctx);
+  }
+
+  template <typename OpT> OpT first(ModuleOp m) {
+    OpT found;
+    m.walk([&](OpT op) {
+      if (!found)
+        found = op;
+    });
+    return found;
+  }
+
+  MLIRContext ctx;
+};
+
+constexpr const char *kModel = R"mlir(
+func.func @main(%x: tensor<2x3x8x8xf32>, %w: tensor<6x1x3x3xf32>, %a: tensor<4x5x7xf16>, %b: tensor<7x9xf16>) -> (tensor<2x6x4x4xf32>, tensor<4x5x9xf16>) {
+  %c = tg.conv2d %x, %w {groups = 3 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x3x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x4x4xf32>
+  %m = tg.matmul %a, %b : (tensor<4x5x7xf16>, tensor<7x9xf16>) -> tensor<4x5x9xf16>
+  %e = tg.exp %m : tensor<4x5x9xf16>
+  %t = tg.transpose %c {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32>
+  return %t, %e : tensor<2x6x4x4xf32>, tensor<4x5x9xf16>
+}
+)mlir";
+
+TEST_F(CostModelTest, WorkOfEachOpKind) {
+  auto m = parse(kModel);
+  ASSERT_TRUE(m);
+  // Grouped conv: 2*6*4*4 outputs, each 1*3*3 MACs.
+  cost::OpWork conv = cost::workOf(first<tg::Conv2dOp>(*m));
+  EXPECT_EQ(conv.flops, 2.0 * (2 * 6 * 4 * 4) * 9);
+  EXPECT_EQ(conv.bytesRead, (2 * 3 * 8 * 8 + 6 * 9) * 4.0);
+  EXPECT_EQ(conv.bytesWritten, 2 * 6 * 4 * 4 * 4.0);
+  // Batched matmul in f16: 2 bytes per element.
+  cost::OpWork mm = cost::workOf(first<tg::MatmulOp>(*m));
+  EXPECT_EQ(mm.flops, 2.0 * 4 * 5 * 9 * 7);
+  EXPECT_EQ(mm.bytesRead, (4 * 5 * 7 + 7 * 9) * 2.0);
+  // Transcendental: 8 per element; data movement: no flops.
+  EXPECT_EQ(cost::workOf(first<tg::ExpOp>(*m)).flops, 8.0 * 4 * 5 * 9);
+  cost::OpWork tr = cost::workOf(first<tg::TransposeOp>(*m));
+  EXPECT_EQ(tr.flops, 0);
+  EXPECT_TRUE(tr.kernel);
+  EXPECT_EQ(tr.bytes(), 2 * (2 * 6 * 4 * 4) * 4.0);
+  // func.return launches nothing.
+  EXPECT_FALSE(cost::workOf(first<func::ReturnOp>(*m)).kernel);
+}
+
+TEST_F(CostModelTest, RooflineIsMaxOfComputeAndMemoryPlusLaunch) {
+  auto m = parse(kModel);
+  ASSERT_TRUE(m);
+  auto model = cost::createRooflineModel({"toy", 1e9, 1e9, 1e-3, ""});
+  auto conv = first<tg::Conv2dOp>(*m);
+  cost::OpWork w = cost::workOf(conv);
+  EXPECT_DOUBLE_EQ(model->opCost(conv),
+                   std::max(w.flops, w.bytes()) / 1e9 + 1e-3);
+  auto fn = first<func::FuncOp>(*m);
+  double sum = 0;
+  fn.walk([&](Operation *op) {
+    if (op != fn.getOperation())
+      sum += model->opCost(op);
+  });
+  EXPECT_DOUBLE_EQ(model->funcCost(fn), sum);
+  EXPECT_EQ(model->name(), "roofline:toy");
+}
+
+TEST_F(CostModelTest, Targets) {
+  auto h100 = cost::lookupTarget("h100");
+  auto h200 = cost::lookupTarget("h200");
+  ASSERT_TRUE(bool(h100) && bool(h200));
+  EXPECT_GT(h200->memBandwidth, h100->memBandwidth);
+  auto bad = cost::lookupTarget("tpu");
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(llvm::toString(bad.takeError()).find("unknown cost target 'tpu'"),
+            std::string::npos);
+  cost::RooflineTarget cpu = cost::calibrateCPU();
+  EXPECT_GT(cpu.peakFlops, 1e8);
+  EXPECT_GT(cpu.memBandwidth, 1e8);
+  EXPECT_GT(cpu.launchOverhead, 0);
+}
+
+TEST_F(CostModelTest, DatabaseRoundTripAndErrors) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("loom-cost", dir));
+  std::string path = (dir + "/db.json").str();
+  {
+    auto db = cost::CostDatabase::load(path); // absent: empty
+    ASSERT_TRUE(bool(db));
+    EXPECT_EQ(db->size(), 0u);
+    db->record("interp-f32|x", 0.5);
+    ASSERT_FALSE(bool(db->save()));
+  }
+  auto again = cost::CostDatabase::load(path);
+  ASSERT_TRUE(bool(again));
+  EXPECT_EQ(again->lookup("interp-f32|x"), 0.5);
+  EXPECT_EQ(again->lookup("other"), std::nullopt);
+
+  std::string bad = (dir + "/bad.json").str();
+  for (const char *text : {"not json", "{\"version\": 2, \"entries\": {}}",
+                           "{\"version\": 1, \"entries\": {\"k\": -1}}"}) {
+    std::error_code ec;
+    llvm::raw_fd_ostream(bad, ec) << text;
+    auto db = cost::CostDatabase::load(bad);
+    ASSERT_FALSE(bool(db)) << text;
+    EXPECT_NE(llvm::toString(db.takeError()).find(bad), std::string::npos);
+  }
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST_F(CostModelTest, MeasuredModelTimesOncePerSignature) {
+  auto m = parse(kModel);
+  ASSERT_TRUE(m);
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("loom-cost", dir));
+  auto db = cost::CostDatabase::load((dir + "/db.json").str());
+  ASSERT_TRUE(bool(db));
+  auto model = cost::createMeasuredModel(
+      *db, cost::createRooflineModel({"toy", 1e9, 1e9, 1e-3, ""}));
+  auto conv = first<tg::Conv2dOp>(*m);
+  double t = model->opCost(conv);
+  EXPECT_GT(t, 0);
+  EXPECT_EQ(db->size(), 1u);
+  EXPECT_EQ(model->opCost(conv), t); // cached, not re-measured
+  EXPECT_EQ(db->lookup("interp-f32|" + cost::opSignature(conv)), t);
+  llvm::sys::fs::remove_directories(dir);
+}
+
+} // namespace
