@@ -13,6 +13,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <chrono>
@@ -263,6 +264,35 @@ template <class D> struct Interpreter<D>::Impl {
             return g.emitOpError() << llvm::toString(r.takeError());
           return one(std::move(*r));
         })
+        .Case([&](tg::ResizeOp r) {
+          ResizeParams p;
+          p.sizes.assign(r.getSizes().begin(), r.getSizes().end());
+          if (auto scales = r.getScales())
+            p.scales.assign(scales->begin(), scales->end());
+          p.mode = llvm::StringSwitch<ResizeMode>(r.getMode())
+                       .Case("linear", ResizeMode::Linear)
+                       .Case("cubic", ResizeMode::Cubic)
+                       .Default(ResizeMode::Nearest);
+          p.coordinateMode =
+              llvm::StringSwitch<ResizeCoordinateMode>(
+                  r.getCoordinateTransformationMode())
+                  .Case("pytorch_half_pixel",
+                        ResizeCoordinateMode::PytorchHalfPixel)
+                  .Case("align_corners", ResizeCoordinateMode::AlignCorners)
+                  .Case("asymmetric", ResizeCoordinateMode::Asymmetric)
+                  .Case("tf_half_pixel_for_nn",
+                        ResizeCoordinateMode::TfHalfPixelForNN)
+                  .Default(ResizeCoordinateMode::HalfPixel);
+          p.nearestMode =
+              llvm::StringSwitch<ResizeNearestMode>(r.getNearestMode())
+                  .Case("round_prefer_ceil", ResizeNearestMode::RoundPreferCeil)
+                  .Case("floor", ResizeNearestMode::Floor)
+                  .Case("ceil", ResizeNearestMode::Ceil)
+                  .Default(ResizeNearestMode::RoundPreferFloor);
+          p.cubicCoeffA = r.getCubicCoeffA().convertToDouble();
+          p.excludeOutside = r.getExcludeOutside();
+          return one(resize<D>(*in[0], p));
+        })
         .Case([&](tg::ReduceSumOp r) { return reduceOp(ReduceKind::Sum, r, in); })
         .Case([&](tg::ReduceMeanOp r) {
           return reduceOp(ReduceKind::Mean, r, in);
@@ -322,7 +352,7 @@ template <class D> struct Interpreter<D>::Impl {
       return fn.emitOpError("call depth exceeds ")
              << options.maxCallDepth << " (recursion?)";
     }
-    auto cleanup = llvm::make_scope_exit([&] { --depth; });
+    llvm::scope_exit cleanup([&] { --depth; });
     Block &block = fn.getBody().front();
     llvm::DenseMap<Value, TensorPtr> env;
     llvm::DenseMap<Value, unsigned> remainingUses;

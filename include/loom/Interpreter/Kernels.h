@@ -103,6 +103,35 @@ struct Pool2dParams {
   bool countIncludePad = false;
 };
 
+/// Interpolation of resize() (ONNX Resize `mode`).
+enum class ResizeMode { Nearest, Linear, Cubic };
+
+/// Map from an output index to an input coordinate (ONNX Resize
+/// `coordinate_transformation_mode`).
+enum class ResizeCoordinateMode {
+  HalfPixel,
+  PytorchHalfPixel,
+  AlignCorners,
+  Asymmetric,
+  TfHalfPixelForNN
+};
+
+/// Rounding of nearest-mode resize() (ONNX Resize `nearest_mode`).
+enum class ResizeNearestMode { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+
+/// Attributes of resize(): the output shape, one scale per dimension (used by
+/// the coordinate map; empty means sizes[d] / input.shape[d]) and ONNX's
+/// interpolation options.
+struct ResizeParams {
+  std::vector<int64_t> sizes;
+  std::vector<double> scales;
+  ResizeMode mode = ResizeMode::Nearest;
+  ResizeCoordinateMode coordinateMode = ResizeCoordinateMode::HalfPixel;
+  ResizeNearestMode nearestMode = ResizeNearestMode::RoundPreferFloor;
+  double cubicCoeffA = -0.75;
+  bool excludeOutside = false;
+};
+
 //===----------------------------------------------------------------------===//
 // Threading
 //===----------------------------------------------------------------------===//
@@ -218,6 +247,23 @@ Tensor<D> broadcastTo(const Tensor<D> &x, llvm::ArrayRef<int64_t> shape);
 template <class D>
 llvm::Expected<Tensor<D>> gather(const Tensor<D> &data,
                                  const Tensor<D> &indices, int64_t axis);
+
+/// ONNX Resize (as its reference implementation): every dimension d is
+/// resampled from x.shape[d] to params.sizes[d] elements. Output index i maps
+/// to the input coordinate c given by params.coordinateMode (with the scale
+/// s = params.scales[d] and L = s * x.shape[d]: half_pixel (i + 0.5) / s -
+/// 0.5, pytorch_half_pixel the same if L > 1 else -0.5, align_corners
+/// L == 1 ? 0 : i * (x.shape[d] - 1) / (L - 1), asymmetric i / s,
+/// tf_half_pixel_for_nn (i + 0.5) / s). Let b = ceil(c) - 1 and r = c - b in
+/// (0, 1]. nearest and linear read taps b and b + 1 with weights (1, 0) or
+/// (0, 1) by the rounding of r (nearest) or (1 - r, r) (linear); cubic reads
+/// b - 1 .. b + 2 with the cubic convolution weights of coefficient
+/// cubicCoeffA. Tap indices are clamped to [0, x.shape[d]); with
+/// excludeOutside the weights of taps outside are zeroed and the rest
+/// renormalised. Dimensions are resampled one after another (the weights
+/// are separable); taps of weight 0 are skipped.
+template <class D>
+Tensor<D> resize(const Tensor<D> &x, const ResizeParams &params);
 
 /// Reduction over \p axes (sorted, distinct, non-negative; an empty list
 /// reduces nothing). With \p keepDims the reduced dimensions stay as 1.

@@ -112,8 +112,8 @@ template <int N> struct LoopNest {
 
 /// Strides for reading an operand of shape \p shape broadcast to \p target
 /// (right-aligned numpy rules): 0 along broadcast dimensions.
-std::vector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> shape,
-                                      llvm::ArrayRef<int64_t> target) {
+inline std::vector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> shape,
+                                             llvm::ArrayRef<int64_t> target) {
   assert(shape.size() <= target.size() && "cannot broadcast to lower rank");
   std::vector<int64_t> own = stridesOf(shape);
   std::vector<int64_t> result(target.size(), 0);
@@ -696,6 +696,23 @@ inline double roundToFormat(double v, int precision, int emin, int emax) {
   return r;
 }
 
+/// Whether D provides nonZeroIndicator (symbolic domains, whose scalars
+/// cannot be tested for zero at kernel run time).
+template <class D, class = void>
+struct HasNonZeroIndicator : std::false_type {};
+template <class D>
+struct HasNonZeroIndicator<D, std::void_t<decltype(D::nonZeroIndicator(
+                                  std::declval<typename D::T>()))>>
+    : std::true_type {};
+
+/// x != 0 ? 1 : 0 in domain D.
+template <class D> typename D::T nonZeroIndicator(const typename D::T &v) {
+  if constexpr (HasNonZeroIndicator<D>::value)
+    return D::nonZeroIndicator(v);
+  else
+    return v != D::zero() ? D::one() : D::zero();
+}
+
 } // namespace kernels_detail
 
 template <class D> Tensor<D> cast(const Tensor<D> &x, ElemKind to) {
@@ -703,7 +720,7 @@ template <class D> Tensor<D> cast(const Tensor<D> &x, ElemKind to) {
   Tensor<D> out = x;
   if (to == ElemKind::I1) {
     for (T &v : out.data)
-      v = v != D::zero() ? D::one() : D::zero();
+      v = nonZeroIndicator<D>(v);
     return out;
   }
   if constexpr (D::isExact) {
@@ -932,6 +949,153 @@ gather(const Tensor<D> &data, const Tensor<D> &indices, int64_t axis) {
 }
 
 //===----------------------------------------------------------------------===//
+// Resampling
+//===----------------------------------------------------------------------===//
+
+namespace kernels_detail {
+
+/// One input element read by a resized output element, and its weight.
+struct ResizeTap {
+  int64_t index;
+  double weight;
+};
+
+/// The taps of every output index of one resized dimension (see resize()).
+inline std::vector<llvm::SmallVector<ResizeTap, 4>>
+resizeTaps(int64_t in, int64_t out, double scale, const ResizeParams &p) {
+  double length = scale * static_cast<double>(in);
+  std::vector<llvm::SmallVector<ResizeTap, 4>> taps(out);
+  for (int64_t i = 0; i < out; ++i) {
+    double x = static_cast<double>(i), c = 0;
+    switch (p.coordinateMode) {
+    case ResizeCoordinateMode::HalfPixel:
+      c = (x + 0.5) / scale - 0.5;
+      break;
+    case ResizeCoordinateMode::PytorchHalfPixel:
+      c = length > 1 ? (x + 0.5) / scale - 0.5 : -0.5;
+      break;
+    case ResizeCoordinateMode::AlignCorners:
+      c = length == 1 ? 0 : x * static_cast<double>(in - 1) / (length - 1);
+      break;
+    case ResizeCoordinateMode::Asymmetric:
+      c = x / scale;
+      break;
+    case ResizeCoordinateMode::TfHalfPixelForNN:
+      c = (x + 0.5) / scale;
+      break;
+    }
+    // b is the neighbour left of c, r in (0, 1] the distance to it.
+    double b = std::ceil(c) - 1, r = c - b;
+    llvm::SmallVector<double, 4> w;
+    int64_t first = static_cast<int64_t>(b);
+    switch (p.mode) {
+    case ResizeMode::Nearest: {
+      bool up = true;
+      if (r < 1) {
+        switch (p.nearestMode) {
+        case ResizeNearestMode::RoundPreferFloor:
+          up = r > 0.5;
+          break;
+        case ResizeNearestMode::RoundPreferCeil:
+          up = r >= 0.5;
+          break;
+        case ResizeNearestMode::Floor:
+          up = false;
+          break;
+        case ResizeNearestMode::Ceil:
+          up = true;
+          break;
+        }
+      }
+      w = {up ? 0.0 : 1.0, up ? 1.0 : 0.0};
+      break;
+    }
+    case ResizeMode::Linear:
+      w = {1 - r, r};
+      break;
+    case ResizeMode::Cubic: {
+      double a = p.cubicCoeffA, s = 1 - r;
+      w = {((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+           ((a + 2) * r - (a + 3)) * r * r + 1,
+           ((a + 2) * s - (a + 3)) * s * s + 1,
+           ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a};
+      first -= 1;
+      break;
+    }
+    }
+    if (p.excludeOutside) {
+      double sum = 0;
+      for (size_t k = 0; k < w.size(); ++k) {
+        int64_t idx = first + static_cast<int64_t>(k);
+        if (idx < 0 || idx >= in)
+          w[k] = 0;
+        sum += w[k];
+      }
+      if (sum != 0)
+        for (double &v : w)
+          v /= sum;
+    }
+    for (size_t k = 0; k < w.size(); ++k) {
+      if (w[k] == 0)
+        continue;
+      int64_t idx = std::clamp<int64_t>(first + static_cast<int64_t>(k), 0,
+                                        in - 1);
+      taps[i].push_back({idx, w[k]});
+    }
+  }
+  return taps;
+}
+
+} // namespace kernels_detail
+
+template <class D>
+Tensor<D> resize(const Tensor<D> &x, const ResizeParams &params) {
+  using T = typename D::T;
+  assert(params.sizes.size() == x.shape.size() && "resize rank mismatch");
+  Tensor<D> cur = x;
+  for (size_t d = 0; d < x.shape.size(); ++d) {
+    int64_t in = cur.shape[d], out = params.sizes[d];
+    double scale = params.scales.empty()
+                       ? static_cast<double>(out) / static_cast<double>(in)
+                       : params.scales[d];
+    auto taps = resizeTaps(in, out, scale, params);
+    bool identity = in == out;
+    for (int64_t i = 0; identity && i < out; ++i)
+      identity = taps[i].size() == 1 && taps[i][0].index == i &&
+                 taps[i][0].weight == 1;
+    if (identity)
+      continue;
+    std::vector<int64_t> shape = cur.shape;
+    shape[d] = out;
+    Tensor<D> next(shape);
+    int64_t outer = product(llvm::ArrayRef(shape).take_front(d));
+    int64_t inner = product(llvm::ArrayRef(shape).drop_front(d + 1));
+    std::vector<llvm::SmallVector<std::pair<int64_t, T>, 4>> weights(out);
+    for (int64_t i = 0; i < out; ++i)
+      for (const ResizeTap &t : taps[i])
+        weights[i].push_back({t.index, D::fromDouble(t.weight)});
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < out; ++i) {
+        T *dst = next.data.data() + (o * out + i) * inner;
+        const auto &ws = weights[i];
+        if (ws.size() == 1 && taps[i][0].weight == 1) {
+          const T *src = cur.data.data() + (o * in + ws[0].first) * inner;
+          std::copy(src, src + inner, dst);
+          continue;
+        }
+        for (int64_t k = 0; k < inner; ++k) {
+          T acc = D::zero();
+          for (const auto &[idx, w] : ws)
+            acc = D::add(acc, D::mul(w, cur.data[(o * in + idx) * inner + k]));
+          dst[k] = acc;
+        }
+      }
+    cur = std::move(next);
+  }
+  return cur;
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions and normalisations
 //===----------------------------------------------------------------------===//
 
@@ -1136,6 +1300,7 @@ Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
                                             llvm::ArrayRef<int64_t>);          \
   template llvm::Expected<Tensor<D>> gather<D>(                        \
       const Tensor<D> &, const Tensor<D> &, int64_t);                          \
+  template Tensor<D> resize<D>(const Tensor<D> &, const ResizeParams &);      \
   template Tensor<D> reduce<D>(ReduceKind, const Tensor<D> &,          \
                                        llvm::ArrayRef<int64_t>, bool);         \
   template Tensor<D> softmax<D>(const Tensor<D> &, int64_t);           \

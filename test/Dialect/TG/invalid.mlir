@@ -652,6 +652,77 @@ func.func @weight_empty() {
 }
 
 // -----
+func.func @resize_rank(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'sizes' must have 4 entries, got 2}}
+  %0 = tg.resize %x {sizes = array<i64: 8, 8>} : (tensor<1x3x4x4xf32>) -> tensor<8x8xf32>
+  return
+}
+
+// -----
+func.func @resize_zero_size(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'sizes' entries must be >= 1, got [1, 3, 0, 8]}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 0, 8>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x0x8xf32>
+  return
+}
+
+// -----
+func.func @resize_empty_input(%x: tensor<1x3x0x4xf32>) {
+  // expected-error @+1 {{cannot resize the empty input 1x3x0x4}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 2, 8>} : (tensor<1x3x0x4xf32>) -> tensor<1x3x2x8xf32>
+  return
+}
+
+// -----
+func.func @resize_scales(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'scales' entries must be positive and finite, got 0}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, scales = array<f64: 1.0, 1.0, 0.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+func.func @resize_scales_count(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'scales' must have 4 entries, got 2}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, scales = array<f64: 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+func.func @resize_mode(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'mode' must be nearest, linear or cubic, got 'bilinear'}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, mode = "bilinear"} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+func.func @resize_coordinate_mode(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'coordinate_transformation_mode' must be half_pixel, pytorch_half_pixel, align_corners, asymmetric or tf_half_pixel_for_nn, got 'tf_crop_and_resize'}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, coordinate_transformation_mode = "tf_crop_and_resize"} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+func.func @resize_nearest_mode(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{'nearest_mode' must be round_prefer_floor, round_prefer_ceil, floor or ceil, got 'round'}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, nearest_mode = "round"} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+func.func @resize_wrong_result(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{'tg.resize' op inferred type(s) 'tensor<1x3x8x8xf32>' are incompatible with return type(s) of operation 'tensor<1x3x8x9xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x9xf32>
+  return
+}
+
+// -----
+func.func @resize_int(%x: tensor<4xi64>) {
+  // expected-error @+1 {{'tg.resize' op operand #0 must be statically shaped tensor of 16-bit float}}
+  %0 = tg.resize %x {sizes = array<i64: 8>} : (tensor<4xi64>) -> tensor<8xi64>
+  return
+}
+
+// -----
 func.func @weight_dynamic() {
   // expected-error @+1 {{'tg.weight' op result #0 must be statically shaped tensor}}
   %0 = tg.weight "w" : tensor<?xf32>

@@ -1013,6 +1013,49 @@ TYPED_TEST(KernelsMovementTest, Gather) {
   }
 }
 
+TYPED_TEST(KernelsMovementTest, Resize) {
+  using D = TypeParam;
+  Tensor<D> x = make<D>({1, 1, 2, 2}, {1, 2, 3, 4});
+  // Nearest, half_pixel, round_prefer_floor (ONNX's defaults): moves
+  // elements only.
+  ResizeParams nearest;
+  nearest.sizes = {1, 1, 4, 6};
+  expectExact(resize(x, nearest), {1, 1, 4, 6},
+              {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,
+               3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4});
+  // Bilinear, half_pixel: weights 1/4 and 3/4, exact in every domain.
+  ResizeParams linear;
+  linear.sizes = {1, 1, 4, 4};
+  linear.mode = ResizeMode::Linear;
+  expectExact(resize(x, linear), {1, 1, 4, 4},
+              {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5,
+               3, 3.25, 3.75, 4});
+  // Asymmetric + floor (ONNX Upsample) with an explicit scale.
+  ResizeParams floor;
+  floor.sizes = {1, 1, 2, 4};
+  floor.scales = {1, 1, 1, 2};
+  floor.coordinateMode = ResizeCoordinateMode::Asymmetric;
+  floor.nearestMode = ResizeNearestMode::Floor;
+  expectExact(resize(x, floor), {1, 1, 2, 4}, {1, 1, 2, 2, 3, 3, 4, 4});
+  // Identity sizes leave the tensor unchanged.
+  ResizeParams same;
+  same.sizes = {1, 1, 2, 2};
+  same.mode = ResizeMode::Cubic;
+  expectExact(resize(x, same), {1, 1, 2, 2}, {1, 2, 3, 4});
+  if constexpr (!D::isExact) {
+    // Cubic, A = -0.75 (test_resize_upsample_scales_cubic, first row).
+    Tensor<D> y = iota<D>({1, 1, 4, 4});
+    ResizeParams cubic;
+    cubic.sizes = {1, 1, 8, 8};
+    cubic.mode = ResizeMode::Cubic;
+    std::vector<double> row = resize(y, cubic).toDoubles();
+    std::vector<double> want = {-0.52734375, -0.23046875, 0.24609375, 0.875,
+                                1.28125,     1.91015625,  2.38671875, 2.68359375};
+    for (size_t i = 0; i < 8; ++i)
+      EXPECT_NEAR(row[i], want[i], 1e-5) << "element " << i;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and normalisations
 //===----------------------------------------------------------------------===//

@@ -122,6 +122,16 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                      inferred);
 }
 
+LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferResize(location, adaptor.getInput().getType(),
+                     adaptor.getSizes(), adaptor.getScales(), adaptor.getMode(),
+                     adaptor.getCoordinateTransformationMode(),
+                     adaptor.getNearestMode(), inferred);
+}
+
 LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> location,
                                           Adaptor adaptor,

@@ -12,6 +12,8 @@
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace loom::tg {
@@ -78,12 +80,12 @@ FailureOr<int64_t> windowOutputSize(Loc location, StringRef dimName,
   if (span)
     span = llvm::checkedAdd(*span, int64_t(1));
   if (!padded || !span) {
-    emitOptionalError(location, "window arithmetic overflows in dimension ",
+    (void)emitOptionalError(location, "window arithmetic overflows in dimension ",
                       dimName);
     return failure();
   }
   if (*span > *padded) {
-    emitOptionalError(location, "window of extent ", *span,
+    (void)emitOptionalError(location, "window of extent ", *span,
                       " (kernel ", kernel, ", dilation ", dilation,
                       ") does not fit the padded input extent ", *padded,
                       " in dimension ", dimName);
@@ -121,7 +123,7 @@ bool isBroadcastableTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
 FailureOr<int64_t> normalizeAxis(Loc location, int64_t axis, int64_t rank,
                                  StringRef what) {
   if (axis < -rank || axis >= rank) {
-    emitOptionalError(location, what, " ", axis, " is out of range for rank ",
+    (void)emitOptionalError(location, what, " ", axis, " is out of range for rank ",
                       rank, " (expected [", -rank, ", ", rank, "))");
     return failure();
   }
@@ -443,6 +445,52 @@ LogicalResult inferGather(Loc location, Type data, Type indices, int64_t axis,
   llvm::append_range(shape, idx.getShape());
   llvm::append_range(shape, d.getShape().drop_front(*ax + 1));
   inferred.push_back(RankedTensorType::get(shape, d.getElementType()));
+  return success();
+}
+
+LogicalResult inferResize(Loc location, Type input, ArrayRef<int64_t> sizes,
+                          std::optional<ArrayRef<double>> scales,
+                          StringRef mode, StringRef coordinateMode,
+                          StringRef nearestMode, Inferred &inferred) {
+  auto in = ranked(input);
+  size_t rank = in.getRank();
+  if (failed(expectSize(location, "sizes", sizes, rank)) ||
+      failed(expectAllAtLeast(location, "sizes", sizes, 1)))
+    return failure();
+  if (llvm::is_contained(in.getShape(), 0))
+    return emitOptionalError(location, "cannot resize the empty input ",
+                             shapeStr(in.getShape()));
+  if (scales) {
+    if (scales->size() != rank)
+      return emitOptionalError(location, "'scales' must have ", rank,
+                               " entries, got ", scales->size());
+    for (double s : *scales)
+      if (!(s > 0) || std::isinf(s))
+        return emitOptionalError(location,
+                                 "'scales' entries must be positive and "
+                                 "finite, got ",
+                                 s);
+  }
+  if (!llvm::is_contained({"nearest", "linear", "cubic"}, mode))
+    return emitOptionalError(location, "'mode' must be nearest, linear or "
+                                       "cubic, got '",
+                             mode, "'");
+  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners",
+                           "asymmetric", "tf_half_pixel_for_nn"},
+                          coordinateMode))
+    return emitOptionalError(
+        location, "'coordinate_transformation_mode' must be half_pixel, "
+                  "pytorch_half_pixel, align_corners, asymmetric or "
+                  "tf_half_pixel_for_nn, got '",
+        coordinateMode, "'");
+  if (!llvm::is_contained(
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+          nearestMode))
+    return emitOptionalError(location, "'nearest_mode' must be "
+                                       "round_prefer_floor, round_prefer_ceil, "
+                                       "floor or ceil, got '",
+                             nearestMode, "'");
+  inferred.push_back(RankedTensorType::get(sizes, in.getElementType()));
   return success();
 }
 

@@ -463,6 +463,49 @@ def TG_GatherOp : TG_InferOp<"gather"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Resampling
+//===----------------------------------------------------------------------===//
+
+def TG_ResizeOp : TG_InferOp<"resize"> {
+  let summary = "resample by nearest, linear or cubic interpolation (ONNX Resize)";
+  let description = [{
+    Resamples every dimension `d` from `input.shape[d]` to `sizes[d]`
+    elements, as ONNX Resize. Output index `x` maps to the input coordinate
+    given by `coordinate_transformation_mode` (with `s = scales[d]`, by
+    default `sizes[d] / input.shape[d]`, and `L = s * input.shape[d]`):
+
+    | mode | input coordinate |
+    | --- | --- |
+    | `half_pixel` | `(x + 0.5) / s - 0.5` |
+    | `pytorch_half_pixel` | `L > 1 ? (x + 0.5) / s - 0.5 : -0.5` |
+    | `align_corners` | `L == 1 ? 0 : x * (input.shape[d] - 1) / (L - 1)` |
+    | `asymmetric` | `x / s` |
+    | `tf_half_pixel_for_nn` | `(x + 0.5) / s` |
+
+    The value there is interpolated from its neighbours, indices clamped to
+    the edge: `nearest` rounds as `nearest_mode` says (`round_prefer_floor`,
+    `round_prefer_ceil`, `floor`, `ceil`), `linear` is (multi-)linear and
+    `cubic` is the cubic convolution with coefficient `cubic_coeff_a`; with
+    `exclude_outside` the taps outside the input get weight 0 and the others
+    are renormalised. Dimensions are interpolated independently (the modes
+    are separable), so `linear` on the last two dimensions is bilinear.
+
+    ```mlir
+    %y = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, mode = "linear"}
+        : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input, DenseI64ArrayAttr:$sizes,
+                   OptionalAttr<DenseF64ArrayAttr>:$scales,
+                   DefaultValuedStrAttr<StrAttr, "nearest">:$mode,
+                   DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
+                   DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode,
+                   DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclude_outside);
+  let results = (outs TG_FloatTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions and normalisations
 //===----------------------------------------------------------------------===//
 

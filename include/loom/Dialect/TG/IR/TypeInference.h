@@ -69,6 +69,11 @@ LogicalResult inferEnlarge(Loc location, mlir::Type input,
                            Inferred &inferred);
 LogicalResult inferGather(Loc location, mlir::Type data, mlir::Type indices,
                           int64_t axis, Inferred &inferred);
+LogicalResult inferResize(Loc location, mlir::Type input,
+                          llvm::ArrayRef<int64_t> sizes,
+                          std::optional<llvm::ArrayRef<double>> scales,
+                          llvm::StringRef mode, llvm::StringRef coordinateMode,
+                          llvm::StringRef nearestMode, Inferred &inferred);
 LogicalResult inferReduce(Loc location, mlir::Type input,
                           llvm::ArrayRef<int64_t> axes, bool keepDims,
                           Inferred &inferred);

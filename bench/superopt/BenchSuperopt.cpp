@@ -1,0 +1,243 @@
+//===- BenchSuperopt.cpp - Both search engines on the model zoo -----------===//
+//
+// Part of Loom. For every zoo model (built by loom-zoo at the papers'
+// shapes) and both engines of --tg-superopt (TASO's backtracking search,
+// equality saturation), with the same rules and cost model: the cost before
+// and after, the ratio, the search time, and eqsat against backtracking side
+// by side. Prints a table; writes JSON with --json.
+//
+//   loom-bench-superopt [--models a,b] [--target h100] [--rules FILE]
+//                       [--json out.json] [--zoo PATH/loom-zoo]
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Cost/CostModel.h"
+#include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Search/Optimize.h"
+#include "loom/Search/Rule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fstream>
+#include <thread>
+
+using namespace mlir;
+using namespace loom;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::opt<std::string> modelList(
+    "models", cl::desc("Comma-separated zoo models (default: all of them)"),
+    cl::init("resnet50,resnext50-32x4d,inception-v3,squeezenet1.1,nasnet-a,"
+             "nasrnn,bert-base,bert-1layer,multimodal,dlrm,candle-uno"));
+cl::opt<std::string> target("target", cl::desc("Cost model: cpu, h100, h200"),
+                            cl::init("h100"));
+cl::opt<std::string>
+    rulesFile("rules",
+              cl::desc("Rules file (default: the generator's default set, "
+                       "else the hand-written fixture of the tests)"),
+              cl::init(""));
+cl::opt<std::string> jsonFile("json", cl::desc("Write the results as JSON"),
+                              cl::init(""));
+cl::opt<std::string> zooTool("zoo",
+                             cl::desc("The loom-zoo executable "
+                                      "(default: beside this one)"),
+                             cl::init(""));
+cl::opt<std::string> workDir("workdir",
+                             cl::desc("Where the models are written "
+                                      "(default: a temporary directory)"),
+                             cl::init(""));
+cl::opt<unsigned> budget("budget", cl::desc("Backtracking budget"),
+                         cl::init(1000));
+cl::opt<double> timeLimit("time-limit",
+                          cl::desc("Seconds per function per engine"),
+                          cl::init(25));
+cl::opt<double> ilpTimeLimit("ilp-time-limit",
+                             cl::desc("Seconds for eqsat's ILP extraction"),
+                             cl::init(2));
+
+std::string loadAverage() {
+  // /proc files report size 0: read them as a stream.
+  std::ifstream in("/proc/loadavg");
+  std::string line;
+  if (!in || !std::getline(in, line))
+    return "unknown";
+  return llvm::StringRef(line).trim().str();
+}
+
+struct EngineResult {
+  double before = 0, after = 0, seconds = 0;
+  std::string stop;
+  llvm::json::Object report;
+};
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "loom-bench-superopt: " << message << "\n";
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Loom: tg-superopt engines on the model zoo\n");
+
+  std::string zoo = zooTool;
+  if (zoo.empty()) {
+    std::string self = llvm::sys::fs::getMainExecutable(argv[0], (void *)&fail);
+    llvm::SmallString<256> p(llvm::sys::path::parent_path(self));
+    llvm::sys::path::append(p, "loom-zoo");
+    zoo = std::string(p);
+  }
+  if (!llvm::sys::fs::can_execute(zoo))
+    return fail("cannot find loom-zoo at '" + zoo + "' (use --zoo)");
+  std::string rules = rulesFile;
+  if (rules.empty()) {
+    rules = search::defaultRulesPath();
+    if (rules.empty() || !llvm::sys::fs::exists(rules))
+      rules = LOOM_BENCH_FIXTURE_RULES;
+  }
+  std::string dir = workDir;
+  if (dir.empty()) {
+    llvm::SmallString<128> tmp;
+    if (llvm::sys::fs::createUniqueDirectory("loom-bench-superopt", tmp))
+      return fail("cannot create a temporary directory");
+    dir = std::string(tmp);
+  }
+  llvm::sys::fs::create_directories(dir);
+
+  std::string loadBefore = loadAverage();
+  llvm::outs() << "tg-superopt engines on the zoo: target " << target
+               << ", rules " << rules << "\n"
+               << "machine: " << std::thread::hardware_concurrency()
+               << " hardware threads, load average " << loadBefore << "\n\n";
+  llvm::outs() << llvm::format(
+      "%-16s %6s %11s | %11s %7s %8s | %11s %7s %8s | %8s %8s\n", "model",
+      "ops", "cost(ms)", "bt(ms)", "bt x", "bt s", "eqsat(ms)", "eq x", "eq s",
+      "eq/bt", "speedup");
+
+  llvm::json::Array rows;
+  SmallVector<StringRef> models;
+  StringRef(modelList).split(models, ',', -1, false);
+  for (StringRef model : models) {
+    model = model.trim();
+    std::string file = (llvm::Twine(dir) + "/" + model + ".mlir").str();
+    std::vector<StringRef> args = {zoo, model, "-o", file};
+    std::string err;
+    if (llvm::sys::ExecuteAndWait(zoo, args, std::nullopt, {}, 0, 0, &err) !=
+        0) {
+      llvm::errs() << "loom-bench-superopt: loom-zoo " << model
+                   << " failed, skipped: " << err << "\n";
+      continue;
+    }
+
+    EngineResult results[2];
+    size_t ops = 0;
+    for (int e = 0; e < 2; ++e) {
+      // A fresh context, cost model and memo per engine, so that neither
+      // profits from the other's work.
+      MLIRContext ctx;
+      ctx.loadDialect<tg::TGDialect, func::FuncDialect>();
+      OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(file, &ctx);
+      if (!module)
+        return fail("cannot parse " + file);
+      auto t = cost::lookupTarget(target);
+      if (!t)
+        return fail(llvm::toString(t.takeError()));
+      std::unique_ptr<cost::CostModel> costModel =
+          cost::createRooflineModel(*t);
+      search::SearchContext sc(&ctx, costModel.get());
+      FailureOr<search::RuleSet> ruleSet =
+          search::loadRules(sc, rules, search::RuleLoadOptions());
+      if (failed(ruleSet))
+        return fail("cannot load rules from " + rules);
+      search::SuperoptOptions options;
+      options.engine = e == 0 ? "backtrack" : "eqsat";
+      options.backtrack.budget = budget;
+      options.backtrack.timeLimit = timeLimit;
+      options.eqsat.timeLimit = timeLimit;
+      options.eqsat.ilpTimeLimit = ilpTimeLimit;
+      std::vector<search::FunctionResult> fr =
+          search::superoptimize(sc, *ruleSet, *module, options);
+      EngineResult &r = results[e];
+      for (const search::FunctionResult &f : fr) {
+        if (!f.skipped.empty())
+          return fail(model + ": @" + f.function + " skipped: " + f.skipped);
+        r.before += f.outcome.costBefore;
+        r.after += f.outcome.costAfter;
+        r.seconds += f.outcome.seconds;
+        r.stop = f.outcome.stopReason;
+        ops += e == 0 ? f.opsBefore : 0;
+      }
+      r.report = search::makeReport(sc, *ruleSet, options, fr);
+    }
+    const EngineResult &bt = results[0], &eq = results[1];
+    double btRatio = bt.after > 0 ? bt.before / bt.after : 1;
+    double eqRatio = eq.after > 0 ? eq.before / eq.after : 1;
+    double quality = bt.after > 0 ? eq.after / bt.after : 1;
+    double speedup = eq.seconds > 0 ? bt.seconds / eq.seconds : 0;
+    llvm::outs() << llvm::format(
+        "%-16s %6zu %11.4f | %11.4f %7.3f %8.2f | %11.4f %7.3f %8.2f | "
+        "%8.4f %8.1f\n",
+        model.str().c_str(), ops, bt.before * 1e3, bt.after * 1e3, btRatio,
+        bt.seconds, eq.after * 1e3, eqRatio, eq.seconds, quality, speedup);
+    llvm::outs().flush();
+    rows.push_back(llvm::json::Object{
+        {"model", model},
+        {"ops", int64_t(ops)},
+        {"cost_before", bt.before},
+        {"backtrack",
+         llvm::json::Object{{"cost_after", bt.after},
+                            {"ratio", btRatio},
+                            {"seconds", bt.seconds},
+                            {"stop", bt.stop},
+                            {"report", llvm::json::Object(bt.report)}}},
+        {"eqsat",
+         llvm::json::Object{{"cost_after", eq.after},
+                            {"ratio", eqRatio},
+                            {"seconds", eq.seconds},
+                            {"stop", eq.stop},
+                            {"report", llvm::json::Object(eq.report)}}},
+        {"eqsat_over_backtrack_cost", quality},
+        {"backtrack_over_eqsat_seconds", speedup}});
+  }
+  std::string loadAfter = loadAverage();
+  llvm::outs() << "\ncost in ms of the " << target
+               << " roofline; 'x' = cost before / after; eq/bt = eqsat cost "
+                  "/ backtracking cost (<= 1: eqsat as good or better); "
+                  "speedup = backtracking time / eqsat time. Load average "
+                  "after: "
+               << loadAfter << "\n";
+
+  if (!jsonFile.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(jsonFile, ec);
+    if (ec)
+      return fail("cannot write " + jsonFile + ": " + ec.message());
+    llvm::json::Object root{
+        {"target", target},
+        {"rules", rules},
+        {"budget", int64_t(budget)},
+        {"time_limit", double(timeLimit)},
+        {"ilp_time_limit", double(ilpTimeLimit)},
+        {"hardware_threads", int64_t(std::thread::hardware_concurrency())},
+        {"load_average_before", loadBefore},
+        {"load_average_after", loadAfter},
+        {"models", std::move(rows)}};
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  }
+  return 0;
+}

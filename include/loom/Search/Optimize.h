@@ -1,0 +1,55 @@
+//===- Optimize.h - Superoptimise the functions of a module -----*- C++ -*-===//
+//
+// Part of Loom. What --tg-superopt and loom-bench-superopt share: convert
+// each function to a term graph, run the chosen engine, write the best
+// graph back when it is cheaper, and describe what happened as JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_SEARCH_OPTIMIZE_H
+#define LOOM_SEARCH_OPTIMIZE_H
+
+#include "loom/Search/Backtracking.h"
+#include "loom/Search/EGraph.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+#include <vector>
+
+namespace loom::search {
+
+struct SuperoptOptions {
+  /// "backtrack" or "eqsat".
+  std::string engine = "backtrack";
+  BacktrackOptions backtrack;
+  EqsatOptions eqsat;
+  /// Print progress lines of long searches to stderr.
+  bool progress = false;
+};
+
+struct FunctionResult {
+  std::string function;
+  /// Empty when the function was searched; else why it was skipped.
+  std::string skipped;
+  Outcome outcome;
+  size_t opsBefore = 0, opsAfter = 0;
+};
+
+/// Optimises every function of `module` in place (a function is rewritten
+/// only when the search found a cheaper graph).
+std::vector<FunctionResult> superoptimize(SearchContext &sc,
+                                          const RuleSet &rules,
+                                          mlir::ModuleOp module,
+                                          const SuperoptOptions &options);
+
+/// The JSON report: totals (cost_before, cost_after, ratio, seconds,
+/// rules_applied per rule) and one entry per function.
+llvm::json::Object makeReport(const SearchContext &sc, const RuleSet &rules,
+                              const SuperoptOptions &options,
+                              llvm::ArrayRef<FunctionResult> results);
+
+} // namespace loom::search
+
+#endif // LOOM_SEARCH_OPTIMIZE_H

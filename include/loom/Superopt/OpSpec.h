@@ -1,0 +1,267 @@
+//===- OpSpec.h - Operator specifications of the rule generator -*- C++ -*-===//
+//
+// Part of Loom. One specification per operator kind, in one table
+// (lib/Superopt/OpSpecs.cpp), tying together everything the generator needs
+// to know about it:
+//
+//   * its arity, which kinds of tensors (roles) it accepts, and whether it is
+//     commutative or a parameter-preparation op;
+//   * its shape rule, delegated to the tg dialect's TypeInference.h;
+//   * its semantics, delegated to the interpreter's domain-generic kernels
+//     (Kernels.h) and instantiated for the fingerprint domain (ModPDomain),
+//     for floats (F64Domain) and for the symbolic Z3 domain (Z3Domain.h);
+//   * how it propagates TASO's split information (which concatenation
+//     boundaries a tensor carries, so that a split knows where to cut);
+//   * how to emit it as tg ops, and how to recognise it in tg IR;
+//   * a cost estimate (used to orient rules from costly to cheap).
+//
+// The Z3 function symbol of an op is derived from its kind name, attributes
+// and operand shapes (Prover.cpp); its properties are the axioms of
+// Axioms.cpp. Nothing else in the generator switches on the operator kind.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_SUPEROPT_OPSPEC_H
+#define LOOM_SUPEROPT_OPSPEC_H
+
+#include "loom/Interpreter/Domain.h"
+#include "loom/Interpreter/Tensor.h"
+#include "loom/Superopt/Shape.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace loom::superopt {
+
+struct Z3Domain;
+
+//===----------------------------------------------------------------------===//
+// Kinds, roles and attributes
+//===----------------------------------------------------------------------===//
+
+/// Operator kinds. Attributes (axis, fused relu, ...) distinguish instances.
+enum class OpKind : uint8_t {
+  Matmul,
+  Add,
+  Mul,
+  SMul,
+  Relu,
+  Transpose,
+  Conv,
+  MaxPool,
+  AvgPool,
+  Concat,
+  Split,
+  Enlarge,
+  ConstImm,
+  ConstIConv,
+  ConstOne,
+  ConstPool,
+  BatchNorm,
+  BnScale,
+  BnShift,
+  ScaleFilter,
+  ChannelAffine,
+  Softmax,
+  LayerNorm,
+};
+constexpr unsigned kNumOpKinds = static_cast<unsigned>(OpKind::LayerNorm) + 1;
+
+/// What a tensor stands for. Graph inputs are declared with a role; op
+/// results get the role their kind produces. Roles keep the enumeration to
+/// meaningful graphs (a convolution's input is never a raw filter; batchnorm
+/// parameters only feed batchnorm and its folding).
+enum class Role : uint8_t {
+  Activation,   ///< x / i inputs: data flowing through the model
+  Weight,       ///< w inputs: matmul / convolution weights
+  Derived,      ///< the result of a tensor op on activations
+  Constant,     ///< a constant tensor (TASO's identity and ones tensors)
+  Scalar,       ///< rank-0 multiplier of smul
+  BnScale,      ///< batchnorm gamma [C]
+  BnBias,       ///< batchnorm beta [C]
+  BnMean,       ///< batchnorm running mean [C]
+  BnVar,        ///< batchnorm running variance [C] (non-negative)
+  LnScale,      ///< layernorm gamma
+  LnBias,       ///< layernorm beta
+  ChannelScale, ///< a per-channel factor (bn_scale)
+  ChannelBias,  ///< a per-channel offset (bn_shift): a convolution bias
+};
+using RoleMask = uint16_t;
+constexpr RoleMask roleBit(Role r) { return RoleMask(1) << unsigned(r); }
+/// Tensors that ordinary tensor operators accept.
+constexpr RoleMask kTensorRoles =
+    roleBit(Role::Activation) | roleBit(Role::Weight) |
+    roleBit(Role::Derived) | roleBit(Role::Constant);
+/// Data flowing through a model (as opposed to weights).
+constexpr RoleMask kDataRoles =
+    roleBit(Role::Activation) | roleBit(Role::Derived);
+llvm::StringRef roleName(Role role);
+/// The role of a tensor op's result: Weight when its tensor operands are
+/// weights or constants (at least one weight), Constant when all are
+/// constants, \p resultRole (usually Derived) otherwise.
+Role resultRoleOf(Role resultRole, llvm::ArrayRef<Role> operandRoles);
+
+/// Attributes of one op application. Fields a kind does not use stay zero.
+struct OpAttrs {
+  int8_t axis = 0;                     ///< concat, split
+  bool relu = false;                   ///< conv: fused relu
+  bool bias = false;                   ///< conv: has a bias operand
+  std::array<int16_t, 2> sizes{0, 0};  ///< split: the two piece sizes
+  std::array<int16_t, 2> kernel{0, 0}; ///< enlarge / pooling: kernel size
+  ShapeId shape = 0;                   ///< constants: the result shape
+
+  bool operator==(const OpAttrs &o) const {
+    return axis == o.axis && relu == o.relu && bias == o.bias &&
+           sizes == o.sizes && kernel == o.kernel && shape == o.shape;
+  }
+  bool operator!=(const OpAttrs &o) const { return !(*this == o); }
+};
+
+/// Which OpAttrs fields a kind uses (OpSpec::attrFields).
+enum AttrField : uint8_t {
+  kAttrAxis = 1,
+  kAttrRelu = 2,
+  kAttrBias = 4,
+  kAttrSizes = 8,
+  kAttrKernel = 16,
+  kAttrShape = 32,
+};
+
+/// Batchnorm / layernorm epsilon used throughout the generator.
+constexpr double kNormEpsilon = 1e-5;
+
+//===----------------------------------------------------------------------===//
+// Split information (TASO)
+//===----------------------------------------------------------------------===//
+
+/// The concatenation boundaries along one axis, as a binary tree in preorder:
+/// an internal node is a boundary position, -1 a leaf. `concat(a, b)` along
+/// the axis has root dim(a), a's tree on the left and b's tree (shifted by
+/// dim(a)) on the right; `split` cuts at the root and hands the subtrees to
+/// its two results, so split(concat(a, b)) yields pieces shaped as a and b.
+struct AxisSplit {
+  llvm::SmallVector<int16_t, 9> tree{-1};
+  bool empty() const { return tree.size() == 1; }
+  bool operator==(const AxisSplit &o) const { return tree == o.tree; }
+};
+/// Split information of a tensor (rank <= 4).
+struct SplitInfo {
+  std::array<AxisSplit, 4> axes;
+};
+
+//===----------------------------------------------------------------------===//
+// The specification table
+//===----------------------------------------------------------------------===//
+
+/// Services the specifications need.
+struct SpecContext {
+  mlir::MLIRContext *mlir;
+  ShapeTable *shapes;
+};
+
+template <class D>
+using EvalFn = void (*)(const OpAttrs &, const ShapeTable &,
+                        llvm::ArrayRef<const interp::Tensor<D> *>,
+                        llvm::SmallVectorImpl<interp::Tensor<D>> &);
+
+/// What importOp recognised: a kind with attributes, its operands, and the
+/// ops it covers (more than one for parameter-preparation macros).
+struct ImportedOp {
+  OpKind kind;
+  OpAttrs attrs;
+  llvm::SmallVector<mlir::Value, 5> operands;
+  llvm::SmallVector<mlir::Operation *, 4> ops;
+};
+
+/// The specification of one operator kind.
+struct OpSpec {
+  OpKind kind;
+  /// Name of the kind in axioms and diagnostics ("conv", "concat").
+  const char *name;
+  /// One line of semantics, for generated documentation.
+  const char *summary;
+  unsigned numOperands;
+  unsigned numResults;
+  bool commutative;
+  /// Parameter-preparation op: computes on parameters only, so a compiler
+  /// folds it away; counted against its own budget (--max-param-ops).
+  bool paramPrep;
+  /// The enumeration applies it to graph inputs only (TASO's enlarge).
+  bool inputOperandsOnly;
+  /// Tensor operands must be all weights (or constants) or all data (or
+  /// constants): no sums or concatenations of a weight with an activation.
+  bool uniformOperands;
+  /// The OpAttrs fields this kind uses (AttrField bits).
+  uint8_t attrFields;
+  /// Roles accepted per operand.
+  std::array<RoleMask, 5> operandRoles;
+  Role resultRole;
+
+  /// Result shapes, or nullopt when the operands/attributes are invalid.
+  /// (Uses TypeInference.h; \p attrs may be completed, e.g. split sizes.)
+  std::optional<llvm::SmallVector<ShapeId, 2>> (*infer)(
+      SpecContext &, const OpAttrs &, llvm::ArrayRef<ShapeId>);
+  EvalFn<interp::ModPDomain> evalModP;
+  EvalFn<interp::F64Domain> evalF64;
+  EvalFn<Z3Domain> evalZ3;
+  /// Completes attributes the enumeration derives from the operands (the
+  /// sizes of a split, from the split information); false if impossible.
+  bool (*complete)(OpAttrs &, llvm::ArrayRef<const SplitInfo *>,
+                   llvm::ArrayRef<ShapeId>, const ShapeTable &);
+  /// Split information of the results.
+  void (*propagateSplit)(const OpAttrs &, llvm::ArrayRef<const SplitInfo *>,
+                         llvm::ArrayRef<ShapeId>, const ShapeTable &,
+                         llvm::SmallVectorImpl<SplitInfo> &);
+  /// Builds the tg op(s); results have \p resultTypes.
+  void (*emit)(mlir::OpBuilder &, mlir::Location, const OpAttrs &,
+               mlir::ValueRange, mlir::TypeRange,
+               llvm::SmallVectorImpl<mlir::Value> &);
+  /// Recognises the op(s) ending at \p op (the last op of a macro).
+  bool (*import)(mlir::Operation *, const ShapeTable &, ImportedOp &);
+  /// Estimated cost (multiply-adds or element operations).
+  double (*cost)(const OpAttrs &, llvm::ArrayRef<ShapeId>,
+                 llvm::ArrayRef<ShapeId>, const ShapeTable &);
+};
+
+/// The specification of \p kind.
+const OpSpec &specOf(OpKind kind);
+/// The kind named \p name in axioms ("conv", "concat", ...).
+std::optional<OpKind> kindNamed(llvm::StringRef name);
+
+/// Evaluates one op over domain D (ModPDomain, F64Domain or Z3Domain).
+template <class D>
+void evalOp(OpKind kind, const OpAttrs &attrs, const ShapeTable &shapes,
+            llvm::ArrayRef<const interp::Tensor<D> *> operands,
+            llvm::SmallVectorImpl<interp::Tensor<D>> &results);
+
+/// Recognises the op (or macro) ending at \p op; false if none matches.
+bool importOp(mlir::Operation *op, const ShapeTable &shapes,
+              ImportedOp &result);
+
+/// A stable 64-bit hash of a kind and its attributes (independent of the
+/// order of operator tables, so that output does not depend on --ops order).
+uint64_t hashOp(OpKind kind, const OpAttrs &attrs, const ShapeTable &shapes);
+
+/// `concat{axis=1}`, `split{axis=0,sizes=[2,2]}`, `conv{relu}`; used in Z3
+/// symbol names and messages.
+std::string opString(OpKind kind, const OpAttrs &attrs,
+                     const ShapeTable &shapes);
+
+/// Mixes \p v into \p h (splitmix64-based).
+inline uint64_t hashMix(uint64_t h, uint64_t v) {
+  return interp::splitmix64Mix(h * 0x9e3779b97f4a7c15ULL + v + 0x7f4a7c15);
+}
+uint64_t hashString(llvm::StringRef s);
+
+} // namespace loom::superopt
+
+#endif // LOOM_SUPEROPT_OPSPEC_H

@@ -1,0 +1,1031 @@
+//===- GraphBuilder.cpp - A C++ API for building tg graphs ----------------===//
+//
+// Part of Loom. Every op method checks its operands, runs the op's shape rule
+// from TypeInference.cpp with the current location (so a bad shape is that
+// rule's diagnostic), creates the op with the inferred type and verifies it.
+// Attributes equal to their defaults are left unset, so the printed IR reads
+// like hand-written IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Builder/GraphBuilder.h"
+
+#include "loom/Dialect/TG/Utils/Weights.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+/// `values` as an attribute, or null when it equals the op's default.
+DenseI64ArrayAttr arrayOrDefault(OpBuilder &b, ArrayRef<int64_t> values,
+                                 ArrayRef<int64_t> defaults) {
+  if (values == defaults)
+    return nullptr;
+  return b.getDenseI64ArrayAttr(values);
+}
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  return llvm::join(
+      llvm::map_range(shape, [](int64_t d) { return std::to_string(d); }), "x");
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Construction, scopes, diagnostics
+//===----------------------------------------------------------------------===//
+
+GraphBuilder::GraphBuilder(MLIRContext &ctx, StringRef weightsFile,
+                           StringRef entryName)
+    : context(&ctx), builder(&ctx), entryName(entryName.str()) {
+  ctx.loadDialect<tg::TGDialect, func::FuncDialect>();
+  elementType = builder.getF32Type();
+  Location moduleLoc = NameLoc::get(builder.getStringAttr(entryName));
+  module = ModuleOp::create(moduleLoc);
+  setWeightsFile(weightsFile);
+  builder.setInsertionPointToEnd(module->getBody());
+  entry = func::FuncOp::create(builder, moduleLoc, entryName,
+                               builder.getFunctionType({}, {}));
+  builder.setInsertionPointToEnd(entry.addEntryBlock());
+}
+
+GraphBuilder::~GraphBuilder() = default;
+
+void GraphBuilder::setWeightsFile(StringRef weightsFile) {
+  if (!module)
+    return;
+  if (weightsFile.empty())
+    (*module)->removeAttr(tg::TGDialect::kWeightsAttrName);
+  else
+    (*module)->setAttr(tg::TGDialect::kWeightsAttrName,
+                       builder.getStringAttr(weightsFile));
+}
+
+Location GraphBuilder::loc() {
+  std::string path = qualify("");
+  return NameLoc::get(builder.getStringAttr(path.empty() ? entryName : path));
+}
+
+Value GraphBuilder::fail(const Twine &message) {
+  emitError(loc()) << message;
+  hasFailed = true;
+  return {};
+}
+
+GraphBuilder::Scope::~Scope() {
+  if (b)
+    b->popScope();
+}
+
+GraphBuilder::Scope GraphBuilder::scope(StringRef name) {
+  scopes.push_back(name.str());
+  return Scope(this);
+}
+
+void GraphBuilder::popScope() {
+  if (!scopes.empty())
+    scopes.pop_back();
+}
+
+std::string GraphBuilder::qualify(StringRef name) const {
+  std::string path;
+  for (const std::string &s : scopes) {
+    if (s.empty())
+      continue;
+    if (!path.empty())
+      path += '.';
+    path += s;
+  }
+  if (name.empty())
+    return path;
+  return path.empty() ? name.str() : path + "." + name.str();
+}
+
+RankedTensorType GraphBuilder::tensorType(ArrayRef<int64_t> shape,
+                                          Type element) {
+  return RankedTensorType::get(shape, element ? element : elementType);
+}
+
+bool GraphBuilder::ready(ArrayRef<Value> operands, StringRef op) {
+  if (finished) {
+    if (!hasFailed)
+      emitError(module ? loc() : UnknownLoc::get(context))
+          << op << ": the GraphBuilder was used after finish()";
+    hasFailed = true;
+    return false;
+  }
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    if (!v) {
+      // A null value is normally the result of an error reported already.
+      if (!hasFailed)
+        fail(op + ": operand #" + Twine(i) +
+             " is a null value (it was never built)");
+      hasFailed = true;
+      return false;
+    }
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !type.hasStaticShape()) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << v.getType();
+      fail(op + ": operand #" + Twine(i) + " has type " + s +
+           ", expected a statically shaped ranked tensor");
+      return false;
+    }
+  }
+  return true;
+}
+
+Value GraphBuilder::check(Operation *op) {
+  if (failed(verify(op, /*verifyRecursively=*/false))) {
+    op->erase();
+    hasFailed = true;
+    return {};
+  }
+  return op->getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs, parameters, constants
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::input(StringRef name, ArrayRef<int64_t> shape,
+                          Type element) {
+  if (!ready({}, "input"))
+    return {};
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return fail("input '" + name + "': negative dimension in shape " +
+                shapeString(shape));
+  auto [it, inserted] = inputNames.try_emplace(name, 0);
+  if (!inserted)
+    return fail("input '" + name + "' is declared twice");
+  Block &block = entry.getBody().front();
+  BlockArgument arg = block.addArgument(tensorType(shape, element), loc());
+  it->second = arg.getArgNumber();
+  // The function type and argument attributes are set in finish().
+  return arg;
+}
+
+Value GraphBuilder::weight(StringRef name, ArrayRef<int64_t> shape,
+                           Type element) {
+  if (!ready({}, "weight"))
+    return {};
+  std::string full = qualify(name);
+  if (full.empty())
+    return fail("a weight needs a non-empty name");
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return fail("weight '" + full + "': negative dimension in shape " +
+                shapeString(shape));
+  RankedTensorType type = tensorType(shape, element);
+  auto found = weights.find(full);
+  if (found != weights.end()) {
+    if (!found->second)
+      return {};
+    if (found->second.getType() != type) {
+      std::string was, now;
+      llvm::raw_string_ostream(was) << found->second.getType();
+      llvm::raw_string_ostream(now) << type;
+      return fail("weight '" + full + "' is declared with type " + now +
+                  ", but it was declared before with type " + was);
+    }
+    return found->second;
+  }
+  Value w = check(
+      tg::WeightOp::create(builder, loc(), type, builder.getStringAttr(full)));
+  weights[full] = w;
+  weightOrder.push_back(full);
+  return w;
+}
+
+Value GraphBuilder::constant(DenseElementsAttr value) {
+  if (!ready({}, "tg.constant"))
+    return {};
+  if (!value)
+    return fail("tg.constant: null value attribute");
+  return check(tg::ConstantOp::create(builder, loc(), value.getType(), value));
+}
+
+Value GraphBuilder::scalar(double value) {
+  return constant(ArrayRef<float>{float(value)}, {});
+}
+
+Value GraphBuilder::constant(ArrayRef<float> values, ArrayRef<int64_t> shape) {
+  RankedTensorType type = tensorType(shape);
+  if (int64_t(values.size()) != type.getNumElements())
+    return fail("constant of shape " + shapeString(shape) + " needs " +
+                Twine(type.getNumElements()) + " values, got " +
+                Twine(values.size()));
+  if (!isa<FloatType>(elementType))
+    return fail("constant: the element type is not a float type");
+  auto floatType = mlir::cast<FloatType>(elementType);
+  SmallVector<APFloat> converted;
+  for (float v : values) {
+    APFloat f(v);
+    bool lost;
+    f.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+              &lost);
+    converted.push_back(f);
+  }
+  return constant(DenseElementsAttr::get(type, converted));
+}
+
+Value GraphBuilder::constantI64(ArrayRef<int64_t> values,
+                                ArrayRef<int64_t> shape) {
+  RankedTensorType type = tensorType(shape, builder.getI64Type());
+  if (int64_t(values.size()) != type.getNumElements())
+    return fail("constant of shape " + shapeString(shape) + " needs " +
+                Twine(type.getNumElements()) + " values, got " +
+                Twine(values.size()));
+  return constant(DenseElementsAttr::get(type, values));
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy> Value GraphBuilder::binary(Value lhs, Value rhs) {
+  if (!ready({lhs, rhs}, OpTy::getOperationName()))
+    return {};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferBroadcastBinary(loc(), lhs.getType(), rhs.getType(),
+                                      inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(OpTy::create(builder, loc(), inferred[0], lhs, rhs));
+}
+
+template <typename OpTy> Value GraphBuilder::unary(Value x) {
+  if (!ready({x}, OpTy::getOperationName()))
+    return {};
+  return check(OpTy::create(builder, loc(), x.getType(), x));
+}
+
+Value GraphBuilder::add(Value l, Value r) { return binary<tg::AddOp>(l, r); }
+Value GraphBuilder::sub(Value l, Value r) { return binary<tg::SubOp>(l, r); }
+Value GraphBuilder::mul(Value l, Value r) { return binary<tg::MulOp>(l, r); }
+Value GraphBuilder::div(Value l, Value r) { return binary<tg::DivOp>(l, r); }
+Value GraphBuilder::max(Value l, Value r) { return binary<tg::MaxOp>(l, r); }
+Value GraphBuilder::min(Value l, Value r) { return binary<tg::MinOp>(l, r); }
+Value GraphBuilder::pow(Value l, Value r) { return binary<tg::PowOp>(l, r); }
+
+Value GraphBuilder::scale(Value x, double factor) {
+  if (!ready({x}, "scale"))
+    return {};
+  Type saved = elementType;
+  elementType = mlir::cast<RankedTensorType>(x.getType()).getElementType();
+  Value c = isa<FloatType>(elementType)
+                ? scalar(factor)
+                : fail("scale: the input is not a float tensor");
+  elementType = saved;
+  return mul(x, c);
+}
+
+Value GraphBuilder::relu(Value x) { return unary<tg::ReluOp>(x); }
+Value GraphBuilder::sigmoid(Value x) { return unary<tg::SigmoidOp>(x); }
+Value GraphBuilder::tanh(Value x) { return unary<tg::TanhOp>(x); }
+Value GraphBuilder::exp(Value x) { return unary<tg::ExpOp>(x); }
+Value GraphBuilder::log(Value x) { return unary<tg::LogOp>(x); }
+Value GraphBuilder::sqrt(Value x) { return unary<tg::SqrtOp>(x); }
+Value GraphBuilder::rsqrt(Value x) { return unary<tg::RsqrtOp>(x); }
+Value GraphBuilder::neg(Value x) { return unary<tg::NegOp>(x); }
+Value GraphBuilder::erf(Value x) { return unary<tg::ErfOp>(x); }
+Value GraphBuilder::hardswish(Value x) { return unary<tg::HardSwishOp>(x); }
+
+Value GraphBuilder::gelu(Value x, bool tanhApproximation) {
+  if (!ready({x}, "tg.gelu"))
+    return {};
+  return check(tg::GeluOp::create(builder, loc(), x.getType(), x,
+                                  tanhApproximation ? builder.getBoolAttr(true)
+                                                    : BoolAttr()));
+}
+
+Value GraphBuilder::clip(Value x, double min, double max) {
+  if (!ready({x}, "tg.clip"))
+    return {};
+  return check(tg::ClipOp::create(builder, loc(), x.getType(), x,
+                                  builder.getF64FloatAttr(min),
+                                  builder.getF64FloatAttr(max)));
+}
+
+Value GraphBuilder::hardsigmoid(Value x, double alpha, double beta) {
+  if (!ready({x}, "tg.hardsigmoid"))
+    return {};
+  return check(tg::HardSigmoidOp::create(
+      builder, loc(), x.getType(), x,
+      alpha == 0.2 ? FloatAttr() : builder.getF64FloatAttr(alpha),
+      beta == 0.5 ? FloatAttr() : builder.getF64FloatAttr(beta)));
+}
+
+Value GraphBuilder::activation(Value x, Act act) {
+  switch (act) {
+  case Act::None:
+    return x;
+  case Act::Relu:
+    return relu(x);
+  case Act::Sigmoid:
+    return sigmoid(x);
+  case Act::Tanh:
+    return tanh(x);
+  case Act::Gelu:
+    return gelu(x);
+  case Act::GeluTanh:
+    return gelu(x, /*tanhApproximation=*/true);
+  }
+  llvm_unreachable("unknown activation");
+}
+
+Value GraphBuilder::cast(Value x, Type element) {
+  if (!ready({x}, "tg.cast"))
+    return {};
+  auto type = mlir::cast<RankedTensorType>(x.getType());
+  return check(tg::CastOp::create(builder, loc(), type.clone(element), x));
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra, convolution, pooling
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::matmul(Value lhs, Value rhs) {
+  if (!ready({lhs, rhs}, "tg.matmul"))
+    return {};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferMatmul(loc(), lhs.getType(), rhs.getType(), inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::MatmulOp::create(builder, loc(), inferred[0], lhs, rhs));
+}
+
+SmallVector<int64_t, 4>
+GraphBuilder::resolvePads(Value input, Window kernel, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> dilations, Padding padding,
+                          ArrayRef<int64_t> pads, bool ceilMode) {
+  SmallVector<int64_t, 4> result(pads.begin(), pads.end());
+  auto type = mlir::cast<RankedTensorType>(input.getType());
+  // Malformed inputs are left to the shape rule, which reports them.
+  if (type.getRank() != 4 || strides.size() != 2 || dilations.size() != 2 ||
+      result.size() != 4 || strides[0] < 1 || strides[1] < 1)
+    return result;
+  int64_t in[2] = {type.getDimSize(2), type.getDimSize(3)};
+  int64_t k[2] = {kernel.h, kernel.w};
+  for (int d = 0; d < 2; ++d) {
+    int64_t span = dilations[d] * (k[d] - 1) + 1;
+    if (padding == Padding::Same) {
+      int64_t out = ceilDiv(in[d], strides[d]);
+      int64_t total =
+          std::max<int64_t>((out - 1) * strides[d] + span - in[d], 0);
+      result[d] = total / 2;
+      result[d + 2] = total - total / 2;
+    }
+    if (ceilMode) {
+      int64_t padded = in[d] + result[d] + result[d + 2];
+      if (padded < span)
+        continue;
+      int64_t out = ceilDiv(padded - span, strides[d]) + 1;
+      // The last window must start inside the input or the begin padding.
+      if ((out - 1) * strides[d] >= in[d] + result[d])
+        --out;
+      result[d + 2] +=
+          std::max<int64_t>((out - 1) * strides[d] + span - padded, 0);
+    }
+  }
+  return result;
+}
+
+Value GraphBuilder::conv2d(Value input, Value filter, const Conv2dOptions &o) {
+  SmallVector<Value, 3> operands{input, filter};
+  if (o.bias)
+    operands.push_back(o.bias);
+  if (!ready(operands, "tg.conv2d"))
+    return {};
+  auto filterType = mlir::cast<RankedTensorType>(filter.getType());
+  SmallVector<int64_t, 4> pads = o.pads;
+  if (o.padding == Padding::Same && filterType.getRank() == 4)
+    pads = resolvePads(
+        input, Window(filterType.getDimSize(2), filterType.getDimSize(3)),
+        o.strides, o.dilations, o.padding, o.pads, false);
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferConv2d(loc(), input.getType(), filter.getType(),
+                             o.bias ? o.bias.getType() : Type(), o.strides,
+                             pads, o.dilations, o.groups, inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::Conv2dOp::create(
+      builder, loc(), inferred[0], input, filter, o.bias,
+      arrayOrDefault(builder, o.strides, {1, 1}),
+      arrayOrDefault(builder, pads, {0, 0, 0, 0}),
+      arrayOrDefault(builder, o.dilations, {1, 1}),
+      o.groups == 1 ? IntegerAttr() : builder.getI64IntegerAttr(o.groups),
+      o.activation == tg::Activation::None
+          ? tg::ActivationAttr()
+          : tg::ActivationAttr::get(context, o.activation)));
+}
+
+template <typename OpTy>
+Value GraphBuilder::pool(Value input, const Pool2dOptions &o) {
+  if (!ready({input}, OpTy::getOperationName()))
+    return {};
+  SmallVector<int64_t, 2> kernel{o.kernel.h, o.kernel.w};
+  SmallVector<int64_t, 4> pads = resolvePads(input, o.kernel, o.strides, {1, 1},
+                                             o.padding, o.pads, o.ceilMode);
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferPool2d(loc(), input.getType(), kernel, o.strides, pads,
+                             inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  DenseI64ArrayAttr kernelAttr = builder.getDenseI64ArrayAttr(kernel);
+  DenseI64ArrayAttr stridesAttr = arrayOrDefault(builder, o.strides, {1, 1});
+  DenseI64ArrayAttr padsAttr = arrayOrDefault(builder, pads, {0, 0, 0, 0});
+  if constexpr (std::is_same_v<OpTy, tg::AvgPool2dOp>)
+    return check(tg::AvgPool2dOp::create(
+        builder, loc(), inferred[0], input, kernelAttr, stridesAttr, padsAttr,
+        o.countIncludePad ? builder.getBoolAttr(true) : BoolAttr()));
+  else
+    return check(tg::MaxPool2dOp::create(builder, loc(), inferred[0], input,
+                                         kernelAttr, stridesAttr, padsAttr));
+}
+
+Value GraphBuilder::maxpool2d(Value input, const Pool2dOptions &options) {
+  return pool<tg::MaxPool2dOp>(input, options);
+}
+
+Value GraphBuilder::avgpool2d(Value input, const Pool2dOptions &options) {
+  return pool<tg::AvgPool2dOp>(input, options);
+}
+
+Value GraphBuilder::globalAvgPool(Value input) {
+  if (!ready({input}, "tg.global_avgpool"))
+    return {};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferGlobalAvgPool(loc(), input.getType(), inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::GlobalAvgPoolOp::create(builder, loc(), inferred[0], input));
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::reshape(Value x, ArrayRef<int64_t> shape) {
+  if (!ready({x}, "tg.reshape"))
+    return {};
+  auto type = mlir::cast<RankedTensorType>(x.getType());
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return fail("tg.reshape: negative dimension in the new shape " +
+                shapeString(shape));
+  RankedTensorType to = type.clone(shape);
+  if (to.getNumElements() != type.getNumElements())
+    return fail("tg.reshape: cannot reshape " + shapeString(type.getShape()) +
+                " (" + Twine(type.getNumElements()) + " elements) to " +
+                shapeString(shape) + " (" + Twine(to.getNumElements()) +
+                " elements)");
+  return check(tg::ReshapeOp::create(builder, loc(), to, x));
+}
+
+Value GraphBuilder::flatten(Value x, int64_t axis) {
+  if (!ready({x}, "flatten"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  if (axis < 0 || axis > int64_t(shape.size()))
+    return fail("flatten: axis " + Twine(axis) + " is out of range for rank " +
+                Twine(shape.size()));
+  SmallVector<int64_t> to(shape.begin(), shape.begin() + axis);
+  to.push_back(std::accumulate(shape.begin() + axis, shape.end(), int64_t(1),
+                               std::multiplies<int64_t>()));
+  return reshape(x, to);
+}
+
+Value GraphBuilder::transpose(Value x, ArrayRef<int64_t> perm) {
+  if (!ready({x}, "tg.transpose"))
+    return {};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferTranspose(loc(), x.getType(), perm, inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::TransposeOp::create(builder, loc(), inferred[0], x,
+                                       builder.getDenseI64ArrayAttr(perm)));
+}
+
+Value GraphBuilder::concat(ValueRange inputs, int64_t axis) {
+  SmallVector<Value> operands(inputs.begin(), inputs.end());
+  if (!ready(operands, "tg.concat"))
+    return {};
+  if (operands.empty())
+    return fail("tg.concat needs at least one input");
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferConcat(loc(), inputs.getTypes(), axis, inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::ConcatOp::create(builder, loc(), inferred[0], inputs,
+                                    builder.getI64IntegerAttr(axis)));
+}
+
+SmallVector<Value> GraphBuilder::split(Value x, int64_t axis,
+                                       ArrayRef<int64_t> sizes) {
+  if (!ready({x}, "tg.split"))
+    return {};
+  SmallVector<Type> inferred;
+  if (failed(tg::inferSplit(loc(), x.getType(), axis, sizes, inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  auto op = tg::SplitOp::create(builder, loc(), inferred, x,
+                                builder.getI64IntegerAttr(axis),
+                                builder.getDenseI64ArrayAttr(sizes));
+  if (!check(op))
+    return {};
+  return SmallVector<Value>(op->getResults());
+}
+
+Value GraphBuilder::slice(Value x, ArrayRef<int64_t> starts,
+                          ArrayRef<int64_t> limits, ArrayRef<int64_t> strides) {
+  if (!ready({x}, "tg.slice"))
+    return {};
+  std::optional<ArrayRef<int64_t>> maybeStrides;
+  bool unit = llvm::all_of(strides, [](int64_t s) { return s == 1; });
+  if (!strides.empty() && !unit)
+    maybeStrides = strides;
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferSlice(loc(), x.getType(), starts, limits, maybeStrides,
+                            inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::SliceOp::create(
+      builder, loc(), inferred[0], x, builder.getDenseI64ArrayAttr(starts),
+      builder.getDenseI64ArrayAttr(limits),
+      maybeStrides ? builder.getDenseI64ArrayAttr(*maybeStrides)
+                   : DenseI64ArrayAttr()));
+}
+
+Value GraphBuilder::sliceAxis(Value x, int64_t axis, int64_t start,
+                              int64_t limit) {
+  if (!ready({x}, "tg.slice"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  int64_t rank = shape.size();
+  if (axis < -rank || axis >= rank)
+    return fail("tg.slice: axis " + Twine(axis) + " is out of range for rank " +
+                Twine(rank));
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> starts(rank, 0), limits(shape.begin(), shape.end());
+  starts[axis] = start;
+  limits[axis] = limit;
+  return slice(x, starts, limits);
+}
+
+Value GraphBuilder::pad(Value x, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                        double value) {
+  if (!ready({x}, "tg.pad"))
+    return {};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferPad(loc(), x.getType(), low, high, inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::PadOp::create(
+      builder, loc(), inferred[0], x, builder.getDenseI64ArrayAttr(low),
+      builder.getDenseI64ArrayAttr(high),
+      value == 0.0 ? FloatAttr() : builder.getF64FloatAttr(value)));
+}
+
+Value GraphBuilder::broadcastTo(Value x, ArrayRef<int64_t> shape) {
+  if (!ready({x}, "tg.broadcast_to"))
+    return {};
+  auto type = mlir::cast<RankedTensorType>(x.getType());
+  if (!tg::isBroadcastableTo(type.getShape(), shape))
+    return fail("tg.broadcast_to: " + shapeString(type.getShape()) +
+                " does not broadcast to " + shapeString(shape));
+  return check(tg::BroadcastToOp::create(builder, loc(), type.clone(shape), x));
+}
+
+Value GraphBuilder::gather(Value data, Value indices, int64_t axis) {
+  if (!ready({data, indices}, "tg.gather"))
+    return {};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferGather(loc(), data.getType(), indices.getType(), axis,
+                             inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::GatherOp::create(
+      builder, loc(), inferred[0], data, indices,
+      axis == 0 ? IntegerAttr() : builder.getI64IntegerAttr(axis)));
+}
+
+Value GraphBuilder::enlarge(Value filter, Window kernel) {
+  if (!ready({filter}, "tg.enlarge"))
+    return {};
+  SmallVector<int64_t, 2> k{kernel.h, kernel.w};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferEnlarge(loc(), filter.getType(), k, inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::EnlargeOp::create(builder, loc(), inferred[0], filter,
+                                     builder.getDenseI64ArrayAttr(k)));
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalisations
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+Value GraphBuilder::reduce(Value x, ArrayRef<int64_t> axes, bool keepDims) {
+  if (!ready({x}, OpTy::getOperationName()))
+    return {};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferReduce(loc(), x.getType(), axes, keepDims, inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(OpTy::create(
+      builder, loc(), inferred[0], x, builder.getDenseI64ArrayAttr(axes),
+      keepDims ? BoolAttr() : builder.getBoolAttr(false)));
+}
+
+Value GraphBuilder::reduceSum(Value x, ArrayRef<int64_t> axes, bool keep) {
+  return reduce<tg::ReduceSumOp>(x, axes, keep);
+}
+Value GraphBuilder::reduceMean(Value x, ArrayRef<int64_t> axes, bool keep) {
+  return reduce<tg::ReduceMeanOp>(x, axes, keep);
+}
+Value GraphBuilder::reduceMax(Value x, ArrayRef<int64_t> axes, bool keep) {
+  return reduce<tg::ReduceMaxOp>(x, axes, keep);
+}
+
+Value GraphBuilder::softmax(Value x, int64_t axis) {
+  if (!ready({x}, "tg.softmax"))
+    return {};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferSoftmax(loc(), x.getType(), axis, inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::SoftmaxOp::create(
+      builder, loc(), inferred[0], x,
+      axis == -1 ? IntegerAttr() : builder.getI64IntegerAttr(axis)));
+}
+
+Value GraphBuilder::layernorm(Value x, Value scale, Value bias, int64_t axis,
+                              double epsilon) {
+  if (!ready({x, scale, bias}, "tg.layernorm"))
+    return {};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferLayerNorm(loc(), x.getType(), scale.getType(),
+                                bias.getType(), axis, inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::LayerNormOp::create(
+      builder, loc(), inferred[0], x, scale, bias,
+      axis == -1 ? IntegerAttr() : builder.getI64IntegerAttr(axis),
+      epsilon == 1e-5 ? FloatAttr() : builder.getF64FloatAttr(epsilon)));
+}
+
+Value GraphBuilder::batchnorm(Value x, Value scale, Value bias, Value mean,
+                              Value variance, double epsilon) {
+  if (!ready({x, scale, bias, mean, variance}, "tg.batchnorm"))
+    return {};
+  SmallVector<Type, 1> inferred;
+  if (failed(tg::inferBatchNorm(loc(), x.getType(), scale.getType(),
+                                bias.getType(), mean.getType(),
+                                variance.getType(), inferred))) {
+    hasFailed = true;
+    return {};
+  }
+  return check(tg::BatchNormOp::create(
+      builder, loc(), inferred[0], x, scale, bias, mean, variance,
+      epsilon == 1e-5 ? FloatAttr() : builder.getF64FloatAttr(epsilon)));
+}
+
+//===----------------------------------------------------------------------===//
+// Composites
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::linear(Value x, int64_t in, int64_t out, StringRef name,
+                           Act act, bool bias) {
+  Scope s = scope(name);
+  if (!ready({x}, "linear"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  if (shape.empty() || shape.back() != in)
+    return fail("linear '" + qualify("") + "': the input is " +
+                shapeString(shape) + ", expected " + Twine(in) +
+                " features on its last dimension");
+  if (out < 1)
+    return fail("linear '" + qualify("") + "': bad output width " + Twine(out));
+  // Both parameters first, then the ops (as HuggingFace and torchvision
+  // list them).
+  Value w = weight("weight", {in, out});
+  Value b = bias ? weight("bias", {out}) : Value();
+  Value y = matmul(x, w);
+  if (bias)
+    y = add(y, b);
+  return activation(y, act);
+}
+
+Value GraphBuilder::linear(Value x, int64_t out, StringRef name, Act act,
+                           bool bias) {
+  if (!ready({x}, "linear"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  if (shape.empty()) {
+    Scope s = scope(name);
+    return fail("linear '" + qualify("") + "': the input is a scalar");
+  }
+  return linear(x, shape.back(), out, name, act, bias);
+}
+
+Value GraphBuilder::mlp(Value x, ArrayRef<int64_t> widths, StringRef name,
+                        const MlpOptions &options) {
+  Scope s = scope(name);
+  for (auto [i, width] : llvm::enumerate(widths)) {
+    bool last = i + 1 == widths.size();
+    x = linear(x, width, std::to_string(i),
+               last ? options.last : options.hidden, options.bias);
+  }
+  return x;
+}
+
+Value GraphBuilder::conv(Value x, int64_t outChannels, Window kernel,
+                         StringRef name, Conv2dOptions options, bool bias) {
+  Scope s = scope(name);
+  if (!ready({x}, "conv"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  if (shape.size() != 4)
+    return fail("conv '" + qualify("") + "': the input is " +
+                shapeString(shape) + ", expected NCHW (rank 4)");
+  if (options.groups < 1 || shape[1] % options.groups != 0 ||
+      outChannels % options.groups != 0)
+    return fail("conv '" + qualify("") + "': " + Twine(options.groups) +
+                " groups do not divide " + Twine(shape[1]) + " input and " +
+                Twine(outChannels) + " output channels");
+  Value filter = weight(
+      "weight", {outChannels, shape[1] / options.groups, kernel.h, kernel.w});
+  if (bias)
+    options.bias = weight("bias", {outChannels});
+  return conv2d(x, filter, options);
+}
+
+Value GraphBuilder::batchNorm(Value x, StringRef name, double epsilon) {
+  Scope s = scope(name);
+  if (!ready({x}, "batchNorm"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  if (shape.size() < 2)
+    return fail("batchNorm '" + qualify("") + "': the input is " +
+                shapeString(shape) + ", expected a channel dimension 1");
+  int64_t c = shape[1];
+  Value g = weight("weight", {c}), b = weight("bias", {c}),
+        m = weight("running_mean", {c}), v = weight("running_var", {c});
+  return batchnorm(x, g, b, m, v, epsilon);
+}
+
+Value GraphBuilder::layerNorm(Value x, StringRef name, double epsilon) {
+  Scope s = scope(name);
+  if (!ready({x}, "layerNorm"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  if (shape.empty())
+    return fail("layerNorm '" + qualify("") + "': the input is a scalar");
+  Value g = weight("weight", {shape.back()});
+  Value b = weight("bias", {shape.back()});
+  return layernorm(x, g, b, -1, epsilon);
+}
+
+Value GraphBuilder::convBnRelu(Value x, int64_t outChannels, Window kernel,
+                               StringRef convName, StringRef bnName,
+                               Conv2dOptions options, bool relu,
+                               double epsilon) {
+  Value y = conv(x, outChannels, kernel, convName, options);
+  y = batchNorm(y, bnName, epsilon);
+  return relu ? this->relu(y) : y;
+}
+
+Value GraphBuilder::embedding(Value ids, int64_t vocab, int64_t dim,
+                              StringRef name) {
+  Scope s = scope(name);
+  if (!ready({ids}, "embedding"))
+    return {};
+  Type element = mlir::cast<RankedTensorType>(ids.getType()).getElementType();
+  if (!element.isSignlessInteger(32) && !element.isSignlessInteger(64))
+    return fail("embedding '" + qualify("") +
+                "': the ids must be i32 or i64 tensors");
+  return gather(weight("weight", {vocab, dim}), ids, 0);
+}
+
+Value GraphBuilder::attention(Value x, StringRef name,
+                              const AttentionOptions &o) {
+  Scope s = scope(name);
+  if (!ready({x}, "attention"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  if (shape.size() != 3)
+    return fail("attention '" + qualify("") + "': the input is " +
+                shapeString(shape) + ", expected [batch, seq, hidden]");
+  int64_t batch = shape[0], seq = shape[1], hidden = shape[2];
+  if (o.numHeads < 1 || hidden % o.numHeads != 0)
+    return fail("attention '" + qualify("") + "': " + Twine(o.numHeads) +
+                " heads do not divide the hidden size " + Twine(hidden));
+  int64_t heads = o.numHeads, dim = hidden / heads;
+  auto project = [&](StringRef which) {
+    Value p = linear(x, hidden, hidden, which, Act::None, o.bias);
+    return reshape(p, {batch, seq, heads, dim});
+  };
+  // [batch, heads, seq, dim] for Q and V, [batch, heads, dim, seq] for K.
+  Value q = transpose(project(o.names.query), {0, 2, 1, 3});
+  Value k = transpose(project(o.names.key), {0, 2, 3, 1});
+  Value v = transpose(project(o.names.value), {0, 2, 1, 3});
+  Value scores = scale(matmul(q, k), 1.0 / std::sqrt(double(dim)));
+  if (o.mask)
+    scores = add(scores, o.mask);
+  Value context = matmul(softmax(scores, -1), v);
+  context = reshape(transpose(context, {0, 2, 1, 3}), {batch, seq, hidden});
+  return linear(context, hidden, hidden, o.names.output, Act::None, o.bias);
+}
+
+Value GraphBuilder::transformerLayer(Value x, StringRef name,
+                                     const TransformerLayerOptions &o) {
+  Scope s = scope(name);
+  if (!ready({x}, "transformerLayer"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  if (shape.size() != 3)
+    return fail("transformer layer '" + qualify("") + "': the input is " +
+                shapeString(shape) + ", expected [batch, seq, hidden]");
+  int64_t hidden = shape[2];
+  AttentionOptions attn;
+  attn.numHeads = o.numHeads;
+  attn.bias = o.bias;
+  attn.mask = o.mask;
+  auto ffn = [&](Value h) {
+    h = linear(h, hidden, o.ffnDim, "intermediate.dense", o.activation, o.bias);
+    return linear(h, o.ffnDim, hidden, "output.dense", Act::None, o.bias);
+  };
+  if (o.preNorm) {
+    Value h = layerNorm(x, "attention.output.LayerNorm", o.epsilon);
+    x = add(x, attention(h, "attention", attn));
+    h = layerNorm(x, "output.LayerNorm", o.epsilon);
+    return add(x, ffn(h));
+  }
+  Value h = add(attention(x, "attention", attn), x);
+  h = layerNorm(h, "attention.output.LayerNorm", o.epsilon);
+  Value y = add(ffn(h), h);
+  return layerNorm(y, "output.LayerNorm", o.epsilon);
+}
+
+LstmState GraphBuilder::lstmCell(Value x, LstmState state, int64_t hidden,
+                                 StringRef name) {
+  Scope s = scope(name);
+  if (!ready({x, state.h, state.c}, "lstmCell"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  if (shape.empty()) {
+    fail("lstm cell '" + qualify("") + "': the input is a scalar");
+    return {};
+  }
+  // One op per statement here and below, so that the IR order does not
+  // depend on the compiler's order of evaluating arguments.
+  int64_t in = shape.back();
+  Value wih = weight("weight_ih", {in, 4 * hidden});
+  Value whh = weight("weight_hh", {hidden, 4 * hidden});
+  Value bias = weight("bias", {4 * hidden});
+  Value xw = matmul(x, wih);
+  Value hw = matmul(state.h, whh);
+  Value gates = add(add(xw, hw), bias);
+  SmallVector<Value> g = split(gates, -1, {hidden, hidden, hidden, hidden});
+  if (g.size() != 4)
+    return {};
+  Value i = sigmoid(g[0]), f = sigmoid(g[1]), cand = tanh(g[2]),
+        o = sigmoid(g[3]);
+  Value keep = mul(f, state.c);
+  Value write = mul(i, cand);
+  Value c = add(keep, write);
+  Value h = mul(o, tanh(c));
+  return {h, c};
+}
+
+Value GraphBuilder::rnnCell(Value x, Value h, int64_t hidden, StringRef name,
+                            Act act) {
+  Scope s = scope(name);
+  if (!ready({x, h}, "rnnCell"))
+    return {};
+  ArrayRef<int64_t> shape =
+      mlir::cast<RankedTensorType>(x.getType()).getShape();
+  if (shape.empty())
+    return fail("rnn cell '" + qualify("") + "': the input is a scalar");
+  Value wih = weight("weight_ih", {shape.back(), hidden});
+  Value whh = weight("weight_hh", {hidden, hidden});
+  Value bias = weight("bias", {hidden});
+  Value xw = matmul(x, wih);
+  Value hw = matmul(h, whh);
+  return activation(add(add(xw, hw), bias), act);
+}
+
+//===----------------------------------------------------------------------===//
+// Finishing
+//===----------------------------------------------------------------------===//
+
+FailureOr<OwningOpRef<ModuleOp>>
+GraphBuilder::finish(ValueRange outputs, ArrayRef<StringRef> names) {
+  SmallVector<Value> results(outputs.begin(), outputs.end());
+  if (!ready(results, "finish"))
+    return failure();
+  if (!names.empty() && names.size() != results.size()) {
+    fail("finish: " + Twine(names.size()) + " names for " +
+         Twine(results.size()) + " outputs");
+    return failure();
+  }
+  if (hasFailed)
+    return failure();
+  Block &block = entry.getBody().front();
+  func::ReturnOp::create(builder, loc(), results);
+  entry.setType(builder.getFunctionType(block.getArgumentTypes(),
+                                        ValueRange(results).getTypes()));
+  for (const auto &it : inputNames)
+    entry.setArgAttr(it.getValue(), "tg.name",
+                     builder.getStringAttr(it.getKey()));
+  for (auto [i, name] : llvm::enumerate(names))
+    entry.setResultAttr(i, "tg.name", builder.getStringAttr(name));
+  finished = true;
+  if (mlir::failed(verify(*module))) {
+    hasFailed = true;
+    return failure();
+  }
+  return std::move(module);
+}
+
+//===----------------------------------------------------------------------===//
+// Writers
+//===----------------------------------------------------------------------===//
+
+LogicalResult loom::writeModule(ModuleOp module, StringRef path,
+                                StringRef header) {
+  std::string error;
+  auto file = openOutputFile(path, &error);
+  if (!file)
+    return module.emitError() << "cannot write '" << path << "': " << error;
+  SmallVector<StringRef> lines;
+  if (!header.empty())
+    header.split(lines, '\n');
+  for (StringRef line : lines)
+    file->os() << (line.empty() ? "//" : "// " + line.str()) << "\n";
+  module.print(file->os());
+  file->os() << "\n";
+  file->keep();
+  if (file->os().has_error())
+    return module.emitError() << "error writing '" << path << "'";
+  return success();
+}
+
+LogicalResult loom::writeRandomWeights(ModuleOp module, StringRef path,
+                                       uint64_t seed) {
+  return tg::writeRandomWeights(module, path, seed);
+}
+
+llvm::StringMap<unsigned> loom::countOps(ModuleOp module) {
+  llvm::StringMap<unsigned> counts;
+  module.walk([&](Operation *op) {
+    if (op != module.getOperation())
+      ++counts[op->getName().getStringRef()];
+  });
+  return counts;
+}

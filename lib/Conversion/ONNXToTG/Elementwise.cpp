@@ -1,0 +1,489 @@
+//===- Elementwise.cpp - ONNX elementwise operators to tg -----------------===//
+//
+// Part of Loom. Arithmetic (Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean),
+// unary functions and activations. Operators tg has are mapped one to one;
+// the others are short exact decompositions (Abs = max(x, -x), LeakyRelu =
+// relu(x) - alpha * relu(-x), ...). On values known at import time (shape
+// computations) every operator here is evaluated by the importer, integers
+// included; on run-time values tg's arithmetic is floating-point only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::onnx_to_tg;
+using llvm::SmallVector;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Binary and variadic arithmetic
+//===----------------------------------------------------------------------===//
+
+enum class Arith { Add, Sub, Mul, Div, Pow, Max, Min };
+
+double foldArith(Arith k, double a, double b) {
+  switch (k) {
+  case Arith::Add:
+    return a + b;
+  case Arith::Sub:
+    return a - b;
+  case Arith::Mul:
+    return a * b;
+  case Arith::Div:
+    return a / b;
+  case Arith::Pow:
+    return std::pow(a, b);
+  case Arith::Max:
+    return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+  case Arith::Min:
+    return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+  }
+  return 0;
+}
+
+int64_t foldArithInt(Arith k, int64_t a, int64_t b) {
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  switch (k) {
+  case Arith::Add:
+    return static_cast<int64_t>(u(a) + u(b));
+  case Arith::Sub:
+    return static_cast<int64_t>(u(a) - u(b));
+  case Arith::Mul:
+    return static_cast<int64_t>(u(a) * u(b));
+  case Arith::Div:
+    // Truncating, as ONNX's reference; x / 0 is undefined there, 0 here.
+    if (b == 0 || (a == INT64_MIN && b == -1))
+      return 0;
+    return a / b;
+  case Arith::Pow:
+    return static_cast<int64_t>(
+        std::pow(static_cast<double>(a), static_cast<double>(b)));
+  case Arith::Max:
+    return std::max(a, b);
+  case Arith::Min:
+    return std::min(a, b);
+  }
+  return 0;
+}
+
+FailureOr<Value> buildArith(NodeContext &ctx, Arith k, Value a, Value b) {
+  switch (k) {
+  case Arith::Add:
+    return ctx.create<tg::AddOp>({a, b});
+  case Arith::Sub:
+    return ctx.create<tg::SubOp>({a, b});
+  case Arith::Mul:
+    return ctx.create<tg::MulOp>({a, b});
+  case Arith::Div:
+    return ctx.create<tg::DivOp>({a, b});
+  case Arith::Pow:
+    return ctx.create<tg::PowOp>({a, b});
+  case Arith::Max:
+    return ctx.create<tg::MaxOp>({a, b});
+  case Arith::Min:
+    return ctx.create<tg::MinOp>({a, b});
+  }
+  return failure();
+}
+
+/// Add, Sub, Mul, Div, Pow (two inputs) and Sum, Max, Min, Mean (one or
+/// more), with numpy broadcasting.
+LogicalResult importArith(NodeContext &ctx, Arith k, bool mean = false) {
+  unsigned n = ctx.numInputs();
+  if (n == 0)
+    return ctx.fail("needs at least one input");
+  for (unsigned i = 0; i < n; ++i)
+    if (!ctx.hasInput(i))
+      return ctx.fail("input " + Twine(i) + " is missing");
+  int32_t dataType = ctx.inputDataType(0);
+  for (unsigned i = 1; i < n; ++i)
+    if (k != Arith::Pow && ctx.inputDataType(i) != dataType)
+      return ctx.fail("inputs have different element types (" +
+                      onnxutil::dataTypeName(dataType) + " and " +
+                      onnxutil::dataTypeName(ctx.inputDataType(i)) + ")");
+  for (unsigned i = 1; i < n; ++i)
+    if (!broadcastHostShapes(ctx.inputShape(0), ctx.inputShape(i)))
+      return ctx.fail("input shapes " +
+                      safetensors::formatShape(ctx.inputShape(0)) + " and " +
+                      safetensors::formatShape(ctx.inputShape(i)) +
+                      " do not broadcast");
+
+  if (ctx.allConstant()) {
+    HostTensor acc = *ctx.constant(0);
+    for (unsigned i = 1; i < n; ++i) {
+      auto shape = broadcastHostShapes(acc.shape, ctx.constant(i)->shape);
+      if (!shape)
+        return ctx.fail("input shapes do not broadcast");
+      acc = binaryHost(
+          acc, *ctx.constant(i), dataType,
+          [k](double a, double b) { return foldArith(k, a, b); },
+          [k](int64_t a, int64_t b) { return foldArithInt(k, a, b); });
+    }
+    if (mean) {
+      HostTensor count = HostTensor::splat(dataType, {}, n);
+      acc = binaryHost(
+          acc, count, dataType, [](double a, double b) { return a / b; },
+          [](int64_t a, int64_t b) { return a / b; });
+    }
+    ctx.setOutput(0, std::move(acc));
+    return success();
+  }
+
+  if (!onnxutil::isFloatDataType(dataType))
+    return ctx.fail(onnxutil::dataTypeName(dataType) +
+                    " arithmetic on values not known at import time is not "
+                    "supported (tg arithmetic is floating-point)");
+  auto acc = ctx.input(0);
+  if (failed(acc))
+    return failure();
+  Value result = *acc;
+  for (unsigned i = 1; i < n; ++i) {
+    auto v = ctx.input(i);
+    if (failed(v))
+      return failure();
+    Value rhs = *v;
+    if (k == Arith::Pow) {
+      auto c = ctx.convert(
+          rhs, cast<RankedTensorType>(result.getType()).getElementType());
+      if (failed(c))
+        return failure();
+      rhs = *c;
+    }
+    auto r = buildArith(ctx, k, result, rhs);
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  if (mean && n > 1) {
+    Type e = cast<RankedTensorType>(result.getType()).getElementType();
+    auto r = ctx.create<tg::DivOp>({result, ctx.scalar(e, n)});
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  ctx.setOutput(0, result);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Unary functions
+//===----------------------------------------------------------------------===//
+
+/// Folds a unary function on a known input; returns false when not known.
+bool foldUnary(NodeContext &ctx, double (*fn)(double), bool intOk = false) {
+  const HostTensor *t = ctx.constant(0);
+  if (!t || (!t->isFloat() && !intOk))
+    return false;
+  HostTensor out = *t;
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    if (out.isFloat())
+      out.floats[i] = fn(out.floats[i]);
+    else
+      out.ints[i] = static_cast<int64_t>(fn(static_cast<double>(out.ints[i])));
+  }
+  onnxutil::roundToDataType(out);
+  ctx.setOutput(0, std::move(out));
+  return true;
+}
+
+/// The float input 0, or an error naming its element type.
+FailureOr<Value> floatInput(NodeContext &ctx, unsigned i = 0) {
+  if (!ctx.hasInput(i))
+    return ctx.fail("input " + Twine(i) + " is required");
+  if (!ctx.isFloatInput(i))
+    return ctx.fail("input " + Twine(i) + " has element type " +
+                    onnxutil::dataTypeName(ctx.inputDataType(i)) +
+                    "; only floating-point types are supported");
+  return ctx.input(i);
+}
+
+Type elementTypeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+/// One tg unary op, input -> output.
+template <typename OpT> LogicalResult importUnary(NodeContext &ctx) {
+  auto x = floatInput(ctx);
+  if (failed(x))
+    return failure();
+  auto y = ctx.createTyped<OpT>(x->getType(), *x);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+/// Runs `build` on the float input and sets its result as output 0.
+LogicalResult
+importUnaryWith(NodeContext &ctx,
+                llvm::function_ref<FailureOr<Value>(Value, Type)> build) {
+  auto x = floatInput(ctx);
+  if (failed(x))
+    return failure();
+  auto y = build(*x, elementTypeOf(*x));
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+template <typename OpT>
+FailureOr<Value> un(NodeContext &ctx, FailureOr<Value> x) {
+  if (failed(x))
+    return failure();
+  return ctx.createTyped<OpT>(x->getType(), *x);
+}
+
+template <typename OpT>
+FailureOr<Value> bin(NodeContext &ctx, FailureOr<Value> a, FailureOr<Value> b) {
+  if (failed(a) || failed(b))
+    return failure();
+  return ctx.create<OpT>({*a, *b});
+}
+
+/// relu(x) - alpha * relu(-x): x for x >= 0, alpha * x below (exact).
+FailureOr<Value> leakyRelu(NodeContext &ctx, Value x, Value alpha) {
+  auto pos = un<tg::ReluOp>(ctx, x);
+  auto negPart = un<tg::ReluOp>(ctx, un<tg::NegOp>(ctx, x));
+  return bin<tg::SubOp>(ctx, pos, bin<tg::MulOp>(ctx, alpha, negPart));
+}
+
+/// elu(x) = relu(x) + alpha * (exp(min(x, 0)) - 1).
+FailureOr<Value> elu(NodeContext &ctx, Value x, Type e, double alpha) {
+  auto pos = un<tg::ReluOp>(ctx, x);
+  auto below = bin<tg::MinOp>(ctx, x, ctx.scalar(e, 0));
+  auto em1 = bin<tg::SubOp>(ctx, un<tg::ExpOp>(ctx, below), ctx.scalar(e, 1));
+  return bin<tg::AddOp>(ctx, pos,
+                        bin<tg::MulOp>(ctx, ctx.scalar(e, alpha), em1));
+}
+
+LogicalResult importClip(NodeContext &ctx) {
+  auto x = floatInput(ctx);
+  if (failed(x))
+    return failure();
+  Type e = elementTypeOf(*x);
+  // Bounds: attributes before opset 11, optional inputs since.
+  std::optional<double> lo, hi;
+  Value loValue, hiValue;
+  if (ctx.opset() < 11) {
+    lo = ctx.getFloat("min", -INFINITY);
+    hi = ctx.getFloat("max", INFINITY);
+  } else {
+    for (unsigned i : {1u, 2u}) {
+      if (!ctx.hasInput(i))
+        continue;
+      std::optional<double> &bound = i == 1 ? lo : hi;
+      if (const HostTensor *t = ctx.known(i)) {
+        if (t->numElements() != 1)
+          return ctx.fail("the bounds of Clip must be scalars");
+        bound = t->asDouble(0);
+        continue;
+      }
+      auto v = ctx.input(i);
+      if (failed(v))
+        return failure();
+      auto c = ctx.convert(*v, e);
+      if (failed(c))
+        return failure();
+      (i == 1 ? loValue : hiValue) = *c;
+    }
+  }
+  Value result = *x;
+  // Bounds known at import time and in order: one tg.clip.
+  if (!loValue && !hiValue && lo.value_or(-INFINITY) <= hi.value_or(INFINITY) &&
+      !std::isnan(lo.value_or(0)) && !std::isnan(hi.value_or(0))) {
+    if (lo || hi) {
+      auto r = ctx.createTyped<tg::ClipOp>(
+          x->getType(), *x,
+          {ctx.f64Attr("min", lo.value_or(-INFINITY)),
+           ctx.f64Attr("max", hi.value_or(INFINITY))});
+      if (failed(r))
+        return failure();
+      result = *r;
+    }
+    ctx.setOutput(0, result);
+    return success();
+  }
+  // Otherwise min(max(x, lo), hi), which is what ONNX specifies.
+  if (lo)
+    loValue = ctx.scalar(e, *lo);
+  if (hi)
+    hiValue = ctx.scalar(e, *hi);
+  if (loValue) {
+    auto r = ctx.create<tg::MaxOp>({result, loValue});
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  if (hiValue) {
+    auto r = ctx.create<tg::MinOp>({result, hiValue});
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  ctx.setOutput(0, result);
+  return success();
+}
+
+LogicalResult importPRelu(NodeContext &ctx) {
+  auto x = floatInput(ctx);
+  auto slope = floatInput(ctx, 1);
+  if (failed(x) || failed(slope))
+    return failure();
+  // Models from before opset 7 give a slope of [C] for channels on dim 1,
+  // which numpy broadcasting would align with the last dimension instead.
+  llvm::ArrayRef<int64_t> xs = ctx.inputShape(0), ss = ctx.inputShape(1);
+  auto shape = broadcastHostShapes(xs, ss);
+  if ((!shape || llvm::ArrayRef<int64_t>(*shape) != xs) && ss.size() == 1 &&
+      xs.size() > 2 && ss[0] == xs[1]) {
+    SmallVector<int64_t> channels(xs.size() - 1, 1);
+    channels[0] = ss[0];
+    slope = ctx.reshape(*slope, channels);
+    if (failed(slope))
+      return failure();
+  }
+  auto y = leakyRelu(ctx, *x, *slope);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+/// Handlers that only evaluate known values (tg has no such operator).
+template <double (*Fn)(double)> LogicalResult importFoldOnly(NodeContext &ctx) {
+  if (foldUnary(ctx, Fn, /*intOk=*/true))
+    return success();
+  return ctx.fail("only supported on values known at import time (tg has "
+                  "no such operator)");
+}
+
+double roundHalfEven(double v) { return std::nearbyint(v); }
+double signOf(double v) { return v > 0 ? 1 : v < 0 ? -1 : v; }
+double absOf(double v) { return std::fabs(v); }
+double negOf(double v) { return -v; }
+double reciprocalOf(double v) { return 1 / v; }
+double reluOf(double v) { return v > 0 ? v : 0; }
+double floorOf(double v) { return std::floor(v); }
+double ceilOf(double v) { return std::ceil(v); }
+double sqrtOf(double v) { return std::sqrt(v); }
+double expOf(double v) { return std::exp(v); }
+double logOf(double v) { return std::log(v); }
+
+} // namespace
+
+void onnx_to_tg::populateElementwiseHandlers(HandlerTable &table) {
+  table["Add"] = [](NodeContext &c) { return importArith(c, Arith::Add); };
+  table["Sub"] = [](NodeContext &c) { return importArith(c, Arith::Sub); };
+  table["Mul"] = [](NodeContext &c) { return importArith(c, Arith::Mul); };
+  table["Div"] = [](NodeContext &c) { return importArith(c, Arith::Div); };
+  table["Pow"] = [](NodeContext &c) { return importArith(c, Arith::Pow); };
+  table["Max"] = [](NodeContext &c) { return importArith(c, Arith::Max); };
+  table["Min"] = [](NodeContext &c) { return importArith(c, Arith::Min); };
+  table["Sum"] = [](NodeContext &c) { return importArith(c, Arith::Add); };
+  table["Mean"] = [](NodeContext &c) {
+    return importArith(c, Arith::Add, /*mean=*/true);
+  };
+
+  table["Relu"] = [](NodeContext &c) {
+    return foldUnary(c, reluOf) ? success() : importUnary<tg::ReluOp>(c);
+  };
+  table["Sigmoid"] = importUnary<tg::SigmoidOp>;
+  table["Tanh"] = importUnary<tg::TanhOp>;
+  table["Exp"] = [](NodeContext &c) {
+    return foldUnary(c, expOf) ? success() : importUnary<tg::ExpOp>(c);
+  };
+  table["Log"] = [](NodeContext &c) {
+    return foldUnary(c, logOf) ? success() : importUnary<tg::LogOp>(c);
+  };
+  table["Sqrt"] = [](NodeContext &c) {
+    return foldUnary(c, sqrtOf) ? success() : importUnary<tg::SqrtOp>(c);
+  };
+  table["Erf"] = importUnary<tg::ErfOp>;
+  table["HardSwish"] = importUnary<tg::HardSwishOp>;
+  table["Neg"] = [](NodeContext &c) {
+    return foldUnary(c, negOf, true) ? success() : importUnary<tg::NegOp>(c);
+  };
+  table["Abs"] = [](NodeContext &c) -> LogicalResult {
+    if (foldUnary(c, absOf, true))
+      return success();
+    return importUnaryWith(c, [&](Value x, Type) {
+      return bin<tg::MaxOp>(c, x, un<tg::NegOp>(c, x));
+    });
+  };
+  table["Reciprocal"] = [](NodeContext &c) -> LogicalResult {
+    if (foldUnary(c, reciprocalOf))
+      return success();
+    return importUnaryWith(c, [&](Value x, Type e) {
+      return bin<tg::DivOp>(c, c.scalar(e, 1), x);
+    });
+  };
+  table["Softplus"] = [](NodeContext &c) {
+    // log(exp(x) + 1), as ONNX's reference.
+    return importUnaryWith(c, [&](Value x, Type e) {
+      return un<tg::LogOp>(
+          c, bin<tg::AddOp>(c, un<tg::ExpOp>(c, x), c.scalar(e, 1)));
+    });
+  };
+  table["Softsign"] = [](NodeContext &c) {
+    // x / (1 + |x|).
+    return importUnaryWith(c, [&](Value x, Type e) {
+      auto abs = bin<tg::MaxOp>(c, x, un<tg::NegOp>(c, x));
+      return bin<tg::DivOp>(c, x, bin<tg::AddOp>(c, c.scalar(e, 1), abs));
+    });
+  };
+  table["LeakyRelu"] = [](NodeContext &c) {
+    return importUnaryWith(c, [&](Value x, Type e) {
+      return leakyRelu(c, x, c.scalar(e, c.getFloat("alpha", 0.01)));
+    });
+  };
+  table["PRelu"] = importPRelu;
+  table["Elu"] = [](NodeContext &c) {
+    return importUnaryWith(c, [&](Value x, Type e) {
+      return elu(c, x, e, c.getFloat("alpha", 1.0));
+    });
+  };
+  table["Selu"] = [](NodeContext &c) {
+    return importUnaryWith(c, [&](Value x, Type e) {
+      double alpha = c.getFloat("alpha", 1.67326319217681884765625);
+      double gamma = c.getFloat("gamma", 1.05070102214813232421875);
+      return bin<tg::MulOp>(c, c.scalar(e, gamma), elu(c, x, e, alpha));
+    });
+  };
+  table["Celu"] = [](NodeContext &c) {
+    // max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+    return importUnaryWith(c, [&](Value x, Type e) {
+      double alpha = c.getFloat("alpha", 1.0);
+      auto scaled = bin<tg::DivOp>(c, x, c.scalar(e, alpha));
+      auto em1 = bin<tg::SubOp>(c, un<tg::ExpOp>(c, scaled), c.scalar(e, 1));
+      auto neg = bin<tg::MinOp>(c, c.scalar(e, 0),
+                                bin<tg::MulOp>(c, c.scalar(e, alpha), em1));
+      return bin<tg::AddOp>(c, un<tg::ReluOp>(c, x), neg);
+    });
+  };
+  table["HardSigmoid"] = [](NodeContext &c) {
+    return importUnaryWith(c, [&](Value x, Type) {
+      return c.createTyped<tg::HardSigmoidOp>(
+          x.getType(), x,
+          {c.f64Attr("alpha", static_cast<float>(c.getFloat("alpha", 0.2))),
+           c.f64Attr("beta", static_cast<float>(c.getFloat("beta", 0.5)))});
+    });
+  };
+  table["Gelu"] = [](NodeContext &c) {
+    return importUnaryWith(c, [&](Value x, Type) {
+      bool tanh = c.getString("approximate", "none") == "tanh";
+      return c.createTyped<tg::GeluOp>(
+          x.getType(), x, {c.boolAttr("tanh_approximation", tanh)});
+    });
+  };
+  table["Clip"] = importClip;
+
+  table["Floor"] = importFoldOnly<floorOf>;
+  table["Ceil"] = importFoldOnly<ceilOf>;
+  table["Round"] = importFoldOnly<roundHalfEven>;
+  table["Sign"] = importFoldOnly<signOf>;
+}

@@ -1,0 +1,492 @@
+//===- Linear.cpp - ONNX MatMul, Gemm, Conv and ConvTranspose to tg -------===//
+//
+// Part of Loom. MatMul (1-D operands are promoted and the added dimension
+// removed again, as numpy does), Gemm (transposes, alpha, beta, C) and Conv
+// (1-D and 2-D, every attribute: kernel_shape, strides, pads, dilations,
+// group and each auto_pad mode; a 1-D convolution is a 2-D one over a height
+// of 1) and ConvTranspose (as a convolution of the zero-interleaved input
+// with the flipped filter).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::onnx_to_tg;
+using llvm::SmallVector;
+
+namespace {
+
+LogicalResult requireFloat(NodeContext &ctx, unsigned i) {
+  if (ctx.hasInput(i) && !ctx.isFloatInput(i))
+    return ctx.fail("input " + Twine(i) + " has element type " +
+                    onnxutil::dataTypeName(ctx.inputDataType(i)) +
+                    "; only floating-point types are supported");
+  return success();
+}
+
+LogicalResult importMatMul(NodeContext &ctx) {
+  if (failed(requireFloat(ctx, 0)) || failed(requireFloat(ctx, 1)))
+    return failure();
+  auto a = ctx.input(0), b = ctx.input(1);
+  if (failed(a) || failed(b))
+    return failure();
+  auto aType = cast<RankedTensorType>(a->getType());
+  auto bType = cast<RankedTensorType>(b->getType());
+  if (aType.getRank() == 0 || bType.getRank() == 0)
+    return ctx.fail("operands must have rank >= 1");
+  Value lhs = *a, rhs = *b;
+  bool dropRow = aType.getRank() == 1, dropCol = bType.getRank() == 1;
+  if (dropRow) {
+    auto r = ctx.reshape(lhs, {1, aType.getDimSize(0)});
+    if (failed(r))
+      return failure();
+    lhs = *r;
+  }
+  if (dropCol) {
+    auto r = ctx.reshape(rhs, {bType.getDimSize(0), 1});
+    if (failed(r))
+      return failure();
+    rhs = *r;
+  }
+  auto y = ctx.create<tg::MatmulOp>({lhs, rhs});
+  if (failed(y))
+    return failure();
+  Value result = *y;
+  if (dropRow || dropCol) {
+    auto shape = cast<RankedTensorType>(result.getType()).getShape();
+    SmallVector<int64_t> out(shape.begin(), shape.end());
+    // [..., M, N]: a promoted row vector is M = 1, a column vector N = 1.
+    if (dropCol)
+      out.pop_back();
+    if (dropRow)
+      out.erase(out.end() - (dropCol ? 1 : 2));
+    auto r = ctx.reshape(result, out);
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  ctx.setOutput(0, result);
+  return success();
+}
+
+LogicalResult importGemm(NodeContext &ctx) {
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(requireFloat(ctx, i)))
+      return failure();
+  auto a = ctx.input(0), b = ctx.input(1);
+  if (failed(a) || failed(b))
+    return failure();
+  if (ctx.inputRank(0) != 2 || ctx.inputRank(1) != 2)
+    return ctx.fail("A and B must be matrices");
+  Value lhs = *a, rhs = *b;
+  if (ctx.getInt("transA", 0)) {
+    auto t = ctx.transpose(lhs, {1, 0});
+    if (failed(t))
+      return failure();
+    lhs = *t;
+  }
+  if (ctx.getInt("transB", 0)) {
+    auto t = ctx.transpose(rhs, {1, 0});
+    if (failed(t))
+      return failure();
+    rhs = *t;
+  }
+  auto y = ctx.create<tg::MatmulOp>({lhs, rhs});
+  if (failed(y))
+    return failure();
+  Value result = *y;
+  Type e = cast<RankedTensorType>(result.getType()).getElementType();
+  double alpha = ctx.getFloat("alpha", 1.0), beta = ctx.getFloat("beta", 1.0);
+  if (alpha != 1.0) {
+    auto r = ctx.create<tg::MulOp>({result, ctx.scalar(e, alpha)});
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  if (ctx.hasInput(2) && beta != 0.0) {
+    auto c = ctx.input(2);
+    if (failed(c))
+      return failure();
+    Value bias = *c;
+    if (beta != 1.0) {
+      auto r = ctx.create<tg::MulOp>({bias, ctx.scalar(e, beta)});
+      if (failed(r))
+        return failure();
+      bias = *r;
+    }
+    auto resultShape = cast<RankedTensorType>(result.getType()).getShape();
+    auto biasShape = cast<RankedTensorType>(bias.getType()).getShape();
+    auto shape = broadcastHostShapes(resultShape, biasShape);
+    if (!shape || llvm::ArrayRef<int64_t>(*shape) != resultShape)
+      return ctx.fail("C of shape " + safetensors::formatShape(biasShape) +
+                      " does not broadcast to the product's " +
+                      safetensors::formatShape(resultShape));
+    auto r = ctx.create<tg::AddOp>({result, bias});
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  ctx.setOutput(0, result);
+  return success();
+}
+
+/// Begin and end padding of one spatial dimension under `autoPad`.
+FailureOr<std::pair<int64_t, int64_t>>
+autoPadding(NodeContext &ctx, llvm::StringRef autoPad, int64_t in,
+            int64_t kernel, int64_t stride, int64_t dilation) {
+  if (autoPad == "VALID")
+    return std::make_pair<int64_t, int64_t>(0, 0);
+  int64_t out = (in + stride - 1) / stride;
+  int64_t total = std::max<int64_t>(0, (out - 1) * stride +
+                                           (kernel - 1) * dilation + 1 - in);
+  int64_t small = total / 2, big = total - small;
+  if (autoPad == "SAME_UPPER")
+    return std::make_pair(small, big);
+  if (autoPad == "SAME_LOWER")
+    return std::make_pair(big, small);
+  return ctx.fail("auto_pad '" + autoPad + "' is not a valid mode");
+}
+
+} // namespace
+
+/// Window attributes of Conv and the pooling operators, for `spatial`
+/// dimensions, as tg wants them (pads: begin of each dimension, then end).
+FailureOr<onnx_to_tg::WindowAttrs>
+onnx_to_tg::readWindowAttrs(NodeContext &ctx, llvm::ArrayRef<int64_t> inShape,
+                            llvm::ArrayRef<int64_t> kernel) {
+  size_t n = kernel.size();
+  WindowAttrs w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  w.strides = ctx.getInts("strides").value_or(SmallVector<int64_t>(n, 1));
+  w.dilations = ctx.getInts("dilations").value_or(SmallVector<int64_t>(n, 1));
+  if (w.strides.size() != n || w.dilations.size() != n)
+    return ctx.fail("'strides' and 'dilations' need " + Twine(n) + " entries");
+  for (size_t i = 0; i < n; ++i)
+    if (w.strides[i] < 1 || w.dilations[i] < 1 || w.kernel[i] < 1 ||
+        w.strides[i] > kMaxExtent || w.dilations[i] > kMaxExtent ||
+        w.kernel[i] > kMaxExtent)
+      return ctx.fail("kernel sizes, strides and dilations must be in [1, " +
+                      Twine(kMaxExtent) + "]");
+  std::string autoPad = ctx.getString("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET") {
+    w.pads = ctx.getInts("pads").value_or(SmallVector<int64_t>(2 * n, 0));
+    if (w.pads.size() != 2 * n)
+      return ctx.fail("'pads' needs " + Twine(2 * n) + " entries");
+    for (int64_t p : w.pads)
+      if (p < 0 || p > kMaxExtent)
+        return ctx.fail("'pads' must be in [0, " + Twine(kMaxExtent) + "]");
+  } else {
+    w.pads.assign(2 * n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      auto p = autoPadding(ctx, autoPad, inShape[i], w.kernel[i], w.strides[i],
+                           w.dilations[i]);
+      if (failed(p))
+        return failure();
+      w.pads[i] = p->first;
+      w.pads[n + i] = p->second;
+    }
+  }
+  return w;
+}
+
+namespace {
+
+LogicalResult importConv(NodeContext &ctx) {
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(requireFloat(ctx, i)))
+      return failure();
+  auto x = ctx.input(0), w = ctx.input(1);
+  if (failed(x) || failed(w))
+    return failure();
+  int64_t rank = ctx.inputRank(0);
+  if (rank != 3 && rank != 4)
+    return ctx.fail("only 1-D and 2-D convolutions (inputs of rank 3 or 4) "
+                    "are supported, the input has rank " +
+                    Twine(rank));
+  if (ctx.inputRank(1) != rank)
+    return ctx.fail("the filter must have the input's rank");
+  llvm::ArrayRef<int64_t> wShape = ctx.inputShape(1);
+  SmallVector<int64_t> kernel(wShape.drop_front(2));
+  if (auto k = ctx.getInts("kernel_shape"); k && *k != kernel)
+    return ctx.fail("'kernel_shape' differs from the filter's shape");
+  auto attrs = readWindowAttrs(ctx, ctx.inputShape(0).drop_front(2), kernel);
+  if (failed(attrs))
+    return failure();
+  Value input = *x, filter = *w;
+  SmallVector<int64_t> strides = attrs->strides, dilations = attrs->dilations,
+                       pads = attrs->pads;
+  if (rank == 3) {
+    // [N, C, W] -> [N, C, 1, W].
+    llvm::ArrayRef<int64_t> in = ctx.inputShape(0);
+    auto r = ctx.reshape(input, {in[0], in[1], 1, in[2]});
+    auto f = ctx.reshape(filter, {wShape[0], wShape[1], 1, wShape[2]});
+    if (failed(r) || failed(f))
+      return failure();
+    input = *r;
+    filter = *f;
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
+  }
+  SmallVector<Value> operands{input, filter};
+  if (ctx.hasInput(2)) {
+    auto b = ctx.input(2);
+    if (failed(b))
+      return failure();
+    operands.push_back(*b);
+  }
+  auto y = ctx.create<tg::Conv2dOp>(
+      operands, {ctx.arrayAttr("strides", strides), ctx.arrayAttr("pads", pads),
+                 ctx.arrayAttr("dilations", dilations),
+                 ctx.i64Attr("groups", ctx.getInt("group", 1))});
+  if (failed(y))
+    return failure();
+  Value result = *y;
+  if (rank == 3) {
+    auto s = cast<RankedTensorType>(result.getType()).getShape();
+    auto r = ctx.reshape(result, {s[0], s[1], s[3]});
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  ctx.setOutput(0, result);
+  return success();
+}
+
+/// Gathers `indices` along `axis` of `v` (a constant index list).
+FailureOr<Value> gatherIndices(NodeContext &ctx, Value v, int64_t axis,
+                               llvm::ArrayRef<int64_t> indices) {
+  HostTensor idx;
+  idx.dataType = onnx::TensorProto::INT64;
+  idx.shape = {static_cast<int64_t>(indices.size())};
+  idx.ints.assign(indices.begin(), indices.end());
+  auto iv = ctx.materialize(idx, "indices");
+  if (failed(iv))
+    return failure();
+  return ctx.create<tg::GatherOp>({v, *iv}, {ctx.i64Attr("axis", axis)});
+}
+
+/// ConvTranspose as a convolution: the input with stride - 1 zeros between
+/// its elements, padded by dilation * (kernel - 1) - pad on each side (a
+/// negative amount crops), convolved at stride 1 with the spatially flipped
+/// filter whose input and output channels are swapped within each group.
+/// Exact: the inserted zeros and the padding add products with zero.
+LogicalResult importConvTranspose(NodeContext &ctx) {
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(requireFloat(ctx, i)))
+      return failure();
+  auto x = ctx.input(0), w = ctx.input(1);
+  if (failed(x) || failed(w))
+    return failure();
+  int64_t rank = ctx.inputRank(0);
+  if (rank != 3 && rank != 4)
+    return ctx.fail("only 1-D and 2-D transposed convolutions (inputs of "
+                    "rank 3 or 4) are supported, the input has rank " +
+                    Twine(rank));
+  if (ctx.inputRank(1) != rank)
+    return ctx.fail("the filter must have the input's rank");
+  llvm::ArrayRef<int64_t> in = ctx.inputShape(0), ws = ctx.inputShape(1);
+  size_t n = rank - 2;
+  int64_t group = ctx.getInt("group", 1);
+  if (group < 1 || in[1] != ws[0] || ws[0] % group != 0)
+    return ctx.fail("the filter's first dimension must be the input's " +
+                    Twine(in[1]) + " channels, divisible by group " +
+                    Twine(group));
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  SmallVector<int64_t> strides =
+      ctx.getInts("strides").value_or(SmallVector<int64_t>(n, 1));
+  SmallVector<int64_t> dilations =
+      ctx.getInts("dilations").value_or(SmallVector<int64_t>(n, 1));
+  SmallVector<int64_t> outPad =
+      ctx.getInts("output_padding").value_or(SmallVector<int64_t>(n, 0));
+  if (strides.size() != n || dilations.size() != n || outPad.size() != n)
+    return ctx.fail("strides, dilations and output_padding need " + Twine(n) +
+                    " entries");
+  for (size_t i = 0; i < n; ++i)
+    if (strides[i] < 1 || dilations[i] < 1 || outPad[i] < 0 ||
+        strides[i] > kMaxExtent || dilations[i] > kMaxExtent ||
+        outPad[i] > kMaxExtent || kernel[i] > kMaxExtent)
+      return ctx.fail("strides and dilations must be in [1, " +
+                      Twine(kMaxExtent) + "], output_padding in [0, " +
+                      Twine(kMaxExtent) + "]");
+  // Padding: given, or derived from output_shape / auto_pad.
+  SmallVector<int64_t> pads(2 * n, 0);
+  std::string autoPad = ctx.getString("auto_pad", "NOTSET");
+  auto outputShape = ctx.getInts("output_shape");
+  if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    SmallVector<int64_t> target;
+    if (outputShape) {
+      target.assign(outputShape->end() - std::min(outputShape->size(), n),
+                    outputShape->end());
+      if (target.size() != n)
+        return ctx.fail("'output_shape' needs " + Twine(n) + " entries");
+    } else {
+      for (size_t i = 0; i < n; ++i)
+        target.push_back(in[2 + i] * strides[i]);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      int64_t total = strides[i] * (in[2 + i] - 1) + outPad[i] +
+                      (kernel[i] - 1) * dilations[i] + 1 - target[i];
+      // As the spec (with Python's floor division): a negative total makes
+      // the output larger, the extra rows at the end (lower: beginning).
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      bool upper = autoPad == "SAME_UPPER";
+      pads[i] = upper ? half : total - half;
+      pads[n + i] = upper ? total - half : half;
+    }
+  } else if (autoPad == "NOTSET" || autoPad == "VALID") {
+    if (autoPad == "NOTSET")
+      pads = ctx.getInts("pads").value_or(pads);
+    if (pads.size() != 2 * n)
+      return ctx.fail("'pads' needs " + Twine(2 * n) + " entries");
+    for (int64_t p : pads)
+      if (p < 0 || p > kMaxExtent)
+        return ctx.fail("'pads' must be in [0, " + Twine(kMaxExtent) + "]");
+  } else {
+    return ctx.fail("auto_pad '" + autoPad + "' is not a valid mode");
+  }
+
+  // Work in 2-D: [N, C, W] is [N, C, 1, W].
+  SmallVector<int64_t> xs(in.begin(), in.end()), fs(ws.begin(), ws.end());
+  Value input = *x, filter = *w;
+  if (n == 1) {
+    xs.insert(xs.begin() + 2, 1);
+    fs.insert(fs.begin() + 2, 1);
+    kernel.insert(kernel.begin(), 1);
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+    outPad.insert(outPad.begin(), 0);
+    pads = {0, pads[0], 0, pads[1]};
+    auto r = ctx.reshape(input, xs);
+    auto f = ctx.reshape(filter, fs);
+    if (failed(r) || failed(f))
+      return failure();
+    input = *r;
+    filter = *f;
+  }
+  int64_t nb = xs[0], cin = xs[1], h = xs[2], wd = xs[3];
+  int64_t coutPerGroup = fs[1], cout = coutPerGroup * group;
+
+  // 1. Zeros between the elements: [N, C, H, 1, W, 1] padded to
+  //    [N, C, H, s, W, s], flattened, the trailing zeros sliced off.
+  if (strides[0] > 1 || strides[1] > 1) {
+    auto spread = ctx.reshape(input, {nb, cin, h, 1, wd, 1});
+    if (failed(spread))
+      return failure();
+    auto padded = ctx.create<tg::PadOp>(
+        *spread,
+        {ctx.arrayAttr("low", {0, 0, 0, 0, 0, 0}),
+         ctx.arrayAttr("high", {0, 0, 0, strides[0] - 1, 0, strides[1] - 1})});
+    if (failed(padded))
+      return failure();
+    auto flat =
+        ctx.reshape(*padded, {nb, cin, h * strides[0], wd * strides[1]});
+    if (failed(flat))
+      return failure();
+    auto sliced = ctx.create<tg::SliceOp>(
+        *flat, {ctx.arrayAttr("starts", {0, 0, 0, 0}),
+                ctx.arrayAttr("limits", {nb, cin, (h - 1) * strides[0] + 1,
+                                         (wd - 1) * strides[1] + 1})});
+    if (failed(sliced))
+      return failure();
+    input = *sliced;
+  }
+  // 2. Pad (or crop) by dilation * (kernel - 1) - pad on each side, plus
+  //    output_padding at the end.
+  auto upShape = cast<RankedTensorType>(input.getType()).getShape();
+  SmallVector<int64_t> low(4, 0), high(4, 0), cropStart(4, 0),
+      cropLimit(upShape.begin(), upShape.end());
+  bool crop = false, pad = false;
+  for (int i = 0; i < 2; ++i) {
+    int64_t full = dilations[i] * (kernel[i] - 1);
+    int64_t b = full - pads[i], e = full - pads[2 + i] + outPad[i];
+    if (b < 0) {
+      cropStart[2 + i] = -b;
+      crop = true;
+    } else {
+      low[2 + i] = b;
+      pad |= b > 0;
+    }
+    if (e < 0) {
+      cropLimit[2 + i] += e;
+      crop = true;
+    } else {
+      high[2 + i] = e;
+      pad |= e > 0;
+    }
+  }
+  if (crop) {
+    for (int i = 2; i < 4; ++i)
+      if (cropStart[i] > cropLimit[i])
+        return ctx.fail("the padding removes more than the whole input");
+    auto r =
+        ctx.create<tg::SliceOp>(input, {ctx.arrayAttr("starts", cropStart),
+                                        ctx.arrayAttr("limits", cropLimit)});
+    if (failed(r))
+      return failure();
+    input = *r;
+  }
+  if (pad) {
+    auto r = ctx.create<tg::PadOp>(
+        input, {ctx.arrayAttr("low", low), ctx.arrayAttr("high", high)});
+    if (failed(r))
+      return failure();
+    input = *r;
+  }
+  // 3. The filter [Cin, Cout/g, KH, KW] as [Cout, Cin/g, KH, KW], flipped.
+  int64_t cinPerGroup = cin / group, kh = kernel[0], kw = kernel[1];
+  auto g5 = ctx.reshape(filter, {group, cinPerGroup, coutPerGroup, kh, kw});
+  if (failed(g5))
+    return failure();
+  auto swapped = ctx.transpose(*g5, {0, 2, 1, 3, 4});
+  if (failed(swapped))
+    return failure();
+  auto f4 = ctx.reshape(*swapped, {cout, cinPerGroup, kh, kw});
+  if (failed(f4))
+    return failure();
+  Value flipped = *f4;
+  for (int axis : {2, 3}) {
+    int64_t k = axis == 2 ? kh : kw;
+    if (k == 1)
+      continue;
+    auto r =
+        gatherIndices(ctx, flipped, axis,
+                      llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, k))));
+    if (failed(r))
+      return failure();
+    flipped = *r;
+  }
+  SmallVector<Value> operands{input, flipped};
+  if (ctx.hasInput(2)) {
+    auto b = ctx.input(2);
+    if (failed(b))
+      return failure();
+    operands.push_back(*b);
+  }
+  auto y =
+      ctx.create<tg::Conv2dOp>(operands, {ctx.arrayAttr("dilations", dilations),
+                                          ctx.i64Attr("groups", group)});
+  if (failed(y))
+    return failure();
+  Value result = *y;
+  if (n == 1) {
+    auto s = cast<RankedTensorType>(result.getType()).getShape();
+    auto r = ctx.reshape(result, {s[0], s[1], s[3]});
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  ctx.setOutput(0, result);
+  return success();
+}
+
+} // namespace
+
+void onnx_to_tg::populateLinearHandlers(HandlerTable &table) {
+  table["ConvTranspose"] = importConvTranspose;
+  table["MatMul"] = importMatMul;
+  table["Gemm"] = importGemm;
+  table["Conv"] = importConv;
+}

@@ -1,0 +1,267 @@
+//===- Reduction.cpp - ONNX reductions to tg ------------------------------===//
+//
+// Part of Loom. ReduceSum, ReduceMean and ReduceMax map onto tg; ReduceMin,
+// ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum and ReduceLogSumExp are
+// short decompositions around them (as the ONNX reference computes them).
+// Axes come from the attribute (older opsets) or from the second input
+// (ReduceSum since opset 13, all of them since 18), which must be known at
+// import time; no axes means all of them unless noop_with_empty_axes.
+// ReduceProd, and every reduction of values known at import time, is
+// evaluated by the importer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::onnx_to_tg;
+using llvm::SmallVector;
+
+namespace {
+
+enum class Reduce {
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  SumSquare,
+  L1,
+  L2,
+  LogSum,
+  LogSumExp
+};
+
+/// Evaluates the reduction on a known tensor.
+HostTensor foldReduce(Reduce kind, const HostTensor &t,
+                      llvm::ArrayRef<int64_t> axes, bool keepDims) {
+  int64_t rank = t.shape.size();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : axes)
+    reduced[a] = true;
+  std::vector<int64_t> kept = t.shape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced[d])
+      kept[d] = 1;
+  int64_t outN = onnxutil::numElementsOf(kept);
+  double init = kind == Reduce::Max    ? -INFINITY
+                : kind == Reduce::Min  ? INFINITY
+                : kind == Reduce::Prod ? 1
+                                       : 0;
+  std::vector<double> acc(outN, init);
+  std::vector<int64_t> iacc(outN, kind == Reduce::Prod ? 1 : 0);
+  std::vector<int64_t> count(outN, 0);
+  std::vector<int64_t> idx(rank, 0);
+  bool intMath = !t.isFloat();
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    int64_t o = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      o = o * kept[d] + (reduced[d] ? 0 : idx[d]);
+    double v = t.asDouble(i);
+    ++count[o];
+    switch (kind) {
+    case Reduce::Sum:
+    case Reduce::Mean:
+    case Reduce::LogSum:
+      acc[o] += v;
+      iacc[o] += intMath ? t.ints[i] : 0;
+      break;
+    case Reduce::Max:
+      acc[o] = std::isnan(v) ? v : std::max(acc[o], v);
+      break;
+    case Reduce::Min:
+      acc[o] = std::isnan(v) ? v : std::min(acc[o], v);
+      break;
+    case Reduce::Prod:
+      acc[o] *= v;
+      iacc[o] *= intMath ? t.ints[i] : 1;
+      break;
+    case Reduce::SumSquare:
+    case Reduce::L2:
+      acc[o] += v * v;
+      break;
+    case Reduce::L1:
+      acc[o] += std::fabs(v);
+      break;
+    case Reduce::LogSumExp:
+      acc[o] += std::exp(v);
+      break;
+    }
+    for (int64_t d = rank; d-- > 0;) {
+      if (++idx[d] < t.shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  HostTensor out;
+  out.dataType = t.dataType;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[d] || keepDims)
+      out.shape.push_back(kept[d]);
+  for (int64_t o = 0; o < outN; ++o) {
+    double v = acc[o];
+    if (kind == Reduce::Mean)
+      v /= static_cast<double>(count[o]);
+    else if (kind == Reduce::L2)
+      v = std::sqrt(v);
+    else if (kind == Reduce::LogSum || kind == Reduce::LogSumExp)
+      v = std::log(v);
+    if (out.isFloat())
+      out.floats.push_back(v);
+    else if (intMath && (kind == Reduce::Sum || kind == Reduce::Prod))
+      out.ints.push_back(iacc[o]);
+    else
+      out.ints.push_back(static_cast<int64_t>(v));
+  }
+  onnxutil::roundToDataType(out);
+  return out;
+}
+
+LogicalResult importReduce(NodeContext &ctx, Reduce kind) {
+  int64_t rank = ctx.inputRank(0);
+  // Axes: the input (when given) or the attribute.
+  SmallVector<int64_t> axes;
+  if (ctx.hasInput(1)) {
+    auto given = ctx.constantInts(1, "axes");
+    if (failed(given))
+      return failure();
+    axes = *given;
+  } else if (auto attr = ctx.getInts("axes")) {
+    axes = *attr;
+  }
+  bool keepDims = ctx.getInt("keepdims", 1) != 0;
+  if (axes.empty()) {
+    if (ctx.getInt("noop_with_empty_axes", 0)) {
+      if (const HostTensor *t = ctx.constant(0)) {
+        ctx.setOutput(0, *t);
+        return success();
+      }
+      auto x = ctx.input(0);
+      if (failed(x))
+        return failure();
+      ctx.setOutput(0, *x);
+      return success();
+    }
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  }
+  for (int64_t &a : axes) {
+    auto n = ctx.normalizeAxis(a, rank, "reduction axis");
+    if (failed(n))
+      return failure();
+    a = *n;
+  }
+  llvm::sort(axes);
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    return ctx.fail("reduction axes repeat");
+
+  if (const HostTensor *t = ctx.constant(0)) {
+    ctx.setOutput(0, foldReduce(kind, *t, axes, keepDims));
+    return success();
+  }
+  if (!ctx.isFloatInput(0))
+    return ctx.fail(onnxutil::dataTypeName(ctx.inputDataType(0)) +
+                    " reductions of values not known at import time are not "
+                    "supported");
+  if (kind == Reduce::Prod)
+    return ctx.fail("only supported on values known at import time (tg has "
+                    "no product reduction)");
+  auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  if (rank == 0) {
+    ctx.setOutput(0, *x);
+    return success();
+  }
+  auto un = [&](auto tag, FailureOr<Value> v) -> FailureOr<Value> {
+    using OpT = decltype(tag);
+    if (failed(v))
+      return failure();
+    return ctx.createTyped<OpT>(v->getType(), *v);
+  };
+  auto red = [&](auto tag, FailureOr<Value> v) -> FailureOr<Value> {
+    using OpT = decltype(tag);
+    if (failed(v))
+      return failure();
+    return ctx.create<OpT>(
+        *v, {ctx.arrayAttr("axes", axes), ctx.boolAttr("keepdims", keepDims)});
+  };
+  auto square = [&](Value v) { return ctx.create<tg::MulOp>({v, v}); };
+  FailureOr<Value> y = failure();
+  switch (kind) {
+  case Reduce::Sum:
+    y = red(tg::ReduceSumOp(), *x);
+    break;
+  case Reduce::Mean:
+    y = red(tg::ReduceMeanOp(), *x);
+    break;
+  case Reduce::Max:
+    y = red(tg::ReduceMaxOp(), *x);
+    break;
+  case Reduce::Min:
+    y = un(tg::NegOp(), red(tg::ReduceMaxOp(), un(tg::NegOp(), *x)));
+    break;
+  case Reduce::SumSquare:
+    y = red(tg::ReduceSumOp(), square(*x));
+    break;
+  case Reduce::L1: {
+    auto neg = un(tg::NegOp(), *x);
+    if (failed(neg))
+      return failure();
+    y = red(tg::ReduceSumOp(), ctx.create<tg::MaxOp>({*x, *neg}));
+    break;
+  }
+  case Reduce::L2:
+    y = un(tg::SqrtOp(), red(tg::ReduceSumOp(), square(*x)));
+    break;
+  case Reduce::LogSum:
+    y = un(tg::LogOp(), red(tg::ReduceSumOp(), *x));
+    break;
+  case Reduce::LogSumExp:
+    y = un(tg::LogOp(), red(tg::ReduceSumOp(), un(tg::ExpOp(), *x)));
+    break;
+  case Reduce::Prod:
+    break;
+  }
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+} // namespace
+
+void onnx_to_tg::populateReductionHandlers(HandlerTable &table) {
+  table["ReduceSum"] = [](NodeContext &c) {
+    return importReduce(c, Reduce::Sum);
+  };
+  table["ReduceMean"] = [](NodeContext &c) {
+    return importReduce(c, Reduce::Mean);
+  };
+  table["ReduceMax"] = [](NodeContext &c) {
+    return importReduce(c, Reduce::Max);
+  };
+  table["ReduceMin"] = [](NodeContext &c) {
+    return importReduce(c, Reduce::Min);
+  };
+  table["ReduceProd"] = [](NodeContext &c) {
+    return importReduce(c, Reduce::Prod);
+  };
+  table["ReduceSumSquare"] = [](NodeContext &c) {
+    return importReduce(c, Reduce::SumSquare);
+  };
+  table["ReduceL1"] = [](NodeContext &c) {
+    return importReduce(c, Reduce::L1);
+  };
+  table["ReduceL2"] = [](NodeContext &c) {
+    return importReduce(c, Reduce::L2);
+  };
+  table["ReduceLogSum"] = [](NodeContext &c) {
+    return importReduce(c, Reduce::LogSum);
+  };
+  table["ReduceLogSumExp"] = [](NodeContext &c) {
+    return importReduce(c, Reduce::LogSumExp);
+  };
+}

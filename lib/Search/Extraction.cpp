@@ -1,0 +1,544 @@
+//===- Extraction.cpp - The cheapest graph in an e-graph ------------------===//
+//
+// Part of Loom. See Extraction.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Search/Extraction.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <z3++.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::search;
+
+namespace {
+
+/// Whether node `n` may be chosen for its class: live, and computed from
+/// weights alone when its class can be.
+bool isCandidate(const EGraph &eg, uint32_t n) {
+  const ENode &node = eg.node(n);
+  if (node.dead)
+    return false;
+  return !eg.eclass(node.cls).foldable || eg.isFoldable(n);
+}
+
+double effectiveCost(const EGraph &eg, uint32_t n) {
+  return eg.isFoldable(n) ? 0.0 : eg.node(n).cost;
+}
+
+} // namespace
+
+FailureOr<TermGraph> search::buildChoice(const EGraph &eg,
+                                         ArrayRef<ClassId> roots,
+                                         ArrayRef<int32_t> choice,
+                                         std::vector<int32_t> *origins) {
+  SearchContext &sc = eg.context();
+  size_t slots = eg.numClassSlots();
+  std::vector<uint8_t> state(slots, 0);
+  std::vector<ValueRef> ref(slots);
+  TermGraph g;
+  llvm::DenseSet<int32_t> seenOrigins;
+  std::vector<ClassId> stack;
+  for (ClassId root : roots) {
+    root = eg.find(root);
+    if (state[root] == 2)
+      continue;
+    stack.push_back(root);
+    state[root] = 1;
+    while (!stack.empty()) {
+      ClassId c = stack.back();
+      int32_t n = c < choice.size() ? choice[c] : -1;
+      if (n < 0)
+        return failure();
+      const ENode &node = eg.node(n);
+      bool ready = true;
+      for (ClassId child : node.children) {
+        child = eg.find(child);
+        if (state[child] == 1)
+          return failure(); // cyclic
+        if (state[child] == 0) {
+          state[child] = 1;
+          stack.push_back(child);
+          ready = false;
+          break;
+        }
+      }
+      if (!ready)
+        continue;
+      stack.pop_back();
+      state[c] = 2;
+      const OpInfo &info = sc.op(node.op);
+      if (node.origin >= 0 && origins && seenOrigins.insert(node.origin).second)
+        origins->push_back(node.origin);
+      if (info.isProj()) {
+        ref[c] = ValueRef{ref[eg.find(node.children[0])].node, info.index};
+        continue;
+      }
+      TermNode t;
+      t.op = node.op;
+      for (ClassId child : node.children)
+        t.operands.push_back(ref[eg.find(child)]);
+      const EClass &ec = eg.eclass(c);
+      t.types.assign(ec.types.begin(), ec.types.end());
+      t.cost = node.cost;
+      t.loc = ec.loc;
+      ref[c] = ValueRef{uint32_t(g.nodes.size()), 0};
+      g.nodes.push_back(std::move(t));
+    }
+  }
+  for (ClassId root : roots)
+    g.outputs.push_back(ref[eg.find(root)]);
+  if (failed(g.canonicalize(sc)))
+    return failure();
+  return g;
+}
+
+Extraction search::extractGreedy(const EGraph &eg, ArrayRef<ClassId> roots) {
+  Stopwatch clock;
+  size_t slots = eg.numClassSlots();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> cost(slots, inf);
+  std::vector<uint32_t> depth(slots, 0);
+  std::vector<int32_t> choice(slots, -1);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (uint32_t n = 0; n < eg.numNodeSlots(); ++n) {
+      if (!isCandidate(eg, n))
+        continue;
+      const ENode &node = eg.node(n);
+      double sum = effectiveCost(eg, n);
+      uint32_t d = 0;
+      bool ok = true;
+      for (ClassId child : node.children) {
+        child = eg.find(child);
+        if (cost[child] == inf) {
+          ok = false;
+          break;
+        }
+        sum += cost[child];
+        d = std::max(d, depth[child] + 1);
+      }
+      if (!ok)
+        continue;
+      ClassId c = eg.find(node.cls);
+      if (sum < cost[c] || (sum == cost[c] && d < depth[c])) {
+        cost[c] = sum;
+        depth[c] = d;
+        choice[c] = n;
+        changed = true;
+      }
+    }
+  }
+  Extraction e;
+  e.status = "greedy";
+  FailureOr<TermGraph> g = buildChoice(eg, roots, choice, &e.origins);
+  e.choice = std::move(choice);
+  if (succeeded(g)) {
+    e.ok = true;
+    e.graph = std::move(*g);
+  }
+  e.seconds = clock.seconds();
+  return e;
+}
+
+Extraction search::improveChoice(const EGraph &eg, ArrayRef<ClassId> roots,
+                                 const Extraction &start, double timeLimit) {
+  Stopwatch clock;
+  std::vector<int32_t> choice = start.choice;
+  size_t slots = eg.numClassSlots();
+  choice.resize(slots, -1);
+  SearchContext &sc = eg.context();
+
+  // Candidates per class, and the classes holding each tuple's results.
+  std::vector<std::vector<uint32_t>> cands(slots);
+  llvm::DenseMap<ClassId, std::vector<std::pair<ClassId, uint32_t>>> tuples;
+  for (uint32_t n = 0; n < eg.numNodeSlots(); ++n) {
+    if (!isCandidate(eg, n))
+      continue;
+    const ENode &node = eg.node(n);
+    ClassId c = eg.find(node.cls);
+    cands[c].push_back(n);
+    if (sc.op(node.op).isProj())
+      tuples[eg.find(node.children[0])].push_back({c, n});
+  }
+
+  // The DAG cost of the current choice, or infinity when it is incomplete
+  // or cyclic.
+  std::vector<uint32_t> stamp(slots, 0), onStack(slots, 0);
+  uint32_t epoch = 0;
+  std::vector<std::pair<ClassId, uint32_t>> stack;
+  auto dagCost = [&]() {
+    ++epoch;
+    double total = 0;
+    for (ClassId root : roots) {
+      root = eg.find(root);
+      if (stamp[root] == epoch)
+        continue;
+      stamp[root] = epoch;
+      onStack[root] = epoch;
+      stack.push_back({root, 0});
+      while (!stack.empty()) {
+        auto &[c, next] = stack.back();
+        int32_t n = choice[c];
+        if (n < 0) {
+          stack.clear();
+          return std::numeric_limits<double>::infinity();
+        }
+        const ENode &node = eg.node(n);
+        if (next < node.children.size()) {
+          ClassId child = eg.find(node.children[next++]);
+          if (stamp[child] == epoch) {
+            if (onStack[child] == epoch) {
+              stack.clear();
+              return std::numeric_limits<double>::infinity(); // a cycle
+            }
+            continue;
+          }
+          stamp[child] = epoch;
+          onStack[child] = epoch;
+          stack.push_back({child, 0});
+          continue;
+        }
+        total += effectiveCost(eg, n);
+        onStack[c] = 0;
+        stack.pop_back();
+      }
+    }
+    return total;
+  };
+
+  double best = dagCost();
+  bool improved = true;
+  std::vector<std::pair<ClassId, int32_t>> saved;
+  while (improved && clock.seconds() < timeLimit) {
+    improved = false;
+    // Group moves: every result of one multi-result node at once.
+    for (auto &[tuple, results] : tuples) {
+      saved.clear();
+      bool changes = false;
+      for (auto [c, pn] : results) {
+        saved.push_back({c, choice[c]});
+        changes |= choice[c] != int32_t(pn);
+        choice[c] = pn;
+      }
+      if (choice[tuple] < 0 && !cands[tuple].empty()) {
+        saved.push_back({tuple, choice[tuple]});
+        choice[tuple] = cands[tuple][0];
+      }
+      double cost = changes ? dagCost() : best;
+      if (cost < best * (1 - 1e-12)) {
+        best = cost;
+        improved = true;
+      } else {
+        for (auto it = saved.rbegin(); it != saved.rend(); ++it)
+          choice[it->first] = it->second;
+      }
+    }
+    // Single moves.
+    for (ClassId c = 0; c < slots && clock.seconds() < timeLimit; ++c) {
+      if (cands[c].size() < 2)
+        continue;
+      int32_t old = choice[c];
+      for (uint32_t n : cands[c]) {
+        if (int32_t(n) == old)
+          continue;
+        choice[c] = n;
+        double cost = dagCost();
+        if (cost < best * (1 - 1e-12)) {
+          best = cost;
+          old = n;
+          improved = true;
+        }
+      }
+      choice[c] = old;
+    }
+  }
+
+  Extraction e;
+  e.status = "local";
+  FailureOr<TermGraph> g = buildChoice(eg, roots, choice, &e.origins);
+  e.choice = std::move(choice);
+  if (succeeded(g)) {
+    e.ok = true;
+    e.graph = std::move(*g);
+  }
+  e.seconds = clock.seconds();
+  return e;
+}
+
+namespace {
+
+/// Tarjan's strongly connected components of the class graph restricted to
+/// `classes` (edges: a candidate node's class -> its children's classes).
+/// Returns the component of each class (indexed like `classes`).
+std::vector<int32_t>
+classComponents(const EGraph &eg, ArrayRef<ClassId> classes,
+                const llvm::DenseMap<ClassId, uint32_t> &index,
+                const std::vector<std::vector<uint32_t>> &succ) {
+  size_t n = classes.size();
+  std::vector<int32_t> comp(n, -1), low(n, 0), num(n, -1);
+  std::vector<uint8_t> onStack(n, 0);
+  std::vector<uint32_t> stack;
+  int32_t counter = 0, components = 0;
+  // Iterative Tarjan: (vertex, next successor position).
+  std::vector<std::pair<uint32_t, uint32_t>> call;
+  for (uint32_t s = 0; s < n; ++s) {
+    if (num[s] >= 0)
+      continue;
+    call.push_back({s, 0});
+    num[s] = low[s] = counter++;
+    stack.push_back(s);
+    onStack[s] = 1;
+    while (!call.empty()) {
+      auto &[v, pos] = call.back();
+      if (pos < succ[v].size()) {
+        uint32_t w = succ[v][pos++];
+        if (num[w] < 0) {
+          num[w] = low[w] = counter++;
+          stack.push_back(w);
+          onStack[w] = 1;
+          call.push_back({w, 0});
+        } else if (onStack[w]) {
+          low[v] = std::min(low[v], num[w]);
+        }
+        continue;
+      }
+      if (low[v] == num[v]) {
+        uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          onStack[w] = 0;
+          comp[w] = components;
+        } while (w != v);
+        ++components;
+      }
+      uint32_t done = v;
+      call.pop_back();
+      if (!call.empty())
+        low[call.back().first] = std::min(low[call.back().first], low[done]);
+    }
+  }
+  (void)eg;
+  (void)index;
+  return comp;
+}
+
+} // namespace
+
+Extraction search::extractILP(const EGraph &eg, ArrayRef<ClassId> roots,
+                              double timeLimit, double upperBound) {
+  Stopwatch clock;
+  Extraction e;
+
+  // The classes a solution may need: reachable from the roots through
+  // candidate nodes.
+  std::vector<ClassId> classes;
+  llvm::DenseMap<ClassId, uint32_t> index;
+  std::vector<std::vector<uint32_t>> cands; // per class: candidate nodes
+  auto visit = [&](ClassId c) {
+    c = eg.find(c);
+    auto [it, inserted] = index.try_emplace(c, classes.size());
+    if (inserted) {
+      classes.push_back(c);
+      cands.emplace_back();
+    }
+    return it->second;
+  };
+  for (ClassId r : roots)
+    visit(r);
+  for (size_t k = 0; k < classes.size(); ++k) {
+    for (uint32_t n : eg.eclass(classes[k]).nodes) {
+      if (!isCandidate(eg, n))
+        continue;
+      cands[k].push_back(n);
+      for (ClassId child : eg.node(n).children)
+        visit(child);
+    }
+  }
+  std::vector<std::vector<uint32_t>> succ(classes.size());
+  for (size_t k = 0; k < classes.size(); ++k) {
+    for (uint32_t n : cands[k])
+      for (ClassId child : eg.node(n).children)
+        succ[k].push_back(index.lookup(eg.find(child)));
+    llvm::sort(succ[k]);
+    succ[k].erase(std::unique(succ[k].begin(), succ[k].end()), succ[k].end());
+  }
+  std::vector<int32_t> comp = classComponents(eg, classes, index, succ);
+
+  // Forced classes and nodes: a root is in every solution, and so is the
+  // only candidate of a class in every solution, and its children. Their
+  // cost is a constant of the objective: without soft constraints for them
+  // the MaxSAT solver does not spend a core on each.
+  std::vector<uint8_t> forced(classes.size(), 0);
+  {
+    std::vector<uint32_t> work;
+    for (ClassId r : roots) {
+      uint32_t k = index.lookup(eg.find(r));
+      if (!forced[k]) {
+        forced[k] = 1;
+        work.push_back(k);
+      }
+    }
+    while (!work.empty()) {
+      uint32_t k = work.back();
+      work.pop_back();
+      if (cands[k].size() != 1)
+        continue;
+      for (ClassId child : eg.node(cands[k][0]).children) {
+        uint32_t ck = index.lookup(eg.find(child));
+        if (!forced[ck]) {
+          forced[ck] = 1;
+          work.push_back(ck);
+        }
+      }
+    }
+  }
+  size_t choices = 0;
+  for (size_t k = 0; k < classes.size(); ++k)
+    choices += !forced[k] || cands[k].size() > 1;
+  if (choices == 0) {
+    // One extraction only: no solver needed.
+    std::vector<int32_t> choice(eg.numClassSlots(), -1);
+    for (size_t k = 0; k < classes.size(); ++k)
+      if (!cands[k].empty())
+        choice[classes[k]] = cands[k][0];
+    FailureOr<TermGraph> g = buildChoice(eg, roots, choice, &e.origins);
+    e.choice = std::move(choice);
+    e.status = "optimal";
+    if (succeeded(g)) {
+      e.ok = true;
+      e.graph = std::move(*g);
+    }
+    e.seconds = clock.seconds();
+    return e;
+  }
+  std::vector<uint32_t> compSize;
+  for (int32_t c : comp) {
+    if (size_t(c) >= compSize.size())
+      compSize.resize(c + 1, 0);
+    ++compSize[c];
+  }
+
+  auto solve = [&](const char *engine, double seconds,
+                   std::vector<int32_t> &choice) {
+    z3::context ctx;
+    z3::optimize opt(ctx);
+    z3::params params(ctx);
+    params.set("timeout", unsigned(std::max(1.0, seconds * 1000)));
+    params.set("maxsat_engine", engine);
+    opt.set(params);
+    // Objective weights in nanoseconds: precise enough, and few distinct
+    // values help the solver.
+    const double unit = 1e-9;
+
+    std::vector<z3::expr> x, level;
+    std::vector<std::vector<z3::expr>> y(classes.size());
+    for (size_t k = 0; k < classes.size(); ++k) {
+      x.push_back(ctx.bool_const(("c" + std::to_string(k)).c_str()));
+      for (uint32_t n : cands[k])
+        y[k].push_back(ctx.bool_const(("n" + std::to_string(n)).c_str()));
+    }
+    for (size_t k = 0; k < classes.size(); ++k) {
+      bool cyclic = compSize[comp[k]] > 1;
+      level.push_back(cyclic ? ctx.int_const(("t" + std::to_string(k)).c_str())
+                             : ctx.int_val(0));
+    }
+    for (ClassId r : roots)
+      opt.add(x[index.lookup(eg.find(r))]);
+    size_t variables = 0;
+    for (size_t k = 0; k < classes.size(); ++k) {
+      z3::expr_vector choices(ctx);
+      for (const z3::expr &v : y[k])
+        choices.push_back(v);
+      variables += 1 + y[k].size();
+      if (choices.empty()) {
+        opt.add(!x[k]);
+        continue;
+      }
+      opt.add(z3::implies(x[k], z3::mk_or(choices)));
+      if (choices.size() > 1)
+        opt.add(z3::atmost(choices, 1));
+      if (compSize[comp[k]] > 1)
+        opt.add(level[k] >= 0 &&
+                level[k] < ctx.int_val(int(compSize[comp[k]])));
+      for (size_t j = 0; j < cands[k].size(); ++j) {
+        uint32_t n = cands[k][j];
+        const z3::expr &yn = y[k][j];
+        opt.add(z3::implies(yn, x[k]));
+        for (ClassId child : eg.node(n).children) {
+          uint32_t ck = index.lookup(eg.find(child));
+          if (ck == k) {
+            opt.add(!yn); // a node cannot use its own class
+            continue;
+          }
+          opt.add(z3::implies(yn, x[ck]));
+          if (comp[ck] == comp[k])
+            opt.add(z3::implies(yn, level[k] > level[ck]));
+        }
+        double c = effectiveCost(eg, n);
+        if (forced[k] && cands[k].size() == 1) {
+          opt.add(yn); // a constant of the objective
+        } else if (c > 0) {
+          long long w = std::max(1LL, (long long)std::llround(c / unit));
+          opt.add_soft(!yn, std::to_string(w).c_str());
+        }
+      }
+    }
+    e.variables = variables;
+    z3::check_result result = opt.check();
+    if (result == z3::unsat)
+      return result;
+    z3::model model = opt.get_model();
+    choice.assign(eg.numClassSlots(), -1);
+    for (size_t k = 0; k < classes.size(); ++k) {
+      if (!model.eval(x[k], true).is_true())
+        continue;
+      for (size_t j = 0; j < cands[k].size(); ++j)
+        if (model.eval(y[k][j], true).is_true()) {
+          choice[classes[k]] = cands[k][j];
+          break;
+        }
+    }
+    return result;
+  };
+  for (size_t k = 0; k < classes.size(); ++k)
+    e.cycleClasses += compSize[comp[k]] > 1;
+
+  // Core-guided MaxSAT (maxres) proves optimality quickly on most e-graphs
+  // but has no solution to offer when it runs out of time; then weighted
+  // MaxSAT by successive bounded SAT calls (wmax), which finds good
+  // solutions early, gets the rest of the time.
+  (void)upperBound;
+  std::vector<int32_t> choice;
+  z3::check_result result =
+      solve("maxres", std::max(0.2, 0.5 * timeLimit), choice);
+  e.status = "optimal";
+  if (result == z3::unknown) {
+    e.status = "timeout";
+    result = solve("wmax", std::max(0.2, timeLimit - clock.seconds()), choice);
+  }
+  if (result == z3::unsat) {
+    e.status = "failed";
+    e.seconds = clock.seconds();
+    return e;
+  }
+  FailureOr<TermGraph> g = buildChoice(eg, roots, choice, &e.origins);
+  e.choice = std::move(choice);
+  if (succeeded(g)) {
+    e.ok = true;
+    e.graph = std::move(*g);
+  } else if (result == z3::sat) {
+    e.status = "failed";
+  }
+  e.seconds = clock.seconds();
+  return e;
+}

@@ -1,0 +1,269 @@
+//===- Saturation.cpp - Equality saturation over tg -----------------------===//
+//
+// Part of Loom. The saturation loop of EGraph.h: match every rule on the
+// e-graph (read only), then apply every match (add the instantiated target,
+// merge its outputs with the matched ones), then rebuild; repeat until
+// nothing changes or a bound is reached; then extract.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Search/EGraph.h"
+#include "loom/Search/Extraction.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <unordered_set>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::search;
+
+namespace {
+
+struct PendingRewrite {
+  const Rule *rule;
+  llvm::SmallVector<ClassId, 4> vars;
+  llvm::SmallVector<ClassId, 2> outputs;
+  /// The e-nodes the source's output ops matched.
+  llvm::SmallVector<uint32_t, 2> outputNodes;
+  const Instance *inst;
+};
+
+/// An application whose target output is one of its variables (x -> x
+/// after transpose(transpose(x))): it adds no node, only a merge, so its
+/// use is seen in the extracted graph by the class no longer choosing the
+/// matched node.
+struct MergeOnlyOutput {
+  int32_t app;
+  ClassId cls;
+  llvm::SmallVector<uint32_t, 2> matchedNodes;
+};
+
+struct RuleSchedule {
+  unsigned bannedUntil = 0;
+  unsigned timesBanned = 0;
+};
+
+} // namespace
+
+Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
+                                   const TermGraph &input,
+                                   const EqsatOptions &options) {
+  Stopwatch clock;
+  Outcome out;
+  out.costBefore = input.cost;
+  EGraph eg(sc);
+  SmallVector<ClassId, 2> roots = eg.addGraph(input);
+  eg.rebuild();
+  Instantiator instantiator(sc);
+  std::vector<RuleSchedule> schedule(rules.rules.size());
+  std::vector<uint32_t> applicationRule;
+  std::vector<MergeOnlyOutput> mergeOnly;
+
+  std::string stop = "iterations";
+  unsigned iteration = 0;
+  size_t totalMatches = 0, totalApplied = 0;
+  llvm::json::Array perIteration;
+  for (; iteration < options.maxIterations; ++iteration) {
+    if (clock.seconds() > options.timeLimit) {
+      stop = "time";
+      break;
+    }
+    // Match (the e-graph does not change while matching).
+    std::vector<PendingRewrite> pending;
+    EGraphView view(eg);
+    PatternMatcher<EGraphView> matcher(sc, view);
+    SmallVector<Type, 4> varTypes;
+    SmallVector<Type, 2> outputTypes;
+    bool anyBanned = false, timeUp = false;
+    for (const Rule &rule : rules.rules) {
+      RuleSchedule &rs = schedule[rule.id];
+      if (rs.bannedUntil > iteration) {
+        anyBanned = true;
+        continue;
+      }
+      if (rule.multiPattern && iteration >= options.multiPatternIterations)
+        continue;
+      size_t limit = options.matchLimit << rs.timesBanned;
+      size_t count = 0;
+      size_t before = pending.size();
+      bool banned = false;
+      matcher.forEachMatch(rule, [&](const Match<ClassId> &m) {
+        if (++count > limit) {
+          banned = true;
+          return false;
+        }
+        varTypes.clear();
+        for (auto [v, b] : llvm::zip(m.vars, m.varBound))
+          varTypes.push_back(b ? view.typeOf(v) : Type());
+        outputTypes.clear();
+        for (ClassId c : m.outputs)
+          outputTypes.push_back(view.typeOf(c));
+        const Instance *inst =
+            instantiator.instantiate(rule, varTypes, m.dims, outputTypes);
+        if (inst) {
+          PendingRewrite p{&rule, {}, {}, {}, inst};
+          p.vars.assign(m.vars.begin(), m.vars.end());
+          p.outputs.assign(m.outputs.begin(), m.outputs.end());
+          for (PatternRef r : rule.source.outputs)
+            p.outputNodes.push_back(m.nodes[r.op]);
+          pending.push_back(std::move(p));
+        }
+        if ((count & 255) == 0 && clock.seconds() > options.timeLimit) {
+          timeUp = true;
+          return false;
+        }
+        return true;
+      });
+      totalMatches += count;
+      if (banned) {
+        // Too many matches: skip this rule for a while (egg's backoff).
+        pending.resize(before);
+        rs.bannedUntil = iteration + 1 + (options.banLength << rs.timesBanned);
+        ++rs.timesBanned;
+        anyBanned = true;
+      }
+      if (timeUp)
+        break;
+    }
+
+    // Apply.
+    size_t nodesBefore = eg.numNodes();
+    size_t merges = 0, applied = 0;
+    bool full = false;
+    for (const PendingRewrite &p : pending) {
+      if (eg.numNodeSlots() >= options.maxNodes) {
+        full = true;
+        break;
+      }
+      int32_t app = applicationRule.size();
+      applicationRule.push_back(p.rule->id);
+      LocationAttr loc = eg.eclass(p.outputs[0]).loc;
+      std::vector<SmallVector<ClassId, 1>> results;
+      auto resolve = [&](PatternRef r) {
+        return r.isVar() ? eg.find(p.vars[r.index]) : results[r.op][r.index];
+      };
+      for (const Instance::Op &op : p.inst->ops) {
+        SmallVector<ClassId, 3> children;
+        for (PatternRef r : op.operands)
+          children.push_back(resolve(r));
+        ClassId c = eg.add(op.op, children, op.types, op.cost, loc, app);
+        SmallVector<ClassId, 1> rs;
+        if (eg.eclass(c).tuple) {
+          for (unsigned i = 0; i < op.types.size(); ++i)
+            rs.push_back(eg.projClass(c, i));
+        } else {
+          rs.push_back(c);
+        }
+        results.push_back(std::move(rs));
+      }
+      for (auto [k, old, r] : llvm::enumerate(p.outputs, p.inst->outputs)) {
+        bool merged = eg.merge(old, resolve(r));
+        if (merged && r.isVar())
+          mergeOnly.push_back({app, old, {p.outputNodes[k]}});
+        merges += merged;
+      }
+      ++applied;
+    }
+    eg.rebuild();
+    totalApplied += applied;
+    perIteration.push_back(
+        llvm::json::Object{{"matches", int64_t(pending.size())},
+                           {"nodes", int64_t(eg.numNodes())},
+                           {"classes", int64_t(eg.numClasses())},
+                           {"seconds", clock.seconds()}});
+    if (options.progress && options.progress->due())
+      options.progress->print(llvm::formatv(
+          "eqsat: iteration {0}, {1} e-nodes, {2} e-classes, {3:f1} s",
+          iteration + 1, eg.numNodes(), eg.numClasses(), clock.seconds()));
+    if (full) {
+      stop = "nodes";
+      ++iteration;
+      break;
+    }
+    if (timeUp) {
+      stop = "time";
+      ++iteration;
+      break;
+    }
+    if (merges == 0 && eg.numNodes() == nodesBefore && !anyBanned) {
+      stop = "saturated";
+      ++iteration;
+      break;
+    }
+  }
+  double saturationSeconds = clock.seconds();
+
+  // Extract: greedy always (it is the fallback), the ILP when asked.
+  Extraction greedy = extractGreedy(eg, roots);
+  // Local search from the greedy choice under the DAG cost: cheap, and it
+  // finds the multi-output merges that tree costs hide.
+  Extraction local;
+  if (greedy.ok && options.extraction == "ilp")
+    local = improveChoice(eg, roots, greedy,
+                          std::max(0.1, 0.25 * options.ilpTimeLimit));
+  Extraction ilp;
+  bool ranIlp = false;
+  if (options.extraction == "ilp") {
+    double bound =
+        greedy.ok ? std::min(greedy.graph.cost, input.cost) : input.cost;
+    ilp = extractILP(eg, roots, options.ilpTimeLimit, bound);
+    ranIlp = true;
+  }
+  // The input graph is always a valid extraction; never return worse.
+  const Extraction *best = nullptr;
+  if (greedy.ok && greedy.graph.cost <= input.cost)
+    best = &greedy;
+  if (local.ok && local.graph.cost <= input.cost &&
+      (!best || local.graph.cost < best->graph.cost))
+    best = &local;
+  if (ranIlp && ilp.ok &&
+      (!best ? ilp.graph.cost <= input.cost
+             : ilp.graph.cost < best->graph.cost))
+    best = &ilp;
+  if (best) {
+    out.best = best->graph;
+    llvm::DenseSet<int32_t> used(best->origins.begin(), best->origins.end());
+    for (const MergeOnlyOutput &mo : mergeOnly) {
+      ClassId c = eg.find(mo.cls);
+      int32_t chosen = c < best->choice.size() ? best->choice[c] : -1;
+      if (chosen >= 0 && !llvm::is_contained(mo.matchedNodes, uint32_t(chosen)))
+        used.insert(mo.app);
+    }
+    for (int32_t app : used)
+      ++out.rulesApplied[rules.rules[applicationRule[app]].name];
+  } else {
+    out.best = input;
+  }
+  out.costAfter = out.best.cost;
+  out.seconds = clock.seconds();
+  out.stopReason = stop;
+  out.stats["iterations"] = int64_t(iteration);
+  out.stats["enodes"] = int64_t(eg.numNodes());
+  out.stats["eclasses"] = int64_t(eg.numClasses());
+  out.stats["matches"] = int64_t(totalMatches);
+  out.stats["rewrites_applied"] = int64_t(totalApplied);
+  out.stats["rejected_instances"] = int64_t(instantiator.numRejected());
+  out.stats["saturation_seconds"] = saturationSeconds;
+  out.stats["greedy_cost"] = greedy.ok ? llvm::json::Value(greedy.graph.cost)
+                                       : llvm::json::Value(nullptr);
+  out.stats["greedy_seconds"] = greedy.seconds;
+  out.stats["local_cost"] = local.ok ? llvm::json::Value(local.graph.cost)
+                                     : llvm::json::Value(nullptr);
+  out.stats["local_seconds"] = local.seconds;
+  if (ranIlp) {
+    out.stats["ilp_status"] = ilp.status;
+    out.stats["ilp_cost"] =
+        ilp.ok ? llvm::json::Value(ilp.graph.cost) : llvm::json::Value(nullptr);
+    out.stats["ilp_seconds"] = ilp.seconds;
+    out.stats["ilp_variables"] = int64_t(ilp.variables);
+    out.stats["ilp_cycle_classes"] = int64_t(ilp.cycleClasses);
+  }
+  out.stats["extraction"] = best == &ilp     ? "ilp"
+                            : best == &local ? "local"
+                            : best           ? "greedy"
+                                             : "input";
+  out.stats["per_iteration"] = std::move(perIteration);
+  return out;
+}

@@ -1,0 +1,718 @@
+//===- Enumerator.cpp - Enumeration and fingerprinting of graphs ----------===//
+//
+// Part of Loom. See Enumerator.h for what is enumerated and why each graph
+// is visited once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Superopt/Enumerator.h"
+
+#include "loom/Interpreter/Kernels.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <unordered_map>
+
+using namespace loom;
+using namespace loom::superopt;
+using interp::ModPDomain;
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using FpTensor = interp::Tensor<ModPDomain>;
+
+uint64_t superopt::fingerprintOf(ArrayRef<int64_t> shape,
+                                 ArrayRef<uint64_t> data) {
+  uint64_t h = 0x6a09e667f3bcc908ULL;
+  for (int64_t d : shape)
+    h = hashMix(h, static_cast<uint64_t>(d));
+  h = hashMix(h, 0xfeed);
+  for (uint64_t v : data)
+    h = hashMix(h, v);
+  return h;
+}
+
+SmallVector<uint64_t, 4> superopt::fingerprintGraph(const Universe &u,
+                                                    const Graph &g) {
+  std::vector<FpTensor> inputs;
+  for (unsigned i = 0; i < u.numInputs(); ++i)
+    inputs.push_back(u.fingerprintInput(i));
+  SmallVector<uint64_t, 4> r;
+  for (const FpTensor &t : u.evaluate<ModPDomain>(g, inputs))
+    r.push_back(fingerprintOf(t.shape, t.data));
+  return r;
+}
+
+Graph Enumeration::unpack(const Universe &u, uint32_t member) const {
+  Graph g;
+  if (member & kIdentity) {
+    for (uint8_t v : identities[member & ~kIdentity])
+      g.outputs.push_back(v);
+    return g;
+  }
+  SmallVector<uint32_t, 8> chain;
+  for (uint32_t t = member; t != ~0u; t = trie[t].parent)
+    chain.push_back(t);
+  std::reverse(chain.begin(), chain.end());
+  SmallVector<unsigned, 16> uses;
+  uses.resize(u.numInputs(), 0);
+  for (uint32_t t : chain) {
+    const TrieNode &tn = trie[t];
+    const OpDef &def = u.ops()[tn.def];
+    Node n{def.kind, def.attrs, {}};
+    n.attrs.sizes = tn.sizes;
+    for (unsigned i = 0; i < tn.numOperands; ++i) {
+      n.operands.push_back(tn.operands[i]);
+      ++uses[tn.operands[i]];
+    }
+    g.nodes.push_back(n);
+    uses.resize(uses.size() + specOf(def.kind).numResults, 0);
+  }
+  for (unsigned v = u.numInputs(); v < uses.size(); ++v)
+    if (uses[v] == 0)
+      g.outputs.push_back(v);
+  return g;
+}
+
+namespace {
+
+/// What the search knows about one distinct value (keyed by signature).
+struct ValueRec {
+  uint64_t hash;
+  uint32_t split;  ///< index into the split-information table
+  int32_t data;    ///< index into the data store, or -1
+  ShapeId shape;
+  Role role;
+  uint8_t depth;   ///< structural depth (inputs 0)
+};
+
+/// A possible next node.
+struct Cand {
+  uint64_t sig;
+  uint8_t def;
+  uint8_t numOperands;
+  int8_t lastDep; ///< latest path node producing an operand, -1 if none
+  bool param;
+  std::array<uint8_t, 5> operands;
+  std::array<int16_t, 2> sizes;
+  uint32_t shapesIdx; ///< result shapes in the shape-memo table
+};
+
+/// A node of the current path.
+struct PathNode {
+  Cand cand;
+  unsigned firstResult;
+  unsigned numResults;
+  uint32_t trie = ~0u;
+};
+
+class Enumerator {
+public:
+  Enumerator(Universe &u, const EnumerateOptions &options,
+             EnumerateStats &stats)
+      : u(u), options(options), stats(stats), shapes(u.shapes()) {}
+
+  Enumeration run();
+
+private:
+  // Setup.
+  void addInputs();
+  uint32_t internSplit(const SplitInfo &s);
+
+  // Candidates.
+  void generate(unsigned firstNew);
+  void tryTuple(unsigned d, ArrayRef<unsigned> ops);
+  std::optional<uint32_t> inferShapes(unsigned d, const OpAttrs &attrs,
+                                      ArrayRef<ShapeId> in);
+
+  // Search.
+  void search(unsigned level);
+  bool accept(const Cand &c, unsigned level);
+  uint32_t valueOf(const Cand &c, bool needData);
+  const FpTensor *dataOf(unsigned value);
+  void record(bool redundant);
+  uint32_t trieOf(unsigned level);
+  void computeComponents();
+
+  Universe &u;
+  const EnumerateOptions &options;
+  EnumerateStats &stats;
+  ShapeTable &shapes;
+  unsigned numInputs = 0;
+  unsigned maxMerge = 1;
+
+  // Per-def precomputation.
+  std::vector<uint64_t> defHash;
+
+  // Distinct values.
+  std::vector<ValueRec> recs;
+  std::unordered_map<uint64_t, uint32_t> memo;
+  std::vector<SplitInfo> splitTable;
+  std::unordered_map<uint64_t, SmallVector<uint32_t, 1>> splitIndex;
+  std::deque<FpTensor> dataStore;
+  std::unordered_map<uint64_t, uint32_t> shapeMemo;
+  /// Dense memo of inferShapes for unary and binary defs without completed
+  /// attributes: (def, shape...) -> result index + 1, 0 unknown, -1 invalid.
+  static constexpr unsigned kDenseShapes = 256;
+  std::vector<std::vector<int32_t>> denseMemo;
+  std::vector<SmallVector<ShapeId, 2>> shapeResults; // index 0: invalid
+  llvm::DenseSet<uint64_t> inputHashes;
+
+  // The path.
+  SmallVector<PathNode, 8> path;
+  SmallVector<uint32_t, 32> valueRec;
+  SmallVector<uint64_t, 32> valueSig;
+  SmallVector<uint8_t, 32> useCount;
+  SmallVector<int8_t, 32> producer; ///< path node of a value, -1 for inputs
+  SmallVector<const FpTensor *, 32> valueData;
+  std::vector<std::vector<FpTensor>> levelData;
+  std::vector<Cand> cands;
+  unsigned regularUsed = 0, paramUsed = 0;
+
+  // Components of the path (recomputed per push).
+  SmallVector<uint16_t, 32> valueComps;
+  unsigned numComps = 0;
+
+  // Results.
+  Enumeration result;
+  std::vector<std::pair<uint64_t, uint32_t>> records;
+  llvm::DenseSet<uint64_t> identityKeys;
+  std::chrono::steady_clock::duration fpTime{};
+};
+
+uint32_t Enumerator::internSplit(const SplitInfo &s) {
+  uint64_t h = 0;
+  for (const AxisSplit &a : s.axes)
+    for (int16_t v : a.tree)
+      h = hashMix(h, static_cast<uint16_t>(v));
+  auto &bucket = splitIndex[h];
+  for (uint32_t i : bucket)
+    if (splitTable[i].axes == s.axes)
+      return i;
+  splitTable.push_back(s);
+  bucket.push_back(splitTable.size() - 1);
+  return splitTable.size() - 1;
+}
+
+void Enumerator::addInputs() {
+  numInputs = u.numInputs();
+  for (unsigned i = 0; i < numInputs; ++i) {
+    const Input &in = u.inputs()[i];
+    const FpTensor &t = u.fingerprintInput(i);
+    ValueRec r{fingerprintOf(t.shape, t.data), internSplit(SplitInfo()), -1,
+               in.shape, in.role, 0};
+    dataStore.push_back(t);
+    r.data = dataStore.size() - 1;
+    recs.push_back(r);
+    inputHashes.insert(r.hash);
+    valueRec.push_back(i);
+    valueSig.push_back(hashMix(hashString("input"), i));
+    useCount.push_back(0);
+    producer.push_back(-1);
+    valueData.push_back(&dataStore.back());
+  }
+}
+
+std::optional<uint32_t> Enumerator::inferShapes(unsigned d,
+                                                const OpAttrs &attrs,
+                                                ArrayRef<ShapeId> in) {
+  uint64_t key = hashMix(defHash[d], (uint64_t(uint16_t(attrs.sizes[0])) << 16) |
+                                         uint16_t(attrs.sizes[1]));
+  for (ShapeId s : in)
+    key = hashMix(key, s);
+  auto it = shapeMemo.find(key);
+  if (it != shapeMemo.end())
+    return it->second == 0 ? std::nullopt : std::optional<uint32_t>(it->second);
+  auto r = u.infer(u.ops()[d].kind, attrs, in);
+  uint32_t idx = 0;
+  if (r) {
+    shapeResults.push_back(*r);
+    idx = shapeResults.size() - 1;
+  }
+  shapeMemo.emplace(key, idx);
+  return idx == 0 ? std::nullopt : std::optional<uint32_t>(idx);
+}
+
+void Enumerator::tryTuple(unsigned d, ArrayRef<unsigned> ops) {
+  const OpDef &def = u.ops()[d];
+  const OpSpec &spec = specOf(def.kind);
+  // Tensor operands are distinct, and uniform where the op asks for it.
+  bool weights = false, data = false;
+  for (unsigned i = 0; i < ops.size(); ++i) {
+    Role r = recs[valueRec[ops[i]]].role;
+    if (!(roleBit(r) & kTensorRoles))
+      continue;
+    weights |= r == Role::Weight;
+    data |= (roleBit(r) & kDataRoles) != 0;
+    for (unsigned j = 0; j < i; ++j)
+      if (ops[j] == ops[i])
+        return;
+  }
+  if (spec.uniformOperands && weights && data)
+    return;
+  SmallVector<ShapeId, 5> inShapes;
+  for (unsigned v : ops)
+    inShapes.push_back(recs[valueRec[v]].shape);
+  OpAttrs attrs = def.attrs;
+  if (spec.attrFields & kAttrSizes) {
+    SmallVector<const SplitInfo *, 5> inSplits;
+    for (unsigned v : ops)
+      inSplits.push_back(&splitTable[recs[valueRec[v]].split]);
+    if (!spec.complete(attrs, inSplits, inShapes, shapes))
+      return;
+  }
+  std::optional<uint32_t> shapesIdx;
+  std::vector<int32_t> &dense = denseMemo[d];
+  bool useDense = !dense.empty() && llvm::all_of(inShapes, [](ShapeId s) {
+    return s < kDenseShapes;
+  });
+  if (useDense) {
+    size_t slot = inShapes.size() == 1
+                      ? inShapes[0]
+                      : size_t(inShapes[0]) * kDenseShapes + inShapes[1];
+    int32_t &e = dense[slot];
+    if (e == 0) {
+      shapesIdx = inferShapes(d, attrs, inShapes);
+      e = shapesIdx ? static_cast<int32_t>(*shapesIdx) + 1 : -1;
+    }
+    if (e < 0)
+      return;
+    shapesIdx = static_cast<uint32_t>(e - 1);
+  } else {
+    shapesIdx = inferShapes(d, attrs, inShapes);
+    if (!shapesIdx)
+      return;
+  }
+  Cand c;
+  c.def = static_cast<uint8_t>(d);
+  c.numOperands = ops.size();
+  c.param = spec.paramPrep;
+  c.sizes = attrs.sizes;
+  c.shapesIdx = *shapesIdx;
+  c.lastDep = -1;
+  std::array<uint64_t, 5> sigs;
+  for (unsigned i = 0; i < ops.size(); ++i) {
+    c.operands[i] = ops[i];
+    c.lastDep = std::max<int8_t>(c.lastDep, producer[ops[i]]);
+    sigs[i] = valueSig[ops[i]];
+  }
+  if (spec.commutative)
+    std::sort(sigs.begin(), sigs.begin() + ops.size());
+  uint64_t sig = hashMix(defHash[d], (uint64_t(uint16_t(attrs.sizes[0])) << 16) |
+                                         uint16_t(attrs.sizes[1]));
+  for (unsigned i = 0; i < ops.size(); ++i)
+    sig = hashMix(sig, sigs[i]);
+  c.sig = sig;
+  cands.push_back(c);
+}
+
+void Enumerator::generate(unsigned firstNew) {
+  unsigned numValues = valueRec.size();
+  for (unsigned d = 0; d < u.ops().size(); ++d) {
+    const OpSpec &spec = specOf(u.ops()[d].kind);
+    unsigned n = spec.numOperands + (u.ops()[d].attrs.bias ? 1 : 0);
+    if (n == 0) {
+      if (firstNew == 0)
+        tryTuple(d, {});
+      continue;
+    }
+    // Values allowed per operand position.
+    std::array<SmallVector<unsigned, 32>, 5> allowed;
+    for (unsigned pos = 0; pos < n; ++pos)
+      for (unsigned v = 0; v < numValues; ++v) {
+        if (!(spec.operandRoles[pos] & roleBit(recs[valueRec[v]].role)))
+          continue;
+        if (spec.inputOperandsOnly && v >= numInputs)
+          continue;
+        allowed[pos].push_back(v);
+      }
+    std::array<unsigned, 5> tuple;
+    if (n == 1) {
+      for (unsigned v : allowed[0])
+        if (v >= firstNew) {
+          tuple[0] = v;
+          tryTuple(d, ArrayRef<unsigned>(tuple.data(), 1));
+        }
+      continue;
+    }
+    if (n == 2) {
+      auto firstNewB = std::lower_bound(allowed[1].begin(), allowed[1].end(),
+                                        firstNew);
+      for (unsigned a : allowed[0])
+        for (auto it = a >= firstNew ? allowed[1].begin() : firstNewB;
+             it != allowed[1].end(); ++it) {
+          unsigned b = *it;
+          if (spec.commutative && a >= b)
+            continue;
+          tuple[0] = a;
+          tuple[1] = b;
+          tryTuple(d, ArrayRef<unsigned>(tuple.data(), 2));
+        }
+      continue;
+    }
+    // Tuples whose first new operand is at position j: earlier positions
+    // hold old values, later ones any value.
+    for (unsigned j = 0; j < n; ++j) {
+      std::function<void(unsigned)> fill = [&](unsigned pos) {
+        if (pos == n) {
+          if (spec.commutative && n == 2 && tuple[0] >= tuple[1])
+            return;
+          tryTuple(d, ArrayRef<unsigned>(tuple.data(), n));
+          return;
+        }
+        for (unsigned v : allowed[pos]) {
+          if (pos < j && v >= firstNew)
+            break; // allowed lists are sorted
+          if (pos == j && v < firstNew)
+            continue;
+          tuple[pos] = v;
+          fill(pos + 1);
+        }
+      };
+      fill(0);
+    }
+  }
+}
+
+void Enumerator::computeComponents() {
+  unsigned n = path.size();
+  SmallVector<unsigned, 8> parent(n);
+  for (unsigned i = 0; i < n; ++i)
+    parent[i] = i;
+  std::function<unsigned(unsigned)> find = [&](unsigned x) {
+    return parent[x] == x ? x : parent[x] = find(parent[x]);
+  };
+  // Nodes sharing a value (as operands, or as producer and user) are joined.
+  SmallVector<int, 32> firstUser(valueRec.size(), -1);
+  for (unsigned i = 0; i < n; ++i) {
+    const Cand &c = path[i].cand;
+    for (unsigned k = 0; k < c.numOperands; ++k) {
+      unsigned v = c.operands[k];
+      if (producer[v] >= 0)
+        parent[find(i)] = find(producer[v]);
+      if (firstUser[v] >= 0)
+        parent[find(i)] = find(firstUser[v]);
+      else
+        firstUser[v] = i;
+    }
+  }
+  SmallVector<int, 8> compId(n, -1);
+  numComps = 0;
+  for (unsigned i = 0; i < n; ++i)
+    if (compId[find(i)] < 0)
+      compId[find(i)] = numComps++;
+  valueComps.assign(valueRec.size(), 0);
+  for (unsigned i = 0; i < n; ++i) {
+    uint16_t bit = uint16_t(1) << compId[find(i)];
+    const Cand &c = path[i].cand;
+    for (unsigned k = 0; k < c.numOperands; ++k)
+      valueComps[c.operands[k]] |= bit;
+    for (unsigned r = 0; r < path[i].numResults; ++r)
+      valueComps[path[i].firstResult + r] |= bit;
+  }
+}
+
+bool Enumerator::accept(const Cand &c, unsigned level) {
+  // Budgets.
+  if (c.param ? paramUsed >= options.maxParamOps
+              : regularUsed >= options.maxOps)
+    return false;
+  // Canonical order: the new node's signature exceeds that of every node
+  // placed after its last dependency. This also rejects a repeated node: a
+  // copy of it would stand after the same dependencies, with an equal
+  // signature.
+  for (unsigned i = c.lastDep + 1; i < level; ++i)
+    if (path[i].cand.sig >= c.sig)
+      return false;
+  // Connectivity: components left after this node must be joinable by the
+  // remaining budget.
+  uint16_t touched = 0;
+  for (unsigned k = 0; k < c.numOperands; ++k)
+    touched |= valueComps[c.operands[k]];
+  unsigned after = numComps + 1 - llvm::popcount(touched);
+  unsigned remaining = (options.maxOps - regularUsed - (c.param ? 0 : 1)) +
+                       (options.maxParamOps - paramUsed - (c.param ? 1 : 0));
+  return after - 1 <= remaining * maxMerge;
+}
+
+const FpTensor *Enumerator::dataOf(unsigned value) { return valueData[value]; }
+
+uint32_t Enumerator::valueOf(const Cand &c, bool needData) {
+  auto it = memo.find(c.sig);
+  const OpDef &def = u.ops()[c.def];
+  const OpSpec &spec = specOf(def.kind);
+  bool haveRec = it != memo.end();
+  bool haveData = haveRec && recs[it->second].data >= 0;
+  if (haveRec && (!needData || haveData))
+    return it->second;
+  // Evaluate.
+  auto start = std::chrono::steady_clock::now();
+  OpAttrs attrs = def.attrs;
+  attrs.sizes = c.sizes;
+  SmallVector<const FpTensor *, 5> operands;
+  uint8_t depth = 0;
+  for (unsigned k = 0; k < c.numOperands; ++k) {
+    operands.push_back(dataOf(c.operands[k]));
+    depth = std::max<uint8_t>(depth, recs[valueRec[c.operands[k]]].depth);
+  }
+  SmallVector<FpTensor, 2> out;
+  evalOp<ModPDomain>(def.kind, attrs, shapes, operands, out);
+  ++stats.evaluations;
+  fpTime += std::chrono::steady_clock::now() - start;
+  bool store = depth + 1 <= 2;
+  uint32_t first;
+  if (haveRec) {
+    first = it->second;
+  } else {
+    SmallVector<ShapeId, 5> inShapes;
+    SmallVector<const SplitInfo *, 5> inSplits;
+    SmallVector<Role, 5> inRoles;
+    for (unsigned k = 0; k < c.numOperands; ++k) {
+      const ValueRec &r = recs[valueRec[c.operands[k]]];
+      inShapes.push_back(r.shape);
+      inSplits.push_back(&splitTable[r.split]);
+      inRoles.push_back(r.role);
+    }
+    SmallVector<SplitInfo, 2> outSplits;
+    spec.propagateSplit(attrs, inSplits, inShapes, shapes, outSplits);
+    Role role = resultRoleOf(spec.resultRole, inRoles);
+    first = recs.size();
+    const auto &resultShapes = shapeResults[c.shapesIdx];
+    for (unsigned r = 0; r < out.size(); ++r) {
+      ValueRec rec{fingerprintOf(out[r].shape, out[r].data),
+                   internSplit(outSplits[r]), -1, resultShapes[r], role,
+                   static_cast<uint8_t>(depth + 1)};
+      recs.push_back(rec);
+    }
+    memo.emplace(c.sig, first);
+  }
+  for (unsigned r = 0; r < out.size(); ++r) {
+    if (store) {
+      dataStore.push_back(std::move(out[r]));
+      recs[first + r].data = dataStore.size() - 1;
+    } else if (needData) {
+      levelData[path.size()].push_back(std::move(out[r]));
+    }
+  }
+  return first;
+}
+
+uint32_t Enumerator::trieOf(unsigned level) {
+  if (path[level].trie != ~0u)
+    return path[level].trie;
+  uint32_t parent = level == 0 ? ~0u : trieOf(level - 1);
+  const Cand &c = path[level].cand;
+  Enumeration::TrieNode tn;
+  tn.parent = parent;
+  tn.def = c.def;
+  tn.numOperands = c.numOperands;
+  tn.operands = c.operands;
+  tn.sizes = c.sizes;
+  result.trie.push_back(tn);
+  path[level].trie = result.trie.size() - 1;
+  return path[level].trie;
+}
+
+void Enumerator::record(bool redundant) {
+  if (numComps != 1)
+    return;
+  SmallVector<uint64_t, 8> outs;
+  for (unsigned v = numInputs; v < valueRec.size(); ++v) {
+    if (useCount[v] != 0)
+      continue;
+    const ValueRec &r = recs[valueRec[v]];
+    if (r.role == Role::ChannelScale || r.role == Role::ChannelBias ||
+        specOf(u.ops()[path[producer[v]].cand.def].kind).paramPrep)
+      return; // parameter preparation that feeds nothing
+    outs.push_back(r.hash);
+  }
+  if (outs.size() > options.maxOutputs)
+    return;
+  llvm::sort(outs);
+  for (unsigned i = 1; i < outs.size(); ++i)
+    if (outs[i] == outs[i - 1])
+      return;
+  // Outputs whose cones share no node: the only rules such a graph takes
+  // part in that are not compositions of smaller rules merge the cones; with
+  // small budgets only single-op cones can be merged (two matmuls or convs
+  // sharing an input), so the other such graphs are not recorded.
+  if (outs.size() > 1) {
+    SmallVector<uint32_t, 8> cone(path.size(), 0);
+    bool allLeaves = true;
+    for (unsigned n = 0; n < path.size(); ++n) {
+      cone[n] = 1u << n;
+      const Cand &c = path[n].cand;
+      for (unsigned k = 0; k < c.numOperands; ++k)
+        if (producer[c.operands[k]] >= 0)
+          cone[n] |= cone[producer[c.operands[k]]];
+      allLeaves &= c.lastDep < 0;
+    }
+    SmallVector<uint32_t, 4> groups;
+    for (unsigned v = numInputs; v < valueRec.size(); ++v) {
+      if (useCount[v] != 0)
+        continue;
+      uint32_t m = cone[producer[v]];
+      for (auto it = groups.begin(); it != groups.end();) {
+        if (*it & m) {
+          m |= *it;
+          it = groups.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      groups.push_back(m);
+    }
+    if (groups.size() > 1 && !allLeaves)
+      return;
+  }
+  uint64_t key = 0x5851f42d4c957f2dULL;
+  for (uint64_t h : outs)
+    key = hashMix(key, h);
+  ++stats.enumerated;
+  if (redundant)
+    ++stats.redundant;
+  records.emplace_back(key, trieOf(path.size() - 1));
+  // A graph computing only inputs is equal to the identity on them.
+  if (llvm::all_of(outs, [&](uint64_t h) { return inputHashes.count(h); }) &&
+      identityKeys.insert(key).second) {
+    std::vector<uint8_t> ids;
+    SmallVector<std::pair<uint64_t, uint8_t>, 4> byHash;
+    for (unsigned i = 0; i < numInputs; ++i)
+      if (llvm::is_contained(outs, recs[i].hash))
+        byHash.push_back({recs[i].hash, static_cast<uint8_t>(i)});
+    for (auto &[h, i] : byHash)
+      ids.push_back(i);
+    result.identities.push_back(std::move(ids));
+    records.emplace_back(key, Enumeration::kIdentity |
+                                  (result.identities.size() - 1));
+  }
+}
+
+void Enumerator::search(unsigned level) {
+  size_t numCands = cands.size();
+  for (size_t ci = 0; ci < numCands; ++ci) {
+    Cand c = cands[ci];
+    if (!accept(c, level))
+      continue;
+    ++stats.visited;
+    if (options.progress && (stats.visited & 0xfffff) == 0)
+      options.progress(stats.visited, stats.enumerated);
+    bool lastLevel = (regularUsed + (c.param ? 0 : 1) >= options.maxOps) &&
+                     (paramUsed + (c.param ? 1 : 0) >= options.maxParamOps);
+    levelData[level].clear();
+    uint32_t first = valueOf(c, /*needData=*/!lastLevel);
+    const OpSpec &spec = specOf(u.ops()[c.def].kind);
+    // Redundant: recomputes a tensor of the graph.
+    bool redundant = false;
+    for (unsigned r = 0; r < spec.numResults && !redundant; ++r) {
+      uint64_t h = recs[first + r].hash;
+      if (inputHashes.count(h))
+        redundant = true;
+      for (unsigned v = numInputs; v < valueRec.size() && !redundant; ++v)
+        redundant = recs[valueRec[v]].hash == h;
+    }
+    // Push.
+    PathNode pn{c, static_cast<unsigned>(valueRec.size()), spec.numResults};
+    path.push_back(pn);
+    for (unsigned k = 0; k < c.numOperands; ++k)
+      ++useCount[c.operands[k]];
+    size_t owned = 0;
+    for (unsigned r = 0; r < spec.numResults; ++r) {
+      valueRec.push_back(first + r);
+      valueSig.push_back(hashMix(c.sig, r));
+      useCount.push_back(0);
+      producer.push_back(static_cast<int8_t>(level));
+      const ValueRec &rec = recs[first + r];
+      if (rec.data >= 0)
+        valueData.push_back(&dataStore[rec.data]);
+      else if (!lastLevel && !redundant)
+        valueData.push_back(&levelData[level][owned++]);
+      else
+        valueData.push_back(nullptr);
+    }
+    if (c.param)
+      ++paramUsed;
+    else
+      ++regularUsed;
+    computeComponents();
+    record(redundant);
+    if (!redundant && !lastLevel) {
+      size_t before = cands.size();
+      generate(valueRec.size() - spec.numResults);
+      search(level + 1);
+      cands.resize(before);
+    }
+    // Pop.
+    if (c.param)
+      --paramUsed;
+    else
+      --regularUsed;
+    for (unsigned r = 0; r < spec.numResults; ++r) {
+      valueRec.pop_back();
+      valueSig.pop_back();
+      useCount.pop_back();
+      producer.pop_back();
+      valueData.pop_back();
+    }
+    for (unsigned k = 0; k < c.numOperands; ++k)
+      --useCount[c.operands[k]];
+    path.pop_back();
+    computeComponents();
+  }
+}
+
+Enumeration Enumerator::run() {
+  auto start = std::chrono::steady_clock::now();
+  shapeResults.emplace_back(); // index 0: invalid
+  for (const OpDef &d : u.ops()) {
+    defHash.push_back(hashOp(d.kind, d.attrs, shapes));
+    unsigned n = specOf(d.kind).numOperands + (d.attrs.bias ? 1 : 0);
+    maxMerge = std::max(maxMerge, n > 1 ? n - 1 : 1);
+    bool dense = (n == 1 || n == 2) &&
+                 !(specOf(d.kind).attrFields & kAttrSizes);
+    denseMemo.emplace_back(dense ? (n == 1 ? kDenseShapes
+                                           : kDenseShapes * kDenseShapes)
+                                 : 0,
+                           0);
+  }
+  addInputs();
+  levelData.resize(options.maxOps + options.maxParamOps + 1);
+  computeComponents();
+  generate(0);
+  search(0);
+
+  // Group the records by class key (stable: the search order decides).
+  std::sort(records.begin(), records.end(),
+                   [](const auto &a, const auto &b) { return a < b; });
+  for (size_t i = 0; i < records.size();) {
+    size_t j = i + 1;
+    while (j < records.size() && records[j].first == records[i].first)
+      ++j;
+    if (j - i >= 2) {
+      std::vector<uint32_t> members;
+      for (size_t k = i; k < j; ++k)
+        members.push_back(records[k].second);
+      stats.classMembers += members.size();
+      result.classes.push_back(std::move(members));
+    }
+    i = j;
+  }
+  stats.classes = result.classes.size();
+  stats.fingerprintSeconds =
+      std::chrono::duration<double>(fpTime).count();
+  stats.seconds = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  return std::move(result);
+}
+
+} // namespace
+
+Enumeration superopt::enumerate(Universe &u, const EnumerateOptions &options,
+                                EnumerateStats &stats) {
+  Enumerator e(u, options, stats);
+  return e.run();
+}

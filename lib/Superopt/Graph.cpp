@@ -1,0 +1,410 @@
+//===- Graph.cpp - Small tensor graphs of the rule generator --------------===//
+//
+// Part of Loom. The universe of the enumeration: the --ops names, the inputs
+// (TASO's small shapes, chosen so that shape-dependent identities show up;
+// see docs/Superopt/RuleGen.md), typing and evaluation of graphs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Superopt/Graph.h"
+
+#include "loom/Superopt/Z3Domain.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <tuple>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::superopt;
+using interp::Tensor;
+
+namespace {
+
+/// Groups of inputs an op needs.
+enum InputGroup : unsigned {
+  kMatrices = 1,   ///< x1..x3 [2,4], w1..w3 [4,4]
+  kImages = 2,     ///< i1..i3 [1,4,5,5]
+  kFilters = 4,    ///< 3x3, 1x3, 3x1, 1x1 and depthwise filters
+  kScalar = 8,     ///< s []
+  kBatchNorm = 16, ///< gamma, beta, mean, var [4]
+  kLayerNorm = 32, ///< gamma, beta [4]
+};
+
+/// Shapes of the universe. Matrices are 2x4 (activations) and 4x4 (weights):
+/// a 4x4 weight can be transposed, and two activations concatenated on axis
+/// 0 form another 4x4 matrix, so identities between those shapes show up.
+/// Images are 1x4x5x5 with 4-channel filters: 5x5 keeps borders and an
+/// interior under 3x3 windows, so identities that only hold away from the
+/// padding are not confused with real ones.
+constexpr int64_t kRows = 2, kFeatures = 4, kChannels = 4, kSpatial = 5;
+
+struct OpName {
+  const char *name;
+  OpKind kind;
+  OpAttrs attrs;
+  unsigned groups;
+  bool inDefault;
+  const char *description;
+};
+
+OpAttrs withAxis(int a) {
+  OpAttrs r;
+  r.axis = static_cast<int8_t>(a);
+  return r;
+}
+OpAttrs withKernel(int h, int w) {
+  OpAttrs r;
+  r.kernel = {static_cast<int16_t>(h), static_cast<int16_t>(w)};
+  return r;
+}
+OpAttrs conv(bool relu, bool bias) {
+  OpAttrs r;
+  r.relu = relu;
+  r.bias = bias;
+  return r;
+}
+
+/// Every --ops name. Constants get their shape when the universe is built.
+const OpName kOpNames[] = {
+    {"matmul", OpKind::Matmul, {}, kMatrices, true, "matrix product"},
+    {"add", OpKind::Add, {}, 0, true, "elementwise sum"},
+    {"mul", OpKind::Mul, {}, 0, true, "elementwise product"},
+    {"smul", OpKind::SMul, {}, kScalar, true, "scalar multiplication"},
+    {"relu", OpKind::Relu, {}, 0, true, "relu"},
+    {"transpose", OpKind::Transpose, {}, kMatrices, true, "matrix transpose"},
+    {"conv", OpKind::Conv, conv(false, false), kImages | kFilters, true,
+     "convolution (stride 1, same padding; 3x3, 1x3, 3x1, 1x1, depthwise)"},
+    {"conv_relu", OpKind::Conv, conv(true, false), kImages | kFilters, true,
+     "convolution with fused relu"},
+    {"conv_bias", OpKind::Conv, conv(false, true),
+     kImages | kFilters | kBatchNorm, true,
+     "convolution with a bias operand (from bn_shift)"},
+    {"conv_bias_relu", OpKind::Conv, conv(true, true),
+     kImages | kFilters | kBatchNorm, true,
+     "convolution with bias and fused relu"},
+    {"maxpool", OpKind::MaxPool, withKernel(3, 3), kImages, true,
+     "3x3 max pooling, stride 1, same padding"},
+    {"avgpool", OpKind::AvgPool, withKernel(3, 3), kImages, true,
+     "3x3 average pooling, stride 1, same padding, count_include_pad"},
+    {"concat0", OpKind::Concat, withAxis(0), 0, true,
+     "concatenation along axis 0"},
+    {"concat1", OpKind::Concat, withAxis(1), 0, true,
+     "concatenation along axis 1"},
+    {"split0", OpKind::Split, withAxis(0), 0, true,
+     "split along axis 0 at the last concatenation boundary"},
+    {"split1", OpKind::Split, withAxis(1), 0, true,
+     "split along axis 1 at the last concatenation boundary"},
+    {"enlarge", OpKind::Enlarge, withKernel(3, 3), kFilters, true,
+     "enlarge a filter input to 3x3"},
+    {"const_imm", OpKind::ConstImm, {}, kMatrices, true,
+     "4x4 identity matrix"},
+    {"const_iconv", OpKind::ConstIConv, {}, kImages | kFilters, true,
+     "4x4x3x3 identity filter"},
+    {"const_one", OpKind::ConstOne, {}, kImages, true, "1x4x5x5 ones"},
+    {"const_pool", OpKind::ConstPool, {}, kImages, true,
+     "4x1x3x3 depthwise averaging filter"},
+    {"batchnorm", OpKind::BatchNorm, {}, kImages | kBatchNorm, true,
+     "inference batchnorm"},
+    {"bn_scale", OpKind::BnScale, {}, kBatchNorm, true,
+     "batchnorm factor gamma * rsqrt(var + eps) (parameter preparation)"},
+    {"bn_shift", OpKind::BnShift, {}, kBatchNorm, true,
+     "batchnorm offset beta - mean * k (parameter preparation)"},
+    {"scale_filter", OpKind::ScaleFilter, {}, kFilters | kBatchNorm, true,
+     "filter scaled per output channel (parameter preparation)"},
+    {"channel_affine", OpKind::ChannelAffine, {}, kImages | kBatchNorm, false,
+     "per-channel y * k + b (axiom helper; off by default)"},
+    {"softmax", OpKind::Softmax, {}, kMatrices, true,
+     "softmax over the last axis"},
+    {"layernorm", OpKind::LayerNorm, {}, kMatrices | kLayerNorm, true,
+     "layer normalisation over the last axis"},
+};
+
+const OpName *findOpName(StringRef name) {
+  for (const OpName &n : kOpNames)
+    if (name == n.name)
+      return &n;
+  return nullptr;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Universe
+//===----------------------------------------------------------------------===//
+
+struct Universe::InferMemo {
+  using Key = std::tuple<uint8_t, uint64_t, SmallVector<ShapeId, 5>>;
+  std::map<Key, std::optional<SmallVector<ShapeId, 2>>> entries;
+};
+
+std::vector<std::pair<std::string, std::string>> Universe::allOpNames() {
+  std::vector<std::pair<std::string, std::string>> r;
+  for (const OpName &n : kOpNames)
+    r.emplace_back(n.name, n.description);
+  return r;
+}
+
+SmallVector<StringRef> Universe::defaultOpNames() {
+  SmallVector<StringRef> r;
+  for (const OpName &n : kOpNames)
+    if (n.inDefault)
+      r.push_back(n.name);
+  return r;
+}
+
+llvm::Expected<std::unique_ptr<Universe>>
+Universe::create(MLIRContext *context, const UniverseOptions &options) {
+  std::unique_ptr<Universe> u(new Universe(context));
+  u->memo = std::make_shared<InferMemo>();
+  u->seedValue = options.seed;
+
+  // The op set, in table order whatever the order of --ops.
+  SmallVector<StringRef> names;
+  StringRef list = StringRef(options.ops).trim();
+  if (list.empty())
+    return llvm::createStringError("--ops: empty operator list");
+  if (list == "default") {
+    names = defaultOpNames();
+  } else if (list == "all") {
+    for (const OpName &n : kOpNames)
+      names.push_back(n.name);
+  } else {
+    SmallVector<StringRef> parts;
+    list.split(parts, ',', -1, false);
+    for (StringRef p : parts) {
+      p = p.trim();
+      if (!findOpName(p)) {
+        std::string known;
+        for (const OpName &n : kOpNames)
+          known += (known.empty() ? "" : ", ") + std::string(n.name);
+        return llvm::createStringError("--ops: unknown operator '" + p.str() +
+                                       "' (known: " + known + ")");
+      }
+      names.push_back(p);
+    }
+  }
+  unsigned groups = 0;
+  for (const OpName &n : kOpNames)
+    if (llvm::is_contained(names, StringRef(n.name)))
+      groups |= n.groups;
+  if (!(groups & (kMatrices | kImages)))
+    groups |= kMatrices;
+
+  ShapeTable &t = u->shapeTable;
+  ShapeId matrix = t.intern({kRows, kFeatures});
+  ShapeId square = t.intern({kFeatures, kFeatures});
+  ShapeId image = t.intern({1, kChannels, kSpatial, kSpatial});
+  ShapeId vector = t.intern({kChannels});
+  ShapeId scalar = t.intern({});
+  ShapeId filter3 = t.intern({kChannels, kChannels, 3, 3});
+
+  for (const OpName &n : kOpNames) {
+    if (!llvm::is_contained(names, StringRef(n.name)))
+      continue;
+    OpDef d{n.name, n.kind, n.attrs};
+    switch (n.kind) {
+    case OpKind::ConstImm:
+      d.attrs.shape = square;
+      break;
+    case OpKind::ConstIConv:
+      d.attrs.shape = filter3;
+      break;
+    case OpKind::ConstOne:
+      d.attrs.shape = image;
+      break;
+    case OpKind::ConstPool:
+      d.attrs.shape = t.intern({kChannels, 1, 3, 3});
+      break;
+    default:
+      break;
+    }
+    u->opDefs.push_back(d);
+  }
+
+  // Inputs, three of each interchangeable kind (TASO), so that rules over
+  // up to three distinct tensors of a kind can be expressed.
+  unsigned group = 0;
+  auto addGroup = [&](StringRef prefix, unsigned count, ShapeId shape,
+                      Role role) {
+    for (unsigned i = 1; i <= count; ++i)
+      u->inputList.push_back(
+          {count == 1 ? prefix.str() : (prefix + Twine(i)).str(), shape, role,
+           group});
+    ++group;
+  };
+  if (groups & kMatrices) {
+    addGroup("x", 3, matrix, Role::Activation);
+    addGroup("w", 3, square, Role::Weight);
+  }
+  if (groups & kImages)
+    addGroup("i", 3, image, Role::Activation);
+  if (groups & kFilters) {
+    addGroup("f", 3, filter3, Role::Weight);
+    addGroup("g", 3, t.intern({kChannels, kChannels, 1, 3}), Role::Weight);
+    addGroup("h", 3, t.intern({kChannels, kChannels, 3, 1}), Role::Weight);
+    addGroup("p", 3, t.intern({kChannels, kChannels, 1, 1}), Role::Weight);
+    addGroup("d", 1, t.intern({kChannels, 1, 3, 3}), Role::Weight);
+  }
+  if (groups & kScalar)
+    addGroup("s", 1, scalar, Role::Scalar);
+  if (groups & kBatchNorm) {
+    addGroup("bn_gamma", 1, vector, Role::BnScale);
+    addGroup("bn_beta", 1, vector, Role::BnBias);
+    addGroup("bn_mean", 1, vector, Role::BnMean);
+    addGroup("bn_var", 1, vector, Role::BnVar);
+  }
+  if (groups & kLayerNorm) {
+    ShapeId feat = t.intern({kFeatures});
+    addGroup("ln_gamma", 1, feat, Role::LnScale);
+    addGroup("ln_beta", 1, feat, Role::LnBias);
+  }
+  if (u->inputList.size() > 64)
+    return llvm::createStringError("too many inputs");
+
+  for (unsigned i = 0; i < u->inputList.size(); ++i) {
+    ArrayRef<int64_t> s = t.get(u->inputList[i].shape);
+    u->fpInputs.push_back(Tensor<interp::ModPDomain>::random(
+        std::vector<int64_t>(s.begin(), s.end()),
+        hashMix(options.seed, 0x1000 + i)));
+  }
+  return std::move(u);
+}
+
+std::string Universe::opList() const {
+  SmallVector<StringRef> names;
+  for (const OpDef &d : opDefs)
+    names.push_back(d.name);
+  return llvm::join(names, ",");
+}
+
+std::optional<SmallVector<ShapeId, 2>>
+Universe::infer(OpKind kind, const OpAttrs &attrs, ArrayRef<ShapeId> shapes) {
+  InferMemo::Key key{static_cast<uint8_t>(kind),
+                     hashOp(kind, attrs, shapeTable),
+                     SmallVector<ShapeId, 5>(shapes.begin(), shapes.end())};
+  auto it = memo->entries.find(key);
+  if (it != memo->entries.end())
+    return it->second;
+  SpecContext sc = specContext();
+  auto r = specOf(kind).infer(sc, attrs, shapes);
+  memo->entries.emplace(std::move(key), r);
+  return r;
+}
+
+unsigned superopt::firstResultOf(const Graph &g, unsigned n,
+                                 unsigned numInputs) {
+  unsigned id = numInputs;
+  for (unsigned i = 0; i < n; ++i)
+    id += specOf(g.nodes[i].kind).numResults;
+  return id;
+}
+
+llvm::Expected<GraphTypes> Universe::typeGraph(Graph &g, bool complete) {
+  GraphTypes r;
+  for (const Input &in : inputList) {
+    r.shapes.push_back(in.shape);
+    r.roles.push_back(in.role);
+    r.splits.emplace_back();
+  }
+  for (unsigned n = 0; n < g.nodes.size(); ++n) {
+    Node &node = g.nodes[n];
+    const OpSpec &spec = specOf(node.kind);
+    SmallVector<ShapeId, 5> shapes;
+    SmallVector<const SplitInfo *, 5> splits;
+    SmallVector<Role, 5> roles;
+    for (unsigned v : node.operands) {
+      if (v >= r.shapes.size())
+        return llvm::createStringError("node " + Twine(n) +
+                                       " uses an undefined value");
+      shapes.push_back(r.shapes[v]);
+      splits.push_back(&r.splits[v]);
+      roles.push_back(r.roles[v]);
+    }
+    if (complete && !spec.complete(node.attrs, splits, shapes, shapeTable))
+      return llvm::createStringError("node " + Twine(n) + " (" +
+                                     spec.name + ") cannot be completed");
+    auto results = infer(node.kind, node.attrs, shapes);
+    if (!results)
+      return llvm::createStringError(
+          "node " + Twine(n) + ": " +
+          opString(node.kind, node.attrs, shapeTable) +
+          " does not apply to its operands");
+    SmallVector<SplitInfo, 2> outSplits;
+    spec.propagateSplit(node.attrs, splits, shapes, shapeTable, outSplits);
+    Role role = resultRoleOf(spec.resultRole, roles);
+    for (unsigned i = 0; i < results->size(); ++i) {
+      r.shapes.push_back((*results)[i]);
+      r.roles.push_back(role);
+      r.splits.push_back(outSplits[i]);
+    }
+  }
+  return r;
+}
+
+template <class D>
+std::vector<Tensor<D>> Universe::evaluate(const Graph &g,
+                                          ArrayRef<Tensor<D>> inputs) const {
+  std::vector<Tensor<D>> results;
+  size_t total = 0;
+  for (const Node &n : g.nodes)
+    total += specOf(n.kind).numResults;
+  results.reserve(total);
+  auto value = [&](unsigned id) -> const Tensor<D> * {
+    return id < inputs.size() ? &inputs[id] : &results[id - inputs.size()];
+  };
+  for (const Node &n : g.nodes) {
+    SmallVector<const Tensor<D> *, 5> operands;
+    for (unsigned v : n.operands)
+      operands.push_back(value(v));
+    SmallVector<Tensor<D>, 2> out;
+    evalOp<D>(n.kind, n.attrs, shapeTable, operands, out);
+    for (Tensor<D> &t : out)
+      results.push_back(std::move(t));
+  }
+  std::vector<Tensor<D>> outputs;
+  for (unsigned o : g.outputs)
+    outputs.push_back(*value(o));
+  return outputs;
+}
+
+template std::vector<Tensor<interp::ModPDomain>>
+Universe::evaluate(const Graph &, ArrayRef<Tensor<interp::ModPDomain>>) const;
+template std::vector<Tensor<interp::F64Domain>>
+Universe::evaluate(const Graph &, ArrayRef<Tensor<interp::F64Domain>>) const;
+template std::vector<Tensor<Z3Domain>>
+Universe::evaluate(const Graph &, ArrayRef<Tensor<Z3Domain>>) const;
+
+std::string Universe::describe(const Graph &g) const {
+  // Value id -> (node, result index).
+  std::vector<std::pair<int, unsigned>> producer(numInputs(), {-1, 0});
+  for (unsigned n = 0; n < g.nodes.size(); ++n)
+    for (unsigned r = 0; r < specOf(g.nodes[n].kind).numResults; ++r)
+      producer.push_back({static_cast<int>(n), r});
+  std::function<void(raw_ostream &, unsigned)> print =
+      [&](raw_ostream &os, unsigned v) {
+        if (v < numInputs()) {
+          os << inputList[v].name;
+          return;
+        }
+        auto [n, r] = producer[v];
+        const Node &node = g.nodes[n];
+        os << opString(node.kind, node.attrs, shapeTable);
+        if (specOf(node.kind).numResults > 1)
+          os << "#" << r;
+        if (node.operands.empty())
+          return;
+        os << "(";
+        llvm::interleaveComma(node.operands, os,
+                              [&](unsigned o) { print(os, o); });
+        os << ")";
+      };
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(
+      g.outputs, os, [&](unsigned o) { print(os, o); }, "; ");
+  return s;
+}

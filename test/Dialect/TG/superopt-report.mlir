@@ -1,0 +1,39 @@
+// RUN: loom-opt %s --tg-superopt="rules=%loom_src_root/test/Search/Inputs/rules-basic.mlir target=h100 report=%t.bt.json" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.bt.json --check-prefixes=CHECK,BT
+// RUN: loom-opt %s --tg-superopt="rules=%loom_src_root/test/Search/Inputs/rules-basic.mlir target=h100 search=eqsat report=%t.eq.json" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.eq.json --check-prefixes=CHECK,EQ
+
+// Two transposes cancel (rule_3) and the relu fuses into the convolution
+// (rule_2). The report gives the costs, the time and the rules applied.
+
+// CHECK: "cost_after": [[AFTER:[0-9.e-]+]],
+// CHECK: "cost_before": [[BEFORE:[0-9.e-]+]],
+// CHECK: "cost_model": "roofline:h100",
+// CHECK: "functions": [
+// CHECK: "function": "main",
+// CHECK: "ops_after": 2,
+// CHECK: "ops_before": 5,
+// CHECK: "rules_applied": {
+// CHECK-NEXT: "rule_2": 1,
+// CHECK-NEXT: "rule_3": 1
+// CHECK: "seconds":
+// BT: "graphs_expanded":
+// EQ: "eclasses":
+// EQ: "ilp_status": "optimal"
+// CHECK: "rules": 7,
+// CHECK: "rules_applied": {
+// CHECK-NEXT: "rule_2": 1,
+// CHECK-NEXT: "rule_3": 1
+// CHECK-NEXT: },
+// CHECK-NEXT: "rules_file": "{{.*}}rules-basic.mlir",
+// BT-NEXT: "search": "backtrack",
+// EQ-NEXT: "search": "eqsat",
+// CHECK-NEXT: "seconds":
+func.func @main(%x: tensor<1x8x12x12xf32>, %y: tensor<6x10xf32>) -> (tensor<1x8x12x12xf32>, tensor<6x10xf32>) {
+  %w = tg.weight "w" : tensor<8x8x3x3xf32>
+  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x12x12xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x12x12xf32>
+  %r = tg.relu %c : tensor<1x8x12x12xf32>
+  %t = tg.transpose %y {perm = array<i64: 1, 0>} : (tensor<6x10xf32>) -> tensor<10x6xf32>
+  %u = tg.transpose %t {perm = array<i64: 1, 0>} : (tensor<10x6xf32>) -> tensor<6x10xf32>
+  return %r, %u : tensor<1x8x12x12xf32>, tensor<6x10xf32>
+}
