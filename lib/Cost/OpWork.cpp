@@ -60,11 +60,14 @@ OpWork cost::workOf(Operation *op) {
   double out = resultElements(op);
 
   llvm::TypeSwitch<Operation *>(op)
-      .Case<tg::ConstantOp, tg::WeightOp, tg::ReshapeOp>([&](Operation *) {
-        // Metadata only: no kernel, nothing moved.
-        work = OpWork();
-        work.kernel = false;
-      })
+      .Case<tg::ConstantOp, tg::WeightOp, tg::ReshapeOp, tg::SplitOp>(
+          [&](Operation *) {
+            // Metadata only: no kernel, nothing moved. A split's pieces are
+            // strided views that consumers read in place (as TASO assumes:
+            // "split cost is zero"; GEMMs take a leading dimension).
+            work = OpWork();
+            work.kernel = false;
+          })
       .Case([&](tg::MatmulOp m) {
         int64_t k = m.getLhs().getType().getShape().back();
         work.flops = 2.0 * out * double(k);
@@ -98,8 +101,8 @@ OpWork cost::workOf(Operation *op) {
       .Case([&](tg::SoftmaxOp) { work.flops = (kTranscendentalFlops + 4) * out; })
       .Case([&](tg::LayerNormOp) { work.flops = 8 * out; })
       .Case([&](tg::BatchNormOp) { work.flops = 2 * out; })
-      // Data movement: transpose, concat, split, slice, pad, enlarge,
-      // broadcast_to, gather, cast: bytes only.
+      // Data movement: transpose, concat, slice, pad, enlarge, broadcast_to,
+      // gather, cast, resize: bytes only.
       .Default([&](Operation *) {});
   return work;
 }
