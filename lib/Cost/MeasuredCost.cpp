@@ -186,3 +186,28 @@ cost::createMeasuredModel(CostDatabase &db,
                           std::unique_ptr<CostModel> fallback) {
   return std::make_unique<MeasuredModel>(db, std::move(fallback));
 }
+
+llvm::Error CostModelHandle::saveDatabase() const {
+  return db ? db->save() : llvm::Error::success();
+}
+
+llvm::Expected<CostModelHandle>
+cost::createCostModel(llvm::StringRef target, llvm::StringRef costDbPath) {
+  CostModelHandle handle;
+  if (target == "measured") {
+    if (costDbPath.empty())
+      return llvm::createStringError("target=measured needs cost-db=FILE");
+    auto loaded = CostDatabase::load(costDbPath);
+    if (!loaded)
+      return loaded.takeError();
+    handle.db = std::make_unique<CostDatabase>(std::move(*loaded));
+    handle.model = createMeasuredModel(*handle.db,
+                                       createRooflineModel(calibrateCPU()));
+    return handle;
+  }
+  auto t = lookupTarget(target);
+  if (!t)
+    return t.takeError();
+  handle.model = createRooflineModel(*t);
+  return handle;
+}

@@ -709,18 +709,20 @@ llvm::Expected<Axiom> superopt::parseAxiom(StringRef text, StringRef doc) {
   return std::move(a);
 }
 
+std::vector<Axiom> superopt::parseBuiltinAxioms() {
+  std::vector<Axiom> r;
+  for (const AxiomText &t : kAxioms) {
+    auto a = parseAxiom(t.text, t.doc);
+    if (!a)
+      llvm::report_fatal_error(llvm::Twine("built-in axiom: ") +
+                               llvm::toString(a.takeError()));
+    r.push_back(std::move(*a));
+  }
+  return r;
+}
+
 const std::vector<Axiom> &superopt::builtinAxioms() {
-  static const std::vector<Axiom> axioms = [] {
-    std::vector<Axiom> r;
-    for (const AxiomText &t : kAxioms) {
-      auto a = parseAxiom(t.text, t.doc);
-      if (!a)
-        llvm::report_fatal_error(llvm::Twine("built-in axiom: ") +
-                                 llvm::toString(a.takeError()));
-      r.push_back(std::move(*a));
-    }
-    return r;
-  }();
+  static const std::vector<Axiom> axioms = parseBuiltinAxioms();
   return axioms;
 }
 

@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <mutex>
 #include <tuple>
 
 using namespace mlir;
@@ -139,6 +140,9 @@ const OpName *findOpName(StringRef name) {
 struct Universe::InferMemo {
   using Key = std::tuple<uint8_t, uint64_t, SmallVector<ShapeId, 5>>;
   std::map<Key, std::optional<SmallVector<ShapeId, 2>>> entries;
+  /// Provers type graphs on worker threads; every shape they meet was
+  /// interned before, so they only read the memo.
+  std::mutex mutex;
 };
 
 std::vector<std::pair<std::string, std::string>> Universe::allOpNames() {
@@ -265,13 +269,34 @@ Universe::create(MLIRContext *context, const UniverseOptions &options) {
   if (u->inputList.size() > 64)
     return llvm::createStringError("too many inputs");
 
-  for (unsigned i = 0; i < u->inputList.size(); ++i) {
-    ArrayRef<int64_t> s = t.get(u->inputList[i].shape);
-    u->fpInputs.push_back(Tensor<interp::ModPDomain>::random(
-        std::vector<int64_t>(s.begin(), s.end()),
-        hashMix(options.seed, 0x1000 + i)));
-  }
+  u->drawFingerprintInputs();
   return std::move(u);
+}
+
+void Universe::drawFingerprintInputs() {
+  fpInputs.clear();
+  for (unsigned i = 0; i < inputList.size(); ++i) {
+    ArrayRef<int64_t> s = shapeTable.get(inputList[i].shape);
+    fpInputs.push_back(Tensor<interp::ModPDomain>::random(
+        std::vector<int64_t>(s.begin(), s.end()),
+        hashMix(seedValue, 0x1000 + i)));
+  }
+}
+
+std::unique_ptr<Universe>
+Universe::createForInputs(MLIRContext *context, ArrayRef<InputDecl> inputs,
+                          uint64_t seed) {
+  std::unique_ptr<Universe> u(new Universe(context));
+  u->memo = std::make_shared<InferMemo>();
+  u->seedValue = seed;
+  std::map<std::pair<ShapeId, Role>, unsigned> groups;
+  for (const InputDecl &d : inputs) {
+    ShapeId s = u->shapeTable.intern(d.shape);
+    auto it = groups.try_emplace({s, d.role}, groups.size()).first;
+    u->inputList.push_back({d.name, s, d.role, it->second});
+  }
+  u->drawFingerprintInputs();
+  return u;
 }
 
 std::string Universe::opList() const {
@@ -286,6 +311,7 @@ Universe::infer(OpKind kind, const OpAttrs &attrs, ArrayRef<ShapeId> shapes) {
   InferMemo::Key key{static_cast<uint8_t>(kind),
                      hashOp(kind, attrs, shapeTable),
                      SmallVector<ShapeId, 5>(shapes.begin(), shapes.end())};
+  std::lock_guard<std::mutex> lock(memo->mutex);
   auto it = memo->entries.find(key);
   if (it != memo->entries.end())
     return it->second;
@@ -303,7 +329,7 @@ unsigned superopt::firstResultOf(const Graph &g, unsigned n,
   return id;
 }
 
-llvm::Expected<GraphTypes> Universe::typeGraph(Graph &g, bool complete) {
+llvm::Expected<GraphTypes> Universe::typeGraph(const Graph &g) {
   GraphTypes r;
   for (const Input &in : inputList) {
     r.shapes.push_back(in.shape);
@@ -311,7 +337,7 @@ llvm::Expected<GraphTypes> Universe::typeGraph(Graph &g, bool complete) {
     r.splits.emplace_back();
   }
   for (unsigned n = 0; n < g.nodes.size(); ++n) {
-    Node &node = g.nodes[n];
+    const Node &node = g.nodes[n];
     const OpSpec &spec = specOf(node.kind);
     SmallVector<ShapeId, 5> shapes;
     SmallVector<const SplitInfo *, 5> splits;
@@ -324,9 +350,6 @@ llvm::Expected<GraphTypes> Universe::typeGraph(Graph &g, bool complete) {
       splits.push_back(&r.splits[v]);
       roles.push_back(r.roles[v]);
     }
-    if (complete && !spec.complete(node.attrs, splits, shapes, shapeTable))
-      return llvm::createStringError("node " + Twine(n) + " (" +
-                                     spec.name + ") cannot be completed");
     auto results = infer(node.kind, node.attrs, shapes);
     if (!results)
       return llvm::createStringError(

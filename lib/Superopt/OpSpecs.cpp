@@ -238,10 +238,10 @@ void copyAxis(SplitInfo &out, unsigned to, const SplitInfo &in, unsigned from) {
   out.axes[to] = in.axes[from];
 }
 
-/// Split propagation that keeps nothing.
-void splitNone(const OpAttrs &, ArrayRef<const SplitInfo *>, Shapes results,
+/// Split propagation that keeps nothing (single-result ops).
+void splitNone(const OpAttrs &, ArrayRef<const SplitInfo *>, Shapes,
                const ShapeTable &, SmallVectorImpl<SplitInfo> &out) {
-  out.assign(results.size(), SplitInfo());
+  out.assign(1, SplitInfo());
 }
 
 /// Elementwise: an axis keeps the boundaries all operands agree on.

@@ -32,11 +32,11 @@ struct ThreadState {
         sqrtFn(c.function("sqrt", c.real_sort(), c.real_sort())),
         tanhFn(c.function("tanh", c.real_sort(), c.real_sort())),
         erfFn(c.function("erf", c.real_sort(), c.real_sort())),
-        powFn(c.function("pow", c.real_sort(), c.real_sort(), c.real_sort())) {
-  }
+        powFn(c.function("pow", c.real_sort(), c.real_sort(), c.real_sort())),
+        invFn(c.function("inv", c.real_sort(), c.real_sort())) {}
   z3::context &ctx;
   z3::expr zero, one, lowest;
-  z3::func_decl expFn, logFn, sqrtFn, tanhFn, erfFn, powFn;
+  z3::func_decl expFn, logFn, sqrtFn, tanhFn, erfFn, powFn, invFn;
   std::vector<z3::expr> facts;
   llvm::DenseSet<unsigned> factTerms;
 };
@@ -160,7 +160,16 @@ Z3Domain::T Z3Domain::mul(const T &a, const T &b) {
 Z3Domain::T Z3Domain::div(const T &a, const T &b) {
   if (integerValue(b.e) == 1)
     return a;
-  return T(a.e / b.e);
+  if (b.e.is_numeral())
+    return T(a.e / b.e);
+  // a * inv(b), inv uninterpreted with b * inv(b) = 1 for b != 0: sums of
+  // products of atoms then normalise to a canonical polynomial, so that
+  // rational identities (batchnorm folding) are proved by simplification.
+  z3::expr r = current().invFn(b.e);
+  addFacts(r, [&](std::vector<z3::expr> &facts) {
+    facts.push_back(z3::implies(b.e != 0, b.e * r == 1));
+  });
+  return mul(a, T(r));
 }
 
 Z3Domain::T Z3Domain::neg(const T &a) { return T(-a.e); }

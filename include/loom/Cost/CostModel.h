@@ -106,6 +106,20 @@ std::string opSignature(mlir::Operation *op);
 std::unique_ptr<CostModel>
 createMeasuredModel(CostDatabase &db, std::unique_ptr<CostModel> fallback);
 
+/// A cost model chosen by name, owning its cost database when it has one.
+struct CostModelHandle {
+  std::unique_ptr<CostDatabase> db; // only for "measured"
+  std::unique_ptr<CostModel> model;
+  /// Persists the database (a no-op without one).
+  llvm::Error saveDatabase() const;
+};
+
+/// The model named `target`: `cpu`, `h100`, `h200` (rooflines) or `measured`
+/// (timed with the interpreter, cached in the JSON file `costDbPath`, which
+/// it requires; the calibrated cpu roofline is its fallback).
+llvm::Expected<CostModelHandle> createCostModel(llvm::StringRef target,
+                                                llvm::StringRef costDbPath);
+
 } // namespace loom::cost
 
 #endif // LOOM_COST_COSTMODEL_H

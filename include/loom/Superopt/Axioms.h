@@ -120,6 +120,8 @@ llvm::Expected<Axiom> parseAxiom(llvm::StringRef text, llvm::StringRef doc);
 
 /// The built-in axioms, parsed once.
 const std::vector<Axiom> &builtinAxioms();
+/// A fresh copy of the built-in axioms.
+std::vector<Axiom> parseBuiltinAxioms();
 
 /// Evaluates a concrete term with the given variable values.
 template <class D>

@@ -74,6 +74,13 @@ struct GraphTypes {
   llvm::SmallVector<SplitInfo, 12> splits;
 };
 
+/// A graph input to create a universe with.
+struct InputDecl {
+  std::string name;
+  Shape shape;
+  Role role;
+};
+
 /// Options selecting the operator set and the inputs.
 struct UniverseOptions {
   /// Comma-separated op names, "default" or "all".
@@ -87,6 +94,14 @@ public:
   /// Builds the universe for \p options; an error names a bad op.
   static llvm::Expected<std::unique_ptr<Universe>>
   create(mlir::MLIRContext *context, const UniverseOptions &options);
+
+  /// A universe without operators over the given inputs (to type, evaluate
+  /// and prove rules read from a file). Inputs of one shape and role are
+  /// interchangeable.
+  static std::unique_ptr<Universe> createForInputs(mlir::MLIRContext *context,
+                                                   llvm::ArrayRef<InputDecl>
+                                                       inputs,
+                                                   uint64_t seed);
 
   /// Every op name --ops accepts, with a description, for --help / docs.
   static std::vector<std::pair<std::string, std::string>> allOpNames();
@@ -115,9 +130,9 @@ public:
   std::optional<llvm::SmallVector<ShapeId, 2>>
   infer(OpKind kind, const OpAttrs &attrs, llvm::ArrayRef<ShapeId> shapes);
 
-  /// Shapes, roles and split information of \p g's values; completes split
-  /// sizes when \p complete is set. Fails on an invalid graph.
-  llvm::Expected<GraphTypes> typeGraph(Graph &g, bool complete = false);
+  /// Shapes, roles and split information of \p g's values. Fails on an
+  /// invalid graph.
+  llvm::Expected<GraphTypes> typeGraph(const Graph &g);
 
   /// Evaluates \p g over domain D with \p inputs (one per universe input).
   template <class D>
@@ -126,6 +141,9 @@ public:
 
   /// A one-line description of \p g (outputs as nested terms).
   std::string describe(const Graph &g) const;
+
+  /// Draws the fingerprint inputs (after the inputs are set).
+  void drawFingerprintInputs();
 
 private:
   Universe(mlir::MLIRContext *context) : context(context) {}

@@ -9,8 +9,10 @@
 // the rule generator on concrete shapes.
 //
 // Semantics:
-//   * add, sub, mul, neg: real arithmetic; div: Z3 real division (total; x/0
-//     is unspecified but fixed for each x, as in SMT-LIB);
+//   * add, sub, mul, neg: real arithmetic; div by a numeral is exact real
+//     division, and a / b otherwise is a * inv(b) with inv uninterpreted and
+//     b * inv(b) = 1 whenever b != 0 (a side condition, below), so that
+//     sums of products of atoms normalise to one polynomial;
 //   * fromDouble is exact (every finite double is a dyadic rational);
 //   * max/min are if-then-else terms over the real order (the order of the
 //     reals, unlike ModPDomain's); lowest() is a distinguished symbol

@@ -38,30 +38,13 @@ struct EstimateCostPass
     ModuleOp module = getOperation();
     markAllAnalysesPreserved();
 
-    std::optional<cost::CostDatabase> db;
-    std::unique_ptr<cost::CostModel> model;
-    if (target == "measured") {
-      if (costDb.empty()) {
-        module.emitError("tg-estimate-cost: target=measured needs cost-db=FILE");
-        return signalPassFailure();
-      }
-      auto loaded = cost::CostDatabase::load(costDb);
-      if (!loaded) {
-        module.emitError() << llvm::toString(loaded.takeError());
-        return signalPassFailure();
-      }
-      db.emplace(std::move(*loaded));
-      model = cost::createMeasuredModel(
-          *db, cost::createRooflineModel(cost::calibrateCPU()));
-    } else {
-      auto t = cost::lookupTarget(target);
-      if (!t) {
-        module.emitError() << "tg-estimate-cost: "
-                           << llvm::toString(t.takeError());
-        return signalPassFailure();
-      }
-      model = cost::createRooflineModel(*t);
+    auto handle = cost::createCostModel(target, costDb);
+    if (!handle) {
+      module.emitError() << "tg-estimate-cost: "
+                         << llvm::toString(handle.takeError());
+      return signalPassFailure();
     }
+    cost::CostModel *model = handle->model.get();
 
     llvm::json::Array functions;
     for (auto fn : module.getOps<func::FuncOp>()) {
@@ -110,11 +93,9 @@ struct EstimateCostPass
       }
     }
 
-    if (db) {
-      if (llvm::Error err = db->save()) {
-        module.emitError() << llvm::toString(std::move(err));
-        return signalPassFailure();
-      }
+    if (llvm::Error err = handle->saveDatabase()) {
+      module.emitError() << llvm::toString(std::move(err));
+      return signalPassFailure();
     }
     if (!report.empty()) {
       std::error_code ec;

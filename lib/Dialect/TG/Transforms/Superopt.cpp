@@ -50,30 +50,13 @@ struct SuperoptPass : loom::tg::impl::TGSuperoptBase<SuperoptPass> {
       return signalPassFailure();
     }
 
-    // The cost model, as --tg-estimate-cost builds it.
-    std::optional<cost::CostDatabase> db;
-    std::unique_ptr<cost::CostModel> model;
-    if (target == "measured") {
-      if (costDb.empty()) {
-        module.emitError("tg-superopt: target=measured needs cost-db=FILE");
-        return signalPassFailure();
-      }
-      auto loaded = cost::CostDatabase::load(costDb);
-      if (!loaded) {
-        module.emitError() << llvm::toString(loaded.takeError());
-        return signalPassFailure();
-      }
-      db.emplace(std::move(*loaded));
-      model = cost::createMeasuredModel(
-          *db, cost::createRooflineModel(cost::calibrateCPU()));
-    } else {
-      auto t = cost::lookupTarget(target);
-      if (!t) {
-        module.emitError() << "tg-superopt: " << llvm::toString(t.takeError());
-        return signalPassFailure();
-      }
-      model = cost::createRooflineModel(*t);
+    auto handle = cost::createCostModel(target, costDb);
+    if (!handle) {
+      module.emitError() << "tg-superopt: "
+                         << llvm::toString(handle.takeError());
+      return signalPassFailure();
     }
+    std::unique_ptr<cost::CostModel> &model = handle->model;
 
     std::string rulesPath = rules;
     if (rulesPath.empty()) {
@@ -124,11 +107,10 @@ struct SuperoptPass : loom::tg::impl::TGSuperoptBase<SuperoptPass> {
         if (auto fn = module.lookupSymbol<func::FuncOp>(r.function))
           fn.emitWarning() << "tg-superopt: skipped: " << r.skipped;
 
-    if (db)
-      if (llvm::Error err = db->save()) {
-        module.emitError() << llvm::toString(std::move(err));
-        return signalPassFailure();
-      }
+    if (llvm::Error err = handle->saveDatabase()) {
+      module.emitError() << llvm::toString(std::move(err));
+      return signalPassFailure();
+    }
     if (!report.empty()) {
       std::error_code ec;
       llvm::raw_fd_ostream os(report, ec);

@@ -1,0 +1,441 @@
+//===- RuleGen.cpp - The rule generator pipeline --------------------------===//
+//
+// Part of Loom. See RuleGen.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Superopt/RuleGen.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::superopt;
+using interp::F64Domain;
+using interp::Tensor;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// The first values of \p t, for messages.
+std::string tensorString(const Tensor<F64Domain> &t, size_t limit = 8) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  for (size_t i = 0; i < t.data.size() && i < limit; ++i)
+    os << (i ? ", " : "") << llvm::format("%.6g", t.data[i]);
+  if (t.data.size() > limit)
+    os << ", ... (" << t.data.size() << " values)";
+  os << "]";
+  return s;
+}
+
+std::string indexString(llvm::ArrayRef<int64_t> shape, int64_t i) {
+  llvm::SmallVector<int64_t, 4> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = i % shape[d];
+    i /= shape[d];
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d)
+    s += (d ? "," : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+} // namespace
+
+std::optional<std::string>
+superopt::numericCounterexample(const Universe &u, const Graph &a,
+                                const Graph &b, uint64_t seed,
+                                unsigned trials) {
+  for (unsigned trial = 0; trial < trials; ++trial) {
+    std::vector<Tensor<F64Domain>> inputs;
+    for (unsigned i = 0; i < u.numInputs(); ++i) {
+      llvm::ArrayRef<int64_t> s = u.shapes().get(u.inputs()[i].shape);
+      Tensor<F64Domain> t = Tensor<F64Domain>::random(
+          std::vector<int64_t>(s.begin(), s.end()),
+          hashMix(seed, 0x5eed0000 + trial * 1024 + i));
+      if (u.inputs()[i].role == Role::BnVar)
+        for (double &v : t.data)
+          v = std::fabs(v);
+      inputs.push_back(std::move(t));
+    }
+    std::vector<Tensor<F64Domain>> ra = u.evaluate<F64Domain>(a, inputs);
+    std::vector<Tensor<F64Domain>> rb = u.evaluate<F64Domain>(b, inputs);
+    for (unsigned o = 0; o < ra.size() && o < rb.size(); ++o) {
+      if (ra[o].shape != rb[o].shape)
+        return "output " + std::to_string(o) + " has different shapes";
+      double scale = 1;
+      for (double v : ra[o].data)
+        scale = std::max(scale, std::fabs(v));
+      for (size_t i = 0; i < ra[o].data.size(); ++i) {
+        double x = ra[o].data[i], y = rb[o].data[i];
+        bool same = (std::isnan(x) && std::isnan(y)) ||
+                    std::fabs(x - y) <= 1e-9 * scale;
+        if (same)
+          continue;
+        std::string s;
+        llvm::raw_string_ostream os(s);
+        os << "counterexample:";
+        for (unsigned in = 0; in < u.numInputs(); ++in) {
+          bool used = false;
+          for (const Graph *g : {&a, &b}) {
+            for (const Node &n : g->nodes)
+              used |= llvm::is_contained(n.operands, in);
+            used |= llvm::is_contained(g->outputs, in);
+          }
+          if (used)
+            os << " " << u.inputs()[in].name << " = "
+               << tensorString(inputs[in]) << ";";
+        }
+        os << " source output " << o << indexString(ra[o].shape, i) << " = "
+           << llvm::format("%.9g", x) << " but target output " << o
+           << indexString(ra[o].shape, i) << " = " << llvm::format("%.9g", y);
+        return s;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+llvm::Expected<std::vector<Axiom>>
+superopt::axiomsWith(llvm::ArrayRef<std::string> extra) {
+  std::vector<Axiom> axioms = parseBuiltinAxioms();
+  for (const std::string &text : extra) {
+    auto a = parseAxiom(text, "(given with --axiom)");
+    if (!a)
+      return a.takeError();
+    for (const Axiom &b : axioms)
+      if (b.name == a->name)
+        return llvm::createStringError("axiom '" + a->name +
+                                       "' is defined twice");
+    axioms.push_back(std::move(*a));
+  }
+  return std::move(axioms);
+}
+
+llvm::Expected<RuleGenResult>
+superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
+  auto start = Clock::now();
+  llvm::raw_ostream *log = options.log;
+  RuleGenResult result;
+  RuleGenStats &stats = result.stats;
+  if (options.maxOps < 1 || options.maxOps > 5)
+    return llvm::createStringError("--max-ops must be between 1 and 5");
+  if (options.maxParamOps > 4)
+    return llvm::createStringError("--max-param-ops must be at most 4");
+  if (options.maxOutputs < 1 || options.maxOutputs > 4)
+    return llvm::createStringError("--max-outputs must be between 1 and 4");
+  if (options.threads < 1 || options.threads > 64)
+    return llvm::createStringError("--threads must be between 1 and 64");
+
+  UniverseOptions uo;
+  uo.ops = options.ops;
+  uo.seed = options.seed;
+  auto universe = Universe::create(context, uo);
+  if (!universe)
+    return universe.takeError();
+  Universe &u = **universe;
+  auto parsed = axiomsWith(options.extraAxioms);
+  if (!parsed)
+    return parsed.takeError();
+  std::vector<Axiom> axioms = std::move(*parsed);
+  std::vector<unsigned> axiomIds(axioms.size());
+  std::iota(axiomIds.begin(), axiomIds.end(), 0);
+  stats.axioms = axioms.size();
+  if (log)
+    *log << "loom-rulegen: ops " << u.opList() << "; " << u.numInputs()
+         << " inputs; K = " << options.maxOps << ", P = "
+         << options.maxParamOps << "; " << axioms.size() << " axioms\n";
+
+  // The axiom check runs on its own thread (with its own shape table)
+  // while this one enumerates.
+  std::unique_ptr<Universe> checkUniverse =
+      Universe::createForInputs(context, {}, options.seed);
+  double axiomSeconds = 0;
+  std::thread checker;
+  if (options.checkAxioms)
+    checker = std::thread([&] {
+      auto t = Clock::now();
+      AxiomCheckOptions co;
+      co.threads = 1;
+      result.axiomChecks = checkAxioms(axioms, axiomIds, *checkUniverse, co);
+      axiomSeconds = since(t);
+    });
+
+  EnumerateOptions eo;
+  eo.maxOps = options.maxOps;
+  eo.maxParamOps = options.maxParamOps;
+  eo.maxOutputs = options.maxOutputs;
+  if (log)
+    eo.progress = [&](uint64_t visited, uint64_t recorded) {
+      *log << "  enumerate: " << visited << " graphs visited, " << recorded
+           << " recorded, " << llvm::format("%.1f", since(start)) << " s\n";
+    };
+  Enumeration e = enumerate(u, eo, stats.enumeration);
+  stats.seconds.enumerate = stats.enumeration.seconds;
+  stats.seconds.fingerprint = stats.enumeration.fingerprintSeconds;
+  if (log)
+    *log << "  enumerate: " << stats.enumeration.enumerated
+         << " graphs recorded (" << stats.enumeration.visited << " visited, "
+         << stats.enumeration.redundant << " recompute a tensor), "
+         << stats.enumeration.classes << " classes of equal fingerprints, "
+         << llvm::format("%.2f", stats.seconds.enumerate) << " s\n";
+
+  std::vector<Candidate> candidates = makeCandidates(u, e, stats.prune);
+  e = Enumeration();
+  stats.seconds.prune = stats.prune.seconds;
+  if (log)
+    *log << "  prune: " << stats.prune.pairs << " candidate pairs; removed "
+         << stats.prune.commonSubgraph << " (common subgraph), "
+         << stats.prune.congruence << " (congruence), "
+         << stats.prune.renaming << " (renaming); " << stats.prune.kept
+         << " to verify, " << llvm::format("%.2f", stats.seconds.prune)
+         << " s\n";
+
+  if (checker.joinable())
+    checker.join();
+  stats.seconds.axioms = axiomSeconds;
+  std::string axiomErrors;
+  for (const AxiomCheckResult &r : result.axiomChecks) {
+    stats.axiomInstancesChecked += r.instances;
+    if (!r.proved)
+      axiomErrors += "\n  axiom '" + r.name + "' " + r.failure;
+  }
+  if (log && options.checkAxioms)
+    *log << "  axioms: " << axioms.size() << " checked on "
+         << stats.axiomInstancesChecked << " shape instances, "
+         << llvm::format("%.2f", axiomSeconds) << " s\n";
+  if (!axiomErrors.empty())
+    return llvm::createStringError("an axiom failed its bounded check:" +
+                                   axiomErrors);
+
+  // Verification.
+  auto verifyStart = Clock::now();
+  std::vector<ShapeId> shapeIds(u.shapes().size());
+  std::iota(shapeIds.begin(), shapeIds.end(), 0);
+  AxiomBase base(u, axioms, axiomIds, shapeIds);
+  stats.axiomInstances = base.instances().size();
+  std::vector<ProofResult> proofs(candidates.size());
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex logMutex;
+  auto worker = [&] {
+    ProverOptions po;
+    po.timeoutMs = options.timeoutMs;
+    po.rlimit = options.rlimit;
+    Prover prover(u, base, po);
+    for (;;) {
+      size_t i = next++;
+      if (i >= candidates.size())
+        return;
+      proofs[i] = prover.prove(candidates[i].source, candidates[i].target);
+      size_t d = ++done;
+      if (log && d % 500 == 0) {
+        std::lock_guard<std::mutex> lock(logMutex);
+        *log << "  verify: " << d << "/" << candidates.size() << ", "
+             << llvm::format("%.1f", since(start)) << " s\n";
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < options.threads; ++t)
+    threads.emplace_back(worker);
+  worker();
+  for (std::thread &t : threads)
+    t.join();
+
+  std::vector<RuleRecord> records;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate &c = candidates[i];
+    const ProofResult &p = proofs[i];
+    if (p.status == ProofStatus::Proved) {
+      ++stats.verified;
+      for (const std::string &a : p.axioms)
+        ++stats.axiomUses[a];
+      records.push_back({c.source, c.target, "proved", p.axioms, c.sourceCost,
+                         c.targetCost});
+      continue;
+    }
+    Failure f{u.describe(c.source), u.describe(c.target), "", p.reason};
+    if (auto cex = numericCounterexample(u, c.source, c.target,
+                                         options.seed)) {
+      ++stats.rejected;
+      f.status = "rejected";
+      f.detail = *cex;
+    } else if (p.status == ProofStatus::Timeout) {
+      ++stats.timeouts;
+      f.status = "timeout";
+    } else {
+      ++stats.unproved;
+      f.status = "unproved";
+    }
+    result.failures.push_back(std::move(f));
+  }
+  stats.seconds.verify = since(verifyStart);
+  if (log)
+    *log << "  verify: " << stats.verified << " proved, " << stats.rejected
+         << " rejected (counterexample), " << stats.timeouts
+         << " timeouts, " << stats.unproved << " unproved; "
+         << base.instances().size() << " axiom instances, "
+         << llvm::format("%.2f", stats.seconds.verify) << " s\n";
+
+  // Emission, in an order independent of threads and timing.
+  auto emitStart = Clock::now();
+  std::vector<std::tuple<unsigned, unsigned, std::string, std::string, size_t>>
+      order;
+  for (size_t i = 0; i < records.size(); ++i)
+    order.emplace_back(records[i].source.numOps() + records[i].target.numOps(),
+                       records[i].source.numOps(),
+                       u.describe(records[i].source),
+                       u.describe(records[i].target), i);
+  llvm::sort(order);
+  std::vector<RuleRecord> sorted;
+  for (auto &o : order)
+    sorted.push_back(std::move(records[std::get<4>(o)]));
+  stats.finalRules = sorted.size();
+  Builder b(context);
+  SmallVector<NamedAttribute> info = {
+      b.getNamedAttr("generator", b.getStringAttr("loom-rulegen")),
+      b.getNamedAttr("version", b.getI64IntegerAttr(1)),
+      b.getNamedAttr("ops", b.getStringAttr(u.opList())),
+      b.getNamedAttr("max_ops", b.getI64IntegerAttr(options.maxOps)),
+      b.getNamedAttr("max_param_ops",
+                     b.getI64IntegerAttr(options.maxParamOps)),
+      b.getNamedAttr("max_outputs", b.getI64IntegerAttr(options.maxOutputs)),
+      b.getNamedAttr("seed", b.getI64IntegerAttr(options.seed)),
+      b.getNamedAttr("rlimit", b.getI64IntegerAttr(options.rlimit)),
+      b.getNamedAttr("axioms", b.getI64IntegerAttr(axioms.size())),
+      b.getNamedAttr("enumerated",
+                     b.getI64IntegerAttr(stats.enumeration.enumerated)),
+      b.getNamedAttr("candidates", b.getI64IntegerAttr(stats.prune.pairs)),
+      b.getNamedAttr("verified", b.getI64IntegerAttr(stats.verified)),
+      b.getNamedAttr("rejected", b.getI64IntegerAttr(stats.rejected)),
+      b.getNamedAttr("timeouts", b.getI64IntegerAttr(stats.timeouts)),
+      b.getNamedAttr("unproved", b.getI64IntegerAttr(stats.unproved)),
+      b.getNamedAttr("final_rules", b.getI64IntegerAttr(stats.finalRules)),
+  };
+  result.rules = emitRules(u, sorted, b.getDictionaryAttr(info));
+  stats.seconds.emit = since(emitStart);
+  stats.seconds.total = since(start);
+  if (log)
+    *log << "loom-rulegen: " << stats.finalRules << " rules ("
+         << stats.enumeration.enumerated << " graphs, " << stats.prune.pairs
+         << " candidates, " << stats.verified << " verified, "
+         << stats.rejected << " rejected, " << stats.timeouts
+         << " timeouts) in " << llvm::format("%.2f", stats.seconds.total)
+         << " s\n";
+  return std::move(result);
+}
+
+void superopt::writeStatsJson(llvm::raw_ostream &os,
+                              const RuleGenOptions &options,
+                              const RuleGenStats &stats) {
+  llvm::json::Object uses;
+  for (auto &[name, count] : stats.axiomUses)
+    uses[name] = count;
+  llvm::json::Object root{
+      {"options",
+       llvm::json::Object{{"ops", options.ops},
+                          {"max_ops", options.maxOps},
+                          {"max_param_ops", options.maxParamOps},
+                          {"max_outputs", options.maxOutputs},
+                          {"seed", static_cast<int64_t>(options.seed)},
+                          {"threads", options.threads},
+                          {"timeout_ms", options.timeoutMs},
+                          {"rlimit", options.rlimit}}},
+      {"visited", static_cast<int64_t>(stats.enumeration.visited)},
+      {"enumerated", static_cast<int64_t>(stats.enumeration.enumerated)},
+      {"redundant_graphs", static_cast<int64_t>(stats.enumeration.redundant)},
+      {"evaluations", static_cast<int64_t>(stats.enumeration.evaluations)},
+      {"classes", static_cast<int64_t>(stats.enumeration.classes)},
+      {"candidates", static_cast<int64_t>(stats.prune.pairs)},
+      {"pruned",
+       llvm::json::Object{
+           {"common_subgraph", static_cast<int64_t>(stats.prune.commonSubgraph)},
+           {"congruence", static_cast<int64_t>(stats.prune.congruence)},
+           {"renaming", static_cast<int64_t>(stats.prune.renaming)}}},
+      {"to_verify", static_cast<int64_t>(stats.prune.kept)},
+      {"verified", static_cast<int64_t>(stats.verified)},
+      {"rejected", static_cast<int64_t>(stats.rejected)},
+      {"timeouts", static_cast<int64_t>(stats.timeouts)},
+      {"unproved", static_cast<int64_t>(stats.unproved)},
+      {"final_rules", static_cast<int64_t>(stats.finalRules)},
+      {"axioms",
+       llvm::json::Object{
+           {"count", stats.axioms},
+           {"checked_instances", stats.axiomInstancesChecked},
+           {"prover_instances", stats.axiomInstances}}},
+      {"axiom_uses", std::move(uses)},
+      {"seconds",
+       llvm::json::Object{{"total", stats.seconds.total},
+                          {"axiom_check", stats.seconds.axioms},
+                          {"enumerate", stats.seconds.enumerate},
+                          {"fingerprint", stats.seconds.fingerprint},
+                          {"prune", stats.seconds.prune},
+                          {"verify", stats.seconds.verify},
+                          {"emit", stats.seconds.emit}}},
+  };
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}
+
+FailureOr<std::vector<RuleVerdict>>
+superopt::verifyRules(ModuleOp rules, const RuleGenOptions &options) {
+  auto loaded = loadRules(rules);
+  if (failed(loaded))
+    return failure();
+  auto parsed = axiomsWith(options.extraAxioms);
+  if (!parsed)
+    return rules.emitError(llvm::toString(parsed.takeError()));
+  std::vector<Axiom> axioms = std::move(*parsed);
+  std::vector<unsigned> axiomIds(axioms.size());
+  std::iota(axiomIds.begin(), axiomIds.end(), 0);
+  std::vector<RuleVerdict> verdicts;
+  for (const Rule &rule : *loaded) {
+    std::unique_ptr<Universe> u = Universe::createForInputs(
+        rules.getContext(), inputsOfRuleFunction(rule.source), options.seed);
+    auto source = importGraph(rule.source, *u);
+    auto target = importGraph(rule.target, *u);
+    if (failed(source) || failed(target))
+      return failure();
+    std::vector<ShapeId> shapeIds(u->shapes().size());
+    std::iota(shapeIds.begin(), shapeIds.end(), 0);
+    AxiomBase base(*u, axioms, axiomIds, shapeIds);
+    ProverOptions po;
+    po.timeoutMs = options.timeoutMs;
+    po.rlimit = options.rlimit;
+    Prover prover(*u, base, po);
+    ProofResult proof = prover.prove(*source, *target);
+    RuleVerdict v{rule.name, "", proof.axioms, proof.reason};
+    std::optional<std::string> cex =
+        numericCounterexample(*u, *source, *target, options.seed);
+    if (cex) {
+      v.status = "rejected";
+      v.detail = *cex;
+      if (proof.status == ProofStatus::Proved)
+        v.detail = "proved from the axioms, yet " + v.detail +
+                   " (an axiom is wrong)";
+    } else if (proof.status == ProofStatus::Proved) {
+      v.status = "proved";
+    } else {
+      v.status =
+          proof.status == ProofStatus::Timeout ? "timeout" : "unproved";
+    }
+    verdicts.push_back(std::move(v));
+  }
+  return verdicts;
+}

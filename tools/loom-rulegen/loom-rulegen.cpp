@@ -1,0 +1,312 @@
+//===- loom-rulegen.cpp - Generate and verify graph substitutions ---------===//
+//
+// Part of Loom. TASO's substitution generator: enumerates small tg graphs,
+// fingerprints them, pairs equal ones, proves each pair from operator axioms
+// with Z3 (the axioms themselves checked by bounded symbolic evaluation),
+// prunes, and writes the rules as MLIR. Also re-verifies a rules file
+// (--verify-rules) and documents the axioms and operators.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Superopt/RuleGen.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "loom/Interpreter/Kernels.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::superopt;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory cat("loom-rulegen options");
+
+static cl::opt<unsigned> maxOps("max-ops",
+                                cl::desc("Largest number of operators in a "
+                                         "graph (K; default 3)"),
+                                cl::init(3), cl::cat(cat));
+static cl::opt<unsigned>
+    maxParamOps("max-param-ops",
+                cl::desc("Largest number of parameter-preparation operators "
+                         "(bn_scale, bn_shift, scale_filter) in a graph, on "
+                         "top of K (default 3)"),
+                cl::init(3), cl::cat(cat));
+static cl::opt<unsigned> maxOutputs("max-outputs",
+                                    cl::desc("Largest number of outputs of a "
+                                             "graph (default 2)"),
+                                    cl::init(2), cl::cat(cat));
+static cl::opt<std::string>
+    ops("ops",
+        cl::desc("Comma-separated operators to enumerate, or 'default' / "
+                 "'all' (see --list-ops)"),
+        cl::init("default"), cl::cat(cat));
+static cl::opt<std::string> outputFile("o", cl::desc("Output rules file"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(cat));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("Seed of the random fingerprint and "
+                                       "test inputs (default 1)"),
+                              cl::init(1), cl::cat(cat));
+static cl::opt<unsigned>
+    timeoutMs("timeout-ms",
+              cl::desc("Wall-clock limit of one proof, a backstop behind "
+                       "--rlimit (default 20000)"),
+              cl::init(20000), cl::cat(cat));
+static cl::opt<unsigned>
+    rlimit("rlimit",
+           cl::desc("Z3 resource limit of one proof (deterministic; default "
+                    "3000000)"),
+           cl::init(3000000), cl::cat(cat));
+static cl::list<std::string>
+    extraAxioms("axiom",
+                cl::desc("An additional axiom, 'name: lhs = rhs where "
+                         "x:[a,b] ...' (it is checked like the others)"),
+                cl::cat(cat));
+static cl::opt<bool> noAxiomCheck("no-axiom-check",
+                                  cl::desc("Skip the bounded check of the "
+                                           "axioms"),
+                                  cl::init(false), cl::cat(cat));
+static cl::opt<bool> checkAxiomsOnly("check-axioms",
+                                     cl::desc("Only check the axioms and "
+                                              "print the result"),
+                                     cl::init(false), cl::cat(cat));
+static cl::opt<std::string>
+    verifyFile("verify-rules",
+               cl::desc("Re-verify the rules of this file instead of "
+                        "generating (proof and numeric check per rule)"),
+               cl::value_desc("file"), cl::init(""), cl::cat(cat));
+static cl::opt<bool> listAxioms("list-axioms",
+                                cl::desc("Print the axioms as Markdown"),
+                                cl::init(false), cl::cat(cat));
+static cl::opt<bool> listOps("list-ops",
+                             cl::desc("Print the operator names"),
+                             cl::init(false), cl::cat(cat));
+static cl::opt<bool> quiet("quiet", cl::desc("No progress on stderr"),
+                           cl::init(false), cl::cat(cat));
+static cl::opt<bool>
+    showFailures("show-failures",
+                 cl::desc("Print every candidate that was not proved"),
+                 cl::init(false), cl::cat(cat));
+
+namespace {
+
+/// Options whose names libLLVM registers too (Polly's `-threads`, the
+/// statistics' `-stats-json`): the library's are unregistered and this
+/// tool's registered in their place, in main(), before parsing.
+struct ClashingOptions {
+  static void unregister(StringRef name) {
+    auto &registered = cl::getRegisteredOptions();
+    auto it = registered.find(name);
+    if (it != registered.end())
+      it->second->removeArgument();
+  }
+  ClashingOptions() {
+    unregister("threads");
+    unregister("stats-json");
+    threads = std::make_unique<cl::opt<unsigned>>(
+        "threads", cl::desc("Worker threads (default 2)"), cl::init(2),
+        cl::value_desc("n"), cl::cat(cat));
+    statsJson = std::make_unique<cl::opt<std::string>>(
+        "stats-json", cl::desc("Write statistics as JSON to this file"),
+        cl::value_desc("file"), cl::init(""), cl::cat(cat));
+  }
+  std::unique_ptr<cl::opt<unsigned>> threads;
+  std::unique_ptr<cl::opt<std::string>> statsJson;
+};
+ClashingOptions *clashing = nullptr;
+
+RuleGenOptions optionsFromFlags() {
+  RuleGenOptions o;
+  o.ops = ops;
+  o.maxOps = maxOps;
+  o.maxParamOps = maxParamOps;
+  o.maxOutputs = maxOutputs;
+  o.seed = seed;
+  o.threads = *clashing->threads;
+  o.timeoutMs = timeoutMs;
+  o.rlimit = rlimit;
+  o.checkAxioms = !noAxiomCheck;
+  o.extraAxioms.assign(extraAxioms.begin(), extraAxioms.end());
+  o.log = quiet ? nullptr : &llvm::errs();
+  return o;
+}
+
+int printAxioms() {
+  llvm::outs() << "<!-- Generated by `loom-rulegen --list-axioms`; do not "
+                  "edit. -->\n\n# Axioms of loom-rulegen\n\n"
+                  "Each axiom holds for every shape assignment that types "
+                  "its left side; `loom-rulegen` checks each one by "
+                  "bounded symbolic evaluation before using it. The "
+                  "language is described in "
+                  "`include/loom/Superopt/Axioms.h`.\n\n"
+                  "| axiom | equation | where | meaning |\n"
+                  "| --- | --- | --- | --- |\n";
+  for (const Axiom &a : builtinAxioms()) {
+    std::string where;
+    for (unsigned v = 0; v < a.vars.size(); ++v) {
+      const ShapePattern &p = a.varShapes[v];
+      std::string s;
+      for (unsigned d = 0; d < p.dims.size(); ++d) {
+        std::string dim;
+        for (auto [sym, c] : p.dims[d].terms)
+          dim += (dim.empty() ? (c < 0 ? "-" : "") : (c < 0 ? "-" : "+")) +
+                 a.symbols[sym];
+        if (p.dims[d].constant || dim.empty())
+          dim += (dim.empty() ? "" : "+") + std::to_string(p.dims[d].constant);
+        s += (d ? "," : "") + dim;
+      }
+      if (p.rest >= 0)
+        s += std::string(p.dims.empty() ? "" : ",") + "*" + a.lists[p.rest];
+      where += (v ? " " : "") + a.vars[v] + ":[" + s + "]" +
+               (p.nonNegative ? ">=0" : "");
+    }
+    llvm::outs() << "| `" << a.name << "` | `" << a.text << "` | `"
+                 << (where.empty() ? "-" : where) << "` | " << a.doc
+                 << " |\n";
+  }
+  return 0;
+}
+
+int printOps() {
+  for (auto &[name, desc] : Universe::allOpNames())
+    llvm::outs() << name << ": " << desc << "\n";
+  return 0;
+}
+
+int runAxiomCheck(MLIRContext &context) {
+  RuleGenOptions o = optionsFromFlags();
+  auto axioms = axiomsWith(o.extraAxioms);
+  if (!axioms) {
+    llvm::errs() << "loom-rulegen: error: " << llvm::toString(axioms.takeError())
+                 << "\n";
+    return 1;
+  }
+  std::vector<unsigned> ids(axioms->size());
+  for (unsigned i = 0; i < ids.size(); ++i)
+    ids[i] = i;
+  auto u = Universe::createForInputs(&context, {}, o.seed);
+  AxiomCheckOptions co;
+  co.threads = o.threads;
+  int failures = 0;
+  for (const AxiomCheckResult &r : checkAxioms(*axioms, ids, *u, co)) {
+    llvm::outs() << (r.proved ? "ok     " : "FAILED ") << r.name << " ("
+                 << r.instances << " shapes)";
+    if (!r.proved) {
+      llvm::outs() << ": " << r.failure;
+      ++failures;
+    }
+    llvm::outs() << "\n";
+  }
+  if (failures)
+    llvm::errs() << "loom-rulegen: error: " << failures
+                 << " axiom(s) failed the bounded check\n";
+  return failures ? 1 : 0;
+}
+
+int runVerify(MLIRContext &context) {
+  std::string error;
+  auto file = mlir::openInputFile(verifyFile, &error);
+  if (!file) {
+    llvm::errs() << "loom-rulegen: error: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module || failed(verify(*module)))
+    return 1;
+  auto verdicts = verifyRules(*module, optionsFromFlags());
+  if (failed(verdicts))
+    return 1;
+  unsigned bad = 0;
+  for (const RuleVerdict &v : *verdicts) {
+    llvm::outs() << "rule @" << v.name << ": " << v.status;
+    if (v.status == "proved") {
+      llvm::outs() << " (";
+      for (unsigned i = 0; i < v.axioms.size(); ++i)
+        llvm::outs() << (i ? ", " : "") << v.axioms[i];
+      llvm::outs() << ")";
+    } else {
+      ++bad;
+      if (!v.detail.empty())
+        llvm::outs() << ": " << v.detail;
+    }
+    llvm::outs() << "\n";
+  }
+  llvm::outs() << verdicts->size() - bad << " of " << verdicts->size()
+               << " rules proved\n";
+  return bad ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  ClashingOptions clashingOptions;
+  clashing = &clashingOptions;
+  cl::HideUnrelatedOptions(cat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "loom-rulegen: generate, verify and prune tg graph substitutions\n");
+
+  DialectRegistry registry;
+  registry.insert<tg::TGDialect, func::FuncDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  interp::setNumThreads(1);
+
+  if (listAxioms)
+    return printAxioms();
+  if (listOps)
+    return printOps();
+  if (checkAxiomsOnly)
+    return runAxiomCheck(context);
+  if (!verifyFile.empty())
+    return runVerify(context);
+
+  RuleGenOptions options = optionsFromFlags();
+  auto result = generateRules(&context, options);
+  if (!result) {
+    llvm::errs() << "loom-rulegen: error: "
+                 << llvm::toString(result.takeError()) << "\n";
+    return 1;
+  }
+  if (showFailures)
+    for (const Failure &f : result->failures)
+      llvm::errs() << f.status << ": " << f.source << "  ==>  " << f.target
+                   << (f.detail.empty() ? "" : "  [" + f.detail + "]")
+                   << "\n";
+
+  std::string error;
+  auto out = mlir::openOutputFile(outputFile, &error);
+  if (!out) {
+    llvm::errs() << "loom-rulegen: error: " << error << "\n";
+    return 1;
+  }
+  OpPrintingFlags flags;
+  result->rules->print(out->os(), flags);
+  out->os() << "\n";
+  out->keep();
+  if (!clashing->statsJson->empty()) {
+    auto json = mlir::openOutputFile(*clashing->statsJson, &error);
+    if (!json) {
+      llvm::errs() << "loom-rulegen: error: " << error << "\n";
+      return 1;
+    }
+    writeStatsJson(json->os(), options, result->stats);
+    json->keep();
+  }
+  return 0;
+}
