@@ -57,21 +57,41 @@ Graph Enumeration::unpack(const Universe &u, uint32_t member) const {
   for (uint32_t t = member; t != ~0u; t = trie[t].parent)
     chain.push_back(t);
   std::reverse(chain.begin(), chain.end());
-  SmallVector<unsigned, 16> uses;
-  uses.resize(u.numInputs(), 0);
+  unsigned numInputs = u.numInputs();
+  unsigned numLeaves = numInputs + u.paramExprs().size();
+  // Search value ids: inputs, parameter expressions, results. Parameter
+  // expressions a node uses become nodes of the graph first.
+  SmallVector<unsigned, 32> map(numLeaves, ~0u);
+  for (unsigned i = 0; i < numInputs; ++i)
+    map[i] = i;
+  for (uint32_t t : chain)
+    for (unsigned k = 0; k < trie[t].numOperands; ++k) {
+      unsigned v = trie[t].operands[k];
+      if (v >= numInputs && v < numLeaves && map[v] == ~0u) {
+        const ParamExpr &pe = u.paramExprs()[v - numInputs];
+        auto m = mergeGraph(g, pe.graph, numInputs, u.shapes());
+        map[v] = m[pe.graph.outputs[0]];
+      }
+    }
+  unsigned next = firstResultOf(g, g.nodes.size(), numInputs);
+  SmallVector<unsigned, 16> uses(next, 1);
   for (uint32_t t : chain) {
     const TrieNode &tn = trie[t];
     const OpDef &def = u.ops()[tn.def];
     Node n{def.kind, def.attrs, {}};
     n.attrs.sizes = tn.sizes;
     for (unsigned i = 0; i < tn.numOperands; ++i) {
-      n.operands.push_back(tn.operands[i]);
-      ++uses[tn.operands[i]];
+      unsigned v = map[tn.operands[i]];
+      n.operands.push_back(v);
+      ++uses[v];
     }
     g.nodes.push_back(n);
-    uses.resize(uses.size() + specOf(def.kind).numResults, 0);
+    for (unsigned r = 0; r < specOf(def.kind).numResults; ++r) {
+      map.push_back(next++);
+      uses.push_back(0);
+    }
   }
-  for (unsigned v = u.numInputs(); v < uses.size(); ++v)
+  for (unsigned v = numInputs; v < uses.size(); ++v)
     if (uses[v] == 0)
       g.outputs.push_back(v);
   return g;
@@ -95,7 +115,6 @@ struct Cand {
   uint8_t def;
   uint8_t numOperands;
   int8_t lastDep; ///< latest path node producing an operand, -1 if none
-  bool param;
   std::array<uint8_t, 5> operands;
   std::array<int16_t, 2> sizes;
   uint32_t shapesIdx; ///< result shapes in the shape-memo table
@@ -142,6 +161,8 @@ private:
   EnumerateStats &stats;
   ShapeTable &shapes;
   unsigned numInputs = 0;
+  /// Inputs and parameter expressions: the values that are not results.
+  unsigned numLeaves = 0;
   unsigned maxMerge = 1;
 
   // Per-def precomputation.
@@ -160,6 +181,8 @@ private:
   std::vector<std::vector<int32_t>> denseMemo;
   std::vector<SmallVector<ShapeId, 2>> shapeResults; // index 0: invalid
   llvm::DenseSet<uint64_t> inputHashes;
+  llvm::DenseSet<uint64_t> leafHashes;
+  std::vector<uint64_t> leafMasks; ///< parameter nodes per leaf
 
   // The path.
   SmallVector<PathNode, 8> path;
@@ -170,7 +193,7 @@ private:
   SmallVector<const FpTensor *, 32> valueData;
   std::vector<std::vector<FpTensor>> levelData;
   std::vector<Cand> cands;
-  unsigned regularUsed = 0, paramUsed = 0;
+  unsigned regularUsed = 0;
 
   // Components of the path (recomputed per push).
   SmallVector<uint16_t, 32> valueComps;
@@ -199,21 +222,38 @@ uint32_t Enumerator::internSplit(const SplitInfo &s) {
 
 void Enumerator::addInputs() {
   numInputs = u.numInputs();
-  for (unsigned i = 0; i < numInputs; ++i) {
-    const Input &in = u.inputs()[i];
-    const FpTensor &t = u.fingerprintInput(i);
+  auto addLeaf = [&](const FpTensor &t, ShapeId shape, Role role,
+                     uint64_t sig, uint64_t mask) {
     ValueRec r{fingerprintOf(t.shape, t.data), internSplit(SplitInfo()), -1,
-               in.shape, in.role, 0};
+               shape, role, 0};
     dataStore.push_back(t);
     r.data = dataStore.size() - 1;
     recs.push_back(r);
-    inputHashes.insert(r.hash);
-    valueRec.push_back(i);
-    valueSig.push_back(hashMix(hashString("input"), i));
+    leafHashes.insert(r.hash);
+    leafMasks.push_back(mask);
+    valueRec.push_back(recs.size() - 1);
+    valueSig.push_back(sig);
     useCount.push_back(0);
     producer.push_back(-1);
     valueData.push_back(&dataStore.back());
+  };
+  for (unsigned i = 0; i < numInputs; ++i) {
+    const Input &in = u.inputs()[i];
+    addLeaf(u.fingerprintInput(i), in.shape, in.role,
+            hashMix(hashString("input"), i), 0);
+    inputHashes.insert(recs.back().hash);
   }
+  // Parameter expressions, evaluated once.
+  std::vector<FpTensor> inputs;
+  for (unsigned i = 0; i < numInputs; ++i)
+    inputs.push_back(u.fingerprintInput(i));
+  for (const ParamExpr &pe : u.paramExprs()) {
+    FpTensor value = u.evaluate<ModPDomain>(pe.graph, inputs)[0];
+    addLeaf(value, pe.shape, pe.role,
+            hashMix(hashString("param"), hashString(u.describe(pe.graph))),
+            pe.nodeMask);
+  }
+  numLeaves = valueRec.size();
 }
 
 std::optional<uint32_t> Enumerator::inferShapes(unsigned d,
@@ -253,6 +293,11 @@ void Enumerator::tryTuple(unsigned d, ArrayRef<unsigned> ops) {
   }
   if (spec.uniformOperands && weights && data)
     return;
+  SmallVector<Role, 5> roles;
+  for (unsigned v : ops)
+    roles.push_back(recs[valueRec[v]].role);
+  if (!spec.accepts(def.attrs, roles))
+    return;
   SmallVector<ShapeId, 5> inShapes;
   for (unsigned v : ops)
     inShapes.push_back(recs[valueRec[v]].shape);
@@ -289,7 +334,6 @@ void Enumerator::tryTuple(unsigned d, ArrayRef<unsigned> ops) {
   Cand c;
   c.def = static_cast<uint8_t>(d);
   c.numOperands = ops.size();
-  c.param = spec.paramPrep;
   c.sizes = attrs.sizes;
   c.shapesIdx = *shapesIdx;
   c.lastDep = -1;
@@ -313,6 +357,8 @@ void Enumerator::generate(unsigned firstNew) {
   unsigned numValues = valueRec.size();
   for (unsigned d = 0; d < u.ops().size(); ++d) {
     const OpSpec &spec = specOf(u.ops()[d].kind);
+    if (spec.paramPrep)
+      continue; // offered as parameter expressions instead
     unsigned n = spec.numOperands + (u.ops()[d].attrs.bias ? 1 : 0);
     if (n == 0) {
       if (firstNew == 0)
@@ -416,9 +462,7 @@ void Enumerator::computeComponents() {
 }
 
 bool Enumerator::accept(const Cand &c, unsigned level) {
-  // Budgets.
-  if (c.param ? paramUsed >= options.maxParamOps
-              : regularUsed >= options.maxOps)
+  if (regularUsed >= options.maxOps)
     return false;
   // Canonical order: the new node's signature exceeds that of every node
   // placed after its last dependency. This also rejects a repeated node: a
@@ -433,8 +477,7 @@ bool Enumerator::accept(const Cand &c, unsigned level) {
   for (unsigned k = 0; k < c.numOperands; ++k)
     touched |= valueComps[c.operands[k]];
   unsigned after = numComps + 1 - llvm::popcount(touched);
-  unsigned remaining = (options.maxOps - regularUsed - (c.param ? 0 : 1)) +
-                       (options.maxParamOps - paramUsed - (c.param ? 1 : 0));
+  unsigned remaining = options.maxOps - regularUsed - 1;
   return after - 1 <= remaining * maxMerge;
 }
 
@@ -519,16 +562,17 @@ uint32_t Enumerator::trieOf(unsigned level) {
 void Enumerator::record(bool redundant) {
   if (numComps != 1)
     return;
+  // The parameter expressions used share at most P nodes.
+  uint64_t paramNodes = 0;
+  for (unsigned v = numInputs; v < numLeaves; ++v)
+    if (useCount[v])
+      paramNodes |= leafMasks[v];
+  if (static_cast<unsigned>(llvm::popcount(paramNodes)) > u.maxParamOps())
+    return;
   SmallVector<uint64_t, 8> outs;
-  for (unsigned v = numInputs; v < valueRec.size(); ++v) {
-    if (useCount[v] != 0)
-      continue;
-    const ValueRec &r = recs[valueRec[v]];
-    if (r.role == Role::ChannelScale || r.role == Role::ChannelBias ||
-        specOf(u.ops()[path[producer[v]].cand.def].kind).paramPrep)
-      return; // parameter preparation that feeds nothing
-    outs.push_back(r.hash);
-  }
+  for (unsigned v = numLeaves; v < valueRec.size(); ++v)
+    if (useCount[v] == 0)
+      outs.push_back(recs[valueRec[v]].hash);
   if (outs.size() > options.maxOutputs)
     return;
   llvm::sort(outs);
@@ -551,7 +595,7 @@ void Enumerator::record(bool redundant) {
       allLeaves &= c.lastDep < 0;
     }
     SmallVector<uint32_t, 4> groups;
-    for (unsigned v = numInputs; v < valueRec.size(); ++v) {
+    for (unsigned v = numLeaves; v < valueRec.size(); ++v) {
       if (useCount[v] != 0)
         continue;
       uint32_t m = cone[producer[v]];
@@ -600,8 +644,7 @@ void Enumerator::search(unsigned level) {
     ++stats.visited;
     if (options.progress && (stats.visited & 0xfffff) == 0)
       options.progress(stats.visited, stats.enumerated);
-    bool lastLevel = (regularUsed + (c.param ? 0 : 1) >= options.maxOps) &&
-                     (paramUsed + (c.param ? 1 : 0) >= options.maxParamOps);
+    bool lastLevel = regularUsed + 1 >= options.maxOps;
     levelData[level].clear();
     uint32_t first = valueOf(c, /*needData=*/!lastLevel);
     const OpSpec &spec = specOf(u.ops()[c.def].kind);
@@ -609,9 +652,9 @@ void Enumerator::search(unsigned level) {
     bool redundant = false;
     for (unsigned r = 0; r < spec.numResults && !redundant; ++r) {
       uint64_t h = recs[first + r].hash;
-      if (inputHashes.count(h))
+      if (leafHashes.count(h))
         redundant = true;
-      for (unsigned v = numInputs; v < valueRec.size() && !redundant; ++v)
+      for (unsigned v = numLeaves; v < valueRec.size() && !redundant; ++v)
         redundant = recs[valueRec[v]].hash == h;
     }
     // Push.
@@ -633,10 +676,7 @@ void Enumerator::search(unsigned level) {
       else
         valueData.push_back(nullptr);
     }
-    if (c.param)
-      ++paramUsed;
-    else
-      ++regularUsed;
+    ++regularUsed;
     computeComponents();
     record(redundant);
     if (!redundant && !lastLevel) {
@@ -646,10 +686,7 @@ void Enumerator::search(unsigned level) {
       cands.resize(before);
     }
     // Pop.
-    if (c.param)
-      --paramUsed;
-    else
-      --regularUsed;
+    --regularUsed;
     for (unsigned r = 0; r < spec.numResults; ++r) {
       valueRec.pop_back();
       valueSig.pop_back();
@@ -679,7 +716,7 @@ Enumeration Enumerator::run() {
                            0);
   }
   addInputs();
-  levelData.resize(options.maxOps + options.maxParamOps + 1);
+  levelData.resize(options.maxOps + 1);
   computeComponents();
   generate(0);
   search(0);

@@ -14,8 +14,10 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 
 using namespace mlir;
@@ -269,8 +271,163 @@ Universe::create(MLIRContext *context, const UniverseOptions &options) {
   if (u->inputList.size() > 64)
     return llvm::createStringError("too many inputs");
 
+  u->maxParams = options.maxParamOps;
+  u->buildParamExprs();
   u->drawFingerprintInputs();
   return std::move(u);
+}
+
+namespace {
+
+/// Structural keys of the values of \p g: inputs by index, results by
+/// operator, attributes and operand keys (sorted for commutative ops).
+SmallVector<uint64_t, 16> valueKeys(const Graph &g, unsigned numInputs,
+                                    const ShapeTable &shapes) {
+  SmallVector<uint64_t, 16> keys;
+  for (unsigned i = 0; i < numInputs; ++i)
+    keys.push_back(hashMix(hashString("input"), i));
+  for (const Node &n : g.nodes) {
+    const OpSpec &spec = specOf(n.kind);
+    SmallVector<uint64_t, 5> ops;
+    for (unsigned v : n.operands)
+      ops.push_back(keys[v]);
+    if (spec.commutative)
+      llvm::sort(ops);
+    uint64_t k = hashOp(n.kind, n.attrs, shapes);
+    for (uint64_t o : ops)
+      k = hashMix(k, o);
+    for (unsigned r = 0; r < spec.numResults; ++r)
+      keys.push_back(hashMix(k, r));
+  }
+  return keys;
+}
+
+} // namespace
+
+SmallVector<unsigned, 16> superopt::mergeGraph(Graph &dst, const Graph &src,
+                                               unsigned numInputs,
+                                               const ShapeTable &shapes) {
+  SmallVector<uint64_t, 16> dstKeys = valueKeys(dst, numInputs, shapes);
+  SmallVector<uint64_t, 16> srcKeys = valueKeys(src, numInputs, shapes);
+  SmallVector<unsigned, 16> map;
+  for (unsigned i = 0; i < numInputs; ++i)
+    map.push_back(i);
+  for (const Node &n : src.nodes) {
+    unsigned results = specOf(n.kind).numResults;
+    uint64_t key = srcKeys[map.size()];
+    auto it = llvm::find(dstKeys, key);
+    if (it != dstKeys.end()) {
+      unsigned first = it - dstKeys.begin();
+      for (unsigned r = 0; r < results; ++r)
+        map.push_back(first + r);
+      continue;
+    }
+    Node copy = n;
+    for (unsigned &v : copy.operands)
+      v = map[v];
+    unsigned first = dstKeys.size();
+    dst.nodes.push_back(copy);
+    for (unsigned r = 0; r < results; ++r) {
+      map.push_back(first + r);
+      dstKeys.push_back(srcKeys[map.size() - 1]);
+    }
+  }
+  return map;
+}
+
+void Universe::buildParamExprs() {
+  SmallVector<const OpDef *> defs;
+  for (const OpDef &d : opDefs)
+    if (specOf(d.kind).paramPrep)
+      defs.push_back(&d);
+  if (defs.empty() || maxParams == 0)
+    return;
+  unsigned n = numInputs();
+  // Candidate operands: the inputs, then the expressions built so far.
+  struct Value {
+    Role role;
+    ShapeId shape;
+    int expr; // -1 for an input
+  };
+  std::vector<Value> values;
+  for (const Input &in : inputList)
+    values.push_back({in.role, in.shape, -1});
+  std::vector<uint64_t> nodeKeys;
+  std::set<uint64_t> seen;
+  unsigned filterGroup = ~0u;
+  for (const Input &in : inputList)
+    if (in.role == Role::Weight && shapeTable.rank(in.shape) == 4 &&
+        shapeTable.get(in.shape)[2] == 3 && shapeTable.get(in.shape)[3] == 3 &&
+        shapeTable.get(in.shape)[1] > 1) {
+      filterGroup = in.group;
+      break;
+    }
+  for (unsigned round = 0; round < maxParams; ++round) {
+    size_t count = values.size();
+    for (const OpDef *d : defs) {
+      const OpSpec &spec = specOf(d->kind);
+      std::function<void(unsigned, SmallVector<unsigned, 5> &)> rec =
+          [&](unsigned pos, SmallVector<unsigned, 5> &ops) {
+            if (pos == spec.numOperands) {
+              // The expression: its operands' graphs merged, plus the node.
+              Graph g;
+              SmallVector<unsigned, 5> operandIds;
+              for (unsigned o : ops) {
+                if (values[o].expr < 0) {
+                  operandIds.push_back(o);
+                  continue;
+                }
+                const ParamExpr &pe = params[values[o].expr];
+                auto map = mergeGraph(g, pe.graph, n, shapeTable);
+                operandIds.push_back(map[pe.graph.outputs[0]]);
+              }
+              SmallVector<ShapeId, 5> shapes;
+              for (unsigned o : ops)
+                shapes.push_back(values[o].shape);
+              auto result = infer(d->kind, d->attrs, shapes);
+              if (!result)
+                return;
+              g.nodes.push_back({d->kind, d->attrs, operandIds});
+              if (g.nodes.size() > maxParams)
+                return;
+              g.outputs = {firstResultOf(g, g.nodes.size() - 1, n)};
+              SmallVector<uint64_t, 16> keys = valueKeys(g, n, shapeTable);
+              if (!seen.insert(keys[g.outputs[0]]).second)
+                return;
+              ParamExpr pe{g, (*result)[0], spec.resultRole, 0};
+              for (unsigned k = 0; k < g.nodes.size(); ++k) {
+                uint64_t key = keys[firstResultOf(g, k, n)];
+                auto it = llvm::find(nodeKeys, key);
+                unsigned bit = it - nodeKeys.begin();
+                if (it == nodeKeys.end())
+                  nodeKeys.push_back(key);
+                if (bit < 64)
+                  pe.nodeMask |= uint64_t(1) << bit;
+              }
+              params.push_back(std::move(pe));
+              values.push_back({params.back().role, params.back().shape,
+                                static_cast<int>(params.size() - 1)});
+              return;
+            }
+            for (unsigned v = 0; v < count; ++v) {
+              if (!(spec.operandRoles[pos] & roleBit(values[v].role)))
+                continue;
+              // Batchnorm folding is generated for the 3x3 filters only:
+              // other kernel shapes add no new kind of rule but multiply
+              // the search.
+              if (values[v].role == Role::Weight &&
+                  (values[v].expr >= 0 ||
+                   inputList[v].group != filterGroup))
+                continue;
+              ops.push_back(v);
+              rec(pos + 1, ops);
+              ops.pop_back();
+            }
+          };
+      SmallVector<unsigned, 5> ops;
+      rec(0, ops);
+    }
+  }
 }
 
 void Universe::drawFingerprintInputs() {

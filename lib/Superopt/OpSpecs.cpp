@@ -107,6 +107,8 @@ StringRef superopt::roleName(Role role) {
     return "channel_scale";
   case Role::ChannelBias:
     return "channel_bias";
+  case Role::FoldedFilter:
+    return "folded_filter";
   }
   llvm_unreachable("unknown role");
 }
@@ -273,6 +275,8 @@ bool completeNothing(OpAttrs &, ArrayRef<const SplitInfo *>, Shapes,
   return true;
 }
 
+bool acceptAll(const OpAttrs &, ArrayRef<Role>) { return true; }
+
 //===----------------------------------------------------------------------===//
 // Defaults of the spec structs
 //===----------------------------------------------------------------------===//
@@ -288,6 +292,7 @@ struct SpecBase {
   static constexpr bool uniformOperands = false;
   static constexpr auto propagateSplit = splitNone;
   static constexpr auto complete = completeNothing;
+  static constexpr auto accepts = acceptAll;
   static double cost(const OpAttrs &, Shapes, Shapes results,
                      const ShapeTable &t) {
     double n = 0;
@@ -708,8 +713,14 @@ struct ConvSpec : SpecBase {
       "optional bias operand and fused relu (tg.conv2d)";
   static constexpr unsigned numOperands = 2; // 3 with a bias
   static constexpr std::array<RoleMask, 5> roles{
-      kData, kFilter, roleBit(Role::ChannelBias)};
+      kData, kFilter | roleBit(Role::FoldedFilter),
+      roleBit(Role::ChannelBias)};
 
+  /// A bias comes with a batchnorm's folded filter (the enumeration has no
+  /// other bias), and only then.
+  static bool accepts(const OpAttrs &a, ArrayRef<Role> roles) {
+    return (roles.size() > 1 && roles[1] == Role::FoldedFilter) == a.bias;
+  }
   static Inferred infer(SpecContext &sc, const OpAttrs &a, Shapes in) {
     if (in.size() != (a.bias ? 3u : 2u))
       return std::nullopt;
@@ -1133,7 +1144,7 @@ struct ScaleFilterSpec : SpecBase {
   static constexpr bool paramPrep = true;
   static constexpr std::array<RoleMask, 5> roles{
       kFilter, roleBit(Role::ChannelScale)};
-  static constexpr Role resultRole = Role::Weight;
+  static constexpr Role resultRole = Role::FoldedFilter;
 
   static Inferred infer(SpecContext &sc, const OpAttrs &, Shapes in) {
     ArrayRef<int64_t> w = sc.shapes->get(in[0]), k = sc.shapes->get(in[1]);
@@ -1328,6 +1339,7 @@ template <class S> constexpr OpSpec makeSpec() {
                 &S::template eval<interp::ModPDomain>,
                 &S::template eval<interp::F64Domain>,
                 &S::template eval<Z3Domain>,
+                S::accepts,
                 S::complete,
                 S::propagateSplit,
                 &S::emit,

@@ -147,6 +147,7 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   UniverseOptions uo;
   uo.ops = options.ops;
   uo.seed = options.seed;
+  uo.maxParamOps = options.maxParamOps;
   auto universe = Universe::create(context, uo);
   if (!universe)
     return universe.takeError();
@@ -180,7 +181,6 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
 
   EnumerateOptions eo;
   eo.maxOps = options.maxOps;
-  eo.maxParamOps = options.maxParamOps;
   eo.maxOutputs = options.maxOutputs;
   if (log)
     eo.progress = [&](uint64_t visited, uint64_t recorded) {

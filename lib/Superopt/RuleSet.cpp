@@ -35,7 +35,7 @@ constexpr const char *kName = "loom.name";
 constexpr const char *kRole = "loom.role";
 
 std::optional<Role> roleNamed(StringRef name) {
-  for (unsigned r = 0; r <= unsigned(Role::ChannelBias); ++r)
+  for (unsigned r = 0; r <= unsigned(Role::FoldedFilter); ++r)
     if (roleName(Role(r)) == name)
       return Role(r);
   return std::nullopt;

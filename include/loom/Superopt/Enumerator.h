@@ -1,7 +1,8 @@
 //===- Enumerator.h - Enumeration and fingerprinting of graphs --*- C++ -*-===//
 //
-// Part of Loom. Enumerates every graph of up to K operators (plus up to P
-// parameter-preparation operators) over a Universe, fingerprints each on the
+// Part of Loom. Enumerates every graph of up to K operators over a Universe
+// (whose parameter expressions, see ParamExpr, are offered as operands on
+// top of K, up to P ops per graph), fingerprints each on the
 // universe's fixed random inputs in the exact domain ModPDomain, and groups
 // graphs whose output fingerprints agree into classes: the candidate rules.
 //
@@ -37,10 +38,9 @@
 namespace loom::superopt {
 
 struct EnumerateOptions {
-  /// Largest number of ordinary operators in a graph (K).
+  /// Largest number of operators in a graph (K), not counting the
+  /// parameter expressions it uses (bounded by the universe's P).
   unsigned maxOps = 3;
-  /// Largest number of parameter-preparation operators in a graph (P).
-  unsigned maxParamOps = 3;
   /// Largest number of outputs of a recorded graph.
   unsigned maxOutputs = 2;
   /// Called now and then with the number of graphs visited so far.

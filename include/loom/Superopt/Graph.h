@@ -66,6 +66,13 @@ struct Graph {
 /// Value ids of the results of node \p n of \p g, given \p numInputs.
 unsigned firstResultOf(const Graph &g, unsigned n, unsigned numInputs);
 
+/// Appends the nodes of \p src to \p dst (both over the same \p numInputs
+/// inputs), reusing structurally equal nodes dst already has. Returns, for
+/// every value id of src, its id in dst.
+llvm::SmallVector<unsigned, 16> mergeGraph(Graph &dst, const Graph &src,
+                                           unsigned numInputs,
+                                           const ShapeTable &shapes);
+
 /// Shapes, roles and split information of every value of a graph, or an
 /// error naming the first invalid node.
 struct GraphTypes {
@@ -81,11 +88,27 @@ struct InputDecl {
   Role role;
 };
 
+/// A parameter-preparation expression over the inputs, such as
+/// bn_scale(gamma, var) or scale_filter(f1, bn_scale(gamma, var)): it
+/// computes on parameters only, so a compiler folds it away. The enumeration
+/// offers each as an operand without counting its ops against K (their
+/// union in a graph is bounded by P instead).
+struct ParamExpr {
+  /// Nodes over universe inputs; outputs[0] is the expression's value.
+  Graph graph;
+  ShapeId shape;
+  Role role;
+  /// Which param nodes it contains (bit i: paramNodeKeys()[i]).
+  uint64_t nodeMask = 0;
+};
+
 /// Options selecting the operator set and the inputs.
 struct UniverseOptions {
   /// Comma-separated op names, "default" or "all".
   std::string ops = "default";
   uint64_t seed = 1;
+  /// Largest number of parameter-preparation ops in a graph (P).
+  unsigned maxParamOps = 3;
 };
 
 /// The operator set, the inputs, and the fingerprint inputs.
@@ -120,6 +143,10 @@ public:
   /// The op names of the set, in canonical order, comma-separated.
   std::string opList() const;
 
+  /// The parameter expressions of the op set (see ParamExpr).
+  llvm::ArrayRef<ParamExpr> paramExprs() const { return params; }
+  unsigned maxParamOps() const { return maxParams; }
+
   /// Fixed random fingerprint value of input \p i.
   const interp::Tensor<interp::ModPDomain> &fingerprintInput(unsigned i) const {
     return fpInputs[i];
@@ -153,7 +180,11 @@ private:
   std::vector<OpDef> opDefs;
   std::vector<Input> inputList;
   std::vector<interp::Tensor<interp::ModPDomain>> fpInputs;
+  std::vector<ParamExpr> params;
+  unsigned maxParams = 0;
   uint64_t seedValue = 1;
+
+  void buildParamExprs();
   struct InferMemo;
   std::shared_ptr<InferMemo> memo;
 };

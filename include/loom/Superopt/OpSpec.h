@@ -94,6 +94,7 @@ enum class Role : uint8_t {
   LnBias,       ///< layernorm beta
   ChannelScale, ///< a per-channel factor (bn_scale)
   ChannelBias,  ///< a per-channel offset (bn_shift): a convolution bias
+  FoldedFilter, ///< a filter scaled per channel (scale_filter): feeds convs
 };
 using RoleMask = uint16_t;
 constexpr RoleMask roleBit(Role r) { return RoleMask(1) << unsigned(r); }
@@ -213,6 +214,9 @@ struct OpSpec {
   EvalFn<interp::ModPDomain> evalModP;
   EvalFn<interp::F64Domain> evalF64;
   EvalFn<Z3Domain> evalZ3;
+  /// Whether the enumeration may apply the op to operands of these roles
+  /// (beyond operandRoles: a role combination the op does not take).
+  bool (*accepts)(const OpAttrs &, llvm::ArrayRef<Role>);
   /// Completes attributes the enumeration derives from the operands (the
   /// sizes of a split, from the split information); false if impossible.
   bool (*complete)(OpAttrs &, llvm::ArrayRef<const SplitInfo *>,
