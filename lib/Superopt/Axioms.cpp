@@ -64,6 +64,11 @@ const AxiomText kAxioms[] = {
      "The tensor of ones is the unit of elementwise multiplication."},
     {"relu-idem: relu(relu(x)) = relu(x) where x:S",
      "relu is idempotent."},
+    {"relu-one: relu(const_one{shape=S}) = const_one{shape=S} where z:S",
+     "The tensor of ones is non-negative."},
+    {"relu-imm: relu(const_imm{shape=[a,a]}) = const_imm{shape=[a,a]} "
+     "where z:[a,a]",
+     "The identity matrix is non-negative."},
 
     // --- Transpose --------------------------------------------------------
     {"transpose-invol: transpose(transpose(x)) = x where x:[a,b]",
@@ -92,7 +97,7 @@ const AxiomText kAxioms[] = {
      "Transposing a column concatenation concatenates the transposes as "
      "rows."},
     {"transpose-imm: transpose(const_imm{shape=[a,a]}) = "
-     "const_imm{shape=[a,a]} where",
+     "const_imm{shape=[a,a]} where z:[a,a]",
      "The identity matrix is symmetric."},
 
     // --- Matrix product ---------------------------------------------------
@@ -201,25 +206,25 @@ const AxiomText kAxioms[] = {
 
     // --- Convolution ------------------------------------------------------
     {"conv-add-input: conv(add(x, y), f) = add(conv(x, f), conv(y, f)) "
-     "where x:[n,c,h,w] y:[n,c,h,w] f:[o,c,k,l] "
+     "where x:[n,c,h,w] y:[n,c,h,w] f:[o,e,k,l] "
      "with k in {1,3} l in {1,3} h in {1,3}",
-     "Convolution is linear in its input."},
+     "Convolution is linear in its input (any groups)."},
     {"conv-add-filter: conv(x, add(f, g)) = add(conv(x, f), conv(x, g)) "
-     "where x:[n,c,h,w] f:[o,c,k,l] g:[o,c,k,l] "
+     "where x:[n,c,h,w] f:[o,e,k,l] g:[o,e,k,l] "
      "with k in {1,3} l in {1,3} h in {1,3}",
      "Convolution is linear in its filter."},
     {"conv-smul-input: conv(smul(x, s), f) = smul(conv(x, f), s) "
-     "where x:[n,c,h,w] f:[o,c,k,l] s:[] with k in {1,3} l in {1,3}",
+     "where x:[n,c,h,w] f:[o,e,k,l] s:[] with k in {1,3} l in {1,3}",
      "A scalar factor of the input moves out of a convolution."},
     {"conv-smul-filter: conv(x, smul(f, s)) = smul(conv(x, f), s) "
-     "where x:[n,c,h,w] f:[o,c,k,l] s:[] with k in {1,3} l in {1,3}",
+     "where x:[n,c,h,w] f:[o,e,k,l] s:[] with k in {1,3} l in {1,3}",
      "A scalar factor of the filter moves out of a convolution."},
     {"conv-relu: conv{relu=1}(x, f) = relu(conv(x, f)) "
-     "where x:[n,c,h,w] f:[o,c,k,l] with k in {1,3} l in {1,3}",
+     "where x:[n,c,h,w] f:[o,e,k,l] with k in {1,3} l in {1,3}",
      "The fused relu of a convolution is relu applied to its result."},
     {"conv-bias-relu: conv{relu=1,bias=1}(x, f, b) = "
      "relu(conv{bias=1}(x, f, b)) "
-     "where x:[n,c,h,w] f:[o,c,k,l] b:[o] with k in {1,3} l in {1,3}",
+     "where x:[n,c,h,w] f:[o,e,k,l] b:[o] with k in {1,3} l in {1,3}",
      "The fused relu of a biased convolution is relu applied to its "
      "result."},
     {"conv-concat-filters: conv(x, concat{axis=0}(f, g)) = "
@@ -228,7 +233,7 @@ const AxiomText kAxioms[] = {
      "Concatenated filters give concatenated output channels."},
     {"conv-concat-batch: conv(concat{axis=0}(x, y), f) = "
      "concat{axis=0}(conv(x, f), conv(y, f)) "
-     "where x:[n,c,h,w] y:[m,c,h,w] f:[o,c,k,l] with k in {1,3} l in {1,3}",
+     "where x:[n,c,h,w] y:[m,c,h,w] f:[o,e,k,l] with k in {1,3} l in {1,3}",
      "Convolution is applied per image of a batch."},
     {"conv-concat-channels: conv(concat{axis=1}(x, y), "
      "concat{axis=1}(f, g)) = add(conv(x, f), conv(y, g)) "
@@ -237,7 +242,7 @@ const AxiomText kAxioms[] = {
      "A convolution over concatenated input channels is the sum of the "
      "convolutions of the channel blocks (groups = 1)."},
     {"conv-enlarge: conv(x, enlarge{kernel=[k,l]}(f)) = conv(x, f) "
-     "where x:[n,c,h,w] f:[o,c,a,b] "
+     "where x:[n,c,h,w] f:[o,e,a,b] "
      "with a in {1,3} b in {1,3} k in {3,5} l in {3,5} h in {1,3}",
      "With same padding, zero-padding a filter to a larger odd kernel "
      "computes the same convolution."},
@@ -275,6 +280,15 @@ const AxiomText kAxioms[] = {
      "add(avgpool{kernel=[k,l]}(x), avgpool{kernel=[k,l]}(y)) "
      "where x:[n,c,h,w] y:[n,c,h,w] with k in {1,3} l in {1,3}",
      "Average pooling is linear."},
+    {"avgpool-conv1x1: avgpool{kernel=[k,l]}(conv(x, f)) = "
+     "conv(avgpool{kernel=[k,l]}(x), f) "
+     "where x:[n,c,h,w] f:[o,e,1,1] with k in {1,3} l in {1,3} h in {1,3}",
+     "Average pooling (counting padding) commutes with a 1x1 convolution: "
+     "both are linear, one mixes channels, the other pixels."},
+    {"maxpool-one: maxpool{kernel=[k,l]}(const_one{shape=[n,c,h,w]}) = "
+     "const_one{shape=[n,c,h,w]} where z:[n,c,h,w] "
+     "with k in {1,3} l in {1,3}",
+     "Max pooling a constant tensor gives it back (padding never wins)."},
     {"avgpool-smul: avgpool{kernel=[k,l]}(smul(x, s)) = "
      "smul(avgpool{kernel=[k,l]}(x), s) where x:[n,c,h,w] s:[] "
      "with k in {1,3} l in {1,3}",
@@ -294,7 +308,7 @@ const AxiomText kAxioms[] = {
      "and bias."},
     {"batchnorm-concat0: batchnorm(concat{axis=0}(x, y), g, b, m, v) = "
      "concat{axis=0}(batchnorm(x, g, b, m, v), batchnorm(y, g, b, m, v)) "
-     "where x:[n,c,h,w] y:[p,c,h,w] g:[c] b:[c] m:[c] v:[c]>=0",
+     "where x:[n,c,*R] y:[p,c,*R] g:[c] b:[c] m:[c] v:[c]>=0",
      "Batchnorm is applied per image."},
 
     // --- Softmax and layer normalisation ------------------------------------
@@ -367,6 +381,7 @@ private:
         return i;
     axiom.symbols.push_back(name.str());
     axiom.symbolRanges.push_back({1, 2});
+    axiom.symbolDeclared.push_back(false);
     return axiom.symbols.size() - 1;
   }
   unsigned list(StringRef name, bool whole) {
@@ -618,6 +633,7 @@ llvm::Error Parser::ranges(StringRef decls) {
     if (it == axiom.symbols.end())
       return p.error("unknown symbol '" + name + "'");
     auto &range = axiom.symbolRanges[it - axiom.symbols.begin()];
+    axiom.symbolDeclared[it - axiom.symbols.begin()] = true;
     range.clear();
     if (p.consume("{")) {
       for (;;) {
@@ -898,6 +914,12 @@ superopt::instantiateAxiom(const Axiom &axiom, unsigned index, Universe &u,
       if (d <= maxFreeDim && !llvm::is_contained(freeRange, d))
         freeRange.push_back(d);
   llvm::sort(freeRange);
+  // A declared range bounds a free symbol too (kernel sizes in {1, 3}).
+  std::vector<SmallVector<int64_t, 4>> declaredRanges(axiom.symbols.size());
+  for (unsigned i = 0; i < axiom.symbols.size(); ++i)
+    for (int64_t v : axiom.symbolRanges[i])
+      if (llvm::is_contained(freeRange, v))
+        declaredRanges[i].push_back(v);
   std::function<void(unsigned, Bindings)> rec = [&](unsigned var,
                                                     Bindings bind) {
     if (var == axiom.vars.size()) {
@@ -910,7 +932,12 @@ superopt::instantiateAxiom(const Axiom &axiom, unsigned index, Universe &u,
         lists.push_back(*l);
       }
       forEachCompletion(
-          bind, [&](unsigned) { return ArrayRef<int64_t>(freeRange); },
+          bind,
+          [&](unsigned sym) {
+            return axiom.symbolDeclared[sym]
+                       ? ArrayRef<int64_t>(declaredRanges[sym])
+                       : ArrayRef<int64_t>(freeRange);
+          },
           [&](ArrayRef<int64_t> symbols) {
             auto inst = instanceFor(axiom, index, u, symbols, lists);
             if (!inst)

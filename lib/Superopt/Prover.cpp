@@ -122,7 +122,15 @@ struct Prover::Impl {
                                   sortOf(inst.varShapes[v])));
     z3::expr lhs = termOf(*inst.lhs, vars), rhs = termOf(*inst.rhs, vars);
     z3::expr body = lhs == rhs;
-    if (vars.empty()) {
+    // Only variables of the terms are bound (others just fix shapes).
+    SmallVector<unsigned, 6> occurring;
+    varsOf(*inst.lhs, occurring);
+    varsOf(*inst.rhs, occurring);
+    std::vector<z3::expr> boundVars;
+    for (unsigned v = 0; v < vars.size(); ++v)
+      if (llvm::is_contained(occurring, v))
+        boundVars.push_back(vars[v]);
+    if (boundVars.empty()) {
       formulas[i] = body;
       return body;
     }
@@ -137,7 +145,7 @@ struct Prover::Impl {
         continue;
       SmallVector<unsigned, 4> used;
       varsOf(*term, used);
-      if (used.size() != vars.size())
+      if (used.size() != boundVars.size())
         continue;
       Z3_ast a = *expr;
       Z3_pattern pat = Z3_mk_pattern(ctx, 1, &a);
@@ -145,7 +153,7 @@ struct Prover::Impl {
       patterns.push_back(pat);
     }
     SmallVector<Z3_app, 6> bound;
-    for (z3::expr &v : vars)
+    for (z3::expr &v : boundVars)
       bound.push_back(Z3_to_app(ctx, v));
     Z3_ast q = Z3_mk_forall_const(ctx, 0, bound.size(), bound.data(),
                                   patterns.size(), patterns.data(), body);

@@ -15,6 +15,7 @@
 // list of dimension expressions, optionally ending in `*R` (any number of
 // further dimensions, the same wherever R appears), or a whole-shape
 // variable `S`. `v:[c]>=0` marks a variable whose values are non-negative.
+// A variable that appears in neither side only fixes shapes (a witness).
 //
 // An axiom claims: for every assignment of shapes that makes the left side
 // well-typed, the right side is well-typed and equal to it, element by
@@ -91,6 +92,9 @@ struct Axiom {
   std::vector<std::string> symbols;
   /// Values each symbol takes in the bounded check.
   std::vector<llvm::SmallVector<int64_t, 4>> symbolRanges;
+  /// Whether a `with` clause gave the range (then it also bounds the
+  /// symbol when the prover instantiates the axiom).
+  std::vector<bool> symbolDeclared;
   std::vector<std::string> lists;
   /// Dimension lists each list variable takes in the bounded check.
   std::vector<llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4>> listRanges;

@@ -94,12 +94,13 @@ void writeStatsJson(llvm::raw_ostream &os, const RuleGenOptions &options,
                     const RuleGenStats &stats);
 
 /// Looks for inputs on which \p a and \p b differ, evaluating both in
-/// doubles on \p trials random inputs (non-negative for variances).
+/// doubles on \p trials random inputs (uniform in [-1, 1), shifted by -1, 0
+/// or +1 per input after the first trial; non-negative for variances).
 /// Returns a description of the difference, or nothing if none was found.
 std::optional<std::string> numericCounterexample(const Universe &u,
                                                  const Graph &a,
                                                  const Graph &b, uint64_t seed,
-                                                 unsigned trials = 3);
+                                                 unsigned trials = 8);
 
 /// The result of re-verifying one rule of a rules file.
 struct RuleVerdict {
