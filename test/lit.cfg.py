@@ -33,6 +33,10 @@ for tool in ["loom-translate", "loom-rulegen", "loom-onnx-conformance", "loom-zo
         config.available_features.add(tool)
         llvm_config.add_tool_substitutions([tool], tool_dirs)
 
+# The default rule set (generated in the build by loom-rulegen).
+config.substitutions.append(("%loom_default_rules_max_ops", config.loom_default_rules_max_ops))
+config.substitutions.append(("%loom_default_rules", config.loom_default_rules))
+
 if config.loom_enable_fuzzers:
     config.available_features.add("fuzzer")
     llvm_config.add_tool_substitutions(

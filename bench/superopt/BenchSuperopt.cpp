@@ -23,6 +23,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -78,7 +79,7 @@ std::string loadAverage() {
 }
 
 struct EngineResult {
-  double before = 0, after = 0, seconds = 0;
+  double before = 0, after = 0, seconds = 0, loadSeconds = 0;
   std::string stop;
   llvm::json::Object report;
 };
@@ -125,9 +126,10 @@ int main(int argc, char **argv) {
                << "machine: " << std::thread::hardware_concurrency()
                << " hardware threads, load average " << loadBefore << "\n\n";
   llvm::outs() << llvm::format(
-      "%-16s %6s %11s | %11s %7s %8s | %11s %7s %8s | %8s %8s\n", "model",
-      "ops", "cost(ms)", "bt(ms)", "bt x", "bt s", "eqsat(ms)", "eq x", "eq s",
-      "eq/bt", "speedup");
+      "%-16s %6s %11s | %11s %7s %8s | %11s %7s %8s | %8s %8s | %8s %8s "
+      "%8s\n",
+      "model", "ops", "cost(ms)", "bt(ms)", "bt x", "bt s", "eqsat(ms)", "eq x",
+      "eq s", "eq/bt", "speedup", "local/bt", "local s", "speedup");
 
   llvm::json::Array rows;
   SmallVector<StringRef> models;
@@ -144,9 +146,11 @@ int main(int argc, char **argv) {
       continue;
     }
 
-    EngineResult results[2];
+    // Backtracking; eqsat with the default extraction (greedy, local
+    // search, Z3's ILP); eqsat with greedy + local search only (no solver).
+    EngineResult results[3];
     size_t ops = 0;
-    for (int e = 0; e < 2; ++e) {
+    for (int e = 0; e < 3; ++e) {
       // A fresh context, cost model and memo per engine, so that neither
       // profits from the other's work.
       MLIRContext ctx;
@@ -160,8 +164,10 @@ int main(int argc, char **argv) {
       std::unique_ptr<cost::CostModel> costModel =
           cost::createRooflineModel(*t);
       search::SearchContext sc(&ctx, costModel.get());
+      search::Stopwatch loadClock;
       FailureOr<search::RuleSet> ruleSet =
           search::loadRules(sc, rules, search::RuleLoadOptions());
+      results[e].loadSeconds = loadClock.seconds();
       if (failed(ruleSet))
         return fail("cannot load rules from " + rules);
       search::SuperoptOptions options;
@@ -170,6 +176,8 @@ int main(int argc, char **argv) {
       options.backtrack.timeLimit = timeLimit;
       options.eqsat.timeLimit = timeLimit;
       options.eqsat.ilpTimeLimit = ilpTimeLimit;
+      if (e == 2)
+        options.eqsat.extraction = "local";
       std::vector<search::FunctionResult> fr =
           search::superoptimize(sc, *ruleSet, *module, options);
       EngineResult &r = results[e];
@@ -184,16 +192,29 @@ int main(int argc, char **argv) {
       }
       r.report = search::makeReport(sc, *ruleSet, options, fr);
     }
-    const EngineResult &bt = results[0], &eq = results[1];
+    const EngineResult &bt = results[0], &eq = results[1], &lo = results[2];
     double btRatio = bt.after > 0 ? bt.before / bt.after : 1;
     double eqRatio = eq.after > 0 ? eq.before / eq.after : 1;
     double quality = bt.after > 0 ? eq.after / bt.after : 1;
-    double speedup = eq.seconds > 0 ? bt.seconds / eq.seconds : 0;
+    double localQuality = bt.after > 0 ? lo.after / bt.after : 1;
+    // A speedup between two searches that both end at once (no rule
+    // matches) means nothing: "n/a" when both take less than 10 ms.
+    auto speedupOf = [&](const EngineResult &r) {
+      return bt.seconds < 0.01 && r.seconds < 0.01 ? 0.0
+             : r.seconds > 0                       ? bt.seconds / r.seconds
+                                                   : 0.0;
+    };
+    double speedup = speedupOf(eq), localSpeedup = speedupOf(lo);
+    auto fmtSpeedup = [](double x) {
+      return x > 0 ? llvm::formatv("{0:f1}", x).str() : std::string("n/a");
+    };
     llvm::outs() << llvm::format(
         "%-16s %6zu %11.4f | %11.4f %7.3f %8.2f | %11.4f %7.3f %8.2f | "
-        "%8.4f %8.1f\n",
+        "%8.4f %8s | %8.4f %8.2f %8s\n",
         model.str().c_str(), ops, bt.before * 1e3, bt.after * 1e3, btRatio,
-        bt.seconds, eq.after * 1e3, eqRatio, eq.seconds, quality, speedup);
+        bt.seconds, eq.after * 1e3, eqRatio, eq.seconds, quality,
+        fmtSpeedup(speedup).c_str(), localQuality, lo.seconds,
+        fmtSpeedup(localSpeedup).c_str());
     llvm::outs().flush();
     rows.push_back(llvm::json::Object{
         {"model", model},
@@ -211,15 +232,31 @@ int main(int argc, char **argv) {
                             {"seconds", eq.seconds},
                             {"stop", eq.stop},
                             {"report", llvm::json::Object(eq.report)}}},
+        {"eqsat_local",
+         llvm::json::Object{{"cost_after", lo.after},
+                            {"seconds", lo.seconds},
+                            {"stop", lo.stop},
+                            {"report", llvm::json::Object(lo.report)}}},
+        {"rules_load_seconds", bt.loadSeconds},
         {"eqsat_over_backtrack_cost", quality},
-        {"backtrack_over_eqsat_seconds", speedup}});
+        {"backtrack_over_eqsat_seconds", speedup},
+        {"eqsat_local_over_backtrack_cost", localQuality},
+        {"backtrack_over_eqsat_local_seconds", localSpeedup}});
   }
   std::string loadAfter = loadAverage();
+  if (!rows.empty())
+    if (const llvm::json::Object *first = rows.front().getAsObject())
+      llvm::outs() << "\nrules loaded in "
+                   << llvm::formatv(
+                          "{0:f3}",
+                          first->getNumber("rules_load_seconds").value_or(0))
+                   << " s (parse + patterns, per engine run)";
   llvm::outs() << "\ncost in ms of the " << target
                << " roofline; 'x' = cost before / after; eq/bt = eqsat cost "
                   "/ backtracking cost (<= 1: eqsat as good or better); "
-                  "speedup = backtracking time / eqsat time. Load average "
-                  "after: "
+                  "speedup = backtracking time / eqsat time (n/a: both under "
+                  "10 ms); local = eqsat with greedy + local-search "
+                  "extraction, no ILP. Load average after: "
                << loadAfter << "\n";
 
   if (!jsonFile.empty()) {

@@ -6,6 +6,7 @@
 
 #include "loom/Search/Optimize.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -34,7 +35,8 @@ search::superoptimize(SearchContext &sc, const RuleSet &rules, ModuleOp module,
                                 [&](const std::string &line) {
                                   llvm::errs() << prefix << line << "\n";
                                 })
-                          : nullptr);
+                          : nullptr,
+                      options.progressAfter);
     r.opsBefore = g->numOps(sc);
     if (options.engine == "eqsat") {
       EqsatOptions o = options.eqsat;
@@ -45,6 +47,15 @@ search::superoptimize(SearchContext &sc, const RuleSet &rules, ModuleOp module,
       o.progress = &progress;
       r.outcome = backtrackingSearch(sc, rules, *g, o);
     }
+    if (progress.printedAny())
+      progress.print(llvm::formatv(
+          "{0}: done ({1}), cost {2:e} -> {3:e} ({4:f3}x), {5:f2} s",
+          options.engine, r.outcome.stopReason, r.outcome.costBefore,
+          std::min(r.outcome.costAfter, r.outcome.costBefore),
+          r.outcome.costAfter > 0 && r.outcome.costAfter < r.outcome.costBefore
+              ? r.outcome.costBefore / r.outcome.costAfter
+              : 1.0,
+          r.outcome.seconds));
     if (r.outcome.costAfter < r.outcome.costBefore) {
       r.outcome.best.toFunc(sc, fn);
     } else {

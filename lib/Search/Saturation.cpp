@@ -11,6 +11,7 @@
 #include "loom/Search/Extraction.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <unordered_set>
@@ -28,6 +29,8 @@ struct PendingRewrite {
   /// The e-nodes the source's output ops matched.
   llvm::SmallVector<uint32_t, 2> outputNodes;
   const Instance *inst;
+  /// (rule, variable classes, output classes) when matched.
+  std::vector<uint32_t> key;
 };
 
 /// An application whose target output is one of its variables (x -> x
@@ -58,8 +61,22 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
   eg.rebuild();
   Instantiator instantiator(sc);
   std::vector<RuleSchedule> schedule(rules.rules.size());
+  std::vector<size_t> ruleMatches(rules.rules.size(), 0);
   std::vector<uint32_t> applicationRule;
   std::vector<MergeOnlyOutput> mergeOnly;
+
+  // Applications already made, by (rule, matched e-nodes, variable
+  // classes, canonical when matched): the same match found again in a
+  // later iteration (matching is not incremental) would add nodes that
+  // exist and merge classes that are merged; skip it. A node that a
+  // rebuild replaced has a new id, so its matches are new.
+  struct KeyHash {
+    size_t operator()(const std::vector<uint32_t> &k) const {
+      return llvm::hash_combine_range(k.begin(), k.end());
+    }
+  };
+  std::unordered_set<std::vector<uint32_t>, KeyHash> appliedKeys;
+  size_t repeats = 0;
 
   std::string stop = "iterations";
   unsigned iteration = 0;
@@ -94,6 +111,22 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
           banned = true;
           return false;
         }
+        if ((count & 255) == 0 && clock.seconds() > options.timeLimit) {
+          timeUp = true;
+          return false;
+        }
+        // The same match as in an earlier iteration (same nodes, same
+        // variable classes): applied already.
+        std::vector<uint32_t> key;
+        key.reserve(1 + m.nodes.size() + m.vars.size());
+        key.push_back(rule.id);
+        key.insert(key.end(), m.nodes.begin(), m.nodes.end());
+        for (auto [v, b] : llvm::zip(m.vars, m.varBound))
+          key.push_back(b ? eg.find(v) : ~0u);
+        if (appliedKeys.count(key)) {
+          ++repeats;
+          return true;
+        }
         varTypes.clear();
         for (auto [v, b] : llvm::zip(m.vars, m.varBound))
           varTypes.push_back(b ? view.typeOf(v) : Type());
@@ -103,20 +136,17 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
         const Instance *inst =
             instantiator.instantiate(rule, varTypes, m.dims, outputTypes);
         if (inst) {
-          PendingRewrite p{&rule, {}, {}, {}, inst};
+          PendingRewrite p{&rule, {}, {}, {}, inst, std::move(key)};
           p.vars.assign(m.vars.begin(), m.vars.end());
           p.outputs.assign(m.outputs.begin(), m.outputs.end());
           for (PatternRef r : rule.source.outputs)
             p.outputNodes.push_back(m.nodes[r.op]);
           pending.push_back(std::move(p));
         }
-        if ((count & 255) == 0 && clock.seconds() > options.timeLimit) {
-          timeUp = true;
-          return false;
-        }
         return true;
       });
       totalMatches += count;
+      ruleMatches[rule.id] += count;
       if (banned) {
         // Too many matches: skip this rule for a while (egg's backoff).
         pending.resize(before);
@@ -137,6 +167,7 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
         full = true;
         break;
       }
+      appliedKeys.insert(p.key);
       int32_t app = applicationRule.size();
       applicationRule.push_back(p.rule->id);
       LocationAttr loc = eg.eclass(p.outputs[0]).loc;
@@ -187,20 +218,37 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
       ++iteration;
       break;
     }
-    if (merges == 0 && eg.numNodes() == nodesBefore && !anyBanned) {
-      stop = "saturated";
-      ++iteration;
-      break;
+    if (merges == 0 && eg.numNodes() == nodesBefore) {
+      if (!anyBanned) {
+        stop = "saturated";
+        ++iteration;
+        break;
+      }
+      // Nothing changed but some rules sit out a ban: lift the bans now
+      // rather than idle until they expire (egg's BackoffScheduler).
+      for (RuleSchedule &rs : schedule)
+        rs.bannedUntil = 0;
     }
   }
   double saturationSeconds = clock.seconds();
+  if (options.progress && options.progress->due())
+    options.progress->print(llvm::formatv(
+        "eqsat: {0} after {1} iterations, {2} e-nodes; extracting ({3})", stop,
+        iteration, eg.numNodes(),
+        options.extraction == "ilp"
+            ? llvm::formatv("greedy, local search, ILP up to {0} s",
+                            options.ilpTimeLimit)
+                  .str()
+        : options.extraction == "local" ? std::string("greedy, local search")
+                                        : std::string("greedy")));
 
   // Extract: greedy always (it is the fallback), the ILP when asked.
   Extraction greedy = extractGreedy(eg, roots);
   // Local search from the greedy choice under the DAG cost: cheap, and it
   // finds the multi-output merges that tree costs hide.
   Extraction local;
-  if (greedy.ok && options.extraction == "ilp")
+  if (greedy.ok &&
+      (options.extraction == "ilp" || options.extraction == "local"))
     local = improveChoice(eg, roots, greedy,
                           std::max(0.1, 0.25 * options.ilpTimeLimit));
   Extraction ilp;
@@ -244,6 +292,7 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
   out.stats["eclasses"] = int64_t(eg.numClasses());
   out.stats["matches"] = int64_t(totalMatches);
   out.stats["rewrites_applied"] = int64_t(totalApplied);
+  out.stats["repeated_matches"] = int64_t(repeats);
   out.stats["rejected_instances"] = int64_t(instantiator.numRejected());
   out.stats["saturation_seconds"] = saturationSeconds;
   out.stats["greedy_cost"] = greedy.ok ? llvm::json::Value(greedy.graph.cost)
@@ -265,5 +314,19 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
                             : best           ? "greedy"
                                              : "input";
   out.stats["per_iteration"] = std::move(perIteration);
+  // The rules that matched most: where matching time goes.
+  std::vector<unsigned> busiest;
+  for (unsigned i = 0; i < ruleMatches.size(); ++i)
+    if (ruleMatches[i])
+      busiest.push_back(i);
+  llvm::stable_sort(busiest, [&](unsigned a, unsigned b) {
+    return ruleMatches[a] > ruleMatches[b];
+  });
+  if (busiest.size() > 10)
+    busiest.resize(10);
+  llvm::json::Object busy;
+  for (unsigned i : busiest)
+    busy[rules.rules[i].name] = int64_t(ruleMatches[i]);
+  out.stats["busiest_rules"] = std::move(busy);
   return out;
 }

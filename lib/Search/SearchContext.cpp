@@ -285,3 +285,54 @@ std::string SearchContext::describe(OpId id) const {
     os << info.attrs;
   return s;
 }
+
+DenseElementsAttr search::makeTaggedConstant(StringRef tag,
+                                             RankedTensorType type) {
+  if (!type.getElementType().isF32() || !type.hasStaticShape())
+    return {};
+  ArrayRef<int64_t> s = type.getShape();
+  int64_t n = type.getNumElements();
+  std::vector<float> values(n, 0.0f);
+  if (tag == "const_one") {
+    std::fill(values.begin(), values.end(), 1.0f);
+  } else if (tag == "const_imm") {
+    if (s.size() != 2)
+      return {};
+    for (int64_t i = 0; i < n; ++i)
+      values[i] = i / s[1] == i % s[1] ? 1.0f : 0.0f;
+  } else if (tag == "const_iconv") {
+    if (s.size() != 4)
+      return {};
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t kw = i % s[3], kh = (i / s[3]) % s[2];
+      int64_t in = (i / (s[3] * s[2])) % s[1], o = i / (s[3] * s[2] * s[1]);
+      values[i] = o == in && kh == s[2] / 2 && kw == s[3] / 2 ? 1.0f : 0.0f;
+    }
+  } else if (tag == "const_pool") {
+    if (s.size() != 4 || s[2] * s[3] == 0)
+      return {};
+    std::fill(values.begin(), values.end(),
+              static_cast<float>(1.0 / double(s[2] * s[3])));
+  } else {
+    return {};
+  }
+  return DenseElementsAttr::get(type, ArrayRef<float>(values));
+}
+
+bool SearchContext::isTaggedConstant(OpId id, StringRef tag) {
+  const OpInfo &info = ops[id];
+  if (!info.isOp() || info.constKind == ConstKind::None)
+    return false;
+  std::pair<OpId, const void *> key(
+      id, StringAttr::get(context, tag).getAsOpaquePointer());
+  auto it = taggedMemo.find(key);
+  if (it != taggedMemo.end())
+    return it->second;
+  auto value = dyn_cast_or_null<DenseElementsAttr>(info.attrs.get("value"));
+  bool is = false;
+  if (value)
+    if (auto type = dyn_cast<RankedTensorType>(value.getType()))
+      is = makeTaggedConstant(tag, type) == value;
+  taggedMemo[key] = is;
+  return is;
+}

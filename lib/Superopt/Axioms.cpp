@@ -12,6 +12,7 @@
 #include "loom/Superopt/Z3Domain.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -241,6 +242,12 @@ const AxiomText kAxioms[] = {
      "with k in {1,3} l in {1,3}",
      "A convolution over concatenated input channels is the sum of the "
      "convolutions of the channel blocks (groups = 1)."},
+    {"conv-groups: conv(concat{axis=1}(x, y), concat{axis=0}(f, g)) = "
+     "concat{axis=1}(conv(x, f), conv(y, g)) "
+     "where x:[n,c,h,w] y:[n,c,h,w] f:[o,c,k,l] g:[o,c,k,l] "
+     "with k in {1,3} l in {1,3}",
+     "Two convolutions over inputs of equal channel counts are one grouped "
+     "convolution (groups = 2) over the concatenated inputs and filters."},
     {"conv-enlarge: conv(x, enlarge{kernel=[k,l]}(f)) = conv(x, f) "
      "where x:[n,c,h,w] f:[o,e,a,b] "
      "with a in {1,3} b in {1,3} k in {3,5} l in {3,5} h in {1,3}",
@@ -303,7 +310,7 @@ const AxiomText kAxioms[] = {
      "non-negative)."},
     {"conv-affine: channel_affine(conv(x, f), k, b) = "
      "conv{bias=1}(x, scale_filter(f, k), b) "
-     "where x:[n,c,h,w] f:[o,c,r,s] k:[o] b:[o] with r in {1,3} s in {1,3}",
+     "where x:[n,c,h,w] f:[o,e,r,s] k:[o] b:[o] with r in {1,3} s in {1,3}",
      "A per-channel affine map after a convolution folds into its filter "
      "and bias."},
     {"batchnorm-concat0: batchnorm(concat{axis=0}(x, y), g, b, m, v) = "
@@ -333,9 +340,11 @@ public:
 
 private:
   llvm::Error error(const llvm::Twine &msg) {
-    return llvm::createStringError("axiom '" + text.str() + "': " + msg +
-                                   " at '" + rest().take_front(20).str() +
-                                   "'");
+    // Sub-parsers (one side, the declarations) see a slice of the text: name
+    // the axiom once its name is known.
+    return llvm::createStringError(
+        "axiom '" + (axiom.name.empty() ? text.str() : axiom.name) + "': " +
+        msg + " at '" + rest().take_front(20).str() + "'");
   }
   StringRef rest() const { return text.drop_front(pos); }
   void skip() {
@@ -914,11 +923,19 @@ superopt::instantiateAxiom(const Axiom &axiom, unsigned index, Universe &u,
       if (d <= maxFreeDim && !llvm::is_contained(freeRange, d))
         freeRange.push_back(d);
   llvm::sort(freeRange);
-  // A declared range bounds a free symbol too (kernel sizes in {1, 3}).
+  // A declared range bounds a free symbol too (kernel sizes in {1, 3}). A
+  // symbol no variable's shape mentions (a kernel size that only an
+  // attribute uses) takes its whole declared range: its values need not be
+  // dimensions of the shapes (a pooling rule over 5x5 images has no 3).
+  llvm::SmallBitVector inShapes(axiom.symbols.size());
+  for (const ShapePattern &p : axiom.varShapes)
+    for (const DimExpr &d : p.dims)
+      for (auto [sym, c] : d.terms)
+        inShapes.set(sym);
   std::vector<SmallVector<int64_t, 4>> declaredRanges(axiom.symbols.size());
   for (unsigned i = 0; i < axiom.symbols.size(); ++i)
     for (int64_t v : axiom.symbolRanges[i])
-      if (llvm::is_contained(freeRange, v))
+      if (!inShapes[i] || llvm::is_contained(freeRange, v))
         declaredRanges[i].push_back(v);
   std::function<void(unsigned, Bindings)> rec = [&](unsigned var,
                                                     Bindings bind) {

@@ -478,6 +478,21 @@ Universe::infer(OpKind kind, const OpAttrs &attrs, ArrayRef<ShapeId> shapes) {
   return r;
 }
 
+llvm::SmallBitVector superopt::inputsUsedBy(const Graph &a, const Graph &b,
+                                            unsigned numInputs) {
+  llvm::SmallBitVector used(numInputs);
+  for (const Graph *g : {&a, &b}) {
+    for (const Node &n : g->nodes)
+      for (unsigned v : n.operands)
+        if (v < numInputs)
+          used.set(v);
+    for (unsigned o : g->outputs)
+      if (o < numInputs)
+        used.set(o);
+  }
+  return used;
+}
+
 unsigned superopt::firstResultOf(const Graph &g, unsigned n,
                                  unsigned numInputs) {
   unsigned id = numInputs;

@@ -6,12 +6,16 @@
 
 #include "loom/Superopt/Prover.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <z3++.h>
 
 #include <chrono>
+#include <cstdlib>
+
+#include "llvm/Support/raw_ostream.h"
 #include <optional>
 
 using namespace loom;
@@ -20,44 +24,129 @@ using llvm::ArrayRef;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
+uint64_t superopt::symbolKey(OpKind kind, const OpAttrs &attrs,
+                             ArrayRef<ShapeId> operands, unsigned result,
+                             const ShapeTable &shapes) {
+  uint64_t k = hashMix(hashOp(kind, attrs, shapes), result);
+  for (ShapeId s : operands)
+    k = hashMix(k, s);
+  return k;
+}
+
 namespace {
 
-void collectShapes(const ConcreteTerm &t, SmallVectorImpl<ShapeId> &out) {
-  if (!llvm::is_contained(out, t.shape))
-    out.push_back(t.shape);
-  for (const auto &a : t.args)
-    collectShapes(*a, out);
+void collectSymbols(const ConcreteTerm &t, const ShapeTable &shapes,
+                    SmallVectorImpl<uint64_t> &out) {
+  if (t.isVar)
+    return;
+  SmallVector<ShapeId, 5> operands;
+  for (const auto &a : t.args) {
+    operands.push_back(a->shape);
+    collectSymbols(*a, shapes, out);
+  }
+  uint64_t k = symbolKey(t.kind, t.attrs, operands, t.result, shapes);
+  if (!llvm::is_contained(out, k))
+    out.push_back(k);
 }
 
 } // namespace
 
 AxiomBase::AxiomBase(Universe &u, const std::vector<Axiom> &all,
-                     ArrayRef<unsigned> axioms, ArrayRef<ShapeId> shapes)
-    : all(all) {
+                     ArrayRef<unsigned> axioms, ArrayRef<ShapeId> shapes) {
   int64_t maxDim = 1;
   for (ShapeId s : shapes)
     for (int64_t d : u.shapes().get(s))
       maxDim = std::max(maxDim, d);
+  for (const Axiom &a : all)
+    addAxiom(a.name, a.vars);
   for (unsigned a : axioms)
-    for (AxiomInstance &inst :
-         instantiateAxiom(all[a], a, u, shapes, maxDim)) {
-      Footprint f;
-      for (ShapeId s : inst.varShapes)
-        if (!llvm::is_contained(f.vars, s))
-          f.vars.push_back(s);
-      collectShapes(*inst.lhs, f.lhs);
-      collectShapes(*inst.rhs, f.rhs);
-      insts.push_back(std::move(inst));
-      prints.push_back(std::move(f));
+    for (AxiomInstance &inst : instantiateAxiom(all[a], a, u, shapes, maxDim))
+      addInstance(std::move(inst), u.shapes());
+}
+
+unsigned AxiomBase::addAxiom(std::string name, std::vector<std::string> v) {
+  names.push_back(std::move(name));
+  vars.push_back(std::move(v));
+  return names.size() - 1;
+}
+
+void AxiomBase::addInstance(AxiomInstance inst, const ShapeTable &shapes) {
+  Footprint f;
+  collectSymbols(*inst.lhs, shapes, f.lhs);
+  collectSymbols(*inst.rhs, shapes, f.rhs);
+  uint32_t id = insts.size();
+  if (!f.lhs.empty())
+    index[f.lhs.front()].push_back(2 * id);
+  if (!f.rhs.empty())
+    index[f.rhs.front()].push_back(2 * id + 1);
+  insts.push_back(std::move(inst));
+  prints.push_back(std::move(f));
+}
+
+std::vector<AxiomInstance> Prover::ruleEquations(Universe &u,
+                                                 const Graph &source,
+                                                 const Graph &target,
+                                                 unsigned axiom) {
+  // Variables: the inputs either side uses, in input order.
+  std::vector<int> varOf(u.numInputs(), -1);
+  std::vector<ShapeId> varShapes;
+  for (const Graph *g : {&source, &target}) {
+    for (const Node &n : g->nodes)
+      for (unsigned v : n.operands)
+        if (v < u.numInputs())
+          varOf[v] = 0;
+    for (unsigned o : g->outputs)
+      if (o < u.numInputs())
+        varOf[o] = 0;
+  }
+  for (unsigned i = 0; i < u.numInputs(); ++i)
+    if (varOf[i] == 0) {
+      varOf[i] = varShapes.size();
+      varShapes.push_back(u.inputs()[i].shape);
     }
+  auto terms = [&](const Graph &g) {
+    std::vector<std::shared_ptr<const ConcreteTerm>> values;
+    auto types = u.typeGraph(g);
+    if (!types) {
+      llvm::consumeError(types.takeError());
+      return values;
+    }
+    for (unsigned i = 0; i < u.numInputs(); ++i) {
+      auto t = std::make_shared<ConcreteTerm>();
+      t->isVar = true;
+      t->var = varOf[i] < 0 ? 0 : varOf[i];
+      t->shape = u.inputs()[i].shape;
+      values.push_back(t);
+    }
+    for (const Node &n : g.nodes) {
+      unsigned first = values.size();
+      for (unsigned r = 0; r < specOf(n.kind).numResults; ++r) {
+        auto t = std::make_shared<ConcreteTerm>();
+        t->kind = n.kind;
+        t->attrs = n.attrs;
+        t->result = r;
+        t->shape = types->shapes[first + r];
+        for (unsigned v : n.operands)
+          t->args.push_back(values[v]);
+        values.push_back(t);
+      }
+    }
+    return values;
+  };
+  auto src = terms(source), tgt = terms(target);
+  std::vector<AxiomInstance> out;
+  if (src.empty() || tgt.empty())
+    return out;
+  for (unsigned i = 0; i < source.outputs.size(); ++i)
+    out.push_back(
+        {axiom, varShapes, src[source.outputs[i]], tgt[target.outputs[i]]});
+  return out;
 }
 
 struct Prover::Impl {
   Impl(Universe &u, const AxiomBase &base, ProverOptions options)
       : u(u), base(base), options(options) {
     sorts.resize(u.shapes().size());
-    formulas.resize(base.instances().size());
-    literals.resize(base.axioms().size());
   }
 
   z3::sort sortOf(ShapeId s) {
@@ -112,14 +201,17 @@ struct Prover::Impl {
   }
 
   z3::expr formulaOf(unsigned i) {
+    if (i >= formulas.size())
+      formulas.resize(base.instances().size());
     if (formulas[i])
       return *formulas[i];
     const AxiomInstance &inst = base.instances()[i];
-    const Axiom &axiom = base.axioms()[inst.axiom];
+    const std::vector<std::string> &names = base.varsOf(inst.axiom);
     std::vector<z3::expr> vars;
     for (unsigned v = 0; v < inst.varShapes.size(); ++v)
-      vars.push_back(ctx.constant(("?" + axiom.vars[v]).c_str(),
-                                  sortOf(inst.varShapes[v])));
+      vars.push_back(ctx.constant(
+          ("?" + (v < names.size() ? names[v] : std::to_string(v))).c_str(),
+          sortOf(inst.varShapes[v])));
     z3::expr lhs = termOf(*inst.lhs, vars), rhs = termOf(*inst.rhs, vars);
     z3::expr body = lhs == rhs;
     // Only variables of the terms are bound (others just fix shapes).
@@ -162,15 +254,27 @@ struct Prover::Impl {
   }
 
   z3::expr literalOf(unsigned axiom) {
+    if (axiom >= literals.size())
+      literals.resize(base.axiomNames().size());
     if (!literals[axiom])
       literals[axiom] =
-          ctx.bool_const(("axiom:" + base.axioms()[axiom].name).c_str());
+          ctx.bool_const(("axiom:" + base.axiomNames()[axiom]).c_str());
     return *literals[axiom];
+  }
+
+  /// A concrete term with its shapes, for debugging output.
+  std::string debugTerm(const ConcreteTerm &t) {
+    if (t.isVar)
+      return "v" + std::to_string(t.var) + ":" + u.shapes().str(t.shape);
+    std::string s = opString(t.kind, t.attrs, u.shapes()) + "(";
+    for (unsigned i = 0; i < t.args.size(); ++i)
+      s += (i ? ", " : "") + debugTerm(*t.args[i]);
+    return s + "):" + u.shapes().str(t.shape);
   }
 
   /// Z3 terms of the outputs of \p g.
   std::optional<std::vector<z3::expr>> encode(const Graph &g,
-                                              SmallVectorImpl<ShapeId> &seen) {
+                                              llvm::DenseSet<uint64_t> &seen) {
     auto types = u.typeGraph(g);
     if (!types) {
       llvm::consumeError(types.takeError());
@@ -188,26 +292,27 @@ struct Prover::Impl {
         shapes.push_back(types->shapes[v]);
       }
       unsigned first = values.size();
-      for (unsigned r = 0; r < specOf(n.kind).numResults; ++r)
+      for (unsigned r = 0; r < specOf(n.kind).numResults; ++r) {
         values.push_back(funcOf(n.kind, n.attrs, shapes, r,
                                 types->shapes[first + r])(args));
+        seen.insert(symbolKey(n.kind, n.attrs, shapes, r, u.shapes()));
+      }
     }
-    for (ShapeId s : types->shapes)
-      if (!llvm::is_contained(seen, s))
-        seen.push_back(s);
     std::vector<z3::expr> outs;
     for (unsigned o : g.outputs)
       outs.push_back(values[o]);
     return outs;
   }
 
-  /// Tries with the axiom instances over the candidate's own shapes, then,
-  /// if that fails, also over the shapes those instances introduce.
+  /// Tries with the axiom instances one side of which the candidate's own
+  /// terms cover, then, if that fails, with two more rounds of instances
+  /// the terms of the first ones cover.
   ProofResult prove(const Graph &source, const Graph &target) {
     auto start = std::chrono::steady_clock::now();
     ProofResult r = proveWith(source, target, 1);
-    if (r.status != ProofStatus::Proved && r.reason != "ill-typed candidate")
-      r = proveWith(source, target, 2);
+    if (r.status != ProofStatus::Proved && options.extraRounds != 0 &&
+        r.reason != "ill-typed candidate")
+      r = proveWith(source, target, 1 + options.extraRounds);
     r.seconds = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - start)
                     .count();
@@ -217,52 +322,63 @@ struct Prover::Impl {
   ProofResult proveWith(const Graph &source, const Graph &target,
                         unsigned rounds) {
     ProofResult r;
-    SmallVector<ShapeId, 16> shapes;
-    auto src = encode(source, shapes);
-    auto tgt = encode(target, shapes);
+    llvm::DenseSet<uint64_t> symbols;
+    auto src = encode(source, symbols);
+    auto tgt = encode(target, symbols);
     if (!src || !tgt || src->size() != tgt->size() || src->empty()) {
       r.reason = "ill-typed candidate";
       return r;
     }
-    // Axiom instances over the candidate's shapes, and one more round over
-    // the shapes those introduce.
-    std::vector<char> inSet(u.shapes().size(), 0);
-    for (ShapeId s : shapes)
-      inSet[s] = 1;
+    // Axiom instances one side of which is made of symbols in use; then,
+    // for further rounds, the symbols those instances introduce.
     const auto &prints = base.footprints();
     std::vector<char> selected(prints.size(), 0);
-    auto covered = [&](ArrayRef<ShapeId> list) {
-      return llvm::all_of(list, [&](ShapeId s) { return inSet[s] != 0; });
+    // (A side that is a bare variable matches nothing by itself.)
+    auto covered = [&](ArrayRef<uint64_t> list) {
+      return !list.empty() && llvm::all_of(list, [&](uint64_t k) {
+        return symbols.count(k) != 0;
+      });
     };
+    SmallVector<uint32_t, 64> chosen;
     for (unsigned round = 0; round < rounds; ++round) {
-      SmallVector<ShapeId, 8> added;
-      for (unsigned i = 0; i < prints.size(); ++i) {
-        if (selected[i])
-          continue;
-        const AxiomBase::Footprint &f = prints[i];
-        if (!covered(f.vars) || (!covered(f.lhs) && !covered(f.rhs)))
-          continue;
-        selected[i] = 1;
-        for (ArrayRef<ShapeId> side : {ArrayRef<ShapeId>(f.lhs),
-                                       ArrayRef<ShapeId>(f.rhs)})
-          for (ShapeId s : side)
-            if (!inSet[s])
-              added.push_back(s);
-      }
-      for (ShapeId s : added)
-        inSet[s] = 1;
+      SmallVector<uint64_t, 16> added;
+      SmallVector<uint64_t, 32> current(symbols.begin(), symbols.end());
+      for (uint64_t k : current)
+        for (uint32_t side : base.sidesStartingWith(k)) {
+          uint32_t i = side / 2;
+          if (selected[i])
+            continue;
+          const AxiomBase::Footprint &f = prints[i];
+          if (!covered(side % 2 ? f.rhs : f.lhs))
+            continue;
+          selected[i] = 1;
+          chosen.push_back(i);
+          added.append(f.lhs.begin(), f.lhs.end());
+          added.append(f.rhs.begin(), f.rhs.end());
+        }
+      for (uint64_t k : added)
+        symbols.insert(k);
     }
+    llvm::sort(chosen);
 
-    z3::solver solver(ctx);
-    z3::params p(ctx);
-    p.set("timeout", options.timeoutMs);
-    p.set("rlimit", options.rlimit);
-    p.set("mbqi", false);
-    solver.set(p);
-    std::vector<char> usesAxiom(base.axioms().size(), 0);
-    for (unsigned i = 0; i < prints.size(); ++i) {
-      if (!selected[i])
-        continue;
+    // One solver per batch of proofs, each proof in its own scope: setting
+    // up a Z3 solver costs more than most proofs.
+    if (!batchSolver) {
+      batchSolver = std::make_unique<z3::solver>(ctx);
+      z3::params p(ctx);
+      p.set("timeout", options.timeoutMs);
+      p.set("rlimit", options.rlimit); // per check, relative to the count
+      p.set("mbqi", false);
+      batchSolver->set(p);
+    }
+    z3::solver &solver = *batchSolver;
+    solver.push();
+    struct ScopeGuard {
+      z3::solver &s;
+      ~ScopeGuard() { s.pop(); }
+    } scope{solver};
+    std::vector<char> usesAxiom(base.axiomNames().size(), 0);
+    for (uint32_t i : chosen) {
       unsigned a = base.instances()[i].axiom;
       usesAxiom[a] = 1;
       solver.add(z3::implies(literalOf(a), formulaOf(i)));
@@ -276,7 +392,23 @@ struct Prover::Impl {
       if (usesAxiom[a])
         assumptions.push_back(literalOf(a));
 
-    switch (solver.check(assumptions)) {
+    auto checkStart = std::chrono::steady_clock::now();
+    z3::check_result verdict = solver.check(assumptions);
+    if (getenv("LOOM_PROVER_DEBUG")) {
+      unsigned count = chosen.size();
+      double secs = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - checkStart)
+                        .count();
+      llvm::errs() << "PROVER rounds=" << rounds << " instances=" << count
+                   << " check=" << secs << " verdict=" << int(verdict) << " "
+                   << u.describe(source) << "\n";
+      if (std::string(getenv("LOOM_PROVER_DEBUG")) == "2")
+        for (uint32_t i : chosen)
+          llvm::errs() << "  " << base.axiomNames()[base.instances()[i].axiom]
+                       << ": " << debugTerm(*base.instances()[i].lhs) << " = "
+                       << debugTerm(*base.instances()[i].rhs) << "\n";
+    }
+    switch (verdict) {
     case z3::unsat: {
       r.status = ProofStatus::Proved;
       z3::expr_vector core = solver.unsat_core();
@@ -312,12 +444,15 @@ struct Prover::Impl {
   llvm::StringMap<z3::func_decl> funcs;
   std::vector<std::optional<z3::expr>> formulas;
   std::vector<std::optional<z3::expr>> literals;
+  std::unique_ptr<z3::solver> batchSolver;
 };
 
 Prover::Prover(Universe &u, const AxiomBase &base, ProverOptions options)
     : impl(std::make_unique<Impl>(u, base, options)) {}
 
 Prover::~Prover() = default;
+
+void Prover::startBatch() { impl->batchSolver.reset(); }
 
 ProofResult Prover::prove(const Graph &source, const Graph &target) {
   return impl->prove(source, target);

@@ -5,9 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Superopt/RuleGen.h"
+#include "loom/Superopt/Generalize.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 
@@ -23,6 +25,10 @@ using namespace loom;
 using namespace loom::superopt;
 using interp::F64Domain;
 using interp::Tensor;
+
+/// Proofs per Z3 solver (Prover::startBatch): solver set-up dominates
+/// short proofs; fixed batches keep the results independent of threads.
+constexpr size_t kProofBatch = 16;
 
 namespace {
 
@@ -252,7 +258,9 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
     counterexamples[i] = numericCounterexample(
         u, candidates[i].source, candidates[i].target, options.seed);
   std::vector<ProofResult> proofs(candidates.size());
-  std::atomic<size_t> next{0}, done{0};
+  // Threads take fixed batches of candidates in turn; a batch shares one
+  // solver (Prover::startBatch), so results do not depend on the threads.
+  std::atomic<size_t> nextBatch{0}, done{0};
   std::mutex logMutex;
   auto worker = [&] {
     ProverOptions po;
@@ -260,17 +268,21 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
     po.rlimit = options.rlimit;
     Prover prover(u, base, po);
     for (;;) {
-      size_t i = next++;
-      if (i >= candidates.size())
+      size_t first = kProofBatch * nextBatch++;
+      if (first >= candidates.size())
         return;
-      if (counterexamples[i])
-        continue;
-      proofs[i] = prover.prove(candidates[i].source, candidates[i].target);
-      size_t d = ++done;
-      if (log && d % 500 == 0) {
-        std::lock_guard<std::mutex> lock(logMutex);
-        *log << "  verify: " << d << "/" << candidates.size() << ", "
-             << llvm::format("%.1f", since(start)) << " s\n";
+      prover.startBatch();
+      for (size_t i = first;
+           i < std::min(first + kProofBatch, candidates.size()); ++i) {
+        if (counterexamples[i])
+          continue;
+        proofs[i] = prover.prove(candidates[i].source, candidates[i].target);
+        size_t d = ++done;
+        if (log && d % 500 == 0) {
+          std::lock_guard<std::mutex> lock(logMutex);
+          *log << "  verify: " << d << "/" << candidates.size() << ", "
+               << llvm::format("%.1f", since(start)) << " s\n";
+        }
       }
     }
   };
@@ -290,7 +302,7 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
       for (const std::string &a : p.axioms)
         ++stats.axiomUses[a];
       records.push_back({c.source, c.target, "proved", p.axioms, c.sourceCost,
-                         c.targetCost});
+                         c.targetCost, nullptr});
       continue;
     }
     Failure f{u.describe(c.source), u.describe(c.target), "", p.reason};
@@ -316,7 +328,6 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
          << llvm::format("%.2f", stats.seconds.verify) << " s\n";
 
   // Emission, in an order independent of threads and timing.
-  auto emitStart = Clock::now();
   std::vector<std::tuple<unsigned, unsigned, std::string, std::string, size_t>>
       order;
   for (size_t i = 0; i < records.size(); ++i)
@@ -328,6 +339,122 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   std::vector<RuleRecord> sorted;
   for (auto &o : order)
     sorted.push_back(std::move(records[std::get<4>(o)]));
+
+  // Pruning by implication: in the sorted order (smaller rules first), a
+  // rule that Z3 proves from the rules kept before it -- used as axioms,
+  // universally quantified over their inputs -- adds nothing, and is
+  // dropped. By induction the kept rules imply every verified one. One
+  // thread: each proof depends on the rules kept before it.
+  auto implicationStart = Clock::now();
+  std::vector<RuleRecord> kept;
+  {
+    AxiomBase ruleBase;
+    ProverOptions po;
+    // A rule whose implication is not found quickly is kept: keeping a
+    // redundant rule is safe, so the search is shallower than for
+    // verification (one round, a tenth of the resource limit).
+    po.timeoutMs = options.timeoutMs;
+    po.rlimit = std::max(1u, options.rlimit / 10);
+    po.extraRounds = 0;
+    std::vector<std::string> vars;
+    for (unsigned i = 0; i < u.numInputs(); ++i)
+      vars.push_back(u.inputs()[i].name);
+    Prover implier(u, ruleBase, po);
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (i % kProofBatch == 0)
+        implier.startBatch();
+      RuleRecord &rec = sorted[i];
+      if (!ruleBase.instances().empty() &&
+          implier.prove(rec.source, rec.target).status ==
+              ProofStatus::Proved) {
+        ++stats.implied;
+        continue;
+      }
+      unsigned id =
+          ruleBase.addAxiom("rule_" + std::to_string(kept.size()), vars);
+      for (AxiomInstance &inst :
+           Prover::ruleEquations(u, rec.source, rec.target, id))
+        ruleBase.addInstance(std::move(inst), u.shapes());
+      kept.push_back(std::move(rec));
+    }
+  }
+  stats.seconds.implication = since(implicationStart);
+  if (log)
+    *log << "  prune: " << stats.implied
+         << " verified rules follow from smaller ones, "
+         << llvm::format("%.2f", stats.seconds.implication) << " s\n";
+  sorted = std::move(kept);
+
+  // Generalisation: each rule restated at witness shapes where the
+  // dimensions its typing does not tie get distinct values, re-proved
+  // there (Generalize.h); threads take rules in turn, the output does not
+  // depend on their timing.
+  auto generalizeStart = Clock::now();
+  if (options.generalize) {
+    ProverOptions po;
+    po.timeoutMs = options.timeoutMs;
+    po.rlimit = options.rlimit;
+    std::vector<GeneralizeResult> general(sorted.size());
+    std::atomic<size_t> nextRule{0};
+    // The generator's universe (its shape table and inference memo) is
+    // shared; probing interns shapes, so it is serialised.
+    std::mutex universeMutex;
+    auto generalizer = [&] {
+      for (;;) {
+        size_t i = nextRule++;
+        if (i >= sorted.size())
+          return;
+        general[i] = generalizeRule(u, sorted[i].source, sorted[i].target,
+                                    axioms, sorted[i].axioms, po, options.seed, &universeMutex);
+      }
+    };
+    std::vector<std::thread> workers;
+    for (unsigned t = 1; t < options.threads; ++t)
+      workers.emplace_back(generalizer);
+    generalizer();
+    for (std::thread &t : workers)
+      t.join();
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      GeneralizeResult &g = general[i];
+      switch (g.outcome) {
+      case GeneralizeOutcome::Generalized:
+        ++stats.generalized;
+        sorted[i].universe = std::move(g.rule->universe);
+        sorted[i].source = std::move(g.rule->source);
+        sorted[i].target = std::move(g.rule->target);
+        sorted[i].axioms = std::move(g.rule->axioms);
+        break;
+      case GeneralizeOutcome::AlreadyGeneral:
+        ++stats.alreadyGeneral;
+        break;
+      case GeneralizeOutcome::NotProvableAlone:
+        ++stats.notProvableAlone;
+        if (options.showFailures && log)
+          *log << "  generalise: dropped: " << u.describe(sorted[i].source)
+               << " = " << u.describe(sorted[i].target) << ": " << g.reason
+               << "\n";
+        sorted[i].status = "";
+        break;
+      case GeneralizeOutcome::NotReproved:
+        ++stats.notReproved;
+        if (options.showFailures && log)
+          *log << "  generalise: kept at its shapes: "
+               << u.describe(sorted[i].source) << " = "
+               << u.describe(sorted[i].target) << ": " << g.reason << "\n";
+        break;
+      }
+    }
+  }
+  llvm::erase_if(sorted, [](const RuleRecord &r) { return r.status.empty(); });
+  stats.seconds.generalize = since(generalizeStart);
+  if (log && options.generalize)
+    *log << "  generalise: " << stats.generalized
+         << " rules restated at independent witness dimensions, "
+         << stats.alreadyGeneral << " already general, " << stats.notReproved
+         << " kept at their shapes, " << stats.notProvableAlone
+         << " dropped (not provable on their own), "
+         << llvm::format("%.2f", stats.seconds.generalize) << " s\n";
+  auto emitStart = Clock::now();
   stats.finalRules = sorted.size();
   Builder b(context);
   SmallVector<NamedAttribute> info = {
@@ -348,9 +475,44 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
       b.getNamedAttr("rejected", b.getI64IntegerAttr(stats.rejected)),
       b.getNamedAttr("timeouts", b.getI64IntegerAttr(stats.timeouts)),
       b.getNamedAttr("unproved", b.getI64IntegerAttr(stats.unproved)),
-      b.getNamedAttr("final_rules", b.getI64IntegerAttr(stats.finalRules)),
+      b.getNamedAttr("implied", b.getI64IntegerAttr(stats.implied)),
+      b.getNamedAttr("generalized", b.getI64IntegerAttr(stats.generalized)),
   };
   result.rules = emitRules(u, sorted, b.getDictionaryAttr(info));
+  // Generalisation can make rules over inputs of different kinds (f, g, h
+  // filters; x activations and w weights) the same rule: keep the first.
+  {
+    llvm::StringSet<> seen;
+    SmallVector<ModuleOp> duplicates;
+    for (ModuleOp rule : result.rules->getOps<ModuleOp>()) {
+      std::string key;
+      llvm::raw_string_ostream os(key);
+      for (StringRef side : {"source", "target"}) {
+        auto fn = rule.lookupSymbol<func::FuncOp>(side);
+        func::FuncOp copy = fn.clone();
+        copy->removeAttr(copy.getArgAttrsAttrName());
+        copy.print(os);
+        copy.erase();
+      }
+      if (!seen.insert(key).second)
+        duplicates.push_back(rule);
+    }
+    stats.duplicates = duplicates.size();
+    for (ModuleOp rule : duplicates)
+      rule.erase();
+    unsigned index = 0;
+    for (ModuleOp rule : result.rules->getOps<ModuleOp>())
+      rule.setSymName("rule_" + std::to_string(index++));
+    stats.finalRules = index;
+    info.push_back(
+        b.getNamedAttr("duplicates", b.getI64IntegerAttr(stats.duplicates)));
+    info.push_back(
+        b.getNamedAttr("final_rules", b.getI64IntegerAttr(stats.finalRules)));
+    (*result.rules)->setAttr("loom.rulegen", b.getDictionaryAttr(info));
+  }
+  if (log)
+    *log << "  emit: " << stats.duplicates
+         << " rules that generalisation made identical dropped\n";
   stats.seconds.emit = since(emitStart);
   stats.seconds.total = since(start);
   if (log)
@@ -389,7 +551,17 @@ void superopt::writeStatsJson(llvm::raw_ostream &os,
        llvm::json::Object{
            {"common_subgraph", static_cast<int64_t>(stats.prune.commonSubgraph)},
            {"congruence", static_cast<int64_t>(stats.prune.congruence)},
-           {"renaming", static_cast<int64_t>(stats.prune.renaming)}}},
+           {"renaming", static_cast<int64_t>(stats.prune.renaming)},
+           {"implied_by_smaller", static_cast<int64_t>(stats.implied)},
+           {"identical_after_generalization",
+            static_cast<int64_t>(stats.duplicates)}}},
+      {"generalization",
+       llvm::json::Object{
+           {"generalized", static_cast<int64_t>(stats.generalized)},
+           {"already_general", static_cast<int64_t>(stats.alreadyGeneral)},
+           {"kept_not_reproved", static_cast<int64_t>(stats.notReproved)},
+           {"dropped_not_provable_alone",
+            static_cast<int64_t>(stats.notProvableAlone)}}},
       {"to_verify", static_cast<int64_t>(stats.prune.kept)},
       {"verified", static_cast<int64_t>(stats.verified)},
       {"rejected", static_cast<int64_t>(stats.rejected)},
@@ -409,6 +581,8 @@ void superopt::writeStatsJson(llvm::raw_ostream &os,
                           {"fingerprint", stats.seconds.fingerprint},
                           {"prune", stats.seconds.prune},
                           {"verify", stats.seconds.verify},
+                          {"implication", stats.seconds.implication},
+                          {"generalize", stats.seconds.generalize},
                           {"emit", stats.seconds.emit}}},
   };
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";

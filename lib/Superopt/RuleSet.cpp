@@ -83,6 +83,7 @@ OwningOpRef<ModuleOp> superopt::emitRules(Universe &u,
   OpBuilder b = OpBuilder::atBlockEnd(top->getBody());
   for (unsigned i = 0; i < rules.size(); ++i) {
     const RuleRecord &rule = rules[i];
+    Universe &ru = rule.universe ? *rule.universe : u;
     auto module = ModuleOp::create(loc, "rule_" + std::to_string(i));
     b.insert(module);
     module->setAttr(kStatus, b.getStringAttr(rule.status));
@@ -92,29 +93,21 @@ OwningOpRef<ModuleOp> superopt::emitRules(Universe &u,
     module->setAttr(kAxioms, b.getArrayAttr(axioms));
     module->setAttr(kSourceOps, b.getI64IntegerAttr(rule.source.numOps()));
     module->setAttr(kTargetOps, b.getI64IntegerAttr(rule.target.numOps()));
-    module->setAttr("loom.source", b.getStringAttr(u.describe(rule.source)));
-    module->setAttr("loom.target", b.getStringAttr(u.describe(rule.target)));
+    module->setAttr("loom.source", b.getStringAttr(ru.describe(rule.source)));
+    module->setAttr("loom.target", b.getStringAttr(ru.describe(rule.target)));
 
     // Arguments: the inputs either side uses, in universe order.
-    llvm::SmallBitVector used(u.numInputs());
-    for (const Graph *g : {&rule.source, &rule.target}) {
-      for (const Node &n : g->nodes)
-        for (unsigned v : n.operands)
-          if (v < u.numInputs())
-            used.set(v);
-      for (unsigned o : g->outputs)
-        if (o < u.numInputs())
-          used.set(o);
-    }
-    SmallVector<int> argOf(u.numInputs(), -1);
+    llvm::SmallBitVector used =
+        inputsUsedBy(rule.source, rule.target, ru.numInputs());
+    SmallVector<int> argOf(ru.numInputs(), -1);
     SmallVector<Type> argTypes;
     SmallVector<DictionaryAttr> argAttrs;
-    for (unsigned in = 0; in < u.numInputs(); ++in) {
+    for (unsigned in = 0; in < ru.numInputs(); ++in) {
       if (!used[in])
         continue;
       argOf[in] = argTypes.size();
-      const Input &input = u.inputs()[in];
-      argTypes.push_back(tensorTypeOf(ctx, u.shapes().get(input.shape)));
+      const Input &input = ru.inputs()[in];
+      argTypes.push_back(tensorTypeOf(ctx, ru.shapes().get(input.shape)));
       argAttrs.push_back(b.getDictionaryAttr(
           {b.getNamedAttr(kName, b.getStringAttr(input.name)),
            b.getNamedAttr(kRole, b.getStringAttr(roleName(input.role)))}));
@@ -123,17 +116,17 @@ OwningOpRef<ModuleOp> superopt::emitRules(Universe &u,
     for (auto [name, graph] : {std::pair<const char *, const Graph *>(
                                    "source", &rule.source),
                                {"target", &rule.target}}) {
-      auto types = u.typeGraph(*graph);
+      auto types = ru.typeGraph(*graph);
       assert(types && "emitting an ill-typed graph");
       SmallVector<Type> results;
       for (unsigned o : graph->outputs)
         results.push_back(
-            tensorTypeOf(ctx, u.shapes().get(types->shapes[o])));
+            tensorTypeOf(ctx, ru.shapes().get(types->shapes[o])));
       auto fn = func::FuncOp::create(mb, loc, name,
                                      mb.getFunctionType(argTypes, results));
       fn.setAllArgAttrs(argAttrs);
       fn.addEntryBlock();
-      emitGraph(u, *graph, fn, argOf);
+      emitGraph(ru, *graph, fn, argOf);
     }
   }
   return top;
@@ -221,6 +214,13 @@ FailureOr<Graph> superopt::importGraph(func::FuncOp fn, Universe &u) {
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
     ids[fn.getArgument(i)] = i;
   unsigned next = u.numInputs();
+  // Constants carry their shape as an attribute of the kind; make every
+  // shape of the function known to the universe's table first.
+  fn.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (auto ranked = dyn_cast<RankedTensorType>(t))
+        u.shapes().intern(ranked.getShape());
+  });
   // Ops that belong to a macro are taken with its last op.
   DenseMap<Operation *, bool> covered;
   for (Operation &op : fn.getBody().front()) {

@@ -96,8 +96,15 @@ static cl::opt<bool> quiet("quiet", cl::desc("No progress on stderr"),
                            cl::init(false), cl::cat(cat));
 static cl::opt<bool>
     showFailures("show-failures",
-                 cl::desc("Print every candidate that was not proved"),
+                 cl::desc("Print every candidate that was not proved, and "
+                          "every rule that could not be generalised"),
                  cl::init(false), cl::cat(cat));
+static cl::opt<bool> noGeneralize(
+    "no-generalize",
+    cl::desc("Keep rules at the enumeration's shapes (by default each is "
+             "restated, and re-proved, at witness shapes whose independent "
+             "dimensions are distinct)"),
+    cl::init(false), cl::cat(cat));
 
 namespace {
 
@@ -137,6 +144,8 @@ RuleGenOptions optionsFromFlags() {
   o.timeoutMs = timeoutMs;
   o.rlimit = rlimit;
   o.checkAxioms = !noAxiomCheck;
+  o.generalize = !noGeneralize;
+  o.showFailures = showFailures;
   o.extraAxioms.assign(extraAxioms.begin(), extraAxioms.end());
   o.log = quiet ? nullptr : &llvm::errs();
   return o;
@@ -214,7 +223,40 @@ int runAxiomCheck(MLIRContext &context) {
   return failures ? 1 : 0;
 }
 
+/// Checks the axioms given with --axiom by bounded symbolic evaluation before
+/// any work uses them, so that a wrong one stops the run at once with its
+/// counterexample (the generator checks every axiom again; --verify-rules
+/// would otherwise trust them). The built-in axioms are checked by
+/// --check-axioms, by the generator and by the test suite.
+int checkExtraAxioms(MLIRContext &context, const RuleGenOptions &o) {
+  if (o.extraAxioms.empty() || !o.checkAxioms)
+    return 0;
+  auto axioms = axiomsWith(o.extraAxioms);
+  if (!axioms) {
+    llvm::errs() << "loom-rulegen: error: " << llvm::toString(axioms.takeError())
+                 << "\n";
+    return 1;
+  }
+  std::vector<unsigned> ids;
+  for (unsigned i = builtinAxioms().size(); i < axioms->size(); ++i)
+    ids.push_back(i);
+  auto u = Universe::createForInputs(&context, {}, o.seed);
+  AxiomCheckOptions co;
+  co.threads = o.threads;
+  int failures = 0;
+  for (const AxiomCheckResult &r : checkAxioms(*axioms, ids, *u, co)) {
+    if (r.proved)
+      continue;
+    llvm::errs() << "loom-rulegen: error: axiom '" << r.name
+                 << "' failed its bounded check " << r.failure << "\n";
+    ++failures;
+  }
+  return failures ? 1 : 0;
+}
+
 int runVerify(MLIRContext &context) {
+  if (int rc = checkExtraAxioms(context, optionsFromFlags()))
+    return rc;
   std::string error;
   auto file = mlir::openInputFile(verifyFile, &error);
   if (!file) {
@@ -265,6 +307,9 @@ int main(int argc, char **argv) {
   registry.insert<tg::TGDialect, func::FuncDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics point into the rules file; the generic form of the whole
+  // offending rule module adds nothing.
+  context.printOpOnDiagnostic(false);
   interp::setNumThreads(1);
 
   if (listAxioms)
@@ -277,6 +322,24 @@ int main(int argc, char **argv) {
     return runVerify(context);
 
   RuleGenOptions options = optionsFromFlags();
+  if (int rc = checkExtraAxioms(context, options))
+    return rc;
+  // Open the outputs before a run that may take an hour, not after it; a
+  // file not kept (the run failed) is removed.
+  std::string error;
+  auto out = mlir::openOutputFile(outputFile, &error);
+  if (!out) {
+    llvm::errs() << "loom-rulegen: error: " << error << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> json;
+  if (!clashing->statsJson->empty()) {
+    json = mlir::openOutputFile(*clashing->statsJson, &error);
+    if (!json) {
+      llvm::errs() << "loom-rulegen: error: " << error << "\n";
+      return 1;
+    }
+  }
   auto result = generateRules(&context, options);
   if (!result) {
     llvm::errs() << "loom-rulegen: error: "
@@ -289,22 +352,11 @@ int main(int argc, char **argv) {
                    << (f.detail.empty() ? "" : "  [" + f.detail + "]")
                    << "\n";
 
-  std::string error;
-  auto out = mlir::openOutputFile(outputFile, &error);
-  if (!out) {
-    llvm::errs() << "loom-rulegen: error: " << error << "\n";
-    return 1;
-  }
   OpPrintingFlags flags;
   result->rules->print(out->os(), flags);
   out->os() << "\n";
   out->keep();
-  if (!clashing->statsJson->empty()) {
-    auto json = mlir::openOutputFile(*clashing->statsJson, &error);
-    if (!json) {
-      llvm::errs() << "loom-rulegen: error: " << error << "\n";
-      return 1;
-    }
+  if (json) {
     writeStatsJson(json->os(), options, result->stats);
     json->keep();
   }

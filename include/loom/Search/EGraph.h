@@ -178,7 +178,8 @@ struct EqsatOptions {
   size_t matchLimit = 2000;
   unsigned banLength = 3;
   /// Extraction: "ilp" (greedy, then local search under the DAG cost, then
-  /// Z3; the cheapest wins) or "greedy" (alone).
+  /// Z3; the cheapest wins), "local" (greedy, then local search; no solver)
+  /// or "greedy" (alone).
   std::string extraction = "ilp";
   double ilpTimeLimit = 2;
   Progress *progress = nullptr;

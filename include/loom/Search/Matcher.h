@@ -272,14 +272,10 @@ private:
         undo(trailMark, dimMark);
         return true;
       }
-    if (pop.constKind == ConstKind::Tagged) {
-      auto real =
-          llvm::cast<mlir::RankedTensorType>(view.typeOf(view.result(node, 0)));
-      mlir::DenseElementsAttr want = makeTaggedConstant(pop.tag, real);
-      if (!want || gi.attrs.get("value") != want) {
-        undo(trailMark, dimMark);
-        return true;
-      }
+    if (pop.constKind == ConstKind::Tagged &&
+        !sc.isTaggedConstant(gop, pop.tag)) {
+      undo(trailMark, dimMark);
+      return true;
     }
 
     opNodes[k] = node;

@@ -25,8 +25,11 @@ struct SuperoptOptions {
   std::string engine = "backtrack";
   BacktrackOptions backtrack;
   EqsatOptions eqsat;
-  /// Print progress lines of long searches to stderr.
+  /// Print progress lines of long searches to stderr: the first after
+  /// `progressAfter` seconds, then one every 2 s, and a last line with the
+  /// outcome when any was printed.
   bool progress = false;
+  double progressAfter = 2.0;
 };
 
 struct FunctionResult {

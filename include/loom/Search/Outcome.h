@@ -65,13 +65,18 @@ public:
     return true;
   }
   void print(const std::string &line) {
-    if (report)
+    if (report) {
       report(line);
+      printed = true;
+    }
   }
+  /// Whether a line was printed (then the caller prints a last one).
+  bool printedAny() const { return printed; }
 
 private:
   std::function<void(const std::string &)> report;
   double delay, interval, last = -1e30;
+  bool printed = false;
   Stopwatch clock;
 };
 

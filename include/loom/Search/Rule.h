@@ -138,13 +138,6 @@ mlir::FailureOr<RuleSet> loadRules(SearchContext &sc, llvm::StringRef path,
 /// LOOM_DEFAULT_RULES; empty when unset).
 std::string defaultRulesPath();
 
-/// The value of a constant of the rule generator's family `tag` at `type`
-/// (f32): `const_one` all ones, `const_imm` the identity matrix,
-/// `const_iconv` the identity convolution kernel (centre tap), `const_pool`
-/// the average-pooling kernel 1/(KH*KW). Null for an unknown tag or type.
-mlir::DenseElementsAttr makeTaggedConstant(llvm::StringRef tag,
-                                           mlir::RankedTensorType type);
-
 } // namespace loom::search
 
 #endif // LOOM_SEARCH_RULE_H

@@ -128,6 +128,12 @@ public:
   /// The attribute names of `opName` whose values are dimension sizes.
   static llvm::ArrayRef<llvm::StringRef> shapeAttrNames(llvm::StringRef opName);
 
+  /// Whether `id` is a tg.constant whose value is the rule generator's
+  /// constant family `tag` at its own type (see makeTaggedConstant).
+  /// Memoised: the matcher asks for every candidate node, and building a
+  /// 512x512 identity each time costs more than the whole search.
+  bool isTaggedConstant(OpId id, llvm::StringRef tag);
+
   /// A printable form of an op for diagnostics (`tg.split{axis = 1 ...}`).
   std::string describe(OpId id) const;
 
@@ -152,9 +158,18 @@ private:
   std::unordered_map<std::vector<const void *>, OpEval, KeyHash> evalMemo;
   size_t numEvaluations = 0;
 
+  llvm::DenseMap<std::pair<OpId, const void *>, bool> taggedMemo;
+
   std::unique_ptr<mlir::Block> scratch;
   llvm::DenseMap<mlir::Type, mlir::Value> scratchValues;
 };
+
+/// The value of a constant of the rule generator's family `tag` at `type`
+/// (f32): `const_one` all ones, `const_imm` the identity matrix,
+/// `const_iconv` the identity convolution kernel (centre tap), `const_pool`
+/// the average-pooling kernel 1/(KH*KW). Null for an unknown tag or type.
+mlir::DenseElementsAttr makeTaggedConstant(llvm::StringRef tag,
+                                           mlir::RankedTensorType type);
 
 } // namespace loom::search
 

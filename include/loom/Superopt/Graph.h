@@ -19,6 +19,7 @@
 #include "loom/Superopt/OpSpec.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -62,6 +63,10 @@ struct Graph {
 
   unsigned numOps() const { return nodes.size(); }
 };
+
+/// The inputs (of \p numInputs) that \p a or \p b reads or returns.
+llvm::SmallBitVector inputsUsedBy(const Graph &a, const Graph &b,
+                                  unsigned numInputs);
 
 /// Value ids of the results of node \p n of \p g, given \p numInputs.
 unsigned firstResultOf(const Graph &g, unsigned n, unsigned numInputs);

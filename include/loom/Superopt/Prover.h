@@ -26,31 +26,61 @@
 #include "loom/Superopt/Axioms.h"
 #include "loom/Superopt/Graph.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace loom::superopt {
 
-/// Every axiom instance at the shapes of a universe, indexed for selection.
+/// A key naming the Z3 function symbol of an operator application.
+uint64_t symbolKey(OpKind kind, const OpAttrs &attrs,
+                   llvm::ArrayRef<ShapeId> operands, unsigned result,
+                   const ShapeTable &shapes);
+
+/// Equations the prover may use: the instances of the axioms at the shapes
+/// of a universe, and (for pruning) verified rules. Indexed for selection.
 class AxiomBase {
 public:
+  /// An empty base (see addAxiom / addInstance).
+  AxiomBase() = default;
   /// Instantiates \p axioms (indices into \p all) at the shapes \p shapes.
   AxiomBase(Universe &u, const std::vector<Axiom> &all,
             llvm::ArrayRef<unsigned> axioms, llvm::ArrayRef<ShapeId> shapes);
 
-  const std::vector<Axiom> &axioms() const { return all; }
+  /// Names an axiom (or rule) with variables \p vars; returns its index.
+  unsigned addAxiom(std::string name, std::vector<std::string> vars);
+  /// Adds an instance of axiom inst.axiom.
+  void addInstance(AxiomInstance inst, const ShapeTable &shapes);
+
+  llvm::ArrayRef<std::string> axiomNames() const { return names; }
+  const std::vector<std::string> &varsOf(unsigned axiom) const {
+    return vars[axiom];
+  }
   const std::vector<AxiomInstance> &instances() const { return insts; }
-  /// Shapes of the variables, and of every subterm of each side.
+  /// The function symbols (operator, attributes, operand shapes, result)
+  /// of each side. An instance can only take part in a proof once the terms
+  /// of one side exist, so the prover selects it when the symbols of one
+  /// side are all in use.
   struct Footprint {
-    llvm::SmallVector<ShapeId, 6> vars, lhs, rhs;
+    llvm::SmallVector<uint64_t, 6> lhs, rhs;
   };
   const std::vector<Footprint> &footprints() const { return prints; }
+  /// Instance sides (2 * instance + side) by their first symbol.
+  llvm::ArrayRef<uint32_t> sidesStartingWith(uint64_t symbol) const {
+    auto it = index.find(symbol);
+    if (it == index.end())
+      return {};
+    return it->second;
+  }
 
 private:
-  const std::vector<Axiom> &all;
+  std::vector<std::string> names;
+  std::vector<std::vector<std::string>> vars;
   std::vector<AxiomInstance> insts;
   std::vector<Footprint> prints;
+  llvm::DenseMap<uint64_t, std::vector<uint32_t>> index;
 };
 
 struct ProverOptions {
@@ -58,6 +88,10 @@ struct ProverOptions {
   unsigned timeoutMs = 10000;
   /// Z3 resource limit per candidate (deterministic).
   unsigned rlimit = 3000000;
+  /// Rounds of instance selection tried after the first (each adds the
+  /// instances the previous ones' terms cover); 0 tries the candidate's own
+  /// terms only.
+  unsigned extraRounds = 2;
 };
 
 enum class ProofStatus { Proved, Unproved, Timeout };
@@ -77,7 +111,21 @@ public:
   ~Prover();
 
   /// Proves that output i of \p source equals output i of \p target.
+  /// Proofs share one Z3 solver (each in its own scope) until the next
+  /// startBatch(); a proof's outcome can depend on the proofs before it in
+  /// its batch, so callers that want results independent of threads give
+  /// each thread whole, fixed batches.
   ProofResult prove(const Graph &source, const Graph &target);
+  /// Starts a new batch (a fresh solver).
+  void startBatch();
+
+  /// The equations "source output i = target output i" of a rule, as
+  /// instances over the inputs the rule uses (universally quantified), for
+  /// adding a rule to a base.
+  static std::vector<AxiomInstance> ruleEquations(Universe &u,
+                                                  const Graph &source,
+                                                  const Graph &target,
+                                                  unsigned axiom);
 
 private:
   struct Impl;

@@ -8,8 +8,10 @@
 //   enumerate every graph up to K ops (+ P parameter ops), fingerprinted
 //   prune    candidate pairs from equal fingerprints, minus those implied
 //            by smaller rules or equal up to renaming
-//   verify   Z3 proofs from the axioms (threads); candidates not proved get
-//            a numeric check that finds counterexamples (rejected)
+//   verify   a numeric check that finds counterexamples (rejected), then
+//            Z3 proofs from the axioms (threads)
+//   imply    smallest first, verified rules that Z3 proves from the rules
+//            kept before them are dropped
 //   emit     the proved rules, sorted, as a rules module
 //
 //===----------------------------------------------------------------------===//
@@ -46,6 +48,11 @@ struct RuleGenOptions {
   unsigned rlimit = 3000000;
   /// Check the axioms by bounded symbolic evaluation first.
   bool checkAxioms = true;
+  /// Restate proved rules at witness shapes with independent dimensions
+  /// (Generalize.h).
+  bool generalize = true;
+  /// Log every rule kept at its shapes because generalising it failed.
+  bool showFailures = false;
   /// More axioms, in the axiom language ("name: lhs = rhs where ...").
   std::vector<std::string> extraAxioms;
   /// Progress and summary; null for silence.
@@ -54,13 +61,23 @@ struct RuleGenOptions {
 
 struct StageSeconds {
   double axioms = 0, enumerate = 0, fingerprint = 0, prune = 0, verify = 0,
-         emit = 0, total = 0;
+         implication = 0, generalize = 0, emit = 0, total = 0;
 };
 
 struct RuleGenStats {
   EnumerateStats enumeration;
   PruneStats prune;
   uint64_t verified = 0, rejected = 0, unproved = 0, timeouts = 0;
+  /// Verified rules that follow from smaller kept rules (pruned).
+  uint64_t implied = 0;
+  /// Final rules restated at more general witness shapes / already as
+  /// general as their typing allows / kept at their shapes because the
+  /// general statement was not re-proved.
+  uint64_t generalized = 0, alreadyGeneral = 0, notReproved = 0,
+           notProvableAlone = 0;
+  /// Rules dropped at emission because generalisation made them identical
+  /// to an earlier one (up to input names and roles).
+  uint64_t duplicates = 0;
   uint64_t finalRules = 0;
   unsigned axioms = 0, axiomInstancesChecked = 0, axiomInstances = 0;
   StageSeconds seconds;

@@ -26,6 +26,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,9 @@ struct RuleRecord {
   std::string status = "proved";
   std::vector<std::string> axioms;
   double sourceCost = 0, targetCost = 0;
+  /// The universe the graphs are over when not the generator's (a rule
+  /// restated at its own witness shapes, Generalize.h).
+  std::shared_ptr<Universe> universe;
 };
 
 /// Builds the rules module; \p info becomes the `loom.rulegen` attribute.
@@ -69,7 +73,8 @@ std::vector<InputDecl> inputsOfRuleFunction(mlir::func::FuncOp fn);
 /// know.
 mlir::FailureOr<Graph> importGraph(mlir::func::FuncOp fn, Universe &u);
 
-/// Path of the checked-in default rule set (lib/Superopt/DefaultRules.mlir).
+/// Path of the default rule set, generated in the build (<build>/rules/
+/// default.mlir; CMake LOOM_DEFAULT_RULES).
 std::string defaultRulesPath();
 
 } // namespace loom::superopt

@@ -40,9 +40,9 @@ struct SuperoptPass : loom::tg::impl::TGSuperoptBase<SuperoptPass> {
                          << "' (expected backtrack or eqsat)";
       return signalPassFailure();
     }
-    if (extract != "ilp" && extract != "greedy") {
+    if (extract != "ilp" && extract != "local" && extract != "greedy") {
       module.emitError() << "tg-superopt: unknown extraction '" << extract
-                         << "' (expected ilp or greedy)";
+                         << "' (expected ilp, local or greedy)";
       return signalPassFailure();
     }
     if (directions != "both" && directions != "forward") {
@@ -85,6 +85,7 @@ struct SuperoptPass : loom::tg::impl::TGSuperoptBase<SuperoptPass> {
     search::SuperoptOptions options;
     options.engine = search;
     options.progress = progress;
+    options.progressAfter = progressAfter;
     options.backtrack.alpha = alpha;
     options.backtrack.budget = budget;
     options.backtrack.maxGrowth = maxGrowth;

@@ -124,7 +124,8 @@ def TGSuperopt : Pass<"tg-superopt", "mlir::ModuleOp"> {
     Option<"multiIters", "multi-iters", "unsigned", /*default=*/"2",
            "eqsat: apply multi-pattern rules in the first N iterations">,
     Option<"extract", "extract", "std::string", /*default=*/"\"ilp\"",
-           "eqsat: extraction, ilp (greedy + local search + ILP) or greedy">,
+           "eqsat: extraction, ilp (greedy + local search + ILP), local "
+           "(greedy + local search) or greedy">,
     Option<"ilpTimeLimit", "ilp-time-limit", "double", /*default=*/"2",
            "eqsat: seconds for the ILP before the greedy fallback">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"25",
@@ -141,7 +142,10 @@ def TGSuperopt : Pass<"tg-superopt", "mlir::ModuleOp"> {
     Option<"checkRtol", "check-rtol", "double", /*default=*/"1e-6",
            "Tolerance of the check, relative to the largest result element">,
     Option<"progress", "progress", "bool", /*default=*/"true",
-           "Print progress of searches longer than 2 s to stderr">
+           "Print progress of long searches to stderr">,
+    Option<"progressAfter", "progress-after", "double", /*default=*/"2",
+           "Seconds a search runs before its first progress line (then one "
+           "line every 2 s)">
   ];
 }
 

@@ -1,0 +1,183 @@
+//===- ProverTest.cpp - Z3 proofs of TASO's rules from the axioms ---------===//
+//
+// Part of Loom. Known TASO substitutions (matmul distributivity, merging two
+// matmuls or two convolutions that share an input, conv + batchnorm folding,
+// enlarging a 1x1 filter to merge it with a 3x3 one) are proved from the
+// axioms; an unsound rule is not, and the numeric check shows a
+// counterexample for it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Superopt/Prover.h"
+#include "loom/Superopt/RuleGen.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include "gtest/gtest.h"
+
+#include <numeric>
+
+using namespace loom;
+using namespace loom::superopt;
+
+namespace {
+
+/// Builds graphs over a universe by input and operator names.
+class Builder {
+public:
+  explicit Builder(Universe &u) : u(u) {}
+
+  unsigned in(llvm::StringRef name) {
+    for (unsigned i = 0; i < u.numInputs(); ++i)
+      if (u.inputs()[i].name == name)
+        return i;
+    ADD_FAILURE() << "no input " << name.str();
+    return 0;
+  }
+  /// Applies op `name` (an --ops name); returns its first result.
+  unsigned op(llvm::StringRef name, llvm::ArrayRef<unsigned> operands,
+              std::array<int16_t, 2> sizes = {0, 0}) {
+    for (const OpDef &d : u.ops())
+      if (d.name == name) {
+        Node n{d.kind, d.attrs, {operands.begin(), operands.end()}};
+        n.attrs.sizes = sizes;
+        unsigned first = firstResultOf(g, g.nodes.size(), u.numInputs());
+        g.nodes.push_back(n);
+        return first;
+      }
+    ADD_FAILURE() << "no op " << name.str();
+    return 0;
+  }
+  Graph take(llvm::ArrayRef<unsigned> outputs) {
+    g.outputs.assign(outputs.begin(), outputs.end());
+    Graph r = std::move(g);
+    g = Graph();
+    return r;
+  }
+
+private:
+  Universe &u;
+  Graph g;
+};
+
+class ProverTest : public ::testing::Test {
+protected:
+  ProverTest() {
+    UniverseOptions options;
+    auto created = Universe::create(&context, options);
+    EXPECT_TRUE(static_cast<bool>(created));
+    universe = std::move(*created);
+  }
+
+  ProofResult prove(const Graph &source, const Graph &target) {
+    EXPECT_TRUE(static_cast<bool>(universe->typeGraph(source)));
+    EXPECT_TRUE(static_cast<bool>(universe->typeGraph(target)));
+    EXPECT_EQ(fingerprintGraph(*universe, source),
+              fingerprintGraph(*universe, target));
+    const std::vector<Axiom> &axioms = builtinAxioms();
+    std::vector<unsigned> ids(axioms.size());
+    std::iota(ids.begin(), ids.end(), 0);
+    std::vector<ShapeId> shapes(universe->shapes().size());
+    std::iota(shapes.begin(), shapes.end(), 0);
+    AxiomBase base(*universe, axioms, ids, shapes);
+    Prover prover(*universe, base, ProverOptions());
+    return prover.prove(source, target);
+  }
+
+  static bool uses(const ProofResult &r, llvm::StringRef axiom) {
+    return llvm::is_contained(r.axioms, axiom.str());
+  }
+
+  mlir::MLIRContext context;
+  std::unique_ptr<Universe> universe;
+};
+
+TEST_F(ProverTest, MatmulDistributesOverAdd) {
+  Builder b(*universe);
+  unsigned x = b.in("x1"), w1 = b.in("w1"), w2 = b.in("w2");
+  Graph source = b.take(
+      {b.op("add", {b.op("matmul", {x, w1}), b.op("matmul", {x, w2})})});
+  Graph target = b.take({b.op("matmul", {x, b.op("add", {w1, w2})})});
+  ProofResult r = prove(source, target);
+  ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
+  EXPECT_TRUE(uses(r, "matmul-add-right"));
+}
+
+TEST_F(ProverTest, TwoMatmulsSharingAnInputMerge) {
+  Builder b(*universe);
+  unsigned x = b.in("x1"), w1 = b.in("w1"), w2 = b.in("w2");
+  Graph source = b.take({b.op("matmul", {x, w1}), b.op("matmul", {x, w2})});
+  unsigned split =
+      b.op("split1", {b.op("matmul", {x, b.op("concat1", {w1, w2})})}, {4, 4});
+  Graph target = b.take({split, split + 1});
+  ProofResult r = prove(source, target);
+  ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
+  EXPECT_TRUE(uses(r, "matmul-concat-cols"));
+}
+
+TEST_F(ProverTest, TwoConvolutionsSharingAnInputMerge) {
+  Builder b(*universe);
+  unsigned i = b.in("i1"), f1 = b.in("f1"), f2 = b.in("f2");
+  Graph source = b.take({b.op("conv", {i, f1}), b.op("conv", {i, f2})});
+  unsigned split =
+      b.op("split1", {b.op("conv", {i, b.op("concat0", {f1, f2})})}, {4, 4});
+  Graph target = b.take({split, split + 1});
+  ProofResult r = prove(source, target);
+  ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
+  EXPECT_TRUE(uses(r, "conv-concat-filters"));
+}
+
+TEST_F(ProverTest, OneByOneAndThreeByThreeConvolutionsMergeByEnlarging) {
+  Builder b(*universe);
+  unsigned i = b.in("i1"), f = b.in("f1"), p = b.in("p1");
+  Graph source = b.take({b.op("conv", {i, f}), b.op("conv", {i, p})});
+  unsigned split = b.op(
+      "split1",
+      {b.op("conv", {i, b.op("concat0", {f, b.op("enlarge", {p})})})},
+      {4, 4});
+  Graph target = b.take({split, split + 1});
+  ProofResult r = prove(source, target);
+  ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
+  EXPECT_TRUE(uses(r, "conv-enlarge"));
+}
+
+TEST_F(ProverTest, BatchNormFoldsIntoConvolution) {
+  Builder b(*universe);
+  unsigned i = b.in("i1"), f = b.in("f1"), g = b.in("bn_gamma"),
+           beta = b.in("bn_beta"), m = b.in("bn_mean"), v = b.in("bn_var");
+  Graph source =
+      b.take({b.op("batchnorm", {b.op("conv", {i, f}), g, beta, m, v})});
+  unsigned k = b.op("bn_scale", {g, v});
+  unsigned filter = b.op("scale_filter", {f, k});
+  unsigned bias = b.op("bn_shift", {beta, m, k});
+  Graph target = b.take({b.op("conv_bias", {i, filter, bias})});
+  ProofResult r = prove(source, target);
+  ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
+  EXPECT_TRUE(uses(r, "batchnorm-affine"));
+  EXPECT_TRUE(uses(r, "conv-affine"));
+  EXPECT_FALSE(numericCounterexample(*universe, source, target, 7));
+}
+
+TEST_F(ProverTest, UnsoundRuleIsNotProvedAndHasACounterexample) {
+  Builder b(*universe);
+  unsigned x1 = b.in("x1"), x2 = b.in("x2");
+  Graph source = b.take({b.op("relu", {b.op("add", {x1, x2})})});
+  Graph target =
+      b.take({b.op("add", {b.op("relu", {x1}), b.op("relu", {x2})})});
+  const std::vector<Axiom> &axioms = builtinAxioms();
+  std::vector<unsigned> ids(axioms.size());
+  std::iota(ids.begin(), ids.end(), 0);
+  std::vector<ShapeId> shapes(universe->shapes().size());
+  std::iota(shapes.begin(), shapes.end(), 0);
+  AxiomBase base(*universe, axioms, ids, shapes);
+  Prover prover(*universe, base, ProverOptions());
+  ProofResult r = prover.prove(source, target);
+  EXPECT_NE(r.status, ProofStatus::Proved);
+  std::optional<std::string> cex =
+      numericCounterexample(*universe, source, target, 1);
+  ASSERT_TRUE(cex.has_value());
+  EXPECT_NE(cex->find("counterexample"), std::string::npos) << *cex;
+  EXPECT_NE(cex->find("x1 = "), std::string::npos) << *cex;
+}
+
+} // namespace
