@@ -235,10 +235,13 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
     options.progress->print(llvm::formatv(
         "eqsat: {0} after {1} iterations, {2} e-nodes; extracting ({3})", stop,
         iteration, eg.numNodes(),
-        options.extraction == "ilp"
+        options.extraction == "ilp" && eg.numNodes() <= options.ilpMaxNodes
             ? llvm::formatv("greedy, local search, ILP up to {0} s",
                             options.ilpTimeLimit)
                   .str()
+        : options.extraction == "ilp"
+            ? std::string("greedy, local search; ILP skipped, e-graph above "
+                          "ilp-max-nodes")
         : options.extraction == "local" ? std::string("greedy, local search")
                                         : std::string("greedy")));
 
@@ -253,7 +256,9 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
                           std::max(0.1, 0.25 * options.ilpTimeLimit));
   Extraction ilp;
   bool ranIlp = false;
-  if (options.extraction == "ilp") {
+  bool skipIlp = options.extraction == "ilp" &&
+                 eg.numNodes() > options.ilpMaxNodes;
+  if (options.extraction == "ilp" && !skipIlp) {
     double bound =
         greedy.ok ? std::min(greedy.graph.cost, input.cost) : input.cost;
     ilp = extractILP(eg, roots, options.ilpTimeLimit, bound);
@@ -301,6 +306,11 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
   out.stats["local_cost"] = local.ok ? llvm::json::Value(local.graph.cost)
                                      : llvm::json::Value(nullptr);
   out.stats["local_seconds"] = local.seconds;
+  if (skipIlp)
+    out.stats["ilp_status"] =
+        llvm::formatv("skipped: {0} e-nodes > ilp-max-nodes={1}",
+                      eg.numNodes(), options.ilpMaxNodes)
+            .str();
   if (ranIlp) {
     out.stats["ilp_status"] = ilp.status;
     out.stats["ilp_cost"] =

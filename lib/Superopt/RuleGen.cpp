@@ -205,13 +205,29 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
       *log << "  enumerate: " << visited << " graphs visited, " << recorded
            << " recorded, " << llvm::format("%.1f", since(start)) << " s\n";
     };
+  // Representatives: a first enumeration with K-1 operators tells the
+  // fewest operators that compute each value; the real one then extends
+  // only graphs whose values have no smaller graph (EnumerateOptions::
+  // smallest).
+  llvm::DenseMap<uint64_t, uint8_t> smallest;
+  if (options.representatives && options.maxOps >= 2) {
+    EnumerateOptions pre;
+    pre.maxOps = options.maxOps - 1;
+    pre.maxOutputs = options.maxOutputs;
+    pre.collectSmallest = &smallest;
+    EnumerateStats preStats;
+    (void)enumerate(u, pre, preStats);
+    eo.smallest = &smallest;
+  }
   Enumeration e = enumerate(u, eo, stats.enumeration);
   stats.seconds.enumerate = stats.enumeration.seconds;
   stats.seconds.fingerprint = stats.enumeration.fingerprintSeconds;
   if (log)
     *log << "  enumerate: " << stats.enumeration.enumerated
          << " graphs recorded (" << stats.enumeration.visited << " visited, "
-         << stats.enumeration.redundant << " recompute a tensor), "
+         << stats.enumeration.redundant << " recompute a tensor, "
+         << stats.enumeration.reducible
+         << " compute what a smaller graph computes), "
          << stats.enumeration.classes << " classes of equal fingerprints, "
          << llvm::format("%.2f", stats.seconds.enumerate) << " s\n";
 
@@ -544,6 +560,7 @@ void superopt::writeStatsJson(llvm::raw_ostream &os,
       {"visited", static_cast<int64_t>(stats.enumeration.visited)},
       {"enumerated", static_cast<int64_t>(stats.enumeration.enumerated)},
       {"redundant_graphs", static_cast<int64_t>(stats.enumeration.redundant)},
+      {"reducible_graphs", static_cast<int64_t>(stats.enumeration.reducible)},
       {"evaluations", static_cast<int64_t>(stats.enumeration.evaluations)},
       {"classes", static_cast<int64_t>(stats.enumeration.classes)},
       {"candidates", static_cast<int64_t>(stats.prune.pairs)},

@@ -99,6 +99,11 @@ static cl::opt<bool>
                  cl::desc("Print every candidate that was not proved, and "
                           "every rule that could not be generalised"),
                  cl::init(false), cl::cat(cat));
+static cl::opt<bool> noRepresentatives(
+    "no-representatives",
+    cl::desc("Extend every graph (by default a graph whose newest value a "
+             "smaller graph computes is recorded but not extended)"),
+    cl::init(false), cl::cat(cat));
 static cl::opt<bool> noGeneralize(
     "no-generalize",
     cl::desc("Keep rules at the enumeration's shapes (by default each is "
@@ -145,6 +150,7 @@ RuleGenOptions optionsFromFlags() {
   o.rlimit = rlimit;
   o.checkAxioms = !noAxiomCheck;
   o.generalize = !noGeneralize;
+  o.representatives = !noRepresentatives;
   o.showFailures = showFailures;
   o.extraAxioms.assign(extraAxioms.begin(), extraAxioms.end());
   o.log = quiet ? nullptr : &llvm::errs();

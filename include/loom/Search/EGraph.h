@@ -180,8 +180,15 @@ struct EqsatOptions {
   /// Extraction: "ilp" (greedy, then local search under the DAG cost, then
   /// Z3; the cheapest wins), "local" (greedy, then local search; no solver)
   /// or "greedy" (alone).
-  std::string extraction = "ilp";
+  /// greedy, local (greedy + local search under the DAG cost; the
+  /// default: on the zoo it matched the ILP everywhere, at a fraction of the
+  /// time, docs/benchmarks/superopt.md) or ilp (local, then the exact ILP).
+  std::string extraction = "local";
   double ilpTimeLimit = 2;
+  /// The ILP runs only on e-graphs of at most this many e-nodes: beyond
+  /// about 2,000 Z3 does not finish in seconds (docs/benchmarks/superopt.md)
+  /// and greedy + local search is what is returned anyway.
+  unsigned ilpMaxNodes = 2000;
   Progress *progress = nullptr;
 };
 

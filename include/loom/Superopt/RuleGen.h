@@ -51,6 +51,9 @@ struct RuleGenOptions {
   /// Restate proved rules at witness shapes with independent dimensions
   /// (Generalize.h).
   bool generalize = true;
+  /// Extend only graphs whose values no smaller graph computes
+  /// (EnumerateOptions::smallest).
+  bool representatives = true;
   /// Log every rule kept at its shapes because generalising it failed.
   bool showFailures = false;
   /// More axioms, in the axiom language ("name: lhs = rhs where ...").

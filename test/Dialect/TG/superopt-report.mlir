@@ -1,6 +1,6 @@
 // RUN: loom-opt %s --tg-superopt="rules=%loom_src_root/test/Search/Inputs/rules-basic.mlir target=h100 report=%t.bt.json" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.bt.json --check-prefixes=CHECK,BT
-// RUN: loom-opt %s --tg-superopt="rules=%loom_src_root/test/Search/Inputs/rules-basic.mlir target=h100 search=eqsat report=%t.eq.json" -o /dev/null
+// RUN: loom-opt %s --tg-superopt="rules=%loom_src_root/test/Search/Inputs/rules-basic.mlir target=h100 search=eqsat extract=ilp report=%t.eq.json" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.eq.json --check-prefixes=CHECK,EQ
 
 // Two transposes cancel (rule_3) and the relu fuses into the convolution

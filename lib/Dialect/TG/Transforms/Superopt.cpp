@@ -95,6 +95,7 @@ struct SuperoptPass : loom::tg::impl::TGSuperoptBase<SuperoptPass> {
     options.eqsat.multiPatternIterations = multiIters;
     options.eqsat.extraction = extract;
     options.eqsat.ilpTimeLimit = ilpTimeLimit;
+    options.eqsat.ilpMaxNodes = ilpMaxNodes;
     options.eqsat.timeLimit = timeLimit;
 
     OwningOpRef<ModuleOp> original;

@@ -83,8 +83,9 @@ def TGSuperopt : Pass<"tg-superopt", "mlir::ModuleOp"> {
       queue of graphs, relaxation factor `alpha`, `budget` graphs expanded,
       graph hashing, a cap on graph growth);
     * `search=eqsat`: equality saturation over an e-graph (TENSAT), bounded
-      by `max-nodes`, `max-iters` and `time-limit`, then extraction, greedy
-      or exact (`extract=ilp`: an ILP solved by Z3 with acyclicity
+      by `max-nodes`, `max-iters` and `time-limit`, then extraction: greedy,
+      local search from it (the default), or exact (`extract=ilp`: an ILP
+      solved by Z3 with acyclicity
       constraints, the greedy choice as fallback).
 
     Rules are matched at real shapes by unifying their witness dimensions
@@ -123,11 +124,14 @@ def TGSuperopt : Pass<"tg-superopt", "mlir::ModuleOp"> {
            "eqsat: iteration limit">,
     Option<"multiIters", "multi-iters", "unsigned", /*default=*/"2",
            "eqsat: apply multi-pattern rules in the first N iterations">,
-    Option<"extract", "extract", "std::string", /*default=*/"\"ilp\"",
-           "eqsat: extraction, ilp (greedy + local search + ILP), local "
-           "(greedy + local search) or greedy">,
+    Option<"extract", "extract", "std::string", /*default=*/"\"local\"",
+           "eqsat: extraction, local (greedy + local search), ilp (local, "
+           "then the exact ILP) or greedy">,
     Option<"ilpTimeLimit", "ilp-time-limit", "double", /*default=*/"2",
            "eqsat: seconds for the ILP before the greedy fallback">,
+    Option<"ilpMaxNodes", "ilp-max-nodes", "unsigned", /*default=*/"2000",
+           "eqsat: run the ILP only on e-graphs of at most this many e-nodes "
+           "(larger ones: greedy + local search)">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"25",
            "Seconds per function for the search">,
     Option<"directions", "directions", "std::string", /*default=*/"\"both\"",
