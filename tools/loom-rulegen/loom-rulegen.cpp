@@ -99,10 +99,11 @@ static cl::opt<bool>
                  cl::desc("Print every candidate that was not proved, and "
                           "every rule that could not be generalised"),
                  cl::init(false), cl::cat(cat));
-static cl::opt<bool> noRepresentatives(
-    "no-representatives",
-    cl::desc("Extend every graph (by default a graph whose newest value a "
-             "smaller graph computes is recorded but not extended)"),
+static cl::opt<bool> representatives(
+    "representatives",
+    cl::desc("Record but do not extend a graph whose newest value a smaller "
+             "graph computes (a K-1 enumeration first finds the smallest); "
+             "off by default"),
     cl::init(false), cl::cat(cat));
 static cl::opt<bool> noGeneralize(
     "no-generalize",
@@ -150,7 +151,7 @@ RuleGenOptions optionsFromFlags() {
   o.rlimit = rlimit;
   o.checkAxioms = !noAxiomCheck;
   o.generalize = !noGeneralize;
-  o.representatives = !noRepresentatives;
+  o.representatives = representatives;
   o.showFailures = showFailures;
   o.extraAxioms.assign(extraAxioms.begin(), extraAxioms.end());
   o.log = quiet ? nullptr : &llvm::errs();
