@@ -177,10 +177,7 @@ struct EqsatOptions {
   /// (doubled likewise).
   size_t matchLimit = 2000;
   unsigned banLength = 3;
-  /// Extraction: "ilp" (greedy, then local search under the DAG cost, then
-  /// Z3; the cheapest wins), "local" (greedy, then local search; no solver)
-  /// or "greedy" (alone).
-  /// greedy, local (greedy + local search under the DAG cost; the
+  /// Extraction: greedy, local (greedy + local search under the DAG cost; the
   /// default: on the zoo it matched the ILP everywhere, at a fraction of the
   /// time, docs/benchmarks/superopt.md) or ilp (local, then the exact ILP).
   std::string extraction = "local";
