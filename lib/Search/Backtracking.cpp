@@ -144,6 +144,12 @@ Outcome search::backtrackingSearch(SearchContext &sc, const RuleSet &rules,
     for (const Rule &rule : rules.rules) {
       bool go = matcher.forEachMatch(rule, [&](const Match<ValueRef> &m) {
         ++matches;
+        // A match computing on weights only: both sides are free (folded
+        // ahead of time), so the rewrite cannot lower the cost (as eqsat).
+        if (llvm::all_of(m.outputs, [&](ValueRef v) {
+              return g.nodes[v.node].foldable;
+            }))
+          return true;
         varTypes.clear();
         for (auto [v, b] : llvm::zip(m.vars, m.varBound))
           varTypes.push_back(b ? g.typeOf(v) : Type());

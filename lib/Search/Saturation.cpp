@@ -76,7 +76,7 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
     }
   };
   std::unordered_set<std::vector<uint32_t>, KeyHash> appliedKeys;
-  size_t repeats = 0;
+  size_t repeats = 0, foldableSkipped = 0;
 
   std::string stop = "iterations";
   unsigned iteration = 0;
@@ -114,6 +114,13 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
         if ((count & 255) == 0 && clock.seconds() > options.timeLimit) {
           timeUp = true;
           return false;
+        }
+        // A match computing on weights only: both sides are free (folded
+        // ahead of time), so other forms of it cannot lower the cost.
+        if (llvm::all_of(m.outputs,
+                         [&](ClassId c) { return eg.eclass(c).foldable; })) {
+          ++foldableSkipped;
+          return true;
         }
         // The same match as in an earlier iteration (same nodes, same
         // variable classes): applied already.
@@ -298,6 +305,7 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
   out.stats["matches"] = int64_t(totalMatches);
   out.stats["rewrites_applied"] = int64_t(totalApplied);
   out.stats["repeated_matches"] = int64_t(repeats);
+  out.stats["foldable_matches_skipped"] = int64_t(foldableSkipped);
   out.stats["rejected_instances"] = int64_t(instantiator.numRejected());
   out.stats["saturation_seconds"] = saturationSeconds;
   out.stats["greedy_cost"] = greedy.ok ? llvm::json::Value(greedy.graph.cost)

@@ -121,6 +121,43 @@ const AxiomText kAxioms[] = {
      "concat{axis=1}(matmul(x, y), matmul(x, z)) "
      "where x:[a,b] y:[b,c] z:[b,d]",
      "Multiplying by column blocks gives the column blocks of the product."},
+    {"matmul-concat-cols3: matmul(x, concat{axis=1}(y, z)) = "
+     "concat{axis=2}(matmul(x, y), matmul(x, z)) "
+     "where x:[n,a,b] y:[b,c] z:[b,d]",
+     "Batched activations ([n,a,b]) times column blocks give the blocks of "
+     "the product along its last axis (BERT's fused projections)."},
+    {"matmul-assoc3: matmul(matmul(x, y), z) = matmul(x, matmul(y, z)) "
+     "where x:[n,a,b] y:[b,c] z:[c,d]",
+     "The matrix product is associative (batched left operand)."},
+    {"matmul-add-left3: matmul(add(x, y), z) = add(matmul(x, z), "
+     "matmul(y, z)) where x:[n,a,b] y:[n,a,b] z:[b,c]",
+     "The matrix product distributes over addition on the left (batched)."},
+    {"matmul-add-right3: matmul(x, add(y, z)) = add(matmul(x, y), "
+     "matmul(x, z)) where x:[n,a,b] y:[b,c] z:[b,c]",
+     "The matrix product distributes over addition on the right "
+     "(batched left operand)."},
+    {"matmul-smul-left3: matmul(smul(x, s), y) = smul(matmul(x, y), s) "
+     "where x:[n,a,b] y:[b,c] s:[]",
+     "A scalar factor of the left operand moves out of a matrix product "
+     "(batched)."},
+    {"matmul-smul-right3: matmul(x, smul(y, s)) = smul(matmul(x, y), s) "
+     "where x:[n,a,b] y:[b,c] s:[]",
+     "A scalar factor of the right operand moves out of a matrix product "
+     "(batched left operand)."},
+    {"matmul-concat-rows3: matmul(concat{axis=1}(x, y), z) = "
+     "concat{axis=1}(matmul(x, z), matmul(y, z)) "
+     "where x:[n,a,b] y:[n,c,b] z:[b,d]",
+     "Multiplying row blocks gives the row blocks of the product (batched, "
+     "rows on axis 1)."},
+    {"matmul-concat-batch: matmul(concat{axis=0}(x, y), z) = "
+     "concat{axis=0}(matmul(x, z), matmul(y, z)) "
+     "where x:[n,a,b] y:[m,a,b] z:[b,d]",
+     "Multiplying batch blocks gives the batch blocks of the product."},
+    {"matmul-concat-inner3: matmul(concat{axis=2}(x, y), "
+     "concat{axis=0}(z, w)) = add(matmul(x, z), matmul(y, w)) "
+     "where x:[n,a,b] y:[n,a,c] z:[b,d] w:[c,d]",
+     "A product over a split inner dimension is the sum of the block "
+     "products (batched)."},
     {"matmul-concat-rows: matmul(concat{axis=0}(x, y), z) = "
      "concat{axis=0}(matmul(x, z), matmul(y, z)) "
      "where x:[a,b] y:[c,b] z:[b,d]",
@@ -154,6 +191,14 @@ const AxiomText kAxioms[] = {
      " = y where x:[n,p,*R] y:[n,q,*R]",
      "Splitting a concatenation at its boundary gives back the second part "
      "(axis 1)."},
+    {"split-concat2-first: split{axis=2,sizes=[p,q]}#0(concat{axis=2}(x, y))"
+     " = x where x:[n,m,p,*R] y:[n,m,q,*R]",
+     "Splitting a concatenation at its boundary gives back the first part "
+     "(axis 2)."},
+    {"split-concat2-second: split{axis=2,sizes=[p,q]}#1(concat{axis=2}(x, y))"
+     " = y where x:[n,m,p,*R] y:[n,m,q,*R]",
+     "Splitting a concatenation at its boundary gives back the second part "
+     "(axis 2)."},
     {"concat-split0: concat{axis=0}(split{axis=0,sizes=[p,q]}#0(x), "
      "split{axis=0,sizes=[p,q]}#1(x)) = x where x:[p+q,*R]",
      "Concatenating the two pieces of a split restores the tensor (axis "
@@ -170,6 +215,10 @@ const AxiomText kAxioms[] = {
      "concat{axis=1}(x, concat{axis=1}(y, z)) "
      "where x:[n,a,*R] y:[n,b,*R] z:[n,c,*R]",
      "Concatenation is associative (axis 1)."},
+    {"concat2-assoc: concat{axis=2}(concat{axis=2}(x, y), z) = "
+     "concat{axis=2}(x, concat{axis=2}(y, z)) "
+     "where x:[n,m,a,*R] y:[n,m,b,*R] z:[n,m,c,*R]",
+     "Concatenation is associative (axis 2)."},
     {"concat-interchange: concat{axis=0}(concat{axis=1}(x, y), "
      "concat{axis=1}(z, w)) = concat{axis=1}(concat{axis=0}(x, z), "
      "concat{axis=0}(y, w)) "
@@ -204,6 +253,17 @@ const AxiomText kAxioms[] = {
     {"concat1-relu: relu(concat{axis=1}(x, y)) = "
      "concat{axis=1}(relu(x), relu(y)) where x:[n,a,*R] y:[n,b,*R]",
      "relu of a concatenation is blockwise (axis 1)."},
+    {"concat2-relu: relu(concat{axis=2}(x, y)) = "
+     "concat{axis=2}(relu(x), relu(y)) where x:[n,m,a,*R] y:[n,m,b,*R]",
+     "relu of a concatenation is blockwise (axis 2)."},
+    {"concat2-add: add(concat{axis=2}(x, y), concat{axis=2}(z, w)) = "
+     "concat{axis=2}(add(x, z), add(y, w)) "
+     "where x:[n,m,a,*R] y:[n,m,b,*R] z:[n,m,a,*R] w:[n,m,b,*R]",
+     "Addition of concatenations is blockwise (axis 2)."},
+    {"concat2-smul: smul(concat{axis=2}(x, y), s) = "
+     "concat{axis=2}(smul(x, s), smul(y, s)) "
+     "where x:[n,m,a,*R] y:[n,m,b,*R] s:[]",
+     "Scalar multiplication of a concatenation is blockwise (axis 2)."},
 
     // --- Convolution ------------------------------------------------------
     {"conv-add-input: conv(add(x, y), f) = add(conv(x, f), conv(y, f)) "

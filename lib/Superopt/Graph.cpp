@@ -35,6 +35,7 @@ enum InputGroup : unsigned {
   kScalar = 8,     ///< s []
   kBatchNorm = 16, ///< gamma, beta, mean, var [4]
   kLayerNorm = 32, ///< gamma, beta [4]
+  kSequences = 64, ///< a1..a3 [1,2,4]: batched activations (BERT's [1,S,H])
 };
 
 /// Shapes of the universe. Matrices are 2x4 (activations) and 4x4 (weights):
@@ -73,7 +74,8 @@ OpAttrs conv(bool relu, bool bias) {
 
 /// Every --ops name. Constants get their shape when the universe is built.
 const OpName kOpNames[] = {
-    {"matmul", OpKind::Matmul, {}, kMatrices, true, "matrix product"},
+    {"matmul", OpKind::Matmul, {}, kMatrices | kSequences, true,
+     "matrix product (also [1,n,k] activations times [k,m] weights)"},
     {"add", OpKind::Add, {}, 0, true, "elementwise sum"},
     {"mul", OpKind::Mul, {}, 0, true, "elementwise product"},
     {"smul", OpKind::SMul, {}, kScalar, true, "scalar multiplication"},
@@ -97,10 +99,14 @@ const OpName kOpNames[] = {
      "concatenation along axis 0"},
     {"concat1", OpKind::Concat, withAxis(1), 0, true,
      "concatenation along axis 1"},
+    {"concat2", OpKind::Concat, withAxis(2), kSequences, true,
+     "concatenation along axis 2 (of [1,n,k] activations)"},
     {"split0", OpKind::Split, withAxis(0), 0, true,
      "split along axis 0 at the last concatenation boundary"},
     {"split1", OpKind::Split, withAxis(1), 0, true,
      "split along axis 1 at the last concatenation boundary"},
+    {"split2", OpKind::Split, withAxis(2), kSequences, true,
+     "split along axis 2 at the last concatenation boundary"},
     {"enlarge", OpKind::Enlarge, withKernel(3, 3), kFilters, true,
      "enlarge a filter input to 3x3"},
     {"const_imm", OpKind::ConstImm, {}, kMatrices, true,
@@ -246,6 +252,8 @@ Universe::create(MLIRContext *context, const UniverseOptions &options) {
     addGroup("x", 3, matrix, Role::Activation);
     addGroup("w", 3, square, Role::Weight);
   }
+  if (groups & kSequences)
+    addGroup("a", 3, t.intern({1, kRows, kFeatures}), Role::Activation);
   if (groups & kImages)
     addGroup("i", 3, image, Role::Activation);
   if (groups & kFilters) {

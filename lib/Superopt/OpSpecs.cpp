@@ -311,12 +311,14 @@ struct MatmulSpec : SpecBase {
   static constexpr OpKind kind = OpKind::Matmul;
   static constexpr const char *name = "matmul";
   static constexpr const char *summary =
-      "matrix product [M,K] x [K,N] -> [M,N] (tg.matmul, rank 2)";
+      "matrix product [M,K] x [K,N] -> [M,N], or [B,M,K] x [K,N] -> "
+      "[B,M,N] (tg.matmul)";
   static constexpr unsigned numOperands = 2;
   static constexpr std::array<RoleMask, 5> roles{kAny, kAny};
 
   static Inferred infer(SpecContext &sc, const OpAttrs &, Shapes in) {
-    if (sc.shapes->rank(in[0]) != 2 || sc.shapes->rank(in[1]) != 2)
+    int64_t lhsRank = sc.shapes->rank(in[0]);
+    if ((lhsRank != 2 && lhsRank != 3) || sc.shapes->rank(in[1]) != 2)
       return std::nullopt;
     return inferWith(sc, in, [](ArrayRef<Type> t, SmallVectorImpl<Type> &r) {
       return tg::inferMatmul(std::nullopt, t[0], t[1], r);
@@ -327,11 +329,15 @@ struct MatmulSpec : SpecBase {
     out.push_back(interp::matmul<D>(*in[0], *in[1]));
   }
   static void propagateSplit(const OpAttrs &, ArrayRef<const SplitInfo *> in,
-                             Shapes, const ShapeTable &,
+                             Shapes in2, const ShapeTable &t,
                              SmallVectorImpl<SplitInfo> &out) {
+    // The result keeps the leading axes of the left operand and the columns
+    // of the right one.
     SplitInfo r;
-    copyAxis(r, 0, *in[0], 0);
-    copyAxis(r, 1, *in[1], 1);
+    unsigned lhsRank = t.rank(in2[0]);
+    for (unsigned a = 0; a + 1 < lhsRank; ++a)
+      copyAxis(r, a, *in[0], a);
+    copyAxis(r, lhsRank - 1, *in[1], 1);
     out.assign(1, r);
   }
   static void emit(OpBuilder &b, Location loc, const OpAttrs &, ValueRange in,
@@ -340,14 +346,17 @@ struct MatmulSpec : SpecBase {
   }
   static bool import(Operation *op, const ShapeTable &, ImportedOp &r) {
     auto m = dyn_cast<tg::MatmulOp>(op);
-    if (!m || rtype(m.getLhs()).getRank() != 2 ||
+    int64_t lhsRank = m ? rtype(m.getLhs()).getRank() : 0;
+    if (!m || (lhsRank != 2 && lhsRank != 3) ||
         rtype(m.getRhs()).getRank() != 2)
       return false;
     r.operands = {m.getLhs(), m.getRhs()};
     return true;
   }
   static double cost(const OpAttrs &, Shapes in, Shapes, const ShapeTable &t) {
-    return double(t.get(in[0])[0]) * t.get(in[0])[1] * t.get(in[1])[1];
+    // Rows of the left operand (all its leading axes) x K x N.
+    double rows = double(t.numElements(in[0])) / t.get(in[0]).back();
+    return rows * t.get(in[0]).back() * t.get(in[1])[1];
   }
 };
 
