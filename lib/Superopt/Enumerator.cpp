@@ -11,7 +11,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <chrono>
@@ -191,8 +190,6 @@ private:
   SmallVector<uint64_t, 32> valueSig;
   SmallVector<uint8_t, 32> useCount;
   SmallVector<int8_t, 32> producer; ///< path node of a value, -1 for inputs
-  /// Path nodes (bit per level) of each value's cone; 0 for leaves.
-  SmallVector<uint16_t, 32> valueCone;
   SmallVector<const FpTensor *, 32> valueData;
   std::vector<std::vector<FpTensor>> levelData;
   std::vector<Cand> cands;
@@ -238,7 +235,6 @@ void Enumerator::addInputs() {
     valueSig.push_back(sig);
     useCount.push_back(0);
     producer.push_back(-1);
-    valueCone.push_back(0);
     valueData.push_back(&dataStore.back());
   };
   for (unsigned i = 0; i < numInputs; ++i) {
@@ -661,27 +657,6 @@ void Enumerator::search(unsigned level) {
       for (unsigned v = numLeaves; v < valueRec.size() && !redundant; ++v)
         redundant = recs[valueRec[v]].hash == h;
     }
-    // Reducible: a smaller graph computes the same value.
-    uint16_t cone = uint16_t(1u << level);
-    for (unsigned k = 0; k < c.numOperands; ++k)
-      cone |= valueCone[c.operands[k]];
-    uint8_t coneOps = llvm::popcount(cone);
-    bool reducible = false;
-    for (unsigned r = 0; r < spec.numResults; ++r) {
-      uint64_t h = recs[first + r].hash;
-      if (options.collectSmallest) {
-        auto [it, inserted] = options.collectSmallest->try_emplace(h, coneOps);
-        if (!inserted && coneOps < it->second)
-          it->second = coneOps;
-      }
-      if (options.smallest && !redundant) {
-        auto it = options.smallest->find(h);
-        if (it != options.smallest->end() && it->second < coneOps)
-          reducible = true;
-      }
-    }
-    if (reducible)
-      ++stats.reducible;
     // Push.
     PathNode pn{c, static_cast<unsigned>(valueRec.size()), spec.numResults};
     path.push_back(pn);
@@ -693,11 +668,10 @@ void Enumerator::search(unsigned level) {
       valueSig.push_back(hashMix(c.sig, r));
       useCount.push_back(0);
       producer.push_back(static_cast<int8_t>(level));
-      valueCone.push_back(cone);
       const ValueRec &rec = recs[first + r];
       if (rec.data >= 0)
         valueData.push_back(&dataStore[rec.data]);
-      else if (!lastLevel && !redundant && !reducible)
+      else if (!lastLevel && !redundant)
         valueData.push_back(&levelData[level][owned++]);
       else
         valueData.push_back(nullptr);
@@ -705,7 +679,7 @@ void Enumerator::search(unsigned level) {
     ++regularUsed;
     computeComponents();
     record(redundant);
-    if (!redundant && !reducible && !lastLevel) {
+    if (!redundant && !lastLevel) {
       size_t before = cands.size();
       generate(valueRec.size() - spec.numResults);
       search(level + 1);
@@ -718,7 +692,6 @@ void Enumerator::search(unsigned level) {
       valueSig.pop_back();
       useCount.pop_back();
       producer.pop_back();
-      valueCone.pop_back();
       valueData.pop_back();
     }
     for (unsigned k = 0; k < c.numOperands; ++k)

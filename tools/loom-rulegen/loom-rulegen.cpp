@@ -99,12 +99,6 @@ static cl::opt<bool>
                  cl::desc("Print every candidate that was not proved, and "
                           "every rule that could not be generalised"),
                  cl::init(false), cl::cat(cat));
-static cl::opt<bool> representatives(
-    "representatives",
-    cl::desc("Record but do not extend a graph whose newest value a smaller "
-             "graph computes (a K-1 enumeration first finds the smallest); "
-             "off by default"),
-    cl::init(false), cl::cat(cat));
 static cl::opt<bool> noGeneralize(
     "no-generalize",
     cl::desc("Keep rules at the enumeration's shapes (by default each is "
@@ -151,7 +145,6 @@ RuleGenOptions optionsFromFlags() {
   o.rlimit = rlimit;
   o.checkAxioms = !noAxiomCheck;
   o.generalize = !noGeneralize;
-  o.representatives = representatives;
   o.showFailures = showFailures;
   o.extraAxioms.assign(extraAxioms.begin(), extraAxioms.end());
   o.log = quiet ? nullptr : &llvm::errs();

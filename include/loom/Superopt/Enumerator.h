@@ -30,8 +30,6 @@
 
 #include "loom/Superopt/Graph.h"
 
-#include "llvm/ADT/DenseMap.h"
-
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -45,17 +43,6 @@ struct EnumerateOptions {
   unsigned maxOps = 3;
   /// Largest number of outputs of a recorded graph.
   unsigned maxOutputs = 2;
-  /// Fingerprints of values and the fewest operators a graph needs to
-  /// compute each (from an enumeration with smaller K): a node whose value
-  /// a smaller graph computes is recorded but never extended, so the
-  /// enumeration builds larger graphs over the cheapest representative of
-  /// each value only (as Ruler does with e-classes). Every graph skipped
-  /// contains a subgraph that a smaller rule rewrites, so its rules follow
-  /// from smaller ones by congruence. Null: no such pruning.
-  const llvm::DenseMap<uint64_t, uint8_t> *smallest = nullptr;
-  /// When set, filled with the fingerprint -> fewest operators table of
-  /// this enumeration (for `smallest` of a larger one).
-  llvm::DenseMap<uint64_t, uint8_t> *collectSmallest = nullptr;
   /// Called now and then with the number of graphs visited so far.
   std::function<void(uint64_t visited, uint64_t recorded)> progress;
 };
@@ -67,9 +54,6 @@ struct EnumerateStats {
   uint64_t enumerated = 0;
   /// Recorded graphs that recompute an existing tensor (not extended).
   uint64_t redundant = 0;
-  /// Recorded graphs whose last node computes a value that a smaller graph
-  /// computes (not extended; EnumerateOptions::smallest).
-  uint64_t reducible = 0;
   /// Operator evaluations in ModPDomain (memo misses).
   uint64_t evaluations = 0;
   /// Fingerprint classes holding at least two graphs.

@@ -51,13 +51,6 @@ struct RuleGenOptions {
   /// Restate proved rules at witness shapes with independent dimensions
   /// (Generalize.h).
   bool generalize = true;
-  /// Extend only graphs whose values no smaller graph computes
-  /// (EnumerateOptions::smallest). Off by default: at K=3 it saves little
-  /// (1% of the graphs, at K=4 1.5%) and loses rules the search needs:
-  /// relu(batchnorm(conv)) is never built because batchnorm(conv) equals a
-  /// one-op graph over folded parameters, and eqsat then finds ResNet-50 at
-  /// 1.07x instead of 1.155x (docs/benchmarks/rulegen.md).
-  bool representatives = false;
   /// Log every rule kept at its shapes because generalising it failed.
   bool showFailures = false;
   /// More axioms, in the axiom language ("name: lhs = rhs where ...").
