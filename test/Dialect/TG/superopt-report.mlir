@@ -2,6 +2,12 @@
 // RUN: FileCheck %s --input-file=%t.bt.json --check-prefixes=CHECK,BT
 // RUN: loom-opt %s --tg-superopt="rules=%loom_src_root/test/Search/Inputs/rules-basic.mlir target=h100 search=eqsat extract=ilp report=%t.eq.json" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.eq.json --check-prefixes=CHECK,EQ
+// The ILP is skipped on e-graphs above ilp-max-nodes (greedy + local search
+// decide), and not run at all with the default extraction (local).
+// RUN: loom-opt %s --tg-superopt="rules=%loom_src_root/test/Search/Inputs/rules-basic.mlir target=h100 search=eqsat extract=ilp ilp-max-nodes=1 report=%t.skip.json" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.skip.json --check-prefixes=CHECK,SKIP
+// RUN: loom-opt %s --tg-superopt="rules=%loom_src_root/test/Search/Inputs/rules-basic.mlir target=h100 search=eqsat report=%t.local.json" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.local.json --check-prefixes=CHECK,LOCAL
 
 // Two transposes cancel (rule_3) and the relu fuses into the convolution
 // (rule_2). The report gives the costs, the time and the rules applied.
@@ -20,6 +26,9 @@
 // BT: "graphs_expanded":
 // EQ: "eclasses":
 // EQ: "ilp_status": "optimal"
+// SKIP: "ilp_status": "skipped: {{[0-9]+}} e-nodes > ilp-max-nodes=1"
+// LOCAL: "eclasses":
+// LOCAL-NOT: "ilp_status"
 // CHECK: "rules": 7,
 // CHECK: "rules_applied": {
 // CHECK-NEXT: "rule_2": 1,
@@ -28,6 +37,8 @@
 // CHECK-NEXT: "rules_file": "{{.*}}rules-basic.mlir",
 // BT-NEXT: "search": "backtrack",
 // EQ-NEXT: "search": "eqsat",
+// SKIP-NEXT: "search": "eqsat",
+// LOCAL-NEXT: "search": "eqsat",
 // CHECK-NEXT: "seconds":
 func.func @main(%x: tensor<1x8x12x12xf32>, %y: tensor<6x10xf32>) -> (tensor<1x8x12x12xf32>, tensor<6x10xf32>) {
   %w = tg.weight "w" : tensor<8x8x3x3xf32>
