@@ -477,3 +477,19 @@ Interpreter<D>::run(func::FuncOp fn, ArrayRef<Tensor<D>> args) {
 template class loom::interp::Interpreter<F32Domain>;
 template class loom::interp::Interpreter<F64Domain>;
 template class loom::interp::Interpreter<ModPDomain>;
+
+int64_t loom::interp::randomIntegerBound(BlockArgument arg) {
+  if (getElementTypeOrSelf(arg.getType()).isInteger(1))
+    return 2;
+  std::optional<int64_t> bound;
+  for (OpOperand &use : arg.getUses())
+    if (auto g = dyn_cast<tg::GatherOp>(use.getOwner());
+        g && use.get() == g.getIndices()) {
+      auto data = g.getData().getType();
+      int64_t axis =
+          g.getAxis() < 0 ? g.getAxis() + data.getRank() : g.getAxis();
+      int64_t size = std::max<int64_t>(1, data.getDimSize(axis));
+      bound = bound ? std::min(*bound, size) : size;
+    }
+  return bound.value_or(10);
+}

@@ -26,24 +26,6 @@ namespace {
 using D = interp::F64Domain;
 using Tensor = interp::Tensor<D>;
 
-/// Upper bound of random integer inputs: the smallest gathered axis when
-/// the argument indexes tg.gather ops (as loom-run does), else 10.
-int64_t integerBound(BlockArgument arg) {
-  if (getElementTypeOrSelf(arg.getType()).isInteger(1))
-    return 2;
-  std::optional<int64_t> bound;
-  for (OpOperand &use : arg.getUses())
-    if (auto g = dyn_cast<tg::GatherOp>(use.getOwner());
-        g && use.get() == g.getIndices()) {
-      auto data = g.getData().getType();
-      int64_t axis =
-          g.getAxis() < 0 ? g.getAxis() + data.getRank() : g.getAxis();
-      int64_t size = std::max<int64_t>(1, data.getDimSize(axis));
-      bound = bound ? std::min(*bound, size) : size;
-    }
-  return bound.value_or(10);
-}
-
 FailureOr<std::vector<Tensor>> randomInputs(func::FuncOp fn, uint64_t seed) {
   std::vector<Tensor> args;
   for (BlockArgument arg : fn.getArguments()) {
@@ -51,19 +33,7 @@ FailureOr<std::vector<Tensor>> randomInputs(func::FuncOp fn, uint64_t seed) {
     if (!t || !t.hasStaticShape())
       return fn.emitError("tg-superopt check: argument #")
              << arg.getArgNumber() << " is not a statically shaped tensor";
-    std::vector<int64_t> shape(t.getShape().begin(), t.getShape().end());
-    uint64_t s = seed + 7919 * (arg.getArgNumber() + 1);
-    if (t.getElementType().isInteger()) {
-      int64_t bound = integerBound(arg);
-      std::vector<double> values(t.getNumElements());
-      for (double &v : values) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        v = double((s >> 33) % uint64_t(bound));
-      }
-      args.push_back(Tensor::fromDoubles(shape, values));
-    } else {
-      args.push_back(Tensor::random(shape, s));
-    }
+    args.push_back(interp::randomArgument<D>(arg, seed));
   }
   return args;
 }

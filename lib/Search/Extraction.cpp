@@ -100,6 +100,21 @@ FailureOr<TermGraph> search::buildChoice(const EGraph &eg,
   return g;
 }
 
+/// Builds the graph of \p choice into \p e (ok when the choice is complete
+/// and acyclic) and records the time.
+static void finishExtraction(Extraction &e, const EGraph &eg,
+                             ArrayRef<ClassId> roots,
+                             std::vector<int32_t> choice,
+                             const Stopwatch &clock) {
+  FailureOr<TermGraph> g = buildChoice(eg, roots, choice, &e.origins);
+  e.choice = std::move(choice);
+  if (succeeded(g)) {
+    e.ok = true;
+    e.graph = std::move(*g);
+  }
+  e.seconds = clock.seconds();
+}
+
 Extraction search::extractGreedy(const EGraph &eg, ArrayRef<ClassId> roots) {
   Stopwatch clock;
   size_t slots = eg.numClassSlots();
@@ -139,13 +154,7 @@ Extraction search::extractGreedy(const EGraph &eg, ArrayRef<ClassId> roots) {
   }
   Extraction e;
   e.status = "greedy";
-  FailureOr<TermGraph> g = buildChoice(eg, roots, choice, &e.origins);
-  e.choice = std::move(choice);
-  if (succeeded(g)) {
-    e.ok = true;
-    e.graph = std::move(*g);
-  }
-  e.seconds = clock.seconds();
+  finishExtraction(e, eg, roots, std::move(choice), clock);
   return e;
 }
 
@@ -264,13 +273,7 @@ Extraction search::improveChoice(const EGraph &eg, ArrayRef<ClassId> roots,
 
   Extraction e;
   e.status = "local";
-  FailureOr<TermGraph> g = buildChoice(eg, roots, choice, &e.origins);
-  e.choice = std::move(choice);
-  if (succeeded(g)) {
-    e.ok = true;
-    e.graph = std::move(*g);
-  }
-  e.seconds = clock.seconds();
+  finishExtraction(e, eg, roots, std::move(choice), clock);
   return e;
 }
 
@@ -411,14 +414,8 @@ Extraction search::extractILP(const EGraph &eg, ArrayRef<ClassId> roots,
     for (size_t k = 0; k < classes.size(); ++k)
       if (!cands[k].empty())
         choice[classes[k]] = cands[k][0];
-    FailureOr<TermGraph> g = buildChoice(eg, roots, choice, &e.origins);
-    e.choice = std::move(choice);
     e.status = "optimal";
-    if (succeeded(g)) {
-      e.ok = true;
-      e.graph = std::move(*g);
-    }
-    e.seconds = clock.seconds();
+    finishExtraction(e, eg, roots, std::move(choice), clock);
     return e;
   }
   std::vector<uint32_t> compSize;
@@ -531,14 +528,8 @@ Extraction search::extractILP(const EGraph &eg, ArrayRef<ClassId> roots,
     e.seconds = clock.seconds();
     return e;
   }
-  FailureOr<TermGraph> g = buildChoice(eg, roots, choice, &e.origins);
-  e.choice = std::move(choice);
-  if (succeeded(g)) {
-    e.ok = true;
-    e.graph = std::move(*g);
-  } else if (result == z3::sat) {
+  finishExtraction(e, eg, roots, std::move(choice), clock);
+  if (!e.ok && result == z3::sat)
     e.status = "failed";
-  }
-  e.seconds = clock.seconds();
   return e;
 }

@@ -24,19 +24,6 @@ using llvm::SmallVector;
 
 namespace {
 
-/// Row-major multi-index of element \p i of \p shape, as "[a,b]".
-std::string indexString(ArrayRef<int64_t> shape, int64_t i) {
-  SmallVector<int64_t, 4> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = i % shape[d];
-    i /= shape[d];
-  }
-  std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d)
-    s += (d ? "," : "") + std::to_string(idx[d]);
-  return s + "]";
-}
-
 std::string valueString(const z3::expr &v) {
   if (v.is_numeral())
     return v.get_decimal_string(6);

@@ -19,7 +19,6 @@ using namespace loom;
 using namespace loom::superopt;
 using llvm::ArrayRef;
 using llvm::SmallVector;
-using llvm::SmallVectorImpl;
 
 namespace {
 
@@ -29,7 +28,8 @@ struct Slot {
   unsigned axis;
 };
 
-/// The rule over its used inputs, with a typing at arbitrary input shapes.
+/// A rule, the inputs it uses (its slots: their dimensions), and a typing
+/// of it at other shapes of those inputs.
 class Restatement {
 public:
   Restatement(Universe &u, const Graph &source, const Graph &target)
@@ -38,8 +38,8 @@ public:
     for (unsigned i = 0; i < u.numInputs(); ++i)
       if (used[i])
         inputs.push_back(i);
-    src = remap(source);
-    tgt = remap(target);
+    src = source;
+    tgt = target;
     for (unsigned k = 0; k < inputs.size(); ++k) {
       ArrayRef<int64_t> s = u.shapes().get(u.inputs()[inputs[k]].shape);
       for (unsigned d = 0; d < s.size(); ++d)
@@ -73,34 +73,42 @@ public:
   }
 
   /// Types both sides at \p values (one per slot), recomputing split sizes;
-  /// on success the completed graphs are in \p source / \p target.
+  /// on success the completed graphs, over the used inputs, are in
+  /// \p source / \p target.
   bool typeAt(ArrayRef<int64_t> values, Graph &source, Graph &target) {
     std::vector<Shape> shapes = shapesFor(values);
-    SmallVector<ShapeId, 6> inputShapes;
-    for (const Shape &s : shapes)
-      inputShapes.push_back(u.shapes().intern(s));
-    SmallVector<ShapeId, 4> outS, outT;
+    SmallVector<ShapeId, 32> inputShapes;
+    for (const Input &in : u.inputs())
+      inputShapes.push_back(in.shape);
+    for (unsigned k = 0; k < inputs.size(); ++k)
+      inputShapes[inputs[k]] = u.shapes().intern(shapes[k]);
     source = src;
     target = tgt;
-    if (!typeGraphAt(source, inputShapes, outS) ||
-        !typeGraphAt(target, inputShapes, outT))
+    auto ts = u.typeGraphAt(source, inputShapes);
+    auto tt = u.typeGraphAt(target, inputShapes);
+    if (!ts || !tt) {
+      llvm::consumeError(ts.takeError());
+      llvm::consumeError(tt.takeError());
       return false;
-    return outS == outT;
+    }
+    for (auto [o, p] : llvm::zip(source.outputs, target.outputs))
+      if (ts->shapes[o] != tt->shapes[p])
+        return false;
+    source = remap(source);
+    target = remap(target);
+    return true;
   }
 
   ArrayRef<Slot> allSlots() const { return slots; }
   /// The sides over the used inputs (shapes as in the generator).
-  const Graph &sourceGraph() const { return src; }
-  const Graph &targetGraph() const { return tgt; }
-  /// Declarations of the used inputs at their original shapes.
-  std::vector<InputDecl> originalDecls() const {
-    std::vector<InputDecl> decls;
-    for (unsigned k = 0; k < inputs.size(); ++k) {
-      const Input &in = u.inputs()[inputs[k]];
-      ArrayRef<int64_t> s = u.shapes().get(in.shape);
-      decls.push_back({in.name, Shape(s.begin(), s.end()), in.role});
-    }
-    return decls;
+  Graph sourceGraph() const { return remap(src); }
+  Graph targetGraph() const { return remap(tgt); }
+  /// The original value of every slot.
+  std::vector<int64_t> originalValues() const {
+    std::vector<int64_t> values;
+    for (const Slot &s : slots)
+      values.push_back(originalValue(s));
+    return values;
   }
 
   /// Declarations of the used inputs at \p values.
@@ -129,40 +137,6 @@ private:
     for (unsigned &o : r.outputs)
       o = map(o);
     return r;
-  }
-
-  /// Shape inference over the generator's op specifications, with split
-  /// sizes completed from the split information (as the enumeration does).
-  bool typeGraphAt(Graph &g, ArrayRef<ShapeId> inputShapes,
-                   SmallVectorImpl<ShapeId> &outputs) {
-    SmallVector<ShapeId, 12> shapes(inputShapes.begin(), inputShapes.end());
-    SmallVector<SplitInfo, 12> splits(inputShapes.size());
-    for (Node &node : g.nodes) {
-      const OpSpec &spec = specOf(node.kind);
-      SmallVector<ShapeId, 5> in;
-      SmallVector<const SplitInfo *, 5> inSplits;
-      for (unsigned v : node.operands) {
-        if (v >= shapes.size())
-          return false;
-        in.push_back(shapes[v]);
-        inSplits.push_back(&splits[v]);
-      }
-      if ((spec.attrFields & kAttrSizes) &&
-          !spec.complete(node.attrs, inSplits, in, u.shapes()))
-        return false;
-      auto results = u.infer(node.kind, node.attrs, in);
-      if (!results)
-        return false;
-      SmallVector<SplitInfo, 2> outSplits;
-      spec.propagateSplit(node.attrs, inSplits, in, u.shapes(), outSplits);
-      for (unsigned r = 0; r < results->size(); ++r) {
-        shapes.push_back((*results)[r]);
-        splits.push_back(outSplits[r]);
-      }
-    }
-    for (unsigned o : g.outputs)
-      outputs.push_back(shapes[o]);
-    return true;
   }
 
   Universe &u;
@@ -206,23 +180,7 @@ reprove(const Universe &from, std::vector<InputDecl> decls, Graph src,
     reason = *cex;
     return std::nullopt;
   }
-  std::vector<ShapeId> shapeIds(nu->shapes().size());
-  std::iota(shapeIds.begin(), shapeIds.end(), 0);
-  std::vector<unsigned> coreIds, allIds(axioms.size());
-  std::iota(allIds.begin(), allIds.end(), 0);
-  for (unsigned a = 0; a < axioms.size(); ++a)
-    if (llvm::is_contained(coreAxioms, axioms[a].name))
-      coreIds.push_back(a);
-  ProofResult proof;
-  for (const std::vector<unsigned> *ids : {&coreIds, &allIds}) {
-    if (ids->empty())
-      continue;
-    AxiomBase base(*nu, axioms, *ids, shapeIds);
-    Prover prover(*nu, base, po);
-    proof = prover.prove(src, tgt);
-    if (proof.status == ProofStatus::Proved)
-      break;
-  }
+  ProofResult proof = proveFromAxioms(*nu, src, tgt, axioms, coreAxioms, po);
   if (proof.status != ProofStatus::Proved) {
     reason = "not proved: " + proof.reason;
     return std::nullopt;
@@ -264,9 +222,7 @@ static GeneralizeResult tryGeneralize(Universe &u, const Graph &source,
       groups[it->second].push_back(i);
     }
   }
-  std::vector<int64_t> values(slots.size());
-  for (unsigned i = 0; i < slots.size(); ++i)
-    values[i] = r.originalValue(slots[i]);
+  std::vector<int64_t> values = r.originalValues();
 
   // Split groups while a part of one can take a fresh value. Parts are
   // tried smallest first; a part never holds the group's first slot, so
@@ -324,9 +280,7 @@ static GeneralizeResult tryGeneralize(Universe &u, const Graph &source,
     return result;
   }
   llvm::sort(groups, [](const auto &a, const auto &b) { return a[0] < b[0]; });
-  std::vector<int64_t> finalValues(slots.size()), original(slots.size());
-  for (unsigned i = 0; i < slots.size(); ++i)
-    finalValues[i] = original[i] = r.originalValue(slots[i]);
+  std::vector<int64_t> original = r.originalValues(), finalValues = original;
   for (unsigned gi = 0; gi < groups.size(); ++gi)
     for (unsigned s : groups[gi])
       finalValues[s] = kFinalValues[gi];
@@ -373,7 +327,7 @@ GeneralizeResult superopt::generalizeRule(
     if (universeMutex)
       lock = std::unique_lock<std::mutex>(*universeMutex);
     Restatement r(u, source, target);
-    decls = r.originalDecls();
+    decls = r.declsFor(r.originalValues());
     src = r.sourceGraph();
     tgt = r.targetGraph();
   }

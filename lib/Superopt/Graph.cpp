@@ -510,10 +510,24 @@ unsigned superopt::firstResultOf(const Graph &g, unsigned n,
 }
 
 llvm::Expected<GraphTypes> Universe::typeGraph(const Graph &g) {
+  SmallVector<ShapeId, 8> shapes;
+  for (const Input &in : inputList)
+    shapes.push_back(in.shape);
+  return typeGraphImpl(g, shapes, nullptr);
+}
+
+llvm::Expected<GraphTypes>
+Universe::typeGraphAt(Graph &g, ArrayRef<ShapeId> inputShapes) {
+  return typeGraphImpl(g, inputShapes, &g);
+}
+
+llvm::Expected<GraphTypes>
+Universe::typeGraphImpl(const Graph &g, ArrayRef<ShapeId> inputShapes,
+                        Graph *complete) {
   GraphTypes r;
-  for (const Input &in : inputList) {
-    r.shapes.push_back(in.shape);
-    r.roles.push_back(in.role);
+  for (unsigned i = 0; i < inputList.size(); ++i) {
+    r.shapes.push_back(inputShapes[i]);
+    r.roles.push_back(inputList[i].role);
     r.splits.emplace_back();
   }
   for (unsigned n = 0; n < g.nodes.size(); ++n) {
@@ -530,6 +544,10 @@ llvm::Expected<GraphTypes> Universe::typeGraph(const Graph &g) {
       splits.push_back(&r.splits[v]);
       roles.push_back(r.roles[v]);
     }
+    if (complete && (spec.attrFields & kAttrSizes) &&
+        !spec.complete(complete->nodes[n].attrs, splits, shapes, shapeTable))
+      return llvm::createStringError("node " + Twine(n) +
+                                     ": no concatenation boundary to split at");
     auto results = infer(node.kind, node.attrs, shapes);
     if (!results)
       return llvm::createStringError(

@@ -58,6 +58,18 @@ int64_t ShapeTable::numElements(ShapeId id) const {
 
 std::string ShapeTable::str(ShapeId id) const { return shapeString(get(id)); }
 
+std::string superopt::indexString(ArrayRef<int64_t> shape, int64_t i) {
+  SmallVector<int64_t, 4> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = i % shape[d];
+    i /= shape[d];
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d)
+    s += (d ? "," : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
 std::string superopt::shapeString(ArrayRef<int64_t> shape) {
   if (shape.empty())
     return "scalar";

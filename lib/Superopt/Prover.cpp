@@ -13,6 +13,7 @@
 #include <z3++.h>
 
 #include <chrono>
+#include <numeric>
 #include <cstdlib>
 
 #include "llvm/Support/raw_ostream.h"
@@ -456,4 +457,29 @@ void Prover::startBatch() { impl->batchSolver.reset(); }
 
 ProofResult Prover::prove(const Graph &source, const Graph &target) {
   return impl->prove(source, target);
+}
+
+ProofResult superopt::proveFromAxioms(Universe &u, const Graph &source,
+                                      const Graph &target,
+                                      const std::vector<Axiom> &axioms,
+                                      ArrayRef<std::string> firstTry,
+                                      const ProverOptions &options) {
+  std::vector<ShapeId> shapeIds(u.shapes().size());
+  std::iota(shapeIds.begin(), shapeIds.end(), 0);
+  std::vector<unsigned> first, all(axioms.size());
+  std::iota(all.begin(), all.end(), 0);
+  for (unsigned a = 0; a < axioms.size(); ++a)
+    if (llvm::is_contained(firstTry, axioms[a].name))
+      first.push_back(a);
+  ProofResult proof;
+  for (const std::vector<unsigned> *ids : {&first, &all}) {
+    if (ids->empty())
+      continue;
+    AxiomBase base(u, axioms, *ids, shapeIds);
+    Prover prover(u, base, options);
+    proof = prover.prove(source, target);
+    if (proof.status == ProofStatus::Proved)
+      break;
+  }
+  return proof;
 }

@@ -51,18 +51,6 @@ std::string tensorString(const Tensor<F64Domain> &t, size_t limit = 8) {
   return s;
 }
 
-std::string indexString(llvm::ArrayRef<int64_t> shape, int64_t i) {
-  llvm::SmallVector<int64_t, 4> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = i % shape[d];
-    i /= shape[d];
-  }
-  std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d)
-    s += (d ? "," : "") + std::to_string(idx[d]);
-  return s + "]";
-}
-
 } // namespace
 
 std::optional<std::string>
@@ -205,29 +193,13 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
       *log << "  enumerate: " << visited << " graphs visited, " << recorded
            << " recorded, " << llvm::format("%.1f", since(start)) << " s\n";
     };
-  // Representatives: a first enumeration with K-1 operators tells the
-  // fewest operators that compute each value; the real one then extends
-  // only graphs whose values have no smaller graph (EnumerateOptions::
-  // smallest).
-  llvm::DenseMap<uint64_t, uint8_t> smallest;
-  if (options.representatives && options.maxOps >= 2) {
-    EnumerateOptions pre;
-    pre.maxOps = options.maxOps - 1;
-    pre.maxOutputs = options.maxOutputs;
-    pre.collectSmallest = &smallest;
-    EnumerateStats preStats;
-    (void)enumerate(u, pre, preStats);
-    eo.smallest = &smallest;
-  }
   Enumeration e = enumerate(u, eo, stats.enumeration);
   stats.seconds.enumerate = stats.enumeration.seconds;
   stats.seconds.fingerprint = stats.enumeration.fingerprintSeconds;
   if (log)
     *log << "  enumerate: " << stats.enumeration.enumerated
          << " graphs recorded (" << stats.enumeration.visited << " visited, "
-         << stats.enumeration.redundant << " recompute a tensor, "
-         << stats.enumeration.reducible
-         << " compute what a smaller graph computes), "
+         << stats.enumeration.redundant << " recompute a tensor), "
          << stats.enumeration.classes << " classes of equal fingerprints, "
          << llvm::format("%.2f", stats.seconds.enumerate) << " s\n";
 
@@ -560,7 +532,6 @@ void superopt::writeStatsJson(llvm::raw_ostream &os,
       {"visited", static_cast<int64_t>(stats.enumeration.visited)},
       {"enumerated", static_cast<int64_t>(stats.enumeration.enumerated)},
       {"redundant_graphs", static_cast<int64_t>(stats.enumeration.redundant)},
-      {"reducible_graphs", static_cast<int64_t>(stats.enumeration.reducible)},
       {"evaluations", static_cast<int64_t>(stats.enumeration.evaluations)},
       {"classes", static_cast<int64_t>(stats.enumeration.classes)},
       {"candidates", static_cast<int64_t>(stats.prune.pairs)},
@@ -614,8 +585,6 @@ superopt::verifyRules(ModuleOp rules, const RuleGenOptions &options) {
   if (!parsed)
     return rules.emitError(llvm::toString(parsed.takeError()));
   std::vector<Axiom> axioms = std::move(*parsed);
-  std::vector<unsigned> axiomIds(axioms.size());
-  std::iota(axiomIds.begin(), axiomIds.end(), 0);
   std::vector<RuleVerdict> verdicts;
   for (const Rule &rule : *loaded) {
     std::unique_ptr<Universe> u = Universe::createForInputs(
@@ -624,14 +593,12 @@ superopt::verifyRules(ModuleOp rules, const RuleGenOptions &options) {
     auto target = importGraph(rule.target, *u);
     if (failed(source) || failed(target))
       return failure();
-    std::vector<ShapeId> shapeIds(u->shapes().size());
-    std::iota(shapeIds.begin(), shapeIds.end(), 0);
-    AxiomBase base(*u, axioms, axiomIds, shapeIds);
     ProverOptions po;
     po.timeoutMs = options.timeoutMs;
     po.rlimit = options.rlimit;
-    Prover prover(*u, base, po);
-    ProofResult proof = prover.prove(*source, *target);
+    // The axioms the file says the proof used first, then all of them.
+    ProofResult proof =
+        proveFromAxioms(*u, *source, *target, axioms, rule.axioms, po);
     RuleVerdict v{rule.name, "", proof.axioms, proof.reason};
     std::optional<std::string> cex =
         numericCounterexample(*u, *source, *target, options.seed);

@@ -126,23 +126,6 @@ std::string typeStr(Type t) {
   return s;
 }
 
-/// Upper bound for random integer inputs: 2 for i1; the smallest gathered
-/// axis size when the argument indexes tg.gather ops; else 10.
-int64_t integerBound(BlockArgument arg) {
-  if (getElementTypeOrSelf(arg.getType()).isInteger(1))
-    return 2;
-  std::optional<int64_t> bound;
-  for (OpOperand &use : arg.getUses())
-    if (auto g = dyn_cast<tg::GatherOp>(use.getOwner());
-        g && use.get() == g.getIndices()) {
-      auto data = g.getData().getType();
-      int64_t axis = g.getAxis() < 0 ? g.getAxis() + data.getRank() : g.getAxis();
-      int64_t size = std::max<int64_t>(1, data.getDimSize(axis));
-      bound = bound ? std::min(*bound, size) : size;
-    }
-  return bound.value_or(10);
-}
-
 template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
   FunctionType type = fn.getFunctionType();
   std::vector<Tensor<D>> args;
@@ -180,18 +163,12 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
       llvm::outs() << "  " << name << ": " << t << " from " << inputsFile
                    << "\n";
     } else if (rt.getElementType().isInteger()) {
-      int64_t bound = integerBound(fn.getArgument(i));
-      std::vector<double> values(n);
-      uint64_t state = seed + 7919 * (i + 1);
-      for (double &v : values) {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        v = double((state >> 33) % uint64_t(bound));
-      }
-      args.push_back(Tensor<D>::fromDoubles(shape, values));
+      int64_t bound = randomIntegerBound(fn.getArgument(i));
+      args.push_back(randomArgument<D>(fn.getArgument(i), seed));
       llvm::outs() << "  " << name << ": " << t << " random integers in [0, "
                    << bound << "), seed " << seed << "\n";
     } else {
-      args.push_back(Tensor<D>::random(shape, seed + 7919 * (i + 1)));
+      args.push_back(randomArgument<D>(fn.getArgument(i), seed));
       llvm::outs() << "  " << name << ": " << t << " random, seed " << seed
                    << "\n";
     }

@@ -67,6 +67,31 @@ extern template class Interpreter<ModPDomain>;
 /// Number of elements of a shape, or -1 on overflow or a negative dim.
 int64_t checkedNumElements(llvm::ArrayRef<int64_t> shape);
 
+/// Upper bound of random integer values for function argument \p arg: 2
+/// for i1; the smallest gathered axis when it indexes tg.gather ops; else 10.
+int64_t randomIntegerBound(mlir::BlockArgument arg);
+
+/// A random value for function argument \p arg (a statically shaped
+/// tensor) drawn from \p seed and the argument's position: integers
+/// uniform in [0, randomIntegerBound(arg)), floats as Tensor::random. What
+/// loom-run feeds a function without --inputs, and what tg-superopt's
+/// check=true compares on.
+template <class D>
+Tensor<D> randomArgument(mlir::BlockArgument arg, uint64_t seed) {
+  auto type = mlir::cast<mlir::RankedTensorType>(arg.getType());
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  uint64_t state = seed + 7919 * (arg.getArgNumber() + 1);
+  if (!type.getElementType().isInteger())
+    return Tensor<D>::random(shape, state);
+  int64_t bound = randomIntegerBound(arg);
+  std::vector<double> values(type.getNumElements());
+  for (double &v : values) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    v = double((state >> 33) % uint64_t(bound));
+  }
+  return Tensor<D>::fromDoubles(shape, values);
+}
+
 } // namespace loom::interp
 
 #endif // LOOM_INTERPRETER_INTERPRETER_H

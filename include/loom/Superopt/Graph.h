@@ -165,6 +165,11 @@ public:
   /// Shapes, roles and split information of \p g's values. Fails on an
   /// invalid graph.
   llvm::Expected<GraphTypes> typeGraph(const Graph &g);
+  /// Like typeGraph, with input i of shape \p inputShapes[i] instead of the
+  /// universe's; split sizes are recomputed from the split information (as
+  /// the enumeration derives them) and stored in \p g.
+  llvm::Expected<GraphTypes> typeGraphAt(Graph &g,
+                                         llvm::ArrayRef<ShapeId> inputShapes);
 
   /// Evaluates \p g over domain D with \p inputs (one per universe input).
   template <class D>
@@ -179,6 +184,11 @@ public:
 
 private:
   Universe(mlir::MLIRContext *context) : context(context) {}
+  /// typeGraph / typeGraphAt: \p complete (when set, \p g itself) receives
+  /// the recomputed split sizes.
+  llvm::Expected<GraphTypes> typeGraphImpl(const Graph &g,
+                                           llvm::ArrayRef<ShapeId> inputShapes,
+                                           Graph *complete);
 
   mlir::MLIRContext *context;
   ShapeTable shapeTable;

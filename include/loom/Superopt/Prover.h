@@ -132,6 +132,16 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// Proves \p source = \p target over \p u from \p axioms instantiated at
+/// every shape \p u knows: first with the axioms named \p firstTry (those of
+/// an earlier proof: a small base, a quick proof), then, if that fails, with
+/// all of them.
+ProofResult proveFromAxioms(Universe &u, const Graph &source,
+                            const Graph &target,
+                            const std::vector<Axiom> &axioms,
+                            llvm::ArrayRef<std::string> firstTry,
+                            const ProverOptions &options);
+
 } // namespace loom::superopt
 
 #endif // LOOM_SUPEROPT_PROVER_H

@@ -48,6 +48,9 @@ private:
 /// `2x4` / `scalar`.
 std::string shapeString(llvm::ArrayRef<int64_t> shape);
 
+/// The row-major multi-index of element \p i of \p shape, as `[a,b]`.
+std::string indexString(llvm::ArrayRef<int64_t> shape, int64_t i);
+
 /// The f32 tensor type of \p shape.
 mlir::RankedTensorType tensorTypeOf(mlir::MLIRContext *context,
                                     llvm::ArrayRef<int64_t> shape);
