@@ -1,5 +1,4 @@
-//===- EGraph.cpp - An e-graph over tg
-//--------------------------------------===//
+//===- EGraph.cpp - An e-graph over tg ------------------------------------===//
 //
 // Part of Loom.
 //
@@ -90,7 +89,9 @@ ClassId EGraph::add(OpId op, ArrayRef<ClassId> children, ArrayRef<Type> types,
   n.cls = c;
   n.origin = origin;
   n.cost = cost;
+  n.stamp = epoch;
   EClass ec;
+  ec.stamp = epoch;
   ec.nodes.push_back(id);
   ec.types.assign(types.begin(), types.end());
   ec.loc = loc;
@@ -167,6 +168,43 @@ SmallVector<ClassId, 2> EGraph::addGraph(const TermGraph &g) {
   return roots;
 }
 
+std::vector<int32_t> EGraph::choiceOf(const TermGraph &g) const {
+  std::vector<int32_t> choice(classes.size(), -1);
+  std::vector<SmallVector<ClassId, 1>> classOf(g.nodes.size());
+  auto choose = [&](ENode key) -> std::optional<ClassId> {
+    canonicalizeNode(key);
+    std::optional<uint32_t> n = lookup(key);
+    if (!n)
+      return std::nullopt;
+    ClassId c = find(nodes[*n].cls);
+    choice[c] = *n;
+    return c;
+  };
+  for (auto [i, node] : llvm::enumerate(g.nodes)) {
+    ENode key;
+    key.op = node.op;
+    for (ValueRef v : node.operands)
+      key.children.push_back(classOf[v.node][v.result]);
+    std::optional<ClassId> c = choose(key);
+    if (!c)
+      return {};
+    if (!classes[*c].tuple) {
+      classOf[i].push_back(*c);
+      continue;
+    }
+    for (unsigned r = 0; r < node.types.size(); ++r) {
+      ENode proj;
+      proj.op = sc.projOp(r);
+      proj.children.push_back(*c);
+      std::optional<ClassId> pc = choose(proj);
+      if (!pc)
+        return {};
+      classOf[i].push_back(*pc);
+    }
+  }
+  return choice;
+}
+
 bool EGraph::merge(ClassId a, ClassId b) {
   a = find(a);
   b = find(b);
@@ -182,6 +220,7 @@ bool EGraph::merge(ClassId a, ClassId b) {
   into.nodes.append(from.nodes.begin(), from.nodes.end());
   into.parents.append(from.parents.begin(), from.parents.end());
   into.foldable |= from.foldable;
+  into.stamp = epoch;
   if (!into.loc)
     into.loc = from.loc;
   from.nodes.clear();
@@ -251,4 +290,25 @@ void EGraph::rebuild() {
       }
     }
   }
+}
+
+std::vector<std::vector<uint32_t>> EGraph::deepStamps(unsigned levels) const {
+  std::vector<std::vector<uint32_t>> d(levels + 1);
+  d[0].assign(classes.size(), 0);
+  for (ClassId c = 0; c < classes.size(); ++c)
+    if (parent[c] == c)
+      d[0][c] = classes[c].stamp;
+  for (unsigned k = 1; k <= levels; ++k) {
+    d[k] = d[0];
+    for (ClassId c = 0; c < classes.size(); ++c) {
+      if (parent[c] != c)
+        continue;
+      uint32_t v = d[k][c];
+      for (uint32_t n : classes[c].nodes)
+        for (ClassId child : nodes[n].children)
+          v = std::max(v, d[k - 1][find(child)]);
+      d[k][c] = v;
+    }
+  }
+  return d;
 }

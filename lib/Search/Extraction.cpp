@@ -224,13 +224,24 @@ Extraction search::improveChoice(const EGraph &eg, ArrayRef<ClassId> roots,
     return total;
   };
 
+  // Only the classes the current choice reaches affect its cost: moves
+  // elsewhere are not evaluated.
+  std::vector<uint8_t> reach(slots, 0);
+  auto accept = [&]() {
+    for (size_t c = 0; c < slots; ++c)
+      reach[c] = stamp[c] == epoch;
+  };
   double best = dagCost();
+  accept();
   bool improved = true;
   std::vector<std::pair<ClassId, int32_t>> saved;
   while (improved && clock.seconds() < timeLimit) {
     improved = false;
-    // Group moves: every result of one multi-result node at once.
-    for (auto &[tuple, results] : tuples) {
+    // Group moves: every result of one multi-result node at once, the best
+    // first (first-improvement took whichever merge it met first, and a
+    // merge blocks the others of its e-classes).
+    auto applyGroup = [&](ClassId tuple,
+                          ArrayRef<std::pair<ClassId, uint32_t>> results) {
       saved.clear();
       bool changes = false;
       for (auto [c, pn] : results) {
@@ -242,20 +253,41 @@ Extraction search::improveChoice(const EGraph &eg, ArrayRef<ClassId> roots,
         saved.push_back({tuple, choice[tuple]});
         choice[tuple] = cands[tuple][0];
       }
-      double cost = changes ? dagCost() : best;
-      if (cost < best * (1 - 1e-12)) {
-        best = cost;
-        improved = true;
-      } else {
-        for (auto it = saved.rbegin(); it != saved.rend(); ++it)
-          choice[it->first] = it->second;
+      return changes;
+    };
+    auto restore = [&]() {
+      for (auto it = saved.rbegin(); it != saved.rend(); ++it)
+        choice[it->first] = it->second;
+    };
+    while (clock.seconds() < timeLimit) {
+      double bestMove = best * (1 - 1e-12);
+      const std::vector<std::pair<ClassId, uint32_t>> *pick = nullptr;
+      ClassId pickTuple = 0;
+      for (auto &entry : tuples) {
+        if (llvm::none_of(entry.second, [&](auto r) { return reach[r.first]; }))
+          continue;
+        bool changes = applyGroup(entry.first, entry.second);
+        double cost = changes ? dagCost() : best;
+        restore();
+        if (cost < bestMove) {
+          bestMove = cost;
+          pick = &entry.second;
+          pickTuple = entry.first;
+        }
       }
+      if (!pick)
+        break;
+      applyGroup(pickTuple, *pick);
+      best = dagCost();
+      accept();
+      improved = true;
     }
     // Single moves.
     for (ClassId c = 0; c < slots && clock.seconds() < timeLimit; ++c) {
-      if (cands[c].size() < 2)
+      if (cands[c].size() < 2 || !reach[c])
         continue;
       int32_t old = choice[c];
+      bool moved = false;
       for (uint32_t n : cands[c]) {
         if (int32_t(n) == old)
           continue;
@@ -265,9 +297,14 @@ Extraction search::improveChoice(const EGraph &eg, ArrayRef<ClassId> roots,
           best = cost;
           old = n;
           improved = true;
+          moved = true;
         }
       }
       choice[c] = old;
+      if (moved) {
+        dagCost();
+        accept();
+      }
     }
   }
 

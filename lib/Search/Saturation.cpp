@@ -1,9 +1,11 @@
 //===- Saturation.cpp - Equality saturation over tg -----------------------===//
 //
 // Part of Loom. The saturation loop of EGraph.h: match every rule on the
-// e-graph (read only), then apply every match (add the instantiated target,
-// merge its outputs with the matched ones), then rebuild; repeat until
-// nothing changes or a bound is reached; then extract.
+// e-graph (read only; semi-naive: only where something is new), then apply
+// every match (add the instantiated target, merge its outputs with the
+// matched ones), then rebuild; repeat until nothing changes or a bound is
+// reached; then extract. Rounds: the extracted graph seeds a fresh e-graph,
+// until a round finds nothing cheaper (docs/Superopt/Search.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,8 @@
 #include "llvm/ADT/Hashing.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <map>
+#include <tuple>
 #include <unordered_set>
 
 using namespace mlir;
@@ -50,9 +54,10 @@ struct RuleSchedule {
 
 } // namespace
 
-Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
-                                   const TermGraph &input,
-                                   const EqsatOptions &options) {
+/// One round: an e-graph of `input`, saturated, and extracted.
+static Outcome saturateRound(SearchContext &sc, const RuleSet &rules,
+                             const TermGraph &input,
+                             const EqsatOptions &options) {
   Stopwatch clock;
   Outcome out;
   out.costBefore = input.cost;
@@ -78,6 +83,32 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
   std::unordered_set<std::vector<uint32_t>, KeyHash> appliedKeys;
   size_t repeats = 0, foldableSkipped = 0;
 
+  // Semi-naive matching. A rule whose source is a tree below its root op
+  // (a plan of Root then Definer steps) has every match within
+  // 2 * (ops - 1) class levels below the root node's children: a definer
+  // may sit behind a projection, one level more. If the rule was matched
+  // in full in iteration t, a root node made before t + 1 whose children's
+  // deep stamps (EGraph::deepStamps) predate t + 1 gives only matches found
+  // then: they are skipped without being enumerated. Multi-root rules (Join
+  // steps) are matched in full every time.
+  std::vector<int64_t> lastFull(rules.rules.size(), -1);
+  std::vector<int32_t> seminaiveLevels(rules.rules.size(), -1);
+  unsigned maxLevels = 0;
+  for (const Rule &rule : rules.rules) {
+    bool tree = !rule.plan.empty() &&
+                rule.plan[0].kind == MatchStep::Kind::Root &&
+                llvm::all_of(llvm::drop_begin(rule.plan), [](const MatchStep &s) {
+                  return s.kind == MatchStep::Kind::Definer;
+                });
+    if (!tree || rule.source.outputs.size() != 1 ||
+        rule.source.outputs[0].isVar() ||
+        unsigned(rule.source.outputs[0].op) != rule.plan[0].op)
+      continue;
+    seminaiveLevels[rule.id] = 2 * (rule.plan.size() - 1);
+    maxLevels = std::max<unsigned>(maxLevels, seminaiveLevels[rule.id]);
+  }
+  size_t rootsSkipped = 0, foldableRoots = 0;
+
   std::string stop = "iterations";
   unsigned iteration = 0;
   size_t totalMatches = 0, totalApplied = 0;
@@ -88,7 +119,15 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
       break;
     }
     // Match (the e-graph does not change while matching).
+    double iterationStart = clock.seconds();
     std::vector<PendingRewrite> pending;
+    std::vector<std::vector<uint32_t>> deep;
+    if (iteration > 0 && options.seminaive)
+      deep = eg.deepStamps(maxLevels);
+
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>,
+             std::vector<uint32_t>>
+        rootLists;
     EGraphView view(eg);
     PatternMatcher<EGraphView> matcher(sc, view);
     SmallVector<Type, 4> varTypes;
@@ -103,14 +142,11 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
       if (rule.multiPattern && iteration >= options.multiPatternIterations)
         continue;
       size_t limit = options.matchLimit << rs.timesBanned;
-      size_t count = 0;
+      size_t count = 0, fresh = 0;
       size_t before = pending.size();
       bool banned = false;
-      matcher.forEachMatch(rule, [&](const Match<ClassId> &m) {
-        if (++count > limit) {
-          banned = true;
-          return false;
-        }
+      auto onMatch = [&](const Match<ClassId> &m) {
+        ++count;
         if ((count & 255) == 0 && clock.seconds() > options.timeLimit) {
           timeUp = true;
           return false;
@@ -134,6 +170,13 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
           ++repeats;
           return true;
         }
+        // Too many new matches in one iteration: the rule is banned for a
+        // while (repeats and weight-only matches do not count: they add
+        // nothing).
+        if (++fresh > limit) {
+          banned = true;
+          return false;
+        }
         varTypes.clear();
         for (auto [v, b] : llvm::zip(m.vars, m.varBound))
           varTypes.push_back(b ? view.typeOf(v) : Type());
@@ -151,7 +194,50 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
           pending.push_back(std::move(p));
         }
         return true;
-      });
+      };
+      int32_t levels = seminaiveLevels[rule.id];
+      if (levels < 0) {
+        matcher.forEachMatch(rule, onMatch);
+      } else {
+        // Roots with something newer than the rule's last full match (all
+        // roots before its first), whose output is not computed from
+        // weights alone; the lists are shared by the rules with the same
+        // root shape class, output, levels and last full match.
+        bool all = lastFull[rule.id] < 0 || deep.empty();
+        uint32_t since = all ? ~0u : uint32_t(lastFull[rule.id]);
+        PatternRef out = rule.source.outputs[0];
+        uint32_t shapeClass =
+            sc.op(rule.source.ops[rule.plan[0].op].op).shapeClass;
+        auto [it, fresh] = rootLists.try_emplace(
+            std::make_tuple(shapeClass, out.index, uint32_t(levels), since));
+        if (fresh)
+          if (const std::vector<uint32_t> *list = eg.nodesOfClass(shapeClass))
+            for (uint32_t n : *list) {
+              const ENode &node = eg.node(n);
+              if (node.dead)
+                continue;
+              if (out.index >= eg.eclass(node.cls).types.size() ||
+                  eg.eclass(eg.result(n, out.index)).foldable) {
+                ++foldableRoots;
+                continue;
+              }
+              if (!all) {
+                uint32_t stamp = node.stamp;
+                for (ClassId child : node.children)
+                  stamp = std::max(stamp, deep[levels][eg.find(child)]);
+                if (stamp <= since) {
+                  ++rootsSkipped;
+                  continue;
+                }
+              }
+              it->second.push_back(n);
+            }
+        for (uint32_t n : it->second)
+          if (!matcher.forEachMatchAt(rule, n, onMatch))
+            break;
+      }
+      if (!banned && !timeUp)
+        lastFull[rule.id] = iteration;
       totalMatches += count;
       ruleMatches[rule.id] += count;
       if (banned) {
@@ -165,7 +251,9 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
         break;
     }
 
-    // Apply.
+    double matchEnd = clock.seconds();
+    // Apply: what changes now is stamped with the next epoch.
+    eg.setEpoch(iteration + 1);
     size_t nodesBefore = eg.numNodes();
     size_t merges = 0, applied = 0;
     bool full = false;
@@ -204,12 +292,16 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
       }
       ++applied;
     }
+    double applyEnd = clock.seconds();
     eg.rebuild();
     totalApplied += applied;
     perIteration.push_back(
         llvm::json::Object{{"matches", int64_t(pending.size())},
                            {"nodes", int64_t(eg.numNodes())},
                            {"classes", int64_t(eg.numClasses())},
+                           {"match_seconds", matchEnd - iterationStart},
+                           {"apply_seconds", applyEnd - matchEnd},
+                           {"rebuild_seconds", clock.seconds() - applyEnd},
                            {"seconds", clock.seconds()}});
     if (options.progress && options.progress->due())
       options.progress->print(llvm::formatv(
@@ -256,11 +348,22 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
   Extraction greedy = extractGreedy(eg, roots);
   // Local search from the greedy choice under the DAG cost: cheap, and it
   // finds the multi-output merges that tree costs hide.
+  // Local search from the greedy choice and from the input graph (the
+  // previous round's extraction: greedy, blind to sharing, undoes its
+  // merges), the cheaper of the two.
   Extraction local;
   if (greedy.ok &&
-      (options.extraction == "ilp" || options.extraction == "local"))
-    local = improveChoice(eg, roots, greedy,
-                          std::max(0.1, 0.25 * options.ilpTimeLimit));
+      (options.extraction == "ilp" || options.extraction == "local")) {
+    double limit = std::max(0.1, 0.25 * options.ilpTimeLimit);
+    local = improveChoice(eg, roots, greedy, limit);
+    Extraction seed;
+    seed.choice = eg.choiceOf(input);
+    if (!seed.choice.empty()) {
+      Extraction fromInput = improveChoice(eg, roots, seed, limit);
+      if (fromInput.ok && (!local.ok || fromInput.graph.cost < local.graph.cost))
+        local = std::move(fromInput);
+    }
+  }
   Extraction ilp;
   bool ranIlp = false;
   bool skipIlp = options.extraction == "ilp" &&
@@ -305,6 +408,8 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
   out.stats["matches"] = int64_t(totalMatches);
   out.stats["rewrites_applied"] = int64_t(totalApplied);
   out.stats["repeated_matches"] = int64_t(repeats);
+  out.stats["seminaive_roots_skipped"] = int64_t(rootsSkipped);
+  out.stats["foldable_roots_skipped"] = int64_t(foldableRoots);
   out.stats["foldable_matches_skipped"] = int64_t(foldableSkipped);
   out.stats["rejected_instances"] = int64_t(instantiator.numRejected());
   out.stats["saturation_seconds"] = saturationSeconds;
@@ -346,5 +451,64 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
   for (unsigned i : busiest)
     busy[rules.rules[i].name] = int64_t(ruleMatches[i]);
   out.stats["busiest_rules"] = std::move(busy);
+  return out;
+}
+
+Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
+                                   const TermGraph &input,
+                                   const EqsatOptions &options) {
+  // Rounds: the graph extracted from one e-graph seeds the next. Multi-
+  // pattern rules (applied in a round's first iterations only, as their
+  // matches grow quadratically) can then merge again what they merged (two
+  // merged convolutions and a third one), and the later e-graphs are kept
+  // small, so that the extraction's local search finds their optimum. The
+  // first round's e-graph has at most max(5000, 4 x input nodes) e-nodes,
+  // the later ones max(1000, 1.5 x input nodes) (both at most max-nodes);
+  // the search ends at the first later round that finds nothing cheaper,
+  // after `rounds` rounds, or at the time limit. One round is TENSAT's
+  // single e-graph, of up to max-nodes e-nodes. Measured on the zoo in
+  // docs/benchmarks/superopt.md.
+  Stopwatch clock;
+  Outcome out;
+  out.costBefore = input.cost;
+  TermGraph current = input;
+  llvm::json::Array rounds;
+  Outcome last;
+  size_t n = input.nodes.size();
+  size_t firstLimit = std::min(options.maxNodes, std::max<size_t>(5000, 4 * n));
+  size_t laterLimit = std::min(options.maxNodes, std::max<size_t>(1000, 3 * n / 2));
+  unsigned numRounds = std::max(1u, options.rounds);
+  for (unsigned round = 0; round < numRounds; ++round) {
+    EqsatOptions o = options;
+    o.timeLimit = options.timeLimit - clock.seconds();
+    o.maxNodes = numRounds == 1 ? options.maxNodes
+                 : round == 0   ? firstLimit
+                                : laterLimit;
+    if (round > 0 && o.timeLimit <= 0)
+      break;
+    last = saturateRound(sc, rules, current, o);
+    bool improved = last.costAfter < current.cost * (1 - 1e-9);
+    rounds.push_back(llvm::json::Object{
+        {"max_nodes", int64_t(o.maxNodes)},
+        {"cost_before", current.cost},
+        {"cost_after", improved ? last.costAfter : current.cost},
+        {"stop", last.stopReason},
+        {"iterations", last.stats["iterations"]},
+        {"enodes", last.stats["enodes"]},
+        {"seconds", last.seconds}});
+    if (improved) {
+      for (auto &[name, count] : last.rulesApplied)
+        out.rulesApplied[name] += count;
+      current = std::move(last.best);
+    } else if (round > 0) {
+      break;
+    }
+  }
+  out.best = std::move(current);
+  out.costAfter = out.best.cost;
+  out.seconds = clock.seconds();
+  out.stopReason = last.stopReason;
+  out.stats = std::move(last.stats);
+  out.stats["rounds"] = std::move(rounds);
   return out;
 }

@@ -41,6 +41,8 @@ struct ENode {
   int32_t origin = -1;
   double cost = 0;
   uint64_t hash = 0;
+  /// The epoch (EGraph::setEpoch) in which the node was created.
+  uint32_t stamp = 0;
   bool dead = false;
 };
 
@@ -50,6 +52,9 @@ struct EClass {
   /// One type for a tensor class; one per result for a tuple class.
   llvm::SmallVector<mlir::Type, 1> types;
   mlir::LocationAttr loc;
+  /// The last epoch in which the class was created or gained nodes by a
+  /// merge (semi-naive matching, Saturation.cpp).
+  uint32_t stamp = 0;
   bool tuple = false;
   bool foldable = false;
 };
@@ -67,6 +72,10 @@ public:
   ClassId result(uint32_t n, unsigned i) const;
   /// Adds a term graph; returns the classes of its outputs.
   llvm::SmallVector<ClassId, 2> addGraph(const TermGraph &g);
+  /// The choice (e-node per class, -1 elsewhere) that extracts `g`, a graph
+  /// added with addGraph, from this e-graph as it is now; empty if a node
+  /// of `g` is no longer found.
+  std::vector<int32_t> choiceOf(const TermGraph &g) const;
 
   ClassId find(ClassId c) const;
   /// Merges two classes (of equal types); true when they were distinct.
@@ -86,6 +95,17 @@ public:
   size_t numNodeSlots() const { return nodes.size(); }
   size_t numClassSlots() const { return classes.size(); }
   SearchContext &context() const { return sc; }
+
+  /// Changes made from now on (new nodes and classes, merges) are stamped
+  /// with `e`.
+  void setEpoch(uint32_t e) { epoch = e; }
+  /// For every class slot (canonical classes only), the latest stamp of the
+  /// class and of the classes below it: level 0 is the class's own stamp,
+  /// level k adds the level k-1 stamps of its live nodes' children. A match
+  /// whose root node and children's level-L stamps predate an epoch was
+  /// already there, whole, in that epoch (L: the class levels the pattern
+  /// reaches below the root's children).
+  std::vector<std::vector<uint32_t>> deepStamps(unsigned levels) const;
 
   /// Live nodes of a shape class (for the matcher's root steps).
   const std::vector<uint32_t> *nodesOfClass(uint32_t shapeClass) const {
@@ -110,6 +130,7 @@ private:
   std::vector<ClassId> pending;
   size_t numDead = 0;
   size_t numLiveClasses = 0;
+  uint32_t epoch = 0;
 };
 
 /// The e-graph view of the matcher (Matcher.h).
@@ -177,10 +198,18 @@ struct EqsatOptions {
   /// (doubled likewise).
   size_t matchLimit = 2000;
   unsigned banLength = 3;
+  /// Semi-naive matching: a rule matched in full in an earlier iteration is
+  /// matched again only at root nodes with something new below them
+  /// (Saturation.cpp). Off: every rule is matched everywhere each iteration.
+  bool seminaive = true;
   /// Extraction: greedy, local (greedy + local search under the DAG cost; the
   /// default: on the zoo it matched the ILP everywhere, at a fraction of the
   /// time, docs/benchmarks/superopt.md) or ilp (local, then the exact ILP).
   std::string extraction = "local";
+  /// Rounds of saturation and extraction, each seeded with the graph the
+  /// previous one extracted; the search ends at the first round that finds
+  /// nothing cheaper.
+  unsigned rounds = 10;
   double ilpTimeLimit = 2;
   /// The ILP runs only on e-graphs of at most this many e-nodes: beyond
   /// about 2,000 Z3 does not finish in seconds (docs/benchmarks/superopt.md)

@@ -93,6 +93,8 @@ struct SuperoptPass : loom::tg::impl::TGSuperoptBase<SuperoptPass> {
     options.eqsat.maxNodes = maxNodes;
     options.eqsat.maxIterations = maxIters;
     options.eqsat.multiPatternIterations = multiIters;
+    options.eqsat.seminaive = seminaive;
+    options.eqsat.rounds = rounds;
     options.eqsat.extraction = extract;
     options.eqsat.ilpTimeLimit = ilpTimeLimit;
     options.eqsat.ilpMaxNodes = ilpMaxNodes;

@@ -86,7 +86,9 @@ def TGSuperopt : Pass<"tg-superopt", "mlir::ModuleOp"> {
       by `max-nodes`, `max-iters` and `time-limit`, then extraction: greedy,
       local search from it (the default), or exact (`extract=ilp`: an ILP
       solved by Z3 with acyclicity
-      constraints, the greedy choice as fallback).
+      constraints, the greedy choice as fallback). Matching is semi-naive;
+      `rounds` of saturation and extraction each start from the graph the
+      previous one extracted (docs/Superopt/Search.md).
 
     Rules are matched at real shapes by unifying their witness dimensions
     with the graph's (docs/Superopt/Search.md). Weights and everything
@@ -124,6 +126,13 @@ def TGSuperopt : Pass<"tg-superopt", "mlir::ModuleOp"> {
            "eqsat: iteration limit">,
     Option<"multiIters", "multi-iters", "unsigned", /*default=*/"2",
            "eqsat: apply multi-pattern rules in the first N iterations">,
+    Option<"rounds", "rounds", "unsigned", /*default=*/"10",
+           "eqsat: rounds of saturation and extraction, each seeded with the "
+           "previous round's graph (ends at the first that finds nothing "
+           "cheaper)">,
+    Option<"seminaive", "seminaive", "bool", /*default=*/"true",
+           "eqsat: after a rule's first full match, match it only at roots "
+           "with new nodes or merged classes below them">,
     Option<"extract", "extract", "std::string", /*default=*/"\"local\"",
            "eqsat: extraction, local (greedy + local search), ilp (local, "
            "then the exact ILP) or greedy">,
