@@ -93,19 +93,31 @@ static Outcome saturateRound(SearchContext &sc, const RuleSet &rules,
   // steps) are matched in full every time.
   std::vector<int64_t> lastFull(rules.rules.size(), -1);
   std::vector<int32_t> seminaiveLevels(rules.rules.size(), -1);
+  // Rules with the same root shape class, output and depth share their
+  // lists of roots to match (per last full match).
+  std::vector<uint32_t> rootGroup(rules.rules.size(), 0);
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> groupIndex;
+  std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> groups;
   unsigned maxLevels = 0;
   for (const Rule &rule : rules.rules) {
-    bool tree = !rule.plan.empty() &&
-                rule.plan[0].kind == MatchStep::Kind::Root &&
-                llvm::all_of(llvm::drop_begin(rule.plan), [](const MatchStep &s) {
-                  return s.kind == MatchStep::Kind::Definer;
-                });
+    bool tree =
+        !rule.plan.empty() && rule.plan[0].kind == MatchStep::Kind::Root &&
+        llvm::all_of(llvm::drop_begin(rule.plan), [](const MatchStep &s) {
+          return s.kind == MatchStep::Kind::Definer;
+        });
     if (!tree || rule.source.outputs.size() != 1 ||
         rule.source.outputs[0].isVar() ||
         unsigned(rule.source.outputs[0].op) != rule.plan[0].op)
       continue;
     seminaiveLevels[rule.id] = 2 * (rule.plan.size() - 1);
     maxLevels = std::max<unsigned>(maxLevels, seminaiveLevels[rule.id]);
+    auto key = std::make_tuple(
+        sc.op(rule.source.ops[rule.plan[0].op].op).shapeClass,
+        rule.source.outputs[0].index, uint32_t(seminaiveLevels[rule.id]));
+    auto [it, fresh] = groupIndex.try_emplace(key, groups.size());
+    if (fresh)
+      groups.push_back(key);
+    rootGroup[rule.id] = it->second;
   }
   size_t rootsSkipped = 0, foldableRoots = 0;
 
@@ -125,9 +137,9 @@ static Outcome saturateRound(SearchContext &sc, const RuleSet &rules,
     if (iteration > 0 && options.seminaive)
       deep = eg.deepStamps(maxLevels);
 
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>,
-             std::vector<uint32_t>>
-        rootLists;
+    std::vector<
+        llvm::SmallVector<std::pair<uint32_t, std::vector<uint32_t>>, 1>>
+        rootLists(groups.size());
     EGraphView view(eg);
     PatternMatcher<EGraphView> matcher(sc, view);
     SmallVector<Type, 4> varTypes;
@@ -205,19 +217,23 @@ static Outcome saturateRound(SearchContext &sc, const RuleSet &rules,
         // root shape class, output, levels and last full match.
         bool all = lastFull[rule.id] < 0 || deep.empty();
         uint32_t since = all ? ~0u : uint32_t(lastFull[rule.id]);
-        PatternRef out = rule.source.outputs[0];
-        uint32_t shapeClass =
-            sc.op(rule.source.ops[rule.plan[0].op].op).shapeClass;
-        auto [it, fresh] = rootLists.try_emplace(
-            std::make_tuple(shapeClass, out.index, uint32_t(levels), since));
+        auto [shapeClass, outIndex, groupLevels] = groups[rootGroup[rule.id]];
+        auto &lists = rootLists[rootGroup[rule.id]];
+        auto it = llvm::find_if(
+            lists, [&](const auto &l) { return l.first == since; });
+        bool fresh = it == lists.end();
+        if (fresh) {
+          lists.emplace_back(since, std::vector<uint32_t>());
+          it = std::prev(lists.end());
+        }
         if (fresh)
           if (const std::vector<uint32_t> *list = eg.nodesOfClass(shapeClass))
             for (uint32_t n : *list) {
               const ENode &node = eg.node(n);
               if (node.dead)
                 continue;
-              if (out.index >= eg.eclass(node.cls).types.size() ||
-                  eg.eclass(eg.result(n, out.index)).foldable) {
+              if (outIndex >= eg.eclass(node.cls).types.size() ||
+                  eg.eclass(eg.result(n, outIndex)).foldable) {
                 ++foldableRoots;
                 continue;
               }
@@ -360,14 +376,15 @@ static Outcome saturateRound(SearchContext &sc, const RuleSet &rules,
     seed.choice = eg.choiceOf(input);
     if (!seed.choice.empty()) {
       Extraction fromInput = improveChoice(eg, roots, seed, limit);
-      if (fromInput.ok && (!local.ok || fromInput.graph.cost < local.graph.cost))
+      if (fromInput.ok &&
+          (!local.ok || fromInput.graph.cost < local.graph.cost))
         local = std::move(fromInput);
     }
   }
   Extraction ilp;
   bool ranIlp = false;
-  bool skipIlp = options.extraction == "ilp" &&
-                 eg.numNodes() > options.ilpMaxNodes;
+  bool skipIlp =
+      options.extraction == "ilp" && eg.numNodes() > options.ilpMaxNodes;
   if (options.extraction == "ilp" && !skipIlp) {
     double bound =
         greedy.ok ? std::min(greedy.graph.cost, input.cost) : input.cost;
@@ -421,8 +438,8 @@ static Outcome saturateRound(SearchContext &sc, const RuleSet &rules,
   out.stats["local_seconds"] = local.seconds;
   if (skipIlp)
     out.stats["ilp_status"] =
-        llvm::formatv("skipped: {0} e-nodes > ilp-max-nodes={1}",
-                      eg.numNodes(), options.ilpMaxNodes)
+        llvm::formatv("skipped: {0} e-nodes > ilp-max-nodes={1}", eg.numNodes(),
+                      options.ilpMaxNodes)
             .str();
   if (ranIlp) {
     out.stats["ilp_status"] = ilp.status;
@@ -476,7 +493,8 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
   Outcome last;
   size_t n = input.nodes.size();
   size_t firstLimit = std::min(options.maxNodes, std::max<size_t>(5000, 4 * n));
-  size_t laterLimit = std::min(options.maxNodes, std::max<size_t>(1000, 3 * n / 2));
+  size_t laterLimit =
+      std::min(options.maxNodes, std::max<size_t>(1000, 3 * n / 2));
   unsigned numRounds = std::max(1u, options.rounds);
   for (unsigned round = 0; round < numRounds; ++round) {
     EqsatOptions o = options;
