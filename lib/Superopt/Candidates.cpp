@@ -11,23 +11,23 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
-#include <functional>
 #include <map>
-#include <numeric>
+#include <mutex>
+#include <thread>
 
 using namespace loom;
 using namespace loom::superopt;
 using interp::ModPDomain;
 using llvm::ArrayRef;
 using llvm::SmallVector;
+using FpTensor = interp::Tensor<ModPDomain>;
 
-double superopt::graphCost(Universe &u, const Graph &g) {
-  auto types = u.typeGraph(g);
-  if (!types) {
-    llvm::consumeError(types.takeError());
-    return 0;
-  }
+namespace {
+
+/// The cost of \p g given the shapes of its values.
+double costOf(const Universe &u, const Graph &g, ArrayRef<ShapeId> shapes) {
   double cost = 0;
   unsigned numInputs = u.numInputs();
   for (unsigned n = 0; n < g.nodes.size(); ++n) {
@@ -37,46 +37,158 @@ double superopt::graphCost(Universe &u, const Graph &g) {
       continue;
     SmallVector<ShapeId, 5> in, out;
     for (unsigned v : node.operands)
-      in.push_back(types->shapes[v]);
+      in.push_back(shapes[v]);
     unsigned first = firstResultOf(g, n, numInputs);
     for (unsigned r = 0; r < spec.numResults; ++r)
-      out.push_back(types->shapes[first + r]);
+      out.push_back(shapes[first + r]);
     cost += spec.cost(node.attrs, in, out, u.shapes());
   }
   return cost;
 }
 
-std::vector<uint64_t> superopt::valueFingerprints(const Universe &u,
-                                                  const Graph &g) {
-  Graph all = g;
-  all.outputs.clear();
-  unsigned total = firstResultOf(g, g.nodes.size(), u.numInputs());
-  for (unsigned v = 0; v < total; ++v)
-    all.outputs.push_back(v);
-  std::vector<interp::Tensor<ModPDomain>> inputs;
-  for (unsigned i = 0; i < u.numInputs(); ++i)
-    inputs.push_back(u.fingerprintInput(i));
-  std::vector<uint64_t> r;
-  for (const auto &t : u.evaluate<ModPDomain>(all, inputs))
-    r.push_back(fingerprintOf(t.shape, t.data));
-  return r;
+/// Evaluates graphs on the universe's fingerprint inputs (copied once).
+class Fingerprinter {
+public:
+  explicit Fingerprinter(const Universe &u) : u(u) {
+    for (unsigned i = 0; i < u.numInputs(); ++i) {
+      inputs.push_back(u.fingerprintInput(i));
+      inputFingerprints.push_back(
+          fingerprintOf(inputs.back().shape, inputs.back().data));
+    }
+  }
+
+  /// Fingerprints of the outputs of \p g, sorted.
+  SmallVector<uint64_t, 4> sortedOutputs(const Graph &g) const {
+    SmallVector<uint64_t, 4> r;
+    for (const FpTensor &t : u.evaluate<ModPDomain>(g, inputs))
+      r.push_back(fingerprintOf(t.shape, t.data));
+    llvm::sort(r);
+    return r;
+  }
+
+  /// Fingerprints of the operands of node \p n of \p g (only the nodes
+  /// before it are evaluated).
+  SmallVector<uint64_t, 5> operands(const Graph &g, unsigned n) const {
+    Graph prefix;
+    prefix.nodes.append(g.nodes.begin(), g.nodes.begin() + n);
+    for (unsigned v : g.nodes[n].operands)
+      if (v >= u.numInputs())
+        prefix.outputs.push_back(v);
+    std::vector<FpTensor> results = u.evaluate<ModPDomain>(prefix, inputs);
+    SmallVector<uint64_t, 5> r;
+    const FpTensor *next = results.data();
+    for (unsigned v : g.nodes[n].operands) {
+      if (v < u.numInputs()) {
+        r.push_back(inputFingerprints[v]);
+      } else {
+        r.push_back(fingerprintOf(next->shape, next->data));
+        ++next;
+      }
+    }
+    return r;
+  }
+
+private:
+  const Universe &u;
+  std::vector<FpTensor> inputs;
+  std::vector<uint64_t> inputFingerprints;
+};
+
+/// The shapes of a graph's values: what Universe::typeGraph computes, less
+/// the split information no stage here needs, and with a memo per thread in
+/// front of Universe::infer (which serialises the threads).
+class ShapeTyper {
+public:
+  using Shapes = SmallVector<ShapeId, 48>;
+
+  explicit ShapeTyper(Universe &u) : u(u) {}
+
+  /// The shapes of \p g's values (inputs first), or nullopt where
+  /// Universe::typeGraph fails.
+  std::optional<Shapes> shapesOf(const Graph &g) {
+    Shapes shapes;
+    for (const Input &in : u.inputs())
+      shapes.push_back(in.shape);
+    for (const Node &node : g.nodes) {
+      SmallVector<ShapeId, 5> in;
+      for (unsigned v : node.operands) {
+        if (v >= shapes.size())
+          return std::nullopt;
+        in.push_back(shapes[v]);
+      }
+      const std::optional<SmallVector<ShapeId, 2>> &out =
+          infer(node.kind, node.attrs, in);
+      if (!out)
+        return std::nullopt;
+      shapes.append(out->begin(), out->end());
+    }
+    return shapes;
+  }
+
+private:
+  struct Entry {
+    OpKind kind;
+    uint64_t op;
+    SmallVector<ShapeId, 5> in;
+    std::optional<SmallVector<ShapeId, 2>> out;
+  };
+
+  const std::optional<SmallVector<ShapeId, 2>> &
+  infer(OpKind kind, const OpAttrs &attrs, ArrayRef<ShapeId> in) {
+    uint64_t op = hashOp(kind, attrs, u.shapes());
+    uint64_t key = hashMix(op, static_cast<uint64_t>(kind));
+    for (ShapeId s : in)
+      key = hashMix(key, s);
+    auto [it, inserted] = memo.try_emplace(key);
+    Entry &e = it->second;
+    if (inserted)
+      e = {kind, op, SmallVector<ShapeId, 5>(in), u.infer(kind, attrs, in)};
+    else if (e.kind != kind || e.op != op || ArrayRef<ShapeId>(e.in) != in)
+      return scratch = u.infer(kind, attrs, in); // a hash collision
+    return e.out;
+  }
+
+  Universe &u;
+  llvm::DenseMap<uint64_t, Entry> memo;
+  std::optional<SmallVector<ShapeId, 2>> scratch;
+};
+
+} // namespace
+
+double superopt::graphCost(Universe &u, const Graph &g) {
+  auto types = u.typeGraph(g);
+  if (!types) {
+    llvm::consumeError(types.takeError());
+    return 0;
+  }
+  return costOf(u, g, types->shapes);
 }
 
 namespace {
 
-/// Structural hashes of the outputs of \p g with input i hashed as
-/// \p leaf[i]; commutative operands are sorted.
-SmallVector<uint64_t, 4> outputHashes(const Universe &u, const Graph &g,
+/// hashOp of each node of \p g.
+SmallVector<uint64_t, 8> nodeHashes(const Universe &u, const Graph &g) {
+  SmallVector<uint64_t, 8> r;
+  for (const Node &n : g.nodes)
+    r.push_back(hashOp(n.kind, n.attrs, u.shapes()));
+  return r;
+}
+
+/// Structural hashes of the outputs of \p g (whose nodes hash as
+/// \p nodeHash) with input i hashed as \p leaf[i]; commutative operands are
+/// sorted.
+SmallVector<uint64_t, 4> outputHashes(const Graph &g,
+                                      ArrayRef<uint64_t> nodeHash,
                                       ArrayRef<uint64_t> leaf) {
-  SmallVector<uint64_t, 16> h(leaf.begin(), leaf.end());
-  for (const Node &n : g.nodes) {
+  SmallVector<uint64_t, 48> h(leaf.begin(), leaf.end());
+  for (auto [n, hash] : llvm::zip_equal(g.nodes, nodeHash)) {
     const OpSpec &spec = specOf(n.kind);
     SmallVector<uint64_t, 5> ops;
     for (unsigned v : n.operands)
       ops.push_back(h[v]);
     if (spec.commutative)
       llvm::sort(ops);
-    uint64_t node = hashOp(n.kind, n.attrs, u.shapes());
+    uint64_t node = hash;
     for (uint64_t o : ops)
       node = hashMix(node, o);
     for (unsigned r = 0; r < spec.numResults; ++r)
@@ -128,17 +240,52 @@ Graph replaceNode(const Universe &u, const Graph &g, unsigned n,
   return r;
 }
 
-/// Sorted output fingerprints.
-SmallVector<uint64_t, 4> sortedOutputs(const Universe &u, const Graph &g) {
-  SmallVector<uint64_t, 4> f = fingerprintGraph(u, g);
-  llvm::sort(f);
-  return f;
-}
+/// A class member and what the stages learn about it.
+struct Member {
+  Graph g;
+  /// The shapes of its values; absent when the graph does not type-check.
+  std::optional<ShapeTyper::Shapes> shapes;
+  double cost = 0;
+  /// Fingerprints of the output node's operands (congruence), computed
+  /// when first needed.
+  std::optional<SmallVector<uint64_t, 5>> outputOperands;
+  /// Sorted output fingerprints with a node replaced by fresh inputs
+  /// (common subgraph; the representative meets the same ones again).
+  std::vector<std::pair<SmallVector<unsigned, 3>, SmallVector<uint64_t, 4>>>
+      replaced;
+  /// describe(g), computed when first needed (ties of cost and size).
+  std::optional<std::string> text;
+
+  ArrayRef<uint64_t> outputOperandFingerprints(const Fingerprinter &fp,
+                                               unsigned node) {
+    if (!outputOperands)
+      outputOperands = fp.operands(g, node);
+    return *outputOperands;
+  }
+  ArrayRef<uint64_t> replacedOutputs(const Universe &u, const Fingerprinter &fp,
+                                     unsigned node, ArrayRef<unsigned> fresh) {
+    SmallVector<unsigned, 3> key{node};
+    key.append(fresh.begin(), fresh.end());
+    for (auto &[k, outputs] : replaced)
+      if (k == key)
+        return outputs;
+    replaced.emplace_back(key,
+                          fp.sortedOutputs(replaceNode(u, g, node, fresh)));
+    return replaced.back().second;
+  }
+  const std::string &describe(const Universe &u) {
+    if (!text)
+      text = u.describe(g);
+    return *text;
+  }
+};
 
 /// Stage 1: a leaf node common to both sides whose generalisation to a
 /// fresh input keeps the fingerprints equal.
-bool impliedByCommonSubgraph(Universe &u, const Graph &a, const Graph &b,
-                             const GraphTypes &ta) {
+bool impliedByCommonSubgraph(const Universe &u, const Fingerprinter &fp,
+                             const Member &source, Member &target) {
+  const Graph &a = source.g, &b = target.g;
+  ArrayRef<ShapeId> sourceShapes = *source.shapes;
   unsigned numInputs = u.numInputs();
   llvm::SmallBitVector used = usedInputs(u, a);
   used |= usedInputs(u, b);
@@ -156,7 +303,7 @@ bool impliedByCommonSubgraph(Universe &u, const Graph &a, const Graph &b,
       SmallVector<unsigned, 2> fresh;
       llvm::SmallBitVector taken = used;
       for (unsigned r = 0; r < specOf(na.kind).numResults; ++r) {
-        ShapeId s = ta.shapes[first + r];
+        ShapeId s = sourceShapes[first + r];
         for (unsigned in = 0; in < numInputs; ++in)
           if (!taken[in] && u.inputs()[in].shape == s) {
             fresh.push_back(in);
@@ -166,11 +313,11 @@ bool impliedByCommonSubgraph(Universe &u, const Graph &a, const Graph &b,
       }
       if (fresh.size() != specOf(na.kind).numResults)
         continue;
-      Graph ga = replaceNode(u, a, i, fresh);
-      Graph gb = replaceNode(u, b, j, fresh);
-      if (!u.typeGraph(ga) || !u.typeGraph(gb))
-        continue;
-      if (sortedOutputs(u, ga) == sortedOutputs(u, gb))
+      // Both type-check: a and b do (b's node j has a's node i's operands,
+      // so its results have the fresh inputs' shapes too), and shapes are
+      // all that typing looks at.
+      if (ArrayRef<uint64_t>(fp.sortedOutputs(replaceNode(u, a, i, fresh))) ==
+          target.replacedOutputs(u, fp, j, fresh))
         return true;
     }
   }
@@ -179,8 +326,9 @@ bool impliedByCommonSubgraph(Universe &u, const Graph &a, const Graph &b,
 
 /// Stage 2: single outputs computed by the same operator from operands
 /// with equal fingerprints.
-bool impliedByCongruence(const Universe &u, const Graph &a, const Graph &b) {
-  if (a.outputs.size() != 1 || b.outputs.size() != 1)
+bool impliedByCongruence(const Universe &u, const Fingerprinter &fp, Member &a,
+                         Member &b) {
+  if (a.g.outputs.size() != 1 || b.g.outputs.size() != 1)
     return false;
   unsigned numInputs = u.numInputs();
   auto producer = [&](const Graph &g, unsigned v) -> std::pair<int, unsigned> {
@@ -195,25 +343,104 @@ bool impliedByCongruence(const Universe &u, const Graph &a, const Graph &b) {
     }
     return {-1, 0};
   };
-  auto [pa, ra] = producer(a, a.outputs[0]);
-  auto [pb, rb] = producer(b, b.outputs[0]);
+  auto [pa, ra] = producer(a.g, a.g.outputs[0]);
+  auto [pb, rb] = producer(b.g, b.g.outputs[0]);
   if (pa < 0 || pb < 0)
     return false;
-  const Node &na = a.nodes[pa], &nb = b.nodes[pb];
+  const Node &na = a.g.nodes[pa], &nb = b.g.nodes[pb];
   if (na.kind != nb.kind || na.attrs != nb.attrs || ra != rb ||
       na.operands.size() != nb.operands.size())
     return false;
-  std::vector<uint64_t> fa = valueFingerprints(u, a), fb = valueFingerprints(u, b);
-  SmallVector<uint64_t, 5> oa, ob;
-  for (unsigned v : na.operands)
-    oa.push_back(fa[v]);
-  for (unsigned v : nb.operands)
-    ob.push_back(fb[v]);
+  SmallVector<uint64_t, 5> oa(a.outputOperandFingerprints(fp, pa));
+  SmallVector<uint64_t, 5> ob(b.outputOperandFingerprints(fp, pb));
   if (specOf(na.kind).commutative) {
     llvm::sort(oa);
     llvm::sort(ob);
   }
   return oa == ob;
+}
+
+/// Loads the trie nodes that unpacking \p classes reads, a level of the
+/// parent chains at a time, so that their cache misses overlap (members
+/// lie anywhere in the trie).
+void warmTrie(const Enumeration &e, ArrayRef<std::vector<uint32_t>> classes) {
+  std::vector<uint32_t> level, next;
+  for (const std::vector<uint32_t> &cls : classes)
+    for (uint32_t m : cls)
+      if (!(m & Enumeration::kIdentity))
+        level.push_back(m);
+  while (!level.empty()) {
+    for (uint32_t t : level)
+      __builtin_prefetch(&e.trie[t]);
+    next.clear();
+    for (uint32_t t : level)
+      if (e.trie[t].parent != ~0u)
+        next.push_back(e.trie[t].parent);
+    level.swap(next);
+  }
+}
+
+/// What became of one pair of a class.
+struct PairOutcome {
+  enum Kind : uint8_t { Untyped, CommonSubgraph, Congruence, Kept } kind;
+  /// Kept: canonicalPairKey of the pair, and the candidate.
+  uint64_t key = 0;
+  Candidate candidate;
+};
+
+/// The pairs of one class, in member order; none when its representative
+/// does not type-check.
+std::vector<PairOutcome> pairClass(Universe &u, const Enumeration &e,
+                                   const Fingerprinter &fp, ShapeTyper &typer,
+                                   ArrayRef<uint32_t> cls) {
+  std::vector<Member> members(cls.size());
+  for (unsigned i = 0; i < cls.size(); ++i) {
+    Member &m = members[i];
+    // Outputs come in fingerprint order, so those of two members
+    // correspond position by position.
+    m.g = e.unpack(u, cls[i]);
+    m.shapes = typer.shapesOf(m.g);
+    if (m.shapes)
+      m.cost = costOf(u, m.g, *m.shapes);
+  }
+  // The representative: least (cost, ops, description); descriptions are
+  // made for ties only.
+  unsigned rep = 0;
+  for (unsigned i = 1; i < members.size(); ++i) {
+    Member &a = members[i], &b = members[rep];
+    if (a.cost < b.cost || b.cost < a.cost) {
+      rep = a.cost < b.cost ? i : rep;
+      continue;
+    }
+    if (a.g.numOps() != b.g.numOps()) {
+      rep = a.g.numOps() < b.g.numOps() ? i : rep;
+      continue;
+    }
+    if (a.describe(u) < b.describe(u))
+      rep = i;
+  }
+  std::vector<PairOutcome> out;
+  Member &target = members[rep];
+  if (!target.shapes)
+    return out;
+  for (unsigned i = 0; i < members.size(); ++i) {
+    if (i == rep)
+      continue;
+    Member &source = members[i];
+    PairOutcome &o = out.emplace_back();
+    if (!source.shapes) {
+      o.kind = PairOutcome::Untyped;
+    } else if (impliedByCommonSubgraph(u, fp, source, target)) {
+      o.kind = PairOutcome::CommonSubgraph;
+    } else if (impliedByCongruence(u, fp, source, target)) {
+      o.kind = PairOutcome::Congruence;
+    } else {
+      o.kind = PairOutcome::Kept;
+      o.key = canonicalPairKey(u, source.g, target.g);
+      o.candidate = {source.g, target.g, source.cost, target.cost};
+    }
+  }
+  return out;
 }
 
 } // namespace
@@ -235,13 +462,14 @@ uint64_t superopt::canonicalPairKey(const Universe &u, const Graph &a,
     llvm::sort(p);
   uint64_t best = ~uint64_t(0);
   SmallVector<uint64_t, 32> leaf(numInputs);
-  std::function<void(unsigned)> rec = [&](unsigned gi) {
+  SmallVector<uint64_t, 8> nodesA = nodeHashes(u, a), nodesB = nodeHashes(u, b);
+  auto rec = [&](auto &self, unsigned gi) -> void {
     if (gi == perms.size()) {
       for (unsigned i = 0; i < numInputs; ++i)
         if (!used[i])
           leaf[i] = hashMix(0x1234, i);
-      SmallVector<uint64_t, 4> ha = outputHashes(u, a, leaf);
-      SmallVector<uint64_t, 4> hb = outputHashes(u, b, leaf);
+      SmallVector<uint64_t, 4> ha = outputHashes(a, nodesA, leaf);
+      SmallVector<uint64_t, 4> hb = outputHashes(b, nodesB, leaf);
       SmallVector<std::pair<uint64_t, uint64_t>, 4> ab, ba;
       for (unsigned k = 0; k < ha.size(); ++k) {
         ab.push_back({ha[k], hb[k]});
@@ -264,80 +492,82 @@ uint64_t superopt::canonicalPairKey(const Universe &u, const Graph &a,
       unsigned group = u.inputs()[p[0]].group;
       for (unsigned k = 0; k < order.size(); ++k)
         leaf[order[k]] = hashMix(hashMix(0xabc, group), k + 1);
-      rec(gi + 1);
+      self(self, gi + 1);
     } while (std::next_permutation(order.begin(), order.end()));
   };
-  rec(0);
+  rec(rec, 0);
   return best;
 }
 
-std::vector<Candidate> superopt::makeCandidates(Universe &u,
-                                                const Enumeration &e,
-                                                PruneStats &stats) {
+std::vector<Candidate>
+superopt::makeCandidates(Universe &u, const Enumeration &e, PruneStats &stats,
+                         unsigned threads,
+                         std::function<void(uint64_t)> progress) {
   auto start = std::chrono::steady_clock::now();
+  // Threads pair fixed chunks of classes; the chunks are merged in class
+  // order (the renaming stage keeps the first of equal pairs), as soon as
+  // every earlier chunk is merged, so few chunks wait in memory.
+  constexpr size_t kChunk = 64;
+  size_t numChunks = (e.classes.size() + kChunk - 1) / kChunk;
+  std::vector<std::vector<std::vector<PairOutcome>>> chunks(numChunks);
+  std::vector<char> done(numChunks, 0);
+  size_t nextMerge = 0;
+  std::mutex mergeMutex;
   std::vector<Candidate> out;
   llvm::DenseSet<uint64_t> seen;
-  for (const std::vector<uint32_t> &cls : e.classes) {
-    struct Member {
-      Graph g;
-      double cost;
-      std::string text;
-    };
-    std::vector<Member> members;
-    for (uint32_t m : cls) {
-      Member mem{e.unpack(u, m), 0, ""};
-      // Order the outputs by fingerprint, so that the outputs of two members
-      // correspond position by position.
-      SmallVector<uint64_t, 4> f = fingerprintGraph(u, mem.g);
-      SmallVector<unsigned, 4> order(mem.g.outputs.size());
-      std::iota(order.begin(), order.end(), 0);
-      llvm::sort(order, [&](unsigned x, unsigned y) { return f[x] < f[y]; });
-      SmallVector<unsigned, 4> outs;
-      for (unsigned k : order)
-        outs.push_back(mem.g.outputs[k]);
-      mem.g.outputs = outs;
-      mem.cost = graphCost(u, mem.g);
-      mem.text = u.describe(mem.g);
-      members.push_back(std::move(mem));
-    }
-    unsigned rep = 0;
-    for (unsigned i = 1; i < members.size(); ++i) {
-      const Member &a = members[i], &b = members[rep];
-      if (std::make_tuple(a.cost, a.g.numOps(), a.text) <
-          std::make_tuple(b.cost, b.g.numOps(), b.text))
-        rep = i;
-    }
-    const Member &target = members[rep];
-    auto targetTypes = u.typeGraph(target.g);
-    if (!targetTypes) {
-      llvm::consumeError(targetTypes.takeError());
-      continue;
-    }
-    for (unsigned i = 0; i < members.size(); ++i) {
-      if (i == rep)
-        continue;
+  auto merge = [&](std::vector<PairOutcome> &pairs) {
+    for (PairOutcome &o : pairs) {
       ++stats.pairs;
-      const Member &source = members[i];
-      auto sourceTypes = u.typeGraph(source.g);
-      if (!sourceTypes) {
-        llvm::consumeError(sourceTypes.takeError());
-        continue;
-      }
-      if (impliedByCommonSubgraph(u, source.g, target.g, *sourceTypes)) {
+      switch (o.kind) {
+      case PairOutcome::Untyped:
+        break;
+      case PairOutcome::CommonSubgraph:
         ++stats.commonSubgraph;
-        continue;
-      }
-      if (impliedByCongruence(u, source.g, target.g)) {
+        break;
+      case PairOutcome::Congruence:
         ++stats.congruence;
-        continue;
+        break;
+      case PairOutcome::Kept:
+        if (!seen.insert(o.key).second)
+          ++stats.renaming;
+        else
+          out.push_back(std::move(o.candidate));
+        break;
       }
-      if (!seen.insert(canonicalPairKey(u, source.g, target.g)).second) {
-        ++stats.renaming;
-        continue;
-      }
-      out.push_back({source.g, target.g, source.cost, target.cost});
     }
-  }
+  };
+  std::atomic<size_t> nextChunk{0};
+  auto worker = [&] {
+    Fingerprinter fp(u);
+    ShapeTyper typer(u);
+    for (;;) {
+      size_t c = nextChunk++;
+      if (c >= numChunks)
+        return;
+      size_t first = c * kChunk;
+      size_t last = std::min(first + kChunk, e.classes.size());
+      warmTrie(e, ArrayRef(e.classes).slice(first, last - first));
+      std::vector<std::vector<PairOutcome>> results;
+      for (size_t k = first; k < last; ++k)
+        results.push_back(pairClass(u, e, fp, typer, e.classes[k]));
+      std::lock_guard<std::mutex> lock(mergeMutex);
+      chunks[c] = std::move(results);
+      done[c] = 1;
+      for (; nextMerge < numChunks && done[nextMerge]; ++nextMerge) {
+        for (std::vector<PairOutcome> &pairs : chunks[nextMerge])
+          merge(pairs);
+        chunks[nextMerge] = {};
+        if (progress && (nextMerge + 1) % 4096 == 0)
+          progress((nextMerge + 1) * kChunk);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (std::thread &t : pool)
+    t.join();
   stats.kept = out.size();
   stats.seconds = std::chrono::duration<double>(
                       std::chrono::steady_clock::now() - start)

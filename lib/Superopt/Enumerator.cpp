@@ -13,9 +13,17 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cassert>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
+
+#include <sys/mman.h>
 
 using namespace loom;
 using namespace loom::superopt;
@@ -91,9 +99,14 @@ Graph Enumeration::unpack(const Universe &u, uint32_t member) const {
       uses.push_back(0);
     }
   }
+  SmallVector<unsigned, 4> outs;
   for (unsigned v = numInputs; v < uses.size(); ++v)
     if (uses[v] == 0)
-      g.outputs.push_back(v);
+      outs.push_back(v);
+  // Fingerprint order, as the search recorded it.
+  uint8_t order = trie[member].outputOrder;
+  for (unsigned p = 0; p < outs.size(); ++p)
+    g.outputs.push_back(outs[((order >> (2 * p)) & 3) ^ p]);
   return g;
 }
 
@@ -128,20 +141,143 @@ struct PathNode {
   uint32_t trie = ~0u;
 };
 
+/// Open-addressing map from a node signature to its first value record.
+/// The search probes it once per graph it visits; a node-based map costs
+/// a cache miss more per probe, which at K=4 is much of the search. Large
+/// tables ask for huge pages (fewer TLB misses on random probes).
+class SigMap {
+public:
+  SigMap() { allocate(1 << 12); }
+  ~SigMap() { std::free(slots); }
+  SigMap(const SigMap &) = delete;
+  SigMap &operator=(const SigMap &) = delete;
+
+  /// The value of \p key, or nullptr.
+  const uint32_t *find(uint64_t key) const {
+    if (key == 0)
+      return haveZero ? &zeroValue : nullptr;
+    for (size_t i = indexOf(key);; i = (i + 1) & mask) {
+      if (slots[i].key == key)
+        return &slots[i].value;
+      if (slots[i].key == 0)
+        return nullptr;
+    }
+  }
+
+  /// Starts loading the slot of \p key.
+  void prefetch(uint64_t key) const {
+    __builtin_prefetch(&slots[indexOf(key)]);
+  }
+
+  /// Adds \p key (absent).
+  void insert(uint64_t key, uint32_t value) {
+    if (key == 0) {
+      haveZero = true;
+      zeroValue = value;
+      return;
+    }
+    if (2 * (count + 1) > mask + 1)
+      grow();
+    place(key, value);
+    ++count;
+  }
+
+private:
+  struct Slot {
+    uint64_t key; ///< 0: empty
+    uint32_t value;
+  };
+
+  size_t indexOf(uint64_t key) const { return (key ^ (key >> 29)) & mask; }
+  void place(uint64_t key, uint32_t value) {
+    size_t i = indexOf(key);
+    while (slots[i].key != 0)
+      i = (i + 1) & mask;
+    slots[i] = {key, value};
+  }
+  void allocate(size_t n) {
+    size_t bytes = n * sizeof(Slot);
+    constexpr size_t kHuge = size_t(1) << 21;
+    if (bytes >= kHuge) {
+      slots = static_cast<Slot *>(std::aligned_alloc(kHuge, bytes));
+#ifdef MADV_HUGEPAGE
+      madvise(slots, bytes, MADV_HUGEPAGE);
+#endif
+    } else {
+      slots = static_cast<Slot *>(std::malloc(bytes));
+    }
+    std::memset(slots, 0, bytes);
+    mask = n - 1;
+  }
+  void grow() {
+    Slot *old = slots;
+    size_t oldSize = mask + 1;
+    allocate(2 * oldSize);
+    for (size_t i = 0; i < oldSize; ++i)
+      if (old[i].key != 0)
+        place(old[i].key, old[i].value);
+    std::free(old);
+  }
+
+  Slot *slots = nullptr;
+  size_t mask = 0;
+  size_t count = 0;
+  bool haveZero = false;
+  uint32_t zeroValue = 0;
+};
+
+/// What one work unit (a top-level candidate and every graph that starts
+/// with it) records. Trie and identity indices are local to the unit; the
+/// merge offsets them.
+struct UnitOutput {
+  std::vector<Enumeration::TrieNode> trie;
+  /// (class key, member): a trie index, or kIdentity | index into
+  /// identities.
+  std::vector<std::pair<uint64_t, uint32_t>> records;
+  /// Identity graphs, first occurrence per key within the unit.
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> identities;
+  /// Shapes this unit interned first, in the order it met them.
+  std::vector<Shape> shapes;
+};
+
+/// Progress reports shared by the workers.
+struct Progress {
+  explicit Progress(const EnumerateOptions &options) : options(options) {}
+  const EnumerateOptions &options;
+  std::atomic<uint64_t> visited{0}, recorded{0};
+  std::mutex mutex;
+};
+
+/// One worker's search state. Workers share nothing mutable: each has its
+/// own memos and its own copy of the shape table (shapes it interns are
+/// handed to the universe in unit order by the merge).
 class Enumerator {
 public:
-  Enumerator(Universe &u, const EnumerateOptions &options,
-             EnumerateStats &stats)
-      : u(u), options(options), stats(stats), shapes(u.shapes()) {}
+  Enumerator(const Universe &u, const EnumerateOptions &options,
+             Progress &progress)
+      : u(u), options(options), progress(progress), shapes(u.shapes()) {}
 
-  Enumeration run();
+  /// Precomputation, the leaves and the top-level candidates (the units).
+  void prepare();
+  size_t numUnits() const { return numTopLevel; }
+  /// Shapes prepare() interned.
+  std::vector<Shape> preparedShapes;
+  /// Searches the graphs whose first node is top-level candidate \p unit.
+  void runUnit(size_t unit, UnitOutput &out);
+  /// Reports the visits not reported yet.
+  void flushProgress();
+
+  EnumerateStats stats;
+  std::chrono::steady_clock::duration fpTime{};
 
 private:
   // Setup.
   void addInputs();
   uint32_t internSplit(const SplitInfo &s);
+  std::vector<Shape> shapesFrom(size_t first) const;
 
   // Candidates.
+  bool allowedAt(const OpSpec &spec, unsigned pos, unsigned v) const;
   void generate(unsigned firstNew);
   void tryTuple(unsigned d, ArrayRef<unsigned> ops);
   std::optional<uint32_t> inferShapes(unsigned d, const OpAttrs &attrs,
@@ -149,28 +285,35 @@ private:
 
   // Search.
   void search(unsigned level);
+  /// Visits candidate \p ci (accepted at \p level) and the graphs it
+  /// starts.
+  void visit(size_t ci, unsigned level);
   bool accept(const Cand &c, unsigned level);
   uint32_t valueOf(const Cand &c, bool needData);
   const FpTensor *dataOf(unsigned value);
   void record(bool redundant);
   uint32_t trieOf(unsigned level);
-  void computeComponents();
+  void joinComponents(unsigned level);
 
-  Universe &u;
+  const Universe &u;
   const EnumerateOptions &options;
-  EnumerateStats &stats;
-  ShapeTable &shapes;
+  Progress &progress;
+  ShapeTable shapes;
   unsigned numInputs = 0;
   /// Inputs and parameter expressions: the values that are not results.
   unsigned numLeaves = 0;
   unsigned maxMerge = 1;
+  size_t numTopLevel = 0;
+  uint64_t reportedVisited = 0, reportedRecorded = 0;
 
   // Per-def precomputation.
   std::vector<uint64_t> defHash;
+  /// Per def and operand position, the leaves allowed there.
+  std::vector<std::array<SmallVector<unsigned, 64>, 5>> leafAllowed;
 
   // Distinct values.
   std::vector<ValueRec> recs;
-  std::unordered_map<uint64_t, uint32_t> memo;
+  SigMap memo;
   std::vector<SplitInfo> splitTable;
   std::unordered_map<uint64_t, SmallVector<uint32_t, 1>> splitIndex;
   std::deque<FpTensor> dataStore;
@@ -193,18 +336,28 @@ private:
   SmallVector<const FpTensor *, 32> valueData;
   std::vector<std::vector<FpTensor>> levelData;
   std::vector<Cand> cands;
+  std::vector<std::vector<uint32_t>> acceptedAt; ///< per level
   unsigned regularUsed = 0;
 
-  // Components of the path (recomputed per push).
+  // Components of the path: per value, the bit of its node's component (0
+  // for an unused leaf); per level, the state before that level's node.
   SmallVector<uint16_t, 32> valueComps;
   unsigned numComps = 0;
+  std::vector<SmallVector<uint16_t, 32>> savedComps;
 
-  // Results.
-  Enumeration result;
-  std::vector<std::pair<uint64_t, uint32_t>> records;
+  // The current unit's results.
+  UnitOutput *out = nullptr;
   llvm::DenseSet<uint64_t> identityKeys;
-  std::chrono::steady_clock::duration fpTime{};
 };
+
+std::vector<Shape> Enumerator::shapesFrom(size_t first) const {
+  std::vector<Shape> r;
+  for (size_t i = first; i < shapes.size(); ++i) {
+    ArrayRef<int64_t> s = shapes.get(i);
+    r.emplace_back(s.begin(), s.end());
+  }
+  return r;
+}
 
 uint32_t Enumerator::internSplit(const SplitInfo &s) {
   uint64_t h = 0;
@@ -266,7 +419,10 @@ std::optional<uint32_t> Enumerator::inferShapes(unsigned d,
   auto it = shapeMemo.find(key);
   if (it != shapeMemo.end())
     return it->second == 0 ? std::nullopt : std::optional<uint32_t>(it->second);
-  auto r = u.infer(u.ops()[d].kind, attrs, in);
+  // Not Universe::infer: that would intern into the shared table, in an
+  // order depending on the threads.
+  SpecContext sc{u.mlir(), &shapes};
+  auto r = specOf(u.ops()[d].kind).infer(sc, attrs, in);
   uint32_t idx = 0;
   if (r) {
     shapeResults.push_back(*r);
@@ -353,8 +509,16 @@ void Enumerator::tryTuple(unsigned d, ArrayRef<unsigned> ops) {
   cands.push_back(c);
 }
 
+bool Enumerator::allowedAt(const OpSpec &spec, unsigned pos, unsigned v) const {
+  return (spec.operandRoles[pos] & roleBit(recs[valueRec[v]].role)) &&
+         !(spec.inputOperandsOnly && v >= numInputs);
+}
+
 void Enumerator::generate(unsigned firstNew) {
   unsigned numValues = valueRec.size();
+  SmallVector<ShapeId, 64> shapeOf;
+  for (unsigned v = 0; v < numValues; ++v)
+    shapeOf.push_back(recs[valueRec[v]].shape);
   for (unsigned d = 0; d < u.ops().size(); ++d) {
     const OpSpec &spec = specOf(u.ops()[d].kind);
     if (spec.paramPrep)
@@ -365,20 +529,26 @@ void Enumerator::generate(unsigned firstNew) {
         tryTuple(d, {});
       continue;
     }
-    // Values allowed per operand position.
-    std::array<SmallVector<unsigned, 32>, 5> allowed;
-    for (unsigned pos = 0; pos < n; ++pos)
-      for (unsigned v = 0; v < numValues; ++v) {
-        if (!(spec.operandRoles[pos] & roleBit(recs[valueRec[v]].role)))
-          continue;
-        if (spec.inputOperandsOnly && v >= numInputs)
-          continue;
-        allowed[pos].push_back(v);
-      }
+    // Values allowed per operand position: the leaves' are fixed.
+    std::array<SmallVector<unsigned, 64>, 5> allowed;
+    for (unsigned pos = 0; pos < n; ++pos) {
+      allowed[pos] = leafAllowed[d][pos];
+      for (unsigned v = numLeaves; v < numValues; ++v)
+        if (allowedAt(spec, pos, v))
+          allowed[pos].push_back(v);
+    }
+    // A tuple whose shapes the dense memo knows to be invalid is skipped
+    // (tryTuple would reject it without side effects).
+    const std::vector<int32_t> &dense = denseMemo[d];
+    auto knownInvalid = [&](size_t slot) {
+      return !dense.empty() && dense[slot] < 0;
+    };
     std::array<unsigned, 5> tuple;
     if (n == 1) {
       for (unsigned v : allowed[0])
         if (v >= firstNew) {
+          if (shapeOf[v] < kDenseShapes && knownInvalid(shapeOf[v]))
+            continue;
           tuple[0] = v;
           tryTuple(d, ArrayRef<unsigned>(tuple.data(), 1));
         }
@@ -393,6 +563,9 @@ void Enumerator::generate(unsigned firstNew) {
           unsigned b = *it;
           if (spec.commutative && a >= b)
             continue;
+          if (shapeOf[a] < kDenseShapes && shapeOf[b] < kDenseShapes &&
+              knownInvalid(size_t(shapeOf[a]) * kDenseShapes + shapeOf[b]))
+            continue;
           tuple[0] = a;
           tuple[1] = b;
           tryTuple(d, ArrayRef<unsigned>(tuple.data(), 2));
@@ -402,7 +575,7 @@ void Enumerator::generate(unsigned firstNew) {
     // Tuples whose first new operand is at position j: earlier positions
     // hold old values, later ones any value.
     for (unsigned j = 0; j < n; ++j) {
-      std::function<void(unsigned)> fill = [&](unsigned pos) {
+      auto fill = [&](auto &self, unsigned pos) -> void {
         if (pos == n) {
           if (spec.commutative && n == 2 && tuple[0] >= tuple[1])
             return;
@@ -415,50 +588,33 @@ void Enumerator::generate(unsigned firstNew) {
           if (pos == j && v < firstNew)
             continue;
           tuple[pos] = v;
-          fill(pos + 1);
+          self(self, pos + 1);
         }
       };
-      fill(0);
+      fill(fill, 0);
     }
   }
 }
 
-void Enumerator::computeComponents() {
-  unsigned n = path.size();
-  SmallVector<unsigned, 8> parent(n);
-  for (unsigned i = 0; i < n; ++i)
-    parent[i] = i;
-  std::function<unsigned(unsigned)> find = [&](unsigned x) {
-    return parent[x] == x ? x : parent[x] = find(parent[x]);
-  };
-  // Nodes sharing a value (as operands, or as producer and user) are joined.
-  SmallVector<int, 32> firstUser(valueRec.size(), -1);
-  for (unsigned i = 0; i < n; ++i) {
-    const Cand &c = path[i].cand;
-    for (unsigned k = 0; k < c.numOperands; ++k) {
-      unsigned v = c.operands[k];
-      if (producer[v] >= 0)
-        parent[find(i)] = find(producer[v]);
-      if (firstUser[v] >= 0)
-        parent[find(i)] = find(firstUser[v]);
-      else
-        firstUser[v] = i;
-    }
-  }
-  SmallVector<int, 8> compId(n, -1);
-  numComps = 0;
-  for (unsigned i = 0; i < n; ++i)
-    if (compId[find(i)] < 0)
-      compId[find(i)] = numComps++;
-  valueComps.assign(valueRec.size(), 0);
-  for (unsigned i = 0; i < n; ++i) {
-    uint16_t bit = uint16_t(1) << compId[find(i)];
-    const Cand &c = path[i].cand;
-    for (unsigned k = 0; k < c.numOperands; ++k)
-      valueComps[c.operands[k]] |= bit;
-    for (unsigned r = 0; r < path[i].numResults; ++r)
-      valueComps[path[i].firstResult + r] |= bit;
-  }
+void Enumerator::joinComponents(unsigned level) {
+  // Nodes sharing a value (as operands, or as producer and user) are in one
+  // component. Each value used or produced by a node carries its
+  // component's bit (one bit: sharing joins); node `level` joins the
+  // components of its operands, or starts one with a bit no earlier node
+  // has.
+  const PathNode &pn = path[level];
+  uint16_t touched = 0;
+  for (unsigned k = 0; k < pn.cand.numOperands; ++k)
+    touched |= valueComps[pn.cand.operands[k]];
+  uint16_t bit = touched ? touched & -touched : uint16_t(1) << level;
+  if (touched & ~bit)
+    for (uint16_t &m : valueComps)
+      if (m & touched)
+        m = bit;
+  for (unsigned k = 0; k < pn.cand.numOperands; ++k)
+    valueComps[pn.cand.operands[k]] = bit;
+  valueComps.resize(pn.firstResult + pn.numResults, bit);
+  numComps = numComps + 1 - llvm::popcount(touched);
 }
 
 bool Enumerator::accept(const Cand &c, unsigned level) {
@@ -484,13 +640,13 @@ bool Enumerator::accept(const Cand &c, unsigned level) {
 const FpTensor *Enumerator::dataOf(unsigned value) { return valueData[value]; }
 
 uint32_t Enumerator::valueOf(const Cand &c, bool needData) {
-  auto it = memo.find(c.sig);
+  const uint32_t *known = memo.find(c.sig);
   const OpDef &def = u.ops()[c.def];
   const OpSpec &spec = specOf(def.kind);
-  bool haveRec = it != memo.end();
-  bool haveData = haveRec && recs[it->second].data >= 0;
+  bool haveRec = known != nullptr;
+  bool haveData = haveRec && recs[*known].data >= 0;
   if (haveRec && (!needData || haveData))
-    return it->second;
+    return *known;
   // Evaluate.
   auto start = std::chrono::steady_clock::now();
   OpAttrs attrs = def.attrs;
@@ -508,7 +664,7 @@ uint32_t Enumerator::valueOf(const Cand &c, bool needData) {
   bool store = depth + 1 <= 2;
   uint32_t first;
   if (haveRec) {
-    first = it->second;
+    first = *known;
   } else {
     SmallVector<ShapeId, 5> inShapes;
     SmallVector<const SplitInfo *, 5> inSplits;
@@ -530,7 +686,7 @@ uint32_t Enumerator::valueOf(const Cand &c, bool needData) {
                    static_cast<uint8_t>(depth + 1)};
       recs.push_back(rec);
     }
-    memo.emplace(c.sig, first);
+    memo.insert(c.sig, first);
   }
   for (unsigned r = 0; r < out.size(); ++r) {
     if (store) {
@@ -554,8 +710,9 @@ uint32_t Enumerator::trieOf(unsigned level) {
   tn.numOperands = c.numOperands;
   tn.operands = c.operands;
   tn.sizes = c.sizes;
-  result.trie.push_back(tn);
-  path[level].trie = result.trie.size() - 1;
+  tn.outputOrder = 0;
+  out->trie.push_back(tn);
+  path[level].trie = out->trie.size() - 1;
   return path[level].trie;
 }
 
@@ -575,6 +732,7 @@ void Enumerator::record(bool redundant) {
       outs.push_back(recs[valueRec[v]].hash);
   if (outs.size() > options.maxOutputs)
     return;
+  SmallVector<uint64_t, 8> valueOrder = outs;
   llvm::sort(outs);
   for (unsigned i = 1; i < outs.size(); ++i)
     if (outs[i] == outs[i - 1])
@@ -618,7 +776,13 @@ void Enumerator::record(bool redundant) {
   ++stats.enumerated;
   if (redundant)
     ++stats.redundant;
-  records.emplace_back(key, trieOf(path.size() - 1));
+  uint32_t node = trieOf(path.size() - 1);
+  // Where each output stands in fingerprint order (see TrieNode).
+  for (unsigned p = 0; p < outs.size(); ++p) {
+    unsigned k = llvm::find(valueOrder, outs[p]) - valueOrder.begin();
+    out->trie[node].outputOrder |= (k ^ p) << (2 * p);
+  }
+  out->records.emplace_back(key, node);
   // A graph computing only inputs is equal to the identity on them.
   if (llvm::all_of(outs, [&](uint64_t h) { return inputHashes.count(h); }) &&
       identityKeys.insert(key).second) {
@@ -627,82 +791,115 @@ void Enumerator::record(bool redundant) {
     for (unsigned i = 0; i < numInputs; ++i)
       if (llvm::is_contained(outs, recs[i].hash))
         byHash.push_back({recs[i].hash, static_cast<uint8_t>(i)});
+    llvm::sort(byHash); // fingerprint order, as unpack promises
     for (auto &[h, i] : byHash)
       ids.push_back(i);
-    result.identities.push_back(std::move(ids));
-    records.emplace_back(key, Enumeration::kIdentity |
-                                  (result.identities.size() - 1));
+    out->identities.emplace_back(key, std::move(ids));
+    out->records.emplace_back(key, Enumeration::kIdentity |
+                                       (out->identities.size() - 1));
   }
 }
 
 void Enumerator::search(unsigned level) {
-  size_t numCands = cands.size();
-  for (size_t ci = 0; ci < numCands; ++ci) {
-    Cand c = cands[ci];
-    if (!accept(c, level))
-      continue;
-    ++stats.visited;
-    if (options.progress && (stats.visited & 0xfffff) == 0)
-      options.progress(stats.visited, stats.enumerated);
-    bool lastLevel = regularUsed + 1 >= options.maxOps;
-    levelData[level].clear();
-    uint32_t first = valueOf(c, /*needData=*/!lastLevel);
-    const OpSpec &spec = specOf(u.ops()[c.def].kind);
-    // Redundant: recomputes a tensor of the graph.
-    bool redundant = false;
-    for (unsigned r = 0; r < spec.numResults && !redundant; ++r) {
-      uint64_t h = recs[first + r].hash;
-      if (leafHashes.count(h))
-        redundant = true;
-      for (unsigned v = numLeaves; v < valueRec.size() && !redundant; ++v)
-        redundant = recs[valueRec[v]].hash == h;
-    }
-    // Push.
-    PathNode pn{c, static_cast<unsigned>(valueRec.size()), spec.numResults};
-    path.push_back(pn);
-    for (unsigned k = 0; k < c.numOperands; ++k)
-      ++useCount[c.operands[k]];
-    size_t owned = 0;
-    for (unsigned r = 0; r < spec.numResults; ++r) {
-      valueRec.push_back(first + r);
-      valueSig.push_back(hashMix(c.sig, r));
-      useCount.push_back(0);
-      producer.push_back(static_cast<int8_t>(level));
-      const ValueRec &rec = recs[first + r];
-      if (rec.data >= 0)
-        valueData.push_back(&dataStore[rec.data]);
-      else if (!lastLevel && !redundant)
-        valueData.push_back(&levelData[level][owned++]);
-      else
-        valueData.push_back(nullptr);
-    }
-    ++regularUsed;
-    computeComponents();
-    record(redundant);
-    if (!redundant && !lastLevel) {
-      size_t before = cands.size();
-      generate(valueRec.size() - spec.numResults);
-      search(level + 1);
-      cands.resize(before);
-    }
-    // Pop.
-    --regularUsed;
-    for (unsigned r = 0; r < spec.numResults; ++r) {
-      valueRec.pop_back();
-      valueSig.pop_back();
-      useCount.pop_back();
-      producer.pop_back();
-      valueData.pop_back();
-    }
-    for (unsigned k = 0; k < c.numOperands; ++k)
-      --useCount[c.operands[k]];
-    path.pop_back();
-    computeComponents();
+  // Visiting a candidate leaves the path as it was, so which candidates
+  // this level accepts is known up front; their memo slots are prefetched
+  // a few visits ahead (the probe is otherwise a cache miss per graph).
+  std::vector<uint32_t> &accepted = acceptedAt[level];
+  accepted.clear();
+  for (size_t ci = 0, e = cands.size(); ci < e; ++ci)
+    if (accept(cands[ci], level))
+      accepted.push_back(ci);
+  constexpr size_t kAhead = 4;
+  for (size_t k = 0; k < accepted.size(); ++k) {
+    if (k + kAhead < accepted.size())
+      memo.prefetch(cands[accepted[k + kAhead]].sig);
+    visit(accepted[k], level);
   }
 }
 
-Enumeration Enumerator::run() {
-  auto start = std::chrono::steady_clock::now();
+void Enumerator::flushProgress() {
+  uint64_t visited =
+      progress.visited.fetch_add(stats.visited - reportedVisited) +
+      stats.visited - reportedVisited;
+  uint64_t recorded =
+      progress.recorded.fetch_add(stats.enumerated - reportedRecorded) +
+      stats.enumerated - reportedRecorded;
+  // A report per 2^20 visits in all.
+  if (options.progress &&
+      (visited >> 20) !=
+          ((visited - (stats.visited - reportedVisited)) >> 20)) {
+    std::lock_guard<std::mutex> lock(progress.mutex);
+    options.progress(visited, recorded);
+  }
+  reportedVisited = stats.visited;
+  reportedRecorded = stats.enumerated;
+}
+
+void Enumerator::visit(size_t ci, unsigned level) {
+  Cand c = cands[ci];
+  ++stats.visited;
+  if ((stats.visited & 0xffff) == 0)
+    flushProgress();
+  bool lastLevel = regularUsed + 1 >= options.maxOps;
+  levelData[level].clear();
+  uint32_t first = valueOf(c, /*needData=*/!lastLevel);
+  const OpSpec &spec = specOf(u.ops()[c.def].kind);
+  // Redundant: recomputes a tensor of the graph.
+  bool redundant = false;
+  for (unsigned r = 0; r < spec.numResults && !redundant; ++r) {
+    uint64_t h = recs[first + r].hash;
+    if (leafHashes.count(h))
+      redundant = true;
+    for (unsigned v = numLeaves; v < valueRec.size() && !redundant; ++v)
+      redundant = recs[valueRec[v]].hash == h;
+  }
+  // Push.
+  savedComps[level] = valueComps;
+  unsigned savedNumComps = numComps;
+  PathNode pn{c, static_cast<unsigned>(valueRec.size()), spec.numResults};
+  path.push_back(pn);
+  for (unsigned k = 0; k < c.numOperands; ++k)
+    ++useCount[c.operands[k]];
+  size_t owned = 0;
+  for (unsigned r = 0; r < spec.numResults; ++r) {
+    valueRec.push_back(first + r);
+    valueSig.push_back(hashMix(c.sig, r));
+    useCount.push_back(0);
+    producer.push_back(static_cast<int8_t>(level));
+    const ValueRec &rec = recs[first + r];
+    if (rec.data >= 0)
+      valueData.push_back(&dataStore[rec.data]);
+    else if (!lastLevel && !redundant)
+      valueData.push_back(&levelData[level][owned++]);
+    else
+      valueData.push_back(nullptr);
+  }
+  ++regularUsed;
+  joinComponents(level);
+  record(redundant);
+  if (!redundant && !lastLevel) {
+    size_t before = cands.size();
+    generate(valueRec.size() - spec.numResults);
+    search(level + 1);
+    cands.resize(before);
+  }
+  // Pop.
+  --regularUsed;
+  for (unsigned r = 0; r < spec.numResults; ++r) {
+    valueRec.pop_back();
+    valueSig.pop_back();
+    useCount.pop_back();
+    producer.pop_back();
+    valueData.pop_back();
+  }
+  for (unsigned k = 0; k < c.numOperands; ++k)
+    --useCount[c.operands[k]];
+  path.pop_back();
+  valueComps = savedComps[level];
+  numComps = savedNumComps;
+}
+
+void Enumerator::prepare() {
   shapeResults.emplace_back(); // index 0: invalid
   for (const OpDef &d : u.ops()) {
     defHash.push_back(hashOp(d.kind, d.attrs, shapes));
@@ -716,14 +913,155 @@ Enumeration Enumerator::run() {
                            0);
   }
   addInputs();
+  for (const OpDef &d : u.ops()) {
+    const OpSpec &spec = specOf(d.kind);
+    auto &lists = leafAllowed.emplace_back();
+    for (unsigned pos = 0; pos < spec.numOperands + (d.attrs.bias ? 1 : 0);
+         ++pos)
+      for (unsigned v = 0; v < numLeaves; ++v)
+        if (allowedAt(spec, pos, v))
+          lists[pos].push_back(v);
+  }
   levelData.resize(options.maxOps + 1);
-  computeComponents();
+  savedComps.resize(options.maxOps + 1);
+  acceptedAt.resize(options.maxOps + 1);
+  valueComps.assign(valueRec.size(), 0);
+  size_t before = shapes.size();
   generate(0);
-  search(0);
+  numTopLevel = cands.size();
+  preparedShapes = shapesFrom(before);
+}
 
-  // Group the records by class key (stable: the search order decides).
-  std::sort(records.begin(), records.end(),
-                   [](const auto &a, const auto &b) { return a < b; });
+void Enumerator::runUnit(size_t unit, UnitOutput &output) {
+  out = &output;
+  identityKeys.clear();
+  size_t before = shapes.size();
+  if (accept(cands[unit], 0))
+    visit(unit, 0);
+  output.shapes = shapesFrom(before);
+  // Units wait for the merge; their slack would add up.
+  output.trie.shrink_to_fit();
+  output.records.shrink_to_fit();
+  out = nullptr;
+}
+
+using Record = std::pair<uint64_t, uint32_t>;
+
+/// Sorts [first, last) on up to \p threads threads: halves sorted apart,
+/// then merged (the order is total, so the result is std::sort's).
+void sortRecords(Record *first, Record *last, unsigned threads) {
+  if (threads < 2 || last - first < (1 << 16)) {
+    std::sort(first, last);
+    return;
+  }
+  Record *mid = first + (last - first) / 2;
+  std::thread left([&] { sortRecords(first, mid, threads / 2); });
+  sortRecords(mid, last, threads - threads / 2);
+  left.join();
+  // Merge: the left run moves out; the right one is consumed in place
+  // ahead of the output.
+  std::vector<Record> run(first, mid);
+  Record *out = first, *r = mid;
+  for (auto l = run.begin(); l != run.end();)
+    *out++ = r != last && *r < *l ? *r++ : *l++;
+}
+
+} // namespace
+
+Enumeration superopt::enumerate(Universe &u, const EnumerateOptions &options,
+                                EnumerateStats &stats) {
+  auto start = std::chrono::steady_clock::now();
+  // Workers take the top-level candidates (the units) in turn; each unit's
+  // graphs are recorded apart and merged in unit order below, so the result
+  // is the sequential search's whatever the threads.
+  assert(options.maxOutputs <= 4 && "TrieNode::outputOrder holds 4");
+  Progress progress(options);
+  unsigned threads = std::max(1u, options.threads);
+  std::vector<std::unique_ptr<Enumerator>> workers;
+  for (unsigned t = 0; t < threads; ++t)
+    workers.push_back(std::make_unique<Enumerator>(u, options, progress));
+  workers[0]->prepare();
+  std::vector<UnitOutput> units(workers[0]->numUnits());
+  std::atomic<size_t> nextUnit{0};
+  auto work = [&](Enumerator &e) {
+    for (;;) {
+      size_t i = nextUnit++;
+      if (i >= units.size())
+        break;
+      e.runUnit(i, units[i]);
+    }
+    e.flushProgress();
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      workers[t]->prepare();
+      work(*workers[t]);
+    });
+  work(*workers[0]);
+  for (std::thread &t : pool)
+    t.join();
+
+  // Shapes, in the order the sequential search interned them: a shape is
+  // first met in the unit that meets it first, at the point it does.
+  for (const Shape &s : workers[0]->preparedShapes)
+    u.shapes().intern(s);
+  for (const UnitOutput &unit : units)
+    for (const Shape &s : unit.shapes)
+      u.shapes().intern(s);
+  std::chrono::steady_clock::duration fpTime{};
+  for (const auto &w : workers) {
+    stats.visited += w->stats.visited;
+    stats.enumerated += w->stats.enumerated;
+    stats.redundant += w->stats.redundant;
+    stats.evaluations += w->stats.evaluations;
+    fpTime += w->fpTime;
+  }
+  workers.clear();
+
+  // The trie and the records, offset; an identity is kept at its first
+  // occurrence in unit order.
+  Enumeration result;
+  size_t numNodes = 0, numRecords = 0;
+  for (const UnitOutput &unit : units) {
+    numNodes += unit.trie.size();
+    numRecords += unit.records.size();
+  }
+  result.trie.reserve(numNodes);
+  std::vector<Record> records;
+  records.reserve(numRecords);
+  llvm::DenseSet<uint64_t> identityKeys;
+  for (UnitOutput &unit : units) {
+    uint32_t offset = result.trie.size();
+    for (Enumeration::TrieNode tn : unit.trie) {
+      if (tn.parent != ~0u)
+        tn.parent += offset;
+      result.trie.push_back(tn);
+    }
+    SmallVector<uint32_t, 4> identityIds;
+    for (auto &[key, ids] : unit.identities) {
+      if (!identityKeys.insert(key).second) {
+        identityIds.push_back(~0u);
+        continue;
+      }
+      identityIds.push_back(result.identities.size());
+      result.identities.push_back(std::move(ids));
+    }
+    for (auto [key, member] : unit.records) {
+      if (member & Enumeration::kIdentity) {
+        uint32_t id = identityIds[member & ~Enumeration::kIdentity];
+        if (id != ~0u)
+          records.emplace_back(key, Enumeration::kIdentity | id);
+      } else {
+        records.emplace_back(key, member + offset);
+      }
+    }
+    unit = UnitOutput();
+  }
+  units.clear();
+
+  // Group the records by class key, members in search order.
+  sortRecords(records.data(), records.data() + records.size(), threads);
   for (size_t i = 0; i < records.size();) {
     size_t j = i + 1;
     while (j < records.size() && records[j].first == records[i].first)
@@ -738,18 +1076,9 @@ Enumeration Enumerator::run() {
     i = j;
   }
   stats.classes = result.classes.size();
-  stats.fingerprintSeconds =
-      std::chrono::duration<double>(fpTime).count();
+  stats.fingerprintSeconds = std::chrono::duration<double>(fpTime).count();
   stats.seconds = std::chrono::duration<double>(
                       std::chrono::steady_clock::now() - start)
                       .count();
-  return std::move(result);
-}
-
-} // namespace
-
-Enumeration superopt::enumerate(Universe &u, const EnumerateOptions &options,
-                                EnumerateStats &stats) {
-  Enumerator e(u, options, stats);
-  return e.run();
+  return result;
 }

@@ -188,6 +188,7 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   EnumerateOptions eo;
   eo.maxOps = options.maxOps;
   eo.maxOutputs = options.maxOutputs;
+  eo.threads = options.threads;
   if (log)
     eo.progress = [&](uint64_t visited, uint64_t recorded) {
       *log << "  enumerate: " << visited << " graphs visited, " << recorded
@@ -203,7 +204,15 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
          << stats.enumeration.classes << " classes of equal fingerprints, "
          << llvm::format("%.2f", stats.seconds.enumerate) << " s\n";
 
-  std::vector<Candidate> candidates = makeCandidates(u, e, stats.prune);
+  std::function<void(uint64_t)> pruneProgress;
+  if (log)
+    pruneProgress = [&](uint64_t classesDone) {
+      *log << "  prune: " << classesDone << "/" << e.classes.size()
+           << " classes paired, " << llvm::format("%.1f", since(start))
+           << " s\n";
+    };
+  std::vector<Candidate> candidates =
+      makeCandidates(u, e, stats.prune, options.threads, pruneProgress);
   e = Enumeration();
   stats.seconds.prune = stats.prune.seconds;
   if (log)
@@ -237,17 +246,15 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   std::iota(shapeIds.begin(), shapeIds.end(), 0);
   AxiomBase base(u, axioms, axiomIds, shapeIds);
   stats.axiomInstances = base.instances().size();
-  // A numeric check first: it is cheap, and a candidate with a
-  // counterexample (the fingerprint domain orders numbers unlike the reals,
-  // so order-based equalities can be spurious) need not go to Z3, where it
-  // would cost a long, fruitless search.
+  // A numeric check first (in the workers below): it is cheap, and a
+  // candidate with a counterexample (the fingerprint domain orders numbers
+  // unlike the reals, so order-based equalities can be spurious) need not go
+  // to Z3, where it would cost a long, fruitless search.
   std::vector<std::optional<std::string>> counterexamples(candidates.size());
-  for (size_t i = 0; i < candidates.size(); ++i)
-    counterexamples[i] = numericCounterexample(
-        u, candidates[i].source, candidates[i].target, options.seed);
   std::vector<ProofResult> proofs(candidates.size());
-  // Threads take fixed batches of candidates in turn; a batch shares one
-  // solver (Prover::startBatch), so results do not depend on the threads.
+  // Threads take fixed batches of candidates in turn, checking each
+  // numerically, then proving it; a batch shares one solver
+  // (Prover::startBatch), so results do not depend on the threads.
   std::atomic<size_t> nextBatch{0}, done{0};
   std::mutex logMutex;
   auto worker = [&] {
@@ -262,6 +269,8 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
       prover.startBatch();
       for (size_t i = first;
            i < std::min(first + kProofBatch, candidates.size()); ++i) {
+        counterexamples[i] = numericCounterexample(
+            u, candidates[i].source, candidates[i].target, options.seed);
         if (counterexamples[i])
           continue;
         proofs[i] = prover.prove(candidates[i].source, candidates[i].target);

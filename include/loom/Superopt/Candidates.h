@@ -26,6 +26,7 @@
 
 #include "loom/Superopt/Enumerator.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,15 +48,16 @@ struct PruneStats {
   double seconds = 0;
 };
 
-/// Builds the candidates of \p e and prunes them.
-std::vector<Candidate> makeCandidates(Universe &u, const Enumeration &e,
-                                      PruneStats &stats);
+/// Builds the candidates of \p e and prunes them, classes on \p threads
+/// threads (the result does not depend on them). \p progress, if set, is
+/// called now and then with the number of classes done.
+std::vector<Candidate>
+makeCandidates(Universe &u, const Enumeration &e, PruneStats &stats,
+               unsigned threads = 1,
+               std::function<void(uint64_t classesDone)> progress = nullptr);
 
 /// The cost of \p g (parameter-preparation ops are free: they fold away).
 double graphCost(Universe &u, const Graph &g);
-
-/// Fingerprints of every value of \p g (inputs first).
-std::vector<uint64_t> valueFingerprints(const Universe &u, const Graph &g);
 
 /// A hash of the pair (a, b) invariant under renaming interchangeable inputs
 /// and under swapping a and b.

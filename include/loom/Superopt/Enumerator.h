@@ -23,6 +23,12 @@
 //     graphs have at most maxOutputs outputs.
 // Each operator result is evaluated once per distinct signature (memoised).
 //
+// Threads split the search by its first node: each top-level candidate is a
+// unit, taken in turn by workers with memos of their own, and the units'
+// graphs are merged in unit order, so the Enumeration (trie, classes and
+// their member order, identities) and every count but `evaluations` are
+// those of one thread.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LOOM_SUPEROPT_ENUMERATOR_H
@@ -41,8 +47,10 @@ struct EnumerateOptions {
   /// Largest number of operators in a graph (K), not counting the
   /// parameter expressions it uses (bounded by the universe's P).
   unsigned maxOps = 3;
-  /// Largest number of outputs of a recorded graph.
+  /// Largest number of outputs of a recorded graph (at most 4).
   unsigned maxOutputs = 2;
+  /// Threads searching in parallel (the result does not depend on them).
+  unsigned threads = 1;
   /// Called now and then with the number of graphs visited so far.
   std::function<void(uint64_t visited, uint64_t recorded)> progress;
 };
@@ -54,13 +62,15 @@ struct EnumerateStats {
   uint64_t enumerated = 0;
   /// Recorded graphs that recompute an existing tensor (not extended).
   uint64_t redundant = 0;
-  /// Operator evaluations in ModPDomain (memo misses).
+  /// Operator evaluations in ModPDomain (memo misses; each thread has its
+  /// own memo, so this count alone depends on the threads).
   uint64_t evaluations = 0;
   /// Fingerprint classes holding at least two graphs.
   uint64_t classes = 0;
   /// Graphs in those classes.
   uint64_t classMembers = 0;
   double seconds = 0;
+  /// Time spent evaluating, summed over the threads.
   double fingerprintSeconds = 0;
 };
 
@@ -73,6 +83,10 @@ public:
     uint8_t def;     ///< index into Universe::ops()
     uint8_t numOperands;
     std::array<uint8_t, 5> operands;
+    /// For the graph ending here, the outputs in fingerprint order: the
+    /// output at position p of that order is output (bits 2p..2p+1 xor p)
+    /// in value order (0 when the values are in fingerprint order).
+    uint8_t outputOrder;
     std::array<int16_t, 2> sizes;
   };
   /// A class member: a trie node (a graph), or, with kIdentity set, an
@@ -84,8 +98,9 @@ public:
   /// Fingerprint classes with at least two members.
   std::vector<std::vector<uint32_t>> classes;
 
-  /// The graph of a class member, with its outputs (unconsumed results in
-  /// value order; for an identity, the inputs).
+  /// The graph of a class member, with its outputs (unconsumed results; for
+  /// an identity, the inputs) ordered by fingerprint, so that the outputs of
+  /// two members of a class correspond position by position.
   Graph unpack(const Universe &u, uint32_t member) const;
 };
 
