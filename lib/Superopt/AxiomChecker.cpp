@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Superopt/AxiomChecker.h"
+#include "loom/Support/Threads.h"
 
 #include "loom/Superopt/Z3Domain.h"
 
@@ -150,8 +151,8 @@ superopt::checkAxioms(const std::vector<Axiom> &all, ArrayRef<unsigned> axioms,
       }
       const Axiom &a = all[axioms[job.result]];
       auto start = std::chrono::steady_clock::now();
-      std::string failure = checkInstance(a, job.inst, shapes,
-                                          options.timeoutMs);
+      std::string failure =
+          checkInstance(a, job.inst, shapes, options.timeoutMs);
       double secs = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
                         .count();
@@ -168,12 +169,6 @@ superopt::checkAxioms(const std::vector<Axiom> &all, ArrayRef<unsigned> axioms,
       }
     }
   };
-  unsigned n = std::max(1u, options.threads);
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < n; ++t)
-    threads.emplace_back(worker);
-  worker();
-  for (std::thread &t : threads)
-    t.join();
+  runOnThreads(options.threads, [&](unsigned) { worker(); });
   return results;
 }

@@ -5,10 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Superopt/Candidates.h"
+#include "loom/Support/Threads.h"
 
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 #include <algorithm>
 #include <atomic>
@@ -562,15 +563,10 @@ superopt::makeCandidates(Universe &u, const Enumeration &e, PruneStats &stats,
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (std::thread &t : pool)
-    t.join();
+  runOnThreads(threads, [&](unsigned) { worker(); });
   stats.kept = out.size();
-  stats.seconds = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+  stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return out;
 }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Superopt/Enumerator.h"
+#include "loom/Support/Threads.h"
 
 #include "loom/Interpreter/Kernels.h"
 
@@ -115,11 +116,11 @@ namespace {
 /// What the search knows about one distinct value (keyed by signature).
 struct ValueRec {
   uint64_t hash;
-  uint32_t split;  ///< index into the split-information table
-  int32_t data;    ///< index into the data store, or -1
+  uint32_t split; ///< index into the split-information table
+  int32_t data;   ///< index into the data store, or -1
   ShapeId shape;
   Role role;
-  uint8_t depth;   ///< structural depth (inputs 0)
+  uint8_t depth; ///< structural depth (inputs 0)
 };
 
 /// A possible next node.
@@ -375,10 +376,14 @@ uint32_t Enumerator::internSplit(const SplitInfo &s) {
 
 void Enumerator::addInputs() {
   numInputs = u.numInputs();
-  auto addLeaf = [&](const FpTensor &t, ShapeId shape, Role role,
-                     uint64_t sig, uint64_t mask) {
-    ValueRec r{fingerprintOf(t.shape, t.data), internSplit(SplitInfo()), -1,
-               shape, role, 0};
+  auto addLeaf = [&](const FpTensor &t, ShapeId shape, Role role, uint64_t sig,
+                     uint64_t mask) {
+    ValueRec r{fingerprintOf(t.shape, t.data),
+               internSplit(SplitInfo()),
+               -1,
+               shape,
+               role,
+               0};
     dataStore.push_back(t);
     r.data = dataStore.size() - 1;
     recs.push_back(r);
@@ -412,8 +417,9 @@ void Enumerator::addInputs() {
 std::optional<uint32_t> Enumerator::inferShapes(unsigned d,
                                                 const OpAttrs &attrs,
                                                 ArrayRef<ShapeId> in) {
-  uint64_t key = hashMix(defHash[d], (uint64_t(uint16_t(attrs.sizes[0])) << 16) |
-                                         uint16_t(attrs.sizes[1]));
+  uint64_t key =
+      hashMix(defHash[d], (uint64_t(uint16_t(attrs.sizes[0])) << 16) |
+                              uint16_t(attrs.sizes[1]));
   for (ShapeId s : in)
     key = hashMix(key, s);
   auto it = shapeMemo.find(key);
@@ -501,8 +507,9 @@ void Enumerator::tryTuple(unsigned d, ArrayRef<unsigned> ops) {
   }
   if (spec.commutative)
     std::sort(sigs.begin(), sigs.begin() + ops.size());
-  uint64_t sig = hashMix(defHash[d], (uint64_t(uint16_t(attrs.sizes[0])) << 16) |
-                                         uint16_t(attrs.sizes[1]));
+  uint64_t sig =
+      hashMix(defHash[d], (uint64_t(uint16_t(attrs.sizes[0])) << 16) |
+                              uint16_t(attrs.sizes[1]));
   for (unsigned i = 0; i < ops.size(); ++i)
     sig = hashMix(sig, sigs[i]);
   c.sig = sig;
@@ -555,8 +562,8 @@ void Enumerator::generate(unsigned firstNew) {
       continue;
     }
     if (n == 2) {
-      auto firstNewB = std::lower_bound(allowed[1].begin(), allowed[1].end(),
-                                        firstNew);
+      auto firstNewB =
+          std::lower_bound(allowed[1].begin(), allowed[1].end(), firstNew);
       for (unsigned a : allowed[0])
         for (auto it = a >= firstNew ? allowed[1].begin() : firstNewB;
              it != allowed[1].end(); ++it) {
@@ -682,7 +689,10 @@ uint32_t Enumerator::valueOf(const Cand &c, bool needData) {
     const auto &resultShapes = shapeResults[c.shapesIdx];
     for (unsigned r = 0; r < out.size(); ++r) {
       ValueRec rec{fingerprintOf(out[r].shape, out[r].data),
-                   internSplit(outSplits[r]), -1, resultShapes[r], role,
+                   internSplit(outSplits[r]),
+                   -1,
+                   resultShapes[r],
+                   role,
                    static_cast<uint8_t>(depth + 1)};
       recs.push_back(rec);
     }
@@ -905,12 +915,10 @@ void Enumerator::prepare() {
     defHash.push_back(hashOp(d.kind, d.attrs, shapes));
     unsigned n = specOf(d.kind).numOperands + (d.attrs.bias ? 1 : 0);
     maxMerge = std::max(maxMerge, n > 1 ? n - 1 : 1);
-    bool dense = (n == 1 || n == 2) &&
-                 !(specOf(d.kind).attrFields & kAttrSizes);
-    denseMemo.emplace_back(dense ? (n == 1 ? kDenseShapes
-                                           : kDenseShapes * kDenseShapes)
-                                 : 0,
-                           0);
+    bool dense =
+        (n == 1 || n == 2) && !(specOf(d.kind).attrFields & kAttrSizes);
+    denseMemo.emplace_back(
+        dense ? (n == 1 ? kDenseShapes : kDenseShapes * kDenseShapes) : 0, 0);
   }
   addInputs();
   for (const OpDef &d : u.ops()) {
@@ -992,15 +1000,11 @@ Enumeration superopt::enumerate(Universe &u, const EnumerateOptions &options,
     }
     e.flushProgress();
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back([&, t] {
+  runOnThreads(threads, [&](unsigned t) {
+    if (t > 0)
       workers[t]->prepare();
-      work(*workers[t]);
-    });
-  work(*workers[0]);
-  for (std::thread &t : pool)
-    t.join();
+    work(*workers[t]);
+  });
 
   // Shapes, in the order the sequential search interned them: a shape is
   // first met in the unit that meets it first, at the point it does.
@@ -1077,8 +1081,8 @@ Enumeration superopt::enumerate(Universe &u, const EnumerateOptions &options,
   }
   stats.classes = result.classes.size();
   stats.fingerprintSeconds = std::chrono::duration<double>(fpTime).count();
-  stats.seconds = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+  stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return result;
 }

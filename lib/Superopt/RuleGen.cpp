@@ -6,6 +6,7 @@
 
 #include "loom/Superopt/RuleGen.h"
 #include "loom/Superopt/Generalize.h"
+#include "loom/Support/Threads.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
@@ -29,6 +30,41 @@ using interp::Tensor;
 /// Proofs per Z3 solver (Prover::startBatch): solver set-up dominates
 /// short proofs; fixed batches keep the results independent of threads.
 constexpr size_t kProofBatch = 16;
+/// Implication pruning is one pass in order for rules of at most this many
+/// ops per side, and two passes (the first parallel) for larger ones.
+constexpr unsigned kSequentialSideOps = 3;
+
+/// Calls `item(prover, i)` for every i in [0, n) on `threads` threads (the
+/// caller's among them). Each thread has its own Prover over `base` and
+/// takes fixed batches of kProofBatch items, which share one solver
+/// (Prover::startBatch), so results do not depend on the threads.
+/// `progress(d)` runs under a lock after every `every` items done.
+template <class Item, class Progress>
+static void proveInBatches(Universe &u, const AxiomBase &base,
+                           const ProverOptions &po, size_t n, unsigned threads,
+                           Item item, size_t every, Progress progress) {
+  std::atomic<size_t> nextBatch{0}, done{0};
+  std::mutex logMutex;
+  auto worker = [&] {
+    Prover prover(u, base, po);
+    for (;;) {
+      size_t first = kProofBatch * nextBatch++;
+      if (first >= n)
+        return;
+      prover.startBatch();
+      for (size_t i = first; i < std::min(first + kProofBatch, n); ++i) {
+        if (!item(prover, i))
+          continue;
+        size_t d = ++done;
+        if (d % every == 0) {
+          std::lock_guard<std::mutex> lock(logMutex);
+          progress(d);
+        }
+      }
+    }
+  };
+  runOnThreads(threads, [&](unsigned) { worker(); });
+}
 
 namespace {
 
@@ -53,10 +89,11 @@ std::string tensorString(const Tensor<F64Domain> &t, size_t limit = 8) {
 
 } // namespace
 
-std::optional<std::string>
-superopt::numericCounterexample(const Universe &u, const Graph &a,
-                                const Graph &b, uint64_t seed,
-                                unsigned trials) {
+std::optional<std::string> superopt::numericCounterexample(const Universe &u,
+                                                           const Graph &a,
+                                                           const Graph &b,
+                                                           uint64_t seed,
+                                                           unsigned trials) {
   for (unsigned trial = 0; trial < trials; ++trial) {
     // Uniform values in [-1, 1), each input shifted by -1, 0 or +1 at random
     // after the first trial: tensors of one sign expose order-based
@@ -70,10 +107,10 @@ superopt::numericCounterexample(const Universe &u, const Graph &a,
           std::vector<int64_t>(s.begin(), s.end()),
           hashMix(seed, 0x5eed0000 + trial * 1024 + i));
       double shift =
-          trial == 0 ? 0.0
-                     : static_cast<double>(
-                           static_cast<int>(interp::splitmix64Next(state) % 3) -
-                           1);
+          trial == 0
+              ? 0.0
+              : static_cast<double>(
+                    static_cast<int>(interp::splitmix64Next(state) % 3) - 1);
       for (double &v : t.data)
         v += shift;
       if (u.inputs()[i].role == Role::BnVar)
@@ -167,8 +204,8 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   stats.axioms = axioms.size();
   if (log)
     *log << "loom-rulegen: ops " << u.opList() << "; " << u.numInputs()
-         << " inputs; K = " << options.maxOps << ", P = "
-         << options.maxParamOps << "; " << axioms.size() << " axioms\n";
+         << " inputs; K = " << options.maxOps << ", P = " << options.maxParamOps
+         << "; " << axioms.size() << " axioms\n";
 
   // The axiom check runs on its own thread (with its own shape table)
   // while this one enumerates.
@@ -218,10 +255,9 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   if (log)
     *log << "  prune: " << stats.prune.pairs << " candidate pairs; removed "
          << stats.prune.commonSubgraph << " (common subgraph), "
-         << stats.prune.congruence << " (congruence), "
-         << stats.prune.renaming << " (renaming); " << stats.prune.kept
-         << " to verify, " << llvm::format("%.2f", stats.seconds.prune)
-         << " s\n";
+         << stats.prune.congruence << " (congruence), " << stats.prune.renaming
+         << " (renaming); " << stats.prune.kept << " to verify, "
+         << llvm::format("%.2f", stats.seconds.prune) << " s\n";
 
   if (checker.joinable())
     checker.join();
@@ -252,43 +288,27 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   // to Z3, where it would cost a long, fruitless search.
   std::vector<std::optional<std::string>> counterexamples(candidates.size());
   std::vector<ProofResult> proofs(candidates.size());
-  // Threads take fixed batches of candidates in turn, checking each
-  // numerically, then proving it; a batch shares one solver
-  // (Prover::startBatch), so results do not depend on the threads.
-  std::atomic<size_t> nextBatch{0}, done{0};
-  std::mutex logMutex;
-  auto worker = [&] {
-    ProverOptions po;
-    po.timeoutMs = options.timeoutMs;
-    po.rlimit = options.rlimit;
-    Prover prover(u, base, po);
-    for (;;) {
-      size_t first = kProofBatch * nextBatch++;
-      if (first >= candidates.size())
-        return;
-      prover.startBatch();
-      for (size_t i = first;
-           i < std::min(first + kProofBatch, candidates.size()); ++i) {
+  // Threads take fixed batches of candidates, checking each numerically,
+  // then proving it (proveInBatches).
+  ProverOptions verifyOptions;
+  verifyOptions.timeoutMs = options.timeoutMs;
+  verifyOptions.rlimit = options.rlimit;
+  proveInBatches(
+      u, base, verifyOptions, candidates.size(), options.threads,
+      [&](Prover &prover, size_t i) {
         counterexamples[i] = numericCounterexample(
             u, candidates[i].source, candidates[i].target, options.seed);
         if (counterexamples[i])
-          continue;
+          return false;
         proofs[i] = prover.prove(candidates[i].source, candidates[i].target);
-        size_t d = ++done;
-        if (log && d % 500 == 0) {
-          std::lock_guard<std::mutex> lock(logMutex);
+        return true;
+      },
+      500,
+      [&](size_t d) {
+        if (log)
           *log << "  verify: " << d << "/" << candidates.size() << ", "
                << llvm::format("%.1f", since(start)) << " s\n";
-        }
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < options.threads; ++t)
-    threads.emplace_back(worker);
-  worker();
-  for (std::thread &t : threads)
-    t.join();
+      });
 
   std::vector<RuleRecord> records;
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -319,10 +339,10 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   stats.seconds.verify = since(verifyStart);
   if (log)
     *log << "  verify: " << stats.verified << " proved, " << stats.rejected
-         << " rejected (counterexample), " << stats.timeouts
-         << " timeouts, " << stats.unproved << " unproved; "
-         << base.instances().size() << " axiom instances, "
-         << llvm::format("%.2f", stats.seconds.verify) << " s\n";
+         << " rejected (counterexample), " << stats.timeouts << " timeouts, "
+         << stats.unproved << " unproved; " << base.instances().size()
+         << " axiom instances, " << llvm::format("%.2f", stats.seconds.verify)
+         << " s\n";
 
   // Emission, in an order independent of threads and timing.
   std::vector<std::tuple<unsigned, unsigned, std::string, std::string, size_t>>
@@ -340,8 +360,17 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   // Pruning by implication: in the sorted order (smaller rules first), a
   // rule that Z3 proves from the rules kept before it -- used as axioms,
   // universally quantified over their inputs -- adds nothing, and is
-  // dropped. By induction the kept rules imply every verified one. One
-  // thread: each proof depends on the rules kept before it.
+  // dropped. By induction the kept rules imply every verified one.
+  //
+  // Rules of at most kSequentialSideOps ops per side (all of them at
+  // K <= 3) are pruned one after the other, each against the rules kept
+  // before it. Larger ones (K = 4: 222k proved rules, too many for one
+  // thread) go in two steps: first each is proved, in parallel, from the
+  // smaller rules kept (a fixed base: the threads take fixed batches, so the
+  // outcome does not depend on them); those not implied by them are then
+  // pruned one after the other as above, against the smaller rules and the
+  // larger ones kept before them. A larger rule is thus never checked
+  // against the larger rules kept after it, as in the one-pass order.
   auto implicationStart = Clock::now();
   std::vector<RuleRecord> kept;
   {
@@ -356,24 +385,80 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
     std::vector<std::string> vars;
     for (unsigned i = 0; i < u.numInputs(); ++i)
       vars.push_back(u.inputs()[i].name);
-    Prover implier(u, ruleBase, po);
-    for (size_t i = 0; i < sorted.size(); ++i) {
-      if (i % kProofBatch == 0)
-        implier.startBatch();
-      RuleRecord &rec = sorted[i];
-      if (!ruleBase.instances().empty() &&
-          implier.prove(rec.source, rec.target).status ==
-              ProofStatus::Proved) {
-        ++stats.implied;
-        continue;
-      }
+    std::vector<char> keep(sorted.size(), 0);
+    unsigned numKept = 0;
+    auto addToBase = [&](size_t i) {
       unsigned id =
-          ruleBase.addAxiom("rule_" + std::to_string(kept.size()), vars);
+          ruleBase.addAxiom("rule_" + std::to_string(numKept++), vars);
       for (AxiomInstance &inst :
-           Prover::ruleEquations(u, rec.source, rec.target, id))
+           Prover::ruleEquations(u, sorted[i].source, sorted[i].target, id))
         ruleBase.addInstance(std::move(inst), u.shapes());
-      kept.push_back(std::move(rec));
+      keep[i] = 1;
+    };
+    auto large = [&](size_t i) {
+      return std::max(sorted[i].source.numOps(), sorted[i].target.numOps()) >
+             kSequentialSideOps;
+    };
+    // One pass, in order, over the rules `indices` (sequential).
+    auto sequentialPass = [&](llvm::ArrayRef<size_t> indices) {
+      Prover implier(u, ruleBase, po);
+      for (size_t k = 0; k < indices.size(); ++k) {
+        if (k % kProofBatch == 0)
+          implier.startBatch();
+        size_t i = indices[k];
+        if (log && k > 0 && k % 5000 == 0)
+          *log << "  prune: " << k << "/" << indices.size()
+               << " by implication, " << llvm::format("%.1f", since(start))
+               << " s\n";
+        if (!ruleBase.instances().empty() &&
+            implier.prove(sorted[i].source, sorted[i].target).status ==
+                ProofStatus::Proved) {
+          ++stats.implied;
+          continue;
+        }
+        addToBase(i);
+      }
+    };
+    std::vector<size_t> small, larger;
+    for (size_t i = 0; i < sorted.size(); ++i)
+      (large(i) ? larger : small).push_back(i);
+    sequentialPass(small);
+    if (!larger.empty()) {
+      // Against the smaller rules kept (fixed), in parallel.
+      std::vector<char> implied(larger.size(), 0);
+      proveInBatches(
+          u, ruleBase, po, larger.size(), options.threads,
+          [&](Prover &prover, size_t k) {
+            const RuleRecord &rec = sorted[larger[k]];
+            implied[k] = !ruleBase.instances().empty() &&
+                         prover.prove(rec.source, rec.target).status ==
+                             ProofStatus::Proved;
+            return true;
+          },
+          5000,
+          [&](size_t d) {
+            if (log)
+              *log << "  prune: " << d << "/" << larger.size()
+                   << " larger rules against the smaller ones, "
+                   << llvm::format("%.1f", since(start)) << " s\n";
+          });
+      std::vector<size_t> rest;
+      for (size_t k = 0; k < larger.size(); ++k) {
+        if (implied[k])
+          ++stats.implied;
+        else
+          rest.push_back(larger[k]);
+      }
+      // The rest in order, each against everything kept before it; the
+      // first ones need no proof until a larger rule has been kept.
+      size_t before = numKept, k = 0;
+      for (; k < rest.size() && numKept == before; ++k)
+        addToBase(rest[k]);
+      sequentialPass(llvm::ArrayRef<size_t>(rest).drop_front(k));
     }
+    for (size_t i = 0; i < sorted.size(); ++i)
+      if (keep[i])
+        kept.push_back(std::move(sorted[i]));
   }
   stats.seconds.implication = since(implicationStart);
   if (log)
@@ -401,8 +486,9 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
         size_t i = nextRule++;
         if (i >= sorted.size())
           return;
-        general[i] = generalizeRule(u, sorted[i].source, sorted[i].target,
-                                    axioms, sorted[i].axioms, po, options.seed, &universeMutex);
+        general[i] =
+            generalizeRule(u, sorted[i].source, sorted[i].target, axioms,
+                           sorted[i].axioms, po, options.seed, &universeMutex);
       }
     };
     std::vector<std::thread> workers;
@@ -459,8 +545,7 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
       b.getNamedAttr("version", b.getI64IntegerAttr(1)),
       b.getNamedAttr("ops", b.getStringAttr(u.opList())),
       b.getNamedAttr("max_ops", b.getI64IntegerAttr(options.maxOps)),
-      b.getNamedAttr("max_param_ops",
-                     b.getI64IntegerAttr(options.maxParamOps)),
+      b.getNamedAttr("max_param_ops", b.getI64IntegerAttr(options.maxParamOps)),
       b.getNamedAttr("max_outputs", b.getI64IntegerAttr(options.maxOutputs)),
       b.getNamedAttr("seed", b.getI64IntegerAttr(options.seed)),
       b.getNamedAttr("rlimit", b.getI64IntegerAttr(options.rlimit)),
@@ -515,10 +600,9 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   if (log)
     *log << "loom-rulegen: " << stats.finalRules << " rules ("
          << stats.enumeration.enumerated << " graphs, " << stats.prune.pairs
-         << " candidates, " << stats.verified << " verified, "
-         << stats.rejected << " rejected, " << stats.timeouts
-         << " timeouts) in " << llvm::format("%.2f", stats.seconds.total)
-         << " s\n";
+         << " candidates, " << stats.verified << " verified, " << stats.rejected
+         << " rejected, " << stats.timeouts << " timeouts) in "
+         << llvm::format("%.2f", stats.seconds.total) << " s\n";
   return std::move(result);
 }
 
@@ -546,7 +630,8 @@ void superopt::writeStatsJson(llvm::raw_ostream &os,
       {"candidates", static_cast<int64_t>(stats.prune.pairs)},
       {"pruned",
        llvm::json::Object{
-           {"common_subgraph", static_cast<int64_t>(stats.prune.commonSubgraph)},
+           {"common_subgraph",
+            static_cast<int64_t>(stats.prune.commonSubgraph)},
            {"congruence", static_cast<int64_t>(stats.prune.congruence)},
            {"renaming", static_cast<int64_t>(stats.prune.renaming)},
            {"implied_by_smaller", static_cast<int64_t>(stats.implied)},
@@ -566,21 +651,19 @@ void superopt::writeStatsJson(llvm::raw_ostream &os,
       {"unproved", static_cast<int64_t>(stats.unproved)},
       {"final_rules", static_cast<int64_t>(stats.finalRules)},
       {"axioms",
-       llvm::json::Object{
-           {"count", stats.axioms},
-           {"checked_instances", stats.axiomInstancesChecked},
-           {"prover_instances", stats.axiomInstances}}},
+       llvm::json::Object{{"count", stats.axioms},
+                          {"checked_instances", stats.axiomInstancesChecked},
+                          {"prover_instances", stats.axiomInstances}}},
       {"axiom_uses", std::move(uses)},
-      {"seconds",
-       llvm::json::Object{{"total", stats.seconds.total},
-                          {"axiom_check", stats.seconds.axioms},
-                          {"enumerate", stats.seconds.enumerate},
-                          {"fingerprint", stats.seconds.fingerprint},
-                          {"prune", stats.seconds.prune},
-                          {"verify", stats.seconds.verify},
-                          {"implication", stats.seconds.implication},
-                          {"generalize", stats.seconds.generalize},
-                          {"emit", stats.seconds.emit}}},
+      {"seconds", llvm::json::Object{{"total", stats.seconds.total},
+                                     {"axiom_check", stats.seconds.axioms},
+                                     {"enumerate", stats.seconds.enumerate},
+                                     {"fingerprint", stats.seconds.fingerprint},
+                                     {"prune", stats.seconds.prune},
+                                     {"verify", stats.seconds.verify},
+                                     {"implication", stats.seconds.implication},
+                                     {"generalize", stats.seconds.generalize},
+                                     {"emit", stats.seconds.emit}}},
   };
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
 }
@@ -615,13 +698,12 @@ superopt::verifyRules(ModuleOp rules, const RuleGenOptions &options) {
       v.status = "rejected";
       v.detail = *cex;
       if (proof.status == ProofStatus::Proved)
-        v.detail = "proved from the axioms, yet " + v.detail +
-                   " (an axiom is wrong)";
+        v.detail =
+            "proved from the axioms, yet " + v.detail + " (an axiom is wrong)";
     } else if (proof.status == ProofStatus::Proved) {
       v.status = "proved";
     } else {
-      v.status =
-          proof.status == ProofStatus::Timeout ? "timeout" : "unproved";
+      v.status = proof.status == ProofStatus::Timeout ? "timeout" : "unproved";
     }
     verdicts.push_back(std::move(v));
   }
