@@ -54,17 +54,19 @@ struct RuleSchedule {
 
 } // namespace
 
-/// One round: an e-graph of `input`, saturated, and extracted.
+/// One round: an e-graph of `input`, saturated, and extracted. The
+/// instantiator (targets memoised per rule and shapes) is shared by the
+/// rounds.
 static Outcome saturateRound(SearchContext &sc, const RuleSet &rules,
                              const TermGraph &input,
-                             const EqsatOptions &options) {
+                             const EqsatOptions &options,
+                             Instantiator &instantiator) {
   Stopwatch clock;
   Outcome out;
   out.costBefore = input.cost;
   EGraph eg(sc);
   SmallVector<ClassId, 2> roots = eg.addGraph(input);
   eg.rebuild();
-  Instantiator instantiator(sc);
   std::vector<RuleSchedule> schedule(rules.rules.size());
   std::vector<size_t> ruleMatches(rules.rules.size(), 0);
   std::vector<uint32_t> applicationRule;
@@ -72,9 +74,11 @@ static Outcome saturateRound(SearchContext &sc, const RuleSet &rules,
 
   // Applications already made, by (rule, matched e-nodes, variable
   // classes, canonical when matched): the same match found again in a
-  // later iteration (matching is not incremental) would add nodes that
-  // exist and merge classes that are merged; skip it. A node that a
-  // rebuild replaced has a new id, so its matches are new.
+  // later iteration (multi-output rules are matched in full, and a rule
+  // after a ban from its last full match) would add nodes that exist and
+  // merge classes that are merged; skip it. A rebuild keeps node ids but
+  // canonicalises children, and the key holds the variables' classes as
+  // they are then, so a match over merged classes is new.
   struct KeyHash {
     size_t operator()(const std::vector<uint32_t> &k) const {
       return llvm::hash_combine_range(k.begin(), k.end());
@@ -491,6 +495,7 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
   TermGraph current = input;
   llvm::json::Array rounds;
   Outcome last;
+  Instantiator instantiator(sc);
   size_t n = input.nodes.size();
   size_t firstLimit = std::min(options.maxNodes, std::max<size_t>(5000, 4 * n));
   size_t laterLimit =
@@ -504,7 +509,7 @@ Outcome search::equalitySaturation(SearchContext &sc, const RuleSet &rules,
                                 : laterLimit;
     if (round > 0 && o.timeLimit <= 0)
       break;
-    last = saturateRound(sc, rules, current, o);
+    last = saturateRound(sc, rules, current, o, instantiator);
     bool improved = last.costAfter < current.cost * (1 - 1e-9);
     rounds.push_back(llvm::json::Object{
         {"max_nodes", int64_t(o.maxNodes)},

@@ -38,6 +38,20 @@ protected:
     return checkAxioms(all, ids, *universe, AxiomCheckOptions());
   }
 
+  /// Parses `text` as a planted axiom and checks it alone.
+  AxiomCheckResult checkPlanted(llvm::StringRef text) {
+    auto planted = parseAxiom(text, "planted");
+    EXPECT_TRUE(static_cast<bool>(planted))
+        << llvm::toString(planted.takeError());
+    if (!planted)
+      return AxiomCheckResult();
+    std::vector<Axiom> axioms;
+    axioms.push_back(std::move(*planted));
+    auto results = checkAxioms(axioms, {0}, *universe, AxiomCheckOptions());
+    EXPECT_EQ(results.size(), 1u);
+    return results.empty() ? AxiomCheckResult() : results[0];
+  }
+
   mlir::MLIRContext context;
   std::unique_ptr<Universe> universe;
 };
@@ -110,38 +124,24 @@ TEST_F(AxiomTest, BatchNormFoldingAxiomsHold) {
 }
 
 TEST_F(AxiomTest, WrongAxiomIsRefutedWithACounterexample) {
-  std::vector<Axiom> axioms;
-  auto wrong = parseAxiom("relu-add: relu(add(x, y)) = add(relu(x), relu(y)) "
-                          "where x:S y:S",
-                          "planted: relu is not additive");
-  ASSERT_TRUE(static_cast<bool>(wrong)) << llvm::toString(wrong.takeError());
-  axioms.push_back(std::move(*wrong));
-  auto results = checkAxioms(axioms, {0}, *universe, AxiomCheckOptions());
-  ASSERT_EQ(results.size(), 1u);
-  EXPECT_FALSE(results[0].proved);
-  EXPECT_NE(results[0].failure.find("counterexample"), std::string::npos)
-      << results[0].failure;
-  EXPECT_NE(results[0].failure.find("but rhs"), std::string::npos)
-      << results[0].failure;
+  // Planted: relu is not additive.
+  AxiomCheckResult r = checkPlanted(
+      "relu-add: relu(add(x, y)) = add(relu(x), relu(y)) where x:S y:S");
+  EXPECT_FALSE(r.proved);
+  EXPECT_NE(r.failure.find("counterexample"), std::string::npos) << r.failure;
+  EXPECT_NE(r.failure.find("but rhs"), std::string::npos) << r.failure;
 }
 
 TEST_F(AxiomTest, SubtlyWrongConvolutionAxiomIsRefuted) {
   // A claim that looks like the true pooling axioms: a 3x3 convolution
   // commuting with 3x3 max pooling. It fails (max is not linear), and the
   // check finds a counterexample on a small image.
-  std::vector<Axiom> axioms;
-  auto wrong = parseAxiom(
+  AxiomCheckResult r = checkPlanted(
       "conv-maxpool: maxpool{kernel=[3,3]}(conv(x, f)) = "
       "conv(maxpool{kernel=[3,3]}(x), f) where x:[n,c,h,w] f:[o,c,3,3] "
-      "with h in {2}",
-      "planted");
-  ASSERT_TRUE(static_cast<bool>(wrong)) << llvm::toString(wrong.takeError());
-  axioms.push_back(std::move(*wrong));
-  auto results = checkAxioms(axioms, {0}, *universe, AxiomCheckOptions());
-  ASSERT_EQ(results.size(), 1u);
-  EXPECT_FALSE(results[0].proved);
-  EXPECT_NE(results[0].failure.find("counterexample"), std::string::npos)
-      << results[0].failure;
+      "with h in {2}");
+  EXPECT_FALSE(r.proved);
+  EXPECT_NE(r.failure.find("counterexample"), std::string::npos) << r.failure;
 }
 
 } // namespace

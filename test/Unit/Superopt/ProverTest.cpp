@@ -88,6 +88,15 @@ protected:
     return llvm::is_contained(r.axioms, axiom.str());
   }
 
+  /// Proves source = target and checks that the proof used `axioms`.
+  void expectProvedUsing(const Graph &source, const Graph &target,
+                         llvm::ArrayRef<llvm::StringRef> axioms) {
+    ProofResult r = prove(source, target);
+    ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
+    for (llvm::StringRef a : axioms)
+      EXPECT_TRUE(uses(r, a)) << a.str();
+  }
+
   mlir::MLIRContext context;
   std::unique_ptr<Universe> universe;
 };
@@ -95,12 +104,10 @@ protected:
 TEST_F(ProverTest, MatmulDistributesOverAdd) {
   Builder b(*universe);
   unsigned x = b.in("x1"), w1 = b.in("w1"), w2 = b.in("w2");
-  Graph source = b.take(
-      {b.op("add", {b.op("matmul", {x, w1}), b.op("matmul", {x, w2})})});
+  Graph source =
+      b.take({b.op("add", {b.op("matmul", {x, w1}), b.op("matmul", {x, w2})})});
   Graph target = b.take({b.op("matmul", {x, b.op("add", {w1, w2})})});
-  ProofResult r = prove(source, target);
-  ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
-  EXPECT_TRUE(uses(r, "matmul-add-right"));
+  expectProvedUsing(source, target, {"matmul-add-right"});
 }
 
 TEST_F(ProverTest, TwoMatmulsSharingAnInputMerge) {
@@ -110,9 +117,7 @@ TEST_F(ProverTest, TwoMatmulsSharingAnInputMerge) {
   unsigned split =
       b.op("split1", {b.op("matmul", {x, b.op("concat1", {w1, w2})})}, {4, 4});
   Graph target = b.take({split, split + 1});
-  ProofResult r = prove(source, target);
-  ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
-  EXPECT_TRUE(uses(r, "matmul-concat-cols"));
+  expectProvedUsing(source, target, {"matmul-concat-cols"});
 }
 
 TEST_F(ProverTest, TwoConvolutionsSharingAnInputMerge) {
@@ -122,9 +127,7 @@ TEST_F(ProverTest, TwoConvolutionsSharingAnInputMerge) {
   unsigned split =
       b.op("split1", {b.op("conv", {i, b.op("concat0", {f1, f2})})}, {4, 4});
   Graph target = b.take({split, split + 1});
-  ProofResult r = prove(source, target);
-  ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
-  EXPECT_TRUE(uses(r, "conv-concat-filters"));
+  expectProvedUsing(source, target, {"conv-concat-filters"});
 }
 
 TEST_F(ProverTest, OneByOneAndThreeByThreeConvolutionsMergeByEnlarging) {
@@ -132,13 +135,10 @@ TEST_F(ProverTest, OneByOneAndThreeByThreeConvolutionsMergeByEnlarging) {
   unsigned i = b.in("i1"), f = b.in("f1"), p = b.in("p1");
   Graph source = b.take({b.op("conv", {i, f}), b.op("conv", {i, p})});
   unsigned split = b.op(
-      "split1",
-      {b.op("conv", {i, b.op("concat0", {f, b.op("enlarge", {p})})})},
+      "split1", {b.op("conv", {i, b.op("concat0", {f, b.op("enlarge", {p})})})},
       {4, 4});
   Graph target = b.take({split, split + 1});
-  ProofResult r = prove(source, target);
-  ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
-  EXPECT_TRUE(uses(r, "conv-enlarge"));
+  expectProvedUsing(source, target, {"conv-enlarge"});
 }
 
 TEST_F(ProverTest, BatchNormFoldsIntoConvolution) {
@@ -151,10 +151,7 @@ TEST_F(ProverTest, BatchNormFoldsIntoConvolution) {
   unsigned filter = b.op("scale_filter", {f, k});
   unsigned bias = b.op("bn_shift", {beta, m, k});
   Graph target = b.take({b.op("conv_bias", {i, filter, bias})});
-  ProofResult r = prove(source, target);
-  ASSERT_EQ(r.status, ProofStatus::Proved) << r.reason;
-  EXPECT_TRUE(uses(r, "batchnorm-affine"));
-  EXPECT_TRUE(uses(r, "conv-affine"));
+  expectProvedUsing(source, target, {"batchnorm-affine", "conv-affine"});
   EXPECT_FALSE(numericCounterexample(*universe, source, target, 7));
 }
 
