@@ -110,6 +110,8 @@ ROWS=(
   "timeouts|timeouts"
   "unproved|unproved"
   "  pruned: implied by smaller|pruned.implied_by_smaller"
+  "    of which derived by rewriting|pruned.implied_by_rewriting"
+  "  dropped: not provable on their own|generalization.dropped_not_provable_alone"
   "  generalised (restated, re-proved)|generalization.generalized"
   "  already general|generalization.already_general"
   "  kept at enumeration shapes|generalization.kept_not_reproved"

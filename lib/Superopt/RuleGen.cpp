@@ -6,6 +6,7 @@
 
 #include "loom/Superopt/RuleGen.h"
 #include "loom/Superopt/Generalize.h"
+#include "loom/Superopt/Rewrite.h"
 #include "loom/Support/Threads.h"
 
 #include "mlir/IR/Builders.h"
@@ -276,7 +277,23 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
     return llvm::createStringError("an axiom failed its bounded check:" +
                                    axiomErrors);
 
-  // Verification.
+  // Verification and pruning by implication, interleaved by size.
+  //
+  // Candidates with at most kSequentialSideOps ops per side (all of them at
+  // K <= 3) are verified, then pruned one after the other in sorted order:
+  // a rule that Z3 proves from the rules kept before it -- used as axioms,
+  // universally quantified over their inputs -- adds nothing, and is
+  // dropped. By induction the kept rules imply every verified one.
+  //
+  // Larger candidates (K = 4: a quarter of a million) are first derived,
+  // where they can be, by rewriting with the smaller rules kept (Rewrite.h;
+  // in parallel against that fixed base): a derivation is a proof from
+  // proved rules, so such a candidate is true and implied at once, and
+  // needs neither a numeric check nor a proof. The others are verified,
+  // sorted, and pruned one after the other by rewriting with everything
+  // kept before them. With --no-rewrite-implication every larger candidate
+  // is verified, then proved from the smaller rules kept (in parallel), and
+  // those left are pruned in order by Z3, as the smaller ones are.
   auto verifyStart = Clock::now();
   std::vector<ShapeId> shapeIds(u.shapes().size());
   std::iota(shapeIds.begin(), shapeIds.end(), 0);
@@ -288,184 +305,224 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   // to Z3, where it would cost a long, fruitless search.
   std::vector<std::optional<std::string>> counterexamples(candidates.size());
   std::vector<ProofResult> proofs(candidates.size());
-  // Threads take fixed batches of candidates, checking each numerically,
-  // then proving it (proveInBatches).
   ProverOptions verifyOptions;
   verifyOptions.timeoutMs = options.timeoutMs;
   verifyOptions.rlimit = options.rlimit;
-  proveInBatches(
-      u, base, verifyOptions, candidates.size(), options.threads,
-      [&](Prover &prover, size_t i) {
-        counterexamples[i] = numericCounterexample(
-            u, candidates[i].source, candidates[i].target, options.seed);
-        if (counterexamples[i])
-          return false;
-        proofs[i] = prover.prove(candidates[i].source, candidates[i].target);
-        return true;
-      },
-      500,
-      [&](size_t d) {
-        if (log)
-          *log << "  verify: " << d << "/" << candidates.size() << ", "
-               << llvm::format("%.1f", since(start)) << " s\n";
-      });
+  double verifySeconds = 0;
+  // Verifies the candidates `indices`: threads take fixed batches, checking
+  // each numerically, then proving it (proveInBatches). Appends the proved
+  // ones to `records` in the order of `indices`.
+  auto verify = [&](llvm::ArrayRef<size_t> indices,
+                    std::vector<RuleRecord> &records) {
+    auto t = Clock::now();
+    proveInBatches(
+        u, base, verifyOptions, indices.size(), options.threads,
+        [&](Prover &prover, size_t k) {
+          const Candidate &c = candidates[indices[k]];
+          counterexamples[indices[k]] =
+              numericCounterexample(u, c.source, c.target, options.seed);
+          if (counterexamples[indices[k]])
+            return false;
+          proofs[indices[k]] = prover.prove(c.source, c.target);
+          return true;
+        },
+        500,
+        [&](size_t d) {
+          if (log)
+            *log << "  verify: " << d << "/" << indices.size() << ", "
+                 << llvm::format("%.1f", since(start)) << " s\n";
+        });
+    for (size_t i : indices) {
+      const Candidate &c = candidates[i];
+      const ProofResult &p = proofs[i];
+      if (p.status == ProofStatus::Proved) {
+        ++stats.verified;
+        for (const std::string &a : p.axioms)
+          ++stats.axiomUses[a];
+        records.push_back({c.source, c.target, "proved", p.axioms, c.sourceCost,
+                           c.targetCost, nullptr});
+        continue;
+      }
+      Failure f{u.describe(c.source), u.describe(c.target), "", p.reason};
+      if (counterexamples[i]) {
+        ++stats.rejected;
+        f.status = "rejected";
+        f.detail = *counterexamples[i];
+      } else if (p.status == ProofStatus::Timeout) {
+        ++stats.timeouts;
+        f.status = "timeout";
+      } else {
+        ++stats.unproved;
+        f.status = "unproved";
+      }
+      result.failures.push_back(std::move(f));
+    }
+    verifySeconds += since(t);
+  };
+  // Sorts rules smaller first (both sides' ops, then the source's), then by
+  // description: an order independent of threads and timing.
+  auto sortRecords = [&](std::vector<RuleRecord> &records) {
+    std::vector<
+        std::tuple<unsigned, unsigned, std::string, std::string, size_t>>
+        order;
+    for (size_t i = 0; i < records.size(); ++i)
+      order.emplace_back(
+          records[i].source.numOps() + records[i].target.numOps(),
+          records[i].source.numOps(), u.describe(records[i].source),
+          u.describe(records[i].target), i);
+    llvm::sort(order);
+    std::vector<RuleRecord> sorted;
+    for (auto &o : order)
+      sorted.push_back(std::move(records[std::get<4>(o)]));
+    records = std::move(sorted);
+  };
+  auto large = [](const Graph &source, const Graph &target) {
+    return std::max(source.numOps(), target.numOps()) > kSequentialSideOps;
+  };
+  std::vector<size_t> smallCandidates, largeCandidates;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    (large(candidates[i].source, candidates[i].target) ? largeCandidates
+                                                       : smallCandidates)
+        .push_back(i);
+
+  std::vector<RuleRecord> kept;
+  AxiomBase ruleBase;
+  RewriteBase rewrites(u);
+  ProverOptions po;
+  // A rule whose implication is not found quickly is kept: keeping a
+  // redundant rule is safe, so the search is shallower than for
+  // verification (one round, a tenth of the resource limit).
+  po.timeoutMs = options.timeoutMs;
+  po.rlimit = std::max(1u, options.rlimit / 10);
+  po.extraRounds = 0;
+  std::vector<std::string> vars;
+  for (unsigned i = 0; i < u.numInputs(); ++i)
+    vars.push_back(u.inputs()[i].name);
+  auto addToBase = [&](RuleRecord &rec) {
+    unsigned id =
+        ruleBase.addAxiom("rule_" + std::to_string(kept.size()), vars);
+    for (AxiomInstance &inst :
+         Prover::ruleEquations(u, rec.source, rec.target, id))
+      ruleBase.addInstance(std::move(inst), u.shapes());
+    if (options.rewriteImplication)
+      rewrites.addRule(rec.source, rec.target);
+    kept.push_back(std::move(rec));
+  };
+  // One pass, in order, over `records`: each is dropped if it follows from
+  // the rules kept before it (by rewriting, for larger rules, when
+  // `rewriting`; by Z3 otherwise), else kept.
+  auto sequentialPass = [&](std::vector<RuleRecord> &records, bool rewriting) {
+    Prover implier(u, ruleBase, po);
+    for (size_t k = 0; k < records.size(); ++k) {
+      if (k % kProofBatch == 0)
+        implier.startBatch();
+      RuleRecord &rec = records[k];
+      if (log && k > 0 && k % 5000 == 0)
+        *log << "  prune: " << k << "/" << records.size() << " by implication, "
+             << llvm::format("%.1f", since(start)) << " s\n";
+      bool implied =
+          rewriting ? rewrites.derives(rec.source, rec.target, options.derive)
+                    : !ruleBase.instances().empty() &&
+                          implier.prove(rec.source, rec.target).status ==
+                              ProofStatus::Proved;
+      if (implied) {
+        ++stats.implied;
+        stats.impliedByRewriting += rewriting;
+        continue;
+      }
+      addToBase(rec);
+    }
+  };
 
   std::vector<RuleRecord> records;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const Candidate &c = candidates[i];
-    const ProofResult &p = proofs[i];
-    if (p.status == ProofStatus::Proved) {
-      ++stats.verified;
-      for (const std::string &a : p.axioms)
-        ++stats.axiomUses[a];
-      records.push_back({c.source, c.target, "proved", p.axioms, c.sourceCost,
-                         c.targetCost, nullptr});
-      continue;
-    }
-    Failure f{u.describe(c.source), u.describe(c.target), "", p.reason};
-    if (counterexamples[i]) {
-      ++stats.rejected;
-      f.status = "rejected";
-      f.detail = *counterexamples[i];
-    } else if (p.status == ProofStatus::Timeout) {
-      ++stats.timeouts;
-      f.status = "timeout";
-    } else {
-      ++stats.unproved;
-      f.status = "unproved";
-    }
-    result.failures.push_back(std::move(f));
-  }
-  stats.seconds.verify = since(verifyStart);
-  if (log)
-    *log << "  verify: " << stats.verified << " proved, " << stats.rejected
-         << " rejected (counterexample), " << stats.timeouts << " timeouts, "
-         << stats.unproved << " unproved; " << base.instances().size()
-         << " axiom instances, " << llvm::format("%.2f", stats.seconds.verify)
-         << " s\n";
+  verify(smallCandidates, records);
+  sortRecords(records);
+  sequentialPass(records, /*rewriting=*/false);
 
-  // Emission, in an order independent of threads and timing.
-  std::vector<std::tuple<unsigned, unsigned, std::string, std::string, size_t>>
-      order;
-  for (size_t i = 0; i < records.size(); ++i)
-    order.emplace_back(records[i].source.numOps() + records[i].target.numOps(),
-                       records[i].source.numOps(),
-                       u.describe(records[i].source),
-                       u.describe(records[i].target), i);
-  llvm::sort(order);
-  std::vector<RuleRecord> sorted;
-  for (auto &o : order)
-    sorted.push_back(std::move(records[std::get<4>(o)]));
-
-  // Pruning by implication: in the sorted order (smaller rules first), a
-  // rule that Z3 proves from the rules kept before it -- used as axioms,
-  // universally quantified over their inputs -- adds nothing, and is
-  // dropped. By induction the kept rules imply every verified one.
-  //
-  // Rules of at most kSequentialSideOps ops per side (all of them at
-  // K <= 3) are pruned one after the other, each against the rules kept
-  // before it. Larger ones (K = 4: 222k proved rules, too many for one
-  // thread) go in two steps: first each is proved, in parallel, from the
-  // smaller rules kept (a fixed base: the threads take fixed batches, so the
-  // outcome does not depend on them); those not implied by them are then
-  // pruned one after the other as above, against the smaller rules and the
-  // larger ones kept before them. A larger rule is thus never checked
-  // against the larger rules kept after it, as in the one-pass order.
-  auto implicationStart = Clock::now();
-  std::vector<RuleRecord> kept;
-  {
-    AxiomBase ruleBase;
-    ProverOptions po;
-    // A rule whose implication is not found quickly is kept: keeping a
-    // redundant rule is safe, so the search is shallower than for
-    // verification (one round, a tenth of the resource limit).
-    po.timeoutMs = options.timeoutMs;
-    po.rlimit = std::max(1u, options.rlimit / 10);
-    po.extraRounds = 0;
-    std::vector<std::string> vars;
-    for (unsigned i = 0; i < u.numInputs(); ++i)
-      vars.push_back(u.inputs()[i].name);
-    std::vector<char> keep(sorted.size(), 0);
-    unsigned numKept = 0;
-    auto addToBase = [&](size_t i) {
-      unsigned id =
-          ruleBase.addAxiom("rule_" + std::to_string(numKept++), vars);
-      for (AxiomInstance &inst :
-           Prover::ruleEquations(u, sorted[i].source, sorted[i].target, id))
-        ruleBase.addInstance(std::move(inst), u.shapes());
-      keep[i] = 1;
-    };
-    auto large = [&](size_t i) {
-      return std::max(sorted[i].source.numOps(), sorted[i].target.numOps()) >
-             kSequentialSideOps;
-    };
-    // One pass, in order, over the rules `indices` (sequential).
-    auto sequentialPass = [&](llvm::ArrayRef<size_t> indices) {
-      Prover implier(u, ruleBase, po);
-      for (size_t k = 0; k < indices.size(); ++k) {
-        if (k % kProofBatch == 0)
-          implier.startBatch();
-        size_t i = indices[k];
-        if (log && k > 0 && k % 5000 == 0)
-          *log << "  prune: " << k << "/" << indices.size()
-               << " by implication, " << llvm::format("%.1f", since(start))
-               << " s\n";
-        if (!ruleBase.instances().empty() &&
-            implier.prove(sorted[i].source, sorted[i].target).status ==
-                ProofStatus::Proved) {
-          ++stats.implied;
+  if (!largeCandidates.empty()) {
+    std::vector<size_t> toVerify;
+    if (options.rewriteImplication) {
+      // Derived from the smaller rules kept (a fixed base), in parallel.
+      std::vector<char> derived(largeCandidates.size(), 0);
+      std::atomic<size_t> next{0};
+      runOnThreads(options.threads, [&](unsigned) {
+        for (size_t k; (k = next++) < largeCandidates.size();) {
+          const Candidate &c = candidates[largeCandidates[k]];
+          derived[k] = rewrites.derives(c.source, c.target, options.derive);
+        }
+      });
+      for (size_t k = 0; k < largeCandidates.size(); ++k) {
+        if (!derived[k]) {
+          toVerify.push_back(largeCandidates[k]);
           continue;
         }
-        addToBase(i);
+        ++stats.verified;
+        ++stats.verifiedByRewriting;
+        ++stats.implied;
+        ++stats.impliedByRewriting;
       }
-    };
-    std::vector<size_t> small, larger;
-    for (size_t i = 0; i < sorted.size(); ++i)
-      (large(i) ? larger : small).push_back(i);
-    sequentialPass(small);
-    if (!larger.empty()) {
-      // Against the smaller rules kept (fixed), in parallel.
-      std::vector<char> implied(larger.size(), 0);
+      if (log)
+        *log << "  prune: " << stats.verifiedByRewriting << " of "
+             << largeCandidates.size()
+             << " larger candidates derived from the smaller rules kept, "
+             << llvm::format("%.1f", since(start)) << " s\n";
+    } else {
+      toVerify = largeCandidates;
+    }
+    records.clear();
+    verify(toVerify, records);
+    sortRecords(records);
+    if (!options.rewriteImplication && !ruleBase.instances().empty()) {
+      // Proved from the smaller rules kept (fixed), in parallel.
+      std::vector<char> implied(records.size(), 0);
       proveInBatches(
-          u, ruleBase, po, larger.size(), options.threads,
+          u, ruleBase, po, records.size(), options.threads,
           [&](Prover &prover, size_t k) {
-            const RuleRecord &rec = sorted[larger[k]];
-            implied[k] = !ruleBase.instances().empty() &&
-                         prover.prove(rec.source, rec.target).status ==
-                             ProofStatus::Proved;
+            implied[k] =
+                prover.prove(records[k].source, records[k].target).status ==
+                ProofStatus::Proved;
             return true;
           },
           5000,
           [&](size_t d) {
             if (log)
-              *log << "  prune: " << d << "/" << larger.size()
+              *log << "  prune: " << d << "/" << records.size()
                    << " larger rules against the smaller ones, "
                    << llvm::format("%.1f", since(start)) << " s\n";
           });
-      std::vector<size_t> rest;
-      for (size_t k = 0; k < larger.size(); ++k) {
+      std::vector<RuleRecord> rest;
+      for (size_t k = 0; k < records.size(); ++k) {
         if (implied[k])
           ++stats.implied;
         else
-          rest.push_back(larger[k]);
+          rest.push_back(std::move(records[k]));
       }
-      // The rest in order, each against everything kept before it; the
-      // first ones need no proof until a larger rule has been kept.
-      size_t before = numKept, k = 0;
-      for (; k < rest.size() && numKept == before; ++k)
-        addToBase(rest[k]);
-      sequentialPass(llvm::ArrayRef<size_t>(rest).drop_front(k));
+      records = std::move(rest);
     }
-    for (size_t i = 0; i < sorted.size(); ++i)
-      if (keep[i])
-        kept.push_back(std::move(sorted[i]));
+    // The rest in order, each against everything kept before it; the
+    // first ones need no check until a larger rule has been kept.
+    size_t before = kept.size(), k = 0;
+    for (; k < records.size() && kept.size() == before; ++k)
+      addToBase(records[k]);
+    records.erase(records.begin(), records.begin() + k);
+    sequentialPass(records, options.rewriteImplication);
   }
-  stats.seconds.implication = since(implicationStart);
+  stats.seconds.verify = verifySeconds;
+  stats.seconds.implication = since(verifyStart) - verifySeconds;
   if (log)
-    *log << "  prune: " << stats.implied
-         << " verified rules follow from smaller ones, "
+    *log << "  verify: " << stats.verified << " proved ("
+         << stats.verifiedByRewriting << " derived by rewriting), "
+         << stats.rejected << " rejected (counterexample), " << stats.timeouts
+         << " timeouts, " << stats.unproved << " unproved; "
+         << base.instances().size() << " axiom instances, "
+         << llvm::format("%.2f", stats.seconds.verify) << " s\n"
+         << "  prune: " << stats.implied
+         << " verified rules follow from smaller ones ("
+         << stats.impliedByRewriting << " derived by rewriting), "
          << llvm::format("%.2f", stats.seconds.implication) << " s\n";
-  sorted = std::move(kept);
+  // In the emission order: smaller (and larger) rules kept, merged.
+  sortRecords(kept);
+  std::vector<RuleRecord> sorted = std::move(kept);
 
   // Generalisation: each rule restated at witness shapes where the
   // dimensions its typing does not tie get distinct values, re-proved
@@ -481,22 +538,12 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
     // The generator's universe (its shape table and inference memo) is
     // shared; probing interns shapes, so it is serialised.
     std::mutex universeMutex;
-    auto generalizer = [&] {
-      for (;;) {
-        size_t i = nextRule++;
-        if (i >= sorted.size())
-          return;
+    runOnThreads(options.threads, [&](unsigned) {
+      for (size_t i; (i = nextRule++) < sorted.size();)
         general[i] =
             generalizeRule(u, sorted[i].source, sorted[i].target, axioms,
                            sorted[i].axioms, po, options.seed, &universeMutex);
-      }
-    };
-    std::vector<std::thread> workers;
-    for (unsigned t = 1; t < options.threads; ++t)
-      workers.emplace_back(generalizer);
-    generalizer();
-    for (std::thread &t : workers)
-      t.join();
+    });
     for (size_t i = 0; i < sorted.size(); ++i) {
       GeneralizeResult &g = general[i];
       switch (g.outcome) {
@@ -635,6 +682,8 @@ void superopt::writeStatsJson(llvm::raw_ostream &os,
            {"congruence", static_cast<int64_t>(stats.prune.congruence)},
            {"renaming", static_cast<int64_t>(stats.prune.renaming)},
            {"implied_by_smaller", static_cast<int64_t>(stats.implied)},
+           {"implied_by_rewriting",
+            static_cast<int64_t>(stats.impliedByRewriting)},
            {"identical_after_generalization",
             static_cast<int64_t>(stats.duplicates)}}},
       {"generalization",
@@ -646,6 +695,8 @@ void superopt::writeStatsJson(llvm::raw_ostream &os,
             static_cast<int64_t>(stats.notProvableAlone)}}},
       {"to_verify", static_cast<int64_t>(stats.prune.kept)},
       {"verified", static_cast<int64_t>(stats.verified)},
+      {"verified_by_rewriting",
+       static_cast<int64_t>(stats.verifiedByRewriting)},
       {"rejected", static_cast<int64_t>(stats.rejected)},
       {"timeouts", static_cast<int64_t>(stats.timeouts)},
       {"unproved", static_cast<int64_t>(stats.unproved)},

@@ -89,8 +89,7 @@ static cl::opt<std::string>
 static cl::opt<bool> listAxioms("list-axioms",
                                 cl::desc("Print the axioms as Markdown"),
                                 cl::init(false), cl::cat(cat));
-static cl::opt<bool> listOps("list-ops",
-                             cl::desc("Print the operator names"),
+static cl::opt<bool> listOps("list-ops", cl::desc("Print the operator names"),
                              cl::init(false), cl::cat(cat));
 static cl::opt<bool> quiet("quiet", cl::desc("No progress on stderr"),
                            cl::init(false), cl::cat(cat));
@@ -104,6 +103,14 @@ static cl::opt<bool> noGeneralize(
     cl::desc("Keep rules at the enumeration's shapes (by default each is "
              "restated, and re-proved, at witness shapes whose independent "
              "dimensions are distinct)"),
+    cl::init(false), cl::cat(cat));
+
+static cl::opt<bool> noRewriteImplication(
+    "no-rewrite-implication",
+    cl::desc("Verify and prune rules with a side of more than 3 ops with "
+             "Z3 alone (by default each is first derived, if it can be, by "
+             "rewriting with the smaller rules kept, and pruned by "
+             "rewriting)"),
     cl::init(false), cl::cat(cat));
 
 namespace {
@@ -145,6 +152,7 @@ RuleGenOptions optionsFromFlags() {
   o.rlimit = rlimit;
   o.checkAxioms = !noAxiomCheck;
   o.generalize = !noGeneralize;
+  o.rewriteImplication = !noRewriteImplication;
   o.showFailures = showFailures;
   o.extraAxioms.assign(extraAxioms.begin(), extraAxioms.end());
   o.log = quiet ? nullptr : &llvm::errs();
@@ -181,8 +189,7 @@ int printAxioms() {
                (p.nonNegative ? ">=0" : "");
     }
     llvm::outs() << "| `" << a.name << "` | `" << a.text << "` | `"
-                 << (where.empty() ? "-" : where) << "` | " << a.doc
-                 << " |\n";
+                 << (where.empty() ? "-" : where) << "` | " << a.doc << " |\n";
   }
   return 0;
 }
@@ -197,8 +204,8 @@ int runAxiomCheck(MLIRContext &context) {
   RuleGenOptions o = optionsFromFlags();
   auto axioms = axiomsWith(o.extraAxioms);
   if (!axioms) {
-    llvm::errs() << "loom-rulegen: error: " << llvm::toString(axioms.takeError())
-                 << "\n";
+    llvm::errs() << "loom-rulegen: error: "
+                 << llvm::toString(axioms.takeError()) << "\n";
     return 1;
   }
   std::vector<unsigned> ids(axioms->size());
@@ -233,8 +240,8 @@ int checkExtraAxioms(MLIRContext &context, const RuleGenOptions &o) {
     return 0;
   auto axioms = axiomsWith(o.extraAxioms);
   if (!axioms) {
-    llvm::errs() << "loom-rulegen: error: " << llvm::toString(axioms.takeError())
-                 << "\n";
+    llvm::errs() << "loom-rulegen: error: "
+                 << llvm::toString(axioms.takeError()) << "\n";
     return 1;
   }
   std::vector<unsigned> ids;
@@ -349,8 +356,7 @@ int main(int argc, char **argv) {
   if (showFailures)
     for (const Failure &f : result->failures)
       llvm::errs() << f.status << ": " << f.source << "  ==>  " << f.target
-                   << (f.detail.empty() ? "" : "  [" + f.detail + "]")
-                   << "\n";
+                   << (f.detail.empty() ? "" : "  [" + f.detail + "]") << "\n";
 
   OpPrintingFlags flags;
   result->rules->print(out->os(), flags);

@@ -9,9 +9,12 @@
 //   prune    candidate pairs from equal fingerprints, minus those implied
 //            by smaller rules or equal up to renaming
 //   verify   a numeric check that finds counterexamples (rejected), then
-//            Z3 proofs from the axioms (threads)
-//   imply    smallest first, verified rules that Z3 proves from the rules
-//            kept before them are dropped
+//            Z3 proofs from the axioms (threads); a candidate with a side
+//            of more than 3 ops is first derived, if it can be, by
+//            rewriting with the smaller rules kept (Rewrite.h)
+//   imply    smallest first, verified rules that follow from the rules
+//            kept before them are dropped (Z3 for small rules, rewriting
+//            for larger ones)
 //   emit     the proved rules, sorted, as a rules module
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +25,7 @@
 #include "loom/Superopt/AxiomChecker.h"
 #include "loom/Superopt/Candidates.h"
 #include "loom/Superopt/Prover.h"
+#include "loom/Superopt/Rewrite.h"
 #include "loom/Superopt/RuleSet.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -51,6 +55,11 @@ struct RuleGenOptions {
   /// Restate proved rules at witness shapes with independent dimensions
   /// (Generalize.h).
   bool generalize = true;
+  /// Candidates with a side of more than 3 ops: derive them by rewriting
+  /// with the smaller rules kept before verifying them, and prune them by
+  /// rewriting (Rewrite.h); false: verify and prune them with Z3 alone.
+  bool rewriteImplication = true;
+  DeriveOptions derive;
   /// Log every rule kept at its shapes because generalising it failed.
   bool showFailures = false;
   /// More axioms, in the axiom language ("name: lhs = rhs where ...").
@@ -68,8 +77,14 @@ struct RuleGenStats {
   EnumerateStats enumeration;
   PruneStats prune;
   uint64_t verified = 0, rejected = 0, unproved = 0, timeouts = 0;
+  /// Of the verified, larger candidates derived by rewriting with the
+  /// smaller rules kept instead of proved from the axioms (they are also
+  /// counted as implied).
+  uint64_t verifiedByRewriting = 0;
   /// Verified rules that follow from smaller kept rules (pruned).
   uint64_t implied = 0;
+  /// Of those, the ones derived by rewriting (no proof needed).
+  uint64_t impliedByRewriting = 0;
   /// Final rules restated at more general witness shapes / already as
   /// general as their typing allows / kept at their shapes because the
   /// general statement was not re-proved.
@@ -115,8 +130,8 @@ void writeStatsJson(llvm::raw_ostream &os, const RuleGenOptions &options,
 /// or +1 per input after the first trial; non-negative for variances).
 /// Returns a description of the difference, or nothing if none was found.
 std::optional<std::string> numericCounterexample(const Universe &u,
-                                                 const Graph &a,
-                                                 const Graph &b, uint64_t seed,
+                                                 const Graph &a, const Graph &b,
+                                                 uint64_t seed,
                                                  unsigned trials = 8);
 
 /// The result of re-verifying one rule of a rules file.

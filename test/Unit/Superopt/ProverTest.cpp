@@ -4,11 +4,14 @@
 // matmuls or two convolutions that share an input, conv + batchnorm folding,
 // enlarging a 1x1 filter to merge it with a 3x3 one) are proved from the
 // axioms; an unsound rule is not, and the numeric check shows a
-// counterexample for it.
+// counterexample for it. Rewriting with kept rules (Rewrite.h) derives
+// their consequences, respecting the shapes they were proved at, and
+// nothing else.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/Superopt/Prover.h"
+#include "loom/Superopt/Rewrite.h"
 #include "loom/Superopt/RuleGen.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -175,6 +178,72 @@ TEST_F(ProverTest, UnsoundRuleIsNotProvedAndHasACounterexample) {
   ASSERT_TRUE(cex.has_value());
   EXPECT_NE(cex->find("counterexample"), std::string::npos) << *cex;
   EXPECT_NE(cex->find("x1 = "), std::string::npos) << *cex;
+}
+
+TEST_F(ProverTest, RewritingDerivesConsequencesOfKeptRules) {
+  Builder b(*universe);
+  unsigned x = b.in("x1"), w1 = b.in("w1"), w2 = b.in("w2");
+  RewriteBase base(*universe);
+  // matmul(x, concat(w1, w2)) = concat(matmul(x, w1), matmul(x, w2)) and
+  // split(concat(a, b)) = (a, b), at the shapes of x1, w1, w2.
+  Graph mmSource = b.take({b.op("matmul", {x, b.op("concat1", {w1, w2})})});
+  Graph mmTarget = b.take(
+      {b.op("concat1", {b.op("matmul", {x, w1}), b.op("matmul", {x, w2})})});
+  base.addRule(mmSource, mmTarget);
+  unsigned x2 = b.in("x2"), x3 = b.in("x3");
+  unsigned split = b.op("split1", {b.op("concat1", {x2, x3})}, {4, 4});
+  Graph scSource = b.take({split, split + 1});
+  Graph scTarget = b.take({x2, x3});
+  base.addRule(scSource, scTarget);
+  // Both directions of the first rule's equation; the second's two
+  // equations left to right only (their right sides are variables).
+  EXPECT_EQ(base.size(), 4u);
+
+  // Two matmuls sharing an input = a split of one matmul: two steps.
+  Graph source = b.take({b.op("matmul", {x, w1}), b.op("matmul", {x, w2})});
+  unsigned merged =
+      b.op("split1", {b.op("matmul", {x, b.op("concat1", {w1, w2})})}, {4, 4});
+  Graph target = b.take({merged, merged + 1});
+  EXPECT_TRUE(base.derives(source, target));
+  // One step is not enough.
+  EXPECT_FALSE(base.derives(source, target, DeriveOptions{1, 2000}));
+  // The same rule with the inputs renamed (x2 for x1; w3 for w2) follows
+  // too: rewrites are over variables.
+  unsigned w3 = b.in("w3");
+  Graph renamedSource =
+      b.take({b.op("matmul", {x2, w1}), b.op("matmul", {x2, w3})});
+  unsigned renamed =
+      b.op("split1", {b.op("matmul", {x2, b.op("concat1", {w1, w3})})}, {4, 4});
+  Graph renamedTarget = b.take({renamed, renamed + 1});
+  EXPECT_TRUE(base.derives(renamedSource, renamedTarget));
+}
+
+TEST_F(ProverTest, RewritingRespectsShapesAndDerivesNothingElse) {
+  Builder b(*universe);
+  unsigned x1 = b.in("x1"), x2 = b.in("x2"), w1 = b.in("w1");
+  RewriteBase base(*universe);
+  // relu(relu(x)) = relu(x), proved for x of x1's shape [2,4].
+  Graph idemSource = b.take({b.op("relu", {b.op("relu", {x1})})});
+  Graph idemTarget = b.take({b.op("relu", {x1})});
+  base.addRule(idemSource, idemTarget);
+  EXPECT_EQ(base.size(), 2u);
+
+  auto relu3 = [&](unsigned v) {
+    return b.take({b.op("relu", {b.op("relu", {b.op("relu", {v})})})});
+  };
+  auto relu1 = [&](unsigned v) { return b.take({b.op("relu", {v})}); };
+  // At the same shape (x2), on any variable.
+  EXPECT_TRUE(base.derives(relu3(x2), relu1(x2)));
+  // Not at another shape (w1 is [4,4]): the rule was not proved there.
+  EXPECT_FALSE(base.derives(relu3(w1), relu1(w1)));
+  // Not an equation that does not follow: relu(x) = x, relu(x1) = relu(x2).
+  EXPECT_FALSE(base.derives(relu3(x1), b.take({x1})));
+  EXPECT_FALSE(base.derives(relu3(x1), relu1(x2)));
+  // An unsound candidate is not derived from a rule it resembles.
+  Graph source = b.take({b.op("relu", {b.op("add", {x1, x2})})});
+  Graph target =
+      b.take({b.op("add", {b.op("relu", {x1}), b.op("relu", {x2})})});
+  EXPECT_FALSE(base.derives(source, target));
 }
 
 } // namespace
