@@ -91,20 +91,11 @@ std::vector<AxiomInstance> Prover::ruleEquations(Universe &u,
   // Variables: the inputs either side uses, in input order.
   std::vector<int> varOf(u.numInputs(), -1);
   std::vector<ShapeId> varShapes;
-  for (const Graph *g : {&source, &target}) {
-    for (const Node &n : g->nodes)
-      for (unsigned v : n.operands)
-        if (v < u.numInputs())
-          varOf[v] = 0;
-    for (unsigned o : g->outputs)
-      if (o < u.numInputs())
-        varOf[o] = 0;
+  llvm::SmallBitVector used = inputsUsedBy(source, target, u.numInputs());
+  for (unsigned i : used.set_bits()) {
+    varOf[i] = varShapes.size();
+    varShapes.push_back(u.inputs()[i].shape);
   }
-  for (unsigned i = 0; i < u.numInputs(); ++i)
-    if (varOf[i] == 0) {
-      varOf[i] = varShapes.size();
-      varShapes.push_back(u.inputs()[i].shape);
-    }
   auto terms = [&](const Graph &g) {
     std::vector<std::shared_ptr<const ConcreteTerm>> values;
     auto types = u.typeGraph(g);

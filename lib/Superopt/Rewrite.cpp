@@ -108,6 +108,10 @@ struct RewriteBase::Impl {
   bool pattern(const Graph &g, const GraphTypes &types, unsigned value,
                ArrayRef<int> varOf, Pattern &p) {
     unsigned numInputs = u.numInputs();
+    // The node computing each result value.
+    SmallVector<unsigned, 8> nodeOf;
+    for (unsigned n = 0; n < g.nodes.size(); ++n)
+      nodeOf.append(specOf(g.nodes[n].kind).numResults, n);
     llvm::DenseMap<unsigned, unsigned> done;
     // Post-order over the values the output depends on.
     std::function<int(unsigned)> visit = [&](unsigned v) -> int {
@@ -120,9 +124,7 @@ struct RewriteBase::Impl {
         pn.sym = kVarSym;
         pn.var = varOf[v];
       } else {
-        unsigned n = 0;
-        while (firstResultOf(g, n + 1, numInputs) <= v)
-          ++n;
+        unsigned n = nodeOf[v - numInputs];
         const Node &node = g.nodes[n];
         pn.sym = intern(keyOf(node, v - firstResultOf(g, n, numInputs), types));
         for (unsigned a : node.operands) {
@@ -148,20 +150,13 @@ struct RewriteBase::Impl {
       llvm::consumeError(tt.takeError());
       return;
     }
+    // Variables: the inputs either side uses, in input order (as
+    // Prover::ruleEquations numbers them).
     std::vector<int> varOf(u.numInputs(), -1);
     int numVars = 0;
-    for (const Graph *g : {&source, &target}) {
-      auto use = [&](unsigned v) {
-        if (v < u.numInputs() && varOf[v] < 0)
-          varOf[v] = 0;
-      };
-      for (const Node &n : g->nodes)
-        llvm::for_each(n.operands, use);
-      llvm::for_each(g->outputs, use);
-    }
-    for (int &v : varOf)
-      if (v == 0)
-        v = numVars++;
+    llvm::SmallBitVector used = inputsUsedBy(source, target, u.numInputs());
+    for (unsigned i : used.set_bits())
+      varOf[i] = numVars++;
     for (unsigned o = 0; o < source.outputs.size(); ++o) {
       Pattern sides[2];
       if (!pattern(source, *st, source.outputs[o], varOf, sides[0]) ||

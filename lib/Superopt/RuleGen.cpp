@@ -136,17 +136,10 @@ std::optional<std::string> superopt::numericCounterexample(const Universe &u,
         std::string s;
         llvm::raw_string_ostream os(s);
         os << "counterexample:";
-        for (unsigned in = 0; in < u.numInputs(); ++in) {
-          bool used = false;
-          for (const Graph *g : {&a, &b}) {
-            for (const Node &n : g->nodes)
-              used |= llvm::is_contained(n.operands, in);
-            used |= llvm::is_contained(g->outputs, in);
-          }
-          if (used)
-            os << " " << u.inputs()[in].name << " = "
-               << tensorString(inputs[in]) << ";";
-        }
+        llvm::SmallBitVector used = inputsUsedBy(a, b, u.numInputs());
+        for (unsigned in : used.set_bits())
+          os << " " << u.inputs()[in].name << " = " << tensorString(inputs[in])
+             << ";";
         os << " source output " << o << indexString(ra[o].shape, i) << " = "
            << llvm::format("%.9g", x) << " but target output " << o
            << indexString(ra[o].shape, i) << " = " << llvm::format("%.9g", y);
