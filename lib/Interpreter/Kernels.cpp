@@ -9,7 +9,7 @@
 // F32Domain, F64Domain and ModPDomain. Only the primitives of Domain.h differ
 // between domains; all derived operations (relu, sigmoid, gelu, means,
 // normalisations, ...) are expressed in terms of them. This file also holds
-// the non-template parts: thread settings and broadcastShapes.
+// the non-template part: thread settings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,20 +48,6 @@ unsigned interp::getNumThreads() {
   }
   unsigned hw = std::thread::hardware_concurrency();
   return std::max(1u, std::min(hw, 8u));
-}
-
-std::vector<int64_t> interp::broadcastShapes(llvm::ArrayRef<int64_t> a,
-                                             llvm::ArrayRef<int64_t> b) {
-  size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    assert((da == db || da == 1 || db == 1) &&
-           "shapes are not broadcast-compatible");
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
 }
 
 LOOM_INSTANTIATE_KERNELS(F32Domain)

@@ -33,13 +33,13 @@ func.func @nearest() -> (tensor<1x1x4x6xf32> {tg.name = "up"}, tensor<1x1x1x2xf3
   %d = tg.constant dense<[[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]]> : tensor<1x1x2x4xf32>
   %down = tg.resize %d {sizes = array<i64: 1, 1, 1, 2>, scales = array<f64: 1.0, 1.0, 0.6, 0.6>}
       : (tensor<1x1x2x4xf32>) -> tensor<1x1x1x2xf32>
-  %floor = tg.resize %x {sizes = array<i64: 1, 1, 2, 4>, coordinate_transformation_mode = "asymmetric",
-                         nearest_mode = "floor"} : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x4xf32>
+  %floor = tg.resize %x {sizes = array<i64: 1, 1, 2, 4>, coordinate_transformation_mode = #tg<coordinate_mode asymmetric>,
+                         nearest_mode = #tg<nearest_mode floor>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x4xf32>
   %v = tg.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
-  %pc = tg.resize %v {sizes = array<i64: 7>, scales = array<f64: 2.0>, coordinate_transformation_mode = "asymmetric",
-                      nearest_mode = "round_prefer_ceil"} : (tensor<4xf32>) -> tensor<7xf32>
-  %c = tg.resize %v {sizes = array<i64: 7>, scales = array<f64: 1.75>, coordinate_transformation_mode = "asymmetric",
-                     nearest_mode = "ceil"} : (tensor<4xf32>) -> tensor<7xf32>
+  %pc = tg.resize %v {sizes = array<i64: 7>, scales = array<f64: 2.0>, coordinate_transformation_mode = #tg<coordinate_mode asymmetric>,
+                      nearest_mode = #tg<nearest_mode round_prefer_ceil>} : (tensor<4xf32>) -> tensor<7xf32>
+  %c = tg.resize %v {sizes = array<i64: 7>, scales = array<f64: 1.75>, coordinate_transformation_mode = #tg<coordinate_mode asymmetric>,
+                     nearest_mode = #tg<nearest_mode ceil>} : (tensor<4xf32>) -> tensor<7xf32>
   return %up, %down, %floor, %pc, %c : tensor<1x1x4x6xf32>, tensor<1x1x1x2xf32>, tensor<1x1x2x4xf32>, tensor<7xf32>, tensor<7xf32>
 }
 
@@ -62,16 +62,16 @@ func.func @linear() -> (tensor<1x1x4x4xf32> {tg.name = "half_pixel"}, tensor<1x1
                         tensor<1x1x1x2xf32> {tg.name = "down"}, tensor<1xf32> {tg.name = "pytorch"},
                         tensor<1xf32> {tg.name = "half_pixel_1"}) {
   %x = tg.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]]]> : tensor<1x1x2x2xf32>
-  %h = tg.resize %x {sizes = array<i64: 1, 1, 4, 4>, mode = "linear"} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
-  %a = tg.resize %x {sizes = array<i64: 1, 1, 4, 4>, mode = "linear", coordinate_transformation_mode = "align_corners"}
+  %h = tg.resize %x {sizes = array<i64: 1, 1, 4, 4>, mode = #tg<resize_mode linear>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  %a = tg.resize %x {sizes = array<i64: 1, 1, 4, 4>, mode = #tg<resize_mode linear>, coordinate_transformation_mode = #tg<coordinate_mode align_corners>}
       : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
   %d = tg.constant dense<[[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]]> : tensor<1x1x2x4xf32>
-  %down = tg.resize %d {sizes = array<i64: 1, 1, 1, 2>, scales = array<f64: 1.0, 1.0, 0.6, 0.6>, mode = "linear"}
+  %down = tg.resize %d {sizes = array<i64: 1, 1, 1, 2>, scales = array<f64: 1.0, 1.0, 0.6, 0.6>, mode = #tg<resize_mode linear>}
       : (tensor<1x1x2x4xf32>) -> tensor<1x1x1x2xf32>
   %v = tg.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
-  %p = tg.resize %v {sizes = array<i64: 1>, mode = "linear", coordinate_transformation_mode = "pytorch_half_pixel"}
+  %p = tg.resize %v {sizes = array<i64: 1>, mode = #tg<resize_mode linear>, coordinate_transformation_mode = #tg<coordinate_mode pytorch_half_pixel>}
       : (tensor<4xf32>) -> tensor<1xf32>
-  %q = tg.resize %v {sizes = array<i64: 1>, mode = "linear"} : (tensor<4xf32>) -> tensor<1xf32>
+  %q = tg.resize %v {sizes = array<i64: 1>, mode = #tg<resize_mode linear>} : (tensor<4xf32>) -> tensor<1xf32>
   return %h, %a, %down, %p, %q : tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x1x2xf32>, tensor<1xf32>, tensor<1xf32>
 }
 
@@ -90,8 +90,8 @@ func.func @linear() -> (tensor<1x1x4x4xf32> {tg.name = "half_pixel"}, tensor<1x1
 func.func @cubic() -> (tensor<1x1x8x8xf32> {tg.name = "up"}, tensor<1x1x8x8xf32> {tg.name = "exclude"}) {
   %x = tg.constant dense<[[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0],
                             [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]]]> : tensor<1x1x4x4xf32>
-  %up = tg.resize %x {sizes = array<i64: 1, 1, 8, 8>, mode = "cubic"} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
-  %e = tg.resize %x {sizes = array<i64: 1, 1, 8, 8>, mode = "cubic", cubic_coeff_a = -0.5 : f64, exclude_outside = true}
+  %up = tg.resize %x {sizes = array<i64: 1, 1, 8, 8>, mode = #tg<resize_mode cubic>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
+  %e = tg.resize %x {sizes = array<i64: 1, 1, 8, 8>, mode = #tg<resize_mode cubic>, cubic_coeff_a = -0.5 : f64, exclude_outside = true}
       : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
   return %up, %e : tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>
 }

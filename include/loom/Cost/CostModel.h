@@ -11,13 +11,16 @@
 //    cached in a JSON file. Until compiled kernels exist, the measured backend
 //    is `interp-f32`: the reference interpreter's f32 kernels.
 //
-// The work of each op (FLOPs, bytes) is written once, in OpWork.cpp, and
-// serves both models (and the search engines' reports).
+// The work of each op (FLOPs, bytes) is written once, beside the op (its
+// WorkOpInterface), and serves both models (and the search engines' reports
+// and the rule generator's orientation of rules).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LOOM_COST_COSTMODEL_H
 #define LOOM_COST_COSTMODEL_H
+
+#include "loom/Dialect/TG/IR/TGInterfaces.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
@@ -29,20 +32,13 @@
 
 namespace loom::cost {
 
-/// What one op does: floating-point operations (a multiply-add counts 2) and
-/// bytes read and written, assuming every operand is read once and every
-/// result written once. `kernel` is false for ops that launch no kernel
-/// (constants, weights, reshapes: metadata only).
-struct OpWork {
-  double flops = 0;
-  double bytesRead = 0;
-  double bytesWritten = 0;
-  bool kernel = true;
-  double bytes() const { return bytesRead + bytesWritten; }
-};
+/// What one op does (FLOPs, bytes, whether it launches a kernel): each tg
+/// op's WorkOpInterface.
+using OpWork = tg::OpWork;
 
-/// The work of a tg op. Ops of other dialects get zero work and no kernel
-/// (func.return, ...).
+/// The work of \p op: its WorkOpInterface. Ops of other dialects
+/// (func.return, ...) get zero work and no kernel; a tg op without the
+/// interface is an error (reported, and the op's work counts as zero).
 OpWork workOf(mlir::Operation *op);
 
 /// An analytic machine description.

@@ -21,7 +21,11 @@
 #ifndef LOOM_INTERPRETER_KERNELS_H
 #define LOOM_INTERPRETER_KERNELS_H
 
+#include "loom/Dialect/TG/IR/TGEnums.h"
+#include "loom/Interpreter/ScalarFunctions.h"
 #include "loom/Interpreter/Tensor.h"
+#include "loom/Support/ElementTypes.h"
+#include "loom/Support/Broadcast.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLForwardCompat.h"
@@ -38,51 +42,14 @@ namespace interp {
 // Parameters
 //===----------------------------------------------------------------------===//
 
-/// Elementwise unary operators. Derived ones are defined from the domain
-/// primitives as:
-///   Relu(x)        = max(x, 0)
-///   Sigmoid(x)     = 1 / (1 + exp(-x))
-///   Rsqrt(x)       = 1 / sqrt(x)
-///   Gelu(x)        = 0.5 * x * (1 + erf(x / sqrt(2)))
-///   GeluTanh(x)    = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
-///   Clip(x)        = min(max(x, a), b)
-///   HardSigmoid(x) = max(0, min(1, a * x + b))
-///   HardSwish(x)   = x * HardSigmoid(x) with a = 1/6, b = 0.5
-/// (constants enter through D::fromDouble).
-enum class UnaryKind {
-  Relu,
-  Sigmoid,
-  Tanh,
-  Exp,
-  Log,
-  Sqrt,
-  Rsqrt,
-  Neg,
-  Erf,
-  Gelu,
-  GeluTanh,
-  Clip,
-  HardSigmoid,
-  HardSwish
-};
-
-/// Attributes of unary operators. Clip: a = min, b = max. HardSigmoid:
-/// a = alpha, b = beta. Ignored by the other kinds.
-struct UnaryParams {
-  double a = 0, b = 0;
-};
-
-/// Elementwise binary operators (numpy broadcasting).
-enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, Pow };
-
 /// Reductions. Mean = Sum / count.
 enum class ReduceKind { Sum, Mean, Max };
 
-/// Activation fused into conv2d (applied after the bias).
-enum class Activation { None, Relu, Sigmoid, Tanh };
+/// Activation fused into conv2d (applied after the bias): the tg enum.
+using Activation = tg::Activation;
 
-/// Element types a cast can target.
-enum class ElemKind { F64, F32, F16, BF16, I64, I32, I1 };
+/// Element types a cast can target (loom/Support/ElementTypes.def).
+using loom::ElemKind;
 
 /// Attributes of conv2d (ONNX Conv on NCHW input).
 struct Conv2dParams {
@@ -103,21 +70,11 @@ struct Pool2dParams {
   bool countIncludePad = false;
 };
 
-/// Interpolation of resize() (ONNX Resize `mode`).
-enum class ResizeMode { Nearest, Linear, Cubic };
-
-/// Map from an output index to an input coordinate (ONNX Resize
-/// `coordinate_transformation_mode`).
-enum class ResizeCoordinateMode {
-  HalfPixel,
-  PytorchHalfPixel,
-  AlignCorners,
-  Asymmetric,
-  TfHalfPixelForNN
-};
-
-/// Rounding of nearest-mode resize() (ONNX Resize `nearest_mode`).
-enum class ResizeNearestMode { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+/// The options of resize(): the tg enums (ONNX Resize's `mode`,
+/// `coordinate_transformation_mode` and `nearest_mode`).
+using tg::ResizeCoordinateMode;
+using tg::ResizeMode;
+using tg::ResizeNearestMode;
 
 /// Attributes of resize(): the output shape, one scale per dimension (used by
 /// the coordinate map; empty means sizes[d] / input.shape[d]) and ONNX's
@@ -142,15 +99,6 @@ struct ResizeParams {
 void setNumThreads(unsigned n);
 /// The number of threads large kernels will use (>= 1).
 unsigned getNumThreads();
-
-//===----------------------------------------------------------------------===//
-// Shape helpers
-//===----------------------------------------------------------------------===//
-
-/// The numpy broadcast of two shapes (right-aligned; each pair of dimensions
-/// must be equal or contain a 1).
-std::vector<int64_t> broadcastShapes(llvm::ArrayRef<int64_t> a,
-                                     llvm::ArrayRef<int64_t> b);
 
 //===----------------------------------------------------------------------===//
 // Kernels

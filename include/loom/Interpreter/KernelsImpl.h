@@ -110,20 +110,12 @@ template <int N> struct LoopNest {
   }
 };
 
-/// Strides for reading an operand of shape \p shape broadcast to \p target
-/// (right-aligned numpy rules): 0 along broadcast dimensions.
-inline std::vector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> shape,
-                                             llvm::ArrayRef<int64_t> target) {
-  assert(shape.size() <= target.size() && "cannot broadcast to lower rank");
-  std::vector<int64_t> own = stridesOf(shape);
-  std::vector<int64_t> result(target.size(), 0);
-  size_t lead = target.size() - shape.size();
-  for (size_t d = 0; d < shape.size(); ++d) {
-    assert((shape[d] == target[lead + d] || shape[d] == 1) &&
-           "shapes are not broadcast-compatible");
-    result[lead + d] = shape[d] == 1 ? 0 : own[d];
-  }
-  return result;
+/// The broadcast of two shapes the verifier accepted.
+inline std::vector<int64_t> broadcastShapesOf(llvm::ArrayRef<int64_t> a,
+                                              llvm::ArrayRef<int64_t> b) {
+  auto shape = broadcastShapes(a, b);
+  assert(shape && "shapes are not broadcast-compatible");
+  return std::vector<int64_t>(shape->begin(), shape->end());
 }
 
 /// Copies \p x into a tensor of shape \p outShape reading through
@@ -166,135 +158,7 @@ inline int64_t product(llvm::ArrayRef<int64_t> dims) { return numElementsOf(dims
 } // namespace kernels_detail
 
 
-//===----------------------------------------------------------------------===//
-// Scalar semantics of the elementwise operators
-//===----------------------------------------------------------------------===//
-
 namespace kernels_detail {
-
-/// The constants of the derived unary operators, converted into the domain
-/// once per kernel call.
-template <class D> struct UnaryConsts {
-  using T = typename D::T;
-  T zero = D::zero(), one = D::one(), half = D::fromDouble(0.5);
-  T sqrt2 = D::fromDouble(std::sqrt(2.0));
-  T sqrt2OverPi = D::fromDouble(std::sqrt(2.0 / 3.14159265358979323846));
-  T geluCubic = D::fromDouble(0.044715);
-  T sixth = D::fromDouble(1.0 / 6.0);
-  T a, b;
-  explicit UnaryConsts(UnaryParams p)
-      : a(D::fromDouble(p.a)), b(D::fromDouble(p.b)) {}
-};
-
-/// max(0, min(1, alpha * x + beta)).
-template <class D>
-typename D::T hardSigmoid(const UnaryConsts<D> &c, typename D::T x,
-                          typename D::T alpha, typename D::T beta) {
-  return D::max(c.zero, D::min(c.one, D::add(D::mul(alpha, x), beta)));
-}
-
-/// The semantics of unary operator K: the single definition used by every
-/// kernel (unary, the activations fused into conv2d, unaryScalar).
-template <class D, UnaryKind K>
-inline typename D::T applyUnary(const UnaryConsts<D> &c, typename D::T x) {
-  if constexpr (K == UnaryKind::Relu)
-    return D::max(x, c.zero);
-  else if constexpr (K == UnaryKind::Sigmoid)
-    return D::div(c.one, D::add(c.one, D::exp(D::neg(x))));
-  else if constexpr (K == UnaryKind::Tanh)
-    return D::tanh(x);
-  else if constexpr (K == UnaryKind::Exp)
-    return D::exp(x);
-  else if constexpr (K == UnaryKind::Log)
-    return D::log(x);
-  else if constexpr (K == UnaryKind::Sqrt)
-    return D::sqrt(x);
-  else if constexpr (K == UnaryKind::Rsqrt)
-    return D::div(c.one, D::sqrt(x));
-  else if constexpr (K == UnaryKind::Neg)
-    return D::neg(x);
-  else if constexpr (K == UnaryKind::Erf)
-    return D::erf(x);
-  else if constexpr (K == UnaryKind::Gelu)
-    return D::mul(D::mul(c.half, x), D::add(c.one, D::erf(D::div(x, c.sqrt2))));
-  else if constexpr (K == UnaryKind::GeluTanh) {
-    typename D::T cube = D::mul(x, D::mul(x, x));
-    typename D::T inner =
-        D::mul(c.sqrt2OverPi, D::add(x, D::mul(c.geluCubic, cube)));
-    return D::mul(D::mul(c.half, x), D::add(c.one, D::tanh(inner)));
-  } else if constexpr (K == UnaryKind::Clip)
-    return D::min(D::max(x, c.a), c.b);
-  else if constexpr (K == UnaryKind::HardSigmoid)
-    return hardSigmoid<D>(c, x, c.a, c.b);
-  else {
-    static_assert(K == UnaryKind::HardSwish, "unhandled unary kind");
-    return D::mul(x, hardSigmoid<D>(c, x, c.sixth, c.half));
-  }
-}
-
-/// Calls fn(std::integral_constant<UnaryKind, K>) for the runtime kind.
-template <class F> auto dispatchUnary(UnaryKind kind, F &&fn) {
-#define LOOM_UNARY_CASE(K)                                                     \
-  case UnaryKind::K:                                                           \
-    return fn(std::integral_constant<UnaryKind, UnaryKind::K>());
-  switch (kind) {
-    LOOM_UNARY_CASE(Relu)
-    LOOM_UNARY_CASE(Sigmoid)
-    LOOM_UNARY_CASE(Tanh)
-    LOOM_UNARY_CASE(Exp)
-    LOOM_UNARY_CASE(Log)
-    LOOM_UNARY_CASE(Sqrt)
-    LOOM_UNARY_CASE(Rsqrt)
-    LOOM_UNARY_CASE(Neg)
-    LOOM_UNARY_CASE(Erf)
-    LOOM_UNARY_CASE(Gelu)
-    LOOM_UNARY_CASE(GeluTanh)
-    LOOM_UNARY_CASE(Clip)
-    LOOM_UNARY_CASE(HardSigmoid)
-    LOOM_UNARY_CASE(HardSwish)
-  }
-#undef LOOM_UNARY_CASE
-  llvm_unreachable("unknown UnaryKind");
-}
-
-/// The semantics of binary operator K.
-template <class D, BinaryKind K>
-inline typename D::T applyBinary(typename D::T a, typename D::T b) {
-  if constexpr (K == BinaryKind::Add)
-    return D::add(a, b);
-  else if constexpr (K == BinaryKind::Sub)
-    return D::sub(a, b);
-  else if constexpr (K == BinaryKind::Mul)
-    return D::mul(a, b);
-  else if constexpr (K == BinaryKind::Div)
-    return D::div(a, b);
-  else if constexpr (K == BinaryKind::Max)
-    return D::max(a, b);
-  else if constexpr (K == BinaryKind::Min)
-    return D::min(a, b);
-  else {
-    static_assert(K == BinaryKind::Pow, "unhandled binary kind");
-    return D::pow(a, b);
-  }
-}
-
-/// Calls fn(std::integral_constant<BinaryKind, K>) for the runtime kind.
-template <class F> auto dispatchBinary(BinaryKind kind, F &&fn) {
-#define LOOM_BINARY_CASE(K)                                                    \
-  case BinaryKind::K:                                                          \
-    return fn(std::integral_constant<BinaryKind, BinaryKind::K>());
-  switch (kind) {
-    LOOM_BINARY_CASE(Add)
-    LOOM_BINARY_CASE(Sub)
-    LOOM_BINARY_CASE(Mul)
-    LOOM_BINARY_CASE(Div)
-    LOOM_BINARY_CASE(Max)
-    LOOM_BINARY_CASE(Min)
-    LOOM_BINARY_CASE(Pow)
-  }
-#undef LOOM_BINARY_CASE
-  llvm_unreachable("unknown BinaryKind");
-}
 
 /// Applies unary operator K in place to data[0, n).
 template <class D, UnaryKind K>
@@ -365,10 +229,10 @@ void binaryRun(typename D::T *__restrict out, const typename D::T *a,
 template <class D>
 Tensor<D> binary(BinaryKind kind, const Tensor<D> &a,
                          const Tensor<D> &b) {
-  Tensor<D> out(broadcastShapes(a.shape, b.shape));
+  Tensor<D> out(broadcastShapesOf(a.shape, b.shape));
   std::vector<int64_t> outStrides = stridesOf(out.shape);
-  std::vector<int64_t> aStrides = broadcastStrides(a.shape, out.shape);
-  std::vector<int64_t> bStrides = broadcastStrides(b.shape, out.shape);
+  auto aStrides = broadcastStrides(a.shape, out.shape);
+  auto bStrides = broadcastStrides(b.shape, out.shape);
   LoopNest<3> nest(out.shape, {outStrides, aStrides, bStrides});
   using T = typename D::T;
   T *o = out.data.data();
@@ -397,15 +261,15 @@ Tensor<D> matmul(const Tensor<D> &a, const Tensor<D> &b) {
   assert(b.shape[b.rank() - 2] == k && "matmul contraction mismatch");
   llvm::ArrayRef<int64_t> aBatch = llvm::ArrayRef(a.shape).drop_back(2);
   llvm::ArrayRef<int64_t> bBatch = llvm::ArrayRef(b.shape).drop_back(2);
-  std::vector<int64_t> batch = broadcastShapes(aBatch, bBatch);
+  std::vector<int64_t> batch = broadcastShapesOf(aBatch, bBatch);
   std::vector<int64_t> outShape = batch;
   outShape.push_back(m);
   outShape.push_back(n);
   Tensor<D> out(outShape);
 
   // Matrix offsets of every batch element, in row-major order.
-  std::vector<int64_t> aStr = broadcastStrides(aBatch, batch);
-  std::vector<int64_t> bStr = broadcastStrides(bBatch, batch);
+  auto aStr = broadcastStrides(aBatch, batch);
+  auto bStr = broadcastStrides(bBatch, batch);
   std::vector<std::array<int64_t, 2>> offsets;
   offsets.reserve(product(batch));
   LoopNest<2> nest(batch, {aStr, bStr});
@@ -898,7 +762,7 @@ Tensor<D> enlarge(const Tensor<D> &w, int64_t kh, int64_t kw) {
 template <class D>
 Tensor<D> broadcastTo(const Tensor<D> &x,
                               llvm::ArrayRef<int64_t> shape) {
-  std::vector<int64_t> strides = broadcastStrides(x.shape, shape);
+  auto strides = broadcastStrides(x.shape, shape);
   return gatherStrided<D>(x, std::vector<int64_t>(shape.begin(), shape.end()),
                           strides, 0);
 }

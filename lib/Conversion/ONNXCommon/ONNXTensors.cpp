@@ -6,6 +6,9 @@
 
 #include "loom/Conversion/ONNXCommon/ONNXTensors.h"
 
+#include "loom/Dialect/TG/IR/TGTypes.h"
+#include "loom/Support/ElementTypes.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -70,43 +73,15 @@ bool onnxutil::isFloatDataType(int32_t dataType) {
 
 mlir::Type onnxutil::getTGElementType(mlir::MLIRContext *context,
                                       int32_t dataType) {
-  mlir::Builder b(context);
-  switch (dataType) {
-  case TP::FLOAT:
-    return b.getF32Type();
-  case TP::DOUBLE:
-    return b.getF64Type();
-  case TP::FLOAT16:
-    return b.getF16Type();
-  case TP::BFLOAT16:
-    return b.getBF16Type();
-  case TP::INT64:
-    return b.getI64Type();
-  case TP::INT32:
-    return b.getI32Type();
-  case TP::BOOL:
-    return b.getI1Type();
-  default:
-    return {};
-  }
+  auto kind = elemKindOfONNX(dataType);
+  return kind ? tg::getElementType(context, *kind) : mlir::Type();
 }
 
 std::optional<int32_t> onnxutil::getONNXDataType(mlir::Type type) {
-  if (type.isF32())
-    return TP::FLOAT;
-  if (type.isF64())
-    return TP::DOUBLE;
-  if (type.isF16())
-    return TP::FLOAT16;
-  if (type.isBF16())
-    return TP::BFLOAT16;
-  if (type.isSignlessInteger(64))
-    return TP::INT64;
-  if (type.isSignlessInteger(32))
-    return TP::INT32;
-  if (type.isSignlessInteger(1))
-    return TP::BOOL;
-  return std::nullopt;
+  auto kind = tg::elemKindOf(type);
+  if (!kind)
+    return std::nullopt;
+  return elementTypeInfo(*kind).onnxDataType;
 }
 
 HostTensor HostTensor::splat(int32_t dataType, std::vector<int64_t> shape,
@@ -471,44 +446,21 @@ void onnxutil::roundToDataType(HostTensor &t) {
 
 llvm::Error onnxutil::addToWriter(safetensors::Writer &writer, StringRef name,
                                   const HostTensor &t) {
-  using safetensors::DType;
-  std::optional<DType> dtype;
-  switch (t.dataType) {
-  case TP::FLOAT:
-    dtype = DType::F32;
-    break;
-  case TP::DOUBLE:
-    dtype = DType::F64;
-    break;
-  case TP::FLOAT16:
-    dtype = DType::F16;
-    break;
-  case TP::BFLOAT16:
-    dtype = DType::BF16;
-    break;
-  case TP::INT64:
-    dtype = DType::I64;
-    break;
-  case TP::INT32:
-    dtype = DType::I32;
-    break;
-  case TP::BOOL:
-    dtype = DType::Bool;
-    break;
-  default:
+  auto kind = elemKindOfONNX(t.dataType);
+  if (!kind)
     return makeError("tensor '" + name + "' has element type " +
                      dataTypeName(t.dataType) +
                      ", which a tg weight cannot hold");
-  }
+  safetensors::DType dtype = elementTypeInfo(*kind).dtype;
   if (t.isFloat())
-    return writer.add(name, *dtype, t.shape, t.floats);
+    return writer.add(name, dtype, t.shape, t.floats);
   // Integers go byte by byte so that values beyond 2^53 stay exact.
-  size_t size = safetensors::dtypeSize(*dtype);
+  size_t size = safetensors::dtypeSize(dtype);
   std::vector<uint8_t> bytes(t.ints.size() * size);
   for (size_t i = 0; i < t.ints.size(); ++i) {
     uint64_t v = static_cast<uint64_t>(t.ints[i]);
     for (size_t b = 0; b < size; ++b)
       bytes[i * size + b] = static_cast<uint8_t>(v >> (8 * b));
   }
-  return writer.addRaw(name, *dtype, t.shape, bytes);
+  return writer.addRaw(name, dtype, t.shape, bytes);
 }

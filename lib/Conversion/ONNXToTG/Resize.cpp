@@ -48,14 +48,33 @@ LogicalResult buildResize(NodeContext &ctx,
           static_cast<int64_t>(std::floor(static_cast<double>(in[d]) * s)));
     }
   }
+  auto modeValue = tg::symbolizeResizeMode(mode);
+  if (!modeValue)
+    return ctx.fail("'mode' must be nearest, linear or cubic, got '" + mode +
+                    "'");
+  auto coordinateValue = tg::symbolizeResizeCoordinateMode(coordinateMode);
+  if (!coordinateValue)
+    return ctx.fail("'coordinate_transformation_mode' must be half_pixel, "
+                    "pytorch_half_pixel, align_corners, asymmetric or "
+                    "tf_half_pixel_for_nn, got '" +
+                    coordinateMode + "'");
+  auto nearestValue = tg::symbolizeResizeNearestMode(nearestMode);
+  if (!nearestValue)
+    return ctx.fail("'nearest_mode' must be round_prefer_floor, "
+                    "round_prefer_ceil, floor or ceil, got '" +
+                    nearestMode + "'");
   auto x = ctx.input(0);
   if (failed(x))
     return failure();
+  MLIRContext *context = ctx.context();
   SmallVector<NamedAttribute> attrs{
       ctx.arrayAttr("sizes", outSizes),
-      ctx.strAttr("mode", mode),
-      ctx.strAttr("coordinate_transformation_mode", coordinateMode),
-      ctx.strAttr("nearest_mode", nearestMode),
+      ctx.namedAttr("mode", tg::ResizeModeAttr::get(context, *modeValue)),
+      ctx.namedAttr(
+          "coordinate_transformation_mode",
+          tg::ResizeCoordinateModeAttr::get(context, *coordinateValue)),
+      ctx.namedAttr("nearest_mode",
+                    tg::ResizeNearestModeAttr::get(context, *nearestValue)),
       ctx.f64Attr("cubic_coeff_a", ctx.getFloat("cubic_coeff_a", -0.75)),
       ctx.boolAttr("exclude_outside", ctx.getInt("exclude_outside", 0) != 0)};
   if (scales)

@@ -1,7 +1,8 @@
 //===- ExportONNX.cpp - tg graphs to ONNX models --------------------------===//
 //
-// Part of Loom. See ExportONNX.h. One function per family of tg ops emits
-// the ONNX nodes; constants (shapes, axes, bounds) become initializers.
+// Part of Loom. See ExportONNX.h. Each tg op writes its own ONNX nodes
+// (ONNXExportOpInterface, beside the op) through an OpEmitter; this file
+// holds the graph: names, initializers, weights, inputs and outputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,13 +12,13 @@
 #include "loom/Conversion/ONNXCommon/ONNXTensors.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
+#include "loom/Support/ElementTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 #include <optional>
@@ -34,27 +35,6 @@ namespace {
 void appendLE(std::string &bytes, uint64_t v, unsigned size) {
   for (unsigned b = 0; b < size; ++b)
     bytes.push_back(static_cast<char>((v >> (8 * b)) & 0xff));
-}
-
-std::optional<int32_t> dataTypeFromSafetensors(safetensors::DType d) {
-  switch (d) {
-  case safetensors::DType::F32:
-    return TP::FLOAT;
-  case safetensors::DType::F64:
-    return TP::DOUBLE;
-  case safetensors::DType::F16:
-    return TP::FLOAT16;
-  case safetensors::DType::BF16:
-    return TP::BFLOAT16;
-  case safetensors::DType::I64:
-    return TP::INT64;
-  case safetensors::DType::I32:
-    return TP::INT32;
-  case safetensors::DType::Bool:
-    return TP::BOOL;
-  default:
-    return std::nullopt;
-  }
 }
 
 class Exporter {
@@ -137,12 +117,6 @@ private:
     a->set_type(onnx::AttributeProto::FLOAT);
     a->set_f(static_cast<float>(v));
   }
-  /// `epsilon`, left out when it is ONNX's default (1e-5 in float), so that
-  /// the default survives a round trip exactly.
-  static void attrEpsilon(onnx::NodeProto *n, double v) {
-    if (static_cast<float>(v) != 1e-5f)
-      attrFloat(n, "epsilon", v);
-  }
   static void attrStr(onnx::NodeProto *n, StringRef name, StringRef v) {
     auto *a = n->add_attribute();
     a->set_name(name.str());
@@ -206,9 +180,72 @@ private:
                                   Operation *op);
   FailureOr<std::string> weight(tg::WeightOp op);
   LogicalResult exportOp(Operation *op);
-  /// One node of `opType` with the op's operands and result, in order.
-  LogicalResult direct(Operation *op, StringRef opType);
-  LogicalResult gelu(tg::GeluOp op);
+
+  friend class OpEmitter;
+};
+
+/// What one op sees of the exporter (ONNXExportOpInterface's argument).
+class OpEmitter final : public tg::ONNXEmitter {
+public:
+  OpEmitter(Exporter &exporter, Operation *op)
+      : ex(exporter), op(op), hint(exporter.hintFor(op)) {}
+
+  std::string input(unsigned i) override {
+    return ex.nameOf(op->getOperand(i));
+  }
+  std::string output(unsigned i) override {
+    return ex.define(op->getResult(i), hint);
+  }
+  void alias(unsigned i, StringRef name) override {
+    ex.names[op->getResult(i)] = name.str();
+  }
+  std::string fresh(StringRef suffix) override {
+    return ex.fresh(hint + suffix.str());
+  }
+  tg::ONNXNode node(StringRef opType, llvm::ArrayRef<std::string> inputs,
+                    llvm::ArrayRef<std::string> outputs) override {
+    return tg::ONNXNode(*this, ex.node(op, opType, inputs, outputs));
+  }
+  std::string constI64(llvm::ArrayRef<int64_t> values,
+                       StringRef suffix) override {
+    return ex.constI64(values, hint + suffix.str());
+  }
+  std::string constF32(llvm::ArrayRef<double> values,
+                       StringRef suffix) override {
+    return ex.constF32(values, hint + suffix.str());
+  }
+  FailureOr<std::string> scalar(Type elementType, double value,
+                                StringRef suffix) override {
+    return ex.scalar(elementType, value, hint + suffix.str(), op);
+  }
+  FailureOr<std::string> constant(ElementsAttr value) override {
+    return ex.constant(value, hint, op);
+  }
+  FailureOr<std::string> weight() override {
+    return ex.weight(cast<tg::WeightOp>(op));
+  }
+
+protected:
+  void setAttr(void *node, StringRef name, int64_t value) override {
+    Exporter::attrInt(static_cast<onnx::NodeProto *>(node), name, value);
+  }
+  void setAttr(void *node, StringRef name, double value) override {
+    Exporter::attrFloat(static_cast<onnx::NodeProto *>(node), name, value);
+  }
+  void setAttr(void *node, StringRef name, StringRef value) override {
+    Exporter::attrStr(static_cast<onnx::NodeProto *>(node), name, value);
+  }
+  void setAttr(void *node, StringRef name,
+               llvm::ArrayRef<int64_t> values) override {
+    Exporter::attrInts(static_cast<onnx::NodeProto *>(node), name, values);
+  }
+  unsigned numInputs() override { return op->getNumOperands(); }
+  unsigned numOutputs() override { return op->getNumResults(); }
+
+private:
+  Exporter &ex;
+  Operation *op;
+  std::string hint;
 };
 
 FailureOr<std::string> Exporter::constant(ElementsAttr value, StringRef hint,
@@ -265,12 +302,12 @@ FailureOr<std::string> Exporter::weight(tg::WeightOp op) {
   if (failed(tg::checkWeight(op, *weights)))
     return failure();
   const safetensors::TensorInfo *info = weights->lookup(op.getName());
-  auto dataType = dataTypeFromSafetensors(info->dtype);
-  if (!dataType)
+  auto kind = elemKindOfDType(info->dtype);
+  if (!kind)
     return op.emitOpError("has a dtype ONNX cannot hold");
   TP *t = graph->add_initializer();
   t->set_name(fresh(op.getName()));
-  t->set_data_type(*dataType);
+  t->set_data_type(elementTypeInfo(*kind).onnxDataType);
   for (int64_t d : info->shape)
     t->add_dims(d);
   llvm::ArrayRef<uint8_t> raw = weights->rawBytes(*info);
@@ -279,317 +316,12 @@ FailureOr<std::string> Exporter::weight(tg::WeightOp op) {
   return t->name();
 }
 
-LogicalResult Exporter::direct(Operation *op, StringRef opType) {
-  SmallVector<std::string> inputs;
-  for (Value v : op->getOperands())
-    inputs.push_back(nameOf(v));
-  node(op, opType, inputs, {define(op->getResult(0), hintFor(op))});
-  return success();
-}
-
-LogicalResult Exporter::gelu(tg::GeluOp op) {
-  // Opset 17 has no Gelu: 0.5 * x * (1 + erf(x / sqrt(2))), or the tanh form
-  // 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
-  Type e = op.getType().getElementType();
-  std::string x = nameOf(op.getInput()), h = hintFor(op);
-  auto c = [&](double v) { return scalar(e, v, h + "_c", op); };
-  auto half = c(0.5), one = c(1.0);
-  if (failed(half) || failed(one))
-    return failure();
-  std::string inner;
-  if (op.getTanhApproximation()) {
-    auto k = c(0.044715), s = c(std::sqrt(2.0 / M_PI));
-    if (failed(k) || failed(s))
-      return failure();
-    std::string x2 = fresh(h + "_x2"), x3 = fresh(h + "_x3"),
-                kx3 = fresh(h + "_kx3"), sum = fresh(h + "_sum"),
-                scaled = fresh(h + "_scaled");
-    node(op, "Mul", {x, x}, {x2});
-    node(op, "Mul", {x2, x}, {x3});
-    node(op, "Mul", {x3, *k}, {kx3});
-    node(op, "Add", {x, kx3}, {sum});
-    node(op, "Mul", {sum, *s}, {scaled});
-    inner = fresh(h + "_tanh");
-    node(op, "Tanh", {scaled}, {inner});
-  } else {
-    auto r = c(M_SQRT1_2);
-    if (failed(r))
-      return failure();
-    std::string scaled = fresh(h + "_scaled");
-    node(op, "Mul", {x, *r}, {scaled});
-    inner = fresh(h + "_erf");
-    node(op, "Erf", {scaled}, {inner});
-  }
-  std::string plus = fresh(h + "_plus"), hx = fresh(h + "_hx");
-  node(op, "Add", {inner, *one}, {plus});
-  node(op, "Mul", {x, *half}, {hx});
-  node(op, "Mul", {hx, plus}, {define(op.getResult(), h)});
-  return success();
-}
-
 LogicalResult Exporter::exportOp(Operation *op) {
-  std::string h = hintFor(op);
-  auto out = [&](unsigned i = 0) { return define(op->getResult(i), h); };
-  auto in = [&](unsigned i) { return nameOf(op->getOperand(i)); };
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](tg::WeightOp w) -> LogicalResult {
-        auto name = weight(w);
-        if (failed(name))
-          return failure();
-        names[w.getResult()] = *name;
-        return success();
-      })
-      .Case([&](tg::ConstantOp c) -> LogicalResult {
-        auto name = constant(c.getValue(), h, op);
-        if (failed(name))
-          return failure();
-        names[c.getResult()] = *name;
-        return success();
-      })
-      .Case([&](tg::AddOp) { return direct(op, "Add"); })
-      .Case([&](tg::SubOp) { return direct(op, "Sub"); })
-      .Case([&](tg::MulOp) { return direct(op, "Mul"); })
-      .Case([&](tg::DivOp) { return direct(op, "Div"); })
-      .Case([&](tg::MaxOp) { return direct(op, "Max"); })
-      .Case([&](tg::MinOp) { return direct(op, "Min"); })
-      .Case([&](tg::PowOp) { return direct(op, "Pow"); })
-      .Case([&](tg::MatmulOp) { return direct(op, "MatMul"); })
-      .Case([&](tg::ReluOp) { return direct(op, "Relu"); })
-      .Case([&](tg::SigmoidOp) { return direct(op, "Sigmoid"); })
-      .Case([&](tg::TanhOp) { return direct(op, "Tanh"); })
-      .Case([&](tg::ExpOp) { return direct(op, "Exp"); })
-      .Case([&](tg::LogOp) { return direct(op, "Log"); })
-      .Case([&](tg::SqrtOp) { return direct(op, "Sqrt"); })
-      .Case([&](tg::NegOp) { return direct(op, "Neg"); })
-      .Case([&](tg::ErfOp) { return direct(op, "Erf"); })
-      .Case([&](tg::HardSwishOp) { return direct(op, "HardSwish"); })
-      .Case(
-          [&](tg::GlobalAvgPoolOp) { return direct(op, "GlobalAveragePool"); })
-      .Case([&](tg::RsqrtOp) {
-        std::string s = fresh(h + "_sqrt");
-        node(op, "Sqrt", {in(0)}, {s});
-        node(op, "Reciprocal", {s}, {out()});
-        return success();
-      })
-      .Case([&](tg::GeluOp g) { return gelu(g); })
-      .Case([&](tg::ClipOp c) -> LogicalResult {
-        Type e = c.getType().getElementType();
-        double lo = c.getMin().convertToDouble(),
-               hi = c.getMax().convertToDouble();
-        std::string loName, hiName;
-        if (!std::isinf(lo)) {
-          auto s = scalar(e, lo, h + "_min", op);
-          if (failed(s))
-            return failure();
-          loName = *s;
-        }
-        if (!std::isinf(hi)) {
-          auto s = scalar(e, hi, h + "_max", op);
-          if (failed(s))
-            return failure();
-          hiName = *s;
-        }
-        node(op, "Clip", {in(0), loName, hiName}, {out()});
-        return success();
-      })
-      .Case([&](tg::HardSigmoidOp s) {
-        auto *n = node(op, "HardSigmoid", {in(0)}, {out()});
-        attrFloat(n, "alpha", s.getAlpha().convertToDouble());
-        attrFloat(n, "beta", s.getBeta().convertToDouble());
-        return success();
-      })
-      .Case([&](tg::CastOp c) {
-        auto *n = node(op, "Cast", {in(0)}, {out()});
-        attrInt(n, "to",
-                static_cast<int64_t>(
-                    *onnxutil::getONNXDataType(c.getType().getElementType())));
-        return success();
-      })
-      .Case([&](tg::Conv2dOp c) {
-        SmallVector<std::string> ins{in(0), in(1)};
-        if (c.getBias())
-          ins.push_back(nameOf(c.getBias()));
-        bool act = c.getActivation() != tg::Activation::None;
-        std::string conv = act ? fresh(h + "_conv") : out();
-        auto *n = node(op, "Conv", ins, {conv});
-        auto fs = c.getFilter().getType().getShape();
-        attrInts(n, "kernel_shape", fs.drop_front(2));
-        attrInts(n, "strides", c.getStrides());
-        attrInts(n, "pads", c.getPads());
-        attrInts(n, "dilations", c.getDilations());
-        attrInt(n, "group", static_cast<int64_t>(c.getGroups()));
-        if (act) {
-          StringRef kind = c.getActivation() == tg::Activation::Relu ? "Relu"
-                           : c.getActivation() == tg::Activation::Sigmoid
-                               ? "Sigmoid"
-                               : "Tanh";
-          node(op, kind, {conv}, {out()});
-        }
-        return success();
-      })
-      .Case([&](tg::MaxPool2dOp p) {
-        auto *n = node(op, "MaxPool", {in(0)}, {out()});
-        attrInts(n, "kernel_shape", p.getKernelSize());
-        attrInts(n, "strides", p.getStrides());
-        attrInts(n, "pads", p.getPads());
-        return success();
-      })
-      .Case([&](tg::AvgPool2dOp p) {
-        auto *n = node(op, "AveragePool", {in(0)}, {out()});
-        attrInts(n, "kernel_shape", p.getKernelSize());
-        attrInts(n, "strides", p.getStrides());
-        attrInts(n, "pads", p.getPads());
-        attrInt(n, "count_include_pad", int64_t(p.getCountIncludePad()));
-        return success();
-      })
-      .Case([&](tg::TransposeOp t) {
-        attrInts(node(op, "Transpose", {in(0)}, {out()}), "perm", t.getPerm());
-        return success();
-      })
-      .Case([&](tg::ReshapeOp r) {
-        auto shape = r.getType().getShape();
-        auto *n = node(op, "Reshape", {in(0), constI64(shape, h + "_shape")},
-                       {out()});
-        // A 0 in the shape means "copy the input's dimension" unless
-        // allowzero is set.
-        if (llvm::is_contained(shape, 0))
-          attrInt(n, "allowzero", 1);
-        return success();
-      })
-      .Case([&](tg::BroadcastToOp b) {
-        node(op, "Expand",
-             {in(0), constI64(b.getType().getShape(), h + "_shape")}, {out()});
-        return success();
-      })
-      .Case([&](tg::ConcatOp c) {
-        SmallVector<std::string> ins;
-        for (Value v : c.getInputs())
-          ins.push_back(nameOf(v));
-        attrInt(node(op, "Concat", ins, {out()}), "axis",
-                static_cast<int64_t>(c.getAxis()));
-        return success();
-      })
-      .Case([&](tg::SplitOp s) {
-        SmallVector<std::string> outs;
-        for (unsigned i = 0; i < s.getNumResults(); ++i)
-          outs.push_back(out(i));
-        auto *n = node(op, "Split",
-                       {in(0), constI64(s.getSizes(), h + "_split")}, outs);
-        attrInt(n, "axis", static_cast<int64_t>(s.getAxis()));
-        return success();
-      })
-      .Case([&](tg::SliceOp s) {
-        int64_t rank = s.getStarts().size();
-        SmallVector<int64_t> axes =
-            llvm::to_vector(llvm::seq<int64_t>(0, rank));
-        SmallVector<int64_t> steps(rank, 1);
-        if (auto st = s.getStrides())
-          steps.assign(st->begin(), st->end());
-        node(op, "Slice",
-             {in(0), constI64(s.getStarts(), h + "_starts"),
-              constI64(s.getLimits(), h + "_ends"), constI64(axes, h + "_axes"),
-              constI64(steps, h + "_steps")},
-             {out()});
-        return success();
-      })
-      .Case([&](tg::PadOp p) -> LogicalResult {
-        SmallVector<int64_t> pads(p.getLow());
-        llvm::append_range(pads, p.getHigh());
-        auto value = scalar(p.getType().getElementType(),
-                            p.getValue().convertToDouble(), h + "_value", op);
-        if (failed(value))
-          return failure();
-        attrStr(node(op, "Pad", {in(0), constI64(pads, h + "_pads"), *value},
-                     {out()}),
-                "mode", "constant");
-        return success();
-      })
-      .Case([&](tg::EnlargeOp e) -> LogicalResult {
-        auto s = e.getInput().getType().getShape();
-        int64_t ph = (e.getKernelSize()[0] - s[2]) / 2,
-                pw = (e.getKernelSize()[1] - s[3]) / 2;
-        auto value = scalar(e.getType().getElementType(), 0, h + "_value", op);
-        if (failed(value))
-          return failure();
-        node(op, "Pad",
-             {in(0), constI64({0, 0, ph, pw, 0, 0, ph, pw}, h + "_pads"),
-              *value},
-             {out()});
-        return success();
-      })
-      .Case([&](tg::GatherOp g) {
-        attrInt(node(op, "Gather", {in(0), in(1)}, {out()}), "axis",
-                static_cast<int64_t>(g.getAxis()));
-        return success();
-      })
-      .Case([&](tg::ReduceSumOp r) {
-        auto *n = node(op, "ReduceSum",
-                       {in(0), constI64(r.getAxes(), h + "_axes")}, {out()});
-        attrInt(n, "keepdims", int64_t(r.getKeepdims()));
-        return success();
-      })
-      .Case([&](tg::ReduceMeanOp r) {
-        auto *n = node(op, "ReduceMean", {in(0)}, {out()});
-        attrInts(n, "axes", r.getAxes());
-        attrInt(n, "keepdims", int64_t(r.getKeepdims()));
-        return success();
-      })
-      .Case([&](tg::ReduceMaxOp r) {
-        auto *n = node(op, "ReduceMax", {in(0)}, {out()});
-        attrInts(n, "axes", r.getAxes());
-        attrInt(n, "keepdims", int64_t(r.getKeepdims()));
-        return success();
-      })
-      .Case([&](tg::SoftmaxOp s) {
-        attrInt(node(op, "Softmax", {in(0)}, {out()}), "axis",
-                static_cast<int64_t>(s.getAxis()));
-        return success();
-      })
-      .Case([&](tg::LayerNormOp l) {
-        auto *n =
-            node(op, "LayerNormalization", {in(0), in(1), in(2)}, {out()});
-        attrInt(n, "axis", static_cast<int64_t>(l.getAxis()));
-        attrEpsilon(n, l.getEpsilon().convertToDouble());
-        return success();
-      })
-      .Case([&](tg::BatchNormOp b) {
-        attrEpsilon(node(op, "BatchNormalization",
-                         {in(0), in(1), in(2), in(3), in(4)}, {out()}),
-                    b.getEpsilon().convertToDouble());
-        return success();
-      })
-      .Case([&](tg::ResizeOp r) {
-        auto inShape = r.getInput().getType().getShape();
-        // Scales when they reproduce the sizes in float32, else sizes.
-        bool useScales = false;
-        if (auto scales = r.getScales()) {
-          useScales = true;
-          for (size_t d = 0; d < inShape.size(); ++d) {
-            float s = static_cast<float>((*scales)[d]);
-            useScales &= static_cast<int64_t>(
-                             std::floor(static_cast<double>(inShape[d]) * s)) ==
-                         r.getSizes()[d];
-          }
-        }
-        SmallVector<std::string> ins{in(0), ""};
-        if (useScales) {
-          ins.push_back(constF32(*r.getScales(), h + "_scales"));
-        } else {
-          ins.push_back("");
-          ins.push_back(constI64(r.getSizes(), h + "_sizes"));
-        }
-        auto *n = node(op, "Resize", ins, {out()});
-        attrStr(n, "mode", r.getMode());
-        attrStr(n, "coordinate_transformation_mode",
-                r.getCoordinateTransformationMode());
-        attrStr(n, "nearest_mode", r.getNearestMode());
-        attrFloat(n, "cubic_coeff_a", r.getCubicCoeffA().convertToDouble());
-        attrInt(n, "exclude_outside", int64_t(r.getExcludeOutside()));
-        return success();
-      })
-      .Default([&](Operation *other) -> LogicalResult {
-        return other->emitOpError("cannot be exported to ONNX");
-      });
+  auto exportable = dyn_cast<tg::ONNXExportOpInterface>(op);
+  if (!exportable)
+    return op->emitOpError("cannot be exported to ONNX");
+  OpEmitter emitter(*this, op);
+  return exportable.exportONNX(emitter);
 }
 
 void setValueInfo(onnx::ValueInfoProto *vi, StringRef name,

@@ -107,7 +107,7 @@ func.func @main(%x: tensor<1x2x6x6xf32> {tg.name = "x"}, %w: tensor<4x2x3x3xf32>
   %ex = tg.broadcast_to %m : (tensor<2x6xf32>) -> tensor<3x2x6xf32>
   %cat = tg.concat %m, %m {axis = 0 : i64} : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<4x6xf32>
   %h = tg.cast %m : tensor<2x6xf32> to tensor<2x6xf16>
-  %rz = tg.resize %x {sizes = array<i64: 1, 2, 12, 12>, mode = "linear"} : (tensor<1x2x6x6xf32>) -> tensor<1x2x12x12xf32>
+  %rz = tg.resize %x {sizes = array<i64: 1, 2, 12, 12>, mode = #tg<resize_mode linear>} : (tensor<1x2x6x6xf32>) -> tensor<1x2x12x12xf32>
   %en = tg.enlarge %w {kernel_size = array<i64: 5, 5>} : (tensor<4x2x3x3xf32>) -> tensor<4x2x5x5xf32>
   %mt = tg.transpose %m {perm = array<i64: 1, 0>} : (tensor<2x6xf32>) -> tensor<6x2xf32>
   %mm = tg.matmul %m, %mt : (tensor<2x6xf32>, tensor<6x2xf32>) -> tensor<2x2xf32>

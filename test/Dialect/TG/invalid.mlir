@@ -688,22 +688,32 @@ func.func @resize_scales_count(%x: tensor<1x3x4x4xf32>) {
 
 // -----
 func.func @resize_mode(%x: tensor<1x3x4x4xf32>) {
-  // expected-error @+1 {{'mode' must be nearest, linear or cubic, got 'bilinear'}}
-  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, mode = "bilinear"} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  // expected-error @+2 {{expected ::loom::tg::ResizeMode to be one of: nearest, linear, cubic}}
+  // expected-error @+1 {{failed to parse TG_ResizeModeAttr parameter 'value'}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, mode = #tg<resize_mode bilinear>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+func.func @resize_mode_string(%x: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{attribute 'mode' failed to satisfy constraint: interpolation of tg.resize (ONNX Resize `mode`)}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, mode = "linear"} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
 
 // -----
 func.func @resize_coordinate_mode(%x: tensor<1x3x4x4xf32>) {
-  // expected-error @+1 {{'coordinate_transformation_mode' must be half_pixel, pytorch_half_pixel, align_corners, asymmetric or tf_half_pixel_for_nn, got 'tf_crop_and_resize'}}
-  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, coordinate_transformation_mode = "tf_crop_and_resize"} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  // expected-error @+2 {{expected ::loom::tg::ResizeCoordinateMode to be one of: half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn}}
+  // expected-error @+1 {{failed to parse TG_ResizeCoordinateModeAttr parameter 'value'}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, coordinate_transformation_mode = #tg<coordinate_mode tf_crop_and_resize>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
 
 // -----
 func.func @resize_nearest_mode(%x: tensor<1x3x4x4xf32>) {
-  // expected-error @+1 {{'nearest_mode' must be round_prefer_floor, round_prefer_ceil, floor or ceil, got 'round'}}
-  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, nearest_mode = "round"} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  // expected-error @+2 {{expected ::loom::tg::ResizeNearestMode to be one of: round_prefer_floor, round_prefer_ceil, floor, ceil}}
+  // expected-error @+1 {{failed to parse TG_ResizeNearestModeAttr parameter 'value'}}
+  %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, nearest_mode = #tg<nearest_mode round>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
 

@@ -132,15 +132,15 @@ func.func @movement(%x: tensor<1x128x12x64xf32>, %a: tensor<1x64x8x8xf32>, %b: t
 func.func @resampling(%x: tensor<1x3x4x4xf32>) {
   // CHECK: tg.resize %{{.*}} {sizes = array<i64: 1, 3, 8, 8>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   %0 = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
-  // CHECK: tg.resize %{{.*}} {coordinate_transformation_mode = "align_corners", mode = "linear", scales = array<f64: 1.000000e+00, 1.000000e+00, 5.000000e-01, 1.500000e+00>, sizes = array<i64: 1, 3, 2, 6>}
+  // CHECK: tg.resize %{{.*}} {coordinate_transformation_mode = #tg<coordinate_mode align_corners>, mode = #tg<resize_mode linear>, scales = array<f64: 1.000000e+00, 1.000000e+00, 5.000000e-01, 1.500000e+00>, sizes = array<i64: 1, 3, 2, 6>}
   %1 = tg.resize %x {sizes = array<i64: 1, 3, 2, 6>, scales = array<f64: 1.0, 1.0, 0.5, 1.5>,
-                     mode = "linear", coordinate_transformation_mode = "align_corners"}
+                     mode = #tg<resize_mode linear>, coordinate_transformation_mode = #tg<coordinate_mode align_corners>}
       : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x6xf32>
-  // CHECK: tg.resize %{{.*}} {cubic_coeff_a = -5.000000e-01 : f64, exclude_outside = true, mode = "cubic", sizes = array<i64: 1, 3, 5, 5>}
-  %2 = tg.resize %x {sizes = array<i64: 1, 3, 5, 5>, mode = "cubic", cubic_coeff_a = -0.5 : f64, exclude_outside = true}
+  // CHECK: tg.resize %{{.*}} {cubic_coeff_a = -5.000000e-01 : f64, exclude_outside = true, mode = #tg<resize_mode cubic>, sizes = array<i64: 1, 3, 5, 5>}
+  %2 = tg.resize %x {sizes = array<i64: 1, 3, 5, 5>, mode = #tg<resize_mode cubic>, cubic_coeff_a = -0.5 : f64, exclude_outside = true}
       : (tensor<1x3x4x4xf32>) -> tensor<1x3x5x5xf32>
-  // CHECK: tg.resize %{{.*}} {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", sizes = array<i64: 1, 3, 12, 12>}
-  %3 = tg.resize %x {sizes = array<i64: 1, 3, 12, 12>, coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"}
+  // CHECK: tg.resize %{{.*}} {coordinate_transformation_mode = #tg<coordinate_mode asymmetric>, nearest_mode = #tg<nearest_mode floor>, sizes = array<i64: 1, 3, 12, 12>}
+  %3 = tg.resize %x {sizes = array<i64: 1, 3, 12, 12>, coordinate_transformation_mode = #tg<coordinate_mode asymmetric>, nearest_mode = #tg<nearest_mode floor>}
       : (tensor<1x3x4x4xf32>) -> tensor<1x3x12x12xf32>
   return
 }

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+using namespace loom;
 using namespace loom::interp;
 
 namespace {
@@ -553,7 +554,8 @@ Tensor<D> naiveMatmul(const Tensor<D> &a, const Tensor<D> &b) {
   int64_t n = b.shape[b.rank() - 1];
   Shape aBatch(a.shape.begin(), a.shape.end() - 2);
   Shape bBatch(b.shape.begin(), b.shape.end() - 2);
-  Shape batch = broadcastShapes(aBatch, bBatch);
+  auto broadcast = broadcastShapes(aBatch, bBatch);
+  Shape batch(broadcast->begin(), broadcast->end());
   Shape outShape = batch;
   outShape.push_back(m);
   outShape.push_back(n);
@@ -979,8 +981,11 @@ TYPED_TEST(KernelsMovementTest, BroadcastTo) {
   expectExact(broadcastTo(make<D>({}, {-2}), {2, 2}), {2, 2}, {-2, -2, -2, -2});
   expectExact(broadcastTo(make<D>({1, 2}, {1, 2}), {2, 2}), {2, 2},
               {1, 2, 1, 2});
-  EXPECT_EQ(broadcastShapes({2, 1, 3}, {4, 1}), (Shape{2, 4, 3}));
-  EXPECT_EQ(broadcastShapes({}, {5}), (Shape{5}));
+  using Dims = llvm::SmallVector<int64_t>;
+  EXPECT_EQ(broadcastShapes({2, 1, 3}, {4, 1}), (Dims{2, 4, 3}));
+  EXPECT_EQ(broadcastShapes({}, {5}), (Dims{5}));
+  EXPECT_EQ(broadcastShapes({2, 3}, {4, 3}), std::nullopt);
+  EXPECT_EQ(broadcastStrides({3, 1}, {2, 3, 4}), (Dims{0, 1, 0}));
 }
 
 TYPED_TEST(KernelsMovementTest, Gather) {

@@ -17,6 +17,7 @@ using namespace loom::tg;
 
 #include "loom/Dialect/TG/IR/TGOpsDialect.cpp.inc"
 #include "loom/Dialect/TG/IR/TGEnums.cpp.inc"
+#include "loom/Dialect/TG/IR/TGInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "loom/Dialect/TG/IR/TGAttrs.cpp.inc"

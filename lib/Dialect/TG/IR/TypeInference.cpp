@@ -96,30 +96,6 @@ FailureOr<int64_t> windowOutputSize(Loc location, StringRef dimName,
 
 } // namespace
 
-std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
-                                                    ArrayRef<int64_t> b) {
-  size_t rank = std::max(a.size(), b.size());
-  SmallVector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      return std::nullopt;
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
-bool isBroadcastableTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  if (from.size() > to.size())
-    return false;
-  size_t offset = to.size() - from.size();
-  for (size_t i = 0; i < from.size(); ++i)
-    if (from[i] != 1 && from[i] != to[offset + i])
-      return false;
-  return true;
-}
-
 FailureOr<int64_t> normalizeAxis(Loc location, int64_t axis, int64_t rank,
                                  StringRef what) {
   if (axis < -rank || axis >= rank) {
@@ -450,8 +426,7 @@ LogicalResult inferGather(Loc location, Type data, Type indices, int64_t axis,
 
 LogicalResult inferResize(Loc location, Type input, ArrayRef<int64_t> sizes,
                           std::optional<ArrayRef<double>> scales,
-                          StringRef mode, StringRef coordinateMode,
-                          StringRef nearestMode, Inferred &inferred) {
+                          Inferred &inferred) {
   auto in = ranked(input);
   size_t rank = in.getRank();
   if (failed(expectSize(location, "sizes", sizes, rank)) ||
@@ -471,25 +446,6 @@ LogicalResult inferResize(Loc location, Type input, ArrayRef<int64_t> sizes,
                                  "finite, got ",
                                  s);
   }
-  if (!llvm::is_contained({"nearest", "linear", "cubic"}, mode))
-    return emitOptionalError(location, "'mode' must be nearest, linear or "
-                                       "cubic, got '",
-                             mode, "'");
-  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners",
-                           "asymmetric", "tf_half_pixel_for_nn"},
-                          coordinateMode))
-    return emitOptionalError(
-        location, "'coordinate_transformation_mode' must be half_pixel, "
-                  "pytorch_half_pixel, align_corners, asymmetric or "
-                  "tf_half_pixel_for_nn, got '",
-        coordinateMode, "'");
-  if (!llvm::is_contained(
-          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
-          nearestMode))
-    return emitOptionalError(location, "'nearest_mode' must be "
-                                       "round_prefer_floor, round_prefer_ceil, "
-                                       "floor or ceil, got '",
-                             nearestMode, "'");
   inferred.push_back(RankedTensorType::get(sizes, in.getElementType()));
   return success();
 }

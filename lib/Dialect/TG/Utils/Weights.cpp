@@ -6,6 +6,8 @@
 
 #include "loom/Dialect/TG/Utils/Weights.h"
 
+#include "loom/Dialect/TG/IR/TGTypes.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Path.h"
@@ -18,21 +20,10 @@ using namespace loom;
 using namespace loom::tg;
 
 std::optional<safetensors::DType> tg::dtypeForElementType(Type type) {
-  if (type.isF64())
-    return safetensors::DType::F64;
-  if (type.isF32())
-    return safetensors::DType::F32;
-  if (type.isF16())
-    return safetensors::DType::F16;
-  if (type.isBF16())
-    return safetensors::DType::BF16;
-  if (type.isSignlessInteger(64))
-    return safetensors::DType::I64;
-  if (type.isSignlessInteger(32))
-    return safetensors::DType::I32;
-  if (type.isSignlessInteger(1))
-    return safetensors::DType::Bool;
-  return std::nullopt;
+  auto kind = elemKindOf(type);
+  if (!kind)
+    return std::nullopt;
+  return elementTypeInfo(*kind).dtype;
 }
 
 bool tg::usesWeights(ModuleOp module) {

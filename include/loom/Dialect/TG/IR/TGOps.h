@@ -8,6 +8,7 @@
 #define LOOM_DIALECT_TG_IR_TGOPS_H
 
 #include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Dialect/TG/IR/TGInterfaces.h"
 #include "loom/Dialect/TG/IR/TypeInference.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
@@ -33,9 +34,15 @@ public:
         op->getRegions(), inferred);
   }
 };
+
+/// Op trait: the op's result type is written in the IR and checked by its
+/// verifier (its shape rule), not inferred.
+template <typename ConcreteType>
+class ResultTypeGiven
+    : public mlir::OpTrait::TraitBase<ConcreteType, ResultTypeGiven> {};
 } // namespace loom::tg
 
-#include "loom/Dialect/TG/IR/TGEnums.h.inc"
+#include "loom/Dialect/TG/IR/TGEnums.h"
 
 #define GET_ATTRDEF_CLASSES
 #include "loom/Dialect/TG/IR/TGAttrs.h.inc"

@@ -2,7 +2,12 @@
 //
 // Part of Loom. Every operator carries a verifier (ODS constraints plus the
 // shape rules in TypeInference.cpp), result type inference, a description
-// with an example, and a reference semantics in lib/Interpreter/.
+// with an example, and the facts of TGInterfaces.td: its reference
+// semantics (evaluation), its work (FLOPs, bytes) and its ONNX export.
+// Families (elementwise unary and binary, reductions) implement the facts
+// here from their parameters; every other op implements them in the C++
+// file of its family under lib/Dialect/TG/IR/ (named in its section below).
+// docs/AddingAnOp.md walks through adding one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +16,7 @@
 
 include "loom/Dialect/TG/IR/TGDialect.td"
 include "loom/Dialect/TG/IR/TGAttrs.td"
+include "loom/Dialect/TG/IR/TGInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -31,6 +37,18 @@ def TG_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 class TG_Op<string mnemonic, list<Trait> traits = []>
     : Op<TG_Dialect, mnemonic, !listconcat([Pure], traits)>;
 
+// The facts every tg op provides (TGInterfaces.td), implemented in C++ by
+// the op. Families implement them from their parameters instead.
+defvar TG_Facts = [DeclareOpInterfaceMethods<TG_EvaluableOpInterface>,
+                   DeclareOpInterfaceMethods<TG_WorkOpInterface>,
+                   DeclareOpInterfaceMethods<TG_ONNXExportOpInterface>];
+
+// The op's result type is written in the IR (not inferred); its verifier
+// checks it against the operands. The op's shape rule is that verifier.
+def TG_ResultTypeGiven : NativeOpTrait<"ResultTypeGiven"> {
+  let cppNamespace = "::loom::tg";
+}
+
 // An op whose result types are computed from its operands and attributes by
 // `inferReturnTypes` (defined in TGOps.cpp, rules in TypeInference.cpp). The
 // types written in the IR must equal the inferred ones.
@@ -47,15 +65,18 @@ class TG_InferOp<string mnemonic, list<Trait> traits = []>
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
-// Elementwise binary arithmetic with numpy broadcasting.
-class TG_BinaryOp<string mnemonic, string fn, list<Trait> traits = []>
-    : TG_InferOp<mnemonic, traits> {
+// Elementwise binary arithmetic with numpy broadcasting. `kernel` names the
+// interpreter's interp::BinaryKind, `flops` the FLOPs per result element
+// (a C++ expression), `onnx` the ONNX operator it is exactly.
+class TG_BinaryOp<string mnemonic, string fn, string kernel, string flops,
+                  string onnx, list<Trait> traits = []>
+    : TG_InferOp<mnemonic, !listconcat(traits, TG_Facts)> {
   let summary = "elementwise " # fn # " with numpy broadcasting";
   let description = [{
     Computes `}] # fn # [{` elementwise. The operand shapes are broadcast
     against each other as in numpy: shapes are aligned on the right and each
     pair of dimensions must be equal or one of them 1. Both operands have the
-    same float element type, which is the result's.
+    same float element type, which is the result's. ONNX: `}] # onnx # [{`.
 
     ```mlir
     %r = tg.}] # mnemonic # [{ %a, %b : (tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xf32>
@@ -63,12 +84,24 @@ class TG_BinaryOp<string mnemonic, string fn, list<Trait> traits = []>
   }];
   let arguments = (ins TG_FloatTensor:$lhs, TG_FloatTensor:$rhs);
   let results = (outs TG_FloatTensor:$output);
+  let extraClassDeclaration = [{
+    static ::llvm::StringRef getONNXOpType() { return "}] # onnx # [{"; }
+  }];
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
       return ::loom::tg::inferBroadcastBinary(location, adaptor.getLhs().getType(),
                                               adaptor.getRhs().getType(), inferred);
+    }
+    ::llvm::LogicalResult $cppClass::evaluate(::loom::interp::EvalFrame &frame) {
+      return ::loom::tg::evaluateBinary(frame, ::loom::interp::BinaryKind::}] # kernel # [{);
+    }
+    ::loom::tg::OpWork $cppClass::getWork() {
+      return ::loom::tg::streamingWork(getOperation(), }] # flops # [{);
+    }
+    ::llvm::LogicalResult $cppClass::exportONNX(::loom::tg::ONNXEmitter &emitter) {
+      return emitter.direct(getONNXOpType());
     }
   }];
 }
@@ -86,9 +119,10 @@ class TG_UnaryOp<string mnemonic, string fn, list<Trait> traits = []>
 //===----------------------------------------------------------------------===//
 // Constants and parameters
 //===----------------------------------------------------------------------===//
+// Facts and folders: lib/Dialect/TG/IR/ConstantOps.cpp.
 
-def TG_ConstantOp : TG_Op<"constant", [ConstantLike,
-    AllTypesMatch<["value", "output"]>]> {
+def TG_ConstantOp : TG_Op<"constant", !listconcat([ConstantLike, TG_ResultTypeGiven,
+    AllTypesMatch<["value", "output"]>], TG_Facts)> {
   let summary = "a constant tensor held in the IR";
   let description = [{
     A tensor whose value is an elements attribute in the IR. Meant for small
@@ -104,7 +138,7 @@ def TG_ConstantOp : TG_Op<"constant", [ConstantLike,
   let hasFolder = 1;
 }
 
-def TG_WeightOp : TG_Op<"weight"> {
+def TG_WeightOp : TG_Op<"weight", !listconcat([TG_ResultTypeGiven], TG_Facts)> {
   let summary = "a named parameter stored outside the IR";
   let description = [{
     Refers to the tensor called `name` in the safetensors file named by the
@@ -124,8 +158,9 @@ def TG_WeightOp : TG_Op<"weight"> {
 //===----------------------------------------------------------------------===//
 // Linear algebra, convolution and pooling
 //===----------------------------------------------------------------------===//
+// Facts and folders: lib/Dialect/TG/IR/LinearOps.cpp (matmul, conv2d) and PoolingOps.cpp.
 
-def TG_MatmulOp : TG_InferOp<"matmul"> {
+def TG_MatmulOp : TG_InferOp<"matmul", TG_Facts> {
   let summary = "batched matrix multiplication with broadcast batch dimensions";
   let description = [{
     `[..., M, K] x [..., K, N] -> [..., M, N]`. Both operands have rank 2 or
@@ -139,7 +174,7 @@ def TG_MatmulOp : TG_InferOp<"matmul"> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_Conv2dOp : TG_InferOp<"conv2d"> {
+def TG_Conv2dOp : TG_InferOp<"conv2d", TG_Facts> {
   let summary = "2-D convolution, NCHW input, OIHW filter, optional bias and fused activation";
   let description = [{
     `input: [N, C, H, W]`, `filter: [O, C / groups, KH, KW]`, optional
@@ -164,7 +199,7 @@ def TG_Conv2dOp : TG_InferOp<"conv2d"> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_MaxPool2dOp : TG_InferOp<"maxpool2d"> {
+def TG_MaxPool2dOp : TG_InferOp<"maxpool2d", TG_Facts> {
   let summary = "2-D max pooling over NCHW";
   let description = [{
     Padding never wins the maximum. `pads` are `[top, left, bottom, right]`.
@@ -182,7 +217,7 @@ def TG_MaxPool2dOp : TG_InferOp<"maxpool2d"> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_AvgPool2dOp : TG_InferOp<"avgpool2d"> {
+def TG_AvgPool2dOp : TG_InferOp<"avgpool2d", TG_Facts> {
   let summary = "2-D average pooling over NCHW";
   let description = [{
     With `count_include_pad = false` (the default, as in ONNX) padded
@@ -201,7 +236,7 @@ def TG_AvgPool2dOp : TG_InferOp<"avgpool2d"> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_GlobalAvgPoolOp : TG_InferOp<"global_avgpool"> {
+def TG_GlobalAvgPoolOp : TG_InferOp<"global_avgpool", TG_Facts> {
   let summary = "mean over the spatial dimensions of NCHW";
   let description = [{
     ```mlir
@@ -215,42 +250,86 @@ def TG_GlobalAvgPoolOp : TG_InferOp<"global_avgpool"> {
 //===----------------------------------------------------------------------===//
 // Elementwise binary
 //===----------------------------------------------------------------------===//
+// Facts and folders: lib/Dialect/TG/IR/ElementwiseOps.cpp.
 
-def TG_AddOp : TG_BinaryOp<"add", "lhs + rhs", [Commutative]> { let hasFolder = 1; }
-def TG_SubOp : TG_BinaryOp<"sub", "lhs - rhs"> { let hasFolder = 1; }
-def TG_MulOp : TG_BinaryOp<"mul", "lhs * rhs", [Commutative]> { let hasFolder = 1; }
-def TG_DivOp : TG_BinaryOp<"div", "lhs / rhs"> { let hasFolder = 1; }
-def TG_MaxOp : TG_BinaryOp<"max", "max(lhs, rhs)", [Commutative]>;
-def TG_MinOp : TG_BinaryOp<"min", "min(lhs, rhs)", [Commutative]>;
-def TG_PowOp : TG_BinaryOp<"pow", "lhs ^ rhs">;
+def TG_AddOp : TG_BinaryOp<"add", "lhs + rhs", "Add", "1", "Add", [Commutative]> {
+  let hasFolder = 1;
+}
+def TG_SubOp : TG_BinaryOp<"sub", "lhs - rhs", "Sub", "1", "Sub"> {
+  let hasFolder = 1;
+}
+def TG_MulOp : TG_BinaryOp<"mul", "lhs * rhs", "Mul", "1", "Mul", [Commutative]> {
+  let hasFolder = 1;
+}
+def TG_DivOp : TG_BinaryOp<"div", "lhs / rhs", "Div", "1", "Div"> {
+  let hasFolder = 1;
+}
+def TG_MaxOp : TG_BinaryOp<"max", "max(lhs, rhs)", "Max", "1", "Max", [Commutative]>;
+def TG_MinOp : TG_BinaryOp<"min", "min(lhs, rhs)", "Min", "1", "Min", [Commutative]>;
+def TG_PowOp : TG_BinaryOp<"pow", "lhs ^ rhs", "Pow",
+                           "::loom::tg::kTranscendentalFlops", "Pow">;
 
 //===----------------------------------------------------------------------===//
 // Elementwise unary
 //===----------------------------------------------------------------------===//
+// Facts and folders: lib/Dialect/TG/IR/ElementwiseOps.cpp.
 
-class TG_SimpleUnaryOp<string mnemonic, string fn, list<Trait> traits = []>
-    : TG_UnaryOp<mnemonic, fn, traits> {
+// An elementwise unary op that is one interpreter kernel (`kernel`, an
+// interp::UnaryKind), does `flops` FLOPs per element (a C++ expression) and
+// is the ONNX operator `onnx` (or, with onnx = "", exports in
+// ElementwiseOps.cpp).
+class TG_SimpleUnaryOp<string mnemonic, string fn, string kernel, string flops,
+                       string onnx, list<Trait> traits = []>
+    : TG_UnaryOp<mnemonic, fn, !listconcat(traits, [
+        DeclareOpInterfaceMethods<TG_EvaluableOpInterface>,
+        DeclareOpInterfaceMethods<TG_WorkOpInterface>,
+        DeclareOpInterfaceMethods<TG_ONNXExportOpInterface>])> {
   let description = [{
-    `}] # fn # [{`, elementwise.
+    `}] # fn # [{`, elementwise.}] # !if(!empty(onnx), "", " ONNX: `" # onnx # "`.") # [{
 
     ```mlir
     %y = tg.}] # mnemonic # [{ %x : tensor<2x3xf32>
     ```
   }];
+  let extraClassDeclaration = [{
+    static ::llvm::StringRef getONNXOpType() { return "}] # onnx # [{"; }
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::evaluate(::loom::interp::EvalFrame &frame) {
+      return ::loom::tg::evaluateUnary(frame, ::loom::interp::UnaryKind::}] # kernel # [{);
+    }
+    ::loom::tg::OpWork $cppClass::getWork() {
+      return ::loom::tg::streamingWork(getOperation(), }] # flops # [{);
+    }
+  }] # !if(!empty(onnx), "", [{
+    ::llvm::LogicalResult $cppClass::exportONNX(::loom::tg::ONNXEmitter &emitter) {
+      return emitter.direct(getONNXOpType());
+    }
+  }]);
 }
 
-def TG_ReluOp : TG_SimpleUnaryOp<"relu", "max(x, 0)", [Idempotent]>;
-def TG_SigmoidOp : TG_SimpleUnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
-def TG_TanhOp : TG_SimpleUnaryOp<"tanh", "tanh(x)">;
-def TG_ExpOp : TG_SimpleUnaryOp<"exp", "exp(x)">;
-def TG_LogOp : TG_SimpleUnaryOp<"log", "natural logarithm ln(x)">;
-def TG_SqrtOp : TG_SimpleUnaryOp<"sqrt", "square root sqrt(x)">;
-def TG_RsqrtOp : TG_SimpleUnaryOp<"rsqrt", "reciprocal square root 1 / sqrt(x)">;
-def TG_NegOp : TG_SimpleUnaryOp<"neg", "negation -x", [Involution]>;
-def TG_ErfOp : TG_SimpleUnaryOp<"erf", "Gauss error function erf(x)">;
-def TG_HardSwishOp : TG_SimpleUnaryOp<"hardswish", "x * max(0, min(1, x / 6 + 1 / 2))">;
+defvar TG_Transcendental = "::loom::tg::kTranscendentalFlops";
 
-def TG_GeluOp : TG_UnaryOp<"gelu", "Gaussian error linear unit"> {
+def TG_ReluOp : TG_SimpleUnaryOp<"relu", "max(x, 0)", "Relu", "1", "Relu", [Idempotent]>;
+def TG_SigmoidOp : TG_SimpleUnaryOp<"sigmoid", "1 / (1 + exp(-x))", "Sigmoid",
+                                    TG_Transcendental, "Sigmoid">;
+def TG_TanhOp : TG_SimpleUnaryOp<"tanh", "tanh(x)", "Tanh", TG_Transcendental, "Tanh">;
+def TG_ExpOp : TG_SimpleUnaryOp<"exp", "exp(x)", "Exp", TG_Transcendental, "Exp">;
+def TG_LogOp : TG_SimpleUnaryOp<"log", "natural logarithm ln(x)", "Log",
+                                TG_Transcendental, "Log">;
+def TG_SqrtOp : TG_SimpleUnaryOp<"sqrt", "square root sqrt(x)", "Sqrt",
+                                 TG_Transcendental, "Sqrt">;
+// Exported as Sqrt then Reciprocal.
+def TG_RsqrtOp : TG_SimpleUnaryOp<"rsqrt", "reciprocal square root 1 / sqrt(x)",
+                                  "Rsqrt", TG_Transcendental, "">;
+def TG_NegOp : TG_SimpleUnaryOp<"neg", "negation -x", "Neg", "1", "Neg", [Involution]>;
+def TG_ErfOp : TG_SimpleUnaryOp<"erf", "Gauss error function erf(x)", "Erf",
+                                TG_Transcendental, "Erf">;
+def TG_HardSwishOp : TG_SimpleUnaryOp<"hardswish", "x * max(0, min(1, x / 6 + 1 / 2))",
+                                      "HardSwish", "1", "HardSwish">;
+
+// Unary ops with attributes.
+def TG_GeluOp : TG_UnaryOp<"gelu", "Gaussian error linear unit", TG_Facts> {
   let description = [{
     `0.5 * x * (1 + erf(x / sqrt(2)))`; with `tanh_approximation` the tanh
     form `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
@@ -263,7 +342,7 @@ def TG_GeluOp : TG_UnaryOp<"gelu", "Gaussian error linear unit"> {
                    DefaultValuedAttr<BoolAttr, "false">:$tanh_approximation);
 }
 
-def TG_ClipOp : TG_UnaryOp<"clip", "clamp to [min, max]"> {
+def TG_ClipOp : TG_UnaryOp<"clip", "clamp to [min, max]", TG_Facts> {
   let description = [{
     `min(max(x, min), max)`; `min <= max` is required.
 
@@ -275,7 +354,8 @@ def TG_ClipOp : TG_UnaryOp<"clip", "clamp to [min, max]"> {
   let hasVerifier = 1;
 }
 
-def TG_HardSigmoidOp : TG_UnaryOp<"hardsigmoid", "max(0, min(1, alpha * x + beta))"> {
+def TG_HardSigmoidOp : TG_UnaryOp<"hardsigmoid", "max(0, min(1, alpha * x + beta))",
+                                  TG_Facts> {
   let description = [{
     As ONNX HardSigmoid (defaults alpha = 0.2, beta = 0.5).
 
@@ -291,8 +371,9 @@ def TG_HardSigmoidOp : TG_UnaryOp<"hardsigmoid", "max(0, min(1, alpha * x + beta
 //===----------------------------------------------------------------------===//
 // Type conversion
 //===----------------------------------------------------------------------===//
+// Facts and folders: lib/Dialect/TG/IR/ElementwiseOps.cpp.
 
-def TG_CastOp : TG_Op<"cast"> {
+def TG_CastOp : TG_Op<"cast", !listconcat([TG_ResultTypeGiven], TG_Facts)> {
   let summary = "elementwise conversion to the result's element type";
   let description = [{
     Same shape, any element type to any element type. Floats round to
@@ -312,8 +393,9 @@ def TG_CastOp : TG_Op<"cast"> {
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
+// Facts and folders: lib/Dialect/TG/IR/DataMovementOps.cpp.
 
-def TG_TransposeOp : TG_InferOp<"transpose"> {
+def TG_TransposeOp : TG_InferOp<"transpose", TG_Facts> {
   let summary = "permute dimensions";
   let description = [{
     `output.shape[i] = input.shape[perm[i]]`; `perm` is a permutation of
@@ -329,7 +411,7 @@ def TG_TransposeOp : TG_InferOp<"transpose"> {
   let hasCanonicalizer = 1;
 }
 
-def TG_ReshapeOp : TG_Op<"reshape"> {
+def TG_ReshapeOp : TG_Op<"reshape", !listconcat([TG_ResultTypeGiven], TG_Facts)> {
   let summary = "same elements, in row-major order, under a new static shape";
   let description = [{
     The result type gives the new shape; element counts and element types
@@ -346,7 +428,7 @@ def TG_ReshapeOp : TG_Op<"reshape"> {
   let hasFolder = 1;
 }
 
-def TG_ConcatOp : TG_InferOp<"concat"> {
+def TG_ConcatOp : TG_InferOp<"concat", TG_Facts> {
   let summary = "concatenate along an axis";
   let description = [{
     All inputs have the same rank and element type and equal sizes except
@@ -361,7 +443,7 @@ def TG_ConcatOp : TG_InferOp<"concat"> {
   let hasFolder = 1;
 }
 
-def TG_SplitOp : TG_InferOp<"split"> {
+def TG_SplitOp : TG_InferOp<"split", TG_Facts> {
   let summary = "split along an axis into pieces of the given sizes";
   let description = [{
     `sizes` are positive and sum to the size of `axis`; one result per size.
@@ -376,7 +458,7 @@ def TG_SplitOp : TG_InferOp<"split"> {
   let hasFolder = 1;
 }
 
-def TG_SliceOp : TG_InferOp<"slice"> {
+def TG_SliceOp : TG_InferOp<"slice", TG_Facts> {
   let summary = "strided slice [start, limit) per dimension";
   let description = [{
     One entry per dimension; `0 <= start <= limit <= dim`, `stride >= 1`.
@@ -394,7 +476,7 @@ def TG_SliceOp : TG_InferOp<"slice"> {
   let hasFolder = 1;
 }
 
-def TG_PadOp : TG_InferOp<"pad"> {
+def TG_PadOp : TG_InferOp<"pad", TG_Facts> {
   let summary = "pad with a constant";
   let description = [{
     `low[i]` and `high[i]` (non-negative) elements of `value` are added
@@ -412,7 +494,7 @@ def TG_PadOp : TG_InferOp<"pad"> {
   let hasFolder = 1;
 }
 
-def TG_EnlargeOp : TG_InferOp<"enlarge"> {
+def TG_EnlargeOp : TG_InferOp<"enlarge", TG_Facts> {
   let summary = "TASO's kernel enlarge: zero-pad a conv filter to a larger kernel, centred";
   let description = [{
     A rank-4 filter `[O, I, h, w]` becomes `[O, I, KH, KW]` with
@@ -429,7 +511,7 @@ def TG_EnlargeOp : TG_InferOp<"enlarge"> {
   let hasFolder = 1;
 }
 
-def TG_BroadcastToOp : TG_Op<"broadcast_to"> {
+def TG_BroadcastToOp : TG_Op<"broadcast_to", !listconcat([TG_ResultTypeGiven], TG_Facts)> {
   let summary = "broadcast to the result shape (numpy rules)";
   let description = [{
     The result type gives the shape; the operand must broadcast to it
@@ -446,7 +528,7 @@ def TG_BroadcastToOp : TG_Op<"broadcast_to"> {
   let hasFolder = 1;
 }
 
-def TG_GatherOp : TG_InferOp<"gather"> {
+def TG_GatherOp : TG_InferOp<"gather", TG_Facts> {
   let summary = "ONNX Gather: pick slices along an axis by index";
   let description = [{
     `output.shape = data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
@@ -465,8 +547,9 @@ def TG_GatherOp : TG_InferOp<"gather"> {
 //===----------------------------------------------------------------------===//
 // Resampling
 //===----------------------------------------------------------------------===//
+// Facts and folders: lib/Dialect/TG/IR/ResizeOps.cpp.
 
-def TG_ResizeOp : TG_InferOp<"resize"> {
+def TG_ResizeOp : TG_InferOp<"resize", TG_Facts> {
   let summary = "resample by nearest, linear or cubic interpolation (ONNX Resize)";
   let description = [{
     Resamples every dimension `d` from `input.shape[d]` to `sizes[d]`
@@ -491,15 +574,18 @@ def TG_ResizeOp : TG_InferOp<"resize"> {
     are separable), so `linear` on the last two dimensions is bilinear.
 
     ```mlir
-    %y = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, mode = "linear"}
+    %y = tg.resize %x {sizes = array<i64: 1, 3, 8, 8>, mode = #tg<resize_mode linear>}
         : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
     ```
   }];
   let arguments = (ins TG_FloatTensor:$input, DenseI64ArrayAttr:$sizes,
                    OptionalAttr<DenseF64ArrayAttr>:$scales,
-                   DefaultValuedStrAttr<StrAttr, "nearest">:$mode,
-                   DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
-                   DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode,
+                   DefaultValuedAttr<TG_ResizeModeAttr,
+                       "::loom::tg::ResizeMode::Nearest">:$mode,
+                   DefaultValuedAttr<TG_ResizeCoordinateModeAttr,
+                       "::loom::tg::ResizeCoordinateMode::HalfPixel">:$coordinate_transformation_mode,
+                   DefaultValuedAttr<TG_ResizeNearestModeAttr,
+                       "::loom::tg::ResizeNearestMode::RoundPreferFloor">:$nearest_mode,
                    DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
                    DefaultValuedAttr<BoolAttr, "false">:$exclude_outside);
   let results = (outs TG_FloatTensor:$output);
@@ -508,8 +594,9 @@ def TG_ResizeOp : TG_InferOp<"resize"> {
 //===----------------------------------------------------------------------===//
 // Reductions and normalisations
 //===----------------------------------------------------------------------===//
+// Facts and folders: lib/Dialect/TG/IR/ReductionOps.cpp.
 
-class TG_ReduceOp<string mnemonic, string fn> : TG_InferOp<mnemonic> {
+class TG_ReduceOp<string mnemonic, string fn> : TG_InferOp<mnemonic, TG_Facts> {
   let summary = fn # " over the given axes";
   let description = [{
     Reduces over `axes` (non-empty, distinct, each in `[-rank, rank)`) with
@@ -538,7 +625,7 @@ def TG_ReduceSumOp : TG_ReduceOp<"reduce_sum", "sum">;
 def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean">;
 def TG_ReduceMaxOp : TG_ReduceOp<"reduce_max", "max">;
 
-def TG_SoftmaxOp : TG_InferOp<"softmax"> {
+def TG_SoftmaxOp : TG_InferOp<"softmax", TG_Facts> {
   let summary = "softmax along one axis";
   let description = [{
     `exp(x - max) / sum(exp(x - max))` along `axis` (default -1).
@@ -551,7 +638,7 @@ def TG_SoftmaxOp : TG_InferOp<"softmax"> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_LayerNormOp : TG_InferOp<"layernorm"> {
+def TG_LayerNormOp : TG_InferOp<"layernorm", TG_Facts> {
   let summary = "layer normalisation over the trailing dimensions";
   let description = [{
     Normalises over dims `[axis, rank)` (default: the last), then
@@ -570,7 +657,7 @@ def TG_LayerNormOp : TG_InferOp<"layernorm"> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_BatchNormOp : TG_InferOp<"batchnorm"> {
+def TG_BatchNormOp : TG_InferOp<"batchnorm", TG_Facts> {
   let summary = "batch normalisation, inference form, channel dimension 1";
   let description = [{
     `y = (x - mean) / sqrt(var + epsilon) * scale + bias`, per channel; the

@@ -11,6 +11,8 @@
 #ifndef LOOM_DIALECT_TG_IR_TYPEINFERENCE_H
 #define LOOM_DIALECT_TG_IR_TYPEINFERENCE_H
 
+#include "loom/Support/Broadcast.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/TypeRange.h"
@@ -24,12 +26,9 @@ using mlir::LogicalResult;
 using Loc = std::optional<mlir::Location>;
 using Inferred = llvm::SmallVectorImpl<mlir::Type>;
 
-/// The numpy broadcast of two shapes, or nullopt when they do not broadcast.
-std::optional<llvm::SmallVector<int64_t>>
-broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
-
-/// True when `from` broadcasts to exactly `to` (numpy rules).
-bool isBroadcastableTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+/// The broadcast rule (loom/Support/Broadcast.h), in this namespace too.
+using loom::broadcastShapes;
+using loom::isBroadcastableTo;
 
 /// Maps `axis` in [-rank, rank) to [0, rank); emits an error otherwise.
 mlir::FailureOr<int64_t> normalizeAxis(Loc location, int64_t axis,
@@ -72,8 +71,7 @@ LogicalResult inferGather(Loc location, mlir::Type data, mlir::Type indices,
 LogicalResult inferResize(Loc location, mlir::Type input,
                           llvm::ArrayRef<int64_t> sizes,
                           std::optional<llvm::ArrayRef<double>> scales,
-                          llvm::StringRef mode, llvm::StringRef coordinateMode,
-                          llvm::StringRef nearestMode, Inferred &inferred);
+                          Inferred &inferred);
 LogicalResult inferReduce(Loc location, mlir::Type input,
                           llvm::ArrayRef<int64_t> axes, bool keepDims,
                           Inferred &inferred);

@@ -1,0 +1,177 @@
+//===- ReductionOps.cpp - Facts of reductions and normalisations ----------===//
+//
+// Part of Loom. reduce_sum, reduce_mean, reduce_max, softmax, layernorm and
+// batchnorm.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpFacts.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::tg;
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Evaluates reduction \p op (its axes sorted and normalised).
+template <typename ReduceOp>
+static LogicalResult evaluateReduce(ReduceOp op, interp::ReduceKind kind,
+                                    interp::EvalFrame &frame) {
+  int64_t rank = op.getInput().getType().getRank();
+  std::vector<int64_t> axes;
+  for (int64_t a : op.getAxes())
+    axes.push_back(axisOf(a, rank));
+  llvm::sort(axes);
+  return frame.visit([&](auto &f) {
+    return f.push(interp::reduce(kind, f.in(0), axes, op.getKeepdims()));
+  });
+}
+
+/// One operation per input element.
+template <typename ReduceOp> static OpWork reduceWork(ReduceOp op) {
+  OpWork work = streamingWork(op, 0);
+  work.flops = numElementsOf(op.getInput().getType());
+  return work;
+}
+
+/// ONNX opset 17 takes ReduceSum's axes as an input and the others' as an
+/// attribute.
+template <typename ReduceOp>
+static LogicalResult exportReduce(ReduceOp op, ONNXEmitter &e, StringRef opType,
+                                  bool axesAsInput) {
+  SmallVector<std::string> ins{e.input(0)};
+  if (axesAsInput)
+    ins.push_back(e.constI64(op.getAxes(), "_axes"));
+  auto node = e.node(opType, ins, {e.output()});
+  if (!axesAsInput)
+    node.attr("axes", op.getAxes());
+  node.attr("keepdims", int64_t(op.getKeepdims()));
+  return success();
+}
+
+LogicalResult ReduceSumOp::evaluate(interp::EvalFrame &frame) {
+  return evaluateReduce(*this, interp::ReduceKind::Sum, frame);
+}
+OpWork ReduceSumOp::getWork() { return reduceWork(*this); }
+LogicalResult ReduceSumOp::exportONNX(ONNXEmitter &e) {
+  return exportReduce(*this, e, "ReduceSum", /*axesAsInput=*/true);
+}
+
+LogicalResult ReduceMeanOp::evaluate(interp::EvalFrame &frame) {
+  return evaluateReduce(*this, interp::ReduceKind::Mean, frame);
+}
+OpWork ReduceMeanOp::getWork() { return reduceWork(*this); }
+LogicalResult ReduceMeanOp::exportONNX(ONNXEmitter &e) {
+  return exportReduce(*this, e, "ReduceMean", /*axesAsInput=*/false);
+}
+
+LogicalResult ReduceMaxOp::evaluate(interp::EvalFrame &frame) {
+  return evaluateReduce(*this, interp::ReduceKind::Max, frame);
+}
+OpWork ReduceMaxOp::getWork() { return reduceWork(*this); }
+LogicalResult ReduceMaxOp::exportONNX(ONNXEmitter &e) {
+  return exportReduce(*this, e, "ReduceMax", /*axesAsInput=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// tg.softmax
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  return inferSoftmax(location, adaptor.getInput().getType(), adaptor.getAxis(),
+                      inferred);
+}
+
+LogicalResult SoftmaxOp::evaluate(interp::EvalFrame &frame) {
+  int64_t axis = axisOf(getAxis(), getType().getRank());
+  return frame.visit(
+      [&](auto &f) { return f.push(interp::softmax(f.in(0), axis)); });
+}
+
+// exp, then max, subtract, sum and divide.
+OpWork SoftmaxOp::getWork() {
+  return streamingWork(*this, kTranscendentalFlops + 4);
+}
+
+LogicalResult SoftmaxOp::exportONNX(ONNXEmitter &e) {
+  e.node("Softmax", {e.input(0)}, {e.output()})
+      .attr("axis", int64_t(getAxis()));
+  return success();
+}
+
+/// ONNX's default epsilon (1e-5) is left implicit.
+static void addONNXEpsilon(ONNXNode node, double epsilon) {
+  if (static_cast<float>(epsilon) != 1e-5f)
+    node.attr("epsilon", epsilon);
+}
+
+//===----------------------------------------------------------------------===//
+// tg.layernorm
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  return inferLayerNorm(
+      location, adaptor.getInput().getType(), adaptor.getScale().getType(),
+      adaptor.getBias().getType(), adaptor.getAxis(), inferred);
+}
+
+LogicalResult LayerNormOp::evaluate(interp::EvalFrame &frame) {
+  int64_t axis = axisOf(getAxis(), getType().getRank());
+  double epsilon = getEpsilon().convertToDouble();
+  return frame.visit([&](auto &f) {
+    return f.push(interp::layerNorm(f.in(0), f.in(1), f.in(2), axis, epsilon));
+  });
+}
+
+// Mean, variance, normalise, scale and shift.
+OpWork LayerNormOp::getWork() { return streamingWork(*this, 8); }
+
+LogicalResult LayerNormOp::exportONNX(ONNXEmitter &e) {
+  addONNXEpsilon(e.node("LayerNormalization",
+                        {e.input(0), e.input(1), e.input(2)}, {e.output()})
+                     .attr("axis", int64_t(getAxis())),
+                 getEpsilon().convertToDouble());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tg.batchnorm
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  return inferBatchNorm(
+      location, adaptor.getInput().getType(), adaptor.getScale().getType(),
+      adaptor.getBias().getType(), adaptor.getMean().getType(),
+      adaptor.getVariance().getType(), inferred);
+}
+
+LogicalResult BatchNormOp::evaluate(interp::EvalFrame &frame) {
+  double epsilon = getEpsilon().convertToDouble();
+  return frame.visit([&](auto &f) {
+    return f.push(interp::batchNorm(f.in(0), f.in(1), f.in(2), f.in(3), f.in(4),
+                                    epsilon));
+  });
+}
+
+// A multiply-add per element once the per-channel factors are known.
+OpWork BatchNormOp::getWork() { return streamingWork(*this, 2); }
+
+LogicalResult BatchNormOp::exportONNX(ONNXEmitter &e) {
+  addONNXEpsilon(
+      e.node("BatchNormalization",
+             {e.input(0), e.input(1), e.input(2), e.input(3), e.input(4)},
+             {e.output()}),
+      getEpsilon().convertToDouble());
+  return success();
+}

@@ -1,0 +1,94 @@
+//===- OpFactsTest.cpp - Every tg op has every fact -----------------------===//
+//
+// Part of Loom. Walks every op the tg dialect registers and checks that it
+// provides each fact the toolchain needs (TGInterfaces.td): a shape rule,
+// its evaluation by the interpreter, its work for the cost models, and its
+// ONNX export. A new op that lacks one fails here, naming the op and the
+// fact, instead of being half-supported. (The lowering and the gradient join
+// this table when they exist.)
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace loom::tg;
+
+namespace {
+
+/// One fact: its name and whether a registered op provides it.
+struct Fact {
+  const char *name;
+  bool (*has)(RegisteredOperationName);
+};
+
+const Fact kFacts[] = {
+    {"a shape rule (InferTypeOpInterface, or ResultTypeGiven and a verifier)",
+     [](RegisteredOperationName op) {
+       return op.hasInterface<InferTypeOpInterface>() ||
+              (op.hasTrait<ResultTypeGiven>() &&
+               op.hasTrait<OpTrait::OneResult>());
+     }},
+    {"evaluation (EvaluableOpInterface)",
+     [](RegisteredOperationName op) {
+       return op.hasInterface<EvaluableOpInterface>();
+     }},
+    {"work (WorkOpInterface)",
+     [](RegisteredOperationName op) {
+       return op.hasInterface<WorkOpInterface>();
+     }},
+    {"ONNX export (ONNXExportOpInterface)",
+     [](RegisteredOperationName op) {
+       return op.hasInterface<ONNXExportOpInterface>();
+     }},
+};
+
+TEST(OpFactsTest, EveryRegisteredTGOpHasEveryFact) {
+  MLIRContext context;
+  auto *dialect = context.getOrLoadDialect<TGDialect>();
+  unsigned ops = 0;
+  std::vector<std::string> missing;
+  for (RegisteredOperationName op : context.getRegisteredOperations()) {
+    if (&op.getDialect() != dialect)
+      continue;
+    ++ops;
+    for (const Fact &fact : kFacts)
+      if (!fact.has(op))
+        missing.push_back(op.getStringRef().str() + " lacks " + fact.name);
+  }
+  // The walk saw the dialect (44 ops when this test was written).
+  EXPECT_GE(ops, 44u);
+  EXPECT_TRUE(missing.empty()) << llvm::join(missing, "\n");
+}
+
+TEST(OpFactsTest, DirectONNXNamesAreUnique) {
+  // The importer maps a node type to the one tg op that names it.
+  MLIRContext context;
+  auto *dialect = context.getOrLoadDialect<TGDialect>();
+  llvm::StringMap<std::string> owner;
+  for (RegisteredOperationName op : context.getRegisteredOperations()) {
+    if (&op.getDialect() != dialect)
+      continue;
+    auto *exportable = op.getInterface<ONNXExportOpInterface>();
+    if (!exportable)
+      continue;
+    StringRef onnx = exportable->getONNXOpType();
+    if (onnx.empty())
+      continue;
+    auto [it, inserted] = owner.try_emplace(onnx, op.getStringRef().str());
+    EXPECT_TRUE(inserted) << onnx.str() << " is claimed by " << it->second
+                          << " and " << op.getStringRef().str();
+  }
+  EXPECT_EQ(owner.lookup("Relu"), "tg.relu");
+  EXPECT_EQ(owner.lookup("Add"), "tg.add");
+  EXPECT_FALSE(owner.count("Sqrt") && owner.lookup("Sqrt") == "tg.rsqrt");
+}
+
+} // namespace
