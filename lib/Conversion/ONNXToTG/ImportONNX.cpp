@@ -108,6 +108,7 @@ const HandlerTable &onnx_to_tg::getHandlerTable() {
     populateDataMovementHandlers(t);
     populateResizeHandlers(t);
     populateShapeFoldingHandlers(t);
+    populateDirectHandlers(t); // last: the ops no handler above claims
     return t;
   }();
   return table;

@@ -228,6 +228,10 @@ using HandlerTable = llvm::StringMap<Handler>;
 void populateElementwiseHandlers(HandlerTable &table);
 void populateLinearHandlers(HandlerTable &table);
 void populatePoolingHandlers(HandlerTable &table);
+/// Handlers for the ONNX operators that are exactly one tg op (its
+/// ONNXExportOpInterface names it) and have no handler yet in \p table:
+/// call it after every other populate function.
+void populateDirectHandlers(HandlerTable &table);
 void populateNormalizationHandlers(HandlerTable &table);
 void populateReductionHandlers(HandlerTable &table);
 void populateDataMovementHandlers(HandlerTable &table);
