@@ -1,5 +1,5 @@
 // Numeric results of the elementwise ops (binary with numpy broadcasting,
-// unary, clip, hardsigmoid, hardswish, gelu, cast) on the reference
+// unary, clip, hardsigmoid, hardswish, gelu, softplus, cast) on the reference
 // interpreter, in the default f32 domain. Expected values are computed by
 // hand (transcendental ones rounded to the 6 significant digits loom-run
 // prints; inputs are chosen so that these digits are several float ulps away
@@ -11,6 +11,7 @@
 // RUN: loom-run %s --entry gelu --print-values 64 | FileCheck %s --check-prefix=GELU
 // RUN: loom-run %s --entry clamps --print-values 64 | FileCheck %s --check-prefix=CLAMP
 // RUN: loom-run %s --entry casts --print-values 64 | FileCheck %s --check-prefix=CAST
+// RUN: loom-run %s --entry softplus --print-values 64 | FileCheck %s --check-prefix=SOFTPLUS
 
 // BIN-LABEL: loom-run: {{.*}}elementwise.mlir @binary
 // BIN: add: tensor<2x3xf32>
@@ -160,6 +161,18 @@ func.func @gelu() -> (tensor<4xf32> {tg.name = "erf_form"}, tensor<4xf32> {tg.na
   %0 = tg.gelu %x : tensor<4xf32>
   %1 = tg.gelu %x {tanh_approximation = true} : tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// softplus(x) = log(1 + exp(x)), computed as max(x, 0) + log(1 + exp(-|x|)):
+// exp(100) overflows f32, softplus(100) does not; softplus(-100) is 3.7e-44,
+// below what 1 + exp(-100) can hold in f32, so 0.
+// SOFTPLUS-LABEL: @softplus
+// SOFTPLUS: softplus: tensor<6xf32>
+// SOFTPLUS-NEXT: values: 0 0.313262 0.693147 1.31326 20 100{{$}}
+func.func @softplus() -> (tensor<6xf32> {tg.name = "softplus"}) {
+  %x = tg.constant dense<[-100.0, -1.0, 0.0, 1.0, 20.0, 100.0]> : tensor<6xf32>
+  %y = tg.softplus %x : tensor<6xf32>
+  return %y : tensor<6xf32>
 }
 
 // CLAMP-LABEL: @clamps

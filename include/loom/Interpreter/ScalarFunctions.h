@@ -33,6 +33,8 @@ namespace interp {
 ///   Clip(x)        = min(max(x, a), b)
 ///   HardSigmoid(x) = max(0, min(1, a * x + b))
 ///   HardSwish(x)   = x * HardSigmoid(x) with a = 1/6, b = 0.5
+///   Softplus(x)    = max(x, 0) + log(1 + exp(-max(x, -x)))
+///                    (= log(1 + exp(x)) without overflow for large x)
 /// (constants enter through D::fromDouble).
 enum class UnaryKind {
   Relu,
@@ -48,7 +50,8 @@ enum class UnaryKind {
   GeluTanh,
   Clip,
   HardSigmoid,
-  HardSwish
+  HardSwish,
+  Softplus
 };
 
 /// Attributes of unary operators. Clip: a = min, b = max. HardSigmoid:
@@ -114,9 +117,13 @@ inline typename D::T applyUnary(const UnaryConsts<D> &c, typename D::T x) {
     return D::min(D::max(x, c.a), c.b);
   else if constexpr (K == UnaryKind::HardSigmoid)
     return hardSigmoid<D>(c, x, c.a, c.b);
-  else {
-    static_assert(K == UnaryKind::HardSwish, "unhandled unary kind");
+  else if constexpr (K == UnaryKind::HardSwish)
     return D::mul(x, hardSigmoid<D>(c, x, c.sixth, c.half));
+  else {
+    static_assert(K == UnaryKind::Softplus, "unhandled unary kind");
+    typename D::T minusAbs = D::neg(D::max(x, D::neg(x)));
+    return D::add(D::max(x, c.zero),
+                  D::log(D::add(c.one, D::exp(minusAbs))));
   }
 }
 
@@ -140,6 +147,7 @@ template <class F> auto dispatchUnary(UnaryKind kind, F &&fn) {
     LOOM_UNARY_CASE(Clip)
     LOOM_UNARY_CASE(HardSigmoid)
     LOOM_UNARY_CASE(HardSwish)
+    LOOM_UNARY_CASE(Softplus)
   }
 #undef LOOM_UNARY_CASE
   llvm_unreachable("unknown UnaryKind");

@@ -422,13 +422,6 @@ void onnx_to_tg::populateElementwiseHandlers(HandlerTable &table) {
       return bin<tg::DivOp>(c, c.scalar(e, 1), x);
     });
   };
-  table["Softplus"] = [](NodeContext &c) {
-    // log(exp(x) + 1), as ONNX's reference.
-    return importUnaryWith(c, [&](Value x, Type e) {
-      return un<tg::LogOp>(
-          c, bin<tg::AddOp>(c, un<tg::ExpOp>(c, x), c.scalar(e, 1)));
-    });
-  };
   table["Softsign"] = [](NodeContext &c) {
     // x / (1 + |x|).
     return importUnaryWith(c, [&](Value x, Type e) {

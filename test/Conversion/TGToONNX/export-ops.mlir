@@ -37,7 +37,8 @@
 // CHECK-NEXT: rsqrt_sqrt = Sqrt(clip_1)
 // CHECK-NEXT: rsqrt = Reciprocal(rsqrt_sqrt)
 // CHECK-NEXT: erf = Erf(m)
-// CHECK-NEXT: activations = Add(rsqrt, erf)
+// CHECK-NEXT: softplus = Softplus(erf)
+// CHECK-NEXT: activations = Add(rsqrt, softplus)
 // CHECK-NEXT: moved = Transpose<perm = [1, 0]>(m)
 // CHECK-NEXT: left, right = Split<axis = 1>(m, split_split)
 // CHECK-NEXT: sliced = Slice(m, slice_starts, slice_ends, slice_axes, slice_steps)
@@ -99,7 +100,8 @@ func.func @main(%x: tensor<1x2x6x6xf32> {tg.name = "x"}, %w: tensor<4x2x3x3xf32>
   %cl2 = tg.clip %cl {min = 0.0 : f64, max = 0x7FF0000000000000 : f64} : tensor<2x6xf32>
   %rs = tg.rsqrt %cl2 : tensor<2x6xf32>
   %e = tg.erf %m : tensor<2x6xf32>
-  %act = tg.add %rs, %e : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
+  %sp = tg.softplus %e : tensor<2x6xf32>
+  %act = tg.add %rs, %sp : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
   %t = tg.transpose %m {perm = array<i64: 1, 0>} : (tensor<2x6xf32>) -> tensor<6x2xf32>
   %l, %r = tg.split %m {axis = 1 : i64, sizes = array<i64: 3, 3>} : (tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
   %sl = tg.slice %m {starts = array<i64: 0, 1>, limits = array<i64: 2, 5>, strides = array<i64: 1, 2>} : (tensor<2x6xf32>) -> tensor<2x2xf32>

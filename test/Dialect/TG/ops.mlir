@@ -91,6 +91,8 @@ func.func @unary(%x: tensor<2x3xf32>, %h: tensor<2x3xbf16>) {
   %13 = tg.hardsigmoid %x {alpha = 0.1 : f64, beta = 0.25 : f64} : tensor<2x3xf32>
   // CHECK: tg.hardswish
   %14 = tg.hardswish %x : tensor<2x3xf32>
+  // CHECK: tg.softplus %{{.*}} : tensor<2x3xf32>
+  %softplus = tg.softplus %x : tensor<2x3xf32>
   // CHECK: tg.cast %{{.*}} : tensor<2x3xf32> to tensor<2x3xf16>
   %15 = tg.cast %x : tensor<2x3xf32> to tensor<2x3xf16>
   // CHECK: tg.cast %{{.*}} : tensor<2x3xf32> to tensor<2x3xi1>

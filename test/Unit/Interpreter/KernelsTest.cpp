@@ -433,13 +433,36 @@ TYPED_TEST(KernelsElementwiseTest, Gelu) {
   }
 }
 
+TYPED_TEST(KernelsElementwiseTest, Softplus) {
+  using D = TypeParam;
+  Tensor<D> x = make<D>({6}, {-100, -1, 0, 1, 20, 100});
+  Tensor<D> y = unary(UnaryKind::Softplus, x);
+  if constexpr (!D::isExact) {
+    // log(1 + exp(x)), which overflows for x = 100 when computed naively.
+    std::vector<double> want;
+    for (double v : {-100.0, -1.0, 0.0, 1.0, 20.0, 100.0})
+      want.push_back(v > 0 ? v + std::log1p(std::exp(-v))
+                           : std::log1p(std::exp(v)));
+    expectNear(y, {6}, want);
+  } else {
+    // max(x, 0) + log(1 + exp(-max(x, -x))), exp and log uninterpreted.
+    expectClose(y, mapScalar(x, [&](uint64_t v) {
+                  return D::add(
+                      D::max(v, D::zero()),
+                      D::log(D::add(D::one(),
+                                    D::exp(D::neg(D::max(v, D::neg(v)))))));
+                }));
+  }
+}
+
 TYPED_TEST(KernelsElementwiseTest, UnaryScalarMatchesKernel) {
   using D = TypeParam;
   Tensor<D> x = Tensor<D>::random({16}, 3);
   for (UnaryKind k :
        {UnaryKind::Relu, UnaryKind::Sigmoid, UnaryKind::Tanh, UnaryKind::Exp,
         UnaryKind::Neg, UnaryKind::Erf, UnaryKind::Gelu, UnaryKind::GeluTanh,
-        UnaryKind::Clip, UnaryKind::HardSigmoid, UnaryKind::HardSwish}) {
+        UnaryKind::Clip, UnaryKind::HardSigmoid, UnaryKind::HardSwish,
+        UnaryKind::Softplus}) {
     UnaryParams p{-0.5, 0.5};
     Tensor<D> y = unary(k, x, p);
     for (int i = 0; i < 16; ++i) {

@@ -327,6 +327,8 @@ def TG_ErfOp : TG_SimpleUnaryOp<"erf", "Gauss error function erf(x)", "Erf",
                                 TG_Transcendental, "Erf">;
 def TG_HardSwishOp : TG_SimpleUnaryOp<"hardswish", "x * max(0, min(1, x / 6 + 1 / 2))",
                                       "HardSwish", "1", "HardSwish">;
+def TG_SoftplusOp : TG_SimpleUnaryOp<"softplus", "log(1 + exp(x)), computed without overflow",
+                                     "Softplus", TG_Transcendental, "Softplus">;
 
 // Unary ops with attributes.
 def TG_GeluOp : TG_UnaryOp<"gelu", "Gaussian error linear unit", TG_Facts> {
