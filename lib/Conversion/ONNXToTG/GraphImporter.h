@@ -80,6 +80,47 @@ public:
   std::string uniqueWeightName(llvm::StringRef base);
   LogicalResult checkAgainstONNX(llvm::StringRef name, const ImportedValue &v,
                                  NodeContext &ctx);
+
+private:
+  //===--------------------------------------------------------------------===//
+  // The steps of run() (ImportONNX.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// Records the types ONNX's shape inference gave to values and outputs.
+  void recordONNXTypes(const onnx::GraphProto &graph);
+  /// Declares the initializers, decoded only when used.
+  LogicalResult declareInitializers(const onnx::GraphProto &graph);
+  /// Declares the graph inputs that are not initializers: the bound ones as
+  /// known tensors, the others as the arguments `argTypes` and `argNames`.
+  LogicalResult
+  declareGraphInputs(const onnx::GraphProto &graph,
+                     llvm::SmallVectorImpl<Type> &argTypes,
+                     llvm::SmallVectorImpl<std::string> &argNames);
+  /// Declares graph input `in`, bound at import time to `bound`, as a known
+  /// tensor.
+  LogicalResult bindGraphInput(const onnx::ValueInfoProto &in,
+                               const ONNXTensor &bound, mlir::Location loc);
+  /// The type of graph input `in`, which must be a tensor of static shape
+  /// with an element type tg supports.
+  FailureOr<RankedTensorType> graphInputType(const onnx::ValueInfoProto &in,
+                                             mlir::Location loc);
+  /// Creates the function with the arguments `argTypes` (named `argNames`)
+  /// and declares them as the values of those names.
+  mlir::func::FuncOp createFunction(llvm::ArrayRef<Type> argTypes,
+                                    llvm::ArrayRef<std::string> argNames);
+  /// Hands every node, in order, to its handler.
+  LogicalResult importNodes(const onnx::GraphProto &graph,
+                            const llvm::StringMap<int64_t> &opsets);
+  /// Hands `node` to its handler and checks its outputs against ONNX's
+  /// shape inference.
+  LogicalResult importNode(const onnx::NodeProto &node,
+                           const llvm::StringMap<int64_t> &opsets);
+  /// Returns the graph outputs from `func` and sets its type.
+  LogicalResult buildReturn(const onnx::GraphProto &graph,
+                            mlir::func::FuncOp func,
+                            llvm::ArrayRef<Type> argTypes);
+  /// Names the weights file, fuses exporter idioms and verifies `module`.
+  LogicalResult finishModule(mlir::ModuleOp module, mlir::func::FuncOp func);
 };
 
 /// How diagnostics name a node: its name, or its first output.

@@ -106,100 +106,120 @@ LogicalResult GraphImporter::checkAgainstONNX(StringRef name,
   return success();
 }
 
-OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model) {
-  const onnx::GraphProto &graph = model.graph();
+/// The opset version of each domain `model` imports ("" for the default
+/// domain).
+static llvm::StringMap<int64_t> opsetsOf(const onnx::ModelProto &model) {
   llvm::StringMap<int64_t> opsets;
   for (const auto &o : model.opset_import())
     opsets[canonicalDomain(o.domain())] = o.version();
+  return opsets;
+}
 
+void GraphImporter::recordONNXTypes(const onnx::GraphProto &graph) {
   for (const auto &vi : graph.value_info())
     onnxTypes[vi.name()] = &vi.type();
   for (const auto &vi : graph.output())
     onnxTypes[vi.name()] = &vi.type();
+}
 
-  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  builder.setInsertionPointToEnd(module->getBody());
-
-  // Initializers, then the inputs that are not initializers.
+LogicalResult
+GraphImporter::declareInitializers(const onnx::GraphProto &graph) {
   for (const auto &init : graph.initializer()) {
     ImportedValue v;
     v.origin = ImportedValue::Origin::Initializer;
     v.initializer = &init;
     v.dataType = init.data_type();
     v.shape.assign(init.dims().begin(), init.dims().end());
-    if (onnxutil::numElementsOf(v.shape) < 0) {
-      emitError(fileLoc) << "initializer '" << init.name()
-                         << "' has an invalid shape";
-      return nullptr;
-    }
+    if (onnxutil::numElementsOf(v.shape) < 0)
+      return emitError(fileLoc)
+             << "initializer '" << init.name() << "' has an invalid shape";
     values[init.name()] = std::move(v);
   }
-  SmallVector<Type> argTypes;
-  SmallVector<std::string> argNames;
+  return success();
+}
+
+LogicalResult
+GraphImporter::declareGraphInputs(const onnx::GraphProto &graph,
+                                  SmallVectorImpl<Type> &argTypes,
+                                  SmallVectorImpl<std::string> &argNames) {
   for (const auto &in : graph.input()) {
     if (values.count(in.name()))
       continue;
     Location loc = NameLoc::get(builder.getStringAttr(in.name()), fileLoc);
     auto bound = options.boundInputs.find(in.name());
     if (bound != options.boundInputs.end()) {
-      // A graph input bound to a value at import time is a constant.
-      const ONNXTensor &t = bound->second;
-      ImportedValue v;
-      v.origin = ImportedValue::Origin::ConstantNode;
-      v.dataType = in.type().tensor_type().elem_type();
-      if (v.dataType == 0)
-        v.dataType = t.dataType;
-      v.shape = t.shape;
-      HostTensor h;
-      h.dataType = v.dataType;
-      h.shape = t.shape;
-      if (onnxutil::numElementsOf(h.shape) !=
-          static_cast<int64_t>(t.values.size()))
-        return failImport(emitError(loc)
-                          << "the value bound to graph input '" << in.name()
-                          << "' does not match its shape");
-      for (double x : t.values) {
-        if (h.isFloat())
-          h.floats.push_back(x);
-        else
-          h.ints.push_back(static_cast<int64_t>(x));
-      }
-      onnxutil::roundToDataType(h);
-      v.known = std::make_shared<const HostTensor>(std::move(h));
-      values[in.name()] = std::move(v);
+      if (failed(bindGraphInput(in, bound->second, loc)))
+        return failure();
       continue;
     }
-    if (!in.type().has_tensor_type())
-      return failImport(emitError(loc)
-                        << "graph input '" << in.name() << "' is not a tensor");
-    const auto &tt = in.type().tensor_type();
-    Type e = onnxutil::getTGElementType(context, tt.elem_type());
-    if (!e)
-      return failImport(emitError(loc)
-                        << "graph input '" << in.name() << "' has element type "
-                        << onnxutil::dataTypeName(tt.elem_type())
-                        << ", which tg does not support");
-    if (!tt.has_shape())
-      return failImport(emitError(loc)
-                        << "graph input '" << in.name()
-                        << "' has no shape; give it one in the model");
-    SmallVector<int64_t> shape;
-    for (const auto &d : tt.shape().dim()) {
-      if (!d.has_dim_value() || d.dim_value() < 0)
-        return failImport(emitError(loc)
-                          << "graph input '" << in.name()
-                          << "' has a dimension of unknown size"
-                          << (d.dim_param().empty()
-                                  ? std::string()
-                                  : " '" + d.dim_param() +
-                                        "'; give it with --dim " +
-                                        d.dim_param() + "=VALUE"));
-      shape.push_back(d.dim_value());
-    }
-    argTypes.push_back(RankedTensorType::get(shape, e));
+    FailureOr<RankedTensorType> type = graphInputType(in, loc);
+    if (failed(type))
+      return failure();
+    argTypes.push_back(*type);
     argNames.push_back(in.name());
   }
+  return success();
+}
 
+// A graph input bound to a value at import time is a constant.
+LogicalResult GraphImporter::bindGraphInput(const onnx::ValueInfoProto &in,
+                                            const ONNXTensor &t, Location loc) {
+  ImportedValue v;
+  v.origin = ImportedValue::Origin::ConstantNode;
+  v.dataType = in.type().tensor_type().elem_type();
+  if (v.dataType == 0)
+    v.dataType = t.dataType;
+  v.shape = t.shape;
+  HostTensor h;
+  h.dataType = v.dataType;
+  h.shape = t.shape;
+  if (onnxutil::numElementsOf(h.shape) != static_cast<int64_t>(t.values.size()))
+    return emitError(loc) << "the value bound to graph input '" << in.name()
+                          << "' does not match its shape";
+  for (double x : t.values) {
+    if (h.isFloat())
+      h.floats.push_back(x);
+    else
+      h.ints.push_back(static_cast<int64_t>(x));
+  }
+  onnxutil::roundToDataType(h);
+  v.known = std::make_shared<const HostTensor>(std::move(h));
+  values[in.name()] = std::move(v);
+  return success();
+}
+
+FailureOr<RankedTensorType>
+GraphImporter::graphInputType(const onnx::ValueInfoProto &in, Location loc) {
+  if (!in.type().has_tensor_type())
+    return emitError(loc) << "graph input '" << in.name()
+                          << "' is not a tensor";
+  const auto &tt = in.type().tensor_type();
+  Type e = onnxutil::getTGElementType(context, tt.elem_type());
+  if (!e)
+    return emitError(loc) << "graph input '" << in.name()
+                          << "' has element type "
+                          << onnxutil::dataTypeName(tt.elem_type())
+                          << ", which tg does not support";
+  if (!tt.has_shape())
+    return emitError(loc) << "graph input '" << in.name()
+                          << "' has no shape; give it one in the model";
+  SmallVector<int64_t> shape;
+  for (const auto &d : tt.shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0)
+      return emitError(loc)
+             << "graph input '" << in.name()
+             << "' has a dimension of unknown size"
+             << (d.dim_param().empty()
+                     ? std::string()
+                     : " '" + d.dim_param() + "'; give it with --dim " +
+                           d.dim_param() + "=VALUE");
+    shape.push_back(d.dim_value());
+  }
+  return RankedTensorType::get(shape, e);
+}
+
+func::FuncOp GraphImporter::createFunction(ArrayRef<Type> argTypes,
+                                           ArrayRef<std::string> argNames) {
   auto func = func::FuncOp::create(builder, fileLoc, options.functionName,
                                    builder.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
@@ -214,58 +234,71 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model) {
     values[name] = std::move(v);
   }
   builder.setInsertionPointToEnd(body);
+  return func;
+}
 
+LogicalResult
+GraphImporter::importNodes(const onnx::GraphProto &graph,
+                           const llvm::StringMap<int64_t> &opsets) {
+  for (const auto &node : graph.node())
+    if (failed(importNode(node, opsets)))
+      return failure();
+  return success();
+}
+
+LogicalResult
+GraphImporter::importNode(const onnx::NodeProto &node,
+                          const llvm::StringMap<int64_t> &opsets) {
+  StringRef locName = !node.name().empty()     ? StringRef(node.name())
+                      : node.output_size() > 0 ? StringRef(node.output(0))
+                                               : StringRef(node.op_type());
+  Location loc = NameLoc::get(builder.getStringAttr(locName), fileLoc);
+  auto opset = opsets.find(canonicalDomain(node.domain()));
+  NodeContext ctx(*this, node, opset == opsets.end() ? 0 : opset->second, loc);
   const HandlerTable &table = getHandlerTable();
-  for (const auto &node : graph.node()) {
-    StringRef locName = !node.name().empty()     ? StringRef(node.name())
-                        : node.output_size() > 0 ? StringRef(node.output(0))
-                                                 : StringRef(node.op_type());
-    Location loc = NameLoc::get(builder.getStringAttr(locName), fileLoc);
-    auto opset = opsets.find(canonicalDomain(node.domain()));
-    NodeContext ctx(*this, node, opset == opsets.end() ? 0 : opset->second,
-                    loc);
-    auto handler = table.find(handlerKey(node));
-    if (handler == table.end()) {
-      ctx.emitError() << "operator not supported by the ONNX importer";
-      return nullptr;
-    }
-    for (const std::string &in : node.input())
-      if (!in.empty() && !lookup(in))
-        return failImport(ctx.emitError()
-                          << "input '" << in
-                          << "' is not defined before its use (ONNX "
-                             "graphs are topologically sorted)");
-    if (failed(handler->second(ctx)))
-      return nullptr;
-    for (int i = 0; i < node.output_size(); ++i) {
-      if (node.output(i).empty())
-        continue;
-      ImportedValue *v = lookup(node.output(i));
-      if (!v)
-        continue; // An unused optional output the handler did not produce.
-      if (failed(checkAgainstONNX(node.output(i), *v, ctx)))
-        return nullptr;
-    }
+  auto handler = table.find(handlerKey(node));
+  if (handler == table.end())
+    return ctx.emitError() << "operator not supported by the ONNX importer";
+  for (const std::string &in : node.input())
+    if (!in.empty() && !lookup(in))
+      return ctx.emitError() << "input '" << in
+                             << "' is not defined before its use (ONNX "
+                                "graphs are topologically sorted)";
+  if (failed(handler->second(ctx)))
+    return failure();
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty())
+      continue;
+    ImportedValue *v = lookup(node.output(i));
+    if (!v)
+      continue; // An unused optional output the handler did not produce.
+    if (failed(checkAgainstONNX(node.output(i), *v, ctx)))
+      return failure();
   }
+  return success();
+}
 
+LogicalResult GraphImporter::buildReturn(const onnx::GraphProto &graph,
+                                         func::FuncOp func,
+                                         ArrayRef<Type> argTypes) {
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
   for (const auto &out : graph.output()) {
     Location loc = NameLoc::get(builder.getStringAttr(out.name()), fileLoc);
     ImportedValue *v = lookup(out.name());
     if (!v)
-      return failImport(emitError(loc) << "graph output '" << out.name()
-                                       << "' is not computed by any node");
+      return emitError(loc) << "graph output '" << out.name()
+                            << "' is not computed by any node";
     auto value = materialize(out.name(), *v, loc);
     if (failed(value))
-      return nullptr;
+      return failure();
     if (out.type().has_tensor_type()) {
       int32_t declared = out.type().tensor_type().elem_type();
       if (declared != 0 && declared != v->dataType)
-        return failImport(emitError(loc)
-                          << "graph output '" << out.name() << "' is declared "
-                          << onnxutil::dataTypeName(declared)
-                          << " but computed as " << typeStr(value->getType()));
+        return emitError(loc)
+               << "graph output '" << out.name() << "' is declared "
+               << onnxutil::dataTypeName(declared) << " but computed as "
+               << typeStr(value->getType());
     }
     results.push_back(*value);
     resultTypes.push_back(value->getType());
@@ -274,26 +307,45 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model) {
   func.setType(builder.getFunctionType(argTypes, resultTypes));
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "tg.name", builder.getStringAttr(out.name()));
+  return success();
+}
 
+LogicalResult GraphImporter::finishModule(ModuleOp module, func::FuncOp func) {
   if (usedWeights) {
-    if (options.weightsAttr.empty()) {
-      emitError(fileLoc) << "the model has weights but no weights file was "
-                            "named for them (loom-translate: give -o FILE to "
-                            "write them beside it, or --weights-file FILE)";
-      return nullptr;
-    }
-    (*module)->setAttr(tg::TGDialect::kWeightsAttrName,
-                       builder.getStringAttr(options.weightsAttr));
+    if (options.weightsAttr.empty())
+      return emitError(fileLoc)
+             << "the model has weights but no weights file was "
+                "named for them (loom-translate: give -o FILE to "
+                "write them beside it, or --weights-file FILE)";
+    module->setAttr(tg::TGDialect::kWeightsAttrName,
+                    builder.getStringAttr(options.weightsAttr));
   }
-  if (options.fuseIdioms && failed(fuseIdioms(func))) {
-    emitError(fileLoc) << "fusing exporter idioms did not converge";
+  if (options.fuseIdioms && failed(fuseIdioms(func)))
+    return emitError(fileLoc) << "fusing exporter idioms did not converge";
+  if (failed(mlir::verify(module)))
+    return emitError(fileLoc) << "the imported module does not verify (an "
+                                 "importer bug; please report it)";
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model) {
+  const onnx::GraphProto &graph = model.graph();
+  llvm::StringMap<int64_t> opsets = opsetsOf(model);
+  recordONNXTypes(graph);
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  // Initializers, then the inputs that are not initializers.
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  if (failed(declareInitializers(graph)) ||
+      failed(declareGraphInputs(graph, argTypes, argNames)))
     return nullptr;
-  }
-  if (failed(mlir::verify(*module))) {
-    emitError(fileLoc) << "the imported module does not verify (an importer "
-                          "bug; please report it)";
+  func::FuncOp func = createFunction(argTypes, argNames);
+  if (failed(importNodes(graph, opsets)) ||
+      failed(buildReturn(graph, func, argTypes)) ||
+      failed(finishModule(*module, func)))
     return nullptr;
-  }
   return module;
 }
 
@@ -460,9 +512,7 @@ OwningOpRef<ModuleOp> loom::importONNX(StringRef bytes, StringRef sourceName,
     return failImport(emitError(fileLoc)
                       << "not a valid ONNX model: it has no graph");
 
-  llvm::StringMap<int64_t> opsets;
-  for (const auto &o : model.opset_import())
-    opsets[canonicalDomain(o.domain())] = o.version();
+  llvm::StringMap<int64_t> opsets = opsetsOf(model);
   llvm::StringSet<> reported;
   if (failed(scanUnsupported(model.graph(), opsets, fileLoc, reported)))
     return nullptr;
