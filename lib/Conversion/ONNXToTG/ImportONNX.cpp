@@ -593,6 +593,18 @@ llvm::Expected<ONNXTensor> loom::readONNXTensor(StringRef bytes,
   return out;
 }
 
+/// The name, element type and shape (-1: unknown dimension) of a graph
+/// input or output.
+static ONNXModelInfo::Input describeValue(const onnx::ValueInfoProto &v) {
+  ONNXModelInfo::Input info;
+  info.name = v.name();
+  const auto &tt = v.type().tensor_type();
+  info.dataType = tt.elem_type();
+  for (const auto &d : tt.shape().dim())
+    info.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  return info;
+}
+
 llvm::Expected<ONNXModelInfo> loom::describeONNXModel(StringRef bytes,
                                                       ONNXFormat format) {
   auto error = [](const llvm::Twine &msg) {
@@ -620,26 +632,11 @@ llvm::Expected<ONNXModelInfo> loom::describeONNXModel(StringRef bytes,
   llvm::StringSet<> initializers;
   for (const auto &init : model.graph().initializer())
     initializers.insert(init.name());
-  for (const auto &in : model.graph().input()) {
-    if (initializers.contains(in.name()))
-      continue;
-    ONNXModelInfo::Input input;
-    input.name = in.name();
-    const auto &tt = in.type().tensor_type();
-    input.dataType = tt.elem_type();
-    for (const auto &d : tt.shape().dim())
-      input.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
-    info.inputs.push_back(std::move(input));
-  }
-  for (const auto &out : model.graph().output()) {
-    ONNXModelInfo::Input output;
-    output.name = out.name();
-    const auto &tt = out.type().tensor_type();
-    output.dataType = tt.elem_type();
-    for (const auto &d : tt.shape().dim())
-      output.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
-    info.outputs.push_back(std::move(output));
-  }
+  for (const auto &in : model.graph().input())
+    if (!initializers.contains(in.name()))
+      info.inputs.push_back(describeValue(in));
+  for (const auto &out : model.graph().output())
+    info.outputs.push_back(describeValue(out));
   return info;
 }
 
