@@ -299,6 +299,14 @@ bool NodeContext::allConstant() {
   return true;
 }
 
+LogicalResult NodeContext::requireFloatInput(unsigned i) {
+  if (hasInput(i) && !isFloatInput(i))
+    return fail("input " + Twine(i) + " has element type " +
+                onnxutil::dataTypeName(inputDataType(i)) +
+                "; only floating-point types are supported");
+  return success();
+}
+
 LogicalResult NodeContext::requireKnown(unsigned i, StringRef what) {
   if (!hasInput(i))
     return fail(what + " (input " + Twine(i) + ") is required");
@@ -476,6 +484,18 @@ FailureOr<Value> NodeContext::transpose(Value v, ArrayRef<int64_t> perm) {
   if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
     return v;
   return create<tg::TransposeOp>(v, arrayAttr("perm", perm));
+}
+
+FailureOr<Value> NodeContext::gather(Value v, int64_t axis,
+                                     ArrayRef<int64_t> indices) {
+  HostTensor idx;
+  idx.dataType = onnx::TensorProto::INT64;
+  idx.shape = {static_cast<int64_t>(indices.size())};
+  idx.ints.assign(indices.begin(), indices.end());
+  auto iv = materialize(idx, "indices");
+  if (failed(iv))
+    return failure();
+  return create<tg::GatherOp>({v, *iv}, {i64Attr("axis", axis)});
 }
 
 FailureOr<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank,
