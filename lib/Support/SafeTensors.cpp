@@ -365,10 +365,8 @@ static std::optional<uint64_t> getNonNegativeInteger(const json::Value &value,
   return result;
 }
 
-namespace {
 /// Builds an error of the file being parsed ("path: message").
 using FileErrorFn = function_ref<Error(const Twine &)>;
-} // namespace
 
 /// The JSON header of the file `bytes`: the bytes after the 8-byte length
 /// that the length names (the data section follows it).
@@ -728,24 +726,24 @@ Error decodeAll(const File &file, const TensorInfo &info,
 }
 } // namespace
 
-Expected<std::vector<double>> File::readAsDouble(StringRef name) const {
-  Expected<const TensorInfo *> info = find(name);
+/// Every element of the tensor `info` (found by File::find) of `file`.
+template <typename T>
+static Expected<std::vector<T>> readAs(const File &file,
+                                       Expected<const TensorInfo *> info) {
   if (!info)
     return info.takeError();
-  std::vector<double> result;
-  if (Error err = decodeAll(*this, **info, rawBytes(**info), result))
+  std::vector<T> result;
+  if (Error err = decodeAll(file, **info, file.rawBytes(**info), result))
     return err;
   return result;
 }
 
+Expected<std::vector<double>> File::readAsDouble(StringRef name) const {
+  return readAs<double>(*this, find(name));
+}
+
 Expected<std::vector<float>> File::readAsFloat(StringRef name) const {
-  Expected<const TensorInfo *> info = find(name);
-  if (!info)
-    return info.takeError();
-  std::vector<float> result;
-  if (Error err = decodeAll(*this, **info, rawBytes(**info), result))
-    return err;
-  return result;
+  return readAs<float>(*this, find(name));
 }
 
 Error File::check(StringRef name, DType expected,
@@ -831,11 +829,17 @@ Error Writer::add(StringRef name, DType dtype, ArrayRef<int64_t> shape,
          << " " << why << " " << dtypeName(dtype);
       return createStringError(text);
     };
-    std::optional<int64_t> integer;
-    auto requireInteger = [&](unsigned bits, bool isSigned) {
-      integer = toInteger(value, bits, isSigned);
+    // An integer type U: the value truncated toward zero, if in range.
+    auto writeInteger = [&](auto zero, bool isSigned) {
+      using U = decltype(zero);
+      std::optional<int64_t> integer =
+          toInteger(value, 8 * sizeof(U), isSigned);
+      if (integer)
+        write<U>(out + sizeof(U) * i, static_cast<U>(*integer),
+                 endianness::little);
       return integer.has_value();
     };
+    bool inRange = true;
     switch (dtype) {
     case DType::F64:
       write<uint64_t>(out + 8 * i, bit_cast<uint64_t>(value),
@@ -857,32 +861,19 @@ Error Writer::add(StringRef name, DType dtype, ArrayRef<int64_t> shape,
                       endianness::little);
       break;
     case DType::I64:
-      if (!requireInteger(64, true))
-        return bad("is out of range for");
-      write<uint64_t>(out + 8 * i, static_cast<uint64_t>(*integer),
-                      endianness::little);
+      inRange = writeInteger(uint64_t(), /*isSigned=*/true);
       break;
     case DType::I32:
-      if (!requireInteger(32, true))
-        return bad("is out of range for");
-      write<uint32_t>(out + 4 * i, static_cast<uint32_t>(*integer),
-                      endianness::little);
+      inRange = writeInteger(uint32_t(), /*isSigned=*/true);
       break;
     case DType::I16:
-      if (!requireInteger(16, true))
-        return bad("is out of range for");
-      write<uint16_t>(out + 2 * i, static_cast<uint16_t>(*integer),
-                      endianness::little);
+      inRange = writeInteger(uint16_t(), /*isSigned=*/true);
       break;
     case DType::I8:
-      if (!requireInteger(8, true))
-        return bad("is out of range for");
-      out[i] = static_cast<uint8_t>(*integer);
+      inRange = writeInteger(uint8_t(), /*isSigned=*/true);
       break;
     case DType::U8:
-      if (!requireInteger(8, false))
-        return bad("is out of range for");
-      out[i] = static_cast<uint8_t>(*integer);
+      inRange = writeInteger(uint8_t(), /*isSigned=*/false);
       break;
     case DType::Bool:
       if (value != 0.0 && value != 1.0)
@@ -890,6 +881,8 @@ Error Writer::add(StringRef name, DType dtype, ArrayRef<int64_t> shape,
       out[i] = value == 1.0 ? 1 : 0;
       break;
     }
+    if (!inRange)
+      return bad("is out of range for");
   }
   Tensors.emplace(name.str(), std::move(entry));
   return Error::success();
