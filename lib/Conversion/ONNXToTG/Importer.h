@@ -226,10 +226,12 @@ FailureOr<WindowAttrs> readWindowAttrs(NodeContext &ctx,
                                        llvm::ArrayRef<int64_t> inShape,
                                        llvm::ArrayRef<int64_t> kernel);
 
-/// A 1-D window as a 2-D one: [N, C, W] as [N, C, 1, W].
+/// A 1-D window op (convolution, pooling) is done in 2-D: its [N, C, W]
+/// operands are reshaped to [N, C, 1, W].
 FailureOr<Value> insertUnitHeight(NodeContext &ctx, Value v);
-/// Back from 2-D: [N, C, 1, W] as [N, C, W].
-FailureOr<Value> dropUnitHeight(NodeContext &ctx, Value v);
+/// Sets output 0 to the `result` of a window op, reshaped from [N, C, 1, W]
+/// back to [N, C, W] when the op was `lifted` from 1-D.
+LogicalResult setWindowOutput(NodeContext &ctx, Value result, bool lifted);
 
 /// A handler imports one node; it reports failures as diagnostics.
 using Handler = LogicalResult (*)(NodeContext &);

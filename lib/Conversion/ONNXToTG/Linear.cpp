@@ -188,9 +188,17 @@ FailureOr<Value> onnx_to_tg::insertUnitHeight(NodeContext &ctx, Value v) {
   return ctx.reshape(v, {s[0], s[1], 1, s[2]});
 }
 
-FailureOr<Value> onnx_to_tg::dropUnitHeight(NodeContext &ctx, Value v) {
-  auto s = cast<RankedTensorType>(v.getType()).getShape();
-  return ctx.reshape(v, {s[0], s[1], s[3]});
+LogicalResult onnx_to_tg::setWindowOutput(NodeContext &ctx, Value result,
+                                          bool lifted) {
+  if (lifted) {
+    auto s = cast<RankedTensorType>(result.getType()).getShape();
+    auto r = ctx.reshape(result, {s[0], s[1], s[3]});
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  ctx.setOutput(0, result);
+  return success();
 }
 
 namespace {
@@ -236,15 +244,7 @@ LogicalResult buildConv2d(NodeContext &ctx, Value input, Value filter,
   auto y = ctx.create<tg::Conv2dOp>(operands, attrs);
   if (failed(y))
     return failure();
-  Value result = *y;
-  if (lifted) {
-    auto r = dropUnitHeight(ctx, result);
-    if (failed(r))
-      return failure();
-    result = *r;
-  }
-  ctx.setOutput(0, result);
-  return success();
+  return setWindowOutput(ctx, *y, lifted);
 }
 
 LogicalResult importConv(NodeContext &ctx) {

@@ -92,15 +92,7 @@ LogicalResult importPool(NodeContext &ctx, bool isMax) {
   }
   if (failed(y))
     return failure();
-  Value result = *y;
-  if (rank == 3) {
-    auto r = dropUnitHeight(ctx, result);
-    if (failed(r))
-      return failure();
-    result = *r;
-  }
-  ctx.setOutput(0, result);
-  return success();
+  return setWindowOutput(ctx, *y, rank == 3);
 }
 
 LogicalResult importGlobalPool(NodeContext &ctx, bool isMax) {
