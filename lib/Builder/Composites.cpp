@@ -22,6 +22,23 @@ static ArrayRef<int64_t> shapeOf(Value x) {
   return mlir::cast<RankedTensorType>(x.getType()).getShape();
 }
 
+/// The gates of a recurrent cell before their activations, `width` wide in
+/// all: x W_ih + h W_hh + b, for the input `x` of `in` features and the
+/// state `h` of `hidden`. The parameters (weight_ih, weight_hh, bias in the
+/// current scope) come first, then the ops, one per statement so that the
+/// IR order does not depend on the compiler's order of evaluating
+/// arguments.
+static Value recurrentGates(GraphBuilder &b, Value x, Value h, int64_t in,
+                            int64_t hidden, int64_t width) {
+  Value wih = b.weight("weight_ih", {in, width});
+  Value whh = b.weight("weight_hh", {hidden, width});
+  Value bias = b.weight("bias", {width});
+  Value xw = b.matmul(x, wih);
+  Value hw = b.matmul(h, whh);
+  Value sum = b.add(xw, hw);
+  return b.add(sum, bias);
+}
+
 Value GraphBuilder::linear(Value x, int64_t in, int64_t out, StringRef name,
                            Act act, bool bias) {
   Scope s = scope(name);
@@ -202,15 +219,10 @@ LstmState GraphBuilder::lstmCell(Value x, LstmState state, int64_t hidden,
     failComposite("lstm cell", "the input is a scalar");
     return {};
   }
-  // One op per statement here and below, so that the IR order does not
-  // depend on the compiler's order of evaluating arguments.
-  int64_t in = shape.back();
-  Value wih = weight("weight_ih", {in, 4 * hidden});
-  Value whh = weight("weight_hh", {hidden, 4 * hidden});
-  Value bias = weight("bias", {4 * hidden});
-  Value xw = matmul(x, wih);
-  Value hw = matmul(state.h, whh);
-  Value gates = add(add(xw, hw), bias);
+  Value gates =
+      recurrentGates(*this, x, state.h, shape.back(), hidden, 4 * hidden);
+  // One op per statement, here as in recurrentGates, so that the IR order
+  // does not depend on the compiler's order of evaluating arguments.
   SmallVector<Value> g = split(gates, -1, {hidden, hidden, hidden, hidden});
   if (g.size() != 4)
     return {};
@@ -231,10 +243,6 @@ Value GraphBuilder::rnnCell(Value x, Value h, int64_t hidden, StringRef name,
   ArrayRef<int64_t> shape = shapeOf(x);
   if (shape.empty())
     return failComposite("rnn cell", "the input is a scalar");
-  Value wih = weight("weight_ih", {shape.back(), hidden});
-  Value whh = weight("weight_hh", {hidden, hidden});
-  Value bias = weight("bias", {hidden});
-  Value xw = matmul(x, wih);
-  Value hw = matmul(h, whh);
-  return activation(add(add(xw, hw), bias), act);
+  Value gates = recurrentGates(*this, x, h, shape.back(), hidden, hidden);
+  return activation(gates, act);
 }
