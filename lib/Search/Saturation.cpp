@@ -33,7 +33,7 @@ struct PendingRewrite {
   /// The e-nodes the source's output ops matched.
   llvm::SmallVector<uint32_t, 2> outputNodes;
   const Instance *inst;
-  /// (rule, variable classes, output classes) when matched.
+  /// Its key in appliedKeys (SaturationRound::applicationKey).
   std::vector<uint32_t> key;
 };
 
@@ -58,8 +58,8 @@ struct ApplicationKeyHash {
   }
 };
 
-/// Rules whose semi-naive matches are found from the same roots: (root
-/// shape class, source output index, class levels below the root).
+/// The key of the rules whose semi-naive matches start from the same roots:
+/// (root shape class, source output index, class levels below the root).
 using RootGroup = std::tuple<uint32_t, uint32_t, uint32_t>;
 /// Per root group, the roots to match per last full match (the epoch since
 /// which a root must have changed; ~0u: all roots).
