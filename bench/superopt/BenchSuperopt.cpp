@@ -87,6 +87,7 @@ struct EngineResult {
   llvm::json::Object report;
 };
 
+/// Reports `message`; returns the exit code of a failure.
 int fail(const llvm::Twine &message) {
   llvm::errs() << "loom-bench-superopt: " << message << "\n";
   return 1;
@@ -210,6 +211,7 @@ struct Comparison {
   double btRatio, eqRatio, quality, localQuality, speedup, localSpeedup;
 };
 
+/// The settings, the machine and the column heads of the table.
 void printTableHeader(const std::string &rules, const std::string &loadBefore) {
   llvm::outs() << "tg-superopt engines on the zoo: target " << target
                << ", rules " << rules << "\n"
@@ -222,6 +224,7 @@ void printTableHeader(const std::string &rules, const std::string &loadBefore) {
       "eq s", "eq/bt", "speedup", "1rnd/bt", "1rnd s", "speedup");
 }
 
+/// One model's line of the table.
 void printTableRow(StringRef model, size_t ops, const EngineResult &bt,
                    const EngineResult &eq, const EngineResult &lo,
                    const Comparison &c) {
@@ -250,6 +253,7 @@ llvm::json::Object engineJSON(const EngineResult &r,
   return o;
 }
 
+/// One model's object of the --json file.
 llvm::json::Object modelJSON(StringRef model, size_t ops,
                              const EngineResult &bt, const EngineResult &eq,
                              const EngineResult &lo, const Comparison &c) {
@@ -267,6 +271,7 @@ llvm::json::Object modelJSON(StringRef model, size_t ops,
       {"backtrack_over_eqsat_one_round_seconds", c.localSpeedup}};
 }
 
+/// The rule loading time and the legend of the table.
 void printTableFooter(const llvm::json::Array &rows,
                       const std::string &loadAfter) {
   if (!rows.empty())

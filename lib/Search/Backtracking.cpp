@@ -109,6 +109,7 @@ private:
              double threshold);
   /// Keeps the cheapest graphs when the queue overflows.
   void trimQueue();
+  /// A progress line, when one is due.
   void printProgress();
   /// The counters of the search.
   void recordStats(Outcome &out) const;

@@ -777,6 +777,7 @@ void printSummary(const std::vector<Row> &rows) {
                  << c[2] << " unsupported\n";
 }
 
+/// The --tsv table: a line per case.
 void writeTSV(llvm::raw_ostream &os, const std::vector<Row> &rows) {
   os << "case\tstatus\tmax_abs_error\tdetail\toperators\n";
   for (const Row &r : rows) {
@@ -790,6 +791,7 @@ void writeTSV(llvm::raw_ostream &os, const std::vector<Row> &rows) {
   }
 }
 
+/// The --json table: an object per case.
 void writeJSON(llvm::raw_ostream &os, const std::vector<Row> &rows) {
   llvm::json::Array array;
   for (const Row &r : rows) {
@@ -807,6 +809,7 @@ void writeJSON(llvm::raw_ostream &os, const std::vector<Row> &rows) {
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(array))) << "\n";
 }
 
+/// The --write-allowlist file: the passing cases.
 void writeAllowlist(llvm::raw_ostream &os, const std::vector<Row> &rows) {
   os << "# ONNX backend-test cases that must pass (suite/case), one per "
         "line.\n# Regenerate with: loom-onnx-conformance "
