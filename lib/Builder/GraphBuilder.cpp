@@ -164,6 +164,12 @@ bool GraphBuilder::ready(ArrayRef<Value> operands, StringRef op) {
   return true;
 }
 
+bool GraphBuilder::ruleAccepts(LogicalResult inference) {
+  if (failed(inference))
+    hasFailed = true;
+  return succeeded(inference);
+}
+
 Value GraphBuilder::check(Operation *op) {
   if (failed(verify(op, /*verifyRecursively=*/false))) {
     op->erase();
@@ -275,11 +281,9 @@ template <typename OpTy> Value GraphBuilder::binary(Value lhs, Value rhs) {
   if (!ready({lhs, rhs}, OpTy::getOperationName()))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferBroadcastBinary(loc(), lhs.getType(), rhs.getType(),
-                                      inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferBroadcastBinary(loc(), lhs.getType(), rhs.getType(),
+                                            inferred)))
     return {};
-  }
   return check(OpTy::create(builder, loc(), inferred[0], lhs, rhs));
 }
 
@@ -378,10 +382,9 @@ Value GraphBuilder::matmul(Value lhs, Value rhs) {
   if (!ready({lhs, rhs}, "tg.matmul"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferMatmul(loc(), lhs.getType(), rhs.getType(), inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(
+          tg::inferMatmul(loc(), lhs.getType(), rhs.getType(), inferred)))
     return {};
-  }
   return check(tg::MatmulOp::create(builder, loc(), inferred[0], lhs, rhs));
 }
 
@@ -434,12 +437,11 @@ Value GraphBuilder::conv2d(Value input, Value filter, const Conv2dOptions &o) {
         input, Window(filterType.getDimSize(2), filterType.getDimSize(3)),
         o.strides, o.dilations, o.padding, o.pads, false);
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferConv2d(loc(), input.getType(), filter.getType(),
-                             o.bias ? o.bias.getType() : Type(), o.strides,
-                             pads, o.dilations, o.groups, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferConv2d(loc(), input.getType(), filter.getType(),
+                                   o.bias ? o.bias.getType() : Type(),
+                                   o.strides, pads, o.dilations, o.groups,
+                                   inferred)))
     return {};
-  }
   return check(tg::Conv2dOp::create(
       builder, loc(), inferred[0], input, filter, o.bias,
       arrayOrDefault(builder, o.strides, {1, 1}),
@@ -459,11 +461,9 @@ Value GraphBuilder::pool(Value input, const Pool2dOptions &o) {
   SmallVector<int64_t, 4> pads = resolvePads(input, o.kernel, o.strides, {1, 1},
                                              o.padding, o.pads, o.ceilMode);
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferPool2d(loc(), input.getType(), kernel, o.strides, pads,
-                             inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferPool2d(loc(), input.getType(), kernel, o.strides,
+                                   pads, inferred)))
     return {};
-  }
   DenseI64ArrayAttr kernelAttr = builder.getDenseI64ArrayAttr(kernel);
   DenseI64ArrayAttr stridesAttr = arrayOrDefault(builder, o.strides, {1, 1});
   DenseI64ArrayAttr padsAttr = arrayOrDefault(builder, pads, {0, 0, 0, 0});
@@ -488,10 +488,8 @@ Value GraphBuilder::globalAvgPool(Value input) {
   if (!ready({input}, "tg.global_avgpool"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferGlobalAvgPool(loc(), input.getType(), inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferGlobalAvgPool(loc(), input.getType(), inferred)))
     return {};
-  }
   return check(tg::GlobalAvgPoolOp::create(builder, loc(), inferred[0], input));
 }
 
@@ -533,10 +531,8 @@ Value GraphBuilder::transpose(Value x, ArrayRef<int64_t> perm) {
   if (!ready({x}, "tg.transpose"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferTranspose(loc(), x.getType(), perm, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferTranspose(loc(), x.getType(), perm, inferred)))
     return {};
-  }
   return check(tg::TransposeOp::create(builder, loc(), inferred[0], x,
                                        builder.getDenseI64ArrayAttr(perm)));
 }
@@ -548,10 +544,8 @@ Value GraphBuilder::concat(ValueRange inputs, int64_t axis) {
   if (operands.empty())
     return fail("tg.concat needs at least one input");
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferConcat(loc(), inputs.getTypes(), axis, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferConcat(loc(), inputs.getTypes(), axis, inferred)))
     return {};
-  }
   return check(tg::ConcatOp::create(builder, loc(), inferred[0], inputs,
                                     builder.getI64IntegerAttr(axis)));
 }
@@ -561,10 +555,8 @@ SmallVector<Value> GraphBuilder::split(Value x, int64_t axis,
   if (!ready({x}, "tg.split"))
     return {};
   SmallVector<Type> inferred;
-  if (failed(tg::inferSplit(loc(), x.getType(), axis, sizes, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferSplit(loc(), x.getType(), axis, sizes, inferred)))
     return {};
-  }
   auto op = tg::SplitOp::create(builder, loc(), inferred, x,
                                 builder.getI64IntegerAttr(axis),
                                 builder.getDenseI64ArrayAttr(sizes));
@@ -582,11 +574,9 @@ Value GraphBuilder::slice(Value x, ArrayRef<int64_t> starts,
   if (!strides.empty() && !unit)
     maybeStrides = strides;
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferSlice(loc(), x.getType(), starts, limits, maybeStrides,
-                            inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferSlice(loc(), x.getType(), starts, limits,
+                                  maybeStrides, inferred)))
     return {};
-  }
   return check(tg::SliceOp::create(
       builder, loc(), inferred[0], x, builder.getDenseI64ArrayAttr(starts),
       builder.getDenseI64ArrayAttr(limits),
@@ -617,10 +607,8 @@ Value GraphBuilder::pad(Value x, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
   if (!ready({x}, "tg.pad"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferPad(loc(), x.getType(), low, high, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferPad(loc(), x.getType(), low, high, inferred)))
     return {};
-  }
   return check(tg::PadOp::create(
       builder, loc(), inferred[0], x, builder.getDenseI64ArrayAttr(low),
       builder.getDenseI64ArrayAttr(high),
@@ -641,11 +629,9 @@ Value GraphBuilder::gather(Value data, Value indices, int64_t axis) {
   if (!ready({data, indices}, "tg.gather"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferGather(loc(), data.getType(), indices.getType(), axis,
-                             inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferGather(loc(), data.getType(), indices.getType(),
+                                   axis, inferred)))
     return {};
-  }
   return check(tg::GatherOp::create(
       builder, loc(), inferred[0], data, indices,
       axis == 0 ? IntegerAttr() : builder.getI64IntegerAttr(axis)));
@@ -656,10 +642,8 @@ Value GraphBuilder::enlarge(Value filter, Window kernel) {
     return {};
   SmallVector<int64_t, 2> k{kernel.h, kernel.w};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferEnlarge(loc(), filter.getType(), k, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferEnlarge(loc(), filter.getType(), k, inferred)))
     return {};
-  }
   return check(tg::EnlargeOp::create(builder, loc(), inferred[0], filter,
                                      builder.getDenseI64ArrayAttr(k)));
 }
@@ -673,10 +657,9 @@ Value GraphBuilder::reduce(Value x, ArrayRef<int64_t> axes, bool keepDims) {
   if (!ready({x}, OpTy::getOperationName()))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferReduce(loc(), x.getType(), axes, keepDims, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(
+          tg::inferReduce(loc(), x.getType(), axes, keepDims, inferred)))
     return {};
-  }
   return check(OpTy::create(
       builder, loc(), inferred[0], x, builder.getDenseI64ArrayAttr(axes),
       keepDims ? BoolAttr() : builder.getBoolAttr(false)));
@@ -696,10 +679,8 @@ Value GraphBuilder::softmax(Value x, int64_t axis) {
   if (!ready({x}, "tg.softmax"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferSoftmax(loc(), x.getType(), axis, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferSoftmax(loc(), x.getType(), axis, inferred)))
     return {};
-  }
   return check(tg::SoftmaxOp::create(
       builder, loc(), inferred[0], x,
       axis == -1 ? IntegerAttr() : builder.getI64IntegerAttr(axis)));
@@ -710,11 +691,9 @@ Value GraphBuilder::layernorm(Value x, Value scale, Value bias, int64_t axis,
   if (!ready({x, scale, bias}, "tg.layernorm"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferLayerNorm(loc(), x.getType(), scale.getType(),
-                                bias.getType(), axis, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferLayerNorm(loc(), x.getType(), scale.getType(),
+                                      bias.getType(), axis, inferred)))
     return {};
-  }
   return check(tg::LayerNormOp::create(
       builder, loc(), inferred[0], x, scale, bias,
       axis == -1 ? IntegerAttr() : builder.getI64IntegerAttr(axis),
@@ -726,12 +705,10 @@ Value GraphBuilder::batchnorm(Value x, Value scale, Value bias, Value mean,
   if (!ready({x, scale, bias, mean, variance}, "tg.batchnorm"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferBatchNorm(loc(), x.getType(), scale.getType(),
-                                bias.getType(), mean.getType(),
-                                variance.getType(), inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferBatchNorm(loc(), x.getType(), scale.getType(),
+                                      bias.getType(), mean.getType(),
+                                      variance.getType(), inferred)))
     return {};
-  }
   return check(tg::BatchNormOp::create(
       builder, loc(), inferred[0], x, scale, bias, mean, variance,
       epsilon == 1e-5 ? FloatAttr() : builder.getF64FloatAttr(epsilon)));

@@ -465,6 +465,9 @@ private:
   mlir::Value failInputShape(llvm::StringRef what,
                              llvm::ArrayRef<int64_t> shape,
                              const llvm::Twine &expected);
+  /// Whether an op's shape rule accepted its operands (`inference` is its
+  /// result); a rejection, which the rule has reported, fails the builder.
+  bool ruleAccepts(mlir::LogicalResult inference);
   /// Verifies a just-built op; erases it and fails on error.
   mlir::Value check(mlir::Operation *op);
   template <typename OpTy> mlir::Value unary(mlir::Value x);
