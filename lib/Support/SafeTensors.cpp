@@ -368,8 +368,7 @@ static std::optional<uint64_t> getNonNegativeInteger(const json::Value &value,
 /// Builds an error of the file being parsed ("path: message").
 using FileErrorFn = function_ref<Error(const Twine &)>;
 
-/// The JSON header of the file `bytes`: the bytes after the 8-byte length
-/// that the length names (the data section follows it).
+/// The JSON header of the file `bytes`, after its 8-byte length.
 static Expected<StringRef> splitHeader(StringRef bytes, FileErrorFn error) {
   if (bytes.size() < 8)
     return error("file is too short (" + Twine(bytes.size()) +
@@ -471,12 +470,10 @@ static Expected<std::vector<int64_t>> readEntryShape(const json::Object &entry,
   return shape;
 }
 
-/// The "data_offsets" of a tensor entry: [begin, end] within the data
-/// section of `dataSize` bytes, spanning `expectedBytes` bytes, the size of
-/// `info` (whose dtype and shape are read).
+/// The "data_offsets" of a tensor entry into `info`: [begin, end) within
+/// the data section of `dataSize` bytes.
 static Error readEntryOffsets(const json::Object &entry, uint64_t dataSize,
-                              int64_t expectedBytes, TensorInfo &info,
-                              FileErrorFn entryError) {
+                              TensorInfo &info, FileErrorFn entryError) {
   const json::Value *offsetsValue = entry.get("data_offsets");
   if (!offsetsValue)
     return entryError("missing data_offsets");
@@ -496,20 +493,13 @@ static Error readEntryOffsets(const json::Object &entry, uint64_t dataSize,
     return entryError("data_offsets end " + Twine(*end) +
                       " is past the end of the data section (" +
                       Twine(dataSize) + " bytes)");
-  if (*end - *begin != static_cast<uint64_t>(expectedBytes))
-    return entryError("data_offsets [" + Twine(*begin) + ", " + Twine(*end) +
-                      ") span " + Twine(*end - *begin) + " bytes but dtype " +
-                      dtypeName(info.dtype) + " with shape " +
-                      formatShape(info.shape) + " needs " +
-                      Twine(expectedBytes) + " bytes");
   info.begin = *begin;
   info.end = *end;
   return Error::success();
 }
 
-/// Reads the header entry of tensor `name`: an object of exactly dtype,
-/// shape and data_offsets, consistent with each other and with the data
-/// section of `dataSize` bytes.
+/// Reads the header entry of tensor `name`: exactly dtype, shape and
+/// data_offsets, consistent with each other and the data section.
 static Expected<TensorInfo> readTensorEntry(StringRef name,
                                             const json::Value &value,
                                             uint64_t dataSize,
@@ -542,9 +532,14 @@ static Expected<TensorInfo> readTensorEntry(StringRef name,
   if (!expectedBytes)
     return entryError("shape " + formatShape(info.shape) + " of dtype " +
                       dtypeName(info.dtype) + " overflows: too many elements");
-  if (Error err =
-          readEntryOffsets(*entry, dataSize, *expectedBytes, info, entryError))
+  if (Error err = readEntryOffsets(*entry, dataSize, info, entryError))
     return std::move(err);
+  if (info.end - info.begin != static_cast<uint64_t>(*expectedBytes))
+    return entryError(
+        "data_offsets [" + Twine(info.begin) + ", " + Twine(info.end) +
+        ") span " + Twine(info.end - info.begin) + " bytes but dtype " +
+        dtypeName(info.dtype) + " with shape " + formatShape(info.shape) +
+        " needs " + Twine(*expectedBytes) + " bytes");
   return info;
 }
 
