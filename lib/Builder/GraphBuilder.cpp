@@ -90,6 +90,16 @@ Value GraphBuilder::fail(const Twine &message) {
   return {};
 }
 
+Value GraphBuilder::failComposite(StringRef what, const Twine &message) {
+  return fail(what + " '" + qualify("") + "': " + message);
+}
+
+Value GraphBuilder::failInputShape(StringRef what, ArrayRef<int64_t> shape,
+                                   const Twine &expected) {
+  return failComposite(what, "the input is " + shapeString(shape) +
+                                 ", expected " + expected);
+}
+
 GraphBuilder::Scope::~Scope() {
   if (b)
     b->popScope();
@@ -152,6 +162,12 @@ bool GraphBuilder::ready(ArrayRef<Value> operands, StringRef op) {
     }
   }
   return true;
+}
+
+bool GraphBuilder::ruleAccepts(LogicalResult inference) {
+  if (failed(inference))
+    hasFailed = true;
+  return succeeded(inference);
 }
 
 Value GraphBuilder::check(Operation *op) {
@@ -265,11 +281,9 @@ template <typename OpTy> Value GraphBuilder::binary(Value lhs, Value rhs) {
   if (!ready({lhs, rhs}, OpTy::getOperationName()))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferBroadcastBinary(loc(), lhs.getType(), rhs.getType(),
-                                      inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferBroadcastBinary(loc(), lhs.getType(), rhs.getType(),
+                                            inferred)))
     return {};
-  }
   return check(OpTy::create(builder, loc(), inferred[0], lhs, rhs));
 }
 
@@ -368,10 +382,9 @@ Value GraphBuilder::matmul(Value lhs, Value rhs) {
   if (!ready({lhs, rhs}, "tg.matmul"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferMatmul(loc(), lhs.getType(), rhs.getType(), inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(
+          tg::inferMatmul(loc(), lhs.getType(), rhs.getType(), inferred)))
     return {};
-  }
   return check(tg::MatmulOp::create(builder, loc(), inferred[0], lhs, rhs));
 }
 
@@ -424,12 +437,11 @@ Value GraphBuilder::conv2d(Value input, Value filter, const Conv2dOptions &o) {
         input, Window(filterType.getDimSize(2), filterType.getDimSize(3)),
         o.strides, o.dilations, o.padding, o.pads, false);
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferConv2d(loc(), input.getType(), filter.getType(),
-                             o.bias ? o.bias.getType() : Type(), o.strides,
-                             pads, o.dilations, o.groups, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferConv2d(loc(), input.getType(), filter.getType(),
+                                   o.bias ? o.bias.getType() : Type(),
+                                   o.strides, pads, o.dilations, o.groups,
+                                   inferred)))
     return {};
-  }
   return check(tg::Conv2dOp::create(
       builder, loc(), inferred[0], input, filter, o.bias,
       arrayOrDefault(builder, o.strides, {1, 1}),
@@ -449,11 +461,9 @@ Value GraphBuilder::pool(Value input, const Pool2dOptions &o) {
   SmallVector<int64_t, 4> pads = resolvePads(input, o.kernel, o.strides, {1, 1},
                                              o.padding, o.pads, o.ceilMode);
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferPool2d(loc(), input.getType(), kernel, o.strides, pads,
-                             inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferPool2d(loc(), input.getType(), kernel, o.strides,
+                                   pads, inferred)))
     return {};
-  }
   DenseI64ArrayAttr kernelAttr = builder.getDenseI64ArrayAttr(kernel);
   DenseI64ArrayAttr stridesAttr = arrayOrDefault(builder, o.strides, {1, 1});
   DenseI64ArrayAttr padsAttr = arrayOrDefault(builder, pads, {0, 0, 0, 0});
@@ -478,10 +488,8 @@ Value GraphBuilder::globalAvgPool(Value input) {
   if (!ready({input}, "tg.global_avgpool"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferGlobalAvgPool(loc(), input.getType(), inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferGlobalAvgPool(loc(), input.getType(), inferred)))
     return {};
-  }
   return check(tg::GlobalAvgPoolOp::create(builder, loc(), inferred[0], input));
 }
 
@@ -523,10 +531,8 @@ Value GraphBuilder::transpose(Value x, ArrayRef<int64_t> perm) {
   if (!ready({x}, "tg.transpose"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferTranspose(loc(), x.getType(), perm, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferTranspose(loc(), x.getType(), perm, inferred)))
     return {};
-  }
   return check(tg::TransposeOp::create(builder, loc(), inferred[0], x,
                                        builder.getDenseI64ArrayAttr(perm)));
 }
@@ -538,10 +544,8 @@ Value GraphBuilder::concat(ValueRange inputs, int64_t axis) {
   if (operands.empty())
     return fail("tg.concat needs at least one input");
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferConcat(loc(), inputs.getTypes(), axis, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferConcat(loc(), inputs.getTypes(), axis, inferred)))
     return {};
-  }
   return check(tg::ConcatOp::create(builder, loc(), inferred[0], inputs,
                                     builder.getI64IntegerAttr(axis)));
 }
@@ -551,10 +555,8 @@ SmallVector<Value> GraphBuilder::split(Value x, int64_t axis,
   if (!ready({x}, "tg.split"))
     return {};
   SmallVector<Type> inferred;
-  if (failed(tg::inferSplit(loc(), x.getType(), axis, sizes, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferSplit(loc(), x.getType(), axis, sizes, inferred)))
     return {};
-  }
   auto op = tg::SplitOp::create(builder, loc(), inferred, x,
                                 builder.getI64IntegerAttr(axis),
                                 builder.getDenseI64ArrayAttr(sizes));
@@ -572,11 +574,9 @@ Value GraphBuilder::slice(Value x, ArrayRef<int64_t> starts,
   if (!strides.empty() && !unit)
     maybeStrides = strides;
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferSlice(loc(), x.getType(), starts, limits, maybeStrides,
-                            inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferSlice(loc(), x.getType(), starts, limits,
+                                  maybeStrides, inferred)))
     return {};
-  }
   return check(tg::SliceOp::create(
       builder, loc(), inferred[0], x, builder.getDenseI64ArrayAttr(starts),
       builder.getDenseI64ArrayAttr(limits),
@@ -607,10 +607,8 @@ Value GraphBuilder::pad(Value x, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
   if (!ready({x}, "tg.pad"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferPad(loc(), x.getType(), low, high, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferPad(loc(), x.getType(), low, high, inferred)))
     return {};
-  }
   return check(tg::PadOp::create(
       builder, loc(), inferred[0], x, builder.getDenseI64ArrayAttr(low),
       builder.getDenseI64ArrayAttr(high),
@@ -631,11 +629,9 @@ Value GraphBuilder::gather(Value data, Value indices, int64_t axis) {
   if (!ready({data, indices}, "tg.gather"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferGather(loc(), data.getType(), indices.getType(), axis,
-                             inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferGather(loc(), data.getType(), indices.getType(),
+                                   axis, inferred)))
     return {};
-  }
   return check(tg::GatherOp::create(
       builder, loc(), inferred[0], data, indices,
       axis == 0 ? IntegerAttr() : builder.getI64IntegerAttr(axis)));
@@ -646,10 +642,8 @@ Value GraphBuilder::enlarge(Value filter, Window kernel) {
     return {};
   SmallVector<int64_t, 2> k{kernel.h, kernel.w};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferEnlarge(loc(), filter.getType(), k, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferEnlarge(loc(), filter.getType(), k, inferred)))
     return {};
-  }
   return check(tg::EnlargeOp::create(builder, loc(), inferred[0], filter,
                                      builder.getDenseI64ArrayAttr(k)));
 }
@@ -663,10 +657,9 @@ Value GraphBuilder::reduce(Value x, ArrayRef<int64_t> axes, bool keepDims) {
   if (!ready({x}, OpTy::getOperationName()))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferReduce(loc(), x.getType(), axes, keepDims, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(
+          tg::inferReduce(loc(), x.getType(), axes, keepDims, inferred)))
     return {};
-  }
   return check(OpTy::create(
       builder, loc(), inferred[0], x, builder.getDenseI64ArrayAttr(axes),
       keepDims ? BoolAttr() : builder.getBoolAttr(false)));
@@ -686,10 +679,8 @@ Value GraphBuilder::softmax(Value x, int64_t axis) {
   if (!ready({x}, "tg.softmax"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferSoftmax(loc(), x.getType(), axis, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferSoftmax(loc(), x.getType(), axis, inferred)))
     return {};
-  }
   return check(tg::SoftmaxOp::create(
       builder, loc(), inferred[0], x,
       axis == -1 ? IntegerAttr() : builder.getI64IntegerAttr(axis)));
@@ -700,11 +691,9 @@ Value GraphBuilder::layernorm(Value x, Value scale, Value bias, int64_t axis,
   if (!ready({x, scale, bias}, "tg.layernorm"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferLayerNorm(loc(), x.getType(), scale.getType(),
-                                bias.getType(), axis, inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferLayerNorm(loc(), x.getType(), scale.getType(),
+                                      bias.getType(), axis, inferred)))
     return {};
-  }
   return check(tg::LayerNormOp::create(
       builder, loc(), inferred[0], x, scale, bias,
       axis == -1 ? IntegerAttr() : builder.getI64IntegerAttr(axis),
@@ -716,248 +705,13 @@ Value GraphBuilder::batchnorm(Value x, Value scale, Value bias, Value mean,
   if (!ready({x, scale, bias, mean, variance}, "tg.batchnorm"))
     return {};
   SmallVector<Type, 1> inferred;
-  if (failed(tg::inferBatchNorm(loc(), x.getType(), scale.getType(),
-                                bias.getType(), mean.getType(),
-                                variance.getType(), inferred))) {
-    hasFailed = true;
+  if (!ruleAccepts(tg::inferBatchNorm(loc(), x.getType(), scale.getType(),
+                                      bias.getType(), mean.getType(),
+                                      variance.getType(), inferred)))
     return {};
-  }
   return check(tg::BatchNormOp::create(
       builder, loc(), inferred[0], x, scale, bias, mean, variance,
       epsilon == 1e-5 ? FloatAttr() : builder.getF64FloatAttr(epsilon)));
-}
-
-//===----------------------------------------------------------------------===//
-// Composites
-//===----------------------------------------------------------------------===//
-
-Value GraphBuilder::linear(Value x, int64_t in, int64_t out, StringRef name,
-                           Act act, bool bias) {
-  Scope s = scope(name);
-  if (!ready({x}, "linear"))
-    return {};
-  ArrayRef<int64_t> shape =
-      mlir::cast<RankedTensorType>(x.getType()).getShape();
-  if (shape.empty() || shape.back() != in)
-    return fail("linear '" + qualify("") + "': the input is " +
-                shapeString(shape) + ", expected " + Twine(in) +
-                " features on its last dimension");
-  if (out < 1)
-    return fail("linear '" + qualify("") + "': bad output width " + Twine(out));
-  // Both parameters first, then the ops (as HuggingFace and torchvision
-  // list them).
-  Value w = weight("weight", {in, out});
-  Value b = bias ? weight("bias", {out}) : Value();
-  Value y = matmul(x, w);
-  if (bias)
-    y = add(y, b);
-  return activation(y, act);
-}
-
-Value GraphBuilder::linear(Value x, int64_t out, StringRef name, Act act,
-                           bool bias) {
-  if (!ready({x}, "linear"))
-    return {};
-  ArrayRef<int64_t> shape =
-      mlir::cast<RankedTensorType>(x.getType()).getShape();
-  if (shape.empty()) {
-    Scope s = scope(name);
-    return fail("linear '" + qualify("") + "': the input is a scalar");
-  }
-  return linear(x, shape.back(), out, name, act, bias);
-}
-
-Value GraphBuilder::mlp(Value x, ArrayRef<int64_t> widths, StringRef name,
-                        const MlpOptions &options) {
-  Scope s = scope(name);
-  for (auto [i, width] : llvm::enumerate(widths)) {
-    bool last = i + 1 == widths.size();
-    x = linear(x, width, std::to_string(i),
-               last ? options.last : options.hidden, options.bias);
-  }
-  return x;
-}
-
-Value GraphBuilder::conv(Value x, int64_t outChannels, Window kernel,
-                         StringRef name, Conv2dOptions options, bool bias) {
-  Scope s = scope(name);
-  if (!ready({x}, "conv"))
-    return {};
-  ArrayRef<int64_t> shape =
-      mlir::cast<RankedTensorType>(x.getType()).getShape();
-  if (shape.size() != 4)
-    return fail("conv '" + qualify("") + "': the input is " +
-                shapeString(shape) + ", expected NCHW (rank 4)");
-  if (options.groups < 1 || shape[1] % options.groups != 0 ||
-      outChannels % options.groups != 0)
-    return fail("conv '" + qualify("") + "': " + Twine(options.groups) +
-                " groups do not divide " + Twine(shape[1]) + " input and " +
-                Twine(outChannels) + " output channels");
-  Value filter = weight(
-      "weight", {outChannels, shape[1] / options.groups, kernel.h, kernel.w});
-  if (bias)
-    options.bias = weight("bias", {outChannels});
-  return conv2d(x, filter, options);
-}
-
-Value GraphBuilder::batchNorm(Value x, StringRef name, double epsilon) {
-  Scope s = scope(name);
-  if (!ready({x}, "batchNorm"))
-    return {};
-  ArrayRef<int64_t> shape =
-      mlir::cast<RankedTensorType>(x.getType()).getShape();
-  if (shape.size() < 2)
-    return fail("batchNorm '" + qualify("") + "': the input is " +
-                shapeString(shape) + ", expected a channel dimension 1");
-  int64_t c = shape[1];
-  Value g = weight("weight", {c}), b = weight("bias", {c}),
-        m = weight("running_mean", {c}), v = weight("running_var", {c});
-  return batchnorm(x, g, b, m, v, epsilon);
-}
-
-Value GraphBuilder::layerNorm(Value x, StringRef name, double epsilon) {
-  Scope s = scope(name);
-  if (!ready({x}, "layerNorm"))
-    return {};
-  ArrayRef<int64_t> shape =
-      mlir::cast<RankedTensorType>(x.getType()).getShape();
-  if (shape.empty())
-    return fail("layerNorm '" + qualify("") + "': the input is a scalar");
-  Value g = weight("weight", {shape.back()});
-  Value b = weight("bias", {shape.back()});
-  return layernorm(x, g, b, -1, epsilon);
-}
-
-Value GraphBuilder::convBnRelu(Value x, int64_t outChannels, Window kernel,
-                               StringRef convName, StringRef bnName,
-                               Conv2dOptions options, bool relu,
-                               double epsilon) {
-  Value y = conv(x, outChannels, kernel, convName, options);
-  y = batchNorm(y, bnName, epsilon);
-  return relu ? this->relu(y) : y;
-}
-
-Value GraphBuilder::embedding(Value ids, int64_t vocab, int64_t dim,
-                              StringRef name) {
-  Scope s = scope(name);
-  if (!ready({ids}, "embedding"))
-    return {};
-  Type element = mlir::cast<RankedTensorType>(ids.getType()).getElementType();
-  if (!element.isSignlessInteger(32) && !element.isSignlessInteger(64))
-    return fail("embedding '" + qualify("") +
-                "': the ids must be i32 or i64 tensors");
-  return gather(weight("weight", {vocab, dim}), ids, 0);
-}
-
-Value GraphBuilder::attention(Value x, StringRef name,
-                              const AttentionOptions &o) {
-  Scope s = scope(name);
-  if (!ready({x}, "attention"))
-    return {};
-  ArrayRef<int64_t> shape =
-      mlir::cast<RankedTensorType>(x.getType()).getShape();
-  if (shape.size() != 3)
-    return fail("attention '" + qualify("") + "': the input is " +
-                shapeString(shape) + ", expected [batch, seq, hidden]");
-  int64_t batch = shape[0], seq = shape[1], hidden = shape[2];
-  if (o.numHeads < 1 || hidden % o.numHeads != 0)
-    return fail("attention '" + qualify("") + "': " + Twine(o.numHeads) +
-                " heads do not divide the hidden size " + Twine(hidden));
-  int64_t heads = o.numHeads, dim = hidden / heads;
-  auto project = [&](StringRef which) {
-    Value p = linear(x, hidden, hidden, which, Act::None, o.bias);
-    return reshape(p, {batch, seq, heads, dim});
-  };
-  // [batch, heads, seq, dim] for Q and V, [batch, heads, dim, seq] for K.
-  Value q = transpose(project(o.names.query), {0, 2, 1, 3});
-  Value k = transpose(project(o.names.key), {0, 2, 3, 1});
-  Value v = transpose(project(o.names.value), {0, 2, 1, 3});
-  Value scores = scale(matmul(q, k), 1.0 / std::sqrt(double(dim)));
-  if (o.mask)
-    scores = add(scores, o.mask);
-  Value context = matmul(softmax(scores, -1), v);
-  context = reshape(transpose(context, {0, 2, 1, 3}), {batch, seq, hidden});
-  return linear(context, hidden, hidden, o.names.output, Act::None, o.bias);
-}
-
-Value GraphBuilder::transformerLayer(Value x, StringRef name,
-                                     const TransformerLayerOptions &o) {
-  Scope s = scope(name);
-  if (!ready({x}, "transformerLayer"))
-    return {};
-  ArrayRef<int64_t> shape =
-      mlir::cast<RankedTensorType>(x.getType()).getShape();
-  if (shape.size() != 3)
-    return fail("transformer layer '" + qualify("") + "': the input is " +
-                shapeString(shape) + ", expected [batch, seq, hidden]");
-  int64_t hidden = shape[2];
-  AttentionOptions attn;
-  attn.numHeads = o.numHeads;
-  attn.bias = o.bias;
-  attn.mask = o.mask;
-  auto ffn = [&](Value h) {
-    h = linear(h, hidden, o.ffnDim, "intermediate.dense", o.activation, o.bias);
-    return linear(h, o.ffnDim, hidden, "output.dense", Act::None, o.bias);
-  };
-  if (o.preNorm) {
-    Value h = layerNorm(x, "attention.output.LayerNorm", o.epsilon);
-    x = add(x, attention(h, "attention", attn));
-    h = layerNorm(x, "output.LayerNorm", o.epsilon);
-    return add(x, ffn(h));
-  }
-  Value h = add(attention(x, "attention", attn), x);
-  h = layerNorm(h, "attention.output.LayerNorm", o.epsilon);
-  Value y = add(ffn(h), h);
-  return layerNorm(y, "output.LayerNorm", o.epsilon);
-}
-
-LstmState GraphBuilder::lstmCell(Value x, LstmState state, int64_t hidden,
-                                 StringRef name) {
-  Scope s = scope(name);
-  if (!ready({x, state.h, state.c}, "lstmCell"))
-    return {};
-  ArrayRef<int64_t> shape =
-      mlir::cast<RankedTensorType>(x.getType()).getShape();
-  if (shape.empty()) {
-    fail("lstm cell '" + qualify("") + "': the input is a scalar");
-    return {};
-  }
-  // One op per statement here and below, so that the IR order does not
-  // depend on the compiler's order of evaluating arguments.
-  int64_t in = shape.back();
-  Value wih = weight("weight_ih", {in, 4 * hidden});
-  Value whh = weight("weight_hh", {hidden, 4 * hidden});
-  Value bias = weight("bias", {4 * hidden});
-  Value xw = matmul(x, wih);
-  Value hw = matmul(state.h, whh);
-  Value gates = add(add(xw, hw), bias);
-  SmallVector<Value> g = split(gates, -1, {hidden, hidden, hidden, hidden});
-  if (g.size() != 4)
-    return {};
-  Value i = sigmoid(g[0]), f = sigmoid(g[1]), cand = tanh(g[2]),
-        o = sigmoid(g[3]);
-  Value keep = mul(f, state.c);
-  Value write = mul(i, cand);
-  Value c = add(keep, write);
-  Value h = mul(o, tanh(c));
-  return {h, c};
-}
-
-Value GraphBuilder::rnnCell(Value x, Value h, int64_t hidden, StringRef name,
-                            Act act) {
-  Scope s = scope(name);
-  if (!ready({x, h}, "rnnCell"))
-    return {};
-  ArrayRef<int64_t> shape =
-      mlir::cast<RankedTensorType>(x.getType()).getShape();
-  if (shape.empty())
-    return fail("rnn cell '" + qualify("") + "': the input is a scalar");
-  Value wih = weight("weight_ih", {shape.back(), hidden});
-  Value whh = weight("weight_hh", {hidden, hidden});
-  Value bias = weight("bias", {hidden});
-  Value xw = matmul(x, wih);
-  Value hw = matmul(h, whh);
-  return activation(add(add(xw, hw), bias), act);
 }
 
 //===----------------------------------------------------------------------===//

@@ -80,15 +80,46 @@ struct Entry {
   int32_t history;
 };
 
-} // namespace
+/// TASO's search: graphs queued by cost; the cheapest is expanded into its
+/// rewrites by every rule, and those cheaper than alpha times the best cost
+/// so far (and not too large, and not seen before) are queued in turn.
+class BacktrackingSearch {
+public:
+  BacktrackingSearch(SearchContext &sc, const RuleSet &rules,
+                     const TermGraph &input, const BacktrackOptions &options)
+      : sc(sc), rules(rules), input(input), options(options), instantiator(sc),
+        best(input),
+        maxOps(std::max(1.0, options.maxGrowth * double(input.numOps(sc)))) {}
 
-Outcome search::backtrackingSearch(SearchContext &sc, const RuleSet &rules,
-                                   const TermGraph &input,
-                                   const BacktrackOptions &options) {
+  Outcome run();
+
+private:
+  /// Queues `g`, reached by rewrite `hist` of the history.
+  void push(TermGraph &&g, int32_t hist);
+  /// Removes the cheapest queued graph from the queue.
+  Entry popCheapest();
+  /// Keeps `g` as the best graph when it is cheaper.
+  void keepIfBest(const TermGraph &g, int32_t hist);
+  /// Queues the rewrites of `entry`'s graph by every rule that are cheaper
+  /// than `threshold`; false when the time limit ran out meanwhile.
+  bool expand(const Entry &entry, double threshold);
+  /// Queues `next`, the rewrite of `entry`'s graph by `rule`, when it is
+  /// cheaper than `threshold`, not too large and not seen before.
+  void admit(const Entry &entry, const Rule &rule, TermGraph &&next,
+             double threshold);
+  /// Keeps the cheapest graphs when the queue overflows.
+  void trimQueue();
+  /// A progress line, when one is due.
+  void printProgress();
+  /// The counters of the search.
+  void recordStats(Outcome &out) const;
+
+  SearchContext &sc;
+  const RuleSet &rules;
+  const TermGraph &input;
+  const BacktrackOptions &options;
   Stopwatch clock;
-  Outcome out;
-  out.costBefore = input.cost;
-  Instantiator instantiator(sc);
+  Instantiator instantiator;
 
   // The rewrites that led to each graph, as a tree of (parent, rule).
   std::vector<std::pair<int32_t, uint32_t>> history;
@@ -97,24 +128,124 @@ Outcome search::backtrackingSearch(SearchContext &sc, const RuleSet &rules,
   std::unordered_set<uint64_t> seen;
   uint64_t sequence = 0;
 
-  size_t inputOps = input.numOps(sc);
-  double maxOps = std::max(1.0, options.maxGrowth * double(inputOps));
-  auto push = [&](TermGraph &&g, int32_t hist) {
-    order.insert({g.cost, sequence});
-    queue.emplace(sequence, Entry{std::move(g), hist});
-    ++sequence;
-  };
-
-  TermGraph best = input;
+  TermGraph best;
   int32_t bestHistory = -1;
-  seen.insert(input.hash);
-  push(TermGraph(input), -1);
+  /// A new graph may have at most this many ops.
+  double maxOps;
 
   unsigned expanded = 0;
   size_t generated = 0, admitted = 0, duplicates = 0, rejectedCycles = 0,
          matches = 0, maxQueue = 1;
-  std::string stop = "exhausted";
+};
+
+} // namespace
+
+void BacktrackingSearch::push(TermGraph &&g, int32_t hist) {
+  order.insert({g.cost, sequence});
+  queue.emplace(sequence, Entry{std::move(g), hist});
+  ++sequence;
+}
+
+Entry BacktrackingSearch::popCheapest() {
+  auto first = order.begin();
+  uint64_t seq = first->second;
+  order.erase(first);
+  Entry entry = std::move(queue[seq]);
+  queue.erase(seq);
+  return entry;
+}
+
+void BacktrackingSearch::keepIfBest(const TermGraph &g, int32_t hist) {
+  if (g.cost < best.cost) {
+    best = g;
+    bestHistory = hist;
+  }
+}
+
+bool BacktrackingSearch::expand(const Entry &entry, double threshold) {
+  const TermGraph &g = entry.graph;
+  TermGraphView view(sc, g);
+  PatternMatcher<TermGraphView> matcher(sc, view);
   bool timeUp = false;
+  for (const Rule &rule : rules.rules) {
+    bool go = matcher.forEachMatch(rule, [&](const Match<ValueRef> &m) {
+      ++matches;
+      // A match computing on weights only: both sides are free (folded
+      // ahead of time), so the rewrite cannot lower the cost (as eqsat).
+      if (llvm::all_of(m.outputs,
+                       [&](ValueRef v) { return g.nodes[v.node].foldable; }))
+        return true;
+      const Instance *inst = instantiator.instantiate(rule, view, m);
+      if (!inst)
+        return true;
+      FailureOr<TermGraph> next = applyRewrite(sc, g, m, *inst);
+      ++generated;
+      if (failed(next))
+        ++rejectedCycles;
+      else
+        admit(entry, rule, std::move(*next), threshold);
+      if ((generated & 63) == 0 && clock.seconds() > options.timeLimit) {
+        timeUp = true;
+        return false;
+      }
+      return true;
+    });
+    if (!go)
+      break;
+  }
+  return !timeUp;
+}
+
+void BacktrackingSearch::admit(const Entry &entry, const Rule &rule,
+                               TermGraph &&next, double threshold) {
+  bool cheapAndSmall =
+      next.cost < threshold && double(next.numOps(sc)) <= maxOps;
+  if (!cheapAndSmall)
+    return;
+  if (!seen.insert(next.hash).second) {
+    ++duplicates;
+    return;
+  }
+  history.push_back({entry.history, rule.id});
+  push(std::move(next), int32_t(history.size() - 1));
+  ++admitted;
+}
+
+void BacktrackingSearch::trimQueue() {
+  while (order.size() > options.queueCap) {
+    auto last = std::prev(order.end());
+    queue.erase(last->second);
+    order.erase(last);
+  }
+  maxQueue = std::max(maxQueue, order.size());
+}
+
+void BacktrackingSearch::printProgress() {
+  if (options.progress && options.progress->due())
+    options.progress->print(llvm::formatv(
+        "backtracking: {0} graphs expanded, {1} queued, best cost {2:e} "
+        "({3:f3}x), {4:f1} s",
+        expanded, order.size(), best.cost,
+        best.cost > 0 ? input.cost / best.cost : 1.0, clock.seconds()));
+}
+
+void BacktrackingSearch::recordStats(Outcome &out) const {
+  out.stats["graphs_expanded"] = int64_t(expanded);
+  out.stats["graphs_generated"] = int64_t(generated);
+  out.stats["graphs_queued"] = int64_t(admitted);
+  out.stats["duplicates"] = int64_t(duplicates);
+  out.stats["matches"] = int64_t(matches);
+  out.stats["rejected_instances"] = int64_t(instantiator.numRejected());
+  out.stats["rejected_cycles"] = int64_t(rejectedCycles);
+  out.stats["max_queue"] = int64_t(maxQueue);
+}
+
+Outcome BacktrackingSearch::run() {
+  Outcome out;
+  out.costBefore = input.cost;
+  seen.insert(input.hash);
+  push(TermGraph(input), -1);
+  std::string stop = "exhausted";
   while (!order.empty()) {
     if (expanded >= options.budget) {
       stop = "budget";
@@ -124,90 +255,20 @@ Outcome search::backtrackingSearch(SearchContext &sc, const RuleSet &rules,
       stop = "time";
       break;
     }
-    auto first = order.begin();
-    uint64_t seq = first->second;
-    order.erase(first);
-    Entry entry = std::move(queue[seq]);
-    queue.erase(seq);
-    TermGraph &g = entry.graph;
+    Entry entry = popCheapest();
     ++expanded;
-    if (g.cost < best.cost) {
-      best = g;
-      bestHistory = entry.history;
-    }
-    double threshold = options.alpha * best.cost;
-
-    TermGraphView view(sc, g);
-    PatternMatcher<TermGraphView> matcher(sc, view);
-    SmallVector<Type, 4> varTypes;
-    SmallVector<Type, 2> outputTypes;
-    for (const Rule &rule : rules.rules) {
-      bool go = matcher.forEachMatch(rule, [&](const Match<ValueRef> &m) {
-        ++matches;
-        // A match computing on weights only: both sides are free (folded
-        // ahead of time), so the rewrite cannot lower the cost (as eqsat).
-        if (llvm::all_of(m.outputs, [&](ValueRef v) {
-              return g.nodes[v.node].foldable;
-            }))
-          return true;
-        varTypes.clear();
-        for (auto [v, b] : llvm::zip(m.vars, m.varBound))
-          varTypes.push_back(b ? g.typeOf(v) : Type());
-        outputTypes.clear();
-        for (ValueRef v : m.outputs)
-          outputTypes.push_back(g.typeOf(v));
-        const Instance *inst =
-            instantiator.instantiate(rule, varTypes, m.dims, outputTypes);
-        if (!inst)
-          return true;
-        FailureOr<TermGraph> next = applyRewrite(sc, g, m, *inst);
-        ++generated;
-        if (failed(next)) {
-          ++rejectedCycles;
-          return true;
-        }
-        if (next->cost < threshold && double(next->numOps(sc)) <= maxOps) {
-          if (!seen.insert(next->hash).second) {
-            ++duplicates;
-          } else {
-            history.push_back({entry.history, rule.id});
-            push(std::move(*next), int32_t(history.size() - 1));
-            ++admitted;
-          }
-        }
-        if ((generated & 63) == 0 && clock.seconds() > options.timeLimit) {
-          timeUp = true;
-          return false;
-        }
-        return true;
-      });
-      if (!go)
-        break;
-    }
-    // Keep the cheapest graphs when the queue overflows.
-    while (order.size() > options.queueCap) {
-      auto last = std::prev(order.end());
-      queue.erase(last->second);
-      order.erase(last);
-    }
-    maxQueue = std::max(maxQueue, order.size());
-    if (options.progress && options.progress->due())
-      options.progress->print(llvm::formatv(
-          "backtracking: {0} graphs expanded, {1} queued, best cost {2:e} "
-          "({3:f3}x), {4:f1} s",
-          expanded, order.size(), best.cost,
-          best.cost > 0 ? input.cost / best.cost : 1.0, clock.seconds()));
-    if (timeUp) {
+    keepIfBest(entry.graph, entry.history);
+    bool inTime = expand(entry, options.alpha * best.cost);
+    trimQueue();
+    printProgress();
+    if (!inTime) {
       stop = "time";
       break;
     }
   }
   // Graphs still queued may be cheaper than the best expanded one.
   for (auto &[seq, e] : queue)
-    if (e.graph.cost < best.cost) {
-      best = e.graph;
-      bestHistory = e.history;
-    }
+    keepIfBest(e.graph, e.history);
 
   for (int32_t h = bestHistory; h >= 0; h = history[h].first)
     ++out.rulesApplied[rules.rules[history[h].second].name];
@@ -215,13 +276,12 @@ Outcome search::backtrackingSearch(SearchContext &sc, const RuleSet &rules,
   out.costAfter = out.best.cost;
   out.seconds = clock.seconds();
   out.stopReason = stop;
-  out.stats["graphs_expanded"] = int64_t(expanded);
-  out.stats["graphs_generated"] = int64_t(generated);
-  out.stats["graphs_queued"] = int64_t(admitted);
-  out.stats["duplicates"] = int64_t(duplicates);
-  out.stats["matches"] = int64_t(matches);
-  out.stats["rejected_instances"] = int64_t(instantiator.numRejected());
-  out.stats["rejected_cycles"] = int64_t(rejectedCycles);
-  out.stats["max_queue"] = int64_t(maxQueue);
+  recordStats(out);
   return out;
+}
+
+Outcome search::backtrackingSearch(SearchContext &sc, const RuleSet &rules,
+                                   const TermGraph &input,
+                                   const BacktrackOptions &options) {
+  return BacktrackingSearch(sc, rules, input, options).run();
 }

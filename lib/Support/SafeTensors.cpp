@@ -342,8 +342,8 @@ Expected<File> File::open(StringRef path) {
   // Only regular files: a device such as /dev/zero would never end.
   sys::fs::file_status status;
   if (std::error_code ec = sys::fs::status(path, status))
-    return createStringError(Twine(path) + ": cannot open file: " +
-                             ec.message());
+    return createStringError(Twine(path) +
+                             ": cannot open file: " + ec.message());
   if (!sys::fs::is_regular_file(status))
     return createStringError(Twine(path) + ": not a regular file");
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
@@ -365,171 +365,192 @@ static std::optional<uint64_t> getNonNegativeInteger(const json::Value &value,
   return result;
 }
 
-Expected<File> File::parse(std::unique_ptr<MemoryBuffer> buffer) {
-  if (!buffer)
-    return createStringError("<null>: no buffer to parse");
-  File file;
-  file.Path = buffer->getBufferIdentifier().str();
-  file.Buffer = std::move(buffer);
-  StringRef bytes = file.Buffer->getBuffer();
+/// Builds an error of the file being parsed ("path: message").
+using FileErrorFn = function_ref<Error(const Twine &)>;
 
-  // Header length.
+/// The JSON header of the file `bytes`, after its 8-byte length.
+static Expected<StringRef> splitHeader(StringRef bytes, FileErrorFn error) {
   if (bytes.size() < 8)
-    return file.makeError("file is too short (" + Twine(bytes.size()) +
-                          " bytes) to hold the 8-byte header length");
+    return error("file is too short (" + Twine(bytes.size()) +
+                 " bytes) to hold the 8-byte header length");
   uint64_t headerSize =
       support::endian::read<uint64_t>(bytes.data(), endianness::little);
   uint64_t available = bytes.size() - 8;
-  if (headerSize > kMaxHeaderSize)
-    return file.makeError("header length " + Twine(headerSize) +
-                          " exceeds the limit of " + Twine(kMaxHeaderSize) +
-                          " bytes (100 MiB)");
+  if (headerSize > File::kMaxHeaderSize)
+    return error("header length " + Twine(headerSize) +
+                 " exceeds the limit of " + Twine(File::kMaxHeaderSize) +
+                 " bytes (100 MiB)");
   if (headerSize > available)
-    return file.makeError("header length " + Twine(headerSize) +
-                          " runs past the end of the file (" +
-                          Twine(bytes.size()) + " bytes)");
-  StringRef header = bytes.substr(8, headerSize);
-  file.DataStart = 8 + headerSize;
-  file.DataSize = available - headerSize;
+    return error("header length " + Twine(headerSize) +
+                 " runs past the end of the file (" + Twine(bytes.size()) +
+                 " bytes)");
+  return bytes.substr(8, headerSize);
+}
 
-  // Header JSON.
+/// Parses the header: UTF-8 JSON nesting at most kMaxJsonDepth levels, an
+/// object without duplicate keys at any level.
+static Expected<json::Value> parseHeaderJSON(StringRef header,
+                                             FileErrorFn error) {
   size_t badOffset = 0;
   if (!json::isUTF8(header, &badOffset))
-    return file.makeError("header is not valid UTF-8 (bad byte at header "
-                          "offset " +
-                          Twine(badOffset) + ")");
+    return error("header is not valid UTF-8 (bad byte at header offset " +
+                 Twine(badOffset) + ")");
   if (nestingDepth(header, kMaxJsonDepth) > kMaxJsonDepth)
-    return file.makeError("header JSON nests deeper than " +
-                          Twine(kMaxJsonDepth) + " levels");
+    return error("header JSON nests deeper than " + Twine(kMaxJsonDepth) +
+                 " levels");
   Expected<json::Value> root = json::parse(header);
   if (!root)
-    return file.makeError("header is not valid JSON: " +
-                          toString(root.takeError()));
-  const json::Object *object = root->getAsObject();
-  if (!object)
-    return file.makeError("header JSON is not an object");
+    return error("header is not valid JSON: " + toString(root.takeError()));
+  if (!root->getAsObject())
+    return error("header JSON is not an object");
   if (std::optional<DuplicateKey> dup = findDuplicateKey(header)) {
     if (!dup->nested && dup->key == kMetadataKey)
-      return file.makeError("duplicate '__metadata__' entry in header");
+      return error("duplicate '__metadata__' entry in header");
     if (!dup->nested)
-      return file.makeError("duplicate tensor name '" + dup->key + "'");
+      return error("duplicate tensor name '" + dup->key + "'");
     if (dup->outer == kMetadataKey)
-      return file.makeError("__metadata__ has duplicate key '" + dup->key +
-                            "'");
-    return file.makeError("tensor '" + dup->outer + "': duplicate key '" +
-                          dup->key + "' in header entry");
+      return error("__metadata__ has duplicate key '" + dup->key + "'");
+    return error("tensor '" + dup->outer + "': duplicate key '" + dup->key +
+                 "' in header entry");
+  }
+  return root;
+}
+
+/// Reads the "__metadata__" entry, an object of strings, into `metadata`.
+static Error readMetadata(const json::Value &value,
+                          std::map<std::string, std::string> &metadata,
+                          FileErrorFn error) {
+  const json::Object *object = value.getAsObject();
+  if (!object)
+    return error("__metadata__ is not an object of strings");
+  for (const auto &kv : *object) {
+    std::optional<StringRef> str = kv.second.getAsString();
+    if (!str)
+      return error("__metadata__ is not an object of strings: value of key '" +
+                   StringRef(kv.first) + "' is not a string");
+    metadata[kv.first.str()] = str->str();
+  }
+  return Error::success();
+}
+
+/// The "dtype" of a tensor entry: the name of a supported dtype.
+static Expected<DType> readEntryDType(const json::Object &entry,
+                                      FileErrorFn entryError) {
+  const json::Value *dtypeValue = entry.get("dtype");
+  if (!dtypeValue)
+    return entryError("missing dtype");
+  std::optional<StringRef> dtypeStr = dtypeValue->getAsString();
+  if (!dtypeStr)
+    return entryError("dtype is not a string");
+  std::optional<DType> dtype = parseDType(*dtypeStr);
+  if (!dtype)
+    return entryError("unknown or unsupported dtype '" + *dtypeStr + "'");
+  return *dtype;
+}
+
+/// The "shape" of a tensor entry: an array of non-negative integers.
+static Expected<std::vector<int64_t>> readEntryShape(const json::Object &entry,
+                                                     FileErrorFn entryError) {
+  const json::Value *shapeValue = entry.get("shape");
+  if (!shapeValue)
+    return entryError("missing shape");
+  const json::Array *shapeArray = shapeValue->getAsArray();
+  if (!shapeArray)
+    return entryError("shape is not an array of non-negative integers");
+  std::vector<int64_t> shape;
+  for (auto [index, dimValue] : enumerate(*shapeArray)) {
+    std::optional<uint64_t> dim = getNonNegativeInteger(
+        dimValue, uint64_t(std::numeric_limits<int64_t>::max()));
+    if (!dim)
+      return entryError("shape is not an array of "
+                        "non-negative integers (dimension " +
+                        Twine(index) + ")");
+    shape.push_back(static_cast<int64_t>(*dim));
+  }
+  return shape;
+}
+
+/// The "data_offsets" of a tensor entry into `info`: [begin, end) within
+/// the data section of `dataSize` bytes.
+static Error readEntryOffsets(const json::Object &entry, uint64_t dataSize,
+                              TensorInfo &info, FileErrorFn entryError) {
+  const json::Value *offsetsValue = entry.get("data_offsets");
+  if (!offsetsValue)
+    return entryError("missing data_offsets");
+  const json::Array *offsets = offsetsValue->getAsArray();
+  std::optional<uint64_t> begin, end;
+  if (offsets && offsets->size() == 2) {
+    begin = getNonNegativeInteger((*offsets)[0], UINT64_MAX);
+    end = getNonNegativeInteger((*offsets)[1], UINT64_MAX);
+  }
+  if (!begin || !end)
+    return entryError("data_offsets is not an array of two "
+                      "non-negative integers");
+  if (*begin > *end)
+    return entryError("data_offsets begin " + Twine(*begin) +
+                      " is greater than end " + Twine(*end));
+  if (*end > dataSize)
+    return entryError("data_offsets end " + Twine(*end) +
+                      " is past the end of the data section (" +
+                      Twine(dataSize) + " bytes)");
+  info.begin = *begin;
+  info.end = *end;
+  return Error::success();
+}
+
+/// Reads the header entry of tensor `name`: exactly dtype, shape and
+/// data_offsets, consistent with each other and the data section.
+static Expected<TensorInfo> readTensorEntry(StringRef name,
+                                            const json::Value &value,
+                                            uint64_t dataSize,
+                                            FileErrorFn error) {
+  auto entryError = [&](const Twine &message) {
+    return error("tensor '" + name + "': " + message);
+  };
+  const json::Object *entry = value.getAsObject();
+  if (!entry)
+    return entryError("entry is not a JSON object");
+  for (const auto &kv : *entry) {
+    StringRef key = kv.first;
+    if (key != "dtype" && key != "shape" && key != "data_offsets")
+      return entryError("unknown key '" + key +
+                        "' in entry (expected only dtype, shape, "
+                        "data_offsets)");
   }
 
-  // Visit entries in name order so the first error reported is stable.
-  std::vector<StringRef> names;
-  names.reserve(object->size());
-  for (const auto &entry : *object)
-    names.push_back(entry.first);
-  llvm::sort(names);
+  TensorInfo info;
+  info.name = name.str();
+  Expected<DType> dtype = readEntryDType(*entry, entryError);
+  if (!dtype)
+    return dtype.takeError();
+  info.dtype = *dtype;
+  Expected<std::vector<int64_t>> shape = readEntryShape(*entry, entryError);
+  if (!shape)
+    return shape.takeError();
+  info.shape = std::move(*shape);
+  std::optional<int64_t> expectedBytes = byteSize(info.dtype, info.shape);
+  if (!expectedBytes)
+    return entryError("shape " + formatShape(info.shape) + " of dtype " +
+                      dtypeName(info.dtype) + " overflows: too many elements");
+  if (Error err = readEntryOffsets(*entry, dataSize, info, entryError))
+    return std::move(err);
+  if (info.end - info.begin != static_cast<uint64_t>(*expectedBytes))
+    return entryError(
+        "data_offsets [" + Twine(info.begin) + ", " + Twine(info.end) +
+        ") span " + Twine(info.end - info.begin) + " bytes but dtype " +
+        dtypeName(info.dtype) + " with shape " + formatShape(info.shape) +
+        " needs " + Twine(*expectedBytes) + " bytes");
+  return info;
+}
 
-  for (StringRef name : names) {
-    const json::Value &value = *object->get(name);
-    if (name == kMetadataKey) {
-      const json::Object *metadata = value.getAsObject();
-      if (!metadata)
-        return file.makeError("__metadata__ is not an object of strings");
-      for (const auto &kv : *metadata) {
-        std::optional<StringRef> str = kv.second.getAsString();
-        if (!str)
-          return file.makeError(
-              "__metadata__ is not an object of strings: value of key '" +
-              StringRef(kv.first) + "' is not a string");
-        file.Metadata[kv.first.str()] = str->str();
-      }
-      continue;
-    }
-
-    auto entryError = [&](const Twine &message) {
-      return file.makeError("tensor '" + name + "': " + message);
-    };
-    const json::Object *entry = value.getAsObject();
-    if (!entry)
-      return entryError("entry is not a JSON object");
-    for (const auto &kv : *entry) {
-      StringRef key = kv.first;
-      if (key != "dtype" && key != "shape" && key != "data_offsets")
-        return entryError("unknown key '" + key +
-                          "' in entry (expected only dtype, shape, "
-                          "data_offsets)");
-    }
-
-    TensorInfo info;
-    info.name = name.str();
-
-    // dtype
-    const json::Value *dtypeValue = entry->get("dtype");
-    if (!dtypeValue)
-      return entryError("missing dtype");
-    std::optional<StringRef> dtypeStr = dtypeValue->getAsString();
-    if (!dtypeStr)
-      return entryError("dtype is not a string");
-    std::optional<DType> dtype = parseDType(*dtypeStr);
-    if (!dtype)
-      return entryError("unknown or unsupported dtype '" + *dtypeStr + "'");
-    info.dtype = *dtype;
-
-    // shape
-    const json::Value *shapeValue = entry->get("shape");
-    if (!shapeValue)
-      return entryError("missing shape");
-    const json::Array *shapeArray = shapeValue->getAsArray();
-    if (!shapeArray)
-      return entryError("shape is not an array of non-negative integers");
-    for (auto [index, dimValue] : enumerate(*shapeArray)) {
-      std::optional<uint64_t> dim = getNonNegativeInteger(
-          dimValue, uint64_t(std::numeric_limits<int64_t>::max()));
-      if (!dim)
-        return entryError("shape is not an array of "
-                          "non-negative integers (dimension " +
-                          Twine(index) + ")");
-      info.shape.push_back(static_cast<int64_t>(*dim));
-    }
-    std::optional<int64_t> expectedBytes = byteSize(info.dtype, info.shape);
-    if (!expectedBytes)
-      return entryError("shape " + formatShape(info.shape) + " of dtype " +
-                        dtypeName(info.dtype) +
-                        " overflows: too many elements");
-
-    // data_offsets
-    const json::Value *offsetsValue = entry->get("data_offsets");
-    if (!offsetsValue)
-      return entryError("missing data_offsets");
-    const json::Array *offsets = offsetsValue->getAsArray();
-    std::optional<uint64_t> begin, end;
-    if (offsets && offsets->size() == 2) {
-      begin = getNonNegativeInteger((*offsets)[0], UINT64_MAX);
-      end = getNonNegativeInteger((*offsets)[1], UINT64_MAX);
-    }
-    if (!begin || !end)
-      return entryError("data_offsets is not an array of two "
-                        "non-negative integers");
-    if (*begin > *end)
-      return entryError("data_offsets begin " + Twine(*begin) +
-                        " is greater than end " + Twine(*end));
-    if (*end > file.DataSize)
-      return entryError("data_offsets end " + Twine(*end) +
-                        " is past the end of the data section (" +
-                        Twine(file.DataSize) + " bytes)");
-    if (*end - *begin != static_cast<uint64_t>(*expectedBytes))
-      return entryError("data_offsets [" + Twine(*begin) + ", " + Twine(*end) +
-                        ") span " + Twine(*end - *begin) + " bytes but dtype " +
-                        dtypeName(info.dtype) + " with shape " +
-                        formatShape(info.shape) + " needs " +
-                        Twine(*expectedBytes) + " bytes");
-    info.begin = *begin;
-    info.end = *end;
-    file.Tensors.push_back(std::move(info));
-  }
-
+/// Checks that the tensors' byte ranges tile the data section of `dataSize`
+/// bytes: no two overlap and no byte belongs to no tensor.
+static Error checkDataLayout(ArrayRef<TensorInfo> tensors, uint64_t dataSize,
+                             FileErrorFn error) {
   // Overlap: sort the non-empty ranges by start; each must start at or after
   // the furthest end seen so far. Empty ranges overlap nothing.
   std::vector<const TensorInfo *> byOffset;
-  for (const TensorInfo &info : file.Tensors)
+  for (const TensorInfo &info : tensors)
     if (info.begin != info.end)
       byOffset.push_back(&info);
   llvm::sort(byOffset, [](const TensorInfo *a, const TensorInfo *b) {
@@ -539,11 +560,10 @@ Expected<File> File::parse(std::unique_ptr<MemoryBuffer> buffer) {
   const TensorInfo *furthest = nullptr;
   for (const TensorInfo *info : byOffset) {
     if (furthest && info->begin < furthest->end)
-      return file.makeError("tensors '" + furthest->name + "' and '" +
-                            info->name + "' overlap: data_offsets [" +
-                            Twine(furthest->begin) + ", " +
-                            Twine(furthest->end) + ") and [" +
-                            Twine(info->begin) + ", " + Twine(info->end) + ")");
+      return error("tensors '" + furthest->name + "' and '" + info->name +
+                   "' overlap: data_offsets [" + Twine(furthest->begin) + ", " +
+                   Twine(furthest->end) + ") and [" + Twine(info->begin) +
+                   ", " + Twine(info->end) + ")");
     if (!furthest || info->end > furthest->end)
       furthest = info;
   }
@@ -553,18 +573,59 @@ Expected<File> File::parse(std::unique_ptr<MemoryBuffer> buffer) {
   uint64_t covered = 0;
   for (const TensorInfo *info : byOffset) {
     if (info->begin != covered)
-      return file.makeError("bytes [" + Twine(covered) + ", " +
-                            Twine(info->begin) +
-                            ") of the data section belong to no tensor "
-                            "(before tensor '" +
-                            info->name + "')");
+      return error("bytes [" + Twine(covered) + ", " + Twine(info->begin) +
+                   ") of the data section belong to no tensor "
+                   "(before tensor '" +
+                   info->name + "')");
     covered = info->end;
   }
-  if (covered != file.DataSize)
-    return file.makeError("bytes [" + Twine(covered) + ", " +
-                          Twine(file.DataSize) +
-                          ") at the end of the data section belong to no "
-                          "tensor");
+  if (covered != dataSize)
+    return error("bytes [" + Twine(covered) + ", " + Twine(dataSize) +
+                 ") at the end of the data section belong to no "
+                 "tensor");
+  return Error::success();
+}
+
+Expected<File> File::parse(std::unique_ptr<MemoryBuffer> buffer) {
+  if (!buffer)
+    return createStringError("<null>: no buffer to parse");
+  File file;
+  file.Path = buffer->getBufferIdentifier().str();
+  file.Buffer = std::move(buffer);
+  StringRef bytes = file.Buffer->getBuffer();
+  auto error = [&](const Twine &message) { return file.makeError(message); };
+
+  Expected<StringRef> header = splitHeader(bytes, error);
+  if (!header)
+    return header.takeError();
+  file.DataStart = 8 + header->size();
+  file.DataSize = bytes.size() - file.DataStart;
+  Expected<json::Value> root = parseHeaderJSON(*header, error);
+  if (!root)
+    return root.takeError();
+  const json::Object &object = *root->getAsObject();
+
+  // Visit entries in name order so the first error reported is stable.
+  std::vector<StringRef> names;
+  names.reserve(object.size());
+  for (const auto &entry : object)
+    names.push_back(entry.first);
+  llvm::sort(names);
+  for (StringRef name : names) {
+    const json::Value &value = *object.get(name);
+    if (name == kMetadataKey) {
+      if (Error err = readMetadata(value, file.Metadata, error))
+        return std::move(err);
+      continue;
+    }
+    Expected<TensorInfo> info =
+        readTensorEntry(name, value, file.DataSize, error);
+    if (!info)
+      return info.takeError();
+    file.Tensors.push_back(std::move(*info));
+  }
+  if (Error err = checkDataLayout(file.Tensors, file.DataSize, error))
+    return std::move(err);
 
   // Names came from sorted keys; keep that invariant explicit.
   assert(llvm::is_sorted(file.Tensors,
@@ -660,24 +721,24 @@ Error decodeAll(const File &file, const TensorInfo &info,
 }
 } // namespace
 
-Expected<std::vector<double>> File::readAsDouble(StringRef name) const {
-  Expected<const TensorInfo *> info = find(name);
+/// Every element of the tensor `info` (found by File::find) of `file`.
+template <typename T>
+static Expected<std::vector<T>> readAs(const File &file,
+                                       Expected<const TensorInfo *> info) {
   if (!info)
     return info.takeError();
-  std::vector<double> result;
-  if (Error err = decodeAll(*this, **info, rawBytes(**info), result))
+  std::vector<T> result;
+  if (Error err = decodeAll(file, **info, file.rawBytes(**info), result))
     return err;
   return result;
 }
 
+Expected<std::vector<double>> File::readAsDouble(StringRef name) const {
+  return readAs<double>(*this, find(name));
+}
+
 Expected<std::vector<float>> File::readAsFloat(StringRef name) const {
-  Expected<const TensorInfo *> info = find(name);
-  if (!info)
-    return info.takeError();
-  std::vector<float> result;
-  if (Error err = decodeAll(*this, **info, rawBytes(**info), result))
-    return err;
-  return result;
+  return readAs<float>(*this, find(name));
 }
 
 Error File::check(StringRef name, DType expected,
@@ -763,11 +824,17 @@ Error Writer::add(StringRef name, DType dtype, ArrayRef<int64_t> shape,
          << " " << why << " " << dtypeName(dtype);
       return createStringError(text);
     };
-    std::optional<int64_t> integer;
-    auto requireInteger = [&](unsigned bits, bool isSigned) {
-      integer = toInteger(value, bits, isSigned);
+    // An integer type U: the value truncated toward zero, if in range.
+    auto writeInteger = [&](auto zero, bool isSigned) {
+      using U = decltype(zero);
+      std::optional<int64_t> integer =
+          toInteger(value, 8 * sizeof(U), isSigned);
+      if (integer)
+        write<U>(out + sizeof(U) * i, static_cast<U>(*integer),
+                 endianness::little);
       return integer.has_value();
     };
+    bool inRange = true;
     switch (dtype) {
     case DType::F64:
       write<uint64_t>(out + 8 * i, bit_cast<uint64_t>(value),
@@ -789,32 +856,19 @@ Error Writer::add(StringRef name, DType dtype, ArrayRef<int64_t> shape,
                       endianness::little);
       break;
     case DType::I64:
-      if (!requireInteger(64, true))
-        return bad("is out of range for");
-      write<uint64_t>(out + 8 * i, static_cast<uint64_t>(*integer),
-                      endianness::little);
+      inRange = writeInteger(uint64_t(), /*isSigned=*/true);
       break;
     case DType::I32:
-      if (!requireInteger(32, true))
-        return bad("is out of range for");
-      write<uint32_t>(out + 4 * i, static_cast<uint32_t>(*integer),
-                      endianness::little);
+      inRange = writeInteger(uint32_t(), /*isSigned=*/true);
       break;
     case DType::I16:
-      if (!requireInteger(16, true))
-        return bad("is out of range for");
-      write<uint16_t>(out + 2 * i, static_cast<uint16_t>(*integer),
-                      endianness::little);
+      inRange = writeInteger(uint16_t(), /*isSigned=*/true);
       break;
     case DType::I8:
-      if (!requireInteger(8, true))
-        return bad("is out of range for");
-      out[i] = static_cast<uint8_t>(*integer);
+      inRange = writeInteger(uint8_t(), /*isSigned=*/true);
       break;
     case DType::U8:
-      if (!requireInteger(8, false))
-        return bad("is out of range for");
-      out[i] = static_cast<uint8_t>(*integer);
+      inRange = writeInteger(uint8_t(), /*isSigned=*/false);
       break;
     case DType::Bool:
       if (value != 0.0 && value != 1.0)
@@ -822,6 +876,8 @@ Error Writer::add(StringRef name, DType dtype, ArrayRef<int64_t> shape,
       out[i] = value == 1.0 ? 1 : 0;
       break;
     }
+    if (!inRange)
+      return bad("is out of range for");
   }
   Tensors.emplace(name.str(), std::move(entry));
   return Error::success();

@@ -1,5 +1,4 @@
-//===- loom-onnx-conformance.cpp - The ONNX backend tests on Loom
-//----------===//
+//===- loom-onnx-conformance.cpp - The ONNX backend tests on Loom --------===//
 //
 // Part of Loom. Runs the ONNX backend test suite (Debian's libonnx-testdata:
 // <root>/<suite>/<case>/model.onnx with test_data_set_N/input_K.pb and
@@ -33,6 +32,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -224,19 +224,11 @@ void runCase(mlir::ModuleOp module, const std::string &weightsPath,
     std::vector<double> values = got.toDoubles();
     for (size_t k = 0; k < values.size(); ++k) {
       double g = values[k], w = want.values[k];
-      if (std::isnan(w) || std::isnan(g)) {
-        if (std::isnan(w) != std::isnan(g)) {
-          row.status = Status::Fail;
-          row.maxAbsError = INFINITY;
-          row.detail = "output " + std::to_string(i) + " element " +
-                       std::to_string(k) + " is " + std::to_string(g) +
-                       ", expected " + std::to_string(w);
-          return;
-        }
-        continue;
-      }
-      if (std::isinf(w) || std::isinf(g)) {
-        if (g != w) {
+      // NaN must match NaN, and infinities must be equal.
+      bool nan = std::isnan(w) || std::isnan(g);
+      if (nan || std::isinf(w) || std::isinf(g)) {
+        bool match = nan ? std::isnan(w) == std::isnan(g) : g == w;
+        if (!match) {
           row.status = Status::Fail;
           row.maxAbsError = INFINITY;
           row.detail = "output " + std::to_string(i) + " element " +
@@ -262,184 +254,100 @@ void runCase(mlir::ModuleOp module, const std::string &weightsPath,
     row.status = Status::Pass;
 }
 
-/// Imports and runs every data set of one case.
-void runOne(MLIRContext &context, Row &row) {
-  const Case &c = row.c;
+/// Half-precision test data may be stored as its bits (uint16): decodes `t`
+/// when the model declares it float16 or bfloat16.
+void decodeHalfBits(ONNXTensor &t, int32_t declared) {
+  if (t.dataType != 4 /*uint16*/ || (declared != 10 && declared != 16))
+    return;
+  for (double &v : t.values) {
+    auto bits = static_cast<uint16_t>(v);
+    v = declared == 10 ? safetensors::halfToFloat(bits)
+                       : safetensors::bfloat16ToFloat(bits);
+  }
+  t.dataType = declared;
+}
+
+/// The inputs and expected outputs of one test data set.
+struct DataSet {
+  std::vector<ONNXTensor> inputs, outputs;
+};
+
+/// Imports and runs every data set of one case into its row.
+class CaseRunner {
+public:
+  CaseRunner(MLIRContext &context, Row &row)
+      : context(context), row(row), handler(&context, [this](Diagnostic &diag) {
+          if (diag.getSeverity() == DiagnosticSeverity::Error) {
+            if (!diagnostics.empty())
+              diagnostics += "\n";
+            diagnostics += diag.str();
+          }
+          return success();
+        }) {}
+
+  void run();
+
+private:
+  /// Ends the case with `status` and `detail`; returns false.
+  bool stop(Status status, std::string detail);
+  /// Imports and runs data set `set`; false when the case ends there.
+  bool runDataSet(StringRef set);
+  /// The tensors of data set `set`; none (the case ends) when they cannot be
+  /// read or do not fit the model.
+  std::optional<DataSet> readDataSet(StringRef set);
+  /// Imports the model at the shapes of `data`; when the importer needs a
+  /// graph input's value at import time (a shape, axes, scales, ...), binds
+  /// it to the test's value and tries again. Null when the import fails
+  /// (`diagnostics` says why).
+  OwningOpRef<ModuleOp> importModel(const DataSet &data,
+                                    ONNXImportOptions &options,
+                                    safetensors::Writer &writer);
+  /// tg -> ONNX -> tg, with the weights going through the exported model
+  /// (rewritten to `weightsPath`); null when the case ends.
+  OwningOpRef<ModuleOp> roundTripModule(ModuleOp module, StringRef weightsPath,
+                                        const ONNXImportOptions &options);
+
+  MLIRContext &context;
+  Row &row;
+  /// The errors reported since the last clear(), one a line.
   std::string diagnostics;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error) {
-      if (!diagnostics.empty())
-        diagnostics += "\n";
-      diagnostics += diag.str();
-    }
-    return success();
-  });
-  llvm::SmallString<256> modelPath(c.dir);
+  ScopedDiagnosticHandler handler;
+  llvm::SmallString<256> modelPath;
+  std::unique_ptr<llvm::MemoryBuffer> model;
+  ONNXModelInfo info;
+};
+
+bool CaseRunner::stop(Status status, std::string detail) {
+  row.status = status;
+  row.detail = std::move(detail);
+  return false;
+}
+
+void CaseRunner::run() {
+  modelPath = row.c.dir;
   llvm::sys::path::append(modelPath, "model.onnx");
-  auto model = llvm::MemoryBuffer::getFile(modelPath);
-  if (!model) {
+  auto buffer = llvm::MemoryBuffer::getFile(modelPath);
+  if (!buffer) {
     row.detail = "no model.onnx";
     return;
   }
-  auto info = describeONNXModel((*model)->getBuffer(), ONNXFormat::Binary);
-  if (!info) {
-    row.detail = llvm::toString(info.takeError());
+  model = std::move(*buffer);
+  auto described = describeONNXModel(model->getBuffer(), ONNXFormat::Binary);
+  if (!described) {
+    row.detail = llvm::toString(described.takeError());
     return;
   }
-  row.operators = info->operators;
-  auto dataSets = numbered(c.dir, "test_data_set_", "");
+  info = std::move(*described);
+  row.operators = info.operators;
+  auto dataSets = numbered(row.c.dir, "test_data_set_", "");
   if (dataSets.empty()) {
     row.detail = "no test data";
     return;
   }
   row.status = Status::Pass;
-  for (const std::string &set : dataSets) {
-    auto inputs = readTensors(set, "input_");
-    auto outputs = readTensors(set, "output_");
-    if (!inputs || !outputs) {
-      row.status = Status::Unsupported;
-      row.detail = !inputs ? llvm::toString(inputs.takeError())
-                           : llvm::toString(outputs.takeError());
-      if (inputs)
-        llvm::consumeError(outputs.takeError());
+  for (const std::string &set : dataSets)
+    if (!runDataSet(set))
       return;
-    }
-    if (inputs->size() != info->inputs.size()) {
-      row.status = Status::Unsupported;
-      row.detail = "the test data has " + std::to_string(inputs->size()) +
-                   " inputs, the model " + std::to_string(info->inputs.size());
-      return;
-    }
-    // Half-precision test data may be stored as its bits (uint16).
-    auto reinterpret = [](ONNXTensor &t, int32_t declared) {
-      if (t.dataType != 4 /*uint16*/ || (declared != 10 && declared != 16))
-        return;
-      for (double &v : t.values) {
-        auto bits = static_cast<uint16_t>(v);
-        v = declared == 10 ? safetensors::halfToFloat(bits)
-                           : safetensors::bfloat16ToFloat(bits);
-      }
-      t.dataType = declared;
-    };
-    for (size_t i = 0; i < inputs->size(); ++i)
-      reinterpret((*inputs)[i], info->inputs[i].dataType);
-    for (size_t i = 0; i < outputs->size() && i < info->outputs.size(); ++i)
-      reinterpret((*outputs)[i], info->outputs[i].dataType);
-
-    ONNXImportOptions options;
-    options.targetOpset = opset;
-    bool wide = false, f64 = false;
-    for (size_t i = 0; i < inputs->size(); ++i) {
-      options.inputShapes[info->inputs[i].name] = llvm::SmallVector<int64_t>(
-          (*inputs)[i].shape.begin(), (*inputs)[i].shape.end());
-      wide |= isHalf((*inputs)[i].dataType);
-      f64 |= (*inputs)[i].dataType == 11;
-    }
-    for (const ONNXTensor &t : *outputs) {
-      wide |= isHalf(t.dataType);
-      f64 |= t.dataType == 11;
-    }
-    llvm::SmallString<128> weightsPath;
-    if (llvm::sys::fs::createTemporaryFile("loom-conformance", "safetensors",
-                                           weightsPath)) {
-      row.status = Status::Fail;
-      row.detail = "cannot create a temporary file";
-      return;
-    }
-    options.weightsAttr = std::string(weightsPath);
-    // Import; when the importer needs a graph input's value at import time
-    // (a shape, axes, scales, ...), bind it to the test's value and retry.
-    OwningOpRef<ModuleOp> module;
-    safetensors::Writer writer;
-    static const llvm::Regex needsValue("it is the graph input '([^']*)'");
-    for (int attempt = 0; attempt <= static_cast<int>(inputs->size());
-         ++attempt) {
-      writer = safetensors::Writer();
-      diagnostics.clear();
-      module = importONNX((*model)->getBuffer(), modelPath, ONNXFormat::Binary,
-                          &context, options, writer);
-      llvm::SmallVector<StringRef> match;
-      if (module || !needsValue.match(diagnostics, &match))
-        break;
-      bool bound = false;
-      for (size_t i = 0; i < inputs->size(); ++i)
-        if (info->inputs[i].name == match[1] &&
-            !options.boundInputs.count(match[1])) {
-          options.boundInputs[match[1]] = (*inputs)[i];
-          options.inputShapes.erase(match[1]);
-          if (!llvm::is_contained(row.bound, match[1].str()))
-            row.bound.push_back(match[1].str());
-          bound = true;
-        }
-      if (!bound)
-        break;
-    }
-    if (!module) {
-      llvm::sys::fs::remove(weightsPath);
-      row.status = StringRef(diagnostics).contains("importer bug")
-                       ? Status::Fail
-                       : Status::Unsupported;
-      row.detail = firstLine(diagnostics);
-      return;
-    }
-    if (auto err = writer.write(weightsPath)) {
-      llvm::sys::fs::remove(weightsPath);
-      row.status = Status::Fail;
-      row.detail = llvm::toString(std::move(err));
-      return;
-    }
-    if (roundTrip) {
-      // tg -> ONNX -> tg, with the weights going through the exported model.
-      ONNXExportOptions exportOptions;
-      exportOptions.weightsFile = std::string(weightsPath);
-      std::string bytes;
-      llvm::raw_string_ostream os(bytes);
-      diagnostics.clear();
-      if (failed(exportONNX(*module, os, exportOptions))) {
-        llvm::sys::fs::remove(weightsPath);
-        row.status = Status::Fail;
-        row.detail = "export failed: " + firstLine(diagnostics);
-        return;
-      }
-      ONNXImportOptions again;
-      again.weightsAttr = options.weightsAttr;
-      safetensors::Writer writer2;
-      OwningOpRef<ModuleOp> reimported = importONNX(
-          bytes, "exported.onnx", ONNXFormat::Binary, &context, again, writer2);
-      if (!reimported) {
-        llvm::sys::fs::remove(weightsPath);
-        row.status = Status::Fail;
-        row.detail = "re-import failed: " + firstLine(diagnostics);
-        return;
-      }
-      if (auto err = writer2.write(weightsPath)) {
-        llvm::sys::fs::remove(weightsPath);
-        row.status = Status::Fail;
-        row.detail = llvm::toString(std::move(err));
-        return;
-      }
-      module = std::move(reimported);
-    }
-    std::vector<ONNXTensor> args;
-    for (size_t i = 0; i < inputs->size(); ++i)
-      if (!options.boundInputs.count(info->inputs[i].name))
-        args.push_back((*inputs)[i]);
-    Row setRow;
-    setRow.c = c;
-    if (f64)
-      runCase<interp::F64Domain>(*module, std::string(weightsPath), args,
-                                 *outputs, wide, setRow, diagnostics);
-    else
-      runCase<interp::F32Domain>(*module, std::string(weightsPath), args,
-                                 *outputs, wide, setRow, diagnostics);
-    llvm::sys::fs::remove(weightsPath);
-    row.maxAbsError = std::max(row.maxAbsError, setRow.maxAbsError);
-    if (setRow.status != Status::Pass) {
-      row.status = setRow.status;
-      row.detail = llvm::sys::path::filename(set).str() + ": " + setRow.detail;
-      return;
-    }
-  }
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "max abs error " << llvm::format("%.3g", row.maxAbsError);
@@ -447,6 +355,147 @@ void runOne(MLIRContext &context, Row &row) {
     os << "; bound at import: " << llvm::join(row.bound, ", ");
   row.detail = s;
 }
+
+std::optional<DataSet> CaseRunner::readDataSet(StringRef set) {
+  auto inputs = readTensors(set, "input_");
+  auto outputs = readTensors(set, "output_");
+  if (!inputs || !outputs) {
+    std::string detail = !inputs ? llvm::toString(inputs.takeError())
+                                 : llvm::toString(outputs.takeError());
+    if (inputs)
+      llvm::consumeError(outputs.takeError());
+    stop(Status::Unsupported, std::move(detail));
+    return std::nullopt;
+  }
+  if (inputs->size() != info.inputs.size()) {
+    stop(Status::Unsupported,
+         "the test data has " + std::to_string(inputs->size()) +
+             " inputs, the model " + std::to_string(info.inputs.size()));
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < inputs->size(); ++i)
+    decodeHalfBits((*inputs)[i], info.inputs[i].dataType);
+  for (size_t i = 0; i < outputs->size() && i < info.outputs.size(); ++i)
+    decodeHalfBits((*outputs)[i], info.outputs[i].dataType);
+  return DataSet{std::move(*inputs), std::move(*outputs)};
+}
+
+OwningOpRef<ModuleOp> CaseRunner::importModel(const DataSet &data,
+                                              ONNXImportOptions &options,
+                                              safetensors::Writer &writer) {
+  OwningOpRef<ModuleOp> module;
+  static const llvm::Regex needsValue("it is the graph input '([^']*)'");
+  for (int attempt = 0; attempt <= static_cast<int>(data.inputs.size());
+       ++attempt) {
+    writer = safetensors::Writer();
+    diagnostics.clear();
+    module = importONNX(model->getBuffer(), modelPath, ONNXFormat::Binary,
+                        &context, options, writer);
+    llvm::SmallVector<StringRef> match;
+    if (module || !needsValue.match(diagnostics, &match))
+      break;
+    bool bound = false;
+    for (size_t i = 0; i < data.inputs.size(); ++i)
+      if (info.inputs[i].name == match[1] &&
+          !options.boundInputs.count(match[1])) {
+        options.boundInputs[match[1]] = data.inputs[i];
+        options.inputShapes.erase(match[1]);
+        if (!llvm::is_contained(row.bound, match[1].str()))
+          row.bound.push_back(match[1].str());
+        bound = true;
+      }
+    if (!bound)
+      break;
+  }
+  return module;
+}
+
+OwningOpRef<ModuleOp>
+CaseRunner::roundTripModule(ModuleOp module, StringRef weightsPath,
+                            const ONNXImportOptions &options) {
+  ONNXExportOptions exportOptions;
+  exportOptions.weightsFile = weightsPath.str();
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  diagnostics.clear();
+  if (failed(exportONNX(module, os, exportOptions))) {
+    stop(Status::Fail, "export failed: " + firstLine(diagnostics));
+    return nullptr;
+  }
+  ONNXImportOptions again;
+  again.weightsAttr = options.weightsAttr;
+  safetensors::Writer writer;
+  OwningOpRef<ModuleOp> reimported = importONNX(
+      bytes, "exported.onnx", ONNXFormat::Binary, &context, again, writer);
+  if (!reimported) {
+    stop(Status::Fail, "re-import failed: " + firstLine(diagnostics));
+    return nullptr;
+  }
+  if (auto err = writer.write(weightsPath)) {
+    stop(Status::Fail, llvm::toString(std::move(err)));
+    return nullptr;
+  }
+  return reimported;
+}
+
+bool CaseRunner::runDataSet(StringRef set) {
+  std::optional<DataSet> data = readDataSet(set);
+  if (!data)
+    return false;
+  ONNXImportOptions options;
+  options.targetOpset = opset;
+  bool wide = false, f64 = false;
+  for (auto [in, t] : llvm::zip(info.inputs, data->inputs)) {
+    options.inputShapes[in.name] =
+        llvm::SmallVector<int64_t>(t.shape.begin(), t.shape.end());
+    wide |= isHalf(t.dataType);
+    f64 |= t.dataType == 11;
+  }
+  for (const ONNXTensor &t : data->outputs) {
+    wide |= isHalf(t.dataType);
+    f64 |= t.dataType == 11;
+  }
+  llvm::SmallString<128> weightsPath;
+  if (llvm::sys::fs::createTemporaryFile("loom-conformance", "safetensors",
+                                         weightsPath))
+    return stop(Status::Fail, "cannot create a temporary file");
+  llvm::scope_exit removeWeights([&] { llvm::sys::fs::remove(weightsPath); });
+  options.weightsAttr = std::string(weightsPath);
+  safetensors::Writer writer;
+  OwningOpRef<ModuleOp> module = importModel(*data, options, writer);
+  if (!module)
+    return stop(StringRef(diagnostics).contains("importer bug")
+                    ? Status::Fail
+                    : Status::Unsupported,
+                firstLine(diagnostics));
+  if (auto err = writer.write(weightsPath))
+    return stop(Status::Fail, llvm::toString(std::move(err)));
+  if (roundTrip) {
+    module = roundTripModule(*module, weightsPath, options);
+    if (!module)
+      return false;
+  }
+  std::vector<ONNXTensor> args;
+  for (auto [in, t] : llvm::zip(info.inputs, data->inputs))
+    if (!options.boundInputs.count(in.name))
+      args.push_back(t);
+  Row setRow;
+  setRow.c = row.c;
+  if (f64)
+    runCase<interp::F64Domain>(*module, std::string(weightsPath), args,
+                               data->outputs, wide, setRow, diagnostics);
+  else
+    runCase<interp::F32Domain>(*module, std::string(weightsPath), args,
+                               data->outputs, wide, setRow, diagnostics);
+  row.maxAbsError = std::max(row.maxAbsError, setRow.maxAbsError);
+  if (setRow.status != Status::Pass)
+    return stop(setRow.status,
+                llvm::sys::path::filename(set).str() + ": " + setRow.detail);
+  return true;
+}
+
+/// Imports and runs every data set of one case.
+void runOne(MLIRContext &context, Row &row) { CaseRunner(context, row).run(); }
 
 std::vector<Case> findCases() {
   std::vector<std::string> names(suites.begin(), suites.end());
@@ -504,34 +553,27 @@ std::string reasonOf(StringRef detail) {
   return detail.str();
 }
 
-void writeSupportedOps(llvm::raw_ostream &os, const std::vector<Row> &rows) {
-  struct Counts {
-    int pass = 0, fail = 0, unsupported = 0;
-  };
-  std::map<std::string, Counts> bySuite;
-  std::map<std::string, Counts> byOp;
-  for (const Row &r : rows) {
-    Counts &s = bySuite[r.c.suite];
-    (r.status == Status::Pass   ? s.pass
-     : r.status == Status::Fail ? s.fail
-                                : s.unsupported)++;
-    for (const std::string &op : r.operators) {
-      Counts &o = byOp[op];
-      (r.status == Status::Pass   ? o.pass
-       : r.status == Status::Fail ? o.fail
-                                  : o.unsupported)++;
-    }
-  }
-  std::vector<std::string> handled = getSupportedONNXOperators();
-  llvm::StringSet<> foldOnly;
-  for (const std::string &op : getFoldOnlyONNXOperators())
-    foldOnly.insert(op);
-  llvm::StringSet<> handledSet;
-  for (const std::string &op : handled) {
-    handledSet.insert(op);
-    byOp[op];
-  }
+/// `s` with each '|' replaced by '/', to sit in a Markdown table cell.
+std::string withoutPipes(std::string s) {
+  for (char &ch : s)
+    if (ch == '|')
+      ch = '/';
+  return s;
+}
 
+/// Cases by result.
+struct Counts {
+  int pass = 0, fail = 0, unsupported = 0;
+  void add(Status status) {
+    (status == Status::Pass   ? pass
+     : status == Status::Fail ? fail
+                              : unsupported)++;
+  }
+  int total() const { return pass + fail + unsupported; }
+};
+
+/// What the page says before its tables: how the cases were run and judged.
+void writeIntroduction(llvm::raw_ostream &os, const std::vector<Row> &rows) {
   os << "# Supported ONNX operators\n\n"
      << "<!-- Generated by `loom-onnx-conformance --emit-supported-ops-md`; "
         "test/ONNX/conformance.test checks that it is current. Do not edit. "
@@ -565,21 +607,41 @@ void writeSupportedOps(llvm::raw_ostream &os, const std::vector<Row> &rows) {
         "--bind-input` does; "
      << boundCases
      << " of the passing cases do so (the TSV table names the inputs).\n\n";
+}
 
+/// The results per suite directory, and in all.
+void writeSuiteTable(llvm::raw_ostream &os, const std::vector<Row> &rows) {
+  std::map<std::string, Counts> bySuite;
+  for (const Row &r : rows)
+    bySuite[r.c.suite].add(r.status);
   os << "## Results per directory\n\n"
      << "| directory | pass | fail | unsupported | total |\n"
      << "| --- | ---: | ---: | ---: | ---: |\n";
   Counts total;
   for (auto &[suite, c] : bySuite) {
     os << "| " << suite << " | " << c.pass << " | " << c.fail << " | "
-       << c.unsupported << " | " << c.pass + c.fail + c.unsupported << " |\n";
+       << c.unsupported << " | " << c.total() << " |\n";
     total.pass += c.pass;
     total.fail += c.fail;
     total.unsupported += c.unsupported;
   }
   os << "| **all** | " << total.pass << " | " << total.fail << " | "
-     << total.unsupported << " | "
-     << total.pass + total.fail + total.unsupported << " |\n\n";
+     << total.unsupported << " | " << total.total() << " |\n\n";
+}
+
+/// Every operator the cases use or the importer handles: whether it has a
+/// handler, and the results of the cases that use it.
+void writeOperatorTable(llvm::raw_ostream &os, const std::vector<Row> &rows,
+                        const llvm::StringSet<> &handled) {
+  std::map<std::string, Counts> byOp;
+  for (const Row &r : rows)
+    for (const std::string &op : r.operators)
+      byOp[op].add(r.status);
+  for (const auto &op : handled)
+    byOp[op.getKey().str()];
+  llvm::StringSet<> foldOnly;
+  for (const std::string &op : getFoldOnlyONNXOperators())
+    foldOnly.insert(op);
 
   os << "## Operators\n\n"
      << "*Handler*: the importer has a handler for the operator (it may "
@@ -593,48 +655,33 @@ void writeSupportedOps(llvm::raw_ostream &os, const std::vector<Row> &rows) {
      << "| --- | :---: | ---: | ---: | ---: |\n";
   for (auto &[op, c] : byOp)
     os << "| " << op << " | "
-       << (foldOnly.contains(op)     ? "known values"
-           : handledSet.contains(op) ? "yes"
-                                     : "no")
+       << (foldOnly.contains(op)  ? "known values"
+           : handled.contains(op) ? "yes"
+                                  : "no")
        << " | " << c.pass << " | " << c.fail << " | " << c.unsupported
        << " |\n";
+}
 
-  os << "\n## Failing cases\n\n";
+/// A list item per row that `select` picks, with the `detail` of each;
+/// "None." when there is none.
+void writeCaseList(llvm::raw_ostream &os, const std::vector<Row> &rows,
+                   llvm::function_ref<bool(const Row &)> select,
+                   llvm::function_ref<std::string(const Row &)> detail) {
   bool any = false;
   for (const Row &r : rows) {
-    if (r.status != Status::Fail)
+    if (!select(r))
       continue;
     any = true;
-    std::string detail = r.detail;
-    for (char &ch : detail)
-      if (ch == '|')
-        ch = '/';
-    os << "- `" << r.c.id() << "`: " << detail << "\n";
+    os << "- `" << r.c.id() << "`: " << withoutPipes(detail(r)) << "\n";
   }
   if (!any)
     os << "None.\n";
+}
 
-  os << "\n## Cases whose operators all have handlers but that do not "
-        "pass\n\n"
-     << "The importer has a handler for every operator of these graphs; "
-        "an attribute, an element type or a rank is what it refuses:\n\n";
-  any = false;
-  for (const Row &r : rows) {
-    if (r.status != Status::Unsupported || r.operators.empty() ||
-        !llvm::all_of(r.operators, [&](const std::string &op) {
-          return handledSet.contains(op);
-        }))
-      continue;
-    any = true;
-    std::string reason = reasonOf(r.detail);
-    for (char &ch : reason)
-      if (ch == '|')
-        ch = '/';
-    os << "- `" << r.c.id() << "`: " << reason << "\n";
-  }
-  if (!any)
-    os << "None.\n";
-
+/// The most common reasons why cases are unsupported, grouped by what the
+/// diagnostic says after naming the node.
+void writeUnsupportedReasons(llvm::raw_ostream &os,
+                             const std::vector<Row> &rows) {
   os << "\n## Why cases are unsupported\n\n"
      << "The most common reasons (the full list is in the TSV table the "
         "harness writes):\n\n"
@@ -650,10 +697,7 @@ void writeSupportedOps(llvm::raw_ostream &os, const std::vector<Row> &rows) {
     if (colon != std::string::npos && quote != std::string::npos &&
         reason[0] == '\'')
       reason = reason.substr(0, quote + 1) + reason.substr(colon + 1);
-    for (char &ch : reason)
-      if (ch == '|')
-        ch = '/';
-    reasons[reason]++;
+    reasons[withoutPipes(reason)]++;
   }
   std::vector<std::pair<std::string, int>> sorted(reasons.begin(),
                                                   reasons.end());
@@ -664,22 +708,39 @@ void writeSupportedOps(llvm::raw_ostream &os, const std::vector<Row> &rows) {
     os << "| " << sorted[i].first << " | " << sorted[i].second << " |\n";
 }
 
-} // namespace
+/// docs/ONNX/SupportedOps.md.
+void writeSupportedOps(llvm::raw_ostream &os, const std::vector<Row> &rows) {
+  llvm::StringSet<> handled;
+  for (const std::string &op : getSupportedONNXOperators())
+    handled.insert(op);
+  writeIntroduction(os, rows);
+  writeSuiteTable(os, rows);
+  writeOperatorTable(os, rows, handled);
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(conformanceCat);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "loom-onnx-conformance: the ONNX backend tests on Loom's importer and "
-      "reference interpreter\n");
+  os << "\n## Failing cases\n\n";
+  writeCaseList(
+      os, rows, [](const Row &r) { return r.status == Status::Fail; },
+      [](const Row &r) { return r.detail; });
 
-  std::vector<Case> cases = findCases();
-  std::vector<Row> rows(cases.size());
-  for (size_t i = 0; i < cases.size(); ++i)
-    rows[i].c = cases[i];
-  interp::setNumThreads(1);
+  os << "\n## Cases whose operators all have handlers but that do not "
+        "pass\n\n"
+     << "The importer has a handler for every operator of these graphs; "
+        "an attribute, an element type or a rank is what it refuses:\n\n";
+  writeCaseList(
+      os, rows,
+      [&](const Row &r) {
+        return r.status == Status::Unsupported && !r.operators.empty() &&
+               llvm::all_of(r.operators, [&](const std::string &op) {
+                 return handled.contains(op);
+               });
+      },
+      [](const Row &r) { return reasonOf(r.detail); });
 
+  writeUnsupportedReasons(os, rows);
+}
+
+/// Runs every row's case on `jobs` threads (each with its own context).
+void runAll(std::vector<Row> &rows) {
   unsigned threads =
       jobs ? jobs : std::max(1u, std::thread::hardware_concurrency());
   std::atomic<size_t> next{0};
@@ -704,107 +765,150 @@ int main(int argc, char **argv) {
     pool.emplace_back(worker);
   for (std::thread &t : pool)
     t.join();
+}
 
-  // Summary per suite.
+/// The summary per suite, on standard output.
+void printSummary(const std::vector<Row> &rows) {
   std::map<std::string, std::array<int, 3>> counts;
   for (const Row &r : rows)
     counts[r.c.suite][static_cast<int>(r.status)]++;
   for (auto &[suite, c] : counts)
     llvm::outs() << suite << ": " << c[0] << " pass, " << c[1] << " fail, "
                  << c[2] << " unsupported\n";
+}
 
-  auto writeFile = [](StringRef path,
-                      llvm::function_ref<void(llvm::raw_ostream &)> fn) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (ec) {
-      llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")
-          << "cannot write " << path << ": " << ec.message() << "\n";
-      return false;
-    }
-    fn(os);
-    return true;
-  };
+/// The --tsv table: a line per case.
+void writeTSV(llvm::raw_ostream &os, const std::vector<Row> &rows) {
+  os << "case\tstatus\tmax_abs_error\tdetail\toperators\n";
+  for (const Row &r : rows) {
+    os << r.c.id() << "\t" << statusName(r.status) << "\t";
+    if (r.status == Status::Unsupported)
+      os << "";
+    else
+      os << llvm::format("%.3g", r.maxAbsError);
+    os << "\t" << escapeTSV(r.detail) << "\t" << llvm::join(r.operators, ",")
+       << "\n";
+  }
+}
+
+/// The --json table: an object per case.
+void writeJSON(llvm::raw_ostream &os, const std::vector<Row> &rows) {
+  llvm::json::Array array;
+  for (const Row &r : rows) {
+    llvm::json::Object o{{"case", r.c.id()},
+                         {"status", statusName(r.status)},
+                         {"detail", r.detail}};
+    if (r.status != Status::Unsupported && std::isfinite(r.maxAbsError))
+      o["max_abs_error"] = r.maxAbsError;
+    llvm::json::Array ops;
+    for (const std::string &op : r.operators)
+      ops.push_back(op);
+    o["operators"] = std::move(ops);
+    array.push_back(std::move(o));
+  }
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(array))) << "\n";
+}
+
+/// The --write-allowlist file: the passing cases.
+void writeAllowlist(llvm::raw_ostream &os, const std::vector<Row> &rows) {
+  os << "# ONNX backend-test cases that must pass (suite/case), one per "
+        "line.\n# Regenerate with: loom-onnx-conformance "
+        "--write-allowlist FILE\n";
+  for (const Row &r : rows)
+    if (r.status == Status::Pass)
+      os << r.c.id() << "\n";
+}
+
+/// Writes `path` with `fn`; false (after an error message) when it cannot
+/// be opened.
+bool writeFile(StringRef path,
+               llvm::function_ref<void(llvm::raw_ostream &)> fn) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")
+        << "cannot write " << path << ": " << ec.message() << "\n";
+    return false;
+  }
+  fn(os);
+  return true;
+}
+
+/// Writes the tables that were asked for; false when one cannot be written.
+bool writeOutputs(const std::vector<Row> &rows) {
   bool ok = true;
   if (!tsvFile.empty())
-    ok &= writeFile(tsvFile, [&](llvm::raw_ostream &os) {
-      os << "case\tstatus\tmax_abs_error\tdetail\toperators\n";
-      for (const Row &r : rows) {
-        os << r.c.id() << "\t" << statusName(r.status) << "\t";
-        if (r.status == Status::Unsupported)
-          os << "";
-        else
-          os << llvm::format("%.3g", r.maxAbsError);
-        os << "\t" << escapeTSV(r.detail) << "\t"
-           << llvm::join(r.operators, ",") << "\n";
-      }
-    });
+    ok &=
+        writeFile(tsvFile, [&](llvm::raw_ostream &os) { writeTSV(os, rows); });
   if (!jsonFile.empty())
-    ok &= writeFile(jsonFile, [&](llvm::raw_ostream &os) {
-      llvm::json::Array array;
-      for (const Row &r : rows) {
-        llvm::json::Object o{{"case", r.c.id()},
-                             {"status", statusName(r.status)},
-                             {"detail", r.detail}};
-        if (r.status != Status::Unsupported && std::isfinite(r.maxAbsError))
-          o["max_abs_error"] = r.maxAbsError;
-        llvm::json::Array ops;
-        for (const std::string &op : r.operators)
-          ops.push_back(op);
-        o["operators"] = std::move(ops);
-        array.push_back(std::move(o));
-      }
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(array))) << "\n";
-    });
+    ok &= writeFile(jsonFile,
+                    [&](llvm::raw_ostream &os) { writeJSON(os, rows); });
   if (!supportedOpsFile.empty())
     ok &= writeFile(supportedOpsFile, [&](llvm::raw_ostream &os) {
       writeSupportedOps(os, rows);
     });
   if (!writeAllowlistFile.empty())
-    ok &= writeFile(writeAllowlistFile, [&](llvm::raw_ostream &os) {
-      os << "# ONNX backend-test cases that must pass (suite/case), one per "
-            "line.\n# Regenerate with: loom-onnx-conformance "
-            "--write-allowlist FILE\n";
-      for (const Row &r : rows)
-        if (r.status == Status::Pass)
-          os << r.c.id() << "\n";
-    });
-  if (!ok)
-    return 1;
+    ok &= writeFile(writeAllowlistFile,
+                    [&](llvm::raw_ostream &os) { writeAllowlist(os, rows); });
+  return ok;
+}
 
-  if (!allowlistFile.empty()) {
-    auto buf = llvm::MemoryBuffer::getFile(allowlistFile);
-    if (!buf) {
-      llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")
-          << "cannot read " << allowlistFile << "\n";
-      return 1;
-    }
-    llvm::StringMap<const Row *> byId;
-    for (const Row &r : rows)
-      byId[r.c.id()] = &r;
-    llvm::SmallVector<StringRef> lines;
-    (*buf)->getBuffer().split(lines, '\n');
-    int regressions = 0, listed = 0;
-    for (StringRef line : lines) {
-      line = line.split('#').first.trim();
-      if (line.empty())
-        continue;
-      ++listed;
-      auto it = byId.find(line);
-      if (it == byId.end()) {
-        llvm::errs() << "REGRESSION: " << line << ": case not found\n";
-        ++regressions;
-      } else if (it->second->status != Status::Pass) {
-        llvm::errs() << "REGRESSION: " << line << ": "
-                     << statusName(it->second->status) << ": "
-                     << it->second->detail << "\n";
-        ++regressions;
-      }
-    }
-    llvm::outs() << "allow-list: " << listed - regressions << " of " << listed
-                 << " pass\n";
-    if (regressions)
-      return 1;
+/// Checks that every case of --allowlist passes; false (after naming each
+/// regression) when one does not or the list cannot be read.
+bool checkAllowlist(const std::vector<Row> &rows) {
+  auto buf = llvm::MemoryBuffer::getFile(allowlistFile);
+  if (!buf) {
+    llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")
+        << "cannot read " << allowlistFile << "\n";
+    return false;
   }
+  llvm::StringMap<const Row *> byId;
+  for (const Row &r : rows)
+    byId[r.c.id()] = &r;
+  llvm::SmallVector<StringRef> lines;
+  (*buf)->getBuffer().split(lines, '\n');
+  int regressions = 0, listed = 0;
+  for (StringRef line : lines) {
+    line = line.split('#').first.trim();
+    if (line.empty())
+      continue;
+    ++listed;
+    auto it = byId.find(line);
+    if (it == byId.end()) {
+      llvm::errs() << "REGRESSION: " << line << ": case not found\n";
+      ++regressions;
+    } else if (it->second->status != Status::Pass) {
+      llvm::errs() << "REGRESSION: " << line << ": "
+                   << statusName(it->second->status) << ": "
+                   << it->second->detail << "\n";
+      ++regressions;
+    }
+  }
+  llvm::outs() << "allow-list: " << listed - regressions << " of " << listed
+               << " pass\n";
+  return regressions == 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(conformanceCat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "loom-onnx-conformance: the ONNX backend tests on Loom's importer and "
+      "reference interpreter\n");
+
+  std::vector<Case> cases = findCases();
+  std::vector<Row> rows(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i)
+    rows[i].c = cases[i];
+  interp::setNumThreads(1);
+  runAll(rows);
+  printSummary(rows);
+  if (!writeOutputs(rows))
+    return 1;
+  if (!allowlistFile.empty() && !checkAllowlist(rows))
+    return 1;
   return 0;
 }

@@ -457,6 +457,17 @@ private:
   /// Checks that no operand is null and each is a static ranked tensor;
   /// reports the first problem (unless an error was reported before).
   bool ready(llvm::ArrayRef<mlir::Value> operands, llvm::StringRef op);
+  /// Reports that composite `what` cannot be built: "what 'scope':
+  /// message", the scope being the composite's. Returns null.
+  mlir::Value failComposite(llvm::StringRef what, const llvm::Twine &message);
+  /// failComposite for a bad input: "the input is <shape>, expected
+  /// <expected>".
+  mlir::Value failInputShape(llvm::StringRef what,
+                             llvm::ArrayRef<int64_t> shape,
+                             const llvm::Twine &expected);
+  /// Whether an op's shape rule accepted its operands (`inference` is its
+  /// result); a rejection, which the rule has reported, fails the builder.
+  bool ruleAccepts(mlir::LogicalResult inference);
   /// Verifies a just-built op; erases it and fails on error.
   mlir::Value check(mlir::Operation *op);
   template <typename OpTy> mlir::Value unary(mlir::Value x);

@@ -38,6 +38,7 @@
 #include "loom/Search/Rule.h"
 #include "loom/Search/SearchContext.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <functional>
@@ -117,6 +118,19 @@ public:
                               llvm::ArrayRef<mlir::Type> varTypes,
                               const DimMap &dims,
                               llvm::ArrayRef<mlir::Type> outputTypes);
+  /// The target of `rule` at the types of match `m` in `view`: its bound
+  /// variables' types (null for the unbound ones) and its outputs'.
+  template <class View>
+  const Instance *instantiate(const Rule &rule, const View &view,
+                              const Match<typename View::Value> &m) {
+    llvm::SmallVector<mlir::Type, 4> varTypes;
+    for (auto [v, bound] : llvm::zip(m.vars, m.varBound))
+      varTypes.push_back(bound ? view.typeOf(v) : mlir::Type());
+    llvm::SmallVector<mlir::Type, 2> outputTypes;
+    for (const typename View::Value &v : m.outputs)
+      outputTypes.push_back(view.typeOf(v));
+    return instantiate(rule, varTypes, m.dims, outputTypes);
+  }
   size_t numRejected() const { return rejected; }
 
 private:

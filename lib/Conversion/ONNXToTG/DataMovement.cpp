@@ -345,19 +345,6 @@ SmallVector<int64_t> stepIndices(int64_t start, int64_t step, int64_t size) {
   return idx;
 }
 
-/// Gathers `indices` along `axis` of `v` (a constant index list).
-FailureOr<Value> gatherConstant(NodeContext &ctx, Value v, int64_t axis,
-                                ArrayRef<int64_t> indices) {
-  HostTensor idx;
-  idx.dataType = onnx::TensorProto::INT64;
-  idx.shape = {static_cast<int64_t>(indices.size())};
-  idx.ints.assign(indices.begin(), indices.end());
-  auto iv = ctx.materialize(idx, "indices");
-  if (failed(iv))
-    return failure();
-  return ctx.create<tg::GatherOp>({v, *iv}, {ctx.i64Attr("axis", axis)});
-}
-
 LogicalResult importSlice(NodeContext &ctx) {
   ArrayRef<int64_t> in = ctx.inputShape(0);
   int64_t rank = in.size();
@@ -465,8 +452,7 @@ LogicalResult importSlice(NodeContext &ctx) {
   for (int64_t d = 0; d < rank; ++d) {
     if (step[d] > 0)
       continue;
-    auto r = gatherConstant(ctx, result, d,
-                            stepIndices(first[d], step[d], count[d]));
+    auto r = ctx.gather(result, d, stepIndices(first[d], step[d], count[d]));
     if (failed(r))
       return failure();
     result = *r;
@@ -589,7 +575,7 @@ LogicalResult importPad(NodeContext &ctx) {
       SmallVector<int64_t> idx;
       for (int64_t i = 0; i < low[d] + shape[d] + high[d]; ++i)
         idx.push_back(padSource(i, low[d], shape[d], mode == "reflect"));
-      auto r = gatherConstant(ctx, result, d, idx);
+      auto r = ctx.gather(result, d, idx);
       if (failed(r))
         return failure();
       result = *r;

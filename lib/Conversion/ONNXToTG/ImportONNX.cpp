@@ -3,14 +3,15 @@
 // Part of Loom. The driver of the importer (see ImportONNX.h): parsing,
 // pinning of symbolic dimensions, the unsupported-operator scan, checking,
 // shape inference and version conversion, then the walk over the graph that
-// hands each node to its handler (Importer.h) and the NodeContext those
-// handlers use.
+// hands each node to its handler (Importer.h) and builds the function. The
+// values of the graph and the NodeContext the handlers use are kept by
+// NodeContext.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
 
-#include "Importer.h"
+#include "GraphImporter.h"
 #include "loom/Conversion/ONNXCommon/ONNXLibrary.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 
@@ -20,10 +21,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/Path.h"
 
 #include <climits>
-#include <cmath>
 #include <set>
 
 using namespace mlir;
@@ -31,63 +30,6 @@ using namespace loom;
 using namespace loom::onnx_to_tg;
 using llvm::SmallVector;
 using llvm::StringRef;
-
-namespace loom::onnx_to_tg {
-
-/// A value of the ONNX graph during import: an IR value, a tensor known at
-/// import time, or both (once the known tensor has been materialised).
-struct ImportedValue {
-  enum class Origin { Computed, Initializer, ConstantNode, Folded };
-  Origin origin = Origin::Computed;
-  Value value;
-  std::shared_ptr<const HostTensor> known;
-  /// An initializer not decoded yet.
-  const onnx::TensorProto *initializer = nullptr;
-  bool decodeFailed = false;
-  /// A graph input (an argument of the function).
-  bool isGraphInput = false;
-  int32_t dataType = 0;
-  std::vector<int64_t> shape;
-};
-
-class GraphImporter {
-public:
-  GraphImporter(MLIRContext *context, const ONNXImportOptions &options,
-                safetensors::Writer &writer, StringRef sourceName)
-      : context(context), builder(context), options(options), writer(writer),
-        sourceName(sourceName.str()),
-        fileLoc(FileLineColLoc::get(context, sourceName, 0, 0)) {
-    externalDir = llvm::sys::path::parent_path(sourceName).str();
-  }
-
-  OwningOpRef<ModuleOp> run(onnx::ModelProto &model);
-
-  MLIRContext *context;
-  OpBuilder builder;
-  const ONNXImportOptions &options;
-  safetensors::Writer &writer;
-  std::string sourceName, externalDir;
-  Location fileLoc;
-  llvm::StringMap<ImportedValue> values;
-  llvm::StringSet<> weightNames;
-  bool usedWeights = false;
-  /// Types ONNX's shape inference gave to values, by name.
-  llvm::StringMap<const onnx::TypeProto *> onnxTypes;
-
-  ImportedValue *lookup(StringRef name) {
-    auto it = values.find(name);
-    return it == values.end() ? nullptr : &it->second;
-  }
-  const HostTensor *decode(ImportedValue &v, Location loc);
-  FailureOr<Value> materialize(StringRef name, ImportedValue &v, Location loc);
-  FailureOr<Value> materializeHost(const HostTensor &t, StringRef name,
-                                   bool asWeight, Location loc);
-  std::string uniqueWeightName(StringRef base);
-  LogicalResult checkAgainstONNX(StringRef name, const ImportedValue &v,
-                                 NodeContext &ctx);
-};
-
-} // namespace loom::onnx_to_tg
 
 /// For `return failImport(emitError(loc) << ...);`: the diagnostic is
 /// reported when the full expression ends, and the import returns null.
@@ -124,473 +66,6 @@ static std::string handlerKey(const onnx::NodeProto &node) {
 
 static StringRef canonicalDomain(StringRef domain) {
   return domain == "ai.onnx" ? StringRef() : domain;
-}
-
-//===----------------------------------------------------------------------===//
-// Host tensors <-> IR
-//===----------------------------------------------------------------------===//
-
-/// The IR type of a host tensor, or null when tg cannot hold its elements.
-static RankedTensorType typeOf(MLIRContext *context, int32_t dataType,
-                               ArrayRef<int64_t> shape) {
-  Type e = onnxutil::getTGElementType(context, dataType);
-  if (!e)
-    return {};
-  return RankedTensorType::get(shape, e);
-}
-
-static DenseElementsAttr toAttr(RankedTensorType type, const HostTensor &t) {
-  Type e = type.getElementType();
-  bool splat = t.numElements() > 0;
-  for (int64_t i = 1; splat && i < t.numElements(); ++i)
-    splat = t.isFloat() ? (t.floats[i] == t.floats[0] ||
-                           (std::isnan(t.floats[i]) && std::isnan(t.floats[0])))
-                        : t.ints[i] == t.ints[0];
-  int64_t n = splat ? 1 : t.numElements();
-  if (auto ft = dyn_cast<FloatType>(e)) {
-    SmallVector<APFloat> vals;
-    vals.reserve(n);
-    for (int64_t i = 0; i < n; ++i) {
-      APFloat v(t.asDouble(i));
-      bool lost;
-      v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      vals.push_back(v);
-    }
-    return splat ? DenseElementsAttr::get(type, vals.front())
-                 : DenseElementsAttr::get(type, vals);
-  }
-  if (e.isInteger(1)) {
-    SmallVector<bool> vals;
-    for (int64_t i = 0; i < n; ++i)
-      vals.push_back(t.asInt(i) != 0);
-    return splat ? DenseElementsAttr::get(type, vals.front())
-                 : DenseElementsAttr::get(type, vals);
-  }
-  unsigned width = e.getIntOrFloatBitWidth();
-  SmallVector<APInt> vals;
-  for (int64_t i = 0; i < n; ++i)
-    vals.push_back(APInt(width, static_cast<uint64_t>(t.asInt(i)),
-                         /*isSigned=*/true, /*implicitTrunc=*/true));
-  return splat ? DenseElementsAttr::get(type, vals.front())
-               : DenseElementsAttr::get(type, vals);
-}
-
-std::string GraphImporter::uniqueWeightName(StringRef base) {
-  std::string name = base.empty() ? std::string("weight") : base.str();
-  if (!weightNames.contains(name))
-    return name;
-  for (unsigned i = 1;; ++i) {
-    std::string candidate = name + "_" + std::to_string(i);
-    if (!weightNames.contains(candidate))
-      return candidate;
-  }
-}
-
-const HostTensor *GraphImporter::decode(ImportedValue &v, Location loc) {
-  if (v.known)
-    return v.known.get();
-  if (!v.initializer || v.decodeFailed)
-    return nullptr;
-  auto t = onnxutil::decodeTensor(*v.initializer, externalDir);
-  if (!t) {
-    v.decodeFailed = true;
-    emitError(loc) << "initializer '" << v.initializer->name()
-                   << "': " << llvm::toString(t.takeError());
-    return nullptr;
-  }
-  v.known = std::make_shared<const HostTensor>(std::move(*t));
-  return v.known.get();
-}
-
-FailureOr<Value> GraphImporter::materializeHost(const HostTensor &t,
-                                                StringRef name, bool asWeight,
-                                                Location loc) {
-  auto type = typeOf(context, t.dataType, t.shape);
-  if (!type)
-    return emitError(loc) << "value '" << name << "' has element type "
-                          << onnxutil::dataTypeName(t.dataType)
-                          << ", which tg does not support";
-  if (!asWeight)
-    return tg::ConstantOp::create(builder, loc, type, toAttr(type, t))
-        .getResult();
-  std::string weightName = uniqueWeightName(name);
-  if (auto err = onnxutil::addToWriter(writer, weightName, t))
-    return emitError(loc) << "cannot store weight '" << weightName
-                          << "': " << llvm::toString(std::move(err));
-  weightNames.insert(weightName);
-  usedWeights = true;
-  return tg::WeightOp::create(builder, loc, type, weightName).getResult();
-}
-
-FailureOr<Value> GraphImporter::materialize(StringRef name, ImportedValue &v,
-                                            Location loc) {
-  if (v.value)
-    return v.value;
-  const HostTensor *t = decode(v, loc);
-  if (!t)
-    return failure();
-  int64_t n = t->numElements();
-  bool asWeight;
-  switch (v.origin) {
-  case ImportedValue::Origin::Initializer:
-    asWeight = t->isFloat()
-                   ? n > std::max<int64_t>(options.maxConstantElements, 1)
-                   : n > options.maxInlineConstantElements;
-    break;
-  default: {
-    bool splat = true;
-    for (int64_t i = 1; splat && i < n; ++i)
-      splat = t->asDouble(i) == t->asDouble(0);
-    asWeight = !splat && n > options.maxInlineConstantElements;
-    break;
-  }
-  }
-  auto value = materializeHost(*t, name, asWeight, loc);
-  if (failed(value))
-    return failure();
-  v.value = *value;
-  // Large initializers are not needed on the host any more.
-  if (v.origin == ImportedValue::Origin::Initializer && n > kFoldLimit)
-    v.known.reset();
-  return v.value;
-}
-
-//===----------------------------------------------------------------------===//
-// NodeContext
-//===----------------------------------------------------------------------===//
-
-NodeContext::NodeContext(GraphImporter &graph, const onnx::NodeProto &node,
-                         int64_t opset, Location loc)
-    : graph(graph), nodeProto(node), opsetVersion(opset), location(loc) {}
-
-OpBuilder &NodeContext::builder() { return graph.builder; }
-MLIRContext *NodeContext::context() { return graph.context; }
-
-/// How diagnostics name a node: its name, or its first output.
-static std::string describeNode(const onnx::NodeProto &node) {
-  if (!node.name().empty())
-    return "node '" + node.name() + "'";
-  if (node.output_size() > 0)
-    return "node with output '" + node.output(0) + "'";
-  return "unnamed node";
-}
-
-InFlightDiagnostic NodeContext::emitError() {
-  return mlir::emitError(location)
-         << "'" << nodeProto.op_type() << "' " << describeNode(nodeProto)
-         << " (opset " << opsetVersion << "): ";
-}
-
-LogicalResult NodeContext::fail(const llvm::Twine &message) {
-  return emitError() << message;
-}
-
-const onnx::AttributeProto *NodeContext::getAttr(StringRef name) const {
-  for (const auto &a : nodeProto.attribute())
-    if (a.name() == name)
-      return &a;
-  return nullptr;
-}
-
-bool NodeContext::hasAttr(StringRef name) const { return getAttr(name); }
-
-int64_t NodeContext::getInt(StringRef name, int64_t defaultValue) const {
-  const auto *a = getAttr(name);
-  if (!a || a->type() != onnx::AttributeProto::INT)
-    return defaultValue;
-  return a->i();
-}
-
-double NodeContext::getFloat(StringRef name, double defaultValue) const {
-  const auto *a = getAttr(name);
-  if (!a || a->type() != onnx::AttributeProto::FLOAT)
-    return defaultValue;
-  return a->f();
-}
-
-std::string NodeContext::getString(StringRef name,
-                                   StringRef defaultValue) const {
-  const auto *a = getAttr(name);
-  if (!a || a->type() != onnx::AttributeProto::STRING)
-    return defaultValue.str();
-  return a->s();
-}
-
-std::optional<SmallVector<int64_t>> NodeContext::getInts(StringRef name) const {
-  const auto *a = getAttr(name);
-  if (!a || a->type() != onnx::AttributeProto::INTS)
-    return std::nullopt;
-  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
-}
-
-std::optional<SmallVector<double>>
-NodeContext::getFloats(StringRef name) const {
-  const auto *a = getAttr(name);
-  if (!a || a->type() != onnx::AttributeProto::FLOATS)
-    return std::nullopt;
-  return SmallVector<double>(a->floats().begin(), a->floats().end());
-}
-
-bool NodeContext::hasInput(unsigned i) const {
-  return i < static_cast<unsigned>(nodeProto.input_size()) &&
-         !nodeProto.input(i).empty();
-}
-
-int32_t NodeContext::inputDataType(unsigned i) {
-  if (!hasInput(i))
-    return 0;
-  ImportedValue *v = graph.lookup(nodeProto.input(i));
-  return v ? v->dataType : 0;
-}
-
-RankedTensorType NodeContext::inputType(unsigned i) {
-  if (!hasInput(i))
-    return {};
-  ImportedValue *v = graph.lookup(nodeProto.input(i));
-  if (!v)
-    return {};
-  if (v->value)
-    return cast<RankedTensorType>(v->value.getType());
-  return typeOf(graph.context, v->dataType, v->shape);
-}
-
-ArrayRef<int64_t> NodeContext::inputShape(unsigned i) {
-  if (!hasInput(i))
-    return {};
-  ImportedValue *v = graph.lookup(nodeProto.input(i));
-  return v ? ArrayRef<int64_t>(v->shape) : ArrayRef<int64_t>();
-}
-
-FailureOr<Value> NodeContext::input(unsigned i) {
-  if (!hasInput(i))
-    return fail("input " + llvm::Twine(i) + " is required");
-  StringRef name = nodeProto.input(i);
-  ImportedValue *v = graph.lookup(name);
-  if (!v)
-    return fail("input '" + name +
-                "' is not defined before its use (ONNX graphs are "
-                "topologically sorted)");
-  return graph.materialize(name, *v, location);
-}
-
-const HostTensor *NodeContext::known(unsigned i, int64_t maxElements) {
-  if (!hasInput(i))
-    return nullptr;
-  ImportedValue *v = graph.lookup(nodeProto.input(i));
-  if (!v || (!v->known && !v->initializer))
-    return nullptr;
-  int64_t n = onnxutil::numElementsOf(v->shape);
-  if (n < 0 || n > maxElements)
-    return nullptr;
-  return graph.decode(*v, location);
-}
-
-const HostTensor *NodeContext::constant(unsigned i, int64_t maxElements) {
-  if (!hasInput(i))
-    return nullptr;
-  ImportedValue *v = graph.lookup(nodeProto.input(i));
-  // Floating-point initializers are parameters: they stay tg.weight and are
-  // not folded into new constants (scalars excepted).
-  if (v && v->origin == ImportedValue::Origin::Initializer &&
-      onnxutil::isFloatDataType(v->dataType) &&
-      onnxutil::numElementsOf(v->shape) >
-          std::max<int64_t>(graph.options.maxConstantElements, 1))
-    return nullptr;
-  return known(i, maxElements);
-}
-
-bool NodeContext::allConstant() {
-  for (unsigned i = 0; i < numInputs(); ++i)
-    if (hasInput(i) && !constant(i))
-      return false;
-  return true;
-}
-
-LogicalResult NodeContext::requireKnown(unsigned i, StringRef what) {
-  if (!hasInput(i))
-    return fail(what + " (input " + Twine(i) + ") is required");
-  ImportedValue *v = graph.lookup(nodeProto.input(i));
-  if (!v) {
-    (void)input(i); // Reports the undefined value.
-    return failure();
-  }
-  if (known(i))
-    return success();
-  if (v->decodeFailed)
-    return failure();
-  auto diag = emitError() << what << " (input " << i
-                          << ") must be known at import time";
-  if (v->isGraphInput)
-    diag << "; it is the graph input '" << nodeProto.input(i)
-         << "': bind it to a value (loom-translate --bind-input)";
-  return diag;
-}
-
-FailureOr<SmallVector<int64_t>> NodeContext::constantInts(unsigned i,
-                                                          StringRef what) {
-  if (failed(requireKnown(i, what)))
-    return failure();
-  const HostTensor *t = known(i);
-  if (t->isFloat() || t->shape.size() > 1)
-    return fail(what + " (input " + llvm::Twine(i) +
-                ") must be a 1-D integer tensor");
-  return SmallVector<int64_t>(t->ints.begin(), t->ints.end());
-}
-
-FailureOr<SmallVector<double>> NodeContext::constantDoubles(unsigned i,
-                                                            StringRef what) {
-  if (failed(requireKnown(i, what)))
-    return failure();
-  const HostTensor *t = known(i);
-  SmallVector<double> out;
-  for (int64_t k = 0; k < t->numElements(); ++k)
-    out.push_back(t->asDouble(k));
-  return out;
-}
-
-bool NodeContext::hasOutput(unsigned i) const {
-  return i < static_cast<unsigned>(nodeProto.output_size()) &&
-         !nodeProto.output(i).empty();
-}
-
-void NodeContext::setOutput(unsigned i, Value value) {
-  if (!hasOutput(i))
-    return;
-  ImportedValue v;
-  v.value = value;
-  auto type = cast<RankedTensorType>(value.getType());
-  v.shape.assign(type.getShape().begin(), type.getShape().end());
-  v.dataType = onnxutil::getONNXDataType(type.getElementType()).value_or(0);
-  graph.values[nodeProto.output(i)] = std::move(v);
-}
-
-void NodeContext::setOutput(unsigned i, HostTensor value) {
-  if (!hasOutput(i))
-    return;
-  ImportedValue v;
-  v.origin = ImportedValue::Origin::Folded;
-  v.dataType = value.dataType;
-  v.shape = value.shape;
-  v.known = std::make_shared<const HostTensor>(std::move(value));
-  graph.values[nodeProto.output(i)] = std::move(v);
-}
-
-FailureOr<Operation *> NodeContext::createOp(StringRef name,
-                                             ValueRange operands,
-                                             ArrayRef<NamedAttribute> attrs,
-                                             std::optional<TypeRange> types) {
-  OperationState state(location, name);
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  if (types) {
-    state.addTypes(*types);
-    return graph.builder.create(state);
-  }
-  // Run the op's shape rule on a detached probe; turn its complaint into an
-  // error of this node.
-  Operation *probe = Operation::create(state);
-  auto iface = dyn_cast<InferTypeOpInterface>(probe);
-  SmallVector<Type> inferred;
-  std::string message;
-  LogicalResult ok = failure();
-  if (iface) {
-    ScopedDiagnosticHandler capture(graph.context, [&](Diagnostic &diag) {
-      if (message.empty())
-        message = diag.str();
-      return success();
-    });
-    ok = iface.inferReturnTypes(graph.context, location, probe->getOperands(),
-                                probe->getRawDictionaryAttrs(),
-                                probe->getPropertiesStorage(),
-                                probe->getRegions(), inferred);
-  }
-  probe->destroy();
-  if (failed(ok))
-    return emitError() << "cannot build " << name << ": "
-                       << (message.empty() ? "its shape rule failed" : message);
-  state.addTypes(inferred);
-  return graph.builder.create(state);
-}
-
-NamedAttribute NodeContext::namedAttr(StringRef name, Attribute value) {
-  return graph.builder.getNamedAttr(name, value);
-}
-NamedAttribute NodeContext::i64Attr(StringRef name, int64_t value) {
-  return namedAttr(name, graph.builder.getI64IntegerAttr(value));
-}
-NamedAttribute NodeContext::f64Attr(StringRef name, double value) {
-  return namedAttr(name, graph.builder.getF64FloatAttr(value));
-}
-NamedAttribute NodeContext::arrayAttr(StringRef name,
-                                      ArrayRef<int64_t> values) {
-  return namedAttr(name, graph.builder.getDenseI64ArrayAttr(values));
-}
-NamedAttribute NodeContext::boolAttr(StringRef name, bool value) {
-  return namedAttr(name, graph.builder.getBoolAttr(value));
-}
-NamedAttribute NodeContext::strAttr(StringRef name, StringRef value) {
-  return namedAttr(name, graph.builder.getStringAttr(value));
-}
-
-Value NodeContext::splat(RankedTensorType type, double value) {
-  Attribute attr;
-  Type e = type.getElementType();
-  if (auto ft = dyn_cast<FloatType>(e)) {
-    APFloat v(value);
-    bool lost;
-    v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    attr = DenseElementsAttr::get(type, v);
-  } else if (e.isInteger(1)) {
-    attr = DenseElementsAttr::get(type, value != 0);
-  } else {
-    attr = DenseElementsAttr::get(
-        type, APInt(e.getIntOrFloatBitWidth(), static_cast<int64_t>(value),
-                    /*isSigned=*/true, /*implicitTrunc=*/true));
-  }
-  return tg::ConstantOp::create(graph.builder, location, type,
-                                llvm::cast<ElementsAttr>(attr))
-      .getResult();
-}
-
-Value NodeContext::scalar(Type elementType, double value) {
-  return splat(RankedTensorType::get({}, elementType), value);
-}
-
-FailureOr<Value> NodeContext::materialize(const HostTensor &t, StringRef name) {
-  bool asWeight = t.numElements() > graph.options.maxInlineConstantElements;
-  return graph.materializeHost(t, name, asWeight, location);
-}
-
-FailureOr<Value> NodeContext::reshape(Value v, ArrayRef<int64_t> shape) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getShape() == shape)
-    return v;
-  if (onnxutil::numElementsOf(shape) != type.getNumElements())
-    return emitError() << "cannot reshape " << type << " to "
-                       << safetensors::formatShape(shape);
-  return createTyped<tg::ReshapeOp>(
-      RankedTensorType::get(shape, type.getElementType()), v);
-}
-
-FailureOr<Value> NodeContext::convert(Value v, Type elementType) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getElementType() == elementType)
-    return v;
-  return createTyped<tg::CastOp>(type.clone(elementType), v);
-}
-
-FailureOr<Value> NodeContext::transpose(Value v, ArrayRef<int64_t> perm) {
-  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
-    return v;
-  return create<tg::TransposeOp>(v, arrayAttr("perm", perm));
-}
-
-FailureOr<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank,
-                                              StringRef what) {
-  if (axis < -rank || axis >= rank)
-    return emitError() << what << " " << axis << " is out of range [" << -rank
-                       << ", " << rank << ")";
-  return axis < 0 ? axis + rank : axis;
 }
 
 //===----------------------------------------------------------------------===//
@@ -632,100 +107,120 @@ LogicalResult GraphImporter::checkAgainstONNX(StringRef name,
   return success();
 }
 
-OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model) {
-  const onnx::GraphProto &graph = model.graph();
+/// The opset version of each domain `model` imports ("" for the default
+/// domain).
+static llvm::StringMap<int64_t> opsetsOf(const onnx::ModelProto &model) {
   llvm::StringMap<int64_t> opsets;
   for (const auto &o : model.opset_import())
     opsets[canonicalDomain(o.domain())] = o.version();
+  return opsets;
+}
 
+void GraphImporter::recordONNXTypes(const onnx::GraphProto &graph) {
   for (const auto &vi : graph.value_info())
     onnxTypes[vi.name()] = &vi.type();
   for (const auto &vi : graph.output())
     onnxTypes[vi.name()] = &vi.type();
+}
 
-  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  builder.setInsertionPointToEnd(module->getBody());
-
-  // Initializers, then the inputs that are not initializers.
+LogicalResult
+GraphImporter::declareInitializers(const onnx::GraphProto &graph) {
   for (const auto &init : graph.initializer()) {
     ImportedValue v;
     v.origin = ImportedValue::Origin::Initializer;
     v.initializer = &init;
     v.dataType = init.data_type();
     v.shape.assign(init.dims().begin(), init.dims().end());
-    if (onnxutil::numElementsOf(v.shape) < 0) {
-      emitError(fileLoc) << "initializer '" << init.name()
-                         << "' has an invalid shape";
-      return nullptr;
-    }
+    if (onnxutil::numElementsOf(v.shape) < 0)
+      return emitError(fileLoc)
+             << "initializer '" << init.name() << "' has an invalid shape";
     values[init.name()] = std::move(v);
   }
-  SmallVector<Type> argTypes;
-  SmallVector<std::string> argNames;
+  return success();
+}
+
+LogicalResult
+GraphImporter::declareGraphInputs(const onnx::GraphProto &graph,
+                                  SmallVectorImpl<Type> &argTypes,
+                                  SmallVectorImpl<std::string> &argNames) {
   for (const auto &in : graph.input()) {
     if (values.count(in.name()))
       continue;
     Location loc = NameLoc::get(builder.getStringAttr(in.name()), fileLoc);
     auto bound = options.boundInputs.find(in.name());
     if (bound != options.boundInputs.end()) {
-      // A graph input bound to a value at import time is a constant.
-      const ONNXTensor &t = bound->second;
-      ImportedValue v;
-      v.origin = ImportedValue::Origin::ConstantNode;
-      v.dataType = in.type().tensor_type().elem_type();
-      if (v.dataType == 0)
-        v.dataType = t.dataType;
-      v.shape = t.shape;
-      HostTensor h;
-      h.dataType = v.dataType;
-      h.shape = t.shape;
-      if (onnxutil::numElementsOf(h.shape) !=
-          static_cast<int64_t>(t.values.size()))
-        return failImport(emitError(loc)
-                          << "the value bound to graph input '" << in.name()
-                          << "' does not match its shape");
-      for (double x : t.values) {
-        if (h.isFloat())
-          h.floats.push_back(x);
-        else
-          h.ints.push_back(static_cast<int64_t>(x));
-      }
-      onnxutil::roundToDataType(h);
-      v.known = std::make_shared<const HostTensor>(std::move(h));
-      values[in.name()] = std::move(v);
+      if (failed(bindGraphInput(in, bound->second, loc)))
+        return failure();
       continue;
     }
-    if (!in.type().has_tensor_type())
-      return failImport(emitError(loc)
-                        << "graph input '" << in.name() << "' is not a tensor");
-    const auto &tt = in.type().tensor_type();
-    Type e = onnxutil::getTGElementType(context, tt.elem_type());
-    if (!e)
-      return failImport(emitError(loc)
-                        << "graph input '" << in.name() << "' has element type "
-                        << onnxutil::dataTypeName(tt.elem_type())
-                        << ", which tg does not support");
-    if (!tt.has_shape())
-      return failImport(emitError(loc)
-                        << "graph input '" << in.name()
-                        << "' has no shape; give it one in the model");
-    SmallVector<int64_t> shape;
-    for (const auto &d : tt.shape().dim()) {
-      if (!d.has_dim_value() || d.dim_value() < 0)
-        return failImport(emitError(loc)
-                          << "graph input '" << in.name()
-                          << "' has a dimension of unknown size"
-                          << (d.dim_param().empty()
-                                  ? std::string()
-                                  : " '" + d.dim_param() +
-                                        "'; give it with --dim " +
-                                        d.dim_param() + "=VALUE"));
-      shape.push_back(d.dim_value());
-    }
-    argTypes.push_back(RankedTensorType::get(shape, e));
+    FailureOr<RankedTensorType> type = graphInputType(in, loc);
+    if (failed(type))
+      return failure();
+    argTypes.push_back(*type);
     argNames.push_back(in.name());
   }
+  return success();
+}
 
+// A graph input bound to a value at import time is a constant.
+LogicalResult GraphImporter::bindGraphInput(const onnx::ValueInfoProto &in,
+                                            const ONNXTensor &t, Location loc) {
+  ImportedValue v;
+  v.origin = ImportedValue::Origin::ConstantNode;
+  v.dataType = in.type().tensor_type().elem_type();
+  if (v.dataType == 0)
+    v.dataType = t.dataType;
+  v.shape = t.shape;
+  HostTensor h;
+  h.dataType = v.dataType;
+  h.shape = t.shape;
+  if (onnxutil::numElementsOf(h.shape) != static_cast<int64_t>(t.values.size()))
+    return emitError(loc) << "the value bound to graph input '" << in.name()
+                          << "' does not match its shape";
+  for (double x : t.values) {
+    if (h.isFloat())
+      h.floats.push_back(x);
+    else
+      h.ints.push_back(static_cast<int64_t>(x));
+  }
+  onnxutil::roundToDataType(h);
+  v.known = std::make_shared<const HostTensor>(std::move(h));
+  values[in.name()] = std::move(v);
+  return success();
+}
+
+FailureOr<RankedTensorType>
+GraphImporter::graphInputType(const onnx::ValueInfoProto &in, Location loc) {
+  if (!in.type().has_tensor_type())
+    return emitError(loc) << "graph input '" << in.name()
+                          << "' is not a tensor";
+  const auto &tt = in.type().tensor_type();
+  Type e = onnxutil::getTGElementType(context, tt.elem_type());
+  if (!e)
+    return emitError(loc) << "graph input '" << in.name()
+                          << "' has element type "
+                          << onnxutil::dataTypeName(tt.elem_type())
+                          << ", which tg does not support";
+  if (!tt.has_shape())
+    return emitError(loc) << "graph input '" << in.name()
+                          << "' has no shape; give it one in the model";
+  SmallVector<int64_t> shape;
+  for (const auto &d : tt.shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0)
+      return emitError(loc)
+             << "graph input '" << in.name()
+             << "' has a dimension of unknown size"
+             << (d.dim_param().empty()
+                     ? std::string()
+                     : " '" + d.dim_param() + "'; give it with --dim " +
+                           d.dim_param() + "=VALUE");
+    shape.push_back(d.dim_value());
+  }
+  return RankedTensorType::get(shape, e);
+}
+
+func::FuncOp GraphImporter::createFunction(ArrayRef<Type> argTypes,
+                                           ArrayRef<std::string> argNames) {
   auto func = func::FuncOp::create(builder, fileLoc, options.functionName,
                                    builder.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
@@ -740,58 +235,71 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model) {
     values[name] = std::move(v);
   }
   builder.setInsertionPointToEnd(body);
+  return func;
+}
 
+LogicalResult
+GraphImporter::importNodes(const onnx::GraphProto &graph,
+                           const llvm::StringMap<int64_t> &opsets) {
+  for (const auto &node : graph.node())
+    if (failed(importNode(node, opsets)))
+      return failure();
+  return success();
+}
+
+LogicalResult
+GraphImporter::importNode(const onnx::NodeProto &node,
+                          const llvm::StringMap<int64_t> &opsets) {
+  StringRef locName = !node.name().empty()     ? StringRef(node.name())
+                      : node.output_size() > 0 ? StringRef(node.output(0))
+                                               : StringRef(node.op_type());
+  Location loc = NameLoc::get(builder.getStringAttr(locName), fileLoc);
+  auto opset = opsets.find(canonicalDomain(node.domain()));
+  NodeContext ctx(*this, node, opset == opsets.end() ? 0 : opset->second, loc);
   const HandlerTable &table = getHandlerTable();
-  for (const auto &node : graph.node()) {
-    StringRef locName = !node.name().empty()     ? StringRef(node.name())
-                        : node.output_size() > 0 ? StringRef(node.output(0))
-                                                 : StringRef(node.op_type());
-    Location loc = NameLoc::get(builder.getStringAttr(locName), fileLoc);
-    auto opset = opsets.find(canonicalDomain(node.domain()));
-    NodeContext ctx(*this, node, opset == opsets.end() ? 0 : opset->second,
-                    loc);
-    auto handler = table.find(handlerKey(node));
-    if (handler == table.end()) {
-      ctx.emitError() << "operator not supported by the ONNX importer";
-      return nullptr;
-    }
-    for (const std::string &in : node.input())
-      if (!in.empty() && !lookup(in))
-        return failImport(ctx.emitError()
-                          << "input '" << in
-                          << "' is not defined before its use (ONNX "
-                             "graphs are topologically sorted)");
-    if (failed(handler->second(ctx)))
-      return nullptr;
-    for (int i = 0; i < node.output_size(); ++i) {
-      if (node.output(i).empty())
-        continue;
-      ImportedValue *v = lookup(node.output(i));
-      if (!v)
-        continue; // An unused optional output the handler did not produce.
-      if (failed(checkAgainstONNX(node.output(i), *v, ctx)))
-        return nullptr;
-    }
+  auto handler = table.find(handlerKey(node));
+  if (handler == table.end())
+    return ctx.emitError() << "operator not supported by the ONNX importer";
+  for (const std::string &in : node.input())
+    if (!in.empty() && !lookup(in))
+      return ctx.emitError() << "input '" << in
+                             << "' is not defined before its use (ONNX "
+                                "graphs are topologically sorted)";
+  if (failed(handler->second(ctx)))
+    return failure();
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty())
+      continue;
+    ImportedValue *v = lookup(node.output(i));
+    if (!v)
+      continue; // An unused optional output the handler did not produce.
+    if (failed(checkAgainstONNX(node.output(i), *v, ctx)))
+      return failure();
   }
+  return success();
+}
 
+LogicalResult GraphImporter::buildReturn(const onnx::GraphProto &graph,
+                                         func::FuncOp func,
+                                         ArrayRef<Type> argTypes) {
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
   for (const auto &out : graph.output()) {
     Location loc = NameLoc::get(builder.getStringAttr(out.name()), fileLoc);
     ImportedValue *v = lookup(out.name());
     if (!v)
-      return failImport(emitError(loc) << "graph output '" << out.name()
-                                       << "' is not computed by any node");
+      return emitError(loc) << "graph output '" << out.name()
+                            << "' is not computed by any node";
     auto value = materialize(out.name(), *v, loc);
     if (failed(value))
-      return nullptr;
+      return failure();
     if (out.type().has_tensor_type()) {
       int32_t declared = out.type().tensor_type().elem_type();
       if (declared != 0 && declared != v->dataType)
-        return failImport(emitError(loc)
-                          << "graph output '" << out.name() << "' is declared "
-                          << onnxutil::dataTypeName(declared)
-                          << " but computed as " << typeStr(value->getType()));
+        return emitError(loc)
+               << "graph output '" << out.name() << "' is declared "
+               << onnxutil::dataTypeName(declared) << " but computed as "
+               << typeStr(value->getType());
     }
     results.push_back(*value);
     resultTypes.push_back(value->getType());
@@ -800,26 +308,45 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model) {
   func.setType(builder.getFunctionType(argTypes, resultTypes));
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "tg.name", builder.getStringAttr(out.name()));
+  return success();
+}
 
+LogicalResult GraphImporter::finishModule(ModuleOp module, func::FuncOp func) {
   if (usedWeights) {
-    if (options.weightsAttr.empty()) {
-      emitError(fileLoc) << "the model has weights but no weights file was "
-                            "named for them (loom-translate: give -o FILE to "
-                            "write them beside it, or --weights-file FILE)";
-      return nullptr;
-    }
-    (*module)->setAttr(tg::TGDialect::kWeightsAttrName,
-                       builder.getStringAttr(options.weightsAttr));
+    if (options.weightsAttr.empty())
+      return emitError(fileLoc)
+             << "the model has weights but no weights file was "
+                "named for them (loom-translate: give -o FILE to "
+                "write them beside it, or --weights-file FILE)";
+    module->setAttr(tg::TGDialect::kWeightsAttrName,
+                    builder.getStringAttr(options.weightsAttr));
   }
-  if (options.fuseIdioms && failed(fuseIdioms(func))) {
-    emitError(fileLoc) << "fusing exporter idioms did not converge";
+  if (options.fuseIdioms && failed(fuseIdioms(func)))
+    return emitError(fileLoc) << "fusing exporter idioms did not converge";
+  if (failed(mlir::verify(module)))
+    return emitError(fileLoc) << "the imported module does not verify (an "
+                                 "importer bug; please report it)";
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model) {
+  const onnx::GraphProto &graph = model.graph();
+  llvm::StringMap<int64_t> opsets = opsetsOf(model);
+  recordONNXTypes(graph);
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  // Initializers, then the inputs that are not initializers.
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  if (failed(declareInitializers(graph)) ||
+      failed(declareGraphInputs(graph, argTypes, argNames)))
     return nullptr;
-  }
-  if (failed(mlir::verify(*module))) {
-    emitError(fileLoc) << "the imported module does not verify (an importer "
-                          "bug; please report it)";
+  func::FuncOp func = createFunction(argTypes, argNames);
+  if (failed(importNodes(graph, opsets)) ||
+      failed(buildReturn(graph, func, argTypes)) ||
+      failed(finishModule(*module, func)))
     return nullptr;
-  }
   return module;
 }
 
@@ -986,9 +513,7 @@ OwningOpRef<ModuleOp> loom::importONNX(StringRef bytes, StringRef sourceName,
     return failImport(emitError(fileLoc)
                       << "not a valid ONNX model: it has no graph");
 
-  llvm::StringMap<int64_t> opsets;
-  for (const auto &o : model.opset_import())
-    opsets[canonicalDomain(o.domain())] = o.version();
+  llvm::StringMap<int64_t> opsets = opsetsOf(model);
   llvm::StringSet<> reported;
   if (failed(scanUnsupported(model.graph(), opsets, fileLoc, reported)))
     return nullptr;
@@ -1069,6 +594,18 @@ llvm::Expected<ONNXTensor> loom::readONNXTensor(StringRef bytes,
   return out;
 }
 
+/// The name, element type and shape (-1: unknown dimension) of a graph
+/// input or output.
+static ONNXModelInfo::Input describeValue(const onnx::ValueInfoProto &v) {
+  ONNXModelInfo::Input info;
+  info.name = v.name();
+  const auto &tt = v.type().tensor_type();
+  info.dataType = tt.elem_type();
+  for (const auto &d : tt.shape().dim())
+    info.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  return info;
+}
+
 llvm::Expected<ONNXModelInfo> loom::describeONNXModel(StringRef bytes,
                                                       ONNXFormat format) {
   auto error = [](const llvm::Twine &msg) {
@@ -1096,26 +633,11 @@ llvm::Expected<ONNXModelInfo> loom::describeONNXModel(StringRef bytes,
   llvm::StringSet<> initializers;
   for (const auto &init : model.graph().initializer())
     initializers.insert(init.name());
-  for (const auto &in : model.graph().input()) {
-    if (initializers.contains(in.name()))
-      continue;
-    ONNXModelInfo::Input input;
-    input.name = in.name();
-    const auto &tt = in.type().tensor_type();
-    input.dataType = tt.elem_type();
-    for (const auto &d : tt.shape().dim())
-      input.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
-    info.inputs.push_back(std::move(input));
-  }
-  for (const auto &out : model.graph().output()) {
-    ONNXModelInfo::Input output;
-    output.name = out.name();
-    const auto &tt = out.type().tensor_type();
-    output.dataType = tt.elem_type();
-    for (const auto &d : tt.shape().dim())
-      output.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
-    info.outputs.push_back(std::move(output));
-  }
+  for (const auto &in : model.graph().input())
+    if (!initializers.contains(in.name()))
+      info.inputs.push_back(describeValue(in));
+  for (const auto &out : model.graph().output())
+    info.outputs.push_back(describeValue(out));
   return info;
 }
 

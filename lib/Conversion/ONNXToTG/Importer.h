@@ -10,7 +10,7 @@
 // names the node. Handlers live in one file per concern:
 //
 //   Elementwise.cpp    unary and binary arithmetic, activations, Clip
-//   Linear.cpp         MatMul, Gemm, Conv
+//   Linear.cpp         MatMul, Gemm, Conv, ConvTranspose
 //   Pooling.cpp        MaxPool, AveragePool, global pooling
 //   Normalization.cpp  BatchNormalization, LayerNormalization,
 //                      InstanceNormalization, Softmax, LogSoftmax, LRN, ...
@@ -124,6 +124,9 @@ public:
   const HostTensor *known(unsigned i, int64_t maxElements = kFoldLimit);
   /// True when every given input is known at import time (and small).
   bool allConstant();
+  /// Fails, naming its element type, when input `i` is given but not of a
+  /// floating-point type.
+  LogicalResult requireFloatInput(unsigned i);
   /// Succeeds when input `i` is known at import time; otherwise an error
   /// saying that `what` must be (and, for a graph input, how to bind it).
   LogicalResult requireKnown(unsigned i, llvm::StringRef what);
@@ -195,6 +198,9 @@ public:
   FailureOr<Value> convert(Value v, Type elementType);
   /// tg.transpose by `perm`.
   FailureOr<Value> transpose(Value v, llvm::ArrayRef<int64_t> perm);
+  /// tg.gather of the constant `indices` along `axis` of `v`.
+  FailureOr<Value> gather(Value v, int64_t axis,
+                          llvm::ArrayRef<int64_t> indices);
 
   /// Normalises an axis attribute or input in [-rank, rank) to [0, rank).
   FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
@@ -219,6 +225,13 @@ struct WindowAttrs {
 FailureOr<WindowAttrs> readWindowAttrs(NodeContext &ctx,
                                        llvm::ArrayRef<int64_t> inShape,
                                        llvm::ArrayRef<int64_t> kernel);
+
+/// A 1-D window op (convolution, pooling) is done in 2-D: its [N, C, W]
+/// operands are reshaped to [N, C, 1, W].
+FailureOr<Value> insertUnitHeight(NodeContext &ctx, Value v);
+/// Sets output 0 to the `result` of a window op, reshaped from [N, C, 1, W]
+/// back to [N, C, W] when the op was `lifted` from 1-D.
+LogicalResult setWindowOutput(NodeContext &ctx, Value result, bool lifted);
 
 /// A handler imports one node; it reports failures as diagnostics.
 using Handler = LogicalResult (*)(NodeContext &);

@@ -18,16 +18,8 @@ using llvm::SmallVector;
 
 namespace {
 
-LogicalResult requireFloat(NodeContext &ctx, unsigned i) {
-  if (ctx.hasInput(i) && !ctx.isFloatInput(i))
-    return ctx.fail("input " + Twine(i) + " has element type " +
-                    onnxutil::dataTypeName(ctx.inputDataType(i)) +
-                    "; only floating-point types are supported");
-  return success();
-}
-
 LogicalResult importMatMul(NodeContext &ctx) {
-  if (failed(requireFloat(ctx, 0)) || failed(requireFloat(ctx, 1)))
+  if (failed(ctx.requireFloatInput(0)) || failed(ctx.requireFloatInput(1)))
     return failure();
   auto a = ctx.input(0), b = ctx.input(1);
   if (failed(a) || failed(b))
@@ -73,7 +65,7 @@ LogicalResult importMatMul(NodeContext &ctx) {
 
 LogicalResult importGemm(NodeContext &ctx) {
   for (unsigned i = 0; i < 3; ++i)
-    if (failed(requireFloat(ctx, i)))
+    if (failed(ctx.requireFloatInput(i)))
       return failure();
   auto a = ctx.input(0), b = ctx.input(1);
   if (failed(a) || failed(b))
@@ -191,60 +183,14 @@ onnx_to_tg::readWindowAttrs(NodeContext &ctx, llvm::ArrayRef<int64_t> inShape,
   return w;
 }
 
-namespace {
+FailureOr<Value> onnx_to_tg::insertUnitHeight(NodeContext &ctx, Value v) {
+  auto s = cast<RankedTensorType>(v.getType()).getShape();
+  return ctx.reshape(v, {s[0], s[1], 1, s[2]});
+}
 
-LogicalResult importConv(NodeContext &ctx) {
-  for (unsigned i = 0; i < 3; ++i)
-    if (failed(requireFloat(ctx, i)))
-      return failure();
-  auto x = ctx.input(0), w = ctx.input(1);
-  if (failed(x) || failed(w))
-    return failure();
-  int64_t rank = ctx.inputRank(0);
-  if (rank != 3 && rank != 4)
-    return ctx.fail("only 1-D and 2-D convolutions (inputs of rank 3 or 4) "
-                    "are supported, the input has rank " +
-                    Twine(rank));
-  if (ctx.inputRank(1) != rank)
-    return ctx.fail("the filter must have the input's rank");
-  llvm::ArrayRef<int64_t> wShape = ctx.inputShape(1);
-  SmallVector<int64_t> kernel(wShape.drop_front(2));
-  if (auto k = ctx.getInts("kernel_shape"); k && *k != kernel)
-    return ctx.fail("'kernel_shape' differs from the filter's shape");
-  auto attrs = readWindowAttrs(ctx, ctx.inputShape(0).drop_front(2), kernel);
-  if (failed(attrs))
-    return failure();
-  Value input = *x, filter = *w;
-  SmallVector<int64_t> strides = attrs->strides, dilations = attrs->dilations,
-                       pads = attrs->pads;
-  if (rank == 3) {
-    // [N, C, W] -> [N, C, 1, W].
-    llvm::ArrayRef<int64_t> in = ctx.inputShape(0);
-    auto r = ctx.reshape(input, {in[0], in[1], 1, in[2]});
-    auto f = ctx.reshape(filter, {wShape[0], wShape[1], 1, wShape[2]});
-    if (failed(r) || failed(f))
-      return failure();
-    input = *r;
-    filter = *f;
-    strides.insert(strides.begin(), 1);
-    dilations.insert(dilations.begin(), 1);
-    pads = {0, pads[0], 0, pads[1]};
-  }
-  SmallVector<Value> operands{input, filter};
-  if (ctx.hasInput(2)) {
-    auto b = ctx.input(2);
-    if (failed(b))
-      return failure();
-    operands.push_back(*b);
-  }
-  auto y = ctx.create<tg::Conv2dOp>(
-      operands, {ctx.arrayAttr("strides", strides), ctx.arrayAttr("pads", pads),
-                 ctx.arrayAttr("dilations", dilations),
-                 ctx.i64Attr("groups", ctx.getInt("group", 1))});
-  if (failed(y))
-    return failure();
-  Value result = *y;
-  if (rank == 3) {
+LogicalResult onnx_to_tg::setWindowOutput(NodeContext &ctx, Value result,
+                                          bool lifted) {
+  if (lifted) {
     auto s = cast<RankedTensorType>(result.getType()).getShape();
     auto r = ctx.reshape(result, {s[0], s[1], s[3]});
     if (failed(r))
@@ -255,64 +201,130 @@ LogicalResult importConv(NodeContext &ctx) {
   return success();
 }
 
-/// Gathers `indices` along `axis` of `v` (a constant index list).
-FailureOr<Value> gatherIndices(NodeContext &ctx, Value v, int64_t axis,
-                               llvm::ArrayRef<int64_t> indices) {
-  HostTensor idx;
-  idx.dataType = onnx::TensorProto::INT64;
-  idx.shape = {static_cast<int64_t>(indices.size())};
-  idx.ints.assign(indices.begin(), indices.end());
-  auto iv = ctx.materialize(idx, "indices");
-  if (failed(iv))
-    return failure();
-  return ctx.create<tg::GatherOp>({v, *iv}, {ctx.i64Attr("axis", axis)});
-}
+namespace {
 
-/// ConvTranspose as a convolution: the input with stride - 1 zeros between
-/// its elements, padded by dilation * (kernel - 1) - pad on each side (a
-/// negative amount crops), convolved at stride 1 with the spatially flipped
-/// filter whose input and output channels are swapped within each group.
-/// Exact: the inserted zeros and the padding add products with zero.
-LogicalResult importConvTranspose(NodeContext &ctx) {
+/// The input and filter of a convolution.
+struct ConvOperands {
+  Value input, filter;
+};
+
+/// The float input and filter of a Conv or ConvTranspose (`what` names it
+/// in errors): 1-D or 2-D, that is inputs of rank 3 or 4, and the filter of
+/// the input's rank.
+FailureOr<ConvOperands> readConvOperands(NodeContext &ctx, StringRef what) {
   for (unsigned i = 0; i < 3; ++i)
-    if (failed(requireFloat(ctx, i)))
+    if (failed(ctx.requireFloatInput(i)))
       return failure();
   auto x = ctx.input(0), w = ctx.input(1);
   if (failed(x) || failed(w))
     return failure();
   int64_t rank = ctx.inputRank(0);
   if (rank != 3 && rank != 4)
-    return ctx.fail("only 1-D and 2-D transposed convolutions (inputs of "
-                    "rank 3 or 4) are supported, the input has rank " +
+    return ctx.fail("only 1-D and 2-D " + what +
+                    " (inputs of rank 3 or 4) are supported, the input has "
+                    "rank " +
                     Twine(rank));
   if (ctx.inputRank(1) != rank)
     return ctx.fail("the filter must have the input's rank");
-  llvm::ArrayRef<int64_t> in = ctx.inputShape(0), ws = ctx.inputShape(1);
-  size_t n = rank - 2;
-  int64_t group = ctx.getInt("group", 1);
-  if (group < 1 || in[1] != ws[0] || ws[0] % group != 0)
+  return ConvOperands{*x, *w};
+}
+
+/// Sets the node's output to tg.conv2d of `input` and `filter` (and the
+/// bias, input 2, when given) with `attrs`; `lifted`: the convolution is a
+/// 1-D one done in 2-D, whose result drops its unit height again.
+LogicalResult buildConv2d(NodeContext &ctx, Value input, Value filter,
+                          ArrayRef<NamedAttribute> attrs, bool lifted) {
+  SmallVector<Value> operands{input, filter};
+  if (ctx.hasInput(2)) {
+    auto b = ctx.input(2);
+    if (failed(b))
+      return failure();
+    operands.push_back(*b);
+  }
+  auto y = ctx.create<tg::Conv2dOp>(operands, attrs);
+  if (failed(y))
+    return failure();
+  return setWindowOutput(ctx, *y, lifted);
+}
+
+LogicalResult importConv(NodeContext &ctx) {
+  auto operands = readConvOperands(ctx, "convolutions");
+  if (failed(operands))
+    return failure();
+  llvm::ArrayRef<int64_t> wShape = ctx.inputShape(1);
+  SmallVector<int64_t> kernel(wShape.drop_front(2));
+  if (auto k = ctx.getInts("kernel_shape"); k && *k != kernel)
+    return ctx.fail("'kernel_shape' differs from the filter's shape");
+  auto attrs = readWindowAttrs(ctx, ctx.inputShape(0).drop_front(2), kernel);
+  if (failed(attrs))
+    return failure();
+  Value input = operands->input, filter = operands->filter;
+  SmallVector<int64_t> strides = attrs->strides, dilations = attrs->dilations,
+                       pads = attrs->pads;
+  bool lifted = ctx.inputRank(0) == 3;
+  if (lifted) {
+    auto r = insertUnitHeight(ctx, input);
+    auto f = insertUnitHeight(ctx, filter);
+    if (failed(r) || failed(f))
+      return failure();
+    input = *r;
+    filter = *f;
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
+  }
+  return buildConv2d(ctx, input, filter,
+                     {ctx.arrayAttr("strides", strides),
+                      ctx.arrayAttr("pads", pads),
+                      ctx.arrayAttr("dilations", dilations),
+                      ctx.i64Attr("groups", ctx.getInt("group", 1))},
+                     lifted);
+}
+
+/// The attributes of a ConvTranspose per spatial dimension.
+struct ConvTransposeAttrs {
+  SmallVector<int64_t> kernel, strides, dilations, outPad;
+  /// All begins, then all ends.
+  SmallVector<int64_t> pads;
+  int64_t group = 1;
+};
+
+/// Reads and checks group, strides, dilations and output_padding of a
+/// ConvTranspose of an input of shape `in` by a filter of shape `ws`.
+FailureOr<ConvTransposeAttrs> readConvTransposeAttrs(NodeContext &ctx,
+                                                     ArrayRef<int64_t> in,
+                                                     ArrayRef<int64_t> ws) {
+  size_t n = in.size() - 2;
+  ConvTransposeAttrs a;
+  a.group = ctx.getInt("group", 1);
+  if (a.group < 1 || in[1] != ws[0] || ws[0] % a.group != 0)
     return ctx.fail("the filter's first dimension must be the input's " +
                     Twine(in[1]) + " channels, divisible by group " +
-                    Twine(group));
-  SmallVector<int64_t> kernel(ws.drop_front(2));
-  SmallVector<int64_t> strides =
-      ctx.getInts("strides").value_or(SmallVector<int64_t>(n, 1));
-  SmallVector<int64_t> dilations =
-      ctx.getInts("dilations").value_or(SmallVector<int64_t>(n, 1));
-  SmallVector<int64_t> outPad =
-      ctx.getInts("output_padding").value_or(SmallVector<int64_t>(n, 0));
-  if (strides.size() != n || dilations.size() != n || outPad.size() != n)
+                    Twine(a.group));
+  a.kernel.assign(ws.begin() + 2, ws.end());
+  a.strides = ctx.getInts("strides").value_or(SmallVector<int64_t>(n, 1));
+  a.dilations = ctx.getInts("dilations").value_or(SmallVector<int64_t>(n, 1));
+  a.outPad = ctx.getInts("output_padding").value_or(SmallVector<int64_t>(n, 0));
+  if (a.strides.size() != n || a.dilations.size() != n || a.outPad.size() != n)
     return ctx.fail("strides, dilations and output_padding need " + Twine(n) +
                     " entries");
   for (size_t i = 0; i < n; ++i)
-    if (strides[i] < 1 || dilations[i] < 1 || outPad[i] < 0 ||
-        strides[i] > kMaxExtent || dilations[i] > kMaxExtent ||
-        outPad[i] > kMaxExtent || kernel[i] > kMaxExtent)
+    if (a.strides[i] < 1 || a.dilations[i] < 1 || a.outPad[i] < 0 ||
+        a.strides[i] > kMaxExtent || a.dilations[i] > kMaxExtent ||
+        a.outPad[i] > kMaxExtent || a.kernel[i] > kMaxExtent)
       return ctx.fail("strides and dilations must be in [1, " +
                       Twine(kMaxExtent) + "], output_padding in [0, " +
                       Twine(kMaxExtent) + "]");
-  // Padding: given, or derived from output_shape / auto_pad.
-  SmallVector<int64_t> pads(2 * n, 0);
+  return a;
+}
+
+/// The padding of a ConvTranspose of an input of shape `in` (into
+/// `a.pads`): given by `pads`, or derived from `output_shape` or
+/// `auto_pad`.
+LogicalResult readConvTransposePads(NodeContext &ctx, ArrayRef<int64_t> in,
+                                    ConvTransposeAttrs &a) {
+  size_t n = in.size() - 2;
+  a.pads.assign(2 * n, 0);
   std::string autoPad = ctx.getString("auto_pad", "NOTSET");
   auto outputShape = ctx.getInts("output_shape");
   if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
@@ -324,84 +336,71 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
         return ctx.fail("'output_shape' needs " + Twine(n) + " entries");
     } else {
       for (size_t i = 0; i < n; ++i)
-        target.push_back(in[2 + i] * strides[i]);
+        target.push_back(in[2 + i] * a.strides[i]);
     }
     for (size_t i = 0; i < n; ++i) {
-      int64_t total = strides[i] * (in[2 + i] - 1) + outPad[i] +
-                      (kernel[i] - 1) * dilations[i] + 1 - target[i];
+      int64_t total = a.strides[i] * (in[2 + i] - 1) + a.outPad[i] +
+                      (a.kernel[i] - 1) * a.dilations[i] + 1 - target[i];
       // As the spec (with Python's floor division): a negative total makes
       // the output larger, the extra rows at the end (lower: beginning).
       int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
       bool upper = autoPad == "SAME_UPPER";
-      pads[i] = upper ? half : total - half;
-      pads[n + i] = upper ? total - half : half;
+      a.pads[i] = upper ? half : total - half;
+      a.pads[n + i] = upper ? total - half : half;
     }
-  } else if (autoPad == "NOTSET" || autoPad == "VALID") {
-    if (autoPad == "NOTSET")
-      pads = ctx.getInts("pads").value_or(pads);
-    if (pads.size() != 2 * n)
-      return ctx.fail("'pads' needs " + Twine(2 * n) + " entries");
-    for (int64_t p : pads)
-      if (p < 0 || p > kMaxExtent)
-        return ctx.fail("'pads' must be in [0, " + Twine(kMaxExtent) + "]");
-  } else {
+    return success();
+  }
+  if (autoPad != "NOTSET" && autoPad != "VALID")
     return ctx.fail("auto_pad '" + autoPad + "' is not a valid mode");
-  }
+  if (autoPad == "NOTSET")
+    a.pads = ctx.getInts("pads").value_or(a.pads);
+  if (a.pads.size() != 2 * n)
+    return ctx.fail("'pads' needs " + Twine(2 * n) + " entries");
+  for (int64_t p : a.pads)
+    if (p < 0 || p > kMaxExtent)
+      return ctx.fail("'pads' must be in [0, " + Twine(kMaxExtent) + "]");
+  return success();
+}
 
-  // Work in 2-D: [N, C, W] is [N, C, 1, W].
-  SmallVector<int64_t> xs(in.begin(), in.end()), fs(ws.begin(), ws.end());
-  Value input = *x, filter = *w;
-  if (n == 1) {
-    xs.insert(xs.begin() + 2, 1);
-    fs.insert(fs.begin() + 2, 1);
-    kernel.insert(kernel.begin(), 1);
-    strides.insert(strides.begin(), 1);
-    dilations.insert(dilations.begin(), 1);
-    outPad.insert(outPad.begin(), 0);
-    pads = {0, pads[0], 0, pads[1]};
-    auto r = ctx.reshape(input, xs);
-    auto f = ctx.reshape(filter, fs);
-    if (failed(r) || failed(f))
-      return failure();
-    input = *r;
-    filter = *f;
-  }
+/// Step 1 of a ConvTranspose: stride - 1 zeros between the elements of the
+/// [N, C, H, W] `input`: [N, C, H, 1, W, 1] padded to [N, C, H, s, W, s],
+/// flattened, the trailing zeros sliced off.
+FailureOr<Value> interleaveZeros(NodeContext &ctx, Value input,
+                                 ArrayRef<int64_t> strides) {
+  if (strides[0] == 1 && strides[1] == 1)
+    return input;
+  auto xs = cast<RankedTensorType>(input.getType()).getShape();
   int64_t nb = xs[0], cin = xs[1], h = xs[2], wd = xs[3];
-  int64_t coutPerGroup = fs[1], cout = coutPerGroup * group;
+  auto spread = ctx.reshape(input, {nb, cin, h, 1, wd, 1});
+  if (failed(spread))
+    return failure();
+  auto padded = ctx.create<tg::PadOp>(
+      *spread,
+      {ctx.arrayAttr("low", {0, 0, 0, 0, 0, 0}),
+       ctx.arrayAttr("high", {0, 0, 0, strides[0] - 1, 0, strides[1] - 1})});
+  if (failed(padded))
+    return failure();
+  auto flat = ctx.reshape(*padded, {nb, cin, h * strides[0], wd * strides[1]});
+  if (failed(flat))
+    return failure();
+  return ctx.create<tg::SliceOp>(
+      *flat, {ctx.arrayAttr("starts", {0, 0, 0, 0}),
+              ctx.arrayAttr("limits", {nb, cin, (h - 1) * strides[0] + 1,
+                                       (wd - 1) * strides[1] + 1})});
+}
 
-  // 1. Zeros between the elements: [N, C, H, 1, W, 1] padded to
-  //    [N, C, H, s, W, s], flattened, the trailing zeros sliced off.
-  if (strides[0] > 1 || strides[1] > 1) {
-    auto spread = ctx.reshape(input, {nb, cin, h, 1, wd, 1});
-    if (failed(spread))
-      return failure();
-    auto padded = ctx.create<tg::PadOp>(
-        *spread,
-        {ctx.arrayAttr("low", {0, 0, 0, 0, 0, 0}),
-         ctx.arrayAttr("high", {0, 0, 0, strides[0] - 1, 0, strides[1] - 1})});
-    if (failed(padded))
-      return failure();
-    auto flat =
-        ctx.reshape(*padded, {nb, cin, h * strides[0], wd * strides[1]});
-    if (failed(flat))
-      return failure();
-    auto sliced = ctx.create<tg::SliceOp>(
-        *flat, {ctx.arrayAttr("starts", {0, 0, 0, 0}),
-                ctx.arrayAttr("limits", {nb, cin, (h - 1) * strides[0] + 1,
-                                         (wd - 1) * strides[1] + 1})});
-    if (failed(sliced))
-      return failure();
-    input = *sliced;
-  }
-  // 2. Pad (or crop) by dilation * (kernel - 1) - pad on each side, plus
-  //    output_padding at the end.
+/// Step 2 of a ConvTranspose: pads (or crops) the spread input by
+/// dilation * (kernel - 1) - pad on each side, plus output_padding at the
+/// end.
+FailureOr<Value> padForConvTranspose(NodeContext &ctx, Value input,
+                                     const ConvTransposeAttrs &a) {
   auto upShape = cast<RankedTensorType>(input.getType()).getShape();
   SmallVector<int64_t> low(4, 0), high(4, 0), cropStart(4, 0),
       cropLimit(upShape.begin(), upShape.end());
   bool crop = false, pad = false;
   for (int i = 0; i < 2; ++i) {
-    int64_t full = dilations[i] * (kernel[i] - 1);
-    int64_t b = full - pads[i], e = full - pads[2 + i] + outPad[i];
+    int64_t full = a.dilations[i] * (a.kernel[i] - 1);
+    int64_t b = full - a.pads[i], e = full - a.pads[2 + i] + a.outPad[i];
     if (b < 0) {
       cropStart[2 + i] = -b;
       crop = true;
@@ -428,22 +427,27 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
       return failure();
     input = *r;
   }
-  if (pad) {
-    auto r = ctx.create<tg::PadOp>(
+  if (pad)
+    return ctx.create<tg::PadOp>(
         input, {ctx.arrayAttr("low", low), ctx.arrayAttr("high", high)});
-    if (failed(r))
-      return failure();
-    input = *r;
-  }
-  // 3. The filter [Cin, Cout/g, KH, KW] as [Cout, Cin/g, KH, KW], flipped.
-  int64_t cinPerGroup = cin / group, kh = kernel[0], kw = kernel[1];
+  return input;
+}
+
+/// Step 3 of a ConvTranspose: the [Cin, Cout/g, KH, KW] `filter` of `group`
+/// groups as the [Cout, Cin/g, KH, KW] filter of a convolution, flipped
+/// spatially.
+FailureOr<Value> flipConvTransposeFilter(NodeContext &ctx, Value filter,
+                                         int64_t group) {
+  auto fs = cast<RankedTensorType>(filter.getType()).getShape();
+  int64_t cinPerGroup = fs[0] / group, coutPerGroup = fs[1], kh = fs[2],
+          kw = fs[3];
   auto g5 = ctx.reshape(filter, {group, cinPerGroup, coutPerGroup, kh, kw});
   if (failed(g5))
     return failure();
   auto swapped = ctx.transpose(*g5, {0, 2, 1, 3, 4});
   if (failed(swapped))
     return failure();
-  auto f4 = ctx.reshape(*swapped, {cout, cinPerGroup, kh, kw});
+  auto f4 = ctx.reshape(*swapped, {coutPerGroup * group, cinPerGroup, kh, kw});
   if (failed(f4))
     return failure();
   Value flipped = *f4;
@@ -452,34 +456,59 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
     if (k == 1)
       continue;
     auto r =
-        gatherIndices(ctx, flipped, axis,
-                      llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, k))));
+        ctx.gather(flipped, axis,
+                   llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, k))));
     if (failed(r))
       return failure();
     flipped = *r;
   }
-  SmallVector<Value> operands{input, flipped};
-  if (ctx.hasInput(2)) {
-    auto b = ctx.input(2);
-    if (failed(b))
-      return failure();
-    operands.push_back(*b);
-  }
-  auto y =
-      ctx.create<tg::Conv2dOp>(operands, {ctx.arrayAttr("dilations", dilations),
-                                          ctx.i64Attr("groups", group)});
-  if (failed(y))
+  return flipped;
+}
+
+/// ConvTranspose as a convolution: the input with stride - 1 zeros between
+/// its elements, padded by dilation * (kernel - 1) - pad on each side (a
+/// negative amount crops), convolved at stride 1 with the spatially flipped
+/// filter whose input and output channels are swapped within each group.
+/// Exact: the inserted zeros and the padding add products with zero.
+LogicalResult importConvTranspose(NodeContext &ctx) {
+  auto operands = readConvOperands(ctx, "transposed convolutions");
+  if (failed(operands))
     return failure();
-  Value result = *y;
-  if (n == 1) {
-    auto s = cast<RankedTensorType>(result.getType()).getShape();
-    auto r = ctx.reshape(result, {s[0], s[1], s[3]});
-    if (failed(r))
+  llvm::ArrayRef<int64_t> in = ctx.inputShape(0);
+  auto attrs = readConvTransposeAttrs(ctx, in, ctx.inputShape(1));
+  if (failed(attrs) || failed(readConvTransposePads(ctx, in, *attrs)))
+    return failure();
+  ConvTransposeAttrs &a = *attrs;
+
+  // Work in 2-D: [N, C, W] is [N, C, 1, W].
+  Value input = operands->input, filter = operands->filter;
+  bool lifted = in.size() == 3;
+  if (lifted) {
+    a.kernel.insert(a.kernel.begin(), 1);
+    a.strides.insert(a.strides.begin(), 1);
+    a.dilations.insert(a.dilations.begin(), 1);
+    a.outPad.insert(a.outPad.begin(), 0);
+    a.pads = {0, a.pads[0], 0, a.pads[1]};
+    auto r = insertUnitHeight(ctx, input);
+    auto f = insertUnitHeight(ctx, filter);
+    if (failed(r) || failed(f))
       return failure();
-    result = *r;
+    input = *r;
+    filter = *f;
   }
-  ctx.setOutput(0, result);
-  return success();
+  auto spread = interleaveZeros(ctx, input, a.strides);
+  if (failed(spread))
+    return failure();
+  auto padded = padForConvTranspose(ctx, *spread, a);
+  if (failed(padded))
+    return failure();
+  auto flipped = flipConvTransposeFilter(ctx, filter, a.group);
+  if (failed(flipped))
+    return failure();
+  return buildConv2d(
+      ctx, *padded, *flipped,
+      {ctx.arrayAttr("dilations", a.dilations), ctx.i64Attr("groups", a.group)},
+      lifted);
 }
 
 } // namespace

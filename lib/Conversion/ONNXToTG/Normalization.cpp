@@ -43,21 +43,13 @@ struct Builder {
   Value c(double v) { return ctx.scalar(e, v); }
 };
 
-LogicalResult requireFloat(NodeContext &ctx, unsigned i) {
-  if (ctx.hasInput(i) && !ctx.isFloatInput(i))
-    return ctx.fail("input " + Twine(i) + " has element type " +
-                    onnxutil::dataTypeName(ctx.inputDataType(i)) +
-                    "; only floating-point types are supported");
-  return success();
-}
-
 Type elementTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
 
 LogicalResult importBatchNorm(NodeContext &ctx) {
   for (unsigned i = 0; i < 5; ++i)
-    if (failed(requireFloat(ctx, i)))
+    if (failed(ctx.requireFloatInput(i)))
       return failure();
   if (ctx.getInt("training_mode", 0))
     return ctx.fail("training mode is not supported");
@@ -91,7 +83,7 @@ LogicalResult importBatchNorm(NodeContext &ctx) {
 
 LogicalResult importLayerNorm(NodeContext &ctx) {
   for (unsigned i = 0; i < 3; ++i)
-    if (failed(requireFloat(ctx, i)))
+    if (failed(ctx.requireFloatInput(i)))
       return failure();
   auto x = ctx.input(0), scale = ctx.input(1);
   if (failed(x) || failed(scale))
@@ -162,7 +154,7 @@ LogicalResult importLayerNorm(NodeContext &ctx) {
 
 LogicalResult importInstanceNorm(NodeContext &ctx) {
   for (unsigned i = 0; i < 3; ++i)
-    if (failed(requireFloat(ctx, i)))
+    if (failed(ctx.requireFloatInput(i)))
       return failure();
   auto x = ctx.input(0), scale = ctx.input(1), bias = ctx.input(2);
   if (failed(x) || failed(scale) || failed(bias))
@@ -195,7 +187,7 @@ LogicalResult importInstanceNorm(NodeContext &ctx) {
 }
 
 LogicalResult importMeanVarianceNorm(NodeContext &ctx) {
-  if (failed(requireFloat(ctx, 0)))
+  if (failed(ctx.requireFloatInput(0)))
     return failure();
   auto x = ctx.input(0);
   if (failed(x))
@@ -223,7 +215,7 @@ LogicalResult importMeanVarianceNorm(NodeContext &ctx) {
 }
 
 LogicalResult importLRN(NodeContext &ctx) {
-  if (failed(requireFloat(ctx, 0)))
+  if (failed(ctx.requireFloatInput(0)))
     return failure();
   auto x = ctx.input(0);
   if (failed(x))
@@ -266,7 +258,7 @@ LogicalResult importLRN(NodeContext &ctx) {
 }
 
 LogicalResult importSoftmax(NodeContext &ctx, bool isLog) {
-  if (failed(requireFloat(ctx, 0)))
+  if (failed(ctx.requireFloatInput(0)))
     return failure();
   auto x = ctx.input(0);
   if (failed(x))

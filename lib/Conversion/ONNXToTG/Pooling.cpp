@@ -72,7 +72,7 @@ LogicalResult importPool(NodeContext &ctx, bool isMax) {
   Value input = *x;
   SmallVector<int64_t> k(*kernel), strides = attrs->strides;
   if (rank == 3) {
-    auto r = ctx.reshape(input, {in[0], in[1], 1, in[2]});
+    auto r = insertUnitHeight(ctx, input);
     if (failed(r))
       return failure();
     input = *r;
@@ -92,16 +92,7 @@ LogicalResult importPool(NodeContext &ctx, bool isMax) {
   }
   if (failed(y))
     return failure();
-  Value result = *y;
-  if (rank == 3) {
-    auto s = cast<RankedTensorType>(result.getType()).getShape();
-    auto r = ctx.reshape(result, {s[0], s[1], s[3]});
-    if (failed(r))
-      return failure();
-    result = *r;
-  }
-  ctx.setOutput(0, result);
-  return success();
+  return setWindowOutput(ctx, *y, rank == 3);
 }
 
 LogicalResult importGlobalPool(NodeContext &ctx, bool isMax) {

@@ -1,0 +1,131 @@
+//===- GraphImporter.h - The state of one ONNX import -----------*- C++ -*-===//
+//
+// Part of Loom. The importer of one ONNX graph: its values by name (IR
+// values, tensors known at import time, or both), the weights written so
+// far, and the module being built. ImportONNX.cpp walks the graph and builds
+// the function; NodeContext.cpp keeps the values and gives each handler its
+// NodeContext.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_LIB_CONVERSION_ONNXTOTG_GRAPHIMPORTER_H
+#define LOOM_LIB_CONVERSION_ONNXTOTG_GRAPHIMPORTER_H
+
+#include "Importer.h"
+#include "loom/Conversion/ONNXToTG/ImportONNX.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loom::onnx_to_tg {
+
+/// A value of the ONNX graph during import: an IR value, a tensor known at
+/// import time, or both (once the known tensor has been materialised).
+struct ImportedValue {
+  enum class Origin { Computed, Initializer, ConstantNode, Folded };
+  Origin origin = Origin::Computed;
+  Value value;
+  std::shared_ptr<const HostTensor> known;
+  /// An initializer not decoded yet.
+  const onnx::TensorProto *initializer = nullptr;
+  bool decodeFailed = false;
+  /// A graph input (an argument of the function).
+  bool isGraphInput = false;
+  int32_t dataType = 0;
+  std::vector<int64_t> shape;
+};
+
+class GraphImporter {
+public:
+  GraphImporter(mlir::MLIRContext *context, const ONNXImportOptions &options,
+                safetensors::Writer &writer, llvm::StringRef sourceName)
+      : context(context), builder(context), options(options), writer(writer),
+        sourceName(sourceName.str()),
+        fileLoc(mlir::FileLineColLoc::get(context, sourceName, 0, 0)) {
+    externalDir = llvm::sys::path::parent_path(sourceName).str();
+  }
+
+  /// Imports the (checked, shape-inferred) graph of `model` as a module of
+  /// one function; null after an error.
+  mlir::OwningOpRef<mlir::ModuleOp> run(onnx::ModelProto &model);
+
+  mlir::MLIRContext *context;
+  mlir::OpBuilder builder;
+  const ONNXImportOptions &options;
+  safetensors::Writer &writer;
+  std::string sourceName, externalDir;
+  mlir::Location fileLoc;
+  llvm::StringMap<ImportedValue> values;
+  llvm::StringSet<> weightNames;
+  bool usedWeights = false;
+  /// Types ONNX's shape inference gave to values, by name.
+  llvm::StringMap<const onnx::TypeProto *> onnxTypes;
+
+  ImportedValue *lookup(llvm::StringRef name) {
+    auto it = values.find(name);
+    return it == values.end() ? nullptr : &it->second;
+  }
+  const HostTensor *decode(ImportedValue &v, mlir::Location loc);
+  FailureOr<Value> materialize(llvm::StringRef name, ImportedValue &v,
+                               mlir::Location loc);
+  FailureOr<Value> materializeHost(const HostTensor &t, llvm::StringRef name,
+                                   bool asWeight, mlir::Location loc);
+  std::string uniqueWeightName(llvm::StringRef base);
+  LogicalResult checkAgainstONNX(llvm::StringRef name, const ImportedValue &v,
+                                 NodeContext &ctx);
+
+private:
+  //===--------------------------------------------------------------------===//
+  // The steps of run() (ImportONNX.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// Records the types ONNX's shape inference gave to values and outputs.
+  void recordONNXTypes(const onnx::GraphProto &graph);
+  /// Declares the initializers, decoded only when used.
+  LogicalResult declareInitializers(const onnx::GraphProto &graph);
+  /// Declares the graph inputs that are not initializers: the bound ones as
+  /// known tensors, the others as the arguments `argTypes` and `argNames`.
+  LogicalResult
+  declareGraphInputs(const onnx::GraphProto &graph,
+                     llvm::SmallVectorImpl<Type> &argTypes,
+                     llvm::SmallVectorImpl<std::string> &argNames);
+  /// Declares graph input `in`, bound at import time to `bound`, as a known
+  /// tensor.
+  LogicalResult bindGraphInput(const onnx::ValueInfoProto &in,
+                               const ONNXTensor &bound, mlir::Location loc);
+  /// The type of graph input `in`, which must be a tensor of static shape
+  /// with an element type tg supports.
+  FailureOr<RankedTensorType> graphInputType(const onnx::ValueInfoProto &in,
+                                             mlir::Location loc);
+  /// Creates the function with the arguments `argTypes` (named `argNames`)
+  /// and declares them as the values of those names.
+  mlir::func::FuncOp createFunction(llvm::ArrayRef<Type> argTypes,
+                                    llvm::ArrayRef<std::string> argNames);
+  /// Hands every node, in order, to its handler.
+  LogicalResult importNodes(const onnx::GraphProto &graph,
+                            const llvm::StringMap<int64_t> &opsets);
+  /// Hands `node` to its handler and checks its outputs against ONNX's
+  /// shape inference.
+  LogicalResult importNode(const onnx::NodeProto &node,
+                           const llvm::StringMap<int64_t> &opsets);
+  /// Returns the graph outputs from `func` and sets its type.
+  LogicalResult buildReturn(const onnx::GraphProto &graph,
+                            mlir::func::FuncOp func,
+                            llvm::ArrayRef<Type> argTypes);
+  /// Names the weights file, fuses exporter idioms and verifies `module`.
+  LogicalResult finishModule(mlir::ModuleOp module, mlir::func::FuncOp func);
+};
+
+/// How diagnostics name a node: its name, or its first output.
+std::string describeNode(const onnx::NodeProto &node);
+
+} // namespace loom::onnx_to_tg
+
+#endif // LOOM_LIB_CONVERSION_ONNXTOTG_GRAPHIMPORTER_H
