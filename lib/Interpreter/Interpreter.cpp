@@ -23,50 +23,29 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::interp;
 
-int64_t interp::checkedNumElements(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0)
-      return -1;
-    auto m = llvm::checkedMul(n, d);
-    if (!m)
-      return -1;
-    n = *m;
-  }
-  return n;
-}
 
 template <class D> struct Interpreter<D>::Impl {
   using TensorPtr = std::shared_ptr<const Tensor<D>>;
 
   ModuleOp module;
   InterpreterOptions options;
-  std::optional<safetensors::File> weights;
-  bool weightsFailed = false;
+  tg::LazyWeights weights;
   llvm::StringMap<TensorPtr> weightCache;
   llvm::StringMap<OpProfile> profile;
   unsigned depth = 0;
 
   Impl(ModuleOp module, InterpreterOptions options)
-      : module(module), options(std::move(options)) {}
+      : module(module), options(std::move(options)),
+        weights(module, this->options.weightsFile) {}
 
   FailureOr<TensorPtr> loadWeight(tg::WeightOp op) {
     auto it = weightCache.find(op.getName());
     if (it != weightCache.end())
       return it->second;
-    if (!weights) {
-      if (weightsFailed)
-        return failure();
-      auto file = tg::openWeights(module, options.weightsFile);
-      if (failed(file)) {
-        weightsFailed = true;
-        return op.emitError("cannot evaluate: the weights file is unusable");
-      }
-      weights.emplace(std::move(*file));
-    }
-    if (failed(tg::checkWeight(op, *weights)))
+    auto file = weights.fileFor(op);
+    if (failed(file))
       return failure();
-    auto values = weights->readAsDouble(op.getName());
+    auto values = (*file)->readAsDouble(op.getName());
     if (!values)
       return op.emitOpError() << llvm::toString(values.takeError());
     auto t = std::make_shared<const Tensor<D>>(

@@ -182,21 +182,21 @@ func.func @main() -> tensor<3xf32> {
 // NOFILE: missing-file.mlir:[[@LINE+1]]:1: error: cannot load weights: {{.*}}nope.safetensors: cannot open file
 module attributes {tg.weights = "nope.safetensors"} {
 func.func @main() -> tensor<3xf32> {
-  // NOFILE: missing-file.mlir:[[@LINE+1]]:8: error: cannot evaluate: the weights file is unusable
+  // NOFILE: missing-file.mlir:[[@LINE+1]]:8: error: cannot read this weight: the weights file is unusable
   %b = tg.weight "b" : tensor<3xf32>
   return %b : tensor<3xf32>
 }
 }
 // NOFILE-NOT: outputs:
 // NOFILE-FLAG: ok.mlir:[[@LINE-59]]:1: error: cannot load weights: {{.*}}nonexistent.safetensors: cannot open file
-// NOFILE-FLAG: ok.mlir:[[@LINE-58]]:10: error: cannot evaluate: the weights file is unusable
+// NOFILE-FLAG: ok.mlir:[[@LINE-58]]:10: error: cannot read this weight: the weights file is unusable
 // NOFILE-FLAG-NOT: outputs:
 
 //--- no-attr.mlir
 // NOATTR: no-attr.mlir:[[@LINE+1]]:1: error: the module uses tg.weight but has no 'tg.weights' attribute naming its safetensors file
 module {
 func.func @main() -> tensor<3xf32> {
-  // NOATTR: no-attr.mlir:[[@LINE+1]]:8: error: cannot evaluate: the weights file is unusable
+  // NOATTR: no-attr.mlir:[[@LINE+1]]:8: error: cannot read this weight: the weights file is unusable
   %b = tg.weight "b" : tensor<3xf32>
   return %b : tensor<3xf32>
 }

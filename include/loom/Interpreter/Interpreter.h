@@ -13,6 +13,7 @@
 
 #include "loom/Interpreter/Domain.h"
 #include "loom/Interpreter/Tensor.h"
+#include "loom/Support/Shapes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -65,7 +66,7 @@ extern template class Interpreter<F64Domain>;
 extern template class Interpreter<ModPDomain>;
 
 /// Number of elements of a shape, or -1 on overflow or a negative dim.
-int64_t checkedNumElements(llvm::ArrayRef<int64_t> shape);
+using loom::checkedNumElements;
 
 /// Upper bound of random integer values for function argument \p arg: 2
 /// for i1; the smallest gathered axis when it indexes tg.gather ops; else 10.

@@ -25,7 +25,7 @@
 #include "loom/Interpreter/ScalarFunctions.h"
 #include "loom/Interpreter/Tensor.h"
 #include "loom/Support/ElementTypes.h"
-#include "loom/Support/Broadcast.h"
+#include "loom/Support/Shapes.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLForwardCompat.h"

@@ -11,7 +11,7 @@
 #define LOOM_INTERPRETER_STRIDEDLOOPS_H
 
 #include "loom/Interpreter/Tensor.h"
-#include "loom/Support/Broadcast.h"
+#include "loom/Support/Shapes.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"

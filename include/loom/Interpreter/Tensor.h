@@ -14,6 +14,7 @@
 #define LOOM_INTERPRETER_TENSOR_H
 
 #include "loom/Interpreter/Domain.h"
+#include "loom/Support/Shapes.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -37,13 +38,8 @@ inline int64_t numElementsOf(llvm::ArrayRef<int64_t> shape) {
 
 /// Row-major strides (in elements) of a tensor of shape \p shape.
 inline std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t s = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= shape[i];
-  }
-  return strides;
+  auto strides = rowMajorStrides(shape);
+  return std::vector<int64_t>(strides.begin(), strides.end());
 }
 
 /// A dense row-major tensor over the number domain \p D.

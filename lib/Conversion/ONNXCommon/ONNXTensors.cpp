@@ -97,18 +97,6 @@ HostTensor HostTensor::splat(int32_t dataType, std::vector<int64_t> shape,
   return t;
 }
 
-int64_t onnxutil::numElementsOf(llvm::ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0)
-      return -1;
-    auto m = llvm::checkedMul(n, d);
-    if (!m)
-      return -1;
-    n = *m;
-  }
-  return n;
-}
 
 namespace {
 

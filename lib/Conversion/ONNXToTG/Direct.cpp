@@ -54,10 +54,8 @@ static LogicalResult importDirect(NodeContext &ctx) {
   for (unsigned i = 0; i < ctx.numInputs(); ++i) {
     if (!ctx.hasInput(i))
       return ctx.fail("input " + Twine(i) + " is required");
-    if (!ctx.isFloatInput(i))
-      return ctx.fail("input " + Twine(i) + " has element type " +
-                      onnxutil::dataTypeName(ctx.inputDataType(i)) +
-                      "; only floating-point types are supported");
+    if (failed(ctx.requireFloatInput(i)))
+      return failure();
     auto v = ctx.input(i);
     if (failed(v))
       return failure();

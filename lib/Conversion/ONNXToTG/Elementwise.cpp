@@ -195,10 +195,8 @@ bool foldUnary(NodeContext &ctx, double (*fn)(double), bool intOk = false) {
 FailureOr<Value> floatInput(NodeContext &ctx, unsigned i = 0) {
   if (!ctx.hasInput(i))
     return ctx.fail("input " + Twine(i) + " is required");
-  if (!ctx.isFloatInput(i))
-    return ctx.fail("input " + Twine(i) + " has element type " +
-                    onnxutil::dataTypeName(ctx.inputDataType(i)) +
-                    "; only floating-point types are supported");
+  if (failed(ctx.requireFloatInput(i)))
+    return failure();
   return ctx.input(i);
 }
 

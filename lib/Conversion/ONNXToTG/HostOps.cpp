@@ -17,27 +17,6 @@ using llvm::ArrayRef;
 
 namespace {
 
-/// Row-major strides of `shape`.
-std::vector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t s = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= shape[i];
-  }
-  return strides;
-}
-
-/// Strides of `from` broadcast into `to` (0 along broadcast dimensions).
-std::vector<int64_t> broadcastStrides(ArrayRef<int64_t> from,
-                                      ArrayRef<int64_t> to) {
-  std::vector<int64_t> own = stridesOf(from);
-  std::vector<int64_t> out(to.size(), 0);
-  size_t offset = to.size() - from.size();
-  for (size_t i = 0; i < from.size(); ++i)
-    out[offset + i] = from[i] == 1 ? 0 : own[i];
-  return out;
-}
 
 /// Calls fn(outIndex, srcOffset) for every element of `shape`, where
 /// srcOffset = sum(index[d] * strides[d]) + base.
@@ -108,19 +87,6 @@ HostTensor onnx_to_tg::castHost(const HostTensor &t, int32_t dataType) {
   return out;
 }
 
-std::optional<std::vector<int64_t>>
-onnx_to_tg::broadcastHostShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
-  size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      return std::nullopt;
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
 
 HostTensor onnx_to_tg::broadcastHost(const HostTensor &t,
                                      ArrayRef<int64_t> shape) {
@@ -182,7 +148,7 @@ HostTensor onnx_to_tg::gatherHost(const HostTensor &data,
 HostTensor onnx_to_tg::sliceHost(const HostTensor &t, ArrayRef<int64_t> starts,
                                  ArrayRef<int64_t> steps,
                                  ArrayRef<int64_t> sizes) {
-  std::vector<int64_t> own = stridesOf(t.shape);
+  auto own = rowMajorStrides(t.shape);
   std::vector<int64_t> strides(t.shape.size());
   int64_t base = 0;
   for (size_t d = 0; d < t.shape.size(); ++d) {
@@ -195,7 +161,7 @@ HostTensor onnx_to_tg::sliceHost(const HostTensor &t, ArrayRef<int64_t> starts,
 
 HostTensor onnx_to_tg::transposeHost(const HostTensor &t,
                                      ArrayRef<int64_t> perm) {
-  std::vector<int64_t> own = stridesOf(t.shape);
+  auto own = rowMajorStrides(t.shape);
   std::vector<int64_t> shape, strides;
   for (int64_t p : perm) {
     shape.push_back(t.shape[p]);

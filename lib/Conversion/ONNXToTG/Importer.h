@@ -26,6 +26,7 @@
 #define LOOM_LIB_CONVERSION_ONNXTOTG_IMPORTER_H
 
 #include "loom/Conversion/ONNXCommon/ONNXTensors.h"
+#include "loom/Support/Shapes.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -264,9 +265,15 @@ LogicalResult fuseIdioms(mlir::Operation *scope);
 
 /// Converts `t` to ONNX element type `dataType` (as Cast does).
 HostTensor castHost(const HostTensor &t, int32_t dataType);
-/// Numpy broadcast of two shapes; nullopt when they do not broadcast.
-std::optional<std::vector<int64_t>>
-broadcastHostShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+/// Numpy broadcast of two shapes (loom/Support/Shapes.h); nullopt when they
+/// do not broadcast.
+inline std::optional<std::vector<int64_t>>
+broadcastHostShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
+  auto shape = broadcastShapes(a, b);
+  if (!shape)
+    return std::nullopt;
+  return std::vector<int64_t>(shape->begin(), shape->end());
+}
 /// Elementwise `fn` over the broadcast of `a` and `b`; the result has
 /// element type `dataType`. Integer results use `intFn` when given.
 HostTensor binaryHost(const HostTensor &a, const HostTensor &b,

@@ -40,7 +40,7 @@ void appendLE(std::string &bytes, uint64_t v, unsigned size) {
 class Exporter {
 public:
   Exporter(ModuleOp module, const ONNXExportOptions &options)
-      : module(module), options(options) {}
+      : module(module), options(options), weights(module, options.weightsFile) {}
 
   LogicalResult run(func::FuncOp fn);
   onnx::ModelProto model;
@@ -52,8 +52,7 @@ private:
   llvm::DenseMap<Value, std::string> names;
   llvm::StringSet<> used;
   llvm::StringMap<std::string> weightInits;
-  std::optional<safetensors::File> weights;
-  bool weightsFailed = false;
+  tg::LazyWeights weights;
 
   std::string fresh(StringRef base) {
     std::string name = base.empty() ? std::string("v") : base.str();
@@ -289,19 +288,10 @@ FailureOr<std::string> Exporter::weight(tg::WeightOp op) {
   auto it = weightInits.find(op.getName());
   if (it != weightInits.end())
     return it->second;
-  if (!weights) {
-    if (weightsFailed)
-      return failure();
-    auto file = tg::openWeights(module, options.weightsFile);
-    if (failed(file)) {
-      weightsFailed = true;
-      return failure();
-    }
-    weights.emplace(std::move(*file));
-  }
-  if (failed(tg::checkWeight(op, *weights)))
+  auto file = weights.fileFor(op);
+  if (failed(file))
     return failure();
-  const safetensors::TensorInfo *info = weights->lookup(op.getName());
+  const safetensors::TensorInfo *info = (*file)->lookup(op.getName());
   auto kind = elemKindOfDType(info->dtype);
   if (!kind)
     return op.emitOpError("has a dtype ONNX cannot hold");
@@ -310,7 +300,7 @@ FailureOr<std::string> Exporter::weight(tg::WeightOp op) {
   t->set_data_type(elementTypeInfo(*kind).onnxDataType);
   for (int64_t d : info->shape)
     t->add_dims(d);
-  llvm::ArrayRef<uint8_t> raw = weights->rawBytes(*info);
+  llvm::ArrayRef<uint8_t> raw = (*file)->rawBytes(*info);
   t->set_raw_data(std::string(raw.begin(), raw.end()));
   weightInits[op.getName()] = t->name();
   return t->name();

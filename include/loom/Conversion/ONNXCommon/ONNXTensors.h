@@ -11,6 +11,7 @@
 #ifndef LOOM_CONVERSION_ONNXCOMMON_ONNXTENSORS_H
 #define LOOM_CONVERSION_ONNXCOMMON_ONNXTENSORS_H
 
+#include "loom/Support/Shapes.h"
 #include "loom/Support/SafeTensors.h"
 
 #include "mlir/IR/Types.h"
@@ -65,8 +66,10 @@ struct HostTensor {
 };
 
 /// Number of elements of `shape`, or -1 if a dimension is negative or the
-/// product overflows.
-int64_t numElementsOf(llvm::ArrayRef<int64_t> shape);
+/// product overflows (loom/Support/Shapes.h).
+inline int64_t numElementsOf(llvm::ArrayRef<int64_t> shape) {
+  return checkedNumElements(shape);
+}
 
 /// Decodes `tensor` (raw_data, the typed fields, or external data read from a
 /// file under `externalDataDir`; absolute paths and `..` are refused).

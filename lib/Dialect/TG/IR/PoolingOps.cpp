@@ -10,6 +10,16 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::tg;
 
+/// The shape rule of a 2-D pooling op.
+template <typename Adaptor>
+static LogicalResult inferWindow(std::optional<Location> location,
+                                 Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
+  return inferPool2d(location, adaptor.getInput().getType(),
+                     adaptor.getKernelSize(), adaptor.getStrides(),
+                     adaptor.getPads(), inferred);
+}
+
 /// The window of a 2-D pooling op, as the kernels take it.
 template <typename PoolOp> static interp::Pool2dParams windowOf(PoolOp op) {
   interp::Pool2dParams p;
@@ -42,9 +52,7 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  return inferPool2d(location, adaptor.getInput().getType(),
-                     adaptor.getKernelSize(), adaptor.getStrides(),
-                     adaptor.getPads(), inferred);
+  return inferWindow(location, adaptor, inferred);
 }
 
 LogicalResult MaxPool2dOp::evaluate(interp::EvalFrame &frame) {
@@ -68,9 +76,7 @@ LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  return inferPool2d(location, adaptor.getInput().getType(),
-                     adaptor.getKernelSize(), adaptor.getStrides(),
-                     adaptor.getPads(), inferred);
+  return inferWindow(location, adaptor, inferred);
 }
 
 LogicalResult AvgPool2dOp::evaluate(interp::EvalFrame &frame) {

@@ -26,6 +26,23 @@ std::optional<safetensors::DType> tg::dtypeForElementType(Type type) {
   return elementTypeInfo(*kind).dtype;
 }
 
+FailureOr<const safetensors::File *> LazyWeights::fileFor(WeightOp op) {
+  if (!file) {
+    if (failedToOpen)
+      return failure();
+    auto opened = openWeights(module, override);
+    if (failed(opened)) {
+      failedToOpen = true;
+      return op.emitError("cannot read this weight: the weights file is "
+                          "unusable");
+    }
+    file.emplace(std::move(*opened));
+  }
+  if (failed(checkWeight(op, *file)))
+    return failure();
+  return &*file;
+}
+
 bool tg::usesWeights(ModuleOp module) {
   return module
       .walk([](WeightOp) { return WalkResult::interrupt(); })

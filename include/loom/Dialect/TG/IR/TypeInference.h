@@ -11,7 +11,7 @@
 #ifndef LOOM_DIALECT_TG_IR_TYPEINFERENCE_H
 #define LOOM_DIALECT_TG_IR_TYPEINFERENCE_H
 
-#include "loom/Support/Broadcast.h"
+#include "loom/Support/Shapes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
@@ -26,7 +26,7 @@ using mlir::LogicalResult;
 using Loc = std::optional<mlir::Location>;
 using Inferred = llvm::SmallVectorImpl<mlir::Type>;
 
-/// The broadcast rule (loom/Support/Broadcast.h), in this namespace too.
+/// The broadcast rule (loom/Support/Shapes.h), in this namespace too.
 using loom::broadcastShapes;
 using loom::isBroadcastableTo;
 

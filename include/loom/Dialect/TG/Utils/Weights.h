@@ -37,6 +37,25 @@ mlir::FailureOr<std::string> resolveWeightsPath(mlir::ModuleOp module,
 mlir::FailureOr<safetensors::File> openWeights(mlir::ModuleOp module,
                                                llvm::StringRef override);
 
+/// The weights file of a module, opened on first use (the interpreter and
+/// the ONNX exporter read weights lazily so that a module without weights
+/// needs no file).
+class LazyWeights {
+public:
+  LazyWeights(mlir::ModuleOp module, std::string override)
+      : module(module), override(std::move(override)) {}
+
+  /// The file, with `op`'s tensor checked against its type (checkWeight).
+  /// Failures are diagnosed; an unusable file is reported once.
+  mlir::FailureOr<const safetensors::File *> fileFor(WeightOp op);
+
+private:
+  mlir::ModuleOp module;
+  std::string override;
+  std::optional<safetensors::File> file;
+  bool failedToOpen = false;
+};
+
 /// Checks that `file` holds the tensor `op` names, with the dtype and shape of
 /// its result type; emits an error at `op` otherwise.
 mlir::LogicalResult checkWeight(WeightOp op, const safetensors::File &file);

@@ -1,22 +1,50 @@
-//===- Broadcast.h - The numpy broadcast rule -------------------*- C++ -*-===//
+//===- Shapes.h - Shape arithmetic shared by all of Loom --------*- C++ -*-===//
 //
-// Part of Loom. The broadcast rule of tg's elementwise ops and tg.matmul's
-// batch dimensions, written once: shapes are aligned on the right and each
-// pair of dimensions must be equal or one of them 1. The verifier, the
-// interpreter's kernels and the ONNX importer's folding all use these.
+// Part of Loom. Element counts, row-major strides, and the broadcast rule of
+// tg's elementwise ops and tg.matmul's batch dimensions, written once:
+// shapes are aligned on the right and each pair of dimensions must be equal
+// or one of them 1. The verifier, the interpreter's kernels and the ONNX
+// importer's folding all use these.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_SUPPORT_BROADCAST_H
-#define LOOM_SUPPORT_BROADCAST_H
+#ifndef LOOM_SUPPORT_SHAPES_H
+#define LOOM_SUPPORT_SHAPES_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cstdint>
 #include <optional>
 
 namespace loom {
+
+/// Number of elements of \p shape (1 for rank 0), or -1 when a dimension is
+/// negative or the product overflows int64_t.
+inline int64_t checkedNumElements(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return -1;
+    auto m = llvm::checkedMul(n, d);
+    if (!m)
+      return -1;
+    n = *m;
+  }
+  return n;
+}
+
+/// Row-major strides (in elements) of \p shape.
+inline llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t> strides(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  return strides;
+}
 
 /// The numpy broadcast of two shapes, or nullopt when they do not broadcast.
 inline std::optional<llvm::SmallVector<int64_t>>
@@ -63,4 +91,4 @@ broadcastStrides(llvm::ArrayRef<int64_t> shape,
 
 } // namespace loom
 
-#endif // LOOM_SUPPORT_BROADCAST_H
+#endif // LOOM_SUPPORT_SHAPES_H
