@@ -66,7 +66,10 @@ template <class D> struct Interpreter<D>::Impl {
     auto loadThisWeight = [&]() -> FailureOr<TensorPtr> {
       return loadWeight(cast<tg::WeightOp>(op));
     };
-    interp::TypedFrame<D> typed(in, results, loadThisWeight);
+    auto runBody = [&](Block &body, ArrayRef<TensorPtr> args) {
+      return runBlock(body, args);
+    };
+    interp::TypedFrame<D> typed(in, results, loadThisWeight, runBody);
     interp::EvalFrame frame(typed);
     if (failed(evaluable.evaluate(frame)))
       return failure();
@@ -102,7 +105,13 @@ template <class D> struct Interpreter<D>::Impl {
              << options.maxCallDepth << " (recursion?)";
     }
     llvm::scope_exit cleanup([&] { --depth; });
-    Block &block = fn.getBody().front();
+    return runBlock(fn.getBody().front(), args);
+  }
+
+  /// Runs the ops of \p block on \p args; returns the terminator's operands
+  /// (func.return, tg.yield).
+  FailureOr<std::vector<TensorPtr>> runBlock(Block &block,
+                                             ArrayRef<TensorPtr> args) {
     llvm::DenseMap<Value, TensorPtr> env;
     llvm::DenseMap<Value, unsigned> remainingUses;
     for (auto [arg, t] : llvm::zip(block.getArguments(), args))
@@ -112,9 +121,9 @@ template <class D> struct Interpreter<D>::Impl {
         ++remainingUses[v];
 
     for (Operation &op : block) {
-      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (op.hasTrait<OpTrait::IsTerminator>()) {
         std::vector<TensorPtr> results;
-        for (Value v : ret.getOperands())
+        for (Value v : op.getOperands())
           results.push_back(env.lookup(v));
         return results;
       }
@@ -163,7 +172,8 @@ template <class D> struct Interpreter<D>::Impl {
         p.seconds += s;
       }
     }
-    return fn.emitOpError("has no terminator");
+    return mlir::emitError(block.getParent()->getLoc(),
+                           "a block without a terminator");
   }
 };
 

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Compiler/Passes.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 
@@ -17,6 +18,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   loom::tg::registerTGPasses();
+  loom::compiler::registerCompilerPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -26,6 +26,7 @@
 #include "loom/Interpreter/Domain.h"
 #include "loom/Interpreter/Tensor.h"
 
+#include "mlir/IR/Block.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -45,10 +46,16 @@ public:
   /// Produces the tensor of a tg.weight (named); the interpreter loads and
   /// caches weights. Failure has been diagnosed.
   using WeightLoader = llvm::function_ref<mlir::FailureOr<TensorPtr>()>;
+  /// Runs a block of ops (the body of a region op) on argument values and
+  /// returns what its terminator yields. Failure has been diagnosed.
+  using BlockRunner = llvm::function_ref<mlir::FailureOr<std::vector<TensorPtr>>(
+      mlir::Block &, llvm::ArrayRef<TensorPtr>)>;
 
   TypedFrame(llvm::ArrayRef<const Tensor<D> *> operands,
-             std::vector<TensorPtr> &results, WeightLoader loadWeight)
-      : operands(operands), results(results), loadWeight(loadWeight) {}
+             std::vector<TensorPtr> &results, WeightLoader loadWeight,
+             BlockRunner runBlock)
+      : operands(operands), results(results), loadWeight(loadWeight),
+        runBlock(runBlock) {}
 
   unsigned numOperands() const { return operands.size(); }
   /// Operand \p i (the verifier guarantees it exists).
@@ -88,10 +95,25 @@ public:
     return pushShared(std::move(*t));
   }
 
+  /// Runs \p body on the op's operands and appends what it yields as the
+  /// op's results (region ops such as tg.fragment).
+  mlir::LogicalResult pushBodyResults(mlir::Block &body) {
+    std::vector<TensorPtr> args;
+    for (const Tensor<D> *t : operands) // borrowed: they outlive the call
+      args.push_back(TensorPtr(std::shared_ptr<void>(), t));
+    auto yielded = runBlock(body, args);
+    if (mlir::failed(yielded))
+      return mlir::failure();
+    for (TensorPtr &t : *yielded)
+      (void)pushShared(std::move(t));
+    return mlir::success();
+  }
+
 private:
   llvm::ArrayRef<const Tensor<D> *> operands;
   std::vector<TensorPtr> &results;
   WeightLoader loadWeight;
+  BlockRunner runBlock;
 };
 
 /// A frame in one of the interpreter's domains.

@@ -223,6 +223,16 @@ public:
   FailureOr<std::string> weight() override {
     return ex.weight(cast<tg::WeightOp>(op));
   }
+  LogicalResult exportBody(Block &body) override {
+    for (auto [i, arg] : llvm::enumerate(body.getArguments()))
+      ex.names[arg] = input(i);
+    for (Operation &inner : body.without_terminator())
+      if (failed(ex.exportOp(&inner)))
+        return failure();
+    for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
+      alias(i, ex.nameOf(v));
+    return success();
+  }
 
 protected:
   void setAttr(void *node, StringRef name, int64_t value) override {
@@ -371,7 +381,7 @@ LogicalResult Exporter::run(func::FuncOp fn) {
   }
 
   for (Operation &op : block.without_terminator()) {
-    if (op.getNumRegions() || !isa<tg::TGDialect>(op.getDialect()))
+    if (!isa<tg::TGDialect>(op.getDialect()))
       return op.emitOpError("cannot be exported to ONNX (only tg ops can)");
     if (failed(exportOp(&op)))
       return failure();

@@ -56,7 +56,8 @@ TEST(OpFactsTest, EveryRegisteredTGOpHasEveryFact) {
   unsigned ops = 0;
   std::vector<std::string> missing;
   for (RegisteredOperationName op : context.getRegisteredOperations()) {
-    if (&op.getDialect() != dialect)
+    // A terminator computes nothing: the op owning its region has the facts.
+    if (&op.getDialect() != dialect || op.hasTrait<OpTrait::IsTerminator>())
       continue;
     ++ops;
     for (const Fact &fact : kFacts)

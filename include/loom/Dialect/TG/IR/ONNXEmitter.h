@@ -11,6 +11,7 @@
 #ifndef LOOM_DIALECT_TG_IR_ONNXEMITTER_H
 #define LOOM_DIALECT_TG_IR_ONNXEMITTER_H
 
+#include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
@@ -69,6 +70,11 @@ public:
   /// The initializer of the tg.weight being exported (read from the
   /// module's safetensors file).
   virtual mlir::FailureOr<std::string> weight() = 0;
+
+  /// Exports the ops of \p body (a region of the op) in place of the op:
+  /// its arguments are the op's operands and what its terminator yields
+  /// becomes the op's results.
+  virtual mlir::LogicalResult exportBody(mlir::Block &body) = 0;
 
   /// One node of \p opType with the op's operands and results, in order.
   mlir::LogicalResult direct(llvm::StringRef opType);

@@ -21,6 +21,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Type constraints
@@ -676,6 +677,62 @@ def TG_BatchNormOp : TG_InferOp<"batchnorm", TG_Facts> {
                    TG_FloatTensor:$variance,
                    DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
   let results = (outs TG_FloatTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Fragments: a part of the graph placed on one backend
+//===----------------------------------------------------------------------===//
+// Facts: lib/Dialect/TG/IR/FragmentOps.cpp.
+
+def TG_FragmentOp : TG_Op<"fragment", !listconcat([
+    IsolatedFromAbove, TG_ResultTypeGiven,
+    SingleBlockImplicitTerminator<"YieldOp">], TG_Facts)> {
+  let summary = "a part of the graph that runs as one unit on one backend";
+  let description = [{
+    The body computes the results from the block arguments (one per input,
+    of the input's type) with tg ops and yields them. The CPU compiler
+    turns a `codegen` fragment into one generated kernel and a library
+    fragment (`onednn`, `openblas`) into one library call; fragments are
+    formed by `--tg-form-fragments` (and, later, chosen by the backend
+    placement), and can be written, printed and edited like any other op.
+    A fragment holds no `tg.weight` and no nested fragment: weights enter as
+    inputs.
+
+    ```mlir
+    %y = tg.fragment <onednn> (%x, %w, %b)
+        : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32> {
+    ^bb0(%a: tensor<1x64x56x56xf32>, %f: tensor<64x64x3x3xf32>, %c: tensor<64xf32>):
+      %r = tg.conv2d %a, %f, %c {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
+          : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+      tg.yield %r : tensor<1x64x56x56xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<TG_Tensor>:$inputs, TG_BackendAttr:$backend);
+  let results = (outs Variadic<TG_Tensor>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $backend `(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::ValueRange":$inputs,
+                   "::loom::tg::Backend":$backend)>,
+  ];
+}
+
+def TG_YieldOp : TG_Op<"yield", [Terminator, HasParent<"FragmentOp">,
+    ReturnLike]> {
+  let summary = "the results of a tg.fragment";
+  let description = [{
+    ```mlir
+    tg.yield %r : tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<TG_Tensor>:$results);
+  let assemblyFormat = "($results^ `:` type($results))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
 }
 
 #endif // LOOM_DIALECT_TG_IR_TGOPS_TD

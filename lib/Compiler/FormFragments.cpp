@@ -1,0 +1,219 @@
+//===- FormFragments.cpp - Group tg ops into backend fragments ------------===//
+//
+// Part of Loom. See the description of TGFormFragments in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Compiler/LibraryCalls.h"
+#include "loom/Compiler/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace loom::compiler {
+#define GEN_PASS_DEF_TGFORMFRAGMENTS
+#include "loom/Compiler/Passes.h.inc"
+} // namespace loom::compiler
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::compiler;
+
+namespace {
+
+/// Constants up to this many elements are copied into the fragments that
+/// use them (a kernel then sees a compile-time constant); larger ones stay
+/// outside and are stored with the weights.
+constexpr int64_t kInlineConstantElements = 1024;
+
+/// Ops that stay outside fragments: parameters, constants and metadata.
+bool staysOutside(Operation *op) {
+  return isa<tg::WeightOp, tg::ReshapeOp, tg::FragmentOp>(op) ||
+         !isa<tg::TGDialect>(op->getDialect()) ||
+         op->getParentOfType<tg::FragmentOp>();
+}
+
+bool isSmallConstant(Operation *op) {
+  auto constant = dyn_cast_or_null<tg::ConstantOp>(op);
+  return constant && constant.getType().getNumElements() <=
+                         kInlineConstantElements;
+}
+
+/// Elementwise: every result element depends on the operand elements at the
+/// same (broadcast) index.
+bool isElementwise(Operation *op) {
+  return op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+         isa<tg::AddOp, tg::SubOp, tg::MulOp, tg::DivOp, tg::MaxOp, tg::MinOp,
+             tg::PowOp, tg::CastOp>(op);
+}
+
+std::optional<tg::Backend> parseBackend(StringRef name) {
+  auto backend = tg::symbolizeBackend(name);
+  return backend;
+}
+
+struct FormFragments
+    : public compiler::impl::TGFormFragmentsBase<FormFragments> {
+  using TGFormFragmentsBase::TGFormFragmentsBase;
+
+  void runOnOperation() override;
+
+private:
+  /// The groups being formed: ops of one class go into one fragment.
+  llvm::EquivalenceClasses<Operation *> groups;
+  /// Library groups, keyed by their leader, with their backend.
+  llvm::DenseMap<Operation *, tg::Backend> libraryLeader;
+  /// Number of non-elementwise ops per codegen group leader.
+  llvm::DenseMap<Operation *, unsigned> heavyOps;
+
+  void formLibraryGroups(Block &block, tg::Backend conv, tg::Backend matmul);
+  void formCodegenGroups(Block &block);
+  bool tryFuse(Operation *producer, Operation *consumer);
+  void outline(ArrayRef<Operation *> ops, tg::Backend backend);
+};
+
+void FormFragments::formLibraryGroups(Block &block, tg::Backend conv,
+                                      tg::Backend matmul) {
+  for (Operation &op : block) {
+    if (staysOutside(&op) || groups.contains(&op))
+      continue;
+    std::optional<LibraryCall> call;
+    if (isa<tg::Conv2dOp>(op) && conv != tg::Backend::Codegen)
+      call = growLibraryCall(&op, conv);
+    else if (isa<tg::MatmulOp>(op) && matmul != tg::Backend::Codegen)
+      call = growLibraryCall(&op, matmul);
+    if (!call)
+      continue;
+    groups.insert(call->ops.front());
+    for (Operation *member : call->ops)
+      groups.unionSets(call->ops.front(), member);
+    libraryLeader[groups.getLeaderValue(call->ops.front())] = call->backend;
+  }
+}
+
+/// Fuses the single-use \p producer's group into \p consumer's when the
+/// result is a codegen group with at most one op that is not elementwise.
+bool FormFragments::tryFuse(Operation *producer, Operation *consumer) {
+  if (!producer || staysOutside(producer) || isSmallConstant(producer) ||
+      isa<tg::ConstantOp>(producer) || !groups.contains(producer))
+    return false;
+  Operation *p = groups.getLeaderValue(producer);
+  Operation *c = groups.getLeaderValue(consumer);
+  if (p == c || libraryLeader.count(p) || libraryLeader.count(c))
+    return false;
+  // The producer group's only result must be used only by the consumer.
+  for (Value v : producer->getResults())
+    for (Operation *user : v.getUsers())
+      if (user != consumer)
+        return false;
+  if (heavyOps.lookup(p) + heavyOps.lookup(c) > 1)
+    return false;
+  unsigned heavy = heavyOps.lookup(p) + heavyOps.lookup(c);
+  groups.unionSets(p, c);
+  heavyOps[groups.getLeaderValue(c)] = heavy;
+  return true;
+}
+
+void FormFragments::formCodegenGroups(Block &block) {
+  for (Operation &op : block) {
+    if (staysOutside(&op) || isa<tg::ConstantOp>(op) || groups.contains(&op))
+      continue;
+    groups.insert(&op);
+    heavyOps[&op] = isElementwise(&op) ? 0 : 1;
+    // Fuse single-use producers: elementwise ones into anything (prologue),
+    // anything into an elementwise consumer (epilogue).
+    for (Value operand : op.getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || !operand.hasOneUse())
+        continue;
+      if (isElementwise(producer) || isElementwise(&op))
+        tryFuse(producer, &op);
+    }
+  }
+}
+
+/// Replaces \p ops (in block order, one group) by one tg.fragment.
+void FormFragments::outline(ArrayRef<Operation *> ops, tg::Backend backend) {
+  llvm::SmallPtrSet<Operation *, 8> inGroup(ops.begin(), ops.end());
+  llvm::SetVector<Value> inputs, outputs;
+  for (Operation *op : ops) {
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if ((!def || !inGroup.count(def)) && !isSmallConstant(def))
+        inputs.insert(v);
+    }
+    for (Value v : op->getResults())
+      for (Operation *user : v.getUsers())
+        if (!inGroup.count(user))
+          outputs.insert(v);
+  }
+  Operation *last = ops.back();
+  OpBuilder b(last);
+  b.setInsertionPointAfter(last);
+  auto fragment = tg::FragmentOp::create(
+      b, last->getLoc(), TypeRange(outputs.getArrayRef()),
+      inputs.getArrayRef(), backend);
+  Block &body = fragment.getBody().front();
+  IRMapping mapping;
+  for (auto [v, arg] : llvm::zip(inputs, body.getArguments()))
+    mapping.map(v, arg);
+  OpBuilder inner = OpBuilder::atBlockEnd(&body);
+  for (Operation *op : ops) {
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp();
+          isSmallConstant(def) && !mapping.contains(v))
+        inner.clone(*def, mapping);
+    inner.clone(*op, mapping);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : outputs)
+    yielded.push_back(mapping.lookup(v));
+  tg::YieldOp::create(inner, last->getLoc(), yielded);
+  for (auto [v, r] : llvm::zip(outputs, fragment.getResults()))
+    Value(v).replaceAllUsesWith(r);
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+}
+
+void FormFragments::runOnOperation() {
+  func::FuncOp fn = getOperation();
+  auto conv = parseBackend(convBackend);
+  auto matmul = parseBackend(matmulBackend);
+  if (!conv || *conv == tg::Backend::OpenBLAS) {
+    fn.emitError("--tg-form-fragments: conv-backend must be onednn or "
+                 "codegen, got '")
+        << convBackend << "'";
+    return signalPassFailure();
+  }
+  if (!matmul) {
+    fn.emitError("--tg-form-fragments: matmul-backend must be onednn, "
+                 "openblas or codegen, got '")
+        << matmulBackend << "'";
+    return signalPassFailure();
+  }
+  for (Block &block : fn.getBody()) {
+    groups = {};
+    libraryLeader.clear();
+    heavyOps.clear();
+    formLibraryGroups(block, *conv, *matmul);
+    formCodegenGroups(block);
+    // Collect each group's ops in block order, then outline them.
+    llvm::MapVector<Operation *, SmallVector<Operation *>> members;
+    for (Operation &op : block)
+      if (groups.contains(&op))
+        members[groups.getLeaderValue(&op)].push_back(&op);
+    for (auto &[leader, ops] : members) {
+      auto it = libraryLeader.find(leader);
+      outline(ops, it == libraryLeader.end() ? tg::Backend::Codegen
+                                             : it->second);
+    }
+    // Constants now copied into every fragment that used them.
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (isa<tg::ConstantOp>(op) && op.use_empty())
+        op.erase();
+  }
+}
+
+} // namespace
