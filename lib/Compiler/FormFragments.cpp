@@ -37,8 +37,8 @@ bool staysOutside(Operation *op) {
 
 bool isSmallConstant(Operation *op) {
   auto constant = dyn_cast_or_null<tg::ConstantOp>(op);
-  return constant && constant.getType().getNumElements() <=
-                         kInlineConstantElements;
+  return constant &&
+         constant.getType().getNumElements() <= kInlineConstantElements;
 }
 
 /// Elementwise: every result element depends on the operand elements at the
@@ -152,9 +152,9 @@ void FormFragments::outline(ArrayRef<Operation *> ops, tg::Backend backend) {
   Operation *last = ops.back();
   OpBuilder b(last);
   b.setInsertionPointAfter(last);
-  auto fragment = tg::FragmentOp::create(
-      b, last->getLoc(), TypeRange(outputs.getArrayRef()),
-      inputs.getArrayRef(), backend);
+  auto fragment = tg::FragmentOp::create(b, last->getLoc(),
+                                         TypeRange(outputs.getArrayRef()),
+                                         inputs.getArrayRef(), backend);
   Block &body = fragment.getBody().front();
   IRMapping mapping;
   for (auto [v, arg] : llvm::zip(inputs, body.getArguments()))
@@ -206,8 +206,8 @@ void FormFragments::runOnOperation() {
         members[groups.getLeaderValue(&op)].push_back(&op);
     for (auto &[leader, ops] : members) {
       auto it = libraryLeader.find(leader);
-      outline(ops, it == libraryLeader.end() ? tg::Backend::Codegen
-                                             : it->second);
+      outline(ops,
+              it == libraryLeader.end() ? tg::Backend::Codegen : it->second);
     }
     // Constants now copied into every fragment that used them.
     for (Operation &op : llvm::make_early_inc_range(block))

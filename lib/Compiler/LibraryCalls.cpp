@@ -153,8 +153,7 @@ compiler::matchLibraryFragment(tg::FragmentOp fragment) {
   auto ops = llvm::map_to_vector(body.without_terminator(),
                                  [](Operation &op) { return &op; });
   if (ops != ArrayRef<Operation *>(call->ops) ||
-      body.getTerminator()->getOperands() !=
-          call->ops.back()->getResults())
+      body.getTerminator()->getOperands() != call->ops.back()->getResults())
     return std::nullopt;
   return call;
 }

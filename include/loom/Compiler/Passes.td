@@ -49,4 +49,59 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
   let dependentDialects = ["::loom::tg::TGDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def LoomApproximateMath : Pass<"loom-approximate-math"> {
+  let summary = "Replace transcendental math ops by vectorisable polynomials";
+  let description = [{
+    Applies MLIR's polynomial approximations (exp, log, tanh, erf, ...) so
+    that kernels need no libm calls in their inner loops and LLVM can
+    vectorise them. The errors against the reference interpreter are
+    measured in docs/Conversion/TGToLinalg.md.
+  }];
+  let dependentDialects = ["::mlir::math::MathDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def LoomForallToRange : Pass<"loom-forall-to-range", "mlir::ModuleOp"> {
+  let summary = "Give each kernel function the [begin, end) calling convention";
+  let description = [{
+    On bufferized kernel functions (docs/Artifact.md): appends two `index`
+    arguments `begin` and `end` to every public function and replaces its
+    outermost `scf.forall` (on memrefs, no shared outputs) by an `scf.for`
+    over the linearised iterations `[begin, end)`, delinearised into the
+    forall's induction variables, so that the runtime can split the
+    iterations over threads. The trip count is recorded on the function as
+    `loom.range` (1 when there is no forall: the kernel then ignores
+    `begin` and `end`). Fails on a function with more than one top-level
+    forall.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def LoomParallelizeKernels : Pass<"loom-parallelize-kernels", "mlir::ModuleOp"> {
+  let summary = "Tile each kernel's result op with scf.forall and fuse its producers";
+  let description = [{
+    On kernel functions in linalg on tensors: tiles the op computing each
+    function's (single) result along its leading parallel dimensions, with
+    tiles of size 1 until the forall has at least `min-iterations`
+    iterations (or the parallel dimensions run out), and fuses every
+    producer into the tile (so a softmax's reductions are computed per
+    row). The forall is what loom-forall-to-range hands to the runtime's
+    threads.
+  }];
+  let options = [
+    Option<"minIterations", "min-iterations", "int64_t", /*default=*/"64",
+           "Iterations the forall should have at least">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 #endif // LOOM_COMPILER_PASSES_TD

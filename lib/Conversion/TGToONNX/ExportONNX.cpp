@@ -270,26 +270,7 @@ FailureOr<std::string> Exporter::constant(ElementsAttr value, StringRef hint,
   t->set_data_type(*dataType);
   for (int64_t d : type.getShape())
     t->add_dims(d);
-  std::string bytes;
-  Type e = type.getElementType();
-  unsigned width = e.isInteger(1) ? 8 : e.getIntOrFloatBitWidth();
-  int64_t n = type.getNumElements();
-  if (isa<FloatType>(e)) {
-    auto values = dense.getValues<APFloat>();
-    for (int64_t i = 0; i < n; ++i)
-      appendLE(bytes,
-               values[dense.isSplat() ? 0 : i].bitcastToAPInt().getZExtValue(),
-               width / 8);
-  } else if (e.isInteger(1)) {
-    auto values = dense.getValues<bool>();
-    for (int64_t i = 0; i < n; ++i)
-      bytes.push_back(values[dense.isSplat() ? 0 : i] ? 1 : 0);
-  } else {
-    auto values = dense.getValues<APInt>();
-    for (int64_t i = 0; i < n; ++i)
-      appendLE(bytes, values[dense.isSplat() ? 0 : i].getSExtValue(),
-               width / 8);
-  }
+  std::string bytes = tg::littleEndianBytes(dense);
   t->set_raw_data(bytes);
   return t->name();
 }

@@ -43,6 +43,32 @@ FailureOr<const safetensors::File *> LazyWeights::fileFor(WeightOp op) {
   return &*file;
 }
 
+std::string tg::littleEndianBytes(DenseElementsAttr value) {
+  std::string bytes;
+  auto appendLE = [&](uint64_t v, unsigned size) {
+    for (unsigned b = 0; b < size; ++b)
+      bytes.push_back(static_cast<char>((v >> (8 * b)) & 0xff));
+  };
+  Type e = value.getElementType();
+  unsigned width = e.isInteger(1) ? 8 : e.getIntOrFloatBitWidth();
+  int64_t n = value.getNumElements();
+  auto at = [&](int64_t i) { return value.isSplat() ? 0 : i; };
+  if (isa<FloatType>(e)) {
+    auto values = value.getValues<APFloat>();
+    for (int64_t i = 0; i < n; ++i)
+      appendLE(values[at(i)].bitcastToAPInt().getZExtValue(), width / 8);
+  } else if (e.isInteger(1)) {
+    auto values = value.getValues<bool>();
+    for (int64_t i = 0; i < n; ++i)
+      bytes.push_back(values[at(i)] ? 1 : 0);
+  } else {
+    auto values = value.getValues<APInt>();
+    for (int64_t i = 0; i < n; ++i)
+      appendLE(values[at(i)].getSExtValue(), width / 8);
+  }
+  return bytes;
+}
+
 bool tg::usesWeights(ModuleOp module) {
   return module
       .walk([](WeightOp) { return WalkResult::interrupt(); })

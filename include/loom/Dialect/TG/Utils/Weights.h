@@ -56,6 +56,10 @@ private:
   bool failedToOpen = false;
 };
 
+/// The elements of `value` as the little-endian bytes a safetensors file or
+/// an ONNX initializer holds (i1 as one byte 0 or 1 per element).
+std::string littleEndianBytes(mlir::DenseElementsAttr value);
+
 /// Checks that `file` holds the tensor `op` names, with the dtype and shape of
 /// its result type; emits an error at `op` otherwise.
 mlir::LogicalResult checkWeight(WeightOp op, const safetensors::File &file);

@@ -1,0 +1,55 @@
+//===- Compiler.h - The CPU compiler's driver -------------------*- C++ -*-===//
+//
+// Part of Loom. loom-compile's stages as reusable functions (as CIRCT's
+// Firtool.h): prepare the tg module, form fragments, schedule each entry,
+// generate its kernels, and write the artifact (docs/Artifact.md,
+// docs/Compiler.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_COMPILER_COMPILER_H
+#define LOOM_COMPILER_COMPILER_H
+
+#include "loom/Compiler/Artifact.h"
+#include "loom/Compiler/Schedule.h"
+#include "loom/Support/SafeTensors.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace loom::compiler {
+
+struct CompileOptions {
+  TargetSpec target;
+  /// "embedded" (in the .so) or "external" (a safetensors file beside it).
+  std::string weightsStorage = "embedded";
+  /// Backends per op kind (--tg-form-fragments).
+  std::string convBackend = "onednn";
+  std::string matmulBackend = "onednn";
+  /// Embed the tg source module (for loom-run --check).
+  bool embedSource = true;
+  /// Where to print the schedules (null: nowhere).
+  llvm::raw_ostream *scheduleOut = nullptr;
+  /// Where to print timings of the stages (null: nowhere).
+  llvm::raw_ostream *timingOut = nullptr;
+};
+
+/// Adds the tg-level preparation and --tg-form-fragments to \p pm.
+void buildFragmentPipeline(mlir::OpPassManager &pm,
+                           const CompileOptions &options);
+
+/// Compiles every public function of \p module (tg ops, weights in
+/// \p weights) into the artifact \p outputPath. Diagnoses every failure;
+/// nothing is written when one occurs.
+mlir::LogicalResult compileToArtifact(mlir::ModuleOp module,
+                                      const safetensors::File *weights,
+                                      const CompileOptions &options,
+                                      llvm::StringRef outputPath);
+
+} // namespace loom::compiler
+
+#endif // LOOM_COMPILER_COMPILER_H

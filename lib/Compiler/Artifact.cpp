@@ -1,0 +1,255 @@
+//===- Artifact.cpp - Writing the CPU artifact ----------------------------===//
+//
+// Part of Loom. See Artifact.h and docs/Artifact.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Compiler/Artifact.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace llvm;
+using namespace loom::compiler;
+
+namespace {
+
+constexpr const char *kTriple = "x86_64-unknown-linux-gnu";
+constexpr uint32_t kMagic = 0x4D4F4F4Cu; // "LOOM"
+constexpr uint32_t kABIVersion = 1;
+
+Error makeError(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+
+/// A private constant byte array in \p section.
+GlobalVariable *addBytes(Module &m, StringRef name, StringRef section,
+                         StringRef bytes) {
+  Constant *init = ConstantDataArray::getString(m.getContext(), bytes,
+                                                /*AddNull=*/false);
+  auto *gv = new GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                GlobalValue::PrivateLinkage, init, name);
+  gv->setSection(section);
+  gv->setAlignment(Align(64));
+  return gv;
+}
+
+/// The weights in section .loom_weights, assembled from \p path with
+/// .incbin (so that a large model is not copied into LLVM constants).
+Constant *addWeights(Module &m, StringRef path) {
+  std::string asmText;
+  raw_string_ostream os(asmText);
+  os << "\t.section .loom_weights,\"a\",@progbits\n"
+     << "\t.p2align 6\n"
+     << "\t.globl __loom_weights\n"
+     << "\t.hidden __loom_weights\n"
+     << "__loom_weights:\n"
+     << "\t.incbin \"" << path << "\"\n"
+     << "\t.text\n";
+  m.appendModuleInlineAsm(asmText);
+  auto *i8 = Type::getInt8Ty(m.getContext());
+  auto *gv = new GlobalVariable(m, ArrayType::get(i8, 0), true,
+                                GlobalValue::ExternalLinkage, nullptr,
+                                "__loom_weights");
+  gv->setVisibility(GlobalValue::HiddenVisibility);
+  return gv;
+}
+
+/// The table {name, fn} of the kernels.
+Constant *addKernelTable(Module &m, ArrayRef<std::string> names) {
+  LLVMContext &ctx = m.getContext();
+  auto *ptr = PointerType::getUnqual(ctx);
+  auto *entryType = StructType::get(ctx, {ptr, ptr});
+  SmallVector<Constant *> entries;
+  for (const std::string &name : names) {
+    Function *fn = m.getFunction(name);
+    auto *nameGV = addBytes(m, "__loom_kernel_name", ".rodata",
+                            StringRef(name.c_str(), name.size() + 1));
+    nameGV->setAlignment(Align(1));
+    entries.push_back(ConstantStruct::get(entryType, {nameGV, fn}));
+  }
+  auto *tableType = ArrayType::get(entryType, entries.size());
+  return new GlobalVariable(m, tableType, true, GlobalValue::PrivateLinkage,
+                            ConstantArray::get(tableType, entries),
+                            "__loom_kernels");
+}
+
+/// The descriptor and the exported function returning it.
+void addDescriptor(Module &m, Constant *manifest, uint64_t manifestSize,
+                   Constant *weights, uint64_t weightsSize, Constant *source,
+                   uint64_t sourceSize, Constant *kernels,
+                   uint64_t numKernels) {
+  LLVMContext &ctx = m.getContext();
+  auto *i32 = Type::getInt32Ty(ctx);
+  auto *i64 = Type::getInt64Ty(ctx);
+  auto *ptr = PointerType::getUnqual(ctx);
+  auto *type =
+      StructType::get(ctx, {i32, i32, ptr, i64, ptr, i64, ptr, i64, ptr, i64});
+  auto orNull = [&](Constant *c) {
+    return c ? c : ConstantPointerNull::get(ptr);
+  };
+  Constant *init = ConstantStruct::get(
+      type, {ConstantInt::get(i32, kMagic), ConstantInt::get(i32, kABIVersion),
+             manifest, ConstantInt::get(i64, manifestSize), orNull(weights),
+             ConstantInt::get(i64, weightsSize), orNull(source),
+             ConstantInt::get(i64, sourceSize), orNull(kernels),
+             ConstantInt::get(i64, numKernels)});
+  auto *descriptor = new GlobalVariable(
+      m, type, true, GlobalValue::PrivateLinkage, init, "__loom_descriptor");
+  auto *fn =
+      Function::Create(FunctionType::get(ptr, false),
+                       GlobalValue::ExternalLinkage, "loom_artifact_v1", m);
+  IRBuilder<> b(BasicBlock::Create(ctx, "entry", fn));
+  b.CreateRet(descriptor);
+}
+
+/// Runs ld.lld to link \p object into the shared object \p output.
+Error link(StringRef object, StringRef output) {
+  ErrorOr<std::string> lld = sys::findProgramByName("ld.lld");
+  if (!lld)
+    lld = sys::findProgramByName("ld.lld-22");
+  if (!lld)
+    return makeError("cannot link the artifact: ld.lld is not on PATH "
+                     "(Debian: apt-get install lld-22)");
+  SmallVector<StringRef> args{*lld,  "-shared",     "--no-undefined-version",
+                              "-z",  "noexecstack", "-z",
+                              "now", "-o",          output,
+                              object};
+  std::string message;
+  int rc = sys::ExecuteAndWait(*lld, args, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0)
+    return makeError("ld.lld failed to link " + output +
+                     (message.empty() ? "" : ": " + message));
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::unique_ptr<TargetMachine>>
+loom::compiler::createTargetMachine(const TargetSpec &spec) {
+  InitializeNativeTarget();
+  InitializeNativeTargetAsmPrinter();
+  InitializeNativeTargetAsmParser();
+  std::string error;
+  Triple triple(kTriple);
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return makeError("no LLVM target for " + Twine(kTriple) + ": " + error);
+  std::string cpu = spec.cpu, features;
+  if (cpu.empty() || cpu == "native") {
+    cpu = sys::getHostCPUName().str();
+    SmallVector<std::string> flags;
+    for (auto &f : sys::getHostCPUFeatures())
+      flags.push_back((f.second ? "+" : "-") + f.first().str());
+    llvm::sort(flags);
+    features = llvm::join(flags, ",");
+  }
+  std::unique_ptr<MCSubtargetInfo> sti(
+      target->createMCSubtargetInfo(triple, cpu, features));
+  if (!sti || !sti->isCPUStringValid(cpu))
+    return makeError("--cpu: '" + cpu + "' is not a CPU LLVM knows for " +
+                     kTriple + " (try znver3, skylake-avx512, x86-64-v3)");
+  TargetOptions options;
+  std::unique_ptr<TargetMachine> tm(
+      target->createTargetMachine(triple, cpu, features, options, Reloc::PIC_,
+                                  std::nullopt, CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return makeError("cannot create an LLVM target machine for " + cpu);
+  return tm;
+}
+
+std::vector<std::string>
+loom::compiler::requiredFeatures(const TargetMachine &tm) {
+  static const char *const kCheckable[] = {
+      "sse4.2",  "avx",      "avx2",     "fma",      "f16c",
+      "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512bf16"};
+  const MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
+  std::vector<std::string> out;
+  for (const char *f : kCheckable)
+    if (sti->checkFeatures(std::string("+") + f))
+      out.push_back(f);
+  return out;
+}
+
+Error loom::compiler::writeArtifact(ArtifactContents &contents,
+                                    LLVMContext &context, TargetMachine &tm,
+                                    StringRef outputPath) {
+  std::unique_ptr<Module> owned = std::move(contents.kernels);
+  if (!owned)
+    owned = std::make_unique<Module>("loom_artifact", context);
+  Module &m = *owned;
+  m.setTargetTriple(tm.getTargetTriple());
+  m.setDataLayout(tm.createDataLayout());
+  if (auto err = mlir::makeOptimizingTransformer(3, 0, &tm)(&m))
+    return err;
+
+  Constant *manifest =
+      addBytes(m, "__loom_manifest", ".loom_manifest", contents.manifest);
+  Constant *source =
+      contents.source.empty()
+          ? nullptr
+          : addBytes(m, "__loom_source", ".loom_source", contents.source);
+  // The embedded weights go through a temporary file read by .incbin.
+  SmallString<128> weightsPath;
+  Constant *weights = nullptr;
+  llvm::scope_exit removeWeights([&] {
+    if (!weightsPath.empty())
+      sys::fs::remove(weightsPath);
+  });
+  if (!contents.embeddedWeights.empty()) {
+    int fd;
+    if (auto ec = sys::fs::createTemporaryFile("loom-weights", "safetensors",
+                                               fd, weightsPath))
+      return makeError("cannot create a temporary file: " + ec.message());
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << contents.embeddedWeights;
+    os.close();
+    if (os.has_error())
+      return makeError("cannot write " + weightsPath);
+    weights = addWeights(m, weightsPath);
+  }
+  Constant *kernels = contents.kernelNames.empty()
+                          ? nullptr
+                          : addKernelTable(m, contents.kernelNames);
+  addDescriptor(m, manifest, contents.manifest.size(), weights,
+                contents.embeddedWeights.size(), source, contents.source.size(),
+                kernels, contents.kernelNames.size());
+
+  // Object code, then the shared object (written next to the output and
+  // renamed, so a failure leaves no partial artifact).
+  SmallString<128> objectPath;
+  if (auto ec = sys::fs::createTemporaryFile("loom-artifact", "o", objectPath))
+    return makeError("cannot create a temporary file: " + ec.message());
+  llvm::scope_exit removeObject([&] { sys::fs::remove(objectPath); });
+  {
+    std::error_code ec;
+    raw_fd_ostream os(objectPath, ec);
+    if (ec)
+      return makeError("cannot write " + objectPath + ": " + ec.message());
+    legacy::PassManager pm;
+    if (tm.addPassesToEmitFile(pm, os, nullptr, CodeGenFileType::ObjectFile))
+      return makeError("the target machine cannot emit object code");
+    pm.run(m);
+  }
+  std::string partial = (outputPath + ".partial").str();
+  if (auto err = link(objectPath, partial)) {
+    sys::fs::remove(partial);
+    return err;
+  }
+  if (auto ec = sys::fs::rename(partial, outputPath))
+    return makeError("cannot write " + outputPath + ": " + ec.message());
+  return Error::success();
+}

@@ -1,0 +1,266 @@
+//===- Compiler.cpp - The CPU compiler's driver ---------------------------===//
+//
+// Part of Loom. See Compiler.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Compiler/Compiler.h"
+
+#include "loom/Compiler/KernelCodegen.h"
+#include "loom/Compiler/Passes.h"
+#include "loom/Dialect/TG/IR/TGTypes.h"
+#include "loom/Dialect/TG/Utils/Weights.h"
+#include "loom/Runtime/Checksum.h"
+
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::compiler;
+using llvm::json::Array;
+using llvm::json::Object;
+
+namespace {
+
+/// Loom's version, written into every manifest.
+constexpr const char *kLoomVersion = "0.5.0";
+
+std::string hex64(uint64_t v) { return llvm::formatv("{0:x-16}", v).str(); }
+
+/// Prints the time of each stage when asked.
+class StageTimer {
+public:
+  explicit StageTimer(llvm::raw_ostream *os) : os(os) {}
+  void done(StringRef stage) {
+    auto now = std::chrono::steady_clock::now();
+    if (os)
+      *os << llvm::format("  %-12s %8.3f s\n", stage.str().c_str(),
+                          std::chrono::duration<double>(now - last).count());
+    last = now;
+  }
+
+private:
+  llvm::raw_ostream *os;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
+
+/// The weights the entries read, as one safetensors file, and their JSON
+/// description for the manifest.
+struct WeightsBlob {
+  std::string bytes;
+  Array tensors;
+};
+
+FailureOr<WeightsBlob> buildWeights(ModuleOp module,
+                                    ArrayRef<EntrySchedule> entries,
+                                    const safetensors::File *weights) {
+  safetensors::Writer writer;
+  llvm::StringSet<> added;
+  llvm::StringMap<tg::WeightOp> weightOps;
+  module.walk(
+      [&](tg::WeightOp op) { weightOps.try_emplace(op.getName(), op); });
+  auto add = [&](StringRef name, safetensors::DType dtype,
+                 ArrayRef<int64_t> shape,
+                 ArrayRef<uint8_t> data) -> LogicalResult {
+    if (auto err = writer.addRaw(name, dtype, shape, data))
+      return module.emitError("cannot store weight '")
+             << name << "': " << llvm::toString(std::move(err));
+    return success();
+  };
+  for (const EntrySchedule &entry : entries) {
+    for (const ConstantWeight &c : entry.constants) {
+      tg::ConstantOp op = c.op;
+      auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+      if (!dense)
+        return op.emitOpError("holds a constant that is not dense");
+      std::string data = tg::littleEndianBytes(dense);
+      auto kind = tg::elemKindOf(op.getType());
+      if (failed(add(
+              c.name, elementTypeInfo(*kind).dtype, op.getType().getShape(),
+              ArrayRef<uint8_t>((const uint8_t *)data.data(), data.size()))))
+        return failure();
+    }
+    for (const std::string &name : entry.weights) {
+      if (!added.insert(name).second)
+        continue;
+      tg::WeightOp op = weightOps.lookup(name);
+      if (!weights)
+        return op.emitError("the module uses weights but none were given "
+                            "(no tg.weights attribute or --weights-file)");
+      if (failed(tg::checkWeight(op, *weights)))
+        return failure();
+      const safetensors::TensorInfo *info = weights->lookup(name);
+      if (failed(add(name, info->dtype, info->shape, weights->rawBytes(*info))))
+        return failure();
+    }
+  }
+  WeightsBlob blob;
+  blob.bytes = writer.serialize();
+  auto parsed = safetensors::File::parse(llvm::MemoryBuffer::getMemBuffer(
+      blob.bytes, "weights", /*RequiresNullTerminator=*/false));
+  if (!parsed)
+    return module.emitError("internal error: the weights blob does not parse: ")
+           << llvm::toString(parsed.takeError());
+  for (const safetensors::TensorInfo &t : parsed->tensors()) {
+    auto data = parsed->rawBytes(t);
+    Array shape;
+    for (int64_t d : t.shape)
+      shape.push_back(d);
+    blob.tensors.push_back(
+        Object{{"name", t.name},
+               {"dtype", safetensors::dtypeName(t.dtype)},
+               {"shape", std::move(shape)},
+               {"checksum", hex64(loom_checksum64(data.data(), data.size()))}});
+  }
+  return blob;
+}
+
+std::string manifestText(ArrayRef<EntrySchedule> entries,
+                         const WeightsBlob &weights, StringRef storage,
+                         StringRef weightsFile, const llvm::TargetMachine &tm) {
+  Array features, entryJSON;
+  for (const std::string &f : requiredFeatures(tm))
+    features.push_back(f);
+  for (const EntrySchedule &entry : entries)
+    entryJSON.push_back(toJSON(entry));
+  bool none = weights.tensors.empty();
+  Object weightsJSON{{"storage", none ? "none" : storage}};
+  if (!none) {
+    if (storage == "external")
+      weightsJSON["file"] = weightsFile;
+    weightsJSON["size"] = int64_t(weights.bytes.size());
+    weightsJSON["checksum"] =
+        hex64(loom_checksum64(weights.bytes.data(), weights.bytes.size()));
+    weightsJSON["tensors"] = Array(weights.tensors);
+  }
+  llvm::json::Value manifest =
+      Object{{"format", "loom-artifact"},
+             {"version", 1},
+             {"loom_version", kLoomVersion},
+             {"target", Object{{"triple", tm.getTargetTriple().str()},
+                               {"cpu", tm.getTargetCPU()},
+                               {"features", std::move(features)}}},
+             {"weights", std::move(weightsJSON)},
+             {"entries", std::move(entryJSON)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", manifest);
+  return text;
+}
+
+} // namespace
+
+void compiler::buildFragmentPipeline(OpPassManager &pm,
+                                     const CompileOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  TGFormFragmentsOptions fragments;
+  fragments.convBackend = options.convBackend;
+  fragments.matmulBackend = options.matmulBackend;
+  pm.addNestedPass<func::FuncOp>(createTGFormFragments(fragments));
+}
+
+LogicalResult compiler::compileToArtifact(ModuleOp module,
+                                          const safetensors::File *weights,
+                                          const CompileOptions &options,
+                                          StringRef outputPath) {
+  MLIRContext *context = module.getContext();
+  StageTimer timer(options.timingOut);
+  std::string source;
+  if (options.embedSource) {
+    llvm::raw_string_ostream os(source);
+    module.print(os);
+  }
+  auto tm = createTargetMachine(options.target);
+  if (!tm)
+    return module.emitError(llvm::toString(tm.takeError()));
+
+  // Fragments, then one schedule per public function.
+  PassManager pm(context);
+  buildFragmentPipeline(pm, options);
+  if (failed(pm.run(module)))
+    return failure();
+  timer.done("fragments");
+  std::vector<EntrySchedule> entries;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isPrivate() || fn.isExternal())
+      continue;
+    auto entry = buildSchedule(fn, (fn.getName() + "_k").str());
+    if (failed(entry))
+      return failure();
+    entries.push_back(std::move(*entry));
+  }
+  if (entries.empty())
+    return module.emitError("nothing to compile: the module has no public "
+                            "function");
+  timer.done("schedule");
+
+  // Kernels: outline, lower, translate.
+  OwningOpRef<ModuleOp> kernels = ModuleOp::create(module.getLoc());
+  for (const EntrySchedule &entry : entries) {
+    OwningOpRef<ModuleOp> part = outlineKernels(entry, context);
+    for (Operation &op : llvm::make_early_inc_range(*part->getBody()))
+      op.moveBefore(kernels->getBody(), kernels->getBody()->end());
+  }
+  PassManager lower(context);
+  if (!kernels->getBody()->empty() &&
+      (failed(buildKernelLoweringPipeline(lower, module.getLoc())) ||
+       failed(lower.run(*kernels))))
+    return failure();
+  timer.done("codegen");
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  ArtifactContents contents;
+  for (EntrySchedule &entry : entries) {
+    for (const Step &s : entry.steps)
+      if (s.op == "kernel")
+        contents.kernelNames.push_back(s.kernel);
+  }
+  if (!contents.kernelNames.empty()) {
+    auto translated = translateKernels(*kernels, *llvmContext, entries);
+    if (failed(translated))
+      return failure();
+    contents.kernels = std::move(*translated);
+  }
+
+  // Weights and manifest, then the shared object.
+  auto blob = buildWeights(module, entries, weights);
+  if (failed(blob))
+    return failure();
+  std::string weightsFile;
+  if (options.weightsStorage == "external" && !blob->tensors.empty()) {
+    SmallString<128> path(outputPath);
+    llvm::sys::path::replace_extension(path, "safetensors");
+    weightsFile = llvm::sys::path::filename(path).str();
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (!ec) {
+      os << blob->bytes;
+      os.close();
+      ec = os.error();
+    }
+    if (ec)
+      return module.emitError("cannot write ") << path << ": " << ec.message();
+  } else if (options.weightsStorage != "embedded" &&
+             options.weightsStorage != "external") {
+    return module.emitError("weights storage must be embedded or external, "
+                            "got '")
+           << options.weightsStorage << "'";
+  } else {
+    contents.embeddedWeights = blob->bytes;
+  }
+  contents.manifest =
+      manifestText(entries, *blob, options.weightsStorage, weightsFile, **tm);
+  contents.source = std::move(source);
+  if (options.scheduleOut)
+    for (const EntrySchedule &entry : entries)
+      printSchedule(entry, *options.scheduleOut);
+  if (auto err = writeArtifact(contents, *llvmContext, **tm, outputPath))
+    return module.emitError(llvm::toString(std::move(err)));
+  timer.done("object+link");
+  return success();
+}

@@ -1,0 +1,156 @@
+//===- KernelCodegen.cpp - Codegen fragments to machine code --------------===//
+//
+// Part of Loom. See KernelCodegen.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Compiler/KernelCodegen.h"
+
+#include "loom/Compiler/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/Transforms/Approximation.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace loom::compiler {
+#define GEN_PASS_DEF_LOOMAPPROXIMATEMATH
+#include "loom/Compiler/Passes.h.inc"
+} // namespace loom::compiler
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::compiler;
+
+namespace {
+
+struct ApproximateMath
+    : public compiler::impl::LoomApproximateMathBase<ApproximateMath> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateMathPolynomialApproximationPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+/// The stages after outlining, as one textual pipeline of registered passes
+/// (so that `loom-opt --pass-pipeline=...` can replay any prefix).
+constexpr const char *kLoweringPipeline =
+    "convert-tg-to-linalg,"
+    "canonicalize,cse,linalg-fuse-elementwise-ops,canonicalize,cse,"
+    "loom-parallelize-kernels,canonicalize,cse,"
+    "one-shot-bufferize{bufferize-function-boundaries=1 "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs=1},"
+    "buffer-deallocation-pipeline,"
+    "loom-forall-to-range,"
+    "convert-linalg-to-loops,lower-affine,"
+    "func.func(loom-approximate-math),convert-math-to-libm,"
+    "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+    "finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
+    "convert-cf-to-llvm,"
+    "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+    "reconcile-unrealized-casts";
+
+/// Adds `void <name>(void *const *bufs, i64 begin, i64 end)` calling the
+/// lowered kernel `<name>.impl(ptr..., i64 begin, i64 end)`.
+void addEntryPoint(llvm::Module &m, llvm::Function *impl, StringRef name) {
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
+                                       {ptr, i64, i64}, false);
+  auto *fn =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, m);
+  fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  SmallVector<llvm::Value *> args;
+  unsigned numBuffers = impl->arg_size() - 2;
+  for (unsigned i = 0; i < numBuffers; ++i) {
+    llvm::Value *slot =
+        b.CreateConstInBoundsGEP1_64(ptr, fn->getArg(0), i, "slot");
+    args.push_back(b.CreateAlignedLoad(ptr, slot, llvm::Align(8)));
+  }
+  args.push_back(fn->getArg(1));
+  args.push_back(fn->getArg(2));
+  b.CreateCall(impl, args);
+  b.CreateRetVoid();
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> compiler::outlineKernels(const EntrySchedule &entry,
+                                               MLIRContext *context) {
+  OpBuilder b(context);
+  OwningOpRef<ModuleOp> kernels = ModuleOp::create(b.getUnknownLoc());
+  b.setInsertionPointToEnd(kernels->getBody());
+  for (const Step &step : entry.steps) {
+    if (step.op != "kernel")
+      continue;
+    tg::FragmentOp fragment = step.fragment;
+    Block &body = fragment.getBody().front();
+    auto fn = func::FuncOp::create(
+        b, fragment.getLoc(), step.kernel,
+        b.getFunctionType(body.getArgumentTypes(), fragment.getResultTypes()));
+    Block *block = fn.addEntryBlock();
+    IRMapping mapping;
+    mapping.map(body.getArguments(), block->getArguments());
+    OpBuilder inner = OpBuilder::atBlockEnd(block);
+    for (Operation &op : body.without_terminator())
+      inner.clone(op, mapping);
+    SmallVector<Value> results =
+        llvm::map_to_vector(body.getTerminator()->getOperands(),
+                            [&](Value v) { return mapping.lookup(v); });
+    func::ReturnOp::create(inner, fragment.getLoc(), results);
+  }
+  return kernels;
+}
+
+LogicalResult compiler::buildKernelLoweringPipeline(OpPassManager &pm,
+                                                    Location loc) {
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(kLoweringPipeline, pm, os)))
+    return emitError(loc, "the kernel lowering pipeline cannot be built: ")
+           << error;
+  return success();
+}
+
+FailureOr<std::unique_ptr<llvm::Module>>
+compiler::translateKernels(ModuleOp kernels, llvm::LLVMContext &context,
+                           MutableArrayRef<EntrySchedule> entries) {
+  // The range each kernel recorded, before the module is translated.
+  llvm::StringMap<int64_t> ranges;
+  for (auto fn : kernels.getOps<LLVM::LLVMFuncOp>())
+    if (auto range = fn->getAttrOfType<IntegerAttr>("loom.range"))
+      ranges[fn.getName()] = range.getInt();
+  registerBuiltinDialectTranslation(*kernels->getContext());
+  registerLLVMDialectTranslation(*kernels->getContext());
+  std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(kernels, context);
+  if (!m)
+    return kernels.emitError("cannot translate the kernels to LLVM IR");
+  for (EntrySchedule &entry : entries) {
+    for (Step &step : entry.steps) {
+      if (step.op != "kernel")
+        continue;
+      llvm::Function *impl = m->getFunction(step.kernel);
+      auto range = ranges.find(step.kernel);
+      if (!impl || range == ranges.end())
+        return kernels.emitError("kernel ")
+               << step.kernel << " was not generated";
+      impl->setName(step.kernel + ".impl");
+      impl->setLinkage(llvm::GlobalValue::InternalLinkage);
+      addEntryPoint(*m, impl, step.kernel);
+      step.range = range->second;
+    }
+  }
+  return m;
+}

@@ -1,0 +1,416 @@
+//===- Schedule.cpp - The host program of a compiled entry ----------------===//
+//
+// Part of Loom. See Schedule.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Compiler/Schedule.h"
+
+#include "loom/Compiler/LibraryCalls.h"
+#include "loom/Dialect/TG/IR/TGTypes.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::compiler;
+using llvm::json::Array;
+using llvm::json::Object;
+
+namespace {
+
+std::string dtypeName(Type type) {
+  auto kind = tg::elemKindOf(type);
+  return kind ? elementTypeInfo(*kind).mlirName.str() : std::string("?");
+}
+
+/// Bytes of a dense tensor (i1 is one byte per element).
+int64_t bytesOf(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  int64_t bits = tensor.getElementTypeBitWidth();
+  return tensor.getNumElements() * std::max<int64_t>(1, bits / 8);
+}
+
+Array shapeJSON(ArrayRef<int64_t> shape) {
+  Array a;
+  for (int64_t d : shape)
+    a.push_back(d);
+  return a;
+}
+
+Array shapeJSON(Value v) {
+  return shapeJSON(cast<RankedTensorType>(v.getType()).getShape());
+}
+
+int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+/// The name of argument or result \p i from its `tg.name` attribute.
+std::string nameFromAttr(DictionaryAttr attrs, StringRef fallback, unsigned i) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("tg.name"))
+      return name.getValue().str();
+  return (fallback + Twine(i)).str();
+}
+
+class ScheduleBuilder {
+public:
+  ScheduleBuilder(func::FuncOp fn, StringRef prefix) : fn(fn), prefix(prefix) {}
+
+  FailureOr<EntrySchedule> run();
+
+private:
+  func::FuncOp fn;
+  StringRef prefix;
+  EntrySchedule entry;
+  llvm::DenseMap<Value, int64_t> bufferOf;
+  /// Fragment results that write straight into an output buffer.
+  llvm::DenseMap<Value, int64_t> outputStorage;
+  llvm::StringMap<int64_t> weightBuffer;
+  unsigned kernels = 0;
+
+  int64_t addBuffer(Buffer b) {
+    entry.buffers.push_back(std::move(b));
+    return entry.buffers.size() - 1;
+  }
+  void describeSignature();
+  void chooseOutputStorage(func::ReturnOp ret);
+  LogicalResult scheduleOp(Operation &op);
+  LogicalResult scheduleFragment(tg::FragmentOp fragment);
+  LogicalResult scheduleLibrary(tg::FragmentOp fragment, Step &step);
+  void scheduleReturn(func::ReturnOp ret);
+  void computeLiveness();
+  void planMemory();
+};
+
+void ScheduleBuilder::describeSignature() {
+  entry.name = fn.getName().str();
+  FunctionType type = fn.getFunctionType();
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    auto tensor = cast<RankedTensorType>(t);
+    entry.inputs.push_back({nameFromAttr(fn.getArgAttrDict(i), "arg", i),
+                            dtypeName(tensor),
+                            SmallVector<int64_t>(tensor.getShape())});
+    Buffer b;
+    b.kind = Buffer::Kind::Input;
+    b.index = i;
+    bufferOf[fn.getArgument(i)] = addBuffer(b);
+  }
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    auto tensor = cast<RankedTensorType>(t);
+    entry.outputs.push_back({nameFromAttr(fn.getResultAttrDict(i), "result", i),
+                             dtypeName(tensor),
+                             SmallVector<int64_t>(tensor.getShape())});
+  }
+}
+
+/// A returned value that a fragment computes (through reshapes) is written
+/// straight into its output buffer; the others are copied at the end.
+void ScheduleBuilder::chooseOutputStorage(func::ReturnOp ret) {
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    Value root = v;
+    while (auto reshape = root.getDefiningOp<tg::ReshapeOp>())
+      root = reshape.getInput();
+    if (!root.getDefiningOp<tg::FragmentOp>() || outputStorage.count(root))
+      continue;
+    outputStorage[root] = i;
+  }
+}
+
+LogicalResult ScheduleBuilder::scheduleOp(Operation &op) {
+  if (auto weight = dyn_cast<tg::WeightOp>(op)) {
+    auto [it, inserted] = weightBuffer.try_emplace(weight.getName(), 0);
+    if (inserted) {
+      Buffer b;
+      b.kind = Buffer::Kind::Weight;
+      b.weight = weight.getName().str();
+      it->second = addBuffer(b);
+      entry.weights.push_back(b.weight);
+    }
+    bufferOf[weight.getResult()] = it->second;
+    return success();
+  }
+  if (auto constant = dyn_cast<tg::ConstantOp>(op)) {
+    Buffer b;
+    b.kind = Buffer::Kind::Weight;
+    b.weight = ("__loom_" + fn.getName() + "_constant_" +
+                Twine(entry.constants.size()))
+                   .str();
+    entry.constants.push_back({b.weight, constant});
+    bufferOf[constant.getResult()] = addBuffer(b);
+    return success();
+  }
+  if (auto reshape = dyn_cast<tg::ReshapeOp>(op)) {
+    bufferOf[reshape.getResult()] = bufferOf.lookup(reshape.getInput());
+    return success();
+  }
+  if (auto fragment = dyn_cast<tg::FragmentOp>(op))
+    return scheduleFragment(fragment);
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    scheduleReturn(ret);
+    return success();
+  }
+  return op.emitOpError("cannot be scheduled: the CPU compiler schedules "
+                        "tg.fragment, tg.weight, tg.constant and tg.reshape "
+                        "(run --tg-form-fragments first)");
+}
+
+LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
+  int64_t stepIndex = entry.steps.size();
+  for (Value result : fragment.getResults()) {
+    Buffer b;
+    auto out = outputStorage.find(result);
+    if (out != outputStorage.end()) {
+      b.kind = Buffer::Kind::Output;
+      b.index = out->second;
+    } else {
+      b.kind = Buffer::Kind::Arena;
+      b.bytes = bytesOf(result.getType());
+      b.firstStep = b.lastStep = stepIndex;
+    }
+    bufferOf[result] = addBuffer(b);
+  }
+  Step step;
+  step.fragment = fragment;
+  if (fragment.getBackend() != tg::Backend::Codegen) {
+    if (failed(scheduleLibrary(fragment, step)))
+      return failure();
+  } else {
+    step.op = "kernel";
+    step.kernel = (prefix + Twine(kernels++)).str();
+    for (Value v : fragment.getInputs())
+      step.args.push_back(bufferOf.lookup(v));
+    for (Value v : fragment.getResults())
+      step.args.push_back(bufferOf.lookup(v));
+  }
+  entry.steps.push_back(std::move(step));
+  return success();
+}
+
+LogicalResult ScheduleBuilder::scheduleLibrary(tg::FragmentOp fragment,
+                                               Step &step) {
+  auto call = matchLibraryFragment(fragment);
+  if (!call)
+    return fragment.emitOpError("is placed on ")
+           << tg::stringifyBackend(fragment.getBackend())
+           << " but its body is not one call that backend computes";
+  // Body values are block arguments: the fragment's inputs.
+  auto buffer = [&](Value v) -> int64_t {
+    auto arg = cast<BlockArgument>(v);
+    return bufferOf.lookup(fragment.getInputs()[arg.getArgNumber()]);
+  };
+  int64_t dst = bufferOf.lookup(fragment.getResult(0));
+  Object &args = step.namedArgs, &attrs = step.attrs;
+  if (auto conv = dyn_cast<tg::Conv2dOp>(call->anchor)) {
+    step.op = "onednn.conv2d";
+    args["src"] = buffer(conv.getInput());
+    args["weights"] = buffer(conv.getFilter());
+    attrs["src_shape"] = shapeJSON(conv.getInput());
+    attrs["weights_shape"] = shapeJSON(conv.getFilter());
+    attrs["dst_shape"] = shapeJSON(conv.getResult());
+    attrs["strides"] = shapeJSON(conv.getStrides());
+    attrs["pads"] = shapeJSON(conv.getPads());
+    attrs["dilations"] = shapeJSON(conv.getDilations());
+    attrs["groups"] = conv.getGroups();
+  } else if (call->backend == tg::Backend::OneDNN) {
+    auto matmul = cast<tg::MatmulOp>(call->anchor);
+    step.op = "onednn.matmul";
+    args["src"] = buffer(matmul.getLhs());
+    args["weights"] = buffer(matmul.getRhs());
+    attrs["src_shape"] = shapeJSON(matmul.getLhs());
+    attrs["weights_shape"] = shapeJSON(matmul.getRhs());
+    attrs["dst_shape"] = shapeJSON(matmul.getResult());
+    attrs["weights_constant"] =
+        entry.buffers[buffer(matmul.getRhs())].kind == Buffer::Kind::Weight;
+  } else {
+    auto matmul = cast<tg::MatmulOp>(call->anchor);
+    step.op = "openblas.sgemm";
+    auto lhs = matmul.getLhs().getType().getShape();
+    args["a"] = buffer(matmul.getLhs());
+    args["b"] = buffer(matmul.getRhs());
+    args["c"] = dst;
+    attrs["a_shape"] = shapeJSON(lhs.take_back(2));
+    attrs["b_shape"] = shapeJSON(matmul.getRhs());
+    attrs["batch"] = lhs.size() == 3 ? lhs[0] : int64_t(1);
+    return success();
+  }
+  if (call->bias)
+    args["bias"] = buffer(call->bias);
+  if (call->sum)
+    args["sum"] = buffer(call->sum);
+  args["dst"] = dst;
+  attrs["activation"] = call->activation;
+  return success();
+}
+
+void ScheduleBuilder::scheduleReturn(func::ReturnOp ret) {
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    int64_t src = bufferOf.lookup(v);
+    const Buffer &b = entry.buffers[src];
+    if (b.kind == Buffer::Kind::Output && b.index == int64_t(i))
+      continue;
+    Buffer out;
+    out.kind = Buffer::Kind::Output;
+    out.index = i;
+    int64_t dst = addBuffer(out);
+    Step copy;
+    copy.op = "copy";
+    copy.namedArgs["src"] = src;
+    copy.namedArgs["dst"] = dst;
+    entry.steps.push_back(std::move(copy));
+  }
+}
+
+/// The last step that reads each arena buffer.
+void ScheduleBuilder::computeLiveness() {
+  auto use = [&](int64_t id, int64_t stepIndex) {
+    Buffer &b = entry.buffers[id];
+    if (b.kind == Buffer::Kind::Arena)
+      b.lastStep = std::max(b.lastStep, stepIndex);
+  };
+  for (auto [i, step] : llvm::enumerate(entry.steps)) {
+    for (int64_t id : step.args)
+      use(id, i);
+    for (auto &kv : step.namedArgs)
+      if (auto id = kv.second.getAsInteger())
+        use(*id, i);
+  }
+}
+
+/// Places the arena buffers: largest first, each at the lowest aligned
+/// offset that no buffer alive at the same time covers.
+void ScheduleBuilder::planMemory() {
+  SmallVector<int64_t> order;
+  for (auto [id, b] : llvm::enumerate(entry.buffers))
+    if (b.kind == Buffer::Kind::Arena) {
+      order.push_back(id);
+      entry.unplannedBytes += alignTo(b.bytes, kArenaAlignment);
+    }
+  llvm::stable_sort(order, [&](int64_t a, int64_t b) {
+    return entry.buffers[a].bytes > entry.buffers[b].bytes;
+  });
+  SmallVector<int64_t> placed;
+  for (int64_t id : order) {
+    Buffer &b = entry.buffers[id];
+    SmallVector<std::pair<int64_t, int64_t>> busy; // [begin, end)
+    for (int64_t other : placed) {
+      const Buffer &o = entry.buffers[other];
+      if (o.firstStep <= b.lastStep && b.firstStep <= o.lastStep)
+        busy.push_back({o.offset, o.offset + o.bytes});
+    }
+    llvm::sort(busy);
+    int64_t offset = 0;
+    for (auto [begin, end] : busy) {
+      if (offset + b.bytes <= begin)
+        break;
+      offset = std::max(offset, alignTo(end, kArenaAlignment));
+    }
+    b.offset = offset;
+    entry.arenaBytes = std::max(entry.arenaBytes, offset + b.bytes);
+    placed.push_back(id);
+  }
+  entry.arenaBytes = alignTo(entry.arenaBytes, kArenaAlignment);
+}
+
+FailureOr<EntrySchedule> ScheduleBuilder::run() {
+  if (!fn.getBody().hasOneBlock())
+    return fn.emitOpError("must have one block to be compiled");
+  for (Type t :
+       llvm::concat<const Type>(fn.getArgumentTypes(), fn.getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape() || !tg::elemKindOf(tensor))
+      return fn.emitOpError("has a ")
+             << t << " argument or result; compiled entries take and return "
+             << "statically shaped tensors";
+  }
+  describeSignature();
+  chooseOutputStorage(cast<func::ReturnOp>(fn.getBody().front().back()));
+  for (Operation &op : fn.getBody().front())
+    if (failed(scheduleOp(op)))
+      return failure();
+  computeLiveness();
+  planMemory();
+  return std::move(entry);
+}
+
+Object tensorJSON(const TensorDesc &t) {
+  return Object{
+      {"name", t.name}, {"dtype", t.dtype}, {"shape", shapeJSON(t.shape)}};
+}
+
+Object bufferJSON(const Buffer &b) {
+  switch (b.kind) {
+  case Buffer::Kind::Input:
+    return Object{{"kind", "input"}, {"index", b.index}};
+  case Buffer::Kind::Output:
+    return Object{{"kind", "output"}, {"index", b.index}};
+  case Buffer::Kind::Weight:
+    return Object{{"kind", "weight"}, {"name", b.weight}};
+  case Buffer::Kind::Arena:
+    return Object{{"kind", "arena"}, {"offset", b.offset}, {"bytes", b.bytes}};
+  }
+  llvm_unreachable("unknown buffer kind");
+}
+
+Object stepJSON(const Step &s) {
+  Object o{{"op", s.op}};
+  if (s.op == "kernel") {
+    o["name"] = s.kernel;
+    Array args;
+    for (int64_t id : s.args)
+      args.push_back(id);
+    o["args"] = std::move(args);
+    o["range"] = s.range;
+    return o;
+  }
+  o["args"] = Object(s.namedArgs);
+  if (!s.attrs.empty())
+    o["attrs"] = Object(s.attrs);
+  return o;
+}
+
+} // namespace
+
+FailureOr<EntrySchedule> compiler::buildSchedule(func::FuncOp fn,
+                                                 StringRef kernelPrefix) {
+  return ScheduleBuilder(fn, kernelPrefix).run();
+}
+
+llvm::json::Value compiler::toJSON(const EntrySchedule &entry) {
+  Array inputs, outputs, buffers, steps;
+  for (const TensorDesc &t : entry.inputs)
+    inputs.push_back(tensorJSON(t));
+  for (const TensorDesc &t : entry.outputs)
+    outputs.push_back(tensorJSON(t));
+  for (const Buffer &b : entry.buffers)
+    buffers.push_back(bufferJSON(b));
+  for (const Step &s : entry.steps)
+    steps.push_back(stepJSON(s));
+  return Object{{"name", entry.name},
+                {"inputs", std::move(inputs)},
+                {"outputs", std::move(outputs)},
+                {"arena_bytes", entry.arenaBytes},
+                {"buffers", std::move(buffers)},
+                {"steps", std::move(steps)}};
+}
+
+void compiler::printSchedule(const EntrySchedule &entry,
+                             llvm::raw_ostream &os) {
+  os << "entry @" << entry.name << ": " << entry.steps.size() << " steps, "
+     << entry.buffers.size() << " buffers\n";
+  for (auto [i, s] : llvm::enumerate(entry.steps)) {
+    os << llvm::format("  %3d ", int(i)) << s.op;
+    if (s.op == "kernel") {
+      os << " " << s.kernel << " range " << s.range << " args";
+      for (int64_t id : s.args)
+        os << " " << id;
+    } else {
+      for (auto &kv : s.namedArgs)
+        os << " " << kv.first << "=" << kv.second;
+    }
+    os << "\n";
+  }
+  os << llvm::format("memory plan: arena %.2f MiB (without reuse %.2f MiB)\n",
+                     entry.arenaBytes / 1048576.0,
+                     entry.unplannedBytes / 1048576.0);
+}
