@@ -9,6 +9,7 @@
 #include "loom/Compiler/KernelCodegen.h"
 #include "loom/Compiler/Passes.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
+#include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Runtime/Checksum.h"
 
@@ -157,7 +158,11 @@ std::string manifestText(ArrayRef<EntrySchedule> entries,
 } // namespace
 
 void compiler::buildFragmentPipeline(OpPassManager &pm,
+                                     const safetensors::File *weights,
                                      const CompileOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(tg::createTGFoldBatchNorm());
+  pm.addPass(tg::createTGFoldWeightsPass(weights, int64_t(1) << 26));
   pm.addPass(createCanonicalizerPass());
   TGFormFragmentsOptions fragments;
   fragments.convBackend = options.convBackend;
@@ -182,7 +187,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
 
   // Fragments, then one schedule per public function.
   PassManager pm(context);
-  buildFragmentPipeline(pm, options);
+  buildFragmentPipeline(pm, weights, options);
   if (failed(pm.run(module)))
     return failure();
   timer.done("fragments");

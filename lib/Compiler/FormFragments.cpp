@@ -80,10 +80,13 @@ void FormFragments::formLibraryGroups(Block &block, tg::Backend conv,
     if (staysOutside(&op) || groups.contains(&op))
       continue;
     std::optional<LibraryCall> call;
+    auto unclaimed = [&](Operation *user) {
+      return !groups.contains(user) && !staysOutside(user);
+    };
     if (isa<tg::Conv2dOp>(op) && conv != tg::Backend::Codegen)
-      call = growLibraryCall(&op, conv);
+      call = growLibraryCall(&op, conv, unclaimed);
     else if (isa<tg::MatmulOp>(op) && matmul != tg::Backend::Codegen)
-      call = growLibraryCall(&op, matmul);
+      call = growLibraryCall(&op, matmul, unclaimed);
     if (!call)
       continue;
     groups.insert(call->ops.front());
@@ -137,11 +140,17 @@ void FormFragments::formCodegenGroups(Block &block) {
 /// Replaces \p ops (in block order, one group) by one tg.fragment.
 void FormFragments::outline(ArrayRef<Operation *> ops, tg::Backend backend) {
   llvm::SmallPtrSet<Operation *, 8> inGroup(ops.begin(), ops.end());
+  // A library call takes every tensor as a buffer; a kernel may see small
+  // constants as compile-time constants.
+  bool codegen = backend == tg::Backend::Codegen;
+  auto inlined = [&](Operation *def) {
+    return codegen && isSmallConstant(def);
+  };
   llvm::SetVector<Value> inputs, outputs;
   for (Operation *op : ops) {
     for (Value v : op->getOperands()) {
       Operation *def = v.getDefiningOp();
-      if ((!def || !inGroup.count(def)) && !isSmallConstant(def))
+      if ((!def || !inGroup.count(def)) && !inlined(def))
         inputs.insert(v);
     }
     for (Value v : op->getResults())
@@ -163,7 +172,7 @@ void FormFragments::outline(ArrayRef<Operation *> ops, tg::Backend backend) {
   for (Operation *op : ops) {
     for (Value v : op->getOperands())
       if (Operation *def = v.getDefiningOp();
-          isSmallConstant(def) && !mapping.contains(v))
+          inlined(def) && !mapping.contains(v))
         inner.clone(*def, mapping);
     inner.clone(*op, mapping);
   }

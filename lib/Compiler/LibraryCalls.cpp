@@ -24,9 +24,15 @@ bool allF32(Operation *op) {
          llvm::all_of(op->getResultTypes(), isF32);
 }
 
-/// The only op using \p v, or null.
-Operation *soleUser(Value v) {
-  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+/// Whether a consumer may join the call being grown.
+using Available = llvm::function_ref<bool(Operation *)>;
+
+/// The only op using \p v when it may join, or null.
+Operation *soleUser(Value v, Available available) {
+  if (!v.hasOneUse())
+    return nullptr;
+  Operation *user = *v.getUsers().begin();
+  return !available || available(user) ? user : nullptr;
 }
 
 /// The library name of an activation op, or nullopt.
@@ -53,15 +59,15 @@ Value addendOf(tg::AddOp add, Value v) {
 }
 
 /// Grows \p call over an activation using its current result.
-void growActivation(LibraryCall &call) {
-  Operation *user = soleUser(call.ops.back()->getResult(0));
+void growActivation(LibraryCall &call, Available available) {
+  Operation *user = soleUser(call.ops.back()->getResult(0), available);
   if (auto act = activationOf(user)) {
     call.activation = *act;
     call.ops.push_back(user);
   }
 }
 
-std::optional<LibraryCall> growConv(tg::Conv2dOp conv) {
+std::optional<LibraryCall> growConv(tg::Conv2dOp conv, Available available) {
   LibraryCall call;
   call.backend = tg::Backend::OneDNN;
   call.anchor = conv;
@@ -72,12 +78,12 @@ std::optional<LibraryCall> growConv(tg::Conv2dOp conv) {
     return call;
   // conv + residual: the sum post-op, applied before the activation.
   Value out = conv.getResult();
-  auto add = dyn_cast_or_null<tg::AddOp>(soleUser(out));
+  auto add = dyn_cast_or_null<tg::AddOp>(soleUser(out, available));
   if (Value other = addendOf(add, out); other && isF32(other.getType())) {
     call.sum = other;
     call.ops.push_back(add);
   }
-  growActivation(call);
+  growActivation(call, available);
   return call;
 }
 
@@ -93,34 +99,36 @@ bool isRowBias(Value bias, RankedTensorType result) {
                       [](int64_t d) { return d == 1; });
 }
 
-std::optional<LibraryCall> growMatmul(tg::MatmulOp matmul) {
+std::optional<LibraryCall> growMatmul(tg::MatmulOp matmul,
+                                      Available available) {
   LibraryCall call;
   call.backend = tg::Backend::OneDNN;
   call.anchor = matmul;
   call.ops.push_back(matmul);
   Value out = matmul.getResult();
-  auto add = dyn_cast_or_null<tg::AddOp>(soleUser(out));
+  auto add = dyn_cast_or_null<tg::AddOp>(soleUser(out, available));
   if (Value other = addendOf(add, out);
       other && isRowBias(other, matmul.getType())) {
     call.bias = other;
     call.ops.push_back(add);
   }
-  growActivation(call);
+  growActivation(call, available);
   return call;
 }
 
 } // namespace
 
 std::optional<LibraryCall> compiler::growLibraryCall(Operation *anchor,
-                                                     tg::Backend backend) {
+                                                     tg::Backend backend,
+                                                     Available available) {
   if (!allF32(anchor))
     return std::nullopt;
   switch (backend) {
   case tg::Backend::OneDNN:
     if (auto conv = dyn_cast<tg::Conv2dOp>(anchor))
-      return growConv(conv);
+      return growConv(conv, available);
     if (auto matmul = dyn_cast<tg::MatmulOp>(anchor))
-      return growMatmul(matmul);
+      return growMatmul(matmul, available);
     return std::nullopt;
   case tg::Backend::OpenBLAS: {
     auto matmul = dyn_cast<tg::MatmulOp>(anchor);

@@ -38,8 +38,11 @@ struct CompileOptions {
   llvm::raw_ostream *timingOut = nullptr;
 };
 
-/// Adds the tg-level preparation and --tg-form-fragments to \p pm.
+/// Adds the tg-level preparation (canonicalisation, batchnorm folding,
+/// parameter folding with the weights \p weights) and --tg-form-fragments
+/// to \p pm.
 void buildFragmentPipeline(mlir::OpPassManager &pm,
+                           const safetensors::File *weights,
                            const CompileOptions &options);
 
 /// Compiles every public function of \p module (tg ops, weights in

@@ -12,6 +12,7 @@
 
 #include "loom/Dialect/TG/IR/TGOps.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -43,8 +44,11 @@ struct LibraryCall {
 /// single-use consumers (bias, residual sum, activation), or nullopt when
 /// \p anchor is not something \p backend computes (wrong op, element type,
 /// rank). OpenBLAS takes a plain rank-2 (or rank-3 times rank-2) matmul.
-std::optional<LibraryCall> growLibraryCall(mlir::Operation *anchor,
-                                           tg::Backend backend);
+/// \p available says whether a consumer may join (fragment formation
+/// passes whether it is still unclaimed).
+std::optional<LibraryCall> growLibraryCall(
+    mlir::Operation *anchor, tg::Backend backend,
+    llvm::function_ref<bool(mlir::Operation *)> available = nullptr);
 
 /// The call a library fragment's body is (its ops are exactly one call), or
 /// nullopt with no diagnostic.

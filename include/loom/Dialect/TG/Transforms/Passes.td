@@ -72,6 +72,48 @@ def TGEstimateCost : Pass<"tg-estimate-cost", "mlir::ModuleOp"> {
 // Optimisations
 //===----------------------------------------------------------------------===//
 
+def TGFoldBatchNorm : Pass<"tg-fold-batchnorm", "mlir::func::FuncOp"> {
+  let summary = "Fold inference batchnorm into the convolution before it";
+  let description = [{
+    Rewrites `batchnorm(conv2d(x, W, b), gamma, beta, mean, var)`, when the
+    convolution's result has no other use, has no fused activation and the
+    batchnorm parameters are weights or constants, into
+    `conv2d(x, W * k, (b - mean) * k + beta)` with
+    `k = gamma * rsqrt(var + epsilon)` per output channel, written as tg ops
+    on the parameters; `--tg-fold-weights` then computes them at compile
+    time. Exact in real arithmetic; the float result differs from the
+    unfolded graph by rounding only.
+
+    ```
+    loom-opt model.mlir --tg-fold-batchnorm --tg-fold-weights
+    ```
+  }];
+}
+
+def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
+  let summary = "Compute every op whose operands are weights or constants";
+  let description = [{
+    Evaluates, with the reference interpreter's kernels in f64, every tg op
+    whose operands are all `tg.weight`s, `tg.constant`s or results of such
+    ops, and replaces it by a `tg.constant` of its result (rounded once to
+    its element type): parameter preparation (transposed weight matrices,
+    folded batchnorm, reshaped biases) then costs nothing at run time.
+    Weights are read from the module's `tg.weights` file or `weights-file`.
+    Results larger than `max-elements` are left alone.
+
+    ```
+    loom-opt model.mlir --tg-fold-weights
+    ```
+  }];
+  let options = [
+    Option<"weightsFile", "weights-file", "std::string", /*default=*/"",
+           "Safetensors file of the weights (default: the module's "
+           "tg.weights attribute)">,
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"(1 << 26)",
+           "Largest result folded, in elements">,
+  ];
+}
+
 def TGSuperopt : Pass<"tg-superopt", "mlir::ModuleOp"> {
   let summary = "Rewrite tg graphs with verified substitutions, searched by cost";
   let description = [{
