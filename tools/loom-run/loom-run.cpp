@@ -95,6 +95,17 @@ static cl::opt<unsigned>
                 cl::desc("Print up to this many leading elements of each "
                          "result (0: none)"),
                 cl::init(8), cl::cat(runCat));
+static cl::opt<std::string> compareFile(
+    "compare",
+    cl::desc("Compare the results with the tensors of this safetensors file "
+             "(named as --outputs names them); print the largest error and "
+             "exit non-zero when it exceeds --tolerance"),
+    cl::init(""), cl::cat(runCat));
+static cl::opt<double> tolerance(
+    "tolerance",
+    cl::desc("Largest error --compare accepts: |got - want| / max(1, |want|) "
+             "(default 1e-4)"),
+    cl::init(1e-4), cl::cat(runCat));
 static cl::opt<int64_t> maxElements(
     "max-elements",
     cl::desc("Largest tensor, in elements, the interpreter may allocate"),
@@ -103,6 +114,7 @@ static cl::opt<int64_t> maxElements(
 namespace {
 
 int fail(const llvm::Twine &msg) {
+  llvm::outs().flush(); // what was printed so far comes first
   llvm::errs() << "loom-run: error: " << msg << "\n";
   return 1;
 }
@@ -117,6 +129,38 @@ std::string resultName(func::FuncOp fn, unsigned i) {
   if (auto name = fn.getResultAttrOfType<StringAttr>(i, "tg.name"))
     return name.str();
   return "result" + std::to_string(i);
+}
+
+/// The largest |got - want| / max(1, |want|) over \p got and the tensor
+/// \p name of \p reference; NaN must meet NaN and infinities be equal.
+llvm::Expected<double> scaledError(const safetensors::File &reference,
+                                   llvm::StringRef name,
+                                   llvm::ArrayRef<int64_t> shape,
+                                   llvm::ArrayRef<double> got) {
+  const safetensors::TensorInfo *info = reference.lookup(name);
+  if (!info)
+    return llvm::createStringError("--compare: " + reference.path().str() +
+                                   " has no tensor '" + name.str() + "'");
+  if (llvm::ArrayRef<int64_t>(info->shape) != shape)
+    return llvm::createStringError(
+        "--compare: tensor '" + name.str() + "' has shape " +
+        safetensors::formatShape(info->shape) + ", the result " +
+        safetensors::formatShape(shape));
+  auto want = reference.readAsDouble(name);
+  if (!want)
+    return want.takeError();
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double g = got[i], w = (*want)[i];
+    if (std::isnan(g) || std::isnan(w) || std::isinf(g) || std::isinf(w)) {
+      bool same = (std::isnan(g) && std::isnan(w)) || g == w;
+      if (!same)
+        return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    worst = std::max(worst, std::abs(g - w) / std::max(1.0, std::abs(w)));
+  }
+  return worst;
 }
 
 std::string typeStr(Type t) {
@@ -191,6 +235,14 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
       return 1;
   }
 
+  std::optional<safetensors::File> reference;
+  if (!compareFile.empty()) {
+    auto file = safetensors::File::open(compareFile);
+    if (!file)
+      return fail(llvm::toString(file.takeError()));
+    reference.emplace(std::move(*file));
+  }
+  double worstError = 0;
   llvm::outs() << "outputs:\n";
   safetensors::Writer writer;
   for (auto [i, t] : llvm::enumerate(*results)) {
@@ -225,6 +277,14 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
         llvm::outs() << " ...";
       llvm::outs() << "\n";
     }
+    if (reference) {
+      auto err = scaledError(*reference, resultName(fn, i), t.shape, v);
+      if (!err)
+        return fail(llvm::toString(err.takeError()));
+      llvm::outs() << llvm::format("    error vs %s: %.3g\n",
+                                   compareFile.c_str(), *err);
+      worstError = std::max(worstError, *err);
+    }
     if (!outputsFile.empty()) {
       auto rt = cast<RankedTensorType>(rtype);
       auto dtype = tg::dtypeForElementType(rt.getElementType());
@@ -249,6 +309,14 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
                                  sorted[sorted.size() / 2]);
   llvm::outs() << " on " << getNumThreads() << " thread(s), domain "
                << D::name << "\n";
+
+  if (reference) {
+    llvm::outs() << llvm::format("compare: largest error %.3g (tolerance "
+                                 "%.3g)\n",
+                                 worstError, tolerance.getValue());
+    if (!(worstError <= tolerance))
+      return fail("the results differ from " + compareFile);
+  }
 
   if (profileOps) {
     std::vector<std::pair<std::string, OpProfile>> rows;

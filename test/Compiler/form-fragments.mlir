@@ -1,0 +1,100 @@
+// --tg-form-fragments: library fragments (oneDNN convolution with its
+// residual sum and activation, matmul with bias and activation; OpenBLAS
+// sgemm), codegen fragments with elementwise prologues and epilogues, and
+// what stays outside (weights, reshapes, large constants). The fragments
+// compute what the ops computed.
+//
+// RUN: loom-opt %s --split-input-file --tg-form-fragments | FileCheck %s
+// RUN: loom-opt %s --split-input-file --tg-form-fragments="conv-backend=codegen matmul-backend=openblas" | FileCheck %s --check-prefix=OTHER
+// RUN: not loom-opt %s --split-input-file --tg-form-fragments="conv-backend=openblas" 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: conv-backend must be onednn or codegen, got 'openblas'
+
+// CHECK-LABEL: func.func @resnet_tail
+// CHECK: %[[CONV:.*]] = tg.fragment <onednn>(%arg0, %{{.*}}, %{{.*}}, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.conv2d
+// CHECK-NEXT: tg.add
+// CHECK-NEXT: tg.relu
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fragment <codegen>(%[[CONV]])
+// CHECK: tg.global_avgpool
+// CHECK-NOT: tg.fragment
+// CHECK: return
+// Small constants become compile-time constants of a codegen kernel.
+// OTHER-LABEL: func.func @resnet_tail
+// OTHER: tg.fragment <codegen>
+// OTHER-NEXT: ^bb0
+// OTHER-NEXT: tg.constant
+// OTHER-NEXT: tg.constant
+// OTHER-NEXT: tg.conv2d
+// OTHER-NEXT: tg.add
+// OTHER-NEXT: tg.relu
+func.func @resnet_tail(%x: tensor<1x4x6x6xf32>, %r: tensor<1x8x6x6xf32>) -> tensor<1x8x1x1xf32> {
+  %w = tg.constant dense<0.5> : tensor<8x4x3x3xf32>
+  %b = tg.constant dense<0.25> : tensor<8xf32>
+  %c = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+  %s = tg.add %c, %r : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %y = tg.relu %s : tensor<1x8x6x6xf32>
+  %p = tg.global_avgpool %y : (tensor<1x8x6x6xf32>) -> tensor<1x8x1x1xf32>
+  return %p : tensor<1x8x1x1xf32>
+}
+
+// -----
+
+// A matmul with a bias row and GELU is one oneDNN call; softmax takes its
+// scaling prologue; a reshape stays outside.
+// CHECK-LABEL: func.func @mlp
+// CHECK: %[[MM:.*]] = tg.fragment <onednn>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.matmul
+// CHECK-NEXT: tg.add
+// CHECK-NEXT: tg.gelu
+// CHECK-NEXT: tg.yield
+// CHECK: %[[R:.*]] = tg.reshape %[[MM]]
+// CHECK: tg.fragment <codegen>(%[[R]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.constant
+// CHECK-NEXT: tg.mul
+// CHECK-NEXT: tg.softmax
+// CHECK-NEXT: tg.yield
+// OTHER-LABEL: func.func @mlp
+// OTHER: tg.fragment <openblas>
+// OTHER-NEXT: ^bb0
+// OTHER-NEXT: tg.matmul
+// OTHER-NEXT: tg.yield
+// OTHER: tg.fragment <codegen>
+// OTHER-NEXT: ^bb0
+// OTHER-NEXT: tg.add
+// OTHER-NEXT: tg.gelu
+func.func @mlp(%x: tensor<4x16xf32>, %w: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<4x4x8xf32> {
+  %m = tg.matmul %x, %w : (tensor<4x16xf32>, tensor<16x32xf32>) -> tensor<4x32xf32>
+  %a = tg.add %m, %b : (tensor<4x32xf32>, tensor<32xf32>) -> tensor<4x32xf32>
+  %g = tg.gelu %a : tensor<4x32xf32>
+  %r = tg.reshape %g : (tensor<4x32xf32>) -> tensor<4x4x8xf32>
+  %c = tg.constant dense<0.125> : tensor<f32>
+  %s = tg.mul %r, %c : (tensor<4x4x8xf32>, tensor<f32>) -> tensor<4x4x8xf32>
+  %p = tg.softmax %s : (tensor<4x4x8xf32>) -> tensor<4x4x8xf32>
+  return %p : tensor<4x4x8xf32>
+}
+
+// -----
+
+// Two reductions do not share a fragment; a value used twice is computed
+// once, by the fragment that produces it, and read by both consumers.
+// CHECK-LABEL: func.func @two_heavy
+// CHECK: %[[E:.*]] = tg.fragment <codegen>(%arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.exp
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fragment <codegen>(%[[E]])
+// CHECK: tg.reduce_sum
+// CHECK: tg.fragment <codegen>(%[[E]], %{{.*}})
+// CHECK: tg.reduce_max
+func.func @two_heavy(%x: tensor<8x16xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>) {
+  %e = tg.exp %x : tensor<8x16xf32>
+  %s = tg.reduce_sum %e {axes = array<i64: 1>} : (tensor<8x16xf32>) -> tensor<8x1xf32>
+  %m = tg.reduce_max %e {axes = array<i64: 1>} : (tensor<8x16xf32>) -> tensor<8x1xf32>
+  %n = tg.neg %s : tensor<8x1xf32>
+  %t = tg.add %m, %n : (tensor<8x1xf32>, tensor<8x1xf32>) -> tensor<8x1xf32>
+  return %s, %t : tensor<8x1xf32>, tensor<8x1xf32>
+}
