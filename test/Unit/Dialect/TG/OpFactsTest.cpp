@@ -32,9 +32,10 @@ struct Fact {
 const Fact kFacts[] = {
     {"a shape rule (InferTypeOpInterface, or ResultTypeGiven and a verifier)",
      [](RegisteredOperationName op) {
+       // ResultTypeGiven ops (constants, casts, reshapes, fragments) carry
+       // their result types and check them in their verifier.
        return op.hasInterface<InferTypeOpInterface>() ||
-              (op.hasTrait<ResultTypeGiven>() &&
-               op.hasTrait<OpTrait::OneResult>());
+              op.hasTrait<ResultTypeGiven>();
      }},
     {"evaluation (EvaluableOpInterface)",
      [](RegisteredOperationName op) {
