@@ -137,7 +137,7 @@ private:
   const std::optional<SmallVector<ShapeId, 2>> &
   infer(OpKind kind, const OpAttrs &attrs, ArrayRef<ShapeId> in) {
     uint64_t op = hashOp(kind, attrs, u.shapes());
-    uint64_t key = hashMix(op, static_cast<uint64_t>(kind));
+    uint64_t key = hashMix(op, kind.index());
     for (ShapeId s : in)
       key = hashMix(key, s);
     auto [it, inserted] = memo.try_emplace(key);

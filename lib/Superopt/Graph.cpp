@@ -1,8 +1,9 @@
 //===- Graph.cpp - Small tensor graphs of the rule generator --------------===//
 //
-// Part of Loom. The universe of the enumeration: the --ops names, the inputs
-// (TASO's small shapes, chosen so that shape-dependent identities show up;
-// see docs/Superopt/RuleGen.md), typing and evaluation of graphs.
+// Part of Loom. The universe of the enumeration: the operators --ops names
+// (the variants the specs declare), the inputs (TASO's small shapes, chosen
+// so that shape-dependent identities show up; see docs/Superopt/RuleGen.md),
+// typing and evaluation of graphs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,113 +28,37 @@ using interp::Tensor;
 
 namespace {
 
-/// Groups of inputs an op needs.
-enum InputGroup : unsigned {
-  kMatrices = 1,   ///< x1..x3 [2,4], w1..w3 [4,4]
-  kImages = 2,     ///< i1..i3 [1,4,5,5]
-  kFilters = 4,    ///< 3x3, 1x3, 3x1, 1x1 and depthwise filters
-  kScalar = 8,     ///< s []
-  kBatchNorm = 16, ///< gamma, beta, mean, var [4]
-  kLayerNorm = 32, ///< gamma, beta [4]
-  kSequences = 64, ///< a1..a3 [1,2,4]: batched activations (BERT's [1,S,H])
-};
+/// Shapes of the universe (OpSpec.h). Matrices are 2x4 (activations) and
+/// 4x4 (weights): a 4x4 weight can be transposed, and two activations
+/// concatenated on axis 0 form another 4x4 matrix, so identities between
+/// those shapes show up. Images are 1x4x5x5 with 4-channel filters: 5x5
+/// keeps borders and an interior under 3x3 windows, so identities that only
+/// hold away from the padding are not confused with real ones.
+constexpr int64_t kRows = kUniverseRows, kFeatures = kUniverseFeatures,
+                  kChannels = kUniverseChannels, kSpatial = kUniverseSpatial;
 
-/// Shapes of the universe. Matrices are 2x4 (activations) and 4x4 (weights):
-/// a 4x4 weight can be transposed, and two activations concatenated on axis
-/// 0 form another 4x4 matrix, so identities between those shapes show up.
-/// Images are 1x4x5x5 with 4-channel filters: 5x5 keeps borders and an
-/// interior under 3x3 windows, so identities that only hold away from the
-/// padding are not confused with real ones.
-constexpr int64_t kRows = 2, kFeatures = 4, kChannels = 4, kSpatial = 5;
-
+/// An --ops name: an operator of the vocabulary at one of its variants.
 struct OpName {
-  const char *name;
-  OpKind kind;
-  OpAttrs attrs;
-  unsigned groups;
-  bool inDefault;
-  const char *description;
+  std::string name;
+  const OpSpec *spec;
+  const OpVariant *variant;
 };
 
-OpAttrs withAxis(int a) {
-  OpAttrs r;
-  r.axis = static_cast<int8_t>(a);
-  return r;
+/// Every --ops name, in vocabulary order, each operator's variants in the
+/// order its spec declares them.
+const std::vector<OpName> &opNames() {
+  static const std::vector<OpName> names = [] {
+    std::vector<OpName> r;
+    for (const OpSpec &s : vocabulary())
+      for (const OpVariant &v : s.variants)
+        r.push_back({(s.name + v.suffix).str(), &s, &v});
+    return r;
+  }();
+  return names;
 }
-OpAttrs withKernel(int h, int w) {
-  OpAttrs r;
-  r.kernel = {static_cast<int16_t>(h), static_cast<int16_t>(w)};
-  return r;
-}
-OpAttrs conv(bool relu, bool bias) {
-  OpAttrs r;
-  r.relu = relu;
-  r.bias = bias;
-  return r;
-}
-
-/// Every --ops name. Constants get their shape when the universe is built.
-const OpName kOpNames[] = {
-    {"matmul", OpKind::Matmul, {}, kMatrices | kSequences, true,
-     "matrix product (also [1,n,k] activations times [k,m] weights)"},
-    {"add", OpKind::Add, {}, 0, true, "elementwise sum"},
-    {"mul", OpKind::Mul, {}, 0, true, "elementwise product"},
-    {"smul", OpKind::SMul, {}, kScalar, true, "scalar multiplication"},
-    {"relu", OpKind::Relu, {}, 0, true, "relu"},
-    {"transpose", OpKind::Transpose, {}, kMatrices, true, "matrix transpose"},
-    {"conv", OpKind::Conv, conv(false, false), kImages | kFilters, true,
-     "convolution (stride 1, same padding; 3x3, 1x3, 3x1, 1x1, depthwise)"},
-    {"conv_relu", OpKind::Conv, conv(true, false), kImages | kFilters, true,
-     "convolution with fused relu"},
-    {"conv_bias", OpKind::Conv, conv(false, true),
-     kImages | kFilters | kBatchNorm, true,
-     "convolution with a bias operand (from bn_shift)"},
-    {"conv_bias_relu", OpKind::Conv, conv(true, true),
-     kImages | kFilters | kBatchNorm, true,
-     "convolution with bias and fused relu"},
-    {"maxpool", OpKind::MaxPool, withKernel(3, 3), kImages, true,
-     "3x3 max pooling, stride 1, same padding"},
-    {"avgpool", OpKind::AvgPool, withKernel(3, 3), kImages, true,
-     "3x3 average pooling, stride 1, same padding, count_include_pad"},
-    {"concat0", OpKind::Concat, withAxis(0), 0, true,
-     "concatenation along axis 0"},
-    {"concat1", OpKind::Concat, withAxis(1), 0, true,
-     "concatenation along axis 1"},
-    {"concat2", OpKind::Concat, withAxis(2), kSequences, true,
-     "concatenation along axis 2 (of [1,n,k] activations)"},
-    {"split0", OpKind::Split, withAxis(0), 0, true,
-     "split along axis 0 at the last concatenation boundary"},
-    {"split1", OpKind::Split, withAxis(1), 0, true,
-     "split along axis 1 at the last concatenation boundary"},
-    {"split2", OpKind::Split, withAxis(2), kSequences, true,
-     "split along axis 2 at the last concatenation boundary"},
-    {"enlarge", OpKind::Enlarge, withKernel(3, 3), kFilters, true,
-     "enlarge a filter input to 3x3"},
-    {"const_imm", OpKind::ConstImm, {}, kMatrices, true,
-     "4x4 identity matrix"},
-    {"const_iconv", OpKind::ConstIConv, {}, kImages | kFilters, true,
-     "4x4x3x3 identity filter"},
-    {"const_one", OpKind::ConstOne, {}, kImages, true, "1x4x5x5 ones"},
-    {"const_pool", OpKind::ConstPool, {}, kImages, true,
-     "4x1x3x3 depthwise averaging filter"},
-    {"batchnorm", OpKind::BatchNorm, {}, kImages | kBatchNorm, true,
-     "inference batchnorm"},
-    {"bn_scale", OpKind::BnScale, {}, kBatchNorm, true,
-     "batchnorm factor gamma * rsqrt(var + eps) (parameter preparation)"},
-    {"bn_shift", OpKind::BnShift, {}, kBatchNorm, true,
-     "batchnorm offset beta - mean * k (parameter preparation)"},
-    {"scale_filter", OpKind::ScaleFilter, {}, kFilters | kBatchNorm, true,
-     "filter scaled per output channel (parameter preparation)"},
-    {"channel_affine", OpKind::ChannelAffine, {}, kImages | kBatchNorm, false,
-     "per-channel y * k + b (axiom helper; off by default)"},
-    {"softmax", OpKind::Softmax, {}, kMatrices, true,
-     "softmax over the last axis"},
-    {"layernorm", OpKind::LayerNorm, {}, kMatrices | kLayerNorm, true,
-     "layer normalisation over the last axis"},
-};
 
 const OpName *findOpName(StringRef name) {
-  for (const OpName &n : kOpNames)
+  for (const OpName &n : opNames())
     if (name == n.name)
       return &n;
   return nullptr;
@@ -155,15 +80,15 @@ struct Universe::InferMemo {
 
 std::vector<std::pair<std::string, std::string>> Universe::allOpNames() {
   std::vector<std::pair<std::string, std::string>> r;
-  for (const OpName &n : kOpNames)
-    r.emplace_back(n.name, n.description);
+  for (const OpName &n : opNames())
+    r.emplace_back(n.name, n.variant->description);
   return r;
 }
 
 SmallVector<StringRef> Universe::defaultOpNames() {
   SmallVector<StringRef> r;
-  for (const OpName &n : kOpNames)
-    if (n.inDefault)
+  for (const OpName &n : opNames())
+    if (n.variant->inDefault)
       r.push_back(n.name);
   return r;
 }
@@ -182,7 +107,7 @@ Universe::create(MLIRContext *context, const UniverseOptions &options) {
   if (list == "default") {
     names = defaultOpNames();
   } else if (list == "all") {
-    for (const OpName &n : kOpNames)
+    for (const OpName &n : opNames())
       names.push_back(n.name);
   } else {
     SmallVector<StringRef> parts;
@@ -191,8 +116,8 @@ Universe::create(MLIRContext *context, const UniverseOptions &options) {
       p = p.trim();
       if (!findOpName(p)) {
         std::string known;
-        for (const OpName &n : kOpNames)
-          known += (known.empty() ? "" : ", ") + std::string(n.name);
+        for (const OpName &n : opNames())
+          known += (known.empty() ? "" : ", ") + n.name;
         return llvm::createStringError("--ops: unknown operator '" + p.str() +
                                        "' (known: " + known + ")");
       }
@@ -200,9 +125,9 @@ Universe::create(MLIRContext *context, const UniverseOptions &options) {
     }
   }
   unsigned groups = 0;
-  for (const OpName &n : kOpNames)
+  for (const OpName &n : opNames())
     if (llvm::is_contained(names, StringRef(n.name)))
-      groups |= n.groups;
+      groups |= n.variant->inputs;
   if (!(groups & (kMatrices | kImages)))
     groups |= kMatrices;
 
@@ -214,26 +139,12 @@ Universe::create(MLIRContext *context, const UniverseOptions &options) {
   ShapeId scalar = t.intern({});
   ShapeId filter3 = t.intern({kChannels, kChannels, 3, 3});
 
-  for (const OpName &n : kOpNames) {
+  for (const OpName &n : opNames()) {
     if (!llvm::is_contained(names, StringRef(n.name)))
       continue;
-    OpDef d{n.name, n.kind, n.attrs};
-    switch (n.kind) {
-    case OpKind::ConstImm:
-      d.attrs.shape = square;
-      break;
-    case OpKind::ConstIConv:
-      d.attrs.shape = filter3;
-      break;
-    case OpKind::ConstOne:
-      d.attrs.shape = image;
-      break;
-    case OpKind::ConstPool:
-      d.attrs.shape = t.intern({kChannels, 1, 3, 3});
-      break;
-    default:
-      break;
-    }
+    OpDef d{n.name, n.spec->kind, n.variant->attrs};
+    if (n.spec->attrFields & kAttrShape)
+      d.attrs.shape = t.intern(n.variant->constShape.get());
     u->opDefs.push_back(d);
   }
 
@@ -424,8 +335,7 @@ void Universe::buildParamExprs() {
               // other kernel shapes add no new kind of rule but multiply
               // the search.
               if (values[v].role == Role::Weight &&
-                  (values[v].expr >= 0 ||
-                   inputList[v].group != filterGroup))
+                  (values[v].expr >= 0 || inputList[v].group != filterGroup))
                 continue;
               ops.push_back(v);
               rec(pos + 1, ops);
@@ -448,9 +358,9 @@ void Universe::drawFingerprintInputs() {
   }
 }
 
-std::unique_ptr<Universe>
-Universe::createForInputs(MLIRContext *context, ArrayRef<InputDecl> inputs,
-                          uint64_t seed) {
+std::unique_ptr<Universe> Universe::createForInputs(MLIRContext *context,
+                                                    ArrayRef<InputDecl> inputs,
+                                                    uint64_t seed) {
   std::unique_ptr<Universe> u(new Universe(context));
   u->memo = std::make_shared<InferMemo>();
   u->seedValue = seed;
@@ -473,7 +383,7 @@ std::string Universe::opList() const {
 
 std::optional<SmallVector<ShapeId, 2>>
 Universe::infer(OpKind kind, const OpAttrs &attrs, ArrayRef<ShapeId> shapes) {
-  InferMemo::Key key{static_cast<uint8_t>(kind),
+  InferMemo::Key key{static_cast<uint8_t>(kind.index()),
                      hashOp(kind, attrs, shapeTable),
                      SmallVector<ShapeId, 5>(shapes.begin(), shapes.end())};
   std::lock_guard<std::mutex> lock(memo->mutex);
@@ -605,24 +515,23 @@ std::string Universe::describe(const Graph &g) const {
   for (unsigned n = 0; n < g.nodes.size(); ++n)
     for (unsigned r = 0; r < specOf(g.nodes[n].kind).numResults; ++r)
       producer.push_back({static_cast<int>(n), r});
-  std::function<void(raw_ostream &, unsigned)> print =
-      [&](raw_ostream &os, unsigned v) {
-        if (v < numInputs()) {
-          os << inputList[v].name;
-          return;
-        }
-        auto [n, r] = producer[v];
-        const Node &node = g.nodes[n];
-        os << opString(node.kind, node.attrs, shapeTable);
-        if (specOf(node.kind).numResults > 1)
-          os << "#" << r;
-        if (node.operands.empty())
-          return;
-        os << "(";
-        llvm::interleaveComma(node.operands, os,
-                              [&](unsigned o) { print(os, o); });
-        os << ")";
-      };
+  std::function<void(raw_ostream &, unsigned)> print = [&](raw_ostream &os,
+                                                           unsigned v) {
+    if (v < numInputs()) {
+      os << inputList[v].name;
+      return;
+    }
+    auto [n, r] = producer[v];
+    const Node &node = g.nodes[n];
+    os << opString(node.kind, node.attrs, shapeTable);
+    if (specOf(node.kind).numResults > 1)
+      os << "#" << r;
+    if (node.operands.empty())
+      return;
+    os << "(";
+    llvm::interleaveComma(node.operands, os, [&](unsigned o) { print(os, o); });
+    os << ")";
+  };
   std::string s;
   llvm::raw_string_ostream os(s);
   llvm::interleave(

@@ -75,7 +75,7 @@ struct AttrTemplate {
 struct Term {
   bool isVar = false;
   unsigned var = 0;
-  OpKind kind = OpKind::Add;
+  OpKind kind;
   AttrTemplate attrs;
   unsigned result = 0;
   llvm::SmallVector<std::unique_ptr<Term>, 3> args;
@@ -104,7 +104,7 @@ struct Axiom {
 struct ConcreteTerm {
   bool isVar = false;
   unsigned var = 0;
-  OpKind kind = OpKind::Add;
+  OpKind kind;
   OpAttrs attrs;
   unsigned result = 0;
   ShapeId shape = 0;
@@ -135,14 +135,15 @@ interp::Tensor<D> evaluateTerm(const ConcreteTerm &t, const ShapeTable &shapes,
 /// Concrete instances of \p axiom whose variables have shapes in
 /// \p varShapeSet, free symbols ranging over [1, maxFreeDim]; both sides
 /// typed with \p u (which interns new shapes).
-std::vector<AxiomInstance>
-instantiateAxiom(const Axiom &axiom, unsigned index, Universe &u,
-                 llvm::ArrayRef<ShapeId> varShapeSet, int64_t maxFreeDim);
+std::vector<AxiomInstance> instantiateAxiom(const Axiom &axiom, unsigned index,
+                                            Universe &u,
+                                            llvm::ArrayRef<ShapeId> varShapeSet,
+                                            int64_t maxFreeDim);
 
 /// Instances of \p axiom at every assignment of its symbols and list
 /// variables from their bounded-check ranges.
-std::vector<AxiomInstance> boundedInstances(const Axiom &axiom,
-                                            unsigned index, Universe &u);
+std::vector<AxiomInstance> boundedInstances(const Axiom &axiom, unsigned index,
+                                            Universe &u);
 
 /// `matmul(x, concat{axis=1}(y, z))` for a concrete term.
 std::string termString(const ConcreteTerm &t, const Axiom &axiom,

@@ -1,9 +1,11 @@
 //===- OpSpec.h - Operator specifications of the rule generator -*- C++ -*-===//
 //
-// Part of Loom. One specification per operator kind, in one table
-// (lib/Superopt/OpSpecs.cpp), tying together everything the generator needs
-// to know about it:
+// Part of Loom. One specification per operator of the generator, tying
+// together everything the generator needs to know about it:
 //
+//   * the tg op it stands for (or that ends it, for a macro), which gives
+//     it its name, and the --ops names of its variants with the inputs they
+//     need;
 //   * its arity, which kinds of tensors (roles) it accepts, and whether it is
 //     commutative or a parameter-preparation op;
 //   * its shape rule, delegated to the tg dialect's TypeInference.h;
@@ -15,9 +17,12 @@
 //   * how to emit it as tg ops, and how to recognise it in tg IR;
 //   * a cost estimate (used to orient rules from costly to cheap).
 //
-// The Z3 function symbol of an op is derived from its kind name, attributes
-// and operand shapes (Prover.cpp); its properties are the axioms of
-// Axioms.cpp. Nothing else in the generator switches on the operator kind.
+// A spec is one struct in a spec file (lib/Superopt/OpSpecs*.cpp, see
+// OpSpecSupport.h); the vocabulary -- the kinds, their number and order --
+// is derived from those structs. The Z3 function symbol of an op is derived
+// from its kind name, attributes and operand shapes (Prover.cpp); its
+// properties are the axioms of Axioms.cpp. Nothing else in the generator
+// switches on the operator kind.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,36 +50,30 @@ namespace loom::superopt {
 struct Z3Domain;
 
 //===----------------------------------------------------------------------===//
-// Kinds, roles and attributes
+// Operators, roles and attributes
 //===----------------------------------------------------------------------===//
 
-/// Operator kinds. Attributes (axis, fused relu, ...) distinguish instances.
-enum class OpKind : uint8_t {
-  Matmul,
-  Add,
-  Mul,
-  SMul,
-  Relu,
-  Transpose,
-  Conv,
-  MaxPool,
-  AvgPool,
-  Concat,
-  Split,
-  Enlarge,
-  ConstImm,
-  ConstIConv,
-  ConstOne,
-  ConstPool,
-  BatchNorm,
-  BnScale,
-  BnShift,
-  ScaleFilter,
-  ChannelAffine,
-  Softmax,
-  LayerNorm,
+/// An operator of the generator: the index of its specification in the
+/// vocabulary (vocabulary()). The vocabulary is derived from the spec
+/// structs (lib/Superopt/OpSpecs*.cpp), so there is no list of kinds to keep
+/// in step with it: an index is only meaningful against the one vocabulary
+/// of the program. Attributes (axis, fused relu, ...) distinguish instances.
+class OpKind {
+public:
+  constexpr OpKind() = default;
+  static constexpr OpKind fromIndex(unsigned index) {
+    OpKind k;
+    k.value = static_cast<uint8_t>(index);
+    return k;
+  }
+  constexpr unsigned index() const { return value; }
+  constexpr bool operator==(OpKind o) const { return value == o.value; }
+  constexpr bool operator!=(OpKind o) const { return value != o.value; }
+  constexpr bool operator<(OpKind o) const { return value < o.value; }
+
+private:
+  uint8_t value = 0;
 };
-constexpr unsigned kNumOpKinds = static_cast<unsigned>(OpKind::LayerNorm) + 1;
 
 /// What a tensor stands for. Graph inputs are declared with a role; op
 /// results get the role their kind produces. Roles keep the enumeration to
@@ -100,8 +99,8 @@ using RoleMask = uint16_t;
 constexpr RoleMask roleBit(Role r) { return RoleMask(1) << unsigned(r); }
 /// Tensors that ordinary tensor operators accept.
 constexpr RoleMask kTensorRoles =
-    roleBit(Role::Activation) | roleBit(Role::Weight) |
-    roleBit(Role::Derived) | roleBit(Role::Constant);
+    roleBit(Role::Activation) | roleBit(Role::Weight) | roleBit(Role::Derived) |
+    roleBit(Role::Constant);
 /// Data flowing through a model (as opposed to weights).
 constexpr RoleMask kDataRoles =
     roleBit(Role::Activation) | roleBit(Role::Derived);
@@ -140,6 +139,71 @@ enum AttrField : uint8_t {
 /// Batchnorm / layernorm epsilon used throughout the generator.
 constexpr double kNormEpsilon = 1e-5;
 
+/// Attributes with one field set, for the variants of the specs.
+constexpr OpAttrs axisAttrs(int axis) {
+  OpAttrs r;
+  r.axis = static_cast<int8_t>(axis);
+  return r;
+}
+constexpr OpAttrs kernelAttrs(int h, int w) {
+  OpAttrs r;
+  r.kernel = {static_cast<int16_t>(h), static_cast<int16_t>(w)};
+  return r;
+}
+constexpr OpAttrs convAttrs(bool relu, bool bias) {
+  OpAttrs r;
+  r.relu = relu;
+  r.bias = bias;
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// The universe's inputs, as the operators ask for them
+//===----------------------------------------------------------------------===//
+
+/// The dimensions of the enumeration's inputs (Graph.cpp builds them; the
+/// reasons for each are in docs/Superopt/RuleGen.md). Matrices are 2x4
+/// (activations) and 4x4 (weights); images 1x4x5x5 with 4-channel filters.
+constexpr int64_t kUniverseRows = 2, kUniverseFeatures = 4,
+                  kUniverseChannels = 4, kUniverseSpatial = 5;
+
+/// Groups of inputs an operator needs (OpVariant::inputs).
+enum InputGroup : unsigned {
+  kMatrices = 1,   ///< x1..x3 [2,4], w1..w3 [4,4]
+  kImages = 2,     ///< i1..i3 [1,4,5,5]
+  kFilters = 4,    ///< 3x3, 1x3, 3x1, 1x1 and depthwise filters
+  kScalar = 8,     ///< s []
+  kBatchNorm = 16, ///< gamma, beta, mean, var [4]
+  kLayerNorm = 32, ///< gamma, beta [4]
+  kSequences = 64, ///< a1..a3 [1,2,4]: batched activations (BERT's [1,S,H])
+};
+
+/// A shape written in a spec (a constant's shape in the universe).
+struct FixedShape {
+  uint8_t rank = 0;
+  std::array<int64_t, 4> dims{};
+  llvm::ArrayRef<int64_t> get() const { return {dims.data(), rank}; }
+};
+
+/// An operator at fixed attributes that --ops can name (`conv_relu`,
+/// `concat1`): declared by the spec of its operator, in OpSpec::variants.
+struct OpVariant {
+  /// Appended to the operator's name to make the --ops name: "" for the
+  /// operator itself, `_relu` / `_bias` for fused variants, the axis for
+  /// concatenations and splits.
+  const char *suffix;
+  /// The fixed attributes (a constant's shape comes from constShape).
+  OpAttrs attrs;
+  /// The InputGroup bits the universe must provide for it.
+  unsigned inputs;
+  /// Part of `--ops default`.
+  bool inDefault;
+  /// One line for --list-ops.
+  const char *description;
+  /// Constants (kAttrShape): the result shape in the universe.
+  FixedShape constShape = {};
+};
+
 //===----------------------------------------------------------------------===//
 // Split information (TASO)
 //===----------------------------------------------------------------------===//
@@ -175,7 +239,7 @@ using EvalFn = void (*)(const OpAttrs &, const ShapeTable &,
                         llvm::SmallVectorImpl<interp::Tensor<D>> &);
 
 /// What importOp recognised: a kind with attributes, its operands, and the
-/// ops it covers (more than one for parameter-preparation macros).
+/// ops it covers (more than one for macros).
 struct ImportedOp {
   OpKind kind;
   OpAttrs attrs;
@@ -183,18 +247,27 @@ struct ImportedOp {
   llvm::SmallVector<mlir::Operation *, 4> ops;
 };
 
-/// The specification of one operator kind.
+/// The specification of one operator of the generator.
 struct OpSpec {
+  /// Its index in the vocabulary.
   OpKind kind;
-  /// Name of the kind in axioms and diagnostics ("conv", "concat").
-  const char *name;
+  /// Name in axioms, rule descriptions and Z3 symbols ("conv", "concat"):
+  /// the mnemonic of tgOp (less a trailing `2d`: every operator of the
+  /// generator is 2-D), or the macro's own name (`smul`, `bn_scale`,
+  /// `const_imm`).
+  llvm::StringRef name;
+  /// The tg op it stands for, or the tg op that ends its expansion for a
+  /// macro (several tg ops, or one tg op used in a restricted form that has
+  /// its own name): "tg.conv2d", "tg.mul" for bn_scale.
+  llvm::StringRef tgOp;
   /// One line of semantics, for generated documentation.
   const char *summary;
   unsigned numOperands;
   unsigned numResults;
   bool commutative;
   /// Parameter-preparation op: computes on parameters only, so a compiler
-  /// folds it away; counted against its own budget (--max-param-ops).
+  /// folds it away; counted against its own budget (--max-param-ops) and
+  /// free in the work of a graph.
   bool paramPrep;
   /// The enumeration applies it to graph inputs only (TASO's enlarge).
   bool inputOperandsOnly;
@@ -206,6 +279,8 @@ struct OpSpec {
   /// Roles accepted per operand.
   std::array<RoleMask, 5> operandRoles;
   Role resultRole;
+  /// The --ops names of the operator, in --list-ops order.
+  llvm::ArrayRef<OpVariant> variants;
 
   /// Result shapes, or nullopt when the operands/attributes are invalid.
   /// (Uses TypeInference.h; \p attrs may be completed, e.g. split sizes.)
@@ -225,19 +300,25 @@ struct OpSpec {
   void (*propagateSplit)(const OpAttrs &, llvm::ArrayRef<const SplitInfo *>,
                          llvm::ArrayRef<ShapeId>, const ShapeTable &,
                          llvm::SmallVectorImpl<SplitInfo> &);
-  /// Builds the tg op(s); results have \p resultTypes.
+  /// Builds the tg op(s); results have \p resultTypes. The work of an
+  /// operator is the work (cost::workOf) of the tg ops it builds.
   void (*emit)(mlir::OpBuilder &, mlir::Location, const OpAttrs &,
                mlir::ValueRange, mlir::TypeRange,
                llvm::SmallVectorImpl<mlir::Value> &);
-  /// Recognises the op(s) ending at \p op (the last op of a macro).
+  /// Recognises the op(s) ending at \p op, an op of tgOp (the last op of a
+  /// macro).
   bool (*import)(mlir::Operation *, const ShapeTable &, ImportedOp &);
   /// Estimated cost (multiply-adds or element operations).
   double (*cost)(const OpAttrs &, llvm::ArrayRef<ShapeId>,
                  llvm::ArrayRef<ShapeId>, const ShapeTable &);
 };
 
+/// Every operator of the generator, in vocabulary order: the spec files in
+/// the order OpSpecs.cpp lists them, the specs of a file in the order they
+/// are declared. The order fixes the enumeration's and --list-ops'.
+llvm::ArrayRef<OpSpec> vocabulary();
 /// The specification of \p kind.
-const OpSpec &specOf(OpKind kind);
+inline const OpSpec &specOf(OpKind kind) { return vocabulary()[kind.index()]; }
 /// The kind named \p name in axioms ("conv", "concat", ...).
 std::optional<OpKind> kindNamed(llvm::StringRef name);
 

@@ -6,15 +6,23 @@
 // axioms; an unsound rule is not, and the numeric check shows a
 // counterexample for it. Rewriting with kept rules (Rewrite.h) derives
 // their consequences, respecting the shapes they were proved at, and
-// nothing else.
+// nothing else. The operators the prover reasons about are the vocabulary
+// derived from the spec structs (OpSpec.h): named after their tg ops, each
+// --ops name declared by its spec, and each read back from the tg ops it
+// emits as itself.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/Superopt/Prover.h"
 #include "loom/Superopt/Rewrite.h"
 #include "loom/Superopt/RuleGen.h"
+#include "loom/Superopt/RuleSet.h"
 
+#include "loom/Dialect/TG/IR/TGDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringSet.h"
 
 #include "gtest/gtest.h"
 
@@ -244,6 +252,145 @@ TEST_F(ProverTest, RewritingRespectsShapesAndDerivesNothingElse) {
   Graph target =
       b.take({b.op("add", {b.op("relu", {x1}), b.op("relu", {x2})})});
   EXPECT_FALSE(base.derives(source, target));
+}
+
+//===----------------------------------------------------------------------===//
+// The vocabulary
+//===----------------------------------------------------------------------===//
+
+TEST(VocabularyTest, IsDerivedFromTheSpecs) {
+  mlir::MLIRContext context;
+  context.loadDialect<loom::tg::TGDialect>();
+  llvm::ArrayRef<OpSpec> specs = vocabulary();
+  ASSERT_FALSE(specs.empty());
+  llvm::StringSet<> names;
+  size_t variants = 0;
+  for (unsigned i = 0; i < specs.size(); ++i) {
+    const OpSpec &s = specs[i];
+    EXPECT_EQ(s.kind.index(), i);
+    EXPECT_EQ(&specOf(s.kind), &s);
+    EXPECT_TRUE(names.insert(s.name).second) << s.name.str();
+    EXPECT_EQ(kindNamed(s.name), s.kind);
+    // Every spec stands for a tg op of the dialect.
+    EXPECT_TRUE(mlir::RegisteredOperationName::lookup(s.tgOp, &context))
+        << s.tgOp.str();
+    variants += s.variants.size();
+  }
+  // Names are the tg mnemonics (less `2d`); macros name the op ending them.
+  auto tgOpOf = [](llvm::StringRef name) {
+    return specOf(*kindNamed(name)).tgOp.str();
+  };
+  EXPECT_EQ(tgOpOf("matmul"), "tg.matmul");
+  EXPECT_EQ(tgOpOf("conv"), "tg.conv2d");
+  EXPECT_EQ(tgOpOf("avgpool"), "tg.avgpool2d");
+  EXPECT_EQ(tgOpOf("smul"), "tg.mul");
+  EXPECT_EQ(tgOpOf("bn_shift"), "tg.sub");
+  EXPECT_EQ(tgOpOf("const_one"), "tg.constant");
+  EXPECT_FALSE(kindNamed("conv2d"));
+  // The --ops names are the specs' variants: a name and a suffix each.
+  std::vector<std::pair<std::string, std::string>> ops = Universe::allOpNames();
+  EXPECT_EQ(ops.size(), variants);
+  size_t k = 0;
+  for (const OpSpec &s : specs)
+    for (const OpVariant &v : s.variants)
+      EXPECT_EQ(ops[k++].first, (s.name + v.suffix).str());
+  llvm::SmallVector<llvm::StringRef> defaults = Universe::defaultOpNames();
+  EXPECT_TRUE(llvm::is_contained(defaults, "conv_bias_relu"));
+  EXPECT_TRUE(llvm::is_contained(defaults, "concat2"));
+  EXPECT_FALSE(llvm::is_contained(defaults, "channel_affine"));
+}
+
+/// A graph applying \p d once, to the first operands of the roles it takes
+/// that type-check: inputs, parameter expressions, or a concatenation of an
+/// input with itself (which gives a split a boundary to cut at).
+std::optional<Graph> applicationOf(Universe &u, const OpDef &d) {
+  unsigned n = u.numInputs();
+  std::vector<std::pair<Graph, Role>> values;
+  for (unsigned i = 0; i < n; ++i) {
+    Graph g;
+    g.outputs = {i};
+    values.push_back({g, u.inputs()[i].role});
+  }
+  for (const ParamExpr &pe : u.paramExprs())
+    values.push_back({pe.graph, pe.role});
+  OpKind concat = *kindNamed("concat");
+  for (unsigned i = 0; i < n; ++i)
+    for (int axis = 0; axis < u.shapes().rank(u.inputs()[i].shape); ++axis) {
+      Graph g;
+      g.nodes.push_back({concat, axisAttrs(axis), {i, i}});
+      g.outputs = {n};
+      values.push_back({g, u.inputs()[i].role});
+    }
+  const OpSpec &spec = specOf(d.kind);
+  unsigned arity = spec.numOperands + (d.attrs.bias ? 1 : 0);
+  llvm::SmallVector<unsigned, 5> tuple;
+  std::optional<Graph> found;
+  auto search = [&](auto &self) -> void {
+    if (found)
+      return;
+    if (tuple.size() == arity) {
+      llvm::SmallVector<Role, 5> roles;
+      Graph g;
+      Node node{d.kind, d.attrs, {}};
+      for (unsigned v : tuple) {
+        roles.push_back(values[v].second);
+        const Graph &operand = values[v].first;
+        node.operands.push_back(
+            mergeGraph(g, operand, n, u.shapes())[operand.outputs[0]]);
+      }
+      if (!spec.accepts(d.attrs, roles))
+        return;
+      unsigned first = firstResultOf(g, g.nodes.size(), n);
+      g.nodes.push_back(node);
+      for (unsigned r = 0; r < spec.numResults; ++r)
+        g.outputs.push_back(first + r);
+      llvm::SmallVector<ShapeId, 64> shapes;
+      for (const Input &in : u.inputs())
+        shapes.push_back(in.shape);
+      auto types = u.typeGraphAt(g, shapes);
+      if (!types) {
+        llvm::consumeError(types.takeError());
+        return;
+      }
+      found = std::move(g);
+      return;
+    }
+    for (unsigned v = 0; v < values.size() && !found; ++v) {
+      if (!(spec.operandRoles[tuple.size()] & roleBit(values[v].second)))
+        continue;
+      tuple.push_back(v);
+      self(self);
+      tuple.pop_back();
+    }
+  };
+  search(search);
+  return found;
+}
+
+TEST(VocabularyTest, EveryOperatorReadsBackAsItself) {
+  mlir::MLIRContext context;
+  context.loadDialect<loom::tg::TGDialect, mlir::func::FuncDialect>();
+  UniverseOptions options;
+  options.ops = "all";
+  auto created = Universe::create(&context, options);
+  ASSERT_TRUE(static_cast<bool>(created));
+  Universe &u = **created;
+  ASSERT_EQ(u.ops().size(), Universe::allOpNames().size());
+  for (const OpDef &d : u.ops()) {
+    std::optional<Graph> g = applicationOf(u, d);
+    ASSERT_TRUE(g) << "no operands for " << d.name;
+    RuleRecord rule;
+    rule.source = rule.target = *g;
+    auto module = emitRules(u, {rule}, mlir::DictionaryAttr::get(&context, {}));
+    auto rules = loadRules(*module);
+    ASSERT_TRUE(succeeded(rules)) << d.name;
+    std::unique_ptr<Universe> ru = Universe::createForInputs(
+        &context, inputsOfRuleFunction((*rules)[0].source), 1);
+    auto imported = importGraph((*rules)[0].source, *ru);
+    ASSERT_TRUE(succeeded(imported)) << d.name;
+    EXPECT_EQ(ru->describe(*imported), u.describe(*g)) << d.name;
+    EXPECT_EQ(imported->nodes.back().kind, d.kind) << d.name;
+  }
 }
 
 } // namespace
