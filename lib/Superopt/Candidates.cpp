@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Superopt/Candidates.h"
+#include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Support/Threads.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -26,26 +27,6 @@ using llvm::SmallVector;
 using FpTensor = interp::Tensor<ModPDomain>;
 
 namespace {
-
-/// The cost of \p g given the shapes of its values.
-double costOf(const Universe &u, const Graph &g, ArrayRef<ShapeId> shapes) {
-  double cost = 0;
-  unsigned numInputs = u.numInputs();
-  for (unsigned n = 0; n < g.nodes.size(); ++n) {
-    const Node &node = g.nodes[n];
-    const OpSpec &spec = specOf(node.kind);
-    if (spec.paramPrep)
-      continue;
-    SmallVector<ShapeId, 5> in, out;
-    for (unsigned v : node.operands)
-      in.push_back(shapes[v]);
-    unsigned first = firstResultOf(g, n, numInputs);
-    for (unsigned r = 0; r < spec.numResults; ++r)
-      out.push_back(shapes[first + r]);
-    cost += spec.cost(node.attrs, in, out, u.shapes());
-  }
-  return cost;
-}
 
 /// Evaluates graphs on the universe's fingerprint inputs (copied once).
 class Fingerprinter {
@@ -97,7 +78,8 @@ private:
 
 /// The shapes of a graph's values: what Universe::typeGraph computes, less
 /// the split information no stage here needs, and with a memo per thread in
-/// front of Universe::infer (which serialises the threads).
+/// front of Universe::infer (which serialises the threads); and the cost of
+/// a graph, each node's (costOf) memoised beside its shapes.
 class ShapeTyper {
 public:
   using Shapes = SmallVector<ShapeId, 48>;
@@ -126,16 +108,41 @@ public:
     return shapes;
   }
 
+  /// The cost of \p g, whose values have \p shapes (shapesOf).
+  OpCost costOf(const Graph &g, ArrayRef<ShapeId> shapes) {
+    OpCost c;
+    SmallVector<ShapeId, 5> in;
+    for (const Node &node : g.nodes) {
+      in.clear();
+      for (unsigned v : node.operands)
+        in.push_back(shapes[v]);
+      c += entry(node.kind, node.attrs, in).costOf(u, node.attrs);
+    }
+    return c;
+  }
+
 private:
+  /// What is known of one operator applied to operands of some shapes.
   struct Entry {
     OpKind kind;
     uint64_t op;
     SmallVector<ShapeId, 5> in;
     std::optional<SmallVector<ShapeId, 2>> out;
+    std::optional<OpCost> cost;
+
+    const OpCost &costOf(Universe &u, const OpAttrs &attrs) {
+      if (!cost)
+        cost = superopt::costOf(u.mlir(), u.shapes(), kind, attrs, in, *out);
+      return *cost;
+    }
   };
 
   const std::optional<SmallVector<ShapeId, 2>> &
   infer(OpKind kind, const OpAttrs &attrs, ArrayRef<ShapeId> in) {
+    return entry(kind, attrs, in).out;
+  }
+
+  Entry &entry(OpKind kind, const OpAttrs &attrs, ArrayRef<ShapeId> in) {
     uint64_t op = hashOp(kind, attrs, u.shapes());
     uint64_t key = hashMix(op, kind.index());
     for (ShapeId s : in)
@@ -143,26 +150,26 @@ private:
     auto [it, inserted] = memo.try_emplace(key);
     Entry &e = it->second;
     if (inserted)
-      e = {kind, op, SmallVector<ShapeId, 5>(in), u.infer(kind, attrs, in)};
+      e = {kind, op, SmallVector<ShapeId, 5>(in), u.infer(kind, attrs, in),
+           std::nullopt};
     else if (e.kind != kind || e.op != op || ArrayRef<ShapeId>(e.in) != in)
-      return scratch = u.infer(kind, attrs, in); // a hash collision
-    return e.out;
+      // A hash collision: answered without the memo.
+      return scratch = {kind, op, SmallVector<ShapeId, 5>(in),
+                        u.infer(kind, attrs, in), std::nullopt};
+    return e;
   }
 
   Universe &u;
   llvm::DenseMap<uint64_t, Entry> memo;
-  std::optional<SmallVector<ShapeId, 2>> scratch;
+  Entry scratch;
 };
 
 } // namespace
 
-double superopt::graphCost(Universe &u, const Graph &g) {
-  auto types = u.typeGraph(g);
-  if (!types) {
-    llvm::consumeError(types.takeError());
-    return 0;
-  }
-  return costOf(u, g, types->shapes);
+OpCost superopt::graphCost(Universe &u, const Graph &g) {
+  ShapeTyper typer(u);
+  std::optional<ShapeTyper::Shapes> shapes = typer.shapesOf(g);
+  return shapes ? typer.costOf(g, *shapes) : OpCost();
 }
 
 namespace {
@@ -246,7 +253,7 @@ struct Member {
   Graph g;
   /// The shapes of its values; absent when the graph does not type-check.
   std::optional<ShapeTyper::Shapes> shapes;
-  double cost = 0;
+  OpCost cost;
   /// Fingerprints of the output node's operands (congruence), computed
   /// when first needed.
   std::optional<SmallVector<uint64_t, 5>> outputOperands;
@@ -280,6 +287,22 @@ struct Member {
     return *text;
   }
 };
+
+/// Whether \p a is cheaper than \p b, and so the better representative of
+/// a class: fewer FLOPs, then fewer operators (TASO's and this generator's
+/// size order; a launch each, in the search's roofline), then fewer bytes
+/// moved, then the description (a total order, independent of threads).
+/// Operators ahead of bytes keeps the rules the search uses as they were
+/// under the former multiply-add count (docs/Superopt/RuleGen.md).
+bool cheaper(const Universe &u, Member &a, Member &b) {
+  if (a.cost.flops != b.cost.flops)
+    return a.cost.flops < b.cost.flops;
+  if (a.g.numOps() != b.g.numOps())
+    return a.g.numOps() < b.g.numOps();
+  if (a.cost.bytes != b.cost.bytes)
+    return a.cost.bytes < b.cost.bytes;
+  return a.describe(u) < b.describe(u);
+}
 
 /// Stage 1: a leaf node common to both sides whose generalisation to a
 /// fresh input keeps the fingerprints equal.
@@ -402,24 +425,14 @@ std::vector<PairOutcome> pairClass(Universe &u, const Enumeration &e,
     m.g = e.unpack(u, cls[i]);
     m.shapes = typer.shapesOf(m.g);
     if (m.shapes)
-      m.cost = costOf(u, m.g, *m.shapes);
+      m.cost = typer.costOf(m.g, *m.shapes);
   }
-  // The representative: least (cost, ops, description); descriptions are
-  // made for ties only.
+  // The representative: least (FLOPs, ops, bytes, description);
+  // descriptions are made for ties only.
   unsigned rep = 0;
-  for (unsigned i = 1; i < members.size(); ++i) {
-    Member &a = members[i], &b = members[rep];
-    if (a.cost < b.cost || b.cost < a.cost) {
-      rep = a.cost < b.cost ? i : rep;
-      continue;
-    }
-    if (a.g.numOps() != b.g.numOps()) {
-      rep = a.g.numOps() < b.g.numOps() ? i : rep;
-      continue;
-    }
-    if (a.describe(u) < b.describe(u))
+  for (unsigned i = 1; i < members.size(); ++i)
+    if (cheaper(u, members[i], members[rep]))
       rep = i;
-  }
   std::vector<PairOutcome> out;
   Member &target = members[rep];
   if (!target.shapes)
@@ -438,7 +451,7 @@ std::vector<PairOutcome> pairClass(Universe &u, const Enumeration &e,
     } else {
       o.kind = PairOutcome::Kept;
       o.key = canonicalPairKey(u, source.g, target.g);
-      o.candidate = {source.g, target.g, source.cost, target.cost};
+      o.candidate = {source.g, target.g};
     }
   }
   return out;
@@ -505,6 +518,9 @@ superopt::makeCandidates(Universe &u, const Enumeration &e, PruneStats &stats,
                          unsigned threads,
                          std::function<void(uint64_t)> progress) {
   auto start = std::chrono::steady_clock::now();
+  // Costs are counted on emitted tg ops, on the workers' threads: the
+  // dialect is loaded before they start.
+  u.mlir()->getOrLoadDialect<tg::TGDialect>();
   // Threads pair fixed chunks of classes; the chunks are merged in class
   // order (the renaming stage keeps the first of equal pairs), as soon as
   // every earlier chunk is merged, so few chunks wait in memory.

@@ -184,13 +184,6 @@ struct SpecBase {
   static constexpr auto propagateSplit = splitNone;
   static constexpr auto complete = completeNothing;
   static constexpr auto accepts = acceptAll;
-  static double cost(const OpAttrs &, Shapes, Shapes results,
-                     const ShapeTable &t) {
-    double n = 0;
-    for (ShapeId s : results)
-      n += static_cast<double>(t.numElements(s));
-    return n;
-  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -248,8 +241,7 @@ template <class S> OpSpec makeSpec() {
                 S::complete,
                 S::propagateSplit,
                 &S::emit,
-                &importAs<S>,
-                &S::cost};
+                &importAs<S>};
 }
 
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,8 @@
 
 #include "OpSpecSupport.h"
 
+#include "loom/Cost/CostModel.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -146,6 +148,34 @@ template void superopt::evalOp<Z3Domain>(OpKind, const OpAttrs &,
                                          const ShapeTable &,
                                          ArrayRef<const Tensor<Z3Domain> *>,
                                          SmallVectorImpl<Tensor<Z3Domain>> &);
+
+OpCost superopt::costOf(MLIRContext *context, const ShapeTable &shapes,
+                        OpKind kind, const OpAttrs &attrs,
+                        ArrayRef<ShapeId> operands, ArrayRef<ShapeId> results) {
+  const OpSpec &spec = specOf(kind);
+  OpCost c;
+  if (spec.paramPrep)
+    return c;
+  Location loc = UnknownLoc::get(context);
+  Block scratch;
+  SmallVector<Value, 5> args;
+  for (ShapeId s : operands)
+    args.push_back(
+        scratch.addArgument(tensorTypeOf(context, shapes.get(s)), loc));
+  SmallVector<Type, 2> types;
+  for (ShapeId s : results)
+    types.push_back(tensorTypeOf(context, shapes.get(s)));
+  OpBuilder b(context);
+  b.setInsertionPointToEnd(&scratch);
+  SmallVector<Value, 2> emitted;
+  spec.emit(b, loc, attrs, args, types, emitted);
+  for (Operation &op : scratch) {
+    cost::OpWork w = cost::workOf(&op);
+    c.flops += w.flops;
+    c.bytes += w.bytes();
+  }
+  return c;
+}
 
 bool superopt::importOp(Operation *op, const ShapeTable &shapes,
                         ImportedOp &result) {

@@ -69,11 +69,6 @@ struct MatmulSpec : SpecBase {
     r.operands = {m.getLhs(), m.getRhs()};
     return true;
   }
-  static double cost(const OpAttrs &, Shapes in, Shapes, const ShapeTable &t) {
-    // Rows of the left operand (all its leading axes) x K x N.
-    double rows = double(t.numElements(in[0])) / t.get(in[0]).back();
-    return rows * t.get(in[0]).back() * t.get(in[1])[1];
-  }
 };
 LOOM_SUPEROPT_SPEC(MatmulSpec);
 

@@ -107,11 +107,6 @@ struct ConvSpec : SpecBase {
       r.operands.push_back(c.getBias());
     return true;
   }
-  static double cost(const OpAttrs &, Shapes in, Shapes out,
-                     const ShapeTable &t) {
-    ArrayRef<int64_t> w = t.get(in[1]);
-    return static_cast<double>(t.numElements(out[0])) * w[1] * w[2] * w[3];
-  }
 };
 LOOM_SUPEROPT_SPEC(ConvSpec);
 
@@ -175,11 +170,6 @@ template <class OpTy> struct PoolSpec : SpecBase {
     r.attrs.kernel = {static_cast<int16_t>(k[0]), static_cast<int16_t>(k[1])};
     r.operands = {p.getInput()};
     return true;
-  }
-  static double cost(const OpAttrs &a, Shapes, Shapes out,
-                     const ShapeTable &t) {
-    return static_cast<double>(t.numElements(out[0])) * a.kernel[0] *
-           a.kernel[1];
   }
 };
 

@@ -151,9 +151,6 @@ struct SplitSpec : SpecBase {
     r.operands = {s.getInput()};
     return true;
   }
-  static double cost(const OpAttrs &, Shapes in, Shapes, const ShapeTable &t) {
-    return static_cast<double>(t.numElements(in[0]));
-  }
 };
 LOOM_SUPEROPT_SPEC(SplitSpec);
 

@@ -332,8 +332,7 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
         ++stats.verified;
         for (const std::string &a : p.axioms)
           ++stats.axiomUses[a];
-        records.push_back({c.source, c.target, "proved", p.axioms, c.sourceCost,
-                           c.targetCost, nullptr});
+        records.push_back({c.source, c.target, "proved", p.axioms, nullptr});
         continue;
       }
       Failure f{u.describe(c.source), u.describe(c.target), "", p.reason};

@@ -36,7 +36,6 @@ namespace loom::superopt {
 /// whose outputs correspond position by position.
 struct Candidate {
   Graph source, target;
-  double sourceCost = 0, targetCost = 0;
 };
 
 struct PruneStats {
@@ -56,8 +55,10 @@ makeCandidates(Universe &u, const Enumeration &e, PruneStats &stats,
                unsigned threads = 1,
                std::function<void(uint64_t classesDone)> progress = nullptr);
 
-/// The cost of \p g (parameter-preparation ops are free: they fold away).
-double graphCost(Universe &u, const Graph &g);
+/// The cost of \p g, the sum of its operators' (costOf); zero if \p g does
+/// not type-check. A class's representative has the fewest FLOPs, then
+/// operators, then bytes.
+OpCost graphCost(Universe &u, const Graph &g);
 
 /// A hash of the pair (a, b) invariant under renaming interchangeable inputs
 /// and under swapping a and b.

@@ -14,8 +14,10 @@
 //     for floats (F64Domain) and for the symbolic Z3 domain (Z3Domain.h);
 //   * how it propagates TASO's split information (which concatenation
 //     boundaries a tensor carries, so that a split knows where to cut);
-//   * how to emit it as tg ops, and how to recognise it in tg IR;
-//   * a cost estimate (used to orient rules from costly to cheap).
+//   * how to emit it as tg ops, and how to recognise it in tg IR. What it
+//     costs, which orients rules from costly to cheap, is the work of the
+//     tg ops it emits, as the search's cost model counts it
+//     (cost::workOf; costOf below).
 //
 // A spec is one struct in a spec file (lib/Superopt/OpSpecs*.cpp, see
 // OpSpecSupport.h); the vocabulary -- the kinds, their number and order --
@@ -308,9 +310,6 @@ struct OpSpec {
   /// Recognises the op(s) ending at \p op, an op of tgOp (the last op of a
   /// macro).
   bool (*import)(mlir::Operation *, const ShapeTable &, ImportedOp &);
-  /// Estimated cost (multiply-adds or element operations).
-  double (*cost)(const OpAttrs &, llvm::ArrayRef<ShapeId>,
-                 llvm::ArrayRef<ShapeId>, const ShapeTable &);
 };
 
 /// Every operator of the generator, in vocabulary order: the spec files in
@@ -327,6 +326,30 @@ template <class D>
 void evalOp(OpKind kind, const OpAttrs &attrs, const ShapeTable &shapes,
             llvm::ArrayRef<const interp::Tensor<D> *> operands,
             llvm::SmallVectorImpl<interp::Tensor<D>> &results);
+
+/// What operators cost, in the search's terms (loom::cost::OpWork): FLOPs
+/// (a multiply-add is 2) and bytes read and written by kernels. Both are
+/// integers, so sums compare exactly. (Candidates.cpp orders graphs by
+/// FLOPs, then size, then bytes.)
+struct OpCost {
+  double flops = 0;
+  double bytes = 0;
+
+  OpCost &operator+=(const OpCost &o) {
+    flops += o.flops;
+    bytes += o.bytes;
+    return *this;
+  }
+};
+
+/// The cost of one application of \p kind to operands of shapes
+/// \p operands (results \p results): its spec emits its tg ops into a
+/// scratch block and cost::workOf counts each. Parameter-preparation ops
+/// cost nothing (a compiler folds them into the weights). Thread-safe given
+/// a context with the tg dialect loaded.
+OpCost costOf(mlir::MLIRContext *context, const ShapeTable &shapes, OpKind kind,
+              const OpAttrs &attrs, llvm::ArrayRef<ShapeId> operands,
+              llvm::ArrayRef<ShapeId> results);
 
 /// Recognises the op (or macro) ending at \p op; false if none matches.
 bool importOp(mlir::Operation *op, const ShapeTable &shapes,

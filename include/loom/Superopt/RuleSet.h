@@ -53,7 +53,6 @@ struct RuleRecord {
   Graph source, target;
   std::string status = "proved";
   std::vector<std::string> axioms;
-  double sourceCost = 0, targetCost = 0;
   /// The universe the graphs are over when not the generator's (a rule
   /// restated at its own witness shapes, Generalize.h).
   std::shared_ptr<Universe> universe;

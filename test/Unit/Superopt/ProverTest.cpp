@@ -393,4 +393,35 @@ TEST(VocabularyTest, EveryOperatorReadsBackAsItself) {
   }
 }
 
+TEST(VocabularyTest, CostsAreTheWorkOfTheEmittedOps) {
+  mlir::MLIRContext context;
+  context.loadDialect<loom::tg::TGDialect>();
+  ShapeTable t;
+  ShapeId x = t.intern({2, 4}), w = t.intern({4, 4}),
+          i = t.intern({1, 4, 5, 5}), f = t.intern({4, 4, 3, 3}),
+          v = t.intern({4}), xx = t.intern({4, 4});
+  auto cost = [&](llvm::StringRef name, const OpAttrs &attrs,
+                  llvm::ArrayRef<ShapeId> in, llvm::ArrayRef<ShapeId> out) {
+    return costOf(&context, t, *kindNamed(name), attrs, in, out);
+  };
+  // cost::workOf: a multiply-add is 2 FLOPs; bytes of f32 operands/results.
+  OpCost mm = cost("matmul", {}, {x, w}, {x});
+  EXPECT_EQ(mm.flops, 2.0 * 2 * 4 * 4);
+  EXPECT_EQ(mm.bytes, 4.0 * (8 + 16 + 8));
+  // A fused relu costs what a relu does.
+  OpCost conv = cost("conv", {}, {i, f}, {i});
+  OpCost convRelu = cost("conv", convAttrs(true, false), {i, f}, {i});
+  EXPECT_EQ(conv.flops, 2.0 * 100 * 4 * 3 * 3);
+  EXPECT_EQ(convRelu.flops, conv.flops + 100);
+  // Data movement does no arithmetic; a split's pieces are views.
+  EXPECT_EQ(cost("concat", axisAttrs(0), {x, x}, {xx}).flops, 0);
+  OpAttrs halves = axisAttrs(0);
+  halves.sizes = {2, 2};
+  OpCost split = cost("split", halves, {xx}, {x, x});
+  EXPECT_EQ(split.flops, 0);
+  EXPECT_EQ(split.bytes, 0);
+  // Parameter preparation folds into the weights.
+  EXPECT_EQ(cost("bn_scale", {}, {v, v}, {v}).flops, 0);
+}
+
 } // namespace
