@@ -2,6 +2,7 @@
 # lit configuration for Loom: FileCheck tests under test/, GoogleTest under
 # test/Unit (picked up through test/Unit/lit.cfg.py).
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -28,10 +29,24 @@ tools = ["loom-opt", "loom-run", "loom-gen-resnet50"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Tools of components that may be absent from a build: tests that use them
 # say `REQUIRES: <tool>`.
-for tool in ["loom-translate", "loom-rulegen", "loom-onnx-conformance", "loom-zoo"]:
+for tool in ["loom-translate", "loom-rulegen", "loom-onnx-conformance", "loom-zoo",
+             "loom-bench-cpu"]:
     if os.path.exists(os.path.join(config.loom_tools_dir, tool)):
         config.available_features.add(tool)
         llvm_config.add_tool_substitutions([tool], tool_dirs)
+
+# ONNX Runtime, the CPU benchmark's peer: node plus onnxruntime-node, which
+# scripts/setup-bench.sh installs into <build>/bench-cpu (not by the build).
+# Tests that run it say `REQUIRES: onnxruntime-node`; without it they are
+# UNSUPPORTED, and lit says why.
+if shutil.which("node") and os.path.exists(os.path.join(
+        config.loom_obj_root, "bench-cpu", "ort", "node_modules",
+        "onnxruntime-node", "package.json")):
+    config.available_features.add("onnxruntime-node")
+elif "loom-bench-cpu" in config.available_features:
+    lit_config.note("no node or onnxruntime-node: the loom-bench-cpu tests are "
+                    "UNSUPPORTED (LOOM_BUILD_DIR=%s scripts/setup-bench.sh "
+                    "installs them)" % config.loom_obj_root)
 
 # The default rule set (generated in the build by loom-rulegen).
 config.substitutions.append(("%loom_default_rules_max_ops", config.loom_default_rules_max_ops))

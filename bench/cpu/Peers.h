@@ -1,0 +1,111 @@
+//===- Peers.h - ONNX Runtime and compiled columns of loom-bench-cpu -*- C++ -*-===//
+//
+// Part of Loom. The columns measured in child processes, on the inputs the
+// interpreter column wrote:
+//
+//  - ONNX Runtime (CPU) through bench/cpu/ort-run.js and onnxruntime-node
+//    (installed by scripts/setup-bench.sh);
+//  - Loom's compiled path: `loom-compile model.onnx -o model.so`, then
+//    `loom-run model.so --inputs ... --outputs ... --repeat N
+//    --num-threads N`. "n/a" while the build has no loom-compile.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_BENCH_CPU_PEERS_H
+#define LOOM_BENCH_CPU_PEERS_H
+
+#include "BenchSupport.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::bench {
+
+//===----------------------------------------------------------------------===//
+// ONNX Runtime
+//===----------------------------------------------------------------------===//
+
+struct OrtOptions {
+  /// The node executable, bench/cpu/ort-run.js and the onnxruntime-node
+  /// package directory.
+  std::string node, script, package;
+  unsigned threads = 2, warmup = 3, repeat = 10;
+  unsigned timeoutSeconds = 1200;
+};
+
+struct OrtResult {
+  std::string version;
+  double sessionMs = 0, medianMs = 0, minMs = 0, p90Ms = 0;
+  /// Of the node process, and of node before loading the model.
+  int64_t peakRssKb = 0, baselineRssKb = 0;
+  /// Everything ort-run.js printed.
+  llvm::json::Object report;
+  /// The outputs of its last run.
+  RunTensors values;
+};
+
+/// Why ONNX Runtime cannot be run with `options` (node or the package
+/// missing), or success.
+llvm::Error checkOrt(const OrtOptions &options);
+
+/// Runs `model` on ONNX Runtime on the tensors of `inputsPath`; its outputs
+/// go to `outputsPath`.
+llvm::Expected<OrtResult> runOrt(const OrtOptions &options,
+                                 llvm::StringRef model,
+                                 llvm::StringRef inputsPath,
+                                 llvm::StringRef outputsPath);
+
+//===----------------------------------------------------------------------===//
+// Loom's compiled path
+//===----------------------------------------------------------------------===//
+
+struct CompiledOptions {
+  /// Where loom-compile and loom-run are (the build's bin directory).
+  std::string binDir;
+  unsigned threads = 2, repeat = 10;
+  unsigned timeoutSeconds = 1800;
+};
+
+struct CompiledResult {
+  enum class Status {
+    /// No loom-compile in the build: every column "n/a".
+    Unavailable,
+    /// A step failed: `note` says which and why.
+    Failed,
+    Measured
+  };
+  Status status = Status::Unavailable;
+  /// Why it is not measured, or remarks.
+  std::string note;
+  /// Wall-clock seconds of loom-compile, and its peak memory (KiB).
+  double compileSeconds = 0;
+  int64_t compilePeakRssKb = 0;
+  /// loom-run's median (else best) time, and its process's peak memory.
+  double latencyMs = 0;
+  int64_t peakRssKb = 0;
+  /// Its outputs against the interpreter's.
+  std::optional<OutputError> errorVsInterpreter;
+};
+
+/// Compiles `model` (with the loom-compile arguments `compileArgs`, e.g. its
+/// --dim choices) into `workDir`/model.so, runs it on `inputsPath` and
+/// compares its outputs with `interpreterValues`.
+CompiledResult runCompiled(const CompiledOptions &options,
+                           llvm::StringRef model,
+                           llvm::ArrayRef<std::string> compileArgs,
+                           llvm::StringRef workDir, llvm::StringRef inputsPath,
+                           const RunTensors &interpreterValues);
+
+/// Reads loom-run's "time: 0.031 s (best of 10; median 0.032 s) ..." line
+/// from `output`: the median when given, else the time, in seconds.
+std::optional<double> parseLoomRunTime(llvm::StringRef output);
+
+} // namespace loom::bench
+
+#endif // LOOM_BENCH_CPU_PEERS_H

@@ -1,0 +1,251 @@
+#!/usr/bin/env node
+//===- ort-run.js - Time an ONNX model on ONNX Runtime (CPU) ----------------===//
+//
+// Part of Loom. The ONNX Runtime peer of loom-bench-cpu: loads a model with
+// onnxruntime-node (CPU execution provider, N intra-op threads, one inter-op
+// thread, all graph optimisations), feeds it the tensors of a safetensors file
+// (the very inputs Loom runs on), does warm-up runs and then timed runs, writes
+// the outputs of the last run to a safetensors file and prints one JSON object
+// on stdout:
+//
+//   {"ort_version": "1.30.0", "threads": 2, "warmup": 3, "repeat": 10,
+//    "session_ms": 812.4, "median_ms": 31.2, "min_ms": 30.9, "p90_ms": 33.0,
+//    "mean_ms": 31.5, "times_ms": [...], "peak_rss_kb": 181234,
+//    "baseline_rss_kb": 45012, "outputs": [{"name": "y", "dtype": "F32",
+//    "shape": [1, 1000]}]}
+//
+//   node ort-run.js --ort DIR/node_modules/onnxruntime-node --model m.onnx
+//        --inputs in.safetensors [--outputs out.safetensors] [--threads 2]
+//        [--warmup 3] [--repeat 10]
+//
+// Errors (a missing file, an input the file lacks, a dtype ONNX Runtime
+// rejects) are one line on stderr and exit status 1.
+//
+//===----------------------------------------------------------------------===//
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+function fail(message) {
+  process.stderr.write(`ort-run: error: ${message}\n`);
+  process.exit(1);
+}
+
+function parseArgs(argv) {
+  const args = {threads: 2, warmup: 3, repeat: 10, outputs: ''};
+  const numeric = new Set(['threads', 'warmup', 'repeat']);
+  for (let i = 0; i < argv.length; ++i) {
+    const m = /^--([a-z]+)(?:=(.*))?$/.exec(argv[i]);
+    if (!m)
+      fail(`unexpected argument '${argv[i]}'`);
+    const key = m[1];
+    const value = m[2] !== undefined ? m[2] : argv[++i];
+    if (value === undefined)
+      fail(`--${key} needs a value`);
+    if (!['ort', 'model', 'inputs', 'outputs', ...numeric].includes(key))
+      fail(`unknown option --${key}`);
+    if (numeric.has(key)) {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0 || (key !== 'warmup' && n < 1))
+        fail(`--${key} expects a ${key === 'warmup' ? 'non-negative' :
+                                                      'positive'} integer, got '${value}'`);
+      args[key] = n;
+    } else {
+      args[key] = value;
+    }
+  }
+  for (const key of ['ort', 'model', 'inputs'])
+    if (!args[key])
+      fail(`--${key} is required`);
+  return args;
+}
+
+//===----------------------------------------------------------------------===//
+// safetensors: [u64 LE header size N][N bytes of JSON][data]
+//===----------------------------------------------------------------------===//
+
+// safetensors dtype -> [ONNX Runtime tensor type, typed array, element size].
+const DTYPES = {
+  F64: ['float64', Float64Array, 8],
+  F32: ['float32', Float32Array, 4],
+  F16: ['float16', Uint16Array, 2],
+  I64: ['int64', BigInt64Array, 8],
+  I32: ['int32', Int32Array, 4],
+  I16: ['int16', Int16Array, 2],
+  I8: ['int8', Int8Array, 1],
+  U8: ['uint8', Uint8Array, 1],
+  BOOL: ['bool', Uint8Array, 1],
+};
+const ORT_TO_DTYPE = Object.fromEntries(
+    Object.entries(DTYPES).map(([dtype, [ortType]]) => [ortType, dtype]));
+
+/// Reads a safetensors file into {name: {dtype, shape, data}} where data is a
+/// typed array holding its own copy of the bytes (aligned for its type).
+function readSafetensors(file) {
+  let bytes;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (e) {
+    fail(`cannot read ${file}: ${e.message}`);
+  }
+  if (bytes.length < 8)
+    fail(`${file}: too short for a safetensors header`);
+  const headerSize = bytes.readBigUInt64LE(0);
+  if (headerSize > BigInt(bytes.length - 8))
+    fail(`${file}: header size ${headerSize} runs past the end of the file`);
+  const dataStart = 8 + Number(headerSize);
+  let header;
+  try {
+    header = JSON.parse(bytes.toString('utf8', 8, dataStart));
+  } catch (e) {
+    fail(`${file}: the header is not JSON: ${e.message}`);
+  }
+  const tensors = {};
+  for (const [name, info] of Object.entries(header)) {
+    if (name === '__metadata__')
+      continue;
+    const spec = DTYPES[info.dtype];
+    if (!spec)
+      fail(`${file}: tensor '${name}' has dtype ${info.dtype}, which ort-run does not read`);
+    const [begin, end] = info.data_offsets;
+    const count = info.shape.reduce((a, b) => a * b, 1);
+    if (end - begin !== count * spec[2] || dataStart + end > bytes.length)
+      fail(`${file}: tensor '${name}' has a bad size or offsets`);
+    const copy = new Uint8Array(end - begin);
+    copy.set(bytes.subarray(dataStart + begin, dataStart + end));
+    tensors[name] = {
+      dtype: info.dtype,
+      shape: info.shape,
+      data: new spec[1](copy.buffer, 0, count),
+    };
+  }
+  return tensors;
+}
+
+/// Writes {name: {dtype, shape, data}} as a safetensors file: tensors in name
+/// order, the header padded with spaces to a multiple of 8 bytes.
+function writeSafetensors(file, tensors) {
+  const header = {};
+  const chunks = [];
+  let offset = 0;
+  for (const name of Object.keys(tensors).sort()) {
+    const t = tensors[name];
+    const bytes = Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+    header[name] = {dtype: t.dtype, shape: t.shape,
+                    data_offsets: [offset, offset + bytes.length]};
+    chunks.push(bytes);
+    offset += bytes.length;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (Buffer.byteLength(json) % 8)) % 8);
+  const size = Buffer.alloc(8);
+  size.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
+  const tmp = `${file}.tmp${process.pid}`;
+  fs.writeFileSync(tmp, Buffer.concat([size, Buffer.from(json), ...chunks]));
+  fs.renameSync(tmp, file);
+}
+
+//===----------------------------------------------------------------------===//
+// Timing
+//===----------------------------------------------------------------------===//
+
+function median(sorted) {
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function percentile(sorted, p) {
+  // Nearest rank.
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const baselineRssKb = Math.round(process.memoryUsage().rss / 1024);
+  let ort;
+  try {
+    ort = require(path.resolve(args.ort));
+  } catch (e) {
+    fail(`cannot load onnxruntime-node from ${args.ort} (run scripts/setup-bench.sh): ${e.message}`);
+  }
+  const version = require(path.join(path.resolve(args.ort), 'package.json')).version;
+  if (!fs.existsSync(args.model))
+    fail(`no model ${args.model}`);
+
+  const inputs = readSafetensors(args.inputs);
+  const start = process.hrtime.bigint();
+  let session;
+  try {
+    session = await ort.InferenceSession.create(args.model, {
+      executionProviders: ['cpu'],
+      intraOpNumThreads: args.threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+    });
+  } catch (e) {
+    fail(`ONNX Runtime cannot load ${args.model}: ${e.message}`);
+  }
+  const sessionMs = Number(process.hrtime.bigint() - start) / 1e6;
+
+  const feeds = {};
+  for (const name of session.inputNames) {
+    const t = inputs[name];
+    if (!t)
+      fail(`${args.inputs} has no tensor '${name}' (an input of ${args.model})`);
+    feeds[name] = new ort.Tensor(DTYPES[t.dtype][0], t.data, t.shape);
+  }
+
+  let results;
+  const run = async () => {
+    try {
+      return await session.run(feeds);
+    } catch (e) {
+      fail(`ONNX Runtime failed to run ${args.model}: ${e.message}`);
+    }
+  };
+  for (let i = 0; i < args.warmup; ++i)
+    results = await run();
+  const times = [];
+  for (let i = 0; i < args.repeat; ++i) {
+    const t0 = process.hrtime.bigint();
+    results = await run();
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+
+  const outputs = {};
+  const described = [];
+  for (const name of session.outputNames) {
+    const t = results[name];
+    const dtype = ORT_TO_DTYPE[t.type];
+    if (!dtype)
+      fail(`output '${name}' has type ${t.type}, which safetensors cannot hold here`);
+    outputs[name] = {dtype, shape: t.dims.map(Number), data: t.data};
+    described.push({name, dtype, shape: t.dims.map(Number)});
+  }
+  if (args.outputs)
+    writeSafetensors(args.outputs, outputs);
+
+  const sorted = [...times].sort((a, b) => a - b);
+  const round = (x) => Math.round(x * 1e4) / 1e4;
+  process.stdout.write(JSON.stringify({
+    ort_version: version,
+    model: args.model,
+    threads: args.threads,
+    warmup: args.warmup,
+    repeat: args.repeat,
+    session_ms: round(sessionMs),
+    median_ms: round(median(sorted)),
+    min_ms: round(sorted[0]),
+    p90_ms: round(percentile(sorted, 90)),
+    mean_ms: round(times.reduce((a, b) => a + b, 0) / times.length),
+    times_ms: times.map(round),
+    peak_rss_kb: process.resourceUsage().maxRSS,
+    baseline_rss_kb: baselineRssKb,
+    outputs: described,
+  }) + '\n');
+}
+
+main();
