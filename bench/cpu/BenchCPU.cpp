@@ -472,6 +472,172 @@ std::string machineText(std::string &llvmCpu,
          " hardware threads";
 }
 
+/// What every model's measurement shares.
+struct Session {
+  ModelPaths paths;
+  std::optional<OrtOptions> ort;
+  CompiledOptions compiled;
+  std::string dir;
+  unsigned interpRuns = 1;
+};
+
+/// ONNX Runtime's column, checked to be runnable.
+Expected<OrtOptions> ortOptions(unsigned warmupRuns, unsigned repeatRuns) {
+  OrtOptions ort;
+  ort.node = nodeTool;
+  if (ort.node.empty())
+    if (auto found = sys::findProgramByName("node"))
+      ort.node = *found;
+  ort.script = ortScript;
+  ort.package = ortPackage;
+  if (ort.package.empty()) {
+    SmallString<256> p(benchDir);
+    sys::path::append(p, "ort", "node_modules", "onnxruntime-node");
+    ort.package = std::string(p);
+  }
+  ort.threads = threads;
+  ort.warmup = warmupRuns;
+  ort.repeat = repeatRuns;
+  ort.timeoutSeconds = timeout;
+  if (Error err = checkOrt(ort))
+    return createStringError(toString(std::move(err)) + " (or pass --no-ort)");
+  return ort;
+}
+
+/// Where the models are found or made (loom-zoo, loom-translate beside
+/// \p bin).
+ModelPaths modelPaths(StringRef bin) {
+  auto tool = [&](StringRef name) {
+    SmallString<256> p(bin);
+    sys::path::append(p, name);
+    return std::string(p);
+  };
+  ModelPaths paths;
+  SmallString<256> m(benchDir);
+  sys::path::append(m, "models");
+  paths.modelsDir = std::string(m);
+  sys::path::append(m, "zoo");
+  paths.zooDir = zooDir.empty() ? std::string(m) : zooDir.getValue();
+  paths.zooTool = tool("loom-zoo");
+  paths.translateTool = tool("loom-translate");
+  return paths;
+}
+
+/// Every column of one model, on the same inputs (files in a directory of
+/// its own under the session's).
+Error measureModel(const Session &session, Row &row) {
+  const ModelSpec &model = row.model;
+  auto onnx = prepareModel(model, session.paths, errs());
+  if (!onnx)
+    return onnx.takeError();
+  row.onnx = *onnx;
+  SmallString<256> modelDir(session.dir);
+  sys::path::append(modelDir, model.name);
+  if (std::error_code ec = sys::fs::create_directories(modelDir))
+    return createStringError("cannot create " + modelDir + ": " +
+                             ec.message());
+  auto file = [&](StringRef name) {
+    SmallString<256> p(modelDir);
+    sys::path::append(p, name);
+    return std::string(p);
+  };
+  std::string inputs = file("inputs.safetensors");
+
+  InterpretOptions io;
+  io.dims = model.dims;
+  io.seed = seed;
+  io.threads = threads;
+  io.repeat = session.interpRuns;
+  io.budgetSeconds = interpBudget;
+  auto interp = interpretModel(*onnx, file("weights.safetensors"), inputs, io);
+  if (!interp)
+    return interp.takeError();
+  row.interp = std::move(*interp);
+  if (Error err =
+          writeTensors(row.interp->values, file("interpreter.safetensors")))
+    return err;
+
+  if (session.ort) {
+    auto ortRun = runOrt(*session.ort, *onnx, inputs, file("ort.safetensors"));
+    if (ortRun) {
+      row.ort = std::move(*ortRun);
+      row.interpVsOrt = compareOutputs(row.ort->values, row.interp->values);
+    } else {
+      row.ortError = toString(ortRun.takeError());
+    }
+  }
+  if (!noCompiled)
+    row.compiled = runCompiled(session.compiled, *onnx, dimArguments(model),
+                               modelDir, inputs, row.interp->values);
+  return Error::success();
+}
+
+/// The run's JSON: options, machine and one object per row.
+Error writeJSON(const std::vector<Row> &rows, unsigned ortWarmup,
+                unsigned ortRepeat, unsigned interpRuns,
+                const std::string &llvmCpu,
+                const StringMap<bool, MallocAllocator> &features,
+                const std::string &loadBefore, const std::string &loadAfter) {
+  std::string ortVersion;
+  json::Array rowsJSON;
+  for (const Row &row : rows) {
+    if (row.ort)
+      ortVersion = row.ort->version;
+    rowsJSON.push_back(rowJSON(row));
+  }
+  json::Object root{
+      {"benchmark", "loom-bench-cpu"},
+      {"threads", int64_t(threads)},
+      {"seed", int64_t(seed)},
+      {"quick", bool(quick)},
+      {"ort_warmup", int64_t(ortWarmup)},
+      {"repeat", int64_t(ortRepeat)},
+      {"interp_repeat", int64_t(interpRuns)},
+      {"interp_budget_s", double(interpBudget)},
+      {"onnxruntime", ortVersion.empty() ? json::Value(nullptr)
+                                         : json::Value(ortVersion)},
+      {"machine",
+       json::Object{{"cpu", cpuModelName()},
+                    {"llvm_cpu", llvmCpu},
+                    {"hardware_threads",
+                     int64_t(std::thread::hardware_concurrency())},
+                    {"avx2", features.lookup("avx2")},
+                    {"fma", features.lookup("fma")},
+                    {"avx512f", features.lookup("avx512f")},
+                    {"load_average_before", loadBefore},
+                    {"load_average_after", loadAfter}}},
+      {"models", std::move(rowsJSON)}};
+  std::error_code ec;
+  raw_fd_ostream os(jsonFile, ec);
+  if (ec)
+    return createStringError("cannot write " + jsonFile + ": " + ec.message());
+  os << formatv("{0:2}", json::Value(std::move(root))) << "\n";
+  return Error::success();
+}
+
+/// A model that could not be measured fails the run (after the table), and
+/// so does an error above --max-error.
+int exitStatus(const std::vector<Row> &rows) {
+  int status = 0;
+  for (const Row &row : rows)
+    if (!row.error.empty() || !row.ortError.empty())
+      status = 1;
+  if (maxError <= 0)
+    return status;
+  for (const Row &row : rows) {
+    if (!row.interpVsOrt)
+      continue;
+    bool ok = row.interpVsOrt->maxAbs <= maxError;
+    outs() << "check: " << row.model.name << ": |interpreter - ORT| "
+           << fmtError(row.interpVsOrt) << (ok ? " <= " : " > ")
+           << formatv("{0:e1}", double(maxError)) << (ok ? "" : " FAILED")
+           << "\n";
+    if (!ok)
+      status = 1;
+  }
+  return status;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -503,57 +669,29 @@ int main(int argc, char **argv) {
     bin = sys::path::parent_path(
               sys::fs::getMainExecutable(argv[0], (void *)&fail))
               .str();
-  auto tool = [&](StringRef name) {
-    SmallString<256> p(bin);
-    sys::path::append(p, name);
-    return std::string(p);
-  };
-  ModelPaths paths;
-  {
-    SmallString<256> m(benchDir);
-    sys::path::append(m, "models");
-    paths.modelsDir = std::string(m);
-    sys::path::append(m, "zoo");
-    paths.zooDir = zooDir.empty() ? std::string(m) : zooDir.getValue();
-  }
-  paths.zooTool = tool("loom-zoo");
-  paths.translateTool = tool("loom-translate");
-
-  OrtOptions ort;
+  Session session;
+  session.paths = modelPaths(bin);
+  session.interpRuns = interpRuns;
   if (!noOrt) {
-    ort.node = nodeTool;
-    if (ort.node.empty())
-      if (auto found = sys::findProgramByName("node"))
-        ort.node = *found;
-    ort.script = ortScript;
-    ort.package = ortPackage;
-    if (ort.package.empty()) {
-      SmallString<256> p(benchDir);
-      sys::path::append(p, "ort", "node_modules", "onnxruntime-node");
-      ort.package = std::string(p);
-    }
-    ort.threads = threads;
-    ort.warmup = ortWarmup;
-    ort.repeat = ortRepeat;
-    ort.timeoutSeconds = timeout;
-    if (Error err = checkOrt(ort))
-      return fail(toString(std::move(err)) + " (or pass --no-ort)");
+    auto ort = ortOptions(ortWarmup, ortRepeat);
+    if (!ort)
+      return fail(toString(ort.takeError()));
+    session.ort = std::move(*ort);
   }
-  CompiledOptions compiledOptions;
-  compiledOptions.binDir = bin;
-  compiledOptions.threads = threads;
-  compiledOptions.repeat = ortRepeat;
-  compiledOptions.timeoutSeconds = timeout;
+  session.compiled.binDir = bin;
+  session.compiled.threads = threads;
+  session.compiled.repeat = ortRepeat;
+  session.compiled.timeoutSeconds = timeout;
 
-  std::string dir = workDir;
-  if (dir.empty()) {
+  session.dir = workDir;
+  if (session.dir.empty()) {
     SmallString<128> tmp;
     if (sys::fs::createUniqueDirectory("loom-bench-cpu", tmp))
       return fail("cannot create a temporary directory");
-    dir = std::string(tmp);
+    session.dir = std::string(tmp);
   }
-  if (std::error_code ec = sys::fs::create_directories(dir))
-    return fail("cannot create " + dir + ": " + ec.message());
+  if (std::error_code ec = sys::fs::create_directories(session.dir))
+    return fail("cannot create " + session.dir + ": " + ec.message());
 
   std::string llvmCpu;
   StringMap<bool, MallocAllocator> features;
@@ -562,119 +700,23 @@ int main(int argc, char **argv) {
   printHeader(machine, loadBefore);
 
   std::vector<Row> rows;
-  json::Array rowsJSON;
   bool anyCapped = false;
-  std::string ortVersion;
   for (const ModelSpec &model : *models) {
     Row row;
     row.model = model;
-    auto measure = [&]() -> Error {
-      auto onnx = prepareModel(model, paths, errs());
-      if (!onnx)
-        return onnx.takeError();
-      row.onnx = *onnx;
-      SmallString<256> modelDir(dir);
-      sys::path::append(modelDir, model.name);
-      if (std::error_code ec = sys::fs::create_directories(modelDir))
-        return createStringError("cannot create " + modelDir + ": " +
-                                 ec.message());
-      auto file = [&](StringRef name) {
-        SmallString<256> p(modelDir);
-        sys::path::append(p, name);
-        return std::string(p);
-      };
-      std::string inputs = file("inputs.safetensors");
-
-      InterpretOptions io;
-      io.dims = model.dims;
-      io.seed = seed;
-      io.threads = threads;
-      io.repeat = interpRuns;
-      io.budgetSeconds = interpBudget;
-      auto interp =
-          interpretModel(*onnx, file("weights.safetensors"), inputs, io);
-      if (!interp)
-        return interp.takeError();
-      row.interp = std::move(*interp);
-      anyCapped |= row.interp->capped;
-      if (Error err = writeTensors(row.interp->values,
-                                   file("interpreter.safetensors")))
-        return err;
-
-      if (!noOrt) {
-        auto ortRun = runOrt(ort, *onnx, inputs, file("ort.safetensors"));
-        if (ortRun) {
-          row.ort = std::move(*ortRun);
-          ortVersion = row.ort->version;
-          row.interpVsOrt = compareOutputs(row.ort->values, row.interp->values);
-        } else {
-          row.ortError = toString(ortRun.takeError());
-        }
-      }
-      if (!noCompiled)
-        row.compiled = runCompiled(compiledOptions, *onnx, dimArguments(model),
-                                   modelDir, inputs, row.interp->values);
-      return Error::success();
-    };
-    if (Error err = measure())
+    if (Error err = measureModel(session, row))
       row.error = toString(std::move(err));
+    anyCapped |= row.interp && row.interp->capped;
     printRow(row);
-    rowsJSON.push_back(rowJSON(row));
     rows.push_back(std::move(row));
   }
   std::string loadAfter = loadAverage();
   printNotes(rows, anyCapped);
   outs() << "load average after: " << loadAfter
-         << "; inputs, outputs and artifacts in " << dir << "\n";
-
-  if (!jsonFile.empty()) {
-    json::Object root{
-        {"benchmark", "loom-bench-cpu"},
-        {"threads", int64_t(threads)},
-        {"seed", int64_t(seed)},
-        {"quick", bool(quick)},
-        {"ort_warmup", int64_t(ortWarmup)},
-        {"repeat", int64_t(ortRepeat)},
-        {"interp_repeat", int64_t(interpRuns)},
-        {"interp_budget_s", double(interpBudget)},
-        {"onnxruntime", ortVersion.empty() ? json::Value(nullptr)
-                                           : json::Value(ortVersion)},
-        {"machine",
-         json::Object{
-             {"cpu", cpuModelName()},
-             {"llvm_cpu", llvmCpu},
-             {"hardware_threads",
-              int64_t(std::thread::hardware_concurrency())},
-             {"avx2", features.lookup("avx2")},
-             {"fma", features.lookup("fma")},
-             {"avx512f", features.lookup("avx512f")},
-             {"load_average_before", loadBefore},
-             {"load_average_after", loadAfter}}},
-        {"models", std::move(rowsJSON)}};
-    std::error_code ec;
-    raw_fd_ostream os(jsonFile, ec);
-    if (ec)
-      return fail("cannot write " + jsonFile + ": " + ec.message());
-    os << formatv("{0:2}", json::Value(std::move(root))) << "\n";
-  }
-  // A model that could not be measured fails the run (after the table), and
-  // so does an error above --max-error.
-  int status = 0;
-  for (const Row &row : rows)
-    if (!row.error.empty() || !row.ortError.empty())
-      status = 1;
-  if (maxError > 0) {
-    for (const Row &row : rows) {
-      if (!row.interpVsOrt)
-        continue;
-      bool ok = row.interpVsOrt->maxAbs <= maxError;
-      outs() << "check: " << row.model.name << ": |interpreter - ORT| "
-             << fmtError(row.interpVsOrt) << (ok ? " <= " : " > ")
-             << formatv("{0:e1}", double(maxError)) << (ok ? "" : " FAILED")
-             << "\n";
-      if (!ok)
-        status = 1;
-    }
-  }
-  return status;
+         << "; inputs, outputs and artifacts in " << session.dir << "\n";
+  if (!jsonFile.empty())
+    if (Error err = writeJSON(rows, ortWarmup, ortRepeat, interpRuns, llvmCpu,
+                              features, loadBefore, loadAfter))
+      return fail(toString(std::move(err)));
+  return exitStatus(rows);
 }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Superopt/Enumerator.h"
+#include "SigMap.h"
 #include "loom/Support/Threads.h"
 
 #include "loom/Interpreter/Kernels.h"
@@ -140,91 +141,6 @@ struct PathNode {
   unsigned firstResult;
   unsigned numResults;
   uint32_t trie = ~0u;
-};
-
-/// Open-addressing map from a node signature to its first value record.
-/// The search probes it once per graph it visits; a node-based map costs
-/// a cache miss more per probe, which at K=4 is much of the search. Large
-/// tables ask for huge pages (fewer TLB misses on random probes).
-class SigMap {
-public:
-  SigMap() { allocate(1 << 12); }
-  ~SigMap() { std::free(slots); }
-  SigMap(const SigMap &) = delete;
-  SigMap &operator=(const SigMap &) = delete;
-
-  /// The value of \p key, or nullptr.
-  const uint32_t *find(uint64_t key) const {
-    if (key == 0)
-      return haveZero ? &zeroValue : nullptr;
-    for (size_t i = indexOf(key);; i = (i + 1) & mask) {
-      if (slots[i].key == key)
-        return &slots[i].value;
-      if (slots[i].key == 0)
-        return nullptr;
-    }
-  }
-
-  /// Starts loading the slot of \p key.
-  void prefetch(uint64_t key) const {
-    __builtin_prefetch(&slots[indexOf(key)]);
-  }
-
-  /// Adds \p key (absent).
-  void insert(uint64_t key, uint32_t value) {
-    if (key == 0) {
-      haveZero = true;
-      zeroValue = value;
-      return;
-    }
-    if (2 * (count + 1) > mask + 1)
-      grow();
-    place(key, value);
-    ++count;
-  }
-
-private:
-  struct Slot {
-    uint64_t key; ///< 0: empty
-    uint32_t value;
-  };
-
-  size_t indexOf(uint64_t key) const { return (key ^ (key >> 29)) & mask; }
-  void place(uint64_t key, uint32_t value) {
-    size_t i = indexOf(key);
-    while (slots[i].key != 0)
-      i = (i + 1) & mask;
-    slots[i] = {key, value};
-  }
-  void allocate(size_t n) {
-    size_t bytes = n * sizeof(Slot);
-    constexpr size_t kHuge = size_t(1) << 21;
-    if (bytes >= kHuge) {
-      slots = static_cast<Slot *>(std::aligned_alloc(kHuge, bytes));
-#ifdef MADV_HUGEPAGE
-      madvise(slots, bytes, MADV_HUGEPAGE);
-#endif
-    } else {
-      slots = static_cast<Slot *>(std::malloc(bytes));
-    }
-    std::memset(slots, 0, bytes);
-    mask = n - 1;
-  }
-  void grow() {
-    Slot *old = slots;
-    size_t oldSize = mask + 1;
-    allocate(2 * oldSize);
-    for (size_t i = 0; i < oldSize; ++i)
-      if (old[i].key != 0)
-        place(old[i].key, old[i].value);
-    std::free(old);
-  }
-
-  Slot *slots = nullptr;
-  size_t mask = 0;
-  size_t count = 0;
-  bool haveZero = false;
-  uint32_t zeroValue = 0;
 };
 
 /// What one work unit (a top-level candidate and every graph that starts
@@ -955,25 +871,6 @@ void Enumerator::runUnit(size_t unit, UnitOutput &output) {
 
 using Record = std::pair<uint64_t, uint32_t>;
 
-/// Sorts [first, last) on up to \p threads threads: halves sorted apart,
-/// then merged (the order is total, so the result is std::sort's).
-void sortRecords(Record *first, Record *last, unsigned threads) {
-  if (threads < 2 || last - first < (1 << 16)) {
-    std::sort(first, last);
-    return;
-  }
-  Record *mid = first + (last - first) / 2;
-  std::thread left([&] { sortRecords(first, mid, threads / 2); });
-  sortRecords(mid, last, threads - threads / 2);
-  left.join();
-  // Merge: the left run moves out; the right one is consumed in place
-  // ahead of the output.
-  std::vector<Record> run(first, mid);
-  Record *out = first, *r = mid;
-  for (auto l = run.begin(); l != run.end();)
-    *out++ = r != last && *r < *l ? *r++ : *l++;
-}
-
 } // namespace
 
 Enumeration superopt::enumerate(Universe &u, const EnumerateOptions &options,
@@ -1065,7 +962,7 @@ Enumeration superopt::enumerate(Universe &u, const EnumerateOptions &options,
   units.clear();
 
   // Group the records by class key, members in search order.
-  sortRecords(records.data(), records.data() + records.size(), threads);
+  parallelSort(records.data(), records.data() + records.size(), threads);
   for (size_t i = 0; i < records.size();) {
     size_t j = i + 1;
     while (j < records.size() && records[j].first == records[i].first)

@@ -166,93 +166,109 @@ superopt::axiomsWith(llvm::ArrayRef<std::string> extra) {
   return std::move(axioms);
 }
 
-llvm::Expected<RuleGenResult>
-superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
-  auto start = Clock::now();
-  llvm::raw_ostream *log = options.log;
+namespace {
+
+/// The generator's pipeline, one named step per stage (RuleGen.md): the
+/// state the stages share is the members.
+class RuleGenerator {
+public:
+  RuleGenerator(MLIRContext *context, const RuleGenOptions &options,
+                Universe &u, std::vector<Axiom> axioms)
+      : context(context), options(options), log(options.log), u(u),
+        axioms(std::move(axioms)), axiomIds(this->axioms.size()),
+        rewrites(u) {
+    std::iota(axiomIds.begin(), axiomIds.end(), 0);
+    stats.axioms = this->axioms.size();
+  }
+
+  llvm::Expected<RuleGenResult> run();
+
+private:
+  void startAxiomCheck();
+  llvm::Error finishAxiomCheck();
+  void enumerateAndPair();
+  std::vector<RuleRecord> verifyAndPrune();
+  void verify(llvm::ArrayRef<size_t> indices, std::vector<RuleRecord> &records);
+  void sortRecords(std::vector<RuleRecord> &records);
+  void addToBase(RuleRecord &rec);
+  void sequentialPass(std::vector<RuleRecord> &records, bool rewriting);
+  void pruneLarger(llvm::ArrayRef<size_t> largeCandidates);
+  void generalize(std::vector<RuleRecord> &sorted);
+  void emit(std::vector<RuleRecord> &sorted);
+
+  double elapsed() const { return since(start); }
+
+  MLIRContext *context;
+  const RuleGenOptions &options;
+  llvm::raw_ostream *log;
+  Clock::time_point start = Clock::now();
   RuleGenResult result;
   RuleGenStats &stats = result.stats;
-  if (options.maxOps < 1 || options.maxOps > 5)
-    return llvm::createStringError("--max-ops must be between 1 and 5");
-  if (options.maxParamOps > 4)
-    return llvm::createStringError("--max-param-ops must be at most 4");
-  if (options.maxOutputs < 1 || options.maxOutputs > 4)
-    return llvm::createStringError("--max-outputs must be between 1 and 4");
-  if (options.threads < 1 || options.threads > 64)
-    return llvm::createStringError("--threads must be between 1 and 64");
+  Universe &u;
+  std::vector<Axiom> axioms;
+  std::vector<unsigned> axiomIds;
 
-  UniverseOptions uo;
-  uo.ops = options.ops;
-  uo.seed = options.seed;
-  uo.maxParamOps = options.maxParamOps;
-  auto universe = Universe::create(context, uo);
-  if (!universe)
-    return universe.takeError();
-  Universe &u = **universe;
-  auto parsed = axiomsWith(options.extraAxioms);
-  if (!parsed)
-    return parsed.takeError();
-  std::vector<Axiom> axioms = std::move(*parsed);
-  std::vector<unsigned> axiomIds(axioms.size());
-  std::iota(axiomIds.begin(), axiomIds.end(), 0);
-  stats.axioms = axioms.size();
+  // The axiom check, on its own thread (with its own shape table) while
+  // this one enumerates.
+  std::unique_ptr<Universe> checkUniverse;
+  std::thread checker;
+  double axiomSeconds = 0;
+
+  std::vector<Candidate> candidates;
+
+  // Verification: the axioms' instances over every shape enumerated, and
+  // per candidate its numeric counterexample or its proof.
+  std::unique_ptr<AxiomBase> base;
+  std::vector<std::optional<std::string>> counterexamples;
+  std::vector<ProofResult> proofs;
+  ProverOptions verifyOptions;
+  double verifySeconds = 0;
+
+  // Pruning by implication: the rules kept so far, as axioms for Z3 and as
+  // rewrites, and the (shallower) prover options of implication proofs.
+  std::vector<RuleRecord> kept;
+  AxiomBase ruleBase;
+  RewriteBase rewrites;
+  ProverOptions implyOptions;
+  std::vector<std::string> vars;
+};
+
+llvm::Expected<RuleGenResult> RuleGenerator::run() {
   if (log)
     *log << "loom-rulegen: ops " << u.opList() << "; " << u.numInputs()
          << " inputs; K = " << options.maxOps << ", P = " << options.maxParamOps
          << "; " << axioms.size() << " axioms\n";
-
-  // The axiom check runs on its own thread (with its own shape table)
-  // while this one enumerates.
-  std::unique_ptr<Universe> checkUniverse =
-      Universe::createForInputs(context, {}, options.seed);
-  double axiomSeconds = 0;
-  std::thread checker;
-  if (options.checkAxioms)
-    checker = std::thread([&] {
-      auto t = Clock::now();
-      AxiomCheckOptions co;
-      co.threads = 1;
-      result.axiomChecks = checkAxioms(axioms, axiomIds, *checkUniverse, co);
-      axiomSeconds = since(t);
-    });
-
-  EnumerateOptions eo;
-  eo.maxOps = options.maxOps;
-  eo.maxOutputs = options.maxOutputs;
-  eo.threads = options.threads;
+  startAxiomCheck();
+  enumerateAndPair();
+  if (llvm::Error err = finishAxiomCheck())
+    return std::move(err);
+  std::vector<RuleRecord> sorted = verifyAndPrune();
+  generalize(sorted);
+  emit(sorted);
+  stats.seconds.total = elapsed();
   if (log)
-    eo.progress = [&](uint64_t visited, uint64_t recorded) {
-      *log << "  enumerate: " << visited << " graphs visited, " << recorded
-           << " recorded, " << llvm::format("%.1f", since(start)) << " s\n";
-    };
-  Enumeration e = enumerate(u, eo, stats.enumeration);
-  stats.seconds.enumerate = stats.enumeration.seconds;
-  stats.seconds.fingerprint = stats.enumeration.fingerprintSeconds;
-  if (log)
-    *log << "  enumerate: " << stats.enumeration.enumerated
-         << " graphs recorded (" << stats.enumeration.visited << " visited, "
-         << stats.enumeration.redundant << " recompute a tensor), "
-         << stats.enumeration.classes << " classes of equal fingerprints, "
-         << llvm::format("%.2f", stats.seconds.enumerate) << " s\n";
+    *log << "loom-rulegen: " << stats.finalRules << " rules ("
+         << stats.enumeration.enumerated << " graphs, " << stats.prune.pairs
+         << " candidates, " << stats.verified << " verified, " << stats.rejected
+         << " rejected, " << stats.timeouts << " timeouts) in "
+         << llvm::format("%.2f", stats.seconds.total) << " s\n";
+  return std::move(result);
+}
 
-  std::function<void(uint64_t)> pruneProgress;
-  if (log)
-    pruneProgress = [&](uint64_t classesDone) {
-      *log << "  prune: " << classesDone << "/" << e.classes.size()
-           << " classes paired, " << llvm::format("%.1f", since(start))
-           << " s\n";
-    };
-  std::vector<Candidate> candidates =
-      makeCandidates(u, e, stats.prune, options.threads, pruneProgress);
-  e = Enumeration();
-  stats.seconds.prune = stats.prune.seconds;
-  if (log)
-    *log << "  prune: " << stats.prune.pairs << " candidate pairs; removed "
-         << stats.prune.commonSubgraph << " (common subgraph), "
-         << stats.prune.congruence << " (congruence), " << stats.prune.renaming
-         << " (renaming); " << stats.prune.kept << " to verify, "
-         << llvm::format("%.2f", stats.seconds.prune) << " s\n";
+void RuleGenerator::startAxiomCheck() {
+  checkUniverse = Universe::createForInputs(context, {}, options.seed);
+  if (!options.checkAxioms)
+    return;
+  checker = std::thread([this] {
+    auto t = Clock::now();
+    AxiomCheckOptions co;
+    co.threads = 1;
+    result.axiomChecks = checkAxioms(axioms, axiomIds, *checkUniverse, co);
+    axiomSeconds = since(t);
+  });
+}
 
+llvm::Error RuleGenerator::finishAxiomCheck() {
   if (checker.joinable())
     checker.join();
   stats.seconds.axioms = axiomSeconds;
@@ -269,236 +285,282 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   if (!axiomErrors.empty())
     return llvm::createStringError("an axiom failed its bounded check:" +
                                    axiomErrors);
+  return llvm::Error::success();
+}
 
-  // Verification and pruning by implication, interleaved by size.
-  //
-  // Candidates with at most kSequentialSideOps ops per side (all of them at
-  // K <= 3) are verified, then pruned one after the other in sorted order:
-  // a rule that Z3 proves from the rules kept before it -- used as axioms,
-  // universally quantified over their inputs -- adds nothing, and is
-  // dropped. By induction the kept rules imply every verified one.
-  //
-  // Larger candidates (K = 4: a quarter of a million) are first derived,
-  // where they can be, by rewriting with the smaller rules kept (Rewrite.h;
-  // in parallel against that fixed base): a derivation is a proof from
-  // proved rules, so such a candidate is true and implied at once, and
-  // needs neither a numeric check nor a proof. The others are verified,
-  // sorted, and pruned one after the other by rewriting with everything
-  // kept before them. With --no-rewrite-implication every larger candidate
-  // is verified, then proved from the smaller rules kept (in parallel), and
-  // those left are pruned in order by Z3, as the smaller ones are.
+/// Enumeration and fingerprinting, then the candidate pairs of each class
+/// and the prunings before any proof.
+void RuleGenerator::enumerateAndPair() {
+  EnumerateOptions eo;
+  eo.maxOps = options.maxOps;
+  eo.maxOutputs = options.maxOutputs;
+  eo.threads = options.threads;
+  if (log)
+    eo.progress = [&](uint64_t visited, uint64_t recorded) {
+      *log << "  enumerate: " << visited << " graphs visited, " << recorded
+           << " recorded, " << llvm::format("%.1f", elapsed()) << " s\n";
+    };
+  Enumeration e = enumerate(u, eo, stats.enumeration);
+  stats.seconds.enumerate = stats.enumeration.seconds;
+  stats.seconds.fingerprint = stats.enumeration.fingerprintSeconds;
+  if (log)
+    *log << "  enumerate: " << stats.enumeration.enumerated
+         << " graphs recorded (" << stats.enumeration.visited << " visited, "
+         << stats.enumeration.redundant << " recompute a tensor), "
+         << stats.enumeration.classes << " classes of equal fingerprints, "
+         << llvm::format("%.2f", stats.seconds.enumerate) << " s\n";
+
+  std::function<void(uint64_t)> pruneProgress;
+  if (log)
+    pruneProgress = [&](uint64_t classesDone) {
+      *log << "  prune: " << classesDone << "/" << e.classes.size()
+           << " classes paired, " << llvm::format("%.1f", elapsed())
+           << " s\n";
+    };
+  candidates =
+      makeCandidates(u, e, stats.prune, options.threads, pruneProgress);
+  stats.seconds.prune = stats.prune.seconds;
+  if (log)
+    *log << "  prune: " << stats.prune.pairs << " candidate pairs; removed "
+         << stats.prune.commonSubgraph << " (common subgraph), "
+         << stats.prune.congruence << " (congruence), " << stats.prune.renaming
+         << " (renaming); " << stats.prune.kept << " to verify, "
+         << llvm::format("%.2f", stats.seconds.prune) << " s\n";
+}
+
+/// Verifies the candidates `indices`: threads take fixed batches, checking
+/// each numerically, then proving it (proveInBatches). Appends the proved
+/// ones to `records` in the order of `indices`.
+void RuleGenerator::verify(llvm::ArrayRef<size_t> indices,
+                           std::vector<RuleRecord> &records) {
+  auto t = Clock::now();
+  proveInBatches(
+      u, *base, verifyOptions, indices.size(), options.threads,
+      [&](Prover &prover, size_t k) {
+        const Candidate &c = candidates[indices[k]];
+        counterexamples[indices[k]] =
+            numericCounterexample(u, c.source, c.target, options.seed);
+        if (counterexamples[indices[k]])
+          return false;
+        proofs[indices[k]] = prover.prove(c.source, c.target);
+        return true;
+      },
+      500,
+      [&](size_t d) {
+        if (log)
+          *log << "  verify: " << d << "/" << indices.size() << ", "
+               << llvm::format("%.1f", elapsed()) << " s\n";
+      });
+  for (size_t i : indices) {
+    const Candidate &c = candidates[i];
+    const ProofResult &p = proofs[i];
+    if (p.status == ProofStatus::Proved) {
+      ++stats.verified;
+      for (const std::string &a : p.axioms)
+        ++stats.axiomUses[a];
+      records.push_back({c.source, c.target, "proved", p.axioms, nullptr});
+      continue;
+    }
+    Failure f{u.describe(c.source), u.describe(c.target), "", p.reason};
+    if (counterexamples[i]) {
+      ++stats.rejected;
+      f.status = "rejected";
+      f.detail = *counterexamples[i];
+    } else if (p.status == ProofStatus::Timeout) {
+      ++stats.timeouts;
+      f.status = "timeout";
+    } else {
+      ++stats.unproved;
+      f.status = "unproved";
+    }
+    result.failures.push_back(std::move(f));
+  }
+  verifySeconds += since(t);
+}
+
+/// Sorts rules smaller first (both sides' ops, then the source's), then by
+/// description: an order independent of threads and timing.
+void RuleGenerator::sortRecords(std::vector<RuleRecord> &records) {
+  std::vector<std::tuple<unsigned, unsigned, std::string, std::string, size_t>>
+      order;
+  for (size_t i = 0; i < records.size(); ++i)
+    order.emplace_back(records[i].source.numOps() + records[i].target.numOps(),
+                       records[i].source.numOps(),
+                       u.describe(records[i].source),
+                       u.describe(records[i].target), i);
+  llvm::sort(order);
+  std::vector<RuleRecord> sorted;
+  for (auto &o : order)
+    sorted.push_back(std::move(records[std::get<4>(o)]));
+  records = std::move(sorted);
+}
+
+void RuleGenerator::addToBase(RuleRecord &rec) {
+  unsigned id = ruleBase.addAxiom("rule_" + std::to_string(kept.size()), vars);
+  for (AxiomInstance &inst :
+       Prover::ruleEquations(u, rec.source, rec.target, id))
+    ruleBase.addInstance(std::move(inst), u.shapes());
+  if (options.rewriteImplication)
+    rewrites.addRule(rec.source, rec.target);
+  kept.push_back(std::move(rec));
+}
+
+/// One pass, in order, over `records`: each is dropped if it follows from
+/// the rules kept before it (by rewriting, for larger rules, when
+/// `rewriting`; by Z3 otherwise), else kept.
+void RuleGenerator::sequentialPass(std::vector<RuleRecord> &records,
+                                   bool rewriting) {
+  Prover implier(u, ruleBase, implyOptions);
+  for (size_t k = 0; k < records.size(); ++k) {
+    if (k % kProofBatch == 0)
+      implier.startBatch();
+    RuleRecord &rec = records[k];
+    if (log && k > 0 && k % 5000 == 0)
+      *log << "  prune: " << k << "/" << records.size() << " by implication, "
+           << llvm::format("%.1f", elapsed()) << " s\n";
+    bool implied =
+        rewriting ? rewrites.derives(rec.source, rec.target, options.derive)
+                  : !ruleBase.instances().empty() &&
+                        implier.prove(rec.source, rec.target).status ==
+                            ProofStatus::Proved;
+    if (implied) {
+      ++stats.implied;
+      stats.impliedByRewriting += rewriting;
+      continue;
+    }
+    addToBase(rec);
+  }
+}
+
+/// The candidates with a side of more than kSequentialSideOps ops, after
+/// the smaller rules are kept: derived by rewriting where they can be (in
+/// parallel, against the fixed smaller base), the rest verified, proved
+/// from the smaller rules where they can be (in parallel, without rewriting
+/// implication), and the rest pruned in order.
+void RuleGenerator::pruneLarger(llvm::ArrayRef<size_t> largeCandidates) {
+  std::vector<size_t> toVerify;
+  if (options.rewriteImplication) {
+    std::vector<char> derived(largeCandidates.size(), 0);
+    std::atomic<size_t> next{0};
+    runOnThreads(options.threads, [&](unsigned) {
+      for (size_t k; (k = next++) < largeCandidates.size();) {
+        const Candidate &c = candidates[largeCandidates[k]];
+        derived[k] = rewrites.derives(c.source, c.target, options.derive);
+      }
+    });
+    for (size_t k = 0; k < largeCandidates.size(); ++k) {
+      if (!derived[k]) {
+        toVerify.push_back(largeCandidates[k]);
+        continue;
+      }
+      ++stats.verified;
+      ++stats.verifiedByRewriting;
+      ++stats.implied;
+      ++stats.impliedByRewriting;
+    }
+    if (log)
+      *log << "  prune: " << stats.verifiedByRewriting << " of "
+           << largeCandidates.size()
+           << " larger candidates derived from the smaller rules kept, "
+           << llvm::format("%.1f", elapsed()) << " s\n";
+  } else {
+    toVerify.assign(largeCandidates.begin(), largeCandidates.end());
+  }
+  std::vector<RuleRecord> records;
+  verify(toVerify, records);
+  sortRecords(records);
+  if (!options.rewriteImplication && !ruleBase.instances().empty()) {
+    std::vector<char> implied(records.size(), 0);
+    proveInBatches(
+        u, ruleBase, implyOptions, records.size(), options.threads,
+        [&](Prover &prover, size_t k) {
+          implied[k] =
+              prover.prove(records[k].source, records[k].target).status ==
+              ProofStatus::Proved;
+          return true;
+        },
+        5000,
+        [&](size_t d) {
+          if (log)
+            *log << "  prune: " << d << "/" << records.size()
+                 << " larger rules against the smaller ones, "
+                 << llvm::format("%.1f", elapsed()) << " s\n";
+        });
+    std::vector<RuleRecord> rest;
+    for (size_t k = 0; k < records.size(); ++k) {
+      if (implied[k])
+        ++stats.implied;
+      else
+        rest.push_back(std::move(records[k]));
+    }
+    records = std::move(rest);
+  }
+  // The rest in order, each against everything kept before it; the first
+  // ones need no check until a larger rule has been kept.
+  size_t before = kept.size(), k = 0;
+  for (; k < records.size() && kept.size() == before; ++k)
+    addToBase(records[k]);
+  records.erase(records.begin(), records.begin() + k);
+  sequentialPass(records, options.rewriteImplication);
+}
+
+/// Verification and pruning by implication, interleaved by size.
+///
+/// Candidates with at most kSequentialSideOps ops per side (all of them at
+/// K <= 3) are verified, then pruned one after the other in sorted order:
+/// a rule that Z3 proves from the rules kept before it -- used as axioms,
+/// universally quantified over their inputs -- adds nothing, and is
+/// dropped. By induction the kept rules imply every verified one.
+///
+/// Larger candidates (K = 4: a quarter of a million) are first derived,
+/// where they can be, by rewriting with the smaller rules kept (Rewrite.h;
+/// in parallel against that fixed base): a derivation is a proof from
+/// proved rules, so such a candidate is true and implied at once, and
+/// needs neither a numeric check nor a proof. The others are verified,
+/// sorted, and pruned one after the other by rewriting with everything
+/// kept before them. With --no-rewrite-implication every larger candidate
+/// is verified, then proved from the smaller rules kept (in parallel), and
+/// those left are pruned in order by Z3, as the smaller ones are.
+///
+/// Returns the rules kept, in emission order.
+std::vector<RuleRecord> RuleGenerator::verifyAndPrune() {
   auto verifyStart = Clock::now();
   std::vector<ShapeId> shapeIds(u.shapes().size());
   std::iota(shapeIds.begin(), shapeIds.end(), 0);
-  AxiomBase base(u, axioms, axiomIds, shapeIds);
-  stats.axiomInstances = base.instances().size();
-  // A numeric check first (in the workers below): it is cheap, and a
+  base = std::make_unique<AxiomBase>(u, axioms, axiomIds, shapeIds);
+  stats.axiomInstances = base->instances().size();
+  // A numeric check first (in the workers of verify): it is cheap, and a
   // candidate with a counterexample (the fingerprint domain orders numbers
-  // unlike the reals, so order-based equalities can be spurious) need not go
-  // to Z3, where it would cost a long, fruitless search.
-  std::vector<std::optional<std::string>> counterexamples(candidates.size());
-  std::vector<ProofResult> proofs(candidates.size());
-  ProverOptions verifyOptions;
+  // unlike the reals, so order-based equalities can be spurious) need not
+  // go to Z3, where it would cost a long, fruitless search.
+  counterexamples.assign(candidates.size(), std::nullopt);
+  proofs.assign(candidates.size(), ProofResult());
   verifyOptions.timeoutMs = options.timeoutMs;
   verifyOptions.rlimit = options.rlimit;
-  double verifySeconds = 0;
-  // Verifies the candidates `indices`: threads take fixed batches, checking
-  // each numerically, then proving it (proveInBatches). Appends the proved
-  // ones to `records` in the order of `indices`.
-  auto verify = [&](llvm::ArrayRef<size_t> indices,
-                    std::vector<RuleRecord> &records) {
-    auto t = Clock::now();
-    proveInBatches(
-        u, base, verifyOptions, indices.size(), options.threads,
-        [&](Prover &prover, size_t k) {
-          const Candidate &c = candidates[indices[k]];
-          counterexamples[indices[k]] =
-              numericCounterexample(u, c.source, c.target, options.seed);
-          if (counterexamples[indices[k]])
-            return false;
-          proofs[indices[k]] = prover.prove(c.source, c.target);
-          return true;
-        },
-        500,
-        [&](size_t d) {
-          if (log)
-            *log << "  verify: " << d << "/" << indices.size() << ", "
-                 << llvm::format("%.1f", since(start)) << " s\n";
-        });
-    for (size_t i : indices) {
-      const Candidate &c = candidates[i];
-      const ProofResult &p = proofs[i];
-      if (p.status == ProofStatus::Proved) {
-        ++stats.verified;
-        for (const std::string &a : p.axioms)
-          ++stats.axiomUses[a];
-        records.push_back({c.source, c.target, "proved", p.axioms, nullptr});
-        continue;
-      }
-      Failure f{u.describe(c.source), u.describe(c.target), "", p.reason};
-      if (counterexamples[i]) {
-        ++stats.rejected;
-        f.status = "rejected";
-        f.detail = *counterexamples[i];
-      } else if (p.status == ProofStatus::Timeout) {
-        ++stats.timeouts;
-        f.status = "timeout";
-      } else {
-        ++stats.unproved;
-        f.status = "unproved";
-      }
-      result.failures.push_back(std::move(f));
-    }
-    verifySeconds += since(t);
-  };
-  // Sorts rules smaller first (both sides' ops, then the source's), then by
-  // description: an order independent of threads and timing.
-  auto sortRecords = [&](std::vector<RuleRecord> &records) {
-    std::vector<
-        std::tuple<unsigned, unsigned, std::string, std::string, size_t>>
-        order;
-    for (size_t i = 0; i < records.size(); ++i)
-      order.emplace_back(
-          records[i].source.numOps() + records[i].target.numOps(),
-          records[i].source.numOps(), u.describe(records[i].source),
-          u.describe(records[i].target), i);
-    llvm::sort(order);
-    std::vector<RuleRecord> sorted;
-    for (auto &o : order)
-      sorted.push_back(std::move(records[std::get<4>(o)]));
-    records = std::move(sorted);
-  };
-  auto large = [](const Graph &source, const Graph &target) {
-    return std::max(source.numOps(), target.numOps()) > kSequentialSideOps;
-  };
-  std::vector<size_t> smallCandidates, largeCandidates;
-  for (size_t i = 0; i < candidates.size(); ++i)
-    (large(candidates[i].source, candidates[i].target) ? largeCandidates
-                                                       : smallCandidates)
-        .push_back(i);
-
-  std::vector<RuleRecord> kept;
-  AxiomBase ruleBase;
-  RewriteBase rewrites(u);
-  ProverOptions po;
   // A rule whose implication is not found quickly is kept: keeping a
   // redundant rule is safe, so the search is shallower than for
   // verification (one round, a tenth of the resource limit).
-  po.timeoutMs = options.timeoutMs;
-  po.rlimit = std::max(1u, options.rlimit / 10);
-  po.extraRounds = 0;
-  std::vector<std::string> vars;
+  implyOptions.timeoutMs = options.timeoutMs;
+  implyOptions.rlimit = std::max(1u, options.rlimit / 10);
+  implyOptions.extraRounds = 0;
   for (unsigned i = 0; i < u.numInputs(); ++i)
     vars.push_back(u.inputs()[i].name);
-  auto addToBase = [&](RuleRecord &rec) {
-    unsigned id =
-        ruleBase.addAxiom("rule_" + std::to_string(kept.size()), vars);
-    for (AxiomInstance &inst :
-         Prover::ruleEquations(u, rec.source, rec.target, id))
-      ruleBase.addInstance(std::move(inst), u.shapes());
-    if (options.rewriteImplication)
-      rewrites.addRule(rec.source, rec.target);
-    kept.push_back(std::move(rec));
-  };
-  // One pass, in order, over `records`: each is dropped if it follows from
-  // the rules kept before it (by rewriting, for larger rules, when
-  // `rewriting`; by Z3 otherwise), else kept.
-  auto sequentialPass = [&](std::vector<RuleRecord> &records, bool rewriting) {
-    Prover implier(u, ruleBase, po);
-    for (size_t k = 0; k < records.size(); ++k) {
-      if (k % kProofBatch == 0)
-        implier.startBatch();
-      RuleRecord &rec = records[k];
-      if (log && k > 0 && k % 5000 == 0)
-        *log << "  prune: " << k << "/" << records.size() << " by implication, "
-             << llvm::format("%.1f", since(start)) << " s\n";
-      bool implied =
-          rewriting ? rewrites.derives(rec.source, rec.target, options.derive)
-                    : !ruleBase.instances().empty() &&
-                          implier.prove(rec.source, rec.target).status ==
-                              ProofStatus::Proved;
-      if (implied) {
-        ++stats.implied;
-        stats.impliedByRewriting += rewriting;
-        continue;
-      }
-      addToBase(rec);
-    }
-  };
+
+  std::vector<size_t> smallCandidates, largeCandidates;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    (std::max(candidates[i].source.numOps(), candidates[i].target.numOps()) >
+             kSequentialSideOps
+         ? largeCandidates
+         : smallCandidates)
+        .push_back(i);
 
   std::vector<RuleRecord> records;
   verify(smallCandidates, records);
   sortRecords(records);
   sequentialPass(records, /*rewriting=*/false);
+  if (!largeCandidates.empty())
+    pruneLarger(largeCandidates);
 
-  if (!largeCandidates.empty()) {
-    std::vector<size_t> toVerify;
-    if (options.rewriteImplication) {
-      // Derived from the smaller rules kept (a fixed base), in parallel.
-      std::vector<char> derived(largeCandidates.size(), 0);
-      std::atomic<size_t> next{0};
-      runOnThreads(options.threads, [&](unsigned) {
-        for (size_t k; (k = next++) < largeCandidates.size();) {
-          const Candidate &c = candidates[largeCandidates[k]];
-          derived[k] = rewrites.derives(c.source, c.target, options.derive);
-        }
-      });
-      for (size_t k = 0; k < largeCandidates.size(); ++k) {
-        if (!derived[k]) {
-          toVerify.push_back(largeCandidates[k]);
-          continue;
-        }
-        ++stats.verified;
-        ++stats.verifiedByRewriting;
-        ++stats.implied;
-        ++stats.impliedByRewriting;
-      }
-      if (log)
-        *log << "  prune: " << stats.verifiedByRewriting << " of "
-             << largeCandidates.size()
-             << " larger candidates derived from the smaller rules kept, "
-             << llvm::format("%.1f", since(start)) << " s\n";
-    } else {
-      toVerify = largeCandidates;
-    }
-    records.clear();
-    verify(toVerify, records);
-    sortRecords(records);
-    if (!options.rewriteImplication && !ruleBase.instances().empty()) {
-      // Proved from the smaller rules kept (fixed), in parallel.
-      std::vector<char> implied(records.size(), 0);
-      proveInBatches(
-          u, ruleBase, po, records.size(), options.threads,
-          [&](Prover &prover, size_t k) {
-            implied[k] =
-                prover.prove(records[k].source, records[k].target).status ==
-                ProofStatus::Proved;
-            return true;
-          },
-          5000,
-          [&](size_t d) {
-            if (log)
-              *log << "  prune: " << d << "/" << records.size()
-                   << " larger rules against the smaller ones, "
-                   << llvm::format("%.1f", since(start)) << " s\n";
-          });
-      std::vector<RuleRecord> rest;
-      for (size_t k = 0; k < records.size(); ++k) {
-        if (implied[k])
-          ++stats.implied;
-        else
-          rest.push_back(std::move(records[k]));
-      }
-      records = std::move(rest);
-    }
-    // The rest in order, each against everything kept before it; the
-    // first ones need no check until a larger rule has been kept.
-    size_t before = kept.size(), k = 0;
-    for (; k < records.size() && kept.size() == before; ++k)
-      addToBase(records[k]);
-    records.erase(records.begin(), records.begin() + k);
-    sequentialPass(records, options.rewriteImplication);
-  }
   stats.seconds.verify = verifySeconds;
   stats.seconds.implication = since(verifyStart) - verifySeconds;
   if (log)
@@ -506,7 +568,7 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
          << stats.verifiedByRewriting << " derived by rewriting), "
          << stats.rejected << " rejected (counterexample), " << stats.timeouts
          << " timeouts, " << stats.unproved << " unproved; "
-         << base.instances().size() << " axiom instances, "
+         << base->instances().size() << " axiom instances, "
          << llvm::format("%.2f", stats.seconds.verify) << " s\n"
          << "  prune: " << stats.implied
          << " verified rules follow from smaller ones ("
@@ -514,12 +576,14 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
          << llvm::format("%.2f", stats.seconds.implication) << " s\n";
   // In the emission order: smaller (and larger) rules kept, merged.
   sortRecords(kept);
-  std::vector<RuleRecord> sorted = std::move(kept);
+  return std::move(kept);
+}
 
-  // Generalisation: each rule restated at witness shapes where the
-  // dimensions its typing does not tie get distinct values, re-proved
-  // there (Generalize.h); threads take rules in turn, the output does not
-  // depend on their timing.
+/// Generalisation: each rule restated at witness shapes where the
+/// dimensions its typing does not tie get distinct values, re-proved there
+/// (Generalize.h); threads take rules in turn, the output does not depend
+/// on their timing.
+void RuleGenerator::generalize(std::vector<RuleRecord> &sorted) {
   auto generalizeStart = Clock::now();
   if (options.generalize) {
     ProverOptions po;
@@ -576,6 +640,11 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
          << " kept at their shapes, " << stats.notProvableAlone
          << " dropped (not provable on their own), "
          << llvm::format("%.2f", stats.seconds.generalize) << " s\n";
+}
+
+/// The rules module, its loom.rulegen summary, and the rules that
+/// generalisation made identical dropped.
+void RuleGenerator::emit(std::vector<RuleRecord> &sorted) {
   auto emitStart = Clock::now();
   stats.finalRules = sorted.size();
   Builder b(context);
@@ -602,47 +671,63 @@ superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
   result.rules = emitRules(u, sorted, b.getDictionaryAttr(info));
   // Generalisation can make rules over inputs of different kinds (f, g, h
   // filters; x activations and w weights) the same rule: keep the first.
-  {
-    llvm::StringSet<> seen;
-    SmallVector<ModuleOp> duplicates;
-    for (ModuleOp rule : result.rules->getOps<ModuleOp>()) {
-      std::string key;
-      llvm::raw_string_ostream os(key);
-      for (StringRef side : {"source", "target"}) {
-        auto fn = rule.lookupSymbol<func::FuncOp>(side);
-        func::FuncOp copy = fn.clone();
-        copy->removeAttr(copy.getArgAttrsAttrName());
-        copy.print(os);
-        copy.erase();
-      }
-      if (!seen.insert(key).second)
-        duplicates.push_back(rule);
+  llvm::StringSet<> seen;
+  SmallVector<ModuleOp> duplicates;
+  for (ModuleOp rule : result.rules->getOps<ModuleOp>()) {
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    for (StringRef side : {"source", "target"}) {
+      auto fn = rule.lookupSymbol<func::FuncOp>(side);
+      func::FuncOp copy = fn.clone();
+      copy->removeAttr(copy.getArgAttrsAttrName());
+      copy.print(os);
+      copy.erase();
     }
-    stats.duplicates = duplicates.size();
-    for (ModuleOp rule : duplicates)
-      rule.erase();
-    unsigned index = 0;
-    for (ModuleOp rule : result.rules->getOps<ModuleOp>())
-      rule.setSymName("rule_" + std::to_string(index++));
-    stats.finalRules = index;
-    info.push_back(
-        b.getNamedAttr("duplicates", b.getI64IntegerAttr(stats.duplicates)));
-    info.push_back(
-        b.getNamedAttr("final_rules", b.getI64IntegerAttr(stats.finalRules)));
-    (*result.rules)->setAttr("loom.rulegen", b.getDictionaryAttr(info));
+    if (!seen.insert(key).second)
+      duplicates.push_back(rule);
   }
+  stats.duplicates = duplicates.size();
+  for (ModuleOp rule : duplicates)
+    rule.erase();
+  unsigned index = 0;
+  for (ModuleOp rule : result.rules->getOps<ModuleOp>())
+    rule.setSymName("rule_" + std::to_string(index++));
+  stats.finalRules = index;
+  info.push_back(
+      b.getNamedAttr("duplicates", b.getI64IntegerAttr(stats.duplicates)));
+  info.push_back(
+      b.getNamedAttr("final_rules", b.getI64IntegerAttr(stats.finalRules)));
+  (*result.rules)->setAttr("loom.rulegen", b.getDictionaryAttr(info));
   if (log)
     *log << "  emit: " << stats.duplicates
          << " rules that generalisation made identical dropped\n";
   stats.seconds.emit = since(emitStart);
-  stats.seconds.total = since(start);
-  if (log)
-    *log << "loom-rulegen: " << stats.finalRules << " rules ("
-         << stats.enumeration.enumerated << " graphs, " << stats.prune.pairs
-         << " candidates, " << stats.verified << " verified, " << stats.rejected
-         << " rejected, " << stats.timeouts << " timeouts) in "
-         << llvm::format("%.2f", stats.seconds.total) << " s\n";
-  return std::move(result);
+}
+
+} // namespace
+
+llvm::Expected<RuleGenResult>
+superopt::generateRules(MLIRContext *context, const RuleGenOptions &options) {
+  if (options.maxOps < 1 || options.maxOps > 5)
+    return llvm::createStringError("--max-ops must be between 1 and 5");
+  if (options.maxParamOps > 4)
+    return llvm::createStringError("--max-param-ops must be at most 4");
+  if (options.maxOutputs < 1 || options.maxOutputs > 4)
+    return llvm::createStringError("--max-outputs must be between 1 and 4");
+  if (options.threads < 1 || options.threads > 64)
+    return llvm::createStringError("--threads must be between 1 and 64");
+
+  UniverseOptions uo;
+  uo.ops = options.ops;
+  uo.seed = options.seed;
+  uo.maxParamOps = options.maxParamOps;
+  auto universe = Universe::create(context, uo);
+  if (!universe)
+    return universe.takeError();
+  auto axioms = axiomsWith(options.extraAxioms);
+  if (!axioms)
+    return axioms.takeError();
+  return RuleGenerator(context, options, **universe, std::move(*axioms)).run();
 }
 
 void superopt::writeStatsJson(llvm::raw_ostream &os,

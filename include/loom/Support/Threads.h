@@ -27,6 +27,26 @@ inline void runOnThreads(unsigned threads,
     t.join();
 }
 
+/// Sorts [first, last) on up to \p threads threads: halves sorted apart,
+/// then merged. For a total order the result is std::sort's.
+template <class T>
+void parallelSort(T *first, T *last, unsigned threads) {
+  if (threads < 2 || last - first < (1 << 16)) {
+    std::sort(first, last);
+    return;
+  }
+  T *mid = first + (last - first) / 2;
+  std::thread left([&] { parallelSort(first, mid, threads / 2); });
+  parallelSort(mid, last, threads - threads / 2);
+  left.join();
+  // Merge: the left run moves out; the right one is consumed in place
+  // ahead of the output.
+  std::vector<T> run(first, mid);
+  T *out = first, *r = mid;
+  for (auto l = run.begin(); l != run.end();)
+    *out++ = r != last && *r < *l ? *r++ : *l++;
+}
+
 } // namespace loom
 
 #endif // LOOM_SUPPORT_THREADS_H
