@@ -38,13 +38,6 @@ DenseI64ArrayAttr arrayOrDefault(OpBuilder &b, ArrayRef<int64_t> values,
   return b.getDenseI64ArrayAttr(values);
 }
 
-std::string shapeString(ArrayRef<int64_t> shape) {
-  if (shape.empty())
-    return "scalar";
-  return llvm::join(
-      llvm::map_range(shape, [](int64_t d) { return std::to_string(d); }), "x");
-}
-
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 } // namespace

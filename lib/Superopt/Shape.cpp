@@ -52,15 +52,6 @@ std::string superopt::indexString(ArrayRef<int64_t> shape, int64_t i) {
   return s + "]";
 }
 
-std::string superopt::shapeString(ArrayRef<int64_t> shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, "x");
-  return s;
-}
-
 RankedTensorType superopt::tensorTypeOf(MLIRContext *context,
                                         ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, Float32Type::get(context));

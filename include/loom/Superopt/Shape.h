@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
+#include "loom/Support/Shapes.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -45,8 +46,8 @@ private:
   std::map<std::vector<int64_t>, ShapeId> ids;
 };
 
-/// `2x4` / `scalar`.
-std::string shapeString(llvm::ArrayRef<int64_t> shape);
+/// `2x4` / `scalar`: loom::shapeString (Support/Shapes.h).
+using loom::shapeString;
 
 /// The row-major multi-index of element \p i of \p shape, as `[a,b]`.
 std::string indexString(llvm::ArrayRef<int64_t> shape, int64_t i);

@@ -17,8 +17,19 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace loom {
+
+/// \p shape as `2x3x4` (`scalar` for rank 0), for diagnostics and tables.
+inline std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
 
 /// Number of elements of \p shape (1 for rank 0), or -1 when a dimension is
 /// negative or the product overflows int64_t.

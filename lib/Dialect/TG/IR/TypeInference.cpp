@@ -20,16 +20,6 @@ namespace loom::tg {
 
 namespace {
 
-/// Prints a shape as `2x3x4` for diagnostics.
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, "x");
-  return s;
-}
-
 std::string listStr(ArrayRef<int64_t> values) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -115,8 +105,8 @@ LogicalResult inferBroadcastBinary(Loc location, Type lhs, Type rhs,
   auto shape = broadcastShapes(l.getShape(), r.getShape());
   if (!shape)
     return emitOptionalError(location, "operand shapes ",
-                             shapeStr(l.getShape()), " and ",
-                             shapeStr(r.getShape()), " do not broadcast");
+                             shapeString(l.getShape()), " and ",
+                             shapeString(r.getShape()), " do not broadcast");
   inferred.push_back(RankedTensorType::get(*shape, l.getElementType()));
   return success();
 }
@@ -135,13 +125,13 @@ LogicalResult inferMatmul(Loc location, Type lhs, Type rhs,
   int64_t k2 = rs[rs.size() - 2], n = rs.back();
   if (k != k2)
     return emitOptionalError(location, "contraction sizes differ: lhs ",
-                             shapeStr(ls), " has K = ", k, ", rhs ",
-                             shapeStr(rs), " has K = ", k2);
+                             shapeString(ls), " has K = ", k, ", rhs ",
+                             shapeString(rs), " has K = ", k2);
   auto batch = broadcastShapes(ls.drop_back(2), rs.drop_back(2));
   if (!batch)
     return emitOptionalError(location, "batch dimensions ",
-                             shapeStr(ls.drop_back(2)), " and ",
-                             shapeStr(rs.drop_back(2)), " do not broadcast");
+                             shapeString(ls.drop_back(2)), " and ",
+                             shapeString(rs.drop_back(2)), " do not broadcast");
   batch->push_back(m);
   batch->push_back(n);
   inferred.push_back(RankedTensorType::get(*batch, l.getElementType()));
@@ -155,10 +145,10 @@ LogicalResult inferConv2d(Loc location, Type input, Type filter, Type bias,
   auto in = ranked(input), f = ranked(filter);
   if (in.getRank() != 4)
     return emitOptionalError(location, "input must be rank 4 (NCHW), got ",
-                             shapeStr(in.getShape()));
+                             shapeString(in.getShape()));
   if (f.getRank() != 4)
     return emitOptionalError(location, "filter must be rank 4 (OIHW), got ",
-                             shapeStr(f.getShape()));
+                             shapeString(f.getShape()));
   if (failed(expectSameElementType(location, "filter", input, filter)))
     return failure();
   if (failed(expectSize(location, "strides", strides, 2)) ||
@@ -173,7 +163,7 @@ LogicalResult inferConv2d(Loc location, Type input, Type filter, Type bias,
   ArrayRef<int64_t> is = in.getShape(), fs = f.getShape();
   if (fs[2] < 1 || fs[3] < 1)
     return emitOptionalError(location, "filter spatial size must be >= 1, got ",
-                             shapeStr(fs));
+                             shapeString(fs));
   if (is[1] % groups != 0 || fs[0] % groups != 0)
     return emitOptionalError(location, "input channels ", is[1],
                              " and output channels ", fs[0],
@@ -188,7 +178,7 @@ LogicalResult inferConv2d(Loc location, Type input, Type filter, Type bias,
       return failure();
     if (b.getRank() != 1 || b.getDimSize(0) != fs[0])
       return emitOptionalError(location, "bias must have shape ", fs[0],
-                               ", got ", shapeStr(b.getShape()));
+                               ", got ", shapeString(b.getShape()));
   }
   auto oh = windowOutputSize(location, "H", is[2], pads[0], pads[2], fs[2],
                              strides[0], dilations[0]);
@@ -209,7 +199,7 @@ LogicalResult inferPool2d(Loc location, Type input, ArrayRef<int64_t> kernel,
   auto in = ranked(input);
   if (in.getRank() != 4)
     return emitOptionalError(location, "input must be rank 4 (NCHW), got ",
-                             shapeStr(in.getShape()));
+                             shapeString(in.getShape()));
   if (failed(expectSize(location, "kernel_size", kernel, 2)) ||
       failed(expectSize(location, "strides", strides, 2)) ||
       failed(expectSize(location, "pads", pads, 4)) ||
@@ -240,7 +230,7 @@ LogicalResult inferGlobalAvgPool(Loc location, Type input, Inferred &inferred) {
   auto in = ranked(input);
   if (in.getRank() != 4)
     return emitOptionalError(location, "input must be rank 4 (NCHW), got ",
-                             shapeStr(in.getShape()));
+                             shapeString(in.getShape()));
   if (in.getDimSize(2) == 0 || in.getDimSize(3) == 0)
     return emitOptionalError(location, "spatial dimensions must be non-empty");
   inferred.push_back(RankedTensorType::get(
@@ -292,9 +282,9 @@ LogicalResult inferConcat(Loc location, TypeRange inputs, int64_t axis,
         continue;
       if (ty.getDimSize(d) != shape[d])
         return emitOptionalError(location, "input ", i + 1, " has shape ",
-                                 shapeStr(ty.getShape()),
+                                 shapeString(ty.getShape()),
                                  ", which differs from input 0's ",
-                                 shapeStr(first.getShape()),
+                                 shapeString(first.getShape()),
                                  " outside axis ", *ax);
     }
     auto sum = llvm::checkedAdd(shape[*ax], ty.getDimSize(*ax));
@@ -390,7 +380,7 @@ LogicalResult inferEnlarge(Loc location, Type input, ArrayRef<int64_t> kernel,
   if (in.getRank() != 4)
     return emitOptionalError(location, "input must be a rank-4 filter (OIHW), "
                                        "got ",
-                             shapeStr(in.getShape()));
+                             shapeString(in.getShape()));
   if (failed(expectSize(location, "kernel_size", kernel, 2)))
     return failure();
   for (int i = 0; i < 2; ++i) {
@@ -398,7 +388,7 @@ LogicalResult inferEnlarge(Loc location, Type input, ArrayRef<int64_t> kernel,
     if (kernel[i] < have || (kernel[i] - have) % 2 != 0)
       return emitOptionalError(
           location, "'kernel_size' ", listStr(kernel), " must be at least the ",
-          "filter's ", shapeStr(in.getShape().drop_front(2)),
+          "filter's ", shapeString(in.getShape().drop_front(2)),
           " and differ from it by an even amount in each dimension");
   }
   inferred.push_back(RankedTensorType::get(
@@ -434,7 +424,7 @@ LogicalResult inferResize(Loc location, Type input, ArrayRef<int64_t> sizes,
     return failure();
   if (llvm::is_contained(in.getShape(), 0))
     return emitOptionalError(location, "cannot resize the empty input ",
-                             shapeStr(in.getShape()));
+                             shapeString(in.getShape()));
   if (scales) {
     if (scales->size() != rank)
       return emitOptionalError(location, "'scales' must have ", rank,
@@ -505,8 +495,8 @@ LogicalResult inferLayerNorm(Loc location, Type input, Type scale, Type bias,
       return failure();
     if (ranked(t).getShape() != normShape)
       return emitOptionalError(location, name, " must have shape ",
-                               shapeStr(normShape), " (input dims from axis ",
-                               *ax, "), got ", shapeStr(ranked(t).getShape()));
+                               shapeString(normShape), " (input dims from axis ",
+                               *ax, "), got ", shapeString(ranked(t).getShape()));
   }
   inferred.push_back(in);
   return success();
@@ -528,7 +518,7 @@ LogicalResult inferBatchNorm(Loc location, Type input, Type scale, Type bias,
     if (ty.getRank() != 1 || ty.getDimSize(0) != c)
       return emitOptionalError(location, name, " must have shape ", c,
                                " (the channel dimension), got ",
-                               shapeStr(ty.getShape()));
+                               shapeString(ty.getShape()));
   }
   inferred.push_back(in);
   return success();
