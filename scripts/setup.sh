@@ -21,6 +21,8 @@ PACKAGES=(
   cmake ninja-build ccache
   clang-22 libclang-rt-22-dev          # compiler; libFuzzer for the fuzz targets
   lld-22                               # links the artifacts loom-compile writes
+  libdnnl-dev libopenblas-dev          # libloomrt: oneDNN and OpenBLAS steps
+  libgomp1                             # GNU OpenMP, the pool oneDNN and kernels share
   llvm-22-dev llvm-22-tools            # LLVM, lit, FileCheck
   libmlir-22-dev mlir-22-tools         # libMLIR.so, mlir-tblgen
   libz3-dev                            # SMT solver (rule verification)

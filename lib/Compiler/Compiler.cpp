@@ -155,6 +155,28 @@ std::string manifestText(ArrayRef<EntrySchedule> entries,
   return text;
 }
 
+/// The module as compiled, for `loom-run --check`: after folding and
+/// fragment formation, with each constant the artifact stores among its
+/// weights turned into a tg.weight of that name, so that interpreting it
+/// with the artifact's own weights computes what the artifact should. (The
+/// module is not used after this.)
+std::string sourceText(ModuleOp module, ArrayRef<EntrySchedule> entries) {
+  for (const EntrySchedule &entry : entries)
+    for (const ConstantWeight &c : entry.constants) {
+      tg::ConstantOp op = c.op;
+      OpBuilder b(op);
+      auto weight = tg::WeightOp::create(b, op.getLoc(), op.getType(),
+                                         b.getStringAttr(c.name));
+      op.getResult().replaceAllUsesWith(weight.getResult());
+      op.erase();
+    }
+  module->removeAttr("tg.weights");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
 } // namespace
 
 void compiler::buildFragmentPipeline(OpPassManager &pm,
@@ -176,11 +198,6 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
                                           StringRef outputPath) {
   MLIRContext *context = module.getContext();
   StageTimer timer(options.timingOut);
-  std::string source;
-  if (options.embedSource) {
-    llvm::raw_string_ostream os(source);
-    module.print(os);
-  }
   auto tm = createTargetMachine(options.target);
   if (!tm)
     return module.emitError(llvm::toString(tm.takeError()));
@@ -260,10 +277,11 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   }
   contents.manifest =
       manifestText(entries, *blob, options.weightsStorage, weightsFile, **tm);
-  contents.source = std::move(source);
   if (options.scheduleOut)
     for (const EntrySchedule &entry : entries)
       printSchedule(entry, *options.scheduleOut);
+  if (options.embedSource)
+    contents.source = sourceText(module, entries);
   if (auto err = writeArtifact(contents, *llvmContext, **tm, outputPath))
     return module.emitError(llvm::toString(std::move(err)));
   timer.done("object+link");

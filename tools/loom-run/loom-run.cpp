@@ -13,6 +13,9 @@
 #include "loom/Interpreter/Kernels.h"
 #include "loom/Support/SafeTensors.h"
 
+#include "RunArtifact.h"
+#include "RunSupport.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -39,7 +42,7 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory runCat("loom-run options");
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir | model.so>"),
                                       cl::init("-"), cl::cat(runCat));
 static cl::opt<std::string>
     entry("entry", cl::desc("Function to run (default: @main, or the only "
@@ -58,7 +61,9 @@ static cl::opt<std::string>
     weightsFile("weights",
                 cl::desc("Safetensors file for tg.weight (default: the "
                          "module's tg.weights attribute, relative to the "
-                         ".mlir file)"),
+                         ".mlir file); for an artifact compiled with "
+                         "--weights=external, its weights (default: the file "
+                         "beside it)"),
                 cl::init(""), cl::cat(runCat));
 static cl::opt<std::string> writeRandomWeights(
     "write-random-weights",
@@ -106,6 +111,14 @@ static cl::opt<double> tolerance(
     cl::desc("Largest error --compare accepts: |got - want| / max(1, |want|) "
              "(default 1e-4)"),
     cl::init(1e-4), cl::cat(runCat));
+static cl::opt<bool> checkArtifact(
+    "check",
+    cl::desc("With an artifact (.so): also interpret its embedded source on "
+             "the same inputs with its own weights, print both latencies and "
+             "the largest error, and exit non-zero when it exceeds "
+             "--tolerance"),
+    cl::cat(runCat));
+
 static cl::opt<int64_t> maxElements(
     "max-elements",
     cl::desc("Largest tensor, in elements, the interpreter may allocate"),
@@ -149,18 +162,7 @@ llvm::Expected<double> scaledError(const safetensors::File &reference,
   auto want = reference.readAsDouble(name);
   if (!want)
     return want.takeError();
-  double worst = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    double g = got[i], w = (*want)[i];
-    if (std::isnan(g) || std::isnan(w) || std::isinf(g) || std::isinf(w)) {
-      bool same = (std::isnan(g) && std::isnan(w)) || g == w;
-      if (!same)
-        return std::numeric_limits<double>::infinity();
-      continue;
-    }
-    worst = std::max(worst, std::abs(g - w) / std::max(1.0, std::abs(w)));
-  }
-  return worst;
+  return run::maxScaledError(got, *want);
 }
 
 std::string typeStr(Type t) {
@@ -249,34 +251,7 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
     std::vector<double> v = t.toDoubles();
     Type rtype = type.getResult(i);
     llvm::outs() << "  " << resultName(fn, i) << ": " << rtype;
-    if (!v.empty()) {
-      // Statistics of the finite elements only.
-      double sum = 0, lo = 0, hi = 0;
-      size_t finite = 0;
-      for (double x : v) {
-        if (!std::isfinite(x))
-          continue;
-        sum += x;
-        lo = finite == 0 ? x : std::min(lo, x);
-        hi = finite == 0 ? x : std::max(hi, x);
-        ++finite;
-      }
-      size_t nonFinite = v.size() - finite;
-      if (finite)
-        llvm::outs() << llvm::format("  mean %.6g  min %.6g  max %.6g",
-                                     sum / double(finite), lo, hi);
-      if (nonFinite)
-        llvm::outs() << "  (" << nonFinite << " non-finite)";
-    }
-    llvm::outs() << "\n";
-    if (printValues > 0) {
-      llvm::outs() << "    values:";
-      for (size_t k = 0; k < std::min<size_t>(printValues, v.size()); ++k)
-        llvm::outs() << llvm::format(" %.6g", v[k]);
-      if (v.size() > printValues)
-        llvm::outs() << " ...";
-      llvm::outs() << "\n";
-    }
+    run::printSummary(llvm::outs(), v, printValues);
     if (reference) {
       auto err = scaledError(*reference, resultName(fn, i), t.shape, v);
       if (!err)
@@ -301,12 +276,7 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
     llvm::outs() << "wrote " << outputsFile << "\n";
   }
 
-  std::vector<double> sorted = times;
-  std::sort(sorted.begin(), sorted.end());
-  llvm::outs() << llvm::format("time: %.3f s", sorted.front());
-  if (sorted.size() > 1)
-    llvm::outs() << llvm::format(" (best of %zu; median %.3f s)", sorted.size(),
-                                 sorted[sorted.size() / 2]);
+  run::printTimes(llvm::outs(), times);
   llvm::outs() << " on " << getNumThreads() << " thread(s), domain "
                << D::name << "\n";
 
@@ -348,8 +318,12 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(runCat);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "loom-run: run a tg function on Loom's reference interpreter\n\n"
+      "loom-run: run a tg function on Loom's reference interpreter, or a "
+      "compiled artifact\n\n"
       "  loom-run model.mlir                       random inputs (seed 0)\n"
+      "  loom-run model.so --check --repeat 10     an artifact of loom-compile, "
+      "checked against\n"
+      "                                            the interpreter\n"
       "  loom-run model.mlir --inputs in.safetensors --outputs out.safetensors\n"
       "  loom-run model.mlir --write-random-weights model.safetensors\n\n"
       "Prints the inputs, a summary of every result and the run time. Exits "
@@ -357,6 +331,26 @@ int main(int argc, char **argv) {
 
   if (numThreads > 0)
     setNumThreads(numThreads);
+  if (run::isArtifact(inputFile)) {
+    if (domain != "f32")
+      return fail("an artifact computes in f32; --domain does not apply");
+    run::ArtifactRunOptions o;
+    o.path = inputFile;
+    o.entry = entry;
+    o.inputsFile = inputsFile;
+    o.outputsFile = outputsFile;
+    o.compareFile = compareFile;
+    o.weightsFile = weightsFile;
+    o.seed = seed;
+    o.repeat = repeat;
+    o.threads = numThreads;
+    o.printValues = printValues;
+    o.check = checkArtifact;
+    o.tolerance = tolerance;
+    return run::runArtifact(o);
+  }
+  if (checkArtifact)
+    return fail("--check applies to artifacts (.so from loom-compile)");
   if (domain != "f32" && domain != "f64" && domain != "modp")
     return fail("unknown --domain '" + domain +
                 "' (expected f32, f64 or modp)");

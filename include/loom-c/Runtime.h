@@ -1,0 +1,96 @@
+/*===- loom-c/Runtime.h - The C API of libloomrt -------------------*- C -*-===*\
+|*                                                                            *|
+|* Part of Loom. Loads a CPU artifact written by loom-compile (a .so,         *|
+|* docs/Artifact.md) and runs its entries. docs/Runtime.md has the details.  *|
+|*                                                                            *|
+|* Threads: a loom_model is immutable once loaded and may be shared by any   *|
+|* number of threads; a loom_context (the memory of one inference) is used   *|
+|* by one thread at a time. Every function that can fail returns a status;   *|
+|* loom_last_error() then gives the calling thread's message, which names    *|
+|* the file and the reason.                                                    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef LOOM_C_RUNTIME_H
+#define LOOM_C_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOOM_C_EXPORT __attribute__((visibility("default")))
+
+typedef enum {
+  LOOM_OK = 0,
+  LOOM_ERROR_IO = 1,               /* cannot open, read or map a file */
+  LOOM_ERROR_FORMAT = 2,           /* not an artifact, or a malformed one */
+  LOOM_ERROR_VERSION = 3,          /* another format or ABI version */
+  LOOM_ERROR_CPU = 4,              /* the CPU lacks a feature the code needs */
+  LOOM_ERROR_CHECKSUM = 5,         /* weights that are not the compiled ones */
+  LOOM_ERROR_INVALID_ARGUMENT = 6, /* a bad argument to this API */
+  LOOM_ERROR_LIBRARY = 7           /* oneDNN, OpenBLAS or dlopen failed */
+} loom_status;
+
+typedef struct loom_model loom_model;
+typedef struct loom_context loom_context;
+
+typedef struct {
+  /* Threads of kernels and library calls; 0: the hardware's. */
+  int num_threads;
+  /* The weights file of an artifact compiled with external weights; NULL:
+     the file the manifest names, beside the artifact. */
+  const char *weights_path;
+} loom_model_options;
+
+/* An input or output of an entry. The pointers live as long as the model. */
+typedef struct {
+  const char *name;
+  const char *dtype; /* f32, f16, bf16, f64, i64, i32, i1 (a byte each) */
+  int64_t rank;
+  const int64_t *shape;
+  int64_t bytes;
+} loom_tensor_desc;
+
+/* The calling thread's message for the last failure ("" if none). */
+LOOM_C_EXPORT const char *loom_last_error(void);
+
+/* Loads, validates and prepares an artifact. options may be NULL. */
+LOOM_C_EXPORT loom_status loom_model_load(const char *path,
+                            const loom_model_options *options,
+                            loom_model **model);
+LOOM_C_EXPORT void loom_model_free(loom_model *model);
+
+LOOM_C_EXPORT int64_t loom_model_num_entries(const loom_model *model);
+LOOM_C_EXPORT const char *loom_model_entry_name(const loom_model *model, int64_t entry);
+/* The entry's index, or -1. */
+LOOM_C_EXPORT int64_t loom_model_find_entry(const loom_model *model, const char *name);
+LOOM_C_EXPORT int64_t loom_entry_num_inputs(const loom_model *model, int64_t entry);
+LOOM_C_EXPORT int64_t loom_entry_num_outputs(const loom_model *model, int64_t entry);
+LOOM_C_EXPORT loom_status loom_entry_input(const loom_model *model, int64_t entry,
+                             int64_t index, loom_tensor_desc *desc);
+LOOM_C_EXPORT loom_status loom_entry_output(const loom_model *model, int64_t entry,
+                              int64_t index, loom_tensor_desc *desc);
+
+/* The tg module the artifact was compiled from (.loom_source), or NULL. */
+LOOM_C_EXPORT const char *loom_model_source(const loom_model *model, size_t *size);
+/* The weights (a safetensors file, embedded or mapped), or NULL. */
+LOOM_C_EXPORT const void *loom_model_weights(const loom_model *model, size_t *size);
+
+/* The memory of one inference at a time (the arena of the memory plan). */
+LOOM_C_EXPORT loom_status loom_context_create(const loom_model *model,
+                                loom_context **context);
+LOOM_C_EXPORT void loom_context_free(loom_context *context);
+
+/* Runs an entry: inputs[i] and outputs[i] point to dense row-major tensors
+   of the entry's descriptors. Inputs are not written. */
+LOOM_C_EXPORT loom_status loom_run(loom_context *context, int64_t entry,
+                     const void *const *inputs, void *const *outputs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOOM_C_RUNTIME_H */

@@ -1,0 +1,475 @@
+//===- Manifest.cpp - Reading and validating an artifact's manifest -------===//
+//
+// Part of Loom. See Model.h and docs/Artifact.md (the rules checked here).
+// Every failure names the field, as a path: entries[0].steps[3].args.src.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Json.h"
+#include "Model.h"
+
+#include "loom/Runtime/Checksum.h"
+
+#include <cstring>
+
+using namespace loom::rt;
+
+int64_t loom::rt::dtypeBytes(const std::string &dtype) {
+  static const std::pair<const char *, int64_t> kSizes[] = {
+      {"f32", 4}, {"f16", 2}, {"bf16", 2}, {"f64", 8},
+      {"i64", 8}, {"i32", 4}, {"i8", 1},   {"i1", 1}};
+  for (auto &[name, bytes] : kSizes)
+    if (dtype == name)
+      return bytes;
+  return 0;
+}
+
+namespace {
+
+/// Reads typed fields of JSON objects, remembering the first failure.
+class Reader {
+public:
+  Error error;
+
+  bool fail(const std::string &path, const std::string &why) {
+    if (!error)
+      error = makeError(LOOM_ERROR_FORMAT, "manifest: " + path + ": " + why);
+    return false;
+  }
+  const Json *member(const Json &obj, const std::string &path,
+                     const std::string &key, bool required = true) {
+    if (!obj.isObject()) {
+      fail(path, "expected an object");
+      return nullptr;
+    }
+    const Json *v = obj.get(key);
+    if (!v && required)
+      fail(path + "." + key, "missing");
+    return v;
+  }
+  bool string(const Json &obj, const std::string &path, const std::string &key,
+              std::string &out, bool required = true) {
+    const Json *v = member(obj, path, key, required);
+    if (!v)
+      return !required && !error;
+    if (!v->isString())
+      return fail(path + "." + key, "expected a string");
+    out = v->string();
+    return true;
+  }
+  bool integer(const Json &obj, const std::string &path, const std::string &key,
+               int64_t &out, bool required = true, int64_t min = 0) {
+    const Json *v = member(obj, path, key, required);
+    if (!v)
+      return !required && !error;
+    if (!v->isInteger() || v->integer() < min)
+      return fail(path + "." + key,
+                  "expected an integer >= " + std::to_string(min));
+    out = v->integer();
+    return true;
+  }
+  bool ints(const Json &obj, const std::string &path, const std::string &key,
+            std::vector<int64_t> &out, bool required = true) {
+    const Json *v = member(obj, path, key, required);
+    if (!v)
+      return !required && !error;
+    if (!v->isArray())
+      return fail(path + "." + key, "expected an array of integers");
+    out.clear();
+    for (const Json &x : v->array()) {
+      if (!x.isInteger() || x.integer() < 0)
+        return fail(path + "." + key,
+                    "expected an array of non-negative integers");
+      out.push_back(x.integer());
+    }
+    return true;
+  }
+  bool checksum(const Json &obj, const std::string &path, uint64_t &out) {
+    std::string hex;
+    if (!string(obj, path, "checksum", hex))
+      return false;
+    if (hex.size() != 16 ||
+        hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return fail(path + ".checksum", "expected 16 lower-case hex digits");
+    out = std::strtoull(hex.c_str(), nullptr, 16);
+    return true;
+  }
+
+  bool tensor(const Json &t, const std::string &path, TensorSpec &out) {
+    if (!string(t, path, "name", out.name) ||
+        !string(t, path, "dtype", out.dtype) ||
+        !ints(t, path, "shape", out.shape))
+      return false;
+    int64_t bytes = dtypeBytes(out.dtype);
+    if (!bytes)
+      return fail(path + ".dtype", "unknown dtype '" + out.dtype + "'");
+    for (int64_t d : out.shape) {
+      if (d != 0 && bytes > (int64_t(1) << 48) / d)
+        return fail(path + ".shape", "too large");
+      bytes *= d;
+    }
+    out.bytes = bytes;
+    return true;
+  }
+  bool tensors(const Json &obj, const std::string &path, const std::string &key,
+               std::vector<TensorSpec> &out) {
+    const Json *v = member(obj, path, key);
+    if (!v)
+      return false;
+    if (!v->isArray())
+      return fail(path + "." + key, "expected an array");
+    for (size_t i = 0; i < v->array().size(); ++i) {
+      out.emplace_back();
+      if (!tensor(v->array()[i], path + "." + key + "[" + std::to_string(i) +
+                                     "]",
+                  out.back()))
+        return false;
+    }
+    return true;
+  }
+
+  bool buffer(const Json &b, const std::string &path, const EntrySpec &e,
+              int64_t arenaBytes, BufferSpec &out);
+  bool step(const Json &s, const std::string &path, StepSpec &out);
+  bool entry(const Json &e, const std::string &path, EntrySpec &out);
+  bool weights(const Json &w, Manifest &m);
+};
+
+bool Reader::buffer(const Json &b, const std::string &path, const EntrySpec &e,
+                    int64_t arenaBytes, BufferSpec &out) {
+  std::string kind;
+  if (!string(b, path, "kind", kind))
+    return false;
+  if (kind == "input" || kind == "output") {
+    out.kind = kind == "input" ? BufferSpec::Kind::Input
+                               : BufferSpec::Kind::Output;
+    size_t n = kind == "input" ? e.inputs.size() : e.outputs.size();
+    if (!integer(b, path, "index", out.index))
+      return false;
+    if (out.index >= int64_t(n))
+      return fail(path + ".index", "the entry has " + std::to_string(n) + " " +
+                                       kind + "s");
+    out.bytes = kind == "input" ? e.inputs[out.index].bytes
+                                : e.outputs[out.index].bytes;
+    return true;
+  }
+  if (kind == "weight") {
+    out.kind = BufferSpec::Kind::Weight;
+    return string(b, path, "name", out.weight);
+  }
+  if (kind != "arena")
+    return fail(path + ".kind", "unknown buffer kind '" + kind + "'");
+  out.kind = BufferSpec::Kind::Arena;
+  if (!integer(b, path, "offset", out.offset) ||
+      !integer(b, path, "bytes", out.bytes))
+    return false;
+  if (out.offset % 64 != 0)
+    return fail(path + ".offset", "not a multiple of 64");
+  if (out.offset > arenaBytes || out.bytes > arenaBytes - out.offset)
+    return fail(path, "lies past arena_bytes (" + std::to_string(arenaBytes) +
+                          ")");
+  return true;
+}
+
+bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
+  std::string op;
+  if (!string(s, path, "op", op))
+    return false;
+  if (op == "kernel") {
+    out.op = StepSpec::Op::Kernel;
+    return string(s, path, "name", out.kernel) &&
+           ints(s, path, "args", out.args) &&
+           integer(s, path, "range", out.range, true, 1);
+  }
+  const Json *args = member(s, path, "args");
+  if (!args)
+    return false;
+  std::string ap = path + ".args";
+  const Json empty;
+  const Json *attrs = s.get("attrs") ? s.get("attrs") : nullptr;
+  std::string tp = path + ".attrs";
+  if (op == "copy") {
+    out.op = StepSpec::Op::Copy;
+    return integer(*args, ap, "src", out.src) &&
+           integer(*args, ap, "dst", out.dst);
+  }
+  if (!attrs)
+    return fail(tp, "missing");
+  if (op == "openblas.sgemm") {
+    out.op = StepSpec::Op::Sgemm;
+    return integer(*args, ap, "a", out.a) && integer(*args, ap, "b", out.b) &&
+           integer(*args, ap, "c", out.c) &&
+           ints(*attrs, tp, "a_shape", out.aShape) &&
+           ints(*attrs, tp, "b_shape", out.bShape) &&
+           integer(*attrs, tp, "batch", out.batch, true, 1) &&
+           (out.aShape.size() == 2 && out.bShape.size() == 2 &&
+                    out.aShape[1] == out.bShape[0]
+                ? true
+                : fail(tp, "a_shape and b_shape must be [M, K] and [K, N]"));
+  }
+  bool common = integer(*args, ap, "src", out.src) &&
+                integer(*args, ap, "weights", out.weights) &&
+                integer(*args, ap, "dst", out.dst) &&
+                integer(*args, ap, "bias", out.bias, false) &&
+                integer(*args, ap, "sum", out.sum, false) &&
+                ints(*attrs, tp, "src_shape", out.srcShape) &&
+                ints(*attrs, tp, "weights_shape", out.weightsShape) &&
+                ints(*attrs, tp, "dst_shape", out.dstShape) &&
+                string(*attrs, tp, "activation", out.activation, false);
+  if (!common)
+    return false;
+  static const char *const kActivations[] = {
+      "none", "relu", "sigmoid", "tanh", "gelu_erf", "gelu_tanh"};
+  bool known = false;
+  for (const char *a : kActivations)
+    known |= out.activation == a;
+  if (!known)
+    return fail(tp + ".activation",
+                "unknown activation '" + out.activation + "'");
+  if (op == "onednn.conv2d") {
+    out.op = StepSpec::Op::Conv2d;
+    if (!ints(*attrs, tp, "strides", out.strides) ||
+        !ints(*attrs, tp, "pads", out.pads) ||
+        !ints(*attrs, tp, "dilations", out.dilations) ||
+        !integer(*attrs, tp, "groups", out.groups, true, 1))
+      return false;
+    if (out.srcShape.size() != 4 || out.weightsShape.size() != 4 ||
+        out.dstShape.size() != 4 || out.strides.size() != 2 ||
+        out.pads.size() != 4 || out.dilations.size() != 2)
+      return fail(tp, "a conv2d has 4-d shapes, 2 strides, 4 pads and 2 "
+                      "dilations");
+    return true;
+  }
+  if (op == "onednn.matmul") {
+    out.op = StepSpec::Op::Matmul;
+    const Json *wc = attrs->get("weights_constant");
+    out.weightsConstant = wc && wc->isBool() && wc->boolean();
+    if (out.srcShape.size() < 2 || out.weightsShape.size() < 2 ||
+        out.dstShape.size() < 2)
+      return fail(tp, "a matmul has shapes of rank 2 or more");
+    return true;
+  }
+  return fail(path + ".op", "unknown step '" + op + "'");
+}
+
+bool Reader::entry(const Json &e, const std::string &path, EntrySpec &out) {
+  if (!string(e, path, "name", out.name) ||
+      !tensors(e, path, "inputs", out.inputs) ||
+      !tensors(e, path, "outputs", out.outputs) ||
+      !integer(e, path, "arena_bytes", out.arenaBytes))
+    return false;
+  const Json *buffers = member(e, path, "buffers");
+  const Json *steps = member(e, path, "steps");
+  if (!buffers || !steps)
+    return false;
+  if (!buffers->isArray())
+    return fail(path + ".buffers", "expected an array");
+  if (!steps->isArray())
+    return fail(path + ".steps", "expected an array");
+  for (size_t i = 0; i < buffers->array().size(); ++i) {
+    out.buffers.emplace_back();
+    if (!buffer(buffers->array()[i],
+                path + ".buffers[" + std::to_string(i) + "]", out,
+                out.arenaBytes, out.buffers.back()))
+      return false;
+  }
+  int64_t numBuffers = out.buffers.size();
+  for (size_t i = 0; i < steps->array().size(); ++i) {
+    std::string sp = path + ".steps[" + std::to_string(i) + "]";
+    out.steps.emplace_back();
+    StepSpec &s = out.steps.back();
+    if (!step(steps->array()[i], sp, s))
+      return false;
+    std::vector<int64_t> ids = s.args;
+    for (int64_t id : {s.src, s.weights, s.bias, s.sum, s.dst, s.a, s.b, s.c})
+      if (id != -1)
+        ids.push_back(id);
+    for (int64_t id : ids)
+      if (id < 0 || id >= numBuffers)
+        return fail(sp + ".args", "buffer " + std::to_string(id) +
+                                      " is out of range (the entry has " +
+                                      std::to_string(numBuffers) + ")");
+  }
+  return true;
+}
+
+bool Reader::weights(const Json &w, Manifest &m) {
+  if (!string(w, "weights", "storage", m.storage))
+    return false;
+  if (m.storage == "none")
+    return true;
+  if (m.storage != "embedded" && m.storage != "external")
+    return fail("weights.storage", "expected embedded, external or none");
+  if (m.storage == "external" && !string(w, "weights", "file", m.file))
+    return false;
+  if (!integer(w, "weights", "size", m.weightsSize) ||
+      !checksum(w, "weights", m.weightsChecksum))
+    return false;
+  const Json *ts = member(w, "weights", "tensors");
+  if (!ts)
+    return false;
+  if (!ts->isArray())
+    return fail("weights.tensors", "expected an array");
+  for (size_t i = 0; i < ts->array().size(); ++i) {
+    const Json &t = ts->array()[i];
+    std::string p = "weights.tensors[" + std::to_string(i) + "]";
+    WeightSpec s;
+    if (!string(t, p, "name", s.name) || !string(t, p, "dtype", s.dtype) ||
+        !ints(t, p, "shape", s.shape) || !checksum(t, p, s.checksum))
+      return false;
+    m.tensors.push_back(std::move(s));
+  }
+  return true;
+}
+
+} // namespace
+
+Error loom::rt::parseManifest(std::string_view text, Manifest &m) {
+  Json root;
+  std::string error;
+  if (!Json::parse(text, root, error))
+    return makeError(LOOM_ERROR_FORMAT, "manifest: invalid JSON: " + error);
+  Reader r;
+  std::string format;
+  int64_t version = 0;
+  if (!r.string(root, "manifest", "format", format))
+    return r.error;
+  if (format != "loom-artifact")
+    return makeError(LOOM_ERROR_FORMAT,
+                     "manifest: format is '" + format +
+                         "', not loom-artifact");
+  if (!r.integer(root, "manifest", "version", version))
+    return r.error;
+  if (version != 1)
+    return makeError(LOOM_ERROR_VERSION,
+                     "manifest: format version " + std::to_string(version) +
+                         "; this runtime reads version 1 (recompile with "
+                         "this Loom's loom-compile)");
+  const Json *target = r.member(root, "manifest", "target");
+  const Json *weights = r.member(root, "manifest", "weights");
+  const Json *entries = r.member(root, "manifest", "entries");
+  if (!target || !weights || !entries)
+    return r.error;
+  if (!r.string(*target, "target", "triple", m.triple) ||
+      !r.string(*target, "target", "cpu", m.cpu))
+    return r.error;
+  const Json *features = r.member(*target, "target", "features");
+  if (!features)
+    return r.error;
+  if (!features->isArray())
+    return makeError(LOOM_ERROR_FORMAT,
+                     "manifest: target.features: expected an array");
+  for (const Json &f : features->array()) {
+    if (!f.isString())
+      return makeError(LOOM_ERROR_FORMAT,
+                       "manifest: target.features: expected strings");
+    m.features.push_back(f.string());
+  }
+  if (m.triple.rfind("x86_64", 0) != 0)
+    return makeError(LOOM_ERROR_FORMAT, "manifest: target.triple: '" +
+                                            m.triple +
+                                            "' is not an x86-64 target");
+  if (!r.weights(*weights, m))
+    return r.error;
+  if (!entries->isArray() || entries->array().empty())
+    return makeError(LOOM_ERROR_FORMAT,
+                     "manifest: entries: expected a non-empty array");
+  for (size_t i = 0; i < entries->array().size(); ++i) {
+    m.entries.emplace_back();
+    if (!r.entry(entries->array()[i], "entries[" + std::to_string(i) + "]",
+                 m.entries.back()))
+      return r.error;
+  }
+  return Error::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Weights
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// safetensors dtype → bytes per element.
+int64_t safetensorsBytes(const std::string &dtype) {
+  static const std::pair<const char *, int64_t> kSizes[] = {
+      {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8},
+      {"I32", 4}, {"I16", 2}, {"I8", 1},  {"U8", 1},   {"BOOL", 1}};
+  for (auto &[name, bytes] : kSizes)
+    if (dtype == name)
+      return bytes;
+  return 0;
+}
+
+std::string hex(uint64_t v) {
+  char buf[17];
+  snprintf(buf, sizeof buf, "%016llx", (unsigned long long)v);
+  return buf;
+}
+
+} // namespace
+
+Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
+                            const Manifest &m,
+                            std::map<std::string, WeightView> &views) {
+  auto bad = [](const std::string &why) {
+    return makeError(LOOM_ERROR_FORMAT, "weights: " + why);
+  };
+  if (int64_t(size) != m.weightsSize)
+    return makeError(LOOM_ERROR_CHECKSUM,
+                     "weights: " + std::to_string(size) +
+                         " bytes, but the artifact was compiled with " +
+                         std::to_string(m.weightsSize));
+  uint64_t sum = loom_checksum64(data, size);
+  if (sum != m.weightsChecksum)
+    return makeError(LOOM_ERROR_CHECKSUM,
+                     "weights: checksum " + hex(sum) + ", expected " +
+                         hex(m.weightsChecksum) +
+                         ": not the weights the artifact was compiled with");
+  if (size < 8)
+    return bad("not a safetensors file");
+  uint64_t headerLen;
+  std::memcpy(&headerLen, data, 8);
+  if (headerLen > size - 8)
+    return bad("the safetensors header lies past the end");
+  Json header;
+  std::string error;
+  if (!Json::parse(std::string_view((const char *)data + 8, headerLen), header,
+                   error) ||
+      !header.isObject())
+    return bad("invalid safetensors header: " + error);
+  const uint8_t *body = data + 8 + headerLen;
+  uint64_t bodySize = size - 8 - headerLen;
+  for (const WeightSpec &w : m.tensors) {
+    const Json *t = header.get(w.name);
+    const Json *dtype = t ? t->get("dtype") : nullptr;
+    const Json *shape = t ? t->get("shape") : nullptr;
+    const Json *offsets = t ? t->get("data_offsets") : nullptr;
+    if (!dtype || !dtype->isString() || !shape || !shape->isArray() ||
+        !offsets || !offsets->isArray() || offsets->array().size() != 2 ||
+        !offsets->array()[0].isInteger() || !offsets->array()[1].isInteger())
+      return bad("tensor '" + w.name + "' is missing or malformed");
+    int64_t begin = offsets->array()[0].integer();
+    int64_t end = offsets->array()[1].integer();
+    if (begin < 0 || end < begin || uint64_t(end) > bodySize)
+      return bad("tensor '" + w.name + "' lies past the end");
+    std::vector<int64_t> dims;
+    for (const Json &d : shape->array())
+      dims.push_back(d.isInteger() ? d.integer() : -1);
+    if (dtype->string() != w.dtype || dims != w.shape)
+      return bad("tensor '" + w.name + "' has another dtype or shape than "
+                 "the manifest says");
+    int64_t bytes = safetensorsBytes(w.dtype);
+    for (int64_t d : dims)
+      bytes *= d;
+    if (bytes != end - begin)
+      return bad("tensor '" + w.name + "' has " + std::to_string(end - begin) +
+                 " bytes, its shape needs " + std::to_string(bytes));
+    uint64_t c = loom_checksum64(body + begin, end - begin);
+    if (c != w.checksum)
+      return makeError(LOOM_ERROR_CHECKSUM,
+                       "weights: tensor '" + w.name + "' has checksum " +
+                           hex(c) + ", expected " + hex(w.checksum));
+    views[w.name] = {body + begin, end - begin};
+  }
+  return Error::ok();
+}

@@ -1,0 +1,367 @@
+//===- RunArtifact.cpp - loom-run on a compiled artifact ------------------===//
+//
+// Part of Loom. `loom-run model.so`: loads an artifact through libloomrt's C
+// API (include/loom-c/Runtime.h), runs an entry on inputs from a file or
+// drawn as the interpreter draws them (from the embedded source's function,
+// so that both paths see the same numbers), and with --check interprets the
+// embedded source on the same inputs with the artifact's own weights and
+// compares.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunArtifact.h"
+#include "RunSupport.h"
+
+#include "loom-c/Runtime.h"
+#include "loom/Dialect/TG/IR/TGOps.h"
+#include "loom/Interpreter/Interpreter.h"
+#include "loom/Support/SafeTensors.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <chrono>
+#include <thread>
+#include <cstring>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::run;
+
+namespace {
+
+int fail(const llvm::Twine &msg) {
+  llvm::outs().flush();
+  llvm::errs() << "loom-run: error: " << msg << "\n";
+  return 1;
+}
+
+/// A tensor of an entry, as bytes of its dtype.
+struct HostTensor {
+  loom_tensor_desc desc;
+  std::vector<uint8_t> bytes;
+  std::vector<int64_t> shape() const {
+    return std::vector<int64_t>(desc.shape, desc.shape + desc.rank);
+  }
+};
+
+/// Converts between the entry's dtype and doubles.
+bool fromDoubles(HostTensor &t, llvm::ArrayRef<double> v) {
+  std::string dtype = t.desc.dtype;
+  t.bytes.assign(t.desc.bytes, 0);
+  int64_t n = v.size();
+  auto store = [&](auto zero) {
+    using T = decltype(zero);
+    if (int64_t(t.bytes.size()) != n * int64_t(sizeof(T)))
+      return false;
+    for (int64_t i = 0; i < n; ++i) {
+      T x = static_cast<T>(v[i]);
+      std::memcpy(t.bytes.data() + i * sizeof(T), &x, sizeof(T));
+    }
+    return true;
+  };
+  if (dtype == "f32")
+    return store(float());
+  if (dtype == "f64")
+    return store(double());
+  if (dtype == "i64")
+    return store(int64_t());
+  if (dtype == "i32")
+    return store(int32_t());
+  if (dtype == "i1" || dtype == "i8")
+    return store(int8_t());
+  return false;
+}
+
+std::vector<double> toDoubles(const HostTensor &t) {
+  std::string dtype = t.desc.dtype;
+  std::vector<double> v;
+  auto load = [&](auto zero) {
+    using T = decltype(zero);
+    size_t n = t.bytes.size() / sizeof(T);
+    v.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      T x;
+      std::memcpy(&x, t.bytes.data() + i * sizeof(T), sizeof(T));
+      v[i] = double(x);
+    }
+  };
+  if (dtype == "f32")
+    load(float());
+  else if (dtype == "f64")
+    load(double());
+  else if (dtype == "i64")
+    load(int64_t());
+  else if (dtype == "i32")
+    load(int32_t());
+  else
+    load(int8_t());
+  return v;
+}
+
+std::string typeText(const loom_tensor_desc &d) {
+  std::string s = "tensor<";
+  for (int64_t i = 0; i < d.rank; ++i)
+    s += std::to_string(d.shape[i]) + "x";
+  return s + d.dtype + ">";
+}
+
+/// The artifact's embedded source, parsed.
+struct Source {
+  MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp fn;
+};
+
+std::unique_ptr<Source> parseSource(const loom_model *model,
+                                    llvm::StringRef entry) {
+  size_t size = 0;
+  const char *text = loom_model_source(model, &size);
+  if (!text)
+    return nullptr;
+  auto src = std::make_unique<Source>();
+  DialectRegistry registry;
+  registry.insert<tg::TGDialect, func::FuncDialect>();
+  src->context.appendDialectRegistry(registry);
+  src->context.loadAllAvailableDialects();
+  src->sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text, size),
+                                           "<artifact source>"),
+      llvm::SMLoc());
+  src->module = parseSourceFile<ModuleOp>(src->sourceMgr, &src->context);
+  if (!src->module)
+    return nullptr;
+  src->fn = src->module->lookupSymbol<func::FuncOp>(entry);
+  if (!src->fn)
+    return nullptr;
+  return src;
+}
+
+/// The entry's inputs: from --inputs, or random as the interpreter draws
+/// them for the source's function.
+int makeInputs(const ArtifactRunOptions &o, const loom_model *model,
+               int64_t entry, Source *source, std::vector<HostTensor> &inputs) {
+  std::optional<safetensors::File> file;
+  if (!o.inputsFile.empty()) {
+    auto f = safetensors::File::open(o.inputsFile);
+    if (!f)
+      return fail(llvm::toString(f.takeError()));
+    file.emplace(std::move(*f));
+  } else if (!source) {
+    return fail("the artifact has no embedded source (compiled with "
+                "--no-source): give the inputs with --inputs");
+  }
+  llvm::outs() << "inputs:\n";
+  for (int64_t i = 0; i < loom_entry_num_inputs(model, entry); ++i) {
+    HostTensor t;
+    loom_entry_input(model, entry, i, &t.desc);
+    std::vector<double> values;
+    if (file) {
+      auto read = file->readAsDouble(t.desc.name);
+      if (!read)
+        return fail(llvm::toString(read.takeError()));
+      const safetensors::TensorInfo *info = file->lookup(t.desc.name);
+      if (info->shape != t.shape())
+        return fail("--inputs: tensor '" + std::string(t.desc.name) +
+                    "' has shape " + safetensors::formatShape(info->shape) +
+                    ", the entry wants " + safetensors::formatShape(t.shape()));
+      values = std::move(*read);
+      llvm::outs() << "  " << t.desc.name << ": " << typeText(t.desc)
+                   << " from " << o.inputsFile << "\n";
+    } else {
+      values = interp::randomArgument<interp::F32Domain>(
+                   source->fn.getArgument(i), o.seed)
+                   .toDoubles();
+      llvm::outs() << "  " << t.desc.name << ": " << typeText(t.desc)
+                   << " random, seed " << o.seed << "\n";
+    }
+    if (!fromDoubles(t, values))
+      return fail("input '" + std::string(t.desc.name) + "' (" +
+                  typeText(t.desc) + ") cannot be filled");
+    inputs.push_back(std::move(t));
+  }
+  return 0;
+}
+
+/// Interprets the source on \p inputs with the artifact's weights (written
+/// to a temporary file for the interpreter); returns the seconds it took.
+int interpret(const loom_model *model, Source &source,
+              const std::vector<HostTensor> &inputs,
+              std::vector<std::vector<double>> &results, double &seconds) {
+  size_t size = 0;
+  const void *weights = loom_model_weights(model, &size);
+  llvm::SmallString<128> path;
+  if (weights) {
+    int fd;
+    if (llvm::sys::fs::createTemporaryFile("loom-run-weights", "safetensors",
+                                           fd, path))
+      return fail("cannot create a temporary file for the weights");
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(static_cast<const char *>(weights), size);
+  }
+  interp::InterpreterOptions options;
+  options.weightsFile = std::string(path);
+  std::vector<interp::Tensor<interp::F32Domain>> args;
+  for (const HostTensor &t : inputs)
+    args.push_back(interp::Tensor<interp::F32Domain>::fromDoubles(
+        t.shape(), toDoubles(t)));
+  interp::Interpreter<interp::F32Domain> interpreter(*source.module, options);
+  auto start = std::chrono::steady_clock::now();
+  auto out = interpreter.run(source.fn, args);
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          start)
+                .count();
+  if (!path.empty())
+    llvm::sys::fs::remove(path);
+  if (failed(out))
+    return fail("--check: the interpreter failed on the artifact's source");
+  for (auto &t : *out)
+    results.push_back(t.toDoubles());
+  return 0;
+}
+
+int writeOutputs(const std::string &path,
+                 const std::vector<HostTensor> &outputs) {
+  safetensors::Writer writer;
+  for (const HostTensor &t : outputs) {
+    auto dtype = safetensors::parseDType(
+        std::string(t.desc.dtype) == "f32"   ? "F32"
+        : std::string(t.desc.dtype) == "f64" ? "F64"
+        : std::string(t.desc.dtype) == "i64" ? "I64"
+        : std::string(t.desc.dtype) == "i32" ? "I32"
+                                             : "I8");
+    if (!dtype)
+      return fail("output '" + std::string(t.desc.name) +
+                  "' has a dtype safetensors cannot hold");
+    if (auto err = writer.add(t.desc.name, *dtype, t.shape(), toDoubles(t)))
+      return fail(llvm::toString(std::move(err)));
+  }
+  if (auto err = writer.write(path))
+    return fail(llvm::toString(std::move(err)));
+  llvm::outs() << "wrote " << path << "\n";
+  return 0;
+}
+
+} // namespace
+
+bool loom::run::isArtifact(llvm::StringRef path) {
+  char magic[4] = {0};
+  FILE *f = fopen(path.str().c_str(), "rb");
+  if (!f)
+    return false;
+  size_t n = fread(magic, 1, 4, f);
+  fclose(f);
+  return n == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+}
+
+int loom::run::runArtifact(const ArtifactRunOptions &o) {
+  loom_model_options mo{int(o.threads),
+                        o.weightsFile.empty() ? nullptr
+                                              : o.weightsFile.c_str()};
+  loom_model *model = nullptr;
+  if (loom_model_load(o.path.c_str(), &mo, &model) != LOOM_OK)
+    return fail(loom_last_error());
+  std::unique_ptr<loom_model, void (*)(loom_model *)> owner(model,
+                                                            loom_model_free);
+  std::string entryName = o.entry.empty() ? "main" : o.entry;
+  int64_t entry = loom_model_find_entry(model, entryName.c_str());
+  if (entry < 0 && o.entry.empty() && loom_model_num_entries(model) == 1)
+    entry = 0;
+  if (entry < 0)
+    return fail("no entry '" + entryName + "' in " + o.path);
+  entryName = loom_model_entry_name(model, entry);
+  llvm::outs() << "loom-run: " << o.path << " @" << entryName
+               << " (compiled)\n";
+  std::unique_ptr<Source> source = parseSource(model, entryName);
+
+  std::vector<HostTensor> inputs, outputs;
+  if (int rc = makeInputs(o, model, entry, source.get(), inputs))
+    return rc;
+  for (int64_t i = 0; i < loom_entry_num_outputs(model, entry); ++i) {
+    HostTensor t;
+    loom_entry_output(model, entry, i, &t.desc);
+    t.bytes.assign(t.desc.bytes, 0);
+    outputs.push_back(std::move(t));
+  }
+  std::vector<const void *> in;
+  std::vector<void *> out;
+  for (HostTensor &t : inputs)
+    in.push_back(t.bytes.data());
+  for (HostTensor &t : outputs)
+    out.push_back(t.bytes.data());
+
+  loom_context *context = nullptr;
+  if (loom_context_create(model, &context) != LOOM_OK)
+    return fail(loom_last_error());
+  std::unique_ptr<loom_context, void (*)(loom_context *)> ctxOwner(
+      context, loom_context_free);
+  std::vector<double> times;
+  for (unsigned r = 0; r < std::max(1u, o.repeat); ++r) {
+    auto start = std::chrono::steady_clock::now();
+    if (loom_run(context, entry, in.data(), out.data()) != LOOM_OK)
+      return fail(loom_last_error());
+    times.push_back(std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+
+  llvm::outs() << "outputs:\n";
+  for (HostTensor &t : outputs) {
+    llvm::outs() << "  " << t.desc.name << ": " << typeText(t.desc);
+    printSummary(llvm::outs(), toDoubles(t), o.printValues);
+  }
+  if (!o.outputsFile.empty())
+    if (int rc = writeOutputs(o.outputsFile, outputs))
+      return rc;
+  printTimes(llvm::outs(), times);
+  llvm::outs() << " on "
+               << (o.threads ? o.threads : std::thread::hardware_concurrency())
+               << " thread(s), compiled\n";
+  std::sort(times.begin(), times.end());
+  double compiled = times[times.size() / 2];
+
+  double worst = 0;
+  bool compare = false;
+  if (!o.compareFile.empty()) {
+    auto ref = safetensors::File::open(o.compareFile);
+    if (!ref)
+      return fail(llvm::toString(ref.takeError()));
+    for (HostTensor &t : outputs) {
+      auto want = ref->readAsDouble(t.desc.name);
+      if (!want)
+        return fail(llvm::toString(want.takeError()));
+      worst = std::max(worst, maxScaledError(toDoubles(t), *want));
+    }
+    compare = true;
+    llvm::outs() << llvm::format("compare: largest error %.3g vs %s "
+                                 "(tolerance %.3g)\n",
+                                 worst, o.compareFile.c_str(), o.tolerance);
+  }
+  if (o.check) {
+    if (!source)
+      return fail("--check needs the artifact's embedded source (it was "
+                  "compiled with --no-source)");
+    std::vector<std::vector<double>> want;
+    double seconds = 0;
+    if (int rc = interpret(model, *source, inputs, want, seconds))
+      return rc;
+    double err = 0;
+    for (size_t i = 0; i < outputs.size(); ++i)
+      err = std::max(err, maxScaledError(toDoubles(outputs[i]), want[i]));
+    worst = std::max(worst, err);
+    compare = true;
+    llvm::outs() << llvm::format(
+        "check: largest error vs the interpreter %.3g (tolerance %.3g); "
+        "compiled %.3f ms (median), interpreter %.3f ms: %.1fx\n",
+        err, o.tolerance, compiled * 1e3, seconds * 1e3, seconds / compiled);
+  }
+  if (compare && !(worst <= o.tolerance))
+    return fail("the results differ by more than --tolerance");
+  return 0;
+}

@@ -1,0 +1,81 @@
+//===- RunSupport.h - What loom-run prints and compares ---------*- C++ -*-===//
+//
+// Part of Loom. Shared by loom-run's interpreter mode (loom-run.cpp) and its
+// artifact mode (RunArtifact.cpp): the summary of a result, and the error
+// measure of --compare and --check.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_TOOLS_LOOM_RUN_RUNSUPPORT_H
+#define LOOM_TOOLS_LOOM_RUN_RUNSUPPORT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace loom::run {
+
+/// The largest |got - want| / max(1, |want|); infinity where one side is
+/// NaN or infinite and the other is not the same.
+inline double maxScaledError(llvm::ArrayRef<double> got,
+                             llvm::ArrayRef<double> want) {
+  double worst = 0;
+  for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
+    double g = got[i], w = want[i];
+    if (!std::isfinite(g) || !std::isfinite(w)) {
+      bool same = (std::isnan(g) && std::isnan(w)) || g == w;
+      if (!same)
+        return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    worst = std::max(worst, std::abs(g - w) / std::max(1.0, std::abs(w)));
+  }
+  return worst;
+}
+
+/// Prints `  mean .. min .. max ..` of the finite values (and how many are
+/// not), then up to \p printValues leading values on a line of their own.
+inline void printSummary(llvm::raw_ostream &os, llvm::ArrayRef<double> v,
+                         unsigned printValues) {
+  double sum = 0, lo = 0, hi = 0;
+  size_t finite = 0;
+  for (double x : v) {
+    if (!std::isfinite(x))
+      continue;
+    sum += x;
+    lo = finite == 0 ? x : std::min(lo, x);
+    hi = finite == 0 ? x : std::max(hi, x);
+    ++finite;
+  }
+  if (finite)
+    os << llvm::format("  mean %.6g  min %.6g  max %.6g", sum / double(finite),
+                       lo, hi);
+  if (v.size() != finite)
+    os << "  (" << v.size() - finite << " non-finite)";
+  os << "\n";
+  if (printValues > 0) {
+    os << "    values:";
+    for (size_t k = 0; k < std::min<size_t>(printValues, v.size()); ++k)
+      os << llvm::format(" %.6g", v[k]);
+    if (v.size() > printValues)
+      os << " ...";
+    os << "\n";
+  }
+}
+
+/// `time: best s (best of n; median m s)`: the line loom-bench-cpu reads.
+inline void printTimes(llvm::raw_ostream &os, std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  os << llvm::format("time: %.3f s", times.front());
+  if (times.size() > 1)
+    os << llvm::format(" (best of %zu; median %.3f s)", times.size(),
+                       times[times.size() / 2]);
+}
+
+} // namespace loom::run
+
+#endif // LOOM_TOOLS_LOOM_RUN_RUNSUPPORT_H
