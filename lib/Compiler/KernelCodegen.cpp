@@ -53,6 +53,7 @@ constexpr const char *kLoweringPipeline =
     "modify-public-functions=1},"
     "buffer-deallocation-pipeline,"
     "loom-forall-to-range,"
+    "loom-strided-copies-to-linalg,"
     "convert-linalg-to-loops,lower-affine,"
     "func.func(loom-approximate-math),convert-math-to-llvm,"
     "convert-math-to-libm,"

@@ -53,6 +53,26 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
 // Kernels
 //===----------------------------------------------------------------------===//
 
+def ConvertTGToLinalg : Pass<"convert-tg-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower the tg ops of kernel functions to linalg on tensors";
+  let description = [{
+    The first stage of the kernel pipeline: every tg op of every function
+    is replaced by the linalg, tensor, arith and math ops its
+    `LinalgLoweringOpInterface` model builds (lib/Conversion/TGToLinalg),
+    with the interpreter's semantics; elementwise bodies are the
+    interpreter's own formulas (ScalarFunctions.h). An op without a lowering
+    is an error at the op that names it.
+
+    ```
+    loom-opt kernels.mlir --convert-tg-to-linalg
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def LoomApproximateMath : Pass<"loom-approximate-math"> {
   let summary = "Replace transcendental math ops by vectorisable polynomials";
   let description = [{
@@ -64,6 +84,19 @@ def LoomApproximateMath : Pass<"loom-approximate-math"> {
   let dependentDialects = ["::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def LoomStridedCopiesToLinalg : Pass<"loom-strided-copies-to-linalg"> {
+  let summary = "Turn memref.copy between non-contiguous views into linalg.copy";
+  let description = [{
+    After bufferization, a copy into or out of a strided view (a slice, a
+    padded interior) is a `memref.copy` that the LLVM lowering would turn
+    into a call of MLIR's C runner library (`memrefCopy`), which an
+    artifact must not depend on. This pass rewrites such copies as
+    `linalg.copy`, which become loops with the kernel; copies between
+    contiguous buffers stay `memref.copy` (an `llvm.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def LoomForallToRange : Pass<"loom-forall-to-range", "mlir::ModuleOp"> {

@@ -79,4 +79,26 @@ def TG_ONNXExportOpInterface : OpInterface<"ONNXExportOpInterface"> {
   ];
 }
 
+
+def TG_LinalgLoweringOpInterface : OpInterface<"LinalgLoweringOpInterface"> {
+  let cppNamespace = "::loom::tg";
+  let description = [{
+    How the op is computed by generated code: linalg, tensor, arith and math
+    ops on tensors (statically shaped) that compute its results with the
+    interpreter's semantics. The implementations are external models
+    (lib/Conversion/TGToLinalg, registerTGToLinalgInterfaceModels), so the
+    dialect does not depend on linalg; `--convert-tg-to-linalg` applies
+    them, first step of the kernel pipeline of loom-compile.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds the lowering at the builder's insertion point (before the
+        op) and returns the values that replace the op's results; fails,
+        with a diagnostic on the op, when the op cannot be lowered.
+      }],
+      "::llvm::FailureOr<::llvm::SmallVector<::mlir::Value>>", "lowerToLinalg",
+      (ins "::mlir::OpBuilder &":$builder)>,
+  ];
+}
+
 #endif // LOOM_DIALECT_TG_IR_TGINTERFACES_TD

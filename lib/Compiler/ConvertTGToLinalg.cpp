@@ -1,0 +1,59 @@
+//===- ConvertTGToLinalg.cpp - Apply each tg op's linalg lowering ---------===//
+//
+// Part of Loom. See the description of ConvertTGToLinalg in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Compiler/Passes.h"
+#include "loom/Conversion/TGToLinalg/TGToLinalg.h"
+#include "loom/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace loom::compiler {
+#define GEN_PASS_DEF_CONVERTTGTOLINALG
+#include "loom/Compiler/Passes.h.inc"
+} // namespace loom::compiler
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+struct ConvertTGToLinalg
+    : public compiler::impl::ConvertTGToLinalgBase<ConvertTGToLinalg> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertTGToLinalgBase::getDependentDialects(registry);
+    tg::registerTGToLinalgInterfaceModels(registry);
+  }
+
+  void runOnOperation() override {
+    // Producers come before their users, so each op's operands are already
+    // lowered values when its turn comes.
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<tg::TGDialect>(op->getDialect()))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      auto lowering = dyn_cast<tg::LinalgLoweringOpInterface>(op);
+      if (!lowering) {
+        op->emitOpError("has no lowering to linalg "
+                        "(LinalgLoweringOpInterface)");
+        return signalPassFailure();
+      }
+      OpBuilder b(op);
+      FailureOr<SmallVector<Value>> values = lowering.lowerToLinalg(b);
+      if (failed(values))
+        return signalPassFailure();
+      op->replaceAllUsesWith(*values);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

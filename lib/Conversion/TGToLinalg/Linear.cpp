@@ -1,0 +1,249 @@
+//===- Linear.cpp - Lowering of tg.matmul, tg.conv2d and pooling ----------===//
+//
+// Part of Loom. tg.matmul becomes a generic contraction with numpy-broadcast
+// batch dimensions; tg.conv2d a padded linalg.conv_2d_nchw_fchw (groups = 1)
+// or linalg.conv_2d_ngchw_gfchw (grouped and depthwise, on reshaped views),
+// then the bias and fused activation as an elementwise epilogue; pooling the
+// linalg pooling ops on padded inputs, with the interpreter's divisor for
+// average pooling (the window clipped to the input unless
+// count_include_pad).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringSupport.h"
+
+#include "loom/Interpreter/ScalarFunctions.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace loom;
+namespace lowering = loom::tg::lowering;
+using namespace loom::tg;
+using namespace loom::tg::lowering;
+
+namespace {
+
+/// \p x padded on the spatial dimensions of NCHW by pads [top, left,
+/// bottom, right] with \p value.
+Value padNCHW(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> pads,
+              double value) {
+  if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[2] += pads[0] + pads[2];
+  shape[3] += pads[1] + pads[3];
+  auto padded = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                   b.getIndexAttr(pads[0]),
+                                   b.getIndexAttr(pads[1])};
+  SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(pads[2]),
+                                    b.getIndexAttr(pads[3])};
+  Value v = f32(b, loc, value);
+  return tensor::PadOp::create(b, loc, padded, x, low, high, v);
+}
+
+Lowered lowerMatmul(MatmulOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto outType = cast<RankedTensorType>(op.getType());
+  int64_t rank = outType.getRank();
+  ArrayRef<int64_t> out = outType.getShape();
+  // Loops: the result's dimensions, then k.
+  auto operandMap = [&](Value v, bool lhs) {
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t r = type.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t j = 0; j < r - 2; ++j) {
+      int64_t dim = rank - r + j;
+      exprs.push_back(type.getDimSize(j) == 1 && out[dim] != 1
+                          ? b.getAffineConstantExpr(0)
+                          : b.getAffineDimExpr(dim));
+    }
+    if (lhs) {
+      exprs.push_back(b.getAffineDimExpr(rank - 2));
+      exprs.push_back(b.getAffineDimExpr(rank));
+    } else {
+      exprs.push_back(b.getAffineDimExpr(rank));
+      exprs.push_back(b.getAffineDimExpr(rank - 1));
+    }
+    return AffineMap::get(rank + 1, 0, exprs, b.getContext());
+  };
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(b.getAffineDimExpr(d));
+  SmallVector<AffineMap> maps = {
+      operandMap(op.getLhs(), true), operandMap(op.getRhs(), false),
+      AffineMap::get(rank + 1, 0, outExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init = filled(b, loc, outType, 0.0);
+  auto generic = linalg::GenericOp::create(
+      b, loc, outType, ValueRange{op.getLhs(), op.getRhs()}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
+        linalg::YieldOp::create(nb, nl,
+                                Value(arith::AddFOp::create(nb, nl, args[2], p)));
+      });
+  return SmallVector<Value>{generic.getResult(0)};
+}
+
+/// conv + bias, then the fused activation, as the interpreter's
+/// biasAndActivate.
+Value biasAndActivate(OpBuilder &b, Location loc, Value conv, Value bias,
+                      Activation act) {
+  auto type = cast<RankedTensorType>(conv.getType());
+  SmallVector<Value> inputs = {conv};
+  if (bias) {
+    // [C] -> [C, 1, 1] so that it broadcasts over NCHW's channels.
+    auto biasType = RankedTensorType::get({type.getDimSize(1), 1, 1},
+                                          type.getElementType());
+    inputs.push_back(reshapeTo(b, loc, bias, biasType));
+  }
+  if (!bias && act == Activation::None)
+    return conv;
+  return elementwise(b, loc, type, inputs,
+                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                       LinalgDomain::Scope scope(nb, nl);
+                       Value v = args[0];
+                       if (args.size() > 1)
+                         v = LinalgDomain::add(v, args[1]);
+                       interp::UnaryConsts<LinalgDomain> c({});
+                       switch (act) {
+                       case Activation::None:
+                         return v;
+                       case Activation::Relu:
+                         return interp::applyUnary<LinalgDomain,
+                                                   interp::UnaryKind::Relu>(c,
+                                                                            v);
+                       case Activation::Sigmoid:
+                         return interp::applyUnary<
+                             LinalgDomain, interp::UnaryKind::Sigmoid>(c, v);
+                       case Activation::Tanh:
+                         return interp::applyUnary<LinalgDomain,
+                                                   interp::UnaryKind::Tanh>(c,
+                                                                            v);
+                       }
+                       return v;
+                     });
+}
+
+Lowered lowerConv2d(Conv2dOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto outType = cast<RankedTensorType>(op.getType());
+  Value input = padNCHW(b, loc, op.getInput(), op.getPads(), 0.0);
+  Value filter = op.getFilter();
+  auto strides = b.getI64VectorAttr(op.getStrides());
+  auto dilations = b.getI64VectorAttr(op.getDilations());
+  int64_t groups = op.getGroups();
+  Value conv;
+  if (groups == 1) {
+    Value init = filled(b, loc, outType, 0.0);
+    conv = linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{outType},
+                                            ValueRange{input, filter},
+                                            ValueRange{init}, strides,
+                                            dilations)
+               .getResult(0);
+  } else {
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto fType = cast<RankedTensorType>(filter.getType());
+    Type f = outType.getElementType();
+    auto g5 = [&](ArrayRef<int64_t> s) {
+      return RankedTensorType::get({s[0], groups, s[1] / groups, s[2], s[3]},
+                                   f);
+    };
+    auto fg = RankedTensorType::get({groups, fType.getDimSize(0) / groups,
+                                     fType.getDimSize(1), fType.getDimSize(2),
+                                     fType.getDimSize(3)},
+                                    f);
+    Value in5 = reshapeTo(b, loc, input, g5(inType.getShape()));
+    Value f5 = reshapeTo(b, loc, filter, fg);
+    auto out5 = g5(outType.getShape());
+    Value init = filled(b, loc, out5, 0.0);
+    Value c5 = linalg::Conv2DNgchwGfchwOp::create(b, loc, TypeRange{out5},
+                                                  ValueRange{in5, f5},
+                                                  ValueRange{init}, strides,
+                                                  dilations)
+                   .getResult(0);
+    conv = reshapeTo(b, loc, c5, outType);
+  }
+  return SmallVector<Value>{
+      biasAndActivate(b, loc, conv, op.getBias(), op.getActivation())};
+}
+
+Lowered lowerMaxPool(MaxPool2dOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto outType = cast<RankedTensorType>(op.getType());
+  // Padding never wins: it is -inf.
+  Value input = padNCHW(b, loc, op.getInput(), op.getPads(),
+                        -std::numeric_limits<double>::infinity());
+  ArrayRef<int64_t> k = op.getKernelSize();
+  Value window = tensor::EmptyOp::create(b, loc, k, b.getF32Type());
+  Value init =
+      filled(b, loc, outType, -std::numeric_limits<double>::infinity());
+  auto strides = b.getI64VectorAttr(op.getStrides());
+  auto dilations = b.getI64VectorAttr({1, 1});
+  return SmallVector<Value>{
+      linalg::PoolingNchwMaxOp::create(b, loc, TypeRange{outType},
+                                       ValueRange{input, window},
+                                       ValueRange{init}, strides, dilations)
+          .getResult(0)};
+}
+
+Lowered lowerAvgPool(AvgPool2dOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto outType = cast<RankedTensorType>(op.getType());
+  Value input = padNCHW(b, loc, op.getInput(), op.getPads(), 0.0);
+  ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStrides(),
+                    pads = op.getPads();
+  Value window = tensor::EmptyOp::create(b, loc, k, b.getF32Type());
+  Value init = filled(b, loc, outType, 0.0);
+  Value sum = linalg::PoolingNchwSumOp::create(
+                  b, loc, TypeRange{outType}, ValueRange{input, window},
+                  ValueRange{init}, b.getI64VectorAttr(s),
+                  b.getI64VectorAttr({1, 1}))
+                  .getResult(0);
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
+  bool includePad = op.getCountIncludePad();
+  return SmallVector<Value>{elementwise(
+      b, loc, outType, {sum}, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        if (includePad)
+          return Value(arith::DivFOp::create(nb, nl, args[0],
+                                             f32(nb, nl, double(k[0] * k[1]))));
+        // The window clipped to the input: [max(o*s - p, 0),
+        // min(o*s - p + k, n)) on each spatial axis.
+        auto extent = [&](unsigned dim, int64_t stride, int64_t pad,
+                          int64_t kernel, int64_t n) {
+          Value o = linalg::IndexOp::create(nb, nl, dim);
+          auto cst = [&](int64_t v) {
+            return arith::ConstantIndexOp::create(nb, nl, v);
+          };
+          Value start = arith::SubIOp::create(
+              nb, nl, arith::MulIOp::create(nb, nl, o, cst(stride)), cst(pad));
+          Value end = arith::AddIOp::create(nb, nl, start, cst(kernel));
+          Value lo = arith::MaxSIOp::create(nb, nl, start, cst(0));
+          Value hi = arith::MinSIOp::create(nb, nl, end, cst(n));
+          return Value(arith::MaxSIOp::create(
+              nb, nl, arith::SubIOp::create(nb, nl, hi, lo), cst(0)));
+        };
+        Value count = arith::MulIOp::create(nb, nl,
+                                            extent(2, s[0], pads[0], k[0], h),
+                                            extent(3, s[1], pads[1], k[1], w));
+        Value asInt = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), count);
+        Value asFloat =
+            arith::SIToFPOp::create(nb, nl, nb.getF32Type(), asInt);
+        return Value(arith::DivFOp::create(nb, nl, args[0], asFloat));
+      })};
+}
+
+} // namespace
+
+void lowering::attachLinearModels(MLIRContext *context) {
+  attach<MatmulOp, lowerMatmul>(context);
+  attach<Conv2dOp, lowerConv2d>(context);
+  attach<MaxPool2dOp, lowerMaxPool>(context);
+  attach<AvgPool2dOp, lowerAvgPool>(context);
+}

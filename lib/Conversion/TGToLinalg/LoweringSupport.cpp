@@ -1,0 +1,192 @@
+//===- LoweringSupport.cpp - Building blocks of the tg lowering -----------===//
+//
+// Part of Loom. See LoweringSupport.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringSupport.h"
+
+#include "loom/Conversion/TGToLinalg/TGToLinalg.h"
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace loom;
+namespace lowering = loom::tg::lowering;
+using namespace loom::tg::lowering;
+
+thread_local OpBuilder *LinalgDomain::builder = nullptr;
+thread_local const Location *LinalgDomain::loc = nullptr;
+
+Value LinalgDomain::fromDouble(double v) {
+  return arith::ConstantOp::create(*builder, *loc,
+                                   builder->getF32FloatAttr(float(v)));
+}
+Value LinalgDomain::add(Value a, Value b) {
+  return arith::AddFOp::create(*builder, *loc, a, b);
+}
+Value LinalgDomain::sub(Value a, Value b) {
+  return arith::SubFOp::create(*builder, *loc, a, b);
+}
+Value LinalgDomain::mul(Value a, Value b) {
+  return arith::MulFOp::create(*builder, *loc, a, b);
+}
+Value LinalgDomain::div(Value a, Value b) {
+  return arith::DivFOp::create(*builder, *loc, a, b);
+}
+Value LinalgDomain::neg(Value a) {
+  return arith::NegFOp::create(*builder, *loc, a);
+}
+// NaN-propagating, as the interpreter's domains.
+Value LinalgDomain::max(Value a, Value b) {
+  return arith::MaximumFOp::create(*builder, *loc, a, b);
+}
+Value LinalgDomain::min(Value a, Value b) {
+  return arith::MinimumFOp::create(*builder, *loc, a, b);
+}
+Value LinalgDomain::exp(Value a) {
+  return math::ExpOp::create(*builder, *loc, a);
+}
+Value LinalgDomain::log(Value a) {
+  return math::LogOp::create(*builder, *loc, a);
+}
+Value LinalgDomain::sqrt(Value a) {
+  return math::SqrtOp::create(*builder, *loc, a);
+}
+Value LinalgDomain::tanh(Value a) {
+  return math::TanhOp::create(*builder, *loc, a);
+}
+Value LinalgDomain::erf(Value a) {
+  return math::ErfOp::create(*builder, *loc, a);
+}
+Value LinalgDomain::pow(Value a, Value b) {
+  return math::PowFOp::create(*builder, *loc, a, b);
+}
+
+Value lowering::f32(OpBuilder &b, Location loc, double v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
+}
+
+Value lowering::elementwise(OpBuilder &b, Location loc,
+                            RankedTensorType resultType, ValueRange inputs,
+                            ScalarFn fn) {
+  int64_t rank = resultType.getRank();
+  ArrayRef<int64_t> out = resultType.getShape();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs) {
+    auto type = cast<RankedTensorType>(in.getType());
+    SmallVector<AffineExpr> exprs;
+    int64_t r = type.getRank();
+    for (int64_t j = 0; j < r; ++j) {
+      int64_t dim = rank - r + j;
+      exprs.push_back(type.getDimSize(j) == 1 && out[dim] != 1
+                          ? b.getAffineConstantExpr(0)
+                          : b.getAffineDimExpr(dim));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  Value init = tensor::EmptyOp::create(b, loc, out, resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value r = fn(nb, nl, args.drop_back());
+        linalg::YieldOp::create(nb, nl, r);
+      });
+  return generic.getResult(0);
+}
+
+Value lowering::filled(OpBuilder &b, Location loc, RankedTensorType type,
+                       double value) {
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value v = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type.getElementType(), value));
+  return linalg::FillOp::create(b, loc, v, init).getResult(0);
+}
+
+Value lowering::reduceKeepDims(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+    double init,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  // The reduction writes the kept dimensions only (a projection, which
+  // tiling and fusion need); the size-1 dimensions come back by reshaping.
+  SmallVector<int64_t> keptShape, keepDims(type.getShape());
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool reduced = llvm::is_contained(axes, d);
+    if (reduced) {
+      keepDims[d] = 1;
+    } else {
+      keptShape.push_back(type.getDimSize(d));
+      outExprs.push_back(b.getAffineDimExpr(d));
+    }
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+  }
+  auto outType = RankedTensorType::get(keptShape, type.getElementType());
+  Value acc = filled(b, loc, outType, init);
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, outExprs, b.getContext())};
+  Value reduced =
+      linalg::GenericOp::create(
+          b, loc, outType, ValueRange{input}, ValueRange{acc}, maps, iterators,
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            linalg::YieldOp::create(nb, nl, combine(nb, nl, args[1], args[0]));
+          })
+          .getResult(0);
+  return reshapeTo(b, loc, reduced,
+                   RankedTensorType::get(keepDims, type.getElementType()));
+}
+
+Value lowering::reshapeTo(OpBuilder &b, Location loc, Value value,
+                          RankedTensorType type) {
+  auto from = cast<RankedTensorType>(value.getType());
+  if (from == type)
+    return value;
+  auto flatType = RankedTensorType::get({from.getNumElements()},
+                                        from.getElementType());
+  Value flat = value;
+  if (from.getRank() != 1) {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < from.getRank(); ++d)
+      all[0].push_back(d);
+    if (from.getRank() == 0)
+      all.clear();
+    flat = from.getRank() == 0
+               ? Value(tensor::ExpandShapeOp::create(b, loc, flatType, value,
+                                                     all))
+               : Value(tensor::CollapseShapeOp::create(b, loc, flatType, value,
+                                                       all));
+  }
+  if (type.getRank() == 1)
+    return flat;
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all[0].push_back(d);
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  return tensor::ExpandShapeOp::create(b, loc, type, flat, all);
+}
+
+void loom::tg::registerTGToLinalgInterfaceModels(DialectRegistry &registry) {
+  registry.insert<linalg::LinalgDialect, tensor::TensorDialect,
+                  arith::ArithDialect, math::MathDialect>();
+  registry.addExtension(+[](MLIRContext *context, TGDialect *) {
+    context->loadDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                         arith::ArithDialect, math::MathDialect>();
+    attachElementwiseModels(context);
+    attachLinearModels(context);
+    attachMovementModels(context);
+    attachReductionModels(context);
+  });
+}

@@ -1,0 +1,121 @@
+//===- LoweringSupport.h - Building blocks of the tg lowering ---*- C++ -*-===//
+//
+// Part of Loom. Helpers shared by the lowering models (TGToLinalg.h):
+// elementwise generics with numpy broadcasting, reductions, constants, and
+// LinalgDomain, the number domain of ScalarFunctions.h whose values are SSA
+// values of f32 built at an insertion point (so the generated code computes
+// the interpreter's formulas, written once).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_LIB_CONVERSION_TGTOLINALG_LOWERINGSUPPORT_H
+#define LOOM_LIB_CONVERSION_TGTOLINALG_LOWERINGSUPPORT_H
+
+#include "loom/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace loom::tg::lowering {
+
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::RankedTensorType;
+using mlir::Value;
+using mlir::ValueRange;
+using Lowered = llvm::FailureOr<llvm::SmallVector<Value>>;
+
+/// A number domain (interp/Domain.h) over f32 SSA values: each primitive
+/// builds an arith or math op at the current insertion point.
+struct LinalgDomain {
+  using T = Value;
+  static thread_local OpBuilder *builder;
+  static thread_local const Location *loc;
+
+  /// Sets the insertion point of the primitives for its lifetime.
+  struct Scope {
+    OpBuilder *savedBuilder;
+    const Location *savedLoc;
+    Scope(OpBuilder &b, const Location &l) : savedBuilder(builder), savedLoc(loc) {
+      builder = &b;
+      loc = &l;
+    }
+    ~Scope() {
+      builder = savedBuilder;
+      loc = savedLoc;
+    }
+  };
+
+  static Value fromDouble(double v);
+  static Value zero() { return fromDouble(0); }
+  static Value one() { return fromDouble(1); }
+  static Value fromInt(int64_t v) { return fromDouble(double(v)); }
+  static Value add(Value a, Value b);
+  static Value sub(Value a, Value b);
+  static Value mul(Value a, Value b);
+  static Value div(Value a, Value b);
+  static Value neg(Value a);
+  static Value max(Value a, Value b);
+  static Value min(Value a, Value b);
+  static Value exp(Value a);
+  static Value log(Value a);
+  static Value sqrt(Value a);
+  static Value tanh(Value a);
+  static Value erf(Value a);
+  static Value pow(Value a, Value b);
+};
+
+/// The scalar body of an elementwise generic: block arguments in, result out.
+using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// A linalg.generic computing `result[i] = fn(inputs[i]...)` where each
+/// input broadcasts to \p resultType numpy-style (aligned right, size-1
+/// dimensions stretched).
+Value elementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                  ValueRange inputs, ScalarFn fn);
+
+/// An empty tensor of \p type filled with \p value.
+Value filled(OpBuilder &b, Location loc, RankedTensorType type, double value);
+
+/// Reduces \p input over \p axes (sorted, unique) into a tensor of the
+/// input's shape with those dimensions of size 1 (keepdims), starting from
+/// \p init and combining with \p combine(acc, x).
+Value reduceKeepDims(OpBuilder &b, Location loc, Value input,
+                     llvm::ArrayRef<int64_t> axes, double init,
+                     llvm::function_ref<Value(OpBuilder &, Location, Value,
+                                              Value)>
+                         combine);
+
+/// \p value reshaped to \p type (same number of elements), through a
+/// collapse to one dimension and an expansion.
+Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType type);
+
+/// The f32 constant \p v.
+Value f32(OpBuilder &b, Location loc, double v);
+
+/// Attachment of each family's models (one per file).
+void attachElementwiseModels(mlir::MLIRContext *context);
+void attachLinearModels(mlir::MLIRContext *context);
+void attachMovementModels(mlir::MLIRContext *context);
+void attachReductionModels(mlir::MLIRContext *context);
+
+/// The external model of every op of a family: `lower(op, b)` does the work.
+template <class OpT, Lowered (*Lower)(OpT, OpBuilder &)>
+struct Model : LinalgLoweringOpInterface::ExternalModel<Model<OpT, Lower>, OpT> {
+  Lowered lowerToLinalg(mlir::Operation *op, OpBuilder &b) const {
+    return Lower(mlir::cast<OpT>(op), b);
+  }
+};
+
+template <class OpT, Lowered (*Lower)(OpT, OpBuilder &)>
+void attach(mlir::MLIRContext *context) {
+  OpT::template attachInterface<Model<OpT, Lower>>(*context);
+}
+
+} // namespace loom::tg::lowering
+
+#endif // LOOM_LIB_CONVERSION_TGTOLINALG_LOWERINGSUPPORT_H

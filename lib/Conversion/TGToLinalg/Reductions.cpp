@@ -1,0 +1,196 @@
+//===- Reductions.cpp - Lowering of reductions and normalisations ---------===//
+//
+// Part of Loom. Reductions are linalg.generic ops with reduction iterators
+// into keepdims shapes (reshaped when keepdims is false); softmax,
+// layer normalisation and global average pooling are reductions and
+// elementwise generics in the interpreter's order of operations;
+// batchnorm is one elementwise generic over per-channel parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringSupport.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace loom;
+namespace lowering = loom::tg::lowering;
+using namespace loom::tg;
+using namespace loom::tg::lowering;
+
+namespace {
+
+using D = LinalgDomain;
+
+Value addF(OpBuilder &b, Location loc, Value acc, Value x) {
+  return arith::AddFOp::create(b, loc, acc, x);
+}
+Value maxF(OpBuilder &b, Location loc, Value acc, Value x) {
+  return arith::MaximumFOp::create(b, loc, acc, x);
+}
+
+SmallVector<int64_t> normalizedAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> out;
+  for (int64_t a : axes)
+    out.push_back(a < 0 ? a + rank : a);
+  llvm::sort(out);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int64_t countOf(RankedTensorType type, ArrayRef<int64_t> axes) {
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= type.getDimSize(a);
+  return n;
+}
+
+/// sum (or max) over \p axes, divided by the count for a mean, in the
+/// result type of \p op (keepdims or not).
+template <class OpT>
+Lowered lowerReduce(OpT op, OpBuilder &b, bool max, bool mean) {
+  Location loc = op.getLoc();
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  SmallVector<int64_t> axes = normalizedAxes(op.getAxes(), inType.getRank());
+  Value r = max ? reduceKeepDims(b, loc, op.getInput(), axes,
+                                 -std::numeric_limits<double>::infinity(), maxF)
+                : reduceKeepDims(b, loc, op.getInput(), axes, 0.0, addF);
+  if (mean) {
+    double n = double(countOf(inType, axes));
+    r = elementwise(b, loc, cast<RankedTensorType>(r.getType()), {r},
+                    [&](OpBuilder &nb, Location nl, ValueRange args) {
+                      D::Scope scope(nb, nl);
+                      return D::div(args[0], D::fromDouble(n));
+                    });
+  }
+  return SmallVector<Value>{
+      reshapeTo(b, loc, r, cast<RankedTensorType>(op.getType()))};
+}
+
+Lowered lowerReduceSum(ReduceSumOp op, OpBuilder &b) {
+  return lowerReduce(op, b, false, false);
+}
+Lowered lowerReduceMean(ReduceMeanOp op, OpBuilder &b) {
+  return lowerReduce(op, b, false, true);
+}
+Lowered lowerReduceMax(ReduceMaxOp op, OpBuilder &b) {
+  return lowerReduce(op, b, true, false);
+}
+
+Lowered lowerGlobalAvgPool(GlobalAvgPoolOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  Value r = reduceKeepDims(b, loc, op.getInput(), {2, 3}, 0.0, addF);
+  double n = double(countOf(inType, {2, 3}));
+  return SmallVector<Value>{
+      elementwise(b, loc, cast<RankedTensorType>(op.getType()), {r},
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    D::Scope scope(nb, nl);
+                    return D::div(args[0], D::fromDouble(n));
+                  })};
+}
+
+/// exp(x - max) / sum(exp(x - max)) along the axis.
+Lowered lowerSoftmax(SoftmaxOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t axis = int64_t(op.getAxis()); // I64Attr reads back as uint64_t
+  if (axis < 0)
+    axis += type.getRank();
+  Value x = op.getInput();
+  Value m = reduceKeepDims(b, loc, x, {axis},
+                           -std::numeric_limits<double>::infinity(), maxF);
+  Value e = elementwise(b, loc, type, {x, m},
+                        [&](OpBuilder &nb, Location nl, ValueRange args) {
+                          D::Scope scope(nb, nl);
+                          return D::exp(D::sub(args[0], args[1]));
+                        });
+  Value s = reduceKeepDims(b, loc, e, {axis}, 0.0, addF);
+  return SmallVector<Value>{
+      elementwise(b, loc, type, {e, s},
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    D::Scope scope(nb, nl);
+                    return D::div(args[0], args[1]);
+                  })};
+}
+
+/// (x - mean) * (1 / sqrt(var + eps)) * scale + bias over x.shape[axis:].
+Lowered lowerLayerNorm(LayerNormOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t rank = type.getRank();
+  int64_t axis = int64_t(op.getAxis()); // I64Attr reads back as uint64_t
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> axes;
+  for (int64_t d = axis; d < rank; ++d)
+    axes.push_back(d);
+  double n = double(countOf(type, axes));
+  double eps = op.getEpsilon().convertToDouble();
+  Value x = op.getInput();
+  Value sum = reduceKeepDims(b, loc, x, axes, 0.0, addF);
+  auto statType = cast<RankedTensorType>(sum.getType());
+  Value mean = elementwise(b, loc, statType, {sum},
+                           [&](OpBuilder &nb, Location nl, ValueRange args) {
+                             D::Scope scope(nb, nl);
+                             return D::div(args[0], D::fromDouble(n));
+                           });
+  Value dev = elementwise(b, loc, type, {x, mean},
+                          [&](OpBuilder &nb, Location nl, ValueRange args) {
+                            D::Scope scope(nb, nl);
+                            return D::sub(args[0], args[1]);
+                          });
+  Value sq = elementwise(b, loc, type, {dev},
+                         [&](OpBuilder &nb, Location nl, ValueRange args) {
+                           D::Scope scope(nb, nl);
+                           return D::mul(args[0], args[0]);
+                         });
+  Value sqSum = reduceKeepDims(b, loc, sq, axes, 0.0, addF);
+  Value inv = elementwise(
+      b, loc, statType, {sqSum},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        D::Scope scope(nb, nl);
+        Value var = D::div(args[0], D::fromDouble(n));
+        return D::div(D::one(), D::sqrt(D::add(var, D::fromDouble(eps))));
+      });
+  return SmallVector<Value>{elementwise(
+      b, loc, type, {dev, inv, op.getScale(), op.getBias()},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        D::Scope scope(nb, nl);
+        return D::add(D::mul(D::mul(args[0], args[1]), args[2]), args[3]);
+      })};
+}
+
+/// (x - mean) / sqrt(var + eps) * scale + bias per channel (dimension 1).
+Lowered lowerBatchNorm(BatchNormOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t rank = type.getRank();
+  // [C] -> [C, 1, ..., 1] so that it broadcasts over dimension 1.
+  SmallVector<int64_t> shape(rank - 1, 1);
+  shape[0] = type.getDimSize(1);
+  auto paramType = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<Value> inputs = {op.getInput()};
+  for (Value p : {op.getMean(), op.getVariance(), op.getScale(), op.getBias()})
+    inputs.push_back(reshapeTo(b, loc, p, paramType));
+  double eps = op.getEpsilon().convertToDouble();
+  return SmallVector<Value>{elementwise(
+      b, loc, type, inputs, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        D::Scope scope(nb, nl);
+        Value stddev = D::sqrt(D::add(args[2], D::fromDouble(eps)));
+        return D::add(D::mul(D::div(D::sub(args[0], args[1]), stddev), args[3]),
+                      args[4]);
+      })};
+}
+
+} // namespace
+
+void lowering::attachReductionModels(MLIRContext *context) {
+  attach<ReduceSumOp, lowerReduceSum>(context);
+  attach<ReduceMeanOp, lowerReduceMean>(context);
+  attach<ReduceMaxOp, lowerReduceMax>(context);
+  attach<GlobalAvgPoolOp, lowerGlobalAvgPool>(context);
+  attach<SoftmaxOp, lowerSoftmax>(context);
+  attach<LayerNormOp, lowerLayerNorm>(context);
+  attach<BatchNormOp, lowerBatchNorm>(context);
+}
