@@ -8,6 +8,8 @@
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace loom::compiler {
@@ -63,6 +65,46 @@ FailureOr<int64_t> rewriteForall(scf::ForallOp forall, Value begin, Value end) {
   return total;
 }
 
+/// The memref \p v is a view of: a function argument or an allocation.
+Value baseOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether iterations of \p forall may run as separate calls over parts of
+/// the range: nothing else in the function writes a function argument (an
+/// output), and nothing after the loop writes memory at all (when the loop
+/// fills a temporary that is then copied out, every call would copy the
+/// whole temporary, including the parts other calls computed).
+bool splittable(scf::ForallOp forall) {
+  bool after = false;
+  for (Operation &op : *forall->getBlock()) {
+    if (&op == forall.getOperation()) {
+      after = true;
+      continue;
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(&op);
+    if (!effects) {
+      if (op.getNumRegions() > 0)
+        return false; // unknown nested effects
+      continue;
+    }
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (auto &e : list) {
+      if (!isa<MemoryEffects::Write>(e.getEffect()))
+        continue;
+      if (after)
+        return false;
+      Value v = e.getValue();
+      if (!v || isa<BlockArgument>(baseOf(v)))
+        return false;
+    }
+  }
+  return true;
+}
+
 struct ForallToRange
     : public compiler::impl::LoomForallToRangeBase<ForallToRange> {
   void runOnOperation() override {
@@ -84,10 +126,27 @@ struct ForallToRange
         return signalPassFailure();
       }
       if (foralls.size() == 1) {
-        auto total = rewriteForall(foralls.front(), begin, end);
-        if (failed(total))
-          return signalPassFailure();
-        range = *total;
+        scf::ForallOp forall = foralls.front();
+        if (splittable(forall)) {
+          auto total = rewriteForall(forall, begin, end);
+          if (failed(total))
+            return signalPassFailure();
+          range = *total;
+        } else {
+          // One call computes everything: the loop runs its whole range.
+          int64_t total = 1;
+          for (auto [lb, ub, step] :
+               llvm::zip(forall.getStaticLowerBound(),
+                         forall.getStaticUpperBound(),
+                         forall.getStaticStep()))
+            total *= std::max<int64_t>(0, (ub - lb + step - 1) / step);
+          OpBuilder b(forall);
+          Value zero = arith::ConstantIndexOp::create(b, forall.getLoc(), 0);
+          Value all =
+              arith::ConstantIndexOp::create(b, forall.getLoc(), total);
+          if (failed(rewriteForall(forall, zero, all)))
+            return signalPassFailure();
+        }
       }
       fn->setAttr("loom.range",
                   IntegerAttr::get(IntegerType::get(&getContext(), 64), range));

@@ -1,0 +1,209 @@
+// The module of ops.test: one function per lowered op kind.
+module {
+  func.func @relu(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.relu %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @sigmoid(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.sigmoid %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @tanh(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.tanh %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @exp(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.exp %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @log(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.log %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @sqrt(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.sqrt %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @rsqrt(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.rsqrt %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @neg(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.neg %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @erf(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.erf %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @hardswish(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.hardswish %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @softplus(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.softplus %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @gelu_tanh(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.gelu %x {tanh_approximation = true} : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @gelu_erf(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.gelu %x : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @clip(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.clip %x {min = -0.25 : f64, max = 0.5 : f64} : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @hardsigmoid(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.hardsigmoid %x {alpha = 0.3 : f64, beta = 0.4 : f64} : tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @add(%x: tensor<2x3x4xf32> {tg.name = "x"}, %c: tensor<3x1xf32> {tg.name = "c"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.add %x, %c : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @sub(%x: tensor<2x3x4xf32> {tg.name = "x"}, %c: tensor<3x1xf32> {tg.name = "c"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.sub %x, %c : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @mul(%x: tensor<2x3x4xf32> {tg.name = "x"}, %c: tensor<3x1xf32> {tg.name = "c"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.mul %x, %c : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @div(%x: tensor<2x3x4xf32> {tg.name = "x"}, %c: tensor<3x1xf32> {tg.name = "c"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.div %x, %c : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @max(%x: tensor<2x3x4xf32> {tg.name = "x"}, %c: tensor<3x1xf32> {tg.name = "c"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.max %x, %c : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @min(%x: tensor<2x3x4xf32> {tg.name = "x"}, %c: tensor<3x1xf32> {tg.name = "c"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.min %x, %c : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @pow(%x: tensor<2x3x4xf32> {tg.name = "x"}, %c: tensor<3x1xf32> {tg.name = "c"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.pow %x, %c : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @cast_i64(%x: tensor<2x5xi64> {tg.name = "x"}) -> (tensor<2x5xf32> {tg.name = "y"}) {
+    %y = tg.cast %x : tensor<2x5xi64> to tensor<2x5xf32>
+    return %y : tensor<2x5xf32>
+  }
+  func.func @cast_trunc(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %s = tg.mul %x, %x : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    %i = tg.cast %s : tensor<2x3x4xf32> to tensor<2x3x4xi64>
+    %y = tg.cast %i : tensor<2x3x4xi64> to tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @matmul_bcast(%x: tensor<2x5x7xf32> {tg.name = "x"}, %w: tensor<7x3xf32> {tg.name = "w"}) -> (tensor<2x5x3xf32> {tg.name = "y"}) {
+    %y = tg.matmul %x, %w : (tensor<2x5x7xf32>, tensor<7x3xf32>) -> tensor<2x5x3xf32>
+    return %y : tensor<2x5x3xf32>
+  }
+  func.func @matmul_batch(%x: tensor<1x5x7xf32> {tg.name = "x"}, %w: tensor<2x7x3xf32> {tg.name = "w"}) -> (tensor<2x5x3xf32> {tg.name = "y"}) {
+    %y = tg.matmul %x, %w : (tensor<1x5x7xf32>, tensor<2x7x3xf32>) -> tensor<2x5x3xf32>
+    return %y : tensor<2x5x3xf32>
+  }
+  func.func @conv_bias_relu(%x: tensor<1x4x7x7xf32> {tg.name = "x"}, %w: tensor<6x4x3x3xf32> {tg.name = "w"}, %b: tensor<6xf32> {tg.name = "b"}) -> (tensor<1x6x4x6xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 0, 2, 1>, strides = array<i64: 2, 1>, activation = #tg<activation relu>} : (tensor<1x4x7x7xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<1x6x4x6xf32>
+    return %y : tensor<1x6x4x6xf32>
+  }
+  func.func @conv_dilated_sigmoid(%x: tensor<1x4x7x7xf32> {tg.name = "x"}, %w: tensor<2x4x2x2xf32> {tg.name = "w"}) -> (tensor<1x2x5x4xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w {dilations = array<i64: 2, 3>, activation = #tg<activation sigmoid>} : (tensor<1x4x7x7xf32>, tensor<2x4x2x2xf32>) -> tensor<1x2x5x4xf32>
+    return %y : tensor<1x2x5x4xf32>
+  }
+  func.func @conv_grouped(%x: tensor<1x4x7x7xf32> {tg.name = "x"}, %w: tensor<6x2x3x3xf32> {tg.name = "w"}) -> (tensor<1x6x7x7xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64, activation = #tg<activation tanh>} : (tensor<1x4x7x7xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x7x7xf32>
+    return %y : tensor<1x6x7x7xf32>
+  }
+  func.func @conv_depthwise(%x: tensor<1x4x7x7xf32> {tg.name = "x"}, %w: tensor<4x1x3x3xf32> {tg.name = "w"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, groups = 4 : i64} : (tensor<1x4x7x7xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+    return %y : tensor<1x4x4x4xf32>
+  }
+  func.func @maxpool(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
+    %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
+    return %y : tensor<1x4x4x4xf32>
+  }
+  func.func @avgpool(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
+    %y = tg.avgpool2d %x {kernel_size = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 0>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
+    return %y : tensor<1x4x4x4xf32>
+  }
+  func.func @avgpool_incl(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
+    %y = tg.avgpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
+    return %y : tensor<1x4x4x4xf32>
+  }
+  func.func @global_avgpool(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x1x1xf32> {tg.name = "y"}) {
+    %y = tg.global_avgpool %x : (tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32>
+    return %y : tensor<1x4x1x1xf32>
+  }
+  func.func @reduce_sum(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<1x3x1xf32> {tg.name = "y"}) {
+    %y = tg.reduce_sum %x {axes = array<i64: 0, 2>} : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
+    return %y : tensor<1x3x1xf32>
+  }
+  func.func @reduce_mean(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3xf32> {tg.name = "y"}) {
+    %y = tg.reduce_mean %x {axes = array<i64: -1>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
+    return %y : tensor<2x3xf32>
+  }
+  func.func @reduce_max(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x1x4xf32> {tg.name = "y"}) {
+    %y = tg.reduce_max %x {axes = array<i64: 1>} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+    return %y : tensor<2x1x4xf32>
+  }
+  func.func @softmax_last(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.softmax %x : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @softmax_mid(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.softmax %x {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @layernorm(%x: tensor<2x3x4xf32> {tg.name = "x"}, %g: tensor<4xf32> {tg.name = "g"}, %b: tensor<4xf32> {tg.name = "b"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.layernorm %x, %g, %b : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @layernorm_axis1(%x: tensor<2x3x4xf32> {tg.name = "x"}, %g: tensor<3x4xf32> {tg.name = "g"}, %b: tensor<3x4xf32> {tg.name = "b"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.layernorm %x, %g, %b {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @batchnorm(%x: tensor<1x4x7x7xf32> {tg.name = "x"}, %s: tensor<4xf32> {tg.name = "s"}, %b: tensor<4xf32> {tg.name = "b"}, %m: tensor<4xf32> {tg.name = "m"}, %v: tensor<4xf32> {tg.name = "v"}) -> (tensor<1x4x7x7xf32> {tg.name = "y"}) {
+    %v2 = tg.mul %v, %v : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %y = tg.batchnorm %x, %s, %b, %m, %v2 : (tensor<1x4x7x7xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x7x7xf32>
+    return %y : tensor<1x4x7x7xf32>
+  }
+  func.func @transpose(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<4x2x3xf32> {tg.name = "y"}) {
+    %y = tg.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+    return %y : tensor<4x2x3xf32>
+  }
+  func.func @reshape(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<6x4xf32> {tg.name = "y"}) {
+    %r = tg.reshape %x : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+    %y = tg.neg %r : tensor<6x4xf32>
+    return %y : tensor<6x4xf32>
+  }
+  func.func @broadcast_to(%x: tensor<3x1xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %y = tg.broadcast_to %x : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @concat(%x: tensor<2x3x4xf32> {tg.name = "x"}, %z: tensor<2x1x4xf32> {tg.name = "z"}) -> (tensor<2x7x4xf32> {tg.name = "y"}) {
+    %y = tg.concat %x, %z, %x {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x1x4xf32>, tensor<2x3x4xf32>) -> tensor<2x7x4xf32>
+    return %y : tensor<2x7x4xf32>
+  }
+  func.func @split(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x3xf32> {tg.name = "y"}) {
+    %a, %b = tg.split %x {axis = 2 : i64, sizes = array<i64: 1, 3>} : (tensor<2x3x4xf32>) -> (tensor<2x3x1xf32>, tensor<2x3x3xf32>)
+    %y = tg.mul %b, %a : (tensor<2x3x3xf32>, tensor<2x3x1xf32>) -> tensor<2x3x3xf32>
+    return %y : tensor<2x3x3xf32>
+  }
+  func.func @slice(%x: tensor<6x5xf32> {tg.name = "x"}) -> (tensor<2x4xf32> {tg.name = "y"}) {
+    %y = tg.slice %x {starts = array<i64: 1, 0>, limits = array<i64: 5, 4>, strides = array<i64: 2, 1>} : (tensor<6x5xf32>) -> tensor<2x4xf32>
+    return %y : tensor<2x4xf32>
+  }
+  func.func @pad(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<3x4x6xf32> {tg.name = "y"}) {
+    %y = tg.pad %x {low = array<i64: 0, 1, 0>, high = array<i64: 1, 0, 2>, value = 1.5 : f64} : (tensor<2x3x4xf32>) -> tensor<3x4x6xf32>
+    return %y : tensor<3x4x6xf32>
+  }
+  func.func @constant(%x: tensor<2x2xf32> {tg.name = "x"}) -> (tensor<2x2xf32> {tg.name = "y"}) {
+    %c = tg.constant dense<[[1.0, -2.0], [0.5, 3.0]]> : tensor<2x2xf32>
+    %y = tg.mul %x, %c : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+    return %y : tensor<2x2xf32>
+  }
+}
