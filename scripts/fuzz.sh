@@ -47,4 +47,5 @@ fuzz() {
 
 fuzz parse-verify-interpret loom-fuzz-parse-verify-interpret
 fuzz safetensors loom-safetensors-fuzzer
+fuzz artifact loom-artifact-fuzzer
 exit "$found"

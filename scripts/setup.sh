@@ -23,7 +23,7 @@ PACKAGES=(
   lld-22                               # links the artifacts loom-compile writes
   libdnnl-dev libopenblas-dev          # libloomrt: oneDNN and OpenBLAS steps
   libgomp1                             # GNU OpenMP, the pool oneDNN and kernels share
-  llvm-22-dev llvm-22-tools            # LLVM, lit, FileCheck
+  llvm-22 llvm-22-dev llvm-22-tools    # LLVM, lit, FileCheck, llvm-objcopy (artifact tests)
   libmlir-22-dev mlir-22-tools         # libMLIR.so, mlir-tblgen
   libz3-dev                            # SMT solver (rule verification)
   libgtest-dev libgmock-dev            # GoogleTest

@@ -55,6 +55,7 @@ config.substitutions.append(("%loom_default_rules", config.loom_default_rules))
 if config.loom_enable_fuzzers:
     config.available_features.add("fuzzer")
     llvm_config.add_tool_substitutions(
-        ["loom-fuzz-parse-verify-interpret", "loom-safetensors-fuzzer"], tool_dirs)
+        ["loom-fuzz-parse-verify-interpret", "loom-safetensors-fuzzer",
+         "loom-artifact-fuzzer"], tool_dirs)
 if config.loom_enable_cuda:
     config.available_features.add("cuda")

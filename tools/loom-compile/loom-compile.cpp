@@ -21,6 +21,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
@@ -118,6 +119,10 @@ int main(int argc, char **argv) {
                     "'");
       options.dims[name] = v;
     }
+    // The initializers are compiled from memory; the attribute only names
+    // them (the artifact stores them itself).
+    options.weightsAttr =
+        llvm::sys::path::stem(inputFile).str() + ".safetensors";
     safetensors::Writer writer;
     module = importONNX(input->getBuffer(), inputFile,
                         path.ends_with(".onnxtext") ? ONNXFormat::Text
