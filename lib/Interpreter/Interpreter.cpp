@@ -224,18 +224,34 @@ template class loom::interp::Interpreter<F32Domain>;
 template class loom::interp::Interpreter<F64Domain>;
 template class loom::interp::Interpreter<ModPDomain>;
 
+/// The smallest size of a gathered axis that \p v indexes (through
+/// fragments, whose block arguments stand for their inputs).
+static void gatherBound(Value v, std::optional<int64_t> &bound) {
+  for (OpOperand &use : v.getUses()) {
+    if (auto fragment = dyn_cast<tg::FragmentOp>(use.getOwner())) {
+      gatherBound(fragment.getBody().front().getArgument(
+                      use.getOperandNumber()),
+                  bound);
+      continue;
+    }
+    auto g = dyn_cast<tg::GatherOp>(use.getOwner());
+    if (!g || use.get() != g.getIndices())
+      continue;
+    auto data = g.getData().getType();
+    int64_t axis = int64_t(g.getAxis()); // I64Attr reads back as uint64_t
+    if (axis < 0)
+      axis += data.getRank();
+    if (axis < 0 || axis >= data.getRank())
+      continue;
+    int64_t size = std::max<int64_t>(1, data.getDimSize(axis));
+    bound = bound ? std::min(*bound, size) : size;
+  }
+}
+
 int64_t loom::interp::randomIntegerBound(BlockArgument arg) {
   if (getElementTypeOrSelf(arg.getType()).isInteger(1))
     return 2;
   std::optional<int64_t> bound;
-  for (OpOperand &use : arg.getUses())
-    if (auto g = dyn_cast<tg::GatherOp>(use.getOwner());
-        g && use.get() == g.getIndices()) {
-      auto data = g.getData().getType();
-      int64_t axis =
-          g.getAxis() < 0 ? g.getAxis() + data.getRank() : g.getAxis();
-      int64_t size = std::max<int64_t>(1, data.getDimSize(axis));
-      bound = bound ? std::min(*bound, size) : size;
-    }
+  gatherBound(arg, bound);
   return bound.value_or(10);
 }

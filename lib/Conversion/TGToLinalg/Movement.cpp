@@ -112,6 +112,60 @@ Lowered lowerPad(PadOp op, OpBuilder &b) {
       indexAttrs(b, op.getHigh()), value)};
 }
 
+/// out[o..., j..., i...] = data[o..., idx[j...], i...], with the index made
+/// non-negative as the interpreter does. An index out of range, which the
+/// interpreter reports as an error, is clamped: generated code has no way
+/// to report it, and a clamped read stays inside the buffer.
+Lowered lowerGather(GatherOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto dataType = cast<RankedTensorType>(op.getData().getType());
+  auto idxType = cast<RankedTensorType>(op.getIndices().getType());
+  auto outType = cast<RankedTensorType>(op.getType());
+  int64_t rank = dataType.getRank(), ri = idxType.getRank();
+  int64_t axis = normalizeAxis(int64_t(op.getAxis()), rank);
+  int64_t outRank = outType.getRank();
+  int64_t dim = dataType.getDimSize(axis);
+  SmallVector<AffineExpr> idxExprs;
+  for (int64_t j = 0; j < ri; ++j)
+    idxExprs.push_back(b.getAffineDimExpr(axis + j));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(outRank, 0, idxExprs, b.getContext()),
+      b.getMultiDimIdentityMap(outRank)};
+  Value init = tensor::EmptyOp::create(b, loc, outType.getShape(),
+                                       outType.getElementType());
+  Value data = op.getData();
+  SmallVector<utils::IteratorType> iterators(outRank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, outType, ValueRange{op.getIndices()}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value raw = args[0];
+        Type it = raw.getType();
+        auto cst = [&](int64_t v) {
+          return arith::ConstantOp::create(nb, nl, nb.getIntegerAttr(it, v));
+        };
+        Value zero = cst(0);
+        Value neg = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt,
+                                          raw, zero);
+        Value wrapped = arith::SelectOp::create(
+            nb, nl, neg, arith::AddIOp::create(nb, nl, raw, cst(dim)), raw);
+        Value clamped = arith::MaxSIOp::create(
+            nb, nl, zero, arith::MinSIOp::create(nb, nl, wrapped, cst(dim - 1)));
+        Value at = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), clamped);
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < rank; ++d) {
+          if (d == axis)
+            indices.push_back(at);
+          else
+            indices.push_back(linalg::IndexOp::create(
+                nb, nl, d < axis ? d : d + ri - 1));
+        }
+        linalg::YieldOp::create(
+            nb, nl, Value(tensor::ExtractOp::create(nb, nl, data, indices)));
+      });
+  return SmallVector<Value>{generic.getResult(0)};
+}
+
 } // namespace
 
 void lowering::attachMovementModels(MLIRContext *context) {
@@ -122,4 +176,5 @@ void lowering::attachMovementModels(MLIRContext *context) {
   attach<SplitOp, lowerSplit>(context);
   attach<ConcatOp, lowerConcat>(context);
   attach<PadOp, lowerPad>(context);
+  attach<GatherOp, lowerGather>(context);
 }

@@ -206,4 +206,15 @@ module {
     %y = tg.mul %x, %c : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
     return %y : tensor<2x2xf32>
   }
+  func.func @gather_rows(%x: tensor<5x3xf32> {tg.name = "x"}, %i: tensor<2x4xi64> {tg.name = "i"}) -> (tensor<2x4x3xf32> {tg.name = "y"}) {
+    %y = tg.gather %x, %i : (tensor<5x3xf32>, tensor<2x4xi64>) -> tensor<2x4x3xf32>
+    return %y : tensor<2x4x3xf32>
+  }
+  func.func @gather_axis1(%x: tensor<2x5x3xf32> {tg.name = "x"}, %i: tensor<4xi64> {tg.name = "i"}) -> (tensor<2x4x3xf32> {tg.name = "y"}) {
+    %n = tg.constant dense<[0, -1, 2, -5]> : tensor<4xi64>
+    %a = tg.gather %x, %i {axis = 1 : i64} : (tensor<2x5x3xf32>, tensor<4xi64>) -> tensor<2x4x3xf32>
+    %b = tg.gather %x, %n {axis = -2 : i64} : (tensor<2x5x3xf32>, tensor<4xi64>) -> tensor<2x4x3xf32>
+    %y = tg.sub %a, %b : (tensor<2x4x3xf32>, tensor<2x4x3xf32>) -> tensor<2x4x3xf32>
+    return %y : tensor<2x4x3xf32>
+  }
 }
