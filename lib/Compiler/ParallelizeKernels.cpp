@@ -29,8 +29,13 @@ SmallVector<OpFoldResult> chooseTileSizes(TilingInterface op, OpBuilder &b,
   SmallVector<Range> domain = op.getIterationDomain(b);
   SmallVector<OpFoldResult> sizes(iterators.size(), b.getIndexAttr(0));
   int64_t iterations = 1;
+  // The innermost loop is never cut into size-1 tiles: it is what LLVM
+  // vectorises, and a producer fused into each tile (softmax's max and sum)
+  // usually reduces along it, so each tile would recompute the reduction
+  // (ppocr-rec's 40x6625 softmax: 3.5 G operations instead of 0.5 M).
   for (auto [i, kind] : llvm::enumerate(iterators)) {
-    if (kind != utils::IteratorType::parallel || iterations >= minIterations)
+    if (kind != utils::IteratorType::parallel || iterations >= minIterations ||
+        i + 1 == iterators.size())
       break;
     std::optional<int64_t> extent = getConstantIntValue(domain[i].size);
     if (!extent)

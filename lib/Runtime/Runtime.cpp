@@ -11,6 +11,8 @@
 #include "Model.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -90,8 +92,45 @@ struct loom_context {
   void *arena = nullptr;
   std::vector<void *> buffers;
   std::vector<void *> kernelArgs;
-  ~loom_context() { std::free(arena); }
+  /// LOOM_PROFILE set at creation: seconds per (entry, step), printed to
+  /// stderr when the context is freed.
+  bool profile = false;
+  std::vector<std::vector<double>> stepSeconds;
+  ~loom_context();
 };
+
+loom_context::~loom_context() {
+  if (profile) {
+    struct Row {
+      double seconds;
+      size_t entry, step;
+    };
+    std::vector<Row> rows;
+    double total = 0;
+    for (size_t e = 0; e < stepSeconds.size(); ++e)
+      for (size_t s = 0; s < stepSeconds[e].size(); ++s) {
+        rows.push_back({stepSeconds[e][s], e, s});
+        total += stepSeconds[e][s];
+      }
+    std::sort(rows.begin(), rows.end(),
+              [](const Row &a, const Row &b) { return a.seconds > b.seconds; });
+    std::fprintf(stderr, "loomrt profile (all runs): %.3f ms in steps\n",
+                 total * 1e3);
+    static const char *const kOps[] = {"kernel", "onednn.conv2d",
+                                       "onednn.matmul", "openblas.sgemm",
+                                       "copy"};
+    for (const Row &r : rows) {
+      if (r.seconds <= 0)
+        continue;
+      const StepSpec &s = model->manifest.entries[r.entry].steps[r.step];
+      std::fprintf(stderr, "  %5.1f%% %10.3f ms  %s step %zu %s %s\n",
+                   total > 0 ? 100 * r.seconds / total : 0.0, r.seconds * 1e3,
+                   model->manifest.entries[r.entry].name.c_str(), r.step,
+                   kOps[int(s.op)], s.kernel.c_str());
+    }
+  }
+  std::free(arena);
+}
 
 namespace {
 
@@ -403,6 +442,11 @@ loom_status loom_context_create(const loom_model *model,
                   "");
   auto c = std::make_unique<loom_context>();
   c->model = model;
+  if (const char *p = std::getenv("LOOM_PROFILE"); p && *p && *p != '0') {
+    c->profile = true;
+    for (const EntrySpec &e : model->manifest.entries)
+      c->stepSeconds.emplace_back(e.steps.size(), 0.0);
+  }
   size_t bytes = (size_t(model->maxArena) + 63) / 64 * 64;
   if (bytes) {
     c->arena = std::aligned_alloc(64, bytes);
@@ -454,7 +498,10 @@ loom_status loom_run(loom_context *context, int64_t entry,
                     m.path);
   }
   setThreads(m.threads);
-  for (const StepSpec &s : e.steps) {
+  for (size_t index = 0; index < e.steps.size(); ++index) {
+    const StepSpec &s = e.steps[index];
+    auto start = context->profile ? std::chrono::steady_clock::now()
+                                  : std::chrono::steady_clock::time_point();
     switch (s.op) {
     case StepSpec::Op::Kernel: {
       std::vector<void *> &args = context->kernelArgs;
@@ -472,6 +519,11 @@ loom_status loom_run(loom_context *context, int64_t entry,
       if (Error err = s.library->run(buffers.data()))
         return report(err, m.path);
     }
+    if (context->profile)
+      context->stepSeconds[entry][index] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                        start)
+              .count();
   }
   return LOOM_OK;
 }

@@ -45,6 +45,15 @@ int64_t countOf(RankedTensorType type, ArrayRef<int64_t> axes) {
   return n;
 }
 
+/// \p v / \p n elementwise (a mean from a sum).
+Value divideBy(OpBuilder &b, Location loc, Value v, double n) {
+  return elementwise(b, loc, cast<RankedTensorType>(v.getType()), {v},
+                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                       D::Scope scope(nb, nl);
+                       return D::div(args[0], D::fromDouble(n));
+                     });
+}
+
 /// sum (or max) over \p axes, divided by the count for a mean, in the
 /// result type of \p op (keepdims or not).
 template <class OpT>
@@ -55,14 +64,8 @@ Lowered lowerReduce(OpT op, OpBuilder &b, bool max, bool mean) {
   Value r = max ? reduceKeepDims(b, loc, op.getInput(), axes,
                                  -std::numeric_limits<double>::infinity(), maxF)
                 : reduceKeepDims(b, loc, op.getInput(), axes, 0.0, addF);
-  if (mean) {
-    double n = double(countOf(inType, axes));
-    r = elementwise(b, loc, cast<RankedTensorType>(r.getType()), {r},
-                    [&](OpBuilder &nb, Location nl, ValueRange args) {
-                      D::Scope scope(nb, nl);
-                      return D::div(args[0], D::fromDouble(n));
-                    });
-  }
+  if (mean)
+    r = divideBy(b, loc, r, double(countOf(inType, axes)));
   return SmallVector<Value>{
       reshapeTo(b, loc, r, cast<RankedTensorType>(op.getType()))};
 }
@@ -81,13 +84,8 @@ Lowered lowerGlobalAvgPool(GlobalAvgPoolOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   Value r = reduceKeepDims(b, loc, op.getInput(), {2, 3}, 0.0, addF);
-  double n = double(countOf(inType, {2, 3}));
   return SmallVector<Value>{
-      elementwise(b, loc, cast<RankedTensorType>(op.getType()), {r},
-                  [&](OpBuilder &nb, Location nl, ValueRange args) {
-                    D::Scope scope(nb, nl);
-                    return D::div(args[0], D::fromDouble(n));
-                  })};
+      divideBy(b, loc, r, double(countOf(inType, {2, 3})))};
 }
 
 /// exp(x - max) / sum(exp(x - max)) along the axis.
@@ -130,11 +128,7 @@ Lowered lowerLayerNorm(LayerNormOp op, OpBuilder &b) {
   Value x = op.getInput();
   Value sum = reduceKeepDims(b, loc, x, axes, 0.0, addF);
   auto statType = cast<RankedTensorType>(sum.getType());
-  Value mean = elementwise(b, loc, statType, {sum},
-                           [&](OpBuilder &nb, Location nl, ValueRange args) {
-                             D::Scope scope(nb, nl);
-                             return D::div(args[0], D::fromDouble(n));
-                           });
+  Value mean = divideBy(b, loc, sum, n);
   Value dev = elementwise(b, loc, type, {x, mean},
                           [&](OpBuilder &nb, Location nl, ValueRange args) {
                             D::Scope scope(nb, nl);
