@@ -112,6 +112,19 @@ Lowered lowerPad(PadOp op, OpBuilder &b) {
       indexAttrs(b, op.getHigh()), value)};
 }
 
+/// The filter zero-padded to the kernel size, its taps centred.
+Lowered lowerEnlarge(EnlargeOp op, OpBuilder &b) {
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t dh = (type.getDimSize(2) - inType.getDimSize(2)) / 2;
+  int64_t dw = (type.getDimSize(3) - inType.getDimSize(3)) / 2;
+  Value zero = arith::ConstantOp::create(
+      b, op.getLoc(), b.getFloatAttr(type.getElementType(), 0.0));
+  return SmallVector<Value>{tensor::PadOp::create(
+      b, op.getLoc(), type, op.getInput(), indexAttrs(b, {0, 0, dh, dw}),
+      indexAttrs(b, {0, 0, dh, dw}), zero)};
+}
+
 /// out[o..., j..., i...] = data[o..., idx[j...], i...], with the index made
 /// non-negative as the interpreter does. An index out of range, which the
 /// interpreter reports as an error, is clamped: generated code has no way
@@ -177,4 +190,5 @@ void lowering::attachMovementModels(MLIRContext *context) {
   attach<ConcatOp, lowerConcat>(context);
   attach<PadOp, lowerPad>(context);
   attach<GatherOp, lowerGather>(context);
+  attach<EnlargeOp, lowerEnlarge>(context);
 }

@@ -217,4 +217,9 @@ module {
     %y = tg.sub %a, %b : (tensor<2x4x3xf32>, tensor<2x4x3xf32>) -> tensor<2x4x3xf32>
     return %y : tensor<2x4x3xf32>
   }
+  func.func @enlarge(%x: tensor<1x2x5x5xf32> {tg.name = "x"}, %w: tensor<3x2x1x1xf32> {tg.name = "w"}) -> (tensor<1x3x5x5xf32> {tg.name = "y"}) {
+    %e = tg.enlarge %w {kernel_size = array<i64: 3, 3>} : (tensor<3x2x1x1xf32>) -> tensor<3x2x3x3xf32>
+    %y = tg.conv2d %x, %e {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x5x5xf32>
+    return %y : tensor<1x3x5x5xf32>
+  }
 }

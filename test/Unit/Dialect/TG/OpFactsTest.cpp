@@ -60,7 +60,7 @@ const Fact kFacts[] = {
        // compile with a diagnostic naming it (docs/Compiler.md); they run on
        // the interpreter. Remove an op from here when it gains a lowering.
        static const char *const kNotLowered[] = {
-           "tg.weight", "tg.fragment", "tg.resize", "tg.enlarge"};
+           "tg.weight", "tg.fragment", "tg.resize"};
        return op.hasInterface<LinalgLoweringOpInterface>() ||
               llvm::is_contained(kNotLowered, op.getStringRef());
      }},
