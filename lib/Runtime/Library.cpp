@@ -125,14 +125,32 @@ dnnl::post_ops postOps(const StepSpec &s) {
   return ops;
 }
 
+/// This thread's scratch memory for oneDNN, at least \p bytes, 64-aligned.
+void *threadScratchpad(size_t bytes) {
+  struct Buffer {
+    void *data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (buffer.size < bytes) {
+    std::free(buffer.data);
+    buffer.size = (bytes + 63) / 64 * 64;
+    buffer.data = std::aligned_alloc(64, buffer.size);
+  }
+  return buffer.data;
+}
+
 /// A oneDNN primitive with its bound constant weights.
 class DnnlStep : public LibraryStep {
 public:
   DnnlStep(const StepSpec &s, dnnl::primitive prim, memory::desc src,
            memory::desc weightsUser, memory::desc weights, memory::desc bias,
-           memory::desc dst, void *constantWeights, int64_t dstBytes)
+           memory::desc dst, memory::desc scratchpad, void *constantWeights,
+           int64_t dstBytes)
       : spec(s), prim(std::move(prim)), srcMd(src), weightsMd(weights),
-        biasMd(bias), dstMd(dst), dstBytes(dstBytes) {
+        biasMd(bias), dstMd(dst), scratchpadMd(scratchpad),
+        dstBytes(dstBytes) {
     if (constantWeights) {
       memory user(weightsUser, cpuEngine(), constantWeights);
       if (weightsUser == weights) {
@@ -160,6 +178,11 @@ public:
     if (spec.bias != -1)
       args.emplace(DNNL_ARG_BIAS, memory(biasMd, eng, buffers[spec.bias]));
     args.emplace(DNNL_ARG_DST, memory(dstMd, eng, dst));
+    // The scratchpad is the calling thread's (scratchpad_mode::user): the
+    // library's own is not safe when two threads run one primitive.
+    if (size_t bytes = scratchpadMd.get_size())
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   memory(scratchpadMd, eng, threadScratchpad(bytes)));
     try {
       prim.execute(threadStream(), args);
       threadStream().wait();
@@ -173,7 +196,7 @@ public:
 private:
   StepSpec spec;
   dnnl::primitive prim;
-  memory::desc srcMd, weightsMd, biasMd, dstMd, unpackedWeights;
+  memory::desc srcMd, weightsMd, biasMd, dstMd, scratchpadMd, unpackedWeights;
   memory packed;
   int64_t dstBytes;
 };
@@ -208,13 +231,14 @@ std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
                                                     padR);
   dnnl::primitive_attr attr;
   attr.set_post_ops(postOps(s));
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
   int64_t dstBytes = 4;
   for (int64_t d : s.dstShape)
     dstBytes *= d;
   return std::make_shared<DnnlStep>(
       s, dnnl::convolution_forward(pd), srcMd, userW, pd.weights_desc(), biasMd,
-      dstMd, constantWeights, dstBytes);
+      dstMd, pd.scratchpad_desc(), constantWeights, dstBytes);
 }
 
 std::shared_ptr<LibraryStep> prepareMatmul(const StepSpec &s,
@@ -238,13 +262,15 @@ std::shared_ptr<LibraryStep> prepareMatmul(const StepSpec &s,
                            : dnnl::matmul::desc(srcMd, wMd, dstMd);
   dnnl::primitive_attr attr;
   attr.set_post_ops(postOps(s));
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::matmul::primitive_desc pd(desc, attr, cpuEngine());
   int64_t dstBytes = 4;
   for (int64_t d : s.dstShape)
     dstBytes *= d;
   return std::make_shared<DnnlStep>(s, dnnl::matmul(pd), srcMd, userW,
                                     pd.weights_desc(), biasMd, dstMd,
-                                    constantWeights, dstBytes);
+                                    pd.scratchpad_desc(), constantWeights,
+                                    dstBytes);
 }
 
 //===----------------------------------------------------------------------===//

@@ -3,6 +3,7 @@
    each output. Build: see CMakeLists.txt beside this file. */
 #include <loom-c/Runtime.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,46 @@ static void fill(const loom_tensor_desc *d, void *data) {
   }
 }
 
+/* --concurrent: the loaded model is shared by two threads, each with its own
+   context, each running the entry 10 times; every output must equal the
+   single-threaded one byte for byte. */
+typedef struct {
+  const loom_model *model;
+  const void **inputs;
+  void **expected;
+  int64_t num_outputs;
+  int ok;
+} job;
+
+static void *work(void *arg) {
+  job *j = arg;
+  loom_tensor_desc d;
+  void **outputs = calloc((size_t)j->num_outputs, sizeof(void *));
+  for (int64_t i = 0; i < j->num_outputs; ++i) {
+    loom_entry_output(j->model, 0, i, &d);
+    outputs[i] = malloc((size_t)d.bytes);
+  }
+  loom_context *context;
+  j->ok = loom_context_create(j->model, &context) == LOOM_OK;
+  for (int r = 0; j->ok && r < 10; ++r) {
+    j->ok = loom_run(context, 0, j->inputs, outputs) == LOOM_OK;
+    for (int64_t i = 0; j->ok && i < j->num_outputs; ++i) {
+      loom_entry_output(j->model, 0, i, &d);
+      j->ok = memcmp(outputs[i], j->expected[i], (size_t)d.bytes) == 0;
+    }
+  }
+  if (j->ok)
+    loom_context_free(context);
+  for (int64_t i = 0; i < j->num_outputs; ++i)
+    free(outputs[i]);
+  free(outputs);
+  return NULL;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s model.so\n", argv[0]);
+  int concurrent = argc == 3 && strcmp(argv[2], "--concurrent") == 0;
+  if (argc != 2 && !concurrent) {
+    fprintf(stderr, "usage: %s model.so [--concurrent]\n", argv[0]);
     return 2;
   }
   loom_model *model;
@@ -53,6 +91,20 @@ int main(int argc, char **argv) {
       loom_run(context, entry, inputs, outputs) != LOOM_OK) {
     fprintf(stderr, "error: %s\n", loom_last_error());
     return 1;
+  }
+  if (concurrent) {
+    job jobs[2];
+    pthread_t threads[2];
+    for (int t = 0; t < 2; ++t) {
+      jobs[t] = (job){model, inputs, outputs, no, 0};
+      pthread_create(&threads[t], NULL, work, &jobs[t]);
+    }
+    for (int t = 0; t < 2; ++t)
+      pthread_join(threads[t], NULL);
+    printf("concurrent: 2 threads x 10 runs, outputs %s\n",
+           jobs[0].ok && jobs[1].ok ? "identical" : "DIFFERENT");
+    if (!jobs[0].ok || !jobs[1].ok)
+      return 1;
   }
   for (int64_t i = 0; i < no; ++i) {
     loom_entry_output(model, entry, i, &d);
