@@ -59,7 +59,13 @@ void kernelWorker(void *data) {
 } // namespace
 
 void loom::rt::setThreads(int threads) {
+  // Called before every run (OpenMP's team size is per calling thread):
+  // only a change reaches OpenMP and OpenBLAS.
+  thread_local int applied = -1;
   gThreads = threads > 0 ? threads : 0;
+  if (applied == gThreads)
+    return;
+  applied = gThreads;
   int n = gThreads ? gThreads : omp_get_max_threads();
   omp_set_num_threads(n);
   openblas_set_num_threads(n);
@@ -146,11 +152,9 @@ class DnnlStep : public LibraryStep {
 public:
   DnnlStep(const StepSpec &s, dnnl::primitive prim, memory::desc src,
            memory::desc weightsUser, memory::desc weights, memory::desc bias,
-           memory::desc dst, memory::desc scratchpad, void *constantWeights,
-           int64_t dstBytes)
+           memory::desc dst, memory::desc scratchpad, void *constantWeights)
       : spec(s), prim(std::move(prim)), srcMd(src), weightsMd(weights),
-        biasMd(bias), dstMd(dst), scratchpadMd(scratchpad),
-        dstBytes(dstBytes) {
+        biasMd(bias), dstMd(dst), scratchpadMd(scratchpad) {
     if (constantWeights) {
       memory user(weightsUser, cpuEngine(), constantWeights);
       if (weightsUser == weights) {
@@ -160,8 +164,6 @@ public:
         dnnl::reorder(user, packed).execute(threadStream(), user, packed);
         threadStream().wait();
       }
-    } else {
-      unpackedWeights = weightsUser;
     }
   }
 
@@ -169,7 +171,7 @@ public:
     dnnl::engine &eng = cpuEngine();
     void *dst = buffers[spec.dst];
     if (spec.sum != -1 && buffers[spec.sum] != dst)
-      std::memcpy(dst, buffers[spec.sum], dstBytes);
+      std::memcpy(dst, buffers[spec.sum], f32Bytes(spec.dstShape));
     std::unordered_map<int, memory> args;
     args.emplace(DNNL_ARG_SRC, memory(srcMd, eng, buffers[spec.src]));
     args.emplace(DNNL_ARG_WEIGHTS,
@@ -196,9 +198,8 @@ public:
 private:
   StepSpec spec;
   dnnl::primitive prim;
-  memory::desc srcMd, weightsMd, biasMd, dstMd, scratchpadMd, unpackedWeights;
+  memory::desc srcMd, weightsMd, biasMd, dstMd, scratchpadMd;
   memory packed;
-  int64_t dstBytes;
 };
 
 std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
@@ -233,12 +234,9 @@ std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
   attr.set_post_ops(postOps(s));
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
-  int64_t dstBytes = 4;
-  for (int64_t d : s.dstShape)
-    dstBytes *= d;
   return std::make_shared<DnnlStep>(
       s, dnnl::convolution_forward(pd), srcMd, userW, pd.weights_desc(), biasMd,
-      dstMd, pd.scratchpad_desc(), constantWeights, dstBytes);
+      dstMd, pd.scratchpad_desc(), constantWeights);
 }
 
 std::shared_ptr<LibraryStep> prepareMatmul(const StepSpec &s,
@@ -264,13 +262,9 @@ std::shared_ptr<LibraryStep> prepareMatmul(const StepSpec &s,
   attr.set_post_ops(postOps(s));
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::matmul::primitive_desc pd(desc, attr, cpuEngine());
-  int64_t dstBytes = 4;
-  for (int64_t d : s.dstShape)
-    dstBytes *= d;
   return std::make_shared<DnnlStep>(s, dnnl::matmul(pd), srcMd, userW,
                                     pd.weights_desc(), biasMd, dstMd,
-                                    pd.scratchpad_desc(), constantWeights,
-                                    dstBytes);
+                                    pd.scratchpad_desc(), constantWeights);
 }
 
 //===----------------------------------------------------------------------===//

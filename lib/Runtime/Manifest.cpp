@@ -15,12 +15,12 @@
 using namespace loom::rt;
 
 int64_t loom::rt::dtypeBytes(const std::string &dtype) {
-  static const std::pair<const char *, int64_t> kSizes[] = {
-      {"f32", 4}, {"f16", 2}, {"bf16", 2}, {"f64", 8},
-      {"i64", 8}, {"i32", 4}, {"i8", 1},   {"i1", 1}};
-  for (auto &[name, bytes] : kSizes)
-    if (dtype == name)
-      return bytes;
+  // Loom's one list of element types (no LLVM needed to read it); i1 is
+  // stored a byte per element.
+#define LOOM_ELEMENT_TYPE(Kind, MLIRName, DType, ONNX, Bits, IsFloat)          \
+  if (dtype == MLIRName)                                                       \
+    return Bits < 8 ? 1 : Bits / 8;
+#include "loom/Support/ElementTypes.def"
   return 0;
 }
 

@@ -108,6 +108,14 @@ Error parseManifest(std::string_view text, Manifest &manifest);
 /// The bytes of one element of an MLIR dtype spelling (f32 ...), or 0.
 int64_t dtypeBytes(const std::string &dtype);
 
+/// The bytes of a dense f32 tensor of \p shape (library steps compute in f32).
+inline int64_t f32Bytes(const std::vector<int64_t> &shape) {
+  int64_t n = 4;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
 /// Fails naming the first feature of \p features this CPU lacks.
 Error checkCpuFeatures(const std::vector<std::string> &features);
 

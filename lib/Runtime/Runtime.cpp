@@ -182,28 +182,22 @@ Error checkStepSizes(const loom_model &m, size_t entry, size_t index) {
                            std::to_string(bytes[id]));
     return Error::ok();
   };
-  auto f32 = [](const std::vector<int64_t> &shape) {
-    int64_t n = 4;
-    for (int64_t d : shape)
-      n *= d;
-    return n;
-  };
   Error err;
   switch (s.op) {
   case StepSpec::Op::Conv2d:
   case StepSpec::Op::Matmul:
-    if ((err = need(s.src, f32(s.srcShape), "src")) ||
-        (err = need(s.weights, f32(s.weightsShape), "weights")) ||
-        (err = need(s.dst, f32(s.dstShape), "dst")) ||
-        (err = need(s.sum, f32(s.dstShape), "sum")))
+    if ((err = need(s.src, f32Bytes(s.srcShape), "src")) ||
+        (err = need(s.weights, f32Bytes(s.weightsShape), "weights")) ||
+        (err = need(s.dst, f32Bytes(s.dstShape), "dst")) ||
+        (err = need(s.sum, f32Bytes(s.dstShape), "sum")))
       return err;
     return need(s.bias,
                 4 * (s.op == StepSpec::Op::Conv2d ? s.dstShape[1]
                                                   : s.dstShape.back()),
                 "bias");
   case StepSpec::Op::Sgemm:
-    if ((err = need(s.a, f32(s.aShape) * s.batch, "a")) ||
-        (err = need(s.b, f32(s.bShape), "b")))
+    if ((err = need(s.a, f32Bytes(s.aShape) * s.batch, "a")) ||
+        (err = need(s.b, f32Bytes(s.bShape), "b")))
       return err;
     return need(s.c, 4 * s.aShape[0] * s.bShape[1] * s.batch, "c");
   case StepSpec::Op::Copy:

@@ -15,6 +15,7 @@
 #include "loom-c/Runtime.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Interpreter/Interpreter.h"
+#include "loom/Support/ElementTypes.h"
 #include "loom/Support/SafeTensors.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -230,12 +231,10 @@ int writeOutputs(const std::string &path,
                  const std::vector<HostTensor> &outputs) {
   safetensors::Writer writer;
   for (const HostTensor &t : outputs) {
-    auto dtype = safetensors::parseDType(
-        std::string(t.desc.dtype) == "f32"   ? "F32"
-        : std::string(t.desc.dtype) == "f64" ? "F64"
-        : std::string(t.desc.dtype) == "i64" ? "I64"
-        : std::string(t.desc.dtype) == "i32" ? "I32"
-                                             : "I8");
+    std::optional<safetensors::DType> dtype;
+    for (const ElementTypeInfo &info : allElementTypes())
+      if (info.mlirName == t.desc.dtype)
+        dtype = info.dtype;
     if (!dtype)
       return fail("output '" + std::string(t.desc.name) +
                   "' has a dtype safetensors cannot hold");

@@ -334,6 +334,12 @@ int main(int argc, char **argv) {
   if (run::isArtifact(inputFile)) {
     if (domain != "f32")
       return fail("an artifact computes in f32; --domain does not apply");
+    if (runCanonicalize || !writeRandomWeights.empty())
+      return fail("--canonicalize and --write-random-weights apply to .mlir "
+                  "files, not to a compiled artifact");
+    if (profileOps)
+      return fail("--profile times the interpreter's ops; for an artifact "
+                  "set LOOM_PROFILE=1 (docs/Runtime.md)");
     run::ArtifactRunOptions o;
     o.path = inputFile;
     o.entry = entry;

@@ -104,9 +104,12 @@ Lowered lowerPad(PadOp op, OpBuilder &b) {
       llvm::any_of(op.getHigh(), [](int64_t p) { return p < 0; }))
     return op.emitOpError("with negative padding has no lowering yet");
   auto type = cast<RankedTensorType>(op.getType());
-  Value value = arith::ConstantOp::create(
-      b, op.getLoc(),
-      b.getFloatAttr(type.getElementType(), op.getValue().convertToDouble()));
+  Type element = type.getElementType();
+  double v = op.getValue().convertToDouble();
+  TypedAttr attr = isa<FloatType>(element)
+                       ? TypedAttr(b.getFloatAttr(element, v))
+                       : TypedAttr(b.getIntegerAttr(element, int64_t(v)));
+  Value value = arith::ConstantOp::create(b, op.getLoc(), attr);
   return SmallVector<Value>{tensor::PadOp::create(
       b, op.getLoc(), type, op.getInput(), indexAttrs(b, op.getLow()),
       indexAttrs(b, op.getHigh()), value)};
