@@ -19,6 +19,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Operator.h"
 
 namespace loom::compiler {
 #define GEN_PASS_DEF_LOOMAPPROXIMATEMATH
@@ -88,6 +90,23 @@ void addEntryPoint(llvm::Module &m, llvm::Function *impl, StringRef name) {
   b.CreateRetVoid();
 }
 
+/// What LLVM may assume of a kernel so that it vectorises it: its buffers
+/// never overlap (the memory plan gives tensors alive at one step disjoint
+/// bytes; inputs and weights are only read), and its floating-point sums
+/// may be reassociated and multiply-adds contracted (a reduction is split
+/// over vector lanes, as oneDNN's and ONNX Runtime's are).
+void relaxKernel(llvm::Function &impl) {
+  for (llvm::Argument &arg : impl.args())
+    if (arg.getType()->isPointerTy())
+      arg.addAttr(llvm::Attribute::NoAlias);
+  llvm::FastMathFlags flags;
+  flags.setAllowReassoc();
+  flags.setAllowContract();
+  for (llvm::Instruction &inst : llvm::instructions(impl))
+    if (isa<llvm::FPMathOperator>(inst))
+      inst.setFastMathFlags(inst.getFastMathFlags() | flags);
+}
+
 } // namespace
 
 OwningOpRef<ModuleOp> compiler::outlineKernels(const EntrySchedule &entry,
@@ -151,6 +170,7 @@ compiler::translateKernels(ModuleOp kernels, llvm::LLVMContext &context,
                << step.kernel << " was not generated";
       impl->setName(step.kernel + ".impl");
       impl->setLinkage(llvm::GlobalValue::InternalLinkage);
+      relaxKernel(*impl);
       addEntryPoint(*m, impl, step.kernel);
       step.range = range->second;
     }

@@ -16,7 +16,10 @@
 #include <dnnl.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <unordered_map>
 
 extern "C" {
@@ -131,14 +134,17 @@ dnnl::post_ops postOps(const StepSpec &s) {
   return ops;
 }
 
-/// This thread's scratch memory for oneDNN, at least \p bytes, 64-aligned.
-void *threadScratchpad(size_t bytes) {
+/// This thread's memory number \p slot, at least \p bytes, 64-aligned: slot
+/// 0 is oneDNN's scratchpad, 1 and 2 a step's source and destination in the
+/// layout its primitive computes in when the buffer holds another.
+void *threadBuffer(int slot, size_t bytes) {
   struct Buffer {
     void *data = nullptr;
     size_t size = 0;
     ~Buffer() { std::free(data); }
   };
-  thread_local Buffer buffer;
+  thread_local Buffer buffers[3];
+  Buffer &buffer = buffers[slot];
   if (buffer.size < bytes) {
     std::free(buffer.data);
     buffer.size = (bytes + 63) / 64 * 64;
@@ -147,14 +153,64 @@ void *threadScratchpad(size_t bytes) {
   return buffer.data;
 }
 
-/// A oneDNN primitive with its bound constant weights.
+/// Every primitive gets the calling thread's scratchpad
+/// (scratchpad_mode::user): the library's own is not safe when two threads
+/// run one primitive.
+dnnl::primitive_attr userScratchpad(dnnl::post_ops ops = {}) {
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+/// A reorder between two layouts of one tensor, made once.
+struct Reorder {
+  dnnl::primitive prim;
+  memory::desc from, to, scratchpad;
+
+  Reorder() = default;
+  Reorder(const memory::desc &from, const memory::desc &to)
+      : from(from), to(to) {
+    dnnl::reorder::primitive_desc pd(cpuEngine(), from, cpuEngine(), to,
+                                     userScratchpad());
+    prim = dnnl::reorder(pd);
+    scratchpad = pd.scratchpad_desc();
+  }
+  explicit operator bool() const { return bool(prim); }
+  void run(void *src, void *dst) const {
+    dnnl::engine &eng = cpuEngine();
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_FROM, memory(from, eng, src)},
+        {DNNL_ARG_TO, memory(to, eng, dst)}};
+    if (size_t bytes = scratchpad.get_size())
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   memory(scratchpad, eng, threadBuffer(0, bytes)));
+    prim.execute(threadStream(), args);
+  }
+};
+
+/// The layouts of a oneDNN step's activations: the one its primitive
+/// computes in and the one the buffer holds (equal unless a reorder is
+/// needed at the edge of a run of blocked-layout steps).
+struct Layouts {
+  memory::desc src, srcBuffer, dst, dstBuffer, sumBuffer;
+};
+
+/// A oneDNN primitive with its bound constant weights and the reorders
+/// between its buffers' layouts and its own.
 class DnnlStep : public LibraryStep {
 public:
-  DnnlStep(const StepSpec &s, dnnl::primitive prim, memory::desc src,
+  DnnlStep(const StepSpec &s, dnnl::primitive prim, const Layouts &layouts,
            memory::desc weightsUser, memory::desc weights, memory::desc bias,
-           memory::desc dst, memory::desc scratchpad, void *constantWeights)
-      : spec(s), prim(std::move(prim)), srcMd(src), weightsMd(weights),
-        biasMd(bias), dstMd(dst), scratchpadMd(scratchpad) {
+           memory::desc scratchpad, void *constantWeights)
+      : spec(s), prim(std::move(prim)), io(layouts), weightsMd(weights),
+        biasMd(bias), scratchpadMd(scratchpad) {
+    if (io.src != io.srcBuffer)
+      srcIn = Reorder(io.srcBuffer, io.src);
+    if (io.dst != io.dstBuffer)
+      dstOut = Reorder(io.dst, io.dstBuffer);
+    if (spec.sum != -1 && io.sumBuffer != io.dst)
+      sumIn = Reorder(io.sumBuffer, io.dst);
     if (constantWeights) {
       memory user(weightsUser, cpuEngine(), constantWeights);
       if (weightsUser == weights) {
@@ -168,26 +224,8 @@ public:
   }
 
   Error run(void *const *buffers) const override {
-    dnnl::engine &eng = cpuEngine();
-    void *dst = buffers[spec.dst];
-    if (spec.sum != -1 && buffers[spec.sum] != dst)
-      std::memcpy(dst, buffers[spec.sum], f32Bytes(spec.dstShape));
-    std::unordered_map<int, memory> args;
-    args.emplace(DNNL_ARG_SRC, memory(srcMd, eng, buffers[spec.src]));
-    args.emplace(DNNL_ARG_WEIGHTS,
-                 packed ? packed
-                        : memory(weightsMd, eng, buffers[spec.weights]));
-    if (spec.bias != -1)
-      args.emplace(DNNL_ARG_BIAS, memory(biasMd, eng, buffers[spec.bias]));
-    args.emplace(DNNL_ARG_DST, memory(dstMd, eng, dst));
-    // The scratchpad is the calling thread's (scratchpad_mode::user): the
-    // library's own is not safe when two threads run one primitive.
-    if (size_t bytes = scratchpadMd.get_size())
-      args.emplace(DNNL_ARG_SCRATCHPAD,
-                   memory(scratchpadMd, eng, threadScratchpad(bytes)));
     try {
-      prim.execute(threadStream(), args);
-      threadStream().wait();
+      runSteps(buffers);
     } catch (const dnnl::error &e) {
       return makeError(LOOM_ERROR_LIBRARY,
                        std::string("oneDNN failed: ") + e.what());
@@ -196,47 +234,179 @@ public:
   }
 
 private:
+  void runSteps(void *const *buffers) const {
+    dnnl::engine &eng = cpuEngine();
+    void *src = buffers[spec.src];
+    if (srcIn) {
+      src = threadBuffer(1, io.src.get_size());
+      srcIn.run(buffers[spec.src], src);
+    }
+    void *dst = dstOut ? threadBuffer(2, io.dst.get_size()) : buffers[spec.dst];
+    if (sumIn)
+      sumIn.run(buffers[spec.sum], dst);
+    else if (spec.sum != -1 && buffers[spec.sum] != dst)
+      std::memcpy(dst, buffers[spec.sum], io.dst.get_size());
+    std::unordered_map<int, memory> args;
+    args.emplace(DNNL_ARG_SRC, memory(io.src, eng, src));
+    args.emplace(DNNL_ARG_WEIGHTS,
+                 packed ? packed
+                        : memory(weightsMd, eng, buffers[spec.weights]));
+    if (spec.bias != -1)
+      args.emplace(DNNL_ARG_BIAS, memory(biasMd, eng, buffers[spec.bias]));
+    args.emplace(DNNL_ARG_DST, memory(io.dst, eng, dst));
+    if (size_t bytes = scratchpadMd.get_size())
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   memory(scratchpadMd, eng, threadBuffer(0, bytes)));
+    prim.execute(threadStream(), args);
+    if (dstOut)
+      dstOut.run(dst, buffers[spec.dst]);
+    threadStream().wait();
+  }
+
   StepSpec spec;
   dnnl::primitive prim;
-  memory::desc srcMd, weightsMd, biasMd, dstMd, scratchpadMd;
+  Layouts io;
+  memory::desc weightsMd, biasMd, scratchpadMd;
+  Reorder srcIn, dstOut, sumIn;
   memory packed;
 };
 
-std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
-                                         void *constantWeights) {
-  memory::dims src = dims(s.srcShape), dst = dims(s.dstShape);
-  memory::dims w = dims(s.weightsShape);
-  auto tag = memory::format_tag::oihw;
-  if (s.groups > 1) {
-    w = {s.groups, w[0] / s.groups, w[1], w[2], w[3]};
-    tag = memory::format_tag::goihw;
-  }
-  auto f32 = memory::data_type::f32;
-  memory::desc srcMd(src, f32, memory::format_tag::nchw);
-  memory::desc dstMd(dst, f32, memory::format_tag::nchw);
-  memory::desc userW(w, f32, tag);
-  memory::desc anyW(w, f32, memory::format_tag::any);
-  memory::desc biasMd({s.dstShape[1]}, f32, memory::format_tag::x);
-  memory::dims strides = dims(s.strides);
-  memory::dims dil = {s.dilations[0] - 1, s.dilations[1] - 1};
-  memory::dims padL = {s.pads[0], s.pads[1]}, padR = {s.pads[2], s.pads[3]};
-  auto prop = dnnl::prop_kind::forward_inference;
-  auto alg = dnnl::algorithm::convolution_direct;
-  const memory::desc &wMd = constantWeights ? anyW : userW;
-  auto desc = s.bias != -1
-                  ? dnnl::convolution_forward::desc(prop, alg, srcMd, wMd,
-                                                    biasMd, dstMd, strides,
-                                                    dil, padL, padR)
-                  : dnnl::convolution_forward::desc(prop, alg, srcMd, wMd,
-                                                    dstMd, strides, dil, padL,
-                                                    padR);
+/// A conv2d step as oneDNN sees it, activation layouts left to the caller.
+struct ConvProblem {
+  memory::desc src, dst; ///< plain NCHW: the layout of Loom's buffers
+  memory::desc userW, weights, bias;
+  memory::dims strides, dilations, padL, padR;
+  bool hasBias;
   dnnl::primitive_attr attr;
-  attr.set_post_ops(postOps(s));
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
-  return std::make_shared<DnnlStep>(
-      s, dnnl::convolution_forward(pd), srcMd, userW, pd.weights_desc(), biasMd,
-      dstMd, pd.scratchpad_desc(), constantWeights);
+
+  ConvProblem(const StepSpec &s, bool constantWeights) {
+    auto f32 = memory::data_type::f32;
+    memory::dims w = dims(s.weightsShape);
+    auto tag = memory::format_tag::oihw;
+    if (s.groups > 1) {
+      w = {s.groups, w[0] / s.groups, w[1], w[2], w[3]};
+      tag = memory::format_tag::goihw;
+    }
+    src = memory::desc(dims(s.srcShape), f32, memory::format_tag::nchw);
+    dst = memory::desc(dims(s.dstShape), f32, memory::format_tag::nchw);
+    userW = memory::desc(w, f32, tag);
+    // Constant weights are reordered once into the primitive's choice.
+    weights = constantWeights ? memory::desc(w, f32, memory::format_tag::any)
+                              : userW;
+    bias = memory::desc({s.dstShape[1]}, f32, memory::format_tag::x);
+    strides = dims(s.strides);
+    dilations = {s.dilations[0] - 1, s.dilations[1] - 1};
+    padL = {s.pads[0], s.pads[1]};
+    padR = {s.pads[2], s.pads[3]};
+    hasBias = s.bias != -1;
+    attr = userScratchpad(postOps(s));
+  }
+
+  /// The primitive computing from \p srcMd into \p dstMd (either may be
+  /// format_tag::any: oneDNN chooses).
+  dnnl::convolution_forward::primitive_desc
+  primitive(const memory::desc &srcMd, const memory::desc &dstMd) const {
+    auto prop = dnnl::prop_kind::forward_inference;
+    auto alg = dnnl::algorithm::convolution_direct;
+    auto desc =
+        hasBias ? dnnl::convolution_forward::desc(prop, alg, srcMd, weights,
+                                                  bias, dstMd, strides,
+                                                  dilations, padL, padR)
+                : dnnl::convolution_forward::desc(prop, alg, srcMd, weights,
+                                                  dstMd, strides, dilations,
+                                                  padL, padR);
+    return {desc, attr, cpuEngine()};
+  }
+};
+
+memory::desc anyLayout(const memory::desc &md) {
+  return memory::desc(md.dims(), md.data_type(), memory::format_tag::any);
+}
+
+/// The layout each activation buffer holds: blocked (oneDNN's preferred
+/// layout, nChw8c or nChw16c by ISA) where every step touching the buffer
+/// is a convolution that prefers that same layout for it, so a run of
+/// convolutions passes blocked tensors to each other and reorders only at
+/// its edges; plain NCHW (absent from the map) everywhere else. Kernels,
+/// copies, matmuls and the entry's inputs and outputs see plain tensors.
+using LayoutPlan = std::map<int64_t, memory::desc>;
+
+LayoutPlan planLayouts(const EntrySpec &entry,
+                       const std::vector<int64_t> &bufferBytes,
+                       const std::vector<void *> &constants) {
+  LayoutPlan plan;
+  if (const char *p = std::getenv("LOOM_ONEDNN_LAYOUT");
+      p && std::string(p) == "plain")
+    return plan;
+  std::map<int64_t, std::vector<memory::desc>> wanted;
+  std::vector<bool> excluded(entry.buffers.size());
+  auto exclude = [&](int64_t id) {
+    if (id >= 0 && id < int64_t(excluded.size()))
+      excluded[id] = true;
+  };
+  for (const StepSpec &s : entry.steps) {
+    std::optional<dnnl::convolution_forward::primitive_desc> pd;
+    if (s.op == StepSpec::Op::Conv2d) {
+      try {
+        ConvProblem conv(s, constants[s.weights] != nullptr);
+        pd = conv.primitive(anyLayout(conv.src), anyLayout(conv.dst));
+      } catch (const dnnl::error &) {
+        // Left to prepareConv, which reports it.
+      }
+    }
+    if (!pd) {
+      for (int64_t id : {s.src, s.weights, s.bias, s.sum, s.dst, s.a, s.b, s.c})
+        exclude(id);
+      for (int64_t id : s.args)
+        exclude(id);
+      continue;
+    }
+    wanted[s.src].push_back(pd->src_desc());
+    wanted[s.dst].push_back(pd->dst_desc());
+    if (s.sum != -1)
+      wanted[s.sum].push_back(pd->dst_desc());
+    exclude(s.weights);
+    exclude(s.bias);
+  }
+  for (auto &[id, layouts] : wanted) {
+    const memory::desc &md = layouts.front();
+    memory::desc plainMd(md.dims(), md.data_type(), memory::format_tag::nchw);
+    if (excluded[id] || entry.buffers[id].kind != BufferSpec::Kind::Arena ||
+        md == plainMd || md.get_size() > size_t(bufferBytes[id]) ||
+        !std::all_of(layouts.begin(), layouts.end(),
+                     [&](const memory::desc &l) { return l == md; }))
+      continue;
+    plan.emplace(id, md);
+  }
+  return plan;
+}
+
+/// The buffer's layout under \p plan, or \p plainMd.
+memory::desc layoutOf(const LayoutPlan &plan, int64_t id,
+                      const memory::desc &plainMd) {
+  auto it = plan.find(id);
+  return it == plan.end() ? plainMd : it->second;
+}
+
+std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
+                                         void *constantWeights,
+                                         const LayoutPlan &plan) {
+  ConvProblem conv(s, constantWeights != nullptr);
+  Layouts io;
+  io.srcBuffer = layoutOf(plan, s.src, conv.src);
+  io.dstBuffer = layoutOf(plan, s.dst, conv.dst);
+  io.sumBuffer = s.sum != -1 ? layoutOf(plan, s.sum, conv.dst) : conv.dst;
+  // Where a buffer is plain, the primitive still computes in its preferred
+  // layout: a reorder at the edge costs less than a convolution on NCHW.
+  auto preferred = conv.primitive(
+      plan.count(s.src) ? io.srcBuffer : anyLayout(conv.src),
+      plan.count(s.dst) ? io.dstBuffer : anyLayout(conv.dst));
+  io.src = preferred.src_desc();
+  io.dst = preferred.dst_desc();
+  return std::make_shared<DnnlStep>(s, dnnl::convolution_forward(preferred),
+                                    io, conv.userW, preferred.weights_desc(),
+                                    conv.bias, preferred.scratchpad_desc(),
+                                    constantWeights);
 }
 
 std::shared_ptr<LibraryStep> prepareMatmul(const StepSpec &s,
@@ -252,18 +422,18 @@ std::shared_ptr<LibraryStep> prepareMatmul(const StepSpec &s,
                dst = pad(s.dstShape);
   memory::dims bias(rank, 1);
   bias.back() = dst.back();
-  memory::desc srcMd = rowMajor(src), dstMd = rowMajor(dst),
-               userW = rowMajor(w), biasMd = rowMajor(bias);
+  Layouts io;
+  io.src = io.srcBuffer = rowMajor(src);
+  io.dst = io.dstBuffer = io.sumBuffer = rowMajor(dst);
+  memory::desc userW = rowMajor(w), biasMd = rowMajor(bias);
   memory::desc anyW(w, memory::data_type::f32, memory::format_tag::any);
   const memory::desc &wMd = constantWeights ? anyW : userW;
-  auto desc = s.bias != -1 ? dnnl::matmul::desc(srcMd, wMd, biasMd, dstMd)
-                           : dnnl::matmul::desc(srcMd, wMd, dstMd);
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(postOps(s));
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  dnnl::matmul::primitive_desc pd(desc, attr, cpuEngine());
-  return std::make_shared<DnnlStep>(s, dnnl::matmul(pd), srcMd, userW,
-                                    pd.weights_desc(), biasMd, dstMd,
+  auto desc = s.bias != -1 ? dnnl::matmul::desc(io.src, wMd, biasMd, io.dst)
+                           : dnnl::matmul::desc(io.src, wMd, io.dst);
+  dnnl::matmul::primitive_desc pd(desc, userScratchpad(postOps(s)),
+                                  cpuEngine());
+  return std::make_shared<DnnlStep>(s, dnnl::matmul(pd), io, userW,
+                                    pd.weights_desc(), biasMd,
                                     pd.scratchpad_desc(), constantWeights);
 }
 
@@ -291,32 +461,39 @@ private:
 
 } // namespace
 
-Error loom::rt::prepareLibraryStep(const EntrySpec &entry, StepSpec &step,
-                                   const std::vector<void *> &constants) {
+Error loom::rt::prepareLibrarySteps(EntrySpec &entry,
+                                    const std::vector<int64_t> &bufferBytes,
+                                    const std::vector<void *> &constants) {
   auto constantOf = [&](int64_t id) -> void * {
     return entry.buffers[id].kind == BufferSpec::Kind::Weight ? constants[id]
                                                               : nullptr;
   };
-  try {
-    switch (step.op) {
-    case StepSpec::Op::Conv2d:
-      step.library = prepareConv(step, constantOf(step.weights));
-      break;
-    case StepSpec::Op::Matmul:
-      step.library = prepareMatmul(step, constantOf(step.weights));
-      break;
-    case StepSpec::Op::Sgemm:
-      step.library = std::make_shared<SgemmStep>(step);
-      break;
-    default:
-      break;
+  std::vector<void *> constantWeights(entry.buffers.size());
+  for (size_t id = 0; id < entry.buffers.size(); ++id)
+    constantWeights[id] = constantOf(int64_t(id));
+  LayoutPlan plan = planLayouts(entry, bufferBytes, constantWeights);
+  for (StepSpec &step : entry.steps) {
+    try {
+      switch (step.op) {
+      case StepSpec::Op::Conv2d:
+        step.library = prepareConv(step, constantOf(step.weights), plan);
+        break;
+      case StepSpec::Op::Matmul:
+        step.library = prepareMatmul(step, constantOf(step.weights));
+        break;
+      case StepSpec::Op::Sgemm:
+        step.library = std::make_shared<SgemmStep>(step);
+        break;
+      default:
+        break;
+      }
+    } catch (const dnnl::error &e) {
+      return makeError(LOOM_ERROR_LIBRARY,
+                       std::string("oneDNN cannot make the primitive of a ") +
+                           (step.op == StepSpec::Op::Conv2d ? "conv2d"
+                                                            : "matmul") +
+                           " step: " + e.what());
     }
-  } catch (const dnnl::error &e) {
-    return makeError(LOOM_ERROR_LIBRARY,
-                     std::string("oneDNN cannot make the primitive of a ") +
-                         (step.op == StepSpec::Op::Conv2d ? "conv2d"
-                                                          : "matmul") +
-                         " step: " + e.what());
   }
   return Error::ok();
 }

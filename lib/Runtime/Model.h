@@ -140,10 +140,14 @@ public:
   virtual Error run(void *const *buffers) const = 0;
 };
 
-/// Prepares \p step (a library step); \p weights resolve weight buffers
-/// (for prepacking).
-Error prepareLibraryStep(const EntrySpec &entry, StepSpec &step,
-                         const std::vector<void *> &constantBuffers);
+/// Prepares the library steps of \p entry: chooses where convolutions keep
+/// activations in oneDNN's blocked layout (buffers that only convolutions
+/// touch; LOOM_ONEDNN_LAYOUT=plain keeps every buffer NCHW) and makes each
+/// primitive, prepacking constant weights. \p bufferBytes and
+/// \p constantBuffers are indexed by buffer id.
+Error prepareLibrarySteps(EntrySpec &entry,
+                          const std::vector<int64_t> &bufferBytes,
+                          const std::vector<void *> &constantBuffers);
 
 /// Threads: sets the pool size of kernels and library calls.
 void setThreads(int threads);

@@ -318,10 +318,9 @@ Error load(loom_model &m, const loom_model_options *options) {
     return err;
   setThreads(m.threads);
   for (size_t e = 0; e < m.manifest.entries.size(); ++e)
-    for (StepSpec &s : m.manifest.entries[e].steps)
-      if (Error err =
-              prepareLibraryStep(m.manifest.entries[e], s, m.constants[e]))
-        return err;
+    if (Error err = prepareLibrarySteps(m.manifest.entries[e],
+                                        m.bufferBytes[e], m.constants[e]))
+      return err;
   return Error::ok();
 }
 

@@ -72,6 +72,23 @@ Value lowering::f32(OpBuilder &b, Location loc, double v) {
 Value lowering::elementwise(OpBuilder &b, Location loc,
                             RankedTensorType resultType, ValueRange inputs,
                             ScalarFn fn) {
+  return elementwiseWithStats(b, loc, resultType, inputs, {}, {}, fn);
+}
+
+/// The kept dimensions of \p rank dimensions reduced along \p axes.
+static AffineMap keptProjection(OpBuilder &b, int64_t rank,
+                                ArrayRef<int64_t> axes) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(axes, d))
+      exprs.push_back(b.getAffineDimExpr(d));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+Value lowering::elementwiseWithStats(OpBuilder &b, Location loc,
+                                     RankedTensorType resultType,
+                                     ValueRange inputs, ValueRange stats,
+                                     ArrayRef<int64_t> axes, ScalarFn fn) {
   int64_t rank = resultType.getRank();
   ArrayRef<int64_t> out = resultType.getShape();
   SmallVector<AffineMap> maps;
@@ -87,12 +104,16 @@ Value lowering::elementwise(OpBuilder &b, Location loc,
     }
     maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
   }
+  for (size_t i = 0; i < stats.size(); ++i)
+    maps.push_back(keptProjection(b, rank, axes));
   maps.push_back(b.getMultiDimIdentityMap(rank));
   Value init = tensor::EmptyOp::create(b, loc, out, resultType.getElementType());
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
+  SmallVector<Value> operands(inputs);
+  llvm::append_range(operands, stats);
   auto generic = linalg::GenericOp::create(
-      b, loc, resultType, inputs, ValueRange{init}, maps, iterators,
+      b, loc, resultType, operands, ValueRange{init}, maps, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value r = fn(nb, nl, args.drop_back());
         linalg::YieldOp::create(nb, nl, r);
@@ -109,41 +130,46 @@ Value lowering::filled(OpBuilder &b, Location loc, RankedTensorType type,
   return linalg::FillOp::create(b, loc, v, init).getResult(0);
 }
 
-Value lowering::reduceKeepDims(
+Value lowering::reduceKept(
     OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
     double init,
     function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
-  // The reduction writes the kept dimensions only (a projection, which
-  // tiling and fusion need); the size-1 dimensions come back by reshaping.
-  SmallVector<int64_t> keptShape, keepDims(type.getShape());
-  SmallVector<AffineExpr> outExprs;
+  // The reduction writes the kept dimensions only: a projection, which
+  // tiling and fusion follow (a reshape in between stops them).
+  SmallVector<int64_t> keptShape;
   SmallVector<utils::IteratorType> iterators;
   for (int64_t d = 0; d < rank; ++d) {
     bool reduced = llvm::is_contained(axes, d);
-    if (reduced) {
-      keepDims[d] = 1;
-    } else {
+    if (!reduced)
       keptShape.push_back(type.getDimSize(d));
-      outExprs.push_back(b.getAffineDimExpr(d));
-    }
     iterators.push_back(reduced ? utils::IteratorType::reduction
                                 : utils::IteratorType::parallel);
   }
   auto outType = RankedTensorType::get(keptShape, type.getElementType());
   Value acc = filled(b, loc, outType, init);
-  SmallVector<AffineMap> maps = {
-      b.getMultiDimIdentityMap(rank),
-      AffineMap::get(rank, 0, outExprs, b.getContext())};
-  Value reduced =
-      linalg::GenericOp::create(
-          b, loc, outType, ValueRange{input}, ValueRange{acc}, maps, iterators,
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            linalg::YieldOp::create(nb, nl, combine(nb, nl, args[1], args[0]));
-          })
-          .getResult(0);
-  return reshapeTo(b, loc, reduced,
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 keptProjection(b, rank, axes)};
+  return linalg::GenericOp::create(
+             b, loc, outType, ValueRange{input}, ValueRange{acc}, maps,
+             iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl,
+                                       combine(nb, nl, args[1], args[0]));
+             })
+      .getResult(0);
+}
+
+Value lowering::reduceKeepDims(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+    double init,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> keepDims(type.getShape());
+  for (int64_t d : axes)
+    keepDims[d] = 1;
+  return reshapeTo(b, loc, reduceKept(b, loc, input, axes, init, combine),
                    RankedTensorType::get(keepDims, type.getElementType()));
 }
 

@@ -78,6 +78,14 @@ using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 Value elementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                   ValueRange inputs, ScalarFn fn);
 
+/// As elementwise, with \p stats after \p inputs: tensors of the kept
+/// dimensions of a reduction along \p axes (reduceKept's results), each
+/// read at the element's kept coordinates (a row's mean, max or sum).
+Value elementwiseWithStats(OpBuilder &b, Location loc,
+                           RankedTensorType resultType, ValueRange inputs,
+                           ValueRange stats, llvm::ArrayRef<int64_t> axes,
+                           ScalarFn fn);
+
 /// An empty tensor of \p type filled with \p value.
 Value filled(OpBuilder &b, Location loc, RankedTensorType type, double value);
 
@@ -89,6 +97,14 @@ Value reduceKeepDims(OpBuilder &b, Location loc, Value input,
                      llvm::function_ref<Value(OpBuilder &, Location, Value,
                                               Value)>
                          combine);
+
+/// As reduceKeepDims, into the kept dimensions only (no size-1 ones): what
+/// elementwiseWithStats reads without a reshape, so that tiling a
+/// normalisation by rows fuses its reductions into each row.
+Value reduceKept(OpBuilder &b, Location loc, Value input,
+                 llvm::ArrayRef<int64_t> axes, double init,
+                 llvm::function_ref<Value(OpBuilder &, Location, Value, Value)>
+                     combine);
 
 /// \p value reshaped to \p type (same number of elements), through a
 /// collapse to one dimension and an expansion.

@@ -88,31 +88,34 @@ Lowered lowerGlobalAvgPool(GlobalAvgPoolOp op, OpBuilder &b) {
       divideBy(b, loc, r, double(countOf(inType, {2, 3})))};
 }
 
-/// exp(x - max) / sum(exp(x - max)) along the axis.
+/// exp(x - max) * (1 / sum(exp(x - max))) along the axis; the row's max
+/// and sum are reductions into the kept dimensions, read per element.
 Lowered lowerSoftmax(SoftmaxOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getType());
   int64_t axis = int64_t(op.getAxis()); // I64Attr reads back as uint64_t
   if (axis < 0)
     axis += type.getRank();
+  SmallVector<int64_t> axes = {axis};
   Value x = op.getInput();
-  Value m = reduceKeepDims(b, loc, x, {axis},
-                           -std::numeric_limits<double>::infinity(), maxF);
-  Value e = elementwise(b, loc, type, {x, m},
-                        [&](OpBuilder &nb, Location nl, ValueRange args) {
-                          D::Scope scope(nb, nl);
-                          return D::exp(D::sub(args[0], args[1]));
-                        });
-  Value s = reduceKeepDims(b, loc, e, {axis}, 0.0, addF);
-  return SmallVector<Value>{
-      elementwise(b, loc, type, {e, s},
-                  [&](OpBuilder &nb, Location nl, ValueRange args) {
-                    D::Scope scope(nb, nl);
-                    return D::div(args[0], args[1]);
-                  })};
+  Value m = reduceKept(b, loc, x, axes,
+                       -std::numeric_limits<double>::infinity(), maxF);
+  auto shifted = [&](OpBuilder &nb, Location nl, ValueRange args) {
+    D::Scope scope(nb, nl);
+    return D::exp(D::sub(args[0], args[1]));
+  };
+  Value e = elementwiseWithStats(b, loc, type, {x}, {m}, axes, shifted);
+  Value s = reduceKept(b, loc, e, axes, 0.0, addF);
+  return SmallVector<Value>{elementwiseWithStats(
+      b, loc, type, {x}, {m, s}, axes,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        D::Scope scope(nb, nl);
+        return D::div(shifted(nb, nl, args.take_front(2)), args[2]);
+      })};
 }
 
-/// (x - mean) * (1 / sqrt(var + eps)) * scale + bias over x.shape[axis:].
+/// (x - mean) * (1 / sqrt(var + eps)) * scale + bias over x.shape[axis:];
+/// mean and variance are reductions into the kept dimensions.
 Lowered lowerLayerNorm(LayerNormOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getType());
@@ -126,32 +129,32 @@ Lowered lowerLayerNorm(LayerNormOp op, OpBuilder &b) {
   double n = double(countOf(type, axes));
   double eps = op.getEpsilon().convertToDouble();
   Value x = op.getInput();
-  Value sum = reduceKeepDims(b, loc, x, axes, 0.0, addF);
-  auto statType = cast<RankedTensorType>(sum.getType());
-  Value mean = divideBy(b, loc, sum, n);
-  Value dev = elementwise(b, loc, type, {x, mean},
-                          [&](OpBuilder &nb, Location nl, ValueRange args) {
-                            D::Scope scope(nb, nl);
-                            return D::sub(args[0], args[1]);
-                          });
-  Value sq = elementwise(b, loc, type, {dev},
-                         [&](OpBuilder &nb, Location nl, ValueRange args) {
-                           D::Scope scope(nb, nl);
-                           return D::mul(args[0], args[0]);
-                         });
-  Value sqSum = reduceKeepDims(b, loc, sq, axes, 0.0, addF);
+  Value mean = divideBy(b, loc, reduceKept(b, loc, x, axes, 0.0, addF), n);
+  auto deviation = [&](OpBuilder &nb, Location nl, ValueRange args) {
+    D::Scope scope(nb, nl);
+    return D::sub(args[0], args[1]);
+  };
+  Value sq = elementwiseWithStats(
+      b, loc, type, {x}, {mean}, axes,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value dev = deviation(nb, nl, args);
+        D::Scope scope(nb, nl);
+        return D::mul(dev, dev);
+      });
+  Value sqSum = reduceKept(b, loc, sq, axes, 0.0, addF);
   Value inv = elementwise(
-      b, loc, statType, {sqSum},
+      b, loc, cast<RankedTensorType>(sqSum.getType()), {sqSum},
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         D::Scope scope(nb, nl);
         Value var = D::div(args[0], D::fromDouble(n));
         return D::div(D::one(), D::sqrt(D::add(var, D::fromDouble(eps))));
       });
-  return SmallVector<Value>{elementwise(
-      b, loc, type, {dev, inv, op.getScale(), op.getBias()},
+  return SmallVector<Value>{elementwiseWithStats(
+      b, loc, type, {x, op.getScale(), op.getBias()}, {mean, inv}, axes,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value dev = deviation(nb, nl, {args[0], args[3]});
         D::Scope scope(nb, nl);
-        return D::add(D::mul(D::mul(args[0], args[1]), args[2]), args[3]);
+        return D::add(D::mul(D::mul(dev, args[4]), args[1]), args[2]);
       })};
 }
 
