@@ -79,7 +79,8 @@ std::optional<LibraryCall> growConv(tg::Conv2dOp conv, Available available) {
   // conv + residual: the sum post-op, applied before the activation.
   Value out = conv.getResult();
   auto add = dyn_cast_or_null<tg::AddOp>(soleUser(out, available));
-  if (Value other = addendOf(add, out); other && isF32(other.getType())) {
+  // Only a full tensor: the sum post-op does not broadcast.
+  if (Value other = addendOf(add, out); other && other.getType() == out.getType()) {
     call.sum = other;
     call.ops.push_back(add);
   }

@@ -41,6 +41,26 @@ func.func @resnet_tail(%x: tensor<1x4x6x6xf32>, %r: tensor<1x8x6x6xf32>) -> tens
 
 // -----
 
+// An addend that broadcasts (a per-channel [1,C,1,1] tensor) is not a
+// residual: oneDNN's sum post-op reads a full tensor. The add stays in a
+// codegen fragment of its own (PP-OCRv4's detector had this shape).
+// CHECK-LABEL: func.func @broadcast_addend
+// CHECK: %[[CONV:.*]] = tg.fragment <onednn>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.conv2d
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fragment <codegen>(%[[CONV]], %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.add
+func.func @broadcast_addend(%x: tensor<1x4x6x6xf32>, %r: tensor<1x8x1x1xf32>) -> tensor<1x8x6x6xf32> {
+  %w = tg.constant dense<0.5> : tensor<8x4x3x3xf32>
+  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  %s = tg.add %c, %r : (tensor<1x8x6x6xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x6x6xf32>
+  return %s : tensor<1x8x6x6xf32>
+}
+
+// -----
+
 // A matmul with a bias row and GELU is one oneDNN call; softmax takes its
 // scaling prologue; a reshape stays outside.
 // CHECK-LABEL: func.func @mlp

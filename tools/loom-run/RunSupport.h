@@ -70,9 +70,9 @@ inline void printSummary(llvm::raw_ostream &os, llvm::ArrayRef<double> v,
 /// `time: best s (best of n; median m s)`: the line loom-bench-cpu reads.
 inline void printTimes(llvm::raw_ostream &os, std::vector<double> times) {
   std::sort(times.begin(), times.end());
-  os << llvm::format("time: %.3f s", times.front());
+  os << llvm::format("time: %.6f s", times.front());
   if (times.size() > 1)
-    os << llvm::format(" (best of %zu; median %.3f s)", times.size(),
+    os << llvm::format(" (best of %zu; median %.6f s)", times.size(),
                        times[times.size() / 2]);
 }
 

@@ -15,7 +15,14 @@
 #include <vector>
 
 namespace loom {
+namespace tg {
+class ResizeOp;
+} // namespace tg
 namespace interp {
+
+/// The options of a tg.resize op (its attributes as resize() takes them);
+/// the interpreter and the lowering to linalg both read them from here.
+ResizeParams resizeParamsOf(tg::ResizeOp op);
 
 namespace kernels_detail {
 
@@ -115,6 +122,7 @@ resizeTaps(int64_t in, int64_t out, double scale, const ResizeParams &p) {
 
 template <class D>
 Tensor<D> resize(const Tensor<D> &x, const ResizeParams &params) {
+  using namespace kernels_detail;
   using T = typename D::T;
   assert(params.sizes.size() == x.shape.size() && "resize rank mismatch");
   Tensor<D> cur = x;

@@ -3,11 +3,16 @@
 // Part of Loom. Transpose is linalg.transpose; reshape a collapse and an
 // expansion (free after bufferization); broadcast_to an elementwise copy
 // with broadcasting maps; slice, split and concat are tensor slices; pad is
-// tensor.pad.
+// tensor.pad; resize reads its input at the interpreter's own taps
+// (constant index and weight tensors per dimension).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringSupport.h"
+
+#include "loom/Interpreter/ResizeKernel.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace loom;
@@ -182,6 +187,105 @@ Lowered lowerGather(GatherOp op, OpBuilder &b) {
   return SmallVector<Value>{generic.getResult(0)};
 }
 
+/// One resampled dimension: per tap k, the input index and weight of every
+/// output index (unused taps have weight 0 at index 0).
+struct ResizedDim {
+  int64_t dim;
+  SmallVector<SmallVector<int32_t>> index;
+  SmallVector<SmallVector<float>> weight;
+};
+
+/// ONNX Resize as one linalg.generic over the output: the dimensions are
+/// interpolated in the interpreter's order (the first resized dimension
+/// innermost), each partial sum rounded to f32 as the interpreter's pass
+/// over that dimension rounds it, from taps computed by the interpreter's
+/// own resizeTaps. A single generic tiles over threads whole.
+Lowered lowerResize(ResizeOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto outType = cast<RankedTensorType>(op.getType());
+  int64_t rank = inType.getRank();
+  interp::ResizeParams params = interp::resizeParamsOf(op);
+  SmallVector<ResizedDim> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t in = inType.getDimSize(d), out = params.sizes[d];
+    double scale = params.scales.empty() ? double(out) / double(in)
+                                         : params.scales[d];
+    auto taps = interp::kernels_detail::resizeTaps(in, out, scale, params);
+    bool identity = in == out;
+    size_t width = 1;
+    for (int64_t i = 0; i < out; ++i) {
+      identity &= taps[i].size() == 1 && taps[i][0].index == i &&
+                  taps[i][0].weight == 1;
+      width = std::max(width, taps[i].size());
+    }
+    if (identity)
+      continue;
+    ResizedDim r{d, {}, {}};
+    r.index.assign(width, SmallVector<int32_t>(out, 0));
+    r.weight.assign(width, SmallVector<float>(out, 0.f));
+    for (int64_t i = 0; i < out; ++i)
+      for (auto [k, tap] : llvm::enumerate(taps[i])) {
+        r.index[k][i] = int32_t(tap.index);
+        r.weight[k][i] = float(tap.weight);
+      }
+    dims.push_back(std::move(r));
+  }
+  // Inputs: every dimension's index tensors, then its weight tensors.
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (const ResizedDim &r : dims) {
+    int64_t out = outType.getDimSize(r.dim);
+    auto idxType = RankedTensorType::get({out}, b.getI32Type());
+    auto wType = RankedTensorType::get({out}, b.getF32Type());
+    for (const auto &v : r.index)
+      inputs.push_back(arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(idxType, ArrayRef<int32_t>(v))));
+    for (const auto &v : r.weight)
+      inputs.push_back(arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(wType, ArrayRef<float>(v))));
+    for (size_t k = 0; k < 2 * r.index.size(); ++k)
+      maps.push_back(AffineMap::get(rank, 0, b.getAffineDimExpr(r.dim)));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  Value init = tensor::EmptyOp::create(b, loc, outType.getShape(),
+                                       outType.getElementType());
+  Value x = op.getInput();
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, outType, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d)
+          at.push_back(linalg::IndexOp::create(nb, nl, d));
+        Value zero = f32(nb, nl, 0.0);
+        // The value interpolated along dims[0..level) at `at`.
+        std::function<Value(size_t, size_t)> value = [&](size_t level,
+                                                         size_t first) {
+          if (level == 0)
+            return Value(tensor::ExtractOp::create(nb, nl, x, at));
+          const ResizedDim &r = dims[level - 1];
+          size_t width = r.index.size();
+          size_t before = first - 2 * width; // this dim's first input
+          Value acc = zero;
+          for (size_t k = 0; k < width; ++k) {
+            Value saved = at[r.dim];
+            at[r.dim] = arith::IndexCastOp::create(
+                nb, nl, nb.getIndexType(), args[before + k]);
+            Value v = value(level - 1, before);
+            at[r.dim] = saved;
+            acc = arith::AddFOp::create(
+                nb, nl, acc,
+                arith::MulFOp::create(nb, nl, args[before + width + k], v));
+          }
+          return acc;
+        };
+        linalg::YieldOp::create(nb, nl, value(dims.size(), inputs.size()));
+      });
+  return SmallVector<Value>{generic.getResult(0)};
+}
+
 } // namespace
 
 void lowering::attachMovementModels(MLIRContext *context) {
@@ -194,4 +298,5 @@ void lowering::attachMovementModels(MLIRContext *context) {
   attach<PadOp, lowerPad>(context);
   attach<GatherOp, lowerGather>(context);
   attach<EnlargeOp, lowerEnlarge>(context);
+  attach<ResizeOp, lowerResize>(context);
 }

@@ -6,6 +6,8 @@
 
 #include "OpFacts.h"
 
+#include "loom/Interpreter/ResizeKernel.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -20,16 +22,21 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
                      adaptor.getScales(), inferred);
 }
 
-LogicalResult ResizeOp::evaluate(interp::EvalFrame &frame) {
+interp::ResizeParams interp::resizeParamsOf(ResizeOp op) {
   interp::ResizeParams p;
-  p.sizes.assign(getSizes().begin(), getSizes().end());
-  if (auto scales = getScales())
+  p.sizes.assign(op.getSizes().begin(), op.getSizes().end());
+  if (auto scales = op.getScales())
     p.scales.assign(scales->begin(), scales->end());
-  p.mode = getMode();
-  p.coordinateMode = getCoordinateTransformationMode();
-  p.nearestMode = getNearestMode();
-  p.cubicCoeffA = getCubicCoeffA().convertToDouble();
-  p.excludeOutside = getExcludeOutside();
+  p.mode = op.getMode();
+  p.coordinateMode = op.getCoordinateTransformationMode();
+  p.nearestMode = op.getNearestMode();
+  p.cubicCoeffA = op.getCubicCoeffA().convertToDouble();
+  p.excludeOutside = op.getExcludeOutside();
+  return p;
+}
+
+LogicalResult ResizeOp::evaluate(interp::EvalFrame &frame) {
+  interp::ResizeParams p = interp::resizeParamsOf(*this);
   return frame.visit(
       [&](auto &f) { return f.push(interp::resize(f.in(0), p)); });
 }

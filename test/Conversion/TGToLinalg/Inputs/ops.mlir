@@ -222,4 +222,24 @@ module {
     %y = tg.conv2d %x, %e {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x5x5xf32>
     return %y : tensor<1x3x5x5xf32>
   }
+  func.func @resize_nearest(%x: tensor<1x3x4x5xf32> {tg.name = "x"}) -> (tensor<1x3x8x10xf32> {tg.name = "y"}) {
+    %y = tg.resize %x {sizes = array<i64: 1, 3, 8, 10>} : (tensor<1x3x4x5xf32>) -> tensor<1x3x8x10xf32>
+    return %y : tensor<1x3x8x10xf32>
+  }
+  func.func @resize_nearest_ceil_asym(%x: tensor<2x7x3xf32> {tg.name = "x"}) -> (tensor<2x3x7xf32> {tg.name = "y"}) {
+    %y = tg.resize %x {sizes = array<i64: 2, 3, 7>, coordinate_transformation_mode = #tg<coordinate_mode asymmetric>, nearest_mode = #tg<nearest_mode ceil>} : (tensor<2x7x3xf32>) -> tensor<2x3x7xf32>
+    return %y : tensor<2x3x7xf32>
+  }
+  func.func @resize_linear(%x: tensor<1x2x5x3xf32> {tg.name = "x"}) -> (tensor<1x2x11x7xf32> {tg.name = "y"}) {
+    %y = tg.resize %x {sizes = array<i64: 1, 2, 11, 7>, mode = #tg<resize_mode linear>} : (tensor<1x2x5x3xf32>) -> tensor<1x2x11x7xf32>
+    return %y : tensor<1x2x11x7xf32>
+  }
+  func.func @resize_linear_align_scales(%x: tensor<1x1x6x6xf32> {tg.name = "x"}) -> (tensor<1x1x3x13xf32> {tg.name = "y"}) {
+    %y = tg.resize %x {sizes = array<i64: 1, 1, 3, 13>, scales = array<f64: 1.0, 1.0, 0.5, 2.2>, mode = #tg<resize_mode linear>, coordinate_transformation_mode = #tg<coordinate_mode align_corners>} : (tensor<1x1x6x6xf32>) -> tensor<1x1x3x13xf32>
+    return %y : tensor<1x1x3x13xf32>
+  }
+  func.func @resize_cubic_exclude(%x: tensor<1x2x4x4xf32> {tg.name = "x"}) -> (tensor<1x2x9x5xf32> {tg.name = "y"}) {
+    %y = tg.resize %x {sizes = array<i64: 1, 2, 9, 5>, mode = #tg<resize_mode cubic>, exclude_outside = true, cubic_coeff_a = -5.000000e-01 : f64} : (tensor<1x2x4x4xf32>) -> tensor<1x2x9x5xf32>
+    return %y : tensor<1x2x9x5xf32>
+  }
 }

@@ -55,12 +55,8 @@ const Fact kFacts[] = {
     {"a lowering to linalg (LinalgLoweringOpInterface)",
      [](RegisteredOperationName op) {
        // tg.weight never enters generated code (weights are kernel
-       // arguments) and tg.fragment is outlined before the lowering. The
-       // others listed have no lowering yet: a kernel holding one fails to
-       // compile with a diagnostic naming it (docs/Compiler.md); they run on
-       // the interpreter. Remove an op from here when it gains a lowering.
-       static const char *const kNotLowered[] = {
-           "tg.weight", "tg.fragment", "tg.resize"};
+       // arguments) and tg.fragment is outlined before the lowering.
+       static const char *const kNotLowered[] = {"tg.weight", "tg.fragment"};
        return op.hasInterface<LinalgLoweringOpInterface>() ||
               llvm::is_contained(kNotLowered, op.getStringRef());
      }},
