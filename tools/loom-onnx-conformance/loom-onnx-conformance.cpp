@@ -22,6 +22,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CompiledRun.h"
+
+#include "loom/Compiler/Passes.h"
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
 #include "loom/Conversion/TGToONNX/ExportONNX.h"
 #include "loom/Interpreter/Interpreter.h"
@@ -31,6 +34,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
@@ -51,6 +57,7 @@
 #include <atomic>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -107,6 +114,13 @@ static cl::opt<bool> roundTrip(
              "it instead (tests the exporter)"),
     cl::cat(conformanceCat));
 
+static cl::opt<bool> compiled(
+    "compiled",
+    cl::desc("Also compile every case that passes on the interpreter "
+             "(loom-compile's driver, default backends) and run it with "
+             "libloomrt: the compiled column"),
+    cl::cat(conformanceCat));
+
 namespace {
 
 enum class Status { Pass, Fail, Unsupported };
@@ -136,6 +150,17 @@ struct Row {
   std::vector<std::string> operators;
   /// Graph inputs bound to their test values at import time.
   std::vector<std::string> bound;
+  /// With --compiled, once the interpreter passed: the compiled run.
+  std::optional<Status> compiledStatus;
+  std::string compiledDetail;
+  double compiledMaxAbsError = 0;
+};
+
+/// A run's outputs against the expected ones.
+struct Verdict {
+  Status status = Status::Pass;
+  std::string detail;
+  double maxAbsError = 0;
 };
 
 std::string firstLine(StringRef s) { return s.split('\n').first.str(); }
@@ -181,6 +206,54 @@ llvm::Expected<std::vector<ONNXTensor>> readTensors(StringRef dir,
 /// Half-precision results get wider bounds (see the file comment).
 bool isHalf(int32_t dataType) { return dataType == 10 || dataType == 16; }
 
+/// Compares output \p i (\p shape, \p values) with \p want into
+/// \p verdict: the first mismatch fails it; the largest error is kept.
+void compareOutput(size_t i, const std::vector<int64_t> &shape,
+                   const std::vector<double> &values, const ONNXTensor &want,
+                   bool wide, Verdict &verdict) {
+  if (verdict.status == Status::Fail)
+    return;
+  if (shape != want.shape) {
+    verdict.status = Status::Fail;
+    verdict.detail = "output " + std::to_string(i) + " has shape " +
+                     safetensors::formatShape(shape) + ", expected " +
+                     safetensors::formatShape(want.shape);
+    return;
+  }
+  double r = relTol, a = absTol;
+  if (wide) {
+    r = std::max(r, 1e-2);
+    a = std::max(a, 1e-3);
+  }
+  for (size_t k = 0; k < values.size(); ++k) {
+    double g = values[k], w = want.values[k];
+    // NaN must match NaN, and infinities must be equal.
+    bool nan = std::isnan(w) || std::isnan(g);
+    if (nan || std::isinf(w) || std::isinf(g)) {
+      bool match = nan ? std::isnan(w) == std::isnan(g) : g == w;
+      if (!match) {
+        verdict.status = Status::Fail;
+        verdict.maxAbsError = INFINITY;
+        verdict.detail = "output " + std::to_string(i) + " element " +
+                         std::to_string(k) + " is " + std::to_string(g) +
+                         ", expected " + std::to_string(w);
+        return;
+      }
+      continue;
+    }
+    double err = std::fabs(g - w);
+    verdict.maxAbsError = std::max(verdict.maxAbsError, err);
+    if (err > a + r * std::fabs(w) && verdict.status != Status::Fail) {
+      verdict.status = Status::Fail;
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << "output " << i << " element " << k << " is " << g << ", expected "
+         << w;
+      verdict.detail = s;
+    }
+  }
+}
+
 template <class D>
 void runCase(mlir::ModuleOp module, const std::string &weightsPath,
              const std::vector<ONNXTensor> &inputs,
@@ -206,52 +279,13 @@ void runCase(mlir::ModuleOp module, const std::string &weightsPath,
                  " outputs, expected " + std::to_string(outputs.size());
     return;
   }
-  double r = relTol, a = absTol;
-  if (wide) {
-    r = std::max(r, 1e-2);
-    a = std::max(a, 1e-3);
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const Tensor<D> &got = (*results)[i];
-    const ONNXTensor &want = outputs[i];
-    if (got.shape != want.shape) {
-      row.status = Status::Fail;
-      row.detail = "output " + std::to_string(i) + " has shape " +
-                   safetensors::formatShape(got.shape) + ", expected " +
-                   safetensors::formatShape(want.shape);
-      return;
-    }
-    std::vector<double> values = got.toDoubles();
-    for (size_t k = 0; k < values.size(); ++k) {
-      double g = values[k], w = want.values[k];
-      // NaN must match NaN, and infinities must be equal.
-      bool nan = std::isnan(w) || std::isnan(g);
-      if (nan || std::isinf(w) || std::isinf(g)) {
-        bool match = nan ? std::isnan(w) == std::isnan(g) : g == w;
-        if (!match) {
-          row.status = Status::Fail;
-          row.maxAbsError = INFINITY;
-          row.detail = "output " + std::to_string(i) + " element " +
-                       std::to_string(k) + " is " + std::to_string(g) +
-                       ", expected " + std::to_string(w);
-          return;
-        }
-        continue;
-      }
-      double err = std::fabs(g - w);
-      row.maxAbsError = std::max(row.maxAbsError, err);
-      if (err > a + r * std::fabs(w) && row.status != Status::Fail) {
-        row.status = Status::Fail;
-        std::string s;
-        llvm::raw_string_ostream os(s);
-        os << "output " << i << " element " << k << " is " << g << ", expected "
-           << w;
-        row.detail = s;
-      }
-    }
-  }
-  if (row.status != Status::Fail)
-    row.status = Status::Pass;
+  Verdict verdict;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    compareOutput(i, (*results)[i].shape, (*results)[i].toDoubles(),
+                  outputs[i], wide, verdict);
+  row.status = verdict.status;
+  row.detail = verdict.detail;
+  row.maxAbsError = verdict.maxAbsError;
 }
 
 /// Half-precision test data may be stored as its bits (uint16): decodes `t`
@@ -306,6 +340,12 @@ private:
   /// (rewritten to `weightsPath`); null when the case ends.
   OwningOpRef<ModuleOp> roundTripModule(ModuleOp module, StringRef weightsPath,
                                         const ONNXImportOptions &options);
+  /// The compiled column: `module` compiled and run on `inputs` of data
+  /// set `set`, its outputs compared as the interpreter's were.
+  void runCompiled(ModuleOp module, StringRef weightsPath,
+                   const std::vector<ONNXTensor> &inputs,
+                   const std::vector<ONNXTensor> &outputs, bool wide,
+                   StringRef set);
 
   MLIRContext &context;
   Row &row;
@@ -491,7 +531,47 @@ bool CaseRunner::runDataSet(StringRef set) {
   if (setRow.status != Status::Pass)
     return stop(setRow.status,
                 llvm::sys::path::filename(set).str() + ": " + setRow.detail);
+  if (compiled)
+    runCompiled(*module, weightsPath, args, data->outputs, wide, set);
   return true;
+}
+
+void CaseRunner::runCompiled(ModuleOp module, StringRef weightsPath,
+                             const std::vector<ONNXTensor> &inputs,
+                             const std::vector<ONNXTensor> &outputs, bool wide,
+                             StringRef set) {
+  if (row.compiledStatus == Status::Fail)
+    return;
+  OwningOpRef<ModuleOp> copy = module.clone();
+  diagnostics.clear();
+  auto results = conformance::compileAndRun(*copy, weightsPath, inputs);
+  Verdict verdict;
+  if (!results) {
+    verdict.status = Status::Fail;
+    verdict.detail = llvm::toString(results.takeError());
+    if (!diagnostics.empty())
+      verdict.detail += ": " + firstLine(diagnostics);
+  } else if (results->size() != outputs.size()) {
+    verdict.status = Status::Fail;
+    verdict.detail = "produced " + std::to_string(results->size()) +
+                     " outputs, expected " + std::to_string(outputs.size());
+  } else {
+    for (size_t i = 0; i < outputs.size(); ++i)
+      compareOutput(i, (*results)[i].shape, (*results)[i].values, outputs[i],
+                    wide, verdict);
+  }
+  row.compiledStatus = verdict.status;
+  row.compiledMaxAbsError =
+      std::max(row.compiledMaxAbsError, verdict.maxAbsError);
+  if (verdict.status == Status::Fail)
+    row.compiledDetail =
+        llvm::sys::path::filename(set).str() + ": " + verdict.detail;
+  else {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "max abs error " << llvm::format("%.3g", row.compiledMaxAbsError);
+    row.compiledDetail = s;
+  }
 }
 
 /// Imports and runs every data set of one case.
@@ -748,6 +828,10 @@ void runAll(std::vector<Row> &rows) {
   auto worker = [&] {
     DialectRegistry registry;
     registerONNXImportDialects(registry);
+    if (compiled) {
+      registerAllDialects(registry);
+      registerAllExtensions(registry);
+    }
     MLIRContext context(registry, MLIRContext::Threading::DISABLED);
     context.loadAllAvailableDialects();
     context.printOpOnDiagnostic(false);
@@ -756,7 +840,11 @@ void runAll(std::vector<Row> &rows) {
       if (verbose) {
         std::lock_guard<std::mutex> lock(printMutex);
         llvm::outs() << rows[i].c.id() << "\t" << statusName(rows[i].status)
-                     << "\t" << rows[i].detail << "\n";
+                     << "\t" << rows[i].detail;
+        if (rows[i].compiledStatus)
+          llvm::outs() << "\tcompiled " << statusName(*rows[i].compiledStatus)
+                       << "\t" << rows[i].compiledDetail;
+        llvm::outs() << "\n";
       }
     }
   };
@@ -775,19 +863,33 @@ void printSummary(const std::vector<Row> &rows) {
   for (auto &[suite, c] : counts)
     llvm::outs() << suite << ": " << c[0] << " pass, " << c[1] << " fail, "
                  << c[2] << " unsupported\n";
+  if (!compiled)
+    return;
+  std::map<std::string, std::array<int, 2>> compiledCounts;
+  for (const Row &r : rows)
+    if (r.status == Status::Pass)
+      compiledCounts[r.c.suite][r.compiledStatus == Status::Pass ? 0 : 1]++;
+  for (auto &[suite, c] : compiledCounts)
+    llvm::outs() << suite << " compiled: " << c[0] << " pass, " << c[1]
+                 << " fail (of the " << c[0] + c[1]
+                 << " cases that pass on the interpreter)\n";
 }
 
 /// The --tsv table: a line per case.
 void writeTSV(llvm::raw_ostream &os, const std::vector<Row> &rows) {
-  os << "case\tstatus\tmax_abs_error\tdetail\toperators\n";
+  os << "case\tstatus\tmax_abs_error\tdetail\toperators"
+     << (compiled ? "\tcompiled\tcompiled_detail" : "") << "\n";
   for (const Row &r : rows) {
     os << r.c.id() << "\t" << statusName(r.status) << "\t";
     if (r.status == Status::Unsupported)
       os << "";
     else
       os << llvm::format("%.3g", r.maxAbsError);
-    os << "\t" << escapeTSV(r.detail) << "\t" << llvm::join(r.operators, ",")
-       << "\n";
+    os << "\t" << escapeTSV(r.detail) << "\t" << llvm::join(r.operators, ",");
+    if (compiled)
+      os << "\t" << (r.compiledStatus ? statusName(*r.compiledStatus) : "")
+         << "\t" << escapeTSV(r.compiledDetail);
+    os << "\n";
   }
 }
 
@@ -804,6 +906,10 @@ void writeJSON(llvm::raw_ostream &os, const std::vector<Row> &rows) {
     for (const std::string &op : r.operators)
       ops.push_back(op);
     o["operators"] = std::move(ops);
+    if (r.compiledStatus) {
+      o["compiled"] = statusName(*r.compiledStatus);
+      o["compiled_detail"] = r.compiledDetail;
+    }
     array.push_back(std::move(o));
   }
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(array))) << "\n";
@@ -882,6 +988,10 @@ bool checkAllowlist(const std::vector<Row> &rows) {
                    << statusName(it->second->status) << ": "
                    << it->second->detail << "\n";
       ++regressions;
+    } else if (compiled && it->second->compiledStatus != Status::Pass) {
+      llvm::errs() << "REGRESSION: " << line << ": compiled: "
+                   << it->second->compiledDetail << "\n";
+      ++regressions;
     }
   }
   llvm::outs() << "allow-list: " << listed - regressions << " of " << listed
@@ -893,6 +1003,9 @@ bool checkAllowlist(const std::vector<Row> &rows) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // The compiled column parses the kernel pipeline from its textual form.
+  registerAllPasses();
+  compiler::registerCompilerPasses();
   cl::HideUnrelatedOptions(conformanceCat);
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -242,4 +242,8 @@ module {
     %y = tg.resize %x {sizes = array<i64: 1, 2, 9, 5>, mode = #tg<resize_mode cubic>, exclude_outside = true, cubic_coeff_a = -5.000000e-01 : f64} : (tensor<1x2x4x4xf32>) -> tensor<1x2x9x5xf32>
     return %y : tensor<1x2x9x5xf32>
   }
+  func.func @slice_empty(%x: tensor<4x3xf32> {tg.name = "x"}) -> (tensor<4x0xf32> {tg.name = "y"}) {
+    %y = tg.slice %x {limits = array<i64: 4, 0>, starts = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<4x3xf32>) -> tensor<4x0xf32>
+    return %y : tensor<4x0xf32>
+  }
 }
