@@ -56,6 +56,7 @@ constexpr const char *kLoweringPipeline =
     "buffer-deallocation-pipeline,"
     "loom-forall-to-range,"
     "loom-strided-copies-to-linalg,"
+    "loom-vectorizable-loop-order,"
     "convert-linalg-to-loops,lower-affine,"
     "func.func(loom-approximate-math),convert-math-to-llvm,"
     "convert-math-to-libm,"

@@ -99,6 +99,22 @@ def LoomStridedCopiesToLinalg : Pass<"loom-strided-copies-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LoomVectorizableLoopOrder : Pass<"loom-vectorizable-loop-order"> {
+  let summary = "Choose the innermost loop of each structured op for LLVM's vectoriser";
+  let description = [{
+    Before linalg ops on buffers become loops, moves innermost the loop
+    along which the most operands are read or written contiguously or not
+    at all (a register), the other loops keeping their order; ties go to
+    the longer loop. A matmul `C[i,j] += A[i,k] * B[k,j]` then runs its `j`
+    loop innermost (B and C contiguous, A[i,k] held) instead of `k`
+    (which walks B by columns), and a convolution its output-width loop
+    instead of the 3-wide filter loop. Each output element still sums its
+    terms in the same order: the results do not change. LLVM's loop
+    vectoriser then vectorises the innermost loop.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LoomForallToRange : Pass<"loom-forall-to-range", "mlir::ModuleOp"> {
   let summary = "Give each kernel function the [begin, end) calling convention";
   let description = [{
