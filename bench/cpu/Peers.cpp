@@ -150,6 +150,14 @@ CompiledResult runCompiled(const CompiledOptions &options, StringRef model,
     return r;
   }
   r.latencyMs = *seconds * 1e3;
+  // loom-run's own peak (VmHWM): the process statistics of a spawned child
+  // carry this process's high-water mark (the interpreter's).
+  static const Regex memory("^memory: peak resident ([0-9]+) KiB",
+                            Regex::Newline);
+  SmallVector<StringRef> m;
+  int64_t kb;
+  if (memory.match(ran.out, &m) && !m[1].getAsInteger(10, kb))
+    r.peakRssKb = kb;
   auto values = readTensors(outputs);
   if (!values) {
     r.note = toString(values.takeError());

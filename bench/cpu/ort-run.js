@@ -161,6 +161,16 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
+// This process's peak resident memory (VmHWM): resourceUsage().maxRSS
+// includes the high-water mark of the process that spawned node.
+function peakResidentKb() {
+  try {
+    const m = /VmHWM:\s*(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Number(m[1]);
+  } catch (e) {}
+  return process.resourceUsage().maxRSS;
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const baselineRssKb = Math.round(process.memoryUsage().rss / 1024);
@@ -242,7 +252,7 @@ async function main() {
     p90_ms: round(percentile(sorted, 90)),
     mean_ms: round(times.reduce((a, b) => a + b, 0) / times.length),
     times_ms: times.map(round),
-    peak_rss_kb: process.resourceUsage().maxRSS,
+    peak_rss_kb: peakResidentKb(),
     baseline_rss_kb: baselineRssKb,
     outputs: described,
   }) + '\n');

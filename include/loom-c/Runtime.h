@@ -85,7 +85,8 @@ LOOM_C_EXPORT loom_status loom_context_create(const loom_model *model,
 LOOM_C_EXPORT void loom_context_free(loom_context *context);
 
 /* Runs an entry: inputs[i] and outputs[i] point to dense row-major tensors
-   of the entry's descriptors. Inputs are not written. */
+   of the entry's descriptors. Inputs are not written; an output must not
+   overlap an input or another output (kernels assume no aliasing). */
 LOOM_C_EXPORT loom_status loom_run(loom_context *context, int64_t entry,
                      const void *const *inputs, void *const *outputs);
 

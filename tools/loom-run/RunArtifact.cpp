@@ -322,6 +322,8 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
   llvm::outs() << " on "
                << (o.threads ? o.threads : std::thread::hardware_concurrency())
                << " thread(s), compiled\n";
+  if (int64_t kb = run::peakResidentKb(); kb >= 0)
+    llvm::outs() << "memory: peak resident " << kb << " KiB\n";
   std::sort(times.begin(), times.end());
   double compiled = times[times.size() / 2];
 

@@ -14,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 
@@ -74,6 +75,23 @@ inline void printTimes(llvm::raw_ostream &os, std::vector<double> times) {
   if (times.size() > 1)
     os << llvm::format(" (best of %zu; median %.6f s)", times.size(),
                        times[times.size() / 2]);
+}
+
+/// This process's peak resident memory in KiB (VmHWM of /proc/self/status),
+/// or -1. Unlike getrusage's ru_maxrss, it does not include the memory of a
+/// parent that spawned the process (posix_spawn shares the parent's memory
+/// until exec, and Linux carries that high-water mark across exec).
+inline int64_t peakResidentKb() {
+  FILE *f = std::fopen("/proc/self/status", "r");
+  if (!f)
+    return -1;
+  char line[256];
+  long long kb = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %lld kB", &kb) == 1)
+      break;
+  std::fclose(f);
+  return kb;
 }
 
 } // namespace loom::run
