@@ -6,6 +6,8 @@
 
 #include "loom/Compiler/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -46,6 +48,51 @@ SmallVector<OpFoldResult> chooseTileSizes(TilingInterface op, OpBuilder &b,
   return sizes;
 }
 
+/// A contraction (matmul, batched matmul, convolution as a generic with a
+/// reduction) whose tile for one thread is tiled again for the caches: the
+/// innermost parallel loop by 512 and every reduction loop by 256, so that
+/// a 256x512 block of the right-hand side (512 KiB) stays in L2 while a
+/// thread's rows go over it. Only loops longer than the tile are cut.
+void tileForCaches(IRRewriter &rewriter, TilingInterface op) {
+  SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  int64_t lastParallel = -1;
+  for (auto [i, kind] : llvm::enumerate(iterators))
+    if (kind == utils::IteratorType::parallel)
+      lastParallel = int64_t(i);
+  SmallVector<OpFoldResult> sizes(iterators.size(), rewriter.getIndexAttr(0));
+  bool any = false;
+  for (auto [i, kind] : llvm::enumerate(iterators)) {
+    int64_t tile = kind == utils::IteratorType::reduction ? 256
+                   : int64_t(i) == lastParallel           ? 512
+                                                          : 0;
+    std::optional<int64_t> extent = getConstantIntValue(domain[i].size);
+    if (tile && extent && *extent > tile) {
+      sizes[i] = rewriter.getIndexAttr(tile);
+      any = true;
+    }
+  }
+  if (!any)
+    return;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(sizes);
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  auto tiled = scf::tileUsingSCF(rewriter, op, options);
+  if (failed(tiled))
+    return; // left as one tile
+  rewriter.replaceOp(op, tiled->replacements);
+}
+
+bool isContraction(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
+         linalgOp.getNumParallelLoops() >= 2 &&
+         linalgOp.getNumDpsInputs() == 2 &&
+         (linalg::isaContractionOpInterface(linalgOp) ||
+          linalg::isaConvolutionOpInterface(linalgOp));
+}
+
 struct ParallelizeKernels
     : public compiler::impl::LoomParallelizeKernelsBase<ParallelizeKernels> {
   using LoomParallelizeKernelsBase::LoomParallelizeKernelsBase;
@@ -64,6 +111,15 @@ struct ParallelizeKernels
       rewriter.setInsertionPoint(root);
       SmallVector<OpFoldResult> sizes =
           chooseTileSizes(root, rewriter, minIterations);
+      // A contraction's thread tile takes up to 16 rows of its first
+      // parallel loop (at least 32 tiles left), which the cache tiling below
+      // then runs over each block of the right-hand side.
+      if (isContraction(root) && isConstantIntValue(sizes[0], 1)) {
+        SmallVector<Range> domain = root.getIterationDomain(rewriter);
+        if (std::optional<int64_t> rows = getConstantIntValue(domain[0].size))
+          sizes[0] = rewriter.getIndexAttr(
+              std::clamp<int64_t>(*rows / 32, 1, 16));
+      }
       if (llvm::all_of(sizes,
                        [](OpFoldResult s) { return isConstantIntValue(s, 0); }))
         continue;
@@ -80,6 +136,9 @@ struct ParallelizeKernels
       }
       for (auto [original, replacement] : result->replacements)
         rewriter.replaceAllUsesWith(original, replacement);
+      Operation *tiledRoot = result->tiledAndFusedOps.front();
+      if (isContraction(tiledRoot))
+        tileForCaches(rewriter, cast<TilingInterface>(tiledRoot));
     }
   }
 };
