@@ -15,6 +15,8 @@
 
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
@@ -231,7 +233,9 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   }
   PassManager lower(context);
   if (!kernels->getBody()->empty() &&
-      (failed(buildKernelLoweringPipeline(lower, module.getLoc())) ||
+      (failed(buildKernelLoweringPipeline(
+           lower, module.getLoc(),
+           (*tm)->getMCSubtargetInfo()->checkFeatures("+avx512f"))) ||
        failed(lower.run(*kernels))))
     return failure();
   timer.done("codegen");

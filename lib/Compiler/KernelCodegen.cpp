@@ -49,6 +49,7 @@ constexpr const char *kLoweringPipeline =
     "convert-tg-to-linalg,"
     "canonicalize,cse,linalg-fuse-elementwise-ops,canonicalize,cse,"
     "loom-parallelize-kernels,canonicalize,cse,"
+    "loom-register-tiles{rows=%ROWS% columns=%COLUMNS%},canonicalize,cse,"
     "one-shot-bufferize{bufferize-function-boundaries=1 "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs=1 "
@@ -58,6 +59,9 @@ constexpr const char *kLoweringPipeline =
     "loom-strided-copies-to-linalg,"
     "loom-vectorizable-loop-order,"
     "convert-linalg-to-loops,lower-affine,"
+    "convert-vector-to-scf{full-unroll=1},"
+    "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+    "convert-ub-to-llvm,"
     "func.func(loom-approximate-math),convert-math-to-llvm,"
     "convert-math-to-libm,"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
@@ -138,10 +142,20 @@ OwningOpRef<ModuleOp> compiler::outlineKernels(const EntrySchedule &entry,
 }
 
 LogicalResult compiler::buildKernelLoweringPipeline(OpPassManager &pm,
-                                                    Location loc) {
+                                                    Location loc,
+                                                    bool wideVectors) {
+  // Register tiles: 8x32 f32 (16 of AVX-512's 32 registers), or 6x16 (12
+  // of AVX2's 16).
+  std::string pipeline = kLoweringPipeline;
+  auto replace = [&](StringRef key, StringRef value) {
+    size_t at = pipeline.find(key.str());
+    pipeline.replace(at, key.size(), value.str());
+  };
+  replace("%ROWS%", wideVectors ? "8" : "6");
+  replace("%COLUMNS%", wideVectors ? "32" : "16");
   std::string error;
   llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(kLoweringPipeline, pm, os)))
+  if (failed(parsePassPipeline(pipeline, pm, os)))
     return emitError(loc, "the kernel lowering pipeline cannot be built: ")
            << error;
   return success();

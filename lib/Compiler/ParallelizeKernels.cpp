@@ -48,11 +48,22 @@ SmallVector<OpFoldResult> chooseTileSizes(TilingInterface op, OpBuilder &b,
   return sizes;
 }
 
+/// The largest multiple of 32 up to \p limit that divides \p extent (so
+/// that every cache tile has the same static shape, which register tiling
+/// needs), or \p limit when none does (the last tile is then partial).
+int64_t evenTile(int64_t extent, int64_t limit) {
+  for (int64_t tile = limit; tile >= 32; tile -= 32)
+    if (extent % tile == 0)
+      return tile;
+  return limit;
+}
+
 /// A contraction (matmul, batched matmul, convolution as a generic with a
 /// reduction) whose tile for one thread is tiled again for the caches: the
-/// innermost parallel loop by 512 and every reduction loop by 256, so that
-/// a 256x512 block of the right-hand side (512 KiB) stays in L2 while a
-/// thread's rows go over it. Only loops longer than the tile are cut.
+/// innermost parallel loop by 512 and every reduction loop by 256 (or the
+/// largest multiple of 32 below that divides the loop), so that a 256x512
+/// block of the right-hand side (512 KiB) stays in L2 while a thread's rows
+/// go over it. Only loops longer than the tile are cut.
 void tileForCaches(IRRewriter &rewriter, TilingInterface op) {
   SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
   rewriter.setInsertionPoint(op);
@@ -69,7 +80,7 @@ void tileForCaches(IRRewriter &rewriter, TilingInterface op) {
                                                           : 0;
     std::optional<int64_t> extent = getConstantIntValue(domain[i].size);
     if (tile && extent && *extent > tile) {
-      sizes[i] = rewriter.getIndexAttr(tile);
+      sizes[i] = rewriter.getIndexAttr(evenTile(*extent, tile));
       any = true;
     }
   }
@@ -93,6 +104,81 @@ bool isContraction(Operation *op) {
           linalg::isaConvolutionOpInterface(linalgOp));
 }
 
+bool isConvolution(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && !linalg::isaContractionOpInterface(linalgOp) &&
+         linalg::isaConvolutionOpInterface(linalgOp);
+}
+
+/// The largest divisor of \p extent up to \p limit.
+int64_t largestDivisorUpTo(int64_t extent, int64_t limit) {
+  for (int64_t d = std::min(extent, limit); d > 1; --d)
+    if (extent % d == 0)
+      return d;
+  return 1;
+}
+
+/// Thread tiles of a matrix product's result (its last two parallel loops
+/// are rows and columns, any before them batches): one batch, up to 64 rows
+/// (a divisor, so that every tile has the same static shape), and, when that
+/// leaves fewer than 32 tiles and \p columnBands allows, the columns cut
+/// into bands (multiples of 32, at least 64 wide) until there are 32; then
+/// fewer rows (down to 8) while there are still fewer than 32 tiles. Each
+/// tile reads only its band of the right-hand side, and its rows share every
+/// block of it: a 128-row product (BERT's) no longer streams the whole
+/// weight once per 4 rows.
+std::optional<SmallVector<OpFoldResult>>
+matmulTileSizes(TilingInterface op, OpBuilder &b, bool columnBands) {
+  SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
+  SmallVector<Range> domain = op.getIterationDomain(b);
+  SmallVector<int64_t> parallel;
+  for (auto [i, kind] : llvm::enumerate(iterators))
+    if (kind == utils::IteratorType::parallel)
+      parallel.push_back(i);
+  if (parallel.size() < 2)
+    return std::nullopt;
+  SmallVector<int64_t> extents;
+  for (const Range &r : domain) {
+    std::optional<int64_t> e = getConstantIntValue(r.size);
+    if (!e)
+      return std::nullopt;
+    extents.push_back(*e);
+  }
+  int64_t rowsDim = parallel[parallel.size() - 2], colsDim = parallel.back();
+  SmallVector<OpFoldResult> sizes(iterators.size(), b.getIndexAttr(0));
+  int64_t tiles = 1;
+  for (int64_t d : ArrayRef(parallel).drop_back(2)) {
+    sizes[d] = b.getIndexAttr(1);
+    tiles *= extents[d];
+  }
+  int64_t rows = largestDivisorUpTo(extents[rowsDim], 64);
+  tiles *= extents[rowsDim] / rows;
+  constexpr int64_t kWantedTiles = 32;
+  int64_t cols = extents[colsDim];
+  if (columnBands && tiles < kWantedTiles && cols % 32 == 0) {
+    int64_t band = 0;
+    for (int64_t c = cols - 32; c >= 64; c -= 32) {
+      if (cols % c != 0)
+        continue;
+      band = c; // the narrowest so far
+      if (tiles * (cols / c) >= kWantedTiles)
+        break;
+    }
+    if (band) {
+      sizes[colsDim] = b.getIndexAttr(band);
+      tiles *= cols / band;
+    }
+  }
+  // Still too few tiles: fewer rows per tile, down to 8 (one register tile).
+  while (tiles < kWantedTiles && rows > 8) {
+    int64_t fewer = largestDivisorUpTo(extents[rowsDim], rows / 2);
+    tiles = tiles / (extents[rowsDim] / rows) * (extents[rowsDim] / fewer);
+    rows = fewer;
+  }
+  sizes[rowsDim] = b.getIndexAttr(rows);
+  return sizes;
+}
+
 struct ParallelizeKernels
     : public compiler::impl::LoomParallelizeKernelsBase<ParallelizeKernels> {
   using LoomParallelizeKernelsBase::LoomParallelizeKernelsBase;
@@ -111,14 +197,28 @@ struct ParallelizeKernels
       rewriter.setInsertionPoint(root);
       SmallVector<OpFoldResult> sizes =
           chooseTileSizes(root, rewriter, minIterations);
-      // A contraction's thread tile takes up to 16 rows of its first
-      // parallel loop (at least 32 tiles left), which the cache tiling below
-      // then runs over each block of the right-hand side.
-      if (isContraction(root) && isConstantIntValue(sizes[0], 1)) {
+      // A matrix product's kernel (the product itself, or its epilogue
+      // with the product fused in) gets thread tiles of up to 64 rows by a
+      // band of columns (see matmulTileSizes); a convolution's, up to 64
+      // rows of its first loop.
+      bool matmul = false, conv = false, otherReductions = false;
+      fn.walk([&](linalg::LinalgOp op) {
+        if (isContraction(op))
+          (isConvolution(op) ? conv : matmul) = true;
+        else if (op.getNumReductionLoops() > 0)
+          otherReductions = true;
+      });
+      if (matmul) {
+        // Column bands only under an elementwise epilogue: a softmax or a
+        // norm over the columns would be recomputed in every band.
+        if (std::optional<SmallVector<OpFoldResult>> tiles =
+                matmulTileSizes(root, rewriter, !otherReductions))
+          sizes = std::move(*tiles);
+      } else if (conv && isConstantIntValue(sizes[0], 1)) {
         SmallVector<Range> domain = root.getIterationDomain(rewriter);
         if (std::optional<int64_t> rows = getConstantIntValue(domain[0].size))
           sizes[0] = rewriter.getIndexAttr(
-              std::clamp<int64_t>(*rows / 32, 1, 16));
+              std::clamp<int64_t>(*rows / 32, 1, 64));
       }
       if (llvm::all_of(sizes,
                        [](OpFoldResult s) { return isConstantIntValue(s, 0); }))
@@ -136,9 +236,9 @@ struct ParallelizeKernels
       }
       for (auto [original, replacement] : result->replacements)
         rewriter.replaceAllUsesWith(original, replacement);
-      Operation *tiledRoot = result->tiledAndFusedOps.front();
-      if (isContraction(tiledRoot))
-        tileForCaches(rewriter, cast<TilingInterface>(tiledRoot));
+      for (Operation *tiled : result->tiledAndFusedOps)
+        if (isContraction(tiled))
+          tileForCaches(rewriter, cast<TilingInterface>(tiled));
     }
   }
 };

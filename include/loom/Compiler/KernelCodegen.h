@@ -7,11 +7,14 @@
 //   outline       each fragment's body as `func.func @kN` on tensors
 //   to-linalg     --convert-tg-to-linalg (each op's LinalgLoweringOpInterface)
 //   fuse          --linalg-fuse-elementwise-ops
-//   parallelize   --loom-parallelize-kernels (scf.forall over the result)
+//   parallelize   --loom-parallelize-kernels (scf.forall over the result;
+//                 cache tiles of contractions)
+//   registers     --loom-register-tiles (vector.contract register tiles)
 //   bufferize     one-shot bufferization of whole functions, results to
 //                 out-parameters, buffer deallocation
 //   range         --loom-forall-to-range ([begin, end) over the forall)
-//   to-llvm       loops, math approximations, LLVM dialect with bare
+//   to-llvm       loops, vector ops (contractions as outer products),
+//                 math approximations, LLVM dialect with bare
 //                 pointers for memrefs
 //   translate     LLVM IR, plus `void kN(void *const *bufs, i64, i64)`
 //                 entry points that unpack the buffer array
@@ -37,9 +40,12 @@ mlir::OwningOpRef<mlir::ModuleOp> outlineKernels(const EntrySchedule &entry,
                                                  mlir::MLIRContext *context);
 
 /// Adds the stages from to-linalg to to-llvm to \p pm (on a kernels
-/// module). Fails, with a diagnostic, when a pass is not registered.
+/// module); \p wideVectors: the target has 512-bit vectors (AVX-512), which
+/// sizes the register tiles. Fails, with a diagnostic, when a pass is not
+/// registered.
 mlir::LogicalResult buildKernelLoweringPipeline(mlir::OpPassManager &pm,
-                                                mlir::Location loc);
+                                                mlir::Location loc,
+                                                bool wideVectors);
 
 /// Translates the lowered \p kernels to LLVM IR in \p context, adds the
 /// artifact entry points, and sets each kernel step's range in \p entries

@@ -153,4 +153,44 @@ def LoomParallelizeKernels : Pass<"loom-parallelize-kernels", "mlir::ModuleOp"> 
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def LoomRegisterTiles : Pass<"loom-register-tiles", "mlir::ModuleOp"> {
+  let summary = "Register-tile contractions and compute each tile with vectors";
+  let description = [{
+    On kernel functions in linalg on tensors, after loom-parallelize-kernels:
+    every f32 contraction (matmul, batched matmul, a linear layer; a
+    `linalg.generic` whose body multiplies and adds and whose operands are
+    indexed by projected permutations) is tiled into `rows x columns`
+    register tiles of its output's last two dimensions, every other
+    parallel loop and every reduction loop with step 1, the reductions
+    innermost. Each tile becomes one `vector.contract` of a `rows x 1`
+    column of the left operand and a `1 x columns` row of the right one
+    (outer products: `rows` broadcasts and `rows x columns / width` fused
+    multiply-adds), and the accumulator tile is hoisted out of the
+    reduction loops so it stays in registers. Where a thread's tile has at
+    least 32 rows, the block of the right-hand side that they share is
+    first copied into `[n / columns][k][columns]` order (a
+    `linalg.transpose` of its expanded shape), so each tile reads it
+    contiguously instead of one row per page. Applies only where the
+    output's last dimension is contiguous in every operand that uses it and
+    the extents are static and divide by the tile (`columns` or half of it;
+    rows: `rows` or the largest power of two below it that divides); other
+    contractions keep the scalar loops that LLVM's vectoriser handles. Each
+    output element sums its terms in the same order as before.
+
+    The defaults fit AVX-512 (a 8x32 f32 tile is 16 of its 32 vector
+    registers); on AVX2 `columns=16 rows=6` keeps 12 of 16. loom-compile
+    chooses between the two by the target's features.
+  }];
+  let options = [
+    Option<"rowsPerTile", "rows", "int64_t", /*default=*/"8",
+           "Rows of a register tile (largest tried)">,
+    Option<"vectorColumns", "columns", "int64_t", /*default=*/"32",
+           "Columns of a register tile (f32 elements; a multiple of 8)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 #endif // LOOM_COMPILER_PASSES_TD

@@ -106,6 +106,24 @@ module {
     %y = tg.matmul %x, %w : (tensor<1x5x7xf32>, tensor<2x7x3xf32>) -> tensor<2x5x3xf32>
     return %y : tensor<2x5x3xf32>
   }
+  func.func @matmul_tiles(%x: tensor<12x40xf32> {tg.name = "x"}, %w: tensor<40x48xf32> {tg.name = "w"}) -> (tensor<12x48xf32> {tg.name = "y"}) {
+    %y = tg.matmul %x, %w : (tensor<12x40xf32>, tensor<40x48xf32>) -> tensor<12x48xf32>
+    return %y : tensor<12x48xf32>
+  }
+  func.func @matmul_packed_bias_relu(%x: tensor<1024x24xf32> {tg.name = "x"}, %w: tensor<24x96xf32> {tg.name = "w"}, %b: tensor<96xf32> {tg.name = "b"}) -> (tensor<1024x96xf32> {tg.name = "y"}) {
+    %m = tg.matmul %x, %w : (tensor<1024x24xf32>, tensor<24x96xf32>) -> tensor<1024x96xf32>
+    %a = tg.add %m, %b : (tensor<1024x96xf32>, tensor<96xf32>) -> tensor<1024x96xf32>
+    %y = tg.relu %a : tensor<1024x96xf32>
+    return %y : tensor<1024x96xf32>
+  }
+  func.func @matmul_packed_cache(%x: tensor<1024x512xf32> {tg.name = "x"}, %w: tensor<512x1024xf32> {tg.name = "w"}) -> (tensor<1024x1024xf32> {tg.name = "y"}) {
+    %y = tg.matmul %x, %w : (tensor<1024x512xf32>, tensor<512x1024xf32>) -> tensor<1024x1024xf32>
+    return %y : tensor<1024x1024xf32>
+  }
+  func.func @matmul_batch_tiles(%x: tensor<4x64x16xf32> {tg.name = "x"}, %w: tensor<4x16x32xf32> {tg.name = "w"}) -> (tensor<4x64x32xf32> {tg.name = "y"}) {
+    %y = tg.matmul %x, %w : (tensor<4x64x16xf32>, tensor<4x16x32xf32>) -> tensor<4x64x32xf32>
+    return %y : tensor<4x64x32xf32>
+  }
   func.func @conv_bias_relu(%x: tensor<1x4x7x7xf32> {tg.name = "x"}, %w: tensor<6x4x3x3xf32> {tg.name = "w"}, %b: tensor<6xf32> {tg.name = "b"}) -> (tensor<1x6x4x6xf32> {tg.name = "y"}) {
     %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 0, 2, 1>, strides = array<i64: 2, 1>, activation = #tg<activation relu>} : (tensor<1x4x7x7xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<1x6x4x6xf32>
     return %y : tensor<1x6x4x6xf32>

@@ -1,0 +1,37 @@
+// RUN: loom-opt %s --convert-tg-to-linalg --canonicalize --cse --linalg-fuse-elementwise-ops --loom-parallelize-kernels --canonicalize --cse | FileCheck %s
+
+// A 128-row product with an elementwise epilogue: 64-row tiles by 192-column
+// bands (32 tiles), each band's weight block cache-tiled by 256 rows of k.
+// CHECK-LABEL: func.func @ffn
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (128, 3072) step (64, 192)
+// CHECK: tensor.extract_slice %arg1[0, %{{.*}}] [768, 192] [1, 1]
+// CHECK: scf.for %{{.*}} = %c0 to %c768 step %c256
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: math.erf
+func.func @ffn(%a: tensor<1x128x768xf32>, %w: tensor<768x3072xf32>, %b: tensor<3072xf32>) -> tensor<1x128x3072xf32> {
+  %m = tg.matmul %a, %w : (tensor<1x128x768xf32>, tensor<768x3072xf32>) -> tensor<1x128x3072xf32>
+  %s = tg.add %m, %b : (tensor<1x128x3072xf32>, tensor<3072xf32>) -> tensor<1x128x3072xf32>
+  %g = tg.gelu %s : tensor<1x128x3072xf32>
+  return %g : tensor<1x128x3072xf32>
+}
+// A softmax over the columns: no bands (each would recompute the row's
+// statistics), so 8-row tiles to keep 16 of them.
+// CHECK-LABEL: func.func @scores
+// CHECK: scf.forall (%{{.*}}) = (0) to (128) step (8)
+// CHECK-NOT: scf.forall (
+// CHECK: return
+func.func @scores(%q: tensor<128x64xf32>, %k: tensor<64x128xf32>) -> tensor<128x128xf32> {
+  %m = tg.matmul %q, %k : (tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
+  %s = tg.softmax %m : (tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %s : tensor<128x128xf32>
+}
+// Enough rows for 32 tiles of 64; 1000 columns have no even cache tile,
+// so the last 488 are a partial one.
+// CHECK-LABEL: func.func @big
+// CHECK: scf.forall (%{{.*}}) = (0) to (2048) step (64)
+// CHECK: scf.for %{{.*}} = %c0 to %c1000 step %c512
+// CHECK: scf.for %{{.*}} = %c0 to %c768 step %c256
+func.func @big(%a: tensor<2048x768xf32>, %w: tensor<768x1000xf32>) -> tensor<2048x1000xf32> {
+  %m = tg.matmul %a, %w : (tensor<2048x768xf32>, tensor<768x1000xf32>) -> tensor<2048x1000xf32>
+  return %m : tensor<2048x1000xf32>
+}

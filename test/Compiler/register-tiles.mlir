@@ -1,0 +1,86 @@
+// RUN: loom-opt %s --loom-register-tiles --canonicalize --cse | FileCheck %s
+// RUN: loom-opt %s --loom-register-tiles="rows=6 columns=16" --canonicalize --cse | FileCheck %s --check-prefix=AVX2
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#rhsT = affine_map<(m, n, k) -> (n, k)>
+#out = affine_map<(m, n, k) -> (m, n)>
+
+// 64 rows share the right-hand side: it is copied into [n/32][k][32] order
+// first, and each 8x32 tile accumulates in registers over k.
+// CHECK-LABEL: func.func @packed
+// CHECK: %[[EXP:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [16, 2, 32]
+// CHECK: %[[PACKED:.*]] = linalg.transpose ins(%[[EXP]] : tensor<16x2x32xf32>) outs(%{{.*}} : tensor<2x16x32xf32>) permutation = [1, 0, 2]
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for
+// CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<8x1x32xf32>
+// CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %[[ACC]]) -> (vector<8x1x32xf32>)
+// CHECK: vector.transfer_read %arg0{{.*}} vector<8x1xf32>
+// CHECK: vector.transfer_read %[[PACKED]]{{.*}} vector<1x1x32xf32>
+// CHECK: vector.contract {{.*}} into vector<8x1x32xf32>
+// CHECK: vector.transfer_write
+// CHECK: tensor.collapse_shape
+// AVX2-LABEL: func.func @packed
+// AVX2: linalg.transpose {{.*}} outs(%{{.*}} : tensor<4x16x16xf32>)
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x1x16xf32> into vector<4x1x16xf32>
+func.func @packed(%a: tensor<64x16xf32>, %b: tensor<16x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x16xf32>, tensor<16x64xf32>) outs(%c : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// Few rows: no copy; 4 rows (the largest power of two dividing 12 up to 8)
+// by 16 columns (half the tile, as 48 is no multiple of 32).
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: linalg.transpose
+// CHECK: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @small(%a: tensor<12x40xf32>, %b: tensor<40x48xf32>, %c: tensor<12x48xf32>) -> tensor<12x48xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<12x40xf32>, tensor<40x48xf32>) outs(%c : tensor<12x48xf32>) -> tensor<12x48xf32>
+  return %r : tensor<12x48xf32>
+}
+
+// A batched matmul: the batch loop steps by 1.
+// CHECK-LABEL: func.func @batched
+// CHECK: vector.contract {{.*}} vector<1x8x1xf32>, vector<1x1x32xf32> into vector<1x8x32xf32>
+func.func @batched(%a: tensor<3x8x5xf32>, %b: tensor<3x5x32xf32>, %c: tensor<3x8x32xf32>) -> tensor<3x8x32xf32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<3x8x5xf32>, tensor<3x5x32xf32>) outs(%c : tensor<3x8x32xf32>) -> tensor<3x8x32xf32>
+  return %r : tensor<3x8x32xf32>
+}
+
+// A row of the tile would be a strided gather of B: left alone.
+// CHECK-LABEL: func.func @rhs_transposed
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @rhs_transposed(%a: tensor<64x16xf32>, %b: tensor<64x16xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = linalg.generic {indexing_maps = [#lhs, #rhsT, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x16xf32>, tensor<64x16xf32>) outs(%c : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// 13 columns fit no tile; dynamic shapes are not tiled either.
+// CHECK-LABEL: func.func @untileable
+// CHECK-NOT: vector.
+// CHECK: linalg.matmul
+// CHECK: linalg.matmul
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @untileable(%a: tensor<7x5xf32>, %b: tensor<5x13xf32>, %c: tensor<7x13xf32>,
+                      %d: tensor<?x8xf32>, %e: tensor<8x32xf32>, %f: tensor<?x32xf32>) -> (tensor<7x13xf32>, tensor<?x32xf32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<7x5xf32>, tensor<5x13xf32>) outs(%c : tensor<7x13xf32>) -> tensor<7x13xf32>
+  %s = linalg.matmul ins(%d, %e : tensor<?x8xf32>, tensor<8x32xf32>) outs(%f : tensor<?x32xf32>) -> tensor<?x32xf32>
+  return %r, %s : tensor<7x13xf32>, tensor<?x32xf32>
+}
