@@ -33,7 +33,8 @@ namespace {
 
 /// Where a contraction's register tile lies: `n` is the output's last
 /// dimension (each operand that uses it has it last, so a row of the tile
-/// is one contiguous vector), `m` the output's dimension before it (or -1).
+/// is one contiguous vector), `m` the innermost other output dimension that
+/// indexes an operand without `n` (or -1).
 struct TileDims {
   int64_t m = -1, n = -1;
 };
@@ -56,7 +57,6 @@ std::optional<TileDims> registerTileDims(linalg::LinalgOp op) {
   AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (out.getNumResults() == 0)
     return std::nullopt;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   TileDims dims;
   dims.n = out.getDimPosition(out.getNumResults() - 1);
   MLIRContext *context = op.getContext();
@@ -268,16 +268,24 @@ struct RegisterTiles
       return failure();
     rewriter.replaceOp(op, tiled->replacements);
     Operation *tileOp = tiled->tiledOps.front();
+    // A tile the vectoriser refuses stays a (correct) scalar linalg op.
     rewriter.setInsertionPoint(tileOp);
     FailureOr<linalg::VectorizationResult> vectorized =
         linalg::vectorize(rewriter, tileOp);
-    if (failed(vectorized))
-      return tileOp->emitError("a register tile could not be vectorised");
-    rewriter.replaceOp(tileOp, vectorized->replacements);
+    if (succeeded(vectorized))
+      rewriter.replaceOp(tileOp, vectorized->replacements);
     return success();
   }
 
   void runOnOperation() override {
+    if (rowsPerTile < 1 || vectorColumns < 8 || vectorColumns % 8 != 0) {
+      getOperation().emitError("--loom-register-tiles: rows must be at least "
+                               "1 and columns a positive multiple of 8 (got "
+                               "rows=")
+          << int64_t(rowsPerTile) << " columns=" << int64_t(vectorColumns)
+          << ")";
+      return signalPassFailure();
+    }
     MLIRContext *context = &getContext();
     IRRewriter rewriter(context);
     for (auto fn : getOperation().getOps<func::FuncOp>()) {

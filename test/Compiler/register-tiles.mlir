@@ -1,5 +1,9 @@
 // RUN: loom-opt %s --loom-register-tiles --canonicalize --cse | FileCheck %s
 // RUN: loom-opt %s --loom-register-tiles="rows=6 columns=16" --canonicalize --cse | FileCheck %s --check-prefix=AVX2
+// RUN: not loom-opt %s --loom-register-tiles="columns=12" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not loom-opt %s --loom-register-tiles="rows=0" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: --loom-register-tiles: rows must be at least 1 and columns a positive multiple of 8 (got rows={{[0-9]+}} columns={{[0-9]+}})
 
 #lhs = affine_map<(m, n, k) -> (m, k)>
 #rhs = affine_map<(m, n, k) -> (k, n)>
