@@ -188,6 +188,8 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(tg::createTGFoldBatchNorm());
   pm.addPass(tg::createTGFoldWeightsPass(weights, int64_t(1) << 26));
   pm.addPass(createCanonicalizerPass());
+  if (options.formFragments)
+    return options.formFragments(pm);
   TGFormFragmentsOptions fragments;
   fragments.convBackend = options.convBackend;
   fragments.matmulBackend = options.matmulBackend;
@@ -214,7 +216,9 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isPrivate() || fn.isExternal())
       continue;
-    auto entry = buildSchedule(fn, (fn.getName() + "_k").str());
+    auto entry = buildSchedule(fn, (fn.getName() + "_k").str(),
+                               options.backends ? *options.backends
+                                                : BackendRegistry::builtin());
     if (failed(entry))
       return failure();
     entries.push_back(std::move(*entry));

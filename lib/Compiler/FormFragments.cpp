@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Compiler/LibraryCalls.h"
+#include "loom/Compiler/Fragments.h"
 #include "loom/Compiler/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -21,6 +21,12 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::compiler;
 
+bool compiler::staysOutside(Operation *op) {
+  return isa<tg::WeightOp, tg::ReshapeOp, tg::FragmentOp>(op) ||
+         !isa<tg::TGDialect>(op->getDialect()) ||
+         op->getParentOfType<tg::FragmentOp>();
+}
+
 namespace {
 
 /// Constants up to this many elements are copied into the fragments that
@@ -28,37 +34,18 @@ namespace {
 /// outside and are stored with the weights.
 constexpr int64_t kInlineConstantElements = 1024;
 
-/// Ops that stay outside fragments: parameters, constants and metadata.
-bool staysOutside(Operation *op) {
-  return isa<tg::WeightOp, tg::ReshapeOp, tg::FragmentOp>(op) ||
-         !isa<tg::TGDialect>(op->getDialect()) ||
-         op->getParentOfType<tg::FragmentOp>();
-}
-
 bool isSmallConstant(Operation *op) {
   auto constant = dyn_cast_or_null<tg::ConstantOp>(op);
   return constant &&
          constant.getType().getNumElements() <= kInlineConstantElements;
 }
 
-/// Elementwise: every result element depends on the operand elements at the
-/// same (broadcast) index.
-bool isElementwise(Operation *op) {
-  return op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
-         isa<tg::AddOp, tg::SubOp, tg::MulOp, tg::DivOp, tg::MaxOp, tg::MinOp,
-             tg::PowOp, tg::CastOp>(op);
-}
+using patterns::isElementwise;
 
-std::optional<tg::Backend> parseBackend(StringRef name) {
-  auto backend = tg::symbolizeBackend(name);
-  return backend;
-}
-
-struct FormFragments
-    : public compiler::impl::TGFormFragmentsBase<FormFragments> {
-  using TGFormFragmentsBase::TGFormFragmentsBase;
-
-  void runOnOperation() override;
+/// Groups the ops of one block (see formFragments).
+class FragmentFormer {
+public:
+  void run(Block &block, FragmentChooser choose);
 
 private:
   /// The groups being formed: ops of one class go into one fragment.
@@ -68,37 +55,37 @@ private:
   /// Number of non-elementwise ops per codegen group leader.
   llvm::DenseMap<Operation *, unsigned> heavyOps;
 
-  void formLibraryGroups(Block &block, tg::Backend conv, tg::Backend matmul);
+  void formChosenGroups(Block &block, FragmentChooser choose);
   void formCodegenGroups(Block &block);
   bool tryFuse(Operation *producer, Operation *consumer);
   void outline(ArrayRef<Operation *> ops, tg::Backend backend);
 };
 
-void FormFragments::formLibraryGroups(Block &block, tg::Backend conv,
-                                      tg::Backend matmul) {
+void FragmentFormer::formChosenGroups(Block &block, FragmentChooser choose) {
   for (Operation &op : block) {
     if (staysOutside(&op) || groups.contains(&op))
       continue;
-    std::optional<LibraryCall> call;
     auto unclaimed = [&](Operation *user) {
       return !groups.contains(user) && !staysOutside(user);
     };
-    if (isa<tg::Conv2dOp>(op) && conv != tg::Backend::Codegen)
-      call = growLibraryCall(&op, conv, unclaimed);
-    else if (isa<tg::MatmulOp>(op) && matmul != tg::Backend::Codegen)
-      call = growLibraryCall(&op, matmul, unclaimed);
+    std::optional<LibraryCall> call = choose(&op, unclaimed);
     if (!call)
       continue;
     groups.insert(call->ops.front());
     for (Operation *member : call->ops)
       groups.unionSets(call->ops.front(), member);
-    libraryLeader[groups.getLeaderValue(call->ops.front())] = call->backend;
+    Operation *leader = groups.getLeaderValue(call->ops.front());
+    if (call->backend != tg::Backend::Codegen)
+      libraryLeader[leader] = call->backend;
+    else
+      heavyOps[leader] = llvm::count_if(
+          call->ops, [](Operation *member) { return !isElementwise(member); });
   }
 }
 
 /// Fuses the single-use \p producer's group into \p consumer's when the
 /// result is a codegen group with at most one op that is not elementwise.
-bool FormFragments::tryFuse(Operation *producer, Operation *consumer) {
+bool FragmentFormer::tryFuse(Operation *producer, Operation *consumer) {
   if (!producer || staysOutside(producer) || isSmallConstant(producer) ||
       isa<tg::ConstantOp>(producer) || !groups.contains(producer))
     return false;
@@ -119,12 +106,16 @@ bool FormFragments::tryFuse(Operation *producer, Operation *consumer) {
   return true;
 }
 
-void FormFragments::formCodegenGroups(Block &block) {
+void FragmentFormer::formCodegenGroups(Block &block) {
   for (Operation &op : block) {
-    if (staysOutside(&op) || isa<tg::ConstantOp>(op) || groups.contains(&op))
+    if (staysOutside(&op) || isa<tg::ConstantOp>(op))
       continue;
-    groups.insert(&op);
-    heavyOps[&op] = isElementwise(&op) ? 0 : 1;
+    if (!groups.contains(&op)) {
+      groups.insert(&op);
+      heavyOps[&op] = isElementwise(&op) ? 0 : 1;
+    } else if (libraryLeader.count(groups.getLeaderValue(&op))) {
+      continue;
+    }
     // Fuse single-use producers: elementwise ones into anything (prologue),
     // anything into an elementwise consumer (epilogue).
     for (Value operand : op.getOperands()) {
@@ -138,7 +129,7 @@ void FormFragments::formCodegenGroups(Block &block) {
 }
 
 /// Replaces \p ops (in block order, one group) by one tg.fragment.
-void FormFragments::outline(ArrayRef<Operation *> ops, tg::Backend backend) {
+void FragmentFormer::outline(ArrayRef<Operation *> ops, tg::Backend backend) {
   llvm::SmallPtrSet<Operation *, 8> inGroup(ops.begin(), ops.end());
   // A library call takes every tensor as a buffer; a kernel may see small
   // constants as compile-time constants.
@@ -186,43 +177,64 @@ void FormFragments::outline(ArrayRef<Operation *> ops, tg::Backend backend) {
     op->erase();
 }
 
-void FormFragments::runOnOperation() {
-  func::FuncOp fn = getOperation();
-  auto conv = parseBackend(convBackend);
-  auto matmul = parseBackend(matmulBackend);
-  if (!conv || *conv == tg::Backend::OpenBLAS) {
-    fn.emitError("--tg-form-fragments: conv-backend must be onednn or "
-                 "codegen, got '")
-        << convBackend << "'";
-    return signalPassFailure();
+void FragmentFormer::run(Block &block, FragmentChooser choose) {
+  formChosenGroups(block, choose);
+  formCodegenGroups(block);
+  // Collect each group's ops in block order, then outline them.
+  llvm::MapVector<Operation *, SmallVector<Operation *>> members;
+  for (Operation &op : block)
+    if (groups.contains(&op))
+      members[groups.getLeaderValue(&op)].push_back(&op);
+  for (auto &[leader, ops] : members) {
+    auto it = libraryLeader.find(leader);
+    outline(ops,
+            it == libraryLeader.end() ? tg::Backend::Codegen : it->second);
   }
-  if (!matmul) {
-    fn.emitError("--tg-form-fragments: matmul-backend must be onednn, "
-                 "openblas or codegen, got '")
-        << matmulBackend << "'";
-    return signalPassFailure();
-  }
-  for (Block &block : fn.getBody()) {
-    groups = {};
-    libraryLeader.clear();
-    heavyOps.clear();
-    formLibraryGroups(block, *conv, *matmul);
-    formCodegenGroups(block);
-    // Collect each group's ops in block order, then outline them.
-    llvm::MapVector<Operation *, SmallVector<Operation *>> members;
-    for (Operation &op : block)
-      if (groups.contains(&op))
-        members[groups.getLeaderValue(&op)].push_back(&op);
-    for (auto &[leader, ops] : members) {
-      auto it = libraryLeader.find(leader);
-      outline(ops,
-              it == libraryLeader.end() ? tg::Backend::Codegen : it->second);
-    }
-    // Constants now copied into every fragment that used them.
-    for (Operation &op : llvm::make_early_inc_range(block))
-      if (isa<tg::ConstantOp>(op) && op.use_empty())
-        op.erase();
-  }
+  // Constants now copied into every fragment that used them.
+  for (Operation &op : llvm::make_early_inc_range(block))
+    if (isa<tg::ConstantOp>(op) && op.use_empty())
+      op.erase();
 }
 
+struct FormFragments
+    : public compiler::impl::TGFormFragmentsBase<FormFragments> {
+  using TGFormFragmentsBase::TGFormFragmentsBase;
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    auto conv = tg::symbolizeBackend(convBackend);
+    auto matmul = tg::symbolizeBackend(matmulBackend);
+    if (!conv || *conv == tg::Backend::OpenBLAS) {
+      fn.emitError("--tg-form-fragments: conv-backend must be onednn or "
+                   "codegen, got '")
+          << convBackend << "'";
+      return signalPassFailure();
+    }
+    if (!matmul) {
+      fn.emitError("--tg-form-fragments: matmul-backend must be onednn, "
+                   "openblas or codegen, got '")
+          << matmulBackend << "'";
+      return signalPassFailure();
+    }
+    const BackendRegistry &registry = BackendRegistry::builtin();
+    auto choose = [&](Operation *op,
+                      Available available) -> std::optional<LibraryCall> {
+      std::optional<tg::Backend> backend;
+      if (isa<tg::Conv2dOp>(op))
+        backend = conv;
+      else if (isa<tg::MatmulOp>(op))
+        backend = matmul;
+      if (!backend || *backend == tg::Backend::Codegen)
+        return std::nullopt;
+      return registry.match(op, *backend, available);
+    };
+    formFragments(fn, choose);
+  }
+};
+
 } // namespace
+
+void compiler::formFragments(func::FuncOp fn, FragmentChooser choose) {
+  for (Block &block : fn.getBody())
+    FragmentFormer().run(block, choose);
+}

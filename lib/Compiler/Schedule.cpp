@@ -6,7 +6,7 @@
 
 #include "loom/Compiler/Schedule.h"
 
-#include "loom/Compiler/LibraryCalls.h"
+#include "loom/Compiler/Backend.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
 
 #include "llvm/Support/Format.h"
@@ -39,10 +39,6 @@ Array shapeJSON(ArrayRef<int64_t> shape) {
   return a;
 }
 
-Array shapeJSON(Value v) {
-  return shapeJSON(cast<RankedTensorType>(v.getType()).getShape());
-}
-
 int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 /// The name of argument or result \p i from its `tg.name` attribute.
@@ -55,13 +51,16 @@ std::string nameFromAttr(DictionaryAttr attrs, StringRef fallback, unsigned i) {
 
 class ScheduleBuilder {
 public:
-  ScheduleBuilder(func::FuncOp fn, StringRef prefix) : fn(fn), prefix(prefix) {}
+  ScheduleBuilder(func::FuncOp fn, StringRef prefix,
+                  const BackendRegistry &backends)
+      : fn(fn), prefix(prefix), backends(backends) {}
 
   FailureOr<EntrySchedule> run();
 
 private:
   func::FuncOp fn;
   StringRef prefix;
+  const BackendRegistry &backends;
   EntrySchedule entry;
   llvm::DenseMap<Value, int64_t> bufferOf;
   /// Fragment results that write straight into an output buffer.
@@ -194,57 +193,32 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
 
 LogicalResult ScheduleBuilder::scheduleLibrary(tg::FragmentOp fragment,
                                                Step &step) {
-  auto call = matchLibraryFragment(fragment);
-  if (!call)
+  const Backend *backend = backends.lookup(fragment.getBackend());
+  if (!backend)
     return fragment.emitOpError("is placed on ")
            << tg::stringifyBackend(fragment.getBackend())
-           << " but its body is not one call that backend computes";
-  // Body values are block arguments: the fragment's inputs.
+           << ", which is not a registered backend";
+  auto call = backends.matchFragment(fragment);
+  if (!call)
+    return fragment.emitOpError("is placed on ")
+           << backend->name()
+           << " but its body is not one fragment that backend computes";
+  // Body values are block arguments (the fragment's inputs) or the result.
   auto buffer = [&](Value v) -> int64_t {
-    auto arg = cast<BlockArgument>(v);
-    return bufferOf.lookup(fragment.getInputs()[arg.getArgNumber()]);
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return bufferOf.lookup(fragment.getInputs()[arg.getArgNumber()]);
+    assert(v == call->ops.back()->getResult(0) && "not a fragment operand");
+    return bufferOf.lookup(fragment.getResult(0));
   };
-  int64_t dst = bufferOf.lookup(fragment.getResult(0));
-  Object &args = step.namedArgs, &attrs = step.attrs;
-  if (auto conv = dyn_cast<tg::Conv2dOp>(call->anchor)) {
-    step.op = "onednn.conv2d";
-    args["src"] = buffer(conv.getInput());
-    args["weights"] = buffer(conv.getFilter());
-    attrs["src_shape"] = shapeJSON(conv.getInput());
-    attrs["weights_shape"] = shapeJSON(conv.getFilter());
-    attrs["dst_shape"] = shapeJSON(conv.getResult());
-    attrs["strides"] = shapeJSON(conv.getStrides());
-    attrs["pads"] = shapeJSON(conv.getPads());
-    attrs["dilations"] = shapeJSON(conv.getDilations());
-    attrs["groups"] = conv.getGroups();
-  } else if (call->backend == tg::Backend::OneDNN) {
-    auto matmul = cast<tg::MatmulOp>(call->anchor);
-    step.op = "onednn.matmul";
-    args["src"] = buffer(matmul.getLhs());
-    args["weights"] = buffer(matmul.getRhs());
-    attrs["src_shape"] = shapeJSON(matmul.getLhs());
-    attrs["weights_shape"] = shapeJSON(matmul.getRhs());
-    attrs["dst_shape"] = shapeJSON(matmul.getResult());
-    attrs["weights_constant"] =
-        entry.buffers[buffer(matmul.getRhs())].kind == Buffer::Kind::Weight;
-  } else {
-    auto matmul = cast<tg::MatmulOp>(call->anchor);
-    step.op = "openblas.sgemm";
-    auto lhs = matmul.getLhs().getType().getShape();
-    args["a"] = buffer(matmul.getLhs());
-    args["b"] = buffer(matmul.getRhs());
-    args["c"] = dst;
-    attrs["a_shape"] = shapeJSON(lhs.take_back(2));
-    attrs["b_shape"] = shapeJSON(matmul.getRhs());
-    attrs["batch"] = lhs.size() == 3 ? lhs[0] : int64_t(1);
-    return success();
-  }
-  if (call->bias)
-    args["bias"] = buffer(call->bias);
-  if (call->sum)
-    args["sum"] = buffer(call->sum);
-  args["dst"] = dst;
-  attrs["activation"] = call->activation;
+  auto isWeight = [&](Value v) {
+    return entry.buffers[buffer(v)].kind == Buffer::Kind::Weight;
+  };
+  LibraryStep lowered;
+  if (failed(backend->lower(*call, StepOperands{buffer, isWeight}, lowered)))
+    return failure();
+  step.op = std::move(lowered.op);
+  step.namedArgs = std::move(lowered.args);
+  step.attrs = std::move(lowered.attrs);
   return success();
 }
 
@@ -376,9 +350,10 @@ Object stepJSON(const Step &s) {
 
 } // namespace
 
-FailureOr<EntrySchedule> compiler::buildSchedule(func::FuncOp fn,
-                                                 StringRef kernelPrefix) {
-  return ScheduleBuilder(fn, kernelPrefix).run();
+FailureOr<EntrySchedule>
+compiler::buildSchedule(func::FuncOp fn, StringRef kernelPrefix,
+                        const BackendRegistry &backends) {
+  return ScheduleBuilder(fn, kernelPrefix, backends).run();
 }
 
 llvm::json::Value compiler::toJSON(const EntrySchedule &entry) {

@@ -18,6 +18,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct CompileOptions {
   /// Backends per op kind (--tg-form-fragments).
   std::string convBackend = "onednn";
   std::string matmulBackend = "onednn";
+  /// When set, replaces --tg-form-fragments: adds the pass that places
+  /// fragments (loom-compile --backends=auto adds --tg-place-backends).
+  std::function<void(mlir::OpPassManager &)> formFragments;
+  /// The backends that lower library fragments (null: the builtin ones).
+  const BackendRegistry *backends = nullptr;
   /// Embed the tg source module (for loom-run --check).
   bool embedSource = true;
   /// Where to print the schedules (null: nowhere).

@@ -11,6 +11,7 @@
 #ifndef LOOM_COMPILER_SCHEDULE_H
 #define LOOM_COMPILER_SCHEDULE_H
 
+#include "loom/Compiler/Backend.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -85,8 +86,10 @@ struct EntrySchedule {
 /// tg.constant, tg.reshape and tg.fragment ops (after --tg-form-fragments).
 /// Kernel steps are named "<prefix><n>" in order; their range is 1 until
 /// code generation sets it. Diagnoses what it cannot schedule.
-mlir::FailureOr<EntrySchedule> buildSchedule(mlir::func::FuncOp fn,
-                                             llvm::StringRef kernelPrefix);
+/// Library fragments are lowered by their backend in \p backends.
+mlir::FailureOr<EntrySchedule>
+buildSchedule(mlir::func::FuncOp fn, llvm::StringRef kernelPrefix,
+              const BackendRegistry &backends = BackendRegistry::builtin());
 
 /// The manifest's JSON for \p entry (docs/Artifact.md).
 llvm::json::Value toJSON(const EntrySchedule &entry);

@@ -1,0 +1,167 @@
+//===- Backend.h - The backend registry -------------------------*- C++ -*-===//
+//
+// Part of Loom. A backend runs fragments of a tg graph. Each one declares,
+// in one file of its own (lib/Compiler/Backends/), what it runs: its
+// patterns over tg ops with their constraints (element types, ranks,
+// shapes, attributes), how a fragment of that shape becomes a step of the
+// schedule, and an analytic estimate of its time. Fragment formation
+// (--tg-form-fragments, fixed choices) and placement (--tg-place-backends,
+// a search) ask the registry for candidates; the schedule builder asks the
+// fragment's backend to lower it. docs/Backends.md lists the patterns and
+// says how to add a backend.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_COMPILER_BACKEND_H
+#define LOOM_COMPILER_BACKEND_H
+
+#include "loom/Cost/CostModel.h"
+#include "loom/Dialect/TG/IR/TGOps.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace loom::compiler {
+
+/// Whether an op may join a fragment being grown (still unclaimed).
+using Available = llvm::function_ref<bool(mlir::Operation *)>;
+
+/// One fragment a backend can run: an anchor op and the single-use
+/// consumers fused after it, with the roles a library call gives them.
+struct LibraryCall {
+  tg::Backend backend;
+  /// The op that starts the fragment (tg.conv2d, tg.matmul, or for codegen
+  /// any computing op).
+  mlir::Operation *anchor = nullptr;
+  /// A bias: the conv's own bias operand, or the [N] operand of a tg.add
+  /// after a matmul. Null when there is none.
+  mlir::Value bias;
+  /// The other operand of a residual tg.add after a conv (oneDNN's sum
+  /// post-op). Null when there is none.
+  mlir::Value sum;
+  /// The activation applied last: none, relu, sigmoid, tanh, gelu_erf,
+  /// gelu_tanh.
+  llvm::StringRef activation = "none";
+  /// The ops the fragment computes, in order; the last one's result is the
+  /// fragment's result.
+  llvm::SmallVector<mlir::Operation *, 4> ops;
+  /// The pattern's name, for reports: "conv2d+sum+relu", "matmul", ...
+  std::string pattern() const;
+};
+
+/// What lowering a library fragment needs from the schedule builder.
+struct StepOperands {
+  /// The schedule buffer holding a value of the fragment's body (a block
+  /// argument) or its result.
+  llvm::function_ref<int64_t(mlir::Value)> buffer;
+  /// Whether a body value is a weight (constant across runs: a library may
+  /// prepack it at load).
+  llvm::function_ref<bool(mlir::Value)> isWeight;
+};
+
+/// A library step: the call's name ("onednn.conv2d", ...), its named
+/// buffer operands and its attributes (docs/Artifact.md).
+struct LibraryStep {
+  std::string op;
+  llvm::json::Object args, attrs;
+};
+
+class Backend {
+public:
+  virtual ~Backend();
+  virtual tg::Backend kind() const = 0;
+  /// The name in the IR (`tg.fragment <name>`), options and placements.
+  llvm::StringRef name() const { return tg::stringifyBackend(kind()); }
+  /// One line for reports and docs.
+  virtual llvm::StringRef summary() const = 0;
+  /// The patterns it runs, one line each, with their constraints.
+  virtual std::vector<std::string> patterns() const = 0;
+  /// Every fragment this backend runs that starts at \p anchor, longest
+  /// first (each shorter one a prefix of the longest), growing only over
+  /// consumers \p available accepts. Empty when \p anchor is not something
+  /// it runs.
+  virtual void candidates(mlir::Operation *anchor, Available available,
+                          llvm::SmallVectorImpl<LibraryCall> &out) const = 0;
+  /// Turns a fragment (one of its candidates) into a library step; false
+  /// for the code generator, whose fragments become generated kernels.
+  virtual bool isLibrary() const { return true; }
+  virtual mlir::LogicalResult lower(const LibraryCall &call,
+                                    const StepOperands &operands,
+                                    LibraryStep &step) const = 0;
+  /// Seconds \p call takes on \p target, from its work (FLOPs, bytes) and
+  /// how well this backend uses the machine on it (documented per backend).
+  virtual double analyticSeconds(const LibraryCall &call,
+                                 const cost::RooflineTarget &target) const = 0;
+};
+
+/// The backends compiling can use. Adding one: a new file in
+/// lib/Compiler/Backends/, an enum case in TGAttrs.td (the name the IR
+/// prints) and one line in BackendRegistry::builtin().
+class BackendRegistry {
+public:
+  /// Codegen, oneDNN and OpenBLAS.
+  static const BackendRegistry &builtin();
+
+  void add(std::unique_ptr<Backend> backend);
+  /// Replaces the backend of the same kind (tests plant faulty ones).
+  void replace(std::unique_ptr<Backend> backend);
+  const Backend *lookup(tg::Backend kind) const;
+  const Backend *lookup(llvm::StringRef name) const;
+  llvm::ArrayRef<std::unique_ptr<Backend>> all() const { return backends; }
+
+  /// The longest fragment \p backend runs from \p anchor, or nullopt.
+  std::optional<LibraryCall> match(mlir::Operation *anchor, tg::Backend backend,
+                                   Available available = nullptr) const;
+  /// The call a library fragment's body is (exactly one of its backend's
+  /// candidates), or nullopt.
+  std::optional<LibraryCall> matchFragment(tg::FragmentOp fragment) const;
+
+private:
+  std::vector<std::unique_ptr<Backend>> backends;
+};
+
+std::unique_ptr<Backend> createCodegenBackend();
+std::unique_ptr<Backend> createOneDNNBackend();
+std::unique_ptr<Backend> createOpenBLASBackend();
+
+//===----------------------------------------------------------------------===//
+// Helpers the backends share (Backends/Patterns.cpp)
+//===----------------------------------------------------------------------===//
+
+namespace patterns {
+bool isF32(mlir::Type type);
+bool allF32(mlir::Operation *op);
+/// Elementwise: every result element depends on the operand elements at the
+/// same (broadcast) index.
+bool isElementwise(mlir::Operation *op);
+/// The only op using \p v when it may join, or null.
+mlir::Operation *soleUser(mlir::Value v, Available available);
+/// The library name of an f32 activation op (relu, sigmoid, tanh,
+/// gelu_erf, gelu_tanh), or nullopt.
+std::optional<llvm::StringRef> activationOf(mlir::Operation *op);
+/// The other operand of a tg.add using \p v, when the add keeps \p v's
+/// type; null otherwise.
+mlir::Value addendOf(mlir::Operation *add, mlir::Value v);
+/// True when \p bias is a bias over the last dimension of \p result: shape
+/// [N], or all ones but the last dimension N.
+bool isRowBias(mlir::Value bias, mlir::RankedTensorType result);
+/// Appends to \p out every prefix of \p longest that ends after its anchor
+/// or a role, longest first (the roles the prefix keeps set again).
+void addPrefixes(const LibraryCall &longest,
+                 llvm::SmallVectorImpl<LibraryCall> &out);
+/// Roofline seconds of \p ops as one fragment: FLOPs at \p efficiency of
+/// the target's peak, the fragment's inputs and outputs over its memory
+/// bandwidth, plus one launch.
+double rooflineSeconds(llvm::ArrayRef<mlir::Operation *> ops,
+                       const cost::RooflineTarget &target, double efficiency);
+} // namespace patterns
+
+} // namespace loom::compiler
+
+#endif // LOOM_COMPILER_BACKEND_H

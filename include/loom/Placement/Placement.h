@@ -1,0 +1,108 @@
+//===- Placement.h - Placing fragments on backends --------------*- C++ -*-===//
+//
+// Part of Loom. Collage-style backend placement (docs/Placement.md): every
+// op some library backend runs is a site; each registered backend offers
+// fragments starting there (its patterns); a cost model prices every
+// fragment (measured: compiled and timed on this machine, cached by
+// fragment, shapes, backend and machine; analytic: rooflines); a search
+// picks one per site, then fragments are formed as placed. A placement is
+// data: written and read as JSON, reported per fragment with its
+// alternatives.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_PLACEMENT_PLACEMENT_H
+#define LOOM_PLACEMENT_PLACEMENT_H
+
+#include "loom/Compiler/Backend.h"
+#include "loom/Cost/CostModel.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loom::placement {
+
+using compiler::LibraryCall;
+
+/// A fragment to price: its key (the printed fragment as a function: ops,
+/// types, attributes, backend; no locations, no weight values) and its
+/// time once priced.
+struct CostRequest {
+  const LibraryCall *call = nullptr;
+  std::string key;
+  double seconds = std::numeric_limits<double>::infinity();
+  /// "measured", "cached", "analytic", or "analytic (budget)".
+  std::string source;
+};
+
+/// One cost interface, two implementations.
+class FragmentCostModel {
+public:
+  virtual ~FragmentCostModel();
+  virtual std::string name() const = 0;
+  /// Prices every request (in one batch: the measured model compiles them
+  /// into one artifact). Fails only on an error worth stopping for.
+  virtual mlir::LogicalResult estimate(mlir::ModuleOp context,
+                                       llvm::MutableArrayRef<CostRequest>
+                                           requests) = 0;
+};
+
+/// Rooflines (for targets that are not present): each backend's
+/// analyticSeconds on \p target.
+std::unique_ptr<FragmentCostModel>
+createAnalyticCostModel(const compiler::BackendRegistry &backends,
+                        cost::RooflineTarget target);
+
+struct MeasureOptions {
+  /// Threads the probes run on (0: all).
+  int threads = 0;
+  /// Seconds the measurement may take; past it, unmeasured fragments get
+  /// analytic costs.
+  double budgetSeconds = 60;
+  /// Where progress goes (null: nowhere).
+  llvm::raw_ostream *progress = nullptr;
+};
+
+/// Compiles every uncached fragment as one entry of a probe artifact,
+/// times each on this machine (median of runs on random inputs) and
+/// records it in \p db under "<machine>|<key>"; \p fallback prices what
+/// the budget leaves.
+std::unique_ptr<FragmentCostModel>
+createMeasuredCostModel(const compiler::BackendRegistry &backends,
+                        cost::CostDatabase &db, MeasureOptions options,
+                        std::unique_ptr<FragmentCostModel> fallback);
+
+/// This machine, for cost-database keys: CPU name, features that matter,
+/// threads.
+std::string machineKey(int threads);
+
+/// The printed probe function of \p call (the cost key without backend
+/// and machine), built in \p scratch.
+std::string fragmentKey(const LibraryCall &call);
+
+struct PlaceOptions {
+  /// The backends to choose among (codegen always included); empty: all.
+  std::vector<std::string> backends;
+  FragmentCostModel *costModel = nullptr;
+  /// A placement to apply instead of searching (JSON, docs/Placement.md).
+  std::string placementIn;
+  /// Where to write the placement (empty: nowhere).
+  std::string placementOut;
+  /// Where to print the report (null: nowhere).
+  llvm::raw_ostream *report = nullptr;
+  llvm::raw_ostream *progress = nullptr;
+  const compiler::BackendRegistry *registry = nullptr;
+};
+
+/// Places and forms the fragments of every function of \p module.
+mlir::LogicalResult placeBackends(mlir::ModuleOp module,
+                                  const PlaceOptions &options);
+
+} // namespace loom::placement
+
+#endif // LOOM_PLACEMENT_PLACEMENT_H

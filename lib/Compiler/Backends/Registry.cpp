@@ -1,0 +1,214 @@
+//===- Registry.cpp - The backend registry and shared pattern helpers -----===//
+//
+// Part of Loom. See Backend.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Compiler/Backend.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::compiler;
+
+Backend::~Backend() = default;
+
+std::string LibraryCall::pattern() const {
+  std::string name;
+  for (Operation *op : ops) {
+    if (!name.empty())
+      name += "+";
+    StringRef opName = op->getName().stripDialect();
+    if (op != anchor && op->getName().getStringRef() == "tg.add")
+      name += sum ? "sum" : bias ? "bias" : "add";
+    else
+      name += opName;
+  }
+  if (auto conv = dyn_cast<tg::Conv2dOp>(anchor);
+      conv && conv.getActivation() != tg::Activation::None)
+    name += "(" + tg::stringifyActivation(conv.getActivation()).str() + ")";
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// BackendRegistry
+//===----------------------------------------------------------------------===//
+
+const BackendRegistry &BackendRegistry::builtin() {
+  static const BackendRegistry registry = [] {
+    BackendRegistry r;
+    r.add(createCodegenBackend());
+    r.add(createOneDNNBackend());
+    r.add(createOpenBLASBackend());
+    return r;
+  }();
+  return registry;
+}
+
+void BackendRegistry::add(std::unique_ptr<Backend> backend) {
+  assert(!lookup(backend->kind()) && "backend registered twice");
+  backends.push_back(std::move(backend));
+}
+
+void BackendRegistry::replace(std::unique_ptr<Backend> backend) {
+  for (auto &b : backends)
+    if (b->kind() == backend->kind()) {
+      b = std::move(backend);
+      return;
+    }
+  add(std::move(backend));
+}
+
+const Backend *BackendRegistry::lookup(tg::Backend kind) const {
+  for (const auto &b : backends)
+    if (b->kind() == kind)
+      return b.get();
+  return nullptr;
+}
+
+const Backend *BackendRegistry::lookup(StringRef name) const {
+  auto kind = tg::symbolizeBackend(name);
+  return kind ? lookup(*kind) : nullptr;
+}
+
+std::optional<LibraryCall> BackendRegistry::match(Operation *anchor,
+                                                  tg::Backend kind,
+                                                  Available available) const {
+  const Backend *backend = lookup(kind);
+  if (!backend)
+    return std::nullopt;
+  SmallVector<LibraryCall> calls;
+  backend->candidates(anchor, available, calls);
+  if (calls.empty())
+    return std::nullopt;
+  return calls.front();
+}
+
+std::optional<LibraryCall>
+BackendRegistry::matchFragment(tg::FragmentOp fragment) const {
+  const Backend *backend = lookup(fragment.getBackend());
+  Block &body = fragment.getBody().front();
+  if (!backend || body.empty() || &body.front() == body.getTerminator())
+    return std::nullopt;
+  auto ops = llvm::map_to_vector(body.without_terminator(),
+                                 [](Operation &op) { return &op; });
+  SmallVector<LibraryCall> calls;
+  backend->candidates(&body.front(), nullptr, calls);
+  for (LibraryCall &call : calls)
+    if (ops == ArrayRef<Operation *>(call.ops) &&
+        body.getTerminator()->getOperands() == call.ops.back()->getResults())
+      return call;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared pattern helpers
+//===----------------------------------------------------------------------===//
+
+bool patterns::isF32(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getElementType().isF32();
+}
+
+bool patterns::allF32(Operation *op) {
+  return llvm::all_of(op->getOperandTypes(), isF32) &&
+         llvm::all_of(op->getResultTypes(), isF32);
+}
+
+bool patterns::isElementwise(Operation *op) {
+  return op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+         isa<tg::AddOp, tg::SubOp, tg::MulOp, tg::DivOp, tg::MaxOp, tg::MinOp,
+             tg::PowOp, tg::CastOp>(op);
+}
+
+Operation *patterns::soleUser(Value v, Available available) {
+  if (!v.hasOneUse())
+    return nullptr;
+  Operation *user = *v.getUsers().begin();
+  return !available || available(user) ? user : nullptr;
+}
+
+std::optional<StringRef> patterns::activationOf(Operation *op) {
+  if (!op || !allF32(op))
+    return std::nullopt;
+  if (isa<tg::ReluOp>(op))
+    return StringRef("relu");
+  if (isa<tg::SigmoidOp>(op))
+    return StringRef("sigmoid");
+  if (isa<tg::TanhOp>(op))
+    return StringRef("tanh");
+  if (auto gelu = dyn_cast<tg::GeluOp>(op))
+    return StringRef(gelu.getTanhApproximation() ? "gelu_tanh" : "gelu_erf");
+  return std::nullopt;
+}
+
+Value patterns::addendOf(Operation *op, Value v) {
+  auto add = dyn_cast_or_null<tg::AddOp>(op);
+  if (!add || add.getType() != v.getType() || add.getLhs() == add.getRhs())
+    return {};
+  return add.getLhs() == v ? add.getRhs() : add.getLhs();
+}
+
+bool patterns::isRowBias(Value bias, RankedTensorType result) {
+  auto type = dyn_cast<RankedTensorType>(bias.getType());
+  if (!type || !isF32(type) || type.getRank() < 1 ||
+      type.getRank() > result.getRank() ||
+      type.getShape().back() != result.getShape().back())
+    return false;
+  return llvm::all_of(type.getShape().drop_back(),
+                      [](int64_t d) { return d == 1; });
+}
+
+void patterns::addPrefixes(const LibraryCall &longest,
+                           SmallVectorImpl<LibraryCall> &out) {
+  StringRef ownActivation = "none";
+  if (auto conv = dyn_cast<tg::Conv2dOp>(longest.anchor))
+    ownActivation = tg::stringifyActivation(conv.getActivation());
+  for (size_t n = longest.ops.size(); n >= 1; --n) {
+    LibraryCall call = longest;
+    call.ops.resize(n);
+    bool hasAdd = llvm::any_of(ArrayRef(call.ops).drop_front(),
+                               [](Operation *op) { return isa<tg::AddOp>(op); });
+    if (!hasAdd) {
+      call.sum = {};
+      if (!isa<tg::Conv2dOp>(call.anchor))
+        call.bias = {};
+    }
+    Operation *last = call.ops.back();
+    auto act = last != call.anchor ? activationOf(last) : std::nullopt;
+    call.activation = act ? *act : ownActivation;
+    out.push_back(std::move(call));
+  }
+}
+
+double patterns::rooflineSeconds(ArrayRef<Operation *> ops,
+                                 const cost::RooflineTarget &target,
+                                 double efficiency) {
+  llvm::SmallPtrSet<Operation *, 8> inside(ops.begin(), ops.end());
+  double flops = 0, bytes = 0;
+  llvm::SetVector<Value> inputs;
+  for (Operation *op : ops) {
+    flops += cost::workOf(op).flops;
+    for (Value v : op->getOperands())
+      if (!inside.count(v.getDefiningOp()))
+        inputs.insert(v);
+  }
+  auto sizeOf = [](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !type.hasStaticShape())
+      return 0.0;
+    return double(type.getNumElements()) *
+           std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  };
+  for (Value v : inputs)
+    bytes += sizeOf(v);
+  for (Value v : ops.back()->getResults())
+    bytes += sizeOf(v);
+  double compute = target.peakFlops > 0 ? flops / (target.peakFlops * efficiency) : 0;
+  double memory = target.memBandwidth > 0 ? bytes / target.memBandwidth : 0;
+  return std::max(compute, memory) + target.launchOverhead;
+}
