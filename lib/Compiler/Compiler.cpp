@@ -193,6 +193,7 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
   TGFormFragmentsOptions fragments;
   fragments.convBackend = options.convBackend;
   fragments.matmulBackend = options.matmulBackend;
+  fragments.backends = options.backendSet;
   pm.addNestedPass<func::FuncOp>(createTGFormFragments(fragments));
 }
 

@@ -217,8 +217,28 @@ struct FormFragments
       return signalPassFailure();
     }
     const BackendRegistry &registry = BackendRegistry::builtin();
+    SmallVector<tg::Backend> priority;
+    SmallVector<StringRef> names;
+    StringRef(backends).split(names, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef name : names) {
+      auto kind = tg::symbolizeBackend(name.trim());
+      if (!kind) {
+        fn.emitError("--tg-form-fragments: unknown backend '")
+            << name.trim() << "' in backends (registered: codegen, onednn, "
+            << "openblas)";
+        return signalPassFailure();
+      }
+      priority.push_back(*kind);
+    }
     auto choose = [&](Operation *op,
                       Available available) -> std::optional<LibraryCall> {
+      if (!priority.empty()) {
+        for (tg::Backend kind : priority)
+          if (kind != tg::Backend::Codegen)
+            if (auto call = registry.match(op, kind, available))
+              return call;
+        return std::nullopt;
+      }
       std::optional<tg::Backend> backend;
       if (isa<tg::Conv2dOp>(op))
         backend = conv;

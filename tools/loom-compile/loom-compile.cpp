@@ -9,6 +9,7 @@
 
 #include "loom/Compiler/Compiler.h"
 #include "loom/Compiler/Passes.h"
+#include "loom/Placement/Passes.h"
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
@@ -21,6 +22,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -63,6 +65,47 @@ static cl::opt<std::string> matmulBackend(
     "matmul-backend",
     cl::desc("Backend of matrix products: onednn, openblas or codegen"),
     cl::init("onednn"), cl::cat(compileCat));
+static cl::opt<std::string> backendSet(
+    "backends",
+    cl::desc("auto: place every fragment on the backend that runs it "
+             "fastest (a search, docs/Placement.md); or a fixed set in "
+             "priority order, e.g. codegen, onednn, openblas,onednn "
+             "(generated code takes what no listed library runs); "
+             "overrides --conv-backend and --matmul-backend"),
+    cl::init(""), cl::cat(compileCat));
+static cl::opt<std::string> costModel(
+    "cost",
+    cl::desc("--backends=auto: measured (fragments compiled and timed here, "
+             "default) or analytic (rooflines)"),
+    cl::init("measured"), cl::cat(compileCat));
+static cl::opt<std::string> costDb(
+    "cost-db",
+    cl::desc("--backends=auto: the cache of measured fragment times "
+             "(default: $XDG_CACHE_HOME/loom/fragment-costs.json or "
+             "~/.cache/loom/fragment-costs.json)"),
+    cl::init(""), cl::cat(compileCat));
+static cl::opt<double> searchBudget(
+    "search-budget",
+    cl::desc("--backends=auto: seconds the measurement may take (the rest "
+             "is priced by rooflines)"),
+    cl::init(60), cl::cat(compileCat));
+static cl::opt<std::string> placementIn(
+    "placement-in",
+    cl::desc("--backends=auto: apply this placement (JSON) without a search"),
+    cl::init(""), cl::cat(compileCat));
+static cl::opt<std::string> placementOut(
+    "placement-out", cl::desc("--backends=auto: write the placement (JSON)"),
+    cl::init(""), cl::cat(compileCat));
+static cl::opt<std::string> placementReport(
+    "placement-report",
+    cl::desc("--backends=auto: print every fragment with its backend, time "
+             "and alternatives to this file (-: stderr)"),
+    cl::init(""), cl::cat(compileCat));
+static cl::opt<int> numThreads(
+    "num-threads",
+    cl::desc("--backends=auto: threads the measured fragments run on (0: "
+             "all; use the thread count the model will run with)"),
+    cl::init(0), cl::cat(compileCat));
 static cl::list<std::string>
     dims("dim", cl::desc("ONNX input: size of a symbolic input dimension"),
          cl::value_desc("NAME=VALUE"), cl::cat(compileCat));
@@ -154,6 +197,41 @@ int main(int argc, char **argv) {
   options.convBackend = convBackend;
   options.matmulBackend = matmulBackend;
   options.embedSource = !noSource;
+  std::string defaultCostDb;
+  if (backendSet == "auto") {
+    if (costDb.empty() && placementIn.empty() && costModel == "measured") {
+      SmallString<256> cache;
+      if (!llvm::sys::path::cache_directory(cache))
+        return fail("no cache directory for the cost database: give "
+                    "--cost-db=<file.json>");
+      llvm::sys::path::append(cache, "loom");
+      if (auto ec = llvm::sys::fs::create_directories(cache))
+        return fail("cannot create " + cache + ": " + ec.message());
+      llvm::sys::path::append(cache, "fragment-costs.json");
+      defaultCostDb = std::string(cache);
+    }
+    if (cpu != "native" && costModel == "measured" && placementIn.empty())
+      return fail("--backends=auto with --cost=measured times fragments on "
+                  "this machine: it needs --cpu=native (or --cost=analytic, "
+                  "or --placement-in)");
+    placement::TGPlaceBackendsOptions place;
+    place.cost = costModel;
+    place.costDb = costDb.empty() ? defaultCostDb : std::string(costDb);
+    place.budget = searchBudget;
+    place.threads = numThreads;
+    place.placementIn = placementIn;
+    place.placementOut = placementOut;
+    place.report = placementReport;
+    options.formFragments = [place](OpPassManager &pm) {
+      pm.addPass(placement::createTGPlaceBackends(place));
+    };
+  } else if (!placementIn.empty() || !placementOut.empty() ||
+             !placementReport.empty()) {
+    return fail("--placement-in, --placement-out and --placement-report "
+                "need --backends=auto");
+  } else if (!backendSet.empty()) {
+    options.backendSet = backendSet;
+  }
   if (printSchedule)
     options.scheduleOut = &llvm::outs();
   if (timeStages)

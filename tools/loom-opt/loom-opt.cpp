@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Compiler/Passes.h"
+#include "loom/Placement/Passes.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   loom::tg::registerTGPasses();
   loom::compiler::registerCompilerPasses();
+  loom::placement::registerPlacementPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

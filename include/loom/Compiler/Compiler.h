@@ -31,6 +31,8 @@ struct CompileOptions {
   /// Backends per op kind (--tg-form-fragments).
   std::string convBackend = "onednn";
   std::string matmulBackend = "onednn";
+  /// A fixed backend set in priority order (overrides the two above).
+  std::string backendSet;
   /// When set, replaces --tg-form-fragments: adds the pass that places
   /// fragments (loom-compile --backends=auto adds --tg-place-backends).
   std::function<void(mlir::OpPassManager &)> formFragments;

@@ -23,7 +23,9 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
     * library fragments: `tg.conv2d` on oneDNN, with a following residual
       `tg.add` (oneDNN's sum post-op) and activation fused; `tg.matmul` on
       oneDNN with a following bias `tg.add` and activation fused, or on
-      OpenBLAS (plain sgemm); chosen per op kind by the options;
+      OpenBLAS (plain sgemm); chosen per op kind by the options, or by a
+      fixed backend set in priority order (`backends=openblas,onednn`);
+      `--tg-place-backends` chooses by a search instead;
     * codegen fragments: every other computing op, with single-use
       elementwise producers fused in (prologue) and elementwise consumers
       fused after (epilogue); at most one op of a fragment is not
@@ -45,6 +47,10 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
     Option<"matmulBackend", "matmul-backend", "std::string",
            /*default=*/"\"onednn\"",
            "Backend of tg.matmul: onednn, openblas or codegen">,
+    Option<"backends", "backends", "std::string", /*default=*/"\"\"",
+           "A fixed backend set, in priority order (comma-separated): each "
+           "op goes to the first library backend that runs it, else to "
+           "generated code; overrides conv-backend and matmul-backend">,
   ];
   let dependentDialects = ["::loom::tg::TGDialect"];
 }
