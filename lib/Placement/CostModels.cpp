@@ -6,18 +6,9 @@
 
 #include "Probe.h"
 
-#include "loom-c/Runtime.h"
-#include "loom/Compiler/Compiler.h"
-#include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Placement/Placement.h"
 
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -69,51 +60,19 @@ private:
 // Measured
 //===----------------------------------------------------------------------===//
 
-/// A probe artifact loaded with the runtime; frees everything it holds.
-struct LoadedProbe {
-  loom_model *model = nullptr;
-  loom_context *context = nullptr;
-  ~LoadedProbe() {
-    if (context)
-      loom_context_free(context);
-    if (model)
-      loom_model_free(model);
-  }
-};
-
 /// Seconds per run of \p entry: the median of timed runs after one warm-up
 /// (at least 3, more while they take under 50 ms in all, at most 15; one
 /// when a run takes over 0.2 s).
-std::optional<double> timeEntry(LoadedProbe &probe, int64_t entry,
+std::optional<double> timeEntry(ProbeArtifact &probe, int64_t entry,
                                 std::mt19937 &rng) {
-  std::vector<std::vector<uint8_t>> inputs, outputs;
-  std::vector<const void *> in;
-  std::vector<void *> out;
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (int64_t i = 0, e = loom_entry_num_inputs(probe.model, entry); i < e;
-       ++i) {
-    loom_tensor_desc desc;
-    if (loom_entry_input(probe.model, entry, i, &desc) != LOOM_OK)
-      return std::nullopt;
-    inputs.emplace_back(std::max<int64_t>(desc.bytes, 1), 0);
-    if (StringRef(desc.dtype) == "f32") {
-      auto *f = reinterpret_cast<float *>(inputs.back().data());
-      for (int64_t k = 0; k < desc.bytes / 4; ++k)
-        f[k] = dist(rng);
-    }
-    in.push_back(inputs.back().data());
-  }
-  for (int64_t i = 0, e = loom_entry_num_outputs(probe.model, entry); i < e;
-       ++i) {
-    loom_tensor_desc desc;
-    if (loom_entry_output(probe.model, entry, i, &desc) != LOOM_OK)
-      return std::nullopt;
-    outputs.emplace_back(std::max<int64_t>(desc.bytes, 1), 0);
-    out.push_back(outputs.back().data());
-  }
+  auto buffers = makeBuffers(probe.model, entry, rng);
+  if (!buffers)
+    return std::nullopt;
+  const void *const *in = buffers->in.data();
+  void *const *out = buffers->out.data();
   auto run = [&]() -> std::optional<double> {
     auto start = Clock::now();
-    if (loom_run(probe.context, entry, in.data(), out.data()) != LOOM_OK)
+    if (loom_run(probe.context, entry, in, out) != LOOM_OK)
       return std::nullopt;
     return secondsSince(start);
   };
@@ -243,76 +202,25 @@ bool MeasuredModel::measureBatch(ModuleOp module,
                                  MutableArrayRef<CostRequest> requests,
                                  ArrayRef<size_t> batch,
                                  Clock::time_point start, std::string &error) {
-  // The probes, built in the model's context and compiled in a fresh one
-  // (a pass may not load the dialects code generation needs).
-  OwningOpRef<ModuleOp> probes = ModuleOp::create(module.getLoc());
-  safetensors::Writer writer;
-  std::mt19937 rng(12345);
-  for (auto [n, i] : llvm::enumerate(batch))
-    buildProbe(*requests[i].call, *probes, ("p" + Twine(n)).str(),
-               ("p" + Twine(n) + "_w").str(), &writer, &rng,
-               /*formFragment=*/true, backends);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  probes->print(os);
-
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registry.insert<tg::TGDialect>();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error && diagnostics.empty())
-      diagnostics = d.str();
-    return success();
-  });
-  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, &context);
-  auto weights = safetensors::File::parse(llvm::MemoryBuffer::getMemBufferCopy(
-      writer.serialize(), "probe weights"));
-  if (!parsed || !weights) {
-    if (!weights)
-      llvm::consumeError(weights.takeError());
-    error = "internal error: the probes do not parse back";
-    return false;
-  }
-  SmallString<128> path;
-  if (llvm::sys::fs::createTemporaryFile("loom-probe", "so", path)) {
-    error = "cannot create a temporary file";
-    return false;
-  }
-  CompileOptions compile;
-  compile.embedSource = false;
-  compile.backends = &backends;
+  SmallVector<const LibraryCall *> calls;
+  for (size_t i : batch)
+    calls.push_back(requests[i].call);
   if (options.progress)
     *options.progress << "tg-place-backends: compiling " << batch.size()
                       << " probe" << (batch.size() == 1 ? "" : "s") << "\n";
-  bool compiled = succeeded(
-      compileToArtifact(*parsed, &*weights, compile, path));
-  if (!compiled) {
-    llvm::sys::fs::remove(path);
-    error = diagnostics.empty() ? "compilation failed" : diagnostics;
+  std::unique_ptr<ProbeArtifact> probe =
+      compileProbes(calls, module, backends, options.threads, error);
+  if (!probe)
     return false;
-  }
-  LoadedProbe probe;
-  loom_model_options load{options.threads, nullptr};
-  bool loaded = loom_model_load(path.c_str(), &load, &probe.model) == LOOM_OK &&
-                loom_context_create(probe.model, &probe.context) == LOOM_OK;
-  llvm::sys::fs::remove(path);
-  if (!loaded) {
-    error = std::string("the probe artifact does not load: ") +
-            loom_last_error();
-    return false;
-  }
+  std::mt19937 rng(12345);
   size_t reported = 0;
   for (auto [n, i] : llvm::enumerate(batch)) {
     CostRequest &r = requests[i];
     if (secondsSince(start) > options.budgetSeconds)
       break; // left for the fallback
     int64_t entry =
-        loom_model_find_entry(probe.model, ("p" + Twine(n)).str().c_str());
-    auto seconds = entry >= 0 ? timeEntry(probe, entry, rng) : std::nullopt;
+        loom_model_find_entry(probe->model, ("p" + Twine(n)).str().c_str());
+    auto seconds = entry >= 0 ? timeEntry(*probe, entry, rng) : std::nullopt;
     if (!seconds) {
       r.seconds = std::numeric_limits<double>::infinity();
       r.source = std::string("does not run: ") + loom_last_error();

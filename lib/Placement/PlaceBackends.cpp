@@ -66,7 +66,6 @@ struct PlaceBackends
       auto analytic = createAnalyticCostModel(registry, *roofline);
       if (cost == "analytic") {
         model = std::move(analytic);
-        options.progress = nullptr;
       } else if (cost == "measured") {
         if (costDb.empty())
           return fail("cost=measured needs cost-db=<file.json> (the cache "

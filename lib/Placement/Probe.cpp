@@ -11,9 +11,18 @@
 #include "loom/Dialect/TG/IR/TGTypes.h"
 #include "loom/Support/ElementTypes.h"
 
+#include "loom/Compiler/Compiler.h"
+#include "loom/Dialect/TG/IR/TGDialect.h"
+
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 using namespace loom;
@@ -127,4 +136,104 @@ std::string placement::fragmentKey(const LibraryCall &call) {
   llvm::raw_string_ostream os(text);
   fn.print(os);
   return text;
+}
+
+placement::ProbeArtifact::~ProbeArtifact() {
+  if (context)
+    loom_context_free(context);
+  if (model)
+    loom_model_free(model);
+}
+
+std::unique_ptr<placement::ProbeArtifact>
+placement::compileProbes(ArrayRef<const LibraryCall *> calls, ModuleOp module,
+                         const BackendRegistry &registry, int threads,
+                         std::string &error) {
+  auto probe = std::make_unique<ProbeArtifact>();
+  OwningOpRef<ModuleOp> probes = ModuleOp::create(module.getLoc());
+  safetensors::Writer writer;
+  std::mt19937 rng(12345);
+  for (auto [n, call] : llvm::enumerate(calls))
+    buildProbe(*call, *probes, ("p" + Twine(n)).str(),
+               ("p" + Twine(n) + "_w").str(), &writer, &rng,
+               /*formFragment=*/true, registry);
+  llvm::raw_string_ostream os(probe->text);
+  probes->print(os);
+  probe->weights = writer.serialize();
+
+  DialectRegistry dialects;
+  registerAllDialects(dialects);
+  registerAllExtensions(dialects);
+  dialects.insert<tg::TGDialect>();
+  MLIRContext context(dialects);
+  context.loadAllAvailableDialects();
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error && diagnostics.empty())
+      diagnostics = d.str();
+    return success();
+  });
+  OwningOpRef<ModuleOp> parsed =
+      parseSourceString<ModuleOp>(probe->text, &context);
+  auto weights = safetensors::File::parse(
+      llvm::MemoryBuffer::getMemBuffer(probe->weights, "probe weights",
+                                       /*RequiresNullTerminator=*/false));
+  if (!parsed || !weights) {
+    if (!weights)
+      llvm::consumeError(weights.takeError());
+    error = "internal error: the probes do not parse back";
+    return nullptr;
+  }
+  SmallString<128> path;
+  if (llvm::sys::fs::createTemporaryFile("loom-probe", "so", path)) {
+    error = "cannot create a temporary file";
+    return nullptr;
+  }
+  CompileOptions compile;
+  compile.embedSource = false;
+  compile.backends = &registry;
+  if (failed(compileToArtifact(*parsed, &*weights, compile, path))) {
+    llvm::sys::fs::remove(path);
+    error = diagnostics.empty() ? "compilation failed" : diagnostics;
+    return nullptr;
+  }
+  loom_model_options load{threads, nullptr};
+  bool loaded = loom_model_load(path.c_str(), &load, &probe->model) == LOOM_OK &&
+                loom_context_create(probe->model, &probe->context) == LOOM_OK;
+  llvm::sys::fs::remove(path);
+  if (!loaded) {
+    error = std::string("the probe artifact does not load: ") +
+            loom_last_error();
+    return nullptr;
+  }
+  return probe;
+}
+
+std::optional<placement::ProbeBuffers>
+placement::makeBuffers(const loom_model *model, int64_t entry,
+                       std::mt19937 &rng) {
+  ProbeBuffers b;
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0, e = loom_entry_num_inputs(model, entry); i < e; ++i) {
+    loom_tensor_desc desc;
+    if (loom_entry_input(model, entry, i, &desc) != LOOM_OK)
+      return std::nullopt;
+    b.inputs.emplace_back(std::max<int64_t>(desc.bytes, 1), 0);
+    if (StringRef(desc.dtype) == "f32") {
+      auto *f = reinterpret_cast<float *>(b.inputs.back().data());
+      for (int64_t k = 0; k < desc.bytes / 4; ++k)
+        f[k] = dist(rng);
+    }
+  }
+  for (int64_t i = 0, e = loom_entry_num_outputs(model, entry); i < e; ++i) {
+    loom_tensor_desc desc;
+    if (loom_entry_output(model, entry, i, &desc) != LOOM_OK)
+      return std::nullopt;
+    b.outputs.emplace_back(std::max<int64_t>(desc.bytes, 1), 0);
+  }
+  for (auto &v : b.inputs)
+    b.in.push_back(v.data());
+  for (auto &v : b.outputs)
+    b.out.push_back(v.data());
+  return b;
 }

@@ -7,6 +7,7 @@
 #ifndef LOOM_LIB_PLACEMENT_PROBE_H
 #define LOOM_LIB_PLACEMENT_PROBE_H
 
+#include "loom-c/Runtime.h"
 #include "loom/Compiler/Backend.h"
 #include "loom/Support/SafeTensors.h"
 
@@ -29,6 +30,37 @@ mlir::func::FuncOp buildProbe(const compiler::LibraryCall &call,
                               safetensors::Writer *weights,
                               std::mt19937 *rng, bool formFragment,
                               const compiler::BackendRegistry &registry);
+
+/// A probe artifact: one entry "p<i>" per fragment, compiled in a context
+/// of its own (a pass may not load the dialects code generation needs) and
+/// loaded with the runtime.
+struct ProbeArtifact {
+  /// The probe module as built (fragments formed) and its random weights.
+  std::string text, weights;
+  loom_model *model = nullptr;
+  loom_context *context = nullptr;
+  ProbeArtifact() = default;
+  ProbeArtifact(const ProbeArtifact &) = delete;
+  ~ProbeArtifact();
+};
+
+/// Builds, compiles and loads the probes of \p calls (built in \p module's
+/// context). On failure returns null and sets \p error to the first
+/// diagnostic.
+std::unique_ptr<ProbeArtifact>
+compileProbes(llvm::ArrayRef<const compiler::LibraryCall *> calls,
+              mlir::ModuleOp module, const compiler::BackendRegistry &registry,
+              int threads, std::string &error);
+
+/// Random inputs for \p entry (f32 uniform in [-1, 1], other types zero)
+/// and room for its outputs.
+struct ProbeBuffers {
+  std::vector<std::vector<uint8_t>> inputs, outputs;
+  std::vector<const void *> in;
+  std::vector<void *> out;
+};
+std::optional<ProbeBuffers> makeBuffers(const loom_model *model, int64_t entry,
+                                        std::mt19937 &rng);
 
 } // namespace loom::placement
 

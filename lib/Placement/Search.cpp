@@ -15,6 +15,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <chrono>
 #include <cmath>
 
 using namespace mlir;
@@ -442,6 +443,7 @@ LogicalResult Placer::applyPlacementFile(Object &root) {
 }
 
 LogicalResult Placer::run() {
+  auto start = std::chrono::steady_clock::now();
   bool fromFile = !options.placementIn.empty();
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isExternal())
@@ -490,8 +492,18 @@ LogicalResult Placer::run() {
              << options.placementOut << ": " << ec.message();
     os << llvm::formatv("{0:2}", toJSON()) << "\n";
   }
-  for (FunctionPlan &plan : plans)
+  size_t sites = 0;
+  for (FunctionPlan &plan : plans) {
     form(plan);
+    sites += plan.sites.size();
+  }
+  if (options.progress)
+    *options.progress << llvm::format(
+        "tg-place-backends: placed %zu sites in %.2f s (%s)\n", sites,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count(),
+        fromFile ? ("from " + options.placementIn).c_str()
+                 : options.costModel->name().c_str());
   return success();
 }
 

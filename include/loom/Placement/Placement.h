@@ -99,6 +99,28 @@ struct PlaceOptions {
   const compiler::BackendRegistry *registry = nullptr;
 };
 
+/// The outcome of checking one fragment against the interpreter.
+struct FragmentCheck {
+  std::string backend, pattern;
+  /// The anchor's location.
+  std::string where;
+  /// Largest |compiled - interpreted| over max(1, largest |interpreted|).
+  double error = 0;
+  bool passed = false;
+  /// Why it could not be checked (empty when it ran).
+  std::string note;
+};
+
+/// The fragment check: every fragment every backend of \p registry offers
+/// at any op of \p module (each pattern and each shorter prefix), compiled
+/// into one probe artifact through that backend's lowering, run on random
+/// inputs and compared with the reference interpreter on the same inputs.
+/// A backend whose pattern and lowering disagree fails here. Fails (with a
+/// diagnostic) only when the probes cannot be built or compiled at all.
+mlir::FailureOr<std::vector<FragmentCheck>>
+checkFragments(mlir::ModuleOp module,
+               const compiler::BackendRegistry &registry, double tolerance);
+
 /// Places and forms the fragments of every function of \p module.
 mlir::LogicalResult placeBackends(mlir::ModuleOp module,
                                   const PlaceOptions &options);
