@@ -60,41 +60,6 @@ private:
 // Measured
 //===----------------------------------------------------------------------===//
 
-/// Seconds per run of \p entry: the median of timed runs after one warm-up
-/// (at least 3, more while they take under 50 ms in all, at most 15; one
-/// when a run takes over 0.2 s).
-std::optional<double> timeEntry(ProbeArtifact &probe, int64_t entry,
-                                std::mt19937 &rng) {
-  auto buffers = makeBuffers(probe.model, entry, rng);
-  if (!buffers)
-    return std::nullopt;
-  const void *const *in = buffers->in.data();
-  void *const *out = buffers->out.data();
-  auto run = [&]() -> std::optional<double> {
-    auto start = Clock::now();
-    if (loom_run(probe.context, entry, in, out) != LOOM_OK)
-      return std::nullopt;
-    return secondsSince(start);
-  };
-  auto warm = run();
-  if (!warm)
-    return std::nullopt;
-  std::vector<double> times;
-  double spent = 0;
-  while (times.size() < 15 &&
-         (times.size() < 3 || spent < 0.05) &&
-         !(times.size() >= 1 && *warm > 0.2)) {
-    auto t = run();
-    if (!t)
-      return std::nullopt;
-    times.push_back(*t);
-    spent += *t;
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2,
-                   times.end());
-  return times[times.size() / 2];
-}
-
 class MeasuredModel : public FragmentCostModel {
 public:
   MeasuredModel(const BackendRegistry &backends, cost::CostDatabase &db,
@@ -220,7 +185,8 @@ bool MeasuredModel::measureBatch(ModuleOp module,
       break; // left for the fallback
     int64_t entry =
         loom_model_find_entry(probe->model, ("p" + Twine(n)).str().c_str());
-    auto seconds = entry >= 0 ? timeEntry(*probe, entry, rng) : std::nullopt;
+    auto seconds =
+        entry >= 0 ? medianSeconds(*probe, entry, rng) : std::nullopt;
     if (!seconds) {
       r.seconds = std::numeric_limits<double>::infinity();
       r.source = std::string("does not run: ") + loom_last_error();

@@ -80,6 +80,10 @@ struct PlaceBackends
         measure.progress = &llvm::errs();
         model = createMeasuredCostModel(registry, *db, measure,
                                         std::move(analytic));
+        options.endToEnd = endToEnd;
+        options.budgetSeconds = budget;
+        options.threads = threads;
+        options.db = db.get();
       } else {
         return fail("cost must be analytic or measured, got '" + cost + "'");
       }

@@ -22,7 +22,10 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+
+#include <chrono>
 
 using namespace mlir;
 using namespace loom;
@@ -149,7 +152,6 @@ std::unique_ptr<placement::ProbeArtifact>
 placement::compileProbes(ArrayRef<const LibraryCall *> calls, ModuleOp module,
                          const BackendRegistry &registry, int threads,
                          std::string &error) {
-  auto probe = std::make_unique<ProbeArtifact>();
   OwningOpRef<ModuleOp> probes = ModuleOp::create(module.getLoc());
   safetensors::Writer writer;
   std::mt19937 rng(12345);
@@ -157,10 +159,20 @@ placement::compileProbes(ArrayRef<const LibraryCall *> calls, ModuleOp module,
     buildProbe(*call, *probes, ("p" + Twine(n)).str(),
                ("p" + Twine(n) + "_w").str(), &writer, &rng,
                /*formFragment=*/true, registry);
-  llvm::raw_string_ostream os(probe->text);
+  std::string text;
+  llvm::raw_string_ostream os(text);
   probes->print(os);
-  probe->weights = writer.serialize();
+  return compileModuleText(text, writer.serialize(), registry, threads,
+                           nullptr, error);
+}
 
+std::unique_ptr<placement::ProbeArtifact> placement::compileModuleText(
+    StringRef text, std::string weightsBytes, const BackendRegistry &registry,
+    int threads, llvm::function_ref<LogicalResult(ModuleOp)> prepare,
+    std::string &error) {
+  auto probe = std::make_unique<ProbeArtifact>();
+  probe->text = text.str();
+  probe->weights = std::move(weightsBytes);
   DialectRegistry dialects;
   registerAllDialects(dialects);
   registerAllExtensions(dialects);
@@ -182,6 +194,10 @@ placement::compileProbes(ArrayRef<const LibraryCall *> calls, ModuleOp module,
     if (!weights)
       llvm::consumeError(weights.takeError());
     error = "internal error: the probes do not parse back";
+    return nullptr;
+  }
+  if (prepare && failed(prepare(*parsed))) {
+    error = diagnostics.empty() ? "cannot place the module" : diagnostics;
     return nullptr;
   }
   SmallString<128> path;
@@ -236,4 +252,49 @@ placement::makeBuffers(const loom_model *model, int64_t entry,
   for (auto &v : b.outputs)
     b.out.push_back(v.data());
   return b;
+}
+
+std::optional<double> placement::medianSeconds(ProbeArtifact &probe,
+                                               int64_t entry,
+                                               std::mt19937 &rng,
+                                               const TimingPolicy &policy) {
+  using Clock = std::chrono::steady_clock;
+  auto buffers = makeBuffers(probe.model, entry, rng);
+  if (!buffers)
+    return std::nullopt;
+  auto run = [&]() -> std::optional<double> {
+    auto start = Clock::now();
+    if (loom_run(probe.context, entry, buffers->in.data(),
+                 buffers->out.data()) != LOOM_OK)
+      return std::nullopt;
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  auto warm = run();
+  if (!warm)
+    return std::nullopt;
+  std::vector<double> times;
+  double spent = 0;
+  while (times.size() < policy.maxRuns &&
+         (times.size() < policy.minRuns || spent < policy.minSeconds) &&
+         !(times.size() >= 1 && *warm > policy.slowRun)) {
+    auto t = run();
+    if (!t)
+      return std::nullopt;
+    times.push_back(*t);
+    spent += *t;
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                   times.end());
+  return times[times.size() / 2];
+}
+
+std::string placement::randomWeights(ModuleOp module) {
+  safetensors::Writer writer;
+  std::mt19937 rng(777);
+  llvm::StringSet<> added;
+  module.walk([&](tg::WeightOp op) {
+    if (added.insert(op.getName()).second)
+      addRandomWeight(writer, op.getName(), op.getType(), rng);
+  });
+  return writer.serialize();
 }

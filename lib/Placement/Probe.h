@@ -52,6 +52,18 @@ compileProbes(llvm::ArrayRef<const compiler::LibraryCall *> calls,
               mlir::ModuleOp module, const compiler::BackendRegistry &registry,
               int threads, std::string &error);
 
+/// Parses \p text (a tg module) in a context of its own, lets \p prepare
+/// (may be null) change it, compiles it with the weights \p weights (a
+/// safetensors file) and loads it.
+std::unique_ptr<ProbeArtifact> compileModuleText(
+    llvm::StringRef text, std::string weights,
+    const compiler::BackendRegistry &registry, int threads,
+    llvm::function_ref<mlir::LogicalResult(mlir::ModuleOp)> prepare,
+    std::string &error);
+
+/// Random values for every tg.weight of \p module, as a safetensors file.
+std::string randomWeights(mlir::ModuleOp module);
+
 /// Random inputs for \p entry (f32 uniform in [-1, 1], other types zero)
 /// and room for its outputs.
 struct ProbeBuffers {
@@ -61,6 +73,19 @@ struct ProbeBuffers {
 };
 std::optional<ProbeBuffers> makeBuffers(const loom_model *model, int64_t entry,
                                         std::mt19937 &rng);
+
+/// How many runs a time is the median of: after one warm-up, at least
+/// minRuns, more while they take under minSeconds in all, at most maxRuns;
+/// one when the warm-up took over slowRun seconds.
+struct TimingPolicy {
+  size_t minRuns = 3, maxRuns = 15;
+  double minSeconds = 0.05, slowRun = 0.2;
+};
+
+/// Seconds per run of \p entry under \p policy; nullopt when a run fails.
+std::optional<double> medianSeconds(ProbeArtifact &probe, int64_t entry,
+                                    std::mt19937 &rng,
+                                    const TimingPolicy &policy = {});
 
 } // namespace loom::placement
 

@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Probe.h"
+
 #include "loom/Compiler/Fragments.h"
 #include "loom/Placement/Placement.h"
 
@@ -14,6 +16,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
 
 #include <chrono>
 #include <cmath>
@@ -105,7 +108,247 @@ private:
   void writeReport(llvm::raw_ostream &os) const;
   llvm::json::Value toJSON() const;
   void form(FunctionPlan &plan);
+
+  // The end-to-end level.
+  using Choices = std::vector<std::vector<int>>; // per plan, per site
+  struct Trial {
+    std::string name;
+    Choices choices;
+    double seconds = kInf;
+    std::string note;
+  };
+  std::vector<Trial> trials;
+  std::string moduleText, weightsBytes;
+  Choices currentChoices() const;
+  Choices fixedSetChoices(tg::Backend library) const;
+  std::optional<double> measureWhole(const Choices &choices,
+                                     std::string &error);
+  void searchEndToEnd(std::chrono::steady_clock::time_point start);
 };
+
+Placer::Choices Placer::currentChoices() const {
+  Choices c;
+  for (const FunctionPlan &plan : plans) {
+    c.emplace_back();
+    for (const Site &site : plan.sites)
+      c.back().push_back(site.chosen);
+  }
+  return c;
+}
+
+/// What --backends=<library> would form: at each site the longest fragment
+/// of \p library (else generated code) whose ops are still free.
+Placer::Choices Placer::fixedSetChoices(tg::Backend library) const {
+  Choices c;
+  for (const FunctionPlan &plan : plans) {
+    c.emplace_back();
+    llvm::DenseSet<Operation *> claimed;
+    for (const Site &site : plan.sites) {
+      int pick = -1;
+      for (tg::Backend want : {library, tg::Backend::Codegen}) {
+        for (auto [k, o] : llvm::enumerate(site.options))
+          if (pick < 0 && o.call.backend == want &&
+              llvm::none_of(o.call.ops,
+                            [&](Operation *op) { return claimed.count(op); }))
+            pick = k;
+      }
+      if (pick >= 0)
+        claimed.insert(site.options[pick].call.ops.begin(),
+                       site.options[pick].call.ops.end());
+      c.back().push_back(pick);
+    }
+  }
+  return c;
+}
+
+/// Compiles the module placed by \p choices (in a context of its own, with
+/// random weights) and returns the sum over its entries of the median run.
+std::optional<double> Placer::measureWhole(const Choices &choices,
+                                           std::string &error) {
+  PlaceOptions copy = options;
+  copy.endToEnd = false;
+  copy.report = nullptr;
+  copy.progress = nullptr;
+  auto prepare = [&](ModuleOp parsed) {
+    Placer other(parsed, copy);
+    for (auto fn : parsed.getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      other.plans.push_back({fn, {}});
+      other.findSites(other.plans.back(), /*allPrefixes=*/false);
+    }
+    if (other.plans.size() != choices.size())
+      return failure();
+    for (auto [plan, picks] : llvm::zip(other.plans, choices)) {
+      if (plan.sites.size() != picks.size())
+        return failure();
+      for (auto [site, pick] : llvm::zip(plan.sites, picks))
+        site.chosen = pick;
+      other.form(plan);
+    }
+    return success();
+  };
+  assert(!moduleText.empty() && "the module is printed before it is placed");
+  std::unique_ptr<ProbeArtifact> whole = compileModuleText(
+      moduleText, weightsBytes, registry, options.threads, prepare, error);
+  if (!whole)
+    return std::nullopt;
+  std::mt19937 rng(99);
+  double total = 0;
+  for (int64_t e = 0, n = loom_model_num_entries(whole->model); e < n; ++e) {
+    // Whole models differ by a few percent: more runs than a fragment.
+    TimingPolicy policy;
+    policy.minRuns = 10;
+    policy.maxRuns = 40;
+    policy.minSeconds = 0.4;
+    policy.slowRun = 1.0;
+    auto seconds = medianSeconds(*whole, e, rng, policy);
+    if (!seconds) {
+      error = std::string("does not run: ") + loom_last_error();
+      return std::nullopt;
+    }
+    total += *seconds;
+  }
+  return total;
+}
+
+/// Collage's second level, for what the per-fragment costs cannot see (the
+/// layouts oneDNN keeps between its own steps, reorders at backend switches,
+/// fusion across a fragment's edge): whole-model measurements of the cover,
+/// of every fixed backend set, and of each class of identical sites moved to
+/// its runner-up when that is within 25% per fragment; the fastest wins, by
+/// at least 2% over the cover (less is noise on a shared machine).
+void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  auto estimate = [&](const Choices &choices) {
+    double total = 0;
+    for (auto [plan, picks] : llvm::zip(plans, choices))
+      for (auto [site, pick] : llvm::zip(plan.sites, picks))
+        if (pick >= 0)
+          total += optionSeconds(site.options[pick]);
+    return total;
+  };
+  double coverEstimate = estimate(currentChoices());
+  std::string machine = machineKey(options.threads);
+  auto tryChoices = [&](std::string name, Choices choices) {
+    for (const Trial &t : trials)
+      if (t.choices == choices)
+        return;
+    Trial t{std::move(name), std::move(choices)};
+    // Layouts and switches do not make up for fragments that are far
+    // slower: such a trial is not worth its compilation.
+    if (!trials.empty() && estimate(t.choices) > 1.5 * coverEstimate) {
+      t.note = llvm::formatv("not measured: its fragments take {0:f1} ms, "
+                             "the cover's {1:f1} ms",
+                             estimate(t.choices) * 1e3, coverEstimate * 1e3);
+      trials.push_back(std::move(t));
+      return;
+    }
+    if (elapsed() > options.budgetSeconds) {
+      t.note = "not measured: budget";
+      trials.push_back(std::move(t));
+      return;
+    }
+    if (moduleText.empty()) {
+      llvm::raw_string_ostream os(moduleText);
+      module.print(os);
+      weightsBytes = randomWeights(module);
+    }
+    std::string picks;
+    for (const auto &function : t.choices)
+      for (int pick : function)
+        picks += std::to_string(pick) + ",";
+    std::string key = llvm::formatv("{0}|whole|{1:x}|{2:x}", machine,
+                                    llvm::xxh3_64bits(moduleText),
+                                    llvm::xxh3_64bits(picks));
+    if (auto cached = options.db ? options.db->lookup(key) : std::nullopt) {
+      t.seconds = *cached;
+      t.note = "cached";
+    } else if (auto seconds = measureWhole(t.choices, t.note)) {
+      t.seconds = *seconds;
+      if (options.db)
+        options.db->record(key, *seconds);
+    }
+    if (options.progress)
+      *options.progress << llvm::format(
+          "tg-place-backends: end to end, %s: %s (%.1f s)\n", t.name.c_str(),
+          std::isinf(t.seconds)
+              ? t.note.c_str()
+              : llvm::formatv("{0:f3} ms{1}", t.seconds * 1e3,
+                              t.note.empty() ? "" : ", " + t.note)
+                    .str()
+                    .c_str(),
+          elapsed());
+    trials.push_back(std::move(t));
+  };
+  tryChoices("cover", currentChoices());
+  for (const auto &backend : registry.all())
+    if (allowed(options, backend->kind()))
+      tryChoices(("all " + backend->name()).str(),
+                 fixedSetChoices(backend->kind()));
+  // Runner-up moves, by class of sites with the same chosen fragment.
+  // (Copies: trials grows below.)
+  const double coverSeconds = trials.front().seconds;
+  Choices best = trials.front().choices;
+  double bestSeconds = coverSeconds;
+  llvm::StringMap<SmallVector<std::pair<size_t, size_t>>> classes;
+  for (auto [p, plan] : llvm::enumerate(plans))
+    for (auto [i, site] : llvm::enumerate(plan.sites))
+      if (site.chosen >= 0)
+        classes[requests[site.options[site.chosen].callCost].key].push_back(
+            {p, i});
+  for (auto &[key, members] : classes) {
+    Choices moved = best;
+    bool any = false;
+    for (auto [p, i] : members) {
+      const Site &site = plans[p].sites[i];
+      const Option &chosen = site.options[site.chosen];
+      int runnerUp = -1;
+      for (auto [k, o] : llvm::enumerate(site.options))
+        if (o.call.backend != chosen.call.backend &&
+            (runnerUp < 0 ||
+             optionSeconds(o) < optionSeconds(site.options[runnerUp])))
+          runnerUp = k;
+      if (runnerUp >= 0 &&
+          optionSeconds(site.options[runnerUp]) <= 1.25 * optionSeconds(chosen)) {
+        moved[p][i] = runnerUp;
+        any = true;
+      }
+    }
+    if (!any)
+      continue;
+    const Site &first = plans[members[0].first].sites[members[0].second];
+    tryChoices(llvm::formatv("{0} x{1} to runner-up",
+                             first.options[first.chosen].call.pattern(),
+                             members.size()),
+               moved);
+    if (trials.back().choices == moved && trials.back().seconds < bestSeconds) {
+      best = moved;
+      bestSeconds = trials.back().seconds;
+    }
+  }
+  // The fastest trial, if it beats the cover by 2%.
+  const Trial *winner = &trials.front();
+  for (const Trial &t : trials)
+    if (t.seconds < winner->seconds)
+      winner = &t;
+  bool replaced = winner->seconds < 0.98 * coverSeconds;
+  if (replaced)
+    for (auto [plan, picks] : llvm::zip(plans, winner->choices))
+      for (auto [site, pick] : llvm::zip(plan.sites, picks))
+        site.chosen = pick;
+  if (options.progress)
+    *options.progress << "tg-place-backends: end to end, kept "
+                      << (replaced ? winner->name : std::string("cover"))
+                      << "\n";
+  if (options.db)
+    if (auto err = options.db->save())
+      module.emitWarning(llvm::toString(std::move(err)));
+}
 
 void Placer::findSites(FunctionPlan &plan, bool allPrefixes) {
   const Backend *codegen = registry.lookup(tg::Backend::Codegen);
@@ -329,6 +572,15 @@ void Placer::writeReport(llvm::raw_ostream &os) const {
                          options.costModel ? options.costModel->name().c_str()
                                            : "");
   }
+  if (!trials.empty())
+    os << "end to end (whole model, sum of entries):\n";
+  for (const Trial &t : trials)
+    os << llvm::format("  %-40s %s\n", t.name.c_str(),
+                       std::isinf(t.seconds)
+                           ? t.note.c_str()
+                           : llvm::formatv("{0:f3} ms", t.seconds * 1e3)
+                                 .str()
+                                 .c_str());
 }
 
 llvm::json::Value Placer::toJSON() const {
@@ -373,6 +625,17 @@ llvm::json::Value Placer::toJSON() const {
               {"functions", std::move(functions)}};
   if (options.costModel)
     root["cost_model"] = options.costModel->name();
+  Array endToEnd;
+  for (const Trial &t : trials) {
+    Object trial{{"name", t.name}};
+    trial["seconds"] = std::isinf(t.seconds) ? llvm::json::Value(nullptr)
+                                             : llvm::json::Value(t.seconds);
+    if (!t.note.empty())
+      trial["note"] = t.note;
+    endToEnd.push_back(std::move(trial));
+  }
+  if (!endToEnd.empty())
+    root["end_to_end"] = std::move(endToEnd);
   return root;
 }
 
@@ -481,6 +744,8 @@ LogicalResult Placer::run() {
       return failure();
     for (FunctionPlan &plan : plans)
       solve(plan);
+    if (options.endToEnd)
+      searchEndToEnd(start);
   }
   if (options.report)
     writeReport(*options.report);

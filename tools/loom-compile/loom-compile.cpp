@@ -89,6 +89,13 @@ static cl::opt<double> searchBudget(
     cl::desc("--backends=auto: seconds the measurement may take (the rest "
              "is priced by rooflines)"),
     cl::init(60), cl::cat(compileCat));
+static cl::opt<bool> endToEnd(
+    "end-to-end",
+    cl::desc("--backends=auto with measured costs: also compile and time the "
+             "whole model under the cover, each fixed backend set and "
+             "runner-up moves, and keep the fastest (default on; "
+             "--end-to-end=false for the cover alone)"),
+    cl::init(true), cl::cat(compileCat));
 static cl::opt<std::string> placementIn(
     "placement-in",
     cl::desc("--backends=auto: apply this placement (JSON) without a search"),
@@ -218,6 +225,7 @@ int main(int argc, char **argv) {
     place.cost = costModel;
     place.costDb = costDb.empty() ? defaultCostDb : std::string(costDb);
     place.budget = searchBudget;
+    place.endToEnd = endToEnd;
     place.threads = numThreads;
     place.placementIn = placementIn;
     place.placementOut = placementOut;

@@ -27,7 +27,12 @@ def TGPlaceBackends : Pass<"tg-place-backends", "mlir::ModuleOp"> {
     a `budget` in seconds after which the rest falls back to rooflines).
     The search then picks the cheapest option per site: exactly, by
     enumerating each group of sites whose chains share an op (two
-    convolutions feeding one residual add) and adding up the groups.
+    convolutions feeding one residual add) and adding up the groups. With
+    measured costs a second level (`end-to-end`) sees what per-fragment
+    costs cannot (layouts kept between oneDNN steps, reorders at backend
+    switches): it compiles and times the whole model under that cover, under
+    every fixed backend set and with each class of identical sites moved to
+    its runner-up, within the budget, and keeps the fastest.
     Fragments are then formed as placed (as `--tg-form-fragments` would,
     with the sites decided); every other op becomes generated code.
 
@@ -57,6 +62,10 @@ def TGPlaceBackends : Pass<"tg-place-backends", "mlir::ModuleOp"> {
            "Seconds the measurement may take">,
     Option<"threads", "threads", "int", /*default=*/"0",
            "Threads the measured fragments run on (0: all)">,
+    Option<"endToEnd", "end-to-end", "bool", /*default=*/"true",
+           "With cost=measured: compile and time the whole model under the "
+           "cover, each fixed backend set and runner-up moves; keep the "
+           "fastest">,
     Option<"placementIn", "placement-in", "std::string", /*default=*/"\"\"",
            "Apply this placement (JSON) instead of searching">,
     Option<"placementOut", "placement-out", "std::string", /*default=*/"\"\"",

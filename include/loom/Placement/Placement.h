@@ -97,6 +97,17 @@ struct PlaceOptions {
   llvm::raw_ostream *report = nullptr;
   llvm::raw_ostream *progress = nullptr;
   const compiler::BackendRegistry *registry = nullptr;
+  /// After the cover search: compile and time the whole model under the
+  /// cover, under each fixed backend set and under close alternatives, and
+  /// keep the fastest (needs this machine; the measured model turns it on).
+  bool endToEnd = false;
+  /// Seconds the whole search may take (the end-to-end level stops there).
+  double budgetSeconds = 60;
+  /// Threads the end-to-end runs use (0: all).
+  int threads = 0;
+  /// Where end-to-end times are cached (under the machine, a hash of the
+  /// module and of the placement); null: not cached.
+  cost::CostDatabase *db = nullptr;
 };
 
 /// The outcome of checking one fragment against the interpreter.
