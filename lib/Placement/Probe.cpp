@@ -54,9 +54,8 @@ void addRandomWeight(safetensors::Writer &weights, StringRef name,
 } // namespace
 
 func::FuncOp placement::buildProbe(const LibraryCall &call, ModuleOp module,
-                                   StringRef name, StringRef weightPrefix,
-                                   safetensors::Writer *weights,
-                                   std::mt19937 *rng, bool formFragment,
+                                   StringRef name, ProbeWeights *weights,
+                                   bool formFragment,
                                    const BackendRegistry &registry) {
   llvm::SmallPtrSet<Operation *, 8> inside(call.ops.begin(), call.ops.end());
   llvm::SetVector<Value> externals;
@@ -91,9 +90,14 @@ func::FuncOp placement::buildProbe(const LibraryCall &call, ModuleOp module,
       mapping.map(v, b.clone(*constant)->getResult(0));
       continue;
     }
-    std::string weightName = (weightPrefix + Twine(weight++)).str();
-    if (weights)
-      addRandomWeight(*weights, weightName, type, *rng);
+    std::string weightName = "w" + std::to_string(weight++);
+    if (weights) {
+      weightName = "w_";
+      llvm::raw_string_ostream os(weightName);
+      type.print(os);
+      if (weights->added.insert(weightName).second)
+        addRandomWeight(weights->writer, weightName, type, weights->rng);
+    }
     mapping.map(v, tg::WeightOp::create(b, loc, type,
                                         b.getStringAttr(weightName))
                        .getResult());
@@ -132,9 +136,8 @@ std::string placement::fragmentKey(const LibraryCall &call) {
   Operation *anchor = call.anchor;
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(anchor->getLoc());
   func::FuncOp fn =
-      buildProbe(call, *scratch, "fragment", "w", /*weights=*/nullptr,
-                 /*rng=*/nullptr, /*formFragment=*/false,
-                 BackendRegistry::builtin());
+      buildProbe(call, *scratch, "fragment", /*weights=*/nullptr,
+                 /*formFragment=*/false, BackendRegistry::builtin());
   std::string text;
   llvm::raw_string_ostream os(text);
   fn.print(os);
@@ -153,17 +156,15 @@ placement::compileProbes(ArrayRef<const LibraryCall *> calls, ModuleOp module,
                          const BackendRegistry &registry, int threads,
                          std::string &error) {
   OwningOpRef<ModuleOp> probes = ModuleOp::create(module.getLoc());
-  safetensors::Writer writer;
-  std::mt19937 rng(12345);
+  ProbeWeights weights;
   for (auto [n, call] : llvm::enumerate(calls))
-    buildProbe(*call, *probes, ("p" + Twine(n)).str(),
-               ("p" + Twine(n) + "_w").str(), &writer, &rng,
+    buildProbe(*call, *probes, ("p" + Twine(n)).str(), &weights,
                /*formFragment=*/true, registry);
   std::string text;
   llvm::raw_string_ostream os(text);
   probes->print(os);
-  return compileModuleText(text, writer.serialize(), registry, threads,
-                           nullptr, error);
+  return compileModuleText(text, weights.writer.serialize(), registry,
+                           threads, nullptr, error);
 }
 
 std::unique_ptr<placement::ProbeArtifact> placement::compileModuleText(

@@ -13,22 +13,31 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <random>
 
 namespace loom::placement {
 
+/// Random weights shared by the probes of one artifact: one tensor per
+/// type (values do not change a fragment's time or its check), so a model
+/// with many 64 MB layers does not make a probe artifact of gigabytes.
+struct ProbeWeights {
+  safetensors::Writer writer;
+  llvm::StringSet<> added;
+  std::mt19937 rng{12345};
+};
+
 /// Appends to \p module a public function \p name computing \p call's ops:
-/// activations as arguments, weights and large constants as tg.weight ops
-/// named "<weightPrefix><i>" (when \p weights is given, filled with random
-/// values there), small constants copied; the last op's results returned.
+/// activations as arguments, weights and large constants as tg.weight ops,
+/// small constants copied; the last op's results returned. With
+/// \p weights, a weight is named after its type and filled with random
+/// values there; without, weights are named w0, w1, ... (the cost key).
 /// With \p formFragment, the ops are then formed into the one fragment
 /// \p call places.
 mlir::func::FuncOp buildProbe(const compiler::LibraryCall &call,
                               mlir::ModuleOp module, llvm::StringRef name,
-                              llvm::StringRef weightPrefix,
-                              safetensors::Writer *weights,
-                              std::mt19937 *rng, bool formFragment,
+                              ProbeWeights *weights, bool formFragment,
                               const compiler::BackendRegistry &registry);
 
 /// A probe artifact: one entry "p<i>" per fragment, compiled in a context

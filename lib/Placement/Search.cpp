@@ -36,6 +36,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// share ops; a larger group is decided site by site (never seen in the zoo).
 constexpr size_t kMaxCombinations = 4096;
 
+/// Models with more weights than this skip the end-to-end level.
+constexpr int64_t kMaxEndToEndWeightBytes = int64_t(512) << 20;
+
 /// One way to compute a site: a fragment on a backend, plus the rest of
 /// the site's chain as one generated fragment when the fragment is shorter.
 struct Option {
@@ -240,8 +243,11 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
         return;
     Trial t{std::move(name), std::move(choices)};
     // Layouts and switches do not make up for fragments that are far
-    // slower: such a trial is not worth its compilation.
-    if (!trials.empty() && estimate(t.choices) > 1.5 * coverEstimate) {
+    // slower: such a trial is not worth its compilation. (Not closer than
+    // 4x: tiny fragments' probe times are mostly call overhead, and whole
+    // generated models fuse across them; nasrnn is 2x faster all generated
+    // than all oneDNN while its probes say the opposite.)
+    if (!trials.empty() && estimate(t.choices) > 4 * coverEstimate) {
       t.note = llvm::formatv("not measured: its fragments take {0:f1} ms, "
                              "the cover's {1:f1} ms",
                              estimate(t.choices) * 1e3, coverEstimate * 1e3);
@@ -285,6 +291,25 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
           elapsed());
     trials.push_back(std::move(t));
   };
+  // A trial compiles the whole model with random weights in the artifact:
+  // past this size that costs more than the search is worth.
+  int64_t weightBytes = 0;
+  llvm::StringSet<> names;
+  module.walk([&](tg::WeightOp op) {
+    if (names.insert(op.getName()).second)
+      weightBytes += op.getType().getNumElements() *
+                     std::max<int64_t>(1, op.getType().getElementTypeBitWidth() / 8);
+  });
+  if (weightBytes > kMaxEndToEndWeightBytes) {
+    trials.push_back({"cover", currentChoices(), kInf,
+                      llvm::formatv("end to end skipped: {0} MB of weights",
+                                    weightBytes >> 20)});
+    if (options.progress)
+      *options.progress << "tg-place-backends: " << trials.back().note
+                        << " (over " << (kMaxEndToEndWeightBytes >> 20)
+                        << " MB)\n";
+    return;
+  }
   tryChoices("cover", currentChoices());
   for (const auto &backend : registry.all())
     if (allowed(options, backend->kind()))
