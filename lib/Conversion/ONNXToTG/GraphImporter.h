@@ -81,6 +81,23 @@ public:
   LogicalResult checkAgainstONNX(llvm::StringRef name, const ImportedValue &v,
                                  NodeContext &ctx);
 
+  /// Opset of each domain the model imports ("" for the default domain).
+  llvm::StringMap<int64_t> opsets;
+  /// Nodes imported so far, subgraphs and expansions included (the unrolling
+  /// of Loop and Scan stops at kMaxImportedNodes).
+  int64_t importedNodes = 0;
+  /// Numbers the values and nodes that expansions make up (Expander.h).
+  int64_t expansionCounter = 0;
+
+  /// Hands `node` to its handler and checks its outputs against ONNX's
+  /// shape inference. Control-flow handlers call it for the nodes of a
+  /// subgraph, the recurrent ones for the nodes they expand into.
+  LogicalResult importNode(const onnx::NodeProto &node);
+  /// Imports the nodes of a subgraph (a branch of If, the body of Loop or
+  /// Scan) into the current function: its inputs must have been declared
+  /// by the caller; values of enclosing graphs are visible by name.
+  LogicalResult importSubgraph(const onnx::GraphProto &graph);
+
 private:
   //===--------------------------------------------------------------------===//
   // The steps of run() (ImportONNX.cpp)
@@ -109,12 +126,7 @@ private:
   mlir::func::FuncOp createFunction(llvm::ArrayRef<Type> argTypes,
                                     llvm::ArrayRef<std::string> argNames);
   /// Hands every node, in order, to its handler.
-  LogicalResult importNodes(const onnx::GraphProto &graph,
-                            const llvm::StringMap<int64_t> &opsets);
-  /// Hands `node` to its handler and checks its outputs against ONNX's
-  /// shape inference.
-  LogicalResult importNode(const onnx::NodeProto &node,
-                           const llvm::StringMap<int64_t> &opsets);
+  LogicalResult importNodes(const onnx::GraphProto &graph);
   /// Returns the graph outputs from `func` and sets its type.
   LogicalResult buildReturn(const onnx::GraphProto &graph,
                             mlir::func::FuncOp func,

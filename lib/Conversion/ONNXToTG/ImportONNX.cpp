@@ -50,6 +50,8 @@ const HandlerTable &onnx_to_tg::getHandlerTable() {
     populateDataMovementHandlers(t);
     populateResizeHandlers(t);
     populateShapeFoldingHandlers(t);
+    populateControlFlowHandlers(t);
+    populateRecurrentHandlers(t);
     populateDirectHandlers(t); // last: the ops no handler above claims
     return t;
   }();
@@ -238,18 +240,30 @@ func::FuncOp GraphImporter::createFunction(ArrayRef<Type> argTypes,
   return func;
 }
 
-LogicalResult
-GraphImporter::importNodes(const onnx::GraphProto &graph,
-                           const llvm::StringMap<int64_t> &opsets) {
+LogicalResult GraphImporter::importNodes(const onnx::GraphProto &graph) {
   for (const auto &node : graph.node())
-    if (failed(importNode(node, opsets)))
+    if (failed(importNode(node)))
       return failure();
   return success();
 }
 
-LogicalResult
-GraphImporter::importNode(const onnx::NodeProto &node,
-                          const llvm::StringMap<int64_t> &opsets) {
+LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &graph) {
+  for (const auto &init : graph.initializer()) {
+    ImportedValue v;
+    v.origin = ImportedValue::Origin::Initializer;
+    v.initializer = &init;
+    v.dataType = init.data_type();
+    v.shape.assign(init.dims().begin(), init.dims().end());
+    if (onnxutil::numElementsOf(v.shape) < 0)
+      return emitError(fileLoc)
+             << "initializer '" << init.name() << "' has an invalid shape";
+    values[init.name()] = std::move(v);
+  }
+  return importNodes(graph);
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
+  ++importedNodes;
   StringRef locName = !node.name().empty()     ? StringRef(node.name())
                       : node.output_size() > 0 ? StringRef(node.output(0))
                                                : StringRef(node.op_type());
@@ -331,9 +345,9 @@ LogicalResult GraphImporter::finishModule(ModuleOp module, func::FuncOp func) {
 
 OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model) {
   const onnx::GraphProto &graph = model.graph();
-  llvm::StringMap<int64_t> opsets = opsetsOf(model);
   recordONNXTypes(graph);
 
+  opsets = opsetsOf(model);
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   builder.setInsertionPointToEnd(module->getBody());
   // Initializers, then the inputs that are not initializers.
@@ -343,7 +357,7 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model) {
       failed(declareGraphInputs(graph, argTypes, argNames)))
     return nullptr;
   func::FuncOp func = createFunction(argTypes, argNames);
-  if (failed(importNodes(graph, opsets)) ||
+  if (failed(importNodes(graph)) ||
       failed(buildReturn(graph, func, argTypes)) ||
       failed(finishModule(*module, func)))
     return nullptr;
@@ -481,6 +495,14 @@ static LogicalResult scanUnsupported(const onnx::GraphProto &graph,
           << "): operator not supported by the ONNX importer";
       ok = false;
     }
+    for (const auto &attr : node.attribute()) {
+      if (attr.has_g() &&
+          failed(scanUnsupported(attr.g(), opsets, fileLoc, reported)))
+        ok = false;
+      for (const auto &g : attr.graphs())
+        if (failed(scanUnsupported(g, opsets, fileLoc, reported)))
+          ok = false;
+    }
   }
   return success(ok);
 }
@@ -522,6 +544,18 @@ OwningOpRef<ModuleOp> loom::importONNX(StringRef bytes, StringRef sourceName,
                       << "the model imports no opset of the default "
                          "ONNX domain");
   int64_t modelOpset = opsets.lookup("");
+  // Scan-8 (a batch axis and sequence_lens) changes its inputs' shapes when
+  // ONNX's version converter rewrites it; the importer knows Scan-9 and
+  // later only.
+  if (modelOpset < 9)
+    for (const auto &node : model.graph().node())
+      if (node.op_type() == "Scan" && canonicalDomain(node.domain()).empty())
+        return failImport(
+            emitError(NameLoc::get(StringAttr::get(context, node.name()),
+                                   fileLoc))
+            << "'Scan' " << describeNode(node) << " (opset " << modelOpset
+            << "): Scan before opset 9 (with a batch axis and sequence_lens) "
+               "is not supported");
   if (failed(pinInputShapes(model, options, fileLoc)) ||
       failed(validateGraph(model.graph(), fileLoc)))
     return nullptr;

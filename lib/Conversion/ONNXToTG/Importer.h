@@ -19,6 +19,9 @@
 //   Resize.cpp         Resize, Upsample
 //   ShapeFolding.cpp   Constant, Shape, Cast, ... and the folding of shape
 //                      computations to constants
+//   ControlFlow.cpp    If (the branch an import-time condition takes), Loop
+//                      and Scan (unrolled over a static trip count)
+//   Recurrent.cpp      LSTM, GRU, RNN (expanded over the sequence length)
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +75,9 @@ public:
   mlir::Location loc() const { return location; }
   mlir::OpBuilder &builder();
   mlir::MLIRContext *context();
+  /// The importer of the graph (for handlers that import subgraphs or expand
+  /// a node into other nodes).
+  GraphImporter &importer() { return graph; }
 
   //===--------------------------------------------------------------------===//
   // Diagnostics
@@ -251,6 +257,8 @@ void populateReductionHandlers(HandlerTable &table);
 void populateDataMovementHandlers(HandlerTable &table);
 void populateResizeHandlers(HandlerTable &table);
 void populateShapeFoldingHandlers(HandlerTable &table);
+void populateControlFlowHandlers(HandlerTable &table);
+void populateRecurrentHandlers(HandlerTable &table);
 
 /// The one table of every handler.
 const HandlerTable &getHandlerTable();

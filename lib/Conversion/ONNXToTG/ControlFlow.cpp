@@ -1,0 +1,356 @@
+//===- ControlFlow.cpp - If, Loop and Scan --------------------------------===//
+//
+// Part of Loom. tg graphs are straight-line, so control flow is resolved at
+// import time (docs/ONNX/Import.md says why):
+//
+//   If    the condition must be known at import time (a constant, a folded
+//         shape computation, a bound graph input); only the branch it takes
+//         is imported, into the enclosing function. Values of enclosing
+//         graphs are visible in the branch by name; nested Ifs work the same
+//         way.
+//   Loop  the trip count M and the initial condition must be known, and so
+//         must the condition each iteration computes (when the loop has
+//         one); the body is imported once per iteration with its inputs
+//         bound to the iteration number, the condition and the carried
+//         values. Scan outputs are stacked along a new leading axis.
+//   Scan  (opset 9 and later) the sequence length is static; the body is
+//         imported once per element of the scan axis, with the slices of the
+//         scan inputs (forward or reverse) and the state; scan outputs are
+//         stacked along their scan_output_axes.
+//
+// Unrolling is bounded: at most kMaxIterations iterations and
+// kMaxUnrolledNodes nodes for one Loop or Scan; beyond them the import stops
+// with a diagnostic rather than produce a graph too large to use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Expander.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::onnx_to_tg;
+using llvm::SmallVector;
+using llvm::StringRef;
+
+/// Iterations one Loop or Scan may unroll to.
+static constexpr int64_t kMaxIterations = 4096;
+/// Body nodes (iterations times nodes of the body) one Loop or Scan may
+/// unroll to.
+static constexpr int64_t kMaxUnrolledNodes = 1 << 17;
+
+/// A graph attribute of the node; an error when it is missing.
+static const onnx::GraphProto *graphAttr(NodeContext &ctx, StringRef name) {
+  const onnx::AttributeProto *a = ctx.getAttr(name);
+  if (!a || !a->has_g()) {
+    (void)ctx.fail("attribute '" + name + "' (a graph) is required");
+    return nullptr;
+  }
+  return &a->g();
+}
+
+/// The value of input `i`, a tensor of one element known at import time;
+/// otherwise an error saying that `what` must be known (and, for a graph
+/// input, how to bind it).
+static FailureOr<double> knownScalar(NodeContext &ctx, unsigned i,
+                                     StringRef what, StringRef why) {
+  const HostTensor *t = ctx.known(i);
+  if (!t) {
+    ImportedValue *v = ctx.importer().lookup(ctx.node().input(i));
+    auto diag = ctx.emitError()
+                << what << " (input " << i
+                << ") is not known at import time; " << why;
+    if (v && v->isGraphInput)
+      diag << "; it is the graph input '" << ctx.node().input(i)
+           << "': bind it to a value (loom-translate --bind "
+           << ctx.node().input(i) << "=VALUE)";
+    return diag;
+  }
+  if (t->numElements() != 1)
+    return ctx.fail(what + " (input " + Twine(i) +
+                    ") must have one element, it has " +
+                    Twine(t->numElements()));
+  return t->asDouble(0);
+}
+
+/// Checks that `count` iterations of `body` stay within the unrolling
+/// limits.
+static LogicalResult checkUnrollLimits(NodeContext &ctx,
+                                       const onnx::GraphProto &body,
+                                       int64_t count) {
+  if (count > kMaxIterations)
+    return ctx.fail("unrolling " + Twine(count) +
+                    " iterations exceeds the limit of " +
+                    Twine(kMaxIterations));
+  int64_t nodes = count * std::max(body.node_size(), 1);
+  if (nodes > kMaxUnrolledNodes)
+    return ctx.fail("unrolling " + Twine(count) + " iterations of a body of " +
+                    Twine(body.node_size()) + " nodes exceeds the limit of " +
+                    Twine(kMaxUnrolledNodes) + " nodes");
+  return success();
+}
+
+/// Stacks `values` (equal shapes) along a new axis `axis`.
+static FailureOr<std::string> stack(Expander &ex,
+                                    ArrayRef<std::string> values,
+                                    int64_t axis) {
+  SmallVector<std::string> parts;
+  std::string axes = ex.ints({axis});
+  for (const std::string &v : values) {
+    auto u = ex.emit("Unsqueeze", {v, axes});
+    if (failed(u))
+      return failure();
+    parts.push_back(*u);
+  }
+  if (parts.size() == 1)
+    return parts[0];
+  return ex.emit("Concat", parts, [&](onnx::NodeProto &n) {
+    Expander::setInt(n, "axis", axis);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// If
+//===----------------------------------------------------------------------===//
+
+static LogicalResult importIf(NodeContext &ctx) {
+  auto cond = knownScalar(
+      ctx, 0, "the condition",
+      "Loom imports the branch that an import-time condition selects, and "
+      "has no run-time control flow");
+  if (failed(cond))
+    return failure();
+  const onnx::GraphProto *branch =
+      graphAttr(ctx, *cond != 0 ? "then_branch" : "else_branch");
+  if (!branch)
+    return failure();
+  if (branch->output_size() != static_cast<int>(ctx.numOutputs()))
+    return ctx.fail("the " +
+                    Twine(*cond != 0 ? "then_branch" : "else_branch") +
+                    " has " + Twine(branch->output_size()) +
+                    " outputs, the node " + Twine(ctx.numOutputs()));
+  if (failed(ctx.importer().importSubgraph(*branch)))
+    return failure();
+  Expander ex(ctx);
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i)
+    if (failed(ex.setOutput(i, branch->output(i).name())))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Loop
+//===----------------------------------------------------------------------===//
+
+static LogicalResult importLoop(NodeContext &ctx) {
+  const onnx::GraphProto *body = graphAttr(ctx, "body");
+  if (!body)
+    return failure();
+  const StringRef why = "Loom unrolls loops whose trip count and "
+                        "conditions are known at import time";
+  int64_t numCarried = static_cast<int64_t>(ctx.numInputs()) - 2;
+  if (numCarried < 0)
+    return ctx.fail("expects the inputs M and cond (either may be empty)");
+  int64_t numScan = body->output_size() - 1 - numCarried;
+  if (body->input_size() != numCarried + 2 || numScan < 0 ||
+      numCarried + numScan != static_cast<int64_t>(ctx.numOutputs()))
+    return ctx.fail("the body has " + Twine(body->input_size()) +
+                    " inputs and " + Twine(body->output_size()) +
+                    " outputs, which do not match the node's " +
+                    Twine(numCarried) + " loop-carried values");
+
+  std::optional<int64_t> tripCount;
+  if (ctx.hasInput(0)) {
+    auto m = knownScalar(ctx, 0, "the trip count M", why);
+    if (failed(m))
+      return failure();
+    tripCount = static_cast<int64_t>(*m);
+  }
+  bool hasCond = ctx.hasInput(1);
+  bool cond = true;
+  if (hasCond) {
+    auto c = knownScalar(ctx, 1, "the condition", why);
+    if (failed(c))
+      return failure();
+    cond = *c != 0;
+  }
+  if (!tripCount && !hasCond)
+    return ctx.fail("neither a trip count nor a condition bounds the loop");
+  if (tripCount && failed(checkUnrollLimits(ctx, *body, *tripCount)))
+    return failure();
+
+  Expander ex(ctx);
+  SmallVector<std::string> carried;
+  for (int64_t j = 0; j < numCarried; ++j)
+    carried.push_back(ctx.node().input(2 + j));
+  SmallVector<SmallVector<std::string>> scans(numScan);
+  int64_t it = 0;
+  for (; (!tripCount || it < *tripCount) && cond; ++it) {
+    if (!tripCount && failed(checkUnrollLimits(ctx, *body, it + 1)))
+      return failure();
+    if (failed(ex.alias(body->input(0).name(), ex.scalarInt(it))))
+      return failure();
+    HostTensor c;
+    c.dataType = onnx::TensorProto::BOOL;
+    c.ints = {1};
+    if (failed(ex.alias(body->input(1).name(), ex.constant(std::move(c)))))
+      return failure();
+    for (int64_t j = 0; j < numCarried; ++j)
+      if (failed(ex.alias(body->input(2 + j).name(), carried[j])))
+        return failure();
+    if (failed(ctx.importer().importSubgraph(*body)))
+      return failure();
+    if (hasCond) {
+      ImportedValue *out = ctx.importer().lookup(body->output(0).name());
+      if (!out)
+        return ctx.fail("the body does not compute its condition '" +
+                        body->output(0).name() + "'");
+      const HostTensor *known = ctx.importer().decode(*out, ctx.loc());
+      if (!known || known->numElements() != 1)
+        return ctx.fail("the condition the body computes in iteration " +
+                        Twine(it) + " is not known at import time; " + why);
+      cond = known->asDouble(0) != 0;
+    }
+    for (int64_t j = 0; j < numCarried; ++j) {
+      auto s = ex.snapshot(body->output(1 + j).name());
+      if (failed(s))
+        return failure();
+      carried[j] = *s;
+    }
+    for (int64_t k = 0; k < numScan; ++k) {
+      auto s = ex.snapshot(body->output(1 + numCarried + k).name());
+      if (failed(s))
+        return failure();
+      scans[k].push_back(*s);
+    }
+  }
+  for (int64_t j = 0; j < numCarried; ++j)
+    if (failed(ex.setOutput(j, carried[j])))
+      return failure();
+  for (int64_t k = 0; k < numScan; ++k) {
+    if (!ctx.hasOutput(numCarried + k))
+      continue;
+    if (scans[k].empty())
+      return ctx.fail("the loop runs no iteration, so its scan output " +
+                      Twine(k) + " has no known shape");
+    auto v = stack(ex, scans[k], 0);
+    if (failed(v) || failed(ex.setOutput(numCarried + k, *v)))
+      return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Scan
+//===----------------------------------------------------------------------===//
+
+static LogicalResult importScan(NodeContext &ctx) {
+  if (ctx.opset() < 9)
+    return ctx.fail("Scan before opset 9 (with a batch axis and "
+                    "sequence_lens) is not supported");
+  const onnx::GraphProto *body = graphAttr(ctx, "body");
+  if (!body)
+    return failure();
+  int64_t numScanIn = ctx.getInt("num_scan_inputs", 0);
+  int64_t numState = static_cast<int64_t>(ctx.numInputs()) - numScanIn;
+  int64_t numScanOut = body->output_size() - numState;
+  if (numScanIn < 1 || numState < 0 || numScanOut < 0 ||
+      body->input_size() != numState + numScanIn ||
+      static_cast<int64_t>(ctx.numOutputs()) != numState + numScanOut)
+    return ctx.fail("num_scan_inputs " + Twine(numScanIn) +
+                    " does not match the inputs and the body");
+  auto readList = [&](StringRef name, int64_t n,
+                      SmallVector<int64_t> &out) -> LogicalResult {
+    out.assign(n, 0);
+    if (auto v = ctx.getInts(name)) {
+      if (static_cast<int64_t>(v->size()) != n)
+        return ctx.fail(name + " has " + Twine(v->size()) +
+                        " entries; expected " + Twine(n));
+      out.assign(v->begin(), v->end());
+    }
+    return success();
+  };
+  SmallVector<int64_t> inAxes, inDirs, outAxes, outDirs;
+  if (failed(readList("scan_input_axes", numScanIn, inAxes)) ||
+      failed(readList("scan_input_directions", numScanIn, inDirs)) ||
+      failed(readList("scan_output_axes", numScanOut, outAxes)) ||
+      failed(readList("scan_output_directions", numScanOut, outDirs)))
+    return failure();
+
+  int64_t length = -1;
+  for (int64_t j = 0; j < numScanIn; ++j) {
+    unsigned i = numState + j;
+    auto axis = ctx.normalizeAxis(inAxes[j], ctx.inputRank(i),
+                                  "scan_input_axes");
+    if (failed(axis))
+      return failure();
+    inAxes[j] = *axis;
+    int64_t n = ctx.inputShape(i)[*axis];
+    if (length >= 0 && n != length)
+      return ctx.fail("the scan inputs have different lengths (" +
+                      Twine(length) + " and " + Twine(n) + ")");
+    length = n;
+  }
+  if (length == 0 && numScanOut > 0)
+    return ctx.fail("the scan inputs are empty, so the scan outputs have no "
+                    "known shape");
+  if (failed(checkUnrollLimits(ctx, *body, length)))
+    return failure();
+
+  Expander ex(ctx);
+  SmallVector<std::string> state;
+  for (int64_t j = 0; j < numState; ++j)
+    state.push_back(ctx.node().input(j));
+  SmallVector<SmallVector<std::string>> scans(numScanOut);
+  for (int64_t t = 0; t < length; ++t) {
+    for (int64_t j = 0; j < numState; ++j)
+      if (failed(ex.alias(body->input(j).name(), state[j])))
+        return failure();
+    for (int64_t j = 0; j < numScanIn; ++j) {
+      int64_t index = inDirs[j] ? length - 1 - t : t;
+      int64_t axis = inAxes[j];
+      auto slice = ex.emit(
+          "Gather", {ctx.node().input(numState + j), ex.scalarInt(index)},
+          [&](onnx::NodeProto &n) { Expander::setInt(n, "axis", axis); });
+      if (failed(slice) ||
+          failed(ex.alias(body->input(numState + j).name(), *slice)))
+        return failure();
+    }
+    if (failed(ctx.importer().importSubgraph(*body)))
+      return failure();
+    for (int64_t j = 0; j < numState; ++j) {
+      auto s = ex.snapshot(body->output(j).name());
+      if (failed(s))
+        return failure();
+      state[j] = *s;
+    }
+    for (int64_t k = 0; k < numScanOut; ++k) {
+      auto s = ex.snapshot(body->output(numState + k).name());
+      if (failed(s))
+        return failure();
+      scans[k].push_back(*s);
+    }
+  }
+  for (int64_t j = 0; j < numState; ++j)
+    if (failed(ex.setOutput(j, state[j])))
+      return failure();
+  for (int64_t k = 0; k < numScanOut; ++k) {
+    if (!ctx.hasOutput(numState + k))
+      continue;
+    if (outDirs[k])
+      std::reverse(scans[k].begin(), scans[k].end());
+    int64_t rank = ex.shapeOf(scans[k].front()).size() + 1;
+    auto axis = ctx.normalizeAxis(outAxes[k], rank, "scan_output_axes");
+    if (failed(axis))
+      return failure();
+    auto v = stack(ex, scans[k], *axis);
+    if (failed(v) || failed(ex.setOutput(numState + k, *v)))
+      return failure();
+  }
+  return success();
+}
+
+void onnx_to_tg::populateControlFlowHandlers(HandlerTable &table) {
+  table["If"] = importIf;
+  table["Loop"] = importLoop;
+  table["Scan"] = importScan;
+}

@@ -1,0 +1,646 @@
+//===- Recurrent.cpp - LSTM, GRU and RNN ----------------------------------===//
+//
+// Part of Loom. The recurrent layers are expanded, time step by time step,
+// into ONNX nodes that the other handlers import (Expander.h): the input
+// projection of every step is one Gemm over the whole sequence, each step
+// adds the recurrent MatMul and applies the gates. The sequence length is
+// static (tg shapes are), so the expansion is a straight-line graph of
+// seq_length steps per direction; tg needs no recurrent op, and the
+// interpreter, the cost model, the lowering and the exporter all see
+// ordinary tg ops.
+//
+// Every attribute of ONNX is read: direction (forward, reverse,
+// bidirectional), activations (with activation_alpha/beta, consumed in order
+// by the activations that take them; a list of one direction's length
+// serves both directions), clip (applied to the inputs of the gate
+// activations f and g), layout 0 and 1, input_forget (LSTM),
+// linear_before_reset (GRU), hidden_size (checked against W). The optional
+// inputs B, initial_h, initial_c and P (peepholes) default to zeros;
+// sequence_lens must be known at import time and give every batch entry the
+// full length (shorter sequences would need masking per batch entry: a
+// diagnostic).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Expander.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::onnx_to_tg;
+using llvm::SmallVector;
+using llvm::StringRef;
+
+namespace {
+
+enum class Kind { LSTM, GRU, RNN };
+
+/// One activation function with its alpha and beta.
+struct Activation {
+  std::string name;
+  std::optional<double> alpha, beta;
+};
+
+/// What one recurrent node computes, read from its attributes and inputs.
+struct Recurrence {
+  Kind kind;
+  int64_t numGates;      // 4 (LSTM), 3 (GRU), 1 (RNN)
+  int64_t numActivations; // per direction: 3, 2, 1
+  int64_t seqLength, batch, inputSize, hidden, numDirections;
+  bool reverse = false, layoutBatchFirst = false;
+  std::optional<double> clip;
+  bool inputForget = false, linearBeforeReset = false;
+  int32_t dataType;
+  SmallVector<Activation> activations; // numActivations * numDirections
+};
+
+class RecurrentExpander {
+public:
+  RecurrentExpander(NodeContext &ctx, Kind kind) : ctx(ctx), ex(ctx) {
+    r.kind = kind;
+  }
+  LogicalResult run();
+
+private:
+  LogicalResult readAttributes();
+  FailureOr<std::string> activate(const Activation &a, const std::string &x);
+  FailureOr<std::string> clipped(const std::string &x);
+  /// Element `d` of the leading (direction) axis of input `i`.
+  FailureOr<std::string> direction(unsigned i, int64_t d);
+  /// Runs direction `d`; sets `ys` (one [batch, hidden] value per time step,
+  /// in time order), `lastH` and `lastC`.
+  LogicalResult runDirection(int64_t d, SmallVectorImpl<std::string> &ys,
+                             std::string &lastH, std::string &lastC);
+  FailureOr<std::string> stack(ArrayRef<std::string> values, int64_t axis);
+  FailureOr<std::string> add(const std::string &a, const std::string &b) {
+    return ex.emit("Add", {a, b});
+  }
+  FailureOr<std::string> mul(const std::string &a, const std::string &b) {
+    return ex.emit("Mul", {a, b});
+  }
+
+  NodeContext &ctx;
+  Expander ex;
+  Recurrence r;
+  std::string x; // [seq, batch, input], layout 0
+  std::string initialH, initialC; // [dirs, batch, hidden] or ""
+};
+
+} // namespace
+
+/// The default activations of each kind, per direction.
+static SmallVector<StringRef> defaultActivations(Kind kind) {
+  switch (kind) {
+  case Kind::LSTM:
+    return {"Sigmoid", "Tanh", "Tanh"};
+  case Kind::GRU:
+    return {"Sigmoid", "Tanh"};
+  case Kind::RNN:
+    return {"Tanh"};
+  }
+  return {};
+}
+
+static bool takesAlpha(StringRef f) {
+  return llvm::is_contained({"Affine", "LeakyRelu", "ThresholdedRelu",
+                             "ScaledTanh", "HardSigmoid", "Elu"},
+                            f);
+}
+static bool takesBeta(StringRef f) {
+  return llvm::is_contained({"Affine", "ScaledTanh", "HardSigmoid"}, f);
+}
+
+LogicalResult RecurrentExpander::readAttributes() {
+  r.numGates = r.kind == Kind::LSTM ? 4 : r.kind == Kind::GRU ? 3 : 1;
+  r.numActivations = defaultActivations(r.kind).size();
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(ctx.requireFloatInput(i)))
+      return failure();
+  if (!ctx.hasInput(0) || !ctx.hasInput(1) || !ctx.hasInput(2))
+    return ctx.fail("X, W and R (inputs 0-2) are required");
+  r.dataType = ctx.inputDataType(0);
+  std::string dir = ctx.getString("direction", "forward");
+  if (dir == "forward" || dir == "reverse") {
+    r.numDirections = 1;
+    r.reverse = dir == "reverse";
+  } else if (dir == "bidirectional") {
+    r.numDirections = 2;
+  } else {
+    return ctx.fail("direction '" + dir +
+                    "' is not one of forward, reverse, bidirectional");
+  }
+  int64_t layout = ctx.getInt("layout", 0);
+  if (layout != 0 && layout != 1)
+    return ctx.fail("layout " + Twine(layout) + " is not 0 or 1");
+  r.layoutBatchFirst = layout == 1;
+  if (ctx.hasAttr("clip")) {
+    r.clip = ctx.getFloat("clip", 0);
+    if (*r.clip <= 0)
+      return ctx.fail("clip must be positive");
+  }
+  r.inputForget = ctx.getInt("input_forget", 0) != 0;
+  r.linearBeforeReset = ctx.getInt("linear_before_reset", 0) != 0;
+
+  ArrayRef<int64_t> xs = ctx.inputShape(0), ws = ctx.inputShape(1),
+                    rs = ctx.inputShape(2);
+  if (xs.size() != 3 || ws.size() != 3 || rs.size() != 3)
+    return ctx.fail("X, W and R must have rank 3");
+  r.seqLength = r.layoutBatchFirst ? xs[1] : xs[0];
+  r.batch = r.layoutBatchFirst ? xs[0] : xs[1];
+  r.inputSize = xs[2];
+  if (ws[1] % r.numGates != 0)
+    return ctx.fail("W has " + Twine(ws[1]) + " rows, not a multiple of " +
+                    Twine(r.numGates));
+  r.hidden = ws[1] / r.numGates;
+  if (ctx.hasAttr("hidden_size") && ctx.getInt("hidden_size", 0) != r.hidden)
+    return ctx.fail("hidden_size " + Twine(ctx.getInt("hidden_size", 0)) +
+                    " does not match W (" + Twine(r.hidden) + ")");
+  if (ws[0] != r.numDirections || ws[2] != r.inputSize)
+    return ctx.fail("W must have shape [" + Twine(r.numDirections) + ", " +
+                    Twine(r.numGates * r.hidden) + ", " + Twine(r.inputSize) +
+                    "]");
+  if (rs[0] != r.numDirections || rs[1] != r.numGates * r.hidden ||
+      rs[2] != r.hidden)
+    return ctx.fail("R must have shape [" + Twine(r.numDirections) + ", " +
+                    Twine(r.numGates * r.hidden) + ", " + Twine(r.hidden) +
+                    "]");
+  if (r.seqLength < 1)
+    return ctx.fail("the sequence is empty");
+
+  // Activations, with their alphas and betas consumed in order.
+  SmallVector<std::string> names;
+  if (const onnx::AttributeProto *a = ctx.getAttr("activations")) {
+    for (const std::string &s : a->strings())
+      names.push_back(s);
+    if (static_cast<int64_t>(names.size()) == r.numActivations &&
+        r.numDirections == 2)
+      names.append(SmallVector<std::string>(names));
+    if (static_cast<int64_t>(names.size()) !=
+        r.numActivations * r.numDirections)
+      return ctx.fail("activations lists " + Twine(a->strings_size()) +
+                      " functions; expected " +
+                      Twine(r.numActivations * r.numDirections));
+  } else {
+    for (int64_t d = 0; d < r.numDirections; ++d)
+      for (StringRef f : defaultActivations(r.kind))
+        names.push_back(f.str());
+  }
+  SmallVector<double> alphas = ctx.getFloats("activation_alpha")
+                                   .value_or(SmallVector<double>());
+  SmallVector<double> betas =
+      ctx.getFloats("activation_beta").value_or(SmallVector<double>());
+  size_t nextAlpha = 0, nextBeta = 0;
+  for (const std::string &name : names) {
+    Activation act;
+    act.name = name;
+    if (takesAlpha(name) && nextAlpha < alphas.size())
+      act.alpha = alphas[nextAlpha++];
+    if (takesBeta(name) && nextBeta < betas.size())
+      act.beta = betas[nextBeta++];
+    r.activations.push_back(std::move(act));
+  }
+
+  // sequence_lens: only the full length for every batch entry.
+  if (ctx.hasInput(4)) {
+    auto lens = ctx.constantInts(4, "sequence_lens");
+    if (failed(lens))
+      return failure();
+    for (int64_t len : *lens)
+      if (len != r.seqLength)
+        return ctx.fail("sequence_lens gives a batch entry length " +
+                        Twine(len) + ", not the full sequence length " +
+                        Twine(r.seqLength) +
+                        "; only sequences of full length are supported");
+  }
+  return success();
+}
+
+FailureOr<std::string> RecurrentExpander::clipped(const std::string &v) {
+  if (!r.clip)
+    return v;
+  return ex.emit("Clip", {v, ex.splat(r.dataType, {}, -*r.clip),
+                          ex.splat(r.dataType, {}, *r.clip)});
+}
+
+FailureOr<std::string> RecurrentExpander::activate(const Activation &a,
+                                                   const std::string &v) {
+  auto scalar = [&](double value) { return ex.splat(r.dataType, {}, value); };
+  StringRef f = a.name;
+  if (f == "Sigmoid" || f == "Tanh" || f == "Relu" || f == "Softsign" ||
+      f == "Softplus")
+    return ex.emit(f, {v});
+  if (f == "LeakyRelu" || f == "ThresholdedRelu" || f == "Elu")
+    return ex.emit(f, {v}, [&](onnx::NodeProto &n) {
+      if (a.alpha)
+        Expander::setFloat(n, "alpha", *a.alpha);
+    });
+  if (f == "HardSigmoid")
+    return ex.emit(f, {v}, [&](onnx::NodeProto &n) {
+      if (a.alpha)
+        Expander::setFloat(n, "alpha", *a.alpha);
+      if (a.beta)
+        Expander::setFloat(n, "beta", *a.beta);
+    });
+  if (f == "Affine") {
+    // alpha * x + beta (ONNX-1 Affine; defaults 1 and 0).
+    auto scaled = mul(v, scalar(a.alpha.value_or(1.0)));
+    if (failed(scaled))
+      return failure();
+    return add(*scaled, scalar(a.beta.value_or(0.0)));
+  }
+  if (f == "ScaledTanh") {
+    // alpha * tanh(beta * x) (defaults 1 and 1).
+    auto inner = mul(v, scalar(a.beta.value_or(1.0)));
+    if (failed(inner))
+      return failure();
+    auto t = ex.emit("Tanh", {*inner});
+    if (failed(t))
+      return failure();
+    return mul(*t, scalar(a.alpha.value_or(1.0)));
+  }
+  return ctx.fail("activation '" + f + "' is not supported");
+}
+
+FailureOr<std::string> RecurrentExpander::direction(unsigned i, int64_t d) {
+  return ex.emit("Gather", {ctx.node().input(i), ex.scalarInt(d)},
+                 [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
+}
+
+FailureOr<std::string> RecurrentExpander::stack(ArrayRef<std::string> values,
+                                                int64_t axis) {
+  SmallVector<std::string> parts;
+  std::string axes = ex.ints({axis});
+  for (const std::string &v : values) {
+    auto u = ex.emit("Unsqueeze", {v, axes});
+    if (failed(u))
+      return failure();
+    parts.push_back(*u);
+  }
+  if (parts.size() == 1)
+    return parts[0];
+  return ex.emit("Concat", parts,
+                 [&](onnx::NodeProto &n) { Expander::setInt(n, "axis", axis); });
+}
+
+LogicalResult RecurrentExpander::runDirection(int64_t d,
+                                              SmallVectorImpl<std::string> &ys,
+                                              std::string &lastH,
+                                              std::string &lastC) {
+  const int64_t H = r.hidden, G = r.numGates;
+  const Activation *acts = &r.activations[d * r.numActivations];
+  bool reverse = r.reverse || d == 1;
+  auto transB = [](onnx::NodeProto &n) { Expander::setInt(n, "transB", 1); };
+
+  // The input projection of every step: X [seq*batch, input] times W^T,
+  // plus the input bias (and, except for GRU's candidate gate, the
+  // recurrent one, which ONNX always adds to it).
+  auto w = direction(1, d);
+  auto rw = direction(2, d);
+  if (failed(w) || failed(rw))
+    return failure();
+  std::string xBias, rBias;
+  if (ctx.hasInput(3)) {
+    auto b = direction(3, d);
+    if (failed(b))
+      return failure();
+    auto halves = ex.emitMulti("Split", {*b, ex.ints({G * H, G * H})}, 2);
+    if (failed(halves))
+      return failure();
+    xBias = (*halves)[0];
+    rBias = (*halves)[1];
+  }
+  auto x2 = ex.emit("Reshape",
+                    {x, ex.ints({r.seqLength * r.batch, r.inputSize})});
+  if (failed(x2))
+    return failure();
+  std::string gemmBias;
+  if (!xBias.empty()) {
+    if (r.kind == Kind::GRU) {
+      gemmBias = xBias; // Rbh may not be added before the reset gate.
+    } else {
+      auto sum = add(xBias, rBias);
+      if (failed(sum))
+        return failure();
+      gemmBias = *sum;
+    }
+  }
+  SmallVector<std::string> gemmIn = {*x2, *w};
+  if (!gemmBias.empty())
+    gemmIn.push_back(gemmBias);
+  auto xw = ex.emit("Gemm", gemmIn, transB);
+  if (failed(xw))
+    return failure();
+  auto xw3 = ex.emit("Reshape", {*xw, ex.ints({r.seqLength, r.batch, G * H})});
+  if (failed(xw3))
+    return failure();
+
+  // R^T, split for GRU into the update/reset part and the candidate part.
+  std::string rT, rzrT, rhT, rbzr, rbh;
+  if (r.kind == Kind::GRU) {
+    auto parts = ex.emitMulti("Split", {*rw, ex.ints({2 * H, H})}, 2);
+    if (failed(parts))
+      return failure();
+    auto a = ex.emit("Transpose", {(*parts)[0]});
+    auto b = ex.emit("Transpose", {(*parts)[1]});
+    if (failed(a) || failed(b))
+      return failure();
+    rzrT = *a;
+    rhT = *b;
+    if (!rBias.empty()) {
+      auto bs = ex.emitMulti("Split", {rBias, ex.ints({2 * H, H})}, 2);
+      if (failed(bs))
+        return failure();
+      rbzr = (*bs)[0];
+      rbh = (*bs)[1];
+    }
+  } else {
+    auto t = ex.emit("Transpose", {*rw});
+    if (failed(t))
+      return failure();
+    rT = *t;
+  }
+
+  // Peepholes (LSTM): P [3H] as pi, po, pf.
+  std::string pi, po, pf;
+  if (r.kind == Kind::LSTM && ctx.hasInput(7)) {
+    auto p = direction(7, d);
+    if (failed(p))
+      return failure();
+    auto parts = ex.emitMulti("Split", {*p, ex.ints({H, H, H})}, 3);
+    if (failed(parts))
+      return failure();
+    pi = (*parts)[0];
+    po = (*parts)[1];
+    pf = (*parts)[2];
+  }
+
+  // Initial states.
+  std::string h, c;
+  auto initial = [&](const std::string &all, std::string &out) {
+    if (all.empty()) {
+      out = ex.splat(r.dataType, {r.batch, H}, 0.0);
+      return success();
+    }
+    auto v = ex.emit("Gather", {all, ex.scalarInt(d)}, [](onnx::NodeProto &n) {
+      Expander::setInt(n, "axis", 0);
+    });
+    if (failed(v))
+      return failure();
+    out = *v;
+    return success();
+  };
+  if (failed(initial(initialH, h)))
+    return failure();
+  if (r.kind == Kind::LSTM && failed(initial(initialC, c)))
+    return failure();
+
+  ys.assign(r.seqLength, std::string());
+  for (int64_t step = 0; step < r.seqLength; ++step) {
+    int64_t t = reverse ? r.seqLength - 1 - step : step;
+    auto xt = ex.emit("Gather", {*xw3, ex.scalarInt(t)},
+                      [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
+    if (failed(xt))
+      return failure();
+    if (r.kind == Kind::RNN) {
+      auto hr = ex.emit("MatMul", {h, rT});
+      if (failed(hr))
+        return failure();
+      auto pre = add(*xt, *hr);
+      if (failed(pre) || failed(pre = clipped(*pre)))
+        return failure();
+      auto next = activate(acts[0], *pre);
+      if (failed(next))
+        return failure();
+      h = *next;
+    } else if (r.kind == Kind::LSTM) {
+      auto hr = ex.emit("MatMul", {h, rT});
+      if (failed(hr))
+        return failure();
+      auto pre = add(*xt, *hr);
+      if (failed(pre))
+        return failure();
+      auto g = ex.emitMulti("Split", {*pre, ex.ints({H, H, H, H})}, 4,
+                            [](onnx::NodeProto &n) {
+                              Expander::setInt(n, "axis", 1);
+                            });
+      if (failed(g))
+        return failure();
+      std::string gi = (*g)[0], go = (*g)[1], gf = (*g)[2], gc = (*g)[3];
+      auto peep = [&](std::string &gate, const std::string &p,
+                      const std::string &state) -> LogicalResult {
+        if (p.empty())
+          return success();
+        auto m = mul(p, state);
+        if (failed(m))
+          return failure();
+        auto s = add(gate, *m);
+        if (failed(s))
+          return failure();
+        gate = *s;
+        return success();
+      };
+      if (failed(peep(gi, pi, c)))
+        return failure();
+      auto cgi = clipped(gi);
+      if (failed(cgi))
+        return failure();
+      auto it = activate(acts[0], *cgi);
+      if (failed(it))
+        return failure();
+      std::string ft;
+      if (r.inputForget) {
+        auto one = ex.splat(r.dataType, {}, 1.0);
+        auto f = ex.emit("Sub", {one, *it});
+        if (failed(f))
+          return failure();
+        ft = *f;
+      } else {
+        if (failed(peep(gf, pf, c)))
+          return failure();
+        auto cgf = clipped(gf);
+        if (failed(cgf))
+          return failure();
+        auto f = activate(acts[0], *cgf);
+        if (failed(f))
+          return failure();
+        ft = *f;
+      }
+      auto cgc = clipped(gc);
+      if (failed(cgc))
+        return failure();
+      auto ct = activate(acts[1], *cgc);
+      if (failed(ct))
+        return failure();
+      auto keep = mul(ft, c);
+      auto write = mul(*it, *ct);
+      if (failed(keep) || failed(write))
+        return failure();
+      auto nextC = add(*keep, *write);
+      if (failed(nextC))
+        return failure();
+      c = *nextC;
+      if (failed(peep(go, po, c)))
+        return failure();
+      auto cgo = clipped(go);
+      if (failed(cgo))
+        return failure();
+      auto ot = activate(acts[0], *cgo);
+      if (failed(ot))
+        return failure();
+      auto hc = activate(acts[2], c);
+      if (failed(hc))
+        return failure();
+      auto nextH = mul(*ot, *hc);
+      if (failed(nextH))
+        return failure();
+      h = *nextH;
+    } else { // GRU
+      auto xg = ex.emitMulti("Split", {*xt, ex.ints({H, H, H})}, 3,
+                             [](onnx::NodeProto &n) {
+                               Expander::setInt(n, "axis", 1);
+                             });
+      if (failed(xg))
+        return failure();
+      auto hzr = ex.emit("MatMul", {h, rzrT});
+      if (failed(hzr))
+        return failure();
+      if (!rbzr.empty() && failed(hzr = add(*hzr, rbzr)))
+        return failure();
+      auto hg = ex.emitMulti("Split", {*hzr, ex.ints({H, H})}, 2,
+                             [](onnx::NodeProto &n) {
+                               Expander::setInt(n, "axis", 1);
+                             });
+      if (failed(hg))
+        return failure();
+      auto gate = [&](const std::string &a,
+                      const std::string &b) -> FailureOr<std::string> {
+        auto s = add(a, b);
+        if (failed(s) || failed(s = clipped(*s)))
+          return failure();
+        return activate(acts[0], *s);
+      };
+      auto zt = gate((*xg)[0], (*hg)[0]);
+      auto rt = gate((*xg)[1], (*hg)[1]);
+      if (failed(zt) || failed(rt))
+        return failure();
+      FailureOr<std::string> hh;
+      if (r.linearBeforeReset) {
+        hh = ex.emit("MatMul", {h, rhT});
+        if (failed(hh) || (!rbh.empty() && failed(hh = add(*hh, rbh))) ||
+            failed(hh = mul(*rt, *hh)))
+          return failure();
+      } else {
+        auto rh = mul(*rt, h);
+        if (failed(rh))
+          return failure();
+        hh = ex.emit("MatMul", {*rh, rhT});
+        if (failed(hh) || (!rbh.empty() && failed(hh = add(*hh, rbh))))
+          return failure();
+      }
+      auto pre = add((*xg)[2], *hh);
+      if (failed(pre) || failed(pre = clipped(*pre)))
+        return failure();
+      auto cand = activate(acts[1], *pre);
+      if (failed(cand))
+        return failure();
+      // H = (1 - z) * cand + z * H = cand + z * (H - cand).
+      auto diff = ex.emit("Sub", {h, *cand});
+      if (failed(diff))
+        return failure();
+      auto zd = mul(*zt, *diff);
+      if (failed(zd))
+        return failure();
+      auto nextH = add(*cand, *zd);
+      if (failed(nextH))
+        return failure();
+      h = *nextH;
+    }
+    ys[t] = h;
+  }
+  lastH = h;
+  lastC = c;
+  return success();
+}
+
+LogicalResult RecurrentExpander::run() {
+  if (failed(readAttributes()))
+    return failure();
+  // X and the initial states in layout 0.
+  x = ctx.node().input(0);
+  auto toLayout0 = [&](unsigned i, ArrayRef<int64_t> perm, std::string &out) {
+    if (!ctx.hasInput(i))
+      return success();
+    out = ctx.node().input(i);
+    if (!r.layoutBatchFirst)
+      return success();
+    auto t = ex.emit("Transpose", {out}, [&](onnx::NodeProto &n) {
+      Expander::setInts(n, "perm", perm);
+    });
+    if (failed(t))
+      return failure();
+    out = *t;
+    return success();
+  };
+  if (failed(toLayout0(0, {1, 0, 2}, x)) ||
+      failed(toLayout0(5, {1, 0, 2}, initialH)) ||
+      (r.kind == Kind::LSTM && failed(toLayout0(6, {1, 0, 2}, initialC))))
+    return failure();
+
+  SmallVector<std::string> yPerDir, hPerDir, cPerDir;
+  for (int64_t d = 0; d < r.numDirections; ++d) {
+    SmallVector<std::string> ys;
+    std::string lastH, lastC;
+    if (failed(runDirection(d, ys, lastH, lastC)))
+      return failure();
+    hPerDir.push_back(lastH);
+    cPerDir.push_back(lastC);
+    if (ctx.hasOutput(0)) {
+      auto y = stack(ys, 0); // [seq, batch, hidden]
+      if (failed(y))
+        return failure();
+      yPerDir.push_back(*y);
+    }
+  }
+
+  // Y [seq, dirs, batch, hidden] (layout 1: [batch, seq, dirs, hidden]);
+  // Y_h and Y_c [dirs, batch, hidden] (layout 1: [batch, dirs, hidden]).
+  auto finish = [&](unsigned i, ArrayRef<std::string> parts, int64_t axis,
+                    ArrayRef<int64_t> perm) -> LogicalResult {
+    if (!ctx.hasOutput(i))
+      return success();
+    auto v = stack(parts, axis);
+    if (failed(v))
+      return failure();
+    if (r.layoutBatchFirst) {
+      v = ex.emit("Transpose", {*v}, [&](onnx::NodeProto &n) {
+        Expander::setInts(n, "perm", perm);
+      });
+      if (failed(v))
+        return failure();
+    }
+    return ex.setOutput(i, *v);
+  };
+  if (failed(finish(0, yPerDir, 1, {2, 0, 1, 3})) ||
+      failed(finish(1, hPerDir, 0, {1, 0, 2})))
+    return failure();
+  if (r.kind == Kind::LSTM && failed(finish(2, cPerDir, 0, {1, 0, 2})))
+    return failure();
+  return success();
+}
+
+static LogicalResult importLSTM(NodeContext &ctx) {
+  return RecurrentExpander(ctx, Kind::LSTM).run();
+}
+static LogicalResult importGRU(NodeContext &ctx) {
+  return RecurrentExpander(ctx, Kind::GRU).run();
+}
+static LogicalResult importRNN(NodeContext &ctx) {
+  return RecurrentExpander(ctx, Kind::RNN).run();
+}
+
+void onnx_to_tg::populateRecurrentHandlers(HandlerTable &table) {
+  table["LSTM"] = importLSTM;
+  table["GRU"] = importGRU;
+  table["RNN"] = importRNN;
+}
