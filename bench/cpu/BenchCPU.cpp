@@ -20,6 +20,7 @@
 #include "Interpret.h"
 #include "Models.h"
 #include "Peers.h"
+#include "Placement.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -89,6 +90,12 @@ cl::opt<bool> noCompiled("no-compiled",
                          cl::desc("Do not measure the compiled path even "
                                   "when loom-compile is built"),
                          cl::cat(benchCat));
+cl::opt<bool> placementColumns(
+    "placement",
+    cl::desc("Also compile each model with every fixed backend set (codegen, "
+             "onednn, openblas) and placed by the search (--backends=auto, "
+             "cold then warm), and print a second table"),
+    cl::cat(benchCat));
 cl::opt<bool> noOrt("no-ort", cl::desc("Do not run ONNX Runtime"),
                     cl::cat(benchCat));
 cl::list<std::string>
@@ -156,6 +163,7 @@ struct Row {
   std::string ortError;
   std::optional<OutputError> interpVsOrt;
   std::optional<CompiledResult> compiled;
+  std::optional<PlacementResult> placement;
 
   double interpMs() const {
     return interp ? median(interp->seconds) * 1e3 : 0;
@@ -283,6 +291,8 @@ void printNotes(ArrayRef<Row> rows, bool anyCapped) {
       notes.push_back("interpreter vs ORT: " + row.interpVsOrt->where);
     if (row.compiled && row.compiled->status != CompiledResult::Status::Measured)
       notes.push_back("compiled: " + row.compiled->note);
+    if (row.placement)
+      llvm::append_range(notes, placementNotes(*row.placement));
     if (notes.empty())
       continue;
     if (!header)
@@ -396,6 +406,8 @@ json::Object rowJSON(const Row &row) {
     c["error_vs_interpreter"] = errorJSON(cr.errorVsInterpreter);
   }
   o["compiled"] = std::move(c);
+  if (row.placement)
+    o["placement"] = placementJSON(*row.placement);
   return o;
 }
 
@@ -569,6 +581,10 @@ Error measureModel(const Session &session, Row &row) {
   if (!noCompiled)
     row.compiled = runCompiled(session.compiled, *onnx, dimArguments(model),
                                modelDir, inputs, row.interp->values);
+  if (!noCompiled && placementColumns)
+    row.placement =
+        measurePlacement(session.compiled, *onnx, dimArguments(model),
+                         modelDir, inputs, row.interp->values);
   return Error::success();
 }
 
@@ -711,6 +727,12 @@ int main(int argc, char **argv) {
     rows.push_back(std::move(row));
   }
   std::string loadAfter = loadAverage();
+  if (placementColumns && !noCompiled) {
+    printPlacementHeader(outs());
+    for (const Row &row : rows)
+      if (row.placement)
+        printPlacementRow(outs(), row.model.name, *row.placement);
+  }
   printNotes(rows, anyCapped);
   outs() << "load average after: " << loadAfter
          << "; inputs, outputs and artifacts in " << session.dir << "\n";

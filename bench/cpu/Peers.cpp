@@ -127,6 +127,7 @@ CompiledResult runCompiled(const CompiledOptions &options, StringRef model,
   ProcessResult compiled =
       runProcess(compiler, args, options.timeoutSeconds);
   r.compileSeconds = compiled.seconds;
+  r.compileLog = compiled.err;
   r.compilePeakRssKb = compiled.peakRssKb;
   if (!compiled.succeeded()) {
     r.note = "loom-compile: " + compiled.summary();

@@ -91,6 +91,8 @@ struct CompiledResult {
   int64_t peakRssKb = 0;
   /// Its outputs against the interpreter's.
   std::optional<OutputError> errorVsInterpreter;
+  /// What loom-compile printed on stderr (the placement's progress).
+  std::string compileLog;
 };
 
 /// Compiles `model` (with the loom-compile arguments `compileArgs`, e.g. its

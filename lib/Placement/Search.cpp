@@ -36,6 +36,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// share ops; a larger group is decided site by site (never seen in the zoo).
 constexpr size_t kMaxCombinations = 4096;
 
+/// The most runner-up moves the end-to-end level tries (the classes of
+/// sites that take the most time).
+constexpr size_t kMaxMoveTrials = 6;
+
 /// Models with more weights than this skip the end-to-end level.
 constexpr int64_t kMaxEndToEndWeightBytes = int64_t(512) << 20;
 
@@ -124,6 +128,8 @@ private:
   std::string moduleText, weightsBytes;
   Choices currentChoices() const;
   Choices fixedSetChoices(tg::Backend library) const;
+  std::unique_ptr<ProbeArtifact> compileWhole(const Choices &choices,
+                                              std::string &error);
   std::optional<double> measureWhole(const Choices &choices,
                                      std::string &error);
   void searchEndToEnd(std::chrono::steady_clock::time_point start);
@@ -166,8 +172,8 @@ Placer::Choices Placer::fixedSetChoices(tg::Backend library) const {
 
 /// Compiles the module placed by \p choices (in a context of its own, with
 /// random weights) and returns the sum over its entries of the median run.
-std::optional<double> Placer::measureWhole(const Choices &choices,
-                                           std::string &error) {
+std::unique_ptr<ProbeArtifact> Placer::compileWhole(const Choices &choices,
+                                                    std::string &error) {
   PlaceOptions copy = options;
   copy.endToEnd = false;
   copy.report = nullptr;
@@ -192,8 +198,59 @@ std::optional<double> Placer::measureWhole(const Choices &choices,
     return success();
   };
   assert(!moduleText.empty() && "the module is printed before it is placed");
-  std::unique_ptr<ProbeArtifact> whole = compileModuleText(
-      moduleText, weightsBytes, registry, options.threads, prepare, error);
+  return compileModuleText(moduleText, weightsBytes, registry, options.threads,
+                           prepare, error);
+}
+
+/// One run of every entry of \p whole, in seconds.
+std::optional<double> runWhole(ProbeArtifact &whole,
+                               std::vector<ProbeBuffers> &buffers) {
+  auto start = std::chrono::steady_clock::now();
+  for (auto [e, b] : llvm::enumerate(buffers))
+    if (loom_run(whole.context, e, b.in.data(), b.out.data()) != LOOM_OK)
+      return std::nullopt;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+/// Medians of \p a and \p b timed in alternation (a, b, a, b, ...), so that
+/// the machine's drift falls on both: at least 10 pairs, more while they
+/// take under 0.8 s, at most 40.
+std::optional<std::pair<double, double>> interleaved(ProbeArtifact &a,
+                                                     ProbeArtifact &b) {
+  std::mt19937 rng(99);
+  std::vector<ProbeBuffers> inA, inB;
+  for (auto [probe, in] : {std::pair(&a, &inA), std::pair(&b, &inB)})
+    for (int64_t e = 0, n = loom_model_num_entries(probe->model); e < n; ++e) {
+      auto buffers = makeBuffers(probe->model, e, rng);
+      if (!buffers)
+        return std::nullopt;
+      in->push_back(std::move(*buffers));
+    }
+  if (!runWhole(a, inA) || !runWhole(b, inB)) // warm-up
+    return std::nullopt;
+  std::vector<double> ta, tb;
+  double spent = 0;
+  while (ta.size() < 40 && (ta.size() < 10 || spent < 0.8)) {
+    auto x = runWhole(a, inA);
+    auto y = runWhole(b, inB);
+    if (!x || !y)
+      return std::nullopt;
+    ta.push_back(*x);
+    tb.push_back(*y);
+    spent += *x + *y;
+  }
+  auto median = [](std::vector<double> &v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  return std::pair(median(ta), median(tb));
+}
+
+std::optional<double> Placer::measureWhole(const Choices &choices,
+                                           std::string &error) {
+  std::unique_ptr<ProbeArtifact> whole = compileWhole(choices, error);
   if (!whole)
     return std::nullopt;
   std::mt19937 rng(99);
@@ -237,6 +294,16 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
   };
   double coverEstimate = estimate(currentChoices());
   std::string machine = machineKey(options.threads);
+  auto keyOf = [&](const Choices &choices) {
+    std::string picks;
+    for (const auto &function : choices)
+      for (int pick : function)
+        picks += std::to_string(pick) + ",";
+    return llvm::formatv("{0}|whole|{1:x}|{2:x}", machine,
+                         llvm::xxh3_64bits(moduleText),
+                         llvm::xxh3_64bits(picks))
+        .str();
+  };
   auto tryChoices = [&](std::string name, Choices choices) {
     for (const Trial &t : trials)
       if (t.choices == choices)
@@ -254,7 +321,8 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
       trials.push_back(std::move(t));
       return;
     }
-    if (elapsed() > options.budgetSeconds) {
+    // The last fifth of the budget is kept for the confirmation.
+    if (elapsed() > 0.8 * options.budgetSeconds) {
       t.note = "not measured: budget";
       trials.push_back(std::move(t));
       return;
@@ -264,13 +332,7 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
       module.print(os);
       weightsBytes = randomWeights(module);
     }
-    std::string picks;
-    for (const auto &function : t.choices)
-      for (int pick : function)
-        picks += std::to_string(pick) + ",";
-    std::string key = llvm::formatv("{0}|whole|{1:x}|{2:x}", machine,
-                                    llvm::xxh3_64bits(moduleText),
-                                    llvm::xxh3_64bits(picks));
+    std::string key = keyOf(t.choices);
     if (auto cached = options.db ? options.db->lookup(key) : std::nullopt) {
       t.seconds = *cached;
       t.note = "cached";
@@ -326,7 +388,21 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
       if (site.chosen >= 0)
         classes[requests[site.options[site.chosen].callCost].key].push_back(
             {p, i});
+  // The classes that take the most time first, at most kMaxMoveTrials.
+  std::vector<std::pair<double, SmallVector<std::pair<size_t, size_t>>>> order;
   for (auto &[key, members] : classes) {
+    double total = 0;
+    for (auto [p, i] : members)
+      total += optionSeconds(
+          plans[p].sites[i].options[plans[p].sites[i].chosen]);
+    order.push_back({total, members});
+  }
+  llvm::stable_sort(order, [](const auto &a, const auto &b) {
+    return a.first > b.first;
+  });
+  if (order.size() > kMaxMoveTrials)
+    order.resize(kMaxMoveTrials);
+  for (auto &[total, members] : order) {
     Choices moved = best;
     bool any = false;
     for (auto [p, i] : members) {
@@ -351,7 +427,8 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
                              first.options[first.chosen].call.pattern(),
                              members.size()),
                moved);
-    if (trials.back().choices == moved && trials.back().seconds < bestSeconds) {
+    if (trials.back().choices == moved &&
+        trials.back().seconds < 0.98 * bestSeconds) {
       best = moved;
       bestSeconds = trials.back().seconds;
     }
@@ -362,6 +439,46 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
     if (t.seconds < winner->seconds)
       winner = &t;
   bool replaced = winner->seconds < 0.98 * coverSeconds;
+  // Confirm a replacement against the cover, both loaded and timed in
+  // alternation (sequential trials minutes apart drift by more than 2% here).
+  std::string confirmKey = keyOf(winner->choices) + "|confirmed-vs|" +
+                           keyOf(trials.front().choices);
+  auto confirmed =
+      options.db && replaced ? options.db->lookup(confirmKey) : std::nullopt;
+  if (replaced && !confirmed && elapsed() < options.budgetSeconds) {
+    std::string error;
+    auto coverArtifact = compileWhole(trials.front().choices, error);
+    auto winnerArtifact = compileWhole(winner->choices, error);
+    auto times = coverArtifact && winnerArtifact
+                     ? interleaved(*coverArtifact, *winnerArtifact)
+                     : std::nullopt;
+    if (times) {
+      confirmed = times->second / times->first;
+      if (options.db)
+        options.db->record(confirmKey, *confirmed);
+      if (options.progress)
+        *options.progress << llvm::format(
+            "tg-place-backends: end to end, in alternation: cover %.3f ms, "
+            "%s %.3f ms\n",
+            times->first * 1e3, winner->name.c_str(), times->second * 1e3);
+    }
+  }
+  // Without a measurement in alternation, sequential trials minutes apart
+  // are not trusted: the cover stays.
+  if (replaced && !confirmed) {
+    replaced = false;
+    trials.push_back({"unconfirmed " + winner->name, winner->choices, kInf,
+                      "no budget left to confirm it: kept the cover"});
+    winner = &trials.back();
+  }
+  if (confirmed) {
+    replaced = *confirmed < 0.98;
+    trials.push_back({"confirmed " + winner->name + " in alternation",
+                      winner->choices, kInf,
+                      llvm::formatv("{0:f3} of the cover's time{1}", *confirmed,
+                                    replaced ? "" : ": kept the cover")});
+    winner = &trials.back();
+  }
   if (replaced)
     for (auto [plan, picks] : llvm::zip(plans, winner->choices))
       for (auto [site, pick] : llvm::zip(plan.sites, picks))
