@@ -68,9 +68,13 @@ static cl::list<std::string> inputShapes(
 static cl::list<std::string> bindInputs(
     "bind-input",
     cl::desc("Bind a graph input to a value at import time, from a "
-             "serialized TensorProto (NAME=FILE.pb) or as a 1-D list "
-             "(NAME=V0,V1,...); it becomes a constant (import)"),
+             "serialized TensorProto (NAME=FILE.pb) or as a list of values "
+             "(NAME=V0,V1,...) that fills the input's declared shape (a "
+             "scalar: NAME=V); it becomes a constant, recorded in the "
+             "module's loom.onnx.bound_inputs (import)"),
     cl::value_desc("NAME=VALUE"), cl::cat(translateCat));
+static cl::alias bindAlias("bind", cl::desc("Alias for --bind-input"),
+                           cl::aliasopt(bindInputs), cl::cat(translateCat));
 static cl::opt<int64_t>
     opset("opset",
           cl::desc("Opset the model is converted to before import (0: keep the "
@@ -163,8 +167,10 @@ static int runImport(MLIRContext &context) {
           return fail("--bind-input: '" + p + "' is not a number");
         t.values.push_back(v);
       }
-      t.shape = {static_cast<int64_t>(t.values.size())};
+      t.shapeFromInput = true;
     }
+    if (options.boundInputs.count(name))
+      return fail("graph input '" + name + "' is bound twice");
     options.boundInputs[name] = std::move(t);
   }
 

@@ -65,6 +65,9 @@ public:
   llvm::StringMap<ImportedValue> values;
   llvm::StringSet<> weightNames;
   bool usedWeights = false;
+  /// The graph inputs bound at import time, with their values (the module
+  /// attribute `loom.onnx.bound_inputs`).
+  llvm::SmallVector<mlir::NamedAttribute> boundInputAttrs;
   /// Types ONNX's shape inference gave to values, by name.
   llvm::StringMap<const onnx::TypeProto *> onnxTypes;
 
@@ -78,6 +81,9 @@ public:
   FailureOr<Value> materializeHost(const HostTensor &t, llvm::StringRef name,
                                    bool asWeight, mlir::Location loc);
   std::string uniqueWeightName(llvm::StringRef base);
+  /// `t` as an attribute (of the nearest builtin element type when tg has
+  /// none for its elements).
+  mlir::DenseElementsAttr toAttribute(const HostTensor &t);
   LogicalResult checkAgainstONNX(llvm::StringRef name, const ImportedValue &v,
                                  NodeContext &ctx);
 

@@ -23,6 +23,8 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <climits>
+#include <cmath>
+#include <sstream>
 #include <set>
 
 using namespace mlir;
@@ -164,6 +166,13 @@ GraphImporter::declareGraphInputs(const onnx::GraphProto &graph,
   return success();
 }
 
+/// `x` as a user writes it (1.5, not 1.500000e+00).
+static std::string formatValue(double x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
 // A graph input bound to a value at import time is a constant.
 LogicalResult GraphImporter::bindGraphInput(const onnx::ValueInfoProto &in,
                                             const ONNXTensor &t, Location loc) {
@@ -179,13 +188,25 @@ LogicalResult GraphImporter::bindGraphInput(const onnx::ValueInfoProto &in,
   if (onnxutil::numElementsOf(h.shape) != static_cast<int64_t>(t.values.size()))
     return emitError(loc) << "the value bound to graph input '" << in.name()
                           << "' does not match its shape";
+  bool isBool = h.dataType == onnx::TensorProto::BOOL;
   for (double x : t.values) {
-    if (h.isFloat())
+    if (h.isFloat()) {
       h.floats.push_back(x);
-    else
-      h.ints.push_back(static_cast<int64_t>(x));
+      continue;
+    }
+    if (isBool && x != 0 && x != 1)
+      return emitError(loc) << "the value " << formatValue(x) << " bound to graph input '"
+                            << in.name() << "' (bool) must be 0 or 1";
+    if (x != std::trunc(x) || std::abs(x) > 9007199254740992.0)
+      return emitError(loc) << "the value " << formatValue(x) << " bound to graph input '"
+                            << in.name() << "' ("
+                            << onnxutil::dataTypeName(h.dataType)
+                            << ") is not an integer";
+    h.ints.push_back(static_cast<int64_t>(x));
   }
   onnxutil::roundToDataType(h);
+  boundInputAttrs.push_back(
+      builder.getNamedAttr(in.name(), toAttribute(h)));
   v.known = std::make_shared<const HostTensor>(std::move(h));
   values[in.name()] = std::move(v);
   return success();
@@ -335,6 +356,9 @@ LogicalResult GraphImporter::finishModule(ModuleOp module, func::FuncOp func) {
     module->setAttr(tg::TGDialect::kWeightsAttrName,
                     builder.getStringAttr(options.weightsAttr));
   }
+  if (!boundInputAttrs.empty())
+    module->setAttr("loom.onnx.bound_inputs",
+                    builder.getDictionaryAttr(boundInputAttrs));
   if (options.fuseIdioms && failed(fuseIdioms(func)))
     return emitError(fileLoc) << "fusing exporter idioms did not converge";
   if (failed(mlir::verify(module)))
@@ -375,6 +399,46 @@ void loom::registerONNXImportDialects(DialectRegistry &registry) {
 int64_t loom::getMaxKnownONNXOpset() { return onnxlib::maxKnownOpset(); }
 
 /// Pins the shapes of the graph inputs that are not initializers.
+/// Gives each value bound without a shape (ONNXTensor::shapeFromInput) the
+/// declared shape of its graph input.
+static LogicalResult resolveBoundShapes(const onnx::GraphProto &graph,
+                                        ONNXImportOptions &options,
+                                        Location loc) {
+  for (const auto &in : graph.input()) {
+    auto bound = options.boundInputs.find(in.name());
+    if (bound == options.boundInputs.end() || !bound->second.shapeFromInput)
+      continue;
+    ONNXTensor &t = bound->second;
+    int64_t n = static_cast<int64_t>(t.values.size());
+    std::vector<int64_t> declared;
+    bool isStatic = in.type().has_tensor_type() &&
+                    in.type().tensor_type().has_shape();
+    if (isStatic)
+      for (const auto &d : in.type().tensor_type().shape().dim()) {
+        if (!d.has_dim_value()) {
+          isStatic = false;
+          break;
+        }
+        declared.push_back(d.dim_value());
+      }
+    if (!isStatic) {
+      t.shape = {n};
+      continue;
+    }
+    int64_t expected = onnxutil::numElementsOf(declared);
+    if (expected != n)
+      return emitError(NameLoc::get(StringAttr::get(loc.getContext(),
+                                                    in.name()),
+                                    loc))
+             << n << " value" << (n == 1 ? "" : "s")
+             << " bound to graph input '" << in.name() << "' of shape "
+             << safetensors::formatShape(declared) << ", which has "
+             << expected << " element" << (expected == 1 ? "" : "s");
+    t.shape = declared;
+  }
+  return success();
+}
+
 static LogicalResult pinInputShapes(onnx::ModelProto &model,
                                     const ONNXImportOptions &options,
                                     Location loc) {
@@ -556,7 +620,11 @@ OwningOpRef<ModuleOp> loom::importONNX(StringRef bytes, StringRef sourceName,
             << "'Scan' " << describeNode(node) << " (opset " << modelOpset
             << "): Scan before opset 9 (with a batch axis and sequence_lens) "
                "is not supported");
-  if (failed(pinInputShapes(model, options, fileLoc)) ||
+  // The options with the shapes of bound values resolved; the importer
+  // below reads these.
+  auto resolvedOptions = std::make_unique<ONNXImportOptions>(options);
+  if (failed(resolveBoundShapes(model.graph(), *resolvedOptions, fileLoc)) ||
+      failed(pinInputShapes(model, *resolvedOptions, fileLoc)) ||
       failed(validateGraph(model.graph(), fileLoc)))
     return nullptr;
 
@@ -601,7 +669,7 @@ OwningOpRef<ModuleOp> loom::importONNX(StringRef bytes, StringRef sourceName,
     }
   }
 
-  GraphImporter importer(context, options, weights, sourceName);
+  GraphImporter importer(context, *resolvedOptions, weights, sourceName);
   return importer.run(model);
 }
 

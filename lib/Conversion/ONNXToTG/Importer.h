@@ -137,6 +137,10 @@ public:
   /// Succeeds when input `i` is known at import time; otherwise an error
   /// saying that `what` must be (and, for a graph input, how to bind it).
   LogicalResult requireKnown(unsigned i, llvm::StringRef what);
+  /// "" when every given input is known at import time or computed; else a
+  /// hint naming the first unbound graph input among them and how to bind
+  /// it (for fold-only operators, whose inputs often decide an If).
+  std::string bindHint();
   /// A 1-D (or scalar) integer input known at import time, e.g. a shape or
   /// axes; an error naming `what` otherwise.
   FailureOr<llvm::SmallVector<int64_t>> constantInts(unsigned i,

@@ -69,6 +69,15 @@ static DenseElementsAttr toAttr(RankedTensorType type, const HostTensor &t) {
                : DenseElementsAttr::get(type, vals);
 }
 
+DenseElementsAttr GraphImporter::toAttribute(const HostTensor &t) {
+  RankedTensorType type = typeOf(context, t.dataType, t.shape);
+  if (!type)
+    type = RankedTensorType::get(t.shape, t.isFloat()
+                                              ? Type(Float64Type::get(context))
+                                              : IntegerType::get(context, 64));
+  return toAttr(type, t);
+}
+
 std::string GraphImporter::uniqueWeightName(StringRef base) {
   std::string name = base.empty() ? std::string("weight") : base.str();
   if (!weightNames.contains(name))
@@ -325,6 +334,18 @@ LogicalResult NodeContext::requireKnown(unsigned i, StringRef what) {
     diag << "; it is the graph input '" << nodeProto.input(i)
          << "': bind it to a value (loom-translate --bind-input)";
   return diag;
+}
+
+std::string NodeContext::bindHint() {
+  for (unsigned i = 0; i < numInputs(); ++i) {
+    if (!hasInput(i))
+      continue;
+    ImportedValue *v = graph.lookup(nodeProto.input(i));
+    if (v && v->isGraphInput && !v->known)
+      return "; graph input '" + nodeProto.input(i) +
+             "' can be bound (--bind " + nodeProto.input(i) + "=VALUE)";
+  }
+  return "";
 }
 
 FailureOr<SmallVector<int64_t>> NodeContext::constantInts(unsigned i,

@@ -225,7 +225,8 @@ template <typename Pred> LogicalResult importPredicate(NodeContext &ctx) {
   const HostTensor *b = n > 1 ? ctx.constant(1) : a;
   if (!a || !b)
     return ctx.fail("only supported on values known at import time (tg has "
-                    "no comparison or logic operators)");
+                    "no comparison or logic operators)" +
+                    ctx.bindHint());
   if (!broadcastHostShapes(a->shape, b->shape))
     return ctx.fail("input shapes do not broadcast");
   Pred pred;
@@ -272,7 +273,8 @@ LogicalResult importWhere(NodeContext &ctx) {
                    *y = ctx.constant(2);
   if (!c || !x || !y)
     return ctx.fail("only supported on values known at import time (tg has "
-                    "no select operator)");
+                    "no select operator)" +
+                    ctx.bindHint());
   if (x->dataType != y->dataType)
     return ctx.fail("X and Y have different element types");
   auto s1 = broadcastHostShapes(c->shape, x->shape);

@@ -58,6 +58,10 @@ struct ONNXTensor {
   std::vector<int64_t> shape;
   /// Every element as a double (integers exactly up to 2^53; bool as 0/1).
   std::vector<double> values;
+  /// For a value bound to a graph input (ONNXImportOptions::boundInputs):
+  /// `shape` is not given and is the input's declared one (`values` must
+  /// fill it), or [N] for N values when the declared shape is not static.
+  bool shapeFromInput = false;
 };
 
 /// Options of importONNX().
@@ -75,7 +79,8 @@ struct ONNXImportOptions {
   /// Graph inputs bound to values at import time: they become constants
   /// instead of function arguments (for inputs that tg needs as attributes:
   /// a Reshape's shape, a Resize's scales, ...). `dataType` 0 takes the
-  /// input's declared type.
+  /// input's declared type. The module records every binding in the
+  /// attribute `loom.onnx.bound_inputs` (name -> dense elements).
   llvm::StringMap<ONNXTensor> boundInputs;
   /// Value of the module attribute `tg.weights` (the weights file, relative
   /// to the .mlir file). Empty: no attribute (and an error if the model
