@@ -379,6 +379,17 @@ void CaseRunner::run() {
   }
   info = std::move(*described);
   row.operators = info.operators;
+  // Sequences and optionals are no tensors: their test data is no
+  // TensorProto either.
+  for (const auto *values : {&info.inputs, &info.outputs})
+    for (const ONNXModelInfo::Input &v : *values)
+      if (v.kind != "tensor") {
+        row.detail = "graph " +
+                     std::string(values == &info.inputs ? "input" : "output") +
+                     " '" + v.name + "' has type " + v.kind +
+                     "; tg has tensors only";
+        return;
+      }
   auto dataSets = numbered(row.c.dir, "test_data_set_", "");
   if (dataSets.empty()) {
     row.detail = "no test data";

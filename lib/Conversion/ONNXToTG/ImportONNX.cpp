@@ -701,6 +701,22 @@ llvm::Expected<ONNXTensor> loom::readONNXTensor(StringRef bytes,
 static ONNXModelInfo::Input describeValue(const onnx::ValueInfoProto &v) {
   ONNXModelInfo::Input info;
   info.name = v.name();
+  switch (v.type().value_case()) {
+  case onnx::TypeProto::kSequenceType:
+    info.kind = "sequence";
+    break;
+  case onnx::TypeProto::kOptionalType:
+    info.kind = "optional";
+    break;
+  case onnx::TypeProto::kMapType:
+    info.kind = "map";
+    break;
+  case onnx::TypeProto::kSparseTensorType:
+    info.kind = "sparse tensor";
+    break;
+  default:
+    break;
+  }
   const auto &tt = v.type().tensor_type();
   info.dataType = tt.elem_type();
   for (const auto &d : tt.shape().dim())

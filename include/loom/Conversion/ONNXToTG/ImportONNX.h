@@ -129,6 +129,9 @@ struct ONNXModelInfo {
     int32_t dataType = 0;
     /// -1 for a dimension without a fixed size.
     std::vector<int64_t> shape;
+    /// "tensor", or what else the value is ("sequence", "optional", "map",
+    /// "sparse tensor"), which tg does not have.
+    std::string kind = "tensor";
   };
   /// The graph inputs that are not initializers, in order (the arguments of
   /// the imported function).
