@@ -16,9 +16,11 @@
 // activations f and g), layout 0 and 1, input_forget (LSTM),
 // linear_before_reset (GRU), hidden_size (checked against W). The optional
 // inputs B, initial_h, initial_c and P (peepholes) default to zeros;
-// sequence_lens must be known at import time and give every batch entry the
-// full length (shorter sequences would need masking per batch entry: a
-// diagnostic).
+// sequence_lens must be known at import time (a constant, or a bound graph
+// input); batch entries shorter than the sequence are masked with constant
+// masks: past its length an entry keeps its state (so Y_h and Y_c are its
+// last valid ones, and a reverse direction starts at its own last element)
+// and its Y is zero, as ONNX Runtime computes them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +55,8 @@ struct Recurrence {
   bool inputForget = false, linearBeforeReset = false;
   int32_t dataType;
   SmallVector<Activation> activations; // numActivations * numDirections
+  /// sequence_lens when some entry is shorter than seqLength; else empty.
+  SmallVector<int64_t> lens;
 };
 
 class RecurrentExpander {
@@ -201,17 +205,22 @@ LogicalResult RecurrentExpander::readAttributes() {
     r.activations.push_back(std::move(act));
   }
 
-  // sequence_lens: only the full length for every batch entry.
+  // sequence_lens: known at import time; shorter entries are masked.
   if (ctx.hasInput(4)) {
     auto lens = ctx.constantInts(4, "sequence_lens");
     if (failed(lens))
       return failure();
-    for (int64_t len : *lens)
-      if (len != r.seqLength)
+    if (static_cast<int64_t>(lens->size()) != r.batch)
+      return ctx.fail("sequence_lens has " + Twine(lens->size()) +
+                      " entries for a batch of " + Twine(r.batch));
+    for (int64_t len : *lens) {
+      if (len < 1 || len > r.seqLength)
         return ctx.fail("sequence_lens gives a batch entry length " +
-                        Twine(len) + ", not the full sequence length " +
-                        Twine(r.seqLength) +
-                        "; only sequences of full length are supported");
+                        Twine(len) + ", outside [1, " + Twine(r.seqLength) +
+                        "]");
+      if (len != r.seqLength)
+        r.lens.assign(lens->begin(), lens->end());
+    }
   }
   return success();
 }
@@ -398,6 +407,7 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
   ys.assign(r.seqLength, std::string());
   for (int64_t step = 0; step < r.seqLength; ++step) {
     int64_t t = reverse ? r.seqLength - 1 - step : step;
+    const std::string hPrev = h, cPrev = c;
     auto xt = ex.emit("Gather", {*xw3, ex.scalarInt(t)},
                       [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
     if (failed(xt))
@@ -557,6 +567,39 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
       h = *nextH;
     }
     ys[t] = h;
+    // Entries whose sequence has ended keep their state and output zeros.
+    if (!r.lens.empty() &&
+        llvm::any_of(r.lens, [&](int64_t len) { return t >= len; })) {
+      HostTensor m, inv;
+      m.dataType = inv.dataType = r.dataType;
+      m.shape = inv.shape = {r.batch, 1};
+      for (int64_t len : r.lens) {
+        m.floats.push_back(t < len ? 1.0 : 0.0);
+        inv.floats.push_back(t < len ? 0.0 : 1.0);
+      }
+      std::string mask = ex.constant(std::move(m)),
+                  keep = ex.constant(std::move(inv));
+      auto select = [&](const std::string &now,
+                        const std::string &before) -> FailureOr<std::string> {
+        auto a = mul(mask, now);
+        auto b = mul(keep, before);
+        if (failed(a) || failed(b))
+          return failure();
+        return add(*a, *b);
+      };
+      auto y = mul(mask, h);
+      auto nextH = select(h, hPrev);
+      if (failed(y) || failed(nextH))
+        return failure();
+      ys[t] = *y;
+      h = *nextH;
+      if (r.kind == Kind::LSTM) {
+        auto nextC = select(c, cPrev);
+        if (failed(nextC))
+          return failure();
+        c = *nextC;
+      }
+    }
   }
   lastH = h;
   lastC = c;
