@@ -6,10 +6,12 @@
 // and Loom's compiled path (loom-compile + loom-run; "n/a" while the build
 // has no loom-compile): latencies, their ratios, peak memory, compile time
 // and the largest difference between the outputs. Prints a table; writes
-// JSON with --json. docs/benchmarks/cpu.md records results.
+// JSON with --json. With --placement, a second table: the compiled path with
+// each fixed backend set and placed by the search (Placement.h).
+// docs/benchmarks/cpu.md records results.
 //
 //   loom-bench-cpu [--models a,b,model.onnx] [--num-threads 2] [--repeat 10]
-//                  [--json out.json] [--quick] [--list]
+//                  [--json out.json] [--quick] [--placement] [--list]
 //
 // Setup (ONNX Runtime and the real models, into the build tree):
 //   LOOM_BUILD_DIR=build scripts/setup-bench.sh
@@ -92,9 +94,9 @@ cl::opt<bool> noCompiled("no-compiled",
                          cl::cat(benchCat));
 cl::opt<bool> placementColumns(
     "placement",
-    cl::desc("Also compile each model with every fixed backend set (codegen, "
-             "onednn, openblas) and placed by the search (--backends=auto, "
-             "cold then warm), and print a second table"),
+    cl::desc("Also compile and run each model with every fixed backend set "
+             "(codegen, onednn, openblas) and placed by the search "
+             "(--backends=auto, cold then warm), and print a second table"),
     cl::cat(benchCat));
 cl::opt<bool> noOrt("no-ort", cl::desc("Do not run ONNX Runtime"),
                     cl::cat(benchCat));
@@ -176,26 +178,8 @@ std::optional<double> ratio(double a, double b) {
   return std::nullopt;
 }
 
-/// A latency in ms, with 3 significant digits or so.
-std::string fmtMs(std::optional<double> ms) {
-  if (!ms || *ms <= 0)
-    return "n/a";
-  const char *f = *ms >= 100 ? "{0:f0}" : *ms >= 10 ? "{0:f1}"
-                                      : *ms >= 1    ? "{0:f2}"
-                                                    : "{0:f3}";
-  return formatv(f, *ms).str();
-}
-
 std::string fmtRatio(std::optional<double> r) {
   return r ? formatv(*r >= 10 ? "{0:f1}" : "{0:f2}", *r).str() : "n/a";
-}
-
-std::string fmtError(const std::optional<OutputError> &e) {
-  if (!e)
-    return "n/a";
-  if (std::isinf(e->maxAbs))
-    return "mismatch";
-  return formatv("{0:e1}", e->maxAbs).str();
 }
 
 std::string fmtMB(int64_t kb) {
@@ -265,6 +249,18 @@ void printRow(const Row &row) {
   outs().flush();
 }
 
+/// One model's notes, after a "notes:" line when \p header is not yet set.
+void printModelNotes(StringRef model, ArrayRef<std::string> notes,
+                     bool &header) {
+  if (notes.empty())
+    return;
+  if (!header)
+    outs() << "notes:\n";
+  header = true;
+  for (const std::string &n : notes)
+    outs() << "  " << model << ": " << n << "\n";
+}
+
 /// The notes under the table: what was not measured and why.
 void printNotes(ArrayRef<Row> rows, bool anyCapped) {
   outs() << "\nms: median latency of one inference; int = Loom's reference "
@@ -291,16 +287,22 @@ void printNotes(ArrayRef<Row> rows, bool anyCapped) {
       notes.push_back("interpreter vs ORT: " + row.interpVsOrt->where);
     if (row.compiled && row.compiled->status != CompiledResult::Status::Measured)
       notes.push_back("compiled: " + row.compiled->note);
-    if (row.placement)
-      llvm::append_range(notes, placementNotes(*row.placement));
-    if (notes.empty())
-      continue;
-    if (!header)
-      outs() << "notes:\n";
-    header = true;
-    for (const std::string &n : notes)
-      outs() << "  " << row.model.name << ": " << n << "\n";
+    printModelNotes(row.model.name, notes, header);
   }
+  outs().flush();
+}
+
+/// The placement table (--placement), with its own notes.
+void printPlacement(ArrayRef<Row> rows) {
+  printPlacementHeader(outs());
+  for (const Row &row : rows)
+    if (row.placement)
+      printPlacementRow(outs(), row.model.name, *row.placement);
+  printPlacementLegend(outs());
+  bool header = false;
+  for (const Row &row : rows)
+    if (row.placement)
+      printModelNotes(row.model.name, placementNotes(*row.placement), header);
   outs().flush();
 }
 
@@ -319,17 +321,6 @@ json::Array tensorsJSON(ArrayRef<TensorDesc> tensors) {
                              {"dtype", t.dtype},
                              {"shape", json::Array(t.shape)}});
   return a;
-}
-
-json::Value errorJSON(const std::optional<OutputError> &e) {
-  if (!e)
-    return nullptr;
-  return json::Object{
-      {"max_abs", std::isinf(e->maxAbs) ? json::Value(nullptr)
-                                        : json::Value(e->maxAbs)},
-      {"max_abs_reference", e->maxRef},
-      {"at", e->where},
-      {"elements", e->elements}};
 }
 
 json::Object rowJSON(const Row &row) {
@@ -671,6 +662,8 @@ int main(int argc, char **argv) {
   }
   if (threads == 0)
     return fail("--num-threads must be at least 1");
+  if (placementColumns && noCompiled)
+    return fail("--placement measures the compiled path: drop --no-compiled");
   unsigned ortRepeat = repeat ? unsigned(repeat) : quick ? 3 : 10;
   unsigned ortWarmup = warmup != ~0u ? unsigned(warmup) : quick ? 1 : 3;
   unsigned interpRuns = interpRepeat ? unsigned(interpRepeat) : quick ? 1 : 3;
@@ -727,13 +720,9 @@ int main(int argc, char **argv) {
     rows.push_back(std::move(row));
   }
   std::string loadAfter = loadAverage();
-  if (placementColumns && !noCompiled) {
-    printPlacementHeader(outs());
-    for (const Row &row : rows)
-      if (row.placement)
-        printPlacementRow(outs(), row.model.name, *row.placement);
-  }
   printNotes(rows, anyCapped);
+  if (placementColumns)
+    printPlacement(rows);
   outs() << "load average after: " << loadAfter
          << "; inputs, outputs and artifacts in " << session.dir << "\n";
   if (!jsonFile.empty())

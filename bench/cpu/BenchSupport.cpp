@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 
@@ -254,6 +255,34 @@ std::string cpuModelName() {
     return l.split(':').second.trim().str();
   }
   return "unknown";
+}
+
+std::string fmtMs(std::optional<double> ms) {
+  if (!ms || *ms <= 0)
+    return "n/a";
+  const char *f = *ms >= 100 ? "{0:f0}" : *ms >= 10 ? "{0:f1}"
+                                      : *ms >= 1    ? "{0:f2}"
+                                                    : "{0:f3}";
+  return formatv(f, *ms).str();
+}
+
+std::string fmtError(const std::optional<OutputError> &e) {
+  if (!e)
+    return "n/a";
+  if (std::isinf(e->maxAbs))
+    return "mismatch";
+  return formatv("{0:e1}", e->maxAbs).str();
+}
+
+json::Value errorJSON(const std::optional<OutputError> &e) {
+  if (!e)
+    return nullptr;
+  return json::Object{
+      {"max_abs", std::isinf(e->maxAbs) ? json::Value(nullptr)
+                                        : json::Value(e->maxAbs)},
+      {"max_abs_reference", e->maxRef},
+      {"at", e->where},
+      {"elements", e->elements}};
 }
 
 } // namespace loom::bench

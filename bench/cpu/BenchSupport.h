@@ -15,6 +15,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstdint>
 #include <map>
@@ -121,6 +122,15 @@ std::string loadAverage();
 
 /// The CPU model name (/proc/cpuinfo), or "unknown".
 std::string cpuModelName();
+
+/// A latency in ms, with 3 significant digits or so ("n/a" for none).
+std::string fmtMs(std::optional<double> ms);
+
+/// An OutputError's maxAbs ("n/a" for none, "mismatch" when infinite).
+std::string fmtError(const std::optional<OutputError> &e);
+
+/// An OutputError as JSON (null for none).
+llvm::json::Value errorJSON(const std::optional<OutputError> &e);
 
 } // namespace loom::bench
 

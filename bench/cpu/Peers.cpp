@@ -104,25 +104,36 @@ std::optional<double> parseLoomRunTime(StringRef output) {
   return seconds(m[1], m[2]);
 }
 
-CompiledResult runCompiled(const CompiledOptions &options, StringRef model,
-                           ArrayRef<std::string> compileArgs,
-                           StringRef workDir, StringRef inputsPath,
-                           const RunTensors &interpreterValues) {
-  CompiledResult r;
-  SmallString<256> compiler(options.binDir), runner(options.binDir);
-  sys::path::append(compiler, "loom-compile");
-  sys::path::append(runner, "loom-run");
+/// loom-compile and loom-run in `binDir`.
+static std::string tool(StringRef binDir, StringRef name) {
+  SmallString<256> path(binDir);
+  sys::path::append(path, name);
+  return std::string(path);
+}
+
+/// `name` in the directory `dir`.
+static std::string inDir(StringRef dir, StringRef name) {
+  SmallString<256> path(dir);
+  sys::path::append(path, name);
+  return std::string(path);
+}
+
+bool compileModel(const CompiledOptions &options, StringRef model,
+                  ArrayRef<std::string> compileArgs, StringRef workDir,
+                  CompiledResult &r) {
+  std::string compiler = tool(options.binDir, "loom-compile");
   if (!sys::fs::can_execute(compiler)) {
     r.status = CompiledResult::Status::Unavailable;
     r.note = "no loom-compile in " + options.binDir;
-    return r;
+    return false;
   }
   r.status = CompiledResult::Status::Failed;
-
-  SmallString<256> artifact(workDir), outputs(workDir);
-  sys::path::append(artifact, "model.so");
-  sys::path::append(outputs, "compiled.safetensors");
-  std::vector<std::string> args = {model.str(), "-o", std::string(artifact)};
+  if (std::error_code ec = sys::fs::create_directories(workDir)) {
+    r.note = "cannot create " + workDir.str() + ": " + ec.message();
+    return false;
+  }
+  std::vector<std::string> args = {model.str(), "-o",
+                                   inDir(workDir, "model.so")};
   llvm::append_range(args, compileArgs);
   ProcessResult compiled =
       runProcess(compiler, args, options.timeoutSeconds);
@@ -131,14 +142,31 @@ CompiledResult runCompiled(const CompiledOptions &options, StringRef model,
   r.compilePeakRssKb = compiled.peakRssKb;
   if (!compiled.succeeded()) {
     r.note = "loom-compile: " + compiled.summary();
-    return r;
+    return false;
   }
+  return true;
+}
 
-  std::vector<std::string> runArgs = {
-      std::string(artifact), "--inputs",     inputsPath.str(),
-      "--outputs",           std::string(outputs),
-      "--repeat",            std::to_string(options.repeat),
-      "--num-threads",       std::to_string(options.threads)};
+CompiledResult runCompiled(const CompiledOptions &options, StringRef model,
+                           ArrayRef<std::string> compileArgs,
+                           StringRef workDir, StringRef inputsPath,
+                           const RunTensors &interpreterValues) {
+  CompiledResult r;
+  if (!compileModel(options, model, compileArgs, workDir, r))
+    return r;
+
+  std::string runner = tool(options.binDir, "loom-run");
+  std::string artifact = inDir(workDir, "model.so");
+  std::string outputs = inDir(workDir, "compiled.safetensors");
+  std::vector<std::string> runArgs = {artifact,
+                                      "--inputs",
+                                      inputsPath.str(),
+                                      "--outputs",
+                                      outputs,
+                                      "--repeat",
+                                      std::to_string(options.repeat),
+                                      "--num-threads",
+                                      std::to_string(options.threads)};
   ProcessResult ran = runProcess(runner, runArgs, options.timeoutSeconds);
   r.peakRssKb = ran.peakRssKb;
   if (!ran.succeeded()) {

@@ -96,8 +96,15 @@ struct CompiledResult {
 };
 
 /// Compiles `model` (with the loom-compile arguments `compileArgs`, e.g. its
-/// --dim choices) into `workDir`/model.so, runs it on `inputsPath` and
-/// compares its outputs with `interpreterValues`.
+/// --dim choices or --backends) into `workDir`/model.so, filling in the
+/// compilation's part of `r` (its time, memory and stderr). False, with
+/// `r.status` and `r.note` saying why, when it did not compile.
+bool compileModel(const CompiledOptions &options, llvm::StringRef model,
+                  llvm::ArrayRef<std::string> compileArgs,
+                  llvm::StringRef workDir, CompiledResult &r);
+
+/// Compiles `model` as compileModel does, runs `workDir`/model.so on
+/// `inputsPath` and compares its outputs with `interpreterValues`.
 CompiledResult runCompiled(const CompiledOptions &options,
                            llvm::StringRef model,
                            llvm::ArrayRef<std::string> compileArgs,

@@ -6,6 +6,7 @@
 
 #include "Placement.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -23,43 +24,100 @@ bool measured(const CompiledResult &r) {
   return r.status == CompiledResult::Status::Measured;
 }
 
-std::string subdir(StringRef workDir, StringRef name) {
-  SmallString<256> dir(workDir);
-  sys::path::append(dir, name);
-  sys::fs::create_directories(dir);
-  return std::string(dir);
+/// `name` in the directory `dir`.
+std::string inDir(StringRef dir, StringRef name) {
+  SmallString<256> path(dir);
+  sys::path::append(path, name);
+  return std::string(path);
 }
 
-std::string ms(const CompiledResult &r) {
+/// The model's loom-compile arguments (its --dim choices), then `extra`.
+std::vector<std::string> withArgs(ArrayRef<std::string> compileArgs,
+                                  ArrayRef<std::string> extra) {
+  std::vector<std::string> args(compileArgs.begin(), compileArgs.end());
+  llvm::append_range(args, extra);
+  return args;
+}
+
+/// The auto column: a cold compilation (the cost database deleted first),
+/// then a warm one with the same database, whose artifact is run.
+void measureAuto(PlacementResult &result, const CompiledOptions &options,
+                 StringRef model, ArrayRef<std::string> compileArgs,
+                 StringRef workDir, StringRef inputsPath,
+                 const RunTensors &interpreterValues) {
+  std::string dir = inDir(workDir, "auto");
+  std::string db = inDir(dir, "fragment-costs.json");
+  sys::fs::remove(db);
+  std::vector<std::string> args = withArgs(
+      compileArgs, {"--backends=auto", "--cost-db=" + db,
+                    "--num-threads=" + std::to_string(options.threads)});
+  if (!compileModel(options, model, args, dir, result.cold)) {
+    result.placed.status = result.cold.status;
+    result.placed.note = "not compiled warm: the cold compilation failed";
+    return;
+  }
+  result.searchColdSeconds = parseSearchSeconds(result.cold.compileLog);
+  result.placed =
+      runCompiled(options, model, args, dir, inputsPath, interpreterValues);
+  result.searchWarmSeconds = parseSearchSeconds(result.placed.compileLog);
+}
+
+/// A column's latency, or why it has none.
+std::string latencyText(const CompiledResult &r) {
   if (!measured(r))
     return r.status == CompiledResult::Status::Failed ? "failed" : "n/a";
-  return formatv(r.latencyMs >= 100 ? "{0:f0}"
-                 : r.latencyMs >= 10 ? "{0:f1}"
-                 : r.latencyMs >= 1  ? "{0:f2}"
-                                     : "{0:f3}",
-                 r.latencyMs)
-      .str();
+  return fmtMs(r.latencyMs);
 }
 
-std::string seconds(std::optional<double> s) {
+std::string secondsText(std::optional<double> s) {
   return s ? formatv("{0:f2}", *s).str() : "n/a";
 }
 
-json::Value resultJSON(const CompiledResult &r) {
-  if (!measured(r))
-    return json::Object{{"status", r.status == CompiledResult::Status::Failed
-                                       ? "failed"
-                                       : "unavailable"},
-                        {"note", r.note}};
-  json::Object o{{"latency_ms", r.latencyMs},
-                 {"compile_s", r.compileSeconds},
-                 {"peak_rss_kb", r.peakRssKb}};
-  if (r.errorVsInterpreter)
-    o["max_abs_vs_interpreter"] =
-        std::isinf(r.errorVsInterpreter->maxAbs)
-            ? json::Value(nullptr)
-            : json::Value(r.errorVsInterpreter->maxAbs);
+const char *statusText(const CompiledResult &r) {
+  return measured(r)                                  ? "measured"
+         : r.status == CompiledResult::Status::Failed ? "failed"
+                                                      : "n/a";
+}
+
+json::Value number(std::optional<double> v) {
+  return v ? json::Value(*v) : json::Value(nullptr);
+}
+
+/// One column as JSON, in the fields of the row's "compiled" object.
+json::Object resultJSON(const CompiledResult &r) {
+  bool ok = measured(r);
+  bool compiled = r.status != CompiledResult::Status::Unavailable;
+  return json::Object{
+      {"status", statusText(r)},
+      {"note", r.note},
+      {"compile_s", compiled ? json::Value(r.compileSeconds) : nullptr},
+      {"compile_peak_rss_kb", r.compilePeakRssKb},
+      {"latency_ms", ok ? json::Value(r.latencyMs) : nullptr},
+      {"peak_rss_kb", ok ? json::Value(r.peakRssKb) : nullptr},
+      {"error_vs_interpreter", errorJSON(r.errorVsInterpreter)}};
+}
+
+/// The auto column as JSON: the warm compilation, run, and the cold one.
+json::Object autoJSON(const PlacementResult &r) {
+  json::Object o = resultJSON(r.placed);
+  bool cold = r.cold.status != CompiledResult::Status::Unavailable;
+  o["compile_cold_s"] = cold ? json::Value(r.cold.compileSeconds) : nullptr;
+  o["compile_cold_peak_rss_kb"] = r.cold.compilePeakRssKb;
+  if (!r.cold.note.empty()) {
+    o["cold_note"] = r.cold.note;
+    o["compile_s"] = nullptr;
+  }
   return o;
+}
+
+/// `label`'s note when `r` is not measured or its outputs do not match.
+void addNote(std::vector<std::string> &notes, const Twine &label,
+             const CompiledResult &r) {
+  if (!measured(r))
+    notes.push_back((label + ": " + r.note).str());
+  else if (r.errorVsInterpreter && std::isinf(r.errorVsInterpreter->maxAbs))
+    notes.push_back(
+        (label + " vs interpreter: " + r.errorVsInterpreter->where).str());
 }
 
 const char *kFormat = "%-16s %9s %9s %9s %9s %-10s %11s %12s %12s %11s\n";
@@ -82,6 +140,7 @@ std::optional<double> PlacementResult::placedOverBest() const {
 }
 
 std::optional<double> loom::bench::parseSearchSeconds(StringRef log) {
+  // tg-place-backends: placed 57 sites in 12.34 s (measured)
   static const Regex line("tg-place-backends: placed [0-9]+ sites in "
                           "([0-9.]+) s");
   SmallVector<StringRef> m;
@@ -91,94 +150,86 @@ std::optional<double> loom::bench::parseSearchSeconds(StringRef log) {
   return s;
 }
 
-PlacementResult loom::bench::measurePlacement(
-    const CompiledOptions &options, StringRef model,
-    ArrayRef<std::string> compileArgs, StringRef workDir, StringRef inputsPath,
-    const RunTensors &interpreterValues) {
+PlacementResult
+loom::bench::measurePlacement(const CompiledOptions &options, StringRef model,
+                              ArrayRef<std::string> compileArgs,
+                              StringRef workDir, StringRef inputsPath,
+                              const RunTensors &interpreterValues) {
   PlacementResult result;
-  for (const char *set : kFixedBackendSets) {
-    std::vector<std::string> args(compileArgs.begin(), compileArgs.end());
-    args.push_back(std::string("--backends=") + set);
-    result.fixed.push_back(runCompiled(options, model, args,
-                                       subdir(workDir, set), inputsPath,
-                                       interpreterValues));
-  }
-  // Cold: an empty cost database; warm: the same database again.
-  std::string dir = subdir(workDir, "auto");
-  SmallString<256> db(dir);
-  sys::path::append(db, "fragment-costs.json");
-  sys::fs::remove(db);
-  std::vector<std::string> args(compileArgs.begin(), compileArgs.end());
-  llvm::append_range(
-      args, std::vector<std::string>{
-                "--backends=auto", "--cost-db=" + std::string(db),
-                "--num-threads=" + std::to_string(options.threads)});
-  CompiledResult cold = runCompiled(options, model, args, dir, inputsPath,
-                                    interpreterValues);
-  result.searchColdSeconds = parseSearchSeconds(cold.compileLog);
-  if (!measured(cold)) {
-    result.placed = std::move(cold);
-    return result;
-  }
-  result.placed = runCompiled(options, model, args, dir, inputsPath,
-                              interpreterValues);
-  result.searchWarmSeconds = parseSearchSeconds(result.placed.compileLog);
+  for (const char *set : kFixedBackendSets)
+    result.fixed.push_back(
+        runCompiled(options, model,
+                    withArgs(compileArgs, {std::string("--backends=") + set}),
+                    inDir(workDir, set), inputsPath, interpreterValues));
+  measureAuto(result, options, model, compileArgs, workDir, inputsPath,
+              interpreterValues);
   return result;
 }
 
 void loom::bench::printPlacementHeader(raw_ostream &os) {
-  os << "\nBackend placement: ms per inference with each fixed backend set "
-        "and placed by the search (--backends=auto), search seconds cold "
-        "(empty cost database) and warm\n";
-  os << format(kFormat, "model", "codegen", "onednn", "openblas", "placed",
+  os << "\nBackend placement (ms; placed/best = auto / the fastest fixed "
+        "set; search s cold / warm)\n";
+  os << format(kFormat, "model", "codegen", "onednn", "openblas", "auto",
                "best fixed", "placed/best", "search cold", "search warm",
-               "|plc-int|");
+               "|auto-int|");
 }
 
 void loom::bench::printPlacementRow(raw_ostream &os, StringRef model,
                                     const PlacementResult &r) {
   int best = r.bestFixed();
   std::optional<double> ratio = r.placedOverBest();
-  std::string error = "n/a";
-  if (measured(r.placed) && r.placed.errorVsInterpreter)
-    error = std::isinf(r.placed.errorVsInterpreter->maxAbs)
-                ? "mismatch"
-                : formatv("{0:e1}", r.placed.errorVsInterpreter->maxAbs).str();
-  os << format(kFormat, model.str().c_str(), ms(r.fixed[0]).c_str(),
-               ms(r.fixed[1]).c_str(), ms(r.fixed[2]).c_str(),
-               ms(r.placed).c_str(),
+  std::string error =
+      measured(r.placed) ? fmtError(r.placed.errorVsInterpreter) : "n/a";
+  os << format(kFormat, model.str().c_str(), latencyText(r.fixed[0]).c_str(),
+               latencyText(r.fixed[1]).c_str(), latencyText(r.fixed[2]).c_str(),
+               latencyText(r.placed).c_str(),
                best < 0 ? "n/a" : kFixedBackendSets[best],
                ratio ? formatv("{0:f2}", *ratio).str().c_str() : "n/a",
-               seconds(r.searchColdSeconds).c_str(),
-               seconds(r.searchWarmSeconds).c_str(), error.c_str());
+               secondsText(r.searchColdSeconds).c_str(),
+               secondsText(r.searchWarmSeconds).c_str(), error.c_str());
   os.flush();
+}
+
+void loom::bench::printPlacementLegend(raw_ostream &os) {
+  os << "\nms: median latency of loom-run with the artifact of loom-compile "
+        "--backends=SET (codegen: generated code only; onednn: oneDNN "
+        "convolutions and matmuls; openblas: OpenBLAS matmuls; the rest "
+        "generated), auto = --backends=auto after a warm search; placed/best "
+        "> 1: the placement is slower than the best fixed set; search = "
+        "loom-compile's own search seconds, cold with an empty cost database "
+        "(auto/fragment-costs.json in the model's directory), warm reusing "
+        "it; |auto-int| = largest absolute difference of auto's outputs from "
+        "the interpreter's (every set's in the JSON).\n";
 }
 
 std::vector<std::string> loom::bench::placementNotes(const PlacementResult &r) {
   std::vector<std::string> notes;
   for (auto [i, f] : llvm::enumerate(r.fixed))
-    if (!measured(f))
-      notes.push_back(std::string("--backends=") + kFixedBackendSets[i] +
-                      ": " + f.note);
-  if (!measured(r.placed))
-    notes.push_back("--backends=auto: " + r.placed.note);
+    addNote(notes, Twine("--backends=") + kFixedBackendSets[i], f);
+  if (!r.cold.note.empty()) {
+    notes.push_back("--backends=auto (cold): " + r.cold.note);
+    return notes;
+  }
+  if (!r.searchColdSeconds)
+    notes.push_back("--backends=auto (cold): loom-compile printed no "
+                    "'tg-place-backends: placed' line");
+  addNote(notes, "--backends=auto", r.placed);
+  if (measured(r.placed) && !r.searchWarmSeconds)
+    notes.push_back("--backends=auto (warm): loom-compile printed no "
+                    "'tg-place-backends: placed' line");
   return notes;
 }
 
 json::Object loom::bench::placementJSON(const PlacementResult &r) {
-  json::Object fixed;
+  json::Object o;
   for (auto [i, f] : llvm::enumerate(r.fixed))
-    fixed[kFixedBackendSets[i]] = resultJSON(f);
+    o[kFixedBackendSets[i]] = resultJSON(f);
+  o["auto"] = autoJSON(r);
   int best = r.bestFixed();
-  auto number = [](std::optional<double> v) {
-    return v ? json::Value(*v) : json::Value(nullptr);
-  };
-  return json::Object{
-      {"fixed", std::move(fixed)},
-      {"placed", resultJSON(r.placed)},
-      {"best_fixed",
-       best < 0 ? json::Value(nullptr) : json::Value(kFixedBackendSets[best])},
-      {"placed_over_best", number(r.placedOverBest())},
-      {"search_cold_s", number(r.searchColdSeconds)},
-      {"search_warm_s", number(r.searchWarmSeconds)}};
+  o["best_fixed"] =
+      best < 0 ? json::Value(nullptr) : json::Value(kFixedBackendSets[best]);
+  o["placed_over_best"] = number(r.placedOverBest());
+  o["search_cold_s"] = number(r.searchColdSeconds);
+  o["search_warm_s"] = number(r.searchWarmSeconds);
+  return o;
 }

@@ -3,7 +3,8 @@
 // Part of Loom. With --placement, each model is also compiled with every
 // fixed backend set (loom-compile --backends=codegen|onednn|openblas) and
 // placed by the search (--backends=auto: a cold search with an empty cost
-// database, then a warm one reusing it), each run on the same inputs and
+// database, then a warm one reusing it, whose artifact is run), each in a
+// subdirectory of the model's work directory, run on the same inputs and
 // checked against the interpreter (docs/Placement.md).
 //
 //===----------------------------------------------------------------------===//
@@ -14,22 +15,25 @@
 #include "Peers.h"
 
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace loom::bench {
 
-/// The fixed sets, in column order.
+/// The fixed sets, in column order (also their subdirectories' names).
 inline constexpr const char *kFixedBackendSets[] = {"codegen", "onednn",
                                                     "openblas"};
 
 struct PlacementResult {
   /// One per kFixedBackendSets entry.
   std::vector<CompiledResult> fixed;
-  /// The warm compilation's artifact, run.
+  /// The cold compilation (a search with an empty cost database), not run:
+  /// its note says why it did not compile (empty when it did).
+  CompiledResult cold;
+  /// The warm compilation (the same database again), run: the auto column.
   CompiledResult placed;
   /// The search's own seconds (loom-compile's "placed N sites in X s").
   std::optional<double> searchColdSeconds, searchWarmSeconds;
@@ -40,7 +44,8 @@ struct PlacementResult {
   std::optional<double> placedOverBest() const;
 };
 
-/// Measures the columns of one model in subdirectories of \p workDir.
+/// Measures the columns of one model in subdirectories of \p workDir (one per
+/// fixed set, and auto/ with the cost database fragment-costs.json).
 PlacementResult measurePlacement(const CompiledOptions &options,
                                  llvm::StringRef model,
                                  llvm::ArrayRef<std::string> compileArgs,
@@ -51,11 +56,14 @@ PlacementResult measurePlacement(const CompiledOptions &options,
 /// The search time in loom-compile's stderr \p log, if it placed.
 std::optional<double> parseSearchSeconds(llvm::StringRef log);
 
-/// One model's row of the placement table (after printPlacementHeader).
+/// The placement table: its header, then one row per model.
 void printPlacementHeader(llvm::raw_ostream &os);
 void printPlacementRow(llvm::raw_ostream &os, llvm::StringRef model,
                        const PlacementResult &r);
-/// Why a column is missing, one line each (empty when nothing is).
+/// What the table's columns are, printed under it.
+void printPlacementLegend(llvm::raw_ostream &os);
+/// Why a column is missing or its outputs differ, one line each (empty when
+/// nothing is).
 std::vector<std::string> placementNotes(const PlacementResult &r);
 
 llvm::json::Object placementJSON(const PlacementResult &r);
