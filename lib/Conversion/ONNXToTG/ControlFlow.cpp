@@ -19,8 +19,9 @@
 //         stacked along their scan_output_axes.
 //
 // Unrolling is bounded: at most kMaxIterations iterations and
-// kMaxUnrolledNodes nodes for one Loop or Scan; beyond them the import stops
-// with a diagnostic rather than produce a graph too large to use.
+// kMaxUnrolledNodes nodes for one Loop or Scan, and kMaxExpandedNodes for the
+// whole import (loops nested in loops); beyond them the import stops with a
+// diagnostic rather than produce a graph too large to use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,6 +87,15 @@ static LogicalResult checkUnrollLimits(NodeContext &ctx,
     return ctx.fail("unrolling " + Twine(count) + " iterations of a body of " +
                     Twine(body.node_size()) + " nodes exceeds the limit of " +
                     Twine(kMaxUnrolledNodes) + " nodes");
+  return success();
+}
+
+/// Fails once the import as a whole has grown past kMaxExpandedNodes
+/// (loops nested in loops).
+static LogicalResult checkTotal(NodeContext &ctx) {
+  if (ctx.importer().importedNodes > kMaxExpandedNodes)
+    return ctx.fail("unrolling makes the graph exceed " +
+                    Twine(kMaxExpandedNodes) + " nodes");
   return success();
 }
 
@@ -185,7 +195,8 @@ static LogicalResult importLoop(NodeContext &ctx) {
   SmallVector<SmallVector<std::string>> scans(numScan);
   int64_t it = 0;
   for (; (!tripCount || it < *tripCount) && cond; ++it) {
-    if (!tripCount && failed(checkUnrollLimits(ctx, *body, it + 1)))
+    if ((!tripCount && failed(checkUnrollLimits(ctx, *body, it + 1))) ||
+        failed(checkTotal(ctx)))
       return failure();
     if (failed(ex.alias(body->input(0).name(), ex.scalarInt(it))))
       return failure();
@@ -302,6 +313,8 @@ static LogicalResult importScan(NodeContext &ctx) {
     state.push_back(ctx.node().input(j));
   SmallVector<SmallVector<std::string>> scans(numScanOut);
   for (int64_t t = 0; t < length; ++t) {
+    if (failed(checkTotal(ctx)))
+      return failure();
     for (int64_t j = 0; j < numState; ++j)
       if (failed(ex.alias(body->input(j).name(), state[j])))
         return failure();

@@ -408,6 +408,10 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
   for (int64_t step = 0; step < r.seqLength; ++step) {
     int64_t t = reverse ? r.seqLength - 1 - step : step;
     const std::string hPrev = h, cPrev = c;
+    if (ctx.importer().importedNodes > kMaxExpandedNodes)
+      return ctx.fail("expanding " + Twine(r.seqLength) +
+                      " time steps makes the graph exceed " +
+                      Twine(kMaxExpandedNodes) + " nodes");
     auto xt = ex.emit("Gather", {*xw3, ex.scalarInt(t)},
                       [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
     if (failed(xt))
