@@ -702,12 +702,15 @@ void Placer::writeReport(llvm::raw_ostream &os) const {
         if (!requests.empty())
           alternatives += llvm::formatv(" {0:f3}", optionSeconds(o) * 1e3);
       }
-      double seconds = requests.empty() ? NAN : optionSeconds(c);
-      if (!requests.empty())
-        total += seconds;
-      os << llvm::format("  %-4zu %-6lld %-34s %10.3f  %s\n", i,
+      // A placement read from a file was not priced.
+      std::string ms = "(file)";
+      if (!requests.empty()) {
+        total += optionSeconds(c);
+        ms = llvm::formatv("{0:f3}", optionSeconds(c) * 1e3).str();
+      }
+      os << llvm::format("  %-4zu %-6lld %-34s %10s  %s\n", i,
                          (long long)site.index, describe(c.call).c_str(),
-                         seconds * 1e3, alternatives.c_str());
+                         ms.c_str(), alternatives.c_str());
     }
     if (!requests.empty())
       os << llvm::format("  sites total: %.3f ms (%s)\n", total * 1e3,
