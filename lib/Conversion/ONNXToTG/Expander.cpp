@@ -63,7 +63,7 @@ Expander::emitMulti(StringRef opType, ArrayRef<std::string> inputs,
   }
   if (attrs)
     attrs(n);
-  if (failed(graph.importNode(n)))
+  if (failed(graph.importNode(n, kOpset)))
     return failure();
   return outs;
 }

@@ -23,9 +23,13 @@
 namespace loom::onnx_to_tg {
 
 /// Builds and imports ONNX nodes on behalf of the node of `ctx`. Values are
-/// ONNX value names in the importer's scope.
+/// ONNX value names in the importer's scope. The nodes are written in the
+/// forms of opset kOpset of the default domain (axes and splits as inputs),
+/// whatever the model's opset.
 class Expander {
 public:
+  static constexpr int64_t kOpset = 17;
+
   explicit Expander(NodeContext &ctx);
 
   /// Sets the attributes of a node being built.

@@ -97,8 +97,11 @@ public:
 
   /// Hands `node` to its handler and checks its outputs against ONNX's
   /// shape inference. Control-flow handlers call it for the nodes of a
-  /// subgraph, the recurrent ones for the nodes they expand into.
-  LogicalResult importNode(const onnx::NodeProto &node);
+  /// subgraph, the recurrent ones for the nodes they expand into; `opset`
+  /// overrides the model's opset of the node's domain (expansions are
+  /// written in one opset's forms whatever the model's).
+  LogicalResult importNode(const onnx::NodeProto &node,
+                           std::optional<int64_t> opset = std::nullopt);
   /// Imports the nodes of a subgraph (a branch of If, the body of Loop or
   /// Scan) into the current function: its inputs must have been declared
   /// by the caller; values of enclosing graphs are visible by name.

@@ -283,14 +283,19 @@ LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &graph) {
   return importNodes(graph);
 }
 
-LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
+                                        std::optional<int64_t> opsetOverride) {
   ++importedNodes;
   StringRef locName = !node.name().empty()     ? StringRef(node.name())
                       : node.output_size() > 0 ? StringRef(node.output(0))
                                                : StringRef(node.op_type());
   Location loc = NameLoc::get(builder.getStringAttr(locName), fileLoc);
   auto opset = opsets.find(canonicalDomain(node.domain()));
-  NodeContext ctx(*this, node, opset == opsets.end() ? 0 : opset->second, loc);
+  NodeContext ctx(*this, node,
+                  opsetOverride ? *opsetOverride
+                  : opset == opsets.end() ? 0
+                                          : opset->second,
+                  loc);
   const HandlerTable &table = getHandlerTable();
   auto handler = table.find(handlerKey(node));
   if (handler == table.end())
