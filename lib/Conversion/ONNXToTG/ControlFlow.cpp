@@ -57,9 +57,8 @@ static FailureOr<double> knownScalar(NodeContext &ctx, unsigned i,
   const HostTensor *t = ctx.known(i);
   if (!t) {
     ImportedValue *v = ctx.importer().lookup(ctx.node().input(i));
-    auto diag = ctx.emitError()
-                << what << " (input " << i
-                << ") is not known at import time; " << why;
+    auto diag = ctx.emitError() << what << " (input " << i
+                                << ") is not known at import time; " << why;
     if (v && v->isGraphInput)
       diag << "; it is the graph input '" << ctx.node().input(i)
            << "': bind it to a value (loom-translate --bind "
@@ -100,8 +99,7 @@ static LogicalResult checkTotal(NodeContext &ctx) {
 }
 
 /// Stacks `values` (equal shapes) along a new axis `axis`.
-static FailureOr<std::string> stack(Expander &ex,
-                                    ArrayRef<std::string> values,
+static FailureOr<std::string> stack(Expander &ex, ArrayRef<std::string> values,
                                     int64_t axis) {
   SmallVector<std::string> parts;
   std::string axes = ex.ints({axis});
@@ -134,8 +132,7 @@ static LogicalResult importIf(NodeContext &ctx) {
   if (!branch)
     return failure();
   if (branch->output_size() != static_cast<int>(ctx.numOutputs()))
-    return ctx.fail("the " +
-                    Twine(*cond != 0 ? "then_branch" : "else_branch") +
+    return ctx.fail("the " + Twine(*cond != 0 ? "then_branch" : "else_branch") +
                     " has " + Twine(branch->output_size()) +
                     " outputs, the node " + Twine(ctx.numOutputs()));
   if (failed(ctx.importer().importSubgraph(*branch)))
@@ -290,8 +287,8 @@ static LogicalResult importScan(NodeContext &ctx) {
   int64_t length = -1;
   for (int64_t j = 0; j < numScanIn; ++j) {
     unsigned i = numState + j;
-    auto axis = ctx.normalizeAxis(inAxes[j], ctx.inputRank(i),
-                                  "scan_input_axes");
+    auto axis =
+        ctx.normalizeAxis(inAxes[j], ctx.inputRank(i), "scan_input_axes");
     if (failed(axis))
       return failure();
     inAxes[j] = *axis;

@@ -24,8 +24,8 @@
 
 #include <climits>
 #include <cmath>
-#include <sstream>
 #include <set>
+#include <sstream>
 
 using namespace mlir;
 using namespace loom;
@@ -195,18 +195,18 @@ LogicalResult GraphImporter::bindGraphInput(const onnx::ValueInfoProto &in,
       continue;
     }
     if (isBool && x != 0 && x != 1)
-      return emitError(loc) << "the value " << formatValue(x) << " bound to graph input '"
-                            << in.name() << "' (bool) must be 0 or 1";
+      return emitError(loc)
+             << "the value " << formatValue(x) << " bound to graph input '"
+             << in.name() << "' (bool) must be 0 or 1";
     if (x != std::trunc(x) || std::abs(x) > 9007199254740992.0)
-      return emitError(loc) << "the value " << formatValue(x) << " bound to graph input '"
-                            << in.name() << "' ("
-                            << onnxutil::dataTypeName(h.dataType)
-                            << ") is not an integer";
+      return emitError(loc)
+             << "the value " << formatValue(x) << " bound to graph input '"
+             << in.name() << "' (" << onnxutil::dataTypeName(h.dataType)
+             << ") is not an integer";
     h.ints.push_back(static_cast<int64_t>(x));
   }
   onnxutil::roundToDataType(h);
-  boundInputAttrs.push_back(
-      builder.getNamedAttr(in.name(), toAttribute(h)));
+  boundInputAttrs.push_back(builder.getNamedAttr(in.name(), toAttribute(h)));
   v.known = std::make_shared<const HostTensor>(std::move(h));
   values[in.name()] = std::move(v);
   return success();
@@ -292,7 +292,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   Location loc = NameLoc::get(builder.getStringAttr(locName), fileLoc);
   auto opset = opsets.find(canonicalDomain(node.domain()));
   NodeContext ctx(*this, node,
-                  opsetOverride ? *opsetOverride
+                  opsetOverride           ? *opsetOverride
                   : opset == opsets.end() ? 0
                                           : opset->second,
                   loc);
@@ -416,8 +416,8 @@ static LogicalResult resolveBoundShapes(const onnx::GraphProto &graph,
     ONNXTensor &t = bound->second;
     int64_t n = static_cast<int64_t>(t.values.size());
     std::vector<int64_t> declared;
-    bool isStatic = in.type().has_tensor_type() &&
-                    in.type().tensor_type().has_shape();
+    bool isStatic =
+        in.type().has_tensor_type() && in.type().tensor_type().has_shape();
     if (isStatic)
       for (const auto &d : in.type().tensor_type().shape().dim()) {
         if (!d.has_dim_value()) {
@@ -432,13 +432,12 @@ static LogicalResult resolveBoundShapes(const onnx::GraphProto &graph,
     }
     int64_t expected = onnxutil::numElementsOf(declared);
     if (expected != n)
-      return emitError(NameLoc::get(StringAttr::get(loc.getContext(),
-                                                    in.name()),
-                                    loc))
+      return emitError(NameLoc::get(
+                 StringAttr::get(loc.getContext(), in.name()), loc))
              << n << " value" << (n == 1 ? "" : "s")
              << " bound to graph input '" << in.name() << "' of shape "
-             << safetensors::formatShape(declared) << ", which has "
-             << expected << " element" << (expected == 1 ? "" : "s");
+             << safetensors::formatShape(declared) << ", which has " << expected
+             << " element" << (expected == 1 ? "" : "s");
     t.shape = declared;
   }
   return success();
@@ -620,8 +619,8 @@ OwningOpRef<ModuleOp> loom::importONNX(StringRef bytes, StringRef sourceName,
     for (const auto &node : model.graph().node())
       if (node.op_type() == "Scan" && canonicalDomain(node.domain()).empty())
         return failImport(
-            emitError(NameLoc::get(StringAttr::get(context, node.name()),
-                                   fileLoc))
+            emitError(
+                NameLoc::get(StringAttr::get(context, node.name()), fileLoc))
             << "'Scan' " << describeNode(node) << " (opset " << modelOpset
             << "): Scan before opset 9 (with a batch axis and sequence_lens) "
                "is not supported");

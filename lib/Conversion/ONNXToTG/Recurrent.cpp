@@ -47,7 +47,7 @@ struct Activation {
 /// What one recurrent node computes, read from its attributes and inputs.
 struct Recurrence {
   Kind kind;
-  int64_t numGates;      // 4 (LSTM), 3 (GRU), 1 (RNN)
+  int64_t numGates;       // 4 (LSTM), 3 (GRU), 1 (RNN)
   int64_t numActivations; // per direction: 3, 2, 1
   int64_t seqLength, batch, inputSize, hidden, numDirections;
   bool reverse = false, layoutBatchFirst = false;
@@ -87,7 +87,7 @@ private:
   NodeContext &ctx;
   Expander ex;
   Recurrence r;
-  std::string x; // [seq, batch, input], layout 0
+  std::string x;                  // [seq, batch, input], layout 0
   std::string initialH, initialC; // [dirs, batch, hidden] or ""
 };
 
@@ -169,8 +169,29 @@ LogicalResult RecurrentExpander::readAttributes() {
     return ctx.fail("R must have shape [" + Twine(r.numDirections) + ", " +
                     Twine(r.numGates * r.hidden) + ", " + Twine(r.hidden) +
                     "]");
-  if (r.seqLength < 1)
-    return ctx.fail("the sequence is empty");
+  if (r.seqLength < 1 || r.batch < 1 || r.inputSize < 1 || r.hidden < 1)
+    return ctx.fail("empty sequences, batches, inputs or hidden states are "
+                    "not supported");
+  // The optional inputs' shapes (broadcasting would hide a wrong one).
+  auto expectShape = [&](unsigned i, StringRef name,
+                         ArrayRef<int64_t> shape) -> LogicalResult {
+    if (!ctx.hasInput(i) || ctx.inputShape(i) == shape)
+      return success();
+    return ctx.fail(name + " has shape " +
+                    safetensors::formatShape(ctx.inputShape(i)) +
+                    "; expected " + safetensors::formatShape(shape));
+  };
+  SmallVector<int64_t> stateShape =
+      r.layoutBatchFirst
+          ? SmallVector<int64_t>{r.batch, r.numDirections, r.hidden}
+          : SmallVector<int64_t>{r.numDirections, r.batch, r.hidden};
+  if (failed(
+          expectShape(3, "B", {r.numDirections, 2 * r.numGates * r.hidden})) ||
+      failed(expectShape(5, "initial_h", stateShape)) ||
+      (r.kind == Kind::LSTM &&
+       (failed(expectShape(6, "initial_c", stateShape)) ||
+        failed(expectShape(7, "P", {r.numDirections, 3 * r.hidden})))))
+    return failure();
 
   // Activations, with their alphas and betas consumed in order.
   SmallVector<std::string> names;
@@ -190,8 +211,8 @@ LogicalResult RecurrentExpander::readAttributes() {
       for (StringRef f : defaultActivations(r.kind))
         names.push_back(f.str());
   }
-  SmallVector<double> alphas = ctx.getFloats("activation_alpha")
-                                   .value_or(SmallVector<double>());
+  SmallVector<double> alphas =
+      ctx.getFloats("activation_alpha").value_or(SmallVector<double>());
   SmallVector<double> betas =
       ctx.getFloats("activation_beta").value_or(SmallVector<double>());
   size_t nextAlpha = 0, nextBeta = 0;
@@ -288,8 +309,9 @@ FailureOr<std::string> RecurrentExpander::stack(ArrayRef<std::string> values,
   }
   if (parts.size() == 1)
     return parts[0];
-  return ex.emit("Concat", parts,
-                 [&](onnx::NodeProto &n) { Expander::setInt(n, "axis", axis); });
+  return ex.emit("Concat", parts, [&](onnx::NodeProto &n) {
+    Expander::setInt(n, "axis", axis);
+  });
 }
 
 LogicalResult RecurrentExpander::runDirection(int64_t d,
@@ -319,8 +341,8 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
     xBias = (*halves)[0];
     rBias = (*halves)[1];
   }
-  auto x2 = ex.emit("Reshape",
-                    {x, ex.ints({r.seqLength * r.batch, r.inputSize})});
+  auto x2 =
+      ex.emit("Reshape", {x, ex.ints({r.seqLength * r.batch, r.inputSize})});
   if (failed(x2))
     return failure();
   std::string gemmBias;
@@ -412,8 +434,9 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
       return ctx.fail("expanding " + Twine(r.seqLength) +
                       " time steps makes the graph exceed " +
                       Twine(kMaxExpandedNodes) + " nodes");
-    auto xt = ex.emit("Gather", {*xw3, ex.scalarInt(t)},
-                      [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
+    auto xt =
+        ex.emit("Gather", {*xw3, ex.scalarInt(t)},
+                [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
     if (failed(xt))
       return failure();
     if (r.kind == Kind::RNN) {
@@ -434,10 +457,9 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
       auto pre = add(*xt, *hr);
       if (failed(pre))
         return failure();
-      auto g = ex.emitMulti("Split", {*pre, ex.ints({H, H, H, H})}, 4,
-                            [](onnx::NodeProto &n) {
-                              Expander::setInt(n, "axis", 1);
-                            });
+      auto g = ex.emitMulti(
+          "Split", {*pre, ex.ints({H, H, H, H})}, 4,
+          [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
       if (failed(g))
         return failure();
       std::string gi = (*g)[0], go = (*g)[1], gf = (*g)[2], gc = (*g)[3];
@@ -510,10 +532,9 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
         return failure();
       h = *nextH;
     } else { // GRU
-      auto xg = ex.emitMulti("Split", {*xt, ex.ints({H, H, H})}, 3,
-                             [](onnx::NodeProto &n) {
-                               Expander::setInt(n, "axis", 1);
-                             });
+      auto xg = ex.emitMulti(
+          "Split", {*xt, ex.ints({H, H, H})}, 3,
+          [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
       if (failed(xg))
         return failure();
       auto hzr = ex.emit("MatMul", {h, rzrT});
@@ -521,10 +542,9 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
         return failure();
       if (!rbzr.empty() && failed(hzr = add(*hzr, rbzr)))
         return failure();
-      auto hg = ex.emitMulti("Split", {*hzr, ex.ints({H, H})}, 2,
-                             [](onnx::NodeProto &n) {
-                               Expander::setInt(n, "axis", 1);
-                             });
+      auto hg = ex.emitMulti(
+          "Split", {*hzr, ex.ints({H, H})}, 2,
+          [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
       if (failed(hg))
         return failure();
       auto gate = [&](const std::string &a,
