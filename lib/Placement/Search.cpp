@@ -304,6 +304,9 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
                          llvm::xxh3_64bits(picks))
         .str();
   };
+  // Whether this search measured a trial (a warm one repeats the cold one's
+  // decision from the cache and confirms nothing new).
+  bool measuredAny = false;
   auto tryChoices = [&](std::string name, Choices choices) {
     for (const Trial &t : trials)
       if (t.choices == choices)
@@ -336,7 +339,8 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
     if (auto cached = options.db ? options.db->lookup(key) : std::nullopt) {
       t.seconds = *cached;
       t.note = "cached";
-    } else if (auto seconds = measureWhole(t.choices, t.note)) {
+    } else if (auto seconds = (measuredAny = true,
+                                measureWhole(t.choices, t.note))) {
       t.seconds = *seconds;
       if (options.db)
         options.db->record(key, *seconds);
@@ -445,7 +449,8 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
                            keyOf(trials.front().choices);
   auto confirmed =
       options.db && replaced ? options.db->lookup(confirmKey) : std::nullopt;
-  if (replaced && !confirmed && elapsed() < options.budgetSeconds) {
+  if (replaced && !confirmed && measuredAny &&
+      elapsed() < options.budgetSeconds) {
     std::string error;
     auto coverArtifact = compileWhole(trials.front().choices, error);
     auto winnerArtifact = compileWhole(winner->choices, error);
