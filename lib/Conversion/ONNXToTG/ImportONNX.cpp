@@ -234,7 +234,9 @@ GraphImporter::graphInputType(const onnx::ValueInfoProto &in, Location loc) {
              << "graph input '" << in.name()
              << "' has a dimension of unknown size"
              << (d.dim_param().empty()
-                     ? std::string()
+                     ? std::string("; give the input a shape "
+                                   "(loom-translate --input-shape ") +
+                           in.name() + "=D0xD1x...)"
                      : " '" + d.dim_param() + "'; give it with --dim " +
                            d.dim_param() + "=VALUE");
     shape.push_back(d.dim_value());
