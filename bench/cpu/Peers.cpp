@@ -152,9 +152,15 @@ CompiledResult runCompiled(const CompiledOptions &options, StringRef model,
                            StringRef workDir, StringRef inputsPath,
                            const RunTensors &interpreterValues) {
   CompiledResult r;
-  if (!compileModel(options, model, compileArgs, workDir, r))
-    return r;
+  if (compileModel(options, model, compileArgs, workDir, r))
+    runArtifact(options, workDir, inputsPath, interpreterValues, r);
+  return r;
+}
 
+void runArtifact(const CompiledOptions &options, StringRef workDir,
+                 StringRef inputsPath, const RunTensors &interpreterValues,
+                 CompiledResult &r) {
+  r.status = CompiledResult::Status::Failed;
   std::string runner = tool(options.binDir, "loom-run");
   std::string artifact = inDir(workDir, "model.so");
   std::string outputs = inDir(workDir, "compiled.safetensors");
@@ -171,12 +177,12 @@ CompiledResult runCompiled(const CompiledOptions &options, StringRef model,
   r.peakRssKb = ran.peakRssKb;
   if (!ran.succeeded()) {
     r.note = "loom-run: " + ran.summary();
-    return r;
+    return;
   }
   std::optional<double> seconds = parseLoomRunTime(ran.out);
   if (!seconds) {
     r.note = "loom-run printed no 'time:' line";
-    return r;
+    return;
   }
   r.latencyMs = *seconds * 1e3;
   // loom-run's own peak (VmHWM): the process statistics of a spawned child
@@ -190,11 +196,10 @@ CompiledResult runCompiled(const CompiledOptions &options, StringRef model,
   auto values = readTensors(outputs);
   if (!values) {
     r.note = toString(values.takeError());
-    return r;
+    return;
   }
   r.errorVsInterpreter = compareOutputs(interpreterValues, *values);
   r.status = CompiledResult::Status::Measured;
-  return r;
 }
 
 } // namespace loom::bench

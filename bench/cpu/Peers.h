@@ -103,6 +103,13 @@ bool compileModel(const CompiledOptions &options, llvm::StringRef model,
                   llvm::ArrayRef<std::string> compileArgs,
                   llvm::StringRef workDir, CompiledResult &r);
 
+/// Runs `workDir`/model.so (compiled by compileModel into `r`) on
+/// `inputsPath` and compares its outputs with `interpreterValues`; fills in
+/// the run's part of `r` and its status.
+void runArtifact(const CompiledOptions &options, llvm::StringRef workDir,
+                 llvm::StringRef inputsPath,
+                 const RunTensors &interpreterValues, CompiledResult &r);
+
 /// Compiles `model` as compileModel does, runs `workDir`/model.so on
 /// `inputsPath` and compares its outputs with `interpreterValues`.
 CompiledResult runCompiled(const CompiledOptions &options,
