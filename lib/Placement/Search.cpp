@@ -123,6 +123,8 @@ private:
     Choices choices;
     double seconds = kInf;
     std::string note;
+    /// Compiled and loaded, until timed with the others.
+    std::shared_ptr<ProbeArtifact> artifact;
   };
   std::vector<Trial> trials;
   std::string moduleText, weightsBytes;
@@ -130,8 +132,6 @@ private:
   Choices fixedSetChoices(tg::Backend library) const;
   std::unique_ptr<ProbeArtifact> compileWhole(const Choices &choices,
                                               std::string &error);
-  std::optional<double> measureWhole(const Choices &choices,
-                                     std::string &error);
   void searchEndToEnd(std::chrono::steady_clock::time_point start);
 };
 
@@ -214,70 +214,60 @@ std::optional<double> runWhole(ProbeArtifact &whole,
       .count();
 }
 
-/// Medians of \p a and \p b timed in alternation (a, b, a, b, ...), so that
-/// the machine's drift falls on both: at least 10 pairs, more while they
-/// take under 0.8 s, at most 40.
-std::optional<std::pair<double, double>> interleaved(ProbeArtifact &a,
-                                                     ProbeArtifact &b) {
+/// Medians of \p artifacts timed in turn (one whole run of each, then
+/// again), so that the machine's drift falls on all of them alike: at least
+/// 10 rounds, more while they take under 1 s, at most 40. Nullopt for an
+/// artifact that fails to run.
+std::vector<std::optional<double>>
+roundRobin(ArrayRef<ProbeArtifact *> artifacts) {
   std::mt19937 rng(99);
-  std::vector<ProbeBuffers> inA, inB;
-  for (auto [probe, in] : {std::pair(&a, &inA), std::pair(&b, &inB)})
-    for (int64_t e = 0, n = loom_model_num_entries(probe->model); e < n; ++e) {
-      auto buffers = makeBuffers(probe->model, e, rng);
-      if (!buffers)
-        return std::nullopt;
-      in->push_back(std::move(*buffers));
+  size_t n = artifacts.size();
+  std::vector<std::vector<ProbeBuffers>> inputs(n);
+  std::vector<std::vector<double>> times(n);
+  std::vector<bool> ok(n, true);
+  for (size_t i = 0; i < n; ++i) {
+    for (int64_t e = 0, m = loom_model_num_entries(artifacts[i]->model); e < m;
+         ++e) {
+      auto buffers = makeBuffers(artifacts[i]->model, e, rng);
+      if (!buffers) {
+        ok[i] = false;
+        break;
+      }
+      inputs[i].push_back(std::move(*buffers));
     }
-  if (!runWhole(a, inA) || !runWhole(b, inB)) // warm-up
-    return std::nullopt;
-  std::vector<double> ta, tb;
+    ok[i] = ok[i] && runWhole(*artifacts[i], inputs[i]).has_value(); // warm-up
+  }
   double spent = 0;
-  while (ta.size() < 40 && (ta.size() < 10 || spent < 0.8)) {
-    auto x = runWhole(a, inA);
-    auto y = runWhole(b, inB);
-    if (!x || !y)
-      return std::nullopt;
-    ta.push_back(*x);
-    tb.push_back(*y);
-    spent += *x + *y;
-  }
-  auto median = [](std::vector<double> &v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
-  return std::pair(median(ta), median(tb));
-}
-
-std::optional<double> Placer::measureWhole(const Choices &choices,
-                                           std::string &error) {
-  std::unique_ptr<ProbeArtifact> whole = compileWhole(choices, error);
-  if (!whole)
-    return std::nullopt;
-  std::mt19937 rng(99);
-  double total = 0;
-  for (int64_t e = 0, n = loom_model_num_entries(whole->model); e < n; ++e) {
-    // Whole models differ by a few percent: more runs than a fragment.
-    TimingPolicy policy;
-    policy.minRuns = 10;
-    policy.maxRuns = 40;
-    policy.minSeconds = 0.4;
-    policy.slowRun = 1.0;
-    auto seconds = medianSeconds(*whole, e, rng, policy);
-    if (!seconds) {
-      error = std::string("does not run: ") + loom_last_error();
-      return std::nullopt;
+  for (size_t round = 0; round < 40 && (round < 10 || spent < 1.0); ++round)
+    for (size_t i = 0; i < n; ++i) {
+      if (!ok[i])
+        continue;
+      auto t = runWhole(*artifacts[i], inputs[i]);
+      ok[i] = t.has_value();
+      if (t) {
+        times[i].push_back(*t);
+        spent += *t;
+      }
     }
-    total += *seconds;
-  }
-  return total;
+  std::vector<std::optional<double>> medians(n);
+  for (size_t i = 0; i < n; ++i)
+    if (ok[i] && !times[i].empty()) {
+      std::nth_element(times[i].begin(), times[i].begin() + times[i].size() / 2,
+                       times[i].end());
+      medians[i] = times[i][times[i].size() / 2];
+    }
+  return medians;
 }
 
 /// Collage's second level, for what the per-fragment costs cannot see (the
 /// layouts oneDNN keeps between its own steps, reorders at backend switches,
-/// fusion across a fragment's edge): whole-model measurements of the cover,
-/// of every fixed backend set, and of each class of identical sites moved to
-/// its runner-up when that is within 25% per fragment; the fastest wins, by
-/// at least 2% over the cover (less is noise on a shared machine).
+/// fusion across a fragment's edge): whole-model trials of the cover, of every
+/// fixed backend set, and of the cover with one class of identical sites moved
+/// to its runner-up (when that is within 25% per fragment; the classes taking
+/// the most time, at most kMaxMoveTrials). Every trial is compiled and loaded
+/// first, then all are timed in turn (sequential timings of one binary minutes
+/// apart differ by up to 2x on a shared machine); the fastest replaces the
+/// cover when it wins by 5%.
 void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -292,79 +282,15 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
           total += optionSeconds(site.options[pick]);
     return total;
   };
-  double coverEstimate = estimate(currentChoices());
-  std::string machine = machineKey(options.threads);
-  auto keyOf = [&](const Choices &choices) {
-    std::string picks;
-    for (const auto &function : choices)
-      for (int pick : function)
-        picks += std::to_string(pick) + ",";
-    return llvm::formatv("{0}|whole|{1:x}|{2:x}", machine,
-                         llvm::xxh3_64bits(moduleText),
-                         llvm::xxh3_64bits(picks))
-        .str();
-  };
-  // Whether this search measured a trial (a warm one repeats the cold one's
-  // decision from the cache and confirms nothing new).
-  bool measuredAny = false;
-  auto tryChoices = [&](std::string name, Choices choices) {
-    for (const Trial &t : trials)
-      if (t.choices == choices)
-        return;
-    Trial t{std::move(name), std::move(choices)};
-    // Layouts and switches do not make up for fragments that are far
-    // slower: such a trial is not worth its compilation. (Not closer than
-    // 4x: tiny fragments' probe times are mostly call overhead, and whole
-    // generated models fuse across them; nasrnn is 2x faster all generated
-    // than all oneDNN while its probes say the opposite.)
-    if (!trials.empty() && estimate(t.choices) > 4 * coverEstimate) {
-      t.note = llvm::formatv("not measured: its fragments take {0:f1} ms, "
-                             "the cover's {1:f1} ms",
-                             estimate(t.choices) * 1e3, coverEstimate * 1e3);
-      trials.push_back(std::move(t));
-      return;
-    }
-    // The last fifth of the budget is kept for the confirmation.
-    if (elapsed() > 0.8 * options.budgetSeconds) {
-      t.note = "not measured: budget";
-      trials.push_back(std::move(t));
-      return;
-    }
-    if (moduleText.empty()) {
-      llvm::raw_string_ostream os(moduleText);
-      module.print(os);
-      weightsBytes = randomWeights(module);
-    }
-    std::string key = keyOf(t.choices);
-    if (auto cached = options.db ? options.db->lookup(key) : std::nullopt) {
-      t.seconds = *cached;
-      t.note = "cached";
-    } else if (auto seconds = (measuredAny = true,
-                                measureWhole(t.choices, t.note))) {
-      t.seconds = *seconds;
-      if (options.db)
-        options.db->record(key, *seconds);
-    }
-    if (options.progress)
-      *options.progress << llvm::format(
-          "tg-place-backends: end to end, %s: %s (%.1f s)\n", t.name.c_str(),
-          std::isinf(t.seconds)
-              ? t.note.c_str()
-              : llvm::formatv("{0:f3} ms{1}", t.seconds * 1e3,
-                              t.note.empty() ? "" : ", " + t.note)
-                    .str()
-                    .c_str(),
-          elapsed());
-    trials.push_back(std::move(t));
-  };
   // A trial compiles the whole model with random weights in the artifact:
   // past this size that costs more than the search is worth.
   int64_t weightBytes = 0;
   llvm::StringSet<> names;
   module.walk([&](tg::WeightOp op) {
     if (names.insert(op.getName()).second)
-      weightBytes += op.getType().getNumElements() *
-                     std::max<int64_t>(1, op.getType().getElementTypeBitWidth() / 8);
+      weightBytes +=
+          op.getType().getNumElements() *
+          std::max<int64_t>(1, op.getType().getElementTypeBitWidth() / 8);
   });
   if (weightBytes > kMaxEndToEndWeightBytes) {
     trials.push_back({"cover", currentChoices(), kInf,
@@ -376,23 +302,37 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
                         << " MB)\n";
     return;
   }
-  tryChoices("cover", currentChoices());
+  {
+    llvm::raw_string_ostream os(moduleText);
+    module.print(os);
+    weightsBytes = randomWeights(module);
+  }
+  std::string machine = machineKey(options.threads);
+  auto keyOf = [&](const Choices &choices) {
+    std::string picks;
+    for (const auto &function : choices)
+      for (int pick : function)
+        picks += std::to_string(pick) + ",";
+    return llvm::formatv("{0}|whole|{1:x}|{2:x}", machine,
+                         llvm::xxh3_64bits(moduleText),
+                         llvm::xxh3_64bits(picks))
+        .str();
+  };
+
+  // The candidates.
+  Choices cover = currentChoices();
+  double coverEstimate = estimate(cover);
+  std::vector<std::pair<std::string, Choices>> candidates = {{"cover", cover}};
   for (const auto &backend : registry.all())
     if (allowed(options, backend->kind()))
-      tryChoices(("all " + backend->name()).str(),
-                 fixedSetChoices(backend->kind()));
-  // Runner-up moves, by class of sites with the same chosen fragment.
-  // (Copies: trials grows below.)
-  const double coverSeconds = trials.front().seconds;
-  Choices best = trials.front().choices;
-  double bestSeconds = coverSeconds;
+      candidates.push_back({("all " + backend->name()).str(),
+                            fixedSetChoices(backend->kind())});
   llvm::StringMap<SmallVector<std::pair<size_t, size_t>>> classes;
   for (auto [p, plan] : llvm::enumerate(plans))
     for (auto [i, site] : llvm::enumerate(plan.sites))
       if (site.chosen >= 0)
         classes[requests[site.options[site.chosen].callCost].key].push_back(
             {p, i});
-  // The classes that take the most time first, at most kMaxMoveTrials.
   std::vector<std::pair<double, SmallVector<std::pair<size_t, size_t>>>> order;
   for (auto &[key, members] : classes) {
     double total = 0;
@@ -404,10 +344,10 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
   llvm::stable_sort(order, [](const auto &a, const auto &b) {
     return a.first > b.first;
   });
-  if (order.size() > kMaxMoveTrials)
-    order.resize(kMaxMoveTrials);
   for (auto &[total, members] : order) {
-    Choices moved = best;
+    if (candidates.size() >= 1 + registry.all().size() + kMaxMoveTrials)
+      break;
+    Choices moved = cover;
     bool any = false;
     for (auto [p, i] : members) {
       const Site &site = plans[p].sites[i];
@@ -418,72 +358,100 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
             (runnerUp < 0 ||
              optionSeconds(o) < optionSeconds(site.options[runnerUp])))
           runnerUp = k;
-      if (runnerUp >= 0 &&
-          optionSeconds(site.options[runnerUp]) <= 1.25 * optionSeconds(chosen)) {
+      if (runnerUp >= 0 && optionSeconds(site.options[runnerUp]) <=
+                               1.25 * optionSeconds(chosen)) {
         moved[p][i] = runnerUp;
         any = true;
       }
     }
-    if (!any)
-      continue;
     const Site &first = plans[members[0].first].sites[members[0].second];
-    tryChoices(llvm::formatv("{0} x{1} to runner-up",
-                             first.options[first.chosen].call.pattern(),
-                             members.size()),
-               moved);
-    if (trials.back().choices == moved &&
-        trials.back().seconds < 0.98 * bestSeconds) {
-      best = moved;
-      bestSeconds = trials.back().seconds;
+    if (any)
+      candidates.push_back(
+          {llvm::formatv("{0} x{1} to runner-up",
+                         first.options[first.chosen].call.pattern(),
+                         members.size()),
+           moved});
+  }
+
+  // Compile (or find cached) every distinct candidate.
+  for (auto &[name, choices] : candidates) {
+    if (llvm::any_of(trials, [&](const Trial &t) {
+          return t.choices == choices;
+        }))
+      continue;
+    Trial t{name, choices};
+    // Layouts and switches do not make up for fragments that are far
+    // slower (not closer than 4x: tiny fragments' probe times are mostly
+    // call overhead; nasrnn is 2x faster all generated than all oneDNN
+    // while its probes say the opposite).
+    if (!trials.empty() && estimate(t.choices) > 4 * coverEstimate) {
+      t.note = llvm::formatv("not measured: its fragments take {0:f1} ms, "
+                             "the cover's {1:f1} ms",
+                             estimate(t.choices) * 1e3, coverEstimate * 1e3);
+    } else if (auto cached =
+                   options.db ? options.db->lookup(keyOf(t.choices))
+                              : std::nullopt) {
+      t.seconds = *cached;
+      t.note = "cached";
+    } else if (elapsed() > 0.7 * options.budgetSeconds) {
+      t.note = "not measured: budget";
+    } else {
+      std::string error;
+      t.artifact = compileWhole(t.choices, error);
+      if (!t.artifact)
+        t.note = error;
+    }
+    if (options.progress)
+      *options.progress << llvm::format(
+          "tg-place-backends: end to end, %s: %s (%.1f s)\n", t.name.c_str(),
+          t.artifact ? "compiled"
+          : std::isinf(t.seconds)
+              ? t.note.c_str()
+              : llvm::formatv("{0:f3} ms, cached", t.seconds * 1e3)
+                    .str()
+                    .c_str(),
+          elapsed());
+    trials.push_back(std::move(t));
+  }
+
+  // Time the compiled ones in turn.
+  std::vector<ProbeArtifact *> artifacts;
+  std::vector<Trial *> timed;
+  for (Trial &t : trials)
+    if (t.artifact) {
+      artifacts.push_back(t.artifact.get());
+      timed.push_back(&t);
+    }
+  if (!artifacts.empty()) {
+    std::vector<std::optional<double>> medians = roundRobin(artifacts);
+    for (auto [t, median] : llvm::zip(timed, medians)) {
+      t->artifact.reset();
+      if (!median) {
+        t->note = std::string("does not run: ") + loom_last_error();
+        continue;
+      }
+      t->seconds = *median;
+      if (options.db)
+        options.db->record(keyOf(t->choices), *median);
+    }
+    if (options.progress) {
+      *options.progress << llvm::format(
+          "tg-place-backends: end to end, timed %zu trials in turn (%.1f s):",
+          timed.size(), elapsed());
+      for (Trial *t : timed)
+        *options.progress << llvm::format(" %s %.3f ms;", t->name.c_str(),
+                                          t->seconds * 1e3);
+      *options.progress << "\n";
     }
   }
-  // The fastest trial, if it beats the cover by 2%.
+
   const Trial *winner = &trials.front();
   for (const Trial &t : trials)
     if (t.seconds < winner->seconds)
       winner = &t;
-  bool replaced = winner->seconds < 0.98 * coverSeconds;
-  // Confirm a replacement against the cover, both loaded and timed in
-  // alternation (sequential trials minutes apart drift by more than 2% here).
-  std::string confirmKey = keyOf(winner->choices) + "|confirmed-vs|" +
-                           keyOf(trials.front().choices);
-  auto confirmed =
-      options.db && replaced ? options.db->lookup(confirmKey) : std::nullopt;
-  if (replaced && !confirmed && measuredAny &&
-      elapsed() < options.budgetSeconds) {
-    std::string error;
-    auto coverArtifact = compileWhole(trials.front().choices, error);
-    auto winnerArtifact = compileWhole(winner->choices, error);
-    auto times = coverArtifact && winnerArtifact
-                     ? interleaved(*coverArtifact, *winnerArtifact)
-                     : std::nullopt;
-    if (times) {
-      confirmed = times->second / times->first;
-      if (options.db)
-        options.db->record(confirmKey, *confirmed);
-      if (options.progress)
-        *options.progress << llvm::format(
-            "tg-place-backends: end to end, in alternation: cover %.3f ms, "
-            "%s %.3f ms\n",
-            times->first * 1e3, winner->name.c_str(), times->second * 1e3);
-    }
-  }
-  // Without a measurement in alternation, sequential trials minutes apart
-  // are not trusted: the cover stays.
-  if (replaced && !confirmed) {
-    replaced = false;
-    trials.push_back({"unconfirmed " + winner->name, winner->choices, kInf,
-                      "no budget left to confirm it: kept the cover"});
-    winner = &trials.back();
-  }
-  if (confirmed) {
-    replaced = *confirmed < 0.98;
-    trials.push_back({"confirmed " + winner->name + " in alternation",
-                      winner->choices, kInf,
-                      llvm::formatv("{0:f3} of the cover's time{1}", *confirmed,
-                                    replaced ? "" : ": kept the cover")});
-    winner = &trials.back();
-  }
+  // 5%: measured in turn, whole BERT-base artifacts still differ by a few
+  // percent from how loom-run times them alone; less is not a decision.
+  bool replaced = winner->seconds < 0.95 * trials.front().seconds;
   if (replaced)
     for (auto [plan, picks] : llvm::zip(plans, winner->choices))
       for (auto [site, pick] : llvm::zip(plan.sites, picks))
