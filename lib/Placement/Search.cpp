@@ -133,6 +133,10 @@ private:
   std::unique_ptr<ProbeArtifact> compileWhole(const Choices &choices,
                                               std::string &error);
   void searchEndToEnd(std::chrono::steady_clock::time_point start);
+  std::vector<std::pair<std::string, Choices>>
+  endToEndCandidates(const Choices &cover) const;
+  void timeTrialsInTurn(
+      llvm::function_ref<std::string(const Choices &)> keyOf);
 };
 
 Placer::Choices Placer::currentChoices() const {
@@ -259,6 +263,102 @@ roundRobin(ArrayRef<ProbeArtifact *> artifacts) {
   return medians;
 }
 
+/// The end-to-end level's trials: the cover, every fixed backend set, and the
+/// cover with one class of identical sites moved to its runner-up backend
+/// when that is within 25% per fragment (the classes taking the most time,
+/// at most kMaxMoveTrials).
+std::vector<std::pair<std::string, Placer::Choices>>
+Placer::endToEndCandidates(const Choices &cover) const {
+  std::vector<std::pair<std::string, Choices>> candidates = {{"cover", cover}};
+  for (const auto &backend : registry.all())
+    if (allowed(options, backend->kind()))
+      candidates.push_back({("all " + backend->name()).str(),
+                            fixedSetChoices(backend->kind())});
+  llvm::StringMap<SmallVector<std::pair<size_t, size_t>>> classes;
+  for (auto [p, plan] : llvm::enumerate(plans))
+    for (auto [i, site] : llvm::enumerate(plan.sites))
+      if (site.chosen >= 0)
+        classes[requests[site.options[site.chosen].callCost].key].push_back(
+            {p, i});
+  std::vector<std::pair<double, SmallVector<std::pair<size_t, size_t>>>> order;
+  for (auto &[key, members] : classes) {
+    double total = 0;
+    for (auto [p, i] : members)
+      total += optionSeconds(
+          plans[p].sites[i].options[plans[p].sites[i].chosen]);
+    order.push_back({total, members});
+  }
+  llvm::stable_sort(order, [](const auto &a, const auto &b) {
+    return a.first > b.first;
+  });
+  for (auto &[total, members] : order) {
+    if (candidates.size() >= 1 + registry.all().size() + kMaxMoveTrials)
+      break;
+    Choices moved = cover;
+    bool any = false;
+    for (auto [p, i] : members) {
+      const Site &site = plans[p].sites[i];
+      const Option &chosen = site.options[site.chosen];
+      int runnerUp = -1;
+      for (auto [k, o] : llvm::enumerate(site.options))
+        if (o.call.backend != chosen.call.backend &&
+            (runnerUp < 0 ||
+             optionSeconds(o) < optionSeconds(site.options[runnerUp])))
+          runnerUp = k;
+      if (runnerUp >= 0 && optionSeconds(site.options[runnerUp]) <=
+                               1.25 * optionSeconds(chosen)) {
+        moved[p][i] = runnerUp;
+        any = true;
+      }
+    }
+    const Site &first = plans[members[0].first].sites[members[0].second];
+    if (any)
+      candidates.push_back(
+          {llvm::formatv("{0} x{1} to runner-up",
+                         first.options[first.chosen].call.pattern(),
+                         members.size()),
+           moved});
+  }
+
+  return candidates;
+}
+
+/// Times every compiled trial in turn (roundRobin), records the medians
+/// under their keys and frees the artifacts.
+void Placer::timeTrialsInTurn(
+    llvm::function_ref<std::string(const Choices &)> keyOf) {
+  std::vector<ProbeArtifact *> artifacts;
+  std::vector<Trial *> timed;
+  for (Trial &t : trials)
+    if (t.artifact) {
+      artifacts.push_back(t.artifact.get());
+      timed.push_back(&t);
+    }
+  if (!artifacts.empty()) {
+    std::vector<std::optional<double>> medians = roundRobin(artifacts);
+    for (auto [t, median] : llvm::zip(timed, medians)) {
+      t->artifact.reset();
+      if (!median) {
+        t->note = std::string("does not run: ") + loom_last_error();
+        continue;
+      }
+      t->seconds = *median;
+      if (options.db)
+        options.db->record(keyOf(t->choices), *median);
+    }
+    if (options.progress) {
+      *options.progress << llvm::format(
+          "tg-place-backends: end to end, timed %zu trials in turn:",
+          timed.size());
+      for (Trial *t : timed)
+        *options.progress << llvm::format(" %s %.3f ms;", t->name.c_str(),
+                                          t->seconds * 1e3);
+      *options.progress << "\n";
+    }
+  }
+
+}
+
 /// Collage's second level, for what the per-fragment costs cannot see (the
 /// layouts oneDNN keeps between its own steps, reorders at backend switches,
 /// fusion across a fragment's edge): whole-model trials of the cover, of every
@@ -319,60 +419,10 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
         .str();
   };
 
-  // The candidates.
   Choices cover = currentChoices();
   double coverEstimate = estimate(cover);
-  std::vector<std::pair<std::string, Choices>> candidates = {{"cover", cover}};
-  for (const auto &backend : registry.all())
-    if (allowed(options, backend->kind()))
-      candidates.push_back({("all " + backend->name()).str(),
-                            fixedSetChoices(backend->kind())});
-  llvm::StringMap<SmallVector<std::pair<size_t, size_t>>> classes;
-  for (auto [p, plan] : llvm::enumerate(plans))
-    for (auto [i, site] : llvm::enumerate(plan.sites))
-      if (site.chosen >= 0)
-        classes[requests[site.options[site.chosen].callCost].key].push_back(
-            {p, i});
-  std::vector<std::pair<double, SmallVector<std::pair<size_t, size_t>>>> order;
-  for (auto &[key, members] : classes) {
-    double total = 0;
-    for (auto [p, i] : members)
-      total += optionSeconds(
-          plans[p].sites[i].options[plans[p].sites[i].chosen]);
-    order.push_back({total, members});
-  }
-  llvm::stable_sort(order, [](const auto &a, const auto &b) {
-    return a.first > b.first;
-  });
-  for (auto &[total, members] : order) {
-    if (candidates.size() >= 1 + registry.all().size() + kMaxMoveTrials)
-      break;
-    Choices moved = cover;
-    bool any = false;
-    for (auto [p, i] : members) {
-      const Site &site = plans[p].sites[i];
-      const Option &chosen = site.options[site.chosen];
-      int runnerUp = -1;
-      for (auto [k, o] : llvm::enumerate(site.options))
-        if (o.call.backend != chosen.call.backend &&
-            (runnerUp < 0 ||
-             optionSeconds(o) < optionSeconds(site.options[runnerUp])))
-          runnerUp = k;
-      if (runnerUp >= 0 && optionSeconds(site.options[runnerUp]) <=
-                               1.25 * optionSeconds(chosen)) {
-        moved[p][i] = runnerUp;
-        any = true;
-      }
-    }
-    const Site &first = plans[members[0].first].sites[members[0].second];
-    if (any)
-      candidates.push_back(
-          {llvm::formatv("{0} x{1} to runner-up",
-                         first.options[first.chosen].call.pattern(),
-                         members.size()),
-           moved});
-  }
-
+  std::vector<std::pair<std::string, Choices>> candidates =
+      endToEndCandidates(cover);
   // Compile (or find cached) every distinct candidate.
   for (auto &[name, choices] : candidates) {
     if (llvm::any_of(trials, [&](const Trial &t) {
@@ -414,37 +464,10 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
     trials.push_back(std::move(t));
   }
 
-  // Time the compiled ones in turn.
-  std::vector<ProbeArtifact *> artifacts;
-  std::vector<Trial *> timed;
-  for (Trial &t : trials)
-    if (t.artifact) {
-      artifacts.push_back(t.artifact.get());
-      timed.push_back(&t);
-    }
-  if (!artifacts.empty()) {
-    std::vector<std::optional<double>> medians = roundRobin(artifacts);
-    for (auto [t, median] : llvm::zip(timed, medians)) {
-      t->artifact.reset();
-      if (!median) {
-        t->note = std::string("does not run: ") + loom_last_error();
-        continue;
-      }
-      t->seconds = *median;
-      if (options.db)
-        options.db->record(keyOf(t->choices), *median);
-    }
-    if (options.progress) {
-      *options.progress << llvm::format(
-          "tg-place-backends: end to end, timed %zu trials in turn (%.1f s):",
-          timed.size(), elapsed());
-      for (Trial *t : timed)
-        *options.progress << llvm::format(" %s %.3f ms;", t->name.c_str(),
-                                          t->seconds * 1e3);
-      *options.progress << "\n";
-    }
-  }
-
+  timeTrialsInTurn(keyOf);
+  if (options.progress)
+    *options.progress << llvm::format(
+        "tg-place-backends: end to end, trials done (%.1f s)\n", elapsed());
   const Trial *winner = &trials.front();
   for (const Trial &t : trials)
     if (t.seconds < winner->seconds)

@@ -98,24 +98,6 @@ static LogicalResult checkTotal(NodeContext &ctx) {
   return success();
 }
 
-/// Stacks `values` (equal shapes) along a new axis `axis`.
-static FailureOr<std::string> stack(Expander &ex, ArrayRef<std::string> values,
-                                    int64_t axis) {
-  SmallVector<std::string> parts;
-  std::string axes = ex.ints({axis});
-  for (const std::string &v : values) {
-    auto u = ex.emit("Unsqueeze", {v, axes});
-    if (failed(u))
-      return failure();
-    parts.push_back(*u);
-  }
-  if (parts.size() == 1)
-    return parts[0];
-  return ex.emit("Concat", parts, [&](onnx::NodeProto &n) {
-    Expander::setInt(n, "axis", axis);
-  });
-}
-
 //===----------------------------------------------------------------------===//
 // If
 //===----------------------------------------------------------------------===//
@@ -240,7 +222,7 @@ static LogicalResult importLoop(NodeContext &ctx) {
     if (scans[k].empty())
       return ctx.fail("the loop runs no iteration, so its scan output " +
                       Twine(k) + " has no known shape");
-    auto v = stack(ex, scans[k], 0);
+    auto v = ex.stack(scans[k], 0);
     if (failed(v) || failed(ex.setOutput(numCarried + k, *v)))
       return failure();
   }
@@ -352,7 +334,7 @@ static LogicalResult importScan(NodeContext &ctx) {
     auto axis = ctx.normalizeAxis(outAxes[k], rank, "scan_output_axes");
     if (failed(axis))
       return failure();
-    auto v = stack(ex, scans[k], *axis);
+    auto v = ex.stack(scans[k], *axis);
     if (failed(v) || failed(ex.setOutput(numState + k, *v)))
       return failure();
   }

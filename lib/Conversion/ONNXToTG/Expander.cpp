@@ -88,6 +88,22 @@ std::string Expander::constant(HostTensor t) {
   return name;
 }
 
+FailureOr<std::string> Expander::stack(ArrayRef<std::string> values,
+                                       int64_t axis) {
+  SmallVector<std::string> parts;
+  std::string axes = ints({axis});
+  for (const std::string &v : values) {
+    auto u = emit("Unsqueeze", {v, axes});
+    if (failed(u))
+      return failure();
+    parts.push_back(*u);
+  }
+  if (parts.size() == 1)
+    return parts[0];
+  return emit("Concat", parts,
+              [&](onnx::NodeProto &n) { setInt(n, "axis", axis); });
+}
+
 std::string Expander::ints(ArrayRef<int64_t> values) {
   HostTensor t;
   t.dataType = onnx::TensorProto::INT64;

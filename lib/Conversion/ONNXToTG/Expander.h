@@ -49,6 +49,11 @@ public:
                               llvm::ArrayRef<std::string> inputs,
                               const AttrFn &attrs = nullptr);
 
+  /// Stacks `values` (equal shapes) along a new axis `axis` (Unsqueeze each,
+  /// then Concat).
+  FailureOr<std::string> stack(llvm::ArrayRef<std::string> values,
+                               int64_t axis);
+
   /// A value known at import time.
   std::string constant(HostTensor t);
   /// A 1-D int64 constant.

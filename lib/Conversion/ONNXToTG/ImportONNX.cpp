@@ -271,17 +271,8 @@ LogicalResult GraphImporter::importNodes(const onnx::GraphProto &graph) {
 }
 
 LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &graph) {
-  for (const auto &init : graph.initializer()) {
-    ImportedValue v;
-    v.origin = ImportedValue::Origin::Initializer;
-    v.initializer = &init;
-    v.dataType = init.data_type();
-    v.shape.assign(init.dims().begin(), init.dims().end());
-    if (onnxutil::numElementsOf(v.shape) < 0)
-      return emitError(fileLoc)
-             << "initializer '" << init.name() << "' has an invalid shape";
-    values[init.name()] = std::move(v);
-  }
+  if (failed(declareInitializers(graph)))
+    return failure();
   return importNodes(graph);
 }
 

@@ -76,7 +76,6 @@ private:
   /// in time order), `lastH` and `lastC`.
   LogicalResult runDirection(int64_t d, SmallVectorImpl<std::string> &ys,
                              std::string &lastH, std::string &lastC);
-  FailureOr<std::string> stack(ArrayRef<std::string> values, int64_t axis);
   FailureOr<std::string> add(const std::string &a, const std::string &b) {
     return ex.emit("Add", {a, b});
   }
@@ -295,23 +294,6 @@ FailureOr<std::string> RecurrentExpander::activate(const Activation &a,
 FailureOr<std::string> RecurrentExpander::direction(unsigned i, int64_t d) {
   return ex.emit("Gather", {ctx.node().input(i), ex.scalarInt(d)},
                  [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
-}
-
-FailureOr<std::string> RecurrentExpander::stack(ArrayRef<std::string> values,
-                                                int64_t axis) {
-  SmallVector<std::string> parts;
-  std::string axes = ex.ints({axis});
-  for (const std::string &v : values) {
-    auto u = ex.emit("Unsqueeze", {v, axes});
-    if (failed(u))
-      return failure();
-    parts.push_back(*u);
-  }
-  if (parts.size() == 1)
-    return parts[0];
-  return ex.emit("Concat", parts, [&](onnx::NodeProto &n) {
-    Expander::setInt(n, "axis", axis);
-  });
 }
 
 LogicalResult RecurrentExpander::runDirection(int64_t d,
@@ -663,7 +645,7 @@ LogicalResult RecurrentExpander::run() {
     hPerDir.push_back(lastH);
     cPerDir.push_back(lastC);
     if (ctx.hasOutput(0)) {
-      auto y = stack(ys, 0); // [seq, batch, hidden]
+      auto y = ex.stack(ys, 0); // [seq, batch, hidden]
       if (failed(y))
         return failure();
       yPerDir.push_back(*y);
@@ -676,7 +658,7 @@ LogicalResult RecurrentExpander::run() {
                     ArrayRef<int64_t> perm) -> LogicalResult {
     if (!ctx.hasOutput(i))
       return success();
-    auto v = stack(parts, axis);
+    auto v = ex.stack(parts, axis);
     if (failed(v))
       return failure();
     if (r.layoutBatchFirst) {
