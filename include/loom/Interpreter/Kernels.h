@@ -112,6 +112,20 @@ Tensor<D> unary(UnaryKind kind, const Tensor<D> &x, UnaryParams params = {});
 template <class D>
 Tensor<D> binary(BinaryKind kind, const Tensor<D> &a, const Tensor<D> &b);
 
+/// Elementwise comparison with numpy broadcasting: D::one() where it holds,
+/// D::zero() elsewhere (see applyCompare; IEEE in float domains, NaN
+/// compares false). Only for domains whose scalars can be compared when the
+/// kernel runs (LOOM_INSTANTIATE_ORDERED_KERNELS).
+template <class D>
+Tensor<D> compare(CompareKind kind, const Tensor<D> &a, const Tensor<D> &b);
+
+/// ONNX Where: cond != 0 ? a : b, the three broadcast together (numpy).
+/// Only for domains whose scalars can be tested for zero when the kernel
+/// runs (LOOM_INSTANTIATE_ORDERED_KERNELS).
+template <class D>
+Tensor<D> select(const Tensor<D> &cond, const Tensor<D> &a,
+                 const Tensor<D> &b);
+
 /// Matrix product of [..., M, K] and [..., K, N] (both rank >= 2); the batch
 /// dimensions broadcast.
 template <class D> Tensor<D> matmul(const Tensor<D> &a, const Tensor<D> &b);

@@ -83,31 +83,29 @@ namespace kernels_detail {
 
 /// out[i] = op(a[i * sa], b[i * sb]) for i in [0, n), with the common stride
 /// patterns of broadcasting specialised so that they vectorize.
-template <class D, BinaryKind K>
-void binaryRun(typename D::T *__restrict out, const typename D::T *a,
-               const typename D::T *b, int64_t n, int64_t sa, int64_t sb) {
+template <class T, class Op>
+void binaryRun(T *__restrict out, const T *a, const T *b, int64_t n,
+               int64_t sa, int64_t sb, Op op) {
   if (sa == 1 && sb == 1) {
     for (int64_t i = 0; i < n; ++i)
-      out[i] = applyBinary<D, K>(a[i], b[i]);
+      out[i] = op(a[i], b[i]);
   } else if (sa == 1 && sb == 0) {
-    typename D::T bv = *b;
+    T bv = *b;
     for (int64_t i = 0; i < n; ++i)
-      out[i] = applyBinary<D, K>(a[i], bv);
+      out[i] = op(a[i], bv);
   } else if (sa == 0 && sb == 1) {
-    typename D::T av = *a;
+    T av = *a;
     for (int64_t i = 0; i < n; ++i)
-      out[i] = applyBinary<D, K>(av, b[i]);
+      out[i] = op(av, b[i]);
   } else {
     for (int64_t i = 0; i < n; ++i)
-      out[i] = applyBinary<D, K>(a[i * sa], b[i * sb]);
+      out[i] = op(a[i * sa], b[i * sb]);
   }
 }
 
-} // namespace kernels_detail
-
-template <class D>
-Tensor<D> binary(BinaryKind kind, const Tensor<D> &a,
-                         const Tensor<D> &b) {
+/// out = op(a, b) elementwise, \p a and \p b broadcast numpy-style.
+template <class D, class Op>
+Tensor<D> broadcastMap(const Tensor<D> &a, const Tensor<D> &b, Op op) {
   Tensor<D> out(broadcastShapesOf(a.shape, b.shape));
   std::vector<int64_t> outStrides = stridesOf(out.shape);
   auto aStrides = broadcastStrides(a.shape, out.shape);
@@ -116,13 +114,57 @@ Tensor<D> binary(BinaryKind kind, const Tensor<D> &a,
   using T = typename D::T;
   T *o = out.data.data();
   const T *pa = a.data.data(), *pb = b.data.data();
-  dispatchBinary(kind, [&](auto k) {
-    nest.forEachRun([&](const std::array<int64_t, 3> &off, int64_t n,
-                        const std::array<int64_t, 3> &s) {
-      assert(s[0] == 1 && "output runs are contiguous");
-      binaryRun<D, decltype(k)::value>(o + off[0], pa + off[1], pb + off[2], n,
-                                       s[1], s[2]);
+  nest.forEachRun([&](const std::array<int64_t, 3> &off, int64_t n,
+                      const std::array<int64_t, 3> &s) {
+    assert(s[0] == 1 && "output runs are contiguous");
+    binaryRun(o + off[0], pa + off[1], pb + off[2], n, s[1], s[2], op);
+  });
+  return out;
+}
+
+} // namespace kernels_detail
+
+template <class D>
+Tensor<D> binary(BinaryKind kind, const Tensor<D> &a,
+                         const Tensor<D> &b) {
+  using T = typename D::T;
+  return dispatchBinary(kind, [&](auto k) {
+    return broadcastMap<D>(a, b, [](const T &x, const T &y) {
+      return applyBinary<D, decltype(k)::value>(x, y);
     });
+  });
+}
+
+template <class D>
+Tensor<D> compare(CompareKind kind, const Tensor<D> &a, const Tensor<D> &b) {
+  using T = typename D::T;
+  T one = D::one(), zero = D::zero();
+  return dispatchCompare(kind, [&](auto k) {
+    return broadcastMap<D>(a, b, [&](const T &x, const T &y) {
+      return applyCompare<D, decltype(k)::value>(x, y) ? one : zero;
+    });
+  });
+}
+
+template <class D>
+Tensor<D> select(const Tensor<D> &cond, const Tensor<D> &a,
+                 const Tensor<D> &b) {
+  using T = typename D::T;
+  Tensor<D> out(
+      broadcastShapesOf(broadcastShapesOf(cond.shape, a.shape), b.shape));
+  std::vector<int64_t> outStrides = stridesOf(out.shape);
+  auto cStrides = broadcastStrides(cond.shape, out.shape);
+  auto aStrides = broadcastStrides(a.shape, out.shape);
+  auto bStrides = broadcastStrides(b.shape, out.shape);
+  LoopNest<4> nest(out.shape, {outStrides, cStrides, aStrides, bStrides});
+  T *o = out.data.data();
+  const T *pc = cond.data.data(), *pa = a.data.data(), *pb = b.data.data();
+  nest.forEachRun([&](const std::array<int64_t, 4> &off, int64_t n,
+                      const std::array<int64_t, 4> &s) {
+    for (int64_t i = 0; i < n; ++i)
+      o[off[0] + i] = pc[off[1] + i * s[1]] != D::zero()
+                          ? pa[off[2] + i * s[2]]
+                          : pb[off[3] + i * s[3]];
   });
   return out;
 }
@@ -914,6 +956,20 @@ Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
   template Tensor<D> batchNorm<D>(                                     \
       const Tensor<D> &, const Tensor<D> &, const Tensor<D> &,                 \
       const Tensor<D> &, const Tensor<D> &, double); \
+  }                                                                            \
+  }
+
+/// Explicitly instantiates the kernels that branch on scalar values when
+/// they run (comparisons, select) for domain D, whose scalars compare with
+/// == and whose order is D::less (the interpreter's domains; not the
+/// symbolic Z3 domain). Use at global scope.
+#define LOOM_INSTANTIATE_ORDERED_KERNELS(D)                                    \
+  namespace loom {                                                             \
+  namespace interp {                                                           \
+  template Tensor<D> compare<D>(CompareKind, const Tensor<D> &,                \
+                                const Tensor<D> &);                            \
+  template Tensor<D> select<D>(const Tensor<D> &, const Tensor<D> &,           \
+                               const Tensor<D> &);                             \
   }                                                                            \
   }
 

@@ -63,6 +63,9 @@ struct UnaryParams {
 /// Elementwise binary operators (numpy broadcasting).
 enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, Pow };
 
+/// Elementwise comparisons (numpy broadcasting); the result is 1 or 0.
+enum class CompareKind { Equal, Greater, GreaterEqual, Less, LessEqual };
+
 /// The constants of the derived unary operators, converted into the domain
 /// once per kernel call.
 template <class D> struct UnaryConsts {
@@ -190,6 +193,57 @@ template <class F> auto dispatchBinary(BinaryKind kind, F &&fn) {
   }
 #undef LOOM_BINARY_CASE
   llvm_unreachable("unknown BinaryKind");
+}
+
+/// The semantics of comparison K. Float domains compare as IEEE (every
+/// comparison with NaN is false); exact domains use the domain's own order
+/// D::less (ModPDomain: centered representatives, as tg.max does). Domains
+/// with neither (the symbolic Z3 domain) cannot compare.
+template <class D, CompareKind K>
+inline bool applyCompare(typename D::T a, typename D::T b) {
+  if constexpr (!D::isExact) {
+    if constexpr (K == CompareKind::Equal)
+      return a == b;
+    else if constexpr (K == CompareKind::Greater)
+      return a > b;
+    else if constexpr (K == CompareKind::GreaterEqual)
+      return a >= b;
+    else if constexpr (K == CompareKind::Less)
+      return a < b;
+    else {
+      static_assert(K == CompareKind::LessEqual, "unhandled compare kind");
+      return a <= b;
+    }
+  } else {
+    if constexpr (K == CompareKind::Equal)
+      return a == b;
+    else if constexpr (K == CompareKind::Greater)
+      return D::less(b, a);
+    else if constexpr (K == CompareKind::GreaterEqual)
+      return !D::less(a, b);
+    else if constexpr (K == CompareKind::Less)
+      return D::less(a, b);
+    else {
+      static_assert(K == CompareKind::LessEqual, "unhandled compare kind");
+      return !D::less(b, a);
+    }
+  }
+}
+
+/// Calls fn(std::integral_constant<CompareKind, K>) for the runtime kind.
+template <class F> auto dispatchCompare(CompareKind kind, F &&fn) {
+#define LOOM_COMPARE_CASE(K)                                                   \
+  case CompareKind::K:                                                         \
+    return fn(std::integral_constant<CompareKind, CompareKind::K>());
+  switch (kind) {
+    LOOM_COMPARE_CASE(Equal)
+    LOOM_COMPARE_CASE(Greater)
+    LOOM_COMPARE_CASE(GreaterEqual)
+    LOOM_COMPARE_CASE(Less)
+    LOOM_COMPARE_CASE(LessEqual)
+  }
+#undef LOOM_COMPARE_CASE
+  llvm_unreachable("unknown CompareKind");
 }
 
 } // namespace interp

@@ -27,6 +27,9 @@
 
 #include "Expander.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
 using namespace mlir;
 using namespace loom;
 using namespace loom::onnx_to_tg;
@@ -49,6 +52,28 @@ static const onnx::GraphProto *graphAttr(NodeContext &ctx, StringRef name) {
   return &a->g();
 }
 
+/// The first graph input (by its tg.name) that \p value is computed from, or
+/// "" (a run-time condition computed by comparisons of graph inputs).
+static std::string graphInputBehind(Value value) {
+  SmallVector<Value> work{value};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      if (auto name = func ? func.getArgAttrOfType<StringAttr>(
+                                 arg.getArgNumber(), "tg.name")
+                           : StringAttr())
+        return name.str();
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def && seen.insert(def).second)
+      llvm::append_range(work, def->getOperands());
+  }
+  return "";
+}
+
 /// The value of input `i`, a tensor of one element known at import time;
 /// otherwise an error saying that `what` must be known (and, for a graph
 /// input, how to bind it).
@@ -59,10 +84,17 @@ static FailureOr<double> knownScalar(NodeContext &ctx, unsigned i,
     ImportedValue *v = ctx.importer().lookup(ctx.node().input(i));
     auto diag = ctx.emitError() << what << " (input " << i
                                 << ") is not known at import time; " << why;
+    std::string behind = v && !v->isGraphInput && v->value
+                             ? graphInputBehind(v->value)
+                             : std::string();
     if (v && v->isGraphInput)
       diag << "; it is the graph input '" << ctx.node().input(i)
            << "': bind it to a value (loom-translate --bind "
            << ctx.node().input(i) << "=VALUE)";
+    else if (!behind.empty())
+      diag << "; it is computed from the graph input '" << behind
+           << "': bind that to a value (loom-translate --bind " << behind
+           << "=VALUE)";
     return diag;
   }
   if (t->numElements() != 1)

@@ -765,7 +765,6 @@ std::vector<std::string> loom::getSupportedONNXOperators() {
 }
 
 std::vector<std::string> loom::getFoldOnlyONNXOperators() {
-  return {"And",  "Ceil",        "Equal", "Floor", "Greater", "GreaterOrEqual",
-          "Less", "LessOrEqual", "Not",   "Or",    "Range",   "Round",
-          "Sign", "Where",       "Xor"};
+  return {"And", "Ceil",  "Floor", "Not", "Or",
+          "Range", "Round", "Sign",  "Xor"};
 }

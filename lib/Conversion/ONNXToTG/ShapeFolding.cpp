@@ -3,9 +3,10 @@
 // Part of Loom. Constant, Identity, Dropout (inference), Cast and CastLike,
 // and the operators that exported models use to compute shapes: Shape,
 // Size, ConstantOfShape, Range, EyeLike, comparisons, logic and Where. The
-// input shapes are static after import, so these fold to constants; the
-// comparisons, logic and Where (which tg does not have) are only supported
-// on values known at import time.
+// input shapes are static after import, so these fold to constants; on
+// run-time values the comparisons and Where become tg.equal, tg.less, ...
+// and tg.select, while logic (which tg does not have) is only supported on
+// values known at import time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -216,17 +217,34 @@ LogicalResult importEyeLike(NodeContext &ctx) {
   return success();
 }
 
-/// Comparisons and logic on known values; the result is bool. `Pred` is
+/// Whether predicate P is a tg comparison (names it as P::Op).
+template <typename P, typename = void> struct IsComparison : std::false_type {};
+template <typename P>
+struct IsComparison<P, std::void_t<typename P::Op>> : std::true_type {};
+
+/// Comparisons and logic; the result is bool. On known values `Pred` is
 /// applied to doubles, or to int64 when both inputs are integers (so that
-/// large integers compare exactly).
+/// large integers compare exactly). Otherwise a comparison is its tg op
+/// (`Pred::Op`); logic is only supported on known values.
 template <typename Pred> LogicalResult importPredicate(NodeContext &ctx) {
   unsigned n = ctx.numInputs();
   const HostTensor *a = ctx.constant(0);
   const HostTensor *b = n > 1 ? ctx.constant(1) : a;
-  if (!a || !b)
+  if (!a || !b) {
+    if constexpr (IsComparison<Pred>::value) {
+      auto x = ctx.input(0), y = ctx.input(1);
+      if (failed(x) || failed(y))
+        return failure();
+      auto r = ctx.create<typename Pred::Op>({*x, *y});
+      if (failed(r))
+        return failure();
+      ctx.setOutput(0, *r);
+      return success();
+    }
     return ctx.fail("only supported on values known at import time (tg has "
-                    "no comparison or logic operators)" +
+                    "no logic operators)" +
                     ctx.bindHint());
+  }
   if (!broadcastHostShapes(a->shape, b->shape))
     return ctx.fail("input shapes do not broadcast");
   Pred pred;
@@ -239,18 +257,23 @@ template <typename Pred> LogicalResult importPredicate(NodeContext &ctx) {
 }
 
 struct EqualPred {
+  using Op = tg::EqualOp;
   template <typename T> bool operator()(T a, T b) const { return a == b; }
 };
 struct LessPred {
+  using Op = tg::LessOp;
   template <typename T> bool operator()(T a, T b) const { return a < b; }
 };
 struct LessOrEqualPred {
+  using Op = tg::LessEqualOp;
   template <typename T> bool operator()(T a, T b) const { return a <= b; }
 };
 struct GreaterPred {
+  using Op = tg::GreaterOp;
   template <typename T> bool operator()(T a, T b) const { return a > b; }
 };
 struct GreaterOrEqualPred {
+  using Op = tg::GreaterEqualOp;
   template <typename T> bool operator()(T a, T b) const { return a >= b; }
 };
 struct AndPred {
@@ -271,12 +294,18 @@ struct NotPred {
 LogicalResult importWhere(NodeContext &ctx) {
   const HostTensor *c = ctx.constant(0), *x = ctx.constant(1),
                    *y = ctx.constant(2);
-  if (!c || !x || !y)
-    return ctx.fail("only supported on values known at import time (tg has "
-                    "no select operator)" +
-                    ctx.bindHint());
-  if (x->dataType != y->dataType)
+  if (ctx.inputDataType(1) != ctx.inputDataType(2))
     return ctx.fail("X and Y have different element types");
+  if (!c || !x || !y) {
+    auto cv = ctx.input(0), xv = ctx.input(1), yv = ctx.input(2);
+    if (failed(cv) || failed(xv) || failed(yv))
+      return failure();
+    auto r = ctx.create<tg::SelectOp>({*cv, *xv, *yv});
+    if (failed(r))
+      return failure();
+    ctx.setOutput(0, *r);
+    return success();
+  }
   auto s1 = broadcastHostShapes(c->shape, x->shape);
   auto shape = s1 ? broadcastHostShapes(*s1, y->shape) : std::nullopt;
   if (!shape)

@@ -53,6 +53,51 @@ template <class OpT, BinaryKind K> Lowered lowerBinary(OpT op, OpBuilder &b) {
       })};
 }
 
+/// The interpreter's comparison K (applyCompare) on scalars of one type:
+/// ordered float predicates (false on NaN), signed integers, unsigned i1
+/// (whose true is 1, as in the interpreter).
+template <interp::CompareKind K>
+Value compareScalar(OpBuilder &b, Location loc, Value x, Value y) {
+  using interp::CompareKind;
+  if (isa<FloatType>(x.getType())) {
+    arith::CmpFPredicate p = K == CompareKind::Equal     ? arith::CmpFPredicate::OEQ
+                             : K == CompareKind::Greater ? arith::CmpFPredicate::OGT
+                             : K == CompareKind::GreaterEqual
+                                 ? arith::CmpFPredicate::OGE
+                             : K == CompareKind::Less ? arith::CmpFPredicate::OLT
+                                                      : arith::CmpFPredicate::OLE;
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  }
+  bool u = x.getType().isInteger(1);
+  arith::CmpIPredicate p =
+      K == CompareKind::Equal ? arith::CmpIPredicate::eq
+      : K == CompareKind::Greater
+          ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+      : K == CompareKind::GreaterEqual
+          ? (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge)
+      : K == CompareKind::Less
+          ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+          : (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle);
+  return arith::CmpIOp::create(b, loc, p, x, y);
+}
+
+template <class OpT, interp::CompareKind K>
+Lowered lowerCompare(OpT op, OpBuilder &b) {
+  return SmallVector<Value>{elementwise(
+      b, op.getLoc(), resultType(op), op->getOperands(),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return compareScalar<K>(nb, nl, args[0], args[1]);
+      })};
+}
+
+Lowered lowerSelect(SelectOp op, OpBuilder &b) {
+  return SmallVector<Value>{elementwise(
+      b, op.getLoc(), resultType(op), op->getOperands(),
+      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        return arith::SelectOp::create(nb, nl, args[0], args[1], args[2]);
+      })};
+}
+
 Lowered lowerClip(ClipOp op, OpBuilder &b) {
   interp::UnaryParams p{op.getMin().convertToDouble(),
                         op.getMax().convertToDouble()};
@@ -146,6 +191,16 @@ void lowering::attachElementwiseModels(MLIRContext *context) {
   attach<MaxOp, lowerBinary<MaxOp, BinaryKind::Max>>(context);
   attach<MinOp, lowerBinary<MinOp, BinaryKind::Min>>(context);
   attach<PowOp, lowerBinary<PowOp, BinaryKind::Pow>>(context);
+  attach<EqualOp, lowerCompare<EqualOp, interp::CompareKind::Equal>>(context);
+  attach<GreaterOp, lowerCompare<GreaterOp, interp::CompareKind::Greater>>(
+      context);
+  attach<GreaterEqualOp,
+         lowerCompare<GreaterEqualOp, interp::CompareKind::GreaterEqual>>(
+      context);
+  attach<LessOp, lowerCompare<LessOp, interp::CompareKind::Less>>(context);
+  attach<LessEqualOp, lowerCompare<LessEqualOp, interp::CompareKind::LessEqual>>(
+      context);
+  attach<SelectOp, lowerSelect>(context);
   attach<CastOp, lowerCast>(context);
   attach<ConstantOp, lowerConstant>(context);
 }

@@ -761,3 +761,45 @@ func.func @weights_on_func() attributes {tg.weights = "w.safetensors"} {
 // expected-error @+1 {{unknown tg dialect attribute 'tg.bogus'}}
 module attributes {tg.bogus = 1} {
 }
+
+// -----
+func.func @compare_no_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{operand shapes 2x3 and 4 do not broadcast}}
+  %0 = tg.greater %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xi1>
+  return
+}
+
+// -----
+func.func @compare_elem_mismatch(%a: tensor<2xf32>, %b: tensor<2xi64>) {
+  // expected-error @+1 {{operand element types differ: 'f32' vs 'i64'}}
+  %0 = tg.equal %a, %b : (tensor<2xf32>, tensor<2xi64>) -> tensor<2xi1>
+  return
+}
+
+// -----
+func.func @compare_result_not_bool(%a: tensor<2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'tg.less' op result #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %0 = tg.less %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+func.func @select_cond_not_bool(%c: tensor<2xf32>, %a: tensor<2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'tg.select' op operand #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %0 = tg.select %c, %a, %b : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+func.func @select_elem_mismatch(%c: tensor<2xi1>, %a: tensor<2xf32>, %b: tensor<2xf16>) {
+  // expected-error @+1 {{true and false values have different element types: 'f32' vs 'f16'}}
+  %0 = tg.select %c, %a, %b : (tensor<2xi1>, tensor<2xf32>, tensor<2xf16>) -> tensor<2xf32>
+  return
+}
+
+// -----
+func.func @select_no_broadcast(%c: tensor<3xi1>, %a: tensor<2x1xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{condition, true and false shapes 3, 2x1 and 4 do not broadcast}}
+  %0 = tg.select %c, %a, %b : (tensor<3xi1>, tensor<2x1xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return
+}

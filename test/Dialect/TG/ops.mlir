@@ -59,6 +59,25 @@ func.func @binary(%a: tensor<4x1x3xf32>, %b: tensor<5x3xf32>) {
   return
 }
 
+// CHECK-LABEL: func.func @compare_select
+func.func @compare_select(%a: tensor<4x1x3xf32>, %b: tensor<5x3xf32>, %i: tensor<3xi64>, %j: tensor<i64>) {
+  // CHECK: tg.equal %{{.*}}, %{{.*}} : (tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xi1>
+  %0 = tg.equal %a, %b : (tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xi1>
+  // CHECK: tg.greater %{{.*}}, %{{.*}} : (tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xi1>
+  %1 = tg.greater %a, %b : (tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xi1>
+  // CHECK: tg.greater_equal %{{.*}}, %{{.*}} : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %2 = tg.greater_equal %i, %j : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  // CHECK: tg.less %{{.*}}, %{{.*}} : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %3 = tg.less %i, %j : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  // CHECK: tg.less_equal %{{.*}}, %{{.*}} : (tensor<4x5x3xi1>, tensor<4x5x3xi1>) -> tensor<4x5x3xi1>
+  %4 = tg.less_equal %0, %1 : (tensor<4x5x3xi1>, tensor<4x5x3xi1>) -> tensor<4x5x3xi1>
+  // CHECK: tg.select %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x5x3xi1>, tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xf32>
+  %5 = tg.select %4, %a, %b : (tensor<4x5x3xi1>, tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xf32>
+  // CHECK: tg.select %{{.*}}, %{{.*}}, %{{.*}} : (tensor<3xi1>, tensor<3xi64>, tensor<i64>) -> tensor<3xi64>
+  %6 = tg.select %2, %i, %j : (tensor<3xi1>, tensor<3xi64>, tensor<i64>) -> tensor<3xi64>
+  return
+}
+
 // CHECK-LABEL: func.func @unary
 func.func @unary(%x: tensor<2x3xf32>, %h: tensor<2x3xbf16>) {
   // CHECK: tg.relu %{{.*}} : tensor<2x3xf32>

@@ -1,9 +1,10 @@
 //===- ElementwiseOps.cpp - Facts of the elementwise tg ops ---------------===//
 //
-// Part of Loom. Elementwise arithmetic, unary functions and tg.cast: their
-// verifiers and folders, and the facts (TGInterfaces.td) that their family
-// classes in TGOps.td do not generate: ops with attributes (gelu, clip,
-// hardsigmoid, cast) and exports that are more than one ONNX node (rsqrt).
+// Part of Loom. Elementwise arithmetic, comparisons, unary functions,
+// tg.select and tg.cast: their verifiers and folders, and the facts
+// (TGInterfaces.td) that their family classes in TGOps.td do not generate:
+// ops with attributes (gelu, clip, hardsigmoid, cast), tg.select, and
+// exports that are more than one ONNX node (rsqrt).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,12 @@ LogicalResult tg::evaluateBinary(interp::EvalFrame &frame,
                                  interp::BinaryKind kind) {
   return frame.visit(
       [&](auto &f) { return f.push(interp::binary(kind, f.in(0), f.in(1))); });
+}
+
+LogicalResult tg::evaluateCompare(interp::EvalFrame &frame,
+                                  interp::CompareKind kind) {
+  return frame.visit(
+      [&](auto &f) { return f.push(interp::compare(kind, f.in(0), f.in(1))); });
 }
 
 double tg::numElementsOf(Type type) {
@@ -98,6 +105,29 @@ OpFoldResult MulOp::fold(FoldAdaptor) {
 OpFoldResult DivOp::fold(FoldAdaptor) {
   return foldNeutralRhs(*this, m_OneFloat());
 }
+
+//===----------------------------------------------------------------------===//
+// tg.select
+//===----------------------------------------------------------------------===//
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferSelect(location, adaptor.getCond().getType(),
+                     adaptor.getTrueValue().getType(),
+                     adaptor.getFalseValue().getType(), inferred);
+}
+
+LogicalResult SelectOp::evaluate(interp::EvalFrame &frame) {
+  return frame.visit([&](auto &f) {
+    return f.push(interp::select(f.in(0), f.in(1), f.in(2)));
+  });
+}
+
+OpWork SelectOp::getWork() { return streamingWork(*this, 0); }
+
+LogicalResult SelectOp::exportONNX(ONNXEmitter &e) { return e.direct("Where"); }
 
 //===----------------------------------------------------------------------===//
 // tg.rsqrt

@@ -25,6 +25,10 @@ mlir::LogicalResult evaluateUnary(interp::EvalFrame &frame,
 mlir::LogicalResult evaluateBinary(interp::EvalFrame &frame,
                                    interp::BinaryKind kind);
 
+/// Evaluates a comparison (numpy broadcasting, 1 or 0).
+mlir::LogicalResult evaluateCompare(interp::EvalFrame &frame,
+                                    interp::CompareKind kind);
+
 /// The static shape of a tensor type.
 inline std::vector<int64_t> shapeOf(mlir::Type type) {
   auto shape = mlir::cast<mlir::ShapedType>(type).getShape();

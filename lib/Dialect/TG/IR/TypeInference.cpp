@@ -111,6 +111,34 @@ LogicalResult inferBroadcastBinary(Loc location, Type lhs, Type rhs,
   return success();
 }
 
+LogicalResult inferCompare(Loc location, Type lhs, Type rhs,
+                           Inferred &inferred) {
+  if (failed(inferBroadcastBinary(location, lhs, rhs, inferred)))
+    return failure();
+  auto shape = ranked(inferred.pop_back_val()).getShape();
+  inferred.push_back(RankedTensorType::get(
+      shape, IntegerType::get(lhs.getContext(), 1)));
+  return success();
+}
+
+LogicalResult inferSelect(Loc location, Type cond, Type a, Type b,
+                          Inferred &inferred) {
+  auto c = ranked(cond), x = ranked(a), y = ranked(b);
+  if (x.getElementType() != y.getElementType())
+    return emitOptionalError(location, "true and false values have different "
+                             "element types: ",
+                             x.getElementType(), " vs ", y.getElementType());
+  auto values = broadcastShapes(x.getShape(), y.getShape());
+  auto shape = values ? broadcastShapes(c.getShape(), *values) : std::nullopt;
+  if (!shape)
+    return emitOptionalError(location, "condition, true and false shapes ",
+                             shapeString(c.getShape()), ", ",
+                             shapeString(x.getShape()), " and ",
+                             shapeString(y.getShape()), " do not broadcast");
+  inferred.push_back(RankedTensorType::get(*shape, x.getElementType()));
+  return success();
+}
+
 LogicalResult inferMatmul(Loc location, Type lhs, Type rhs,
                           Inferred &inferred) {
   auto l = ranked(lhs), r = ranked(rhs);

@@ -88,6 +88,52 @@ module {
     %y = tg.pow %x, %c : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
     return %y : tensor<2x3x4xf32>
   }
+  func.func @compare_f32(%x: tensor<2x3x4xf32> {tg.name = "x"}, %w: tensor<3x1xf32> {tg.name = "w"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %nan = tg.constant dense<0x7FC00000> : tensor<4xf32>
+    %xn = tg.max %x, %nan : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+    %t = tg.constant dense<[[[0.0, 0.0, 0.0, 1.0]]]> : tensor<1x1x4xf32>
+    %half = tg.constant dense<0.5> : tensor<f32>
+    %m = tg.greater %t, %half : (tensor<1x1x4xf32>, tensor<f32>) -> tensor<1x1x4xi1>
+    %xs = tg.select %m, %xn, %x : (tensor<1x1x4xi1>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    %gt = tg.greater %xs, %w : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xi1>
+    %ge = tg.greater_equal %xs, %w : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xi1>
+    %lt = tg.less %xs, %w : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xi1>
+    %le = tg.less_equal %xs, %w : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xi1>
+    %eq = tg.equal %xs, %xs : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xi1>
+    %a = tg.cast %gt : tensor<2x3x4xi1> to tensor<2x3x4xf32>
+    %b = tg.cast %ge : tensor<2x3x4xi1> to tensor<2x3x4xf32>
+    %c = tg.cast %lt : tensor<2x3x4xi1> to tensor<2x3x4xf32>
+    %d = tg.cast %le : tensor<2x3x4xi1> to tensor<2x3x4xf32>
+    %e = tg.cast %eq : tensor<2x3x4xi1> to tensor<2x3x4xf32>
+    %two = tg.constant dense<2.0> : tensor<f32>
+    %four = tg.constant dense<4.0> : tensor<f32>
+    %eight = tg.constant dense<8.0> : tensor<f32>
+    %sixteen = tg.constant dense<16.0> : tensor<f32>
+    %b2 = tg.mul %b, %two : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+    %c4 = tg.mul %c, %four : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+    %d8 = tg.mul %d, %eight : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+    %e16 = tg.mul %e, %sixteen : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+    %s1 = tg.add %a, %b2 : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    %s2 = tg.add %s1, %c4 : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    %s3 = tg.add %s2, %d8 : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    %y = tg.add %s3, %e16 : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @compare_int_select(%x: tensor<2x5xf32> {tg.name = "x"}, %g: tensor<2x5xf32> {tg.name = "g"}) -> (tensor<2x5xf32> {tg.name = "y"}) {
+    %three = tg.constant dense<3.0> : tensor<f32>
+    %x3 = tg.mul %x, %three : (tensor<2x5xf32>, tensor<f32>) -> tensor<2x5xf32>
+    %i = tg.cast %x3 : tensor<2x5xf32> to tensor<2x5xi64>
+    %k = tg.constant dense<[0, 1, -1, 2, 0]> : tensor<5xi64>
+    %eq = tg.equal %i, %k : (tensor<2x5xi64>, tensor<5xi64>) -> tensor<2x5xi1>
+    %lt = tg.less %i, %k : (tensor<2x5xi64>, tensor<5xi64>) -> tensor<2x5xi1>
+    %bl = tg.greater %eq, %lt : (tensor<2x5xi1>, tensor<2x5xi1>) -> tensor<2x5xi1>
+    %zero = tg.constant dense<0.0> : tensor<f32>
+    %sel = tg.select %bl, %g, %zero : (tensor<2x5xi1>, tensor<2x5xf32>, tensor<f32>) -> tensor<2x5xf32>
+    %isel = tg.select %lt, %i, %k : (tensor<2x5xi1>, tensor<2x5xi64>, tensor<5xi64>) -> tensor<2x5xi64>
+    %f = tg.cast %isel : tensor<2x5xi64> to tensor<2x5xf32>
+    %y = tg.add %sel, %f : (tensor<2x5xf32>, tensor<2x5xf32>) -> tensor<2x5xf32>
+    return %y : tensor<2x5xf32>
+  }
   func.func @cast_i64(%x: tensor<2x5xi64> {tg.name = "x"}) -> (tensor<2x5xf32> {tg.name = "y"}) {
     %y = tg.cast %x : tensor<2x5xi64> to tensor<2x5xf32>
     return %y : tensor<2x5xf32>

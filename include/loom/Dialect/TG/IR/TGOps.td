@@ -30,6 +30,7 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 def TG_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
 def TG_Tensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
 def TG_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+def TG_BoolTensor : StaticShapeTensorOf<[I1]>;
 
 //===----------------------------------------------------------------------===//
 // Base classes
@@ -269,6 +270,74 @@ def TG_MaxOp : TG_BinaryOp<"max", "max(lhs, rhs)", "Max", "1", "Max", [Commutati
 def TG_MinOp : TG_BinaryOp<"min", "min(lhs, rhs)", "Min", "1", "Min", [Commutative]>;
 def TG_PowOp : TG_BinaryOp<"pow", "lhs ^ rhs", "Pow",
                            "::loom::tg::kTranscendentalFlops", "Pow">;
+
+//===----------------------------------------------------------------------===//
+// Comparisons and select
+//===----------------------------------------------------------------------===//
+// Facts: lib/Dialect/TG/IR/ElementwiseOps.cpp.
+
+// Elementwise comparison with numpy broadcasting; the result is i1. `kernel`
+// names the interpreter's interp::CompareKind, `onnx` the ONNX operator.
+class TG_CompareOp<string mnemonic, string fn, string kernel, string onnx,
+                   list<Trait> traits = []>
+    : TG_InferOp<mnemonic, !listconcat(traits, TG_Facts)> {
+  let summary = "elementwise " # fn # " with numpy broadcasting, i1 result";
+  let description = [{
+    `}] # fn # [{` elementwise, true (1) or false (0). The operands have the
+    same element type (float or integer) and broadcast as in numpy; the
+    result has the broadcast shape and element type `i1`. Floats compare as
+    IEEE: any comparison with NaN is false. ONNX: `}] # onnx # [{`.
+
+    ```mlir
+    %m = tg.}] # mnemonic # [{ %a, %b : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xi1>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$lhs, TG_Tensor:$rhs);
+  let results = (outs TG_BoolTensor:$output);
+  let extraClassDeclaration = [{
+    static ::llvm::StringRef getONNXOpType() { return "}] # onnx # [{"; }
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return ::loom::tg::inferCompare(location, adaptor.getLhs().getType(),
+                                      adaptor.getRhs().getType(), inferred);
+    }
+    ::llvm::LogicalResult $cppClass::evaluate(::loom::interp::EvalFrame &frame) {
+      return ::loom::tg::evaluateCompare(frame, ::loom::interp::CompareKind::}] # kernel # [{);
+    }
+    ::loom::tg::OpWork $cppClass::getWork() {
+      return ::loom::tg::streamingWork(getOperation(), 1);
+    }
+    ::llvm::LogicalResult $cppClass::exportONNX(::loom::tg::ONNXEmitter &emitter) {
+      return emitter.direct(getONNXOpType());
+    }
+  }];
+}
+
+def TG_EqualOp : TG_CompareOp<"equal", "lhs == rhs", "Equal", "Equal", [Commutative]>;
+def TG_GreaterOp : TG_CompareOp<"greater", "lhs > rhs", "Greater", "Greater">;
+def TG_GreaterEqualOp : TG_CompareOp<"greater_equal", "lhs >= rhs", "GreaterEqual",
+                                     "GreaterOrEqual">;
+def TG_LessOp : TG_CompareOp<"less", "lhs < rhs", "Less", "Less">;
+def TG_LessEqualOp : TG_CompareOp<"less_equal", "lhs <= rhs", "LessEqual", "LessOrEqual">;
+
+def TG_SelectOp : TG_InferOp<"select", TG_Facts> {
+  let summary = "elementwise choice by a condition (ONNX Where)";
+  let description = [{
+    `cond ? a : b` elementwise. `cond` is `i1`; `a` and `b` have the same
+    element type, the result's; the three shapes broadcast together as in
+    numpy. The operand not chosen does not matter, NaN or infinite.
+
+    ```mlir
+    %y = tg.select %c, %a, %b : (tensor<4x3xi1>, tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins TG_BoolTensor:$cond, TG_Tensor:$true_value,
+                   TG_Tensor:$false_value);
+  let results = (outs TG_Tensor:$output);
+}
 
 //===----------------------------------------------------------------------===//
 // Elementwise unary

@@ -36,6 +36,12 @@ mlir::FailureOr<int64_t> normalizeAxis(Loc location, int64_t axis,
 
 LogicalResult inferBroadcastBinary(Loc location, mlir::Type lhs, mlir::Type rhs,
                                    Inferred &inferred);
+/// Comparisons: the broadcast shape of same-element-type operands, i1.
+LogicalResult inferCompare(Loc location, mlir::Type lhs, mlir::Type rhs,
+                           Inferred &inferred);
+/// Select: `cond` (i1), `a` and `b` (one element type) broadcast together.
+LogicalResult inferSelect(Loc location, mlir::Type cond, mlir::Type a,
+                          mlir::Type b, Inferred &inferred);
 LogicalResult inferMatmul(Loc location, mlir::Type lhs, mlir::Type rhs,
                           Inferred &inferred);
 LogicalResult inferConv2d(Loc location, mlir::Type input, mlir::Type filter,
