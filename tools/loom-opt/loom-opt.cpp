@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Autodiff/Autodiff.h"
+#include "loom/Autodiff/Passes.h"
 #include "loom/Compiler/Passes.h"
 #include "loom/Placement/Passes.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
@@ -21,11 +23,13 @@ int main(int argc, char **argv) {
   loom::tg::registerTGPasses();
   loom::compiler::registerCompilerPasses();
   loom::placement::registerPlacementPasses();
+  loom::autodiff::registerAutodiffPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<loom::tg::TGDialect>();
+  loom::tg::registerTGGradientInterfaceModels(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Loom optimizer driver: every MLIR and Loom dialect and pass\n",

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Autodiff/Autodiff.h"
+#include "loom/Autodiff/GradientCheck.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Interpreter/Interpreter.h"
@@ -119,6 +121,26 @@ static cl::opt<bool> checkArtifact(
              "--tolerance"),
     cl::cat(runCat));
 
+static cl::opt<bool> checkGradientsFlag(
+    "check-gradients",
+    cl::desc("For a function with one scalar float result: compare the "
+             "gradient --tg-autodiff builds for every float argument and "
+             "tg.weight with central finite differences, in f64 on the "
+             "interpreter; print the largest relative error per tensor and "
+             "exit non-zero when one exceeds --gradient-tolerance"),
+    cl::cat(runCat));
+static cl::opt<double> gradientTolerance(
+    "gradient-tolerance",
+    cl::desc("Largest relative gradient error --check-gradients accepts: max "
+             "|autodiff - difference| / max |difference| per tensor "
+             "(default 1e-5)"),
+    cl::init(1e-5), cl::cat(runCat));
+static cl::opt<int64_t> gradientSamples(
+    "gradient-samples",
+    cl::desc("Elements --check-gradients checks per tensor (all of a smaller "
+             "one, a random sample of a larger one; default 64)"),
+    cl::init(64), cl::cat(runCat));
+
 static cl::opt<int64_t> maxElements(
     "max-elements",
     cl::desc("Largest tensor, in elements, the interpreter may allocate"),
@@ -172,9 +194,11 @@ std::string typeStr(Type t) {
   return s;
 }
 
-template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
+/// The arguments of `fn`, from --inputs or random from --seed; prints one
+/// line per argument. Returns non-zero (after a message) on a bad input.
+template <class D>
+int readArguments(func::FuncOp fn, std::vector<Tensor<D>> &args) {
   FunctionType type = fn.getFunctionType();
-  std::vector<Tensor<D>> args;
   std::optional<safetensors::File> inputs;
   if (!inputsFile.empty()) {
     auto file = safetensors::File::open(inputsFile);
@@ -219,6 +243,58 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
                    << "\n";
     }
   }
+
+  return 0;
+}
+
+int checkGradients(func::FuncOp fn) {
+  std::vector<Tensor<F64Domain>> args;
+  if (int rc = readArguments(fn, args))
+    return rc;
+  tg::autodiff::GradientCheckOptions options;
+  options.samplesPerTensor = gradientSamples;
+  options.seed = seed;
+  options.weightsFile = weightsFile;
+  auto start = std::chrono::steady_clock::now();
+  auto rows = tg::autodiff::checkGradients(fn, args, options);
+  if (failed(rows))
+    return 1;
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  llvm::outs() << llvm::format("gradient check (f64, central differences, "
+                               "step %g * max(1, |x|)):\n",
+                               options.step);
+  llvm::outs() << llvm::format("  %-28s %10s %8s %12s %12s %10s\n", "tensor",
+                               "elements", "checked", "max |grad|",
+                               "max |error|", "relative");
+  double worst = 0;
+  std::string worstName;
+  for (const auto &r : *rows) {
+    llvm::outs() << llvm::format("  %-28s %10lld %8lld %12.4g %12.3g %10.3g\n",
+                                 r.name.c_str(), (long long)r.elements,
+                                 (long long)r.checked, r.largestGradient,
+                                 r.largestError, r.relativeError());
+    if (!(r.relativeError() <= worst)) {
+      worst = r.relativeError();
+      worstName = r.name;
+    }
+  }
+  llvm::outs() << llvm::format("largest relative error %.3g (%s; tolerance "
+                               "%.3g), %.2f s\n",
+                               worst, worstName.c_str(),
+                               gradientTolerance.getValue(), seconds);
+  if (!(worst <= gradientTolerance))
+    return fail("the gradient of '" + worstName +
+                "' differs from finite differences");
+  return 0;
+}
+
+template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
+  FunctionType type = fn.getFunctionType();
+  std::vector<Tensor<D>> args;
+  if (int rc = readArguments(fn, args))
+    return rc;
 
   InterpreterOptions options;
   options.weightsFile = weightsFile;
@@ -325,7 +401,9 @@ int main(int argc, char **argv) {
       "checked against\n"
       "                                            the interpreter\n"
       "  loom-run model.mlir --inputs in.safetensors --outputs out.safetensors\n"
-      "  loom-run model.mlir --write-random-weights model.safetensors\n\n"
+      "  loom-run model.mlir --write-random-weights model.safetensors\n"
+      "  loom-run loss.mlir --check-gradients      autodiff against finite "
+      "differences\n\n"
       "Prints the inputs, a summary of every result and the run time. Exits "
       "non-zero, with a diagnostic, on any bad input.\n");
 
@@ -357,12 +435,16 @@ int main(int argc, char **argv) {
   }
   if (checkArtifact)
     return fail("--check applies to artifacts (.so from loom-compile)");
+  if (checkGradientsFlag && domain != "f32" && domain != "f64")
+    return fail("--check-gradients computes in f64; --domain " + domain +
+                " does not apply");
   if (domain != "f32" && domain != "f64" && domain != "modp")
     return fail("unknown --domain '" + domain +
                 "' (expected f32, f64 or modp)");
 
   DialectRegistry registry;
   registry.insert<tg::TGDialect, func::FuncDialect>();
+  tg::registerTGGradientInterfaceModels(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // A diagnostic at the module must not print the whole (large) module.
@@ -418,6 +500,8 @@ int main(int argc, char **argv) {
   llvm::outs() << "loom-run: " << inputFile << " @" << fn.getSymName()
                << "\n";
 
+  if (checkGradientsFlag)
+    return checkGradients(fn);
   if (domain == "f32")
     return runWith<F32Domain>(*module, fn);
   if (domain == "f64")

@@ -11,7 +11,8 @@
 // The shape rule is InferTypeOpInterface (rules in TypeInference.cpp), or,
 // for ops whose result type is written in the IR, the verifier
 // (TG_ResultTypeGiven). The lowering to linalg (CPU compilation) and the
-// vector-Jacobian product (training) will be further interfaces here.
+// vector-Jacobian product (training) are external models (the dialect does
+// not depend on linalg or on the autodiff library).
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +99,34 @@ def TG_LinalgLoweringOpInterface : OpInterface<"LinalgLoweringOpInterface"> {
       }],
       "::llvm::FailureOr<::llvm::SmallVector<::mlir::Value>>", "lowerToLinalg",
       (ins "::mlir::OpBuilder &":$builder)>,
+  ];
+}
+
+def TG_GradientOpInterface : OpInterface<"GradientOpInterface"> {
+  let cppNamespace = "::loom::tg";
+  let description = [{
+    The op's vector-Jacobian product, for reverse-mode differentiation
+    (`--tg-autodiff`): given the gradient of a scalar with respect to each
+    result, the tg ops that compute its gradient with respect to each
+    operand. The implementations are external models (lib/Autodiff,
+    registerTGGradientInterfaceModels) written with tg ops only, so backward
+    graphs are ordinary tg that the superoptimiser, the placement and the CPU
+    pipeline all handle. Choices at points where the op is not
+    differentiable (relu at 0, ties of max, clip bounds) are documented in
+    docs/Training.md.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds, at the builder's insertion point, the gradient of every
+        operand whose `needed` flag is set, from `resultGrads` (one per
+        result, of the result's type). Returns one value per operand: the
+        gradient (of the operand's type), or a null value where it was not
+        needed or the operand is not differentiable (an index). Fails, with a
+        diagnostic on the op, when a needed gradient cannot be built.
+      }],
+      "::llvm::FailureOr<::llvm::SmallVector<::mlir::Value>>", "buildVJP",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::ValueRange":$resultGrads,
+           "::llvm::ArrayRef<bool>":$needed)>,
   ];
 }
 
