@@ -322,6 +322,9 @@ FailureOr<func::FuncOp> autodiff::buildTrainStep(func::FuncOp fn,
   if (options.wrtArguments && options.optimizer != Optimizer::None)
     return fn.emitError("differentiating with respect to the arguments needs "
                         "optimizer=none (arguments are not updated)");
+  if (options.recompute != "none" && options.recompute != "elementwise")
+    return fn.emitError("unknown recompute policy '")
+           << options.recompute << "' (none, elementwise)";
   std::string name = defaultName(fn, options);
   if (module && SymbolTable::lookupSymbolIn(module, name))
     return fn.emitError("the module already has a function named '")
@@ -389,11 +392,7 @@ FailureOr<func::FuncOp> autodiff::buildTrainStep(func::FuncOp fn,
   }
   if (options.recompute == "elementwise")
     diff.recomputeElementwise();
-  else if (options.recompute != "none") {
-    fn.emitError("unknown recompute policy '")
-        << options.recompute << "' (none, elementwise)";
-    return fail();
-  }
+  b.setInsertionPoint(ret);
   func::ReturnOp::create(b, ret.getLoc(), results);
   ret.erase();
   SmallVector<Type> resultTypes;

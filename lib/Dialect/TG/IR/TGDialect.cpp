@@ -54,6 +54,13 @@ LogicalResult TGDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  // Set by --tg-autodiff on a forward op cloned into the backward pass
+  // (docs/Training.md).
+  if (attr.getName() == "tg.recomputed") {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'tg.recomputed' is a unit attribute";
+    return success();
+  }
   return op->emitError() << "unknown tg dialect attribute '" << attr.getName().getValue()
                          << "'";
 }
