@@ -210,6 +210,17 @@ template <class D>
 llvm::Expected<Tensor<D>> gather(const Tensor<D> &data,
                                  const Tensor<D> &indices, int64_t axis);
 
+/// The adjoint of gather: output shape updates.shape[:axis] + [dimSize] +
+/// updates.shape[axis + indices.rank:], zero-initialised, and for every
+/// multi-index j of \p indices output[..., indices[j], ...] +=
+/// updates[..., j, ...]. Indices are read and checked as in gather (named
+/// "scatter_add" in the error); \p axis is in [0, rank(updates) -
+/// rank(indices)].
+template <class D>
+llvm::Expected<Tensor<D>> scatterAdd(const Tensor<D> &updates,
+                                     const Tensor<D> &indices, int64_t axis,
+                                     int64_t dimSize);
+
 /// ONNX Resize (as its reference implementation): every dimension d is
 /// resampled from x.shape[d] to params.sizes[d] elements. Output index i maps
 /// to the input coordinate c given by params.coordinateMode (with the scale

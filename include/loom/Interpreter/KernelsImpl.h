@@ -688,6 +688,36 @@ Tensor<D> broadcastTo(const Tensor<D> &x,
                           strides, 0);
 }
 
+namespace kernels_detail {
+
+/// The values of \p indices (D::toDouble) as positions in [0, dim): each an
+/// integer in [-dim, dim), negative ones counting from the end; otherwise an
+/// error of \p op naming the index and the bound.
+template <class D>
+llvm::Expected<std::vector<int64_t>>
+checkedIndices(const Tensor<D> &indices, int64_t dim, int64_t axis,
+               const char *op) {
+  std::vector<int64_t> idx;
+  idx.reserve(indices.data.size());
+  for (const auto &v : indices.data) {
+    double d = D::toDouble(v);
+    if (!(std::trunc(d) == d))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "%s index %g is not an integer", op, d);
+    if (d < -static_cast<double>(dim) || d >= static_cast<double>(dim))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "%s index %.0f is out of range [-%lld, %lld) of axis %lld", op, d,
+          static_cast<long long>(dim), static_cast<long long>(dim),
+          static_cast<long long>(axis));
+    int64_t i = static_cast<int64_t>(d);
+    idx.push_back(i < 0 ? i + dim : i);
+  }
+  return idx;
+}
+
+} // namespace kernels_detail
+
 template <class D>
 llvm::Expected<Tensor<D>>
 gather(const Tensor<D> &data, const Tensor<D> &indices, int64_t axis) {
@@ -699,23 +729,10 @@ gather(const Tensor<D> &data, const Tensor<D> &indices, int64_t axis) {
         static_cast<long long>(axis), static_cast<long long>(rank));
   axis = normAxis(axis, rank);
   int64_t dim = data.shape[axis];
-  // Validate and normalise the indices first.
-  std::vector<int64_t> idx;
-  idx.reserve(indices.data.size());
-  for (const auto &v : indices.data) {
-    double d = D::toDouble(v);
-    if (!(std::trunc(d) == d))
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "gather index %g is not an integer", d);
-    if (d < -static_cast<double>(dim) || d >= static_cast<double>(dim))
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "gather index %.0f is out of range [-%lld, %lld) of axis %lld", d,
-          static_cast<long long>(dim), static_cast<long long>(dim),
-          static_cast<long long>(axis));
-    int64_t i = static_cast<int64_t>(d);
-    idx.push_back(i < 0 ? i + dim : i);
-  }
+  auto checked = checkedIndices<D>(indices, dim, axis, "gather");
+  if (!checked)
+    return checked.takeError();
+  std::vector<int64_t> &idx = *checked;
   std::vector<int64_t> outShape(data.shape.begin(), data.shape.begin() + axis);
   outShape.insert(outShape.end(), indices.shape.begin(), indices.shape.end());
   outShape.insert(outShape.end(), data.shape.begin() + axis + 1,
@@ -729,6 +746,33 @@ gather(const Tensor<D> &data, const Tensor<D> &indices, int64_t axis) {
     for (int64_t j = 0; j < count; ++j) {
       auto src = data.data.begin() + (o * dim + idx[j]) * inner;
       dst = std::copy(src, src + inner, dst);
+    }
+  return out;
+}
+
+template <class D>
+llvm::Expected<Tensor<D>> scatterAdd(const Tensor<D> &updates,
+                                     const Tensor<D> &indices, int64_t axis,
+                                     int64_t dimSize) {
+  auto checked = checkedIndices<D>(indices, dimSize, axis, "scatter_add");
+  if (!checked)
+    return checked.takeError();
+  const std::vector<int64_t> &idx = *checked;
+  llvm::ArrayRef<int64_t> shape(updates.shape);
+  int64_t ri = indices.rank();
+  std::vector<int64_t> outShape(shape.begin(), shape.begin() + axis);
+  outShape.push_back(dimSize);
+  outShape.insert(outShape.end(), shape.begin() + axis + ri, shape.end());
+  Tensor<D> out(outShape);
+  int64_t outer = product(shape.take_front(axis));
+  int64_t inner = product(shape.drop_front(axis + ri));
+  int64_t count = static_cast<int64_t>(idx.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < count; ++j) {
+      const auto *src = updates.data.data() + (o * count + j) * inner;
+      auto *dst = out.data.data() + (o * dimSize + idx[j]) * inner;
+      for (int64_t k = 0; k < inner; ++k)
+        dst[k] = D::add(dst[k], src[k]);
     }
   return out;
 }
@@ -946,6 +990,8 @@ Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
                                             llvm::ArrayRef<int64_t>);          \
   template llvm::Expected<Tensor<D>> gather<D>(                        \
       const Tensor<D> &, const Tensor<D> &, int64_t);                          \
+  template llvm::Expected<Tensor<D>> scatterAdd<D>(                    \
+      const Tensor<D> &, const Tensor<D> &, int64_t, int64_t);                 \
   template Tensor<D> resize<D>(const Tensor<D> &, const ResizeParams &);      \
   template Tensor<D> reduce<D>(ReduceKind, const Tensor<D> &,          \
                                        llvm::ArrayRef<int64_t>, bool);         \

@@ -137,6 +137,18 @@ Lowered lowerEnlarge(EnlargeOp op, OpBuilder &b) {
 /// non-negative as the interpreter does. An index out of range, which the
 /// interpreter reports as an error, is clamped: generated code has no way
 /// to report it, and a clamped read stays inside the buffer.
+/// A gather-style index (i32 or i64): negative ones count from the end of
+/// an axis of size \p dim.
+Value wrapIndex(OpBuilder &b, Location loc, Value raw, int64_t dim) {
+  Type it = raw.getType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, 0));
+  Value size = arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, dim));
+  Value neg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, raw, zero);
+  return arith::SelectOp::create(b, loc, neg,
+                                 arith::AddIOp::create(b, loc, raw, size), raw);
+}
+
 Lowered lowerGather(GatherOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   auto dataType = cast<RankedTensorType>(op.getData().getType());
@@ -166,10 +178,7 @@ Lowered lowerGather(GatherOp op, OpBuilder &b) {
           return arith::ConstantOp::create(nb, nl, nb.getIntegerAttr(it, v));
         };
         Value zero = cst(0);
-        Value neg = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt,
-                                          raw, zero);
-        Value wrapped = arith::SelectOp::create(
-            nb, nl, neg, arith::AddIOp::create(nb, nl, raw, cst(dim)), raw);
+        Value wrapped = wrapIndex(nb, nl, raw, dim);
         Value clamped = arith::MaxSIOp::create(
             nb, nl, zero, arith::MinSIOp::create(nb, nl, wrapped, cst(dim - 1)));
         Value at = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), clamped);
@@ -183,6 +192,58 @@ Lowered lowerGather(GatherOp op, OpBuilder &b) {
         }
         linalg::YieldOp::create(
             nb, nl, Value(tensor::ExtractOp::create(nb, nl, data, indices)));
+      });
+  return SmallVector<Value>{generic.getResult(0)};
+}
+
+/// tg.scatter_add as one linalg.generic over the output and the index
+/// dimensions (a reduction): out[..., d, ...] = sum_j (indices[j] == d ?
+/// updates[..., j, ...] : 0), with negative indices wrapped. The output
+/// index is data-dependent, so a generic cannot write it directly; this form
+/// does dim_size times the work of the scatter (every output position
+/// visits every index), which is fine for the embedding and gather
+/// gradients of the models Loom trains. An out-of-range index matches no
+/// position (the interpreter reports it).
+Lowered lowerScatterAdd(ScatterAddOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto idxType = cast<RankedTensorType>(op.getIndices().getType());
+  auto outType = cast<RankedTensorType>(op.getType());
+  int64_t outRank = outType.getRank(), ri = idxType.getRank();
+  int64_t axis = normalizeAxis(int64_t(op.getAxis()), outRank);
+  int64_t dim = int64_t(op.getDimSize());
+  int64_t loops = outRank + ri;
+  SmallVector<AffineExpr> updExprs, idxExprs;
+  for (int64_t d = 0; d < axis; ++d)
+    updExprs.push_back(b.getAffineDimExpr(d));
+  for (int64_t j = 0; j < ri; ++j) {
+    updExprs.push_back(b.getAffineDimExpr(outRank + j));
+    idxExprs.push_back(b.getAffineDimExpr(outRank + j));
+  }
+  for (int64_t d = axis + 1; d < outRank; ++d)
+    updExprs.push_back(b.getAffineDimExpr(d));
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < outRank; ++d)
+    outExprs.push_back(b.getAffineDimExpr(d));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(loops, 0, updExprs, b.getContext()),
+      AffineMap::get(loops, 0, idxExprs, b.getContext()),
+      AffineMap::get(loops, 0, outExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(outRank,
+                                             utils::IteratorType::parallel);
+  iterators.append(ri, utils::IteratorType::reduction);
+  Value init = filled(b, loc, outType, 0.0);
+  auto generic = linalg::GenericOp::create(
+      b, loc, outType, ValueRange{op.getUpdates(), op.getIndices()},
+      ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value at = arith::IndexCastOp::create(nb, nl, nb.getIndexType(),
+                                              wrapIndex(nb, nl, args[1], dim));
+        Value hit = arith::CmpIOp::create(
+            nb, nl, arith::CmpIPredicate::eq, at,
+            linalg::IndexOp::create(nb, nl, axis));
+        Value sum = arith::AddFOp::create(nb, nl, args[2], args[0]);
+        linalg::YieldOp::create(
+            nb, nl, Value(arith::SelectOp::create(nb, nl, hit, sum, args[2])));
       });
   return SmallVector<Value>{generic.getResult(0)};
 }
@@ -297,6 +358,7 @@ void lowering::attachMovementModels(MLIRContext *context) {
   attach<ConcatOp, lowerConcat>(context);
   attach<PadOp, lowerPad>(context);
   attach<GatherOp, lowerGather>(context);
+  attach<ScatterAddOp, lowerScatterAdd>(context);
   attach<EnlargeOp, lowerEnlarge>(context);
   attach<ResizeOp, lowerResize>(context);
 }

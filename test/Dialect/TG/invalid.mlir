@@ -803,3 +803,45 @@ func.func @select_no_broadcast(%c: tensor<3xi1>, %a: tensor<2x1xf32>, %b: tensor
   %0 = tg.select %c, %a, %b : (tensor<3xi1>, tensor<2x1xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+func.func @scatter_add_index_shape(%u: tensor<4x3xf32>, %i: tensor<5xi64>) {
+  // expected-error @+1 {{updates dims 0..1 are 4, not the indices shape 5}}
+  %0 = tg.scatter_add %u, %i {dim_size = 7 : i64} : (tensor<4x3xf32>, tensor<5xi64>) -> tensor<7x3xf32>
+  return
+}
+
+// -----
+func.func @scatter_add_axis(%u: tensor<4x3xf32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %0 = tg.scatter_add %u, %i {axis = 2 : i64, dim_size = 7 : i64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<7x3xf32>
+  return
+}
+
+// -----
+func.func @scatter_add_rank(%u: tensor<4xf32>, %i: tensor<4x1xi64>) {
+  // expected-error @+1 {{updates rank 1 is less than the indices rank 2}}
+  %0 = tg.scatter_add %u, %i {dim_size = 7 : i64} : (tensor<4xf32>, tensor<4x1xi64>) -> tensor<7xf32>
+  return
+}
+
+// -----
+func.func @scatter_add_dim_size(%u: tensor<4xf32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{'dim_size' must be >= 0, got -1}}
+  %0 = tg.scatter_add %u, %i {dim_size = -1 : i64} : (tensor<4xf32>, tensor<4xi64>) -> tensor<7xf32>
+  return
+}
+
+// -----
+func.func @scatter_add_empty(%u: tensor<4xf32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{cannot scatter into an empty axis}}
+  %0 = tg.scatter_add %u, %i {dim_size = 0 : i64} : (tensor<4xf32>, tensor<4xi64>) -> tensor<0xf32>
+  return
+}
+
+// -----
+func.func @scatter_add_no_dim_size(%u: tensor<4xf32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{'tg.scatter_add' op requires attribute 'dim_size'}}
+  %0 = tg.scatter_add %u, %i : (tensor<4xf32>, tensor<4xi64>) -> tensor<7xf32>
+  return
+}

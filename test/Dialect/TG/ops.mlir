@@ -146,6 +146,10 @@ func.func @movement(%x: tensor<1x128x12x64xf32>, %a: tensor<1x64x8x8xf32>, %b: t
   %9 = tg.gather %t, %ids : (tensor<30x16xf32>, tensor<1x5xi32>) -> tensor<1x5x16xf32>
   // CHECK: tg.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<30x16xf32>, tensor<1x5xi32>) -> tensor<30x1x5xf32>
   %10 = tg.gather %t, %ids {axis = 1 : i64} : (tensor<30x16xf32>, tensor<1x5xi32>) -> tensor<30x1x5xf32>
+  // CHECK: tg.scatter_add %{{.*}}, %{{.*}} {dim_size = 30 : i64} : (tensor<1x5x16xf32>, tensor<1x5xi32>) -> tensor<30x16xf32>
+  %11 = tg.scatter_add %9, %ids {dim_size = 30 : i64} : (tensor<1x5x16xf32>, tensor<1x5xi32>) -> tensor<30x16xf32>
+  // CHECK: tg.scatter_add %{{.*}}, %{{.*}} {axis = -1 : i64, dim_size = 16 : i64} : (tensor<30x1x5xf32>, tensor<1x5xi32>) -> tensor<30x16xf32>
+  %12 = tg.scatter_add %10, %ids {axis = -1 : i64, dim_size = 16 : i64} : (tensor<30x1x5xf32>, tensor<1x5xi32>) -> tensor<30x16xf32>
   return
 }
 

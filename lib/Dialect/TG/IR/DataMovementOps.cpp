@@ -396,3 +396,77 @@ LogicalResult GatherOp::exportONNX(ONNXEmitter &e) {
       .attr("axis", int64_t(getAxis()));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// tg.scatter_add
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterAddOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> location,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  return inferScatterAdd(location, adaptor.getUpdates().getType(),
+                         adaptor.getIndices().getType(), adaptor.getAxis(),
+                         adaptor.getDimSize(), inferred);
+}
+
+/// The axis in [0, rank(output)).
+static int64_t scatterAxis(ScatterAddOp op) {
+  return axisOf(op.getAxis(), op.getType().getRank());
+}
+
+LogicalResult ScatterAddOp::evaluate(interp::EvalFrame &frame) {
+  int64_t axis = scatterAxis(*this);
+  return frame.visit([&](auto &f) -> LogicalResult {
+    auto r = interp::scatterAdd(f.in(0), f.in(1), axis, int64_t(getDimSize()));
+    if (!r)
+      return emitOpError() << llvm::toString(r.takeError());
+    return f.push(std::move(*r));
+  });
+}
+
+// One addition per update element.
+OpWork ScatterAddOp::getWork() {
+  OpWork work = streamingWork(*this, 0);
+  work.flops = numElementsOf(getUpdates().getType());
+  return work;
+}
+
+LogicalResult ScatterAddOp::exportONNX(ONNXEmitter &e) {
+  // Opset 17 ScatterElements(reduction = add) on 3-D views [outer, n, inner]:
+  // the zero data [outer, dim_size, inner] is an Expand of a scalar zero,
+  // the indices (flattened to n) are broadcast along outer and inner, and
+  // the sum is reshaped to the result. ScatterElements takes negative
+  // indices as gather does.
+  auto updates = getUpdates().getType();
+  int64_t axis = scatterAxis(*this);
+  int64_t ri = getIndices().getType().getRank();
+  ArrayRef<int64_t> shape = updates.getShape();
+  auto prod = [](ArrayRef<int64_t> dims) {
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n *= d;
+    return n;
+  };
+  int64_t outer = prod(shape.take_front(axis));
+  int64_t n = prod(shape.slice(axis, ri));
+  int64_t inner = prod(shape.drop_front(axis + ri));
+  auto zero = e.scalar(updates.getElementType(), 0.0, "_zero");
+  if (failed(zero))
+    return failure();
+  std::string data = e.fresh("_zeros"), idx = e.fresh("_idx"),
+              idx3 = e.fresh("_idx3"), upd = e.fresh("_updates"),
+              sum = e.fresh("_sum");
+  e.node("Expand", {*zero, e.constI64({outer, int64_t(getDimSize()), inner}, "_shape")},
+         {data});
+  e.node("Reshape", {e.input(1), e.constI64({1, n, 1}, "_idx_shape")}, {idx});
+  e.node("Expand", {idx, e.constI64({outer, n, inner}, "_upd_shape")}, {idx3});
+  e.node("Reshape", {e.input(0), e.constI64({outer, n, inner}, "_upd_shape")},
+         {upd});
+  e.node("ScatterElements", {data, idx3, upd}, {sum})
+      .attr("axis", int64_t(1))
+      .attr("reduction", StringRef("add"));
+  e.node("Reshape", {sum, e.constI64(getType().getShape(), "_out_shape")},
+         {e.output()});
+  return success();
+}

@@ -442,6 +442,35 @@ LogicalResult inferGather(Loc location, Type data, Type indices, int64_t axis,
   return success();
 }
 
+LogicalResult inferScatterAdd(Loc location, Type updates, Type indices,
+                              int64_t axis, int64_t dimSize,
+                              Inferred &inferred) {
+  auto u = ranked(updates), idx = ranked(indices);
+  int64_t dataRank = u.getRank() - idx.getRank() + 1;
+  if (dataRank < 1)
+    return emitOptionalError(location, "updates rank ", u.getRank(),
+                             " is less than the indices rank ", idx.getRank());
+  auto ax = normalizeAxis(location, axis, dataRank, "axis");
+  if (failed(ax))
+    return failure();
+  ArrayRef<int64_t> indexed = u.getShape().slice(*ax, idx.getRank());
+  if (indexed != idx.getShape())
+    return emitOptionalError(location, "updates dims ", *ax, "..",
+                             *ax + idx.getRank(), " are ", shapeString(indexed),
+                             ", not the indices shape ",
+                             shapeString(idx.getShape()));
+  if (dimSize < 0)
+    return emitOptionalError(location, "'dim_size' must be >= 0, got ",
+                             dimSize);
+  if (dimSize == 0 && idx.getNumElements() != 0)
+    return emitOptionalError(location, "cannot scatter into an empty axis");
+  SmallVector<int64_t> shape(u.getShape().take_front(*ax));
+  shape.push_back(dimSize);
+  llvm::append_range(shape, u.getShape().drop_front(*ax + idx.getRank()));
+  inferred.push_back(RankedTensorType::get(shape, u.getElementType()));
+  return success();
+}
+
 LogicalResult inferResize(Loc location, Type input, ArrayRef<int64_t> sizes,
                           std::optional<ArrayRef<double>> scales,
                           Inferred &inferred) {

@@ -274,6 +274,16 @@ module {
     %y = tg.gather %x, %i : (tensor<5x3xf32>, tensor<2x4xi64>) -> tensor<2x4x3xf32>
     return %y : tensor<2x4x3xf32>
   }
+  func.func @scatter_add_rows(%u: tensor<2x4x3xf32> {tg.name = "u"}) -> (tensor<5x3xf32> {tg.name = "y"}) {
+    %i = tg.constant dense<[[0, 4, -1, 2], [2, 2, -5, 1]]> : tensor<2x4xi64>
+    %y = tg.scatter_add %u, %i {dim_size = 5 : i64} : (tensor<2x4x3xf32>, tensor<2x4xi64>) -> tensor<5x3xf32>
+    return %y : tensor<5x3xf32>
+  }
+  func.func @scatter_add_axis1(%u: tensor<2x4x3xf32> {tg.name = "u"}) -> (tensor<2x6x3xf32> {tg.name = "y"}) {
+    %i = tg.constant dense<[3, -6, 3, 5]> : tensor<4xi32>
+    %y = tg.scatter_add %u, %i {axis = -2 : i64, dim_size = 6 : i64} : (tensor<2x4x3xf32>, tensor<4xi32>) -> tensor<2x6x3xf32>
+    return %y : tensor<2x6x3xf32>
+  }
   func.func @gather_axis1(%x: tensor<2x5x3xf32> {tg.name = "x"}, %i: tensor<4xi64> {tg.name = "i"}) -> (tensor<2x4x3xf32> {tg.name = "y"}) {
     %n = tg.constant dense<[0, -1, 2, -5]> : tensor<4xi64>
     %a = tg.gather %x, %i {axis = 1 : i64} : (tensor<2x5x3xf32>, tensor<4xi64>) -> tensor<2x4x3xf32>

@@ -616,6 +616,30 @@ def TG_GatherOp : TG_InferOp<"gather", TG_Facts> {
   let results = (outs TG_Tensor:$output);
 }
 
+def TG_ScatterAddOp : TG_InferOp<"scatter_add", TG_Facts> {
+  let summary = "the adjoint of tg.gather: sum slices into a zero tensor by index";
+  let description = [{
+    `output.shape = updates.shape[:axis] + [dim_size] +
+    updates.shape[axis + indices.rank:]`, where
+    `updates.shape[axis : axis + indices.rank] == indices.shape`. The output
+    starts at zero and, for every multi-index `j` of `indices`,
+    `output[..., indices[j], ...] += updates[..., j, ...]`. Negative indices
+    count from the end; an index out of `[-dim_size, dim_size)` is a run-time
+    error of the interpreter, as in `tg.gather`. So
+    `scatter_add(g, idx, axis, dim_size = data.shape[axis])` is the
+    vector-Jacobian product of `gather(data, idx, axis)` with respect to
+    `data`.
+
+    ```mlir
+    %d = tg.scatter_add %g, %ids {axis = 0 : i64, dim_size = 30522 : i64}
+        : (tensor<1x128x768xf32>, tensor<1x128xi64>) -> tensor<30522x768xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$updates, TG_IndexTensor:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$axis, I64Attr:$dim_size);
+  let results = (outs TG_FloatTensor:$output);
+}
+
 //===----------------------------------------------------------------------===//
 // Resampling
 //===----------------------------------------------------------------------===//

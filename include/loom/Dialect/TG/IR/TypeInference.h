@@ -74,6 +74,11 @@ LogicalResult inferEnlarge(Loc location, mlir::Type input,
                            Inferred &inferred);
 LogicalResult inferGather(Loc location, mlir::Type data, mlir::Type indices,
                           int64_t axis, Inferred &inferred);
+/// scatter_add: `axis` in [-r, r) for the gathered data's rank
+/// r = rank(updates) - rank(indices) + 1.
+LogicalResult inferScatterAdd(Loc location, mlir::Type updates,
+                              mlir::Type indices, int64_t axis,
+                              int64_t dimSize, Inferred &inferred);
 LogicalResult inferResize(Loc location, mlir::Type input,
                           llvm::ArrayRef<int64_t> sizes,
                           std::optional<llvm::ArrayRef<double>> scales,
