@@ -1,0 +1,108 @@
+//===- TrainStep.h - Run a compiled training step through libloomrt -*- C++ -*-===//
+//
+// Part of Loom. Binds an artifact that holds a training step written by
+// --tg-autodiff (docs/Training.md) and an evaluation function, through the C
+// API of libloomrt (include/loom-c/Runtime.h), checking that the entries
+// follow the contract:
+//
+//   train entry  inputs:  images f32 [B, ...], labels i64 or i32 [B], then
+//                         every parameter and every optimizer state tensor
+//                outputs: loss (a scalar f32), then for every input after the
+//                         labels one output of the same name, shape and dtype
+//                         (its new value)
+//   eval entry   inputs:  images f32 [B', ...] (same image shape), then
+//                         parameters, each named as a train-step input
+//                outputs: logits f32 [B', classes]
+//
+// The parameters are the eval entry's trailing inputs; every other train-step
+// input after the labels is optimizer state and starts at zero.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_EXAMPLES_TRAINSTEP_H
+#define LOOM_EXAMPLES_TRAINSTEP_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+struct loom_model;
+struct loom_context;
+
+namespace loom::train {
+
+struct TensorInfo {
+  std::string name, dtype;
+  std::vector<int64_t> shape;
+  int64_t bytes = 0;
+  int64_t elements() const;
+};
+
+class TrainStep {
+public:
+  TrainStep() = default;
+  TrainStep(const TrainStep &) = delete;
+  TrainStep &operator=(const TrainStep &) = delete;
+  ~TrainStep();
+
+  /// Loads `artifact` with `numThreads` threads (0: the hardware's) and binds
+  /// its entries. A missing entry or one that breaks the contract above is an
+  /// error naming the entry and the input or output.
+  bool open(const std::string &artifact, const std::string &trainEntry,
+            const std::string &evalEntry, int numThreads, std::string &error);
+
+  int64_t batch() const { return batch_; }
+  int64_t evalBatch() const { return evalBatch_; }
+  int64_t imageElements() const { return imageElements_; }
+  int64_t classes() const { return classes_; }
+  /// The parameters (in the eval entry's order) and the optimizer state.
+  const std::vector<TensorInfo> &parameters() const { return params_; }
+  const std::vector<TensorInfo> &state() const { return stateInfo_; }
+
+  /// PyTorch's default initialisation, from a fixed seed (see
+  /// parameterFanIn); optimizer state is set to zero.
+  bool initialize(uint64_t seed, std::string &error);
+
+  /// One training step on `batch()` images (row-major, imageElements() floats
+  /// each) and labels; the parameters and state are updated in place.
+  bool step(const float *images, const int64_t *labels, float &loss,
+            std::string &error);
+
+  /// Logits [evalBatch(), classes()] of `evalBatch()` images with the
+  /// current parameters.
+  bool logits(const float *images, float *out, std::string &error);
+
+  /// The current value of a parameter or state tensor, or null.
+  const float *value(const std::string &name) const;
+
+private:
+  loom_model *model_ = nullptr;
+  loom_context *context_ = nullptr;
+  int64_t trainEntry_ = -1, evalEntry_ = -1;
+  int64_t batch_ = 0, evalBatch_ = 0, imageElements_ = 0, classes_ = 0;
+  bool labelsI32_ = false;
+  std::vector<TensorInfo> params_, stateInfo_;
+  // The train entry's inputs after the labels: current and next values, and
+  // for each of them the output index that returns it.
+  std::vector<TensorInfo> carried_;
+  std::vector<std::vector<float>> current_, next_;
+  std::vector<int64_t> outputOf_;
+  // For each eval-entry input after the images: the index into carried_.
+  std::vector<int64_t> evalSource_;
+  std::vector<int32_t> labels32_;
+};
+
+/// The fan-in PyTorch's default initialisation uses for parameter `name` of
+/// `shape` (U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weights and biases):
+///   rank >= 3 (OIHW filters):         shape[1] * shape[2] * ...
+///   rank 2 ([in, out], tg.matmul's right operand; nn.Linear's is [out, in]):
+///                                     shape[0]
+///   a name ending in "bias":          the fan-in of the parameter named the
+///                                     same with "weight" in place of "bias"
+///   any other rank-0/1 tensor:        0, meaning "set to 1" (a norm's scale)
+/// Returns -1 (with `error`) for a bias without its weight.
+int64_t parameterFanIn(const std::string &name, const std::vector<int64_t> &shape,
+                       const std::vector<TensorInfo> &all, std::string &error);
+
+} // namespace loom::train
+
+#endif
