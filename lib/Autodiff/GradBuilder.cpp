@@ -149,6 +149,25 @@ Value GradBuilder::conv2dInputGrad(Value dz, Value filter,
   int64_t n = dzShape[0], o = dzShape[1], cg = fShape[1], og = o / groups;
   int64_t kernel[2] = {fShape[2], fShape[3]};
   int64_t spatial[2] = {inputType.getDimSize(2), inputType.getDimSize(3)};
+  if (groups == 1 && dilations[0] == 1 && dilations[1] == 1 &&
+      strides[0] >= kernel[0] && strides[1] >= kernel[1]) {
+    // Windows that do not overlap (a patch embedding): every input element
+    // is in at most one window, so the adjoint is one product W^T dz laid
+    // out patch by patch, instead of a convolution over a zero-spread
+    // gradient with the whole kernel (16x16 taps for a ViT).
+    int64_t oh = dzShape[2], ow = dzShape[3], c = cg;
+    Value d = reshape(transpose(dz, {0, 2, 3, 1}), {n * oh * ow, o});
+    Value cols = matmul(d, reshape(filter, {o, c * kernel[0] * kernel[1]}));
+    cols = reshape(cols, {n, oh, ow, c, kernel[0], kernel[1]});
+    cols = transpose(cols, {0, 3, 1, 4, 2, 5});
+    cols = padOrCrop(cols, {0, 0, 0, 0, 0, 0},
+                     {0, 0, 0, strides[0] - kernel[0], 0,
+                      strides[1] - kernel[1]});
+    cols = reshape(cols, {n, c, oh * strides[0], ow * strides[1]});
+    return padOrCrop(cols, {0, 0, -pads[0], -pads[1]},
+                     {0, 0, spatial[0] - (oh * strides[0] - pads[0]),
+                      spatial[1] - (ow * strides[1] - pads[1])});
+  }
   Value spread = interleaveZeros(dz, {1, 1, strides[0], strides[1]});
   SmallVector<int64_t> low(4, 0), high(4, 0);
   for (int d = 0; d < 2; ++d) {

@@ -25,7 +25,7 @@ using interp::F64Domain;
 using Tensor64 = interp::Tensor<F64Domain>;
 
 double TensorGradientCheck::relativeError() const {
-  return largestError / std::max(largestGradient, 1e-8);
+  return largestError / std::max(largestGradient, floor);
 }
 
 namespace {
@@ -57,6 +57,64 @@ bool isFloatTensor(Type t) {
   return rt && isa<FloatType>(rt.getElementType());
 }
 
+bool isScalarLoss(func::FuncOp fn) {
+  if (fn.getNumResults() != 1)
+    return false;
+  auto rt = cast<RankedTensorType>(fn.getResultTypes()[0]);
+  return rt.getRank() == 0 && isa<FloatType>(rt.getElementType());
+}
+
+/// `fn` with its results r_i replaced by the scalar sum_i sum(r_i * c_i)
+/// for fixed random c_i in [-1, 1) (integer results dropped): the gradient
+/// of that scalar is one vector-Jacobian product of `fn`, with a random
+/// vector, which checks every VJP on the way as well as a scalar loss does.
+FailureOr<func::FuncOp> randomProjection(func::FuncOp fn, uint64_t seed) {
+  auto projected = cast<func::FuncOp>(fn->clone());
+  projected.setName("__loom_projected");
+  SymbolTable(fn->getParentOfType<ModuleOp>()).insert(projected);
+  Block &body = projected.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  OpBuilder b(ret);
+  Location loc = fn.getLoc();
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  Value total;
+  for (Value r : ret.getOperands()) {
+    if (!isFloatTensor(r.getType()))
+      continue;
+    auto type = cast<RankedTensorType>(r.getType());
+    SmallVector<APFloat> values;
+    for (int64_t i = 0; i < type.getNumElements(); ++i)
+      values.push_back(
+          b.getFloatAttr(type.getElementType(), uniform(rng)).getValue());
+    Value c = ConstantOp::create(
+        b, loc, type, cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
+    Value term = MulOp::create(b, loc, r, c);
+    if (type.getRank() > 0) {
+      SmallVector<int64_t> axes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        axes.push_back(d);
+      term = ReduceSumOp::create(b, loc, term, axes, /*keepdims=*/false);
+    }
+    if (total && cast<RankedTensorType>(total.getType()).getElementType() !=
+                     type.getElementType())
+      term = CastOp::create(b, loc, cast<RankedTensorType>(total.getType()),
+                            term);
+    total = total ? Value(AddOp::create(b, loc, total, term)) : term;
+  }
+  if (!total) {
+    projected.erase();
+    return fn.emitError("cannot check gradients: the function has no float "
+                        "result");
+  }
+  func::ReturnOp::create(b, ret.getLoc(), total);
+  ret.erase();
+  projected.setType(b.getFunctionType(projected.getArgumentTypes(),
+                                      {total.getType()}));
+  projected.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+  return projected;
+}
+
 } // namespace
 
 FailureOr<std::vector<TensorGradientCheck>>
@@ -65,9 +123,17 @@ autodiff::checkGradients(func::FuncOp fn, ArrayRef<Tensor64> args,
   auto module = fn->getParentOfType<ModuleOp>();
   OwningOpRef<ModuleOp> copy = module.clone();
   auto target = copy->lookupSymbol<func::FuncOp>(fn.getSymName());
-  if (copy->lookupSymbol("__loom_forward") ||
-      copy->lookupSymbol("__loom_weights") || copy->lookupSymbol("__loom_grad"))
-    return fn.emitError("names starting with __loom_ are reserved");
+  for (StringRef reserved : {"__loom_forward", "__loom_weights", "__loom_grad",
+                             "__loom_projected"})
+    if (copy->lookupSymbol(reserved))
+      return fn.emitError("names starting with __loom_ are reserved");
+  if (!isScalarLoss(target)) {
+    FailureOr<func::FuncOp> projected =
+        randomProjection(target, options.seed + 1);
+    if (failed(projected))
+      return failure();
+    target = *projected;
+  }
 
   // The forward function with its weights as arguments, for the differences.
   auto forward = cast<func::FuncOp>(target->clone());
@@ -111,8 +177,22 @@ autodiff::checkGradients(func::FuncOp fn, ArrayRef<Tensor64> args,
   }
 
   std::mt19937_64 rng(options.seed);
+  std::vector<bool> chosen(wrt.size(), true);
+  if (options.tensors > 0 && options.tensors < int64_t(wrt.size())) {
+    std::vector<size_t> middle;
+    for (size_t k = 1; k + 1 < wrt.size(); ++k)
+      middle.push_back(k);
+    std::shuffle(middle.begin(), middle.end(), rng);
+    chosen.assign(wrt.size(), false);
+    chosen.front() = chosen.back() = true;
+    for (int64_t i = 0; i < options.tensors - 2 && i < int64_t(middle.size());
+         ++i)
+      chosen[middle[i]] = true;
+  }
   std::vector<TensorGradientCheck> rows;
   for (auto [k, argIndex] : llvm::enumerate(wrt)) {
+    if (!chosen[k])
+      continue;
     const Tensor64 &g = (*analytic)[1 + k];
     TensorGradientCheck row;
     row.name = names[k];
@@ -143,5 +223,10 @@ autodiff::checkGradients(func::FuncOp fn, ArrayRef<Tensor64> args,
     }
     rows.push_back(row);
   }
+  double scale = 0;
+  for (const auto &r : rows)
+    scale = std::max(scale, r.largestGradient);
+  for (auto &r : rows)
+    r.floor = std::max(1e-3 * scale, 1e-12);
   return rows;
 }

@@ -124,7 +124,6 @@ VJP enlargeVJP(EnlargeOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-#ifdef LOOM_PENDING_OPS
 VJP gatherVJP(GatherOp op, GradBuilder &g, ValueRange grads,
               ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
@@ -138,9 +137,7 @@ VJP gatherVJP(GatherOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-#endif
 
-#ifdef LOOM_PENDING_OPS
 VJP scatterAddVJP(ScatterAddOp op, GradBuilder &g, ValueRange grads,
                   ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
@@ -151,7 +148,6 @@ VJP scatterAddVJP(ScatterAddOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-#endif
 
 template <class OpT>
 VJP noGradient(OpT op, GradBuilder &, ValueRange, ArrayRef<bool>) {
@@ -170,10 +166,8 @@ void loom::tg::autodiff::attachMovementGradients(MLIRContext *context) {
   attachGradient<SliceOp, sliceVJP>(context);
   attachGradient<PadOp, padVJP>(context);
   attachGradient<EnlargeOp, enlargeVJP>(context);
-#ifdef LOOM_PENDING_OPS
   attachGradient<GatherOp, gatherVJP>(context);
   attachGradient<ScatterAddOp, scatterAddVJP>(context);
-#endif
 
   attachGradient<ResizeOp, noGradient<ResizeOp>>(context);
   attachGradient<FragmentOp, noGradient<FragmentOp>>(context);

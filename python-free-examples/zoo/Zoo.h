@@ -19,7 +19,7 @@ namespace loom::zoo {
 /// Command-line settings of a model. Unset ones take the model's default.
 struct ModelOptions {
   int64_t batch = 1;
-  std::optional<int64_t> seq, layers, hidden, vocab;
+  std::optional<int64_t> seq, layers, hidden, vocab, image;
 };
 
 /// The options (besides --batch) a model accepts.
@@ -29,6 +29,7 @@ enum OptionMask : unsigned {
   kLayers = 2,
   kHidden = 4,
   kVocab = 8,
+  kImage = 16,
 };
 
 /// A named result of a model.
@@ -48,7 +49,7 @@ struct ModelInfo {
   const char *summary;
   /// Where the configuration comes from.
   const char *source;
-  /// Which of --seq, --layers, --hidden, --vocab apply (OptionMask).
+  /// Which of --seq, --layers, --hidden, --vocab, --image apply (OptionMask).
   unsigned options;
   /// What those options mean for this model, with their defaults.
   const char *optionHelp;

@@ -4,7 +4,7 @@
 // optionally random weights for it:
 //
 //   loom-zoo MODEL [--batch N] [--seq N] [--layers N] [--hidden N]
-//            [--vocab N] [--seed S] -o OUT.mlir [--weights OUT.safetensors]
+//            [--vocab N] [--image N] [--seed S] -o OUT.mlir [--weights OUT.safetensors]
 //            [--onnx OUT.onnx] [--op-counts]
 //   loom-zoo --list
 //
@@ -57,6 +57,9 @@ cl::opt<int64_t> hidden("hidden",
                         cl::cat(zooCategory));
 cl::opt<int64_t> vocab("vocab",
                        cl::desc("Embedding table rows (models that have one)"),
+                       cl::cat(zooCategory));
+cl::opt<int64_t> image("image",
+                       cl::desc("Input height and width (the CNNs)"),
                        cl::cat(zooCategory));
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random weights"),
                        cl::init(0), cl::cat(zooCategory));
@@ -160,7 +163,8 @@ int main(int argc, char **argv) {
   } settings[] = {{seq, kSeq, options.seq},
                   {layers, kLayers, options.layers},
                   {hidden, kHidden, options.hidden},
-                  {vocab, kVocab, options.vocab}};
+                  {vocab, kVocab, options.vocab},
+                  {image, kImage, options.image}};
   for (auto &s : settings) {
     if (!s.opt.getNumOccurrences())
       continue;
@@ -173,6 +177,15 @@ int main(int argc, char **argv) {
       return 2;
     }
     s.slot = s.opt.getValue();
+  }
+  if (options.image) {
+    int64_t least = model->build == buildInceptionV3 ? 75 : 32;
+    if (*options.image < least || *options.image > 4096) {
+      llvm::errs() << "loom-zoo: bad --image " << *options.image
+                   << " for model '" << model->name << "' (expected " << least
+                   << " to 4096)\n";
+      return 2;
+    }
   }
 
 #ifdef LOOM_ZOO_HAVE_ONNX

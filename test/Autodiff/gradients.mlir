@@ -38,6 +38,8 @@
 // RUN: loom-run %s --entry conv_groups --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry conv_depthwise_relu --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry conv_1x1_pad_sigmoid --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
+// RUN: loom-run %s --entry conv_patches --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
+// RUN: loom-run %s --entry conv_patches_gaps_pads --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry conv_stride3_tanh --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry avgpool_pad_excluded --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry avgpool_pad_included --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
@@ -50,6 +52,8 @@
 // RUN: loom-run %s --entry pad --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry enlarge --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry broadcast_to --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
+// RUN: loom-run %s --entry gather_repeated_negative --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
+// RUN: loom-run %s --entry gather_axis1 --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry reduce_sum --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry reduce_mean_keep --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry reduce_max --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
@@ -316,6 +320,20 @@ func.func @conv_1x1_pad_sigmoid(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>
   return %r : tensor<f32>
 }
 
+func.func @conv_patches(%x: tensor<2x3x9x8xf32>, %w: tensor<5x3x3x2xf32>, %bias: tensor<5xf32>, %weight: tensor<2x5x3x3xf32>) -> tensor<f32> {
+  %y = tg.conv2d %x, %w, %bias {strides = array<i64: 3, 3>} : (tensor<2x3x9x8xf32>, tensor<5x3x3x2xf32>, tensor<5xf32>) -> tensor<2x5x3x3xf32>
+  %wy = tg.mul %y, %weight : (tensor<2x5x3x3xf32>, tensor<2x5x3x3xf32>) -> tensor<2x5x3x3xf32>
+  %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<2x5x3x3xf32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @conv_patches_gaps_pads(%x: tensor<1x2x9x9xf32>, %w: tensor<3x2x2x2xf32>, %weight: tensor<1x3x3x5xf32>) -> tensor<f32> {
+  %y = tg.conv2d %x, %w {strides = array<i64: 3, 2>, pads = array<i64: 1, 0, 0, 1>} : (tensor<1x2x9x9xf32>, tensor<3x2x2x2xf32>) -> tensor<1x3x3x5xf32>
+  %wy = tg.mul %y, %weight : (tensor<1x3x3x5xf32>, tensor<1x3x3x5xf32>) -> tensor<1x3x3x5xf32>
+  %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x3x3x5xf32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
 func.func @conv_stride3_tanh(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x2x2xf32>, %weight: tensor<1x2x3x3xf32>) -> tensor<f32> {
   %y = tg.conv2d %x, %w {strides = array<i64: 3, 3>, activation = #tg<activation tanh>} : (tensor<1x2x8x8xf32>, tensor<2x2x2x2xf32>) -> tensor<1x2x3x3xf32>
   %wy = tg.mul %y, %weight : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
@@ -399,6 +417,22 @@ func.func @broadcast_to(%x: tensor<3x1xf32>, %weight: tensor<2x3x4xf32>) -> tens
   %y = tg.broadcast_to %x : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
   %wy = tg.mul %y, %weight : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @gather_repeated_negative(%x: tensor<5x3xf32>, %weight: tensor<2x2x3xf32>) -> tensor<f32> {
+  %i = tg.constant dense<[[4, 0], [4, -1]]> : tensor<2x2xi64>
+  %y = tg.gather %x, %i {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2x2xi64>) -> tensor<2x2x3xf32>
+  %wy = tg.mul %y, %weight : (tensor<2x2x3xf32>, tensor<2x2x3xf32>) -> tensor<2x2x3xf32>
+  %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2>, keepdims = false} : (tensor<2x2x3xf32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @gather_axis1(%x: tensor<2x5x3xf32>, %weight: tensor<2x3x3xf32>) -> tensor<f32> {
+  %i = tg.constant dense<[1, 1, 3]> : tensor<3xi32>
+  %y = tg.gather %x, %i {axis = 1 : i64} : (tensor<2x5x3xf32>, tensor<3xi32>) -> tensor<2x3x3xf32>
+  %wy = tg.mul %y, %weight : (tensor<2x3x3xf32>, tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+  %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2>, keepdims = false} : (tensor<2x3x3xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 

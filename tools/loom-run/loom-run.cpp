@@ -123,16 +123,18 @@ static cl::opt<bool> checkArtifact(
 
 static cl::opt<bool> checkGradientsFlag(
     "check-gradients",
-    cl::desc("For a function with one scalar float result: compare the "
-             "gradient --tg-autodiff builds for every float argument and "
-             "tg.weight with central finite differences, in f64 on the "
-             "interpreter; print the largest relative error per tensor and "
-             "exit non-zero when one exceeds --gradient-tolerance"),
+    cl::desc("Compare the gradient --tg-autodiff builds for every float "
+             "argument and tg.weight with central finite differences, in f64 "
+             "on the interpreter (of the scalar result, or of sum(result * "
+             "fixed random tensor) for other results); print the largest "
+             "relative error per tensor and exit non-zero when one exceeds "
+             "--gradient-tolerance"),
     cl::cat(runCat));
 static cl::opt<double> gradientTolerance(
     "gradient-tolerance",
     cl::desc("Largest relative gradient error --check-gradients accepts: max "
-             "|autodiff - difference| / max |difference| per tensor "
+             "|autodiff - difference| / max |difference| per tensor, the "
+             "divisor at least 1e-3 of the largest over all tensors "
              "(default 1e-5)"),
     cl::init(1e-5), cl::cat(runCat));
 static cl::opt<int64_t> gradientSamples(
@@ -140,6 +142,12 @@ static cl::opt<int64_t> gradientSamples(
     cl::desc("Elements --check-gradients checks per tensor (all of a smaller "
              "one, a random sample of a larger one; default 64)"),
     cl::init(64), cl::cat(runCat));
+
+static cl::opt<int64_t> gradientTensors(
+    "gradient-tensors",
+    cl::desc("Tensors --check-gradients checks (default 0: all; else a "
+             "random choice of this many, with the first and the last)"),
+    cl::init(0), cl::cat(runCat));
 
 static cl::opt<int64_t> maxElements(
     "max-elements",
@@ -253,6 +261,7 @@ int checkGradients(func::FuncOp fn) {
     return rc;
   tg::autodiff::GradientCheckOptions options;
   options.samplesPerTensor = gradientSamples;
+  options.tensors = gradientTensors;
   options.seed = seed;
   options.weightsFile = weightsFile;
   auto start = std::chrono::steady_clock::now();

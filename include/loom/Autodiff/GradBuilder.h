@@ -62,6 +62,7 @@ public:
   Value erf(Value a) { return ErfOp::create(b, loc, a); }
   Value sigmoid(Value a) { return SigmoidOp::create(b, loc, a); }
   Value pow(Value a, Value c) { return PowOp::create(b, loc, a, c); }
+  Value matmul(Value a, Value c) { return MatmulOp::create(b, loc, a, c); }
   Value softmax(Value a, int64_t axis) {
     return SoftmaxOp::create(b, loc, a, axis);
   }

@@ -24,6 +24,10 @@ struct GradientCheckOptions {
   /// Elements checked per tensor (all of a smaller tensor; a seeded random
   /// sample of a larger one).
   int64_t samplesPerTensor = 64;
+  /// Tensors checked (0: all; else a seeded random choice of this many,
+  /// always with the first and the last: a deep model's earliest weights
+  /// take their gradient through every VJP on the way).
+  int64_t tensors = 0;
   uint64_t seed = 0;
   /// The difference step, relative: h = step * max(1, |x|).
   double step = 1e-5;
@@ -37,13 +41,20 @@ struct TensorGradientCheck {
   int64_t checked = 0;   // elements compared
   double largestGradient = 0; // max |finite difference| over those
   double largestError = 0;    // max |autodiff - finite difference|
-  /// largestError / max(largestGradient, 1e-8).
+  /// 1e-3 of the largest |finite difference| over all tensors checked: the
+  /// scale below which a tensor's gradient counts as zero (the key bias of
+  /// attention has a gradient that is exactly zero; its differences are
+  /// rounding noise).
+  double floor = 1e-12;
+  /// largestError / max(largestGradient, floor).
   double relativeError() const;
 };
 
-/// Checks the gradient of `fn` (one scalar float result) with respect to
-/// every float argument and every float tg.weight, on `args` (one per
-/// argument). On failure a diagnostic has been emitted. `fn`'s module is
+/// Checks the gradient of `fn` with respect to every float argument and
+/// every float tg.weight, on `args` (one per argument). A function with
+/// other results than one scalar float is checked through the scalar
+/// sum_i sum(result_i * c_i) with fixed random c_i: one vector-Jacobian
+/// product with a random vector. On failure a diagnostic has been emitted. `fn`'s module is
 /// not changed (the work is done on a copy).
 mlir::FailureOr<std::vector<TensorGradientCheck>>
 checkGradients(mlir::func::FuncOp fn,

@@ -115,7 +115,7 @@ Value inceptionE(GraphBuilder &b, Value x, StringRef name) {
 } // namespace
 
 Outputs zoo::buildInceptionV3(GraphBuilder &b, const ModelOptions &o) {
-  Value x = b.input("input", {o.batch, 3, 299, 299});
+  Value x = b.input("input", {o.batch, 3, o.image.value_or(299), o.image.value_or(299)});
   x = basic(b, x, 32, 3, "Conv2d_1a_3x3", stride2()); // 149
   x = basic(b, x, 32, 3, "Conv2d_2a_3x3");            // 147
   x = basic(b, x, 64, 3, "Conv2d_2b_3x3", pad(1, 1)); // 147

@@ -46,7 +46,7 @@ Value bottleneck(GraphBuilder &b, Value x, StringRef prefix, int64_t width,
 
 Outputs zoo::buildResNetFamily(GraphBuilder &b, const ModelOptions &o,
                                int64_t groups, int64_t widthPerGroup) {
-  Value x = b.input("input", {o.batch, 3, 224, 224});
+  Value x = b.input("input", {o.batch, 3, o.image.value_or(224), o.image.value_or(224)});
   x = b.convBnRelu(x, 64, 7, "conv1", "bn1", Conv2dOptions().stride(2).pad(3));
   x = b.maxpool2d(x, Pool2dOptions(3).stride(2).pad(1));
 

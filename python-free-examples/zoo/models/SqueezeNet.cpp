@@ -50,7 +50,7 @@ Value maxPool(GraphBuilder &b, Value x) {
 } // namespace
 
 Outputs zoo::buildSqueezeNet(GraphBuilder &b, const ModelOptions &o) {
-  Value x = b.input("input", {o.batch, 3, 224, 224});
+  Value x = b.input("input", {o.batch, 3, o.image.value_or(224), o.image.value_or(224)});
   x = convRelu(b, x, 64, 3, "features.0", Conv2dOptions().stride(2)); // 111
   x = maxPool(b, x);                                                  // 55
   x = fire(b, x, "features.3", 16, 64, 64);
