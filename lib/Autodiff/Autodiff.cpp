@@ -66,11 +66,9 @@ SmallVector<std::string> autodiff::weightsToArguments(func::FuncOp fn) {
   return names;
 }
 
-namespace {
-
 /// y = (x - mean_b) * rsqrt(var_b + eps) * scale + bias, with the batch's
 /// mean and (biased) variance over every dimension but the channel.
-void batchnormToTraining(func::FuncOp fn) {
+void autodiff::batchnormToTraining(func::FuncOp fn) {
   SmallVector<BatchNormOp> ops;
   fn.walk([&](BatchNormOp op) { ops.push_back(op); });
   for (BatchNormOp op : ops) {
@@ -93,6 +91,8 @@ void batchnormToTraining(func::FuncOp fn) {
     op.erase();
   }
 }
+
+namespace {
 
 bool isFloat(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());

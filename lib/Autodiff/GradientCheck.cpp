@@ -127,6 +127,8 @@ autodiff::checkGradients(func::FuncOp fn, ArrayRef<Tensor64> args,
                              "__loom_projected"})
     if (copy->lookupSymbol(reserved))
       return fn.emitError("names starting with __loom_ are reserved");
+  if (options.batchnormTraining)
+    batchnormToTraining(target);
   if (!isScalarLoss(target)) {
     FailureOr<func::FuncOp> projected =
         randomProjection(target, options.seed + 1);

@@ -149,6 +149,13 @@ static cl::opt<int64_t> gradientTensors(
              "random choice of this many, with the first and the last)"),
     cl::init(0), cl::cat(runCat));
 
+static cl::opt<bool> gradientBatchnormTraining(
+    "batchnorm-training",
+    cl::desc("--check-gradients: check tg.batchnorm in its training form "
+             "(batch statistics, as --tg-autodiff builds it) instead of as "
+             "written"),
+    cl::cat(runCat));
+
 static cl::opt<int64_t> maxElements(
     "max-elements",
     cl::desc("Largest tensor, in elements, the interpreter may allocate"),
@@ -262,6 +269,7 @@ int checkGradients(func::FuncOp fn) {
   tg::autodiff::GradientCheckOptions options;
   options.samplesPerTensor = gradientSamples;
   options.tensors = gradientTensors;
+  options.batchnormTraining = gradientBatchnormTraining;
   options.seed = seed;
   options.weightsFile = weightsFile;
   auto start = std::chrono::steady_clock::now();

@@ -53,6 +53,10 @@ struct Options {
 /// the weight's name), in order of first use; returns the names.
 llvm::SmallVector<std::string> weightsToArguments(mlir::func::FuncOp fn);
 
+/// Rewrites every tg.batchnorm of `fn` into its training form: the batch's
+/// mean and biased variance over every dimension but the channel.
+void batchnormToTraining(mlir::func::FuncOp fn);
+
 /// Builds the training-step (or gradient) function of `fn` beside it in its
 /// module. Arguments: fn's, then one per parameter (fn's float tg.weights,
 /// in order of first use), then the optimizer state (Adam: NAME.m for every

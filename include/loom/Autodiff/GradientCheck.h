@@ -31,6 +31,9 @@ struct GradientCheckOptions {
   uint64_t seed = 0;
   /// The difference step, relative: h = step * max(1, |x|).
   double step = 1e-5;
+  /// Check tg.batchnorm in its training form (batch statistics), as a
+  /// training step computes it, instead of as written.
+  bool batchnormTraining = false;
   /// Safetensors file of the tg.weights (default: the module's tg.weights).
   std::string weightsFile;
 };
