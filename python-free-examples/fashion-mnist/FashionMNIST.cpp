@@ -67,6 +67,12 @@ bool readIdx(const std::string &path, std::vector<uint8_t> &bytes,
   return true;
 }
 
+static std::string installHint() {
+  return std::string(" (the Debian package ") + kDataPackage + " installs it under " +
+         kDefaultDataDir + ": apt-get install " + kDataPackage +
+         "; --data names another directory holding the four IDX files)";
+}
+
 static bool findFile(const std::string &dir, const std::string &base,
                      std::string &path, std::string &error) {
   for (const char *suffix : {".gz", ""}) {
@@ -76,12 +82,7 @@ static bool findFile(const std::string &dir, const std::string &base,
       return true;
     }
   }
-  error = dir + "/" + base + "(.gz) not found";
-  if (dir == kDefaultDataDir)
-    error += std::string(" (install the Debian package ") + kDataPackage +
-             ": apt-get install " + kDataPackage + ")";
-  else
-    error += " (--data names a directory holding the four Fashion-MNIST IDX files)";
+  error = "Fashion-MNIST not found: " + dir + "/" + base + "(.gz) is missing" + installHint();
   return false;
 }
 
@@ -126,10 +127,7 @@ static bool loadSplit(const std::string &dir, const std::string &prefix,
 
 bool loadDataset(const std::string &dir, Dataset &data, std::string &error) {
   if (!exists(dir)) {
-    error = "Fashion-MNIST not found: " + dir + " does not exist";
-    if (dir == kDefaultDataDir)
-      error += std::string(" (install the Debian package ") + kDataPackage +
-               ": apt-get install " + kDataPackage + ")";
+    error = "Fashion-MNIST not found: " + dir + " does not exist" + installHint();
     return false;
   }
   data.dir = dir;

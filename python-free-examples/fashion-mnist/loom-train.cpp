@@ -261,12 +261,13 @@ private:
 int main(int argc, char **argv) {
   Options opt = parseOptions(argc, argv);
 
-  Dataset data;
+  // The artifact first: its contract errors need no dataset.
   std::string error;
-  if (!loadDataset(opt.data, data, error))
-    fatal(error);
   TrainStep ts;
   if (!ts.open(opt.artifact, opt.trainEntry, opt.evalEntry, opt.numThreads, error))
+    fatal(error);
+  Dataset data;
+  if (!loadDataset(opt.data, data, error))
     fatal(error);
   if (ts.imageElements() != data.train.pixels())
     fatal(opt.artifact + ": entry '" + opt.trainEntry + "' takes images of " +
