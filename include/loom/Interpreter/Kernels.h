@@ -145,6 +145,16 @@ Tensor<D> conv2d(const Tensor<D> &x, const Tensor<D> &w,
 template <class D>
 Tensor<D> maxPool2d(const Tensor<D> &x, const Pool2dParams &params);
 
+/// The vector-Jacobian product of maxPool2d with respect to \p x: zero, then
+/// each window's \p gradOutput element (gradOutput has maxPool2d's result
+/// shape) added at the window's first in-bounds position, in row-major
+/// order, holding its maximum in the order D::less. Only for domains whose
+/// scalars can be compared when the kernel runs
+/// (LOOM_INSTANTIATE_ORDERED_KERNELS).
+template <class D>
+Tensor<D> maxPool2dGrad(const Tensor<D> &x, const Tensor<D> &gradOutput,
+                        const Pool2dParams &params);
+
 /// Average pooling over NCHW input: the sum of the window's in-bounds
 /// elements divided by KH*KW if countIncludePad, else by the number of
 /// in-bounds elements (ONNX count_include_pad).

@@ -387,32 +387,52 @@ Tensor<D> conv2d(const Tensor<D> &x, const Tensor<D> &w,
 
 namespace kernels_detail {
 
-/// Calls fn(plane, outPlane, y0, y1, x0, x1, r, q) for every output position
-/// (r, q) of every NCHW plane, where [y0, y1) x [x0, x1) is the in-bounds part
-/// of its window.
-template <class D, class F>
-Tensor<D> pool2d(const Tensor<D> &x, const Pool2dParams &p, F &&fn) {
-  assert(x.rank() == 4 && "pooling needs NCHW input");
-  int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+/// The result shape [N, C, OH, OW] of 2-D pooling of an NCHW \p shape.
+inline std::vector<int64_t> pooledShape(const std::vector<int64_t> &shape,
+                                        const Pool2dParams &p) {
+  assert(shape.size() == 4 && "pooling needs NCHW input");
+  int64_t oh = std::max<int64_t>(
+      0, (shape[2] + p.pads[0] + p.pads[2] - p.kernel[0]) / p.strides[0] + 1);
+  int64_t ow = std::max<int64_t>(
+      0, (shape[3] + p.pads[1] + p.pads[3] - p.kernel[1]) / p.strides[1] + 1);
+  return {shape[0], shape[1], oh, ow};
+}
+
+/// Calls fn(in, out, y0, y1, x0, x1) for every window of 2-D pooling of an
+/// NCHW \p shape, in row-major order of the pooled shape: \p in is the
+/// offset of the window's plane in the input, \p out the window's offset in
+/// the pooled tensor and [y0, y1) x [x0, x1) the in-bounds part of the
+/// window.
+template <class F>
+void forEachPoolWindow(const std::vector<int64_t> &shape, const Pool2dParams &p,
+                       F &&fn) {
+  std::vector<int64_t> pooled = pooledShape(shape, p);
+  int64_t h = shape[2], w = shape[3], oh = pooled[2], ow = pooled[3];
   int64_t kh = p.kernel[0], kw = p.kernel[1];
-  int64_t oh =
-      std::max<int64_t>(0, (h + p.pads[0] + p.pads[2] - kh) / p.strides[0] + 1);
-  int64_t ow =
-      std::max<int64_t>(0, (w + p.pads[1] + p.pads[3] - kw) / p.strides[1] + 1);
-  Tensor<D> out({n, c, oh, ow});
-  for (int64_t plane = 0; plane < n * c; ++plane) {
-    const typename D::T *in = x.data.data() + plane * h * w;
-    typename D::T *o = out.data.data() + plane * oh * ow;
+  for (int64_t plane = 0; plane < shape[0] * shape[1]; ++plane)
     for (int64_t r = 0; r < oh; ++r) {
       int64_t ys = r * p.strides[0] - p.pads[0];
       int64_t y0 = std::max<int64_t>(ys, 0), y1 = std::min(ys + kh, h);
       for (int64_t q = 0; q < ow; ++q) {
         int64_t xs = q * p.strides[1] - p.pads[1];
         int64_t x0 = std::max<int64_t>(xs, 0), x1 = std::min(xs + kw, w);
-        o[r * ow + q] = fn(in, w, y0, y1, x0, x1);
+        fn(plane * h * w, (plane * oh + r) * ow + q, y0, y1, x0, x1);
       }
     }
-  }
+}
+
+/// Pools \p x (NCHW): every output element is fn(plane, w, y0, y1, x0, x1)
+/// for its window (see forEachPoolWindow), \p plane pointing at the
+/// window's input plane.
+template <class D, class F>
+Tensor<D> pool2d(const Tensor<D> &x, const Pool2dParams &p, F &&fn) {
+  Tensor<D> out(pooledShape(x.shape, p));
+  int64_t w = x.shape[3];
+  forEachPoolWindow(x.shape, p,
+                    [&](int64_t in, int64_t o, int64_t y0, int64_t y1,
+                        int64_t x0, int64_t x1) {
+                      out.data[o] = fn(x.data.data() + in, w, y0, y1, x0, x1);
+                    });
   return out;
 }
 
@@ -430,6 +450,33 @@ Tensor<D> maxPool2d(const Tensor<D> &x, const Pool2dParams &params) {
                          m = D::max(m, in[y * w + xx]);
                      return m;
                    });
+}
+
+template <class D>
+Tensor<D> maxPool2dGrad(const Tensor<D> &x, const Tensor<D> &gradOutput,
+                        const Pool2dParams &params) {
+  assert(gradOutput.shape == pooledShape(x.shape, params) &&
+         "grad_output must have the pooled shape");
+  Tensor<D> out(x.shape);
+  int64_t w = x.shape[3];
+  forEachPoolWindow(x.shape, params,
+                    [&](int64_t in, int64_t o, int64_t y0, int64_t y1,
+                        int64_t x0, int64_t x1) {
+                      if (y0 >= y1 || x0 >= x1)
+                        return;
+                      // The first maximum in row-major order: only a
+                      // strictly greater value moves the argmax.
+                      int64_t best = in + y0 * w + x0;
+                      for (int64_t y = y0; y < y1; ++y)
+                        for (int64_t xx = x0; xx < x1; ++xx) {
+                          int64_t at = in + y * w + xx;
+                          if (D::less(x.data[best], x.data[at]))
+                            best = at;
+                        }
+                      out.data[best] =
+                          D::add(out.data[best], gradOutput.data[o]);
+                    });
+  return out;
 }
 
 template <class D>
@@ -1006,9 +1053,9 @@ Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
   }
 
 /// Explicitly instantiates the kernels that branch on scalar values when
-/// they run (comparisons, select) for domain D, whose scalars compare with
-/// == and whose order is D::less (the interpreter's domains; not the
-/// symbolic Z3 domain). Use at global scope.
+/// they run (comparisons, select, the argmax of maxPool2dGrad) for domain D,
+/// whose scalars compare with == and whose order is D::less (the
+/// interpreter's domains; not the symbolic Z3 domain). Use at global scope.
 #define LOOM_INSTANTIATE_ORDERED_KERNELS(D)                                    \
   namespace loom {                                                             \
   namespace interp {                                                           \
@@ -1016,6 +1063,8 @@ Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
                                 const Tensor<D> &);                            \
   template Tensor<D> select<D>(const Tensor<D> &, const Tensor<D> &,           \
                                const Tensor<D> &);                             \
+  template Tensor<D> maxPool2dGrad<D>(const Tensor<D> &, const Tensor<D> &,    \
+                                      const Pool2dParams &);                   \
   }                                                                            \
   }
 

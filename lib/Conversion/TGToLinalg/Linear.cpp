@@ -6,7 +6,8 @@
 // then the bias and fused activation as an elementwise epilogue; pooling the
 // linalg pooling ops on padded inputs, with the interpreter's divisor for
 // average pooling (the window clipped to the input unless
-// count_include_pad).
+// count_include_pad); tg.maxpool2d_grad as generics finding each window's
+// argmax and summing the gradient of the windows at it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -173,23 +174,171 @@ Lowered lowerConv2d(Conv2dOp op, OpBuilder &b) {
       biasAndActivate(b, loc, conv, op.getBias(), op.getActivation())};
 }
 
-Lowered lowerMaxPool(MaxPool2dOp op, OpBuilder &b) {
-  Location loc = op.getLoc();
-  auto outType = cast<RankedTensorType>(op.getType());
-  // Padding never wins: it is -inf.
-  Value input = padNCHW(b, loc, op.getInput(), op.getPads(),
-                        -std::numeric_limits<double>::infinity());
-  ArrayRef<int64_t> k = op.getKernelSize();
+/// The window maxima of \p padded (NCHW, already padded with -inf: padding
+/// never wins) for the window \p k and \p strides, of type \p outType.
+Value pooledMax(OpBuilder &b, Location loc, Value padded, ArrayRef<int64_t> k,
+                ArrayRef<int64_t> strides, RankedTensorType outType) {
   Value window = tensor::EmptyOp::create(b, loc, k, b.getF32Type());
   Value init =
       filled(b, loc, outType, -std::numeric_limits<double>::infinity());
-  auto strides = b.getI64VectorAttr(op.getStrides());
-  auto dilations = b.getI64VectorAttr({1, 1});
-  return SmallVector<Value>{
-      linalg::PoolingNchwMaxOp::create(b, loc, TypeRange{outType},
-                                       ValueRange{input, window},
-                                       ValueRange{init}, strides, dilations)
-          .getResult(0)};
+  return linalg::PoolingNchwMaxOp::create(
+             b, loc, TypeRange{outType}, ValueRange{padded, window},
+             ValueRange{init}, b.getI64VectorAttr(strides),
+             b.getI64VectorAttr({1, 1}))
+      .getResult(0);
+}
+
+Lowered lowerMaxPool(MaxPool2dOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  Value input = padNCHW(b, loc, op.getInput(), op.getPads(),
+                        -std::numeric_limits<double>::infinity());
+  return SmallVector<Value>{pooledMax(b, loc, input, op.getKernelSize(),
+                                      op.getStrides(),
+                                      cast<RankedTensorType>(op.getType()))};
+}
+
+/// tg.maxpool2d_grad in three steps, none of which depends on the order of
+/// evaluation: the window maxima (as tg.maxpool2d); each window's argmax,
+/// the smallest flat in-bounds position y * W + x of its plane holding the
+/// maximum (a min reduction over the window offsets, so ties go to the
+/// first position in row-major order, as in the interpreter); and the
+/// gradient of every input position (y, x), a sum over the window offsets
+/// (i, j) of the grad_output of window ((y + top - i) / sh, (x + left - j) /
+/// sw), when that is a window and its argmax is (y, x). The windows are read
+/// with tensor.extract at clamped positions (a select discards them when
+/// they are not windows). NaN maxima match no position (the interpreter
+/// picks the first NaN).
+Lowered lowerMaxPoolGrad(MaxPool2dGradOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto gradType = cast<RankedTensorType>(op.getGradOutput().getType());
+  ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStrides(),
+                    pads = op.getPads();
+  int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
+  int64_t oh = gradType.getDimSize(2), ow = gradType.getDimSize(3);
+  Value padded = padNCHW(b, loc, op.getInput(), pads,
+                         -std::numeric_limits<double>::infinity());
+  Value maxima = pooledMax(b, loc, padded, k, s, gradType);
+  // Both generics loop over four positions and the window offsets, whose
+  // ranges come from this operand.
+  Value window = tensor::EmptyOp::create(b, loc, k, b.getF32Type());
+  AffineExpr d0, d1, d2, d3, d4, d5;
+  bindDims(ctx, d0, d1, d2, d3, d4, d5);
+  auto map = [&](ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(6, 0, exprs, ctx);
+  };
+  AffineMap position = map({d0, d1, d2, d3}), offsets = map({d4, d5});
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  auto cst = [](OpBuilder &nb, Location nl, int64_t v) {
+    return Value(arith::ConstantIndexOp::create(nb, nl, v));
+  };
+  auto cmp = [](OpBuilder &nb, Location nl, arith::CmpIPredicate p, Value x,
+                Value y) {
+    return Value(arith::CmpIOp::create(nb, nl, p, x, y));
+  };
+  auto all = [](OpBuilder &nb, Location nl, ArrayRef<Value> conds) {
+    Value r = conds.front();
+    for (Value c : conds.drop_front())
+      r = arith::AndIOp::create(nb, nl, r, c);
+    return r;
+  };
+
+  // Loops (n, c, oh, ow, i, j): the argmax of each window.
+  auto argType = RankedTensorType::get(gradType.getShape(), b.getI64Type());
+  Value none = arith::ConstantOp::create(
+      b, loc, b.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
+  Value argEmpty =
+      tensor::EmptyOp::create(b, loc, argType.getShape(), b.getI64Type());
+  Value argInit = linalg::FillOp::create(b, loc, none, argEmpty).getResult(0);
+  auto argmax = linalg::GenericOp::create(
+      b, loc, argType, ValueRange{padded, maxima, window}, ValueRange{argInit},
+      {map({d0, d1, d2 * s[0] + d4, d3 * s[1] + d5}), position, offsets,
+       position},
+      iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        auto coord = [&](unsigned out, unsigned off, int64_t stride,
+                         int64_t pad) {
+          Value o = linalg::IndexOp::create(nb, nl, out);
+          Value i = linalg::IndexOp::create(nb, nl, off);
+          return Value(arith::SubIOp::create(
+              nb, nl,
+              arith::AddIOp::create(
+                  nb, nl, arith::MulIOp::create(nb, nl, o, cst(nb, nl, stride)),
+                  i),
+              cst(nb, nl, pad)));
+        };
+        Value y = coord(2, 4, s[0], pads[0]), x = coord(3, 5, s[1], pads[1]);
+        Value zero = cst(nb, nl, 0);
+        Value isMax = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
+                                            args[0], args[1]);
+        Value valid =
+            all(nb, nl,
+                {isMax, cmp(nb, nl, arith::CmpIPredicate::sge, y, zero),
+                 cmp(nb, nl, arith::CmpIPredicate::slt, y, cst(nb, nl, h)),
+                 cmp(nb, nl, arith::CmpIPredicate::sge, x, zero),
+                 cmp(nb, nl, arith::CmpIPredicate::slt, x, cst(nb, nl, w))});
+        Value flat = arith::IndexCastOp::create(
+            nb, nl, nb.getI64Type(),
+            arith::AddIOp::create(
+                nb, nl, arith::MulIOp::create(nb, nl, y, cst(nb, nl, w)), x));
+        Value least = arith::MinSIOp::create(nb, nl, args[3], flat);
+        linalg::YieldOp::create(
+            nb, nl,
+            Value(arith::SelectOp::create(nb, nl, valid, least, args[3])));
+      });
+  Value arg = argmax.getResult(0);
+
+  // Loops (n, c, y, x, i, j): the gradient of each input position.
+  Value grad = op.getGradOutput();
+  auto sum = linalg::GenericOp::create(
+      b, loc, inType, ValueRange{window},
+      ValueRange{filled(b, loc, inType, 0.0)}, {offsets, position}, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        SmallVector<Value> at = {linalg::IndexOp::create(nb, nl, 0),
+                                 linalg::IndexOp::create(nb, nl, 1)};
+        SmallVector<Value> conds;
+        // The window index along one spatial axis, clamped into [0, n),
+        // and whether it is a window containing the position.
+        auto windowOf = [&](unsigned pos, unsigned off, int64_t stride,
+                            int64_t pad, int64_t n) {
+          Value t = arith::SubIOp::create(
+              nb, nl,
+              arith::AddIOp::create(nb, nl,
+                                    linalg::IndexOp::create(nb, nl, pos),
+                                    cst(nb, nl, pad)),
+              linalg::IndexOp::create(nb, nl, off));
+          Value nonNeg = arith::MaxSIOp::create(nb, nl, t, cst(nb, nl, 0));
+          Value q = arith::DivUIOp::create(nb, nl, nonNeg, cst(nb, nl, stride));
+          Value r = arith::RemUIOp::create(nb, nl, nonNeg, cst(nb, nl, stride));
+          conds.push_back(
+              cmp(nb, nl, arith::CmpIPredicate::sge, t, cst(nb, nl, 0)));
+          conds.push_back(
+              cmp(nb, nl, arith::CmpIPredicate::eq, r, cst(nb, nl, 0)));
+          conds.push_back(
+              cmp(nb, nl, arith::CmpIPredicate::slt, q, cst(nb, nl, n)));
+          at.push_back(arith::MinSIOp::create(nb, nl, q, cst(nb, nl, n - 1)));
+        };
+        windowOf(2, 4, s[0], pads[0], oh);
+        windowOf(3, 5, s[1], pads[1], ow);
+        Value self = arith::IndexCastOp::create(
+            nb, nl, nb.getI64Type(),
+            arith::AddIOp::create(
+                nb, nl,
+                arith::MulIOp::create(
+                    nb, nl, linalg::IndexOp::create(nb, nl, 2), cst(nb, nl, w)),
+                linalg::IndexOp::create(nb, nl, 3)));
+        conds.push_back(arith::CmpIOp::create(
+            nb, nl, arith::CmpIPredicate::eq,
+            tensor::ExtractOp::create(nb, nl, arg, at), self));
+        Value g = tensor::ExtractOp::create(nb, nl, grad, at);
+        Value added = arith::AddFOp::create(nb, nl, args[1], g);
+        linalg::YieldOp::create(
+            nb, nl,
+            Value(arith::SelectOp::create(nb, nl, all(nb, nl, conds), added,
+                                          args[1])));
+      });
+  return SmallVector<Value>{sum.getResult(0)};
 }
 
 Lowered lowerAvgPool(AvgPool2dOp op, OpBuilder &b) {
@@ -245,5 +394,6 @@ void lowering::attachLinearModels(MLIRContext *context) {
   attach<MatmulOp, lowerMatmul>(context);
   attach<Conv2dOp, lowerConv2d>(context);
   attach<MaxPool2dOp, lowerMaxPool>(context);
+  attach<MaxPool2dGradOp, lowerMaxPoolGrad>(context);
   attach<AvgPool2dOp, lowerAvgPool>(context);
 }

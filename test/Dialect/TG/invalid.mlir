@@ -272,6 +272,42 @@ func.func @pool_window(%x: tensor<1x3x2x2xf32>) {
 }
 
 // -----
+func.func @maxpool_grad_shape(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{grad_output shape 1x3x4x4 is not the maxpool2d result shape 1x3x3x3 of input 1x3x8x8}}
+  %0 = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+func.func @maxpool_grad_element_type(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf64>) {
+  // expected-error @+1 {{grad_output element type 'f64' differs from the input element type 'f32'}}
+  %0 = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf64>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+func.func @maxpool_grad_pads(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error @+1 {{pads [2, 0, 0, 0] must be smaller than the kernel [2, 2]}}
+  %0 = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 2, 0, 0, 0>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+func.func @maxpool_grad_result(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{'tg.maxpool2d_grad' op inferred type(s) 'tensor<1x3x8x8xf32>' are incompatible with return type(s) of operation 'tensor<1x3x4x4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+func.func @maxpool_grad_no_kernel(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{'tg.maxpool2d_grad' op requires attribute 'kernel_size'}}
+  %0 = tg.maxpool2d_grad %x, %g : (tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
 func.func @gap_rank(%x: tensor<3x8xf32>) {
   // expected-error @+1 {{input must be rank 4 (NCHW), got 3x8}}
   %0 = tg.global_avgpool %x : (tensor<3x8xf32>) -> tensor<3x1xf32>

@@ -37,6 +37,14 @@ func.func @linear(%a: tensor<8x128x64xf32>, %b: tensor<64x32xf32>, %x: tensor<1x
       : (tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
   // CHECK: tg.global_avgpool %{{.*}} : (tensor<1x64x8x8xf32>) -> tensor<1x64x1x1xf32>
   %5 = tg.global_avgpool %4 : (tensor<1x64x8x8xf32>) -> tensor<1x64x1x1xf32>
+  // CHECK: tg.maxpool2d_grad %{{.*}}, %{{.*}} {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
+  // CHECK-SAME: : (tensor<1x64x112x112xf32>, tensor<1x64x56x56xf32>) -> tensor<1x64x112x112xf32>
+  %6 = tg.maxpool2d_grad %1, %3 {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+      : (tensor<1x64x112x112xf32>, tensor<1x64x56x56xf32>) -> tensor<1x64x112x112xf32>
+  // CHECK: tg.maxpool2d_grad %{{.*}}, %{{.*}} {kernel_size = array<i64: 2, 2>} : (tensor<1x64x8x8xf32>, tensor<1x64x7x7xf32>) -> tensor<1x64x8x8xf32>
+  %7 = tg.maxpool2d %2 {kernel_size = array<i64: 2, 2>} : (tensor<1x64x8x8xf32>) -> tensor<1x64x7x7xf32>
+  %8 = tg.maxpool2d_grad %2, %7 {kernel_size = array<i64: 2, 2>}
+      : (tensor<1x64x8x8xf32>, tensor<1x64x7x7xf32>) -> tensor<1x64x8x8xf32>
   return
 }
 

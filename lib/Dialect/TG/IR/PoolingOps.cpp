@@ -1,6 +1,7 @@
 //===- PoolingOps.cpp - Facts of the pooling tg ops -----------------------===//
 //
-// Part of Loom. tg.maxpool2d, tg.avgpool2d, tg.global_avgpool.
+// Part of Loom. tg.maxpool2d, tg.maxpool2d_grad, tg.avgpool2d,
+// tg.global_avgpool.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +66,67 @@ OpWork MaxPool2dOp::getWork() { return windowWork(*this); }
 
 LogicalResult MaxPool2dOp::exportONNX(ONNXEmitter &e) {
   windowNode(*this, e, "MaxPool");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tg.maxpool2d_grad
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxPool2dGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  return inferMaxPool2dGrad(location, adaptor.getInput().getType(),
+                            adaptor.getGradOutput().getType(),
+                            adaptor.getKernelSize(), adaptor.getStrides(),
+                            adaptor.getPads(), inferred);
+}
+
+LogicalResult MaxPool2dGradOp::evaluate(interp::EvalFrame &frame) {
+  interp::Pool2dParams p = windowOf(*this);
+  return frame.visit([&](auto &f) {
+    return f.push(interp::maxPool2dGrad(f.in(0), f.in(1), p));
+  });
+}
+
+// Per window: one comparison per tap to find its argmax, one addition.
+OpWork MaxPool2dGradOp::getWork() {
+  OpWork work = streamingWork(*this, 0);
+  auto k = getKernelSize();
+  work.flops = (double(k[0]) * double(k[1]) + 1) *
+               numElementsOf(getGradOutput().getType());
+  return work;
+}
+
+LogicalResult MaxPool2dGradOp::exportONNX(ONNXEmitter &e) {
+  // Opset 17: MaxPool's Indices output is the argmax of each window,
+  // flattened over the whole NCHW input (padding excluded), first maximum
+  // in row-major order as ONNX Runtime picks it. ScatterElements
+  // (reduction = add) sums grad_output at those positions of a flat zero
+  // tensor, reshaped to the input.
+  auto input = getInput().getType();
+  int64_t n = input.getNumElements();
+  auto zero = e.scalar(input.getElementType(), 0.0, "_zero");
+  if (failed(zero))
+    return failure();
+  std::string pooled = e.fresh("_pooled"), indices = e.fresh("_indices"),
+              flatIdx = e.fresh("_flat_indices"),
+              flatGrad = e.fresh("_flat_grad"), zeros = e.fresh("_zeros"),
+              sum = e.fresh("_sum");
+  e.node("MaxPool", {e.input(0)}, {pooled, indices})
+      .attr("kernel_shape", getKernelSize())
+      .attr("strides", getStrides())
+      .attr("pads", getPads());
+  std::string flat = e.constI64({n}, "_flat_shape");
+  std::string to1d = e.constI64({-1}, "_to_1d");
+  e.node("Reshape", {indices, to1d}, {flatIdx});
+  e.node("Reshape", {e.input(1), to1d}, {flatGrad});
+  e.node("Expand", {*zero, flat}, {zeros});
+  e.node("ScatterElements", {zeros, flatIdx, flatGrad}, {sum})
+      .attr("axis", int64_t(0))
+      .attr("reduction", StringRef("add"));
+  e.node("Reshape", {sum, e.constI64(input.getShape(), "_out_shape")},
+         {e.output()});
   return success();
 }
 

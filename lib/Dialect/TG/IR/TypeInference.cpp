@@ -254,6 +254,26 @@ LogicalResult inferPool2d(Loc location, Type input, ArrayRef<int64_t> kernel,
   return success();
 }
 
+LogicalResult inferMaxPool2dGrad(Loc location, Type input, Type gradOutput,
+                                 ArrayRef<int64_t> kernel,
+                                 ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> pads, Inferred &inferred) {
+  SmallVector<Type, 1> pooled;
+  if (failed(inferPool2d(location, input, kernel, strides, pads, pooled)))
+    return failure();
+  if (failed(expectSameElementType(location, "grad_output", input, gradOutput)))
+    return failure();
+  ArrayRef<int64_t> expected = ranked(pooled[0]).getShape();
+  ArrayRef<int64_t> got = ranked(gradOutput).getShape();
+  if (got != expected)
+    return emitOptionalError(location, "grad_output shape ", shapeString(got),
+                             " is not the maxpool2d result shape ",
+                             shapeString(expected), " of input ",
+                             shapeString(ranked(input).getShape()));
+  inferred.push_back(input);
+  return success();
+}
+
 LogicalResult inferGlobalAvgPool(Loc location, Type input, Inferred &inferred) {
   auto in = ranked(input);
   if (in.getRank() != 4)

@@ -219,6 +219,29 @@ def TG_MaxPool2dOp : TG_InferOp<"maxpool2d", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
+def TG_MaxPool2dGradOp : TG_InferOp<"maxpool2d_grad", TG_Facts> {
+  let summary = "the vector-Jacobian product of tg.maxpool2d with respect to its input";
+  let description = [{
+    The attributes are tg.maxpool2d's, and `grad_output` has the shape of
+    `tg.maxpool2d`'s result for `input` and them; the result has the type of
+    `input`. It starts at zero and each window's `grad_output` is added at
+    the first position (row-major within the window) holding the window's
+    maximum, as PyTorch and ONNX Runtime pick MaxPool's argmax. Padding never
+    wins; overlapping windows accumulate.
+
+    ```mlir
+    %dx = tg.maxpool2d_grad %x, %dy {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                                     pads = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x64x112x112xf32>, tensor<1x64x56x56xf32>) -> tensor<1x64x112x112xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input, TG_FloatTensor:$grad_output,
+                   DenseI64ArrayAttr:$kernel_size,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads);
+  let results = (outs TG_FloatTensor:$output);
+}
+
 def TG_AvgPool2dOp : TG_InferOp<"avgpool2d", TG_Facts> {
   let summary = "2-D average pooling over NCHW";
   let description = [{

@@ -53,6 +53,14 @@ LogicalResult inferPool2d(Loc location, mlir::Type input,
                           llvm::ArrayRef<int64_t> kernelSize,
                           llvm::ArrayRef<int64_t> strides,
                           llvm::ArrayRef<int64_t> pads, Inferred &inferred);
+/// maxpool2d_grad: `gradOutput` has maxpool2d's result type for `input` and
+/// the window; the result has the input's type.
+LogicalResult inferMaxPool2dGrad(Loc location, mlir::Type input,
+                                 mlir::Type gradOutput,
+                                 llvm::ArrayRef<int64_t> kernelSize,
+                                 llvm::ArrayRef<int64_t> strides,
+                                 llvm::ArrayRef<int64_t> pads,
+                                 Inferred &inferred);
 LogicalResult inferGlobalAvgPool(Loc location, mlir::Type input,
                                  Inferred &inferred);
 LogicalResult inferTranspose(Loc location, mlir::Type input,
