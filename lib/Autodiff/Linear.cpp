@@ -60,7 +60,6 @@ VJP conv2dVJP(Conv2dOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-#ifdef LOOM_PENDING_OPS
 VJP maxpoolVJP(MaxPool2dOp op, GradBuilder &g, ValueRange grads,
                ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
@@ -71,7 +70,6 @@ VJP maxpoolVJP(MaxPool2dOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-#endif
 
 VJP avgpoolVJP(AvgPool2dOp op, GradBuilder &g, ValueRange grads,
                ArrayRef<bool> needed) {
@@ -130,28 +128,22 @@ VJP globalAvgpoolVJP(GlobalAvgPoolOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-#ifdef LOOM_PENDING_OPS
 VJP secondOrder(MaxPool2dGradOp op, GradBuilder &, ValueRange,
                 ArrayRef<bool>) {
   return op.emitOpError("has no gradient (second-order differentiation of "
                         "max pooling is not supported)");
 }
 
-#endif
 
 } // namespace
 
 void loom::tg::autodiff::attachLinearGradients(MLIRContext *context) {
   attachGradient<MatmulOp, matmulVJP>(context);
   attachGradient<Conv2dOp, conv2dVJP>(context);
-#ifdef LOOM_PENDING_OPS
   attachGradient<MaxPool2dOp, maxpoolVJP>(context);
-#endif
 
   attachGradient<AvgPool2dOp, avgpoolVJP>(context);
   attachGradient<GlobalAvgPoolOp, globalAvgpoolVJP>(context);
-#ifdef LOOM_PENDING_OPS
   attachGradient<MaxPool2dGradOp, secondOrder>(context);
-#endif
 
 }

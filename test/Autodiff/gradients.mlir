@@ -41,6 +41,8 @@
 // RUN: loom-run %s --entry conv_patches --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry conv_patches_gaps_pads --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry conv_stride3_tanh --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
+// RUN: loom-run %s --entry maxpool_overlap_pad --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
+// RUN: loom-run %s --entry maxpool_2x2 --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry avgpool_pad_excluded --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry avgpool_pad_included --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry global_avgpool --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
@@ -338,6 +340,20 @@ func.func @conv_stride3_tanh(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x2x2xf32>, %
   %y = tg.conv2d %x, %w {strides = array<i64: 3, 3>, activation = #tg<activation tanh>} : (tensor<1x2x8x8xf32>, tensor<2x2x2x2xf32>) -> tensor<1x2x3x3xf32>
   %wy = tg.mul %y, %weight : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x2x3x3xf32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @maxpool_overlap_pad(%x: tensor<1x2x7x7xf32>, %weight: tensor<1x2x4x4xf32>) -> tensor<f32> {
+  %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>
+  %wy = tg.mul %y, %weight : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x2x4x4xf32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @maxpool_2x2(%x: tensor<2x3x4x6xf32>, %weight: tensor<2x3x2x3xf32>) -> tensor<f32> {
+  %y = tg.maxpool2d %x {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x4x6xf32>) -> tensor<2x3x2x3xf32>
+  %wy = tg.mul %y, %weight : (tensor<2x3x2x3xf32>, tensor<2x3x2x3xf32>) -> tensor<2x3x2x3xf32>
+  %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<2x3x2x3xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
