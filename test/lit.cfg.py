@@ -25,7 +25,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
-tools = ["loom-opt", "loom-run", "loom-compile", "loom-gen-resnet50"]
+tools = ["loom-opt", "loom-run", "loom-compile", "loom-gen-resnet50", "loom-train"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Tools of components that may be absent from a build: tests that use them
 # say `REQUIRES: <tool>`.
@@ -47,6 +47,20 @@ elif "loom-bench-cpu" in config.available_features:
     lit_config.note("no node or onnxruntime-node: the loom-bench-cpu tests are "
                     "UNSUPPORTED (LOOM_BUILD_DIR=%s scripts/setup-bench.sh "
                     "installs them)" % config.loom_obj_root)
+
+# Fashion-MNIST (Debian's dataset-fashion-mnist, which scripts/setup.sh
+# installs): tests that train on it say `REQUIRES: fashion-mnist`; without the
+# data they are UNSUPPORTED, and lit says why.
+fashion_mnist = "/usr/share/datasets/fashion-mnist"
+if all(os.path.exists(os.path.join(fashion_mnist, f)) or
+       os.path.exists(os.path.join(fashion_mnist, f + ".gz"))
+       for f in ["train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                 "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"]):
+    config.available_features.add("fashion-mnist")
+else:
+    lit_config.note("no Fashion-MNIST in %s: the training tests are UNSUPPORTED "
+                    "(apt-get install dataset-fashion-mnist, or scripts/setup.sh)"
+                    % fashion_mnist)
 
 # The default rule set (generated in the build by loom-rulegen).
 config.substitutions.append(("%loom_default_rules_max_ops", config.loom_default_rules_max_ops))

@@ -377,7 +377,8 @@ int main(int argc, char **argv) {
                           ? opt.smoothing
                           : std::max<int64_t>(1, int64_t(stepLoss.size()) / 50);
   if (!opt.plot.empty()) {
-    std::string title = "Fashion-MNIST: " + opt.artifact + " (" + opt.trainEntry + "), batch " +
+    std::string base = opt.artifact.substr(opt.artifact.find_last_of('/') + 1);
+    std::string title = "Fashion-MNIST: " + base + " (" + opt.trainEntry + "), batch " +
                         std::to_string(B) + ", seed " + std::to_string(opt.seed);
     if (!writeTrainingCurve(opt.plot, title, stepLoss, steps, smoothing, curve, error))
       fatal(error);
@@ -394,8 +395,10 @@ int main(int argc, char **argv) {
                  (unsigned long long)opt.seed, opt.numThreads, (long long)B);
     std::fprintf(f, "  \"train_images\": %lld,\n  \"steps_per_epoch\": %lld,\n  \"test_images\": %lld,\n",
                  (long long)trainCount, (long long)steps, (long long)testCount);
-    std::fprintf(f, "  \"normalize\": %s,\n  \"parameters\": %lld,\n",
-                 jsonString(opt.normalize).c_str(), (long long)numParams);
+    std::fprintf(f, "  \"normalize\": %s,\n  \"pixel_mean\": %s,\n  \"pixel_std\": %s,\n",
+                 jsonString(opt.normalize).c_str(), jsonNumber(mean).c_str(),
+                 jsonNumber(stddev).c_str());
+    std::fprintf(f, "  \"parameters\": %lld,\n", (long long)numParams);
     std::fprintf(f, "  \"step_seconds\": %s,\n  \"epochs\": [\n",
                  jsonNumber(totalStepSeconds).c_str());
     for (size_t i = 0; i < results.size(); ++i) {
