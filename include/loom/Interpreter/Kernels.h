@@ -258,6 +258,18 @@ Tensor<D> reduce(ReduceKind kind, const Tensor<D> &x,
 /// e = exp(x - max(x)); e / sum(e).
 template <class D> Tensor<D> softmax(const Tensor<D> &x, int64_t axis);
 
+/// The mean over the N rows of [N, C] \p logits of logsumexp(row) -
+/// row[labels[n]] (the row maximum subtracted before exp), as a rank-0
+/// tensor; an error when a label (D::toDouble) is not an integer in
+/// [0, C).
+template <class D>
+llvm::Expected<Tensor<D>> softmaxCrossEntropy(const Tensor<D> &logits,
+                                              const Tensor<D> &labels);
+
+/// mean((a - b)^2) over every element of \p a and \p b (one shape), as a
+/// rank-0 tensor.
+template <class D> Tensor<D> mseLoss(const Tensor<D> &a, const Tensor<D> &b);
+
 /// ONNX LayerNormalization over dimensions [axis, rank) (negative axis counts
 /// from the end): mean = sum/n, var = sum((x - mean)^2)/n,
 /// y = (x - mean) * (1 / sqrt(var + epsilon)) * scale + bias, where scale and

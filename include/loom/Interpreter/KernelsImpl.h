@@ -932,6 +932,52 @@ template <class D> Tensor<D> softmax(const Tensor<D> &x, int64_t axis) {
 }
 
 template <class D>
+llvm::Expected<Tensor<D>> softmaxCrossEntropy(const Tensor<D> &logits,
+                                              const Tensor<D> &labels) {
+  using T = typename D::T;
+  assert(logits.rank() == 2 && labels.numElements() == logits.shape[0] &&
+         "softmaxCrossEntropy takes [N, C] logits and [N] labels");
+  int64_t n = logits.shape[0], c = logits.shape[1];
+  T total = D::zero();
+  for (int64_t r = 0; r < n; ++r) {
+    double label = D::toDouble(labels.data[r]);
+    if (!(std::trunc(label) == label) || label < 0 ||
+        label >= static_cast<double>(c))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "softmax_cross_entropy label %g of row %lld is not a class in "
+          "[0, %lld)",
+          label, static_cast<long long>(r), static_cast<long long>(c));
+    const T *row = logits.data.data() + r * c;
+    T m = D::lowest();
+    for (int64_t j = 0; j < c; ++j)
+      m = D::max(m, row[j]);
+    T sum = D::zero();
+    for (int64_t j = 0; j < c; ++j)
+      sum = D::add(sum, D::exp(D::sub(row[j], m)));
+    // logsumexp(row) - row[label] = log(sum) - (row[label] - m).
+    T picked = row[static_cast<int64_t>(label)];
+    total = D::add(total, D::sub(D::log(sum), D::sub(picked, m)));
+  }
+  Tensor<D> out(std::vector<int64_t>{});
+  out.data[0] = D::div(total, D::fromInt(n));
+  return out;
+}
+
+template <class D> Tensor<D> mseLoss(const Tensor<D> &a, const Tensor<D> &b) {
+  using T = typename D::T;
+  assert(a.shape == b.shape && "mseLoss takes operands of one shape");
+  T sum = D::zero();
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    T d = D::sub(a.data[i], b.data[i]);
+    sum = D::add(sum, D::mul(d, d));
+  }
+  Tensor<D> out(std::vector<int64_t>{});
+  out.data[0] = D::div(sum, D::fromInt(static_cast<int64_t>(a.data.size())));
+  return out;
+}
+
+template <class D>
 Tensor<D> layerNorm(const Tensor<D> &x, const Tensor<D> &scale,
                             const Tensor<D> &bias, int64_t axis,
                             double epsilon) {
@@ -1043,6 +1089,9 @@ Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
   template Tensor<D> reduce<D>(ReduceKind, const Tensor<D> &,          \
                                        llvm::ArrayRef<int64_t>, bool);         \
   template Tensor<D> softmax<D>(const Tensor<D> &, int64_t);           \
+  template llvm::Expected<Tensor<D>> softmaxCrossEntropy<D>(                   \
+      const Tensor<D> &, const Tensor<D> &);                                   \
+  template Tensor<D> mseLoss<D>(const Tensor<D> &, const Tensor<D> &);         \
   template Tensor<D> layerNorm<D>(const Tensor<D> &,                   \
                                           const Tensor<D> &,                   \
                                           const Tensor<D> &, int64_t, double); \

@@ -3,7 +3,8 @@
 // Part of Loom. BatchNormalization (inference form), LayerNormalization
 // (with its optional Mean and InvStdDev outputs), InstanceNormalization,
 // MeanVarianceNormalization, LRN, Softmax and LogSoftmax (both with the
-// coerce-to-2-D semantics of opsets before 13).
+// coerce-to-2-D semantics of opsets before 13), and SoftmaxCrossEntropyLoss
+// in its mean-over-[N, C] form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -307,6 +308,36 @@ LogicalResult importSoftmax(NodeContext &ctx, bool isLog) {
   return success();
 }
 
+/// SoftmaxCrossEntropyLoss in the form tg.softmax_cross_entropy computes:
+/// reduction "mean", [N, C] scores, no weights, no ignore_index and no
+/// log_prob output.
+LogicalResult importSoftmaxCrossEntropy(NodeContext &ctx) {
+  if (failed(ctx.requireFloatInput(0)))
+    return failure();
+  std::string reduction = ctx.getString("reduction", "mean");
+  if (reduction != "mean")
+    return ctx.fail("reduction '" + reduction +
+                    "' is not supported (only 'mean')");
+  if (ctx.hasInput(2))
+    return ctx.fail("class weights are not supported");
+  if (ctx.hasAttr("ignore_index"))
+    return ctx.fail("'ignore_index' is not supported");
+  if (ctx.hasOutput(1))
+    return ctx.fail("the log_prob output is not supported");
+  if (ctx.inputRank(0) != 2)
+    return ctx.fail("only [N, C] scores are supported, the scores have rank " +
+                    Twine(ctx.inputRank(0)));
+  auto scores = ctx.input(0);
+  auto labels = ctx.input(1);
+  if (failed(scores) || failed(labels))
+    return failure();
+  auto y = ctx.create<tg::SoftmaxCrossEntropyOp>({*scores, *labels});
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
 } // namespace
 
 void onnx_to_tg::populateNormalizationHandlers(HandlerTable &table) {
@@ -317,4 +348,5 @@ void onnx_to_tg::populateNormalizationHandlers(HandlerTable &table) {
   table["LRN"] = importLRN;
   table["Softmax"] = [](NodeContext &c) { return importSoftmax(c, false); };
   table["LogSoftmax"] = [](NodeContext &c) { return importSoftmax(c, true); };
+  table["SoftmaxCrossEntropyLoss"] = importSoftmaxCrossEntropy;
 }

@@ -3,7 +3,8 @@
 // Part of Loom. Reductions are linalg.generic ops with reduction iterators
 // into keepdims shapes (reshaped when keepdims is false); softmax,
 // layer normalisation and global average pooling are reductions and
-// elementwise generics in the interpreter's order of operations;
+// elementwise generics in the interpreter's order of operations, and so are
+// the losses softmax_cross_entropy and mse_loss (into rank-0 results);
 // batchnorm is one elementwise generic over per-channel parameters.
 //
 //===----------------------------------------------------------------------===//
@@ -88,6 +89,23 @@ Lowered lowerGlobalAvgPool(GlobalAvgPoolOp op, OpBuilder &b) {
       divideBy(b, loc, r, double(countOf(inType, {2, 3})))};
 }
 
+/// exp(x - max) from an element and its row's max.
+Value shiftedExp(OpBuilder &nb, Location nl, ValueRange args) {
+  D::Scope scope(nb, nl);
+  return D::exp(D::sub(args[0], args[1]));
+}
+
+/// The max of \p x along \p axes and the sum of exp(x - max), reductions
+/// into the kept dimensions.
+std::pair<Value, Value> softmaxStats(OpBuilder &b, Location loc, Value x,
+                                     ArrayRef<int64_t> axes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value m = reduceKept(b, loc, x, axes,
+                       -std::numeric_limits<double>::infinity(), maxF);
+  Value e = elementwiseWithStats(b, loc, type, {x}, {m}, axes, shiftedExp);
+  return {m, reduceKept(b, loc, e, axes, 0.0, addF)};
+}
+
 /// exp(x - max) * (1 / sum(exp(x - max))) along the axis; the row's max
 /// and sum are reductions into the kept dimensions, read per element.
 Lowered lowerSoftmax(SoftmaxOp op, OpBuilder &b) {
@@ -98,20 +116,67 @@ Lowered lowerSoftmax(SoftmaxOp op, OpBuilder &b) {
     axis += type.getRank();
   SmallVector<int64_t> axes = {axis};
   Value x = op.getInput();
-  Value m = reduceKept(b, loc, x, axes,
-                       -std::numeric_limits<double>::infinity(), maxF);
-  auto shifted = [&](OpBuilder &nb, Location nl, ValueRange args) {
-    D::Scope scope(nb, nl);
-    return D::exp(D::sub(args[0], args[1]));
-  };
-  Value e = elementwiseWithStats(b, loc, type, {x}, {m}, axes, shifted);
-  Value s = reduceKept(b, loc, e, axes, 0.0, addF);
+  auto [m, s] = softmaxStats(b, loc, x, axes);
   return SmallVector<Value>{elementwiseWithStats(
       b, loc, type, {x}, {m, s}, axes,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         D::Scope scope(nb, nl);
-        return D::div(shifted(nb, nl, args.take_front(2)), args[2]);
+        return D::div(shiftedExp(nb, nl, args.take_front(2)), args[2]);
       })};
+}
+
+/// The row max m and sum s of exp(x - m) as in softmax, then one reduction
+/// over the rows of log(s) - (x[n, labels[n]] - m), divided by N. The label
+/// is clamped into [0, C) (the interpreter reports one outside): generated
+/// code cannot report it, and the read stays inside the logits.
+Lowered lowerSoftmaxCrossEntropy(SoftmaxCrossEntropyOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  Value x = op.getLogits();
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  auto [m, s] = softmaxStats(b, loc, x, {1});
+  auto outType = cast<RankedTensorType>(op.getType());
+  AffineMap row = b.getMultiDimIdentityMap(1);
+  SmallVector<AffineMap> maps = {row, row, row,
+                                 AffineMap::get(1, 0, {}, b.getContext())};
+  auto generic = linalg::GenericOp::create(
+      b, loc, outType, ValueRange{m, s, op.getLabels()},
+      ValueRange{filled(b, loc, outType, 0.0)}, maps,
+      {utils::IteratorType::reduction},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Type it = args[2].getType();
+        auto cst = [&](int64_t v) {
+          return arith::ConstantOp::create(nb, nl, nb.getIntegerAttr(it, v));
+        };
+        Value label = arith::MaxSIOp::create(
+            nb, nl, cst(0),
+            arith::MinSIOp::create(nb, nl, args[2], cst(c - 1)));
+        Value at = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), label);
+        Value picked = tensor::ExtractOp::create(
+            nb, nl, x, ValueRange{linalg::IndexOp::create(nb, nl, 0), at});
+        D::Scope scope(nb, nl);
+        linalg::YieldOp::create(
+            nb, nl,
+            D::add(args[3], D::sub(D::log(args[1]), D::sub(picked, args[0]))));
+      });
+  return SmallVector<Value>{divideBy(b, loc, generic.getResult(0), double(n))};
+}
+
+/// The sum over every dimension of (lhs - rhs)^2, divided by the count.
+Lowered lowerMseLoss(MseLossOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getLhs().getType());
+  Value sq = elementwise(b, loc, type, {op.getLhs(), op.getRhs()},
+                         [&](OpBuilder &nb, Location nl, ValueRange args) {
+                           D::Scope scope(nb, nl);
+                           Value d = D::sub(args[0], args[1]);
+                           return D::mul(d, d);
+                         });
+  SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  Value sum = reduceKept(b, loc, sq, axes, 0.0, addF);
+  return SmallVector<Value>{
+      divideBy(b, loc, sum, double(type.getNumElements()))};
 }
 
 /// (x - mean) * (1 / sqrt(var + eps)) * scale + bias over x.shape[axis:];
@@ -188,6 +253,8 @@ void lowering::attachReductionModels(MLIRContext *context) {
   attach<ReduceMaxOp, lowerReduceMax>(context);
   attach<GlobalAvgPoolOp, lowerGlobalAvgPool>(context);
   attach<SoftmaxOp, lowerSoftmax>(context);
+  attach<SoftmaxCrossEntropyOp, lowerSoftmaxCrossEntropy>(context);
+  attach<MseLossOp, lowerMseLoss>(context);
   attach<LayerNormOp, lowerLayerNorm>(context);
   attach<BatchNormOp, lowerBatchNorm>(context);
 }

@@ -881,3 +881,46 @@ func.func @scatter_add_no_dim_size(%u: tensor<4xf32>, %i: tensor<4xi64>) {
   %0 = tg.scatter_add %u, %i : (tensor<4xf32>, tensor<4xi64>) -> tensor<7xf32>
   return
 }
+
+// -----
+func.func @sce_rank(%x: tensor<2x3x4xf32>, %l: tensor<2xi64>) {
+  // expected-error @+1 {{logits must be rank 2 ([N, C]), got 2x3x4}}
+  %0 = tg.softmax_cross_entropy %x, %l : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+func.func @sce_labels(%x: tensor<2x3xf32>, %l: tensor<3xi64>) {
+  // expected-error @+1 {{labels shape 3 is not [N] = 2}}
+  %0 = tg.softmax_cross_entropy %x, %l : (tensor<2x3xf32>, tensor<3xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+func.func @sce_empty(%x: tensor<2x0xf32>, %l: tensor<2xi64>) {
+  // expected-error @+1 {{logits 2x0 must have a row and a class}}
+  %0 = tg.softmax_cross_entropy %x, %l : (tensor<2x0xf32>, tensor<2xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+func.func @sce_float_labels(%x: tensor<2x3xf32>, %l: tensor<2xf32>) {
+  // expected-error @+1 {{operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = tg.softmax_cross_entropy %x, %l : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+func.func @mse_shapes(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{operand types 'tensor<2x3xf32>' and 'tensor<3xf32>' differ}}
+  %0 = tg.mse_loss %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+func.func @mse_result(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) {
+  // expected-error @+2 {{'tg.mse_loss' op inferred type(s) 'tensor<f32>' are incompatible with return type(s) of operation 'tensor<1xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.mse_loss %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<1xf32>
+  return
+}

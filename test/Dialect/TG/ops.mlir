@@ -198,4 +198,16 @@ func.func @reductions(%x: tensor<1x128x768xf32>, %g: tensor<768xf32>, %b: tensor
   return
 }
 
+// CHECK-LABEL: func.func @losses
+func.func @losses(%logits: tensor<64x10xf32>, %labels: tensor<64xi64>, %labels32: tensor<64xi32>,
+                  %a: tensor<2x3x4xf64>, %b: tensor<2x3x4xf64>) {
+  // CHECK: tg.softmax_cross_entropy %{{.*}}, %{{.*}} : (tensor<64x10xf32>, tensor<64xi64>) -> tensor<f32>
+  %0 = tg.softmax_cross_entropy %logits, %labels : (tensor<64x10xf32>, tensor<64xi64>) -> tensor<f32>
+  // CHECK: tg.softmax_cross_entropy %{{.*}}, %{{.*}} : (tensor<64x10xf32>, tensor<64xi32>) -> tensor<f32>
+  %1 = tg.softmax_cross_entropy %logits, %labels32 : (tensor<64x10xf32>, tensor<64xi32>) -> tensor<f32>
+  // CHECK: tg.mse_loss %{{.*}}, %{{.*}} : (tensor<2x3x4xf64>, tensor<2x3x4xf64>) -> tensor<f64>
+  %2 = tg.mse_loss %a, %b : (tensor<2x3x4xf64>, tensor<2x3x4xf64>) -> tensor<f64>
+  return
+}
+
 }

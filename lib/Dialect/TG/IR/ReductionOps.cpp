@@ -1,7 +1,7 @@
 //===- ReductionOps.cpp - Facts of reductions and normalisations ----------===//
 //
-// Part of Loom. reduce_sum, reduce_mean, reduce_max, softmax, layernorm and
-// batchnorm.
+// Part of Loom. reduce_sum, reduce_mean, reduce_max, softmax, the losses
+// softmax_cross_entropy and mse_loss, layernorm and batchnorm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +101,73 @@ OpWork SoftmaxOp::getWork() {
 LogicalResult SoftmaxOp::exportONNX(ONNXEmitter &e) {
   e.node("Softmax", {e.input(0)}, {e.output()})
       .attr("axis", int64_t(getAxis()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tg.softmax_cross_entropy
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxCrossEntropyOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  return inferSoftmaxCrossEntropy(location, adaptor.getLogits().getType(),
+                                  adaptor.getLabels().getType(), inferred);
+}
+
+LogicalResult SoftmaxCrossEntropyOp::evaluate(interp::EvalFrame &frame) {
+  return frame.visit([&](auto &f) -> LogicalResult {
+    auto r = interp::softmaxCrossEntropy(f.in(0), f.in(1));
+    if (!r)
+      return emitOpError() << llvm::toString(r.takeError());
+    return f.push(std::move(*r));
+  });
+}
+
+// Per logit: max, subtract, exp and sum; per row a log.
+OpWork SoftmaxCrossEntropyOp::getWork() {
+  OpWork work = streamingWork(*this, 0);
+  work.flops =
+      (kTranscendentalFlops + 3) * numElementsOf(getLogits().getType());
+  return work;
+}
+
+LogicalResult SoftmaxCrossEntropyOp::exportONNX(ONNXEmitter &e) {
+  e.node("SoftmaxCrossEntropyLoss", {e.input(0), e.input(1)}, {e.output()})
+      .attr("reduction", StringRef("mean"));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tg.mse_loss
+//===----------------------------------------------------------------------===//
+
+LogicalResult MseLossOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  return inferMseLoss(location, adaptor.getLhs().getType(),
+                      adaptor.getRhs().getType(), inferred);
+}
+
+LogicalResult MseLossOp::evaluate(interp::EvalFrame &frame) {
+  return frame.visit(
+      [&](auto &f) { return f.push(interp::mseLoss(f.in(0), f.in(1))); });
+}
+
+// Subtract, square and sum per element.
+OpWork MseLossOp::getWork() {
+  OpWork work = streamingWork(*this, 0);
+  work.flops = 3 * numElementsOf(getLhs().getType());
+  return work;
+}
+
+LogicalResult MseLossOp::exportONNX(ONNXEmitter &e) {
+  // ReduceMean without axes (opset 17) reduces over every dimension.
+  std::string diff = e.fresh("_diff"), square = e.fresh("_square");
+  e.node("Sub", {e.input(0), e.input(1)}, {diff});
+  e.node("Mul", {diff, diff}, {square});
+  e.node("ReduceMean", {square}, {e.output()}).attr("keepdims", int64_t(0));
   return success();
 }
 

@@ -274,6 +274,35 @@ LogicalResult inferMaxPool2dGrad(Loc location, Type input, Type gradOutput,
   return success();
 }
 
+LogicalResult inferSoftmaxCrossEntropy(Loc location, Type logits, Type labels,
+                                       Inferred &inferred) {
+  auto l = ranked(logits), y = ranked(labels);
+  if (l.getRank() != 2)
+    return emitOptionalError(location, "logits must be rank 2 ([N, C]), got ",
+                             shapeString(l.getShape()));
+  if (l.getDimSize(0) == 0 || l.getDimSize(1) == 0)
+    return emitOptionalError(location, "logits ", shapeString(l.getShape()),
+                             " must have a row and a class");
+  if (y.getShape() != l.getShape().take_front())
+    return emitOptionalError(
+        location, "labels shape ", shapeString(y.getShape()),
+        " is not [N] = ", shapeString(l.getShape().take_front()));
+  inferred.push_back(RankedTensorType::get({}, l.getElementType()));
+  return success();
+}
+
+LogicalResult inferMseLoss(Loc location, Type lhs, Type rhs,
+                           Inferred &inferred) {
+  auto l = ranked(lhs), r = ranked(rhs);
+  if (l != r)
+    return emitOptionalError(location, "operand types ", l, " and ", r,
+                             " differ");
+  if (l.getNumElements() == 0)
+    return emitOptionalError(location, "operands must not be empty");
+  inferred.push_back(RankedTensorType::get({}, l.getElementType()));
+  return success();
+}
+
 LogicalResult inferGlobalAvgPool(Loc location, Type input, Inferred &inferred) {
   auto in = ranked(input);
   if (in.getRank() != 4)

@@ -232,6 +232,22 @@ module {
     %y = tg.softmax %x {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
     return %y : tensor<2x3x4xf32>
   }
+  func.func @softmax_cross_entropy(%x: tensor<5x7xf32> {tg.name = "x"}) -> (tensor<f32> {tg.name = "loss"}) {
+    %l = tg.constant dense<[0, 6, 3, 3, 1]> : tensor<5xi64>
+    %y = tg.softmax_cross_entropy %x, %l : (tensor<5x7xf32>, tensor<5xi64>) -> tensor<f32>
+    return %y : tensor<f32>
+  }
+  func.func @softmax_cross_entropy_i32(%x: tensor<3x4xf32> {tg.name = "x"}) -> (tensor<f32> {tg.name = "loss"}) {
+    %big = tg.constant dense<[[100.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]> : tensor<3x4xf32>
+    %s = tg.add %x, %big : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    %l = tg.constant dense<[3, 2, 0]> : tensor<3xi32>
+    %y = tg.softmax_cross_entropy %s, %l : (tensor<3x4xf32>, tensor<3xi32>) -> tensor<f32>
+    return %y : tensor<f32>
+  }
+  func.func @mse_loss(%a: tensor<2x3x4xf32> {tg.name = "a"}, %b: tensor<2x3x4xf32> {tg.name = "b"}) -> (tensor<f32> {tg.name = "loss"}) {
+    %y = tg.mse_loss %a, %b : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<f32>
+    return %y : tensor<f32>
+  }
   func.func @layernorm(%x: tensor<2x3x4xf32> {tg.name = "x"}, %g: tensor<4xf32> {tg.name = "g"}, %b: tensor<4xf32> {tg.name = "b"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
     %y = tg.layernorm %x, %g, %b : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
     return %y : tensor<2x3x4xf32>

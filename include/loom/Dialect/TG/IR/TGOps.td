@@ -757,6 +757,41 @@ def TG_SoftmaxOp : TG_InferOp<"softmax", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
+def TG_SoftmaxCrossEntropyOp : TG_InferOp<"softmax_cross_entropy", TG_Facts> {
+  let summary = "mean softmax cross-entropy of [N, C] logits against class labels";
+  let description = [{
+    `mean over n of (logsumexp(logits[n, :]) - logits[n, labels[n]])`, with
+    the row maximum subtracted before `exp` (stable for large logits).
+    `labels` has shape `[N]`; a label outside `[0, C)` is a run-time error
+    of the interpreter. The result is a rank-0 tensor of the logits' element
+    type. ONNX: SoftmaxCrossEntropyLoss with reduction "mean", no weights and
+    no ignore_index.
+
+    ```mlir
+    %loss = tg.softmax_cross_entropy %logits, %labels
+        : (tensor<64x10xf32>, tensor<64xi64>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$logits, TG_IndexTensor:$labels);
+  let results = (outs TG_FloatTensor:$output);
+}
+
+def TG_MseLossOp : TG_InferOp<"mse_loss", TG_Facts> {
+  let summary = "mean squared error of two tensors of one shape";
+  let description = [{
+    `mean((lhs - rhs)^2)` over every element; `lhs` and `rhs` have the same
+    type and the result is a rank-0 tensor of their element type. (ONNX has
+    no such operator: the export is Sub, Mul and ReduceMean, and nothing
+    imports as it.)
+
+    ```mlir
+    %loss = tg.mse_loss %y, %target : (tensor<64x1xf32>, tensor<64x1xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$lhs, TG_FloatTensor:$rhs);
+  let results = (outs TG_FloatTensor:$output);
+}
+
 def TG_LayerNormOp : TG_InferOp<"layernorm", TG_Facts> {
   let summary = "layer normalisation over the trailing dimensions";
   let description = [{

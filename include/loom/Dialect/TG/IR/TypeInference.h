@@ -61,6 +61,14 @@ LogicalResult inferMaxPool2dGrad(Loc location, mlir::Type input,
                                  llvm::ArrayRef<int64_t> strides,
                                  llvm::ArrayRef<int64_t> pads,
                                  Inferred &inferred);
+/// softmax_cross_entropy: logits [N, C] (N, C >= 1), labels [N]; a rank-0
+/// result of the logits' element type.
+LogicalResult inferSoftmaxCrossEntropy(Loc location, mlir::Type logits,
+                                       mlir::Type labels, Inferred &inferred);
+/// mse_loss: operands of one non-empty type; a rank-0 result of its element
+/// type.
+LogicalResult inferMseLoss(Loc location, mlir::Type lhs, mlir::Type rhs,
+                           Inferred &inferred);
 LogicalResult inferGlobalAvgPool(Loc location, mlir::Type input,
                                  Inferred &inferred);
 LogicalResult inferTranspose(Loc location, mlir::Type input,
