@@ -8,6 +8,7 @@
 #include "loom/Autodiff/Autodiff.h"
 #include "loom/Autodiff/Passes.h"
 #include "loom/Compiler/Passes.h"
+#include "loom/Pipeline/Passes.h"
 #include "loom/Placement/Passes.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
@@ -24,6 +25,7 @@ int main(int argc, char **argv) {
   loom::compiler::registerCompilerPasses();
   loom::placement::registerPlacementPasses();
   loom::autodiff::registerAutodiffPasses();
+  loom::pipeline::registerPipelinePasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
