@@ -134,7 +134,6 @@ VJP batchnormVJP(BatchNormOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-#ifdef LOOM_PENDING_OPS
 VJP crossEntropyVJP(SoftmaxCrossEntropyOp op, GradBuilder &g, ValueRange grads,
                     ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
@@ -162,9 +161,7 @@ VJP crossEntropyVJP(SoftmaxCrossEntropyOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-#endif
 
-#ifdef LOOM_PENDING_OPS
 VJP mseVJP(MseLossOp op, GradBuilder &g, ValueRange grads,
            ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
@@ -178,7 +175,6 @@ VJP mseVJP(MseLossOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-#endif
 
 } // namespace
 
@@ -189,9 +185,7 @@ void loom::tg::autodiff::attachReductionGradients(MLIRContext *context) {
   attachGradient<SoftmaxOp, softmaxVJP>(context);
   attachGradient<LayerNormOp, layernormVJP>(context);
   attachGradient<BatchNormOp, batchnormVJP>(context);
-#ifdef LOOM_PENDING_OPS
   attachGradient<SoftmaxCrossEntropyOp, crossEntropyVJP>(context);
   attachGradient<MseLossOp, mseVJP>(context);
-#endif
 
 }

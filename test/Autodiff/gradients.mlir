@@ -56,6 +56,8 @@
 // RUN: loom-run %s --entry broadcast_to --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry gather_repeated_negative --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry gather_axis1 --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
+// RUN: loom-run %s --entry softmax_cross_entropy --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
+// RUN: loom-run %s --entry mse_loss --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry reduce_sum --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry reduce_mean_keep --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry reduce_max --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
@@ -449,6 +451,21 @@ func.func @gather_axis1(%x: tensor<2x5x3xf32>, %weight: tensor<2x3x3xf32>) -> te
   %y = tg.gather %x, %i {axis = 1 : i64} : (tensor<2x5x3xf32>, tensor<3xi32>) -> tensor<2x3x3xf32>
   %wy = tg.mul %y, %weight : (tensor<2x3x3xf32>, tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2>, keepdims = false} : (tensor<2x3x3xf32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @softmax_cross_entropy(%x: tensor<4x5xf32>, %weight: tensor<f32>) -> tensor<f32> {
+  %l = tg.constant dense<[3, 0, 4, 3]> : tensor<4xi64>
+  %y = tg.softmax_cross_entropy %x, %l : (tensor<4x5xf32>, tensor<4xi64>) -> tensor<f32>
+  %wy = tg.mul %y, %weight : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %r = tg.add %wy, %wy : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @mse_loss(%a: tensor<2x3x4xf32>, %b: tensor<2x3x4xf32>, %weight: tensor<f32>) -> tensor<f32> {
+  %y = tg.mse_loss %a, %b : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<f32>
+  %wy = tg.mul %y, %weight : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %r = tg.add %wy, %wy : (tensor<f32>, tensor<f32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
