@@ -2,7 +2,7 @@
 // sum of one op's result (awkward shapes, broadcasting, strides, groups,
 // dilations, padding), and loom-run --check-gradients compares the
 // gradient --tg-autodiff builds with central finite differences in f64.
-// Ops with index operands or ops added for training have their own files.
+// Written by Inputs/gen-gradients.py: add a case there and rerun it.
 //
 // RUN: loom-run %s --entry relu --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
 // RUN: loom-run %s --entry sigmoid --check-gradients --gradient-tolerance 1e-6 | FileCheck %s
