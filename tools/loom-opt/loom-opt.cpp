@@ -10,6 +10,8 @@
 #include "loom/Compiler/Passes.h"
 #include "loom/Pipeline/Passes.h"
 #include "loom/Placement/Passes.h"
+#include "loom/Dialect/Pipe/IR/PipeDialect.h"
+#include "loom/Dialect/Pipe/Transforms/Passes.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 
@@ -22,6 +24,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   loom::tg::registerTGPasses();
+  loom::pipe::registerPipePasses();
   loom::compiler::registerCompilerPasses();
   loom::placement::registerPlacementPasses();
   loom::autodiff::registerAutodiffPasses();
@@ -31,6 +34,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<loom::tg::TGDialect>();
+  registry.insert<loom::pipe::PipeDialect>();
   loom::tg::registerTGGradientInterfaceModels(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(

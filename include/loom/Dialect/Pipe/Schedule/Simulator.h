@@ -1,0 +1,65 @@
+//===- Simulator.h - Timing a pipeline schedule ------------------*- C++ -*-===//
+//
+// Part of Loom. Event-driven and O(actions): every device runs its program
+// in order; a compute action takes its stage's seconds; a send leaves at once
+// (it does not block its device) and occupies the directed link between the
+// two devices for bytes / bandwidth, arriving latency later; a receive
+// blocks its device until its message has arrived. A receive whose send
+// never comes leaves its device blocked: the schedule deadlocks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_DIALECT_PIPE_SCHEDULE_SIMULATOR_H
+#define LOOM_DIALECT_PIPE_SCHEDULE_SIMULATOR_H
+
+#include "loom/Dialect/Pipe/Schedule/Schedule.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace loom::pipe {
+
+struct ActionTime {
+  double start = 0, end = 0; // for a send: leaves at start, arrives at end
+};
+
+struct DeviceStats {
+  double busy = 0;           // seconds of F/B/I/W
+  double finish = 0;         // when its last action ends
+  double bubble = 0;         // 1 - busy / makespan
+  int64_t staticBytes = 0;   // weights + optimizer state of its stages
+  int64_t peakBytes = 0;     // static + the most activations in flight
+  int peakInFlight = 0;      // activations in flight at the peak
+};
+
+struct Simulation {
+  double makespan = 0;
+  double microBatchesPerSecond = 0, samplesPerSecond = 0;
+  double meanBubble = 0;     // over the devices that compute
+  std::vector<DeviceStats> devices;
+  /// times[d][i]: when action i of device d ran (when recorded).
+  std::vector<std::vector<ActionTime>> times;
+  /// A device left blocked, and the action it blocks at.
+  struct Blocked {
+    int device, action;
+  };
+  std::vector<Blocked> blocked;
+  bool deadlocked() const { return !blocked.empty(); }
+};
+
+struct SimulateOptions {
+  bool recordTimes = false;
+};
+
+Simulation simulate(const Schedule &schedule,
+                    const SimulateOptions &options = {});
+
+/// The table: one row per device (busy, bubble, peak memory) and totals.
+void printSimulation(llvm::raw_ostream &os, const Schedule &schedule,
+                     const Simulation &sim);
+/// The same as JSON.
+void writeSimulationJSON(llvm::raw_ostream &os, const Schedule &schedule,
+                         const Simulation &sim);
+
+} // namespace loom::pipe
+
+#endif // LOOM_DIALECT_PIPE_SCHEDULE_SIMULATOR_H

@@ -1,0 +1,216 @@
+//===- Simulator.cpp - Timing a pipeline schedule -------------------------===//
+//
+// Part of Loom.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/Pipe/Schedule/Simulator.h"
+#include "Message.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+
+using namespace loom::pipe;
+
+Simulation loom::pipe::simulate(const Schedule &s,
+                                const SimulateOptions &options) {
+  size_t n = s.devices.size();
+  Simulation sim;
+  sim.devices.assign(n, {});
+  if (options.recordTimes) {
+    sim.times.resize(n);
+    for (size_t d = 0; d < n; ++d)
+      sim.times[d].resize(s.programs[d].size());
+  }
+  // Static memory: weights and optimizer state of every stage on a device.
+  for (const Stage &st : s.stages)
+    for (int d : st.devices)
+      sim.devices[d].staticBytes += st.staticBytes();
+  for (size_t d = 0; d < n; ++d)
+    sim.devices[d].peakBytes = sim.devices[d].staticBytes;
+
+  // Per-edge bytes per send, looked up once per (from, to) pair.
+  llvm::DenseMap<std::pair<int, int>, int> edgeOf;
+  for (size_t e = 0; e < s.edges.size(); ++e)
+    edgeOf[{s.edges[e].from, s.edges[e].to}] = e;
+  auto bytesOf = [&](const MessageKey &k) -> int64_t {
+    auto it = edgeOf.find({k.fromStage, k.toStage});
+    if (it == edgeOf.end())
+      return 0;
+    const Edge &e = s.edges[it->second];
+    int64_t pairs = static_cast<int64_t>(s.stages[e.from].devices.size()) *
+                    s.stages[e.to].devices.size();
+    return (k.backward ? e.gradBytes : e.bytes) / std::max<int64_t>(pairs, 1);
+  };
+
+  std::vector<size_t> pc(n, 0);
+  std::vector<double> clock(n, 0.0);
+  std::vector<int64_t> activations(n, 0);
+  std::vector<int> inFlight(n, 0);
+  llvm::DenseMap<MessageKey, double> arrival;
+  llvm::DenseMap<MessageKey, int> waiting;
+  llvm::DenseMap<std::pair<int, int>, double> linkFree;
+  std::vector<int> work;
+  work.reserve(n);
+  for (size_t d = n; d-- > 0;)
+    work.push_back(d);
+
+  while (!work.empty()) {
+    int d = work.back();
+    work.pop_back();
+    const std::vector<Action> &program = s.programs[d];
+    DeviceStats &stats = sim.devices[d];
+    while (pc[d] < program.size()) {
+      const Action &a = program[pc[d]];
+      double start = clock[d], end = start;
+      if (isCompute(a.kind)) {
+        const Stage &st = s.stages[a.stage];
+        end = start + st.seconds(a.kind);
+        stats.busy += end - start;
+        clock[d] = end;
+        if (a.kind == ActionKind::F) {
+          activations[d] += st.activationBytes;
+          ++inFlight[d];
+          if (stats.staticBytes + activations[d] > stats.peakBytes ||
+              (inFlight[d] > stats.peakInFlight &&
+               stats.staticBytes + activations[d] == stats.peakBytes)) {
+            stats.peakBytes = stats.staticBytes + activations[d];
+            stats.peakInFlight = inFlight[d];
+          }
+        } else if (a.kind == ActionKind::B || a.kind == ActionKind::W) {
+          activations[d] -= st.activationBytes;
+          --inFlight[d];
+        }
+      } else if (isSend(a.kind)) {
+        MessageKey key = MessageKey::of(a, d);
+        int64_t bytes = bytesOf(key);
+        bool intra = s.nodeOf(d) == s.nodeOf(a.peerDevice);
+        double bandwidth =
+            intra ? s.links.intraBandwidth : s.links.interBandwidth;
+        double latency = intra ? s.links.intraLatency : s.links.interLatency;
+        double &free = linkFree[{d, a.peerDevice}];
+        double leave = std::max(start, free);
+        free = leave + bytes / bandwidth;
+        end = free + latency;
+        arrival[key] = end;
+        if (auto it = waiting.find(key); it != waiting.end()) {
+          work.push_back(it->second);
+          waiting.erase(it);
+        }
+      } else { // receive
+        MessageKey key = MessageKey::of(a, d);
+        auto it = arrival.find(key);
+        if (it == arrival.end()) {
+          waiting[key] = d;
+          break;
+        }
+        end = std::max(start, it->second);
+        clock[d] = end;
+      }
+      if (options.recordTimes)
+        sim.times[d][pc[d]] = {start, end};
+      ++pc[d];
+    }
+  }
+
+  for (size_t d = 0; d < n; ++d) {
+    if (pc[d] < s.programs[d].size())
+      sim.blocked.push_back({static_cast<int>(d), static_cast<int>(pc[d])});
+    sim.devices[d].finish = clock[d];
+    sim.makespan = std::max(sim.makespan, clock[d]);
+  }
+  int computing = 0;
+  for (DeviceStats &stats : sim.devices) {
+    stats.bubble = sim.makespan > 0 ? 1 - stats.busy / sim.makespan : 0;
+    if (stats.busy > 0) {
+      sim.meanBubble += stats.bubble;
+      ++computing;
+    }
+  }
+  if (computing)
+    sim.meanBubble /= computing;
+  if (sim.makespan > 0 && !sim.deadlocked()) {
+    sim.microBatchesPerSecond = s.microBatches / sim.makespan;
+    sim.samplesPerSecond = sim.microBatchesPerSecond * s.microBatchSize;
+  }
+  return sim;
+}
+
+//===----------------------------------------------------------------------===//
+// Reports
+//===----------------------------------------------------------------------===//
+
+static double mib(int64_t bytes) { return bytes / (1024.0 * 1024.0); }
+
+void loom::pipe::printSimulation(llvm::raw_ostream &os, const Schedule &s,
+                                 const Simulation &sim) {
+  os << "pipe.schedule @" << s.name << ": " << s.devices.size()
+     << " devices, " << s.stages.size() << " stages, " << s.microBatches
+     << " micro-batches, " << s.numActions() << " actions\n";
+  os << llvm::format("%-12s %12s %12s %8s %12s %12s %6s\n", "device",
+                     "busy (s)", "finish (s)", "bubble", "peak (MiB)",
+                     "memory (MiB)", "peakmb");
+  // Large schedules: the first and last devices, the rest summarised.
+  size_t n = s.devices.size();
+  for (size_t d = 0; d < n; ++d) {
+    if (n > 40 && d == 16) {
+      os << "  ... " << (n - 32) << " more devices ...\n";
+      d = n - 16;
+    }
+    const DeviceStats &st = sim.devices[d];
+    std::string name = "@" + s.devices[d].name;
+    std::string memory =
+        s.devices[d].memory
+            ? llvm::formatv("{0:F3}", mib(s.devices[d].memory)).str()
+            : "unlimited";
+    os << llvm::format("%-12s %12.6g %12.6g %8.4f %12.3f %12s %6d\n",
+                       name.c_str(), st.busy, st.finish, st.bubble,
+                       mib(st.peakBytes), memory.c_str(), st.peakInFlight);
+  }
+  if (sim.deadlocked()) {
+    os << "DEADLOCK: " << sim.blocked.size() << " devices blocked\n";
+    return;
+  }
+  os << llvm::format("makespan %.6g s, throughput %.6g micro-batches/s "
+                     "(%.6g samples/s), mean bubble %.4f\n",
+                     sim.makespan, sim.microBatchesPerSecond,
+                     sim.samplesPerSecond, sim.meanBubble);
+}
+
+void loom::pipe::writeSimulationJSON(llvm::raw_ostream &os, const Schedule &s,
+                                     const Simulation &sim) {
+  llvm::json::OStream j(os, 2);
+  j.object([&] {
+    j.attribute("schedule", s.name);
+    j.attribute("devices", static_cast<int64_t>(s.devices.size()));
+    j.attribute("stages", static_cast<int64_t>(s.stages.size()));
+    j.attribute("micro_batches", s.microBatches);
+    j.attribute("micro_batch_size", s.microBatchSize);
+    j.attribute("actions", s.numActions());
+    j.attribute("deadlocked", sim.deadlocked());
+    j.attribute("makespan_s", sim.makespan);
+    j.attribute("micro_batches_per_s", sim.microBatchesPerSecond);
+    j.attribute("samples_per_s", sim.samplesPerSecond);
+    j.attribute("mean_bubble", sim.meanBubble);
+    j.attributeArray("per_device", [&] {
+      for (size_t d = 0; d < s.devices.size(); ++d) {
+        const DeviceStats &st = sim.devices[d];
+        j.object([&] {
+          j.attribute("device", s.devices[d].name);
+          j.attribute("busy_s", st.busy);
+          j.attribute("finish_s", st.finish);
+          j.attribute("bubble", st.bubble);
+          j.attribute("static_bytes", st.staticBytes);
+          j.attribute("peak_bytes", st.peakBytes);
+          j.attribute("peak_in_flight", st.peakInFlight);
+          j.attribute("memory_bytes", s.devices[d].memory);
+        });
+      }
+    });
+  });
+  os << "\n";
+}
