@@ -197,6 +197,94 @@ Lowered lowerMaxPool(MaxPool2dOp op, OpBuilder &b) {
                                       cast<RankedTensorType>(op.getType()))};
 }
 
+/// The gradient of windows that do not overlap (stride >= kernel on both
+/// axes, the usual 2x2/2 pooling): every input position is in at most one
+/// window, so one generic over (n, c, oh, i, ow, j), i < stride, j <
+/// stride, writes each window's gradient at its argmax and zeros elsewhere,
+/// with no gathers (it vectorises); its [N, C, OH * sh, OW * sw] result,
+/// shifted by the padding, is cropped or zero-extended to the input.
+Value scatterDisjointWindows(OpBuilder &b, Location loc, Value arg, Value grad,
+                             RankedTensorType inType, ArrayRef<int64_t> k,
+                             ArrayRef<int64_t> s, ArrayRef<int64_t> pads) {
+  MLIRContext *ctx = b.getContext();
+  auto gradType = cast<RankedTensorType>(grad.getType());
+  int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
+          h = inType.getDimSize(2), w = inType.getDimSize(3),
+          oh = gradType.getDimSize(2), ow = gradType.getDimSize(3);
+  Type f = inType.getElementType();
+  auto sixType = RankedTensorType::get({n, c, oh, s[0], ow, s[1]}, f);
+  AffineExpr d0, d1, d2, d3, d4, d5;
+  bindDims(ctx, d0, d1, d2, d3, d4, d5);
+  AffineMap window = AffineMap::get(6, 0, {d0, d1, d2, d4}, ctx);
+  AffineMap all = AffineMap::getMultiDimIdentityMap(6, ctx);
+  Value empty = tensor::EmptyOp::create(b, loc, sixType.getShape(), f);
+  auto spread = linalg::GenericOp::create(
+      b, loc, sixType, ValueRange{arg, grad}, ValueRange{empty},
+      {window, window, all},
+      SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        auto cst = [&](int64_t v) {
+          return Value(arith::ConstantIndexOp::create(nb, nl, v));
+        };
+        auto lt = [&](Value x, Value y) {
+          return Value(
+              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, x, y));
+        };
+        auto coord = [&](unsigned out, unsigned off, int64_t stride,
+                         int64_t pad) {
+          Value o = linalg::IndexOp::create(nb, nl, out);
+          Value i = linalg::IndexOp::create(nb, nl, off);
+          return std::make_pair(
+              i, Value(arith::SubIOp::create(
+                     nb, nl,
+                     arith::AddIOp::create(
+                         nb, nl, arith::MulIOp::create(nb, nl, o, cst(stride)),
+                         i),
+                     cst(pad))));
+        };
+        auto [i, y] = coord(2, 3, s[0], pads[0]);
+        auto [j, x] = coord(4, 5, s[1], pads[1]);
+        // In the window (i < kh, j < kw), inside the input (the flat index
+        // of an outside position could alias an inside one) and the argmax.
+        Value zero = cst(0);
+        SmallVector<Value> conds = {
+            lt(i, cst(k[0])), lt(j, cst(k[1])),
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, y, zero),
+            lt(y, cst(h)),
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, x, zero),
+            lt(x, cst(w))};
+        Value flat = arith::IndexCastOp::create(
+            nb, nl, nb.getI64Type(),
+            arith::AddIOp::create(
+                nb, nl, arith::MulIOp::create(nb, nl, y, cst(w)), x));
+        conds.push_back(arith::CmpIOp::create(
+            nb, nl, arith::CmpIPredicate::eq, args[0], flat));
+        Value take = conds.front();
+        for (Value cnd : ArrayRef<Value>(conds).drop_front())
+          take = arith::AndIOp::create(nb, nl, take, cnd);
+        Value none = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(f, 0.0));
+        linalg::YieldOp::create(
+            nb, nl, Value(arith::SelectOp::create(nb, nl, take, args[1], none)));
+      });
+  Value full = reshapeTo(
+      b, loc, spread.getResult(0),
+      RankedTensorType::get({n, c, oh * s[0], ow * s[1]}, f));
+  // Row r of `full` is input row r - top: keep rows [top, top + h), the
+  // ones beyond `full` zero (the same for columns).
+  int64_t rows = std::min(h, oh * s[0] - pads[0]),
+          cols = std::min(w, ow * s[1] - pads[1]);
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                       b.getIndexAttr(pads[0]),
+                                       b.getIndexAttr(pads[1])};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(n), b.getIndexAttr(c),
+                                     b.getIndexAttr(rows),
+                                     b.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> ones(4, b.getIndexAttr(1));
+  Value cropped = tensor::ExtractSliceOp::create(b, loc, full, offsets, sizes,
+                                                 ones);
+  return padNCHW(b, loc, cropped, {0, 0, h - rows, w - cols}, 0.0);
+}
+
 /// tg.maxpool2d_grad in three steps, none of which depends on the order of
 /// evaluation: the window maxima (as tg.maxpool2d); each window's argmax,
 /// the smallest flat in-bounds position y * W + x of its plane holding the
@@ -288,9 +376,12 @@ Lowered lowerMaxPoolGrad(MaxPool2dGradOp op, OpBuilder &b) {
             Value(arith::SelectOp::create(nb, nl, valid, least, args[3])));
       });
   Value arg = argmax.getResult(0);
+  Value grad = op.getGradOutput();
+  if (s[0] >= k[0] && s[1] >= k[1])
+    return SmallVector<Value>{
+        scatterDisjointWindows(b, loc, arg, grad, inType, k, s, pads)};
 
   // Loops (n, c, y, x, i, j): the gradient of each input position.
-  Value grad = op.getGradOutput();
   auto sum = linalg::GenericOp::create(
       b, loc, inType, ValueRange{window},
       ValueRange{filled(b, loc, inType, 0.0)}, {offsets, position}, iterators,

@@ -194,6 +194,14 @@ module {
     %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>} : (tensor<2x3x7x6xf32>, tensor<2x3x4x3xf32>) -> tensor<2x3x7x6xf32>
     return %dx : tensor<2x3x7x6xf32>
   }
+  func.func @maxpool_grad_disjoint(%x: tensor<2x3x7x6xf32> {tg.name = "x"}, %g: tensor<2x3x3x3xf32> {tg.name = "g"}) -> (tensor<2x3x7x6xf32> {tg.name = "dx"}) {
+    %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x7x6xf32>, tensor<2x3x3x3xf32>) -> tensor<2x3x7x6xf32>
+    return %dx : tensor<2x3x7x6xf32>
+  }
+  func.func @maxpool_grad_gaps_pads(%x: tensor<1x2x8x7xf32> {tg.name = "x"}, %g: tensor<1x2x3x3xf32> {tg.name = "g"}) -> (tensor<1x2x8x7xf32> {tg.name = "dx"}) {
+    %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 3, 3>, pads = array<i64: 1, 1, 0, 1>} : (tensor<1x2x8x7xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x8x7xf32>
+    return %dx : tensor<1x2x8x7xf32>
+  }
   func.func @maxpool_grad_ties(%g: tensor<1x2x3x4xf32> {tg.name = "g"}) -> (tensor<1x2x3x3xf32> {tg.name = "dx"}) {
     %x = tg.constant dense<[[[[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]],
                              [[0xFF800000, 0xFF800000, 0xFF800000], [0xFF800000, 2.0, 0xFF800000], [0xFF800000, 0xFF800000, 2.0]]]]> : tensor<1x2x3x3xf32>
