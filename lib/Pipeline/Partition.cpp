@@ -162,6 +162,29 @@ double pipeline::stepEstimate(const Plan &plan, int microBatches) {
 }
 
 namespace {
+/// The candidates by step estimate, best first, at most kMaxCandidates.
+std::vector<Plan>
+bestCandidates(std::vector<std::pair<double, Plan>> found,
+               std::chrono::steady_clock::time_point start) {
+  constexpr size_t kMaxCandidates = 8;
+  std::stable_sort(found.begin(), found.end(), [](auto &a, auto &b) {
+    return a.first < b.first;
+  });
+  std::vector<Plan> plans;
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  for (auto &[step, plan] : found) {
+    if (plans.size() == kMaxCandidates)
+      break;
+    plan.searchSeconds = seconds;
+    plans.push_back(std::move(plan));
+  }
+  return plans;
+}
+} // namespace
+
+namespace {
 
 } // namespace
 
@@ -169,7 +192,7 @@ namespace {
 // Sequential: PipeDream's dynamic programme
 //===----------------------------------------------------------------------===//
 
-FailureOr<Plan> pipeline::partitionSequential(const GraphModel &g,
+FailureOr<std::vector<Plan>> pipeline::partitionSequential(const GraphModel &g,
                                               const PartitionOptions &o,
                                               Location loc) {
   auto start = std::chrono::steady_clock::now();
@@ -216,7 +239,7 @@ FailureOr<Plan> pipeline::partitionSequential(const GraphModel &g,
   }
   // Replica counts tried: all up to 16, then powers of two.
   std::vector<int> counts;
-  for (int r = 1; r <= P; r = r < 16 ? r + 1 : r * 2)
+  for (int r = 1; r <= (o.oneStagePerDevice ? 1 : P); r = r < 16 ? r + 1 : r * 2)
     counts.push_back(r);
   auto stageTime = [&](int i, int j, int r, int inFlight) {
     int64_t w = weights[j] - weights[i], a = acts[j] - acts[i];
@@ -259,9 +282,8 @@ FailureOr<Plan> pipeline::partitionSequential(const GraphModel &g,
   // A plan for every number of pipeline devices d (the table holds them
   // all), the other devices replicating its slowest stages; the smallest
   // step estimate wins.
-  std::optional<Plan> chosen;
-  double bestStep = kInf;
-  for (int d = 1; d <= P; ++d) {
+  std::vector<std::pair<double, Plan>> found;
+  for (int d = o.oneStagePerDevice ? P : 1; d <= P; ++d) {
     if (best[0][d] == kInf)
       continue;
     Plan plan;
@@ -281,24 +303,18 @@ FailureOr<Plan> pipeline::partitionSequential(const GraphModel &g,
                                   [](Diagnostic &) { return success(); });
     if (failed(finishPlan(g, plan, replicas, o, loc)))
       continue;
-    replicate(g, plan, replicas, P - d, o);
-    if (failed(finishPlan(g, plan, replicas, o, loc)))
-      continue;
-    double step = stepEstimate(plan, o.microBatches);
-    if (step < bestStep) {
-      bestStep = step;
-      chosen = std::move(plan);
+    if (!o.oneStagePerDevice) {
+      replicate(g, plan, replicas, P - d, o);
+      if (failed(finishPlan(g, plan, replicas, o, loc)))
+        continue;
     }
+    found.push_back({stepEstimate(plan, o.microBatches), std::move(plan)});
   }
-  if (!chosen)
+  if (found.empty())
     return emitError(loc) << "pipe-partition: no partition into contiguous "
                           << "stages fits on " << P << " device(s) with "
                           << o.memoryPerDevice << " bytes each";
-  Plan plan = std::move(*chosen);
-  plan.searchSeconds = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
-  return plan;
+  return bestCandidates(std::move(found), start);
 }
 
 //===----------------------------------------------------------------------===//
@@ -513,7 +529,7 @@ std::vector<std::vector<int>> cover(const GraphModel &g, const Branches &b,
 
 } // namespace
 
-FailureOr<Plan> pipeline::partitionGraph(const GraphModel &g,
+FailureOr<std::vector<Plan>> pipeline::partitionGraph(const GraphModel &g,
                                          const PartitionOptions &o,
                                          Location loc) {
   auto start = std::chrono::steady_clock::now();
@@ -527,8 +543,7 @@ FailureOr<Plan> pipeline::partitionGraph(const GraphModel &g,
   // cover needs at most k devices, then the other devices as replicas of
   // the slowest stages; the plan with the smallest step estimate wins.
   double lowest = lo, highest = hi;
-  std::optional<Plan> best;
-  double bestStep = kInf;
+  std::vector<std::pair<double, Plan>> found;
   int lastCount = -1;
   for (int k = std::min<int>(o.devices, g.nodes.size()); k >= 1; --k) {
     lo = lowest;
@@ -562,19 +577,11 @@ FailureOr<Plan> pipeline::partitionGraph(const GraphModel &g,
       if (failed(finishPlan(g, plan, replicas, o, loc)))
         continue;
     }
-    double step = stepEstimate(plan, o.microBatches);
-    if (step < bestStep) {
-      bestStep = step;
-      best = std::move(plan);
-    }
+    found.push_back({stepEstimate(plan, o.microBatches), std::move(plan)});
   }
-  if (!best)
+  if (found.empty())
     return emitError(loc) << "pipe-partition: no partition of the graph fits "
                           << "on " << o.devices << " device(s) with "
                           << o.memoryPerDevice << " bytes each";
-  Plan plan = std::move(*best);
-  plan.searchSeconds = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
-  return plan;
+  return bestCandidates(std::move(found), start);
 }

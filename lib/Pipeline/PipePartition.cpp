@@ -8,12 +8,20 @@
 #include "loom/Pipeline/Partition.h"
 
 #include "loom/Autodiff/Autodiff.h"
+#include "loom/Dialect/Pipe/IR/PipeDialect.h"
+#include "loom/Dialect/Pipe/Schedule/Builders.h"
+#include "loom/Dialect/Pipe/Schedule/Simulator.h"
+#include "loom/Dialect/Pipe/Schedule/Verifier.h"
+#include "loom/Pipeline/StageFunctions.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <limits>
+#include <optional>
 
 namespace loom::pipeline {
 #define GEN_PASS_DEF_PIPEPARTITION
@@ -79,11 +87,51 @@ llvm::json::Value planJSON(const Plan &plan, int microBatches) {
       {"search_s", plan.searchSeconds}};
 }
 
+/// The plan as a pipe::Schedule (stage functions named in `functions`):
+/// per-replica costs, parameter + gradient and optimizer bytes, the
+/// activations a micro-batch keeps (its stage inputs when recomputing).
+pipe::Schedule toSchedule(const Plan &plan, const PartitionOptions &o,
+                          ArrayRef<StageFunctions> functions, StringRef name,
+                          int chunks) {
+  pipe::Schedule s;
+  s.name = name.str();
+  s.microBatches = o.microBatches;
+  s.links.intraBandwidth = o.intraNode.bandwidth;
+  s.links.intraLatency = o.intraNode.latency;
+  s.links.interBandwidth = o.interNode.bandwidth;
+  s.links.interLatency = o.interNode.latency;
+  s.links.devicesPerNode = o.devicesPerNode;
+  int devices = o.devices / std::max(1, chunks);
+  for (int d = 0; d < devices; ++d)
+    s.devices.push_back({"d" + std::to_string(d), -1, o.memoryPerDevice});
+  for (auto [k, stage] : llvm::enumerate(plan.stages)) {
+    pipe::Stage st;
+    st.name = "s" + std::to_string(k);
+    for (int d : stage.devices)
+      st.devices.push_back(d % devices);
+    st.forward = functions[k].forward;
+    st.backward = functions[k].backward;
+    double r = stage.devices.size();
+    st.forwardTime = stage.forward / r;
+    st.backwardTime = (stage.backward + (stage.recompute ? stage.forward : 0)) / r;
+    st.weightBytes = 2 * stage.weightBytes;
+    st.optimizerBytes =
+        int64_t(std::max(0.0, o.stateFactor - 2) * double(stage.weightBytes));
+    st.activationBytes =
+        stage.recompute ? stage.inputBytes : stage.activationBytes;
+    s.stages.push_back(std::move(st));
+  }
+  for (const StageEdge &e : plan.edges)
+    s.edges.push_back({e.from, e.to, e.bytes, e.bytes});
+  return s;
+}
+
 struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
   using PipePartitionBase::PipePartitionBase;
 
   void getDependentDialects(DialectRegistry &registry) const override {
     tg::registerTGGradientInterfaceModels(registry);
+    registry.insert<pipe::PipeDialect>();
   }
 
   void runOnOperation() override {
@@ -124,32 +172,123 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
       return fail("unknown optimizer '" + optimizer +
                   "' (adam, sgd-momentum, sgd)");
     bool graph = schedule == "graph";
-    if (!graph && schedule != "gpipe" && schedule != "1f1b" &&
-        schedule != "interleaved" && schedule != "zb-h1")
+    std::optional<pipe::ScheduleKind> kind =
+        graph ? pipe::ScheduleKind::OneFOneB
+              : pipe::parseScheduleKind(schedule).value_or(
+                    pipe::ScheduleKind::GPipe);
+    if (!graph && !pipe::parseScheduleKind(schedule))
       return fail("unknown schedule '" + schedule +
                   "' (graph, gpipe, 1f1b, interleaved, zb-h1)");
+    int v = *kind == pipe::ScheduleKind::Interleaved ? chunks : 1;
+    if (v < 1)
+      return fail("chunks must be at least 1");
     auto costs = cost::createCostModel(target, "");
     if (!costs)
       return fail(llvm::toString(costs.takeError()));
     FailureOr<GraphModel> g = modelGraph(fn, *costs->model);
     if (failed(g))
       return signalPassFailure();
-    FailureOr<Plan> plan = graph ? partitionGraph(*g, o, fn.getLoc())
-                                 : partitionSequential(*g, o, fn.getLoc());
-    if (failed(plan))
+    // Interleaved: devices x chunks contiguous stages, one replica each,
+    // stage k on device k mod devices.
+    PartitionOptions po = o;
+    if (v > 1) {
+      po.devices = devices * v;
+      po.oneStagePerDevice = true;
+    }
+    FailureOr<std::vector<Plan>> candidates =
+        graph ? partitionGraph(*g, po, fn.getLoc())
+              : partitionSequential(*g, po, fn.getLoc());
+    if (failed(candidates))
       return signalPassFailure();
+    if (graph) {
+      // A chain of stages is a DAG too: the graph search also weighs the
+      // sequential partition's candidates, so it is never worse than them.
+      ScopedDiagnosticHandler quiet(&getContext(),
+                                    [](Diagnostic &) { return success(); });
+      if (auto seq = partitionSequential(*g, po, fn.getLoc());
+          succeeded(seq))
+        for (Plan &p : *seq)
+          candidates->push_back(std::move(p));
+    }
+    // Every candidate simulated under the schedule (graph: 1F1B and ZB-H1
+    // over the stage DAG, GraphPipe's per-stage schedule choice); the
+    // fastest simulated step wins.
+    SmallVector<pipe::ScheduleKind> kinds = {*kind};
+    if (graph)
+      kinds.push_back(pipe::ScheduleKind::ZBH1);
+    std::optional<Plan> plan;
+    std::string why;
+    double bestMakespan = std::numeric_limits<double>::infinity();
+    for (Plan &candidate : *candidates) {
+      SmallVector<StageFunctions> names(candidate.stages.size());
+      for (auto [k, n] : llvm::enumerate(names))
+        n.forward = n.backward = "s" + std::to_string(k);
+      for (pipe::ScheduleKind k : kinds) {
+        pipe::Schedule trial = toSchedule(candidate, po, names, "trial", v);
+        if (llvm::Error err = pipe::buildPrograms(trial, k)) {
+          why = llvm::toString(std::move(err));
+          continue;
+        }
+        pipe::Simulation sim = pipe::simulate(trial);
+        if (!sim.deadlocked() && sim.makespan < bestMakespan) {
+          bestMakespan = sim.makespan;
+          plan = candidate;
+          *kind = k;
+        }
+      }
+    }
+    if (!plan)
+      return fail("no candidate plan could be scheduled as " + schedule +
+                  (why.empty() ? "" : ": " + why));
     llvm::errs() << "pipe-partition: @" << fn.getSymName() << ", "
                  << g->nodes.size() << " ops, on " << devices << " x "
                  << target << " (" << llvm::format("%g", memoryGiB.getValue())
                  << " GiB), " << microBatches
                  << " micro-batches, " << plan->method << " partition\n";
     printPlan(llvm::errs(), *plan, microBatches);
+
+    // The stages as functions and the schedule as a pipe.schedule op.
+    SmallVector<StageFunctions> functions;
+    for (auto [k, stage] : llvm::enumerate(plan->stages)) {
+      FailureOr<StageFunctions> f = outlineStage(
+          fn, *g, stage, (fn.getSymName() + "_s" + Twine(k)).str());
+      if (failed(f))
+        return signalPassFailure();
+      functions.push_back(std::move(*f));
+    }
+    pipe::Schedule sched = toSchedule(*plan, po, functions,
+                                      (fn.getSymName() + "_pipeline").str(), v);
+    if (llvm::Error err = pipe::buildPrograms(sched, *kind))
+      return fail(llvm::toString(std::move(err)));
+    std::vector<pipe::ScheduleProblem> problems = pipe::checkSchedule(sched);
+    for (const pipe::ScheduleProblem &p : problems)
+      fn.emitError("pipe-partition: the emitted schedule is wrong: ")
+          << p.message;
+    if (!problems.empty())
+      return signalPassFailure();
+    pipe::Simulation sim = pipe::simulate(sched);
+    llvm::errs() << "schedule " << schedule << " ("
+                 << pipe::scheduleKindName(*kind) << " over "
+                 << (graph ? "the stage DAG" : "the stages") << ", best of "
+                 << candidates->size() << " candidate plans simulated):\n";
+    pipe::printSimulation(llvm::errs(), sched, sim);
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    pipe::writeSchedule(b, fn.getLoc(), sched);
     if (!report.empty()) {
       std::error_code ec;
       llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
       if (ec)
         return fail("cannot write '" + report + "': " + ec.message());
-      os << llvm::formatv("{0:2}", planJSON(*plan, microBatches)) << "\n";
+      llvm::json::Value j = planJSON(*plan, microBatches);
+      std::string simText;
+      llvm::raw_string_ostream simOs(simText);
+      pipe::writeSimulationJSON(simOs, sched, sim);
+      if (auto parsed = llvm::json::parse(simText))
+        j.getAsObject()->insert({"simulation", std::move(*parsed)});
+      else
+        llvm::consumeError(parsed.takeError());
+      os << llvm::formatv("{0:2}", j) << "\n";
     }
   }
 };

@@ -6,6 +6,8 @@
 // RUN: loom-opt %s --pipe-partition="devices=2 micro-batches=4 memory=0.05 report=%t.graph.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GRAPH
 // RUN: FileCheck %s --check-prefix=JSON < %t.graph.json
 // RUN: loom-opt %s --pipe-partition="devices=2 micro-batches=4 memory=0.05 schedule=1f1b" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SEQ
+// RUN: loom-opt %s --pipe-partition="devices=2 micro-batches=4 memory=0.05" 2>/dev/null | loom-opt --pipe-verify-schedule | FileCheck %s --check-prefix=IR
+// RUN: loom-opt %s --pipe-partition="devices=4 micro-batches=8 schedule=zb-h1" 2>&1 -o /dev/null | FileCheck %s --check-prefix=ZB
 // RUN: not loom-opt %s --pipe-partition="devices=1 memory=0.05" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MEMORY
 // RUN: not loom-opt %s --pipe-partition="schedule=zigzag" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCHEDULE
 // RUN: not loom-opt %s --pipe-partition="devices=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEVICES
@@ -19,6 +21,19 @@
 // JSON: "devices": [
 // JSON-NEXT: 1
 // JSON: "ops": 5
+// IR-DAG: func.func @main_s0_forward(
+// IR-DAG: func.func @main_s0_backward(
+// IR-DAG: func.func @main_s1_forward(
+// IR-DAG: func.func @main_s1_backward(
+// IR: pipe.schedule @main_pipeline micro_batches(4)
+// IR: pipe.device @d0 memory(53687091)
+// IR: pipe.stage @s0 on [@d0] forward @main_s0_forward backward @main_s0_backward
+// IR: pipe.program @d0 [
+// IR-NEXT: F @s0 0,
+// IR: pipe.program @d1 [
+// IR-NEXT: RECV_F @s1 0 from @s0 on @d0,
+// ZB: schedule zb-h1 (zb-h1 over the stages, best of
+// ZB: makespan
 // SEQ: sequential partition
 // SEQ: 2 stages
 // MEMORY: pipe-partition: no partition of the graph fits on 1 device(s) with 53687091 bytes each

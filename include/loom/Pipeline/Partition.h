@@ -84,6 +84,9 @@ struct PartitionOptions {
   Link interNode{50e9, 10e-6};  // 400 Gb/s
   /// Allow recomputing a stage's activations in its backward pass.
   bool allowRecompute = true;
+  /// Sequential only: exactly `devices` stages of one replica each (the
+  /// interleaved schedule places several of them on each device).
+  bool oneStagePerDevice = false;
 };
 
 struct Stage {
@@ -118,13 +121,16 @@ double criticalPath(const Plan &plan);
 /// that keeps the bottleneck stage busy (refined by the simulator).
 double stepEstimate(const Plan &plan, int microBatches);
 
-/// PipeDream's DP: contiguous stages over the block order, with replication.
-mlir::FailureOr<Plan> partitionSequential(const GraphModel &graph,
+/// PipeDream's DP: contiguous stages over the block order, with
+/// replication. Returns up to 8 candidate plans, best step estimate first
+/// (the caller may simulate them under a schedule and keep the fastest).
+mlir::FailureOr<std::vector<Plan>> partitionSequential(const GraphModel &graph,
                                           const PartitionOptions &options,
                                           mlir::Location loc);
 
 /// GraphPipe-style: a DAG of stages from the model's parallel branches.
-mlir::FailureOr<Plan> partitionGraph(const GraphModel &graph,
+/// Candidates as partitionSequential's.
+mlir::FailureOr<std::vector<Plan>> partitionGraph(const GraphModel &graph,
                                      const PartitionOptions &options,
                                      mlir::Location loc);
 

@@ -19,8 +19,13 @@ def PipePartition : Pass<"pipe-partition", "mlir::ModuleOp"> {
     batch is one micro-batch) under `memory` GiB per device:
     `schedule=graph` (GraphPipe-style: a DAG of stages, parallel branches on
     different devices) or a sequential schedule (`gpipe`, `1f1b`,
-    `interleaved`, `zb-h1`) on PipeDream's contiguous partition. Prints a
-    table of the stages on stderr and writes `report=FILE` as JSON.
+    `interleaved` with `chunks` stages per device, `zb-h1`) on PipeDream's
+    contiguous partition. Each stage becomes a forward function and a
+    backward function (built by --tg-autodiff) beside `function`, and the
+    schedule a `pipe.schedule` op at the end of the module: per device the
+    actions per micro-batch, checked by the schedule verifier and timed by
+    the simulator. Prints the stages and the simulation on stderr and writes
+    `report=FILE` as JSON.
 
     ```
     loom-opt model.mlir --pipe-partition="devices=8 micro-batches=16 target=h100"
@@ -39,6 +44,8 @@ def PipePartition : Pass<"pipe-partition", "mlir::ModuleOp"> {
            "Cost model target: h100, h200, cpu">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"graph\"",
            "graph, gpipe, 1f1b, interleaved, zb-h1">,
+    Option<"chunks", "chunks", "int", /*default=*/"2",
+           "Stages per device of the interleaved schedule">,
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adam\"",
            "Optimizer whose state is counted: adam, sgd-momentum, sgd">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
