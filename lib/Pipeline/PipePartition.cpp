@@ -20,6 +20,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <limits>
 #include <optional>
 
@@ -213,13 +214,26 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
     // Every candidate simulated under the schedule (graph: 1F1B and ZB-H1
     // over the stage DAG, GraphPipe's per-stage schedule choice); the
     // fastest simulated step wins.
+    auto clock = std::chrono::steady_clock::now();
+    auto lap = [&] {
+      auto now = std::chrono::steady_clock::now();
+      double s = std::chrono::duration<double>(now - clock).count();
+      clock = now;
+      return s;
+    };
     SmallVector<pipe::ScheduleKind> kinds = {*kind};
     if (graph)
-      kinds.push_back(pipe::ScheduleKind::ZBH1);
+      kinds.append({pipe::ScheduleKind::ZBH1, pipe::ScheduleKind::GPipe});
     std::optional<Plan> plan;
     std::string why;
     double bestMakespan = std::numeric_limits<double>::infinity();
+    size_t tried = 0;
     for (Plan &candidate : *candidates) {
+      // Within the budget (the first candidate always).
+      if (tried++ && std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - clock)
+                             .count() > simulationBudget)
+        break;
       SmallVector<StageFunctions> names(candidate.stages.size());
       for (auto [k, n] : llvm::enumerate(names))
         n.forward = n.backward = "s" + std::to_string(k);
@@ -230,7 +244,14 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
           continue;
         }
         pipe::Simulation sim = pipe::simulate(trial);
-        if (!sim.deadlocked() && sim.makespan < bestMakespan) {
+        // The schedule decides how many micro-batches are in flight (GPipe:
+        // all of them): a candidate whose peak exceeds a device is out.
+        bool fits = llvm::all_of(sim.devices, [&](const pipe::DeviceStats &d) {
+          return !po.memoryPerDevice || d.peakBytes <= po.memoryPerDevice;
+        });
+        if (!fits)
+          why = "every schedule exceeds the memory of a device";
+        if (fits && !sim.deadlocked() && sim.makespan < bestMakespan) {
           bestMakespan = sim.makespan;
           plan = candidate;
           *kind = k;
@@ -240,6 +261,7 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
     if (!plan)
       return fail("no candidate plan could be scheduled as " + schedule +
                   (why.empty() ? "" : ": " + why));
+    double simulateSeconds = lap();
     llvm::errs() << "pipe-partition: @" << fn.getSymName() << ", "
                  << g->nodes.size() << " ops, on " << devices << " x "
                  << target << " (" << llvm::format("%g", memoryGiB.getValue())
@@ -256,6 +278,7 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
         return signalPassFailure();
       functions.push_back(std::move(*f));
     }
+    double outlineSeconds = lap();
     pipe::Schedule sched = toSchedule(*plan, po, functions,
                                       (fn.getSymName() + "_pipeline").str(), v);
     if (llvm::Error err = pipe::buildPrograms(sched, *kind))
@@ -270,8 +293,15 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
     llvm::errs() << "schedule " << schedule << " ("
                  << pipe::scheduleKindName(*kind) << " over "
                  << (graph ? "the stage DAG" : "the stages") << ", best of "
-                 << candidates->size() << " candidate plans simulated):\n";
+                 << std::min(tried, candidates->size())
+                 << " candidate plans simulated):\n";
     pipe::printSimulation(llvm::errs(), sched, sim);
+    llvm::errs() << llvm::format("pipe-partition: %zu of %zu candidate plans "
+                                 "simulated in %.2f s, %zu stage functions "
+                                 "written in %.2f s\n",
+                                 std::min(tried, candidates->size()),
+                                 candidates->size(), simulateSeconds,
+                                 functions.size(), outlineSeconds);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
     pipe::writeSchedule(b, fn.getLoc(), sched);

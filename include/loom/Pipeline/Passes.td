@@ -48,6 +48,10 @@ def PipePartition : Pass<"pipe-partition", "mlir::ModuleOp"> {
            "Stages per device of the interleaved schedule">,
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adam\"",
            "Optimizer whose state is counted: adam, sgd-momentum, sgd">,
+    Option<"simulationBudget", "simulation-budget", "double",
+           /*default=*/"3.0",
+           "Seconds for simulating candidate plans (the first is always "
+           "simulated)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write the plan as JSON to this file">,
   ];
