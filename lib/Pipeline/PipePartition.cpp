@@ -196,20 +196,35 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
       po.devices = devices * v;
       po.oneStagePerDevice = true;
     }
-    FailureOr<std::vector<Plan>> candidates =
-        graph ? partitionGraph(*g, po, fn.getLoc())
-              : partitionSequential(*g, po, fn.getLoc());
-    if (failed(candidates))
-      return signalPassFailure();
+    FailureOr<std::vector<Plan>> candidates = failure();
     if (graph) {
       // A chain of stages is a DAG too: the graph search also weighs the
-      // sequential partition's candidates, so it is never worse than them.
-      ScopedDiagnosticHandler quiet(&getContext(),
-                                    [](Diagnostic &) { return success(); });
-      if (auto seq = partitionSequential(*g, po, fn.getLoc());
-          succeeded(seq))
-        for (Plan &p : *seq)
-          candidates->push_back(std::move(p));
+      // sequential partition's candidates, so it is never worse than them
+      // (and finds a plan whenever one of the two does).
+      std::string graphError;
+      FailureOr<std::vector<Plan>> dag = failure(), chain = failure();
+      {
+        ScopedDiagnosticHandler keep(&getContext(), [&](Diagnostic &d) {
+          if (graphError.empty())
+            graphError = d.str();
+          return success();
+        });
+        dag = partitionGraph(*g, po, fn.getLoc());
+        chain = partitionSequential(*g, po, fn.getLoc());
+      }
+      if (failed(dag) && failed(chain))
+        return fail(StringRef(graphError).starts_with("pipe-partition: ")
+                        ? StringRef(graphError).drop_front(16).str()
+                        : graphError);
+      candidates = std::vector<Plan>();
+      for (auto *found : {&dag, &chain})
+        if (succeeded(*found))
+          for (Plan &p : **found)
+            candidates->push_back(std::move(p));
+    } else {
+      candidates = partitionSequential(*g, po, fn.getLoc());
+      if (failed(candidates))
+        return signalPassFailure();
     }
     // Every candidate simulated under the schedule (graph: 1F1B and ZB-H1
     // over the stage DAG, GraphPipe's per-stage schedule choice); the
