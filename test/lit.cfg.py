@@ -25,7 +25,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
-tools = ["loom-opt", "loom-run", "loom-compile", "loom-gen-resnet50", "loom-train"]
+tools = ["loom-opt", "loom-run", "loom-compile", "loom-gen-resnet50", "loom-train",
+         "loom-bench-train"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Tools of components that may be absent from a build: tests that use them
 # say `REQUIRES: <tool>`.
