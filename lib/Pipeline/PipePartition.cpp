@@ -127,6 +127,43 @@ pipe::Schedule toSchedule(const Plan &plan, const PartitionOptions &o,
   return s;
 }
 
+/// Writes where every stage input comes from and which stage outputs the
+/// partitioned function returns, as attributes the reference executor
+/// reads: `loom.source = array<i64: stage, index>` on a forward function's
+/// argument (stage -1: the function's argument `index`), `loom.returned =
+/// array<i64: positions...>` on a result the function returns.
+void recordDataflow(func::FuncOp fn, ArrayRef<StageFunctions> functions) {
+  auto module = fn->getParentOfType<ModuleOp>();
+  MLIRContext *ctx = fn.getContext();
+  DenseMap<Value, std::pair<int64_t, int64_t>> producer;
+  for (auto [k, f] : llvm::enumerate(functions))
+    for (auto [i, v] : llvm::enumerate(f.outputs))
+      producer[v] = {int64_t(k), int64_t(i)};
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  for (const StageFunctions &f : functions) {
+    auto forward = module.lookupSymbol<func::FuncOp>(f.forward);
+    for (auto [i, v] : llvm::enumerate(f.inputs)) {
+      std::pair<int64_t, int64_t> source = {-1, -1};
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        source.second = arg.getArgNumber();
+      else
+        source = producer.lookup(v);
+      forward.setArgAttr(i, "loom.source",
+                         DenseI64ArrayAttr::get(
+                             ctx, {source.first, source.second}));
+    }
+    for (auto [i, v] : llvm::enumerate(f.outputs)) {
+      SmallVector<int64_t> positions;
+      for (OpOperand &use : ret->getOpOperands())
+        if (use.get() == v)
+          positions.push_back(use.getOperandNumber());
+      if (!positions.empty())
+        forward.setResultAttr(i, "loom.returned",
+                              DenseI64ArrayAttr::get(ctx, positions));
+    }
+  }
+}
+
 struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
   using PipePartitionBase::PipePartitionBase;
 
@@ -293,6 +330,7 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
         return signalPassFailure();
       functions.push_back(std::move(*f));
     }
+    recordDataflow(fn, functions);
     double outlineSeconds = lap();
     pipe::Schedule sched = toSchedule(*plan, po, functions,
                                       (fn.getSymName() + "_pipeline").str(), v);

@@ -156,7 +156,7 @@ FailureOr<StageFunctions> pipeline::outlineStage(func::FuncOp fn,
   tg::autodiff::Options o;
   o.optimizer = tg::autodiff::Optimizer::None;
   o.wrtArguments = true;
-  o.batchnormTraining = true;
+  o.batchnormTraining = false; // as the forward computes it
   out.backward = uniqueName(module, (base + "_backward").str());
   o.name = out.backward;
   FailureOr<func::FuncOp> bwd = tg::autodiff::buildTrainStep(probe, o);

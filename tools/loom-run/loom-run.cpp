@@ -9,7 +9,10 @@
 
 #include "loom/Autodiff/Autodiff.h"
 #include "loom/Autodiff/GradientCheck.h"
+#include "loom/Dialect/Pipe/IR/PipeDialect.h"
+#include "loom/Dialect/Pipe/IR/PipeOps.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
+#include "loom/Pipeline/Executor.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Interpreter/Interpreter.h"
 #include "loom/Interpreter/Kernels.h"
@@ -154,6 +157,16 @@ static cl::opt<bool> gradientBatchnormTraining(
     cl::desc("--check-gradients: check tg.batchnorm in its training form "
              "(batch statistics, as --tg-autodiff builds it) instead of as "
              "written"),
+    cl::cat(runCat));
+
+static cl::opt<bool> checkPipeline(
+    "check-pipeline",
+    cl::desc("Run every pipe.schedule of the module (written by "
+             "--pipe-partition) with the reference executor, each device in "
+             "its own action order on the interpreter (f64), and compare the "
+             "parameter gradients of the step with the unpartitioned "
+             "function's on the same micro-batches; exit non-zero when one "
+             "differs by more than --gradient-tolerance"),
     cl::cat(runCat));
 
 static cl::opt<int64_t> maxElements(
@@ -460,7 +473,7 @@ int main(int argc, char **argv) {
                 "' (expected f32, f64 or modp)");
 
   DialectRegistry registry;
-  registry.insert<tg::TGDialect, func::FuncDialect>();
+  registry.insert<tg::TGDialect, func::FuncDialect, pipe::PipeDialect>();
   tg::registerTGGradientInterfaceModels(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
@@ -500,6 +513,42 @@ int main(int argc, char **argv) {
     module->walk([&](Operation *) { ++after; });
     llvm::outs() << "canonicalize: " << before << " -> " << after
                  << " operations\n";
+  }
+
+  if (checkPipeline) {
+    auto schedules = llvm::to_vector(module->getOps<pipe::ScheduleOp>());
+    if (schedules.empty())
+      return fail("--check-pipeline: " + inputFile +
+                  " has no pipe.schedule (write one with loom-opt "
+                  "--pipe-partition)");
+    pipeline::ExecutorOptions eo;
+    eo.seed = seed;
+    eo.weightsFile = weightsFile;
+    double worst = 0;
+    for (pipe::ScheduleOp op : schedules) {
+      auto start = std::chrono::steady_clock::now();
+      auto r = pipeline::executeSchedule(*module, op, eo);
+      if (failed(r))
+        return 1;
+      double seconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+      llvm::outs() << "pipeline @" << op.getSymName() << " of @" << r->function
+                   << ": " << r->actions << " actions, " << r->microBatches
+                   << " micro-batches, " << llvm::format("%.2f", seconds)
+                   << " s\n";
+      llvm::outs() << llvm::format("  %-40s %s\n", "parameter",
+                                   "gradient error vs unpartitioned");
+      for (auto &[name, err] : r->errors)
+        llvm::outs() << llvm::format("  %-40s %.3g\n", name.c_str(), err);
+      llvm::outs() << llvm::format("  largest error %.3g (tolerance %.3g)\n",
+                                   r->worst, gradientTolerance.getValue());
+      worst = std::max(worst, r->worst);
+    }
+    if (!(worst <= gradientTolerance))
+      return fail("the pipelined step's gradients differ from the "
+                  "unpartitioned step's");
+    return 0;
   }
 
   func::FuncOp fn;
