@@ -120,6 +120,25 @@ Value GradBuilder::sumTo(Value g, RankedTensorType target) {
   return reshape(summed, target.getShape());
 }
 
+Value GradBuilder::weightedSum(ValueRange values, ValueRange weights,
+                               RankedTensorType scalar) {
+  Value total;
+  for (auto [v, w] : llvm::zip(values, weights)) {
+    int64_t rank = typeOf(v).getRank();
+    Value term = mul(v, w);
+    if (rank > 0) {
+      SmallVector<int64_t> axes;
+      for (int64_t d = 0; d < rank; ++d)
+        axes.push_back(d);
+      term = reduceSum(term, axes, /*keepdims=*/false);
+    }
+    if (typeOf(term) != scalar)
+      term = CastOp::create(b, loc, scalar, term);
+    total = total ? add(total, term) : term;
+  }
+  return total;
+}
+
 Value GradBuilder::activationGrad(Activation activation, Value y, Value g) {
   switch (activation) {
   case Activation::None:

@@ -6,6 +6,7 @@
 
 #include "loom/Autodiff/GradientCheck.h"
 #include "loom/Autodiff/Autodiff.h"
+#include "loom/Autodiff/GradBuilder.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Interpreter/Interpreter.h"
 
@@ -78,30 +79,27 @@ FailureOr<func::FuncOp> randomProjection(func::FuncOp fn, uint64_t seed) {
   Location loc = fn.getLoc();
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  Value total;
+  SmallVector<Value> values, weights;
   for (Value r : ret.getOperands()) {
     if (!isFloatTensor(r.getType()))
       continue;
     auto type = cast<RankedTensorType>(r.getType());
-    SmallVector<APFloat> values;
+    SmallVector<APFloat> random;
     for (int64_t i = 0; i < type.getNumElements(); ++i)
-      values.push_back(
+      random.push_back(
           b.getFloatAttr(type.getElementType(), uniform(rng)).getValue());
-    Value c = ConstantOp::create(
-        b, loc, type, cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
-    Value term = MulOp::create(b, loc, r, c);
-    if (type.getRank() > 0) {
-      SmallVector<int64_t> axes;
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        axes.push_back(d);
-      term = ReduceSumOp::create(b, loc, term, axes, /*keepdims=*/false);
-    }
-    if (total && cast<RankedTensorType>(total.getType()).getElementType() !=
-                     type.getElementType())
-      term = CastOp::create(b, loc, cast<RankedTensorType>(total.getType()),
-                            term);
-    total = total ? Value(AddOp::create(b, loc, total, term)) : term;
+    values.push_back(r);
+    weights.push_back(ConstantOp::create(
+        b, loc, type, cast<ElementsAttr>(DenseElementsAttr::get(type, random))));
   }
+  Value total =
+      values.empty()
+          ? Value()
+          : GradBuilder(b, loc).weightedSum(
+                values, weights,
+                RankedTensorType::get(
+                    {}, cast<RankedTensorType>(values.front().getType())
+                            .getElementType()));
   if (!total) {
     projected.erase();
     return fn.emitError("cannot check gradients: the function has no float "

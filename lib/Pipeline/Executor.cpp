@@ -7,6 +7,7 @@
 #include "loom/Pipeline/Executor.h"
 
 #include "loom/Autodiff/Autodiff.h"
+#include "loom/Autodiff/GradBuilder.h"
 #include "loom/Dialect/Pipe/Schedule/Schedule.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Interpreter/Interpreter.h"
@@ -88,22 +89,15 @@ func::FuncOp buildProbe(ModuleOp copy, func::FuncOp fn) {
   for (Operation &op : fn.getBody().front().without_terminator())
     b.clone(op, map);
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  Value total;
-  unsigned next = fn.getNumArguments();
-  for (Value r : ret.getOperands()) {
-    if (!isFloat(r.getType()))
-      continue;
-    Value v = map.lookup(r);
-    auto type = cast<RankedTensorType>(v.getType());
-    Value term = tg::MulOp::create(b, fn.getLoc(), v, block->getArgument(next++));
-    SmallVector<int64_t> axes;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      axes.push_back(d);
-    if (!axes.empty())
-      term = tg::ReduceSumOp::create(b, fn.getLoc(), term, axes, false);
-    term = tg::CastOp::create(b, fn.getLoc(), f64, term);
-    total = total ? Value(tg::AddOp::create(b, fn.getLoc(), total, term)) : term;
-  }
+  SmallVector<Value> values;
+  for (Value r : ret.getOperands())
+    if (isFloat(r.getType()))
+      values.push_back(map.lookup(r));
+  Value total = tg::autodiff::GradBuilder(b, fn.getLoc())
+                    .weightedSum(values,
+                                 block->getArguments().drop_front(
+                                     fn.getNumArguments()),
+                                 f64);
   func::ReturnOp::create(b, fn.getLoc(), total);
   return probe;
 }

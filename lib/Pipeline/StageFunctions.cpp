@@ -14,6 +14,7 @@
 #include "loom/Pipeline/StageFunctions.h"
 
 #include "loom/Autodiff/Autodiff.h"
+#include "loom/Autodiff/GradBuilder.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -118,22 +119,14 @@ FailureOr<StageFunctions> pipeline::outlineStage(func::FuncOp fn,
   auto call = func::CallOp::create(
       b, fn.getLoc(), fwd,
       ValueRange(pb->getArguments()).take_front(inTypes.size()));
-  Value total;
-  unsigned next = inTypes.size();
-  for (Value r : call.getResults()) {
-    if (!isFloat(r.getType()))
-      continue;
-    auto type = cast<RankedTensorType>(r.getType());
-    Value term = tg::MulOp::create(b, fn.getLoc(), r, pb->getArgument(next++));
-    SmallVector<int64_t> axes;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      axes.push_back(d);
-    if (!axes.empty())
-      term = tg::ReduceSumOp::create(b, fn.getLoc(), term, axes, false);
-    if (type.getElementType() != scalar.getElementType())
-      term = tg::CastOp::create(b, fn.getLoc(), scalar, term);
-    total = total ? Value(tg::AddOp::create(b, fn.getLoc(), total, term)) : term;
-  }
+  SmallVector<Value> floats;
+  for (Value r : call.getResults())
+    if (isFloat(r.getType()))
+      floats.push_back(r);
+  Value total = tg::autodiff::GradBuilder(b, fn.getLoc())
+                    .weightedSum(floats,
+                                 pb->getArguments().drop_front(inTypes.size()),
+                                 scalar);
   if (!total) {
     probe.erase();
     return fwd.emitError("pipe-partition: stage ")

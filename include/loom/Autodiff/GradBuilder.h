@@ -121,6 +121,13 @@ public:
                          llvm::ArrayRef<int64_t> pads,
                          llvm::ArrayRef<int64_t> dilations, int64_t groups);
 
+  /// sum_i sum(values[i] * weights[i]) as a rank-0 tensor of `scalar`'s
+  /// element type: the scalar whose gradient is the vector-Jacobian product
+  /// with the cotangents `weights` (gradient checks, stage backwards, the
+  /// pipeline executor's reference). Null when `values` is empty.
+  Value weightedSum(ValueRange values, ValueRange weights,
+                    RankedTensorType scalar);
+
   /// The gradient through a fused activation, from the activation's output.
   Value activationGrad(Activation activation, Value output, Value grad);
 
