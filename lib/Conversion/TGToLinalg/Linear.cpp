@@ -212,6 +212,58 @@ Value scatterDisjointWindows(OpBuilder &b, Location loc, Value arg, Value grad,
           h = inType.getDimSize(2), w = inType.getDimSize(3),
           oh = gradType.getDimSize(2), ow = gradType.getDimSize(3);
   Type f = inType.getElementType();
+  if (h + pads[0] <= oh * s[0] && w + pads[1] <= ow * s[1]) {
+    // Every input position (y, x) lies in window ((y + top) / sh,
+    // (x + left) / sw): one parallel generic over the input (the kernel's
+    // result op, so it is tiled across threads), reading its window's
+    // argmax and gradient through floordiv maps, no gathers.
+    AffineExpr n0, c0, y0, x0;
+    bindDims(ctx, n0, c0, y0, x0);
+    AffineMap window = AffineMap::get(
+        4, 0,
+        {n0, c0, (y0 + pads[0]).floorDiv(s[0]), (x0 + pads[1]).floorDiv(s[1])},
+        ctx);
+    AffineMap all = AffineMap::getMultiDimIdentityMap(4, ctx);
+    Value empty = tensor::EmptyOp::create(b, loc, inType.getShape(), f);
+    return linalg::GenericOp::create(
+               b, loc, inType, ValueRange{arg, grad}, ValueRange{empty},
+               {window, window, all},
+               SmallVector<utils::IteratorType>(4,
+                                                utils::IteratorType::parallel),
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 auto cst = [&](int64_t v) {
+                   return Value(arith::ConstantIndexOp::create(nb, nl, v));
+                 };
+                 Value y = linalg::IndexOp::create(nb, nl, 2);
+                 Value x = linalg::IndexOp::create(nb, nl, 3);
+                 // The offset inside the stride: in the window when < k.
+                 auto inWindow = [&](Value pos, int64_t pad, int64_t stride,
+                                     int64_t kernel) {
+                   Value off = arith::RemUIOp::create(
+                       nb, nl, arith::AddIOp::create(nb, nl, pos, cst(pad)),
+                       cst(stride));
+                   return Value(arith::CmpIOp::create(
+                       nb, nl, arith::CmpIPredicate::ult, off, cst(kernel)));
+                 };
+                 Value flat = arith::IndexCastOp::create(
+                     nb, nl, nb.getI64Type(),
+                     arith::AddIOp::create(
+                         nb, nl, arith::MulIOp::create(nb, nl, y, cst(w)), x));
+                 Value take = arith::AndIOp::create(
+                     nb, nl,
+                     arith::AndIOp::create(nb, nl,
+                                           inWindow(y, pads[0], s[0], k[0]),
+                                           inWindow(x, pads[1], s[1], k[1])),
+                     arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
+                                           args[0], flat));
+                 Value none =
+                     arith::ConstantOp::create(nb, nl, nb.getFloatAttr(f, 0.0));
+                 linalg::YieldOp::create(
+                     nb, nl,
+                     Value(arith::SelectOp::create(nb, nl, take, args[1], none)));
+               })
+        .getResult(0);
+  }
   auto sixType = RankedTensorType::get({n, c, oh, s[0], ow, s[1]}, f);
   AffineExpr d0, d1, d2, d3, d4, d5;
   bindDims(ctx, d0, d1, d2, d3, d4, d5);

@@ -198,6 +198,10 @@ module {
     %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x7x6xf32>, tensor<2x3x3x3xf32>) -> tensor<2x3x7x6xf32>
     return %dx : tensor<2x3x7x6xf32>
   }
+  func.func @maxpool_grad_exact(%x: tensor<2x3x6x8xf32> {tg.name = "x"}, %g: tensor<2x3x3x4xf32> {tg.name = "g"}) -> (tensor<2x3x6x8xf32> {tg.name = "dx"}) {
+    %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x6x8xf32>, tensor<2x3x3x4xf32>) -> tensor<2x3x6x8xf32>
+    return %dx : tensor<2x3x6x8xf32>
+  }
   func.func @maxpool_grad_gaps_pads(%x: tensor<1x2x8x7xf32> {tg.name = "x"}, %g: tensor<1x2x3x3xf32> {tg.name = "g"}) -> (tensor<1x2x8x7xf32> {tg.name = "dx"}) {
     %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 3, 3>, pads = array<i64: 1, 1, 0, 1>} : (tensor<1x2x8x7xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x8x7xf32>
     return %dx : tensor<1x2x8x7xf32>
