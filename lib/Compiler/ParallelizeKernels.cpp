@@ -23,8 +23,8 @@ using namespace loom;
 
 namespace {
 
-/// Tile sizes: 1 on leading parallel loops until their trip counts multiply
-/// to at least \p minIterations, 0 (untiled) on every other loop.
+/// Tile sizes: 1 on parallel loops, outermost first, until their trip counts
+/// multiply to at least \p minIterations, 0 (untiled) on every other loop.
 SmallVector<OpFoldResult> chooseTileSizes(TilingInterface op, OpBuilder &b,
                                           int64_t minIterations) {
   SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
@@ -35,10 +35,15 @@ SmallVector<OpFoldResult> chooseTileSizes(TilingInterface op, OpBuilder &b,
   // vectorises, and a producer fused into each tile (softmax's max and sum)
   // usually reduces along it, so each tile would recompute the reduction
   // (ppocr-rec's 40x6625 softmax: 3.5 G operations instead of 0.5 M).
+  // Reduction loops stay whole inside a tile (threads never share an
+  // accumulator); a parallel loop after them is still cut, so a reduction
+  // over [N, C, H, W] to [C] (a convolution's bias gradient) runs on every
+  // thread instead of one.
   for (auto [i, kind] : llvm::enumerate(iterators)) {
-    if (kind != utils::IteratorType::parallel || iterations >= minIterations ||
-        i + 1 == iterators.size())
+    if (iterations >= minIterations || i + 1 == iterators.size())
       break;
+    if (kind != utils::IteratorType::parallel)
+      continue;
     std::optional<int64_t> extent = getConstantIntValue(domain[i].size);
     if (!extent)
       break;
