@@ -17,6 +17,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 
@@ -177,6 +178,299 @@ FailureOr<StageIO> stageIO(ModuleOp copy, const pipe::Stage &stage,
   return io;
 }
 
+/// One execution: the state of every stage and micro-batch, and the steps
+/// (reference gradients, F, B/I, W, the device walk) as methods.
+class Execution {
+public:
+  Execution(ModuleOp copy, pipe::Schedule sched, func::FuncOp fn,
+            Location loc, const ExecutorOptions &options)
+      : copy(copy), sched(std::move(sched)), fn(fn), loc(loc),
+        options(options), m(this->sched.microBatches) {}
+
+  FailureOr<ExecutionResult> run();
+
+private:
+  LogicalResult prepare();
+  LogicalResult referenceGradients();
+  LogicalResult forward(int s, int64_t mb);
+  LogicalResult backward(int s, int64_t mb, bool deferWeights);
+  LogicalResult weights(int s, int64_t mb);
+  LogicalResult walkDevices(ExecutionResult &result);
+  void compare(ExecutionResult &result) const;
+
+  static void accumulate(std::map<std::string, Tensor> &into,
+                         const std::string &name, const Tensor &g) {
+    auto [it, fresh] = into.try_emplace(name, g);
+    if (!fresh)
+      addInto(it->second, g);
+  }
+  InFlightDiagnostic stageError(int s, int64_t mb, StringRef what) {
+    return emitError(loc) << "pipe executor: " << what << " of stage @"
+                          << sched.stages[s].name << " on micro-batch " << mb;
+  }
+
+  ModuleOp copy;
+  pipe::Schedule sched;
+  func::FuncOp fn, reference;
+  Location loc;
+  const ExecutorOptions &options;
+  int64_t m;
+  std::unique_ptr<interp::Interpreter<F64Domain>> interpreter;
+  std::vector<StageIO> stages;
+  std::vector<std::string> refParams;
+  std::map<std::string, Tensor> weightValues, expected, got;
+  std::vector<std::vector<Tensor>> inputs;
+  std::vector<std::vector<std::optional<Tensor>>> cots;
+  // Per stage and micro-batch: the forward's inputs and outputs, whether F
+  // and B ran, the summed gradients of its outputs (by output index).
+  std::vector<std::vector<std::vector<Tensor>>> fwdIn, fwdOut;
+  std::vector<std::vector<bool>> fDone, bDone;
+  std::vector<std::vector<std::map<int64_t, Tensor>>> outGrad;
+  // Parameter gradients of an I awaiting its W.
+  std::map<std::pair<int, int64_t>, std::vector<Tensor>> pendingW;
+  std::set<std::tuple<int, int, int64_t>> sentF, sentB, recvB;
+  std::vector<std::vector<int>> consumers;
+};
+
+/// The reference function, the stage functions, the weights and every
+/// micro-batch's inputs and cotangents.
+LogicalResult Execution::prepare() {
+  func::FuncOp probe = buildProbe(copy, fn);
+  tg::autodiff::Options ao;
+  ao.optimizer = tg::autodiff::Optimizer::None;
+  ao.batchnormTraining = false;
+  ao.name = "__loom_reference";
+  FailureOr<func::FuncOp> ref = tg::autodiff::buildTrainStep(probe, ao);
+  if (failed(ref))
+    return failure();
+  reference = *ref;
+  std::map<std::string, Type> weightTypes;
+  for (unsigned i = probe.getNumArguments(); i < reference.getNumArguments();
+       ++i) {
+    auto n = reference.getArgAttrOfType<StringAttr>(i, "tg.name");
+    refParams.push_back(n.str());
+    weightTypes[n.str()] = reference.getArgumentTypes()[i];
+  }
+  for (const pipe::Stage &st : sched.stages) {
+    FailureOr<StageIO> io = stageIO(copy, st, loc);
+    if (failed(io))
+      return failure();
+    for (unsigned i = 0; i < io->params.size(); ++i)
+      weightTypes[io->params[i]] =
+          io->backward.getArgumentTypes()[io->forward.getNumArguments() +
+                                          io->floatOutputs.size() + i];
+    stages.push_back(std::move(*io));
+  }
+  interp::InterpreterOptions iopts;
+  iopts.weightsFile = options.weightsFile;
+  interpreter =
+      std::make_unique<interp::Interpreter<F64Domain>>(copy, iopts);
+  auto w = readWeights(copy, *interpreter, weightTypes, loc);
+  if (failed(w))
+    return failure();
+  weightValues = std::move(*w);
+  inputs.resize(m);
+  cots.resize(m);
+  for (int64_t mb = 0; mb < m; ++mb) {
+    for (BlockArgument a : fn.getArguments())
+      inputs[mb].push_back(interp::randomArgument<F64Domain>(
+          a, options.seed * 1000003 + uint64_t(mb)));
+    cots[mb] = cotangents(fn, options.seed * 7919 + uint64_t(mb));
+  }
+  size_t n = stages.size();
+  fwdIn.assign(n, std::vector<std::vector<Tensor>>(m));
+  fwdOut = fwdIn;
+  fDone.assign(n, std::vector<bool>(m));
+  bDone = fDone;
+  outGrad.assign(n, std::vector<std::map<int64_t, Tensor>>(m));
+  consumers.assign(n, {});
+  for (const pipe::Edge &e : sched.edges)
+    consumers[e.from].push_back(e.to);
+  return success();
+}
+
+/// The whole function's weight gradient, summed over the micro-batches.
+LogicalResult Execution::referenceGradients() {
+  for (int64_t mb = 0; mb < m; ++mb) {
+    std::vector<Tensor> args = inputs[mb];
+    for (auto &c : cots[mb])
+      if (c)
+        args.push_back(*c);
+    for (const std::string &p : refParams)
+      args.push_back(weightValues.at(p));
+    auto out = interpreter->run(reference, args);
+    if (failed(out))
+      return failure();
+    for (auto [i, p] : llvm::enumerate(refParams))
+      accumulate(expected, p, (*out)[1 + i]);
+  }
+  return success();
+}
+
+LogicalResult Execution::forward(int s, int64_t mb) {
+  StageIO &io = stages[s];
+  std::vector<Tensor> args;
+  for (auto [src, idx] : io.sources) {
+    if (src < 0) {
+      args.push_back(inputs[mb][idx]);
+      continue;
+    }
+    if (!fDone[src][mb])
+      return stageError(s, mb, "F")
+             << " runs before its input from @" << sched.stages[src].name
+             << " exists";
+    args.push_back(fwdOut[src][mb][idx]);
+  }
+  auto out = interpreter->run(io.forward, args);
+  if (failed(out))
+    return failure();
+  fwdIn[s][mb] = std::move(args);
+  fwdOut[s][mb] = std::move(*out);
+  fDone[s][mb] = true;
+  // The function's own cotangents of the outputs it returns.
+  for (auto [i, positions] : llvm::enumerate(io.returned))
+    for (int64_t p : positions)
+      if (cots[mb][p]) {
+        auto [it, fresh] = outGrad[s][mb].try_emplace(i, *cots[mb][p]);
+        if (!fresh)
+          addInto(it->second, *cots[mb][p]);
+      }
+  return success();
+}
+
+/// B (or I): the stage's VJP; its input gradients go to the producers, its
+/// parameter gradients to the step (or, for I, to the W that follows).
+LogicalResult Execution::backward(int s, int64_t mb, bool deferWeights) {
+  StageIO &io = stages[s];
+  if (!fDone[s][mb])
+    return stageError(s, mb, "backward") << " before its forward";
+  for (int t : consumers[s]) {
+    bool local =
+        sched.stages[t].devices.front() == sched.stages[s].devices.front();
+    if (!bDone[t][mb] || (!local && !recvB.count({t, s, mb})))
+      return stageError(s, mb, "backward")
+             << " before the gradient from @" << sched.stages[t].name
+             << " arrived";
+  }
+  std::vector<Tensor> args = fwdIn[s][mb];
+  for (int i : io.floatOutputs) {
+    auto it = outGrad[s][mb].find(i);
+    args.push_back(it != outGrad[s][mb].end()
+                       ? it->second
+                       : Tensor(shapeOf(io.forward.getResultTypes()[i])));
+  }
+  for (const std::string &p : io.params)
+    args.push_back(weightValues.at(p));
+  auto out = interpreter->run(io.backward, args);
+  if (failed(out))
+    return failure();
+  // Results: probe, float inputs' gradients, the output gradients'
+  // gradients (skipped), parameters' gradients.
+  size_t k = 1;
+  for (auto [i, src] : llvm::enumerate(io.sources)) {
+    if (!isFloat(io.forward.getArgumentTypes()[i]))
+      continue;
+    const Tensor &g = (*out)[k++];
+    if (src.first >= 0) {
+      auto [it, fresh] = outGrad[src.first][mb].try_emplace(src.second, g);
+      if (!fresh)
+        addInto(it->second, g);
+    }
+  }
+  k += io.floatOutputs.size();
+  std::vector<Tensor> paramGrads(out->begin() + k, out->end());
+  if (deferWeights)
+    pendingW[{s, mb}] = std::move(paramGrads);
+  else
+    for (auto [i, p] : llvm::enumerate(io.params))
+      accumulate(got, p, paramGrads[i]);
+  bDone[s][mb] = true;
+  return success();
+}
+
+LogicalResult Execution::weights(int s, int64_t mb) {
+  auto it = pendingW.find({s, mb});
+  if (it == pendingW.end())
+    return stageError(s, mb, "W") << " without its I";
+  for (auto [i, p] : llvm::enumerate(stages[s].params))
+    accumulate(got, p, it->second[i]);
+  pendingW.erase(it);
+  return success();
+}
+
+/// Every device walks its program in order; a RECV whose message was not
+/// sent yet makes it wait while the others move on. Replicas exchange the
+/// same messages and the first one computes.
+LogicalResult Execution::walkDevices(ExecutionResult &result) {
+  size_t devices = sched.programs.size();
+  std::vector<size_t> pc(devices, 0);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t d = 0; d < devices; ++d) {
+      const std::vector<pipe::Action> &program = sched.programs[d];
+      for (; pc[d] < program.size(); ++pc[d], ++result.actions) {
+        const pipe::Action &a = program[pc[d]];
+        bool computes = sched.stages[a.stage].devices.front() == int(d);
+        using K = pipe::ActionKind;
+        LogicalResult done = success();
+        if (a.kind == K::F && computes)
+          done = forward(a.stage, a.microBatch);
+        else if ((a.kind == K::B || a.kind == K::I) && computes)
+          done = backward(a.stage, a.microBatch, a.kind == K::I);
+        else if (a.kind == K::W && computes)
+          done = weights(a.stage, a.microBatch);
+        else if (a.kind == K::SendF)
+          sentF.insert({a.stage, a.peerStage, a.microBatch});
+        else if (a.kind == K::SendB)
+          sentB.insert({a.stage, a.peerStage, a.microBatch});
+        else if (a.kind == K::RecvF &&
+                 !sentF.count({a.peerStage, a.stage, a.microBatch}))
+          break; // waits for the message
+        else if (a.kind == K::RecvB) {
+          if (!sentB.count({a.peerStage, a.stage, a.microBatch}))
+            break;
+          recvB.insert({a.peerStage, a.stage, a.microBatch});
+        }
+        if (failed(done))
+          return failure();
+        progress = true;
+      }
+    }
+  }
+  for (size_t d = 0; d < devices; ++d)
+    if (pc[d] < sched.programs[d].size())
+      return emitError(loc) << "pipe executor: deadlock: device @"
+                            << sched.devices[d].name << " waits at "
+                            << sched.describe(sched.programs[d][pc[d]]);
+  return success();
+}
+
+void Execution::compare(ExecutionResult &result) const {
+  for (auto &[p, want] : expected) {
+    auto it = got.find(p);
+    double err = 0;
+    for (size_t i = 0; i < want.data.size(); ++i) {
+      double have = it == got.end() ? 0.0 : it->second.data[i];
+      err = std::max(err, std::abs(have - want.data[i]) /
+                              std::max(1.0, std::abs(want.data[i])));
+    }
+    result.errors.push_back({p, err});
+    result.worst = std::max(result.worst, err);
+  }
+}
+
+FailureOr<ExecutionResult> Execution::run() {
+  if (failed(prepare()) || failed(referenceGradients()))
+    return failure();
+  ExecutionResult result;
+  result.function = fn.getSymName().str();
+  result.microBatches = m;
+  if (failed(walkDevices(result)))
+    return failure();
+  compare(result);
+  return result;
+}
+
 } // namespace
 
 FailureOr<ExecutionResult>
@@ -196,263 +490,5 @@ pipeline::executeSchedule(ModuleOp module, pipe::ScheduleOp op,
   auto fn = copy->lookupSymbol<func::FuncOp>(fnName);
   if (!fn)
     return emitError(loc) << "pipe executor: no function @" << fnName;
-
-  // The reference: the whole function's weight gradient.
-  func::FuncOp probe = buildProbe(*copy, fn);
-  tg::autodiff::Options ao;
-  ao.optimizer = tg::autodiff::Optimizer::None;
-  ao.batchnormTraining = false;
-  ao.name = "__loom_reference";
-  FailureOr<func::FuncOp> reference = tg::autodiff::buildTrainStep(probe, ao);
-  if (failed(reference))
-    return failure();
-  std::vector<std::string> refParams;
-  std::map<std::string, Type> weightTypes;
-  for (unsigned i = probe.getNumArguments(); i < reference->getNumArguments();
-       ++i) {
-    auto n = reference->getArgAttrOfType<StringAttr>(i, "tg.name");
-    refParams.push_back(n.str());
-    weightTypes[n.str()] = reference->getArgumentTypes()[i];
-  }
-
-  std::vector<StageIO> stages;
-  for (const pipe::Stage &st : sched->stages) {
-    FailureOr<StageIO> io = stageIO(*copy, st, loc);
-    if (failed(io))
-      return failure();
-    for (unsigned i = 0; i < io->params.size(); ++i)
-      weightTypes[io->params[i]] =
-          io->backward.getArgumentTypes()[io->forward.getNumArguments() +
-                                          io->floatOutputs.size() + i];
-    stages.push_back(std::move(*io));
-  }
-
-  interp::InterpreterOptions iopts;
-  iopts.weightsFile = options.weightsFile;
-  interp::Interpreter<F64Domain> interpreter(*copy, iopts);
-  auto weights = readWeights(*copy, interpreter, weightTypes, loc);
-  if (failed(weights))
-    return failure();
-
-  int64_t m = sched->microBatches;
-  std::vector<std::vector<Tensor>> inputs(m);
-  std::vector<std::vector<std::optional<Tensor>>> cots(m);
-  for (int64_t mb = 0; mb < m; ++mb) {
-    for (BlockArgument a : fn.getArguments())
-      inputs[mb].push_back(interp::randomArgument<F64Domain>(
-          a, options.seed * 1000003 + uint64_t(mb)));
-    cots[mb] = cotangents(fn, options.seed * 7919 + uint64_t(mb));
-  }
-
-  std::map<std::string, Tensor> expected, got;
-  for (int64_t mb = 0; mb < m; ++mb) {
-    std::vector<Tensor> args = inputs[mb];
-    for (auto &c : cots[mb])
-      if (c)
-        args.push_back(*c);
-    for (const std::string &p : refParams)
-      args.push_back(weights->at(p));
-    auto out = interpreter.run(*reference, args);
-    if (failed(out))
-      return failure();
-    for (auto [i, p] : llvm::enumerate(refParams)) {
-      auto [it, fresh] = expected.try_emplace(p, (*out)[1 + i]);
-      if (!fresh)
-        addInto(it->second, (*out)[1 + i]);
-    }
-  }
-
-  // The pipeline, device by device in each one's action order.
-  size_t numStages = stages.size();
-  std::vector<std::vector<std::vector<Tensor>>> fwdIn(
-      numStages, std::vector<std::vector<Tensor>>(m)),
-      fwdOut = fwdIn;
-  std::vector<std::vector<bool>> fDone(numStages, std::vector<bool>(m)),
-      bDone = fDone;
-  // Gradient contributions to (stage, mb) outputs: index -> tensor.
-  std::vector<std::vector<std::map<int64_t, Tensor>>> outGrad(
-      numStages, std::vector<std::map<int64_t, Tensor>>(m));
-  // Parameter gradients of an I awaiting its W.
-  std::map<std::pair<int, int64_t>, std::vector<Tensor>> pendingW;
-  std::set<std::tuple<int, int, int64_t>> sentF, sentB, recvB;
-  std::vector<std::vector<int>> consumers(numStages);
-  for (const pipe::Edge &e : sched->edges)
-    consumers[e.from].push_back(e.to);
-
-  auto computes = [&](const pipe::Action &a, int device) {
-    return sched->stages[a.stage].devices.front() == device;
-  };
-  auto forward = [&](int s, int64_t mb) -> LogicalResult {
-    StageIO &io = stages[s];
-    std::vector<Tensor> args;
-    for (auto [src, idx] : io.sources) {
-      if (src < 0) {
-        args.push_back(inputs[mb][idx]);
-        continue;
-      }
-      if (!fDone[src][mb])
-        return emitError(loc) << "pipe executor: F of stage @"
-                              << sched->stages[s].name << " on micro-batch "
-                              << mb << " runs before its input from @"
-                              << sched->stages[src].name << " exists";
-      args.push_back(fwdOut[src][mb][idx]);
-    }
-    auto out = interpreter.run(io.forward, args);
-    if (failed(out))
-      return failure();
-    fwdIn[s][mb] = std::move(args);
-    fwdOut[s][mb] = std::move(*out);
-    fDone[s][mb] = true;
-    // The function's own cotangents of the outputs it returns.
-    for (auto [i, positions] : llvm::enumerate(io.returned))
-      for (int64_t p : positions)
-        if (cots[mb][p]) {
-          auto [it, fresh] = outGrad[s][mb].try_emplace(i, *cots[mb][p]);
-          if (!fresh)
-            addInto(it->second, *cots[mb][p]);
-        }
-    return success();
-  };
-  // B (or I): the stage's VJP; its input gradients go to the producers.
-  auto backward = [&](int s, int64_t mb, bool deferWeights) -> LogicalResult {
-    StageIO &io = stages[s];
-    if (!fDone[s][mb])
-      return emitError(loc) << "pipe executor: backward of stage @"
-                            << sched->stages[s].name << " on micro-batch "
-                            << mb << " before its forward";
-    for (int t : consumers[s]) {
-      bool local = sched->stages[t].devices.front() ==
-                   sched->stages[s].devices.front();
-      if (!bDone[t][mb] || (!local && !recvB.count({t, s, mb})))
-        return emitError(loc)
-               << "pipe executor: backward of stage @" << sched->stages[s].name
-               << " on micro-batch " << mb << " before the gradient from @"
-               << sched->stages[t].name << " arrived";
-    }
-    std::vector<Tensor> args = fwdIn[s][mb];
-    for (int i : io.floatOutputs) {
-      auto it = outGrad[s][mb].find(i);
-      if (it != outGrad[s][mb].end()) {
-        args.push_back(it->second);
-      } else {
-        Tensor zero(shapeOf(io.forward.getResultTypes()[i]));
-        args.push_back(std::move(zero));
-      }
-    }
-    for (const std::string &p : io.params)
-      args.push_back(weights->at(p));
-    auto out = interpreter.run(io.backward, args);
-    if (failed(out))
-      return failure();
-    // Results: probe, float inputs' gradients, the output gradients'
-    // gradients (skipped), parameters' gradients.
-    size_t k = 1;
-    for (auto [i, src] : llvm::enumerate(io.sources)) {
-      if (!isFloat(io.forward.getArgumentTypes()[i]))
-        continue;
-      const Tensor &g = (*out)[k++];
-      if (src.first >= 0) {
-        auto [it, fresh] = outGrad[src.first][mb].try_emplace(src.second, g);
-        if (!fresh)
-          addInto(it->second, g);
-      }
-    }
-    k += io.floatOutputs.size();
-    std::vector<Tensor> paramGrads((*out).begin() + k, (*out).end());
-    if (deferWeights) {
-      pendingW[{s, mb}] = std::move(paramGrads);
-    } else {
-      for (auto [i, p] : llvm::enumerate(io.params)) {
-        auto [it, fresh] = got.try_emplace(p, paramGrads[i]);
-        if (!fresh)
-          addInto(it->second, paramGrads[i]);
-      }
-    }
-    bDone[s][mb] = true;
-    return success();
-  };
-
-  ExecutionResult result;
-  result.function = fnName;
-  result.microBatches = m;
-  size_t devices = sched->programs.size();
-  std::vector<size_t> pc(devices, 0);
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (size_t d = 0; d < devices; ++d) {
-      const std::vector<pipe::Action> &program = sched->programs[d];
-      while (pc[d] < program.size()) {
-        const pipe::Action &a = program[pc[d]];
-        using K = pipe::ActionKind;
-        bool ok = true;
-        switch (a.kind) {
-        case K::F:
-          if (computes(a, d) && failed(forward(a.stage, a.microBatch)))
-            return failure();
-          break;
-        case K::B:
-        case K::I:
-          if (computes(a, d) &&
-              failed(backward(a.stage, a.microBatch, a.kind == K::I)))
-            return failure();
-          break;
-        case K::W:
-          if (computes(a, d)) {
-            auto it = pendingW.find({a.stage, a.microBatch});
-            if (it == pendingW.end())
-              return emitError(loc) << "pipe executor: W of stage @"
-                                    << sched->stages[a.stage].name
-                                    << " on micro-batch " << a.microBatch
-                                    << " without its I";
-            for (auto [i, p] : llvm::enumerate(stages[a.stage].params)) {
-              auto [g, fresh] = got.try_emplace(p, it->second[i]);
-              if (!fresh)
-                addInto(g->second, it->second[i]);
-            }
-            pendingW.erase(it);
-          }
-          break;
-        case K::SendF:
-          sentF.insert({a.stage, a.peerStage, a.microBatch});
-          break;
-        case K::SendB:
-          sentB.insert({a.stage, a.peerStage, a.microBatch});
-          break;
-        case K::RecvF:
-          ok = sentF.count({a.peerStage, a.stage, a.microBatch});
-          break;
-        case K::RecvB:
-          ok = sentB.count({a.peerStage, a.stage, a.microBatch});
-          if (ok)
-            recvB.insert({a.peerStage, a.stage, a.microBatch});
-          break;
-        }
-        if (!ok)
-          break; // this device waits for a message
-        ++pc[d];
-        ++result.actions;
-        progress = true;
-      }
-    }
-  }
-  for (size_t d = 0; d < devices; ++d)
-    if (pc[d] < sched->programs[d].size())
-      return emitError(loc) << "pipe executor: deadlock: device @"
-                            << sched->devices[d].name << " waits at "
-                            << sched->describe(sched->programs[d][pc[d]]);
-  for (auto &[p, want] : expected) {
-    auto it = got.find(p);
-    double err = 0;
-    if (it == got.end()) {
-      for (double v : want.data)
-        err = std::max(err, std::abs(v) / std::max(1.0, std::abs(v)));
-    } else {
-      for (size_t i = 0; i < want.data.size(); ++i)
-        err = std::max(err, std::abs(it->second.data[i] - want.data[i]) /
-                                std::max(1.0, std::abs(want.data[i])));
-    }
-    result.errors.push_back({p, err});
-    result.worst = std::max(result.worst, err);
-  }
-  return result;
+  return Execution(*copy, std::move(*sched), fn, loc, options).run();
 }
