@@ -172,6 +172,100 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
     registry.insert<pipe::PipeDialect>();
   }
 
+  /// The candidate plans: the graph partition's and the sequential one's
+  /// for schedule=graph (a chain of stages is a DAG too, so the graph search
+  /// is never worse and finds a plan whenever one of the two does), the
+  /// sequential one's otherwise.
+  FailureOr<std::vector<Plan>> candidatePlans(const GraphModel &g,
+                                              const PartitionOptions &po,
+                                              bool graph, func::FuncOp fn) {
+    if (!graph)
+      return partitionSequential(g, po, fn.getLoc());
+    std::string firstError;
+    FailureOr<std::vector<Plan>> dag = failure(), chain = failure();
+    {
+      ScopedDiagnosticHandler keep(&getContext(), [&](Diagnostic &d) {
+        if (firstError.empty())
+          firstError = d.str();
+        return success();
+      });
+      dag = partitionGraph(g, po, fn.getLoc());
+      chain = partitionSequential(g, po, fn.getLoc());
+    }
+    if (failed(dag) && failed(chain)) {
+      fn.emitError(firstError);
+      return failure();
+    }
+    std::vector<Plan> all;
+    for (auto *found : {&dag, &chain})
+      if (succeeded(*found))
+        for (Plan &p : **found)
+          all.push_back(std::move(p));
+    return all;
+  }
+
+  /// Every candidate (within simulation-budget seconds; the first always)
+  /// built under each of `kinds` and simulated; the fastest that fits the
+  /// devices' memory (the schedule decides how many micro-batches are in
+  /// flight: GPipe keeps all of them) wins, and `kind` becomes its kind.
+  std::optional<Plan> fastestBySimulation(ArrayRef<Plan> candidates,
+                                          ArrayRef<pipe::ScheduleKind> kinds,
+                                          const PartitionOptions &po, int v,
+                                          pipe::ScheduleKind &kind,
+                                          size_t &tried, std::string &why) {
+    auto start = std::chrono::steady_clock::now();
+    std::optional<Plan> best;
+    double bestMakespan = std::numeric_limits<double>::infinity();
+    for (const Plan &candidate : candidates) {
+      if (tried && std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                           .count() > simulationBudget)
+        break;
+      ++tried;
+      SmallVector<StageFunctions> names(candidate.stages.size());
+      for (auto [k, n] : llvm::enumerate(names))
+        n.forward = n.backward = "s" + std::to_string(k);
+      for (pipe::ScheduleKind k : kinds) {
+        pipe::Schedule trial = toSchedule(candidate, po, names, "trial", v);
+        if (llvm::Error err = pipe::buildPrograms(trial, k)) {
+          why = llvm::toString(std::move(err));
+          continue;
+        }
+        pipe::Simulation sim = pipe::simulate(trial);
+        bool fits = llvm::all_of(sim.devices, [&](const pipe::DeviceStats &d) {
+          return !po.memoryPerDevice || d.peakBytes <= po.memoryPerDevice;
+        });
+        if (!fits)
+          why = "every schedule exceeds the memory of a device";
+        if (fits && !sim.deadlocked() && sim.makespan < bestMakespan) {
+          bestMakespan = sim.makespan;
+          best = candidate;
+          kind = k;
+        }
+      }
+    }
+    return best;
+  }
+
+  /// The plan with its simulation as JSON in `report`; an error message or "".
+  std::string writeReport(const Plan &plan, const pipe::Schedule &sched,
+                          const pipe::Simulation &sim) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return "cannot write '" + report + "': " + ec.message();
+    llvm::json::Value j = planJSON(plan, microBatches);
+    std::string simText;
+    llvm::raw_string_ostream simOs(simText);
+    pipe::writeSimulationJSON(simOs, sched, sim);
+    if (auto parsed = llvm::json::parse(simText))
+      j.getAsObject()->insert({"simulation", std::move(*parsed)});
+    else
+      llvm::consumeError(parsed.takeError());
+    os << llvm::formatv("{0:2}", j) << "\n";
+    return "";
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto fail = [&](const Twine &message) {
@@ -233,39 +327,9 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
       po.devices = devices * v;
       po.oneStagePerDevice = true;
     }
-    FailureOr<std::vector<Plan>> candidates = failure();
-    if (graph) {
-      // A chain of stages is a DAG too: the graph search also weighs the
-      // sequential partition's candidates, so it is never worse than them
-      // (and finds a plan whenever one of the two does).
-      std::string graphError;
-      FailureOr<std::vector<Plan>> dag = failure(), chain = failure();
-      {
-        ScopedDiagnosticHandler keep(&getContext(), [&](Diagnostic &d) {
-          if (graphError.empty())
-            graphError = d.str();
-          return success();
-        });
-        dag = partitionGraph(*g, po, fn.getLoc());
-        chain = partitionSequential(*g, po, fn.getLoc());
-      }
-      if (failed(dag) && failed(chain))
-        return fail(StringRef(graphError).starts_with("pipe-partition: ")
-                        ? StringRef(graphError).drop_front(16).str()
-                        : graphError);
-      candidates = std::vector<Plan>();
-      for (auto *found : {&dag, &chain})
-        if (succeeded(*found))
-          for (Plan &p : **found)
-            candidates->push_back(std::move(p));
-    } else {
-      candidates = partitionSequential(*g, po, fn.getLoc());
-      if (failed(candidates))
-        return signalPassFailure();
-    }
-    // Every candidate simulated under the schedule (graph: 1F1B and ZB-H1
-    // over the stage DAG, GraphPipe's per-stage schedule choice); the
-    // fastest simulated step wins.
+    FailureOr<std::vector<Plan>> candidates = candidatePlans(*g, po, graph, fn);
+    if (failed(candidates))
+      return signalPassFailure();
     auto clock = std::chrono::steady_clock::now();
     auto lap = [&] {
       auto now = std::chrono::steady_clock::now();
@@ -276,40 +340,10 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
     SmallVector<pipe::ScheduleKind> kinds = {*kind};
     if (graph)
       kinds.append({pipe::ScheduleKind::ZBH1, pipe::ScheduleKind::GPipe});
-    std::optional<Plan> plan;
     std::string why;
-    double bestMakespan = std::numeric_limits<double>::infinity();
     size_t tried = 0;
-    for (Plan &candidate : *candidates) {
-      // Within the budget (the first candidate always).
-      if (tried++ && std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - clock)
-                             .count() > simulationBudget)
-        break;
-      SmallVector<StageFunctions> names(candidate.stages.size());
-      for (auto [k, n] : llvm::enumerate(names))
-        n.forward = n.backward = "s" + std::to_string(k);
-      for (pipe::ScheduleKind k : kinds) {
-        pipe::Schedule trial = toSchedule(candidate, po, names, "trial", v);
-        if (llvm::Error err = pipe::buildPrograms(trial, k)) {
-          why = llvm::toString(std::move(err));
-          continue;
-        }
-        pipe::Simulation sim = pipe::simulate(trial);
-        // The schedule decides how many micro-batches are in flight (GPipe:
-        // all of them): a candidate whose peak exceeds a device is out.
-        bool fits = llvm::all_of(sim.devices, [&](const pipe::DeviceStats &d) {
-          return !po.memoryPerDevice || d.peakBytes <= po.memoryPerDevice;
-        });
-        if (!fits)
-          why = "every schedule exceeds the memory of a device";
-        if (fits && !sim.deadlocked() && sim.makespan < bestMakespan) {
-          bestMakespan = sim.makespan;
-          plan = candidate;
-          *kind = k;
-        }
-      }
-    }
+    std::optional<Plan> plan =
+        fastestBySimulation(*candidates, kinds, po, v, *kind, tried, why);
     if (!plan)
       return fail("no candidate plan could be scheduled as " + schedule +
                   (why.empty() ? "" : ": " + why));
@@ -346,33 +380,19 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
     llvm::errs() << "schedule " << schedule << " ("
                  << pipe::scheduleKindName(*kind) << " over "
                  << (graph ? "the stage DAG" : "the stages") << ", best of "
-                 << std::min(tried, candidates->size())
-                 << " candidate plans simulated):\n";
+                 << tried << " candidate plans simulated):\n";
     pipe::printSimulation(llvm::errs(), sched, sim);
     llvm::errs() << llvm::format("pipe-partition: %zu of %zu candidate plans "
                                  "simulated in %.2f s, %zu stage functions "
                                  "written in %.2f s\n",
-                                 std::min(tried, candidates->size()),
-                                 candidates->size(), simulateSeconds,
+                                 tried, candidates->size(), simulateSeconds,
                                  functions.size(), outlineSeconds);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
     pipe::writeSchedule(b, fn.getLoc(), sched);
-    if (!report.empty()) {
-      std::error_code ec;
-      llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
-      if (ec)
-        return fail("cannot write '" + report + "': " + ec.message());
-      llvm::json::Value j = planJSON(*plan, microBatches);
-      std::string simText;
-      llvm::raw_string_ostream simOs(simText);
-      pipe::writeSimulationJSON(simOs, sched, sim);
-      if (auto parsed = llvm::json::parse(simText))
-        j.getAsObject()->insert({"simulation", std::move(*parsed)});
-      else
-        llvm::consumeError(parsed.takeError());
-      os << llvm::formatv("{0:2}", j) << "\n";
-    }
+    if (!report.empty())
+      if (std::string err = writeReport(*plan, sched, sim); !err.empty())
+        return fail(err);
   }
 };
 
