@@ -320,6 +320,44 @@ int checkGradients(func::FuncOp fn) {
   return 0;
 }
 
+/// --check-pipeline: every pipe.schedule of `module` run by the reference
+/// executor against the unpartitioned step.
+int checkPipelines(ModuleOp module) {
+  auto schedules = llvm::to_vector(module.getOps<pipe::ScheduleOp>());
+  if (schedules.empty())
+    return fail("--check-pipeline: " + inputFile +
+                " has no pipe.schedule (write one with loom-opt "
+                "--pipe-partition)");
+  pipeline::ExecutorOptions eo;
+  eo.seed = seed;
+  eo.weightsFile = weightsFile;
+  double worst = 0;
+  for (pipe::ScheduleOp op : schedules) {
+    auto start = std::chrono::steady_clock::now();
+    auto r = pipeline::executeSchedule(module, op, eo);
+    if (failed(r))
+      return 1;
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    llvm::outs() << "pipeline @" << op.getSymName() << " of @" << r->function
+                 << ": " << r->actions << " actions, " << r->microBatches
+                 << " micro-batches, " << llvm::format("%.2f", seconds)
+                 << " s\n";
+    llvm::outs() << llvm::format("  %-40s %s\n", "parameter",
+                                 "gradient error vs unpartitioned");
+    for (auto &[name, err] : r->errors)
+      llvm::outs() << llvm::format("  %-40s %.3g\n", name.c_str(), err);
+    llvm::outs() << llvm::format("  largest error %.3g (tolerance %.3g)\n",
+                                 r->worst, gradientTolerance.getValue());
+    worst = std::max(worst, r->worst);
+  }
+  if (!(worst <= gradientTolerance))
+    return fail("the pipelined step's gradients differ from the "
+                "unpartitioned step's");
+  return 0;
+}
+
 template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
   FunctionType type = fn.getFunctionType();
   std::vector<Tensor<D>> args;
@@ -515,41 +553,8 @@ int main(int argc, char **argv) {
                  << " operations\n";
   }
 
-  if (checkPipeline) {
-    auto schedules = llvm::to_vector(module->getOps<pipe::ScheduleOp>());
-    if (schedules.empty())
-      return fail("--check-pipeline: " + inputFile +
-                  " has no pipe.schedule (write one with loom-opt "
-                  "--pipe-partition)");
-    pipeline::ExecutorOptions eo;
-    eo.seed = seed;
-    eo.weightsFile = weightsFile;
-    double worst = 0;
-    for (pipe::ScheduleOp op : schedules) {
-      auto start = std::chrono::steady_clock::now();
-      auto r = pipeline::executeSchedule(*module, op, eo);
-      if (failed(r))
-        return 1;
-      double seconds = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
-      llvm::outs() << "pipeline @" << op.getSymName() << " of @" << r->function
-                   << ": " << r->actions << " actions, " << r->microBatches
-                   << " micro-batches, " << llvm::format("%.2f", seconds)
-                   << " s\n";
-      llvm::outs() << llvm::format("  %-40s %s\n", "parameter",
-                                   "gradient error vs unpartitioned");
-      for (auto &[name, err] : r->errors)
-        llvm::outs() << llvm::format("  %-40s %.3g\n", name.c_str(), err);
-      llvm::outs() << llvm::format("  largest error %.3g (tolerance %.3g)\n",
-                                   r->worst, gradientTolerance.getValue());
-      worst = std::max(worst, r->worst);
-    }
-    if (!(worst <= gradientTolerance))
-      return fail("the pipelined step's gradients differ from the "
-                  "unpartitioned step's");
-    return 0;
-  }
+  if (checkPipeline)
+    return checkPipelines(*module);
 
   func::FuncOp fn;
   if (!entry.empty()) {
