@@ -115,6 +115,14 @@ public:
     Block &body = fn.getBody().front();
     auto ret = cast<func::ReturnOp>(body.getTerminator());
     Value loss = ret.getOperand(0);
+    // A region reads values that are not its op's operands: activity and
+    // cotangents would not flow through it.
+    for (Operation &op : body.without_terminator())
+      if (isa<IfOp>(op))
+        return op.emitOpError(
+            "cannot be differentiated: reverse mode through run-time "
+            "control flow is not built (a condition known at compile time "
+            "folds away with --canonicalize)");
     DenseSet<Value> active(wrt.begin(), wrt.end());
     for (Operation &op : body.without_terminator())
       if (llvm::any_of(op.getOperands(),

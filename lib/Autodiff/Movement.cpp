@@ -171,4 +171,5 @@ void loom::tg::autodiff::attachMovementGradients(MLIRContext *context) {
 
   attachGradient<ResizeOp, noGradient<ResizeOp>>(context);
   attachGradient<FragmentOp, noGradient<FragmentOp>>(context);
+  attachGradient<IfOp, noGradient<IfOp>>(context);
 }

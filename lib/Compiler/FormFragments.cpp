@@ -22,7 +22,8 @@ using namespace loom;
 using namespace loom::compiler;
 
 bool compiler::staysOutside(Operation *op) {
-  return isa<tg::WeightOp, tg::ReshapeOp, tg::FragmentOp>(op) ||
+  return isa<tg::WeightOp, tg::ReshapeOp, tg::FragmentOp, tg::IfOp>(op) ||
+         op->hasTrait<OpTrait::IsTerminator>() ||
          !isa<tg::TGDialect>(op->getDialect()) ||
          op->getParentOfType<tg::FragmentOp>();
 }
@@ -66,7 +67,8 @@ void FragmentFormer::formChosenGroups(Block &block, FragmentChooser choose) {
     if (staysOutside(&op) || groups.contains(&op))
       continue;
     auto unclaimed = [&](Operation *user) {
-      return !groups.contains(user) && !staysOutside(user);
+      return user->getBlock() == &block && !groups.contains(user) &&
+             !staysOutside(user);
     };
     std::optional<LibraryCall> call = choose(&op, unclaimed);
     if (!call)
@@ -255,6 +257,13 @@ struct FormFragments
 } // namespace
 
 void compiler::formFragments(func::FuncOp fn, FragmentChooser choose) {
-  for (Block &block : fn.getBody())
-    FragmentFormer().run(block, choose);
+  // The function's blocks and the regions of tg.if, each on its own: a
+  // fragment never spans a region boundary.
+  SmallVector<Block *> blocks;
+  fn->walk<WalkOrder::PreOrder>([&](Block *block) {
+    if (!isa<tg::FragmentOp>(block->getParentOp()))
+      blocks.push_back(block);
+  });
+  for (Block *block : blocks)
+    FragmentFormer().run(*block, choose);
 }

@@ -76,6 +76,7 @@ private:
   void chooseOutputStorage(func::ReturnOp ret);
   LogicalResult scheduleOp(Operation &op);
   LogicalResult scheduleFragment(tg::FragmentOp fragment);
+  LogicalResult scheduleIf(tg::IfOp op);
   LogicalResult scheduleLibrary(tg::FragmentOp fragment, Step &step);
   void scheduleReturn(func::ReturnOp ret);
   void computeLiveness();
@@ -145,13 +146,61 @@ LogicalResult ScheduleBuilder::scheduleOp(Operation &op) {
   }
   if (auto fragment = dyn_cast<tg::FragmentOp>(op))
     return scheduleFragment(fragment);
+  if (auto ifOp = dyn_cast<tg::IfOp>(op))
+    return scheduleIf(ifOp);
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     scheduleReturn(ret);
     return success();
   }
   return op.emitOpError("cannot be scheduled: the CPU compiler schedules "
-                        "tg.fragment, tg.weight, tg.constant and tg.reshape "
-                        "(run --tg-form-fragments first)");
+                        "tg.fragment, tg.if, tg.weight, tg.constant and "
+                        "tg.reshape (run --tg-form-fragments first)");
+}
+
+/// tg.if: a branch step that jumps to the else steps when the condition is
+/// false, the then steps, a jump past the else steps, the else steps. Each
+/// region ends by copying what it yields into the op's result buffers.
+/// Jumps only go forward, so the steps that run are a subsequence of the
+/// list, and liveness computed over the list holds for every path.
+LogicalResult ScheduleBuilder::scheduleIf(tg::IfOp op) {
+  int64_t branchIndex = entry.steps.size();
+  SmallVector<int64_t> results;
+  for (Value r : op.getResults()) {
+    Buffer b;
+    b.kind = Buffer::Kind::Arena;
+    b.bytes = bytesOf(r.getType());
+    b.firstStep = b.lastStep = branchIndex;
+    results.push_back(addBuffer(b));
+    bufferOf[r] = results.back();
+  }
+  Step branch;
+  branch.op = "branch";
+  branch.namedArgs["cond"] = bufferOf.lookup(op.getCondition());
+  entry.steps.push_back(std::move(branch));
+  int64_t jumpIndex = -1;
+  for (bool taken : {true, false}) {
+    if (!taken) {
+      jumpIndex = entry.steps.size();
+      Step jump;
+      jump.op = "jump";
+      entry.steps.push_back(std::move(jump));
+      entry.steps[branchIndex].attrs["else"] = int64_t(entry.steps.size());
+    }
+    Block &block = op.getBlock(taken);
+    for (Operation &inner : block.without_terminator())
+      if (failed(scheduleOp(inner)))
+        return failure();
+    for (auto [v, dst] :
+         llvm::zip(block.getTerminator()->getOperands(), results)) {
+      Step copy;
+      copy.op = "copy";
+      copy.namedArgs["src"] = bufferOf.lookup(v);
+      copy.namedArgs["dst"] = dst;
+      entry.steps.push_back(std::move(copy));
+    }
+  }
+  entry.steps[jumpIndex].attrs["to"] = int64_t(entry.steps.size());
+  return success();
 }
 
 LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
@@ -387,6 +436,9 @@ void compiler::printSchedule(const EntrySchedule &entry,
     } else {
       for (auto &kv : s.namedArgs)
         os << " " << kv.first << "=" << kv.second;
+      for (auto &kv : s.attrs)
+        if (kv.first == "else" || kv.first == "to")
+          os << " " << kv.first << "=" << kv.second;
     }
     os << "\n";
   }

@@ -108,6 +108,33 @@ template <class D> struct Interpreter<D>::Impl {
     return runBlock(fn.getBody().front(), args);
   }
 
+  /// The values of the blocks being run, innermost last: a region that is
+  /// not isolated from above (tg.if) reads the values of enclosing blocks.
+  std::vector<const llvm::DenseMap<Value, TensorPtr> *> scopes;
+
+  /// The value of \p v in the innermost block that has it, or null.
+  TensorPtr lookup(Value v) const {
+    for (auto *env : llvm::reverse(scopes)) {
+      auto it = env->find(v);
+      if (it != env->end())
+        return it->second;
+    }
+    return nullptr;
+  }
+
+  /// Calls \p fn on each value \p op reads: its operands and the values
+  /// its regions use from outside it.
+  static void forEachUse(Operation &op, llvm::function_ref<void(Value)> fn) {
+    for (Value v : op.getOperands())
+      fn(v);
+    for (Region &region : op.getRegions())
+      region.walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          if (!op.isAncestor(v.getParentRegion()->getParentOp()))
+            fn(v);
+      });
+  }
+
   /// Runs the ops of \p block on \p args; returns the terminator's operands
   /// (func.return, tg.yield).
   FailureOr<std::vector<TensorPtr>> runBlock(Block &block,
@@ -117,14 +144,15 @@ template <class D> struct Interpreter<D>::Impl {
     for (auto [arg, t] : llvm::zip(block.getArguments(), args))
       env[arg] = t;
     for (Operation &op : block)
-      for (Value v : op.getOperands())
-        ++remainingUses[v];
+      forEachUse(op, [&](Value v) { ++remainingUses[v]; });
+    scopes.push_back(&env);
+    llvm::scope_exit popScope([&] { scopes.pop_back(); });
 
     for (Operation &op : block) {
       if (op.hasTrait<OpTrait::IsTerminator>()) {
         std::vector<TensorPtr> results;
         for (Value v : op.getOperands())
-          results.push_back(env.lookup(v));
+          results.push_back(lookup(v));
         return results;
       }
       auto start = std::chrono::steady_clock::now();
@@ -140,7 +168,7 @@ template <class D> struct Interpreter<D>::Impl {
           return callOp.emitOpError("calls an unknown function");
         std::vector<TensorPtr> callArgs;
         for (Value v : callOp.getOperands())
-          callArgs.push_back(env.lookup(v));
+          callArgs.push_back(lookup(v));
         auto r = call(callee, callArgs);
         if (failed(r))
           return failure();
@@ -148,21 +176,22 @@ template <class D> struct Interpreter<D>::Impl {
       } else {
         std::vector<const Tensor<D> *> in;
         for (Value v : op.getOperands()) {
-          auto it = env.find(v);
-          if (it == env.end())
+          const Tensor<D> *t = lookup(v).get();
+          if (!t)
             return op.emitOpError("uses a value the interpreter has not "
                                   "computed");
-          in.push_back(it->second.get());
+          in.push_back(t);
         }
         if (failed(evaluate(&op, in, results)))
           return failure();
       }
       for (auto [v, t] : llvm::zip(op.getResults(), results))
         env[v] = t;
-      // Free operands after their last use.
-      for (Value v : op.getOperands())
+      // Free the values of this block after their last use.
+      forEachUse(op, [&](Value v) {
         if (--remainingUses[v] == 0)
           env.erase(v);
+      });
       if (options.profile) {
         double s = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)

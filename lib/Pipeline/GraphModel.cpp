@@ -89,6 +89,10 @@ FailureOr<GraphModel> pipeline::modelGraph(func::FuncOp fn,
   for (Operation &op : body.without_terminator()) {
     if (isa<tg::WeightOp, tg::ConstantOp>(op))
       continue;
+    if (isa<tg::IfOp>(op))
+      return op.emitOpError("cannot be partitioned: a training step through "
+                            "run-time control flow is not built (bind the "
+                            "condition, or fold it with --canonicalize)");
     if (op.getNumRegions())
       return op.emitOpError("cannot be partitioned (form fragments after "
                             "partitioning)");

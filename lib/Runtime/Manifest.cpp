@@ -195,6 +195,15 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
   }
   if (!attrs)
     return fail(tp, "missing");
+  if (op == "branch") {
+    out.op = StepSpec::Op::Branch;
+    return integer(*args, ap, "cond", out.cond) &&
+           integer(*attrs, tp, "else", out.target);
+  }
+  if (op == "jump") {
+    out.op = StepSpec::Op::Jump;
+    return integer(*attrs, tp, "to", out.target);
+  }
   if (op == "openblas.sgemm") {
     out.op = StepSpec::Op::Sgemm;
     return integer(*args, ap, "a", out.a) && integer(*args, ap, "b", out.b) &&
@@ -280,8 +289,16 @@ bool Reader::entry(const Json &e, const std::string &path, EntrySpec &out) {
     StepSpec &s = out.steps.back();
     if (!step(steps->array()[i], sp, s))
       return false;
+    // Control flow only goes forward (every run ends) and lands on a step
+    // or just past the last one.
+    int64_t numSteps = steps->array().size();
+    if (s.target != -1 && (s.target <= int64_t(i) || s.target > numSteps))
+      return fail(sp + ".attrs", "goes to step " + std::to_string(s.target) +
+                                     ", not after this step and within the " +
+                                     std::to_string(numSteps) + " steps");
     std::vector<int64_t> ids = s.args;
-    for (int64_t id : {s.src, s.weights, s.bias, s.sum, s.dst, s.a, s.b, s.c})
+    for (int64_t id :
+         {s.src, s.weights, s.bias, s.sum, s.dst, s.a, s.b, s.c, s.cond})
       if (id != -1)
         ids.push_back(id);
     for (int64_t id : ids)

@@ -50,7 +50,7 @@ struct BufferSpec {
 class LibraryStep;
 
 struct StepSpec {
-  enum class Op { Kernel, Conv2d, Matmul, Sgemm, Copy };
+  enum class Op { Kernel, Conv2d, Matmul, Sgemm, Copy, Branch, Jump };
   Op op = Op::Copy;
   std::string kernel;
   std::vector<int64_t> args; ///< kernel: positional buffer ids
@@ -58,6 +58,9 @@ struct StepSpec {
   /// Named buffer ids (-1: absent).
   int64_t src = -1, weights = -1, bias = -1, sum = -1, dst = -1;
   int64_t a = -1, b = -1, c = -1;
+  /// branch: the condition's buffer; branch and jump: the step to go to
+  /// (a branch goes there when the condition is false).
+  int64_t cond = -1, target = -1;
   std::vector<int64_t> srcShape, weightsShape, dstShape, strides, pads,
       dilations, aShape, bShape;
   int64_t groups = 1, batch = 1;

@@ -118,7 +118,7 @@ loom_context::~loom_context() {
                  total * 1e3);
     static const char *const kOps[] = {"kernel", "onednn.conv2d",
                                        "onednn.matmul", "openblas.sgemm",
-                                       "copy"};
+                                       "copy", "branch", "jump"};
     for (const Row &r : rows) {
       if (r.seconds <= 0)
         continue;
@@ -207,7 +207,10 @@ Error checkStepSizes(const loom_model &m, size_t entry, size_t index) {
                            std::to_string(index) +
                            ": a copy between buffers of different sizes");
     return Error::ok();
+  case StepSpec::Op::Branch:
+    return need(s.cond, 1, "the condition");
   case StepSpec::Op::Kernel:
+  case StepSpec::Op::Jump:
     return Error::ok();
   }
   return Error::ok();
@@ -491,8 +494,9 @@ loom_status loom_run(loom_context *context, int64_t entry,
                     m.path);
   }
   setThreads(m.threads);
-  for (size_t index = 0; index < e.steps.size(); ++index) {
+  for (size_t index = 0, next; index < e.steps.size(); index = next) {
     const StepSpec &s = e.steps[index];
+    next = index + 1;
     auto start = context->profile ? std::chrono::steady_clock::now()
                                   : std::chrono::steady_clock::time_point();
     switch (s.op) {
@@ -507,6 +511,13 @@ loom_status loom_run(loom_context *context, int64_t entry,
     case StepSpec::Op::Copy:
       std::memmove(buffers[s.dst], buffers[s.src],
                    m.bufferBytes[entry][s.dst]);
+      break;
+    case StepSpec::Op::Branch: // an i1 tensor holds a byte per element
+      if (*static_cast<const unsigned char *>(buffers[s.cond]) == 0)
+        next = s.target;
+      break;
+    case StepSpec::Op::Jump:
+      next = s.target;
       break;
     default:
       if (Error err = s.library->run(buffers.data()))

@@ -109,6 +109,17 @@ public:
     return mlir::success();
   }
 
+  /// Runs \p body, a region without arguments (tg.if), and appends what it
+  /// yields as the op's results.
+  mlir::LogicalResult pushBlockResults(mlir::Block &body) {
+    auto yielded = runBlock(body, {});
+    if (mlir::failed(yielded))
+      return mlir::failure();
+    for (TensorPtr &t : *yielded)
+      (void)pushShared(std::move(t));
+    return mlir::success();
+  }
+
 private:
   llvm::ArrayRef<const Tensor<D> *> operands;
   std::vector<TensorPtr> &results;

@@ -28,6 +28,8 @@
 #include "Expander.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/DebugStringHelper.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
@@ -134,11 +136,117 @@ static LogicalResult checkTotal(NodeContext &ctx) {
 // If
 //===----------------------------------------------------------------------===//
 
+/// Imports the nodes of \p branch into \p block (a region of the tg.if
+/// being built) and returns the values of its outputs. The names the branch
+/// defines are forgotten afterwards (ONNX scoping), and so are the values
+/// that enclosing names got inside it, except weights: those move to the
+/// start of the function, where both branches and what follows see them.
+static FailureOr<SmallVector<Value>>
+importBranch(NodeContext &ctx, const onnx::GraphProto &branch, Block &block) {
+  GraphImporter &gi = ctx.importer();
+  llvm::StringMap<ImportedValue> saved = gi.values;
+  llvm::scope_exit forget([&] {
+    Block &start = gi.function.getBody().front();
+    for (auto &named : gi.values) {
+      ImportedValue &v = named.getValue();
+      auto it = saved.find(named.getKey());
+      if (it == saved.end() || it->second.value || !v.value)
+        continue;
+      if (auto weight = v.value.getDefiningOp<tg::WeightOp>()) {
+        weight->moveBefore(&start, start.begin());
+        it->second = v;
+      }
+    }
+    gi.values = std::move(saved);
+  });
+  OpBuilder::InsertionGuard guard(gi.builder);
+  gi.builder.setInsertionPointToEnd(&block);
+  if (failed(gi.importSubgraph(branch)))
+    return failure();
+  SmallVector<Value> outputs;
+  for (const auto &out : branch.output()) {
+    ImportedValue *v = gi.lookup(out.name());
+    if (!v)
+      return ctx.fail("the branch output '" + out.name() +
+                      "' is not defined in the branch or before it");
+    auto value = gi.materialize(out.name(), *v, ctx.loc());
+    if (failed(value))
+      return failure();
+    outputs.push_back(*value);
+  }
+  tg::YieldOp::create(gi.builder, ctx.loc(), outputs);
+  return outputs;
+}
+
+/// An If whose condition is known only at run time: a tg.if holding both
+/// branches.
+static LogicalResult importRunTimeIf(NodeContext &ctx) {
+  const onnx::GraphProto *branches[2] = {graphAttr(ctx, "then_branch"),
+                                         graphAttr(ctx, "else_branch")};
+  if (!branches[0] || !branches[1])
+    return failure();
+  RankedTensorType condType = ctx.inputType(0);
+  if (!condType || !condType.getElementType().isInteger(1) ||
+      condType.getNumElements() != 1)
+    return ctx.fail("the condition (input 0) must be a bool tensor of one "
+                    "element");
+  auto cond = ctx.input(0);
+  if (failed(cond))
+    return failure();
+  auto ifOp = tg::IfOp::create(ctx.builder(), ctx.loc(), TypeRange(), *cond);
+  SmallVector<Value> yielded[2];
+  const char *names[2] = {"then_branch", "else_branch"};
+  for (int b = 0; b < 2; ++b) {
+    if (branches[b]->output_size() != static_cast<int>(ctx.numOutputs()))
+      return ctx.fail("the " + Twine(names[b]) + " has " +
+                      Twine(branches[b]->output_size()) +
+                      " outputs, the node " + Twine(ctx.numOutputs()));
+    auto outs = importBranch(ctx, *branches[b], ifOp.getBlock(b == 0));
+    if (failed(outs)) {
+      std::string behind = graphInputBehind(*cond);
+      return ctx.fail(
+          "the " + Twine(names[b]) +
+          " does not import (above); the condition is known only at run "
+          "time, so both branches must import at these shapes" +
+          (behind.empty() ? std::string()
+                          : "; binding the graph input '" + behind +
+                                "' (loom-translate --bind " + behind +
+                                "=VALUE) imports only the branch it selects"));
+    }
+    yielded[b] = std::move(*outs);
+  }
+  SmallVector<Type> types;
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
+    Type t = yielded[0][i].getType(), e = yielded[1][i].getType();
+    if (t != e)
+      return ctx.fail("output " + Twine(i) + ": the then_branch yields " +
+                      mlir::debugString(t) + " and the else_branch " +
+                      mlir::debugString(e) +
+                      "; a run-time If needs both branches to yield the same "
+                      "static types (bind the inputs that decide the "
+                      "condition to import one branch)");
+    types.push_back(t);
+  }
+  // The op was built before its result types were known: rebuild it with
+  // them, moving the regions.
+  OpBuilder &b = ctx.builder();
+  auto typed = tg::IfOp::create(b, ctx.loc(), types, *cond);
+  for (int r = 0; r < 2; ++r) {
+    Region &to = r == 0 ? typed.getThenRegion() : typed.getElseRegion();
+    Region &from = r == 0 ? ifOp.getThenRegion() : ifOp.getElseRegion();
+    to.getBlocks().clear();
+    to.takeBody(from);
+  }
+  ifOp.erase();
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i)
+    ctx.setOutput(i, typed.getResult(i));
+  return success();
+}
+
 static LogicalResult importIf(NodeContext &ctx) {
-  auto cond = knownScalar(
-      ctx, 0, "the condition",
-      "Loom imports the branch that an import-time condition selects, and "
-      "has no run-time control flow");
+  if (!ctx.known(0))
+    return importRunTimeIf(ctx);
+  auto cond = knownScalar(ctx, 0, "the condition", "");
   if (failed(cond))
     return failure();
   const onnx::GraphProto *branch =

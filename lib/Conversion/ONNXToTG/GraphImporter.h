@@ -63,6 +63,8 @@ public:
   std::string sourceName, externalDir;
   mlir::Location fileLoc;
   llvm::StringMap<ImportedValue> values;
+  /// The function being built.
+  mlir::func::FuncOp function;
   llvm::StringSet<> weightNames;
   bool usedWeights = false;
   /// The graph inputs bound at import time, with their values (the module

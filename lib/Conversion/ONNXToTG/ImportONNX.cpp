@@ -249,6 +249,7 @@ func::FuncOp GraphImporter::createFunction(ArrayRef<Type> argTypes,
   auto func = func::FuncOp::create(builder, fileLoc, options.functionName,
                                    builder.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
+  function = func;
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, "tg.name", builder.getStringAttr(name));
     ImportedValue v;

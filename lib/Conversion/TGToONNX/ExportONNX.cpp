@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -131,28 +132,38 @@ private:
       a->add_ints(x);
   }
 
+  /// An initializer named \p name to fill. Initializers go to the main
+  /// graph even while a subgraph (a branch of If) is being exported:
+  /// subgraphs read them by name, and ONNX's text printer drops subgraph
+  /// initializers.
+  TP *newConstant(const std::string &name) {
+    TP *t = model.mutable_graph()->add_initializer();
+    t->set_name(name);
+    return t;
+  }
+
   /// A 1-D int64 initializer.
   std::string constI64(llvm::ArrayRef<int64_t> values, StringRef hint) {
-    TP *t = graph->add_initializer();
-    t->set_name(fresh(hint));
+    std::string name = fresh(hint);
+    TP *t = newConstant(name);
     t->set_data_type(TP::INT64);
     t->add_dims(values.size());
     std::string bytes;
     for (int64_t v : values)
       appendLE(bytes, static_cast<uint64_t>(v), 8);
     t->set_raw_data(bytes);
-    return t->name();
+    return name;
   }
 
   /// A 1-D float initializer (Resize's scales).
   std::string constF32(llvm::ArrayRef<double> values, StringRef hint) {
-    TP *t = graph->add_initializer();
-    t->set_name(fresh(hint));
+    std::string name = fresh(hint);
+    TP *t = newConstant(name);
     t->set_data_type(TP::FLOAT);
     t->add_dims(values.size());
     for (double v : values)
       t->add_float_data(static_cast<float>(v));
-    return t->name();
+    return name;
   }
 
   /// A rank-0 initializer of element type `e`.
@@ -179,6 +190,8 @@ private:
                                   Operation *op);
   FailureOr<std::string> weight(tg::WeightOp op);
   LogicalResult exportOp(Operation *op);
+  LogicalResult exportSubgraph(onnx::NodeProto *n, StringRef name, Block &body,
+                               StringRef hint);
 
   friend class OpEmitter;
 };
@@ -248,6 +261,10 @@ protected:
                llvm::ArrayRef<int64_t> values) override {
     Exporter::attrInts(static_cast<onnx::NodeProto *>(node), name, values);
   }
+  LogicalResult setGraph(void *node, StringRef name, Block &body) override {
+    return ex.exportSubgraph(static_cast<onnx::NodeProto *>(node), name, body,
+                             hint);
+  }
   unsigned numInputs() override { return op->getNumOperands(); }
   unsigned numOutputs() override { return op->getNumResults(); }
 
@@ -265,14 +282,14 @@ FailureOr<std::string> Exporter::constant(ElementsAttr value, StringRef hint,
   if (!dense || !dataType)
     return op->emitError("cannot export a constant of type ")
            << type << " to ONNX";
-  TP *t = graph->add_initializer();
-  t->set_name(fresh(hint));
+  std::string name = fresh(hint);
+  TP *t = newConstant(name);
   t->set_data_type(*dataType);
   for (int64_t d : type.getShape())
     t->add_dims(d);
   std::string bytes = tg::littleEndianBytes(dense);
   t->set_raw_data(bytes);
-  return t->name();
+  return name;
 }
 
 FailureOr<std::string> Exporter::weight(tg::WeightOp op) {
@@ -286,8 +303,9 @@ FailureOr<std::string> Exporter::weight(tg::WeightOp op) {
   auto kind = elemKindOfDType(info->dtype);
   if (!kind)
     return op.emitOpError("has a dtype ONNX cannot hold");
-  TP *t = graph->add_initializer();
-  t->set_name(fresh(op.getName()));
+  // In the main graph, as every initializer (newConstant): the cache above
+  // hands the same one to every use, inside tg.if or not.
+  TP *t = newConstant(fresh(op.getName()));
   t->set_data_type(elementTypeInfo(*kind).onnxDataType);
   for (int64_t d : info->shape)
     t->add_dims(d);
@@ -303,6 +321,36 @@ LogicalResult Exporter::exportOp(Operation *op) {
     return op->emitOpError("cannot be exported to ONNX");
   OpEmitter emitter(*this, op);
   return exportable.exportONNX(emitter);
+}
+
+void setValueInfo(onnx::ValueInfoProto *vi, StringRef name,
+                  RankedTensorType type);
+
+LogicalResult Exporter::exportSubgraph(onnx::NodeProto *n, StringRef name,
+                                       Block &body, StringRef hint) {
+  auto *a = n->add_attribute();
+  a->set_name(name.str());
+  a->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto *sub = a->mutable_g();
+  sub->set_name(fresh(hint.str() + "_" + name.str()));
+  onnx::GraphProto *outer = graph;
+  graph = sub;
+  llvm::scope_exit restore([&] { graph = outer; });
+  for (Operation &op : body.without_terminator())
+    if (failed(exportOp(&op)))
+      return failure();
+  // Each output is a fresh value of the subgraph (a yielded value may be
+  // defined outside it, or yielded twice).
+  for (Value v : body.getTerminator()->getOperands()) {
+    std::string out = fresh(sub->name() + "_out");
+    onnx::NodeProto *id = sub->add_node();
+    id->set_op_type("Identity");
+    id->set_name(fresh(out + "_Identity"));
+    id->add_input(nameOf(v));
+    id->add_output(out);
+    setValueInfo(sub->add_output(), out, cast<RankedTensorType>(v.getType()));
+  }
+  return success();
 }
 
 void setValueInfo(onnx::ValueInfoProto *vi, StringRef name,

@@ -171,3 +171,42 @@ func.func @dead(%x: tensor<3xf32>) {
   %0 = tg.exp %x : tensor<3xf32>
   return
 }
+
+// -----
+// A tg.if on a constant condition is the region it selects.
+// CHECK-LABEL: func.func @if_known
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[N:.*]] = tg.neg %[[X]]
+// CHECK-NEXT: return %[[N]]
+func.func @if_known(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = tg.constant dense<false> : tensor<i1>
+  %y = tg.if %c : tensor<i1> -> (tensor<4xf32>) {
+    %a = tg.relu %x : tensor<4xf32>
+    tg.yield %a : tensor<4xf32>
+  } else {
+    %b = tg.neg %x : tensor<4xf32>
+    tg.yield %b : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+// An unused tg.if goes; one on a run-time condition stays.
+// CHECK-LABEL: func.func @if_runtime
+// CHECK: tg.if
+// CHECK-NOT: tg.if
+func.func @if_runtime(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %unused = tg.if %c : tensor<i1> -> (tensor<4xf32>) {
+    tg.yield %x : tensor<4xf32>
+  } else {
+    tg.yield %x : tensor<4xf32>
+  }
+  %y = tg.if %c : tensor<i1> -> (tensor<4xf32>) {
+    %a = tg.relu %x : tensor<4xf32>
+    tg.yield %a : tensor<4xf32>
+  } else {
+    %b = tg.neg %x : tensor<4xf32>
+    tg.yield %b : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}

@@ -924,3 +924,36 @@ func.func @mse_result(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) {
   %0 = tg.mse_loss %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<1xf32>
   return
 }
+
+// -----
+func.func @if_condition_elements(%c: tensor<2xi1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{condition must have one element, it has type 'tensor<2xi1>'}}
+  %y = tg.if %c : tensor<2xi1> -> (tensor<4xf32>) {
+    tg.yield %x : tensor<4xf32>
+  } else {
+    tg.yield %x : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+func.func @if_yield_types(%c: tensor<i1>, %x: tensor<4xf32>, %z: tensor<2xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{the else region yields 'tensor<2xf32>' but the op has results of type 'tensor<4xf32>'}}
+  %y = tg.if %c : tensor<i1> -> (tensor<4xf32>) {
+    tg.yield %x : tensor<4xf32>
+  } else {
+    tg.yield %z : tensor<2xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+func.func @if_condition_type(%c: tensor<f32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %y = tg.if %c : tensor<f32> -> (tensor<4xf32>) {
+    tg.yield %x : tensor<4xf32>
+  } else {
+    tg.yield %x : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}

@@ -210,4 +210,21 @@ func.func @losses(%logits: tensor<64x10xf32>, %labels: tensor<64xi64>, %labels32
   return
 }
 
+// CHECK-LABEL: func.func @if
+// CHECK: %[[Y:.*]]:2 = tg.if %{{.*}} : tensor<1xi1> -> (tensor<4xf32>, tensor<4xf32>) {
+// CHECK: tg.relu
+// CHECK: tg.yield
+// CHECK: } else {
+// CHECK: tg.yield %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xf32>
+// CHECK: }
+func.func @if(%c: tensor<1xi1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %y:2 = tg.if %c : tensor<1xi1> -> (tensor<4xf32>, tensor<4xf32>) {
+    %a = tg.relu %x : tensor<4xf32>
+    tg.yield %a, %x : tensor<4xf32>, tensor<4xf32>
+  } else {
+    tg.yield %x, %x : tensor<4xf32>, tensor<4xf32>
+  }
+  return %y#0 : tensor<4xf32>
+}
+
 }

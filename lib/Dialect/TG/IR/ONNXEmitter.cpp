@@ -28,6 +28,10 @@ ONNXNode &ONNXNode::attr(StringRef name, ArrayRef<int64_t> values) {
   return *this;
 }
 
+LogicalResult ONNXNode::graph(StringRef name, Block &body) {
+  return emitter->setGraph(node, name, body);
+}
+
 LogicalResult ONNXEmitter::direct(StringRef opType) {
   SmallVector<std::string> inputs, outputs;
   for (unsigned i = 0, e = numInputs(); i < e; ++i)

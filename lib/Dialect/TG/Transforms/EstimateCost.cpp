@@ -52,9 +52,10 @@ struct EstimateCostPass
         continue;
       std::map<std::string, Row> rows;
       Row total;
-      fn.walk([&](Operation *op) {
+      // An op with regions (tg.if, tg.fragment) accounts for its body.
+      fn.walk<WalkOrder::PreOrder>([&](Operation *op) -> WalkResult {
         if (op == fn.getOperation())
-          return;
+          return WalkResult::advance();
         cost::OpWork w = cost::workOf(op);
         double s = model->opCost(op);
         Row &r = rows[op->getName().getStringRef().str()];
@@ -64,6 +65,8 @@ struct EstimateCostPass
           x->bytes += w.bytes();
           x->seconds += s;
         }
+        return op->getNumRegions() ? WalkResult::skip()
+                                   : WalkResult::advance();
       });
       llvm::json::Object perOp;
       for (auto &[name, r] : rows)

@@ -57,11 +57,15 @@ public:
         maxElements(maxElements) {}
 
   LogicalResult run() {
+    // Every block, the regions of tg.if included (parameters defined
+    // outside a region are used inside it).
+    SmallVector<Block *> blocks;
     for (auto fn : module.getOps<func::FuncOp>())
-      for (Block &block : fn.getBody())
-        for (Operation &op : llvm::make_early_inc_range(block))
-          if (failed(visit(op)))
-            return failure();
+      fn->walk<WalkOrder::PreOrder>([&](Block *b) { blocks.push_back(b); });
+    for (Block *block : blocks)
+      for (Operation &op : llvm::make_early_inc_range(*block))
+        if (failed(visit(op)))
+          return failure();
     return success();
   }
 
@@ -113,6 +117,7 @@ private:
 
   LogicalResult visit(Operation &op) {
     if (!isa<TGDialect>(op.getDialect()) || op.getNumRegions() ||
+        op.hasTrait<OpTrait::IsTerminator>() ||
         isa<WeightOp, ConstantOp>(op) || op.getNumOperands() == 0 ||
         !llvm::all_of(op.getOperands(), isParameter))
       return success();

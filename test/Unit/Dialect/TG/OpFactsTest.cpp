@@ -55,8 +55,10 @@ const Fact kFacts[] = {
     {"a lowering to linalg (LinalgLoweringOpInterface)",
      [](RegisteredOperationName op) {
        // tg.weight never enters generated code (weights are kernel
-       // arguments) and tg.fragment is outlined before the lowering.
-       static const char *const kNotLowered[] = {"tg.weight", "tg.fragment"};
+       // arguments), tg.fragment is outlined before the lowering and tg.if
+       // becomes a branch between steps of the schedule.
+       static const char *const kNotLowered[] = {"tg.weight", "tg.fragment",
+                                                 "tg.if"};
        return op.hasInterface<LinalgLoweringOpInterface>() ||
               llvm::is_contained(kNotLowered, op.getStringRef());
      }},

@@ -873,9 +873,68 @@ def TG_FragmentOp : TG_Op<"fragment", !listconcat([
   ];
 }
 
-def TG_YieldOp : TG_Op<"yield", [Terminator, HasParent<"FragmentOp">,
-    ReturnLike]> {
-  let summary = "the results of a tg.fragment";
+//===----------------------------------------------------------------------===//
+// Run-time control flow
+//===----------------------------------------------------------------------===//
+// Facts: lib/Dialect/TG/IR/ControlFlowOps.cpp; why a tg region op rather
+// than scf.if: docs/Rationale.md.
+
+def TG_IfOp : TG_Op<"if", !listconcat([
+    TG_ResultTypeGiven, NoRegionArguments,
+    SingleBlockImplicitTerminator<"YieldOp">], TG_Facts)> {
+  let summary = "run-time choice between two computations (ONNX If)";
+  let description = [{
+    Evaluates the `then` region when the condition (an `i1` tensor of one
+    element) is true, the `else` region otherwise, and has the values that
+    region yields as results; the other region is not evaluated. Both
+    regions yield values of the result types. The regions see every value
+    that dominates the op (it is not isolated from above) and may hold any
+    tg op, nested `tg.if` and fragments included.
+
+    A condition known at compile time is folded away by `--canonicalize`
+    (the region taken is inlined). The interpreter evaluates one region;
+    the CPU compiler schedules both regions' steps behind a branch step
+    (docs/Compiler.md); ONNX export writes an `If` node whose branches are
+    the regions.
+
+    ```mlir
+    %y = tg.if %c : tensor<i1> -> (tensor<4xf32>) {
+      %a = tg.relu %x : tensor<4xf32>
+      tg.yield %a : tensor<4xf32>
+    } else {
+      %b = tg.neg %x : tensor<4xf32>
+      tg.yield %b : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins TG_BoolTensor:$condition);
+  let results = (outs Variadic<TG_Tensor>:$outputs);
+  let regions = (region SizedRegion<1>:$thenRegion,
+                        SizedRegion<1>:$elseRegion);
+  let assemblyFormat = [{
+    $condition `:` type($condition) (`->` `(` type($outputs)^ `)`)?
+    $thenRegion `else` $elseRegion attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes,
+                   "::mlir::Value":$condition)>,
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getThenBlock() { return getThenRegion().front(); }
+    ::mlir::Block &getElseBlock() { return getElseRegion().front(); }
+    /// The block the condition \p value selects.
+    ::mlir::Block &getBlock(bool value) {
+      return value ? getThenBlock() : getElseBlock();
+    }
+  }];
+}
+
+def TG_YieldOp : TG_Op<"yield", [Terminator,
+    ParentOneOf<["FragmentOp", "IfOp"]>, ReturnLike]> {
+  let summary = "the results of a tg.fragment or of a region of tg.if";
   let description = [{
     ```mlir
     tg.yield %r : tensor<1x64x56x56xf32>
