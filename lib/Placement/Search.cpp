@@ -490,12 +490,25 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
 
 void Placer::findSites(FunctionPlan &plan, bool allPrefixes) {
   const Backend *codegen = registry.lookup(tg::Backend::Codegen);
-  auto available = [](Operation *op) { return !staysOutside(op); };
-  int64_t index = 0;
-  for (Operation &op : plan.fn.getBody().front()) {
-    int64_t position = index++;
+  // The function's ops in pre-order, the regions of tg.if included (a
+  // site's index counts them in that order; without regions it is the
+  // op's position in the block). A chain stays in its anchor's block, as
+  // fragments do.
+  SmallVector<Operation *> ops;
+  plan.fn->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == plan.fn.getOperation())
+      return WalkResult::advance();
+    ops.push_back(op);
+    return isa<tg::FragmentOp>(op) ? WalkResult::skip()
+                                   : WalkResult::advance();
+  });
+  for (auto [position, opPtr] : llvm::enumerate(ops)) {
+    Operation &op = *opPtr;
     if (staysOutside(&op))
       continue;
+    auto available = [&](Operation *user) {
+      return user->getBlock() == op.getBlock() && !staysOutside(user);
+    };
     bool library = false;
     for (const auto &backend : registry.all()) {
       if (!backend->isLibrary() || !allowed(options, backend->kind()))
@@ -506,7 +519,7 @@ void Placer::findSites(FunctionPlan &plan, bool allPrefixes) {
     }
     if (!library)
       continue;
-    Site site{&op, position, {}, {}, -1};
+    Site site{&op, int64_t(position), {}, {}, -1};
     SmallVector<LibraryCall> chain;
     if (codegen)
       codegen->candidates(&op, available, chain);
@@ -529,7 +542,13 @@ void Placer::findSites(FunctionPlan &plan, bool allPrefixes) {
       if (!allowed(options, backend->kind()))
         continue;
       SmallVector<LibraryCall> calls;
-      backend->candidates(site.anchor, available, calls);
+      Block *block = site.anchor->getBlock();
+      backend->candidates(
+          site.anchor,
+          [&](Operation *user) {
+            return user->getBlock() == block && !staysOutside(user);
+          },
+          calls);
       for (LibraryCall &call : calls) {
         // Only fragments along the chain: the rest of it is a leftover.
         if (call.ops.size() > site.chain.size() ||

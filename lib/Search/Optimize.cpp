@@ -6,12 +6,162 @@
 
 #include "loom/Search/Optimize.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace loom;
 using namespace loom::search;
+
+namespace {
+
+/// Searches the single-block function \p fn and rewrites it when the search
+/// found something cheaper; \p label names it in progress and the report.
+FunctionResult searchFunction(SearchContext &sc, const RuleSet &rules,
+                              func::FuncOp fn, StringRef label,
+                              const SuperoptOptions &options) {
+  FunctionResult r;
+  r.function = label.str();
+  std::string why;
+  FailureOr<TermGraph> g = TermGraph::fromFunc(sc, fn, why);
+  if (failed(g)) {
+    r.skipped = why;
+    return r;
+  }
+  std::string prefix = "tg-superopt @" + r.function + ": ";
+  Progress progress(options.progress
+                        ? std::function<void(const std::string &)>(
+                              [&](const std::string &line) {
+                                llvm::errs() << prefix << line << "\n";
+                              })
+                        : nullptr,
+                    options.progressAfter);
+  r.opsBefore = g->numOps(sc);
+  if (options.engine == "eqsat") {
+    EqsatOptions o = options.eqsat;
+    o.progress = &progress;
+    r.outcome = equalitySaturation(sc, rules, *g, o);
+  } else {
+    BacktrackOptions o = options.backtrack;
+    o.progress = &progress;
+    r.outcome = backtrackingSearch(sc, rules, *g, o);
+  }
+  if (progress.printedAny())
+    progress.print(llvm::formatv(
+        "{0}: done ({1}), cost {2:e} -> {3:e} ({4:f3}x), {5:f2} s",
+        options.engine, r.outcome.stopReason, r.outcome.costBefore,
+        std::min(r.outcome.costAfter, r.outcome.costBefore),
+        r.outcome.costAfter > 0 && r.outcome.costAfter < r.outcome.costBefore
+            ? r.outcome.costBefore / r.outcome.costAfter
+            : 1.0,
+        r.outcome.seconds));
+  if (r.outcome.costAfter < r.outcome.costBefore) {
+    r.outcome.best.toFunc(sc, fn);
+  } else {
+    r.outcome.best = *g;
+    r.outcome.costAfter = r.outcome.costBefore;
+    r.outcome.rulesApplied.clear();
+  }
+  r.opsAfter = r.outcome.best.numOps(sc);
+  return r;
+}
+
+/// A maximal run of ops without regions in one block, ending before a
+/// region op (tg.if) or the terminator.
+struct Segment {
+  SmallVector<Operation *> ops;
+  Operation *end = nullptr;
+};
+
+/// The segments of \p block and of the blocks of its region ops, outermost
+/// first.
+void collectSegments(Block &block, std::vector<Segment> &out) {
+  Segment run;
+  for (Operation &op : block) {
+    if (!op.getNumRegions() && !op.hasTrait<OpTrait::IsTerminator>()) {
+      run.ops.push_back(&op);
+      continue;
+    }
+    run.end = &op;
+    if (!run.ops.empty())
+      out.push_back(run);
+    run.ops.clear();
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        collectSegments(inner, out);
+  }
+}
+
+/// Searches \p seg as a function of its own: its inputs are the values it
+/// reads from elsewhere, its outputs its values read elsewhere (later in
+/// the block, inside a region op, by the terminator). A cheaper graph
+/// replaces the run in place, so every value keeps its place relative to
+/// the region ops.
+FunctionResult searchSegment(SearchContext &sc, const RuleSet &rules,
+                             const Segment &seg, StringRef label,
+                             const SuperoptOptions &options) {
+  Block *block = seg.end->getBlock();
+  llvm::SmallPtrSet<Operation *, 16> inRun(seg.ops.begin(), seg.ops.end());
+  llvm::SetVector<Value> inputs, outputs;
+  // Ops without operands defined elsewhere (weights, constants) are copied
+  // into the run: rules see a weight as a weight, not as an input.
+  llvm::SetVector<Operation *> copied;
+  for (Operation *op : seg.ops) {
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (inRun.count(def))
+        continue;
+      if (def && def->getNumOperands() == 0 && !def->getNumRegions())
+        copied.insert(def);
+      else
+        inputs.insert(v);
+    }
+    for (Value v : op->getResults())
+      for (OpOperand &use : v.getUses())
+        if (!inRun.count(block->findAncestorOpInBlock(*use.getOwner())))
+          outputs.insert(v);
+  }
+  MLIRContext *context = block->getParentOp()->getContext();
+  OpBuilder b(context);
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(seg.end->getLoc());
+  b.setInsertionPointToEnd(scratch->getBody());
+  auto fn = func::FuncOp::create(
+      b, seg.end->getLoc(), "segment",
+      b.getFunctionType(TypeRange(inputs.getArrayRef()),
+                        TypeRange(outputs.getArrayRef())));
+  Block *body = fn.addEntryBlock();
+  IRMapping map;
+  map.map(inputs.getArrayRef(), body->getArguments());
+  b.setInsertionPointToEnd(body);
+  for (Operation *op : llvm::concat<Operation *const>(copied, seg.ops))
+    b.clone(*op, map);
+  SmallVector<Value> returned;
+  for (Value v : outputs)
+    returned.push_back(map.lookup(v));
+  func::ReturnOp::create(b, seg.end->getLoc(), returned);
+
+  FunctionResult r = searchFunction(sc, rules, fn, label, options);
+  if (!r.skipped.empty() || r.outcome.costAfter >= r.outcome.costBefore)
+    return r;
+  IRMapping back;
+  back.map(body->getArguments(), inputs.getArrayRef());
+  b.setInsertionPoint(seg.end);
+  for (Operation &op : body->without_terminator())
+    b.clone(op, back);
+  for (auto [v, ret] : llvm::zip(outputs, body->getTerminator()->getOperands()))
+    Value(v).replaceAllUsesWith(back.lookupOrDefault(ret));
+  for (Operation *op : llvm::reverse(seg.ops))
+    op->erase();
+  return r;
+}
+
+} // namespace
 
 std::vector<FunctionResult>
 search::superoptimize(SearchContext &sc, const RuleSet &rules, ModuleOp module,
@@ -20,51 +170,26 @@ search::superoptimize(SearchContext &sc, const RuleSet &rules, ModuleOp module,
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isExternal())
       continue;
-    FunctionResult r;
-    r.function = fn.getSymName().str();
-    std::string why;
-    FailureOr<TermGraph> g = TermGraph::fromFunc(sc, fn, why);
-    if (failed(g)) {
-      r.skipped = why;
-      results.push_back(std::move(r));
+    bool regions = fn.getBody().hasOneBlock() &&
+                   llvm::any_of(fn.getBody().front(), [](Operation &op) {
+                     return op.getNumRegions() > 0;
+                   });
+    if (!regions) {
+      results.push_back(
+          searchFunction(sc, rules, fn, fn.getSymName(), options));
       continue;
     }
-    std::string prefix = "tg-superopt @" + r.function + ": ";
-    Progress progress(options.progress
-                          ? std::function<void(const std::string &)>(
-                                [&](const std::string &line) {
-                                  llvm::errs() << prefix << line << "\n";
-                                })
-                          : nullptr,
-                      options.progressAfter);
-    r.opsBefore = g->numOps(sc);
-    if (options.engine == "eqsat") {
-      EqsatOptions o = options.eqsat;
-      o.progress = &progress;
-      r.outcome = equalitySaturation(sc, rules, *g, o);
-    } else {
-      BacktrackOptions o = options.backtrack;
-      o.progress = &progress;
-      r.outcome = backtrackingSearch(sc, rules, *g, o);
-    }
-    if (progress.printedAny())
-      progress.print(llvm::formatv(
-          "{0}: done ({1}), cost {2:e} -> {3:e} ({4:f3}x), {5:f2} s",
-          options.engine, r.outcome.stopReason, r.outcome.costBefore,
-          std::min(r.outcome.costAfter, r.outcome.costBefore),
-          r.outcome.costAfter > 0 && r.outcome.costAfter < r.outcome.costBefore
-              ? r.outcome.costBefore / r.outcome.costAfter
-              : 1.0,
-          r.outcome.seconds));
-    if (r.outcome.costAfter < r.outcome.costBefore) {
-      r.outcome.best.toFunc(sc, fn);
-    } else {
-      r.outcome.best = *g;
-      r.outcome.costAfter = r.outcome.costBefore;
-      r.outcome.rulesApplied.clear();
-    }
-    r.opsAfter = r.outcome.best.numOps(sc);
-    results.push_back(std::move(r));
+    // Run-time control flow: the straight-line runs around and inside the
+    // regions, each on its own (docs/Superopt).
+    std::vector<Segment> segments;
+    collectSegments(fn.getBody().front(), segments);
+    for (auto [i, seg] : llvm::enumerate(segments))
+      results.push_back(searchSegment(
+          sc, rules, seg,
+          (fn.getSymName() + " segment " + Twine(i + 1) + "/" +
+           Twine(segments.size()))
+              .str(),
+          options));
   }
   return results;
 }
