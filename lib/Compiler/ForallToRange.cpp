@@ -7,6 +7,7 @@
 #include "loom/Compiler/Passes.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -105,12 +106,66 @@ bool splittable(scf::ForallOp forall) {
   return true;
 }
 
+/// A reshape of \p alloc's whole buffer \p view, made the other way from
+/// \p out at \p alloc: expanding \p out where \p view collapses \p alloc
+/// and collapsing it where \p view expands it; null when \p view is
+/// neither.
+Value inverseReshape(OpBuilder &b, Value view, memref::AllocOp alloc,
+                     Value out) {
+  b.setInsertionPoint(alloc);
+  MemRefType type = alloc.getType();
+  if (auto collapse = view.getDefiningOp<memref::CollapseShapeOp>())
+    return memref::ExpandShapeOp::create(
+        b, alloc.getLoc(), type, out, collapse.getReassociationIndices(),
+        getAsIndexOpFoldResult(b.getContext(), type.getShape()));
+  if (auto expand = view.getDefiningOp<memref::ExpandShapeOp>())
+    return memref::CollapseShapeOp::create(
+        b, alloc.getLoc(), out, expand.getReassociationIndices());
+  return {};
+}
+
+/// Computes in the output what \p fn computes in a temporary and copies
+/// out through a reshape (`copy(collapse_shape(alloc), out)`): the
+/// temporary becomes a reshape of the output argument, which nothing else
+/// uses, and the copy and the deallocation go.
+void forwardReshapedResults(func::FuncOp fn) {
+  Block &body = fn.getBody().front();
+  for (auto copy : llvm::make_early_inc_range(body.getOps<memref::CopyOp>())) {
+    auto out = dyn_cast<BlockArgument>(copy.getTarget());
+    Value view = copy.getSource();
+    Operation *reshape = view.getDefiningOp();
+    if (!out || !out.hasOneUse() || !reshape ||
+        !isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(reshape) ||
+        !view.hasOneUse() || view.getType() != out.getType())
+      continue;
+    auto alloc = reshape->getOperand(0).getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != &body ||
+        !alloc.getType().getLayout().isIdentity())
+      continue;
+    OpBuilder b(alloc);
+    Value replacement = inverseReshape(b, view, alloc, out);
+    if (!replacement || replacement.getType() != alloc.getType()) {
+      if (replacement)
+        replacement.getDefiningOp()->erase();
+      continue;
+    }
+    copy.erase();
+    reshape->erase();
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    alloc.getResult().replaceAllUsesWith(replacement);
+    alloc.erase();
+  }
+}
+
 struct ForallToRange
     : public compiler::impl::LoomForallToRangeBase<ForallToRange> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || fn.isPrivate())
         continue;
+      forwardReshapedResults(fn);
       Block &body = fn.getBody().front();
       Type index = IndexType::get(&getContext());
       unsigned n = fn.getNumArguments();

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -184,6 +185,18 @@ matmulTileSizes(TilingInterface op, OpBuilder &b, bool columnBands) {
   return sizes;
 }
 
+/// The op computing a kernel's result \p v: its defining op, or through a
+/// reshape, the op computing the reshape's source (a lowering that works
+/// on an expanded view, such as maxpool2d_grad's [N, C, OH, sh, OW, sw]
+/// spread, returns it collapsed).
+TilingInterface rootOf(Value v) {
+  if (auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>())
+    v = collapse.getSrc();
+  else if (auto expand = v.getDefiningOp<tensor::ExpandShapeOp>())
+    v = expand.getSrc();
+  return v.getDefiningOp<TilingInterface>();
+}
+
 struct ParallelizeKernels
     : public compiler::impl::LoomParallelizeKernelsBase<ParallelizeKernels> {
   using LoomParallelizeKernelsBase::LoomParallelizeKernelsBase;
@@ -196,7 +209,7 @@ struct ParallelizeKernels
       auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
       if (ret.getNumOperands() != 1)
         continue; // several results: left sequential
-      auto root = ret.getOperand(0).getDefiningOp<TilingInterface>();
+      auto root = rootOf(ret.getOperand(0));
       if (!root || root->getNumResults() != 1)
         continue;
       rewriter.setInsertionPoint(root);

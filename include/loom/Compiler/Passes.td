@@ -133,6 +133,12 @@ def LoomForallToRange : Pass<"loom-forall-to-range", "mlir::ModuleOp"> {
     `loom.range` (1 when there is no forall: the kernel then ignores
     `begin` and `end`). Fails on a function with more than one top-level
     forall.
+
+    A result computed in a temporary and copied out through a reshape (a
+    lowering that works on an expanded view returns it collapsed) is
+    computed in the output itself first: the temporary becomes the inverse
+    reshape of the output argument and the copy goes, so that the loop
+    writes the output and may still be split.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",

@@ -6,8 +6,10 @@
 // then the bias and fused activation as an elementwise epilogue; pooling the
 // linalg pooling ops on padded inputs, with the interpreter's divisor for
 // average pooling (the window clipped to the input unless
-// count_include_pad); tg.maxpool2d_grad as generics finding each window's
-// argmax and summing the gradient of the windows at it.
+// count_include_pad); tg.maxpool2d_grad of disjoint windows as one
+// elementwise generic comparing each position with its window, of
+// overlapping ones as generics finding each window's argmax and summing the
+// gradient of the windows at it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -197,123 +199,98 @@ Lowered lowerMaxPool(MaxPool2dOp op, OpBuilder &b) {
                                       cast<RankedTensorType>(op.getType()))};
 }
 
+/// \p x (NCHW) shifted by \p top and \p left and fitted to \p rows x
+/// \p cols: padded with \p value, cropped where it reaches further.
+Value fitNCHW(OpBuilder &b, Location loc, Value x, int64_t top, int64_t left,
+              int64_t rows, int64_t cols, double value) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t bottom = rows - type.getDimSize(2) - top,
+          right = cols - type.getDimSize(3) - left;
+  x = padNCHW(b, loc, x,
+              {top, left, std::max<int64_t>(bottom, 0),
+               std::max<int64_t>(right, 0)},
+              value);
+  if (bottom >= 0 && right >= 0)
+    return x;
+  SmallVector<OpFoldResult> zeros(4, b.getIndexAttr(0)),
+      ones(4, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = {
+      b.getIndexAttr(type.getDimSize(0)), b.getIndexAttr(type.getDimSize(1)),
+      b.getIndexAttr(rows), b.getIndexAttr(cols)};
+  return tensor::ExtractSliceOp::create(b, loc, x, zeros, sizes, ones);
+}
+
 /// The gradient of windows that do not overlap (stride >= kernel on both
-/// axes, the usual 2x2/2 pooling): every input position is in at most one
-/// window, so one generic over (n, c, oh, i, ow, j), i < stride, j <
-/// stride, writes each window's gradient at its argmax and zeros elsewhere,
-/// with no gathers (it vectorises); its [N, C, OH * sh, OW * sw] result,
-/// shifted by the padding, is cropped or zero-extended to the input.
-Value scatterDisjointWindows(OpBuilder &b, Location loc, Value arg, Value grad,
-                             RankedTensorType inType, ArrayRef<int64_t> k,
-                             ArrayRef<int64_t> s, ArrayRef<int64_t> pads) {
+/// axes, the usual 2x2/2 pooling), in one elementwise generic with no
+/// gathers (it vectorises): the input, padded with -inf and fitted to the
+/// windows' extent [OH * sh, OW * sw], is viewed as [N, C, OH, sh, OW, sw];
+/// over those loops (n, c, oh, i, ow, j) each position reads its own value,
+/// the k * k values of its window (maps with constant offsets) and the
+/// window's gradient, and takes the gradient when it is the window's first
+/// maximum in row-major order: greater than every value before it, at
+/// least every value after it (a NaN is never one, as in the general
+/// path). The result is shifted back by the padding and cropped or
+/// zero-extended to the input.
+Value disjointWindowsGrad(OpBuilder &b, Location loc, Value input, Value grad,
+                          ArrayRef<int64_t> k, ArrayRef<int64_t> s,
+                          ArrayRef<int64_t> pads) {
   MLIRContext *ctx = b.getContext();
+  auto inType = cast<RankedTensorType>(input.getType());
   auto gradType = cast<RankedTensorType>(grad.getType());
   int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
           h = inType.getDimSize(2), w = inType.getDimSize(3),
           oh = gradType.getDimSize(2), ow = gradType.getDimSize(3);
   Type f = inType.getElementType();
-  if (h + pads[0] <= oh * s[0] && w + pads[1] <= ow * s[1]) {
-    // Every input position (y, x) lies in window ((y + top) / sh,
-    // (x + left) / sw): one parallel generic over the input (the kernel's
-    // result op, so it is tiled across threads), reading its window's
-    // argmax and gradient through floordiv maps, no gathers.
-    AffineExpr n0, c0, y0, x0;
-    bindDims(ctx, n0, c0, y0, x0);
-    AffineMap window = AffineMap::get(
-        4, 0,
-        {n0, c0, (y0 + pads[0]).floorDiv(s[0]), (x0 + pads[1]).floorDiv(s[1])},
-        ctx);
-    AffineMap all = AffineMap::getMultiDimIdentityMap(4, ctx);
-    Value empty = tensor::EmptyOp::create(b, loc, inType.getShape(), f);
-    return linalg::GenericOp::create(
-               b, loc, inType, ValueRange{arg, grad}, ValueRange{empty},
-               {window, window, all},
-               SmallVector<utils::IteratorType>(4,
-                                                utils::IteratorType::parallel),
-               [&](OpBuilder &nb, Location nl, ValueRange args) {
-                 auto cst = [&](int64_t v) {
-                   return Value(arith::ConstantIndexOp::create(nb, nl, v));
-                 };
-                 Value y = linalg::IndexOp::create(nb, nl, 2);
-                 Value x = linalg::IndexOp::create(nb, nl, 3);
-                 // The offset inside the stride: in the window when < k.
-                 auto inWindow = [&](Value pos, int64_t pad, int64_t stride,
-                                     int64_t kernel) {
-                   Value off = arith::RemUIOp::create(
-                       nb, nl, arith::AddIOp::create(nb, nl, pos, cst(pad)),
-                       cst(stride));
-                   return Value(arith::CmpIOp::create(
-                       nb, nl, arith::CmpIPredicate::ult, off, cst(kernel)));
-                 };
-                 Value flat = arith::IndexCastOp::create(
-                     nb, nl, nb.getI64Type(),
-                     arith::AddIOp::create(
-                         nb, nl, arith::MulIOp::create(nb, nl, y, cst(w)), x));
-                 Value take = arith::AndIOp::create(
-                     nb, nl,
-                     arith::AndIOp::create(nb, nl,
-                                           inWindow(y, pads[0], s[0], k[0]),
-                                           inWindow(x, pads[1], s[1], k[1])),
-                     arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
-                                           args[0], flat));
-                 Value none =
-                     arith::ConstantOp::create(nb, nl, nb.getFloatAttr(f, 0.0));
-                 linalg::YieldOp::create(
-                     nb, nl,
-                     Value(arith::SelectOp::create(nb, nl, take, args[1], none)));
-               })
-        .getResult(0);
-  }
+  Value x = fitNCHW(b, loc, input, pads[0], pads[1], oh * s[0], ow * s[1],
+                    -std::numeric_limits<double>::infinity());
   auto sixType = RankedTensorType::get({n, c, oh, s[0], ow, s[1]}, f);
+  Value x6 = reshapeTo(b, loc, x, sixType);
   AffineExpr d0, d1, d2, d3, d4, d5;
   bindDims(ctx, d0, d1, d2, d3, d4, d5);
-  AffineMap window = AffineMap::get(6, 0, {d0, d1, d2, d4}, ctx);
   AffineMap all = AffineMap::getMultiDimIdentityMap(6, ctx);
+  SmallVector<Value> inputs = {x6, grad};
+  SmallVector<AffineMap> maps = {all, AffineMap::get(6, 0, {d0, d1, d2, d4},
+                                                     ctx)};
+  for (int64_t i = 0; i < k[0]; ++i)
+    for (int64_t j = 0; j < k[1]; ++j) {
+      inputs.push_back(x6);
+      maps.push_back(AffineMap::get(
+          6, 0,
+          {d0, d1, d2, b.getAffineConstantExpr(i), d4,
+           b.getAffineConstantExpr(j)},
+          ctx));
+    }
+  maps.push_back(all);
   Value empty = tensor::EmptyOp::create(b, loc, sixType.getShape(), f);
   auto spread = linalg::GenericOp::create(
-      b, loc, sixType, ValueRange{arg, grad}, ValueRange{empty},
-      {window, window, all},
+      b, loc, sixType, inputs, ValueRange{empty}, maps,
       SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         auto cst = [&](int64_t v) {
           return Value(arith::ConstantIndexOp::create(nb, nl, v));
         };
-        auto lt = [&](Value x, Value y) {
-          return Value(
-              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, x, y));
+        auto icmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+          return Value(arith::CmpIOp::create(nb, nl, p, l, r));
         };
-        auto coord = [&](unsigned out, unsigned off, int64_t stride,
-                         int64_t pad) {
-          Value o = linalg::IndexOp::create(nb, nl, out);
-          Value i = linalg::IndexOp::create(nb, nl, off);
-          return std::make_pair(
-              i, Value(arith::SubIOp::create(
-                     nb, nl,
-                     arith::AddIOp::create(
-                         nb, nl, arith::MulIOp::create(nb, nl, o, cst(stride)),
-                         i),
-                     cst(pad))));
-        };
-        auto [i, y] = coord(2, 3, s[0], pads[0]);
-        auto [j, x] = coord(4, 5, s[1], pads[1]);
-        // In the window (i < kh, j < kw), inside the input (the flat index
-        // of an outside position could alias an inside one) and the argmax.
-        Value zero = cst(0);
-        SmallVector<Value> conds = {
-            lt(i, cst(k[0])), lt(j, cst(k[1])),
-            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, y, zero),
-            lt(y, cst(h)),
-            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, x, zero),
-            lt(x, cst(w))};
-        Value flat = arith::IndexCastOp::create(
-            nb, nl, nb.getI64Type(),
-            arith::AddIOp::create(
-                nb, nl, arith::MulIOp::create(nb, nl, y, cst(w)), x));
-        conds.push_back(arith::CmpIOp::create(
-            nb, nl, arith::CmpIPredicate::eq, args[0], flat));
-        Value take = conds.front();
-        for (Value cnd : ArrayRef<Value>(conds).drop_front())
-          take = arith::AndIOp::create(nb, nl, take, cnd);
+        Value i = linalg::IndexOp::create(nb, nl, 3);
+        Value j = linalg::IndexOp::create(nb, nl, 5);
+        Value self = arith::AddIOp::create(
+            nb, nl, arith::MulIOp::create(nb, nl, i, cst(k[1])), j);
+        Value take =
+            arith::AndIOp::create(nb, nl,
+                                  icmp(arith::CmpIPredicate::ult, i, cst(k[0])),
+                                  icmp(arith::CmpIPredicate::ult, j, cst(k[1])));
+        for (int64_t t = 0; t < k[0] * k[1]; ++t) {
+          Value other = args[2 + t];
+          Value after = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGE,
+                                              args[0], other);
+          Value before = arith::CmpFOp::create(
+              nb, nl, arith::CmpFPredicate::OGT, args[0], other);
+          Value wins = arith::SelectOp::create(
+              nb, nl, icmp(arith::CmpIPredicate::ult, cst(t), self), before,
+              after);
+          take = arith::AndIOp::create(nb, nl, take, wins);
+        }
         Value none = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(f, 0.0));
         linalg::YieldOp::create(
             nb, nl, Value(arith::SelectOp::create(nb, nl, take, args[1], none)));
@@ -337,7 +314,8 @@ Value scatterDisjointWindows(OpBuilder &b, Location loc, Value arg, Value grad,
   return padNCHW(b, loc, cropped, {0, 0, h - rows, w - cols}, 0.0);
 }
 
-/// tg.maxpool2d_grad in three steps, none of which depends on the order of
+/// tg.maxpool2d_grad: windows that do not overlap by disjointWindowsGrad;
+/// overlapping ones in three steps, none of which depends on the order of
 /// evaluation: the window maxima (as tg.maxpool2d); each window's argmax,
 /// the smallest flat in-bounds position y * W + x of its plane holding the
 /// maximum (a min reduction over the window offsets, so ties go to the
@@ -357,6 +335,9 @@ Lowered lowerMaxPoolGrad(MaxPool2dGradOp op, OpBuilder &b) {
                     pads = op.getPads();
   int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
   int64_t oh = gradType.getDimSize(2), ow = gradType.getDimSize(3);
+  if (s[0] >= k[0] && s[1] >= k[1])
+    return SmallVector<Value>{disjointWindowsGrad(
+        b, loc, op.getInput(), op.getGradOutput(), k, s, pads)};
   Value padded = padNCHW(b, loc, op.getInput(), pads,
                          -std::numeric_limits<double>::infinity());
   Value maxima = pooledMax(b, loc, padded, k, s, gradType);
@@ -429,9 +410,6 @@ Lowered lowerMaxPoolGrad(MaxPool2dGradOp op, OpBuilder &b) {
       });
   Value arg = argmax.getResult(0);
   Value grad = op.getGradOutput();
-  if (s[0] >= k[0] && s[1] >= k[1])
-    return SmallVector<Value>{
-        scatterDisjointWindows(b, loc, arg, grad, inType, k, s, pads)};
 
   // Loops (n, c, y, x, i, j): the gradient of each input position.
   auto sum = linalg::GenericOp::create(
