@@ -195,6 +195,10 @@ struct Reorder {
 /// needed at the edge of a run of blocked-layout steps).
 struct Layouts {
   memory::desc src, srcBuffer, dst, dstBuffer, sumBuffer;
+  /// The primitive's arguments the weights and dst buffers bind to (a
+  /// backward-weights convolution reads the result gradient in the weights'
+  /// place and writes the weights' gradient).
+  int weightsArg = DNNL_ARG_WEIGHTS, dstArg = DNNL_ARG_DST;
 };
 
 /// A oneDNN primitive with its bound constant weights and the reorders
@@ -256,11 +260,11 @@ private:
       weights = threadBuffer(3, weightsMd.get_size());
       weightsIn.run(buffers[spec.weights], weights);
     }
-    args.emplace(DNNL_ARG_WEIGHTS,
+    args.emplace(io.weightsArg,
                  packed ? packed : memory(weightsMd, eng, weights));
     if (spec.bias != -1)
       args.emplace(DNNL_ARG_BIAS, memory(biasMd, eng, buffers[spec.bias]));
-    args.emplace(DNNL_ARG_DST, memory(io.dst, eng, dst));
+    args.emplace(io.dstArg, memory(io.dst, eng, dst));
     if (size_t bytes = scratchpadMd.get_size())
       args.emplace(DNNL_ARG_SCRATCHPAD,
                    memory(scratchpadMd, eng, threadBuffer(0, bytes)));
@@ -429,6 +433,49 @@ std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
                                     constantWeights);
 }
 
+/// An onednn.conv2d_filter_grad step: dst [O, C, KH, KW] = the transpose
+/// [1, 0, 2, 3] of conv2d(src [C, N, H, W], weights [O, N, OH, OW]), which
+/// is the filter gradient of the forward convolution x [N, C, H, W] -> dz
+/// [N, O, OH, OW] whose stride is this one's dilation and whose dilation is
+/// this one's stride: oneDNN's backward-weights primitive, reading src and
+/// weights as x and dz with batch and channels exchanged (format bacd),
+/// reordered into the layouts it prefers.
+std::shared_ptr<LibraryStep> prepareFilterGrad(const StepSpec &s) {
+  auto f32 = memory::data_type::f32;
+  const std::vector<int64_t> &in = s.srcShape, &dz = s.weightsShape,
+                             &dw = s.dstShape;
+  memory::dims x = {in[1], in[0], in[2], in[3]},
+               y = {dz[1], dz[0], dz[2], dz[3]}, w = dims(dw);
+  memory::dims strides = dims(s.dilations),
+               dilations = {s.strides[0] - 1, s.strides[1] - 1},
+               padL = {s.pads[0], s.pads[1]}, padR(2);
+  for (int d = 0; d < 2; ++d)
+    padR[d] = (y[2 + d] - 1) * strides[d] + (w[2 + d] - 1) * s.strides[d] +
+              1 - x[2 + d] - padL[d];
+  Layouts io;
+  io.srcBuffer = memory::desc(x, f32, memory::format_tag::bacd);
+  memory::desc dzBuffer(y, f32, memory::format_tag::bacd);
+  io.dstBuffer = memory::desc(w, f32, memory::format_tag::oihw);
+  auto alg = dnnl::algorithm::convolution_direct;
+  auto any = [&](const memory::dims &d) {
+    return memory::desc(d, f32, memory::format_tag::any);
+  };
+  dnnl::convolution_forward::primitive_desc hint(
+      {dnnl::prop_kind::forward_training, alg, any(x), any(w), any(y),
+       strides, dilations, padL, padR},
+      cpuEngine());
+  dnnl::convolution_backward_weights::primitive_desc pd(
+      {alg, any(x), any(w), any(y), strides, dilations, padL, padR},
+      userScratchpad(), cpuEngine(), hint);
+  io.src = pd.src_desc();
+  io.dst = pd.diff_weights_desc();
+  io.weightsArg = DNNL_ARG_DIFF_DST;
+  io.dstArg = DNNL_ARG_DIFF_WEIGHTS;
+  return std::make_shared<DnnlStep>(
+      s, dnnl::convolution_backward_weights(pd), io, dzBuffer,
+      pd.diff_dst_desc(), memory::desc(), pd.scratchpad_desc(), nullptr);
+}
+
 /// A matmul whose weights change per run and that has nothing to fuse:
 /// oneDNN's sgemm, which needs no reorder of B (the matmul primitive
 /// repacks a non-constant B on every run; 2048^3: 51 ms against 47 ms).
@@ -554,6 +601,9 @@ Error loom::rt::prepareLibrarySteps(EntrySpec &entry,
       case StepSpec::Op::Conv2d:
         step.library = prepareConv(step, constantOf(step.weights), plan);
         break;
+      case StepSpec::Op::Conv2dFilterGrad:
+        step.library = prepareFilterGrad(step);
+        break;
       case StepSpec::Op::Matmul:
         step.library = prepareMatmul(step, constantOf(step.weights));
         break;
@@ -566,7 +616,7 @@ Error loom::rt::prepareLibrarySteps(EntrySpec &entry,
     } catch (const dnnl::error &e) {
       return makeError(LOOM_ERROR_LIBRARY,
                        std::string("oneDNN cannot make the primitive of a ") +
-                           (step.op == StepSpec::Op::Conv2d ? "conv2d"
+                           (step.op != StepSpec::Op::Matmul ? "conv2d"
                                                             : "matmul") +
                            " step: " + e.what());
     }

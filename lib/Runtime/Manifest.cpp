@@ -235,8 +235,9 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
   if (!known)
     return fail(tp + ".activation",
                 "unknown activation '" + out.activation + "'");
-  if (op == "onednn.conv2d") {
-    out.op = StepSpec::Op::Conv2d;
+  if (op == "onednn.conv2d" || op == "onednn.conv2d_filter_grad") {
+    out.op = op == "onednn.conv2d" ? StepSpec::Op::Conv2d
+                                   : StepSpec::Op::Conv2dFilterGrad;
     if (!ints(*attrs, tp, "strides", out.strides) ||
         !ints(*attrs, tp, "pads", out.pads) ||
         !ints(*attrs, tp, "dilations", out.dilations) ||
@@ -247,6 +248,11 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
         out.pads.size() != 4 || out.dilations.size() != 2)
       return fail(tp, "a conv2d has 4-d shapes, 2 strides, 4 pads and 2 "
                       "dilations");
+    if (out.op == StepSpec::Op::Conv2dFilterGrad &&
+        (out.groups != 1 || out.bias != -1 || out.sum != -1 ||
+         out.activation != "none"))
+      return fail(tp, "a conv2d_filter_grad has one group and no bias, sum "
+                      "or activation");
     return true;
   }
   if (op == "onednn.matmul") {

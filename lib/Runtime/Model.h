@@ -50,7 +50,16 @@ struct BufferSpec {
 class LibraryStep;
 
 struct StepSpec {
-  enum class Op { Kernel, Conv2d, Matmul, Sgemm, Copy, Branch, Jump };
+  enum class Op {
+    Kernel,
+    Conv2d,
+    Matmul,
+    Sgemm,
+    Copy,
+    Branch,
+    Jump,
+    Conv2dFilterGrad
+  };
   Op op = Op::Copy;
   std::string kernel;
   std::vector<int64_t> args; ///< kernel: positional buffer ids

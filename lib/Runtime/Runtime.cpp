@@ -118,7 +118,8 @@ loom_context::~loom_context() {
                  total * 1e3);
     static const char *const kOps[] = {"kernel", "onednn.conv2d",
                                        "onednn.matmul", "openblas.sgemm",
-                                       "copy", "branch", "jump"};
+                                       "copy", "branch", "jump",
+                                       "onednn.conv2d_filter_grad"};
     for (const Row &r : rows) {
       if (r.seconds <= 0)
         continue;
@@ -185,6 +186,7 @@ Error checkStepSizes(const loom_model &m, size_t entry, size_t index) {
   Error err;
   switch (s.op) {
   case StepSpec::Op::Conv2d:
+  case StepSpec::Op::Conv2dFilterGrad:
   case StepSpec::Op::Matmul:
     if ((err = need(s.src, f32Bytes(s.srcShape), "src")) ||
         (err = need(s.weights, f32Bytes(s.weightsShape), "weights")) ||
@@ -192,7 +194,7 @@ Error checkStepSizes(const loom_model &m, size_t entry, size_t index) {
         (err = need(s.sum, f32Bytes(s.dstShape), "sum")))
       return err;
     return need(s.bias,
-                4 * (s.op == StepSpec::Op::Conv2d ? s.dstShape[1]
+                4 * (s.op != StepSpec::Op::Matmul ? s.dstShape[1]
                                                   : s.dstShape.back()),
                 "bias");
   case StepSpec::Op::Sgemm:

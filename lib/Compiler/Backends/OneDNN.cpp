@@ -11,6 +11,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <array>
+
 using namespace mlir;
 using namespace loom;
 using namespace loom::compiler;
@@ -38,6 +40,46 @@ void growActivation(LibraryCall &call, Available available) {
   }
 }
 
+/// The right and bottom padding of the forward convolution whose filter
+/// gradient \p conv computes (see filterGradientOf), each at least 0, or
+/// nullopt.
+std::optional<std::array<int64_t, 2>> filterGradientPads(tg::Conv2dOp conv) {
+  auto in = cast<ShapedType>(conv.getInput().getType()).getShape();
+  auto dz = cast<ShapedType>(conv.getFilter().getType()).getShape();
+  auto dw = cast<ShapedType>(conv.getType()).getShape();
+  std::array<int64_t, 2> pads;
+  for (int d = 0; d < 2; ++d) {
+    // Forward: stride = this dilation, dilation = this stride.
+    int64_t reach = (dw[2 + d] - 1) * conv.getStrides()[d] + 1;
+    pads[d] = (dz[2 + d] - 1) * conv.getDilations()[d] + reach - in[2 + d] -
+              conv.getPads()[d];
+    if (pads[d] < 0)
+      return std::nullopt;
+  }
+  return pads;
+}
+
+/// The transpose [1, 0, 2, 3] after \p conv when the two compute a filter
+/// gradient as GradBuilder::conv2dFilterGrad builds it: the input [C, N, H,
+/// W] (batch and channels exchanged) by the result gradient [O, N, OH, OW]
+/// as the filter, one group, no bias or activation, the filter spatially
+/// larger than the result [C, O, KH, KW]. oneDNN computes the transposed
+/// result directly as the backward-weights convolution of the forward one
+/// (onednn.conv2d_filter_grad): direct kernels where the convolution form
+/// has a 14x14 or 28x28 filter (im2col + sgemm).
+tg::TransposeOp filterGradientOf(tg::Conv2dOp conv, Available available) {
+  auto transpose =
+      dyn_cast_or_null<tg::TransposeOp>(soleUser(conv.getResult(), available));
+  auto filter = cast<ShapedType>(conv.getFilter().getType()).getShape();
+  auto out = cast<ShapedType>(conv.getType()).getShape();
+  if (!transpose || conv.getGroups() != 1 || conv.getBias() ||
+      conv.getActivation() != tg::Activation::None ||
+      transpose.getPerm() != ArrayRef<int64_t>{1, 0, 2, 3} ||
+      filter[2] * filter[3] <= out[2] * out[3] || !filterGradientPads(conv))
+    return {};
+  return transpose;
+}
+
 LibraryCall growConv(tg::Conv2dOp conv, Available available) {
   LibraryCall call;
   call.backend = tg::Backend::OneDNN;
@@ -45,6 +87,10 @@ LibraryCall growConv(tg::Conv2dOp conv, Available available) {
   call.ops.push_back(conv);
   call.bias = conv.getBias();
   call.activation = tg::stringifyActivation(conv.getActivation());
+  if (tg::TransposeOp transpose = filterGradientOf(conv, available)) {
+    call.ops.push_back(transpose);
+    return call;
+  }
   if (conv.getActivation() != tg::Activation::None)
     return call;
   // conv + residual: the sum post-op, applied before the activation. Only a
@@ -87,6 +133,9 @@ public:
     return {"conv2d [+sum] [+relu|sigmoid|tanh|gelu]: f32, any groups, "
             "strides, dilations, pads; sum: a full tensor of the result's "
             "type; a conv with its own activation takes nothing after it",
+            "conv2d+transpose[1,0,2,3] (a filter gradient, run as oneDNN's "
+            "backward-weights convolution): f32, one group, no bias or "
+            "activation, the filter spatially larger than the result",
             "matmul [+bias] [+relu|sigmoid|tanh|gelu]: f32, any batch "
             "dims; bias: [N] or [1,...,1,N]"};
   }
@@ -106,12 +155,13 @@ public:
     auto &args = step.args;
     auto &attrs = step.attrs;
     if (auto conv = dyn_cast<tg::Conv2dOp>(call.anchor)) {
-      step.op = "onednn.conv2d";
+      bool filterGrad = isa<tg::TransposeOp>(call.ops.back());
+      step.op = filterGrad ? "onednn.conv2d_filter_grad" : "onednn.conv2d";
       args["src"] = operands.buffer(conv.getInput());
       args["weights"] = operands.buffer(conv.getFilter());
       attrs["src_shape"] = shapeJSON(conv.getInput());
       attrs["weights_shape"] = shapeJSON(conv.getFilter());
-      attrs["dst_shape"] = shapeJSON(conv.getResult());
+      attrs["dst_shape"] = shapeJSON(call.ops.back()->getResult(0));
       attrs["strides"] = shapeJSON(conv.getStrides());
       attrs["pads"] = shapeJSON(conv.getPads());
       attrs["dilations"] = shapeJSON(conv.getDilations());
