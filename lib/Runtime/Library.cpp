@@ -421,9 +421,14 @@ std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
   io.dstBuffer = layoutOf(plan, s.dst, conv.dst);
   io.sumBuffer = s.sum != -1 ? layoutOf(plan, s.sum, conv.dst) : conv.dst;
   // Where a buffer is plain, the primitive still computes in its preferred
-  // layout: a reorder at the edge costs less than a convolution on NCHW.
+  // layout: a reorder at the edge costs less than a convolution on NCHW. A
+  // plain source of one channel is also NHWC: passed as it is, it needs no
+  // reorder, and oneDNN runs its direct kernel for plain sources on it
+  // (Fashion-MNIST's first convolution: 0.23 ms against 0.34-0.53 ms for
+  // the NHWC kernel oneDNN prefers, on one thread, before the reorder).
+  bool keepSrc = plan.count(s.src) || s.srcShape[1] == 1;
   auto preferred = conv.primitive(
-      plan.count(s.src) ? io.srcBuffer : anyLayout(conv.src),
+      keepSrc ? io.srcBuffer : anyLayout(conv.src),
       plan.count(s.dst) ? io.dstBuffer : anyLayout(conv.dst));
   io.src = preferred.src_desc();
   io.dst = preferred.dst_desc();
