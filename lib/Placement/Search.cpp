@@ -366,8 +366,8 @@ void Placer::timeTrialsInTurn(
 /// to its runner-up (when that is within 25% per fragment; the classes taking
 /// the most time, at most kMaxMoveTrials). Every trial is compiled and loaded
 /// first, then all are timed in turn (sequential timings of one binary minutes
-/// apart differ by up to 2x on a shared machine); the fastest replaces the
-/// cover when it wins by 5%.
+/// apart differ by up to 2x on a shared machine); the fastest fixed set is
+/// kept unless a mixed placement beats it by 5%.
 void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -468,13 +468,23 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
   if (options.progress)
     *options.progress << llvm::format(
         "tg-place-backends: end to end, trials done (%.1f s)\n", elapsed());
+  // The baseline is the fastest fixed backend set (what --backends=<one>
+  // builds); a placement that mixes backends (the cover or a variant)
+  // replaces it only when it wins by 5%: measured in turn, whole BERT-base
+  // artifacts still differ by a few percent from how loom-run times them
+  // alone, and a mix the trials rank level with a fixed set was found
+  // 10-20% slower alone (BERT-base's generated FFN matmuls). So the placed
+  // model is the best fixed set unless mixing measurably pays.
+  const Trial *fixed = nullptr, *mixed = nullptr;
+  for (const Trial &t : trials) {
+    const Trial *&best = StringRef(t.name).starts_with("all ") ? fixed : mixed;
+    if (!best || t.seconds < best->seconds)
+      best = &t;
+  }
   const Trial *winner = &trials.front();
-  for (const Trial &t : trials)
-    if (t.seconds < winner->seconds)
-      winner = &t;
-  // 5%: measured in turn, whole BERT-base artifacts still differ by a few
-  // percent from how loom-run times them alone; less is not a decision.
-  bool replaced = winner->seconds < 0.95 * trials.front().seconds;
+  if (fixed && !std::isinf(fixed->seconds))
+    winner = mixed && mixed->seconds < 0.95 * fixed->seconds ? mixed : fixed;
+  bool replaced = winner != &trials.front();
   if (replaced)
     for (auto [plan, picks] : llvm::zip(plans, winner->choices))
       for (auto [site, pick] : llvm::zip(plan.sites, picks))

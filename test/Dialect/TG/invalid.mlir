@@ -957,3 +957,19 @@ func.func @if_condition_type(%c: tensor<f32>, %x: tensor<4xf32>) -> tensor<4xf32
   }
   return %y : tensor<4xf32>
 }
+
+// -----
+func.func @if_in_fragment(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = tg.fragment <codegen> (%c, %x) : (tensor<i1>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%cc: tensor<i1>, %xx: tensor<4xf32>):
+    // expected-error @+1 {{cannot be inside a tg.fragment (weights enter as inputs; fragments do not nest; fragments form inside the regions of a tg.if)}}
+    %r = tg.if %cc : tensor<i1> -> (tensor<4xf32>) {
+      tg.yield %xx : tensor<4xf32>
+    } else {
+      tg.yield %xx : tensor<4xf32>
+    }
+    tg.yield %r : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+

@@ -41,9 +41,10 @@ LogicalResult FragmentOp::verify() {
     if (!isa<TGDialect>(op.getDialect()))
       return op.emitOpError("cannot be inside a tg.fragment (only tg ops "
                             "can)");
-    if (isa<WeightOp, FragmentOp>(op))
+    if (isa<WeightOp, FragmentOp, IfOp>(op))
       return op.emitOpError("cannot be inside a tg.fragment (weights enter "
-                            "as inputs; fragments do not nest)");
+                            "as inputs; fragments do not nest; fragments "
+                            "form inside the regions of a tg.if)");
   }
   return success();
 }
