@@ -124,94 +124,130 @@ int64_t Schedule::numActions() const {
 // Reading (and checking the structure)
 //===----------------------------------------------------------------------===//
 
-FailureOr<Schedule> loom::pipe::readSchedule(ScheduleOp op) {
+namespace {
+
+/// The steps of readSchedule: each reads one kind of op of the schedule's
+/// body into the Schedule and checks it, with a diagnostic at the op.
+class ScheduleReader {
+public:
+  explicit ScheduleReader(ScheduleOp op) : op(op), body(op.getBody().front()) {}
+
+  FailureOr<Schedule> run() {
+    if (failed(readHeader()) || failed(readDevicesAndStages()) ||
+        failed(readEdges()) || failed(checkAcyclic()))
+      return failure();
+    s.programs.assign(s.devices.size(), {});
+    hasProgram.assign(s.devices.size(), false);
+    for (auto program : body.getOps<ProgramOp>())
+      if (failed(readProgram(program)))
+        return failure();
+    return std::move(s);
+  }
+
+private:
+  ScheduleOp op;
+  Block &body;
   Schedule s;
-  s.name = op.getSymName().str();
-  s.microBatches = op.getMicroBatches();
-  s.microBatchSize = op.getMicroBatchSize();
-  s.links.intraBandwidth = op.getIntraBandwidth().convertToDouble();
-  s.links.intraLatency = op.getIntraLatency().convertToDouble();
-  s.links.interBandwidth = op.getInterBandwidth().convertToDouble();
-  s.links.interLatency = op.getInterLatency().convertToDouble();
-  s.links.devicesPerNode = op.getDevicesPerNode();
-  if (s.microBatchSize < 1)
-    return op.emitOpError("micro_batch_size must be positive");
-  if (s.links.devicesPerNode < 1)
-    return op.emitOpError("devices_per_node must be positive");
-  if (s.links.intraBandwidth <= 0 || s.links.interBandwidth <= 0 ||
-      s.links.intraLatency < 0 || s.links.interLatency < 0)
-    return op.emitOpError("link bandwidths must be positive and latencies "
-                          "non-negative");
-
   llvm::StringMap<int> deviceIndex, stageIndex;
-  Block &body = op.getBody().front();
-  for (auto device : body.getOps<DeviceOp>()) {
-    deviceIndex[device.getSymName()] = s.devices.size();
-    Device d;
-    d.name = device.getSymName().str();
-    d.node = device.getNode() ? static_cast<int>(*device.getNode()) : -1;
-    d.memory = device.getMemory();
-    s.devices.push_back(std::move(d));
-  }
-  for (auto stage : body.getOps<StageOp>())
-    stageIndex[stage.getSymName()] = s.stages.size(), s.stages.emplace_back();
-
-  for (auto stage : body.getOps<StageOp>()) {
-    Stage &st = s.stages[stageIndex[stage.getSymName()]];
-    st.name = stage.getSymName().str();
-    if (stage.getDevices().empty())
-      return stage.emitOpError("is placed on no device");
-    for (Attribute ref : stage.getDevices()) {
-      StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
-      auto it = deviceIndex.find(name);
-      if (it == deviceIndex.end())
-        return stage.emitOpError("is placed on @")
-               << name << ", which is not a pipe.device of the schedule";
-      if (llvm::is_contained(st.devices, it->second))
-        return stage.emitOpError("is placed twice on @") << name;
-      st.devices.push_back(it->second);
-    }
-    st.forward = stage.getForward().str();
-    st.backward = stage.getBackward().value_or("").str();
-    st.inputGrad = stage.getInputGrad().value_or("").str();
-    st.weightGrad = stage.getWeightGrad().value_or("").str();
-    st.forwardTime = stage.getForwardTime().convertToDouble();
-    st.backwardTime = stage.getBackwardTime().convertToDouble();
-    st.inputTime = stage.getInputTime().convertToDouble();
-    st.weightTime = stage.getWeightTime().convertToDouble();
-    st.weightBytes = stage.getWeightBytes();
-    st.optimizerBytes = stage.getOptimizerBytes();
-    st.activationBytes = stage.getActivationBytes();
-    if (st.forwardTime < 0 || st.backwardTime < 0 || st.inputTime < 0 ||
-        st.weightTime < 0 || st.weightBytes < 0 || st.optimizerBytes < 0 ||
-        st.activationBytes < 0)
-      return stage.emitOpError("has a negative cost");
-    if (st.inputGrad.empty() != st.weightGrad.empty())
-      return stage.emitOpError("names one of input_grad and weight_grad "
-                               "without the other");
-  }
-
   llvm::DenseSet<std::pair<int, int>> seenEdges;
-  for (auto edge : body.getOps<EdgeOp>()) {
-    auto from = stageIndex.find(edge.getFrom());
-    auto to = stageIndex.find(edge.getTo());
-    if (from == stageIndex.end() || to == stageIndex.end())
-      return edge.emitOpError("names @")
-             << (from == stageIndex.end() ? edge.getFrom() : edge.getTo())
-             << ", which is not a pipe.stage of the schedule";
-    if (from->second == to->second)
-      return edge.emitOpError("connects stage @") << edge.getFrom()
-                                                  << " to itself";
-    if (!seenEdges.insert({from->second, to->second}).second)
-      return edge.emitOpError("repeats the edge @")
-             << edge.getFrom() << " -> @" << edge.getTo();
-    int64_t bytes = edge.getBytes();
-    s.edges.push_back(
-        {from->second, to->second, bytes,
-         static_cast<int64_t>(edge.getGradBytes().value_or(bytes))});
+  std::vector<bool> hasProgram;
+
+  /// The schedule's own attributes: micro-batches and links.
+  LogicalResult readHeader() {
+    s.name = op.getSymName().str();
+    s.microBatches = op.getMicroBatches();
+    s.microBatchSize = op.getMicroBatchSize();
+    s.links.intraBandwidth = op.getIntraBandwidth().convertToDouble();
+    s.links.intraLatency = op.getIntraLatency().convertToDouble();
+    s.links.interBandwidth = op.getInterBandwidth().convertToDouble();
+    s.links.interLatency = op.getInterLatency().convertToDouble();
+    s.links.devicesPerNode = op.getDevicesPerNode();
+    if (s.microBatchSize < 1)
+      return op.emitOpError("micro_batch_size must be positive");
+    if (s.links.devicesPerNode < 1)
+      return op.emitOpError("devices_per_node must be positive");
+    if (s.links.intraBandwidth <= 0 || s.links.interBandwidth <= 0 ||
+        s.links.intraLatency < 0 || s.links.interLatency < 0)
+      return op.emitOpError("link bandwidths must be positive and latencies "
+                            "non-negative");
+    return success();
   }
-  // The stage graph must be a DAG (Kahn).
-  {
+
+  /// pipe.device and pipe.stage ops (stages name their devices).
+  LogicalResult readDevicesAndStages() {
+    for (auto device : body.getOps<DeviceOp>()) {
+      deviceIndex[device.getSymName()] = s.devices.size();
+      Device d;
+      d.name = device.getSymName().str();
+      d.node = device.getNode() ? static_cast<int>(*device.getNode()) : -1;
+      d.memory = device.getMemory();
+      s.devices.push_back(std::move(d));
+    }
+    for (auto stage : body.getOps<StageOp>())
+      stageIndex[stage.getSymName()] = s.stages.size(), s.stages.emplace_back();
+
+    for (auto stage : body.getOps<StageOp>()) {
+      Stage &st = s.stages[stageIndex[stage.getSymName()]];
+      st.name = stage.getSymName().str();
+      if (stage.getDevices().empty())
+        return stage.emitOpError("is placed on no device");
+      for (Attribute ref : stage.getDevices()) {
+        StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
+        auto it = deviceIndex.find(name);
+        if (it == deviceIndex.end())
+          return stage.emitOpError("is placed on @")
+                 << name << ", which is not a pipe.device of the schedule";
+        if (llvm::is_contained(st.devices, it->second))
+          return stage.emitOpError("is placed twice on @") << name;
+        st.devices.push_back(it->second);
+      }
+      st.forward = stage.getForward().str();
+      st.backward = stage.getBackward().value_or("").str();
+      st.inputGrad = stage.getInputGrad().value_or("").str();
+      st.weightGrad = stage.getWeightGrad().value_or("").str();
+      st.forwardTime = stage.getForwardTime().convertToDouble();
+      st.backwardTime = stage.getBackwardTime().convertToDouble();
+      st.inputTime = stage.getInputTime().convertToDouble();
+      st.weightTime = stage.getWeightTime().convertToDouble();
+      st.weightBytes = stage.getWeightBytes();
+      st.optimizerBytes = stage.getOptimizerBytes();
+      st.activationBytes = stage.getActivationBytes();
+      if (st.forwardTime < 0 || st.backwardTime < 0 || st.inputTime < 0 ||
+          st.weightTime < 0 || st.weightBytes < 0 || st.optimizerBytes < 0 ||
+          st.activationBytes < 0)
+        return stage.emitOpError("has a negative cost");
+      if (st.inputGrad.empty() != st.weightGrad.empty())
+        return stage.emitOpError("names one of input_grad and weight_grad "
+                                 "without the other");
+    }
+    return success();
+  }
+
+  /// pipe.edge ops between known stages, each once.
+  LogicalResult readEdges() {
+    for (auto edge : body.getOps<EdgeOp>()) {
+      auto from = stageIndex.find(edge.getFrom());
+      auto to = stageIndex.find(edge.getTo());
+      if (from == stageIndex.end() || to == stageIndex.end())
+        return edge.emitOpError("names @")
+               << (from == stageIndex.end() ? edge.getFrom() : edge.getTo())
+               << ", which is not a pipe.stage of the schedule";
+      if (from->second == to->second)
+        return edge.emitOpError("connects stage @")
+               << edge.getFrom() << " to itself";
+      if (!seenEdges.insert({from->second, to->second}).second)
+        return edge.emitOpError("repeats the edge @")
+               << edge.getFrom() << " -> @" << edge.getTo();
+      int64_t bytes = edge.getBytes();
+      s.edges.push_back(
+          {from->second, to->second, bytes,
+           static_cast<int64_t>(edge.getGradBytes().value_or(bytes))});
+    }
+    return success();
+  }
+
+  /// The stage graph must be a DAG (Kahn).
+  LogicalResult checkAcyclic() {
     std::vector<int> indegree(s.stages.size(), 0), ready;
     for (const Edge &e : s.edges)
       ++indegree[e.to];
@@ -233,15 +269,17 @@ FailureOr<Schedule> loom::pipe::readSchedule(ScheduleOp op) {
         if (indegree[i])
           return op.emitOpError("stage graph has a cycle through @")
                  << s.stages[i].name;
+    return success();
   }
 
-  s.programs.assign(s.devices.size(), {});
-  std::vector<bool> hasProgram(s.devices.size(), false);
-  for (auto program : body.getOps<ProgramOp>()) {
+  /// One device's pipe.program: its actions, each naming a stage placed on
+  /// the device and, for transfers, a peer across an edge.
+  LogicalResult readProgram(ProgramOp program) {
     auto dev = deviceIndex.find(program.getDevice());
     if (dev == deviceIndex.end())
       return program.emitOpError("names @")
-             << program.getDevice() << ", which is not a pipe.device of the schedule";
+             << program.getDevice()
+             << ", which is not a pipe.device of the schedule";
     int d = dev->second;
     if (hasProgram[d])
       return program.emitOpError("is the second program of device @")
@@ -283,12 +321,12 @@ FailureOr<Schedule> loom::pipe::readSchedule(ScheduleOp op) {
       if (!llvm::is_contained(s.stages[a.stage].devices, d))
         return bad() << " (" << actionKindName(a.kind) << " @"
                      << s.stages[a.stage].name << " " << a.microBatch
-                     << "): stage @"
-                     << s.stages[a.stage].name << " is not placed on @"
-                     << s.devices[d].name;
+                     << "): stage @" << s.stages[a.stage].name
+                     << " is not placed on @" << s.devices[d].name;
       if (a.microBatch < 0 || a.microBatch >= s.microBatches)
-        return bad() << " (" << s.describe(a) << "): micro-batch " << a.microBatch
-                     << " is out of range [0, " << s.microBatches << ")";
+        return bad() << " (" << s.describe(a) << "): micro-batch "
+                     << a.microBatch << " is out of range [0, "
+                     << s.microBatches << ")";
       if (!isCompute(a.kind)) {
         a.peerStage = ref(values[i + 3], refStage);
         a.peerDevice = ref(values[i + 4], refDevice);
@@ -314,8 +352,14 @@ FailureOr<Schedule> loom::pipe::readSchedule(ScheduleOp op) {
       }
       actions.push_back(a);
     }
+    return success();
   }
-  return s;
+};
+
+} // namespace
+
+FailureOr<Schedule> loom::pipe::readSchedule(ScheduleOp op) {
+  return ScheduleReader(op).run();
 }
 
 //===----------------------------------------------------------------------===//
@@ -337,13 +381,12 @@ static void buildProgram(OpBuilder &b, Location loc, const Schedule &s,
   for (const Action &a : s.programs[device]) {
     bool comm = !isCompute(a.kind);
     values.append({static_cast<int32_t>(a.kind), ref(s.stages[a.stage].name),
-                   a.microBatch,
-                   comm ? ref(s.stages[a.peerStage].name) : -1,
+                   a.microBatch, comm ? ref(s.stages[a.peerStage].name) : -1,
                    comm ? ref(s.devices[a.peerDevice].name) : -1});
   }
-  ProgramOp::create(b, loc,
-                    FlatSymbolRefAttr::get(b.getContext(), s.devices[device].name),
-                    b.getArrayAttr(refs), b.getDenseI32ArrayAttr(values));
+  ProgramOp::create(
+      b, loc, FlatSymbolRefAttr::get(b.getContext(), s.devices[device].name),
+      b.getArrayAttr(refs), b.getDenseI32ArrayAttr(values));
 }
 
 ScheduleOp loom::pipe::writeSchedule(OpBuilder &builder, Location loc,
@@ -366,8 +409,9 @@ ScheduleOp loom::pipe::writeSchedule(OpBuilder &builder, Location loc,
 
   OpBuilder b = OpBuilder::atBlockEnd(&op.getBody().front());
   for (const Device &d : s.devices) {
-    auto device = DeviceOp::create(b, loc, b.getStringAttr(d.name), IntegerAttr(),
-                                   b.getI64IntegerAttr(d.memory));
+    auto device =
+        DeviceOp::create(b, loc, b.getStringAttr(d.name), IntegerAttr(),
+                         b.getI64IntegerAttr(d.memory));
     if (d.node >= 0)
       device.setNode(d.node);
   }
