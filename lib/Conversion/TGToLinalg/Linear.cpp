@@ -115,43 +115,51 @@ Lowered lowerMatmul(MatmulOp op, OpBuilder &b) {
 }
 
 /// conv + bias, then the fused activation, as the interpreter's
-/// biasAndActivate.
+/// biasAndActivate. \p channels are the dimensions of \p conv that index
+/// the bias (NCHW: {1}; a grouped convolution's [N, G, C/G, H, W]: {1, 2});
+/// the bias is read there through a projection (no broadcast reshape), so
+/// that tiling the epilogue fuses the convolution, and a reshape around it
+/// can be propagated through.
 Value biasAndActivate(OpBuilder &b, Location loc, Value conv, Value bias,
-                      Activation act) {
+                      Activation act, ArrayRef<int64_t> channels) {
   auto type = cast<RankedTensorType>(conv.getType());
-  SmallVector<Value> inputs = {conv};
-  if (bias) {
-    // [C] -> [C, 1, 1] so that it broadcasts over NCHW's channels.
-    auto biasType = RankedTensorType::get({type.getDimSize(1), 1, 1},
-                                          type.getElementType());
-    inputs.push_back(reshapeTo(b, loc, bias, biasType));
-  }
   if (!bias && act == Activation::None)
     return conv;
-  return elementwise(b, loc, type, inputs,
-                     [&](OpBuilder &nb, Location nl, ValueRange args) {
-                       LinalgDomain::Scope scope(nb, nl);
-                       Value v = args[0];
-                       if (args.size() > 1)
-                         v = LinalgDomain::add(v, args[1]);
-                       interp::UnaryConsts<LinalgDomain> c({});
-                       switch (act) {
-                       case Activation::None:
-                         return v;
-                       case Activation::Relu:
-                         return interp::applyUnary<LinalgDomain,
-                                                   interp::UnaryKind::Relu>(c,
-                                                                            v);
-                       case Activation::Sigmoid:
-                         return interp::applyUnary<
-                             LinalgDomain, interp::UnaryKind::Sigmoid>(c, v);
-                       case Activation::Tanh:
-                         return interp::applyUnary<LinalgDomain,
-                                                   interp::UnaryKind::Tanh>(c,
-                                                                            v);
-                       }
-                       return v;
-                     });
+  SmallVector<Value> stats;
+  SmallVector<int64_t> others;
+  if (bias) {
+    SmallVector<int64_t> shape;
+    for (int64_t d : channels)
+      shape.push_back(type.getDimSize(d));
+    stats.push_back(reshapeTo(
+        b, loc, bias, RankedTensorType::get(shape, type.getElementType())));
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!llvm::is_contained(channels, d))
+        others.push_back(d);
+  }
+  return elementwiseWithStats(
+      b, loc, type, ValueRange{conv}, stats, others,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        LinalgDomain::Scope scope(nb, nl);
+        Value v = args[0];
+        if (args.size() > 1)
+          v = LinalgDomain::add(v, args[1]);
+        interp::UnaryConsts<LinalgDomain> c({});
+        switch (act) {
+        case Activation::None:
+          return v;
+        case Activation::Relu:
+          return interp::applyUnary<LinalgDomain, interp::UnaryKind::Relu>(c,
+                                                                           v);
+        case Activation::Sigmoid:
+          return interp::applyUnary<LinalgDomain, interp::UnaryKind::Sigmoid>(
+              c, v);
+        case Activation::Tanh:
+          return interp::applyUnary<LinalgDomain, interp::UnaryKind::Tanh>(c,
+                                                                           v);
+        }
+        return v;
+      });
 }
 
 Lowered lowerConv2d(Conv2dOp op, OpBuilder &b) {
@@ -191,10 +199,16 @@ Lowered lowerConv2d(Conv2dOp op, OpBuilder &b) {
                                                   ValueRange{init}, strides,
                                                   dilations)
                    .getResult(0);
-    conv = reshapeTo(b, loc, c5, outType);
+    // The epilogue on the grouped view, collapsed last: the kernel's
+    // result is then computed by an op on [N, G, C/G, H, W] that its thread
+    // tiles fuse the convolution into (after a collapse, each thread ran
+    // the whole convolution).
+    c5 = biasAndActivate(b, loc, c5, op.getBias(), op.getActivation(),
+                         {1, 2});
+    return SmallVector<Value>{reshapeTo(b, loc, c5, outType)};
   }
   return SmallVector<Value>{
-      biasAndActivate(b, loc, conv, op.getBias(), op.getActivation())};
+      biasAndActivate(b, loc, conv, op.getBias(), op.getActivation(), {1})};
 }
 
 /// The window maxima of \p padded (NCHW, already padded with -inf: padding

@@ -186,6 +186,14 @@ module {
     %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, groups = 4 : i64} : (tensor<1x4x7x7xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
     return %y : tensor<1x4x4x4xf32>
   }
+  func.func @conv_grouped_bias(%x: tensor<1x24x9x11xf32> {tg.name = "x"}, %w: tensor<36x4x3x2xf32> {tg.name = "w"}, %b: tensor<36xf32> {tg.name = "b"}) -> (tensor<1x36x5x11xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 0, 1, 1>, strides = array<i64: 2, 1>, groups = 6 : i64, activation = #tg<activation relu>} : (tensor<1x24x9x11xf32>, tensor<36x4x3x2xf32>, tensor<36xf32>) -> tensor<1x36x5x11xf32>
+    return %y : tensor<1x36x5x11xf32>
+  }
+  func.func @conv_depthwise_bias(%x: tensor<2x7x13x5xf32> {tg.name = "x"}, %w: tensor<7x1x5x3xf32> {tg.name = "w"}, %b: tensor<7xf32> {tg.name = "b"}) -> (tensor<2x7x11x5xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 7 : i64, activation = #tg<activation sigmoid>} : (tensor<2x7x13x5xf32>, tensor<7x1x5x3xf32>, tensor<7xf32>) -> tensor<2x7x11x5xf32>
+    return %y : tensor<2x7x11x5xf32>
+  }
   func.func @maxpool(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
     %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
     return %y : tensor<1x4x4x4xf32>
