@@ -57,6 +57,7 @@ constexpr const char *kLoweringPipeline =
     "buffer-deallocation-pipeline,"
     "loom-forall-to-range,"
     "loom-strided-copies-to-linalg,"
+    "loom-vectorize-convs{lanes=%LANES% accumulators=%ACCUMULATORS%},"
     "loom-vectorizable-loop-order,"
     "convert-linalg-to-loops,lower-affine,"
     "convert-vector-to-scf{full-unroll=1},"
@@ -153,6 +154,10 @@ LogicalResult compiler::buildKernelLoweringPipeline(OpPassManager &pm,
   };
   replace("%ROWS%", wideVectors ? "8" : "6");
   replace("%COLUMNS%", wideVectors ? "32" : "16");
+  // Convolution rows: 16-float vectors and 16 accumulators on AVX-512
+  // (32 registers), 8 and 8 on AVX2 (16).
+  replace("%LANES%", wideVectors ? "16" : "8");
+  replace("%ACCUMULATORS%", wideVectors ? "16" : "8");
   std::string error;
   llvm::raw_string_ostream os(error);
   if (failed(parsePassPipeline(pipeline, pm, os)))

@@ -25,9 +25,11 @@ using namespace loom;
 namespace {
 
 /// Tile sizes: 1 on parallel loops, outermost first, until their trip counts
-/// multiply to at least \p minIterations, 0 (untiled) on every other loop.
+/// multiply to at least \p minIterations, 0 (untiled) on every other loop
+/// and on the loops in \p keep.
 SmallVector<OpFoldResult> chooseTileSizes(TilingInterface op, OpBuilder &b,
-                                          int64_t minIterations) {
+                                          int64_t minIterations,
+                                          ArrayRef<unsigned> keep) {
   SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
   SmallVector<Range> domain = op.getIterationDomain(b);
   SmallVector<OpFoldResult> sizes(iterators.size(), b.getIndexAttr(0));
@@ -43,7 +45,7 @@ SmallVector<OpFoldResult> chooseTileSizes(TilingInterface op, OpBuilder &b,
   for (auto [i, kind] : llvm::enumerate(iterators)) {
     if (iterations >= minIterations || i + 1 == iterators.size())
       break;
-    if (kind != utils::IteratorType::parallel)
+    if (kind != utils::IteratorType::parallel || llvm::is_contained(keep, i))
       continue;
     std::optional<int64_t> extent = getConstantIntValue(domain[i].size);
     if (!extent)
@@ -213,8 +215,24 @@ struct ParallelizeKernels
       if (!root || root->getNumResults() != 1)
         continue;
       rewriter.setInsertionPoint(root);
+      // A convolution's tiles keep whole output rows (its last parallel
+      // loop: loom-vectorize-convs computes a row in vectors), and a grouped
+      // convolution's ([N, G, F, OH, OW]) all the output channels of their
+      // group (loop 2), so that each input vector feeds all of them.
+      SmallVector<unsigned> keep;
+      auto rootType = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+      bool anyConv = false, grouped = false;
+      fn.walk([&](linalg::LinalgOp op) {
+        anyConv |= isConvolution(op);
+        grouped |= isa<linalg::Conv2DNgchwGfchwOp>(op.getOperation());
+      });
+      if (anyConv && rootType) {
+        keep.push_back(rootType.getRank() - 1);
+        if (grouped && rootType.getRank() == 5)
+          keep.push_back(2);
+      }
       SmallVector<OpFoldResult> sizes =
-          chooseTileSizes(root, rewriter, minIterations);
+          chooseTileSizes(root, rewriter, minIterations, keep);
       // A matrix product's kernel (the product itself, or its epilogue
       // with the product fused in) gets thread tiles of up to 64 rows by a
       // band of columns (see matmulTileSizes); a convolution's, up to 64
@@ -235,8 +253,8 @@ struct ParallelizeKernels
       } else if (conv && isConstantIntValue(sizes[0], 1)) {
         SmallVector<Range> domain = root.getIterationDomain(rewriter);
         if (std::optional<int64_t> rows = getConstantIntValue(domain[0].size))
-          sizes[0] = rewriter.getIndexAttr(
-              std::clamp<int64_t>(*rows / 32, 1, 64));
+          sizes[0] =
+              rewriter.getIndexAttr(std::clamp<int64_t>(*rows / 32, 1, 64));
       }
       if (llvm::all_of(sizes,
                        [](OpFoldResult s) { return isConstantIntValue(s, 0); }))

@@ -165,6 +165,42 @@ def LoomParallelizeKernels : Pass<"loom-parallelize-kernels", "mlir::ModuleOp"> 
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def LoomVectorizeConvs : Pass<"loom-vectorize-convs", "mlir::ModuleOp"> {
+  let summary = "Compute each row of a convolution's output with vector FMAs held in registers";
+  let description = [{
+    On kernel functions on buffers, after bufferization and
+    loom-forall-to-range: every f32 `linalg.conv_2d_nchw_fchw` and
+    `linalg.conv_2d_ngchw_gfchw` (grouped and depthwise) with static shapes,
+    contiguous rows and a column stride of 1 becomes loops over batch,
+    group, blocks of output channels and output rows; each row is cut into
+    chunks of up to 4 vectors of `lanes` floats (the last one masked), whose
+    accumulators - for as many output channels of the group as fit in
+    `accumulators` vectors - are read from the output, updated by one
+    `vector.fma` per tap, input channel and vector (the taps unrolled, the
+    input channels a loop carrying the accumulators), and written back.
+    Each input row vector is loaded once per tap and feeds every channel of
+    the block. Every output element is the same sum in the same order
+    (channels, then kernel rows, then kernel columns) as the linalg op's
+    loops; only the FMA's single rounding differs.
+
+    Why: left to LLVM, a convolution's innermost loop ran over a row whose
+    constant length decided the vector width (a 28-wide row: seven 4-wide
+    FMAs per tap; a 56-wide one: seven 8-wide), with the output loaded and
+    stored for every tap. Convolutions with a column stride above 1 keep
+    the scalar loops.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "f32 elements per vector (16: AVX-512, 8: AVX2)">,
+    Option<"accumulators", "accumulators", "int64_t", /*default=*/"16",
+           "Vectors of accumulators a chunk may hold">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LoomRegisterTiles : Pass<"loom-register-tiles", "mlir::ModuleOp"> {
   let summary = "Register-tile contractions and compute each tile with vectors";
   let description = [{

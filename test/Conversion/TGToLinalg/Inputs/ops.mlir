@@ -194,6 +194,14 @@ module {
     %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 7 : i64, activation = #tg<activation sigmoid>} : (tensor<2x7x13x5xf32>, tensor<7x1x5x3xf32>, tensor<7xf32>) -> tensor<2x7x11x5xf32>
     return %y : tensor<2x7x11x5xf32>
   }
+  func.func @conv_dilated_wide(%x: tensor<1x3x5x70xf32> {tg.name = "x"}, %w: tensor<4x3x2x3xf32> {tg.name = "w"}) -> (tensor<1x4x4x69xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w {pads = array<i64: 0, 1, 0, 2>, dilations = array<i64: 1, 2>} : (tensor<1x3x5x70xf32>, tensor<4x3x2x3xf32>) -> tensor<1x4x4x69xf32>
+    return %y : tensor<1x4x4x69xf32>
+  }
+  func.func @conv_grouped_stride3(%x: tensor<1x6x9x40xf32> {tg.name = "x"}, %w: tensor<6x2x3x3xf32> {tg.name = "w"}) -> (tensor<1x6x9x14xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 3>, groups = 3 : i64} : (tensor<1x6x9x40xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x9x14xf32>
+    return %y : tensor<1x6x9x14xf32>
+  }
   func.func @maxpool(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
     %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
     return %y : tensor<1x4x4x4xf32>
