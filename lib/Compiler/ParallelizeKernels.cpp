@@ -24,12 +24,12 @@ using namespace loom;
 
 namespace {
 
-/// Tile sizes: 1 on parallel loops, outermost first, until their trip counts
-/// multiply to at least \p minIterations, 0 (untiled) on every other loop
-/// and on the loops in \p keep.
+/// Tile sizes: 1 (or \p units[i] where given: 0 keeps loop i whole) on
+/// parallel loops, outermost first, until their trip counts multiply to at
+/// least \p minIterations, 0 (untiled) on every other loop.
 SmallVector<OpFoldResult> chooseTileSizes(TilingInterface op, OpBuilder &b,
                                           int64_t minIterations,
-                                          ArrayRef<unsigned> keep) {
+                                          ArrayRef<int64_t> units) {
   SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
   SmallVector<Range> domain = op.getIterationDomain(b);
   SmallVector<OpFoldResult> sizes(iterators.size(), b.getIndexAttr(0));
@@ -45,13 +45,14 @@ SmallVector<OpFoldResult> chooseTileSizes(TilingInterface op, OpBuilder &b,
   for (auto [i, kind] : llvm::enumerate(iterators)) {
     if (iterations >= minIterations || i + 1 == iterators.size())
       break;
-    if (kind != utils::IteratorType::parallel || llvm::is_contained(keep, i))
+    int64_t unit = i < units.size() ? units[i] : 1;
+    if (kind != utils::IteratorType::parallel || unit == 0)
       continue;
     std::optional<int64_t> extent = getConstantIntValue(domain[i].size);
     if (!extent)
       break;
-    sizes[i] = b.getIndexAttr(1);
-    iterations *= *extent;
+    sizes[i] = b.getIndexAttr(unit);
+    iterations *= llvm::divideCeil(*extent, unit);
   }
   return sizes;
 }
@@ -124,6 +125,37 @@ int64_t largestDivisorUpTo(int64_t extent, int64_t limit) {
     if (extent % d == 0)
       return d;
   return 1;
+}
+
+/// How a convolution kernel's thread tiles cut the loops of its result
+/// \p root ([N, F, OH, OW], or [N, G, F, OH, OW] for groups; empty: not a
+/// convolution kernel): whole output rows (loom-vectorize-convs computes a
+/// row in vectors), all the output channels of a group, and for a dense
+/// convolution blocks of channels (as many as 16 accumulator vectors hold
+/// for one chunk of the row), so that each input vector a tile loads feeds
+/// several output channels.
+SmallVector<int64_t> convolutionTileUnits(func::FuncOp fn,
+                                          TilingInterface root) {
+  auto type = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+  bool anyConv = false, grouped = false, dense = false;
+  fn.walk([&](linalg::LinalgOp op) {
+    anyConv |= isConvolution(op);
+    grouped |= isa<linalg::Conv2DNgchwGfchwOp>(op.getOperation());
+    dense |= isa<linalg::Conv2DNchwFchwOp>(op.getOperation());
+  });
+  if (!anyConv || !type || !type.hasStaticShape())
+    return {};
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> units(rank, 1);
+  units[rank - 1] = 0;
+  if (grouped && rank == 5)
+    units[2] = 0;
+  if (dense && rank == 4) {
+    int64_t vectors =
+        std::min<int64_t>(llvm::divideCeil(type.getDimSize(3), 16), 4);
+    units[1] = largestDivisorUpTo(type.getDimSize(1), 16 / vectors);
+  }
+  return units;
 }
 
 /// Thread tiles of a matrix product's result (its last two parallel loops
@@ -215,24 +247,9 @@ struct ParallelizeKernels
       if (!root || root->getNumResults() != 1)
         continue;
       rewriter.setInsertionPoint(root);
-      // A convolution's tiles keep whole output rows (its last parallel
-      // loop: loom-vectorize-convs computes a row in vectors), and a grouped
-      // convolution's ([N, G, F, OH, OW]) all the output channels of their
-      // group (loop 2), so that each input vector feeds all of them.
-      SmallVector<unsigned> keep;
-      auto rootType = dyn_cast<RankedTensorType>(root->getResult(0).getType());
-      bool anyConv = false, grouped = false;
-      fn.walk([&](linalg::LinalgOp op) {
-        anyConv |= isConvolution(op);
-        grouped |= isa<linalg::Conv2DNgchwGfchwOp>(op.getOperation());
-      });
-      if (anyConv && rootType) {
-        keep.push_back(rootType.getRank() - 1);
-        if (grouped && rootType.getRank() == 5)
-          keep.push_back(2);
-      }
+      SmallVector<int64_t> units = convolutionTileUnits(fn, root);
       SmallVector<OpFoldResult> sizes =
-          chooseTileSizes(root, rewriter, minIterations, keep);
+          chooseTileSizes(root, rewriter, minIterations, units);
       // A matrix product's kernel (the product itself, or its epilogue
       // with the product fused in) gets thread tiles of up to 64 rows by a
       // band of columns (see matmulTileSizes); a convolution's, up to 64

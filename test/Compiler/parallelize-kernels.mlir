@@ -55,3 +55,14 @@ func.func @grouped(%x: tensor<1x64x14x14xf32>, %w: tensor<64x4x3x3xf32>, %b: ten
   %y = tg.conv2d %x, %w, %b {groups = 16 : i64, pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x64x14x14xf32>, tensor<64x4x3x3xf32>, tensor<64xf32>) -> tensor<1x64x14x14xf32>
   return %y : tensor<1x64x14x14xf32>
 }
+// A dense convolution: tiles of 8 output channels (a 28-wide row is two
+// 16-float vectors, 8 channels of them fill 16 accumulators) by one row,
+// whole rows always; the bias is read through a projection.
+// CHECK-LABEL: func.func @dense
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (32, 28) step (8, 1)
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16x3x30xf32>, tensor<8x16x3x3xf32>) outs(%{{.*}} : tensor<1x8x1x28xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x1x28xf32>, tensor<8xf32>)
+func.func @dense(%x: tensor<1x16x28x28xf32>, %w: tensor<32x16x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x28x28xf32> {
+  %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x16x28x28xf32>, tensor<32x16x3x3xf32>, tensor<32xf32>) -> tensor<1x32x28x28xf32>
+  return %y : tensor<1x32x28x28xf32>
+}
