@@ -419,6 +419,12 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
         .str();
   };
 
+  auto skippedKey = [&](const Choices &choices) {
+    return llvm::formatv("{0}|skipped under a budget of {1} s", keyOf(choices),
+                         options.budgetSeconds)
+        .str();
+  };
+
   Choices cover = currentChoices();
   double coverEstimate = estimate(cover);
   std::vector<std::pair<std::string, Choices>> candidates =
@@ -443,8 +449,15 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
                               : std::nullopt) {
       t.seconds = *cached;
       t.note = "cached";
+    } else if (options.db && options.db->lookup(skippedKey(t.choices))) {
+      // An earlier search with this budget left it out: a warm search
+      // makes the same choice instead of spending the time now (a larger
+      // --search-budget measures it).
+      t.note = "not measured: budget (an earlier search)";
     } else if (elapsed() > 0.7 * options.budgetSeconds) {
       t.note = "not measured: budget";
+      if (options.db)
+        options.db->record(skippedKey(t.choices), 0);
     } else {
       std::string error;
       t.artifact = compileWhole(t.choices, error);
