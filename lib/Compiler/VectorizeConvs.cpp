@@ -29,6 +29,11 @@ struct ConvShape {
   bool grouped = false;
   int64_t n = 0, g = 1, c = 0, f = 0, kh = 0, kw = 0, oh = 0, ow = 0;
   int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  /// A 1x1 convolution at stride 1 whose input and output planes are each
+  /// contiguous and of one size: computed on the planes collapsed to one
+  /// row of OH * OW (ResNet's 7x7 planes: one 49-long row, not seven
+  /// masked 7-wide ones).
+  bool flat = false;
 };
 
 /// Whether \p type's innermost dimension is contiguous.
@@ -69,6 +74,16 @@ std::optional<ConvShape> shapeOf(linalg::LinalgOp op, bool grouped,
   s.sw = sv[1];
   s.dh = dv[0];
   s.dw = dv[1];
+  auto contiguousPlane = [](MemRefType type) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    ArrayRef<int64_t> shape = type.getShape();
+    return succeeded(type.getStridesAndOffset(strides, offset)) &&
+           strides.back() == 1 && strides[strides.size() - 2] == shape.back();
+  };
+  s.flat = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 &&
+           i[2 + at] == s.oh && i[3 + at] == s.ow && s.oh > 1 &&
+           contiguousPlane(in) && contiguousPlane(out);
   return s;
 }
 
@@ -88,6 +103,21 @@ public:
     f32 = b.getF32Type();
     vec = VectorType::get({lanes}, f32);
     zeroVec = arith::ConstantOp::create(b, loc, vec, b.getZeroAttr(vec));
+    if (s.flat) {
+      // [..., H, W] -> [..., H * W] (contiguous: checked), one row.
+      auto collapse = [&](Value v) {
+        int64_t rank = cast<MemRefType>(v.getType()).getRank();
+        SmallVector<ReassociationIndices> groups;
+        for (int64_t d = 0; d + 2 < rank; ++d)
+          groups.push_back({d});
+        groups.push_back({rank - 2, rank - 1});
+        return memref::CollapseShapeOp::create(b, loc, v, groups).getResult();
+      };
+      in = collapse(in);
+      out = collapse(out);
+      s.ow *= s.oh;
+      s.oh = 1;
+    }
     // A row is done in chunks of up to 4 vectors; the filter block is the
     // most output channels whose chunk accumulators fit.
     int64_t rowVectors = llvm::divideCeil(s.ow, lanes);
@@ -144,9 +174,14 @@ private:
   /// Indices into a memref of this convolution (the G one left out of a
   /// dense convolution's).
   SmallVector<Value> at(Value n, Value g, Value ch, Value y, Value x) {
+    SmallVector<Value> idx = {n};
     if (s.grouped)
-      return {n, g, ch, y, x};
-    return {n, ch, y, x};
+      idx.push_back(g);
+    idx.push_back(ch);
+    if (!s.flat) // collapsed planes: x runs over the whole plane
+      idx.push_back(y);
+    idx.push_back(x);
+    return idx;
   }
   SmallVector<Value> filterAt(Value g, Value f, Value c, Value y, Value x) {
     if (s.grouped)

@@ -57,3 +57,18 @@ func.func @left_alone(%in: memref<1x3x5x61xf32>, %w: memref<2x3x3x3xf32>, %out: 
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%t, %tw : tensor<1x3x5x61xf32>, tensor<2x3x3x3xf32>) outs(%tout : tensor<1x2x3x59xf32>) -> tensor<1x2x3x59xf32>
   return %r : tensor<1x2x3x59xf32>
 }
+
+// A 1x1 convolution at stride 1 with contiguous planes of one size: the
+// planes are collapsed into one 63-long row (4 vectors, the last masked to
+// 15), so 4 output channels fill the 16 accumulators (two blocks of 4).
+// CHECK-LABEL: func.func @pointwise
+// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<1x24x7x9xf32> into memref<1x24x63xf32>
+// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<1x8x7x9xf32> into memref<1x8x63xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1
+// CHECK: vector.constant_mask [15] : vector<16xi1>
+// CHECK: scf.for %{{.*}} = %c0 to %c24 step %c1 iter_args
+// CHECK-COUNT-16: vector.fma
+func.func @pointwise(%in: memref<1x24x7x9xf32>, %w: memref<8x24x1x1xf32>, %out: memref<1x8x7x9xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<1x24x7x9xf32>, memref<8x24x1x1xf32>) outs(%out : memref<1x8x7x9xf32>)
+  return
+}

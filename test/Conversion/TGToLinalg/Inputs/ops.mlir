@@ -202,6 +202,14 @@ module {
     %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 3>, groups = 3 : i64} : (tensor<1x6x9x40xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x9x14xf32>
     return %y : tensor<1x6x9x14xf32>
   }
+  func.func @conv_pointwise(%x: tensor<1x24x7x9xf32> {tg.name = "x"}, %w: tensor<40x24x1x1xf32> {tg.name = "w"}, %b: tensor<40xf32> {tg.name = "b"}) -> (tensor<1x40x7x9xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x24x7x9xf32>, tensor<40x24x1x1xf32>, tensor<40xf32>) -> tensor<1x40x7x9xf32>
+    return %y : tensor<1x40x7x9xf32>
+  }
+  func.func @conv_pointwise_grouped(%x: tensor<2x12x5x13xf32> {tg.name = "x"}, %w: tensor<8x3x1x1xf32> {tg.name = "w"}) -> (tensor<2x8x5x13xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w {groups = 4 : i64} : (tensor<2x12x5x13xf32>, tensor<8x3x1x1xf32>) -> tensor<2x8x5x13xf32>
+    return %y : tensor<2x8x5x13xf32>
+  }
   func.func @maxpool(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
     %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
     return %y : tensor<1x4x4x4xf32>
