@@ -86,8 +86,8 @@ bool encode(llvm::StringRef dtype, const std::vector<double> &values,
 }
 
 /// The \p n elements of \p dtype at \p in, as doubles.
-std::optional<std::vector<double>> decode(llvm::StringRef dtype,
-                                          const char *in, size_t n) {
+std::optional<std::vector<double>> decode(llvm::StringRef dtype, const char *in,
+                                          size_t n) {
   std::vector<double> out(n);
   for (size_t i = 0; i < n; ++i) {
     if (dtype == "f32") {
@@ -134,8 +134,10 @@ runArtifact(const std::string &path, const std::vector<ONNXTensor> &inputs) {
   auto freeModel = llvm::make_scope_exit([&] { loom_model_free(model); });
   if (loom_entry_num_inputs(model, 0) != int64_t(inputs.size()))
     return fail("the artifact's entry takes " +
-                llvm::Twine(loom_entry_num_inputs(model, 0)) + " inputs, the "
-                "case gives " + llvm::Twine(inputs.size()));
+                llvm::Twine(loom_entry_num_inputs(model, 0)) +
+                " inputs, the "
+                "case gives " +
+                llvm::Twine(inputs.size()));
   std::vector<std::vector<char>> inBytes, outBytes;
   std::vector<const void *> inPtrs;
   std::vector<void *> outPtrs;
@@ -180,7 +182,8 @@ runArtifact(const std::string &path, const std::vector<ONNXTensor> &inputs) {
 
 llvm::Expected<std::vector<CompiledOutput>>
 conformance::compileAndRun(mlir::ModuleOp module, llvm::StringRef weightsPath,
-                           const std::vector<ONNXTensor> &inputs) {
+                           const std::vector<ONNXTensor> &inputs,
+                           llvm::StringRef backendSet) {
   std::optional<safetensors::File> weights;
   if (tg::usesWeights(module)) {
     auto file = tg::openWeights(module, weightsPath);
@@ -197,6 +200,7 @@ conformance::compileAndRun(mlir::ModuleOp module, llvm::StringRef weightsPath,
   llvm::sys::path::append(path, "case.so");
   compiler::CompileOptions options;
   options.embedSource = false;
+  options.backendSet = backendSet.str();
   if (failed(compiler::compileToArtifact(module, weights ? &*weights : nullptr,
                                          options, path)))
     return fail("compile failed");

@@ -27,11 +27,14 @@ struct CompiledOutput {
 
 /// Compiles \p module (its weights in \p weightsPath) into an artifact in a
 /// temporary directory, loads it with libloomrt on one thread, and runs its
-/// entry on \p inputs. A compile failure is an error whose message is
-/// "compile failed" (the diagnostics went to the context's handler).
+/// entry on \p inputs. \p backendSet is a fixed backend set as
+/// loom-compile --backends takes it (empty: the default backends). A
+/// compile failure is an error whose message is "compile failed" (the
+/// diagnostics went to the context's handler).
 llvm::Expected<std::vector<CompiledOutput>>
 compileAndRun(mlir::ModuleOp module, llvm::StringRef weightsPath,
-              const std::vector<ONNXTensor> &inputs);
+              const std::vector<ONNXTensor> &inputs,
+              llvm::StringRef backendSet = "");
 
 } // namespace loom::conformance
 

@@ -24,6 +24,7 @@
 
 #include "CompiledRun.h"
 
+#include "loom/Compiler/Backend.h"
 #include "loom/Compiler/Passes.h"
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
 #include "loom/Conversion/TGToONNX/ExportONNX.h"
@@ -57,8 +58,8 @@
 #include <atomic>
 #include <cmath>
 #include <map>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 using namespace mlir;
@@ -120,6 +121,13 @@ static cl::opt<bool> compiled(
              "(loom-compile's driver, default backends) and run it with "
              "libloomrt: the compiled column"),
     cl::cat(conformanceCat));
+
+static cl::opt<std::string> compiledBackends(
+    "compiled-backends",
+    cl::desc("With --compiled: the fixed backend set to compile with, as "
+             "loom-compile --backends (codegen, onednn, openblas,onednn ...; "
+             "default: the default backends)"),
+    cl::init(""), cl::cat(conformanceCat));
 
 namespace {
 
@@ -281,8 +289,8 @@ void runCase(mlir::ModuleOp module, const std::string &weightsPath,
   }
   Verdict verdict;
   for (size_t i = 0; i < outputs.size(); ++i)
-    compareOutput(i, (*results)[i].shape, (*results)[i].toDoubles(),
-                  outputs[i], wide, verdict);
+    compareOutput(i, (*results)[i].shape, (*results)[i].toDoubles(), outputs[i],
+                  wide, verdict);
   row.status = verdict.status;
   row.detail = verdict.detail;
   row.maxAbsError = verdict.maxAbsError;
@@ -555,7 +563,8 @@ void CaseRunner::runCompiled(ModuleOp module, StringRef weightsPath,
     return;
   OwningOpRef<ModuleOp> copy = module.clone();
   diagnostics.clear();
-  auto results = conformance::compileAndRun(*copy, weightsPath, inputs);
+  auto results =
+      conformance::compileAndRun(*copy, weightsPath, inputs, compiledBackends);
   Verdict verdict;
   if (!results) {
     verdict.status = Status::Fail;
@@ -1000,8 +1009,8 @@ bool checkAllowlist(const std::vector<Row> &rows) {
                    << it->second->detail << "\n";
       ++regressions;
     } else if (compiled && it->second->compiledStatus != Status::Pass) {
-      llvm::errs() << "REGRESSION: " << line << ": compiled: "
-                   << it->second->compiledDetail << "\n";
+      llvm::errs() << "REGRESSION: " << line
+                   << ": compiled: " << it->second->compiledDetail << "\n";
       ++regressions;
     }
   }
@@ -1022,6 +1031,23 @@ int main(int argc, char **argv) {
       argc, argv,
       "loom-onnx-conformance: the ONNX backend tests on Loom's importer and "
       "reference interpreter\n");
+  if (!compiledBackends.empty()) {
+    if (!compiled) {
+      llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")
+          << "--compiled-backends needs --compiled\n";
+      return 1;
+    }
+    llvm::SmallVector<llvm::StringRef> names;
+    llvm::StringRef(compiledBackends)
+        .split(names, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef name : names)
+      if (!loom::compiler::BackendRegistry::builtin().lookup(name.trim())) {
+        llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")
+            << "--compiled-backends: unknown backend '" << name.trim()
+            << "' (registered: codegen, onednn, openblas)\n";
+        return 1;
+      }
+  }
 
   std::vector<Case> cases = findCases();
   std::vector<Row> rows(cases.size());
