@@ -137,11 +137,21 @@ int64_t largestDivisorUpTo(int64_t extent, int64_t limit) {
 SmallVector<int64_t> convolutionTileUnits(func::FuncOp fn,
                                           TilingInterface root) {
   auto type = dyn_cast<RankedTensorType>(root->getResult(0).getType());
-  bool anyConv = false, grouped = false, dense = false;
+  bool anyConv = false, grouped = false, dense = false, sameRows = false;
   fn.walk([&](linalg::LinalgOp op) {
     anyConv |= isConvolution(op);
     grouped |= isa<linalg::Conv2DNgchwGfchwOp>(op.getOperation());
-    dense |= isa<linalg::Conv2DNchwFchwOp>(op.getOperation());
+    if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
+      dense = true;
+      // One kernel column, no column padding, unit strides: the output's
+      // rows read input rows of the same length, and loom-vectorize-convs
+      // can run a tile's rows as one collapsed row.
+      auto in = cast<ShapedType>(conv.getDpsInputs()[0].getType());
+      auto out = cast<ShapedType>(conv.getDpsInits()[0].getType());
+      sameRows = in.getDimSize(3) == out.getDimSize(3) &&
+                 llvm::all_of(conv.getStrides().getValues<int64_t>(),
+                              [](int64_t v) { return v == 1; });
+    }
   });
   if (!anyConv || !type || !type.hasStaticShape())
     return {};
@@ -151,8 +161,15 @@ SmallVector<int64_t> convolutionTileUnits(func::FuncOp fn,
   if (grouped && rank == 5)
     units[2] = 0;
   if (dense && rank == 4) {
-    int64_t vectors =
-        std::min<int64_t>(llvm::divideCeil(type.getDimSize(3), 16), 4);
+    int64_t row = type.getDimSize(3);
+    // Rows shorter than a vector that can be collapsed: the tile keeps
+    // the whole plane (openWakeWord's 3x1 convolutions on 2-8 wide planes
+    // were one masked, mostly empty vector per row).
+    if (sameRows && row < 16) {
+      units[2] = 0;
+      row *= type.getDimSize(2);
+    }
+    int64_t vectors = std::min<int64_t>(llvm::divideCeil(row, 16), 4);
     units[1] = largestDivisorUpTo(type.getDimSize(1), 16 / vectors);
   }
   return units;

@@ -29,11 +29,14 @@ struct ConvShape {
   bool grouped = false;
   int64_t n = 0, g = 1, c = 0, f = 0, kh = 0, kw = 0, oh = 0, ow = 0;
   int64_t sh = 1, sw = 1, dh = 1, dw = 1;
-  /// A 1x1 convolution at stride 1 whose input and output planes are each
-  /// contiguous and of one size: computed on the planes collapsed to one
-  /// row of OH * OW (ResNet's 7x7 planes: one 49-long row, not seven
+  /// A convolution with one kernel column, unit strides, no column padding
+  /// and contiguous planes: computed on the planes collapsed to one row of
+  /// OH * OW (ResNet's 7x7 1x1 convolutions: one 49-long row, not seven
   /// masked 7-wide ones).
   bool flat = false;
+  /// With `flat`: the input plane's row length (a kernel row ky reads the
+  /// collapsed input ky * dh * pitch further on).
+  int64_t pitch = 0;
 };
 
 /// Whether \p type's innermost dimension is contiguous.
@@ -81,9 +84,12 @@ std::optional<ConvShape> shapeOf(linalg::LinalgOp op, bool grouped,
     return succeeded(type.getStridesAndOffset(strides, offset)) &&
            strides.back() == 1 && strides[strides.size() - 2] == shape.back();
   };
-  s.flat = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 &&
-           i[2 + at] == s.oh && i[3 + at] == s.ow && s.oh > 1 &&
-           contiguousPlane(in) && contiguousPlane(out);
+  // Any kernel height works too when kernel columns are 1 and the input
+  // rows are as long as the output's (no column padding): output element p
+  // of the collapsed plane reads input p + ky * dh * W.
+  s.flat = s.kw == 1 && s.sh == 1 && s.sw == 1 && i[3 + at] == s.ow &&
+           s.oh > 1 && contiguousPlane(in) && contiguousPlane(out);
+  s.pitch = i[3 + at];
   return s;
 }
 
@@ -273,7 +279,9 @@ private:
           SmallVector<Value> x;
           for (int64_t v = 0; v < vectors; ++v)
             x.push_back(inputs(at(n, g, c, row, Value()),
-                               (col + v * lanes) * s.sw + kx * s.dw, valid(v)));
+                               (col + v * lanes) * s.sw + kx * s.dw +
+                                   (s.flat ? ky * s.dh * s.pitch : 0),
+                               valid(v)));
           for (int64_t i = 0; i < fBlock; ++i) {
             Value weight = memref::LoadOp::create(
                 b, loc, filter,

@@ -66,3 +66,13 @@ func.func @dense(%x: tensor<1x16x28x28xf32>, %w: tensor<32x16x3x3xf32>, %b: tens
   %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x16x28x28xf32>, tensor<32x16x3x3xf32>, tensor<32xf32>) -> tensor<1x32x28x28xf32>
   return %y : tensor<1x32x28x28xf32>
 }
+// A 3x1 kernel on 8-wide rows (shorter than a vector, no column padding):
+// a tile keeps the whole plane (loom-vectorize-convs runs it as one 240-long
+// row), so 4 channels per tile (4 vectors of a chunk each).
+// CHECK-LABEL: func.func @narrow
+// CHECK: scf.forall (%{{.*}}) = (0) to (72) step (4)
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<1x4x30x8xf32>)
+func.func @narrow(%x: tensor<1x72x32x8xf32>, %w: tensor<72x72x3x1xf32>, %b: tensor<72xf32>) -> tensor<1x72x30x8xf32> {
+  %y = tg.conv2d %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x72x32x8xf32>, tensor<72x72x3x1xf32>, tensor<72xf32>) -> tensor<1x72x30x8xf32>
+  return %y : tensor<1x72x30x8xf32>
+}

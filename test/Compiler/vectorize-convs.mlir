@@ -72,3 +72,17 @@ func.func @pointwise(%in: memref<1x24x7x9xf32>, %w: memref<8x24x1x1xf32>, %out: 
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<1x24x7x9xf32>, memref<8x24x1x1xf32>) outs(%out : memref<1x8x7x9xf32>)
   return
 }
+
+// A 3x1 kernel (one column, no column padding): also one collapsed row; the
+// kernel row ky reads the input plane ky * 8 elements further on.
+// CHECK-LABEL: func.func @column_kernel
+// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<1x4x6x8xf32> into memref<1x4x48xf32>
+// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<1x2x4x8xf32> into memref<1x2x32xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args
+// CHECK: vector.load %{{.*}}[%c0, %{{.*}}, %c0] : memref<1x4x48xf32>, vector<16xf32>
+// CHECK: vector.load %{{.*}}[%c0, %{{.*}}, %c16] : memref<1x4x48xf32>, vector<16xf32>
+// CHECK: vector.load %{{.*}}[%c0, %{{.*}}, %c8] : memref<1x4x48xf32>, vector<16xf32>
+func.func @column_kernel(%in: memref<1x4x6x8xf32>, %w: memref<2x4x3x1xf32>, %out: memref<1x2x4x8xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<1x4x6x8xf32>, memref<2x4x3x1xf32>) outs(%out : memref<1x2x4x8xf32>)
+  return
+}

@@ -210,6 +210,10 @@ module {
     %y = tg.conv2d %x, %w {groups = 4 : i64} : (tensor<2x12x5x13xf32>, tensor<8x3x1x1xf32>) -> tensor<2x8x5x13xf32>
     return %y : tensor<2x8x5x13xf32>
   }
+  func.func @conv_column_kernel(%x: tensor<1x6x9x5xf32> {tg.name = "x"}, %w: tensor<10x6x3x1xf32> {tg.name = "w"}, %b: tensor<10xf32> {tg.name = "b"}) -> (tensor<1x10x5x5xf32> {tg.name = "y"}) {
+    %y = tg.conv2d %x, %w, %b {dilations = array<i64: 2, 1>, activation = #tg<activation tanh>} : (tensor<1x6x9x5xf32>, tensor<10x6x3x1xf32>, tensor<10xf32>) -> tensor<1x10x5x5xf32>
+    return %y : tensor<1x10x5x5xf32>
+  }
   func.func @maxpool(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
     %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
     return %y : tensor<1x4x4x4xf32>
