@@ -189,8 +189,7 @@ void FragmentFormer::run(Block &block, FragmentChooser choose) {
       members[groups.getLeaderValue(&op)].push_back(&op);
   for (auto &[leader, ops] : members) {
     auto it = libraryLeader.find(leader);
-    outline(ops,
-            it == libraryLeader.end() ? tg::Backend::Codegen : it->second);
+    outline(ops, it == libraryLeader.end() ? tg::Backend::Codegen : it->second);
   }
   // Constants now copied into every fragment that used them.
   for (Operation &op : llvm::make_early_inc_range(block))
@@ -220,18 +219,14 @@ struct FormFragments
     }
     const BackendRegistry &registry = BackendRegistry::builtin();
     SmallVector<tg::Backend> priority;
-    SmallVector<StringRef> names;
-    StringRef(backends).split(names, ',', -1, /*KeepEmpty=*/false);
-    for (StringRef name : names) {
-      auto kind = tg::symbolizeBackend(name.trim());
-      if (!kind) {
-        fn.emitError("--tg-form-fragments: unknown backend '")
-            << name.trim() << "' in backends (registered: codegen, onednn, "
-            << "openblas)";
-        return signalPassFailure();
-      }
-      priority.push_back(*kind);
+    auto listed = registry.parseList(backends);
+    if (!listed) {
+      fn.emitError("--tg-form-fragments: backends: ")
+          << llvm::toString(listed.takeError());
+      return signalPassFailure();
     }
+    for (const Backend *backend : *listed)
+      priority.push_back(backend->kind());
     auto choose = [&](Operation *op,
                       Available available) -> std::optional<LibraryCall> {
       if (!priority.empty()) {

@@ -131,9 +131,10 @@ int64_t largestDivisorUpTo(int64_t extent, int64_t limit) {
 /// \p root ([N, F, OH, OW], or [N, G, F, OH, OW] for groups; empty: not a
 /// convolution kernel): whole output rows (loom-vectorize-convs computes a
 /// row in vectors), all the output channels of a group, and for a dense
-/// convolution blocks of channels (as many as 16 accumulator vectors hold
-/// for one chunk of the row), so that each input vector a tile loads feeds
-/// several output channels.
+/// convolution blocks of channels (as many as 16 accumulator vectors of 16
+/// floats hold for one chunk of the row: AVX-512's; on a narrower target
+/// loom-vectorize-convs splits the block further), so that each input
+/// vector a tile loads feeds several output channels.
 SmallVector<int64_t> convolutionTileUnits(func::FuncOp fn,
                                           TilingInterface root) {
   auto type = dyn_cast<RankedTensorType>(root->getResult(0).getType());

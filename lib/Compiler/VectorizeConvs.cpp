@@ -39,12 +39,15 @@ struct ConvShape {
   int64_t pitch = 0;
 };
 
-/// Whether \p type's innermost dimension is contiguous.
-bool unitInnerStride(MemRefType type) {
+/// Whether \p type's innermost dimension is contiguous, and (with
+/// \p plane) the one before it too, so that the last two collapse.
+bool contiguous(MemRefType type, bool plane) {
   SmallVector<int64_t> strides;
   int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         !strides.empty() && strides.back() == 1;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.size() < 2 ||
+      strides.back() != 1)
+    return false;
+  return !plane || strides[strides.size() - 2] == type.getShape().back();
 }
 
 std::optional<ConvShape> shapeOf(linalg::LinalgOp op, bool grouped,
@@ -58,7 +61,7 @@ std::optional<ConvShape> shapeOf(linalg::LinalgOp op, bool grouped,
   if (!in || !w || !out || !in.hasStaticShape() || !w.hasStaticShape() ||
       !out.hasStaticShape() || !in.getElementType().isF32() ||
       !w.getElementType().isF32() || !out.getElementType().isF32() ||
-      !unitInnerStride(in) || !unitInnerStride(out))
+      !contiguous(in, false) || !contiguous(out, false))
     return std::nullopt;
   ConvShape s;
   s.grouped = grouped;
@@ -77,18 +80,11 @@ std::optional<ConvShape> shapeOf(linalg::LinalgOp op, bool grouped,
   s.sw = sv[1];
   s.dh = dv[0];
   s.dw = dv[1];
-  auto contiguousPlane = [](MemRefType type) {
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    ArrayRef<int64_t> shape = type.getShape();
-    return succeeded(type.getStridesAndOffset(strides, offset)) &&
-           strides.back() == 1 && strides[strides.size() - 2] == shape.back();
-  };
   // Any kernel height works too when kernel columns are 1 and the input
   // rows are as long as the output's (no column padding): output element p
   // of the collapsed plane reads input p + ky * dh * W.
   s.flat = s.kw == 1 && s.sh == 1 && s.sw == 1 && i[3 + at] == s.ow &&
-           s.oh > 1 && contiguousPlane(in) && contiguousPlane(out);
+           s.oh > 1 && contiguous(in, true) && contiguous(out, true);
   s.pitch = i[3 + at];
   return s;
 }
@@ -106,8 +102,7 @@ public:
     in = op.getDpsInputs()[0];
     filter = op.getDpsInputs()[1];
     out = op.getDpsInits()[0];
-    f32 = b.getF32Type();
-    vec = VectorType::get({lanes}, f32);
+    vec = VectorType::get({lanes}, b.getF32Type());
     zeroVec = arith::ConstantOp::create(b, loc, vec, b.getZeroAttr(vec));
     if (s.flat) {
       // [..., H, W] -> [..., H * W] (contiguous: checked), one row.
@@ -308,7 +303,6 @@ private:
   int64_t lanes, accumulators, fBlock = 1;
   Location loc;
   Value in, filter, out, zeroVec;
-  Type f32;
   VectorType vec;
 };
 

@@ -34,14 +34,11 @@ struct PlaceBackends
         compiler::BackendRegistry::builtin();
     PlaceOptions options;
     if (backends != "all" && backends != "auto") {
-      SmallVector<StringRef> names;
-      StringRef(backends).split(names, ',', -1, /*KeepEmpty=*/false);
-      for (StringRef name : names) {
-        if (!registry.lookup(name.trim()))
-          return fail("unknown backend '" + name.trim() +
-                      "' (registered: codegen, onednn, openblas)");
-        options.backends.push_back(name.trim().str());
-      }
+      auto listed = registry.parseList(backends);
+      if (!listed)
+        return fail(llvm::toString(listed.takeError()));
+      for (const compiler::Backend *backend : *listed)
+        options.backends.push_back(backend->name().str());
     }
     options.placementIn = placementIn;
     options.placementOut = placementOut;
@@ -52,8 +49,7 @@ struct PlaceBackends
       std::error_code ec;
       reportFile = std::make_unique<llvm::raw_fd_ostream>(report, ec);
       if (ec)
-        return fail("cannot write the report " + report + ": " +
-                    ec.message());
+        return fail("cannot write the report " + report + ": " + ec.message());
       options.report = reportFile.get();
     }
     options.progress = &llvm::errs();

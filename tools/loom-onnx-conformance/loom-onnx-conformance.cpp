@@ -1037,16 +1037,14 @@ int main(int argc, char **argv) {
           << "--compiled-backends needs --compiled\n";
       return 1;
     }
-    llvm::SmallVector<llvm::StringRef> names;
-    llvm::StringRef(compiledBackends)
-        .split(names, ',', -1, /*KeepEmpty=*/false);
-    for (llvm::StringRef name : names)
-      if (!loom::compiler::BackendRegistry::builtin().lookup(name.trim())) {
-        llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")
-            << "--compiled-backends: unknown backend '" << name.trim()
-            << "' (registered: codegen, onednn, openblas)\n";
-        return 1;
-      }
+    auto listed =
+        loom::compiler::BackendRegistry::builtin().parseList(compiledBackends);
+    if (!listed) {
+      llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")
+          << "--compiled-backends: " << llvm::toString(listed.takeError())
+          << "\n";
+      return 1;
+    }
   }
 
   std::vector<Case> cases = findCases();

@@ -113,6 +113,10 @@ public:
   void replace(std::unique_ptr<Backend> backend);
   const Backend *lookup(tg::Backend kind) const;
   const Backend *lookup(llvm::StringRef name) const;
+  /// The backends a comma-separated \p list names, in its order, or an
+  /// error naming the first unknown one and the registered ones.
+  llvm::Expected<std::vector<const Backend *>>
+  parseList(llvm::StringRef list) const;
   llvm::ArrayRef<std::unique_ptr<Backend>> all() const { return backends; }
 
   /// The longest fragment \p backend runs from \p anchor, or nullopt.

@@ -75,6 +75,25 @@ const Backend *BackendRegistry::lookup(StringRef name) const {
   return kind ? lookup(*kind) : nullptr;
 }
 
+llvm::Expected<std::vector<const Backend *>>
+BackendRegistry::parseList(StringRef list) const {
+  std::vector<const Backend *> out;
+  SmallVector<StringRef> names;
+  list.split(names, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef name : names) {
+    if (const Backend *backend = lookup(name.trim())) {
+      out.push_back(backend);
+      continue;
+    }
+    std::string known;
+    for (const auto &b : backends)
+      known += (known.empty() ? "" : ", ") + b->name().str();
+    return llvm::createStringError("unknown backend '" + name.trim() +
+                                   "' (registered: " + known + ")");
+  }
+  return out;
+}
+
 std::optional<LibraryCall> BackendRegistry::match(Operation *anchor,
                                                   tg::Backend kind,
                                                   Available available) const {
@@ -172,8 +191,9 @@ void patterns::addPrefixes(const LibraryCall &longest,
   for (size_t n = longest.ops.size(); n >= 1; --n) {
     LibraryCall call = longest;
     call.ops.resize(n);
-    bool hasAdd = llvm::any_of(ArrayRef(call.ops).drop_front(),
-                               [](Operation *op) { return isa<tg::AddOp>(op); });
+    bool hasAdd =
+        llvm::any_of(ArrayRef(call.ops).drop_front(),
+                     [](Operation *op) { return isa<tg::AddOp>(op); });
     if (!hasAdd) {
       call.sum = {};
       if (!isa<tg::Conv2dOp>(call.anchor))
@@ -209,7 +229,8 @@ double patterns::rooflineSeconds(ArrayRef<Operation *> ops,
     bytes += sizeOf(v);
   for (Value v : ops.back()->getResults())
     bytes += sizeOf(v);
-  double compute = target.peakFlops > 0 ? flops / (target.peakFlops * efficiency) : 0;
+  double compute =
+      target.peakFlops > 0 ? flops / (target.peakFlops * efficiency) : 0;
   double memory = target.memBandwidth > 0 ? bytes / target.memBandwidth : 0;
   return std::max(compute, memory) + target.launchOverhead;
 }
