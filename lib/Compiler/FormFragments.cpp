@@ -237,7 +237,10 @@ struct FormFragments
         return std::nullopt;
       }
       std::optional<tg::Backend> backend;
-      if (isa<tg::Conv2dOp>(op))
+      // Pools and channel concatenations go with the convolutions: oneDNN
+      // runs them in the layout the convolutions around them keep.
+      if (isa<tg::Conv2dOp, tg::MaxPool2dOp, tg::AvgPool2dOp,
+              tg::GlobalAvgPoolOp, tg::ConcatOp>(op))
         backend = conv;
       else if (isa<tg::MatmulOp>(op))
         backend = matmul;

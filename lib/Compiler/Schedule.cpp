@@ -299,9 +299,15 @@ void ScheduleBuilder::computeLiveness() {
   for (auto [i, step] : llvm::enumerate(entry.steps)) {
     for (int64_t id : step.args)
       use(id, i);
-    for (auto &kv : step.namedArgs)
+    for (auto &kv : step.namedArgs) {
       if (auto id = kv.second.getAsInteger())
         use(*id, i);
+      // A list of buffers (onednn.concat's srcs).
+      if (const llvm::json::Array *ids = kv.second.getAsArray())
+        for (const llvm::json::Value &v : *ids)
+          if (auto id = v.getAsInteger())
+            use(*id, i);
+    }
   }
 }
 

@@ -20,6 +20,8 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
 #include <unordered_map>
 
 extern "C" {
@@ -255,13 +257,15 @@ private:
       std::memcpy(dst, buffers[spec.sum], io.dst.get_size());
     std::unordered_map<int, memory> args;
     args.emplace(DNNL_ARG_SRC, memory(io.src, eng, src));
-    void *weights = buffers[spec.weights];
-    if (weightsIn) {
-      weights = threadBuffer(3, weightsMd.get_size());
-      weightsIn.run(buffers[spec.weights], weights);
+    if (spec.weights != -1) {
+      void *weights = buffers[spec.weights];
+      if (weightsIn) {
+        weights = threadBuffer(3, weightsMd.get_size());
+        weightsIn.run(buffers[spec.weights], weights);
+      }
+      args.emplace(io.weightsArg,
+                   packed ? packed : memory(weightsMd, eng, weights));
     }
-    args.emplace(io.weightsArg,
-                 packed ? packed : memory(weightsMd, eng, weights));
     if (spec.bias != -1)
       args.emplace(DNNL_ARG_BIAS, memory(biasMd, eng, buffers[spec.bias]));
     args.emplace(io.dstArg, memory(io.dst, eng, dst));
@@ -321,12 +325,12 @@ struct ConvProblem {
     auto prop = dnnl::prop_kind::forward_inference;
     auto alg = dnnl::algorithm::convolution_direct;
     auto desc =
-        hasBias ? dnnl::convolution_forward::desc(prop, alg, srcMd, weights,
-                                                  bias, dstMd, strides,
-                                                  dilations, padL, padR)
-                : dnnl::convolution_forward::desc(prop, alg, srcMd, weights,
-                                                  dstMd, strides, dilations,
-                                                  padL, padR);
+        hasBias
+            ? dnnl::convolution_forward::desc(prop, alg, srcMd, weights, bias,
+                                              dstMd, strides, dilations, padL,
+                                              padR)
+            : dnnl::convolution_forward::desc(prop, alg, srcMd, weights, dstMd,
+                                              strides, dilations, padL, padR);
     return {desc, attr, cpuEngine()};
   }
 };
@@ -348,12 +352,40 @@ memory::desc anyLayout(const memory::desc &md) {
 }
 
 /// The layout each activation buffer holds: blocked (oneDNN's preferred
-/// layout, nChw8c or nChw16c by ISA) where every step touching the buffer
-/// is a convolution that prefers that same layout for it, so a run of
-/// convolutions passes blocked tensors to each other and reorders only at
-/// its edges; plain NCHW (absent from the map) everywhere else. Kernels,
-/// copies, matmuls and the entry's inputs and outputs see plain tensors.
+/// layout: nChw16c, nChw8c or NHWC by ISA and shape) where every step
+/// touching the buffer is a convolution, so a run of convolutions passes
+/// blocked tensors to each other and reorders only at its edges; plain NCHW
+/// (absent from the map) everywhere else. Kernels, copies, matmuls and the
+/// entry's inputs and outputs see plain tensors.
 using LayoutPlan = std::map<int64_t, memory::desc>;
+
+/// The layout \p plan gives buffer \p id, or \p plainMd.
+memory::desc layoutOf(const LayoutPlan &plan, int64_t id,
+                      const memory::desc &plainMd) {
+  auto it = plan.find(id);
+  return it == plan.end() ? plainMd : it->second;
+}
+
+/// The primitive of conv step \p s under \p plan: planned buffers are
+/// passed in their layout; where a buffer is plain, the primitive still
+/// computes in its preferred layout (a reorder at the edge costs less than
+/// a convolution on NCHW). A plain source of one channel is also NHWC:
+/// passed as it is, it needs no reorder, and oneDNN runs its direct kernel
+/// for plain sources on it (Fashion-MNIST's first convolution: 0.23 ms
+/// against 0.34-0.53 ms for the NHWC kernel oneDNN prefers, on one thread,
+/// before the reorder).
+dnnl::convolution_forward::primitive_desc
+planned(const ConvProblem &conv, const StepSpec &s, const LayoutPlan &plan) {
+  bool keepSrc = plan.count(s.src) || s.srcShape[1] == 1;
+  return conv.primitive(keepSrc ? layoutOf(plan, s.src, conv.src)
+                                : anyLayout(conv.src),
+                        plan.count(s.dst) ? layoutOf(plan, s.dst, conv.dst)
+                                          : anyLayout(conv.dst));
+}
+
+bool isReference(const dnnl::primitive_desc_base &pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
 
 LayoutPlan planLayouts(const EntrySpec &entry,
                        const std::vector<int64_t> &bufferBytes,
@@ -363,6 +395,7 @@ LayoutPlan planLayouts(const EntrySpec &entry,
       p && std::string(p) == "plain")
     return plan;
   std::map<int64_t, std::vector<memory::desc>> wanted;
+  std::map<int64_t, std::vector<const StepSpec *>> touching;
   std::vector<bool> excluded(entry.buffers.size());
   auto exclude = [&](int64_t id) {
     if (id >= 0 && id < int64_t(excluded.size()))
@@ -378,6 +411,9 @@ LayoutPlan planLayouts(const EntrySpec &entry,
         // Left to prepareConv, which reports it.
       }
     }
+    // Pools and concatenations run in whatever layout their buffers get.
+    if (s.op == StepSpec::Op::Pool2d || s.op == StepSpec::Op::Concat)
+      continue;
     if (!pd) {
       for (int64_t id : {s.src, s.weights, s.bias, s.sum, s.dst, s.a, s.b, s.c})
         exclude(id);
@@ -389,54 +425,144 @@ LayoutPlan planLayouts(const EntrySpec &entry,
     wanted[s.dst].push_back(pd->dst_desc());
     if (s.sum != -1)
       wanted[s.sum].push_back(pd->dst_desc());
+    for (int64_t id : {s.src, s.dst, s.sum})
+      if (id != -1)
+        touching[id].push_back(&s);
     exclude(s.weights);
     exclude(s.bias);
   }
+  // Where the convolutions touching a buffer prefer different layouts
+  // (ResNeXt-50: its narrow groups want aBcd4b or aBcd8b, the dense
+  // convolutions around them NHWC), the buffer takes NHWC if one of them
+  // prefers it, and the others compute in it too: one layout through the
+  // run of convolutions instead of reorders to and from NCHW on both sides
+  // of every grouped one (ResNeXt-50: 35.0 -> 28.3 ms). Such a choice is
+  // kept only while no convolution touching the buffer falls back to
+  // oneDNN's reference implementation under it.
+  std::set<int64_t> overruled;
   for (auto &[id, layouts] : wanted) {
-    const memory::desc &md = layouts.front();
+    const memory::desc &first = layouts.front();
+    memory::desc md = first;
+    if (!std::all_of(layouts.begin(), layouts.end(),
+                     [&](const memory::desc &l) { return l == first; })) {
+      md = memory::desc(first.dims(), first.data_type(),
+                        memory::format_tag::nhwc);
+      if (std::find(layouts.begin(), layouts.end(), md) == layouts.end())
+        continue;
+      overruled.insert(id);
+    }
     memory::desc plainMd(md.dims(), md.data_type(), memory::format_tag::nchw);
     if (excluded[id] || entry.buffers[id].kind != BufferSpec::Kind::Arena ||
-        md == plainMd || md.get_size() > size_t(bufferBytes[id]) ||
-        !std::all_of(layouts.begin(), layouts.end(),
-                     [&](const memory::desc &l) { return l == md; }))
+        md == plainMd || md.get_size() > size_t(bufferBytes[id]))
       continue;
     plan.emplace(id, md);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int64_t id : overruled) {
+      if (!plan.count(id))
+        continue;
+      const auto &steps = touching[id];
+      bool fallsBack =
+          std::any_of(steps.begin(), steps.end(), [&](const StepSpec *s) {
+            ConvProblem conv(*s, freeWeights(*s, constants[s->weights]));
+            return isReference(planned(conv, *s, plan));
+          });
+      if (fallsBack) {
+        plan.erase(id);
+        changed = true;
+      }
+    }
   }
   return plan;
 }
 
-/// The buffer's layout under \p plan, or \p plainMd.
-memory::desc layoutOf(const LayoutPlan &plan, int64_t id,
-                      const memory::desc &plainMd) {
-  auto it = plan.find(id);
-  return it == plan.end() ? plainMd : it->second;
-}
-
-std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
-                                         void *constantWeights,
-                                         const LayoutPlan &plan) {
+std::shared_ptr<LibraryStep>
+prepareConv(const StepSpec &s, void *constantWeights, const LayoutPlan &plan) {
   ConvProblem conv(s, freeWeights(s, constantWeights));
   Layouts io;
   io.srcBuffer = layoutOf(plan, s.src, conv.src);
   io.dstBuffer = layoutOf(plan, s.dst, conv.dst);
   io.sumBuffer = s.sum != -1 ? layoutOf(plan, s.sum, conv.dst) : conv.dst;
-  // Where a buffer is plain, the primitive still computes in its preferred
-  // layout: a reorder at the edge costs less than a convolution on NCHW. A
-  // plain source of one channel is also NHWC: passed as it is, it needs no
-  // reorder, and oneDNN runs its direct kernel for plain sources on it
-  // (Fashion-MNIST's first convolution: 0.23 ms against 0.34-0.53 ms for
-  // the NHWC kernel oneDNN prefers, on one thread, before the reorder).
-  bool keepSrc = plan.count(s.src) || s.srcShape[1] == 1;
-  auto preferred = conv.primitive(
-      keepSrc ? io.srcBuffer : anyLayout(conv.src),
-      plan.count(s.dst) ? io.dstBuffer : anyLayout(conv.dst));
+  auto preferred = planned(conv, s, plan);
   io.src = preferred.src_desc();
   io.dst = preferred.dst_desc();
-  return std::make_shared<DnnlStep>(s, dnnl::convolution_forward(preferred),
-                                    io, conv.userW, preferred.weights_desc(),
+  return std::make_shared<DnnlStep>(s, dnnl::convolution_forward(preferred), io,
+                                    conv.userW, preferred.weights_desc(),
                                     conv.bias, preferred.scratchpad_desc(),
                                     constantWeights);
 }
+
+memory::desc plainNCHW(const memory::dims &shape) {
+  return memory::desc(shape, memory::data_type::f32, memory::format_tag::nchw);
+}
+
+/// An onednn.pool2d step: it computes in its source buffer's layout and
+/// writes its result in that layout too, reordered where the destination
+/// buffer's differs.
+std::shared_ptr<LibraryStep> preparePool(const StepSpec &s,
+                                         const LayoutPlan &plan) {
+  Layouts io;
+  io.srcBuffer = io.src = layoutOf(plan, s.src, plainNCHW(dims(s.srcShape)));
+  io.dstBuffer = layoutOf(plan, s.dst, plainNCHW(dims(s.dstShape)));
+  auto alg = s.algorithm == "max" ? dnnl::algorithm::pooling_max
+             : s.algorithm == "avg_include_pad"
+                 ? dnnl::algorithm::pooling_avg_include_padding
+                 : dnnl::algorithm::pooling_avg_exclude_padding;
+  dnnl::pooling_forward::desc desc(
+      dnnl::prop_kind::forward_inference, alg, io.src, anyLayout(io.dstBuffer),
+      dims(s.strides), dims(s.kernelSize), {s.pads[0], s.pads[1]},
+      {s.pads[2], s.pads[3]});
+  dnnl::pooling_forward::primitive_desc pd(desc, userScratchpad(), cpuEngine());
+  io.dst = pd.dst_desc();
+  return std::make_shared<DnnlStep>(
+      s, dnnl::pooling_forward(pd), io, memory::desc(), memory::desc(),
+      memory::desc(), pd.scratchpad_desc(), nullptr);
+}
+
+/// An onednn.concat step along channels, reading and writing its buffers in
+/// the layouts they hold (a copy per source when they match).
+class ConcatStep : public LibraryStep {
+public:
+  ConcatStep(const StepSpec &s, const LayoutPlan &plan) : spec(s) {
+    memory::dims shape = dims(s.dstShape);
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      shape[1] = s.srcChannels[i];
+      srcs.push_back(layoutOf(plan, s.args[i], plainNCHW(shape)));
+    }
+    dst = layoutOf(plan, s.dst, plainNCHW(dims(s.dstShape)));
+    dnnl::concat::primitive_desc pd(dst, 1, srcs, cpuEngine(),
+                                    userScratchpad());
+    prim = dnnl::concat(pd);
+    scratchpad = pd.scratchpad_desc();
+  }
+
+  Error run(void *const *buffers) const override {
+    try {
+      dnnl::engine &eng = cpuEngine();
+      std::unordered_map<int, memory> args;
+      for (size_t i = 0; i < srcs.size(); ++i)
+        args.emplace(DNNL_ARG_MULTIPLE_SRC + int(i),
+                     memory(srcs[i], eng, buffers[spec.args[i]]));
+      args.emplace(DNNL_ARG_DST, memory(dst, eng, buffers[spec.dst]));
+      if (size_t bytes = scratchpad.get_size())
+        args.emplace(DNNL_ARG_SCRATCHPAD,
+                     memory(scratchpad, eng, threadBuffer(0, bytes)));
+      prim.execute(threadStream(), args);
+      threadStream().wait();
+    } catch (const dnnl::error &e) {
+      return makeError(LOOM_ERROR_LIBRARY,
+                       std::string("oneDNN failed: ") + e.what());
+    }
+    return Error::ok();
+  }
+
+private:
+  StepSpec spec;
+  std::vector<memory::desc> srcs;
+  memory::desc dst, scratchpad;
+  dnnl::primitive prim;
+};
 
 /// An onednn.conv2d_filter_grad step: dst [O, C, KH, KW] = the transpose
 /// [1, 0, 2, 3] of conv2d(src [C, N, H, W], weights [O, N, OH, OW]), which
@@ -455,8 +581,8 @@ std::shared_ptr<LibraryStep> prepareFilterGrad(const StepSpec &s) {
                dilations = {s.strides[0] - 1, s.strides[1] - 1},
                padL = {s.pads[0], s.pads[1]}, padR(2);
   for (int d = 0; d < 2; ++d)
-    padR[d] = (y[2 + d] - 1) * strides[d] + (w[2 + d] - 1) * s.strides[d] +
-              1 - x[2 + d] - padL[d];
+    padR[d] = (y[2 + d] - 1) * strides[d] + (w[2 + d] - 1) * s.strides[d] + 1 -
+              x[2 + d] - padL[d];
   Layouts io;
   io.srcBuffer = memory::desc(x, f32, memory::format_tag::bacd);
   memory::desc dzBuffer(y, f32, memory::format_tag::bacd);
@@ -466,8 +592,8 @@ std::shared_ptr<LibraryStep> prepareFilterGrad(const StepSpec &s) {
     return memory::desc(d, f32, memory::format_tag::any);
   };
   dnnl::convolution_forward::primitive_desc hint(
-      {dnnl::prop_kind::forward_training, alg, any(x), any(w), any(y),
-       strides, dilations, padL, padR},
+      {dnnl::prop_kind::forward_training, alg, any(x), any(w), any(y), strides,
+       dilations, padL, padR},
       cpuEngine());
   dnnl::convolution_backward_weights::primitive_desc pd(
       {alg, any(x), any(w), any(y), strides, dilations, padL, padR},
@@ -523,8 +649,7 @@ std::shared_ptr<LibraryStep> sgemmForm(const StepSpec &s) {
     rows *= a[i];
   if (w.size() == 2)
     return std::make_shared<DnnlSgemmStep>(s, 1, rows, k, n, false);
-  if (w.size() != a.size() ||
-      !std::equal(w.begin(), w.end() - 2, a.begin()))
+  if (w.size() != a.size() || !std::equal(w.begin(), w.end() - 2, a.begin()))
     return nullptr;
   // Batches stay on the matmul primitive, which splits them over threads
   // (BERT's 12 heads of 128x64x128: one sgemm per head is 20% slower).
@@ -539,8 +664,8 @@ std::shared_ptr<LibraryStep> prepareMatmul(const StepSpec &s,
   if (!constantWeights)
     if (auto step = sgemmForm(s))
       return step;
-  size_t rank = std::max(
-      {s.srcShape.size(), s.weightsShape.size(), s.dstShape.size()});
+  size_t rank =
+      std::max({s.srcShape.size(), s.weightsShape.size(), s.dstShape.size()});
   auto pad = [&](const std::vector<int64_t> &v) {
     memory::dims d(rank - v.size(), 1);
     d.insert(d.end(), v.begin(), v.end());
@@ -615,14 +740,22 @@ Error loom::rt::prepareLibrarySteps(EntrySpec &entry,
       case StepSpec::Op::Sgemm:
         step.library = std::make_shared<SgemmStep>(step);
         break;
+      case StepSpec::Op::Pool2d:
+        step.library = preparePool(step, plan);
+        break;
+      case StepSpec::Op::Concat:
+        step.library = std::make_shared<ConcatStep>(step, plan);
+        break;
       default:
         break;
       }
     } catch (const dnnl::error &e) {
       return makeError(LOOM_ERROR_LIBRARY,
                        std::string("oneDNN cannot make the primitive of a ") +
-                           (step.op != StepSpec::Op::Matmul ? "conv2d"
-                                                            : "matmul") +
+                           (step.op == StepSpec::Op::Matmul   ? "matmul"
+                            : step.op == StepSpec::Op::Pool2d ? "pool2d"
+                            : step.op == StepSpec::Op::Concat ? "concat"
+                                                              : "conv2d") +
                            " step: " + e.what());
     }
   }

@@ -58,11 +58,14 @@ struct StepSpec {
     Copy,
     Branch,
     Jump,
-    Conv2dFilterGrad
+    Conv2dFilterGrad,
+    Pool2d,
+    Concat
   };
   Op op = Op::Copy;
   std::string kernel;
-  std::vector<int64_t> args; ///< kernel: positional buffer ids
+  /// kernel: positional buffer ids; concat: its sources in order.
+  std::vector<int64_t> args;
   int64_t range = 1;
   /// Named buffer ids (-1: absent).
   int64_t src = -1, weights = -1, bias = -1, sum = -1, dst = -1;
@@ -72,6 +75,10 @@ struct StepSpec {
   int64_t cond = -1, target = -1;
   std::vector<int64_t> srcShape, weightsShape, dstShape, strides, pads,
       dilations, aShape, bShape;
+  /// pool2d: its window and algorithm (max, avg_include_pad,
+  /// avg_exclude_pad); concat: the channels of each source.
+  std::vector<int64_t> kernelSize, srcChannels;
+  std::string algorithm;
   int64_t groups = 1, batch = 1;
   std::string activation = "none";
   bool weightsConstant = false;

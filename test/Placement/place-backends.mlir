@@ -43,8 +43,9 @@
 // CHECK-NOT: tg.fragment
 // CHECK: return
 
-// REPORT: placement of @block: 2 sites
+// REPORT: placement of @block: 3 sites
 // REPORT: onednn conv2d+sum+relu {{.*}} codegen conv2d+add+relu
+// REPORT: global_avgpool {{.*}} global_avgpool
 // REPORT: onednn matmul+bias+gelu {{.*}} codegen matmul+add+gelu {{.*}} openblas matmul
 // REPORT: sites total: {{.*}} (analytic:h100)
 

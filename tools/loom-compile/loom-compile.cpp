@@ -59,7 +59,9 @@ static cl::opt<std::string>
                 cl::init(""), cl::cat(compileCat));
 static cl::opt<std::string>
     convBackend("conv-backend",
-                cl::desc("Backend of convolutions: onednn or codegen"),
+                cl::desc("Backend of convolutions (and of pools and "
+                         "channel concats, which oneDNN runs in its "
+                         "convolutions' layout): onednn or codegen"),
                 cl::init("onednn"), cl::cat(compileCat));
 static cl::opt<std::string> matmulBackend(
     "matmul-backend",

@@ -122,6 +122,27 @@ LibraryCall growMatmul(tg::MatmulOp matmul, Available available) {
   return call;
 }
 
+/// A pooling or a channel concatenation: alone in its fragment. oneDNN
+/// runs them on whatever layout the convolutions around them keep
+/// (lib/Runtime/Library.cpp plans it), so a run of convolutions through
+/// pools and concatenations (SqueezeNet's fire modules, Inception's
+/// branches) stays in that layout instead of reordering to NCHW at each.
+LibraryCall single(Operation *op) {
+  LibraryCall call;
+  call.backend = tg::Backend::OneDNN;
+  call.anchor = op;
+  call.ops.push_back(op);
+  return call;
+}
+
+bool isFourD(Value v) { return cast<ShapedType>(v.getType()).getRank() == 4; }
+
+/// A concat of 4-D tensors along their channels (axis 1 or -3).
+bool isChannelConcat(tg::ConcatOp concat) {
+  int64_t axis = concat.getAxis();
+  return isFourD(concat.getResult()) && (axis == 1 || axis == -3);
+}
+
 class OneDNNBackend : public Backend {
 public:
   tg::Backend kind() const override { return tg::Backend::OneDNN; }
@@ -137,7 +158,12 @@ public:
             "backward-weights convolution): f32, one group, no bias or "
             "activation, the filter spatially larger than the result",
             "matmul [+bias] [+relu|sigmoid|tanh|gelu]: f32, any batch "
-            "dims; bias: [N] or [1,...,1,N]"};
+            "dims; bias: [N] or [1,...,1,N]",
+            "maxpool2d, avgpool2d, global_avgpool: f32 NCHW, any kernel, "
+            "strides and pads; run in the layout of the convolutions "
+            "around it",
+            "concat along channels (axis 1 of 4-D tensors): f32; run in "
+            "the layout of the convolutions around it"};
   }
 
   void candidates(Operation *anchor, Available available,
@@ -148,12 +174,73 @@ public:
       return addPrefixes(growConv(conv, available), out);
     if (auto matmul = dyn_cast<tg::MatmulOp>(anchor))
       return addPrefixes(growMatmul(matmul, available), out);
+    if (isa<tg::MaxPool2dOp, tg::AvgPool2dOp, tg::GlobalAvgPoolOp>(anchor) &&
+        isFourD(anchor->getResult(0)))
+      return out.push_back(single(anchor));
+    if (auto concat = dyn_cast<tg::ConcatOp>(anchor);
+        concat && isChannelConcat(concat))
+      return out.push_back(single(anchor));
+  }
+
+  /// onednn.pool2d: src, dst; kernel, strides, pads and the algorithm
+  /// (max, avg_include_pad, avg_exclude_pad). A global average pool is an
+  /// average over a kernel the size of the input.
+  static void lowerPool(Operation *op, const StepOperands &operands,
+                        LibraryStep &step) {
+    Value input = op->getOperand(0);
+    auto in = cast<ShapedType>(input.getType()).getShape();
+    SmallVector<int64_t> kernel{in[2], in[3]}, strides{1, 1}, pads{0, 0, 0, 0};
+    StringRef algorithm = "avg_exclude_pad";
+    if (auto max = dyn_cast<tg::MaxPool2dOp>(op)) {
+      kernel.assign(max.getKernelSize().begin(), max.getKernelSize().end());
+      strides.assign(max.getStrides().begin(), max.getStrides().end());
+      pads.assign(max.getPads().begin(), max.getPads().end());
+      algorithm = "max";
+    } else if (auto avg = dyn_cast<tg::AvgPool2dOp>(op)) {
+      kernel.assign(avg.getKernelSize().begin(), avg.getKernelSize().end());
+      strides.assign(avg.getStrides().begin(), avg.getStrides().end());
+      pads.assign(avg.getPads().begin(), avg.getPads().end());
+      if (avg.getCountIncludePad())
+        algorithm = "avg_include_pad";
+    }
+    step.op = "onednn.pool2d";
+    step.args["src"] = operands.buffer(input);
+    step.args["dst"] = operands.buffer(op->getResult(0));
+    step.attrs["src_shape"] = shapeJSON(input);
+    step.attrs["dst_shape"] = shapeJSON(op->getResult(0));
+    step.attrs["kernel"] = shapeJSON(kernel);
+    step.attrs["strides"] = shapeJSON(strides);
+    step.attrs["pads"] = shapeJSON(pads);
+    step.attrs["algorithm"] = algorithm;
+  }
+
+  /// onednn.concat: srcs (in order), dst; the channel count of each source.
+  static void lowerConcat(tg::ConcatOp concat, const StepOperands &operands,
+                          LibraryStep &step) {
+    step.op = "onednn.concat";
+    Array srcs, channels;
+    for (Value input : concat.getInputs()) {
+      srcs.push_back(operands.buffer(input));
+      channels.push_back(cast<ShapedType>(input.getType()).getDimSize(1));
+    }
+    step.args["srcs"] = std::move(srcs);
+    step.args["dst"] = operands.buffer(concat.getResult());
+    step.attrs["src_channels"] = std::move(channels);
+    step.attrs["dst_shape"] = shapeJSON(concat.getResult());
   }
 
   LogicalResult lower(const LibraryCall &call, const StepOperands &operands,
                       LibraryStep &step) const override {
     auto &args = step.args;
     auto &attrs = step.attrs;
+    if (auto concat = dyn_cast<tg::ConcatOp>(call.anchor)) {
+      lowerConcat(concat, operands, step);
+      return success();
+    }
+    if (!isa<tg::Conv2dOp, tg::MatmulOp>(call.anchor)) {
+      lowerPool(call.anchor, operands, step);
+      return success();
+    }
     if (auto conv = dyn_cast<tg::Conv2dOp>(call.anchor)) {
       bool filterGrad = isa<tg::TransposeOp>(call.ops.back());
       step.op = filterGrad ? "onednn.conv2d_filter_grad" : "onednn.conv2d";
@@ -189,7 +276,7 @@ public:
   /// sgemm at ~95% of peak, its AVX-512 convolutions at roughly 70%.
   double analyticSeconds(const LibraryCall &call,
                          const cost::RooflineTarget &target) const override {
-    double efficiency = isa<tg::Conv2dOp>(call.anchor) ? 0.7 : 0.9;
+    double efficiency = isa<tg::MatmulOp>(call.anchor) ? 0.9 : 0.7;
     return rooflineSeconds(call.ops, target, efficiency);
   }
 };
