@@ -387,6 +387,64 @@ bool isReference(const dnnl::primitive_desc_base &pd) {
   return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
+/// The buffers a pool or concat step reads and writes, with their NCHW dims.
+std::vector<std::pair<int64_t, memory::dims>>
+layoutFreeBuffers(const StepSpec &s) {
+  std::vector<std::pair<int64_t, memory::dims>> out;
+  if (s.op == StepSpec::Op::Pool2d) {
+    out.push_back({s.src, dims(s.srcShape)});
+  } else {
+    memory::dims shape = dims(s.dstShape);
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      shape[1] = s.srcChannels[i];
+      out.push_back({s.args[i], shape});
+    }
+  }
+  out.push_back({s.dst, dims(s.dstShape)});
+  return out;
+}
+
+/// Buffers that only pools and concatenations touch (no convolution wants
+/// a layout for them) take the layout of a planned buffer of the same step,
+/// repeated until nothing changes: SqueezeNet's concatenation feeding a max
+/// pool feeding convolutions stays in their layout throughout.
+void adoptNeighbourLayouts(
+    const EntrySpec &entry, const std::vector<int64_t> &bufferBytes,
+    const std::vector<bool> &excluded,
+    const std::map<int64_t, std::vector<memory::desc>> &wanted,
+    LayoutPlan &plan) {
+  using tag = memory::format_tag;
+  auto tagOf = [](const memory::desc &md) -> std::optional<tag> {
+    for (tag t : {tag::nhwc, tag::nChw16c, tag::nChw8c})
+      if (md == memory::desc(md.dims(), md.data_type(), t))
+        return t;
+    return std::nullopt;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const StepSpec &s : entry.steps) {
+      if (s.op != StepSpec::Op::Pool2d && s.op != StepSpec::Op::Concat)
+        continue;
+      auto buffers = layoutFreeBuffers(s);
+      std::optional<tag> t;
+      for (auto &[id, shape] : buffers)
+        if (auto it = plan.find(id); it != plan.end() && !t)
+          t = tagOf(it->second);
+      if (!t)
+        continue;
+      for (auto &[id, shape] : buffers) {
+        memory::desc md(shape, memory::data_type::f32, *t);
+        if (plan.count(id) || wanted.count(id) || excluded[id] ||
+            entry.buffers[id].kind != BufferSpec::Kind::Arena ||
+            md.get_size() > size_t(bufferBytes[id]))
+          continue;
+        plan.emplace(id, md);
+        changed = true;
+      }
+    }
+  }
+}
+
 LayoutPlan planLayouts(const EntrySpec &entry,
                        const std::vector<int64_t> &bufferBytes,
                        const std::vector<void *> &constants) {
@@ -457,6 +515,7 @@ LayoutPlan planLayouts(const EntrySpec &entry,
       continue;
     plan.emplace(id, md);
   }
+  adoptNeighbourLayouts(entry, bufferBytes, excluded, wanted, plan);
   for (bool changed = true; changed;) {
     changed = false;
     for (int64_t id : overruled) {
