@@ -465,11 +465,71 @@ FailureOr<Value> flipConvTransposeFilter(NodeContext &ctx, Value filter,
   return flipped;
 }
 
+/// Whether a ConvTranspose is an upsampling whose windows tile the output:
+/// one group, kernel == stride on each axis, no dilation, padding or
+/// output padding (DBNet's, U-Net's and FPN's 2x2 stride-2 upsampling).
+bool tilesOutput(const ConvTransposeAttrs &a) {
+  for (size_t i = 0; i < a.kernel.size(); ++i)
+    if (a.kernel[i] != a.strides[i] || a.dilations[i] != 1 || a.outPad[i] != 0)
+      return false;
+  return a.group == 1 && llvm::all_of(a.pads, [](int64_t p) { return p == 0; });
+}
+
+/// A ConvTranspose whose windows tile the output (tilesOutput) on a 4-D
+/// input: each input pixel writes its own s0 x s1 block, out[n, o, s0 i + a,
+/// s1 j + b] = sum_c x[n, c, i, j] w[c, o, a, b] (+ bias[o]): a 1x1
+/// convolution to O s0 s1 channels (the filter [C, O, s0, s1] transposed to
+/// [O s0 s1, C, 1, 1], the bias repeated per block position), then the
+/// channels moved into the blocks (a pixel shuffle: reshape, transpose,
+/// reshape). The same sums as the convolution of the zero-interleaved
+/// input without its products with zero, and s0 s1 times less work.
+LogicalResult importTilingConvTranspose(NodeContext &ctx, Value input,
+                                        Value filter, bool lifted) {
+  auto xs = cast<RankedTensorType>(input.getType()).getShape();
+  auto fs = cast<RankedTensorType>(filter.getType()).getShape();
+  int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3];
+  int64_t o = fs[1], s0 = fs[2], s1 = fs[3];
+  auto perBlock = ctx.transpose(filter, {1, 2, 3, 0});
+  if (failed(perBlock))
+    return failure();
+  auto pointwise = ctx.reshape(*perBlock, {o * s0 * s1, c, 1, 1});
+  if (failed(pointwise))
+    return failure();
+  SmallVector<Value> operands{input, *pointwise};
+  if (ctx.hasInput(2)) {
+    auto b = ctx.input(2);
+    if (failed(b))
+      return failure();
+    SmallVector<int64_t> repeat;
+    for (int64_t k = 0; k < o * s0 * s1; ++k)
+      repeat.push_back(k / (s0 * s1));
+    auto repeated = ctx.gather(*b, 0, repeat);
+    if (failed(repeated))
+      return failure();
+    operands.push_back(*repeated);
+  }
+  auto y = ctx.create<tg::Conv2dOp>(operands, {});
+  if (failed(y))
+    return failure();
+  auto blocks = ctx.reshape(*y, {n, o, s0, s1, h, w});
+  if (failed(blocks))
+    return failure();
+  auto shuffled = ctx.transpose(*blocks, {0, 1, 4, 2, 5, 3});
+  if (failed(shuffled))
+    return failure();
+  auto out = ctx.reshape(*shuffled, {n, o, h * s0, w * s1});
+  if (failed(out))
+    return failure();
+  return setWindowOutput(ctx, *out, lifted);
+}
+
 /// ConvTranspose as a convolution: the input with stride - 1 zeros between
 /// its elements, padded by dilation * (kernel - 1) - pad on each side (a
 /// negative amount crops), convolved at stride 1 with the spatially flipped
 /// filter whose input and output channels are swapped within each group.
-/// Exact: the inserted zeros and the padding add products with zero.
+/// Exact: the inserted zeros and the padding add products with zero. Where
+/// the windows tile the output, a 1x1 convolution and a pixel shuffle
+/// instead (importTilingConvTranspose).
 LogicalResult importConvTranspose(NodeContext &ctx) {
   auto operands = readConvOperands(ctx, "transposed convolutions");
   if (failed(operands))
@@ -496,6 +556,8 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
     input = *r;
     filter = *f;
   }
+  if (tilesOutput(a))
+    return importTilingConvTranspose(ctx, input, filter, lifted);
   auto spread = interleaveZeros(ctx, input, a.strides);
   if (failed(spread))
     return failure();
