@@ -72,7 +72,10 @@ struct PlaceBackends
         db = std::make_unique<cost::CostDatabase>(std::move(*loaded));
         MeasureOptions measure;
         measure.threads = threads;
-        measure.budgetSeconds = budget;
+        // With the end-to-end level, fragments get half the budget: whole
+        // trials are what the choice finally rests on, and pricing every
+        // fragment of a large model (NASNet-A: 1,021) can take all of it.
+        measure.budgetSeconds = endToEnd ? budget / 2 : budget;
         measure.progress = &llvm::errs();
         model = createMeasuredCostModel(registry, *db, measure,
                                         std::move(analytic));
