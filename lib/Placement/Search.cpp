@@ -395,9 +395,6 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
                                          start)
         .count();
   };
-  auto estimate = [&](const Choices &choices) {
-    return estimateSeconds(choices);
-  };
   // A trial compiles the whole model with random weights in the artifact:
   // past this size that costs more than the search is worth.
   int64_t weightBytes = 0;
@@ -442,7 +439,7 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
   };
 
   Choices cover = currentChoices();
-  double coverEstimate = estimate(cover);
+  double coverEstimate = estimateSeconds(cover);
   std::vector<std::pair<std::string, Choices>> candidates =
       endToEndCandidates(cover);
   // Compile (or find cached) every distinct candidate.
@@ -456,10 +453,11 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
     // slower (not closer than 4x: tiny fragments' probe times are mostly
     // call overhead; nasrnn is 2x faster all generated than all oneDNN
     // while its probes say the opposite).
-    if (!trials.empty() && estimate(t.choices) > 4 * coverEstimate) {
+    if (!trials.empty() && estimateSeconds(t.choices) > 4 * coverEstimate) {
       t.note = llvm::formatv("not measured: its fragments take {0:f1} ms, "
                              "the cover's {1:f1} ms",
-                             estimate(t.choices) * 1e3, coverEstimate * 1e3);
+                             estimateSeconds(t.choices) * 1e3,
+                             coverEstimate * 1e3);
     } else if (auto cached =
                    options.db ? options.db->lookup(keyOf(t.choices))
                               : std::nullopt) {

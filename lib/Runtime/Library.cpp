@@ -325,12 +325,12 @@ struct ConvProblem {
     auto prop = dnnl::prop_kind::forward_inference;
     auto alg = dnnl::algorithm::convolution_direct;
     auto desc =
-        hasBias
-            ? dnnl::convolution_forward::desc(prop, alg, srcMd, weights, bias,
-                                              dstMd, strides, dilations, padL,
-                                              padR)
-            : dnnl::convolution_forward::desc(prop, alg, srcMd, weights, dstMd,
-                                              strides, dilations, padL, padR);
+        hasBias ? dnnl::convolution_forward::desc(prop, alg, srcMd, weights,
+                                                  bias, dstMd, strides,
+                                                  dilations, padL, padR)
+                : dnnl::convolution_forward::desc(prop, alg, srcMd, weights,
+                                                  dstMd, strides, dilations,
+                                                  padL, padR);
     return {desc, attr, cpuEngine()};
   }
 };
@@ -352,9 +352,9 @@ memory::desc anyLayout(const memory::desc &md) {
 }
 
 /// The layout each activation buffer holds: blocked (oneDNN's preferred
-/// layout: nChw16c, nChw8c or NHWC by ISA and shape) where every step
-/// touching the buffer is a convolution, so a run of convolutions passes
-/// blocked tensors to each other and reorders only at its edges; plain NCHW
+/// layout: nChw16c, nChw8c or NHWC by ISA and shape) where only oneDNN
+/// convolutions, pools and concatenations touch the buffer, so a run of them
+/// passes blocked tensors on and reorders only at its edges; plain NCHW
 /// (absent from the map) everywhere else. Kernels, copies, matmuls and the
 /// entry's inputs and outputs see plain tensors.
 using LayoutPlan = std::map<int64_t, memory::desc>;
@@ -536,8 +536,9 @@ LayoutPlan planLayouts(const EntrySpec &entry,
   return plan;
 }
 
-std::shared_ptr<LibraryStep>
-prepareConv(const StepSpec &s, void *constantWeights, const LayoutPlan &plan) {
+std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
+                                         void *constantWeights,
+                                         const LayoutPlan &plan) {
   ConvProblem conv(s, freeWeights(s, constantWeights));
   Layouts io;
   io.srcBuffer = layoutOf(plan, s.src, conv.src);
@@ -546,8 +547,8 @@ prepareConv(const StepSpec &s, void *constantWeights, const LayoutPlan &plan) {
   auto preferred = planned(conv, s, plan);
   io.src = preferred.src_desc();
   io.dst = preferred.dst_desc();
-  return std::make_shared<DnnlStep>(s, dnnl::convolution_forward(preferred), io,
-                                    conv.userW, preferred.weights_desc(),
+  return std::make_shared<DnnlStep>(s, dnnl::convolution_forward(preferred),
+                                    io, conv.userW, preferred.weights_desc(),
                                     conv.bias, preferred.scratchpad_desc(),
                                     constantWeights);
 }
@@ -640,8 +641,8 @@ std::shared_ptr<LibraryStep> prepareFilterGrad(const StepSpec &s) {
                dilations = {s.strides[0] - 1, s.strides[1] - 1},
                padL = {s.pads[0], s.pads[1]}, padR(2);
   for (int d = 0; d < 2; ++d)
-    padR[d] = (y[2 + d] - 1) * strides[d] + (w[2 + d] - 1) * s.strides[d] + 1 -
-              x[2 + d] - padL[d];
+    padR[d] = (y[2 + d] - 1) * strides[d] + (w[2 + d] - 1) * s.strides[d] +
+              1 - x[2 + d] - padL[d];
   Layouts io;
   io.srcBuffer = memory::desc(x, f32, memory::format_tag::bacd);
   memory::desc dzBuffer(y, f32, memory::format_tag::bacd);
@@ -651,8 +652,8 @@ std::shared_ptr<LibraryStep> prepareFilterGrad(const StepSpec &s) {
     return memory::desc(d, f32, memory::format_tag::any);
   };
   dnnl::convolution_forward::primitive_desc hint(
-      {dnnl::prop_kind::forward_training, alg, any(x), any(w), any(y), strides,
-       dilations, padL, padR},
+      {dnnl::prop_kind::forward_training, alg, any(x), any(w), any(y),
+       strides, dilations, padL, padR},
       cpuEngine());
   dnnl::convolution_backward_weights::primitive_desc pd(
       {alg, any(x), any(w), any(y), strides, dilations, padL, padR},
@@ -708,7 +709,8 @@ std::shared_ptr<LibraryStep> sgemmForm(const StepSpec &s) {
     rows *= a[i];
   if (w.size() == 2)
     return std::make_shared<DnnlSgemmStep>(s, 1, rows, k, n, false);
-  if (w.size() != a.size() || !std::equal(w.begin(), w.end() - 2, a.begin()))
+  if (w.size() != a.size() ||
+      !std::equal(w.begin(), w.end() - 2, a.begin()))
     return nullptr;
   // Batches stay on the matmul primitive, which splits them over threads
   // (BERT's 12 heads of 128x64x128: one sgemm per head is 20% slower).
@@ -723,8 +725,8 @@ std::shared_ptr<LibraryStep> prepareMatmul(const StepSpec &s,
   if (!constantWeights)
     if (auto step = sgemmForm(s))
       return step;
-  size_t rank =
-      std::max({s.srcShape.size(), s.weightsShape.size(), s.dstShape.size()});
+  size_t rank = std::max(
+      {s.srcShape.size(), s.weightsShape.size(), s.dstShape.size()});
   auto pad = [&](const std::vector<int64_t> &v) {
     memory::dims d(rank - v.size(), 1);
     d.insert(d.end(), v.begin(), v.end());

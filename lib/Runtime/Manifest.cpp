@@ -10,7 +10,9 @@
 
 #include "loom/Runtime/Checksum.h"
 
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 
 using namespace loom::rt;
 
@@ -120,8 +122,9 @@ public:
       return fail(path + "." + key, "expected an array");
     for (size_t i = 0; i < v->array().size(); ++i) {
       out.emplace_back();
-      if (!tensor(v->array()[i],
-                  path + "." + key + "[" + std::to_string(i) + "]", out.back()))
+      if (!tensor(v->array()[i], path + "." + key + "[" + std::to_string(i) +
+                                     "]",
+                  out.back()))
         return false;
     }
     return true;
@@ -140,14 +143,14 @@ bool Reader::buffer(const Json &b, const std::string &path, const EntrySpec &e,
   if (!string(b, path, "kind", kind))
     return false;
   if (kind == "input" || kind == "output") {
-    out.kind =
-        kind == "input" ? BufferSpec::Kind::Input : BufferSpec::Kind::Output;
+    out.kind = kind == "input" ? BufferSpec::Kind::Input
+                               : BufferSpec::Kind::Output;
     size_t n = kind == "input" ? e.inputs.size() : e.outputs.size();
     if (!integer(b, path, "index", out.index))
       return false;
     if (out.index >= int64_t(n))
-      return fail(path + ".index",
-                  "the entry has " + std::to_string(n) + " " + kind + "s");
+      return fail(path + ".index", "the entry has " + std::to_string(n) + " " +
+                                       kind + "s");
     out.bytes = kind == "input" ? e.inputs[out.index].bytes
                                 : e.outputs[out.index].bytes;
     return true;
@@ -165,8 +168,8 @@ bool Reader::buffer(const Json &b, const std::string &path, const EntrySpec &e,
   if (out.offset % 64 != 0)
     return fail(path + ".offset", "not a multiple of 64");
   if (out.offset > arenaBytes || out.bytes > arenaBytes - out.offset)
-    return fail(path,
-                "lies past arena_bytes (" + std::to_string(arenaBytes) + ")");
+    return fail(path, "lies past arena_bytes (" + std::to_string(arenaBytes) +
+                          ")");
   return true;
 }
 
@@ -244,12 +247,11 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
         !ints(*attrs, tp, "src_channels", out.srcChannels) ||
         !ints(*attrs, tp, "dst_shape", out.dstShape))
       return false;
-    int64_t channels = 0;
-    bool positive = true;
-    for (int64_t c : out.srcChannels) {
-      positive &= c > 0;
-      channels += positive ? c : 0;
-    }
+    bool positive = std::all_of(out.srcChannels.begin(),
+                                out.srcChannels.end(),
+                                [](int64_t c) { return c > 0; });
+    int64_t channels = std::accumulate(out.srcChannels.begin(),
+                                       out.srcChannels.end(), int64_t(0));
     if (!positive || out.dstShape.size() != 4 || out.args.empty() ||
         out.args.size() != out.srcChannels.size() ||
         channels != out.dstShape[1])
@@ -268,8 +270,8 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
                 string(*attrs, tp, "activation", out.activation, false);
   if (!common)
     return false;
-  static const char *const kActivations[] = {"none", "relu",     "sigmoid",
-                                             "tanh", "gelu_erf", "gelu_tanh"};
+  static const char *const kActivations[] = {
+      "none", "relu", "sigmoid", "tanh", "gelu_erf", "gelu_tanh"};
   bool known = false;
   for (const char *a : kActivations)
     known |= out.activation == a;
@@ -400,7 +402,8 @@ Error loom::rt::parseManifest(std::string_view text, Manifest &m) {
     return r.error;
   if (format != "loom-artifact")
     return makeError(LOOM_ERROR_FORMAT,
-                     "manifest: format is '" + format + "', not loom-artifact");
+                     "manifest: format is '" + format +
+                         "', not loom-artifact");
   if (!r.integer(root, "manifest", "version", version))
     return r.error;
   if (version != 1)
@@ -519,8 +522,7 @@ Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
     for (const Json &d : shape->array())
       dims.push_back(d.isInteger() ? d.integer() : -1);
     if (dtype->string() != w.dtype || dims != w.shape)
-      return bad("tensor '" + w.name +
-                 "' has another dtype or shape than "
+      return bad("tensor '" + w.name + "' has another dtype or shape than "
                  "the manifest says");
     int64_t bytes = safetensorsBytes(w.dtype);
     for (int64_t d : dims)

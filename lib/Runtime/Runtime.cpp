@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <cstdio>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -39,8 +39,8 @@ struct Mapping {
   Error map(const std::string &path) {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-      return makeError(LOOM_ERROR_IO,
-                       "cannot open: " + std::string(strerror(errno)));
+      return makeError(LOOM_ERROR_IO, "cannot open: " +
+                                          std::string(strerror(errno)));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       close(fd);
@@ -54,8 +54,8 @@ struct Mapping {
     void *p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED)
-      return makeError(LOOM_ERROR_IO,
-                       "cannot map: " + std::string(strerror(errno)));
+      return makeError(LOOM_ERROR_IO, "cannot map: " +
+                                          std::string(strerror(errno)));
     data = static_cast<const uint8_t *>(p);
     return Error::ok();
   }
@@ -116,12 +116,11 @@ loom_context::~loom_context() {
               [](const Row &a, const Row &b) { return a.seconds > b.seconds; });
     std::fprintf(stderr, "loomrt profile (all runs): %.3f ms in steps\n",
                  total * 1e3);
-    static const char *const kOps[] = {
-        "kernel",        "onednn.conv2d",
-        "onednn.matmul", "openblas.sgemm",
-        "copy",          "branch",
-        "jump",          "onednn.conv2d_filter_grad",
-        "onednn.pool2d", "onednn.concat"};
+    static const char *const kOps[] = {"kernel", "onednn.conv2d",
+                                       "onednn.matmul", "openblas.sgemm",
+                                       "copy", "branch", "jump",
+                                       "onednn.conv2d_filter_grad",
+                                       "onednn.pool2d", "onednn.concat"};
     for (const Row &r : rows) {
       if (r.seconds <= 0)
         continue;
@@ -154,8 +153,9 @@ Error bindBuffers(loom_model &m) {
         auto it = m.views.find(b.weight);
         if (it == m.views.end())
           return makeError(LOOM_ERROR_FORMAT,
-                           "manifest: entry '" + e.name + "' reads weight '" +
-                               b.weight + "', which the weights do not hold");
+                           "manifest: entry '" + e.name +
+                               "' reads weight '" + b.weight +
+                               "', which the weights do not hold");
         address = const_cast<uint8_t *>(it->second.data);
         size = it->second.bytes;
       }
@@ -176,11 +176,12 @@ Error checkStepSizes(const loom_model &m, size_t entry, size_t index) {
   const std::vector<int64_t> &bytes = m.bufferBytes[entry];
   auto need = [&](int64_t id, int64_t n, const char *what) -> Error {
     if (id != -1 && bytes[id] < n)
-      return makeError(
-          LOOM_ERROR_FORMAT,
-          "manifest: entry '" + e.name + "' step " + std::to_string(index) +
-              ": " + what + " needs " + std::to_string(n) + " bytes, buffer " +
-              std::to_string(id) + " has " + std::to_string(bytes[id]));
+      return makeError(LOOM_ERROR_FORMAT,
+                       "manifest: entry '" + e.name + "' step " +
+                           std::to_string(index) + ": " + what + " needs " +
+                           std::to_string(n) + " bytes, buffer " +
+                           std::to_string(id) + " has " +
+                           std::to_string(bytes[id]));
     return Error::ok();
   };
   Error err;
@@ -193,10 +194,10 @@ Error checkStepSizes(const loom_model &m, size_t entry, size_t index) {
         (err = need(s.dst, f32Bytes(s.dstShape), "dst")) ||
         (err = need(s.sum, f32Bytes(s.dstShape), "sum")))
       return err;
-    return need(
-        s.bias,
-        4 * (s.op != StepSpec::Op::Matmul ? s.dstShape[1] : s.dstShape.back()),
-        "bias");
+    return need(s.bias,
+                4 * (s.op != StepSpec::Op::Matmul ? s.dstShape[1]
+                                                  : s.dstShape.back()),
+                "bias");
   case StepSpec::Op::Pool2d:
     if ((err = need(s.src, f32Bytes(s.srcShape), "src")))
       return err;
@@ -261,8 +262,7 @@ Error loadWeights(loom_model &m, const loom_model_options *options,
 }
 
 /// Phase two: the code. The descriptor must agree with the file.
-Error openLibrary(loom_model &m,
-                  const std::map<std::string, Section> &sections) {
+Error openLibrary(loom_model &m, const std::map<std::string, Section> &sections) {
   char resolved[PATH_MAX];
   if (!realpath(m.path.c_str(), resolved))
     return makeError(LOOM_ERROR_IO, "cannot resolve the path");
@@ -278,9 +278,10 @@ Error openLibrary(loom_model &m,
   if (!d || d->magic != LOOM_ARTIFACT_MAGIC)
     return makeError(LOOM_ERROR_FORMAT, "bad artifact descriptor");
   if (d->abi_version != LOOM_ARTIFACT_ABI_VERSION)
-    return makeError(LOOM_ERROR_VERSION, "artifact ABI version " +
-                                             std::to_string(d->abi_version) +
-                                             "; this runtime loads version 1");
+    return makeError(LOOM_ERROR_VERSION,
+                     "artifact ABI version " +
+                         std::to_string(d->abi_version) +
+                         "; this runtime loads version 1");
   const Section &man = sections.at(".loom_manifest");
   if (d->manifest_size != man.size ||
       std::memcmp(d->manifest, m.file.data + man.offset, man.size) != 0)
@@ -295,9 +296,9 @@ Error openLibrary(loom_model &m,
         continue;
       auto it = kernels.find(s.kernel);
       if (it == kernels.end() || !it->second)
-        return makeError(LOOM_ERROR_FORMAT, "manifest: entry '" + e.name +
-                                                "' runs kernel '" + s.kernel +
-                                                "', which the artifact lacks");
+        return makeError(LOOM_ERROR_FORMAT,
+                         "manifest: entry '" + e.name + "' runs kernel '" +
+                             s.kernel + "', which the artifact lacks");
       s.fn = it->second;
     }
   if (d->source)
@@ -334,8 +335,8 @@ Error load(loom_model &m, const loom_model_options *options) {
     return err;
   setThreads(m.threads);
   for (size_t e = 0; e < m.manifest.entries.size(); ++e)
-    if (Error err = prepareLibrarySteps(m.manifest.entries[e], m.bufferBytes[e],
-                                        m.constants[e]))
+    if (Error err = prepareLibrarySteps(m.manifest.entries[e],
+                                        m.bufferBytes[e], m.constants[e]))
       return err;
   return Error::ok();
 }
@@ -362,7 +363,8 @@ extern "C" {
 
 const char *loom_last_error(void) { return gLastError.c_str(); }
 
-loom_status loom_model_load(const char *path, const loom_model_options *options,
+loom_status loom_model_load(const char *path,
+                            const loom_model_options *options,
                             loom_model **model) {
   if (!path || !model)
     return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
@@ -386,8 +388,9 @@ int64_t loom_model_num_entries(const loom_model *model) {
 }
 
 const char *loom_model_entry_name(const loom_model *model, int64_t entry) {
-  return validEntry(model, entry) ? model->manifest.entries[entry].name.c_str()
-                                  : nullptr;
+  return validEntry(model, entry)
+             ? model->manifest.entries[entry].name.c_str()
+             : nullptr;
 }
 
 int64_t loom_model_find_entry(const loom_model *model, const char *name) {
@@ -458,9 +461,9 @@ loom_status loom_context_create(const loom_model *model,
   if (bytes) {
     c->arena = std::aligned_alloc(64, bytes);
     if (!c->arena)
-      return report(makeError(LOOM_ERROR_IO, "cannot allocate the arena (" +
-                                                 std::to_string(bytes) +
-                                                 " bytes)"),
+      return report(makeError(LOOM_ERROR_IO,
+                              "cannot allocate the arena (" +
+                                  std::to_string(bytes) + " bytes)"),
                     model->path);
   }
   *context = c.release();
@@ -520,7 +523,8 @@ loom_status loom_run(loom_context *context, int64_t entry,
       break;
     }
     case StepSpec::Op::Copy:
-      std::memmove(buffers[s.dst], buffers[s.src], m.bufferBytes[entry][s.dst]);
+      std::memmove(buffers[s.dst], buffers[s.src],
+                   m.bufferBytes[entry][s.dst]);
       break;
     case StepSpec::Op::Branch: // an i1 tensor holds a byte per element
       if (*static_cast<const unsigned char *>(buffers[s.cond]) == 0)

@@ -164,6 +164,9 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
 
+  if (superopt != "none" && superopt != "eqsat" && superopt != "backtrack")
+    return fail("--superopt must be none, eqsat or backtrack, got '" +
+                superopt + "'");
   std::string error;
   auto input = openInputFile(inputFile, &error);
   if (!input)
@@ -211,9 +214,6 @@ int main(int argc, char **argv) {
   }
 
   if (superopt != "none") {
-    if (superopt != "eqsat" && superopt != "backtrack")
-      return fail("--superopt must be none, eqsat or backtrack, got '" +
-                  superopt + "'");
     tg::TGSuperoptOptions search;
     search.search = superopt;
     search.target = "cpu";

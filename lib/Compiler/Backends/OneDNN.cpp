@@ -189,28 +189,29 @@ public:
                         LibraryStep &step) {
     Value input = op->getOperand(0);
     auto in = cast<ShapedType>(input.getType()).getShape();
-    SmallVector<int64_t> kernel{in[2], in[3]}, strides{1, 1}, pads{0, 0, 0, 0};
-    StringRef algorithm = "avg_exclude_pad";
-    if (auto max = dyn_cast<tg::MaxPool2dOp>(op)) {
-      kernel.assign(max.getKernelSize().begin(), max.getKernelSize().end());
-      strides.assign(max.getStrides().begin(), max.getStrides().end());
-      pads.assign(max.getPads().begin(), max.getPads().end());
-      algorithm = "max";
-    } else if (auto avg = dyn_cast<tg::AvgPool2dOp>(op)) {
-      kernel.assign(avg.getKernelSize().begin(), avg.getKernelSize().end());
-      strides.assign(avg.getStrides().begin(), avg.getStrides().end());
-      pads.assign(avg.getPads().begin(), avg.getPads().end());
-      if (avg.getCountIncludePad())
-        algorithm = "avg_include_pad";
-    }
     step.op = "onednn.pool2d";
     step.args["src"] = operands.buffer(input);
     step.args["dst"] = operands.buffer(op->getResult(0));
     step.attrs["src_shape"] = shapeJSON(input);
     step.attrs["dst_shape"] = shapeJSON(op->getResult(0));
-    step.attrs["kernel"] = shapeJSON(kernel);
-    step.attrs["strides"] = shapeJSON(strides);
-    step.attrs["pads"] = shapeJSON(pads);
+    auto window = [&](auto pool) {
+      step.attrs["kernel"] = shapeJSON(pool.getKernelSize());
+      step.attrs["strides"] = shapeJSON(pool.getStrides());
+      step.attrs["pads"] = shapeJSON(pool.getPads());
+    };
+    StringRef algorithm = "avg_exclude_pad";
+    if (auto max = dyn_cast<tg::MaxPool2dOp>(op)) {
+      window(max);
+      algorithm = "max";
+    } else if (auto avg = dyn_cast<tg::AvgPool2dOp>(op)) {
+      window(avg);
+      if (avg.getCountIncludePad())
+        algorithm = "avg_include_pad";
+    } else { // global: one window over the whole plane
+      step.attrs["kernel"] = shapeJSON({in[2], in[3]});
+      step.attrs["strides"] = shapeJSON({1, 1});
+      step.attrs["pads"] = shapeJSON({0, 0, 0, 0});
+    }
     step.attrs["algorithm"] = algorithm;
   }
 
