@@ -139,7 +139,7 @@ dnnl::post_ops postOps(const StepSpec &s) {
 /// This thread's memory number \p slot, at least \p bytes, 64-aligned: slot
 /// 0 is oneDNN's scratchpad, 1, 2 and 3 a step's source, destination and
 /// run-time weights in the layout its primitive computes in when the buffer
-/// holds another.
+/// holds another (3 also an addend reordered before the weights are).
 void *threadBuffer(int slot, size_t bytes) {
   struct Buffer {
     void *data = nullptr;
@@ -251,7 +251,13 @@ private:
       srcIn.run(buffers[spec.src], src);
     }
     void *dst = dstOut ? threadBuffer(2, io.dst.get_size()) : buffers[spec.dst];
-    if (sumIn)
+    if (sumIn && buffers[spec.sum] == dst) {
+      // Written in place of its addend (the compiler's aliasSums) in
+      // another layout: reordered through a scratch buffer.
+      void *tmp = threadBuffer(3, io.dst.get_size());
+      sumIn.run(buffers[spec.sum], tmp);
+      std::memcpy(dst, tmp, io.dst.get_size());
+    } else if (sumIn)
       sumIn.run(buffers[spec.sum], dst);
     else if (spec.sum != -1 && buffers[spec.sum] != dst)
       std::memcpy(dst, buffers[spec.sum], io.dst.get_size());
@@ -286,12 +292,19 @@ private:
   memory packed;
 };
 
+memory::desc anyLayout(const memory::desc &md) {
+  return memory::desc(md.dims(), md.data_type(), memory::format_tag::any);
+}
+
 /// A conv2d step as oneDNN sees it, activation layouts left to the caller.
 struct ConvProblem {
   memory::desc src, dst; ///< plain NCHW: the layout of Loom's buffers
   memory::desc userW, weights, bias;
   memory::dims strides, dilations, padL, padR;
   bool hasBias;
+  /// The step asks for Winograd's algorithm and oneDNN has a Winograd
+  /// kernel for it on this CPU (see winogradAvailable).
+  bool winograd = false;
   dnnl::primitive_attr attr;
 
   /// \p freeWeights: the primitive chooses the weights' layout (constant
@@ -316,6 +329,26 @@ struct ConvProblem {
     padR = {s.pads[2], s.pads[3]};
     hasBias = s.bias != -1;
     attr = userScratchpad(postOps(s));
+    winograd = s.algorithm == "winograd" && winogradAvailable();
+  }
+
+  /// Winograd convolutions are a request: oneDNN 2.6 has them for AVX-512
+  /// CPUs only (jit_fp32_wino_2x3, jit_wino_4x3), so elsewhere, or with
+  /// LOOM_ONEDNN_CONV=direct, the step runs oneDNN's direct convolution.
+  /// They compute in oneDNN's blocked layout (nChw16c) whatever the
+  /// buffers hold, reordering at their edges: the compiler asks for them
+  /// only where that still pays (OneDNN.cpp, winogradPays).
+  bool winogradAvailable() {
+    if (const char *p = std::getenv("LOOM_ONEDNN_CONV");
+        p && std::string(p) == "direct")
+      return false;
+    winograd = true;
+    try {
+      auto pd = primitive(anyLayout(src), anyLayout(dst));
+      return std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
+    } catch (const dnnl::error &) {
+      return false;
+    }
   }
 
   /// The primitive computing from \p srcMd into \p dstMd (either may be
@@ -323,7 +356,8 @@ struct ConvProblem {
   dnnl::convolution_forward::primitive_desc
   primitive(const memory::desc &srcMd, const memory::desc &dstMd) const {
     auto prop = dnnl::prop_kind::forward_inference;
-    auto alg = dnnl::algorithm::convolution_direct;
+    auto alg = winograd ? dnnl::algorithm::convolution_winograd
+                        : dnnl::algorithm::convolution_direct;
     auto desc =
         hasBias ? dnnl::convolution_forward::desc(prop, alg, srcMd, weights,
                                                   bias, dstMd, strides,
@@ -345,10 +379,6 @@ struct ConvProblem {
 /// thread).
 bool freeWeights(const StepSpec &s, const void *constantWeights) {
   return constantWeights || f32Bytes(s.weightsShape) <= f32Bytes(s.srcShape);
-}
-
-memory::desc anyLayout(const memory::desc &md) {
-  return memory::desc(md.dims(), md.data_type(), memory::format_tag::any);
 }
 
 /// The layout each activation buffer holds: blocked (oneDNN's preferred
@@ -376,6 +406,8 @@ memory::desc layoutOf(const LayoutPlan &plan, int64_t id,
 /// before the reorder).
 dnnl::convolution_forward::primitive_desc
 planned(const ConvProblem &conv, const StepSpec &s, const LayoutPlan &plan) {
+  if (conv.winograd)
+    return conv.primitive(anyLayout(conv.src), anyLayout(conv.dst));
   bool keepSrc = plan.count(s.src) || s.srcShape[1] == 1;
   return conv.primitive(keepSrc ? layoutOf(plan, s.src, conv.src)
                                 : anyLayout(conv.src),
@@ -464,6 +496,10 @@ LayoutPlan planLayouts(const EntrySpec &entry,
     if (s.op == StepSpec::Op::Conv2d) {
       try {
         ConvProblem conv(s, freeWeights(s, constants[s.weights]));
+        // A Winograd convolution reorders from and to whatever its
+        // neighbours' layouts are: it asks for none.
+        if (conv.winograd)
+          continue;
         pd = conv.primitive(anyLayout(conv.src), anyLayout(conv.dst));
       } catch (const dnnl::error &) {
         // Left to prepareConv, which reports it.

@@ -284,8 +284,14 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
     if (!ints(*attrs, tp, "strides", out.strides) ||
         !ints(*attrs, tp, "pads", out.pads) ||
         !ints(*attrs, tp, "dilations", out.dilations) ||
-        !integer(*attrs, tp, "groups", out.groups, true, 1))
+        !integer(*attrs, tp, "groups", out.groups, true, 1) ||
+        !string(*attrs, tp, "algorithm", out.algorithm, false))
       return false;
+    if (out.algorithm.empty())
+      out.algorithm = "direct";
+    if (out.algorithm != "direct" && out.algorithm != "winograd")
+      return fail(tp + ".algorithm",
+                  "unknown convolution algorithm '" + out.algorithm + "'");
     if (out.srcShape.size() != 4 || out.weightsShape.size() != 4 ||
         out.dstShape.size() != 4 || out.strides.size() != 2 ||
         out.pads.size() != 4 || out.dilations.size() != 2)
@@ -293,9 +299,9 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
                       "dilations");
     if (out.op == StepSpec::Op::Conv2dFilterGrad &&
         (out.groups != 1 || out.bias != -1 || out.sum != -1 ||
-         out.activation != "none"))
-      return fail(tp, "a conv2d_filter_grad has one group and no bias, sum "
-                      "or activation");
+         out.activation != "none" || out.algorithm != "direct"))
+      return fail(tp, "a conv2d_filter_grad has one group, no bias, sum "
+                      "or activation, and the direct algorithm");
     return true;
   }
   if (op == "onednn.matmul") {

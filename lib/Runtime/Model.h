@@ -76,7 +76,8 @@ struct StepSpec {
   std::vector<int64_t> srcShape, weightsShape, dstShape, strides, pads,
       dilations, aShape, bShape;
   /// pool2d: its window and algorithm (max, avg_include_pad,
-  /// avg_exclude_pad); concat: the channels of each source.
+  /// avg_exclude_pad); conv2d: its algorithm (direct, winograd); concat:
+  /// the channels of each source.
   std::vector<int64_t> kernelSize, srcChannels;
   std::string algorithm;
   int64_t groups = 1, batch = 1;

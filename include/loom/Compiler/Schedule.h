@@ -45,6 +45,10 @@ struct Buffer {
   int64_t offset = 0, bytes = 0;
   /// Arena liveness, in step indices (first write, last read).
   int64_t firstStep = 0, lastStep = 0;
+  /// An arena buffer written in place of another (the residual sum a
+  /// library step accumulates into, read last by that step): the other's
+  /// id, whose slice it shares; -1 for none.
+  int64_t aliasOf = -1;
 };
 
 /// One step of the schedule.
