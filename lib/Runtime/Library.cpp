@@ -131,6 +131,22 @@ dnnl::post_ops postOps(const StepSpec &s) {
     alg = dnnl::algorithm::eltwise_gelu_erf;
   else if (s.activation == "gelu_tanh")
     alg = dnnl::algorithm::eltwise_gelu_tanh;
+  else if (s.activation == "hardswish")
+    alg = dnnl::algorithm::eltwise_hardswish;
+  else if (s.activation == "swish")
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f);
+  else if (s.activation == "clip")
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip,
+                       float(s.activationAlpha), float(s.activationBeta));
+  else if (s.activation == "leaky_relu")
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu,
+                       float(s.activationAlpha), 0.f);
+  else if (s.activation == "hardsigmoid") {
+    // oneDNN 2.6 has no hard sigmoid: a linear post-op, then a clip.
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear,
+                       float(s.activationAlpha), float(s.activationBeta));
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 1.f);
+  }
   if (alg != dnnl::algorithm::undef)
     ops.append_eltwise(1.f, alg, 0.f, 0.f);
   return ops;

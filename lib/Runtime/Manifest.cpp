@@ -70,6 +70,16 @@ public:
     out = v->integer();
     return true;
   }
+  bool number(const Json &obj, const std::string &path, const std::string &key,
+              double &out, bool required = true) {
+    const Json *v = member(obj, path, key, required);
+    if (!v)
+      return !required && !error;
+    if (!v->isNumber())
+      return fail(path + "." + key, "expected a number");
+    out = v->number();
+    return true;
+  }
   bool ints(const Json &obj, const std::string &path, const std::string &key,
             std::vector<int64_t> &out, bool required = true) {
     const Json *v = member(obj, path, key, required);
@@ -271,13 +281,17 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
   if (!common)
     return false;
   static const char *const kActivations[] = {
-      "none", "relu", "sigmoid", "tanh", "gelu_erf", "gelu_tanh"};
+      "none",      "relu",  "sigmoid", "tanh", "gelu_erf",   "gelu_tanh",
+      "hardswish", "swish", "clip",    "hardsigmoid", "leaky_relu"};
   bool known = false;
   for (const char *a : kActivations)
     known |= out.activation == a;
   if (!known)
     return fail(tp + ".activation",
                 "unknown activation '" + out.activation + "'");
+  if (!number(*attrs, tp, "activation_alpha", out.activationAlpha, false) ||
+      !number(*attrs, tp, "activation_beta", out.activationBeta, false))
+    return false;
   if (op == "onednn.conv2d" || op == "onednn.conv2d_filter_grad") {
     out.op = op == "onednn.conv2d" ? StepSpec::Op::Conv2d
                                    : StepSpec::Op::Conv2dFilterGrad;

@@ -82,6 +82,9 @@ struct StepSpec {
   std::string algorithm;
   int64_t groups = 1, batch = 1;
   std::string activation = "none";
+  /// clip: its bounds; hardsigmoid: clip(alpha * x + beta, 0, 1);
+  /// leaky_relu: the slope below 0 (alpha).
+  double activationAlpha = 0, activationBeta = 0;
   bool weightsConstant = false;
   /// Resolved at load.
   loom_kernel_fn fn = nullptr;

@@ -46,8 +46,11 @@ struct LibraryCall {
   /// post-op). Null when there is none.
   mlir::Value sum;
   /// The activation applied last: none, relu, sigmoid, tanh, gelu_erf,
-  /// gelu_tanh.
+  /// gelu_tanh, hardswish, swish (x * sigmoid(x)), clip (to [alpha,
+  /// beta]), hardsigmoid (clip(alpha * x + beta, 0, 1)), leaky_relu (alpha
+  /// the slope below 0).
   llvm::StringRef activation = "none";
+  double alpha = 0, beta = 0;
   /// The ops the fragment computes, in order; the last one's result is the
   /// fragment's result.
   llvm::SmallVector<mlir::Operation *, 4> ops;
@@ -146,9 +149,26 @@ bool allF32(mlir::Operation *op);
 bool isElementwise(mlir::Operation *op);
 /// The only op using \p v when it may join, or null.
 mlir::Operation *soleUser(mlir::Value v, Available available);
-/// The library name of an f32 activation op (relu, sigmoid, tanh,
-/// gelu_erf, gelu_tanh), or nullopt.
-std::optional<llvm::StringRef> activationOf(mlir::Operation *op);
+/// An activation a library applies as a post-op, with its parameters.
+struct PostOpActivation {
+  llvm::StringRef name;
+  double alpha = 0, beta = 0;
+};
+/// The library form of an f32 activation op (relu, sigmoid, tanh,
+/// gelu_erf, gelu_tanh, hardswish, clip with its bounds, hardsigmoid with
+/// its alpha and beta; a tg.mul of x and sigmoid(x) is swish, the last op
+/// of a leaky ReLU leaky_relu with its alpha), or nullopt.
+std::optional<PostOpActivation> activationOf(mlir::Operation *op);
+/// An activation spelled as several tg ops, and those ops in order.
+struct ActivationChain {
+  llvm::SmallVector<mlir::Operation *, 5> ops;
+  PostOpActivation activation;
+};
+/// The ops computing an activation of \p v when they are all that uses it
+/// and may join: swish (sigmoid(v), then v * sigmoid(v)) or the leaky ReLU
+/// the importer spells (relu(v) - alpha * relu(-v)); nullopt otherwise.
+std::optional<ActivationChain> compoundActivationOf(mlir::Value v,
+                                                    Available available);
 /// The other operand of a tg.add using \p v, when the add keeps \p v's
 /// type; null otherwise.
 mlir::Value addendOf(mlir::Operation *add, mlir::Value v);

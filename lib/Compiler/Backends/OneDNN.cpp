@@ -31,12 +31,23 @@ Array shapeJSON(Value v) {
   return shapeJSON(cast<ShapedType>(v.getType()).getShape());
 }
 
-/// Grows \p call over an activation using its current result.
+/// Grows \p call over an activation using its current result: one op, or
+/// the ops of a swish or a leaky ReLU.
 void growActivation(LibraryCall &call, Available available) {
-  Operation *user = soleUser(call.ops.back()->getResult(0), available);
-  if (auto act = activationOf(user)) {
-    call.activation = *act;
+  Value out = call.ops.back()->getResult(0);
+  Operation *user = soleUser(out, available);
+  auto set = [&](const PostOpActivation &act) {
+    call.activation = act.name;
+    call.alpha = act.alpha;
+    call.beta = act.beta;
+  };
+  if (auto act = activationOf(user);
+      act && act->name != "swish" && act->name != "leaky_relu") {
+    set(*act);
     call.ops.push_back(user);
+  } else if (auto chain = compoundActivationOf(out, available)) {
+    set(chain->activation);
+    call.ops.append(chain->ops.begin(), chain->ops.end());
   }
 }
 
@@ -171,7 +182,8 @@ public:
            "post-ops";
   }
   std::vector<std::string> patterns() const override {
-    return {"conv2d [+sum] [+relu|sigmoid|tanh|gelu]: f32, any groups, "
+    return {"conv2d [+sum] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
+            "hardsigmoid|leaky_relu]: f32, any groups, "
             "strides, dilations, pads; sum: a full tensor of the result's "
             "type; a conv with its own activation takes nothing after it; "
             "a dense 3x3 one of stride 1 with at least 64 input and output "
@@ -180,7 +192,8 @@ public:
             "conv2d+transpose[1,0,2,3] (a filter gradient, run as oneDNN's "
             "backward-weights convolution): f32, one group, no bias or "
             "activation, the filter spatially larger than the result",
-            "matmul [+bias] [+relu|sigmoid|tanh|gelu]: f32, any batch "
+            "matmul [+bias] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
+            "hardsigmoid|leaky_relu]: f32, any batch "
             "dims; bias: [N] or [1,...,1,N]",
             "maxpool2d, avgpool2d, global_avgpool: f32 NCHW, any kernel, "
             "strides and pads; run in the layout of the convolutions "
@@ -295,6 +308,11 @@ public:
       args["sum"] = operands.buffer(call.sum);
     args["dst"] = operands.buffer(call.ops.back()->getResult(0));
     attrs["activation"] = call.activation;
+    if (call.activation == "clip" || call.activation == "hardsigmoid" ||
+        call.activation == "leaky_relu") {
+      attrs["activation_alpha"] = call.alpha;
+      attrs["activation_beta"] = call.beta;
+    }
     return success();
   }
 

@@ -152,17 +152,109 @@ Operation *patterns::soleUser(Value v, Available available) {
   return !available || available(user) ? user : nullptr;
 }
 
-std::optional<StringRef> patterns::activationOf(Operation *op) {
+/// The splat value of a constant, if \p v is one (or, inside a fragment,
+/// the block argument a constant outside it enters as).
+static std::optional<double> splatOf(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    if (auto fragment =
+            dyn_cast_or_null<tg::FragmentOp>(arg.getOwner()->getParentOp()))
+      v = fragment.getInputs()[arg.getArgNumber()];
+  auto c = v.getDefiningOp<tg::ConstantOp>();
+  auto dense = c ? dyn_cast<DenseFPElementsAttr>(c.getValue()) : nullptr;
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
+  return dense.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// The leaky ReLU the importer spells (lib/Conversion/ONNXToTG/
+/// Elementwise.cpp, leakyRelu): sub(relu(x), mul(alpha, relu(neg(x)))) with
+/// a splat alpha; its ops in order, or an empty list.
+static SmallVector<Operation *, 5> leakyReluOps(tg::SubOp sub) {
+  auto pos = sub.getLhs().getDefiningOp<tg::ReluOp>();
+  auto mul = sub.getRhs().getDefiningOp<tg::MulOp>();
+  if (!pos || !mul || !pos->hasOneUse() || !mul->hasOneUse())
+    return {};
+  for (Value o : {mul.getLhs(), mul.getRhs()}) {
+    Value alpha = o == mul.getLhs() ? mul.getRhs() : mul.getLhs();
+    auto negRelu = o.getDefiningOp<tg::ReluOp>();
+    auto neg = negRelu ? negRelu.getInput().getDefiningOp<tg::NegOp>()
+                       : tg::NegOp();
+    if (!neg || !negRelu->hasOneUse() || !neg->hasOneUse() ||
+        neg.getInput() != pos.getInput() || !splatOf(alpha))
+      continue;
+    SmallVector<Operation *, 5> ops = {pos, neg, negRelu, mul, sub};
+    llvm::sort(ops, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    return ops;
+  }
+  return {};
+}
+
+std::optional<patterns::PostOpActivation> patterns::activationOf(Operation *op) {
   if (!op || !allF32(op))
     return std::nullopt;
   if (isa<tg::ReluOp>(op))
-    return StringRef("relu");
+    return PostOpActivation{"relu"};
   if (isa<tg::SigmoidOp>(op))
-    return StringRef("sigmoid");
+    return PostOpActivation{"sigmoid"};
   if (isa<tg::TanhOp>(op))
-    return StringRef("tanh");
+    return PostOpActivation{"tanh"};
   if (auto gelu = dyn_cast<tg::GeluOp>(op))
-    return StringRef(gelu.getTanhApproximation() ? "gelu_tanh" : "gelu_erf");
+    return PostOpActivation{gelu.getTanhApproximation() ? "gelu_tanh" : "gelu_erf"};
+  if (isa<tg::HardSwishOp>(op))
+    return PostOpActivation{"hardswish"};
+  if (auto clip = dyn_cast<tg::ClipOp>(op))
+    return PostOpActivation{"clip", clip.getMin().convertToDouble(),
+                      clip.getMax().convertToDouble()};
+  if (auto hs = dyn_cast<tg::HardSigmoidOp>(op))
+    return PostOpActivation{"hardsigmoid", hs.getAlpha().convertToDouble(),
+                      hs.getBeta().convertToDouble()};
+  if (auto mul = dyn_cast<tg::MulOp>(op)) {
+    Value a = mul.getLhs(), b = mul.getRhs();
+    auto isSigmoidOf = [](Value s, Value x) {
+      auto sigmoid = s.getDefiningOp<tg::SigmoidOp>();
+      return sigmoid && sigmoid.getInput() == x;
+    };
+    if (a.getType() == b.getType() && (isSigmoidOf(a, b) || isSigmoidOf(b, a)))
+      return PostOpActivation{"swish"};
+  }
+  if (auto sub = dyn_cast<tg::SubOp>(op); sub && !leakyReluOps(sub).empty()) {
+    auto mul = sub.getRhs().getDefiningOp<tg::MulOp>();
+    Value alpha = mul.getLhs().getDefiningOp<tg::ReluOp>() ? mul.getRhs()
+                                                           : mul.getLhs();
+    return PostOpActivation{"leaky_relu", *splatOf(alpha)};
+  }
+  return std::nullopt;
+}
+
+std::optional<patterns::ActivationChain>
+patterns::compoundActivationOf(Value v, Available available) {
+  SmallVector<Operation *> users(v.getUsers());
+  if (users.size() != 2 || users[0] == users[1])
+    return std::nullopt;
+  auto joins = [&](ArrayRef<Operation *> ops) {
+    return !available || llvm::all_of(ops, available);
+  };
+  for (int i = 0; i < 2; ++i) {
+    // swish: sigmoid(v) used only by mul(v, sigmoid(v)).
+    if (Operation *sigmoid = users[i]; isa<tg::SigmoidOp>(sigmoid)) {
+      Operation *mul = users[1 - i];
+      auto act = activationOf(mul);
+      if (sigmoid->hasOneUse() && *sigmoid->getUsers().begin() == mul &&
+          act && act->name == "swish" && joins({sigmoid, mul}))
+        return ActivationChain{{sigmoid, mul}, *act};
+    }
+    // leaky ReLU: relu(v) and neg(v), meeting in one sub.
+    if (auto relu = dyn_cast<tg::ReluOp>(users[i]);
+        relu && relu->hasOneUse() && isa<tg::NegOp>(users[1 - i])) {
+      auto sub = dyn_cast<tg::SubOp>(*relu->getUsers().begin());
+      auto ops = sub ? leakyReluOps(sub) : SmallVector<Operation *, 5>();
+      if (!ops.empty() && llvm::is_contained(ops, users[1 - i]) &&
+          joins(ops))
+        return ActivationChain{{ops.begin(), ops.end()}, *activationOf(sub)};
+    }
+  }
   return std::nullopt;
 }
 
@@ -199,9 +291,21 @@ void patterns::addPrefixes(const LibraryCall &longest,
       if (!isa<tg::Conv2dOp>(call.anchor))
         call.bias = {};
     }
+    // Every op but the last is used inside the prefix only (swish's
+    // sigmoid without its mul leaves the op before it used outside).
+    bool escapes = llvm::any_of(
+        ArrayRef(call.ops).drop_back(), [&](Operation *op) {
+          return llvm::any_of(op->getUsers(), [&](Operation *user) {
+            return !llvm::is_contained(call.ops, user);
+          });
+        });
+    if (escapes)
+      continue;
     Operation *last = call.ops.back();
     auto act = last != call.anchor ? activationOf(last) : std::nullopt;
-    call.activation = act ? *act : ownActivation;
+    call.activation = act ? act->name : ownActivation;
+    call.alpha = act ? act->alpha : 0;
+    call.beta = act ? act->beta : 0;
     out.push_back(std::move(call));
   }
 }

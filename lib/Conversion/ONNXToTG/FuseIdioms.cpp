@@ -2,11 +2,12 @@
 //
 // Part of Loom. Exporters spell operators that older opsets lack as small
 // graphs: LayerNormalization (opset 17) as ReduceMean, Sub, Pow, ReduceMean,
-// Add, Sqrt, Div, Mul, Add; Gelu (opset 20) as Div, Erf, Add, Mul, Mul. After
-// import these patterns turn them back into tg.layernorm and tg.gelu, which
-// the cost model, the substitutions and the backends know as one op. A match
-// requires the intermediate values to have no other users; everything else
-// is left as imported.
+// Add, Sqrt, Div, Mul, Add; Gelu (opset 20) as Div, Erf, Add, Mul, Mul;
+// HardSwish (opset 14) as Add, Clip, Mul, Div or Mul by HardSigmoid. After
+// import these patterns turn them back into tg.layernorm, tg.gelu and
+// tg.hardswish, which the cost model, the substitutions and the backends
+// know as one op. A match requires the intermediate values to have no other
+// users; everything else is left as imported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -244,11 +245,88 @@ struct FuseGelu : OpRewritePattern<tg::MulOp> {
   }
 };
 
+/// Hard swish as exporters spell it for opsets before HardSwish (14):
+/// x * clip(x + 3, 0, 6) / 6 (Paddle, PyTorch's relu6 form), with the
+/// division by 6 anywhere in the product or as a product with 1/6, and
+/// x * HardSigmoid(x) (alpha 1/6, beta 0.5) -> tg.hardswish, which oneDNN
+/// applies as a post-op of the convolution before it.
+struct FuseHardSwish : RewritePattern {
+  FuseHardSwish(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  /// v = clip(x + 3, 0, 6) with single-use intermediates: x.
+  static Value relu6Plus3(Value v) {
+    auto clip = v.getDefiningOp<tg::ClipOp>();
+    if (!clip || !clip->hasOneUse() || clip.getMin().convertToDouble() != 0 ||
+        clip.getMax().convertToDouble() != 6)
+      return {};
+    auto add = clip.getInput().getDefiningOp<tg::AddOp>();
+    if (!add || !add->hasOneUse())
+      return {};
+    for (Value o : {add.getLhs(), add.getRhs()})
+      if (near(splatValue(otherOperand(add, o)), 3.0))
+        return o;
+    return {};
+  }
+  /// v = clip(x + 3, 0, 6) / 6 or * (1/6): x.
+  static Value hardSigmoidForm(Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !def->hasOneUse())
+      return {};
+    if (auto div = dyn_cast<tg::DivOp>(def))
+      return near(splatValue(div.getRhs()), 6.0) ? relu6Plus3(div.getLhs())
+                                                 : Value();
+    if (auto mul = dyn_cast<tg::MulOp>(def))
+      for (Value o : {mul.getLhs(), mul.getRhs()})
+        if (near(splatValue(otherOperand(mul, o)), 1.0 / 6.0))
+          return relu6Plus3(o);
+    if (auto hs = dyn_cast<tg::HardSigmoidOp>(def))
+      return std::fabs(hs.getAlpha().convertToDouble() - 1.0 / 6.0) <= 1e-6 &&
+                     hs.getBeta().convertToDouble() == 0.5
+                 ? hs.getInput()
+                 : Value();
+    return {};
+  }
+  /// v = x * clip(x + 3, 0, 6): x.
+  static Value timesRelu6(Value v) {
+    auto mul = v.getDefiningOp<tg::MulOp>();
+    if (!mul || !mul->hasOneUse())
+      return {};
+    for (Value o : {mul.getLhs(), mul.getRhs()})
+      if (Value x = otherOperand(mul, o); x && relu6Plus3(o) == x)
+        return x;
+    return {};
+  }
+
+  LogicalResult matchAndRewrite(Operation *root,
+                                PatternRewriter &rewriter) const override {
+    Value x;
+    if (auto div = dyn_cast<tg::DivOp>(root)) {
+      if (near(splatValue(div.getRhs()), 6.0))
+        x = timesRelu6(div.getLhs());
+    } else if (auto mul = dyn_cast<tg::MulOp>(root)) {
+      for (Value o : {mul.getLhs(), mul.getRhs()}) {
+        Value other = otherOperand(mul, o);
+        if (near(splatValue(other), 1.0 / 6.0))
+          x = timesRelu6(o);
+        else if (Value h = hardSigmoidForm(o); h && h == other)
+          x = h;
+        if (x)
+          break;
+      }
+    }
+    if (!x || x.getType() != root->getResult(0).getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<tg::HardSwishOp>(root, x.getType(), x);
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult onnx_to_tg::fuseIdioms(Operation *scope) {
   RewritePatternSet patterns(scope->getContext());
-  patterns.add<FuseLayerNorm, FuseGelu>(scope->getContext());
+  patterns.add<FuseLayerNorm, FuseGelu, FuseHardSwish>(scope->getContext());
   GreedyRewriteConfig config;
   config.enableFolding(false).enableConstantCSE(false);
   return applyPatternsGreedily(scope, std::move(patterns), config);
