@@ -10,6 +10,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace loom;
@@ -204,12 +205,18 @@ std::optional<patterns::PostOpActivation> patterns::activationOf(Operation *op) 
     return PostOpActivation{gelu.getTanhApproximation() ? "gelu_tanh" : "gelu_erf"};
   if (isa<tg::HardSwishOp>(op))
     return PostOpActivation{"hardswish"};
-  if (auto clip = dyn_cast<tg::ClipOp>(op))
+  // Finite parameters only: the manifest is JSON, which has no infinities
+  // (a one-sided clip, max(x, lo), stays a generated kernel).
+  if (auto clip = dyn_cast<tg::ClipOp>(op);
+      clip && std::isfinite(clip.getMin().convertToDouble()) &&
+      std::isfinite(clip.getMax().convertToDouble()))
     return PostOpActivation{"clip", clip.getMin().convertToDouble(),
-                      clip.getMax().convertToDouble()};
-  if (auto hs = dyn_cast<tg::HardSigmoidOp>(op))
+                            clip.getMax().convertToDouble()};
+  if (auto hs = dyn_cast<tg::HardSigmoidOp>(op);
+      hs && std::isfinite(hs.getAlpha().convertToDouble()) &&
+      std::isfinite(hs.getBeta().convertToDouble()))
     return PostOpActivation{"hardsigmoid", hs.getAlpha().convertToDouble(),
-                      hs.getBeta().convertToDouble()};
+                            hs.getBeta().convertToDouble()};
   if (auto mul = dyn_cast<tg::MulOp>(op)) {
     Value a = mul.getLhs(), b = mul.getRhs();
     auto isSigmoidOf = [](Value s, Value x) {
@@ -223,7 +230,8 @@ std::optional<patterns::PostOpActivation> patterns::activationOf(Operation *op) 
     auto mul = sub.getRhs().getDefiningOp<tg::MulOp>();
     Value alpha = mul.getLhs().getDefiningOp<tg::ReluOp>() ? mul.getRhs()
                                                            : mul.getLhs();
-    return PostOpActivation{"leaky_relu", *splatOf(alpha)};
+    if (std::isfinite(*splatOf(alpha)))
+      return PostOpActivation{"leaky_relu", *splatOf(alpha)};
   }
   return std::nullopt;
 }
@@ -250,9 +258,10 @@ patterns::compoundActivationOf(Value v, Available available) {
         relu && relu->hasOneUse() && isa<tg::NegOp>(users[1 - i])) {
       auto sub = dyn_cast<tg::SubOp>(*relu->getUsers().begin());
       auto ops = sub ? leakyReluOps(sub) : SmallVector<Operation *, 5>();
-      if (!ops.empty() && llvm::is_contained(ops, users[1 - i]) &&
+      auto act = sub ? activationOf(sub) : std::nullopt;
+      if (act && !ops.empty() && llvm::is_contained(ops, users[1 - i]) &&
           joins(ops))
-        return ActivationChain{{ops.begin(), ops.end()}, *activationOf(sub)};
+        return ActivationChain{{ops.begin(), ops.end()}, *act};
     }
   }
   return std::nullopt;
