@@ -237,10 +237,11 @@ struct FormFragments
         return std::nullopt;
       }
       std::optional<tg::Backend> backend;
-      // Pools and channel concatenations go with the convolutions: oneDNN
-      // runs them in the layout the convolutions around them keep.
+      // Pools, channel concatenations and adds go with the convolutions:
+      // oneDNN runs them in the layout the convolutions around them keep
+      // (the oneDNN backend takes only adds next to them).
       if (isa<tg::Conv2dOp, tg::MaxPool2dOp, tg::AvgPool2dOp,
-              tg::GlobalAvgPoolOp, tg::ConcatOp>(op))
+              tg::GlobalAvgPoolOp, tg::ConcatOp, tg::AddOp>(op))
         backend = conv;
       else if (isa<tg::MatmulOp>(op))
         backend = matmul;

@@ -435,12 +435,22 @@ bool isReference(const dnnl::primitive_desc_base &pd) {
   return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
-/// The buffers a pool or concat step reads and writes, with their NCHW dims.
+/// Pools, concatenations and binary steps run in whatever layout their
+/// buffers get.
+bool isLayoutFree(const StepSpec &s) {
+  return s.op == StepSpec::Op::Pool2d || s.op == StepSpec::Op::Concat ||
+         s.op == StepSpec::Op::Binary;
+}
+
+/// The buffers a layout-free step reads and writes, with their NCHW dims.
 std::vector<std::pair<int64_t, memory::dims>>
 layoutFreeBuffers(const StepSpec &s) {
   std::vector<std::pair<int64_t, memory::dims>> out;
   if (s.op == StepSpec::Op::Pool2d) {
     out.push_back({s.src, dims(s.srcShape)});
+  } else if (s.op == StepSpec::Op::Binary) {
+    out.push_back({s.src, dims(s.dstShape)});
+    out.push_back({s.weights, dims(s.dstShape)});
   } else {
     memory::dims shape = dims(s.dstShape);
     for (size_t i = 0; i < s.args.size(); ++i) {
@@ -452,8 +462,9 @@ layoutFreeBuffers(const StepSpec &s) {
   return out;
 }
 
-/// Buffers that only pools and concatenations touch (no convolution wants
-/// a layout for them) take the layout of a planned buffer of the same step,
+/// Buffers that only pools, concatenations and binary steps touch (no
+/// convolution wants a layout for them) take the layout of a planned buffer
+/// of the same step,
 /// repeated until nothing changes: SqueezeNet's concatenation feeding a max
 /// pool feeding convolutions stays in their layout throughout.
 void adoptNeighbourLayouts(
@@ -471,7 +482,7 @@ void adoptNeighbourLayouts(
   for (bool changed = true; changed;) {
     changed = false;
     for (const StepSpec &s : entry.steps) {
-      if (s.op != StepSpec::Op::Pool2d && s.op != StepSpec::Op::Concat)
+      if (!isLayoutFree(s))
         continue;
       auto buffers = layoutFreeBuffers(s);
       std::optional<tag> t;
@@ -522,7 +533,7 @@ LayoutPlan planLayouts(const EntrySpec &entry,
       }
     }
     // Pools and concatenations run in whatever layout their buffers get.
-    if (s.op == StepSpec::Op::Pool2d || s.op == StepSpec::Op::Concat)
+    if (isLayoutFree(s))
       continue;
     if (!pd) {
       for (int64_t id : {s.src, s.weights, s.bias, s.sum, s.dst, s.a, s.b, s.c})
@@ -630,6 +641,28 @@ std::shared_ptr<LibraryStep> preparePool(const StepSpec &s,
   return std::make_shared<DnnlStep>(
       s, dnnl::pooling_forward(pd), io, memory::desc(), memory::desc(),
       memory::desc(), pd.scratchpad_desc(), nullptr);
+}
+
+/// An onednn.binary step: src0 + src1 computed in src0's buffer layout (the
+/// result in that layout too, reordered where the destination buffer's
+/// differs), src1 reordered into it where its buffer's layout differs (once
+/// at load when it is a weight), an activation as a post-op.
+std::shared_ptr<LibraryStep> prepareBinary(const StepSpec &s,
+                                           void *constantSrc1,
+                                           const LayoutPlan &plan) {
+  memory::desc plain = plainNCHW(dims(s.dstShape));
+  Layouts io;
+  io.srcBuffer = io.src = layoutOf(plan, s.src, plain);
+  io.dstBuffer = layoutOf(plan, s.dst, plain);
+  io.weightsArg = DNNL_ARG_SRC_1;
+  dnnl::binary::desc desc(dnnl::algorithm::binary_add, io.src, io.src,
+                          anyLayout(io.dstBuffer));
+  dnnl::binary::primitive_desc pd(desc, userScratchpad(postOps(s)),
+                                  cpuEngine());
+  io.dst = pd.dst_desc();
+  return std::make_shared<DnnlStep>(
+      s, dnnl::binary(pd), io, layoutOf(plan, s.weights, plain), io.src,
+      memory::desc(), pd.scratchpad_desc(), constantSrc1);
 }
 
 /// An onednn.concat step along channels, reading and writing its buffers in
@@ -859,6 +892,9 @@ Error loom::rt::prepareLibrarySteps(EntrySpec &entry,
       case StepSpec::Op::Concat:
         step.library = std::make_shared<ConcatStep>(step, plan);
         break;
+      case StepSpec::Op::Binary:
+        step.library = prepareBinary(step, constantOf(step.weights), plan);
+        break;
       default:
         break;
       }
@@ -868,6 +904,7 @@ Error loom::rt::prepareLibrarySteps(EntrySpec &entry,
                            (step.op == StepSpec::Op::Matmul   ? "matmul"
                             : step.op == StepSpec::Op::Pool2d ? "pool2d"
                             : step.op == StepSpec::Op::Concat ? "concat"
+                            : step.op == StepSpec::Op::Binary ? "binary"
                                                               : "conv2d") +
                            " step: " + e.what());
     }

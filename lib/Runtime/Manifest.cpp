@@ -269,6 +269,41 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
                       "src_channels per source, summing to its channels");
     return true;
   }
+  // The activation a library step applies last, with its parameters.
+  auto activation = [&] {
+    static const char *const kActivations[] = {
+        "none",      "relu",  "sigmoid", "tanh",        "gelu_erf",
+        "gelu_tanh", "hardswish", "swish", "clip", "hardsigmoid",
+        "leaky_relu"};
+    if (!string(*attrs, tp, "activation", out.activation, false))
+      return false;
+    bool known = false;
+    for (const char *a : kActivations)
+      known |= out.activation == a;
+    if (!known)
+      return fail(tp + ".activation",
+                  "unknown activation '" + out.activation + "'");
+    return number(*attrs, tp, "activation_alpha", out.activationAlpha,
+                  false) &&
+           number(*attrs, tp, "activation_beta", out.activationBeta, false);
+  };
+  if (op == "onednn.binary") {
+    // src0 and src1 are kept as src and weights (Model.h).
+    out.op = StepSpec::Op::Binary;
+    if (!integer(*args, ap, "src0", out.src) ||
+        !integer(*args, ap, "src1", out.weights) ||
+        !integer(*args, ap, "dst", out.dst) ||
+        !ints(*attrs, tp, "dst_shape", out.dstShape) ||
+        !string(*attrs, tp, "algorithm", out.algorithm) || !activation())
+      return false;
+    if (out.dstShape.size() != 4)
+      return fail(tp, "a binary step has a 4-d dst_shape");
+    if (out.algorithm != "add")
+      return fail(tp + ".algorithm",
+                  "unknown binary algorithm '" + out.algorithm + "'");
+    out.srcShape = out.weightsShape = out.dstShape;
+    return true;
+  }
   bool common = integer(*args, ap, "src", out.src) &&
                 integer(*args, ap, "weights", out.weights) &&
                 integer(*args, ap, "dst", out.dst) &&
@@ -276,21 +311,8 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
                 integer(*args, ap, "sum", out.sum, false) &&
                 ints(*attrs, tp, "src_shape", out.srcShape) &&
                 ints(*attrs, tp, "weights_shape", out.weightsShape) &&
-                ints(*attrs, tp, "dst_shape", out.dstShape) &&
-                string(*attrs, tp, "activation", out.activation, false);
+                ints(*attrs, tp, "dst_shape", out.dstShape) && activation();
   if (!common)
-    return false;
-  static const char *const kActivations[] = {
-      "none",      "relu",  "sigmoid", "tanh", "gelu_erf",   "gelu_tanh",
-      "hardswish", "swish", "clip",    "hardsigmoid", "leaky_relu"};
-  bool known = false;
-  for (const char *a : kActivations)
-    known |= out.activation == a;
-  if (!known)
-    return fail(tp + ".activation",
-                "unknown activation '" + out.activation + "'");
-  if (!number(*attrs, tp, "activation_alpha", out.activationAlpha, false) ||
-      !number(*attrs, tp, "activation_beta", out.activationBeta, false))
     return false;
   if (op == "onednn.conv2d" || op == "onednn.conv2d_filter_grad") {
     out.op = op == "onednn.conv2d" ? StepSpec::Op::Conv2d

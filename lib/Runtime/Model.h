@@ -60,7 +60,10 @@ struct StepSpec {
     Jump,
     Conv2dFilterGrad,
     Pool2d,
-    Concat
+    Concat,
+    /// onednn.binary: dst = src0 + src1 (src0 kept as src, src1 as
+    /// weights), all of dst's shape.
+    Binary
   };
   Op op = Op::Copy;
   std::string kernel;

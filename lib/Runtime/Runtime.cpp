@@ -120,7 +120,8 @@ loom_context::~loom_context() {
                                        "onednn.matmul", "openblas.sgemm",
                                        "copy", "branch", "jump",
                                        "onednn.conv2d_filter_grad",
-                                       "onednn.pool2d", "onednn.concat"};
+                                       "onednn.pool2d", "onednn.concat",
+                                       "onednn.binary"};
     for (const Row &r : rows) {
       if (r.seconds <= 0)
         continue;
@@ -200,6 +201,11 @@ Error checkStepSizes(const loom_model &m, size_t entry, size_t index) {
                 "bias");
   case StepSpec::Op::Pool2d:
     if ((err = need(s.src, f32Bytes(s.srcShape), "src")))
+      return err;
+    return need(s.dst, f32Bytes(s.dstShape), "dst");
+  case StepSpec::Op::Binary:
+    if ((err = need(s.src, f32Bytes(s.dstShape), "src0")) ||
+        (err = need(s.weights, f32Bytes(s.dstShape), "src1")))
       return err;
     return need(s.dst, f32Bytes(s.dstShape), "dst");
   case StepSpec::Op::Concat: {

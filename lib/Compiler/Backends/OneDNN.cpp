@@ -174,6 +174,52 @@ bool isChannelConcat(tg::ConcatOp concat) {
   return isFourD(concat.getResult()) && (axis == 1 || axis == -3);
 }
 
+bool isChainAdd(tg::AddOp add, int depth = 0);
+
+/// Whether \p v comes from oneDNN's layout chain (a convolution, pool,
+/// channel concatenation, chain add or oneDNN fragment, or the only
+/// activation of one of those), or from where the
+/// pattern cannot see (a block or function argument: inside a fragment, or
+/// a placement probe).
+bool fromLayoutChain(Value v, int depth) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return true;
+  if (auto fragment = dyn_cast<tg::FragmentOp>(def))
+    return fragment.getBackend() == tg::Backend::OneDNN;
+  if (depth >= 8)
+    return false;
+  if (auto add = dyn_cast<tg::AddOp>(def))
+    return isChainAdd(add, depth + 1);
+  // An activation of one that it is the only user of (a convolution's
+  // post-op).
+  if (def->getNumOperands() == 1 && activationOf(def) &&
+      def->getOperand(0).hasOneUse())
+    return fromLayoutChain(def->getOperand(0), depth + 1);
+  return isa<tg::Conv2dOp, tg::MaxPool2dOp, tg::AvgPool2dOp,
+             tg::GlobalAvgPoolOp, tg::ConcatOp>(def);
+}
+
+/// An add of two 4-D tensors of the result's type, both from the layout
+/// chain: a oneDNN binary step in the convolutions' layout (NASNet's cells
+/// add pool and convolution outputs: 33 generated adds on NCHW, each with
+/// reorders on both sides). An add with a generated operand (DBNet's
+/// upsampled maps) stays generated, fused with its neighbours.
+bool isChainAdd(tg::AddOp add, int depth) {
+  Type type = add.getType();
+  // A convolution's only use, which its sum post-op takes (growConv): the
+  // add is part of that convolution's fragment, not a site of its own.
+  auto convSum = [](Value v) {
+    auto conv = v.getDefiningOp<tg::Conv2dOp>();
+    return conv && v.hasOneUse() &&
+           conv.getActivation() == tg::Activation::None;
+  };
+  return isFourD(add.getResult()) && add.getLhs().getType() == type &&
+         add.getRhs().getType() == type && !convSum(add.getLhs()) &&
+         !convSum(add.getRhs()) && fromLayoutChain(add.getLhs(), depth) &&
+         fromLayoutChain(add.getRhs(), depth);
+}
+
 class OneDNNBackend : public Backend {
 public:
   tg::Backend kind() const override { return tg::Backend::OneDNN; }
@@ -199,6 +245,9 @@ public:
             "strides and pads; run in the layout of the convolutions "
             "around it",
             "concat along channels (axis 1 of 4-D tensors): f32; run in "
+            "the layout of the convolutions around it",
+            "add [+activation]: two f32 4-D tensors of the result's type, "
+            "each from a convolution, pool, concat or such an add; run in "
             "the layout of the convolutions around it"};
   }
 
@@ -216,6 +265,35 @@ public:
     if (auto concat = dyn_cast<tg::ConcatOp>(anchor);
         concat && isChannelConcat(concat))
       return out.push_back(single(anchor));
+    if (auto add = dyn_cast<tg::AddOp>(anchor); add && isChainAdd(add)) {
+      LibraryCall call = single(anchor);
+      growActivation(call, available);
+      return addPrefixes(call, out);
+    }
+  }
+
+  /// onednn.binary: src0, src1, dst; dst_shape, the algorithm (add) and the
+  /// activation.
+  static void lowerBinary(const LibraryCall &call,
+                          const StepOperands &operands, LibraryStep &step) {
+    auto add = cast<tg::AddOp>(call.anchor);
+    step.op = "onednn.binary";
+    step.args["src0"] = operands.buffer(add.getLhs());
+    step.args["src1"] = operands.buffer(add.getRhs());
+    step.args["dst"] = operands.buffer(call.ops.back()->getResult(0));
+    step.attrs["dst_shape"] = shapeJSON(add.getResult());
+    step.attrs["algorithm"] = "add";
+    setActivation(call, step);
+  }
+
+  /// The activation attributes of a step (docs/Artifact.md).
+  static void setActivation(const LibraryCall &call, LibraryStep &step) {
+    step.attrs["activation"] = call.activation;
+    if (call.activation == "clip" || call.activation == "hardsigmoid" ||
+        call.activation == "leaky_relu") {
+      step.attrs["activation_alpha"] = call.alpha;
+      step.attrs["activation_beta"] = call.beta;
+    }
   }
 
   /// onednn.pool2d: src, dst; kernel, strides, pads and the algorithm
@@ -274,6 +352,10 @@ public:
       lowerConcat(concat, operands, step);
       return success();
     }
+    if (isa<tg::AddOp>(call.anchor)) {
+      lowerBinary(call, operands, step);
+      return success();
+    }
     if (!isa<tg::Conv2dOp, tg::MatmulOp>(call.anchor)) {
       lowerPool(call.anchor, operands, step);
       return success();
@@ -307,12 +389,7 @@ public:
     if (call.sum)
       args["sum"] = operands.buffer(call.sum);
     args["dst"] = operands.buffer(call.ops.back()->getResult(0));
-    attrs["activation"] = call.activation;
-    if (call.activation == "clip" || call.activation == "hardsigmoid" ||
-        call.activation == "leaky_relu") {
-      attrs["activation_alpha"] = call.alpha;
-      attrs["activation_beta"] = call.beta;
-    }
+    setActivation(call, step);
     return success();
   }
 

@@ -3,7 +3,8 @@
 // Part of Loom. The fragment check (placement::checkFragments) compiles every
 // fragment every registered backend offers on a graph holding each pattern
 // (convolutions with bias, residual sum and activation, grouped and strided;
-// matrix products with a row bias and GELU, batched) and compares each with
+// a pool and a convolution added, with an activation after the add; matrix
+// products with a row bias and GELU, batched) and compares each with
 // the interpreter. With the builtin backends all pass; with a planted faulty
 // oneDNN entry (its lowering drops the activation) exactly the fragments that
 // end in an activation fail.
@@ -49,6 +50,15 @@ func.func @dense(%x: tensor<2x5x24xf32>) -> tensor<2x5x40xf32> {
   %a = tg.add %m, %b : (tensor<2x5x40xf32>, tensor<40xf32>) -> tensor<2x5x40xf32>
   %g = tg.gelu %a : tensor<2x5x40xf32>
   return %g : tensor<2x5x40xf32>
+}
+func.func @cell(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32> {
+  %w = tg.weight "w4" : tensor<8x8x1x1xf32>
+  %c = tg.conv2d %x, %w : (tensor<1x8x7x7xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x7x7xf32>
+  %r = tg.relu %c : tensor<1x8x7x7xf32>
+  %p = tg.avgpool2d %x {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
+  %s = tg.add %p, %r : (tensor<1x8x7x7xf32>, tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
+  %y = tg.hardswish %s : tensor<1x8x7x7xf32>
+  return %y : tensor<1x8x7x7xf32>
 }
 func.func @batched(%a: tensor<3x4x6xf32>, %b: tensor<3x6x7xf32>) -> tensor<3x4x7xf32> {
   %m = tg.matmul %a, %b : (tensor<3x4x6xf32>, tensor<3x6x7xf32>) -> tensor<3x4x7xf32>
@@ -105,7 +115,7 @@ protected:
 };
 
 bool endsInActivation(const placement::FragmentCheck &c) {
-  for (const char *act : {"relu", "sigmoid", "tanh", "gelu"})
+  for (const char *act : {"relu", "sigmoid", "tanh", "gelu", "hardswish"})
     if (llvm::StringRef(c.pattern).ends_with(act))
       return true;
   return false;
@@ -128,7 +138,8 @@ TEST_F(FragmentCheckTest, BuiltinBackendsMatchTheInterpreter) {
         "onednn conv2d+sigmoid", "onednn matmul+bias+gelu",
         "onednn matmul+bias", "onednn matmul", "onednn matmul+tanh",
         "openblas matmul", "codegen conv2d+add+relu", "codegen matmul+add+gelu",
-        "codegen matmul+tanh", "codegen relu"})
+        "codegen matmul+tanh", "codegen relu", "onednn conv2d+relu",
+        "onednn avgpool2d", "onednn add+hardswish", "onednn add"})
     EXPECT_TRUE(seen.count(expected)) << "not checked: " << expected;
 }
 
@@ -147,8 +158,9 @@ TEST_F(FragmentCheckTest, PlantedFaultyBackendIsCaught) {
         << c.note;
     caught += wrong && !c.passed;
   }
-  // conv2d+sum+relu, conv2d+sigmoid, matmul+bias+gelu, matmul+tanh.
-  EXPECT_EQ(caught, 4);
+  // conv2d+sum+relu, conv2d+sigmoid, matmul+bias+gelu, matmul+tanh,
+  // conv2d+relu, add+hardswish.
+  EXPECT_EQ(caught, 6);
 }
 
 } // namespace
