@@ -312,6 +312,11 @@ memory::desc anyLayout(const memory::desc &md) {
   return memory::desc(md.dims(), md.data_type(), memory::format_tag::any);
 }
 
+/// Whether oneDNN fell back to its reference (unoptimised) implementation.
+bool isReference(const dnnl::primitive_desc_base &pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
+
 /// A conv2d step as oneDNN sees it, activation layouts left to the caller.
 struct ConvProblem {
   memory::desc src, dst; ///< plain NCHW: the layout of Loom's buffers
@@ -319,7 +324,7 @@ struct ConvProblem {
   memory::dims strides, dilations, padL, padR;
   bool hasBias;
   /// The step asks for Winograd's algorithm and oneDNN has a Winograd
-  /// kernel for it on this CPU (see winogradAvailable).
+  /// kernel for it on this CPU.
   bool winograd = false;
   dnnl::primitive_attr attr;
 
@@ -345,25 +350,21 @@ struct ConvProblem {
     padR = {s.pads[2], s.pads[3]};
     hasBias = s.bias != -1;
     attr = userScratchpad(postOps(s));
-    winograd = s.algorithm == "winograd" && winogradAvailable();
-  }
-
-  /// Winograd convolutions are a request: oneDNN 2.6 has them for AVX-512
-  /// CPUs only (jit_fp32_wino_2x3, jit_wino_4x3), so elsewhere, or with
-  /// LOOM_ONEDNN_CONV=direct, the step runs oneDNN's direct convolution.
-  /// They compute in oneDNN's blocked layout (nChw16c) whatever the
-  /// buffers hold, reordering at their edges: the compiler asks for them
-  /// only where that still pays (OneDNN.cpp, winogradPays).
-  bool winogradAvailable() {
-    if (const char *p = std::getenv("LOOM_ONEDNN_CONV");
-        p && std::string(p) == "direct")
-      return false;
-    winograd = true;
-    try {
-      auto pd = primitive(anyLayout(src), anyLayout(dst));
-      return std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
-    } catch (const dnnl::error &) {
-      return false;
+    // Winograd convolutions are a request: oneDNN 2.6 has them for AVX-512
+    // CPUs only (jit_fp32_wino_2x3, jit_wino_4x3), so elsewhere, or with
+    // LOOM_ONEDNN_CONV=direct, the step runs oneDNN's direct convolution.
+    // They compute in oneDNN's blocked layout (nChw16c) whatever the
+    // buffers hold, reordering at their edges: the compiler asks for them
+    // only where that still pays (OneDNN.cpp, winogradPays).
+    const char *forced = std::getenv("LOOM_ONEDNN_CONV");
+    winograd = s.algorithm == "winograd" &&
+               !(forced && std::string(forced) == "direct");
+    if (winograd) {
+      try {
+        winograd = !isReference(primitive(anyLayout(src), anyLayout(dst)));
+      } catch (const dnnl::error &) {
+        winograd = false;
+      }
     }
   }
 
@@ -399,10 +400,10 @@ bool freeWeights(const StepSpec &s, const void *constantWeights) {
 
 /// The layout each activation buffer holds: blocked (oneDNN's preferred
 /// layout: nChw16c, nChw8c or NHWC by ISA and shape) where only oneDNN
-/// convolutions, pools and concatenations touch the buffer, so a run of them
-/// passes blocked tensors on and reorders only at its edges; plain NCHW
-/// (absent from the map) everywhere else. Kernels, copies, matmuls and the
-/// entry's inputs and outputs see plain tensors.
+/// convolutions, pools, concatenations and binary steps touch the buffer, so
+/// a run of them passes blocked tensors on and reorders only at its edges;
+/// plain NCHW (absent from the map) everywhere else. Kernels, copies,
+/// matmuls and the entry's inputs and outputs see plain tensors.
 using LayoutPlan = std::map<int64_t, memory::desc>;
 
 /// The layout \p plan gives buffer \p id, or \p plainMd.
@@ -429,10 +430,6 @@ planned(const ConvProblem &conv, const StepSpec &s, const LayoutPlan &plan) {
                                 : anyLayout(conv.src),
                         plan.count(s.dst) ? layoutOf(plan, s.dst, conv.dst)
                                           : anyLayout(conv.dst));
-}
-
-bool isReference(const dnnl::primitive_desc_base &pd) {
-  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
 /// Pools, concatenations and binary steps run in whatever layout their
@@ -464,9 +461,9 @@ layoutFreeBuffers(const StepSpec &s) {
 
 /// Buffers that only pools, concatenations and binary steps touch (no
 /// convolution wants a layout for them) take the layout of a planned buffer
-/// of the same step,
-/// repeated until nothing changes: SqueezeNet's concatenation feeding a max
-/// pool feeding convolutions stays in their layout throughout.
+/// of the same step, repeated until nothing changes: SqueezeNet's
+/// concatenation feeding a max pool feeding convolutions stays in their
+/// layout throughout.
 void adoptNeighbourLayouts(
     const EntrySpec &entry, const std::vector<int64_t> &bufferBytes,
     const std::vector<bool> &excluded,
@@ -532,7 +529,7 @@ LayoutPlan planLayouts(const EntrySpec &entry,
         // Left to prepareConv, which reports it.
       }
     }
-    // Pools and concatenations run in whatever layout their buffers get.
+    // Pools, concatenations and binary steps have no preference.
     if (isLayoutFree(s))
       continue;
     if (!pd) {

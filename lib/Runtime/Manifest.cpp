@@ -143,6 +143,19 @@ public:
   bool buffer(const Json &b, const std::string &path, const EntrySpec &e,
               int64_t arenaBytes, BufferSpec &out);
   bool step(const Json &s, const std::string &path, StepSpec &out);
+  /// A library step's args and attrs objects with their paths.
+  struct Operands {
+    const Json &args;
+    const std::string &ap;
+    const Json &attrs;
+    const std::string &tp;
+  };
+  bool pool2d(const Operands &o, StepSpec &out);
+  bool concat(const Operands &o, StepSpec &out);
+  /// The activation a library step applies last, with its parameters.
+  bool activation(const Operands &o, StepSpec &out);
+  bool binary(const Operands &o, StepSpec &out);
+  bool convOrMatmul(const std::string &op, const Operands &o, StepSpec &out);
   bool entry(const Json &e, const std::string &path, EntrySpec &out);
   bool weights(const Json &w, Manifest &m);
 };
@@ -197,7 +210,6 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
   if (!args)
     return false;
   std::string ap = path + ".args";
-  const Json empty;
   const Json *attrs = s.get("attrs") ? s.get("attrs") : nullptr;
   std::string tp = path + ".attrs";
   if (op == "copy") {
@@ -228,128 +240,142 @@ bool Reader::step(const Json &s, const std::string &path, StepSpec &out) {
                 ? true
                 : fail(tp, "a_shape and b_shape must be [M, K] and [K, N]"));
   }
-  if (op == "onednn.pool2d") {
-    out.op = StepSpec::Op::Pool2d;
-    if (!integer(*args, ap, "src", out.src) ||
-        !integer(*args, ap, "dst", out.dst) ||
-        !ints(*attrs, tp, "src_shape", out.srcShape) ||
-        !ints(*attrs, tp, "dst_shape", out.dstShape) ||
-        !ints(*attrs, tp, "kernel", out.kernelSize) ||
-        !ints(*attrs, tp, "strides", out.strides) ||
-        !ints(*attrs, tp, "pads", out.pads) ||
-        !string(*attrs, tp, "algorithm", out.algorithm))
-      return false;
-    if (out.srcShape.size() != 4 || out.dstShape.size() != 4 ||
-        out.kernelSize.size() != 2 || out.strides.size() != 2 ||
-        out.pads.size() != 4)
-      return fail(tp, "a pool2d has 4-d shapes, a 2-d kernel, 2 strides and "
+  if (op == "onednn.pool2d")
+    return pool2d({*args, ap, *attrs, tp}, out);
+  if (op == "onednn.concat")
+    return concat({*args, ap, *attrs, tp}, out);
+  if (op == "onednn.binary")
+    return binary({*args, ap, *attrs, tp}, out);
+  if (op == "onednn.conv2d" || op == "onednn.conv2d_filter_grad" ||
+      op == "onednn.matmul")
+    return convOrMatmul(op, {*args, ap, *attrs, tp}, out);
+  return fail(path + ".op", "unknown step '" + op + "'");
+}
+
+bool Reader::pool2d(const Operands &o, StepSpec &out) {
+  out.op = StepSpec::Op::Pool2d;
+  if (!integer(o.args, o.ap, "src", out.src) ||
+      !integer(o.args, o.ap, "dst", out.dst) ||
+      !ints(o.attrs, o.tp, "src_shape", out.srcShape) ||
+      !ints(o.attrs, o.tp, "dst_shape", out.dstShape) ||
+      !ints(o.attrs, o.tp, "kernel", out.kernelSize) ||
+      !ints(o.attrs, o.tp, "strides", out.strides) ||
+      !ints(o.attrs, o.tp, "pads", out.pads) ||
+      !string(o.attrs, o.tp, "algorithm", out.algorithm))
+    return false;
+  if (out.srcShape.size() != 4 || out.dstShape.size() != 4 ||
+      out.kernelSize.size() != 2 || out.strides.size() != 2 ||
+      out.pads.size() != 4)
+    return fail(o.tp, "a pool2d has 4-d shapes, a 2-d kernel, 2 strides and "
                       "4 pads");
-    if (out.algorithm != "max" && out.algorithm != "avg_include_pad" &&
-        out.algorithm != "avg_exclude_pad")
-      return fail(tp + ".algorithm",
-                  "unknown pooling algorithm '" + out.algorithm + "'");
-    return true;
-  }
-  if (op == "onednn.concat") {
-    out.op = StepSpec::Op::Concat;
-    if (!ints(*args, ap, "srcs", out.args) ||
-        !integer(*args, ap, "dst", out.dst) ||
-        !ints(*attrs, tp, "src_channels", out.srcChannels) ||
-        !ints(*attrs, tp, "dst_shape", out.dstShape))
-      return false;
-    bool positive = std::all_of(out.srcChannels.begin(),
-                                out.srcChannels.end(),
-                                [](int64_t c) { return c > 0; });
-    int64_t channels = std::accumulate(out.srcChannels.begin(),
-                                       out.srcChannels.end(), int64_t(0));
-    if (!positive || out.dstShape.size() != 4 || out.args.empty() ||
-        out.args.size() != out.srcChannels.size() ||
-        channels != out.dstShape[1])
-      return fail(tp, "a concat has a 4-d dst_shape and one positive "
+  if (out.algorithm != "max" && out.algorithm != "avg_include_pad" &&
+      out.algorithm != "avg_exclude_pad")
+    return fail(o.tp + ".algorithm",
+                "unknown pooling algorithm '" + out.algorithm + "'");
+  return true;
+}
+
+bool Reader::concat(const Operands &o, StepSpec &out) {
+  out.op = StepSpec::Op::Concat;
+  if (!ints(o.args, o.ap, "srcs", out.args) ||
+      !integer(o.args, o.ap, "dst", out.dst) ||
+      !ints(o.attrs, o.tp, "src_channels", out.srcChannels) ||
+      !ints(o.attrs, o.tp, "dst_shape", out.dstShape))
+    return false;
+  bool positive = std::all_of(out.srcChannels.begin(), out.srcChannels.end(),
+                              [](int64_t c) { return c > 0; });
+  int64_t channels = std::accumulate(out.srcChannels.begin(),
+                                     out.srcChannels.end(), int64_t(0));
+  if (!positive || out.dstShape.size() != 4 || out.args.empty() ||
+      out.args.size() != out.srcChannels.size() ||
+      channels != out.dstShape[1])
+    return fail(o.tp, "a concat has a 4-d dst_shape and one positive "
                       "src_channels per source, summing to its channels");
-    return true;
-  }
-  // The activation a library step applies last, with its parameters.
-  auto activation = [&] {
-    static const char *const kActivations[] = {
-        "none",      "relu",  "sigmoid", "tanh",        "gelu_erf",
-        "gelu_tanh", "hardswish", "swish", "clip", "hardsigmoid",
-        "leaky_relu"};
-    if (!string(*attrs, tp, "activation", out.activation, false))
-      return false;
-    bool known = false;
-    for (const char *a : kActivations)
-      known |= out.activation == a;
-    if (!known)
-      return fail(tp + ".activation",
-                  "unknown activation '" + out.activation + "'");
-    return number(*attrs, tp, "activation_alpha", out.activationAlpha,
-                  false) &&
-           number(*attrs, tp, "activation_beta", out.activationBeta, false);
-  };
-  if (op == "onednn.binary") {
-    // src0 and src1 are kept as src and weights (Model.h).
-    out.op = StepSpec::Op::Binary;
-    if (!integer(*args, ap, "src0", out.src) ||
-        !integer(*args, ap, "src1", out.weights) ||
-        !integer(*args, ap, "dst", out.dst) ||
-        !ints(*attrs, tp, "dst_shape", out.dstShape) ||
-        !string(*attrs, tp, "algorithm", out.algorithm) || !activation())
-      return false;
-    if (out.dstShape.size() != 4)
-      return fail(tp, "a binary step has a 4-d dst_shape");
-    if (out.algorithm != "add")
-      return fail(tp + ".algorithm",
-                  "unknown binary algorithm '" + out.algorithm + "'");
-    out.srcShape = out.weightsShape = out.dstShape;
-    return true;
-  }
-  bool common = integer(*args, ap, "src", out.src) &&
-                integer(*args, ap, "weights", out.weights) &&
-                integer(*args, ap, "dst", out.dst) &&
-                integer(*args, ap, "bias", out.bias, false) &&
-                integer(*args, ap, "sum", out.sum, false) &&
-                ints(*attrs, tp, "src_shape", out.srcShape) &&
-                ints(*attrs, tp, "weights_shape", out.weightsShape) &&
-                ints(*attrs, tp, "dst_shape", out.dstShape) && activation();
+  return true;
+}
+
+bool Reader::activation(const Operands &o, StepSpec &out) {
+  static const char *const kActivations[] = {
+      "none",      "relu",      "sigmoid", "tanh", "gelu_erf",    "gelu_tanh",
+      "hardswish", "swish",     "clip",    "hardsigmoid", "leaky_relu"};
+  if (!string(o.attrs, o.tp, "activation", out.activation, false))
+    return false;
+  bool known = false;
+  for (const char *a : kActivations)
+    known |= out.activation == a;
+  if (!known)
+    return fail(o.tp + ".activation",
+                "unknown activation '" + out.activation + "'");
+  return number(o.attrs, o.tp, "activation_alpha", out.activationAlpha,
+                false) &&
+         number(o.attrs, o.tp, "activation_beta", out.activationBeta, false);
+}
+
+bool Reader::binary(const Operands &o, StepSpec &out) {
+  // src0 and src1 are kept as src and weights (Model.h).
+  out.op = StepSpec::Op::Binary;
+  if (!integer(o.args, o.ap, "src0", out.src) ||
+      !integer(o.args, o.ap, "src1", out.weights) ||
+      !integer(o.args, o.ap, "dst", out.dst) ||
+      !ints(o.attrs, o.tp, "dst_shape", out.dstShape) ||
+      !string(o.attrs, o.tp, "algorithm", out.algorithm) ||
+      !activation(o, out))
+    return false;
+  if (out.dstShape.size() != 4)
+    return fail(o.tp, "a binary step has a 4-d dst_shape");
+  if (out.algorithm != "add")
+    return fail(o.tp + ".algorithm",
+                "unknown binary algorithm '" + out.algorithm + "'");
+  out.srcShape = out.weightsShape = out.dstShape;
+  return true;
+}
+
+bool Reader::convOrMatmul(const std::string &op, const Operands &o,
+                          StepSpec &out) {
+  bool common = integer(o.args, o.ap, "src", out.src) &&
+                integer(o.args, o.ap, "weights", out.weights) &&
+                integer(o.args, o.ap, "dst", out.dst) &&
+                integer(o.args, o.ap, "bias", out.bias, false) &&
+                integer(o.args, o.ap, "sum", out.sum, false) &&
+                ints(o.attrs, o.tp, "src_shape", out.srcShape) &&
+                ints(o.attrs, o.tp, "weights_shape", out.weightsShape) &&
+                ints(o.attrs, o.tp, "dst_shape", out.dstShape) &&
+                activation(o, out);
   if (!common)
     return false;
-  if (op == "onednn.conv2d" || op == "onednn.conv2d_filter_grad") {
-    out.op = op == "onednn.conv2d" ? StepSpec::Op::Conv2d
-                                   : StepSpec::Op::Conv2dFilterGrad;
-    if (!ints(*attrs, tp, "strides", out.strides) ||
-        !ints(*attrs, tp, "pads", out.pads) ||
-        !ints(*attrs, tp, "dilations", out.dilations) ||
-        !integer(*attrs, tp, "groups", out.groups, true, 1) ||
-        !string(*attrs, tp, "algorithm", out.algorithm, false))
-      return false;
-    if (out.algorithm.empty())
-      out.algorithm = "direct";
-    if (out.algorithm != "direct" && out.algorithm != "winograd")
-      return fail(tp + ".algorithm",
-                  "unknown convolution algorithm '" + out.algorithm + "'");
-    if (out.srcShape.size() != 4 || out.weightsShape.size() != 4 ||
-        out.dstShape.size() != 4 || out.strides.size() != 2 ||
-        out.pads.size() != 4 || out.dilations.size() != 2)
-      return fail(tp, "a conv2d has 4-d shapes, 2 strides, 4 pads and 2 "
-                      "dilations");
-    if (out.op == StepSpec::Op::Conv2dFilterGrad &&
-        (out.groups != 1 || out.bias != -1 || out.sum != -1 ||
-         out.activation != "none" || out.algorithm != "direct"))
-      return fail(tp, "a conv2d_filter_grad has one group, no bias, sum "
-                      "or activation, and the direct algorithm");
-    return true;
-  }
   if (op == "onednn.matmul") {
     out.op = StepSpec::Op::Matmul;
-    const Json *wc = attrs->get("weights_constant");
+    const Json *wc = o.attrs.get("weights_constant");
     out.weightsConstant = wc && wc->isBool() && wc->boolean();
     if (out.srcShape.size() < 2 || out.weightsShape.size() < 2 ||
         out.dstShape.size() < 2)
-      return fail(tp, "a matmul has shapes of rank 2 or more");
+      return fail(o.tp, "a matmul has shapes of rank 2 or more");
     return true;
   }
-  return fail(path + ".op", "unknown step '" + op + "'");
+  out.op = op == "onednn.conv2d" ? StepSpec::Op::Conv2d
+                                 : StepSpec::Op::Conv2dFilterGrad;
+  if (!ints(o.attrs, o.tp, "strides", out.strides) ||
+      !ints(o.attrs, o.tp, "pads", out.pads) ||
+      !ints(o.attrs, o.tp, "dilations", out.dilations) ||
+      !integer(o.attrs, o.tp, "groups", out.groups, true, 1) ||
+      !string(o.attrs, o.tp, "algorithm", out.algorithm, false))
+    return false;
+  if (out.algorithm.empty())
+    out.algorithm = "direct";
+  if (out.algorithm != "direct" && out.algorithm != "winograd")
+    return fail(o.tp + ".algorithm",
+                "unknown convolution algorithm '" + out.algorithm + "'");
+  if (out.srcShape.size() != 4 || out.weightsShape.size() != 4 ||
+      out.dstShape.size() != 4 || out.strides.size() != 2 ||
+      out.pads.size() != 4 || out.dilations.size() != 2)
+    return fail(o.tp, "a conv2d has 4-d shapes, 2 strides, 4 pads and 2 "
+                      "dilations");
+  if (out.op == StepSpec::Op::Conv2dFilterGrad &&
+      (out.groups != 1 || out.bias != -1 || out.sum != -1 ||
+       out.activation != "none" || out.algorithm != "direct"))
+    return fail(o.tp, "a conv2d_filter_grad has one group, no bias, sum "
+                      "or activation, and the direct algorithm");
+  return true;
 }
 
 bool Reader::entry(const Json &e, const std::string &path, EntrySpec &out) {

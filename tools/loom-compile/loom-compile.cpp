@@ -60,9 +60,10 @@ static cl::opt<std::string>
                 cl::init(""), cl::cat(compileCat));
 static cl::opt<std::string>
     convBackend("conv-backend",
-                cl::desc("Backend of convolutions (and of pools and "
-                         "channel concats, which oneDNN runs in its "
-                         "convolutions' layout): onednn or codegen"),
+                cl::desc("Backend of convolutions (and of pools, channel "
+                         "concats and the adds between convolutions, which "
+                         "oneDNN runs in its convolutions' layout): onednn "
+                         "or codegen"),
                 cl::init("onednn"), cl::cat(compileCat));
 static cl::opt<std::string> matmulBackend(
     "matmul-backend",

@@ -23,10 +23,10 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
     * library fragments: `tg.conv2d` on oneDNN, with a following residual
       `tg.add` (oneDNN's sum post-op) and activation fused; `tg.matmul` on
       oneDNN with a following bias `tg.add` and activation fused, or on
-      OpenBLAS (plain sgemm); pools and channel concats on oneDNN with the
-      convolutions (it runs them in the convolutions' layout, so a chain of
-      convolutions through them is not reordered to NCHW at each); chosen
-      per op kind by the options, or by a
+      OpenBLAS (plain sgemm); pools, channel concats and the adds between
+      convolutions on oneDNN with the convolutions (it runs them in the
+      convolutions' layout, so a chain of convolutions through them is not
+      reordered to NCHW at each); chosen per op kind by the options, or by a
       fixed backend set in priority order (`backends=openblas,onednn`);
       `--tg-place-backends` chooses by a search instead;
     * codegen fragments: every other computing op, with single-use
@@ -46,8 +46,9 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"convBackend", "conv-backend", "std::string", /*default=*/"\"onednn\"",
-           "Backend of tg.conv2d (and of pools and channel concats, which "
-           "oneDNN runs in its convolutions' layout): onednn or codegen">,
+           "Backend of tg.conv2d (and of pools, channel concats and the "
+           "adds between convolutions, which oneDNN runs in its "
+           "convolutions' layout): onednn or codegen">,
     Option<"matmulBackend", "matmul-backend", "std::string",
            /*default=*/"\"onednn\"",
            "Backend of tg.matmul: onednn, openblas or codegen">,

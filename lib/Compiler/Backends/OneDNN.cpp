@@ -153,11 +153,12 @@ LibraryCall growMatmul(tg::MatmulOp matmul, Available available) {
   return call;
 }
 
-/// A pooling or a channel concatenation: alone in its fragment. oneDNN
-/// runs them on whatever layout the convolutions around them keep
-/// (lib/Runtime/Library.cpp plans it), so a run of convolutions through
-/// pools and concatenations (SqueezeNet's fire modules, Inception's
-/// branches) stays in that layout instead of reordering to NCHW at each.
+/// A pooling, a channel concatenation or an add between convolutions: alone
+/// in its fragment (an add with its activation after it). oneDNN runs them
+/// on whatever layout the convolutions around them keep (lib/Runtime/
+/// Library.cpp plans it), so a run of convolutions through them
+/// (SqueezeNet's fire modules, Inception's branches, NASNet's cells) stays
+/// in that layout instead of reordering to NCHW at each.
 LibraryCall single(Operation *op) {
   LibraryCall call;
   call.backend = tg::Backend::OneDNN;
@@ -178,9 +179,8 @@ bool isChainAdd(tg::AddOp add, int depth = 0);
 
 /// Whether \p v comes from oneDNN's layout chain (a convolution, pool,
 /// channel concatenation, chain add or oneDNN fragment, or the only
-/// activation of one of those), or from where the
-/// pattern cannot see (a block or function argument: inside a fragment, or
-/// a placement probe).
+/// activation of one of those), or from where the pattern cannot see (a
+/// block or function argument: inside a fragment, or a placement probe).
 bool fromLayoutChain(Value v, int depth) {
   Operation *def = v.getDefiningOp();
   if (!def)

@@ -169,27 +169,31 @@ static std::optional<double> splatOf(Value v) {
 
 /// The leaky ReLU the importer spells (lib/Conversion/ONNXToTG/
 /// Elementwise.cpp, leakyRelu): sub(relu(x), mul(alpha, relu(neg(x)))) with
-/// a splat alpha; its ops in order, or an empty list.
-static SmallVector<Operation *, 5> leakyReluOps(tg::SubOp sub) {
+/// a finite splat alpha, ending at \p sub.
+struct LeakyRelu {
+  SmallVector<Operation *, 5> ops; ///< in block order
+  double alpha;
+};
+static std::optional<LeakyRelu> leakyReluOf(tg::SubOp sub) {
   auto pos = sub.getLhs().getDefiningOp<tg::ReluOp>();
   auto mul = sub.getRhs().getDefiningOp<tg::MulOp>();
   if (!pos || !mul || !pos->hasOneUse() || !mul->hasOneUse())
-    return {};
+    return std::nullopt;
   for (Value o : {mul.getLhs(), mul.getRhs()}) {
-    Value alpha = o == mul.getLhs() ? mul.getRhs() : mul.getLhs();
+    auto alpha = splatOf(o == mul.getLhs() ? mul.getRhs() : mul.getLhs());
     auto negRelu = o.getDefiningOp<tg::ReluOp>();
     auto neg = negRelu ? negRelu.getInput().getDefiningOp<tg::NegOp>()
                        : tg::NegOp();
     if (!neg || !negRelu->hasOneUse() || !neg->hasOneUse() ||
-        neg.getInput() != pos.getInput() || !splatOf(alpha))
+        neg.getInput() != pos.getInput() || !alpha || !std::isfinite(*alpha))
       continue;
-    SmallVector<Operation *, 5> ops = {pos, neg, negRelu, mul, sub};
-    llvm::sort(ops, [](Operation *a, Operation *b) {
+    LeakyRelu leaky{{pos, neg, negRelu, mul, sub}, *alpha};
+    llvm::sort(leaky.ops, [](Operation *a, Operation *b) {
       return a->isBeforeInBlock(b);
     });
-    return ops;
+    return leaky;
   }
-  return {};
+  return std::nullopt;
 }
 
 std::optional<patterns::PostOpActivation> patterns::activationOf(Operation *op) {
@@ -226,13 +230,9 @@ std::optional<patterns::PostOpActivation> patterns::activationOf(Operation *op) 
     if (a.getType() == b.getType() && (isSigmoidOf(a, b) || isSigmoidOf(b, a)))
       return PostOpActivation{"swish"};
   }
-  if (auto sub = dyn_cast<tg::SubOp>(op); sub && !leakyReluOps(sub).empty()) {
-    auto mul = sub.getRhs().getDefiningOp<tg::MulOp>();
-    Value alpha = mul.getLhs().getDefiningOp<tg::ReluOp>() ? mul.getRhs()
-                                                           : mul.getLhs();
-    if (std::isfinite(*splatOf(alpha)))
-      return PostOpActivation{"leaky_relu", *splatOf(alpha)};
-  }
+  if (auto sub = dyn_cast<tg::SubOp>(op))
+    if (auto leaky = leakyReluOf(sub))
+      return PostOpActivation{"leaky_relu", leaky->alpha};
   return std::nullopt;
 }
 
@@ -257,11 +257,10 @@ patterns::compoundActivationOf(Value v, Available available) {
     if (auto relu = dyn_cast<tg::ReluOp>(users[i]);
         relu && relu->hasOneUse() && isa<tg::NegOp>(users[1 - i])) {
       auto sub = dyn_cast<tg::SubOp>(*relu->getUsers().begin());
-      auto ops = sub ? leakyReluOps(sub) : SmallVector<Operation *, 5>();
-      auto act = sub ? activationOf(sub) : std::nullopt;
-      if (act && !ops.empty() && llvm::is_contained(ops, users[1 - i]) &&
-          joins(ops))
-        return ActivationChain{{ops.begin(), ops.end()}, *act};
+      auto leaky = sub ? leakyReluOf(sub) : std::nullopt;
+      if (leaky && llvm::is_contained(leaky->ops, users[1 - i]) &&
+          joins(leaky->ops))
+        return ActivationChain{leaky->ops, {"leaky_relu", leaky->alpha}};
     }
   }
   return std::nullopt;
