@@ -189,12 +189,11 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
   pm.addPass(tg::createTGFoldWeightsPass(weights, int64_t(1) << 26));
   pm.addPass(createCanonicalizerPass());
   if (options.formFragments)
-    return options.formFragments(pm);
+    return options.formFragments(pm, options.backendRegistry());
   TGFormFragmentsOptions fragments;
-  fragments.convBackend = options.convBackend;
-  fragments.matmulBackend = options.matmulBackend;
-  fragments.backends = options.backendSet;
-  pm.addNestedPass<func::FuncOp>(createTGFormFragments(fragments));
+  fragments.backends = options.backends;
+  pm.addNestedPass<func::FuncOp>(
+      createTGFormFragments(options.backendRegistry(), fragments));
 }
 
 LogicalResult compiler::compileToArtifact(ModuleOp module,
@@ -218,8 +217,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
     if (fn.isPrivate() || fn.isExternal())
       continue;
     auto entry = buildSchedule(fn, (fn.getName() + "_k").str(),
-                               options.backends ? *options.backends
-                                                : BackendRegistry::builtin());
+                               options.backendRegistry());
     if (failed(entry))
       return failure();
     entries.push_back(std::move(*entry));

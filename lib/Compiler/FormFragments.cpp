@@ -51,15 +51,21 @@ public:
 private:
   /// The groups being formed: ops of one class go into one fragment.
   llvm::EquivalenceClasses<Operation *> groups;
+  /// The backend generated groups go to.
+  const Backend &codeGenerator;
   /// Library groups, keyed by their leader, with their backend.
-  llvm::DenseMap<Operation *, tg::Backend> libraryLeader;
-  /// Number of non-elementwise ops per codegen group leader.
+  llvm::DenseMap<Operation *, const Backend *> libraryLeader;
+  /// Number of non-elementwise ops per generated group leader.
   llvm::DenseMap<Operation *, unsigned> heavyOps;
 
   void formChosenGroups(Block &block, FragmentChooser choose);
   void formCodegenGroups(Block &block);
   bool tryFuse(Operation *producer, Operation *consumer);
-  void outline(ArrayRef<Operation *> ops, tg::Backend backend);
+  void outline(ArrayRef<Operation *> ops, const Backend &backend);
+
+public:
+  explicit FragmentFormer(const Backend &codeGenerator)
+      : codeGenerator(codeGenerator) {}
 };
 
 void FragmentFormer::formChosenGroups(Block &block, FragmentChooser choose) {
@@ -77,7 +83,7 @@ void FragmentFormer::formChosenGroups(Block &block, FragmentChooser choose) {
     for (Operation *member : call->ops)
       groups.unionSets(call->ops.front(), member);
     Operation *leader = groups.getLeaderValue(call->ops.front());
-    if (call->backend != tg::Backend::Codegen)
+    if (!call->backend->generatesCode())
       libraryLeader[leader] = call->backend;
     else
       heavyOps[leader] = llvm::count_if(
@@ -131,11 +137,12 @@ void FragmentFormer::formCodegenGroups(Block &block) {
 }
 
 /// Replaces \p ops (in block order, one group) by one tg.fragment.
-void FragmentFormer::outline(ArrayRef<Operation *> ops, tg::Backend backend) {
+void FragmentFormer::outline(ArrayRef<Operation *> ops,
+                             const Backend &backend) {
   llvm::SmallPtrSet<Operation *, 8> inGroup(ops.begin(), ops.end());
   // A library call takes every tensor as a buffer; a kernel may see small
   // constants as compile-time constants.
-  bool codegen = backend == tg::Backend::Codegen;
+  bool codegen = backend.generatesCode();
   auto inlined = [&](Operation *def) {
     return codegen && isSmallConstant(def);
   };
@@ -156,7 +163,7 @@ void FragmentFormer::outline(ArrayRef<Operation *> ops, tg::Backend backend) {
   b.setInsertionPointAfter(last);
   auto fragment = tg::FragmentOp::create(b, last->getLoc(),
                                          TypeRange(outputs.getArrayRef()),
-                                         inputs.getArrayRef(), backend);
+                                         inputs.getArrayRef(), backend.name());
   Block &body = fragment.getBody().front();
   IRMapping mapping;
   for (auto [v, arg] : llvm::zip(inputs, body.getArguments()))
@@ -189,7 +196,7 @@ void FragmentFormer::run(Block &block, FragmentChooser choose) {
       members[groups.getLeaderValue(&op)].push_back(&op);
   for (auto &[leader, ops] : members) {
     auto it = libraryLeader.find(leader);
-    outline(ops, it == libraryLeader.end() ? tg::Backend::Codegen : it->second);
+    outline(ops, it == libraryLeader.end() ? codeGenerator : *it->second);
   }
   // Constants now copied into every fragment that used them.
   for (Operation &op : llvm::make_early_inc_range(block))
@@ -200,62 +207,67 @@ void FragmentFormer::run(Block &block, FragmentChooser choose) {
 struct FormFragments
     : public compiler::impl::TGFormFragmentsBase<FormFragments> {
   using TGFormFragmentsBase::TGFormFragmentsBase;
+  FormFragments(const BackendRegistry &registry,
+                const TGFormFragmentsOptions &options)
+      : TGFormFragmentsBase(options), registry(&registry) {}
 
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
-    auto conv = tg::symbolizeBackend(convBackend);
-    auto matmul = tg::symbolizeBackend(matmulBackend);
-    if (!conv || *conv == tg::Backend::OpenBLAS) {
-      fn.emitError("--tg-form-fragments: conv-backend must be onednn or "
-                   "codegen, got '")
-          << convBackend << "'";
+    if (!backends.empty() && (!convBackend.empty() || !matmulBackend.empty())) {
+      fn.emitError("--tg-form-fragments: give backends, or conv-backend and "
+                   "matmul-backend (which spell it), not both");
       return signalPassFailure();
     }
-    if (!matmul) {
-      fn.emitError("--tg-form-fragments: matmul-backend must be onednn, "
-                   "openblas or codegen, got '")
-          << matmulBackend << "'";
+    auto choices = registry->parseChoices(backendList());
+    if (!choices) {
+      fn.emitError("--tg-form-fragments: ")
+          << llvm::toString(choices.takeError());
       return signalPassFailure();
     }
-    const BackendRegistry &registry = BackendRegistry::builtin();
-    SmallVector<tg::Backend> priority;
-    auto listed = registry.parseList(backends);
-    if (!listed) {
-      fn.emitError("--tg-form-fragments: backends: ")
-          << llvm::toString(listed.takeError());
-      return signalPassFailure();
-    }
-    for (const Backend *backend : *listed)
-      priority.push_back(backend->kind());
+    // The first entry whose class holds the op and whose backend runs it;
+    // a code generator's entry leaves the op to generated code's grouping.
     auto choose = [&](Operation *op,
                       Available available) -> std::optional<LibraryCall> {
-      if (!priority.empty()) {
-        for (tg::Backend kind : priority)
-          if (kind != tg::Backend::Codegen)
-            if (auto call = registry.match(op, kind, available))
-              return call;
-        return std::nullopt;
+      for (const BackendChoice &choice : *choices) {
+        if (!choice.covers(op))
+          continue;
+        if (choice.backend->generatesCode())
+          return std::nullopt;
+        if (auto call = registry->match(op, *choice.backend, available))
+          return call;
       }
-      std::optional<tg::Backend> backend;
-      // Pools, channel concatenations and adds go with the convolutions:
-      // oneDNN runs them in the layout the convolutions around them keep
-      // (the oneDNN backend takes only adds next to them).
-      if (isa<tg::Conv2dOp, tg::MaxPool2dOp, tg::AvgPool2dOp,
-              tg::GlobalAvgPoolOp, tg::ConcatOp, tg::AddOp>(op))
-        backend = conv;
-      else if (isa<tg::MatmulOp>(op))
-        backend = matmul;
-      if (!backend || *backend == tg::Backend::Codegen)
-        return std::nullopt;
-      return registry.match(op, *backend, available);
+      return std::nullopt;
     };
-    formFragments(fn, choose);
+    if (failed(formFragments(fn, choose, *registry)))
+      return signalPassFailure();
+  }
+
+private:
+  const BackendRegistry *registry = &BackendRegistry::builtin();
+
+  /// The backend list: `backends`, or the one that conv-backend and
+  /// matmul-backend spell.
+  std::string backendList() const {
+    if (!backends.empty())
+      return backends;
+    return registry->spellList(convBackend, matmulBackend);
   }
 };
 
 } // namespace
 
-void compiler::formFragments(func::FuncOp fn, FragmentChooser choose) {
+std::unique_ptr<Pass>
+compiler::createTGFormFragments(const BackendRegistry &registry,
+                                const TGFormFragmentsOptions &options) {
+  return std::make_unique<FormFragments>(registry, options);
+}
+
+LogicalResult compiler::formFragments(func::FuncOp fn, FragmentChooser choose,
+                                      const BackendRegistry &registry) {
+  const Backend *codeGenerator = registry.codeGenerator();
+  if (!codeGenerator)
+    return fn.emitError("no backend generates code for the ops no library "
+                        "runs (the backend registry has no code generator)");
   // The function's blocks and the regions of tg.if, each on its own: a
   // fragment never spans a region boundary.
   SmallVector<Block *> blocks;
@@ -264,5 +276,6 @@ void compiler::formFragments(func::FuncOp fn, FragmentChooser choose) {
       blocks.push_back(block);
   });
   for (Block *block : blocks)
-    FragmentFormer().run(*block, choose);
+    FragmentFormer(*codeGenerator).run(*block, choose);
+  return success();
 }

@@ -77,7 +77,8 @@ private:
   LogicalResult scheduleOp(Operation &op);
   LogicalResult scheduleFragment(tg::FragmentOp fragment);
   LogicalResult scheduleIf(tg::IfOp op);
-  LogicalResult scheduleLibrary(tg::FragmentOp fragment, Step &step);
+  LogicalResult scheduleLibrary(tg::FragmentOp fragment,
+                                const Backend &backend, Step &step);
   void scheduleReturn(func::ReturnOp ret);
   void computeLiveness();
   void aliasSums();
@@ -224,10 +225,14 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
         return cast<ShapedType>(t).getNumElements() == 0;
       }))
     return success();
+  const Backend *backend = backends.lookup(fragment.getBackend());
+  if (!backend)
+    return fragment.emitOpError("is placed on '")
+           << fragment.getBackend() << "', which is not a registered backend";
   Step step;
   step.fragment = fragment;
-  if (fragment.getBackend() != tg::Backend::Codegen) {
-    if (failed(scheduleLibrary(fragment, step)))
+  if (!backend->generatesCode()) {
+    if (failed(scheduleLibrary(fragment, *backend, step)))
       return failure();
   } else {
     step.op = "kernel";
@@ -242,16 +247,12 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
 }
 
 LogicalResult ScheduleBuilder::scheduleLibrary(tg::FragmentOp fragment,
+                                               const Backend &backend,
                                                Step &step) {
-  const Backend *backend = backends.lookup(fragment.getBackend());
-  if (!backend)
-    return fragment.emitOpError("is placed on ")
-           << tg::stringifyBackend(fragment.getBackend())
-           << ", which is not a registered backend";
   auto call = backends.matchFragment(fragment);
   if (!call)
     return fragment.emitOpError("is placed on ")
-           << backend->name()
+           << backend.name()
            << " but its body is not one fragment that backend computes";
   // Body values are block arguments (the fragment's inputs) or the result.
   auto buffer = [&](Value v) -> int64_t {
@@ -264,7 +265,7 @@ LogicalResult ScheduleBuilder::scheduleLibrary(tg::FragmentOp fragment,
     return entry.buffers[buffer(v)].kind == Buffer::Kind::Weight;
   };
   LibraryStep lowered;
-  if (failed(backend->lower(*call, StepOperands{buffer, isWeight}, lowered)))
+  if (failed(backend.lower(*call, StepOperands{buffer, isWeight}, lowered)))
     return failure();
   step.op = std::move(lowered.op);
   step.namedArgs = std::move(lowered.args);

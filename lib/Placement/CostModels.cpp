@@ -37,22 +37,19 @@ double secondsSince(Clock::time_point start) {
 
 class AnalyticModel : public FragmentCostModel {
 public:
-  AnalyticModel(const BackendRegistry &backends, cost::RooflineTarget target)
-      : backends(backends), target(std::move(target)) {}
+  explicit AnalyticModel(cost::RooflineTarget target)
+      : target(std::move(target)) {}
   std::string name() const override { return "analytic:" + target.name; }
   LogicalResult estimate(ModuleOp,
                          MutableArrayRef<CostRequest> requests) override {
     for (CostRequest &r : requests) {
-      const Backend *backend = backends.lookup(r.call->backend);
-      r.seconds = backend ? backend->analyticSeconds(*r.call, target)
-                          : std::numeric_limits<double>::infinity();
+      r.seconds = r.call->backend->analyticSeconds(*r.call, target);
       r.source = "analytic";
     }
     return success();
   }
 
 private:
-  const BackendRegistry &backends;
   cost::RooflineTarget target;
 };
 
@@ -80,7 +77,7 @@ private:
   std::string machine;
 
   std::string dbKey(const CostRequest &r) const {
-    return machine + "|" + tg::stringifyBackend(r.call->backend).str() + "|" +
+    return machine + "|" + r.call->backend->name().str() + "|" +
            r.key;
   }
   /// Compiles and times \p batch (indices into \p requests); returns false
@@ -214,9 +211,8 @@ std::string placement::machineKey(int threads) {
 }
 
 std::unique_ptr<FragmentCostModel>
-placement::createAnalyticCostModel(const BackendRegistry &backends,
-                                   cost::RooflineTarget target) {
-  return std::make_unique<AnalyticModel>(backends, std::move(target));
+placement::createAnalyticCostModel(cost::RooflineTarget target) {
+  return std::make_unique<AnalyticModel>(std::move(target));
 }
 
 std::unique_ptr<FragmentCostModel> placement::createMeasuredCostModel(

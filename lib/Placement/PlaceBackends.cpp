@@ -23,6 +23,9 @@ namespace {
 struct PlaceBackends
     : public placement::impl::TGPlaceBackendsBase<PlaceBackends> {
   using TGPlaceBackendsBase::TGPlaceBackendsBase;
+  PlaceBackends(const compiler::BackendRegistry &registry,
+                const TGPlaceBackendsOptions &options)
+      : TGPlaceBackendsBase(options), registry(&registry) {}
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -30,9 +33,9 @@ struct PlaceBackends
       module.emitError("tg-place-backends: ") << message;
       signalPassFailure();
     };
-    const compiler::BackendRegistry &registry =
-        compiler::BackendRegistry::builtin();
+    const compiler::BackendRegistry &registry = *this->registry;
     PlaceOptions options;
+    options.registry = &registry;
     if (backends != "all" && backends != "auto") {
       auto listed = registry.parseList(backends);
       if (!listed)
@@ -59,7 +62,7 @@ struct PlaceBackends
       auto roofline = cost::lookupTarget(target);
       if (!roofline)
         return fail(llvm::toString(roofline.takeError()));
-      auto analytic = createAnalyticCostModel(registry, *roofline);
+      auto analytic = createAnalyticCostModel(*roofline);
       if (cost == "analytic") {
         model = std::move(analytic);
       } else if (cost == "measured") {
@@ -91,6 +94,16 @@ struct PlaceBackends
     if (failed(placeBackends(module, options)))
       signalPassFailure();
   }
+
+private:
+  const compiler::BackendRegistry *registry =
+      &compiler::BackendRegistry::builtin();
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+placement::createTGPlaceBackends(const compiler::BackendRegistry &registry,
+                                 const TGPlaceBackendsOptions &options) {
+  return std::make_unique<PlaceBackends>(registry, options);
+}

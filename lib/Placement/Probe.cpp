@@ -121,14 +121,14 @@ func::FuncOp placement::buildProbe(const LibraryCall &call, ModuleOp module,
     if (op != cloned.front())
       return std::nullopt;
     SmallVector<LibraryCall> candidates;
-    if (const Backend *backend = registry.lookup(call.backend))
-      backend->candidates(op, available, candidates);
+    call.backend->candidates(op, available, candidates);
     for (LibraryCall &candidate : candidates)
       if (candidate.ops.size() == call.ops.size())
         return candidate;
     return std::nullopt;
   };
-  formFragments(fn, choose);
+  if (failed(formFragments(fn, choose, registry)))
+    return nullptr;
   return fn;
 }
 
@@ -208,7 +208,7 @@ std::unique_ptr<placement::ProbeArtifact> placement::compileModuleText(
   }
   CompileOptions compile;
   compile.embedSource = false;
-  compile.backends = &registry;
+  compile.registry = &registry;
   if (failed(compileToArtifact(*parsed, &*weights, compile, path))) {
     llvm::sys::fs::remove(path);
     error = diagnostics.empty() ? "compilation failed" : diagnostics;

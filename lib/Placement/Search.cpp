@@ -80,10 +80,13 @@ std::string oneLine(StringRef text) {
   return out;
 }
 
-bool allowed(const PlaceOptions &options, tg::Backend kind) {
-  if (kind == tg::Backend::Codegen || options.backends.empty())
+/// Whether the search may place a fragment on \p backend: the code
+/// generator always (it runs what no library takes), the others when
+/// listed.
+bool allowed(const PlaceOptions &options, const Backend &backend) {
+  if (backend.generatesCode() || options.backends.empty())
     return true;
-  return llvm::is_contained(options.backends, tg::stringifyBackend(kind));
+  return llvm::is_contained(options.backends, backend.name());
 }
 
 class Placer {
@@ -114,7 +117,7 @@ private:
   LogicalResult applyPlacementFile(llvm::json::Object &root);
   void writeReport(llvm::raw_ostream &os) const;
   llvm::json::Value toJSON() const;
-  void form(FunctionPlan &plan);
+  LogicalResult form(FunctionPlan &plan);
 
   // The end-to-end level.
   using Choices = std::vector<std::vector<int>>; // per plan, per site
@@ -129,7 +132,7 @@ private:
   std::vector<Trial> trials;
   std::string moduleText, weightsBytes;
   Choices currentChoices() const;
-  Choices fixedSetChoices(tg::Backend library) const;
+  Choices fixedSetChoices(const Backend &library) const;
   std::unique_ptr<ProbeArtifact> compileWhole(const Choices &choices,
                                               std::string &error);
   void searchEndToEnd(std::chrono::steady_clock::time_point start);
@@ -152,14 +155,14 @@ Placer::Choices Placer::currentChoices() const {
 
 /// What --backends=<library> would form: at each site the longest fragment
 /// of \p library (else generated code) whose ops are still free.
-Placer::Choices Placer::fixedSetChoices(tg::Backend library) const {
+Placer::Choices Placer::fixedSetChoices(const Backend &library) const {
   Choices c;
   for (const FunctionPlan &plan : plans) {
     c.emplace_back();
     llvm::DenseSet<Operation *> claimed;
     for (const Site &site : plan.sites) {
       int pick = -1;
-      for (tg::Backend want : {library, tg::Backend::Codegen}) {
+      for (const Backend *want : {&library, registry.codeGenerator()}) {
         for (auto [k, o] : llvm::enumerate(site.options))
           if (pick < 0 && o.call.backend == want &&
               llvm::none_of(o.call.ops,
@@ -198,7 +201,8 @@ std::unique_ptr<ProbeArtifact> Placer::compileWhole(const Choices &choices,
         return failure();
       for (auto [site, pick] : llvm::zip(plan.sites, picks))
         site.chosen = pick;
-      other.form(plan);
+      if (failed(other.form(plan)))
+        return failure();
     }
     return success();
   };
@@ -284,9 +288,9 @@ std::vector<std::pair<std::string, Placer::Choices>>
 Placer::endToEndCandidates(const Choices &cover) const {
   std::vector<std::pair<std::string, Choices>> candidates = {{"cover", cover}};
   for (const auto &backend : registry.all())
-    if (allowed(options, backend->kind()))
+    if (allowed(options, *backend))
       candidates.push_back({("all " + backend->name()).str(),
-                            fixedSetChoices(backend->kind())});
+                            fixedSetChoices(*backend)});
   // The fixed sets most promising first (by their fragments' times): the
   // first one is the baseline the placement must not lose to, compiled
   // whatever the budget (Placer::endToEnd).
@@ -534,7 +538,7 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
 }
 
 void Placer::findSites(FunctionPlan &plan, bool allPrefixes) {
-  const Backend *codegen = registry.lookup(tg::Backend::Codegen);
+  const Backend *codegen = registry.codeGenerator();
   // The function's ops in pre-order, the regions of tg.if included (a
   // site's index counts them in that order; without regions it is the
   // op's position in the block). A chain stays in its anchor's block, as
@@ -556,7 +560,7 @@ void Placer::findSites(FunctionPlan &plan, bool allPrefixes) {
     };
     bool library = false;
     for (const auto &backend : registry.all()) {
-      if (!backend->isLibrary() || !allowed(options, backend->kind()))
+      if (backend->generatesCode() || !allowed(options, *backend))
         continue;
       SmallVector<LibraryCall> calls;
       backend->candidates(&op, available, calls);
@@ -584,7 +588,7 @@ void Placer::findSites(FunctionPlan &plan, bool allPrefixes) {
   for (auto [i, site] : llvm::enumerate(plan.sites)) {
     bool prefixes = allPrefixes || shared.count(i);
     for (const auto &backend : registry.all()) {
-      if (!allowed(options, backend->kind()))
+      if (!allowed(options, *backend))
         continue;
       SmallVector<LibraryCall> calls;
       Block *block = site.anchor->getBlock();
@@ -602,7 +606,7 @@ void Placer::findSites(FunctionPlan &plan, bool allPrefixes) {
         Option option{call, std::nullopt};
         if (call.ops.size() < site.chain.size()) {
           LibraryCall rest;
-          rest.backend = tg::Backend::Codegen;
+          rest.backend = codegen;
           rest.anchor = site.chain[call.ops.size()];
           rest.ops.assign(site.chain.begin() + call.ops.size(),
                           site.chain.end());
@@ -722,7 +726,7 @@ void Placer::solve(FunctionPlan &plan) {
   }
 }
 
-void Placer::form(FunctionPlan &plan) {
+LogicalResult Placer::form(FunctionPlan &plan) {
   llvm::DenseMap<Operation *, const LibraryCall *> chosen;
   for (const Site &site : plan.sites)
     if (site.chosen >= 0)
@@ -734,11 +738,11 @@ void Placer::form(FunctionPlan &plan) {
       return std::nullopt;
     return *call;
   };
-  formFragments(plan.fn, choose);
+  return formFragments(plan.fn, choose, registry);
 }
 
 std::string describe(const LibraryCall &call) {
-  return (tg::stringifyBackend(call.backend) + " " + call.pattern()).str();
+  return (call.backend->name() + " " + call.pattern()).str();
 }
 
 void Placer::writeReport(llvm::raw_ostream &os) const {
@@ -796,7 +800,7 @@ llvm::json::Value Placer::toJSON() const {
       if (site.chosen < 0)
         continue;
       auto optionObject = [&](const Option &o) {
-        Object obj{{"backend", tg::stringifyBackend(o.call.backend)},
+        Object obj{{"backend", o.call.backend->name()},
                    {"pattern", o.call.pattern()},
                    {"ops", int64_t(o.call.ops.size())}};
         if (!requests.empty()) {
@@ -892,7 +896,7 @@ LogicalResult Placer::applyPlacementFile(Object &root) {
                         site.anchor->getName().getStringRef() +
                         "): it was searched for another model");
       for (auto [k, o] : llvm::enumerate(site.options))
-        if (tg::stringifyBackend(o.call.backend) == *backend &&
+        if (o.call.backend->name() == *backend &&
             int64_t(o.call.ops.size()) == *count)
           site.chosen = k;
       if (site.chosen < 0) {
@@ -964,7 +968,8 @@ LogicalResult Placer::run() {
   }
   size_t sites = 0;
   for (FunctionPlan &plan : plans) {
-    form(plan);
+    if (failed(form(plan)))
+      return failure();
     sites += plan.sites.size();
   }
   if (options.progress)

@@ -6,8 +6,16 @@
 //
 // RUN: loom-opt %s --split-input-file --tg-form-fragments | FileCheck %s
 // RUN: loom-opt %s --split-input-file --tg-form-fragments="conv-backend=codegen matmul-backend=openblas" | FileCheck %s --check-prefix=OTHER
+// RUN: loom-opt %s --split-input-file --tg-form-fragments="backends=conv:codegen,matmul:openblas" | FileCheck %s --check-prefix=OTHER
 // RUN: not loom-opt %s --split-input-file --tg-form-fragments="conv-backend=openblas" 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: conv-backend must be onednn or codegen, got 'openblas'
+// BAD: 'conv:openblas': openblas runs no conv op
+// Backend lists name registered backends and classes, in one spelling.
+// RUN: not loom-opt %s --split-input-file --tg-form-fragments="backends=conv:cudnn" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: unknown backend 'cudnn' (registered: codegen, onednn, openblas)
+// RUN: not loom-opt %s --split-input-file --tg-form-fragments="backends=pool:onednn" 2>&1 | FileCheck %s --check-prefix=CLASS
+// CLASS: unknown op class 'pool' in 'pool:onednn' (classes: conv, matmul)
+// RUN: not loom-opt %s --split-input-file --tg-form-fragments="backends=onednn conv-backend=codegen" 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: give backends, or conv-backend and matmul-backend (which spell it), not both
 
 // CHECK-LABEL: func.func @resnet_tail
 // CHECK: %[[CONV:.*]] = tg.fragment <onednn>(%arg0, %{{.*}}, %{{.*}}, %arg1)

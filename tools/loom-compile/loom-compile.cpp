@@ -60,22 +60,24 @@ static cl::opt<std::string>
                 cl::init(""), cl::cat(compileCat));
 static cl::opt<std::string>
     convBackend("conv-backend",
-                cl::desc("Backend of convolutions (and of pools, channel "
-                         "concats and the adds between convolutions, which "
-                         "oneDNN runs in its convolutions' layout): onednn "
-                         "or codegen"),
-                cl::init("onednn"), cl::cat(compileCat));
-static cl::opt<std::string> matmulBackend(
-    "matmul-backend",
-    cl::desc("Backend of matrix products: onednn, openblas or codegen"),
-    cl::init("onednn"), cl::cat(compileCat));
+                cl::desc("Spells the entry conv:<name> of --backends, put "
+                         "before the default list (convolutions, pools, "
+                         "channel concats and the adds between them)"),
+                cl::init(""), cl::cat(compileCat));
+static cl::opt<std::string>
+    matmulBackend("matmul-backend",
+                  cl::desc("Spells the entry matmul:<name> of --backends, "
+                           "put before the default list (matrix products)"),
+                  cl::init(""), cl::cat(compileCat));
 static cl::opt<std::string> backendSet(
     "backends",
     cl::desc("auto: place every fragment on the backend that runs it "
-             "fastest (a search, docs/Placement.md); or a fixed set in "
-             "priority order, e.g. codegen, onednn, openblas,onednn "
-             "(generated code takes what no listed library runs); "
-             "overrides --conv-backend and --matmul-backend"),
+             "fastest (a search, docs/Placement.md); or a backend list in "
+             "priority order (docs/Placement.md): registered backends for "
+             "every op they run (openblas,onednn; codegen) or for a class "
+             "of ops (conv:onednn,matmul:openblas); generated code takes "
+             "what no entry gives a library. Default: "
+             "conv:onednn,matmul:onednn"),
     cl::init(""), cl::cat(compileCat));
 static cl::opt<std::string> costModel(
     "cost",
@@ -228,8 +230,11 @@ int main(int argc, char **argv) {
   compiler::CompileOptions options;
   options.target.cpu = cpu;
   options.weightsStorage = weightsStorage;
-  options.convBackend = convBackend;
-  options.matmulBackend = matmulBackend;
+  if (!backendSet.empty() && (!convBackend.empty() || !matmulBackend.empty()))
+    return fail("give --backends, or --conv-backend and --matmul-backend "
+                "(which spell it), not both");
+  options.backends = options.backendRegistry().spellList(convBackend,
+                                                         matmulBackend);
   options.embedSource = !noSource;
   std::string defaultCostDb;
   if (backendSet == "auto") {
@@ -257,15 +262,16 @@ int main(int argc, char **argv) {
     place.placementIn = placementIn;
     place.placementOut = placementOut;
     place.report = placementReport;
-    options.formFragments = [place](OpPassManager &pm) {
-      pm.addPass(placement::createTGPlaceBackends(place));
+    options.formFragments = [place](OpPassManager &pm,
+                                    const compiler::BackendRegistry &registry) {
+      pm.addPass(placement::createTGPlaceBackends(registry, place));
     };
   } else if (!placementIn.empty() || !placementOut.empty() ||
              !placementReport.empty()) {
     return fail("--placement-in, --placement-out and --placement-report "
                 "need --backends=auto");
   } else if (!backendSet.empty()) {
-    options.backendSet = backendSet;
+    options.backends = backendSet;
   }
   if (printSchedule)
     options.scheduleOut = &llvm::outs();

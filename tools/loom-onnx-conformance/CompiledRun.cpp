@@ -200,7 +200,7 @@ conformance::compileAndRun(mlir::ModuleOp module, llvm::StringRef weightsPath,
   llvm::sys::path::append(path, "case.so");
   compiler::CompileOptions options;
   options.embedSource = false;
-  options.backendSet = backendSet.str();
+  options.backends = backendSet.str();
   if (failed(compiler::compileToArtifact(module, weights ? &*weights : nullptr,
                                          options, path)))
     return fail("compile failed");

@@ -1,13 +1,17 @@
 //===- Backend.h - The backend registry -------------------------*- C++ -*-===//
 //
 // Part of Loom. A backend runs fragments of a tg graph. Each one declares,
-// in one file of its own (lib/Compiler/Backends/), what it runs: its
-// patterns over tg ops with their constraints (element types, ranks,
+// in one file of its own (lib/Compiler/Backends/), its name, the device it
+// runs on, whether it generates code or calls a library, what it runs (its
+// patterns over tg ops with their constraints: element types, ranks,
 // shapes, attributes), how a fragment of that shape becomes a step of the
-// schedule, and an analytic estimate of its time. Fragment formation
+// schedule, and an analytic estimate of its time. Backends are open: the
+// dialect names a fragment's backend by its registered name, and no caller
+// asks for one backend by name or kind; fragment formation
 // (--tg-form-fragments, fixed choices) and placement (--tg-place-backends,
-// a search) ask the registry for candidates; the schedule builder asks the
-// fragment's backend to lower it. docs/Backends.md lists the patterns and
+// a search) ask the registry they are given for candidates, and the
+// schedule builder asks the fragment's backend whether it generates code
+// or lowers it to a library step. docs/Placement.md lists the patterns and
 // says how to add a backend.
 //
 //===----------------------------------------------------------------------===//
@@ -29,13 +33,16 @@
 
 namespace loom::compiler {
 
+class Backend;
+
 /// Whether an op may join a fragment being grown (still unclaimed).
 using Available = llvm::function_ref<bool(mlir::Operation *)>;
 
 /// One fragment a backend can run: an anchor op and the single-use
 /// consumers fused after it, with the roles a library call gives them.
 struct LibraryCall {
-  tg::Backend backend;
+  /// The backend that runs it (owned by a registry).
+  const Backend *backend = nullptr;
   /// The op that starts the fragment (tg.conv2d, tg.matmul, or for codegen
   /// any computing op).
   mlir::Operation *anchor = nullptr;
@@ -78,22 +85,32 @@ struct LibraryStep {
 class Backend {
 public:
   virtual ~Backend();
-  virtual tg::Backend kind() const = 0;
-  /// The name in the IR (`tg.fragment <name>`), options and placements.
-  llvm::StringRef name() const { return tg::stringifyBackend(kind()); }
+  /// The registered name: in the IR (`tg.fragment <name>`), in options,
+  /// placement files, cost databases and reports.
+  virtual llvm::StringRef name() const = 0;
   /// One line for reports and docs.
   virtual llvm::StringRef summary() const = 0;
+  /// The kind of device its fragments run on, spelled as the artifact's
+  /// devices spell it ("cpu").
+  virtual llvm::StringRef device() const = 0;
+  /// True when each of its fragments becomes a kernel that the target's
+  /// kernel pipeline generates; false when lower() turns each into a
+  /// library step.
+  virtual bool generatesCode() const = 0;
+  /// The ops its fragments may start at, by name ("tg.conv2d", ...); empty
+  /// when it generates code (any computing op). Options that give a class
+  /// of ops to a backend are checked against it.
+  virtual std::vector<llvm::StringRef> anchorOps() const = 0;
   /// The patterns it runs, one line each, with their constraints.
   virtual std::vector<std::string> patterns() const = 0;
-  /// Every fragment this backend runs that starts at \p anchor, longest
-  /// first (each shorter one a prefix of the longest), growing only over
-  /// consumers \p available accepts. Empty when \p anchor is not something
-  /// it runs.
-  virtual void candidates(mlir::Operation *anchor, Available available,
-                          llvm::SmallVectorImpl<LibraryCall> &out) const = 0;
-  /// Turns a fragment (one of its candidates) into a library step; false
-  /// for the code generator, whose fragments become generated kernels.
-  virtual bool isLibrary() const { return true; }
+  /// Appends every fragment this backend runs that starts at \p anchor,
+  /// longest first (each shorter one a prefix of the longest), growing only
+  /// over consumers \p available accepts; none when \p anchor is not
+  /// something it runs. Each names this backend.
+  void candidates(mlir::Operation *anchor, Available available,
+                  llvm::SmallVectorImpl<LibraryCall> &out) const;
+  /// Turns a fragment (one of its candidates) into a library step. Called
+  /// only for backends that do not generate code.
   virtual mlir::LogicalResult lower(const LibraryCall &call,
                                     const StepOperands &operands,
                                     LibraryStep &step) const = 0;
@@ -101,36 +118,77 @@ public:
   /// how well this backend uses the machine on it (documented per backend).
   virtual double analyticSeconds(const LibraryCall &call,
                                  const cost::RooflineTarget &target) const = 0;
+
+protected:
+  /// candidates() without the backend set: what each backend implements.
+  virtual void
+  collectCandidates(mlir::Operation *anchor, Available available,
+                    llvm::SmallVectorImpl<LibraryCall> &out) const = 0;
 };
 
-/// The backends compiling can use. Adding one: a new file in
-/// lib/Compiler/Backends/, an enum case in TGAttrs.td (the name the IR
-/// prints) and one line in BackendRegistry::builtin().
+/// A class of ops that a backend list may give to one backend: `conv` (the
+/// convolutions and the ops oneDNN-like libraries keep in their layout:
+/// pools, global pools, channel concatenations, adds), `matmul` (matrix
+/// products), or every op.
+enum class OpClass { Any, Conv, Matmul };
+
+/// One entry of a backend list (docs/Placement.md): `NAME` gives every op
+/// the backend runs to it, `conv:NAME` / `matmul:NAME` only that class.
+struct BackendChoice {
+  const Backend *backend = nullptr;
+  OpClass ops = OpClass::Any;
+  /// Whether \p op is of this entry's class.
+  bool covers(mlir::Operation *op) const;
+};
+
+/// The backends compiling for one target can use: any number of library
+/// backends and exactly one that generates code (the fallback of every op
+/// no library takes). Adding a backend: a new file in
+/// lib/Compiler/Backends/ and one line in BackendRegistry::builtin() (or
+/// add() on a registry of one's own); nothing else names it.
 class BackendRegistry {
 public:
-  /// Codegen, oneDNN and OpenBLAS.
+  /// The CPU's: codegen, onednn and openblas.
   static const BackendRegistry &builtin();
 
+  /// Adds \p backend. A name registered twice, or a second code
+  /// generator, is a programming error (reported fatally).
   void add(std::unique_ptr<Backend> backend);
-  /// Replaces the backend of the same kind (tests plant faulty ones).
+  /// Replaces the backend of the same name (tests plant faulty ones).
   void replace(std::unique_ptr<Backend> backend);
-  const Backend *lookup(tg::Backend kind) const;
   const Backend *lookup(llvm::StringRef name) const;
+  /// The backend that generates code (null only in a registry being built).
+  const Backend *codeGenerator() const;
   /// The backends a comma-separated \p list names, in its order, or an
   /// error naming the first unknown one and the registered ones.
   llvm::Expected<std::vector<const Backend *>>
   parseList(llvm::StringRef list) const;
+  /// A backend list with op classes (`conv:onednn,matmul:openblas`,
+  /// `openblas,onednn`), or an error naming the bad entry: an unknown
+  /// backend or class, or a library backend given a class it starts no
+  /// fragment in.
+  llvm::Expected<std::vector<BackendChoice>>
+  parseChoices(llvm::StringRef list) const;
+  /// The list fragments are formed by when none is given (builtin:
+  /// conv:onednn,matmul:onednn).
+  llvm::StringRef defaultList() const { return defaults; }
+  void setDefaultList(std::string list) { defaults = std::move(list); }
+  /// The list that `--conv-backend=\p conv --matmul-backend=\p matmul`
+  /// spell: their entries (those not empty) before the default list.
+  std::string spellList(llvm::StringRef conv, llvm::StringRef matmul) const;
   llvm::ArrayRef<std::unique_ptr<Backend>> all() const { return backends; }
 
   /// The longest fragment \p backend runs from \p anchor, or nullopt.
-  std::optional<LibraryCall> match(mlir::Operation *anchor, tg::Backend backend,
+  std::optional<LibraryCall> match(mlir::Operation *anchor,
+                                   const Backend &backend,
                                    Available available = nullptr) const;
-  /// The call a library fragment's body is (exactly one of its backend's
-  /// candidates), or nullopt.
+  /// The call a fragment's body is (exactly one of its backend's
+  /// candidates), or nullopt (also when its backend is not registered).
   std::optional<LibraryCall> matchFragment(tg::FragmentOp fragment) const;
 
 private:
   std::vector<std::unique_ptr<Backend>> backends;
+  std::string defaults;
 };
 
 std::unique_ptr<Backend> createCodegenBackend();

@@ -28,16 +28,21 @@ struct CompileOptions {
   TargetSpec target;
   /// "embedded" (in the .so) or "external" (a safetensors file beside it).
   std::string weightsStorage = "embedded";
-  /// Backends per op kind (--tg-form-fragments).
-  std::string convBackend = "onednn";
-  std::string matmulBackend = "onednn";
-  /// A fixed backend set in priority order (overrides the two above).
-  std::string backendSet;
+  /// The backend list --tg-form-fragments forms fragments by
+  /// (docs/Placement.md); empty: its default, conv:onednn,matmul:onednn.
+  std::string backends;
   /// When set, replaces --tg-form-fragments: adds the pass that places
-  /// fragments (loom-compile --backends=auto adds --tg-place-backends).
-  std::function<void(mlir::OpPassManager &)> formFragments;
-  /// The backends that lower library fragments (null: the builtin ones).
-  const BackendRegistry *backends = nullptr;
+  /// fragments over \p registry (loom-compile --backends=auto adds
+  /// --tg-place-backends).
+  std::function<void(mlir::OpPassManager &, const BackendRegistry &)>
+      formFragments;
+  /// The backends fragments are formed, placed and lowered with (null: the
+  /// builtin ones).
+  const BackendRegistry *registry = nullptr;
+
+  const BackendRegistry &backendRegistry() const {
+    return registry ? *registry : BackendRegistry::builtin();
+  }
   /// Embed the tg source module (for loom-run --check).
   bool embedSource = true;
   /// Where to print the schedules (null: nowhere).

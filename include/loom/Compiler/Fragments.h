@@ -26,9 +26,13 @@ using FragmentChooser = llvm::function_ref<std::optional<LibraryCall>(
 bool staysOutside(mlir::Operation *op);
 
 /// Replaces the computing ops of \p fn by tg.fragment ops: first, in block
-/// order, the fragment \p choose picks at each op (library or codegen),
-/// then codegen fragments for the rest. Ops already in fragments stay.
-void formFragments(mlir::func::FuncOp fn, FragmentChooser choose);
+/// order, the fragment \p choose picks at each op (library or generated),
+/// then fragments of \p registry's code generator for the rest. Ops
+/// already in fragments stay. Fails (diagnosed) when the registry has no
+/// code generator.
+mlir::LogicalResult formFragments(mlir::func::FuncOp fn,
+                                  FragmentChooser choose,
+                                  const BackendRegistry &registry);
 
 } // namespace loom::compiler
 

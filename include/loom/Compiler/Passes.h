@@ -7,6 +7,7 @@
 #ifndef LOOM_COMPILER_PASSES_H
 #define LOOM_COMPILER_PASSES_H
 
+#include "loom/Compiler/Backend.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -26,6 +27,13 @@ namespace loom::compiler {
 
 #define GEN_PASS_REGISTRATION
 #include "loom/Compiler/Passes.h.inc"
+
+/// --tg-form-fragments over the backends of \p registry (the registered
+/// pass, and createTGFormFragments(options), use
+/// BackendRegistry::builtin()).
+std::unique_ptr<mlir::Pass>
+createTGFormFragments(const BackendRegistry &registry,
+                      const TGFormFragmentsOptions &options);
 
 } // namespace loom::compiler
 

@@ -26,13 +26,19 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
       OpenBLAS (plain sgemm); pools, channel concats and the adds between
       convolutions on oneDNN with the convolutions (it runs them in the
       convolutions' layout, so a chain of convolutions through them is not
-      reordered to NCHW at each); chosen per op kind by the options, or by a
-      fixed backend set in priority order (`backends=openblas,onednn`);
+      reordered to NCHW at each); chosen by a backend list (`backends`,
+      docs/Placement.md): entries in priority order, each a registered
+      backend for every op it runs (`openblas,onednn`) or for one class of
+      ops (`conv:onednn,matmul:openblas`; classes `conv` — convolutions,
+      pools, channel concats and adds — and `matmul`); an op goes to the
+      first entry whose class holds it and whose backend runs it, and an
+      entry of the code generator stops there. `conv-backend=X
+      matmul-backend=Y` is a spelling of `backends=conv:X,matmul:Y`.
       `--tg-place-backends` chooses by a search instead;
-    * codegen fragments: every other computing op, with single-use
-      elementwise producers fused in (prologue) and elementwise consumers
-      fused after (epilogue); at most one op of a fragment is not
-      elementwise.
+    * generated fragments (the registry's code generator, `codegen`): every
+      other computing op, with single-use elementwise producers fused in
+      (prologue) and elementwise consumers fused after (epilogue); at most
+      one op of a fragment is not elementwise.
 
     `tg.weight`, `tg.reshape` (metadata) and large `tg.constant`s stay
     outside and enter fragments as inputs; small constants are copied into
@@ -41,21 +47,20 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
 
     ```
     loom-opt model.mlir --tg-form-fragments
+    loom-opt model.mlir --tg-form-fragments="backends=conv:codegen,matmul:openblas"
     loom-opt model.mlir --tg-form-fragments="conv-backend=codegen matmul-backend=openblas"
     ```
   }];
   let options = [
-    Option<"convBackend", "conv-backend", "std::string", /*default=*/"\"onednn\"",
-           "Backend of tg.conv2d (and of pools, channel concats and the "
-           "adds between convolutions, which oneDNN runs in its "
-           "convolutions' layout): onednn or codegen">,
+    Option<"convBackend", "conv-backend", "std::string", /*default=*/"\"\"",
+           "Spells the entry conv:<name>, put before the default list">,
     Option<"matmulBackend", "matmul-backend", "std::string",
-           /*default=*/"\"onednn\"",
-           "Backend of tg.matmul: onednn, openblas or codegen">,
+           /*default=*/"\"\"",
+           "Spells the entry matmul:<name>, put before the default list">,
     Option<"backends", "backends", "std::string", /*default=*/"\"\"",
-           "A fixed backend set, in priority order (comma-separated): each "
-           "op goes to the first library backend that runs it, else to "
-           "generated code; overrides conv-backend and matmul-backend">,
+           "The backend list, in priority order (comma-separated NAME or "
+           "CLASS:NAME entries, docs/Placement.md); default: the "
+           "registry's, conv:onednn,matmul:onednn">,
   ];
   let dependentDialects = ["::loom::tg::TGDialect"];
 }

@@ -52,11 +52,10 @@ public:
                                            requests) = 0;
 };
 
-/// Rooflines (for targets that are not present): each backend's
-/// analyticSeconds on \p target.
+/// Rooflines (for targets that are not present): each fragment's
+/// backend's analyticSeconds on \p target.
 std::unique_ptr<FragmentCostModel>
-createAnalyticCostModel(const compiler::BackendRegistry &backends,
-                        cost::RooflineTarget target);
+createAnalyticCostModel(cost::RooflineTarget target);
 
 struct MeasureOptions {
   /// Threads the probes run on (0: all).

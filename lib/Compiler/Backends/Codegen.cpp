@@ -30,22 +30,24 @@ bool computes(Operation *op) {
 
 class CodegenBackend : public Backend {
 public:
-  tg::Backend kind() const override { return tg::Backend::Codegen; }
+  StringRef name() const override { return "codegen"; }
   StringRef summary() const override {
     return "Loom's generated kernels (tg -> linalg -> LLVM): every op";
   }
+  StringRef device() const override { return "cpu"; }
+  bool generatesCode() const override { return true; }
+  std::vector<StringRef> anchorOps() const override { return {}; }
   std::vector<std::string> patterns() const override {
     return {"any computing tg op, with the single-use elementwise ops "
             "after it (up to 3) fused into the same kernel; any element "
             "type the lowering takes"};
   }
 
-  void candidates(Operation *anchor, Available available,
-                  SmallVectorImpl<LibraryCall> &out) const override {
+  void collectCandidates(Operation *anchor, Available available,
+                         SmallVectorImpl<LibraryCall> &out) const override {
     if (!computes(anchor))
       return;
     LibraryCall call;
-    call.backend = kind();
     call.anchor = anchor;
     call.ops.push_back(anchor);
     // An elementwise anchor is a fragment of its own (what is left over
@@ -64,7 +66,6 @@ public:
     }
   }
 
-  bool isLibrary() const override { return false; }
   LogicalResult lower(const LibraryCall &call, const StepOperands &,
                       LibraryStep &) const override {
     return call.anchor->emitOpError(

@@ -21,6 +21,9 @@ using llvm::json::Array;
 
 namespace {
 
+/// This backend's registered name (its fragments in the IR carry it).
+constexpr llvm::StringLiteral kOneDNN("onednn");
+
 Array shapeJSON(ArrayRef<int64_t> shape) {
   Array a;
   for (int64_t d : shape)
@@ -113,7 +116,6 @@ bool winogradPays(tg::Conv2dOp conv) {
 
 LibraryCall growConv(tg::Conv2dOp conv, Available available) {
   LibraryCall call;
-  call.backend = tg::Backend::OneDNN;
   call.anchor = conv;
   call.ops.push_back(conv);
   call.bias = conv.getBias();
@@ -139,7 +141,6 @@ LibraryCall growConv(tg::Conv2dOp conv, Available available) {
 
 LibraryCall growMatmul(tg::MatmulOp matmul, Available available) {
   LibraryCall call;
-  call.backend = tg::Backend::OneDNN;
   call.anchor = matmul;
   call.ops.push_back(matmul);
   Value out = matmul.getResult();
@@ -161,7 +162,6 @@ LibraryCall growMatmul(tg::MatmulOp matmul, Available available) {
 /// in that layout instead of reordering to NCHW at each.
 LibraryCall single(Operation *op) {
   LibraryCall call;
-  call.backend = tg::Backend::OneDNN;
   call.anchor = op;
   call.ops.push_back(op);
   return call;
@@ -186,7 +186,7 @@ bool fromLayoutChain(Value v, int depth) {
   if (!def)
     return true;
   if (auto fragment = dyn_cast<tg::FragmentOp>(def))
-    return fragment.getBackend() == tg::Backend::OneDNN;
+    return fragment.getBackend() == kOneDNN;
   if (depth >= 8)
     return false;
   if (auto add = dyn_cast<tg::AddOp>(def))
@@ -222,10 +222,21 @@ bool isChainAdd(tg::AddOp add, int depth) {
 
 class OneDNNBackend : public Backend {
 public:
-  tg::Backend kind() const override { return tg::Backend::OneDNN; }
+  StringRef name() const override { return kOneDNN; }
   StringRef summary() const override {
     return "oneDNN primitives: convolutions and matrix products with "
            "post-ops";
+  }
+  StringRef device() const override { return "cpu"; }
+  bool generatesCode() const override { return false; }
+  std::vector<StringRef> anchorOps() const override {
+    return {tg::Conv2dOp::getOperationName(),
+            tg::MatmulOp::getOperationName(),
+            tg::MaxPool2dOp::getOperationName(),
+            tg::AvgPool2dOp::getOperationName(),
+            tg::GlobalAvgPoolOp::getOperationName(),
+            tg::ConcatOp::getOperationName(),
+            tg::AddOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
     return {"conv2d [+sum] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
@@ -251,8 +262,8 @@ public:
             "the layout of the convolutions around it"};
   }
 
-  void candidates(Operation *anchor, Available available,
-                  SmallVectorImpl<LibraryCall> &out) const override {
+  void collectCandidates(Operation *anchor, Available available,
+                         SmallVectorImpl<LibraryCall> &out) const override {
     if (!allF32(anchor))
       return;
     if (auto conv = dyn_cast<tg::Conv2dOp>(anchor))

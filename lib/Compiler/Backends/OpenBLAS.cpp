@@ -19,17 +19,22 @@ namespace {
 
 class OpenBLASBackend : public Backend {
 public:
-  tg::Backend kind() const override { return tg::Backend::OpenBLAS; }
+  StringRef name() const override { return "openblas"; }
   StringRef summary() const override {
     return "OpenBLAS cblas_sgemm: plain matrix products";
+  }
+  StringRef device() const override { return "cpu"; }
+  bool generatesCode() const override { return false; }
+  std::vector<StringRef> anchorOps() const override {
+    return {tg::MatmulOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
     return {"matmul: f32, left operand rank 2 or 3 (a loop over its batch), "
             "right operand rank 2; nothing fused"};
   }
 
-  void candidates(Operation *anchor, Available,
-                  SmallVectorImpl<LibraryCall> &out) const override {
+  void collectCandidates(Operation *anchor, Available,
+                         SmallVectorImpl<LibraryCall> &out) const override {
     auto matmul = dyn_cast<tg::MatmulOp>(anchor);
     if (!matmul || !allF32(matmul))
       return;
@@ -38,7 +43,6 @@ public:
         matmul.getRhs().getType().getRank() != 2)
       return;
     LibraryCall call;
-    call.backend = kind();
     call.anchor = matmul;
     call.ops.push_back(matmul);
     out.push_back(std::move(call));

@@ -8,6 +8,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +19,14 @@ using namespace loom;
 using namespace loom::compiler;
 
 Backend::~Backend() = default;
+
+void Backend::candidates(Operation *anchor, Available available,
+                         SmallVectorImpl<LibraryCall> &out) const {
+  size_t first = out.size();
+  collectCandidates(anchor, available, out);
+  for (LibraryCall &call : llvm::drop_begin(out, first))
+    call.backend = this;
+}
 
 std::string LibraryCall::pattern() const {
   std::string name;
@@ -45,35 +55,54 @@ const BackendRegistry &BackendRegistry::builtin() {
     r.add(createCodegenBackend());
     r.add(createOneDNNBackend());
     r.add(createOpenBLASBackend());
+    r.setDefaultList("conv:onednn,matmul:onednn");
     return r;
   }();
   return registry;
 }
 
 void BackendRegistry::add(std::unique_ptr<Backend> backend) {
-  assert(!lookup(backend->kind()) && "backend registered twice");
+  if (lookup(backend->name()))
+    llvm::report_fatal_error("backend '" + backend->name() +
+                             "' registered twice");
+  if (backend->generatesCode() && codeGenerator())
+    llvm::report_fatal_error("backend '" + backend->name() +
+                             "' generates code, and '" +
+                             codeGenerator()->name() + "' already does");
   backends.push_back(std::move(backend));
 }
 
 void BackendRegistry::replace(std::unique_ptr<Backend> backend) {
   for (auto &b : backends)
-    if (b->kind() == backend->kind()) {
+    if (b->name() == backend->name()) {
       b = std::move(backend);
       return;
     }
   add(std::move(backend));
 }
 
-const Backend *BackendRegistry::lookup(tg::Backend kind) const {
+const Backend *BackendRegistry::lookup(StringRef name) const {
   for (const auto &b : backends)
-    if (b->kind() == kind)
+    if (b->name() == name)
       return b.get();
   return nullptr;
 }
 
-const Backend *BackendRegistry::lookup(StringRef name) const {
-  auto kind = tg::symbolizeBackend(name);
-  return kind ? lookup(*kind) : nullptr;
+const Backend *BackendRegistry::codeGenerator() const {
+  for (const auto &b : backends)
+    if (b->generatesCode())
+      return b.get();
+  return nullptr;
+}
+
+/// "unknown backend 'x' (registered: a, b, c)".
+static llvm::Error unknownBackend(const BackendRegistry &registry,
+                                  StringRef name) {
+  std::string known;
+  for (const auto &b : registry.all())
+    known += (known.empty() ? "" : ", ") + b->name().str();
+  return llvm::createStringError("unknown backend '" + name +
+                                 "' (registered: " + known + ")");
 }
 
 llvm::Expected<std::vector<const Backend *>>
@@ -82,27 +111,91 @@ BackendRegistry::parseList(StringRef list) const {
   SmallVector<StringRef> names;
   list.split(names, ',', -1, /*KeepEmpty=*/false);
   for (StringRef name : names) {
-    if (const Backend *backend = lookup(name.trim())) {
-      out.push_back(backend);
-      continue;
-    }
-    std::string known;
-    for (const auto &b : backends)
-      known += (known.empty() ? "" : ", ") + b->name().str();
-    return llvm::createStringError("unknown backend '" + name.trim() +
-                                   "' (registered: " + known + ")");
+    const Backend *backend = lookup(name.trim());
+    if (!backend)
+      return unknownBackend(*this, name.trim());
+    out.push_back(backend);
   }
   return out;
 }
 
+/// The ops of a class (the anchors a class entry gives to its backend);
+/// empty for every op.
+static ArrayRef<StringRef> opsOf(OpClass ops) {
+  static const StringRef kConv[] = {
+      tg::Conv2dOp::getOperationName(), tg::MaxPool2dOp::getOperationName(),
+      tg::AvgPool2dOp::getOperationName(),
+      tg::GlobalAvgPoolOp::getOperationName(),
+      tg::ConcatOp::getOperationName(), tg::AddOp::getOperationName()};
+  static const StringRef kMatmul[] = {tg::MatmulOp::getOperationName()};
+  switch (ops) {
+  case OpClass::Any:
+    return {};
+  case OpClass::Conv:
+    return kConv;
+  case OpClass::Matmul:
+    return kMatmul;
+  }
+  llvm_unreachable("unknown op class");
+}
+
+bool BackendChoice::covers(Operation *op) const {
+  ArrayRef<StringRef> names = opsOf(ops);
+  return names.empty() || llvm::is_contained(names, op->getName().getStringRef());
+}
+
+llvm::Expected<std::vector<BackendChoice>>
+BackendRegistry::parseChoices(StringRef list) const {
+  std::vector<BackendChoice> out;
+  SmallVector<StringRef> entries;
+  list.split(entries, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef entry : entries) {
+    auto [head, tail] = entry.trim().split(':');
+    BackendChoice choice;
+    StringRef name = head.trim();
+    if (!tail.empty() || entry.contains(':')) {
+      std::optional<OpClass> ops =
+          llvm::StringSwitch<std::optional<OpClass>>(head.trim())
+              .Case("conv", OpClass::Conv)
+              .Case("matmul", OpClass::Matmul)
+              .Default(std::nullopt);
+      if (!ops)
+        return llvm::createStringError(
+            "unknown op class '" + head.trim() + "' in '" + entry.trim() +
+            "' (classes: conv, matmul)");
+      choice.ops = *ops;
+      name = tail.trim();
+    }
+    choice.backend = lookup(name);
+    if (!choice.backend)
+      return unknownBackend(*this, name);
+    std::vector<StringRef> anchors = choice.backend->anchorOps();
+    if (choice.ops != OpClass::Any && !choice.backend->generatesCode() &&
+        llvm::none_of(opsOf(choice.ops), [&](StringRef op) {
+          return llvm::is_contained(anchors, op);
+        }))
+      return llvm::createStringError("'" + entry.trim() + "': " + name +
+                                     " runs no " + head.trim() + " op");
+    out.push_back(choice);
+  }
+  return out;
+}
+
+std::string BackendRegistry::spellList(StringRef conv,
+                                       StringRef matmul) const {
+  std::string list;
+  if (!conv.empty())
+    list += ("conv:" + conv + ",").str();
+  if (!matmul.empty())
+    list += ("matmul:" + matmul + ",").str();
+  return list + defaults;
+}
+
 std::optional<LibraryCall> BackendRegistry::match(Operation *anchor,
-                                                  tg::Backend kind,
+                                                  const Backend &backend,
                                                   Available available) const {
-  const Backend *backend = lookup(kind);
-  if (!backend)
-    return std::nullopt;
   SmallVector<LibraryCall> calls;
-  backend->candidates(anchor, available, calls);
+  backend.candidates(anchor, available, calls);
   if (calls.empty())
     return std::nullopt;
   return calls.front();

@@ -71,14 +71,15 @@ func.func @batched(%a: tensor<3x4x6xf32>, %b: tensor<3x6x7xf32>) -> tensor<3x4x7
 /// wrong backend entry looks like.
 class DropsActivation : public Backend {
 public:
-  tg::Backend kind() const override { return inner->kind(); }
+  StringRef name() const override { return inner->name(); }
   StringRef summary() const override { return "faulty oneDNN"; }
+  StringRef device() const override { return inner->device(); }
+  bool generatesCode() const override { return inner->generatesCode(); }
+  std::vector<StringRef> anchorOps() const override {
+    return inner->anchorOps();
+  }
   std::vector<std::string> patterns() const override {
     return inner->patterns();
-  }
-  void candidates(Operation *anchor, Available available,
-                  SmallVectorImpl<LibraryCall> &out) const override {
-    inner->candidates(anchor, available, out);
   }
   LogicalResult lower(const LibraryCall &call, const StepOperands &operands,
                       LibraryStep &step) const override {
@@ -90,6 +91,12 @@ public:
   double analyticSeconds(const LibraryCall &call,
                          const cost::RooflineTarget &target) const override {
     return inner->analyticSeconds(call, target);
+  }
+
+protected:
+  void collectCandidates(Operation *anchor, Available available,
+                         SmallVectorImpl<LibraryCall> &out) const override {
+    inner->candidates(anchor, available, out);
   }
 
 private:

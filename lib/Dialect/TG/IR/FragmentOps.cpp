@@ -16,11 +16,11 @@ using namespace loom::tg;
 
 void FragmentOp::build(OpBuilder &builder, OperationState &state,
                        TypeRange resultTypes, ValueRange inputs,
-                       Backend backend) {
+                       StringRef backend) {
   state.addOperands(inputs);
   state.addTypes(resultTypes);
   state.addAttribute(getBackendAttrName(state.name),
-                     BackendAttr::get(builder.getContext(), backend));
+                     builder.getStringAttr(backend));
   Region *body = state.addRegion();
   Block *block = new Block();
   body->push_back(block);
@@ -29,6 +29,8 @@ void FragmentOp::build(OpBuilder &builder, OperationState &state,
 }
 
 LogicalResult FragmentOp::verify() {
+  if (getBackend().empty())
+    return emitOpError("names no backend");
   Block &body = getBody().front();
   if (body.getArgumentTypes() != getInputs().getTypes())
     return emitOpError("body arguments must have the types of the inputs");

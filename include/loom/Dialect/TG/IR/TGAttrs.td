@@ -76,22 +76,4 @@ def TG_ResizeNearestMode : I32EnumAttr<"ResizeNearestMode",
 def TG_ResizeNearestModeAttr
     : EnumAttr<TG_Dialect, TG_ResizeNearestMode, "nearest_mode">;
 
-//===----------------------------------------------------------------------===//
-// tg.fragment
-//===----------------------------------------------------------------------===//
-
-def TG_BackendCodegen : I32EnumAttrCase<"Codegen", 0, "codegen">;
-def TG_BackendOneDNN  : I32EnumAttrCase<"OneDNN", 1, "onednn">;
-def TG_BackendOpenBLAS : I32EnumAttrCase<"OpenBLAS", 2, "openblas">;
-
-def TG_Backend : I32EnumAttr<"Backend",
-    "the backend a tg.fragment runs on",
-    [TG_BackendCodegen, TG_BackendOneDNN, TG_BackendOpenBLAS]> {
-  let genSpecializedAttr = 0;
-  let cppNamespace = "::loom::tg";
-}
-def TG_BackendAttr : EnumAttr<TG_Dialect, TG_Backend, "backend"> {
-  let assemblyFormat = "`<` $value `>`";
-}
-
 #endif // LOOM_DIALECT_TG_IR_TGATTRS_TD

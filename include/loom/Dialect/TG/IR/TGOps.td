@@ -841,11 +841,15 @@ def TG_FragmentOp : TG_Op<"fragment", !listconcat([
   let summary = "a part of the graph that runs as one unit on one backend";
   let description = [{
     The body computes the results from the block arguments (one per input,
-    of the input's type) with tg ops and yields them. The CPU compiler
-    turns a `codegen` fragment into one generated kernel and a library
-    fragment (`onednn`, `openblas`) into one library call; fragments are
-    formed by `--tg-form-fragments` (and, later, chosen by the backend
-    placement), and can be written, printed and edited like any other op.
+    of the input's type) with tg ops and yields them. `backend` names a
+    backend of the compiler's registry (docs/Placement.md): the dialect does
+    not know the set, so a new backend needs no change here. A fragment on a
+    backend that generates code (`codegen`) becomes one generated kernel;
+    one on a library backend (`onednn`, `openblas`) one library call; an
+    unregistered name is an error when the fragment is scheduled. Fragments
+    are formed by `--tg-form-fragments` or `--tg-place-backends`, and can be
+    written, printed and edited like any other op; the name prints as a
+    keyword, or quoted when it is not a bare identifier.
     A fragment holds no `tg.weight` and no nested fragment: weights enter as
     inputs.
 
@@ -859,17 +863,18 @@ def TG_FragmentOp : TG_Op<"fragment", !listconcat([
     }
     ```
   }];
-  let arguments = (ins Variadic<TG_Tensor>:$inputs, TG_BackendAttr:$backend);
+  let arguments = (ins Variadic<TG_Tensor>:$inputs, StrAttr:$backend);
   let results = (outs Variadic<TG_Tensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $backend `(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body
+    custom<BackendName>($backend) `(` $inputs `)` attr-dict `:`
+    functional-type($inputs, results) $body
   }];
   let hasVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [
     OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::ValueRange":$inputs,
-                   "::loom::tg::Backend":$backend)>,
+                   "::llvm::StringRef":$backend)>,
   ];
 }
 
