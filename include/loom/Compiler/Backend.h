@@ -7,7 +7,7 @@
 // schedule, and an analytic estimate of its time. Fragment formation
 // (--tg-form-fragments, fixed choices) and placement (--tg-place-backends,
 // a search) ask the registry for candidates; the schedule builder asks the
-// fragment's backend to lower it. docs/Backends.md lists the patterns and
+// fragment's backend to lower it. docs/Placement.md lists the patterns and
 // says how to add a backend.
 //
 //===----------------------------------------------------------------------===//
