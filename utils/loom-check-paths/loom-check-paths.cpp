@@ -41,15 +41,14 @@ namespace {
 
 /// The top-level directories whose paths are checked: a token is a path when
 /// it starts with one of these followed by `/`.
-constexpr const char *kTopDirs[] = {"bench",   "docs",  "include",
-                                    "lib",     "python-free-examples",
-                                    "scripts", "test",  "tools",
-                                    "utils"};
+constexpr const char *kTopDirs[] = {
+    "bench",   "docs", "include", "lib",  "python-free-examples",
+    "scripts", "test", "tools",   "utils"};
 
 /// Files read for repository paths, by extension (Markdown is read apart).
 constexpr const char *kSourceExtensions[] = {
-    ".c",    ".cpp", ".h",   ".td",   ".def", ".inc",  ".mlir",
-    ".test", ".txt", ".sh",  ".py",   ".in",  ".cmake", ".json"};
+    ".c",    ".cpp", ".h",  ".td", ".def", ".inc",   ".mlir",
+    ".test", ".txt", ".sh", ".py", ".in",  ".cmake", ".json"};
 
 /// A character that continues a path token.
 bool isPathChar(char c) {
@@ -343,7 +342,8 @@ void Checker::checkMarkdownLine(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '`') {
       size_t after = text.find_first_not_of('`', i);
-      size_t ticks = (after == std::string_view::npos ? text.size() : after) - i;
+      size_t ticks =
+          (after == std::string_view::npos ? text.size() : after) - i;
       std::string fence(ticks, '`');
       size_t close = text.find(fence, i + ticks);
       if (close == std::string_view::npos) {

@@ -447,15 +447,14 @@ LogicalResult RecurrentExpander::splitPeepholes(int64_t d, DirectionValues &v) {
   return success();
 }
 
-LogicalResult RecurrentExpander::initialState(const std::string &all,
-                                              int64_t d, std::string &out) {
+LogicalResult RecurrentExpander::initialState(const std::string &all, int64_t d,
+                                              std::string &out) {
   if (all.empty()) {
     out = ex.splat(r.dataType, {r.batch, r.hidden}, 0.0);
     return success();
   }
-  auto v = ex.emit("Gather", {all, ex.scalarInt(d)}, [](onnx::NodeProto &n) {
-    Expander::setInt(n, "axis", 0);
-  });
+  auto v = ex.emit("Gather", {all, ex.scalarInt(d)},
+                   [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
   if (failed(v))
     return failure();
   out = *v;
@@ -492,9 +491,10 @@ LogicalResult RecurrentExpander::addPeephole(std::string &gate,
   return success();
 }
 
-FailureOr<std::string>
-RecurrentExpander::forgetGate(const DirectionValues &v, const std::string &it,
-                              std::string gf, const std::string &c) {
+FailureOr<std::string> RecurrentExpander::forgetGate(const DirectionValues &v,
+                                                     const std::string &it,
+                                                     std::string gf,
+                                                     const std::string &c) {
   if (r.inputForget) {
     auto one = ex.splat(r.dataType, {}, 1.0);
     return ex.emit("Sub", {one, it});
@@ -516,9 +516,9 @@ LogicalResult RecurrentExpander::stepLSTM(const DirectionValues &v,
   auto pre = add(xt, *hr);
   if (failed(pre))
     return failure();
-  auto g = ex.emitMulti(
-      "Split", {*pre, ex.ints({H, H, H, H})}, 4,
-      [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
+  auto g =
+      ex.emitMulti("Split", {*pre, ex.ints({H, H, H, H})}, 4,
+                   [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
   if (failed(g))
     return failure();
   std::string gi = (*g)[0], go = (*g)[1], gf = (*g)[2], gc = (*g)[3];
@@ -565,10 +565,8 @@ LogicalResult RecurrentExpander::stepLSTM(const DirectionValues &v,
   return success();
 }
 
-FailureOr<std::string>
-RecurrentExpander::gruRecurrentCandidate(const DirectionValues &v,
-                                         const std::string &rt,
-                                         const std::string &h) {
+FailureOr<std::string> RecurrentExpander::gruRecurrentCandidate(
+    const DirectionValues &v, const std::string &rt, const std::string &h) {
   FailureOr<std::string> hh;
   if (r.linearBeforeReset) {
     hh = ex.emit("MatMul", {h, v.rhT});
@@ -589,9 +587,9 @@ RecurrentExpander::gruRecurrentCandidate(const DirectionValues &v,
 LogicalResult RecurrentExpander::stepGRU(const DirectionValues &v,
                                          const std::string &xt, State &state) {
   const int64_t H = r.hidden;
-  auto xg = ex.emitMulti(
-      "Split", {xt, ex.ints({H, H, H})}, 3,
-      [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
+  auto xg =
+      ex.emitMulti("Split", {xt, ex.ints({H, H, H})}, 3,
+                   [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
   if (failed(xg))
     return failure();
   auto hzr = ex.emit("MatMul", {state.h, v.rzrT});
@@ -599,9 +597,9 @@ LogicalResult RecurrentExpander::stepGRU(const DirectionValues &v,
     return failure();
   if (!v.rbzr.empty() && failed(hzr = add(*hzr, v.rbzr)))
     return failure();
-  auto hg = ex.emitMulti(
-      "Split", {*hzr, ex.ints({H, H})}, 2,
-      [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
+  auto hg =
+      ex.emitMulti("Split", {*hzr, ex.ints({H, H})}, 2,
+                   [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
   if (failed(hg))
     return failure();
   auto gate = [&](const std::string &a,
@@ -687,7 +685,8 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
   v.reverse = r.reverse || d == 1;
   State state;
   if (failed(projectInputs(d, v)) || failed(transposeRecurrentWeights(v)) ||
-      failed(splitPeepholes(d, v)) || failed(initialState(initialH, d, state.h)))
+      failed(splitPeepholes(d, v)) ||
+      failed(initialState(initialH, d, state.h)))
     return failure();
   if (r.kind == Kind::LSTM && failed(initialState(initialC, d, state.c)))
     return failure();

@@ -60,7 +60,7 @@ private:
 
   /// What the walk of one device has seen so far.
   struct DeviceWalk {
-    using Done = std::tuple<int, int, int>;           // kind, stage, micro-batch
+    using Done = std::tuple<int, int, int>; // kind, stage, micro-batch
     using Recv = std::tuple<int, int, int, int, int>; // direction, stage,
                                                       // micro-batch, peer
                                                       // stage, peer device
@@ -90,8 +90,9 @@ private:
     if (w.capacity && w.staticBytes > w.capacity) {
       add(d, -1,
           "weights and optimizer state alone (" +
-              std::to_string(w.staticBytes) + " bytes) exceed the capacity of " +
-              std::to_string(w.capacity) + " bytes");
+              std::to_string(w.staticBytes) +
+              " bytes) exceed the capacity of " + std::to_string(w.capacity) +
+              " bytes");
       w.memoryReported = true;
     }
     const std::vector<Action> &program = s.programs[d];
@@ -133,23 +134,27 @@ private:
       return;
     case ActionKind::W:
       if (!w.isDone(ActionKind::I, a.stage, m))
-        order(w, i, "weight gradient runs before its input gradient I " +
-                        stage(a.stage) + " " + std::to_string(m));
+        order(w, i,
+              "weight gradient runs before its input gradient I " +
+                  stage(a.stage) + " " + std::to_string(m));
       if (w.isDone(ActionKind::W, a.stage, m))
-        order(w, i, "repeats the weight gradient of stage " + stage(a.stage) +
-                        forMicroBatch(m));
+        order(w, i,
+              "repeats the weight gradient of stage " + stage(a.stage) +
+                  forMicroBatch(m));
       w.activations -= s.stages[a.stage].activationBytes;
       --w.inFlight;
       return;
     case ActionKind::SendF:
       if (!w.isDone(ActionKind::F, a.stage, m))
-        order(w, i, "sends an activation before its forward F " +
-                        stage(a.stage) + " " + std::to_string(m) + " ran");
+        order(w, i,
+              "sends an activation before its forward F " + stage(a.stage) +
+                  " " + std::to_string(m) + " ran");
       return;
     case ActionKind::SendB:
       if (!w.gradientDone(a.stage, m))
-        order(w, i, "sends a gradient before the backward of " +
-                        stage(a.stage) + forMicroBatch(m) + " ran");
+        order(w, i,
+              "sends a gradient before the backward of " + stage(a.stage) +
+                  forMicroBatch(m) + " ran");
       return;
     case ActionKind::RecvF:
       w.received.insert({0, a.stage, m, a.peerStage, a.peerDevice});
@@ -165,16 +170,18 @@ private:
     const Action &a = s.programs[w.d][i];
     int m = a.microBatch;
     if (w.isDone(ActionKind::F, a.stage, m))
-      order(w, i, "repeats the forward of stage " + stage(a.stage) +
-                      forMicroBatch(m));
+      order(w, i,
+            "repeats the forward of stage " + stage(a.stage) +
+                forMicroBatch(m));
     for (int e : in[a.stage]) {
       int from = s.edges[e].from;
       for (int r : s.stages[from].devices) {
         if (r == w.d ? !w.isDone(ActionKind::F, from, m)
                      : !w.received.contains({0, a.stage, m, from, r}))
-          order(w, i, "runs before its input" + forMicroBatch(m) +
-                          " from stage " + stage(from) + " on " + dev(r) +
-                          (r == w.d ? " is computed" : " is received"));
+          order(w, i,
+                "runs before its input" + forMicroBatch(m) + " from stage " +
+                    stage(from) + " on " + dev(r) +
+                    (r == w.d ? " is computed" : " is received"));
       }
     }
     w.activations += s.stages[a.stage].activationBytes;
@@ -187,20 +194,22 @@ private:
     int m = a.microBatch;
     const char *what = a.kind == ActionKind::B ? "backward" : "input gradient";
     if (!w.isDone(ActionKind::F, a.stage, m))
-      order(w, i, std::string(what) + " runs before its forward F " +
-                      stage(a.stage) + " " + std::to_string(m));
+      order(w, i,
+            std::string(what) + " runs before its forward F " + stage(a.stage) +
+                " " + std::to_string(m));
     if (w.gradientDone(a.stage, m))
-      order(w, i, "repeats the backward of stage " + stage(a.stage) +
-                      forMicroBatch(m));
+      order(w, i,
+            "repeats the backward of stage " + stage(a.stage) +
+                forMicroBatch(m));
     for (int e : out[a.stage]) {
       int to = s.edges[e].to;
       for (int r : s.stages[to].devices) {
         if (r == w.d ? !w.gradientDone(to, m)
                      : !w.received.contains({1, a.stage, m, to, r}))
-          order(w, i, std::string(what) + " runs before its output gradient" +
-                          forMicroBatch(m) + " from stage " + stage(to) +
-                          " on " + dev(r) +
-                          (r == w.d ? " is computed" : " is received"));
+          order(w, i,
+                std::string(what) + " runs before its output gradient" +
+                    forMicroBatch(m) + " from stage " + stage(to) + " on " +
+                    dev(r) + (r == w.d ? " is computed" : " is received"));
       }
     }
     if (a.kind == ActionKind::B) {
