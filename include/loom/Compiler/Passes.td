@@ -95,7 +95,7 @@ def LoomApproximateMath : Pass<"loom-approximate-math"> {
     Applies MLIR's polynomial approximations (exp, log, tanh, erf, ...) so
     that kernels need no libm calls in their inner loops and LLVM can
     vectorise them. The errors against the reference interpreter are
-    measured in docs/Conversion/TGToLinalg.md.
+    measured in docs/Compiler.md ("The lowering to linalg").
   }];
   let dependentDialects = ["::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect",

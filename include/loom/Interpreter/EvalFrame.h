@@ -3,7 +3,7 @@
 // Part of Loom. The argument of tg's EvaluableOpInterface.
 //
 // The interpreter is generic over the number domain D (Domain.h), but an op
-// interface method cannot be a template. The choice (docs/OpInterfaces.md):
+// interface method cannot be a template. The choice (docs/AddingAnOp.md):
 // the interface method takes an EvalFrame, a std::variant over the closed
 // list of interpreter domains (EvalDomains), and each op writes its
 // semantics once as a generic lambda that EvalFrame::visit instantiates for

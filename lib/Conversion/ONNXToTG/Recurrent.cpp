@@ -59,6 +59,24 @@ struct Recurrence {
   SmallVector<int64_t> lens;
 };
 
+/// The values every time step of one direction reads, emitted once per
+/// direction.
+struct DirectionValues {
+  const Activation *acts = nullptr; // this direction's activations
+  bool reverse = false;
+  std::string xw;         // [seq, batch, gates * hidden]: X W^T + biases
+  std::string rw, rBias;  // R and the recurrent bias (or "") of the direction
+  std::string rT;         // R^T (LSTM, RNN)
+  std::string rzrT, rhT;  // GRU: R^T of the update/reset and candidate gates
+  std::string rbzr, rbh;  // GRU: their recurrent biases (or "")
+  std::string pi, po, pf; // LSTM: peepholes (or "")
+};
+
+/// The recurrent state between time steps (c: LSTM only).
+struct State {
+  std::string h, c;
+};
+
 class RecurrentExpander {
 public:
   RecurrentExpander(NodeContext &ctx, Kind kind) : ctx(ctx), ex(ctx) {
@@ -76,6 +94,40 @@ private:
   /// in time order), `lastH` and `lastC`.
   LogicalResult runDirection(int64_t d, SmallVectorImpl<std::string> &ys,
                              std::string &lastH, std::string &lastC);
+  /// The input projection of every step of direction `d` (one Gemm over the
+  /// whole sequence); also reads R and the recurrent bias.
+  LogicalResult projectInputs(int64_t d, DirectionValues &v);
+  /// R^T, split for GRU into the update/reset part and the candidate part.
+  LogicalResult transposeRecurrentWeights(DirectionValues &v);
+  /// Peepholes (LSTM): P [3H] as pi, po, pf.
+  LogicalResult splitPeepholes(int64_t d, DirectionValues &v);
+  /// The initial state of direction `d` from `all` ([dirs, batch, hidden]),
+  /// or zeros when `all` is "".
+  LogicalResult initialState(const std::string &all, int64_t d,
+                             std::string &out);
+  /// One time step: `xt` is the step's input projection; updates `state`.
+  LogicalResult stepRNN(const DirectionValues &v, const std::string &xt,
+                        State &state);
+  LogicalResult stepLSTM(const DirectionValues &v, const std::string &xt,
+                         State &state);
+  LogicalResult stepGRU(const DirectionValues &v, const std::string &xt,
+                        State &state);
+  /// `gate` += `p` * `state` when there is a peephole `p`.
+  LogicalResult addPeephole(std::string &gate, const std::string &p,
+                            const std::string &state);
+  /// The LSTM forget gate (1 - input gate with input_forget).
+  FailureOr<std::string> forgetGate(const DirectionValues &v,
+                                    const std::string &it, std::string gf,
+                                    const std::string &c);
+  /// GRU's h~ before the candidate's input term: (r * H) R_h^T + Rbh, or
+  /// r * (H R_h^T + Rbh) with linear_before_reset.
+  FailureOr<std::string> gruRecurrentCandidate(const DirectionValues &v,
+                                               const std::string &rt,
+                                               const std::string &h);
+  /// Past their sequence_lens at step `t`, batch entries keep `prev` and
+  /// output zeros; sets `y` to the step's output.
+  LogicalResult maskEndedSequences(int64_t t, const State &prev, State &state,
+                                   std::string &y);
   FailureOr<std::string> add(const std::string &a, const std::string &b) {
     return ex.emit("Add", {a, b});
   }
@@ -296,23 +348,17 @@ FailureOr<std::string> RecurrentExpander::direction(unsigned i, int64_t d) {
                  [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
 }
 
-LogicalResult RecurrentExpander::runDirection(int64_t d,
-                                              SmallVectorImpl<std::string> &ys,
-                                              std::string &lastH,
-                                              std::string &lastC) {
+LogicalResult RecurrentExpander::projectInputs(int64_t d, DirectionValues &v) {
   const int64_t H = r.hidden, G = r.numGates;
-  const Activation *acts = &r.activations[d * r.numActivations];
-  bool reverse = r.reverse || d == 1;
   auto transB = [](onnx::NodeProto &n) { Expander::setInt(n, "transB", 1); };
-
-  // The input projection of every step: X [seq*batch, input] times W^T,
-  // plus the input bias (and, except for GRU's candidate gate, the
-  // recurrent one, which ONNX always adds to it).
+  // X [seq*batch, input] times W^T, plus the input bias (and, except for
+  // GRU's candidate gate, the recurrent one, which ONNX always adds to it).
   auto w = direction(1, d);
   auto rw = direction(2, d);
   if (failed(w) || failed(rw))
     return failure();
-  std::string xBias, rBias;
+  v.rw = *rw;
+  std::string xBias;
   if (ctx.hasInput(3)) {
     auto b = direction(3, d);
     if (failed(b))
@@ -321,7 +367,7 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
     if (failed(halves))
       return failure();
     xBias = (*halves)[0];
-    rBias = (*halves)[1];
+    v.rBias = (*halves)[1];
   }
   auto x2 =
       ex.emit("Reshape", {x, ex.ints({r.seqLength * r.batch, r.inputSize})});
@@ -332,7 +378,7 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
     if (r.kind == Kind::GRU) {
       gemmBias = xBias; // Rbh may not be added before the reset gate.
     } else {
-      auto sum = add(xBias, rBias);
+      auto sum = add(xBias, v.rBias);
       if (failed(sum))
         return failure();
       gemmBias = *sum;
@@ -347,268 +393,334 @@ LogicalResult RecurrentExpander::runDirection(int64_t d,
   auto xw3 = ex.emit("Reshape", {*xw, ex.ints({r.seqLength, r.batch, G * H})});
   if (failed(xw3))
     return failure();
+  v.xw = *xw3;
+  return success();
+}
 
-  // R^T, split for GRU into the update/reset part and the candidate part.
-  std::string rT, rzrT, rhT, rbzr, rbh;
-  if (r.kind == Kind::GRU) {
-    auto parts = ex.emitMulti("Split", {*rw, ex.ints({2 * H, H})}, 2);
+LogicalResult RecurrentExpander::transposeRecurrentWeights(DirectionValues &v) {
+  const int64_t H = r.hidden;
+  switch (r.kind) {
+  case Kind::LSTM:
+  case Kind::RNN: {
+    auto t = ex.emit("Transpose", {v.rw});
+    if (failed(t))
+      return failure();
+    v.rT = *t;
+    return success();
+  }
+  case Kind::GRU: {
+    auto parts = ex.emitMulti("Split", {v.rw, ex.ints({2 * H, H})}, 2);
     if (failed(parts))
       return failure();
     auto a = ex.emit("Transpose", {(*parts)[0]});
     auto b = ex.emit("Transpose", {(*parts)[1]});
     if (failed(a) || failed(b))
       return failure();
-    rzrT = *a;
-    rhT = *b;
-    if (!rBias.empty()) {
-      auto bs = ex.emitMulti("Split", {rBias, ex.ints({2 * H, H})}, 2);
-      if (failed(bs))
-        return failure();
-      rbzr = (*bs)[0];
-      rbh = (*bs)[1];
-    }
-  } else {
-    auto t = ex.emit("Transpose", {*rw});
-    if (failed(t))
-      return failure();
-    rT = *t;
-  }
-
-  // Peepholes (LSTM): P [3H] as pi, po, pf.
-  std::string pi, po, pf;
-  if (r.kind == Kind::LSTM && ctx.hasInput(7)) {
-    auto p = direction(7, d);
-    if (failed(p))
-      return failure();
-    auto parts = ex.emitMulti("Split", {*p, ex.ints({H, H, H})}, 3);
-    if (failed(parts))
-      return failure();
-    pi = (*parts)[0];
-    po = (*parts)[1];
-    pf = (*parts)[2];
-  }
-
-  // Initial states.
-  std::string h, c;
-  auto initial = [&](const std::string &all, std::string &out) {
-    if (all.empty()) {
-      out = ex.splat(r.dataType, {r.batch, H}, 0.0);
+    v.rzrT = *a;
+    v.rhT = *b;
+    if (v.rBias.empty())
       return success();
-    }
-    auto v = ex.emit("Gather", {all, ex.scalarInt(d)}, [](onnx::NodeProto &n) {
-      Expander::setInt(n, "axis", 0);
-    });
-    if (failed(v))
+    auto bs = ex.emitMulti("Split", {v.rBias, ex.ints({2 * H, H})}, 2);
+    if (failed(bs))
       return failure();
-    out = *v;
+    v.rbzr = (*bs)[0];
+    v.rbh = (*bs)[1];
     return success();
-  };
-  if (failed(initial(initialH, h)))
+  }
+  }
+  llvm_unreachable("unknown recurrent kind");
+}
+
+LogicalResult RecurrentExpander::splitPeepholes(int64_t d, DirectionValues &v) {
+  if (r.kind != Kind::LSTM || !ctx.hasInput(7))
+    return success();
+  const int64_t H = r.hidden;
+  auto p = direction(7, d);
+  if (failed(p))
     return failure();
-  if (r.kind == Kind::LSTM && failed(initial(initialC, c)))
+  auto parts = ex.emitMulti("Split", {*p, ex.ints({H, H, H})}, 3);
+  if (failed(parts))
+    return failure();
+  v.pi = (*parts)[0];
+  v.po = (*parts)[1];
+  v.pf = (*parts)[2];
+  return success();
+}
+
+LogicalResult RecurrentExpander::initialState(const std::string &all, int64_t d,
+                                              std::string &out) {
+  if (all.empty()) {
+    out = ex.splat(r.dataType, {r.batch, r.hidden}, 0.0);
+    return success();
+  }
+  auto v = ex.emit("Gather", {all, ex.scalarInt(d)},
+                   [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
+  if (failed(v))
+    return failure();
+  out = *v;
+  return success();
+}
+
+LogicalResult RecurrentExpander::stepRNN(const DirectionValues &v,
+                                         const std::string &xt, State &state) {
+  auto hr = ex.emit("MatMul", {state.h, v.rT});
+  if (failed(hr))
+    return failure();
+  auto pre = add(xt, *hr);
+  if (failed(pre) || failed(pre = clipped(*pre)))
+    return failure();
+  auto next = activate(v.acts[0], *pre);
+  if (failed(next))
+    return failure();
+  state.h = *next;
+  return success();
+}
+
+LogicalResult RecurrentExpander::addPeephole(std::string &gate,
+                                             const std::string &p,
+                                             const std::string &state) {
+  if (p.empty())
+    return success();
+  auto m = mul(p, state);
+  if (failed(m))
+    return failure();
+  auto s = add(gate, *m);
+  if (failed(s))
+    return failure();
+  gate = *s;
+  return success();
+}
+
+FailureOr<std::string> RecurrentExpander::forgetGate(const DirectionValues &v,
+                                                     const std::string &it,
+                                                     std::string gf,
+                                                     const std::string &c) {
+  if (r.inputForget) {
+    auto one = ex.splat(r.dataType, {}, 1.0);
+    return ex.emit("Sub", {one, it});
+  }
+  if (failed(addPeephole(gf, v.pf, c)))
+    return failure();
+  auto cgf = clipped(gf);
+  if (failed(cgf))
+    return failure();
+  return activate(v.acts[0], *cgf);
+}
+
+LogicalResult RecurrentExpander::stepLSTM(const DirectionValues &v,
+                                          const std::string &xt, State &state) {
+  const int64_t H = r.hidden;
+  auto hr = ex.emit("MatMul", {state.h, v.rT});
+  if (failed(hr))
+    return failure();
+  auto pre = add(xt, *hr);
+  if (failed(pre))
+    return failure();
+  auto g =
+      ex.emitMulti("Split", {*pre, ex.ints({H, H, H, H})}, 4,
+                   [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
+  if (failed(g))
+    return failure();
+  std::string gi = (*g)[0], go = (*g)[1], gf = (*g)[2], gc = (*g)[3];
+  if (failed(addPeephole(gi, v.pi, state.c)))
+    return failure();
+  auto cgi = clipped(gi);
+  if (failed(cgi))
+    return failure();
+  auto it = activate(v.acts[0], *cgi);
+  if (failed(it))
+    return failure();
+  auto ft = forgetGate(v, *it, gf, state.c);
+  if (failed(ft))
+    return failure();
+  auto cgc = clipped(gc);
+  if (failed(cgc))
+    return failure();
+  auto ct = activate(v.acts[1], *cgc);
+  if (failed(ct))
+    return failure();
+  auto keep = mul(*ft, state.c);
+  auto write = mul(*it, *ct);
+  if (failed(keep) || failed(write))
+    return failure();
+  auto nextC = add(*keep, *write);
+  if (failed(nextC))
+    return failure();
+  state.c = *nextC;
+  if (failed(addPeephole(go, v.po, state.c)))
+    return failure();
+  auto cgo = clipped(go);
+  if (failed(cgo))
+    return failure();
+  auto ot = activate(v.acts[0], *cgo);
+  if (failed(ot))
+    return failure();
+  auto hc = activate(v.acts[2], state.c);
+  if (failed(hc))
+    return failure();
+  auto nextH = mul(*ot, *hc);
+  if (failed(nextH))
+    return failure();
+  state.h = *nextH;
+  return success();
+}
+
+FailureOr<std::string> RecurrentExpander::gruRecurrentCandidate(
+    const DirectionValues &v, const std::string &rt, const std::string &h) {
+  FailureOr<std::string> hh;
+  if (r.linearBeforeReset) {
+    hh = ex.emit("MatMul", {h, v.rhT});
+    if (failed(hh) || (!v.rbh.empty() && failed(hh = add(*hh, v.rbh))) ||
+        failed(hh = mul(rt, *hh)))
+      return failure();
+    return hh;
+  }
+  auto rh = mul(rt, h);
+  if (failed(rh))
+    return failure();
+  hh = ex.emit("MatMul", {*rh, v.rhT});
+  if (failed(hh) || (!v.rbh.empty() && failed(hh = add(*hh, v.rbh))))
+    return failure();
+  return hh;
+}
+
+LogicalResult RecurrentExpander::stepGRU(const DirectionValues &v,
+                                         const std::string &xt, State &state) {
+  const int64_t H = r.hidden;
+  auto xg =
+      ex.emitMulti("Split", {xt, ex.ints({H, H, H})}, 3,
+                   [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
+  if (failed(xg))
+    return failure();
+  auto hzr = ex.emit("MatMul", {state.h, v.rzrT});
+  if (failed(hzr))
+    return failure();
+  if (!v.rbzr.empty() && failed(hzr = add(*hzr, v.rbzr)))
+    return failure();
+  auto hg =
+      ex.emitMulti("Split", {*hzr, ex.ints({H, H})}, 2,
+                   [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
+  if (failed(hg))
+    return failure();
+  auto gate = [&](const std::string &a,
+                  const std::string &b) -> FailureOr<std::string> {
+    auto s = add(a, b);
+    if (failed(s) || failed(s = clipped(*s)))
+      return failure();
+    return activate(v.acts[0], *s);
+  };
+  auto zt = gate((*xg)[0], (*hg)[0]);
+  auto rt = gate((*xg)[1], (*hg)[1]);
+  if (failed(zt) || failed(rt))
+    return failure();
+  auto hh = gruRecurrentCandidate(v, *rt, state.h);
+  if (failed(hh))
+    return failure();
+  auto pre = add((*xg)[2], *hh);
+  if (failed(pre) || failed(pre = clipped(*pre)))
+    return failure();
+  auto cand = activate(v.acts[1], *pre);
+  if (failed(cand))
+    return failure();
+  // H = (1 - z) * cand + z * H = cand + z * (H - cand).
+  auto diff = ex.emit("Sub", {state.h, *cand});
+  if (failed(diff))
+    return failure();
+  auto zd = mul(*zt, *diff);
+  if (failed(zd))
+    return failure();
+  auto nextH = add(*cand, *zd);
+  if (failed(nextH))
+    return failure();
+  state.h = *nextH;
+  return success();
+}
+
+LogicalResult RecurrentExpander::maskEndedSequences(int64_t t,
+                                                    const State &prev,
+                                                    State &state,
+                                                    std::string &y) {
+  y = state.h;
+  if (r.lens.empty() ||
+      llvm::none_of(r.lens, [&](int64_t len) { return t >= len; }))
+    return success();
+  HostTensor m, inv;
+  m.dataType = inv.dataType = r.dataType;
+  m.shape = inv.shape = {r.batch, 1};
+  for (int64_t len : r.lens) {
+    m.floats.push_back(t < len ? 1.0 : 0.0);
+    inv.floats.push_back(t < len ? 0.0 : 1.0);
+  }
+  std::string mask = ex.constant(std::move(m)),
+              keep = ex.constant(std::move(inv));
+  auto select = [&](const std::string &now,
+                    const std::string &before) -> FailureOr<std::string> {
+    auto a = mul(mask, now);
+    auto b = mul(keep, before);
+    if (failed(a) || failed(b))
+      return failure();
+    return add(*a, *b);
+  };
+  auto masked = mul(mask, state.h);
+  auto nextH = select(state.h, prev.h);
+  if (failed(masked) || failed(nextH))
+    return failure();
+  y = *masked;
+  state.h = *nextH;
+  if (r.kind == Kind::LSTM) {
+    auto nextC = select(state.c, prev.c);
+    if (failed(nextC))
+      return failure();
+    state.c = *nextC;
+  }
+  return success();
+}
+
+LogicalResult RecurrentExpander::runDirection(int64_t d,
+                                              SmallVectorImpl<std::string> &ys,
+                                              std::string &lastH,
+                                              std::string &lastC) {
+  DirectionValues v;
+  v.acts = &r.activations[d * r.numActivations];
+  v.reverse = r.reverse || d == 1;
+  State state;
+  if (failed(projectInputs(d, v)) || failed(transposeRecurrentWeights(v)) ||
+      failed(splitPeepholes(d, v)) ||
+      failed(initialState(initialH, d, state.h)))
+    return failure();
+  if (r.kind == Kind::LSTM && failed(initialState(initialC, d, state.c)))
     return failure();
 
   ys.assign(r.seqLength, std::string());
   for (int64_t step = 0; step < r.seqLength; ++step) {
-    int64_t t = reverse ? r.seqLength - 1 - step : step;
-    const std::string hPrev = h, cPrev = c;
+    int64_t t = v.reverse ? r.seqLength - 1 - step : step;
+    const State prev = state;
     if (ctx.importer().importedNodes > kMaxExpandedNodes)
       return ctx.fail("expanding " + Twine(r.seqLength) +
                       " time steps makes the graph exceed " +
                       Twine(kMaxExpandedNodes) + " nodes");
     auto xt =
-        ex.emit("Gather", {*xw3, ex.scalarInt(t)},
+        ex.emit("Gather", {v.xw, ex.scalarInt(t)},
                 [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
     if (failed(xt))
       return failure();
-    if (r.kind == Kind::RNN) {
-      auto hr = ex.emit("MatMul", {h, rT});
-      if (failed(hr))
-        return failure();
-      auto pre = add(*xt, *hr);
-      if (failed(pre) || failed(pre = clipped(*pre)))
-        return failure();
-      auto next = activate(acts[0], *pre);
-      if (failed(next))
-        return failure();
-      h = *next;
-    } else if (r.kind == Kind::LSTM) {
-      auto hr = ex.emit("MatMul", {h, rT});
-      if (failed(hr))
-        return failure();
-      auto pre = add(*xt, *hr);
-      if (failed(pre))
-        return failure();
-      auto g = ex.emitMulti(
-          "Split", {*pre, ex.ints({H, H, H, H})}, 4,
-          [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
-      if (failed(g))
-        return failure();
-      std::string gi = (*g)[0], go = (*g)[1], gf = (*g)[2], gc = (*g)[3];
-      auto peep = [&](std::string &gate, const std::string &p,
-                      const std::string &state) -> LogicalResult {
-        if (p.empty())
-          return success();
-        auto m = mul(p, state);
-        if (failed(m))
-          return failure();
-        auto s = add(gate, *m);
-        if (failed(s))
-          return failure();
-        gate = *s;
-        return success();
-      };
-      if (failed(peep(gi, pi, c)))
-        return failure();
-      auto cgi = clipped(gi);
-      if (failed(cgi))
-        return failure();
-      auto it = activate(acts[0], *cgi);
-      if (failed(it))
-        return failure();
-      std::string ft;
-      if (r.inputForget) {
-        auto one = ex.splat(r.dataType, {}, 1.0);
-        auto f = ex.emit("Sub", {one, *it});
-        if (failed(f))
-          return failure();
-        ft = *f;
-      } else {
-        if (failed(peep(gf, pf, c)))
-          return failure();
-        auto cgf = clipped(gf);
-        if (failed(cgf))
-          return failure();
-        auto f = activate(acts[0], *cgf);
-        if (failed(f))
-          return failure();
-        ft = *f;
-      }
-      auto cgc = clipped(gc);
-      if (failed(cgc))
-        return failure();
-      auto ct = activate(acts[1], *cgc);
-      if (failed(ct))
-        return failure();
-      auto keep = mul(ft, c);
-      auto write = mul(*it, *ct);
-      if (failed(keep) || failed(write))
-        return failure();
-      auto nextC = add(*keep, *write);
-      if (failed(nextC))
-        return failure();
-      c = *nextC;
-      if (failed(peep(go, po, c)))
-        return failure();
-      auto cgo = clipped(go);
-      if (failed(cgo))
-        return failure();
-      auto ot = activate(acts[0], *cgo);
-      if (failed(ot))
-        return failure();
-      auto hc = activate(acts[2], c);
-      if (failed(hc))
-        return failure();
-      auto nextH = mul(*ot, *hc);
-      if (failed(nextH))
-        return failure();
-      h = *nextH;
-    } else { // GRU
-      auto xg = ex.emitMulti(
-          "Split", {*xt, ex.ints({H, H, H})}, 3,
-          [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
-      if (failed(xg))
-        return failure();
-      auto hzr = ex.emit("MatMul", {h, rzrT});
-      if (failed(hzr))
-        return failure();
-      if (!rbzr.empty() && failed(hzr = add(*hzr, rbzr)))
-        return failure();
-      auto hg = ex.emitMulti(
-          "Split", {*hzr, ex.ints({H, H})}, 2,
-          [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 1); });
-      if (failed(hg))
-        return failure();
-      auto gate = [&](const std::string &a,
-                      const std::string &b) -> FailureOr<std::string> {
-        auto s = add(a, b);
-        if (failed(s) || failed(s = clipped(*s)))
-          return failure();
-        return activate(acts[0], *s);
-      };
-      auto zt = gate((*xg)[0], (*hg)[0]);
-      auto rt = gate((*xg)[1], (*hg)[1]);
-      if (failed(zt) || failed(rt))
-        return failure();
-      FailureOr<std::string> hh;
-      if (r.linearBeforeReset) {
-        hh = ex.emit("MatMul", {h, rhT});
-        if (failed(hh) || (!rbh.empty() && failed(hh = add(*hh, rbh))) ||
-            failed(hh = mul(*rt, *hh)))
-          return failure();
-      } else {
-        auto rh = mul(*rt, h);
-        if (failed(rh))
-          return failure();
-        hh = ex.emit("MatMul", {*rh, rhT});
-        if (failed(hh) || (!rbh.empty() && failed(hh = add(*hh, rbh))))
-          return failure();
-      }
-      auto pre = add((*xg)[2], *hh);
-      if (failed(pre) || failed(pre = clipped(*pre)))
-        return failure();
-      auto cand = activate(acts[1], *pre);
-      if (failed(cand))
-        return failure();
-      // H = (1 - z) * cand + z * H = cand + z * (H - cand).
-      auto diff = ex.emit("Sub", {h, *cand});
-      if (failed(diff))
-        return failure();
-      auto zd = mul(*zt, *diff);
-      if (failed(zd))
-        return failure();
-      auto nextH = add(*cand, *zd);
-      if (failed(nextH))
-        return failure();
-      h = *nextH;
+    LogicalResult stepped = failure();
+    switch (r.kind) {
+    case Kind::RNN:
+      stepped = stepRNN(v, *xt, state);
+      break;
+    case Kind::LSTM:
+      stepped = stepLSTM(v, *xt, state);
+      break;
+    case Kind::GRU:
+      stepped = stepGRU(v, *xt, state);
+      break;
     }
-    ys[t] = h;
-    // Entries whose sequence has ended keep their state and output zeros.
-    if (!r.lens.empty() &&
-        llvm::any_of(r.lens, [&](int64_t len) { return t >= len; })) {
-      HostTensor m, inv;
-      m.dataType = inv.dataType = r.dataType;
-      m.shape = inv.shape = {r.batch, 1};
-      for (int64_t len : r.lens) {
-        m.floats.push_back(t < len ? 1.0 : 0.0);
-        inv.floats.push_back(t < len ? 0.0 : 1.0);
-      }
-      std::string mask = ex.constant(std::move(m)),
-                  keep = ex.constant(std::move(inv));
-      auto select = [&](const std::string &now,
-                        const std::string &before) -> FailureOr<std::string> {
-        auto a = mul(mask, now);
-        auto b = mul(keep, before);
-        if (failed(a) || failed(b))
-          return failure();
-        return add(*a, *b);
-      };
-      auto y = mul(mask, h);
-      auto nextH = select(h, hPrev);
-      if (failed(y) || failed(nextH))
-        return failure();
-      ys[t] = *y;
-      h = *nextH;
-      if (r.kind == Kind::LSTM) {
-        auto nextC = select(c, cPrev);
-        if (failed(nextC))
-          return failure();
-        c = *nextC;
-      }
-    }
+    if (failed(stepped) || failed(maskEndedSequences(t, prev, state, ys[t])))
+      return failure();
   }
-  lastH = h;
-  lastC = c;
+  lastH = state.h;
+  lastC = state.c;
   return success();
 }
 

@@ -58,155 +58,203 @@ private:
     problems.push_back({d, action, text});
   }
 
-  /// Order, completeness and memory on device `d`.
-  void walkDevice(int d) {
+  /// What the walk of one device has seen so far.
+  struct DeviceWalk {
     using Done = std::tuple<int, int, int>; // kind, stage, micro-batch
-    using Recv = std::tuple<int, int, int, int, int>;
+    using Recv = std::tuple<int, int, int, int, int>; // direction, stage,
+                                                      // micro-batch, peer
+                                                      // stage, peer device
+    int d;
     llvm::DenseSet<Done> done;
     llvm::DenseSet<Recv> received;
-    auto isDone = [&](ActionKind k, int st, int m) {
-      return done.contains({static_cast<int>(k), st, m});
-    };
-    auto gradientDone = [&](int st, int m) {
-      return isDone(ActionKind::B, st, m) || isDone(ActionKind::I, st, m);
-    };
-    int64_t staticBytes = 0;
-    for (const Stage &st : s.stages)
-      if (llvm::is_contained(st.devices, d))
-        staticBytes += st.staticBytes();
-    int64_t capacity = s.devices[d].memory;
-    int64_t activations = 0;
+    int64_t staticBytes = 0, capacity = 0, activations = 0;
     int inFlight = 0;
     bool memoryReported = false, orderReported = false;
-    if (capacity && staticBytes > capacity) {
-      add(d, -1,
-          "weights and optimizer state alone (" + std::to_string(staticBytes) +
-              " bytes) exceed the capacity of " + std::to_string(capacity) +
-              " bytes");
-      memoryReported = true;
-    }
-    auto order = [&](int i, const std::string &message) {
-      if (!orderReported)
-        add(d, i, message);
-      orderReported = true;
-    };
 
+    explicit DeviceWalk(int d) : d(d) {}
+    bool isDone(ActionKind k, int st, int m) const {
+      return done.contains({static_cast<int>(k), st, m});
+    }
+    bool gradientDone(int st, int m) const {
+      return isDone(ActionKind::B, st, m) || isDone(ActionKind::I, st, m);
+    }
+  };
+
+  /// Order, completeness and memory on device `d`.
+  void walkDevice(int d) {
+    DeviceWalk w(d);
+    for (const Stage &st : s.stages)
+      if (llvm::is_contained(st.devices, d))
+        w.staticBytes += st.staticBytes();
+    w.capacity = s.devices[d].memory;
+    if (w.capacity && w.staticBytes > w.capacity) {
+      add(d, -1,
+          "weights and optimizer state alone (" +
+              std::to_string(w.staticBytes) +
+              " bytes) exceed the capacity of " + std::to_string(w.capacity) +
+              " bytes");
+      w.memoryReported = true;
+    }
     const std::vector<Action> &program = s.programs[d];
     for (size_t i = 0; i < program.size(); ++i) {
-      const Action &a = program[i];
-      int m = a.microBatch;
-      std::string mb = " for micro-batch " + std::to_string(m);
-      switch (a.kind) {
-      case ActionKind::F: {
-        if (isDone(ActionKind::F, a.stage, m))
-          order(i, "repeats the forward of stage " + stage(a.stage) + mb);
-        for (int e : in[a.stage]) {
-          int from = s.edges[e].from;
-          for (int r : s.stages[from].devices) {
-            if (r == d ? !isDone(ActionKind::F, from, m)
-                       : !received.contains({0, a.stage, m, from, r}))
-              order(i, "runs before its input" + mb + " from stage " +
-                           stage(from) + " on " + dev(r) +
-                           (r == d ? " is computed" : " is received"));
-          }
-        }
-        activations += s.stages[a.stage].activationBytes;
-        ++inFlight;
-        break;
-      }
-      case ActionKind::B:
-      case ActionKind::I: {
-        const char *what = a.kind == ActionKind::B ? "backward" : "input gradient";
-        if (!isDone(ActionKind::F, a.stage, m))
-          order(i, std::string(what) + " runs before its forward F " +
-                       stage(a.stage) + " " + std::to_string(m));
-        if (gradientDone(a.stage, m))
-          order(i, "repeats the backward of stage " + stage(a.stage) + mb);
-        for (int e : out[a.stage]) {
-          int to = s.edges[e].to;
-          for (int r : s.stages[to].devices) {
-            if (r == d ? !gradientDone(to, m)
-                       : !received.contains({1, a.stage, m, to, r}))
-              order(i, std::string(what) + " runs before its output "
-                           "gradient" + mb + " from stage " + stage(to) +
-                           " on " + dev(r) +
-                           (r == d ? " is computed" : " is received"));
-          }
-        }
-        if (a.kind == ActionKind::B) {
-          activations -= s.stages[a.stage].activationBytes;
-          --inFlight;
-        }
-        break;
-      }
-      case ActionKind::W:
-        if (!isDone(ActionKind::I, a.stage, m))
-          order(i, "weight gradient runs before its input gradient I " +
-                       stage(a.stage) + " " + std::to_string(m));
-        if (isDone(ActionKind::W, a.stage, m))
-          order(i, "repeats the weight gradient of stage " + stage(a.stage) +
-                       mb);
-        activations -= s.stages[a.stage].activationBytes;
-        --inFlight;
-        break;
-      case ActionKind::SendF:
-        if (!isDone(ActionKind::F, a.stage, m))
-          order(i, "sends an activation before its forward F " +
-                       stage(a.stage) + " " + std::to_string(m) + " ran");
-        break;
-      case ActionKind::SendB:
-        if (!gradientDone(a.stage, m))
-          order(i, "sends a gradient before the backward of " +
-                       stage(a.stage) + " for micro-batch " +
-                       std::to_string(m) + " ran");
-        break;
-      case ActionKind::RecvF:
-        received.insert({0, a.stage, m, a.peerStage, a.peerDevice});
-        break;
-      case ActionKind::RecvB:
-        received.insert({1, a.stage, m, a.peerStage, a.peerDevice});
-        break;
-      }
-      if (isCompute(a.kind))
-        done.insert({static_cast<int>(a.kind), a.stage, m});
-      if (capacity && !memoryReported && staticBytes + activations > capacity) {
-        add(d, i,
-            "peak memory " + std::to_string(staticBytes + activations) +
-                " bytes (weights and optimizer state " +
-                std::to_string(staticBytes) + ", activations of " +
-                std::to_string(inFlight) + " micro-batches in flight " +
-                std::to_string(activations) + ") exceeds the capacity of " +
-                std::to_string(capacity) + " bytes" + mb);
-        memoryReported = true;
+      checkAction(w, i);
+      if (isCompute(program[i].kind))
+        w.done.insert({static_cast<int>(program[i].kind), program[i].stage,
+                       program[i].microBatch});
+      checkMemory(w, i);
+    }
+    if (!w.orderReported)
+      checkCompleteness(w);
+  }
+
+  /// Reports the first order problem of a device only: later ones follow
+  /// from it.
+  void order(DeviceWalk &w, int i, const std::string &message) {
+    if (!w.orderReported)
+      add(w.d, i, message);
+    w.orderReported = true;
+  }
+
+  static std::string forMicroBatch(int64_t m) {
+    return " for micro-batch " + std::to_string(m);
+  }
+
+  /// Action `i` of the device runs after what it needs; updates the
+  /// activations in flight and the messages received.
+  void checkAction(DeviceWalk &w, int i) {
+    const Action &a = s.programs[w.d][i];
+    int m = a.microBatch;
+    switch (a.kind) {
+    case ActionKind::F:
+      checkForward(w, i);
+      return;
+    case ActionKind::B:
+    case ActionKind::I:
+      checkBackward(w, i);
+      return;
+    case ActionKind::W:
+      if (!w.isDone(ActionKind::I, a.stage, m))
+        order(w, i,
+              "weight gradient runs before its input gradient I " +
+                  stage(a.stage) + " " + std::to_string(m));
+      if (w.isDone(ActionKind::W, a.stage, m))
+        order(w, i,
+              "repeats the weight gradient of stage " + stage(a.stage) +
+                  forMicroBatch(m));
+      w.activations -= s.stages[a.stage].activationBytes;
+      --w.inFlight;
+      return;
+    case ActionKind::SendF:
+      if (!w.isDone(ActionKind::F, a.stage, m))
+        order(w, i,
+              "sends an activation before its forward F " + stage(a.stage) +
+                  " " + std::to_string(m) + " ran");
+      return;
+    case ActionKind::SendB:
+      if (!w.gradientDone(a.stage, m))
+        order(w, i,
+              "sends a gradient before the backward of " + stage(a.stage) +
+                  forMicroBatch(m) + " ran");
+      return;
+    case ActionKind::RecvF:
+      w.received.insert({0, a.stage, m, a.peerStage, a.peerDevice});
+      return;
+    case ActionKind::RecvB:
+      w.received.insert({1, a.stage, m, a.peerStage, a.peerDevice});
+      return;
+    }
+  }
+
+  /// F: once, after its inputs are computed here or received.
+  void checkForward(DeviceWalk &w, int i) {
+    const Action &a = s.programs[w.d][i];
+    int m = a.microBatch;
+    if (w.isDone(ActionKind::F, a.stage, m))
+      order(w, i,
+            "repeats the forward of stage " + stage(a.stage) +
+                forMicroBatch(m));
+    for (int e : in[a.stage]) {
+      int from = s.edges[e].from;
+      for (int r : s.stages[from].devices) {
+        if (r == w.d ? !w.isDone(ActionKind::F, from, m)
+                     : !w.received.contains({0, a.stage, m, from, r}))
+          order(w, i,
+                "runs before its input" + forMicroBatch(m) + " from stage " +
+                    stage(from) + " on " + dev(r) +
+                    (r == w.d ? " is computed" : " is received"));
       }
     }
-    if (orderReported)
-      return;
+    w.activations += s.stages[a.stage].activationBytes;
+    ++w.inFlight;
+  }
 
-    // Completeness: F once, and B once or I and W once, per micro-batch.
+  /// B or I: once, after its forward and its output gradients.
+  void checkBackward(DeviceWalk &w, int i) {
+    const Action &a = s.programs[w.d][i];
+    int m = a.microBatch;
+    const char *what = a.kind == ActionKind::B ? "backward" : "input gradient";
+    if (!w.isDone(ActionKind::F, a.stage, m))
+      order(w, i,
+            std::string(what) + " runs before its forward F " + stage(a.stage) +
+                " " + std::to_string(m));
+    if (w.gradientDone(a.stage, m))
+      order(w, i,
+            "repeats the backward of stage " + stage(a.stage) +
+                forMicroBatch(m));
+    for (int e : out[a.stage]) {
+      int to = s.edges[e].to;
+      for (int r : s.stages[to].devices) {
+        if (r == w.d ? !w.gradientDone(to, m)
+                     : !w.received.contains({1, a.stage, m, to, r}))
+          order(w, i,
+                std::string(what) + " runs before its output gradient" +
+                    forMicroBatch(m) + " from stage " + stage(to) + " on " +
+                    dev(r) + (r == w.d ? " is computed" : " is received"));
+      }
+    }
+    if (a.kind == ActionKind::B) {
+      w.activations -= s.stages[a.stage].activationBytes;
+      --w.inFlight;
+    }
+  }
+
+  /// The first action after which the device holds more than its capacity.
+  void checkMemory(DeviceWalk &w, int i) {
+    if (!w.capacity || w.memoryReported ||
+        w.staticBytes + w.activations <= w.capacity)
+      return;
+    add(w.d, i,
+        "peak memory " + std::to_string(w.staticBytes + w.activations) +
+            " bytes (weights and optimizer state " +
+            std::to_string(w.staticBytes) + ", activations of " +
+            std::to_string(w.inFlight) + " micro-batches in flight " +
+            std::to_string(w.activations) + ") exceeds the capacity of " +
+            std::to_string(w.capacity) + " bytes" +
+            forMicroBatch(s.programs[w.d][i].microBatch));
+    w.memoryReported = true;
+  }
+
+  /// Completeness: F once, and B once or I and W once, per micro-batch.
+  void checkCompleteness(const DeviceWalk &w) {
     for (size_t st = 0; st < s.stages.size(); ++st) {
-      if (!llvm::is_contained(s.stages[st].devices, d))
+      if (!llvm::is_contained(s.stages[st].devices, w.d))
         continue;
       for (int64_t m = 0; m < s.microBatches; ++m) {
-        std::string what = " of stage " + stage(st) + " for micro-batch " +
-                           std::to_string(m);
-        bool f = isDone(ActionKind::F, st, m), b = isDone(ActionKind::B, st, m),
-             ii = isDone(ActionKind::I, st, m),
-             w = isDone(ActionKind::W, st, m);
+        std::string what = " of stage " + stage(st) + forMicroBatch(m);
+        std::string drops = "drops micro-batch " + std::to_string(m) + ": ";
+        std::string id = stage(st) + " " + std::to_string(m);
+        bool f = w.isDone(ActionKind::F, st, m),
+             b = w.isDone(ActionKind::B, st, m),
+             ii = w.isDone(ActionKind::I, st, m),
+             wg = w.isDone(ActionKind::W, st, m);
         if (!f)
-          add(d, -1, "drops micro-batch " + std::to_string(m) +
-                         ": no forward F " + stage(st) + " " +
-                         std::to_string(m));
-        else if (b && (ii || w))
-          add(d, -1, "runs both B and I/W" + what);
+          add(w.d, -1, drops + "no forward F " + id);
+        else if (b && (ii || wg))
+          add(w.d, -1, "runs both B and I/W" + what);
         else if (!b && !ii)
-          add(d, -1, "drops micro-batch " + std::to_string(m) +
-                         ": no backward (B or I) " + stage(st) + " " +
-                         std::to_string(m));
-        else if (ii && !w)
-          add(d, -1, "drops micro-batch " + std::to_string(m) +
-                         ": I without W " + stage(st) + " " +
-                         std::to_string(m));
+          add(w.d, -1, drops + "no backward (B or I) " + id);
+        else if (ii && !wg)
+          add(w.d, -1, drops + "I without W " + id);
         else
           continue;
         if (problems.size() >= maxProblems)
