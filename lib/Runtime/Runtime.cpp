@@ -2,9 +2,11 @@
 //
 // Part of Loom. See include/loom-c/Runtime.h and docs/Runtime.md. Loading is
 // in two phases (docs/Artifact.md): the file is read and validated first
-// (ELF sections, manifest, CPU features, weights and their checksums), and
-// only then dlopen'ed; the descriptor it exports must agree with what was
-// validated.
+// (ELF sections, manifest, each manifest device bound to a device of this
+// machine that supports its code, weights and their checksums), and only
+// then dlopen'ed; the descriptor it exports must agree with what was
+// validated. Each entry's program runs on its device (Device.h), step by
+// step, on the context's queue for that device.
 //
 //===----------------------------------------------------------------------===//
 
