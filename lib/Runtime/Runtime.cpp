@@ -331,7 +331,8 @@ Error openLibrary(loom_model &m, const std::map<std::string, Section> &sections)
     return makeError(LOOM_ERROR_VERSION,
                      "artifact ABI version " +
                          std::to_string(d->abi_version) +
-                         "; this runtime loads version 1");
+                         "; this runtime loads version " +
+                         std::to_string(LOOM_ARTIFACT_ABI_VERSION));
   const Section &man = sections.at(".loom_manifest");
   if (d->manifest_size != man.size ||
       std::memcmp(d->manifest, m.file.data + man.offset, man.size) != 0)
