@@ -326,6 +326,13 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
   entryName = loom_model_entry_name(model, entry);
   llvm::outs() << "loom-run: " << o.path << " @" << entryName
                << " (compiled)\n";
+  for (int64_t d = 0; d < loom_model_num_devices(model); ++d) {
+    loom_device_desc desc;
+    if (loom_model_device(model, d, &desc) != LOOM_OK)
+      return fail(loom_last_error());
+    llvm::outs() << "device " << d << ": " << desc.kind << ":" << desc.ordinal
+                 << ", code for " << desc.chip << "\n";
+  }
   std::unique_ptr<Source> source = parseSource(model, entryName);
 
   std::vector<HostTensor> inputs, outputs;
