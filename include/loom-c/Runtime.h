@@ -1,7 +1,8 @@
 /*===- loom-c/Runtime.h - The C API of libloomrt -------------------*- C -*-===*\
 |*                                                                            *|
-|* Part of Loom. Loads a CPU artifact written by loom-compile (a .so,         *|
-|* docs/Artifact.md) and runs its entries. docs/Runtime.md has the details.  *|
+|* Part of Loom. Loads an artifact written by loom-compile (a .so,           *|
+|* docs/Artifact.md) and runs its entries on its devices (the CPU now).     *|
+|* docs/Runtime.md has the details.                                          *|
 |*                                                                            *|
 |* Threads: a loom_model is immutable once loaded and may be shared by any   *|
 |* number of threads; a loom_context (the memory of one inference) is used   *|
@@ -37,13 +38,31 @@ typedef enum {
 typedef struct loom_model loom_model;
 typedef struct loom_context loom_context;
 
+/* Zero-initialise the options ({0}) and set what you need: fields added
+   later are read as their zero value. */
 typedef struct {
   /* Threads of kernels and library calls; 0: the hardware's. */
   int num_threads;
   /* The weights file of an artifact compiled with external weights; NULL:
      the file the manifest names, beside the artifact. */
   const char *weights_path;
+  /* The device to run a single-device artifact on: "KIND" or
+     "KIND:ORDINAL" ("cpu", "cpu:0"); the kind must be the one the artifact
+     was compiled for. NULL: each device of the artifact runs on this
+     machine's device of its kind and ordinal. */
+  const char *device;
 } loom_model_options;
+
+/* A device a loaded model runs on. The pointers live as long as the
+   model. */
+typedef struct {
+  const char *kind;   /* "cpu" (later "cuda", "vulkan") */
+  int64_t ordinal;    /* this machine's device of that kind: cpu:0 */
+  const char *chip;   /* what the code was compiled for: znver3, ... */
+  int64_t num_features;
+  const char *const *features; /* what the code requires of the device:
+                                  ISA features of a CPU (avx2, fma, ...) */
+} loom_device_desc;
 
 /* An input or output of an entry. The pointers live as long as the model. */
 typedef struct {
@@ -73,6 +92,12 @@ LOOM_C_EXPORT loom_status loom_entry_input(const loom_model *model, int64_t entr
                              int64_t index, loom_tensor_desc *desc);
 LOOM_C_EXPORT loom_status loom_entry_output(const loom_model *model, int64_t entry,
                               int64_t index, loom_tensor_desc *desc);
+
+/* The devices the model runs on (the artifact's, in its order). */
+LOOM_C_EXPORT int64_t loom_model_num_devices(const loom_model *model);
+LOOM_C_EXPORT loom_status loom_model_device(const loom_model *model,
+                                            int64_t index,
+                                            loom_device_desc *desc);
 
 /* The tg module the artifact was compiled from (.loom_source), or NULL. */
 LOOM_C_EXPORT const char *loom_model_source(const loom_model *model, size_t *size);

@@ -6,6 +6,8 @@
 
 #include "loom/Compiler/Artifact.h"
 
+#include "loom-c/ArtifactABI.h"
+
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/Constants.h"
@@ -28,8 +30,10 @@ using namespace loom::compiler;
 namespace {
 
 constexpr const char *kTriple = "x86_64-unknown-linux-gnu";
-constexpr uint32_t kMagic = 0x4D4F4F4Cu; // "LOOM"
-constexpr uint32_t kABIVersion = 1;
+// The descriptor's magic and ABI version: include/loom-c/ArtifactABI.h's,
+// the runtime's.
+constexpr uint32_t kMagic = LOOM_ARTIFACT_MAGIC;
+constexpr uint32_t kABIVersion = LOOM_ARTIFACT_ABI_VERSION;
 
 Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);

@@ -26,15 +26,12 @@
 using namespace mlir;
 using namespace loom;
 using namespace loom::compiler;
-using llvm::json::Array;
-using llvm::json::Object;
+namespace art = loom::artifact;
 
 namespace {
 
 /// Loom's version, written into every manifest.
 constexpr const char *kLoomVersion = "0.5.0";
-
-std::string hex64(uint64_t v) { return llvm::formatv("{0:x-16}", v).str(); }
 
 /// Prints the time of each stage when asked.
 class StageTimer {
@@ -53,11 +50,11 @@ private:
   std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
 };
 
-/// The weights the entries read, as one safetensors file, and their JSON
+/// The weights the entries read, as one safetensors file, and their
 /// description for the manifest.
 struct WeightsBlob {
   std::string bytes;
-  Array tensors;
+  std::vector<art::WeightTensor> tensors;
 };
 
 FailureOr<WeightsBlob> buildWeights(ModuleOp module,
@@ -112,49 +109,40 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
            << llvm::toString(parsed.takeError());
   for (const safetensors::TensorInfo &t : parsed->tensors()) {
     auto data = parsed->rawBytes(t);
-    Array shape;
-    for (int64_t d : t.shape)
-      shape.push_back(d);
-    blob.tensors.push_back(
-        Object{{"name", t.name},
-               {"dtype", safetensors::dtypeName(t.dtype)},
-               {"shape", std::move(shape)},
-               {"checksum", hex64(loom_checksum64(data.data(), data.size()))}});
+    blob.tensors.push_back({t.name, safetensors::dtypeName(t.dtype).str(),
+                            std::vector<int64_t>(t.shape.begin(), t.shape.end()),
+                            loom_checksum64(data.data(), data.size())});
   }
   return blob;
 }
 
+/// The manifest (docs/Artifact.md): one CPU device the code was compiled
+/// for, one program per entry on it, a world of one rank.
 std::string manifestText(ArrayRef<EntrySchedule> entries,
                          const WeightsBlob &weights, StringRef storage,
                          StringRef weightsFile, const llvm::TargetMachine &tm) {
-  Array features, entryJSON;
-  for (const std::string &f : requiredFeatures(tm))
-    features.push_back(f);
+  art::Manifest m;
+  m.loomVersion = kLoomVersion;
+  art::Device cpu;
+  cpu.kind = art::DeviceKind::Cpu;
+  cpu.triple = tm.getTargetTriple().str();
+  cpu.chip = tm.getTargetCPU().str();
+  cpu.features = requiredFeatures(tm);
+  m.devices.push_back(std::move(cpu));
   for (const EntrySchedule &entry : entries)
-    entryJSON.push_back(toJSON(entry));
-  bool none = weights.tensors.empty();
-  Object weightsJSON{{"storage", none ? "none" : storage}};
-  if (!none) {
+    m.entries.push_back(toArtifact(entry, /*device=*/0));
+  if (!weights.tensors.empty()) {
+    m.weights.storage = storage == "external" ? art::WeightStorage::External
+                                              : art::WeightStorage::Embedded;
     if (storage == "external")
-      weightsJSON["file"] = weightsFile;
-    weightsJSON["size"] = int64_t(weights.bytes.size());
-    weightsJSON["checksum"] =
-        hex64(loom_checksum64(weights.bytes.data(), weights.bytes.size()));
-    weightsJSON["tensors"] = Array(weights.tensors);
+      m.weights.file = weightsFile.str();
+    m.weights.size = int64_t(weights.bytes.size());
+    m.weights.checksum =
+        loom_checksum64(weights.bytes.data(), weights.bytes.size());
+    m.weights.tensors = weights.tensors;
   }
-  llvm::json::Value manifest =
-      Object{{"format", "loom-artifact"},
-             {"version", 1},
-             {"loom_version", kLoomVersion},
-             {"target", Object{{"triple", tm.getTargetTriple().str()},
-                               {"cpu", tm.getTargetCPU()},
-                               {"features", std::move(features)}}},
-             {"weights", std::move(weightsJSON)},
-             {"entries", std::move(entryJSON)}};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::formatv("{0:2}", manifest);
-  return text;
+  m.world = art::singleProcessWorld(m.devices.size(), m.entries);
+  return art::writeManifest(m);
 }
 
 /// The module as compiled, for `loom-run --check`: after folding and
@@ -246,8 +234,8 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   ArtifactContents contents;
   for (EntrySchedule &entry : entries) {
     for (const Step &s : entry.steps)
-      if (s.op == "kernel")
-        contents.kernelNames.push_back(s.kernel);
+      if (const artifact::KernelStep *k = s.kernel())
+        contents.kernelNames.push_back(k->name);
   }
   if (!contents.kernelNames.empty()) {
     auto translated = translateKernels(*kernels, *llvmContext, entries);

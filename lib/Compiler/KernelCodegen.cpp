@@ -121,12 +121,13 @@ OwningOpRef<ModuleOp> compiler::outlineKernels(const EntrySchedule &entry,
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(b.getUnknownLoc());
   b.setInsertionPointToEnd(kernels->getBody());
   for (const Step &step : entry.steps) {
-    if (step.op != "kernel")
+    const artifact::KernelStep *kernel = step.kernel();
+    if (!kernel)
       continue;
     tg::FragmentOp fragment = step.fragment;
     Block &body = fragment.getBody().front();
     auto fn = func::FuncOp::create(
-        b, fragment.getLoc(), step.kernel,
+        b, fragment.getLoc(), kernel->name,
         b.getFunctionType(body.getArgumentTypes(), fragment.getResultTypes()));
     Block *block = fn.addEntryBlock();
     IRMapping mapping;
@@ -181,18 +182,19 @@ compiler::translateKernels(ModuleOp kernels, llvm::LLVMContext &context,
     return kernels.emitError("cannot translate the kernels to LLVM IR");
   for (EntrySchedule &entry : entries) {
     for (Step &step : entry.steps) {
-      if (step.op != "kernel")
+      artifact::KernelStep *kernel = step.kernel();
+      if (!kernel)
         continue;
-      llvm::Function *impl = m->getFunction(step.kernel);
-      auto range = ranges.find(step.kernel);
+      llvm::Function *impl = m->getFunction(kernel->name);
+      auto range = ranges.find(kernel->name);
       if (!impl || range == ranges.end())
         return kernels.emitError("kernel ")
-               << step.kernel << " was not generated";
-      impl->setName(step.kernel + ".impl");
+               << kernel->name << " was not generated";
+      impl->setName(kernel->name + ".impl");
       impl->setLinkage(llvm::GlobalValue::InternalLinkage);
       relaxKernel(*impl);
-      addEntryPoint(*m, impl, step.kernel);
-      step.range = range->second;
+      addEntryPoint(*m, impl, kernel->name);
+      kernel->range = range->second;
     }
   }
   return m;

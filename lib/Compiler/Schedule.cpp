@@ -15,8 +15,7 @@
 using namespace mlir;
 using namespace loom;
 using namespace loom::compiler;
-using llvm::json::Array;
-using llvm::json::Object;
+namespace art = loom::artifact;
 
 namespace {
 
@@ -30,13 +29,6 @@ int64_t bytesOf(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   int64_t bits = tensor.getElementTypeBitWidth();
   return tensor.getNumElements() * std::max<int64_t>(1, bits / 8);
-}
-
-Array shapeJSON(ArrayRef<int64_t> shape) {
-  Array a;
-  for (int64_t d : shape)
-    a.push_back(d);
-  return a;
 }
 
 int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
@@ -91,18 +83,18 @@ void ScheduleBuilder::describeSignature() {
   for (auto [i, t] : llvm::enumerate(type.getInputs())) {
     auto tensor = cast<RankedTensorType>(t);
     entry.inputs.push_back({nameFromAttr(fn.getArgAttrDict(i), "arg", i),
-                            dtypeName(tensor),
-                            SmallVector<int64_t>(tensor.getShape())});
+                            dtypeName(tensor), tensor.getShape().vec(),
+                            bytesOf(tensor)});
     Buffer b;
-    b.kind = Buffer::Kind::Input;
-    b.index = i;
+    b.record.kind = art::BufferKind::Input;
+    b.record.index = i;
     bufferOf[fn.getArgument(i)] = addBuffer(b);
   }
   for (auto [i, t] : llvm::enumerate(type.getResults())) {
     auto tensor = cast<RankedTensorType>(t);
     entry.outputs.push_back({nameFromAttr(fn.getResultAttrDict(i), "result", i),
-                             dtypeName(tensor),
-                             SmallVector<int64_t>(tensor.getShape())});
+                             dtypeName(tensor), tensor.getShape().vec(),
+                             bytesOf(tensor)});
   }
 }
 
@@ -124,21 +116,21 @@ LogicalResult ScheduleBuilder::scheduleOp(Operation &op) {
     auto [it, inserted] = weightBuffer.try_emplace(weight.getName(), 0);
     if (inserted) {
       Buffer b;
-      b.kind = Buffer::Kind::Weight;
-      b.weight = weight.getName().str();
+      b.record.kind = art::BufferKind::Weight;
+      b.record.weight = weight.getName().str();
       it->second = addBuffer(b);
-      entry.weights.push_back(b.weight);
+      entry.weights.push_back(b.record.weight);
     }
     bufferOf[weight.getResult()] = it->second;
     return success();
   }
   if (auto constant = dyn_cast<tg::ConstantOp>(op)) {
     Buffer b;
-    b.kind = Buffer::Kind::Weight;
-    b.weight = ("__loom_" + fn.getName() + "_constant_" +
-                Twine(entry.constants.size()))
-                   .str();
-    entry.constants.push_back({b.weight, constant});
+    b.record.kind = art::BufferKind::Weight;
+    b.record.weight = ("__loom_" + fn.getName() + "_constant_" +
+                       Twine(entry.constants.size()))
+                          .str();
+    entry.constants.push_back({b.record.weight, constant});
     bufferOf[constant.getResult()] = addBuffer(b);
     return success();
   }
@@ -169,24 +161,24 @@ LogicalResult ScheduleBuilder::scheduleIf(tg::IfOp op) {
   SmallVector<int64_t> results;
   for (Value r : op.getResults()) {
     Buffer b;
-    b.kind = Buffer::Kind::Arena;
-    b.bytes = bytesOf(r.getType());
+    b.record.kind = art::BufferKind::Arena;
+    b.record.bytes = bytesOf(r.getType());
     b.firstStep = b.lastStep = branchIndex;
     results.push_back(addBuffer(b));
     bufferOf[r] = results.back();
   }
   Step branch;
-  branch.op = "branch";
-  branch.namedArgs["cond"] = bufferOf.lookup(op.getCondition());
+  branch.record = art::BranchStep{bufferOf.lookup(op.getCondition()), 0};
   entry.steps.push_back(std::move(branch));
   int64_t jumpIndex = -1;
   for (bool taken : {true, false}) {
     if (!taken) {
       jumpIndex = entry.steps.size();
       Step jump;
-      jump.op = "jump";
+      jump.record = art::JumpStep{};
       entry.steps.push_back(std::move(jump));
-      entry.steps[branchIndex].attrs["else"] = int64_t(entry.steps.size());
+      entry.steps[branchIndex].record.getIf<art::BranchStep>()->elseStep =
+          int64_t(entry.steps.size());
     }
     Block &block = op.getBlock(taken);
     for (Operation &inner : block.without_terminator())
@@ -195,13 +187,12 @@ LogicalResult ScheduleBuilder::scheduleIf(tg::IfOp op) {
     for (auto [v, dst] :
          llvm::zip(block.getTerminator()->getOperands(), results)) {
       Step copy;
-      copy.op = "copy";
-      copy.namedArgs["src"] = bufferOf.lookup(v);
-      copy.namedArgs["dst"] = dst;
+      copy.record = art::CopyStep{bufferOf.lookup(v), dst};
       entry.steps.push_back(std::move(copy));
     }
   }
-  entry.steps[jumpIndex].attrs["to"] = int64_t(entry.steps.size());
+  entry.steps[jumpIndex].record.getIf<art::JumpStep>()->to =
+      int64_t(entry.steps.size());
   return success();
 }
 
@@ -211,11 +202,11 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
     Buffer b;
     auto out = outputStorage.find(result);
     if (out != outputStorage.end()) {
-      b.kind = Buffer::Kind::Output;
-      b.index = out->second;
+      b.record.kind = art::BufferKind::Output;
+      b.record.index = out->second;
     } else {
-      b.kind = Buffer::Kind::Arena;
-      b.bytes = bytesOf(result.getType());
+      b.record.kind = art::BufferKind::Arena;
+      b.record.bytes = bytesOf(result.getType());
       b.firstStep = b.lastStep = stepIndex;
     }
     bufferOf[result] = addBuffer(b);
@@ -235,12 +226,13 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
     if (failed(scheduleLibrary(fragment, *backend, step)))
       return failure();
   } else {
-    step.op = "kernel";
-    step.kernel = (prefix + Twine(kernels++)).str();
+    art::KernelStep kernel;
+    kernel.name = (prefix + Twine(kernels++)).str();
     for (Value v : fragment.getInputs())
-      step.args.push_back(bufferOf.lookup(v));
+      kernel.args.push_back(bufferOf.lookup(v));
     for (Value v : fragment.getResults())
-      step.args.push_back(bufferOf.lookup(v));
+      kernel.args.push_back(bufferOf.lookup(v));
+    step.record = std::move(kernel);
   }
   entry.steps.push_back(std::move(step));
   return success();
@@ -262,14 +254,12 @@ LogicalResult ScheduleBuilder::scheduleLibrary(tg::FragmentOp fragment,
     return bufferOf.lookup(fragment.getResult(0));
   };
   auto isWeight = [&](Value v) {
-    return entry.buffers[buffer(v)].kind == Buffer::Kind::Weight;
+    return entry.buffers[buffer(v)].kind() == art::BufferKind::Weight;
   };
   LibraryStep lowered;
   if (failed(backend.lower(*call, StepOperands{buffer, isWeight}, lowered)))
     return failure();
-  step.op = std::move(lowered.op);
-  step.namedArgs = std::move(lowered.args);
-  step.attrs = std::move(lowered.attrs);
+  step.record = std::move(lowered.record);
   return success();
 }
 
@@ -277,16 +267,14 @@ void ScheduleBuilder::scheduleReturn(func::ReturnOp ret) {
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     int64_t src = bufferOf.lookup(v);
     const Buffer &b = entry.buffers[src];
-    if (b.kind == Buffer::Kind::Output && b.index == int64_t(i))
+    if (b.kind() == art::BufferKind::Output && b.record.index == int64_t(i))
       continue;
     Buffer out;
-    out.kind = Buffer::Kind::Output;
-    out.index = i;
+    out.record.kind = art::BufferKind::Output;
+    out.record.index = i;
     int64_t dst = addBuffer(out);
     Step copy;
-    copy.op = "copy";
-    copy.namedArgs["src"] = src;
-    copy.namedArgs["dst"] = dst;
+    copy.record = art::CopyStep{src, dst};
     entry.steps.push_back(std::move(copy));
   }
 }
@@ -295,22 +283,12 @@ void ScheduleBuilder::scheduleReturn(func::ReturnOp ret) {
 void ScheduleBuilder::computeLiveness() {
   auto use = [&](int64_t id, int64_t stepIndex) {
     Buffer &b = entry.buffers[id];
-    if (b.kind == Buffer::Kind::Arena)
+    if (b.kind() == art::BufferKind::Arena)
       b.lastStep = std::max(b.lastStep, stepIndex);
   };
-  for (auto [i, step] : llvm::enumerate(entry.steps)) {
-    for (int64_t id : step.args)
-      use(id, i);
-    for (auto &kv : step.namedArgs) {
-      if (auto id = kv.second.getAsInteger())
-        use(*id, i);
-      // A list of buffers (onednn.concat's srcs).
-      if (const llvm::json::Array *ids = kv.second.getAsArray())
-        for (const llvm::json::Value &v : *ids)
-          if (auto id = v.getAsInteger())
-            use(*id, i);
-    }
-  }
+  for (auto [i, step] : llvm::enumerate(entry.steps))
+    for (const art::Operand &o : art::operands(step.record))
+      use(o.buffer, i);
 }
 
 /// A library step whose residual sum (oneDNN's sum post-op accumulates
@@ -322,19 +300,25 @@ void ScheduleBuilder::computeLiveness() {
 void ScheduleBuilder::aliasSums() {
   auto arena = [&](std::optional<int64_t> id) {
     return id && *id >= 0 && *id < int64_t(entry.buffers.size()) &&
-           entry.buffers[*id].kind == Buffer::Kind::Arena;
+           entry.buffers[*id].kind() == art::BufferKind::Arena;
   };
   for (auto [i, step] : llvm::enumerate(entry.steps)) {
-    std::optional<int64_t> sum = step.namedArgs.getInteger("sum"),
-                           dst = step.namedArgs.getInteger("dst");
+    std::vector<art::Operand> operands = art::operands(step.record);
+    auto role = [&](StringRef name) -> std::optional<int64_t> {
+      for (const art::Operand &o : operands)
+        if (o.role == name.str())
+          return o.buffer;
+      return std::nullopt;
+    };
+    std::optional<int64_t> sum = role("sum"), dst = role("dst");
     if (!arena(sum) || !arena(dst) || *sum == *dst)
       continue;
     Buffer &s = entry.buffers[*sum], &d = entry.buffers[*dst];
-    bool readElsewhere = llvm::any_of(step.namedArgs, [&](const auto &kv) {
-      return kv.first != "sum" && kv.first != "dst" &&
-             kv.second.getAsInteger() == sum;
+    bool readElsewhere = llvm::any_of(operands, [&](const art::Operand &o) {
+      return o.role != "sum" && o.role != "dst" && o.buffer == *sum;
     });
-    if (readElsewhere || s.bytes != d.bytes || s.lastStep != int64_t(i) ||
+    if (readElsewhere || s.record.bytes != d.record.bytes ||
+        s.lastStep != int64_t(i) ||
         d.firstStep != int64_t(i) || d.aliasOf != -1)
       continue;
     int64_t root = *sum;
@@ -350,15 +334,18 @@ void ScheduleBuilder::aliasSums() {
 /// offset that no buffer alive at the same time covers; a buffer written
 /// in place of another (aliasSums) takes that one's slice.
 void ScheduleBuilder::planMemory() {
+  auto record = [&](int64_t id) -> art::Buffer & {
+    return entry.buffers[id].record;
+  };
   SmallVector<int64_t> order;
   for (auto [id, b] : llvm::enumerate(entry.buffers))
-    if (b.kind == Buffer::Kind::Arena) {
-      entry.unplannedBytes += alignTo(b.bytes, kArenaAlignment);
+    if (b.kind() == art::BufferKind::Arena) {
+      entry.unplannedBytes += alignTo(b.record.bytes, kArenaAlignment);
       if (b.aliasOf == -1)
         order.push_back(id);
     }
   llvm::stable_sort(order, [&](int64_t a, int64_t b) {
-    return entry.buffers[a].bytes > entry.buffers[b].bytes;
+    return record(a).bytes > record(b).bytes;
   });
   SmallVector<int64_t> placed;
   for (int64_t id : order) {
@@ -367,22 +354,23 @@ void ScheduleBuilder::planMemory() {
     for (int64_t other : placed) {
       const Buffer &o = entry.buffers[other];
       if (o.firstStep <= b.lastStep && b.firstStep <= o.lastStep)
-        busy.push_back({o.offset, o.offset + o.bytes});
+        busy.push_back(
+            {o.record.offset, o.record.offset + o.record.bytes});
     }
     llvm::sort(busy);
     int64_t offset = 0;
     for (auto [begin, end] : busy) {
-      if (offset + b.bytes <= begin)
+      if (offset + b.record.bytes <= begin)
         break;
       offset = std::max(offset, alignTo(end, kArenaAlignment));
     }
-    b.offset = offset;
-    entry.arenaBytes = std::max(entry.arenaBytes, offset + b.bytes);
+    b.record.offset = offset;
+    entry.arenaBytes = std::max(entry.arenaBytes, offset + b.record.bytes);
     placed.push_back(id);
   }
   for (Buffer &b : entry.buffers)
     if (b.aliasOf != -1)
-      b.offset = entry.buffers[b.aliasOf].offset;
+      b.record.offset = record(b.aliasOf).offset;
   entry.arenaBytes = alignTo(entry.arenaBytes, kArenaAlignment);
 }
 
@@ -408,40 +396,29 @@ FailureOr<EntrySchedule> ScheduleBuilder::run() {
   return std::move(entry);
 }
 
-Object tensorJSON(const TensorDesc &t) {
-  return Object{
-      {"name", t.name}, {"dtype", t.dtype}, {"shape", shapeJSON(t.shape)}};
-}
-
-Object bufferJSON(const Buffer &b) {
-  switch (b.kind) {
-  case Buffer::Kind::Input:
-    return Object{{"kind", "input"}, {"index", b.index}};
-  case Buffer::Kind::Output:
-    return Object{{"kind", "output"}, {"index", b.index}};
-  case Buffer::Kind::Weight:
-    return Object{{"kind", "weight"}, {"name", b.weight}};
-  case Buffer::Kind::Arena:
-    return Object{{"kind", "arena"}, {"offset", b.offset}, {"bytes", b.bytes}};
+/// The operands of a library or copy step as `role=id` (a list of them,
+/// onednn.concat's srcs, as `role=[a,b]`), and where a control step goes.
+void printOperands(const art::Step &step, llvm::raw_ostream &os) {
+  std::vector<art::Operand> operands = art::operands(step);
+  for (size_t i = 0; i < operands.size();) {
+    size_t j = i + 1;
+    while (j < operands.size() && operands[j].role == operands[i].role)
+      ++j;
+    os << " " << operands[i].role << "=";
+    if (j - i > 1 || operands[i].role == "srcs") {
+      os << "[";
+      for (size_t k = i; k < j; ++k)
+        os << (k > i ? "," : "") << operands[k].buffer;
+      os << "]";
+    } else {
+      os << operands[i].buffer;
+    }
+    i = j;
   }
-  llvm_unreachable("unknown buffer kind");
-}
-
-Object stepJSON(const Step &s) {
-  Object o{{"op", s.op}};
-  if (s.op == "kernel") {
-    o["name"] = s.kernel;
-    Array args;
-    for (int64_t id : s.args)
-      args.push_back(id);
-    o["args"] = std::move(args);
-    o["range"] = s.range;
-    return o;
-  }
-  o["args"] = Object(s.namedArgs);
-  if (!s.attrs.empty())
-    o["attrs"] = Object(s.attrs);
-  return o;
+  if (const auto *branch = step.getIf<art::BranchStep>())
+    os << " else=" << branch->elseStep;
+  if (const auto *jump = step.getIf<art::JumpStep>())
+    os << " to=" << jump->to;
 }
 
 } // namespace
@@ -452,22 +429,22 @@ compiler::buildSchedule(func::FuncOp fn, StringRef kernelPrefix,
   return ScheduleBuilder(fn, kernelPrefix, backends).run();
 }
 
-llvm::json::Value compiler::toJSON(const EntrySchedule &entry) {
-  Array inputs, outputs, buffers, steps;
-  for (const TensorDesc &t : entry.inputs)
-    inputs.push_back(tensorJSON(t));
-  for (const TensorDesc &t : entry.outputs)
-    outputs.push_back(tensorJSON(t));
-  for (const Buffer &b : entry.buffers)
-    buffers.push_back(bufferJSON(b));
+art::Entry compiler::toArtifact(const EntrySchedule &entry, int64_t device) {
+  art::Entry out;
+  out.name = entry.name;
+  out.inputs = entry.inputs;
+  out.outputs = entry.outputs;
+  for (const Buffer &b : entry.buffers) {
+    out.buffers.push_back(b.record);
+    out.buffers.back().device = device;
+  }
+  art::Program program;
+  program.device = device;
+  program.arenaBytes = entry.arenaBytes;
   for (const Step &s : entry.steps)
-    steps.push_back(stepJSON(s));
-  return Object{{"name", entry.name},
-                {"inputs", std::move(inputs)},
-                {"outputs", std::move(outputs)},
-                {"arena_bytes", entry.arenaBytes},
-                {"buffers", std::move(buffers)},
-                {"steps", std::move(steps)}};
+    program.steps.push_back(s.record);
+  out.programs.push_back(std::move(program));
+  return out;
 }
 
 void compiler::printSchedule(const EntrySchedule &entry,
@@ -475,17 +452,14 @@ void compiler::printSchedule(const EntrySchedule &entry,
   os << "entry @" << entry.name << ": " << entry.steps.size() << " steps, "
      << entry.buffers.size() << " buffers\n";
   for (auto [i, s] : llvm::enumerate(entry.steps)) {
-    os << llvm::format("  %3d ", int(i)) << s.op;
-    if (s.op == "kernel") {
-      os << " " << s.kernel << " range " << s.range << " args";
-      for (int64_t id : s.args)
+    os << llvm::format("  %3d ", int(i))
+       << art::stepKindName(s.record.kind());
+    if (const art::KernelStep *k = s.kernel()) {
+      os << " " << k->name << " range " << k->range << " args";
+      for (int64_t id : k->args)
         os << " " << id;
     } else {
-      for (auto &kv : s.namedArgs)
-        os << " " << kv.first << "=" << kv.second;
-      for (auto &kv : s.attrs)
-        if (kv.first == "else" || kv.first == "to")
-          os << " " << kv.first << "=" << kv.second;
+      printOperands(s.record, os);
     }
     os << "\n";
   }

@@ -28,7 +28,7 @@ Error loom::rt::readElfSections(const uint8_t *data, uint64_t size,
     return makeError(LOOM_ERROR_FORMAT, why);
   };
   if (size < sizeof(Elf64_Ehdr) || std::memcmp(data, ELFMAG, SELFMAG) != 0)
-    return bad("not an ELF file");
+    return bad("not a Loom artifact (not an ELF file)");
   Elf64_Ehdr eh;
   std::memcpy(&eh, data, sizeof eh);
   if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)

@@ -1,19 +1,15 @@
-//===- Library.cpp - oneDNN and OpenBLAS steps, and the thread pool -------===//
+//===- Library.cpp - The CPU device's oneDNN and OpenBLAS steps -----------===//
 //
-// Part of Loom. See Model.h. Library steps are prepared once per model:
-// oneDNN primitives are created at load, with constant weights reordered
-// into the layout the primitive prefers (prepacking); a run binds the
-// buffers and executes. Kernels and oneDNN share one thread pool: oneDNN
-// from Debian runs on GNU OpenMP, and generated kernels are split over the
-// same libgomp team (through its ABI entry GOMP_parallel), so the two never
-// compete for the cores.
+// Part of Loom. See Cpu.h. Library steps are prepared once per model:
+// oneDNN primitives are created at load on the device's engine, with
+// constant weights reordered into the layout the primitive prefers
+// (prepacking); a run binds the buffers and executes on its queue's stream.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Model.h"
+#include "Cpu.h"
 
 #include <cblas.h>
-#include <dnnl.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -24,68 +20,25 @@
 #include <string>
 #include <unordered_map>
 
-extern "C" {
-void GOMP_parallel(void (*fn)(void *), void *data, unsigned numThreads,
-                   unsigned flags);
-int omp_get_thread_num(void);
-int omp_get_num_threads(void);
-void omp_set_num_threads(int n);
-int omp_get_max_threads(void);
-}
-
+using namespace loom;
 using namespace loom::rt;
+using namespace loom::rt::cpu;
 using dnnl::memory;
+namespace art = loom::artifact;
 
-LibraryStep::~LibraryStep() = default;
-
-//===----------------------------------------------------------------------===//
-// Threads
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-int gThreads = 0;
-
-struct KernelCall {
-  loom_kernel_fn fn;
-  void *const *buffers;
-  int64_t range;
-};
-
-void kernelWorker(void *data) {
-  auto *call = static_cast<KernelCall *>(data);
-  int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
-  int64_t chunk = (call->range + n - 1) / n;
-  int64_t begin = t * chunk, end = std::min(call->range, begin + chunk);
-  if (begin < end)
-    call->fn(call->buffers, begin, end);
+cpu::Stream::~Stream() {
+  for (Slot &slot : slots)
+    std::free(slot.data);
 }
 
-} // namespace
-
-void loom::rt::setThreads(int threads) {
-  // Called before every run (OpenMP's team size is per calling thread):
-  // only a change reaches OpenMP and OpenBLAS.
-  thread_local int applied = -1;
-  gThreads = threads > 0 ? threads : 0;
-  if (applied == gThreads)
-    return;
-  applied = gThreads;
-  int n = gThreads ? gThreads : omp_get_max_threads();
-  omp_set_num_threads(n);
-  openblas_set_num_threads(n);
-}
-
-void loom::rt::runKernel(loom_kernel_fn fn, void *const *buffers,
-                         int64_t range) {
-  int64_t threads = gThreads ? gThreads : omp_get_max_threads();
-  threads = std::min<int64_t>(threads, range);
-  if (threads <= 1) {
-    fn(buffers, 0, range);
-    return;
+void *cpu::Stream::scratch(int slot, size_t bytes) {
+  Slot &s = slots[slot];
+  if (s.size < bytes) {
+    std::free(s.data);
+    s.size = (bytes + 63) / 64 * 64;
+    s.data = std::aligned_alloc(64, s.size);
   }
-  KernelCall call{fn, buffers, range};
-  GOMP_parallel(kernelWorker, &call, unsigned(threads), 0);
+  return s.data;
 }
 
 //===----------------------------------------------------------------------===//
@@ -93,16 +46,6 @@ void loom::rt::runKernel(loom_kernel_fn fn, void *const *buffers,
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-dnnl::engine &cpuEngine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-dnnl::stream &threadStream() {
-  thread_local dnnl::stream stream(cpuEngine());
-  return stream;
-}
 
 memory::dims dims(const std::vector<int64_t> &v) {
   return memory::dims(v.begin(), v.end());
@@ -116,65 +59,55 @@ memory::desc rowMajor(const memory::dims &shape) {
   return memory::desc(shape, memory::data_type::f32, strides);
 }
 
-dnnl::post_ops postOps(const StepSpec &s) {
+/// A step's post-ops: a residual sum when it has one, then its activation.
+dnnl::post_ops postOps(const art::PostOp &a, bool sum) {
   dnnl::post_ops ops;
-  if (s.sum != -1)
+  if (sum)
     ops.append_sum(1.f);
-  dnnl::algorithm alg = dnnl::algorithm::undef;
-  if (s.activation == "relu")
-    alg = dnnl::algorithm::eltwise_relu;
-  else if (s.activation == "sigmoid")
-    alg = dnnl::algorithm::eltwise_logistic;
-  else if (s.activation == "tanh")
-    alg = dnnl::algorithm::eltwise_tanh;
-  else if (s.activation == "gelu_erf")
-    alg = dnnl::algorithm::eltwise_gelu_erf;
-  else if (s.activation == "gelu_tanh")
-    alg = dnnl::algorithm::eltwise_gelu_tanh;
-  else if (s.activation == "hardswish")
-    alg = dnnl::algorithm::eltwise_hardswish;
-  else if (s.activation == "swish")
-    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f);
-  else if (s.activation == "clip")
-    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip,
-                       float(s.activationAlpha), float(s.activationBeta));
-  else if (s.activation == "leaky_relu")
-    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu,
-                       float(s.activationAlpha), 0.f);
-  else if (s.activation == "hardsigmoid") {
+  auto eltwise = [&](dnnl::algorithm alg, float alpha, float beta) {
+    ops.append_eltwise(1.f, alg, alpha, beta);
+  };
+  switch (a.kind) {
+  case Activation::None:
+    break;
+  case Activation::Relu:
+    eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    break;
+  case Activation::Sigmoid:
+    eltwise(dnnl::algorithm::eltwise_logistic, 0.f, 0.f);
+    break;
+  case Activation::Tanh:
+    eltwise(dnnl::algorithm::eltwise_tanh, 0.f, 0.f);
+    break;
+  case Activation::GeluErf:
+    eltwise(dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f);
+    break;
+  case Activation::GeluTanh:
+    eltwise(dnnl::algorithm::eltwise_gelu_tanh, 0.f, 0.f);
+    break;
+  case Activation::HardSwish:
+    eltwise(dnnl::algorithm::eltwise_hardswish, 0.f, 0.f);
+    break;
+  case Activation::Swish:
+    eltwise(dnnl::algorithm::eltwise_swish, 1.f, 0.f);
+    break;
+  case Activation::Clip:
+    eltwise(dnnl::algorithm::eltwise_clip, float(a.alpha), float(a.beta));
+    break;
+  case Activation::LeakyRelu:
+    eltwise(dnnl::algorithm::eltwise_relu, float(a.alpha), 0.f);
+    break;
+  case Activation::HardSigmoid:
     // oneDNN 2.6 has no hard sigmoid: a linear post-op, then a clip.
-    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear,
-                       float(s.activationAlpha), float(s.activationBeta));
-    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 1.f);
+    eltwise(dnnl::algorithm::eltwise_linear, float(a.alpha), float(a.beta));
+    eltwise(dnnl::algorithm::eltwise_clip, 0.f, 1.f);
+    break;
   }
-  if (alg != dnnl::algorithm::undef)
-    ops.append_eltwise(1.f, alg, 0.f, 0.f);
   return ops;
 }
 
-/// This thread's memory number \p slot, at least \p bytes, 64-aligned: slot
-/// 0 is oneDNN's scratchpad, 1, 2 and 3 a step's source, destination and
-/// run-time weights in the layout its primitive computes in when the buffer
-/// holds another (3 also an addend reordered before the weights are).
-void *threadBuffer(int slot, size_t bytes) {
-  struct Buffer {
-    void *data = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffers[4];
-  Buffer &buffer = buffers[slot];
-  if (buffer.size < bytes) {
-    std::free(buffer.data);
-    buffer.size = (bytes + 63) / 64 * 64;
-    buffer.data = std::aligned_alloc(64, buffer.size);
-  }
-  return buffer.data;
-}
-
-/// Every primitive gets the calling thread's scratchpad
-/// (scratchpad_mode::user): the library's own is not safe when two threads
-/// run one primitive.
+/// Every primitive gets its queue's scratchpad (scratchpad_mode::user): the
+/// library's own is not safe when two threads run one primitive.
 dnnl::primitive_attr userScratchpad(dnnl::post_ops ops = {}) {
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
@@ -188,23 +121,22 @@ struct Reorder {
   memory::desc from, to, scratchpad;
 
   Reorder() = default;
-  Reorder(const memory::desc &from, const memory::desc &to)
+  Reorder(const dnnl::engine &eng, const memory::desc &from,
+          const memory::desc &to)
       : from(from), to(to) {
-    dnnl::reorder::primitive_desc pd(cpuEngine(), from, cpuEngine(), to,
-                                     userScratchpad());
+    dnnl::reorder::primitive_desc pd(eng, from, eng, to, userScratchpad());
     prim = dnnl::reorder(pd);
     scratchpad = pd.scratchpad_desc();
   }
   explicit operator bool() const { return bool(prim); }
-  void run(void *src, void *dst) const {
-    dnnl::engine &eng = cpuEngine();
+  void run(Stream &s, void *src, void *dst) const {
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_FROM, memory(from, eng, src)},
-        {DNNL_ARG_TO, memory(to, eng, dst)}};
+        {DNNL_ARG_FROM, memory(from, s.engine, src)},
+        {DNNL_ARG_TO, memory(to, s.engine, dst)}};
     if (size_t bytes = scratchpad.get_size())
       args.emplace(DNNL_ARG_SCRATCHPAD,
-                   memory(scratchpad, eng, threadBuffer(0, bytes)));
-    prim.execute(threadStream(), args);
+                   memory(scratchpad, s.engine, s.scratch(0, bytes)));
+    prim.execute(s.stream, args);
   }
 };
 
@@ -219,38 +151,53 @@ struct Layouts {
   int weightsArg = DNNL_ARG_WEIGHTS, dstArg = DNNL_ARG_DST;
 };
 
+/// The buffers a oneDNN step binds (-1: absent). A binary step's second
+/// source takes the weights' place.
+struct DnnlOperands {
+  int64_t src = -1, weights = -1, bias = -1, sum = -1, dst = -1;
+};
+
+/// The weights a oneDNN step's primitive reads: their buffer's layout, the
+/// primitive's, and the constant weights to prepack once (else null).
+struct WeightsLayout {
+  memory::desc user, primitive;
+  void *constant = nullptr;
+};
+
 /// A oneDNN primitive with its bound constant weights and the reorders
 /// between its buffers' layouts and its own.
 class DnnlStep : public LibraryStep {
 public:
-  DnnlStep(const StepSpec &s, dnnl::primitive prim, const Layouts &layouts,
-           memory::desc weightsUser, memory::desc weights, memory::desc bias,
-           memory::desc scratchpad, void *constantWeights)
-      : spec(s), prim(std::move(prim)), io(layouts), weightsMd(weights),
-        biasMd(bias), scratchpadMd(scratchpad) {
+  DnnlStep(const dnnl::engine &eng, const DnnlOperands &ids,
+           dnnl::primitive prim, const Layouts &layouts,
+           const WeightsLayout &weights, memory::desc bias,
+           memory::desc scratchpad)
+      : ids(ids), prim(std::move(prim)), io(layouts),
+        weightsMd(weights.primitive), biasMd(bias), scratchpadMd(scratchpad) {
     if (io.src != io.srcBuffer)
-      srcIn = Reorder(io.srcBuffer, io.src);
+      srcIn = Reorder(eng, io.srcBuffer, io.src);
     if (io.dst != io.dstBuffer)
-      dstOut = Reorder(io.dst, io.dstBuffer);
-    if (spec.sum != -1 && io.sumBuffer != io.dst)
-      sumIn = Reorder(io.sumBuffer, io.dst);
-    if (constantWeights) {
-      memory user(weightsUser, cpuEngine(), constantWeights);
-      if (weightsUser == weights) {
+      dstOut = Reorder(eng, io.dst, io.dstBuffer);
+    if (ids.sum != -1 && io.sumBuffer != io.dst)
+      sumIn = Reorder(eng, io.sumBuffer, io.dst);
+    if (weights.constant) {
+      memory user(weights.user, eng, weights.constant);
+      if (weights.user == weights.primitive) {
         packed = user;
       } else {
-        packed = memory(weights, cpuEngine());
-        dnnl::reorder(user, packed).execute(threadStream(), user, packed);
-        threadStream().wait();
+        dnnl::stream load(eng);
+        packed = memory(weights.primitive, eng);
+        dnnl::reorder(user, packed).execute(load, user, packed);
+        load.wait();
       }
-    } else if (weightsUser != weights) {
-      weightsIn = Reorder(weightsUser, weights);
+    } else if (weights.user != weights.primitive) {
+      weightsIn = Reorder(eng, weights.user, weights.primitive);
     }
   }
 
-  Error run(void *const *buffers) const override {
+  Error run(Stream &s, void *const *buffers) const override {
     try {
-      runSteps(buffers);
+      runSteps(s, buffers);
     } catch (const dnnl::error &e) {
       return makeError(LOOM_ERROR_LIBRARY,
                        std::string("oneDNN failed: ") + e.what());
@@ -259,48 +206,55 @@ public:
   }
 
 private:
-  void runSteps(void *const *buffers) const {
-    dnnl::engine &eng = cpuEngine();
-    void *src = buffers[spec.src];
-    if (srcIn) {
-      src = threadBuffer(1, io.src.get_size());
-      srcIn.run(buffers[spec.src], src);
-    }
-    void *dst = dstOut ? threadBuffer(2, io.dst.get_size()) : buffers[spec.dst];
-    if (sumIn && buffers[spec.sum] == dst) {
+  /// Brings the addend into dst (in the primitive's layout).
+  void loadSum(Stream &s, void *const *buffers, void *dst) const {
+    if (sumIn && buffers[ids.sum] == dst) {
       // Written in place of its addend (the compiler's aliasSums) in
       // another layout: reordered through a scratch buffer.
-      void *tmp = threadBuffer(3, io.dst.get_size());
-      sumIn.run(buffers[spec.sum], tmp);
+      void *tmp = s.scratch(3, io.dst.get_size());
+      sumIn.run(s, buffers[ids.sum], tmp);
       std::memcpy(dst, tmp, io.dst.get_size());
-    } else if (sumIn)
-      sumIn.run(buffers[spec.sum], dst);
-    else if (spec.sum != -1 && buffers[spec.sum] != dst)
-      std::memcpy(dst, buffers[spec.sum], io.dst.get_size());
+    } else if (sumIn) {
+      sumIn.run(s, buffers[ids.sum], dst);
+    } else if (ids.sum != -1 && buffers[ids.sum] != dst) {
+      std::memcpy(dst, buffers[ids.sum], io.dst.get_size());
+    }
+  }
+
+  void runSteps(Stream &s, void *const *buffers) const {
+    const dnnl::engine &eng = s.engine;
+    void *src = buffers[ids.src];
+    if (srcIn) {
+      src = s.scratch(1, io.src.get_size());
+      srcIn.run(s, buffers[ids.src], src);
+    }
+    void *dst =
+        dstOut ? s.scratch(2, io.dst.get_size()) : buffers[ids.dst];
+    loadSum(s, buffers, dst);
     std::unordered_map<int, memory> args;
     args.emplace(DNNL_ARG_SRC, memory(io.src, eng, src));
-    if (spec.weights != -1) {
-      void *weights = buffers[spec.weights];
+    if (ids.weights != -1) {
+      void *weights = buffers[ids.weights];
       if (weightsIn) {
-        weights = threadBuffer(3, weightsMd.get_size());
-        weightsIn.run(buffers[spec.weights], weights);
+        weights = s.scratch(3, weightsMd.get_size());
+        weightsIn.run(s, buffers[ids.weights], weights);
       }
       args.emplace(io.weightsArg,
                    packed ? packed : memory(weightsMd, eng, weights));
     }
-    if (spec.bias != -1)
-      args.emplace(DNNL_ARG_BIAS, memory(biasMd, eng, buffers[spec.bias]));
+    if (ids.bias != -1)
+      args.emplace(DNNL_ARG_BIAS, memory(biasMd, eng, buffers[ids.bias]));
     args.emplace(io.dstArg, memory(io.dst, eng, dst));
     if (size_t bytes = scratchpadMd.get_size())
       args.emplace(DNNL_ARG_SCRATCHPAD,
-                   memory(scratchpadMd, eng, threadBuffer(0, bytes)));
-    prim.execute(threadStream(), args);
+                   memory(scratchpadMd, eng, s.scratch(0, bytes)));
+    prim.execute(s.stream, args);
     if (dstOut)
-      dstOut.run(dst, buffers[spec.dst]);
-    threadStream().wait();
+      dstOut.run(s, dst, buffers[ids.dst]);
+    s.stream.wait();
   }
 
-  StepSpec spec;
+  DnnlOperands ids;
   dnnl::primitive prim;
   Layouts io;
   memory::desc weightsMd, biasMd, scratchpadMd;
@@ -328,9 +282,13 @@ struct ConvProblem {
   bool winograd = false;
   dnnl::primitive_attr attr;
 
+  const dnnl::engine &eng;
+
   /// \p freeWeights: the primitive chooses the weights' layout (constant
   /// weights are reordered into it once, others on every run).
-  ConvProblem(const StepSpec &s, bool freeWeights) {
+  ConvProblem(const dnnl::engine &eng, const art::Conv2dStep &s,
+              bool freeWeights)
+      : eng(eng) {
     auto f32 = memory::data_type::f32;
     memory::dims w = dims(s.weightsShape);
     auto tag = memory::format_tag::oihw;
@@ -349,7 +307,7 @@ struct ConvProblem {
     padL = {s.pads[0], s.pads[1]};
     padR = {s.pads[2], s.pads[3]};
     hasBias = s.bias != -1;
-    attr = userScratchpad(postOps(s));
+    attr = userScratchpad(postOps(s.activation, s.sum != -1));
     // Winograd convolutions are a request: oneDNN 2.6 has them for AVX-512
     // CPUs only (jit_fp32_wino_2x3, jit_wino_4x3), so elsewhere, or with
     // LOOM_ONEDNN_CONV=direct, the step runs oneDNN's direct convolution.
@@ -357,7 +315,7 @@ struct ConvProblem {
     // buffers hold, reordering at their edges: the compiler asks for them
     // only where that still pays (OneDNN.cpp, winogradPays).
     const char *forced = std::getenv("LOOM_ONEDNN_CONV");
-    winograd = s.algorithm == "winograd" &&
+    winograd = s.algorithm == art::ConvAlgorithm::Winograd &&
                !(forced && std::string(forced) == "direct");
     if (winograd) {
       try {
@@ -382,7 +340,7 @@ struct ConvProblem {
                 : dnnl::convolution_forward::desc(prop, alg, srcMd, weights,
                                                   dstMd, strides, dilations,
                                                   padL, padR);
-    return {desc, attr, cpuEngine()};
+    return {desc, attr, eng};
   }
 };
 
@@ -394,7 +352,8 @@ struct ConvProblem {
 /// only: with plain OIHW weights it falls back to im2col + sgemm (the
 /// Fashion-MNIST CNN's 1-channel first convolution: 0.74 -> 0.22 ms on one
 /// thread).
-bool freeWeights(const StepSpec &s, const void *constantWeights) {
+bool freeWeights(const art::ConvolutionOperands &s,
+                 const void *constantWeights) {
   return constantWeights || f32Bytes(s.weightsShape) <= f32Bytes(s.srcShape);
 }
 
@@ -422,7 +381,8 @@ memory::desc layoutOf(const LayoutPlan &plan, int64_t id,
 /// against 0.34-0.53 ms for the NHWC kernel oneDNN prefers, on one thread,
 /// before the reorder).
 dnnl::convolution_forward::primitive_desc
-planned(const ConvProblem &conv, const StepSpec &s, const LayoutPlan &plan) {
+planned(const ConvProblem &conv, const art::Conv2dStep &s,
+        const LayoutPlan &plan) {
   if (conv.winograd)
     return conv.primitive(anyLayout(conv.src), anyLayout(conv.dst));
   bool keepSrc = plan.count(s.src) || s.srcShape[1] == 1;
@@ -432,31 +392,63 @@ planned(const ConvProblem &conv, const StepSpec &s, const LayoutPlan &plan) {
                                           : anyLayout(conv.dst));
 }
 
-/// Pools, concatenations and binary steps run in whatever layout their
-/// buffers get.
-bool isLayoutFree(const StepSpec &s) {
-  return s.op == StepSpec::Op::Pool2d || s.op == StepSpec::Op::Concat ||
-         s.op == StepSpec::Op::Binary;
+/// The buffers a step reads and writes with their NCHW dims when it is
+/// layout-free (pools, concatenations and binary steps run in whatever
+/// layout their buffers get), nullopt for the other kinds.
+std::optional<std::vector<std::pair<int64_t, memory::dims>>>
+layoutFreeBuffers(const art::Step &step) {
+  std::vector<std::pair<int64_t, memory::dims>> out;
+  switch (step.kind()) {
+  case art::StepKind::Pool2d: {
+    const auto &s = *step.getIf<art::Pool2dStep>();
+    out.push_back({s.src, dims(s.srcShape)});
+    out.push_back({s.dst, dims(s.dstShape)});
+    return out;
+  }
+  case art::StepKind::Binary: {
+    const auto &s = *step.getIf<art::BinaryStep>();
+    for (int64_t id : {s.src0, s.src1, s.dst})
+      out.push_back({id, dims(s.dstShape)});
+    return out;
+  }
+  case art::StepKind::Concat: {
+    const auto &s = *step.getIf<art::ConcatStep>();
+    memory::dims shape = dims(s.dstShape);
+    for (size_t i = 0; i < s.srcs.size(); ++i) {
+      shape[1] = s.srcChannels[i];
+      out.push_back({s.srcs[i], shape});
+    }
+    out.push_back({s.dst, dims(s.dstShape)});
+    return out;
+  }
+  case art::StepKind::Kernel:
+  case art::StepKind::Copy:
+  case art::StepKind::Branch:
+  case art::StepKind::Jump:
+  case art::StepKind::Conv2d:
+  case art::StepKind::Conv2dFilterGrad:
+  case art::StepKind::Matmul:
+  case art::StepKind::Sgemm:
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
-/// The buffers a layout-free step reads and writes, with their NCHW dims.
-std::vector<std::pair<int64_t, memory::dims>>
-layoutFreeBuffers(const StepSpec &s) {
-  std::vector<std::pair<int64_t, memory::dims>> out;
-  if (s.op == StepSpec::Op::Pool2d) {
-    out.push_back({s.src, dims(s.srcShape)});
-  } else if (s.op == StepSpec::Op::Binary) {
-    out.push_back({s.src, dims(s.dstShape)});
-    out.push_back({s.weights, dims(s.dstShape)});
-  } else {
-    memory::dims shape = dims(s.dstShape);
-    for (size_t i = 0; i < s.args.size(); ++i) {
-      shape[1] = s.srcChannels[i];
-      out.push_back({s.args[i], shape});
-    }
-  }
-  out.push_back({s.dst, dims(s.dstShape)});
-  return out;
+/// What the layout planner knows of a program: the layouts its convolutions
+/// want per buffer, the convolutions touching each buffer, and the buffers
+/// that must stay plain (weights, biases, anything another step reads).
+struct LayoutWants {
+  std::map<int64_t, std::vector<memory::desc>> wanted;
+  std::map<int64_t, std::vector<const art::Conv2dStep *>> touching;
+  std::vector<bool> excluded;
+};
+
+/// Whether \p plan may give buffer \p id a layout of \p md.
+bool mayPlan(const art::Entry &entry, const std::vector<int64_t> &bufferBytes,
+             const LayoutWants &w, int64_t id, const memory::desc &md) {
+  return !w.excluded[id] &&
+         entry.buffers[id].kind == art::BufferKind::Arena &&
+         md.get_size() <= size_t(bufferBytes[id]);
 }
 
 /// Buffers that only pools, concatenations and binary steps touch (no
@@ -464,11 +456,10 @@ layoutFreeBuffers(const StepSpec &s) {
 /// of the same step, repeated until nothing changes: SqueezeNet's
 /// concatenation feeding a max pool feeding convolutions stays in their
 /// layout throughout.
-void adoptNeighbourLayouts(
-    const EntrySpec &entry, const std::vector<int64_t> &bufferBytes,
-    const std::vector<bool> &excluded,
-    const std::map<int64_t, std::vector<memory::desc>> &wanted,
-    LayoutPlan &plan) {
+void adoptNeighbourLayouts(const art::Entry &entry,
+                           const art::Program &program,
+                           const std::vector<int64_t> &bufferBytes,
+                           const LayoutWants &w, LayoutPlan &plan) {
   using tag = memory::format_tag;
   auto tagOf = [](const memory::desc &md) -> std::optional<tag> {
     for (tag t : {tag::nhwc, tag::nChw16c, tag::nChw8c})
@@ -478,21 +469,20 @@ void adoptNeighbourLayouts(
   };
   for (bool changed = true; changed;) {
     changed = false;
-    for (const StepSpec &s : entry.steps) {
-      if (!isLayoutFree(s))
-        continue;
+    for (const art::Step &s : program.steps) {
       auto buffers = layoutFreeBuffers(s);
+      if (!buffers)
+        continue;
       std::optional<tag> t;
-      for (auto &[id, shape] : buffers)
+      for (auto &[id, shape] : *buffers)
         if (auto it = plan.find(id); it != plan.end() && !t)
           t = tagOf(it->second);
       if (!t)
         continue;
-      for (auto &[id, shape] : buffers) {
+      for (auto &[id, shape] : *buffers) {
         memory::desc md(shape, memory::data_type::f32, *t);
-        if (plan.count(id) || wanted.count(id) || excluded[id] ||
-            entry.buffers[id].kind != BufferSpec::Kind::Arena ||
-            md.get_size() > size_t(bufferBytes[id]))
+        if (plan.count(id) || w.wanted.count(id) ||
+            !mayPlan(entry, bufferBytes, w, id, md))
           continue;
         plan.emplace(id, md);
         changed = true;
@@ -501,25 +491,25 @@ void adoptNeighbourLayouts(
   }
 }
 
-LayoutPlan planLayouts(const EntrySpec &entry,
-                       const std::vector<int64_t> &bufferBytes,
-                       const std::vector<void *> &constants) {
-  LayoutPlan plan;
-  if (const char *p = std::getenv("LOOM_ONEDNN_LAYOUT");
-      p && std::string(p) == "plain")
-    return plan;
-  std::map<int64_t, std::vector<memory::desc>> wanted;
-  std::map<int64_t, std::vector<const StepSpec *>> touching;
-  std::vector<bool> excluded(entry.buffers.size());
+/// The layouts the convolutions of \p program want for their buffers.
+LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
+                         const art::Program &program,
+                         const std::vector<void *> &constants) {
+  LayoutWants w;
+  w.excluded.assign(entry.buffers.size(), false);
   auto exclude = [&](int64_t id) {
-    if (id >= 0 && id < int64_t(excluded.size()))
-      excluded[id] = true;
+    if (id >= 0 && id < int64_t(w.excluded.size()))
+      w.excluded[id] = true;
   };
-  for (const StepSpec &s : entry.steps) {
+  for (const art::Step &step : program.steps) {
+    // Pools, concatenations and binary steps have no preference.
+    if (layoutFreeBuffers(step))
+      continue;
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
-    if (s.op == StepSpec::Op::Conv2d) {
+    const auto *s = step.getIf<art::Conv2dStep>();
+    if (s) {
       try {
-        ConvProblem conv(s, freeWeights(s, constants[s.weights]));
+        ConvProblem conv(eng, *s, freeWeights(*s, constants[s->weights]));
         // A Winograd convolution reorders from and to whatever its
         // neighbours' layouts are: it asks for none.
         if (conv.winograd)
@@ -529,26 +519,33 @@ LayoutPlan planLayouts(const EntrySpec &entry,
         // Left to prepareConv, which reports it.
       }
     }
-    // Pools, concatenations and binary steps have no preference.
-    if (isLayoutFree(s))
-      continue;
     if (!pd) {
-      for (int64_t id : {s.src, s.weights, s.bias, s.sum, s.dst, s.a, s.b, s.c})
-        exclude(id);
-      for (int64_t id : s.args)
-        exclude(id);
+      for (const art::Operand &o : art::operands(step))
+        exclude(o.buffer);
       continue;
     }
-    wanted[s.src].push_back(pd->src_desc());
-    wanted[s.dst].push_back(pd->dst_desc());
-    if (s.sum != -1)
-      wanted[s.sum].push_back(pd->dst_desc());
-    for (int64_t id : {s.src, s.dst, s.sum})
+    w.wanted[s->src].push_back(pd->src_desc());
+    w.wanted[s->dst].push_back(pd->dst_desc());
+    if (s->sum != -1)
+      w.wanted[s->sum].push_back(pd->dst_desc());
+    for (int64_t id : {s->src, s->dst, s->sum})
       if (id != -1)
-        touching[id].push_back(&s);
-    exclude(s.weights);
-    exclude(s.bias);
+        w.touching[id].push_back(s);
+    exclude(s->weights);
+    exclude(s->bias);
   }
+  return w;
+}
+
+LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
+                       const art::Program &program,
+                       const std::vector<int64_t> &bufferBytes,
+                       const std::vector<void *> &constants) {
+  LayoutPlan plan;
+  if (const char *p = std::getenv("LOOM_ONEDNN_LAYOUT");
+      p && std::string(p) == "plain")
+    return plan;
+  LayoutWants w = collectWants(eng, entry, program, constants);
   // Where the convolutions touching a buffer prefer different layouts
   // (ResNeXt-50: its narrow groups want aBcd4b or aBcd8b, the dense
   // convolutions around them NHWC), the buffer takes NHWC if one of them
@@ -558,7 +555,7 @@ LayoutPlan planLayouts(const EntrySpec &entry,
   // kept only while no convolution touching the buffer falls back to
   // oneDNN's reference implementation under it.
   std::set<int64_t> overruled;
-  for (auto &[id, layouts] : wanted) {
+  for (auto &[id, layouts] : w.wanted) {
     const memory::desc &first = layouts.front();
     memory::desc md = first;
     if (!std::all_of(layouts.begin(), layouts.end(),
@@ -570,21 +567,20 @@ LayoutPlan planLayouts(const EntrySpec &entry,
       overruled.insert(id);
     }
     memory::desc plainMd(md.dims(), md.data_type(), memory::format_tag::nchw);
-    if (excluded[id] || entry.buffers[id].kind != BufferSpec::Kind::Arena ||
-        md == plainMd || md.get_size() > size_t(bufferBytes[id]))
+    if (md == plainMd || !mayPlan(entry, bufferBytes, w, id, md))
       continue;
     plan.emplace(id, md);
   }
-  adoptNeighbourLayouts(entry, bufferBytes, excluded, wanted, plan);
+  adoptNeighbourLayouts(entry, program, bufferBytes, w, plan);
   for (bool changed = true; changed;) {
     changed = false;
     for (int64_t id : overruled) {
       if (!plan.count(id))
         continue;
-      const auto &steps = touching[id];
-      bool fallsBack =
-          std::any_of(steps.begin(), steps.end(), [&](const StepSpec *s) {
-            ConvProblem conv(*s, freeWeights(*s, constants[s->weights]));
+      const auto &steps = w.touching[id];
+      bool fallsBack = std::any_of(
+          steps.begin(), steps.end(), [&](const art::Conv2dStep *s) {
+            ConvProblem conv(eng, *s, freeWeights(*s, constants[s->weights]));
             return isReference(planned(conv, *s, plan));
           });
       if (fallsBack) {
@@ -596,10 +592,11 @@ LayoutPlan planLayouts(const EntrySpec &entry,
   return plan;
 }
 
-std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
-                                         void *constantWeights,
-                                         const LayoutPlan &plan) {
-  ConvProblem conv(s, freeWeights(s, constantWeights));
+using StepPtr = std::unique_ptr<PreparedStep>;
+
+StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
+                    void *constantWeights, const LayoutPlan &plan) {
+  ConvProblem conv(eng, s, freeWeights(s, constantWeights));
   Layouts io;
   io.srcBuffer = layoutOf(plan, s.src, conv.src);
   io.dstBuffer = layoutOf(plan, s.dst, conv.dst);
@@ -607,91 +604,115 @@ std::shared_ptr<LibraryStep> prepareConv(const StepSpec &s,
   auto preferred = planned(conv, s, plan);
   io.src = preferred.src_desc();
   io.dst = preferred.dst_desc();
-  return std::make_shared<DnnlStep>(s, dnnl::convolution_forward(preferred),
-                                    io, conv.userW, preferred.weights_desc(),
-                                    conv.bias, preferred.scratchpad_desc(),
-                                    constantWeights);
+  return std::make_unique<DnnlStep>(
+      eng, DnnlOperands{s.src, s.weights, s.bias, s.sum, s.dst},
+      dnnl::convolution_forward(preferred), io,
+      WeightsLayout{conv.userW, preferred.weights_desc(), constantWeights},
+      conv.bias, preferred.scratchpad_desc());
 }
 
 memory::desc plainNCHW(const memory::dims &shape) {
   return memory::desc(shape, memory::data_type::f32, memory::format_tag::nchw);
 }
 
+dnnl::algorithm poolAlgorithm(art::PoolAlgorithm a) {
+  switch (a) {
+  case art::PoolAlgorithm::Max:
+    return dnnl::algorithm::pooling_max;
+  case art::PoolAlgorithm::AvgIncludePad:
+    return dnnl::algorithm::pooling_avg_include_padding;
+  case art::PoolAlgorithm::AvgExcludePad:
+    return dnnl::algorithm::pooling_avg_exclude_padding;
+  }
+  return dnnl::algorithm::undef;
+}
+
 /// An onednn.pool2d step: it computes in its source buffer's layout and
 /// writes its result in that layout too, reordered where the destination
 /// buffer's differs.
-std::shared_ptr<LibraryStep> preparePool(const StepSpec &s,
-                                         const LayoutPlan &plan) {
+StepPtr preparePool(const dnnl::engine &eng, const art::Pool2dStep &s,
+                    const LayoutPlan &plan) {
   Layouts io;
   io.srcBuffer = io.src = layoutOf(plan, s.src, plainNCHW(dims(s.srcShape)));
   io.dstBuffer = layoutOf(plan, s.dst, plainNCHW(dims(s.dstShape)));
-  auto alg = s.algorithm == "max" ? dnnl::algorithm::pooling_max
-             : s.algorithm == "avg_include_pad"
-                 ? dnnl::algorithm::pooling_avg_include_padding
-                 : dnnl::algorithm::pooling_avg_exclude_padding;
   dnnl::pooling_forward::desc desc(
-      dnnl::prop_kind::forward_inference, alg, io.src, anyLayout(io.dstBuffer),
-      dims(s.strides), dims(s.kernelSize), {s.pads[0], s.pads[1]},
-      {s.pads[2], s.pads[3]});
-  dnnl::pooling_forward::primitive_desc pd(desc, userScratchpad(), cpuEngine());
+      dnnl::prop_kind::forward_inference, poolAlgorithm(s.algorithm), io.src,
+      anyLayout(io.dstBuffer), dims(s.strides), dims(s.kernel),
+      {s.pads[0], s.pads[1]}, {s.pads[2], s.pads[3]});
+  dnnl::pooling_forward::primitive_desc pd(desc, userScratchpad(), eng);
   io.dst = pd.dst_desc();
-  return std::make_shared<DnnlStep>(
-      s, dnnl::pooling_forward(pd), io, memory::desc(), memory::desc(),
-      memory::desc(), pd.scratchpad_desc(), nullptr);
+  DnnlOperands ids;
+  ids.src = s.src;
+  ids.dst = s.dst;
+  return std::make_unique<DnnlStep>(eng, ids, dnnl::pooling_forward(pd), io,
+                                    WeightsLayout(), memory::desc(),
+                                    pd.scratchpad_desc());
+}
+
+dnnl::algorithm binaryAlgorithm(art::BinaryAlgorithm a) {
+  switch (a) {
+  case art::BinaryAlgorithm::Add:
+    return dnnl::algorithm::binary_add;
+  }
+  return dnnl::algorithm::undef;
 }
 
 /// An onednn.binary step: src0 + src1 computed in src0's buffer layout (the
 /// result in that layout too, reordered where the destination buffer's
 /// differs), src1 reordered into it where its buffer's layout differs (once
 /// at load when it is a weight), an activation as a post-op.
-std::shared_ptr<LibraryStep> prepareBinary(const StepSpec &s,
-                                           void *constantSrc1,
-                                           const LayoutPlan &plan) {
+StepPtr prepareBinary(const dnnl::engine &eng, const art::BinaryStep &s,
+                      void *constantSrc1, const LayoutPlan &plan) {
   memory::desc plain = plainNCHW(dims(s.dstShape));
   Layouts io;
-  io.srcBuffer = io.src = layoutOf(plan, s.src, plain);
+  io.srcBuffer = io.src = layoutOf(plan, s.src0, plain);
   io.dstBuffer = layoutOf(plan, s.dst, plain);
   io.weightsArg = DNNL_ARG_SRC_1;
-  dnnl::binary::desc desc(dnnl::algorithm::binary_add, io.src, io.src,
+  dnnl::binary::desc desc(binaryAlgorithm(s.algorithm), io.src, io.src,
                           anyLayout(io.dstBuffer));
-  dnnl::binary::primitive_desc pd(desc, userScratchpad(postOps(s)),
-                                  cpuEngine());
+  dnnl::binary::primitive_desc pd(
+      desc, userScratchpad(postOps(s.activation, false)), eng);
   io.dst = pd.dst_desc();
-  return std::make_shared<DnnlStep>(
-      s, dnnl::binary(pd), io, layoutOf(plan, s.weights, plain), io.src,
-      memory::desc(), pd.scratchpad_desc(), constantSrc1);
+  DnnlOperands ids;
+  ids.src = s.src0;
+  ids.weights = s.src1;
+  ids.dst = s.dst;
+  return std::make_unique<DnnlStep>(
+      eng, ids, dnnl::binary(pd), io,
+      WeightsLayout{layoutOf(plan, s.src1, plain), io.src, constantSrc1},
+      memory::desc(), pd.scratchpad_desc());
 }
 
 /// An onednn.concat step along channels, reading and writing its buffers in
 /// the layouts they hold (a copy per source when they match).
-class ConcatStep : public LibraryStep {
+class DnnlConcat : public LibraryStep {
 public:
-  ConcatStep(const StepSpec &s, const LayoutPlan &plan) : spec(s) {
+  DnnlConcat(const dnnl::engine &eng, const art::ConcatStep &s,
+             const LayoutPlan &plan)
+      : spec(s) {
     memory::dims shape = dims(s.dstShape);
-    for (size_t i = 0; i < s.args.size(); ++i) {
+    for (size_t i = 0; i < s.srcs.size(); ++i) {
       shape[1] = s.srcChannels[i];
-      srcs.push_back(layoutOf(plan, s.args[i], plainNCHW(shape)));
+      srcs.push_back(layoutOf(plan, s.srcs[i], plainNCHW(shape)));
     }
     dst = layoutOf(plan, s.dst, plainNCHW(dims(s.dstShape)));
-    dnnl::concat::primitive_desc pd(dst, 1, srcs, cpuEngine(),
-                                    userScratchpad());
+    dnnl::concat::primitive_desc pd(dst, 1, srcs, eng, userScratchpad());
     prim = dnnl::concat(pd);
     scratchpad = pd.scratchpad_desc();
   }
 
-  Error run(void *const *buffers) const override {
+  Error run(Stream &s, void *const *buffers) const override {
     try {
-      dnnl::engine &eng = cpuEngine();
       std::unordered_map<int, memory> args;
       for (size_t i = 0; i < srcs.size(); ++i)
         args.emplace(DNNL_ARG_MULTIPLE_SRC + int(i),
-                     memory(srcs[i], eng, buffers[spec.args[i]]));
-      args.emplace(DNNL_ARG_DST, memory(dst, eng, buffers[spec.dst]));
+                     memory(srcs[i], s.engine, buffers[spec.srcs[i]]));
+      args.emplace(DNNL_ARG_DST, memory(dst, s.engine, buffers[spec.dst]));
       if (size_t bytes = scratchpad.get_size())
         args.emplace(DNNL_ARG_SCRATCHPAD,
-                     memory(scratchpad, eng, threadBuffer(0, bytes)));
-      prim.execute(threadStream(), args);
-      threadStream().wait();
+                     memory(scratchpad, s.engine, s.scratch(0, bytes)));
+      prim.execute(s.stream, args);
+      s.stream.wait();
     } catch (const dnnl::error &e) {
       return makeError(LOOM_ERROR_LIBRARY,
                        std::string("oneDNN failed: ") + e.what());
@@ -700,7 +721,7 @@ public:
   }
 
 private:
-  StepSpec spec;
+  art::ConcatStep spec;
   std::vector<memory::desc> srcs;
   memory::desc dst, scratchpad;
   dnnl::primitive prim;
@@ -713,7 +734,8 @@ private:
 /// this one's stride: oneDNN's backward-weights primitive, reading src and
 /// weights as x and dz with batch and channels exchanged (format bacd),
 /// reordered into the layouts it prefers.
-std::shared_ptr<LibraryStep> prepareFilterGrad(const StepSpec &s) {
+StepPtr prepareFilterGrad(const dnnl::engine &eng,
+                          const art::Conv2dFilterGradStep &s) {
   auto f32 = memory::data_type::f32;
   const std::vector<int64_t> &in = s.srcShape, &dz = s.weightsShape,
                              &dw = s.dstShape;
@@ -736,51 +758,50 @@ std::shared_ptr<LibraryStep> prepareFilterGrad(const StepSpec &s) {
   dnnl::convolution_forward::primitive_desc hint(
       {dnnl::prop_kind::forward_training, alg, any(x), any(w), any(y),
        strides, dilations, padL, padR},
-      cpuEngine());
+      eng);
   dnnl::convolution_backward_weights::primitive_desc pd(
       {alg, any(x), any(w), any(y), strides, dilations, padL, padR},
-      userScratchpad(), cpuEngine(), hint);
+      userScratchpad(), eng, hint);
   io.src = pd.src_desc();
   io.dst = pd.diff_weights_desc();
   io.weightsArg = DNNL_ARG_DIFF_DST;
   io.dstArg = DNNL_ARG_DIFF_WEIGHTS;
-  return std::make_shared<DnnlStep>(
-      s, dnnl::convolution_backward_weights(pd), io, dzBuffer,
-      pd.diff_dst_desc(), memory::desc(), pd.scratchpad_desc(), nullptr);
+  DnnlOperands ids;
+  ids.src = s.src;
+  ids.weights = s.weights;
+  ids.dst = s.dst;
+  return std::make_unique<DnnlStep>(
+      eng, ids, dnnl::convolution_backward_weights(pd), io,
+      WeightsLayout{dzBuffer, pd.diff_dst_desc(), nullptr}, memory::desc(),
+      pd.scratchpad_desc());
 }
 
 /// A matmul whose weights change per run and that has nothing to fuse:
 /// oneDNN's sgemm, which needs no reorder of B (the matmul primitive
 /// repacks a non-constant B on every run; 2048^3: 51 ms against 47 ms).
-class DnnlSgemmStep : public LibraryStep {
+class DnnlSgemm : public LibraryStep {
 public:
-  DnnlSgemmStep(const StepSpec &s, int64_t batch, int64_t m, int64_t k,
-                int64_t n, bool batchedWeights)
-      : spec(s), batch(batch), m(m), k(k), n(n),
-        batchedWeights(batchedWeights) {}
-  Error run(void *const *buffers) const override {
-    auto *a = static_cast<const float *>(buffers[spec.src]);
-    auto *b = static_cast<const float *>(buffers[spec.weights]);
-    auto *c = static_cast<float *>(buffers[spec.dst]);
-    for (int64_t i = 0; i < batch; ++i)
-      if (dnnl_sgemm('N', 'N', m, n, k, 1.f, a + i * m * k, k,
-                     b + (batchedWeights ? i * k * n : 0), n, 0.f,
-                     c + i * m * n, n) != dnnl_success)
-        return makeError(LOOM_ERROR_LIBRARY, "oneDNN's sgemm failed");
+  DnnlSgemm(const art::MatmulStep &s, int64_t m, int64_t k, int64_t n)
+      : src(s.src), weights(s.weights), dst(s.dst), m(m), k(k), n(n) {}
+  Error run(Stream &, void *const *buffers) const override {
+    auto *a = static_cast<const float *>(buffers[src]);
+    auto *b = static_cast<const float *>(buffers[weights]);
+    auto *c = static_cast<float *>(buffers[dst]);
+    if (dnnl_sgemm('N', 'N', m, n, k, 1.f, a, k, b, n, 0.f, c, n) !=
+        dnnl_success)
+      return makeError(LOOM_ERROR_LIBRARY, "oneDNN's sgemm failed");
     return Error::ok();
   }
 
 private:
-  StepSpec spec;
-  int64_t batch, m, k, n;
-  bool batchedWeights;
+  int64_t src, weights, dst, m, k, n;
 };
 
 /// The sgemm form of a matmul step, when it has one: no bias, sum or
 /// activation, and weights either 2-d (every leading dimension of the
 /// source folds into M) or of one batch.
-std::shared_ptr<LibraryStep> sgemmForm(const StepSpec &s) {
-  if (s.bias != -1 || s.sum != -1 || s.activation != "none")
+StepPtr sgemmForm(const art::MatmulStep &s) {
+  if (s.bias != -1 || s.sum != -1 || s.activation.kind != Activation::None)
     return nullptr;
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
   int64_t k = a.back(), n = w.back();
@@ -790,7 +811,7 @@ std::shared_ptr<LibraryStep> sgemmForm(const StepSpec &s) {
   for (size_t i = 0; i + 1 < a.size(); ++i)
     rows *= a[i];
   if (w.size() == 2)
-    return std::make_shared<DnnlSgemmStep>(s, 1, rows, k, n, false);
+    return std::make_unique<DnnlSgemm>(s, rows, k, n);
   if (w.size() != a.size() ||
       !std::equal(w.begin(), w.end() - 2, a.begin()))
     return nullptr;
@@ -799,11 +820,11 @@ std::shared_ptr<LibraryStep> sgemmForm(const StepSpec &s) {
   int64_t m = a[a.size() - 2];
   if (rows != m)
     return nullptr;
-  return std::make_shared<DnnlSgemmStep>(s, 1, m, k, n, true);
+  return std::make_unique<DnnlSgemm>(s, m, k, n);
 }
 
-std::shared_ptr<LibraryStep> prepareMatmul(const StepSpec &s,
-                                           void *constantWeights) {
+StepPtr prepareMatmul(const dnnl::engine &eng, const art::MatmulStep &s,
+                      void *constantWeights) {
   if (!constantWeights)
     if (auto step = sgemmForm(s))
       return step;
@@ -826,21 +847,23 @@ std::shared_ptr<LibraryStep> prepareMatmul(const StepSpec &s,
   const memory::desc &wMd = constantWeights ? anyW : userW;
   auto desc = s.bias != -1 ? dnnl::matmul::desc(io.src, wMd, biasMd, io.dst)
                            : dnnl::matmul::desc(io.src, wMd, io.dst);
-  dnnl::matmul::primitive_desc pd(desc, userScratchpad(postOps(s)),
-                                  cpuEngine());
-  return std::make_shared<DnnlStep>(s, dnnl::matmul(pd), io, userW,
-                                    pd.weights_desc(), biasMd,
-                                    pd.scratchpad_desc(), constantWeights);
+  dnnl::matmul::primitive_desc pd(
+      desc, userScratchpad(postOps(s.activation, s.sum != -1)), eng);
+  return std::make_unique<DnnlStep>(
+      eng, DnnlOperands{s.src, s.weights, s.bias, s.sum, s.dst},
+      dnnl::matmul(pd), io,
+      WeightsLayout{userW, pd.weights_desc(), constantWeights}, biasMd,
+      pd.scratchpad_desc());
 }
 
 //===----------------------------------------------------------------------===//
 // OpenBLAS
 //===----------------------------------------------------------------------===//
 
-class SgemmStep : public LibraryStep {
+class BlasSgemm : public LibraryStep {
 public:
-  explicit SgemmStep(const StepSpec &s) : spec(s) {}
-  Error run(void *const *buffers) const override {
+  explicit BlasSgemm(const art::SgemmStep &s) : spec(s) {}
+  Error run(Stream &, void *const *buffers) const override {
     int64_t m = spec.aShape[0], k = spec.aShape[1], n = spec.bShape[1];
     auto *a = static_cast<const float *>(buffers[spec.a]);
     auto *b = static_cast<const float *>(buffers[spec.b]);
@@ -852,59 +875,77 @@ public:
   }
 
 private:
-  StepSpec spec;
+  art::SgemmStep spec;
 };
+
+/// The prepared form of one step (null for kernels, copies and control
+/// steps). \p constantOf gives a buffer's address when it is a weight.
+template <typename ConstantOf>
+StepPtr prepareStep(const dnnl::engine &eng, const art::Step &step,
+                    ConstantOf constantOf, const LayoutPlan &plan) {
+  switch (step.kind()) {
+  case art::StepKind::Kernel:
+  case art::StepKind::Copy:
+  case art::StepKind::Branch:
+  case art::StepKind::Jump:
+    return nullptr;
+  case art::StepKind::Conv2d: {
+    const auto &s = *step.getIf<art::Conv2dStep>();
+    return prepareConv(eng, s, constantOf(s.weights), plan);
+  }
+  case art::StepKind::Conv2dFilterGrad:
+    return prepareFilterGrad(eng, *step.getIf<art::Conv2dFilterGradStep>());
+  case art::StepKind::Matmul: {
+    const auto &s = *step.getIf<art::MatmulStep>();
+    return prepareMatmul(eng, s, constantOf(s.weights));
+  }
+  case art::StepKind::Pool2d:
+    return preparePool(eng, *step.getIf<art::Pool2dStep>(), plan);
+  case art::StepKind::Concat:
+    return std::make_unique<DnnlConcat>(eng, *step.getIf<art::ConcatStep>(),
+                                        plan);
+  case art::StepKind::Binary: {
+    const auto &s = *step.getIf<art::BinaryStep>();
+    return prepareBinary(eng, s, constantOf(s.src1), plan);
+  }
+  case art::StepKind::Sgemm:
+    return std::make_unique<BlasSgemm>(*step.getIf<art::SgemmStep>());
+  }
+  return nullptr;
+}
 
 } // namespace
 
-Error loom::rt::prepareLibrarySteps(EntrySpec &entry,
-                                    const std::vector<int64_t> &bufferBytes,
-                                    const std::vector<void *> &constants) {
+Error cpu::prepareProgram(const dnnl::engine &eng, const art::Entry &entry,
+                          const art::Program &program,
+                          const std::vector<int64_t> &bufferBytes,
+                          const std::vector<void *> &constants,
+                          std::vector<StepPtr> &out) {
   auto constantOf = [&](int64_t id) -> void * {
-    return entry.buffers[id].kind == BufferSpec::Kind::Weight ? constants[id]
-                                                              : nullptr;
+    return entry.buffers[id].kind == art::BufferKind::Weight ? constants[id]
+                                                             : nullptr;
   };
   std::vector<void *> constantWeights(entry.buffers.size());
   for (size_t id = 0; id < entry.buffers.size(); ++id)
     constantWeights[id] = constantOf(int64_t(id));
-  LayoutPlan plan = planLayouts(entry, bufferBytes, constantWeights);
-  for (StepSpec &step : entry.steps) {
-    try {
-      switch (step.op) {
-      case StepSpec::Op::Conv2d:
-        step.library = prepareConv(step, constantOf(step.weights), plan);
-        break;
-      case StepSpec::Op::Conv2dFilterGrad:
-        step.library = prepareFilterGrad(step);
-        break;
-      case StepSpec::Op::Matmul:
-        step.library = prepareMatmul(step, constantOf(step.weights));
-        break;
-      case StepSpec::Op::Sgemm:
-        step.library = std::make_shared<SgemmStep>(step);
-        break;
-      case StepSpec::Op::Pool2d:
-        step.library = preparePool(step, plan);
-        break;
-      case StepSpec::Op::Concat:
-        step.library = std::make_shared<ConcatStep>(step, plan);
-        break;
-      case StepSpec::Op::Binary:
-        step.library = prepareBinary(step, constantOf(step.weights), plan);
-        break;
-      default:
-        break;
+  out.clear();
+  try {
+    LayoutPlan plan =
+        planLayouts(eng, entry, program, bufferBytes, constantWeights);
+    for (const art::Step &step : program.steps) {
+      try {
+        out.push_back(prepareStep(eng, step, constantOf, plan));
+      } catch (const dnnl::error &e) {
+        return makeError(LOOM_ERROR_LIBRARY,
+                         "oneDNN cannot make the primitive of a " +
+                             std::string(art::stepKindName(step.kind())) +
+                             " step: " + e.what());
       }
-    } catch (const dnnl::error &e) {
-      return makeError(LOOM_ERROR_LIBRARY,
-                       std::string("oneDNN cannot make the primitive of a ") +
-                           (step.op == StepSpec::Op::Matmul   ? "matmul"
-                            : step.op == StepSpec::Op::Pool2d ? "pool2d"
-                            : step.op == StepSpec::Op::Concat ? "concat"
-                            : step.op == StepSpec::Op::Binary ? "binary"
-                                                              : "conv2d") +
-                           " step: " + e.what());
     }
+  } catch (const dnnl::error &e) {
+    return makeError(LOOM_ERROR_LIBRARY,
+                     std::string("oneDNN failed to plan layouts: ") +
+                         e.what());
   }
   return Error::ok();
 }

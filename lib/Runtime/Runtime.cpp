@@ -2,13 +2,15 @@
 //
 // Part of Loom. See include/loom-c/Runtime.h and docs/Runtime.md. Loading is
 // in two phases (docs/Artifact.md): the file is read and validated first
-// (ELF sections, manifest, CPU features, weights and their checksums), and
-// only then dlopen'ed; the descriptor it exports must agree with what was
-// validated.
+// (ELF sections, manifest, each manifest device bound to a device of this
+// machine that supports its code, weights and their checksums), and only
+// then dlopen'ed; the descriptor it exports must agree with what was
+// validated. Each entry's program runs on its device (Device.h), step by
+// step, on the context's queue for that device.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Model.h"
+#include "Device.h"
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+using namespace loom;
 using namespace loom::rt;
 
 namespace {
@@ -63,25 +66,42 @@ struct Mapping {
 
 } // namespace
 
+/// What a model runs for one entry: the program of its rank on its device,
+/// its buffers' sizes and weight addresses, and each step's prepared form.
+struct EntryPlan {
+  const artifact::Program *program = nullptr;
+  Device *device = nullptr;
+  /// Per buffer: its size, and the address of each weight buffer.
+  std::vector<int64_t> bufferBytes;
+  std::vector<void *> constants;
+  /// Per step: the kernel a kernel step calls, the library step a library
+  /// step runs.
+  std::vector<loom_kernel_fn> kernels;
+  std::vector<std::unique_ptr<PreparedStep>> prepared;
+};
+
 struct loom_model {
   std::string path;
-  Manifest manifest;
+  artifact::Manifest manifest;
   Mapping file, externalWeights;
   const uint8_t *weights = nullptr;
   uint64_t weightsSize = 0;
   std::string source;
   std::map<std::string, WeightView> views;
-  /// Per entry: each buffer's size, and the address of each weight buffer.
-  std::vector<std::vector<int64_t>> bufferBytes;
-  std::vector<std::vector<void *>> constants;
+  /// The runtime device each manifest device runs on (by manifest index),
+  /// and the C API's view of each.
+  std::vector<std::unique_ptr<Device>> devices;
+  std::vector<std::vector<const char *>> featureNames;
+  std::vector<EntryPlan> plans;
+  /// Per manifest device: the largest arena of its programs.
+  std::vector<int64_t> arenaBytes;
   void *library = nullptr;
-  int threads = 0;
-  int64_t maxArena = 0;
 
   ~loom_model() {
-    // The prepared steps hold oneDNN objects, not artifact code; the
-    // library goes last.
-    manifest.entries.clear();
+    // The prepared steps hold oneDNN objects, not artifact code, and the
+    // devices own their engines: both go before the library.
+    plans.clear();
+    devices.clear();
     if (library)
       dlclose(library);
   }
@@ -89,7 +109,9 @@ struct loom_model {
 
 struct loom_context {
   const loom_model *model;
-  void *arena = nullptr;
+  /// Per manifest device: a queue and the arena of its programs.
+  std::vector<std::unique_ptr<Queue>> queues;
+  std::vector<Allocation> arenas;
   std::vector<void *> buffers;
   std::vector<void *> kernelArgs;
   /// LOOM_PROFILE set at creation: seconds per (entry, step), printed to
@@ -97,42 +119,43 @@ struct loom_context {
   bool profile = false;
   std::vector<std::vector<double>> stepSeconds;
   ~loom_context();
+  void printProfile() const;
 };
 
-loom_context::~loom_context() {
-  if (profile) {
-    struct Row {
-      double seconds;
-      size_t entry, step;
-    };
-    std::vector<Row> rows;
-    double total = 0;
-    for (size_t e = 0; e < stepSeconds.size(); ++e)
-      for (size_t s = 0; s < stepSeconds[e].size(); ++s) {
-        rows.push_back({stepSeconds[e][s], e, s});
-        total += stepSeconds[e][s];
-      }
-    std::sort(rows.begin(), rows.end(),
-              [](const Row &a, const Row &b) { return a.seconds > b.seconds; });
-    std::fprintf(stderr, "loomrt profile (all runs): %.3f ms in steps\n",
-                 total * 1e3);
-    static const char *const kOps[] = {"kernel", "onednn.conv2d",
-                                       "onednn.matmul", "openblas.sgemm",
-                                       "copy", "branch", "jump",
-                                       "onednn.conv2d_filter_grad",
-                                       "onednn.pool2d", "onednn.concat",
-                                       "onednn.binary"};
-    for (const Row &r : rows) {
-      if (r.seconds <= 0)
-        continue;
-      const StepSpec &s = model->manifest.entries[r.entry].steps[r.step];
-      std::fprintf(stderr, "  %5.1f%% %10.3f ms  %s step %zu %s %s\n",
-                   total > 0 ? 100 * r.seconds / total : 0.0, r.seconds * 1e3,
-                   model->manifest.entries[r.entry].name.c_str(), r.step,
-                   kOps[int(s.op)], s.kernel.c_str());
+void loom_context::printProfile() const {
+  struct Row {
+    double seconds;
+    size_t entry, step;
+  };
+  std::vector<Row> rows;
+  double total = 0;
+  for (size_t e = 0; e < stepSeconds.size(); ++e)
+    for (size_t s = 0; s < stepSeconds[e].size(); ++s) {
+      rows.push_back({stepSeconds[e][s], e, s});
+      total += stepSeconds[e][s];
     }
+  std::sort(rows.begin(), rows.end(),
+            [](const Row &a, const Row &b) { return a.seconds > b.seconds; });
+  std::fprintf(stderr, "loomrt profile (all runs): %.3f ms in steps\n",
+               total * 1e3);
+  for (const Row &r : rows) {
+    if (r.seconds <= 0)
+      continue;
+    const artifact::Step &s = model->plans[r.entry].program->steps[r.step];
+    const auto *kernel = s.getIf<artifact::KernelStep>();
+    std::fprintf(stderr, "  %5.1f%% %10.3f ms  %s step %zu %s %s\n",
+                 total > 0 ? 100 * r.seconds / total : 0.0, r.seconds * 1e3,
+                 model->manifest.entries[r.entry].name.c_str(), r.step,
+                 std::string(artifact::stepKindName(s.kind())).c_str(),
+                 kernel ? kernel->name.c_str() : "");
   }
-  std::free(arena);
+}
+
+loom_context::~loom_context() {
+  if (profile)
+    printProfile();
+  for (size_t d = 0; d < arenas.size(); ++d)
+    model->devices[d]->deallocate(arenas[d]);
 }
 
 namespace {
@@ -142,15 +165,97 @@ loom_status report(const Error &e, const std::string &where) {
   return e.status;
 }
 
-/// Binds weight buffers and sizes every buffer of every entry.
-Error bindBuffers(loom_model &m) {
-  for (const EntrySpec &e : m.manifest.entries) {
-    std::vector<int64_t> bytes;
-    std::vector<void *> constants;
-    for (const BufferSpec &b : e.buffers) {
+/// The runtime device named by \p selector ("cpu", "cpu:0"; empty: the
+/// manifest device's own kind and ordinal) for manifest device \p spec.
+Error bindDevice(const artifact::Device &spec, const std::string &selector,
+                 const DeviceOptions &options, std::unique_ptr<Device> &out) {
+  artifact::DeviceKind kind = spec.kind;
+  int64_t ordinal = spec.ordinal;
+  if (!selector.empty()) {
+    size_t colon = selector.find(':');
+    std::string name = selector.substr(0, colon);
+    std::optional<artifact::DeviceKind> asked = artifact::parseDeviceKind(name);
+    std::string known;
+#define LOOM_DEVICE_KIND(Kind, Spelling)                                       \
+  known += std::string(known.empty() ? "" : ", ") + Spelling;
+#include "loom/Artifact/DeviceKinds.def"
+    if (!asked)
+      return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                       "device '" + selector + "': unknown device kind '" +
+                           name + "' (this runtime has: " + known + ")");
+    if (*asked != spec.kind)
+      return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                       "device '" + selector + "': the artifact's code is "
+                       "for " + std::string(artifact::deviceKindName(
+                                    spec.kind)));
+    kind = *asked;
+    if (colon != std::string::npos) {
+      std::string digits = selector.substr(colon + 1);
+      if (digits.empty() ||
+          digits.find_first_not_of("0123456789") != std::string::npos ||
+          digits.size() > 9)
+        return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                         "device '" + selector +
+                             "': expected KIND or KIND:ORDINAL");
+      ordinal = std::stoll(digits);
+    }
+  }
+  if (Error err = createDevice(kind, ordinal, options, out))
+    return err;
+  if (Error err = out->supports(spec))
+    return err;
+  return Error::ok();
+}
+
+/// Binds every device of the manifest to a device of this machine. This
+/// runtime runs one process: a world of one rank, one program per entry.
+Error bindDevices(loom_model &m, const loom_model_options *options) {
+  const artifact::Manifest &man = m.manifest;
+  if (man.world.ranks.size() != 1)
+    return makeError(LOOM_ERROR_FORMAT,
+                     "the artifact is a world of " +
+                         std::to_string(man.world.ranks.size()) +
+                         " ranks; this runtime runs single-process "
+                         "artifacts (one rank)");
+  std::string selector = options && options->device ? options->device : "";
+  if (!selector.empty() && man.devices.size() != 1)
+    return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "device '" + selector + "': the artifact runs on " +
+                         std::to_string(man.devices.size()) +
+                         " devices; a selector picks the one of a "
+                         "single-device artifact");
+  DeviceOptions deviceOptions;
+  deviceOptions.threads = options ? options->num_threads : 0;
+  for (const artifact::Device &spec : man.devices) {
+    m.devices.emplace_back();
+    if (Error err = bindDevice(spec, selector, deviceOptions, m.devices.back()))
+      return err;
+    m.featureNames.emplace_back();
+    for (const std::string &f : spec.features)
+      m.featureNames.back().push_back(f.c_str());
+  }
+  return Error::ok();
+}
+
+/// Binds weight buffers, sizes every buffer of every entry and chooses the
+/// program each entry runs.
+Error planEntries(loom_model &m) {
+  m.arenaBytes.assign(m.manifest.devices.size(), 0);
+  for (const artifact::Entry &e : m.manifest.entries) {
+    if (e.programs.size() != 1)
+      return makeError(LOOM_ERROR_FORMAT,
+                       "entry '" + e.name + "' has " +
+                           std::to_string(e.programs.size()) +
+                           " programs; this runtime runs one per entry");
+    EntryPlan plan;
+    plan.program = &e.programs.front();
+    plan.device = m.devices[plan.program->device].get();
+    int64_t &arena = m.arenaBytes[plan.program->device];
+    arena = std::max(arena, plan.program->arenaBytes);
+    for (const artifact::Buffer &b : e.buffers) {
       void *address = nullptr;
       int64_t size = b.bytes;
-      if (b.kind == BufferSpec::Kind::Weight) {
+      if (b.kind == artifact::BufferKind::Weight) {
         auto it = m.views.find(b.weight);
         if (it == m.views.end())
           return makeError(LOOM_ERROR_FORMAT,
@@ -160,88 +265,23 @@ Error bindBuffers(loom_model &m) {
         address = const_cast<uint8_t *>(it->second.data);
         size = it->second.bytes;
       }
-      bytes.push_back(size);
-      constants.push_back(address);
+      plan.bufferBytes.push_back(size);
+      plan.constants.push_back(address);
     }
-    m.maxArena = std::max(m.maxArena, e.arenaBytes);
-    m.bufferBytes.push_back(std::move(bytes));
-    m.constants.push_back(std::move(constants));
-  }
-  return Error::ok();
-}
-
-/// The sizes a library step reads and writes fit its buffers.
-Error checkStepSizes(const loom_model &m, size_t entry, size_t index) {
-  const EntrySpec &e = m.manifest.entries[entry];
-  const StepSpec &s = e.steps[index];
-  const std::vector<int64_t> &bytes = m.bufferBytes[entry];
-  auto need = [&](int64_t id, int64_t n, const char *what) -> Error {
-    if (id != -1 && bytes[id] < n)
-      return makeError(LOOM_ERROR_FORMAT,
-                       "manifest: entry '" + e.name + "' step " +
-                           std::to_string(index) + ": " + what + " needs " +
-                           std::to_string(n) + " bytes, buffer " +
-                           std::to_string(id) + " has " +
-                           std::to_string(bytes[id]));
-    return Error::ok();
-  };
-  Error err;
-  switch (s.op) {
-  case StepSpec::Op::Conv2d:
-  case StepSpec::Op::Conv2dFilterGrad:
-  case StepSpec::Op::Matmul:
-    if ((err = need(s.src, f32Bytes(s.srcShape), "src")) ||
-        (err = need(s.weights, f32Bytes(s.weightsShape), "weights")) ||
-        (err = need(s.dst, f32Bytes(s.dstShape), "dst")) ||
-        (err = need(s.sum, f32Bytes(s.dstShape), "sum")))
+    if (Error err = checkStepSizes(e, plan.bufferBytes))
       return err;
-    return need(s.bias,
-                4 * (s.op != StepSpec::Op::Matmul ? s.dstShape[1]
-                                                  : s.dstShape.back()),
-                "bias");
-  case StepSpec::Op::Pool2d:
-    if ((err = need(s.src, f32Bytes(s.srcShape), "src")))
-      return err;
-    return need(s.dst, f32Bytes(s.dstShape), "dst");
-  case StepSpec::Op::Binary:
-    if ((err = need(s.src, f32Bytes(s.dstShape), "src0")) ||
-        (err = need(s.weights, f32Bytes(s.dstShape), "src1")))
-      return err;
-    return need(s.dst, f32Bytes(s.dstShape), "dst");
-  case StepSpec::Op::Concat: {
-    int64_t plane = s.dstShape[0] * s.dstShape[2] * s.dstShape[3];
-    for (size_t i = 0; i < s.args.size(); ++i)
-      if ((err = need(s.args[i], 4 * plane * s.srcChannels[i], "a source")))
-        return err;
-    return need(s.dst, f32Bytes(s.dstShape), "dst");
-  }
-  case StepSpec::Op::Sgemm:
-    if ((err = need(s.a, f32Bytes(s.aShape) * s.batch, "a")) ||
-        (err = need(s.b, f32Bytes(s.bShape), "b")))
-      return err;
-    return need(s.c, 4 * s.aShape[0] * s.bShape[1] * s.batch, "c");
-  case StepSpec::Op::Copy:
-    if (bytes[s.src] != bytes[s.dst])
-      return makeError(LOOM_ERROR_FORMAT,
-                       "manifest: entry '" + e.name + "' step " +
-                           std::to_string(index) +
-                           ": a copy between buffers of different sizes");
-    return Error::ok();
-  case StepSpec::Op::Branch:
-    return need(s.cond, 1, "the condition");
-  case StepSpec::Op::Kernel:
-  case StepSpec::Op::Jump:
-    return Error::ok();
+    m.plans.push_back(std::move(plan));
   }
   return Error::ok();
 }
 
 Error loadWeights(loom_model &m, const loom_model_options *options,
                   const std::map<std::string, Section> &sections) {
-  const Manifest &man = m.manifest;
-  if (man.storage == "none")
+  const artifact::Weights &man = m.manifest.weights;
+  switch (man.storage) {
+  case artifact::WeightStorage::None:
     return Error::ok();
-  if (man.storage == "embedded") {
+  case artifact::WeightStorage::Embedded: {
     auto it = sections.find(".loom_weights");
     if (it == sections.end())
       return makeError(LOOM_ERROR_FORMAT,
@@ -249,7 +289,9 @@ Error loadWeights(loom_model &m, const loom_model_options *options,
                        "there is no .loom_weights section");
     m.weights = m.file.data + it->second.offset;
     m.weightsSize = it->second.size;
-  } else {
+    break;
+  }
+  case artifact::WeightStorage::External: {
     std::string path;
     if (options && options->weights_path) {
       path = options->weights_path;
@@ -263,6 +305,8 @@ Error loadWeights(loom_model &m, const loom_model_options *options,
       return makeError(err.status, path + ": " + err.message);
     m.weights = m.externalWeights.data;
     m.weightsSize = m.externalWeights.size;
+    break;
+  }
   }
   return bindWeights(m.weights, m.weightsSize, man, m.views);
 }
@@ -287,7 +331,8 @@ Error openLibrary(loom_model &m, const std::map<std::string, Section> &sections)
     return makeError(LOOM_ERROR_VERSION,
                      "artifact ABI version " +
                          std::to_string(d->abi_version) +
-                         "; this runtime loads version 1");
+                         "; this runtime loads version " +
+                         std::to_string(LOOM_ARTIFACT_ABI_VERSION));
   const Section &man = sections.at(".loom_manifest");
   if (d->manifest_size != man.size ||
       std::memcmp(d->manifest, m.file.data + man.offset, man.size) != 0)
@@ -296,17 +341,22 @@ Error openLibrary(loom_model &m, const std::map<std::string, Section> &sections)
   std::map<std::string, loom_kernel_fn> kernels;
   for (uint64_t i = 0; i < d->num_kernels; ++i)
     kernels[d->kernels[i].name] = d->kernels[i].fn;
-  for (EntrySpec &e : m.manifest.entries)
-    for (StepSpec &s : e.steps) {
-      if (s.op != StepSpec::Op::Kernel)
+  for (size_t e = 0; e < m.plans.size(); ++e) {
+    EntryPlan &plan = m.plans[e];
+    for (const artifact::Step &s : plan.program->steps) {
+      const auto *k = s.getIf<artifact::KernelStep>();
+      plan.kernels.push_back(nullptr);
+      if (!k)
         continue;
-      auto it = kernels.find(s.kernel);
+      auto it = kernels.find(k->name);
       if (it == kernels.end() || !it->second)
         return makeError(LOOM_ERROR_FORMAT,
-                         "manifest: entry '" + e.name + "' runs kernel '" +
-                             s.kernel + "', which the artifact lacks");
-      s.fn = it->second;
+                         "manifest: entry '" + m.manifest.entries[e].name +
+                             "' runs kernel '" + k->name +
+                             "', which the artifact lacks");
+      plan.kernels.back() = it->second;
     }
+  }
   if (d->source)
     m.source.assign(d->source, d->source_size);
   return Error::ok();
@@ -321,29 +371,28 @@ Error load(loom_model &m, const loom_model_options *options) {
   auto man = sections.find(".loom_manifest");
   if (man == sections.end())
     return makeError(LOOM_ERROR_FORMAT,
-                     "no .loom_manifest section: not a Loom artifact");
+                     "not a Loom artifact (an ELF file with no "
+                     ".loom_manifest section)");
   if (Error err = parseManifest(
           std::string_view((const char *)m.file.data + man->second.offset,
                            man->second.size),
           m.manifest))
     return err;
-  if (Error err = checkCpuFeatures(m.manifest.features))
+  if (Error err = bindDevices(m, options))
     return err;
   if (Error err = loadWeights(m, options, sections))
     return err;
-  if (Error err = bindBuffers(m))
+  if (Error err = planEntries(m))
     return err;
-  for (size_t e = 0; e < m.manifest.entries.size(); ++e)
-    for (size_t s = 0; s < m.manifest.entries[e].steps.size(); ++s)
-      if (Error err = checkStepSizes(m, e, s))
-        return err;
   if (Error err = openLibrary(m, sections))
     return err;
-  setThreads(m.threads);
-  for (size_t e = 0; e < m.manifest.entries.size(); ++e)
-    if (Error err = prepareLibrarySteps(m.manifest.entries[e],
-                                        m.bufferBytes[e], m.constants[e]))
+  for (size_t e = 0; e < m.plans.size(); ++e) {
+    EntryPlan &plan = m.plans[e];
+    if (Error err = plan.device->prepare(m.manifest.entries[e], *plan.program,
+                                         plan.bufferBytes, plan.constants,
+                                         plan.prepared))
       return err;
+  }
   return Error::ok();
 }
 
@@ -351,13 +400,13 @@ bool validEntry(const loom_model *m, int64_t entry) {
   return m && entry >= 0 && entry < int64_t(m->manifest.entries.size());
 }
 
-loom_status describe(const std::vector<TensorSpec> &tensors, int64_t index,
-                     loom_tensor_desc *desc) {
+loom_status describe(const std::vector<artifact::TensorDesc> &tensors,
+                     int64_t index, loom_tensor_desc *desc) {
   if (index < 0 || index >= int64_t(tensors.size()) || !desc)
     return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
                             "no tensor " + std::to_string(index)),
                   "");
-  const TensorSpec &t = tensors[index];
+  const artifact::TensorDesc &t = tensors[index];
   *desc = {t.name.c_str(), t.dtype.c_str(), int64_t(t.shape.size()),
            t.shape.data(), t.bytes};
   return LOOM_OK;
@@ -379,7 +428,6 @@ loom_status loom_model_load(const char *path,
   *model = nullptr;
   auto m = std::make_unique<loom_model>();
   m->path = path;
-  m->threads = options ? options->num_threads : 0;
   if (Error err = load(*m, options))
     return report(err, path);
   *model = m.release();
@@ -460,23 +508,112 @@ loom_status loom_context_create(const loom_model *model,
   c->model = model;
   if (const char *p = std::getenv("LOOM_PROFILE"); p && *p && *p != '0') {
     c->profile = true;
-    for (const EntrySpec &e : model->manifest.entries)
-      c->stepSeconds.emplace_back(e.steps.size(), 0.0);
+    for (const EntryPlan &plan : model->plans)
+      c->stepSeconds.emplace_back(plan.program->steps.size(), 0.0);
   }
-  size_t bytes = (size_t(model->maxArena) + 63) / 64 * 64;
-  if (bytes) {
-    c->arena = std::aligned_alloc(64, bytes);
-    if (!c->arena)
-      return report(makeError(LOOM_ERROR_IO,
-                              "cannot allocate the arena (" +
-                                  std::to_string(bytes) + " bytes)"),
-                    model->path);
+  for (size_t d = 0; d < model->devices.size(); ++d) {
+    Device &device = *model->devices[d];
+    c->queues.push_back(device.createQueue());
+    c->arenas.emplace_back();
+    if (Error err = device.allocate(model->arenaBytes[d], c->arenas.back()))
+      return report(err, model->path);
   }
   *context = c.release();
   return LOOM_OK;
 }
 
 void loom_context_free(loom_context *context) { delete context; }
+
+} // extern "C"
+
+namespace {
+
+/// The address of every buffer of \p entry for one run.
+Error bindRun(loom_context &c, int64_t entry, const void *const *inputs,
+              void *const *outputs) {
+  const loom_model &m = *c.model;
+  const artifact::Entry &e = m.manifest.entries[entry];
+  const EntryPlan &plan = m.plans[entry];
+  std::vector<void *> &buffers = c.buffers;
+  buffers.assign(e.buffers.size(), nullptr);
+  for (size_t i = 0; i < e.buffers.size(); ++i) {
+    const artifact::Buffer &b = e.buffers[i];
+    switch (b.kind) {
+    case artifact::BufferKind::Input:
+      buffers[i] = const_cast<void *>(inputs[b.index]);
+      break;
+    case artifact::BufferKind::Output:
+      buffers[i] = outputs[b.index];
+      break;
+    case artifact::BufferKind::Weight:
+      buffers[i] = plan.constants[i];
+      break;
+    case artifact::BufferKind::Arena:
+      buffers[i] = static_cast<char *>(c.arenas[b.device].data) + b.offset;
+      break;
+    }
+    if (!buffers[i] && plan.bufferBytes[i] > 0)
+      return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                       "a null input or output pointer");
+  }
+  return Error::ok();
+}
+
+/// Runs step \p index of \p entry's program; \p next is the step after it.
+Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
+  const EntryPlan &plan = c.model->plans[entry];
+  const artifact::Step &step = plan.program->steps[index];
+  Device &device = *plan.device;
+  Queue &queue = *c.queues[plan.program->device];
+  std::vector<void *> &buffers = c.buffers;
+  switch (step.kind()) {
+  case artifact::StepKind::Kernel: {
+    const auto &s = *step.getIf<artifact::KernelStep>();
+    c.kernelArgs.clear();
+    for (int64_t id : s.args)
+      c.kernelArgs.push_back(buffers[id]);
+    return device.launchKernel(queue, plan.kernels[index],
+                               c.kernelArgs.data(), s.range);
+  }
+  case artifact::StepKind::Copy: {
+    const auto &s = *step.getIf<artifact::CopyStep>();
+    return device.copy(queue, buffers[s.dst], buffers[s.src],
+                       plan.bufferBytes[s.dst]);
+  }
+  case artifact::StepKind::Branch: {
+    // An i1 tensor holds a byte per element.
+    const auto &s = *step.getIf<artifact::BranchStep>();
+    unsigned char cond = 0;
+    if (Error err = device.readToHost(queue, &cond, buffers[s.cond], 1))
+      return err;
+    if (cond == 0)
+      next = s.elseStep;
+    return Error::ok();
+  }
+  case artifact::StepKind::Jump:
+    next = step.getIf<artifact::JumpStep>()->to;
+    return Error::ok();
+  case artifact::StepKind::Conv2d:
+  case artifact::StepKind::Conv2dFilterGrad:
+  case artifact::StepKind::Matmul:
+  case artifact::StepKind::Pool2d:
+  case artifact::StepKind::Concat:
+  case artifact::StepKind::Binary:
+  case artifact::StepKind::Sgemm:
+    if (!plan.prepared[index])
+      return makeError(LOOM_ERROR_LIBRARY,
+                       "step " + std::to_string(index) + " (" +
+                           std::string(artifact::stepKindName(step.kind())) +
+                           ") was not prepared by " + device.name());
+    return device.launchLibrary(queue, *plan.prepared[index], buffers.data());
+  }
+  return makeError(LOOM_ERROR_FORMAT, "step " + std::to_string(index) +
+                                          " is of an unknown kind");
+}
+
+} // namespace
+
+extern "C" {
 
 loom_status loom_run(loom_context *context, int64_t entry,
                      const void *const *inputs, void *const *outputs) {
@@ -485,70 +622,48 @@ loom_status loom_run(loom_context *context, int64_t entry,
                             "loom_run needs a context and an entry"),
                   "");
   const loom_model &m = *context->model;
-  const EntrySpec &e = m.manifest.entries[entry];
+  const artifact::Entry &e = m.manifest.entries[entry];
   if ((!e.inputs.empty() && !inputs) || (!e.outputs.empty() && !outputs))
     return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
                             "loom_run needs the entry's inputs and outputs"),
                   m.path);
-  std::vector<void *> &buffers = context->buffers;
-  buffers.assign(e.buffers.size(), nullptr);
-  for (size_t i = 0; i < e.buffers.size(); ++i) {
-    const BufferSpec &b = e.buffers[i];
-    switch (b.kind) {
-    case BufferSpec::Kind::Input:
-      buffers[i] = const_cast<void *>(inputs[b.index]);
-      break;
-    case BufferSpec::Kind::Output:
-      buffers[i] = outputs[b.index];
-      break;
-    case BufferSpec::Kind::Weight:
-      buffers[i] = m.constants[entry][i];
-      break;
-    case BufferSpec::Kind::Arena:
-      buffers[i] = static_cast<char *>(context->arena) + b.offset;
-      break;
-    }
-    if (!buffers[i] && m.bufferBytes[entry][i] > 0)
-      return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
-                              "a null input or output pointer"),
-                    m.path);
-  }
-  setThreads(m.threads);
-  for (size_t index = 0, next; index < e.steps.size(); index = next) {
-    const StepSpec &s = e.steps[index];
+  if (Error err = bindRun(*context, entry, inputs, outputs))
+    return report(err, m.path);
+  const EntryPlan &plan = m.plans[entry];
+  size_t numSteps = plan.program->steps.size();
+  for (size_t index = 0, next; index < numSteps; index = next) {
     next = index + 1;
     auto start = context->profile ? std::chrono::steady_clock::now()
                                   : std::chrono::steady_clock::time_point();
-    switch (s.op) {
-    case StepSpec::Op::Kernel: {
-      std::vector<void *> &args = context->kernelArgs;
-      args.clear();
-      for (int64_t id : s.args)
-        args.push_back(buffers[id]);
-      runKernel(s.fn, args.data(), s.range);
-      break;
-    }
-    case StepSpec::Op::Copy:
-      std::memmove(buffers[s.dst], buffers[s.src],
-                   m.bufferBytes[entry][s.dst]);
-      break;
-    case StepSpec::Op::Branch: // an i1 tensor holds a byte per element
-      if (*static_cast<const unsigned char *>(buffers[s.cond]) == 0)
-        next = s.target;
-      break;
-    case StepSpec::Op::Jump:
-      next = s.target;
-      break;
-    default:
-      if (Error err = s.library->run(buffers.data()))
-        return report(err, m.path);
-    }
+    if (Error err = runStep(*context, entry, index, next))
+      return report(err, m.path);
     if (context->profile)
       context->stepSeconds[entry][index] +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                         start)
               .count();
   }
+  if (Error err = context->queues[plan.program->device]->synchronize())
+    return report(err, m.path);
+  return LOOM_OK;
+}
+
+int64_t loom_model_num_devices(const loom_model *model) {
+  return model ? int64_t(model->devices.size()) : 0;
+}
+
+loom_status loom_model_device(const loom_model *model, int64_t index,
+                              loom_device_desc *desc) {
+  if (!model || index < 0 || index >= int64_t(model->devices.size()) ||
+      !desc)
+    return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                            "no device " + std::to_string(index)),
+                  "");
+  const artifact::Device &spec = model->manifest.devices[index];
+  const Device &device = *model->devices[index];
+  const std::vector<const char *> &features = model->featureNames[index];
+  *desc = {artifact::deviceKindName(device.kind()).data(), device.ordinal(),
+           spec.chip.c_str(), int64_t(features.size()), features.data()};
   return LOOM_OK;
 }
 

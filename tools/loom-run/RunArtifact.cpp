@@ -249,20 +249,69 @@ int writeOutputs(const std::string &path,
 
 } // namespace
 
-bool loom::run::isArtifact(llvm::StringRef path) {
-  char magic[4] = {0};
+namespace {
+
+/// Whether \p bytes (a prefix of a file, possibly cut inside a character
+/// at its end) are UTF-8 text without control characters other than tab,
+/// newline, carriage return and form feed.
+bool looksLikeText(llvm::StringRef bytes, bool truncated) {
+  for (size_t i = 0; i < bytes.size();) {
+    unsigned char c = bytes[i];
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f')
+        return false;
+      if (c == 0x7f)
+        return false;
+      ++i;
+      continue;
+    }
+    size_t length = c >= 0xF0 && c < 0xF5   ? 4
+                    : c >= 0xE0            ? 3
+                    : c >= 0xC2 && c < 0xE0 ? 2
+                                            : 0;
+    if (length == 0 || (c >= 0xF5))
+      return false;
+    if (i + length > bytes.size())
+      return truncated; // cut by the prefix
+    for (size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(bytes[i + k]) & 0xC0) != 0x80)
+        return false;
+    i += length;
+  }
+  return true;
+}
+
+} // namespace
+
+run::InputKind loom::run::classifyInput(llvm::StringRef path,
+                                        std::string &why) {
+  if (path == "-")
+    return InputKind::MLIR;
   FILE *f = fopen(path.str().c_str(), "rb");
   if (!f)
-    return false;
-  size_t n = fread(magic, 1, 4, f);
+    return InputKind::MLIR; // the parser reports what is wrong with it
+  char head[4096];
+  size_t n = fread(head, 1, sizeof head, f);
+  bool truncated = n == sizeof head;
   fclose(f);
-  return n == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+  llvm::StringRef bytes(head, n);
+  if (bytes.starts_with("\x7f"
+                        "ELF"))
+    return InputKind::Artifact;
+  // MLIR bytecode starts with "ML\xefR".
+  if (bytes.starts_with("ML\xef"
+                        "R") ||
+      looksLikeText(bytes, truncated))
+    return InputKind::MLIR;
+  why = "neither an ELF shared object nor MLIR text or bytecode";
+  return InputKind::Foreign;
 }
 
 int loom::run::runArtifact(const ArtifactRunOptions &o) {
-  loom_model_options mo{int(o.threads),
-                        o.weightsFile.empty() ? nullptr
-                                              : o.weightsFile.c_str()};
+  loom_model_options mo = {};
+  mo.num_threads = int(o.threads);
+  mo.weights_path = o.weightsFile.empty() ? nullptr : o.weightsFile.c_str();
+  mo.device = o.device.empty() ? nullptr : o.device.c_str();
   loom_model *model = nullptr;
   if (loom_model_load(o.path.c_str(), &mo, &model) != LOOM_OK)
     return fail(loom_last_error());
@@ -277,6 +326,13 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
   entryName = loom_model_entry_name(model, entry);
   llvm::outs() << "loom-run: " << o.path << " @" << entryName
                << " (compiled)\n";
+  for (int64_t d = 0; d < loom_model_num_devices(model); ++d) {
+    loom_device_desc desc;
+    if (loom_model_device(model, d, &desc) != LOOM_OK)
+      return fail(loom_last_error());
+    llvm::outs() << "device " << d << ": " << desc.kind << ":" << desc.ordinal
+                 << ", code for " << desc.chip << "\n";
+  }
   std::unique_ptr<Source> source = parseSource(model, entryName);
 
   std::vector<HostTensor> inputs, outputs;

@@ -16,14 +16,25 @@ namespace loom::run {
 
 struct ArtifactRunOptions {
   std::string path, entry, inputsFile, outputsFile, compareFile, weightsFile;
+  /// The device selector (loom_model_options.device); empty: the default.
+  std::string device;
   uint64_t seed = 0;
   unsigned repeat = 1, threads = 0, printValues = 0;
   bool check = false;
   double tolerance = 1e-4;
 };
 
-/// Whether \p path starts like an ELF file (an artifact, or not Loom's).
-bool isArtifact(llvm::StringRef path);
+/// What loom-run makes of a file, from its first bytes, whatever its name
+/// (docs/tools/loom-run.md): an ELF file is an artifact (libloomrt then
+/// refuses one that is not Loom's); MLIR bytecode, or text (valid UTF-8
+/// with no control characters but tab, newline, carriage return and form
+/// feed), is MLIR for the interpreter; anything else is foreign.
+enum class InputKind { MLIR, Artifact, Foreign };
+
+/// The kind of \p path ("-": MLIR from stdin; a file that cannot be read is
+/// left to the MLIR parser, which reports it). For Foreign, \p why says
+/// what the file is not.
+InputKind classifyInput(llvm::StringRef path, std::string &why);
 
 /// Runs an artifact; the exit status of loom-run.
 int runArtifact(const ArtifactRunOptions &options);

@@ -116,6 +116,12 @@ static cl::opt<double> tolerance(
     cl::desc("Largest error --compare accepts: |got - want| / max(1, |want|) "
              "(default 1e-4)"),
     cl::init(1e-4), cl::cat(runCat));
+static cl::opt<std::string> device(
+    "device",
+    cl::desc("With an artifact: the device to run it on, KIND or "
+             "KIND:ORDINAL (cpu, cpu:0; default: the one it was compiled "
+             "for)"),
+    cl::init(""), cl::cat(runCat));
 static cl::opt<bool> checkArtifact(
     "check",
     cl::desc("With an artifact (.so): also interpret its embedded source on "
@@ -477,7 +483,13 @@ int main(int argc, char **argv) {
 
   if (numThreads > 0)
     setNumThreads(numThreads);
-  if (run::isArtifact(inputFile)) {
+  std::string why;
+  switch (run::classifyInput(inputFile, why)) {
+  case run::InputKind::Foreign:
+    return fail(inputFile + ": not a Loom artifact (" + why + ")");
+  case run::InputKind::MLIR:
+    break;
+  case run::InputKind::Artifact: {
     if (domain != "f32")
       return fail("an artifact computes in f32; --domain does not apply");
     if (runCanonicalize || !writeRandomWeights.empty())
@@ -499,8 +511,13 @@ int main(int argc, char **argv) {
     o.printValues = printValues;
     o.check = checkArtifact;
     o.tolerance = tolerance;
+    o.device = device;
     return run::runArtifact(o);
   }
+  }
+  if (!device.empty())
+    return fail("--device applies to artifacts (.so from loom-compile); the "
+                "interpreter runs on the host");
   if (checkArtifact)
     return fail("--check applies to artifacts (.so from loom-compile)");
   if (checkGradientsFlag && domain != "f32" && domain != "f64")

@@ -19,6 +19,7 @@
 #ifndef LOOM_COMPILER_BACKEND_H
 #define LOOM_COMPILER_BACKEND_H
 
+#include "loom/Artifact/Schema.h"
 #include "loom/Cost/CostModel.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
@@ -75,11 +76,10 @@ struct StepOperands {
   llvm::function_ref<bool(mlir::Value)> isWeight;
 };
 
-/// A library step: the call's name ("onednn.conv2d", ...), its named
-/// buffer operands and its attributes (docs/Artifact.md).
+/// A library step: the schema's record of the call (one type per step
+/// kind, loom/Artifact/StepKinds.def; docs/Artifact.md).
 struct LibraryStep {
-  std::string op;
-  llvm::json::Object args, attrs;
+  artifact::Step record;
 };
 
 class Backend {

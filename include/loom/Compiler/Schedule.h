@@ -11,12 +11,12 @@
 #ifndef LOOM_COMPILER_SCHEDULE_H
 #define LOOM_COMPILER_SCHEDULE_H
 
+#include "loom/Artifact/Schema.h"
 #include "loom/Compiler/Backend.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/JSON.h"
 
 #include <string>
 #include <vector>
@@ -26,43 +26,37 @@ namespace loom::compiler {
 /// Arena slices start at multiples of this many bytes.
 constexpr int64_t kArenaAlignment = 64;
 
-/// An input or output of an entry.
-struct TensorDesc {
-  std::string name;
-  std::string dtype; ///< MLIR spelling: f32, i64, ...
-  llvm::SmallVector<int64_t> shape;
-};
+/// An input or output of an entry (the schema's).
+using TensorDesc = artifact::TensorDesc;
 
-/// Where a tensor lives at run time.
+/// Where a tensor lives at run time: the schema's record, and what only
+/// the compiler needs (the memory plan's liveness and aliases).
 struct Buffer {
-  enum class Kind { Input, Output, Weight, Arena };
-  Kind kind = Kind::Arena;
-  /// Input / output position.
-  int64_t index = 0;
-  /// Weight name (in the artifact's weights).
-  std::string weight;
-  /// Arena slice.
-  int64_t offset = 0, bytes = 0;
+  artifact::Buffer record;
   /// Arena liveness, in step indices (first write, last read).
   int64_t firstStep = 0, lastStep = 0;
   /// An arena buffer written in place of another (the residual sum a
   /// library step accumulates into, read last by that step): the other's
   /// id, whose slice it shares; -1 for none.
   int64_t aliasOf = -1;
+
+  artifact::BufferKind kind() const { return record.kind; }
 };
 
-/// One step of the schedule.
+/// One step of the schedule: the schema's record (one type per kind of
+/// loom/Artifact/StepKinds.def) and the fragment it computes.
 struct Step {
-  /// "kernel", "onednn.conv2d", "onednn.matmul", "openblas.sgemm", "copy".
-  std::string op;
-  /// kernel: its name, positional buffer ids and parallel trip count.
-  std::string kernel;
-  llvm::SmallVector<int64_t> args;
-  int64_t range = 1;
-  /// Library steps and copy: named buffer ids, and attributes.
-  llvm::json::Object namedArgs, attrs;
-  /// The fragment this step computes (null for copies).
+  artifact::Step record;
+  /// The fragment this step computes (null for copies and control steps).
   tg::FragmentOp fragment;
+
+  /// The kernel record of a kernel step, else nullptr.
+  artifact::KernelStep *kernel() {
+    return record.getIf<artifact::KernelStep>();
+  }
+  const artifact::KernelStep *kernel() const {
+    return record.getIf<artifact::KernelStep>();
+  }
 };
 
 /// A large tg.constant that the artifact stores with the weights.
@@ -74,7 +68,7 @@ struct ConstantWeight {
 /// The host program of one entry function.
 struct EntrySchedule {
   std::string name;
-  llvm::SmallVector<TensorDesc> inputs, outputs;
+  std::vector<TensorDesc> inputs, outputs;
   std::vector<Buffer> buffers;
   std::vector<Step> steps;
   /// The arena's size: the peak of the memory plan.
@@ -95,8 +89,9 @@ mlir::FailureOr<EntrySchedule>
 buildSchedule(mlir::func::FuncOp fn, llvm::StringRef kernelPrefix,
               const BackendRegistry &backends = BackendRegistry::builtin());
 
-/// The manifest's JSON for \p entry (docs/Artifact.md).
-llvm::json::Value toJSON(const EntrySchedule &entry);
+/// The schema's entry for \p entry: its buffers and one program, on
+/// manifest device \p device (docs/Artifact.md).
+artifact::Entry toArtifact(const EntrySchedule &entry, int64_t device = 0);
 
 /// A short human-readable listing of \p entry: steps, buffers and the
 /// memory plan's peak (for `loom-compile --print-schedule`).

@@ -17,21 +17,15 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::compiler;
 using namespace loom::compiler::patterns;
-using llvm::json::Array;
 
 namespace {
 
 /// This backend's registered name (its fragments in the IR carry it).
 constexpr llvm::StringLiteral kOneDNN("onednn");
 
-Array shapeJSON(ArrayRef<int64_t> shape) {
-  Array a;
-  for (int64_t d : shape)
-    a.push_back(d);
-  return a;
-}
-Array shapeJSON(Value v) {
-  return shapeJSON(cast<ShapedType>(v.getType()).getShape());
+/// The static shape of \p v.
+artifact::Shape shapeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getShape().vec();
 }
 
 /// Grows \p call over an activation using its current result: one op, or
@@ -285,26 +279,34 @@ public:
 
   /// onednn.binary: src0, src1, dst; dst_shape, the algorithm (add) and the
   /// activation.
-  static void lowerBinary(const LibraryCall &call,
-                          const StepOperands &operands, LibraryStep &step) {
+  static LogicalResult lowerBinary(const LibraryCall &call,
+                                   const StepOperands &operands,
+                                   LibraryStep &step) {
     auto add = cast<tg::AddOp>(call.anchor);
-    step.op = "onednn.binary";
-    step.args["src0"] = operands.buffer(add.getLhs());
-    step.args["src1"] = operands.buffer(add.getRhs());
-    step.args["dst"] = operands.buffer(call.ops.back()->getResult(0));
-    step.attrs["dst_shape"] = shapeJSON(add.getResult());
-    step.attrs["algorithm"] = "add";
-    setActivation(call, step);
+    artifact::BinaryStep s;
+    s.src0 = operands.buffer(add.getLhs());
+    s.src1 = operands.buffer(add.getRhs());
+    s.dst = operands.buffer(call.ops.back()->getResult(0));
+    s.dstShape = shapeOf(add.getResult());
+    s.algorithm = artifact::BinaryAlgorithm::Add;
+    if (failed(postOp(call, s.activation)))
+      return failure();
+    step.record = std::move(s);
+    return success();
   }
 
-  /// The activation attributes of a step (docs/Artifact.md).
-  static void setActivation(const LibraryCall &call, LibraryStep &step) {
-    step.attrs["activation"] = call.activation;
-    if (call.activation == "clip" || call.activation == "hardsigmoid" ||
-        call.activation == "leaky_relu") {
-      step.attrs["activation_alpha"] = call.alpha;
-      step.attrs["activation_beta"] = call.beta;
+  /// The activation a step applies last, with its parameters.
+  static LogicalResult postOp(const LibraryCall &call, artifact::PostOp &out) {
+    std::optional<Activation> kind = parseActivation(call.activation);
+    if (!kind)
+      return call.anchor->emitOpError("fuses the activation '")
+             << call.activation << "', which is not in Activations.def";
+    out.kind = *kind;
+    if (activationParameters(*kind) > 0) {
+      out.alpha = call.alpha;
+      out.beta = call.beta;
     }
+    return success();
   }
 
   /// onednn.pool2d: src, dst; kernel, strides, pads and the algorithm
@@ -314,93 +316,116 @@ public:
                         LibraryStep &step) {
     Value input = op->getOperand(0);
     auto in = cast<ShapedType>(input.getType()).getShape();
-    step.op = "onednn.pool2d";
-    step.args["src"] = operands.buffer(input);
-    step.args["dst"] = operands.buffer(op->getResult(0));
-    step.attrs["src_shape"] = shapeJSON(input);
-    step.attrs["dst_shape"] = shapeJSON(op->getResult(0));
+    artifact::Pool2dStep s;
+    s.src = operands.buffer(input);
+    s.dst = operands.buffer(op->getResult(0));
+    s.srcShape = shapeOf(input);
+    s.dstShape = shapeOf(op->getResult(0));
     auto window = [&](auto pool) {
-      step.attrs["kernel"] = shapeJSON(pool.getKernelSize());
-      step.attrs["strides"] = shapeJSON(pool.getStrides());
-      step.attrs["pads"] = shapeJSON(pool.getPads());
+      s.kernel = pool.getKernelSize().vec();
+      s.strides = pool.getStrides().vec();
+      s.pads = pool.getPads().vec();
     };
-    StringRef algorithm = "avg_exclude_pad";
+    s.algorithm = artifact::PoolAlgorithm::AvgExcludePad;
     if (auto max = dyn_cast<tg::MaxPool2dOp>(op)) {
       window(max);
-      algorithm = "max";
+      s.algorithm = artifact::PoolAlgorithm::Max;
     } else if (auto avg = dyn_cast<tg::AvgPool2dOp>(op)) {
       window(avg);
       if (avg.getCountIncludePad())
-        algorithm = "avg_include_pad";
+        s.algorithm = artifact::PoolAlgorithm::AvgIncludePad;
     } else { // global: one window over the whole plane
-      step.attrs["kernel"] = shapeJSON({in[2], in[3]});
-      step.attrs["strides"] = shapeJSON({1, 1});
-      step.attrs["pads"] = shapeJSON({0, 0, 0, 0});
+      s.kernel = {in[2], in[3]};
+      s.strides = {1, 1};
+      s.pads = {0, 0, 0, 0};
     }
-    step.attrs["algorithm"] = algorithm;
+    step.record = std::move(s);
   }
 
   /// onednn.concat: srcs (in order), dst; the channel count of each source.
   static void lowerConcat(tg::ConcatOp concat, const StepOperands &operands,
                           LibraryStep &step) {
-    step.op = "onednn.concat";
-    Array srcs, channels;
+    artifact::ConcatStep s;
     for (Value input : concat.getInputs()) {
-      srcs.push_back(operands.buffer(input));
-      channels.push_back(cast<ShapedType>(input.getType()).getDimSize(1));
+      s.srcs.push_back(operands.buffer(input));
+      s.srcChannels.push_back(cast<ShapedType>(input.getType()).getDimSize(1));
     }
-    step.args["srcs"] = std::move(srcs);
-    step.args["dst"] = operands.buffer(concat.getResult());
-    step.attrs["src_channels"] = std::move(channels);
-    step.attrs["dst_shape"] = shapeJSON(concat.getResult());
+    s.dst = operands.buffer(concat.getResult());
+    s.dstShape = shapeOf(concat.getResult());
+    step.record = std::move(s);
+  }
+
+  /// onednn.conv2d or onednn.conv2d_filter_grad (a conv whose result is
+  /// transposed [1, 0, 2, 3]).
+  static LogicalResult lowerConv(tg::Conv2dOp conv, const LibraryCall &call,
+                                 const StepOperands &operands,
+                                 LibraryStep &step) {
+    artifact::ConvolutionOperands c;
+    c.src = operands.buffer(conv.getInput());
+    c.weights = operands.buffer(conv.getFilter());
+    c.dst = operands.buffer(call.ops.back()->getResult(0));
+    c.srcShape = shapeOf(conv.getInput());
+    c.weightsShape = shapeOf(conv.getFilter());
+    c.dstShape = shapeOf(call.ops.back()->getResult(0));
+    c.strides = conv.getStrides().vec();
+    c.pads = conv.getPads().vec();
+    c.dilations = conv.getDilations().vec();
+    c.groups = conv.getGroups();
+    if (isa<tg::TransposeOp>(call.ops.back())) {
+      step.record = artifact::Conv2dFilterGradStep{c};
+      return success();
+    }
+    artifact::Conv2dStep s;
+    static_cast<artifact::ConvolutionOperands &>(s) = c;
+    if (call.bias)
+      s.bias = operands.buffer(call.bias);
+    if (call.sum)
+      s.sum = operands.buffer(call.sum);
+    s.algorithm = winogradPays(conv) ? artifact::ConvAlgorithm::Winograd
+                                     : artifact::ConvAlgorithm::Direct;
+    if (failed(postOp(call, s.activation)))
+      return failure();
+    step.record = std::move(s);
+    return success();
+  }
+
+  /// onednn.matmul: src, weights, optional bias and sum, dst; the shapes,
+  /// whether the weights are constant, the activation.
+  static LogicalResult lowerMatmul(tg::MatmulOp matmul,
+                                   const LibraryCall &call,
+                                   const StepOperands &operands,
+                                   LibraryStep &step) {
+    artifact::MatmulStep s;
+    s.src = operands.buffer(matmul.getLhs());
+    s.weights = operands.buffer(matmul.getRhs());
+    s.dst = operands.buffer(call.ops.back()->getResult(0));
+    if (call.bias)
+      s.bias = operands.buffer(call.bias);
+    if (call.sum)
+      s.sum = operands.buffer(call.sum);
+    s.srcShape = shapeOf(matmul.getLhs());
+    s.weightsShape = shapeOf(matmul.getRhs());
+    s.dstShape = shapeOf(matmul.getResult());
+    s.weightsConstant = operands.isWeight(matmul.getRhs());
+    if (failed(postOp(call, s.activation)))
+      return failure();
+    step.record = std::move(s);
+    return success();
   }
 
   LogicalResult lower(const LibraryCall &call, const StepOperands &operands,
                       LibraryStep &step) const override {
-    auto &args = step.args;
-    auto &attrs = step.attrs;
     if (auto concat = dyn_cast<tg::ConcatOp>(call.anchor)) {
       lowerConcat(concat, operands, step);
       return success();
     }
-    if (isa<tg::AddOp>(call.anchor)) {
-      lowerBinary(call, operands, step);
-      return success();
-    }
-    if (!isa<tg::Conv2dOp, tg::MatmulOp>(call.anchor)) {
-      lowerPool(call.anchor, operands, step);
-      return success();
-    }
-    if (auto conv = dyn_cast<tg::Conv2dOp>(call.anchor)) {
-      bool filterGrad = isa<tg::TransposeOp>(call.ops.back());
-      step.op = filterGrad ? "onednn.conv2d_filter_grad" : "onednn.conv2d";
-      args["src"] = operands.buffer(conv.getInput());
-      args["weights"] = operands.buffer(conv.getFilter());
-      attrs["src_shape"] = shapeJSON(conv.getInput());
-      attrs["weights_shape"] = shapeJSON(conv.getFilter());
-      attrs["dst_shape"] = shapeJSON(call.ops.back()->getResult(0));
-      attrs["strides"] = shapeJSON(conv.getStrides());
-      attrs["pads"] = shapeJSON(conv.getPads());
-      attrs["dilations"] = shapeJSON(conv.getDilations());
-      attrs["groups"] = conv.getGroups();
-      if (!filterGrad)
-        attrs["algorithm"] = winogradPays(conv) ? "winograd" : "direct";
-    } else {
-      auto matmul = cast<tg::MatmulOp>(call.anchor);
-      step.op = "onednn.matmul";
-      args["src"] = operands.buffer(matmul.getLhs());
-      args["weights"] = operands.buffer(matmul.getRhs());
-      attrs["src_shape"] = shapeJSON(matmul.getLhs());
-      attrs["weights_shape"] = shapeJSON(matmul.getRhs());
-      attrs["dst_shape"] = shapeJSON(matmul.getResult());
-      attrs["weights_constant"] = operands.isWeight(matmul.getRhs());
-    }
-    if (call.bias)
-      args["bias"] = operands.buffer(call.bias);
-    if (call.sum)
-      args["sum"] = operands.buffer(call.sum);
-    args["dst"] = operands.buffer(call.ops.back()->getResult(0));
-    setActivation(call, step);
+    if (isa<tg::AddOp>(call.anchor))
+      return lowerBinary(call, operands, step);
+    if (auto conv = dyn_cast<tg::Conv2dOp>(call.anchor))
+      return lowerConv(conv, call, operands, step);
+    if (auto matmul = dyn_cast<tg::MatmulOp>(call.anchor))
+      return lowerMatmul(matmul, call, operands, step);
+    lowerPool(call.anchor, operands, step);
     return success();
   }
 

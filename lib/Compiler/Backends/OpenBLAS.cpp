@@ -53,13 +53,14 @@ public:
     auto matmul = cast<tg::MatmulOp>(call.anchor);
     auto lhs = matmul.getLhs().getType().getShape();
     auto rhs = matmul.getRhs().getType().getShape();
-    step.op = "openblas.sgemm";
-    step.args["a"] = operands.buffer(matmul.getLhs());
-    step.args["b"] = operands.buffer(matmul.getRhs());
-    step.args["c"] = operands.buffer(matmul.getResult());
-    step.attrs["a_shape"] = llvm::json::Array{lhs[lhs.size() - 2], lhs.back()};
-    step.attrs["b_shape"] = llvm::json::Array{rhs[0], rhs[1]};
-    step.attrs["batch"] = lhs.size() == 3 ? lhs[0] : int64_t(1);
+    artifact::SgemmStep s;
+    s.a = operands.buffer(matmul.getLhs());
+    s.b = operands.buffer(matmul.getRhs());
+    s.c = operands.buffer(matmul.getResult());
+    s.aShape = {lhs[lhs.size() - 2], lhs.back()};
+    s.bShape = {rhs[0], rhs[1]};
+    s.batch = lhs.size() == 3 ? lhs[0] : int64_t(1);
+    step.record = std::move(s);
     return success();
   }
 

@@ -85,7 +85,12 @@ public:
                       LibraryStep &step) const override {
     if (failed(inner->lower(call, operands, step)))
       return failure();
-    step.attrs["activation"] = "none";
+    if (auto *conv = step.record.getIf<artifact::Conv2dStep>())
+      conv->activation = artifact::PostOp();
+    if (auto *matmul = step.record.getIf<artifact::MatmulStep>())
+      matmul->activation = artifact::PostOp();
+    if (auto *binary = step.record.getIf<artifact::BinaryStep>())
+      binary->activation = artifact::PostOp();
     return success();
   }
   double analyticSeconds(const LibraryCall &call,

@@ -1,17 +1,18 @@
-//===- Json.cpp - A small JSON reader for the runtime ---------------------===//
+//===- Json.cpp - A small JSON reader and writer --------------------------===//
 //
 // Part of Loom. See Json.h.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Json.h"
+#include "loom/Artifact/Json.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
-using namespace loom::rt;
+using namespace loom::artifact;
 
-namespace loom::rt {
+namespace loom::artifact {
 
 class JsonParser {
 public:
@@ -271,7 +272,7 @@ private:
   size_t pos = 0;
 };
 
-} // namespace loom::rt
+} // namespace loom::artifact
 
 bool Json::isInteger() const {
   return k == Kind::Number && std::floor(num) == num &&
@@ -292,4 +293,110 @@ bool Json::parse(std::string_view text, Json &out, std::string &error) {
     return true;
   error = p.error;
   return false;
+}
+
+Json Json::integers(const std::vector<int64_t> &values) {
+  Json a = makeArray();
+  for (int64_t v : values)
+    a.push(v);
+  return a;
+}
+
+namespace {
+
+void printString(const std::string &s, std::string &out) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(c));
+        out += buf;
+      } else {
+        out += c;
+      }
+    }
+  }
+  out += '"';
+}
+
+void printNumber(double v, std::string &out) {
+  char buf[32];
+  if (!std::isfinite(v))
+    out += "null";
+  else if (std::floor(v) == v && std::fabs(v) <= 9007199254740992.0)
+    out += std::to_string(static_cast<int64_t>(v));
+  else {
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    out += buf;
+  }
+}
+
+} // namespace
+
+void Json::print(std::string &out, int indent, int depth) const {
+  auto newline = [&](int level) {
+    out += '\n';
+    out.append(size_t(indent) * level, ' ');
+  };
+  switch (k) {
+  case Kind::Null:
+    out += "null";
+    return;
+  case Kind::Bool:
+    out += b ? "true" : "false";
+    return;
+  case Kind::Number:
+    printNumber(num, out);
+    return;
+  case Kind::String:
+    printString(str, out);
+    return;
+  case Kind::Array: {
+    bool flat = true;
+    for (const Json &v : arr)
+      flat &= !v.isArray() && !v.isObject();
+    out += '[';
+    for (size_t i = 0; i < arr.size(); ++i) {
+      if (i)
+        out += flat ? ", " : ",";
+      if (!flat)
+        newline(depth + 1);
+      arr[i].print(out, indent, depth + 1);
+    }
+    if (!flat && !arr.empty())
+      newline(depth);
+    out += ']';
+    return;
+  }
+  case Kind::Object: {
+    out += '{';
+    bool first = true;
+    for (const auto &[key, v] : obj) {
+      if (!first)
+        out += ',';
+      first = false;
+      newline(depth + 1);
+      printString(key, out);
+      out += ": ";
+      v.print(out, indent, depth + 1);
+    }
+    if (!obj.empty())
+      newline(depth);
+    out += '}';
+    return;
+  }
+  }
+}
+
+std::string Json::print(int indent) const {
+  std::string out;
+  print(out, indent, 0);
+  return out;
 }

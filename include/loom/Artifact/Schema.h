@@ -1,0 +1,360 @@
+//===- Schema.h - The artifact schema, version 2 ----------------*- C++ -*-===//
+//
+// Part of Loom. The one definition of what an artifact's manifest holds
+// (docs/Artifact.md), as plain C++17 data: the compiler fills these types
+// and writes them with writeManifest; the runtime reads them with
+// readManifest, which validates every rule that can be checked without the
+// weights and the code. No LLVM or MLIR: libloomrt links this library.
+//
+// The kinds are X-macro lists: StepKinds.def, BufferKinds.def,
+// DeviceKinds.def, and loom/Support/Activations.def for the activations.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_ARTIFACT_SCHEMA_H
+#define LOOM_ARTIFACT_SCHEMA_H
+
+#include "loom/Support/Activation.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace loom::artifact {
+
+/// The manifest's "format" and the "version" this Loom writes and reads.
+constexpr std::string_view kManifestFormat = "loom-artifact";
+constexpr int64_t kManifestVersion = 2;
+
+//===----------------------------------------------------------------------===//
+// Kinds
+//===----------------------------------------------------------------------===//
+
+enum class StepKind {
+#define LOOM_STEP_KIND(Kind, Spelling) Kind,
+#include "loom/Artifact/StepKinds.def"
+};
+
+enum class BufferKind {
+#define LOOM_BUFFER_KIND(Kind, Spelling) Kind,
+#include "loom/Artifact/BufferKinds.def"
+};
+
+enum class DeviceKind {
+#define LOOM_DEVICE_KIND(Kind, Spelling) Kind,
+#include "loom/Artifact/DeviceKinds.def"
+};
+
+/// The manifest spellings of the kinds, and back (nullopt: unknown).
+std::string_view stepKindName(StepKind kind);
+std::optional<StepKind> parseStepKind(std::string_view name);
+std::string_view bufferKindName(BufferKind kind);
+std::optional<BufferKind> parseBufferKind(std::string_view name);
+std::string_view deviceKindName(DeviceKind kind);
+std::optional<DeviceKind> parseDeviceKind(std::string_view name);
+
+/// A convolution's algorithm: winograd is a request the runtime honours
+/// where the library has a Winograd kernel for it.
+enum class ConvAlgorithm { Direct, Winograd };
+/// max; avg_include_pad divides by the window; avg_exclude_pad by the
+/// window clipped to the input.
+enum class PoolAlgorithm { Max, AvgIncludePad, AvgExcludePad };
+enum class BinaryAlgorithm { Add };
+
+std::string_view convAlgorithmName(ConvAlgorithm a);
+std::optional<ConvAlgorithm> parseConvAlgorithm(std::string_view name);
+std::string_view poolAlgorithmName(PoolAlgorithm a);
+std::optional<PoolAlgorithm> parsePoolAlgorithm(std::string_view name);
+std::string_view binaryAlgorithmName(BinaryAlgorithm a);
+std::optional<BinaryAlgorithm> parseBinaryAlgorithm(std::string_view name);
+
+/// The bytes of one element of an MLIR dtype spelling (f32, i1 ...; an i1
+/// is a byte), or 0 for an unknown one.
+int64_t dtypeBytes(std::string_view dtype);
+
+//===----------------------------------------------------------------------===//
+// Steps: one record per kind of StepKinds.def
+//===----------------------------------------------------------------------===//
+
+using Shape = std::vector<int64_t>;
+
+/// The activation a library step applies last, with its parameters
+/// (activationParameters says how many of alpha, beta it reads).
+struct PostOp {
+  Activation kind = Activation::None;
+  double alpha = 0, beta = 0;
+};
+
+/// A generated kernel: fn(buffers of args, begin, end) over [0, range).
+struct KernelStep {
+  std::string name;
+  std::vector<int64_t> args;
+  int64_t range = 1;
+};
+
+/// dst gets src's bytes (equal sizes).
+struct CopyStep {
+  int64_t src = 0, dst = 0;
+};
+
+/// Goes on when the first byte of cond is non-zero, else to step elseStep.
+struct BranchStep {
+  int64_t cond = 0;
+  int64_t elseStep = 0;
+};
+
+/// Goes to step `to`.
+struct JumpStep {
+  int64_t to = 0;
+};
+
+/// What a forward convolution and a filter gradient share: NCHW src, OIHW
+/// weights (O x C/groups x KH x KW), dst; pads [top, left, bottom, right].
+struct ConvolutionOperands {
+  int64_t src = 0, weights = 0, dst = 0;
+  Shape srcShape, weightsShape, dstShape, strides, pads, dilations;
+  int64_t groups = 1;
+};
+
+/// onednn.conv2d: with an optional bias [O], residual sum (of dst's shape,
+/// added before the activation) and activation.
+struct Conv2dStep : ConvolutionOperands {
+  int64_t bias = -1, sum = -1;
+  ConvAlgorithm algorithm = ConvAlgorithm::Direct;
+  PostOp activation;
+};
+
+/// onednn.conv2d_filter_grad: dst [O, C, KH, KW] = conv2d(src [C, N, H, W],
+/// weights [O, N, OH, OW]) transposed [1, 0, 2, 3]; one group.
+struct Conv2dFilterGradStep : ConvolutionOperands {};
+
+/// onednn.matmul: src [..., M, K] x weights [..., K, N] -> dst [..., M, N].
+struct MatmulStep {
+  int64_t src = 0, weights = 0, dst = 0, bias = -1, sum = -1;
+  Shape srcShape, weightsShape, dstShape;
+  PostOp activation;
+  /// weights is a weight buffer (the runtime may prepack it at load).
+  bool weightsConstant = false;
+};
+
+/// onednn.pool2d: NCHW src -> dst over a kernel [KH, KW] window.
+struct Pool2dStep {
+  int64_t src = 0, dst = 0;
+  Shape srcShape, dstShape, kernel, strides, pads;
+  PoolAlgorithm algorithm = PoolAlgorithm::Max;
+};
+
+/// onednn.concat: srcs [N, srcChannels[i], H, W] along the channels.
+struct ConcatStep {
+  std::vector<int64_t> srcs;
+  int64_t dst = 0;
+  std::vector<int64_t> srcChannels;
+  Shape dstShape;
+};
+
+/// onednn.binary: dst = src0 + src1, all of dstShape, then the activation.
+struct BinaryStep {
+  int64_t src0 = 0, src1 = 0, dst = 0;
+  Shape dstShape;
+  BinaryAlgorithm algorithm = BinaryAlgorithm::Add;
+  PostOp activation;
+};
+
+/// openblas.sgemm: c = a x b, a [batch?, M, K], b [K, N] shared.
+struct SgemmStep {
+  int64_t a = 0, b = 0, c = 0;
+  Shape aShape, bShape;
+  int64_t batch = 1;
+};
+
+/// A step: one record of StepKinds.def's kinds, in its order.
+using StepRecord =
+    std::variant<KernelStep, CopyStep, BranchStep, JumpStep, Conv2dStep,
+                 Conv2dFilterGradStep, MatmulStep, Pool2dStep, ConcatStep,
+                 BinaryStep, SgemmStep>;
+
+// The variant's alternatives are StepKinds.def's records, in its order.
+#define LOOM_STEP_KIND(Kind, Spelling)                                         \
+  static_assert(std::is_same_v<std::variant_alternative_t<                     \
+                                   size_t(StepKind::Kind), StepRecord>,        \
+                               Kind##Step>,                                    \
+                "StepRecord must list " #Kind "Step at StepKind::" #Kind);
+#include "loom/Artifact/StepKinds.def"
+
+struct Step {
+  StepRecord record;
+
+  Step() = default;
+  template <typename T,
+            typename = std::enable_if_t<
+                std::is_constructible_v<StepRecord, std::decay_t<T>> &&
+                !std::is_same_v<std::decay_t<T>, Step>>>
+  Step(T &&r) : record(std::forward<T>(r)) {}
+
+  StepKind kind() const { return StepKind(record.index()); }
+  template <typename T> bool is() const {
+    return std::holds_alternative<T>(record);
+  }
+  /// The record as \p T, or nullptr when it is another kind.
+  template <typename T> T *getIf() { return std::get_if<T>(&record); }
+  template <typename T> const T *getIf() const {
+    return std::get_if<T>(&record);
+  }
+};
+
+/// A buffer a step reads or writes, under its role's manifest name ("src",
+/// "weights", ...; each source of a concat is "srcs"; a kernel's are
+/// "args").
+struct Operand {
+  std::string_view role;
+  int64_t buffer;
+};
+
+/// Every buffer operand of \p step, in the manifest's order of roles.
+std::vector<Operand> operands(const Step &step);
+
+/// The step a branch or jump may go to, or nullopt for other steps.
+std::optional<int64_t> controlTarget(const Step &step);
+
+//===----------------------------------------------------------------------===//
+// Buffers, entries, devices, the world
+//===----------------------------------------------------------------------===//
+
+/// An input or output of an entry. bytes: filled by readManifest.
+struct TensorDesc {
+  std::string name;
+  std::string dtype; ///< MLIR spelling: f32, i64, ...
+  Shape shape;
+  int64_t bytes = 0;
+};
+
+/// Where a tensor lives at run time. device: the index of the manifest
+/// device whose memory holds it (its memory space).
+struct Buffer {
+  BufferKind kind = BufferKind::Arena;
+  int64_t device = 0;
+  /// input / output: the entry's tensor position.
+  int64_t index = 0;
+  /// weight: the weights' tensor name.
+  std::string weight;
+  /// arena: the slice of the device's arena. input / output: bytes is
+  /// filled by readManifest from the entry's tensor.
+  int64_t offset = 0, bytes = 0;
+};
+
+/// The steps one device runs for an entry, over the entry's buffers, with
+/// that device's arena.
+struct Program {
+  int64_t device = 0;
+  int64_t arenaBytes = 0;
+  std::vector<Step> steps;
+};
+
+struct Entry {
+  std::string name;
+  std::vector<TensorDesc> inputs, outputs;
+  /// A buffer id is its index here.
+  std::vector<Buffer> buffers;
+  /// At most one per device.
+  std::vector<Program> programs;
+};
+
+/// A device the code was compiled for: its kind, its ordinal among the
+/// devices of that kind of its rank, and what it requires (the target
+/// triple, the chip, the ISA features a device can lack, spelled as
+/// __builtin_cpu_supports spells them for a CPU).
+struct Device {
+  DeviceKind kind = DeviceKind::Cpu;
+  int64_t ordinal = 0;
+  std::string triple, chip;
+  std::vector<std::string> features;
+};
+
+enum class ChannelDirection { Send, Recv };
+
+/// One side of a point-to-point channel between two ranks: the rank sends
+/// \p bytes of \p dtype to \p peer, or receives them from it; the peer
+/// lists the other side under the same name.
+struct Channel {
+  std::string name;
+  ChannelDirection direction = ChannelDirection::Send;
+  int64_t peer = 0;
+  int64_t bytes = 0;
+  std::string dtype;
+};
+
+/// One process of the world: the devices it drives (indices of the
+/// manifest's devices), per entry the indices of the entry's programs it
+/// runs, and its channels.
+struct Rank {
+  std::vector<int64_t> devices;
+  std::vector<std::vector<int64_t>> programs;
+  std::vector<Channel> channels;
+};
+
+/// The processes an artifact runs as. A single-process artifact has one
+/// rank that drives every device and runs every program, and no channels.
+struct World {
+  std::vector<Rank> ranks;
+};
+
+/// The world of a single process running \p entries on \p numDevices.
+World singleProcessWorld(int64_t numDevices,
+                         const std::vector<Entry> &entries);
+
+enum class WeightStorage { None, Embedded, External };
+
+struct WeightTensor {
+  std::string name;
+  std::string dtype; ///< safetensors spelling: F32, ...
+  Shape shape;
+  uint64_t checksum = 0;
+};
+
+struct Weights {
+  WeightStorage storage = WeightStorage::None;
+  /// external: the file, relative to the artifact.
+  std::string file;
+  /// The safetensors file's size and loom_checksum64.
+  int64_t size = 0;
+  uint64_t checksum = 0;
+  std::vector<WeightTensor> tensors;
+};
+
+struct Manifest {
+  std::string loomVersion;
+  std::vector<Device> devices;
+  Weights weights;
+  std::vector<Entry> entries;
+  World world;
+};
+
+//===----------------------------------------------------------------------===//
+// Reading and writing
+//===----------------------------------------------------------------------===//
+
+/// Why a manifest was refused: not a manifest of this schema (Format), or
+/// one of another format version (Version). The message names the field as
+/// a path ("entries[0].programs[0].steps[3].args.src: ...").
+struct ReadError {
+  enum class Kind { Format, Version };
+  Kind kind = Kind::Format;
+  std::string message;
+};
+
+/// Parses and validates \p text (docs/Artifact.md, every rule that needs
+/// neither the weights nor the code). On failure \p out is unspecified.
+std::optional<ReadError> readManifest(std::string_view text, Manifest &out);
+
+/// The manifest's JSON text (UTF-8, 2-space indented). Numbers that are not
+/// finite are written as null, which readManifest refuses: a writer keeps
+/// them out.
+std::string writeManifest(const Manifest &manifest);
+
+} // namespace loom::artifact
+
+#endif // LOOM_ARTIFACT_SCHEMA_H

@@ -1,0 +1,822 @@
+//===- Reader.cpp - Reading and validating a manifest, once ---------------===//
+//
+// Part of Loom. See Schema.h and docs/Artifact.md (the rules checked here).
+// Every failure names the field, as a path:
+// entries[0].programs[0].steps[3].args.src.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Artifact/Json.h"
+#include "loom/Artifact/Schema.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <set>
+
+using namespace loom;
+using namespace loom::artifact;
+
+namespace {
+
+std::string at(const std::string &path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+/// Reads typed fields of JSON objects, remembering the first failure.
+class Reader {
+public:
+  std::optional<ReadError> error;
+
+  bool fail(const std::string &path, const std::string &why) {
+    if (!error)
+      error = ReadError{ReadError::Kind::Format,
+                        "manifest: " + path + ": " + why};
+    return false;
+  }
+  const Json *member(const Json &obj, const std::string &path,
+                     const std::string &key, bool required = true) {
+    if (!obj.isObject()) {
+      fail(path, "expected an object");
+      return nullptr;
+    }
+    const Json *v = obj.get(key);
+    if (!v && required)
+      fail(path + "." + key, "missing");
+    return v;
+  }
+  /// The array \p key of \p obj, or nullptr (failed).
+  const std::vector<Json> *array(const Json &obj, const std::string &path,
+                                 const std::string &key) {
+    const Json *v = member(obj, path, key);
+    if (!v)
+      return nullptr;
+    if (!v->isArray()) {
+      fail(path + "." + key, "expected an array");
+      return nullptr;
+    }
+    return &v->array();
+  }
+  bool string(const Json &obj, const std::string &path, const std::string &key,
+              std::string &out, bool required = true) {
+    const Json *v = member(obj, path, key, required);
+    if (!v)
+      return !required && !error;
+    if (!v->isString())
+      return fail(path + "." + key, "expected a string");
+    out = v->string();
+    return true;
+  }
+  bool integer(const Json &obj, const std::string &path, const std::string &key,
+               int64_t &out, bool required = true, int64_t min = 0) {
+    const Json *v = member(obj, path, key, required);
+    if (!v)
+      return !required && !error;
+    if (!v->isInteger() || v->integer() < min)
+      return fail(path + "." + key,
+                  "expected an integer >= " + std::to_string(min));
+    out = v->integer();
+    return true;
+  }
+  bool number(const Json &obj, const std::string &path, const std::string &key,
+              double &out, bool required = true) {
+    const Json *v = member(obj, path, key, required);
+    if (!v)
+      return !required && !error;
+    if (!v->isNumber())
+      return fail(path + "." + key, "expected a number");
+    out = v->number();
+    return true;
+  }
+  bool boolean(const Json &obj, const std::string &path,
+               const std::string &key, bool &out) {
+    const Json *v = member(obj, path, key, false);
+    if (!v)
+      return !error;
+    if (!v->isBool())
+      return fail(path + "." + key, "expected true or false");
+    out = v->boolean();
+    return true;
+  }
+  bool ints(const Json &obj, const std::string &path, const std::string &key,
+            std::vector<int64_t> &out) {
+    const std::vector<Json> *v = array(obj, path, key);
+    if (!v)
+      return false;
+    out.clear();
+    for (const Json &x : *v) {
+      if (!x.isInteger() || x.integer() < 0)
+        return fail(path + "." + key,
+                    "expected an array of non-negative integers");
+      out.push_back(x.integer());
+    }
+    return true;
+  }
+  bool strings(const Json &obj, const std::string &path,
+               const std::string &key, std::vector<std::string> &out) {
+    const std::vector<Json> *v = array(obj, path, key);
+    if (!v)
+      return false;
+    for (const Json &x : *v) {
+      if (!x.isString())
+        return fail(path + "." + key, "expected an array of strings");
+      out.push_back(x.string());
+    }
+    return true;
+  }
+  /// A string member naming one of an enumeration's values.
+  template <typename Enum, typename ParseFn>
+  bool enumeration(const Json &obj, const std::string &path,
+                   const std::string &key, const char *what, ParseFn parse,
+                   Enum &out) {
+    std::string name;
+    if (!string(obj, path, key, name))
+      return false;
+    std::optional<Enum> parsed = parse(name);
+    if (!parsed)
+      return fail(path + "." + key,
+                  "unknown " + std::string(what) + " '" + name + "'");
+    out = *parsed;
+    return true;
+  }
+  bool checksum(const Json &obj, const std::string &path, uint64_t &out) {
+    std::string hex;
+    if (!string(obj, path, "checksum", hex))
+      return false;
+    if (hex.size() != 16 ||
+        hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return fail(path + ".checksum", "expected 16 lower-case hex digits");
+    out = std::strtoull(hex.c_str(), nullptr, 16);
+    return true;
+  }
+  /// Device index \p d names one of the manifest's \p numDevices.
+  bool device(const std::string &path, int64_t d, int64_t numDevices) {
+    if (d < numDevices)
+      return true;
+    return fail(path, "device " + std::to_string(d) +
+                          " is out of range (the manifest has " +
+                          std::to_string(numDevices) + ")");
+  }
+  bool tensor(const Json &t, const std::string &path, TensorDesc &out);
+  bool tensors(const Json &obj, const std::string &path,
+               const std::string &key, std::vector<TensorDesc> &out);
+
+  // Steps (one reader per kind).
+  /// A step's "args" and "attrs" objects with their paths.
+  struct Operands {
+    const Json &args;
+    std::string ap;
+    const Json &attrs;
+    std::string tp;
+  };
+  bool step(const Json &s, const std::string &path, Step &out);
+  bool library(StepKind kind, const Operands &o, Step &out);
+  bool activation(const Operands &o, PostOp &out);
+  bool convolution(const Operands &o, ConvolutionOperands &out);
+  bool conv2d(const Operands &o, Step &out);
+  bool filterGrad(const Operands &o, Step &out);
+  bool matmul(const Operands &o, Step &out);
+  bool pool2d(const Operands &o, Step &out);
+  bool concat(const Operands &o, Step &out);
+  bool binary(const Operands &o, Step &out);
+  bool sgemm(const Operands &o, Step &out);
+
+  // The rest of the manifest.
+  bool device(const Json &d, const std::string &path, Device &out);
+  bool weights(const Json &w, Weights &out);
+  bool program(const Json &p, const std::string &path, int64_t numDevices,
+               Program &out);
+  bool buffer(const Json &b, const std::string &path, const Entry &e,
+              int64_t numDevices, Buffer &out);
+  bool checkSteps(const Entry &e, const std::string &path);
+  bool entry(const Json &e, const std::string &path, int64_t numDevices,
+             Entry &out);
+  bool rank(const Json &r, const std::string &path, const Manifest &m,
+            Rank &out);
+  bool world(const Json &w, Manifest &m);
+  bool channels(const World &world);
+};
+
+bool Reader::tensor(const Json &t, const std::string &path, TensorDesc &out) {
+  if (!string(t, path, "name", out.name) ||
+      !string(t, path, "dtype", out.dtype) ||
+      !ints(t, path, "shape", out.shape))
+    return false;
+  int64_t bytes = dtypeBytes(out.dtype);
+  if (!bytes)
+    return fail(path + ".dtype", "unknown dtype '" + out.dtype + "'");
+  for (int64_t d : out.shape) {
+    if (d != 0 && bytes > (int64_t(1) << 48) / d)
+      return fail(path + ".shape", "too large");
+    bytes *= d;
+  }
+  out.bytes = bytes;
+  return true;
+}
+
+bool Reader::tensors(const Json &obj, const std::string &path,
+                     const std::string &key, std::vector<TensorDesc> &out) {
+  const std::vector<Json> *v = array(obj, path, key);
+  if (!v)
+    return false;
+  for (size_t i = 0; i < v->size(); ++i) {
+    out.emplace_back();
+    if (!tensor((*v)[i], at(path + "." + key, i), out.back()))
+      return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Steps
+//===----------------------------------------------------------------------===//
+
+bool Reader::step(const Json &s, const std::string &path, Step &out) {
+  StepKind kind = StepKind::Kernel;
+  if (!enumeration(s, path, "op", "step", parseStepKind, kind))
+    return false;
+  if (kind == StepKind::Kernel) {
+    KernelStep k;
+    if (!string(s, path, "name", k.name) || !ints(s, path, "args", k.args) ||
+        !integer(s, path, "range", k.range, true, 1))
+      return false;
+    out = std::move(k);
+    return true;
+  }
+  const Json *args = member(s, path, "args");
+  if (!args)
+    return false;
+  if (!args->isObject())
+    return fail(path + ".args", "expected an object");
+  static const Json kNoAttrs = Json::makeObject();
+  const Json *attrs = s.get("attrs");
+  if (attrs && !attrs->isObject())
+    return fail(path + ".attrs", "expected an object");
+  if (!attrs && kind != StepKind::Copy)
+    return fail(path + ".attrs", "missing");
+  return library(kind, {*args, path + ".args", attrs ? *attrs : kNoAttrs,
+                         path + ".attrs"},
+                 out);
+}
+
+bool Reader::library(StepKind kind, const Operands &o, Step &out) {
+  switch (kind) {
+  case StepKind::Kernel:
+    return fail(o.ap, "a kernel step has positional args");
+  case StepKind::Copy: {
+    CopyStep s;
+    if (!integer(o.args, o.ap, "src", s.src) ||
+        !integer(o.args, o.ap, "dst", s.dst))
+      return false;
+    out = s;
+    return true;
+  }
+  case StepKind::Branch: {
+    BranchStep s;
+    if (!integer(o.args, o.ap, "cond", s.cond) ||
+        !integer(o.attrs, o.tp, "else", s.elseStep))
+      return false;
+    out = s;
+    return true;
+  }
+  case StepKind::Jump: {
+    JumpStep s;
+    if (!integer(o.attrs, o.tp, "to", s.to))
+      return false;
+    out = s;
+    return true;
+  }
+  case StepKind::Conv2d:
+    return conv2d(o, out);
+  case StepKind::Conv2dFilterGrad:
+    return filterGrad(o, out);
+  case StepKind::Matmul:
+    return matmul(o, out);
+  case StepKind::Pool2d:
+    return pool2d(o, out);
+  case StepKind::Concat:
+    return concat(o, out);
+  case StepKind::Binary:
+    return binary(o, out);
+  case StepKind::Sgemm:
+    return sgemm(o, out);
+  }
+  return fail(o.ap, "unknown step");
+}
+
+bool Reader::activation(const Operands &o, PostOp &out) {
+  std::string name = "none";
+  if (!string(o.attrs, o.tp, "activation", name, false))
+    return false;
+  std::optional<Activation> kind = parseActivation(name);
+  if (!kind)
+    return fail(o.tp + ".activation", "unknown activation '" + name + "'");
+  out.kind = *kind;
+  bool required = activationParameters(*kind) > 0;
+  return number(o.attrs, o.tp, "activation_alpha", out.alpha, required) &&
+         number(o.attrs, o.tp, "activation_beta", out.beta, required);
+}
+
+bool Reader::convolution(const Operands &o, ConvolutionOperands &out) {
+  if (!integer(o.args, o.ap, "src", out.src) ||
+      !integer(o.args, o.ap, "weights", out.weights) ||
+      !integer(o.args, o.ap, "dst", out.dst) ||
+      !ints(o.attrs, o.tp, "src_shape", out.srcShape) ||
+      !ints(o.attrs, o.tp, "weights_shape", out.weightsShape) ||
+      !ints(o.attrs, o.tp, "dst_shape", out.dstShape) ||
+      !ints(o.attrs, o.tp, "strides", out.strides) ||
+      !ints(o.attrs, o.tp, "pads", out.pads) ||
+      !ints(o.attrs, o.tp, "dilations", out.dilations) ||
+      !integer(o.attrs, o.tp, "groups", out.groups, true, 1))
+    return false;
+  if (out.srcShape.size() != 4 || out.weightsShape.size() != 4 ||
+      out.dstShape.size() != 4 || out.strides.size() != 2 ||
+      out.pads.size() != 4 || out.dilations.size() != 2)
+    return fail(o.tp, "a conv2d has 4-d shapes, 2 strides, 4 pads and 2 "
+                      "dilations");
+  if (out.weightsShape[0] % out.groups != 0 ||
+      out.dilations[0] < 1 || out.dilations[1] < 1 || out.strides[0] < 1 ||
+      out.strides[1] < 1)
+    return fail(o.tp, "a conv2d's groups divide its output channels, its "
+                      "strides and dilations are at least 1");
+  return true;
+}
+
+bool Reader::conv2d(const Operands &o, Step &out) {
+  Conv2dStep s;
+  if (!convolution(o, s) || !integer(o.args, o.ap, "bias", s.bias, false) ||
+      !integer(o.args, o.ap, "sum", s.sum, false) || !activation(o, s.activation))
+    return false;
+  if (o.attrs.get("algorithm") &&
+      !enumeration(o.attrs, o.tp, "algorithm", "convolution algorithm",
+                   parseConvAlgorithm, s.algorithm))
+    return false;
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::filterGrad(const Operands &o, Step &out) {
+  Conv2dFilterGradStep s;
+  if (!convolution(o, s))
+    return false;
+  if (s.groups != 1 || o.args.get("bias") || o.args.get("sum") ||
+      o.attrs.get("activation") || o.attrs.get("algorithm"))
+    return fail(o.tp, "a conv2d_filter_grad has one group, no bias, sum "
+                      "or activation, and the direct algorithm");
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::matmul(const Operands &o, Step &out) {
+  MatmulStep s;
+  if (!integer(o.args, o.ap, "src", s.src) ||
+      !integer(o.args, o.ap, "weights", s.weights) ||
+      !integer(o.args, o.ap, "dst", s.dst) ||
+      !integer(o.args, o.ap, "bias", s.bias, false) ||
+      !integer(o.args, o.ap, "sum", s.sum, false) ||
+      !ints(o.attrs, o.tp, "src_shape", s.srcShape) ||
+      !ints(o.attrs, o.tp, "weights_shape", s.weightsShape) ||
+      !ints(o.attrs, o.tp, "dst_shape", s.dstShape) ||
+      !boolean(o.attrs, o.tp, "weights_constant", s.weightsConstant) ||
+      !activation(o, s.activation))
+    return false;
+  if (s.srcShape.size() < 2 || s.weightsShape.size() < 2 ||
+      s.dstShape.size() < 2)
+    return fail(o.tp, "a matmul has shapes of rank 2 or more");
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::pool2d(const Operands &o, Step &out) {
+  Pool2dStep s;
+  if (!integer(o.args, o.ap, "src", s.src) ||
+      !integer(o.args, o.ap, "dst", s.dst) ||
+      !ints(o.attrs, o.tp, "src_shape", s.srcShape) ||
+      !ints(o.attrs, o.tp, "dst_shape", s.dstShape) ||
+      !ints(o.attrs, o.tp, "kernel", s.kernel) ||
+      !ints(o.attrs, o.tp, "strides", s.strides) ||
+      !ints(o.attrs, o.tp, "pads", s.pads))
+    return false;
+  if (s.srcShape.size() != 4 || s.dstShape.size() != 4 ||
+      s.kernel.size() != 2 || s.strides.size() != 2 || s.pads.size() != 4)
+    return fail(o.tp, "a pool2d has 4-d shapes, a 2-d kernel, 2 strides and "
+                      "4 pads");
+  if (!enumeration(o.attrs, o.tp, "algorithm", "pooling algorithm",
+                   parsePoolAlgorithm, s.algorithm))
+    return false;
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::concat(const Operands &o, Step &out) {
+  ConcatStep s;
+  if (!ints(o.args, o.ap, "srcs", s.srcs) ||
+      !integer(o.args, o.ap, "dst", s.dst) ||
+      !ints(o.attrs, o.tp, "src_channels", s.srcChannels) ||
+      !ints(o.attrs, o.tp, "dst_shape", s.dstShape))
+    return false;
+  bool positive = std::all_of(s.srcChannels.begin(), s.srcChannels.end(),
+                              [](int64_t c) { return c > 0; });
+  int64_t channels = std::accumulate(s.srcChannels.begin(),
+                                     s.srcChannels.end(), int64_t(0));
+  if (!positive || s.dstShape.size() != 4 || s.srcs.empty() ||
+      s.srcs.size() != s.srcChannels.size() || channels != s.dstShape[1])
+    return fail(o.tp, "a concat has a 4-d dst_shape and one positive "
+                      "src_channels per source, summing to its channels");
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::binary(const Operands &o, Step &out) {
+  BinaryStep s;
+  if (!integer(o.args, o.ap, "src0", s.src0) ||
+      !integer(o.args, o.ap, "src1", s.src1) ||
+      !integer(o.args, o.ap, "dst", s.dst) ||
+      !ints(o.attrs, o.tp, "dst_shape", s.dstShape) ||
+      !enumeration(o.attrs, o.tp, "algorithm", "binary algorithm",
+                   parseBinaryAlgorithm, s.algorithm) ||
+      !activation(o, s.activation))
+    return false;
+  if (s.dstShape.size() != 4)
+    return fail(o.tp, "a binary step has a 4-d dst_shape");
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::sgemm(const Operands &o, Step &out) {
+  SgemmStep s;
+  if (!integer(o.args, o.ap, "a", s.a) || !integer(o.args, o.ap, "b", s.b) ||
+      !integer(o.args, o.ap, "c", s.c) ||
+      !ints(o.attrs, o.tp, "a_shape", s.aShape) ||
+      !ints(o.attrs, o.tp, "b_shape", s.bShape) ||
+      !integer(o.attrs, o.tp, "batch", s.batch, true, 1))
+    return false;
+  if (s.aShape.size() != 2 || s.bShape.size() != 2 ||
+      s.aShape[1] != s.bShape[0])
+    return fail(o.tp, "a_shape and b_shape must be [M, K] and [K, N]");
+  out = std::move(s);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Devices, weights, entries
+//===----------------------------------------------------------------------===//
+
+bool Reader::device(const Json &d, const std::string &path, Device &out) {
+  return enumeration(d, path, "kind", "device kind", parseDeviceKind,
+                     out.kind) &&
+         integer(d, path, "ordinal", out.ordinal) &&
+         string(d, path, "triple", out.triple) &&
+         string(d, path, "chip", out.chip) &&
+         strings(d, path, "features", out.features);
+}
+
+bool Reader::weights(const Json &w, Weights &m) {
+  std::string storage;
+  if (!string(w, "weights", "storage", storage))
+    return false;
+  if (storage == "none")
+    return true;
+  if (storage != "embedded" && storage != "external")
+    return fail("weights.storage", "expected embedded, external or none");
+  m.storage =
+      storage == "embedded" ? WeightStorage::Embedded : WeightStorage::External;
+  if (m.storage == WeightStorage::External &&
+      !string(w, "weights", "file", m.file))
+    return false;
+  if (!integer(w, "weights", "size", m.size) ||
+      !checksum(w, "weights", m.checksum))
+    return false;
+  const std::vector<Json> *ts = array(w, "weights", "tensors");
+  if (!ts)
+    return false;
+  for (size_t i = 0; i < ts->size(); ++i) {
+    const Json &t = (*ts)[i];
+    std::string p = at("weights.tensors", i);
+    WeightTensor s;
+    if (!string(t, p, "name", s.name) || !string(t, p, "dtype", s.dtype) ||
+        !ints(t, p, "shape", s.shape) || !checksum(t, p, s.checksum))
+      return false;
+    m.tensors.push_back(std::move(s));
+  }
+  return true;
+}
+
+bool Reader::program(const Json &p, const std::string &path,
+                     int64_t numDevices, Program &out) {
+  if (!integer(p, path, "device", out.device) ||
+      !integer(p, path, "arena_bytes", out.arenaBytes))
+    return false;
+  if (!device(path + ".device", out.device, numDevices))
+    return false;
+  const std::vector<Json> *steps = array(p, path, "steps");
+  if (!steps)
+    return false;
+  for (size_t i = 0; i < steps->size(); ++i) {
+    out.steps.emplace_back();
+    if (!step((*steps)[i], at(path + ".steps", i), out.steps.back()))
+      return false;
+  }
+  return true;
+}
+
+bool Reader::buffer(const Json &b, const std::string &path, const Entry &e,
+                    int64_t numDevices, Buffer &out) {
+  if (!enumeration(b, path, "kind", "buffer kind", parseBufferKind,
+                   out.kind) ||
+      !integer(b, path, "device", out.device))
+    return false;
+  if (!device(path + ".device", out.device, numDevices))
+    return false;
+  switch (out.kind) {
+  case BufferKind::Input:
+  case BufferKind::Output: {
+    bool input = out.kind == BufferKind::Input;
+    const std::vector<TensorDesc> &ts = input ? e.inputs : e.outputs;
+    if (!integer(b, path, "index", out.index))
+      return false;
+    if (out.index >= int64_t(ts.size()))
+      return fail(path + ".index", "the entry has " +
+                                       std::to_string(ts.size()) +
+                                       (input ? " inputs" : " outputs"));
+    out.bytes = ts[out.index].bytes;
+    return true;
+  }
+  case BufferKind::Weight:
+    return string(b, path, "name", out.weight);
+  case BufferKind::Arena: {
+    if (!integer(b, path, "offset", out.offset) ||
+        !integer(b, path, "bytes", out.bytes))
+      return false;
+    auto program = std::find_if(
+        e.programs.begin(), e.programs.end(),
+        [&](const Program &p) { return p.device == out.device; });
+    if (program == e.programs.end())
+      return fail(path + ".device", "device " + std::to_string(out.device) +
+                                        " runs no program of this entry");
+    int64_t arena = program->arenaBytes;
+    if (out.offset % 64 != 0)
+      return fail(path + ".offset", "not a multiple of 64");
+    if (out.offset > arena || out.bytes > arena - out.offset)
+      return fail(path, "lies past the device's arena_bytes (" +
+                            std::to_string(arena) + ")");
+    return true;
+  }
+  }
+  return fail(path + ".kind", "unknown buffer kind");
+}
+
+/// Every step's buffers exist and live on the program's device; control flow
+/// only goes forward (every run ends) and lands on a step or just past the
+/// last one.
+bool Reader::checkSteps(const Entry &e, const std::string &path) {
+  int64_t numBuffers = e.buffers.size();
+  for (size_t p = 0; p < e.programs.size(); ++p) {
+    const Program &program = e.programs[p];
+    std::string pp = at(path + ".programs", p);
+    int64_t numSteps = program.steps.size();
+    for (int64_t i = 0; i < numSteps; ++i) {
+      const Step &s = program.steps[i];
+      std::string sp = at(pp + ".steps", i);
+      std::optional<int64_t> target = controlTarget(s);
+      if (target && (*target <= i || *target > numSteps))
+        return fail(sp + ".attrs",
+                    "goes to step " + std::to_string(*target) +
+                        ", not after this step and within the " +
+                        std::to_string(numSteps) + " steps");
+      for (const Operand &o : operands(s)) {
+        if (o.buffer < 0 || o.buffer >= numBuffers)
+          return fail(sp + ".args", "buffer " + std::to_string(o.buffer) +
+                                        " is out of range (the entry has " +
+                                        std::to_string(numBuffers) + ")");
+        if (e.buffers[o.buffer].device != program.device)
+          return fail(sp + ".args." + std::string(o.role),
+                      "buffer " + std::to_string(o.buffer) +
+                          " is on device " +
+                          std::to_string(e.buffers[o.buffer].device) +
+                          "; the program runs on device " +
+                          std::to_string(program.device));
+      }
+    }
+  }
+  return true;
+}
+
+bool Reader::entry(const Json &e, const std::string &path, int64_t numDevices,
+                   Entry &out) {
+  if (!string(e, path, "name", out.name) ||
+      !tensors(e, path, "inputs", out.inputs) ||
+      !tensors(e, path, "outputs", out.outputs))
+    return false;
+  const std::vector<Json> *programs = array(e, path, "programs");
+  const std::vector<Json> *buffers = programs ? array(e, path, "buffers")
+                                              : nullptr;
+  if (!buffers)
+    return false;
+  if (programs->empty())
+    return fail(path + ".programs", "expected at least one program");
+  std::set<int64_t> devices;
+  for (size_t i = 0; i < programs->size(); ++i) {
+    std::string pp = at(path + ".programs", i);
+    out.programs.emplace_back();
+    if (!program((*programs)[i], pp, numDevices, out.programs.back()))
+      return false;
+    if (!devices.insert(out.programs.back().device).second)
+      return fail(pp + ".device", "another program of the entry runs on "
+                                  "this device");
+  }
+  for (size_t i = 0; i < buffers->size(); ++i) {
+    out.buffers.emplace_back();
+    if (!buffer((*buffers)[i], at(path + ".buffers", i), out, numDevices,
+                out.buffers.back()))
+      return false;
+  }
+  return checkSteps(out, path);
+}
+
+//===----------------------------------------------------------------------===//
+// The world
+//===----------------------------------------------------------------------===//
+
+bool Reader::rank(const Json &r, const std::string &path, const Manifest &m,
+                  Rank &out) {
+  if (!ints(r, path, "devices", out.devices))
+    return false;
+  for (int64_t d : out.devices)
+    if (!device(path + ".devices", d, m.devices.size()))
+      return false;
+  const std::vector<Json> *programs = array(r, path, "programs");
+  const std::vector<Json> *channels =
+      programs ? array(r, path, "channels") : nullptr;
+  if (!channels)
+    return false;
+  if (programs->size() != m.entries.size())
+    return fail(path + ".programs", "expected one list per entry (" +
+                                        std::to_string(m.entries.size()) +
+                                        ")");
+  for (size_t e = 0; e < programs->size(); ++e) {
+    std::string pp = at(path + ".programs", e);
+    out.programs.emplace_back();
+    if (!(*programs)[e].isArray())
+      return fail(pp, "expected an array of program indices");
+    for (const Json &p : (*programs)[e].array()) {
+      const std::vector<Program> &ps = m.entries[e].programs;
+      if (!p.isInteger() || p.integer() < 0 ||
+          p.integer() >= int64_t(ps.size()))
+        return fail(pp, "expected indices of entry " + std::to_string(e) +
+                            "'s " + std::to_string(ps.size()) + " programs");
+      int64_t device = ps[p.integer()].device;
+      if (std::find(out.devices.begin(), out.devices.end(), device) ==
+          out.devices.end())
+        return fail(pp, "program " + std::to_string(p.integer()) +
+                            " runs on device " + std::to_string(device) +
+                            ", which is not one of this rank's");
+      out.programs.back().push_back(p.integer());
+    }
+  }
+  for (size_t c = 0; c < channels->size(); ++c) {
+    std::string cp = at(path + ".channels", c);
+    const Json &j = (*channels)[c];
+    Channel ch;
+    std::string direction;
+    if (!string(j, cp, "name", ch.name) ||
+        !string(j, cp, "direction", direction) ||
+        !integer(j, cp, "peer", ch.peer) ||
+        !integer(j, cp, "bytes", ch.bytes) || !string(j, cp, "dtype", ch.dtype))
+      return false;
+    if (direction != "send" && direction != "recv")
+      return fail(cp + ".direction", "expected send or recv");
+    ch.direction =
+        direction == "send" ? ChannelDirection::Send : ChannelDirection::Recv;
+    if (!dtypeBytes(ch.dtype))
+      return fail(cp + ".dtype", "unknown dtype '" + ch.dtype + "'");
+    out.channels.push_back(std::move(ch));
+  }
+  return true;
+}
+
+/// Each channel's peer is another rank that lists the other side under the
+/// same name, with the same size and dtype.
+bool Reader::channels(const World &world) {
+  int64_t numRanks = world.ranks.size();
+  for (int64_t r = 0; r < numRanks; ++r) {
+    const std::vector<Channel> &cs = world.ranks[r].channels;
+    for (size_t i = 0; i < cs.size(); ++i) {
+      const Channel &c = cs[i];
+      std::string cp = at(at("world.ranks", r) + ".channels", i);
+      if (c.peer >= numRanks || c.peer == r)
+        return fail(cp + ".peer", "rank " + std::to_string(c.peer) +
+                                      " is not another rank of the " +
+                                      std::to_string(numRanks));
+      const std::vector<Channel> &other = world.ranks[c.peer].channels;
+      bool matched = std::any_of(other.begin(), other.end(), [&](const auto &o) {
+        return o.name == c.name && o.peer == r &&
+               o.direction != c.direction && o.bytes == c.bytes &&
+               o.dtype == c.dtype;
+      });
+      if (!matched)
+        return fail(cp, "rank " + std::to_string(c.peer) +
+                            " has no matching side of channel '" + c.name +
+                            "' (the other direction, same bytes and dtype)");
+    }
+  }
+  return true;
+}
+
+bool Reader::world(const Json &w, Manifest &m) {
+  const std::vector<Json> *ranks = array(w, "world", "ranks");
+  if (!ranks)
+    return false;
+  if (ranks->empty())
+    return fail("world.ranks", "expected at least one rank");
+  std::vector<int64_t> owner(m.devices.size(), -1);
+  for (size_t r = 0; r < ranks->size(); ++r) {
+    std::string rp = at("world.ranks", r);
+    m.world.ranks.emplace_back();
+    Rank &rank = m.world.ranks.back();
+    if (!this->rank((*ranks)[r], rp, m, rank))
+      return false;
+    for (int64_t d : rank.devices) {
+      if (owner[d] != -1)
+        return fail(rp + ".devices", "device " + std::to_string(d) +
+                                         " also belongs to rank " +
+                                         std::to_string(owner[d]));
+      owner[d] = int64_t(r);
+    }
+  }
+  for (size_t d = 0; d < owner.size(); ++d)
+    if (owner[d] == -1)
+      return fail("world.ranks", "no rank drives device " + std::to_string(d));
+  for (size_t e = 0; e < m.entries.size(); ++e)
+    for (size_t p = 0; p < m.entries[e].programs.size(); ++p) {
+      int64_t runners = 0;
+      for (const Rank &r : m.world.ranks)
+        runners += std::count(r.programs[e].begin(), r.programs[e].end(),
+                              int64_t(p));
+      if (runners != 1)
+        return fail("world.ranks",
+                    "program " + std::to_string(p) + " of entry " +
+                        std::to_string(e) + " is run by " +
+                        std::to_string(runners) + " ranks, not one");
+    }
+  return channels(m.world);
+}
+
+} // namespace
+
+std::optional<ReadError> artifact::readManifest(std::string_view text,
+                                                Manifest &m) {
+  Json root;
+  std::string error;
+  if (!Json::parse(text, root, error))
+    return ReadError{ReadError::Kind::Format,
+                     "manifest: invalid JSON: " + error};
+  Reader r;
+  std::string format;
+  int64_t version = 0;
+  if (!r.string(root, "manifest", "format", format))
+    return r.error;
+  if (format != kManifestFormat)
+    return ReadError{ReadError::Kind::Format,
+                     "manifest: format is '" + format +
+                         "', not loom-artifact"};
+  if (!r.integer(root, "manifest", "version", version))
+    return r.error;
+  if (version != kManifestVersion)
+    return ReadError{ReadError::Kind::Version,
+                     "manifest: format version " + std::to_string(version) +
+                         "; this runtime reads version " +
+                         std::to_string(kManifestVersion) +
+                         " (recompile with this Loom's loom-compile)"};
+  r.string(root, "manifest", "loom_version", m.loomVersion, false);
+  const std::vector<Json> *devices = r.array(root, "manifest", "devices");
+  const Json *weights = devices ? r.member(root, "manifest", "weights")
+                                : nullptr;
+  const std::vector<Json> *entries =
+      weights ? r.array(root, "manifest", "entries") : nullptr;
+  const Json *world = entries ? r.member(root, "manifest", "world") : nullptr;
+  if (!world)
+    return r.error;
+  if (devices->empty())
+    return ReadError{ReadError::Kind::Format,
+                     "manifest: devices: expected at least one device"};
+  for (size_t i = 0; i < devices->size(); ++i) {
+    m.devices.emplace_back();
+    if (!r.device((*devices)[i], at("devices", i), m.devices.back()))
+      return r.error;
+  }
+  if (!r.weights(*weights, m.weights))
+    return r.error;
+  if (entries->empty())
+    return ReadError{ReadError::Kind::Format,
+                     "manifest: entries: expected a non-empty array"};
+  for (size_t i = 0; i < entries->size(); ++i) {
+    m.entries.emplace_back();
+    if (!r.entry((*entries)[i], at("entries", i), m.devices.size(),
+                 m.entries.back()))
+      return r.error;
+  }
+  if (!r.world(*world, m))
+    return r.error;
+  return std::nullopt;
+}

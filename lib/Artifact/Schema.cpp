@@ -1,0 +1,216 @@
+//===- Schema.cpp - The artifact schema's vocabulary ----------------------===//
+//
+// Part of Loom. See Schema.h: the spellings of the kinds (from their .def
+// lists), the operands of each step kind and the single-process world.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Artifact/Schema.h"
+
+using namespace loom;
+using namespace loom::artifact;
+
+std::string_view artifact::stepKindName(StepKind kind) {
+  switch (kind) {
+#define LOOM_STEP_KIND(Kind, Spelling)                                         \
+  case StepKind::Kind:                                                         \
+    return Spelling;
+#include "loom/Artifact/StepKinds.def"
+  }
+  return "?";
+}
+
+std::optional<StepKind> artifact::parseStepKind(std::string_view name) {
+#define LOOM_STEP_KIND(Kind, Spelling)                                         \
+  if (name == Spelling)                                                        \
+    return StepKind::Kind;
+#include "loom/Artifact/StepKinds.def"
+  return std::nullopt;
+}
+
+std::string_view artifact::bufferKindName(BufferKind kind) {
+  switch (kind) {
+#define LOOM_BUFFER_KIND(Kind, Spelling)                                       \
+  case BufferKind::Kind:                                                       \
+    return Spelling;
+#include "loom/Artifact/BufferKinds.def"
+  }
+  return "?";
+}
+
+std::optional<BufferKind> artifact::parseBufferKind(std::string_view name) {
+#define LOOM_BUFFER_KIND(Kind, Spelling)                                       \
+  if (name == Spelling)                                                        \
+    return BufferKind::Kind;
+#include "loom/Artifact/BufferKinds.def"
+  return std::nullopt;
+}
+
+std::string_view artifact::deviceKindName(DeviceKind kind) {
+  switch (kind) {
+#define LOOM_DEVICE_KIND(Kind, Spelling)                                       \
+  case DeviceKind::Kind:                                                       \
+    return Spelling;
+#include "loom/Artifact/DeviceKinds.def"
+  }
+  return "?";
+}
+
+std::optional<DeviceKind> artifact::parseDeviceKind(std::string_view name) {
+#define LOOM_DEVICE_KIND(Kind, Spelling)                                       \
+  if (name == Spelling)                                                        \
+    return DeviceKind::Kind;
+#include "loom/Artifact/DeviceKinds.def"
+  return std::nullopt;
+}
+
+std::string_view artifact::convAlgorithmName(ConvAlgorithm a) {
+  switch (a) {
+  case ConvAlgorithm::Direct:
+    return "direct";
+  case ConvAlgorithm::Winograd:
+    return "winograd";
+  }
+  return "?";
+}
+
+std::string_view artifact::poolAlgorithmName(PoolAlgorithm a) {
+  switch (a) {
+  case PoolAlgorithm::Max:
+    return "max";
+  case PoolAlgorithm::AvgIncludePad:
+    return "avg_include_pad";
+  case PoolAlgorithm::AvgExcludePad:
+    return "avg_exclude_pad";
+  }
+  return "?";
+}
+
+std::string_view artifact::binaryAlgorithmName(BinaryAlgorithm a) {
+  switch (a) {
+  case BinaryAlgorithm::Add:
+    return "add";
+  }
+  return "?";
+}
+
+namespace {
+
+/// The enumerator of [First, Last] whose name is \p name.
+template <typename Enum, typename NameFn>
+std::optional<Enum> parseByName(std::string_view name, Enum last,
+                                NameFn nameOf) {
+  for (int i = 0; i <= int(last); ++i)
+    if (nameOf(Enum(i)) == name)
+      return Enum(i);
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<ConvAlgorithm> artifact::parseConvAlgorithm(std::string_view n) {
+  return parseByName(n, ConvAlgorithm::Winograd, convAlgorithmName);
+}
+
+std::optional<PoolAlgorithm> artifact::parsePoolAlgorithm(std::string_view n) {
+  return parseByName(n, PoolAlgorithm::AvgExcludePad, poolAlgorithmName);
+}
+
+std::optional<BinaryAlgorithm>
+artifact::parseBinaryAlgorithm(std::string_view n) {
+  return parseByName(n, BinaryAlgorithm::Add, binaryAlgorithmName);
+}
+
+int64_t artifact::dtypeBytes(std::string_view dtype) {
+  // Loom's one list of element types; i1 is stored a byte per element.
+#define LOOM_ELEMENT_TYPE(Kind, MLIRName, DType, ONNX, Bits, IsFloat)          \
+  if (dtype == MLIRName)                                                       \
+    return Bits < 8 ? 1 : Bits / 8;
+#include "loom/Support/ElementTypes.def"
+  return 0;
+}
+
+std::vector<Operand> artifact::operands(const Step &step) {
+  std::vector<Operand> out;
+  auto optional = [&](std::string_view role, int64_t id) {
+    if (id != -1)
+      out.push_back({role, id});
+  };
+  switch (step.kind()) {
+  case StepKind::Kernel:
+    for (int64_t id : step.getIf<KernelStep>()->args)
+      out.push_back({"args", id});
+    return out;
+  case StepKind::Copy: {
+    const auto &s = *step.getIf<CopyStep>();
+    return {{"src", s.src}, {"dst", s.dst}};
+  }
+  case StepKind::Branch:
+    return {{"cond", step.getIf<BranchStep>()->cond}};
+  case StepKind::Jump:
+    return out;
+  case StepKind::Conv2d: {
+    const auto &s = *step.getIf<Conv2dStep>();
+    out = {{"src", s.src}, {"weights", s.weights}};
+    optional("bias", s.bias);
+    optional("sum", s.sum);
+    out.push_back({"dst", s.dst});
+    return out;
+  }
+  case StepKind::Conv2dFilterGrad: {
+    const auto &s = *step.getIf<Conv2dFilterGradStep>();
+    return {{"src", s.src}, {"weights", s.weights}, {"dst", s.dst}};
+  }
+  case StepKind::Matmul: {
+    const auto &s = *step.getIf<MatmulStep>();
+    out = {{"src", s.src}, {"weights", s.weights}};
+    optional("bias", s.bias);
+    optional("sum", s.sum);
+    out.push_back({"dst", s.dst});
+    return out;
+  }
+  case StepKind::Pool2d: {
+    const auto &s = *step.getIf<Pool2dStep>();
+    return {{"src", s.src}, {"dst", s.dst}};
+  }
+  case StepKind::Concat: {
+    const auto &s = *step.getIf<ConcatStep>();
+    for (int64_t id : s.srcs)
+      out.push_back({"srcs", id});
+    out.push_back({"dst", s.dst});
+    return out;
+  }
+  case StepKind::Binary: {
+    const auto &s = *step.getIf<BinaryStep>();
+    return {{"src0", s.src0}, {"src1", s.src1}, {"dst", s.dst}};
+  }
+  case StepKind::Sgemm: {
+    const auto &s = *step.getIf<SgemmStep>();
+    return {{"a", s.a}, {"b", s.b}, {"c", s.c}};
+  }
+  }
+  return out;
+}
+
+std::optional<int64_t> artifact::controlTarget(const Step &step) {
+  if (const auto *branch = step.getIf<BranchStep>())
+    return branch->elseStep;
+  if (const auto *jump = step.getIf<JumpStep>())
+    return jump->to;
+  return std::nullopt;
+}
+
+World artifact::singleProcessWorld(int64_t numDevices,
+                                   const std::vector<Entry> &entries) {
+  Rank rank;
+  for (int64_t d = 0; d < numDevices; ++d)
+    rank.devices.push_back(d);
+  for (const Entry &e : entries) {
+    rank.programs.emplace_back();
+    for (size_t p = 0; p < e.programs.size(); ++p)
+      rank.programs.back().push_back(int64_t(p));
+  }
+  World world;
+  world.ranks.push_back(std::move(rank));
+  return world;
+}

@@ -1,0 +1,274 @@
+//===- Writer.cpp - The manifest's JSON, written once ---------------------===//
+//
+// Part of Loom. See Schema.h and docs/Artifact.md: the one writer of the
+// artifact schema (the compiler calls it; Reader.cpp reads what it writes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Artifact/Json.h"
+#include "loom/Artifact/Schema.h"
+
+#include <cstdio>
+
+using namespace loom;
+using namespace loom::artifact;
+
+namespace {
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)v);
+  return buf;
+}
+
+Json strings(const std::vector<std::string> &values) {
+  Json a = Json::makeArray();
+  for (const std::string &v : values)
+    a.push(v);
+  return a;
+}
+
+/// "activation" and, when it takes parameters, both of them.
+void writeActivation(const PostOp &a, Json &attrs) {
+  attrs.set("activation", activationName(a.kind));
+  if (activationParameters(a.kind) > 0) {
+    attrs.set("activation_alpha", a.alpha);
+    attrs.set("activation_beta", a.beta);
+  }
+}
+
+void writeConvolution(const ConvolutionOperands &c, Json &args, Json &attrs) {
+  args.set("src", c.src).set("weights", c.weights).set("dst", c.dst);
+  attrs.set("src_shape", Json::integers(c.srcShape))
+      .set("weights_shape", Json::integers(c.weightsShape))
+      .set("dst_shape", Json::integers(c.dstShape))
+      .set("strides", Json::integers(c.strides))
+      .set("pads", Json::integers(c.pads))
+      .set("dilations", Json::integers(c.dilations))
+      .set("groups", c.groups);
+}
+
+void writeOptional(Json &args, const char *role, int64_t id) {
+  if (id != -1)
+    args.set(role, id);
+}
+
+/// A library or control step's "args" and "attrs".
+void writeOperands(const Step &step, Json &args, Json &attrs) {
+  switch (step.kind()) {
+  case StepKind::Kernel:
+    return; // written by writeStep: positional args, no attrs
+  case StepKind::Copy: {
+    const auto &s = *step.getIf<CopyStep>();
+    args.set("src", s.src).set("dst", s.dst);
+    return;
+  }
+  case StepKind::Branch: {
+    const auto &s = *step.getIf<BranchStep>();
+    args.set("cond", s.cond);
+    attrs.set("else", s.elseStep);
+    return;
+  }
+  case StepKind::Jump:
+    attrs.set("to", step.getIf<JumpStep>()->to);
+    return;
+  case StepKind::Conv2d: {
+    const auto &s = *step.getIf<Conv2dStep>();
+    writeConvolution(s, args, attrs);
+    writeOptional(args, "bias", s.bias);
+    writeOptional(args, "sum", s.sum);
+    attrs.set("algorithm", convAlgorithmName(s.algorithm));
+    writeActivation(s.activation, attrs);
+    return;
+  }
+  case StepKind::Conv2dFilterGrad:
+    writeConvolution(*step.getIf<Conv2dFilterGradStep>(), args, attrs);
+    return;
+  case StepKind::Matmul: {
+    const auto &s = *step.getIf<MatmulStep>();
+    args.set("src", s.src).set("weights", s.weights).set("dst", s.dst);
+    writeOptional(args, "bias", s.bias);
+    writeOptional(args, "sum", s.sum);
+    attrs.set("src_shape", Json::integers(s.srcShape))
+        .set("weights_shape", Json::integers(s.weightsShape))
+        .set("dst_shape", Json::integers(s.dstShape))
+        .set("weights_constant", s.weightsConstant);
+    writeActivation(s.activation, attrs);
+    return;
+  }
+  case StepKind::Pool2d: {
+    const auto &s = *step.getIf<Pool2dStep>();
+    args.set("src", s.src).set("dst", s.dst);
+    attrs.set("src_shape", Json::integers(s.srcShape))
+        .set("dst_shape", Json::integers(s.dstShape))
+        .set("kernel", Json::integers(s.kernel))
+        .set("strides", Json::integers(s.strides))
+        .set("pads", Json::integers(s.pads))
+        .set("algorithm", poolAlgorithmName(s.algorithm));
+    return;
+  }
+  case StepKind::Concat: {
+    const auto &s = *step.getIf<ConcatStep>();
+    args.set("srcs", Json::integers(s.srcs)).set("dst", s.dst);
+    attrs.set("src_channels", Json::integers(s.srcChannels))
+        .set("dst_shape", Json::integers(s.dstShape));
+    return;
+  }
+  case StepKind::Binary: {
+    const auto &s = *step.getIf<BinaryStep>();
+    args.set("src0", s.src0).set("src1", s.src1).set("dst", s.dst);
+    attrs.set("dst_shape", Json::integers(s.dstShape))
+        .set("algorithm", binaryAlgorithmName(s.algorithm));
+    writeActivation(s.activation, attrs);
+    return;
+  }
+  case StepKind::Sgemm: {
+    const auto &s = *step.getIf<SgemmStep>();
+    args.set("a", s.a).set("b", s.b).set("c", s.c);
+    attrs.set("a_shape", Json::integers(s.aShape))
+        .set("b_shape", Json::integers(s.bShape))
+        .set("batch", s.batch);
+    return;
+  }
+  }
+}
+
+Json writeStep(const Step &step) {
+  Json o = Json::makeObject();
+  o.set("op", stepKindName(step.kind()));
+  if (const auto *k = step.getIf<KernelStep>()) {
+    o.set("name", k->name)
+        .set("args", Json::integers(k->args))
+        .set("range", k->range);
+    return o;
+  }
+  Json args = Json::makeObject(), attrs = Json::makeObject();
+  writeOperands(step, args, attrs);
+  o.set("args", std::move(args));
+  if (!attrs.object().empty())
+    o.set("attrs", std::move(attrs));
+  return o;
+}
+
+Json writeTensor(const TensorDesc &t) {
+  return Json::makeObject()
+      .set("name", t.name)
+      .set("dtype", t.dtype)
+      .set("shape", Json::integers(t.shape));
+}
+
+Json writeBuffer(const Buffer &b) {
+  Json o = Json::makeObject();
+  o.set("kind", bufferKindName(b.kind)).set("device", b.device);
+  switch (b.kind) {
+  case BufferKind::Input:
+  case BufferKind::Output:
+    return o.set("index", b.index);
+  case BufferKind::Weight:
+    return o.set("name", b.weight);
+  case BufferKind::Arena:
+    return o.set("offset", b.offset).set("bytes", b.bytes);
+  }
+  return o;
+}
+
+Json writeEntry(const Entry &e) {
+  Json inputs = Json::makeArray(), outputs = Json::makeArray(),
+       buffers = Json::makeArray(), programs = Json::makeArray();
+  for (const TensorDesc &t : e.inputs)
+    inputs.push(writeTensor(t));
+  for (const TensorDesc &t : e.outputs)
+    outputs.push(writeTensor(t));
+  for (const Buffer &b : e.buffers)
+    buffers.push(writeBuffer(b));
+  for (const Program &p : e.programs) {
+    Json steps = Json::makeArray();
+    for (const Step &s : p.steps)
+      steps.push(writeStep(s));
+    programs.push(Json::makeObject()
+                      .set("device", p.device)
+                      .set("arena_bytes", p.arenaBytes)
+                      .set("steps", std::move(steps)));
+  }
+  return Json::makeObject()
+      .set("name", e.name)
+      .set("inputs", std::move(inputs))
+      .set("outputs", std::move(outputs))
+      .set("buffers", std::move(buffers))
+      .set("programs", std::move(programs));
+}
+
+Json writeDevice(const Device &d) {
+  return Json::makeObject()
+      .set("kind", deviceKindName(d.kind))
+      .set("ordinal", d.ordinal)
+      .set("triple", d.triple)
+      .set("chip", d.chip)
+      .set("features", strings(d.features));
+}
+
+Json writeWeights(const Weights &w) {
+  Json o = Json::makeObject();
+  switch (w.storage) {
+  case WeightStorage::None:
+    return o.set("storage", "none");
+  case WeightStorage::Embedded:
+    o.set("storage", "embedded");
+    break;
+  case WeightStorage::External:
+    o.set("storage", "external").set("file", w.file);
+    break;
+  }
+  Json tensors = Json::makeArray();
+  for (const WeightTensor &t : w.tensors)
+    tensors.push(Json::makeObject()
+                     .set("name", t.name)
+                     .set("dtype", t.dtype)
+                     .set("shape", Json::integers(t.shape))
+                     .set("checksum", hex64(t.checksum)));
+  return o.set("size", w.size)
+      .set("checksum", hex64(w.checksum))
+      .set("tensors", std::move(tensors));
+}
+
+Json writeWorld(const World &world) {
+  Json ranks = Json::makeArray();
+  for (const Rank &r : world.ranks) {
+    Json programs = Json::makeArray(), channels = Json::makeArray();
+    for (const std::vector<int64_t> &p : r.programs)
+      programs.push(Json::integers(p));
+    for (const Channel &c : r.channels)
+      channels.push(
+          Json::makeObject()
+              .set("name", c.name)
+              .set("direction",
+                   c.direction == ChannelDirection::Send ? "send" : "recv")
+              .set("peer", c.peer)
+              .set("bytes", c.bytes)
+              .set("dtype", c.dtype));
+    ranks.push(Json::makeObject()
+                   .set("devices", Json::integers(r.devices))
+                   .set("programs", std::move(programs))
+                   .set("channels", std::move(channels)));
+  }
+  return Json::makeObject().set("ranks", std::move(ranks));
+}
+
+} // namespace
+
+std::string artifact::writeManifest(const Manifest &m) {
+  Json devices = Json::makeArray(), entries = Json::makeArray();
+  for (const Device &d : m.devices)
+    devices.push(writeDevice(d));
+  for (const Entry &e : m.entries)
+    entries.push(writeEntry(e));
+  return Json::makeObject()
+      .set("format", kManifestFormat)
+      .set("version", kManifestVersion)
+      .set("loom_version", m.loomVersion)
+      .set("devices", std::move(devices))
+      .set("weights", writeWeights(m.weights))
+      .set("entries", std::move(entries))
+      .set("world", writeWorld(m.world))
+      .print();
+}

@@ -1,0 +1,67 @@
+//===- Cpu.h - The CPU device's library steps -------------------*- C++ -*-===//
+//
+// Part of Loom. What the CPU device (CpuDevice.cpp) and its oneDNN and
+// OpenBLAS steps (Library.cpp) share: the memory of one queue's runs, and
+// the prepared step they run on it. The oneDNN engine belongs to the device,
+// the stream and scratch to a queue: nothing is process-wide.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_LIB_RUNTIME_CPU_H
+#define LOOM_LIB_RUNTIME_CPU_H
+
+#include "Device.h"
+
+#include <dnnl.hpp>
+
+namespace loom::rt::cpu {
+
+/// What the runs on one CPU queue use: oneDNN's stream on the device's
+/// engine and scratch memory, grown on demand and kept (a cache). Slot 0 is
+/// oneDNN's scratchpad; 1, 2 and 3 a step's source, destination and
+/// run-time weights in the layout its primitive computes in when the buffer
+/// holds another (3 also an addend reordered before the weights are). Used
+/// by one thread at a time, as its queue is.
+class Stream {
+public:
+  explicit Stream(const dnnl::engine &engine)
+      : engine(engine), stream(engine) {}
+  ~Stream();
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+
+  /// Slot \p slot, at least \p bytes, 64-byte aligned.
+  void *scratch(int slot, size_t bytes);
+
+  const dnnl::engine &engine;
+  dnnl::stream stream;
+
+private:
+  struct Slot {
+    void *data = nullptr;
+    size_t size = 0;
+  };
+  Slot slots[4];
+};
+
+/// A oneDNN or OpenBLAS call prepared once per model, run on any queue's
+/// stream (concurrently from several).
+class LibraryStep : public PreparedStep {
+public:
+  /// Runs the step; \p buffers are the entry's buffer addresses.
+  virtual Error run(Stream &stream, void *const *buffers) const = 0;
+};
+
+/// Prepares the library steps of \p program on \p engine (Device::prepare):
+/// chooses where convolutions keep activations in oneDNN's blocked layout
+/// (buffers that only convolutions touch; LOOM_ONEDNN_LAYOUT=plain keeps
+/// every buffer NCHW) and makes each primitive, prepacking constant weights.
+Error prepareProgram(const dnnl::engine &engine, const artifact::Entry &entry,
+                     const artifact::Program &program,
+                     const std::vector<int64_t> &bufferBytes,
+                     const std::vector<void *> &constants,
+                     std::vector<std::unique_ptr<PreparedStep>> &out);
+
+} // namespace loom::rt::cpu
+
+#endif // LOOM_LIB_RUNTIME_CPU_H

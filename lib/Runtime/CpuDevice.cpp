@@ -1,0 +1,217 @@
+//===- CpuDevice.cpp - The CPU device -------------------------------------===//
+//
+// Part of Loom. See Device.h. The CPU device owns the oneDNN engine its
+// steps were prepared on and its thread count; a queue owns a oneDNN stream
+// and the scratch memory of its runs. Work on a CPU queue runs when it is
+// enqueued, on the calling thread and the OpenMP team it forks, so a queue
+// is always synchronized and its events always complete.
+//
+// Threads: oneDNN from Debian runs on GNU OpenMP, and generated kernels are
+// split over the same libgomp team (through its ABI entry GOMP_parallel,
+// with the device's thread count), so the two never compete for the cores.
+// OpenMP's and OpenBLAS's thread counts are theirs (per calling thread and
+// process-wide): a launch sets them to the device's count when they differ.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cpu.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" {
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned numThreads,
+                   unsigned flags);
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+void omp_set_num_threads(int n);
+int omp_get_max_threads(void);
+}
+
+using namespace loom;
+using namespace loom::rt;
+namespace art = loom::artifact;
+
+Event::~Event() = default;
+Queue::~Queue() = default;
+PreparedStep::~PreparedStep() = default;
+Device::~Device() = default;
+
+std::string Device::name() const {
+  return std::string(art::deviceKindName(kind())) + ":" +
+         std::to_string(ordinal());
+}
+
+Error rt::createDevice(art::DeviceKind kind, int64_t ordinal,
+                       const DeviceOptions &options,
+                       std::unique_ptr<Device> &out) {
+  switch (kind) {
+  case art::DeviceKind::Cpu:
+    return createCpuDevice(ordinal, options, out);
+  }
+  return makeError(LOOM_ERROR_INVALID_ARGUMENT, "unknown device kind");
+}
+
+namespace {
+
+/// Work on the CPU is done when it is enqueued.
+class CpuEvent : public Event {
+public:
+  bool query() const override { return true; }
+  Error synchronize() const override { return Error::ok(); }
+};
+
+class CpuDevice;
+
+class CpuQueue : public Queue {
+public:
+  CpuQueue(CpuDevice &device, const dnnl::engine &engine);
+  Device &device() const override;
+  Error synchronize() override { return Error::ok(); }
+  std::unique_ptr<Event> record() override {
+    return std::make_unique<CpuEvent>();
+  }
+  /// Every event is complete by the time another queue could record it.
+  Error wait(const Event &event) override { return event.synchronize(); }
+
+  cpu::Stream stream;
+
+private:
+  CpuDevice &owner;
+};
+
+struct KernelCall {
+  loom_kernel_fn fn;
+  void *const *buffers;
+  int64_t range;
+};
+
+void kernelWorker(void *data) {
+  auto *call = static_cast<KernelCall *>(data);
+  int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+  int64_t chunk = (call->range + n - 1) / n;
+  int64_t begin = t * chunk, end = std::min(call->range, begin + chunk);
+  if (begin < end)
+    call->fn(call->buffers, begin, end);
+}
+
+class CpuDevice : public Device {
+public:
+  explicit CpuDevice(int threads)
+      : engine(dnnl::engine::kind::cpu, 0),
+        threads(threads > 0 ? threads : omp_get_max_threads()) {}
+
+  art::DeviceKind kind() const override { return art::DeviceKind::Cpu; }
+  int64_t ordinal() const override { return 0; }
+
+  Error supports(const art::Device &spec) const override {
+    if (spec.triple.rfind("x86_64", 0) != 0)
+      return makeError(LOOM_ERROR_FORMAT, "the code is for '" + spec.triple +
+                                              "', not an x86-64 target");
+    return checkCpuFeatures(spec.features);
+  }
+
+  Error allocate(int64_t bytes, Allocation &out) override {
+    out = {};
+    size_t size = (size_t(bytes) + 63) / 64 * 64;
+    if (!size)
+      return Error::ok();
+    out.data = std::aligned_alloc(64, size);
+    if (!out.data)
+      return makeError(LOOM_ERROR_IO, "cannot allocate " +
+                                          std::to_string(size) +
+                                          " bytes on " + name());
+    out.bytes = bytes;
+    return Error::ok();
+  }
+  void deallocate(Allocation &allocation) override {
+    std::free(allocation.data);
+    allocation = {};
+  }
+
+  std::unique_ptr<Queue> createQueue() override {
+    return std::make_unique<CpuQueue>(*this, engine);
+  }
+
+  Error prepare(const art::Entry &entry, const art::Program &program,
+                const std::vector<int64_t> &bufferBytes,
+                const std::vector<void *> &constants,
+                std::vector<std::unique_ptr<PreparedStep>> &out) override {
+    applyThreads();
+    return cpu::prepareProgram(engine, entry, program, bufferBytes, constants,
+                               out);
+  }
+
+  Error launchKernel(Queue &, loom_kernel_fn fn, void *const *args,
+                     int64_t range) override {
+    int64_t n = std::min<int64_t>(threads, range);
+    if (n <= 1) {
+      fn(args, 0, range);
+      return Error::ok();
+    }
+    KernelCall call{fn, args, range};
+    GOMP_parallel(kernelWorker, &call, unsigned(n), 0);
+    return Error::ok();
+  }
+
+  Error launchLibrary(Queue &queue, const PreparedStep &step,
+                      void *const *buffers) override {
+    applyThreads();
+    // This device made both: its queues are CpuQueues, its steps
+    // cpu::LibrarySteps.
+    return static_cast<const cpu::LibraryStep &>(step).run(
+        static_cast<CpuQueue &>(queue).stream, buffers);
+  }
+
+  Error copy(Queue &, void *dst, const void *src, int64_t bytes) override {
+    std::memmove(dst, src, size_t(bytes));
+    return Error::ok();
+  }
+
+  Error readToHost(Queue &queue, void *host, const void *src,
+                   int64_t bytes) override {
+    if (Error err = queue.synchronize())
+      return err;
+    std::memcpy(host, src, size_t(bytes));
+    return Error::ok();
+  }
+
+private:
+  /// OpenMP's team size (per calling thread) and OpenBLAS's (process-wide)
+  /// are the library calls' thread count.
+  void applyThreads() const {
+    if (omp_get_max_threads() != threads)
+      omp_set_num_threads(threads);
+    if (openblas_get_num_threads() != threads)
+      openblas_set_num_threads(threads);
+  }
+
+  dnnl::engine engine;
+  int threads;
+};
+
+CpuQueue::CpuQueue(CpuDevice &device, const dnnl::engine &engine)
+    : stream(engine), owner(device) {}
+
+Device &CpuQueue::device() const { return owner; }
+
+} // namespace
+
+Error rt::createCpuDevice(int64_t ordinal, const DeviceOptions &options,
+                          std::unique_ptr<Device> &out) {
+  if (ordinal != 0)
+    return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "no device cpu:" + std::to_string(ordinal) +
+                         ": the CPU is one device, cpu:0");
+  try {
+    out = std::make_unique<CpuDevice>(options.threads);
+  } catch (const dnnl::error &e) {
+    return makeError(LOOM_ERROR_LIBRARY,
+                     std::string("oneDNN cannot create its CPU engine: ") +
+                         e.what());
+  }
+  return Error::ok();
+}

@@ -1,0 +1,299 @@
+//===- ArtifactTest.cpp - The artifact schema: write, read, refuse --------===//
+//
+// Part of Loom. lib/Artifact's one writer and one reader agree: a manifest
+// holding every step kind of StepKinds.def, every buffer kind and a world
+// of several ranks with channels reads back as written; bad manifests are
+// refused with messages naming the field.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Artifact/Json.h"
+#include "loom/Artifact/Schema.h"
+
+#include "gtest/gtest.h"
+
+#include <limits>
+#include <set>
+
+using namespace loom;
+using namespace loom::artifact;
+
+namespace {
+
+/// One step of every kind, on buffers 0..7 of a 4-d f32 entry.
+std::vector<Step> everyStepKind() {
+  Shape nchw = {1, 8, 4, 4}, oihw = {8, 8, 3, 3};
+  std::vector<Step> steps;
+  steps.push_back(KernelStep{"k0", {0, 4}, 16});
+  steps.push_back(CopyStep{4, 5});
+  steps.push_back(BranchStep{6, 4});
+  steps.push_back(JumpStep{5});
+  Conv2dStep conv;
+  static_cast<ConvolutionOperands &>(conv) = {
+      0, 2, 4, nchw, oihw, nchw, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1};
+  conv.bias = 3;
+  conv.sum = 5;
+  conv.algorithm = ConvAlgorithm::Winograd;
+  conv.activation = {Activation::Clip, -1.5, 6};
+  steps.push_back(conv);
+  Conv2dFilterGradStep grad;
+  static_cast<ConvolutionOperands &>(grad) = {
+      0, 4, 5, nchw, nchw, oihw, {2, 2}, {0, 0, 1, 1}, {1, 1}, 1};
+  steps.push_back(grad);
+  MatmulStep matmul;
+  matmul.src = 0;
+  matmul.weights = 2;
+  matmul.dst = 4;
+  matmul.bias = 3;
+  matmul.srcShape = {32, 4};
+  matmul.weightsShape = {4, 4};
+  matmul.dstShape = {32, 4};
+  matmul.weightsConstant = true;
+  matmul.activation = {Activation::LeakyRelu, 0.125, 0};
+  steps.push_back(matmul);
+  steps.push_back(Pool2dStep{4, 5, nchw, {1, 8, 2, 2}, {2, 2}, {2, 2},
+                             {0, 0, 0, 0}, PoolAlgorithm::AvgIncludePad});
+  steps.push_back(ConcatStep{{4, 5}, 7, {3, 5}, nchw});
+  steps.push_back(BinaryStep{4, 5, 7, nchw, BinaryAlgorithm::Add,
+                             {Activation::GeluTanh, 0, 0}});
+  steps.push_back(SgemmStep{0, 2, 4, {16, 8}, {8, 8}, 2});
+  return steps;
+}
+
+/// A manifest with two devices, each running a program of one entry, and a
+/// world of two ranks joined by a channel.
+Manifest twoRankManifest() {
+  Manifest m;
+  m.loomVersion = "test";
+  for (int64_t d = 0; d < 2; ++d)
+    m.devices.push_back({DeviceKind::Cpu, 0, "x86_64-unknown-linux-gnu",
+                         "znver3", {"avx2", "fma"}});
+  m.weights.storage = WeightStorage::External;
+  m.weights.file = "w.safetensors";
+  m.weights.size = 1234;
+  m.weights.checksum = 0x0123456789abcdefULL;
+  m.weights.tensors.push_back({"w", "F32", {8, 8, 3, 3}, 42});
+  Entry e;
+  e.name = "main";
+  e.inputs.push_back({"x", "f32", {1, 8, 4, 4}, 0});
+  e.outputs.push_back({"y", "f32", {1, 8, 4, 4}, 0});
+  e.buffers = {{BufferKind::Input, 0, 0, "", 0, 0},
+               {BufferKind::Output, 0, 0, "", 0, 0},
+               {BufferKind::Weight, 0, 0, "w", 0, 0},
+               {BufferKind::Arena, 0, 0, "", 0, 64},
+               {BufferKind::Arena, 0, 0, "", 64, 512},
+               {BufferKind::Arena, 0, 0, "", 576, 512},
+               {BufferKind::Arena, 0, 0, "", 1088, 1},
+               {BufferKind::Arena, 0, 0, "", 1152, 512},
+               {BufferKind::Arena, 1, 0, "", 0, 512}};
+  e.programs.push_back({0, 1664, everyStepKind()});
+  e.programs.push_back({1, 512, {KernelStep{"k1", {8}, 1}}});
+  m.entries.push_back(std::move(e));
+  Rank r0, r1;
+  r0.devices = {0};
+  r0.programs = {{0}};
+  r0.channels.push_back({"act", ChannelDirection::Send, 1, 512, "f32"});
+  r1.devices = {1};
+  r1.programs = {{1}};
+  r1.channels.push_back({"act", ChannelDirection::Recv, 0, 512, "f32"});
+  m.world.ranks = {r0, r1};
+  return m;
+}
+
+/// The reader's message for \p text, or "" when it reads.
+std::string refusal(const std::string &text) {
+  Manifest m;
+  std::optional<ReadError> error = readManifest(text, m);
+  return error ? error->message : "";
+}
+
+/// The manifest text of \p m after \p edit changes its JSON.
+template <typename Edit> std::string edited(const Manifest &m, Edit edit) {
+  Json root;
+  std::string error;
+  EXPECT_TRUE(Json::parse(writeManifest(m), root, error)) << error;
+  edit(root);
+  return root.print();
+}
+
+/// The member at \p path ("entries", 0, "programs", ...) of \p root.
+Json &at(Json &root, std::initializer_list<std::variant<const char *, int>>
+                         path) {
+  Json *j = &root;
+  for (const auto &p : path) {
+    if (std::holds_alternative<int>(p))
+      j = const_cast<Json *>(&j->array()[std::get<int>(p)]);
+    else
+      j = const_cast<Json *>(j->get(std::get<const char *>(p)));
+  }
+  return *j;
+}
+
+} // namespace
+
+TEST(ArtifactTest, EveryStepKindIsListed) {
+  std::set<StepKind> kinds;
+  for (const Step &s : everyStepKind())
+    kinds.insert(s.kind());
+  int numKinds = 0;
+#define LOOM_STEP_KIND(Kind, Spelling)                                         \
+  ++numKinds;                                                                  \
+  EXPECT_EQ(parseStepKind(Spelling), StepKind::Kind);                          \
+  EXPECT_EQ(stepKindName(StepKind::Kind), Spelling);
+#include "loom/Artifact/StepKinds.def"
+  EXPECT_EQ(int(kinds.size()), numKinds);
+  EXPECT_EQ(int(std::variant_size_v<StepRecord>), numKinds);
+}
+
+TEST(ArtifactTest, WriteThenReadEveryStepKindAndTheWorld) {
+  Manifest written = twoRankManifest();
+  std::string text = writeManifest(written);
+  Manifest read;
+  std::optional<ReadError> error = readManifest(text, read);
+  ASSERT_FALSE(error) << error->message;
+  // What was read writes the same text: every field made the round trip.
+  EXPECT_EQ(writeManifest(read), text);
+  ASSERT_EQ(read.entries.size(), 1u);
+  const Entry &e = read.entries[0];
+  ASSERT_EQ(e.programs.size(), 2u);
+  ASSERT_EQ(e.programs[0].steps.size(), everyStepKind().size());
+  for (size_t i = 0; i < e.programs[0].steps.size(); ++i)
+    EXPECT_EQ(e.programs[0].steps[i].kind(), everyStepKind()[i].kind());
+  const auto *conv = e.programs[0].steps[4].getIf<Conv2dStep>();
+  ASSERT_TRUE(conv);
+  EXPECT_EQ(conv->sum, 5);
+  EXPECT_EQ(conv->algorithm, ConvAlgorithm::Winograd);
+  EXPECT_EQ(conv->activation.kind, Activation::Clip);
+  EXPECT_DOUBLE_EQ(conv->activation.alpha, -1.5);
+  const auto *matmul = e.programs[0].steps[6].getIf<MatmulStep>();
+  ASSERT_TRUE(matmul);
+  EXPECT_TRUE(matmul->weightsConstant);
+  EXPECT_DOUBLE_EQ(matmul->activation.alpha, 0.125);
+  // Sizes the reader fills in.
+  EXPECT_EQ(e.inputs[0].bytes, 512);
+  EXPECT_EQ(e.buffers[0].bytes, 512);
+  // The world.
+  ASSERT_EQ(read.world.ranks.size(), 2u);
+  EXPECT_EQ(read.world.ranks[1].devices, std::vector<int64_t>{1});
+  EXPECT_EQ(read.world.ranks[1].programs[0], std::vector<int64_t>{1});
+  const Channel &c = read.world.ranks[0].channels[0];
+  EXPECT_EQ(c.name, "act");
+  EXPECT_EQ(c.direction, ChannelDirection::Send);
+  EXPECT_EQ(c.peer, 1);
+  EXPECT_EQ(c.bytes, 512);
+  EXPECT_EQ(read.weights.checksum, 0x0123456789abcdefULL);
+  EXPECT_EQ(read.devices[1].features,
+            (std::vector<std::string>{"avx2", "fma"}));
+}
+
+TEST(ArtifactTest, SingleProcessWorld) {
+  Manifest m = twoRankManifest();
+  m.world = singleProcessWorld(m.devices.size(), m.entries);
+  ASSERT_EQ(m.world.ranks.size(), 1u);
+  EXPECT_EQ(m.world.ranks[0].devices, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(m.world.ranks[0].programs[0], (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(refusal(writeManifest(m)), "");
+}
+
+TEST(ArtifactTest, AnotherVersionAsksToRecompile) {
+  std::string text = edited(twoRankManifest(),
+                            [](Json &root) { root.set("version", 1); });
+  Manifest m;
+  std::optional<ReadError> error = readManifest(text, m);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind, ReadError::Kind::Version);
+  EXPECT_EQ(error->message,
+            "manifest: format version 1; this runtime reads version 2 "
+            "(recompile with this Loom's loom-compile)");
+}
+
+TEST(ArtifactTest, BadManifestsNameTheField) {
+  Manifest m = twoRankManifest();
+  EXPECT_EQ(refusal(edited(m,
+                           [](Json &root) {
+                             at(root, {"entries", 0, "programs", 0, "steps", 3})
+                                 .set("op", "onednn.conv3d");
+                           })),
+            "manifest: entries[0].programs[0].steps[3].op: unknown step "
+            "'onednn.conv3d'");
+  EXPECT_EQ(refusal(edited(m,
+                           [](Json &root) {
+                             at(root, {"entries", 0, "programs", 1})
+                                 .set("device", 2);
+                           })),
+            "manifest: entries[0].programs[1].device: device 2 is out of "
+            "range (the manifest has 2)");
+  EXPECT_EQ(refusal(edited(m,
+                           [](Json &root) {
+                             at(root, {"entries", 0, "buffers", 4})
+                                 .set("device", 7);
+                           })),
+            "manifest: entries[0].buffers[4].device: device 7 is out of "
+            "range (the manifest has 2)");
+  EXPECT_EQ(refusal(edited(m,
+                           [](Json &root) {
+                             at(root, {"world", "ranks", 1})
+                                 .set("devices", Json::integers({1, 5}));
+                           })),
+            "manifest: world.ranks[1].devices: device 5 is out of range (the "
+            "manifest has 2)");
+  EXPECT_EQ(refusal(edited(m,
+                           [](Json &root) {
+                             at(root, {"entries", 0, "programs", 0, "steps", 1,
+                                       "args"})
+                                 .set("src", 8);
+                           })),
+            "manifest: entries[0].programs[0].steps[1].args.src: buffer 8 is "
+            "on device 1; the program runs on device 0");
+}
+
+TEST(ArtifactTest, BadWorldsAreRefused) {
+  Manifest m = twoRankManifest();
+  // Both ranks drive device 1.
+  EXPECT_EQ(refusal(edited(m,
+                           [](Json &root) {
+                             at(root, {"world", "ranks", 0})
+                                 .set("devices", Json::integers({0, 1}));
+                           })),
+            "manifest: world.ranks[1].devices: device 1 also belongs to "
+            "rank 0");
+  // A rank runs a program on a device it does not drive.
+  EXPECT_EQ(refusal(edited(m,
+                           [](Json &root) {
+                             Json programs = Json::makeArray();
+                             programs.push(Json::integers({0, 1}));
+                             at(root, {"world", "ranks", 0})
+                                 .set("programs", std::move(programs));
+                           })),
+            "manifest: world.ranks[0].programs[0]: program 1 runs on device "
+            "1, which is not one of this rank's");
+  // A channel to a rank that does not exist, and one without its other
+  // side.
+  m.world.ranks[0].channels[0].peer = 4;
+  EXPECT_EQ(refusal(writeManifest(m)),
+            "manifest: world.ranks[0].channels[0].peer: rank 4 is not "
+            "another rank of the 2");
+  m.world.ranks[0].channels[0].peer = 1;
+  m.world.ranks[1].channels[0].bytes = 256;
+  EXPECT_EQ(refusal(writeManifest(m)),
+            "manifest: world.ranks[0].channels[0]: rank 1 has no matching "
+            "side of channel 'act' (the other direction, same bytes and "
+            "dtype)");
+}
+
+TEST(ArtifactTest, ControlFlowGoesForward) {
+  Manifest m = twoRankManifest();
+  m.entries[0].programs[0].steps[2] = BranchStep{6, 1};
+  EXPECT_EQ(refusal(writeManifest(m)),
+            "manifest: entries[0].programs[0].steps[2].attrs: goes to step 1, "
+            "not after this step and within the 11 steps");
+}
+
+TEST(ArtifactTest, NumbersThatAreNotFiniteAreRefused) {
+  Manifest m = twoRankManifest();
+  m.entries[0].programs[0].steps[4].getIf<Conv2dStep>()->activation.beta =
+      std::numeric_limits<double>::infinity();
+  EXPECT_EQ(refusal(writeManifest(m)),
+            "manifest: entries[0].programs[0].steps[4].attrs.activation_beta: "
+            "expected a number");
+}
