@@ -102,7 +102,7 @@ Row runArtifact(StringRef backend, StringRef dir, StringRef mlir,
     row.error = "loom-compile failed " + message;
     return row;
   }
-  loom_model_options options{int(threads), nullptr};
+  loom_model_options options{int(threads), nullptr, nullptr};
   loom_model *model = nullptr;
   loom_context *context = nullptr;
   if (loom_model_load(so.c_str(), &options, &model) != LOOM_OK ||

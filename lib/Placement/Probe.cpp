@@ -214,7 +214,7 @@ std::unique_ptr<placement::ProbeArtifact> placement::compileModuleText(
     error = diagnostics.empty() ? "compilation failed" : diagnostics;
     return nullptr;
   }
-  loom_model_options load{threads, nullptr};
+  loom_model_options load{threads, nullptr, nullptr};
   bool loaded = loom_model_load(path.c_str(), &load, &probe->model) == LOOM_OK &&
                 loom_context_create(probe->model, &probe->context) == LOOM_OK;
   llvm::sys::fs::remove(path);

@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   loom_model *model;
-  loom_model_options options = {0, NULL};
+  loom_model_options options = {0, NULL, NULL};
   if (loom_model_load(argv[1], &options, &model) != LOOM_OK) {
     fprintf(stderr, "error: %s\n", loom_last_error());
     return 1;

@@ -60,7 +60,7 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
 bool TrainStep::open(const std::string &artifact, const std::string &trainEntry,
                      const std::string &evalEntry, int numThreads,
                      std::string &error) {
-  loom_model_options options = {numThreads, nullptr};
+  loom_model_options options = {numThreads, nullptr, nullptr};
   if (loom_model_load(artifact.c_str(), &options, &model_) != LOOM_OK) {
     error = loom_last_error();
     model_ = nullptr;

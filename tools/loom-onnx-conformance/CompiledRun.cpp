@@ -127,7 +127,7 @@ int64_t elements(const loom_tensor_desc &d) {
 /// Runs entry 0 of the artifact at \p path on \p inputs.
 llvm::Expected<std::vector<CompiledOutput>>
 runArtifact(const std::string &path, const std::vector<ONNXTensor> &inputs) {
-  loom_model_options options{1, nullptr};
+  loom_model_options options{1, nullptr, nullptr};
   loom_model *model = nullptr;
   if (loom_model_load(path.c_str(), &options, &model) != LOOM_OK)
     return runtimeError("load failed");
