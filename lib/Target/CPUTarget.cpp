@@ -50,8 +50,10 @@ createTargetMachine(StringRef cpuName) {
     llvm::sort(flags);
     features = llvm::join(flags, ",");
   }
+  // Asked with the generic CPU, so that LLVM does not warn about a name it
+  // does not know before we say so.
   std::unique_ptr<MCSubtargetInfo> sti(
-      target->createMCSubtargetInfo(triple, cpu, features));
+      target->createMCSubtargetInfo(triple, "", ""));
   if (!sti || !sti->isCPUStringValid(cpu))
     return makeError("target 'cpu:" + cpu + "': '" + cpu +
                      "' is not a CPU LLVM knows for " + kTriple +
