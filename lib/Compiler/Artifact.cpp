@@ -14,22 +14,17 @@
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/TargetParser/Host.h"
 
 using namespace llvm;
 using namespace loom::compiler;
 
 namespace {
 
-constexpr const char *kTriple = "x86_64-unknown-linux-gnu";
 // The descriptor's magic and ABI version: include/loom-c/ArtifactABI.h's,
 // the runtime's.
 constexpr uint32_t kMagic = LOOM_ARTIFACT_MAGIC;
@@ -141,52 +136,6 @@ Error link(StringRef object, StringRef output) {
 }
 
 } // namespace
-
-Expected<std::unique_ptr<TargetMachine>>
-loom::compiler::createTargetMachine(const TargetSpec &spec) {
-  InitializeNativeTarget();
-  InitializeNativeTargetAsmPrinter();
-  InitializeNativeTargetAsmParser();
-  std::string error;
-  Triple triple(kTriple);
-  const Target *target = TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return makeError("no LLVM target for " + Twine(kTriple) + ": " + error);
-  std::string cpu = spec.cpu, features;
-  if (cpu.empty() || cpu == "native") {
-    cpu = sys::getHostCPUName().str();
-    SmallVector<std::string> flags;
-    for (auto &f : sys::getHostCPUFeatures())
-      flags.push_back((f.second ? "+" : "-") + f.first().str());
-    llvm::sort(flags);
-    features = llvm::join(flags, ",");
-  }
-  std::unique_ptr<MCSubtargetInfo> sti(
-      target->createMCSubtargetInfo(triple, cpu, features));
-  if (!sti || !sti->isCPUStringValid(cpu))
-    return makeError("--cpu: '" + cpu + "' is not a CPU LLVM knows for " +
-                     kTriple + " (try znver3, skylake-avx512, x86-64-v3)");
-  TargetOptions options;
-  std::unique_ptr<TargetMachine> tm(
-      target->createTargetMachine(triple, cpu, features, options, Reloc::PIC_,
-                                  std::nullopt, CodeGenOptLevel::Aggressive));
-  if (!tm)
-    return makeError("cannot create an LLVM target machine for " + cpu);
-  return tm;
-}
-
-std::vector<std::string>
-loom::compiler::requiredFeatures(const TargetMachine &tm) {
-  static const char *const kCheckable[] = {
-      "sse4.2",  "avx",      "avx2",     "fma",      "f16c",
-      "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512bf16"};
-  const MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
-  std::vector<std::string> out;
-  for (const char *f : kCheckable)
-    if (sti->checkFeatures(std::string("+") + f))
-      out.push_back(f);
-  return out;
-}
 
 Error loom::compiler::writeArtifact(ArtifactContents &contents,
                                     LLVMContext &context, TargetMachine &tm,

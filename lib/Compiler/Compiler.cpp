@@ -6,7 +6,7 @@
 
 #include "loom/Compiler/Compiler.h"
 
-#include "loom/Compiler/KernelCodegen.h"
+#include "loom/Compiler/KernelOutlining.h"
 #include "loom/Compiler/Passes.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
@@ -15,8 +15,6 @@
 
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/Target/TargetMachine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
@@ -120,14 +118,15 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
 /// for, one program per entry on it, a world of one rank.
 std::string manifestText(ArrayRef<EntrySchedule> entries,
                          const WeightsBlob &weights, StringRef storage,
-                         StringRef weightsFile, const llvm::TargetMachine &tm) {
+                         StringRef weightsFile,
+                         const target::DeviceRequirements &device) {
   art::Manifest m;
   m.loomVersion = kLoomVersion;
   art::Device cpu;
   cpu.kind = art::DeviceKind::Cpu;
-  cpu.triple = tm.getTargetTriple().str();
-  cpu.chip = tm.getTargetCPU().str();
-  cpu.features = requiredFeatures(tm);
+  cpu.triple = device.triple;
+  cpu.chip = device.processor;
+  cpu.features = device.features;
   m.devices.push_back(std::move(cpu));
   for (const EntrySchedule &entry : entries)
     m.entries.push_back(toArtifact(entry, /*device=*/0));
@@ -167,6 +166,84 @@ std::string sourceText(ModuleOp module, ArrayRef<EntrySchedule> entries) {
   return text;
 }
 
+/// Prints \p module as loom-opt prints its output.
+void printAsLoomOpt(llvm::raw_ostream &os, ModuleOp module) {
+  module->print(os);
+  os << "\n";
+}
+
+/// Writes \p text to \p dir/\p name for --dump-kernels.
+LogicalResult dumpKernels(Location loc, StringRef dir, StringRef name,
+                          llvm::function_ref<void(llvm::raw_ostream &)> print) {
+  SmallString<128> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec = llvm::sys::fs::create_directories(dir);
+  if (!ec) {
+    llvm::raw_fd_ostream os(path, ec);
+    if (!ec) {
+      print(os);
+      os.close();
+      ec = os.error();
+    }
+  }
+  if (ec)
+    return emitError(loc, "cannot write ") << path << ": " << ec.message();
+  return success();
+}
+
+/// Outlines the codegen steps of \p entries as kernels, runs \p target's
+/// kernel pipeline on them, and emits them into \p contents (the kernel
+/// table in step order); sets each kernel step's range.
+LogicalResult generateKernels(Location loc,
+                              MutableArrayRef<EntrySchedule> entries,
+                              const target::Target &target,
+                              const CompileOptions &options,
+                              llvm::LLVMContext &llvmContext,
+                              ArtifactContents &contents) {
+  MLIRContext *context = loc.getContext();
+  OwningOpRef<ModuleOp> kernels = ModuleOp::create(loc);
+  for (const EntrySchedule &entry : entries) {
+    OwningOpRef<ModuleOp> part = outlineKernels(entry, context);
+    for (Operation &op : llvm::make_early_inc_range(*part->getBody()))
+      op.moveBefore(kernels->getBody(), kernels->getBody()->end());
+  }
+  for (EntrySchedule &entry : entries) {
+    for (const Step &s : entry.steps)
+      if (const artifact::KernelStep *k = s.kernel())
+        contents.kernelNames.push_back(k->name);
+  }
+  if (contents.kernelNames.empty())
+    return success();
+  StringRef dump = options.dumpKernelsDir;
+  auto write = [&](StringRef name, auto print) {
+    return dump.empty() ? success() : dumpKernels(loc, dump, name, print);
+  };
+  auto printKernels = [&](llvm::raw_ostream &os) {
+    printAsLoomOpt(os, *kernels);
+  };
+  auto printPipeline = [&](llvm::raw_ostream &os) {
+    os << target.kernelPipelineSpelling() << "\n";
+  };
+  if (failed(write("kernels.mlir", printKernels)) ||
+      failed(write("pipeline.txt", printPipeline)))
+    return failure();
+  PassManager lower(context);
+  target.buildKernelPipeline(lower);
+  if (failed(lower.run(*kernels)) ||
+      failed(write("kernels.lowered.mlir", printKernels)))
+    return failure();
+  auto emitted =
+      target.emitKernels(*kernels, contents.kernelNames, llvmContext);
+  if (failed(emitted))
+    return failure();
+  for (EntrySchedule &entry : entries)
+    for (Step &step : entry.steps)
+      if (artifact::KernelStep *k = step.kernel())
+        k->range = emitted->ranges.lookup(k->name);
+  contents.kernels = std::move(emitted->module);
+  return success();
+}
+
 } // namespace
 
 void compiler::buildFragmentPipeline(OpPassManager &pm,
@@ -190,9 +267,13 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
                                           StringRef outputPath) {
   MLIRContext *context = module.getContext();
   StageTimer timer(options.timingOut);
-  auto tm = createTargetMachine(options.target);
-  if (!tm)
-    return module.emitError(llvm::toString(tm.takeError()));
+  std::shared_ptr<const target::Target> target = options.target;
+  if (!target) {
+    auto host = target::TargetRegistry::builtin().create("cpu");
+    if (!host)
+      return module.emitError(llvm::toString(host.takeError()));
+    target = std::move(*host);
+  }
 
   // Fragments, then one schedule per public function.
   PassManager pm(context);
@@ -215,34 +296,13 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
                             "function");
   timer.done("schedule");
 
-  // Kernels: outline, lower, translate.
-  OwningOpRef<ModuleOp> kernels = ModuleOp::create(module.getLoc());
-  for (const EntrySchedule &entry : entries) {
-    OwningOpRef<ModuleOp> part = outlineKernels(entry, context);
-    for (Operation &op : llvm::make_early_inc_range(*part->getBody()))
-      op.moveBefore(kernels->getBody(), kernels->getBody()->end());
-  }
-  PassManager lower(context);
-  if (!kernels->getBody()->empty() &&
-      (failed(buildKernelLoweringPipeline(
-           lower, module.getLoc(),
-           (*tm)->getMCSubtargetInfo()->checkFeatures("+avx512f"))) ||
-       failed(lower.run(*kernels))))
-    return failure();
-  timer.done("codegen");
+  // Kernels: outline, lower, emit.
   auto llvmContext = std::make_unique<llvm::LLVMContext>();
   ArtifactContents contents;
-  for (EntrySchedule &entry : entries) {
-    for (const Step &s : entry.steps)
-      if (const artifact::KernelStep *k = s.kernel())
-        contents.kernelNames.push_back(k->name);
-  }
-  if (!contents.kernelNames.empty()) {
-    auto translated = translateKernels(*kernels, *llvmContext, entries);
-    if (failed(translated))
-      return failure();
-    contents.kernels = std::move(*translated);
-  }
+  if (failed(generateKernels(module.getLoc(), entries, *target, options,
+                             *llvmContext, contents)))
+    return failure();
+  timer.done("codegen");
 
   // Weights and manifest, then the shared object.
   auto blob = buildWeights(module, entries, weights);
@@ -271,13 +331,15 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
     contents.embeddedWeights = blob->bytes;
   }
   contents.manifest =
-      manifestText(entries, *blob, options.weightsStorage, weightsFile, **tm);
+      manifestText(entries, *blob, options.weightsStorage, weightsFile,
+                   target->requirements());
   if (options.scheduleOut)
     for (const EntrySchedule &entry : entries)
       printSchedule(entry, *options.scheduleOut);
   if (options.embedSource)
     contents.source = sourceText(module, entries);
-  if (auto err = writeArtifact(contents, *llvmContext, **tm, outputPath))
+  if (auto err = writeArtifact(contents, *llvmContext, target->hostMachine(),
+                               outputPath))
     return module.emitError(llvm::toString(std::move(err)));
   timer.done("object+link");
   return success();

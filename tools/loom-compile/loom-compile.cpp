@@ -14,6 +14,7 @@
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
+#include "loom/Target/Target.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -41,12 +42,24 @@ static cl::opt<std::string> inputFile(cl::Positional,
 static cl::opt<std::string> outputFile("o", cl::desc("The artifact to write"),
                                        cl::value_desc("model.so"), cl::Required,
                                        cl::cat(compileCat));
+static cl::opt<std::string> targetSpelling(
+    "target",
+    cl::desc("What to generate code for: cpu (default: this machine's CPU "
+             "and features) or cpu:NAME, NAME an LLVM CPU name (znver4, "
+             "skylake-avx512, x86-64-v3, ...) or native"),
+    cl::value_desc("NAME[:OPTIONS]"), cl::init("cpu"), cl::cat(compileCat));
 static cl::opt<std::string>
     cpu("cpu",
-        cl::desc("CPU to generate code for: an LLVM CPU name (znver3, "
-                 "skylake-avx512, x86-64-v3, ...) or native (default: this "
-                 "machine's CPU and features)"),
-        cl::init("native"), cl::cat(compileCat));
+        cl::desc("The spelling before --target: --cpu=NAME is "
+                 "--target=cpu:NAME"),
+        cl::value_desc("NAME"), cl::cat(compileCat));
+static cl::opt<std::string> dumpKernels(
+    "dump-kernels",
+    cl::desc("Write into this directory the outlined kernels "
+             "(kernels.mlir), the target's kernel pipeline as loom-opt "
+             "spells it (pipeline.txt) and what it made of them "
+             "(kernels.lowered.mlir)"),
+    cl::value_desc("DIR"), cl::init(""), cl::cat(compileCat));
 static cl::opt<std::string> weightsStorage(
     "weights",
     cl::desc("Where the artifact keeps its weights: embedded (in the .so, "
@@ -167,6 +180,12 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
 
+  if (cpu.getNumOccurrences() && targetSpelling.getNumOccurrences())
+    return fail("--cpu=NAME is --target=cpu:NAME: give one of them");
+  auto target = target::TargetRegistry::builtin().create(
+      cpu.getNumOccurrences() ? "cpu:" + cpu : targetSpelling);
+  if (!target)
+    return fail("--target: " + llvm::toString(target.takeError()));
   if (superopt != "none" && superopt != "eqsat" && superopt != "backtrack")
     return fail("--superopt must be none, eqsat or backtrack, got '" +
                 superopt + "'");
@@ -228,7 +247,8 @@ int main(int argc, char **argv) {
   }
 
   compiler::CompileOptions options;
-  options.target.cpu = cpu;
+  options.target = std::move(*target);
+  options.dumpKernelsDir = dumpKernels;
   options.weightsStorage = weightsStorage;
   if (!backendSet.empty() && (!convBackend.empty() || !matmulBackend.empty()))
     return fail("give --backends, or --conv-backend and --matmul-backend "
@@ -249,9 +269,10 @@ int main(int argc, char **argv) {
       llvm::sys::path::append(cache, "fragment-costs.json");
       defaultCostDb = std::string(cache);
     }
-    if (cpu != "native" && costModel == "measured" && placementIn.empty())
+    if (!options.target->isHost() && costModel == "measured" &&
+        placementIn.empty())
       return fail("--backends=auto with --cost=measured times fragments on "
-                  "this machine: it needs --cpu=native (or --cost=analytic, "
+                  "this machine: it needs --target=cpu (or --cost=analytic, "
                   "or --placement-in)");
     placement::TGPlaceBackendsOptions place;
     place.cost = costModel;

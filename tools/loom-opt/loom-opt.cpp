@@ -7,7 +7,9 @@
 
 #include "loom/Autodiff/Autodiff.h"
 #include "loom/Autodiff/Passes.h"
+#include "loom/Codegen/CPU/Passes.h"
 #include "loom/Compiler/Passes.h"
+#include "loom/Conversion/Passes.h"
 #include "loom/Pipeline/Passes.h"
 #include "loom/Placement/Passes.h"
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
@@ -26,6 +28,8 @@ int main(int argc, char **argv) {
   loom::tg::registerTGPasses();
   loom::pipe::registerPipePasses();
   loom::compiler::registerCompilerPasses();
+  loom::registerConversionPasses();
+  loom::codegen::cpu::registerCPUCodegenPasses();
   loom::placement::registerPlacementPasses();
   loom::autodiff::registerAutodiffPasses();
   loom::pipeline::registerPipelinePasses();

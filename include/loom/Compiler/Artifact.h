@@ -21,22 +21,6 @@
 
 namespace loom::compiler {
 
-/// The machine the artifact's code is generated for.
-struct TargetSpec {
-  /// A CPU name LLVM knows (znver3, skylake-avx512, x86-64-v3, ...); empty or
-  /// "native" means the host's CPU and features.
-  std::string cpu;
-};
-
-/// An LLVM target machine for \p spec (x86-64 Linux, PIC, -O3).
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(const TargetSpec &spec);
-
-/// The ISA features \p tm's code may use that a CPU can lack (avx2, fma,
-/// avx512f, ...), with the spellings of __builtin_cpu_supports: what the
-/// runtime checks before loading the code.
-std::vector<std::string> requiredFeatures(const llvm::TargetMachine &tm);
-
 /// What goes into the artifact.
 struct ArtifactContents {
   /// The manifest JSON text.
@@ -52,8 +36,10 @@ struct ArtifactContents {
   std::vector<std::string> kernelNames;
 };
 
-/// Writes the artifact to \p outputPath. \p context owns contents.kernels'
-/// types. Errors name the step that failed (object emission, linking).
+/// Writes the artifact to \p outputPath, its code compiled by \p tm (the
+/// target's host machine, include/loom/Target/Target.h). \p context owns
+/// contents.kernels' types. Errors name the step that failed (object
+/// emission, linking).
 llvm::Error writeArtifact(ArtifactContents &contents,
                           llvm::LLVMContext &context, llvm::TargetMachine &tm,
                           llvm::StringRef outputPath);

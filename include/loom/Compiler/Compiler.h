@@ -13,19 +13,22 @@
 #include "loom/Compiler/Artifact.h"
 #include "loom/Compiler/Schedule.h"
 #include "loom/Support/SafeTensors.h"
+#include "loom/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace loom::compiler {
 
 struct CompileOptions {
-  TargetSpec target;
+  /// What the code is generated for (null: `cpu`, this machine).
+  std::shared_ptr<const target::Target> target;
   /// "embedded" (in the .so) or "external" (a safetensors file beside it).
   std::string weightsStorage = "embedded";
   /// The backend list --tg-form-fragments forms fragments by
@@ -49,6 +52,10 @@ struct CompileOptions {
   llvm::raw_ostream *scheduleOut = nullptr;
   /// Where to print timings of the stages (null: nowhere).
   llvm::raw_ostream *timingOut = nullptr;
+  /// A directory to write the kernels into (empty: none): kernels.mlir as
+  /// outlined, pipeline.txt the target's kernel pipeline as loom-opt spells
+  /// it, kernels.lowered.mlir what that pipeline made of them.
+  std::string dumpKernelsDir;
 };
 
 /// Adds the tg-level preparation (canonicalisation, batchnorm folding,

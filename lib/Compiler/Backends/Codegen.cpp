@@ -2,7 +2,7 @@
 //
 // Part of Loom. The code generator runs every computing tg op (each has a
 // LinalgLoweringOpInterface model; OpFactsTest checks it): a fragment becomes one generated kernel
-// (tg -> linalg -> LLVM, lib/Compiler/KernelCodegen.cpp). As a candidate
+// (tg -> linalg -> LLVM, lib/Codegen/CPU). As a candidate
 // for placement it is an anchor op with the chain of single-use elementwise
 // consumers its fusion would fold into the same kernel.
 //

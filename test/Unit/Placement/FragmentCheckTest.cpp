@@ -111,7 +111,7 @@ private:
 class FragmentCheckTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    // The kernel pipeline is built from its textual form, as in the tools.
+    // Every pass registered, as in the tools.
     static bool registered = [] {
       registerAllPasses();
       compiler::registerCompilerPasses();

@@ -1,10 +1,11 @@
 //===- ConvertTGToLinalg.cpp - Apply each tg op's linalg lowering ---------===//
 //
-// Part of Loom. See the description of ConvertTGToLinalg in Passes.td.
+// Part of Loom. See the description of ConvertTGToLinalg in
+// include/loom/Conversion/Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Compiler/Passes.h"
+#include "loom/Conversion/Passes.h"
 #include "loom/Conversion/TGToLinalg/TGToLinalg.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
@@ -14,10 +15,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
-namespace loom::compiler {
+namespace loom {
 #define GEN_PASS_DEF_CONVERTTGTOLINALG
-#include "loom/Compiler/Passes.h.inc"
-} // namespace loom::compiler
+#include "loom/Conversion/Passes.h.inc"
+} // namespace loom
 
 using namespace mlir;
 using namespace loom;
@@ -25,7 +26,7 @@ using namespace loom;
 namespace {
 
 struct ConvertTGToLinalg
-    : public compiler::impl::ConvertTGToLinalgBase<ConvertTGToLinalg> {
+    : public loom::impl::ConvertTGToLinalgBase<ConvertTGToLinalg> {
   void getDependentDialects(DialectRegistry &registry) const override {
     ConvertTGToLinalgBase::getDependentDialects(registry);
     tg::registerTGToLinalgInterfaceModels(registry);

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Compiler/Passes.h"
+#include "loom/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -21,10 +21,10 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
-namespace loom::compiler {
+namespace loom::codegen::cpu {
 #define GEN_PASS_DEF_LOOMREGISTERTILES
-#include "loom/Compiler/Passes.h.inc"
-} // namespace loom::compiler
+#include "loom/Codegen/CPU/Passes.h.inc"
+} // namespace loom::codegen::cpu
 
 using namespace mlir;
 using namespace loom;
@@ -204,7 +204,7 @@ FailureOr<linalg::GenericOp> packRightHandSide(IRRewriter &rewriter,
 }
 
 struct RegisterTiles
-    : public compiler::impl::LoomRegisterTilesBase<RegisterTiles> {
+    : public codegen::cpu::impl::LoomRegisterTilesBase<RegisterTiles> {
   using LoomRegisterTilesBase::LoomRegisterTilesBase;
 
   /// Tiles \p op into `rows x columns` register tiles with every other

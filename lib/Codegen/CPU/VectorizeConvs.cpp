@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Compiler/Passes.h"
+#include "loom/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -13,10 +13,10 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
-namespace loom::compiler {
+namespace loom::codegen::cpu {
 #define GEN_PASS_DEF_LOOMVECTORIZECONVS
-#include "loom/Compiler/Passes.h.inc"
-} // namespace loom::compiler
+#include "loom/Codegen/CPU/Passes.h.inc"
+} // namespace loom::codegen::cpu
 
 using namespace mlir;
 
@@ -307,7 +307,7 @@ private:
 };
 
 struct VectorizeConvs
-    : public loom::compiler::impl::LoomVectorizeConvsBase<VectorizeConvs> {
+    : public loom::codegen::cpu::impl::LoomVectorizeConvsBase<VectorizeConvs> {
   using LoomVectorizeConvsBase::LoomVectorizeConvsBase;
 
   void runOnOperation() override {

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Compiler/Passes.h"
+#include "loom/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -13,10 +13,10 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/IRMapping.h"
 
-namespace loom::compiler {
+namespace loom::codegen::cpu {
 #define GEN_PASS_DEF_LOOMFORALLTORANGE
-#include "loom/Compiler/Passes.h.inc"
-} // namespace loom::compiler
+#include "loom/Codegen/CPU/Passes.h.inc"
+} // namespace loom::codegen::cpu
 
 using namespace mlir;
 using namespace loom;
@@ -160,7 +160,7 @@ void forwardReshapedResults(func::FuncOp fn) {
 }
 
 struct ForallToRange
-    : public compiler::impl::LoomForallToRangeBase<ForallToRange> {
+    : public codegen::cpu::impl::LoomForallToRangeBase<ForallToRange> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || fn.isPrivate())

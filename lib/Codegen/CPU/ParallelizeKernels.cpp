@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Compiler/Passes.h"
+#include "loom/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -14,10 +14,10 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
-namespace loom::compiler {
+namespace loom::codegen::cpu {
 #define GEN_PASS_DEF_LOOMPARALLELIZEKERNELS
-#include "loom/Compiler/Passes.h.inc"
-} // namespace loom::compiler
+#include "loom/Codegen/CPU/Passes.h.inc"
+} // namespace loom::codegen::cpu
 
 using namespace mlir;
 using namespace loom;
@@ -250,7 +250,7 @@ TilingInterface rootOf(Value v) {
 }
 
 struct ParallelizeKernels
-    : public compiler::impl::LoomParallelizeKernelsBase<ParallelizeKernels> {
+    : public codegen::cpu::impl::LoomParallelizeKernelsBase<ParallelizeKernels> {
   using LoomParallelizeKernelsBase::LoomParallelizeKernelsBase;
 
   void runOnOperation() override {

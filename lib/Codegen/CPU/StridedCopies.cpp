@@ -5,16 +5,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Compiler/Passes.h"
+#include "loom/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
-namespace loom::compiler {
+namespace loom::codegen::cpu {
 #define GEN_PASS_DEF_LOOMSTRIDEDCOPIESTOLINALG
-#include "loom/Compiler/Passes.h.inc"
-} // namespace loom::compiler
+#include "loom/Codegen/CPU/Passes.h.inc"
+} // namespace loom::codegen::cpu
 
 using namespace mlir;
 
@@ -26,7 +26,7 @@ bool contiguous(Value v) {
 }
 
 struct StridedCopiesToLinalg
-    : public loom::compiler::impl::LoomStridedCopiesToLinalgBase<
+    : public loom::codegen::cpu::impl::LoomStridedCopiesToLinalgBase<
           StridedCopiesToLinalg> {
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;

@@ -5,17 +5,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Compiler/Passes.h"
+#include "loom/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 
-namespace loom::compiler {
+namespace loom::codegen::cpu {
 #define GEN_PASS_DEF_LOOMVECTORIZABLELOOPORDER
-#include "loom/Compiler/Passes.h.inc"
-} // namespace loom::compiler
+#include "loom/Codegen/CPU/Passes.h.inc"
+} // namespace loom::codegen::cpu
 
 using namespace mlir;
 
@@ -70,7 +70,7 @@ int score(linalg::LinalgOp op, unsigned dim) {
 }
 
 struct VectorizableLoopOrder
-    : public loom::compiler::impl::LoomVectorizableLoopOrderBase<
+    : public loom::codegen::cpu::impl::LoomVectorizableLoopOrderBase<
           VectorizableLoopOrder> {
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;

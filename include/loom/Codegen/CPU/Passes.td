@@ -1,0 +1,191 @@
+//===- Passes.td - CPU code generation passes ---------------*- tablegen -*-===//
+//
+// Part of Loom. The passes of the CPU kernel pipeline (lib/Codegen/CPU,
+// docs/Codegen/CPU.md) that upstream MLIR does not have: they tile, vectorise
+// and parallelise the kernels of codegen fragments for x86-64 CPUs. The
+// pipeline that composes them with upstream passes is C++ (Passes.h,
+// `--loom-cpu-kernel-pipeline`). Grouped under banners, alphabetical.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_CODEGEN_CPU_PASSES_TD
+#define LOOM_CODEGEN_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// On tensors (before bufferization)
+//===----------------------------------------------------------------------===//
+
+def LoomParallelizeKernels : Pass<"loom-parallelize-kernels", "mlir::ModuleOp"> {
+  let summary = "Tile each kernel's result op with scf.forall and fuse its producers";
+  let description = [{
+    On kernel functions in linalg on tensors: tiles the op computing each
+    function's (single) result along its leading parallel dimensions, with
+    tiles of size 1 until the forall has at least `min-iterations`
+    iterations (or the parallel dimensions run out), and fuses every
+    producer into the tile (so a softmax's reductions are computed per
+    row). The forall is what loom-forall-to-range hands to the runtime's
+    threads.
+  }];
+  let options = [
+    Option<"minIterations", "min-iterations", "int64_t", /*default=*/"64",
+           "Iterations the forall should have at least">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+def LoomRegisterTiles : Pass<"loom-register-tiles", "mlir::ModuleOp"> {
+  let summary = "Register-tile contractions and compute each tile with vectors";
+  let description = [{
+    On kernel functions in linalg on tensors, after loom-parallelize-kernels:
+    every f32 contraction (matmul, batched matmul, a linear layer; a
+    `linalg.generic` whose body multiplies and adds and whose operands are
+    indexed by projected permutations) is tiled into `rows x columns`
+    register tiles of its output's last two dimensions, every other
+    parallel loop and every reduction loop with step 1, the reductions
+    innermost. Each tile becomes one `vector.contract` of a `rows x 1`
+    column of the left operand and a `1 x columns` row of the right one
+    (outer products: `rows` broadcasts and `rows x columns / width` fused
+    multiply-adds), and the accumulator tile is hoisted out of the
+    reduction loops so it stays in registers. Where a thread's tile has at
+    least 32 rows, the block of the right-hand side that they share is
+    first copied into `[n / columns][k][columns]` order (a
+    `linalg.transpose` of its expanded shape), so each tile reads it
+    contiguously instead of one row per page. Applies only where the
+    output's last dimension is contiguous in every operand that uses it and
+    the extents are static and divide by the tile (`columns` or half of it;
+    rows: `rows` or the largest power of two below it that divides); other
+    contractions keep the scalar loops that LLVM's vectoriser handles. Each
+    output element sums its terms in the same order as before.
+
+    The defaults fit AVX-512 (a 8x32 f32 tile is 16 of its 32 vector
+    registers); on AVX2 `columns=16 rows=6` keeps 12 of 16.
+    `--loom-cpu-kernel-pipeline` chooses between the two by its
+    `vector-width`, which the CPU target derives from its features.
+  }];
+  let options = [
+    Option<"rowsPerTile", "rows", "int64_t", /*default=*/"8",
+           "Rows of a register tile (largest tried)">,
+    Option<"vectorColumns", "columns", "int64_t", /*default=*/"32",
+           "Columns of a register tile (f32 elements; a multiple of 8)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// On buffers (after bufferization)
+//===----------------------------------------------------------------------===//
+
+def LoomForallToRange : Pass<"loom-forall-to-range", "mlir::ModuleOp"> {
+  let summary = "Give each kernel function the [begin, end) calling convention";
+  let description = [{
+    On bufferized kernel functions (docs/Artifact.md): appends two `index`
+    arguments `begin` and `end` to every public function and replaces its
+    outermost `scf.forall` (on memrefs, no shared outputs) by an `scf.for`
+    over the linearised iterations `[begin, end)`, delinearised into the
+    forall's induction variables, so that the runtime can split the
+    iterations over threads. The trip count is recorded on the function as
+    `loom.range` (1 when there is no forall: the kernel then ignores
+    `begin` and `end`). Fails on a function with more than one top-level
+    forall.
+
+    A result computed in a temporary and copied out through a reshape (a
+    lowering that works on an expanded view returns it collapsed) is
+    computed in the output itself first: the temporary becomes the inverse
+    reshape of the output argument and the copy goes, so that the loop
+    writes the output and may still be split.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def LoomStridedCopiesToLinalg : Pass<"loom-strided-copies-to-linalg"> {
+  let summary = "Turn memref.copy between non-contiguous views into linalg.copy";
+  let description = [{
+    After bufferization, a copy into or out of a strided view (a slice, a
+    padded interior) is a `memref.copy` that the LLVM lowering would turn
+    into a call of MLIR's C runner library (`memrefCopy`), which an
+    artifact must not depend on. This pass rewrites such copies as
+    `linalg.copy`, which become loops with the kernel; copies between
+    contiguous buffers stay `memref.copy` (an `llvm.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def LoomVectorizableLoopOrder : Pass<"loom-vectorizable-loop-order"> {
+  let summary = "Choose the innermost loop of each structured op for LLVM's vectoriser";
+  let description = [{
+    Before linalg ops on buffers become loops, moves innermost the loop
+    along which the most operands are read or written contiguously or not
+    at all (a register), the other loops keeping their order; ties go to
+    the longer loop. A matmul `C[i,j] += A[i,k] * B[k,j]` then runs its `j`
+    loop innermost (B and C contiguous, A[i,k] held) instead of `k`
+    (which walks B by columns), and a convolution its output-width loop
+    instead of the 3-wide filter loop. Each output element still sums its
+    terms in the same order: the results do not change. LLVM's loop
+    vectoriser then vectorises the innermost loop.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def LoomVectorizeConvs : Pass<"loom-vectorize-convs", "mlir::ModuleOp"> {
+  let summary = "Compute each row of a convolution's output with vector FMAs held in registers";
+  let description = [{
+    On kernel functions on buffers, after bufferization and
+    loom-forall-to-range: every f32 `linalg.conv_2d_nchw_fchw` and
+    `linalg.conv_2d_ngchw_gfchw` (grouped and depthwise) with static shapes,
+    contiguous rows and a column stride of 1 becomes loops over batch,
+    group, blocks of output channels and output rows; each row is cut into
+    chunks of up to 4 vectors of `lanes` floats (the last one masked), whose
+    accumulators - for as many output channels of the group as fit in
+    `accumulators` vectors - are read from the output, updated by one
+    `vector.fma` per tap, input channel and vector (the taps unrolled, the
+    input channels a loop carrying the accumulators), and written back.
+    Each input row vector is loaded once per tap and feeds every channel of
+    the block. Every output element is the same sum in the same order
+    (channels, then kernel rows, then kernel columns) as the linalg op's
+    loops; only the FMA's single rounding differs.
+
+    Why: left to LLVM, a convolution's innermost loop ran over a row whose
+    constant length decided the vector width (a 28-wide row: seven 4-wide
+    FMAs per tap; a 56-wide one: seven 8-wide), with the output loaded and
+    stored for every tap. Convolutions with a column stride above 1 keep
+    the scalar loops.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "f32 elements per vector (16: AVX-512, 8: AVX2)">,
+    Option<"accumulators", "accumulators", "int64_t", /*default=*/"16",
+           "Vectors of accumulators a chunk may hold">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering to LLVM
+//===----------------------------------------------------------------------===//
+
+def LoomApproximateMath : Pass<"loom-approximate-math"> {
+  let summary = "Replace transcendental math ops by vectorisable polynomials";
+  let description = [{
+    Applies MLIR's polynomial approximations (exp, log, tanh, erf, ...) so
+    that kernels need no libm calls in their inner loops and LLVM can
+    vectorise them. The errors against the reference interpreter are
+    measured in docs/Compiler.md (The lowering to linalg).
+  }];
+  let dependentDialects = ["::mlir::math::MathDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+#endif // LOOM_CODEGEN_CPU_PASSES_TD

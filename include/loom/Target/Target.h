@@ -1,0 +1,129 @@
+//===- Target.h - What loom-compile generates code for ----------*- C++ -*-===//
+//
+// Part of Loom. A target is a kind of device and its code generation
+// (docs/Codegen/CPU.md, docs/Compiler.md): what the kernel pipeline is, how
+// lowered kernels are emitted into the artifact, and what a device must
+// have to run them. Targets are open: each registers a factory under its
+// name, and `loom-compile --target=NAME[:OPTIONS]` asks the registry; no
+// caller names one target. Built in: `cpu` (`cpu`, `cpu:native`: this
+// machine; `cpu:NAME`: an LLVM CPU name such as znver4, skylake-avx512 or
+// x86-64-v3). A GPU target (`cuda:sm_90a`, `vulkan`) implements the same
+// methods: its pipeline maps the kernels to blocks and threads, its
+// emitKernels packs device binaries and host launch stubs into the module
+// the artifact links, and its requirements name the chip.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_TARGET_TARGET_H
+#define LOOM_TARGET_TARGET_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loom::target {
+
+/// What a device must be and have to run the code of a target: the
+/// manifest's `target` section.
+struct DeviceRequirements {
+  /// The kind of device: "cpu".
+  std::string kind;
+  /// The LLVM triple the code is for.
+  std::string triple;
+  /// The processor the code is tuned for: an LLVM CPU name (a GPU's chip,
+  /// such as sm_90a, for a GPU target).
+  std::string processor;
+  /// The ISA features the code may use that a device of this kind can
+  /// lack, spelled as __builtin_cpu_supports spells them (avx2, fma,
+  /// avx512f, ...): what the runtime checks before loading the code.
+  std::vector<std::string> features;
+};
+
+/// Kernels as a target emits them for the artifact.
+struct EmittedKernels {
+  /// LLVM IR that the artifact links: for each kernel name, a hidden
+  /// function `void name(void *const *buffers, int64_t begin, int64_t end)`
+  /// (docs/Artifact.md).
+  std::unique_ptr<llvm::Module> module;
+  /// For each kernel name, its range: the iterations [0, range) that the
+  /// runtime may split over calls of [begin, end).
+  llvm::StringMap<int64_t> ranges;
+};
+
+class Target {
+public:
+  virtual ~Target();
+  /// The name it is registered under: "cpu".
+  virtual llvm::StringRef name() const = 0;
+  /// The spelling that creates it again: `cpu`, `cpu:znver4`.
+  virtual std::string spelling() const = 0;
+  /// True when its code is for this machine (a measured placement times
+  /// fragments here).
+  virtual bool isHost() const = 0;
+  virtual DeviceRequirements requirements() const = 0;
+
+  /// Adds the kernel pipeline to \p pm: from a module of outlined kernels
+  /// (one function per codegen fragment, on tg tensors) to what
+  /// emitKernels() takes.
+  virtual void buildKernelPipeline(mlir::OpPassManager &pm) const = 0;
+  /// The registered pipeline, with its options, that `loom-opt` runs to do
+  /// what buildKernelPipeline() adds: `loom-cpu-kernel-pipeline{...}`.
+  virtual std::string kernelPipelineSpelling() const = 0;
+  /// Emits the kernels \p names of \p lowered (the kernel pipeline's
+  /// result) in \p context. Diagnoses failures at \p lowered.
+  virtual mlir::FailureOr<EmittedKernels>
+  emitKernels(mlir::ModuleOp lowered, llvm::ArrayRef<std::string> names,
+              llvm::LLVMContext &context) const = 0;
+  /// The machine that compiles the artifact's host module (its kernels'
+  /// module, manifest, weights and descriptor) to object code.
+  virtual llvm::TargetMachine &hostMachine() const = 0;
+};
+
+/// The targets loom-compile can generate code for, by name.
+class TargetRegistry {
+public:
+  /// Creates a target from the options of its spelling (what follows
+  /// `NAME:`, empty for a bare `NAME`), or an error that says what is
+  /// wrong with them.
+  using Factory = std::function<llvm::Expected<std::unique_ptr<Target>>(
+      llvm::StringRef options)>;
+
+  /// The built-in targets: cpu. Adding one: a factory and one line in
+  /// builtin() (or add() on a registry of one's own); nothing else names it.
+  static const TargetRegistry &builtin();
+
+  /// Registers \p factory under \p name; \p usage is how it is spelled
+  /// (`cpu[:NAME]`) and what it is, for messages. A name registered twice
+  /// is a programming error (reported fatally).
+  void add(llvm::StringRef name, llvm::StringRef usage, Factory factory);
+  /// The target \p spelling (`NAME` or `NAME:OPTIONS`) names, or an error
+  /// naming the registered targets when none has that name.
+  llvm::Expected<std::unique_ptr<Target>>
+  create(llvm::StringRef spelling) const;
+  /// The usage line of every registered target, in registration order.
+  std::vector<std::string> usages() const;
+
+private:
+  struct Entry {
+    std::string name, usage;
+    Factory factory;
+  };
+  std::vector<Entry> entries;
+};
+
+/// The x86-64 Linux CPU: \p cpu is an LLVM CPU name, or empty or "native"
+/// for this machine's CPU and features. An error names a CPU LLVM does not
+/// know.
+llvm::Expected<std::unique_ptr<Target>> createCPUTarget(llvm::StringRef cpu);
+
+} // namespace loom::target
+
+#endif // LOOM_TARGET_TARGET_H

@@ -1,0 +1,91 @@
+//===- KernelCodegen.cpp - Lowered kernels to LLVM IR ---------------------===//
+//
+// Part of Loom. See KernelCodegen.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Codegen/CPU/KernelCodegen.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Operator.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::codegen;
+
+namespace {
+
+/// Adds `void <name>(void *const *bufs, i64 begin, i64 end)` calling the
+/// lowered kernel `<name>.impl(ptr..., i64 begin, i64 end)`.
+void addEntryPoint(llvm::Module &m, llvm::Function *impl, StringRef name) {
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
+                                       {ptr, i64, i64}, false);
+  auto *fn =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, m);
+  fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  SmallVector<llvm::Value *> args;
+  unsigned numBuffers = impl->arg_size() - 2;
+  for (unsigned i = 0; i < numBuffers; ++i) {
+    llvm::Value *slot =
+        b.CreateConstInBoundsGEP1_64(ptr, fn->getArg(0), i, "slot");
+    args.push_back(b.CreateAlignedLoad(ptr, slot, llvm::Align(8)));
+  }
+  args.push_back(fn->getArg(1));
+  args.push_back(fn->getArg(2));
+  b.CreateCall(impl, args);
+  b.CreateRetVoid();
+}
+
+/// What LLVM may assume of a kernel so that it vectorises it: its buffers
+/// never overlap (the memory plan gives tensors alive at one step disjoint
+/// bytes; inputs and weights are only read), and its floating-point sums
+/// may be reassociated and multiply-adds contracted (a reduction is split
+/// over vector lanes, as oneDNN's and ONNX Runtime's are).
+void relaxKernel(llvm::Function &impl) {
+  for (llvm::Argument &arg : impl.args())
+    if (arg.getType()->isPointerTy())
+      arg.addAttr(llvm::Attribute::NoAlias);
+  llvm::FastMathFlags flags;
+  flags.setAllowReassoc();
+  flags.setAllowContract();
+  for (llvm::Instruction &inst : llvm::instructions(impl))
+    if (isa<llvm::FPMathOperator>(inst))
+      inst.setFastMathFlags(inst.getFastMathFlags() | flags);
+}
+
+} // namespace
+
+FailureOr<std::unique_ptr<llvm::Module>>
+cpu::translateKernels(ModuleOp kernels, llvm::LLVMContext &context,
+                      ArrayRef<std::string> names,
+                      llvm::StringMap<int64_t> &ranges) {
+  // The range each kernel recorded, before the module is translated.
+  ranges.clear();
+  for (auto fn : kernels.getOps<LLVM::LLVMFuncOp>())
+    if (auto range = fn->getAttrOfType<IntegerAttr>("loom.range"))
+      ranges[fn.getName()] = range.getInt();
+  registerBuiltinDialectTranslation(*kernels->getContext());
+  registerLLVMDialectTranslation(*kernels->getContext());
+  std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(kernels, context);
+  if (!m)
+    return kernels.emitError("cannot translate the kernels to LLVM IR");
+  for (const std::string &name : names) {
+    llvm::Function *impl = m->getFunction(name);
+    if (!impl || !ranges.count(name))
+      return kernels.emitError("kernel ") << name << " was not generated";
+    impl->setName(name + ".impl");
+    impl->setLinkage(llvm::GlobalValue::InternalLinkage);
+    relaxKernel(*impl);
+    addEntryPoint(*m, impl, name);
+  }
+  return m;
+}
