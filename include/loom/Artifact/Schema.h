@@ -171,11 +171,21 @@ struct SgemmStep {
   int64_t batch = 1;
 };
 
+#ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
+/// The planted kind's record (StepKinds.def).
+struct PlantedStep {};
+#endif
+
 /// A step: one record of StepKinds.def's kinds, in its order.
 using StepRecord =
     std::variant<KernelStep, CopyStep, BranchStep, JumpStep, Conv2dStep,
                  Conv2dFilterGradStep, MatmulStep, Pool2dStep, ConcatStep,
-                 BinaryStep, SgemmStep>;
+                 BinaryStep, SgemmStep
+#ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
+                 ,
+                 PlantedStep
+#endif
+                 >;
 
 // The variant's alternatives are StepKinds.def's records, in its order.
 #define LOOM_STEP_KIND(Kind, Spelling)                                         \
