@@ -52,7 +52,7 @@ const Fact kFacts[] = {
     {"exactly one computation class (Elementwise, Structured, "
      "ComputesNothing or ComputesInRegions: TGTraits.td)",
      [](RegisteredOperationName op) { return computationClasses(op) == 1; }},
-    {"CheapToRecompute only with Elementwise",
+    {"TG_Elementwise, which its TG_CheapToRecompute requires",
      [](RegisteredOperationName op) {
        return !op.hasTrait<CheapToRecompute>() || op.hasTrait<Elementwise>();
      }},
@@ -62,7 +62,8 @@ const Fact kFacts[] = {
        return op.hasInterface<GradientOpInterface>() ||
               listedWithoutGradient(op);
      }},
-    {"no gradient, as its entry in autodiff::opsWithoutGradient() says",
+    {"agreement with autodiff::opsWithoutGradient(), which lists it as "
+     "having no VJP",
      [](RegisteredOperationName op) {
        return !listedWithoutGradient(op) ||
               !op.hasInterface<GradientOpInterface>();
