@@ -35,6 +35,38 @@ void loom::tg::registerTGGradientInterfaceModels(DialectRegistry &registry) {
 }
 
 namespace {
+const NoGradient kNoGradient[] = {
+    {ConstantOp::getOperationName(),
+     "no operands: nothing to differentiate with respect to"},
+    {WeightOp::getOperationName(),
+     "no operands; float weights become arguments, whose gradients are the "
+     "result"},
+    {EqualOp::getOperationName(), "an i1 result carries no cotangent"},
+    {GreaterOp::getOperationName(), "an i1 result carries no cotangent"},
+    {GreaterEqualOp::getOperationName(), "an i1 result carries no cotangent"},
+    {LessOp::getOperationName(), "an i1 result carries no cotangent"},
+    {LessEqualOp::getOperationName(), "an i1 result carries no cotangent"},
+    {ResizeOp::getOperationName(),
+     "the adjoint of the interpolation is not built"},
+    {MaxPool2dGradOp::getOperationName(),
+     "second-order differentiation of max pooling is not supported"},
+    {FragmentOp::getOperationName(),
+     "differentiate before forming fragments"},
+    {IfOp::getOperationName(),
+     "reverse mode through run-time control flow is not built"},
+};
+} // namespace
+
+ArrayRef<NoGradient> autodiff::opsWithoutGradient() { return kNoGradient; }
+
+std::optional<StringRef> autodiff::noGradientReason(StringRef opName) {
+  for (const NoGradient &entry : kNoGradient)
+    if (entry.op == opName)
+      return entry.reason;
+  return std::nullopt;
+}
+
+namespace {
 /// Appends an argument named `name` (tg.name) to `fn` and its block.
 Value appendArgument(func::FuncOp fn, Type type, StringRef name, Location loc) {
   unsigned index = fn.getNumArguments();
@@ -99,12 +131,6 @@ bool isFloat(Value v) {
   return t && isa<FloatType>(t.getElementType());
 }
 
-bool isCheapElementwise(Operation *op) {
-  return isa<ReluOp, SigmoidOp, TanhOp, ExpOp, LogOp, SqrtOp, RsqrtOp, NegOp,
-             ErfOp, SoftplusOp, HardSwishOp, GeluOp, ClipOp, HardSigmoidOp,
-             AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(op);
-}
-
 class Differentiator {
 public:
   Differentiator(func::FuncOp fn, OpBuilder &b) : fn(fn), b(b) {}
@@ -150,8 +176,14 @@ public:
       if (llvm::none_of(needed, [](bool n) { return n; }))
         continue;
       auto iface = dyn_cast<GradientOpInterface>(op);
-      if (!iface)
+      if (!iface) {
+        if (std::optional<StringRef> why =
+                noGradientReason(op->getName().getStringRef()))
+          return op->emitOpError("has no gradient yet (docs/Training.md "
+                                 "lists the differentiable ops): ")
+                 << *why;
         return op->emitOpError("has no gradient (GradientOpInterface)");
+      }
       SmallVector<Value> resultGrads;
       for (Value r : op->getResults()) {
         auto it = grads.find(r);
@@ -191,7 +223,7 @@ public:
     for (Operation &op : body) {
       if (&op == lastForward->getNextNode())
         break;
-      if (isCheapElementwise(&op))
+      if (op.hasTrait<CheapToRecompute>())
         candidates.push_back(&op);
     }
     auto isBackward = [&](Operation *user) {

@@ -192,6 +192,14 @@ std::pair<Value, Value> powRule(GradBuilder &g, Value l, Value r, Value y,
   return {dl, dr};
 }
 
+std::pair<Value, Value> modRule(GradBuilder &g, Value l, Value r, Value y,
+                                Value dy, ArrayRef<bool> needed) {
+  // y = l - r * q with q = trunc(l / r) (fmod; floor for integers, which
+  // carry no gradient), constant between jumps: dy/dl = 1, dy/dr = -q, and
+  // q = (l - y) / r.
+  return {dy, needed[1] ? g.neg(g.mul(dy, g.div(g.sub(l, y), r))) : Value()};
+}
+
 VJP selectVJP(SelectOp op, GradBuilder &g, ValueRange grads,
               ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
@@ -230,5 +238,6 @@ void loom::tg::autodiff::attachElementwiseGradients(MLIRContext *context) {
   attachGradient<MaxOp, binaryVJP<MaxOp, maxRule>>(context);
   attachGradient<MinOp, binaryVJP<MinOp, minRule>>(context);
   attachGradient<PowOp, binaryVJP<PowOp, powRule>>(context);
+  attachGradient<ModOp, binaryVJP<ModOp, modRule>>(context);
   attachGradient<SelectOp, selectVJP>(context);
 }

@@ -70,7 +70,6 @@ VJP maxpoolVJP(MaxPool2dOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-
 VJP avgpoolVJP(AvgPool2dOp op, GradBuilder &g, ValueRange grads,
                ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
@@ -128,22 +127,12 @@ VJP globalAvgpoolVJP(GlobalAvgPoolOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-VJP secondOrder(MaxPool2dGradOp op, GradBuilder &, ValueRange,
-                ArrayRef<bool>) {
-  return op.emitOpError("has no gradient (second-order differentiation of "
-                        "max pooling is not supported)");
-}
-
-
 } // namespace
 
 void loom::tg::autodiff::attachLinearGradients(MLIRContext *context) {
   attachGradient<MatmulOp, matmulVJP>(context);
   attachGradient<Conv2dOp, conv2dVJP>(context);
   attachGradient<MaxPool2dOp, maxpoolVJP>(context);
-
   attachGradient<AvgPool2dOp, avgpoolVJP>(context);
   attachGradient<GlobalAvgPoolOp, globalAvgpoolVJP>(context);
-  attachGradient<MaxPool2dGradOp, secondOrder>(context);
-
 }

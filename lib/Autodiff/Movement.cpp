@@ -137,7 +137,6 @@ VJP gatherVJP(GatherOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-
 VJP scatterAddVJP(ScatterAddOp op, GradBuilder &g, ValueRange grads,
                   ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
@@ -146,13 +145,6 @@ VJP scatterAddVJP(ScatterAddOp op, GradBuilder &g, ValueRange grads,
                               op->getOperand(1),
                               g.builder().getI64IntegerAttr(op.getAxis()));
   return out;
-}
-
-
-template <class OpT>
-VJP noGradient(OpT op, GradBuilder &, ValueRange, ArrayRef<bool>) {
-  return op.emitOpError("has no gradient yet (docs/Training.md lists the "
-                        "differentiable ops)");
 }
 
 } // namespace
@@ -168,8 +160,4 @@ void loom::tg::autodiff::attachMovementGradients(MLIRContext *context) {
   attachGradient<EnlargeOp, enlargeVJP>(context);
   attachGradient<GatherOp, gatherVJP>(context);
   attachGradient<ScatterAddOp, scatterAddVJP>(context);
-
-  attachGradient<ResizeOp, noGradient<ResizeOp>>(context);
-  attachGradient<FragmentOp, noGradient<FragmentOp>>(context);
-  attachGradient<IfOp, noGradient<IfOp>>(context);
 }

@@ -342,7 +342,7 @@ Value GraphBuilder::hardsigmoid(Value x, double alpha, double beta) {
       beta == 0.5 ? FloatAttr() : builder.getF64FloatAttr(beta)));
 }
 
-Value GraphBuilder::activation(Value x, Act act) {
+Value GraphBuilder::activation(Value x, Act act, double alpha, double beta) {
   switch (act) {
   case Act::None:
     return x;
@@ -352,10 +352,22 @@ Value GraphBuilder::activation(Value x, Act act) {
     return sigmoid(x);
   case Act::Tanh:
     return tanh(x);
-  case Act::Gelu:
+  case Act::GeluErf:
     return gelu(x);
   case Act::GeluTanh:
     return gelu(x, /*tanhApproximation=*/true);
+  case Act::HardSwish:
+    return hardswish(x);
+  case Act::Swish:
+    return mul(x, sigmoid(x));
+  case Act::Clip:
+    return clip(x, alpha, beta);
+  case Act::HardSigmoid:
+    return hardsigmoid(x, alpha, beta);
+  case Act::LeakyRelu:
+    // relu(x) - alpha * relu(-x), exact for any slope: the ONNX importer's
+    // spelling, which the backends match as one leaky ReLU.
+    return sub(relu(x), mul(scalar(alpha), relu(neg(x))));
   }
   llvm_unreachable("unknown activation");
 }

@@ -63,7 +63,7 @@ struct ConvSpec : SpecBase {
     std::array<int64_t, 4> pads = samePads(w[2], w[3]);
     p.pads = pads;
     p.groups = in[0]->shape[1] / w[1];
-    p.activation = a.relu ? interp::Activation::Relu : interp::Activation::None;
+    p.activation = a.relu ? Activation::Relu : Activation::None;
     out.push_back(
         interp::conv2d<D>(*in[0], *in[1], a.bias ? in[2] : nullptr, p));
   }

@@ -33,10 +33,13 @@ struct ThreadState {
         tanhFn(c.function("tanh", c.real_sort(), c.real_sort())),
         erfFn(c.function("erf", c.real_sort(), c.real_sort())),
         powFn(c.function("pow", c.real_sort(), c.real_sort(), c.real_sort())),
+        fmodFn(c.function("fmod", c.real_sort(), c.real_sort(), c.real_sort())),
+        modFn(c.function("mod", c.real_sort(), c.real_sort(), c.real_sort())),
         invFn(c.function("inv", c.real_sort(), c.real_sort())) {}
   z3::context &ctx;
   z3::expr zero, one, lowest;
-  z3::func_decl expFn, logFn, sqrtFn, tanhFn, erfFn, powFn, invFn;
+  z3::func_decl expFn, logFn, sqrtFn, tanhFn, erfFn, powFn, fmodFn, modFn,
+      invFn;
   std::vector<z3::expr> facts;
   llvm::DenseSet<unsigned> factTerms;
 };
@@ -219,6 +222,24 @@ Z3Domain::T Z3Domain::pow(const T &base, const T &exponent) {
     return *e < 0 ? div(one(), r) : r;
   }
   return current().powFn(base.e, exponent.e);
+}
+
+Z3Domain::T Z3Domain::fmod(const T &a, const T &b) {
+  std::optional<int64_t> x = integerValue(a.e), y = integerValue(b.e);
+  if (x && y)
+    return fromInt(*y == 0 ? 0 : *x % *y);
+  return current().fmodFn(a.e, b.e);
+}
+
+Z3Domain::T Z3Domain::mod(const T &a, const T &b) {
+  std::optional<int64_t> x = integerValue(a.e), y = integerValue(b.e);
+  if (x && y) {
+    if (*y == 0)
+      return zero();
+    int64_t r = *x % *y;
+    return fromInt(r != 0 && ((r < 0) != (*y < 0)) ? r + *y : r);
+  }
+  return current().modFn(a.e, b.e);
 }
 
 Z3Domain::T Z3Domain::nonZeroIndicator(const T &a) {

@@ -14,6 +14,7 @@
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
+#include "loom/Search/Passes.h"
 #include "loom/Target/Target.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -236,12 +237,12 @@ int main(int argc, char **argv) {
   }
 
   if (superopt != "none") {
-    tg::TGSuperoptOptions search;
+    search::TGSuperoptOptions search;
     search.search = superopt;
     search.target = "cpu";
     search.check = true;
     PassManager pm(&context);
-    pm.addPass(tg::createTGSuperopt(search));
+    pm.addPass(search::createTGSuperopt(search));
     if (failed(pm.run(*module)))
       return 1;
   }

@@ -16,6 +16,7 @@
 #include "loom/Dialect/Pipe/Transforms/Passes.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
+#include "loom/Search/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -26,6 +27,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   loom::tg::registerTGPasses();
+  loom::search::registerSearchPasses();
   loom::pipe::registerPipePasses();
   loom::compiler::registerCompilerPasses();
   loom::registerConversionPasses();

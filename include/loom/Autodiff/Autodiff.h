@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
+#include <optional>
 #include <string>
 
 namespace loom::tg {
@@ -24,6 +25,21 @@ namespace loom::tg {
 void registerTGGradientInterfaceModels(mlir::DialectRegistry &registry);
 
 namespace autodiff {
+
+/// A tg op with no vector-Jacobian product, and why.
+struct NoGradient {
+  llvm::StringRef op;
+  llvm::StringRef reason;
+};
+
+/// The tg ops that have no GradientOpInterface model, each with the reason:
+/// the one list that `--tg-autodiff` reports from and that
+/// test/Unit/Dialect/TG/OpFactsTest.cpp checks (every other tg op has a
+/// VJP; none of these has one).
+llvm::ArrayRef<NoGradient> opsWithoutGradient();
+
+/// The reason \p opName has no VJP, or nullopt when it is not listed.
+std::optional<llvm::StringRef> noGradientReason(llvm::StringRef opName);
 
 enum class Optimizer { None, SGD, Adam };
 
@@ -41,8 +57,9 @@ struct Options {
   /// Rewrite tg.batchnorm into batch statistics (training form) first.
   bool batchnormTraining = true;
   /// Forward ops of these kinds whose results the backward pass uses are
-  /// recomputed there instead of kept: "none", "elementwise" (unary and
-  /// binary elementwise ops: cheap to redo, as large as their input).
+  /// recomputed there instead of kept: "none", "elementwise" (the ops that
+  /// declare TG_CheapToRecompute in TGOps.td: cheap to redo, as large as
+  /// their input).
   std::string recompute = "none";
   /// Name of the new function; empty: <fn>_train_step, or <fn>_grad for
   /// optimizer None.

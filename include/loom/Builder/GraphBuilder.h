@@ -31,6 +31,7 @@
 #define LOOM_BUILDER_GRAPHBUILDER_H
 
 #include "loom/Dialect/TG/IR/TGOps.h"
+#include "loom/Support/Activation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -47,8 +48,9 @@ namespace loom {
 // Options
 //===----------------------------------------------------------------------===//
 
-/// An elementwise activation applied by a composite helper.
-enum class Act { None, Relu, Sigmoid, Tanh, Gelu, GeluTanh };
+/// An elementwise activation applied by a composite helper: Loom's one
+/// activation vocabulary (loom/Support/Activations.def), under a short name.
+using Act = Activation;
 
 /// A 2-D window (kernel) size; `3` means 3x3, `{1, 7}` means 1 high, 7 wide.
 struct Window {
@@ -189,7 +191,7 @@ struct TransformerLayerOptions {
   int64_t numHeads = 12;
   /// Width of the feed-forward hidden layer (BERT: 4 x hidden).
   int64_t ffnDim = 3072;
-  Act activation = Act::Gelu;
+  Act activation = Act::GeluErf;
   double epsilon = 1e-12;
   bool preNorm = false;
   bool bias = true;
@@ -324,8 +326,11 @@ public:
   mlir::Value gelu(mlir::Value x, bool tanhApproximation = false);
   mlir::Value clip(mlir::Value x, double min, double max);
   mlir::Value hardsigmoid(mlir::Value x, double alpha = 0.2, double beta = 0.5);
-  /// Applies `act` (Act::None: `x` itself).
-  mlir::Value activation(mlir::Value x, Act act);
+  /// Applies `act` (Act::None: `x` itself) with its parameters
+  /// (Activations.def): clip clamps to [alpha, beta], hardsigmoid is
+  /// clip(alpha * x + beta, 0, 1), leaky_relu's slope below 0 is alpha.
+  mlir::Value activation(mlir::Value x, Act act, double alpha = 0,
+                         double beta = 0);
   /// Elementwise conversion to `elementType`.
   mlir::Value cast(mlir::Value x, mlir::Type elementType);
 

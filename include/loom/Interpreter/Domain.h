@@ -15,6 +15,8 @@
 //   add, sub, mul, div, neg                 // arithmetic
 //   less(T, T) -> bool, max, min            // a total order
 //   exp, log, sqrt, tanh, erf, pow(base, exponent)
+//   fmod(a, b), mod(a, b)                   // remainders: sign of a (C
+//                                           // fmod), sign of b (floor)
 //   random(uint64_t &state)                 // a value for random inputs
 //
 // Everything else (relu, sigmoid, gelu, softmax, normalisations, means, ...)
@@ -75,6 +77,12 @@
 //      inverse, with 0^-n == 0 as for division, and 0^0 == 1); otherwise an
 //      uninterpreted hash of (x, y). So x^2 == x * x and x^-1 == 1 / x hold
 //      exactly, while x^0.5 is unrelated to sqrt(x).
+//
+//    - fmod(a, b) and mod(a, b) are the integer remainders of the centered
+//      representatives (truncated, with the sign of a; floored, with the
+//      sign of b), and 0 when b == 0 (as division). Exact on integers, the
+//      values tg.mod meets in models; like the order, not compatible with
+//      the field operations on fractions.
 //
 //    - random() draws uniform residues in [0, P).
 //
@@ -151,6 +159,14 @@ template <class FP> struct FloatDomain {
   static T tanh(T a) { return std::tanh(a); }
   static T erf(T a) { return std::erf(a); }
   static T pow(T base, T exponent) { return std::pow(base, exponent); }
+  /// The remainder with the sign of the dividend: C fmod (NaN for b == 0).
+  static T fmod(T a, T b) { return std::fmod(a, b); }
+  /// The remainder with the sign of the divisor: a - b * floor(a / b),
+  /// computed exactly from fmod (NaN for b == 0).
+  static T mod(T a, T b) {
+    T r = std::fmod(a, b);
+    return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+  }
 
   /// Uniform in [-1, 1), on the grid 2^-(digits-1) so every value is exact.
   static T random(uint64_t &state) {
@@ -305,6 +321,21 @@ struct ModPDomain {
     if (e < 0 && e >= -64)
       return inverse(powU(base, static_cast<uint64_t>(-e)));
     return uninterpreted(FnPow, base, exponent);
+  }
+  /// Truncated integer remainder of the centered representatives (the sign
+  /// of a); 0 for b == 0.
+  static T fmod(T a, T b) {
+    int64_t x = centered(a), y = centered(b);
+    return y == 0 ? 0 : fromInt(x % y);
+  }
+  /// Floored integer remainder of the centered representatives (the sign
+  /// of b); 0 for b == 0.
+  static T mod(T a, T b) {
+    int64_t x = centered(a), y = centered(b);
+    if (y == 0)
+      return 0;
+    int64_t r = x % y;
+    return fromInt(r != 0 && ((r < 0) != (y < 0)) ? r + y : r);
   }
 
   /// Optional hooks for long sums of products, used by the GEMM: products are

@@ -24,6 +24,7 @@
 #include "loom/Dialect/TG/IR/TGEnums.h"
 #include "loom/Interpreter/ScalarFunctions.h"
 #include "loom/Interpreter/Tensor.h"
+#include "loom/Support/Activation.h"
 #include "loom/Support/ElementTypes.h"
 #include "loom/Support/Shapes.h"
 
@@ -45,8 +46,6 @@ namespace interp {
 /// Reductions. Mean = Sum / count.
 enum class ReduceKind { Sum, Mean, Max };
 
-/// Activation fused into conv2d (applied after the bias): the tg enum.
-using Activation = tg::Activation;
 
 /// Element types a cast can target (loom/Support/ElementTypes.def).
 using loom::ElemKind;
@@ -58,7 +57,10 @@ struct Conv2dParams {
   std::array<int64_t, 4> pads{0, 0, 0, 0};
   std::array<int64_t, 2> dilations{1, 1};
   int64_t groups = 1;
+  /// Applied after the bias, with its parameters (Activations.def): any of
+  /// Loom's activations (tg.conv2d's attribute names a subset).
   Activation activation = Activation::None;
+  double alpha = 0, beta = 0;
 };
 
 /// Attributes of 2-D pooling (ONNX MaxPool/AveragePool, floor mode).

@@ -270,12 +270,51 @@ void im2col(const ConvGeometry &g, const typename D::T *x, typename D::T *col,
   }
 }
 
+/// Applies activation \p act (parameters in \p c: alpha, beta) to \p n
+/// elements in place: every activation of Activations.def, each through the
+/// unary kinds' definitions.
+template <class D>
+void activateInPlace(Activation act, const UnaryConsts<D> &c,
+                     typename D::T *p, int64_t n) {
+  switch (act) {
+  case Activation::None:
+    return;
+  case Activation::Relu:
+    return mapUnaryInPlace<D, UnaryKind::Relu>(c, p, n);
+  case Activation::Sigmoid:
+    return mapUnaryInPlace<D, UnaryKind::Sigmoid>(c, p, n);
+  case Activation::Tanh:
+    return mapUnaryInPlace<D, UnaryKind::Tanh>(c, p, n);
+  case Activation::GeluErf:
+    return mapUnaryInPlace<D, UnaryKind::Gelu>(c, p, n);
+  case Activation::GeluTanh:
+    return mapUnaryInPlace<D, UnaryKind::GeluTanh>(c, p, n);
+  case Activation::HardSwish:
+    return mapUnaryInPlace<D, UnaryKind::HardSwish>(c, p, n);
+  case Activation::Clip:
+    return mapUnaryInPlace<D, UnaryKind::Clip>(c, p, n);
+  case Activation::HardSigmoid:
+    return mapUnaryInPlace<D, UnaryKind::HardSigmoid>(c, p, n);
+  case Activation::Swish:
+    // x * sigmoid(x).
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = D::mul(p[i], applyUnary<D, UnaryKind::Sigmoid>(c, p[i]));
+    return;
+  case Activation::LeakyRelu:
+    // relu(x) - alpha * relu(-x), exact for any slope.
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = D::sub(applyUnary<D, UnaryKind::Relu>(c, p[i]),
+                    D::mul(c.a, applyUnary<D, UnaryKind::Relu>(c, D::neg(p[i]))));
+    return;
+  }
+}
+
 /// Adds the bias of each output channel and applies the fused activation to
 /// \p count channels of \p spatial elements starting at channel \p o0.
 template <class D>
 void biasAndActivate(typename D::T *out, const typename D::T *bias, int64_t o0,
-                     int64_t count, int64_t spatial, Activation act) {
-  UnaryConsts<D> c(UnaryParams{});
+                     int64_t count, int64_t spatial, const Conv2dParams &params) {
+  UnaryConsts<D> c(UnaryParams{params.alpha, params.beta});
   for (int64_t o = 0; o < count; ++o) {
     typename D::T *p = out + o * spatial;
     if (bias) {
@@ -283,19 +322,7 @@ void biasAndActivate(typename D::T *out, const typename D::T *bias, int64_t o0,
       for (int64_t i = 0; i < spatial; ++i)
         p[i] = D::add(p[i], bv);
     }
-    switch (act) {
-    case Activation::None:
-      break;
-    case Activation::Relu:
-      mapUnaryInPlace<D, UnaryKind::Relu>(c, p, spatial);
-      break;
-    case Activation::Sigmoid:
-      mapUnaryInPlace<D, UnaryKind::Sigmoid>(c, p, spatial);
-      break;
-    case Activation::Tanh:
-      mapUnaryInPlace<D, UnaryKind::Tanh>(c, p, spatial);
-      break;
-    }
+    activateInPlace<D>(params.activation, c, p, spatial);
   }
 }
 
@@ -362,7 +389,7 @@ Tensor<D> conv2d(const Tensor<D> &x, const Tensor<D> &w,
       detail::gemm<D>(g.og, l, kdim, wg, kdim, bmat, l, dst, l, false);
     else
       detail::gemmSerial<D>(g.og, l, kdim, wg, kdim, bmat, l, dst, l, false);
-    biasAndActivate<D>(dst, pbias, grp * g.og, g.og, l, params.activation);
+    biasAndActivate<D>(dst, pbias, grp * g.og, g.og, l, params);
   };
 
   int64_t items = g.n * g.groups;

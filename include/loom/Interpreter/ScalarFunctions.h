@@ -60,8 +60,10 @@ struct UnaryParams {
   double a = 0, b = 0;
 };
 
-/// Elementwise binary operators (numpy broadcasting).
-enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, Pow };
+/// Elementwise binary operators (numpy broadcasting). Mod is the remainder
+/// with the divisor's sign (Python's %, ONNX Mod fmod=0), FMod the one with
+/// the dividend's (C fmod, ONNX Mod fmod=1).
+enum class BinaryKind { Add, Sub, Mul, Div, Max, Min, Pow, Mod, FMod };
 
 /// Elementwise comparisons (numpy broadcasting); the result is 1 or 0.
 enum class CompareKind { Equal, Greater, GreaterEqual, Less, LessEqual };
@@ -171,6 +173,10 @@ inline typename D::T applyBinary(typename D::T a, typename D::T b) {
     return D::max(a, b);
   else if constexpr (K == BinaryKind::Min)
     return D::min(a, b);
+  else if constexpr (K == BinaryKind::Mod)
+    return D::mod(a, b);
+  else if constexpr (K == BinaryKind::FMod)
+    return D::fmod(a, b);
   else {
     static_assert(K == BinaryKind::Pow, "unhandled binary kind");
     return D::pow(a, b);
@@ -190,6 +196,8 @@ template <class F> auto dispatchBinary(BinaryKind kind, F &&fn) {
     LOOM_BINARY_CASE(Max)
     LOOM_BINARY_CASE(Min)
     LOOM_BINARY_CASE(Pow)
+    LOOM_BINARY_CASE(Mod)
+    LOOM_BINARY_CASE(FMod)
   }
 #undef LOOM_BINARY_CASE
   llvm_unreachable("unknown BinaryKind");

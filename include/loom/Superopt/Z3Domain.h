@@ -18,7 +18,8 @@
 //     reals, unlike ModPDomain's); lowest() is a distinguished symbol
 //     that max/min absorb, standing for -infinity (the start of a max
 //     reduction);
-//   * exp, log, sqrt, tanh, erf and non-integer pow are uninterpreted
+//   * exp, log, sqrt, tanh, erf, non-integer pow and remainders of
+//     non-numerals are uninterpreted
 //     functions. Facts about them that hold over the reals are recorded as
 //     side conditions (facts()) whenever a term is built: exp(a) > 0,
 //     a >= 0 -> sqrt(a) >= 0 and sqrt(a)^2 = a, a > 0 -> sqrt(a) > 0.
@@ -92,6 +93,11 @@ struct Z3Domain {
   /// Exact power for integer numeral exponents in [-64, 64], otherwise an
   /// uninterpreted function.
   static T pow(const T &base, const T &exponent);
+  /// Remainders (C fmod: the dividend's sign; mod: the divisor's): exact for
+  /// integer numerals (0 for a zero divisor, as ModPDomain), otherwise
+  /// uninterpreted functions. No rule of the generator involves tg.mod.
+  static T fmod(const T &a, const T &b);
+  static T mod(const T &a, const T &b);
   /// x != 0 ? 1 : 0 (the kernels' cast to i1).
   static T nonZeroIndicator(const T &a);
 

@@ -23,9 +23,7 @@ namespace {
 constexpr size_t kMaxCandidateOps = 4;
 
 bool computes(Operation *op) {
-  return isa<tg::TGDialect>(op->getDialect()) &&
-         !isa<tg::WeightOp, tg::ReshapeOp, tg::FragmentOp, tg::ConstantOp,
-              tg::YieldOp>(op);
+  return op->hasTrait<tg::Elementwise>() || op->hasTrait<tg::Structured>();
 }
 
 class CodegenBackend : public Backend {

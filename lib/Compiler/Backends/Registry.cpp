@@ -233,10 +233,7 @@ bool patterns::allF32(Operation *op) {
 }
 
 bool patterns::isElementwise(Operation *op) {
-  return op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
-         isa<tg::AddOp, tg::SubOp, tg::MulOp, tg::DivOp, tg::MaxOp, tg::MinOp,
-             tg::PowOp, tg::CastOp, tg::EqualOp, tg::GreaterOp,
-             tg::GreaterEqualOp, tg::LessOp, tg::LessEqualOp, tg::SelectOp>(op);
+  return op->hasTrait<tg::Elementwise>();
 }
 
 Operation *patterns::soleUser(Value v, Available available) {

@@ -1,15 +1,18 @@
 //===- Elementwise.cpp - ONNX elementwise operators to tg -----------------===//
 //
-// Part of Loom. Arithmetic (Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean),
-// unary functions and activations. Operators tg has are mapped one to one;
+// Part of Loom. Arithmetic (Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean,
+// Mod), unary functions and activations. Operators tg has are mapped one to one;
 // the others are short exact decompositions (Abs = max(x, -x), LeakyRelu =
 // relu(x) - alpha * relu(-x), ...). On values known at import time (shape
 // computations) every operator here is evaluated by the importer, integers
-// included; on run-time values tg's arithmetic is floating-point only.
+// included; on run-time values tg's arithmetic is floating-point only, except
+// tg.mod, which takes integers too.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
+
+#include "loom/Interpreter/Domain.h"
 
 #include <cmath>
 
@@ -167,6 +170,55 @@ LogicalResult importArith(NodeContext &ctx, Arith k, bool mean = false) {
     result = *r;
   }
   ctx.setOutput(0, result);
+  return success();
+}
+
+/// Mod as tg.mod: fmod 0 (integers; the divisor's sign) or 1 (C fmod),
+/// with numpy broadcasting. Folded when both inputs are known, with the
+/// interpreter's definitions (Domain.h): the float domain's for floats, the
+/// exact domain's integer remainders for integers.
+LogicalResult importMod(NodeContext &ctx) {
+  if (ctx.numInputs() != 2 || !ctx.hasInput(0) || !ctx.hasInput(1))
+    return ctx.fail("needs two inputs");
+  int64_t fmod = ctx.getInt("fmod", 0);
+  if (fmod != 0 && fmod != 1)
+    return ctx.fail("fmod must be 0 or 1, got " + Twine(fmod));
+  int32_t dataType = ctx.inputDataType(0);
+  if (ctx.inputDataType(1) != dataType)
+    return ctx.fail("inputs have different element types (" +
+                    onnxutil::dataTypeName(dataType) + " and " +
+                    onnxutil::dataTypeName(ctx.inputDataType(1)) + ")");
+  if (onnxutil::isFloatDataType(dataType) && fmod == 0)
+    return ctx.fail("float inputs need fmod = 1");
+  if (!broadcastHostShapes(ctx.inputShape(0), ctx.inputShape(1)))
+    return ctx.fail("input shapes " +
+                    safetensors::formatShape(ctx.inputShape(0)) + " and " +
+                    safetensors::formatShape(ctx.inputShape(1)) +
+                    " do not broadcast");
+  if (ctx.allConstant()) {
+    using F = interp::F64Domain;
+    using Z = interp::ModPDomain;
+    ctx.setOutput(
+        0, binaryHost(
+               *ctx.constant(0), *ctx.constant(1), dataType,
+               [&](double a, double b) {
+                 return fmod ? F::fmod(a, b) : F::mod(a, b);
+               },
+               [&](int64_t a, int64_t b) {
+                 Z::T x = Z::fromInt(a), y = Z::fromInt(b);
+                 return Z::centered(fmod ? Z::fmod(x, y) : Z::mod(x, y));
+               }));
+    return success();
+  }
+  auto lhs = ctx.input(0), rhs = ctx.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  auto r = ctx.create<tg::ModOp>(
+      {*lhs, *rhs},
+      {ctx.namedAttr("fmod", ctx.builder().getBoolAttr(fmod == 1))});
+  if (failed(r))
+    return failure();
+  ctx.setOutput(0, *r);
   return success();
 }
 
@@ -382,6 +434,7 @@ void onnx_to_tg::populateElementwiseHandlers(HandlerTable &table) {
   table["Pow"] = [](NodeContext &c) { return importArith(c, Arith::Pow); };
   table["Max"] = [](NodeContext &c) { return importArith(c, Arith::Max); };
   table["Min"] = [](NodeContext &c) { return importArith(c, Arith::Min); };
+  table["Mod"] = importMod;
   table["Sum"] = [](NodeContext &c) { return importArith(c, Arith::Add); };
   table["Mean"] = [](NodeContext &c) {
     return importArith(c, Arith::Add, /*mean=*/true);

@@ -11,6 +11,8 @@
 
 #include "loom/Interpreter/ScalarFunctions.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace loom;
 namespace lowering = loom::tg::lowering;
@@ -87,6 +89,39 @@ Lowered lowerCompare(OpT op, OpBuilder &b) {
       b, op.getLoc(), resultType(op), op->getOperands(),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         return compareScalar<K>(nb, nl, args[0], args[1]);
+      })};
+}
+
+/// tg.mod. Float operands have fmod = true (the verifier): the
+/// interpreter's FMod over LinalgDomain (arith.remf, C fmod). Integers:
+/// arith.remsi, the truncated remainder, plus the divisor for the floored
+/// one when it is non-zero and its sign differs from the divisor's (as the
+/// interpreter's domains compute mod).
+Lowered lowerMod(ModOp op, OpBuilder &b) {
+  bool truncated = op.getFmod();
+  return SmallVector<Value>{elementwise(
+      b, op.getLoc(), resultType(op), op->getOperands(),
+      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        Value x = args[0], y = args[1];
+        if (isa<FloatType>(x.getType())) {
+          LinalgDomain::Scope scope(nb, nl);
+          return interp::applyBinary<LinalgDomain, BinaryKind::FMod>(x, y);
+        }
+        Value r = arith::RemSIOp::create(nb, nl, x, y);
+        if (truncated)
+          return r;
+        Value zero =
+            arith::ConstantOp::create(nb, nl, nb.getZeroAttr(x.getType()));
+        auto cmp = [&](arith::CmpIPredicate p, Value l, Value c) -> Value {
+          return arith::CmpIOp::create(nb, nl, p, l, c);
+        };
+        Value differ = arith::XOrIOp::create(
+            nb, nl, cmp(arith::CmpIPredicate::slt, r, zero),
+            cmp(arith::CmpIPredicate::slt, y, zero));
+        Value adjust = arith::AndIOp::create(
+            nb, nl, cmp(arith::CmpIPredicate::ne, r, zero), differ);
+        return arith::SelectOp::create(nb, nl, adjust,
+                                       arith::AddIOp::create(nb, nl, r, y), r);
       })};
 }
 
@@ -167,39 +202,50 @@ Lowered lowerConstant(ConstantOp op, OpBuilder &b) {
   return SmallVector<Value>{arith::ConstantOp::create(b, op.getLoc(), value)};
 }
 
+/// Whether an op class declares its family's interpreter kind.
+template <class OpT, class = void> struct HasUnaryKind : std::false_type {};
+template <class OpT>
+struct HasUnaryKind<OpT, std::void_t<decltype(OpT::kUnaryKind)>>
+    : std::true_type {};
+template <class OpT, class = void> struct HasBinaryKind : std::false_type {};
+template <class OpT>
+struct HasBinaryKind<OpT, std::void_t<decltype(OpT::kBinaryKind)>>
+    : std::true_type {};
+template <class OpT, class = void> struct HasCompareKind : std::false_type {};
+template <class OpT>
+struct HasCompareKind<OpT, std::void_t<decltype(OpT::kCompareKind)>>
+    : std::true_type {};
+
+/// The lowering of an op of the elementwise families of TGOps.td, from the
+/// kind the family declares (kUnaryKind, kBinaryKind, kCompareKind): the
+/// interpreter's definition instantiated over LinalgDomain. Other ops are
+/// attached by name below.
+template <class OpT> void attachFamilyModel(MLIRContext *context) {
+  if constexpr (HasUnaryKind<OpT>::value)
+    attach<OpT, lowerUnary<OpT, OpT::kUnaryKind>>(context);
+  else if constexpr (HasBinaryKind<OpT>::value)
+    attach<OpT, lowerBinary<OpT, OpT::kBinaryKind>>(context);
+  else if constexpr (HasCompareKind<OpT>::value)
+    attach<OpT, lowerCompare<OpT, OpT::kCompareKind>>(context);
+}
+
+template <class... OpTs> void attachFamilyModels(MLIRContext *context) {
+  (attachFamilyModel<OpTs>(context), ...);
+}
+
 } // namespace
 
 void lowering::attachElementwiseModels(MLIRContext *context) {
-  attach<ReluOp, lowerUnary<ReluOp, UnaryKind::Relu>>(context);
-  attach<SigmoidOp, lowerUnary<SigmoidOp, UnaryKind::Sigmoid>>(context);
-  attach<TanhOp, lowerUnary<TanhOp, UnaryKind::Tanh>>(context);
-  attach<ExpOp, lowerUnary<ExpOp, UnaryKind::Exp>>(context);
-  attach<LogOp, lowerUnary<LogOp, UnaryKind::Log>>(context);
-  attach<SqrtOp, lowerUnary<SqrtOp, UnaryKind::Sqrt>>(context);
-  attach<RsqrtOp, lowerUnary<RsqrtOp, UnaryKind::Rsqrt>>(context);
-  attach<NegOp, lowerUnary<NegOp, UnaryKind::Neg>>(context);
-  attach<ErfOp, lowerUnary<ErfOp, UnaryKind::Erf>>(context);
-  attach<HardSwishOp, lowerUnary<HardSwishOp, UnaryKind::HardSwish>>(context);
-  attach<SoftplusOp, lowerUnary<SoftplusOp, UnaryKind::Softplus>>(context);
+  // Every op of the unary, binary and comparison families: a new one needs
+  // no line here.
+  attachFamilyModels<
+#define GET_OP_LIST
+#include "loom/Dialect/TG/IR/TGOps.cpp.inc"
+      >(context);
   attach<ClipOp, lowerClip>(context);
   attach<HardSigmoidOp, lowerHardSigmoid>(context);
   attach<GeluOp, lowerGelu>(context);
-  attach<AddOp, lowerBinary<AddOp, BinaryKind::Add>>(context);
-  attach<SubOp, lowerBinary<SubOp, BinaryKind::Sub>>(context);
-  attach<MulOp, lowerBinary<MulOp, BinaryKind::Mul>>(context);
-  attach<DivOp, lowerBinary<DivOp, BinaryKind::Div>>(context);
-  attach<MaxOp, lowerBinary<MaxOp, BinaryKind::Max>>(context);
-  attach<MinOp, lowerBinary<MinOp, BinaryKind::Min>>(context);
-  attach<PowOp, lowerBinary<PowOp, BinaryKind::Pow>>(context);
-  attach<EqualOp, lowerCompare<EqualOp, interp::CompareKind::Equal>>(context);
-  attach<GreaterOp, lowerCompare<GreaterOp, interp::CompareKind::Greater>>(
-      context);
-  attach<GreaterEqualOp,
-         lowerCompare<GreaterEqualOp, interp::CompareKind::GreaterEqual>>(
-      context);
-  attach<LessOp, lowerCompare<LessOp, interp::CompareKind::Less>>(context);
-  attach<LessEqualOp, lowerCompare<LessEqualOp, interp::CompareKind::LessEqual>>(
-      context);
+  attach<ModOp, lowerMod>(context);
   attach<SelectOp, lowerSelect>(context);
   attach<CastOp, lowerCast>(context);
   attach<ConstantOp, lowerConstant>(context);

@@ -65,6 +65,10 @@ Value LinalgDomain::pow(Value a, Value b) {
   return math::PowFOp::create(*builder, *loc, a, b);
 }
 
+// arith.remf is C fmod (the dividend's sign).
+Value LinalgDomain::fmod(Value a, Value b) {
+  return arith::RemFOp::create(*builder, *loc, a, b);
+}
 Value lowering::f32(OpBuilder &b, Location loc, double v) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
 }

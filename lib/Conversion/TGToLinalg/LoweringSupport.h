@@ -67,6 +67,7 @@ struct LinalgDomain {
   static Value tanh(Value a);
   static Value erf(Value a);
   static Value pow(Value a, Value b);
+  static Value fmod(Value a, Value b);
 };
 
 /// The scalar body of an elementwise generic: block arguments in, result out.

@@ -61,7 +61,7 @@ Outputs buildBert(GraphBuilder &b, const ModelOptions &o,
   TransformerLayerOptions layer;
   layer.numHeads = 12;
   layer.ffnDim = 3072;
-  layer.activation = Act::Gelu;
+  layer.activation = Act::GeluErf;
   layer.epsilon = 1e-12;
   for (int64_t i = 0; i < layers; ++i)
     h = b.transformerLayer(h, "encoder.layer." + std::to_string(i), layer);

@@ -43,7 +43,7 @@ Value encoder(GraphBuilder &b, Value x, const Branch &branch) {
   TransformerLayerOptions layer;
   layer.numHeads = branch.heads;
   layer.ffnDim = 4 * branch.width;
-  layer.activation = Act::Gelu;
+  layer.activation = Act::GeluErf;
   layer.epsilon = 1e-5;
   layer.preNorm = true;
   for (int64_t i = 0; i < branch.layers; ++i)

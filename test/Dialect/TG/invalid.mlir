@@ -973,3 +973,26 @@ func.func @if_in_fragment(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
   return %y : tensor<4xf32>
 }
 
+// -----
+
+func.func @mod_float_floored(%a: tensor<3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{float operands ('f32') need fmod = true: the floored remainder is for integers, as in ONNX Mod}}
+  %0 = tg.mod %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @mod_element_types(%a: tensor<3xi64>, %b: tensor<3xi32>) {
+  // expected-error @+1 {{operand element types differ: 'i64' vs 'i32'}}
+  %0 = tg.mod %a, %b : (tensor<3xi64>, tensor<3xi32>) -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @mod_bool(%a: tensor<3xi1>, %b: tensor<3xi1>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
+  %0 = tg.mod %a, %b : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
+  return
+}

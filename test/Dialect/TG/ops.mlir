@@ -67,6 +67,15 @@ func.func @binary(%a: tensor<4x1x3xf32>, %b: tensor<5x3xf32>) {
   return
 }
 
+// CHECK-LABEL: func.func @mod
+func.func @mod(%a: tensor<4x1x3xf32>, %b: tensor<5x3xf32>, %i: tensor<49xi64>, %n: tensor<i64>) {
+  // CHECK: tg.mod %{{.*}}, %{{.*}} {fmod = true} : (tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xf32>
+  %0 = tg.mod %a, %b {fmod = true} : (tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xf32>
+  // CHECK: tg.mod %{{.*}}, %{{.*}} : (tensor<49xi64>, tensor<i64>) -> tensor<49xi64>
+  %1 = tg.mod %i, %n : (tensor<49xi64>, tensor<i64>) -> tensor<49xi64>
+  return
+}
+
 // CHECK-LABEL: func.func @compare_select
 func.func @compare_select(%a: tensor<4x1x3xf32>, %b: tensor<5x3xf32>, %i: tensor<3xi64>, %j: tensor<i64>) {
   // CHECK: tg.equal %{{.*}}, %{{.*}} : (tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xi1>

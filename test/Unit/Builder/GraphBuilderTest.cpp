@@ -345,6 +345,71 @@ TEST_F(GraphBuilderTest, LstmCellComputesTheLstmStep) {
   EXPECT_NEAR((*result)[1].toDoubles()[0], c, 1e-6);
 }
 
+/// The value of activation \p a at \p x, written out independently.
+double referenceActivation(Activation a, double x, double alpha, double beta) {
+  auto sig = [](double v) { return 1 / (1 + std::exp(-v)); };
+  auto clamp = [](double v, double lo, double hi) {
+    return std::min(std::max(v, lo), hi);
+  };
+  switch (a) {
+  case Activation::None:
+    return x;
+  case Activation::Relu:
+    return std::max(x, 0.0);
+  case Activation::Sigmoid:
+    return sig(x);
+  case Activation::Tanh:
+    return std::tanh(x);
+  case Activation::GeluErf:
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  case Activation::GeluTanh:
+    return 0.5 * x *
+           (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  case Activation::HardSwish:
+    return x * clamp(x / 6 + 0.5, 0, 1);
+  case Activation::Swish:
+    return x * sig(x);
+  case Activation::Clip:
+    return clamp(x, alpha, beta);
+  case Activation::HardSigmoid:
+    return clamp(alpha * x + beta, 0, 1);
+  case Activation::LeakyRelu:
+    return x >= 0 ? x : alpha * x;
+  }
+  return 0;
+}
+
+TEST_F(GraphBuilderTest, EveryActivationOfTheVocabulary) {
+  // GraphBuilder::activation builds every loom::Activation (Activations.def)
+  // with its parameters; the graph computes the activation's definition.
+  const Activation all[] = {
+#define LOOM_ACTIVATION(Kind, Spelling, NumParameters) Activation::Kind,
+#include "loom/Support/Activations.def"
+  };
+  const double xs[] = {-2, -0.5, 0.25, 3};
+  for (Activation a : all) {
+    SCOPED_TRACE(std::string(activationName(a)));
+    double alpha = a == Activation::Clip ? -1 : 0.25;
+    double beta = a == Activation::Clip ? 1 : 0.5;
+    GraphBuilder b(context);
+    Value x = b.input("x", {4});
+    auto module = b.finish({b.activation(x, a, alpha, beta)}, {"y"});
+    ASSERT_TRUE(succeeded(module)) << diagnostics;
+    using interp::F64Domain;
+    interp::InterpreterOptions options;
+    interp::Interpreter<F64Domain> interpreter(**module, options);
+    auto result = interpreter.run(
+        (*module)->lookupSymbol<func::FuncOp>("main"),
+        {interp::Tensor<F64Domain>::fromDoubles({4}, {xs[0], xs[1], xs[2],
+                                                      xs[3]})});
+    ASSERT_TRUE(succeeded(result)) << diagnostics;
+    std::vector<double> got = (*result)[0].toDoubles();
+    for (int i = 0; i < 4; ++i)
+      EXPECT_NEAR(got[i], referenceActivation(a, xs[i], alpha, beta), 1e-6)
+          << "x = " << xs[i];
+  }
+}
+
 TEST_F(GraphBuilderTest, DataMovementHelpers) {
   GraphBuilder b(context);
   Value x = b.input("x", {2, 3, 4, 5});

@@ -490,6 +490,38 @@ TYPED_TEST(KernelsElementwiseTest, BinarySameShape) {
   expectExact(binary(BinaryKind::Min, a, b), {2, 2}, {1, -2, -1, -8});
 }
 
+TYPED_TEST(KernelsElementwiseTest, BinaryModOnIntegers) {
+  // The floored remainder has the divisor's sign, fmod the dividend's; a
+  // scalar divisor broadcasts. Every domain agrees on integers.
+  using D = TypeParam;
+  Tensor<D> a = make<D>({6}, {-7, 7, -7, 7, 0, 9});
+  Tensor<D> b = make<D>({6}, {3, 3, -3, -3, 4, 9});
+  expectExact(binary(BinaryKind::Mod, a, b), {6}, {2, 1, -1, -2, 0, 0});
+  expectExact(binary(BinaryKind::FMod, a, b), {6}, {-1, 1, -1, 1, 0, 0});
+  expectExact(binary(BinaryKind::Mod, make<D>({2, 2}, {5, -5, 6, -6}),
+                     make<D>({}, {4})),
+              {2, 2}, {1, 3, 2, 2});
+  // The scalar entry point is the kernel's definition.
+  EXPECT_EQ(binaryScalar<D>(BinaryKind::Mod, D::fromInt(-7), D::fromInt(3)),
+            D::fromInt(2));
+}
+
+TYPED_TEST(KernelsElementwiseTest, BinaryFModOnFloats) {
+  using D = TypeParam;
+  if constexpr (D::isExact) {
+    // A zero divisor gives 0, as division does in the exact domain.
+    expectExact(binary(BinaryKind::FMod, make<D>({1}, {5}), make<D>({1}, {0})),
+                {1}, {0});
+  } else {
+    expectExact(binary(BinaryKind::FMod, make<D>({4}, {5.5, -5.5, 5.5, -5.5}),
+                       make<D>({4}, {2, 2, -2, -2})),
+                {4}, {1.5, -1.5, 1.5, -1.5});
+    Tensor<D> nan =
+        binary(BinaryKind::FMod, make<D>({1}, {1}), make<D>({1}, {0}));
+    EXPECT_TRUE(std::isnan(nan.data[0]));
+  }
+}
+
 TYPED_TEST(KernelsElementwiseTest, BinaryPow) {
   using D = TypeParam;
   Tensor<D> base = make<D>({4}, {2, 4, -2, 3});
@@ -659,6 +691,37 @@ TYPED_TEST(KernelsLinalgTest, MatmulThreadCounts) {
   EXPECT_GE(getNumThreads(), 1u);
 }
 
+/// The activation of \p p applied to one value, case by case.
+template <class D>
+typename D::T naiveActivation(const Conv2dParams &p, typename D::T s) {
+  UnaryParams ab{p.alpha, p.beta};
+  switch (p.activation) {
+  case Activation::None:
+    return s;
+  case Activation::Relu:
+    return unaryScalar<D>(UnaryKind::Relu, s);
+  case Activation::Sigmoid:
+    return unaryScalar<D>(UnaryKind::Sigmoid, s);
+  case Activation::Tanh:
+    return unaryScalar<D>(UnaryKind::Tanh, s);
+  case Activation::GeluErf:
+    return unaryScalar<D>(UnaryKind::Gelu, s);
+  case Activation::GeluTanh:
+    return unaryScalar<D>(UnaryKind::GeluTanh, s);
+  case Activation::HardSwish:
+    return unaryScalar<D>(UnaryKind::HardSwish, s);
+  case Activation::Swish:
+    return D::mul(s, unaryScalar<D>(UnaryKind::Sigmoid, s));
+  case Activation::Clip:
+    return unaryScalar<D>(UnaryKind::Clip, s, ab);
+  case Activation::HardSigmoid:
+    return unaryScalar<D>(UnaryKind::HardSigmoid, s, ab);
+  case Activation::LeakyRelu:
+    return D::less(s, D::zero()) ? D::mul(D::fromDouble(p.alpha), s) : s;
+  }
+  return s;
+}
+
 /// Naive direct convolution (ONNX Conv semantics) followed by the bias and
 /// activation.
 template <class D>
@@ -693,20 +756,7 @@ Tensor<D> naiveConv(const Tensor<D> &x, const Tensor<D> &w,
               }
           if (bias)
             s = D::add(s, bias->data[oc]);
-          switch (p.activation) {
-          case Activation::None:
-            break;
-          case Activation::Relu:
-            s = unaryScalar<D>(UnaryKind::Relu, s);
-            break;
-          case Activation::Sigmoid:
-            s = unaryScalar<D>(UnaryKind::Sigmoid, s);
-            break;
-          case Activation::Tanh:
-            s = unaryScalar<D>(UnaryKind::Tanh, s);
-            break;
-          }
-          out.data[((b * o + oc) * oh + r) * ow + q] = s;
+          out.data[((b * o + oc) * oh + r) * ow + q] = naiveActivation<D>(p, s);
         }
     }
   return out;
@@ -746,8 +796,11 @@ TYPED_TEST(KernelsLinalgTest, Conv2dMatchesNaive) {
     bool bias;
   };
   auto params = [](std::array<int64_t, 2> s, std::array<int64_t, 4> pads,
-                   std::array<int64_t, 2> d, int64_t groups, Activation act) {
+                   std::array<int64_t, 2> d, int64_t groups, Activation act,
+                   double alpha = 0, double beta = 0) {
     Conv2dParams p;
+    p.alpha = alpha;
+    p.beta = beta;
     p.strides = s;
     p.pads = pads;
     p.dilations = d;
@@ -790,6 +843,37 @@ TYPED_TEST(KernelsLinalgTest, Conv2dMatchesNaive) {
       {{1, 32, 64, 64},
        {4, 32, 3, 3},
        params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::None),
+       true},
+      // Every other activation of Activations.def (tg.conv2d's attribute
+      // names a subset; Conv2dParams takes any).
+      {{1, 4, 6, 6},
+       {4, 4, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::GeluErf),
+       true},
+      {{1, 4, 6, 6},
+       {4, 4, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::GeluTanh),
+       true},
+      {{1, 4, 6, 6},
+       {4, 4, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::HardSwish),
+       true},
+      {{1, 4, 6, 6},
+       {4, 4, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::Swish),
+       true},
+      {{1, 4, 6, 6},
+       {4, 4, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::Clip, -0.5, 0.5),
+       true},
+      {{1, 4, 6, 6},
+       {4, 4, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::HardSigmoid, 0.25,
+              0.5),
+       true},
+      {{1, 4, 6, 6},
+       {4, 4, 3, 3},
+       params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::LeakyRelu, 0.25),
        true},
       // Many small groups, split over threads by group.
       {{2, 64, 48, 48},

@@ -3,7 +3,7 @@
 // Part of Loom. Elementwise arithmetic, comparisons, unary functions,
 // tg.select and tg.cast: their verifiers and folders, and the facts
 // (TGInterfaces.td) that their family classes in TGOps.td do not generate:
-// ops with attributes (gelu, clip, hardsigmoid, cast), tg.select, and
+// ops with attributes (mod, gelu, clip, hardsigmoid, cast), tg.select, and
 // exports that are more than one ONNX node (rsqrt).
 //
 //===----------------------------------------------------------------------===//
@@ -104,6 +104,39 @@ OpFoldResult MulOp::fold(FoldAdaptor) {
 }
 OpFoldResult DivOp::fold(FoldAdaptor) {
   return foldNeutralRhs(*this, m_OneFloat());
+}
+
+//===----------------------------------------------------------------------===//
+// tg.mod
+//===----------------------------------------------------------------------===//
+
+LogicalResult ModOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> location,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  if (failed(inferBroadcastBinary(location, adaptor.getLhs().getType(),
+                                  adaptor.getRhs().getType(), inferred)))
+    return failure();
+  Type element = cast<RankedTensorType>(inferred.back()).getElementType();
+  if (isa<FloatType>(element) && !adaptor.getFmod())
+    return emitOptionalError(location, "float operands (", element,
+                             ") need fmod = true: the floored remainder is "
+                             "for integers, as in ONNX Mod");
+  return success();
+}
+
+LogicalResult ModOp::evaluate(interp::EvalFrame &frame) {
+  return evaluateBinary(frame, getFmod() ? interp::BinaryKind::FMod
+                                         : interp::BinaryKind::Mod);
+}
+
+// A truncated quotient and a multiply-subtract per element.
+OpWork ModOp::getWork() { return streamingWork(*this, 2); }
+
+LogicalResult ModOp::exportONNX(ONNXEmitter &e) {
+  e.node("Mod", {e.input(0), e.input(1)}, {e.output()})
+      .attr("fmod", int64_t(getFmod()));
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

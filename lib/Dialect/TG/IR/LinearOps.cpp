@@ -6,6 +6,8 @@
 
 #include "OpFacts.h"
 
+#include "loom/Dialect/TG/IR/TGActivation.h"
+
 using namespace mlir;
 using namespace loom;
 using namespace loom::tg;
@@ -58,7 +60,7 @@ LogicalResult Conv2dOp::evaluate(interp::EvalFrame &frame) {
   p.pads = arrayOf<4>(getPads());
   p.dilations = arrayOf<2>(getDilations());
   p.groups = getGroups();
-  p.activation = getActivation();
+  p.activation = toActivation(getActivation());
   return frame.visit([&](auto &f) {
     return f.push(
         interp::conv2d(f.in(0), f.in(1), getBias() ? &f.in(2) : nullptr, p));
@@ -73,9 +75,9 @@ OpWork Conv2dOp::getWork() {
       2.0 * double(filter[1]) * double(filter[2]) * double(filter[3]);
   if (getBias())
     perOutput += 1;
-  if (getActivation() == Activation::Relu)
+  if (getActivation() == tg::Activation::Relu)
     perOutput += 1;
-  else if (getActivation() != Activation::None)
+  else if (getActivation() != tg::Activation::None)
     perOutput += kTranscendentalFlops;
   return streamingWork(*this, perOutput);
 }
@@ -84,7 +86,7 @@ LogicalResult Conv2dOp::exportONNX(ONNXEmitter &e) {
   SmallVector<std::string> ins{e.input(0), e.input(1)};
   if (getBias())
     ins.push_back(e.input(2));
-  bool act = getActivation() != Activation::None;
+  bool act = getActivation() != tg::Activation::None;
   std::string conv = act ? e.fresh("_conv") : e.output();
   e.node("Conv", ins, {conv})
       .attr("kernel_shape", getFilter().getType().getShape().drop_front(2))
@@ -93,8 +95,8 @@ LogicalResult Conv2dOp::exportONNX(ONNXEmitter &e) {
       .attr("dilations", getDilations())
       .attr("group", int64_t(getGroups()));
   if (act) {
-    StringRef kind = getActivation() == Activation::Relu      ? "Relu"
-                     : getActivation() == Activation::Sigmoid ? "Sigmoid"
+    StringRef kind = getActivation() == tg::Activation::Relu      ? "Relu"
+                     : getActivation() == tg::Activation::Sigmoid ? "Sigmoid"
                                                               : "Tanh";
     e.node(kind, {conv}, {e.output()});
   }

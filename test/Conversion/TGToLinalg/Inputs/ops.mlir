@@ -88,6 +88,27 @@ module {
     %y = tg.pow %x, %c : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
     return %y : tensor<2x3x4xf32>
   }
+  func.func @mod_f32(%x: tensor<2x3x4xf32> {tg.name = "x"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
+    %four = tg.constant dense<4.0> : tensor<f32>
+    %x4 = tg.mul %x, %four : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+    %c = tg.constant dense<[0.75, -1.25, 2.0, -0.5]> : tensor<4xf32>
+    %y = tg.mod %x4, %c {fmod = true} : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+  func.func @mod_int(%x: tensor<2x5xf32> {tg.name = "x"}) -> (tensor<2x5xf32> {tg.name = "y"}) {
+    %nine = tg.constant dense<9.0> : tensor<f32>
+    %x9 = tg.mul %x, %nine : (tensor<2x5xf32>, tensor<f32>) -> tensor<2x5xf32>
+    %i = tg.cast %x9 : tensor<2x5xf32> to tensor<2x5xi64>
+    %k = tg.constant dense<[3, -2, 5, -4, 1]> : tensor<5xi64>
+    %floor = tg.mod %i, %k : (tensor<2x5xi64>, tensor<5xi64>) -> tensor<2x5xi64>
+    %trunc = tg.mod %i, %k {fmod = true} : (tensor<2x5xi64>, tensor<5xi64>) -> tensor<2x5xi64>
+    %ff = tg.cast %floor : tensor<2x5xi64> to tensor<2x5xf32>
+    %tf = tg.cast %trunc : tensor<2x5xi64> to tensor<2x5xf32>
+    %ten = tg.constant dense<10.0> : tensor<f32>
+    %f10 = tg.mul %ff, %ten : (tensor<2x5xf32>, tensor<f32>) -> tensor<2x5xf32>
+    %y = tg.add %f10, %tf : (tensor<2x5xf32>, tensor<2x5xf32>) -> tensor<2x5xf32>
+    return %y : tensor<2x5xf32>
+  }
   func.func @compare_f32(%x: tensor<2x3x4xf32> {tg.name = "x"}, %w: tensor<3x1xf32> {tg.name = "w"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
     %nan = tg.constant dense<0x7FC00000> : tensor<4xf32>
     %xn = tg.max %x, %nan : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>

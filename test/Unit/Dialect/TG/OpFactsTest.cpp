@@ -2,13 +2,16 @@
 //
 // Part of Loom. Walks every op the tg dialect registers and checks that it
 // provides each fact the toolchain needs (TGInterfaces.td): a shape rule,
-// its evaluation by the interpreter, its work for the cost models, and its
-// ONNX export, and its lowering to linalg for generated code. A new op that
-// lacks one fails here, naming the op and the fact, instead of being
-// half-supported. (The gradient joins this table when it exists.)
+// its evaluation by the interpreter, its work for the cost models, its ONNX
+// export, its lowering to linalg for generated code, its gradient (or a
+// reason it has none, in lib/Autodiff's autodiff::opsWithoutGradient(), the
+// list --tg-autodiff reports from) and exactly one computation class
+// (TGTraits.td). A new op that lacks one fails here, naming the op and the
+// fact, instead of being half-supported.
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Autodiff/Autodiff.h"
 #include "loom/Conversion/TGToLinalg/TGToLinalg.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
@@ -32,7 +35,39 @@ struct Fact {
   bool (*has)(RegisteredOperationName);
 };
 
+/// Whether lib/Autodiff lists \p op as having no VJP (with its reason).
+bool listedWithoutGradient(RegisteredOperationName op) {
+  return loom::tg::autodiff::noGradientReason(op.getStringRef()).has_value();
+}
+
+/// The computation classes of TGTraits.td: an op has exactly one.
+unsigned computationClasses(RegisteredOperationName op) {
+  return unsigned(op.hasTrait<Elementwise>()) +
+         unsigned(op.hasTrait<Structured>()) +
+         unsigned(op.hasTrait<ComputesNothing>()) +
+         unsigned(op.hasTrait<ComputesInRegions>());
+}
+
 const Fact kFacts[] = {
+    {"exactly one computation class (Elementwise, Structured, "
+     "ComputesNothing or ComputesInRegions: TGTraits.td)",
+     [](RegisteredOperationName op) { return computationClasses(op) == 1; }},
+    {"TG_Elementwise, which its TG_CheapToRecompute requires",
+     [](RegisteredOperationName op) {
+       return !op.hasTrait<CheapToRecompute>() || op.hasTrait<Elementwise>();
+     }},
+    {"a gradient (GradientOpInterface, lib/Autodiff) or an entry, with its "
+     "reason, in autodiff::opsWithoutGradient()",
+     [](RegisteredOperationName op) {
+       return op.hasInterface<GradientOpInterface>() ||
+              listedWithoutGradient(op);
+     }},
+    {"agreement with autodiff::opsWithoutGradient(), which lists it as "
+     "having no VJP",
+     [](RegisteredOperationName op) {
+       return !listedWithoutGradient(op) ||
+              !op.hasInterface<GradientOpInterface>();
+     }},
     {"a shape rule (InferTypeOpInterface, or ResultTypeGiven and a verifier)",
      [](RegisteredOperationName op) {
        // ResultTypeGiven ops (constants, casts, reshapes, fragments) carry
@@ -67,14 +102,23 @@ const Fact kFacts[] = {
 TEST(OpFactsTest, EveryRegisteredTGOpHasEveryFact) {
   DialectRegistry registry;
   registerTGToLinalgInterfaceModels(registry);
+  registerTGGradientInterfaceModels(registry);
   MLIRContext context(registry);
   auto *dialect = context.getOrLoadDialect<TGDialect>();
   unsigned ops = 0;
   std::vector<std::string> missing;
   for (RegisteredOperationName op : context.getRegisteredOperations()) {
-    // A terminator computes nothing: the op owning its region has the facts.
-    if (&op.getDialect() != dialect || op.hasTrait<OpTrait::IsTerminator>())
+    if (&op.getDialect() != dialect)
       continue;
+    // A terminator computes nothing: the op owning its region has the other
+    // facts.
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      if (!op.hasTrait<ComputesNothing>() || computationClasses(op) != 1)
+        missing.push_back(op.getStringRef().str() +
+                          " lacks exactly one computation class "
+                          "(ComputesNothing)");
+      continue;
+    }
     ++ops;
     for (const Fact &fact : kFacts)
       if (!fact.has(op))

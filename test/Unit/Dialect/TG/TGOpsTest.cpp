@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Dialect/TG/IR/TGActivation.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -114,6 +115,22 @@ TEST_F(TGOpsTest, InferenceRejectsBadShapesWithoutALocation) {
                                              RankedTensorType::get({3}, builder.getF32Type()),
                                              inferred)));
   EXPECT_EQ(inferred.back(), t23);
+}
+
+TEST(TGActivationTest, EveryCaseIsSpelledAsLoomsActivation) {
+  // tg.conv2d's `activation` is a subset of loom::Activation: each ODS
+  // case maps to the activation of the same spelling (Activations.def).
+  unsigned cases = 0;
+  for (uint32_t v = 0; v <= getMaxEnumValForActivation(); ++v) {
+    std::optional<Activation> a = symbolizeActivation(v);
+    ASSERT_TRUE(a) << "no case " << v;
+    ++cases;
+    EXPECT_EQ(stringifyActivation(*a).str(),
+              std::string(loom::activationName(toActivation(*a))));
+    EXPECT_EQ(loom::parseActivation(stringifyActivation(*a).str()),
+              toActivation(*a));
+  }
+  EXPECT_GE(cases, 4u);
 }
 
 } // namespace

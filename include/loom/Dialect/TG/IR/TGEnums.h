@@ -2,7 +2,9 @@
 //
 // Part of Loom. The C++ enums generated from TGAttrs.td (activations, resize
 // options), usable without the rest of the dialect: the interpreter's kernels
-// take these enums, so each vocabulary is one list.
+// take these enums, so each vocabulary is one list. The convolution's fused
+// `activation` is a subset of Loom's activations (loom/Support/
+// Activations.def); TGActivation.h maps it into them.
 //
 //===----------------------------------------------------------------------===//
 

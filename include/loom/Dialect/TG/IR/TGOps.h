@@ -9,7 +9,9 @@
 
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/IR/TGInterfaces.h"
+#include "loom/Dialect/TG/IR/TGTraits.h"
 #include "loom/Dialect/TG/IR/TypeInference.h"
+#include "loom/Interpreter/ScalarFunctions.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -19,29 +21,6 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-
-namespace loom::tg {
-/// Op trait: run the op's `inferReturnTypes` with its location during
-/// verification, so that each shape rule reports its own diagnostic.
-template <typename ConcreteType>
-class VerifyByInference
-    : public mlir::OpTrait::TraitBase<ConcreteType, VerifyByInference> {
-public:
-  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
-    llvm::SmallVector<mlir::Type> inferred;
-    return ConcreteType::inferReturnTypes(
-        op->getContext(), op->getLoc(), op->getOperands(),
-        op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-        op->getRegions(), inferred);
-  }
-};
-
-/// Op trait: the op's result type is written in the IR and checked by its
-/// verifier (its shape rule), not inferred.
-template <typename ConcreteType>
-class ResultTypeGiven
-    : public mlir::OpTrait::TraitBase<ConcreteType, ResultTypeGiven> {};
-} // namespace loom::tg
 
 #include "loom/Dialect/TG/IR/TGEnums.h"
 

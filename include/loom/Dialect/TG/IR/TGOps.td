@@ -17,6 +17,7 @@
 include "loom/Dialect/TG/IR/TGDialect.td"
 include "loom/Dialect/TG/IR/TGAttrs.td"
 include "loom/Dialect/TG/IR/TGInterfaces.td"
+include "loom/Dialect/TG/IR/TGTraits.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -31,6 +32,7 @@ def TG_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
 def TG_Tensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
 def TG_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def TG_BoolTensor : StaticShapeTensorOf<[I1]>;
+def TG_NumberTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
 
 //===----------------------------------------------------------------------===//
 // Base classes
@@ -45,22 +47,10 @@ defvar TG_Facts = [DeclareOpInterfaceMethods<TG_EvaluableOpInterface>,
                    DeclareOpInterfaceMethods<TG_WorkOpInterface>,
                    DeclareOpInterfaceMethods<TG_ONNXExportOpInterface>];
 
-// The op's result type is written in the IR (not inferred); its verifier
-// checks it against the operands. The op's shape rule is that verifier.
-def TG_ResultTypeGiven : NativeOpTrait<"ResultTypeGiven"> {
-  let cppNamespace = "::loom::tg";
-}
 
 // An op whose result types are computed from its operands and attributes by
 // `inferReturnTypes` (defined in TGOps.cpp, rules in TypeInference.cpp). The
 // types written in the IR must equal the inferred ones.
-// Verifies the operands and attributes with the op's own inference rules, so
-// that a bad op gets the rule's diagnostic at its location (the interface's
-// own check only says that inference failed).
-def TG_VerifyByInference : NativeOpTrait<"VerifyByInference"> {
-  let cppNamespace = "::loom::tg";
-}
-
 class TG_InferOp<string mnemonic, list<Trait> traits = []>
     : TG_Op<mnemonic, !listconcat([InferTypeOpAdaptor], traits,
                                   [TG_VerifyByInference])> {
@@ -72,7 +62,8 @@ class TG_InferOp<string mnemonic, list<Trait> traits = []>
 // (a C++ expression), `onnx` the ONNX operator it is exactly.
 class TG_BinaryOp<string mnemonic, string fn, string kernel, string flops,
                   string onnx, list<Trait> traits = []>
-    : TG_InferOp<mnemonic, !listconcat(traits, TG_Facts)> {
+    : TG_InferOp<mnemonic, !listconcat(traits, [TG_Elementwise, TG_CheapToRecompute],
+                                       TG_Facts)> {
   let summary = "elementwise " # fn # " with numpy broadcasting";
   let description = [{
     Computes `}] # fn # [{` elementwise. The operand shapes are broadcast
@@ -88,6 +79,10 @@ class TG_BinaryOp<string mnemonic, string fn, string kernel, string flops,
   let results = (outs TG_FloatTensor:$output);
   let extraClassDeclaration = [{
     static ::llvm::StringRef getONNXOpType() { return "}] # onnx # [{"; }
+    /// The interpreter's definition of the op (ScalarFunctions.h), which
+    /// the lowering to linalg instantiates too.
+    static constexpr ::loom::interp::BinaryKind kBinaryKind =
+        ::loom::interp::BinaryKind::}] # kernel # [{;
   }];
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
@@ -97,7 +92,7 @@ class TG_BinaryOp<string mnemonic, string fn, string kernel, string flops,
                                               adaptor.getRhs().getType(), inferred);
     }
     ::llvm::LogicalResult $cppClass::evaluate(::loom::interp::EvalFrame &frame) {
-      return ::loom::tg::evaluateBinary(frame, ::loom::interp::BinaryKind::}] # kernel # [{);
+      return ::loom::tg::evaluateBinary(frame, kBinaryKind);
     }
     ::loom::tg::OpWork $cppClass::getWork() {
       return ::loom::tg::streamingWork(getOperation(), }] # flops # [{);
@@ -111,7 +106,8 @@ class TG_BinaryOp<string mnemonic, string fn, string kernel, string flops,
 // Elementwise unary function on a float tensor; the result has the operand's
 // type.
 class TG_UnaryOp<string mnemonic, string fn, list<Trait> traits = []>
-    : TG_Op<mnemonic, !listconcat([SameOperandsAndResultType, InferTypeOpInterface], traits)> {
+    : TG_Op<mnemonic, !listconcat([SameOperandsAndResultType, InferTypeOpInterface,
+                                   TG_Elementwise, TG_CheapToRecompute], traits)> {
   let summary = fn;
   let arguments = (ins TG_FloatTensor:$input);
   let results = (outs TG_FloatTensor:$output);
@@ -123,7 +119,7 @@ class TG_UnaryOp<string mnemonic, string fn, list<Trait> traits = []>
 //===----------------------------------------------------------------------===//
 // Facts and folders: lib/Dialect/TG/IR/ConstantOps.cpp.
 
-def TG_ConstantOp : TG_Op<"constant", !listconcat([ConstantLike, TG_ResultTypeGiven,
+def TG_ConstantOp : TG_Op<"constant", !listconcat([ConstantLike, TG_ResultTypeGiven, TG_ComputesNothing,
     AllTypesMatch<["value", "output"]>], TG_Facts)> {
   let summary = "a constant tensor held in the IR";
   let description = [{
@@ -140,7 +136,7 @@ def TG_ConstantOp : TG_Op<"constant", !listconcat([ConstantLike, TG_ResultTypeGi
   let hasFolder = 1;
 }
 
-def TG_WeightOp : TG_Op<"weight", !listconcat([TG_ResultTypeGiven], TG_Facts)> {
+def TG_WeightOp : TG_Op<"weight", !listconcat([TG_ResultTypeGiven, TG_ComputesNothing], TG_Facts)> {
   let summary = "a named parameter stored outside the IR";
   let description = [{
     Refers to the tensor called `name` in the safetensors file named by the
@@ -162,7 +158,7 @@ def TG_WeightOp : TG_Op<"weight", !listconcat([TG_ResultTypeGiven], TG_Facts)> {
 //===----------------------------------------------------------------------===//
 // Facts and folders: lib/Dialect/TG/IR/LinearOps.cpp (matmul, conv2d) and PoolingOps.cpp.
 
-def TG_MatmulOp : TG_InferOp<"matmul", TG_Facts> {
+def TG_MatmulOp : TG_InferOp<"matmul", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "batched matrix multiplication with broadcast batch dimensions";
   let description = [{
     `[..., M, K] x [..., K, N] -> [..., M, N]`. Both operands have rank 2 or
@@ -176,7 +172,7 @@ def TG_MatmulOp : TG_InferOp<"matmul", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_Conv2dOp : TG_InferOp<"conv2d", TG_Facts> {
+def TG_Conv2dOp : TG_InferOp<"conv2d", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "2-D convolution, NCHW input, OIHW filter, optional bias and fused activation";
   let description = [{
     `input: [N, C, H, W]`, `filter: [O, C / groups, KH, KW]`, optional
@@ -201,7 +197,7 @@ def TG_Conv2dOp : TG_InferOp<"conv2d", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_MaxPool2dOp : TG_InferOp<"maxpool2d", TG_Facts> {
+def TG_MaxPool2dOp : TG_InferOp<"maxpool2d", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "2-D max pooling over NCHW";
   let description = [{
     Padding never wins the maximum. `pads` are `[top, left, bottom, right]`.
@@ -219,7 +215,7 @@ def TG_MaxPool2dOp : TG_InferOp<"maxpool2d", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_MaxPool2dGradOp : TG_InferOp<"maxpool2d_grad", TG_Facts> {
+def TG_MaxPool2dGradOp : TG_InferOp<"maxpool2d_grad", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "the vector-Jacobian product of tg.maxpool2d with respect to its input";
   let description = [{
     The attributes are tg.maxpool2d's, and `grad_output` has the shape of
@@ -242,7 +238,7 @@ def TG_MaxPool2dGradOp : TG_InferOp<"maxpool2d_grad", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_AvgPool2dOp : TG_InferOp<"avgpool2d", TG_Facts> {
+def TG_AvgPool2dOp : TG_InferOp<"avgpool2d", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "2-D average pooling over NCHW";
   let description = [{
     With `count_include_pad = false` (the default, as in ONNX) padded
@@ -261,7 +257,7 @@ def TG_AvgPool2dOp : TG_InferOp<"avgpool2d", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_GlobalAvgPoolOp : TG_InferOp<"global_avgpool", TG_Facts> {
+def TG_GlobalAvgPoolOp : TG_InferOp<"global_avgpool", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "mean over the spatial dimensions of NCHW";
   let description = [{
     ```mlir
@@ -294,6 +290,29 @@ def TG_MinOp : TG_BinaryOp<"min", "min(lhs, rhs)", "Min", "1", "Min", [Commutati
 def TG_PowOp : TG_BinaryOp<"pow", "lhs ^ rhs", "Pow",
                            "::loom::tg::kTranscendentalFlops", "Pow">;
 
+def TG_ModOp : TG_InferOp<"mod", !listconcat([TG_Elementwise, TG_CheapToRecompute],
+                                             TG_Facts)> {
+  let summary = "elementwise remainder with numpy broadcasting (ONNX Mod)";
+  let description = [{
+    The remainder of `lhs / rhs`, elementwise, as ONNX Mod. With `fmod =
+    false` (the default) it has the sign of the divisor, `lhs - rhs *
+    floor(lhs / rhs)` (Python's `%`, integer operands only); with `fmod =
+    true` the sign of the dividend, C's `fmod` (`lhs - rhs * trunc(lhs /
+    rhs)`). Float operands need `fmod = true`, as in ONNX. The operands have
+    the same element type, the result's, and broadcast as in numpy. A zero
+    divisor gives NaN for floats (C fmod); for integers the result is
+    undefined, as in ONNX.
+
+    ```mlir
+    %r = tg.mod %i, %n : (tensor<49xi64>, tensor<i64>) -> tensor<49xi64>
+    %f = tg.mod %x, %y {fmod = true} : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins TG_NumberTensor:$lhs, TG_NumberTensor:$rhs,
+                   DefaultValuedAttr<BoolAttr, "false">:$fmod);
+  let results = (outs TG_NumberTensor:$output);
+}
+
 //===----------------------------------------------------------------------===//
 // Comparisons and select
 //===----------------------------------------------------------------------===//
@@ -303,7 +322,7 @@ def TG_PowOp : TG_BinaryOp<"pow", "lhs ^ rhs", "Pow",
 // names the interpreter's interp::CompareKind, `onnx` the ONNX operator.
 class TG_CompareOp<string mnemonic, string fn, string kernel, string onnx,
                    list<Trait> traits = []>
-    : TG_InferOp<mnemonic, !listconcat(traits, TG_Facts)> {
+    : TG_InferOp<mnemonic, !listconcat(traits, [TG_Elementwise], TG_Facts)> {
   let summary = "elementwise " # fn # " with numpy broadcasting, i1 result";
   let description = [{
     `}] # fn # [{` elementwise, true (1) or false (0). The operands have the
@@ -319,6 +338,10 @@ class TG_CompareOp<string mnemonic, string fn, string kernel, string onnx,
   let results = (outs TG_BoolTensor:$output);
   let extraClassDeclaration = [{
     static ::llvm::StringRef getONNXOpType() { return "}] # onnx # [{"; }
+    /// The interpreter's definition of the op (ScalarFunctions.h), which
+    /// the lowering to linalg follows too.
+    static constexpr ::loom::interp::CompareKind kCompareKind =
+        ::loom::interp::CompareKind::}] # kernel # [{;
   }];
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
@@ -328,7 +351,7 @@ class TG_CompareOp<string mnemonic, string fn, string kernel, string onnx,
                                       adaptor.getRhs().getType(), inferred);
     }
     ::llvm::LogicalResult $cppClass::evaluate(::loom::interp::EvalFrame &frame) {
-      return ::loom::tg::evaluateCompare(frame, ::loom::interp::CompareKind::}] # kernel # [{);
+      return ::loom::tg::evaluateCompare(frame, kCompareKind);
     }
     ::loom::tg::OpWork $cppClass::getWork() {
       return ::loom::tg::streamingWork(getOperation(), 1);
@@ -346,7 +369,7 @@ def TG_GreaterEqualOp : TG_CompareOp<"greater_equal", "lhs >= rhs", "GreaterEqua
 def TG_LessOp : TG_CompareOp<"less", "lhs < rhs", "Less", "Less">;
 def TG_LessEqualOp : TG_CompareOp<"less_equal", "lhs <= rhs", "LessEqual", "LessOrEqual">;
 
-def TG_SelectOp : TG_InferOp<"select", TG_Facts> {
+def TG_SelectOp : TG_InferOp<"select", !listconcat([TG_Elementwise], TG_Facts)> {
   let summary = "elementwise choice by a condition (ONNX Where)";
   let description = [{
     `cond ? a : b` elementwise. `cond` is `i1`; `a` and `b` have the same
@@ -386,10 +409,14 @@ class TG_SimpleUnaryOp<string mnemonic, string fn, string kernel, string flops,
   }];
   let extraClassDeclaration = [{
     static ::llvm::StringRef getONNXOpType() { return "}] # onnx # [{"; }
+    /// The interpreter's definition of the op (ScalarFunctions.h), which
+    /// the lowering to linalg instantiates too.
+    static constexpr ::loom::interp::UnaryKind kUnaryKind =
+        ::loom::interp::UnaryKind::}] # kernel # [{;
   }];
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::evaluate(::loom::interp::EvalFrame &frame) {
-      return ::loom::tg::evaluateUnary(frame, ::loom::interp::UnaryKind::}] # kernel # [{);
+      return ::loom::tg::evaluateUnary(frame, kUnaryKind);
     }
     ::loom::tg::OpWork $cppClass::getWork() {
       return ::loom::tg::streamingWork(getOperation(), }] # flops # [{);
@@ -468,7 +495,7 @@ def TG_HardSigmoidOp : TG_UnaryOp<"hardsigmoid", "max(0, min(1, alpha * x + beta
 //===----------------------------------------------------------------------===//
 // Facts and folders: lib/Dialect/TG/IR/ElementwiseOps.cpp.
 
-def TG_CastOp : TG_Op<"cast", !listconcat([TG_ResultTypeGiven], TG_Facts)> {
+def TG_CastOp : TG_Op<"cast", !listconcat([TG_ResultTypeGiven, TG_Elementwise], TG_Facts)> {
   let summary = "elementwise conversion to the result's element type";
   let description = [{
     Same shape, any element type to any element type. Floats round to
@@ -490,7 +517,7 @@ def TG_CastOp : TG_Op<"cast", !listconcat([TG_ResultTypeGiven], TG_Facts)> {
 //===----------------------------------------------------------------------===//
 // Facts and folders: lib/Dialect/TG/IR/DataMovementOps.cpp.
 
-def TG_TransposeOp : TG_InferOp<"transpose", TG_Facts> {
+def TG_TransposeOp : TG_InferOp<"transpose", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "permute dimensions";
   let description = [{
     `output.shape[i] = input.shape[perm[i]]`; `perm` is a permutation of
@@ -506,7 +533,7 @@ def TG_TransposeOp : TG_InferOp<"transpose", TG_Facts> {
   let hasCanonicalizer = 1;
 }
 
-def TG_ReshapeOp : TG_Op<"reshape", !listconcat([TG_ResultTypeGiven], TG_Facts)> {
+def TG_ReshapeOp : TG_Op<"reshape", !listconcat([TG_ResultTypeGiven, TG_ComputesNothing], TG_Facts)> {
   let summary = "same elements, in row-major order, under a new static shape";
   let description = [{
     The result type gives the new shape; element counts and element types
@@ -523,7 +550,7 @@ def TG_ReshapeOp : TG_Op<"reshape", !listconcat([TG_ResultTypeGiven], TG_Facts)>
   let hasFolder = 1;
 }
 
-def TG_ConcatOp : TG_InferOp<"concat", TG_Facts> {
+def TG_ConcatOp : TG_InferOp<"concat", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "concatenate along an axis";
   let description = [{
     All inputs have the same rank and element type and equal sizes except
@@ -538,7 +565,7 @@ def TG_ConcatOp : TG_InferOp<"concat", TG_Facts> {
   let hasFolder = 1;
 }
 
-def TG_SplitOp : TG_InferOp<"split", TG_Facts> {
+def TG_SplitOp : TG_InferOp<"split", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "split along an axis into pieces of the given sizes";
   let description = [{
     `sizes` are positive and sum to the size of `axis`; one result per size.
@@ -553,7 +580,7 @@ def TG_SplitOp : TG_InferOp<"split", TG_Facts> {
   let hasFolder = 1;
 }
 
-def TG_SliceOp : TG_InferOp<"slice", TG_Facts> {
+def TG_SliceOp : TG_InferOp<"slice", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "strided slice [start, limit) per dimension";
   let description = [{
     One entry per dimension; `0 <= start <= limit <= dim`, `stride >= 1`.
@@ -571,7 +598,7 @@ def TG_SliceOp : TG_InferOp<"slice", TG_Facts> {
   let hasFolder = 1;
 }
 
-def TG_PadOp : TG_InferOp<"pad", TG_Facts> {
+def TG_PadOp : TG_InferOp<"pad", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "pad with a constant";
   let description = [{
     `low[i]` and `high[i]` (non-negative) elements of `value` are added
@@ -589,7 +616,7 @@ def TG_PadOp : TG_InferOp<"pad", TG_Facts> {
   let hasFolder = 1;
 }
 
-def TG_EnlargeOp : TG_InferOp<"enlarge", TG_Facts> {
+def TG_EnlargeOp : TG_InferOp<"enlarge", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "TASO's kernel enlarge: zero-pad a conv filter to a larger kernel, centred";
   let description = [{
     A rank-4 filter `[O, I, h, w]` becomes `[O, I, KH, KW]` with
@@ -606,7 +633,7 @@ def TG_EnlargeOp : TG_InferOp<"enlarge", TG_Facts> {
   let hasFolder = 1;
 }
 
-def TG_BroadcastToOp : TG_Op<"broadcast_to", !listconcat([TG_ResultTypeGiven], TG_Facts)> {
+def TG_BroadcastToOp : TG_Op<"broadcast_to", !listconcat([TG_ResultTypeGiven, TG_Structured], TG_Facts)> {
   let summary = "broadcast to the result shape (numpy rules)";
   let description = [{
     The result type gives the shape; the operand must broadcast to it
@@ -623,7 +650,7 @@ def TG_BroadcastToOp : TG_Op<"broadcast_to", !listconcat([TG_ResultTypeGiven], T
   let hasFolder = 1;
 }
 
-def TG_GatherOp : TG_InferOp<"gather", TG_Facts> {
+def TG_GatherOp : TG_InferOp<"gather", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "ONNX Gather: pick slices along an axis by index";
   let description = [{
     `output.shape = data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
@@ -639,7 +666,7 @@ def TG_GatherOp : TG_InferOp<"gather", TG_Facts> {
   let results = (outs TG_Tensor:$output);
 }
 
-def TG_ScatterAddOp : TG_InferOp<"scatter_add", TG_Facts> {
+def TG_ScatterAddOp : TG_InferOp<"scatter_add", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "the adjoint of tg.gather: sum slices into a zero tensor by index";
   let description = [{
     `output.shape = updates.shape[:axis] + [dim_size] +
@@ -668,7 +695,7 @@ def TG_ScatterAddOp : TG_InferOp<"scatter_add", TG_Facts> {
 //===----------------------------------------------------------------------===//
 // Facts and folders: lib/Dialect/TG/IR/ResizeOps.cpp.
 
-def TG_ResizeOp : TG_InferOp<"resize", TG_Facts> {
+def TG_ResizeOp : TG_InferOp<"resize", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "resample by nearest, linear or cubic interpolation (ONNX Resize)";
   let description = [{
     Resamples every dimension `d` from `input.shape[d]` to `sizes[d]`
@@ -715,7 +742,8 @@ def TG_ResizeOp : TG_InferOp<"resize", TG_Facts> {
 //===----------------------------------------------------------------------===//
 // Facts and folders: lib/Dialect/TG/IR/ReductionOps.cpp.
 
-class TG_ReduceOp<string mnemonic, string fn> : TG_InferOp<mnemonic, TG_Facts> {
+class TG_ReduceOp<string mnemonic, string fn>
+    : TG_InferOp<mnemonic, !listconcat([TG_Structured], TG_Facts)> {
   let summary = fn # " over the given axes";
   let description = [{
     Reduces over `axes` (non-empty, distinct, each in `[-rank, rank)`) with
@@ -744,7 +772,7 @@ def TG_ReduceSumOp : TG_ReduceOp<"reduce_sum", "sum">;
 def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean">;
 def TG_ReduceMaxOp : TG_ReduceOp<"reduce_max", "max">;
 
-def TG_SoftmaxOp : TG_InferOp<"softmax", TG_Facts> {
+def TG_SoftmaxOp : TG_InferOp<"softmax", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "softmax along one axis";
   let description = [{
     `exp(x - max) / sum(exp(x - max))` along `axis` (default -1).
@@ -757,7 +785,7 @@ def TG_SoftmaxOp : TG_InferOp<"softmax", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_SoftmaxCrossEntropyOp : TG_InferOp<"softmax_cross_entropy", TG_Facts> {
+def TG_SoftmaxCrossEntropyOp : TG_InferOp<"softmax_cross_entropy", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "mean softmax cross-entropy of [N, C] logits against class labels";
   let description = [{
     `mean over n of (logsumexp(logits[n, :]) - logits[n, labels[n]])`, with
@@ -776,7 +804,7 @@ def TG_SoftmaxCrossEntropyOp : TG_InferOp<"softmax_cross_entropy", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_MseLossOp : TG_InferOp<"mse_loss", TG_Facts> {
+def TG_MseLossOp : TG_InferOp<"mse_loss", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "mean squared error of two tensors of one shape";
   let description = [{
     `mean((lhs - rhs)^2)` over every element; `lhs` and `rhs` have the same
@@ -792,7 +820,7 @@ def TG_MseLossOp : TG_InferOp<"mse_loss", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_LayerNormOp : TG_InferOp<"layernorm", TG_Facts> {
+def TG_LayerNormOp : TG_InferOp<"layernorm", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "layer normalisation over the trailing dimensions";
   let description = [{
     Normalises over dims `[axis, rank)` (default: the last), then
@@ -811,7 +839,7 @@ def TG_LayerNormOp : TG_InferOp<"layernorm", TG_Facts> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_BatchNormOp : TG_InferOp<"batchnorm", TG_Facts> {
+def TG_BatchNormOp : TG_InferOp<"batchnorm", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "batch normalisation, inference form, channel dimension 1";
   let description = [{
     `y = (x - mean) / sqrt(var + epsilon) * scale + bias`, per channel; the
@@ -836,7 +864,7 @@ def TG_BatchNormOp : TG_InferOp<"batchnorm", TG_Facts> {
 // Facts: lib/Dialect/TG/IR/FragmentOps.cpp.
 
 def TG_FragmentOp : TG_Op<"fragment", !listconcat([
-    IsolatedFromAbove, TG_ResultTypeGiven,
+    IsolatedFromAbove, TG_ResultTypeGiven, TG_ComputesInRegions,
     SingleBlockImplicitTerminator<"YieldOp">], TG_Facts)> {
   let summary = "a part of the graph that runs as one unit on one backend";
   let description = [{
@@ -885,7 +913,7 @@ def TG_FragmentOp : TG_Op<"fragment", !listconcat([
 // than scf.if: docs/Rationale.md.
 
 def TG_IfOp : TG_Op<"if", !listconcat([
-    TG_ResultTypeGiven, NoRegionArguments,
+    TG_ResultTypeGiven, TG_ComputesInRegions, NoRegionArguments,
     SingleBlockImplicitTerminator<"YieldOp">], TG_Facts)> {
   let summary = "run-time choice between two computations (ONNX If)";
   let description = [{
@@ -937,7 +965,7 @@ def TG_IfOp : TG_Op<"if", !listconcat([
   }];
 }
 
-def TG_YieldOp : TG_Op<"yield", [Terminator,
+def TG_YieldOp : TG_Op<"yield", [Terminator, TG_ComputesNothing,
     ParentOneOf<["FragmentOp", "IfOp"]>, ReturnLike]> {
   let summary = "the results of a tg.fragment or of a region of tg.if";
   let description = [{

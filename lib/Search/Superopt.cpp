@@ -1,5 +1,4 @@
-//===- Superopt.cpp - Search for cheaper equivalent tg graphs
-//---------------===//
+//===- Superopt.cpp - Search for cheaper equivalent tg graphs -------------===//
 //
 // Part of Loom. The --tg-superopt pass: loads rules, builds the cost model,
 // runs one of LoomSearch's engines on every function, optionally checks the
@@ -8,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Cost/CostModel.h"
-#include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Search/Check.h"
 #include "loom/Search/Optimize.h"
+#include "loom/Search/Passes.h"
 #include "loom/Search/Rule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,17 +19,17 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace loom::tg {
+namespace loom::search {
 #define GEN_PASS_DEF_TGSUPEROPT
-#include "loom/Dialect/TG/Transforms/Passes.h.inc"
-} // namespace loom::tg
+#include "loom/Search/Passes.h.inc"
+} // namespace loom::search
 
 using namespace mlir;
 using namespace loom;
 
 namespace {
 
-struct SuperoptPass : loom::tg::impl::TGSuperoptBase<SuperoptPass> {
+struct SuperoptPass : loom::search::impl::TGSuperoptBase<SuperoptPass> {
   using TGSuperoptBase::TGSuperoptBase;
 
   void runOnOperation() override {
