@@ -176,7 +176,8 @@ LogicalResult importArith(NodeContext &ctx, Arith k, bool mean = false) {
 /// Mod as tg.mod: fmod 0 (integers; the divisor's sign) or 1 (C fmod),
 /// with numpy broadcasting. Folded when both inputs are known, with the
 /// interpreter's definitions (Domain.h): the float domain's for floats, the
-/// exact domain's integer remainders for integers.
+/// exact domain's integer remainders for integers (exact below 2^60 in
+/// magnitude, far beyond the shape arithmetic Mod folds in models).
 LogicalResult importMod(NodeContext &ctx) {
   if (ctx.numInputs() != 2 || !ctx.hasInput(0) || !ctx.hasInput(1))
     return ctx.fail("needs two inputs");

@@ -96,7 +96,10 @@ Lowered lowerCompare(OpT op, OpBuilder &b) {
 /// interpreter's FMod over LinalgDomain (arith.remf, C fmod). Integers:
 /// arith.remsi, the truncated remainder, plus the divisor for the floored
 /// one when it is non-zero and its sign differs from the divisor's (as the
-/// interpreter's domains compute mod).
+/// interpreter's domains compute mod). A divisor of 0 or -1 is replaced by
+/// 1 before the division, which traps on x86 for 0 and for INT_MIN / -1:
+/// the remainder by -1 is 0 anyway, and by 0 (undefined, as in ONNX) the
+/// kernel gives 0 instead of killing the process.
 Lowered lowerMod(ModOp op, OpBuilder &b) {
   bool truncated = op.getFmod();
   return SmallVector<Value>{elementwise(
@@ -107,14 +110,23 @@ Lowered lowerMod(ModOp op, OpBuilder &b) {
           LinalgDomain::Scope scope(nb, nl);
           return interp::applyBinary<LinalgDomain, BinaryKind::FMod>(x, y);
         }
-        Value r = arith::RemSIOp::create(nb, nl, x, y);
-        if (truncated)
-          return r;
-        Value zero =
-            arith::ConstantOp::create(nb, nl, nb.getZeroAttr(x.getType()));
+        Type type = x.getType();
+        auto constant = [&](int64_t v) -> Value {
+          return arith::ConstantOp::create(nb, nl,
+                                           nb.getIntegerAttr(type, v));
+        };
         auto cmp = [&](arith::CmpIPredicate p, Value l, Value c) -> Value {
           return arith::CmpIOp::create(nb, nl, p, l, c);
         };
+        Value zero = constant(0);
+        Value trapping = arith::OrIOp::create(
+            nb, nl, cmp(arith::CmpIPredicate::eq, y, zero),
+            cmp(arith::CmpIPredicate::eq, y, constant(-1)));
+        Value divisor =
+            arith::SelectOp::create(nb, nl, trapping, constant(1), y);
+        Value r = arith::RemSIOp::create(nb, nl, x, divisor);
+        if (truncated)
+          return r;
         Value differ = arith::XOrIOp::create(
             nb, nl, cmp(arith::CmpIPredicate::slt, r, zero),
             cmp(arith::CmpIPredicate::slt, y, zero));

@@ -99,7 +99,7 @@ module {
     %nine = tg.constant dense<9.0> : tensor<f32>
     %x9 = tg.mul %x, %nine : (tensor<2x5xf32>, tensor<f32>) -> tensor<2x5xf32>
     %i = tg.cast %x9 : tensor<2x5xf32> to tensor<2x5xi64>
-    %k = tg.constant dense<[3, -2, 5, -4, 1]> : tensor<5xi64>
+    %k = tg.constant dense<[3, -2, 5, -4, -1]> : tensor<5xi64>
     %floor = tg.mod %i, %k : (tensor<2x5xi64>, tensor<5xi64>) -> tensor<2x5xi64>
     %trunc = tg.mod %i, %k {fmod = true} : (tensor<2x5xi64>, tensor<5xi64>) -> tensor<2x5xi64>
     %ff = tg.cast %floor : tensor<2x5xi64> to tensor<2x5xf32>
@@ -108,6 +108,18 @@ module {
     %f10 = tg.mul %ff, %ten : (tensor<2x5xf32>, tensor<f32>) -> tensor<2x5xf32>
     %y = tg.add %f10, %tf : (tensor<2x5xf32>, tensor<2x5xf32>) -> tensor<2x5xf32>
     return %y : tensor<2x5xf32>
+  }
+  func.func @mod_int_traps(%x: tensor<2xf32> {tg.name = "x"}) -> (tensor<2xf32> {tg.name = "y"}) {
+    %zero = tg.constant dense<0.0> : tensor<f32>
+    %x0 = tg.mul %x, %zero : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+    %z = tg.cast %x0 : tensor<2xf32> to tensor<2xi64>
+    %m1 = tg.constant dense<-1> : tensor<i64>
+    %first = tg.constant dense<[true, false]> : tensor<2xi1>
+    %k = tg.select %first, %m1, %z : (tensor<2xi1>, tensor<i64>, tensor<2xi64>) -> tensor<2xi64>
+    %a = tg.constant dense<[-9223372036854775808, 7]> : tensor<2xi64>
+    %r = tg.mod %a, %k : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+    %y = tg.cast %r : tensor<2xi64> to tensor<2xf32>
+    return %y : tensor<2xf32>
   }
   func.func @compare_f32(%x: tensor<2x3x4xf32> {tg.name = "x"}, %w: tensor<3x1xf32> {tg.name = "w"}) -> (tensor<2x3x4xf32> {tg.name = "y"}) {
     %nan = tg.constant dense<0x7FC00000> : tensor<4xf32>
