@@ -22,7 +22,13 @@ using namespace loom;
 using namespace loom::compiler;
 
 bool compiler::staysOutside(Operation *op) {
-  return isa<tg::WeightOp, tg::ReshapeOp, tg::FragmentOp, tg::IfOp>(op) ||
+  // Ops with regions (fragments, tg.if) and ops that compute nothing
+  // (weights, reshapes: metadata), by their computation class
+  // (TGTraits.td); constants compute nothing too but are placed (small
+  // ones copied into the fragments that use them, large ones stored).
+  bool computesNothing = op->hasTrait<tg::ComputesNothing>() &&
+                         !isa<tg::ConstantOp>(op);
+  return op->hasTrait<tg::ComputesInRegions>() || computesNothing ||
          op->hasTrait<OpTrait::IsTerminator>() ||
          !isa<tg::TGDialect>(op->getDialect()) ||
          op->getParentOfType<tg::FragmentOp>();
