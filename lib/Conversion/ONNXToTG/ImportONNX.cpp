@@ -46,6 +46,7 @@ const HandlerTable &onnx_to_tg::getHandlerTable() {
     HandlerTable t;
     populateElementwiseHandlers(t);
     populateLinearHandlers(t);
+    populateEinsumHandlers(t);
     populatePoolingHandlers(t);
     populateNormalizationHandlers(t);
     populateReductionHandlers(t);

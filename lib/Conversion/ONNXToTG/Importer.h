@@ -11,6 +11,7 @@
 //
 //   Elementwise.cpp    unary and binary arithmetic, activations, Clip
 //   Linear.cpp         MatMul, Gemm, Conv, ConvTranspose
+//   Einsum.cpp         Einsum (as transposes, reshapes, batched products)
 //   Pooling.cpp        MaxPool, AveragePool, global pooling
 //   Normalization.cpp  BatchNormalization, LayerNormalization,
 //                      InstanceNormalization, Softmax, LogSoftmax, LRN, ...
@@ -256,6 +257,7 @@ using HandlerTable = llvm::StringMap<Handler>;
 
 void populateElementwiseHandlers(HandlerTable &table);
 void populateLinearHandlers(HandlerTable &table);
+void populateEinsumHandlers(HandlerTable &table);
 void populatePoolingHandlers(HandlerTable &table);
 /// Handlers for the ONNX operators that are exactly one tg op (its
 /// ONNXExportOpInterface names it) and have no handler yet in \p table:
