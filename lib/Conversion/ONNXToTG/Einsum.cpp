@@ -139,8 +139,9 @@ FailureOr<Equation> parseEquation(NodeContext &ctx, StringRef text) {
   SmallVector<StringRef> texts;
   lhs.split(texts, ',');
   if (texts.size() != ctx.numInputs())
-    return fail("it has " + Twine(texts.size()) + " operand terms, the node " +
-                Twine(ctx.numInputs()) + " inputs");
+    return fail("it has " + Twine(texts.size()) +
+                " operand terms but the node has " + Twine(ctx.numInputs()) +
+                " input(s)");
 
   SmallVector<Term> terms(texts.size());
   SmallVector<int64_t> ellipsisRanks(texts.size(), 0);
