@@ -12,6 +12,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -823,20 +824,38 @@ StepPtr sgemmForm(const art::MatmulStep &s) {
   return std::make_unique<DnnlSgemm>(s, m, k, n);
 }
 
-StepPtr prepareMatmul(const dnnl::engine &eng, const art::MatmulStep &s,
-                      void *constantWeights) {
-  if (!constantWeights)
-    if (auto step = sgemmForm(s))
-      return step;
-  size_t rank = std::max(
-      {s.srcShape.size(), s.weightsShape.size(), s.dstShape.size()});
+/// The source, weights and result dims of matmul step \p s as its primitive
+/// sees them. Against 2-d weights the source's leading dimensions fold into
+/// M (the buffers are row-major, so the fold moves nothing): oneDNN 2.6
+/// prepacks the weights of a 2-d product only, a 3-d one reads them plain
+/// (BERT-base's FFN product, 1x128x768 by 768x3072, 2 threads: 1.62 ->
+/// 1.27 ms bare, 1.77 -> 1.52 ms with GELU). Otherwise every operand is
+/// padded with leading ones to the largest rank.
+std::array<memory::dims, 3> matmulDims(const art::MatmulStep &s) {
+  const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
+  if (w.size() == 2 && a.size() > 2 && s.dstShape.size() == a.size()) {
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < a.size(); ++i)
+      rows *= a[i];
+    return {memory::dims{rows, a.back()}, dims(w),
+            memory::dims{rows, w.back()}};
+  }
+  size_t rank = std::max({a.size(), w.size(), s.dstShape.size()});
   auto pad = [&](const std::vector<int64_t> &v) {
     memory::dims d(rank - v.size(), 1);
     d.insert(d.end(), v.begin(), v.end());
     return d;
   };
-  memory::dims src = pad(s.srcShape), w = pad(s.weightsShape),
-               dst = pad(s.dstShape);
+  return {pad(a), pad(w), pad(s.dstShape)};
+}
+
+StepPtr prepareMatmul(const dnnl::engine &eng, const art::MatmulStep &s,
+                      void *constantWeights) {
+  if (!constantWeights)
+    if (auto step = sgemmForm(s))
+      return step;
+  auto [src, w, dst] = matmulDims(s);
+  size_t rank = dst.size();
   memory::dims bias(rank, 1);
   bias.back() = dst.back();
   Layouts io;
