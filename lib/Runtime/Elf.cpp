@@ -150,7 +150,7 @@ Error loom::rt::checkCpuFeatures(const std::vector<std::string> &features) {
       return makeError(LOOM_ERROR_CPU,
                        "the artifact needs " + name +
                            ", which this CPU does not have; recompile with "
-                           "--cpu=<this CPU> (or --cpu=x86-64-v2)");
+                           "--target=cpu:<this CPU> (or --target=cpu:x86-64-v2)");
   }
   return Error::ok();
 }
