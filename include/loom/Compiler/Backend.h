@@ -22,6 +22,7 @@
 #include "loom/Artifact/Schema.h"
 #include "loom/Cost/CostModel.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
+#include "loom/Support/Activation.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -53,11 +54,9 @@ struct LibraryCall {
   /// The other operand of a residual tg.add after a conv (oneDNN's sum
   /// post-op). Null when there is none.
   mlir::Value sum;
-  /// The activation applied last: none, relu, sigmoid, tanh, gelu_erf,
-  /// gelu_tanh, hardswish, swish (x * sigmoid(x)), clip (to [alpha,
-  /// beta]), hardsigmoid (clip(alpha * x + beta, 0, 1)), leaky_relu (alpha
-  /// the slope below 0).
-  llvm::StringRef activation = "none";
+  /// The activation applied last (loom/Support/Activations.def), with its
+  /// parameters when it takes any.
+  Activation activation = Activation::None;
   double alpha = 0, beta = 0;
   /// The ops the fragment computes, in order; the last one's result is the
   /// fragment's result.
@@ -209,7 +208,7 @@ bool isElementwise(mlir::Operation *op);
 mlir::Operation *soleUser(mlir::Value v, Available available);
 /// An activation a library applies as a post-op, with its parameters.
 struct PostOpActivation {
-  llvm::StringRef name;
+  Activation kind = Activation::None;
   double alpha = 0, beta = 0;
 };
 /// The library form of an f32 activation op (relu, sigmoid, tanh,

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Compiler/Backend.h"
+#include "loom/Dialect/TG/IR/TGActivation.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -34,12 +35,13 @@ void growActivation(LibraryCall &call, Available available) {
   Value out = call.ops.back()->getResult(0);
   Operation *user = soleUser(out, available);
   auto set = [&](const PostOpActivation &act) {
-    call.activation = act.name;
+    call.activation = act.kind;
     call.alpha = act.alpha;
     call.beta = act.beta;
   };
   if (auto act = activationOf(user);
-      act && act->name != "swish" && act->name != "leaky_relu") {
+      act && act->kind != Activation::Swish &&
+      act->kind != Activation::LeakyRelu) {
     set(*act);
     call.ops.push_back(user);
   } else if (auto chain = compoundActivationOf(out, available)) {
@@ -113,7 +115,7 @@ LibraryCall growConv(tg::Conv2dOp conv, Available available) {
   call.anchor = conv;
   call.ops.push_back(conv);
   call.bias = conv.getBias();
-  call.activation = tg::stringifyActivation(conv.getActivation());
+  call.activation = tg::toActivation(conv.getActivation());
   if (tg::TransposeOp transpose = filterGradientOf(conv, available)) {
     call.ops.push_back(transpose);
     return call;
@@ -279,9 +281,8 @@ public:
 
   /// onednn.binary: src0, src1, dst; dst_shape, the algorithm (add) and the
   /// activation.
-  static LogicalResult lowerBinary(const LibraryCall &call,
-                                   const StepOperands &operands,
-                                   LibraryStep &step) {
+  static void lowerBinary(const LibraryCall &call,
+                          const StepOperands &operands, LibraryStep &step) {
     auto add = cast<tg::AddOp>(call.anchor);
     artifact::BinaryStep s;
     s.src0 = operands.buffer(add.getLhs());
@@ -289,24 +290,19 @@ public:
     s.dst = operands.buffer(call.ops.back()->getResult(0));
     s.dstShape = shapeOf(add.getResult());
     s.algorithm = artifact::BinaryAlgorithm::Add;
-    if (failed(postOp(call, s.activation)))
-      return failure();
+    s.activation = postOp(call);
     step.record = std::move(s);
-    return success();
   }
 
   /// The activation a step applies last, with its parameters.
-  static LogicalResult postOp(const LibraryCall &call, artifact::PostOp &out) {
-    std::optional<Activation> kind = parseActivation(call.activation);
-    if (!kind)
-      return call.anchor->emitOpError("fuses the activation '")
-             << call.activation << "', which is not in Activations.def";
-    out.kind = *kind;
-    if (activationParameters(*kind) > 0) {
+  static artifact::PostOp postOp(const LibraryCall &call) {
+    artifact::PostOp out;
+    out.kind = call.activation;
+    if (activationParameters(call.activation) > 0) {
       out.alpha = call.alpha;
       out.beta = call.beta;
     }
-    return success();
+    return out;
   }
 
   /// onednn.pool2d: src, dst; kernel, strides, pads and the algorithm
@@ -357,9 +353,8 @@ public:
 
   /// onednn.conv2d or onednn.conv2d_filter_grad (a conv whose result is
   /// transposed [1, 0, 2, 3]).
-  static LogicalResult lowerConv(tg::Conv2dOp conv, const LibraryCall &call,
-                                 const StepOperands &operands,
-                                 LibraryStep &step) {
+  static void lowerConv(tg::Conv2dOp conv, const LibraryCall &call,
+                        const StepOperands &operands, LibraryStep &step) {
     artifact::ConvolutionOperands c;
     c.src = operands.buffer(conv.getInput());
     c.weights = operands.buffer(conv.getFilter());
@@ -373,7 +368,7 @@ public:
     c.groups = conv.getGroups();
     if (isa<tg::TransposeOp>(call.ops.back())) {
       step.record = artifact::Conv2dFilterGradStep{c};
-      return success();
+      return;
     }
     artifact::Conv2dStep s;
     static_cast<artifact::ConvolutionOperands &>(s) = c;
@@ -383,18 +378,14 @@ public:
       s.sum = operands.buffer(call.sum);
     s.algorithm = winogradPays(conv) ? artifact::ConvAlgorithm::Winograd
                                      : artifact::ConvAlgorithm::Direct;
-    if (failed(postOp(call, s.activation)))
-      return failure();
+    s.activation = postOp(call);
     step.record = std::move(s);
-    return success();
   }
 
   /// onednn.matmul: src, weights, optional bias and sum, dst; the shapes,
   /// whether the weights are constant, the activation.
-  static LogicalResult lowerMatmul(tg::MatmulOp matmul,
-                                   const LibraryCall &call,
-                                   const StepOperands &operands,
-                                   LibraryStep &step) {
+  static void lowerMatmul(tg::MatmulOp matmul, const LibraryCall &call,
+                          const StepOperands &operands, LibraryStep &step) {
     artifact::MatmulStep s;
     s.src = operands.buffer(matmul.getLhs());
     s.weights = operands.buffer(matmul.getRhs());
@@ -407,25 +398,22 @@ public:
     s.weightsShape = shapeOf(matmul.getRhs());
     s.dstShape = shapeOf(matmul.getResult());
     s.weightsConstant = operands.isWeight(matmul.getRhs());
-    if (failed(postOp(call, s.activation)))
-      return failure();
+    s.activation = postOp(call);
     step.record = std::move(s);
-    return success();
   }
 
   LogicalResult lower(const LibraryCall &call, const StepOperands &operands,
                       LibraryStep &step) const override {
-    if (auto concat = dyn_cast<tg::ConcatOp>(call.anchor)) {
+    if (auto concat = dyn_cast<tg::ConcatOp>(call.anchor))
       lowerConcat(concat, operands, step);
-      return success();
-    }
-    if (isa<tg::AddOp>(call.anchor))
-      return lowerBinary(call, operands, step);
-    if (auto conv = dyn_cast<tg::Conv2dOp>(call.anchor))
-      return lowerConv(conv, call, operands, step);
-    if (auto matmul = dyn_cast<tg::MatmulOp>(call.anchor))
-      return lowerMatmul(matmul, call, operands, step);
-    lowerPool(call.anchor, operands, step);
+    else if (isa<tg::AddOp>(call.anchor))
+      lowerBinary(call, operands, step);
+    else if (auto conv = dyn_cast<tg::Conv2dOp>(call.anchor))
+      lowerConv(conv, call, operands, step);
+    else if (auto matmul = dyn_cast<tg::MatmulOp>(call.anchor))
+      lowerMatmul(matmul, call, operands, step);
+    else
+      lowerPool(call.anchor, operands, step);
     return success();
   }
 

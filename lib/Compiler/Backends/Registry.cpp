@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Compiler/Backend.h"
+#include "loom/Dialect/TG/IR/TGActivation.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SetVector.h"
@@ -290,26 +291,27 @@ std::optional<patterns::PostOpActivation> patterns::activationOf(Operation *op) 
   if (!op || !allF32(op))
     return std::nullopt;
   if (isa<tg::ReluOp>(op))
-    return PostOpActivation{"relu"};
+    return PostOpActivation{Activation::Relu};
   if (isa<tg::SigmoidOp>(op))
-    return PostOpActivation{"sigmoid"};
+    return PostOpActivation{Activation::Sigmoid};
   if (isa<tg::TanhOp>(op))
-    return PostOpActivation{"tanh"};
+    return PostOpActivation{Activation::Tanh};
   if (auto gelu = dyn_cast<tg::GeluOp>(op))
-    return PostOpActivation{gelu.getTanhApproximation() ? "gelu_tanh" : "gelu_erf"};
+    return PostOpActivation{gelu.getTanhApproximation() ? Activation::GeluTanh
+                                                         : Activation::GeluErf};
   if (isa<tg::HardSwishOp>(op))
-    return PostOpActivation{"hardswish"};
+    return PostOpActivation{Activation::HardSwish};
   // Finite parameters only: the manifest is JSON, which has no infinities
   // (a one-sided clip, max(x, lo), stays a generated kernel).
   if (auto clip = dyn_cast<tg::ClipOp>(op);
       clip && std::isfinite(clip.getMin().convertToDouble()) &&
       std::isfinite(clip.getMax().convertToDouble()))
-    return PostOpActivation{"clip", clip.getMin().convertToDouble(),
+    return PostOpActivation{Activation::Clip, clip.getMin().convertToDouble(),
                             clip.getMax().convertToDouble()};
   if (auto hs = dyn_cast<tg::HardSigmoidOp>(op);
       hs && std::isfinite(hs.getAlpha().convertToDouble()) &&
       std::isfinite(hs.getBeta().convertToDouble()))
-    return PostOpActivation{"hardsigmoid", hs.getAlpha().convertToDouble(),
+    return PostOpActivation{Activation::HardSigmoid, hs.getAlpha().convertToDouble(),
                             hs.getBeta().convertToDouble()};
   if (auto mul = dyn_cast<tg::MulOp>(op)) {
     Value a = mul.getLhs(), b = mul.getRhs();
@@ -318,11 +320,11 @@ std::optional<patterns::PostOpActivation> patterns::activationOf(Operation *op) 
       return sigmoid && sigmoid.getInput() == x;
     };
     if (a.getType() == b.getType() && (isSigmoidOf(a, b) || isSigmoidOf(b, a)))
-      return PostOpActivation{"swish"};
+      return PostOpActivation{Activation::Swish};
   }
   if (auto sub = dyn_cast<tg::SubOp>(op))
     if (auto leaky = leakyReluOf(sub))
-      return PostOpActivation{"leaky_relu", leaky->alpha};
+      return PostOpActivation{Activation::LeakyRelu, leaky->alpha};
   return std::nullopt;
 }
 
@@ -340,7 +342,7 @@ patterns::compoundActivationOf(Value v, Available available) {
       Operation *mul = users[1 - i];
       auto act = activationOf(mul);
       if (sigmoid->hasOneUse() && *sigmoid->getUsers().begin() == mul &&
-          act && act->name == "swish" && joins({sigmoid, mul}))
+          act && act->kind == Activation::Swish && joins({sigmoid, mul}))
         return ActivationChain{{sigmoid, mul}, *act};
     }
     // leaky ReLU: relu(v) and neg(v), meeting in one sub.
@@ -350,7 +352,7 @@ patterns::compoundActivationOf(Value v, Available available) {
       auto leaky = sub ? leakyReluOf(sub) : std::nullopt;
       if (leaky && llvm::is_contained(leaky->ops, users[1 - i]) &&
           joins(leaky->ops))
-        return ActivationChain{leaky->ops, {"leaky_relu", leaky->alpha}};
+        return ActivationChain{leaky->ops, {Activation::LeakyRelu, leaky->alpha}};
     }
   }
   return std::nullopt;
@@ -375,9 +377,9 @@ bool patterns::isRowBias(Value bias, RankedTensorType result) {
 
 void patterns::addPrefixes(const LibraryCall &longest,
                            SmallVectorImpl<LibraryCall> &out) {
-  StringRef ownActivation = "none";
+  Activation ownActivation = Activation::None;
   if (auto conv = dyn_cast<tg::Conv2dOp>(longest.anchor))
-    ownActivation = tg::stringifyActivation(conv.getActivation());
+    ownActivation = tg::toActivation(conv.getActivation());
   for (size_t n = longest.ops.size(); n >= 1; --n) {
     LibraryCall call = longest;
     call.ops.resize(n);
@@ -401,7 +403,7 @@ void patterns::addPrefixes(const LibraryCall &longest,
       continue;
     Operation *last = call.ops.back();
     auto act = last != call.anchor ? activationOf(last) : std::nullopt;
-    call.activation = act ? act->name : ownActivation;
+    call.activation = act ? act->kind : ownActivation;
     call.alpha = act ? act->alpha : 0;
     call.beta = act ? act->beta : 0;
     out.push_back(std::move(call));
