@@ -57,35 +57,11 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-bool TrainStep::open(const std::string &artifact, const std::string &trainEntry,
-                     const std::string &evalEntry, int numThreads,
-                     std::string &error) {
-  loom_model_options options = {numThreads, nullptr, nullptr};
-  if (loom_model_load(artifact.c_str(), &options, &model_) != LOOM_OK) {
-    error = loom_last_error();
-    model_ = nullptr;
-    return false;
-  }
-  auto entryList = [&] {
-    std::string s;
-    for (int64_t i = 0, n = loom_model_num_entries(model_); i < n; ++i)
-      s += (i ? ", " : "") + std::string(loom_model_entry_name(model_, i));
-    return s;
-  };
-  trainEntry_ = loom_model_find_entry(model_, trainEntry.c_str());
-  if (trainEntry_ < 0) {
-    error = artifact + ": no entry '" + trainEntry + "' (entries: " + entryList() +
-            "); build the training step with loom-opt --tg-autodiff";
-    return false;
-  }
-  evalEntry_ = loom_model_find_entry(model_, evalEntry.c_str());
-  if (evalEntry_ < 0) {
-    error = artifact + ": no entry '" + evalEntry + "' (entries: " + entryList() +
-            "); its weights must be arguments: loom-opt --tg-weights-to-arguments=function=" +
-            evalEntry;
-    return false;
-  }
-  std::string where = artifact + ": entry '" + trainEntry + "'";
+/// The training step's signature: images, labels, then the carried
+/// parameters and state, each returned under its own name after the loss.
+bool TrainStep::bindTrainEntry(const std::string &where,
+                               std::map<std::string, int64_t> &carriedIndex,
+                               std::string &error) {
   auto ins = signature(model_, trainEntry_, false);
   auto outs = signature(model_, trainEntry_, true);
   if (ins.size() < 3) {
@@ -116,7 +92,6 @@ bool TrainStep::open(const std::string &artifact, const std::string &trainEntry,
     return false;
   }
   carried_.assign(ins.begin() + 2, ins.end());
-  std::map<std::string, int64_t> carriedIndex;
   for (size_t i = 0; i < carried_.size(); ++i) {
     const TensorInfo &t = carried_[i];
     if (t.dtype != "f32") {
@@ -157,9 +132,16 @@ bool TrainStep::open(const std::string &artifact, const std::string &trainEntry,
               "' has no result of the same name (its updated value)";
       return false;
     }
+  return true;
+}
 
-  // The eval entry: images, then parameters named as train-step inputs.
-  where = artifact + ": entry '" + evalEntry + "'";
+/// The eval entry's signature: images, then parameters named as the
+/// training step's inputs; one result, the logits.
+bool TrainStep::bindEvalEntry(const std::string &where,
+                              const std::string &trainEntry,
+                              const std::string &evalEntry,
+                              const std::map<std::string, int64_t> &carriedIndex,
+                              std::string &error) {
   auto eins = signature(model_, evalEntry_, false);
   auto eouts = signature(model_, evalEntry_, true);
   if (eins.empty() || eins[0].dtype != "f32" || eins[0].shape.empty() ||
@@ -206,7 +188,43 @@ bool TrainStep::open(const std::string &artifact, const std::string &trainEntry,
   for (size_t i = 0; i < carried_.size(); ++i)
     if (!isParam[i])
       stateInfo_.push_back(carried_[i]);
+  return true;
+}
 
+bool TrainStep::open(const std::string &artifact, const std::string &trainEntry,
+                     const std::string &evalEntry, int numThreads,
+                     std::string &error) {
+  loom_model_options options = {numThreads, nullptr, nullptr};
+  if (loom_model_load(artifact.c_str(), &options, &model_) != LOOM_OK) {
+    error = loom_last_error();
+    model_ = nullptr;
+    return false;
+  }
+  auto entryList = [&] {
+    std::string s;
+    for (int64_t i = 0, n = loom_model_num_entries(model_); i < n; ++i)
+      s += (i ? ", " : "") + std::string(loom_model_entry_name(model_, i));
+    return s;
+  };
+  trainEntry_ = loom_model_find_entry(model_, trainEntry.c_str());
+  if (trainEntry_ < 0) {
+    error = artifact + ": no entry '" + trainEntry + "' (entries: " + entryList() +
+            "); build the training step with loom-opt --tg-autodiff";
+    return false;
+  }
+  evalEntry_ = loom_model_find_entry(model_, evalEntry.c_str());
+  if (evalEntry_ < 0) {
+    error = artifact + ": no entry '" + evalEntry + "' (entries: " + entryList() +
+            "); its weights must be arguments: loom-opt --tg-weights-to-arguments=function=" +
+            evalEntry;
+    return false;
+  }
+  std::map<std::string, int64_t> carriedIndex;
+  if (!bindTrainEntry(artifact + ": entry '" + trainEntry + "'", carriedIndex,
+                      error) ||
+      !bindEvalEntry(artifact + ": entry '" + evalEntry + "'", trainEntry,
+                     evalEntry, carriedIndex, error))
+    return false;
   current_.resize(carried_.size());
   next_.resize(carried_.size());
   for (size_t i = 0; i < carried_.size(); ++i) {

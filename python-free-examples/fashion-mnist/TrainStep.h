@@ -22,6 +22,7 @@
 #define LOOM_EXAMPLES_TRAINSTEP_H
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,14 @@ public:
   const float *value(const std::string &name) const;
 
 private:
+  bool bindTrainEntry(const std::string &where,
+                      std::map<std::string, int64_t> &carriedIndex,
+                      std::string &error);
+  bool bindEvalEntry(const std::string &where, const std::string &trainEntry,
+                     const std::string &evalEntry,
+                     const std::map<std::string, int64_t> &carriedIndex,
+                     std::string &error);
+
   loom_model *model_ = nullptr;
   loom_context *context_ = nullptr;
   int64_t trainEntry_ = -1, evalEntry_ = -1;
