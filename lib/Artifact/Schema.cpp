@@ -7,6 +7,8 @@
 
 #include "loom/Artifact/Schema.h"
 
+#include <cstdio>
+
 using namespace loom;
 using namespace loom::artifact;
 
@@ -119,6 +121,12 @@ std::optional<PoolAlgorithm> artifact::parsePoolAlgorithm(std::string_view n) {
 std::optional<BinaryAlgorithm>
 artifact::parseBinaryAlgorithm(std::string_view n) {
   return parseByName(n, BinaryAlgorithm::Add, binaryAlgorithmName);
+}
+
+std::string artifact::checksumHex(uint64_t checksum) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)checksum);
+  return buf;
 }
 
 int64_t artifact::dtypeBytes(std::string_view dtype) {

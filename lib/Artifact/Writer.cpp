@@ -15,12 +15,6 @@ using namespace loom::artifact;
 
 namespace {
 
-std::string hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)v);
-  return buf;
-}
-
 Json strings(const std::vector<std::string> &values) {
   Json a = Json::makeArray();
   for (const std::string &v : values)
@@ -225,9 +219,9 @@ Json writeWeights(const Weights &w) {
                      .set("name", t.name)
                      .set("dtype", t.dtype)
                      .set("shape", Json::integers(t.shape))
-                     .set("checksum", hex64(t.checksum)));
+                     .set("checksum", checksumHex(t.checksum)));
   return o.set("size", w.size)
-      .set("checksum", hex64(w.checksum))
+      .set("checksum", checksumHex(w.checksum))
       .set("tensors", std::move(tensors));
 }
 

@@ -165,12 +165,6 @@ int64_t safetensorsBytes(const std::string &dtype) {
   return 0;
 }
 
-std::string hex(uint64_t v) {
-  char buf[17];
-  snprintf(buf, sizeof buf, "%016llx", (unsigned long long)v);
-  return buf;
-}
-
 } // namespace
 
 Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
@@ -187,8 +181,8 @@ Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
   uint64_t sum = loom_checksum64(data, size);
   if (sum != m.checksum)
     return makeError(LOOM_ERROR_CHECKSUM,
-                     "weights: checksum " + hex(sum) + ", expected " +
-                         hex(m.checksum) +
+                     "weights: checksum " + artifact::checksumHex(sum) + ", expected " +
+                         artifact::checksumHex(m.checksum) +
                          ": not the weights the artifact was compiled with");
   if (size < 8)
     return bad("not a safetensors file");
@@ -233,7 +227,8 @@ Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
     if (c != w.checksum)
       return makeError(LOOM_ERROR_CHECKSUM,
                        "weights: tensor '" + w.name + "' has checksum " +
-                           hex(c) + ", expected " + hex(w.checksum));
+                           artifact::checksumHex(c) + ", expected " +
+                           artifact::checksumHex(w.checksum));
     views[w.name] = {body + begin, end - begin};
   }
   return Error::ok();

@@ -72,6 +72,9 @@ std::optional<PoolAlgorithm> parsePoolAlgorithm(std::string_view name);
 std::string_view binaryAlgorithmName(BinaryAlgorithm a);
 std::optional<BinaryAlgorithm> parseBinaryAlgorithm(std::string_view name);
 
+/// A checksum as the manifest spells it: 16 lower-case hex digits.
+std::string checksumHex(uint64_t checksum);
+
 /// The bytes of one element of an MLIR dtype spelling (f32, i1 ...; an i1
 /// is a byte), or 0 for an unknown one.
 int64_t dtypeBytes(std::string_view dtype);
