@@ -30,6 +30,9 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler  # ONNX import/export
   libonnx-testdata                     # the ONNX backend conformance suite
   dataset-fashion-mnist                # Fashion-MNIST: loom-train and its tests
+  openmpi-bin libopenmpi-dev           # multi-rank runtime: the MPI communicator and %mpirun tests
+  mesa-vulkan-drivers libvulkan-dev    # Vulkan target: the loader, and lavapipe to run SPIR-V kernels on the CPU
+  spirv-tools                          # spirv-val on every generated SPIR-V kernel
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # LLVM's CMake exports
 )
 
