@@ -195,6 +195,26 @@ public:
             Rank &out);
   bool world(const Json &w, Manifest &m);
   bool channels(const World &world);
+
+  // The pipelined step (docs/Artifact.md "The pipelined step").
+  bool slot(const Json &j, const std::string &path, const Manifest &m,
+            Slot &out);
+  bool slotRef(const Json &obj, const std::string &path,
+               const std::string &key, const Rank &rank, int64_t &out);
+  bool microBatch(const Json &obj, const std::string &path, const World &w,
+                  int64_t &out);
+  bool fits(const std::string &path, const Slot &slot,
+            const std::string &dtype, int64_t bytes);
+  bool compute(const Json &j, const std::string &path, const Manifest &m,
+               const Rank &rank, ComputeAction &out);
+  bool exchange(const Json &j, const std::string &path, const World &w,
+                const Rank &rank, ExchangeAction &out);
+  bool accumulate(const Json &j, const std::string &path, const World &w,
+                  const Rank &rank, AccumulateAction &out);
+  bool action(const Json &j, const std::string &path, const Manifest &m,
+              const Rank &rank, Action &out);
+  bool step(const Json &r, const std::string &path, const Manifest &m,
+            Rank &out);
 };
 
 bool Reader::tensor(const Json &t, const std::string &path, TensorDesc &out) {
@@ -692,7 +712,7 @@ bool Reader::rank(const Json &r, const std::string &path, const Manifest &m,
       return fail(cp + ".dtype", "unknown dtype '" + ch.dtype + "'");
     out.channels.push_back(std::move(ch));
   }
-  return true;
+  return step(r, path, m, out);
 }
 
 /// Each channel's peer is another rank that lists the other side under the
@@ -725,7 +745,10 @@ bool Reader::channels(const World &world) {
 
 bool Reader::world(const Json &w, Manifest &m) {
   const std::vector<Json> *ranks = array(w, "world", "ranks");
-  if (!ranks)
+  if (!ranks || !integer(w, "world", "micro_batches", m.world.microBatches,
+                         /*required=*/false))
+    return false;
+  if (w.get("inputs") && !tensors(w, "world", "inputs", m.world.stepInputs))
     return false;
   if (ranks->empty())
     return fail("world.ranks", "expected at least one rank");
@@ -759,7 +782,241 @@ bool Reader::world(const Json &w, Manifest &m) {
                         std::to_string(e) + " is run by " +
                         std::to_string(runners) + " ranks, not one");
     }
-  return channels(m.world);
+  if (!channels(m.world))
+    return false;
+  if (std::optional<std::string> why = checkWorldStep(m.world))
+    return fail("world", *why);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The pipelined step
+//===----------------------------------------------------------------------===//
+
+bool Reader::slot(const Json &j, const std::string &path, const Manifest &m,
+                  Slot &out) {
+  if (!enumeration(j, path, "kind", "slot kind", parseSlotKind, out.kind) ||
+      !string(j, path, "name", out.name))
+    return false;
+  TensorDesc t;
+  if (!tensor(j, path, t))
+    return false;
+  out.dtype = t.dtype;
+  out.shape = t.shape;
+  out.bytes = t.bytes;
+  if (slotSummed(out.kind) && out.dtype != "f32")
+    return fail(path + ".dtype", "a summed slot is f32");
+  switch (out.kind) {
+  case SlotKind::Input: {
+    if (!integer(j, path, "index", out.index))
+      return false;
+    const std::vector<TensorDesc> &in = m.world.stepInputs;
+    if (out.index >= int64_t(in.size()))
+      return fail(path + ".index", "the step has " +
+                                       std::to_string(in.size()) + " inputs");
+    if (in[out.index].dtype != out.dtype || in[out.index].shape != out.shape)
+      return fail(path, "is not the dtype and shape of step input " +
+                            std::to_string(out.index));
+    return true;
+  }
+  case SlotKind::Weight:
+  case SlotKind::Gradient: {
+    if (!string(j, path, "tensor", out.tensor))
+      return false;
+    const std::vector<WeightTensor> &ws = m.weights.tensors;
+    auto it = std::find_if(ws.begin(), ws.end(), [&](const WeightTensor &w) {
+      return w.name == out.tensor;
+    });
+    if (it == ws.end())
+      return fail(path + ".tensor", "no weight '" + out.tensor + "'");
+    if (it->shape != out.shape)
+      return fail(path + ".shape", "is not the shape of weight '" +
+                                       out.tensor + "'");
+    return true;
+  }
+  case SlotKind::Value:
+  case SlotKind::Sum:
+    return true;
+  }
+  return fail(path + ".kind", "unknown slot kind");
+}
+
+bool Reader::slotRef(const Json &obj, const std::string &path,
+                     const std::string &key, const Rank &rank, int64_t &out) {
+  if (!integer(obj, path, key, out))
+    return false;
+  if (out >= int64_t(rank.slots.size()))
+    return fail(path + "." + key, "slot " + std::to_string(out) +
+                                      " is out of range (the rank has " +
+                                      std::to_string(rank.slots.size()) + ")");
+  return true;
+}
+
+bool Reader::microBatch(const Json &obj, const std::string &path,
+                        const World &w, int64_t &out) {
+  if (!integer(obj, path, "micro_batch", out))
+    return false;
+  if (out >= w.microBatches)
+    return fail(path + ".micro_batch",
+                "out of range (the step has " +
+                    std::to_string(w.microBatches) + " micro-batches)");
+  return true;
+}
+
+bool Reader::fits(const std::string &path, const Slot &slot,
+                  const std::string &dtype, int64_t bytes) {
+  if (slot.dtype == dtype && slot.bytes == bytes)
+    return true;
+  return fail(path, "slot '" + slot.name + "' (" +
+                        std::to_string(slot.bytes) + " bytes " + slot.dtype +
+                        ") does not hold " + std::to_string(bytes) +
+                        " bytes " + dtype);
+}
+
+bool Reader::compute(const Json &j, const std::string &path,
+                     const Manifest &m, const Rank &rank, ComputeAction &out) {
+  if (!integer(j, path, "entry", out.entry) ||
+      !microBatch(j, path, m.world, out.microBatch))
+    return false;
+  if (out.entry >= int64_t(m.entries.size()) ||
+      rank.programs[out.entry].empty())
+    return fail(path + ".entry", "entry " + std::to_string(out.entry) +
+                                     " has no program on this rank");
+  const Entry &e = m.entries[out.entry];
+  const std::vector<Json> *ins = array(j, path, "inputs");
+  const std::vector<Json> *outs = ins ? array(j, path, "outputs") : nullptr;
+  if (!outs)
+    return false;
+  if (ins->size() != e.inputs.size() || outs->size() != e.outputs.size())
+    return fail(path, "binds " + std::to_string(ins->size()) + " inputs and " +
+                          std::to_string(outs->size()) + " outputs; entry '" +
+                          e.name + "' has " + std::to_string(e.inputs.size()) +
+                          " and " + std::to_string(e.outputs.size()));
+  auto bind = [&](const std::vector<Json> &list, const std::string &key,
+                  const std::vector<TensorDesc> &tensors, bool output,
+                  std::vector<int64_t> &slots) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string ip = at(path + "." + key, i);
+      int64_t min = output ? -1 : 0;
+      if (!list[i].isInteger() || list[i].integer() < min ||
+          list[i].integer() >= int64_t(rank.slots.size()))
+        return fail(ip, output ? "expected a slot of the rank or -1"
+                               : "expected a slot of the rank");
+      slots.push_back(list[i].integer());
+      if (slots.back() < 0)
+        continue;
+      const Slot &s = rank.slots[slots.back()];
+      if (output && s.kind != SlotKind::Value)
+        return fail(ip, "an output is written to a value slot");
+      if (!fits(ip, s, tensors[i].dtype, tensors[i].bytes))
+        return false;
+    }
+    return true;
+  };
+  return bind(*ins, "inputs", e.inputs, false, out.inputs) &&
+         bind(*outs, "outputs", e.outputs, true, out.outputs);
+}
+
+bool Reader::exchange(const Json &j, const std::string &path, const World &w,
+                      const Rank &rank, ExchangeAction &out) {
+  const std::vector<Json> *messages = array(j, path, "messages");
+  if (!messages)
+    return false;
+  if (messages->empty())
+    return fail(path + ".messages", "expected at least one message");
+  for (size_t i = 0; i < messages->size(); ++i) {
+    std::string mp = at(path + ".messages", i);
+    ExchangeMessage msg;
+    if (!integer((*messages)[i], mp, "channel", msg.channel) ||
+        !slotRef((*messages)[i], mp, "slot", rank, msg.slot) ||
+        !microBatch((*messages)[i], mp, w, msg.microBatch))
+      return false;
+    if (msg.channel >= int64_t(rank.channels.size()))
+      return fail(mp + ".channel", "out of range (the rank has " +
+                                       std::to_string(rank.channels.size()) +
+                                       " channels)");
+    const Channel &c = rank.channels[msg.channel];
+    const Slot &s = rank.slots[msg.slot];
+    if (c.direction == ChannelDirection::Recv && s.kind != SlotKind::Value)
+      return fail(mp + ".slot", "a receive writes a value slot");
+    if (!fits(mp + ".slot", s, c.dtype, c.bytes))
+      return false;
+    out.messages.push_back(msg);
+  }
+  return true;
+}
+
+bool Reader::accumulate(const Json &j, const std::string &path,
+                        const World &w, const Rank &rank,
+                        AccumulateAction &out) {
+  if (!slotRef(j, path, "src", rank, out.src) ||
+      !slotRef(j, path, "dst", rank, out.dst) ||
+      !microBatch(j, path, w, out.microBatch))
+    return false;
+  const Slot &src = rank.slots[out.src], &dst = rank.slots[out.dst];
+  if (!slotSummed(dst.kind))
+    return fail(path + ".dst", "accumulates into a sum or gradient slot");
+  return fits(path + ".src", src, dst.dtype, dst.bytes);
+}
+
+bool Reader::action(const Json &j, const std::string &path, const Manifest &m,
+                    const Rank &rank, Action &out) {
+  ActionKind kind = ActionKind::Compute;
+  if (!enumeration(j, path, "kind", "action kind", parseActionKind, kind))
+    return false;
+  switch (kind) {
+  case ActionKind::Compute: {
+    ComputeAction a;
+    if (!compute(j, path, m, rank, a))
+      return false;
+    out.record = std::move(a);
+    return true;
+  }
+  case ActionKind::Exchange: {
+    ExchangeAction a;
+    if (!exchange(j, path, m.world, rank, a))
+      return false;
+    out.record = std::move(a);
+    return true;
+  }
+  case ActionKind::Accumulate: {
+    AccumulateAction a;
+    if (!accumulate(j, path, m.world, rank, a))
+      return false;
+    out.record = a;
+    return true;
+  }
+  }
+  return fail(path + ".kind", "unknown action kind");
+}
+
+/// A rank's slots and actions (both absent: no pipelined step).
+bool Reader::step(const Json &r, const std::string &path, const Manifest &m,
+                  Rank &out) {
+  if (!r.get("slots") && !r.get("actions"))
+    return true;
+  const std::vector<Json> *slots = array(r, path, "slots");
+  const std::vector<Json> *actions = slots ? array(r, path, "actions")
+                                           : nullptr;
+  if (!actions)
+    return false;
+  std::set<std::string> names;
+  for (size_t i = 0; i < slots->size(); ++i) {
+    std::string sp = at(path + ".slots", i);
+    out.slots.emplace_back();
+    if (!slot((*slots)[i], sp, m, out.slots.back()))
+      return false;
+    if (!names.insert(out.slots.back().name).second)
+      return fail(sp + ".name", "another slot of the rank is named '" +
+                                    out.slots.back().name + "'");
+  }
+  for (size_t i = 0; i < actions->size(); ++i) {
+    out.actions.emplace_back();
+    if (!action((*actions)[i], at(path + ".actions", i), m, out,
+                out.actions.back()))
+      return false;
+  }
+  return true;
 }
 
 } // namespace

@@ -222,3 +222,59 @@ World artifact::singleProcessWorld(int64_t numDevices,
   world.ranks.push_back(std::move(rank));
   return world;
 }
+
+std::string_view artifact::slotKindName(SlotKind kind) {
+  switch (kind) {
+#define LOOM_SLOT_KIND(Kind, Spelling, PerMicroBatch, Summed)                  \
+  case SlotKind::Kind:                                                         \
+    return Spelling;
+#include "loom/Artifact/SlotKinds.def"
+  }
+  return "?";
+}
+
+std::optional<SlotKind> artifact::parseSlotKind(std::string_view name) {
+#define LOOM_SLOT_KIND(Kind, Spelling, PerMicroBatch, Summed)                  \
+  if (name == Spelling)                                                        \
+    return SlotKind::Kind;
+#include "loom/Artifact/SlotKinds.def"
+  return std::nullopt;
+}
+
+bool artifact::slotPerMicroBatch(SlotKind kind) {
+  switch (kind) {
+#define LOOM_SLOT_KIND(Kind, Spelling, PerMicroBatch, Summed)                  \
+  case SlotKind::Kind:                                                         \
+    return PerMicroBatch;
+#include "loom/Artifact/SlotKinds.def"
+  }
+  return false;
+}
+
+bool artifact::slotSummed(SlotKind kind) {
+  switch (kind) {
+#define LOOM_SLOT_KIND(Kind, Spelling, PerMicroBatch, Summed)                  \
+  case SlotKind::Kind:                                                         \
+    return Summed;
+#include "loom/Artifact/SlotKinds.def"
+  }
+  return false;
+}
+
+std::string_view artifact::actionKindName(ActionKind kind) {
+  switch (kind) {
+#define LOOM_ACTION_KIND(Kind, Spelling)                                       \
+  case ActionKind::Kind:                                                       \
+    return Spelling;
+#include "loom/Artifact/ActionKinds.def"
+  }
+  return "?";
+}
+
+std::optional<ActionKind> artifact::parseActionKind(std::string_view name) {
+#define LOOM_ACTION_KIND(Kind, Spelling)                                       \
+  if (name == Spelling)                                                        \
+    return ActionKind::Kind;
+#include "loom/Artifact/ActionKinds.def"
+  return std::nullopt;
+}

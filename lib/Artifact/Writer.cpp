@@ -225,6 +225,56 @@ Json writeWeights(const Weights &w) {
       .set("tensors", std::move(tensors));
 }
 
+Json writeSlot(const Slot &s) {
+  Json o = Json::makeObject()
+               .set("kind", std::string(slotKindName(s.kind)))
+               .set("name", s.name)
+               .set("dtype", s.dtype)
+               .set("shape", Json::integers(s.shape));
+  switch (s.kind) {
+  case SlotKind::Input:
+    return o.set("index", s.index);
+  case SlotKind::Weight:
+  case SlotKind::Gradient:
+    return o.set("tensor", s.tensor);
+  case SlotKind::Value:
+  case SlotKind::Sum:
+    return o;
+  }
+  return o;
+}
+
+Json writeAction(const Action &a) {
+  Json o = Json::makeObject().set("kind", std::string(actionKindName(a.kind())));
+  switch (a.kind()) {
+  case ActionKind::Compute: {
+    const auto &c = std::get<ComputeAction>(a.record);
+    Json outputs = Json::makeArray();
+    for (int64_t s : c.outputs)
+      outputs.push(Json(s));
+    return o.set("entry", c.entry)
+        .set("micro_batch", c.microBatch)
+        .set("inputs", Json::integers(c.inputs))
+        .set("outputs", std::move(outputs));
+  }
+  case ActionKind::Exchange: {
+    Json messages = Json::makeArray();
+    for (const ExchangeMessage &m : std::get<ExchangeAction>(a.record).messages)
+      messages.push(Json::makeObject()
+                        .set("channel", m.channel)
+                        .set("slot", m.slot)
+                        .set("micro_batch", m.microBatch));
+    return o.set("messages", std::move(messages));
+  }
+  case ActionKind::Accumulate: {
+    const auto &c = std::get<AccumulateAction>(a.record);
+    return o.set("src", c.src).set("dst", c.dst).set("micro_batch",
+                                                      c.microBatch);
+  }
+  }
+  return o;
+}
+
 Json writeWorld(const World &world) {
   Json ranks = Json::makeArray();
   for (const Rank &r : world.ranks) {
@@ -240,12 +290,28 @@ Json writeWorld(const World &world) {
               .set("peer", c.peer)
               .set("bytes", c.bytes)
               .set("dtype", c.dtype));
-    ranks.push(Json::makeObject()
-                   .set("devices", Json::integers(r.devices))
-                   .set("programs", std::move(programs))
-                   .set("channels", std::move(channels)));
+    Json rank = Json::makeObject()
+                    .set("devices", Json::integers(r.devices))
+                    .set("programs", std::move(programs))
+                    .set("channels", std::move(channels));
+    if (!r.slots.empty() || !r.actions.empty()) {
+      Json slots = Json::makeArray(), actions = Json::makeArray();
+      for (const Slot &s : r.slots)
+        slots.push(writeSlot(s));
+      for (const Action &a : r.actions)
+        actions.push(writeAction(a));
+      rank.set("slots", std::move(slots)).set("actions", std::move(actions));
+    }
+    ranks.push(std::move(rank));
   }
-  return Json::makeObject().set("ranks", std::move(ranks));
+  Json out = Json::makeObject().set("ranks", std::move(ranks));
+  if (world.microBatches == 0)
+    return out;
+  Json inputs = Json::makeArray();
+  for (const TensorDesc &t : world.stepInputs)
+    inputs.push(writeTensor(t));
+  return out.set("micro_batches", world.microBatches)
+      .set("inputs", std::move(inputs));
 }
 
 } // namespace

@@ -116,7 +116,7 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
 
 /// The manifest (docs/Artifact.md): one CPU device the code was compiled
 /// for, one program per entry on it, a world of one rank.
-std::string manifestText(ArrayRef<EntrySchedule> entries,
+art::Manifest manifest(ArrayRef<EntrySchedule> entries,
                          const WeightsBlob &weights, StringRef storage,
                          StringRef weightsFile,
                          const target::DeviceRequirements &device) {
@@ -141,7 +141,7 @@ std::string manifestText(ArrayRef<EntrySchedule> entries,
     m.weights.tensors = weights.tensors;
   }
   m.world = art::singleProcessWorld(m.devices.size(), m.entries);
-  return art::writeManifest(m);
+  return m;
 }
 
 /// The module as compiled, for `loom-run --check`: after folding and
@@ -330,9 +330,11 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   } else {
     contents.embeddedWeights = blob->bytes;
   }
-  contents.manifest =
-      manifestText(entries, *blob, options.weightsStorage, weightsFile,
-                   target->requirements());
+  art::Manifest m = manifest(entries, *blob, options.weightsStorage,
+                              weightsFile, target->requirements());
+  if (options.world && failed(options.world(m)))
+    return failure();
+  contents.manifest = art::writeManifest(m);
   if (options.scheduleOut)
     for (const EntrySchedule &entry : entries)
       printSchedule(entry, *options.scheduleOut);

@@ -11,7 +11,9 @@
 #include "loom/Compiler/Passes.h"
 #include "loom/Placement/Passes.h"
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
+#include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Pipeline/RankPrograms.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Search/Passes.h"
@@ -24,6 +26,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -162,6 +165,33 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// A partitioned module (one with a pipe.schedule, docs/Pipelines.md)
+/// compiles its stage functions only, into one artifact with a rank per
+/// schedule device: every other function is made private (not an entry).
+static LogicalResult
+readPartition(ModuleOp module,
+              std::optional<pipeline::PartitionedStep> &out) {
+  auto schedules = llvm::to_vector(module.getOps<pipe::ScheduleOp>());
+  if (schedules.empty())
+    return success();
+  if (schedules.size() > 1)
+    return schedules[1].emitError(
+        "loom-compile: a module with several pipe.schedule ops (compile one "
+        "partitioned function at a time)");
+  auto step = pipeline::readPartitionedStep(module, schedules.front());
+  if (failed(step))
+    return failure();
+  llvm::StringSet<> stages;
+  for (const pipeline::StageSignature &s : step->stages)
+    for (const std::string &name : {s.forward, s.backward})
+      stages.insert(name);
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (!stages.contains(fn.getName()))
+      fn.setPrivate();
+  out.emplace(std::move(*step));
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAllPasses();
@@ -176,6 +206,7 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registry.insert<tg::TGDialect>();
+  registry.insert<pipe::PipeDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   llvm::SourceMgr sourceMgr;
@@ -248,6 +279,13 @@ int main(int argc, char **argv) {
   }
 
   compiler::CompileOptions options;
+  std::optional<pipeline::PartitionedStep> partitioned;
+  if (failed(readPartition(*module, partitioned)))
+    return 1;
+  if (partitioned)
+    options.world = [&](artifact::Manifest &m) {
+      return pipeline::buildRankPrograms(*partitioned, m);
+    };
   options.target = std::move(*target);
   options.dumpKernelsDir = dumpKernels;
   options.weightsStorage = weightsStorage;

@@ -49,6 +49,16 @@ enum class DeviceKind {
 #include "loom/Artifact/DeviceKinds.def"
 };
 
+enum class SlotKind {
+#define LOOM_SLOT_KIND(Kind, Spelling, PerMicroBatch, Summed) Kind,
+#include "loom/Artifact/SlotKinds.def"
+};
+
+enum class ActionKind {
+#define LOOM_ACTION_KIND(Kind, Spelling) Kind,
+#include "loom/Artifact/ActionKinds.def"
+};
+
 /// The manifest spellings of the kinds, and back (nullopt: unknown).
 std::string_view stepKindName(StepKind kind);
 std::optional<StepKind> parseStepKind(std::string_view name);
@@ -56,6 +66,14 @@ std::string_view bufferKindName(BufferKind kind);
 std::optional<BufferKind> parseBufferKind(std::string_view name);
 std::string_view deviceKindName(DeviceKind kind);
 std::optional<DeviceKind> parseDeviceKind(std::string_view name);
+std::string_view slotKindName(SlotKind kind);
+std::optional<SlotKind> parseSlotKind(std::string_view name);
+std::string_view actionKindName(ActionKind kind);
+std::optional<ActionKind> parseActionKind(std::string_view name);
+/// SlotKinds.def's facts: one tensor per micro-batch; zeroed each step and
+/// written only by accumulate actions.
+bool slotPerMicroBatch(SlotKind kind);
+bool slotSummed(SlotKind kind);
 
 /// A convolution's algorithm: winograd is a request the runtime honours
 /// where the library has a Winograd kernel for it.
@@ -300,20 +318,91 @@ struct Channel {
   std::string dtype;
 };
 
+//===----------------------------------------------------------------------===//
+// The pipelined step of a multi-rank world: per rank, slots and actions
+//===----------------------------------------------------------------------===//
+
+/// A tensor a rank's actions read or write (SlotKinds.def). input: the
+/// step input \p index; weight and gradient: the parameter \p tensor.
+/// bytes: filled by readManifest.
+struct Slot {
+  SlotKind kind = SlotKind::Value;
+  std::string name; ///< unique on its rank
+  std::string dtype;
+  Shape shape;
+  int64_t index = 0;
+  std::string tensor;
+  int64_t bytes = 0;
+};
+
+/// Entry \p entry run on micro-batch \p microBatch: its inputs read the
+/// slots \p inputs, its outputs are written to \p outputs (-1: dropped).
+struct ComputeAction {
+  int64_t entry = 0, microBatch = 0;
+  std::vector<int64_t> inputs, outputs;
+};
+
+/// One message of an exchange: slot \p slot of micro-batch \p microBatch
+/// sent or received on the rank's channel \p channel.
+struct ExchangeMessage {
+  int64_t channel = 0, slot = 0, microBatch = 0;
+};
+
+/// Sends and receives posted together that complete together (NCCL's
+/// group semantics): per pair of ranks they match in order.
+struct ExchangeAction {
+  std::vector<ExchangeMessage> messages;
+};
+
+/// dst += src (f32): src of micro-batch \p microBatch into dst's tensor of
+/// that micro-batch (or of the step, for a gradient).
+struct AccumulateAction {
+  int64_t src = 0, dst = 0, microBatch = 0;
+};
+
+/// An action: one record of ActionKinds.def's kinds, in its order.
+using ActionRecord =
+    std::variant<ComputeAction, ExchangeAction, AccumulateAction>;
+
+#define LOOM_ACTION_KIND(Kind, Spelling)                                       \
+  static_assert(std::is_same_v<std::variant_alternative_t<                     \
+                                   size_t(ActionKind::Kind), ActionRecord>,    \
+                               Kind##Action>,                                  \
+                "ActionRecord must list " #Kind "Action at ActionKind::" #Kind);
+#include "loom/Artifact/ActionKinds.def"
+
+struct Action {
+  ActionRecord record;
+  ActionKind kind() const { return ActionKind(record.index()); }
+};
+
 /// One process of the world: the devices it drives (indices of the
 /// manifest's devices), per entry the indices of the entry's programs it
-/// runs, and its channels.
+/// runs, its channels, and (multi-rank) its step's slots and actions.
 struct Rank {
   std::vector<int64_t> devices;
   std::vector<std::vector<int64_t>> programs;
   std::vector<Channel> channels;
+  std::vector<Slot> slots;
+  std::vector<Action> actions;
 };
 
 /// The processes an artifact runs as. A single-process artifact has one
-/// rank that drives every device and runs every program, and no channels.
+/// rank that drives every device and runs every program, and no channels
+/// and no step. A pipelined step (every rank's actions) runs over
+/// \p microBatches micro-batches, each with the inputs \p stepInputs.
 struct World {
   std::vector<Rank> ranks;
+  int64_t microBatches = 0;
+  std::vector<TensorDesc> stepInputs;
 };
+
+/// Why the ranks' steps cannot run together, naming the rank, the action
+/// and the peer (docs/Artifact.md "Checks"): per pair of ranks the sends
+/// equal the receives in order (channel, micro-batch, bytes, dtype), and
+/// the exchanges, run with sends that block until received, end. nullopt:
+/// they can. readManifest calls it; so does the compiler before writing.
+std::optional<std::string> checkWorldStep(const World &world);
 
 /// The world of a single process running \p entries on \p numDevices.
 World singleProcessWorld(int64_t numDevices,

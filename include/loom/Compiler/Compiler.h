@@ -46,6 +46,11 @@ struct CompileOptions {
   const BackendRegistry &backendRegistry() const {
     return registry ? *registry : BackendRegistry::builtin();
   }
+  /// When set, turns the manifest of one process (one device, every entry
+  /// on it, a world of one rank) into the artifact's world before it is
+  /// written: a partitioned module's ranks and their programs
+  /// (include/loom/Pipeline/RankPrograms.h). Diagnoses its failures.
+  std::function<mlir::LogicalResult(artifact::Manifest &)> world;
   /// Embed the tg source module (for loom-run --check).
   bool embedSource = true;
   /// Where to print the schedules (null: nowhere).

@@ -1,0 +1,176 @@
+//===- WorldStep.cpp - Checking that the ranks' steps run together --------===//
+//
+// Part of Loom. See Schema.h (checkWorldStep) and docs/Artifact.md
+// ("Checks"): the ranks' exchanges are run with sends that block until
+// they are received, every exchange posting its messages at once; per pair
+// of ranks the messages match in the order they were posted, as NCCL and
+// MPI match them, and each matched pair must carry the same channel,
+// micro-batch, bytes and dtype. O(actions + messages).
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Artifact/Schema.h"
+
+#include <deque>
+#include <map>
+
+using namespace loom;
+using namespace loom::artifact;
+
+namespace {
+
+/// A posted message: its rank, action and position in the action.
+struct Posted {
+  int64_t rank = 0, action = 0, message = 0;
+};
+
+class StepRun {
+public:
+  explicit StepRun(const World &world)
+      : world(world), pc(world.ranks.size(), 0),
+        unmatched(world.ranks.size(), 0), posted(world.ranks.size(), false),
+        done(world.ranks.size()) {}
+
+  std::optional<std::string> run();
+
+private:
+  const ExchangeAction *exchangeAt(int64_t r) const {
+    const std::vector<Action> &actions = world.ranks[r].actions;
+    return pc[r] < int64_t(actions.size())
+               ? std::get_if<ExchangeAction>(&actions[pc[r]].record)
+               : nullptr;
+  }
+  const ExchangeMessage &message(const Posted &p) const {
+    return std::get<ExchangeAction>(
+               world.ranks[p.rank].actions[p.action].record)
+        .messages[p.message];
+  }
+  const Channel &channel(const Posted &p) const {
+    return world.ranks[p.rank].channels[message(p).channel];
+  }
+  std::string describe(const Posted &p) const;
+  void post(int64_t r);
+  std::optional<std::string> match(int64_t from, int64_t to);
+  std::string deadlock() const;
+
+  const World &world;
+  std::vector<int64_t> pc, unmatched;
+  std::vector<bool> posted;
+  std::vector<std::vector<bool>> done; // per rank, per message of its exchange
+  /// Posted and not yet matched, per (sender, receiver).
+  std::map<std::pair<int64_t, int64_t>, std::deque<Posted>> sends, recvs;
+};
+
+std::string StepRun::describe(const Posted &p) const {
+  const Channel &c = channel(p);
+  return "'" + c.name + "' micro-batch " +
+         std::to_string(message(p).microBatch) + " (" +
+         std::to_string(c.bytes) + " bytes " + c.dtype + ")";
+}
+
+void StepRun::post(int64_t r) {
+  const ExchangeAction &x = *exchangeAt(r);
+  posted[r] = true;
+  unmatched[r] = int64_t(x.messages.size());
+  done[r].assign(x.messages.size(), false);
+  for (size_t i = 0; i < x.messages.size(); ++i) {
+    Posted p{r, pc[r], int64_t(i)};
+    const Channel &c = channel(p);
+    if (c.direction == ChannelDirection::Send)
+      sends[{r, c.peer}].push_back(p);
+    else
+      recvs[{c.peer, r}].push_back(p);
+  }
+}
+
+/// Matches the posted sends of \p from to \p to with the receives, in order.
+std::optional<std::string> StepRun::match(int64_t from, int64_t to) {
+  std::deque<Posted> &s = sends[{from, to}], &q = recvs[{from, to}];
+  while (!s.empty() && !q.empty()) {
+    Posted send = s.front(), recv = q.front();
+    s.pop_front();
+    q.pop_front();
+    const Channel &cs = channel(send), &cr = channel(recv);
+    if (cs.name != cr.name || cs.bytes != cr.bytes || cs.dtype != cr.dtype ||
+        message(send).microBatch != message(recv).microBatch)
+      return "rank " + std::to_string(to) + ", action " +
+             std::to_string(recv.action) + " (exchange): receives " +
+             describe(recv) + " from rank " + std::to_string(from) +
+             ", whose send in order (action " + std::to_string(send.action) +
+             ") is " + describe(send) +
+             ": per pair of ranks the sends must equal the receives in "
+             "order, size and dtype";
+    for (const Posted &p : {send, recv}) {
+      done[p.rank][p.message] = true;
+      --unmatched[p.rank];
+    }
+  }
+  return std::nullopt;
+}
+
+std::string StepRun::deadlock() const {
+  std::string out = "the exchanges deadlock when a send blocks until it is "
+                    "received:";
+  for (size_t r = 0; r < world.ranks.size(); ++r) {
+    if (!exchangeAt(r))
+      continue;
+    for (size_t i = 0; i < done[r].size(); ++i) {
+      if (done[r][i])
+        continue;
+      Posted p{int64_t(r), pc[r], int64_t(i)};
+      const Channel &c = channel(p);
+      out += " rank " + std::to_string(r) + ", action " +
+             std::to_string(pc[r]) + " (exchange) waits to " +
+             (c.direction == ChannelDirection::Send ? "send " : "receive ") +
+             describe(p) +
+             (c.direction == ChannelDirection::Send ? " to" : " from") +
+             " rank " + std::to_string(c.peer) + ";";
+      break;
+    }
+  }
+  out.pop_back();
+  return out;
+}
+
+std::optional<std::string> StepRun::run() {
+  int64_t numRanks = world.ranks.size();
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int64_t r = 0; r < numRanks; ++r) {
+      const std::vector<Action> &actions = world.ranks[r].actions;
+      while (pc[r] < int64_t(actions.size())) {
+        if (!exchangeAt(r)) {
+          ++pc[r];
+          progress = true;
+          continue;
+        }
+        if (!posted[r]) {
+          post(r);
+          progress = true;
+          for (const ExchangeMessage &m : exchangeAt(r)->messages) {
+            const Channel &c = world.ranks[r].channels[m.channel];
+            auto pair = c.direction == ChannelDirection::Send
+                            ? std::make_pair(r, c.peer)
+                            : std::make_pair(c.peer, r);
+            if (auto err = match(pair.first, pair.second))
+              return err;
+          }
+        }
+        if (unmatched[r] > 0)
+          break;
+        posted[r] = false;
+        ++pc[r];
+      }
+    }
+  }
+  for (int64_t r = 0; r < numRanks; ++r)
+    if (pc[r] < int64_t(world.ranks[r].actions.size()))
+      return deadlock();
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> artifact::checkWorldStep(const World &world) {
+  return StepRun(world).run();
+}

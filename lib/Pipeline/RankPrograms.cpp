@@ -1,0 +1,421 @@
+//===- RankPrograms.cpp - A pipe.schedule as the ranks' programs ----------===//
+//
+// Part of Loom. See include/loom/Pipeline/RankPrograms.h. Slot names: the
+// step input k is "input<k>"; stage s's forward input i "s<s>.in<i>"
+// (received), output j "s<s>.out<j>", the summed gradient of output j
+// "s<s>.dout<j>", the gradient of input i "s<s>.din<i>" (and
+// "s<s>.din<i>@s<t>" once received by its producer t), of parameter k
+// "s<s>.dw<k>"; the parameters "weight:<name>" and their gradients
+// "grad:<name>". A channel is named after the slots at its two ends.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Pipeline/RankPrograms.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::pipeline;
+namespace art = loom::artifact;
+
+namespace {
+
+art::TensorDesc describe(Type t, std::string name) {
+  auto rt = cast<RankedTensorType>(t);
+  art::TensorDesc d;
+  d.name = std::move(name);
+  llvm::raw_string_ostream os(d.dtype);
+  rt.getElementType().print(os);
+  d.shape.assign(rt.getShape().begin(), rt.getShape().end());
+  d.bytes = art::dtypeBytes(d.dtype) * rt.getNumElements();
+  return d;
+}
+
+bool isFloatTensor(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && isa<FloatType>(rt.getElementType());
+}
+
+FailureOr<StageSignature> readStage(ModuleOp module, const pipe::Stage &st,
+                                    Location loc) {
+  StageSignature sig;
+  auto fwd = module.lookupSymbol<func::FuncOp>(st.forward);
+  auto bwd = module.lookupSymbol<func::FuncOp>(st.backward);
+  if (!fwd || !bwd)
+    return emitError(loc) << "rank programs: stage @" << st.name
+                          << " needs forward and backward functions "
+                             "(written by --pipe-partition)";
+  if (st.devices.size() != 1)
+    return emitError(loc)
+           << "rank programs: stage @" << st.name << " is replicated on "
+           << st.devices.size()
+           << " devices: data-parallel stages are not implemented by the "
+              "multi-rank runtime yet (partition with one device per stage)";
+  sig.forward = st.forward;
+  sig.backward = st.backward;
+  for (unsigned i = 0; i < fwd.getNumArguments(); ++i) {
+    auto src = fwd.getArgAttrOfType<DenseI64ArrayAttr>(i, "loom.source");
+    if (!src || src.size() != 2)
+      return fwd.emitError("rank programs: argument ")
+             << i << " has no loom.source (written by --pipe-partition)";
+    Type t = fwd.getArgumentTypes()[i];
+    sig.inputs.push_back({describe(t, "in" + std::to_string(i)),
+                          isFloatTensor(t), src[0], src[1], {}});
+  }
+  for (unsigned j = 0; j < fwd.getNumResults(); ++j) {
+    Type t = fwd.getResultTypes()[j];
+    StageValue v{describe(t, "out" + std::to_string(j)), isFloatTensor(t)};
+    if (auto ret =
+            fwd.getResultAttrOfType<DenseI64ArrayAttr>(j, "loom.returned"))
+      v.returned.assign(ret.asArrayRef().begin(), ret.asArrayRef().end());
+    sig.outputs.push_back(std::move(v));
+  }
+  unsigned floatOutputs = llvm::count_if(
+      sig.outputs, [](const StageValue &v) { return v.isFloat; });
+  unsigned floatInputs = llvm::count_if(
+      sig.inputs, [](const StageValue &v) { return v.isFloat; });
+  unsigned first = fwd.getNumArguments() + floatOutputs;
+  for (unsigned i = first; i < bwd.getNumArguments(); ++i) {
+    auto name = bwd.getArgAttrOfType<StringAttr>(i, "tg.name");
+    if (!name)
+      return bwd.emitError("rank programs: parameter argument ")
+             << i << " has no tg.name";
+    sig.params.push_back(describe(bwd.getArgumentTypes()[i], name.str()));
+  }
+  if (bwd.getNumResults() !=
+      1 + floatInputs + floatOutputs + sig.params.size())
+    return bwd.emitError("rank programs: expected the loss, the gradients "
+                         "of the float inputs and outputs and of the "
+                         "parameters as results (--pipe-partition's "
+                         "backward function)");
+  return sig;
+}
+
+/// Builds one rank's slots and channels by name, and its actions.
+class RankBuilder {
+public:
+  /// \p entries: per stage, the manifest entries of its forward and
+  /// backward functions.
+  RankBuilder(const PartitionedStep &step,
+              const std::vector<std::pair<int64_t, int64_t>> &entries,
+              art::Rank &rank, int64_t self)
+      : step(step), entries(entries), rank(rank), self(self) {}
+
+  int64_t slot(art::SlotKind kind, const std::string &name,
+               const art::TensorDesc &desc, int64_t index = 0,
+               const std::string &tensor = "") {
+    auto [it, fresh] = slots.try_emplace(name, rank.slots.size());
+    if (fresh) {
+      art::Slot s;
+      s.kind = kind;
+      s.name = name;
+      s.dtype = desc.dtype;
+      s.shape = desc.shape;
+      s.bytes = desc.bytes;
+      s.index = index;
+      s.tensor = tensor;
+      rank.slots.push_back(std::move(s));
+    }
+    return it->second;
+  }
+  int64_t channel(const std::string &name, art::ChannelDirection dir,
+                  int64_t peer, const art::TensorDesc &desc) {
+    auto [it, fresh] = channels.try_emplace(name, rank.channels.size());
+    if (fresh)
+      rank.channels.push_back({name, dir, peer, desc.bytes, desc.dtype});
+    return it->second;
+  }
+  void action(art::ActionRecord record) {
+    flush();
+    rank.actions.push_back({std::move(record)});
+  }
+  void accumulate(int64_t src, int64_t dst, int64_t mb) {
+    action(art::AccumulateAction{src, dst, mb});
+  }
+  /// Ends the exchange being gathered, then the accumulations of what it
+  /// received.
+  void flush() {
+    if (pending.messages.empty())
+      return;
+    rank.actions.push_back({std::move(pending)});
+    pending = {};
+    std::vector<art::AccumulateAction> sums = std::move(afterExchange);
+    afterExchange.clear();
+    for (const art::AccumulateAction &a : sums)
+      rank.actions.push_back({a});
+  }
+
+  int64_t inputSlot(int s, unsigned i);
+  void forward(int s, int64_t mb);
+  void backward(int s, int64_t mb, bool deferWeights);
+  void weights(int s, int64_t mb);
+  void comm(const pipe::Action &a);
+
+private:
+  std::string name(int s, const char *what, int64_t i) const {
+    return "s" + std::to_string(s) + "." + what + std::to_string(i);
+  }
+  int deviceOf(int s) const { return step.schedule.stages[s].devices.front(); }
+  int64_t douts(int s, unsigned j) {
+    return slot(art::SlotKind::Sum, name(s, "dout", j),
+                step.stages[s].outputs[j].desc);
+  }
+
+  const PartitionedStep &step;
+  const std::vector<std::pair<int64_t, int64_t>> &entries;
+  art::Rank &rank;
+  int64_t self;
+  std::map<std::string, int64_t> slots, channels;
+  art::ExchangeAction pending;
+  std::vector<art::AccumulateAction> afterExchange;
+};
+
+int64_t RankBuilder::inputSlot(int s, unsigned i) {
+  const StageValue &v = step.stages[s].inputs[i];
+  if (v.sourceStage < 0)
+    return slot(art::SlotKind::Input, "input" + std::to_string(v.sourceIndex),
+                step.stepInputs[v.sourceIndex], v.sourceIndex);
+  if (deviceOf(v.sourceStage) == self)
+    return slot(art::SlotKind::Value, name(v.sourceStage, "out", v.sourceIndex),
+                v.desc);
+  return slot(art::SlotKind::Value, name(s, "in", i), v.desc);
+}
+
+void RankBuilder::forward(int s, int64_t mb) {
+  const StageSignature &sig = step.stages[s];
+  art::ComputeAction c;
+  c.entry = entries[s].first;
+  c.microBatch = mb;
+  for (unsigned i = 0; i < sig.inputs.size(); ++i)
+    c.inputs.push_back(inputSlot(s, i));
+  for (unsigned j = 0; j < sig.outputs.size(); ++j)
+    c.outputs.push_back(
+        slot(art::SlotKind::Value, name(s, "out", j), sig.outputs[j].desc));
+  action(std::move(c));
+  // The step's own cotangents of the outputs the function returns.
+  for (unsigned j = 0; j < sig.outputs.size(); ++j)
+    for (int64_t p : sig.outputs[j].returned) {
+      int64_t k = step.cotangentInput[p];
+      if (k < 0 || !sig.outputs[j].isFloat)
+        continue;
+      accumulate(slot(art::SlotKind::Input, "input" + std::to_string(k),
+                      step.stepInputs[k], k),
+                 douts(s, j), mb);
+    }
+}
+
+void RankBuilder::backward(int s, int64_t mb, bool deferWeights) {
+  const StageSignature &sig = step.stages[s];
+  art::ComputeAction c;
+  c.entry = entries[s].second;
+  c.microBatch = mb;
+  for (unsigned i = 0; i < sig.inputs.size(); ++i)
+    c.inputs.push_back(inputSlot(s, i));
+  for (unsigned j = 0; j < sig.outputs.size(); ++j)
+    if (sig.outputs[j].isFloat)
+      c.inputs.push_back(douts(s, j));
+  for (const art::TensorDesc &p : sig.params)
+    c.inputs.push_back(
+        slot(art::SlotKind::Weight, "weight:" + p.name, p, 0, p.name));
+  c.outputs.push_back(-1); // the loss
+  std::vector<std::pair<int64_t, int64_t>> local; // din slot -> dout slot
+  for (unsigned i = 0; i < sig.inputs.size(); ++i) {
+    const StageValue &v = sig.inputs[i];
+    if (!v.isFloat)
+      continue;
+    if (v.sourceStage < 0) {
+      c.outputs.push_back(-1);
+      continue;
+    }
+    int64_t din = slot(art::SlotKind::Value, name(s, "din", i), v.desc);
+    c.outputs.push_back(din);
+    if (deviceOf(v.sourceStage) == self)
+      local.push_back({din, douts(v.sourceStage, v.sourceIndex)});
+  }
+  for (const StageValue &v : sig.outputs)
+    if (v.isFloat)
+      c.outputs.push_back(-1);
+  for (size_t k = 0; k < sig.params.size(); ++k)
+    c.outputs.push_back(
+        slot(art::SlotKind::Value, name(s, "dw", k), sig.params[k]));
+  action(std::move(c));
+  for (auto [din, dout] : local)
+    accumulate(din, dout, mb);
+  if (!deferWeights)
+    weights(s, mb);
+}
+
+void RankBuilder::weights(int s, int64_t mb) {
+  const StageSignature &sig = step.stages[s];
+  for (size_t k = 0; k < sig.params.size(); ++k) {
+    const art::TensorDesc &p = sig.params[k];
+    accumulate(slot(art::SlotKind::Value, name(s, "dw", k), p),
+               slot(art::SlotKind::Gradient, "grad:" + p.name, p, 0, p.name),
+               mb);
+  }
+}
+
+/// A send or receive: one message per tensor of the edge (every input of
+/// the consumer that the producer's output feeds), gathered into the
+/// exchange of the consecutive sends and receives.
+void RankBuilder::comm(const pipe::Action &a) {
+  using K = pipe::ActionKind;
+  bool forwardDir = a.kind == K::SendF || a.kind == K::RecvF;
+  bool sending = pipe::isSend(a.kind);
+  // The producer and consumer stages of the edge.
+  int producer = (a.kind == K::SendF || a.kind == K::RecvB) ? a.stage
+                                                            : a.peerStage;
+  int consumer = producer == a.stage ? a.peerStage : a.stage;
+  const StageSignature &cs = step.stages[consumer];
+  auto dir = sending ? art::ChannelDirection::Send : art::ChannelDirection::Recv;
+  for (unsigned i = 0; i < cs.inputs.size(); ++i) {
+    const StageValue &v = cs.inputs[i];
+    if (v.sourceStage != producer || (!forwardDir && !v.isFloat))
+      continue;
+    std::string out = name(producer, "out", v.sourceIndex);
+    std::string in = name(consumer, "in", i);
+    std::string din = name(consumer, "din", i);
+    std::string channelName = forwardDir ? out + "->" + in
+                                         : din + "->" + name(producer, "dout",
+                                                             v.sourceIndex);
+    int64_t ch = channel(channelName, dir, a.peerDevice, v.desc);
+    int64_t s;
+    if (forwardDir)
+      s = slot(art::SlotKind::Value, sending ? out : in, v.desc);
+    else if (sending)
+      s = slot(art::SlotKind::Value, din, v.desc);
+    else {
+      s = slot(art::SlotKind::Value, din + "@s" + std::to_string(producer),
+               v.desc);
+      afterExchange.push_back({s, douts(producer, v.sourceIndex),
+                               a.microBatch});
+    }
+    pending.messages.push_back({ch, s, a.microBatch});
+  }
+}
+
+} // namespace
+
+FailureOr<PartitionedStep> pipeline::readPartitionedStep(ModuleOp module,
+                                                         pipe::ScheduleOp op) {
+  FailureOr<pipe::Schedule> sched = pipe::readSchedule(op);
+  if (failed(sched))
+    return failure();
+  PartitionedStep step{std::move(*sched), {}, {}, {}, op.getLoc()};
+  StringRef name = step.schedule.name;
+  if (!name.consume_back("_pipeline"))
+    return op.emitError("rank programs: schedule @")
+           << step.schedule.name
+           << " does not name its function (<fn>_pipeline, as "
+              "--pipe-partition writes it)";
+  auto fn = module.lookupSymbol<func::FuncOp>(name);
+  if (!fn)
+    return op.emitError("rank programs: no function @") << name;
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    auto n = fn.getArgAttrOfType<StringAttr>(i, "tg.name");
+    step.stepInputs.push_back(describe(
+        fn.getArgumentTypes()[i], n ? n.str() : "arg" + std::to_string(i)));
+  }
+  for (unsigned p = 0; p < fn.getNumResults(); ++p) {
+    Type t = fn.getResultTypes()[p];
+    step.cotangentInput.push_back(isFloatTensor(t) ? step.stepInputs.size()
+                                                   : -1);
+    if (isFloatTensor(t))
+      step.stepInputs.push_back(
+          describe(t, "result" + std::to_string(p) + ".cotangent"));
+  }
+  for (const pipe::Stage &st : step.schedule.stages) {
+    FailureOr<StageSignature> sig = readStage(module, st, op.getLoc());
+    if (failed(sig))
+      return failure();
+    step.stages.push_back(std::move(*sig));
+  }
+  return step;
+}
+
+LogicalResult pipeline::buildRankPrograms(const PartitionedStep &step,
+                                          art::Manifest &m) {
+  const pipe::Schedule &sched = step.schedule;
+  auto fail = [&]() { return emitError(step.loc) << "rank programs: "; };
+  auto entryOf = [&](const std::string &fn) -> int64_t {
+    for (size_t e = 0; e < m.entries.size(); ++e)
+      if (m.entries[e].name == fn)
+        return int64_t(e);
+    return -1;
+  };
+  // One device per rank (the compiled one, ordinal 0 of its process), each
+  // stage's entries on its stage's device.
+  int64_t numRanks = sched.devices.size();
+  art::Device device = m.devices.front();
+  m.devices.assign(numRanks, device);
+  std::vector<std::pair<int64_t, int64_t>> entries;
+  std::vector<int64_t> entryRank(m.entries.size(), -1);
+  for (size_t s = 0; s < sched.stages.size(); ++s) {
+    int64_t f = entryOf(step.stages[s].forward);
+    int64_t b = entryOf(step.stages[s].backward);
+    if (f < 0 || b < 0)
+      return fail() << "stage @" << sched.stages[s].name
+                    << "'s functions were not compiled";
+    entries.push_back({f, b});
+    for (int64_t e : {f, b})
+      entryRank[e] = sched.stages[s].devices.front();
+  }
+  for (size_t e = 0; e < m.entries.size(); ++e) {
+    if (entryRank[e] < 0)
+      return fail() << "entry '" << m.entries[e].name
+                    << "' is not a stage function of @" << sched.name;
+    for (art::Program &p : m.entries[e].programs)
+      p.device = entryRank[e];
+    for (art::Buffer &b : m.entries[e].buffers)
+      b.device = entryRank[e];
+  }
+  for (const StageSignature &sig : step.stages)
+    for (const art::TensorDesc &p : sig.params)
+      if (llvm::none_of(m.weights.tensors, [&](const art::WeightTensor &w) {
+            return w.name == p.name;
+          }))
+        return fail() << "parameter '" << p.name
+                      << "' is not among the artifact's weights";
+  art::World world;
+  world.microBatches = sched.microBatches;
+  world.stepInputs = step.stepInputs;
+  world.ranks.resize(numRanks);
+  for (int64_t r = 0; r < numRanks; ++r) {
+    art::Rank &rank = world.ranks[r];
+    rank.devices = {r};
+    for (size_t e = 0; e < m.entries.size(); ++e)
+      rank.programs.push_back(entryRank[e] == r ? std::vector<int64_t>{0}
+                                                : std::vector<int64_t>{});
+    RankBuilder builder(step, entries, rank, r);
+    for (const pipe::Action &a : sched.programs[r]) {
+      using K = pipe::ActionKind;
+      switch (a.kind) {
+      case K::F:
+        builder.forward(a.stage, a.microBatch);
+        break;
+      case K::B:
+      case K::I:
+        builder.backward(a.stage, a.microBatch, a.kind == K::I);
+        break;
+      case K::W:
+        builder.weights(a.stage, a.microBatch);
+        break;
+      case K::SendF:
+      case K::RecvF:
+      case K::SendB:
+      case K::RecvB:
+        builder.comm(a);
+        break;
+      }
+    }
+    builder.flush();
+  }
+  if (std::optional<std::string> why = art::checkWorldStep(world))
+    return fail() << "@" << sched.name << ": " << *why;
+  m.world = std::move(world);
+  return success();
+}
