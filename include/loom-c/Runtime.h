@@ -32,7 +32,8 @@ typedef enum {
   LOOM_ERROR_CPU = 4,              /* the CPU lacks a feature the code needs */
   LOOM_ERROR_CHECKSUM = 5,         /* weights that are not the compiled ones */
   LOOM_ERROR_INVALID_ARGUMENT = 6, /* a bad argument to this API */
-  LOOM_ERROR_LIBRARY = 7           /* oneDNN, OpenBLAS or dlopen failed */
+  LOOM_ERROR_LIBRARY = 7,          /* oneDNN, OpenBLAS or dlopen failed */
+  LOOM_ERROR_RUNTIME = 8           /* a rank of the world failed or a deadline passed */
 } loom_status;
 
 typedef struct loom_model loom_model;
