@@ -116,6 +116,49 @@ LOOM_C_EXPORT void loom_context_free(loom_context *context);
 LOOM_C_EXPORT loom_status loom_run(loom_context *context, int64_t entry,
                      const void *const *inputs, void *const *outputs);
 
+/* ---- The pipelined step of a multi-rank artifact ------------------------
+   loom-compile writes one from a partitioned module (docs/Pipelines.md):
+   a world of ranks, each running its stages' entries in its schedule order
+   and exchanging activations and gradients with the others
+   (docs/Runtime.md "Ranks"). A step runs every micro-batch and sums each
+   parameter's gradient over them; the optimizer step is the caller's. */
+
+/* The world's ranks (1 for a single-process artifact). */
+LOOM_C_EXPORT int64_t loom_model_num_ranks(const loom_model *model);
+/* The step's micro-batches (0: the artifact has no pipelined step). */
+LOOM_C_EXPORT int64_t loom_step_num_micro_batches(const loom_model *model);
+/* The inputs of one micro-batch: the partitioned function's arguments, then
+   the cotangent of each of its float results (1 for a scalar loss). */
+LOOM_C_EXPORT int64_t loom_step_num_inputs(const loom_model *model);
+LOOM_C_EXPORT loom_status loom_step_input(const loom_model *model,
+                                          int64_t index,
+                                          loom_tensor_desc *desc);
+/* The parameters whose gradients a step computes (desc.name: the
+   parameter's name), over every rank. */
+LOOM_C_EXPORT int64_t loom_step_num_gradients(const loom_model *model);
+LOOM_C_EXPORT loom_status loom_step_gradient(const loom_model *model,
+                                             int64_t index,
+                                             loom_tensor_desc *desc);
+
+/* Zero-initialise ({0}) and set what you need. */
+typedef struct {
+  /* The deadline of every wait for another rank; 0: 60 s. */
+  double timeout_seconds;
+  /* Steps run one after the other; 0: 1. */
+  int64_t steps;
+} loom_step_options;
+
+/* Runs the step with every rank a thread of this process (one context
+   each) over an in-process communicator. inputs[mb * num_inputs + k]: step
+   input k of micro-batch mb. gradients (NULL: not wanted): gradients[g]
+   receives gradient g of the last step. The first rank's failure is
+   reported (LOOM_ERROR_RUNTIME: a rank failed or a deadline passed); the
+   other ranks stop within the deadline. options may be NULL. */
+LOOM_C_EXPORT loom_status loom_step_run_threads(const loom_model *model,
+                                                const void *const *inputs,
+                                                void *const *gradients,
+                                                const loom_step_options *options);
+
 #ifdef __cplusplus
 }
 #endif

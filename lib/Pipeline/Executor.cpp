@@ -468,6 +468,18 @@ FailureOr<ExecutionResult> Execution::run() {
   if (failed(walkDevices(result)))
     return failure();
   compare(result);
+  if (options.keepTensors) {
+    for (int64_t mb = 0; mb < m; ++mb) {
+      result.inputs.emplace_back();
+      for (const Tensor &t : inputs[mb])
+        result.inputs.back().push_back(t.data);
+      for (const std::optional<Tensor> &c : cots[mb])
+        if (c)
+          result.inputs.back().push_back(c->data);
+    }
+    for (auto &[name, t] : expected)
+      result.reference[name] = t.data;
+  }
   return result;
 }
 

@@ -77,6 +77,14 @@ Error bindWeights(const uint8_t *data, uint64_t size,
                   const artifact::Weights &weights,
                   std::map<std::string, WeightView> &views);
 
+/// Sets the calling thread's loom_last_error to \p e's message (after
+/// "where: ") and returns its status.
+loom_status reportError(const Error &e, const std::string &where);
+
+/// A loaded model's manifest and its weights by name (Runtime.cpp).
+const artifact::Manifest &manifestOf(const loom_model &m);
+const std::map<std::string, WeightView> &weightsOf(const loom_model &m);
+
 } // namespace loom::rt
 
 #endif // LOOM_LIB_RUNTIME_MODEL_H

@@ -207,16 +207,11 @@ Error bindDevice(const artifact::Device &spec, const std::string &selector,
   return Error::ok();
 }
 
-/// Binds every device of the manifest to a device of this machine. This
-/// runtime runs one process: a world of one rank, one program per entry.
+/// Binds every device of the manifest to a device of this machine: the
+/// devices of every rank (a multi-rank artifact loaded in one process runs
+/// its ranks as threads, docs/Runtime.md "Ranks"), one program per entry.
 Error bindDevices(loom_model &m, const loom_model_options *options) {
   const artifact::Manifest &man = m.manifest;
-  if (man.world.ranks.size() != 1)
-    return makeError(LOOM_ERROR_FORMAT,
-                     "the artifact is a world of " +
-                         std::to_string(man.world.ranks.size()) +
-                         " ranks; this runtime runs single-process "
-                         "artifacts (one rank)");
   std::string selector = options && options->device ? options->device : "";
   if (!selector.empty() && man.devices.size() != 1)
     return makeError(LOOM_ERROR_INVALID_ARGUMENT,
@@ -413,6 +408,18 @@ loom_status describe(const std::vector<artifact::TensorDesc> &tensors,
 }
 
 } // namespace
+
+loom_status rt::reportError(const Error &e, const std::string &where) {
+  return report(e, where);
+}
+
+const artifact::Manifest &rt::manifestOf(const loom_model &m) {
+  return m.manifest;
+}
+
+const std::map<std::string, WeightView> &rt::weightsOf(const loom_model &m) {
+  return m.views;
+}
 
 extern "C" {
 

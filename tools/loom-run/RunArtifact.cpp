@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RunArtifact.h"
+#include "HostTensor.h"
 #include "RunSupport.h"
 
 #include "loom-c/Runtime.h"
@@ -40,69 +41,6 @@ int fail(const llvm::Twine &msg) {
   llvm::outs().flush();
   llvm::errs() << "loom-run: error: " << msg << "\n";
   return 1;
-}
-
-/// A tensor of an entry, as bytes of its dtype.
-struct HostTensor {
-  loom_tensor_desc desc;
-  std::vector<uint8_t> bytes;
-  std::vector<int64_t> shape() const {
-    return std::vector<int64_t>(desc.shape, desc.shape + desc.rank);
-  }
-};
-
-/// Converts between the entry's dtype and doubles.
-bool fromDoubles(HostTensor &t, llvm::ArrayRef<double> v) {
-  std::string dtype = t.desc.dtype;
-  t.bytes.assign(t.desc.bytes, 0);
-  int64_t n = v.size();
-  auto store = [&](auto zero) {
-    using T = decltype(zero);
-    if (int64_t(t.bytes.size()) != n * int64_t(sizeof(T)))
-      return false;
-    for (int64_t i = 0; i < n; ++i) {
-      T x = static_cast<T>(v[i]);
-      std::memcpy(t.bytes.data() + i * sizeof(T), &x, sizeof(T));
-    }
-    return true;
-  };
-  if (dtype == "f32")
-    return store(float());
-  if (dtype == "f64")
-    return store(double());
-  if (dtype == "i64")
-    return store(int64_t());
-  if (dtype == "i32")
-    return store(int32_t());
-  if (dtype == "i1" || dtype == "i8")
-    return store(int8_t());
-  return false;
-}
-
-std::vector<double> toDoubles(const HostTensor &t) {
-  std::string dtype = t.desc.dtype;
-  std::vector<double> v;
-  auto load = [&](auto zero) {
-    using T = decltype(zero);
-    size_t n = t.bytes.size() / sizeof(T);
-    v.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      T x;
-      std::memcpy(&x, t.bytes.data() + i * sizeof(T), sizeof(T));
-      v[i] = double(x);
-    }
-  };
-  if (dtype == "f32")
-    load(float());
-  else if (dtype == "f64")
-    load(double());
-  else if (dtype == "i64")
-    load(int64_t());
-  else if (dtype == "i32")
-    load(int32_t());
-  else
-    load(int8_t());
-  return v;
 }
 
 std::string typeText(const loom_tensor_desc &d) {
@@ -317,6 +255,11 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
     return fail(loom_last_error());
   std::unique_ptr<loom_model, void (*)(loom_model *)> owner(model,
                                                             loom_model_free);
+  if (loom_step_num_micro_batches(model) > 0)
+    return runStep(o, model);
+  if (!o.reference.empty())
+    return fail("--reference applies to multi-rank artifacts (compiled from "
+                "a partitioned module)");
   std::string entryName = o.entry.empty() ? "main" : o.entry;
   int64_t entry = loom_model_find_entry(model, entryName.c_str());
   if (entry < 0 && o.entry.empty() && loom_model_num_entries(model) == 1)

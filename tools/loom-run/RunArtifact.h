@@ -7,6 +7,8 @@
 #ifndef LOOM_TOOLS_LOOM_RUN_RUNARTIFACT_H
 #define LOOM_TOOLS_LOOM_RUN_RUNARTIFACT_H
 
+#include "loom-c/Runtime.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -22,6 +24,10 @@ struct ArtifactRunOptions {
   unsigned repeat = 1, threads = 0, printValues = 0;
   bool check = false;
   double tolerance = 1e-4;
+  /// A multi-rank artifact: the partitioned module it was compiled from,
+  /// for --check (the reference executor's run); every wait's deadline.
+  std::string reference;
+  double timeout = 60;
 };
 
 /// What loom-run makes of a file, from its first bytes, whatever its name
@@ -38,6 +44,10 @@ InputKind classifyInput(llvm::StringRef path, std::string &why);
 
 /// Runs an artifact; the exit status of loom-run.
 int runArtifact(const ArtifactRunOptions &options);
+
+/// Runs the pipelined step of a multi-rank artifact (RunStep.cpp); the
+/// exit status of loom-run.
+int runStep(const ArtifactRunOptions &options, loom_model *model);
 
 } // namespace loom::run
 

@@ -130,6 +130,19 @@ static cl::opt<bool> checkArtifact(
              "--tolerance"),
     cl::cat(runCat));
 
+static cl::opt<std::string> referenceModule(
+    "reference",
+    cl::desc("With a multi-rank artifact and --check: the partitioned module "
+             "(.mlir) it was compiled from; the reference executor runs it "
+             "for the micro-batches' inputs and the unpartitioned step's "
+             "gradients, which the ranks' must equal within --tolerance"),
+    cl::value_desc("partitioned.mlir"), cl::init(""), cl::cat(runCat));
+static cl::opt<double> timeoutSeconds(
+    "timeout",
+    cl::desc("With a multi-rank artifact: the deadline of every wait for "
+             "another rank, in seconds (default 60)"),
+    cl::init(60), cl::cat(runCat));
+
 static cl::opt<bool> checkGradientsFlag(
     "check-gradients",
     cl::desc("Compare the gradient --tg-autodiff builds for every float "
@@ -512,6 +525,8 @@ int main(int argc, char **argv) {
     o.check = checkArtifact;
     o.tolerance = tolerance;
     o.device = device;
+    o.reference = referenceModule;
+    o.timeout = timeoutSeconds;
     return run::runArtifact(o);
   }
   }

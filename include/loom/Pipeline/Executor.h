@@ -20,6 +20,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ namespace loom::pipeline {
 struct ExecutorOptions {
   uint64_t seed = 0;           // of every micro-batch's inputs
   std::string weightsFile;     // default: the module's tg.weights
+  /// Keep the micro-batches' inputs and the reference gradients in the
+  /// result (loom-run --reference runs a compiled step on the same ones).
+  bool keepTensors = false;
 };
 
 struct ExecutionResult {
@@ -37,6 +41,11 @@ struct ExecutionResult {
   /// Per parameter: the largest |pipelined - reference| / max(1, |reference|).
   std::vector<std::pair<std::string, double>> errors;
   double worst = 0;
+  /// With keepTensors: per micro-batch the step's inputs (the function's
+  /// arguments, then the cotangent of each float result), and per
+  /// parameter the unpartitioned step's gradient summed over them.
+  std::vector<std::vector<std::vector<double>>> inputs;
+  std::map<std::string, std::vector<double>> reference;
 };
 
 /// Runs `schedule` and its unpartitioned function on the same micro-batches.

@@ -1,0 +1,252 @@
+//===- RankStep.cpp - One rank's pipelined step ---------------------------===//
+//
+// Part of Loom. See RankStep.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RankStep.h"
+
+#include "loom/Runtime/Checksum.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+using namespace loom;
+using namespace loom::rt;
+namespace art = loom::artifact;
+
+std::vector<const art::Slot *> rt::worldGradients(const art::World &w) {
+  std::vector<const art::Slot *> out;
+  for (const art::Rank &r : w.ranks)
+    for (const art::Slot &s : r.slots)
+      if (s.kind == art::SlotKind::Gradient &&
+          std::none_of(out.begin(), out.end(), [&](const art::Slot *o) {
+            return o->tensor == s.tensor;
+          }))
+        out.push_back(&s);
+  return out;
+}
+
+RankStep::RankStep(const loom_model &model, int rank)
+    : model(model), manifest(manifestOf(model)),
+      rank(manifest.world.ranks[rank]), self(rank) {}
+
+RankStep::~RankStep() {
+  if (context)
+    loom_context_free(context);
+}
+
+Error RankStep::create(const loom_model &model, int rank,
+                       std::unique_ptr<RankStep> &out) {
+  const art::World &w = manifestOf(model).world;
+  if (rank < 0 || rank >= int(w.ranks.size()) || w.microBatches == 0)
+    return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "rank " + std::to_string(rank) +
+                         ": the artifact's world has " +
+                         std::to_string(w.ranks.size()) + " ranks" +
+                         (w.microBatches ? "" : " and no pipelined step"));
+  std::unique_ptr<RankStep> step(new RankStep(model, rank));
+  const std::map<std::string, WeightView> &views = weightsOf(model);
+  for (const art::Slot &s : step->rank.slots) {
+    step->memory.emplace_back();
+    step->weights.push_back(nullptr);
+    switch (s.kind) {
+    case art::SlotKind::Input:
+      break;
+    case art::SlotKind::Weight: {
+      auto it = views.find(s.tensor);
+      if (it == views.end() || it->second.bytes != s.bytes)
+        return makeError(LOOM_ERROR_FORMAT,
+                         "slot '" + s.name + "': no weight '" + s.tensor +
+                             "' of " + std::to_string(s.bytes) + " bytes");
+      step->weights.back() = it->second.data;
+      break;
+    }
+    case art::SlotKind::Value:
+    case art::SlotKind::Sum:
+    case art::SlotKind::Gradient: {
+      int64_t copies = art::slotPerMicroBatch(s.kind) ? w.microBatches : 1;
+      step->memory.back().assign(copies,
+                                 std::vector<float>((s.bytes + 3) / 4));
+      break;
+    }
+    }
+  }
+  if (loom_context_create(&model, &step->context) != LOOM_OK)
+    return makeError(LOOM_ERROR_RUNTIME, loom_last_error());
+  out = std::move(step);
+  return Error::ok();
+}
+
+void *RankStep::slot(int64_t s, int64_t mb, const void *const *inputs) {
+  const art::Slot &slot = rank.slots[s];
+  switch (slot.kind) {
+  case art::SlotKind::Input:
+    return const_cast<void *>(
+        inputs[mb * manifest.world.stepInputs.size() + slot.index]);
+  case art::SlotKind::Weight:
+    return const_cast<void *>(weights[s]);
+  case art::SlotKind::Value:
+  case art::SlotKind::Sum:
+    return memory[s][mb].data();
+  case art::SlotKind::Gradient:
+    return memory[s][0].data();
+  }
+  return nullptr;
+}
+
+Error RankStep::fail(int64_t action, const Error &cause) const {
+  return makeError(cause.status, "rank " + std::to_string(self) +
+                                     ", action " + std::to_string(action) +
+                                     ": " + cause.message);
+}
+
+Error RankStep::compute(const art::ComputeAction &a,
+                        const void *const *inputs) {
+  const art::Entry &e = manifest.entries[a.entry];
+  std::vector<const void *> in;
+  std::vector<void *> out;
+  for (int64_t s : a.inputs)
+    in.push_back(slot(s, a.microBatch, inputs));
+  scratch.resize(std::max(scratch.size(), a.outputs.size()));
+  for (size_t i = 0; i < a.outputs.size(); ++i) {
+    if (a.outputs[i] >= 0) {
+      out.push_back(slot(a.outputs[i], a.microBatch, inputs));
+      continue;
+    }
+    size_t floats = (e.outputs[i].bytes + 3) / 4;
+    if (scratch[i].size() < floats)
+      scratch[i].resize(floats);
+    out.push_back(scratch[i].data());
+  }
+  if (loom_run(context, a.entry, in.data(), out.data()) != LOOM_OK)
+    return makeError(LOOM_ERROR_RUNTIME, "entry '" + e.name +
+                                             "' on micro-batch " +
+                                             std::to_string(a.microBatch) +
+                                             ": " + loom_last_error());
+  return Error::ok();
+}
+
+Error RankStep::exchange(comm::Communicator &comm,
+                         const art::ExchangeAction &a, int64_t index,
+                         const void *const *inputs, comm::Deadline deadline) {
+  std::vector<comm::Message> messages;
+  for (const art::ExchangeMessage &m : a.messages) {
+    const art::Channel &c = rank.channels[m.channel];
+    comm::Message msg;
+    msg.direction = c.direction == art::ChannelDirection::Send
+                        ? comm::Message::Direction::Send
+                        : comm::Message::Direction::Recv;
+    msg.peer = int(c.peer);
+    msg.data = slot(m.slot, m.microBatch, inputs);
+    msg.bytes = c.bytes;
+    messages.push_back(msg);
+  }
+  if (Error err = comm.exchange(messages, deadline))
+    return fail(index, err);
+  return Error::ok();
+}
+
+Error RankStep::run(comm::Communicator &comm, const void *const *inputs,
+                    std::chrono::milliseconds timeout) {
+  for (size_t s = 0; s < rank.slots.size(); ++s)
+    if (art::slotSummed(rank.slots[s].kind))
+      for (std::vector<float> &t : memory[s])
+        std::fill(t.begin(), t.end(), 0.0f);
+  for (size_t i = 0; i < rank.actions.size(); ++i) {
+    const art::Action &action = rank.actions[i];
+    switch (action.kind()) {
+    case art::ActionKind::Compute:
+      if (Error err = compute(std::get<art::ComputeAction>(action.record),
+                              inputs))
+        return fail(i, err);
+      break;
+    case art::ActionKind::Exchange:
+      if (Error err = exchange(comm,
+                               std::get<art::ExchangeAction>(action.record),
+                               i, inputs, comm::Clock::now() + timeout))
+        return err;
+      break;
+    case art::ActionKind::Accumulate: {
+      const auto &a = std::get<art::AccumulateAction>(action.record);
+      const float *src =
+          static_cast<const float *>(slot(a.src, a.microBatch, inputs));
+      float *dst = static_cast<float *>(slot(a.dst, a.microBatch, inputs));
+      for (int64_t k = 0, n = rank.slots[a.dst].bytes / 4; k < n; ++k)
+        dst[k] += src[k];
+      break;
+    }
+    }
+  }
+  return Error::ok();
+}
+
+Error RankStep::checkSameArtifact(comm::Communicator &comm,
+                                  std::chrono::milliseconds timeout) {
+  std::string text = art::writeManifest(manifest);
+  uint64_t mine = loom_checksum64(text.data(), text.size());
+  uint64_t root = mine;
+  if (Error err = comm.broadcast(&root, sizeof(root), 0,
+                                 comm::Clock::now() + timeout))
+    return err;
+  float differ = root != mine ? 1.0f : 0.0f;
+  if (Error err = comm.allReduceSum(&differ, 1, comm::Clock::now() + timeout))
+    return err;
+  if (differ == 0)
+    return Error::ok();
+  return makeError(LOOM_ERROR_FORMAT,
+                   "rank " + std::to_string(self) + ": " +
+                       std::to_string(int(differ)) +
+                       " rank(s) loaded an artifact other than rank 0's " +
+                       (root != mine ? "(this one did)" : "(not this one)"));
+}
+
+Error RankStep::gather(comm::Communicator &comm, int root, void *const *out,
+                       std::chrono::milliseconds timeout) {
+  const art::World &w = manifest.world;
+  std::vector<comm::Message> messages;
+  if (self != root) {
+    for (size_t s = 0; s < rank.slots.size(); ++s)
+      if (rank.slots[s].kind == art::SlotKind::Gradient)
+        messages.push_back({comm::Message::Direction::Send, root,
+                            memory[s][0].data(), rank.slots[s].bytes});
+  } else {
+    // Every rank's gradient slots, in rank and slot order.
+    std::vector<std::pair<int, const art::Slot *>> from;
+    for (int r = 0; r < int(w.ranks.size()); ++r)
+      for (const art::Slot &s : w.ranks[r].slots)
+        if (s.kind == art::SlotKind::Gradient)
+          from.push_back({r, &s});
+    std::vector<std::vector<float>> received(from.size());
+    for (size_t k = 0; k < from.size(); ++k) {
+      auto [r, s] = from[k];
+      received[k].resize((s->bytes + 3) / 4);
+      if (r == self)
+        received[k] = memory[s - rank.slots.data()][0];
+      else
+        messages.push_back({comm::Message::Direction::Recv, r,
+                            received[k].data(), s->bytes});
+    }
+    if (!messages.empty())
+      if (Error err = comm.exchange(messages, comm::Clock::now() + timeout))
+        return err;
+    std::vector<const art::Slot *> grads = worldGradients(w);
+    for (size_t g = 0; g < grads.size(); ++g)
+      std::memset(out[g], 0, grads[g]->bytes);
+    for (size_t k = 0; k < from.size(); ++k) {
+      size_t g = std::find_if(grads.begin(), grads.end(),
+                              [&](const art::Slot *x) {
+                                return x->tensor == from[k].second->tensor;
+                              }) -
+                 grads.begin();
+      float *dst = static_cast<float *>(out[g]);
+      for (size_t i = 0; i < received[k].size(); ++i)
+        dst[i] += received[k][i];
+    }
+    return Error::ok();
+  }
+  if (messages.empty())
+    return Error::ok();
+  return comm.exchange(messages, comm::Clock::now() + timeout);
+}

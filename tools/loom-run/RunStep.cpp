@@ -1,0 +1,188 @@
+//===- RunStep.cpp - loom-run on a multi-rank artifact's step -------------===//
+//
+// Part of Loom. `loom-run model.so` on an artifact compiled from a
+// partitioned module (docs/Pipelines.md "Running on ranks"): runs its
+// pipelined step with every rank a thread of this process, --repeat steps,
+// and with --check --reference=partitioned.mlir compares the parameter
+// gradients gathered on rank 0 with the unpartitioned step's, computed by
+// the reference executor on the same micro-batches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostTensor.h"
+#include "RunArtifact.h"
+#include "RunSupport.h"
+
+#include "loom/Autodiff/Autodiff.h"
+#include "loom/Dialect/Pipe/IR/PipeDialect.h"
+#include "loom/Dialect/Pipe/IR/PipeOps.h"
+#include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Pipeline/Executor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <chrono>
+#include <random>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::run;
+
+namespace {
+
+int fail(const llvm::Twine &msg) {
+  llvm::outs().flush();
+  llvm::errs() << "loom-run: error: " << msg << "\n";
+  return 1;
+}
+
+/// The reference executor's run of the partitioned module \p path: the
+/// micro-batches' inputs and the unpartitioned step's gradients.
+FailureOr<pipeline::ExecutionResult> reference(const ArtifactRunOptions &o) {
+  DialectRegistry registry;
+  registry.insert<tg::TGDialect, func::FuncDialect, pipe::PipeDialect>();
+  tg::registerTGGradientInterfaceModels(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(o.reference, sourceMgr, &context);
+  if (!module)
+    return failure();
+  auto schedules = llvm::to_vector(module->getOps<pipe::ScheduleOp>());
+  if (schedules.size() != 1) {
+    fail("--reference: " + o.reference + " has " +
+         llvm::Twine(schedules.size()) +
+         " pipe.schedule ops; expected the one partitioned module the "
+         "artifact was compiled from");
+    return failure();
+  }
+  pipeline::ExecutorOptions eo;
+  eo.seed = o.seed;
+  eo.keepTensors = true;
+  return pipeline::executeSchedule(*module, schedules.front(), eo);
+}
+
+/// The step's inputs of every micro-batch: the reference's, or (none)
+/// uniform in [-1, 1) from the seed for floats and 0 for integers.
+int makeStepInputs(const ArtifactRunOptions &o, loom_model *model,
+                   const pipeline::ExecutionResult *ref,
+                   std::vector<HostTensor> &out) {
+  int64_t m = loom_step_num_micro_batches(model);
+  int64_t n = loom_step_num_inputs(model);
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (int64_t mb = 0; mb < m; ++mb)
+    for (int64_t k = 0; k < n; ++k) {
+      HostTensor t;
+      if (loom_step_input(model, k, &t.desc) != LOOM_OK)
+        return fail(loom_last_error());
+      int64_t elements = 1;
+      for (int64_t d : t.shape())
+        elements *= d;
+      std::vector<double> values(elements, 0.0);
+      bool isFloat = t.desc.dtype[0] == 'f' || t.desc.dtype[0] == 'b';
+      if (ref && (mb >= int64_t(ref->inputs.size()) ||
+                  k >= int64_t(ref->inputs[mb].size()) ||
+                  int64_t(ref->inputs[mb][k].size()) != elements))
+        return fail("--reference: the module's micro-batches are not the "
+                    "artifact's step inputs (input " +
+                    std::string(t.desc.name) + ")");
+      if (ref)
+        values = ref->inputs[mb][k];
+      else if (isFloat)
+        for (double &v : values)
+          v = uniform(rng);
+      if (!fromDoubles(t, values))
+        return fail("step input '" + std::string(t.desc.name) +
+                    "': unsupported dtype " + t.desc.dtype);
+      out.push_back(std::move(t));
+    }
+  return 0;
+}
+
+/// The gathered gradients against the reference: one row per parameter.
+int compare(const ArtifactRunOptions &o, const pipeline::ExecutionResult &ref,
+            const std::vector<HostTensor> &grads) {
+  llvm::outs() << llvm::format("  %-40s %s\n", "parameter",
+                               "gradient error vs unpartitioned");
+  double worst = 0;
+  for (const HostTensor &g : grads) {
+    auto it = ref.reference.find(g.desc.name);
+    if (it == ref.reference.end())
+      return fail("--reference: the unpartitioned step has no parameter '" +
+                  std::string(g.desc.name) + "'");
+    std::vector<double> got = toDoubles(g);
+    double err = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      err = std::max(err, std::abs(got[i] - it->second[i]) /
+                              std::max(1.0, std::abs(it->second[i])));
+    llvm::outs() << llvm::format("  %-40s %.3g\n", g.desc.name, err);
+    worst = std::max(worst, err);
+  }
+  if (grads.size() != ref.reference.size())
+    return fail("the step computes " + llvm::Twine(grads.size()) +
+                " parameter gradients; the unpartitioned step has " +
+                llvm::Twine(ref.reference.size()));
+  llvm::outs() << llvm::format("  largest error %.3g (tolerance %.3g)\n",
+                               worst, o.tolerance);
+  if (!(worst <= o.tolerance))
+    return fail("the ranks' gradients differ from the unpartitioned step's");
+  return 0;
+}
+
+} // namespace
+
+int loom::run::runStep(const ArtifactRunOptions &o, loom_model *model) {
+  if (o.check && o.reference.empty())
+    return fail("--check on a multi-rank artifact compares with the "
+                "reference executor: give the partitioned module it was "
+                "compiled from with --reference=FILE.mlir");
+  std::optional<pipeline::ExecutionResult> ref;
+  if (o.check) {
+    auto r = reference(o);
+    if (failed(r))
+      return 1;
+    ref = std::move(*r);
+  }
+  std::vector<HostTensor> inputs, grads;
+  if (int rc = makeStepInputs(o, model, ref ? &*ref : nullptr, inputs))
+    return rc;
+  std::vector<const void *> in;
+  for (const HostTensor &t : inputs)
+    in.push_back(t.bytes.data());
+  std::vector<void *> out;
+  for (int64_t g = 0; g < loom_step_num_gradients(model); ++g) {
+    grads.emplace_back();
+    if (loom_step_gradient(model, g, &grads.back().desc) != LOOM_OK)
+      return fail(loom_last_error());
+    grads.back().bytes.assign(grads.back().desc.bytes, 0);
+    out.push_back(grads.back().bytes.data());
+  }
+  llvm::outs() << "loom-run: " << o.path << ": pipelined step of "
+               << loom_model_num_ranks(model) << " ranks (threads), "
+               << loom_step_num_micro_batches(model) << " micro-batches, "
+               << grads.size() << " parameter gradients\n";
+  loom_step_options so = {};
+  so.timeout_seconds = o.timeout;
+  so.steps = o.repeat;
+  auto start = std::chrono::steady_clock::now();
+  if (loom_step_run_threads(model, in.data(), out.data(), &so) != LOOM_OK)
+    return fail(loom_last_error());
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  llvm::outs() << llvm::format("%u step(s): %.3f ms per step\n", o.repeat,
+                               seconds * 1e3 / std::max(1u, o.repeat));
+  if (!ref)
+    return 0;
+  llvm::outs() << "check against the reference executor on " << o.reference
+               << ":\n";
+  return compare(o, *ref, grads);
+}
