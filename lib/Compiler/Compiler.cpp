@@ -57,7 +57,8 @@ struct WeightsBlob {
 
 FailureOr<WeightsBlob> buildWeights(ModuleOp module,
                                     ArrayRef<EntrySchedule> entries,
-                                    const safetensors::File *weights) {
+                                    const safetensors::File *weights,
+                                    ArrayRef<std::string> parameters) {
   safetensors::Writer writer;
   llvm::StringSet<> added;
   llvm::StringMap<tg::WeightOp> weightOps;
@@ -97,6 +98,17 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
       if (failed(add(name, info->dtype, info->shape, weights->rawBytes(*info))))
         return failure();
     }
+  }
+  for (const std::string &name : parameters) {
+    if (!added.insert(name).second)
+      continue;
+    const safetensors::TensorInfo *info =
+        weights ? weights->lookup(name) : nullptr;
+    if (!info)
+      return module.emitError("parameter '")
+             << name << "' is not among the module's weights";
+    if (failed(add(name, info->dtype, info->shape, weights->rawBytes(*info))))
+      return failure();
   }
   WeightsBlob blob;
   blob.bytes = writer.serialize();
@@ -305,7 +317,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   timer.done("codegen");
 
   // Weights and manifest, then the shared object.
-  auto blob = buildWeights(module, entries, weights);
+  auto blob = buildWeights(module, entries, weights, options.parameters);
   if (failed(blob))
     return failure();
   std::string weightsFile;

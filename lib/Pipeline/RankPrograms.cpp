@@ -95,6 +95,15 @@ FailureOr<StageSignature> readStage(ModuleOp module, const pipe::Stage &st,
   return sig;
 }
 
+/// Which sends wait, with the computes after them going on, for the next
+/// exchange that receives something (tried in this order: the first whose
+/// exchanges cannot deadlock with sends that block until received wins).
+enum class Batching {
+  Consecutive,   ///< an exchange is a run of consecutive sends and receives
+  HoldBackward,  ///< a gradient's send joins the next receive
+  HoldAll,       ///< every send joins the next receive
+};
+
 /// Builds one rank's slots and channels by name, and its actions.
 class RankBuilder {
 public:
@@ -104,6 +113,8 @@ public:
               const std::vector<std::pair<int64_t, int64_t>> &entries,
               art::Rank &rank, int64_t self)
       : step(step), entries(entries), rank(rank), self(self) {}
+
+  Batching batching = Batching::Consecutive;
 
   int64_t slot(art::SlotKind kind, const std::string &name,
                const art::TensorDesc &desc, int64_t index = 0,
@@ -130,7 +141,8 @@ public:
     return it->second;
   }
   void action(art::ActionRecord record) {
-    flush();
+    if (!holding || receives)
+      flush();
     rank.actions.push_back({std::move(record)});
   }
   void accumulate(int64_t src, int64_t dst, int64_t mb) {
@@ -143,6 +155,7 @@ public:
       return;
     rank.actions.push_back({std::move(pending)});
     pending = {};
+    holding = receives = false;
     std::vector<art::AccumulateAction> sums = std::move(afterExchange);
     afterExchange.clear();
     for (const art::AccumulateAction &a : sums)
@@ -154,6 +167,24 @@ public:
   void backward(int s, int64_t mb, bool deferWeights);
   void weights(int s, int64_t mb);
   void comm(const pipe::Action &a);
+  /// Adds schedule action \p a.
+  void add(const pipe::Action &a) {
+    using K = pipe::ActionKind;
+    switch (a.kind) {
+    case K::F:
+      return forward(a.stage, a.microBatch);
+    case K::B:
+    case K::I:
+      return backward(a.stage, a.microBatch, a.kind == K::I);
+    case K::W:
+      return weights(a.stage, a.microBatch);
+    case K::SendF:
+    case K::RecvF:
+    case K::SendB:
+    case K::RecvB:
+      return comm(a);
+    }
+  }
 
 private:
   std::string name(int s, const char *what, int64_t i) const {
@@ -171,6 +202,8 @@ private:
   int64_t self;
   std::map<std::string, int64_t> slots, channels;
   art::ExchangeAction pending;
+  /// pending holds a send that waits for a receive; pending receives.
+  bool holding = false, receives = false;
   std::vector<art::AccumulateAction> afterExchange;
 };
 
@@ -272,6 +305,9 @@ void RankBuilder::comm(const pipe::Action &a) {
   int consumer = producer == a.stage ? a.peerStage : a.stage;
   const StageSignature &cs = step.stages[consumer];
   auto dir = sending ? art::ChannelDirection::Send : art::ChannelDirection::Recv;
+  receives |= !sending;
+  holding |= sending && (batching == Batching::HoldAll ||
+                         (batching == Batching::HoldBackward && !forwardDir));
   for (unsigned i = 0; i < cs.inputs.size(); ++i) {
     const StageValue &v = cs.inputs[i];
     if (v.sourceStage != producer || (!forwardDir && !v.isFloat))
@@ -296,6 +332,44 @@ void RankBuilder::comm(const pipe::Action &a) {
     }
     pending.messages.push_back({ch, s, a.microBatch});
   }
+}
+
+/// The world of \p step with stage s's entries at \p entries[s] and entry
+/// e on rank \p entryRank[e]: the first batching whose exchanges pass
+/// artifact::checkWorldStep, or the first one's failure, diagnosed.
+FailureOr<art::World>
+rankWorld(const PartitionedStep &step,
+          const std::vector<std::pair<int64_t, int64_t>> &entries,
+          const std::vector<int64_t> &entryRank) {
+  const pipe::Schedule &sched = step.schedule;
+  int64_t numRanks = sched.devices.size();
+  std::optional<std::string> firstWhy;
+  for (Batching batching :
+       {Batching::Consecutive, Batching::HoldBackward, Batching::HoldAll}) {
+    art::World world;
+    world.microBatches = sched.microBatches;
+    world.stepInputs = step.stepInputs;
+    world.ranks.resize(numRanks);
+    for (int64_t r = 0; r < numRanks; ++r) {
+      art::Rank &rank = world.ranks[r];
+      rank.devices = {r};
+      for (size_t e = 0; e < entryRank.size(); ++e)
+        rank.programs.push_back(entryRank[e] == r ? std::vector<int64_t>{0}
+                                                  : std::vector<int64_t>{});
+      RankBuilder builder(step, entries, rank, r);
+      builder.batching = batching;
+      for (const pipe::Action &a : sched.programs[r])
+        builder.add(a);
+      builder.flush();
+    }
+    std::optional<std::string> why = art::checkWorldStep(world);
+    if (!why)
+      return world;
+    if (!firstWhy)
+      firstWhy = why;
+  }
+  return emitError(step.loc)
+         << "rank programs: @" << sched.name << ": " << *firstWhy;
 }
 
 } // namespace
@@ -334,6 +408,16 @@ FailureOr<PartitionedStep> pipeline::readPartitionedStep(ModuleOp module,
       return failure();
     step.stages.push_back(std::move(*sig));
   }
+  // Checked now, before any code is generated: the entries are the stage
+  // functions in stage order.
+  std::vector<std::pair<int64_t, int64_t>> entries;
+  std::vector<int64_t> entryRank;
+  for (const pipe::Stage &st : step.schedule.stages) {
+    entries.push_back({int64_t(entryRank.size()), int64_t(entryRank.size()) + 1});
+    entryRank.insert(entryRank.end(), 2, st.devices.front());
+  }
+  if (failed(rankWorld(step, entries, entryRank)))
+    return failure();
   return step;
 }
 
@@ -380,42 +464,9 @@ LogicalResult pipeline::buildRankPrograms(const PartitionedStep &step,
           }))
         return fail() << "parameter '" << p.name
                       << "' is not among the artifact's weights";
-  art::World world;
-  world.microBatches = sched.microBatches;
-  world.stepInputs = step.stepInputs;
-  world.ranks.resize(numRanks);
-  for (int64_t r = 0; r < numRanks; ++r) {
-    art::Rank &rank = world.ranks[r];
-    rank.devices = {r};
-    for (size_t e = 0; e < m.entries.size(); ++e)
-      rank.programs.push_back(entryRank[e] == r ? std::vector<int64_t>{0}
-                                                : std::vector<int64_t>{});
-    RankBuilder builder(step, entries, rank, r);
-    for (const pipe::Action &a : sched.programs[r]) {
-      using K = pipe::ActionKind;
-      switch (a.kind) {
-      case K::F:
-        builder.forward(a.stage, a.microBatch);
-        break;
-      case K::B:
-      case K::I:
-        builder.backward(a.stage, a.microBatch, a.kind == K::I);
-        break;
-      case K::W:
-        builder.weights(a.stage, a.microBatch);
-        break;
-      case K::SendF:
-      case K::RecvF:
-      case K::SendB:
-      case K::RecvB:
-        builder.comm(a);
-        break;
-      }
-    }
-    builder.flush();
-  }
-  if (std::optional<std::string> why = art::checkWorldStep(world))
-    return fail() << "@" << sched.name << ": " << *why;
-  m.world = std::move(world);
+  FailureOr<art::World> world = rankWorld(step, entries, entryRank);
+  if (failed(world))
+    return failure();
+  m.world = std::move(*world);
   return success();
 }

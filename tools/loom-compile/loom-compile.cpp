@@ -282,10 +282,14 @@ int main(int argc, char **argv) {
   std::optional<pipeline::PartitionedStep> partitioned;
   if (failed(readPartition(*module, partitioned)))
     return 1;
-  if (partitioned)
+  if (partitioned) {
     options.world = [&](artifact::Manifest &m) {
       return pipeline::buildRankPrograms(*partitioned, m);
     };
+    for (const pipeline::StageSignature &s : partitioned->stages)
+      for (const artifact::TensorDesc &p : s.params)
+        options.parameters.push_back(p.name);
+  }
   options.target = std::move(*target);
   options.dumpKernelsDir = dumpKernels;
   options.weightsStorage = weightsStorage;

@@ -51,6 +51,9 @@ struct CompileOptions {
   /// written: a partitioned module's ranks and their programs
   /// (include/loom/Pipeline/RankPrograms.h). Diagnoses its failures.
   std::function<mlir::LogicalResult(artifact::Manifest &)> world;
+  /// Weights the artifact stores even where no entry reads them: the
+  /// parameters a partitioned step's backward entries take as inputs.
+  std::vector<std::string> parameters;
   /// Embed the tg source module (for loom-run --check).
   bool embedSource = true;
   /// Where to print the schedules (null: nowhere).
