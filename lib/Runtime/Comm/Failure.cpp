@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <string>
+#include <ctime>
 #include <unistd.h>
 
 using namespace loom::rt;
@@ -17,14 +18,17 @@ using namespace loom::rt::comm;
 
 namespace {
 
-/// Whether a line was printed: the first failure of the process wins.
-std::atomic<bool> reported{false};
+/// The process's one line: the first failure writes it; another one (a
+/// second rank of a threads world, a signal) waits until it is out, since
+/// its exit would cut it off.
+enum Line { None, Writing, Written };
+std::atomic<int> line{None};
 /// What the signal handler reports (the monitor that owns the signals).
 std::atomic<int> signalRank{-1};
 std::atomic<const std::atomic<int64_t> *> signalStep{nullptr};
 const int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
 
-/// Appends \p text, then the decimal \p value if \p number.
+/// Appends \p text (or \p value in decimal) to \p buf, within \p cap.
 void append(char *buf, size_t &len, size_t cap, const char *text) {
   for (; *text && len + 1 < cap; ++text)
     buf[len++] = *text;
@@ -58,14 +62,28 @@ void writeLine(int rank, int64_t step, const char *cause) {
   (void)!::write(STDERR_FILENO, buf, len);
 }
 
+/// Whether this caller is to write the line; if not, returns once it is
+/// written (or after a second).
+bool claimLine() {
+  int none = None;
+  if (line.compare_exchange_strong(none, Writing))
+    return true;
+  for (int i = 0; i < 1000 && line.load() == Writing; ++i) {
+    timespec pause{0, 1000000};
+    ::nanosleep(&pause, nullptr);
+  }
+  return false;
+}
+
 void onSignal(int sig) {
   const std::atomic<int64_t> *step = signalStep.load();
-  if (!reported.exchange(true) && step) {
+  if (step && claimLine()) {
     const char *cause = sig == SIGTERM ? "ended by SIGTERM (the launcher is "
                                          "tearing the job down)"
                         : sig == SIGINT ? "ended by SIGINT"
                                         : "ended by SIGHUP";
     writeLine(signalRank.load(), step->load(), cause);
+    line = Written;
   }
   ::_exit(128 + sig);
 }
@@ -117,8 +135,10 @@ void FailureMonitor::watch(int parent) {
 }
 
 void FailureMonitor::fail(const std::string &cause) {
-  if (!reported.exchange(true))
+  if (claimLine()) {
     writeLine(rank, step.load(), cause.c_str());
+    line = Written;
+  }
   if (comm)
     comm->abort();
   ::_exit(kRankFailedExit);

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Peer.h"
 #include "World.h"
 
 #include <mpi.h>
@@ -146,15 +147,9 @@ Error MpiCommunicator::exchange(std::vector<Message> &messages,
                                 Deadline deadline) {
   std::vector<MPI_Request> requests;
   std::vector<int> peers;
+  if (Error e = checkMessages(messages, me, count, INT_MAX))
+    return e;
   for (Message &m : messages) {
-    if (m.peer < 0 || m.peer >= count || m.bytes < 0 || m.bytes > INT_MAX ||
-        (m.bytes > 0 && !m.data))
-      return makeError(LOOM_ERROR_INVALID_ARGUMENT,
-                       "exchange: rank " + std::to_string(me) +
-                           ": a message to or from rank " +
-                           std::to_string(m.peer) + " of " +
-                           std::to_string(count) + " with " +
-                           std::to_string(m.bytes) + " bytes");
     requests.emplace_back();
     peers.push_back(m.peer);
     int n = static_cast<int>(m.bytes);

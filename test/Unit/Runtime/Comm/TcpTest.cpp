@@ -1,12 +1,13 @@
 //===- TcpTest.cpp - The store and the TCP communicator -------------------===//
 //
 // Part of Loom. A store on loopback (set, get waiting for a later set, a
-// deadline), and TCP worlds whose ranks are threads of this process, each
-// with its own sockets as separate processes would have.
+// deadline); TCP worlds whose ranks are threads of this process, each with
+// its own sockets as separate processes would have; openWorld's choices.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../../../../lib/Runtime/Comm/Tcp.h"
+#include "../../../../lib/Runtime/Comm/World.h"
 
 #include <gtest/gtest.h>
 
@@ -164,6 +165,51 @@ TEST(TcpComm, DeadlineHonoured) {
       std::this_thread::sleep_for(400ms);
   });
   EXPECT_EQ(message, "exchange: rank 0: deadline passed waiting for rank 1");
+}
+
+} // namespace
+
+namespace {
+
+TEST(World, TorchrunStyleRankZeroHostsTheStore) {
+  int port = 0;
+  {
+    // A port that was free a moment ago: MASTER_PORT.
+    Socket s;
+    ASSERT_FALSE(listenOn("127.0.0.1", 0, s, port));
+  }
+  float sums[2] = {0, 0};
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      LaunchInfo info;
+      ASSERT_FALSE(readLaunchInfo({{"RANK", std::to_string(r)},
+                                   {"WORLD_SIZE", "2"},
+                                   {"MASTER_ADDR", "127.0.0.1"},
+                                   {"MASTER_PORT", std::to_string(port)}},
+                                  info));
+      std::unique_ptr<Communicator> world;
+      Error e = openWorld(info, after(5000ms), world);
+      ASSERT_FALSE(e) << e.message;
+      EXPECT_STREQ(world->transport(), "tcp");
+      sums[r] = float(r + 1);
+      ASSERT_FALSE(world->allReduceSum(&sums[r], 1, after(5000ms)));
+      // Rank 0's store lives as long as its world: let rank 1 finish first.
+      ASSERT_FALSE(world->barrier(after(5000ms)));
+    });
+  for (auto &t : ranks)
+    t.join();
+  EXPECT_EQ(sums[0], 3.0f);
+  EXPECT_EQ(sums[1], 3.0f);
+}
+
+TEST(World, NoLauncherIsOneRank) {
+  std::unique_ptr<Communicator> world;
+  ASSERT_FALSE(openWorld(LaunchInfo(), after(1000ms), world));
+  EXPECT_EQ(world->size(), 1);
+  float v = 2;
+  ASSERT_FALSE(world->allReduceSum(&v, 1, after(1000ms)));
+  EXPECT_EQ(v, 2.0f);
 }
 
 } // namespace
