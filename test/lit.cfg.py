@@ -26,7 +26,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
 tools = ["loom-opt", "loom-run", "loom-compile", "loom-gen-resnet50", "loom-train",
-         "loom-bench-train"]
+         "loom-bench-train", "loom-launch", "loom-comm-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Tools of components that may be absent from a build: tests that use them
 # say `REQUIRES: <tool>`.
@@ -35,6 +35,34 @@ for tool in ["loom-translate", "loom-rulegen", "loom-onnx-conformance", "loom-zo
     if os.path.exists(os.path.join(config.loom_tools_dir, tool)):
         config.available_features.add(tool)
         llvm_config.add_tool_substitutions([tool], tool_dirs)
+
+# OpenMPI (Debian's openmpi-bin, which scripts/setup.sh installs) and the MPI
+# communicator (libloomrt-mpi.so, built when CMake finds MPI): tests that
+# start ranks with `%mpirun` say `REQUIRES: mpi`. %mpirun carries the
+# settings these machines need: root allowed, oversubscribed cores, shared
+# memory between ranks, and no wait between SIGTERM and SIGKILL when a job
+# is torn down. Never MPICH: it busy-polls (docs/Runtime.md, "Ranks").
+mpirun = shutil.which("mpirun")
+mpi_version = ""
+if mpirun:
+    import subprocess
+    try:
+        mpi_version = subprocess.run([mpirun, "--version"], capture_output=True,
+                                     text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        pass
+if "Open MPI" in mpi_version and os.path.exists(os.path.join(
+        config.loom_obj_root, "lib", "libloomrt-mpi.so")):
+    config.available_features.add("mpi")
+    config.substitutions.append(("%mpirun", " ".join([
+        "env", "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+        "OMPI_MCA_rmaps_base_oversubscribe=1", "OMPI_MCA_pml=ob1",
+        "OMPI_MCA_btl=self,vader", "OMPI_MCA_odls_base_sigkill_timeout=0",
+        mpirun])))
+else:
+    lit_config.note("no Open MPI mpirun or no libloomrt-mpi.so: the %mpirun tests "
+                    "are UNSUPPORTED (scripts/setup.sh installs openmpi-bin and "
+                    "libopenmpi-dev)")
 
 # ONNX Runtime, the CPU benchmark's peer: node plus onnxruntime-node, which
 # scripts/setup-bench.sh installs into <build>/bench-cpu (not by the build).

@@ -9,6 +9,7 @@
 #include "Peer.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <numeric>
 
@@ -73,6 +74,20 @@ Error Inbox::take(int self, int sender, Channel channel, Deadline deadline,
 
 Transport::~Transport() = default;
 
+Error loom::rt::comm::checkMessages(const std::vector<Message> &messages,
+                                   int self, int size, int64_t maxBytes) {
+  for (const Message &m : messages)
+    if (m.peer < 0 || m.peer >= size || m.bytes < 0 || m.bytes > maxBytes ||
+        (m.bytes > 0 && !m.data))
+      return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                       "exchange: rank " + std::to_string(self) +
+                           ": a message to or from rank " +
+                           std::to_string(m.peer) + " of " +
+                           std::to_string(size) + " with " +
+                           std::to_string(m.bytes) + " bytes");
+  return Error::ok();
+}
+
 //===----------------------------------------------------------------------===//
 // PeerCommunicator
 //===----------------------------------------------------------------------===//
@@ -93,15 +108,8 @@ Error PeerCommunicator::failed(const char *op, const Error &cause) const {
 Error PeerCommunicator::exchange(std::vector<Message> &messages,
                                  Deadline deadline) {
   int me = net->worldRank();
-  for (const Message &m : messages)
-    if (m.peer < 0 || m.peer >= size() || m.bytes < 0 ||
-        (m.bytes > 0 && !m.data))
-      return makeError(LOOM_ERROR_INVALID_ARGUMENT,
-                       "exchange: rank " + std::to_string(rank()) +
-                           ": a message to or from rank " +
-                           std::to_string(m.peer) + " of " +
-                           std::to_string(size()) + " with " +
-                           std::to_string(m.bytes) + " bytes");
+  if (Error e = checkMessages(messages, rank(), size(), INT64_MAX))
+    return e;
   for (const Message &m : messages)
     if (m.direction == Message::Direction::Send)
       if (Error e = net->send(members[m.peer], channel, m.data, m.bytes,

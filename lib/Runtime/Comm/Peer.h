@@ -54,6 +54,12 @@ private:
   std::string closed;
 };
 
+/// Whether every message of a batch names a rank of a communicator of
+/// \p size and at most \p maxBytes with a buffer: else
+/// LOOM_ERROR_INVALID_ARGUMENT naming rank \p self and the message.
+Error checkMessages(const std::vector<Message> &messages, int self, int size,
+                    int64_t maxBytes);
+
 /// Moves messages between the ranks of one world.
 class Transport {
 public:
