@@ -148,16 +148,38 @@ typedef struct {
   int64_t steps;
 } loom_step_options;
 
-/* Runs the step with every rank a thread of this process (one context
-   each) over an in-process communicator. inputs[mb * num_inputs + k]: step
-   input k of micro-batch mb. gradients (NULL: not wanted): gradients[g]
-   receives gradient g of the last step. The first rank's failure is
-   reported (LOOM_ERROR_RUNTIME: a rank failed or a deadline passed); the
-   other ranks stop within the deadline. options may be NULL. */
-LOOM_C_EXPORT loom_status loom_step_run_threads(const loom_model *model,
-                                                const void *const *inputs,
-                                                void *const *gradients,
-                                                const loom_step_options *options);
+/* Where loom_step_run ran. */
+typedef struct {
+  /* This process's rank under a launcher; -1: every rank ran as a thread of
+     this process. */
+  int64_t rank;
+  int64_t world_size;
+  /* The communicator's transport: "threads", "mpi", "tcp". */
+  const char *transport;
+} loom_step_info;
+
+/* Runs the step. inputs[mb * num_inputs + k]: step input k of micro-batch
+   mb (every rank reads those its stages use). gradients (NULL: not wanted):
+   gradients[g] receives gradient g of the last step, summed over the ranks;
+   info (may be NULL) says where it ran. options may be NULL.
+
+   Under a launcher (mpirun, Slurm, torchrun-style variables or loom-launch,
+   docs/Runtime.md "Ranks") this process runs its rank over the launcher's
+   world, which must have the artifact's ranks; every rank first checks that
+   all loaded the same artifact; the gradients are gathered on rank 0 (the
+   other ranks leave them untouched). A failure there ends the process with
+   one line, "loom: rank R: step S: cause", and a non-zero exit, so that the
+   launcher ends the job (docs/Runtime.md "Failure").
+
+   Without one, every rank runs as a thread of this process (a context each)
+   over an in-process communicator; the first rank's failure is returned
+   (LOOM_ERROR_RUNTIME: a rank failed or a deadline passed), the others
+   having stopped within the deadline. */
+LOOM_C_EXPORT loom_status loom_step_run(const loom_model *model,
+                                        const void *const *inputs,
+                                        void *const *gradients,
+                                        const loom_step_options *options,
+                                        loom_step_info *info);
 
 #ifdef __cplusplus
 }

@@ -2,11 +2,15 @@
 //
 // Part of Loom. See include/loom-c/Runtime.h ("The pipelined step") and
 // docs/Runtime.md "Ranks": the step's inputs and gradients, and the step
-// run with every rank a thread of this process (the threads communicator).
+// run as this process's rank under a launcher, or with every rank a thread
+// of this process (the threads communicator) without one.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Comm/Failure.h"
+#include "Comm/Launch.h"
 #include "Comm/Peer.h"
+#include "Comm/World.h"
 #include "RankStep.h"
 
 #include <mutex>
@@ -34,12 +38,16 @@ struct FirstError {
   }
 };
 
-/// Rank \p r's part of loom_step_run_threads.
-void runRank(const loom_model &model, int r, comm::Communicator &comm,
-             const void *const *inputs, void *const *gradients,
-             const loom_step_options &options, FirstError &first) {
-  auto timeout = std::chrono::milliseconds(int64_t(
+std::chrono::milliseconds timeoutOf(const loom_step_options &options) {
+  return std::chrono::milliseconds(int64_t(
       (options.timeout_seconds > 0 ? options.timeout_seconds : 60) * 1e3));
+}
+
+/// Rank \p r's part of the step with every rank a thread.
+void runThread(const loom_model &model, int r, comm::Communicator &comm,
+               const void *const *inputs, void *const *gradients,
+               const loom_step_options &options, FirstError &first) {
+  auto timeout = timeoutOf(options);
   std::unique_ptr<RankStep> step;
   Error err = RankStep::create(model, r, step);
   if (!err)
@@ -52,6 +60,38 @@ void runRank(const loom_model &model, int r, comm::Communicator &comm,
     first.record(err);
     comm.abort();
   }
+}
+
+/// This process's rank of the step under its launcher. A failure ends the
+/// process with one line naming the rank, the step and the cause (Comm's
+/// FailureMonitor: the launcher then ends the job), as does the launcher's
+/// end or loss; step 0 is opening the world and checking the artifact.
+loom_status runLaunched(const loom_model &model, const comm::LaunchInfo &launch,
+                        const void *const *inputs, void *const *gradients,
+                        const loom_step_options &options, loom_step_info &out) {
+  auto timeout = timeoutOf(options);
+  comm::FailureMonitor monitor(launch.rank, {/*handleSignals=*/true,
+                                             /*watchLauncher=*/true});
+  std::unique_ptr<comm::Communicator> world;
+  monitor.check(comm::openWorld(launch, comm::Clock::now() + timeout, world));
+  monitor.setCommunicator(world.get());
+  out.transport = world->transport();
+  int64_t ranks = manifestOf(model).world.ranks.size();
+  if (world->size() != ranks)
+    monitor.fail("the launcher started " + std::to_string(world->size()) +
+                 " ranks (" + launch.source + "); the artifact's step runs on " +
+                 std::to_string(ranks));
+  std::unique_ptr<RankStep> step;
+  monitor.check(RankStep::create(model, world->rank(), step));
+  monitor.check(step->checkSameArtifact(*world, timeout));
+  for (int64_t i = 0; i < std::max<int64_t>(options.steps, 1); ++i) {
+    monitor.setStep(i + 1);
+    monitor.check(step->run(*world, inputs, timeout));
+  }
+  if (gradients)
+    monitor.check(step->gather(*world, 0, gradients, timeout));
+  monitor.check(world->barrier(comm::Clock::now() + timeout));
+  return LOOM_OK;
 }
 
 } // namespace
@@ -94,24 +134,34 @@ loom_status loom_step_gradient(const loom_model *model, int64_t index,
   return LOOM_OK;
 }
 
-loom_status loom_step_run_threads(const loom_model *model,
-                                  const void *const *inputs,
-                                  void *const *gradients,
-                                  const loom_step_options *options) {
+loom_status loom_step_run(const loom_model *model, const void *const *inputs,
+                          void *const *gradients,
+                          const loom_step_options *options,
+                          loom_step_info *info) {
   if (!model || !inputs)
-    return badArgument("loom_step_run_threads needs a model and the inputs");
+    return badArgument("loom_step_run needs a model and the inputs");
   if (loom_step_num_micro_batches(model) == 0)
     return badArgument("the artifact has no pipelined step (compile a "
                        "partitioned module, docs/Pipelines.md)");
   loom_step_options defaults{};
   const loom_step_options &opts = options ? *options : defaults;
-  int size = int(loom_model_num_ranks(model));
+  comm::LaunchInfo launch;
+  if (Error err = comm::readLaunchInfo(comm::processEnvironment(), launch))
+    return reportError(err, "");
+  int64_t size = loom_model_num_ranks(model);
+  loom_step_info local;
+  loom_step_info &out = info ? *info : local;
+  if (launch.size > 1) {
+    out = {launch.rank, launch.size, ""};
+    return runLaunched(*model, launch, inputs, gradients, opts, out);
+  }
+  out = {-1, size, "threads"};
   std::vector<std::unique_ptr<comm::Communicator>> comms;
-  comm::createThreadWorld(size, comms);
+  comm::createThreadWorld(int(size), comms);
   FirstError first;
   std::vector<std::thread> threads;
-  for (int r = 0; r < size; ++r)
-    threads.emplace_back(runRank, std::cref(*model), r, std::ref(*comms[r]),
+  for (int r = 0; r < int(size); ++r)
+    threads.emplace_back(runThread, std::cref(*model), r, std::ref(*comms[r]),
                          inputs, gradients, std::cref(opts), std::ref(first));
   for (std::thread &t : threads)
     t.join();

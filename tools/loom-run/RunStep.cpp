@@ -165,19 +165,27 @@ int loom::run::runStep(const ArtifactRunOptions &o, loom_model *model) {
     grads.back().bytes.assign(grads.back().desc.bytes, 0);
     out.push_back(grads.back().bytes.data());
   }
-  llvm::outs() << "loom-run: " << o.path << ": pipelined step of "
-               << loom_model_num_ranks(model) << " ranks (threads), "
-               << loom_step_num_micro_batches(model) << " micro-batches, "
-               << grads.size() << " parameter gradients\n";
   loom_step_options so = {};
   so.timeout_seconds = o.timeout;
   so.steps = o.repeat;
+  loom_step_info info = {};
   auto start = std::chrono::steady_clock::now();
-  if (loom_step_run_threads(model, in.data(), out.data(), &so) != LOOM_OK)
+  if (loom_step_run(model, in.data(), out.data(), &so, &info) != LOOM_OK)
     return fail(loom_last_error());
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  // Under a launcher rank 0 speaks for the job (it holds the gradients).
+  if (info.rank > 0)
+    return 0;
+  llvm::outs() << "loom-run: " << o.path << ": pipelined step of "
+               << info.world_size << " ranks ("
+               << (info.rank < 0 ? "threads of one process"
+                                 : "processes over " +
+                                       std::string(info.transport))
+               << "), " << loom_step_num_micro_batches(model)
+               << " micro-batches, " << grads.size()
+               << " parameter gradients\n";
   llvm::outs() << llvm::format("%u step(s): %.3f ms per step\n", o.repeat,
                                seconds * 1e3 / std::max(1u, o.repeat));
   if (!ref)
