@@ -97,9 +97,11 @@ void *RankStep::slot(int64_t s, int64_t mb, const void *const *inputs) {
 }
 
 Error RankStep::fail(int64_t action, const Error &cause) const {
-  return makeError(cause.status, "rank " + std::to_string(self) +
-                                     ", action " + std::to_string(action) +
-                                     ": " + cause.message);
+  return makeError(cause.status,
+                   "action " + std::to_string(action) + " (" +
+                       std::string(art::actionKindName(
+                           rank.actions[action].kind())) +
+                       "): " + cause.message);
 }
 
 Error RankStep::compute(const art::ComputeAction &a,
@@ -196,8 +198,7 @@ Error RankStep::checkSameArtifact(comm::Communicator &comm,
   if (differ == 0)
     return Error::ok();
   return makeError(LOOM_ERROR_FORMAT,
-                   "rank " + std::to_string(self) + ": " +
-                       std::to_string(int(differ)) +
+                   std::to_string(int(differ)) +
                        " rank(s) loaded an artifact other than rank 0's " +
                        (root != mine ? "(this one did)" : "(not this one)"));
 }

@@ -57,6 +57,7 @@ void runThread(const loom_model &model, int r, comm::Communicator &comm,
   if (!err && gradients)
     err = step->gather(comm, 0, gradients, timeout);
   if (err) {
+    err.message = "rank " + std::to_string(r) + ": " + err.message;
     first.record(err);
     comm.abort();
   }
