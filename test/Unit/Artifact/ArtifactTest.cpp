@@ -3,7 +3,10 @@
 // Part of Loom. lib/Artifact's one writer and one reader agree: a manifest
 // holding every step kind of StepKinds.def, every buffer kind and a world
 // of several ranks with channels reads back as written; bad manifests are
-// refused with messages naming the field.
+// refused with messages naming the field. The ranks' pipelined step
+// (docs/Artifact.md "The pipelined step") too, and checkWorldStep names
+// sends and receives out of order and exchanges that deadlock when a send
+// blocks until received.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,6 +99,50 @@ Manifest twoRankManifest() {
   r1.devices = {1};
   r1.programs = {{1}};
   r1.channels.push_back({"act", ChannelDirection::Recv, 0, 512, "f32"});
+  m.world.ranks = {r0, r1};
+  return m;
+}
+
+/// An entry copying its f32 [4] input to its output, on \p device.
+Entry copyEntry(const std::string &name, int64_t device) {
+  Entry e;
+  e.name = name;
+  e.inputs.push_back({"x", "f32", {4}, 0});
+  e.outputs.push_back({"y", "f32", {4}, 0});
+  e.buffers = {{BufferKind::Input, device, 0, "", 0, 0},
+               {BufferKind::Output, device, 0, "", 0, 0}};
+  e.programs.push_back({device, 0, {CopyStep{0, 1}}});
+  return e;
+}
+
+/// Two ranks, two micro-batches: rank 0 computes "f" on the step input and
+/// sends the result; rank 1 receives it, computes "g" and sums the result
+/// into the gradient of weight "w".
+Manifest twoRankStep() {
+  Manifest m = twoRankManifest();
+  m.weights.tensors = {{"w", "F32", {4}, 7}};
+  m.entries = {copyEntry("f", 0), copyEntry("g", 1)};
+  m.world.microBatches = 2;
+  m.world.stepInputs.push_back({"x", "f32", {4}, 16});
+  Rank r0, r1;
+  r0.devices = {0};
+  r0.programs = {{0}, {}};
+  r0.channels.push_back({"f.y->g.x", ChannelDirection::Send, 1, 16, "f32"});
+  r0.slots.push_back({SlotKind::Input, "input0", "f32", {4}, 0, "", 16});
+  r0.slots.push_back({SlotKind::Value, "f.y", "f32", {4}, 0, "", 16});
+  r1.devices = {1};
+  r1.programs = {{}, {0}};
+  r1.channels.push_back({"f.y->g.x", ChannelDirection::Recv, 0, 16, "f32"});
+  r1.slots.push_back({SlotKind::Value, "g.x", "f32", {4}, 0, "", 16});
+  r1.slots.push_back({SlotKind::Value, "g.y", "f32", {4}, 0, "", 16});
+  r1.slots.push_back({SlotKind::Gradient, "grad:w", "f32", {4}, 0, "w", 16});
+  for (int64_t mb = 0; mb < 2; ++mb) {
+    r0.actions.push_back({ComputeAction{0, mb, {0}, {1}}});
+    r0.actions.push_back({ExchangeAction{{{0, 1, mb}}}});
+    r1.actions.push_back({ExchangeAction{{{0, 0, mb}}}});
+    r1.actions.push_back({ComputeAction{1, mb, {0}, {1}}});
+    r1.actions.push_back({AccumulateAction{1, 2, mb}});
+  }
   m.world.ranks = {r0, r1};
   return m;
 }
@@ -296,4 +343,90 @@ TEST(ArtifactTest, NumbersThatAreNotFiniteAreRefused) {
   EXPECT_EQ(refusal(writeManifest(m)),
             "manifest: entries[0].programs[0].steps[4].attrs.activation_beta: "
             "expected a number");
+}
+
+//===----------------------------------------------------------------------===//
+// The pipelined step of a multi-rank world
+//===----------------------------------------------------------------------===//
+
+TEST(ArtifactTest, StepReadsBackAsWritten) {
+  Manifest m = twoRankStep();
+  std::string text = writeManifest(m);
+  Manifest back;
+  std::optional<ReadError> error = readManifest(text, back);
+  ASSERT_FALSE(error) << error->message;
+  EXPECT_EQ(writeManifest(back), text);
+  EXPECT_EQ(back.world.microBatches, 2);
+  ASSERT_EQ(back.world.ranks[1].actions.size(), 6u);
+  EXPECT_EQ(back.world.ranks[1].actions[5].kind(), ActionKind::Accumulate);
+  EXPECT_EQ(back.world.ranks[1].slots[2].tensor, "w");
+}
+
+TEST(ArtifactTest, StepReceivesOutOfOrderAreNamed) {
+  Manifest m = twoRankStep();
+  std::swap(std::get<ExchangeAction>(m.world.ranks[1].actions[0].record),
+            std::get<ExchangeAction>(m.world.ranks[1].actions[3].record));
+  std::optional<std::string> why = checkWorldStep(m.world);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "rank 1, action 0 (exchange): receives 'f.y->g.x' "
+                  "micro-batch 1 (16 bytes f32) from rank 0, whose send in "
+                  "order (action 1) is 'f.y->g.x' micro-batch 0 (16 bytes "
+                  "f32): per pair of ranks the sends must equal the receives "
+                  "in order, size and dtype");
+  // The reader runs the same check.
+  EXPECT_NE(refusal(writeManifest(m)).find("manifest: world: rank 1, action 0"),
+            std::string::npos);
+}
+
+TEST(ArtifactTest, StepDeadlockWithBlockingSendsIsNamed) {
+  // Rank 0 first waits for something rank 1 sends only at its end.
+  Manifest m = twoRankStep();
+  Rank &r0 = m.world.ranks[0], &r1 = m.world.ranks[1];
+  r0.channels.push_back({"back", ChannelDirection::Recv, 1, 16, "f32"});
+  r1.channels.push_back({"back", ChannelDirection::Send, 0, 16, "f32"});
+  r0.actions.insert(r0.actions.begin(), {ExchangeAction{{{1, 1, 0}}}});
+  r1.actions.push_back({ExchangeAction{{{1, 1, 0}}}});
+  std::optional<std::string> why = checkWorldStep(m.world);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "the exchanges deadlock when a send blocks until it is "
+                  "received: rank 0, action 0 (exchange) waits to receive "
+                  "'back' micro-batch 0 (16 bytes f32) from rank 1; rank 1, "
+                  "action 0 (exchange) waits to receive 'f.y->g.x' "
+                  "micro-batch 0 (16 bytes f32) from rank 0");
+  // Posted together with the send it waits on, the receive completes.
+  Manifest batched = twoRankStep();
+  batched.world.ranks[0].channels.push_back(
+      {"back", ChannelDirection::Recv, 1, 16, "f32"});
+  batched.world.ranks[1].channels.push_back(
+      {"back", ChannelDirection::Send, 0, 16, "f32"});
+  std::get<ExchangeAction>(batched.world.ranks[0].actions[1].record)
+      .messages.push_back({1, 1, 0});
+  std::get<ExchangeAction>(batched.world.ranks[1].actions[0].record)
+      .messages.push_back({1, 1, 0});
+  EXPECT_FALSE(checkWorldStep(batched.world));
+}
+
+TEST(ArtifactTest, StepBadActionsAreRefusedByField) {
+  Manifest m = twoRankStep();
+  auto withActionMember = [&](int r, int a, const char *key, Json value) {
+    return edited(m, [&](Json &root) {
+      at(root, {"world", "ranks", r, "actions", a}).set(key, value);
+    });
+  };
+  EXPECT_EQ(refusal(withActionMember(1, 1, "outputs", Json::integers({2}))),
+            "manifest: world.ranks[1].actions[1].outputs[0]: an output is "
+            "written to a value slot");
+  EXPECT_EQ(refusal(withActionMember(1, 2, "dst", Json(int64_t(1)))),
+            "manifest: world.ranks[1].actions[2].dst: accumulates into a "
+            "sum or gradient slot");
+  EXPECT_EQ(refusal(withActionMember(0, 0, "micro_batch",
+                                     Json(int64_t(2)))),
+            "manifest: world.ranks[0].actions[0].micro_batch: out of range "
+            "(the step has 2 micro-batches)");
+  EXPECT_EQ(refusal(withActionMember(0, 0, "entry", Json(int64_t(1)))),
+            "manifest: world.ranks[0].actions[0].entry: entry 1 has no "
+            "program on this rank");
+  EXPECT_EQ(refusal(withActionMember(0, 0, "inputs", Json::integers({5}))),
+            "manifest: world.ranks[0].actions[0].inputs[0]: expected a slot "
+            "of the rank");
 }
