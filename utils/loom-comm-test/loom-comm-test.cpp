@@ -13,7 +13,9 @@
 //
 // and can be made to fail: --die-at=RANK:STEP (exit 3), --segv-at=RANK:STEP,
 // --hang-at=RANK:STEP (sleeps forever), --slow-at=RANK:MS (sleeps MS at
-// step 1: within the deadline, the job succeeds). A failure ends each rank
+// step 1: within the deadline, the job succeeds), --short-at=RANK:STEP (its
+// ring messages of that step are 4 bytes short: the receiver names both
+// ranks and both sizes). A failure ends each rank
 // through the FailureMonitor: one line naming the rank, the step and the
 // cause (docs/Runtime.md, "Failure"). test/Runtime/Comm runs it.
 //
@@ -48,7 +50,7 @@ struct Options {
   int rounds = 4;
   int64_t timeoutMs = 5000;
   int64_t values = 1000;
-  At dieAt, segvAt, hangAt, slowAt;
+  At dieAt, segvAt, hangAt, slowAt, shortAt;
 };
 
 [[noreturn]] void usage(const std::string &why) {
@@ -56,7 +58,8 @@ struct Options {
                "loom-comm-test: %s\nusage: loom-comm-test [--threads=N] "
                "[--rounds=R] [--timeout-ms=T] [--values=V] "
                "[--die-at=RANK:STEP] [--segv-at=RANK:STEP] "
-               "[--hang-at=RANK:STEP] [--slow-at=RANK:MS]\n",
+               "[--hang-at=RANK:STEP] [--slow-at=RANK:MS] "
+               "[--short-at=RANK:STEP]\n",
                why.c_str());
   std::exit(2);
 }
@@ -104,6 +107,8 @@ Options parseOptions(int argc, char **argv) {
       o.hangAt = parseAt(flag, value);
     else if (flag == "--slow-at")
       o.slowAt = parseAt(flag, value);
+    else if (flag == "--short-at")
+      o.shortAt = parseAt(flag, value);
     else
       usage("unknown argument '" + arg + "'");
   }
@@ -180,11 +185,12 @@ private:
     }
     // Two messages each way: to the next rank and from the previous one,
     // matched in the order they were posted.
+    bool isShort = options.shortAt.rank == me && options.shortAt.value == round;
     for (int nth = 0; nth < 2; ++nth) {
       batch.push_back({Message::Direction::Recv, prev, in[nth].data(),
                        v * int64_t(sizeof(int32_t))});
       batch.push_back({Message::Direction::Send, next, out[nth].data(),
-                       v * int64_t(sizeof(int32_t))});
+                       (v - isShort) * int64_t(sizeof(int32_t))});
     }
     monitor.check(comm.exchange(batch, deadline()));
     for (int nth = 0; nth < 2; ++nth)

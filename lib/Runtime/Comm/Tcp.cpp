@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <numeric>
 #include <poll.h>
 #include <unistd.h>
@@ -122,9 +123,16 @@ Error TcpTransport::connect(StoreClient &store, const std::string &prefix,
                             peerAddress))
       return e;
     size_t colon = peerAddress.rfind(':');
+    long port = colon == std::string::npos
+                    ? 0
+                    : std::strtol(peerAddress.c_str() + colon + 1, nullptr, 10);
+    if (port < 1 || port > 65535)
+      return makeError(LOOM_ERROR_RUNTIME,
+                       rankName(me) + ": the store holds '" + peerAddress +
+                           "' for " + rankName(r) + ", not HOST:PORT");
     if (Error e = connectBefore(peerAddress.substr(0, colon),
-                                std::stoi(peerAddress.substr(colon + 1)),
-                                deadline, peers[r].socket))
+                                static_cast<int>(port), deadline,
+                                peers[r].socket))
       return makeError(e.status, rankName(me) + " connecting to " +
                                      rankName(r) + ": " + e.message);
     uint32_t hello[2] = {kHello, static_cast<uint32_t>(me)};
