@@ -32,6 +32,14 @@ public:
         done(world.ranks.size()) {}
 
   std::optional<std::string> run();
+  bool deadlocked = false;
+  /// Per rank, the action it stopped at (-1: it finished).
+  std::vector<int64_t> stoppedAt() const {
+    std::vector<int64_t> out;
+    for (size_t r = 0; r < world.ranks.size(); ++r)
+      out.push_back(exchangeAt(r) ? pc[r] : -1);
+    return out;
+  }
 
 private:
   const ExchangeAction *exchangeAt(int64_t r) const {
@@ -164,13 +172,20 @@ std::optional<std::string> StepRun::run() {
     }
   }
   for (int64_t r = 0; r < numRanks; ++r)
-    if (pc[r] < int64_t(world.ranks[r].actions.size()))
+    if (pc[r] < int64_t(world.ranks[r].actions.size())) {
+      deadlocked = true;
       return deadlock();
+    }
   return std::nullopt;
 }
 
 } // namespace
 
-std::optional<std::string> artifact::checkWorldStep(const World &world) {
-  return StepRun(world).run();
+std::optional<std::string> artifact::checkWorldStep(const World &world,
+                                                    std::vector<int64_t> *blocked) {
+  StepRun run(world);
+  std::optional<std::string> why = run.run();
+  if (run.deadlocked && blocked)
+    *blocked = run.stoppedAt();
+  return why;
 }

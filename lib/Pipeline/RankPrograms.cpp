@@ -334,6 +334,65 @@ void RankBuilder::comm(const pipe::Action &a) {
   }
 }
 
+/// Repairs a deadlock by posting receives earlier: each rank of \p blocked
+/// (waiting at an exchange) takes the receives of its next exchange that
+/// receives into the exchange it waits at, with the accumulations of what
+/// they receive. Data-safe: a received slot is written once per
+/// micro-batch and read only after its receive; per pair of ranks the
+/// receives keep their order. False when no rank has a receive left to
+/// pull.
+bool pullReceives(art::World &world, const std::vector<int64_t> &blocked) {
+  bool pulled = false;
+  for (size_t r = 0; r < world.ranks.size(); ++r) {
+    if (blocked[r] < 0)
+      continue;
+    art::Rank &rank = world.ranks[r];
+    std::vector<art::Action> &actions = rank.actions;
+    auto isRecv = [&](const art::ExchangeMessage &m) {
+      return rank.channels[m.channel].direction == art::ChannelDirection::Recv;
+    };
+    size_t at = blocked[r], next = at + 1;
+    for (; next < actions.size(); ++next) {
+      auto *x = std::get_if<art::ExchangeAction>(&actions[next].record);
+      if (x && llvm::any_of(x->messages, isRecv))
+        break;
+    }
+    if (next == actions.size())
+      continue;
+    auto &from = std::get<art::ExchangeAction>(actions[next].record).messages;
+    auto &into = std::get<art::ExchangeAction>(actions[at].record).messages;
+    std::vector<art::ExchangeMessage> moved;
+    llvm::erase_if(from, [&](const art::ExchangeMessage &m) {
+      if (isRecv(m))
+        moved.push_back(m);
+      return isRecv(m);
+    });
+    into.insert(into.end(), moved.begin(), moved.end());
+    // The accumulations of the received slots, which follow the exchange.
+    std::vector<art::Action> sums;
+    size_t end = next + 1;
+    while (end < actions.size() &&
+           std::holds_alternative<art::AccumulateAction>(actions[end].record))
+      ++end;
+    auto received = [&](const art::Action &a) {
+      const auto &sum = std::get<art::AccumulateAction>(a.record);
+      return llvm::any_of(moved, [&](const art::ExchangeMessage &m) {
+        return m.slot == sum.src && m.microBatch == sum.microBatch;
+      });
+    };
+    std::copy_if(actions.begin() + next + 1, actions.begin() + end,
+                 std::back_inserter(sums), received);
+    actions.erase(std::remove_if(actions.begin() + next + 1,
+                                 actions.begin() + end, received),
+                  actions.begin() + end);
+    if (from.empty())
+      actions.erase(actions.begin() + next);
+    actions.insert(actions.begin() + at + 1, sums.begin(), sums.end());
+    pulled = true;
+  }
+  return pulled;
+}
+
 /// The world of \p step with stage s's entries at \p entries[s] and entry
 /// e on rank \p entryRank[e]: the first batching whose exchanges pass
 /// artifact::checkWorldStep, or the first one's failure, diagnosed.
@@ -362,7 +421,12 @@ rankWorld(const PartitionedStep &step,
         builder.add(a);
       builder.flush();
     }
-    std::optional<std::string> why = art::checkWorldStep(world);
+    std::vector<int64_t> blocked;
+    std::optional<std::string> why = art::checkWorldStep(world, &blocked);
+    while (why && !blocked.empty() && pullReceives(world, blocked)) {
+      blocked.clear();
+      why = art::checkWorldStep(world, &blocked);
+    }
     if (!why)
       return world;
     if (!firstWhy)

@@ -402,7 +402,10 @@ struct World {
 /// equal the receives in order (channel, micro-batch, bytes, dtype), and
 /// the exchanges, run with sends that block until received, end. nullopt:
 /// they can. readManifest calls it; so does the compiler before writing.
-std::optional<std::string> checkWorldStep(const World &world);
+/// On a deadlock \p blocked (when given) gets, per rank, the exchange it
+/// waits at (-1: it finished).
+std::optional<std::string>
+checkWorldStep(const World &world, std::vector<int64_t> *blocked = nullptr);
 
 /// The world of a single process running \p entries on \p numDevices.
 World singleProcessWorld(int64_t numDevices,

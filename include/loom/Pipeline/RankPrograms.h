@@ -4,7 +4,9 @@
 // `pipe.schedule` written by --pipe-partition): one rank per schedule
 // device, each running the compiled entries of its stages in its device's
 // action order, with the sends and receives of consecutive actions batched
-// into one exchange, gradients summed over the micro-batches
+// into one exchange (sends held back, or receives posted earlier, where
+// that is what keeps sends that block until received from deadlocking),
+// gradients summed over the micro-batches
 // (docs/Artifact.md "The pipelined step", docs/Pipelines.md "Running on
 // ranks"). The dataflow is the reference executor's (Executor.h), so the
 // ranks' gradients are the reference's.
