@@ -300,7 +300,7 @@ struct Entry {
 /// triple, the chip, the ISA features a device can lack, spelled as
 /// __builtin_cpu_supports spells them for a CPU; a CUDA chip is `sm_90a`).
 /// A GPU device's generated code is its \p image: the name of the
-/// artifact's ELF section holding it (a CUDA fatbin of every chip compiled
+/// artifact's ELF section holding it (`.loom_image_<device>`; a CUDA fatbin of every chip compiled
 /// for, a SPIR-V module), whose entry points the dispatch steps name; empty
 /// when the device runs no generated kernel. A CPU device has none (its
 /// kernels are the shared object's own functions).

@@ -73,7 +73,7 @@ Manifest twoRankManifest() {
   m.devices.push_back({DeviceKind::Cpu, 0, "x86_64-unknown-linux-gnu",
                        "znver3", {"avx2", "fma"}, ""});
   m.devices.push_back({DeviceKind::Vulkan, 0, "spirv64-unknown-vulkan1.3",
-                       "", {}, ".loom.image.1"});
+                       "", {}, ".loom_image_1"});
   m.weights.storage = WeightStorage::External;
   m.weights.file = "w.safetensors";
   m.weights.size = 1234;
@@ -193,7 +193,7 @@ TEST(ArtifactTest, WriteThenReadEveryStepKindAndTheWorld) {
   EXPECT_EQ(read.devices[0].features,
             (std::vector<std::string>{"avx2", "fma"}));
   EXPECT_EQ(read.devices[1].kind, DeviceKind::Vulkan);
-  EXPECT_EQ(read.devices[1].image, ".loom.image.1");
+  EXPECT_EQ(read.devices[1].image, ".loom_image_1");
   const auto *dispatch = e.programs[1].steps[0].getIf<DispatchStep>();
   ASSERT_TRUE(dispatch);
   EXPECT_EQ(dispatch->kernel, "k1");
@@ -224,7 +224,7 @@ TEST(ArtifactTest, StepsRunOnTheirKindOfDevice) {
             "manifest: entries[0].programs[1].steps[0]: gpu.dispatch on "
             "device 1, which has no image");
   Manifest cpuImage = m;
-  cpuImage.devices[0].image = ".loom.image.0";
+  cpuImage.devices[0].image = ".loom_image_0";
   EXPECT_EQ(refusal(writeManifest(cpuImage)),
             "manifest: devices[0].image: a cpu device's kernels are the "
             "artifact's own functions");
