@@ -33,7 +33,10 @@ typedef enum {
   LOOM_ERROR_CHECKSUM = 5,         /* weights that are not the compiled ones */
   LOOM_ERROR_INVALID_ARGUMENT = 6, /* a bad argument to this API */
   LOOM_ERROR_LIBRARY = 7,          /* oneDNN, OpenBLAS or dlopen failed */
-  LOOM_ERROR_RUNTIME = 8           /* a rank of the world failed or a deadline passed */
+  LOOM_ERROR_NO_DEVICE = 8,        /* the device the code runs on is absent
+                                      (no GPU, no driver, no such ordinal) */
+  LOOM_ERROR_COMMUNICATION = 9     /* a peer rank failed or a deadline of a
+                                      multi-rank program passed */
 } loom_status;
 
 typedef struct loom_model loom_model;

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 using namespace loom;
 using namespace loom::artifact;
@@ -180,6 +181,7 @@ public:
   bool concat(const Operands &o, Step &out);
   bool binary(const Operands &o, Step &out);
   bool sgemm(const Operands &o, Step &out);
+  bool dispatch(const Operands &o, Step &out);
 
   // The rest of the manifest.
   bool device(const Json &d, const std::string &path, Device &out);
@@ -189,6 +191,7 @@ public:
   bool buffer(const Json &b, const std::string &path, const Entry &e,
               int64_t numDevices, Buffer &out);
   bool checkSteps(const Entry &e, const std::string &path);
+  bool checkDevices(const Manifest &m);
   bool entry(const Json &e, const std::string &path, int64_t numDevices,
              Entry &out);
   bool rank(const Json &r, const std::string &path, const Manifest &m,
@@ -320,6 +323,8 @@ bool Reader::library(StepKind kind, const Operands &o, Step &out) {
     return binary(o, out);
   case StepKind::Sgemm:
     return sgemm(o, out);
+  case StepKind::Dispatch:
+    return dispatch(o, out);
   }
   return fail(o.ap, "unknown step");
 }
@@ -478,6 +483,28 @@ bool Reader::sgemm(const Operands &o, Step &out) {
   return true;
 }
 
+bool Reader::dispatch(const Operands &o, Step &out) {
+  DispatchStep s;
+  Shape grid, block;
+  if (!ints(o.args, o.ap, "buffers", s.args) ||
+      !string(o.attrs, o.tp, "kernel", s.kernel) ||
+      !ints(o.attrs, o.tp, "grid", grid) ||
+      !ints(o.attrs, o.tp, "block", block) ||
+      !integer(o.attrs, o.tp, "shared_bytes", s.sharedBytes, false))
+    return false;
+  if (s.kernel.empty())
+    return fail(o.tp + ".kernel", "expected a kernel name");
+  for (auto [name, dims, field] :
+       {std::tuple{"grid", &grid, &s.grid}, {"block", &block, &s.block}}) {
+    if (dims->size() != 3 ||
+        std::any_of(dims->begin(), dims->end(), [](int64_t d) { return d < 1; }))
+      return fail(o.tp + "." + name, "expected 3 positive sizes");
+    std::copy(dims->begin(), dims->end(), field->begin());
+  }
+  out = std::move(s);
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // Devices, weights, entries
 //===----------------------------------------------------------------------===//
@@ -488,7 +515,8 @@ bool Reader::device(const Json &d, const std::string &path, Device &out) {
          integer(d, path, "ordinal", out.ordinal) &&
          string(d, path, "triple", out.triple) &&
          string(d, path, "chip", out.chip) &&
-         strings(d, path, "features", out.features);
+         strings(d, path, "features", out.features) &&
+         string(d, path, "image", out.image, false);
 }
 
 bool Reader::weights(const Json &w, Weights &m) {
@@ -616,6 +644,37 @@ bool Reader::checkSteps(const Entry &e, const std::string &path) {
                           std::to_string(e.buffers[o.buffer].device) +
                           "; the program runs on device " +
                           std::to_string(program.device));
+      }
+    }
+  }
+  return true;
+}
+
+/// Every step runs on its program's kind of device, and a device that runs
+/// a generated GPU kernel has an image.
+bool Reader::checkDevices(const Manifest &m) {
+  for (size_t d = 0; d < m.devices.size(); ++d)
+    if (m.devices[d].kind == DeviceKind::Cpu && !m.devices[d].image.empty())
+      return fail(at("devices", d) + ".image",
+                  "a cpu device's kernels are the artifact's own functions");
+  for (size_t e = 0; e < m.entries.size(); ++e) {
+    const Entry &entry = m.entries[e];
+    for (size_t p = 0; p < entry.programs.size(); ++p) {
+      const Program &program = entry.programs[p];
+      const Device &device = m.devices[program.device];
+      for (size_t i = 0; i < program.steps.size(); ++i) {
+        const Step &s = program.steps[i];
+        std::string sp = at(at(at("entries", e) + ".programs", p) + ".steps", i);
+        if (!stepRunsOn(s.kind(), device.kind))
+          return fail(sp, std::string(stepKindName(s.kind())) +
+                              " does not run on a " +
+                              std::string(deviceKindName(device.kind)) +
+                              " device (the program's device " +
+                              std::to_string(program.device) + ")");
+        if (s.is<DispatchStep>() && device.image.empty())
+          return fail(sp, "gpu.dispatch on device " +
+                              std::to_string(program.device) +
+                              ", which has no image");
       }
     }
   }
@@ -1073,7 +1132,7 @@ std::optional<ReadError> artifact::readManifest(std::string_view text,
                  m.entries.back()))
       return r.error;
   }
-  if (!r.world(*world, m))
+  if (!r.checkDevices(m) || !r.world(*world, m))
     return r.error;
   return std::nullopt;
 }

@@ -196,8 +196,42 @@ std::vector<Operand> artifact::operands(const Step &step) {
     const auto &s = *step.getIf<SgemmStep>();
     return {{"a", s.a}, {"b", s.b}, {"c", s.c}};
   }
+  case StepKind::Dispatch:
+    for (int64_t id : step.getIf<DispatchStep>()->args)
+      out.push_back({"buffers", id});
+    return out;
   }
   return out;
+}
+
+bool artifact::stepRunsOn(StepKind step, DeviceKind device) {
+  bool gpu = false;
+  switch (device) {
+  case DeviceKind::Cpu:
+    break;
+  case DeviceKind::Cuda:
+  case DeviceKind::Vulkan:
+    gpu = true;
+    break;
+  }
+  switch (step) {
+  case StepKind::Copy:
+  case StepKind::Branch:
+  case StepKind::Jump:
+    return true;
+  case StepKind::Dispatch:
+    return gpu;
+  case StepKind::Kernel:
+  case StepKind::Conv2d:
+  case StepKind::Conv2dFilterGrad:
+  case StepKind::Matmul:
+  case StepKind::Pool2d:
+  case StepKind::Concat:
+  case StepKind::Binary:
+  case StepKind::Sgemm:
+    return !gpu;
+  }
+  return false;
 }
 
 std::optional<int64_t> artifact::controlTarget(const Step &step) {

@@ -124,6 +124,15 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
         .set("batch", s.batch);
     return;
   }
+  case StepKind::Dispatch: {
+    const auto &s = *step.getIf<DispatchStep>();
+    args.set("buffers", Json::integers(s.args));
+    attrs.set("kernel", s.kernel)
+        .set("grid", Json::integers({s.grid.begin(), s.grid.end()}))
+        .set("block", Json::integers({s.block.begin(), s.block.end()}))
+        .set("shared_bytes", s.sharedBytes);
+    return;
+  }
   }
 }
 
@@ -198,7 +207,8 @@ Json writeDevice(const Device &d) {
       .set("ordinal", d.ordinal)
       .set("triple", d.triple)
       .set("chip", d.chip)
-      .set("features", strings(d.features));
+      .set("features", strings(d.features))
+      .set("image", d.image);
 }
 
 Json writeWeights(const Weights &w) {

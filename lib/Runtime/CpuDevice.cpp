@@ -51,6 +51,13 @@ Error rt::createDevice(art::DeviceKind kind, int64_t ordinal,
   switch (kind) {
   case art::DeviceKind::Cpu:
     return createCpuDevice(ordinal, options, out);
+  case art::DeviceKind::Cuda:
+  case art::DeviceKind::Vulkan:
+    return makeError(LOOM_ERROR_NO_DEVICE,
+                     "no " + std::string(art::deviceKindName(kind)) +
+                         " device: this libloomrt has no " +
+                         std::string(art::deviceKindName(kind)) +
+                         " runtime yet");
   }
   return makeError(LOOM_ERROR_INVALID_ARGUMENT, "unknown device kind");
 }

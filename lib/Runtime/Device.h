@@ -91,8 +91,9 @@ public:
   virtual std::unique_ptr<Queue> createQueue() = 0;
 
   /// Prepares the library steps of \p program, one of \p entry's programs
-  /// on this device: \p out gets one element per step, null for kernels,
-  /// copies and control steps. \p bufferBytes and \p constants (the address
+  /// on this device: \p out gets one element per step, null for host
+  /// kernels, copies and control steps. A GPU device prepares each
+  /// gpu.dispatch step too (its kernel resolved in the device's image). \p bufferBytes and \p constants (the address
   /// of each weight buffer, else null) are indexed by buffer id.
   virtual Error prepare(const artifact::Entry &entry,
                         const artifact::Program &program,
@@ -104,8 +105,8 @@ public:
   /// chunk.
   virtual Error launchKernel(Queue &queue, loom_kernel_fn fn,
                              void *const *args, int64_t range) = 0;
-  /// Enqueues a step this device prepared; \p buffers are the entry's
-  /// buffer addresses.
+  /// Enqueues a step this device prepared (a library step, a GPU kernel
+  /// dispatch); \p buffers are the entry's buffer addresses.
   virtual Error launchLibrary(Queue &queue, const PreparedStep &step,
                               void *const *buffers) = 0;
   /// Enqueues a copy between two buffers of this device.

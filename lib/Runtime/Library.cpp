@@ -430,6 +430,7 @@ layoutFreeBuffers(const art::Step &step) {
   case art::StepKind::Conv2dFilterGrad:
   case art::StepKind::Matmul:
   case art::StepKind::Sgemm:
+  case art::StepKind::Dispatch:
     return std::nullopt;
   }
   return std::nullopt;
@@ -909,6 +910,8 @@ StepPtr prepareStep(const dnnl::engine &eng, const art::Step &step,
   case art::StepKind::Copy:
   case art::StepKind::Branch:
   case art::StepKind::Jump:
+    return nullptr;
+  case art::StepKind::Dispatch: // a GPU's (stepRunsOn): the reader refuses it
     return nullptr;
   case art::StepKind::Conv2d: {
     const auto &s = *step.getIf<art::Conv2dStep>();

@@ -220,14 +220,20 @@ bool failedOnItsOwn(int status) {
   return !WIFEXITED(status) || WEXITSTATUS(status) != kRankFailedExit;
 }
 
+/// How long loom-launch waits, after a rank failed because its world did,
+/// for the rank that failed on its own: that one's exit may be noticed
+/// after its peers' (its sockets close before it becomes a zombie).
+const auto kSettle = std::chrono::milliseconds(200);
+
 int Job::wait() {
   auto start = std::chrono::steady_clock::now();
-  int left = options.ranks;
-  while (left > 0) {
+  auto settled = start;
+  int left = options.ranks, culprit = -1, culpritStatus = 0;
+  while (left > 0 || culprit >= 0) {
     // Every rank that has ended since the last look: when one failure makes
-    // others fail within a few milliseconds, the one that failed on its own
-    // (a signal, a status other than 1) is the cause named.
-    int culprit = -1, culpritStatus = 0, status = 0;
+    // others fail, the one that failed on its own (a signal, a status other
+    // than 1) is the cause named.
+    int status = 0;
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
       int r = rankOf(pid);
@@ -236,13 +242,16 @@ int Job::wait() {
       running[r] = false;
       --left;
       bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+      if (failed && culprit < 0)
+        settled = std::chrono::steady_clock::now() + kSettle;
       if (failed && (culprit < 0 || (failedOnItsOwn(status) &&
                                      !failedOnItsOwn(culpritStatus)))) {
         culprit = r;
         culpritStatus = status;
       }
     }
-    if (culprit >= 0) {
+    if (culprit >= 0 && (failedOnItsOwn(culpritStatus) || left == 0 ||
+                         std::chrono::steady_clock::now() >= settled)) {
       std::fprintf(stderr, "loom-launch: rank %d %s; ending the job\n",
                    culprit, describeStatus(culpritStatus).c_str());
       endAll();

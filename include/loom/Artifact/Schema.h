@@ -16,6 +16,7 @@
 
 #include "loom/Support/Activation.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -192,6 +193,19 @@ struct SgemmStep {
   int64_t batch = 1;
 };
 
+/// gpu.dispatch: a generated GPU kernel, the entry point \p kernel of its
+/// device's image, launched on a grid of \p grid workgroups (CUDA blocks)
+/// of \p block invocations (threads) each, with \p sharedBytes of dynamic
+/// workgroup memory. Its parameters are the addresses of the buffers
+/// \p args, in order (the bare-pointer ABI; a Vulkan kernel binds them as
+/// storage buffers 0..n-1 of descriptor set 0).
+struct DispatchStep {
+  std::string kernel;
+  std::vector<int64_t> args;
+  std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
+  int64_t sharedBytes = 0;
+};
+
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
 /// The planted kind's record (StepKinds.def).
 struct PlantedStep {};
@@ -201,7 +215,7 @@ struct PlantedStep {};
 using StepRecord =
     std::variant<KernelStep, CopyStep, BranchStep, JumpStep, Conv2dStep,
                  Conv2dFilterGradStep, MatmulStep, Pool2dStep, ConcatStep,
-                 BinaryStep, SgemmStep
+                 BinaryStep, SgemmStep, DispatchStep
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
                  ,
                  PlantedStep
@@ -247,6 +261,11 @@ struct Operand {
 
 /// Every buffer operand of \p step, in the manifest's order of roles.
 std::vector<Operand> operands(const Step &step);
+
+/// Whether a step of kind \p step runs on a device of kind \p device:
+/// control steps and copies everywhere, host kernels and the CPU libraries'
+/// steps on a CPU, gpu.dispatch on a GPU.
+bool stepRunsOn(StepKind step, DeviceKind device);
 
 /// The step a branch or jump may go to, or nullopt for other steps.
 std::optional<int64_t> controlTarget(const Step &step);
@@ -297,12 +316,18 @@ struct Entry {
 /// A device the code was compiled for: its kind, its ordinal among the
 /// devices of that kind of its rank, and what it requires (the target
 /// triple, the chip, the ISA features a device can lack, spelled as
-/// __builtin_cpu_supports spells them for a CPU).
+/// __builtin_cpu_supports spells them for a CPU; a CUDA chip is `sm_90a`).
+/// A GPU device's generated code is its \p image: the name of the
+/// artifact's ELF section holding it (`.loom_image_<device>`; a CUDA fatbin of every chip compiled
+/// for, a SPIR-V module), whose entry points the dispatch steps name; empty
+/// when the device runs no generated kernel. A CPU device has none (its
+/// kernels are the shared object's own functions).
 struct Device {
   DeviceKind kind = DeviceKind::Cpu;
   int64_t ordinal = 0;
   std::string triple, chip;
   std::vector<std::string> features;
+  std::string image;
 };
 
 enum class ChannelDirection { Send, Recv };

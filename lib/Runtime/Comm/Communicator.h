@@ -56,7 +56,7 @@ public:
   virtual const char *transport() const = 0;
 
   /// Posts every message of \p messages at once and waits for all of them.
-  /// Fails (LOOM_ERROR_RUNTIME, naming the peer) when \p deadline passes
+  /// Fails (LOOM_ERROR_COMMUNICATION, naming the peer) when \p deadline passes
   /// first or a peer is gone; the communicator is then unusable.
   virtual Error exchange(std::vector<Message> &messages,
                          Deadline deadline) = 0;

@@ -105,7 +105,7 @@ MpiCommunicator::MpiCommunicator(std::shared_ptr<MpiSession> session,
 }
 
 Error MpiCommunicator::failed(const char *op, int code) const {
-  return makeError(LOOM_ERROR_RUNTIME, std::string(op) + ": " + rankName(me) +
+  return makeError(LOOM_ERROR_COMMUNICATION, std::string(op) + ": " + rankName(me) +
                                            ": " + mpiMessage(code));
 }
 
@@ -134,7 +134,7 @@ Error MpiCommunicator::wait(const char *op, std::vector<MPI_Request> &requests,
     int done = 0;
     MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE);
     if (!done)
-      return makeError(LOOM_ERROR_RUNTIME,
+      return makeError(LOOM_ERROR_COMMUNICATION,
                        std::string(op) + ": " + rankName(me) +
                            ": deadline passed waiting for " +
                            (peers[i] < 0 ? std::string("every rank")
@@ -173,7 +173,7 @@ Error MpiCommunicator::exchange(std::vector<Message> &messages,
       continue;
     MPI_Get_count(&statuses[i], MPI_BYTE, &sent);
     if (truncated || sent != m.bytes)
-      return makeError(LOOM_ERROR_RUNTIME,
+      return makeError(LOOM_ERROR_COMMUNICATION,
                        "exchange: " + rankName(me) + " expects " +
                            std::to_string(m.bytes) + " bytes from " +
                            rankName(m.peer) + ", which sent " +
@@ -251,7 +251,7 @@ loom_comm_mpi_world(const Deadline *deadline, Error *error,
     int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED,
                              &provided);
     if (rc != MPI_SUCCESS) {
-      *error = makeError(LOOM_ERROR_RUNTIME,
+      *error = makeError(LOOM_ERROR_COMMUNICATION,
                          "MPI_Init_thread: " + mpiMessage(rc));
       return;
     }

@@ -51,7 +51,7 @@ Error Inbox::take(int self, int sender, Channel channel, Deadline deadline,
   auto &queue = queues[{sender, channel}];
   for (;;) {
     if (!closed.empty())
-      return makeError(LOOM_ERROR_RUNTIME, closed);
+      return makeError(LOOM_ERROR_COMMUNICATION, closed);
     if (!queue.empty()) {
       out = std::move(queue.front());
       queue.pop_front();
@@ -59,13 +59,13 @@ Error Inbox::take(int self, int sender, Channel channel, Deadline deadline,
     }
     auto g = gone.find(sender);
     if (g != gone.end())
-      return makeError(LOOM_ERROR_RUNTIME, "rank " + std::to_string(self) +
+      return makeError(LOOM_ERROR_COMMUNICATION, "rank " + std::to_string(self) +
                                                " waits for rank " +
                                                std::to_string(sender) + ": " +
                                                g->second);
     if (arrived.wait_until(lock, deadline) == std::cv_status::timeout &&
         queue.empty() && closed.empty() && !gone.count(sender))
-      return makeError(LOOM_ERROR_RUNTIME,
+      return makeError(LOOM_ERROR_COMMUNICATION,
                        "rank " + std::to_string(self) +
                            ": deadline passed waiting for rank " +
                            std::to_string(sender));
@@ -126,7 +126,7 @@ Error PeerCommunicator::exchange(std::vector<Message> &messages,
       return failed("exchange", e);
     int64_t sent = static_cast<int64_t>(received.back().size());
     if (sent != m.bytes)
-      return makeError(LOOM_ERROR_RUNTIME,
+      return makeError(LOOM_ERROR_COMMUNICATION,
                        "exchange: rank " + std::to_string(me) + " expects " +
                            std::to_string(m.bytes) + " bytes from rank " +
                            std::to_string(members[m.peer]) +

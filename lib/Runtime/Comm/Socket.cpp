@@ -51,7 +51,7 @@ int loom::rt::comm::millisecondsUntil(Deadline deadline) {
 }
 
 static Error systemError(const std::string &what) {
-  return makeError(LOOM_ERROR_RUNTIME, what + ": " + std::strerror(errno));
+  return makeError(LOOM_ERROR_COMMUNICATION, what + ": " + std::strerror(errno));
 }
 
 /// Non-blocking, close-on-exec, no Nagle delay.
@@ -76,7 +76,7 @@ static Error resolve(const std::string &host, int port, sockaddr_in &out) {
   hints.ai_socktype = SOCK_STREAM;
   int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
   if (rc != 0 || !found)
-    return makeError(LOOM_ERROR_RUNTIME, "cannot resolve host '" + host +
+    return makeError(LOOM_ERROR_COMMUNICATION, "cannot resolve host '" + host +
                                              "': " + ::gai_strerror(rc));
   out.sin_addr = reinterpret_cast<sockaddr_in *>(found->ai_addr)->sin_addr;
   ::freeaddrinfo(found);
@@ -117,7 +117,7 @@ static Error waitFor(int fd, short events, Deadline deadline,
     if (rc < 0 && errno != EINTR)
       return systemError(what);
     if (rc == 0 && Clock::now() >= deadline)
-      return makeError(LOOM_ERROR_RUNTIME, "deadline passed " + what);
+      return makeError(LOOM_ERROR_COMMUNICATION, "deadline passed " + what);
   }
 }
 
@@ -170,7 +170,7 @@ Error loom::rt::comm::connectBefore(const std::string &host, int port,
     if (errno != ECONNREFUSED && errno != ETIMEDOUT && errno != EAGAIN)
       return systemError("cannot connect to " + where);
     if (Clock::now() + pause >= deadline)
-      return makeError(LOOM_ERROR_RUNTIME,
+      return makeError(LOOM_ERROR_COMMUNICATION,
                        "deadline passed connecting to " + where +
                            " (connection refused)");
     std::this_thread::sleep_for(pause);
@@ -189,7 +189,7 @@ Error loom::rt::comm::writeAll(const Socket &s, const void *data,
       continue;
     }
     if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
-      return makeError(LOOM_ERROR_RUNTIME, "connection to " + what + " lost");
+      return makeError(LOOM_ERROR_COMMUNICATION, "connection to " + what + " lost");
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
       return systemError("sending to " + what);
     if (Error e = waitFor(s.get(), POLLOUT, deadline, "sending to " + what))
@@ -209,9 +209,9 @@ Error loom::rt::comm::readAll(const Socket &s, void *data, size_t bytes,
       continue;
     }
     if (n == 0)
-      return makeError(LOOM_ERROR_RUNTIME, "connection to " + what + " lost");
+      return makeError(LOOM_ERROR_COMMUNICATION, "connection to " + what + " lost");
     if (errno == ECONNRESET)
-      return makeError(LOOM_ERROR_RUNTIME,
+      return makeError(LOOM_ERROR_COMMUNICATION,
                        "connection to " + what + " lost (reset)");
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
       return systemError("receiving from " + what);

@@ -135,7 +135,7 @@ Error StoreClient::failed(const std::string &op, const std::string &key,
 Error StoreClient::set(const std::string &key, const std::string &value,
                        Deadline deadline) {
   if (!socket)
-    return makeError(LOOM_ERROR_RUNTIME, "store at " + where + ": not connected");
+    return makeError(LOOM_ERROR_COMMUNICATION, "store at " + where + ": not connected");
   std::string request = "S";
   uint32_t keyBytes = static_cast<uint32_t>(key.size());
   uint64_t valueBytes = value.size();
@@ -155,7 +155,7 @@ Error StoreClient::set(const std::string &key, const std::string &value,
 Error StoreClient::get(const std::string &key, Deadline deadline,
                        std::string &value) {
   if (!socket)
-    return makeError(LOOM_ERROR_RUNTIME, "store at " + where + ": not connected");
+    return makeError(LOOM_ERROR_COMMUNICATION, "store at " + where + ": not connected");
   std::string request = "G";
   uint32_t keyBytes = static_cast<uint32_t>(key.size());
   request.append(reinterpret_cast<const char *>(&keyBytes), 4);
@@ -168,7 +168,7 @@ Error StoreClient::get(const std::string &key, Deadline deadline,
     return failed("get", key, e);
   if (valueBytes > kMaxValue)
     return failed("get", key,
-                  makeError(LOOM_ERROR_RUNTIME, "a malformed answer"));
+                  makeError(LOOM_ERROR_COMMUNICATION, "a malformed answer"));
   value.assign(valueBytes, '\0');
   if (Error e = readAll(socket, value.data(), valueBytes, deadline,
                         "the store"))

@@ -91,7 +91,7 @@ void TcpTransport::abort() {
 Error TcpTransport::send(int peer, Channel channel, const void *data,
                          int64_t bytes, Deadline deadline) {
   if (aborted)
-    return makeError(LOOM_ERROR_RUNTIME, rankName(me) + " aborted");
+    return makeError(LOOM_ERROR_COMMUNICATION, rankName(me) + " aborted");
   if (peer == me) {
     const char *p = static_cast<const char *>(data);
     received.deliver(me, channel, std::vector<char>(p, p + bytes));
@@ -127,7 +127,7 @@ Error TcpTransport::connect(StoreClient &store, const std::string &prefix,
                     ? 0
                     : std::strtol(peerAddress.c_str() + colon + 1, nullptr, 10);
     if (port < 1 || port > 65535)
-      return makeError(LOOM_ERROR_RUNTIME,
+      return makeError(LOOM_ERROR_COMMUNICATION,
                        rankName(me) + ": the store holds '" + peerAddress +
                            "' for " + rankName(r) + ", not HOST:PORT");
     if (Error e = connectBefore(peerAddress.substr(0, colon),
@@ -150,13 +150,13 @@ Error TcpTransport::connect(StoreClient &store, const std::string &prefix,
       return e;
     int r = static_cast<int>(hello[1]);
     if (hello[0] != kHello || r <= me || r >= worldSize() || peers[r].socket)
-      return makeError(LOOM_ERROR_RUNTIME,
+      return makeError(LOOM_ERROR_COMMUNICATION,
                        rankName(me) + ": a connection that is not a Loom " +
                            "rank of this world");
     peers[r].socket = std::move(s);
   }
   if (::pipe(wake) != 0)
-    return makeError(LOOM_ERROR_RUNTIME, "pipe failed");
+    return makeError(LOOM_ERROR_COMMUNICATION, "pipe failed");
   reader = std::thread([this] { readLoop(); });
   return Error::ok();
 }
@@ -169,7 +169,7 @@ bool TcpTransport::readFrame(int peer) {
                     what);
   std::vector<char> payload;
   if (!e && header.bytes > (uint64_t(1) << 40))
-    e = makeError(LOOM_ERROR_RUNTIME, "a malformed frame from " + what);
+    e = makeError(LOOM_ERROR_COMMUNICATION, "a malformed frame from " + what);
   if (!e) {
     payload.resize(header.bytes);
     e = readAll(peers[peer].socket, payload.data(), header.bytes, deadline,

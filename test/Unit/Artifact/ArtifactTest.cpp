@@ -63,14 +63,20 @@ std::vector<Step> everyStepKind() {
   return steps;
 }
 
-/// A manifest with two devices, each running a program of one entry, and a
-/// world of two ranks joined by a channel.
+/// The steps of the GPU device's program: the kinds that run on a GPU only.
+std::vector<Step> gpuSteps() {
+  return {DispatchStep{"k1", {8}, {4, 2, 1}, {64, 1, 1}, 256}};
+}
+
+/// A manifest with two devices (a CPU, a Vulkan GPU), each running a
+/// program of one entry, and a world of two ranks joined by a channel.
 Manifest twoRankManifest() {
   Manifest m;
   m.loomVersion = "test";
-  for (int64_t d = 0; d < 2; ++d)
-    m.devices.push_back({DeviceKind::Cpu, 0, "x86_64-unknown-linux-gnu",
-                         "znver3", {"avx2", "fma"}});
+  m.devices.push_back({DeviceKind::Cpu, 0, "x86_64-unknown-linux-gnu",
+                       "znver3", {"avx2", "fma"}, ""});
+  m.devices.push_back({DeviceKind::Vulkan, 0, "spirv64-unknown-vulkan1.3",
+                       "", {}, ".loom_image_1"});
   m.weights.storage = WeightStorage::External;
   m.weights.file = "w.safetensors";
   m.weights.size = 1234;
@@ -90,7 +96,7 @@ Manifest twoRankManifest() {
                {BufferKind::Arena, 0, 0, "", 1152, 512},
                {BufferKind::Arena, 1, 0, "", 0, 512}};
   e.programs.push_back({0, 1664, everyStepKind()});
-  e.programs.push_back({1, 512, {KernelStep{"k1", {8}, 1}}});
+  e.programs.push_back({1, 512, gpuSteps()});
   m.entries.push_back(std::move(e));
   Rank r0, r1;
   r0.devices = {0};
@@ -182,6 +188,8 @@ TEST(ArtifactTest, EveryStepKindIsListed) {
   std::set<StepKind> kinds;
   for (const Step &s : everyStepKind())
     kinds.insert(s.kind());
+  for (const Step &s : gpuSteps())
+    kinds.insert(s.kind());
   int numKinds = 0;
 #define LOOM_STEP_KIND(Kind, Spelling)                                         \
   ++numKinds;                                                                  \
@@ -229,8 +237,53 @@ TEST(ArtifactTest, WriteThenReadEveryStepKindAndTheWorld) {
   EXPECT_EQ(c.peer, 1);
   EXPECT_EQ(c.bytes, 512);
   EXPECT_EQ(read.weights.checksum, 0x0123456789abcdefULL);
-  EXPECT_EQ(read.devices[1].features,
+  EXPECT_EQ(read.devices[0].features,
             (std::vector<std::string>{"avx2", "fma"}));
+  EXPECT_EQ(read.devices[1].kind, DeviceKind::Vulkan);
+  EXPECT_EQ(read.devices[1].image, ".loom_image_1");
+  const auto *dispatch = e.programs[1].steps[0].getIf<DispatchStep>();
+  ASSERT_TRUE(dispatch);
+  EXPECT_EQ(dispatch->kernel, "k1");
+  EXPECT_EQ(dispatch->grid, (std::array<int64_t, 3>{4, 2, 1}));
+  EXPECT_EQ(dispatch->block, (std::array<int64_t, 3>{64, 1, 1}));
+  EXPECT_EQ(dispatch->sharedBytes, 256);
+}
+
+TEST(ArtifactTest, StepsRunOnTheirKindOfDevice) {
+  Manifest m = twoRankManifest();
+  // A host kernel on the GPU, a dispatch on the CPU.
+  Manifest hostOnGpu = m;
+  hostOnGpu.entries[0].programs[1].steps[0] = KernelStep{"k1", {8}, 1};
+  EXPECT_EQ(refusal(writeManifest(hostOnGpu)),
+            "manifest: entries[0].programs[1].steps[0]: kernel does not run "
+            "on a vulkan device (the program's device 1)");
+  Manifest dispatchOnCpu = m;
+  dispatchOnCpu.entries[0].programs[0].steps[1] = gpuSteps()[0];
+  dispatchOnCpu.entries[0].programs[0].steps[1].getIf<DispatchStep>()->args =
+      {5};
+  EXPECT_EQ(refusal(writeManifest(dispatchOnCpu)),
+            "manifest: entries[0].programs[0].steps[1]: gpu.dispatch does not "
+            "run on a cpu device (the program's device 0)");
+  // A GPU that dispatches needs an image; a CPU has none.
+  Manifest noImage = m;
+  noImage.devices[1].image.clear();
+  EXPECT_EQ(refusal(writeManifest(noImage)),
+            "manifest: entries[0].programs[1].steps[0]: gpu.dispatch on "
+            "device 1, which has no image");
+  Manifest cpuImage = m;
+  cpuImage.devices[0].image = ".loom_image_0";
+  EXPECT_EQ(refusal(writeManifest(cpuImage)),
+            "manifest: devices[0].image: a cpu device's kernels are the "
+            "artifact's own functions");
+  // Launch sizes: three, positive.
+  EXPECT_EQ(refusal(edited(m,
+                           [](Json &root) {
+                             at(root, {"entries", 0, "programs", 1, "steps", 0,
+                                       "attrs"})
+                                 .set("block", Json::integers({64, 0, 1}));
+                           })),
+            "manifest: entries[0].programs[1].steps[0].attrs.block: expected 3 "
+            "positive sizes");
 }
 
 TEST(ArtifactTest, SingleProcessWorld) {

@@ -78,7 +78,7 @@ TEST(ThreadsComm, DeadlineHonoured) {
   auto start = Clock::now();
   Error e = world[0]->exchange(batch, after(200ms));
   auto waited = Clock::now() - start;
-  EXPECT_EQ(e.status, LOOM_ERROR_RUNTIME);
+  EXPECT_EQ(e.status, LOOM_ERROR_COMMUNICATION);
   EXPECT_EQ(e.message, "exchange: rank 0: deadline passed waiting for rank 1");
   EXPECT_GE(waited, 200ms);
   EXPECT_LT(waited, 1000ms);
