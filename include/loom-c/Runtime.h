@@ -176,7 +176,7 @@ typedef struct {
 
    Without one, every rank runs as a thread of this process (a context each)
    over an in-process communicator; the first rank's failure is returned
-   (LOOM_ERROR_RUNTIME: a rank failed or a deadline passed), the others
+   (LOOM_ERROR_COMMUNICATION: a rank failed or a deadline passed), the others
    having stopped within the deadline. */
 LOOM_C_EXPORT loom_status loom_step_run(const loom_model *model,
                                         const void *const *inputs,

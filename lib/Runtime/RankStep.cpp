@@ -73,8 +73,8 @@ Error RankStep::create(const loom_model &model, int rank,
     }
     }
   }
-  if (loom_context_create(&model, &step->context) != LOOM_OK)
-    return makeError(LOOM_ERROR_RUNTIME, loom_last_error());
+  if (loom_status st = loom_context_create(&model, &step->context))
+    return makeError(st, loom_last_error());
   out = std::move(step);
   return Error::ok();
 }
@@ -122,8 +122,8 @@ Error RankStep::compute(const art::ComputeAction &a,
       scratch[i].resize(floats);
     out.push_back(scratch[i].data());
   }
-  if (loom_run(context, a.entry, in.data(), out.data()) != LOOM_OK)
-    return makeError(LOOM_ERROR_RUNTIME, "entry '" + e.name +
+  if (loom_status st = loom_run(context, a.entry, in.data(), out.data()))
+    return makeError(st, "entry '" + e.name +
                                              "' on micro-batch " +
                                              std::to_string(a.microBatch) +
                                              ": " + loom_last_error());
