@@ -51,6 +51,14 @@ namespace {
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
+/// `t` with a leading trial dimension of `trials`.
+RankedTensorType withTrials(Type t, int64_t trials) {
+  auto type = cast<RankedTensorType>(t);
+  SmallVector<int64_t> shape = {trials};
+  llvm::append_range(shape, type.getShape());
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
 int64_t normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
@@ -161,12 +169,7 @@ private:
   int64_t rankOf(Value v) { return typeOf(v).getRank(); }
   int64_t resultRank(Operation *op) { return rankOf(op->getResult(0)); }
 
-  RankedTensorType trialType(Type t) {
-    auto type = cast<RankedTensorType>(t);
-    SmallVector<int64_t> shape = {o.trials};
-    llvm::append_range(shape, type.getShape());
-    return RankedTensorType::get(shape, type.getElementType());
-  }
+  RankedTensorType trialType(Type t) { return withTrials(t, o.trials); }
   SmallVector<int64_t> trialShape(Operation *op) {
     return llvm::to_vector(trialType(op->getResult(0).getType()).getShape());
   }
@@ -456,21 +459,11 @@ FailureOr<func::FuncOp> tg::fuseTrials(func::FuncOp fn,
   for (BlockArgument arg : source.getArguments())
     argTypes.push_back(
         isPerTrialArgument(source, arg.getArgNumber(), options.perTrialInputs)
-            ? Type(RankedTensorType::get(
-                  [&] {
-                    SmallVector<int64_t> s = {options.trials};
-                    llvm::append_range(s, typeOf(arg).getShape());
-                    return s;
-                  }(),
-                  typeOf(arg).getElementType()))
+            ? withTrials(arg.getType(), options.trials)
             : arg.getType());
   SmallVector<Type> resultTypes;
-  for (Type t : source.getResultTypes()) {
-    SmallVector<int64_t> s = {options.trials};
-    auto type = cast<RankedTensorType>(t);
-    llvm::append_range(s, type.getShape());
-    resultTypes.push_back(RankedTensorType::get(s, type.getElementType()));
-  }
+  for (Type t : source.getResultTypes())
+    resultTypes.push_back(withTrials(t, options.trials));
   OpBuilder b(fn.getContext());
   auto fused = func::FuncOp::create(
       b, fn.getLoc(), name, b.getFunctionType(argTypes, resultTypes));
