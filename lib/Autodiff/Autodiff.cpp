@@ -67,12 +67,17 @@ std::optional<StringRef> autodiff::noGradientReason(StringRef opName) {
 }
 
 namespace {
-/// Appends an argument named `name` (tg.name) to `fn` and its block.
-Value appendArgument(func::FuncOp fn, Type type, StringRef name, Location loc) {
+/// Appends an argument named `name` (tg.name) to `fn` and its block, with
+/// the role attribute `role` (kParameterAttr, kOptimizerStateAttr or
+/// kHyperParameterAttr) set to `roleValue`.
+Value appendArgument(func::FuncOp fn, Type type, StringRef name, Location loc,
+                     StringRef role, Attribute roleValue) {
   unsigned index = fn.getNumArguments();
+  MLIRContext *ctx = fn.getContext();
   auto attrs = DictionaryAttr::get(
-      fn.getContext(), {NamedAttribute(StringAttr::get(fn.getContext(), "tg.name"),
-                                       StringAttr::get(fn.getContext(), name))});
+      ctx, {NamedAttribute(StringAttr::get(ctx, "tg.name"),
+                           StringAttr::get(ctx, name)),
+            NamedAttribute(StringAttr::get(ctx, role), roleValue)});
   (void)fn.insertArgument(index, type, attrs, loc);
   return fn.getArgument(index);
 }
@@ -89,7 +94,9 @@ SmallVector<std::string> autodiff::weightsToArguments(func::FuncOp fn) {
   for (WeightOp w : weights) {
     auto [it, inserted] = argOf.try_emplace(w.getName(), Value());
     if (inserted) {
-      it->second = appendArgument(fn, w.getType(), w.getName(), w.getLoc());
+      it->second = appendArgument(fn, w.getType(), w.getName(), w.getLoc(),
+                                  kParameterAttr,
+                                  UnitAttr::get(fn.getContext()));
       names.push_back(w.getName().str());
     }
     w.getOutput().replaceAllUsesWith(it->second);
@@ -260,6 +267,22 @@ private:
   Operation *lastForward = nullptr;
 };
 
+/// The hyper-parameters of the step `o` builds, in argument order: lr, then
+/// momentum (SGD, when not 0) or beta1 and beta2 (Adam), then weight_decay
+/// (when not 0), each with its value in `o`.
+SmallVector<std::pair<StringRef, double>> hyperParameters(const Options &o) {
+  SmallVector<std::pair<StringRef, double>> hp = {{"lr", o.learningRate}};
+  if (o.optimizer == Optimizer::SGD && o.momentum != 0)
+    hp.push_back({"momentum", o.momentum});
+  if (o.optimizer == Optimizer::Adam) {
+    hp.push_back({"beta1", o.beta1});
+    hp.push_back({"beta2", o.beta2});
+  }
+  if (o.weightDecay != 0)
+    hp.push_back({"weight_decay", o.weightDecay});
+  return hp;
+}
+
 struct Update {
   SmallVector<Value> values;
   SmallVector<std::string> names;
@@ -271,12 +294,42 @@ Update applyOptimizer(func::FuncOp fn, OpBuilder &b, const Options &o,
                       ArrayRef<Value> grads) {
   GradBuilder g(b, fn.getLoc());
   auto addState = [&](Type type, StringRef name) {
-    return appendArgument(fn, type, name, fn.getLoc());
+    return appendArgument(fn, type, name, fn.getLoc(), kOptimizerStateAttr,
+                          UnitAttr::get(fn.getContext()));
+  };
+  // A hyper-parameter: a constant, or with hyperParameterArguments a scalar
+  // f32 argument (its nominal value recorded), cast to `et` where needed.
+  llvm::StringMap<Value> hyperArgs;
+  if (o.hyperParameterArguments)
+    for (auto [name, value] : hyperParameters(o))
+      hyperArgs[name] = appendArgument(
+          fn, RankedTensorType::get({}, b.getF32Type()), name, fn.getLoc(),
+          kHyperParameterAttr, b.getF64FloatAttr(value));
+  auto hyper = [&](StringRef name, double value, Type et) -> Value {
+    if (!o.hyperParameterArguments)
+      return g.scalar(value, et);
+    Value arg = hyperArgs.lookup(name);
+    assert(arg && "hyperParameters() lists every hyper-parameter used");
+    if (et == b.getF32Type())
+      return arg;
+    return CastOp::create(b, fn.getLoc(), RankedTensorType::get({}, et), arg);
+  };
+  // 1 - value: a constant as before, or computed from the argument.
+  auto oneMinus = [&](StringRef name, double value, Type et) -> Value {
+    if (!o.hyperParameterArguments)
+      return g.scalar(1 - value, et);
+    return g.sub(g.scalar(1, et), hyper(name, value, et));
+  };
+  auto elemOf = [](Value v) { return GradBuilder::typeOf(v).getElementType(); };
+  auto scaleBy = [&](Value v, StringRef name, double value) {
+    return g.mul(v, hyper(name, value, elemOf(v)));
   };
   Update up;
   SmallVector<Value> gs;
   for (auto [p, d] : llvm::zip(params, grads))
-    gs.push_back(o.weightDecay != 0 ? g.add(d, g.scale(p, o.weightDecay)) : d);
+    gs.push_back(o.weightDecay != 0
+                     ? g.add(d, scaleBy(p, "weight_decay", o.weightDecay))
+                     : d);
   SmallVector<Value> newParams;
   SmallVector<std::pair<Value, std::string>> state;
   if (o.optimizer == Optimizer::SGD) {
@@ -285,10 +338,10 @@ Update applyOptimizer(func::FuncOp fn, OpBuilder &b, const Options &o,
       if (o.momentum != 0) {
         std::string n = names[i] + ".velocity";
         Value v = addState(p.getType(), n);
-        step = g.add(g.scale(v, o.momentum), gs[i]);
+        step = g.add(scaleBy(v, "momentum", o.momentum), gs[i]);
         state.push_back({step, n});
       }
-      newParams.push_back(g.sub(p, g.scale(step, o.learningRate)));
+      newParams.push_back(g.sub(p, scaleBy(step, "lr", o.learningRate)));
     }
   } else {
     SmallVector<Value> ms, vs;
@@ -306,14 +359,17 @@ Update applyOptimizer(func::FuncOp fn, OpBuilder &b, const Options &o,
                              : Value(CastOp::create(
                                    b, fn.getLoc(), RankedTensorType::get({}, et),
                                    t1));
-      Value m = g.add(g.scale(ms[i], o.beta1), g.scale(gs[i], 1 - o.beta1));
-      Value v = g.add(g.scale(vs[i], o.beta2),
-                      g.scale(g.mul(gs[i], gs[i]), 1 - o.beta2));
       Value one = g.scalar(1, et);
-      Value bc1 = g.sub(one, g.pow(g.scalar(o.beta1, et), time));
-      Value bc2 = g.sub(one, g.pow(g.scalar(o.beta2, et), time));
+      Value beta1 = hyper("beta1", o.beta1, et);
+      Value beta2 = hyper("beta2", o.beta2, et);
+      Value m = g.add(g.mul(ms[i], beta1),
+                      g.mul(gs[i], oneMinus("beta1", o.beta1, et)));
+      Value v = g.add(g.mul(vs[i], beta2),
+                      g.mul(g.mul(gs[i], gs[i]), oneMinus("beta2", o.beta2, et)));
+      Value bc1 = g.sub(one, g.pow(beta1, time));
+      Value bc2 = g.sub(one, g.pow(beta2, time));
       Value denom = g.add(g.sqrt(g.div(v, bc2)), g.scalar(o.epsilon, et));
-      Value stepSize = g.div(g.scalar(o.learningRate, et), bc1);
+      Value stepSize = g.div(hyper("lr", o.learningRate, et), bc1);
       newParams.push_back(g.sub(p, g.mul(stepSize, g.div(m, denom))));
       newM.push_back(m);
       newV.push_back(v);

@@ -33,6 +33,21 @@ Value GradBuilder::toFloat(Value cond, Type elementType) {
   return CastOp::create(b, loc, type, cond);
 }
 
+Value GradBuilder::oneHot(Value labels, int64_t classes, Type elementType) {
+  auto labelType = typeOf(labels);
+  SmallVector<int64_t> iota;
+  for (int64_t k = 0; k < classes; ++k)
+    iota.push_back(k);
+  Value range = indices(iota, {1, classes});
+  if (labelType.getElementType() != typeOf(range).getElementType())
+    range = CastOp::create(
+        b, loc, RankedTensorType::get({1, classes}, labelType.getElementType()),
+        range);
+  SmallVector<int64_t> column(labelType.getShape());
+  column.push_back(1);
+  return toFloat(equal(reshape(labels, column), range), elementType);
+}
+
 Value GradBuilder::reshape(Value v, ArrayRef<int64_t> shape) {
   auto type = RankedTensorType::get(shape, typeOf(v).getElementType());
   if (type == v.getType())

@@ -16,12 +16,9 @@ namespace loom::autodiff {
 using namespace mlir;
 using namespace loom;
 
-namespace {
-
-/// The function named `name`, or the module's only function; else a
-/// located error.
-FailureOr<func::FuncOp> findFunction(ModuleOp module, StringRef name,
-                                     StringRef pass) {
+FailureOr<func::FuncOp> tg::autodiff::findFunction(ModuleOp module,
+                                                   StringRef name,
+                                                   StringRef pass) {
   if (!name.empty()) {
     if (auto fn = module.lookupSymbol<func::FuncOp>(name))
       return fn;
@@ -35,6 +32,8 @@ FailureOr<func::FuncOp> findFunction(ModuleOp module, StringRef name,
          << " functions; name one with function=NAME";
 }
 
+namespace {
+
 struct Autodiff : public autodiff::impl::TGAutodiffBase<Autodiff> {
   using TGAutodiffBase::TGAutodiffBase;
 
@@ -44,7 +43,8 @@ struct Autodiff : public autodiff::impl::TGAutodiffBase<Autodiff> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<func::FuncOp> fn = findFunction(module, function, "tg-autodiff");
+    FailureOr<func::FuncOp> fn =
+        tg::autodiff::findFunction(module, function, "tg-autodiff");
     if (failed(fn))
       return signalPassFailure();
     tg::autodiff::Options o;
@@ -66,6 +66,7 @@ struct Autodiff : public autodiff::impl::TGAutodiffBase<Autodiff> {
     o.epsilon = epsilon;
     o.weightDecay = weightDecay;
     o.wrtArguments = wrtArguments;
+    o.hyperParameterArguments = hyperParameterArguments;
     o.batchnormTraining = batchnormTraining;
     o.recompute = recompute;
     o.name = name;
@@ -80,7 +81,8 @@ struct WeightsToArguments
 
   void runOnOperation() override {
     FailureOr<func::FuncOp> fn =
-        findFunction(getOperation(), function, "tg-weights-to-arguments");
+        tg::autodiff::findFunction(getOperation(), function,
+                                   "tg-weights-to-arguments");
     if (failed(fn))
       return signalPassFailure();
     tg::autodiff::weightsToArguments(*fn);

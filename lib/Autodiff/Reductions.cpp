@@ -142,20 +142,7 @@ VJP crossEntropyVJP(SoftmaxCrossEntropyOp op, GradBuilder &g, ValueRange grads,
   Value logits = op->getOperand(0), labels = op->getOperand(1);
   auto type = GradBuilder::typeOf(logits);
   int64_t n = type.getDimSize(0), classes = type.getDimSize(1);
-  auto labelType = GradBuilder::typeOf(labels);
-  // one_hot[n, k] = labels[n] == k
-  SmallVector<int64_t> iota;
-  for (int64_t k = 0; k < classes; ++k)
-    iota.push_back(k);
-  Value range = g.indices(iota, {1, classes});
-  if (labelType.getElementType() !=
-      GradBuilder::typeOf(range).getElementType())
-    range = CastOp::create(
-        g.builder(), op.getLoc(),
-        RankedTensorType::get({1, classes}, labelType.getElementType()),
-        range);
-  Value oneHot = g.toFloat(g.equal(g.reshape(labels, {n, 1}), range),
-                           type.getElementType());
+  Value oneHot = g.oneHot(labels, classes, type.getElementType());
   Value diff = g.sub(g.softmax(logits, 1), oneHot);
   out[0] = g.mul(diff, g.scale(grads[0], 1.0 / double(n)));
   return out;

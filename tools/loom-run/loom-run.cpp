@@ -9,6 +9,7 @@
 
 #include "loom/Autodiff/Autodiff.h"
 #include "loom/Autodiff/GradientCheck.h"
+#include "loom/Dialect/TG/Transforms/FuseTrials.h"
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/Pipe/IR/PipeOps.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
@@ -178,6 +179,36 @@ static cl::opt<bool> gradientBatchnormTraining(
              "written"),
     cl::cat(runCat));
 
+static cl::opt<int64_t> checkTrials(
+    "check-trials",
+    cl::desc("Fuse N trials of the function with --tg-fuse-trials and run "
+             "the fused function against N separate runs for --trial-steps "
+             "steps, in f64 on the interpreter (parameters and inputs random, "
+             "optimizer state zero, hyper-parameters different per trial); "
+             "print the largest relative error per result and exit non-zero "
+             "when one exceeds --trials-tolerance"),
+    cl::init(0), cl::cat(runCat));
+static cl::opt<int64_t> trialSteps(
+    "trial-steps",
+    cl::desc("--check-trials: steps run, each result fed back as the next "
+             "step's argument of the same tg.name (default 10)"),
+    cl::init(10), cl::cat(runCat));
+static cl::opt<double> trialsTolerance(
+    "trials-tolerance",
+    cl::desc("Largest relative error --check-trials accepts: max |fused - "
+             "separate| / max |separate| per result (default 1e-5)"),
+    cl::init(1e-5), cl::cat(runCat));
+static cl::opt<bool> perTrialInputs(
+    "per-trial-inputs",
+    cl::desc("--check-trials: give the function's inputs a trial dimension "
+             "(different inputs per trial) instead of sharing them"),
+    cl::cat(runCat));
+static cl::opt<bool> plantWrongTrialRule(
+    "plant-wrong-trial-rule",
+    cl::desc("--check-trials, test only: fuse tg.softmax over the wrong axis "
+             "(the check must fail)"),
+    cl::Hidden, cl::cat(runCat));
+
 static cl::opt<bool> checkPipeline(
     "check-pipeline",
     cl::desc("Run every pipe.schedule of the module (written by "
@@ -294,6 +325,25 @@ int readArguments(func::FuncOp fn, std::vector<Tensor<D>> &args) {
   return 0;
 }
 
+/// Prints the largest relative error of a check's rows (each with `name` and
+/// `relativeError()`) and returns the name of the worst row when it exceeds
+/// `tolerance` (NaN exceeds any), else "".
+template <class Row>
+std::string reportWorst(llvm::ArrayRef<Row> rows, double tolerance,
+                        double seconds) {
+  double worst = 0;
+  std::string worstName = rows.empty() ? "" : rows.front().name;
+  for (const Row &r : rows)
+    if (!(r.relativeError() <= worst)) {
+      worst = r.relativeError();
+      worstName = r.name;
+    }
+  llvm::outs() << llvm::format("largest relative error %.3g (%s; tolerance "
+                               "%.3g), %.2f s\n",
+                               worst, worstName.c_str(), tolerance, seconds);
+  return worst <= tolerance ? "" : worstName;
+}
+
 int checkGradients(func::FuncOp fn) {
   std::vector<Tensor<F64Domain>> args;
   if (int rc = readArguments(fn, args))
@@ -317,25 +367,49 @@ int checkGradients(func::FuncOp fn) {
   llvm::outs() << llvm::format("  %-28s %10s %8s %12s %12s %10s\n", "tensor",
                                "elements", "checked", "max |grad|",
                                "max |error|", "relative");
-  double worst = 0;
-  std::string worstName;
-  for (const auto &r : *rows) {
+  for (const auto &r : *rows)
     llvm::outs() << llvm::format("  %-28s %10lld %8lld %12.4g %12.3g %10.3g\n",
                                  r.name.c_str(), (long long)r.elements,
                                  (long long)r.checked, r.largestGradient,
                                  r.largestError, r.relativeError());
-    if (!(r.relativeError() <= worst)) {
-      worst = r.relativeError();
-      worstName = r.name;
-    }
-  }
-  llvm::outs() << llvm::format("largest relative error %.3g (%s; tolerance "
-                               "%.3g), %.2f s\n",
-                               worst, worstName.c_str(),
-                               gradientTolerance.getValue(), seconds);
-  if (!(worst <= gradientTolerance))
-    return fail("the gradient of '" + worstName +
+  std::string worst = reportWorst(llvm::ArrayRef(*rows), gradientTolerance,
+                                  seconds);
+  if (!worst.empty())
+    return fail("the gradient of '" + worst +
                 "' differs from finite differences");
+  return 0;
+}
+
+int checkFusedTrials(func::FuncOp fn) {
+  tg::FusedTrialsCheckOptions options;
+  options.fuse.trials = checkTrials;
+  options.fuse.perTrialInputs = perTrialInputs;
+  options.fuse.plantWrongRule = plantWrongTrialRule;
+  options.steps = trialSteps;
+  options.seed = seed;
+  auto start = std::chrono::steady_clock::now();
+  auto rows = tg::checkFusedTrials(fn, options);
+  if (failed(rows))
+    return 1;
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  llvm::outs() << llvm::format("fused trials check (%lld trials, %lld steps, "
+                               "f64, %s inputs):\n",
+                               (long long)options.fuse.trials,
+                               (long long)options.steps,
+                               perTrialInputs ? "per-trial" : "shared");
+  llvm::outs() << llvm::format("  %-28s %12s %12s %10s\n", "result",
+                               "max |value|", "max |error|", "relative");
+  for (const auto &r : *rows)
+    llvm::outs() << llvm::format("  %-28s %12.4g %12.3g %10.3g\n",
+                                 r.name.c_str(), r.largest, r.error,
+                                 r.relativeError());
+  std::string worst = reportWorst(llvm::ArrayRef(*rows), trialsTolerance,
+                                  seconds);
+  if (!worst.empty())
+    return fail("the fused trials differ from separate runs in '" + worst +
+                "'");
   return 0;
 }
 
@@ -535,6 +609,9 @@ int main(int argc, char **argv) {
                 "interpreter runs on the host");
   if (checkArtifact)
     return fail("--check applies to artifacts (.so from loom-compile)");
+  if (checkTrials != 0 && domain != "f32" && domain != "f64")
+    return fail("--check-trials computes in f64; --domain " + domain +
+                " does not apply");
   if (checkGradientsFlag && domain != "f32" && domain != "f64")
     return fail("--check-gradients computes in f64; --domain " + domain +
                 " does not apply");
@@ -605,6 +682,8 @@ int main(int argc, char **argv) {
 
   if (checkGradientsFlag)
     return checkGradients(fn);
+  if (checkTrials != 0)
+    return checkFusedTrials(fn);
   if (domain == "f32")
     return runWith<F32Domain>(*module, fn);
   if (domain == "f64")

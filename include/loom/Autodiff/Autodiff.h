@@ -41,6 +41,14 @@ llvm::ArrayRef<NoGradient> opsWithoutGradient();
 /// The reason \p opName has no VJP, or nullopt when it is not listed.
 std::optional<llvm::StringRef> noGradientReason(llvm::StringRef opName);
 
+/// Argument attributes of a training step (and of a function whose weights
+/// became arguments) that say what an argument is: a parameter (unit), an
+/// optimizer state tensor (unit, zero at the start), or a hyper-parameter
+/// (its nominal value, f64). The function's own inputs have none.
+inline constexpr llvm::StringLiteral kParameterAttr = "tg.parameter";
+inline constexpr llvm::StringLiteral kOptimizerStateAttr = "tg.optimizer_state";
+inline constexpr llvm::StringLiteral kHyperParameterAttr = "tg.hyper_parameter";
+
 enum class Optimizer { None, SGD, Adam };
 
 struct Options {
@@ -51,6 +59,11 @@ struct Options {
   double beta2 = 0.999;      // Adam
   double epsilon = 1e-8;     // Adam
   double weightDecay = 0.0;  // L2, added to the gradient (both optimizers)
+  /// Take the hyper-parameters (lr; momentum for SGD when not 0; beta1 and
+  /// beta2 for Adam; weight_decay when not 0) as scalar f32 arguments after
+  /// the parameters (kHyperParameterAttr = the value above, their nominal
+  /// value) instead of constants: what --tg-fuse-trials makes per trial.
+  bool hyperParameterArguments = false;
   /// Also differentiate with respect to the function's own float arguments
   /// (their gradients come first among the results; optimizer None only).
   bool wrtArguments = false;
@@ -65,6 +78,11 @@ struct Options {
   /// optimizer None.
   std::string name;
 };
+
+/// The function named `name`, or the module's only function when `name` is
+/// empty; else an error at the module that starts with `pass`.
+mlir::FailureOr<mlir::func::FuncOp>
+findFunction(mlir::ModuleOp module, llvm::StringRef name, llvm::StringRef pass);
 
 /// Turns every float tg.weight of `fn` into a trailing argument (tg.name =
 /// the weight's name), in order of first use; returns the names.

@@ -84,6 +84,9 @@ public:
   /// An i1 tensor as 0/1 of `elementType`.
   Value toFloat(Value cond, Type elementType);
 
+  /// one_hot[..., k] = (labels[...] == k), as `elementType`, for k in
+  /// [0, classes): shape labels.shape + [classes].
+  Value oneHot(Value labels, int64_t classes, Type elementType);
   Value reshape(Value v, llvm::ArrayRef<int64_t> shape);
   Value transpose(Value v, llvm::ArrayRef<int64_t> perm) {
     return TransposeOp::create(b, loc, v, perm);

@@ -21,7 +21,12 @@ def TGAutodiff : Pass<"tg-autodiff", "mlir::ModuleOp"> {
     updated parameters and the optimizer state (`adam`: `NAME.m` for every
     parameter, then `NAME.v`, then `adam.step`; `sgd` with momentum:
     `NAME.velocity`), each taken as an argument after the parameters and
-    starting at zero; with `optimizer=none` it returns the gradient of every
+    starting at zero; with `hyper-parameter-arguments=true` the
+    hyper-parameters (`lr`; `momentum` when not 0; `beta1`, `beta2` for Adam;
+    `weight_decay` when not 0) are scalar f32 arguments between the
+    parameters and the state instead of constants. Parameters carry the
+    argument attribute `tg.parameter`, state `tg.optimizer_state` and
+    hyper-parameters `tg.hyper_parameter` (the option's value). With `optimizer=none` it returns the gradient of every
     parameter (`NAME.grad`) and, with `wrt-arguments`, first those of the
     function's float arguments.
 
@@ -52,6 +57,10 @@ def TGAutodiff : Pass<"tg-autodiff", "mlir::ModuleOp"> {
     Option<"epsilon", "epsilon", "double", /*default=*/"1e-8", "Adam epsilon">,
     Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
            "L2 weight decay, added to the gradient">,
+    Option<"hyperParameterArguments", "hyper-parameter-arguments", "bool",
+           /*default=*/"false",
+           "Take lr, momentum, beta1, beta2 and weight-decay as scalar f32 "
+           "arguments (the option values become their nominal values)">,
     Option<"wrtArguments", "wrt-arguments", "bool", /*default=*/"false",
            "Also return the gradients of the function's float arguments "
            "(optimizer=none)">,

@@ -114,4 +114,53 @@ def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+def TGFuseTrials : Pass<"tg-fuse-trials", "mlir::ModuleOp"> {
+  let summary = "Fuse N independent trials of a training step into one function";
+  let description = [{
+    Hydro's inter-trial fusion. From `function` (a training step built by
+    `--tg-autodiff`, best with `hyper-parameter-arguments=true`, or any
+    function, whose float `tg.weight`s are taken as parameters), adds
+    `@<function>_trials` computing `trials` independent trials at once.
+    Every parameter, optimizer state and hyper-parameter argument (the
+    argument attributes `tg.parameter`, `tg.optimizer_state`,
+    `tg.hyper_parameter`) gains a leading trial dimension `[N, ...]`; the
+    function's own inputs are shared by the trials unless
+    `per-trial-inputs=true`; every result is `[N, ...]`.
+
+    Values that depend on no per-trial argument are computed once; every
+    other op is rewritten into its fused form: elementwise ops (the
+    `TG_Elementwise` class) and `tg.matmul` broadcast the trial dimension as
+    a leading batch dimension (a product becomes a batched product);
+    reductions, softmax, layernorm and data movement act per trial (their
+    axes shift by one); convolutions become grouped convolutions with the
+    trials folded into the channels (`groups * N` groups), as does inference
+    batchnorm; pooling folds the trials into the batch; the losses
+    (`softmax_cross_entropy`, `mse_loss`) are computed per trial. An op with
+    a per-trial operand and no fused form is an error at the op, naming it.
+    `loom-run --check-trials=N` checks the fused function against N
+    separate runs on the reference interpreter.
+
+    ```
+    loom-opt step.mlir --tg-fuse-trials="function=loss_train_step trials=8"
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "The function to fuse (default: the module's only function)">,
+    Option<"trials", "trials", "int64_t", /*default=*/"2",
+           "Number of trials N">,
+    Option<"perTrialInputs", "per-trial-inputs", "bool", /*default=*/"false",
+           "Give the function's own inputs a trial dimension too">,
+    Option<"name", "name", "std::string", /*default=*/"\"\"",
+           "Name of the new function (default: <function>_trials)">,
+    Option<"plantWrongRule", "plant-wrong-rule", "bool", /*default=*/"false",
+           "Test only: fuse tg.softmax over the wrong axis (the suite checks "
+           "that --check-trials catches it)">,
+  ];
+}
+
 #endif // LOOM_DIALECT_TG_TRANSFORMS_PASSES_TD
