@@ -115,3 +115,20 @@ else:
     lit_config.note("no Vulkan device: the tests that run kernels on one are "
                     "UNSUPPORTED (apt-get install mesa-vulkan-drivers "
                     "libvulkan-dev, or scripts/setup.sh, gives lavapipe)")
+
+# A CUDA driver with a GPU (never here; scripts/gpu-check.sh runs the GPU
+# tests on a lent machine): tests of the no-driver behaviour say
+# `UNSUPPORTED: cuda-driver`.
+def cuda_device_present():
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return (cuda.cuInit(0) == 0 and
+            cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and
+            count.value > 0)
+
+if cuda_device_present():
+    config.available_features.add("cuda-driver")

@@ -37,6 +37,14 @@ namespace art = loom::artifact;
 
 Event::~Event() = default;
 Queue::~Queue() = default;
+Graph::~Graph() = default;
+
+Error Queue::beginCapture() {
+  return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                   device().name() + ": its queues cannot capture graphs");
+}
+Error Queue::endCapture(std::unique_ptr<Graph> &) { return beginCapture(); }
+Error Queue::replay(const Graph &) { return beginCapture(); }
 PreparedStep::~PreparedStep() = default;
 Device::~Device() = default;
 

@@ -32,6 +32,7 @@
 
 #include "loom/Artifact/Schema.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,13 @@ public:
   virtual Error synchronize() const = 0;
 };
 
+/// A run of a queue's work recorded once and replayed as one unit (a CUDA
+/// graph), bound to the addresses it was recorded with.
+class Graph {
+public:
+  virtual ~Graph();
+};
+
 /// An in-order queue of work on one device (a CUDA stream, a Vulkan queue
 /// with its command buffers). Operations enqueued on one queue run in
 /// order; a queue is used by one thread at a time.
@@ -65,6 +73,16 @@ public:
   /// Work enqueued from now on waits for \p event (of any queue, of this
   /// device or another).
   virtual Error wait(const Event &event) = 0;
+
+  /// Whether the queue can record the work enqueued between beginCapture
+  /// and endCapture as a Graph instead of running it (a CUDA stream's
+  /// capture), and replay that graph. The work captured must not read back
+  /// to the host (no branch) nor copy from the host. The CPU and Vulkan
+  /// queues cannot (their defaults refuse).
+  virtual bool canCapture() const { return false; }
+  virtual Error beginCapture();
+  virtual Error endCapture(std::unique_ptr<Graph> &out);
+  virtual Error replay(const Graph &graph);
 };
 
 /// A library step made ready once per model (a oneDNN primitive with its
@@ -146,6 +164,12 @@ public:
   virtual Error writeFromHost(Queue &queue, void *dst, const void *host,
                               int64_t bytes) = 0;
 };
+
+/// A launch's grid or block as the diagnostics write it: "[x, y, z]".
+inline std::string launchSizes(const std::array<int64_t, 3> &s) {
+  return "[" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " +
+         std::to_string(s[2]) + "]";
+}
 
 /// What a model asks of its devices.
 struct DeviceOptions {

@@ -87,6 +87,9 @@ struct EntryPlan {
   /// Per buffer: where a staged input or output lies in its context's
   /// staging area, else -1 (a device that uses host memory stages none).
   std::vector<int64_t> stagingOffsets;
+  /// No step reads back to the host mid-run (no branch): a queue that
+  /// captures may record a run as a graph.
+  bool capturable = true;
 };
 
 struct loom_model {
@@ -129,6 +132,12 @@ struct loom_context {
   std::vector<Allocation> arenas, staging;
   std::vector<void *> buffers;
   std::vector<void *> kernelArgs;
+  /// Per entry: its runs so far and, on a queue that captures, the graph
+  /// of its steps recorded on the run after the first (LOOM_GRAPHS=0, or
+  /// profiling, runs every step every time).
+  bool useGraphs = false;
+  std::vector<int64_t> runs;
+  std::vector<std::unique_ptr<Graph>> graphs;
   /// LOOM_PROFILE set at creation: seconds per (entry, step), printed to
   /// stderr when the context is freed.
   bool profile = false;
@@ -170,6 +179,7 @@ loom_context::~loom_context() {
   if (profile)
     printProfile();
   // A GPU queue waits for its work when it goes, before the memory does.
+  graphs.clear();
   queues.clear();
   for (size_t d = 0; d < arenas.size(); ++d)
     model->devices[d]->deallocate(arenas[d]);
@@ -298,6 +308,8 @@ Error planEntries(loom_model &m) {
     }
     if (Error err = checkStepSizes(e, plan.bufferBytes))
       return err;
+    for (const artifact::Step &s : plan.program->steps)
+      plan.capturable &= !s.is<artifact::BranchStep>();
     m.plans.push_back(std::move(plan));
   }
   return Error::ok();
@@ -636,6 +648,10 @@ loom_status loom_context_create(const loom_model *model,
     for (const EntryPlan &plan : model->plans)
       c->stepSeconds.emplace_back(plan.program->steps.size(), 0.0);
   }
+  const char *graphs = std::getenv("LOOM_GRAPHS");
+  c->useGraphs = !c->profile && !(graphs && std::string(graphs) == "0");
+  c->runs.assign(model->plans.size(), 0);
+  c->graphs.resize(model->plans.size());
   for (size_t d = 0; d < model->devices.size(); ++d) {
     Device &device = *model->devices[d];
     c->queues.push_back(device.createQueue());
@@ -774,6 +790,51 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
                                           " is of an unknown kind");
 }
 
+/// Runs the steps of \p entry's program, timing each when profiling.
+Error runSteps(loom_context &c, int64_t entry) {
+  const EntryPlan &plan = c.model->plans[entry];
+  size_t numSteps = plan.program->steps.size();
+  for (size_t index = 0, next; index < numSteps; index = next) {
+    next = index + 1;
+    auto start = c.profile ? std::chrono::steady_clock::now()
+                           : std::chrono::steady_clock::time_point();
+    if (Error err = runStep(c, entry, index, next))
+      return err;
+    if (c.profile)
+      c.stepSeconds[entry][index] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                        start)
+              .count();
+  }
+  return Error::ok();
+}
+
+/// Runs \p entry's steps: one by one, or, on a queue that captures and for
+/// an entry with no branch, after a first (warm-up) run, as the graph the
+/// second run records, replayed from then on. The graph holds this
+/// context's addresses (arena, staging area, weights), which do not change.
+Error runProgram(loom_context &c, int64_t entry) {
+  const EntryPlan &plan = c.model->plans[entry];
+  Queue &queue = *c.queues[plan.program->device];
+  std::unique_ptr<Graph> &graph = c.graphs[entry];
+  if (!graph && (!c.useGraphs || !plan.capturable || !queue.canCapture() ||
+                 c.runs[entry]++ == 0))
+    return runSteps(c, entry);
+  if (!graph) {
+    if (Error err = queue.beginCapture())
+      return err;
+    Error err = runSteps(c, entry);
+    std::unique_ptr<Graph> captured;
+    Error end = queue.endCapture(captured);
+    if (err)
+      return err;
+    if (end)
+      return end;
+    graph = std::move(captured);
+  }
+  return queue.replay(*graph);
+}
+
 } // namespace
 
 extern "C" {
@@ -795,19 +856,8 @@ loom_status loom_run(loom_context *context, int64_t entry,
   if (Error err = stage(*context, entry, true, inputs, outputs))
     return report(err, m.path);
   const EntryPlan &plan = m.plans[entry];
-  size_t numSteps = plan.program->steps.size();
-  for (size_t index = 0, next; index < numSteps; index = next) {
-    next = index + 1;
-    auto start = context->profile ? std::chrono::steady_clock::now()
-                                  : std::chrono::steady_clock::time_point();
-    if (Error err = runStep(*context, entry, index, next))
-      return report(err, m.path);
-    if (context->profile)
-      context->stepSeconds[entry][index] +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                        start)
-              .count();
-  }
+  if (Error err = runProgram(*context, entry))
+    return report(err, m.path);
   if (Error err = stage(*context, entry, false, inputs, outputs))
     return report(err, m.path);
   if (Error err = context->queues[plan.program->device]->synchronize())

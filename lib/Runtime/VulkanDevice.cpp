@@ -28,7 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Device.h"
+#include "Gpu.h"
 
 #ifndef LOOM_RT_VULKAN
 
@@ -48,6 +48,7 @@ Error loom::rt::createVulkanDevice(int64_t ordinal, const DeviceOptions &,
 #include <vulkan/vulkan.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -265,7 +266,7 @@ struct Pipeline {
   VkPipeline pipeline = VK_NULL_HANDLE;
 };
 
-class VulkanDevice : public Device {
+class VulkanDevice : public GpuDevice {
 public:
   VulkanDevice(int64_t ordinal, const DeviceOptions &options)
       : number(ordinal), timeoutSeconds(options.timeoutSeconds) {}
@@ -278,7 +279,6 @@ public:
   Error supports(const art::Device &spec) const override;
   Error allocate(int64_t bytes, Allocation &out) override;
   void deallocate(Allocation &allocation) override;
-  bool usesHostMemory() const override { return false; }
   int64_t bufferAlignment() const override {
     return std::max<int64_t>(
         64, int64_t(properties.limits.minStorageBufferOffsetAlignment));
@@ -288,15 +288,9 @@ public:
   std::unique_ptr<Queue> createQueue() override {
     return std::make_unique<VulkanQueue>(*this);
   }
-  Error prepare(const art::Entry &entry, const art::Program &program,
-                const std::vector<int64_t> &bufferBytes,
-                const std::vector<void *> &constants,
-                std::vector<std::unique_ptr<PreparedStep>> &out) override;
-  Error launchKernel(Queue &, loom_kernel_fn, void *const *,
-                     int64_t) override {
-    return makeError(LOOM_ERROR_FORMAT,
-                     "a host kernel step cannot run on " + name());
-  }
+  Error prepareDispatch(const art::DispatchStep &step, const std::string &at,
+                        const std::vector<int64_t> &bufferBytes,
+                        std::unique_ptr<PreparedStep> &out) override;
   Error launchLibrary(Queue &queue, const PreparedStep &step,
                       void *const *buffers) override;
   Error copy(Queue &queue, void *dst, const void *src,
@@ -348,7 +342,7 @@ private:
   Error openDevice();
   Error pipelineFor(const std::string &kernel, size_t numBuffers,
                     Pipeline &out);
-  Error checkLaunch(const art::DispatchStep &s, size_t step) const;
+  Error checkLaunch(const art::DispatchStep &s, const std::string &at) const;
 
   std::mutex regionsMutex;
   std::map<uintptr_t, Region> regions;
@@ -901,16 +895,9 @@ Error VulkanDevice::pipelineFor(const std::string &kernel, size_t numBuffers,
   return Error::ok();
 }
 
-std::string sizes(const std::array<int64_t, 3> &s) {
-  return "[" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " +
-         std::to_string(s[2]) + "]";
-}
-
 Error VulkanDevice::checkLaunch(const art::DispatchStep &s,
-                                size_t step) const {
+                                const std::string &at) const {
   const VkPhysicalDeviceLimits &l = properties.limits;
-  std::string at = "step " + std::to_string(step) + " (gpu.dispatch of '" +
-                   s.kernel + "'): ";
   auto it = entryPoints.find(s.kernel);
   if (it == entryPoints.end())
     return makeError(LOOM_ERROR_FORMAT,
@@ -922,27 +909,27 @@ Error VulkanDevice::checkLaunch(const art::DispatchStep &s,
   const std::array<int64_t, 3> &local = it->second.localSize;
   if (local[0] && local != s.block)
     return makeError(LOOM_ERROR_FORMAT,
-                     at + "block " + sizes(s.block) +
+                     at + "block " + launchSizes(s.block) +
                          ", but the kernel's workgroup size is " +
-                         sizes(local));
+                         launchSizes(local));
   int64_t invocations = s.block[0] * s.block[1] * s.block[2];
   for (int i = 0; i < 3; ++i) {
     if (s.block[i] > int64_t(l.maxComputeWorkGroupSize[i]) ||
         invocations > int64_t(l.maxComputeWorkGroupInvocations))
       return makeError(LOOM_ERROR_FORMAT,
-                       at + "block " + sizes(s.block) + " exceeds " + name() +
+                       at + "block " + launchSizes(s.block) + " exceeds " + name() +
                            "'s workgroup limits (" +
                            std::to_string(l.maxComputeWorkGroupInvocations) +
                            " invocations, " +
-                           sizes({l.maxComputeWorkGroupSize[0],
+                           launchSizes({l.maxComputeWorkGroupSize[0],
                                   l.maxComputeWorkGroupSize[1],
                                   l.maxComputeWorkGroupSize[2]}) +
                            ")");
     if (s.grid[i] > int64_t(l.maxComputeWorkGroupCount[i]))
       return makeError(LOOM_ERROR_FORMAT,
-                       at + "grid " + sizes(s.grid) + " exceeds " + name() +
+                       at + "grid " + launchSizes(s.grid) + " exceeds " + name() +
                            "'s workgroup count limits " +
-                           sizes({l.maxComputeWorkGroupCount[0],
+                           launchSizes({l.maxComputeWorkGroupCount[0],
                                   l.maxComputeWorkGroupCount[1],
                                   l.maxComputeWorkGroupCount[2]}));
   }
@@ -960,30 +947,23 @@ Error VulkanDevice::checkLaunch(const art::DispatchStep &s,
   return Error::ok();
 }
 
-Error VulkanDevice::prepare(const art::Entry &, const art::Program &program,
-                            const std::vector<int64_t> &bufferBytes,
-                            const std::vector<void *> &,
-                            std::vector<std::unique_ptr<PreparedStep>> &out) {
-  out.clear();
-  for (size_t i = 0; i < program.steps.size(); ++i) {
-    out.emplace_back();
-    const auto *s = program.steps[i].getIf<art::DispatchStep>();
-    if (!s)
-      continue;
-    if (Error err = checkLaunch(*s, i))
-      return err;
-    Pipeline p;
-    if (Error err = pipelineFor(s->kernel, s->args.size(), p))
-      return err;
-    auto d = std::make_unique<Dispatch>();
-    d->pipeline = p.pipeline;
-    d->layout = p.layout;
-    d->setLayout = p.setLayout;
-    d->step = *s;
-    for (int64_t id : s->args)
-      d->argBytes.push_back(bufferBytes[id]);
-    out.back() = std::move(d);
-  }
+Error VulkanDevice::prepareDispatch(const art::DispatchStep &s,
+                                    const std::string &at,
+                                    const std::vector<int64_t> &bufferBytes,
+                                    std::unique_ptr<PreparedStep> &out) {
+  if (Error err = checkLaunch(s, at))
+    return err;
+  Pipeline p;
+  if (Error err = pipelineFor(s.kernel, s.args.size(), p))
+    return err;
+  auto d = std::make_unique<Dispatch>();
+  d->pipeline = p.pipeline;
+  d->layout = p.layout;
+  d->setLayout = p.setLayout;
+  d->step = s;
+  for (int64_t id : s.args)
+    d->argBytes.push_back(bufferBytes[id]);
+  out = std::move(d);
   return Error::ok();
 }
 
