@@ -37,6 +37,14 @@ namespace art = loom::artifact;
 
 Event::~Event() = default;
 Queue::~Queue() = default;
+Graph::~Graph() = default;
+
+Error Queue::beginCapture() {
+  return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                   device().name() + ": its queues cannot capture graphs");
+}
+Error Queue::endCapture(std::unique_ptr<Graph> &) { return beginCapture(); }
+Error Queue::replay(const Graph &) { return beginCapture(); }
 PreparedStep::~PreparedStep() = default;
 Device::~Device() = default;
 
@@ -52,12 +60,9 @@ Error rt::createDevice(art::DeviceKind kind, int64_t ordinal,
   case art::DeviceKind::Cpu:
     return createCpuDevice(ordinal, options, out);
   case art::DeviceKind::Cuda:
+    return createCudaDevice(ordinal, options, out);
   case art::DeviceKind::Vulkan:
-    return makeError(LOOM_ERROR_NO_DEVICE,
-                     "no " + std::string(art::deviceKindName(kind)) +
-                         " device: this libloomrt has no " +
-                         std::string(art::deviceKindName(kind)) +
-                         " runtime yet");
+    return createVulkanDevice(ordinal, options, out);
   }
   return makeError(LOOM_ERROR_INVALID_ARGUMENT, "unknown device kind");
 }
@@ -139,6 +144,12 @@ public:
     allocation = {};
   }
 
+  bool usesHostMemory() const override { return true; }
+  int64_t bufferAlignment() const override { return 64; }
+  Error loadImage(const art::Device &, const uint8_t *, uint64_t) override {
+    return makeError(LOOM_ERROR_FORMAT, "a cpu device has no code image");
+  }
+
   std::unique_ptr<Queue> createQueue() override {
     return std::make_unique<CpuQueue>(*this, engine);
   }
@@ -183,6 +194,11 @@ public:
     if (Error err = queue.synchronize())
       return err;
     std::memcpy(host, src, size_t(bytes));
+    return Error::ok();
+  }
+  Error writeFromHost(Queue &, void *dst, const void *host,
+                      int64_t bytes) override {
+    std::memcpy(dst, host, size_t(bytes));
     return Error::ok();
   }
 
