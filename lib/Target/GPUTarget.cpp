@@ -132,6 +132,10 @@ loom::target::createVulkanTarget(StringRef options) {
 Expected<std::unique_ptr<loom::target::Target>>
 loom::target::createCUDATarget(StringRef list) {
   std::vector<std::string> chips;
+  if (list.empty())
+    return createStringError("target 'cuda' needs its chips: "
+                             "cuda:CHIP[,CHIP...] (supported: " +
+                             gpu::supportedChips() + ")");
   SmallVector<StringRef> parts;
   list.split(parts, ',');
   for (StringRef chip : parts) {

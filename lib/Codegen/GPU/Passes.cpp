@@ -16,6 +16,7 @@
 #include "mlir/Conversion/MathToSPIRV/MathToSPIRVPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -150,6 +151,9 @@ void loom::codegen::gpu::addMapStage(OpPassManager &pm,
   launches.blockSize = options.blockSize;
   pm.addPass(createLoomGPUMapToLaunches(launches));
   pm.addPass(createLowerAffinePass());
+  // floordivsi and friends (grouped convolutions' indexing) as the basic
+  // integer ops both SPIR-V and NVVM have.
+  pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createLoomGPUMergeModules());
   addCleanup(pm);
