@@ -241,9 +241,8 @@ LogicalResult generateKernels(Location loc,
   if (failed(emitted))
     return failure();
   for (const auto &[name, text] : emitted->listings)
-    if (failed(write(name, [&, &text = text](llvm::raw_ostream &os) {
-          os << text;
-        })))
+    if (failed(write(name,
+                     [&, &text = text](llvm::raw_ostream &os) { os << text; })))
       return failure();
   if (!emitted->image.empty()) {
     // A GPU target: no host kernels, each kernel step its dispatches.
@@ -298,8 +297,9 @@ LogicalResult checkBackends(ModuleOp module, const CompileOptions &options,
   if (kind == "cpu")
     return success();
   if (options.formFragments)
-    return emitError(module.getLoc(), "--backends=auto places fragments on the CPU's "
-                            "backends; target '")
+    return emitError(module.getLoc(),
+                     "--backends=auto places fragments on the CPU's "
+                     "backends; target '")
            << target.spelling() << "' runs generated kernels only";
   auto choices = options.backendRegistry().parseChoices(options.backends);
   if (!choices)

@@ -70,9 +70,9 @@ public:
     return text;
   }
 
-  mlir::FailureOr<EmittedKernels>
-  emitKernels(mlir::ModuleOp lowered, ArrayRef<std::string> names,
-              LLVMContext &) const override {
+  mlir::FailureOr<EmittedKernels> emitKernels(mlir::ModuleOp lowered,
+                                              ArrayRef<std::string> names,
+                                              LLVMContext &) const override {
     EmittedKernels out;
     auto kernels = gpu::collectLaunches(lowered, names);
     if (failed(kernels))
@@ -140,10 +140,9 @@ loom::target::createCUDATarget(StringRef list) {
   list.split(parts, ',');
   for (StringRef chip : parts) {
     if (gpu::ptxFeaturesOf(chip).empty()) {
-      std::string what = chip.empty()
-                             ? std::string("a chip is missing")
-                             : ("'" + chip + "' is not a supported CUDA chip")
-                                   .str();
+      std::string what =
+          chip.empty() ? std::string("a chip is missing")
+                       : ("'" + chip + "' is not a supported CUDA chip").str();
       return createStringError("target 'cuda:" + list + "': " + what +
                                " (supported: " + gpu::supportedChips() + ")");
     }

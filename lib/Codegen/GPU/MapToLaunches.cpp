@@ -116,8 +116,8 @@ LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
       b, loc, arith::MulIOp::create(b, loc, block, index(threads)),
       launch.getThreadIds().x);
   if (gridX * gridY * threads != total) {
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          id, index(total));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, id,
+                                          index(total));
     auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
   }
@@ -196,8 +196,7 @@ LogicalResult mapFunction(func::FuncOp fn, int64_t blockSize) {
 }
 
 struct MapToLaunches
-    : public loom::codegen::gpu::impl::LoomGPUMapToLaunchesBase<
-          MapToLaunches> {
+    : public loom::codegen::gpu::impl::LoomGPUMapToLaunchesBase<MapToLaunches> {
   using LoomGPUMapToLaunchesBase::LoomGPUMapToLaunchesBase;
 
   void runOnOperation() override {
