@@ -180,6 +180,8 @@ public:
   art::DeviceKind kind() const override { return art::DeviceKind::Cuda; }
   int64_t ordinal() const override { return number; }
   Error supports(const art::Device &spec) const override;
+  /// Whether this device runs code for \p chip (sm_XY or sm_XYa).
+  Error supportsChip(const std::string &chip) const;
   Error allocate(int64_t bytes, Allocation &out) override;
   void deallocate(Allocation &allocation) override;
   int64_t bufferAlignment() const override { return 256; }
@@ -320,11 +322,7 @@ Error CudaDevice::current() const {
   return check(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
 }
 
-Error CudaDevice::supports(const art::Device &spec) const {
-  if (spec.triple.rfind("nvptx", 0) != 0)
-    return makeError(LOOM_ERROR_FORMAT, "the code is for '" + spec.triple +
-                                            "', not an NVPTX target");
-  const std::string &chip = spec.chip;
+Error CudaDevice::supportsChip(const std::string &chip) const {
   size_t digits = chip.size() > 3 ? chip.find_first_not_of("0123456789", 3)
                                    : std::string::npos;
   std::string number = chip.size() > 3 ? chip.substr(3, digits - 3) : "";
@@ -345,6 +343,26 @@ Error CudaDevice::supports(const art::Device &spec) const {
     return makeError(LOOM_ERROR_NO_DEVICE,
                      what + "; the code needs " + chip);
   return Error::ok();
+}
+
+Error CudaDevice::supports(const art::Device &spec) const {
+  if (spec.triple.rfind("nvptx", 0) != 0)
+    return makeError(LOOM_ERROR_FORMAT, "the code is for '" + spec.triple +
+                                            "', not an NVPTX target");
+  // A fatbin with code for several chips lists them comma-separated: the
+  // device runs it when it runs the code of one of them.
+  Error last = Error::ok();
+  size_t begin = 0;
+  while (true) {
+    size_t comma = spec.chip.find(',', begin);
+    std::string chip = spec.chip.substr(
+        begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    last = supportsChip(chip);
+    if (!last || last.status == LOOM_ERROR_FORMAT ||
+        comma == std::string::npos)
+      return last;
+    begin = comma + 1;
+  }
 }
 
 //===----------------------------------------------------------------------===//
