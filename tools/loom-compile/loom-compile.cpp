@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Codegen/GPU/Passes.h"
 #include "loom/Compiler/Compiler.h"
 #include "loom/Compiler/Passes.h"
 #include "loom/Placement/Passes.h"
@@ -175,6 +176,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  codegen::gpu::registerGPUCodegenDialects(registry);
   registry.insert<tg::TGDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
@@ -256,6 +258,12 @@ int main(int argc, char **argv) {
                 "(which spell it), not both");
   options.backends = options.backendRegistry().spellList(convBackend,
                                                          matmulBackend);
+  // A GPU runs generated kernels only: its default list is the code
+  // generator (a CPU library named for it is an error of the compiler).
+  if (options.target->requirements().kind != "cpu" && convBackend.empty() &&
+      matmulBackend.empty())
+    options.backends =
+        options.backendRegistry().codeGenerator()->name().str();
   options.embedSource = !noSource;
   std::string defaultCostDb;
   if (backendSet == "auto") {
