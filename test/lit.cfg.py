@@ -75,6 +75,14 @@ if config.loom_enable_fuzzers:
 if config.loom_enable_cuda:
     config.available_features.add("cuda")
 
+# SPIR-V tools (Debian's spirv-tools, which scripts/setup.sh installs): tests
+# that validate generated SPIR-V modules say `REQUIRES: spirv-tools`.
+if shutil.which("spirv-val"):
+    config.available_features.add("spirv-tools")
+else:
+    lit_config.note("no spirv-val: the SPIR-V validation tests are "
+                    "UNSUPPORTED (apt-get install spirv-tools)")
+
 # A Vulkan device (lavapipe, Debian's mesa-vulkan-drivers, on any machine):
 # tests that run kernels on it say `REQUIRES: vulkan`. The probe asks the
 # loader libloomrt opens (libvulkan.so.1) for an instance and a device.

@@ -18,8 +18,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
 using namespace loom::compiler;
@@ -159,8 +159,8 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
   if (!contents.image.empty()) {
     // Nothing in the shared object refers to the image: the runtime finds
     // it by its section name.
-    GlobalVariable *image = addBytes(m, "__loom_image", contents.imageSection,
-                                     contents.image);
+    GlobalVariable *image =
+        addBytes(m, "__loom_image", contents.imageSection, contents.image);
     appendToUsed(m, {image});
   }
   // The embedded weights go through a temporary file read by .incbin.

@@ -241,9 +241,8 @@ LogicalResult generateKernels(Location loc,
   if (failed(emitted))
     return failure();
   for (const auto &[name, text] : emitted->listings)
-    if (failed(write(name, [&, &text = text](llvm::raw_ostream &os) {
-          os << text;
-        })))
+    if (failed(write(name,
+                     [&, &text = text](llvm::raw_ostream &os) { os << text; })))
       return failure();
   if (!emitted->image.empty()) {
     // A GPU target: no host kernels, each kernel step its dispatches.
@@ -263,27 +262,51 @@ LogicalResult generateKernels(Location loc,
   return success();
 }
 
+/// A GPU kernel sees splat constants only (its code has no constant
+/// arrays): every other tg.constant inside a fragment becomes an input of
+/// the fragment, defined before it, that the schedule stores with the
+/// weights.
+void storeFragmentConstants(ModuleOp module) {
+  SmallVector<tg::ConstantOp> constants;
+  module.walk([&](tg::ConstantOp op) {
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (op->getParentOfType<tg::FragmentOp>() && !(dense && dense.isSplat()))
+      constants.push_back(op);
+  });
+  for (tg::ConstantOp op : constants) {
+    auto fragment = op->getParentOfType<tg::FragmentOp>();
+    OpBuilder b(fragment);
+    Operation *outside = b.clone(*op);
+    fragment.getInputsMutable().append(outside->getResult(0));
+    Block &body = fragment.getBody().front();
+    Value arg = body.addArgument(op.getType(), op.getLoc());
+    op.getResult().replaceAllUsesWith(arg);
+    op.erase();
+  }
+}
+
 /// A GPU runs only generated kernels: every library backend \p options
 /// lists must run on \p target's kind of device.
 LogicalResult checkBackends(ModuleOp module, const CompileOptions &options,
                             const target::Target &target) {
   std::string kind = target.requirements().kind;
   if (!art::parseDeviceKind(kind))
-    return module.emitError("target '")
+    return emitError(module.getLoc(), "target '")
            << target.spelling() << "' names a device kind the artifact "
            << "schema does not have: '" << kind << "'";
   if (kind == "cpu")
     return success();
   if (options.formFragments)
-    return module.emitError("--backends=auto places fragments on the CPU's "
-                            "backends; target '")
+    return emitError(module.getLoc(),
+                     "--backends=auto places fragments on the CPU's "
+                     "backends; target '")
            << target.spelling() << "' runs generated kernels only";
   auto choices = options.backendRegistry().parseChoices(options.backends);
   if (!choices)
-    return module.emitError(llvm::toString(choices.takeError()));
+    return emitError(module.getLoc(), llvm::toString(choices.takeError()));
   for (const BackendChoice &choice : *choices)
     if (!choice.backend->generatesCode() && choice.backend->device() != kind)
-      return module.emitError("backend '")
+      return emitError(module.getLoc(), "backend '")
              << choice.backend->name() << "' runs on a "
              << choice.backend->device() << ", not on the " << kind
              << " device of target '" << target.spelling()
@@ -330,6 +353,8 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   buildFragmentPipeline(pm, weights, options);
   if (failed(pm.run(module)))
     return failure();
+  if (target->requirements().kind != "cpu")
+    storeFragmentConstants(module);
   timer.done("fragments");
   std::vector<EntrySchedule> entries;
   for (auto fn : module.getOps<func::FuncOp>()) {

@@ -70,9 +70,9 @@ public:
     return text;
   }
 
-  mlir::FailureOr<EmittedKernels>
-  emitKernels(mlir::ModuleOp lowered, ArrayRef<std::string> names,
-              LLVMContext &) const override {
+  mlir::FailureOr<EmittedKernels> emitKernels(mlir::ModuleOp lowered,
+                                              ArrayRef<std::string> names,
+                                              LLVMContext &) const override {
     EmittedKernels out;
     auto kernels = gpu::collectLaunches(lowered, names);
     if (failed(kernels))
@@ -132,14 +132,17 @@ loom::target::createVulkanTarget(StringRef options) {
 Expected<std::unique_ptr<loom::target::Target>>
 loom::target::createCUDATarget(StringRef list) {
   std::vector<std::string> chips;
+  if (list.empty())
+    return createStringError("target 'cuda' needs its chips: "
+                             "cuda:CHIP[,CHIP...] (supported: " +
+                             gpu::supportedChips() + ")");
   SmallVector<StringRef> parts;
   list.split(parts, ',');
   for (StringRef chip : parts) {
     if (gpu::ptxFeaturesOf(chip).empty()) {
-      std::string what = chip.empty()
-                             ? std::string("a chip is missing")
-                             : ("'" + chip + "' is not a supported CUDA chip")
-                                   .str();
+      std::string what =
+          chip.empty() ? std::string("a chip is missing")
+                       : ("'" + chip + "' is not a supported CUDA chip").str();
       return createStringError("target 'cuda:" + list + "': " + what +
                                " (supported: " + gpu::supportedChips() + ")");
     }

@@ -10,11 +10,11 @@
 #include "loom/Codegen/GPU/Passes.h"
 #include "loom/Compiler/Compiler.h"
 #include "loom/Compiler/Passes.h"
-#include "loom/Placement/Passes.h"
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
+#include "loom/Placement/Passes.h"
 #include "loom/Search/Passes.h"
 #include "loom/Target/Target.h"
 
@@ -262,8 +262,7 @@ int main(int argc, char **argv) {
   // generator (a CPU library named for it is an error of the compiler).
   if (options.target->requirements().kind != "cpu" && convBackend.empty() &&
       matmulBackend.empty())
-    options.backends =
-        options.backendRegistry().codeGenerator()->name().str();
+    options.backends = options.backendRegistry().codeGenerator()->name().str();
   options.embedSource = !noSource;
   std::string defaultCostDb;
   if (backendSet == "auto") {

@@ -3,8 +3,9 @@
 // Part of Loom. Turns compiled kernels (an LLVM module), the manifest, the
 // weights and the source module into one shared object as docs/Artifact.md
 // specifies: sections .loom_manifest, .loom_weights, .loom_source, a GPU
-// device's .loom_image_<device>, the kernel table and the exported loom_artifact_v1 descriptor, compiled by
-// LLVM's TargetMachine and linked with ld.lld.
+// device's .loom_image_<device>, the kernel table and the exported
+// loom_artifact_v1 descriptor, compiled by LLVM's TargetMachine and linked with
+// ld.lld.
 //
 //===----------------------------------------------------------------------===//
 

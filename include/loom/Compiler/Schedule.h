@@ -96,9 +96,9 @@ buildSchedule(mlir::func::FuncOp fn, llvm::StringRef kernelPrefix,
 /// branches and jumps at the new step indices, and plans the arena again.
 /// Diagnoses a kernel that \p kernels lacks, or a launch parameter out of
 /// range.
-mlir::LogicalResult expandDispatches(
-    EntrySchedule &entry,
-    const llvm::StringMap<codegen::gpu::DeviceKernel> &kernels);
+mlir::LogicalResult
+expandDispatches(EntrySchedule &entry,
+                 const llvm::StringMap<codegen::gpu::DeviceKernel> &kernels);
 
 /// The schema's entry for \p entry: its buffers and one program, on
 /// manifest device \p device (docs/Artifact.md).

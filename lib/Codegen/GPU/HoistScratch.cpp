@@ -32,8 +32,8 @@ LogicalResult hoist(func::FuncOp fn) {
                                "have: only statically shaped, contiguous "
                                "ones become scratch parameters");
     unsigned index = fn.getNumArguments();
-    if (failed(fn.insertArgument(index, type, DictionaryAttr(),
-                                 alloc.getLoc())))
+    if (failed(
+            fn.insertArgument(index, type, DictionaryAttr(), alloc.getLoc())))
       return failure();
     Value param = fn.getArgument(index);
     for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
@@ -43,8 +43,7 @@ LogicalResult hoist(func::FuncOp fn) {
     alloc.erase();
     bytes.push_back(bytesOf(type));
   }
-  fn->setAttr("loom.scratch",
-              DenseI64ArrayAttr::get(fn.getContext(), bytes));
+  fn->setAttr("loom.scratch", DenseI64ArrayAttr::get(fn.getContext(), bytes));
   SmallVector<memref::CopyOp> copies;
   fn.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
   for (memref::CopyOp copy : copies) {

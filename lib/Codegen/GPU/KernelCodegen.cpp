@@ -27,7 +27,6 @@ using loom::codegen::gpu::DeviceKernel;
 using loom::codegen::gpu::kKernelModuleName;
 using loom::codegen::gpu::Launch;
 
-
 namespace {
 
 /// The three constants of \p sizes, or failure.
@@ -88,10 +87,9 @@ FailureOr<std::string> writeTemporary(Location loc, StringRef suffix,
                                       StringRef bytes) {
   SmallString<128> path;
   int fd;
-  if (auto ec = llvm::sys::fs::createTemporaryFile("loom-gpu", suffix, fd,
-                                                   path))
-    return emitError(loc) << "cannot create a temporary file: "
-                          << ec.message();
+  if (auto ec =
+          llvm::sys::fs::createTemporaryFile("loom-gpu", suffix, fd, path))
+    return emitError(loc) << "cannot create a temporary file: " << ec.message();
   llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
   os << bytes;
   os.close();
@@ -103,7 +101,8 @@ FailureOr<std::string> writeTemporary(Location loc, StringRef suffix,
 } // namespace
 
 FailureOr<llvm::StringMap<DeviceKernel>>
-loom::codegen::gpu::collectLaunches(ModuleOp lowered, ArrayRef<std::string> names) {
+loom::codegen::gpu::collectLaunches(ModuleOp lowered,
+                                    ArrayRef<std::string> names) {
   llvm::StringMap<DeviceKernel> out;
   for (const std::string &name : names) {
     auto fn = lowered.lookupSymbol<func::FuncOp>(name);
@@ -158,9 +157,9 @@ loom::codegen::gpu::ptxByChip(ModuleOp lowered) {
   return out;
 }
 
-FailureOr<std::string>
-loom::codegen::gpu::buildFatbin(Location loc, ArrayRef<ChipPTX> ptx,
-                                StringRef toolkit) {
+FailureOr<std::string> loom::codegen::gpu::buildFatbin(Location loc,
+                                                       ArrayRef<ChipPTX> ptx,
+                                                       StringRef toolkit) {
   SmallString<128> ptxas(toolkit), fatbinary(toolkit);
   llvm::sys::path::append(ptxas, "bin", "ptxas");
   llvm::sys::path::append(fatbinary, "bin", "fatbinary");
@@ -178,7 +177,8 @@ loom::codegen::gpu::buildFatbin(Location loc, ArrayRef<ChipPTX> ptx,
     std::string cubin = *ptxFile + ".cubin";
     temporaries.push_back(cubin);
     std::string arch = "-arch=" + chip.chip;
-    if (failed(runTool(loc, ptxas, {ptxas, arch, "-O3", *ptxFile, "-o", cubin})))
+    if (failed(
+            runTool(loc, ptxas, {ptxas, arch, "-O3", *ptxFile, "-o", cubin})))
       return failure();
     StringRef sm = StringRef(chip.chip).drop_front(3); // sm_90a -> 90a
     images.push_back(("--image3=kind=elf,sm=" + sm + ",file=" + cubin).str());
@@ -188,8 +188,7 @@ loom::codegen::gpu::buildFatbin(Location loc, ArrayRef<ChipPTX> ptx,
   SmallString<128> fatbin;
   if (auto ec =
           llvm::sys::fs::createTemporaryFile("loom-gpu", "fatbin", fatbin))
-    return emitError(loc) << "cannot create a temporary file: "
-                          << ec.message();
+    return emitError(loc) << "cannot create a temporary file: " << ec.message();
   temporaries.push_back(std::string(fatbin));
   std::string create = ("--create=" + fatbin).str();
   SmallVector<StringRef> args = {fatbinary, "--64", create};

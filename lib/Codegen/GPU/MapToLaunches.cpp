@@ -116,8 +116,8 @@ LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
       b, loc, arith::MulIOp::create(b, loc, block, index(threads)),
       launch.getThreadIds().x);
   if (gridX * gridY * threads != total) {
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          id, index(total));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, id,
+                                          index(total));
     auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
   }
@@ -138,42 +138,77 @@ LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
   return success();
 }
 
-/// \p op (a sequential loop nest, a store) run by one thread.
-void mapSerial(Operation *op) {
-  OpBuilder b(op);
-  gpu::LaunchOp launch = createLaunch(b, op->getLoc(), 1, 1, 1);
-  op->moveBefore(launch.getBody().front().getTerminator());
+/// \p ops (sequential loop nests, loads and stores, and what computes on
+/// their values), in order, run by one thread.
+void mapSerial(ArrayRef<Operation *> ops) {
+  OpBuilder b(ops.front());
+  gpu::LaunchOp launch = createLaunch(b, ops.front()->getLoc(), 1, 1, 1);
+  for (Operation *op : ops)
+    op->moveBefore(launch.getBody().front().getTerminator());
   clonePureProducers(launch);
 }
 
+/// Whether \p op (or an op nested in it) uses a result of \p ops.
+bool usesAny(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &ops) {
+  WalkResult found = op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (Operation *def = v.getDefiningOp(); def && ops.contains(def))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+/// Maps the top-level ops of \p fn: each parallel loop nest to a launch of
+/// its own, each run of other ops that touch memory (with the pure ops that
+/// compute on their results) to one launch of one thread.
+LogicalResult mapFunction(func::FuncOp fn, int64_t blockSize) {
+  SmallVector<Operation *> run;
+  llvm::SmallPtrSet<Operation *, 8> inRun;
+  auto flush = [&] {
+    if (!run.empty())
+      mapSerial(run);
+    run.clear();
+    inRun.clear();
+  };
+  for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+    bool usesRun = usesAny(&op, inRun);
+    if (op.hasTrait<OpTrait::IsTerminator>() || isa<gpu::LaunchOp>(op)) {
+      flush();
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      if (usesRun)
+        return loop.emitOpError("uses a value a sequential loop computes: "
+                                "the GPU mapping passes values through "
+                                "memory only");
+      flush();
+      if (failed(mapParallel(loop, blockSize)))
+        return failure();
+      continue;
+    }
+    if (op.getNumRegions() == 0 && isPure(&op) && !usesRun)
+      continue;
+    run.push_back(&op);
+    inRun.insert(&op);
+  }
+  return success();
+}
+
 struct MapToLaunches
-    : public loom::codegen::gpu::impl::LoomGPUMapToLaunchesBase<
-          MapToLaunches> {
+    : public loom::codegen::gpu::impl::LoomGPUMapToLaunchesBase<MapToLaunches> {
   using LoomGPUMapToLaunchesBase::LoomGPUMapToLaunchesBase;
 
   void runOnOperation() override {
     if (blockSize < 1 || blockSize > 1024) {
       getOperation().emitError("loom-gpu-map-to-launches: block-size must be "
                                "in [1, 1024], got ")
-          << blockSize;
+          << int64_t(blockSize);
       return signalPassFailure();
     }
-    for (auto fn : getOperation().getOps<func::FuncOp>()) {
-      if (fn.isExternal())
-        continue;
-      for (Operation &op :
-           llvm::make_early_inc_range(fn.getBody().front())) {
-        if (op.hasTrait<OpTrait::IsTerminator>() || isa<gpu::LaunchOp>(op) ||
-            (op.getNumRegions() == 0 && isPure(&op)))
-          continue;
-        if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
-          if (failed(mapParallel(loop, blockSize)))
-            return signalPassFailure();
-          continue;
-        }
-        mapSerial(&op);
-      }
-    }
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (!fn.isExternal() && failed(mapFunction(fn, blockSize)))
+        return signalPassFailure();
   }
 };
 

@@ -16,12 +16,13 @@
 #include "mlir/Conversion/MathToSPIRV/MathToSPIRVPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -35,7 +36,6 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::codegen;
 using namespace loom::codegen::gpu;
-
 
 namespace {
 
@@ -119,7 +119,8 @@ std::string loom::codegen::gpu::supportedChips() {
   return out;
 }
 
-void loom::codegen::gpu::addLinalgStage(OpPassManager &pm, const GPUKernelPipelineOptions &) {
+void loom::codegen::gpu::addLinalgStage(OpPassManager &pm,
+                                        const GPUKernelPipelineOptions &) {
   pm.addPass(createConvertTGToLinalg());
   addCleanup(pm);
   pm.addPass(createLinalgElementwiseOpFusionPass());
@@ -127,7 +128,7 @@ void loom::codegen::gpu::addLinalgStage(OpPassManager &pm, const GPUKernelPipeli
 }
 
 void loom::codegen::gpu::addBufferizeStage(OpPassManager &pm,
-                            const GPUKernelPipelineOptions &) {
+                                           const GPUKernelPipelineOptions &) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -141,7 +142,7 @@ void loom::codegen::gpu::addBufferizeStage(OpPassManager &pm,
 }
 
 void loom::codegen::gpu::addMapStage(OpPassManager &pm,
-                      const GPUKernelPipelineOptions &options) {
+                                     const GPUKernelPipelineOptions &options) {
   pm.addPass(createLoomGPUHoistScratch());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
@@ -150,13 +151,16 @@ void loom::codegen::gpu::addMapStage(OpPassManager &pm,
   launches.blockSize = options.blockSize;
   pm.addPass(createLoomGPUMapToLaunches(launches));
   pm.addPass(createLowerAffinePass());
+  // floordivsi and friends (grouped convolutions' indexing) as the basic
+  // integer ops both SPIR-V and NVVM have.
+  pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createLoomGPUMergeModules());
   addCleanup(pm);
 }
 
-void loom::codegen::gpu::addLowerStage(OpPassManager &pm,
-                        const GPUKernelPipelineOptions &options) {
+void loom::codegen::gpu::addLowerStage(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
   switch (options.api.getValue()) {
   case DeviceAPI::Vulkan:
     return addVulkanLowering(pm);
@@ -166,8 +170,8 @@ void loom::codegen::gpu::addLowerStage(OpPassManager &pm,
   llvm_unreachable("unknown device API");
 }
 
-void loom::codegen::gpu::buildGPUKernelPipeline(OpPassManager &pm,
-                                 const GPUKernelPipelineOptions &options) {
+void loom::codegen::gpu::buildGPUKernelPipeline(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
   addLinalgStage(pm, options);
   addBufferizeStage(pm, options);
   addMapStage(pm, options);

@@ -33,8 +33,7 @@ struct SPIRVEntryPoints
         return WalkResult::interrupt();
       }
       fn->setAttr(spirv::getEntryPointABIAttrName(),
-                  spirv::getEntryPointABIAttr(&getContext(),
-                                              *block));
+                  spirv::getEntryPointABIAttr(&getContext(), *block));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

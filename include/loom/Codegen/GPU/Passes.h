@@ -66,8 +66,7 @@ struct GPUKernelPipelineOptions
       llvm::cl::desc("cuda: the chips to generate PTX for (sm_80, sm_90a; "
                      "validated by the target, not here)")};
   Option<std::string> toolkit{
-      *this, "toolkit",
-      llvm::cl::desc("cuda: the CUDA toolkit (libdevice)"),
+      *this, "toolkit", llvm::cl::desc("cuda: the CUDA toolkit (libdevice)"),
       llvm::cl::init("/usr/local/cuda")};
   Option<int64_t> blockSize{
       *this, "block-size",

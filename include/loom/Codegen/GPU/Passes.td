@@ -38,9 +38,12 @@ def LoomGPUMapToLaunches : Pass<"loom-gpu-map-to-launches", "mlir::ModuleOp"> {
     top-level `scf.parallel` with constant bounds becomes one `gpu.launch`
     whose threads each run one iteration (the iteration space linearised,
     `block-size` threads per block, blocks along x and then y so that no
-    grid dimension exceeds 65535, a guard for the last block), and every
-    other top-level op that touches memory (a sequential loop: a full
-    reduction) becomes a `gpu.launch` of one thread. Pure ops the body
+    grid dimension exceeds 65535, a guard for the last block), and each run
+    of other top-level ops that touch memory (a sequential loop: a full
+    reduction; the loads and stores of a loop canonicalised away), with the
+    pure ops computing on their values, becomes a `gpu.launch` of one
+    thread. A parallel loop that uses a value such a run computes is an
+    error. Pure ops the body
     uses (constants, views of the parameters) are cloned into it, so that
     a launch captures only the function's parameters. Launch sizes are
     constants: what `gpu-kernel-outlining` records as known sizes and the
