@@ -162,8 +162,10 @@ run() {
                --tolerance="$tolerance" --device="$device")
     if [ "$dry" = 1 ]; then
       step "${cmd[@]}" --repeat="$repeat"
-      [ "$sanitizer" = 1 ] && step compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}"
-      [ "$sanitizer" = 1 ] && step compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}"
+      if [ "$sanitizer" = 1 ]; then
+        step compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" --repeat=3
+        step compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" --repeat=3
+      fi
       continue
     fi
     check=FAIL time=- memcheck=n/a racecheck=n/a
@@ -171,13 +173,14 @@ run() {
       check="PASS $(sed -n 's/^check: largest error \([^ ]*\).*/\1/p' <<< "$out")"
     else
       failed=1
-      echo "$name: $out" | tail -3 >&2
+      { echo "$name: the check failed:"; tail -3 <<< "$out"; } >&2
     fi
     time=$(sed -n 's/^time: .* median \([^ ]*\) ms.*/\1/p' <<< "$out")
     if [ "$sanitizer" = 1 ]; then
       memcheck=PASS racecheck=PASS
-      compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" > "$dir/memcheck.log" 2>&1 || { memcheck=FAIL; failed=1; }
-      compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" > "$dir/racecheck.log" 2>&1 || { racecheck=FAIL; failed=1; }
+      # Three runs: the warm-up, the one captured as a graph, a replay.
+      compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/memcheck.log" 2>&1 || { memcheck=FAIL; failed=1; }
+      compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/racecheck.log" 2>&1 || { racecheck=FAIL; failed=1; }
     fi
     rows+=("$(printf '%-24s %-10s %-18s %12s %-9s %-9s' "$name" "$device" "$check" "${time:--}" "$memcheck" "$racecheck")")
   done < "$stage/models.txt"
