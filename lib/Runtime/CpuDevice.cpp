@@ -16,8 +16,6 @@
 
 #include "Cpu.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -80,7 +78,7 @@ class CpuDevice;
 
 class CpuQueue : public Queue {
 public:
-  CpuQueue(CpuDevice &device, const dnnl::engine &engine);
+  CpuQueue(CpuDevice &device, const cpu::Engine &engine);
   Device &device() const override;
   Error synchronize() override { return Error::ok(); }
   std::unique_ptr<Event> record() override {
@@ -112,8 +110,8 @@ void kernelWorker(void *data) {
 
 class CpuDevice : public Device {
 public:
-  explicit CpuDevice(int threads)
-      : engine(dnnl::engine::kind::cpu, 0),
+  CpuDevice(const cpu::Engine &engine, int threads)
+      : engine(engine),
         threads(threads > 0 ? threads : omp_get_max_threads()) {}
 
   art::DeviceKind kind() const override { return art::DeviceKind::Cpu; }
@@ -208,15 +206,14 @@ private:
   void applyThreads() const {
     if (omp_get_max_threads() != threads)
       omp_set_num_threads(threads);
-    if (openblas_get_num_threads() != threads)
-      openblas_set_num_threads(threads);
+    cpu::setLibraryThreads(threads);
   }
 
-  dnnl::engine engine;
+  cpu::Engine engine;
   int threads;
 };
 
-CpuQueue::CpuQueue(CpuDevice &device, const dnnl::engine &engine)
+CpuQueue::CpuQueue(CpuDevice &device, const cpu::Engine &engine)
     : stream(engine), owner(device) {}
 
 Device &CpuQueue::device() const { return owner; }
@@ -229,12 +226,9 @@ Error rt::createCpuDevice(int64_t ordinal, const DeviceOptions &options,
     return makeError(LOOM_ERROR_INVALID_ARGUMENT,
                      "no device cpu:" + std::to_string(ordinal) +
                          ": the CPU is one device, cpu:0");
-  try {
-    out = std::make_unique<CpuDevice>(options.threads);
-  } catch (const dnnl::error &e) {
-    return makeError(LOOM_ERROR_LIBRARY,
-                     std::string("oneDNN cannot create its CPU engine: ") +
-                         e.what());
-  }
+  cpu::Engine engine;
+  if (Error err = cpu::createEngine(engine))
+    return err;
+  out = std::make_unique<CpuDevice>(engine, options.threads);
   return Error::ok();
 }

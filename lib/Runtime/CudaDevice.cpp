@@ -440,7 +440,7 @@ Error CudaQueue::get(CUstream &out) {
 }
 
 std::unique_ptr<Event> CudaQueue::record() {
-  CUstream s;
+  CUstream s = nullptr;
   CUevent event = nullptr;
   if (get(s) || owner.api.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING) ||
       owner.api.cuEventRecord(event, s)) {
@@ -468,7 +468,7 @@ Error CudaQueue::wait(const Event &event) {
 }
 
 Error CudaQueue::beginCapture() {
-  CUstream s;
+  CUstream s = nullptr;
   if (Error err = get(s))
     return err;
   return owner.check(
@@ -477,7 +477,7 @@ Error CudaQueue::beginCapture() {
 }
 
 Error CudaQueue::endCapture(std::unique_ptr<Graph> &out) {
-  CUstream s;
+  CUstream s = nullptr;
   if (Error err = get(s))
     return err;
   CUgraph graph = nullptr;
@@ -495,7 +495,7 @@ Error CudaQueue::endCapture(std::unique_ptr<Graph> &out) {
 }
 
 Error CudaQueue::replay(const Graph &graph) {
-  CUstream s;
+  CUstream s = nullptr;
   if (Error err = get(s))
     return err;
   return owner.check(owner.api.cuGraphLaunch(
@@ -577,7 +577,7 @@ Error CudaDevice::launchLibrary(Queue &queue, const PreparedStep &step,
                                 void *const *buffers) {
   // This device made both.
   const auto &d = static_cast<const Dispatch &>(step);
-  CUstream s;
+  CUstream s = nullptr;
   if (Error err = static_cast<CudaQueue &>(queue).get(s))
     return err;
   // The bare-pointer ABI: one device pointer per buffer.
@@ -599,7 +599,7 @@ Error CudaDevice::launchLibrary(Queue &queue, const PreparedStep &step,
 
 Error CudaDevice::copy(Queue &queue, void *dst, const void *src,
                        int64_t bytes) {
-  CUstream s;
+  CUstream s = nullptr;
   if (Error err = static_cast<CudaQueue &>(queue).get(s))
     return err;
   return check(api.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
@@ -610,7 +610,7 @@ Error CudaDevice::copy(Queue &queue, void *dst, const void *src,
 
 Error CudaDevice::readToHost(Queue &queue, void *host, const void *src,
                              int64_t bytes) {
-  CUstream s;
+  CUstream s = nullptr;
   if (Error err = static_cast<CudaQueue &>(queue).get(s))
     return err;
   if (Error err = check(api.cuMemcpyDtoHAsync(
@@ -623,7 +623,7 @@ Error CudaDevice::readToHost(Queue &queue, void *host, const void *src,
 
 Error CudaDevice::writeFromHost(Queue &queue, void *dst, const void *host,
                                 int64_t bytes) {
-  CUstream s;
+  CUstream s = nullptr;
   if (Error err = static_cast<CudaQueue &>(queue).get(s))
     return err;
   // From pageable memory the driver copies host bytes before it returns.

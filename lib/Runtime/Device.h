@@ -68,7 +68,8 @@ public:
   virtual Device &device() const = 0;
   /// Blocks until everything enqueued so far has finished.
   virtual Error synchronize() = 0;
-  /// An event after everything enqueued so far.
+  /// An event after everything enqueued so far (null where the device
+  /// cannot record one: the failure surfaces at the next synchronize).
   virtual std::unique_ptr<Event> record() = 0;
   /// Work enqueued from now on waits for \p event (of any queue, of this
   /// device or another).

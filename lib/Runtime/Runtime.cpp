@@ -683,7 +683,7 @@ Error bindRun(loom_context &c, int64_t entry, const void *const *inputs,
   buffers.assign(e.buffers.size(), nullptr);
   for (size_t i = 0; i < e.buffers.size(); ++i) {
     const artifact::Buffer &b = e.buffers[i];
-    if (plan.stagingOffsets[i] >= 0 &&
+    if (plan.stagingOffsets[i] >= 0 && b.bytes > 0 &&
         !(b.kind == artifact::BufferKind::Input ? inputs[b.index]
                                                 : outputs[b.index]))
       return makeError(LOOM_ERROR_INVALID_ARGUMENT,

@@ -1066,9 +1066,9 @@ Error VulkanDevice::hostTransfer(VulkanQueue &q, const void *address,
       std::memcpy(host, region.mapped + offset, size_t(bytes));
     return Error::ok();
   }
-  VkBuffer staging;
-  int64_t stagingOffset;
-  char *stagingHost;
+  VkBuffer staging = VK_NULL_HANDLE;
+  int64_t stagingOffset = 0;
+  char *stagingHost = nullptr;
   if (Error err = q.stagingSpace(bytes, staging, stagingOffset, stagingHost))
     return err;
   if (toDevice)
