@@ -102,3 +102,69 @@ if config.loom_enable_fuzzers:
          "loom-artifact-fuzzer"], tool_dirs)
 if config.loom_enable_cuda:
     config.available_features.add("cuda")
+
+# SPIR-V tools (Debian's spirv-tools, which scripts/setup.sh installs): tests
+# that validate generated SPIR-V modules say `REQUIRES: spirv-tools`.
+if shutil.which("spirv-val"):
+    config.available_features.add("spirv-tools")
+else:
+    lit_config.note("no spirv-val: the SPIR-V validation tests are "
+                    "UNSUPPORTED (apt-get install spirv-tools)")
+
+# A Vulkan device (lavapipe, Debian's mesa-vulkan-drivers, on any machine):
+# tests that run kernels on it say `REQUIRES: vulkan`. The probe asks the
+# loader libloomrt opens (libvulkan.so.1) for an instance and a device.
+def vulkan_device_present():
+    import ctypes
+    try:
+        vk = ctypes.CDLL("libvulkan.so.1")
+    except OSError:
+        return False
+    class AppInfo(ctypes.Structure):
+        _fields_ = [("sType", ctypes.c_int), ("pNext", ctypes.c_void_p),
+                    ("pApplicationName", ctypes.c_char_p),
+                    ("applicationVersion", ctypes.c_uint32),
+                    ("pEngineName", ctypes.c_char_p),
+                    ("engineVersion", ctypes.c_uint32),
+                    ("apiVersion", ctypes.c_uint32)]
+    class InstanceInfo(ctypes.Structure):
+        _fields_ = [("sType", ctypes.c_int), ("pNext", ctypes.c_void_p),
+                    ("flags", ctypes.c_uint32),
+                    ("pApplicationInfo", ctypes.POINTER(AppInfo)),
+                    ("enabledLayerCount", ctypes.c_uint32),
+                    ("ppEnabledLayerNames", ctypes.c_void_p),
+                    ("enabledExtensionCount", ctypes.c_uint32),
+                    ("ppEnabledExtensionNames", ctypes.c_void_p)]
+    app = AppInfo(0, None, b"lit", 0, b"lit", 0, (1 << 22) | (2 << 12))
+    info = InstanceInfo(1, None, 0, ctypes.pointer(app), 0, None, 0, None)
+    instance = ctypes.c_void_p()
+    if vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(instance)):
+        return False
+    count = ctypes.c_uint32(0)
+    vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), None)
+    vk.vkDestroyInstance(instance, None)
+    return count.value > 0
+
+if vulkan_device_present():
+    config.available_features.add("vulkan")
+else:
+    lit_config.note("no Vulkan device: the tests that run kernels on one are "
+                    "UNSUPPORTED (apt-get install mesa-vulkan-drivers "
+                    "libvulkan-dev, or scripts/setup.sh, gives lavapipe)")
+
+# A CUDA driver with a GPU (never here; scripts/gpu-check.sh runs the GPU
+# tests on a lent machine): tests of the no-driver behaviour say
+# `UNSUPPORTED: cuda-driver`.
+def cuda_device_present():
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return (cuda.cuInit(0) == 0 and
+            cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and
+            count.value > 0)
+
+if cuda_device_present():
+    config.available_features.add("cuda-driver")

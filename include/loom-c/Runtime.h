@@ -51,8 +51,8 @@ typedef struct {
      the file the manifest names, beside the artifact. */
   const char *weights_path;
   /* The device to run a single-device artifact on: "KIND" or
-     "KIND:ORDINAL" ("cpu", "cpu:0"); the kind must be the one the artifact
-     was compiled for. NULL: each device of the artifact runs on this
+     "KIND:ORDINAL" ("cpu", "cpu:0", "cuda:1", "vulkan"); the kind must be
+     the one the artifact was compiled for. NULL: each device of the artifact runs on this
      machine's device of its kind and ordinal. */
   const char *device;
 } loom_model_options;
@@ -60,9 +60,10 @@ typedef struct {
 /* A device a loaded model runs on. The pointers live as long as the
    model. */
 typedef struct {
-  const char *kind;   /* "cpu" (later "cuda", "vulkan") */
+  const char *kind;   /* "cpu", "cuda", "vulkan" */
   int64_t ordinal;    /* this machine's device of that kind: cpu:0 */
-  const char *chip;   /* what the code was compiled for: znver3, ... */
+  const char *chip;   /* what the code was compiled for: znver3, sm_90a,
+                         "" (vulkan) */
   int64_t num_features;
   const char *const *features; /* what the code requires of the device:
                                   ISA features of a CPU (avx2, fma, ...) */

@@ -19,6 +19,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
 using namespace loom::compiler;
@@ -155,6 +156,13 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
       contents.source.empty()
           ? nullptr
           : addBytes(m, "__loom_source", ".loom_source", contents.source);
+  if (!contents.image.empty()) {
+    // Nothing in the shared object refers to the image: the runtime finds
+    // it by its section name.
+    GlobalVariable *image =
+        addBytes(m, "__loom_image", contents.imageSection, contents.image);
+    appendToUsed(m, {image});
+  }
   // The embedded weights go through a temporary file read by .incbin.
   SmallString<128> weightsPath;
   Constant *weights = nullptr;

@@ -126,20 +126,25 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
   return blob;
 }
 
-/// The manifest (docs/Artifact.md): one CPU device the code was compiled
-/// for, one program per entry on it, a world of one rank.
+/// The manifest (docs/Artifact.md): the one device the code was compiled
+/// for (with its image section when it has one), one program per entry on
+/// it holding every buffer, a world of one rank (which options.world may
+/// replace with the ranks of a partitioned step).
 art::Manifest manifest(ArrayRef<EntrySchedule> entries,
                          const WeightsBlob &weights, StringRef storage,
                          StringRef weightsFile,
-                         const target::DeviceRequirements &device) {
+                         const target::DeviceRequirements &device,
+                         StringRef imageSection) {
   art::Manifest m;
   m.loomVersion = kLoomVersion;
-  art::Device cpu;
-  cpu.kind = art::DeviceKind::Cpu;
-  cpu.triple = device.triple;
-  cpu.chip = device.processor;
-  cpu.features = device.features;
-  m.devices.push_back(std::move(cpu));
+  art::Device d;
+  // The target registry's kinds are the schema's (checked at compile start).
+  d.kind = *art::parseDeviceKind(device.kind);
+  d.triple = device.triple;
+  d.chip = device.processor;
+  d.features = device.features;
+  d.image = imageSection.str();
+  m.devices.push_back(std::move(d));
   for (const EntrySchedule &entry : entries)
     m.entries.push_back(toArtifact(entry, /*device=*/0));
   if (!weights.tensors.empty()) {
@@ -248,11 +253,78 @@ LogicalResult generateKernels(Location loc,
       target.emitKernels(*kernels, contents.kernelNames, llvmContext);
   if (failed(emitted))
     return failure();
+  for (const auto &[name, text] : emitted->listings)
+    if (failed(write(name,
+                     [&, &text = text](llvm::raw_ostream &os) { os << text; })))
+      return failure();
+  if (!emitted->image.empty()) {
+    // A GPU target: no host kernels, each kernel step its dispatches.
+    contents.kernelNames.clear();
+    contents.image = std::move(emitted->image);
+    contents.imageSection = ".loom_image_0";
+    for (EntrySchedule &entry : entries)
+      if (failed(expandDispatches(entry, emitted->deviceKernels)))
+        return failure();
+    return success();
+  }
   for (EntrySchedule &entry : entries)
     for (Step &step : entry.steps)
       if (artifact::KernelStep *k = step.kernel())
         k->range = emitted->ranges.lookup(k->name);
   contents.kernels = std::move(emitted->module);
+  return success();
+}
+
+/// A GPU kernel sees splat constants only (its code has no constant
+/// arrays): every other tg.constant inside a fragment becomes an input of
+/// the fragment, defined before it, that the schedule stores with the
+/// weights.
+void storeFragmentConstants(ModuleOp module) {
+  SmallVector<tg::ConstantOp> constants;
+  module.walk([&](tg::ConstantOp op) {
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (op->getParentOfType<tg::FragmentOp>() && !(dense && dense.isSplat()))
+      constants.push_back(op);
+  });
+  for (tg::ConstantOp op : constants) {
+    auto fragment = op->getParentOfType<tg::FragmentOp>();
+    OpBuilder b(fragment);
+    Operation *outside = b.clone(*op);
+    fragment.getInputsMutable().append(outside->getResult(0));
+    Block &body = fragment.getBody().front();
+    Value arg = body.addArgument(op.getType(), op.getLoc());
+    op.getResult().replaceAllUsesWith(arg);
+    op.erase();
+  }
+}
+
+/// A GPU runs only generated kernels: every library backend \p options
+/// lists must run on \p target's kind of device.
+LogicalResult checkBackends(ModuleOp module, const CompileOptions &options,
+                            const target::Target &target) {
+  std::string kind = target.requirements().kind;
+  if (!art::parseDeviceKind(kind))
+    return emitError(module.getLoc(), "target '")
+           << target.spelling() << "' names a device kind the artifact "
+           << "schema does not have: '" << kind << "'";
+  if (kind == "cpu")
+    return success();
+  if (options.formFragments)
+    return emitError(module.getLoc(),
+                     "--backends=auto places fragments on the CPU's "
+                     "backends; target '")
+           << target.spelling() << "' runs generated kernels only";
+  auto choices = options.backendRegistry().parseChoices(options.backends);
+  if (!choices)
+    return emitError(module.getLoc(), llvm::toString(choices.takeError()));
+  for (const BackendChoice &choice : *choices)
+    if (!choice.backend->generatesCode() && choice.backend->device() != kind)
+      return emitError(module.getLoc(), "backend '")
+             << choice.backend->name() << "' runs on a "
+             << choice.backend->device() << ", not on the " << kind
+             << " device of target '" << target.spelling()
+             << "', which runs generated kernels only (--backends="
+             << options.backendRegistry().codeGenerator()->name() << ")";
   return success();
 }
 
@@ -286,12 +358,16 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
       return module.emitError(llvm::toString(host.takeError()));
     target = std::move(*host);
   }
+  if (failed(checkBackends(module, options, *target)))
+    return failure();
 
   // Fragments, then one schedule per public function.
   PassManager pm(context);
   buildFragmentPipeline(pm, weights, options);
   if (failed(pm.run(module)))
     return failure();
+  if (target->requirements().kind != "cpu")
+    storeFragmentConstants(module);
   timer.done("fragments");
   std::vector<EntrySchedule> entries;
   for (auto fn : module.getOps<func::FuncOp>()) {
@@ -342,8 +418,9 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   } else {
     contents.embeddedWeights = blob->bytes;
   }
-  art::Manifest m = manifest(entries, *blob, options.weightsStorage,
-                              weightsFile, target->requirements());
+  art::Manifest m =
+      manifest(entries, *blob, options.weightsStorage, weightsFile,
+               target->requirements(), contents.imageSection);
   if (options.world && failed(options.world(m)))
     return failure();
   contents.manifest = art::writeManifest(m);

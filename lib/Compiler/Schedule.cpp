@@ -74,8 +74,12 @@ private:
   void scheduleReturn(func::ReturnOp ret);
   void computeLiveness();
   void aliasSums();
-  void planMemory();
 };
+
+/// Places the arena buffers of \p entry: largest first, each at the lowest
+/// aligned offset that no buffer alive at the same time covers; a buffer
+/// written in place of another (aliasSums) takes that one's slice.
+void planArena(EntrySchedule &entry);
 
 void ScheduleBuilder::describeSignature() {
   entry.name = fn.getName().str();
@@ -330,10 +334,7 @@ void ScheduleBuilder::aliasSums() {
   }
 }
 
-/// Places the arena buffers: largest first, each at the lowest aligned
-/// offset that no buffer alive at the same time covers; a buffer written
-/// in place of another (aliasSums) takes that one's slice.
-void ScheduleBuilder::planMemory() {
+void planArena(EntrySchedule &entry) {
   auto record = [&](int64_t id) -> art::Buffer & {
     return entry.buffers[id].record;
   };
@@ -392,7 +393,7 @@ FailureOr<EntrySchedule> ScheduleBuilder::run() {
       return failure();
   computeLiveness();
   aliasSums();
-  planMemory();
+  planArena(entry);
   return std::move(entry);
 }
 
@@ -427,6 +428,91 @@ FailureOr<EntrySchedule>
 compiler::buildSchedule(func::FuncOp fn, StringRef kernelPrefix,
                         const BackendRegistry &backends) {
   return ScheduleBuilder(fn, kernelPrefix, backends).run();
+}
+
+namespace {
+
+/// The dispatch steps of kernel step \p step (of fragment \p fragment),
+/// appended to \p out; its scratch buffers are added to \p entry.
+LogicalResult dispatchesOf(EntrySchedule &entry, const art::KernelStep &step,
+                           tg::FragmentOp fragment,
+                           const codegen::gpu::DeviceKernel &kernel,
+                           std::vector<Step> &out) {
+  std::vector<int64_t> params = step.args;
+  for (int64_t bytes : kernel.scratchBytes) {
+    Buffer b;
+    b.record.kind = art::BufferKind::Arena;
+    b.record.bytes = bytes;
+    b.firstStep = int64_t(out.size());
+    b.lastStep = int64_t(out.size() + kernel.launches.size()) - 1;
+    entry.buffers.push_back(std::move(b));
+    params.push_back(int64_t(entry.buffers.size()) - 1);
+  }
+  for (const codegen::gpu::Launch &launch : kernel.launches) {
+    art::DispatchStep dispatch;
+    dispatch.kernel = launch.kernel;
+    for (int64_t p : launch.params) {
+      if (p < 0 || p >= int64_t(params.size()))
+        return fragment.emitOpError("kernel ")
+               << step.name << ": launch " << launch.kernel
+               << " binds parameter " << p << " of " << params.size();
+      dispatch.args.push_back(params[p]);
+    }
+    dispatch.grid = launch.grid;
+    dispatch.block = launch.block;
+    dispatch.sharedBytes = launch.sharedBytes;
+    Step s;
+    s.record = std::move(dispatch);
+    s.fragment = fragment;
+    out.push_back(std::move(s));
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult compiler::expandDispatches(
+    EntrySchedule &entry,
+    const llvm::StringMap<codegen::gpu::DeviceKernel> &kernels) {
+  // first[i]: the new index of old step i (first[n]: the new end).
+  std::vector<int64_t> first;
+  std::vector<Step> steps;
+  size_t oldBuffers = entry.buffers.size();
+  for (Step &step : entry.steps) {
+    first.push_back(int64_t(steps.size()));
+    const art::KernelStep *kernel = step.kernel();
+    if (!kernel) {
+      steps.push_back(std::move(step));
+      continue;
+    }
+    auto it = kernels.find(kernel->name);
+    if (it == kernels.end())
+      return step.fragment.emitOpError("kernel ")
+             << kernel->name << " has no GPU launches";
+    if (failed(dispatchesOf(entry, *kernel, step.fragment, it->second, steps)))
+      return failure();
+  }
+  first.push_back(int64_t(steps.size()));
+  auto lastOf = [&](int64_t old) {
+    return std::max(first[old], first[old + 1] - 1);
+  };
+  for (Step &s : steps) {
+    if (auto *branch = s.record.getIf<art::BranchStep>())
+      branch->elseStep = first[branch->elseStep];
+    if (auto *jump = s.record.getIf<art::JumpStep>())
+      jump->to = first[jump->to];
+  }
+  for (size_t id = 0; id < oldBuffers; ++id) {
+    Buffer &b = entry.buffers[id];
+    if (b.kind() != art::BufferKind::Arena)
+      continue;
+    b.firstStep = first[b.firstStep];
+    b.lastStep = lastOf(b.lastStep);
+  }
+  entry.steps = std::move(steps);
+  entry.arenaBytes = entry.unplannedBytes = 0;
+  planArena(entry);
+  return success();
 }
 
 art::Entry compiler::toArtifact(const EntrySchedule &entry, int64_t device) {

@@ -12,9 +12,14 @@
 
 #include "Device.h"
 
+#if LOOM_RT_CPU_LIBRARIES
 #include <dnnl.hpp>
+#endif
 
 namespace loom::rt::cpu {
+
+#if LOOM_RT_CPU_LIBRARIES
+using Engine = dnnl::engine;
 
 /// What the runs on one CPU queue use: oneDNN's stream on the device's
 /// engine and scratch memory, grown on demand and kept (a cache). Slot 0 is
@@ -43,6 +48,23 @@ private:
   };
   Slot slots[4];
 };
+#else
+/// A libloomrt built without oneDNN and OpenBLAS (their libraries absent at
+/// configure time, as on the GPU machines scripts/gpu-check.sh builds on):
+/// no engine and no stream; prepareProgram refuses the library steps
+/// (NoLibraries.cpp), and the CPU runs generated kernels only.
+struct Engine {};
+class Stream {
+public:
+  explicit Stream(const Engine &) {}
+};
+#endif
+
+/// The device's engine (oneDNN's CPU engine), or why there is none.
+Error createEngine(Engine &out);
+
+/// OpenBLAS's thread count (process-wide), where it is linked.
+void setLibraryThreads(int threads);
 
 /// A oneDNN or OpenBLAS call prepared once per model, run on any queue's
 /// stream (concurrently from several).
@@ -56,7 +78,7 @@ public:
 /// chooses where convolutions keep activations in oneDNN's blocked layout
 /// (buffers that only convolutions touch; LOOM_ONEDNN_LAYOUT=plain keeps
 /// every buffer NCHW) and makes each primitive, prepacking constant weights.
-Error prepareProgram(const dnnl::engine &engine, const artifact::Entry &entry,
+Error prepareProgram(const Engine &engine, const artifact::Entry &entry,
                      const artifact::Program &program,
                      const std::vector<int64_t> &bufferBytes,
                      const std::vector<void *> &constants,

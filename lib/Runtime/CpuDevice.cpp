@@ -16,8 +16,6 @@
 
 #include "Cpu.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +35,14 @@ namespace art = loom::artifact;
 
 Event::~Event() = default;
 Queue::~Queue() = default;
+Graph::~Graph() = default;
+
+Error Queue::beginCapture() {
+  return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                   device().name() + ": its queues cannot capture graphs");
+}
+Error Queue::endCapture(std::unique_ptr<Graph> &) { return beginCapture(); }
+Error Queue::replay(const Graph &) { return beginCapture(); }
 PreparedStep::~PreparedStep() = default;
 Device::~Device() = default;
 
@@ -52,12 +58,9 @@ Error rt::createDevice(art::DeviceKind kind, int64_t ordinal,
   case art::DeviceKind::Cpu:
     return createCpuDevice(ordinal, options, out);
   case art::DeviceKind::Cuda:
+    return createCudaDevice(ordinal, options, out);
   case art::DeviceKind::Vulkan:
-    return makeError(LOOM_ERROR_NO_DEVICE,
-                     "no " + std::string(art::deviceKindName(kind)) +
-                         " device: this libloomrt has no " +
-                         std::string(art::deviceKindName(kind)) +
-                         " runtime yet");
+    return createVulkanDevice(ordinal, options, out);
   }
   return makeError(LOOM_ERROR_INVALID_ARGUMENT, "unknown device kind");
 }
@@ -75,7 +78,7 @@ class CpuDevice;
 
 class CpuQueue : public Queue {
 public:
-  CpuQueue(CpuDevice &device, const dnnl::engine &engine);
+  CpuQueue(CpuDevice &device, const cpu::Engine &engine);
   Device &device() const override;
   Error synchronize() override { return Error::ok(); }
   std::unique_ptr<Event> record() override {
@@ -107,8 +110,8 @@ void kernelWorker(void *data) {
 
 class CpuDevice : public Device {
 public:
-  explicit CpuDevice(int threads)
-      : engine(dnnl::engine::kind::cpu, 0),
+  CpuDevice(const cpu::Engine &engine, int threads)
+      : engine(engine),
         threads(threads > 0 ? threads : omp_get_max_threads()) {}
 
   art::DeviceKind kind() const override { return art::DeviceKind::Cpu; }
@@ -137,6 +140,12 @@ public:
   void deallocate(Allocation &allocation) override {
     std::free(allocation.data);
     allocation = {};
+  }
+
+  bool usesHostMemory() const override { return true; }
+  int64_t bufferAlignment() const override { return 64; }
+  Error loadImage(const art::Device &, const uint8_t *, uint64_t) override {
+    return makeError(LOOM_ERROR_FORMAT, "a cpu device has no code image");
   }
 
   std::unique_ptr<Queue> createQueue() override {
@@ -185,6 +194,11 @@ public:
     std::memcpy(host, src, size_t(bytes));
     return Error::ok();
   }
+  Error writeFromHost(Queue &, void *dst, const void *host,
+                      int64_t bytes) override {
+    std::memcpy(dst, host, size_t(bytes));
+    return Error::ok();
+  }
 
 private:
   /// OpenMP's team size (per calling thread) and OpenBLAS's (process-wide)
@@ -192,15 +206,14 @@ private:
   void applyThreads() const {
     if (omp_get_max_threads() != threads)
       omp_set_num_threads(threads);
-    if (openblas_get_num_threads() != threads)
-      openblas_set_num_threads(threads);
+    cpu::setLibraryThreads(threads);
   }
 
-  dnnl::engine engine;
+  cpu::Engine engine;
   int threads;
 };
 
-CpuQueue::CpuQueue(CpuDevice &device, const dnnl::engine &engine)
+CpuQueue::CpuQueue(CpuDevice &device, const cpu::Engine &engine)
     : stream(engine), owner(device) {}
 
 Device &CpuQueue::device() const { return owner; }
@@ -213,12 +226,9 @@ Error rt::createCpuDevice(int64_t ordinal, const DeviceOptions &options,
     return makeError(LOOM_ERROR_INVALID_ARGUMENT,
                      "no device cpu:" + std::to_string(ordinal) +
                          ": the CPU is one device, cpu:0");
-  try {
-    out = std::make_unique<CpuDevice>(options.threads);
-  } catch (const dnnl::error &e) {
-    return makeError(LOOM_ERROR_LIBRARY,
-                     std::string("oneDNN cannot create its CPU engine: ") +
-                         e.what());
-  }
+  cpu::Engine engine;
+  if (Error err = cpu::createEngine(engine))
+    return err;
+  out = std::make_unique<CpuDevice>(engine, options.threads);
   return Error::ok();
 }

@@ -6,12 +6,22 @@
 // queues and what it prepared for the program's library steps, and launches
 // kernels, library steps and copies on a queue in the program's order.
 //
-// The CPU device (CpuDevice.cpp) is the one there is now. The CUDA device
-// (driver API opened at run time, a queue per CUstream, events as CUevent,
-// cuBLASLt/cuDNN prepared steps, kernels from a fatbin) and the Vulkan one
-// implement the same interface; each device kind of DeviceKinds.def has a
-// case in createDevice. Nothing here is process-wide: a device belongs to
-// one loaded model, a queue to one context.
+// Three devices implement it: the CPU (CpuDevice.cpp), CUDA (CudaDevice.cpp:
+// the driver API opened at run time, a queue per CUstream, kernels from a
+// fatbin) and Vulkan (VulkanDevice.cpp: the loader opened at run time, one
+// SPIR-V module, a compute pipeline per kernel); each device kind of
+// DeviceKinds.def has a case in createDevice. Nothing here is process-wide:
+// a device belongs to one loaded model, a queue to one context.
+//
+// Memory: the CPU's buffers are host memory, and the caller's tensors are
+// used in place. A GPU's are not (usesHostMemory() is false): its
+// allocations are addresses that only the device resolves (a CUdeviceptr; a
+// reserved, inaccessible host address range per Vulkan allocation that maps
+// back to its VkBuffer), and the runtime stages the caller's tensors
+// (writeFromHost at an entry's start, readToHost at its end) and uploads
+// the weights once at load. An address inside an allocation (base +
+// offset) names the same place, so the runtime's arena arithmetic holds on
+// every device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +32,7 @@
 
 #include "loom/Artifact/Schema.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +52,13 @@ public:
   virtual Error synchronize() const = 0;
 };
 
+/// A run of a queue's work recorded once and replayed as one unit (a CUDA
+/// graph), bound to the addresses it was recorded with.
+class Graph {
+public:
+  virtual ~Graph();
+};
+
 /// An in-order queue of work on one device (a CUDA stream, a Vulkan queue
 /// with its command buffers). Operations enqueued on one queue run in
 /// order; a queue is used by one thread at a time.
@@ -50,11 +68,22 @@ public:
   virtual Device &device() const = 0;
   /// Blocks until everything enqueued so far has finished.
   virtual Error synchronize() = 0;
-  /// An event after everything enqueued so far.
+  /// An event after everything enqueued so far (null where the device
+  /// cannot record one: the failure surfaces at the next synchronize).
   virtual std::unique_ptr<Event> record() = 0;
   /// Work enqueued from now on waits for \p event (of any queue, of this
   /// device or another).
   virtual Error wait(const Event &event) = 0;
+
+  /// Whether the queue can record the work enqueued between beginCapture
+  /// and endCapture as a Graph instead of running it (a CUDA stream's
+  /// capture), and replay that graph. The work captured must not read back
+  /// to the host (no branch) nor copy from the host. The CPU and Vulkan
+  /// queues cannot (their defaults refuse).
+  virtual bool canCapture() const { return false; }
+  virtual Error beginCapture();
+  virtual Error endCapture(std::unique_ptr<Graph> &out);
+  virtual Error replay(const Graph &graph);
 };
 
 /// A library step made ready once per model (a oneDNN primitive with its
@@ -84,9 +113,24 @@ public:
   /// what it lacks (an ISA feature, a compute capability).
   virtual Error supports(const artifact::Device &spec) const = 0;
 
-  /// \p bytes of device memory, 64-byte aligned.
+  /// \p bytes of device memory, 64-byte aligned (and aligned to
+  /// bufferAlignment()).
   virtual Error allocate(int64_t bytes, Allocation &out) = 0;
   virtual void deallocate(Allocation &allocation) = 0;
+
+  /// Whether the device's memory is the host's, so that the caller's
+  /// tensors and the mapped weights are used in place (the CPU); otherwise
+  /// the runtime stages them (see the file comment).
+  virtual bool usesHostMemory() const = 0;
+  /// The alignment, a power of two of at least 64, of the buffers a step
+  /// binds (Vulkan: minStorageBufferOffsetAlignment): the runtime places
+  /// the staged inputs, outputs and weights at its multiples.
+  virtual int64_t bufferAlignment() const = 0;
+
+  /// Takes the code of \p spec: the bytes of its image section (a GPU
+  /// device copies what it keeps; a CPU has no image and refuses one).
+  virtual Error loadImage(const artifact::Device &spec, const uint8_t *data,
+                          uint64_t size) = 0;
 
   virtual std::unique_ptr<Queue> createQueue() = 0;
 
@@ -113,15 +157,28 @@ public:
   virtual Error copy(Queue &queue, void *dst, const void *src,
                      int64_t bytes) = 0;
   /// Copies device bytes to the host once what \p queue holds has run
-  /// (a branch reads its condition so).
+  /// (a branch reads its condition so; the runtime the outputs).
   virtual Error readToHost(Queue &queue, void *host, const void *src,
                            int64_t bytes) = 0;
+  /// Enqueues a copy of host bytes to device memory, after what \p queue
+  /// holds; \p host may be reused once it returns.
+  virtual Error writeFromHost(Queue &queue, void *dst, const void *host,
+                              int64_t bytes) = 0;
 };
+
+/// A launch's grid or block as the diagnostics write it: "[x, y, z]".
+inline std::string launchSizes(const std::array<int64_t, 3> &s) {
+  return "[" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " +
+         std::to_string(s[2]) + "]";
+}
 
 /// What a model asks of its devices.
 struct DeviceOptions {
   /// CPU: threads of kernels and library calls; 0: OpenMP's default.
   int threads = 0;
+  /// GPU: the longest a wait for the device may take before the runtime
+  /// gives up with an error (LOOM_DEVICE_TIMEOUT, seconds; default 60).
+  double timeoutSeconds = 60;
 };
 
 /// The device of \p kind numbered \p ordinal on this machine, or an error
@@ -133,6 +190,15 @@ Error createDevice(artifact::DeviceKind kind, int64_t ordinal,
 /// The CPU device (CpuDevice.cpp).
 Error createCpuDevice(int64_t ordinal, const DeviceOptions &options,
                       std::unique_ptr<Device> &out);
+/// The Vulkan device (VulkanDevice.cpp): LOOM_ERROR_NO_DEVICE where there
+/// is no Vulkan loader, no device of that ordinal, or where libloomrt was
+/// built without the Vulkan headers.
+Error createVulkanDevice(int64_t ordinal, const DeviceOptions &options,
+                         std::unique_ptr<Device> &out);
+/// The CUDA device (CudaDevice.cpp): LOOM_ERROR_NO_DEVICE where there is no
+/// libcuda.so.1, no driver or no device of that ordinal.
+Error createCudaDevice(int64_t ordinal, const DeviceOptions &options,
+                       std::unique_ptr<Device> &out);
 
 } // namespace loom::rt
 

@@ -940,7 +940,23 @@ StepPtr prepareStep(const dnnl::engine &eng, const art::Step &step,
 
 } // namespace
 
-Error cpu::prepareProgram(const dnnl::engine &eng, const art::Entry &entry,
+Error cpu::createEngine(Engine &out) {
+  try {
+    out = dnnl::engine(dnnl::engine::kind::cpu, 0);
+  } catch (const dnnl::error &e) {
+    return makeError(LOOM_ERROR_LIBRARY,
+                     std::string("oneDNN cannot create its CPU engine: ") +
+                         e.what());
+  }
+  return Error::ok();
+}
+
+void cpu::setLibraryThreads(int threads) {
+  if (openblas_get_num_threads() != threads)
+    openblas_set_num_threads(threads);
+}
+
+Error cpu::prepareProgram(const Engine &eng, const art::Entry &entry,
                           const art::Program &program,
                           const std::vector<int64_t> &bufferBytes,
                           const std::vector<void *> &constants,

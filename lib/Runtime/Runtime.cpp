@@ -8,6 +8,12 @@
 // validated. Each entry's program runs on its device (Device.h), step by
 // step, on the context's queue for that device.
 //
+// A device whose memory is not the host's (a GPU) gets the weights its
+// programs read uploaded once at load, and per context a staging area that
+// holds an entry's inputs and outputs: the inputs are written to it when a
+// run starts, the outputs read back when it ends. The CPU uses the caller's
+// tensors and the mapped weights in place.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
@@ -78,6 +84,12 @@ struct EntryPlan {
   /// step runs.
   std::vector<loom_kernel_fn> kernels;
   std::vector<std::unique_ptr<PreparedStep>> prepared;
+  /// Per buffer: where a staged input or output lies in its context's
+  /// staging area, else -1 (a device that uses host memory stages none).
+  std::vector<int64_t> stagingOffsets;
+  /// No step reads back to the host mid-run (no branch): a queue that
+  /// captures may record a run as a graph.
+  bool capturable = true;
 };
 
 struct loom_model {
@@ -93,14 +105,19 @@ struct loom_model {
   std::vector<std::unique_ptr<Device>> devices;
   std::vector<std::vector<const char *>> featureNames;
   std::vector<EntryPlan> plans;
-  /// Per manifest device: the largest arena of its programs.
-  std::vector<int64_t> arenaBytes;
+  /// Per manifest device: the largest arena of its programs, and for a
+  /// device that stages: the largest staging area of its entries and the
+  /// weights uploaded to it.
+  std::vector<int64_t> arenaBytes, stagingBytes;
+  std::vector<Allocation> weightMemory;
   void *library = nullptr;
 
   ~loom_model() {
     // The prepared steps hold oneDNN objects, not artifact code, and the
     // devices own their engines: both go before the library.
     plans.clear();
+    for (size_t d = 0; d < weightMemory.size(); ++d)
+      devices[d]->deallocate(weightMemory[d]);
     devices.clear();
     if (library)
       dlclose(library);
@@ -109,11 +126,18 @@ struct loom_model {
 
 struct loom_context {
   const loom_model *model;
-  /// Per manifest device: a queue and the arena of its programs.
+  /// Per manifest device: a queue, the arena of its programs and the
+  /// staging area of its entries' inputs and outputs (empty on the CPU).
   std::vector<std::unique_ptr<Queue>> queues;
-  std::vector<Allocation> arenas;
+  std::vector<Allocation> arenas, staging;
   std::vector<void *> buffers;
   std::vector<void *> kernelArgs;
+  /// Per entry: its runs so far and, on a queue that captures, the graph
+  /// of its steps recorded on the run after the first (LOOM_GRAPHS=0, or
+  /// profiling, runs every step every time).
+  bool useGraphs = false;
+  std::vector<int64_t> runs;
+  std::vector<std::unique_ptr<Graph>> graphs;
   /// LOOM_PROFILE set at creation: seconds per (entry, step), printed to
   /// stderr when the context is freed.
   bool profile = false;
@@ -154,8 +178,13 @@ void loom_context::printProfile() const {
 loom_context::~loom_context() {
   if (profile)
     printProfile();
+  // A GPU queue waits for its work when it goes, before the memory does.
+  graphs.clear();
+  queues.clear();
   for (size_t d = 0; d < arenas.size(); ++d)
     model->devices[d]->deallocate(arenas[d]);
+  for (size_t d = 0; d < staging.size(); ++d)
+    model->devices[d]->deallocate(staging[d]);
 }
 
 namespace {
@@ -221,6 +250,15 @@ Error bindDevices(loom_model &m, const loom_model_options *options) {
                          "single-device artifact");
   DeviceOptions deviceOptions;
   deviceOptions.threads = options ? options->num_threads : 0;
+  if (const char *t = std::getenv("LOOM_DEVICE_TIMEOUT")) {
+    char *end = nullptr;
+    double seconds = std::strtod(t, &end);
+    if (end == t || *end || !(seconds > 0))
+      return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                       std::string("LOOM_DEVICE_TIMEOUT='") + t +
+                           "': expected a positive number of seconds");
+    deviceOptions.timeoutSeconds = seconds;
+  }
   for (const artifact::Device &spec : man.devices) {
     m.devices.emplace_back();
     if (Error err = bindDevice(spec, selector, deviceOptions, m.devices.back()))
@@ -265,7 +303,101 @@ Error planEntries(loom_model &m) {
     }
     if (Error err = checkStepSizes(e, plan.bufferBytes))
       return err;
+    for (const artifact::Step &s : plan.program->steps)
+      plan.capturable &= !s.is<artifact::BranchStep>();
     m.plans.push_back(std::move(plan));
+  }
+  return Error::ok();
+}
+
+int64_t alignUp(int64_t bytes, int64_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
+/// Lays out each entry's inputs and outputs in the staging area of a device
+/// that stages them (aligned for the steps that bind them).
+void planStaging(loom_model &m) {
+  m.stagingBytes.assign(m.devices.size(), 0);
+  for (size_t e = 0; e < m.plans.size(); ++e) {
+    EntryPlan &plan = m.plans[e];
+    const std::vector<artifact::Buffer> &buffers =
+        m.manifest.entries[e].buffers;
+    plan.stagingOffsets.assign(buffers.size(), -1);
+    if (plan.device->usesHostMemory())
+      continue;
+    int64_t at = 0, alignment = plan.device->bufferAlignment();
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      if (buffers[i].kind != artifact::BufferKind::Input &&
+          buffers[i].kind != artifact::BufferKind::Output)
+        continue;
+      plan.stagingOffsets[i] = at;
+      at = alignUp(at + std::max<int64_t>(buffers[i].bytes, 1), alignment);
+    }
+    int64_t &bytes = m.stagingBytes[plan.program->device];
+    bytes = std::max(bytes, at);
+  }
+}
+
+/// Uploads the weights each device that stages reads, once, and points its
+/// plans' weight buffers at them.
+Error uploadWeights(loom_model &m) {
+  m.weightMemory.resize(m.devices.size());
+  for (size_t d = 0; d < m.devices.size(); ++d) {
+    Device &device = *m.devices[d];
+    if (device.usesHostMemory())
+      continue;
+    std::map<std::string, int64_t> offsets;
+    int64_t at = 0;
+    for (const artifact::Entry &e : m.manifest.entries)
+      for (const artifact::Buffer &b : e.buffers)
+        if (b.kind == artifact::BufferKind::Weight && b.device == int64_t(d) &&
+            offsets.emplace(b.weight, at).second)
+          at = alignUp(at + std::max<int64_t>(m.views.at(b.weight).bytes, 1),
+                       device.bufferAlignment());
+    if (offsets.empty())
+      continue;
+    Allocation &memory = m.weightMemory[d];
+    if (Error err = device.allocate(at, memory))
+      return err;
+    std::unique_ptr<Queue> queue = device.createQueue();
+    for (const auto &[name, offset] : offsets) {
+      const WeightView &view = m.views.at(name);
+      if (Error err = device.writeFromHost(
+              *queue, static_cast<char *>(memory.data) + offset, view.data,
+              view.bytes))
+        return err;
+    }
+    if (Error err = queue->synchronize())
+      return err;
+    for (size_t e = 0; e < m.plans.size(); ++e) {
+      const std::vector<artifact::Buffer> &buffers =
+          m.manifest.entries[e].buffers;
+      for (size_t i = 0; i < buffers.size(); ++i)
+        if (buffers[i].kind == artifact::BufferKind::Weight &&
+            buffers[i].device == int64_t(d))
+          m.plans[e].constants[i] =
+              static_cast<char *>(memory.data) + offsets.at(buffers[i].weight);
+    }
+  }
+  return Error::ok();
+}
+
+/// Gives each GPU device the image section its manifest device names.
+Error loadImages(loom_model &m,
+                 const std::map<std::string, Section> &sections) {
+  for (size_t d = 0; d < m.devices.size(); ++d) {
+    const artifact::Device &spec = m.manifest.devices[d];
+    if (spec.image.empty())
+      continue;
+    auto it = sections.find(spec.image);
+    if (it == sections.end())
+      return makeError(LOOM_ERROR_FORMAT,
+                       "manifest: devices[" + std::to_string(d) +
+                           "].image: the artifact has no section '" +
+                           spec.image + "'");
+    if (Error err = m.devices[d]->loadImage(
+            spec, m.file.data + it->second.offset, it->second.size))
+      return err;
   }
   return Error::ok();
 }
@@ -378,6 +510,11 @@ Error load(loom_model &m, const loom_model_options *options) {
   if (Error err = loadWeights(m, options, sections))
     return err;
   if (Error err = planEntries(m))
+    return err;
+  planStaging(m);
+  if (Error err = uploadWeights(m))
+    return err;
+  if (Error err = loadImages(m, sections))
     return err;
   if (Error err = openLibrary(m, sections))
     return err;
@@ -518,11 +655,19 @@ loom_status loom_context_create(const loom_model *model,
     for (const EntryPlan &plan : model->plans)
       c->stepSeconds.emplace_back(plan.program->steps.size(), 0.0);
   }
+  const char *graphs = std::getenv("LOOM_GRAPHS");
+  c->useGraphs = !c->profile && !(graphs && std::string(graphs) == "0");
+  c->runs.assign(model->plans.size(), 0);
+  c->graphs.resize(model->plans.size());
   for (size_t d = 0; d < model->devices.size(); ++d) {
     Device &device = *model->devices[d];
     c->queues.push_back(device.createQueue());
     c->arenas.emplace_back();
     if (Error err = device.allocate(model->arenaBytes[d], c->arenas.back()))
+      return report(err, model->path);
+    c->staging.emplace_back();
+    if (Error err =
+            device.allocate(model->stagingBytes[d], c->staging.back()))
       return report(err, model->path);
   }
   *context = c.release();
@@ -545,12 +690,22 @@ Error bindRun(loom_context &c, int64_t entry, const void *const *inputs,
   buffers.assign(e.buffers.size(), nullptr);
   for (size_t i = 0; i < e.buffers.size(); ++i) {
     const artifact::Buffer &b = e.buffers[i];
+    if (plan.stagingOffsets[i] >= 0 && b.bytes > 0 &&
+        !(b.kind == artifact::BufferKind::Input ? inputs[b.index]
+                                                : outputs[b.index]))
+      return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                       "a null input or output pointer");
     switch (b.kind) {
     case artifact::BufferKind::Input:
-      buffers[i] = const_cast<void *>(inputs[b.index]);
-      break;
     case artifact::BufferKind::Output:
-      buffers[i] = outputs[b.index];
+      if (plan.stagingOffsets[i] >= 0)
+        buffers[i] =
+            static_cast<char *>(c.staging[b.device].data) +
+            plan.stagingOffsets[i];
+      else if (b.kind == artifact::BufferKind::Input)
+        buffers[i] = const_cast<void *>(inputs[b.index]);
+      else
+        buffers[i] = outputs[b.index];
       break;
     case artifact::BufferKind::Weight:
       buffers[i] = plan.constants[i];
@@ -562,6 +717,29 @@ Error bindRun(loom_context &c, int64_t entry, const void *const *inputs,
     if (!buffers[i] && plan.bufferBytes[i] > 0)
       return makeError(LOOM_ERROR_INVALID_ARGUMENT,
                        "a null input or output pointer");
+  }
+  return Error::ok();
+}
+
+/// Copies the inputs (\p toDevice) or the outputs of a run between the
+/// caller's tensors and the staging area of a device that stages them.
+Error stage(loom_context &c, int64_t entry, bool toDevice,
+            const void *const *inputs, void *const *outputs) {
+  const EntryPlan &plan = c.model->plans[entry];
+  const artifact::Entry &e = c.model->manifest.entries[entry];
+  Queue &queue = *c.queues[plan.program->device];
+  artifact::BufferKind kind =
+      toDevice ? artifact::BufferKind::Input : artifact::BufferKind::Output;
+  for (size_t i = 0; i < e.buffers.size(); ++i) {
+    const artifact::Buffer &b = e.buffers[i];
+    if (plan.stagingOffsets[i] < 0 || b.kind != kind)
+      continue;
+    Error err = toDevice ? plan.device->writeFromHost(queue, c.buffers[i],
+                                                      inputs[b.index], b.bytes)
+                         : plan.device->readToHost(queue, outputs[b.index],
+                                                   c.buffers[i], b.bytes);
+    if (err)
+      return err;
   }
   return Error::ok();
 }
@@ -619,6 +797,51 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
                                           " is of an unknown kind");
 }
 
+/// Runs the steps of \p entry's program, timing each when profiling.
+Error runSteps(loom_context &c, int64_t entry) {
+  const EntryPlan &plan = c.model->plans[entry];
+  size_t numSteps = plan.program->steps.size();
+  for (size_t index = 0, next; index < numSteps; index = next) {
+    next = index + 1;
+    auto start = c.profile ? std::chrono::steady_clock::now()
+                           : std::chrono::steady_clock::time_point();
+    if (Error err = runStep(c, entry, index, next))
+      return err;
+    if (c.profile)
+      c.stepSeconds[entry][index] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                        start)
+              .count();
+  }
+  return Error::ok();
+}
+
+/// Runs \p entry's steps: one by one, or, on a queue that captures and for
+/// an entry with no branch, after a first (warm-up) run, as the graph the
+/// second run records, replayed from then on. The graph holds this
+/// context's addresses (arena, staging area, weights), which do not change.
+Error runProgram(loom_context &c, int64_t entry) {
+  const EntryPlan &plan = c.model->plans[entry];
+  Queue &queue = *c.queues[plan.program->device];
+  std::unique_ptr<Graph> &graph = c.graphs[entry];
+  if (!graph && (!c.useGraphs || !plan.capturable || !queue.canCapture() ||
+                 c.runs[entry]++ == 0))
+    return runSteps(c, entry);
+  if (!graph) {
+    if (Error err = queue.beginCapture())
+      return err;
+    Error err = runSteps(c, entry);
+    std::unique_ptr<Graph> captured;
+    Error end = queue.endCapture(captured);
+    if (err)
+      return err;
+    if (end)
+      return end;
+    graph = std::move(captured);
+  }
+  return queue.replay(*graph);
+}
+
 } // namespace
 
 extern "C" {
@@ -637,20 +860,13 @@ loom_status loom_run(loom_context *context, int64_t entry,
                   m.path);
   if (Error err = bindRun(*context, entry, inputs, outputs))
     return report(err, m.path);
+  if (Error err = stage(*context, entry, true, inputs, outputs))
+    return report(err, m.path);
   const EntryPlan &plan = m.plans[entry];
-  size_t numSteps = plan.program->steps.size();
-  for (size_t index = 0, next; index < numSteps; index = next) {
-    next = index + 1;
-    auto start = context->profile ? std::chrono::steady_clock::now()
-                                  : std::chrono::steady_clock::time_point();
-    if (Error err = runStep(*context, entry, index, next))
-      return report(err, m.path);
-    if (context->profile)
-      context->stepSeconds[entry][index] +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                        start)
-              .count();
-  }
+  if (Error err = runProgram(*context, entry))
+    return report(err, m.path);
+  if (Error err = stage(*context, entry, false, inputs, outputs))
+    return report(err, m.path);
   if (Error err = context->queues[plan.program->device]->synchronize())
     return report(err, m.path);
   return LOOM_OK;

@@ -6,6 +6,8 @@
 
 #include "loom/Target/Target.h"
 
+#include "loom/Codegen/GPU/Passes.h"
+
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace loom::target;
@@ -19,6 +21,12 @@ const TargetRegistry &TargetRegistry::builtin() {
           "cpu[:NAME] (x86-64; NAME an LLVM CPU such as znver4, "
           "skylake-avx512, x86-64-v3, or native: this machine, the default)",
           createCPUTarget);
+    r.add("vulkan", "vulkan (SPIR-V kernels for Vulkan 1.3)",
+          createVulkanTarget);
+    r.add("cuda",
+          "cuda:CHIP[,CHIP...] (NVIDIA GPUs; CHIP one of " +
+              loom::codegen::gpu::supportedChips() + ")",
+          createCUDATarget);
     return r;
   }();
   return registry;

@@ -7,15 +7,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Codegen/GPU/Passes.h"
 #include "loom/Compiler/Compiler.h"
 #include "loom/Compiler/Passes.h"
-#include "loom/Placement/Passes.h"
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Pipeline/RankPrograms.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
+#include "loom/Placement/Passes.h"
 #include "loom/Search/Passes.h"
 #include "loom/Target/Target.h"
 
@@ -205,6 +206,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  codegen::gpu::registerGPUCodegenDialects(registry);
   registry.insert<tg::TGDialect>();
   registry.insert<pipe::PipeDialect>();
   MLIRContext context(registry);
@@ -298,6 +300,11 @@ int main(int argc, char **argv) {
                 "(which spell it), not both");
   options.backends = options.backendRegistry().spellList(convBackend,
                                                          matmulBackend);
+  // A GPU runs generated kernels only: its default list is the code
+  // generator (a CPU library named for it is an error of the compiler).
+  if (options.target->requirements().kind != "cpu" && convBackend.empty() &&
+      matmulBackend.empty())
+    options.backends = options.backendRegistry().codeGenerator()->name().str();
   options.embedSource = !noSource;
   std::string defaultCostDb;
   if (backendSet == "auto") {

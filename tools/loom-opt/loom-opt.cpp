@@ -8,14 +8,15 @@
 #include "loom/Autodiff/Autodiff.h"
 #include "loom/Autodiff/Passes.h"
 #include "loom/Codegen/CPU/Passes.h"
+#include "loom/Codegen/GPU/Passes.h"
 #include "loom/Compiler/Passes.h"
 #include "loom/Conversion/Passes.h"
-#include "loom/Pipeline/Passes.h"
-#include "loom/Placement/Passes.h"
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/Pipe/Transforms/Passes.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
+#include "loom/Pipeline/Passes.h"
+#include "loom/Placement/Passes.h"
 #include "loom/Search/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   loom::compiler::registerCompilerPasses();
   loom::registerConversionPasses();
   loom::codegen::cpu::registerCPUCodegenPasses();
+  loom::codegen::gpu::registerGPUCodegenPasses();
   loom::placement::registerPlacementPasses();
   loom::autodiff::registerAutodiffPasses();
   loom::pipeline::registerPipelinePasses();
@@ -39,6 +41,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  loom::codegen::gpu::registerGPUCodegenDialects(registry);
   registry.insert<loom::tg::TGDialect>();
   registry.insert<loom::pipe::PipeDialect>();
   loom::tg::registerTGGradientInterfaceModels(registry);

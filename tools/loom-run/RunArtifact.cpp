@@ -273,8 +273,10 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
     loom_device_desc desc;
     if (loom_model_device(model, d, &desc) != LOOM_OK)
       return fail(loom_last_error());
-    llvm::outs() << "device " << d << ": " << desc.kind << ":" << desc.ordinal
-                 << ", code for " << desc.chip << "\n";
+    llvm::outs() << "device " << d << ": " << desc.kind << ":" << desc.ordinal;
+    if (*desc.chip)
+      llvm::outs() << ", code for " << desc.chip;
+    llvm::outs() << "\n";
   }
   std::unique_ptr<Source> source = parseSource(model, entryName);
 

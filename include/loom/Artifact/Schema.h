@@ -316,7 +316,8 @@ struct Entry {
 /// A device the code was compiled for: its kind, its ordinal among the
 /// devices of that kind of its rank, and what it requires (the target
 /// triple, the chip, the ISA features a device can lack, spelled as
-/// __builtin_cpu_supports spells them for a CPU; a CUDA chip is `sm_90a`).
+/// __builtin_cpu_supports spells them for a CPU; a CUDA chip is `sm_90a`, and
+/// the chips of an image with code for several are comma-separated).
 /// A GPU device's generated code is its \p image: the name of the
 /// artifact's ELF section holding it (`.loom_image_<device>`; a CUDA fatbin of every chip compiled
 /// for, a SPIR-V module), whose entry points the dispatch steps name; empty

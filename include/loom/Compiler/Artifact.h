@@ -2,9 +2,10 @@
 //
 // Part of Loom. Turns compiled kernels (an LLVM module), the manifest, the
 // weights and the source module into one shared object as docs/Artifact.md
-// specifies: sections .loom_manifest, .loom_weights, .loom_source, the
-// kernel table and the exported loom_artifact_v1 descriptor, compiled by
-// LLVM's TargetMachine and linked with ld.lld.
+// specifies: sections .loom_manifest, .loom_weights, .loom_source, a GPU
+// device's .loom_image_<device>, the kernel table and the exported
+// loom_artifact_v1 descriptor, compiled by LLVM's TargetMachine and linked with
+// ld.lld.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,9 @@ struct ArtifactContents {
   /// (may be null when there are none), and their names in table order.
   std::unique_ptr<llvm::Module> kernels;
   std::vector<std::string> kernelNames;
+  /// A GPU device's image (docs/Artifact.md) and the ELF section it goes
+  /// into (`.loom_image_<device>`); empty when the device has none.
+  std::string image, imageSection;
 };
 
 /// Writes the artifact to \p outputPath, its code compiled by \p tm (the

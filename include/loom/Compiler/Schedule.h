@@ -12,6 +12,7 @@
 #define LOOM_COMPILER_SCHEDULE_H
 
 #include "loom/Artifact/Schema.h"
+#include "loom/Codegen/GPU/KernelCodegen.h"
 #include "loom/Compiler/Backend.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
@@ -88,6 +89,16 @@ struct EntrySchedule {
 mlir::FailureOr<EntrySchedule>
 buildSchedule(mlir::func::FuncOp fn, llvm::StringRef kernelPrefix,
               const BackendRegistry &backends = BackendRegistry::builtin());
+
+/// Replaces every kernel step of \p entry by the gpu.dispatch steps of its
+/// kernel in \p kernels (a GPU target's launches, in order), gives each
+/// kernel's scratch buffers arena slices alive over its dispatches, points
+/// branches and jumps at the new step indices, and plans the arena again.
+/// Diagnoses a kernel that \p kernels lacks, or a launch parameter out of
+/// range.
+mlir::LogicalResult
+expandDispatches(EntrySchedule &entry,
+                 const llvm::StringMap<codegen::gpu::DeviceKernel> &kernels);
 
 /// The schema's entry for \p entry: its buffers and one program, on
 /// manifest device \p device (docs/Artifact.md).

@@ -7,15 +7,19 @@
 // name, and `loom-compile --target=NAME[:OPTIONS]` asks the registry; no
 // caller names one target. Built in: `cpu` (`cpu`, `cpu:native`: this
 // machine; `cpu:NAME`: an LLVM CPU name such as znver4, skylake-avx512 or
-// x86-64-v3). A GPU target (`cuda:sm_90a`, `vulkan`) implements the same
-// methods: its pipeline maps the kernels to blocks and threads, its
-// emitKernels packs device binaries and host launch stubs into the module
-// the artifact links, and its requirements name the chip.
+// x86-64-v3), `vulkan` (SPIR-V for Vulkan 1.3) and `cuda:CHIP[,CHIP...]`
+// (a fatbin of cubins and PTX for NVIDIA chips such as sm_80 and sm_90a).
+// A GPU target implements the same methods: its pipeline maps the kernels
+// to blocks and threads (lib/Codegen/GPU, docs/Codegen/GPU.md), its
+// emitKernels returns the device image and each kernel's launches instead
+// of host functions, and its requirements name the kind and the chips.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LOOM_TARGET_TARGET_H
 #define LOOM_TARGET_TARGET_H
+
+#include "loom/Codegen/GPU/KernelCodegen.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -34,12 +38,14 @@ namespace loom::target {
 /// What a device must be and have to run the code of a target: the
 /// manifest's `target` section.
 struct DeviceRequirements {
-  /// The kind of device: "cpu".
+  /// The kind of device, as the artifact's devices spell it: "cpu",
+  /// "vulkan", "cuda".
   std::string kind;
   /// The LLVM triple the code is for.
   std::string triple;
-  /// The processor the code is tuned for: an LLVM CPU name (a GPU's chip,
-  /// such as sm_90a, for a GPU target).
+  /// The processor the code is tuned for: an LLVM CPU name; for CUDA the
+  /// chips the image has code for, comma-separated (`sm_80,sm_90a`); empty
+  /// for Vulkan.
   std::string processor;
   /// The ISA features the code may use that a device of this kind can
   /// lack, spelled as __builtin_cpu_supports spells them (avx2, fma,
@@ -47,15 +53,26 @@ struct DeviceRequirements {
   std::vector<std::string> features;
 };
 
-/// Kernels as a target emits them for the artifact.
+/// Kernels as a target emits them for the artifact: host functions (a CPU
+/// target), or a device image and launches (a GPU target).
 struct EmittedKernels {
   /// LLVM IR that the artifact links: for each kernel name, a hidden
   /// function `void name(void *const *buffers, int64_t begin, int64_t end)`
-  /// (docs/Artifact.md).
+  /// (docs/Artifact.md). Null for a GPU target.
   std::unique_ptr<llvm::Module> module;
   /// For each kernel name, its range: the iterations [0, range) that the
   /// runtime may split over calls of [begin, end).
   llvm::StringMap<int64_t> ranges;
+  /// A GPU target's device image (a SPIR-V module, a CUDA fatbin); empty
+  /// for a CPU target.
+  std::string image;
+  /// A GPU target's kernels: for each kernel name, the launches of the
+  /// image's entry points it is and the scratch buffers they share.
+  llvm::StringMap<codegen::gpu::DeviceKernel> deviceKernels;
+  /// What `loom-compile --dump-kernels` writes besides the IR: file name
+  /// and contents (a GPU target: `image.spv`, or `<chip>.ptx` per chip and
+  /// `image.fatbin`).
+  std::vector<std::pair<std::string, std::string>> listings;
 };
 
 class Target {
@@ -118,6 +135,14 @@ private:
   };
   std::vector<Entry> entries;
 };
+
+/// Vulkan 1.3 (SPIR-V kernels); \p options must be empty.
+llvm::Expected<std::unique_ptr<Target>>
+createVulkanTarget(llvm::StringRef options);
+/// NVIDIA GPUs: \p chips is a comma-separated list of the chips the image
+/// has cubins for (sm_80, sm_90a, ...). An error names a chip the pipeline
+/// does not support, before any code is generated.
+llvm::Expected<std::unique_ptr<Target>> createCUDATarget(llvm::StringRef chips);
 
 /// The x86-64 Linux CPU: \p cpu is an LLVM CPU name, or empty or "native"
 /// for this machine's CPU and features. An error names a CPU LLVM does not

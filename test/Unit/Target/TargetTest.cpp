@@ -69,11 +69,47 @@ TEST(TargetTest, Errors) {
   ASSERT_FALSE(bool(badCPU));
   EXPECT_NE(llvm::toString(badCPU.takeError()).find("'pentium9' is not a CPU"),
             std::string::npos);
-  auto cuda = TargetRegistry::builtin().create("cuda:sm_90a");
-  ASSERT_FALSE(bool(cuda));
-  std::string message = llvm::toString(cuda.takeError());
-  EXPECT_NE(message.find("no target named 'cuda'"), std::string::npos);
+  auto unknown = TargetRegistry::builtin().create("tpu:v5");
+  ASSERT_FALSE(bool(unknown));
+  std::string message = llvm::toString(unknown.takeError());
+  EXPECT_NE(message.find("no target named 'tpu'"), std::string::npos);
   EXPECT_NE(message.find("registered targets: cpu[:NAME]"), std::string::npos);
+  EXPECT_NE(message.find("vulkan"), std::string::npos);
+  EXPECT_NE(message.find("cuda:CHIP[,CHIP...]"), std::string::npos);
+  // A chip ptxas 13 does not take is refused before MLIR or LLVM sees it.
+  auto sm70 = TargetRegistry::builtin().create("cuda:sm_70");
+  ASSERT_FALSE(bool(sm70));
+  EXPECT_NE(llvm::toString(sm70.takeError())
+                .find("'sm_70' is not a supported CUDA chip"),
+            std::string::npos);
+  auto vulkanOptions = TargetRegistry::builtin().create("vulkan:foo");
+  ASSERT_FALSE(bool(vulkanOptions));
+  EXPECT_NE(
+      llvm::toString(vulkanOptions.takeError()).find("vulkan takes no options"),
+      std::string::npos);
+}
+
+TEST(TargetTest, GPUTargets) {
+  auto vulkan = TargetRegistry::builtin().create("vulkan");
+  ASSERT_TRUE(bool(vulkan)) << llvm::toString(vulkan.takeError());
+  EXPECT_EQ((*vulkan)->spelling(), "vulkan");
+  EXPECT_FALSE((*vulkan)->isHost());
+  EXPECT_EQ((*vulkan)->requirements().kind, "vulkan");
+  EXPECT_EQ((*vulkan)->kernelPipelineSpelling().rfind(
+                "loom-gpu-kernel-pipeline{api=vulkan", 0),
+            0u);
+  auto cuda = TargetRegistry::builtin().create("cuda:sm_80,sm_90a");
+  ASSERT_TRUE(bool(cuda)) << llvm::toString(cuda.takeError());
+  EXPECT_EQ((*cuda)->name(), "cuda");
+  EXPECT_EQ((*cuda)->spelling(), "cuda:sm_80,sm_90a");
+  DeviceRequirements needs = (*cuda)->requirements();
+  EXPECT_EQ(needs.kind, "cuda");
+  EXPECT_EQ(needs.triple, "nvptx64-nvidia-cuda");
+  EXPECT_EQ(needs.processor, "sm_80,sm_90a");
+  mlir::MLIRContext context;
+  mlir::PassManager pm(&context);
+  (*cuda)->buildKernelPipeline(pm);
+  EXPECT_GT(pm.size(), 10u);
 }
 
 /// A target of a registry of one's own: what the GPU targets will do.

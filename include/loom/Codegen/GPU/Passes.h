@@ -1,0 +1,110 @@
+//===- Passes.h - GPU code generation: passes and pipeline ------*- C++ -*-===//
+//
+// Part of Loom. The GPU kernel pipeline (docs/Codegen/GPU.md): the passes of
+// Passes.td, and the stages that compose them with upstream passes into
+// `loom-gpu-kernel-pipeline`, the pipeline loom-compile runs for a GPU target
+// on the module of outlined kernel functions (one per codegen fragment, on
+// tg tensors, as the CPU pipeline takes them). Its result: each kernel
+// function a host function of `gpu.launch_func` calls with constant launch
+// sizes over its parameters, and one gpu.module `loom_kernels` holding every
+// kernel, lowered for the device API (a `spirv.module` for Vulkan; a
+// `gpu.binary` of PTX per chip for CUDA). Each stage is a named pipeline:
+//
+//   loom-gpu-linalg     tg ops to linalg on tensors, elementwise fusion
+//   loom-gpu-bufferize  one-shot bufferization, results to out-parameters
+//   loom-gpu-map        scratch buffers to parameters, loops to gpu.launch,
+//                       kernels outlined into one gpu.module
+//   loom-gpu-lower      the gpu.module to SPIR-V (vulkan) or PTX (cuda)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_CODEGEN_GPU_PASSES_H
+#define LOOM_CODEGEN_GPU_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace loom::codegen::gpu {
+
+#define GEN_PASS_DECL
+#include "loom/Codegen/GPU/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "loom/Codegen/GPU/Passes.h.inc"
+
+/// The programming interface the kernels are lowered for.
+enum class DeviceAPI {
+  /// SPIR-V compute shaders for Vulkan 1.3 (storage buffers of descriptor
+  /// set 0, subgroups of any width).
+  Vulkan,
+  /// PTX for NVIDIA GPUs, one per chip (NVVM, bare-pointer parameters).
+  Cuda,
+};
+
+/// The gpu.module every kernel is outlined into (loom-gpu-merge-modules).
+constexpr const char *kKernelModuleName = "loom_kernels";
+
+/// The options of `loom-gpu-kernel-pipeline` and of each of its stages. The
+/// GPU targets (include/loom/Target/Target.h) set api and chips.
+struct GPUKernelPipelineOptions
+    : public mlir::PassPipelineOptions<GPUKernelPipelineOptions> {
+  Option<DeviceAPI> api{
+      *this, "api", llvm::cl::desc("The device API the kernels are for"),
+      llvm::cl::init(DeviceAPI::Vulkan),
+      llvm::cl::values(
+          clEnumValN(DeviceAPI::Vulkan, "vulkan", "SPIR-V for Vulkan 1.3"),
+          clEnumValN(DeviceAPI::Cuda, "cuda", "PTX for NVIDIA GPUs"))};
+  ListOption<std::string> chips{
+      *this, "chips",
+      llvm::cl::desc("cuda: the chips to generate PTX for (sm_80, sm_90a; "
+                     "validated by the target, not here)")};
+  Option<std::string> toolkit{
+      *this, "toolkit", llvm::cl::desc("cuda: the CUDA toolkit (libdevice)"),
+      llvm::cl::init("/usr/local/cuda")};
+  Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of a mapped loop nest"),
+      llvm::cl::init(128)};
+};
+
+/// The PTX ISA version a chip's code is generated with: `+ptx<N>` for
+/// nvvm-attach-target, or an empty string for a chip the pipeline does not
+/// support (CUDA 13's ptxas supports sm_75 and later; Loom: sm_80, sm_86,
+/// sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_120). The one list of chips.
+llvm::StringRef ptxFeaturesOf(llvm::StringRef chip);
+/// The supported chips, for messages: "sm_80, sm_86, ...".
+std::string supportedChips();
+
+void addLinalgStage(mlir::OpPassManager &pm,
+                    const GPUKernelPipelineOptions &options);
+void addBufferizeStage(mlir::OpPassManager &pm,
+                       const GPUKernelPipelineOptions &options);
+void addMapStage(mlir::OpPassManager &pm,
+                 const GPUKernelPipelineOptions &options);
+void addLowerStage(mlir::OpPassManager &pm,
+                   const GPUKernelPipelineOptions &options);
+
+/// Every stage in order: `loom-gpu-kernel-pipeline`, what loom-compile runs
+/// for a GPU target.
+void buildGPUKernelPipeline(mlir::OpPassManager &pm,
+                            const GPUKernelPipelineOptions &options);
+
+/// Registers what the pipeline needs in a context beyond the dialects: the
+/// NVVM and SPIR-V target attributes' serialisation, and the translations
+/// of the LLVM, NVVM and GPU dialects to LLVM IR.
+void registerGPUCodegenDialects(mlir::DialectRegistry &registry);
+
+/// Registers the passes of Passes.td, `loom-gpu-kernel-pipeline` and one
+/// named pipeline per stage (`loom-gpu-linalg`, ..., `loom-gpu-lower`).
+void registerGPUCodegenPasses();
+
+} // namespace loom::codegen::gpu
+
+#endif // LOOM_CODEGEN_GPU_PASSES_H

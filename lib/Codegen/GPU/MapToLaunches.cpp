@@ -1,0 +1,215 @@
+//===- MapToLaunches.cpp - Loop nests of a kernel function as launches ----===//
+//
+// Part of Loom. See the description of LoomGPUMapToLaunches in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Codegen/GPU/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace loom::codegen::gpu {
+#define GEN_PASS_DEF_LOOMGPUMAPTOLAUNCHES
+#include "loom/Codegen/GPU/Passes.h.inc"
+} // namespace loom::codegen::gpu
+
+using namespace mlir;
+
+namespace {
+
+/// The most blocks along one grid dimension (Vulkan's guaranteed minimum of
+/// maxComputeWorkGroupCount; CUDA allows more along x only).
+constexpr int64_t kMaxGridDim = 65535;
+
+/// A launch of grid [x, y, 1] of blocks of [threads, 1, 1], its body empty
+/// but for the terminator; the builder is left before the terminator.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t gridX,
+                           int64_t gridY, int64_t threads) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(b, loc, index(gridX), index(gridY), one,
+                                      index(threads), one, one);
+  Block &body = launch.getBody().front();
+  if (body.empty() || !body.back().hasTrait<OpTrait::IsTerminator>()) {
+    b.setInsertionPointToEnd(&body);
+    gpu::TerminatorOp::create(b, loc);
+  }
+  b.setInsertionPoint(body.getTerminator());
+  return launch;
+}
+
+/// Clones into \p launch every pure op (a constant, a view of a parameter)
+/// whose results its body uses, so that it captures only the function's
+/// parameters.
+void clonePureProducers(gpu::LaunchOp launch) {
+  Region &region = launch.getBody();
+  Block &body = region.front();
+  for (bool changed = true; changed;) {
+    changed = false;
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(region, above);
+    for (Value v : above) {
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getNumRegions() != 0 || !isPure(def))
+        continue;
+      OpBuilder b = OpBuilder::atBlockBegin(&body);
+      Operation *clone = b.clone(*def);
+      for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults()))
+        replaceAllUsesInRegionWith(from, to, region);
+      changed = true;
+    }
+  }
+}
+
+/// The constant trip count of dimension \p d of \p loop, or failure.
+FailureOr<int64_t> tripCount(scf::ParallelOp loop, unsigned d) {
+  auto lb = getConstantIntValue(loop.getLowerBound()[d]);
+  auto ub = getConstantIntValue(loop.getUpperBound()[d]);
+  auto step = getConstantIntValue(loop.getStep()[d]);
+  if (!lb || !ub || !step || *step <= 0)
+    return failure();
+  return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
+}
+
+/// One thread per iteration of \p loop: the iteration space linearised
+/// over blocks of \p blockSize threads.
+LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
+  if (loop.getNumResults() != 0)
+    return loop.emitOpError("has reductions, which the GPU mapping does not "
+                            "take (linalg reductions are sequential loops)");
+  SmallVector<int64_t> trips;
+  int64_t total = 1;
+  for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
+    auto trip = tripCount(loop, d);
+    if (failed(trip))
+      return loop.emitOpError("has a bound that is not a constant: GPU "
+                              "kernels are generated for static shapes");
+    trips.push_back(*trip);
+    total *= *trip;
+  }
+  if (total == 0) {
+    loop.erase();
+    return success();
+  }
+  int64_t threads = std::min(total, blockSize);
+  int64_t blocks = (total + threads - 1) / threads;
+  int64_t gridX = std::min(blocks, kMaxGridDim);
+  int64_t gridY = (blocks + gridX - 1) / gridX;
+  if (gridY > kMaxGridDim)
+    return loop.emitOpError("has ") << total << " iterations, more than a "
+                                    << "grid of 65535 x 65535 blocks holds";
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  gpu::LaunchOp launch = createLaunch(b, loc, gridX, gridY, threads);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  Value block = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, blockIds.y, index(gridX)),
+      blockIds.x);
+  Value id = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, index(threads)),
+      launch.getThreadIds().x);
+  if (gridX * gridY * threads != total) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, id,
+                                          index(total));
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  }
+  IRMapping mapping;
+  for (int d = int(trips.size()) - 1; d >= 0; --d) {
+    Value trip = index(trips[d]);
+    Value position = arith::RemUIOp::create(b, loc, id, trip);
+    id = arith::DivUIOp::create(b, loc, id, trip);
+    Value iv = arith::AddIOp::create(
+        b, loc, loop.getLowerBound()[d],
+        arith::MulIOp::create(b, loc, position, loop.getStep()[d]));
+    mapping.map(loop.getInductionVars()[d], iv);
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, mapping);
+  loop.erase();
+  clonePureProducers(launch);
+  return success();
+}
+
+/// \p ops (sequential loop nests, loads and stores, and what computes on
+/// their values), in order, run by one thread.
+void mapSerial(ArrayRef<Operation *> ops) {
+  OpBuilder b(ops.front());
+  gpu::LaunchOp launch = createLaunch(b, ops.front()->getLoc(), 1, 1, 1);
+  for (Operation *op : ops)
+    op->moveBefore(launch.getBody().front().getTerminator());
+  clonePureProducers(launch);
+}
+
+/// Whether \p op (or an op nested in it) uses a result of \p ops.
+bool usesAny(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &ops) {
+  WalkResult found = op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (Operation *def = v.getDefiningOp(); def && ops.contains(def))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+/// Maps the top-level ops of \p fn: each parallel loop nest to a launch of
+/// its own, each run of other ops that touch memory (with the pure ops that
+/// compute on their results) to one launch of one thread.
+LogicalResult mapFunction(func::FuncOp fn, int64_t blockSize) {
+  SmallVector<Operation *> run;
+  llvm::SmallPtrSet<Operation *, 8> inRun;
+  auto flush = [&] {
+    if (!run.empty())
+      mapSerial(run);
+    run.clear();
+    inRun.clear();
+  };
+  for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+    bool usesRun = usesAny(&op, inRun);
+    if (op.hasTrait<OpTrait::IsTerminator>() || isa<gpu::LaunchOp>(op)) {
+      flush();
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      if (usesRun)
+        return loop.emitOpError("uses a value a sequential loop computes: "
+                                "the GPU mapping passes values through "
+                                "memory only");
+      flush();
+      if (failed(mapParallel(loop, blockSize)))
+        return failure();
+      continue;
+    }
+    if (op.getNumRegions() == 0 && isPure(&op) && !usesRun)
+      continue;
+    run.push_back(&op);
+    inRun.insert(&op);
+  }
+  return success();
+}
+
+struct MapToLaunches
+    : public loom::codegen::gpu::impl::LoomGPUMapToLaunchesBase<MapToLaunches> {
+  using LoomGPUMapToLaunchesBase::LoomGPUMapToLaunchesBase;
+
+  void runOnOperation() override {
+    if (blockSize < 1 || blockSize > 1024) {
+      getOperation().emitError("loom-gpu-map-to-launches: block-size must be "
+                               "in [1, 1024], got ")
+          << int64_t(blockSize);
+      return signalPassFailure();
+    }
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (!fn.isExternal() && failed(mapFunction(fn, blockSize)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

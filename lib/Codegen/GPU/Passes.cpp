@@ -1,0 +1,228 @@
+//===- Passes.cpp - The GPU kernel pipeline as named stages ---------------===//
+//
+// Part of Loom. See Passes.h and docs/Codegen/GPU.md. Every stage adds pass
+// objects with typed options; nothing here is parsed from text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Codegen/GPU/Passes.h"
+
+#include "loom/Codegen/CPU/Passes.h"
+#include "loom/Conversion/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/GPUToSPIRV/GPUToSPIRVPass.h"
+#include "mlir/Conversion/MathToSPIRV/MathToSPIRVPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/SPIRV/Target.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::codegen;
+using namespace loom::codegen::gpu;
+
+namespace {
+
+/// What follows each rewriting pass.
+void addCleanup(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// The chips the CUDA path generates code for, with the PTX ISA each is
+/// generated with (LLVM's default, PTX 6.0, does not support sm_80 and
+/// aborts the process instead of diagnosing it).
+struct Chip {
+  const char *name, *ptx;
+};
+constexpr Chip kChips[] = {{"sm_80", "+ptx80"},
+                           {"sm_86", "+ptx80"},
+                           {"sm_89", "+ptx80"},
+                           {"sm_90", "+ptx80"},
+                           {"sm_90a", "+ptx80"}};
+
+/// Vulkan 1.3 as every conformant device has it (lavapipe included): the
+/// shader capabilities the kernels use, nothing vendor-specific.
+void addVulkanLowering(OpPassManager &pm) {
+  GpuSPIRVAttachTargetOptions spirv;
+  spirv.spirvVersion = "v1.3";
+  spirv.spirvCapabilities = {"Shader", "Int64", "Int8", "Int16",
+                             "StorageBuffer8BitAccess"};
+  spirv.spirvExtensions = {"SPV_KHR_storage_buffer_storage_class",
+                           "SPV_KHR_8bit_storage"};
+  spirv.clientApi = "Vulkan";
+  pm.addPass(createGpuSPIRVAttachTarget(spirv));
+  pm.addPass(createLoomGPUSPIRVEntryPoints());
+  // SPIR-V has no erf: transcendental functions as polynomials (as on the
+  // CPU), the rest (sqrt, fma) as GLSL extended instructions.
+  pm.addNestedPass<mlir::gpu::GPUModuleOp>(cpu::createLoomApproximateMath());
+  pm.addNestedPass<mlir::gpu::GPUModuleOp>(createConvertMathToSPIRVPass());
+  pm.addPass(createConvertGPUToSPIRVPass(/*mapMemorySpace=*/true));
+  // Entry points and their interface (storage buffers 0..n-1 of set 0),
+  // and the version, capabilities and extensions the module uses.
+  OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();
+  spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
+  addCleanup(pm);
+}
+
+void addCudaLowering(OpPassManager &pm,
+                     const GPUKernelPipelineOptions &options) {
+  for (const std::string &chip : options.chips) {
+    GpuNVVMAttachTargetOptions nvvm;
+    nvvm.chip = chip;
+    nvvm.features = ptxFeaturesOf(chip).str();
+    nvvm.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(nvvm));
+  }
+  pm.addNestedPass<mlir::gpu::GPUModuleOp>(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  nvvm.indexBitwidth = 64;
+  pm.addNestedPass<mlir::gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvm));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+} // namespace
+
+StringRef loom::codegen::gpu::ptxFeaturesOf(StringRef chip) {
+  for (const Chip &c : kChips)
+    if (chip == c.name)
+      return c.ptx;
+  return "";
+}
+
+std::string loom::codegen::gpu::supportedChips() {
+  std::string out;
+  for (const Chip &c : kChips)
+    out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
+
+void loom::codegen::gpu::addLinalgStage(OpPassManager &pm,
+                                        const GPUKernelPipelineOptions &) {
+  pm.addPass(createConvertTGToLinalg());
+  addCleanup(pm);
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  addCleanup(pm);
+}
+
+void loom::codegen::gpu::addBufferizeStage(OpPassManager &pm,
+                                           const GPUKernelPipelineOptions &) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  addCleanup(pm);
+}
+
+void loom::codegen::gpu::addMapStage(OpPassManager &pm,
+                                     const GPUKernelPipelineOptions &options) {
+  pm.addPass(createLoomGPUHoistScratch());
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(memref::createFoldMemRefAliasOpsPass());
+  addCleanup(pm);
+  LoomGPUMapToLaunchesOptions launches;
+  launches.blockSize = options.blockSize;
+  pm.addPass(createLoomGPUMapToLaunches(launches));
+  pm.addPass(createLowerAffinePass());
+  // floordivsi and friends (grouped convolutions' indexing) as the basic
+  // integer ops both SPIR-V and NVVM have.
+  pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createLoomGPUMergeModules());
+  addCleanup(pm);
+}
+
+void loom::codegen::gpu::addLowerStage(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
+  switch (options.api.getValue()) {
+  case DeviceAPI::Vulkan:
+    return addVulkanLowering(pm);
+  case DeviceAPI::Cuda:
+    return addCudaLowering(pm, options);
+  }
+  llvm_unreachable("unknown device API");
+}
+
+void loom::codegen::gpu::buildGPUKernelPipeline(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
+  addLinalgStage(pm, options);
+  addBufferizeStage(pm, options);
+  addMapStage(pm, options);
+  addLowerStage(pm, options);
+}
+
+void loom::codegen::gpu::registerGPUCodegenDialects(DialectRegistry &registry) {
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  spirv::registerSPIRVTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+}
+
+void loom::codegen::gpu::registerGPUCodegenPasses() {
+  // Registering a pipeline twice is fatal: once per process.
+  static bool registered = false;
+  if (registered)
+    return;
+  registered = true;
+  registerCodegenGPUPasses();
+  using Stage = void (*)(OpPassManager &, const GPUKernelPipelineOptions &);
+  struct Named {
+    const char *name, *summary;
+    Stage add;
+  };
+  static const Named stages[] = {
+      {"loom-gpu-kernel-pipeline",
+       "The GPU kernel pipeline: outlined kernels on tg tensors to launches "
+       "of SPIR-V or PTX kernels (what loom-compile runs for a GPU target)",
+       buildGPUKernelPipeline},
+      {"loom-gpu-linalg",
+       "GPU kernel stage 1: tg to linalg on tensors, elementwise fusion",
+       addLinalgStage},
+      {"loom-gpu-bufferize",
+       "GPU kernel stage 2: one-shot bufferization, results to out-params",
+       addBufferizeStage},
+      {"loom-gpu-map",
+       "GPU kernel stage 3: scratch to parameters, loop nests to launches, "
+       "kernels outlined into one gpu.module",
+       addMapStage},
+      {"loom-gpu-lower",
+       "GPU kernel stage 4: the gpu.module to SPIR-V (vulkan) or PTX (cuda)",
+       addLowerStage},
+  };
+  for (const Named &stage : stages)
+    PassPipelineRegistration<GPUKernelPipelineOptions>(
+        stage.name, stage.summary,
+        [add = stage.add](OpPassManager &pm,
+                          const GPUKernelPipelineOptions &options) {
+          add(pm, options);
+        });
+}

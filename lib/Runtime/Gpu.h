@@ -1,0 +1,55 @@
+//===- Gpu.h - What the GPU devices share -----------------------*- C++ -*-===//
+//
+// Part of Loom. The CUDA (CudaDevice.cpp) and Vulkan (VulkanDevice.cpp)
+// devices: memory that is not the host's (the runtime stages inputs,
+// outputs and weights, Device.h), no host kernels, and a program prepared
+// step by step: each gpu.dispatch gets its launch checked against the
+// device's limits and its kernel resolved in the device's image.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_LIB_RUNTIME_GPU_H
+#define LOOM_LIB_RUNTIME_GPU_H
+
+#include "Device.h"
+
+namespace loom::rt {
+
+class GpuDevice : public Device {
+public:
+  bool usesHostMemory() const final { return false; }
+
+  Error launchKernel(Queue &, loom_kernel_fn, void *const *,
+                     int64_t) final {
+    return makeError(LOOM_ERROR_FORMAT,
+                     "a host kernel step cannot run on " + name());
+  }
+
+  Error prepare(const artifact::Entry &, const artifact::Program &program,
+                const std::vector<int64_t> &bufferBytes,
+                const std::vector<void *> &,
+                std::vector<std::unique_ptr<PreparedStep>> &out) final {
+    out.clear();
+    for (size_t i = 0; i < program.steps.size(); ++i) {
+      out.emplace_back();
+      if (const auto *s = program.steps[i].getIf<artifact::DispatchStep>())
+        if (Error err = prepareDispatch(
+                *s, "step " + std::to_string(i) + " (gpu.dispatch of '" +
+                        s->kernel + "'): ",
+                bufferBytes, out.back()))
+          return err;
+    }
+    return Error::ok();
+  }
+
+protected:
+  /// Prepares one gpu.dispatch step; \p at starts its diagnostics.
+  virtual Error prepareDispatch(const artifact::DispatchStep &step,
+                                const std::string &at,
+                                const std::vector<int64_t> &bufferBytes,
+                                std::unique_ptr<PreparedStep> &out) = 0;
+};
+
+} // namespace loom::rt
+
+#endif // LOOM_LIB_RUNTIME_GPU_H

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# scripts/gpu-check.sh: everything a lent GPU machine runs, in one command
+# (docs/Testing.md, "GPU machines").
+#
+#   Here (a Loom build, LLVM):   scripts/gpu-check.sh prepare STAGE MODEL.so...
+#   There (CUDA, CMake, ninja):  STAGE/src/scripts/gpu-check.sh run STAGE
+#
+# prepare writes STAGE: the runtime's sources (libloomrt and loom-gpu-run
+# build with CMake alone: no LLVM, no oneDNN or OpenBLAS), and per artifact
+# the artifact, its inputs (random, seeded) and the outputs the interpreter
+# computes for them here from the artifact's embedded source and weights.
+# STAGE must stay within 64 MiB (what may be carried to the GPU machine).
+#
+# run builds libloomrt and loom-gpu-run in STAGE/build (runtime-only CMake),
+# runs every artifact on the device (default cuda:0) against its reference
+# outputs, then under compute-sanitizer memcheck and racecheck where that
+# exists and the device is a CUDA one, and prints a table; it exits non-zero
+# when any check fails.
+#
+# Options of run: --device=KIND[:N]; --runner=PATH (a built loom-gpu-run:
+# no build); --no-sanitizer; --repeat=N (timed runs, default 20);
+# --dry-run (print the commands, run none).
+# Environment of prepare: LOOM_BUILD_DIR (default: build), LOOM_GPU_CHECK_MAX_BYTES
+# (default 67108864), LOOM_GPU_CHECK_TOLERANCE (default 1e-4).
+set -euo pipefail
+
+die() {
+  echo "gpu-check.sh: error: $*" >&2
+  exit 1
+}
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# The sources a runtime-only build reads (CMakeLists.txt's LOOM_RUNTIME_ONLY).
+runtime_sources=(CMakeLists.txt include lib/Artifact lib/Runtime
+                 tools/loom-gpu-run scripts/gpu-check.sh)
+
+# Writes the f32 (or integer) inputs of an artifact's entry, seeded, to a
+# safetensors file: python3 ARTIFACT_MANIFEST ENTRY OUT.
+write_inputs() {
+  python3 - "$@" <<'EOF'
+import json, random, struct, sys
+manifest, entry, out = sys.argv[1:4]
+m = json.load(open(manifest))
+e = [e for e in m["entries"] if e["name"] == entry]
+if not e:
+    sys.exit("gpu-check.sh: error: the artifact has no entry '%s'" % entry)
+formats = {"f32": ("F32", "f"), "f64": ("F64", "d"), "i64": ("I64", "q"),
+           "i32": ("I32", "i"), "i1": ("BOOL", "B")}
+rng = random.Random(0)
+header, blobs, at = {}, [], 0
+for t in e[0]["inputs"]:
+    if t["dtype"] not in formats:
+        sys.exit("gpu-check.sh: error: input '%s' is %s; prepare writes %s"
+                 % (t["name"], t["dtype"], ", ".join(formats)))
+    dtype, code = formats[t["dtype"]]
+    n = 1
+    for d in t["shape"]:
+        n *= d
+    if code in "fd":
+        values = [rng.gauss(0.0, 1.0) for _ in range(n)]
+    else:
+        values = [rng.randrange(0, 2) for _ in range(n)]
+    blob = struct.pack("<%d%s" % (n, code), *values)
+    header[t["name"]] = {"dtype": dtype, "shape": t["shape"],
+                         "data_offsets": [at, at + len(blob)]}
+    blobs.append(blob)
+    at += len(blob)
+text = json.dumps(header).encode()
+text += b" " * (-len(text) % 8)
+with open(out, "wb") as f:
+    f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+EOF
+}
+
+prepare() {
+  [ $# -ge 2 ] || die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]..."
+  local stage=$1
+  shift
+  local build=${LOOM_BUILD_DIR:-$root/build}
+  local max=${LOOM_GPU_CHECK_MAX_BYTES:-67108864}
+  local tolerance=${LOOM_GPU_CHECK_TOLERANCE:-1e-4}
+  local loomrun=$build/bin/loom-run
+  [ -x "$loomrun" ] || die "no $loomrun (build Loom, or set LOOM_BUILD_DIR)"
+  command -v llvm-objcopy > /dev/null || die "llvm-objcopy is not on PATH"
+  rm -rf "$stage"
+  mkdir -p "$stage/src" "$stage/models"
+  (cd "$root" && tar cf - "${runtime_sources[@]}") | tar xf - -C "$stage/src"
+  : > "$stage/models.txt"
+  local spec so entry name dir
+  for spec in "$@"; do
+    so=${spec%%:*}
+    entry=main
+    [ "$spec" != "$so" ] && entry=${spec#*:}
+    [ -f "$so" ] || die "$so: no such artifact"
+    name=$(basename "$so" .so)
+    dir=$stage/models/$name
+    [ -e "$dir" ] && die "two artifacts named $name"
+    mkdir -p "$dir"
+    cp "$so" "$dir/model.so"
+    llvm-objcopy --dump-section .loom_manifest="$dir/manifest.json" "$so" /dev/null ||
+      die "$so: not a Loom artifact (no .loom_manifest)"
+    llvm-objcopy --dump-section .loom_source="$dir/source.mlir" "$so" /dev/null 2>/dev/null ||
+      die "$so: no embedded source (compiled with --no-source): the reference outputs come from it"
+    local weights=()
+    if llvm-objcopy --dump-section .loom_weights="$dir/weights.safetensors" "$so" /dev/null 2>/dev/null; then
+      weights=(--weights "$dir/weights.safetensors")
+    fi
+    write_inputs "$dir/manifest.json" "$entry" "$dir/inputs.safetensors"
+    "$loomrun" "$dir/source.mlir" --entry "$entry" --inputs "$dir/inputs.safetensors" \
+      "${weights[@]}" --outputs "$dir/want.safetensors" > /dev/null ||
+      die "$so: the interpreter failed on the embedded source"
+    rm -f "$dir/manifest.json" "$dir/source.mlir" "$dir/weights.safetensors"
+    echo "$name $entry $tolerance" >> "$stage/models.txt"
+  done
+  local bytes
+  bytes=$(du -sb "$stage" | cut -f1)
+  [ "$bytes" -le "$max" ] ||
+    die "$stage holds $bytes bytes; at most $max may be carried to the GPU machine"
+  echo "gpu-check.sh: staged $# artifact(s) in $stage ($bytes bytes);" \
+    "on the GPU machine: $stage/src/scripts/gpu-check.sh run $stage"
+}
+
+# Runs "$@", or prints it under --dry-run.
+step() {
+  if [ "$dry" = 1 ]; then
+    printf '%q ' "$@"
+    echo
+  else
+    "$@"
+  fi
+}
+
+run() {
+  local stage="" device=cuda:0 runner="" sanitizer=1 repeat=20
+  dry=0
+  local a
+  for a in "$@"; do
+    case $a in
+    --device=*) device=${a#*=} ;;
+    --runner=*) runner=${a#*=} ;;
+    --no-sanitizer) sanitizer=0 ;;
+    --repeat=*) repeat=${a#*=} ;;
+    --dry-run) dry=1 ;;
+    -*) die "unknown option $a" ;;
+    *) [ -z "$stage" ] || die "one STAGE only"; stage=$a ;;
+    esac
+  done
+  [ -n "$stage" ] || die "usage: gpu-check.sh run STAGE [--device=KIND[:N]] [--runner=PATH] [--no-sanitizer] [--repeat=N] [--dry-run]"
+  [ -f "$stage/models.txt" ] || die "$stage is not a staging directory (no models.txt; see gpu-check.sh prepare)"
+  if [ -z "$runner" ]; then
+    step cmake -G Ninja -S "$stage/src" -B "$stage/build" -DCMAKE_BUILD_TYPE=Release -DLOOM_RUNTIME_ONLY=ON
+    step cmake --build "$stage/build" --target loom-gpu-run
+    runner=$stage/build/bin/loom-gpu-run
+  fi
+  [ "${device%%:*}" = cuda ] && command -v compute-sanitizer > /dev/null || sanitizer=0
+  local rows=() failed=0 name entry tolerance dir out check time memcheck racecheck
+  while read -r name entry tolerance; do
+    dir=$stage/models/$name
+    local cmd=("$runner" "$dir/model.so" --inputs="$dir/inputs.safetensors"
+               --compare="$dir/want.safetensors" --entry="$entry"
+               --tolerance="$tolerance" --device="$device")
+    if [ "$dry" = 1 ]; then
+      step "${cmd[@]}" --repeat="$repeat"
+      if [ "$sanitizer" = 1 ]; then
+        step compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" --repeat=3
+        step compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" --repeat=3
+      fi
+      continue
+    fi
+    check=FAIL time=- memcheck=n/a racecheck=n/a
+    if out=$("${cmd[@]}" --repeat="$repeat" 2>&1); then
+      check="PASS $(sed -n 's/^check: largest error \([^ ]*\).*/\1/p' <<< "$out")"
+    else
+      failed=1
+      { echo "$name: the check failed:"; tail -3 <<< "$out"; } >&2
+    fi
+    time=$(sed -n 's/^time: .* median \([^ ]*\) ms.*/\1/p' <<< "$out")
+    if [ "$sanitizer" = 1 ]; then
+      memcheck=PASS racecheck=PASS
+      # Three runs: the warm-up, the one captured as a graph, a replay.
+      compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/memcheck.log" 2>&1 || { memcheck=FAIL; failed=1; }
+      compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/racecheck.log" 2>&1 || { racecheck=FAIL; failed=1; }
+    fi
+    rows+=("$(printf '%-24s %-10s %-18s %12s %-9s %-9s' "$name" "$device" "$check" "${time:--}" "$memcheck" "$racecheck")")
+  done < "$stage/models.txt"
+  [ "$dry" = 1 ] && return 0
+  printf '%-24s %-10s %-18s %12s %-9s %-9s\n' model device "check (error)" "median ms" memcheck racecheck
+  printf '%s\n' "${rows[@]}"
+  return $failed
+}
+
+case ${1:-} in
+prepare) shift; prepare "$@" ;;
+run) shift; run "$@" ;;
+*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | run STAGE [options]" ;;
+esac

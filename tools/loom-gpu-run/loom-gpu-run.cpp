@@ -1,0 +1,247 @@
+//===- loom-gpu-run.cpp - Run an artifact against reference outputs -------===//
+//
+// Part of Loom. See docs/tools/loom-gpu-run.md. Runs an entry of an
+// artifact through libloomrt's C API on inputs read from a safetensors file
+// and compares its outputs with a reference safetensors file (outputs the
+// interpreter computed elsewhere, by scripts/gpu-check.sh prepare). It
+// needs libloomrt and the artifact library alone (no MLIR or LLVM), so that
+// it builds on a GPU machine that has only CMake and a C++ compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom-c/Runtime.h"
+#include "loom/Artifact/Json.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+int fail(const std::string &message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "loom-gpu-run: error: %s\n", message.c_str());
+  return 1;
+}
+
+/// The tensors of a safetensors file: name -> (dtype, bytes).
+struct Tensor {
+  std::string dtype;
+  std::string bytes;
+};
+
+bool readSafetensors(const std::string &path,
+                     std::map<std::string, Tensor> &out, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string data = ss.str();
+  uint64_t n = 0;
+  if (!in || data.size() < 8 ||
+      (std::memcpy(&n, data.data(), 8), n > data.size() - 8)) {
+    error = path + ": not a safetensors file";
+    return false;
+  }
+  loom::artifact::Json header;
+  if (!loom::artifact::Json::parse(std::string_view(data).substr(8, n),
+                                   header, error) ||
+      !header.isObject()) {
+    error = path + ": bad header: " + error;
+    return false;
+  }
+  for (const auto &[name, t] : header.object()) {
+    const loom::artifact::Json *dtype = t.get("dtype"),
+                               *offsets = t.get("data_offsets");
+    if (name == "__metadata__")
+      continue;
+    if (!dtype || !offsets || !offsets->isArray() ||
+        offsets->array().size() != 2 ||
+        offsets->array()[1].integer() > int64_t(data.size() - 8 - n) ||
+        offsets->array()[0].integer() > offsets->array()[1].integer()) {
+      error = path + ": tensor '" + name + "' has a bad entry";
+      return false;
+    }
+    int64_t begin = offsets->array()[0].integer(),
+            end = offsets->array()[1].integer();
+    out[name] = {dtype->string(), data.substr(8 + n + begin, end - begin)};
+  }
+  return true;
+}
+
+/// The largest |got - want| / max(1, |want|) of two f32 or f64 tensors
+/// (loom-run's --tolerance), or 0 / infinity for others (bytes equal or not).
+double largestError(const std::string &dtype, const std::string &got,
+                    const std::string &want) {
+  double worst = 0;
+  auto compare = [&](auto zero) {
+    using T = decltype(zero);
+    for (size_t i = 0; i + sizeof(T) <= want.size(); i += sizeof(T)) {
+      T g, w;
+      std::memcpy(&g, got.data() + i, sizeof(T));
+      std::memcpy(&w, want.data() + i, sizeof(T));
+      double e = std::fabs(double(g) - double(w)) /
+                 std::max(1.0, std::fabs(double(w)));
+      if (!(e <= worst))
+        worst = std::isnan(e) ? INFINITY : e;
+    }
+  };
+  if (dtype == "f32")
+    compare(0.0f);
+  else if (dtype == "f64")
+    compare(0.0);
+  else
+    worst = got == want ? 0 : INFINITY;
+  return worst;
+}
+
+struct Options {
+  std::string model, inputs, compare, device, entry = "main";
+  double tolerance = 1e-4;
+  int repeat = 1;
+};
+
+int parse(int argc, char **argv, Options &o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char *flag, std::string &out) {
+      size_t n = std::strlen(flag);
+      if (a.compare(0, n, flag) != 0 || a.size() <= n || a[n] != '=')
+        return false;
+      out = a.substr(n + 1);
+      return true;
+    };
+    std::string number;
+    if (value("--inputs", o.inputs) || value("--compare", o.compare) ||
+        value("--device", o.device) || value("--entry", o.entry))
+      continue;
+    if (value("--tolerance", number))
+      o.tolerance = std::atof(number.c_str());
+    else if (value("--repeat", number))
+      o.repeat = std::max(1, std::atoi(number.c_str()));
+    else if (a.rfind("--", 0) != 0 && o.model.empty())
+      o.model = a;
+    else
+      return fail("unknown argument '" + a +
+                  "' (usage: loom-gpu-run MODEL.so --inputs=FILE "
+                  "[--compare=FILE] [--device=KIND[:N]] [--entry=NAME] "
+                  "[--tolerance=X] [--repeat=N])");
+  }
+  if (o.model.empty() || o.inputs.empty())
+    return fail("usage: loom-gpu-run MODEL.so --inputs=FILE [--compare=FILE] "
+                "[--device=KIND[:N]] [--entry=NAME] [--tolerance=X] "
+                "[--repeat=N]");
+  return 0;
+}
+
+/// The entry's tensors: \p inputs from \p file (by name, their sizes
+/// checked), \p outputs allocated.
+int bindTensors(const loom_model *model, int64_t entry,
+                std::map<std::string, Tensor> &file,
+                std::vector<std::string> &inputs,
+                std::vector<std::string> &outputs) {
+  for (int64_t i = 0; i < loom_entry_num_inputs(model, entry); ++i) {
+    loom_tensor_desc d;
+    loom_entry_input(model, entry, i, &d);
+    auto it = file.find(d.name);
+    if (it == file.end())
+      return fail("the inputs file has no tensor '" + std::string(d.name) +
+                  "'");
+    if (int64_t(it->second.bytes.size()) != d.bytes)
+      return fail("input '" + std::string(d.name) + "' has " +
+                  std::to_string(it->second.bytes.size()) +
+                  " bytes; the entry wants " + std::to_string(d.bytes));
+    inputs.push_back(it->second.bytes);
+  }
+  for (int64_t i = 0; i < loom_entry_num_outputs(model, entry); ++i) {
+    loom_tensor_desc d;
+    loom_entry_output(model, entry, i, &d);
+    outputs.emplace_back(size_t(d.bytes), '\0');
+  }
+  return 0;
+}
+
+/// Compares each output with the reference's tensor of its name.
+int compareOutputs(const loom_model *model, int64_t entry,
+                   const Options &o, const std::vector<std::string> &outputs) {
+  std::map<std::string, Tensor> want;
+  std::string error;
+  if (!readSafetensors(o.compare, want, error))
+    return fail(error);
+  double worst = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    loom_tensor_desc d;
+    loom_entry_output(model, entry, int64_t(i), &d);
+    auto it = want.find(d.name);
+    if (it == want.end() || it->second.bytes.size() != outputs[i].size())
+      return fail("the reference has no tensor '" + std::string(d.name) +
+                  "' of " + std::to_string(d.bytes) + " bytes");
+    worst = std::max(worst, largestError(d.dtype, outputs[i],
+                                         it->second.bytes));
+  }
+  std::printf("check: largest error %.3g (tolerance %.3g)\n", worst,
+              o.tolerance);
+  if (!(worst <= o.tolerance))
+    return fail("the results differ by more than --tolerance");
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  if (int rc = parse(argc, argv, o))
+    return rc;
+  loom_model_options mo = {};
+  mo.device = o.device.empty() ? nullptr : o.device.c_str();
+  loom_model *model = nullptr;
+  if (loom_model_load(o.model.c_str(), &mo, &model) != LOOM_OK)
+    return fail(loom_last_error());
+  int64_t entry = loom_model_find_entry(model, o.entry.c_str());
+  if (entry < 0)
+    return fail("the artifact has no entry '" + o.entry + "'");
+  loom_device_desc device;
+  loom_model_device(model, 0, &device);
+  std::printf("loom-gpu-run: %s @%s on %s:%lld\n", o.model.c_str(),
+              o.entry.c_str(), device.kind, (long long)device.ordinal);
+  std::map<std::string, Tensor> file;
+  std::string error;
+  if (!readSafetensors(o.inputs, file, error))
+    return fail(error);
+  std::vector<std::string> inputs, outputs;
+  if (int rc = bindTensors(model, entry, file, inputs, outputs))
+    return rc;
+  std::vector<const void *> in;
+  std::vector<void *> out;
+  for (std::string &t : inputs)
+    in.push_back(t.data());
+  for (std::string &t : outputs)
+    out.push_back(t.data());
+  loom_context *context = nullptr;
+  if (loom_context_create(model, &context) != LOOM_OK)
+    return fail(loom_last_error());
+  std::vector<double> ms;
+  for (int r = 0; r < o.repeat; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    if (loom_run(context, entry, in.data(), out.data()) != LOOM_OK)
+      return fail(loom_last_error());
+    ms.push_back(std::chrono::duration<double, std::milli>(
+                     std::chrono::steady_clock::now() - start)
+                     .count());
+  }
+  double first = ms.front();
+  std::sort(ms.begin(), ms.end());
+  std::printf("time: %d run(s), median %.3f ms, first %.3f ms\n", o.repeat,
+              ms[ms.size() / 2], first);
+  int rc = o.compare.empty() ? 0 : compareOutputs(model, entry, o, outputs);
+  loom_context_free(context);
+  loom_model_free(model);
+  return rc;
+}
