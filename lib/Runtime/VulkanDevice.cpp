@@ -53,6 +53,7 @@ Error loom::rt::createVulkanDevice(int64_t ordinal, const DeviceOptions &,
 #include <cstring>
 #include <dlfcn.h>
 #include <map>
+#include <atomic>
 #include <mutex>
 #include <sys/mman.h>
 
@@ -336,6 +337,11 @@ public:
   double timeoutSeconds;
   /// vkQueueSubmit on the one VkQueue, from every context's queue.
   std::mutex submitMutex;
+  /// Set when submitted work did not finish within the timeout even as its
+  /// queue went: that work may still read and write the device's objects
+  /// and memory, so nothing of the device is destroyed (it is left to the
+  /// process's exit) rather than freed under the running work.
+  std::atomic<bool> abandoned{false};
 
 private:
   Error openInstance();
@@ -481,6 +487,8 @@ Error VulkanDevice::open() {
 }
 
 VulkanDevice::~VulkanDevice() {
+  if (abandoned)
+    return;
   if (device) {
     // Every queue (a context's) waited for its work when it went.
     for (auto &[key, p] : pipelines) {
@@ -635,7 +643,7 @@ Error VulkanDevice::allocate(int64_t bytes, Allocation &out) {
 }
 
 void VulkanDevice::deallocate(Allocation &allocation) {
-  if (!allocation.data)
+  if (!allocation.data || abandoned)
     return;
   std::lock_guard<std::mutex> lock(regionsMutex);
   auto it = regions.find(reinterpret_cast<uintptr_t>(allocation.data));
@@ -703,9 +711,12 @@ VulkanQueue::~VulkanQueue() {
   const Api &api = owner.api;
   if (recording)
     (void)synchronize();
-  if (pending)
-    api.vkWaitForFences(owner.device, 1, &fence, VK_TRUE,
-                        uint64_t(owner.timeoutSeconds * 1e9));
+  if (pending && api.vkWaitForFences(owner.device, 1, &fence, VK_TRUE,
+                                     uint64_t(owner.timeoutSeconds * 1e9)) !=
+                     VK_SUCCESS) {
+    owner.abandoned = true;
+    return;
+  }
   owner.destroyRegion(staging);
   if (fence)
     api.vkDestroyFence(owner.device, fence, nullptr);

@@ -40,6 +40,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace loom;
@@ -601,7 +603,15 @@ int main(int argc, char **argv) {
     o.device = device;
     o.reference = referenceModule;
     o.timeout = timeoutSeconds;
-    return run::runArtifact(o);
+    int status = run::runArtifact(o);
+    // A GPU device whose work outlived LOOM_DEVICE_TIMEOUT is abandoned, not
+    // destroyed (docs/Runtime.md): the driver's threads may still run that
+    // work, so the process ends without the static destructors (LLVM's, the
+    // driver's) they would race with.
+    llvm::outs().flush();
+    llvm::errs().flush();
+    std::fflush(nullptr);
+    std::_Exit(status);
   }
   }
   if (!device.empty())
