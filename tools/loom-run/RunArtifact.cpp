@@ -37,12 +37,6 @@ using namespace loom::run;
 
 namespace {
 
-int fail(const llvm::Twine &msg) {
-  llvm::outs().flush();
-  llvm::errs() << "loom-run: error: " << msg << "\n";
-  return 1;
-}
-
 std::string typeText(const loom_tensor_desc &d) {
   std::string s = "tensor<";
   for (int64_t i = 0; i < d.rank; ++i)

@@ -34,12 +34,6 @@ using namespace loom::run;
 
 namespace {
 
-int fail(const llvm::Twine &msg) {
-  llvm::outs().flush();
-  llvm::errs() << "loom-run: error: " << msg << "\n";
-  return 1;
-}
-
 /// The reference executor's run of the partitioned module \p path: the
 /// micro-batches' inputs and the unpartitioned step's gradients.
 FailureOr<pipeline::ExecutionResult> reference(const ArtifactRunOptions &o) {

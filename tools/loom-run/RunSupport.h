@@ -1,8 +1,8 @@
 //===- RunSupport.h - What loom-run prints and compares ---------*- C++ -*-===//
 //
 // Part of Loom. Shared by loom-run's interpreter mode (loom-run.cpp) and its
-// artifact mode (RunArtifact.cpp): the summary of a result, and the error
-// measure of --compare and --check.
+// artifact mode (RunArtifact.cpp, RunStep.cpp): the error line, the summary
+// of a result, and the error measure of --compare and --check.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +10,7 @@
 #define LOOM_TOOLS_LOOM_RUN_RUNSUPPORT_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -19,6 +20,14 @@
 #include <limits>
 
 namespace loom::run {
+
+/// Prints `loom-run: error: MSG` after what was printed so far; returns the
+/// exit status of a failure.
+inline int fail(const llvm::Twine &msg) {
+  llvm::outs().flush();
+  llvm::errs() << "loom-run: error: " << msg << "\n";
+  return 1;
+}
 
 /// The largest |got - want| / max(1, |want|); infinity where one side is
 /// NaN or infinite and the other is not the same.

@@ -45,6 +45,7 @@
 
 using namespace mlir;
 using namespace loom;
+using loom::run::fail;
 using namespace loom::interp;
 namespace cl = llvm::cl;
 
@@ -227,12 +228,6 @@ static cl::opt<int64_t> maxElements(
     cl::init(int64_t(1) << 28), cl::cat(runCat));
 
 namespace {
-
-int fail(const llvm::Twine &msg) {
-  llvm::outs().flush(); // what was printed so far comes first
-  llvm::errs() << "loom-run: error: " << msg << "\n";
-  return 1;
-}
 
 std::string argName(func::FuncOp fn, unsigned i) {
   if (auto name = fn.getArgAttrOfType<StringAttr>(i, "tg.name"))
