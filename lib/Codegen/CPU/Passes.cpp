@@ -8,6 +8,7 @@
 
 #include "loom/Codegen/CPU/Passes.h"
 
+#include "loom/Codegen/Stages.h"
 #include "loom/Conversion/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -48,11 +49,6 @@ bool wide(const CPUKernelPipelineOptions &options) {
 }
 
 /// What follows each rewriting pass of the tensor stages.
-void addCleanup(OpPassManager &pm) {
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-}
-
 } // namespace
 
 LoomRegisterTilesOptions CPUKernelPipelineOptions::registerTiles() const {
@@ -73,10 +69,7 @@ LoomVectorizeConvsOptions CPUKernelPipelineOptions::convolutionRows() const {
 }
 
 void cpu::addLinalgStage(OpPassManager &pm, const CPUKernelPipelineOptions &) {
-  pm.addPass(createConvertTGToLinalg());
-  addCleanup(pm);
-  pm.addPass(createLinalgElementwiseOpFusionPass());
-  addCleanup(pm);
+  addTGToLinalg(pm);
 }
 
 void cpu::addTileStage(OpPassManager &pm,
@@ -162,12 +155,7 @@ void cpu::registerCPUCodegenPasses() {
     return;
   registered = true;
   registerCodegenCPUPasses();
-  using Stage = void (*)(OpPassManager &, const CPUKernelPipelineOptions &);
-  struct Named {
-    const char *name, *summary;
-    Stage add;
-  };
-  static const Named stages[] = {
+  static const NamedStage<CPUKernelPipelineOptions> stages[] = {
       {"loom-cpu-kernel-pipeline",
        "The CPU kernel pipeline: outlined kernels on tg tensors to LLVM "
        "(what loom-compile runs)",
@@ -194,11 +182,5 @@ void cpu::registerCPUCodegenPasses() {
       {"loom-cpu-lower", "CPU kernel stage 7: everything to the LLVM dialect",
        addLowerStage},
   };
-  for (const Named &stage : stages)
-    PassPipelineRegistration<CPUKernelPipelineOptions>(
-        stage.name, stage.summary,
-        [add = stage.add](OpPassManager &pm,
-                          const CPUKernelPipelineOptions &options) {
-          add(pm, options);
-        });
+  registerStagePipelines<CPUKernelPipelineOptions>(stages);
 }

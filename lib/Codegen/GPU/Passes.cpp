@@ -8,6 +8,7 @@
 #include "loom/Codegen/GPU/Passes.h"
 
 #include "loom/Codegen/CPU/Passes.h"
+#include "loom/Codegen/Stages.h"
 #include "loom/Conversion/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -40,11 +41,6 @@ using namespace loom::codegen::gpu;
 namespace {
 
 /// What follows each rewriting pass.
-void addCleanup(OpPassManager &pm) {
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-}
-
 /// The chips the CUDA path generates code for, with the PTX ISA each is
 /// generated with (LLVM's default, PTX 6.0, does not support sm_80 and
 /// aborts the process instead of diagnosing it).
@@ -121,10 +117,7 @@ std::string loom::codegen::gpu::supportedChips() {
 
 void loom::codegen::gpu::addLinalgStage(OpPassManager &pm,
                                         const GPUKernelPipelineOptions &) {
-  pm.addPass(createConvertTGToLinalg());
-  addCleanup(pm);
-  pm.addPass(createLinalgElementwiseOpFusionPass());
-  addCleanup(pm);
+  addTGToLinalg(pm);
 }
 
 void loom::codegen::gpu::addBufferizeStage(OpPassManager &pm,
@@ -194,12 +187,7 @@ void loom::codegen::gpu::registerGPUCodegenPasses() {
     return;
   registered = true;
   registerCodegenGPUPasses();
-  using Stage = void (*)(OpPassManager &, const GPUKernelPipelineOptions &);
-  struct Named {
-    const char *name, *summary;
-    Stage add;
-  };
-  static const Named stages[] = {
+  static const NamedStage<GPUKernelPipelineOptions> stages[] = {
       {"loom-gpu-kernel-pipeline",
        "The GPU kernel pipeline: outlined kernels on tg tensors to launches "
        "of SPIR-V or PTX kernels (what loom-compile runs for a GPU target)",
@@ -218,11 +206,5 @@ void loom::codegen::gpu::registerGPUCodegenPasses() {
        "GPU kernel stage 4: the gpu.module to SPIR-V (vulkan) or PTX (cuda)",
        addLowerStage},
   };
-  for (const Named &stage : stages)
-    PassPipelineRegistration<GPUKernelPipelineOptions>(
-        stage.name, stage.summary,
-        [add = stage.add](OpPassManager &pm,
-                          const GPUKernelPipelineOptions &options) {
-          add(pm, options);
-        });
+  registerStagePipelines<GPUKernelPipelineOptions>(stages);
 }

@@ -1,0 +1,58 @@
+//===- Stages.h - What every target's kernel pipeline shares ----*- C++ -*-===//
+//
+// Part of Loom. A target's kernel pipeline is a list of named stages
+// (docs/Codegen/CPU.md, docs/Codegen/GPU.md), each registered as a pass
+// pipeline `loom-<target>-<stage>` so that loom-opt runs what loom-compile
+// runs. The pieces here are the same for every target: the cleanup between
+// passes, the first stage (tg to linalg on tensors), and the registration.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_CODEGEN_STAGES_H
+#define LOOM_CODEGEN_STAGES_H
+
+#include "loom/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ArrayRef.h"
+
+namespace loom::codegen {
+
+/// Canonicalization and CSE, after a pass that leaves dead or repeated IR.
+inline void addCleanup(mlir::OpPassManager &pm) {
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+}
+
+/// The first stage of every kernel pipeline: tg to linalg on tensors, then
+/// elementwise fusion.
+inline void addTGToLinalg(mlir::OpPassManager &pm) {
+  pm.addPass(createConvertTGToLinalg());
+  addCleanup(pm);
+  pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
+  addCleanup(pm);
+}
+
+/// A stage (or a whole pipeline) registered under \p name.
+template <typename Options> struct NamedStage {
+  const char *name, *summary;
+  void (*add)(mlir::OpPassManager &, const Options &);
+};
+
+/// Registers each of \p stages as a pass pipeline taking \p Options.
+template <typename Options>
+void registerStagePipelines(llvm::ArrayRef<NamedStage<Options>> stages) {
+  for (const NamedStage<Options> &stage : stages)
+    mlir::PassPipelineRegistration<Options>(
+        stage.name, stage.summary,
+        [add = stage.add](mlir::OpPassManager &pm, const Options &options) {
+          add(pm, options);
+        });
+}
+
+} // namespace loom::codegen
+
+#endif // LOOM_CODEGEN_STAGES_H
