@@ -102,6 +102,13 @@ if config.loom_enable_fuzzers:
          "loom-artifact-fuzzer"], tool_dirs)
 if config.loom_enable_cuda:
     config.available_features.add("cuda")
+# The NCCL communicator (lib/Runtime/Comm/Nccl.cpp) is built where the
+# toolkit's nccl.h is: its tests say `REQUIRES: nccl`.
+if config.loom_rt_nccl:
+    config.available_features.add("nccl")
+else:
+    lit_config.note("no nccl.h at configure time: the NCCL communicator's "
+                    "tests (test/Runtime/Comm/nccl.test) are skipped")
 
 # SPIR-V tools (Debian's spirv-tools, which scripts/setup.sh installs): tests
 # that validate generated SPIR-V modules say `REQUIRES: spirv-tools`.

@@ -19,10 +19,19 @@
 // through the FailureMonitor: one line naming the rank, the step and the
 // cause (docs/Runtime.md, "Failure"). test/Runtime/Comm runs it.
 //
+// --transport=nccl-id: only NCCL's unique id, made on rank 0 and broadcast
+// over the world; every rank checks that all hold the same id (no GPU
+// needed). --transport=nccl: the world's communicator carries the id to an
+// NCCL communicator over CUDA device LOCAL_RANK (rank r under --threads),
+// which runs the ring, an all-reduce, a broadcast, a split and a barrier on
+// device memory; --unmatched-recv then posts a receive that no rank sends
+// to, which must end at the deadline (scripts/gpu-check.sh runs both).
+//
 //===----------------------------------------------------------------------===//
 
 #include "../../lib/Runtime/Comm/Failure.h"
 #include "../../lib/Runtime/Comm/Launch.h"
+#include "../../lib/Runtime/Comm/Nccl.h"
 #include "../../lib/Runtime/Comm/Peer.h"
 #include "../../lib/Runtime/Comm/World.h"
 
@@ -51,6 +60,9 @@ struct Options {
   int64_t timeoutMs = 5000;
   int64_t values = 1000;
   At dieAt, segvAt, hangAt, slowAt, shortAt;
+  /// "" (the world's), "nccl-id" or "nccl".
+  std::string transport;
+  bool unmatchedRecv = false;
 };
 
 [[noreturn]] void usage(const std::string &why) {
@@ -59,7 +71,8 @@ struct Options {
                "[--rounds=R] [--timeout-ms=T] [--values=V] "
                "[--die-at=RANK:STEP] [--segv-at=RANK:STEP] "
                "[--hang-at=RANK:STEP] [--slow-at=RANK:MS] "
-               "[--short-at=RANK:STEP]\n",
+               "[--short-at=RANK:STEP] [--transport=nccl-id|nccl] "
+               "[--unmatched-recv]\n",
                why.c_str());
   std::exit(2);
 }
@@ -86,6 +99,10 @@ Options parseOptions(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--unmatched-recv") {
+      o.unmatchedRecv = true;
+      continue;
+    }
     size_t eq = arg.find('=');
     std::string flag = arg.substr(0, eq);
     if (eq == std::string::npos)
@@ -109,12 +126,18 @@ Options parseOptions(int argc, char **argv) {
       o.slowAt = parseAt(flag, value);
     else if (flag == "--short-at")
       o.shortAt = parseAt(flag, value);
+    else if (flag == "--transport" && (value == "nccl-id" || value == "nccl"))
+      o.transport = value;
+    else if (flag == "--transport")
+      usage("--transport: '" + value + "' is not nccl-id or nccl");
     else
       usage("unknown argument '" + arg + "'");
   }
   if (o.threads && (o.dieAt.rank >= 0 || o.segvAt.rank >= 0))
     usage("--die-at and --segv-at need ranks of their own processes, not "
           "--threads");
+  if (o.unmatchedRecv && o.transport != "nccl")
+    usage("--unmatched-recv needs --transport=nccl");
   return o;
 }
 
@@ -122,7 +145,8 @@ Options parseOptions(int argc, char **argv) {
 class RankRun {
 public:
   RankRun(const Options &options, Communicator &comm, FailureMonitor &monitor)
-      : options(options), comm(comm), monitor(monitor) {}
+      : options(options), comm(comm), monitor(monitor),
+        onDevice(options.transport == "nccl") {}
 
   void run() {
     step(0);
@@ -141,6 +165,22 @@ public:
     allReduce(*half, "split all-reduce");
     step(options.rounds + 4);
     monitor.check(comm.barrier(deadline()));
+    if (options.unmatchedRecv)
+      unmatchedRecv();
+  }
+
+  /// A receive from the previous rank that no rank sends: the deadline
+  /// must end it (NCCL: by ncclCommAbort) with the rank's one line.
+  void unmatchedRecv() {
+    step(options.rounds + 5);
+    int prev = (comm.rank() + comm.size() - 1) % comm.size();
+    std::vector<int32_t> in(options.values);
+    std::vector<Message> batch{{Message::Direction::Recv, prev,
+                                stage(comm, in.data(), int64_t(in.size() * 4)),
+                                int64_t(in.size() * 4)}};
+    monitor.check(comm.exchange(batch, deadline()));
+    monitor.fail("unmatched receive: a receive that no rank sent to "
+                 "completed");
   }
 
 private:
@@ -166,6 +206,27 @@ private:
           std::chrono::milliseconds(options.slowAt.value));
   }
 
+  /// \p bytes at \p host where \p c's operations take them: the host
+  /// buffer itself, or (NCCL) a copy in device memory, read back by
+  /// unstage().
+  void *stage(Communicator &c, void *host, int64_t bytes) {
+    if (!onDevice)
+      return host;
+    staged.emplace_back();
+    Staged &s = staged.back();
+    s.host = host;
+    s.bytes = bytes;
+    monitor.check(DeviceMemory::allocate(c, bytes, s.memory));
+    monitor.check(s.memory->write(host, bytes));
+    return s.memory->data();
+  }
+  /// Copies every staged buffer back to its host buffer.
+  void unstage() {
+    for (Staged &s : staged)
+      monitor.check(s.memory->read(s.host, s.bytes));
+    staged.clear();
+  }
+
   /// What rank \p r sends in \p round as its \p nth message.
   static int32_t payload(int r, int round, int nth, int64_t i) {
     return static_cast<int32_t>(r * 1000003 + round * 1009 + nth * 101 + i);
@@ -187,12 +248,15 @@ private:
     // matched in the order they were posted.
     bool isShort = options.shortAt.rank == me && options.shortAt.value == round;
     for (int nth = 0; nth < 2; ++nth) {
-      batch.push_back({Message::Direction::Recv, prev, in[nth].data(),
-                       v * int64_t(sizeof(int32_t))});
-      batch.push_back({Message::Direction::Send, next, out[nth].data(),
+      int64_t bytes = v * int64_t(sizeof(int32_t));
+      batch.push_back({Message::Direction::Recv, prev,
+                       stage(comm, in[nth].data(), bytes), bytes});
+      batch.push_back({Message::Direction::Send, next,
+                       stage(comm, out[nth].data(), bytes),
                        (v - isShort) * int64_t(sizeof(int32_t))});
     }
     monitor.check(comm.exchange(batch, deadline()));
+    unstage();
     for (int nth = 0; nth < 2; ++nth)
       for (int64_t i = 0; i < v; ++i)
         if (in[nth][i] != payload(prev, round, nth, i))
@@ -207,7 +271,10 @@ private:
     std::vector<float> values(options.values);
     for (int64_t i = 0; i < options.values; ++i)
       values[i] = float(c.rank() + 1) + float(i % 7);
-    monitor.check(c.allReduceSum(values.data(), options.values, deadline()));
+    void *data = stage(c, values.data(), options.values * int64_t(sizeof(float)));
+    monitor.check(c.allReduceSum(static_cast<float *>(data), options.values,
+                                 deadline()));
+    unstage();
     int n = c.size();
     for (int64_t i = 0; i < options.values; ++i) {
       float expected = float(n * (n + 1) / 2) + float(n) * float(i % 7);
@@ -223,9 +290,10 @@ private:
     std::vector<int64_t> values(options.values);
     for (int64_t i = 0; i < options.values; ++i)
       values[i] = comm.rank() == root ? i * i : -1;
-    monitor.check(comm.broadcast(values.data(),
-                                 options.values * int64_t(sizeof(int64_t)),
+    int64_t bytes = options.values * int64_t(sizeof(int64_t));
+    monitor.check(comm.broadcast(stage(comm, values.data(), bytes), bytes,
                                  root, deadline()));
+    unstage();
     for (int64_t i = 0; i < options.values; ++i)
       if (values[i] != i * i)
         monitor.fail("broadcast: " + std::to_string(values[i]) + " at " +
@@ -233,13 +301,74 @@ private:
                      std::to_string(i * i));
   }
 
+  struct Staged {
+    std::unique_ptr<DeviceMemory> memory;
+    void *host = nullptr;
+    int64_t bytes = 0;
+  };
+
   const Options &options;
   Communicator &comm;
   FailureMonitor &monitor;
+  /// Buffers live in device memory (NCCL).
+  bool onDevice;
+  std::vector<Staged> staged;
 };
 
+/// NCCL's unique id from rank 0 over \p host: every rank checks that it is
+/// not blank and that all ranks hold the same. The sum over ranks of each
+/// byte equals the rank count times this rank's byte on every rank only
+/// when all ranks hold the same bytes.
+void checkNcclId(const Options &options, Communicator &host,
+                 FailureMonitor &monitor) {
+  Deadline deadline =
+      Clock::now() + std::chrono::milliseconds(options.timeoutMs);
+  monitor.setStep(1);
+  std::string id;
+  monitor.check(shareNcclId(host, deadline, id));
+  if (id.find_first_not_of('\0') == std::string::npos)
+    monitor.fail("nccl-id: the unique id is blank");
+  monitor.setStep(2);
+  std::vector<float> sums(id.size());
+  for (size_t i = 0; i < id.size(); ++i)
+    sums[i] = float(uint8_t(id[i]));
+  monitor.check(host.allReduceSum(sums.data(), int64_t(sums.size()), deadline));
+  for (size_t i = 0; i < id.size(); ++i)
+    if (sums[i] != float(host.size()) * float(uint8_t(id[i])))
+      monitor.fail("nccl-id: ranks hold different unique ids (byte " +
+                   std::to_string(i) + ")");
+}
+
+/// Rank \p host.rank()'s run: the steps over \p host, or over NCCL on CUDA
+/// device \p ordinal, or the unique id alone. Returns what it ran over.
+std::unique_ptr<Communicator> runRank(const Options &options,
+                                      Communicator &host, int ordinal,
+                                      FailureMonitor &monitor) {
+  if (options.transport == "nccl-id") {
+    checkNcclId(options, host, monitor);
+    return nullptr;
+  }
+  if (options.transport.empty()) {
+    RankRun(options, host, monitor).run();
+    return nullptr;
+  }
+  std::unique_ptr<Communicator> nccl;
+  monitor.check(openNcclWorld(
+      host, ordinal,
+      Clock::now() + std::chrono::milliseconds(options.timeoutMs), nccl));
+  monitor.setCommunicator(nccl.get());
+  RankRun(options, *nccl, monitor).run();
+  return nccl;
+}
+
 void report(const Communicator &comm, const Options &options) {
-  if (comm.rank() == 0)
+  if (comm.rank() != 0)
+    return;
+  if (options.transport == "nccl-id")
+    std::printf("loom-comm-test: %d ranks over %s: NCCL's unique id from "
+                "rank 0 the same on every rank: ok\n",
+                comm.size(), comm.transport());
+  else
     std::printf("loom-comm-test: %d ranks over %s: %d ring rounds, all-reduce, "
                 "broadcast, split: ok\n",
                 comm.size(), comm.transport(), options.rounds);
@@ -254,11 +383,15 @@ int runThreads(const Options &options) {
       FailureMonitor monitor(r, {/*handleSignals=*/r == 0,
                                  /*watchLauncher=*/false});
       monitor.setCommunicator(world[r].get());
-      RankRun(options, *world[r], monitor).run();
+      std::unique_ptr<Communicator> nccl =
+          runRank(options, *world[r], r, monitor);
+      if (nccl && r == 0)
+        report(*nccl, options);
     });
   for (std::thread &t : threads)
     t.join();
-  report(*world[0], options);
+  if (options.transport != "nccl")
+    report(*world[0], options);
   return 0;
 }
 
@@ -280,8 +413,9 @@ int main(int argc, char **argv) {
       info, Clock::now() + std::chrono::milliseconds(options.timeoutMs),
       world));
   monitor.setCommunicator(world.get());
-  RankRun(options, *world, monitor).run();
-  report(*world, options);
+  std::unique_ptr<Communicator> nccl =
+      runRank(options, *world, info.localRank, monitor);
+  report(nccl ? *nccl : *world, options);
   std::fflush(stdout);
   return 0;
 }
