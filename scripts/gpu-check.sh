@@ -15,10 +15,16 @@
 # runs every artifact on the device (default cuda:0) against its reference
 # outputs, then under compute-sanitizer memcheck and racecheck where that
 # exists and the device is a CUDA one, and prints a table; it exits non-zero
-# when any check fails.
+# when any check fails. Then, on a CUDA device, the NCCL communicator
+# (docs/Runtime.md, "NCCL") with loom-comm-test: one rank's communicator
+# exchanging with itself (the ring), an all-reduce, a broadcast, a split and
+# a barrier on device memory; and a receive that no rank sends to, which
+# must end at its deadline by ncclCommAbort (a hang turned into an abort).
+# Skipped, saying why, where the build has no NCCL or the machine no
+# libnccl.so.2.
 #
 # Options of run: --device=KIND[:N]; --runner=PATH (a built loom-gpu-run:
-# no build); --no-sanitizer; --repeat=N (timed runs, default 20);
+# no build; loom-comm-test is taken from beside it); --no-sanitizer; --repeat=N (timed runs, default 20);
 # --dry-run (print the commands, run none).
 # Environment of prepare: LOOM_BUILD_DIR (default: build), LOOM_GPU_CHECK_MAX_BYTES
 # (default 67108864), LOOM_GPU_CHECK_TOLERANCE (default 1e-4).
@@ -33,7 +39,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # The sources a runtime-only build reads (CMakeLists.txt's LOOM_RUNTIME_ONLY).
 runtime_sources=(CMakeLists.txt include lib/Artifact lib/Runtime
-                 tools/loom-gpu-run scripts/gpu-check.sh)
+                 tools/loom-gpu-run utils/loom-comm-test scripts/gpu-check.sh)
 
 # Writes the f32 (or integer) inputs of an artifact's entry, seeded, to a
 # safetensors file: python3 ARTIFACT_MANIFEST ENTRY OUT.
@@ -150,7 +156,7 @@ run() {
   [ -f "$stage/models.txt" ] || die "$stage is not a staging directory (no models.txt; see gpu-check.sh prepare)"
   if [ -z "$runner" ]; then
     step cmake -G Ninja -S "$stage/src" -B "$stage/build" -DCMAKE_BUILD_TYPE=Release -DLOOM_RUNTIME_ONLY=ON
-    step cmake --build "$stage/build" --target loom-gpu-run
+    step cmake --build "$stage/build" --target loom-gpu-run loom-comm-test
     runner=$stage/build/bin/loom-gpu-run
   fi
   [ "${device%%:*}" = cuda ] && command -v compute-sanitizer > /dev/null || sanitizer=0
@@ -184,10 +190,56 @@ run() {
     fi
     rows+=("$(printf '%-24s %-10s %-18s %12s %-9s %-9s' "$name" "$device" "$check" "${time:--}" "$memcheck" "$racecheck")")
   done < "$stage/models.txt"
+  local nccl_failed=0
+  if [ "${device%%:*}" = cuda ]; then
+    nccl_check "$(dirname "$runner")/loom-comm-test" "${device#cuda}" || nccl_failed=1
+  fi
   [ "$dry" = 1 ] && return 0
   printf '%-24s %-10s %-18s %12s %-9s %-9s\n' model device "check (error)" "median ms" memcheck racecheck
   printf '%s\n' "${rows[@]}"
+  [ "$nccl_failed" = 0 ] || failed=1
   return $failed
+}
+
+# The NCCL communicator on one GPU: nccl_check LOOM_COMM_TEST [:N]. One rank
+# (no launcher: device LOCAL_RANK 0 of CUDA_VISIBLE_DEVICES=N) runs the ring
+# with itself, the collectives and a split on device memory; then a receive
+# no rank sends to must fail at its 3 s deadline, the communicator aborted,
+# well within 60 s (a hang: timeout's 124). Prints one line per check.
+nccl_check() {
+  local test=$1 ordinal=${2#:}
+  ordinal=${ordinal:-0}
+  local env=(env CUDA_VISIBLE_DEVICES="$ordinal")
+  local ok=(timeout 60 "$test" --transport=nccl --timeout-ms=30000)
+  local hang=(timeout 60 "$test" --transport=nccl --unmatched-recv --timeout-ms=3000)
+  if [ "$dry" = 1 ]; then
+    step "${env[@]}" "${ok[@]}"
+    step "${env[@]}" "${hang[@]}"
+    return 0
+  fi
+  [ -x "$test" ] || { echo "nccl: SKIP: no $test"; return 0; }
+  local out status start elapsed
+  status=0
+  out=$("${env[@]}" "${ok[@]}" 2>&1) || status=$?
+  if grep -q -e "built without NCCL" -e "cannot open .*libnccl" <<< "$out"; then
+    echo "nccl: SKIP: $(tail -1 <<< "$out")"
+    return 0
+  fi
+  if [ "$status" != 0 ] || ! grep -q "1 ranks over nccl: .*: ok" <<< "$out"; then
+    { echo "nccl: one rank's communicator: FAIL (exit $status):"; tail -3 <<< "$out"; } >&2
+    return 1
+  fi
+  echo "nccl: one rank's communicator (ring with itself, all-reduce, broadcast, split, barrier): PASS"
+  start=$(date +%s)
+  status=0
+  out=$("${env[@]}" "${hang[@]}" 2>&1) || status=$?
+  elapsed=$(( $(date +%s) - start ))
+  if [ "$status" = 0 ] || [ "$status" = 124 ] || [ "$status" = 137 ] ||
+     ! grep -q "deadline passed.*communicator aborted" <<< "$out"; then
+    { echo "nccl: a receive no rank sends to: FAIL (exit $status after ${elapsed} s):"; tail -3 <<< "$out"; } >&2
+    return 1
+  fi
+  echo "nccl: a receive no rank sends to: aborted at its deadline after ${elapsed} s: PASS"
 }
 
 case ${1:-} in

@@ -26,6 +26,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -42,18 +43,20 @@ using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t,
 
 #define LOOM_NCCL_FUNCTIONS(X)                                                 \
   X(ncclGetUniqueId)                                                           \
-  X(ncclCommInitRankConfig) X(ncclCommGetAsyncError) X(ncclCommAbort)          \
-      X(ncclCommFinalize) X(ncclCommDestroy) X(ncclGroupStart) X(ncclGroupEnd) \
-          X(ncclSend) X(ncclRecv) X(ncclAllReduce) X(ncclBroadcast)            \
-              X(ncclCommSplit) X(ncclCommCount) X(ncclCommUserRank)            \
-                  X(ncclGetErrorString) X(ncclGetLastError)
+  X(ncclCommInitRankConfig)                                                    \
+  X(ncclCommGetAsyncError) X(ncclCommAbort) X(ncclCommFinalize)                \
+      X(ncclCommDestroy) X(ncclGroupStart) X(ncclGroupEnd) X(ncclSend)         \
+          X(ncclRecv) X(ncclAllReduce) X(ncclBroadcast) X(ncclCommSplit)       \
+              X(ncclCommCount) X(ncclCommUserRank) X(ncclGetErrorString)       \
+                  X(ncclGetLastError)
 
 #define LOOM_NCCL_CUDA_FUNCTIONS(X)                                            \
   X(cuInit)                                                                    \
-  X(cuDeviceGetCount) X(cuDeviceGet) X(cuDevicePrimaryCtxRetain)               \
-      X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuStreamCreate)        \
-          X(cuStreamQuery) X(cuStreamDestroy) X(cuMemAlloc) X(cuMemFree)       \
-              X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuGetErrorName)
+  X(cuDeviceGetCount)                                                          \
+  X(cuDeviceGet) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)      \
+      X(cuCtxSetCurrent) X(cuStreamCreate) X(cuStreamQuery) X(cuStreamDestroy) \
+          X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH)           \
+              X(cuGetErrorName)
 
 /// NCCL's entry points, from libnccl.so.2. Never closed: NCCL's threads
 /// (the unique id's bootstrap root, a communicator's proxy) run its code
@@ -225,7 +228,8 @@ private:
   CUdeviceptr one = 0;
   std::string scope;
   int me = 0, count = 1;
-  bool aborted = false;
+  /// Set once: abort() may come from the failure monitor's thread.
+  std::atomic<bool> aborted{false};
 };
 
 ncclConfig_t nonBlockingConfig() {
@@ -310,9 +314,8 @@ Error NcclCommunicator::start(const char *op, Deadline deadline) {
 }
 
 void NcclCommunicator::abort() {
-  if (aborted || !comm)
+  if (!comm || aborted.exchange(true))
     return;
-  aborted = true;
   runtime->current();
   runtime->nccl.ncclCommAbort(comm);
 }
