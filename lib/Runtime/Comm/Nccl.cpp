@@ -41,22 +41,20 @@ constexpr int kCudaVersion = 12000;
 using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t,
                                     CUdriverProcAddressQueryResult *);
 
+// clang-format off
 #define LOOM_NCCL_FUNCTIONS(X)                                                 \
-  X(ncclGetUniqueId)                                                           \
-  X(ncclCommInitRankConfig)                                                    \
-  X(ncclCommGetAsyncError) X(ncclCommAbort) X(ncclCommFinalize)                \
-      X(ncclCommDestroy) X(ncclGroupStart) X(ncclGroupEnd) X(ncclSend)         \
-          X(ncclRecv) X(ncclAllReduce) X(ncclBroadcast) X(ncclCommSplit)       \
-              X(ncclCommCount) X(ncclCommUserRank) X(ncclGetErrorString)       \
-                  X(ncclGetLastError)
+  X(ncclGetUniqueId) X(ncclCommInitRankConfig) X(ncclCommGetAsyncError)        \
+  X(ncclCommAbort) X(ncclCommFinalize) X(ncclCommDestroy) X(ncclGroupStart)    \
+  X(ncclGroupEnd) X(ncclSend) X(ncclRecv) X(ncclAllReduce) X(ncclBroadcast)    \
+  X(ncclCommSplit) X(ncclCommCount) X(ncclCommUserRank) X(ncclGetErrorString)  \
+  X(ncclGetLastError)
 
 #define LOOM_NCCL_CUDA_FUNCTIONS(X)                                            \
-  X(cuInit)                                                                    \
-  X(cuDeviceGetCount)                                                          \
-  X(cuDeviceGet) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)      \
-      X(cuCtxSetCurrent) X(cuStreamCreate) X(cuStreamQuery) X(cuStreamDestroy) \
-          X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH)           \
-              X(cuGetErrorName)
+  X(cuInit) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDevicePrimaryCtxRetain)     \
+  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize)          \
+  X(cuStreamCreate) X(cuStreamQuery) X(cuStreamDestroy) X(cuMemAlloc)          \
+  X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuGetErrorName)
+// clang-format on
 
 /// NCCL's entry points, from libnccl.so.2. Never closed: NCCL's threads
 /// (the unique id's bootstrap root, a communicator's proxy) run its code
@@ -513,9 +511,13 @@ public:
   Error write(const void *host, int64_t bytes) override {
     if (Error e = runtime->current())
       return e;
-    return runtime->check(
-        runtime->cuda.cuMemcpyHtoD(address, host, size_t(bytes)),
-        "cuMemcpyHtoD");
+    if (Error e = runtime->check(
+            runtime->cuda.cuMemcpyHtoD(address, host, size_t(bytes)),
+            "cuMemcpyHtoD"))
+      return e;
+    // From pageable memory the copy may return before its DMA is done, and
+    // the communicator's stream does not wait for the legacy stream.
+    return runtime->check(runtime->cuda.cuCtxSynchronize(), "cuCtxSynchronize");
   }
   Error read(void *host, int64_t bytes) const override {
     if (Error e = runtime->current())
