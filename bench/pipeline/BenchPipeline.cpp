@@ -125,7 +125,7 @@ Result loom::bench::pipeline::partition(const std::string &opt, StringRef mlir,
   SmallString<256> report(dir), err(dir);
   sys::path::append(report, "plan.json");
   sys::path::append(err, "stderr.txt");
-  std::string options = formatv("devices={0} micro-batches={1} memory={2} "
+  std::string options = formatv("devices={0} micro-batches={1} memory={2:f6} "
                                 "target={3} schedule={4} report={5}",
                                 q.devices, q.microBatches, q.memoryGiB,
                                 q.target, q.schedule, report)
@@ -164,8 +164,12 @@ Result loom::bench::pipeline::partition(const std::string &opt, StringRef mlir,
     r.stages = stages->size();
     for (const json::Value &st : *stages)
       if (const json::Object *o = st.getAsObject())
-        if (const json::Array *d = o->getArray("devices"))
+        if (const json::Array *d = o->getArray("devices")) {
           r.replicated |= d->size() > 1;
+          r.stagePeakGiB = std::max(r.stagePeakGiB,
+                                    o->getNumber("peak_bytes").value_or(0) /
+                                        double(int64_t(1) << 30));
+        }
   }
   if (sim) {
     r.samplesPerSecond = sim->getNumber("samples_per_s").value_or(0);

@@ -42,6 +42,9 @@ struct Result {
   double peakGiB = 0;
   int stages = 0;
   bool replicated = false; ///< Some stage spans several devices.
+  /// The largest stage's peak as the partitioner counts it against the
+  /// memory limit (parameters, optimizer state, activations in flight).
+  double stagePeakGiB = 0;
   double wallSeconds = 0;
 };
 
