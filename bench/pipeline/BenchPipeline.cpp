@@ -10,6 +10,9 @@
 // its closed form (p-1)/(m+p-1) for p stages of equal time (the partition's
 // stages are not equal: the simulated bubble is the real one). Then it
 // times planning 1,024 devices. Everything is simulated: no device is used.
+// With --run it measures instead (RunMode.cpp): the compiled pipelined step
+// under loom-launch beside the unpartitioned step in one process and the
+// simulator's prediction for the cpu target.
 // docs/benchmarks/pipeline.md records results.
 //
 //===----------------------------------------------------------------------===//
@@ -26,11 +29,14 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "BenchPipeline.h"
+
 #include <chrono>
 #include <map>
 #include <optional>
 
 using namespace llvm;
+using namespace loom::bench::pipeline;
 
 namespace {
 
@@ -56,6 +62,28 @@ cl::opt<std::string> binDir("bin-dir",
                             cl::init(""), cl::cat(benchCat));
 cl::opt<std::string> jsonFile("json", cl::desc("Write the results as JSON"),
                               cl::init(""), cl::cat(benchCat));
+cl::opt<bool> runMode("run",
+                      cl::desc("Measure the compiled pipelined step under "
+                               "loom-launch instead of simulating (--ranks, "
+                               "--schedules, --run-models, --repeat, --trials)"),
+                      cl::init(false), cl::cat(benchCat));
+cl::opt<std::string> runModels(
+    "run-models", cl::desc("--run: comma-separated small models "
+                           "(candle-uno, bert-base)"),
+    cl::init("candle-uno,bert-base"), cl::cat(benchCat));
+cl::opt<std::string> rankList("ranks",
+                              cl::desc("--run: comma-separated rank counts"),
+                              cl::init("2,4"), cl::cat(benchCat));
+cl::opt<std::string> scheduleList(
+    "schedules", cl::desc("--run: comma-separated schedules"),
+    cl::init("gpipe,1f1b,zb-h1,graph"), cl::cat(benchCat));
+cl::opt<unsigned> repeat("repeat",
+                         cl::desc("--run: steps per loom-run (its mean)"),
+                         cl::init(20), cl::cat(benchCat));
+cl::opt<unsigned> trials("trials",
+                         cl::desc("--run: runs of every configuration, in "
+                                  "turn; the median is reported"),
+                         cl::init(3), cl::cat(benchCat));
 
 /// The micro-batch of each model: the function's batch (loom-zoo --batch).
 int microBatchSize(StringRef model) {
@@ -64,7 +92,9 @@ int microBatchSize(StringRef model) {
       .Default(8);
 }
 
-std::string tool(StringRef name, const char *argv0) {
+} // namespace
+
+std::string loom::bench::pipeline::tool(StringRef name, const char *argv0) {
   SmallString<256> path(binDir);
   if (path.empty()) {
     path = sys::fs::getMainExecutable(argv0, (void *)&tool);
@@ -74,46 +104,36 @@ std::string tool(StringRef name, const char *argv0) {
   return std::string(path);
 }
 
-/// Runs a program; its stderr goes to `errPath`. Returns the exit code.
-int run(const std::string &program, ArrayRef<std::string> args,
-        StringRef errPath) {
+int loom::bench::pipeline::run(const std::string &program,
+                               ArrayRef<std::string> args, StringRef errPath,
+                               StringRef outPath, unsigned seconds) {
   std::vector<StringRef> argv = {program};
   for (const std::string &a : args)
     argv.push_back(a);
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef("/dev/null"),
-                                          errPath};
+  std::optional<StringRef> redirects[] = {std::nullopt, outPath, errPath};
   std::string message;
-  int rc = sys::ExecuteAndWait(program, argv, std::nullopt, redirects, 0, 0,
-                               &message);
+  int rc = sys::ExecuteAndWait(program, argv, std::nullopt, redirects, seconds,
+                               0, &message);
   if (rc < 0)
     errs() << "loom-bench-pipeline: " << program << ": " << message << "\n";
   return rc;
 }
 
-struct Result {
-  bool ok = false;
-  std::string error;
-  double samplesPerSecond = 0, makespan = 0, bubble = 0, search = 0;
-  double peakGiB = 0;
-  int stages = 0, wall = 0;
-  double wallSeconds = 0;
-};
-
-Result partition(const std::string &opt, StringRef mlir, int devices,
-                 StringRef schedule, StringRef dir) {
+Result loom::bench::pipeline::partition(const std::string &opt, StringRef mlir,
+                                       const PartitionRequest &q,
+                                       StringRef dir) {
   SmallString<256> report(dir), err(dir);
   sys::path::append(report, "plan.json");
   sys::path::append(err, "stderr.txt");
-  std::string options = formatv("devices={0} micro-batches={1} memory={2} "
+  std::string options = formatv("devices={0} micro-batches={1} memory={2:f6} "
                                 "target={3} schedule={4} report={5}",
-                                devices, microBatches.getValue(),
-                                memoryGiB.getValue(), target.getValue(),
-                                schedule, report)
+                                q.devices, q.microBatches, q.memoryGiB,
+                                q.target, q.schedule, report)
                             .str();
   auto start = std::chrono::steady_clock::now();
   int rc = run(opt,
                {std::string(mlir), "--pipe-partition=" + options, "-o",
-                "/dev/null"},
+                q.output.empty() ? std::string("/dev/null") : q.output},
                err);
   Result r;
   r.wallSeconds = std::chrono::duration<double>(
@@ -140,8 +160,17 @@ Result partition(const std::string &opt, StringRef mlir, int devices,
   const json::Object *plan = j->getAsObject();
   const json::Object *sim = plan->getObject("simulation");
   r.search = plan->getNumber("search_s").value_or(0);
-  if (const json::Array *stages = plan->getArray("stages"))
+  if (const json::Array *stages = plan->getArray("stages")) {
     r.stages = stages->size();
+    for (const json::Value &st : *stages)
+      if (const json::Object *o = st.getAsObject())
+        if (const json::Array *d = o->getArray("devices")) {
+          r.replicated |= d->size() > 1;
+          r.stagePeakGiB = std::max(r.stagePeakGiB,
+                                    o->getNumber("peak_bytes").value_or(0) /
+                                        double(int64_t(1) << 30));
+        }
+  }
   if (sim) {
     r.samplesPerSecond = sim->getNumber("samples_per_s").value_or(0);
     r.makespan = sim->getNumber("makespan_s").value_or(0);
@@ -157,6 +186,18 @@ Result partition(const std::string &opt, StringRef mlir, int devices,
   return r;
 }
 
+namespace {
+/// The simulation mode's request: the command line's memory and target.
+Result simulate(const std::string &opt, StringRef mlir, int devices,
+                StringRef schedule, StringRef dir) {
+  PartitionRequest q;
+  q.devices = devices;
+  q.microBatches = microBatches;
+  q.memoryGiB = memoryGiB;
+  q.target = target;
+  q.schedule = schedule.str();
+  return partition(opt, mlir, q, dir);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -167,6 +208,28 @@ int main(int argc, char **argv) {
       "loom-bench-pipeline: simulated throughput of graph pipelining against "
       "the best sequential schedule (gpipe, 1f1b, interleaved, zb-h1) on the "
       "zoo's models\n");
+  if (runMode) {
+    RunOptions ro;
+    ro.argv0 = argv[0];
+    ro.microBatches = microBatches;
+    ro.repeat = repeat;
+    ro.trials = trials;
+    ro.json = jsonFile;
+    StringRef(runModels).split(ro.models, ',', -1, false);
+    StringRef(scheduleList).split(ro.schedules, ',', -1, false);
+    SmallVector<StringRef> rankStrs;
+    StringRef(rankList).split(rankStrs, ',', -1, false);
+    for (StringRef rs : rankStrs) {
+      int ranks = 0;
+      if (rs.trim().getAsInteger(10, ranks) || ranks < 2) {
+        errs() << "loom-bench-pipeline: bad rank count '" << rs
+               << "' (at least 2)\n";
+        return 2;
+      }
+      ro.ranks.push_back(ranks);
+    }
+    return runPipelines(ro);
+  }
   std::string zoo = tool("loom-zoo", argv[0]), opt = tool("loom-opt", argv[0]);
   SmallString<256> dir;
   if (sys::fs::createUniqueDirectory("loom-bench-pipeline", dir)) {
@@ -204,13 +267,13 @@ int main(int argc, char **argv) {
         errs() << "loom-bench-pipeline: bad device count '" << ds << "'\n";
         return 2;
       }
-      Result graph = partition(opt, mlir, devices, "graph", dir);
+      Result graph = simulate(opt, mlir, devices, "graph", dir);
       Result best;
       std::string bestName = "none";
       Result oneF;
       json::Object seqJson;
       for (const char *s : sequential) {
-        Result r = partition(opt, mlir, devices, s, dir);
+        Result r = simulate(opt, mlir, devices, s, dir);
         seqJson[s] = r.ok ? json::Value(r.samplesPerSecond)
                           : json::Value(r.error);
         if (StringRef(s) == "1f1b")
@@ -257,7 +320,7 @@ int main(int argc, char **argv) {
     outs() << formatv("planning {0} devices ({1}, {2} micro-batches): ", large,
                       models.back(), microBatches.getValue());
     for (const char *s : {"graph", "1f1b"}) {
-      Result r = partition(opt, mlir, large, s, dir);
+      Result r = simulate(opt, mlir, large, s, dir);
       outs() << formatv("{0} {1:f2} s wall (search {2:f3} s, {3} stages){4}; ",
                         s, r.wallSeconds, r.search, r.stages,
                         r.ok ? "" : " FAILED: " + r.error);

@@ -1,0 +1,346 @@
+//===- RunMode.cpp - loom-bench-pipeline --run: measured pipelined steps --===//
+//
+// Part of Loom. For each small zoo model, rank count and schedule: partition
+// the training step with loom-opt --pipe-partition (target cpu, a memory
+// limit searched so that the plan has one stage per rank, one device each),
+// compile it, and time it under loom-launch with one kernel thread per rank;
+// beside it the unpartitioned step (the same micro-batches, one stage on one
+// device) in one process with the same total threads, and the simulator's
+// makespan for the cpu target, raw and calibrated by the measured
+// unpartitioned step at one thread. docs/benchmarks/pipeline.md records
+// results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BenchPipeline.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace llvm;
+using namespace loom::bench::pipeline;
+
+namespace {
+
+/// Seconds any one loom-run (or loom-launch job) may take.
+constexpr unsigned kRunLimitSeconds = 120;
+
+/// The small variants the ranks tests use (test/Pipeline/ranks-*.test).
+std::optional<std::vector<std::string>> zooArgs(StringRef model) {
+  if (model == "candle-uno")
+    return std::vector<std::string>{"candle-uno", "--hidden", "16",
+                                    "--layers",   "2",        "--batch",
+                                    "4"};
+  if (model == "bert-base")
+    return std::vector<std::string>{"bert-base", "--seq", "8", "--layers",
+                                    "2",         "--vocab", "50"};
+  return std::nullopt;
+}
+
+std::string path(StringRef dir, const Twine &name) {
+  SmallString<256> p(dir);
+  sys::path::append(p, name);
+  return std::string(p);
+}
+
+/// The first "error: ..." line of a stderr file, else `fallback`.
+std::string firstError(StringRef errPath, StringRef fallback) {
+  auto text = MemoryBuffer::getFile(errPath);
+  StringRef msg = text ? (*text)->getBuffer() : "";
+  size_t at = msg.find("error: ");
+  return at == StringRef::npos ? fallback.str()
+                               : msg.substr(at + 7).split('\n').first.str();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  llvm::sort(v);
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// One artifact to time: how loom-run is started, and its samples (ms/step).
+struct Timed {
+  std::string label, artifact, error;
+  int ranks = 1, threads = 1; ///< Processes (1: no launcher), threads each.
+  std::vector<double> ms;
+};
+
+/// Runs `t` once; appends its ms per step, or sets its error.
+void timeOnce(Timed &t, const RunOptions &o, StringRef dir) {
+  std::vector<std::string> args;
+  std::string program = tool("loom-run", o.argv0);
+  if (t.ranks > 1) {
+    args = {"-n", std::to_string(t.ranks), "--", program};
+    program = tool("loom-launch", o.argv0);
+  }
+  for (std::string a : {t.artifact, std::string("--repeat"),
+                        std::to_string(o.repeat), std::string("--num-threads"),
+                        std::to_string(t.threads), std::string("--timeout"),
+                        std::to_string(kRunLimitSeconds / 2)})
+    args.push_back(a);
+  std::string out = path(dir, "run.out"), err = path(dir, "run.err");
+  int rc = run(program, args, err, out, kRunLimitSeconds);
+  auto text = MemoryBuffer::getFile(out);
+  StringRef s = text ? (*text)->getBuffer() : "";
+  size_t at = s.find(" ms per step");
+  double ms = 0;
+  if (rc != 0 || at == StringRef::npos ||
+      s.substr(0, at).rsplit(' ').second.getAsDouble(ms)) {
+    t.error = t.label + ": " + firstError(err, "loom-run failed (exit " +
+                                                   std::to_string(rc) + ")");
+    return;
+  }
+  t.ms.push_back(ms);
+}
+
+/// One row of the table: a pipelined artifact and its plan.
+struct Row {
+  std::string model, schedule, note;
+  int ranks = 0, stages = 0;
+  double memoryGiB = 0, simMs = 0;
+  int timed = -1; ///< Index into the timed artifacts (-1: not compiled).
+};
+
+/// The largest memory limit (a fraction of the unpartitioned stage's peak,
+/// in steps of 2%: the window of 4 one-device stages can be that narrow)
+/// under which the plan has `ranks` stages of one device each; 0 if none.
+double memoryForRanks(const std::string &opt, StringRef mlir, int ranks,
+                      double peakGiB, const RunOptions &o, StringRef dir) {
+  for (int pct = 98; pct >= 2; pct -= 2) {
+    PartitionRequest q{ranks, o.microBatches, peakGiB * pct / 100, "cpu",
+                       "1f1b", ""};
+    Result r = partition(opt, mlir, q, dir);
+    if (r.ok && r.stages == ranks && !r.replicated)
+      return q.memoryGiB;
+  }
+  return 0;
+}
+
+/// Partitions and compiles one row's artifact; fills `row`, adds to `timed`.
+void buildRow(Row &row, const std::string &mlir, const RunOptions &o,
+              StringRef dir, std::vector<Timed> &timed) {
+  std::string base = formatv("{0}-{1}-{2}", row.model, row.ranks, row.schedule);
+  PartitionRequest q{row.ranks, o.microBatches, row.memoryGiB, "cpu",
+                     row.schedule, path(dir, base + ".mlir")};
+  Result r = partition(tool("loom-opt", o.argv0), mlir, q, dir);
+  if (!r.ok) {
+    row.note = "not partitioned: " + r.error;
+    return;
+  }
+  row.stages = r.stages;
+  row.simMs = r.makespan * 1e3;
+  if (r.stages != row.ranks || r.replicated) {
+    row.note = "plan is not one device per stage";
+    return;
+  }
+  std::string so = path(dir, base + ".so"), err = path(dir, "compile.err");
+  if (run(tool("loom-compile", o.argv0), {q.output, "-o", so}, err) != 0) {
+    row.note = "not compiled: " + firstError(err, "loom-compile failed");
+    return;
+  }
+  row.timed = timed.size();
+  timed.push_back(Timed{base, so, "", row.ranks, 1, {}});
+}
+
+/// The unpartitioned step of one model: its artifact and simulated ms.
+struct Unpartitioned {
+  std::string so;
+  double simMs = 0, peakGiB = 0;
+};
+
+std::optional<Unpartitioned> unpartitioned(StringRef model,
+                                           const std::string &mlir,
+                                           const RunOptions &o,
+                                           StringRef dir) {
+  PartitionRequest q{1, o.microBatches, 0, "cpu", "gpipe",
+                     path(dir, model + "-1.mlir")};
+  Result r = partition(tool("loom-opt", o.argv0), mlir, q, dir);
+  std::string so = path(dir, model + "-1.so"), err = path(dir, "compile.err");
+  if (!r.ok) {
+    errs() << "loom-bench-pipeline: " << model << " on 1 device: " << r.error
+           << "\n";
+    return std::nullopt;
+  }
+  if (run(tool("loom-compile", o.argv0), {q.output, "-o", so}, err) != 0) {
+    errs() << "loom-bench-pipeline: " << model << " on 1 device: "
+           << firstError(err, "loom-compile failed") << "\n";
+    return std::nullopt;
+  }
+  return Unpartitioned{so, r.makespan * 1e3, r.stagePeakGiB};
+}
+
+} // namespace
+
+namespace {
+
+/// One model's measurements: its unpartitioned step at 1 thread (the
+/// simulator's calibration) and at each rank count's threads, and its rows.
+struct ModelRuns {
+  std::string model;
+  double simUnpartitionedMs = 0;
+  int oneThread = -1;
+  std::map<int, int> sameThreads; ///< Ranks -> index into the timed.
+  std::vector<Row> rows;
+};
+
+/// Builds every artifact of one model; false on a hard failure.
+bool buildModel(ModelRuns &m, const RunOptions &o, StringRef dir,
+                std::vector<Timed> &timed) {
+  auto args = zooArgs(m.model);
+  if (!args) {
+    errs() << "loom-bench-pipeline: --run knows candle-uno and bert-base, not '"
+           << m.model << "'\n";
+    return false;
+  }
+  std::string mlir = path(dir, m.model + ".mlir");
+  args->insert(args->end(),
+               {"-o", mlir, "--weights", path(dir, m.model + ".safetensors")});
+  if (run(tool("loom-zoo", o.argv0), *args, path(dir, "zoo.err")) != 0) {
+    errs() << "loom-bench-pipeline: loom-zoo " << m.model << " failed\n";
+    return false;
+  }
+  auto u = unpartitioned(m.model, mlir, o, dir);
+  if (!u)
+    return false;
+  m.simUnpartitionedMs = u->simMs;
+  m.oneThread = timed.size();
+  timed.push_back(Timed{m.model + "-1x1", u->so, "", 1, 1, {}});
+  std::string opt = tool("loom-opt", o.argv0);
+  for (int ranks : o.ranks) {
+    m.sameThreads[ranks] = timed.size();
+    timed.push_back(Timed{formatv("{0}-1x{1}", m.model, ranks), u->so, "", 1,
+                          ranks, {}});
+    double memory = memoryForRanks(opt, mlir, ranks, u->peakGiB, o, dir);
+    for (StringRef s : o.schedules) {
+      Row row{m.model, s.str(), "", ranks, 0, memory, 0, -1};
+      if (memory == 0)
+        row.note = formatv("no plan of {0} one-device stages", ranks);
+      else
+        buildRow(row, mlir, o, dir, timed);
+      m.rows.push_back(row);
+    }
+  }
+  return true;
+}
+
+/// Relative error of a prediction against a measurement.
+double relError(double predicted, double measured) {
+  return measured > 0 ? (predicted - measured) / measured : 0;
+}
+
+/// Prints one model's rows and appends them to `out`.
+void report(const ModelRuns &m, const std::vector<Timed> &timed,
+            json::Array &out) {
+  double oneMs = median(timed[m.oneThread].ms);
+  double scale = m.simUnpartitionedMs > 0 ? oneMs / m.simUnpartitionedMs : 0;
+  for (const Row &r : m.rows) {
+    double sameMs = median(timed[m.sameThreads.at(r.ranks)].ms);
+    json::Object j{{"model", r.model},         {"ranks", r.ranks},
+                   {"schedule", r.schedule},   {"stages", r.stages},
+                   {"memory_gib", r.memoryGiB}, {"one_process_ms", sameMs},
+                   {"one_process_threads", r.ranks},
+                   {"one_thread_ms", oneMs},   {"simulated_ms", r.simMs}};
+    if (r.timed < 0) {
+      // The table shows the reason's start; the JSON has all of it.
+      StringRef note = r.note;
+      outs() << formatv("{0,-11} {1,5} {2,-8} {3}{4}\n", r.model, r.ranks,
+                        r.schedule, note.take_front(72),
+                        note.size() > 72 ? "..." : "");
+      j["note"] = r.note;
+      out.push_back(std::move(j));
+      continue;
+    }
+    const Timed &t = timed[r.timed];
+    double ms = median(t.ms);
+    double calibrated = r.simMs * scale;
+    outs() << formatv("{0,-11} {1,5} {2,-8} {3,6} {4,10:f2} {5,10:f2} "
+                      "{6,7:f2}x {7,9:f3} {8,7:f0}% {9,9:f2} {10,7:f0}%\n",
+                      r.model, r.ranks, r.schedule, r.stages, ms, sameMs,
+                      ms > 0 ? sameMs / ms : 0, r.simMs,
+                      100 * relError(r.simMs, ms), calibrated,
+                      100 * relError(calibrated, ms));
+    json::Array samples;
+    for (double s : t.ms)
+      samples.push_back(s);
+    j["measured_ms"] = ms;
+    j["samples_ms"] = std::move(samples);
+    j["simulated_error"] = relError(r.simMs, ms);
+    j["calibrated_ms"] = calibrated;
+    j["calibrated_error"] = relError(calibrated, ms);
+    out.push_back(std::move(j));
+  }
+}
+
+} // namespace
+
+int loom::bench::pipeline::runPipelines(const RunOptions &o) {
+  SmallString<256> dir;
+  if (sys::fs::createUniqueDirectory("loom-bench-pipeline-run", dir)) {
+    errs() << "loom-bench-pipeline: cannot create a temporary directory\n";
+    return 1;
+  }
+  std::vector<ModelRuns> models;
+  std::vector<Timed> timed;
+  for (StringRef name : o.models) {
+    models.push_back(ModelRuns{name.str(), 0, -1, {}, {}});
+    if (!buildModel(models.back(), o, dir, timed)) {
+      sys::fs::remove_directories(dir);
+      return 1;
+    }
+  }
+  // Every artifact once per trial, in turn, so that a slow spell of the
+  // machine falls on all of them alike.
+  for (unsigned trial = 0; trial < o.trials; ++trial)
+    for (Timed &t : timed)
+      if (t.error.empty())
+        timeOnce(t, o, dir);
+  sys::fs::remove_directories(dir);
+  for (const Timed &t : timed)
+    if (!t.error.empty()) {
+      errs() << "loom-bench-pipeline: " << t.error << "\n";
+      return 1;
+    }
+  outs() << formatv("measured: {0} micro-batches per step, mean of {1} steps "
+                    "per run, median of {2} runs; ranks under loom-launch with "
+                    "1 thread each; 1 process: the unpartitioned step with as "
+                    "many threads as ranks; sim: the cpu target's makespan, "
+                    "calibrated: times (unpartitioned 1-thread ms / its "
+                    "simulated ms)\n",
+                    o.microBatches, o.repeat, o.trials);
+  outs() << formatv("{0,-11} {1,5} {2,-8} {3,6} {4,10} {5,10} {6,8} {7,9} "
+                    "{8,8} {9,9} {10,8}\n",
+                    "model", "ranks", "schedule", "stages", "ms/step",
+                    "1 proc ms", "speedup", "sim ms", "sim err", "calib ms",
+                    "cal err");
+  json::Array rows;
+  for (const ModelRuns &m : models)
+    report(m, timed, rows);
+  if (o.json.empty())
+    return 0;
+  std::error_code ec;
+  raw_fd_ostream os(o.json, ec);
+  if (ec) {
+    errs() << "loom-bench-pipeline: cannot write " << o.json << "\n";
+    return 1;
+  }
+  os << formatv("{0:2}", json::Value(json::Object{
+                             {"benchmark", "loom-bench-pipeline --run"},
+                             {"target", "cpu"},
+                             {"micro_batches", o.microBatches},
+                             {"repeat", o.repeat},
+                             {"trials", o.trials},
+                             {"rows", std::move(rows)}}))
+     << "\n";
+  return 0;
+}
