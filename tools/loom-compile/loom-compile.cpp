@@ -2,7 +2,7 @@
 //--------------------===//
 //
 // Part of Loom. Compiles a tg module (.mlir) or an ONNX model (.onnx,
-// .onnxtext) into one shared object for the CPU runtime (docs/Artifact.md,
+// .onnxtext) into one shared object for the runtime (docs/Artifact.md,
 // docs/tools/loom-compile.md).
 //
 //===----------------------------------------------------------------------===//
@@ -193,43 +193,17 @@ readPartition(ModuleOp module,
   return success();
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  registerAllPasses();
-  compiler::registerCompilerPasses();
-  cl::HideUnrelatedOptions(compileCat);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "loom-compile: compile a tg module or an ONNX model into a shared "
-      "object for Loom's CPU runtime\n");
-
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  codegen::gpu::registerGPUCodegenDialects(registry);
-  registry.insert<tg::TGDialect>();
-  registry.insert<pipe::PipeDialect>();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-
-  if (cpu.getNumOccurrences() && targetSpelling.getNumOccurrences())
-    return fail("--cpu=NAME is --target=cpu:NAME: give one of them");
-  auto target = target::TargetRegistry::builtin().create(
-      cpu.getNumOccurrences() ? "cpu:" + cpu : targetSpelling);
-  if (!target)
-    return fail("--target: " + llvm::toString(target.takeError()));
-  if (superopt != "none" && superopt != "eqsat" && superopt != "backtrack")
-    return fail("--superopt must be none, eqsat or backtrack, got '" +
-                superopt + "'");
+/// Reads the input: a .mlir module (its weights from --weights-file or its
+/// tg.weights attribute), or an ONNX model imported with its initializers
+/// as the weights. Returns the exit status of a failure, else 0.
+int readInput(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+              OwningOpRef<ModuleOp> &module,
+              std::optional<safetensors::File> &weights) {
   std::string error;
   auto input = openInputFile(inputFile, &error);
   if (!input)
     return fail(error);
   StringRef path(inputFile);
-  OwningOpRef<ModuleOp> module;
-  std::optional<safetensors::File> weights;
   if (path.ends_with(".onnx") || path.ends_with(".onnxtext")) {
     ONNXImportOptions options;
     for (const std::string &d : dims) {
@@ -268,33 +242,13 @@ int main(int argc, char **argv) {
       weights.emplace(std::move(*file));
     }
   }
+  return 0;
+}
 
-  if (superopt != "none") {
-    search::TGSuperoptOptions search;
-    search.search = superopt;
-    search.target = "cpu";
-    search.check = true;
-    PassManager pm(&context);
-    pm.addPass(search::createTGSuperopt(search));
-    if (failed(pm.run(*module)))
-      return 1;
-  }
-
-  compiler::CompileOptions options;
-  std::optional<pipeline::PartitionedStep> partitioned;
-  if (failed(readPartition(*module, partitioned)))
-    return 1;
-  if (partitioned) {
-    options.world = [&](artifact::Manifest &m) {
-      return pipeline::buildRankPrograms(*partitioned, m);
-    };
-    for (const pipeline::StageSignature &s : partitioned->stages)
-      for (const artifact::TensorDesc &p : s.params)
-        options.parameters.push_back(p.name);
-  }
-  options.target = std::move(*target);
-  options.dumpKernelsDir = dumpKernels;
-  options.weightsStorage = weightsStorage;
+/// The backend list and, with --backends=auto, the placement pass of
+/// \p options (whose target is set). Returns the exit status of a failure,
+/// else 0.
+int configureBackends(compiler::CompileOptions &options) {
   if (!backendSet.empty() && (!convBackend.empty() || !matmulBackend.empty()))
     return fail("give --backends, or --conv-backend and --matmul-backend "
                 "(which spell it), not both");
@@ -344,6 +298,72 @@ int main(int argc, char **argv) {
   } else if (!backendSet.empty()) {
     options.backends = backendSet;
   }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAllPasses();
+  compiler::registerCompilerPasses();
+  cl::HideUnrelatedOptions(compileCat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "loom-compile: compile a tg module or an ONNX model into a shared "
+      "object for Loom's runtime (CPU, CUDA or Vulkan: --target)\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  codegen::gpu::registerGPUCodegenDialects(registry);
+  registry.insert<tg::TGDialect>();
+  registry.insert<pipe::PipeDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+
+  if (cpu.getNumOccurrences() && targetSpelling.getNumOccurrences())
+    return fail("--cpu=NAME is --target=cpu:NAME: give one of them");
+  auto target = target::TargetRegistry::builtin().create(
+      cpu.getNumOccurrences() ? "cpu:" + cpu : targetSpelling);
+  if (!target)
+    return fail("--target: " + llvm::toString(target.takeError()));
+  if (superopt != "none" && superopt != "eqsat" && superopt != "backtrack")
+    return fail("--superopt must be none, eqsat or backtrack, got '" +
+                superopt + "'");
+  OwningOpRef<ModuleOp> module;
+  std::optional<safetensors::File> weights;
+  if (int rc = readInput(context, sourceMgr, module, weights))
+    return rc;
+
+  if (superopt != "none") {
+    search::TGSuperoptOptions search;
+    search.search = superopt;
+    search.target = "cpu";
+    search.check = true;
+    PassManager pm(&context);
+    pm.addPass(search::createTGSuperopt(search));
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+
+  compiler::CompileOptions options;
+  std::optional<pipeline::PartitionedStep> partitioned;
+  if (failed(readPartition(*module, partitioned)))
+    return 1;
+  if (partitioned) {
+    options.world = [&](artifact::Manifest &m) {
+      return pipeline::buildRankPrograms(*partitioned, m);
+    };
+    for (const pipeline::StageSignature &s : partitioned->stages)
+      for (const artifact::TensorDesc &p : s.params)
+        options.parameters.push_back(p.name);
+  }
+  options.target = std::move(*target);
+  options.dumpKernelsDir = dumpKernels;
+  options.weightsStorage = weightsStorage;
+  if (int rc = configureBackends(options))
+    return rc;
   if (printSchedule)
     options.scheduleOut = &llvm::outs();
   if (timeStages)

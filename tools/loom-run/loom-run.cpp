@@ -543,6 +543,44 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
   return 0;
 }
 
+/// loom-run on an artifact of loom-compile (RunArtifact.cpp): the options
+/// that apply to one, then the run, which ends the process.
+int runArtifactMode() {
+  if (domain != "f32")
+    return fail("an artifact computes in f32; --domain does not apply");
+  if (runCanonicalize || !writeRandomWeights.empty())
+    return fail("--canonicalize and --write-random-weights apply to .mlir "
+                "files, not to a compiled artifact");
+  if (profileOps)
+    return fail("--profile times the interpreter's ops; for an artifact "
+                "set LOOM_PROFILE=1 (docs/Runtime.md)");
+  run::ArtifactRunOptions o;
+  o.path = inputFile;
+  o.entry = entry;
+  o.inputsFile = inputsFile;
+  o.outputsFile = outputsFile;
+  o.compareFile = compareFile;
+  o.weightsFile = weightsFile;
+  o.seed = seed;
+  o.repeat = repeat;
+  o.threads = numThreads;
+  o.printValues = printValues;
+  o.check = checkArtifact;
+  o.tolerance = tolerance;
+  o.device = device;
+  o.reference = referenceModule;
+  o.timeout = timeoutSeconds;
+  int status = run::runArtifact(o);
+  // A GPU device whose work outlived LOOM_DEVICE_TIMEOUT is abandoned, not
+  // destroyed (docs/Runtime.md): the driver's threads may still run that
+  // work, so the process ends without the static destructors (LLVM's, the
+  // driver's) they would race with.
+  llvm::outs().flush();
+  llvm::errs().flush();
+  std::fflush(nullptr);
+  std::_Exit(status);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -573,41 +611,8 @@ int main(int argc, char **argv) {
     return fail(inputFile + ": not a Loom artifact (" + why + ")");
   case run::InputKind::MLIR:
     break;
-  case run::InputKind::Artifact: {
-    if (domain != "f32")
-      return fail("an artifact computes in f32; --domain does not apply");
-    if (runCanonicalize || !writeRandomWeights.empty())
-      return fail("--canonicalize and --write-random-weights apply to .mlir "
-                  "files, not to a compiled artifact");
-    if (profileOps)
-      return fail("--profile times the interpreter's ops; for an artifact "
-                  "set LOOM_PROFILE=1 (docs/Runtime.md)");
-    run::ArtifactRunOptions o;
-    o.path = inputFile;
-    o.entry = entry;
-    o.inputsFile = inputsFile;
-    o.outputsFile = outputsFile;
-    o.compareFile = compareFile;
-    o.weightsFile = weightsFile;
-    o.seed = seed;
-    o.repeat = repeat;
-    o.threads = numThreads;
-    o.printValues = printValues;
-    o.check = checkArtifact;
-    o.tolerance = tolerance;
-    o.device = device;
-    o.reference = referenceModule;
-    o.timeout = timeoutSeconds;
-    int status = run::runArtifact(o);
-    // A GPU device whose work outlived LOOM_DEVICE_TIMEOUT is abandoned, not
-    // destroyed (docs/Runtime.md): the driver's threads may still run that
-    // work, so the process ends without the static destructors (LLVM's, the
-    // driver's) they would race with.
-    llvm::outs().flush();
-    llvm::errs().flush();
-    std::fflush(nullptr);
-    std::_Exit(status);
-  }
+  case run::InputKind::Artifact:
+    return runArtifactMode();
   }
   if (!device.empty())
     return fail("--device applies to artifacts (.so from loom-compile); the "

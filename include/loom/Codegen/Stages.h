@@ -4,7 +4,8 @@
 // (docs/Codegen/CPU.md, docs/Codegen/GPU.md), each registered as a pass
 // pipeline `loom-<target>-<stage>` so that loom-opt runs what loom-compile
 // runs. The pieces here are the same for every target: the cleanup between
-// passes, the first stage (tg to linalg on tensors), and the registration.
+// passes, the first stage (tg to linalg on tensors), bufferization to the
+// out-parameter ABI, and the registration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 
 #include "loom/Conversion/Passes.h"
 
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -34,6 +36,21 @@ inline void addTGToLinalg(mlir::OpPassManager &pm) {
   addCleanup(pm);
   pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
   addCleanup(pm);
+}
+
+/// One-shot bufferization of whole kernels (identity layouts at function
+/// boundaries), then results turned into out-parameters with static
+/// allocations hoisted: the kernel ABI every target lowers from.
+inline void addBufferizeToOutParams(mlir::OpPassManager &pm) {
+  namespace bz = mlir::bufferization;
+  bz::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion = bz::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bz::createOneShotBufferizePass(bufferize));
+  bz::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bz::createBufferResultsToOutParamsPass(outParams));
 }
 
 /// A stage (or a whole pipeline) registered under \p name.

@@ -122,15 +122,7 @@ void loom::codegen::gpu::addLinalgStage(OpPassManager &pm,
 
 void loom::codegen::gpu::addBufferizeStage(OpPassManager &pm,
                                            const GPUKernelPipelineOptions &) {
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  addBufferizeToOutParams(pm);
   addCleanup(pm);
 }
 
