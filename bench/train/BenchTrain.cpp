@@ -378,7 +378,7 @@ ModelResult benchModel(const std::string &model, const std::string &dir,
     if (!interp->run(expected))
       fail("the interpreter failed on " + step);
     float loss = 0;
-    if (!ts.step(images.data(), labels.data(), loss, error))
+    if (!ts.step(images.data(), labels.data(), &loss, error))
       fail(error);
     res.checkLossDiff = std::fabs(double(loss) - expected[0].toDoubles()[0]);
     res.checkMaxDiff = 0;
@@ -412,7 +412,7 @@ ModelResult benchModel(const std::string &model, const std::string &dir,
 
   float loss = 0;
   for (unsigned w = 0; w < warmup; ++w)
-    if (!ts.step(images.data(), labels.data(), loss, error))
+    if (!ts.step(images.data(), labels.data(), &loss, error))
       fail(error);
 
   rest();
@@ -420,7 +420,7 @@ ModelResult benchModel(const std::string &model, const std::string &dir,
   for (unsigned r = 0; r < rounds; ++r) {
     double start = now();
     for (unsigned s = 0; s < steps; ++s)
-      if (!ts.step(images.data(), labels.data(), loss, error))
+      if (!ts.step(images.data(), labels.data(), &loss, error))
         fail(error);
     res.compiled.samples.push_back((now() - start) / steps);
     rest();

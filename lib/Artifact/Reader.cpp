@@ -384,10 +384,12 @@ bool Reader::filterGrad(const Operands &o, Step &out) {
   Conv2dFilterGradStep s;
   if (!convolution(o, s))
     return false;
-  if (s.groups != 1 || o.args.get("bias") || o.args.get("sum") ||
-      o.attrs.get("activation") || o.attrs.get("algorithm"))
-    return fail(o.tp, "a conv2d_filter_grad has one group, no bias, sum "
-                      "or activation, and the direct algorithm");
+  if (s.srcShape[1] % s.groups != 0 || o.args.get("bias") ||
+      o.args.get("sum") || o.attrs.get("activation") ||
+      o.attrs.get("algorithm"))
+    return fail(o.tp, "a conv2d_filter_grad's groups divide its src "
+                      "channels; it has no bias, sum or activation, and the "
+                      "direct algorithm");
   out = std::move(s);
   return true;
 }

@@ -146,6 +146,10 @@ struct Reorder {
 /// needed at the edge of a run of blocked-layout steps).
 struct Layouts {
   memory::desc src, srcBuffer, dst, dstBuffer, sumBuffer;
+  /// src as the reorder from srcBuffer writes it when their dimensions
+  /// differ (a grouped filter gradient reads its [C, G*N, H, W] input as
+  /// [N, G, C, H, W]: a reshape of src); empty: src itself.
+  memory::desc srcView;
   /// The primitive's arguments the weights and dst buffers bind to (a
   /// backward-weights convolution reads the result gradient in the weights'
   /// place and writes the weights' gradient).
@@ -176,7 +180,8 @@ public:
       : ids(ids), prim(std::move(prim)), io(layouts),
         weightsMd(weights.primitive), biasMd(bias), scratchpadMd(scratchpad) {
     if (io.src != io.srcBuffer)
-      srcIn = Reorder(eng, io.srcBuffer, io.src);
+      srcIn = Reorder(eng, io.srcBuffer,
+                      io.srcView.is_zero() ? io.src : io.srcView);
     if (io.dst != io.dstBuffer)
       dstOut = Reorder(eng, io.dst, io.dstBuffer);
     if (ids.sum != -1 && io.sumBuffer != io.dst)
@@ -730,18 +735,20 @@ private:
 };
 
 /// An onednn.conv2d_filter_grad step: dst [O, C, KH, KW] = the transpose
-/// [1, 0, 2, 3] of conv2d(src [C, N, H, W], weights [O, N, OH, OW]), which
-/// is the filter gradient of the forward convolution x [N, C, H, W] -> dz
-/// [N, O, OH, OW] whose stride is this one's dilation and whose dilation is
-/// this one's stride: oneDNN's backward-weights primitive, reading src and
-/// weights as x and dz with batch and channels exchanged (format bacd),
-/// reordered into the layouts it prefers.
+/// [1, 0, 2, 3] of conv2d(src [C, G*N, H, W], weights [O, N, OH, OW],
+/// groups G), which is the filter gradient of the forward convolution x
+/// [N, G*C, H, W] -> dz [N, O, OH, OW] in G groups whose stride is this
+/// one's dilation and whose dilation is this one's stride: oneDNN's
+/// backward-weights primitive, reading src and weights as x and dz with
+/// batch and channels exchanged (format bacd; with groups, src as [N, G, C,
+/// H, W]), reordered into the layouts it prefers.
 StepPtr prepareFilterGrad(const dnnl::engine &eng,
                           const art::Conv2dFilterGradStep &s) {
   auto f32 = memory::data_type::f32;
   const std::vector<int64_t> &in = s.srcShape, &dz = s.weightsShape,
                              &dw = s.dstShape;
-  memory::dims x = {in[1], in[0], in[2], in[3]},
+  int64_t groups = s.groups, n = in[1] / groups;
+  memory::dims x = {n, groups * in[0], in[2], in[3]},
                y = {dz[1], dz[0], dz[2], dz[3]}, w = dims(dw);
   memory::dims strides = dims(s.dilations),
                dilations = {s.strides[0] - 1, s.strides[1] - 1},
@@ -750,20 +757,43 @@ StepPtr prepareFilterGrad(const dnnl::engine &eng,
     padR[d] = (y[2 + d] - 1) * strides[d] + (w[2 + d] - 1) * s.strides[d] +
               1 - x[2 + d] - padL[d];
   Layouts io;
-  io.srcBuffer = memory::desc(x, f32, memory::format_tag::bacd);
-  memory::desc dzBuffer(y, f32, memory::format_tag::bacd);
   io.dstBuffer = memory::desc(w, f32, memory::format_tag::oihw);
+  memory::dims grouped = {n, groups, in[0], in[2], in[3]};
+  if (groups == 1) {
+    io.srcBuffer = memory::desc(x, f32, memory::format_tag::bacd);
+  } else {
+    io.srcBuffer = memory::desc(
+        grouped, f32,
+        memory::dims{in[2] * in[3], n * in[2] * in[3], in[1] * in[2] * in[3],
+                     in[3], 1});
+    w = {groups, dw[0] / groups, dw[1], dw[2], dw[3]};
+    io.dstBuffer = memory::desc(w, f32, memory::format_tag::goihw);
+  }
+  memory::desc dzBuffer(y, f32, memory::format_tag::bacd);
   auto alg = dnnl::algorithm::convolution_direct;
   auto any = [&](const memory::dims &d) {
     return memory::desc(d, f32, memory::format_tag::any);
   };
-  dnnl::convolution_forward::primitive_desc hint(
-      {dnnl::prop_kind::forward_training, alg, any(x), any(w), any(y),
-       strides, dilations, padL, padR},
-      eng);
-  dnnl::convolution_backward_weights::primitive_desc pd(
-      {alg, any(x), any(w), any(y), strides, dilations, padL, padR},
-      userScratchpad(), eng, hint);
+  auto make = [&](const memory::desc &src) {
+    dnnl::convolution_forward::primitive_desc hint(
+        {dnnl::prop_kind::forward_training, alg, src, any(w), any(y),
+         strides, dilations, padL, padR},
+        eng);
+    return dnnl::convolution_backward_weights::primitive_desc(
+        {alg, src, any(w), any(y), strides, dilations, padL, padR},
+        userScratchpad(), eng, hint);
+  };
+  auto pd = make(any(x));
+  if (groups > 1) {
+    // The reorder writes the primitive's src split into its groups: where
+    // the primitive's blocked layout cannot be split (channels per group
+    // not a multiple of its block), plain NCHW.
+    io.srcView = pd.src_desc().reshape(grouped, /*allow_empty=*/true);
+    if (io.srcView.is_zero()) {
+      pd = make(memory::desc(x, f32, memory::format_tag::nchw));
+      io.srcView = pd.src_desc().reshape(grouped);
+    }
+  }
   io.src = pd.src_desc();
   io.dst = pd.diff_weights_desc();
   io.weightsArg = DNNL_ARG_DIFF_DST;

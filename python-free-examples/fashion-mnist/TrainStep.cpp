@@ -57,8 +57,14 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+/// Whether `t` has the trial dimension `trials` leads (always, unfused).
+static bool hasTrials(const TensorInfo &t, int64_t trials) {
+  return trials == 0 || (!t.shape.empty() && t.shape[0] == trials);
+}
+
 /// The training step's signature: images, labels, then the carried
-/// parameters and state, each returned under its own name after the loss.
+/// parameters and state, each returned under its own name after the loss,
+/// and the hyper-parameters, returned by none.
 bool TrainStep::bindTrainEntry(const std::string &where,
                                std::map<std::string, int64_t> &carriedIndex,
                                std::string &error) {
@@ -84,55 +90,104 @@ bool TrainStep::bindTrainEntry(const std::string &where,
     return false;
   }
   labelsI32_ = labels.dtype == "i32";
-  if (outs.empty() || outs[0].dtype != "f32" || outs[0].elements() != 1) {
+  std::vector<int64_t> lossShape;
+  if (trials_ > 0)
+    lossShape.push_back(trials_);
+  if (outs.empty() || outs[0].dtype != "f32" || outs[0].shape != lossShape) {
     error = where + " output 0 " +
             (outs.empty() ? std::string("is missing")
                           : "'" + outs[0].name + "' is " + shapeString(outs[0])) +
-            ", expected the loss: a scalar f32";
+            (trials_ > 0 ? ", expected the loss of each trial: f32 [" +
+                               std::to_string(trials_) +
+                               "] (a step fused by loom-opt --tg-fuse-trials)"
+                         : std::string(", expected the loss: a scalar f32"));
     return false;
   }
-  carried_.assign(ins.begin() + 2, ins.end());
-  for (size_t i = 0; i < carried_.size(); ++i) {
-    const TensorInfo &t = carried_[i];
-    if (t.dtype != "f32") {
-      error = where + " input " + std::to_string(i + 2) + " '" + t.name + "' is " +
-              shapeString(t) + "; parameters and optimizer state are f32";
+  std::map<std::string, int64_t> outputIndex;
+  for (size_t o = 1; o < outs.size(); ++o)
+    if (!outputIndex.emplace(outs[o].name, int64_t(o)).second) {
+      error = where + " returns '" + outs[o].name + "' twice";
       return false;
     }
-    if (t.name.empty() || !carriedIndex.emplace(t.name, i).second) {
-      error = where + " input " + std::to_string(i + 2) + " has " +
+  std::map<std::string, int64_t> inputIndex;
+  for (size_t i = 2; i < ins.size(); ++i) {
+    const TensorInfo &t = ins[i];
+    std::string at = where + " input " + std::to_string(i) + " '" + t.name + "'";
+    if (t.name.empty() || !inputIndex.emplace(t.name, int64_t(i)).second) {
+      error = where + " input " + std::to_string(i) + " has " +
               (t.name.empty() ? "no name" : "the name '" + t.name + "' twice") +
               "; parameters and state are matched to results by name (tg.name)";
       return false;
     }
+    if (t.dtype != "f32" || !hasTrials(t, trials_)) {
+      error = at + " is " + shapeString(t) +
+              "; parameters, optimizer state and hyper-parameters are f32" +
+              (trials_ > 0 ? " [" + std::to_string(trials_) + ", ...]" : "");
+      return false;
+    }
+    auto out = outputIndex.find(t.name);
+    if (out == outputIndex.end()) {
+      // A hyper-parameter: a scalar (per trial).
+      if (t.elements() != std::max<int64_t>(trials_, 1) ||
+          t.shape.size() != (trials_ > 0 ? 1u : 0u)) {
+        error = at + " is " + shapeString(t) +
+                " and has no result of the same name: a hyper-parameter is a "
+                "scalar f32" +
+                (trials_ > 0 ? " per trial" : "") +
+                " (a parameter or state tensor returns its updated value)";
+        return false;
+      }
+      hyper_.push_back(t);
+      hyperInput_.push_back(int64_t(i));
+      continue;
+    }
+    const TensorInfo &o = outs[size_t(out->second)];
+    if (o.shape != t.shape || o.dtype != t.dtype) {
+      error = where + " output " + std::to_string(out->second) + " '" + o.name +
+              "' is " + shapeString(o) + " but input '" + t.name + "' is " +
+              shapeString(t);
+      return false;
+    }
+    carriedIndex.emplace(t.name, int64_t(carried_.size()));
+    carried_.push_back(t);
+    carriedInput_.push_back(int64_t(i));
+    outputOf_.push_back(out->second);
   }
-  outputOf_.assign(carried_.size(), -1);
-  for (size_t o = 1; o < outs.size(); ++o) {
-    auto it = carriedIndex.find(outs[o].name);
-    if (it == carriedIndex.end()) {
+  for (size_t o = 1; o < outs.size(); ++o)
+    if (!inputIndex.count(outs[o].name)) {
       error = where + " output " + std::to_string(o) + " '" + outs[o].name +
               "' is not the new value of any input (no input of that name)";
       return false;
     }
-    const TensorInfo &in = carried_[it->second];
-    if (in.shape != outs[o].shape || in.dtype != outs[o].dtype) {
-      error = where + " output " + std::to_string(o) + " '" + outs[o].name + "' is " +
-              shapeString(outs[o]) + " but input '" + in.name + "' is " + shapeString(in);
-      return false;
-    }
-    if (outputOf_[it->second] >= 0) {
-      error = where + " returns '" + outs[o].name + "' twice";
-      return false;
-    }
-    outputOf_[it->second] = int64_t(o);
-  }
-  for (size_t i = 0; i < carried_.size(); ++i)
-    if (outputOf_[i] < 0) {
-      error = where + " input " + std::to_string(i + 2) + " '" + carried_[i].name +
-              "' has no result of the same name (its updated value)";
-      return false;
-    }
+  hyperValue_.assign(hyper_.size(),
+                     std::vector<float>(size_t(trials()), 0.0f));
   return true;
+}
+
+bool TrainStep::setHyperParameter(const std::string &name,
+                                  const std::vector<float> &values,
+                                  std::string &error) {
+  for (size_t h = 0; h < hyper_.size(); ++h) {
+    if (hyper_[h].name != name)
+      continue;
+    if (int64_t(values.size()) != trials()) {
+      error = "hyper-parameter '" + name + "': " +
+              std::to_string(values.size()) + " values for " +
+              std::to_string(trials()) + " trial(s)";
+      return false;
+    }
+    hyperValue_[h] = values;
+    return true;
+  }
+  std::string names;
+  for (const TensorInfo &t : hyper_)
+    names += (names.empty() ? "" : ", ") + t.name;
+  error = "the training step has no hyper-parameter '" + name + "' (" +
+          (names.empty() ? "it has none: build it with --tg-autodiff's "
+                           "hyper-parameter-arguments=true"
+                         : "it has: " + names) +
+          ")";
+  return false;
 }
 
 /// The eval entry's signature: images, then parameters named as the
@@ -176,13 +231,16 @@ bool TrainStep::bindEvalEntry(const std::string &where,
     evalSource_.push_back(it->second);
     isParam[it->second] = true;
   }
-  if (eouts.size() != 1 || eouts[0].dtype != "f32" || eouts[0].shape.size() != 2 ||
-      eouts[0].shape[0] != evalBatch_) {
+  size_t rank = trials_ > 0 ? 3 : 2;
+  if (eouts.size() != 1 || eouts[0].dtype != "f32" ||
+      eouts[0].shape.size() != rank || !hasTrials(eouts[0], trials_) ||
+      eouts[0].shape[rank - 2] != evalBatch_) {
     error = where + " must return one result, the logits: f32 [" +
+            (trials_ > 0 ? std::to_string(trials_) + ", " : "") +
             std::to_string(evalBatch_) + ", classes]";
     return false;
   }
-  classes_ = eouts[0].shape[1];
+  classes_ = eouts[0].shape[rank - 1];
   for (int64_t src : evalSource_)
     params_.push_back(carried_[src]);
   for (size_t i = 0; i < carried_.size(); ++i)
@@ -193,7 +251,8 @@ bool TrainStep::bindEvalEntry(const std::string &where,
 
 bool TrainStep::open(const std::string &artifact, const std::string &trainEntry,
                      const std::string &evalEntry, int numThreads,
-                     std::string &error) {
+                     std::string &error, int64_t trials) {
+  trials_ = trials;
   loom_model_options options = {numThreads, nullptr, nullptr};
   if (loom_model_load(artifact.c_str(), &options, &model_) != LOOM_OK) {
     error = loom_last_error();
@@ -268,26 +327,35 @@ bool TrainStep::initialize(uint64_t seed, std::string &error) {
   auto uniform = [&] { return double(rng() >> 11) * 0x1.0p-53; };
   for (size_t i = 0; i < carried_.size(); ++i)
     std::fill(current_[i].begin(), current_[i].end(), 0.0f);
-  for (int64_t src : evalSource_) {
-    const TensorInfo &p = carried_[src];
-    int64_t fanIn = parameterFanIn(p.name, p.shape, params_, error);
-    if (fanIn < 0)
-      return false;
-    std::vector<float> &v = current_[src];
-    if (fanIn == 0) {
-      std::fill(v.begin(), v.end(), 1.0f);
-      continue;
+  // Each trial as a single trial: the same draws, the shapes without the
+  // trial dimension.
+  std::vector<TensorInfo> single = params_;
+  if (trials_ > 0)
+    for (TensorInfo &p : single)
+      p.shape.erase(p.shape.begin());
+  for (int64_t t = 0; t < trials(); ++t) {
+    rng.seed(seed);
+    for (size_t i = 0; i < evalSource_.size(); ++i) {
+      const TensorInfo &p = single[i];
+      int64_t fanIn = parameterFanIn(p.name, p.shape, single, error);
+      if (fanIn < 0)
+        return false;
+      float *v = current_[size_t(evalSource_[i])].data() + t * p.elements();
+      if (fanIn == 0) {
+        std::fill(v, v + p.elements(), 1.0f);
+        continue;
+      }
+      double bound = 1.0 / std::sqrt(double(fanIn));
+      for (int64_t k = 0; k < p.elements(); ++k)
+        v[k] = float(bound * (2.0 * uniform() - 1.0));
     }
-    double bound = 1.0 / std::sqrt(double(fanIn));
-    for (float &x : v)
-      x = float(bound * (2.0 * uniform() - 1.0));
   }
   return true;
 }
 
-bool TrainStep::step(const float *images, const int64_t *labels, float &loss,
+bool TrainStep::step(const float *images, const int64_t *labels, float *loss,
                      std::string &error) {
-  std::vector<const void *> ins(carried_.size() + 2);
+  std::vector<const void *> ins(carried_.size() + hyper_.size() + 2);
   std::vector<void *> outs(carried_.size() + 1);
   ins[0] = images;
   if (labelsI32_) {
@@ -297,11 +365,13 @@ bool TrainStep::step(const float *images, const int64_t *labels, float &loss,
   } else {
     ins[1] = labels;
   }
-  outs[0] = &loss;
+  outs[0] = loss;
   for (size_t i = 0; i < carried_.size(); ++i) {
-    ins[i + 2] = current_[i].data();
+    ins[size_t(carriedInput_[i])] = current_[i].data();
     outs[size_t(outputOf_[i])] = next_[i].data();
   }
+  for (size_t h = 0; h < hyper_.size(); ++h)
+    ins[size_t(hyperInput_[h])] = hyperValue_[h].data();
   if (loom_run(context_, trainEntry_, ins.data(), outs.data()) != LOOM_OK) {
     error = loom_last_error();
     return false;

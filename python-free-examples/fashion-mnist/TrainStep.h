@@ -6,16 +6,24 @@
 // follow the contract:
 //
 //   train entry  inputs:  images f32 [B, ...], labels i64 or i32 [B], then
-//                         every parameter and every optimizer state tensor
-//                outputs: loss (a scalar f32), then for every input after the
-//                         labels one output of the same name, shape and dtype
-//                         (its new value)
+//                         every parameter, every optimizer state tensor and
+//                         every hyper-parameter (a scalar f32)
+//                outputs: loss (a scalar f32), then for every parameter and
+//                         state input one output of the same name, shape and
+//                         dtype (its new value)
 //   eval entry   inputs:  images f32 [B', ...] (same image shape), then
 //                         parameters, each named as a train-step input
 //                outputs: logits f32 [B', classes]
 //
-// The parameters are the eval entry's trailing inputs; every other train-step
-// input after the labels is optimizer state and starts at zero.
+// The parameters are the eval entry's trailing inputs; a train-step input
+// after the labels with no output of its name is a hyper-parameter (set by
+// setHyperParameter; --tg-autodiff's hyper-parameter-arguments=true); every
+// other one is optimizer state and starts at zero.
+//
+// N trials fused by --tg-fuse-trials (open's `trials` = N): the images and
+// labels are shared, and every parameter, state tensor and hyper-parameter,
+// the loss and the logits gain a leading [N]; the entries are the fused
+// step and the fused evaluation function.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_EXAMPLES_TRAINSTEP_H
@@ -48,8 +56,19 @@ public:
   /// Loads `artifact` with `numThreads` threads (0: the hardware's) and binds
   /// its entries. A missing entry or one that breaks the contract above is an
   /// error naming the entry and the input or output.
+  /// `trials`: 0 for a step of one trial, N for N trials fused.
   bool open(const std::string &artifact, const std::string &trainEntry,
-            const std::string &evalEntry, int numThreads, std::string &error);
+            const std::string &evalEntry, int numThreads, std::string &error,
+            int64_t trials = 0);
+
+  /// The trials one step trains (1 unless fused).
+  int64_t trials() const { return trials_ > 0 ? trials_ : 1; }
+  /// The hyper-parameter inputs, f32 [] (or [N] fused), initially 0.
+  const std::vector<TensorInfo> &hyperParameters() const { return hyper_; }
+  /// Sets hyper-parameter `name` to `values[t]` for trial t (one value per
+  /// trial); an unknown name or a wrong count is an error.
+  bool setHyperParameter(const std::string &name,
+                         const std::vector<float> &values, std::string &error);
 
   int64_t batch() const { return batch_; }
   int64_t evalBatch() const { return evalBatch_; }
@@ -60,16 +79,18 @@ public:
   const std::vector<TensorInfo> &state() const { return stateInfo_; }
 
   /// PyTorch's default initialisation, from a fixed seed (see
-  /// parameterFanIn); optimizer state is set to zero.
+  /// parameterFanIn), each trial's as a single trial's; optimizer state is
+  /// set to zero.
   bool initialize(uint64_t seed, std::string &error);
 
   /// One training step on `batch()` images (row-major, imageElements() floats
-  /// each) and labels; the parameters and state are updated in place.
-  bool step(const float *images, const int64_t *labels, float &loss,
+  /// each) and labels; the parameters and state are updated in place, and
+  /// `loss` receives trials() losses.
+  bool step(const float *images, const int64_t *labels, float *loss,
             std::string &error);
 
-  /// Logits [evalBatch(), classes()] of `evalBatch()` images with the
-  /// current parameters.
+  /// Logits [trials(), evalBatch(), classes()] of `evalBatch()` images with
+  /// the current parameters.
   bool logits(const float *images, float *out, std::string &error);
 
   /// The current value of a parameter or state tensor, or null.
@@ -88,13 +109,19 @@ private:
   loom_context *context_ = nullptr;
   int64_t trainEntry_ = -1, evalEntry_ = -1;
   int64_t batch_ = 0, evalBatch_ = 0, imageElements_ = 0, classes_ = 0;
+  int64_t trials_ = 0;
+  // The hyper-parameter inputs: their train-entry input index and values.
+  std::vector<TensorInfo> hyper_;
+  std::vector<int64_t> hyperInput_;
+  std::vector<std::vector<float>> hyperValue_;
   bool labelsI32_ = false;
   std::vector<TensorInfo> params_, stateInfo_;
-  // The train entry's inputs after the labels: current and next values, and
-  // for each of them the output index that returns it.
+  // The train entry's parameter and state inputs: current and next values,
+  // and for each of them its input index and the output index that
+  // returns it.
   std::vector<TensorInfo> carried_;
   std::vector<std::vector<float>> current_, next_;
-  std::vector<int64_t> outputOf_;
+  std::vector<int64_t> carriedInput_, outputOf_;
   // For each eval-entry input after the images: the index into carried_.
   std::vector<int64_t> evalSource_;
   std::vector<int32_t> labels32_;

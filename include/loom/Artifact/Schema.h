@@ -150,8 +150,8 @@ struct Conv2dStep : ConvolutionOperands {
   PostOp activation;
 };
 
-/// onednn.conv2d_filter_grad: dst [O, C, KH, KW] = conv2d(src [C, N, H, W],
-/// weights [O, N, OH, OW]) transposed [1, 0, 2, 3]; one group.
+/// onednn.conv2d_filter_grad: dst [O, C, KH, KW] = conv2d(src [C, G*N, H,
+/// W], weights [O, N, OH, OW], G groups) transposed [1, 0, 2, 3].
 struct Conv2dFilterGradStep : ConvolutionOperands {};
 
 /// onednn.matmul: src [..., M, K] x weights [..., K, N] -> dst [..., M, N].

@@ -70,10 +70,11 @@ std::optional<std::array<int64_t, 2>> filterGradientPads(tg::Conv2dOp conv) {
 }
 
 /// The transpose [1, 0, 2, 3] after \p conv when the two compute a filter
-/// gradient as GradBuilder::conv2dFilterGrad builds it: the input [C, N, H,
-/// W] (batch and channels exchanged) by the result gradient [O, N, OH, OW]
-/// as the filter, one group, no bias or activation, the filter spatially
-/// larger than the result [C, O, KH, KW]. oneDNN computes the transposed
+/// gradient as GradBuilder::conv2dFilterGrad builds it: the input [C, G*N,
+/// H, W] (batch and channels exchanged) by the result gradient [O, N, OH,
+/// OW] as the filter in G groups (a grouped convolution's, or trials fused
+/// by --tg-fuse-trials), no bias or activation, the filter spatially larger
+/// than the result [C, O, KH, KW]. oneDNN computes the transposed
 /// result directly as the backward-weights convolution of the forward one
 /// (onednn.conv2d_filter_grad): direct kernels where the convolution form
 /// has a 14x14 or 28x28 filter (im2col + sgemm).
@@ -82,7 +83,7 @@ tg::TransposeOp filterGradientOf(tg::Conv2dOp conv, Available available) {
       dyn_cast_or_null<tg::TransposeOp>(soleUser(conv.getResult(), available));
   auto filter = cast<ShapedType>(conv.getFilter().getType()).getShape();
   auto out = cast<ShapedType>(conv.getType()).getShape();
-  if (!transpose || conv.getGroups() != 1 || conv.getBias() ||
+  if (!transpose || conv.getBias() ||
       conv.getActivation() != tg::Activation::None ||
       transpose.getPerm() != ArrayRef<int64_t>{1, 0, 2, 3} ||
       filter[2] * filter[3] <= out[2] * out[3] || !filterGradientPads(conv))

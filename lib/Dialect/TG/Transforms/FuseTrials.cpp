@@ -20,6 +20,7 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -86,6 +87,11 @@ public:
     for (Value v : from.getTerminator()->getOperands())
       results.push_back(lift(v));
     func::ReturnOp::create(b, from.getTerminator()->getLoc(), results);
+    // What a rule built that nothing reads (a convolution's unfolded result
+    // when only its transpose was used).
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(to)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
     return success();
   }
 
@@ -117,6 +123,11 @@ private:
           return success();
         })
         .Case<TransposeOp>([&](TransposeOp t) {
+          if (Value conv = channelsMerged.lookup(t.getInput());
+              conv && t.getPerm() == ArrayRef<int64_t>{1, 0, 2, 3}) {
+            defineOp(t, transposeMergedChannels(conv, t.getType()));
+            return success();
+          }
           SmallVector<int64_t> perm = {0};
           for (int64_t p : t.getPerm())
             perm.push_back(p + 1);
@@ -342,10 +353,18 @@ private:
   }
 
   /// A convolution per trial is one group of a grouped convolution with the
-  /// trials folded into the channels: groups * N groups.
+  /// trials folded into the channels: groups * N groups. With a shared input
+  /// and one group, the trials' filters are one filter of N times the
+  /// output channels (the input is read once, not broadcast N times).
+  /// Either way the result holds the trials in its channels, [B, N * O,
+  /// ...], and is unfolded into [N, B, O, ...].
   LogicalResult fuseConv(Conv2dOp c) {
-    SmallVector<Value> operands = {trialsIntoChannels(lift(c.getInput())),
-                                   flattenTrials(lift(c.getFilter()))};
+    bool sharedInput =
+        !perTrial.contains(c.getInput()) && c.getGroups() == 1;
+    SmallVector<Value> operands = {
+        sharedInput ? map.lookup(c.getInput())
+                    : trialsIntoChannels(lift(c.getInput())),
+        flattenTrials(lift(c.getFilter()))};
     if (c.getBias())
       operands.push_back(flattenTrials(lift(c.getBias())));
     auto resultType = trialType(c.getType());
@@ -356,9 +375,21 @@ private:
         c, operands,
         {RankedTensorType::get(merged, resultType.getElementType())},
         {b.getNamedAttr("groups",
-                        b.getI64IntegerAttr(c.getGroups() * o.trials))});
+                        b.getI64IntegerAttr(
+                            sharedInput ? 1 : c.getGroups() * o.trials))});
+    channelsMerged.try_emplace(c.getResult(), conv->getResult(0));
     defineOp(c, channelsIntoTrials(conv->getResult(0), resultType));
     return success();
+  }
+
+  /// The transpose [1, 0, 2, 3] of each trial's convolution result, from
+  /// the convolution's result with the trials in its channels (\p conv, [B,
+  /// N * O, ...]): transposed as a whole to [N * O, B, ...], which is [N, O,
+  /// B, ...]. A filter gradient (GradBuilder::conv2dFilterGrad) keeps the
+  /// form its backend recognises: a convolution, then this transpose.
+  Value transposeMergedChannels(Value conv, RankedTensorType perTrialType) {
+    return g().reshape(g().transpose(conv, {1, 0, 2, 3}),
+                       trialType(perTrialType).getShape());
   }
 
   /// Inference batchnorm: per channel, so trials fold into the channels.
@@ -434,6 +465,9 @@ private:
   std::optional<GradBuilder> builder; // at the op being fused
   IRMapping map;
   DenseSet<Value> perTrial;
+  /// Each fused convolution's original result -> the fused convolution's
+  /// result with the trials in its channels (see fuseConv).
+  DenseMap<Value, Value> channelsMerged;
 };
 
 } // namespace
