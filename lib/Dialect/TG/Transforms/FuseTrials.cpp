@@ -110,6 +110,8 @@ private:
     if (op->getNumRegions() != 0)
       return noFusedForm(op, "it computes in regions");
     // Numpy-broadcasting ops: the trial dimension broadcasts as a leading one.
+    if (op->hasTrait<Elementwise>() && keepsChannelsMerged(op))
+      return fuseMergedElementwise(op);
     if (op->hasTrait<Elementwise>() || isa<MatmulOp>(op))
       return fuseBroadcasting(op);
     return TypeSwitch<Operation *, LogicalResult>(op)
@@ -154,8 +156,12 @@ private:
         })
         // Each element of dimension 0 (the batch of NCHW pooling, the output
         // channel of a filter) is computed on its own: trials fold into it.
-        .Case<MaxPool2dOp, MaxPool2dGradOp, AvgPool2dOp, GlobalAvgPoolOp,
-              EnlargeOp>([&](Operation *p) { return foldIntoDim0(p); })
+        .Case<MaxPool2dOp, MaxPool2dGradOp, AvgPool2dOp, GlobalAvgPoolOp>(
+            [&](Operation *p) {
+              return keepsChannelsMerged(p) ? fusePerChannel(p)
+                                            : foldIntoDim0(p);
+            })
+        .Case<EnlargeOp>([&](EnlargeOp e) { return foldIntoDim0(e); })
         .Case<Conv2dOp>([&](Conv2dOp c) { return fuseConv(c); })
         .Case<BatchNormOp>([&](BatchNormOp bn) { return fuseBatchNorm(bn); })
         .Case<LayerNormOp>([&](LayerNormOp ln) { return fuseLayerNorm(ln); })
@@ -188,17 +194,51 @@ private:
   /// The fused value of `v` with its trial dimension (a shared value is
   /// broadcast to every trial).
   Value lift(Value v) {
-    Value m = map.lookup(v);
+    Value m = mapped(v);
     if (perTrial.contains(v))
       return m;
     return g().broadcastTo(m, trialType(v.getType()));
+  }
+
+  /// The fused value of `v` ([N, ...] when per trial): a value held only
+  /// with the trials in its channels is unfolded here, once.
+  Value mapped(Value v) {
+    if (Value m = map.lookupOrNull(v))
+      return m;
+    Value m = channelsIntoTrials(channelsMerged.lookup(v),
+                                 trialType(v.getType()));
+    map.map(v, m);
+    return m;
+  }
+
+  /// A per-trial NCHW value `v` with the trials in its channels, [B, N * C,
+  /// ...] (folded here, once, if it is not held so).
+  Value merged(Value v) {
+    Value &m = channelsMerged[v];
+    if (!m)
+      m = trialsIntoChannels(lift(v));
+    return m;
+  }
+  bool isMerged(Value v) { return channelsMerged.count(v); }
+  /// `t` [B, C, ...] as [B, N * C, ...].
+  RankedTensorType mergedType(Type t) {
+    auto type = cast<RankedTensorType>(t);
+    SmallVector<int64_t> shape(type.getShape());
+    shape[1] *= o.trials;
+    return RankedTensorType::get(shape, type.getElementType());
+  }
+  /// Defines `original` by its fused value with the trials in its channels;
+  /// the [N, ...] form is made when an op needs it (mapped).
+  void defineMerged(Value original, Value fusedValue) {
+    channelsMerged[original] = fusedValue;
+    perTrial.insert(original);
   }
 
   /// The fused value of `v` as an operand of a numpy-broadcasting op of
   /// result rank `rank`: per trial [N, 1, ..., 1, shape] (rank + 1), so that
   /// the trial dimension leads; a shared value as it is.
   Value aligned(Value v, int64_t rank) {
-    Value m = map.lookup(v);
+    Value m = mapped(v);
     if (!perTrial.contains(v))
       return m;
     SmallVector<int64_t> shape = {o.trials};
@@ -254,11 +294,74 @@ private:
     return success();
   }
 
+  /// Whether `op` (elementwise, or a pooling, which computes each channel
+  /// on its own) reads a value held with the trials in its channels and can
+  /// compute in that form: every per-trial operand of the result's NCHW
+  /// shape, every shared one a scalar.
+  bool keepsChannelsMerged(Operation *op) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    bool pooling = !op->hasTrait<Elementwise>();
+    if (type.getRank() != 4 || llvm::none_of(op->getOperands(), [&](Value v) {
+          return isMerged(v);
+        }))
+      return false;
+    return llvm::all_of(op->getOperands(), [&](Value v) {
+      if (!perTrial.contains(v))
+        return !pooling && rankOf(v) == 0;
+      return rankOf(v) == 4 && (pooling || typeOf(v).getShape() == type.getShape());
+    });
+  }
+
+  /// An elementwise op on values with the trials in their channels (a
+  /// convolution's result and what follows it): computed in that form.
+  LogicalResult fuseMergedElementwise(Operation *op) {
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(perTrial.contains(v) ? merged(v) : map.lookup(v));
+    SmallVector<Type> types;
+    for (Type t : op->getResultTypes())
+      types.push_back(mergedType(t));
+    Operation *fusedOp = rebuild(op, operands, types);
+    for (auto [from, to] : llvm::zip(op->getResults(), fusedOp->getResults()))
+      defineMerged(from, to);
+    return success();
+  }
+
+  /// A pooling (or its gradient) with the trials in the channels: each
+  /// channel is pooled on its own.
+  LogicalResult fusePerChannel(Operation *op) {
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(merged(v));
+    Operation *pooled =
+        rebuild(op, operands, {mergedType(op->getResult(0).getType())});
+    defineMerged(op->getResult(0), pooled->getResult(0));
+    return success();
+  }
+
   LogicalResult fuseReduction(Operation *op) {
     Value input = op->getOperand(0);
     SmallVector<int64_t> axes;
     for (int64_t a : cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef())
       axes.push_back(normalizeAxis(a, rankOf(input)) + 1);
+    // Over the batch but not the channels of a value with the trials in its
+    // channels (a bias gradient): reduced in that form, the channels first
+    // in what remains.
+    if (isMerged(input) && llvm::is_contained(axes, 1) &&
+        !llvm::is_contained(axes, 2)) {
+      auto type = typeOf(op->getResult(0));
+      SmallVector<int64_t> shape(type.getShape());
+      bool keep = op->getAttrOfType<BoolAttr>("keepdims").getValue();
+      shape[keep ? 1 : 0] *= o.trials;
+      Value r = rebuild(op, {merged(input)},
+                        {RankedTensorType::get(shape, type.getElementType())})
+                    ->getResult(0);
+      if (keep)
+        defineMerged(op->getResult(0), r);
+      else
+        defineOp(op, g().reshape(r, trialShape(op)));
+      return success();
+    }
     defineAll(op, rebuild(op, {lift(input)}, trialResultTypes(op),
                           {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes))}));
     return success();
@@ -317,9 +420,9 @@ private:
       operands.push_back(
           g().reshape(lift(v), merge(trialType(v.getType()).getShape())));
     auto resultType = trialType(op->getResult(0).getType());
-    Type merged = RankedTensorType::get(merge(resultType.getShape()),
-                                        resultType.getElementType());
-    Operation *folded = rebuild(op, operands, {merged});
+    Type foldedType = RankedTensorType::get(merge(resultType.getShape()),
+                                            resultType.getElementType());
+    Operation *folded = rebuild(op, operands, {foldedType});
     defineOp(op, g().reshape(folded->getResult(0), resultType.getShape()));
     return success();
   }
@@ -357,28 +460,21 @@ private:
   /// and one group, the trials' filters are one filter of N times the
   /// output channels (the input is read once, not broadcast N times).
   /// Either way the result holds the trials in its channels, [B, N * O,
-  /// ...], and is unfolded into [N, B, O, ...].
+  /// ...], and is kept so (channelsMerged).
   LogicalResult fuseConv(Conv2dOp c) {
     bool sharedInput =
         !perTrial.contains(c.getInput()) && c.getGroups() == 1;
-    SmallVector<Value> operands = {
-        sharedInput ? map.lookup(c.getInput())
-                    : trialsIntoChannels(lift(c.getInput())),
-        flattenTrials(lift(c.getFilter()))};
+    SmallVector<Value> operands = {sharedInput ? map.lookup(c.getInput())
+                                               : merged(c.getInput()),
+                                   flattenTrials(lift(c.getFilter()))};
     if (c.getBias())
       operands.push_back(flattenTrials(lift(c.getBias())));
-    auto resultType = trialType(c.getType());
-    auto shape = resultType.getShape();
-    SmallVector<int64_t> merged = {shape[1], shape[0] * shape[2], shape[3],
-                                   shape[4]};
     Operation *conv = rebuild(
-        c, operands,
-        {RankedTensorType::get(merged, resultType.getElementType())},
+        c, operands, {mergedType(c.getType())},
         {b.getNamedAttr("groups",
                         b.getI64IntegerAttr(
                             sharedInput ? 1 : c.getGroups() * o.trials))});
-    channelsMerged.try_emplace(c.getResult(), conv->getResult(0));
-    defineOp(c, channelsIntoTrials(conv->getResult(0), resultType));
+    defineMerged(c.getResult(), conv->getResult(0));
     return success();
   }
 
@@ -394,12 +490,11 @@ private:
 
   /// Inference batchnorm: per channel, so trials fold into the channels.
   LogicalResult fuseBatchNorm(BatchNormOp bn) {
-    SmallVector<Value> operands = {trialsIntoChannels(lift(bn.getInput()))};
+    SmallVector<Value> operands = {merged(bn.getInput())};
     for (Value p : bn->getOperands().drop_front())
       operands.push_back(flattenTrials(lift(p)));
-    auto resultType = trialType(bn.getType());
     Operation *norm = rebuild(bn, operands, {operands[0].getType()});
-    defineOp(bn, channelsIntoTrials(norm->getResult(0), resultType));
+    defineMerged(bn.getResult(), norm->getResult(0));
     return success();
   }
 
@@ -430,7 +525,7 @@ private:
   /// mean over the batch of logsumexp(logits) - logits[label], per trial.
   LogicalResult fuseCrossEntropy(SoftmaxCrossEntropyOp ce) {
     Value x = lift(ce.getLogits()); // [N, B, C]
-    Value labels = map.lookup(ce.getLabels()); // [B], or [N, B] per trial
+    Value labels = mapped(ce.getLabels()); // [B], or [N, B] per trial
     auto type = typeOf(x);
     Value max = ReduceMaxOp::create(b, ce.getLoc(), x, ArrayRef<int64_t>{2},
                                     true);
@@ -465,8 +560,10 @@ private:
   std::optional<GradBuilder> builder; // at the op being fused
   IRMapping map;
   DenseSet<Value> perTrial;
-  /// Each fused convolution's original result -> the fused convolution's
-  /// result with the trials in its channels (see fuseConv).
+  /// Per-trial NCHW values -> their fused value with the trials in the
+  /// channels, [B, N * C, ...]: a convolution's result and the elementwise
+  /// ops and poolings after it stay in that form (no copy between them);
+  /// `map` gets the [N, B, C, ...] form when an op needs it.
   DenseMap<Value, Value> channelsMerged;
 };
 
