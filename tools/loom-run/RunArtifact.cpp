@@ -296,6 +296,7 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
   std::unique_ptr<loom_context, void (*)(loom_context *)> ctxOwner(
       context, loom_context_free);
   std::vector<double> times;
+  double cpuStart = 0; // after the first run (its one-time work)
   for (unsigned r = 0; r < std::max(1u, o.repeat); ++r) {
     auto start = std::chrono::steady_clock::now();
     if (loom_run(context, entry, in.data(), out.data()) != LOOM_OK)
@@ -303,7 +304,11 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
     times.push_back(std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
                         .count());
+    if (r == 0)
+      cpuStart = run::processCpuSeconds();
   }
+  double cpuPerRun =
+      (run::processCpuSeconds() - cpuStart) / double(times.size() - 1);
 
   llvm::outs() << "outputs:\n";
   for (HostTensor &t : outputs) {
@@ -319,6 +324,10 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
                << " thread(s), compiled\n";
   if (int64_t kb = run::peakResidentKb(); kb >= 0)
     llvm::outs() << "memory: peak resident " << kb << " KiB\n";
+  if (times.size() > 1)
+    llvm::outs() << llvm::format("cpu: %.6f s per run (the process's CPU time, "
+                                 "every thread, over runs 2 to %zu)\n",
+                                 cpuPerRun, times.size());
   std::sort(times.begin(), times.end());
   double compiled = times[times.size() / 2];
 

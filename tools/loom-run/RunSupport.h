@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
+#include <ctime>
 #include <limits>
 
 namespace loom::run {
@@ -78,6 +79,13 @@ inline void printSummary(llvm::raw_ostream &os, llvm::ArrayRef<double> v,
 }
 
 /// `time: best s (best of n; median m s)`: the line loom-bench-cpu reads.
+/// The CPU time this process has used (every thread), in seconds.
+inline double processCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
 inline void printTimes(llvm::raw_ostream &os, std::vector<double> times) {
   std::sort(times.begin(), times.end());
   os << llvm::format("time: %.6f s", times.front());

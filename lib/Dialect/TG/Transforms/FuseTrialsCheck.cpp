@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Autodiff/Autodiff.h"
+#include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Dialect/TG/Transforms/FuseTrials.h"
 #include "loom/Interpreter/Interpreter.h"
 
@@ -76,7 +77,16 @@ interp::Tensor<F64Domain> startValue(func::FuncOp fn, BlockArgument arg,
           fn.getArgAttrOfType<FloatAttr>(i, autodiff::kHyperParameterAttr))
     return interp::Tensor<F64Domain>::fromDoubles(
         {}, {nominal.getValueAsDouble() * (1 - 0.5 * double(t) / trials)});
-  return interp::randomArgument<F64Domain>(arg, seed + 104729 * (t + 1));
+  auto value = interp::randomArgument<F64Domain>(arg, seed + 104729 * (t + 1));
+  // A batchnorm's variance (operand 4) is positive: |v| + 1 (a random
+  // negative one would make both sides NaN).
+  if (llvm::any_of(arg.getUses(), [](OpOperand &use) {
+        return isa<tg::BatchNormOp>(use.getOwner()) &&
+               use.getOperandNumber() == 4;
+      }))
+    for (double &v : value.data)
+      v = std::fabs(v) + 1;
+  return value;
 }
 
 } // namespace
