@@ -10,7 +10,8 @@
 #   export-torch-models.py OUT_DIR [--only NAME,...] [--list]
 #
 # Writes OUT_DIR/<name>.onnx for every model. Weights are random (torch's
-# generator seeded with 0 before each model is built); batch-norm statistics
+# generator seeded with 0 before each model is built; a weight matrix the
+# model initialises to zeros is drawn from N(0, 0.02)); batch-norm statistics
 # are calibrated by a few forward passes in train mode on random data, then
 # the model is put in eval mode. Static shapes (no dynamic axes).
 #
@@ -225,6 +226,12 @@ def has_batch_norm(model):
 def export(name, recipe, build, example, path):
     torch.manual_seed(SEED)
     model = build()
+    # Matrices a model initialises to zero (ViT's classification head) would
+    # make every output equal and the comparison with ONNX Runtime vacuous.
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() > 1 and not p.any():
+                nn.init.normal_(p, std=0.02)
     x = example()
     with torch.no_grad():
         if has_batch_norm(model):
