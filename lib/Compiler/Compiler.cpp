@@ -427,6 +427,8 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   if (options.scheduleOut)
     for (const EntrySchedule &entry : entries)
       printSchedule(entry, *options.scheduleOut);
+  if (options.stepSourcesOut)
+    *options.stepSourcesOut << stepSourcesJSON(entries);
   if (options.embedSource)
     contents.source = sourceText(module, entries);
   if (auto err = writeArtifact(contents, *llvmContext, target->hostMachine(),

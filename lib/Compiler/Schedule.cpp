@@ -9,7 +9,10 @@
 #include "loom/Compiler/Backend.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -556,4 +559,63 @@ void compiler::printSchedule(const EntrySchedule &entry,
   os << llvm::format("memory plan: arena %.2f MiB (without reuse %.2f MiB)\n",
                      entry.arenaBytes / 1048576.0,
                      entry.unplannedBytes / 1048576.0);
+}
+
+namespace {
+
+/// The first NameLoc in \p loc (through fused, call-site and nested name
+/// locations), or an empty name.
+StringRef sourceName(Location loc) {
+  StringRef found;
+  loc->walk([&](Location inner) {
+    if (auto name = dyn_cast<NameLoc>(inner)) {
+      found = name.getName().getValue();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+llvm::json::Array strings(ArrayRef<StringRef> values) {
+  llvm::json::Array a;
+  for (StringRef v : values)
+    a.push_back(v.str());
+  return a;
+}
+
+} // namespace
+
+std::string compiler::stepSourcesJSON(ArrayRef<EntrySchedule> entries) {
+  llvm::json::Array entriesJSON;
+  for (const EntrySchedule &entry : entries) {
+    llvm::json::Array steps;
+    for (auto [i, s] : llvm::enumerate(entry.steps)) {
+      llvm::SetVector<StringRef> names, ops;
+      if (tg::FragmentOp fragment = s.fragment)
+        fragment.getBody().walk([&](Operation *op) {
+          if (op->hasTrait<OpTrait::IsTerminator>())
+            return;
+          ops.insert(op->getName().getStringRef());
+          if (StringRef name = sourceName(op->getLoc()); !name.empty())
+            names.insert(name);
+        });
+      const art::KernelStep *kernel = s.kernel();
+      steps.push_back(llvm::json::Object{
+          {"index", int64_t(i)},
+          {"kind", std::string(art::stepKindName(s.record.kind()))},
+          {"kernel", kernel ? kernel->name : std::string()},
+          {"ops", strings(ops.getArrayRef())},
+          {"sources", strings(names.getArrayRef())}});
+    }
+    entriesJSON.push_back(llvm::json::Object{{"name", entry.name},
+                                             {"steps", std::move(steps)}});
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:1}",
+                      llvm::json::Value(llvm::json::Object{
+                          {"entries", std::move(entriesJSON)}}))
+     << "\n";
+  return text;
 }

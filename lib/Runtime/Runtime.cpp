@@ -19,11 +19,13 @@
 #include "Device.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -138,12 +140,17 @@ struct loom_context {
   bool useGraphs = false;
   std::vector<int64_t> runs;
   std::vector<std::unique_ptr<Graph>> graphs;
-  /// LOOM_PROFILE set at creation: seconds per (entry, step), printed to
-  /// stderr when the context is freed.
+  /// LOOM_PROFILE set at creation: the seconds of every execution of every
+  /// (entry, step), reported when the context is freed: printed to stderr,
+  /// or written as JSON to the file LOOM_PROFILE names when it ends in
+  /// ".json".
   bool profile = false;
-  std::vector<std::vector<double>> stepSeconds;
+  std::string profileFile;
+  std::vector<std::vector<std::vector<double>>> stepSeconds;
+  std::vector<int64_t> profiledRuns;
   ~loom_context();
   void printProfile() const;
+  void writeProfile() const;
 };
 
 void loom_context::printProfile() const {
@@ -155,8 +162,11 @@ void loom_context::printProfile() const {
   double total = 0;
   for (size_t e = 0; e < stepSeconds.size(); ++e)
     for (size_t s = 0; s < stepSeconds[e].size(); ++s) {
-      rows.push_back({stepSeconds[e][s], e, s});
-      total += stepSeconds[e][s];
+      double sum = 0;
+      for (double t : stepSeconds[e][s])
+        sum += t;
+      rows.push_back({sum, e, s});
+      total += sum;
     }
   std::sort(rows.begin(), rows.end(),
             [](const Row &a, const Row &b) { return a.seconds > b.seconds; });
@@ -175,8 +185,53 @@ void loom_context::printProfile() const {
   }
 }
 
+/// The profile as JSON: per entry, its runs and, per step, its kind, its
+/// kernel's name (kernel steps), how often it ran and the total, median and
+/// least milliseconds of one execution (docs/Runtime.md).
+void loom_context::writeProfile() const {
+  FILE *f = std::fopen(profileFile.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "loomrt: cannot write the profile to %s: %s\n",
+                 profileFile.c_str(), std::strerror(errno));
+    return;
+  }
+  std::fprintf(f, "{\"entries\": [");
+  for (size_t e = 0; e < stepSeconds.size(); ++e) {
+    std::fprintf(f, "%s\n {\"name\": \"%s\", \"runs\": %lld, \"steps\": [",
+                 e ? "," : "", model->manifest.entries[e].name.c_str(),
+                 static_cast<long long>(profiledRuns[e]));
+    for (size_t i = 0; i < stepSeconds[e].size(); ++i) {
+      std::vector<double> t = stepSeconds[e][i];
+      std::sort(t.begin(), t.end());
+      double sum = 0;
+      for (double v : t)
+        sum += v;
+      double median = t.empty() ? 0
+                      : t.size() % 2 ? t[t.size() / 2]
+                                     : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+      const artifact::Step &s = model->plans[e].program->steps[i];
+      const auto *kernel = s.getIf<artifact::KernelStep>();
+      std::fprintf(f,
+                   "%s\n  {\"index\": %zu, \"kind\": \"%s\", \"kernel\": "
+                   "\"%s\", \"count\": %zu, \"total_ms\": %.6f, "
+                   "\"median_ms\": %.6f, \"min_ms\": %.6f}",
+                   i ? "," : "", i,
+                   std::string(artifact::stepKindName(s.kind())).c_str(),
+                   kernel ? kernel->name.c_str() : "", t.size(), sum * 1e3,
+                   median * 1e3, t.empty() ? 0.0 : t.front() * 1e3);
+    }
+    std::fprintf(f, "]}");
+  }
+  std::fprintf(f, "\n]}\n");
+  if (std::fclose(f) != 0)
+    std::fprintf(stderr, "loomrt: cannot write the profile to %s\n",
+                 profileFile.c_str());
+}
+
 loom_context::~loom_context() {
-  if (profile)
+  if (profile && !profileFile.empty())
+    writeProfile();
+  else if (profile)
     printProfile();
   // A GPU queue waits for its work when it goes, before the memory does.
   graphs.clear();
@@ -652,8 +707,12 @@ loom_status loom_context_create(const loom_model *model,
   c->model = model;
   if (const char *p = std::getenv("LOOM_PROFILE"); p && *p && *p != '0') {
     c->profile = true;
+    std::string value = p;
+    if (value.size() > 5 && value.compare(value.size() - 5, 5, ".json") == 0)
+      c->profileFile = value;
     for (const EntryPlan &plan : model->plans)
-      c->stepSeconds.emplace_back(plan.program->steps.size(), 0.0);
+      c->stepSeconds.emplace_back(plan.program->steps.size());
+    c->profiledRuns.assign(model->plans.size(), 0);
   }
   const char *graphs = std::getenv("LOOM_GRAPHS");
   c->useGraphs = !c->profile && !(graphs && std::string(graphs) == "0");
@@ -801,6 +860,8 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
 Error runSteps(loom_context &c, int64_t entry) {
   const EntryPlan &plan = c.model->plans[entry];
   size_t numSteps = plan.program->steps.size();
+  if (c.profile)
+    ++c.profiledRuns[entry];
   for (size_t index = 0, next; index < numSteps; index = next) {
     next = index + 1;
     auto start = c.profile ? std::chrono::steady_clock::now()
@@ -808,10 +869,10 @@ Error runSteps(loom_context &c, int64_t entry) {
     if (Error err = runStep(c, entry, index, next))
       return err;
     if (c.profile)
-      c.stepSeconds[entry][index] +=
+      c.stepSeconds[entry][index].push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                         start)
-              .count();
+              .count());
   }
   return Error::ok();
 }

@@ -33,6 +33,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace mlir;
@@ -144,6 +145,12 @@ static cl::opt<bool>
     printSchedule("print-schedule",
                   cl::desc("Print each entry's steps and memory plan"),
                   cl::cat(compileCat));
+static cl::opt<std::string> stepSources(
+    "step-sources",
+    cl::desc("Write what each step computes (its tg ops and the names of "
+             "the source nodes they came from) as JSON to this file; "
+             "loom-bench-cpu --per-op matches profiles to ONNX nodes with it"),
+    cl::value_desc("FILE"), cl::init(""), cl::cat(compileCat));
 static cl::opt<bool> timeStages("time-stages",
                                 cl::desc("Print the time of each stage"),
                                 cl::cat(compileCat));
@@ -368,8 +375,22 @@ int main(int argc, char **argv) {
     options.scheduleOut = &llvm::outs();
   if (timeStages)
     options.timingOut = &llvm::errs();
+  std::unique_ptr<llvm::ToolOutputFile> sourcesFile;
+  if (!stepSources.empty()) {
+    std::error_code ec;
+    sourcesFile = std::make_unique<llvm::ToolOutputFile>(stepSources, ec,
+                                                         llvm::sys::fs::OF_Text);
+    if (ec) {
+      llvm::errs() << "loom-compile: error: cannot write " << stepSources
+                   << ": " << ec.message() << "\n";
+      return 1;
+    }
+    options.stepSourcesOut = &sourcesFile->os();
+  }
   if (failed(compiler::compileToArtifact(*module, weights ? &*weights : nullptr,
                                          options, outputFile)))
     return 1;
+  if (sourcesFile)
+    sourcesFile->keep();
   return 0;
 }

@@ -58,6 +58,9 @@ struct CompileOptions {
   bool embedSource = true;
   /// Where to print the schedules (null: nowhere).
   llvm::raw_ostream *scheduleOut = nullptr;
+  /// Where to write what each step computes, as JSON (stepSourcesJSON;
+  /// null: nowhere).
+  llvm::raw_ostream *stepSourcesOut = nullptr;
   /// Where to print timings of the stages (null: nowhere).
   llvm::raw_ostream *timingOut = nullptr;
   /// A directory to write the kernels into (empty: none): kernels.mlir as

@@ -108,6 +108,13 @@ artifact::Entry toArtifact(const EntrySchedule &entry, int64_t device = 0);
 /// memory plan's peak (for `loom-compile --print-schedule`).
 void printSchedule(const EntrySchedule &entry, llvm::raw_ostream &os);
 
+/// What each step of \p entries computes, as JSON (for `loom-compile
+/// --step-sources`): per entry, per step, its kind, its kernel's name, the
+/// tg ops of its fragment and the names of the source nodes they came from
+/// (the NameLocs the ONNX importer gives every op: node names), in order,
+/// each once. Profiles (LOOM_PROFILE) are matched to a model's nodes with it.
+std::string stepSourcesJSON(llvm::ArrayRef<EntrySchedule> entries);
+
 } // namespace loom::compiler
 
 #endif // LOOM_COMPILER_SCHEDULE_H

@@ -2,7 +2,8 @@
 //
 // Part of Loom. Exporters spell operators that older opsets lack as small
 // graphs: LayerNormalization (opset 17) as ReduceMean, Sub, Pow, ReduceMean,
-// Add, Sqrt, Div, Mul, Add; Gelu (opset 20) as Div, Erf, Add, Mul, Mul;
+// Add, Sqrt, Div, Mul, Add; Gelu (opset 20) as Div, Erf, Add, Mul, Mul (or
+// its tanh approximation as Mul, Mul, Mul, Add, Mul, Tanh, Add, Mul, Mul);
 // HardSwish (opset 14) as Add, Clip, Mul, Div or Mul by HardSigmoid. After
 // import these patterns turn them back into tg.layernorm, tg.gelu and
 // tg.hardswish, which the cost model, the substitutions and the backends
@@ -181,10 +182,67 @@ struct FuseLayerNorm : RewritePattern {
   }
 };
 
-/// x * 0.5 * (1 + erf(x / sqrt(2))), in any association and operand order
-/// of the two products -> tg.gelu.
+/// x * 0.5 * (1 + erf(x / sqrt(2))) -> tg.gelu, and its tanh approximation
+/// x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) (PyTorch's
+/// GELU(approximate='tanh'), x^3 as x * (x * x) or pow(x, 3)) -> tg.gelu
+/// {tanh_approximation}, in any association and operand order of the two
+/// outer products.
 struct FuseGelu : OpRewritePattern<tg::MulOp> {
   using OpRewritePattern::OpRewritePattern;
+
+  /// The operand of single-use product `v` other than a splat near `c`.
+  static Value scaledBy(Value v, double c) {
+    auto m = v.getDefiningOp<tg::MulOp>();
+    if (!m || !m->hasOneUse())
+      return {};
+    for (Value o : {m.getLhs(), m.getRhs()})
+      if (near(splatValue(otherOperand(m, o)), c))
+        return o;
+    return {};
+  }
+
+  /// v = x * (x * x), in any order, with single-use products, or pow(x, 3):
+  /// x.
+  static Value cubeOf(Value v) {
+    if (auto pow = v.getDefiningOp<tg::PowOp>();
+        pow && pow->hasOneUse() && near(splatValue(pow.getRhs()), 3.0))
+      return pow.getLhs();
+    auto outer = v.getDefiningOp<tg::MulOp>();
+    if (!outer || !outer->hasOneUse())
+      return {};
+    for (Value o : {outer.getLhs(), outer.getRhs()}) {
+      auto square = o.getDefiningOp<tg::MulOp>();
+      Value x = otherOperand(outer, o);
+      if (square && square->hasOneUse() && square.getLhs() == x &&
+          square.getRhs() == x)
+        return x;
+    }
+    return {};
+  }
+
+  /// 1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)); returns x.
+  static Value matchTanhTerm(Value v) {
+    auto add = v.getDefiningOp<tg::AddOp>();
+    if (!add || !add->hasOneUse())
+      return {};
+    tg::TanhOp tanh;
+    for (Value o : {add.getLhs(), add.getRhs()})
+      if (auto t = o.getDefiningOp<tg::TanhOp>();
+          t && near(splatValue(otherOperand(add, o)), 1.0))
+        tanh = t;
+    if (!tanh || !tanh->hasOneUse())
+      return {};
+    Value scaled = scaledBy(tanh.getInput(), std::sqrt(2.0 / M_PI));
+    auto inner = scaled ? scaled.getDefiningOp<tg::AddOp>() : tg::AddOp();
+    if (!inner || !inner->hasOneUse())
+      return {};
+    for (Value o : {inner.getLhs(), inner.getRhs()}) {
+      Value x = otherOperand(inner, o), cube = scaledBy(o, 0.044715);
+      if (x && cube && cubeOf(cube) == x)
+        return x;
+    }
+    return {};
+  }
 
   /// 1 + erf(x / sqrt(2)) (or erf(x * 1/sqrt(2))); returns x.
   static Value matchErfTerm(Value v) {
@@ -228,19 +286,25 @@ struct FuseGelu : OpRewritePattern<tg::MulOp> {
     if (factors.size() != 3)
       return failure();
     Value x, half, term;
+    bool tanhForm = false;
     for (Value f : factors) {
-      if (!half && near(splatValue(f), 0.5))
+      if (!half && near(splatValue(f), 0.5)) {
         half = f;
-      else if (!term && matchErfTerm(f))
+      } else if (!term && matchErfTerm(f)) {
         term = f;
-      else
+      } else if (!term && matchTanhTerm(f)) {
+        term = f;
+        tanhForm = true;
+      } else {
         x = f;
+      }
     }
-    if (!x || !half || !term || matchErfTerm(term) != x ||
+    if (!x || !half || !term ||
+        (tanhForm ? matchTanhTerm(term) : matchErfTerm(term)) != x ||
         x.getType() != root.getType())
       return failure();
     rewriter.replaceOpWithNewOp<tg::GeluOp>(root, root.getType(), x,
-                                            rewriter.getBoolAttr(false));
+                                            rewriter.getBoolAttr(tanhForm));
     return success();
   }
 };
