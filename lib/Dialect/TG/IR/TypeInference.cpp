@@ -166,7 +166,7 @@ LogicalResult inferMatmul(Loc location, Type lhs, Type rhs,
   return success();
 }
 
-LogicalResult inferConv2d(Loc location, Type input, Type filter, Type bias,
+LogicalResult inferConv(Loc location, Type input, Type filter, Type bias,
                           ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
                           ArrayRef<int64_t> dilations, int64_t groups,
                           Inferred &inferred) {
@@ -221,7 +221,7 @@ LogicalResult inferConv2d(Loc location, Type input, Type filter, Type bias,
   return success();
 }
 
-LogicalResult inferPool2d(Loc location, Type input, ArrayRef<int64_t> kernel,
+LogicalResult inferPool(Loc location, Type input, ArrayRef<int64_t> kernel,
                           ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
                           Inferred &inferred) {
   auto in = ranked(input);
@@ -254,12 +254,12 @@ LogicalResult inferPool2d(Loc location, Type input, ArrayRef<int64_t> kernel,
   return success();
 }
 
-LogicalResult inferMaxPool2dGrad(Loc location, Type input, Type gradOutput,
+LogicalResult inferMaxPoolGrad(Loc location, Type input, Type gradOutput,
                                  ArrayRef<int64_t> kernel,
                                  ArrayRef<int64_t> strides,
                                  ArrayRef<int64_t> pads, Inferred &inferred) {
   SmallVector<Type, 1> pooled;
-  if (failed(inferPool2d(location, input, kernel, strides, pads, pooled)))
+  if (failed(inferPool(location, input, kernel, strides, pads, pooled)))
     return failure();
   if (failed(expectSameElementType(location, "grad_output", input, gradOutput)))
     return failure();
@@ -267,7 +267,7 @@ LogicalResult inferMaxPool2dGrad(Loc location, Type input, Type gradOutput,
   ArrayRef<int64_t> got = ranked(gradOutput).getShape();
   if (got != expected)
     return emitOptionalError(location, "grad_output shape ", shapeString(got),
-                             " is not the maxpool2d result shape ",
+                             " is not the maxpool result shape ",
                              shapeString(expected), " of input ",
                              shapeString(ranked(input).getShape()));
   inferred.push_back(input);

@@ -156,13 +156,13 @@ private:
         })
         // Each element of dimension 0 (the batch of NCHW pooling, the output
         // channel of a filter) is computed on its own: trials fold into it.
-        .Case<MaxPool2dOp, MaxPool2dGradOp, AvgPool2dOp, GlobalAvgPoolOp>(
+        .Case<MaxPoolOp, MaxPoolGradOp, AvgPoolOp, GlobalAvgPoolOp>(
             [&](Operation *p) {
               return keepsChannelsMerged(p) ? fusePerChannel(p)
                                             : foldIntoDim0(p);
             })
         .Case<EnlargeOp>([&](EnlargeOp e) { return foldIntoDim0(e); })
-        .Case<Conv2dOp>([&](Conv2dOp c) { return fuseConv(c); })
+        .Case<ConvOp>([&](ConvOp c) { return fuseConv(c); })
         .Case<BatchNormOp>([&](BatchNormOp bn) { return fuseBatchNorm(bn); })
         .Case<LayerNormOp>([&](LayerNormOp ln) { return fuseLayerNorm(ln); })
         .Case<SoftmaxCrossEntropyOp>(
@@ -461,7 +461,7 @@ private:
   /// output channels (the input is read once, not broadcast N times).
   /// Either way the result holds the trials in its channels, [B, N * O,
   /// ...], and is kept so (channelsMerged).
-  LogicalResult fuseConv(Conv2dOp c) {
+  LogicalResult fuseConv(ConvOp c) {
     bool sharedInput =
         !perTrial.contains(c.getInput()) && c.getGroups() == 1;
     SmallVector<Value> operands = {sharedInput ? map.lookup(c.getInput())
