@@ -344,6 +344,8 @@ private:
   /// A convolution per trial is one group of a grouped convolution with the
   /// trials folded into the channels: groups * N groups.
   LogicalResult fuseConv(ConvOp c) {
+    if (rankOf(c.getInput()) != 4)
+      return noFusedForm(c, "a 1-D or 3-D convolution (2-D only)");
     SmallVector<Value> operands = {trialsIntoChannels(lift(c.getInput())),
                                    flattenTrials(lift(c.getFilter()))};
     if (c.getBias())
