@@ -40,8 +40,22 @@ VJP matmulVJP(MatmulOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
+/// The gradients below are 2-D (GradBuilder's convolution gradients): 1-D
+/// and 3-D convolutions and pools are refused, the op named.
+LogicalResult expectTwoD(Operation *op) {
+  int64_t rank = cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+  if (rank == 4)
+    return success();
+  return op->emitOpError("gradient of a ")
+         << rank - 2
+         << "-D convolution or pooling is not implemented (2-D only; "
+            "docs/Training.md)";
+}
+
 VJP conv2dVJP(ConvOp op, GradBuilder &g, ValueRange grads,
               ArrayRef<bool> needed) {
+  if (failed(expectTwoD(op)))
+    return failure();
   SmallVector<Value> out = noGradients(op);
   Value dz = g.activationGrad(op.getActivation(), op.getOutput(), grads[0]);
   int64_t groups = op.getGroups();
@@ -62,6 +76,8 @@ VJP conv2dVJP(ConvOp op, GradBuilder &g, ValueRange grads,
 
 VJP maxpoolVJP(MaxPoolOp op, GradBuilder &g, ValueRange grads,
                ArrayRef<bool> needed) {
+  if (failed(expectTwoD(op)))
+    return failure();
   SmallVector<Value> out = noGradients(op);
   if (needed[0])
     out[0] = MaxPoolGradOp::create(g.builder(), op.getLoc(), op.getInput(),
@@ -72,6 +88,8 @@ VJP maxpoolVJP(MaxPoolOp op, GradBuilder &g, ValueRange grads,
 
 VJP avgpoolVJP(AvgPoolOp op, GradBuilder &g, ValueRange grads,
                ArrayRef<bool> needed) {
+  if (failed(expectTwoD(op)))
+    return failure();
   SmallVector<Value> out = noGradients(op);
   if (!needed[0])
     return out;

@@ -335,6 +335,8 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
                                      const CompileOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(tg::createTGFoldBatchNorm());
+  if (options.conv3dAs2d)
+    pm.addNestedPass<func::FuncOp>(tg::createTGConv3dAs2d());
   pm.addPass(tg::createTGFoldWeightsPass(weights, int64_t(1) << 26));
   pm.addPass(createCanonicalizerPass());
   if (options.formFragments)

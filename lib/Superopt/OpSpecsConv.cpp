@@ -61,7 +61,7 @@ struct ConvSpec : SpecBase {
     interp::ConvParams p;
     ArrayRef<int64_t> w = in[1]->shape;
     std::array<int64_t, 4> pads = samePads(w[2], w[3]);
-    p.pads = pads;
+    p.pads.assign(pads.begin(), pads.end());
     p.groups = in[0]->shape[1] / w[1];
     p.activation = a.relu ? Activation::Relu : Activation::None;
     out.push_back(
@@ -134,7 +134,8 @@ template <class OpTy> struct PoolSpec : SpecBase {
   static interp::PoolParams params(const OpAttrs &a) {
     interp::PoolParams p;
     p.kernel = {a.kernel[0], a.kernel[1]};
-    p.pads = samePads(a.kernel[0], a.kernel[1]);
+    std::array<int64_t, 4> pads = samePads(a.kernel[0], a.kernel[1]);
+    p.pads.assign(pads.begin(), pads.end());
     p.countIncludePad = true;
     return p;
   }

@@ -43,3 +43,15 @@ func.func @through_resize(%x: tensor<1x1x2x2xf32>) -> tensor<f32> {
   %r = tg.reduce_sum %b {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x1x4x4xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+// Gradients of convolutions and pools are 2-D: a 3-D one names the op.
+func.func @conv3d_gradient(%x: tensor<1x1x3x3x3xf32>) -> tensor<f32> {
+  %w = tg.weight "w" : tensor<1x1x2x2x2xf32>
+  // expected-error@+1 {{'tg.conv' op gradient of a 3-D convolution or pooling is not implemented (2-D only; docs/Training.md)}}
+  %y = tg.conv %x, %w {strides = array<i64: 1, 1, 1>, pads = array<i64: 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1>}
+      : (tensor<1x1x3x3x3xf32>, tensor<1x1x2x2x2xf32>) -> tensor<1x1x2x2x2xf32>
+  %r = tg.reduce_sum %y {axes = array<i64: 0, 1, 2, 3, 4>, keepdims = false} : (tensor<1x1x2x2x2xf32>) -> tensor<f32>
+  return %r : tensor<f32>
+}

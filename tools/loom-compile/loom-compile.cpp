@@ -163,6 +163,13 @@ static cl::opt<std::string> superopt(
              "NasRNN 1.3 -> 0.8 ms, but CNNs slower (Inception-v3 34 -> 39 "
              "ms), so it is off by default"),
     cl::init("none"), cl::cat(compileCat));
+static cl::opt<bool> conv3dAs2d(
+    "conv3d-as-2d",
+    cl::desc("Rewrite 3-D convolutions as sums of 2-D ones over depth "
+             "slices (--tg-conv3d-as-2d), which oneDNN and the vectorised "
+             "generated convolutions run (default true; false: 3-D "
+             "convolutions on generated code)"),
+    cl::init(true), cl::cat(compileCat));
 static cl::opt<bool>
     noSource("no-source",
              cl::desc("Do not embed the tg module (loom-run --check needs it)"),
@@ -267,6 +274,7 @@ int configureBackends(compiler::CompileOptions &options) {
       matmulBackend.empty())
     options.backends = options.backendRegistry().codeGenerator()->name().str();
   options.embedSource = !noSource;
+  options.conv3dAs2d = conv3dAs2d;
   std::string defaultCostDb;
   if (backendSet == "auto") {
     if (costDb.empty() && placementIn.empty() && costModel == "measured") {

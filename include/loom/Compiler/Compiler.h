@@ -54,6 +54,10 @@ struct CompileOptions {
   /// Weights the artifact stores even where no entry reads them: the
   /// parameters a partitioned step's backward entries take as inputs.
   std::vector<std::string> parameters;
+  /// Rewrite 3-D convolutions as sums of 2-D ones (--tg-conv3d-as-2d), which
+  /// oneDNN and the vectorised generated convolutions run; false: they stay
+  /// 3-D (linalg.conv_3d_ncdhw_fcdhw on generated code).
+  bool conv3dAs2d = true;
   /// Embed the tg source module (for loom-run --check).
   bool embedSource = true;
   /// Where to print the schedules (null: nowhere).

@@ -50,12 +50,15 @@ enum class ReduceKind { Sum, Mean, Max };
 /// Element types a cast can target (loom/Support/ElementTypes.def).
 using loom::ElemKind;
 
-/// Attributes of conv (ONNX Conv on NCHW input).
+/// Attributes of conv (ONNX Conv on channels-first input with k = 1, 2 or 3
+/// spatial dimensions). The defaults are the 2-D ones, as tg.conv's.
 struct ConvParams {
-  std::array<int64_t, 2> strides{1, 1};
-  /// top, left, bottom, right.
-  std::array<int64_t, 4> pads{0, 0, 0, 0};
-  std::array<int64_t, 2> dilations{1, 1};
+  /// One entry per spatial dimension.
+  std::vector<int64_t> strides{1, 1};
+  /// The begin pads of every spatial dimension, then the end pads (2-D:
+  /// top, left, bottom, right).
+  std::vector<int64_t> pads{0, 0, 0, 0};
+  std::vector<int64_t> dilations{1, 1};
   int64_t groups = 1;
   /// Applied after the bias, with its parameters (Activations.def): any of
   /// Loom's activations (tg.conv's attribute names a subset).
@@ -63,12 +66,13 @@ struct ConvParams {
   double alpha = 0, beta = 0;
 };
 
-/// Attributes of 2-D pooling (ONNX MaxPool/AveragePool, floor mode).
+/// Attributes of 1-D, 2-D or 3-D pooling (ONNX MaxPool/AveragePool, floor
+/// mode), sized as ConvParams' (2-D defaults).
 struct PoolParams {
-  std::array<int64_t, 2> kernel{1, 1};
-  std::array<int64_t, 2> strides{1, 1};
-  /// top, left, bottom, right.
-  std::array<int64_t, 4> pads{0, 0, 0, 0};
+  std::vector<int64_t> kernel{1, 1};
+  std::vector<int64_t> strides{1, 1};
+  /// Begin pads, then end pads.
+  std::vector<int64_t> pads{0, 0, 0, 0};
   bool countIncludePad = false;
 };
 
@@ -132,17 +136,19 @@ Tensor<D> select(const Tensor<D> &cond, const Tensor<D> &a,
 /// dimensions broadcast.
 template <class D> Tensor<D> matmul(const Tensor<D> &a, const Tensor<D> &b);
 
-/// 2-D convolution (ONNX Conv): \p x is [N, C, H, W], \p w is
-/// [O, C/groups, KH, KW], \p bias is [O] or null. Output [N, O, OH, OW] with
-/// OH = (H + padTop + padBottom - dilH * (KH - 1) - 1) / strideH + 1 (same for
-/// W). The bias is added, then the activation applied.
+/// 1-D, 2-D or 3-D convolution (ONNX Conv): \p x is [N, C, S...] (1 to 3
+/// spatial dimensions), \p w is [O, C/groups, K...], \p bias is [O] or
+/// null. Output [N, O, OS...] with OS = (S + padBegin + padEnd - dil * (K -
+/// 1) - 1) / stride + 1 per spatial dimension. The bias is added, then the
+/// activation applied.
 /// (\p bias does not take part in deducing D, so it may be nullptr.)
 template <class D>
 Tensor<D> conv(const Tensor<D> &x, const Tensor<D> &w,
                  const llvm::type_identity_t<Tensor<D>> *bias,
                  const ConvParams &params);
 
-/// Max pooling over NCHW input; padded positions never win (a window lying
+/// Max pooling over channels-first input with 1 to 3 spatial dimensions;
+/// padded positions never win (a window lying
 /// entirely in padding yields D::lowest()).
 template <class D>
 Tensor<D> maxPool(const Tensor<D> &x, const PoolParams &params);
@@ -157,13 +163,14 @@ template <class D>
 Tensor<D> maxPoolGrad(const Tensor<D> &x, const Tensor<D> &gradOutput,
                         const PoolParams &params);
 
-/// Average pooling over NCHW input: the sum of the window's in-bounds
-/// elements divided by KH*KW if countIncludePad, else by the number of
+/// Average pooling over channels-first input with 1 to 3 spatial
+/// dimensions: the sum of the window's in-bounds elements divided by the
+/// window's size if countIncludePad, else by the number of
 /// in-bounds elements (ONNX count_include_pad).
 template <class D>
 Tensor<D> avgPool(const Tensor<D> &x, const PoolParams &params);
 
-/// Mean over H and W: [N, C, H, W] -> [N, C, 1, 1].
+/// Mean over the spatial dimensions: [N, C, S...] -> [N, C, 1...].
 template <class D> Tensor<D> globalAvgPool(const Tensor<D> &x);
 
 /// Conversion to element type \p to, staying in the domain. Float domains:

@@ -220,53 +220,70 @@ Tensor<D> matmul(const Tensor<D> &a, const Tensor<D> &b) {
 
 namespace kernels_detail {
 
-/// Geometry of one conv call.
+/// \p v (one entry per spatial dimension, 1 to 3) extended to three
+/// (depth, height, width) with leading \p fill entries.
+inline std::array<int64_t, 3> spatial3(llvm::ArrayRef<int64_t> v,
+                                       int64_t fill) {
+  assert(!v.empty() && v.size() <= 3 && "1 to 3 spatial dimensions");
+  std::array<int64_t, 3> out{fill, fill, fill};
+  std::copy(v.begin(), v.end(), out.begin() + (3 - v.size()));
+  return out;
+}
+
+/// Geometry of one conv call, its spatial dimensions extended to three
+/// (depth, height, width) with leading unit dimensions: a 1-D or 2-D
+/// convolution is a 3-D one over unit depth (and height).
 struct ConvGeometry {
-  int64_t n, c, h, w;     // input
-  int64_t o, cg, kh, kw;  // weights (cg = channels per group)
-  int64_t groups, og;     // og = output channels per group
-  int64_t oh, ow;         // output spatial size
-  int64_t sh, sw, dh, dw; // strides, dilations
-  int64_t pt, pl;         // top/left padding
+  int64_t n, c;          // input
+  int64_t o, cg;         // weights (cg = channels per group)
+  int64_t groups, og;    // og = output channels per group
+  std::array<int64_t, 3> in, k, out; // input, kernel, output extents
+  std::array<int64_t, 3> s, d, pb;   // strides, dilations, begin pads
+  int64_t inVolume() const { return in[0] * in[1] * in[2]; }
+  int64_t outVolume() const { return out[0] * out[1] * out[2]; }
+  int64_t taps() const { return k[0] * k[1] * k[2]; }
 };
 
 /// Unrolls input channels [c0, c1) of the cg channels at \p x (one image,
-/// one group) into their rows of the (cg * kh * kw) x (oh * ow) matrix
+/// one group) into their rows of the (cg * taps) x (output volume) matrix
 /// \p col, zero where the receptive field falls into padding.
 template <class D>
 void im2col(const ConvGeometry &g, const typename D::T *x, typename D::T *col,
             int64_t c0, int64_t c1) {
   using T = typename D::T;
-  int64_t l = g.oh * g.ow;
+  int64_t l = g.outVolume(), ow = g.out[2], w = g.in[2], sw = g.s[2];
   for (int64_t c = c0; c < c1; ++c) {
-    const T *plane = x + c * g.h * g.w;
-    for (int64_t ki = 0; ki < g.kh; ++ki) {
-      for (int64_t kj = 0; kj < g.kw; ++kj) {
-        T *dst = col + ((c * g.kh + ki) * g.kw + kj) * l;
-        // Input column iw = ow * sw + iw0 is in bounds for ow in [lo, hi).
-        int64_t iw0 = kj * g.dw - g.pl;
-        int64_t lo = iw0 >= 0 ? 0 : (-iw0 + g.sw - 1) / g.sw;
-        int64_t hi = g.w - iw0 <= 0 ? 0 : (g.w - iw0 + g.sw - 1) / g.sw;
-        lo = std::min(lo, g.ow);
-        hi = std::max(lo, std::min(hi, g.ow));
-        for (int64_t r = 0; r < g.oh; ++r) {
-          T *d = dst + r * g.ow;
-          int64_t ih = r * g.sh + ki * g.dh - g.pt;
-          if (ih < 0 || ih >= g.h) {
-            std::fill(d, d + g.ow, D::zero());
-            continue;
+    const T *volume = x + c * g.inVolume();
+    T *dst = col + c * g.taps() * l;
+    for (int64_t kz = 0; kz < g.k[0]; ++kz)
+      for (int64_t ki = 0; ki < g.k[1]; ++ki)
+        for (int64_t kj = 0; kj < g.k[2]; ++kj, dst += l) {
+          // Input column iw = ow * sw + iw0 is in bounds for ow in [lo, hi).
+          int64_t iw0 = kj * g.d[2] - g.pb[2];
+          int64_t lo = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;
+          int64_t hi = w - iw0 <= 0 ? 0 : (w - iw0 + sw - 1) / sw;
+          lo = std::min(lo, ow);
+          hi = std::max(lo, std::min(hi, ow));
+          for (int64_t z = 0; z < g.out[0]; ++z) {
+            int64_t iz = z * g.s[0] + kz * g.d[0] - g.pb[0];
+            for (int64_t r = 0; r < g.out[1]; ++r) {
+              T *row = dst + (z * g.out[1] + r) * ow;
+              int64_t ih = r * g.s[1] + ki * g.d[1] - g.pb[1];
+              if (iz < 0 || iz >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+                std::fill(row, row + ow, D::zero());
+                continue;
+              }
+              const T *src = volume + (iz * g.in[1] + ih) * w + iw0;
+              std::fill(row, row + lo, D::zero());
+              if (sw == 1)
+                std::copy(src + lo, src + hi, row + lo);
+              else
+                for (int64_t q = lo; q < hi; ++q)
+                  row[q] = src[q * sw];
+              std::fill(row + hi, row + ow, D::zero());
+            }
           }
-          const T *src = plane + ih * g.w + iw0;
-          std::fill(d, d + lo, D::zero());
-          if (g.sw == 1)
-            std::copy(src + lo, src + hi, d + lo);
-          else
-            for (int64_t q = lo; q < hi; ++q)
-              d[q] = src[q * g.sw];
-          std::fill(d + hi, d + g.ow, D::zero());
         }
-      }
-    }
   }
 }
 
@@ -330,38 +347,45 @@ void biasAndActivate(typename D::T *out, const typename D::T *bias, int64_t o0,
 
 template <class D>
 Tensor<D> conv(const Tensor<D> &x, const Tensor<D> &w,
-                         const llvm::type_identity_t<Tensor<D>> *bias,
-                         const ConvParams &params) {
+               const llvm::type_identity_t<Tensor<D>> *bias,
+               const ConvParams &params) {
   using T = typename D::T;
-  assert(x.rank() == 4 && w.rank() == 4 && "conv needs rank-4 operands");
+  size_t k = x.rank() - 2;
+  assert(x.rank() >= 3 && x.rank() <= 5 && w.rank() == x.rank() &&
+         params.strides.size() == k && params.dilations.size() == k &&
+         params.pads.size() == 2 * k && "conv needs 1 to 3 spatial dims");
   ConvGeometry g;
-  g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
-  g.o = w.shape[0], g.cg = w.shape[1], g.kh = w.shape[2], g.kw = w.shape[3];
+  g.n = x.shape[0], g.c = x.shape[1];
+  g.o = w.shape[0], g.cg = w.shape[1];
   g.groups = params.groups;
   assert(g.groups >= 1 && g.c == g.cg * g.groups && g.o % g.groups == 0 &&
          "conv channel/group mismatch");
   g.og = g.o / g.groups;
-  g.sh = params.strides[0], g.sw = params.strides[1];
-  g.dh = params.dilations[0], g.dw = params.dilations[1];
-  g.pt = params.pads[0], g.pl = params.pads[1];
-  g.oh =
-      (g.h + params.pads[0] + params.pads[2] - g.dh * (g.kh - 1) - 1) / g.sh +
-      1;
-  g.ow =
-      (g.w + params.pads[1] + params.pads[3] - g.dw * (g.kw - 1) - 1) / g.sw +
-      1;
-  g.oh = std::max<int64_t>(g.oh, 0);
-  g.ow = std::max<int64_t>(g.ow, 0);
+  llvm::ArrayRef<int64_t> pads(params.pads);
+  g.in = spatial3(llvm::ArrayRef<int64_t>(x.shape).drop_front(2), 1);
+  g.k = spatial3(llvm::ArrayRef<int64_t>(w.shape).drop_front(2), 1);
+  g.s = spatial3(params.strides, 1);
+  g.d = spatial3(params.dilations, 1);
+  g.pb = spatial3(pads.take_front(k), 0);
+  std::array<int64_t, 3> pe = spatial3(pads.drop_front(k), 0);
+  for (int i = 0; i < 3; ++i)
+    g.out[i] = std::max<int64_t>(
+        0, (g.in[i] + g.pb[i] + pe[i] - g.d[i] * (g.k[i] - 1) - 1) / g.s[i] +
+               1);
   assert((!bias || (bias->rank() == 1 && bias->shape[0] == g.o)) &&
          "conv bias must be [O]");
 
-  Tensor<D> out({g.n, g.o, g.oh, g.ow});
-  int64_t l = g.oh * g.ow;
-  int64_t kdim = g.cg * g.kh * g.kw;
+  std::vector<int64_t> outShape = {g.n, g.o};
+  outShape.insert(outShape.end(), g.out.end() - k, g.out.end());
+  Tensor<D> out(outShape);
+  int64_t l = g.outVolume();
+  int64_t kdim = g.cg * g.taps();
+  int64_t inVolume = g.inVolume();
   // A 1x1, stride-1, unpadded convolution is a plain matrix product with the
   // input planes.
-  bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 &&
-                params.pads == std::array<int64_t, 4>{0, 0, 0, 0};
+  bool direct = g.taps() == 1 &&
+                llvm::all_of(params.strides, [](int64_t v) { return v == 1; }) &&
+                llvm::all_of(params.pads, [](int64_t v) { return v == 0; });
   const T *px = x.data.data(), *pw = w.data.data();
   const T *pbias = bias ? bias->data.data() : nullptr;
   T *po = out.data.data();
@@ -370,7 +394,7 @@ Tensor<D> conv(const Tensor<D> &x, const Tensor<D> &w,
   // then bias and activation.
   auto runItem = [&](int64_t item, std::vector<T> &col, bool threaded) {
     int64_t img = item / g.groups, grp = item % g.groups;
-    const T *xin = px + (img * g.c + grp * g.cg) * g.h * g.w;
+    const T *xin = px + (img * g.c + grp * g.cg) * inVolume;
     const T *bmat = xin;
     if (!direct) {
       col.resize(static_cast<size_t>(kdim * l));
@@ -414,53 +438,95 @@ Tensor<D> conv(const Tensor<D> &x, const Tensor<D> &w,
 
 namespace kernels_detail {
 
-/// The result shape [N, C, OH, OW] of 2-D pooling of an NCHW \p shape.
+/// The window of one pooled element: \p in is the offset of its
+/// (depth x height x width, unit-extended) input volume, \p out its offset
+/// in the pooled tensor, [lo, hi) its in-bounds part per spatial dimension.
+struct PoolWindow {
+  int64_t in, out;
+  std::array<int64_t, 3> lo, hi;
+  /// The number of in-bounds positions.
+  int64_t size() const {
+    int64_t n = 1;
+    for (int i = 0; i < 3; ++i)
+      n *= std::max<int64_t>(0, hi[i] - lo[i]);
+    return n;
+  }
+  /// Calls fn(offset) for each in-bounds position, in row-major order, with
+  /// \p ext the input's (unit-extended) spatial extents.
+  template <class F>
+  void forEachTap(const std::array<int64_t, 3> &ext, F &&fn) const {
+    for (int64_t z = lo[0]; z < hi[0]; ++z)
+      for (int64_t y = lo[1]; y < hi[1]; ++y)
+        for (int64_t xx = lo[2]; xx < hi[2]; ++xx)
+          fn(in + (z * ext[1] + y) * ext[2] + xx);
+  }
+};
+
+/// The result shape [N, C, OS...] of pooling a channels-first \p shape.
 inline std::vector<int64_t> pooledShape(const std::vector<int64_t> &shape,
                                         const PoolParams &p) {
-  assert(shape.size() == 4 && "pooling needs NCHW input");
-  int64_t oh = std::max<int64_t>(
-      0, (shape[2] + p.pads[0] + p.pads[2] - p.kernel[0]) / p.strides[0] + 1);
-  int64_t ow = std::max<int64_t>(
-      0, (shape[3] + p.pads[1] + p.pads[3] - p.kernel[1]) / p.strides[1] + 1);
-  return {shape[0], shape[1], oh, ow};
+  size_t k = shape.size() - 2;
+  assert(shape.size() >= 3 && shape.size() <= 5 && p.kernel.size() == k &&
+         p.strides.size() == k && p.pads.size() == 2 * k &&
+         "pooling needs 1 to 3 spatial dims");
+  std::vector<int64_t> out = {shape[0], shape[1]};
+  for (size_t i = 0; i < k; ++i)
+    out.push_back(std::max<int64_t>(
+        0, (shape[2 + i] + p.pads[i] + p.pads[k + i] - p.kernel[i]) /
+                   p.strides[i] +
+               1));
+  return out;
 }
 
-/// Calls fn(in, out, y0, y1, x0, x1) for every window of 2-D pooling of an
-/// NCHW \p shape, in row-major order of the pooled shape: \p in is the
-/// offset of the window's plane in the input, \p out the window's offset in
-/// the pooled tensor and [y0, y1) x [x0, x1) the in-bounds part of the
-/// window.
+/// Calls fn(window) for every window of pooling a channels-first \p shape,
+/// in row-major order of the pooled shape (see PoolWindow).
 template <class F>
 void forEachPoolWindow(const std::vector<int64_t> &shape, const PoolParams &p,
                        F &&fn) {
   std::vector<int64_t> pooled = pooledShape(shape, p);
-  int64_t h = shape[2], w = shape[3], oh = pooled[2], ow = pooled[3];
-  int64_t kh = p.kernel[0], kw = p.kernel[1];
-  for (int64_t plane = 0; plane < shape[0] * shape[1]; ++plane)
-    for (int64_t r = 0; r < oh; ++r) {
-      int64_t ys = r * p.strides[0] - p.pads[0];
-      int64_t y0 = std::max<int64_t>(ys, 0), y1 = std::min(ys + kh, h);
-      for (int64_t q = 0; q < ow; ++q) {
-        int64_t xs = q * p.strides[1] - p.pads[1];
-        int64_t x0 = std::max<int64_t>(xs, 0), x1 = std::min(xs + kw, w);
-        fn(plane * h * w, (plane * oh + r) * ow + q, y0, y1, x0, x1);
+  size_t k = shape.size() - 2;
+  llvm::ArrayRef<int64_t> pads(p.pads);
+  auto ext = spatial3(llvm::ArrayRef<int64_t>(shape).drop_front(2), 1);
+  auto out = spatial3(llvm::ArrayRef<int64_t>(pooled).drop_front(2), 1);
+  auto kernel = spatial3(p.kernel, 1), strides = spatial3(p.strides, 1),
+       begin = spatial3(pads.take_front(k), 0);
+  int64_t inVolume = ext[0] * ext[1] * ext[2];
+  PoolWindow win;
+  win.out = 0;
+  auto axis = [&](int i, int64_t o) {
+    int64_t start = o * strides[i] - begin[i];
+    win.lo[i] = std::max<int64_t>(start, 0);
+    win.hi[i] = std::min(start + kernel[i], ext[i]);
+  };
+  for (int64_t plane = 0; plane < shape[0] * shape[1]; ++plane) {
+    win.in = plane * inVolume;
+    for (int64_t z = 0; z < out[0]; ++z) {
+      axis(0, z);
+      for (int64_t r = 0; r < out[1]; ++r) {
+        axis(1, r);
+        for (int64_t q = 0; q < out[2]; ++q, ++win.out) {
+          axis(2, q);
+          fn(win);
+        }
       }
     }
+  }
 }
 
-/// Pools \p x (NCHW): every output element is fn(plane, w, y0, y1, x0, x1)
-/// for its window (see forEachPoolWindow), \p plane pointing at the
-/// window's input plane.
+/// Pools \p x (channels-first): every output element is fn(window) for its
+/// window (see forEachPoolWindow).
 template <class D, class F>
-Tensor<D> pool2d(const Tensor<D> &x, const PoolParams &p, F &&fn) {
+Tensor<D> pool(const Tensor<D> &x, const PoolParams &p, F &&fn) {
   Tensor<D> out(pooledShape(x.shape, p));
-  int64_t w = x.shape[3];
-  forEachPoolWindow(x.shape, p,
-                    [&](int64_t in, int64_t o, int64_t y0, int64_t y1,
-                        int64_t x0, int64_t x1) {
-                      out.data[o] = fn(x.data.data() + in, w, y0, y1, x0, x1);
-                    });
+  forEachPoolWindow(x.shape, p, [&](const PoolWindow &win) {
+    out.data[win.out] = fn(win);
+  });
   return out;
+}
+
+/// The spatial extents of \p x extended to three.
+template <class D> std::array<int64_t, 3> spatialExtents(const Tensor<D> &x) {
+  return spatial3(llvm::ArrayRef<int64_t>(x.shape).drop_front(2), 1);
 }
 
 } // namespace kernels_detail
@@ -468,67 +534,58 @@ Tensor<D> pool2d(const Tensor<D> &x, const PoolParams &p, F &&fn) {
 template <class D>
 Tensor<D> maxPool(const Tensor<D> &x, const PoolParams &params) {
   using T = typename D::T;
-  return pool2d<D>(x, params,
-                   [](const T *in, int64_t w, int64_t y0, int64_t y1,
-                      int64_t x0, int64_t x1) {
-                     T m = D::lowest();
-                     for (int64_t y = y0; y < y1; ++y)
-                       for (int64_t xx = x0; xx < x1; ++xx)
-                         m = D::max(m, in[y * w + xx]);
-                     return m;
-                   });
+  auto ext = spatialExtents(x);
+  return pool<D>(x, params, [&](const PoolWindow &win) {
+    T m = D::lowest();
+    win.forEachTap(ext, [&](int64_t at) { m = D::max(m, x.data[at]); });
+    return m;
+  });
 }
 
 template <class D>
 Tensor<D> maxPoolGrad(const Tensor<D> &x, const Tensor<D> &gradOutput,
-                        const PoolParams &params) {
+                      const PoolParams &params) {
   assert(gradOutput.shape == pooledShape(x.shape, params) &&
          "grad_output must have the pooled shape");
   Tensor<D> out(x.shape);
-  int64_t w = x.shape[3];
-  forEachPoolWindow(x.shape, params,
-                    [&](int64_t in, int64_t o, int64_t y0, int64_t y1,
-                        int64_t x0, int64_t x1) {
-                      if (y0 >= y1 || x0 >= x1)
-                        return;
-                      // The first maximum in row-major order: only a
-                      // strictly greater value moves the argmax.
-                      int64_t best = in + y0 * w + x0;
-                      for (int64_t y = y0; y < y1; ++y)
-                        for (int64_t xx = x0; xx < x1; ++xx) {
-                          int64_t at = in + y * w + xx;
-                          if (D::less(x.data[best], x.data[at]))
-                            best = at;
-                        }
-                      out.data[best] =
-                          D::add(out.data[best], gradOutput.data[o]);
-                    });
+  auto ext = spatialExtents(x);
+  forEachPoolWindow(x.shape, params, [&](const PoolWindow &win) {
+    if (win.size() == 0)
+      return;
+    // The first maximum in row-major order: only a strictly greater value
+    // moves the argmax.
+    int64_t best = -1;
+    win.forEachTap(ext, [&](int64_t at) {
+      if (best < 0 || D::less(x.data[best], x.data[at]))
+        best = at;
+    });
+    out.data[best] = D::add(out.data[best], gradOutput.data[win.out]);
+  });
   return out;
 }
 
 template <class D>
 Tensor<D> avgPool(const Tensor<D> &x, const PoolParams &params) {
   using T = typename D::T;
-  int64_t window = params.kernel[0] * params.kernel[1];
+  int64_t window = 1;
+  for (int64_t k : params.kernel)
+    window *= k;
   bool includePad = params.countIncludePad;
-  return pool2d<D>(x, params,
-                   [=](const T *in, int64_t w, int64_t y0, int64_t y1,
-                       int64_t x0, int64_t x1) {
-                     T s = D::zero();
-                     for (int64_t y = y0; y < y1; ++y)
-                       for (int64_t xx = x0; xx < x1; ++xx)
-                         s = D::add(s, in[y * w + xx]);
-                     int64_t count = includePad
-                                         ? window
-                                         : std::max<int64_t>(0, y1 - y0) *
-                                               std::max<int64_t>(0, x1 - x0);
-                     return D::div(s, D::fromInt(count));
-                   });
+  auto ext = spatialExtents(x);
+  return pool<D>(x, params, [&](const PoolWindow &win) {
+    T s = D::zero();
+    win.forEachTap(ext, [&](int64_t at) { s = D::add(s, x.data[at]); });
+    return D::div(s, D::fromInt(includePad ? window : win.size()));
+  });
 }
 
 template <class D> Tensor<D> globalAvgPool(const Tensor<D> &x) {
-  assert(x.rank() == 4 && "globalAvgPool needs NCHW input");
-  return reduce<D>(ReduceKind::Mean, x, {2, 3}, /*keepDims=*/true);
+  assert(x.rank() >= 3 && x.rank() <= 5 &&
+         "globalAvgPool needs 1 to 3 spatial dims");
+  std::vector<int64_t> axes;
+  for (int64_t a = 2; a < int64_t(x.rank()); ++a)
+    axes.push_back(a);
+  return reduce<D>(ReduceKind::Mean, x, axes, /*keepDims=*/true);
 }
 
 //===----------------------------------------------------------------------===//

@@ -237,7 +237,7 @@ public:
   }
   std::vector<std::string> patterns() const override {
     return {"conv [+sum] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
-            "hardsigmoid|leaky_relu]: f32, any groups, "
+            "hardsigmoid|leaky_relu]: f32 2-D (NCHW), any groups, "
             "strides, dilations, pads; sum: a full tensor of the result's "
             "type; a conv with its own activation takes nothing after it; "
             "a dense 3x3 one of stride 1 with at least 64 input and output "
@@ -249,7 +249,7 @@ public:
             "matmul [+bias] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
             "hardsigmoid|leaky_relu]: f32, any batch "
             "dims; bias: [N] or [1,...,1,N]",
-            "maxpool, avgpool, global_avgpool: f32 NCHW, any kernel, "
+            "maxpool, avgpool, global_avgpool: f32 2-D (NCHW), any kernel, "
             "strides and pads; run in the layout of the convolutions "
             "around it",
             "concat along channels (axis 1 of 4-D tensors): f32; run in "
@@ -263,8 +263,14 @@ public:
                          SmallVectorImpl<LibraryCall> &out) const override {
     if (!allF32(anchor))
       return;
-    if (auto conv = dyn_cast<tg::ConvOp>(anchor))
-      return addPrefixes(growConv(conv, available), out);
+    // 2-D convolutions only: the runtime's step is NCHW (docs/Artifact.md);
+    // 1-D ones arrive as 2-D over a unit height (docs/ONNX/Import.md), 3-D
+    // ones as sums of 2-D ones (--tg-conv3d-as-2d, docs/Compiler.md).
+    if (auto conv = dyn_cast<tg::ConvOp>(anchor)) {
+      if (isFourD(conv.getResult()))
+        addPrefixes(growConv(conv, available), out);
+      return;
+    }
     if (auto matmul = dyn_cast<tg::MatmulOp>(anchor))
       return addPrefixes(growMatmul(matmul, available), out);
     if (isa<tg::MaxPoolOp, tg::AvgPoolOp, tg::GlobalAvgPoolOp>(anchor) &&

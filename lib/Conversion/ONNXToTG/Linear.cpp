@@ -2,10 +2,10 @@
 //
 // Part of Loom. MatMul (1-D operands are promoted and the added dimension
 // removed again, as numpy does), Gemm (transposes, alpha, beta, C) and Conv
-// (1-D and 2-D, every attribute: kernel_shape, strides, pads, dilations,
-// group and each auto_pad mode; a 1-D convolution is a 2-D one over a height
-// of 1) and ConvTranspose (as a convolution of the zero-interleaved input
-// with the flipped filter).
+// (1-D, 2-D and 3-D, every attribute: kernel_shape, strides, pads,
+// dilations, group and each auto_pad mode; a 1-D convolution is a 2-D one
+// over a height of 1) and ConvTranspose (as a convolution of the
+// zero-interleaved input with the flipped filter, in 1-D to 3-D).
 //
 //===----------------------------------------------------------------------===//
 
@@ -209,8 +209,8 @@ struct ConvOperands {
 };
 
 /// The float input and filter of a Conv or ConvTranspose (`what` names it
-/// in errors): 1-D or 2-D, that is inputs of rank 3 or 4, and the filter of
-/// the input's rank.
+/// in errors): 1-D, 2-D or 3-D, that is inputs of rank 3 to 5, and the
+/// filter of the input's rank.
 FailureOr<ConvOperands> readConvOperands(NodeContext &ctx, StringRef what) {
   for (unsigned i = 0; i < 3; ++i)
     if (failed(ctx.requireFloatInput(i)))
@@ -219,9 +219,9 @@ FailureOr<ConvOperands> readConvOperands(NodeContext &ctx, StringRef what) {
   if (failed(x) || failed(w))
     return failure();
   int64_t rank = ctx.inputRank(0);
-  if (rank != 3 && rank != 4)
-    return ctx.fail("only 1-D and 2-D " + what +
-                    " (inputs of rank 3 or 4) are supported, the input has "
+  if (rank < 3 || rank > 5)
+    return ctx.fail("only 1-D, 2-D and 3-D " + what +
+                    " (inputs of rank 3 to 5) are supported, the input has "
                     "rank " +
                     Twine(rank));
   if (ctx.inputRank(1) != rank)
@@ -232,7 +232,7 @@ FailureOr<ConvOperands> readConvOperands(NodeContext &ctx, StringRef what) {
 /// Sets the node's output to tg.conv of `input` and `filter` (and the
 /// bias, input 2, when given) with `attrs`; `lifted`: the convolution is a
 /// 1-D one done in 2-D, whose result drops its unit height again.
-LogicalResult buildConv2d(NodeContext &ctx, Value input, Value filter,
+LogicalResult buildConv(NodeContext &ctx, Value input, Value filter,
                           ArrayRef<NamedAttribute> attrs, bool lifted) {
   SmallVector<Value> operands{input, filter};
   if (ctx.hasInput(2)) {
@@ -261,6 +261,9 @@ LogicalResult importConv(NodeContext &ctx) {
   Value input = operands->input, filter = operands->filter;
   SmallVector<int64_t> strides = attrs->strides, dilations = attrs->dilations,
                        pads = attrs->pads;
+  // A 1-D convolution is imported as a 2-D one over a unit height, which
+  // the oneDNN backend and the vectorised 2-D code generation take
+  // (docs/ONNX/Import.md); 2-D and 3-D ones as they are.
   bool lifted = ctx.inputRank(0) == 3;
   if (lifted) {
     auto r = insertUnitHeight(ctx, input);
@@ -273,7 +276,7 @@ LogicalResult importConv(NodeContext &ctx) {
     dilations.insert(dilations.begin(), 1);
     pads = {0, pads[0], 0, pads[1]};
   }
-  return buildConv2d(ctx, input, filter,
+  return buildConv(ctx, input, filter,
                      {ctx.arrayAttr("strides", strides),
                       ctx.arrayAttr("pads", pads),
                       ctx.arrayAttr("dilations", dilations),
@@ -363,30 +366,36 @@ LogicalResult readConvTransposePads(NodeContext &ctx, ArrayRef<int64_t> in,
 }
 
 /// Step 1 of a ConvTranspose: stride - 1 zeros between the elements of the
-/// [N, C, H, W] `input`: [N, C, H, 1, W, 1] padded to [N, C, H, s, W, s],
-/// flattened, the trailing zeros sliced off.
+/// [N, C, S1, ..., Sk] `input`: [N, C, S1, 1, ..., Sk, 1] padded to [N, C,
+/// S1, s1, ..., Sk, sk], flattened, the trailing zeros sliced off.
 FailureOr<Value> interleaveZeros(NodeContext &ctx, Value input,
                                  ArrayRef<int64_t> strides) {
-  if (strides[0] == 1 && strides[1] == 1)
+  if (llvm::all_of(strides, [](int64_t s) { return s == 1; }))
     return input;
   auto xs = cast<RankedTensorType>(input.getType()).getShape();
-  int64_t nb = xs[0], cin = xs[1], h = xs[2], wd = xs[3];
-  auto spread = ctx.reshape(input, {nb, cin, h, 1, wd, 1});
+  size_t k = strides.size();
+  SmallVector<int64_t> spreadShape(xs.take_front(2)), high(2, 0),
+      flatShape(xs.take_front(2)), limits(xs.take_front(2));
+  for (size_t i = 0; i < k; ++i) {
+    spreadShape.append({xs[2 + i], 1});
+    high.append({0, strides[i] - 1});
+    flatShape.push_back(xs[2 + i] * strides[i]);
+    limits.push_back((xs[2 + i] - 1) * strides[i] + 1);
+  }
+  auto spread = ctx.reshape(input, spreadShape);
   if (failed(spread))
     return failure();
   auto padded = ctx.create<tg::PadOp>(
-      *spread,
-      {ctx.arrayAttr("low", {0, 0, 0, 0, 0, 0}),
-       ctx.arrayAttr("high", {0, 0, 0, strides[0] - 1, 0, strides[1] - 1})});
+      *spread, {ctx.arrayAttr("low", SmallVector<int64_t>(high.size(), 0)),
+                ctx.arrayAttr("high", high)});
   if (failed(padded))
     return failure();
-  auto flat = ctx.reshape(*padded, {nb, cin, h * strides[0], wd * strides[1]});
+  auto flat = ctx.reshape(*padded, flatShape);
   if (failed(flat))
     return failure();
   return ctx.create<tg::SliceOp>(
-      *flat, {ctx.arrayAttr("starts", {0, 0, 0, 0}),
-              ctx.arrayAttr("limits", {nb, cin, (h - 1) * strides[0] + 1,
-                                       (wd - 1) * strides[1] + 1})});
+      *flat, {ctx.arrayAttr("starts", SmallVector<int64_t>(limits.size(), 0)),
+              ctx.arrayAttr("limits", limits)});
 }
 
 /// Step 2 of a ConvTranspose: pads (or crops) the spread input by
@@ -395,12 +404,13 @@ FailureOr<Value> interleaveZeros(NodeContext &ctx, Value input,
 FailureOr<Value> padForConvTranspose(NodeContext &ctx, Value input,
                                      const ConvTransposeAttrs &a) {
   auto upShape = cast<RankedTensorType>(input.getType()).getShape();
-  SmallVector<int64_t> low(4, 0), high(4, 0), cropStart(4, 0),
+  size_t rank = upShape.size(), k = rank - 2;
+  SmallVector<int64_t> low(rank, 0), high(rank, 0), cropStart(rank, 0),
       cropLimit(upShape.begin(), upShape.end());
   bool crop = false, pad = false;
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < k; ++i) {
     int64_t full = a.dilations[i] * (a.kernel[i] - 1);
-    int64_t b = full - a.pads[i], e = full - a.pads[2 + i] + a.outPad[i];
+    int64_t b = full - a.pads[i], e = full - a.pads[k + i] + a.outPad[i];
     if (b < 0) {
       cropStart[2 + i] = -b;
       crop = true;
@@ -417,7 +427,7 @@ FailureOr<Value> padForConvTranspose(NodeContext &ctx, Value input,
     }
   }
   if (crop) {
-    for (int i = 2; i < 4; ++i)
+    for (size_t i = 2; i < rank; ++i)
       if (cropStart[i] > cropLimit[i])
         return ctx.fail("the padding removes more than the whole input");
     auto r =
@@ -433,26 +443,33 @@ FailureOr<Value> padForConvTranspose(NodeContext &ctx, Value input,
   return input;
 }
 
-/// Step 3 of a ConvTranspose: the [Cin, Cout/g, KH, KW] `filter` of `group`
-/// groups as the [Cout, Cin/g, KH, KW] filter of a convolution, flipped
+/// Step 3 of a ConvTranspose: the [Cin, Cout/g, K...] `filter` of `group`
+/// groups as the [Cout, Cin/g, K...] filter of a convolution, flipped
 /// spatially.
 FailureOr<Value> flipConvTransposeFilter(NodeContext &ctx, Value filter,
                                          int64_t group) {
   auto fs = cast<RankedTensorType>(filter.getType()).getShape();
-  int64_t cinPerGroup = fs[0] / group, coutPerGroup = fs[1], kh = fs[2],
-          kw = fs[3];
-  auto g5 = ctx.reshape(filter, {group, cinPerGroup, coutPerGroup, kh, kw});
-  if (failed(g5))
+  int64_t cinPerGroup = fs[0] / group, coutPerGroup = fs[1];
+  SmallVector<int64_t> grouped = {group, cinPerGroup, coutPerGroup},
+                       swap = {0, 2, 1}, conv = {coutPerGroup * group,
+                                                 cinPerGroup};
+  for (size_t i = 2; i < fs.size(); ++i) {
+    grouped.push_back(fs[i]);
+    swap.push_back(i + 1);
+    conv.push_back(fs[i]);
+  }
+  auto g = ctx.reshape(filter, grouped);
+  if (failed(g))
     return failure();
-  auto swapped = ctx.transpose(*g5, {0, 2, 1, 3, 4});
+  auto swapped = ctx.transpose(*g, swap);
   if (failed(swapped))
     return failure();
-  auto f4 = ctx.reshape(*swapped, {coutPerGroup * group, cinPerGroup, kh, kw});
-  if (failed(f4))
+  auto f = ctx.reshape(*swapped, conv);
+  if (failed(f))
     return failure();
-  Value flipped = *f4;
-  for (int axis : {2, 3}) {
-    int64_t k = axis == 2 ? kh : kw;
+  Value flipped = *f;
+  for (int64_t axis = 2; axis < int64_t(fs.size()); ++axis) {
+    int64_t k = fs[axis];
     if (k == 1)
       continue;
     auto r =
@@ -556,7 +573,7 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
     input = *r;
     filter = *f;
   }
-  if (tilesOutput(a))
+  if (tilesOutput(a) && in.size() <= 4)
     return importTilingConvTranspose(ctx, input, filter, lifted);
   auto spread = interleaveZeros(ctx, input, a.strides);
   if (failed(spread))
@@ -567,10 +584,13 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
   auto flipped = flipConvTransposeFilter(ctx, filter, a.group);
   if (failed(flipped))
     return failure();
-  return buildConv2d(
-      ctx, *padded, *flipped,
-      {ctx.arrayAttr("dilations", a.dilations), ctx.i64Attr("groups", a.group)},
-      lifted);
+  size_t k = a.kernel.size();
+  return buildConv(ctx, *padded, *flipped,
+                   {ctx.arrayAttr("strides", SmallVector<int64_t>(k, 1)),
+                    ctx.arrayAttr("pads", SmallVector<int64_t>(2 * k, 0)),
+                    ctx.arrayAttr("dilations", a.dilations),
+                    ctx.i64Attr("groups", a.group)},
+                   lifted);
 }
 
 } // namespace

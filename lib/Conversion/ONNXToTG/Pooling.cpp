@@ -1,10 +1,10 @@
 //===- Pooling.cpp - ONNX pooling operators to tg -------------------------===//
 //
-// Part of Loom. MaxPool and AveragePool over 1-D and 2-D windows (a 1-D pool
-// is a 2-D one over a height of 1), with auto_pad and ceil_mode (as extra
-// end padding, which never wins a maximum and is excluded from averages),
-// and GlobalAveragePool / GlobalMaxPool over any number of spatial
-// dimensions.
+// Part of Loom. MaxPool and AveragePool over 1-D, 2-D and 3-D windows (a
+// 1-D pool is a 2-D one over a height of 1, as 1-D convolutions are), with
+// auto_pad and ceil_mode (as extra end padding, which never wins a maximum
+// and is excluded from averages), and GlobalAveragePool / GlobalMaxPool over
+// any number of spatial dimensions (tg.global_avgpool for 1 to 3).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,9 +28,9 @@ LogicalResult importPool(NodeContext &ctx, bool isMax) {
   if (failed(x))
     return failure();
   int64_t rank = ctx.inputRank(0);
-  if (rank != 3 && rank != 4)
-    return ctx.fail("only 1-D and 2-D pooling (inputs of rank 3 or 4) is "
-                    "supported, the input has rank " +
+  if (rank < 3 || rank > 5)
+    return ctx.fail("only 1-D, 2-D and 3-D pooling (inputs of rank 3 to 5) "
+                    "is supported, the input has rank " +
                     Twine(rank));
   auto kernel = ctx.getInts("kernel_shape");
   if (!kernel || static_cast<int64_t>(kernel->size()) != rank - 2)
@@ -107,7 +107,7 @@ LogicalResult importGlobalPool(NodeContext &ctx, bool isMax) {
   if (rank < 3)
     return ctx.fail("the input needs spatial dimensions (rank >= 3)");
   FailureOr<Value> y = failure();
-  if (!isMax && rank == 4) {
+  if (!isMax && rank <= 5) {
     y = ctx.create<tg::GlobalAvgPoolOp>(*x);
   } else {
     SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));

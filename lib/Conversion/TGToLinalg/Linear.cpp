@@ -1,10 +1,13 @@
 //===- Linear.cpp - Lowering of tg.matmul, tg.conv and pooling ----------===//
 //
 // Part of Loom. tg.matmul becomes a generic contraction with numpy-broadcast
-// batch dimensions; tg.conv a padded linalg.conv_2d_nchw_fchw (groups = 1)
-// or linalg.conv_2d_ngchw_gfchw (grouped and depthwise, on reshaped views),
-// then the bias and fused activation as an elementwise epilogue; pooling the
-// linalg pooling ops on padded inputs, with the interpreter's divisor for
+// batch dimensions; a 2-D tg.conv a padded linalg.conv_2d_nchw_fchw (groups
+// = 1) or linalg.conv_2d_ngchw_gfchw (grouped and depthwise, on reshaped
+// views), a 3-D one linalg.conv_3d_ncdhw_fcdhw or a grouped generic
+// contraction, then the bias and fused activation as an elementwise
+// epilogue; 1-D convolutions and pools as 2-D ones over a unit height;
+// 2-D pooling the linalg pooling ops on padded inputs, 3-D pooling a
+// generic over the window, with the interpreter's divisor for
 // average pooling (the window clipped to the input unless
 // count_include_pad); tg.maxpool_grad of disjoint windows as one
 // elementwise generic comparing each position with its window, of
@@ -27,26 +30,60 @@ using namespace loom::tg::lowering;
 
 namespace {
 
-/// \p x padded on the spatial dimensions of NCHW by pads [top, left,
-/// bottom, right] with \p value.
+/// \p x (channels-first) padded on its spatial dimensions by \p pads (the
+/// begin pads of every spatial dimension, then the end pads: [top, left,
+/// bottom, right] in 2-D) with \p value.
 Value padNCHW(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> pads,
               double value) {
   if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
     return x;
   auto type = cast<RankedTensorType>(x.getType());
+  int64_t k = type.getRank() - 2;
   SmallVector<int64_t> shape(type.getShape());
-  shape[2] += pads[0] + pads[2];
-  shape[3] += pads[1] + pads[3];
+  SmallVector<OpFoldResult> low(2, b.getIndexAttr(0)), high = low;
+  for (int64_t i = 0; i < k; ++i) {
+    shape[2 + i] += pads[i] + pads[k + i];
+    low.push_back(b.getIndexAttr(pads[i]));
+    high.push_back(b.getIndexAttr(pads[k + i]));
+  }
   auto padded = RankedTensorType::get(shape, type.getElementType());
-  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                   b.getIndexAttr(pads[0]),
-                                   b.getIndexAttr(pads[1])};
-  SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                    b.getIndexAttr(pads[2]),
-                                    b.getIndexAttr(pads[3])};
   Value v = f32(b, loc, value);
   return tensor::PadOp::create(b, loc, padded, x, low, high, v);
 }
+
+/// How a 1-D convolution or pooling op lowers: as the 2-D one over a unit
+/// height (linalg's 2-D convolutions and pools, and the 2-D paths below,
+/// with loom-vectorize-convs' vector rows): operands [N, C, W] viewed as
+/// [N, C, 1, W], sizes {1, v}, pads {0, begin, 0, end}.
+struct UnitHeight {
+  bool active;
+  explicit UnitHeight(Value input)
+      : active(cast<RankedTensorType>(input.getType()).getRank() == 3) {}
+  Value view(OpBuilder &b, Location loc, Value v) const {
+    return active ? reshapeTo(b, loc, v, type(v.getType())) : v;
+  }
+  RankedTensorType type(Type t) const {
+    auto r = cast<RankedTensorType>(t);
+    if (!active)
+      return r;
+    SmallVector<int64_t> shape(r.getShape());
+    shape.insert(shape.end() - 1, 1);
+    return RankedTensorType::get(shape, r.getElementType());
+  }
+  SmallVector<int64_t> sizes(ArrayRef<int64_t> v) const {
+    return active ? SmallVector<int64_t>{1, v[0]} : llvm::to_vector(v);
+  }
+  SmallVector<int64_t> pads(ArrayRef<int64_t> v) const {
+    return active ? SmallVector<int64_t>{0, v[0], 0, v[1]} : llvm::to_vector(v);
+  }
+  /// \p v, computed on the 2-D view, back in the shape of \p result.
+  Lowered back(OpBuilder &b, Location loc, Value v, Value result) const {
+    return SmallVector<Value>{
+        active ? reshapeTo(b, loc, v,
+                           cast<RankedTensorType>(result.getType()))
+               : v};
+  }
+};
 
 /// \p x (NCHW) shifted by \p top and \p left and fitted to \p rows x
 /// \p cols: padded with \p value, cropped where it reaches further.
@@ -162,53 +199,134 @@ Value biasAndActivate(OpBuilder &b, Location loc, Value conv, Value bias,
       });
 }
 
-Lowered lowerConv2d(ConvOp op, OpBuilder &b) {
-  Location loc = op.getLoc();
-  auto outType = cast<RankedTensorType>(op.getType());
-  Value input = padNCHW(b, loc, op.getInput(), op.getPads(), 0.0);
-  Value filter = op.getFilter();
-  auto strides = b.getI64VectorAttr(op.getStrides());
-  auto dilations = b.getI64VectorAttr(op.getDilations());
-  int64_t groups = op.getGroups();
-  Value conv;
+/// The attributes of a tg.conv lowered as a 2-D or 3-D convolution.
+struct ConvForm {
+  Value input, filter, bias;
+  RankedTensorType outType;
+  SmallVector<int64_t> strides, pads, dilations;
+  int64_t groups;
+  Activation activation;
+};
+
+/// The linalg convolution \p ConvOpT of \p input by \p filter into a
+/// zero-filled tensor of \p type.
+template <typename ConvOpT>
+Value namedConv(OpBuilder &b, Location loc, RankedTensorType type, Value input,
+                Value filter, const ConvForm &c) {
+  return ConvOpT::create(b, loc, TypeRange{type}, ValueRange{input, filter},
+                         ValueRange{filled(b, loc, type, 0.0)},
+                         b.getI64VectorAttr(c.strides),
+                         b.getI64VectorAttr(c.dilations))
+      .getResult(0);
+}
+
+/// A 2-D convolution: the padded input into linalg.conv_2d_nchw_fchw
+/// (groups = 1) or linalg.conv_2d_ngchw_gfchw on grouped views.
+Value convNCHW(OpBuilder &b, Location loc, const ConvForm &c) {
+  RankedTensorType outType = c.outType;
+  Value input = padNCHW(b, loc, c.input, c.pads, 0.0);
+  Value filter = c.filter;
+  int64_t groups = c.groups;
   if (groups == 1) {
-    Value init = filled(b, loc, outType, 0.0);
-    conv = linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{outType},
-                                            ValueRange{input, filter},
-                                            ValueRange{init}, strides,
-                                            dilations)
-               .getResult(0);
-  } else {
-    auto inType = cast<RankedTensorType>(input.getType());
-    auto fType = cast<RankedTensorType>(filter.getType());
-    Type f = outType.getElementType();
-    auto g5 = [&](ArrayRef<int64_t> s) {
-      return RankedTensorType::get({s[0], groups, s[1] / groups, s[2], s[3]},
-                                   f);
-    };
-    auto fg = RankedTensorType::get({groups, fType.getDimSize(0) / groups,
-                                     fType.getDimSize(1), fType.getDimSize(2),
-                                     fType.getDimSize(3)},
-                                    f);
-    Value in5 = reshapeTo(b, loc, input, g5(inType.getShape()));
-    Value f5 = reshapeTo(b, loc, filter, fg);
-    auto out5 = g5(outType.getShape());
-    Value init = filled(b, loc, out5, 0.0);
-    Value c5 = linalg::Conv2DNgchwGfchwOp::create(b, loc, TypeRange{out5},
-                                                  ValueRange{in5, f5},
-                                                  ValueRange{init}, strides,
-                                                  dilations)
-                   .getResult(0);
-    // The epilogue on the grouped view, collapsed last: the kernel's
-    // result is then computed by an op on [N, G, C/G, H, W] that its thread
-    // tiles fuse the convolution into (after a collapse, each thread ran
-    // the whole convolution).
-    c5 = biasAndActivate(b, loc, c5, op.getBias(), op.getActivation(),
-                         {1, 2});
-    return SmallVector<Value>{reshapeTo(b, loc, c5, outType)};
+    Value conv = namedConv<linalg::Conv2DNchwFchwOp>(b, loc, outType, input,
+                                                     filter, c);
+    return biasAndActivate(b, loc, conv, c.bias, c.activation, {1});
   }
-  return SmallVector<Value>{
-      biasAndActivate(b, loc, conv, op.getBias(), op.getActivation(), {1})};
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto fType = cast<RankedTensorType>(filter.getType());
+  Type f = outType.getElementType();
+  auto g5 = [&](ArrayRef<int64_t> s) {
+    return RankedTensorType::get({s[0], groups, s[1] / groups, s[2], s[3]}, f);
+  };
+  auto fg = RankedTensorType::get({groups, fType.getDimSize(0) / groups,
+                                   fType.getDimSize(1), fType.getDimSize(2),
+                                   fType.getDimSize(3)},
+                                  f);
+  Value in5 = reshapeTo(b, loc, input, g5(inType.getShape()));
+  Value f5 = reshapeTo(b, loc, filter, fg);
+  Value c5 = namedConv<linalg::Conv2DNgchwGfchwOp>(
+      b, loc, g5(outType.getShape()), in5, f5, c);
+  // The epilogue on the grouped view, collapsed last: the kernel's result
+  // is then computed by an op on [N, G, C/G, H, W] that its thread tiles
+  // fuse the convolution into (after a collapse, each thread ran the whole
+  // convolution).
+  c5 = biasAndActivate(b, loc, c5, c.bias, c.activation, {1, 2});
+  return reshapeTo(b, loc, c5, outType);
+}
+
+/// A 3-D convolution: the padded input into linalg.conv_3d_ncdhw_fcdhw
+/// (groups = 1), or a generic contraction over grouped views [N, G, C/G,
+/// D, H, W] x [G, O/G, C/G, KD, KH, KW] (linalg has no grouped 3-D
+/// convolution). loom-vectorize-convs handles 2-D convolutions only: these
+/// run as tiled scalar loops that LLVM vectorises where it can.
+Value convNCDHW(OpBuilder &b, Location loc, const ConvForm &c) {
+  RankedTensorType outType = c.outType;
+  Value input = padNCHW(b, loc, c.input, c.pads, 0.0);
+  int64_t groups = c.groups;
+  if (groups == 1) {
+    Value conv = namedConv<linalg::Conv3DNcdhwFcdhwOp>(b, loc, outType, input,
+                                                       c.filter, c);
+    return biasAndActivate(b, loc, conv, c.bias, c.activation, {1});
+  }
+  MLIRContext *ctx = b.getContext();
+  Type f = outType.getElementType();
+  auto grouped = [&](ArrayRef<int64_t> s, bool filter) {
+    SmallVector<int64_t> shape =
+        filter ? SmallVector<int64_t>{groups, s[0] / groups, s[1]}
+               : SmallVector<int64_t>{s[0], groups, s[1] / groups};
+    shape.append(s.begin() + 2, s.end());
+    return RankedTensorType::get(shape, f);
+  };
+  Value in6 = reshapeTo(
+      b, loc, input,
+      grouped(cast<RankedTensorType>(input.getType()).getShape(), false));
+  Value f6 = reshapeTo(
+      b, loc, c.filter,
+      grouped(cast<RankedTensorType>(c.filter.getType()).getShape(), true));
+  auto out6 = grouped(outType.getShape(), false);
+  // Loops (n, g, o, od, oh, ow, c, kd, kh, kw).
+  SmallVector<AffineExpr> d(10);
+  for (unsigned i = 0; i < 10; ++i)
+    d[i] = b.getAffineDimExpr(i);
+  SmallVector<AffineExpr> inExprs = {d[0], d[1], d[6]};
+  for (int i = 0; i < 3; ++i)
+    inExprs.push_back(d[3 + i] * c.strides[i] + d[7 + i] * c.dilations[i]);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(10, 0, inExprs, ctx),
+      AffineMap::get(10, 0, {d[1], d[2], d[6], d[7], d[8], d[9]}, ctx),
+      AffineMap::get(10, 0, {d[0], d[1], d[2], d[3], d[4], d[5]}, ctx)};
+  SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
+  iterators.append(4, utils::IteratorType::reduction);
+  Value conv =
+      linalg::GenericOp::create(
+          b, loc, out6, ValueRange{in6, f6},
+          ValueRange{filled(b, loc, out6, 0.0)}, maps, iterators,
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::AddFOp::create(nb, nl, args[2], p)));
+          })
+          .getResult(0);
+  conv = biasAndActivate(b, loc, conv, c.bias, c.activation, {1, 2});
+  return reshapeTo(b, loc, conv, outType);
+}
+
+/// tg.conv: 2-D and 3-D as they are, 1-D as 2-D over a unit height.
+Lowered lowerConv(ConvOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  UnitHeight unit(op.getInput());
+  ConvForm c{unit.view(b, loc, op.getInput()),
+             unit.view(b, loc, op.getFilter()),
+             op.getBias(),
+             unit.type(op.getType()),
+             unit.sizes(op.getStrides()),
+             unit.pads(op.getPads()),
+             unit.sizes(op.getDilations()),
+             int64_t(op.getGroups()),
+             op.getActivation()};
+  if (c.outType.getRank() == 5)
+    return SmallVector<Value>{convNCDHW(b, loc, c)};
+  return unit.back(b, loc, convNCHW(b, loc, c), op.getOutput());
 }
 
 /// The window maxima of \p padded (NCHW, already padded with -inf: padding
@@ -270,18 +388,61 @@ Value disjointWindowsMax(OpBuilder &b, Location loc, Value input,
       .getResult(0);
 }
 
+/// The window maxima (\p max) or sums of \p padded (3-D, channels-first,
+/// already padded with -inf or zero) for the window \p k and \p strides, of
+/// type \p outType: a generic over the result and the window (linalg's
+/// 3-D pools are channels-last).
+Value pooled3d(OpBuilder &b, Location loc, Value padded, ArrayRef<int64_t> k,
+               ArrayRef<int64_t> strides, RankedTensorType outType, bool max) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> d(8);
+  for (unsigned i = 0; i < 8; ++i)
+    d[i] = b.getAffineDimExpr(i);
+  SmallVector<AffineExpr> inExprs = {d[0], d[1]};
+  for (int i = 0; i < 3; ++i)
+    inExprs.push_back(d[2 + i] * strides[i] + d[5 + i]);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(8, 0, inExprs, ctx),
+      AffineMap::get(8, 0, {d[5], d[6], d[7]}, ctx),
+      AffineMap::get(8, 0, {d[0], d[1], d[2], d[3], d[4]}, ctx)};
+  SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
+  iterators.append(3, utils::IteratorType::reduction);
+  Value window = tensor::EmptyOp::create(b, loc, k, b.getF32Type());
+  Value init = filled(
+      b, loc, outType, max ? -std::numeric_limits<double>::infinity() : 0.0);
+  return linalg::GenericOp::create(
+             b, loc, outType, ValueRange{padded, window}, ValueRange{init},
+             maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value r =
+                   max ? Value(arith::MaximumFOp::create(nb, nl, args[2],
+                                                         args[0]))
+                       : Value(arith::AddFOp::create(nb, nl, args[2], args[0]));
+               linalg::YieldOp::create(nb, nl, r);
+             })
+      .getResult(0);
+}
+
+/// Max pooling of \p input (2-D or 3-D) into \p outType.
+Value maxPool(OpBuilder &b, Location loc, Value input, RankedTensorType outType,
+              ArrayRef<int64_t> k, ArrayRef<int64_t> s,
+              ArrayRef<int64_t> pads) {
+  if (outType.getRank() == 4 && s[0] >= k[0] && s[1] >= k[1])
+    return disjointWindowsMax(b, loc, input, outType, k, s, pads);
+  Value padded = padNCHW(b, loc, input, pads,
+                         -std::numeric_limits<double>::infinity());
+  if (outType.getRank() == 5)
+    return pooled3d(b, loc, padded, k, s, outType, /*max=*/true);
+  return pooledMax(b, loc, padded, k, s, outType);
+}
+
 Lowered lowerMaxPool(MaxPoolOp op, OpBuilder &b) {
   Location loc = op.getLoc();
-  ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStrides();
-  auto outType = cast<RankedTensorType>(op.getType());
-  if (s[0] >= k[0] && s[1] >= k[1])
-    return SmallVector<Value>{disjointWindowsMax(b, loc, op.getInput(),
-                                                 outType, k, s, op.getPads())};
-  Value input = padNCHW(b, loc, op.getInput(), op.getPads(),
-                        -std::numeric_limits<double>::infinity());
-  return SmallVector<Value>{pooledMax(b, loc, input, op.getKernelSize(),
-                                      op.getStrides(),
-                                      cast<RankedTensorType>(op.getType()))};
+  UnitHeight unit(op.getInput());
+  Value r = maxPool(b, loc, unit.view(b, loc, op.getInput()),
+                    unit.type(op.getType()), unit.sizes(op.getKernelSize()),
+                    unit.sizes(op.getStrides()), unit.pads(op.getPads()));
+  return unit.back(b, loc, r, op.getOutput());
 }
 
 /// The gradient of windows that do not overlap (stride >= kernel on both
@@ -390,19 +551,17 @@ Value disjointWindowsGrad(OpBuilder &b, Location loc, Value input, Value grad,
 /// with tensor.extract at clamped positions (a select discards them when
 /// they are not windows). NaN maxima match no position (the interpreter
 /// picks the first NaN).
-Lowered lowerMaxPoolGrad(MaxPoolGradOp op, OpBuilder &b) {
-  Location loc = op.getLoc();
+Value maxPoolGrad(OpBuilder &b, Location loc, Value input, Value gradOutput,
+                  ArrayRef<int64_t> k, ArrayRef<int64_t> s,
+                  ArrayRef<int64_t> pads) {
   MLIRContext *ctx = b.getContext();
-  auto inType = cast<RankedTensorType>(op.getInput().getType());
-  auto gradType = cast<RankedTensorType>(op.getGradOutput().getType());
-  ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStrides(),
-                    pads = op.getPads();
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto gradType = cast<RankedTensorType>(gradOutput.getType());
   int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
   int64_t oh = gradType.getDimSize(2), ow = gradType.getDimSize(3);
   if (s[0] >= k[0] && s[1] >= k[1])
-    return SmallVector<Value>{disjointWindowsGrad(
-        b, loc, op.getInput(), op.getGradOutput(), k, s, pads)};
-  Value padded = padNCHW(b, loc, op.getInput(), pads,
+    return disjointWindowsGrad(b, loc, input, gradOutput, k, s, pads);
+  Value padded = padNCHW(b, loc, input, pads,
                          -std::numeric_limits<double>::infinity());
   Value maxima = pooledMax(b, loc, padded, k, s, gradType);
   // Both generics loop over four positions and the window offsets, whose
@@ -473,7 +632,7 @@ Lowered lowerMaxPoolGrad(MaxPoolGradOp op, OpBuilder &b) {
             Value(arith::SelectOp::create(nb, nl, valid, least, args[3])));
       });
   Value arg = argmax.getResult(0);
-  Value grad = op.getGradOutput();
+  Value grad = gradOutput;
 
   // Loops (n, c, y, x, i, j): the gradient of each input position.
   auto sum = linalg::GenericOp::create(
@@ -523,61 +682,89 @@ Lowered lowerMaxPoolGrad(MaxPoolGradOp op, OpBuilder &b) {
             Value(arith::SelectOp::create(nb, nl, all(nb, nl, conds), added,
                                           args[1])));
       });
-  return SmallVector<Value>{sum.getResult(0)};
+  return sum.getResult(0);
 }
 
-Lowered lowerAvgPool(AvgPoolOp op, OpBuilder &b) {
+/// 1-D and 2-D (the verifier refuses 3-D max pooling gradients).
+Lowered lowerMaxPoolGrad(MaxPoolGradOp op, OpBuilder &b) {
   Location loc = op.getLoc();
-  auto outType = cast<RankedTensorType>(op.getType());
-  Value input = padNCHW(b, loc, op.getInput(), op.getPads(), 0.0);
-  ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStrides(),
-                    pads = op.getPads();
-  Value window = tensor::EmptyOp::create(b, loc, k, b.getF32Type());
-  Value init = filled(b, loc, outType, 0.0);
-  Value sum = linalg::PoolingNchwSumOp::create(
-                  b, loc, TypeRange{outType}, ValueRange{input, window},
-                  ValueRange{init}, b.getI64VectorAttr(s),
-                  b.getI64VectorAttr({1, 1}))
-                  .getResult(0);
-  auto inType = cast<RankedTensorType>(op.getInput().getType());
-  int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
-  bool includePad = op.getCountIncludePad();
-  return SmallVector<Value>{elementwise(
+  UnitHeight unit(op.getInput());
+  Value r = maxPoolGrad(b, loc, unit.view(b, loc, op.getInput()),
+                        unit.view(b, loc, op.getGradOutput()),
+                        unit.sizes(op.getKernelSize()),
+                        unit.sizes(op.getStrides()), unit.pads(op.getPads()));
+  return unit.back(b, loc, r, op.getOutput());
+}
+
+/// Average pooling of \p input (2-D or 3-D) into \p outType: the window
+/// sums, divided by the window's size (\p includePad) or by its part
+/// inside the input, from linalg.index arithmetic.
+Value avgPool(OpBuilder &b, Location loc, Value input, RankedTensorType outType,
+              ArrayRef<int64_t> k, ArrayRef<int64_t> s, ArrayRef<int64_t> pads,
+              bool includePad) {
+  Value padded = padNCHW(b, loc, input, pads, 0.0);
+  Value sum;
+  if (outType.getRank() == 5) {
+    sum = pooled3d(b, loc, padded, k, s, outType, /*max=*/false);
+  } else {
+    Value window = tensor::EmptyOp::create(b, loc, k, b.getF32Type());
+    sum = linalg::PoolingNchwSumOp::create(
+              b, loc, TypeRange{outType}, ValueRange{padded, window},
+              ValueRange{filled(b, loc, outType, 0.0)}, b.getI64VectorAttr(s),
+              b.getI64VectorAttr({1, 1}))
+              .getResult(0);
+  }
+  auto inShape = cast<RankedTensorType>(input.getType()).getShape();
+  int64_t spatial = k.size();
+  return elementwise(
       b, loc, outType, {sum}, [&](OpBuilder &nb, Location nl, ValueRange args) {
-        if (includePad)
-          return Value(arith::DivFOp::create(nb, nl, args[0],
-                                             f32(nb, nl, double(k[0] * k[1]))));
-        // The window clipped to the input: [max(o*s - p, 0),
-        // min(o*s - p + k, n)) on each spatial axis.
-        auto extent = [&](unsigned dim, int64_t stride, int64_t pad,
-                          int64_t kernel, int64_t n) {
-          Value o = linalg::IndexOp::create(nb, nl, dim);
-          auto cst = [&](int64_t v) {
-            return arith::ConstantIndexOp::create(nb, nl, v);
-          };
-          Value start = arith::SubIOp::create(
-              nb, nl, arith::MulIOp::create(nb, nl, o, cst(stride)), cst(pad));
-          Value end = arith::AddIOp::create(nb, nl, start, cst(kernel));
-          Value lo = arith::MaxSIOp::create(nb, nl, start, cst(0));
-          Value hi = arith::MinSIOp::create(nb, nl, end, cst(n));
-          return Value(arith::MaxSIOp::create(
-              nb, nl, arith::SubIOp::create(nb, nl, hi, lo), cst(0)));
+        auto cst = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(nb, nl, v);
         };
-        Value count = arith::MulIOp::create(nb, nl,
-                                            extent(2, s[0], pads[0], k[0], h),
-                                            extent(3, s[1], pads[1], k[1], w));
+        if (includePad) {
+          int64_t size = 1;
+          for (int64_t e : k)
+            size *= e;
+          return Value(
+              arith::DivFOp::create(nb, nl, args[0], f32(nb, nl, double(size))));
+        }
+        // The window clipped to the input: [max(o*s - p, 0), min(o*s - p +
+        // k, n)) on each spatial axis.
+        Value count = cst(1);
+        for (int64_t i = 0; i < spatial; ++i) {
+          Value o = linalg::IndexOp::create(nb, nl, 2 + i);
+          Value start = arith::SubIOp::create(
+              nb, nl, arith::MulIOp::create(nb, nl, o, cst(s[i])),
+              cst(pads[i]));
+          Value end = arith::AddIOp::create(nb, nl, start, cst(k[i]));
+          Value lo = arith::MaxSIOp::create(nb, nl, start, cst(0));
+          Value hi = arith::MinSIOp::create(nb, nl, end, cst(inShape[2 + i]));
+          Value extent = arith::MaxSIOp::create(
+              nb, nl, arith::SubIOp::create(nb, nl, hi, lo), cst(0));
+          count = arith::MulIOp::create(nb, nl, count, extent);
+        }
         Value asInt = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), count);
         Value asFloat =
             arith::SIToFPOp::create(nb, nl, nb.getF32Type(), asInt);
         return Value(arith::DivFOp::create(nb, nl, args[0], asFloat));
-      })};
+      });
+}
+
+Lowered lowerAvgPool(AvgPoolOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  UnitHeight unit(op.getInput());
+  Value r = avgPool(b, loc, unit.view(b, loc, op.getInput()),
+                    unit.type(op.getType()), unit.sizes(op.getKernelSize()),
+                    unit.sizes(op.getStrides()), unit.pads(op.getPads()),
+                    op.getCountIncludePad());
+  return unit.back(b, loc, r, op.getOutput());
 }
 
 } // namespace
 
 void lowering::attachLinearModels(MLIRContext *context) {
   attach<MatmulOp, lowerMatmul>(context);
-  attach<ConvOp, lowerConv2d>(context);
+  attach<ConvOp, lowerConv>(context);
   attach<MaxPoolOp, lowerMaxPool>(context);
   attach<MaxPoolGradOp, lowerMaxPoolGrad>(context);
   attach<AvgPoolOp, lowerAvgPool>(context);

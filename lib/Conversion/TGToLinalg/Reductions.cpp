@@ -84,9 +84,11 @@ Lowered lowerReduceMax(ReduceMaxOp op, OpBuilder &b) {
 Lowered lowerGlobalAvgPool(GlobalAvgPoolOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   auto inType = cast<RankedTensorType>(op.getInput().getType());
-  Value r = reduceKeepDims(b, loc, op.getInput(), {2, 3}, 0.0, addF);
+  SmallVector<int64_t> spatial =
+      llvm::to_vector(llvm::seq<int64_t>(2, inType.getRank()));
+  Value r = reduceKeepDims(b, loc, op.getInput(), spatial, 0.0, addF);
   return SmallVector<Value>{
-      divideBy(b, loc, r, double(countOf(inType, {2, 3})))};
+      divideBy(b, loc, r, double(countOf(inType, spatial)))};
 }
 
 /// exp(x - max) from an element and its row's max.

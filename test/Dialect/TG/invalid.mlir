@@ -109,15 +109,22 @@ func.func @matmul_elem(%a: tensor<2x3xf32>, %b: tensor<3x5xbf16>) {
 }
 
 // -----
-func.func @conv_rank(%x: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+1 {{input must be rank 4 (NCHW), got 3x8x8}}
-  %0 = tg.conv %x, %w : (tensor<3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+func.func @conv_rank(%x: tensor<3x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{input must have rank 3, 4 or 5 (NCW, NCHW or NCDHW: 1 to 3 spatial dimensions), got 3x8}}
+  %0 = tg.conv %x, %w : (tensor<3x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+func.func @conv_rank_4d(%x: tensor<1x1x2x2x2x2xf32>, %w: tensor<1x1x1x1x1x1xf32>) {
+  // expected-error @+1 {{input must have rank 3, 4 or 5 (NCW, NCHW or NCDHW: 1 to 3 spatial dimensions), got 1x1x2x2x2x2}}
+  %0 = tg.conv %x, %w : (tensor<1x1x2x2x2x2xf32>, tensor<1x1x1x1x1x1xf32>) -> tensor<1x1x2x2x2x2xf32>
   return
 }
 
 // -----
 func.func @conv_filter_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3xf32>) {
-  // expected-error @+1 {{filter must be rank 4 (OIHW), got 4x3x3}}
+  // expected-error @+1 {{filter must have rank 4 (O, C / groups and 2 spatial dimensions, as the input), got 4x3x3}}
   %0 = tg.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
@@ -145,7 +152,7 @@ func.func @conv_groups_zero(%x: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
 
 // -----
 func.func @conv_strides(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+1 {{'strides' must have 2 entries, got 1}}
+  // expected-error @+1 {{'strides' must have 2 entries (2 spatial dimension(s); the defaults are the 2-D ones), got 1}}
   %0 = tg.conv %x, %w {strides = array<i64: 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
   return
 }
@@ -159,8 +166,29 @@ func.func @conv_stride_zero(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 
 // -----
 func.func @conv_pads(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+1 {{'pads' must have 4 entries, got 2}}
+  // expected-error @+1 {{'pads' must have 4 entries (2 spatial dimension(s); the defaults are the 2-D ones), got 2}}
   %0 = tg.conv %x, %w {pads = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  return
+}
+
+// -----
+func.func @conv3d_default_strides(%x: tensor<1x3x4x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) {
+  // expected-error @+1 {{'strides' must have 3 entries (3 spatial dimension(s); the defaults are the 2-D ones), got 2}}
+  %0 = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1, 1, 1>} : (tensor<1x3x4x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x4x8x8xf32>
+  return
+}
+
+// -----
+func.func @conv3d_window(%x: tensor<1x3x2x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) {
+  // expected-error @+1 {{window of extent 3 (kernel 3, dilation 1) does not fit the padded input extent 2 in dimension D}}
+  %0 = tg.conv %x, %w {strides = array<i64: 1, 1, 1>, pads = array<i64: 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1>} : (tensor<1x3x2x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x1x6x6xf32>
+  return
+}
+
+// -----
+func.func @conv1d_pads(%x: tensor<1x3x8xf32>, %w: tensor<4x3x3xf32>) {
+  // expected-error @+1 {{'pads' must have 2 entries (1 spatial dimension(s); the defaults are the 2-D ones), got 4}}
+  %0 = tg.conv %x, %w {strides = array<i64: 1>, dilations = array<i64: 1>} : (tensor<1x3x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x6xf32>
   return
 }
 
@@ -237,9 +265,23 @@ func.func @conv_activation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 }
 
 // -----
-func.func @pool_rank(%x: tensor<3x8x8xf32>) {
-  // expected-error @+1 {{input must be rank 4 (NCHW), got 3x8x8}}
-  %0 = tg.maxpool %x {kernel_size = array<i64: 2, 2>} : (tensor<3x8x8xf32>) -> tensor<3x4x4xf32>
+func.func @pool_rank(%x: tensor<3x8xf32>) {
+  // expected-error @+1 {{input must have rank 3, 4 or 5 (NCW, NCHW or NCDHW: 1 to 3 spatial dimensions), got 3x8}}
+  %0 = tg.maxpool %x {kernel_size = array<i64: 2, 2>} : (tensor<3x8xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+func.func @pool3d_kernel(%x: tensor<1x3x4x8x8xf32>) {
+  // expected-error @+1 {{'kernel_size' must have 3 entries (3 spatial dimension(s); the defaults are the 2-D ones), got 2}}
+  %0 = tg.avgpool %x {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 0, 0, 0>} : (tensor<1x3x4x8x8xf32>) -> tensor<1x3x2x4x4xf32>
+  return
+}
+
+// -----
+func.func @maxpool3d_grad(%x: tensor<1x3x4x8x8xf32>, %g: tensor<1x3x2x4x4xf32>) {
+  // expected-error @+1 {{3-D max pooling has no gradient op: input must have rank 3 or 4, got 1x3x4x8x8}}
+  %0 = tg.maxpool_grad %x, %g {kernel_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 0, 0, 0>} : (tensor<1x3x4x8x8xf32>, tensor<1x3x2x4x4xf32>) -> tensor<1x3x4x8x8xf32>
   return
 }
 
@@ -309,7 +351,7 @@ func.func @maxpool_grad_no_kernel(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x8x8xf3
 
 // -----
 func.func @gap_rank(%x: tensor<3x8xf32>) {
-  // expected-error @+1 {{input must be rank 4 (NCHW), got 3x8}}
+  // expected-error @+1 {{input must have rank 3, 4 or 5 (NCW, NCHW or NCDHW: 1 to 3 spatial dimensions), got 3x8}}
   %0 = tg.global_avgpool %x : (tensor<3x8xf32>) -> tensor<3x1xf32>
   return
 }

@@ -48,6 +48,28 @@ func.func @linear(%a: tensor<8x128x64xf32>, %b: tensor<64x32xf32>, %x: tensor<1x
   return
 }
 
+// 1-D and 3-D convolutions and pools: the window attributes sized by the
+// spatial rank.
+// CHECK-LABEL: func.func @conv_pool_1d_3d
+func.func @conv_pool_1d_3d(%x1: tensor<1x3x16xf32>, %w1: tensor<8x3x5xf32>,
+                           %x3: tensor<1x4x4x8x8xf32>, %w3: tensor<8x2x3x3x3xf32>) {
+  // CHECK: tg.conv %{{.*}}, %{{.*}} {dilations = array<i64: 2>, pads = array<i64: 4, 4>, strides = array<i64: 1>} : (tensor<1x3x16xf32>, tensor<8x3x5xf32>) -> tensor<1x8x16xf32>
+  %0 = tg.conv %x1, %w1 {strides = array<i64: 1>, pads = array<i64: 4, 4>, dilations = array<i64: 2>}
+      : (tensor<1x3x16xf32>, tensor<8x3x5xf32>) -> tensor<1x8x16xf32>
+  // CHECK: tg.maxpool %{{.*}} {kernel_size = array<i64: 2>, pads = array<i64: 0, 0>, strides = array<i64: 2>} : (tensor<1x8x16xf32>) -> tensor<1x8x8xf32>
+  %1 = tg.maxpool %0 {kernel_size = array<i64: 2>, strides = array<i64: 2>, pads = array<i64: 0, 0>}
+      : (tensor<1x8x16xf32>) -> tensor<1x8x8xf32>
+  // CHECK: tg.conv %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1, 1>, groups = 2 : i64, pads = array<i64: 1, 1, 1, 1, 1, 1>, strides = array<i64: 1, 2, 2>} : (tensor<1x4x4x8x8xf32>, tensor<8x2x3x3x3xf32>) -> tensor<1x8x4x4x4xf32>
+  %2 = tg.conv %x3, %w3 {strides = array<i64: 1, 2, 2>, pads = array<i64: 1, 1, 1, 1, 1, 1>, dilations = array<i64: 1, 1, 1>, groups = 2 : i64}
+      : (tensor<1x4x4x8x8xf32>, tensor<8x2x3x3x3xf32>) -> tensor<1x8x4x4x4xf32>
+  // CHECK: tg.avgpool %{{.*}} {kernel_size = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 0, 0, 0>, strides = array<i64: 2, 2, 2>} : (tensor<1x8x4x4x4xf32>) -> tensor<1x8x2x2x2xf32>
+  %3 = tg.avgpool %2 {kernel_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 0, 0, 0>}
+      : (tensor<1x8x4x4x4xf32>) -> tensor<1x8x2x2x2xf32>
+  // CHECK: tg.global_avgpool %{{.*}} : (tensor<1x8x2x2x2xf32>) -> tensor<1x8x1x1x1xf32>
+  %4 = tg.global_avgpool %3 : (tensor<1x8x2x2x2xf32>) -> tensor<1x8x1x1x1xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @binary
 func.func @binary(%a: tensor<4x1x3xf32>, %b: tensor<5x3xf32>) {
   // CHECK: tg.add %{{.*}}, %{{.*}} : (tensor<4x1x3xf32>, tensor<5x3xf32>) -> tensor<4x5x3xf32>

@@ -801,9 +801,9 @@ TYPED_TEST(KernelsLinalgTest, Conv2dMatchesNaive) {
     ConvParams p;
     p.alpha = alpha;
     p.beta = beta;
-    p.strides = s;
-    p.pads = pads;
-    p.dilations = d;
+    p.strides.assign(s.begin(), s.end());
+    p.pads.assign(pads.begin(), pads.end());
+    p.dilations.assign(d.begin(), d.end());
     p.groups = groups;
     p.activation = act;
     return p;
@@ -900,6 +900,73 @@ TYPED_TEST(KernelsLinalgTest, Conv2dMatchesNaive) {
   }
 }
 
+/// \p x [N, C, D, H, W] at depth \p z: [N, C, H, W] (zero outside).
+template <class D> Tensor<D> depthSlice(const Tensor<D> &x, int64_t z) {
+  int64_t n = x.shape[0], c = x.shape[1], d = x.shape[2];
+  int64_t plane = x.shape[3] * x.shape[4];
+  Tensor<D> out({n, c, x.shape[3], x.shape[4]});
+  if (z < 0 || z >= d)
+    return out;
+  for (int64_t i = 0; i < n * c; ++i)
+    std::copy_n(x.data.begin() + (i * d + z) * plane, plane,
+                out.data.begin() + i * plane);
+  return out;
+}
+
+// A 1-D convolution is the 2-D one over a unit height; a 3-D one the sum
+// over the kernel's depth taps of 2-D convolutions of depth slices.
+TYPED_TEST(KernelsLinalgTest, ConvNdMatches2d) {
+  using D = TypeParam;
+  Tensor<D> x1 = Tensor<D>::random({2, 4, 9}, 1);
+  Tensor<D> w1 = Tensor<D>::random({6, 2, 3}, 2);
+  Tensor<D> b1 = Tensor<D>::random({6}, 3);
+  ConvParams p1;
+  p1.strides = {2};
+  p1.pads = {1, 2};
+  p1.dilations = {2};
+  p1.groups = 2;
+  p1.activation = Activation::Relu;
+  ConvParams p2 = p1;
+  p2.strides = {1, 2};
+  p2.pads = {0, 1, 0, 2};
+  p2.dilations = {1, 2};
+  Tensor<D> x2 = x1, w2 = w1;
+  x2.shape = {2, 4, 1, 9};
+  w2.shape = {6, 2, 1, 3};
+  Tensor<D> one = conv(x1, w1, &b1, p1), two = conv(x2, w2, &b1, p2);
+  EXPECT_EQ(one.shape, (Shape{2, 6, 4}));
+  two.shape = one.shape;
+  expectClose(one, two, 1);
+
+  Tensor<D> x = Tensor<D>::random({2, 3, 4, 5, 6}, 4);
+  Tensor<D> w = Tensor<D>::random({4, 3, 2, 3, 3}, 5);
+  ConvParams p3;
+  p3.strides = {2, 1, 2};
+  p3.pads = {1, 1, 0, 1, 0, 1};
+  p3.dilations = {1, 1, 1};
+  Tensor<D> got = conv(x, w, nullptr, p3);
+  ASSERT_EQ(got.shape, (Shape{2, 4, 3, 4, 3}));
+  ConvParams q;
+  q.strides = {1, 2};
+  q.pads = {1, 0, 0, 1};
+  int64_t plane = 4 * 3;
+  Tensor<D> ref(got.shape);
+  for (int64_t od = 0; od < 3; ++od)
+    for (int64_t kd = 0; kd < 2; ++kd) {
+      Tensor<D> wk({4, 3, 3, 3});
+      for (int64_t i = 0; i < 4 * 3; ++i)
+        std::copy_n(w.data.begin() + (i * 2 + kd) * 9, 9,
+                    wk.data.begin() + i * 9);
+      Tensor<D> part = conv(depthSlice(x, od * 2 + kd - 1), wk, nullptr, q);
+      for (int64_t i = 0; i < 2 * 4; ++i)
+        for (int64_t e = 0; e < plane; ++e) {
+          auto &r = ref.data[(i * 3 + od) * plane + e];
+          r = D::add(r, part.data[i * plane + e]);
+        }
+    }
+  expectClose(got, ref, 30);
+}
+
 //===----------------------------------------------------------------------===//
 // Pooling
 //===----------------------------------------------------------------------===//
@@ -925,6 +992,31 @@ TYPED_TEST(KernelsPoolTest, MaxPool) {
   r.kernel = {2, 2};
   r.pads = {1, 1, 0, 0};
   expectExact(maxPool(neg, r), {1, 1, 2, 2}, {-5, -5, -5, -5});
+}
+
+TYPED_TEST(KernelsPoolTest, Pool1dAnd3d) {
+  using D = TypeParam;
+  Tensor<D> x = make<D>({1, 1, 5}, {1, -2, 3, 0, 5});
+  PoolParams p;
+  p.kernel = {2};
+  p.strides = {2};
+  p.pads = {1, 0};
+  expectExact(maxPool(x, p), {1, 1, 3}, {1, 3, 5});
+  expectExact(avgPool(x, p), {1, 1, 3}, {1, 0.5, 2.5});
+  // [1, 1, 2, 2, 2]: windows of 2 x 1 x 2 with a pad in front of the depth.
+  Tensor<D> v = make<D>({1, 1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  PoolParams q;
+  q.kernel = {2, 1, 2};
+  q.strides = {1, 1, 2};
+  q.pads = {1, 0, 0, 0, 0, 0};
+  expectExact(maxPool(v, q), {1, 1, 2, 2, 1}, {2, 4, 6, 8});
+  expectExact(avgPool(v, q), {1, 1, 2, 2, 1}, {1.5, 3.5, 3.5, 5.5});
+  q.countIncludePad = true;
+  expectExact(avgPool(v, q), {1, 1, 2, 2, 1}, {0.75, 1.75, 3.5, 5.5});
+  expectExact(globalAvgPool(v), {1, 1, 1, 1, 1}, {4.5});
+  // The gradient of 1-D max pooling: each window's first maximum.
+  Tensor<D> g = make<D>({1, 1, 3}, {10, 20, 30});
+  expectExact(maxPoolGrad(x, g, p), {1, 1, 5}, {10, 0, 20, 0, 30});
 }
 
 TYPED_TEST(KernelsPoolTest, AvgPool) {

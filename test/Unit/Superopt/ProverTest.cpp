@@ -276,7 +276,8 @@ TEST(VocabularyTest, IsDerivedFromTheSpecs) {
         << s.tgOp.str();
     variants += s.variants.size();
   }
-  // Names are the tg mnemonics (less `2d`); macros name the op ending them.
+  // Names are the tg mnemonics (without the dialect); macros name the op
+  // ending them.
   auto tgOpOf = [](llvm::StringRef name) {
     return specOf(*kindNamed(name)).tgOp.str();
   };
@@ -286,7 +287,7 @@ TEST(VocabularyTest, IsDerivedFromTheSpecs) {
   EXPECT_EQ(tgOpOf("smul"), "tg.mul");
   EXPECT_EQ(tgOpOf("bn_shift"), "tg.sub");
   EXPECT_EQ(tgOpOf("const_one"), "tg.constant");
-  EXPECT_FALSE(kindNamed("conv"));
+  EXPECT_FALSE(kindNamed("tg.conv"));
   // The --ops names are the specs' variants: a name and a suffix each.
   std::vector<std::pair<std::string, std::string>> ops = Universe::allOpNames();
   EXPECT_EQ(ops.size(), variants);

@@ -56,9 +56,9 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
 
 LogicalResult ConvOp::evaluate(interp::EvalFrame &frame) {
   interp::ConvParams p;
-  p.strides = arrayOf<2>(getStrides());
-  p.pads = arrayOf<4>(getPads());
-  p.dilations = arrayOf<2>(getDilations());
+  p.strides = getStrides().vec();
+  p.pads = getPads().vec();
+  p.dilations = getDilations().vec();
   p.groups = getGroups();
   p.activation = toActivation(getActivation());
   return frame.visit([&](auto &f) {
@@ -71,8 +71,9 @@ OpWork ConvOp::getWork() {
   // A multiply-add per filter tap and result element, then the bias and the
   // activation per result element.
   auto filter = getFilter().getType().getShape();
-  double perOutput =
-      2.0 * double(filter[1]) * double(filter[2]) * double(filter[3]);
+  double perOutput = 2.0;
+  for (int64_t d : filter.drop_front())
+    perOutput *= double(d);
   if (getBias())
     perOutput += 1;
   if (getActivation() == tg::Activation::Relu)

@@ -43,13 +43,6 @@ inline int64_t axisOf(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-/// The first N values of \p values (zero-padded).
-template <size_t N> std::array<int64_t, N> arrayOf(llvm::ArrayRef<int64_t> v) {
-  std::array<int64_t, N> out{};
-  for (size_t i = 0; i < N && i < v.size(); ++i)
-    out[i] = v[i];
-  return out;
-}
 
 } // namespace loom::tg
 

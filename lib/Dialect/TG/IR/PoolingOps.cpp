@@ -11,7 +11,7 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::tg;
 
-/// The shape rule of a 2-D pooling op.
+/// The shape rule of a pooling op (1 to 3 spatial dimensions).
 template <typename Adaptor>
 static LogicalResult inferWindow(std::optional<Location> location,
                                  Adaptor adaptor,
@@ -21,19 +21,26 @@ static LogicalResult inferWindow(std::optional<Location> location,
                      adaptor.getPads(), inferred);
 }
 
-/// The window of a 2-D pooling op, as the kernels take it.
+/// The window of a pooling op, as the kernels take it.
 template <typename PoolOp> static interp::PoolParams windowOf(PoolOp op) {
   interp::PoolParams p;
-  p.kernel = arrayOf<2>(op.getKernelSize());
-  p.strides = arrayOf<2>(op.getStrides());
-  p.pads = arrayOf<4>(op.getPads());
+  p.kernel = op.getKernelSize().vec();
+  p.strides = op.getStrides().vec();
+  p.pads = op.getPads().vec();
   return p;
+}
+
+/// The number of taps of a pooling op's window.
+template <typename PoolOp> static double windowTaps(PoolOp op) {
+  double taps = 1;
+  for (int64_t k : op.getKernelSize())
+    taps *= double(k);
+  return taps;
 }
 
 /// One comparison or addition per window tap and result element.
 template <typename PoolOp> static OpWork windowWork(PoolOp op) {
-  auto k = op.getKernelSize();
-  return streamingWork(op, double(k[0]) * double(k[1]));
+  return streamingWork(op, windowTaps(op));
 }
 
 /// An ONNX pooling node with the window attributes of \p op.
@@ -92,15 +99,14 @@ LogicalResult MaxPoolGradOp::evaluate(interp::EvalFrame &frame) {
 // Per window: one comparison per tap to find its argmax, one addition.
 OpWork MaxPoolGradOp::getWork() {
   OpWork work = streamingWork(*this, 0);
-  auto k = getKernelSize();
-  work.flops = (double(k[0]) * double(k[1]) + 1) *
-               numElementsOf(getGradOutput().getType());
+  work.flops =
+      (windowTaps(*this) + 1) * numElementsOf(getGradOutput().getType());
   return work;
 }
 
 LogicalResult MaxPoolGradOp::exportONNX(ONNXEmitter &e) {
   // Opset 17: MaxPool's Indices output is the argmax of each window,
-  // flattened over the whole NCHW input (padding excluded), first maximum
+  // flattened over the whole channels-first input (padding excluded), first maximum
   // in row-major order as ONNX Runtime picks it. ScatterElements
   // (reduction = add) sums grad_output at those positions of a flat zero
   // tensor, reshaped to the input.

@@ -166,22 +166,81 @@ LogicalResult inferMatmul(Loc location, Type lhs, Type rhs,
   return success();
 }
 
-LogicalResult inferConv(Loc location, Type input, Type filter, Type bias,
-                          ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
-                          ArrayRef<int64_t> dilations, int64_t groups,
-                          Inferred &inferred) {
-  auto in = ranked(input), f = ranked(filter);
-  if (in.getRank() != 4)
-    return emitOptionalError(location, "input must be rank 4 (NCHW), got ",
+/// The name of spatial dimension \p i of \p k (W; H, W; D, H, W).
+static StringRef spatialName(int64_t k, int64_t i) {
+  static const char *names[] = {"D", "H", "W"};
+  return names[3 - k + i];
+}
+
+/// Checks that \p in is channels-first with 1 to 3 spatial dimensions (rank
+/// 3 to 5) and returns their number.
+static FailureOr<int64_t> spatialRank(Loc location, RankedTensorType in,
+                                      StringRef operand, StringRef layouts) {
+  if (in.getRank() < 3 || in.getRank() > 5)
+    return emitOptionalError(location, operand,
+                             " must have rank 3, 4 or 5 (", layouts,
+                             ": 1 to 3 spatial dimensions), got ",
                              shapeString(in.getShape()));
-  if (f.getRank() != 4)
-    return emitOptionalError(location, "filter must be rank 4 (OIHW), got ",
+  return in.getRank() - 2;
+}
+
+/// The window attributes of a k-D convolution or pooling: \p sizes (each
+/// named in \p names) have k entries, \p pads 2k.
+static LogicalResult
+expectWindowSizes(Loc location, int64_t k,
+                  ArrayRef<std::pair<StringRef, ArrayRef<int64_t>>> sizes,
+                  ArrayRef<int64_t> pads) {
+  auto check = [&](StringRef name, ArrayRef<int64_t> values, int64_t size) {
+    if (int64_t(values.size()) == size)
+      return success();
+    return emitOptionalError(
+        location, "'", name, "' must have ", size, " entries (", k,
+        " spatial dimension(s); the defaults are the 2-D ones), got ",
+        values.size());
+  };
+  for (auto [name, values] : sizes)
+    if (failed(check(name, values, k)))
+      return failure();
+  return check("pads", pads, 2 * k);
+}
+
+/// The result extents of a k-D window over the spatial dimensions of
+/// \p is: in + pads - dilation * (kernel - 1) - 1, over the stride, plus 1.
+static FailureOr<SmallVector<int64_t>>
+windowOutputShape(Loc location, ArrayRef<int64_t> is, ArrayRef<int64_t> kernel,
+                  ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                  ArrayRef<int64_t> dilations) {
+  int64_t k = kernel.size();
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < k; ++i) {
+    auto o = windowOutputSize(location, spatialName(k, i), is[2 + i], pads[i],
+                              pads[k + i], kernel[i], strides[i],
+                              dilations.empty() ? 1 : dilations[i]);
+    if (failed(o))
+      return failure();
+    out.push_back(*o);
+  }
+  return out;
+}
+
+LogicalResult inferConv(Loc location, Type input, Type filter, Type bias,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                        ArrayRef<int64_t> dilations, int64_t groups,
+                        Inferred &inferred) {
+  auto in = ranked(input), f = ranked(filter);
+  auto k = spatialRank(location, in, "input", "NCW, NCHW or NCDHW");
+  if (failed(k))
+    return failure();
+  if (f.getRank() != in.getRank())
+    return emitOptionalError(location, "filter must have rank ", in.getRank(),
+                             " (O, C / groups and ", *k,
+                             " spatial dimensions, as the input), got ",
                              shapeString(f.getShape()));
   if (failed(expectSameElementType(location, "filter", input, filter)))
     return failure();
-  if (failed(expectSize(location, "strides", strides, 2)) ||
-      failed(expectSize(location, "pads", pads, 4)) ||
-      failed(expectSize(location, "dilations", dilations, 2)) ||
+  if (failed(expectWindowSizes(location, *k,
+                               {{"strides", strides}, {"dilations", dilations}},
+                               pads)) ||
       failed(expectAllAtLeast(location, "strides", strides, 1)) ||
       failed(expectAllAtLeast(location, "pads", pads, 0)) ||
       failed(expectAllAtLeast(location, "dilations", dilations, 1)))
@@ -189,7 +248,7 @@ LogicalResult inferConv(Loc location, Type input, Type filter, Type bias,
   if (groups < 1)
     return emitOptionalError(location, "'groups' must be >= 1, got ", groups);
   ArrayRef<int64_t> is = in.getShape(), fs = f.getShape();
-  if (fs[2] < 1 || fs[3] < 1)
+  if (llvm::any_of(fs.drop_front(2), [](int64_t d) { return d < 1; }))
     return emitOptionalError(location, "filter spatial size must be >= 1, got ",
                              shapeString(fs));
   if (is[1] % groups != 0 || fs[0] % groups != 0)
@@ -208,49 +267,42 @@ LogicalResult inferConv(Loc location, Type input, Type filter, Type bias,
       return emitOptionalError(location, "bias must have shape ", fs[0],
                                ", got ", shapeString(b.getShape()));
   }
-  auto oh = windowOutputSize(location, "H", is[2], pads[0], pads[2], fs[2],
-                             strides[0], dilations[0]);
-  if (failed(oh))
+  auto spatial = windowOutputShape(location, is, fs.drop_front(2), strides,
+                                   pads, dilations);
+  if (failed(spatial))
     return failure();
-  auto ow = windowOutputSize(location, "W", is[3], pads[1], pads[3], fs[3],
-                             strides[1], dilations[1]);
-  if (failed(ow))
-    return failure();
-  inferred.push_back(
-      RankedTensorType::get({is[0], fs[0], *oh, *ow}, in.getElementType()));
+  SmallVector<int64_t> shape = {is[0], fs[0]};
+  shape.append(*spatial);
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
   return success();
 }
 
 LogicalResult inferPool(Loc location, Type input, ArrayRef<int64_t> kernel,
-                          ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
-                          Inferred &inferred) {
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                        Inferred &inferred) {
   auto in = ranked(input);
-  if (in.getRank() != 4)
-    return emitOptionalError(location, "input must be rank 4 (NCHW), got ",
-                             shapeString(in.getShape()));
-  if (failed(expectSize(location, "kernel_size", kernel, 2)) ||
-      failed(expectSize(location, "strides", strides, 2)) ||
-      failed(expectSize(location, "pads", pads, 4)) ||
+  auto k = spatialRank(location, in, "input", "NCW, NCHW or NCDHW");
+  if (failed(k))
+    return failure();
+  if (failed(expectWindowSizes(location, *k,
+                               {{"kernel_size", kernel}, {"strides", strides}},
+                               pads)) ||
       failed(expectAllAtLeast(location, "kernel_size", kernel, 1)) ||
       failed(expectAllAtLeast(location, "strides", strides, 1)) ||
       failed(expectAllAtLeast(location, "pads", pads, 0)))
     return failure();
-  for (int i = 0; i < 2; ++i)
-    if (pads[i] >= kernel[i] || pads[i + 2] >= kernel[i])
+  for (int64_t i = 0; i < *k; ++i)
+    if (pads[i] >= kernel[i] || pads[i + *k] >= kernel[i])
       return emitOptionalError(location, "pads ", listStr(pads),
                                " must be smaller than the kernel ",
                                listStr(kernel));
   ArrayRef<int64_t> is = in.getShape();
-  auto oh = windowOutputSize(location, "H", is[2], pads[0], pads[2], kernel[0],
-                             strides[0], 1);
-  if (failed(oh))
+  auto spatial = windowOutputShape(location, is, kernel, strides, pads, {});
+  if (failed(spatial))
     return failure();
-  auto ow = windowOutputSize(location, "W", is[3], pads[1], pads[3], kernel[1],
-                             strides[1], 1);
-  if (failed(ow))
-    return failure();
-  inferred.push_back(
-      RankedTensorType::get({is[0], is[1], *oh, *ow}, in.getElementType()));
+  SmallVector<int64_t> shape = {is[0], is[1]};
+  shape.append(*spatial);
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
   return success();
 }
 
@@ -261,6 +313,10 @@ LogicalResult inferMaxPoolGrad(Loc location, Type input, Type gradOutput,
   SmallVector<Type, 1> pooled;
   if (failed(inferPool(location, input, kernel, strides, pads, pooled)))
     return failure();
+  if (ranked(input).getRank() == 5)
+    return emitOptionalError(location, "3-D max pooling has no gradient op: "
+                                       "input must have rank 3 or 4, got ",
+                             shapeString(ranked(input).getShape()));
   if (failed(expectSameElementType(location, "grad_output", input, gradOutput)))
     return failure();
   ArrayRef<int64_t> expected = ranked(pooled[0]).getShape();
@@ -305,13 +361,15 @@ LogicalResult inferMseLoss(Loc location, Type lhs, Type rhs,
 
 LogicalResult inferGlobalAvgPool(Loc location, Type input, Inferred &inferred) {
   auto in = ranked(input);
-  if (in.getRank() != 4)
-    return emitOptionalError(location, "input must be rank 4 (NCHW), got ",
-                             shapeString(in.getShape()));
-  if (in.getDimSize(2) == 0 || in.getDimSize(3) == 0)
+  auto k = spatialRank(location, in, "input", "NCW, NCHW or NCDHW");
+  if (failed(k))
+    return failure();
+  ArrayRef<int64_t> is = in.getShape();
+  if (llvm::is_contained(is.drop_front(2), 0))
     return emitOptionalError(location, "spatial dimensions must be non-empty");
-  inferred.push_back(RankedTensorType::get(
-      {in.getDimSize(0), in.getDimSize(1), 1, 1}, in.getElementType()));
+  SmallVector<int64_t> shape(is.take_front(2));
+  shape.append(*k, 1);
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
   return success();
 }
 

@@ -58,9 +58,10 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
     Value shifted = AddOp::create(rewriter, loc, bn.getVariance(), epsilon);
     Value inv = RsqrtOp::create(rewriter, loc, shifted);
     Value k = MulOp::create(rewriter, loc, bn.getScale(), inv);
-    // W' = W * k[o], broadcast over [O, C, KH, KW].
-    auto kType =
-        RankedTensorType::get({filterType.getDimSize(0), 1, 1, 1}, elem);
+    // W' = W * k[o], broadcast over [O, C, K...] (1 to 3 spatial dims).
+    SmallVector<int64_t> kShape(filterType.getRank(), 1);
+    kShape[0] = filterType.getDimSize(0);
+    auto kType = RankedTensorType::get(kShape, elem);
     Value kFilter = ReshapeOp::create(rewriter, loc, kType, k);
     Value filter = MulOp::create(rewriter, loc, conv.getFilter(), kFilter);
     // b' = (b - mean) * k + beta.

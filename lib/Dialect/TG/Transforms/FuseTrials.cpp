@@ -462,6 +462,8 @@ private:
   /// Either way the result holds the trials in its channels, [B, N * O,
   /// ...], and is kept so (channelsMerged).
   LogicalResult fuseConv(ConvOp c) {
+    if (rankOf(c.getInput()) != 4)
+      return noFusedForm(c, "a 1-D or 3-D convolution (2-D only)");
     bool sharedInput =
         !perTrial.contains(c.getInput()) && c.getGroups() == 1;
     SmallVector<Value> operands = {sharedInput ? map.lookup(c.getInput())

@@ -156,7 +156,8 @@ def TG_WeightOp : TG_Op<"weight", !listconcat([TG_ResultTypeGiven, TG_ComputesNo
 //===----------------------------------------------------------------------===//
 // Linear algebra, convolution and pooling
 //===----------------------------------------------------------------------===//
-// Facts and folders: lib/Dialect/TG/IR/LinearOps.cpp (matmul, conv) and PoolingOps.cpp.
+// Facts and folders: lib/Dialect/TG/IR/LinearOps.cpp (matmul, conv) and PoolingOps.cpp;
+// the shape rules of conv and pooling (1-3 spatial dims): TypeInference.cpp.
 
 def TG_MatmulOp : TG_InferOp<"matmul", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "batched matrix multiplication with broadcast batch dimensions";
@@ -173,18 +174,26 @@ def TG_MatmulOp : TG_InferOp<"matmul", !listconcat([TG_Structured], TG_Facts)> {
 }
 
 def TG_ConvOp : TG_InferOp<"conv", !listconcat([TG_Structured], TG_Facts)> {
-  let summary = "2-D convolution, NCHW input, OIHW filter, optional bias and fused activation";
+  let summary = "1-D, 2-D or 3-D convolution, channels-first, optional bias and fused activation";
   let description = [{
-    `input: [N, C, H, W]`, `filter: [O, C / groups, KH, KW]`, optional
-    `bias: [O]`. `pads` are `[top, left, bottom, right]` as in ONNX.
-    `activation` (none, relu, sigmoid, tanh) is applied to the result, as in
-    TASO's fused convolution. Output size per spatial dim:
+    `input: [N, C, S1, ..., Sk]` with k = 1, 2 or 3 spatial dimensions
+    (NCW, NCHW, NCDHW), `filter: [O, C / groups, K1, ..., Kk]`, optional
+    `bias: [O]`. `strides` and `dilations` have k entries, `pads` 2k: the
+    begin pads of every spatial dimension, then the end pads (ONNX's order:
+    `[top, left, bottom, right]` in 2-D). Their defaults are the 2-D ones
+    (ODS cannot size a default by the operand's rank): 1-D and 3-D
+    convolutions spell all three out. `activation` (none, relu, sigmoid,
+    tanh) is applied to the result, as in TASO's fused convolution. Output
+    size per spatial dim:
     `(in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride + 1`.
 
     ```mlir
     %y = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>,
-                               activation = #tg<activation relu>}
+                             activation = #tg<activation relu>}
         : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>) -> tensor<1x64x112x112xf32>
+    %v = tg.conv %clip, %k {strides = array<i64: 1, 2, 2>, pads = array<i64: 1, 3, 3, 1, 3, 3>,
+                            dilations = array<i64: 1, 1, 1>}
+        : (tensor<1x3x8x112x112xf32>, tensor<64x3x3x7x7xf32>) -> tensor<1x64x8x56x56xf32>
     ```
   }];
   let arguments = (ins TG_FloatTensor:$input, TG_FloatTensor:$filter,
@@ -198,9 +207,12 @@ def TG_ConvOp : TG_InferOp<"conv", !listconcat([TG_Structured], TG_Facts)> {
 }
 
 def TG_MaxPoolOp : TG_InferOp<"maxpool", !listconcat([TG_Structured], TG_Facts)> {
-  let summary = "2-D max pooling over NCHW";
+  let summary = "1-D, 2-D or 3-D max pooling, channels-first";
   let description = [{
-    Padding never wins the maximum. `pads` are `[top, left, bottom, right]`.
+    `input: [N, C, S1, ..., Sk]`, k = 1, 2 or 3; `kernel_size` and `strides`
+    have k entries, `pads` 2k (begin pads, then end pads: `[top, left,
+    bottom, right]` in 2-D), as tg.conv's (the defaults are the 2-D ones).
+    Padding never wins the maximum.
 
     ```mlir
     %y = tg.maxpool %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
@@ -218,9 +230,10 @@ def TG_MaxPoolOp : TG_InferOp<"maxpool", !listconcat([TG_Structured], TG_Facts)>
 def TG_MaxPoolGradOp : TG_InferOp<"maxpool_grad", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "the vector-Jacobian product of tg.maxpool with respect to its input";
   let description = [{
-    The attributes are tg.maxpool's, and `grad_output` has the shape of
-    `tg.maxpool`'s result for `input` and them; the result has the type of
-    `input`. It starts at zero and each window's `grad_output` is added at
+    The attributes are tg.maxpool's, for 1-D or 2-D pooling only (3-D max
+    pooling has no gradient yet: tg-autodiff refuses it), and `grad_output`
+    has the shape of `tg.maxpool`'s result for `input` and them; the result
+    has the type of `input`. It starts at zero and each window's `grad_output` is added at
     the first position (row-major within the window) holding the window's
     maximum, as PyTorch and ONNX Runtime pick MaxPool's argmax. Padding never
     wins; overlapping windows accumulate.
@@ -239,10 +252,11 @@ def TG_MaxPoolGradOp : TG_InferOp<"maxpool_grad", !listconcat([TG_Structured], T
 }
 
 def TG_AvgPoolOp : TG_InferOp<"avgpool", !listconcat([TG_Structured], TG_Facts)> {
-  let summary = "2-D average pooling over NCHW";
+  let summary = "1-D, 2-D or 3-D average pooling, channels-first";
   let description = [{
-    With `count_include_pad = false` (the default, as in ONNX) padded
-    positions are excluded from the divisor.
+    The window attributes are tg.maxpool's. With `count_include_pad = false`
+    (the default, as in ONNX) padded positions are excluded from the
+    divisor.
 
     ```mlir
     %y = tg.avgpool %x {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
@@ -258,8 +272,10 @@ def TG_AvgPoolOp : TG_InferOp<"avgpool", !listconcat([TG_Structured], TG_Facts)>
 }
 
 def TG_GlobalAvgPoolOp : TG_InferOp<"global_avgpool", !listconcat([TG_Structured], TG_Facts)> {
-  let summary = "mean over the spatial dimensions of NCHW";
+  let summary = "mean over the spatial dimensions of a channels-first tensor";
   let description = [{
+    `[N, C, S1, ..., Sk] -> [N, C, 1, ..., 1]`, k = 1, 2 or 3.
+
     ```mlir
     %y = tg.global_avgpool %x : (tensor<1x2048x7x7xf32>) -> tensor<1x2048x1x1xf32>
     ```

@@ -44,15 +44,19 @@ LogicalResult inferSelect(Loc location, mlir::Type cond, mlir::Type a,
                           mlir::Type b, Inferred &inferred);
 LogicalResult inferMatmul(Loc location, mlir::Type lhs, mlir::Type rhs,
                           Inferred &inferred);
+/// conv: channels-first input of rank 3 to 5 (1 to 3 spatial dimensions),
+/// filter of the same rank, `strides` and `dilations` one entry per
+/// spatial dimension, `pads` two (all begins, then all ends).
 LogicalResult inferConv(Loc location, mlir::Type input, mlir::Type filter,
-                          mlir::Type bias, llvm::ArrayRef<int64_t> strides,
-                          llvm::ArrayRef<int64_t> pads,
-                          llvm::ArrayRef<int64_t> dilations, int64_t groups,
-                          Inferred &inferred);
+                        mlir::Type bias, llvm::ArrayRef<int64_t> strides,
+                        llvm::ArrayRef<int64_t> pads,
+                        llvm::ArrayRef<int64_t> dilations, int64_t groups,
+                        Inferred &inferred);
+/// maxpool, avgpool: the window attributes sized as conv's.
 LogicalResult inferPool(Loc location, mlir::Type input,
-                          llvm::ArrayRef<int64_t> kernelSize,
-                          llvm::ArrayRef<int64_t> strides,
-                          llvm::ArrayRef<int64_t> pads, Inferred &inferred);
+                        llvm::ArrayRef<int64_t> kernelSize,
+                        llvm::ArrayRef<int64_t> strides,
+                        llvm::ArrayRef<int64_t> pads, Inferred &inferred);
 /// maxpool_grad: `gradOutput` has maxpool's result type for `input` and
 /// the window; the result has the input's type.
 LogicalResult inferMaxPoolGrad(Loc location, mlir::Type input,

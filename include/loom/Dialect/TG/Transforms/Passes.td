@@ -72,6 +72,29 @@ def TGEstimateCost : Pass<"tg-estimate-cost", "mlir::ModuleOp"> {
 // Optimisations
 //===----------------------------------------------------------------------===//
 
+def TGConv3dAs2d : Pass<"tg-conv3d-as-2d", "mlir::func::FuncOp"> {
+  let summary = "Rewrite 3-D convolutions as sums of 2-D ones over depth slices";
+  let description = [{
+    Rewrites each `tg.conv` with 3 spatial dimensions, `[N, C, D, H, W]` by
+    `[O, C/g, KD, KH, KW]`, as the sum over the kernel's depth taps `t` of
+    2-D convolutions: the input padded in depth and transposed to `[N, D,
+    C, H, W]`, its depths `t * dilation + i * stride` (a strided slice)
+    taken as `N * OD` images `[C, H, W]`, convolved with the filter's depth
+    tap `[O, C/g, KH, KW]` (the H and W strides, pads, dilations and the
+    groups of the 3-D convolution), the bias on the last tap, the fused
+    activation after the sum, and the result transposed back to `[N, O,
+    OD, OH, OW]`. The 2-D convolutions are what the oneDNN backend and the
+    vectorised generated convolutions run; the sum is a chain of adds that
+    oneDNN takes as its convolutions' sum post-op. Exact in real arithmetic
+    (the taps are summed in another order). `loom-compile` runs it after
+    `--tg-fold-batchnorm` (`--conv3d-as-2d=false` keeps 3-D convolutions).
+
+    ```
+    loom-opt video.mlir --tg-conv3d-as-2d
+    ```
+  }];
+}
+
 def TGFoldBatchNorm : Pass<"tg-fold-batchnorm", "mlir::func::FuncOp"> {
   let summary = "Fold inference batchnorm into the convolution before it";
   let description = [{

@@ -1,0 +1,115 @@
+//===- Conv3dAs2d.cpp - 3-D convolutions as sums of 2-D ones --------------===//
+//
+// Part of Loom. See TGConv3dAs2d in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/TG/IR/TGOps.h"
+#include "loom/Dialect/TG/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace loom::tg {
+#define GEN_PASS_DEF_TGCONV3DAS2D
+#include "loom/Dialect/TG/Transforms/Passes.h.inc"
+} // namespace loom::tg
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::tg;
+
+namespace {
+
+/// Swaps dimensions 1 and 2 of a rank-5 tensor ([N, C, D, H, W] <-> [N, D,
+/// C, H, W]).
+Value swapOneTwo(PatternRewriter &r, Location loc, Value v) {
+  return TransposeOp::create(r, loc, v, r.getDenseI64ArrayAttr({0, 2, 1, 3, 4}));
+}
+
+/// The fused activation of a convolution as its own op.
+Value activate(PatternRewriter &r, Location loc, Activation act, Value v) {
+  switch (act) {
+  case Activation::None:
+    return v;
+  case Activation::Relu:
+    return ReluOp::create(r, loc, v.getType(), v);
+  case Activation::Sigmoid:
+    return SigmoidOp::create(r, loc, v.getType(), v);
+  case Activation::Tanh:
+    return TanhOp::create(r, loc, v.getType(), v);
+  }
+  return v;
+}
+
+struct Conv3dAs2d : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConvOp conv,
+                                PatternRewriter &r) const override {
+    auto inType = conv.getInput().getType();
+    if (inType.getRank() != 5)
+      return failure();
+    Location loc = conv.getLoc();
+    ArrayRef<int64_t> in = inType.getShape(),
+                      f = conv.getFilter().getType().getShape(),
+                      out = conv.getType().getShape();
+    ArrayRef<int64_t> s = conv.getStrides(), p = conv.getPads(),
+                      d = conv.getDilations();
+    int64_t n = in[0], c = in[1], h = in[3], w = in[4];
+    int64_t o = f[0], cg = f[1], kd = f[2], kh = f[3], kw = f[4];
+    int64_t od = out[2];
+    // The input padded in depth, with depth before the channels.
+    Value x = conv.getInput();
+    if (p[0] != 0 || p[3] != 0)
+      x = PadOp::create(r, loc, x, r.getDenseI64ArrayAttr({0, 0, p[0], 0, 0}),
+                        r.getDenseI64ArrayAttr({0, 0, p[3], 0, 0}),
+                        r.getF64FloatAttr(0.0));
+    x = swapOneTwo(r, loc, x);
+    Type e = inType.getElementType();
+    auto flatType = RankedTensorType::get({n * od, c, h, w}, e);
+    auto tapType = RankedTensorType::get({o, cg, kh, kw}, e);
+    Value sum;
+    for (int64_t t = 0; t < kd; ++t) {
+      // Depths t * dilation + i * stride, i < OD: [N, OD, C, H, W].
+      int64_t start = t * d[0];
+      Value slice = SliceOp::create(
+          r, loc, x, r.getDenseI64ArrayAttr({0, start, 0, 0, 0}),
+          r.getDenseI64ArrayAttr({n, start + (od - 1) * s[0] + 1, c, h, w}),
+          r.getDenseI64ArrayAttr({1, s[0], 1, 1, 1}));
+      Value images = ReshapeOp::create(r, loc, flatType, slice);
+      Value tap = SliceOp::create(
+          r, loc, conv.getFilter(), r.getDenseI64ArrayAttr({0, 0, t, 0, 0}),
+          r.getDenseI64ArrayAttr({o, cg, t + 1, kh, kw}), DenseI64ArrayAttr());
+      tap = ReshapeOp::create(r, loc, tapType, tap);
+      bool last = t == kd - 1;
+      Value y = ConvOp::create(
+          r, loc, images, tap, last ? conv.getBias() : Value(),
+          r.getDenseI64ArrayAttr({s[1], s[2]}),
+          r.getDenseI64ArrayAttr({p[1], p[2], p[4], p[5]}),
+          r.getDenseI64ArrayAttr({d[1], d[2]}), conv.getGroupsAttr(),
+          ActivationAttr::get(r.getContext(),
+                              kd == 1 ? conv.getActivation() : Activation::None));
+      sum = sum ? AddOp::create(r, loc, y, sum).getResult() : y;
+    }
+    if (kd > 1)
+      sum = activate(r, loc, conv.getActivation(), sum);
+    auto planes = cast<RankedTensorType>(sum.getType()).getShape();
+    Value split = ReshapeOp::create(
+        r, loc,
+        RankedTensorType::get({n, od, o, planes[2], planes[3]}, e), sum);
+    r.replaceOp(conv, swapOneTwo(r, loc, split));
+    return success();
+  }
+};
+
+struct Conv3dAs2dPass : public tg::impl::TGConv3dAs2dBase<Conv3dAs2dPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<Conv3dAs2d>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
