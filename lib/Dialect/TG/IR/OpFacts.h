@@ -43,6 +43,10 @@ inline int64_t axisOf(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+/// The work of the ops of \p block (nested regions included): the sum of
+/// their works (tg.if's regions, tg.scan's step).
+OpWork blockWork(mlir::Block &block);
+
 /// The first N values of \p values (zero-padded).
 template <size_t N> std::array<int64_t, N> arrayOf(llvm::ArrayRef<int64_t> v) {
   std::array<int64_t, N> out{};
