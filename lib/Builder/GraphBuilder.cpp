@@ -466,7 +466,7 @@ Value GraphBuilder::pool(Value input, const Pool2dOptions &o) {
   SmallVector<int64_t, 4> pads = resolvePads(input, o.kernel, o.strides, {1, 1},
                                              o.padding, o.pads, o.ceilMode);
   SmallVector<Type, 1> inferred;
-  if (!ruleAccepts(tg::inferPool2d(loc(), input.getType(), kernel, o.strides,
+  if (!ruleAccepts(tg::inferPool(loc(), input.getType(), kernel, o.strides,
                                    pads, inferred)))
     return {};
   DenseI64ArrayAttr kernelAttr = builder.getDenseI64ArrayAttr(kernel);

@@ -127,7 +127,7 @@ template <class OpTy> struct PoolSpec : SpecBase {
       return std::nullopt;
     std::array<int64_t, 4> pads = samePads(a.kernel[0], a.kernel[1]);
     return inferWith(sc, in, [&](ArrayRef<Type> t, SmallVectorImpl<Type> &r) {
-      return tg::inferPool2d(std::nullopt, t[0], {a.kernel[0], a.kernel[1]},
+      return tg::inferPool(std::nullopt, t[0], {a.kernel[0], a.kernel[1]},
                              {1, 1}, pads, r);
     });
   }

@@ -16,7 +16,7 @@ template <typename Adaptor>
 static LogicalResult inferWindow(std::optional<Location> location,
                                  Adaptor adaptor,
                                  SmallVectorImpl<Type> &inferred) {
-  return inferPool2d(location, adaptor.getInput().getType(),
+  return inferPool(location, adaptor.getInput().getType(),
                      adaptor.getKernelSize(), adaptor.getStrides(),
                      adaptor.getPads(), inferred);
 }

@@ -221,7 +221,7 @@ LogicalResult inferConv(Loc location, Type input, Type filter, Type bias,
   return success();
 }
 
-LogicalResult inferPool2d(Loc location, Type input, ArrayRef<int64_t> kernel,
+LogicalResult inferPool(Loc location, Type input, ArrayRef<int64_t> kernel,
                           ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
                           Inferred &inferred) {
   auto in = ranked(input);
@@ -259,7 +259,7 @@ LogicalResult inferMaxPoolGrad(Loc location, Type input, Type gradOutput,
                                  ArrayRef<int64_t> strides,
                                  ArrayRef<int64_t> pads, Inferred &inferred) {
   SmallVector<Type, 1> pooled;
-  if (failed(inferPool2d(location, input, kernel, strides, pads, pooled)))
+  if (failed(inferPool(location, input, kernel, strides, pads, pooled)))
     return failure();
   if (failed(expectSameElementType(location, "grad_output", input, gradOutput)))
     return failure();

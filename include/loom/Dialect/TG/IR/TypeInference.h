@@ -49,7 +49,7 @@ LogicalResult inferConv(Loc location, mlir::Type input, mlir::Type filter,
                           llvm::ArrayRef<int64_t> pads,
                           llvm::ArrayRef<int64_t> dilations, int64_t groups,
                           Inferred &inferred);
-LogicalResult inferPool2d(Loc location, mlir::Type input,
+LogicalResult inferPool(Loc location, mlir::Type input,
                           llvm::ArrayRef<int64_t> kernelSize,
                           llvm::ArrayRef<int64_t> strides,
                           llvm::ArrayRef<int64_t> pads, Inferred &inferred);
