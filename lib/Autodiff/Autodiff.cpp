@@ -54,6 +54,9 @@ const NoGradient kNoGradient[] = {
      "differentiate before forming fragments"},
     {IfOp::getOperationName(),
      "reverse mode through run-time control flow is not built"},
+    {ScanOp::getOperationName(),
+     "reverse mode through a recurrence (its steps' states would have to be "
+     "kept) is not built"},
 };
 } // namespace
 

@@ -275,10 +275,14 @@ LogicalResult compiler::formFragments(func::FuncOp fn, FragmentChooser choose,
     return fn.emitError("no backend generates code for the ops no library "
                         "runs (the backend registry has no code generator)");
   // The function's blocks and the regions of tg.if, each on its own: a
-  // fragment never spans a region boundary.
+  // fragment never spans a region boundary. The regions of ops that
+  // compute in a kernel of their own (tg.scan's step) stay whole.
   SmallVector<Block *> blocks;
   fn->walk<WalkOrder::PreOrder>([&](Block *block) {
-    if (!isa<tg::FragmentOp>(block->getParentOp()))
+    Operation *parent = block->getParentOp();
+    if (isa<func::FuncOp>(parent) ||
+        (parent->hasTrait<tg::ComputesInRegions>() &&
+         !isa<tg::FragmentOp>(parent)))
       blocks.push_back(block);
   });
   for (Block *block : blocks)

@@ -93,6 +93,9 @@ FailureOr<GraphModel> pipeline::modelGraph(func::FuncOp fn,
       return op.emitOpError("cannot be partitioned: a training step through "
                             "run-time control flow is not built (bind the "
                             "condition, or fold it with --canonicalize)");
+    if (isa<tg::ScanOp>(op))
+      return op.emitOpError("cannot be partitioned: a training step through "
+                            "a recurrence is not built");
     if (op.getNumRegions())
       return op.emitOpError("cannot be partitioned (form fragments after "
                             "partitioning)");

@@ -55,3 +55,17 @@ func.func @conv3d_gradient(%x: tensor<1x1x3x3x3xf32>) -> tensor<f32> {
   %r = tg.reduce_sum %y {axes = array<i64: 0, 1, 2, 3, 4>, keepdims = false} : (tensor<1x1x2x2x2xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+func.func @through_scan(%x: tensor<3x2xf32>) -> tensor<f32> {
+  %w = tg.weight "w" : tensor<2xf32>
+  // expected-error@+1 {{'tg.scan' op has no gradient yet (docs/Training.md lists the differentiable ops)}}
+  %y = tg.scan sequences(%x : tensor<3x2xf32>) invariants(%w : tensor<2xf32>) -> (tensor<3x2xf32>) {
+  ^bb0(%xt: tensor<2xf32>, %v: tensor<2xf32>):
+    %m = tg.mul %xt, %v : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    tg.yield %m : tensor<2xf32>
+  }
+  %r = tg.reduce_sum %y {axes = array<i64: 0, 1>, keepdims = false} : (tensor<3x2xf32>) -> tensor<f32>
+  return %r : tensor<f32>
+}

@@ -109,6 +109,13 @@ public:
     return mlir::success();
   }
 
+  /// Runs \p body on \p args and returns what it yields (a region op that
+  /// runs its body several times, such as tg.scan).
+  mlir::FailureOr<std::vector<TensorPtr>>
+  runBody(mlir::Block &body, llvm::ArrayRef<TensorPtr> args) {
+    return runBlock(body, args);
+  }
+
   /// Runs \p body, a region without arguments (tg.if), and appends what it
   /// yields as the op's results.
   mlir::LogicalResult pushBlockResults(mlir::Block &body) {

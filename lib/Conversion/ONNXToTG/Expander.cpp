@@ -125,6 +125,24 @@ std::string Expander::splat(int32_t dataType, ArrayRef<int64_t> shape,
       dataType, std::vector<int64_t>(shape.begin(), shape.end()), value));
 }
 
+std::string Expander::bind(Value value) {
+  std::string name = freshName("value");
+  ImportedValue v;
+  v.value = value;
+  auto type = cast<RankedTensorType>(value.getType());
+  v.shape.assign(type.getShape().begin(), type.getShape().end());
+  v.dataType = onnxutil::getONNXDataType(type.getElementType()).value_or(0);
+  graph.values[name] = std::move(v);
+  return name;
+}
+
+FailureOr<Value> Expander::valueOf(StringRef name) {
+  ImportedValue *v = graph.lookup(name);
+  if (!v)
+    return ctx.fail("value '" + name + "' is not defined");
+  return graph.materialize(name, *v, ctx.loc());
+}
+
 LogicalResult Expander::alias(StringRef name, StringRef from) {
   ImportedValue *v = graph.lookup(from);
   if (!v)

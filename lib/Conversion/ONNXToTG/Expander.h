@@ -65,6 +65,13 @@ public:
   std::string splat(int32_t dataType, llvm::ArrayRef<int64_t> shape,
                     double value);
 
+  /// A fresh name for the IR value `value` (a region argument, a result of
+  /// an op the expansion built itself).
+  std::string bind(Value value);
+  /// The IR value of `name`, materialised at the builder's insertion point
+  /// when it is known at import time only.
+  FailureOr<Value> valueOf(llvm::StringRef name);
+
   /// Declares `name` as a copy of the value `from` (a subgraph input bound
   /// to the value that flows into it).
   LogicalResult alias(llvm::StringRef name, llvm::StringRef from);

@@ -61,9 +61,9 @@ constexpr int64_t kFoldLimit = 1 << 16;
 /// overflow in the size arithmetic.
 constexpr int64_t kMaxExtent = 1 << 24;
 
-/// Nodes one import may reach through unrolled loops and expanded recurrent
-/// layers (nested loops multiply): beyond it the import stops with a
-/// diagnostic instead of building a graph nobody can use.
+/// Nodes one import may reach through unrolled loops (nested loops
+/// multiply): beyond it the import stops with a diagnostic instead of
+/// building a graph nobody can use.
 constexpr int64_t kMaxExpandedNodes = 1 << 20;
 
 class GraphImporter;

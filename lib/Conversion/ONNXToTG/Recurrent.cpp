@@ -1,13 +1,14 @@
 //===- Recurrent.cpp - LSTM, GRU and RNN ----------------------------------===//
 //
-// Part of Loom. The recurrent layers are expanded, time step by time step,
-// into ONNX nodes that the other handlers import (Expander.h): the input
-// projection of every step is one Gemm over the whole sequence, each step
-// adds the recurrent MatMul and applies the gates. The sequence length is
-// static (tg shapes are), so the expansion is a straight-line graph of
-// seq_length steps per direction; tg needs no recurrent op, and the
-// interpreter, the cost model, the lowering and the exporter all see
-// ordinary tg ops.
+// Part of Loom. Each direction of a recurrent layer becomes one tg.scan
+// (TGLoopOps.td) over the sequence, written as ONNX nodes that the other
+// handlers import (Expander.h): the input projection of every step is one
+// Gemm over the whole sequence, outside the scan (its result is the scan's
+// sequence); the scan's body is one time step, the recurrent MatMul and the
+// gates, with the recurrent weights, biases and peepholes as its
+// invariants. The recurrence then stays one loop through the compiler
+// (one scf.for in the generated kernel) instead of seq_length copies of the
+// step (docs/ONNX/Import.md says why).
 //
 // Every attribute of ONNX is read: direction (forward, reverse,
 // bidirectional), activations (with activation_alpha/beta, consumed in order
@@ -18,14 +19,18 @@
 // inputs B, initial_h, initial_c and P (peepholes) default to zeros;
 // sequence_lens must be known at import time (a constant, or a bound graph
 // input); batch entries shorter than the sequence are masked with constant
-// masks: past its length an entry keeps its state (so Y_h and Y_c are its
-// last valid ones, and a reverse direction starts at its own last element)
-// and its Y is zero, as ONNX Runtime computes them.
+// masks, two more sequences of the scan ([seq, batch, 1]: 1 while the entry
+// runs, and its complement): past its length an entry keeps its state (so
+// Y_h and Y_c are its last valid ones, and a reverse direction starts at its
+// own last element) and its Y is zero, as ONNX Runtime computes them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Expander.h"
 
+#include "loom/Dialect/TG/IR/TGOps.h"
+
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -77,6 +82,22 @@ struct State {
   std::string h, c;
 };
 
+/// The fields of \p v that the step reads unchanged at every step (the
+/// scan's invariants), in a fixed order; the absent ones ("") are left out.
+SmallVector<std::string *> invariantFields(DirectionValues &v) {
+  SmallVector<std::string *> fields;
+  for (std::string *f :
+       {&v.rT, &v.rzrT, &v.rhT, &v.rbzr, &v.rbh, &v.pi, &v.po, &v.pf})
+    if (!f->empty())
+      fields.push_back(f);
+  return fields;
+}
+
+/// The masks of the batch entries still running at each step (sequence_lens).
+struct Masks {
+  std::string running, ended; // [seq, batch, 1] outside, [batch, 1] inside
+};
+
 class RecurrentExpander {
 public:
   RecurrentExpander(NodeContext &ctx, Kind kind) : ctx(ctx), ex(ctx) {
@@ -90,10 +111,17 @@ private:
   FailureOr<std::string> clipped(const std::string &x);
   /// Element `d` of the leading (direction) axis of input `i`.
   FailureOr<std::string> direction(unsigned i, int64_t d);
-  /// Runs direction `d`; sets `ys` (one [batch, hidden] value per time step,
-  /// in time order), `lastH` and `lastC`.
-  LogicalResult runDirection(int64_t d, SmallVectorImpl<std::string> &ys,
-                             std::string &lastH, std::string &lastC);
+  /// Runs direction `d` as one tg.scan; sets `y` ([seq, batch, hidden], in
+  /// time order; only when the node has output Y), `lastH` and `lastC`.
+  LogicalResult runDirection(int64_t d, std::string &y, std::string &lastH,
+                             std::string &lastC);
+  /// The masks of sequence_lens, as sequences of the scan.
+  Masks sequenceMasks();
+  /// Imports one time step into the body of \p scan: binds its arguments
+  /// (the state, the step's slices, the invariants of `v`), runs the step
+  /// of the layer's kind and yields the next state and the step's output.
+  LogicalResult importStep(tg::ScanOp scan, const DirectionValues &v,
+                           bool masked);
   /// The input projection of every step of direction `d` (one Gemm over the
   /// whole sequence); also reads R and the recurrent bias.
   LogicalResult projectInputs(int64_t d, DirectionValues &v);
@@ -124,10 +152,10 @@ private:
   FailureOr<std::string> gruRecurrentCandidate(const DirectionValues &v,
                                                const std::string &rt,
                                                const std::string &h);
-  /// Past their sequence_lens at step `t`, batch entries keep `prev` and
-  /// output zeros; sets `y` to the step's output.
-  LogicalResult maskEndedSequences(int64_t t, const State &prev, State &state,
-                                   std::string &y);
+  /// Past their sequence_lens (`masks` of the step), batch entries keep
+  /// `prev` and output zeros; sets `y` to the step's output.
+  LogicalResult maskEndedSequences(const Masks &masks, const State &prev,
+                                   State &state, std::string &y);
   FailureOr<std::string> add(const std::string &a, const std::string &b) {
     return ex.emit("Add", {a, b});
   }
@@ -636,32 +664,34 @@ LogicalResult RecurrentExpander::stepGRU(const DirectionValues &v,
   return success();
 }
 
-LogicalResult RecurrentExpander::maskEndedSequences(int64_t t,
+Masks RecurrentExpander::sequenceMasks() {
+  HostTensor m, inv;
+  m.dataType = inv.dataType = r.dataType;
+  m.shape = inv.shape = {r.seqLength, r.batch, 1};
+  for (int64_t t = 0; t < r.seqLength; ++t)
+    for (int64_t len : r.lens) {
+      m.floats.push_back(t < len ? 1.0 : 0.0);
+      inv.floats.push_back(t < len ? 0.0 : 1.0);
+    }
+  return {ex.constant(std::move(m)), ex.constant(std::move(inv))};
+}
+
+LogicalResult RecurrentExpander::maskEndedSequences(const Masks &masks,
                                                     const State &prev,
                                                     State &state,
                                                     std::string &y) {
   y = state.h;
-  if (r.lens.empty() ||
-      llvm::none_of(r.lens, [&](int64_t len) { return t >= len; }))
+  if (masks.running.empty())
     return success();
-  HostTensor m, inv;
-  m.dataType = inv.dataType = r.dataType;
-  m.shape = inv.shape = {r.batch, 1};
-  for (int64_t len : r.lens) {
-    m.floats.push_back(t < len ? 1.0 : 0.0);
-    inv.floats.push_back(t < len ? 0.0 : 1.0);
-  }
-  std::string mask = ex.constant(std::move(m)),
-              keep = ex.constant(std::move(inv));
   auto select = [&](const std::string &now,
                     const std::string &before) -> FailureOr<std::string> {
-    auto a = mul(mask, now);
-    auto b = mul(keep, before);
+    auto a = mul(masks.running, now);
+    auto b = mul(masks.ended, before);
     if (failed(a) || failed(b))
       return failure();
     return add(*a, *b);
   };
-  auto masked = mul(mask, state.h);
+  auto masked = mul(masks.running, state.h);
   auto nextH = select(state.h, prev.h);
   if (failed(masked) || failed(nextH))
     return failure();
@@ -676,51 +706,114 @@ LogicalResult RecurrentExpander::maskEndedSequences(int64_t t,
   return success();
 }
 
-LogicalResult RecurrentExpander::runDirection(int64_t d,
-                                              SmallVectorImpl<std::string> &ys,
+LogicalResult RecurrentExpander::importStep(tg::ScanOp scan,
+                                            const DirectionValues &v,
+                                            bool masked) {
+  // The step's names are the body's: forgotten after it (ONNX scoping, as
+  // for the branches of If), and the body sees only its arguments.
+  GraphImporter &gi = ctx.importer();
+  llvm::StringMap<ImportedValue> saved = gi.values;
+  llvm::scope_exit restore([&] { gi.values = std::move(saved); });
+  OpBuilder::InsertionGuard guard(gi.builder);
+  Block &body = scan.getBodyBlock();
+  gi.builder.setInsertionPointToEnd(&body);
+  unsigned arg = 0;
+  auto next = [&] { return ex.bind(body.getArgument(arg++)); };
+  State state;
+  state.h = next();
+  if (r.kind == Kind::LSTM)
+    state.c = next();
+  std::string xt = next();
+  Masks masks;
+  if (masked) {
+    masks.running = next();
+    masks.ended = next();
+  }
+  DirectionValues inner = v;
+  for (std::string *field : invariantFields(inner))
+    *field = next();
+
+  const State prev = state;
+  LogicalResult stepped = failure();
+  switch (r.kind) {
+  case Kind::RNN:
+    stepped = stepRNN(inner, xt, state);
+    break;
+  case Kind::LSTM:
+    stepped = stepLSTM(inner, xt, state);
+    break;
+  case Kind::GRU:
+    stepped = stepGRU(inner, xt, state);
+    break;
+  }
+  std::string y;
+  if (failed(stepped) || failed(maskEndedSequences(masks, prev, state, y)))
+    return failure();
+  SmallVector<std::string> results = {state.h};
+  if (r.kind == Kind::LSTM)
+    results.push_back(state.c);
+  if (ctx.hasOutput(0))
+    results.push_back(y);
+  SmallVector<Value> yielded;
+  for (const std::string &name : results) {
+    auto value = ex.valueOf(name);
+    if (failed(value))
+      return failure();
+    yielded.push_back(*value);
+  }
+  tg::YieldOp::create(gi.builder, ctx.loc(), yielded);
+  return success();
+}
+
+LogicalResult RecurrentExpander::runDirection(int64_t d, std::string &y,
                                               std::string &lastH,
                                               std::string &lastC) {
   DirectionValues v;
   v.acts = &r.activations[d * r.numActivations];
   v.reverse = r.reverse || d == 1;
-  State state;
+  State init;
   if (failed(projectInputs(d, v)) || failed(transposeRecurrentWeights(v)) ||
       failed(splitPeepholes(d, v)) ||
-      failed(initialState(initialH, d, state.h)))
+      failed(initialState(initialH, d, init.h)))
     return failure();
-  if (r.kind == Kind::LSTM && failed(initialState(initialC, d, state.c)))
+  if (r.kind == Kind::LSTM && failed(initialState(initialC, d, init.c)))
     return failure();
 
-  ys.assign(r.seqLength, std::string());
-  for (int64_t step = 0; step < r.seqLength; ++step) {
-    int64_t t = v.reverse ? r.seqLength - 1 - step : step;
-    const State prev = state;
-    if (ctx.importer().importedNodes > kMaxExpandedNodes)
-      return ctx.fail("expanding " + Twine(r.seqLength) +
-                      " time steps makes the graph exceed " +
-                      Twine(kMaxExpandedNodes) + " nodes");
-    auto xt =
-        ex.emit("Gather", {v.xw, ex.scalarInt(t)},
-                [](onnx::NodeProto &n) { Expander::setInt(n, "axis", 0); });
-    if (failed(xt))
-      return failure();
-    LogicalResult stepped = failure();
-    switch (r.kind) {
-    case Kind::RNN:
-      stepped = stepRNN(v, *xt, state);
-      break;
-    case Kind::LSTM:
-      stepped = stepLSTM(v, *xt, state);
-      break;
-    case Kind::GRU:
-      stepped = stepGRU(v, *xt, state);
-      break;
-    }
-    if (failed(stepped) || failed(maskEndedSequences(t, prev, state, ys[t])))
-      return failure();
+  // The scan's operands, materialised before it (its body is isolated).
+  SmallVector<std::string> inits = {init.h}, sequences = {v.xw}, invariants;
+  if (r.kind == Kind::LSTM)
+    inits.push_back(init.c);
+  bool masked = !r.lens.empty();
+  if (masked) {
+    Masks m = sequenceMasks();
+    sequences.append({m.running, m.ended});
   }
-  lastH = state.h;
-  lastC = state.c;
+  for (std::string *field : invariantFields(v))
+    invariants.push_back(*field);
+  SmallVector<Value> operands[3];
+  for (auto [names, values] :
+       llvm::zip(std::array{&inits, &sequences, &invariants}, operands))
+    for (const std::string &name : *names) {
+      auto value = ex.valueOf(name);
+      if (failed(value))
+        return failure();
+      values.push_back(*value);
+    }
+  SmallVector<Type> types(ValueRange(operands[0]).getTypes());
+  if (ctx.hasOutput(0))
+    types.push_back(RankedTensorType::get(
+        {r.seqLength, r.batch, r.hidden},
+        cast<RankedTensorType>(operands[0].front().getType())
+            .getElementType()));
+  auto scan = tg::ScanOp::create(ctx.builder(), ctx.loc(), types, operands[0],
+                                 operands[1], operands[2], v.reverse);
+  if (failed(importStep(scan, v, masked)))
+    return failure();
+  lastH = ex.bind(scan.getResult(0));
+  if (r.kind == Kind::LSTM)
+    lastC = ex.bind(scan.getResult(1));
+  if (ctx.hasOutput(0))
+    y = ex.bind(scan.getStacked().front());
   return success();
 }
 
@@ -750,18 +843,13 @@ LogicalResult RecurrentExpander::run() {
 
   SmallVector<std::string> yPerDir, hPerDir, cPerDir;
   for (int64_t d = 0; d < r.numDirections; ++d) {
-    SmallVector<std::string> ys;
-    std::string lastH, lastC;
-    if (failed(runDirection(d, ys, lastH, lastC)))
+    std::string y, lastH, lastC;
+    if (failed(runDirection(d, y, lastH, lastC)))
       return failure();
     hPerDir.push_back(lastH);
     cPerDir.push_back(lastC);
-    if (ctx.hasOutput(0)) {
-      auto y = ex.stack(ys, 0); // [seq, batch, hidden]
-      if (failed(y))
-        return failure();
-      yPerDir.push_back(*y);
-    }
+    if (ctx.hasOutput(0))
+      yPerDir.push_back(y); // [seq, batch, hidden]
   }
 
   // Y [seq, dirs, batch, hidden] (layout 1: [batch, seq, dirs, hidden]);

@@ -216,6 +216,7 @@ void loom::tg::registerTGToLinalgInterfaceModels(DialectRegistry &registry) {
                          arith::ArithDialect, math::MathDialect>();
     attachElementwiseModels(context);
     attachLinearModels(context);
+    attachLoopModels(context);
     attachMovementModels(context);
     attachReductionModels(context);
   });

@@ -117,6 +117,7 @@ Value f32(OpBuilder &b, Location loc, double v);
 /// Attachment of each family's models (one per file).
 void attachElementwiseModels(mlir::MLIRContext *context);
 void attachLinearModels(mlir::MLIRContext *context);
+void attachLoopModels(mlir::MLIRContext *context);
 void attachMovementModels(mlir::MLIRContext *context);
 void attachReductionModels(mlir::MLIRContext *context);
 

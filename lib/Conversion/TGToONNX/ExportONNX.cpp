@@ -191,7 +191,7 @@ private:
   FailureOr<std::string> weight(tg::WeightOp op);
   LogicalResult exportOp(Operation *op);
   LogicalResult exportSubgraph(onnx::NodeProto *n, StringRef name, Block &body,
-                               StringRef hint);
+                               ArrayRef<std::string> outerArgs, StringRef hint);
 
   friend class OpEmitter;
 };
@@ -261,9 +261,10 @@ protected:
                llvm::ArrayRef<int64_t> values) override {
     Exporter::attrInts(static_cast<onnx::NodeProto *>(node), name, values);
   }
-  LogicalResult setGraph(void *node, StringRef name, Block &body) override {
+  LogicalResult setGraph(void *node, StringRef name, Block &body,
+                         ArrayRef<std::string> outerArgs) override {
     return ex.exportSubgraph(static_cast<onnx::NodeProto *>(node), name, body,
-                             hint);
+                             outerArgs, hint);
   }
   unsigned numInputs() override { return op->getNumOperands(); }
   unsigned numOutputs() override { return op->getNumResults(); }
@@ -327,7 +328,9 @@ void setValueInfo(onnx::ValueInfoProto *vi, StringRef name,
                   RankedTensorType type);
 
 LogicalResult Exporter::exportSubgraph(onnx::NodeProto *n, StringRef name,
-                                       Block &body, StringRef hint) {
+                                       Block &body,
+                                       ArrayRef<std::string> outerArgs,
+                                       StringRef hint) {
   auto *a = n->add_attribute();
   a->set_name(name.str());
   a->set_type(onnx::AttributeProto::GRAPH);
@@ -336,6 +339,16 @@ LogicalResult Exporter::exportSubgraph(onnx::NodeProto *n, StringRef name,
   onnx::GraphProto *outer = graph;
   graph = sub;
   llvm::scope_exit restore([&] { graph = outer; });
+  unsigned numInputs = body.getNumArguments() - outerArgs.size();
+  for (BlockArgument arg : body.getArguments()) {
+    if (arg.getArgNumber() >= numInputs) {
+      names[arg] = outerArgs[arg.getArgNumber() - numInputs];
+      continue;
+    }
+    std::string in = fresh(sub->name() + "_in");
+    names[arg] = in;
+    setValueInfo(sub->add_input(), in, cast<RankedTensorType>(arg.getType()));
+  }
   for (Operation &op : body.without_terminator())
     if (failed(exportOp(&op)))
       return failure();

@@ -79,8 +79,7 @@ LogicalResult IfOp::evaluate(interp::EvalFrame &frame) {
   });
 }
 
-/// The work of the ops of \p block (nested regions included).
-static OpWork blockWork(Block &block) {
+OpWork tg::blockWork(Block &block) {
   OpWork work = metadataWork();
   for (Operation &op : block.without_terminator()) {
     OpWork inner = cast<WorkOpInterface>(op).getWork();

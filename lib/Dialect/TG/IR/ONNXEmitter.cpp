@@ -28,8 +28,9 @@ ONNXNode &ONNXNode::attr(StringRef name, ArrayRef<int64_t> values) {
   return *this;
 }
 
-LogicalResult ONNXNode::graph(StringRef name, Block &body) {
-  return emitter->setGraph(node, name, body);
+LogicalResult ONNXNode::graph(StringRef name, Block &body,
+                              ArrayRef<std::string> outerArgs) {
+  return emitter->setGraph(node, name, body, outerArgs);
 }
 
 LogicalResult ONNXEmitter::direct(StringRef opType) {

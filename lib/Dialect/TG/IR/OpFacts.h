@@ -43,6 +43,9 @@ inline int64_t axisOf(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+/// The work of the ops of \p block (nested regions included): the sum of
+/// their works (tg.if's regions, tg.scan's step).
+OpWork blockWork(mlir::Block &block);
 
 } // namespace loom::tg
 

@@ -33,10 +33,13 @@ public:
   ONNXNode &attr(llvm::StringRef name, llvm::StringRef value);
   ONNXNode &attr(llvm::StringRef name, llvm::ArrayRef<int64_t> values);
   /// Sets the graph attribute \p name to a subgraph made of the ops of
-  /// \p body (a region without arguments of the op being exported; its
-  /// terminator's operands are the subgraph's outputs). Values defined
-  /// outside the region are used by their names, as ONNX scoping allows.
-  mlir::LogicalResult graph(llvm::StringRef name, mlir::Block &body);
+  /// \p body (a region of the op being exported; its terminator's operands
+  /// are the subgraph's outputs). Values defined outside the region are
+  /// used by their names, as ONNX scoping allows. The region's arguments
+  /// are the subgraph's inputs, except the last `outerArgs.size()`, which
+  /// stand for the outer values of those names (tg.scan's invariants).
+  mlir::LogicalResult graph(llvm::StringRef name, mlir::Block &body,
+                            llvm::ArrayRef<std::string> outerArgs = {});
 
 private:
   ONNXEmitter *emitter;
@@ -92,8 +95,9 @@ protected:
                        llvm::StringRef value) = 0;
   virtual void setAttr(void *node, llvm::StringRef name,
                        llvm::ArrayRef<int64_t> values) = 0;
-  virtual mlir::LogicalResult setGraph(void *node, llvm::StringRef name,
-                                       mlir::Block &body) = 0;
+  virtual mlir::LogicalResult
+  setGraph(void *node, llvm::StringRef name, mlir::Block &body,
+           llvm::ArrayRef<std::string> outerArgs) = 0;
   /// The op's operand and result counts (for direct()).
   virtual unsigned numInputs() = 0;
   virtual unsigned numOutputs() = 0;

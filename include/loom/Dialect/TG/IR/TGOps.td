@@ -981,9 +981,11 @@ def TG_IfOp : TG_Op<"if", !listconcat([
   }];
 }
 
+include "loom/Dialect/TG/IR/TGLoopOps.td"
+
 def TG_YieldOp : TG_Op<"yield", [Terminator, TG_ComputesNothing,
-    ParentOneOf<["FragmentOp", "IfOp"]>, ReturnLike]> {
-  let summary = "the results of a tg.fragment or of a region of tg.if";
+    ParentOneOf<["FragmentOp", "IfOp", "ScanOp"]>, ReturnLike]> {
+  let summary = "the results of a tg.fragment, of a region of tg.if, of a tg.scan step";
   let description = [{
     ```mlir
     tg.yield %r : tensor<1x64x56x56xf32>
