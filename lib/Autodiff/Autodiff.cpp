@@ -54,6 +54,13 @@ const NoGradient kNoGradient[] = {
      "differentiate before forming fragments"},
     {IfOp::getOperationName(),
      "reverse mode through run-time control flow is not built"},
+    {NonZeroOp::getOperationName(),
+     "integer coordinates and a length carry no cotangent"},
+    {TopKOp::getOperationName(),
+     "the scatter of the values' gradient to their positions is not built "
+     "(training through a run-time selection is not supported)"},
+    {NonMaxSuppressionOp::getOperationName(),
+     "integer box indices and a length carry no cotangent"},
 };
 } // namespace
 
