@@ -460,6 +460,8 @@ int checkPipelines(ModuleOp module) {
 
 template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
   FunctionType type = fn.getFunctionType();
+  if (failed(tg::verifyResultBounds(fn)))
+    return 1;
   std::vector<Tensor<D>> args;
   if (int rc = readArguments(fn, args))
     return rc;

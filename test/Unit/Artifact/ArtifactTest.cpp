@@ -303,7 +303,7 @@ TEST(ArtifactTest, AnotherVersionAsksToRecompile) {
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind, ReadError::Kind::Version);
   EXPECT_EQ(error->message,
-            "manifest: format version 1; this runtime reads version 2 "
+            "manifest: format version 1; this runtime reads versions 2 and 3 "
             "(recompile with this Loom's loom-compile)");
 }
 

@@ -91,13 +91,9 @@ const Fact kFacts[] = {
      [](RegisteredOperationName op) {
        // tg.weight never enters generated code (weights are kernel
        // arguments), tg.fragment is outlined before the lowering and tg.if
-       // becomes a branch between steps of the schedule. The ops of
-       // data-dependent length run on the interpreter only so far
-       // (docs/ONNX/Import.md "Bounded dynamic shapes"): loom-compile
-       // refuses them, naming the op.
-       static const char *const kNotLowered[] = {
-           "tg.weight", "tg.fragment", "tg.if", "tg.nonzero", "tg.topk",
-           "tg.non_max_suppression"};
+       // becomes a branch between steps of the schedule.
+       static const char *const kNotLowered[] = {"tg.weight", "tg.fragment",
+                                                 "tg.if"};
        return op.hasInterface<LinalgLoweringOpInterface>() ||
               llvm::is_contained(kNotLowered, op.getStringRef());
      }},
