@@ -1,4 +1,4 @@
-//===- Dynamic.cpp - NonZero, TopK, NonMaxSuppression; bounded values -----===//
+//===- Dynamic.cpp - NonZero, TopK, NMS, GatherND; bounded values ---------===//
 //
 // Part of Loom. The ONNX operators whose result length depends on the data,
 // imported as bounded dynamic shapes (docs/ONNX/Import.md "Bounded dynamic
@@ -165,10 +165,82 @@ static LogicalResult importNonMaxSuppression(NodeContext &ctx) {
   return success();
 }
 
+/// GatherND with batch_dims = 0: the last dimension of `indices` (size k)
+/// addresses the first k dimensions of `data`, which are flattened into one
+/// so that the gather is a tg.gather by linear indices. Components are
+/// wrapped into range (tg.mod: negative ones count from the end) and
+/// combined in f64 (exact below 2^53), then cast back to i64. Padded indices
+/// (`data[mask]` after NonZero, PyTorch's boolean indexing) keep their
+/// padded dimension.
+static LogicalResult importGatherND(NodeContext &ctx) {
+  if (ctx.getInt("batch_dims", 0) != 0)
+    return ctx.fail("batch_dims other than 0 is not supported");
+  if (inputBound(ctx, 0))
+    return ctx.fail("GatherND from data of data-dependent length is not "
+                    "supported");
+  auto data = ctx.input(0), indices = ctx.input(1);
+  if (failed(data) || failed(indices))
+    return failure();
+  ArrayRef<int64_t> dataShape = ctx.inputShape(0);
+  SmallVector<int64_t> idxShape(ctx.inputShape(1));
+  if (idxShape.empty() || idxShape.back() < 1 ||
+      idxShape.back() > int64_t(dataShape.size()))
+    return ctx.fail("indices must have rank >= 1 and a last dimension in "
+                    "[1, rank(data)]");
+  int64_t k = idxShape.back();
+  std::optional<BoundedDim> bound = inputBound(ctx, 1);
+  if (bound && bound->dim == int64_t(idxShape.size()) - 1)
+    return ctx.fail("indices padded along their last dimension are not "
+                    "supported");
+  // Dims and row-major strides of the addressed part of data.
+  HostTensor dims, strides;
+  dims.dataType = onnx::TensorProto::INT64;
+  strides.dataType = onnx::TensorProto::DOUBLE;
+  dims.shape = strides.shape = {k};
+  int64_t rows = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    dims.ints.insert(dims.ints.begin(), dataShape[j]);
+    strides.floats.insert(strides.floats.begin(), double(rows));
+    rows *= dataShape[j];
+  }
+  auto dimsValue = ctx.materialize(dims, "gathernd_dims");
+  auto stridesValue = ctx.materialize(strides, "gathernd_strides");
+  auto idx64 = ctx.convert(*indices, ctx.builder().getI64Type());
+  if (failed(dimsValue) || failed(stridesValue) || failed(idx64))
+    return failure();
+  auto wrapped = ctx.create<tg::ModOp>({*idx64, *dimsValue});
+  if (failed(wrapped))
+    return failure();
+  auto asF64 = ctx.convert(*wrapped, ctx.builder().getF64Type());
+  if (failed(asF64))
+    return failure();
+  auto scaled = ctx.create<tg::MulOp>({*asF64, *stridesValue});
+  if (failed(scaled))
+    return failure();
+  auto summed = ctx.create<tg::ReduceSumOp>(
+      {*scaled}, {ctx.arrayAttr("axes", {-1}), ctx.boolAttr("keepdims", false)});
+  if (failed(summed))
+    return failure();
+  auto linear = ctx.convert(*summed, ctx.builder().getI64Type());
+  SmallVector<int64_t> flatShape = {rows};
+  llvm::append_range(flatShape, dataShape.drop_front(k));
+  auto flat = ctx.reshape(*data, flatShape);
+  if (failed(linear) || failed(flat))
+    return failure();
+  auto out = ctx.create<tg::GatherOp>({*flat, *linear}, {ctx.i64Attr("axis", 0)});
+  if (failed(out))
+    return failure();
+  ctx.setOutput(0, *out);
+  if (bound)
+    setOutputBound(ctx, 0, *bound);
+  return success();
+}
+
 void onnx_to_tg::populateDynamicHandlers(HandlerTable &table) {
+  table["GatherND"] = importGatherND;
+  table["NonMaxSuppression"] = importNonMaxSuppression;
   table["NonZero"] = importNonZero;
   table["TopK"] = importTopK;
-  table["NonMaxSuppression"] = importNonMaxSuppression;
 }
 
 //===----------------------------------------------------------------------===//
@@ -316,7 +388,8 @@ static LogicalResult propagateMovement(NodeContext &ctx,
 
 LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
   StringRef op = ctx.opType();
-  if (op == "NonZero" || op == "TopK" || op == "NonMaxSuppression")
+  if (op == "NonZero" || op == "TopK" || op == "NonMaxSuppression" ||
+      op == "GatherND")
     return success(); // Their handlers read and set the bounds.
   bool anyBounded = false;
   for (unsigned i = 0; i < ctx.numInputs(); ++i)

@@ -106,6 +106,10 @@ LogicalResult GraphImporter::checkAgainstONNX(StringRef name,
       return success();
     shape.push_back(d.dim_value());
   }
+  // A padded dimension holds at most its bound; ONNX may know its length.
+  if (v.bound && shape.size() == v.shape.size() &&
+      shape[v.bound->dim] <= v.shape[v.bound->dim])
+    shape[v.bound->dim] = v.shape[v.bound->dim];
   if (shape != v.shape)
     return ctx.emitError() << "output '" << name << "' was imported with shape "
                            << safetensors::formatShape(v.shape)
