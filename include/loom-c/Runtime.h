@@ -98,6 +98,16 @@ LOOM_C_EXPORT loom_status loom_entry_input(const loom_model *model, int64_t entr
 LOOM_C_EXPORT loom_status loom_entry_output(const loom_model *model, int64_t entry,
                               int64_t index, loom_tensor_desc *desc);
 
+/* An output of data-dependent length (NonZero, NonMaxSuppression, what is
+   computed from them; docs/Runtime.md "Outputs of data-dependent length")
+   is padded to its descriptor's shape along one dimension: this returns
+   the index of the output (a rank-0 int64 tensor) that holds its valid
+   length after a run, and sets *dim to the padded dimension; -1 for an
+   output of static shape (or a bad argument). dim may be NULL. */
+LOOM_C_EXPORT int64_t loom_entry_output_length(const loom_model *model,
+                                               int64_t entry, int64_t index,
+                                               int64_t *dim);
+
 /* The devices the model runs on (the artifact's, in its order). */
 LOOM_C_EXPORT int64_t loom_model_num_devices(const loom_model *model);
 LOOM_C_EXPORT loom_status loom_model_device(const loom_model *model,
@@ -119,6 +129,17 @@ LOOM_C_EXPORT void loom_context_free(loom_context *context);
    overlap an input or another output (kernels assume no aliasing). */
 LOOM_C_EXPORT loom_status loom_run(loom_context *context, int64_t entry,
                      const void *const *inputs, void *const *outputs);
+
+/* The actual shape of output `index` after the last successful loom_run
+   of `entry` on `context`: its descriptor's shape, with the padded
+   dimension of an output of data-dependent length cut to its run-time
+   length (loom_entry_output_length). `shape` receives the output's rank
+   values. The valid elements are the first ones of each run along that
+   dimension: row-major, an element [i0, ..., id, ...] with id < length;
+   the rest is padding. Fails before any run of the entry. */
+LOOM_C_EXPORT loom_status loom_output_shape(const loom_context *context,
+                                            int64_t entry, int64_t index,
+                                            int64_t *shape);
 
 /* ---- The pipelined step of a multi-rank artifact ------------------------
    loom-compile writes one from a partitioned module (docs/Pipelines.md):

@@ -28,6 +28,8 @@ std::string at(const std::string &path, size_t i) {
 class Reader {
 public:
   std::optional<ReadError> error;
+  /// The manifest's version (kManifestVersion or kBoundedManifestVersion).
+  int64_t version = kManifestVersion;
 
   bool fail(const std::string &path, const std::string &why) {
     if (!error)
@@ -161,6 +163,8 @@ public:
   bool tensor(const Json &t, const std::string &path, TensorDesc &out);
   bool tensors(const Json &obj, const std::string &path,
                const std::string &key, std::vector<TensorDesc> &out);
+  /// The entry's output bounds name a dimension and a rank-0 i64 output.
+  bool bounds(const Entry &e, const std::string &path);
 
   // Steps (one reader per kind).
   /// A step's "args" and "attrs" objects with their paths.
@@ -234,6 +238,40 @@ bool Reader::tensor(const Json &t, const std::string &path, TensorDesc &out) {
     bytes *= d;
   }
   out.bytes = bytes;
+  const Json *bound = member(t, path, "bound", false);
+  if (!bound)
+    return !error;
+  if (version < kBoundedManifestVersion)
+    return fail(path + ".bound", "needs manifest version " +
+                                     std::to_string(kBoundedManifestVersion));
+  OutputBound b;
+  if (!integer(*bound, path + ".bound", "dim", b.dim) ||
+      !integer(*bound, path + ".bound", "length_output", b.lengthOutput))
+    return false;
+  out.bound = b;
+  return true;
+}
+
+bool Reader::bounds(const Entry &e, const std::string &path) {
+  for (size_t i = 0; i < e.inputs.size(); ++i)
+    if (e.inputs[i].bound)
+      return fail(at(path + ".inputs", i) + ".bound",
+                  "an input has no data-dependent length");
+  for (size_t i = 0; i < e.outputs.size(); ++i) {
+    const std::optional<OutputBound> &b = e.outputs[i].bound;
+    if (!b)
+      continue;
+    std::string p = at(path + ".outputs", i) + ".bound";
+    if (b->dim >= int64_t(e.outputs[i].shape.size()))
+      return fail(p + ".dim", "is not a dimension of the output");
+    if (b->lengthOutput >= int64_t(e.outputs.size()) ||
+        b->lengthOutput == int64_t(i))
+      return fail(p + ".length_output", "is not another output");
+    const TensorDesc &length = e.outputs[b->lengthOutput];
+    if (length.dtype != "i64" || !length.shape.empty() || length.bound)
+      return fail(p + ".length_output",
+                  "must be a rank-0 i64 output without a bound");
+  }
   return true;
 }
 
@@ -687,7 +725,7 @@ bool Reader::entry(const Json &e, const std::string &path, int64_t numDevices,
                    Entry &out) {
   if (!string(e, path, "name", out.name) ||
       !tensors(e, path, "inputs", out.inputs) ||
-      !tensors(e, path, "outputs", out.outputs))
+      !tensors(e, path, "outputs", out.outputs) || !bounds(out, path))
     return false;
   const std::vector<Json> *programs = array(e, path, "programs");
   const std::vector<Json> *buffers = programs ? array(e, path, "buffers")
@@ -1100,12 +1138,14 @@ std::optional<ReadError> artifact::readManifest(std::string_view text,
                          "', not loom-artifact"};
   if (!r.integer(root, "manifest", "version", version))
     return r.error;
-  if (version != kManifestVersion)
+  if (version != kManifestVersion && version != kBoundedManifestVersion)
     return ReadError{ReadError::Kind::Version,
                      "manifest: format version " + std::to_string(version) +
-                         "; this runtime reads version " +
-                         std::to_string(kManifestVersion) +
+                         "; this runtime reads versions " +
+                         std::to_string(kManifestVersion) + " and " +
+                         std::to_string(kBoundedManifestVersion) +
                          " (recompile with this Loom's loom-compile)"};
+  r.version = version;
   r.string(root, "manifest", "loom_version", m.loomVersion, false);
   const std::vector<Json> *devices = r.array(root, "manifest", "devices");
   const Json *weights = devices ? r.member(root, "manifest", "weights")

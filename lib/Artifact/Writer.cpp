@@ -154,10 +154,15 @@ Json writeStep(const Step &step) {
 }
 
 Json writeTensor(const TensorDesc &t) {
-  return Json::makeObject()
-      .set("name", t.name)
-      .set("dtype", t.dtype)
-      .set("shape", Json::integers(t.shape));
+  Json o = Json::makeObject()
+               .set("name", t.name)
+               .set("dtype", t.dtype)
+               .set("shape", Json::integers(t.shape));
+  if (t.bound)
+    o.set("bound", Json::makeObject()
+                       .set("dim", t.bound->dim)
+                       .set("length_output", t.bound->lengthOutput));
+  return o;
 }
 
 Json writeBuffer(const Buffer &b) {
@@ -330,11 +335,15 @@ std::string artifact::writeManifest(const Manifest &m) {
   Json devices = Json::makeArray(), entries = Json::makeArray();
   for (const Device &d : m.devices)
     devices.push(writeDevice(d));
-  for (const Entry &e : m.entries)
+  bool bounded = false;
+  for (const Entry &e : m.entries) {
     entries.push(writeEntry(e));
+    for (const TensorDesc &t : e.outputs)
+      bounded |= t.bound.has_value();
+  }
   return Json::makeObject()
       .set("format", kManifestFormat)
-      .set("version", kManifestVersion)
+      .set("version", bounded ? kBoundedManifestVersion : kManifestVersion)
       .set("loom_version", m.loomVersion)
       .set("devices", std::move(devices))
       .set("weights", writeWeights(m.weights))

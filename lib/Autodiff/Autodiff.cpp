@@ -57,6 +57,13 @@ const NoGradient kNoGradient[] = {
     {ScanOp::getOperationName(),
      "reverse mode through a recurrence (its steps' states would have to be "
      "kept) is not built"},
+    {NonZeroOp::getOperationName(),
+     "integer coordinates and a length carry no cotangent"},
+    {TopKOp::getOperationName(),
+     "the scatter of the values' gradient to their positions is not built "
+     "(training through a run-time selection is not supported)"},
+    {NonMaxSuppressionOp::getOperationName(),
+     "integer box indices and a length carry no cotangent"},
 };
 } // namespace
 

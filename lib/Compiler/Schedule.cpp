@@ -7,6 +7,7 @@
 #include "loom/Compiler/Schedule.h"
 
 #include "loom/Compiler/Backend.h"
+#include "loom/Dialect/TG/IR/BoundedResults.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -91,7 +92,7 @@ void ScheduleBuilder::describeSignature() {
     auto tensor = cast<RankedTensorType>(t);
     entry.inputs.push_back({nameFromAttr(fn.getArgAttrDict(i), "arg", i),
                             dtypeName(tensor), tensor.getShape().vec(),
-                            bytesOf(tensor)});
+                            bytesOf(tensor), std::nullopt});
     Buffer b;
     b.record.kind = art::BufferKind::Input;
     b.record.index = i;
@@ -101,7 +102,10 @@ void ScheduleBuilder::describeSignature() {
     auto tensor = cast<RankedTensorType>(t);
     entry.outputs.push_back({nameFromAttr(fn.getResultAttrDict(i), "result", i),
                              dtypeName(tensor), tensor.getShape().vec(),
-                             bytesOf(tensor)});
+                             bytesOf(tensor), std::nullopt});
+    if (auto bound = tg::getResultBound(fn, i))
+      entry.outputs.back().bound =
+          art::OutputBound{bound->dim, int64_t(bound->lengthResult)};
   }
 }
 
@@ -389,6 +393,8 @@ FailureOr<EntrySchedule> ScheduleBuilder::run() {
              << t << " argument or result; compiled entries take and return "
              << "statically shaped tensors";
   }
+  if (failed(tg::verifyResultBounds(fn)))
+    return failure();
   describeSignature();
   chooseOutputStorage(cast<func::ReturnOp>(fn.getBody().front().back()));
   for (Operation &op : fn.getBody().front())

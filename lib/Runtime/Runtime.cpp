@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
+#include "loom/Support/Bounded.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -139,6 +140,9 @@ struct loom_context {
   /// profiling, runs every step every time).
   bool useGraphs = false;
   std::vector<int64_t> runs;
+  /// Per entry and output: its shape after the entry's last run (the
+  /// valid part of an output of data-dependent length).
+  std::vector<std::vector<std::vector<int64_t>>> outputShapes;
   std::vector<std::unique_ptr<Graph>> graphs;
   /// LOOM_PROFILE set at creation: the seconds of every execution of every
   /// (entry, step), reported when the context is freed: printed to stderr,
@@ -674,6 +678,19 @@ loom_status loom_entry_input(const loom_model *model, int64_t entry,
   return describe(model->manifest.entries[entry].inputs, index, desc);
 }
 
+int64_t loom_entry_output_length(const loom_model *model, int64_t entry,
+                                 int64_t index, int64_t *dim) {
+  if (!validEntry(model, entry) || index < 0 ||
+      index >= int64_t(model->manifest.entries[entry].outputs.size()))
+    return -1;
+  const auto &bound = model->manifest.entries[entry].outputs[index].bound;
+  if (!bound)
+    return -1;
+  if (dim)
+    *dim = bound->dim;
+  return bound->lengthOutput;
+}
+
 loom_status loom_entry_output(const loom_model *model, int64_t entry,
                               int64_t index, loom_tensor_desc *desc) {
   if (!validEntry(model, entry))
@@ -717,6 +734,7 @@ loom_status loom_context_create(const loom_model *model,
   const char *graphs = std::getenv("LOOM_GRAPHS");
   c->useGraphs = !c->profile && !(graphs && std::string(graphs) == "0");
   c->runs.assign(model->plans.size(), 0);
+  c->outputShapes.resize(model->plans.size());
   c->graphs.resize(model->plans.size());
   for (size_t d = 0; d < model->devices.size(); ++d) {
     Device &device = *model->devices[d];
@@ -740,6 +758,25 @@ void loom_context_free(loom_context *context) { delete context; }
 namespace {
 
 /// The address of every buffer of \p entry for one run.
+/// Records the shape of each output of \p entry after a run that wrote
+/// \p outputs: an output of data-dependent length is cut to the length its
+/// length output holds.
+void recordOutputShapes(loom_context &c, int64_t entry,
+                        const void *const *outputs) {
+  const artifact::Entry &e = c.model->manifest.entries[entry];
+  std::vector<std::vector<int64_t>> &shapes = c.outputShapes[entry];
+  shapes.clear();
+  for (const artifact::TensorDesc &t : e.outputs) {
+    if (!t.bound) {
+      shapes.push_back(t.shape);
+      continue;
+    }
+    int64_t length = 0;
+    std::memcpy(&length, outputs[t.bound->lengthOutput], sizeof(length));
+    shapes.push_back(boundedShape(t.shape, t.bound->dim, length));
+  }
+}
+
 Error bindRun(loom_context &c, int64_t entry, const void *const *inputs,
               void *const *outputs) {
   const loom_model &m = *c.model;
@@ -930,6 +967,29 @@ loom_status loom_run(loom_context *context, int64_t entry,
     return report(err, m.path);
   if (Error err = context->queues[plan.program->device]->synchronize())
     return report(err, m.path);
+  recordOutputShapes(*context, entry, outputs);
+  return LOOM_OK;
+}
+
+loom_status loom_output_shape(const loom_context *context, int64_t entry,
+                              int64_t index, int64_t *shape) {
+  if (!context || !validEntry(context->model, entry) || !shape)
+    return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                            "loom_output_shape needs a context, an entry and "
+                            "a shape"),
+                  "");
+  const std::vector<std::vector<int64_t>> &shapes =
+      context->outputShapes[entry];
+  if (shapes.empty())
+    return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                            "loom_output_shape: the entry has not run on "
+                            "this context"),
+                  context->model->path);
+  if (index < 0 || index >= int64_t(shapes.size()))
+    return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                            "no output " + std::to_string(index)),
+                  context->model->path);
+  std::copy(shapes[index].begin(), shapes[index].end(), shape);
   return LOOM_OK;
 }
 

@@ -9,6 +9,7 @@
 #include "loom-c/Runtime.h"
 #include "loom/Compiler/Compiler.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
+#include "loom/Support/Bounded.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -172,8 +173,22 @@ runArtifact(const std::string &path, const std::vector<ONNXTensor> &inputs) {
     auto values = decode(d.dtype, outBytes[i].data(), size_t(elements(d)));
     if (!values)
       return fail(llvm::Twine("output dtype ") + d.dtype + " not handled");
-    results.push_back(
-        {std::vector<int64_t>(d.shape, d.shape + d.rank), std::move(*values)});
+    std::vector<int64_t> shape(d.shape, d.shape + d.rank);
+    int64_t dim = 0;
+    if (loom_entry_output_length(model, 0, i, &dim) >= 0) {
+      // The valid part of an output of data-dependent length.
+      std::vector<int64_t> actual(d.rank);
+      if (loom_output_shape(context, 0, i, actual.data()) != LOOM_OK)
+        return runtimeError("output shape");
+      std::vector<uint8_t> valid =
+          validPart(reinterpret_cast<const uint8_t *>(values->data()), shape,
+                    dim, actual[dim], sizeof(double));
+      values->assign(reinterpret_cast<const double *>(valid.data()),
+                     reinterpret_cast<const double *>(valid.data()) +
+                         valid.size() / sizeof(double));
+      shape = actual;
+    }
+    results.push_back({std::move(shape), std::move(*values)});
   }
   return results;
 }

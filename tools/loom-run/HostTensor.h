@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,12 @@ namespace loom::run {
 struct HostTensor {
   loom_tensor_desc desc;
   std::vector<uint8_t> bytes;
+  /// After a run: the shape of an output of data-dependent length, whose
+  /// bytes are then only its valid part (loom_output_shape).
+  std::optional<std::vector<int64_t>> validShape;
   std::vector<int64_t> shape() const {
+    if (validShape)
+      return *validShape;
     return std::vector<int64_t>(desc.shape, desc.shape + desc.rank);
   }
 };

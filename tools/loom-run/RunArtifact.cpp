@@ -16,6 +16,7 @@
 #include "loom-c/Runtime.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Interpreter/Interpreter.h"
+#include "loom/Support/Bounded.h"
 #include "loom/Support/ElementTypes.h"
 #include "loom/Support/SafeTensors.h"
 
@@ -156,6 +157,34 @@ int interpret(const loom_model *model, Source &source,
     return fail("--check: the interpreter failed on the artifact's source");
   for (auto &t : *out)
     results.push_back(t.toDoubles());
+  return 0;
+}
+
+/// Whether output \p index of \p entry holds another output's length.
+bool isLengthOutput(loom_model *model, int64_t entry, int64_t index) {
+  for (int64_t i = 0; i < loom_entry_num_outputs(model, entry); ++i)
+    if (loom_entry_output_length(model, entry, i, nullptr) == index)
+      return true;
+  return false;
+}
+
+/// Cuts each output of data-dependent length to its valid part
+/// (loom_output_shape), as the interpreter's mode shows it.
+int keepValidParts(loom_model *model, loom_context *context, int64_t entry,
+                   std::vector<HostTensor> &outputs) {
+  for (auto [i, t] : llvm::enumerate(outputs)) {
+    int64_t dim = 0;
+    if (loom_entry_output_length(model, entry, i, &dim) < 0)
+      continue;
+    std::vector<int64_t> shape(t.desc.rank);
+    if (loom_output_shape(context, entry, i, shape.data()) != LOOM_OK)
+      return fail(loom_last_error());
+    int64_t elementBytes = t.desc.bytes / std::max<int64_t>(
+                                              1, interp::numElementsOf(t.shape()));
+    t.bytes = validPart(t.bytes.data(), t.shape(), dim, shape[dim],
+                        elementBytes);
+    t.validShape = shape;
+  }
   return 0;
 }
 
@@ -310,9 +339,13 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
   double cpuPerRun =
       (run::processCpuSeconds() - cpuStart) / double(times.size() - 1);
 
+  if (int rc = keepValidParts(model, context, entry, outputs))
+    return rc;
   llvm::outs() << "outputs:\n";
   for (HostTensor &t : outputs) {
     llvm::outs() << "  " << t.desc.name << ": " << typeText(t.desc);
+    if (t.validShape)
+      llvm::outs() << validShapeText(*t.validShape);
     printSummary(llvm::outs(), toDoubles(t), o.printValues);
   }
   if (!o.outputsFile.empty())
@@ -337,7 +370,14 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
     auto ref = safetensors::File::open(o.compareFile);
     if (!ref)
       return fail(llvm::toString(ref.takeError()));
-    for (HostTensor &t : outputs) {
+    for (auto [i, t] : llvm::enumerate(outputs)) {
+      const safetensors::TensorInfo *info = ref->lookup(t.desc.name);
+      if (!info && isLengthOutput(model, entry, i))
+        continue; // A length the reference has in its shapes only.
+      if (info && t.validShape && info->shape != *t.validShape)
+        return fail("--compare: tensor '" + std::string(t.desc.name) +
+                    "' has shape " + safetensors::formatShape(info->shape) +
+                    ", the output " + safetensors::formatShape(*t.validShape));
       auto want = ref->readAsDouble(t.desc.name);
       if (!want)
         return fail(llvm::toString(want.takeError()));
@@ -357,8 +397,23 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
     if (int rc = interpret(model, *source, inputs, want, seconds))
       return rc;
     double err = 0;
-    for (size_t i = 0; i < outputs.size(); ++i)
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      int64_t dim = 0;
+      if (outputs[i].validShape &&
+          loom_entry_output_length(model, entry, i, &dim) >= 0) {
+        // The interpreter's padded result, cut as the output was (their
+        // lengths are outputs too, compared as such).
+        std::vector<uint8_t> valid = validPart(
+            reinterpret_cast<const uint8_t *>(want[i].data()),
+            std::vector<int64_t>(outputs[i].desc.shape,
+                                 outputs[i].desc.shape + outputs[i].desc.rank),
+            dim, (*outputs[i].validShape)[dim], sizeof(double));
+        want[i].assign(reinterpret_cast<const double *>(valid.data()),
+                       reinterpret_cast<const double *>(valid.data()) +
+                           valid.size() / sizeof(double));
+      }
       err = std::max(err, maxScaledError(toDoubles(outputs[i]), want[i]));
+    }
     worst = std::max(worst, err);
     compare = true;
     llvm::outs() << llvm::format(

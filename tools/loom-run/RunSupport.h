@@ -48,6 +48,16 @@ inline double maxScaledError(llvm::ArrayRef<double> got,
   return worst;
 }
 
+/// How loom-run shows an output of data-dependent length (the same on the
+/// interpreter and on an artifact): its padded type, then " valid AxB" with
+/// the shape of its valid part.
+inline std::string validShapeText(llvm::ArrayRef<int64_t> shape) {
+  std::string s = " valid ";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return shape.empty() ? s + "scalar" : s;
+}
+
 /// Prints `  mean .. min .. max ..` of the finite values (and how many are
 /// not), then up to \p printValues leading values on a line of their own.
 inline void printSummary(llvm::raw_ostream &os, llvm::ArrayRef<double> v,

@@ -12,11 +12,13 @@
 #include "loom/Dialect/TG/Transforms/FuseTrials.h"
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/Pipe/IR/PipeOps.h"
+#include "loom/Dialect/TG/IR/BoundedResults.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Pipeline/Executor.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Interpreter/Interpreter.h"
 #include "loom/Interpreter/Kernels.h"
+#include "loom/Support/Bounded.h"
 #include "loom/Support/SafeTensors.h"
 
 #include "RunArtifact.h"
@@ -262,6 +264,14 @@ llvm::Expected<double> scaledError(const safetensors::File &reference,
   return run::maxScaledError(got, *want);
 }
 
+/// Whether result \p i of \p fn holds the run-time length of another.
+bool isLengthResult(func::FuncOp fn, unsigned i) {
+  for (unsigned j = 0; j < fn.getNumResults(); ++j)
+    if (auto bound = tg::getResultBound(fn, j); bound && bound->lengthResult == i)
+      return true;
+  return false;
+}
+
 std::string typeStr(Type t) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -450,6 +460,8 @@ int checkPipelines(ModuleOp module) {
 
 template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
   FunctionType type = fn.getFunctionType();
+  if (failed(tg::verifyResultBounds(fn)))
+    return 1;
   std::vector<Tensor<D>> args;
   if (int rc = readArguments(fn, args))
     return rc;
@@ -483,11 +495,28 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
   safetensors::Writer writer;
   for (auto [i, t] : llvm::enumerate(*results)) {
     std::vector<double> v = t.toDoubles();
+    std::vector<int64_t> shape = t.shape;
     Type rtype = type.getResult(i);
     llvm::outs() << "  " << resultName(fn, i) << ": " << rtype;
+    if (auto bound = tg::getResultBound(fn, i)) {
+      // Only the valid part of a padded result is shown, saved and compared.
+      auto length = int64_t(D::toDouble((*results)[bound->lengthResult].data[0]));
+      std::vector<uint8_t> valid =
+          validPart(reinterpret_cast<const uint8_t *>(v.data()), shape,
+                    bound->dim, length, sizeof(double));
+      shape = boundedShape(shape, bound->dim, length);
+      v.assign(reinterpret_cast<const double *>(valid.data()),
+               reinterpret_cast<const double *>(valid.data()) +
+                   valid.size() / sizeof(double));
+      llvm::outs() << run::validShapeText(shape);
+    }
     run::printSummary(llvm::outs(), v, printValues);
-    if (reference) {
-      auto err = scaledError(*reference, resultName(fn, i), t.shape, v);
+    if (reference && isLengthResult(fn, i) &&
+        !reference->lookup(resultName(fn, i))) {
+      // A length the reference does not hold (ONNX Runtime's outputs have
+      // their lengths in their shapes, which are compared).
+    } else if (reference) {
+      auto err = scaledError(*reference, resultName(fn, i), shape, v);
       if (!err)
         return fail(llvm::toString(err.takeError()));
       llvm::outs() << llvm::format("    error vs %s: %.3g\n",
@@ -500,7 +529,7 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
       if (!dtype)
         return fail("result " + std::to_string(i) +
                     " has an element type safetensors cannot hold");
-      if (llvm::Error err = writer.add(resultName(fn, i), *dtype, t.shape, v))
+      if (llvm::Error err = writer.add(resultName(fn, i), *dtype, shape, v))
         return fail(llvm::toString(std::move(err)));
     }
   }

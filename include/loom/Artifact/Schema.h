@@ -274,12 +274,29 @@ std::optional<int64_t> controlTarget(const Step &step);
 // Buffers, entries, devices, the world
 //===----------------------------------------------------------------------===//
 
+/// The version a manifest with an output of data-dependent length is
+/// written as (an output's `bound`); without one the writer keeps
+/// kManifestVersion, so older runtimes still read it, and refuse (by
+/// version) what they would misread.
+constexpr int64_t kBoundedManifestVersion = 3;
+
+/// An output of data-dependent length (docs/Artifact.md "Outputs of
+/// data-dependent length"): its dimension `dim` is padded to the static
+/// shape, and output `lengthOutput`, a rank-0 i64 tensor, holds how much of
+/// it is valid after a run.
+struct OutputBound {
+  int64_t dim = 0;
+  int64_t lengthOutput = 0;
+};
+
 /// An input or output of an entry. bytes: filled by readManifest.
 struct TensorDesc {
   std::string name;
   std::string dtype; ///< MLIR spelling: f32, i64, ...
   Shape shape;
   int64_t bytes = 0;
+  /// Outputs only: the padded dimension and its length, if any.
+  std::optional<OutputBound> bound;
 };
 
 /// Where a tensor lives at run time. device: the index of the manifest

@@ -31,7 +31,8 @@ def ConvertTGToLinalg : Pass<"convert-tg-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 #endif // LOOM_CONVERSION_PASSES_TD

@@ -26,6 +26,14 @@
 
 namespace loom::onnx_to_tg {
 
+/// A dimension of a value whose valid length is known only at run time:
+/// the value is padded to its static size along `dim`, and `length` (a
+/// rank-0 i64 tensor) holds how much of it is valid (Dynamic.cpp).
+struct BoundedDim {
+  int64_t dim = 0;
+  Value length;
+};
+
 /// A value of the ONNX graph during import: an IR value, a tensor known at
 /// import time, or both (once the known tensor has been materialised).
 struct ImportedValue {
@@ -40,6 +48,8 @@ struct ImportedValue {
   bool isGraphInput = false;
   int32_t dataType = 0;
   std::vector<int64_t> shape;
+  /// The dimension of data-dependent length, if any.
+  std::optional<BoundedDim> bound;
 };
 
 class GraphImporter {

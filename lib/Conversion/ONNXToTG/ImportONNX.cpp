@@ -13,6 +13,7 @@
 
 #include "GraphImporter.h"
 #include "loom/Conversion/ONNXCommon/ONNXLibrary.h"
+#include "loom/Dialect/TG/IR/BoundedResults.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -55,6 +56,7 @@ const HandlerTable &onnx_to_tg::getHandlerTable() {
     populateShapeFoldingHandlers(t);
     populateControlFlowHandlers(t);
     populateRecurrentHandlers(t);
+    populateDynamicHandlers(t);
     populateDirectHandlers(t); // last: the ops no handler above claims
     return t;
   }();
@@ -104,6 +106,10 @@ LogicalResult GraphImporter::checkAgainstONNX(StringRef name,
       return success();
     shape.push_back(d.dim_value());
   }
+  // A padded dimension holds at most its bound; ONNX may know its length.
+  if (v.bound && shape.size() == v.shape.size() &&
+      shape[v.bound->dim] <= v.shape[v.bound->dim])
+    shape[v.bound->dim] = v.shape[v.bound->dim];
   if (shape != v.shape)
     return ctx.emitError() << "output '" << name << "' was imported with shape "
                            << safetensors::formatShape(v.shape)
@@ -300,7 +306,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       return ctx.emitError() << "input '" << in
                              << "' is not defined before its use (ONNX "
                                 "graphs are topologically sorted)";
-  if (failed(handler->second(ctx)))
+  if (failed(handler->second(ctx)) || failed(propagateBounds(ctx)))
     return failure();
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())
@@ -339,10 +345,32 @@ LogicalResult GraphImporter::buildReturn(const onnx::GraphProto &graph,
     results.push_back(*value);
     resultTypes.push_back(value->getType());
   }
+  // Outputs of data-dependent length: their lengths become results too,
+  // one per distinct length, named after the first output using it.
+  SmallVector<std::string> names;
+  for (const auto &out : graph.output())
+    names.push_back(out.name());
+  SmallVector<std::optional<tg::ResultBound>> bounds(results.size());
+  llvm::DenseMap<Value, unsigned> lengthResults;
+  for (auto [i, out] : llvm::enumerate(graph.output())) {
+    const std::optional<BoundedDim> &b = lookup(out.name())->bound;
+    if (!b)
+      continue;
+    auto [it, added] = lengthResults.try_emplace(b->length, results.size());
+    if (added) {
+      results.push_back(b->length);
+      resultTypes.push_back(b->length.getType());
+      names.push_back(out.name() + "_length");
+    }
+    bounds[i] = tg::ResultBound{b->dim, it->second};
+  }
   func::ReturnOp::create(builder, fileLoc, results);
   func.setType(builder.getFunctionType(argTypes, resultTypes));
-  for (auto [i, out] : llvm::enumerate(graph.output()))
-    func.setResultAttr(i, "tg.name", builder.getStringAttr(out.name()));
+  for (auto [i, name] : llvm::enumerate(names))
+    func.setResultAttr(i, "tg.name", builder.getStringAttr(name));
+  for (auto [i, b] : llvm::enumerate(bounds))
+    if (b)
+      tg::setResultBound(func, i, *b);
   return success();
 }
 

@@ -268,6 +268,12 @@ void populateReductionHandlers(HandlerTable &table);
 void populateDataMovementHandlers(HandlerTable &table);
 void populateResizeHandlers(HandlerTable &table);
 void populateShapeFoldingHandlers(HandlerTable &table);
+/// NonZero, TopK, NonMaxSuppression (Dynamic.cpp).
+void populateDynamicHandlers(HandlerTable &table);
+/// Carries the data-dependent lengths of the node's inputs to its outputs,
+/// or refuses the node when it mixes the elements of a padded dimension
+/// (Dynamic.cpp); called after the node's handler.
+LogicalResult propagateBounds(NodeContext &ctx);
 void populateControlFlowHandlers(HandlerTable &table);
 void populateRecurrentHandlers(HandlerTable &table);
 

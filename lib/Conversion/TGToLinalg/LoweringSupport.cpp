@@ -8,6 +8,7 @@
 
 #include "loom/Conversion/TGToLinalg/TGToLinalg.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -210,10 +211,12 @@ Value lowering::reshapeTo(OpBuilder &b, Location loc, Value value,
 
 void loom::tg::registerTGToLinalgInterfaceModels(DialectRegistry &registry) {
   registry.insert<linalg::LinalgDialect, tensor::TensorDialect,
-                  arith::ArithDialect, math::MathDialect>();
+                  arith::ArithDialect, math::MathDialect, scf::SCFDialect>();
   registry.addExtension(+[](MLIRContext *context, TGDialect *) {
     context->loadDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                         arith::ArithDialect, math::MathDialect>();
+                         arith::ArithDialect, math::MathDialect,
+                         scf::SCFDialect>();
+    attachDynamicModels(context);
     attachElementwiseModels(context);
     attachLinearModels(context);
     attachLoopModels(context);

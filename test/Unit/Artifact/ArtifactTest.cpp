@@ -303,8 +303,28 @@ TEST(ArtifactTest, AnotherVersionAsksToRecompile) {
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind, ReadError::Kind::Version);
   EXPECT_EQ(error->message,
-            "manifest: format version 1; this runtime reads version 2 "
+            "manifest: format version 1; this runtime reads versions 2 and 3 "
             "(recompile with this Loom's loom-compile)");
+}
+
+TEST(ArtifactTest, OutputBoundsAreStrict) {
+  auto withBound = [](int64_t version, int64_t lengthOutput) {
+    return edited(twoRankManifest(), [&](Json &root) {
+      root.set("version", version);
+      at(root, {"entries", 0, "outputs", 0})
+          .set("bound", Json::makeObject()
+                            .set("dim", 1)
+                            .set("length_output", lengthOutput));
+    });
+  };
+  EXPECT_EQ(refusal(withBound(2, 1)),
+            "manifest: entries[0].outputs[0].bound: needs manifest version 3");
+  EXPECT_EQ(refusal(withBound(3, 0)),
+            "manifest: entries[0].outputs[0].bound.length_output: is not "
+            "another output");
+  // A manifest without bounds is still written as version 2.
+  EXPECT_NE(writeManifest(twoRankManifest()).find("\"version\": 2"),
+            std::string::npos);
 }
 
 TEST(ArtifactTest, BadManifestsNameTheField) {

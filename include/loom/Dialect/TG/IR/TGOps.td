@@ -996,4 +996,10 @@ def TG_YieldOp : TG_Op<"yield", [Terminator, TG_ComputesNothing,
   let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
 }
 
+//===----------------------------------------------------------------------===//
+// Data-dependent result lengths (bounded dynamic shapes)
+//===----------------------------------------------------------------------===//
+
+include "loom/Dialect/TG/IR/TGDynamicOps.td"
+
 #endif // LOOM_DIALECT_TG_IR_TGOPS_TD

@@ -1,0 +1,425 @@
+//===- Dynamic.cpp - NonZero, TopK, NMS, GatherND; bounded values ---------===//
+//
+// Part of Loom. The ONNX operators whose result length depends on the data,
+// imported as bounded dynamic shapes (docs/ONNX/Import.md "Bounded dynamic
+// shapes"): a result is a tensor padded to a static upper bound, and a
+// rank-0 i64 value beside it holds its run-time length. The importer keeps,
+// for every ONNX value, which of its dimensions is bounded and by which
+// length value (ImportedValue::bound); propagateBounds carries that through
+// the operators that keep the valid prefix of a padded dimension valid
+// (elementwise, movement, gathers) and refuses, naming the node, every
+// other consumer of a padded dimension (reductions, softmax, Shape, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphImporter.h"
+#include "Importer.h"
+
+#include "loom/Dialect/TG/IR/TGOps.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::onnx_to_tg;
+
+//===----------------------------------------------------------------------===//
+// Handlers
+//===----------------------------------------------------------------------===//
+
+/// The bound of input `i` of the node, if it has one.
+static std::optional<BoundedDim> inputBound(NodeContext &ctx, unsigned i) {
+  if (!ctx.hasInput(i))
+    return std::nullopt;
+  ImportedValue *v = ctx.importer().lookup(ctx.node().input(i));
+  return v ? v->bound : std::nullopt;
+}
+
+/// Sets the bound of output `i` of the node (after setOutput).
+static void setOutputBound(NodeContext &ctx, unsigned i, BoundedDim bound) {
+  if (!ctx.hasOutput(i))
+    return;
+  if (ImportedValue *v = ctx.importer().lookup(ctx.node().output(i)))
+    v->bound = bound;
+}
+
+static LogicalResult importNonZero(NodeContext &ctx) {
+  if (inputBound(ctx, 0))
+    return ctx.fail("NonZero of a value of data-dependent length is not "
+                    "supported");
+  auto input = ctx.input(0);
+  if (failed(input))
+    return failure();
+  if (ctx.inputRank(0) == 0)
+    return ctx.fail("NonZero of a scalar is not supported");
+  auto op = ctx.createOp(tg::NonZeroOp::getOperationName(), {*input}, {},
+                         std::nullopt);
+  if (failed(op))
+    return failure();
+  ctx.setOutput(0, (*op)->getResult(0));
+  setOutputBound(ctx, 0, {1, (*op)->getResult(1)});
+  return success();
+}
+
+/// A scalar (or one-element) integer input known at import time.
+static FailureOr<int64_t> constantScalarInt(NodeContext &ctx, unsigned i,
+                                            StringRef what) {
+  auto v = ctx.constantInts(i, what);
+  if (failed(v))
+    return failure();
+  if (v->size() != 1)
+    return ctx.fail(what + " must have one element");
+  return (*v)[0];
+}
+
+static LogicalResult importTopK(NodeContext &ctx) {
+  if (ctx.opset() < 10)
+    return ctx.fail("TopK before opset 10 (k as an attribute) is not "
+                    "supported");
+  auto input = ctx.input(0);
+  if (failed(input))
+    return failure();
+  int64_t rank = ctx.inputRank(0);
+  auto axis = ctx.normalizeAxis(ctx.getInt("axis", -1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  auto k = constantScalarInt(ctx, 1, "K (a run-time k is not supported)");
+  if (failed(k))
+    return failure();
+  SmallVector<Value> operands = {*input};
+  std::optional<BoundedDim> bound = inputBound(ctx, 0);
+  if (bound && bound->dim != *axis)
+    return ctx.fail("TopK along axis " + Twine(*axis) +
+                    " of a value whose axis " + Twine(bound->dim) +
+                    " has a data-dependent length is not supported");
+  if (bound)
+    operands.push_back(bound->length);
+  if (*k < 0 || *k > ctx.inputShape(0)[*axis])
+    return ctx.fail("K = " + Twine(*k) + " is not in [0, " +
+                    Twine(ctx.inputShape(0)[*axis]) + "], the size of axis " +
+                    Twine(*axis) + (bound ? " (its upper bound)" : ""));
+  auto op = ctx.createOp(
+      tg::TopKOp::getOperationName(), operands,
+      {ctx.i64Attr("k", *k), ctx.i64Attr("axis", *axis),
+       ctx.boolAttr("largest", ctx.getInt("largest", 1) != 0),
+       ctx.boolAttr("sorted", ctx.getInt("sorted", 1) != 0)},
+      std::nullopt);
+  if (failed(op))
+    return failure();
+  for (unsigned i = 0; i < 2; ++i) {
+    ctx.setOutput(i, (*op)->getResult(i));
+    if (bound)
+      setOutputBound(ctx, i, {*axis, (*op)->getResult(2)});
+  }
+  return success();
+}
+
+static LogicalResult importNonMaxSuppression(NodeContext &ctx) {
+  auto boxes = ctx.input(0), scores = ctx.input(1);
+  if (failed(boxes) || failed(scores))
+    return failure();
+  if (failed(ctx.requireFloatInput(0)) || failed(ctx.requireFloatInput(1)))
+    return failure();
+  std::optional<BoundedDim> boxBound = inputBound(ctx, 0),
+                            scoreBound = inputBound(ctx, 1);
+  if ((boxBound && boxBound->dim != 1) || (scoreBound && scoreBound->dim != 2) ||
+      bool(boxBound) != bool(scoreBound) ||
+      (boxBound && boxBound->length != scoreBound->length))
+    return ctx.fail("boxes and scores of data-dependent length are supported "
+                    "only with the same length along the box dimension");
+  int64_t maxOutput = 0;
+  if (ctx.hasInput(2)) {
+    auto m = constantScalarInt(ctx, 2, "max_output_boxes_per_class");
+    if (failed(m))
+      return failure();
+    maxOutput = std::max<int64_t>(*m, 0);
+  }
+  SmallVector<NamedAttribute> attrs = {
+      ctx.i64Attr("center_point_box", ctx.getInt("center_point_box", 0)),
+      ctx.i64Attr("max_output_boxes_per_class", maxOutput)};
+  if (ctx.hasInput(3)) {
+    auto iou = ctx.constantDoubles(3, "iou_threshold");
+    if (failed(iou))
+      return failure();
+    if (iou->size() != 1)
+      return ctx.fail("iou_threshold must have one element");
+    attrs.push_back(ctx.f64Attr("iou_threshold", (*iou)[0]));
+  }
+  if (ctx.hasInput(4)) {
+    auto score = ctx.constantDoubles(4, "score_threshold");
+    if (failed(score))
+      return failure();
+    if (score->size() != 1)
+      return ctx.fail("score_threshold must have one element");
+    attrs.push_back(ctx.f64Attr("score_threshold", (*score)[0]));
+  }
+  SmallVector<Value> operands = {*boxes, *scores};
+  if (boxBound)
+    operands.push_back(boxBound->length);
+  auto op = ctx.createOp(tg::NonMaxSuppressionOp::getOperationName(), operands,
+                         attrs, std::nullopt);
+  if (failed(op))
+    return failure();
+  ctx.setOutput(0, (*op)->getResult(0));
+  setOutputBound(ctx, 0, {0, (*op)->getResult(1)});
+  return success();
+}
+
+/// GatherND with batch_dims = 0: the last dimension of `indices` (size k)
+/// addresses the first k dimensions of `data`, which are flattened into one
+/// so that the gather is a tg.gather by linear indices. Components are
+/// wrapped into range (tg.mod: negative ones count from the end) and
+/// combined in f64 (exact below 2^53), then cast back to i64. Padded indices
+/// (`data[mask]` after NonZero, PyTorch's boolean indexing) keep their
+/// padded dimension.
+static LogicalResult importGatherND(NodeContext &ctx) {
+  if (ctx.getInt("batch_dims", 0) != 0)
+    return ctx.fail("batch_dims other than 0 is not supported");
+  if (inputBound(ctx, 0))
+    return ctx.fail("GatherND from data of data-dependent length is not "
+                    "supported");
+  auto data = ctx.input(0), indices = ctx.input(1);
+  if (failed(data) || failed(indices))
+    return failure();
+  ArrayRef<int64_t> dataShape = ctx.inputShape(0);
+  SmallVector<int64_t> idxShape(ctx.inputShape(1));
+  if (idxShape.empty() || idxShape.back() < 1 ||
+      idxShape.back() > int64_t(dataShape.size()))
+    return ctx.fail("indices must have rank >= 1 and a last dimension in "
+                    "[1, rank(data)]");
+  int64_t k = idxShape.back();
+  std::optional<BoundedDim> bound = inputBound(ctx, 1);
+  if (bound && bound->dim == int64_t(idxShape.size()) - 1)
+    return ctx.fail("indices padded along their last dimension are not "
+                    "supported");
+  // Dims and row-major strides of the addressed part of data.
+  HostTensor dims, strides;
+  dims.dataType = onnx::TensorProto::INT64;
+  strides.dataType = onnx::TensorProto::DOUBLE;
+  dims.shape = strides.shape = {k};
+  int64_t rows = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    dims.ints.insert(dims.ints.begin(), dataShape[j]);
+    strides.floats.insert(strides.floats.begin(), double(rows));
+    rows *= dataShape[j];
+  }
+  auto dimsValue = ctx.materialize(dims, "gathernd_dims");
+  auto stridesValue = ctx.materialize(strides, "gathernd_strides");
+  auto idx64 = ctx.convert(*indices, ctx.builder().getI64Type());
+  if (failed(dimsValue) || failed(stridesValue) || failed(idx64))
+    return failure();
+  auto wrapped = ctx.create<tg::ModOp>({*idx64, *dimsValue});
+  if (failed(wrapped))
+    return failure();
+  auto asF64 = ctx.convert(*wrapped, ctx.builder().getF64Type());
+  if (failed(asF64))
+    return failure();
+  auto scaled = ctx.create<tg::MulOp>({*asF64, *stridesValue});
+  if (failed(scaled))
+    return failure();
+  auto summed = ctx.create<tg::ReduceSumOp>(
+      {*scaled}, {ctx.arrayAttr("axes", {-1}), ctx.boolAttr("keepdims", false)});
+  if (failed(summed))
+    return failure();
+  auto linear = ctx.convert(*summed, ctx.builder().getI64Type());
+  SmallVector<int64_t> flatShape = {rows};
+  llvm::append_range(flatShape, dataShape.drop_front(k));
+  auto flat = ctx.reshape(*data, flatShape);
+  if (failed(linear) || failed(flat))
+    return failure();
+  auto out = ctx.create<tg::GatherOp>({*flat, *linear}, {ctx.i64Attr("axis", 0)});
+  if (failed(out))
+    return failure();
+  ctx.setOutput(0, *out);
+  if (bound)
+    setOutputBound(ctx, 0, *bound);
+  return success();
+}
+
+void onnx_to_tg::populateDynamicHandlers(HandlerTable &table) {
+  table["GatherND"] = importGatherND;
+  table["NonMaxSuppression"] = importNonMaxSuppression;
+  table["NonZero"] = importNonZero;
+  table["TopK"] = importTopK;
+}
+
+//===----------------------------------------------------------------------===//
+// Propagation of bounds through the other operators
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Operators computing each output element from the input elements at the
+/// same (numpy-broadcast) position: a padded dimension stays padded.
+const llvm::StringSet<> &elementwiseOperators() {
+  static const llvm::StringSet<> ops = {
+      "Abs",     "Add",          "And",       "Cast",        "CastLike",
+      "Ceil",    "Celu",         "Clip",      "Div",         "Dropout",
+      "Elu",     "Equal",        "Erf",       "Exp",         "Floor",
+      "Gelu",    "Greater",      "GreaterOrEqual",           "HardSigmoid",
+      "HardSwish",               "Identity",  "LeakyRelu",   "Less",
+      "LessOrEqual",             "Log",       "Max",         "Mean",
+      "Min",     "Mod",          "Mul",       "Neg",         "Not",
+      "Or",      "PRelu",        "Pow",       "Reciprocal",  "Relu",
+      "Round",   "Selu",         "Sigmoid",   "Sign",        "Softsign",
+      "Sqrt",    "Sub",          "Sum",       "Tanh",        "Where",
+      "Xor"};
+  return ops;
+}
+
+/// Operators that only rearrange elements without mixing a padded
+/// dimension with another (the row-major position of each valid element
+/// relative to the padded dimension is unchanged).
+const llvm::StringSet<> &reshapeOperators() {
+  static const llvm::StringSet<> ops = {"Reshape", "Squeeze", "Unsqueeze",
+                                        "Flatten"};
+  return ops;
+}
+
+/// The node's output `out` gets `bound`, or the node is refused when its
+/// inputs disagree on the length.
+struct BoundMerger {
+  NodeContext &ctx;
+  std::optional<BoundedDim> merged;
+  LogicalResult add(BoundedDim b) {
+    if (merged && (merged->dim != b.dim || merged->length != b.length))
+      return ctx.fail("inputs of different data-dependent lengths (or padded "
+                      "along different dimensions) are not supported");
+    merged = b;
+    return success();
+  }
+};
+
+} // namespace
+
+/// Elementwise: the inputs are aligned on the right with the output; a
+/// padded input dimension must not be broadcast.
+static LogicalResult propagateElementwise(NodeContext &ctx,
+                                          ArrayRef<int64_t> outShape,
+                                          BoundMerger &m) {
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    std::optional<BoundedDim> b = inputBound(ctx, i);
+    if (!b)
+      continue;
+    int64_t dim = b->dim + int64_t(outShape.size()) - ctx.inputRank(i);
+    if (outShape[dim] != ctx.inputShape(i)[b->dim])
+      return ctx.fail("broadcasting a dimension of data-dependent length is "
+                      "not supported");
+    if (failed(m.add({dim, b->length})))
+      return failure();
+  }
+  return success();
+}
+
+/// Reshape-like: the padded dimension must survive as one output
+/// dimension of the same size with the same number of elements before it.
+static LogicalResult propagateReshape(NodeContext &ctx,
+                                      ArrayRef<int64_t> outShape,
+                                      BoundMerger &m) {
+  std::optional<BoundedDim> b = inputBound(ctx, 0);
+  if (!b)
+    return success();
+  ArrayRef<int64_t> in = ctx.inputShape(0);
+  int64_t before = 1;
+  for (int64_t d = 0; d < b->dim; ++d)
+    before *= in[d];
+  int64_t outBefore = 1;
+  for (int64_t d = 0; d < int64_t(outShape.size()); ++d) {
+    if (outBefore == before && outShape[d] == in[b->dim])
+      return m.add({d, b->length});
+    outBefore *= outShape[d];
+  }
+  return ctx.fail("a reshape that merges or splits a dimension of "
+                  "data-dependent length is not supported");
+}
+
+static LogicalResult propagateGather(NodeContext &ctx, BoundMerger &m) {
+  int64_t rank = ctx.inputRank(0);
+  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), rank, "axis");
+  if (failed(axis))
+    return failure();
+  int64_t idxRank = ctx.inputRank(1);
+  // A padded data dimension other than the axis moves with the gather; the
+  // axis itself is read at the given (valid) indices.
+  if (std::optional<BoundedDim> b = inputBound(ctx, 0); b && b->dim != *axis)
+    if (failed(m.add({b->dim < *axis ? b->dim : b->dim + idxRank - 1,
+                      b->length})))
+      return failure();
+  if (std::optional<BoundedDim> b = inputBound(ctx, 1))
+    return m.add({*axis + b->dim, b->length});
+  return success();
+}
+
+/// The dimension of the output a padded dimension of input `i` keeps when
+/// the node (Transpose, Slice, Concat) does not touch it.
+static LogicalResult propagateMovement(NodeContext &ctx,
+                                       ArrayRef<int64_t> outShape,
+                                       BoundMerger &m) {
+  StringRef op = ctx.opType();
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    std::optional<BoundedDim> b = inputBound(ctx, i);
+    if (!b)
+      continue;
+    if (op == "Transpose") {
+      auto perm = ctx.getInts("perm");
+      int64_t rank = ctx.inputRank(0), dim = rank - 1 - b->dim;
+      if (perm)
+        dim = std::find(perm->begin(), perm->end(), b->dim) - perm->begin();
+      if (failed(m.add({dim, b->length})))
+        return failure();
+      continue;
+    }
+    if (i > 0 && op == "Slice")
+      return ctx.fail("slice bounds of data-dependent length are not "
+                      "supported");
+    if (op == "Concat" &&
+        *ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(i), "axis") ==
+            b->dim)
+      return ctx.fail("concatenating along a dimension of data-dependent "
+                      "length is not supported");
+    if (outShape[b->dim] != ctx.inputShape(i)[b->dim])
+      return ctx.fail("slicing a dimension of data-dependent length is not "
+                      "supported");
+    if (failed(m.add({b->dim, b->length})))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
+  StringRef op = ctx.opType();
+  if (op == "NonZero" || op == "TopK" || op == "NonMaxSuppression" ||
+      op == "GatherND")
+    return success(); // Their handlers read and set the bounds.
+  bool anyBounded = false;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i)
+    anyBounded |= bool(inputBound(ctx, i));
+  if (!anyBounded)
+    return success();
+  if (ctx.numOutputs() != 1)
+    return ctx.fail("a node with several outputs reading a value of "
+                    "data-dependent length is not supported");
+  ImportedValue *out = ctx.importer().lookup(ctx.node().output(0));
+  if (!out || !out->value || out->known)
+    return ctx.fail("the shape or the value of a value of data-dependent "
+                    "length is not known at import time (Loom pads it to a "
+                    "static bound; docs/ONNX/Import.md)");
+  BoundMerger m{ctx, std::nullopt};
+  LogicalResult result = failure();
+  if (elementwiseOperators().contains(op))
+    result = propagateElementwise(ctx, out->shape, m);
+  else if (reshapeOperators().contains(op))
+    result = propagateReshape(ctx, out->shape, m);
+  else if (op == "Gather")
+    result = propagateGather(ctx, m);
+  else if (op == "Transpose" || op == "Slice" || op == "Concat")
+    result = propagateMovement(ctx, out->shape, m);
+  else
+    return ctx.fail("reads a value of data-dependent length (padded to its "
+                    "bound, docs/ONNX/Import.md), and this operator mixes or "
+                    "counts the elements of the padded dimension");
+  if (failed(result))
+    return failure();
+  out->bound = m.merged;
+  return success();
+}
