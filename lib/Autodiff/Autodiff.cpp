@@ -48,7 +48,7 @@ const NoGradient kNoGradient[] = {
     {LessEqualOp::getOperationName(), "an i1 result carries no cotangent"},
     {ResizeOp::getOperationName(),
      "the adjoint of the interpolation is not built"},
-    {MaxPool2dGradOp::getOperationName(),
+    {MaxPoolGradOp::getOperationName(),
      "second-order differentiation of max pooling is not supported"},
     {FragmentOp::getOperationName(),
      "differentiate before forming fragments"},

@@ -218,7 +218,7 @@ Value GradBuilder::conv2dInputGrad(Value dz, Value filter,
   w = reshape(w, {groups * cg, og, kernel[0], kernel[1]});
   w = reverse(reverse(w, 2), 3);
   (void)n;
-  return Conv2dOp::create(b, loc, inputType, spread, w, Value(),
+  return ConvOp::create(b, loc, inputType, spread, w, Value(),
                           ArrayRef<int64_t>{1, 1},
                           ArrayRef<int64_t>{0, 0, 0, 0}, dilations, groups,
                           Activation::None);
@@ -247,7 +247,7 @@ Value GradBuilder::conv2dFilterGrad(Value dz, Value input,
   Value f = reshape(dz, {n, groups, og, dzShape[2], dzShape[3]});
   f = transpose(f, {1, 2, 0, 3, 4});
   f = reshape(f, {o, n, dzShape[2], dzShape[3]});
-  Value r = Conv2dOp::create(b, loc, x, f, Value(), dilations, pads, strides,
+  Value r = ConvOp::create(b, loc, x, f, Value(), dilations, pads, strides,
                              groups, Activation::None);
   // [cg, o, >= kh, >= kw] -> [o, cg, kh, kw]
   r = slice(r, {0, 0, 0, 0}, {cg, o, kh, kw});

@@ -3,7 +3,7 @@
 // Part of Loom. The convolution adjoints are convolutions (GradBuilder);
 // average pooling is a depthwise convolution with a constant filter, so its
 // adjoint is the same input adjoint; max pooling has its own op,
-// tg.maxpool2d_grad (the first maximum of each window takes the gradient).
+// tg.maxpool_grad (the first maximum of each window takes the gradient).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,7 +40,7 @@ VJP matmulVJP(MatmulOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-VJP conv2dVJP(Conv2dOp op, GradBuilder &g, ValueRange grads,
+VJP conv2dVJP(ConvOp op, GradBuilder &g, ValueRange grads,
               ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
   Value dz = g.activationGrad(op.getActivation(), op.getOutput(), grads[0]);
@@ -60,17 +60,17 @@ VJP conv2dVJP(Conv2dOp op, GradBuilder &g, ValueRange grads,
   return out;
 }
 
-VJP maxpoolVJP(MaxPool2dOp op, GradBuilder &g, ValueRange grads,
+VJP maxpoolVJP(MaxPoolOp op, GradBuilder &g, ValueRange grads,
                ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
   if (needed[0])
-    out[0] = MaxPool2dGradOp::create(g.builder(), op.getLoc(), op.getInput(),
+    out[0] = MaxPoolGradOp::create(g.builder(), op.getLoc(), op.getInput(),
                                      grads[0], op.getKernelSize(),
                                      op.getStrides(), op.getPads());
   return out;
 }
 
-VJP avgpoolVJP(AvgPool2dOp op, GradBuilder &g, ValueRange grads,
+VJP avgpoolVJP(AvgPoolOp op, GradBuilder &g, ValueRange grads,
                ArrayRef<bool> needed) {
   SmallVector<Value> out = noGradients(op);
   if (!needed[0])
@@ -131,8 +131,8 @@ VJP globalAvgpoolVJP(GlobalAvgPoolOp op, GradBuilder &g, ValueRange grads,
 
 void loom::tg::autodiff::attachLinearGradients(MLIRContext *context) {
   attachGradient<MatmulOp, matmulVJP>(context);
-  attachGradient<Conv2dOp, conv2dVJP>(context);
-  attachGradient<MaxPool2dOp, maxpoolVJP>(context);
-  attachGradient<AvgPool2dOp, avgpoolVJP>(context);
+  attachGradient<ConvOp, conv2dVJP>(context);
+  attachGradient<MaxPoolOp, maxpoolVJP>(context);
+  attachGradient<AvgPoolOp, avgpoolVJP>(context);
   attachGradient<GlobalAvgPoolOp, globalAvgpoolVJP>(context);
 }

@@ -433,7 +433,7 @@ Value GraphBuilder::conv2d(Value input, Value filter, const Conv2dOptions &o) {
   SmallVector<Value, 3> operands{input, filter};
   if (o.bias)
     operands.push_back(o.bias);
-  if (!ready(operands, "tg.conv2d"))
+  if (!ready(operands, "tg.conv"))
     return {};
   auto filterType = mlir::cast<RankedTensorType>(filter.getType());
   SmallVector<int64_t, 4> pads = o.pads;
@@ -442,12 +442,12 @@ Value GraphBuilder::conv2d(Value input, Value filter, const Conv2dOptions &o) {
         input, Window(filterType.getDimSize(2), filterType.getDimSize(3)),
         o.strides, o.dilations, o.padding, o.pads, false);
   SmallVector<Type, 1> inferred;
-  if (!ruleAccepts(tg::inferConv2d(loc(), input.getType(), filter.getType(),
+  if (!ruleAccepts(tg::inferConv(loc(), input.getType(), filter.getType(),
                                    o.bias ? o.bias.getType() : Type(),
                                    o.strides, pads, o.dilations, o.groups,
                                    inferred)))
     return {};
-  return check(tg::Conv2dOp::create(
+  return check(tg::ConvOp::create(
       builder, loc(), inferred[0], input, filter, o.bias,
       arrayOrDefault(builder, o.strides, {1, 1}),
       arrayOrDefault(builder, pads, {0, 0, 0, 0}),
@@ -472,21 +472,21 @@ Value GraphBuilder::pool(Value input, const Pool2dOptions &o) {
   DenseI64ArrayAttr kernelAttr = builder.getDenseI64ArrayAttr(kernel);
   DenseI64ArrayAttr stridesAttr = arrayOrDefault(builder, o.strides, {1, 1});
   DenseI64ArrayAttr padsAttr = arrayOrDefault(builder, pads, {0, 0, 0, 0});
-  if constexpr (std::is_same_v<OpTy, tg::AvgPool2dOp>)
-    return check(tg::AvgPool2dOp::create(
+  if constexpr (std::is_same_v<OpTy, tg::AvgPoolOp>)
+    return check(tg::AvgPoolOp::create(
         builder, loc(), inferred[0], input, kernelAttr, stridesAttr, padsAttr,
         o.countIncludePad ? builder.getBoolAttr(true) : BoolAttr()));
   else
-    return check(tg::MaxPool2dOp::create(builder, loc(), inferred[0], input,
+    return check(tg::MaxPoolOp::create(builder, loc(), inferred[0], input,
                                          kernelAttr, stridesAttr, padsAttr));
 }
 
 Value GraphBuilder::maxpool2d(Value input, const Pool2dOptions &options) {
-  return pool<tg::MaxPool2dOp>(input, options);
+  return pool<tg::MaxPoolOp>(input, options);
 }
 
 Value GraphBuilder::avgpool2d(Value input, const Pool2dOptions &options) {
-  return pool<tg::AvgPool2dOp>(input, options);
+  return pool<tg::AvgPoolOp>(input, options);
 }
 
 Value GraphBuilder::globalAvgPool(Value input) {

@@ -164,7 +164,7 @@ void SearchContext::computeDerived(OpInfo &info) {
   OperationName name = *info.name;
   StringRef opName = name.getStringRef();
   info.commutative = name.hasTrait<OpTrait::IsCommutative>();
-  info.literalKernel = opName == "tg.conv2d";
+  info.literalKernel = opName == "tg.conv";
   info.leaf = opName == "tg.weight" || opName == "tg.constant";
   info.infersTypes = name.hasInterface<InferTypeOpInterface>();
   if (opName != "tg.split")

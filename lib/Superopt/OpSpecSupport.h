@@ -22,7 +22,7 @@
 //   };
 //   LOOM_SUPEROPT_SPEC(ReluSpec);
 //
-// Its name is TgOp's mnemonic ("relu"; "conv" for tg.conv2d: a trailing `2d`
+// Its name is TgOp's mnemonic ("relu"; "conv" for tg.conv: a trailing `2d`
 // is dropped), unless the struct declares `name` -- macros (several tg ops,
 // or one in a restricted form with a name of its own: smul, bn_scale, the
 // generator's constants) do, and name TgOp after the op that ends them.
@@ -194,7 +194,7 @@ template <class S, class = void> struct DeclaresName : std::false_type {};
 template <class S>
 struct DeclaresName<S, std::void_t<decltype(S::name)>> : std::true_type {};
 
-/// The mnemonic of tg op \p opName ("tg.conv2d") less a trailing `2d`.
+/// The mnemonic of tg op \p opName ("tg.conv") less a trailing `2d`.
 constexpr std::string_view nameFromMnemonic(std::string_view opName) {
   std::string_view m = opName.substr(opName.find('.') + 1);
   if (m.size() > 2 && m.substr(m.size() - 2) == "2d")

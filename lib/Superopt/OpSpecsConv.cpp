@@ -17,11 +17,11 @@ namespace {
 /// conv{relu, bias}(x, w[, c]): stride 1, "same" padding for the (odd)
 /// kernel, groups = channels(x) / channels(w), optional bias and fused relu.
 struct ConvSpec : SpecBase {
-  using TgOp = tg::Conv2dOp;
+  using TgOp = tg::ConvOp;
   static constexpr uint8_t attrFields = kAttrRelu | kAttrBias;
   static constexpr const char *summary =
       "2-D convolution, stride 1, same padding, groups = C / filter C, "
-      "optional bias operand and fused relu (tg.conv2d)";
+      "optional bias operand and fused relu (tg.conv)";
   static constexpr OpVariant variants[] = {
       {"", convAttrs(false, false), kImages | kFilters, true,
        "convolution (stride 1, same padding; 3x3, 1x3, 3x1, 1x1, depthwise)"},
@@ -51,21 +51,21 @@ struct ConvSpec : SpecBase {
     int64_t groups = x[1] / w[1];
     std::array<int64_t, 4> pads = samePads(w[2], w[3]);
     return inferWith(sc, in, [&](ArrayRef<Type> t, SmallVectorImpl<Type> &r) {
-      return tg::inferConv2d(std::nullopt, t[0], t[1], a.bias ? t[2] : Type(),
+      return tg::inferConv(std::nullopt, t[0], t[1], a.bias ? t[2] : Type(),
                              {1, 1}, pads, {1, 1}, groups, r);
     });
   }
   template <class D>
   static void eval(const OpAttrs &a, const ShapeTable &, Operands<D> in,
                    Results<D> &out) {
-    interp::Conv2dParams p;
+    interp::ConvParams p;
     ArrayRef<int64_t> w = in[1]->shape;
     std::array<int64_t, 4> pads = samePads(w[2], w[3]);
     p.pads = pads;
     p.groups = in[0]->shape[1] / w[1];
     p.activation = a.relu ? Activation::Relu : Activation::None;
     out.push_back(
-        interp::conv2d<D>(*in[0], *in[1], a.bias ? in[2] : nullptr, p));
+        interp::conv<D>(*in[0], *in[1], a.bias ? in[2] : nullptr, p));
   }
   static void propagateSplit(const OpAttrs &, Splits in, Shapes,
                              const ShapeTable &,
@@ -80,7 +80,7 @@ struct ConvSpec : SpecBase {
     ArrayRef<int64_t> x = rtype(in[0]).getShape(), w = rtype(in[1]).getShape();
     std::array<int64_t, 4> pads = samePads(w[2], w[3]);
     int64_t groups = x[1] / w[1];
-    out.push_back(tg::Conv2dOp::create(
+    out.push_back(tg::ConvOp::create(
         b, loc, types[0], in[0], in[1], a.bias ? in[2] : Value(),
         i64s(b, {1, 1}), i64s(b, pads), i64s(b, {1, 1}),
         b.getI64IntegerAttr(groups),
@@ -88,7 +88,7 @@ struct ConvSpec : SpecBase {
                                                     ? tg::Activation::Relu
                                                     : tg::Activation::None)));
   }
-  static bool import(tg::Conv2dOp c, const ShapeTable &, ImportedOp &r) {
+  static bool import(tg::ConvOp c, const ShapeTable &, ImportedOp &r) {
     ArrayRef<int64_t> x = rtype(c.getInput()).getShape();
     ArrayRef<int64_t> w = rtype(c.getFilter()).getShape();
     std::array<int64_t, 4> pads = samePads(w[2], w[3]);
@@ -116,7 +116,7 @@ LOOM_SUPEROPT_SPEC(ConvSpec);
 template <class OpTy> struct PoolSpec : SpecBase {
   using TgOp = OpTy;
   static constexpr uint8_t attrFields = kAttrKernel;
-  static constexpr bool isMax = std::is_same_v<OpTy, tg::MaxPool2dOp>;
+  static constexpr bool isMax = std::is_same_v<OpTy, tg::MaxPoolOp>;
   static constexpr unsigned numOperands = 1;
   static constexpr std::array<RoleMask, 5> roles{kData};
   static constexpr auto propagateSplit = splitLeadingTwo;
@@ -131,8 +131,8 @@ template <class OpTy> struct PoolSpec : SpecBase {
                              {1, 1}, pads, r);
     });
   }
-  static interp::Pool2dParams params(const OpAttrs &a) {
-    interp::Pool2dParams p;
+  static interp::PoolParams params(const OpAttrs &a) {
+    interp::PoolParams p;
     p.kernel = {a.kernel[0], a.kernel[1]};
     p.pads = samePads(a.kernel[0], a.kernel[1]);
     p.countIncludePad = true;
@@ -142,19 +142,19 @@ template <class OpTy> struct PoolSpec : SpecBase {
   static void eval(const OpAttrs &a, const ShapeTable &, Operands<D> in,
                    Results<D> &out) {
     if constexpr (isMax)
-      out.push_back(interp::maxPool2d<D>(*in[0], params(a)));
+      out.push_back(interp::maxPool<D>(*in[0], params(a)));
     else
-      out.push_back(interp::avgPool2d<D>(*in[0], params(a)));
+      out.push_back(interp::avgPool<D>(*in[0], params(a)));
   }
   static void emit(OpBuilder &b, Location loc, const OpAttrs &a, ValueRange in,
                    TypeRange types, SmallVectorImpl<Value> &out) {
     auto kernel = i64s(b, {a.kernel[0], a.kernel[1]});
     auto pads = i64s(b, samePads(a.kernel[0], a.kernel[1]));
     if constexpr (isMax)
-      out.push_back(tg::MaxPool2dOp::create(b, loc, types[0], in[0], kernel,
+      out.push_back(tg::MaxPoolOp::create(b, loc, types[0], in[0], kernel,
                                             i64s(b, {1, 1}), pads));
     else
-      out.push_back(tg::AvgPool2dOp::create(b, loc, types[0], in[0], kernel,
+      out.push_back(tg::AvgPoolOp::create(b, loc, types[0], in[0], kernel,
                                             i64s(b, {1, 1}), pads,
                                             b.getBoolAttr(true)));
   }
@@ -173,19 +173,19 @@ template <class OpTy> struct PoolSpec : SpecBase {
   }
 };
 
-struct MaxPoolSpec : PoolSpec<tg::MaxPool2dOp> {
+struct MaxPoolSpec : PoolSpec<tg::MaxPoolOp> {
   static constexpr const char *summary =
-      "max pooling, stride 1, same padding (tg.maxpool2d)";
+      "max pooling, stride 1, same padding (tg.maxpool)";
   static constexpr OpVariant variants[] = {
       {"", kernelAttrs(3, 3), kImages, true,
        "3x3 max pooling, stride 1, same padding"}};
 };
 LOOM_SUPEROPT_SPEC(MaxPoolSpec);
 
-struct AvgPoolSpec : PoolSpec<tg::AvgPool2dOp> {
+struct AvgPoolSpec : PoolSpec<tg::AvgPoolOp> {
   static constexpr const char *summary =
       "average pooling, stride 1, same padding, count_include_pad "
-      "(tg.avgpool2d)";
+      "(tg.avgpool)";
   static constexpr OpVariant variants[] = {
       {"", kernelAttrs(3, 3), kImages, true,
        "3x3 average pooling, stride 1, same padding, count_include_pad"}};

@@ -11,15 +11,15 @@ module {
   func.func @logits(%x: tensor<64x1x28x28xf32> {tg.name = "images"}) -> (tensor<64x10xf32> {tg.name = "logits"}) {
     %w1 = tg.weight "conv1.weight" : tensor<32x1x3x3xf32>
     %b1 = tg.weight "conv1.bias" : tensor<32xf32>
-    %c1 = tg.conv2d %x, %w1, %b1 {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
+    %c1 = tg.conv %x, %w1, %b1 {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
         : (tensor<64x1x28x28xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>) -> tensor<64x32x28x28xf32>
-    %p1 = tg.maxpool2d %c1 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+    %p1 = tg.maxpool %c1 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
         : (tensor<64x32x28x28xf32>) -> tensor<64x32x14x14xf32>
     %w2 = tg.weight "conv2.weight" : tensor<64x32x3x3xf32>
     %b2 = tg.weight "conv2.bias" : tensor<64xf32>
-    %c2 = tg.conv2d %p1, %w2, %b2 {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
+    %c2 = tg.conv %p1, %w2, %b2 {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
         : (tensor<64x32x14x14xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>) -> tensor<64x64x14x14xf32>
-    %p2 = tg.maxpool2d %c2 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+    %p2 = tg.maxpool %c2 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
         : (tensor<64x64x14x14xf32>) -> tensor<64x64x7x7xf32>
     %flat = tg.reshape %p2 : (tensor<64x64x7x7xf32>) -> tensor<64x3136xf32>
     %w3 = tg.weight "fc1.weight" : tensor<3136x128xf32>
@@ -37,15 +37,15 @@ module {
   func.func @loss(%x: tensor<64x1x28x28xf32> {tg.name = "images"}, %labels: tensor<64xi64> {tg.name = "labels"}) -> (tensor<f32> {tg.name = "loss"}) {
     %w1 = tg.weight "conv1.weight" : tensor<32x1x3x3xf32>
     %b1 = tg.weight "conv1.bias" : tensor<32xf32>
-    %c1 = tg.conv2d %x, %w1, %b1 {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
+    %c1 = tg.conv %x, %w1, %b1 {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
         : (tensor<64x1x28x28xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>) -> tensor<64x32x28x28xf32>
-    %p1 = tg.maxpool2d %c1 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+    %p1 = tg.maxpool %c1 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
         : (tensor<64x32x28x28xf32>) -> tensor<64x32x14x14xf32>
     %w2 = tg.weight "conv2.weight" : tensor<64x32x3x3xf32>
     %b2 = tg.weight "conv2.bias" : tensor<64xf32>
-    %c2 = tg.conv2d %p1, %w2, %b2 {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
+    %c2 = tg.conv %p1, %w2, %b2 {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
         : (tensor<64x32x14x14xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>) -> tensor<64x64x14x14xf32>
-    %p2 = tg.maxpool2d %c2 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+    %p2 = tg.maxpool %c2 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
         : (tensor<64x64x14x14xf32>) -> tensor<64x64x7x7xf32>
     %flat = tg.reshape %p2 : (tensor<64x64x7x7xf32>) -> tensor<64x3136xf32>
     %w3 = tg.weight "fc1.weight" : tensor<3136x128xf32>

@@ -74,7 +74,7 @@ public:
        << ".weight\" : " << filter.str() << "\n";
     Value out{id, outC, (in.h + 2 * pad - k) / stride + 1,
               (in.w + 2 * pad - k) / stride + 1};
-    os << "    " << out.name << " = tg.conv2d " << in.name << ", " << w;
+    os << "    " << out.name << " = tg.conv " << in.name << ", " << w;
     if (stride != 1 || pad != 0) {
       os << " {";
       if (pad != 0)
@@ -127,7 +127,7 @@ public:
   Value maxpool(const Value &in, const std::string &name) {
     Value out{ssaName(name), in.c, (in.h + 2 - 3) / 2 + 1,
               (in.w + 2 - 3) / 2 + 1};
-    os << "    " << out.name << " = tg.maxpool2d " << in.name
+    os << "    " << out.name << " = tg.maxpool " << in.name
        << " {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, "
           "pads = array<i64: 1, 1, 1, 1>} : ("
        << act(in) << ") -> " << act(out) << "\n";

@@ -13,7 +13,7 @@ func.func @f(%x: tensor<3x2x4x4xf32>, %w: tensor<4x2x3x3xf32>, %weight: tensor<3
   %b = tg.weight "bn.bias" : tensor<4xf32>
   %m = tg.weight "bn.running_mean" : tensor<4xf32>
   %v = tg.weight "bn.running_var" : tensor<4xf32>
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<3x2x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<3x4x4x4xf32>
+  %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<3x2x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<3x4x4x4xf32>
   %y = tg.batchnorm %c, %g, %b, %m, %v {epsilon = 1.0e-3 : f64} : (tensor<3x4x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<3x4x4x4xf32>
   %r = tg.relu %y : tensor<3x4x4x4xf32>
   %wy = tg.mul %r, %weight : (tensor<3x4x4x4xf32>, tensor<3x4x4x4xf32>) -> tensor<3x4x4x4xf32>

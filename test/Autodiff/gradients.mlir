@@ -283,91 +283,91 @@ func.func @matmul_batch_both(%a: tensor<2x1x3x5xf32>, %b: tensor<3x5x4xf32>, %we
 }
 
 func.func @conv_basic(%x: tensor<2x3x6x5xf32>, %w: tensor<4x3x3x3xf32>, %bias: tensor<4xf32>, %weight: tensor<2x4x6x5xf32>) -> tensor<f32> {
-  %y = tg.conv2d %x, %w, %bias {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x3x6x5xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<2x4x6x5xf32>
+  %y = tg.conv %x, %w, %bias {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x3x6x5xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<2x4x6x5xf32>
   %wy = tg.mul %y, %weight : (tensor<2x4x6x5xf32>, tensor<2x4x6x5xf32>) -> tensor<2x4x6x5xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<2x4x6x5xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @conv_stride2_asym_pad(%x: tensor<1x3x7x6xf32>, %w: tensor<4x3x3x2xf32>, %weight: tensor<1x4x3x3xf32>) -> tensor<f32> {
-  %y = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 1>} : (tensor<1x3x7x6xf32>, tensor<4x3x3x2xf32>) -> tensor<1x4x3x3xf32>
+  %y = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 1>} : (tensor<1x3x7x6xf32>, tensor<4x3x3x2xf32>) -> tensor<1x4x3x3xf32>
   %wy = tg.mul %y, %weight : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x4x3x3xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @conv_dilation(%x: tensor<1x2x8x7xf32>, %w: tensor<3x2x3x3xf32>, %bias: tensor<3xf32>, %weight: tensor<1x3x8x5xf32>) -> tensor<f32> {
-  %y = tg.conv2d %x, %w, %bias {dilations = array<i64: 2, 2>, pads = array<i64: 2, 1, 2, 1>} : (tensor<1x2x8x7xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x8x5xf32>
+  %y = tg.conv %x, %w, %bias {dilations = array<i64: 2, 2>, pads = array<i64: 2, 1, 2, 1>} : (tensor<1x2x8x7xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x8x5xf32>
   %wy = tg.mul %y, %weight : (tensor<1x3x8x5xf32>, tensor<1x3x8x5xf32>) -> tensor<1x3x8x5xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x3x8x5xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @conv_groups(%x: tensor<2x4x5x5xf32>, %w: tensor<6x2x3x3xf32>, %bias: tensor<6xf32>, %weight: tensor<2x6x3x5xf32>) -> tensor<f32> {
-  %y = tg.conv2d %x, %w, %bias {groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 1>} : (tensor<2x4x5x5xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x3x5xf32>
+  %y = tg.conv %x, %w, %bias {groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 1>} : (tensor<2x4x5x5xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x3x5xf32>
   %wy = tg.mul %y, %weight : (tensor<2x6x3x5xf32>, tensor<2x6x3x5xf32>) -> tensor<2x6x3x5xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<2x6x3x5xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @conv_depthwise_relu(%x: tensor<1x3x6x6xf32>, %w: tensor<3x1x3x3xf32>, %bias: tensor<3xf32>, %weight: tensor<1x3x6x6xf32>) -> tensor<f32> {
-  %y = tg.conv2d %x, %w, %bias {groups = 3 : i64, pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x3x6x6xf32>, tensor<3x1x3x3xf32>, tensor<3xf32>) -> tensor<1x3x6x6xf32>
+  %y = tg.conv %x, %w, %bias {groups = 3 : i64, pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x3x6x6xf32>, tensor<3x1x3x3xf32>, tensor<3xf32>) -> tensor<1x3x6x6xf32>
   %wy = tg.mul %y, %weight : (tensor<1x3x6x6xf32>, tensor<1x3x6x6xf32>) -> tensor<1x3x6x6xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x3x6x6xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @conv_1x1_pad_sigmoid(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>, %bias: tensor<3xf32>, %weight: tensor<1x3x6x6xf32>) -> tensor<f32> {
-  %y = tg.conv2d %x, %w, %bias {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation sigmoid>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>, tensor<3xf32>) -> tensor<1x3x6x6xf32>
+  %y = tg.conv %x, %w, %bias {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation sigmoid>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>, tensor<3xf32>) -> tensor<1x3x6x6xf32>
   %wy = tg.mul %y, %weight : (tensor<1x3x6x6xf32>, tensor<1x3x6x6xf32>) -> tensor<1x3x6x6xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x3x6x6xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @conv_patches(%x: tensor<2x3x9x8xf32>, %w: tensor<5x3x3x2xf32>, %bias: tensor<5xf32>, %weight: tensor<2x5x3x3xf32>) -> tensor<f32> {
-  %y = tg.conv2d %x, %w, %bias {strides = array<i64: 3, 3>} : (tensor<2x3x9x8xf32>, tensor<5x3x3x2xf32>, tensor<5xf32>) -> tensor<2x5x3x3xf32>
+  %y = tg.conv %x, %w, %bias {strides = array<i64: 3, 3>} : (tensor<2x3x9x8xf32>, tensor<5x3x3x2xf32>, tensor<5xf32>) -> tensor<2x5x3x3xf32>
   %wy = tg.mul %y, %weight : (tensor<2x5x3x3xf32>, tensor<2x5x3x3xf32>) -> tensor<2x5x3x3xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<2x5x3x3xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @conv_patches_gaps_pads(%x: tensor<1x2x9x9xf32>, %w: tensor<3x2x2x2xf32>, %weight: tensor<1x3x3x5xf32>) -> tensor<f32> {
-  %y = tg.conv2d %x, %w {strides = array<i64: 3, 2>, pads = array<i64: 1, 0, 0, 1>} : (tensor<1x2x9x9xf32>, tensor<3x2x2x2xf32>) -> tensor<1x3x3x5xf32>
+  %y = tg.conv %x, %w {strides = array<i64: 3, 2>, pads = array<i64: 1, 0, 0, 1>} : (tensor<1x2x9x9xf32>, tensor<3x2x2x2xf32>) -> tensor<1x3x3x5xf32>
   %wy = tg.mul %y, %weight : (tensor<1x3x3x5xf32>, tensor<1x3x3x5xf32>) -> tensor<1x3x3x5xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x3x3x5xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @conv_stride3_tanh(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x2x2xf32>, %weight: tensor<1x2x3x3xf32>) -> tensor<f32> {
-  %y = tg.conv2d %x, %w {strides = array<i64: 3, 3>, activation = #tg<activation tanh>} : (tensor<1x2x8x8xf32>, tensor<2x2x2x2xf32>) -> tensor<1x2x3x3xf32>
+  %y = tg.conv %x, %w {strides = array<i64: 3, 3>, activation = #tg<activation tanh>} : (tensor<1x2x8x8xf32>, tensor<2x2x2x2xf32>) -> tensor<1x2x3x3xf32>
   %wy = tg.mul %y, %weight : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x2x3x3xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @maxpool_overlap_pad(%x: tensor<1x2x7x7xf32>, %weight: tensor<1x2x4x4xf32>) -> tensor<f32> {
-  %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>
+  %y = tg.maxpool %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>
   %wy = tg.mul %y, %weight : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x2x4x4xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @maxpool_2x2(%x: tensor<2x3x4x6xf32>, %weight: tensor<2x3x2x3xf32>) -> tensor<f32> {
-  %y = tg.maxpool2d %x {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x4x6xf32>) -> tensor<2x3x2x3xf32>
+  %y = tg.maxpool %x {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x4x6xf32>) -> tensor<2x3x2x3xf32>
   %wy = tg.mul %y, %weight : (tensor<2x3x2x3xf32>, tensor<2x3x2x3xf32>) -> tensor<2x3x2x3xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<2x3x2x3xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @avgpool_pad_excluded(%x: tensor<1x2x5x5xf32>, %weight: tensor<1x2x3x3xf32>) -> tensor<f32> {
-  %y = tg.avgpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  %y = tg.avgpool %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
   %wy = tg.mul %y, %weight : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x2x3x3xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
 func.func @avgpool_pad_included(%x: tensor<1x2x5x5xf32>, %weight: tensor<1x2x5x3xf32>) -> tensor<f32> {
-  %y = tg.avgpool2d %x {kernel_size = array<i64: 3, 2>, strides = array<i64: 1, 2>, pads = array<i64: 1, 0, 1, 1>, count_include_pad = true} : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x3xf32>
+  %y = tg.avgpool %x {kernel_size = array<i64: 3, 2>, strides = array<i64: 1, 2>, pads = array<i64: 1, 0, 1, 1>, count_include_pad = true} : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x3xf32>
   %wy = tg.mul %y, %weight : (tensor<1x2x5x3xf32>, tensor<1x2x5x3xf32>) -> tensor<1x2x5x3xf32>
   %r = tg.reduce_sum %wy {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x2x5x3xf32>) -> tensor<f32>
   return %r : tensor<f32>

@@ -20,7 +20,7 @@
 // CHECK-LABEL: func.func @resnet_tail
 // CHECK: %[[CONV:.*]] = tg.fragment <onednn>(%arg0, %{{.*}}, %{{.*}}, %arg1)
 // CHECK-NEXT: ^bb0
-// CHECK-NEXT: tg.conv2d
+// CHECK-NEXT: tg.conv
 // CHECK-NEXT: tg.add
 // CHECK-NEXT: tg.relu
 // CHECK-NEXT: tg.yield
@@ -38,7 +38,7 @@
 // OTHER-NEXT: ^bb0
 // OTHER-NEXT: tg.constant
 // OTHER-NEXT: tg.constant
-// OTHER-NEXT: tg.conv2d
+// OTHER-NEXT: tg.conv
 // OTHER-NEXT: tg.add
 // OTHER-NEXT: tg.relu
 // OTHER: tg.fragment <codegen>
@@ -47,7 +47,7 @@
 func.func @resnet_tail(%x: tensor<1x4x6x6xf32>, %r: tensor<1x8x6x6xf32>) -> tensor<1x8x1x1xf32> {
   %w = tg.constant dense<0.5> : tensor<8x4x3x3xf32>
   %b = tg.constant dense<0.25> : tensor<8xf32>
-  %c = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+  %c = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
   %s = tg.add %c, %r : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
   %y = tg.relu %s : tensor<1x8x6x6xf32>
   %p = tg.global_avgpool %y : (tensor<1x8x6x6xf32>) -> tensor<1x8x1x1xf32>
@@ -62,14 +62,14 @@ func.func @resnet_tail(%x: tensor<1x4x6x6xf32>, %r: tensor<1x8x6x6xf32>) -> tens
 // CHECK-LABEL: func.func @broadcast_addend
 // CHECK: %[[CONV:.*]] = tg.fragment <onednn>
 // CHECK-NEXT: ^bb0
-// CHECK-NEXT: tg.conv2d
+// CHECK-NEXT: tg.conv
 // CHECK-NEXT: tg.yield
 // CHECK: tg.fragment <codegen>(%[[CONV]], %arg1)
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: tg.add
 func.func @broadcast_addend(%x: tensor<1x4x6x6xf32>, %r: tensor<1x8x1x1xf32>) -> tensor<1x8x6x6xf32> {
   %w = tg.constant dense<0.5> : tensor<8x4x3x3xf32>
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
   %s = tg.add %c, %r : (tensor<1x8x6x6xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x6x6xf32>
   return %s : tensor<1x8x6x6xf32>
 }

@@ -11,7 +11,7 @@
 // ONNX: Softmax
 func.func @main(%x: tensor<1x3x8x8xf32>, %r: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %w = tg.constant dense<0.125> : tensor<4x3x3x3xf32>
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   %s = tg.add %c, %r : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   %y = tg.relu %s : tensor<1x4x8x8xf32>
   %h = tg.constant dense<0.5> : tensor<f32>

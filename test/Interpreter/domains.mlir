@@ -1,5 +1,5 @@
 // The three number domains of the interpreter agree wherever the computation
-// is exact: polynomial ops (matmul, conv2d, add/sub/mul, sums, integer powers),
+// is exact: polynomial ops (matmul, conv, add/sub/mul, sums, integer powers),
 // divisions that come out even (means, average pooling), order-based ops on
 // integers (max pooling, relu, reduce_max) and data movement. They differ
 // where precision matters.
@@ -48,7 +48,7 @@ func.func @exact() -> (tensor<2x2x2xf32> {tg.name = "matmul"}, tensor<1x2x2x2xf3
   %x = tg.constant dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : tensor<1x1x3x3xf32>
   %w = tg.constant dense<[[[[1.0, 1.0], [1.0, 1.0]]], [[[0.0, -1.0], [0.0, 0.0]]]]> : tensor<2x1x2x2xf32>
   %cb = tg.constant dense<[0.0, 0.0]> : tensor<2xf32>
-  %conv = tg.conv2d %x, %w, %cb {pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>}
+  %conv = tg.conv %x, %w, %cb {pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>}
       : (tensor<1x1x3x3xf32>, tensor<2x1x2x2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
   // -(((p + q) * q - q * q) * [[-1], [1]] - (p + q)) with broadcasting.
   %p = tg.constant dense<[[1.0], [-2.0]]> : tensor<2x1xf32>
@@ -69,10 +69,10 @@ func.func @exact() -> (tensor<2x2x2xf32> {tg.name = "matmul"}, tensor<1x2x2x2xf3
   %sums = tg.reduce_sum %s {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
   %mv = tg.constant dense<[[1.0, -5.0, 0.0], [3.0, -1.0, 8.0]]> : tensor<2x3xf32>
   %means = tg.reduce_mean %mv {axes = array<i64: 0>, keepdims = false} : (tensor<2x3xf32>) -> tensor<3xf32>
-  %avg = tg.avgpool2d %x {kernel_size = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  %avg = tg.avgpool %x {kernel_size = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
   // relu(maxpool(y)) - 1 on integers, y = [[-5, 1, 3], [-2, -8, 0], [8, -1, -4]].
   %y = tg.constant dense<[[[[-5.0, 1.0, 3.0], [-2.0, -8.0, 0.0], [8.0, -1.0, -4.0]]]]> : tensor<1x1x3x3xf32>
-  %mp = tg.maxpool2d %y {kernel_size = array<i64: 2, 2>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  %mp = tg.maxpool %y {kernel_size = array<i64: 2, 2>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
   %one = tg.constant dense<1.0> : tensor<f32>
   %mp1 = tg.sub %mp, %one : (tensor<1x1x2x2xf32>, tensor<f32>) -> tensor<1x1x2x2xf32>
   %order = tg.relu %mp1 : tensor<1x1x2x2xf32>

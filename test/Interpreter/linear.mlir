@@ -1,4 +1,4 @@
-// Numeric results of matmul, conv2d, the pooling ops and global_avgpool on
+// Numeric results of matmul, conv, the pooling ops and global_avgpool on
 // the reference interpreter (f32 domain), against hand-computed values.
 //
 // RUN: loom-run %s --entry matmul --print-values 64 | FileCheck %s --check-prefix=MM
@@ -83,19 +83,19 @@ func.func @conv() -> (tensor<1x1x2x2xf32> {tg.name = "basic"}, tensor<2x1x2x2xf3
                       tensor<1x1x4x2xf32> {tg.name = "mixed"}) {
   %x = tg.constant dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : tensor<1x1x3x3xf32>
   %w = tg.constant dense<[[[[1.0, 0.0], [0.0, 1.0]]]]> : tensor<1x1x2x2xf32>
-  %0 = tg.conv2d %x, %w : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  %0 = tg.conv %x, %w : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   %x2 = tg.constant dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]],
                            [[[10.0, 20.0, 30.0], [40.0, 50.0, 60.0], [70.0, 80.0, 90.0]]]]> : tensor<2x1x3x3xf32>
   %ones3 = tg.constant dense<1.0> : tensor<1x1x3x3xf32>
   %bias = tg.constant dense<[100.0]> : tensor<1xf32>
-  %1 = tg.conv2d %x2, %ones3, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+  %1 = tg.conv %x2, %ones3, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
       : (tensor<2x1x3x3xf32>, tensor<1x1x3x3xf32>, tensor<1xf32>) -> tensor<2x1x2x2xf32>
   %ones2 = tg.constant dense<1.0> : tensor<1x1x2x2xf32>
-  %2 = tg.conv2d %x, %ones2 {pads = array<i64: 1, 0, 0, 1>} : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32>
+  %2 = tg.conv %x, %ones2 {pads = array<i64: 1, 0, 0, 1>} : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32>
   %x4 = tg.constant dense<[[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]]]> : tensor<1x1x4x4xf32>
-  %3 = tg.conv2d %x4, %ones2 {dilations = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  %3 = tg.conv %x4, %ones2 {dilations = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   %w4 = tg.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]]]> : tensor<1x1x2x2xf32>
-  %4 = tg.conv2d %x4, %w4 {dilations = array<i64: 2, 1>, strides = array<i64: 1, 2>, pads = array<i64: 1, 0, 1, 1>}
+  %4 = tg.conv %x4, %w4 {dilations = array<i64: 2, 1>, strides = array<i64: 1, 2>, pads = array<i64: 1, 0, 1, 1>}
       : (tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x4x2xf32>
   return %0, %1, %2, %3, %4 : tensor<1x1x2x2xf32>, tensor<2x1x2x2xf32>, tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>, tensor<1x1x4x2xf32>
 }
@@ -122,18 +122,18 @@ func.func @conv_groups() -> (tensor<1x4x2x2xf32> {tg.name = "depthwise_mult"}, t
                              tensor<1x2x2x2xf32> {tg.name = "depthwise_pad"}, tensor<2x4x1x2xf32> {tg.name = "batch_bias"}) {
   %x = tg.constant dense<[[[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]]> : tensor<1x2x2x2xf32>
   %w = tg.constant dense<[[[[1.0]]], [[[2.0]]], [[[3.0]]], [[[4.0]]]]> : tensor<4x1x1x1xf32>
-  %0 = tg.conv2d %x, %w {groups = 2 : i64} : (tensor<1x2x2x2xf32>, tensor<4x1x1x1xf32>) -> tensor<1x4x2x2xf32>
+  %0 = tg.conv %x, %w {groups = 2 : i64} : (tensor<1x2x2x2xf32>, tensor<4x1x1x1xf32>) -> tensor<1x4x2x2xf32>
   %y = tg.constant dense<[[[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]], [[7.0, 8.0]]]]> : tensor<1x4x1x2xf32>
   %v = tg.constant dense<[[[[1.0, 1.0]], [[1.0, -1.0]]], [[[2.0, 0.0]], [[0.0, 2.0]]]]> : tensor<2x2x1x2xf32>
-  %1 = tg.conv2d %y, %v {groups = 2 : i64} : (tensor<1x4x1x2xf32>, tensor<2x2x1x2xf32>) -> tensor<1x2x1x1xf32>
+  %1 = tg.conv %y, %v {groups = 2 : i64} : (tensor<1x4x1x2xf32>, tensor<2x2x1x2xf32>) -> tensor<1x2x1x1xf32>
   // A 3x3 filter that is 1 at its centre, with pads 1, is the identity.
   %z = tg.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]], [[[10.0, 20.0], [30.0, 40.0]]]]> : tensor<2x1x2x2xf32>
   %xz = tg.reshape %z : (tensor<2x1x2x2xf32>) -> tensor<1x2x2x2xf32>
   %k = tg.constant dense<[[[[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]], [[[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]]]> : tensor<2x1x3x3xf32>
-  %2 = tg.conv2d %xz, %k {groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x2xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x2x2xf32>
+  %2 = tg.conv %xz, %k {groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x2xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x2x2xf32>
   %xb = tg.constant dense<[[[[1.0, 2.0]], [[3.0, 4.0]]], [[[-1.0, 0.0]], [[0.0, 1.0]]]]> : tensor<2x2x1x2xf32>
   %bias = tg.constant dense<[100.0, 200.0, 300.0, 400.0]> : tensor<4xf32>
-  %3 = tg.conv2d %xb, %w, %bias {groups = 2 : i64} : (tensor<2x2x1x2xf32>, tensor<4x1x1x1xf32>, tensor<4xf32>) -> tensor<2x4x1x2xf32>
+  %3 = tg.conv %xb, %w, %bias {groups = 2 : i64} : (tensor<2x2x1x2xf32>, tensor<4x1x1x1xf32>, tensor<4xf32>) -> tensor<2x4x1x2xf32>
   return %0, %1, %2, %3 : tensor<1x4x2x2xf32>, tensor<1x2x1x1xf32>, tensor<1x2x2x2xf32>, tensor<2x4x1x2xf32>
 }
 
@@ -158,12 +158,12 @@ func.func @conv_activation() -> (tensor<1x2x2x2xf32> {tg.name = "none"}, tensor<
   %x = tg.constant dense<[[[[-0.25, 0.5], [-1.0, 2.25]]]]> : tensor<1x1x2x2xf32>
   %w = tg.constant dense<[[[[1.0]]], [[[-1.0]]]]> : tensor<2x1x1x1xf32>
   %b = tg.constant dense<[0.25, -0.25]> : tensor<2xf32>
-  %0 = tg.conv2d %x, %w, %b {activation = #tg<activation none>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
-  %1 = tg.conv2d %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
-  %2 = tg.conv2d %x, %w, %b {activation = #tg<activation sigmoid>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
-  %3 = tg.conv2d %x, %w, %b {activation = #tg<activation tanh>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %0 = tg.conv %x, %w, %b {activation = #tg<activation none>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %1 = tg.conv %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %2 = tg.conv %x, %w, %b {activation = #tg<activation sigmoid>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %3 = tg.conv %x, %w, %b {activation = #tg<activation tanh>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
   %w3 = tg.enlarge %w {kernel_size = array<i64: 3, 3>} : (tensor<2x1x1x1xf32>) -> tensor<2x1x3x3xf32>
-  %4 = tg.conv2d %x, %w3, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
+  %4 = tg.conv %x, %w3, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
       : (tensor<1x1x2x2xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
   return %0, %1, %2, %3, %4 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
@@ -198,21 +198,21 @@ func.func @pool() -> (tensor<1x1x2x2xf32> {tg.name = "max"}, tensor<1x1x2x2xf32>
                       tensor<1x1x3x3xf32> {tg.name = "avg_asym"}, tensor<1x1x3x3xf32> {tg.name = "avg_asym_include"},
                       tensor<2x2x1x1xf32> {tg.name = "global"}) {
   %x4 = tg.constant dense<[[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]]]> : tensor<1x1x4x4xf32>
-  %0 = tg.maxpool2d %x4 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+  %0 = tg.maxpool %x4 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
   %n = tg.constant dense<[[[[-1.0, -2.0, -3.0], [-4.0, -5.0, -6.0], [-7.0, -8.0, -9.0]]]]> : tensor<1x1x3x3xf32>
-  %1 = tg.maxpool2d %n {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
-  %2 = tg.maxpool2d %n {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
+  %1 = tg.maxpool %n {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  %2 = tg.maxpool %n {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
   %x = tg.constant dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : tensor<1x1x3x3xf32>
-  %3 = tg.avgpool2d %x {kernel_size = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  %3 = tg.avgpool %x {kernel_size = array<i64: 2, 2>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
   %x2 = tg.constant dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]],
                             [[10.0, 20.0, 30.0], [40.0, 50.0, 60.0], [70.0, 80.0, 90.0]]]]> : tensor<1x2x3x3xf32>
-  %4 = tg.avgpool2d %x2 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+  %4 = tg.avgpool %x2 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
       : (tensor<1x2x3x3xf32>) -> tensor<1x2x2x2xf32>
-  %5 = tg.avgpool2d %x2 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true}
+  %5 = tg.avgpool %x2 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true}
       : (tensor<1x2x3x3xf32>) -> tensor<1x2x2x2xf32>
-  %6 = tg.avgpool2d %x {kernel_size = array<i64: 2, 3>, pads = array<i64: 0, 1, 1, 1>, count_include_pad = false}
+  %6 = tg.avgpool %x {kernel_size = array<i64: 2, 3>, pads = array<i64: 0, 1, 1, 1>, count_include_pad = false}
       : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
-  %7 = tg.avgpool2d %x {kernel_size = array<i64: 2, 3>, pads = array<i64: 0, 1, 1, 1>, count_include_pad = true}
+  %7 = tg.avgpool %x {kernel_size = array<i64: 2, 3>, pads = array<i64: 0, 1, 1, 1>, count_include_pad = true}
       : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
   %g = tg.constant dense<[[[[1.0, 2.0], [3.0, 4.0]], [[10.0, 20.0], [30.0, 40.0]]],
                           [[[-1.0, -1.0], [-1.0, -1.0]], [[0.5, -0.5], [1.5, 0.5]]]]> : tensor<2x2x2x2xf32>

@@ -1,9 +1,9 @@
-// tg.maxpool2d_grad on the reference interpreter: overlapping windows with
+// tg.maxpool_grad on the reference interpreter: overlapping windows with
 // padding (the gradients of two windows sharing an argmax accumulate), ties
 // going to the first position in row-major order (every window of a
 // constant input, padding never winning), -inf inputs, the same exact
-// values in the three domains, and its adjoint identity with tg.maxpool2d
-// (sum(maxpool2d(x) * g) == sum(x * maxpool2d_grad(x, g))) in modp.
+// values in the three domains, and its adjoint identity with tg.maxpool
+// (sum(maxpool(x) * g) == sum(x * maxpool_grad(x, g))) in modp.
 //
 // RUN: loom-run %s --entry overlap --print-values 64 --domain f32 | FileCheck %s --check-prefix=OVER
 // RUN: loom-run %s --entry overlap --print-values 64 --domain f64 | FileCheck %s --check-prefix=OVER
@@ -23,7 +23,7 @@ func.func @overlap() -> (tensor<1x1x4x4xf32> {tg.name = "dx"}) {
   %x = tg.constant dense<[[[[1.0, 5.0, 2.0, 0.0], [3.0, 5.0, 4.0, 1.0],
                              [0.0, 2.0, 7.0, 7.0], [6.0, 1.0, 7.0, 3.0]]]]> : tensor<1x1x4x4xf32>
   %g = tg.constant dense<[[[[10.0, 20.0], [30.0, 40.0]]]]> : tensor<1x1x2x2xf32>
-  %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+  %dx = tg.maxpool_grad %x, %g {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
       : (tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
   return %dx : tensor<1x1x4x4xf32>
 }
@@ -39,7 +39,7 @@ func.func @ties() -> (tensor<1x2x2x2xf32> {tg.name = "dx"}) {
   %x = tg.constant dense<-1.0> : tensor<1x2x2x2xf32>
   %g = tg.constant dense<[[[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]],
                            [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : tensor<1x2x3x3xf32>
-  %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+  %dx = tg.maxpool_grad %x, %g {kernel_size = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
       : (tensor<1x2x2x2xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x2x2xf32>
   return %dx : tensor<1x2x2x2xf32>
 }
@@ -52,7 +52,7 @@ func.func @ties() -> (tensor<1x2x2x2xf32> {tg.name = "dx"}) {
 func.func @neg_inf() -> (tensor<1x1x1x3xf32> {tg.name = "dx"}) {
   %x = tg.constant dense<[[[[0xFF800000, 0xFF800000, 2.0]]]]> : tensor<1x1x1x3xf32>
   %g = tg.constant dense<[[[[3.0, 1.0, 3.0]]]]> : tensor<1x1x1x3xf32>
-  %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 1, 3>, pads = array<i64: 0, 1, 0, 1>}
+  %dx = tg.maxpool_grad %x, %g {kernel_size = array<i64: 1, 3>, pads = array<i64: 0, 1, 0, 1>}
       : (tensor<1x1x1x3xf32>, tensor<1x1x1x3xf32>) -> tensor<1x1x1x3xf32>
   return %dx : tensor<1x1x1x3xf32>
 }
@@ -63,11 +63,11 @@ func.func @neg_inf() -> (tensor<1x1x1x3xf32> {tg.name = "dx"}) {
 // ADJ-NEXT: values: 0{{$}}
 func.func @adjoint(%x: tensor<2x3x7x6xf32> {tg.name = "x"}, %g: tensor<2x3x4x3xf32> {tg.name = "g"})
     -> (tensor<f32> {tg.name = "d"}) {
-  %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>}
+  %y = tg.maxpool %x {kernel_size = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>}
       : (tensor<2x3x7x6xf32>) -> tensor<2x3x4x3xf32>
   %p1 = tg.mul %y, %g : (tensor<2x3x4x3xf32>, tensor<2x3x4x3xf32>) -> tensor<2x3x4x3xf32>
   %s1 = tg.reduce_sum %p1 {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<2x3x4x3xf32>) -> tensor<f32>
-  %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>}
+  %dx = tg.maxpool_grad %x, %g {kernel_size = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>}
       : (tensor<2x3x7x6xf32>, tensor<2x3x4x3xf32>) -> tensor<2x3x7x6xf32>
   %p2 = tg.mul %x, %dx : (tensor<2x3x7x6xf32>, tensor<2x3x7x6xf32>) -> tensor<2x3x7x6xf32>
   %s2 = tg.reduce_sum %p2 {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<2x3x7x6xf32>) -> tensor<f32>

@@ -28,7 +28,7 @@
 // CHECK-LABEL: func.func @block
 // CHECK: tg.fragment <onednn>
 // CHECK-NEXT: ^bb0
-// CHECK-NEXT: tg.conv2d
+// CHECK-NEXT: tg.conv
 // CHECK-NEXT: tg.add
 // CHECK-NEXT: tg.relu
 // CHECK-NEXT: tg.yield
@@ -44,7 +44,7 @@
 // CHECK: return
 
 // REPORT: placement of @block: 3 sites
-// REPORT: onednn conv2d+sum+relu {{.*}} codegen conv2d+add+relu
+// REPORT: onednn conv+sum+relu {{.*}} codegen conv+add+relu
 // REPORT: global_avgpool {{.*}} global_avgpool
 // REPORT: onednn matmul+bias+gelu {{.*}} codegen matmul+add+gelu {{.*}} openblas matmul
 // REPORT: sites total: {{.*}} (analytic:h100)
@@ -53,15 +53,15 @@
 // JSON: "format": "loom-placement"
 // JSON: "anchor":
 // JSON: "backend": "onednn"
-// JSON: "op": "tg.conv2d"
-// JSON: "pattern": "conv2d+sum+relu"
-// JSON: "signature": "tg.conv2d
+// JSON: "op": "tg.conv"
+// JSON: "pattern": "conv+sum+relu"
+// JSON: "signature": "tg.conv
 
 // BLAS-LABEL: func.func @block
 // BLAS-NOT: <onednn>
 // BLAS: tg.fragment <codegen>
 // BLAS-NEXT: ^bb0
-// BLAS-NEXT: tg.conv2d
+// BLAS-NEXT: tg.conv
 
 // OTHER: error: placement {{.*}}.json: fragment at op {{[0-9]+}} (tg.matmul) does not match this model's site
 // BADFILE: error: placement {{.*}}bad.json: not a Loom placement
@@ -69,7 +69,7 @@
 // NODB: error: tg-place-backends: cost=measured needs cost-db=<file.json>
 // NOCOST: error: tg-place-backends: cost must be analytic or measured, got 'guess'
 func.func @block(%x: tensor<1x64x28x28xf32>, %r: tensor<1x64x28x28xf32>, %w: tensor<64x64x3x3xf32>, %h: tensor<256x512xf32>, %fc: tensor<512x512xf32>, %b: tensor<512xf32>) -> (tensor<1x64x1x1xf32>, tensor<256x512xf32>) {
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x28x28xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x28x28xf32>
+  %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x28x28xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x28x28xf32>
   %s = tg.add %c, %r : (tensor<1x64x28x28xf32>, tensor<1x64x28x28xf32>) -> tensor<1x64x28x28xf32>
   %y = tg.relu %s : tensor<1x64x28x28xf32>
   %p = tg.global_avgpool %y : (tensor<1x64x28x28xf32>) -> tensor<1x64x1x1xf32>

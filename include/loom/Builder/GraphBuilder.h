@@ -118,7 +118,7 @@ struct Conv2dOptions {
   }
 };
 
-/// Attributes of GraphBuilder::maxpool2d and avgpool2d. Defaults: stride 1
+/// Attributes of GraphBuilder::maxpool2d and avgpool. Defaults: stride 1
 /// (as tg and ONNX; PyTorch's default is the kernel size), no padding,
 /// average pooling excludes the padding from its divisor (ONNX, TensorFlow).
 struct Pool2dOptions {
@@ -520,7 +520,7 @@ mlir::LogicalResult writeModule(mlir::ModuleOp module, llvm::StringRef path,
 mlir::LogicalResult writeRandomWeights(mlir::ModuleOp module,
                                        llvm::StringRef path, uint64_t seed);
 
-/// Counts the ops of `module` by name (`tg.conv2d` -> 53), for statistics.
+/// Counts the ops of `module` by name (`tg.conv` -> 53), for statistics.
 llvm::StringMap<unsigned> countOps(mlir::ModuleOp module);
 
 } // namespace loom

@@ -45,7 +45,7 @@ using Available = llvm::function_ref<bool(mlir::Operation *)>;
 struct LibraryCall {
   /// The backend that runs it (owned by a registry).
   const Backend *backend = nullptr;
-  /// The op that starts the fragment (tg.conv2d, tg.matmul, or for codegen
+  /// The op that starts the fragment (tg.conv, tg.matmul, or for codegen
   /// any computing op).
   mlir::Operation *anchor = nullptr;
   /// A bias: the conv's own bias operand, or the [N] operand of a tg.add
@@ -61,7 +61,7 @@ struct LibraryCall {
   /// The ops the fragment computes, in order; the last one's result is the
   /// fragment's result.
   llvm::SmallVector<mlir::Operation *, 4> ops;
-  /// The pattern's name, for reports: "conv2d+sum+relu", "matmul", ...
+  /// The pattern's name, for reports: "conv+sum+relu", "matmul", ...
   std::string pattern() const;
 };
 
@@ -96,7 +96,7 @@ public:
   /// kernel pipeline generates; false when lower() turns each into a
   /// library step.
   virtual bool generatesCode() const = 0;
-  /// The ops its fragments may start at, by name ("tg.conv2d", ...); empty
+  /// The ops its fragments may start at, by name ("tg.conv", ...); empty
   /// when it generates code (any computing op). Options that give a class
   /// of ops to a backend are checked against it.
   virtual std::vector<llvm::StringRef> anchorOps() const = 0;

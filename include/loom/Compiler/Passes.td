@@ -20,7 +20,7 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
     Partitions the ops of each function into `tg.fragment` ops, each of which
     the CPU compiler turns into one step of the schedule:
 
-    * library fragments: `tg.conv2d` on oneDNN, with a following residual
+    * library fragments: `tg.conv` on oneDNN, with a following residual
       `tg.add` (oneDNN's sum post-op) and activation fused; `tg.matmul` on
       oneDNN with a following bias `tg.add` and activation fused, or on
       OpenBLAS (plain sgemm); pools, channel concats and the adds between

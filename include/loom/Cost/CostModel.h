@@ -93,7 +93,7 @@ private:
 };
 
 /// The key of an op in a cost database: its name, operand and result types
-/// and attributes, printed (`tg.conv2d(tensor<...>, ...) -> ... {strides=...}`).
+/// and attributes, printed (`tg.conv(tensor<...>, ...) -> ... {strides=...}`).
 std::string opSignature(mlir::Operation *op);
 
 /// A model that times each distinct op signature once on this machine with

@@ -13,7 +13,7 @@
 // dialect; violations are caught by assertions in debug builds only. The one
 // exception is gather(), whose indices are data and are checked at run time.
 //
-// Large matrix products (matmul, conv2d) run on several threads; see
+// Large matrix products (matmul, conv) run on several threads; see
 // setNumThreads().
 //
 //===----------------------------------------------------------------------===//
@@ -50,21 +50,21 @@ enum class ReduceKind { Sum, Mean, Max };
 /// Element types a cast can target (loom/Support/ElementTypes.def).
 using loom::ElemKind;
 
-/// Attributes of conv2d (ONNX Conv on NCHW input).
-struct Conv2dParams {
+/// Attributes of conv (ONNX Conv on NCHW input).
+struct ConvParams {
   std::array<int64_t, 2> strides{1, 1};
   /// top, left, bottom, right.
   std::array<int64_t, 4> pads{0, 0, 0, 0};
   std::array<int64_t, 2> dilations{1, 1};
   int64_t groups = 1;
   /// Applied after the bias, with its parameters (Activations.def): any of
-  /// Loom's activations (tg.conv2d's attribute names a subset).
+  /// Loom's activations (tg.conv's attribute names a subset).
   Activation activation = Activation::None;
   double alpha = 0, beta = 0;
 };
 
 /// Attributes of 2-D pooling (ONNX MaxPool/AveragePool, floor mode).
-struct Pool2dParams {
+struct PoolParams {
   std::array<int64_t, 2> kernel{1, 1};
   std::array<int64_t, 2> strides{1, 1};
   /// top, left, bottom, right.
@@ -138,30 +138,30 @@ template <class D> Tensor<D> matmul(const Tensor<D> &a, const Tensor<D> &b);
 /// W). The bias is added, then the activation applied.
 /// (\p bias does not take part in deducing D, so it may be nullptr.)
 template <class D>
-Tensor<D> conv2d(const Tensor<D> &x, const Tensor<D> &w,
+Tensor<D> conv(const Tensor<D> &x, const Tensor<D> &w,
                  const llvm::type_identity_t<Tensor<D>> *bias,
-                 const Conv2dParams &params);
+                 const ConvParams &params);
 
 /// Max pooling over NCHW input; padded positions never win (a window lying
 /// entirely in padding yields D::lowest()).
 template <class D>
-Tensor<D> maxPool2d(const Tensor<D> &x, const Pool2dParams &params);
+Tensor<D> maxPool(const Tensor<D> &x, const PoolParams &params);
 
-/// The vector-Jacobian product of maxPool2d with respect to \p x: zero, then
-/// each window's \p gradOutput element (gradOutput has maxPool2d's result
+/// The vector-Jacobian product of maxPool with respect to \p x: zero, then
+/// each window's \p gradOutput element (gradOutput has maxPool's result
 /// shape) added at the window's first in-bounds position, in row-major
 /// order, holding its maximum in the order D::less. Only for domains whose
 /// scalars can be compared when the kernel runs
 /// (LOOM_INSTANTIATE_ORDERED_KERNELS).
 template <class D>
-Tensor<D> maxPool2dGrad(const Tensor<D> &x, const Tensor<D> &gradOutput,
-                        const Pool2dParams &params);
+Tensor<D> maxPoolGrad(const Tensor<D> &x, const Tensor<D> &gradOutput,
+                        const PoolParams &params);
 
 /// Average pooling over NCHW input: the sum of the window's in-bounds
 /// elements divided by KH*KW if countIncludePad, else by the number of
 /// in-bounds elements (ONNX count_include_pad).
 template <class D>
-Tensor<D> avgPool2d(const Tensor<D> &x, const Pool2dParams &params);
+Tensor<D> avgPool(const Tensor<D> &x, const PoolParams &params);
 
 /// Mean over H and W: [N, C, H, W] -> [N, C, 1, 1].
 template <class D> Tensor<D> globalAvgPool(const Tensor<D> &x);

@@ -220,7 +220,7 @@ Tensor<D> matmul(const Tensor<D> &a, const Tensor<D> &b) {
 
 namespace kernels_detail {
 
-/// Geometry of one conv2d call.
+/// Geometry of one conv call.
 struct ConvGeometry {
   int64_t n, c, h, w;     // input
   int64_t o, cg, kh, kw;  // weights (cg = channels per group)
@@ -313,7 +313,7 @@ void activateInPlace(Activation act, const UnaryConsts<D> &c,
 /// \p count channels of \p spatial elements starting at channel \p o0.
 template <class D>
 void biasAndActivate(typename D::T *out, const typename D::T *bias, int64_t o0,
-                     int64_t count, int64_t spatial, const Conv2dParams &params) {
+                     int64_t count, int64_t spatial, const ConvParams &params) {
   UnaryConsts<D> c(UnaryParams{params.alpha, params.beta});
   for (int64_t o = 0; o < count; ++o) {
     typename D::T *p = out + o * spatial;
@@ -329,17 +329,17 @@ void biasAndActivate(typename D::T *out, const typename D::T *bias, int64_t o0,
 } // namespace kernels_detail
 
 template <class D>
-Tensor<D> conv2d(const Tensor<D> &x, const Tensor<D> &w,
+Tensor<D> conv(const Tensor<D> &x, const Tensor<D> &w,
                          const llvm::type_identity_t<Tensor<D>> *bias,
-                         const Conv2dParams &params) {
+                         const ConvParams &params) {
   using T = typename D::T;
-  assert(x.rank() == 4 && w.rank() == 4 && "conv2d needs rank-4 operands");
+  assert(x.rank() == 4 && w.rank() == 4 && "conv needs rank-4 operands");
   ConvGeometry g;
   g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
   g.o = w.shape[0], g.cg = w.shape[1], g.kh = w.shape[2], g.kw = w.shape[3];
   g.groups = params.groups;
   assert(g.groups >= 1 && g.c == g.cg * g.groups && g.o % g.groups == 0 &&
-         "conv2d channel/group mismatch");
+         "conv channel/group mismatch");
   g.og = g.o / g.groups;
   g.sh = params.strides[0], g.sw = params.strides[1];
   g.dh = params.dilations[0], g.dw = params.dilations[1];
@@ -353,7 +353,7 @@ Tensor<D> conv2d(const Tensor<D> &x, const Tensor<D> &w,
   g.oh = std::max<int64_t>(g.oh, 0);
   g.ow = std::max<int64_t>(g.ow, 0);
   assert((!bias || (bias->rank() == 1 && bias->shape[0] == g.o)) &&
-         "conv2d bias must be [O]");
+         "conv bias must be [O]");
 
   Tensor<D> out({g.n, g.o, g.oh, g.ow});
   int64_t l = g.oh * g.ow;
@@ -416,7 +416,7 @@ namespace kernels_detail {
 
 /// The result shape [N, C, OH, OW] of 2-D pooling of an NCHW \p shape.
 inline std::vector<int64_t> pooledShape(const std::vector<int64_t> &shape,
-                                        const Pool2dParams &p) {
+                                        const PoolParams &p) {
   assert(shape.size() == 4 && "pooling needs NCHW input");
   int64_t oh = std::max<int64_t>(
       0, (shape[2] + p.pads[0] + p.pads[2] - p.kernel[0]) / p.strides[0] + 1);
@@ -431,7 +431,7 @@ inline std::vector<int64_t> pooledShape(const std::vector<int64_t> &shape,
 /// the pooled tensor and [y0, y1) x [x0, x1) the in-bounds part of the
 /// window.
 template <class F>
-void forEachPoolWindow(const std::vector<int64_t> &shape, const Pool2dParams &p,
+void forEachPoolWindow(const std::vector<int64_t> &shape, const PoolParams &p,
                        F &&fn) {
   std::vector<int64_t> pooled = pooledShape(shape, p);
   int64_t h = shape[2], w = shape[3], oh = pooled[2], ow = pooled[3];
@@ -452,7 +452,7 @@ void forEachPoolWindow(const std::vector<int64_t> &shape, const Pool2dParams &p,
 /// for its window (see forEachPoolWindow), \p plane pointing at the
 /// window's input plane.
 template <class D, class F>
-Tensor<D> pool2d(const Tensor<D> &x, const Pool2dParams &p, F &&fn) {
+Tensor<D> pool2d(const Tensor<D> &x, const PoolParams &p, F &&fn) {
   Tensor<D> out(pooledShape(x.shape, p));
   int64_t w = x.shape[3];
   forEachPoolWindow(x.shape, p,
@@ -466,7 +466,7 @@ Tensor<D> pool2d(const Tensor<D> &x, const Pool2dParams &p, F &&fn) {
 } // namespace kernels_detail
 
 template <class D>
-Tensor<D> maxPool2d(const Tensor<D> &x, const Pool2dParams &params) {
+Tensor<D> maxPool(const Tensor<D> &x, const PoolParams &params) {
   using T = typename D::T;
   return pool2d<D>(x, params,
                    [](const T *in, int64_t w, int64_t y0, int64_t y1,
@@ -480,8 +480,8 @@ Tensor<D> maxPool2d(const Tensor<D> &x, const Pool2dParams &params) {
 }
 
 template <class D>
-Tensor<D> maxPool2dGrad(const Tensor<D> &x, const Tensor<D> &gradOutput,
-                        const Pool2dParams &params) {
+Tensor<D> maxPoolGrad(const Tensor<D> &x, const Tensor<D> &gradOutput,
+                        const PoolParams &params) {
   assert(gradOutput.shape == pooledShape(x.shape, params) &&
          "grad_output must have the pooled shape");
   Tensor<D> out(x.shape);
@@ -507,7 +507,7 @@ Tensor<D> maxPool2dGrad(const Tensor<D> &x, const Tensor<D> &gradOutput,
 }
 
 template <class D>
-Tensor<D> avgPool2d(const Tensor<D> &x, const Pool2dParams &params) {
+Tensor<D> avgPool(const Tensor<D> &x, const PoolParams &params) {
   using T = typename D::T;
   int64_t window = params.kernel[0] * params.kernel[1];
   bool includePad = params.countIncludePad;
@@ -1082,13 +1082,13 @@ Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
   template Tensor<D> binary<D>(BinaryKind, const Tensor<D> &,          \
                                        const Tensor<D> &);                     \
   template Tensor<D> matmul<D>(const Tensor<D> &, const Tensor<D> &);  \
-  template Tensor<D> conv2d<D>(const Tensor<D> &, const Tensor<D> &,   \
+  template Tensor<D> conv<D>(const Tensor<D> &, const Tensor<D> &,   \
                                        const Tensor<D> *,                      \
-                                       const Conv2dParams &);                  \
-  template Tensor<D> maxPool2d<D>(const Tensor<D> &,                   \
-                                          const Pool2dParams &);               \
-  template Tensor<D> avgPool2d<D>(const Tensor<D> &,                   \
-                                          const Pool2dParams &);               \
+                                       const ConvParams &);                  \
+  template Tensor<D> maxPool<D>(const Tensor<D> &,                   \
+                                          const PoolParams &);               \
+  template Tensor<D> avgPool<D>(const Tensor<D> &,                   \
+                                          const PoolParams &);               \
   template Tensor<D> globalAvgPool<D>(const Tensor<D> &);              \
   template Tensor<D> cast<D>(const Tensor<D> &, ElemKind);             \
   template Tensor<D> transpose<D>(const Tensor<D> &,                   \
@@ -1129,7 +1129,7 @@ Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
   }
 
 /// Explicitly instantiates the kernels that branch on scalar values when
-/// they run (comparisons, select, the argmax of maxPool2dGrad) for domain D,
+/// they run (comparisons, select, the argmax of maxPoolGrad) for domain D,
 /// whose scalars compare with == and whose order is D::less (the
 /// interpreter's domains; not the symbolic Z3 domain). Use at global scope.
 #define LOOM_INSTANTIATE_ORDERED_KERNELS(D)                                    \
@@ -1139,8 +1139,8 @@ Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
                                 const Tensor<D> &);                            \
   template Tensor<D> select<D>(const Tensor<D> &, const Tensor<D> &,           \
                                const Tensor<D> &);                             \
-  template Tensor<D> maxPool2dGrad<D>(const Tensor<D> &, const Tensor<D> &,    \
-                                      const Pool2dParams &);                   \
+  template Tensor<D> maxPoolGrad<D>(const Tensor<D> &, const Tensor<D> &,    \
+                                      const PoolParams &);                   \
   }                                                                            \
   }
 

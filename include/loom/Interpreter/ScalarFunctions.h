@@ -4,7 +4,7 @@
 // Part of Loom. The elementwise operators of the interpreter, each defined
 // once here over the primitives of a number domain D (Domain.h): the
 // UnaryKind and BinaryKind enumerators, and beside each its definition. The
-// tensor kernels (unary, binary, the activations fused into conv2d) and
+// tensor kernels (unary, binary, the activations fused into conv) and
 // the scalar entry points (unaryScalar, binaryScalar) all map these
 // definitions. A new elementwise function is an enumerator, a branch of
 // applyUnary (or applyBinary) and a case of the dispatch switch, all in
@@ -90,7 +90,7 @@ typename D::T hardSigmoid(const UnaryConsts<D> &c, typename D::T x,
 }
 
 /// The semantics of unary operator K: the single definition used by every
-/// kernel (unary, the activations fused into conv2d, unaryScalar).
+/// kernel (unary, the activations fused into conv, unaryScalar).
 template <class D, UnaryKind K>
 inline typename D::T applyUnary(const UnaryConsts<D> &c, typename D::T x) {
   if constexpr (K == UnaryKind::Relu)

@@ -67,7 +67,7 @@ struct OpInfo {
   uint32_t shapeClass = 0;
   /// The values of the shape-carrying attributes, in a fixed order.
   llvm::SmallVector<int64_t, 4> shapeValues;
-  /// tg.conv2d: the filter's spatial dims (operand 1, dims 2 and 3) are
+  /// tg.conv: the filter's spatial dims (operand 1, dims 2 and 3) are
   /// matched literally, like the strides and pads they go with.
   bool literalKernel = false;
   bool commutative = false;

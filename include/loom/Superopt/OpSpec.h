@@ -260,7 +260,7 @@ struct OpSpec {
   llvm::StringRef name;
   /// The tg op it stands for, or the tg op that ends its expansion for a
   /// macro (several tg ops, or one tg op used in a restricted form that has
-  /// its own name): "tg.conv2d", "tg.mul" for bn_scale.
+  /// its own name): "tg.conv", "tg.mul" for bn_scale.
   llvm::StringRef tgOp;
   /// One line of semantics, for generated documentation.
   const char *summary;

@@ -239,7 +239,7 @@ matmulTileSizes(TilingInterface op, OpBuilder &b, bool columnBands) {
 
 /// The op computing a kernel's result \p v: its defining op, or through a
 /// reshape, the op computing the reshape's source (a lowering that works
-/// on an expanded view, such as maxpool2d_grad's [N, C, OH, sh, OW, sw]
+/// on an expanded view, such as maxpool_grad's [N, C, OH, sh, OW, sw]
 /// spread, returns it collapsed).
 TilingInterface rootOf(Value v) {
   if (auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>())

@@ -83,7 +83,7 @@ public:
                            type.getShape().back() % 32 == 0
                        ? 0.8
                        : 0.25;
-    } else if (isa<tg::Conv2dOp>(call.anchor)) {
+    } else if (isa<tg::ConvOp>(call.anchor)) {
       efficiency = 0.1;
     }
     return rooflineSeconds(call.ops, target, efficiency);

@@ -53,7 +53,7 @@ void growActivation(LibraryCall &call, Available available) {
 /// The right and bottom padding of the forward convolution whose filter
 /// gradient \p conv computes (see filterGradientOf), each at least 0, or
 /// nullopt.
-std::optional<std::array<int64_t, 2>> filterGradientPads(tg::Conv2dOp conv) {
+std::optional<std::array<int64_t, 2>> filterGradientPads(tg::ConvOp conv) {
   auto in = cast<ShapedType>(conv.getInput().getType()).getShape();
   auto dz = cast<ShapedType>(conv.getFilter().getType()).getShape();
   auto dw = cast<ShapedType>(conv.getType()).getShape();
@@ -77,7 +77,7 @@ std::optional<std::array<int64_t, 2>> filterGradientPads(tg::Conv2dOp conv) {
 /// result directly as the backward-weights convolution of the forward one
 /// (onednn.conv2d_filter_grad): direct kernels where the convolution form
 /// has a 14x14 or 28x28 filter (im2col + sgemm).
-tg::TransposeOp filterGradientOf(tg::Conv2dOp conv, Available available) {
+tg::TransposeOp filterGradientOf(tg::ConvOp conv, Available available) {
   auto transpose =
       dyn_cast_or_null<tg::TransposeOp>(soleUser(conv.getResult(), available));
   auto filter = cast<ShapedType>(conv.getFilter().getType()).getShape();
@@ -99,7 +99,7 @@ tg::TransposeOp filterGradientOf(tg::Conv2dOp conv, Available available) {
 /// faster, Inception-v3's 64->96, 96->96, 160->160 and 384->384 ones
 /// 1.15-1.8x; narrower ones (16-48 channels) and SqueezeNet's 4x
 /// expansions (48->192, 64->256 at 13x13) slower.
-bool winogradPays(tg::Conv2dOp conv) {
+bool winogradPays(tg::ConvOp conv) {
   auto in = cast<ShapedType>(conv.getInput().getType()).getShape();
   auto filter = cast<ShapedType>(conv.getFilter().getType()).getShape();
   auto isOne = [](int64_t v) { return v == 1; };
@@ -110,7 +110,7 @@ bool winogradPays(tg::Conv2dOp conv) {
          outputs >= 64 && outputs <= 2 * inputs;
 }
 
-LibraryCall growConv(tg::Conv2dOp conv, Available available) {
+LibraryCall growConv(tg::ConvOp conv, Available available) {
   LibraryCall call;
   call.anchor = conv;
   call.ops.push_back(conv);
@@ -192,7 +192,7 @@ bool fromLayoutChain(Value v, int depth) {
   if (def->getNumOperands() == 1 && activationOf(def) &&
       def->getOperand(0).hasOneUse())
     return fromLayoutChain(def->getOperand(0), depth + 1);
-  return isa<tg::Conv2dOp, tg::MaxPool2dOp, tg::AvgPool2dOp,
+  return isa<tg::ConvOp, tg::MaxPoolOp, tg::AvgPoolOp,
              tg::GlobalAvgPoolOp, tg::ConcatOp>(def);
 }
 
@@ -206,7 +206,7 @@ bool isChainAdd(tg::AddOp add, int depth) {
   // A convolution's only use, which its sum post-op takes (growConv): the
   // add is part of that convolution's fragment, not a site of its own.
   auto convSum = [](Value v) {
-    auto conv = v.getDefiningOp<tg::Conv2dOp>();
+    auto conv = v.getDefiningOp<tg::ConvOp>();
     return conv && v.hasOneUse() &&
            conv.getActivation() == tg::Activation::None;
   };
@@ -226,29 +226,29 @@ public:
   StringRef device() const override { return "cpu"; }
   bool generatesCode() const override { return false; }
   std::vector<StringRef> anchorOps() const override {
-    return {tg::Conv2dOp::getOperationName(),
+    return {tg::ConvOp::getOperationName(),
             tg::MatmulOp::getOperationName(),
-            tg::MaxPool2dOp::getOperationName(),
-            tg::AvgPool2dOp::getOperationName(),
+            tg::MaxPoolOp::getOperationName(),
+            tg::AvgPoolOp::getOperationName(),
             tg::GlobalAvgPoolOp::getOperationName(),
             tg::ConcatOp::getOperationName(),
             tg::AddOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
-    return {"conv2d [+sum] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
+    return {"conv [+sum] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
             "hardsigmoid|leaky_relu]: f32, any groups, "
             "strides, dilations, pads; sum: a full tensor of the result's "
             "type; a conv with its own activation takes nothing after it; "
             "a dense 3x3 one of stride 1 with at least 64 input and output "
             "channels, outputs at most twice the inputs, runs as Winograd's "
             "convolution where oneDNN has one",
-            "conv2d+transpose[1,0,2,3] (a filter gradient, run as oneDNN's "
+            "conv+transpose[1,0,2,3] (a filter gradient, run as oneDNN's "
             "backward-weights convolution): f32, one group, no bias or "
             "activation, the filter spatially larger than the result",
             "matmul [+bias] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
             "hardsigmoid|leaky_relu]: f32, any batch "
             "dims; bias: [N] or [1,...,1,N]",
-            "maxpool2d, avgpool2d, global_avgpool: f32 NCHW, any kernel, "
+            "maxpool, avgpool, global_avgpool: f32 NCHW, any kernel, "
             "strides and pads; run in the layout of the convolutions "
             "around it",
             "concat along channels (axis 1 of 4-D tensors): f32; run in "
@@ -262,11 +262,11 @@ public:
                          SmallVectorImpl<LibraryCall> &out) const override {
     if (!allF32(anchor))
       return;
-    if (auto conv = dyn_cast<tg::Conv2dOp>(anchor))
+    if (auto conv = dyn_cast<tg::ConvOp>(anchor))
       return addPrefixes(growConv(conv, available), out);
     if (auto matmul = dyn_cast<tg::MatmulOp>(anchor))
       return addPrefixes(growMatmul(matmul, available), out);
-    if (isa<tg::MaxPool2dOp, tg::AvgPool2dOp, tg::GlobalAvgPoolOp>(anchor) &&
+    if (isa<tg::MaxPoolOp, tg::AvgPoolOp, tg::GlobalAvgPoolOp>(anchor) &&
         isFourD(anchor->getResult(0)))
       return out.push_back(single(anchor));
     if (auto concat = dyn_cast<tg::ConcatOp>(anchor);
@@ -323,10 +323,10 @@ public:
       s.pads = pool.getPads().vec();
     };
     s.algorithm = artifact::PoolAlgorithm::AvgExcludePad;
-    if (auto max = dyn_cast<tg::MaxPool2dOp>(op)) {
+    if (auto max = dyn_cast<tg::MaxPoolOp>(op)) {
       window(max);
       s.algorithm = artifact::PoolAlgorithm::Max;
-    } else if (auto avg = dyn_cast<tg::AvgPool2dOp>(op)) {
+    } else if (auto avg = dyn_cast<tg::AvgPoolOp>(op)) {
       window(avg);
       if (avg.getCountIncludePad())
         s.algorithm = artifact::PoolAlgorithm::AvgIncludePad;
@@ -353,7 +353,7 @@ public:
 
   /// onednn.conv2d or onednn.conv2d_filter_grad (a conv whose result is
   /// transposed [1, 0, 2, 3]).
-  static void lowerConv(tg::Conv2dOp conv, const LibraryCall &call,
+  static void lowerConv(tg::ConvOp conv, const LibraryCall &call,
                         const StepOperands &operands, LibraryStep &step) {
     artifact::ConvolutionOperands c;
     c.src = operands.buffer(conv.getInput());
@@ -408,7 +408,7 @@ public:
       lowerConcat(concat, operands, step);
     else if (isa<tg::AddOp>(call.anchor))
       lowerBinary(call, operands, step);
-    else if (auto conv = dyn_cast<tg::Conv2dOp>(call.anchor))
+    else if (auto conv = dyn_cast<tg::ConvOp>(call.anchor))
       lowerConv(conv, call, operands, step);
     else if (auto matmul = dyn_cast<tg::MatmulOp>(call.anchor))
       lowerMatmul(matmul, call, operands, step);
@@ -424,7 +424,7 @@ public:
   double analyticSeconds(const LibraryCall &call,
                          const cost::RooflineTarget &target) const override {
     double efficiency = isa<tg::MatmulOp>(call.anchor) ? 0.9 : 0.7;
-    if (auto conv = dyn_cast<tg::Conv2dOp>(call.anchor);
+    if (auto conv = dyn_cast<tg::ConvOp>(call.anchor);
         conv && winogradPays(conv) && !isa<tg::TransposeOp>(call.ops.back()))
       efficiency = 1.0;
     return rooflineSeconds(call.ops, target, efficiency);

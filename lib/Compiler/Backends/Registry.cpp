@@ -40,7 +40,7 @@ std::string LibraryCall::pattern() const {
     else
       name += opName;
   }
-  if (auto conv = dyn_cast<tg::Conv2dOp>(anchor);
+  if (auto conv = dyn_cast<tg::ConvOp>(anchor);
       conv && conv.getActivation() != tg::Activation::None)
     name += "(" + tg::stringifyActivation(conv.getActivation()).str() + ")";
   return name;
@@ -124,8 +124,8 @@ BackendRegistry::parseList(StringRef list) const {
 /// empty for every op.
 static ArrayRef<StringRef> opsOf(OpClass ops) {
   static const StringRef kConv[] = {
-      tg::Conv2dOp::getOperationName(), tg::MaxPool2dOp::getOperationName(),
-      tg::AvgPool2dOp::getOperationName(),
+      tg::ConvOp::getOperationName(), tg::MaxPoolOp::getOperationName(),
+      tg::AvgPoolOp::getOperationName(),
       tg::GlobalAvgPoolOp::getOperationName(),
       tg::ConcatOp::getOperationName(), tg::AddOp::getOperationName()};
   static const StringRef kMatmul[] = {tg::MatmulOp::getOperationName()};
@@ -378,7 +378,7 @@ bool patterns::isRowBias(Value bias, RankedTensorType result) {
 void patterns::addPrefixes(const LibraryCall &longest,
                            SmallVectorImpl<LibraryCall> &out) {
   Activation ownActivation = Activation::None;
-  if (auto conv = dyn_cast<tg::Conv2dOp>(longest.anchor))
+  if (auto conv = dyn_cast<tg::ConvOp>(longest.anchor))
     ownActivation = tg::toActivation(conv.getActivation());
   for (size_t n = longest.ops.size(); n >= 1; --n) {
     LibraryCall call = longest;
@@ -388,7 +388,7 @@ void patterns::addPrefixes(const LibraryCall &longest,
                      [](Operation *op) { return isa<tg::AddOp>(op); });
     if (!hasAdd) {
       call.sum = {};
-      if (!isa<tg::Conv2dOp>(call.anchor))
+      if (!isa<tg::ConvOp>(call.anchor))
         call.bias = {};
     }
     // Every op but the last is used inside the prefix only (swish's

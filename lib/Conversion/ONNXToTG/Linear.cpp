@@ -229,7 +229,7 @@ FailureOr<ConvOperands> readConvOperands(NodeContext &ctx, StringRef what) {
   return ConvOperands{*x, *w};
 }
 
-/// Sets the node's output to tg.conv2d of `input` and `filter` (and the
+/// Sets the node's output to tg.conv of `input` and `filter` (and the
 /// bias, input 2, when given) with `attrs`; `lifted`: the convolution is a
 /// 1-D one done in 2-D, whose result drops its unit height again.
 LogicalResult buildConv2d(NodeContext &ctx, Value input, Value filter,
@@ -241,7 +241,7 @@ LogicalResult buildConv2d(NodeContext &ctx, Value input, Value filter,
       return failure();
     operands.push_back(*b);
   }
-  auto y = ctx.create<tg::Conv2dOp>(operands, attrs);
+  auto y = ctx.create<tg::ConvOp>(operands, attrs);
   if (failed(y))
     return failure();
   return setWindowOutput(ctx, *y, lifted);
@@ -508,7 +508,7 @@ LogicalResult importTilingConvTranspose(NodeContext &ctx, Value input,
       return failure();
     operands.push_back(*repeated);
   }
-  auto y = ctx.create<tg::Conv2dOp>(operands, {});
+  auto y = ctx.create<tg::ConvOp>(operands, {});
   if (failed(y))
     return failure();
   auto blocks = ctx.reshape(*y, {n, o, s0, s1, h, w});

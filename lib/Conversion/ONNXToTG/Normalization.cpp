@@ -239,7 +239,7 @@ LogicalResult importLRN(NodeContext &ctx) {
   if (failed(flat))
     return failure();
   int64_t before = (size - 1) / 2, after = size - 1 - before;
-  auto avg = ctx.create<tg::AvgPool2dOp>(
+  auto avg = ctx.create<tg::AvgPoolOp>(
       *flat, {ctx.arrayAttr("kernel_size", {size, 1}),
               ctx.arrayAttr("pads", {before, 0, after, 0}),
               ctx.boolAttr("count_include_pad", true)});

@@ -85,10 +85,10 @@ LogicalResult importPool(NodeContext &ctx, bool isMax) {
                                     ctx.arrayAttr("pads", pads)};
   FailureOr<Value> y = failure();
   if (isMax) {
-    y = ctx.create<tg::MaxPool2dOp>(input, named);
+    y = ctx.create<tg::MaxPoolOp>(input, named);
   } else {
     named.push_back(ctx.boolAttr("count_include_pad", countIncludePad));
-    y = ctx.create<tg::AvgPool2dOp>(input, named);
+    y = ctx.create<tg::AvgPoolOp>(input, named);
   }
   if (failed(y))
     return failure();

@@ -1,12 +1,12 @@
-//===- Linear.cpp - Lowering of tg.matmul, tg.conv2d and pooling ----------===//
+//===- Linear.cpp - Lowering of tg.matmul, tg.conv and pooling ----------===//
 //
 // Part of Loom. tg.matmul becomes a generic contraction with numpy-broadcast
-// batch dimensions; tg.conv2d a padded linalg.conv_2d_nchw_fchw (groups = 1)
+// batch dimensions; tg.conv a padded linalg.conv_2d_nchw_fchw (groups = 1)
 // or linalg.conv_2d_ngchw_gfchw (grouped and depthwise, on reshaped views),
 // then the bias and fused activation as an elementwise epilogue; pooling the
 // linalg pooling ops on padded inputs, with the interpreter's divisor for
 // average pooling (the window clipped to the input unless
-// count_include_pad); tg.maxpool2d_grad of disjoint windows as one
+// count_include_pad); tg.maxpool_grad of disjoint windows as one
 // elementwise generic comparing each position with its window, of
 // overlapping ones as generics finding each window's argmax and summing the
 // gradient of the windows at it.
@@ -162,7 +162,7 @@ Value biasAndActivate(OpBuilder &b, Location loc, Value conv, Value bias,
       });
 }
 
-Lowered lowerConv2d(Conv2dOp op, OpBuilder &b) {
+Lowered lowerConv2d(ConvOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   auto outType = cast<RankedTensorType>(op.getType());
   Value input = padNCHW(b, loc, op.getInput(), op.getPads(), 0.0);
@@ -270,7 +270,7 @@ Value disjointWindowsMax(OpBuilder &b, Location loc, Value input,
       .getResult(0);
 }
 
-Lowered lowerMaxPool(MaxPool2dOp op, OpBuilder &b) {
+Lowered lowerMaxPool(MaxPoolOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStrides();
   auto outType = cast<RankedTensorType>(op.getType());
@@ -378,9 +378,9 @@ Value disjointWindowsGrad(OpBuilder &b, Location loc, Value input, Value grad,
   return padNCHW(b, loc, cropped, {0, 0, h - rows, w - cols}, 0.0);
 }
 
-/// tg.maxpool2d_grad: windows that do not overlap by disjointWindowsGrad;
+/// tg.maxpool_grad: windows that do not overlap by disjointWindowsGrad;
 /// overlapping ones in three steps, none of which depends on the order of
-/// evaluation: the window maxima (as tg.maxpool2d); each window's argmax,
+/// evaluation: the window maxima (as tg.maxpool); each window's argmax,
 /// the smallest flat in-bounds position y * W + x of its plane holding the
 /// maximum (a min reduction over the window offsets, so ties go to the
 /// first position in row-major order, as in the interpreter); and the
@@ -390,7 +390,7 @@ Value disjointWindowsGrad(OpBuilder &b, Location loc, Value input, Value grad,
 /// with tensor.extract at clamped positions (a select discards them when
 /// they are not windows). NaN maxima match no position (the interpreter
 /// picks the first NaN).
-Lowered lowerMaxPoolGrad(MaxPool2dGradOp op, OpBuilder &b) {
+Lowered lowerMaxPoolGrad(MaxPoolGradOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
   auto inType = cast<RankedTensorType>(op.getInput().getType());
@@ -526,7 +526,7 @@ Lowered lowerMaxPoolGrad(MaxPool2dGradOp op, OpBuilder &b) {
   return SmallVector<Value>{sum.getResult(0)};
 }
 
-Lowered lowerAvgPool(AvgPool2dOp op, OpBuilder &b) {
+Lowered lowerAvgPool(AvgPoolOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   auto outType = cast<RankedTensorType>(op.getType());
   Value input = padNCHW(b, loc, op.getInput(), op.getPads(), 0.0);
@@ -577,8 +577,8 @@ Lowered lowerAvgPool(AvgPool2dOp op, OpBuilder &b) {
 
 void lowering::attachLinearModels(MLIRContext *context) {
   attach<MatmulOp, lowerMatmul>(context);
-  attach<Conv2dOp, lowerConv2d>(context);
-  attach<MaxPool2dOp, lowerMaxPool>(context);
-  attach<MaxPool2dGradOp, lowerMaxPoolGrad>(context);
-  attach<AvgPool2dOp, lowerAvgPool>(context);
+  attach<ConvOp, lowerConv2d>(context);
+  attach<MaxPoolOp, lowerMaxPool>(context);
+  attach<MaxPoolGradOp, lowerMaxPoolGrad>(context);
+  attach<AvgPoolOp, lowerAvgPool>(context);
 }

@@ -14,7 +14,7 @@
 //   classifier.1 conv 1x1 -> 1000, relu; global average pool
 //
 // A Fire module is a 1x1 squeeze, then 1x1 and 3x3 expands concatenated.
-// Every convolution has a bias and a relu, fused into tg.conv2d
+// Every convolution has a bias and a relu, fused into tg.conv
 // (`activation = relu`): 1 + 8 x 3 + 1 = 26 convolutions, 8 concats.
 //
 //===----------------------------------------------------------------------===//

@@ -42,7 +42,7 @@ def conv(name, x, w, bias, attrs, out):
     args=[("x",x),("w",w)]; ops="%x, %w"; types=f"{T(x)}, {T(w)}"
     if bias:
         args.append(("bias",(w[0],))); ops+=", %bias"; types+=f", {T((w[0],))}"
-    case(name, args, [f"%y = tg.conv2d {ops} {{{attrs}}} : ({types}) -> {T(out)}"], out)
+    case(name, args, [f"%y = tg.conv {ops} {{{attrs}}} : ({types}) -> {T(out)}"], out)
 conv("conv_basic", (2,3,6,5), (4,3,3,3), True, "pads = array<i64: 1, 1, 1, 1>", (2,4,6,5))
 conv("conv_stride2_asym_pad", (1,3,7,6), (4,3,3,2), False, "strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 1>", (1,4,3,3))
 conv("conv_dilation", (1,2,8,7), (3,2,3,3), True, "dilations = array<i64: 2, 2>, pads = array<i64: 2, 1, 2, 1>", (1,3,8,5))
@@ -52,10 +52,10 @@ conv("conv_1x1_pad_sigmoid", (1,2,4,4), (3,2,1,1), True, "pads = array<i64: 1, 1
 conv("conv_patches", (2,3,9,8), (5,3,3,2), True, "strides = array<i64: 3, 3>", (2,5,3,3))
 conv("conv_patches_gaps_pads", (1,2,9,9), (3,2,2,2), False, "strides = array<i64: 3, 2>, pads = array<i64: 1, 0, 0, 1>", (1,3,3,5))
 conv("conv_stride3_tanh", (1,2,8,8), (2,2,2,2), False, "strides = array<i64: 3, 3>, activation = #tg<activation tanh>", (1,2,3,3))
-case("maxpool_overlap_pad", [("x",(1,2,7,7))], ["%y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>"], (1,2,4,4))
-case("maxpool_2x2", [("x",(2,3,4,6))], ["%y = tg.maxpool2d %x {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x4x6xf32>) -> tensor<2x3x2x3xf32>"], (2,3,2,3))
-case("avgpool_pad_excluded", [("x",(1,2,5,5))], ["%y = tg.avgpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>"], (1,2,3,3))
-case("avgpool_pad_included", [("x",(1,2,5,5))], ["%y = tg.avgpool2d %x {kernel_size = array<i64: 3, 2>, strides = array<i64: 1, 2>, pads = array<i64: 1, 0, 1, 1>, count_include_pad = true} : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x3xf32>"], (1,2,5,3))
+case("maxpool_overlap_pad", [("x",(1,2,7,7))], ["%y = tg.maxpool %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>"], (1,2,4,4))
+case("maxpool_2x2", [("x",(2,3,4,6))], ["%y = tg.maxpool %x {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x4x6xf32>) -> tensor<2x3x2x3xf32>"], (2,3,2,3))
+case("avgpool_pad_excluded", [("x",(1,2,5,5))], ["%y = tg.avgpool %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>"], (1,2,3,3))
+case("avgpool_pad_included", [("x",(1,2,5,5))], ["%y = tg.avgpool %x {kernel_size = array<i64: 3, 2>, strides = array<i64: 1, 2>, pads = array<i64: 1, 0, 1, 1>, count_include_pad = true} : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x3xf32>"], (1,2,5,3))
 case("global_avgpool", [("x",(2,3,4,5))], ["%y = tg.global_avgpool %x : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>"], (2,3,1,1))
 case("transpose", [("x",(2,3,4))], ["%y = tg.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>"], (4,2,3))
 case("reshape", [("x",(2,3,4))], ["%y = tg.reshape %x : (tensor<2x3x4xf32>) -> tensor<6x4xf32>"], (6,4))

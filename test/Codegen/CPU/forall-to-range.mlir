@@ -1,7 +1,7 @@
 // RUN: loom-opt %s --loom-forall-to-range | FileCheck %s
 
 // A result computed in a temporary and copied out through a reshape (as
-// maxpool2d_grad's [N, C, OH, sh, OW, sw] spread is): the temporary becomes
+// maxpool_grad's [N, C, OH, sh, OW, sw] spread is): the temporary becomes
 // the output, expanded; the copy and the deallocation go, and the loop is
 // split over threads (range 4).
 // CHECK-LABEL: func.func @spread

@@ -52,7 +52,7 @@ func.func @big(%a: tensor<2048x768xf32>, %w: tensor<768x1000xf32>) -> tensor<204
 // CHECK: scf.forall.in_parallel
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] : tensor<1x16x4x14x14xf32> into tensor<1x64x14x14xf32>
 func.func @grouped(%x: tensor<1x64x14x14xf32>, %w: tensor<64x4x3x3xf32>, %b: tensor<64xf32>) -> tensor<1x64x14x14xf32> {
-  %y = tg.conv2d %x, %w, %b {groups = 16 : i64, pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x64x14x14xf32>, tensor<64x4x3x3xf32>, tensor<64xf32>) -> tensor<1x64x14x14xf32>
+  %y = tg.conv %x, %w, %b {groups = 16 : i64, pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x64x14x14xf32>, tensor<64x4x3x3xf32>, tensor<64xf32>) -> tensor<1x64x14x14xf32>
   return %y : tensor<1x64x14x14xf32>
 }
 // A dense convolution: tiles of 8 output channels (a 28-wide row is two
@@ -63,7 +63,7 @@ func.func @grouped(%x: tensor<1x64x14x14xf32>, %w: tensor<64x4x3x3xf32>, %b: ten
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16x3x30xf32>, tensor<8x16x3x3xf32>) outs(%{{.*}} : tensor<1x8x1x28xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x1x28xf32>, tensor<8xf32>)
 func.func @dense(%x: tensor<1x16x28x28xf32>, %w: tensor<32x16x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x28x28xf32> {
-  %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x16x28x28xf32>, tensor<32x16x3x3xf32>, tensor<32xf32>) -> tensor<1x32x28x28xf32>
+  %y = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x16x28x28xf32>, tensor<32x16x3x3xf32>, tensor<32xf32>) -> tensor<1x32x28x28xf32>
   return %y : tensor<1x32x28x28xf32>
 }
 // A 3x1 kernel on 8-wide rows (shorter than a vector, no column padding):
@@ -73,6 +73,6 @@ func.func @dense(%x: tensor<1x16x28x28xf32>, %w: tensor<32x16x3x3xf32>, %b: tens
 // CHECK: scf.forall (%{{.*}}) = (0) to (72) step (4)
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<1x4x30x8xf32>)
 func.func @narrow(%x: tensor<1x72x32x8xf32>, %w: tensor<72x72x3x1xf32>, %b: tensor<72xf32>) -> tensor<1x72x30x8xf32> {
-  %y = tg.conv2d %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x72x32x8xf32>, tensor<72x72x3x1xf32>, tensor<72xf32>) -> tensor<1x72x30x8xf32>
+  %y = tg.conv %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x72x32x8xf32>, tensor<72x72x3x1xf32>, tensor<72xf32>) -> tensor<1x72x30x8xf32>
   return %y : tensor<1x72x30x8xf32>
 }

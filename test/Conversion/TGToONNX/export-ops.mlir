@@ -16,10 +16,10 @@
 // CHECK: int64[3] constant_1 = {2, 0, 1},
 // CHECK: => (float[1,4,6,6] conv, float[1,4,3,3] pools,
 // A fused activation is a second node.
-// CHECK: conv2d_conv = Conv<kernel_shape = [3, 3], strides = [1, 1], pads = [1, 1, 1, 1], dilations = [1, 1], group = 1>(x, w, b)
-// CHECK-NEXT: conv = Relu(conv2d_conv)
-// CHECK-NEXT: maxpool2d = MaxPool<kernel_shape = [2, 2], strides = [2, 2], pads = [0, 0, 0, 0]>(conv)
-// CHECK-NEXT: pools = AveragePool<kernel_shape = [3, 3], strides = [1, 1], pads = [1, 1, 1, 1], count_include_pad = 1>(maxpool2d)
+// CHECK: conv_conv = Conv<kernel_shape = [3, 3], strides = [1, 1], pads = [1, 1, 1, 1], dilations = [1, 1], group = 1>(x, w, b)
+// CHECK-NEXT: conv = Relu(conv_conv)
+// CHECK-NEXT: maxpool = MaxPool<kernel_shape = [2, 2], strides = [2, 2], pads = [0, 0, 0, 0]>(conv)
+// CHECK-NEXT: pools = AveragePool<kernel_shape = [3, 3], strides = [1, 1], pads = [1, 1, 1, 1], count_include_pad = 1>(maxpool)
 // CHECK-NEXT: gap = GlobalAveragePool(pools)
 // CHECK-NEXT: gather = Gather<axis = 0>(constant, ids)
 // CHECK-NEXT: gathered = Gather<axis = 0>(gather, constant_1)
@@ -71,11 +71,11 @@ func.func @main(%x: tensor<1x2x6x6xf32> {tg.name = "x"}, %w: tensor<4x2x3x3xf32>
         tensor<2x2xf32> {tg.name = "sliced"}, tensor<4x8xf32> {tg.name = "padded"}, tensor<3x2x6xf32> {tg.name = "expanded"},
         tensor<4x6xf32> {tg.name = "concat"}, tensor<2x6xf16> {tg.name = "half"}, tensor<1x2x12x12xf32> {tg.name = "resized"},
         tensor<4x2x5x5xf32> {tg.name = "enlarged"}, tensor<2x2xf32> {tg.name = "product"}, tensor<2x6xf32> {tg.name = "gelu"}) {
-  %conv = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
+  %conv = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
       : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x6xf32>
-  %mp = tg.maxpool2d %conv {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+  %mp = tg.maxpool %conv {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
       : (tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32>
-  %ap = tg.avgpool2d %mp {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true}
+  %ap = tg.avgpool %mp {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true}
       : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
   %gap = tg.global_avgpool %ap : (tensor<1x4x3x3xf32>) -> tensor<1x4x1x1xf32>
   %table = tg.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [0.5, 0.25, 0.125, 1.0, 2.0, 4.0],

@@ -6,7 +6,7 @@
 // RUN: not loom-opt %s --tg-estimate-cost="target=tpu" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADTARGET
 // RUN: not loom-opt %s --tg-estimate-cost="target=measured" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODB
 
-// Work is counted once per op (OpWork.cpp): conv2d 2*N*O*OH*OW*C*KH*KW
+// Work is counted once per op (OpWork.cpp): conv 2*N*O*OH*OW*C*KH*KW
 // = 2*1*8*4*4*4*3*3 = 9216 FLOPs + 128 for bias + 128 for relu; bytes are
 // operands + results in f32: (1*4*6*6 + 8*4*3*3 + 8 + 1*8*4*4) * 4 = 2272.
 // matmul 2*M*N*K = 2*8*16*16 = 4096. The roofline time of each op on h100 is
@@ -14,7 +14,7 @@
 
 // CHECK: "flops": 13568
 // CHECK: "function": "main"
-// CHECK: "tg.conv2d": {
+// CHECK: "tg.conv": {
 // CHECK-NEXT: "bytes": 2272,
 // CHECK-NEXT: "count": 1,
 // CHECK-NEXT: "flops": 9472,
@@ -33,10 +33,10 @@
 // CHECK: "model": "roofline:h100"
 
 // PRINT: cost of @main (roofline:h200):
-// PRINT: tg.conv2d 1 0.0000
+// PRINT: tg.conv 1 0.0000
 // PRINT: total
 
-// DB-DAG: "interp-f32|tg.conv2d(tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> (tensor<1x8x4x4xf32>) {activation = #tg<activation relu>, dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}":
+// DB-DAG: "interp-f32|tg.conv(tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> (tensor<1x8x4x4xf32>) {activation = #tg<activation relu>, dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}":
 // DB-DAG: "interp-f32|tg.matmul(tensor<8x16xf32>, tensor<16x16xf32>) -> (tensor<8x16xf32>) {}":
 // DB: "version": 1
 
@@ -46,7 +46,7 @@
 module attributes {tg.weights = "unused.safetensors"} {
   func.func @main(%x: tensor<1x4x6x6xf32>, %b: tensor<8xf32>) -> tensor<8x16xf32> {
     %w = tg.weight "w" : tensor<8x4x3x3xf32>
-    %c = tg.conv2d %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+    %c = tg.conv %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
     %r = tg.reshape %c : (tensor<1x8x4x4xf32>) -> tensor<8x16xf32>
     %w2 = tg.weight "w2" : tensor<16x16xf32>
     %m = tg.matmul %r, %w2 : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>

@@ -14,11 +14,11 @@
 // CHECK: %[[KF:.*]] = tg.reshape %[[K]]
 // CHECK: %[[W:.*]] = tg.mul {{.*}}%[[KF]]
 // CHECK: %[[B:.*]] = tg.add
-// CHECK: tg.conv2d %arg0, %[[W]], %[[B]] {pads = array<i64: 1, 1, 1, 1>}
+// CHECK: tg.conv %arg0, %[[W]], %[[B]] {pads = array<i64: 1, 1, 1, 1>}
 // FOLDED-LABEL: func.func @conv_bn
 // FOLDED-NOT: tg.batchnorm
 // FOLDED-NOT: tg.mul
-// FOLDED: tg.conv2d %arg0, %{{.*}}, %{{.*}} {pads
+// FOLDED: tg.conv %arg0, %{{.*}}, %{{.*}} {pads
 // SAME: compare: largest error
 func.func @conv_bn(%x: tensor<1x2x5x5xf32>) -> tensor<1x3x5x5xf32> {
   %w = tg.constant dense<[[[[0.5, -1.0, 0.25], [1.0, 0.0, -0.5], [0.75, 0.5, 1.5]],
@@ -31,7 +31,7 @@ func.func @conv_bn(%x: tensor<1x2x5x5xf32>) -> tensor<1x3x5x5xf32> {
   %beta = tg.constant dense<[0.25, -1.0, 0.5]> : tensor<3xf32>
   %mean = tg.constant dense<[0.1, -0.2, 0.3]> : tensor<3xf32>
   %var = tg.constant dense<[1.0, 0.25, 4.0]> : tensor<3xf32>
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x5x5xf32>
+  %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x5x5xf32>
   %y = tg.batchnorm %c, %gamma, %beta, %mean, %var {epsilon = 1.0e-3 : f64}
       : (tensor<1x3x5x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x5x5xf32>
   return %y : tensor<1x3x5x5xf32>
@@ -43,7 +43,7 @@ func.func @conv_bn(%x: tensor<1x2x5x5xf32>) -> tensor<1x3x5x5xf32> {
 func.func @shared_conv(%x: tensor<1x1x3x3xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>) {
   %w = tg.constant dense<2.0> : tensor<1x1x1x1xf32>
   %p = tg.constant dense<1.0> : tensor<1xf32>
-  %c = tg.conv2d %x, %w : (tensor<1x1x3x3xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x3x3xf32>
+  %c = tg.conv %x, %w : (tensor<1x1x3x3xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x3x3xf32>
   %y = tg.batchnorm %c, %p, %p, %p, %p : (tensor<1x1x3x3xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x3x3xf32>
   return %y, %c : tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>
 }

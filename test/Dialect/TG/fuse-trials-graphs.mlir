@@ -22,29 +22,29 @@
 
 // CONV-LABEL: func.func @conv_trials
 // CONV-SAME: tensor<4x6x2x3x3xf32> {tg.name = "c1.weight", tg.parameter}
-// CONV: tg.conv2d {{.*}}dilations = array<i64: 2, 1>, groups = 8 : i64
+// CONV: tg.conv {{.*}}dilations = array<i64: 2, 1>, groups = 8 : i64
 // CONV-SAME: (tensor<2x16x9x8xf32>, tensor<24x2x3x3xf32>, tensor<24xf32>)
-// CONV: tg.maxpool2d {{.*}}: (tensor<8x6x{{.*}}xf32>)
+// CONV: tg.maxpool {{.*}}: (tensor<8x6x{{.*}}xf32>)
 // CONV: return {{.*}} : tensor<4x2x6x{{.*}}xf32>
 
 func.func @conv(%x: tensor<2x4x9x8xf32>) -> (tensor<2x6x2x2xf32>, tensor<2x6x1x1xf32>, tensor<2x6x3x3xf32>) {
   %w = tg.weight "c1.weight" : tensor<6x2x3x3xf32>
   %b = tg.weight "c1.bias" : tensor<6xf32>
-  %c = tg.conv2d %x, %w, %b {strides = array<i64: 2, 1>, pads = array<i64: 1, 0, 2, 1>,
+  %c = tg.conv %x, %w, %b {strides = array<i64: 2, 1>, pads = array<i64: 1, 0, 2, 1>,
                              dilations = array<i64: 2, 1>, groups = 2 : i64,
                              activation = #tg<activation tanh>}
       : (tensor<2x4x9x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x4x7xf32>
-  %p = tg.maxpool2d %c {kernel_size = array<i64: 2, 3>, strides = array<i64: 2, 2>}
+  %p = tg.maxpool %c {kernel_size = array<i64: 2, 3>, strides = array<i64: 2, 2>}
       : (tensor<2x6x4x7xf32>) -> tensor<2x6x2x3xf32>
   %w2 = tg.weight "c2.weight" : tensor<6x1x1x2xf32>
   %e = tg.enlarge %w2 {kernel_size = array<i64: 3, 2>} : (tensor<6x1x1x2xf32>) -> tensor<6x1x3x2xf32>
-  %d = tg.conv2d %p, %e {pads = array<i64: 1, 0, 1, 0>, groups = 6 : i64}
+  %d = tg.conv %p, %e {pads = array<i64: 1, 0, 1, 0>, groups = 6 : i64}
       : (tensor<2x6x2x3xf32>, tensor<6x1x3x2xf32>) -> tensor<2x6x2x2xf32>
-  %a = tg.avgpool2d %c {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 3>, pads = array<i64: 1, 1, 1, 1>}
+  %a = tg.avgpool %c {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 3>, pads = array<i64: 1, 1, 1, 1>}
       : (tensor<2x6x4x7xf32>) -> tensor<2x6x2x3xf32>
   %g = tg.global_avgpool %a : (tensor<2x6x2x3xf32>) -> tensor<2x6x1x1xf32>
   %dy = tg.sigmoid %p : tensor<2x6x2x3xf32>
-  %pg = tg.maxpool2d_grad %c, %dy {kernel_size = array<i64: 2, 3>, strides = array<i64: 2, 2>}
+  %pg = tg.maxpool_grad %c, %dy {kernel_size = array<i64: 2, 3>, strides = array<i64: 2, 2>}
       : (tensor<2x6x4x7xf32>, tensor<2x6x2x3xf32>) -> tensor<2x6x4x7xf32>
   %s = tg.slice %pg {starts = array<i64: 0, 0, 1, 0>, limits = array<i64: 2, 6, 4, 7>, strides = array<i64: 1, 1, 1, 3>}
       : (tensor<2x6x4x7xf32>) -> tensor<2x6x3x3xf32>

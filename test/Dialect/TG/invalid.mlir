@@ -111,120 +111,120 @@ func.func @matmul_elem(%a: tensor<2x3xf32>, %b: tensor<3x5xbf16>) {
 // -----
 func.func @conv_rank(%x: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{input must be rank 4 (NCHW), got 3x8x8}}
-  %0 = tg.conv2d %x, %w : (tensor<3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %0 = tg.conv %x, %w : (tensor<3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 
 // -----
 func.func @conv_filter_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3xf32>) {
   // expected-error @+1 {{filter must be rank 4 (OIHW), got 4x3x3}}
-  %0 = tg.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %0 = tg.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 
 // -----
 func.func @conv_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
   // expected-error @+1 {{filter expects 2 channels per group but the input has 3 channels in 1 group(s)}}
-  %0 = tg.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %0 = tg.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 
 // -----
 func.func @conv_groups(%x: tensor<1x6x8x8xf32>, %w: tensor<5x2x3x3xf32>) {
   // expected-error @+1 {{input channels 6 and output channels 5 must both be divisible by groups = 3}}
-  %0 = tg.conv2d %x, %w {groups = 3 : i64} : (tensor<1x6x8x8xf32>, tensor<5x2x3x3xf32>) -> tensor<1x5x6x6xf32>
+  %0 = tg.conv %x, %w {groups = 3 : i64} : (tensor<1x6x8x8xf32>, tensor<5x2x3x3xf32>) -> tensor<1x5x6x6xf32>
   return
 }
 
 // -----
 func.func @conv_groups_zero(%x: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
   // expected-error @+1 {{'groups' must be >= 1, got 0}}
-  %0 = tg.conv2d %x, %w {groups = 0 : i64} : (tensor<1x6x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
+  %0 = tg.conv %x, %w {groups = 0 : i64} : (tensor<1x6x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
   return
 }
 
 // -----
 func.func @conv_strides(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{'strides' must have 2 entries, got 1}}
-  %0 = tg.conv2d %x, %w {strides = array<i64: 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %0 = tg.conv %x, %w {strides = array<i64: 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
   return
 }
 
 // -----
 func.func @conv_stride_zero(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{'strides' entries must be >= 1, got [0, 1]}}
-  %0 = tg.conv2d %x, %w {strides = array<i64: 0, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %0 = tg.conv %x, %w {strides = array<i64: 0, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
   return
 }
 
 // -----
 func.func @conv_pads(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{'pads' must have 4 entries, got 2}}
-  %0 = tg.conv2d %x, %w {pads = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %0 = tg.conv %x, %w {pads = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   return
 }
 
 // -----
 func.func @conv_neg_pads(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{'pads' entries must be >= 0, got [-1, 0, 0, 0]}}
-  %0 = tg.conv2d %x, %w {pads = array<i64: -1, 0, 0, 0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x5x6xf32>
+  %0 = tg.conv %x, %w {pads = array<i64: -1, 0, 0, 0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x5x6xf32>
   return
 }
 
 // -----
 func.func @conv_dilations(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{'dilations' entries must be >= 1, got [1, 0]}}
-  %0 = tg.conv2d %x, %w {dilations = array<i64: 1, 0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %0 = tg.conv %x, %w {dilations = array<i64: 1, 0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 
 // -----
 func.func @conv_window(%x: tensor<1x3x4x4xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{window of extent 5 (kernel 3, dilation 2) does not fit the padded input extent 4 in dimension H}}
-  %0 = tg.conv2d %x, %w {dilations = array<i64: 2, 2>} : (tensor<1x3x4x4xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x1xf32>
+  %0 = tg.conv %x, %w {dilations = array<i64: 2, 2>} : (tensor<1x3x4x4xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x1xf32>
   return
 }
 
 // -----
 func.func @conv_overflow(%x: tensor<1x3x4x4xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{window arithmetic overflows in dimension H}}
-  %0 = tg.conv2d %x, %w {pads = array<i64: 9223372036854775807, 0, 1, 0>} : (tensor<1x3x4x4xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x1xf32>
+  %0 = tg.conv %x, %w {pads = array<i64: 9223372036854775807, 0, 1, 0>} : (tensor<1x3x4x4xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x1xf32>
   return
 }
 
 // -----
 func.func @conv_empty_filter(%x: tensor<1x3x4x4xf32>, %w: tensor<4x3x0x3xf32>) {
   // expected-error @+1 {{filter spatial size must be >= 1, got 4x3x0x3}}
-  %0 = tg.conv2d %x, %w : (tensor<1x3x4x4xf32>, tensor<4x3x0x3xf32>) -> tensor<1x4x5x2xf32>
+  %0 = tg.conv %x, %w : (tensor<1x3x4x4xf32>, tensor<4x3x0x3xf32>) -> tensor<1x4x5x2xf32>
   return
 }
 
 // -----
 func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>) {
   // expected-error @+1 {{bias must have shape 4, got 3}}
-  %0 = tg.conv2d %x, %w, %b : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x4x6x6xf32>
+  %0 = tg.conv %x, %w, %b : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 
 // -----
 func.func @conv_filter_elem(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf16>) {
   // expected-error @+1 {{filter element type 'f16' differs from the input element type 'f32'}}
-  %0 = tg.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf16>) -> tensor<1x4x6x6xf32>
+  %0 = tg.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf16>) -> tensor<1x4x6x6xf32>
   return
 }
 
 // -----
 func.func @conv_bias_elem(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xbf16>) {
   // expected-error @+1 {{bias element type 'bf16' differs from the input element type 'f32'}}
-  %0 = tg.conv2d %x, %w, %b : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xbf16>) -> tensor<1x4x6x6xf32>
+  %0 = tg.conv %x, %w, %b : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xbf16>) -> tensor<1x4x6x6xf32>
   return
 }
 
 // -----
 func.func @conv_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+2 {{'tg.conv2d' op inferred type(s) 'tensor<1x4x6x6xf32>' are incompatible with return type(s) of operation 'tensor<1x4x8x8xf32>'}}
+  // expected-error @+2 {{'tg.conv' op inferred type(s) 'tensor<1x4x6x6xf32>' are incompatible with return type(s) of operation 'tensor<1x4x8x8xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %0 = tg.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   return
 }
 
@@ -232,78 +232,78 @@ func.func @conv_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 func.func @conv_activation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{expected ::loom::tg::Activation to be one of: none, relu, sigmoid, tanh}}
   // expected-error @+1 {{failed to parse TG_ActivationAttr parameter 'value'}}
-  %0 = tg.conv2d %x, %w {activation = #tg<activation gelu>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %0 = tg.conv %x, %w {activation = #tg<activation gelu>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 
 // -----
 func.func @pool_rank(%x: tensor<3x8x8xf32>) {
   // expected-error @+1 {{input must be rank 4 (NCHW), got 3x8x8}}
-  %0 = tg.maxpool2d %x {kernel_size = array<i64: 2, 2>} : (tensor<3x8x8xf32>) -> tensor<3x4x4xf32>
+  %0 = tg.maxpool %x {kernel_size = array<i64: 2, 2>} : (tensor<3x8x8xf32>) -> tensor<3x4x4xf32>
   return
 }
 
 // -----
 func.func @pool_kernel(%x: tensor<1x3x8x8xf32>) {
   // expected-error @+1 {{'kernel_size' entries must be >= 1, got [0, 2]}}
-  %0 = tg.maxpool2d %x {kernel_size = array<i64: 0, 2>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+  %0 = tg.maxpool %x {kernel_size = array<i64: 0, 2>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return
 }
 
 // -----
 func.func @pool_kernel_missing(%x: tensor<1x3x8x8xf32>) {
-  // expected-error @+1 {{'tg.avgpool2d' op requires attribute 'kernel_size'}}
-  %0 = tg.avgpool2d %x : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+  // expected-error @+1 {{'tg.avgpool' op requires attribute 'kernel_size'}}
+  %0 = tg.avgpool %x : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return
 }
 
 // -----
 func.func @pool_pads(%x: tensor<1x3x8x8xf32>) {
   // expected-error @+1 {{pads [2, 0, 0, 0] must be smaller than the kernel [2, 2]}}
-  %0 = tg.avgpool2d %x {kernel_size = array<i64: 2, 2>, pads = array<i64: 2, 0, 0, 0>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x4xf32>
+  %0 = tg.avgpool %x {kernel_size = array<i64: 2, 2>, pads = array<i64: 2, 0, 0, 0>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x4xf32>
   return
 }
 
 // -----
 func.func @pool_window(%x: tensor<1x3x2x2xf32>) {
   // expected-error @+1 {{window of extent 3 (kernel 3, dilation 1) does not fit the padded input extent 2 in dimension H}}
-  %0 = tg.maxpool2d %x {kernel_size = array<i64: 3, 1>} : (tensor<1x3x2x2xf32>) -> tensor<1x3x1x2xf32>
+  %0 = tg.maxpool %x {kernel_size = array<i64: 3, 1>} : (tensor<1x3x2x2xf32>) -> tensor<1x3x1x2xf32>
   return
 }
 
 // -----
 func.func @maxpool_grad_shape(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
-  // expected-error @+1 {{grad_output shape 1x3x4x4 is not the maxpool2d result shape 1x3x3x3 of input 1x3x8x8}}
-  %0 = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  // expected-error @+1 {{grad_output shape 1x3x4x4 is not the maxpool result shape 1x3x3x3 of input 1x3x8x8}}
+  %0 = tg.maxpool_grad %x, %g {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
 
 // -----
 func.func @maxpool_grad_element_type(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf64>) {
   // expected-error @+1 {{grad_output element type 'f64' differs from the input element type 'f32'}}
-  %0 = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf64>) -> tensor<1x3x8x8xf32>
+  %0 = tg.maxpool_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf64>) -> tensor<1x3x8x8xf32>
   return
 }
 
 // -----
 func.func @maxpool_grad_pads(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
   // expected-error @+1 {{pads [2, 0, 0, 0] must be smaller than the kernel [2, 2]}}
-  %0 = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 2, 0, 0, 0>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  %0 = tg.maxpool_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 2, 0, 0, 0>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
 
 // -----
 func.func @maxpool_grad_result(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
-  // expected-error @+2 {{'tg.maxpool2d_grad' op inferred type(s) 'tensor<1x3x8x8xf32>' are incompatible with return type(s) of operation 'tensor<1x3x4x4xf32>'}}
+  // expected-error @+2 {{'tg.maxpool_grad' op inferred type(s) 'tensor<1x3x8x8xf32>' are incompatible with return type(s) of operation 'tensor<1x3x4x4xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %0 = tg.maxpool_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
   return
 }
 
 // -----
 func.func @maxpool_grad_no_kernel(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x8x8xf32>) {
-  // expected-error @+1 {{'tg.maxpool2d_grad' op requires attribute 'kernel_size'}}
-  %0 = tg.maxpool2d_grad %x, %g : (tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  // expected-error @+1 {{'tg.maxpool_grad' op requires attribute 'kernel_size'}}
+  %0 = tg.maxpool_grad %x, %g : (tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
   return
 }
 

@@ -22,28 +22,28 @@ func.func @linear(%a: tensor<8x128x64xf32>, %b: tensor<64x32xf32>, %x: tensor<1x
                   %gw: tensor<64x2x3x3xf32>) {
   // CHECK: tg.matmul %{{.*}}, %{{.*}} : (tensor<8x128x64xf32>, tensor<64x32xf32>) -> tensor<8x128x32xf32>
   %0 = tg.matmul %a, %b : (tensor<8x128x64xf32>, tensor<64x32xf32>) -> tensor<8x128x32xf32>
-  // CHECK: tg.conv2d %{{.*}}, %{{.*}}, %{{.*}} {activation = #tg<activation relu>, pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>}
+  // CHECK: tg.conv %{{.*}}, %{{.*}}, %{{.*}} {activation = #tg<activation relu>, pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>}
   // CHECK-SAME: -> tensor<1x64x112x112xf32>
-  %1 = tg.conv2d %x, %w, %bias {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>, activation = #tg<activation relu>}
+  %1 = tg.conv %x, %w, %bias {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>, activation = #tg<activation relu>}
       : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>) -> tensor<1x64x112x112xf32>
-  // CHECK: tg.conv2d %{{.*}}, %{{.*}} {dilations = array<i64: 2, 2>, groups = 32 : i64, pads = array<i64: 2, 2, 2, 2>}
-  %2 = tg.conv2d %g, %gw {groups = 32 : i64, dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>}
+  // CHECK: tg.conv %{{.*}}, %{{.*}} {dilations = array<i64: 2, 2>, groups = 32 : i64, pads = array<i64: 2, 2, 2, 2>}
+  %2 = tg.conv %g, %gw {groups = 32 : i64, dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>}
       : (tensor<1x64x8x8xf32>, tensor<64x2x3x3xf32>) -> tensor<1x64x8x8xf32>
-  // CHECK: tg.maxpool2d %{{.*}} {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
-  %3 = tg.maxpool2d %1 {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+  // CHECK: tg.maxpool %{{.*}} {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
+  %3 = tg.maxpool %1 {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
       : (tensor<1x64x112x112xf32>) -> tensor<1x64x56x56xf32>
-  // CHECK: tg.avgpool2d %{{.*}} {count_include_pad = true, kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
-  %4 = tg.avgpool2d %2 {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true}
+  // CHECK: tg.avgpool %{{.*}} {count_include_pad = true, kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
+  %4 = tg.avgpool %2 {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true}
       : (tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
   // CHECK: tg.global_avgpool %{{.*}} : (tensor<1x64x8x8xf32>) -> tensor<1x64x1x1xf32>
   %5 = tg.global_avgpool %4 : (tensor<1x64x8x8xf32>) -> tensor<1x64x1x1xf32>
-  // CHECK: tg.maxpool2d_grad %{{.*}}, %{{.*}} {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
+  // CHECK: tg.maxpool_grad %{{.*}}, %{{.*}} {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
   // CHECK-SAME: : (tensor<1x64x112x112xf32>, tensor<1x64x56x56xf32>) -> tensor<1x64x112x112xf32>
-  %6 = tg.maxpool2d_grad %1, %3 {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+  %6 = tg.maxpool_grad %1, %3 {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
       : (tensor<1x64x112x112xf32>, tensor<1x64x56x56xf32>) -> tensor<1x64x112x112xf32>
-  // CHECK: tg.maxpool2d_grad %{{.*}}, %{{.*}} {kernel_size = array<i64: 2, 2>} : (tensor<1x64x8x8xf32>, tensor<1x64x7x7xf32>) -> tensor<1x64x8x8xf32>
-  %7 = tg.maxpool2d %2 {kernel_size = array<i64: 2, 2>} : (tensor<1x64x8x8xf32>) -> tensor<1x64x7x7xf32>
-  %8 = tg.maxpool2d_grad %2, %7 {kernel_size = array<i64: 2, 2>}
+  // CHECK: tg.maxpool_grad %{{.*}}, %{{.*}} {kernel_size = array<i64: 2, 2>} : (tensor<1x64x8x8xf32>, tensor<1x64x7x7xf32>) -> tensor<1x64x8x8xf32>
+  %7 = tg.maxpool %2 {kernel_size = array<i64: 2, 2>} : (tensor<1x64x8x8xf32>) -> tensor<1x64x7x7xf32>
+  %8 = tg.maxpool_grad %2, %7 {kernel_size = array<i64: 2, 2>}
       : (tensor<1x64x8x8xf32>, tensor<1x64x7x7xf32>) -> tensor<1x64x8x8xf32>
   return
 }

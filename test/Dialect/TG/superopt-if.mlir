@@ -10,11 +10,11 @@
 
 // CHECK-LABEL: func.func @if_segments
 // The run before the tg.if: batchnorm and relu fold into the convolution.
-// CHECK: %[[C:.*]] = tg.conv2d {{.*}}activation = #tg<activation relu>
+// CHECK: %[[C:.*]] = tg.conv {{.*}}activation = #tg<activation relu>
 // CHECK: %[[Y:.*]] = tg.if %{{.*}} : tensor<i1> -> (tensor<1x16x10x10xf32>) {
 // Inside the then region, the same on a value from outside it.
 // CHECK-NOT: tg.batchnorm
-// CHECK: %[[T:.*]] = tg.conv2d %[[C]], {{.*}}activation = #tg<activation relu>
+// CHECK: %[[T:.*]] = tg.conv %[[C]], {{.*}}activation = #tg<activation relu>
 // CHECK: tg.yield %[[T]]
 // CHECK: } else {
 // CHECK: tg.yield %[[C]]
@@ -24,7 +24,7 @@
 // CHECK: return %[[Y]]
 func.func @if_segments(%x: tensor<1x8x10x10xf32>, %flag: tensor<i1>) -> tensor<1x16x10x10xf32> {
   %w = tg.weight "w" : tensor<16x8x3x3xf32>
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x10x10xf32>
+  %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x10x10xf32>
   %s = tg.weight "s" : tensor<16xf32>
   %b = tg.weight "b" : tensor<16xf32>
   %m = tg.weight "m" : tensor<16xf32>
@@ -33,7 +33,7 @@ func.func @if_segments(%x: tensor<1x8x10x10xf32>, %flag: tensor<i1>) -> tensor<1
   %r = tg.relu %n : tensor<1x16x10x10xf32>
   %y = tg.if %flag : tensor<i1> -> (tensor<1x16x10x10xf32>) {
     %w2 = tg.weight "w2" : tensor<16x16x3x3xf32>
-    %c2 = tg.conv2d %r, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x10x10xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x10x10xf32>
+    %c2 = tg.conv %r, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x10x10xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x10x10xf32>
     %n2 = tg.batchnorm %c2, %s, %b, %m, %v : (tensor<1x16x10x10xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x10x10xf32>
     %r2 = tg.relu %n2 : tensor<1x16x10x10xf32>
     tg.yield %r2 : tensor<1x16x10x10xf32>

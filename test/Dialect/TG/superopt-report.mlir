@@ -42,7 +42,7 @@
 // CHECK-NEXT: "seconds":
 func.func @main(%x: tensor<1x8x12x12xf32>, %y: tensor<6x10xf32>) -> (tensor<1x8x12x12xf32>, tensor<6x10xf32>) {
   %w = tg.weight "w" : tensor<8x8x3x3xf32>
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x12x12xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x12x12xf32>
+  %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x12x12xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x12x12xf32>
   %r = tg.relu %c : tensor<1x8x12x12xf32>
   %t = tg.transpose %y {perm = array<i64: 1, 0>} : (tensor<6x10xf32>) -> tensor<10x6xf32>
   %u = tg.transpose %t {perm = array<i64: 1, 0>} : (tensor<10x6xf32>) -> tensor<6x10xf32>

@@ -15,13 +15,13 @@
 // graph.
 
 // CHECK-LABEL: func.func @main
-// CHECK: tg.conv2d {{.*}} -> tensor<1x80x14x14xf32>
-// CHECK-NOT: tg.conv2d
+// CHECK: tg.conv {{.*}} -> tensor<1x80x14x14xf32>
+// CHECK-NOT: tg.conv
 // CHECK: return
 
 // ONE-LABEL: func.func @main
-// ONE-COUNT-2: tg.conv2d
-// ONE-NOT: tg.conv2d
+// ONE-COUNT-2: tg.conv
+// ONE-NOT: tg.conv
 // ONE: return
 
 // REPORT: "rounds": [
@@ -32,12 +32,12 @@
 // REPORT: "seminaive_roots_skipped": {{[1-9][0-9]*}}
 func.func @main(%x: tensor<1x32x14x14xf32>) -> (tensor<1x8x14x14xf32>, tensor<1x16x14x14xf32>, tensor<1x24x14x14xf32>, tensor<1x32x14x14xf32>) {
   %w0 = tg.weight "w0" : tensor<8x32x1x1xf32>
-  %c0 = tg.conv2d %x, %w0 : (tensor<1x32x14x14xf32>, tensor<8x32x1x1xf32>) -> tensor<1x8x14x14xf32>
+  %c0 = tg.conv %x, %w0 : (tensor<1x32x14x14xf32>, tensor<8x32x1x1xf32>) -> tensor<1x8x14x14xf32>
   %w1 = tg.weight "w1" : tensor<16x32x1x1xf32>
-  %c1 = tg.conv2d %x, %w1 : (tensor<1x32x14x14xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x14x14xf32>
+  %c1 = tg.conv %x, %w1 : (tensor<1x32x14x14xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x14x14xf32>
   %w2 = tg.weight "w2" : tensor<24x32x1x1xf32>
-  %c2 = tg.conv2d %x, %w2 : (tensor<1x32x14x14xf32>, tensor<24x32x1x1xf32>) -> tensor<1x24x14x14xf32>
+  %c2 = tg.conv %x, %w2 : (tensor<1x32x14x14xf32>, tensor<24x32x1x1xf32>) -> tensor<1x24x14x14xf32>
   %w3 = tg.weight "w3" : tensor<32x32x1x1xf32>
-  %c3 = tg.conv2d %x, %w3 : (tensor<1x32x14x14xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x14x14xf32>
+  %c3 = tg.conv %x, %w3 : (tensor<1x32x14x14xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x14x14xf32>
   return %c0, %c1, %c2, %c3 : tensor<1x8x14x14xf32>, tensor<1x16x14x14xf32>, tensor<1x24x14x14xf32>, tensor<1x32x14x14xf32>
 }

@@ -11,11 +11,11 @@
 // CHECK-NOT: tg.batchnorm
 // CHECK-NOT: tg.relu
 // CHECK: tg.rsqrt
-// CHECK: %[[Y:.*]] = tg.conv2d %{{.*}}, %{{.*}}, %{{.*}} {activation = #tg<activation relu>, {{.*}}pads = array<i64: 1, 1, 1, 1>{{.*}}} : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x10x10xf32>
+// CHECK: %[[Y:.*]] = tg.conv %{{.*}}, %{{.*}}, %{{.*}} {activation = #tg<activation relu>, {{.*}}pads = array<i64: 1, 1, 1, 1>{{.*}}} : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x10x10xf32>
 // CHECK: return %[[Y]]
 func.func @conv_bn_relu(%x: tensor<1x8x10x10xf32>) -> tensor<1x16x10x10xf32> {
   %w = tg.weight "w" : tensor<16x8x3x3xf32>
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x10x10xf32>
+  %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x10x10xf32>
   %s = tg.weight "s" : tensor<16xf32>
   %b = tg.weight "b" : tensor<16xf32>
   %m = tg.weight "m" : tensor<16xf32>
@@ -64,12 +64,12 @@ func.func @qkv(%x: tensor<1x16x32xf32>) -> (tensor<1x16x32xf32>, tensor<1x16x32x
 
 // CHECK-LABEL: func.func @untouched
 // CHECK-NEXT: tg.weight
-// CHECK-NEXT: tg.conv2d
+// CHECK-NEXT: tg.conv
 // CHECK-NEXT: tg.relu
 // CHECK-NEXT: return
 func.func @untouched(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x5x5xf32> {
   %w = tg.weight "w" : tensor<4x4x2x2xf32>
-  %c = tg.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x2x2xf32>) -> tensor<1x4x5x5xf32>
+  %c = tg.conv %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x2x2xf32>) -> tensor<1x4x5x5xf32>
   %r = tg.relu %c : tensor<1x4x5x5xf32>
   return %r : tensor<1x4x5x5xf32>
 }

@@ -22,12 +22,12 @@ module {
   // relu after a convolution fuses into it.
   module @rule_2 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x4x6x7xf32>, %w: tensor<5x4x3x3xf32>) -> tensor<1x5x6x7xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x7xf32>, tensor<5x4x3x3xf32>) -> tensor<1x5x6x7xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x7xf32>, tensor<5x4x3x3xf32>) -> tensor<1x5x6x7xf32>
       %r = tg.relu %c : tensor<1x5x6x7xf32>
       return %r : tensor<1x5x6x7xf32>
     }
     func.func @target(%x: tensor<1x4x6x7xf32>, %w: tensor<5x4x3x3xf32>) -> tensor<1x5x6x7xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x4x6x7xf32>, tensor<5x4x3x3xf32>) -> tensor<1x5x6x7xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x4x6x7xf32>, tensor<5x4x3x3xf32>) -> tensor<1x5x6x7xf32>
       return %c : tensor<1x5x6x7xf32>
     }
   }

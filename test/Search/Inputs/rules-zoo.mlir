@@ -8,7 +8,7 @@
 module {
   module @rule_1 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -21,13 +21,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x1x1xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x1x1xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_2 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -40,35 +40,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x1x1xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x1x1xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_3 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_4 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w, %b : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w, %b : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_5 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x8x9xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x8x9xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
@@ -81,13 +81,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x1x1xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x1x1xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
   }
   module @rule_6 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x8x9xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x8x9xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
@@ -100,35 +100,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x1x1xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x1x1xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
   }
   module @rule_7 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x8x9xf32>
       %r = tg.relu %c : tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>) -> tensor<1x14x8x9xf32> {
-      %r = tg.conv2d %x, %w {strides = array<i64: 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x8x9xf32>
+      %r = tg.conv %x, %w {strides = array<i64: 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>) -> tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
   }
   module @rule_8 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>, %b: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w, %b {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       %r = tg.relu %c : tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x1xf32>, %b: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %r = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %r = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
   }
   module @rule_9 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x3xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -141,13 +141,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x1x3xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x1x3xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_10 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x3xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -160,35 +160,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x1x3xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x1x3xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_11 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x3xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x3xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w {pads = array<i64: 0, 1, 0, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w {pads = array<i64: 0, 1, 0, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_12 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x3xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w, %b {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w, %b {pads = array<i64: 0, 1, 0, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x3xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w, %b {pads = array<i64: 0, 1, 0, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w, %b {pads = array<i64: 0, 1, 0, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_13 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x7xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -201,13 +201,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x1x7xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x1x7xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_14 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x7xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -220,35 +220,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x1x7xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x1x7xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_15 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x7xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x7xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w {pads = array<i64: 0, 3, 0, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w {pads = array<i64: 0, 3, 0, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_16 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x7xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w, %b {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w, %b {pads = array<i64: 0, 3, 0, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x1x7xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w, %b {pads = array<i64: 0, 3, 0, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w, %b {pads = array<i64: 0, 3, 0, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x7xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_17 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x1xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -261,13 +261,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x3x1xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x3x1xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_18 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x1xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -280,35 +280,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x3x1xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x3x1xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_19 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x1xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x1xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w {pads = array<i64: 1, 0, 1, 0>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w {pads = array<i64: 1, 0, 1, 0>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_20 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x1xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w, %b {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w, %b {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x1xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w, %b {pads = array<i64: 1, 0, 1, 0>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w, %b {pads = array<i64: 1, 0, 1, 0>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_21 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x20x26xf32>, %w: tensor<14x12x3x3xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x18x24xf32> {
-      %c = tg.conv2d %x, %w : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x18x24xf32>
+      %c = tg.conv %x, %w : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x18x24xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x18x24xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x18x24xf32>
       return %y : tensor<1x14x18x24xf32>
     }
@@ -321,13 +321,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x3x3xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x18x24xf32>
+      %y = tg.conv %x, %w2, %bias : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x18x24xf32>
       return %y : tensor<1x14x18x24xf32>
     }
   }
   module @rule_22 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x20x26xf32>, %w: tensor<14x12x3x3xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x18x24xf32> {
-      %c = tg.conv2d %x, %w : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x18x24xf32>
+      %c = tg.conv %x, %w : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x18x24xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x18x24xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x18x24xf32>
       return %y : tensor<1x14x18x24xf32>
     }
@@ -340,35 +340,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x3x3xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x18x24xf32>
+      %y = tg.conv %x, %w2, %bias : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x18x24xf32>
       return %y : tensor<1x14x18x24xf32>
     }
   }
   module @rule_23 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x20x26xf32>, %w: tensor<14x12x3x3xf32>) -> tensor<1x14x18x24xf32> {
-      %c = tg.conv2d %x, %w : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x18x24xf32>
+      %c = tg.conv %x, %w : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x18x24xf32>
       %r = tg.relu %c : tensor<1x14x18x24xf32>
       return %r : tensor<1x14x18x24xf32>
     }
     func.func @target(%x: tensor<1x12x20x26xf32>, %w: tensor<14x12x3x3xf32>) -> tensor<1x14x18x24xf32> {
-      %r = tg.conv2d %x, %w {activation = #tg<activation relu>} : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x18x24xf32>
+      %r = tg.conv %x, %w {activation = #tg<activation relu>} : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x18x24xf32>
       return %r : tensor<1x14x18x24xf32>
     }
   }
   module @rule_24 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x20x26xf32>, %w: tensor<14x12x3x3xf32>, %b: tensor<14xf32>) -> tensor<1x14x18x24xf32> {
-      %c = tg.conv2d %x, %w, %b : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x18x24xf32>
+      %c = tg.conv %x, %w, %b : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x18x24xf32>
       %r = tg.relu %c : tensor<1x14x18x24xf32>
       return %r : tensor<1x14x18x24xf32>
     }
     func.func @target(%x: tensor<1x12x20x26xf32>, %w: tensor<14x12x3x3xf32>, %b: tensor<14xf32>) -> tensor<1x14x18x24xf32> {
-      %r = tg.conv2d %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x18x24xf32>
+      %r = tg.conv %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x12x20x26xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x18x24xf32>
       return %r : tensor<1x14x18x24xf32>
     }
   }
   module @rule_25 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -381,13 +381,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x3x3xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_26 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -400,35 +400,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x3x3xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_27 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_28 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_29 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>, %s: tensor<96xf32>, %b: tensor<96xf32>, %m: tensor<96xf32>, %v: tensor<96xf32>) -> tensor<1x96x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x96x16x18xf32>, tensor<96xf32>, tensor<96xf32>, tensor<96xf32>, tensor<96xf32>) -> tensor<1x96x16x18xf32>
       return %y : tensor<1x96x16x18xf32>
     }
@@ -441,13 +441,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<96x2x3x3xf32>, tensor<96x1x1x1xf32>) -> tensor<96x2x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<96xf32>, tensor<96xf32>) -> tensor<96xf32>
       %bias = tg.sub %b, %mk : (tensor<96xf32>, tensor<96xf32>) -> tensor<96xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x16x18xf32>
       return %y : tensor<1x96x16x18xf32>
     }
   }
   module @rule_30 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>, %s: tensor<96xf32>, %b: tensor<96xf32>, %m: tensor<96xf32>, %v: tensor<96xf32>) -> tensor<1x96x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x96x16x18xf32>, tensor<96xf32>, tensor<96xf32>, tensor<96xf32>, tensor<96xf32>) -> tensor<1x96x16x18xf32>
       return %y : tensor<1x96x16x18xf32>
     }
@@ -460,35 +460,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<96x2x3x3xf32>, tensor<96x1x1x1xf32>) -> tensor<96x2x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<96xf32>, tensor<96xf32>) -> tensor<96xf32>
       %bias = tg.sub %b, %mk : (tensor<96xf32>, tensor<96xf32>) -> tensor<96xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x16x18xf32>
       return %y : tensor<1x96x16x18xf32>
     }
   }
   module @rule_31 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>) -> tensor<1x96x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x16x18xf32>
       %r = tg.relu %c : tensor<1x96x16x18xf32>
       return %r : tensor<1x96x16x18xf32>
     }
     func.func @target(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>) -> tensor<1x96x16x18xf32> {
-      %r = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64, activation = #tg<activation relu>} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x16x18xf32>
+      %r = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64, activation = #tg<activation relu>} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x16x18xf32>
       return %r : tensor<1x96x16x18xf32>
     }
   }
   module @rule_32 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>, %b: tensor<96xf32>) -> tensor<1x96x16x18xf32> {
-      %c = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x16x18xf32>
+      %c = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x16x18xf32>
       %r = tg.relu %c : tensor<1x96x16x18xf32>
       return %r : tensor<1x96x16x18xf32>
     }
     func.func @target(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>, %b: tensor<96xf32>) -> tensor<1x96x16x18xf32> {
-      %r = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64, activation = #tg<activation relu>} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x16x18xf32>
+      %r = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64, activation = #tg<activation relu>} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x16x18xf32>
       return %r : tensor<1x96x16x18xf32>
     }
   }
   module @rule_33 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x7x8xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x7x8xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x7x8xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x7x8xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x7x8xf32>
       return %y : tensor<1x14x7x8xf32>
     }
@@ -501,13 +501,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x3x3xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x7x8xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x7x8xf32>
       return %y : tensor<1x14x7x8xf32>
     }
   }
   module @rule_34 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x7x8xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x7x8xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x7x8xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x7x8xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x7x8xf32>
       return %y : tensor<1x14x7x8xf32>
     }
@@ -520,35 +520,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x3x3xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x7x8xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x7x8xf32>
       return %y : tensor<1x14x7x8xf32>
     }
   }
   module @rule_35 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>) -> tensor<1x14x7x8xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x7x8xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x7x8xf32>
       %r = tg.relu %c : tensor<1x14x7x8xf32>
       return %r : tensor<1x14x7x8xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>) -> tensor<1x14x7x8xf32> {
-      %r = tg.conv2d %x, %w {strides = array<i64: 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x7x8xf32>
+      %r = tg.conv %x, %w {strides = array<i64: 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x7x8xf32>
       return %r : tensor<1x14x7x8xf32>
     }
   }
   module @rule_36 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %b: tensor<14xf32>) -> tensor<1x14x7x8xf32> {
-      %c = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x7x8xf32>
+      %c = tg.conv %x, %w, %b {strides = array<i64: 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x7x8xf32>
       %r = tg.relu %c : tensor<1x14x7x8xf32>
       return %r : tensor<1x14x7x8xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %b: tensor<14xf32>) -> tensor<1x14x7x8xf32> {
-      %r = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x7x8xf32>
+      %r = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x7x8xf32>
       return %r : tensor<1x14x7x8xf32>
     }
   }
   module @rule_37 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x8x9xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x8x9xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
@@ -561,13 +561,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x3x3xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
   }
   module @rule_38 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x8x9xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x8x9xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
@@ -580,35 +580,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x3x3xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
   }
   module @rule_39 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x8x9xf32>
       %r = tg.relu %c : tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>) -> tensor<1x14x8x9xf32> {
-      %r = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x8x9xf32>
+      %r = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>) -> tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
   }
   module @rule_40 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %b: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       %r = tg.relu %c : tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x3x3xf32>, %b: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %r = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %r = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x3x3xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
   }
   module @rule_41 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>, %s: tensor<96xf32>, %b: tensor<96xf32>, %m: tensor<96xf32>, %v: tensor<96xf32>) -> tensor<1x96x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x8x9xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x96x8x9xf32>, tensor<96xf32>, tensor<96xf32>, tensor<96xf32>, tensor<96xf32>) -> tensor<1x96x8x9xf32>
       return %y : tensor<1x96x8x9xf32>
     }
@@ -621,13 +621,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<96x2x3x3xf32>, tensor<96x1x1x1xf32>) -> tensor<96x2x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<96xf32>, tensor<96xf32>) -> tensor<96xf32>
       %bias = tg.sub %b, %mk : (tensor<96xf32>, tensor<96xf32>) -> tensor<96xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x8x9xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x8x9xf32>
       return %y : tensor<1x96x8x9xf32>
     }
   }
   module @rule_42 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>, %s: tensor<96xf32>, %b: tensor<96xf32>, %m: tensor<96xf32>, %v: tensor<96xf32>) -> tensor<1x96x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x8x9xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x96x8x9xf32>, tensor<96xf32>, tensor<96xf32>, tensor<96xf32>, tensor<96xf32>) -> tensor<1x96x8x9xf32>
       return %y : tensor<1x96x8x9xf32>
     }
@@ -640,35 +640,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<96x2x3x3xf32>, tensor<96x1x1x1xf32>) -> tensor<96x2x3x3xf32>
       %mk = tg.mul %m, %k : (tensor<96xf32>, tensor<96xf32>) -> tensor<96xf32>
       %bias = tg.sub %b, %mk : (tensor<96xf32>, tensor<96xf32>) -> tensor<96xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x8x9xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x8x9xf32>
       return %y : tensor<1x96x8x9xf32>
     }
   }
   module @rule_43 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>) -> tensor<1x96x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x8x9xf32>
       %r = tg.relu %c : tensor<1x96x8x9xf32>
       return %r : tensor<1x96x8x9xf32>
     }
     func.func @target(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>) -> tensor<1x96x8x9xf32> {
-      %r = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64, activation = #tg<activation relu>} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x8x9xf32>
+      %r = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64, activation = #tg<activation relu>} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>) -> tensor<1x96x8x9xf32>
       return %r : tensor<1x96x8x9xf32>
     }
   }
   module @rule_44 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>, %b: tensor<96xf32>) -> tensor<1x96x8x9xf32> {
-      %c = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x8x9xf32>
+      %c = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x8x9xf32>
       %r = tg.relu %c : tensor<1x96x8x9xf32>
       return %r : tensor<1x96x8x9xf32>
     }
     func.func @target(%x: tensor<1x64x16x18xf32>, %w: tensor<96x2x3x3xf32>, %b: tensor<96xf32>) -> tensor<1x96x8x9xf32> {
-      %r = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64, activation = #tg<activation relu>} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x8x9xf32>
+      %r = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 32 : i64, activation = #tg<activation relu>} : (tensor<1x64x16x18xf32>, tensor<96x2x3x3xf32>, tensor<96xf32>) -> tensor<1x96x8x9xf32>
       return %r : tensor<1x96x8x9xf32>
     }
   }
   module @rule_45 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x5x5xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -681,13 +681,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x5x5xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x5x5xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_46 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x5x5xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -700,35 +700,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x5x5xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x5x5xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_47 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x5x5xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x5x5xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w {pads = array<i64: 2, 2, 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w {pads = array<i64: 2, 2, 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_48 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x5x5xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w, %b {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w, %b {pads = array<i64: 2, 2, 2, 2>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x5x5xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w, %b {pads = array<i64: 2, 2, 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w, %b {pads = array<i64: 2, 2, 2, 2>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x5x5xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_49 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x1xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -741,13 +741,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x7x1xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x7x1xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_50 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x1xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>) -> tensor<1x14x16x18xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x16x18xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
@@ -760,35 +760,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x7x1xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x7x1xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %y = tg.conv %x, %w2, %bias {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %y : tensor<1x14x16x18xf32>
     }
   }
   module @rule_51 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x1xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x1xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w {pads = array<i64: 3, 0, 3, 0>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w {pads = array<i64: 3, 0, 3, 0>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_52 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x1xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %c = tg.conv2d %x, %w, %b {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %c = tg.conv %x, %w, %b {pads = array<i64: 3, 0, 3, 0>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       %r = tg.relu %c : tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x1xf32>, %b: tensor<14xf32>) -> tensor<1x14x16x18xf32> {
-      %r = tg.conv2d %x, %w, %b {pads = array<i64: 3, 0, 3, 0>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %r = tg.conv %x, %w, %b {pads = array<i64: 3, 0, 3, 0>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
       return %r : tensor<1x14x16x18xf32>
     }
   }
   module @rule_53 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x8x9xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
@@ -801,13 +801,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x7x7xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x7x7xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
   }
   module @rule_54 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x8x9xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
@@ -820,35 +820,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x7x7xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x7x7xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
   }
   module @rule_55 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
       %r = tg.relu %c : tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32> {
-      %r = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
+      %r = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
   }
   module @rule_56 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>, %b: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       %r = tg.relu %c : tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>, %b: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %r = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %r = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 3, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
   }
   module @rule_57 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x8x9xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
@@ -861,13 +861,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x7x7xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x7x7xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
   }
   module @rule_58 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x8x9xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
@@ -880,35 +880,35 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x7x7xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x7x7xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %y : tensor<1x14x8x9xf32>
     }
   }
   module @rule_59 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
       %r = tg.relu %c : tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32> {
-      %r = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
+      %r = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>) -> tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
   }
   module @rule_60 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>, %b: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %c = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %c = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       %r = tg.relu %c : tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w: tensor<14x12x7x7xf32>, %b: tensor<14xf32>) -> tensor<1x14x8x9xf32> {
-      %r = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
+      %r = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>, activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x7x7xf32>, tensor<14xf32>) -> tensor<1x14x8x9xf32>
       return %r : tensor<1x14x8x9xf32>
     }
   }
   module @rule_61 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x44x52xf32>, %w: tensor<14x12x16x16xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x2x3xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>) -> tensor<1x14x2x3xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>) -> tensor<1x14x2x3xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v : (tensor<1x14x2x3xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x2x3xf32>
       return %y : tensor<1x14x2x3xf32>
     }
@@ -921,13 +921,13 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x16x16xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x16x16xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>, tensor<14xf32>) -> tensor<1x14x2x3xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>, tensor<14xf32>) -> tensor<1x14x2x3xf32>
       return %y : tensor<1x14x2x3xf32>
     }
   }
   module @rule_62 attributes {loom.status = "proved", loom.axioms = ["conv_bn_fold"]} {
     func.func @source(%x: tensor<1x12x44x52xf32>, %w: tensor<14x12x16x16xf32>, %s: tensor<14xf32>, %b: tensor<14xf32>, %m: tensor<14xf32>, %v: tensor<14xf32>) -> tensor<1x14x2x3xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>) -> tensor<1x14x2x3xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>) -> tensor<1x14x2x3xf32>
       %y = tg.batchnorm %c, %s, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x14x2x3xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) -> tensor<1x14x2x3xf32>
       return %y : tensor<1x14x2x3xf32>
     }
@@ -940,36 +940,36 @@ module {
       %w2 = tg.mul %w, %k4 : (tensor<14x12x16x16xf32>, tensor<14x1x1x1xf32>) -> tensor<14x12x16x16xf32>
       %mk = tg.mul %m, %k : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
       %bias = tg.sub %b, %mk : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-      %y = tg.conv2d %x, %w2, %bias {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>, tensor<14xf32>) -> tensor<1x14x2x3xf32>
+      %y = tg.conv %x, %w2, %bias {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>, tensor<14xf32>) -> tensor<1x14x2x3xf32>
       return %y : tensor<1x14x2x3xf32>
     }
   }
   module @rule_63 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x44x52xf32>, %w: tensor<14x12x16x16xf32>) -> tensor<1x14x2x3xf32> {
-      %c = tg.conv2d %x, %w {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>) -> tensor<1x14x2x3xf32>
+      %c = tg.conv %x, %w {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>) -> tensor<1x14x2x3xf32>
       %r = tg.relu %c : tensor<1x14x2x3xf32>
       return %r : tensor<1x14x2x3xf32>
     }
     func.func @target(%x: tensor<1x12x44x52xf32>, %w: tensor<14x12x16x16xf32>) -> tensor<1x14x2x3xf32> {
-      %r = tg.conv2d %x, %w {strides = array<i64: 16, 16>, activation = #tg<activation relu>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>) -> tensor<1x14x2x3xf32>
+      %r = tg.conv %x, %w {strides = array<i64: 16, 16>, activation = #tg<activation relu>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>) -> tensor<1x14x2x3xf32>
       return %r : tensor<1x14x2x3xf32>
     }
   }
   module @rule_64 attributes {loom.status = "proved", loom.axioms = ["conv_relu"]} {
     func.func @source(%x: tensor<1x12x44x52xf32>, %w: tensor<14x12x16x16xf32>, %b: tensor<14xf32>) -> tensor<1x14x2x3xf32> {
-      %c = tg.conv2d %x, %w, %b {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>, tensor<14xf32>) -> tensor<1x14x2x3xf32>
+      %c = tg.conv %x, %w, %b {strides = array<i64: 16, 16>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>, tensor<14xf32>) -> tensor<1x14x2x3xf32>
       %r = tg.relu %c : tensor<1x14x2x3xf32>
       return %r : tensor<1x14x2x3xf32>
     }
     func.func @target(%x: tensor<1x12x44x52xf32>, %w: tensor<14x12x16x16xf32>, %b: tensor<14xf32>) -> tensor<1x14x2x3xf32> {
-      %r = tg.conv2d %x, %w, %b {strides = array<i64: 16, 16>, activation = #tg<activation relu>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>, tensor<14xf32>) -> tensor<1x14x2x3xf32>
+      %r = tg.conv %x, %w, %b {strides = array<i64: 16, 16>, activation = #tg<activation relu>} : (tensor<1x12x44x52xf32>, tensor<14x12x16x16xf32>, tensor<14xf32>) -> tensor<1x14x2x3xf32>
       return %r : tensor<1x14x2x3xf32>
     }
   }
   module @rule_65 attributes {loom.status = "proved", loom.axioms = ["conv_enlarge", "conv_concat_filters"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w1: tensor<14x12x1x1xf32>, %b1: tensor<14xf32>, %w3: tensor<22x12x3x3xf32>, %b3: tensor<22xf32>) -> tensor<1x36x16x18xf32> {
-      %a = tg.conv2d %x, %w1, %b1 {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
-      %b = tg.conv2d %x, %w3, %b3 {activation = #tg<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<22x12x3x3xf32>, tensor<22xf32>) -> tensor<1x22x16x18xf32>
+      %a = tg.conv %x, %w1, %b1 {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %b = tg.conv %x, %w3, %b3 {activation = #tg<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<22x12x3x3xf32>, tensor<22xf32>) -> tensor<1x22x16x18xf32>
       %y = tg.concat %a, %b {axis = 1 : i64} : (tensor<1x14x16x18xf32>, tensor<1x22x16x18xf32>) -> tensor<1x36x16x18xf32>
       return %y : tensor<1x36x16x18xf32>
     }
@@ -977,20 +977,20 @@ module {
       %e = tg.enlarge %w1 {kernel_size = array<i64: 3, 3>} : (tensor<14x12x1x1xf32>) -> tensor<14x12x3x3xf32>
       %w = tg.concat %e, %w3 {axis = 0 : i64} : (tensor<14x12x3x3xf32>, tensor<22x12x3x3xf32>) -> tensor<36x12x3x3xf32>
       %bb = tg.concat %b1, %b3 {axis = 0 : i64} : (tensor<14xf32>, tensor<22xf32>) -> tensor<36xf32>
-      %y = tg.conv2d %x, %w, %bb {activation = #tg<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<36x12x3x3xf32>, tensor<36xf32>) -> tensor<1x36x16x18xf32>
+      %y = tg.conv %x, %w, %bb {activation = #tg<activation relu>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x12x16x18xf32>, tensor<36x12x3x3xf32>, tensor<36xf32>) -> tensor<1x36x16x18xf32>
       return %y : tensor<1x36x16x18xf32>
     }
   }
   module @rule_66 attributes {loom.status = "proved", loom.axioms = ["conv_concat_filters", "split_concat"]} {
     func.func @source(%x: tensor<1x12x16x18xf32>, %w1: tensor<14x12x1x1xf32>, %b1: tensor<14xf32>, %w2: tensor<22x12x1x1xf32>, %b2: tensor<22xf32>) -> (tensor<1x14x16x18xf32>, tensor<1x22x16x18xf32>) {
-      %a = tg.conv2d %x, %w1, %b1 {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
-      %b = tg.conv2d %x, %w2, %b2 {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<22x12x1x1xf32>, tensor<22xf32>) -> tensor<1x22x16x18xf32>
+      %a = tg.conv %x, %w1, %b1 {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<14x12x1x1xf32>, tensor<14xf32>) -> tensor<1x14x16x18xf32>
+      %b = tg.conv %x, %w2, %b2 {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<22x12x1x1xf32>, tensor<22xf32>) -> tensor<1x22x16x18xf32>
       return %a, %b : tensor<1x14x16x18xf32>, tensor<1x22x16x18xf32>
     }
     func.func @target(%x: tensor<1x12x16x18xf32>, %w1: tensor<14x12x1x1xf32>, %b1: tensor<14xf32>, %w2: tensor<22x12x1x1xf32>, %b2: tensor<22xf32>) -> (tensor<1x14x16x18xf32>, tensor<1x22x16x18xf32>) {
       %w = tg.concat %w1, %w2 {axis = 0 : i64} : (tensor<14x12x1x1xf32>, tensor<22x12x1x1xf32>) -> tensor<36x12x1x1xf32>
       %bb = tg.concat %b1, %b2 {axis = 0 : i64} : (tensor<14xf32>, tensor<22xf32>) -> tensor<36xf32>
-      %y = tg.conv2d %x, %w, %bb {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<36x12x1x1xf32>, tensor<36xf32>) -> tensor<1x36x16x18xf32>
+      %y = tg.conv %x, %w, %bb {activation = #tg<activation relu>} : (tensor<1x12x16x18xf32>, tensor<36x12x1x1xf32>, tensor<36xf32>) -> tensor<1x36x16x18xf32>
       %a, %b = tg.split %y {axis = 1 : i64, sizes = array<i64: 14, 22>} : (tensor<1x36x16x18xf32>) -> (tensor<1x14x16x18xf32>, tensor<1x22x16x18xf32>)
       return %a, %b : tensor<1x14x16x18xf32>, tensor<1x22x16x18xf32>
     }

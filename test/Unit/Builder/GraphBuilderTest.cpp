@@ -179,12 +179,12 @@ TEST_F(GraphBuilderTest, SamePaddingAndCeilMode) {
   Value y = b.conv(x, 8, 7, "stem", Conv2dOptions().stride(2).same());
   ASSERT_TRUE(y) << diagnostics;
   EXPECT_EQ(shapeOf(y), (ArrayRef<int64_t>{1, 8, 112, 112}));
-  auto conv = y.getDefiningOp<tg::Conv2dOp>();
+  auto conv = y.getDefiningOp<tg::ConvOp>();
   EXPECT_EQ(conv.getPads(), (ArrayRef<int64_t>{2, 2, 3, 3}));
   // Ceil mode: 3x3/2 over 112 keeps the partial last window: 56, not 55.
   Value p = b.maxpool2d(y, Pool2dOptions(3).stride(2).ceil());
   EXPECT_EQ(shapeOf(p), (ArrayRef<int64_t>{1, 8, 56, 56}));
-  EXPECT_EQ(p.getDefiningOp<tg::MaxPool2dOp>().getPads(),
+  EXPECT_EQ(p.getDefiningOp<tg::MaxPoolOp>().getPads(),
             (ArrayRef<int64_t>{0, 0, 1, 1}));
   // ... but never a window that starts in the end padding: 3x3/2 over 5
   // (padded 1 before) is 3 windows either way.
@@ -194,7 +194,7 @@ TEST_F(GraphBuilderTest, SamePaddingAndCeilMode) {
   // Grouped, asymmetric kernels.
   Value g = b.conv(y, 16, {1, 7}, "g", Conv2dOptions().pad(0, 3).group(4));
   EXPECT_EQ(shapeOf(g), (ArrayRef<int64_t>{1, 16, 112, 112}));
-  auto gconv = g.getDefiningOp<tg::Conv2dOp>();
+  auto gconv = g.getDefiningOp<tg::ConvOp>();
   EXPECT_EQ(cast<RankedTensorType>(gconv.getFilter().getType()).getShape(),
             (ArrayRef<int64_t>{16, 2, 1, 7}));
   EXPECT_EQ(gconv.getGroups(), 4);

@@ -43,7 +43,7 @@ protected:
 
 constexpr const char *kModel = R"mlir(
 func.func @main(%x: tensor<2x3x8x8xf32>, %w: tensor<6x1x3x3xf32>, %a: tensor<4x5x7xf16>, %b: tensor<7x9xf16>) -> (tensor<2x6x4x4xf32>, tensor<4x5x9xf16>) {
-  %c = tg.conv2d %x, %w {groups = 3 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x3x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x4x4xf32>
+  %c = tg.conv %x, %w {groups = 3 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x3x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x4x4xf32>
   %m = tg.matmul %a, %b : (tensor<4x5x7xf16>, tensor<7x9xf16>) -> tensor<4x5x9xf16>
   %e = tg.exp %m : tensor<4x5x9xf16>
   %t = tg.transpose %c {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32>
@@ -55,7 +55,7 @@ TEST_F(CostModelTest, WorkOfEachOpKind) {
   auto m = parse(kModel);
   ASSERT_TRUE(m);
   // Grouped conv: 2*6*4*4 outputs, each 1*3*3 MACs.
-  cost::OpWork conv = cost::workOf(first<tg::Conv2dOp>(*m));
+  cost::OpWork conv = cost::workOf(first<tg::ConvOp>(*m));
   EXPECT_EQ(conv.flops, 2.0 * (2 * 6 * 4 * 4) * 9);
   EXPECT_EQ(conv.bytesRead, (2 * 3 * 8 * 8 + 6 * 9) * 4.0);
   EXPECT_EQ(conv.bytesWritten, 2 * 6 * 4 * 4 * 4.0);
@@ -77,7 +77,7 @@ TEST_F(CostModelTest, RooflineIsMaxOfComputeAndMemoryPlusLaunch) {
   auto m = parse(kModel);
   ASSERT_TRUE(m);
   auto model = cost::createRooflineModel({"toy", 1e9, 1e9, 1e-3, ""});
-  auto conv = first<tg::Conv2dOp>(*m);
+  auto conv = first<tg::ConvOp>(*m);
   cost::OpWork w = cost::workOf(conv);
   EXPECT_DOUBLE_EQ(model->opCost(conv),
                    std::max(w.flops, w.bytes()) / 1e9 + 1e-3);
@@ -143,7 +143,7 @@ TEST_F(CostModelTest, MeasuredModelTimesOncePerSignature) {
   ASSERT_TRUE(bool(db));
   auto model = cost::createMeasuredModel(
       *db, cost::createRooflineModel({"toy", 1e9, 1e9, 1e-3, ""}));
-  auto conv = first<tg::Conv2dOp>(*m);
+  auto conv = first<tg::ConvOp>(*m);
   double t = model->opCost(conv);
   EXPECT_GT(t, 0);
   EXPECT_EQ(db->size(), 1u);

@@ -228,10 +228,10 @@ func.func @main() -> tensor<2xf32> {
 TEST_F(InterpreterTest, ConvBatchNormMatchesAcrossFloatDomains) {
   auto module = parse(R"mlir(
 func.func @main(%x: tensor<1x3x9x9xf32>, %w: tensor<4x3x3x3xf32>, %s: tensor<4xf32>) -> tensor<1x4x5x5xf32> {
-  %c = tg.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x5x5xf32>
+  %c = tg.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x5x5xf32>
   %one = tg.constant dense<1.0> : tensor<4xf32>
   %bn = tg.batchnorm %c, %s, %s, %s, %one {epsilon = 0.0 : f64} : (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x5x5xf32>
-  %p = tg.maxpool2d %bn {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
+  %p = tg.maxpool %bn {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
   return %p : tensor<1x4x5x5xf32>
 }
 )mlir");

@@ -599,7 +599,7 @@ TYPED_TEST(KernelsElementwiseTest, BinaryBroadcastMatchesScalar) {
 }
 
 //===----------------------------------------------------------------------===//
-// Matmul and conv2d
+// Matmul and conv
 //===----------------------------------------------------------------------===//
 
 /// Naive [..., M, K] x [..., K, N] with broadcast batch dimensions.
@@ -693,7 +693,7 @@ TYPED_TEST(KernelsLinalgTest, MatmulThreadCounts) {
 
 /// The activation of \p p applied to one value, case by case.
 template <class D>
-typename D::T naiveActivation(const Conv2dParams &p, typename D::T s) {
+typename D::T naiveActivation(const ConvParams &p, typename D::T s) {
   UnaryParams ab{p.alpha, p.beta};
   switch (p.activation) {
   case Activation::None:
@@ -726,7 +726,7 @@ typename D::T naiveActivation(const Conv2dParams &p, typename D::T s) {
 /// activation.
 template <class D>
 Tensor<D> naiveConv(const Tensor<D> &x, const Tensor<D> &w,
-                    const Tensor<D> *bias, const Conv2dParams &p) {
+                    const Tensor<D> *bias, const ConvParams &p) {
   int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
   int64_t o = w.shape[0], cg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
   int64_t og = o / p.groups;
@@ -766,39 +766,39 @@ TYPED_TEST(KernelsLinalgTest, Conv2dHand) {
   using D = TypeParam;
   Tensor<D> x = make<D>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
   Tensor<D> w = make<D>({1, 1, 2, 2}, {1, 0, 0, -1});
-  expectExact(conv2d(x, w, nullptr, {}), {1, 1, 2, 2}, {-4, -4, -4, -4});
+  expectExact(conv(x, w, nullptr, {}), {1, 1, 2, 2}, {-4, -4, -4, -4});
   Tensor<D> bias = make<D>({1}, {1});
-  expectExact(conv2d(x, w, &bias, {}), {1, 1, 2, 2}, {-3, -3, -3, -3});
-  Conv2dParams relu;
+  expectExact(conv(x, w, &bias, {}), {1, 1, 2, 2}, {-3, -3, -3, -3});
+  ConvParams relu;
   relu.activation = Activation::Relu;
-  expectExact(conv2d(x, w, &bias, relu), {1, 1, 2, 2}, {0, 0, 0, 0});
+  expectExact(conv(x, w, &bias, relu), {1, 1, 2, 2}, {0, 0, 0, 0});
   // Pad 1, stride 2 (worked by hand on the zero-padded 5x5 input).
-  Conv2dParams p;
+  ConvParams p;
   p.pads = {1, 1, 1, 1};
   p.strides = {2, 2};
   Tensor<D> w2 = make<D>({1, 1, 2, 2}, {1, 2, 3, 4});
-  expectExact(conv2d(x, w2, nullptr, p), {1, 1, 2, 2}, {4, 18, 36, 77});
+  expectExact(conv(x, w2, nullptr, p), {1, 1, 2, 2}, {4, 18, 36, 77});
   // Two groups of one channel each, dilation 2: out[g] = w[g] * x[g] corners.
   Tensor<D> x2 = make<D>({1, 2, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, //
                                         -1, 0, 1, 0, 0, 0, 1, 0, -1});
   Tensor<D> w3 = make<D>({2, 1, 2, 2}, {1, 1, 1, 1, 1, 2, 4, 8});
-  Conv2dParams g;
+  ConvParams g;
   g.groups = 2;
   g.dilations = {2, 2};
-  expectExact(conv2d(x2, w3, nullptr, g), {1, 2, 1, 1}, {20, -1 + 2 + 4 - 8});
+  expectExact(conv(x2, w3, nullptr, g), {1, 2, 1, 1}, {20, -1 + 2 + 4 - 8});
 }
 
 TYPED_TEST(KernelsLinalgTest, Conv2dMatchesNaive) {
   using D = TypeParam;
   struct Case {
     Shape x, w;
-    Conv2dParams p;
+    ConvParams p;
     bool bias;
   };
   auto params = [](std::array<int64_t, 2> s, std::array<int64_t, 4> pads,
                    std::array<int64_t, 2> d, int64_t groups, Activation act,
                    double alpha = 0, double beta = 0) {
-    Conv2dParams p;
+    ConvParams p;
     p.alpha = alpha;
     p.beta = beta;
     p.strides = s;
@@ -844,8 +844,8 @@ TYPED_TEST(KernelsLinalgTest, Conv2dMatchesNaive) {
        {4, 32, 3, 3},
        params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::None),
        true},
-      // Every other activation of Activations.def (tg.conv2d's attribute
-      // names a subset; Conv2dParams takes any).
+      // Every other activation of Activations.def (tg.conv's attribute
+      // names a subset; ConvParams takes any).
       {{1, 4, 6, 6},
        {4, 4, 3, 3},
        params({1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Activation::GeluErf),
@@ -892,10 +892,10 @@ TYPED_TEST(KernelsLinalgTest, Conv2dMatchesNaive) {
     Tensor<D> b = Tensor<D>::random({c.w[0]}, seed++);
     const Tensor<D> *bias = c.bias ? &b : nullptr;
     Tensor<D> ref = naiveConv(x, w, bias, c.p);
-    expectClose(conv2d(x, w, bias, c.p), ref, 30);
+    expectClose(conv(x, w, bias, c.p), ref, 30);
     // The threaded paths agree with any thread count.
     setNumThreads(3);
-    expectClose(conv2d(x, w, bias, c.p), ref, 30);
+    expectClose(conv(x, w, bias, c.p), ref, 30);
     setNumThreads(0);
   }
 }
@@ -910,42 +910,42 @@ TYPED_TEST(KernelsPoolTest, MaxPool) {
                                        5, 6, -7, 8,   //
                                        -9, 10, 11, 2, //
                                        0, 1, -3, -4});
-  Pool2dParams p;
+  PoolParams p;
   p.kernel = {2, 2};
   p.strides = {2, 2};
-  expectExact(maxPool2d(x, p), {1, 1, 2, 2}, {6, 8, 10, 11});
+  expectExact(maxPool(x, p), {1, 1, 2, 2}, {6, 8, 10, 11});
   // Padding never wins, even over negative values.
   Tensor<D> neg = make<D>({1, 1, 2, 2}, {-5, -6, -7, -8});
-  Pool2dParams q;
+  PoolParams q;
   q.kernel = {3, 3};
   q.strides = {2, 2};
   q.pads = {1, 1, 1, 1};
-  expectExact(maxPool2d(neg, q), {1, 1, 1, 1}, {-5});
-  Pool2dParams r;
+  expectExact(maxPool(neg, q), {1, 1, 1, 1}, {-5});
+  PoolParams r;
   r.kernel = {2, 2};
   r.pads = {1, 1, 0, 0};
-  expectExact(maxPool2d(neg, r), {1, 1, 2, 2}, {-5, -5, -5, -5});
+  expectExact(maxPool(neg, r), {1, 1, 2, 2}, {-5, -5, -5, -5});
 }
 
 TYPED_TEST(KernelsPoolTest, AvgPool) {
   using D = TypeParam;
   Tensor<D> x = make<D>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
-  Pool2dParams p;
+  PoolParams p;
   p.kernel = {2, 2};
-  expectExact(avgPool2d(x, p), {1, 1, 2, 2}, {3, 4, 6, 7});
-  Pool2dParams q;
+  expectExact(avgPool(x, p), {1, 1, 2, 2}, {3, 4, 6, 7});
+  PoolParams q;
   q.kernel = {2, 2};
   q.strides = {2, 2};
   q.pads = {1, 1, 1, 1};
   // Windows: {1}, {2,3}, {4,7}, {5,6,8,9}.
-  expectExact(avgPool2d(x, q), {1, 1, 2, 2}, {1, 2.5, 5.5, 7});
+  expectExact(avgPool(x, q), {1, 1, 2, 2}, {1, 2.5, 5.5, 7});
   q.countIncludePad = true;
-  expectExact(avgPool2d(x, q), {1, 1, 2, 2}, {0.25, 1.25, 2.75, 7});
+  expectExact(avgPool(x, q), {1, 1, 2, 2}, {0.25, 1.25, 2.75, 7});
   // Two channels, batch 2: planes are independent.
   Tensor<D> y = make<D>({2, 2, 1, 2}, {1, 3, -2, 2, 4, 4, 0, -8});
-  Pool2dParams r;
+  PoolParams r;
   r.kernel = {1, 2};
-  expectExact(avgPool2d(y, r), {2, 2, 1, 1}, {2, 0, 4, -4});
+  expectExact(avgPool(y, r), {2, 2, 1, 1}, {2, 0, 4, -4});
 }
 
 TYPED_TEST(KernelsPoolTest, GlobalAvgPool) {

@@ -32,14 +32,14 @@ constexpr const char *kGraph = R"mlir(
 func.func @residual(%x: tensor<1x8x9x9xf32>, %r: tensor<1x16x9x9xf32>) -> tensor<1x16x9x9xf32> {
   %w = tg.weight "w1" : tensor<16x8x3x3xf32>
   %b = tg.weight "b1" : tensor<16xf32>
-  %c = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x9x9xf32>
+  %c = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x9x9xf32>
   %s = tg.add %c, %r : (tensor<1x16x9x9xf32>, tensor<1x16x9x9xf32>) -> tensor<1x16x9x9xf32>
   %y = tg.relu %s : tensor<1x16x9x9xf32>
   return %y : tensor<1x16x9x9xf32>
 }
 func.func @grouped(%x: tensor<1x8x11x11xf32>) -> tensor<1x12x6x6xf32> {
   %w = tg.weight "w2" : tensor<12x2x3x3xf32>
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, groups = 4 : i64} : (tensor<1x8x11x11xf32>, tensor<12x2x3x3xf32>) -> tensor<1x12x6x6xf32>
+  %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, groups = 4 : i64} : (tensor<1x8x11x11xf32>, tensor<12x2x3x3xf32>) -> tensor<1x12x6x6xf32>
   %y = tg.sigmoid %c : tensor<1x12x6x6xf32>
   return %y : tensor<1x12x6x6xf32>
 }
@@ -53,9 +53,9 @@ func.func @dense(%x: tensor<2x5x24xf32>) -> tensor<2x5x40xf32> {
 }
 func.func @cell(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32> {
   %w = tg.weight "w4" : tensor<8x8x1x1xf32>
-  %c = tg.conv2d %x, %w : (tensor<1x8x7x7xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x7x7xf32>
+  %c = tg.conv %x, %w : (tensor<1x8x7x7xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x7x7xf32>
   %r = tg.relu %c : tensor<1x8x7x7xf32>
-  %p = tg.avgpool2d %x {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
+  %p = tg.avgpool %x {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
   %s = tg.add %p, %r : (tensor<1x8x7x7xf32>, tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
   %y = tg.hardswish %s : tensor<1x8x7x7xf32>
   return %y : tensor<1x8x7x7xf32>
@@ -146,12 +146,12 @@ TEST_F(FragmentCheckTest, BuiltinBackendsMatchTheInterpreter) {
   }
   // Every pattern of every backend was exercised, prefixes included.
   for (const char *expected :
-       {"onednn conv2d+sum+relu", "onednn conv2d+sum", "onednn conv2d",
-        "onednn conv2d+sigmoid", "onednn matmul+bias+gelu",
+       {"onednn conv+sum+relu", "onednn conv+sum", "onednn conv",
+        "onednn conv+sigmoid", "onednn matmul+bias+gelu",
         "onednn matmul+bias", "onednn matmul", "onednn matmul+tanh",
-        "openblas matmul", "codegen conv2d+add+relu", "codegen matmul+add+gelu",
-        "codegen matmul+tanh", "codegen relu", "onednn conv2d+relu",
-        "onednn avgpool2d", "onednn add+hardswish", "onednn add"})
+        "openblas matmul", "codegen conv+add+relu", "codegen matmul+add+gelu",
+        "codegen matmul+tanh", "codegen relu", "onednn conv+relu",
+        "onednn avgpool", "onednn add+hardswish", "onednn add"})
     EXPECT_TRUE(seen.count(expected)) << "not checked: " << expected;
 }
 
@@ -170,8 +170,8 @@ TEST_F(FragmentCheckTest, PlantedFaultyBackendIsCaught) {
         << c.note;
     caught += wrong && !c.passed;
   }
-  // conv2d+sum+relu, conv2d+sigmoid, matmul+bias+gelu, matmul+tanh,
-  // conv2d+relu, add+hardswish.
+  // conv+sum+relu, conv+sigmoid, matmul+bias+gelu, matmul+tanh,
+  // conv+relu, add+hardswish.
   EXPECT_EQ(caught, 6);
 }
 

@@ -281,12 +281,12 @@ TEST(VocabularyTest, IsDerivedFromTheSpecs) {
     return specOf(*kindNamed(name)).tgOp.str();
   };
   EXPECT_EQ(tgOpOf("matmul"), "tg.matmul");
-  EXPECT_EQ(tgOpOf("conv"), "tg.conv2d");
-  EXPECT_EQ(tgOpOf("avgpool"), "tg.avgpool2d");
+  EXPECT_EQ(tgOpOf("conv"), "tg.conv");
+  EXPECT_EQ(tgOpOf("avgpool"), "tg.avgpool");
   EXPECT_EQ(tgOpOf("smul"), "tg.mul");
   EXPECT_EQ(tgOpOf("bn_shift"), "tg.sub");
   EXPECT_EQ(tgOpOf("const_one"), "tg.constant");
-  EXPECT_FALSE(kindNamed("conv2d"));
+  EXPECT_FALSE(kindNamed("conv"));
   // The --ops names are the specs' variants: a name and a suffix each.
   std::vector<std::pair<std::string, std::string>> ops = Universe::allOpNames();
   EXPECT_EQ(ops.size(), variants);

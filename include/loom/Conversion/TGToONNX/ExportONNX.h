@@ -10,7 +10,7 @@
 //     ...                                 // diagnostics were emitted
 //
 // Every tg op has an ONNX spelling (gelu, which opset 17 lacks, becomes its
-// erf or tanh formula; a fused conv2d activation a second node; enlarge a
+// erf or tanh formula; a fused conv activation a second node; enlarge a
 // Pad). `tg.weight` tensors become initializers read from the module's
 // safetensors file (or `weightsFile`), `tg.constant` ones initializers too.
 // Graph inputs and outputs take their names from the `tg.name` argument and

@@ -1,4 +1,4 @@
-//===- LinearOps.cpp - Facts of tg.matmul and tg.conv2d -------------------===//
+//===- LinearOps.cpp - Facts of tg.matmul and tg.conv -------------------===//
 //
 // Part of Loom.
 //
@@ -40,22 +40,22 @@ LogicalResult MatmulOp::exportONNX(ONNXEmitter &e) {
 }
 
 //===----------------------------------------------------------------------===//
-// tg.conv2d
+// tg.conv
 //===----------------------------------------------------------------------===//
 
-LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   Type bias = adaptor.getBias() ? adaptor.getBias().getType() : Type();
-  return inferConv2d(location, adaptor.getInput().getType(),
+  return inferConv(location, adaptor.getInput().getType(),
                      adaptor.getFilter().getType(), bias, adaptor.getStrides(),
                      adaptor.getPads(), adaptor.getDilations(),
                      adaptor.getGroups(), inferred);
 }
 
-LogicalResult Conv2dOp::evaluate(interp::EvalFrame &frame) {
-  interp::Conv2dParams p;
+LogicalResult ConvOp::evaluate(interp::EvalFrame &frame) {
+  interp::ConvParams p;
   p.strides = arrayOf<2>(getStrides());
   p.pads = arrayOf<4>(getPads());
   p.dilations = arrayOf<2>(getDilations());
@@ -63,11 +63,11 @@ LogicalResult Conv2dOp::evaluate(interp::EvalFrame &frame) {
   p.activation = toActivation(getActivation());
   return frame.visit([&](auto &f) {
     return f.push(
-        interp::conv2d(f.in(0), f.in(1), getBias() ? &f.in(2) : nullptr, p));
+        interp::conv(f.in(0), f.in(1), getBias() ? &f.in(2) : nullptr, p));
   });
 }
 
-OpWork Conv2dOp::getWork() {
+OpWork ConvOp::getWork() {
   // A multiply-add per filter tap and result element, then the bias and the
   // activation per result element.
   auto filter = getFilter().getType().getShape();
@@ -82,7 +82,7 @@ OpWork Conv2dOp::getWork() {
   return streamingWork(*this, perOutput);
 }
 
-LogicalResult Conv2dOp::exportONNX(ONNXEmitter &e) {
+LogicalResult ConvOp::exportONNX(ONNXEmitter &e) {
   SmallVector<std::string> ins{e.input(0), e.input(1)};
   if (getBias())
     ins.push_back(e.input(2));

@@ -1,6 +1,6 @@
 //===- PoolingOps.cpp - Facts of the pooling tg ops -----------------------===//
 //
-// Part of Loom. tg.maxpool2d, tg.maxpool2d_grad, tg.avgpool2d,
+// Part of Loom. tg.maxpool, tg.maxpool_grad, tg.avgpool,
 // tg.global_avgpool.
 //
 //===----------------------------------------------------------------------===//
@@ -22,8 +22,8 @@ static LogicalResult inferWindow(std::optional<Location> location,
 }
 
 /// The window of a 2-D pooling op, as the kernels take it.
-template <typename PoolOp> static interp::Pool2dParams windowOf(PoolOp op) {
-  interp::Pool2dParams p;
+template <typename PoolOp> static interp::PoolParams windowOf(PoolOp op) {
+  interp::PoolParams p;
   p.kernel = arrayOf<2>(op.getKernelSize());
   p.strides = arrayOf<2>(op.getStrides());
   p.pads = arrayOf<4>(op.getPads());
@@ -46,51 +46,51 @@ static ONNXNode windowNode(PoolOp op, ONNXEmitter &e, StringRef opType) {
 }
 
 //===----------------------------------------------------------------------===//
-// tg.maxpool2d
+// tg.maxpool
 //===----------------------------------------------------------------------===//
 
-LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *,
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
   return inferWindow(location, adaptor, inferred);
 }
 
-LogicalResult MaxPool2dOp::evaluate(interp::EvalFrame &frame) {
-  interp::Pool2dParams p = windowOf(*this);
+LogicalResult MaxPoolOp::evaluate(interp::EvalFrame &frame) {
+  interp::PoolParams p = windowOf(*this);
   return frame.visit(
-      [&](auto &f) { return f.push(interp::maxPool2d(f.in(0), p)); });
+      [&](auto &f) { return f.push(interp::maxPool(f.in(0), p)); });
 }
 
-OpWork MaxPool2dOp::getWork() { return windowWork(*this); }
+OpWork MaxPoolOp::getWork() { return windowWork(*this); }
 
-LogicalResult MaxPool2dOp::exportONNX(ONNXEmitter &e) {
+LogicalResult MaxPoolOp::exportONNX(ONNXEmitter &e) {
   windowNode(*this, e, "MaxPool");
   return success();
 }
 
 //===----------------------------------------------------------------------===//
-// tg.maxpool2d_grad
+// tg.maxpool_grad
 //===----------------------------------------------------------------------===//
 
-LogicalResult MaxPool2dGradOp::inferReturnTypes(
+LogicalResult MaxPoolGradOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
-  return inferMaxPool2dGrad(location, adaptor.getInput().getType(),
+  return inferMaxPoolGrad(location, adaptor.getInput().getType(),
                             adaptor.getGradOutput().getType(),
                             adaptor.getKernelSize(), adaptor.getStrides(),
                             adaptor.getPads(), inferred);
 }
 
-LogicalResult MaxPool2dGradOp::evaluate(interp::EvalFrame &frame) {
-  interp::Pool2dParams p = windowOf(*this);
+LogicalResult MaxPoolGradOp::evaluate(interp::EvalFrame &frame) {
+  interp::PoolParams p = windowOf(*this);
   return frame.visit([&](auto &f) {
-    return f.push(interp::maxPool2dGrad(f.in(0), f.in(1), p));
+    return f.push(interp::maxPoolGrad(f.in(0), f.in(1), p));
   });
 }
 
 // Per window: one comparison per tap to find its argmax, one addition.
-OpWork MaxPool2dGradOp::getWork() {
+OpWork MaxPoolGradOp::getWork() {
   OpWork work = streamingWork(*this, 0);
   auto k = getKernelSize();
   work.flops = (double(k[0]) * double(k[1]) + 1) *
@@ -98,7 +98,7 @@ OpWork MaxPool2dGradOp::getWork() {
   return work;
 }
 
-LogicalResult MaxPool2dGradOp::exportONNX(ONNXEmitter &e) {
+LogicalResult MaxPoolGradOp::exportONNX(ONNXEmitter &e) {
   // Opset 17: MaxPool's Indices output is the argmax of each window,
   // flattened over the whole NCHW input (padding excluded), first maximum
   // in row-major order as ONNX Runtime picks it. ScatterElements
@@ -131,26 +131,26 @@ LogicalResult MaxPool2dGradOp::exportONNX(ONNXEmitter &e) {
 }
 
 //===----------------------------------------------------------------------===//
-// tg.avgpool2d
+// tg.avgpool
 //===----------------------------------------------------------------------===//
 
-LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *,
+LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
   return inferWindow(location, adaptor, inferred);
 }
 
-LogicalResult AvgPool2dOp::evaluate(interp::EvalFrame &frame) {
-  interp::Pool2dParams p = windowOf(*this);
+LogicalResult AvgPoolOp::evaluate(interp::EvalFrame &frame) {
+  interp::PoolParams p = windowOf(*this);
   p.countIncludePad = getCountIncludePad();
   return frame.visit(
-      [&](auto &f) { return f.push(interp::avgPool2d(f.in(0), p)); });
+      [&](auto &f) { return f.push(interp::avgPool(f.in(0), p)); });
 }
 
-OpWork AvgPool2dOp::getWork() { return windowWork(*this); }
+OpWork AvgPoolOp::getWork() { return windowWork(*this); }
 
-LogicalResult AvgPool2dOp::exportONNX(ONNXEmitter &e) {
+LogicalResult AvgPoolOp::exportONNX(ONNXEmitter &e) {
   windowNode(*this, e, "AveragePool")
       .attr("count_include_pad", int64_t(getCountIncludePad()));
   return success();

@@ -166,7 +166,7 @@ LogicalResult inferMatmul(Loc location, Type lhs, Type rhs,
   return success();
 }
 
-LogicalResult inferConv2d(Loc location, Type input, Type filter, Type bias,
+LogicalResult inferConv(Loc location, Type input, Type filter, Type bias,
                           ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
                           ArrayRef<int64_t> dilations, int64_t groups,
                           Inferred &inferred) {
@@ -254,7 +254,7 @@ LogicalResult inferPool2d(Loc location, Type input, ArrayRef<int64_t> kernel,
   return success();
 }
 
-LogicalResult inferMaxPool2dGrad(Loc location, Type input, Type gradOutput,
+LogicalResult inferMaxPoolGrad(Loc location, Type input, Type gradOutput,
                                  ArrayRef<int64_t> kernel,
                                  ArrayRef<int64_t> strides,
                                  ArrayRef<int64_t> pads, Inferred &inferred) {
@@ -267,7 +267,7 @@ LogicalResult inferMaxPool2dGrad(Loc location, Type input, Type gradOutput,
   ArrayRef<int64_t> got = ranked(gradOutput).getShape();
   if (got != expected)
     return emitOptionalError(location, "grad_output shape ", shapeString(got),
-                             " is not the maxpool2d result shape ",
+                             " is not the maxpool result shape ",
                              shapeString(expected), " of input ",
                              shapeString(ranked(input).getShape()));
   inferred.push_back(input);

@@ -35,7 +35,7 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
 
   LogicalResult matchAndRewrite(BatchNormOp bn,
                                 PatternRewriter &rewriter) const override {
-    auto conv = bn.getInput().getDefiningOp<Conv2dOp>();
+    auto conv = bn.getInput().getDefiningOp<ConvOp>();
     if (!conv || !conv->hasOneUse() ||
         conv.getActivation() != Activation::None ||
         !isParameter(conv.getFilter()) ||
@@ -71,7 +71,7 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
             : NegOp::create(rewriter, loc, bn.getMean()).getResult();
     Value bias = AddOp::create(
         rewriter, loc, MulOp::create(rewriter, loc, centred, k), bn.getBias());
-    auto folded = Conv2dOp::create(
+    auto folded = ConvOp::create(
         rewriter, conv.getLoc(), conv.getInput(), filter, bias,
         conv.getStridesAttr(), conv.getPadsAttr(), conv.getDilationsAttr(),
         conv.getGroupsAttr(), conv.getActivationAttr());

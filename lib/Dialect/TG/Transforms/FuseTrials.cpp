@@ -143,9 +143,9 @@ private:
         })
         // Each element of dimension 0 (the batch of NCHW pooling, the output
         // channel of a filter) is computed on its own: trials fold into it.
-        .Case<MaxPool2dOp, MaxPool2dGradOp, AvgPool2dOp, GlobalAvgPoolOp,
+        .Case<MaxPoolOp, MaxPoolGradOp, AvgPoolOp, GlobalAvgPoolOp,
               EnlargeOp>([&](Operation *p) { return foldIntoDim0(p); })
-        .Case<Conv2dOp>([&](Conv2dOp c) { return fuseConv(c); })
+        .Case<ConvOp>([&](ConvOp c) { return fuseConv(c); })
         .Case<BatchNormOp>([&](BatchNormOp bn) { return fuseBatchNorm(bn); })
         .Case<LayerNormOp>([&](LayerNormOp ln) { return fuseLayerNorm(ln); })
         .Case<SoftmaxCrossEntropyOp>(
@@ -343,7 +343,7 @@ private:
 
   /// A convolution per trial is one group of a grouped convolution with the
   /// trials folded into the channels: groups * N groups.
-  LogicalResult fuseConv(Conv2dOp c) {
+  LogicalResult fuseConv(ConvOp c) {
     SmallVector<Value> operands = {trialsIntoChannels(lift(c.getInput())),
                                    flattenTrials(lift(c.getFilter()))};
     if (c.getBias())

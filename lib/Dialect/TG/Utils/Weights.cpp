@@ -142,7 +142,7 @@ WeightRole roleOf(WeightOp op) {
     }
     if (auto ln = dyn_cast<LayerNormOp>(user); ln && use.get() == ln.getScale())
       return WeightRole::NormScale;
-    if (isa<Conv2dOp>(user) && idx == 1)
+    if (isa<ConvOp>(user) && idx == 1)
       return WeightRole::Filter;
     if (isa<MatmulOp>(user))
       return WeightRole::Matrix;

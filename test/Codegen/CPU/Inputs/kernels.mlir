@@ -9,7 +9,7 @@ module {
     return %y : tensor<64x96xf32>
   }
   func.func @conv(%x: tensor<1x8x14x14xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x14x14xf32> {
-    %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x8x14x14xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x14x14xf32>
+    %y = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x8x14x14xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x14x14xf32>
     return %y : tensor<1x16x14x14xf32>
   }
   func.func @softmax(%x: tensor<8x100xf32>) -> tensor<8x100xf32> {

@@ -204,81 +204,81 @@ module {
     return %y : tensor<4x64x32xf32>
   }
   func.func @conv_bias_relu(%x: tensor<1x4x7x7xf32> {tg.name = "x"}, %w: tensor<6x4x3x3xf32> {tg.name = "w"}, %b: tensor<6xf32> {tg.name = "b"}) -> (tensor<1x6x4x6xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 0, 2, 1>, strides = array<i64: 2, 1>, activation = #tg<activation relu>} : (tensor<1x4x7x7xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<1x6x4x6xf32>
+    %y = tg.conv %x, %w, %b {pads = array<i64: 1, 0, 2, 1>, strides = array<i64: 2, 1>, activation = #tg<activation relu>} : (tensor<1x4x7x7xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<1x6x4x6xf32>
     return %y : tensor<1x6x4x6xf32>
   }
   func.func @conv_dilated_sigmoid(%x: tensor<1x4x7x7xf32> {tg.name = "x"}, %w: tensor<2x4x2x2xf32> {tg.name = "w"}) -> (tensor<1x2x5x4xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w {dilations = array<i64: 2, 3>, activation = #tg<activation sigmoid>} : (tensor<1x4x7x7xf32>, tensor<2x4x2x2xf32>) -> tensor<1x2x5x4xf32>
+    %y = tg.conv %x, %w {dilations = array<i64: 2, 3>, activation = #tg<activation sigmoid>} : (tensor<1x4x7x7xf32>, tensor<2x4x2x2xf32>) -> tensor<1x2x5x4xf32>
     return %y : tensor<1x2x5x4xf32>
   }
   func.func @conv_grouped(%x: tensor<1x4x7x7xf32> {tg.name = "x"}, %w: tensor<6x2x3x3xf32> {tg.name = "w"}) -> (tensor<1x6x7x7xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64, activation = #tg<activation tanh>} : (tensor<1x4x7x7xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x7x7xf32>
+    %y = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64, activation = #tg<activation tanh>} : (tensor<1x4x7x7xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x7x7xf32>
     return %y : tensor<1x6x7x7xf32>
   }
   func.func @conv_depthwise(%x: tensor<1x4x7x7xf32> {tg.name = "x"}, %w: tensor<4x1x3x3xf32> {tg.name = "w"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, groups = 4 : i64} : (tensor<1x4x7x7xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+    %y = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, groups = 4 : i64} : (tensor<1x4x7x7xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
     return %y : tensor<1x4x4x4xf32>
   }
   func.func @conv_grouped_bias(%x: tensor<1x24x9x11xf32> {tg.name = "x"}, %w: tensor<36x4x3x2xf32> {tg.name = "w"}, %b: tensor<36xf32> {tg.name = "b"}) -> (tensor<1x36x5x11xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 0, 1, 1>, strides = array<i64: 2, 1>, groups = 6 : i64, activation = #tg<activation relu>} : (tensor<1x24x9x11xf32>, tensor<36x4x3x2xf32>, tensor<36xf32>) -> tensor<1x36x5x11xf32>
+    %y = tg.conv %x, %w, %b {pads = array<i64: 1, 0, 1, 1>, strides = array<i64: 2, 1>, groups = 6 : i64, activation = #tg<activation relu>} : (tensor<1x24x9x11xf32>, tensor<36x4x3x2xf32>, tensor<36xf32>) -> tensor<1x36x5x11xf32>
     return %y : tensor<1x36x5x11xf32>
   }
   func.func @conv_depthwise_bias(%x: tensor<2x7x13x5xf32> {tg.name = "x"}, %w: tensor<7x1x5x3xf32> {tg.name = "w"}, %b: tensor<7xf32> {tg.name = "b"}) -> (tensor<2x7x11x5xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 7 : i64, activation = #tg<activation sigmoid>} : (tensor<2x7x13x5xf32>, tensor<7x1x5x3xf32>, tensor<7xf32>) -> tensor<2x7x11x5xf32>
+    %y = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 7 : i64, activation = #tg<activation sigmoid>} : (tensor<2x7x13x5xf32>, tensor<7x1x5x3xf32>, tensor<7xf32>) -> tensor<2x7x11x5xf32>
     return %y : tensor<2x7x11x5xf32>
   }
   func.func @conv_dilated_wide(%x: tensor<1x3x5x70xf32> {tg.name = "x"}, %w: tensor<4x3x2x3xf32> {tg.name = "w"}) -> (tensor<1x4x4x69xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w {pads = array<i64: 0, 1, 0, 2>, dilations = array<i64: 1, 2>} : (tensor<1x3x5x70xf32>, tensor<4x3x2x3xf32>) -> tensor<1x4x4x69xf32>
+    %y = tg.conv %x, %w {pads = array<i64: 0, 1, 0, 2>, dilations = array<i64: 1, 2>} : (tensor<1x3x5x70xf32>, tensor<4x3x2x3xf32>) -> tensor<1x4x4x69xf32>
     return %y : tensor<1x4x4x69xf32>
   }
   func.func @conv_grouped_stride3(%x: tensor<1x6x9x40xf32> {tg.name = "x"}, %w: tensor<6x2x3x3xf32> {tg.name = "w"}) -> (tensor<1x6x9x14xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 3>, groups = 3 : i64} : (tensor<1x6x9x40xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x9x14xf32>
+    %y = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 3>, groups = 3 : i64} : (tensor<1x6x9x40xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x9x14xf32>
     return %y : tensor<1x6x9x14xf32>
   }
   func.func @conv_pointwise(%x: tensor<1x24x7x9xf32> {tg.name = "x"}, %w: tensor<40x24x1x1xf32> {tg.name = "w"}, %b: tensor<40xf32> {tg.name = "b"}) -> (tensor<1x40x7x9xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x24x7x9xf32>, tensor<40x24x1x1xf32>, tensor<40xf32>) -> tensor<1x40x7x9xf32>
+    %y = tg.conv %x, %w, %b {activation = #tg<activation relu>} : (tensor<1x24x7x9xf32>, tensor<40x24x1x1xf32>, tensor<40xf32>) -> tensor<1x40x7x9xf32>
     return %y : tensor<1x40x7x9xf32>
   }
   func.func @conv_pointwise_grouped(%x: tensor<2x12x5x13xf32> {tg.name = "x"}, %w: tensor<8x3x1x1xf32> {tg.name = "w"}) -> (tensor<2x8x5x13xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w {groups = 4 : i64} : (tensor<2x12x5x13xf32>, tensor<8x3x1x1xf32>) -> tensor<2x8x5x13xf32>
+    %y = tg.conv %x, %w {groups = 4 : i64} : (tensor<2x12x5x13xf32>, tensor<8x3x1x1xf32>) -> tensor<2x8x5x13xf32>
     return %y : tensor<2x8x5x13xf32>
   }
   func.func @conv_column_kernel(%x: tensor<1x6x9x5xf32> {tg.name = "x"}, %w: tensor<10x6x3x1xf32> {tg.name = "w"}, %b: tensor<10xf32> {tg.name = "b"}) -> (tensor<1x10x5x5xf32> {tg.name = "y"}) {
-    %y = tg.conv2d %x, %w, %b {dilations = array<i64: 2, 1>, activation = #tg<activation tanh>} : (tensor<1x6x9x5xf32>, tensor<10x6x3x1xf32>, tensor<10xf32>) -> tensor<1x10x5x5xf32>
+    %y = tg.conv %x, %w, %b {dilations = array<i64: 2, 1>, activation = #tg<activation tanh>} : (tensor<1x6x9x5xf32>, tensor<10x6x3x1xf32>, tensor<10xf32>) -> tensor<1x10x5x5xf32>
     return %y : tensor<1x10x5x5xf32>
   }
   func.func @maxpool(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
-    %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
+    %y = tg.maxpool %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
     return %y : tensor<1x4x4x4xf32>
   }
   func.func @maxpool_grad(%x: tensor<2x3x7x6xf32> {tg.name = "x"}, %g: tensor<2x3x4x3xf32> {tg.name = "g"}) -> (tensor<2x3x7x6xf32> {tg.name = "dx"}) {
-    %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>} : (tensor<2x3x7x6xf32>, tensor<2x3x4x3xf32>) -> tensor<2x3x7x6xf32>
+    %dx = tg.maxpool_grad %x, %g {kernel_size = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>} : (tensor<2x3x7x6xf32>, tensor<2x3x4x3xf32>) -> tensor<2x3x7x6xf32>
     return %dx : tensor<2x3x7x6xf32>
   }
   func.func @maxpool_grad_disjoint(%x: tensor<2x3x7x6xf32> {tg.name = "x"}, %g: tensor<2x3x3x3xf32> {tg.name = "g"}) -> (tensor<2x3x7x6xf32> {tg.name = "dx"}) {
-    %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x7x6xf32>, tensor<2x3x3x3xf32>) -> tensor<2x3x7x6xf32>
+    %dx = tg.maxpool_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x7x6xf32>, tensor<2x3x3x3xf32>) -> tensor<2x3x7x6xf32>
     return %dx : tensor<2x3x7x6xf32>
   }
   func.func @maxpool_grad_exact(%x: tensor<2x3x6x8xf32> {tg.name = "x"}, %g: tensor<2x3x3x4xf32> {tg.name = "g"}) -> (tensor<2x3x6x8xf32> {tg.name = "dx"}) {
-    %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x6x8xf32>, tensor<2x3x3x4xf32>) -> tensor<2x3x6x8xf32>
+    %dx = tg.maxpool_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x6x8xf32>, tensor<2x3x3x4xf32>) -> tensor<2x3x6x8xf32>
     return %dx : tensor<2x3x6x8xf32>
   }
   func.func @maxpool_grad_gaps_pads(%x: tensor<1x2x8x7xf32> {tg.name = "x"}, %g: tensor<1x2x3x3xf32> {tg.name = "g"}) -> (tensor<1x2x8x7xf32> {tg.name = "dx"}) {
-    %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 3, 3>, pads = array<i64: 1, 1, 0, 1>} : (tensor<1x2x8x7xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x8x7xf32>
+    %dx = tg.maxpool_grad %x, %g {kernel_size = array<i64: 2, 2>, strides = array<i64: 3, 3>, pads = array<i64: 1, 1, 0, 1>} : (tensor<1x2x8x7xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x8x7xf32>
     return %dx : tensor<1x2x8x7xf32>
   }
   func.func @maxpool_grad_ties(%g: tensor<1x2x3x4xf32> {tg.name = "g"}) -> (tensor<1x2x3x3xf32> {tg.name = "dx"}) {
     %x = tg.constant dense<[[[[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]],
                              [[0xFF800000, 0xFF800000, 0xFF800000], [0xFF800000, 2.0, 0xFF800000], [0xFF800000, 0xFF800000, 2.0]]]]> : tensor<1x2x3x3xf32>
-    %dx = tg.maxpool2d_grad %x, %g {kernel_size = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 1>} : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x3xf32>
+    %dx = tg.maxpool_grad %x, %g {kernel_size = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 1>} : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x3xf32>
     return %dx : tensor<1x2x3x3xf32>
   }
   func.func @avgpool(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
-    %y = tg.avgpool2d %x {kernel_size = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 0>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
+    %y = tg.avgpool %x {kernel_size = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 0>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
     return %y : tensor<1x4x4x4xf32>
   }
   func.func @avgpool_incl(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x4x4xf32> {tg.name = "y"}) {
-    %y = tg.avgpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
+    %y = tg.avgpool %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
     return %y : tensor<1x4x4x4xf32>
   }
   func.func @global_avgpool(%x: tensor<1x4x7x7xf32> {tg.name = "x"}) -> (tensor<1x4x1x1xf32> {tg.name = "y"}) {
@@ -392,7 +392,7 @@ module {
   }
   func.func @enlarge(%x: tensor<1x2x5x5xf32> {tg.name = "x"}, %w: tensor<3x2x1x1xf32> {tg.name = "w"}) -> (tensor<1x3x5x5xf32> {tg.name = "y"}) {
     %e = tg.enlarge %w {kernel_size = array<i64: 3, 3>} : (tensor<3x2x1x1xf32>) -> tensor<3x2x3x3xf32>
-    %y = tg.conv2d %x, %e {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x5x5xf32>
+    %y = tg.conv %x, %e {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x5x5xf32>
     return %y : tensor<1x3x5x5xf32>
   }
   func.func @resize_nearest(%x: tensor<1x3x4x5xf32> {tg.name = "x"}) -> (tensor<1x3x8x10xf32> {tg.name = "y"}) {

@@ -58,13 +58,13 @@ TEST_F(TGOpsTest, BuildersInferBroadcastAndMatmulTypes) {
 
 TEST_F(TGOpsTest, BuildersInferConvAndPoolTypes) {
   Value x = arg({1, 3, 224, 224}), w = arg({64, 3, 7, 7});
-  auto conv = Conv2dOp::create(
+  auto conv = ConvOp::create(
       builder, loc, x, w, /*bias=*/Value(), builder.getDenseI64ArrayAttr({2, 2}),
       builder.getDenseI64ArrayAttr({3, 3, 3, 3}),
       builder.getDenseI64ArrayAttr({1, 1}), builder.getI64IntegerAttr(1),
       ActivationAttr::get(&context, Activation::Relu));
   EXPECT_EQ(conv.getType().getShape(), (ArrayRef<int64_t>{1, 64, 112, 112}));
-  auto pool = MaxPool2dOp::create(builder, loc, conv.getResult(),
+  auto pool = MaxPoolOp::create(builder, loc, conv.getResult(),
                                   builder.getDenseI64ArrayAttr({3, 3}),
                                   builder.getDenseI64ArrayAttr({2, 2}),
                                   builder.getDenseI64ArrayAttr({1, 1, 1, 1}));
@@ -118,7 +118,7 @@ TEST_F(TGOpsTest, InferenceRejectsBadShapesWithoutALocation) {
 }
 
 TEST(TGActivationTest, EveryCaseIsSpelledAsLoomsActivation) {
-  // tg.conv2d's `activation` is a subset of loom::Activation: each ODS
+  // tg.conv's `activation` is a subset of loom::Activation: each ODS
   // case maps to the activation of the same spelling (Activations.def).
   unsigned cases = 0;
   for (uint32_t v = 0; v <= getMaxEnumValForActivation(); ++v) {

@@ -1,6 +1,6 @@
 //===- TGActivation.h - tg's activations as Loom's ---------------*- C++ -*-===//
 //
-// Part of Loom. tg.conv2d's fused `activation` (the ODS enum tg::Activation)
+// Part of Loom. tg.conv's fused `activation` (the ODS enum tg::Activation)
 // is a subset of Loom's one activation vocabulary (loom::Activation,
 // loom/Support/Activations.def); toActivation maps each case to the one of
 // the same spelling (test/Unit/Dialect/TG/TGOpsTest.cpp checks every case).

@@ -39,7 +39,7 @@ def TG_Dialect : Dialect {
     module attributes {tg.weights = "block.safetensors"} {
       func.func @main(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
         %w = tg.weight "conv1.weight" : tensor<64x64x3x3xf32>
-        %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>}
+        %y = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>}
             : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32>
         return %y : tensor<1x64x56x56xf32>
       }

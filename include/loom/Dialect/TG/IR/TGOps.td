@@ -156,7 +156,7 @@ def TG_WeightOp : TG_Op<"weight", !listconcat([TG_ResultTypeGiven, TG_ComputesNo
 //===----------------------------------------------------------------------===//
 // Linear algebra, convolution and pooling
 //===----------------------------------------------------------------------===//
-// Facts and folders: lib/Dialect/TG/IR/LinearOps.cpp (matmul, conv2d) and PoolingOps.cpp.
+// Facts and folders: lib/Dialect/TG/IR/LinearOps.cpp (matmul, conv) and PoolingOps.cpp.
 
 def TG_MatmulOp : TG_InferOp<"matmul", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "batched matrix multiplication with broadcast batch dimensions";
@@ -172,7 +172,7 @@ def TG_MatmulOp : TG_InferOp<"matmul", !listconcat([TG_Structured], TG_Facts)> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_Conv2dOp : TG_InferOp<"conv2d", !listconcat([TG_Structured], TG_Facts)> {
+def TG_ConvOp : TG_InferOp<"conv", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "2-D convolution, NCHW input, OIHW filter, optional bias and fused activation";
   let description = [{
     `input: [N, C, H, W]`, `filter: [O, C / groups, KH, KW]`, optional
@@ -182,7 +182,7 @@ def TG_Conv2dOp : TG_InferOp<"conv2d", !listconcat([TG_Structured], TG_Facts)> {
     `(in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride + 1`.
 
     ```mlir
-    %y = tg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>,
+    %y = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>,
                                activation = #tg<activation relu>}
         : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>) -> tensor<1x64x112x112xf32>
     ```
@@ -197,13 +197,13 @@ def TG_Conv2dOp : TG_InferOp<"conv2d", !listconcat([TG_Structured], TG_Facts)> {
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_MaxPool2dOp : TG_InferOp<"maxpool2d", !listconcat([TG_Structured], TG_Facts)> {
+def TG_MaxPoolOp : TG_InferOp<"maxpool", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "2-D max pooling over NCHW";
   let description = [{
     Padding never wins the maximum. `pads` are `[top, left, bottom, right]`.
 
     ```mlir
-    %y = tg.maxpool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+    %y = tg.maxpool %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
                           pads = array<i64: 1, 1, 1, 1>}
         : (tensor<1x64x112x112xf32>) -> tensor<1x64x56x56xf32>
     ```
@@ -215,18 +215,18 @@ def TG_MaxPool2dOp : TG_InferOp<"maxpool2d", !listconcat([TG_Structured], TG_Fac
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_MaxPool2dGradOp : TG_InferOp<"maxpool2d_grad", !listconcat([TG_Structured], TG_Facts)> {
-  let summary = "the vector-Jacobian product of tg.maxpool2d with respect to its input";
+def TG_MaxPoolGradOp : TG_InferOp<"maxpool_grad", !listconcat([TG_Structured], TG_Facts)> {
+  let summary = "the vector-Jacobian product of tg.maxpool with respect to its input";
   let description = [{
-    The attributes are tg.maxpool2d's, and `grad_output` has the shape of
-    `tg.maxpool2d`'s result for `input` and them; the result has the type of
+    The attributes are tg.maxpool's, and `grad_output` has the shape of
+    `tg.maxpool`'s result for `input` and them; the result has the type of
     `input`. It starts at zero and each window's `grad_output` is added at
     the first position (row-major within the window) holding the window's
     maximum, as PyTorch and ONNX Runtime pick MaxPool's argmax. Padding never
     wins; overlapping windows accumulate.
 
     ```mlir
-    %dx = tg.maxpool2d_grad %x, %dy {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+    %dx = tg.maxpool_grad %x, %dy {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
                                      pads = array<i64: 1, 1, 1, 1>}
         : (tensor<1x64x112x112xf32>, tensor<1x64x56x56xf32>) -> tensor<1x64x112x112xf32>
     ```
@@ -238,14 +238,14 @@ def TG_MaxPool2dGradOp : TG_InferOp<"maxpool2d_grad", !listconcat([TG_Structured
   let results = (outs TG_FloatTensor:$output);
 }
 
-def TG_AvgPool2dOp : TG_InferOp<"avgpool2d", !listconcat([TG_Structured], TG_Facts)> {
+def TG_AvgPoolOp : TG_InferOp<"avgpool", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "2-D average pooling over NCHW";
   let description = [{
     With `count_include_pad = false` (the default, as in ONNX) padded
     positions are excluded from the divisor.
 
     ```mlir
-    %y = tg.avgpool2d %x {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
+    %y = tg.avgpool %x {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
         : (tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
     ```
   }];
@@ -885,7 +885,7 @@ def TG_FragmentOp : TG_Op<"fragment", !listconcat([
     %y = tg.fragment <onednn> (%x, %w, %b)
         : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32> {
     ^bb0(%a: tensor<1x64x56x56xf32>, %f: tensor<64x64x3x3xf32>, %c: tensor<64xf32>):
-      %r = tg.conv2d %a, %f, %c {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
+      %r = tg.conv %a, %f, %c {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>}
           : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
       tg.yield %r : tensor<1x64x56x56xf32>
     }

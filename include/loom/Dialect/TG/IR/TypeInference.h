@@ -44,7 +44,7 @@ LogicalResult inferSelect(Loc location, mlir::Type cond, mlir::Type a,
                           mlir::Type b, Inferred &inferred);
 LogicalResult inferMatmul(Loc location, mlir::Type lhs, mlir::Type rhs,
                           Inferred &inferred);
-LogicalResult inferConv2d(Loc location, mlir::Type input, mlir::Type filter,
+LogicalResult inferConv(Loc location, mlir::Type input, mlir::Type filter,
                           mlir::Type bias, llvm::ArrayRef<int64_t> strides,
                           llvm::ArrayRef<int64_t> pads,
                           llvm::ArrayRef<int64_t> dilations, int64_t groups,
@@ -53,9 +53,9 @@ LogicalResult inferPool2d(Loc location, mlir::Type input,
                           llvm::ArrayRef<int64_t> kernelSize,
                           llvm::ArrayRef<int64_t> strides,
                           llvm::ArrayRef<int64_t> pads, Inferred &inferred);
-/// maxpool2d_grad: `gradOutput` has maxpool2d's result type for `input` and
+/// maxpool_grad: `gradOutput` has maxpool's result type for `input` and
 /// the window; the result has the input's type.
-LogicalResult inferMaxPool2dGrad(Loc location, mlir::Type input,
+LogicalResult inferMaxPoolGrad(Loc location, mlir::Type input,
                                  mlir::Type gradOutput,
                                  llvm::ArrayRef<int64_t> kernelSize,
                                  llvm::ArrayRef<int64_t> strides,

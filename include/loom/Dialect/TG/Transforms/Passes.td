@@ -75,10 +75,10 @@ def TGEstimateCost : Pass<"tg-estimate-cost", "mlir::ModuleOp"> {
 def TGFoldBatchNorm : Pass<"tg-fold-batchnorm", "mlir::func::FuncOp"> {
   let summary = "Fold inference batchnorm into the convolution before it";
   let description = [{
-    Rewrites `batchnorm(conv2d(x, W, b), gamma, beta, mean, var)`, when the
+    Rewrites `batchnorm(conv(x, W, b), gamma, beta, mean, var)`, when the
     convolution's result has no other use, has no fused activation and the
     batchnorm parameters are weights or constants, into
-    `conv2d(x, W * k, (b - mean) * k + beta)` with
+    `conv(x, W * k, (b - mean) * k + beta)` with
     `k = gamma * rsqrt(var + epsilon)` per output channel, written as tg ops
     on the parameters; `--tg-fold-weights` then computes them at compile
     time. Exact in real arithmetic; the float result differs from the
