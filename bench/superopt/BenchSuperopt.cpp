@@ -71,6 +71,10 @@ cl::opt<double> timeLimit("time-limit",
 cl::opt<double> ilpTimeLimit("ilp-time-limit",
                              cl::desc("Seconds for eqsat's ILP extraction"),
                              cl::init(2), cl::cat(benchCat));
+cl::opt<bool> ruleIndex("rule-index",
+                        cl::desc("Match only the rules whose op classes the "
+                                 "graph has (default; =false: every rule)"),
+                        cl::init(true), cl::cat(benchCat));
 
 std::string loadAverage() {
   // /proc files report size 0: read them as a stream.
@@ -170,6 +174,8 @@ llvm::Expected<EngineResult> runEngine(Engine engine, StringRef model,
   options.backtrack.timeLimit = timeLimit;
   options.eqsat.timeLimit = timeLimit;
   options.eqsat.ilpTimeLimit = ilpTimeLimit;
+  options.backtrack.ruleIndex = ruleIndex;
+  options.eqsat.ruleIndex = ruleIndex;
   if (engine == EqsatOneRound)
     options.eqsat.rounds = 1;
   std::vector<search::FunctionResult> fr =

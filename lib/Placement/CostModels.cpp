@@ -202,7 +202,74 @@ bool MeasuredModel::measureBatch(ModuleOp module,
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// An op priced as the placement would run it (tg-superopt's cost)
+//===----------------------------------------------------------------------===//
+
+class BackendOpModel : public cost::CostModel {
+public:
+  BackendOpModel(const BackendRegistry &registry, cost::RooflineTarget target,
+                 const cost::CostDatabase *db, int threads)
+      : registry(registry), target(std::move(target)), db(db),
+        machine(machineKey(threads)) {
+    for (const auto &backend : registry.all())
+      layoutChains |= !backend->generatesCode() &&
+                      !backend->anchorOps().empty();
+  }
+  std::string name() const override { return "backends:" + target.name; }
+  double opCost(Operation *op) override;
+
+private:
+  const BackendRegistry &registry;
+  cost::RooflineTarget target;
+  const cost::CostDatabase *db;
+  std::string machine;
+  /// Some library runs fragments in a layout of its own.
+  bool layoutChains = false;
+};
+
+double BackendOpModel::opCost(Operation *op) {
+  cost::OpWork work = cost::workOf(op);
+  if (!work.kernel)
+    return 0;
+  double best = std::numeric_limits<double>::infinity();
+  bool generated = true;
+  for (const auto &backend : registry.all()) {
+    SmallVector<LibraryCall, 4> calls;
+    backend->candidates(op, [](Operation *) { return false; }, calls);
+    for (const LibraryCall &call : calls) {
+      if (call.ops.size() != 1)
+        continue;
+      std::optional<double> measured;
+      if (db)
+        measured = db->lookup(machine + "|" + backend->name().str() + "|" +
+                              fragmentKey(call));
+      double seconds =
+          measured ? *measured : backend->analyticSeconds(call, target);
+      if (seconds < best) {
+        best = seconds;
+        generated = backend->generatesCode();
+      }
+    }
+  }
+  if (std::isinf(best))
+    return work.bytes() / target.memBandwidth + target.launchOverhead;
+  auto ranked = op->getNumResults()
+                    ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
+                    : RankedTensorType();
+  if (generated && layoutChains && ranked && ranked.getRank() == 4)
+    best += 2 * work.bytes() / target.memBandwidth;
+  return best;
+}
+
 } // namespace
+
+std::unique_ptr<cost::CostModel> placement::createBackendOpCostModel(
+    const BackendRegistry &registry, cost::RooflineTarget target,
+    const cost::CostDatabase *db, int threads) {
+  return std::make_unique<BackendOpModel>(registry, std::move(target), db,
+                                          threads);
+}
 
 std::string placement::machineKey(int threads) {
   unsigned n = threads > 0 ? unsigned(threads)

@@ -214,16 +214,22 @@ std::unique_ptr<placement::ProbeArtifact> placement::compileModuleText(
     error = diagnostics.empty() ? "compilation failed" : diagnostics;
     return nullptr;
   }
-  loom_model_options load{threads, nullptr, nullptr};
-  bool loaded = loom_model_load(path.c_str(), &load, &probe->model) == LOOM_OK &&
-                loom_context_create(probe->model, &probe->context) == LOOM_OK;
+  bool loaded = loadInto(*probe, path, threads, error);
   llvm::sys::fs::remove(path);
-  if (!loaded) {
-    error = std::string("the probe artifact does not load: ") +
-            loom_last_error();
+  if (!loaded)
     return nullptr;
-  }
   return probe;
+}
+
+bool placement::loadInto(ProbeArtifact &artifact, StringRef path, int threads,
+                         std::string &error) {
+  loom_model_options load{threads, nullptr, nullptr};
+  std::string p = path.str();
+  if (loom_model_load(p.c_str(), &load, &artifact.model) == LOOM_OK &&
+      loom_context_create(artifact.model, &artifact.context) == LOOM_OK)
+    return true;
+  error = "the artifact '" + p + "' does not load: " + loom_last_error();
+  return false;
 }
 
 std::optional<placement::ProbeBuffers>
@@ -298,4 +304,90 @@ std::string placement::randomWeights(ModuleOp module) {
       addRandomWeight(writer, op.getName(), op.getType(), rng);
   });
   return writer.serialize();
+}
+
+/// One run of every entry of \p whole, in seconds.
+static std::optional<double> runWhole(placement::ProbeArtifact &whole,
+                                      std::vector<placement::ProbeBuffers> &buffers) {
+  auto start = std::chrono::steady_clock::now();
+  for (auto [e, b] : llvm::enumerate(buffers))
+    if (loom_run(whole.context, e, b.in.data(), b.out.data()) != LOOM_OK)
+      return std::nullopt;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+/// \p from's inputs with outputs of \p model's entry \p entry: the same
+/// values, when the entry takes inputs of the same sizes.
+static std::optional<placement::ProbeBuffers>
+sameInputs(const placement::ProbeBuffers &from, const loom_model *model,
+           int64_t entry) {
+  std::mt19937 unused;
+  auto b = placement::makeBuffers(model, entry, unused);
+  if (!b || b->inputs.size() != from.inputs.size())
+    return std::nullopt;
+  for (auto [to, value] : llvm::zip(b->inputs, from.inputs)) {
+    if (to.size() != value.size())
+      return std::nullopt;
+    to = value;
+  }
+  for (auto [ptr, v] : llvm::zip(b->in, b->inputs))
+    ptr = v.data();
+  return b;
+}
+
+std::vector<placement::TimedArtifact>
+placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
+                      const TurnPolicy &policy) {
+  std::mt19937 rng(99);
+  size_t n = artifacts.size();
+  std::vector<std::vector<ProbeBuffers>> inputs(n);
+  std::vector<std::vector<double>> times(n);
+  std::vector<bool> ok(n, true);
+  for (size_t i = 0; i < n; ++i) {
+    for (int64_t e = 0, m = loom_model_num_entries(artifacts[i]->model); e < m;
+         ++e) {
+      auto buffers =
+          shareInputs && i > 0
+              ? (size_t(e) < inputs[0].size()
+                     ? sameInputs(inputs[0][e], artifacts[i]->model, e)
+                     : std::nullopt)
+              : makeBuffers(artifacts[i]->model, e, rng);
+      if (!buffers) {
+        ok[i] = false;
+        break;
+      }
+      inputs[i].push_back(std::move(*buffers));
+    }
+    if (shareInputs && i > 0 && inputs[i].size() != inputs[0].size())
+      ok[i] = false;
+    ok[i] = ok[i] && runWhole(*artifacts[i], inputs[i]).has_value(); // warm-up
+  }
+  double spent = 0;
+  for (size_t round = 0;
+       round < policy.maxRounds &&
+       (round < policy.minRounds || spent < policy.minSeconds);
+       ++round)
+    for (size_t i = 0; i < n; ++i) {
+      if (!ok[i])
+        continue;
+      auto t = runWhole(*artifacts[i], inputs[i]);
+      ok[i] = t.has_value();
+      if (t) {
+        times[i].push_back(*t);
+        spent += *t;
+      }
+    }
+  std::vector<TimedArtifact> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!ok[i] || times[i].empty())
+      continue;
+    llvm::sort(times[i]);
+    out[i].median = times[i][times[i].size() / 2];
+    out[i].runs = times[i].size();
+    for (const ProbeBuffers &b : inputs[i])
+      out[i].outputs.push_back(b.outputs);
+  }
+  return out;
 }

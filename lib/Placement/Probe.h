@@ -70,6 +70,12 @@ std::unique_ptr<ProbeArtifact> compileModuleText(
     llvm::function_ref<mlir::LogicalResult(mlir::ModuleOp)> prepare,
     std::string &error);
 
+/// Loads the artifact at \p path into \p artifact (model and context, the
+/// runtime on \p threads threads); false with \p error set when it does not
+/// load.
+bool loadInto(ProbeArtifact &artifact, llvm::StringRef path, int threads,
+              std::string &error);
+
 /// Random values for every tg.weight of \p module, as a safetensors file.
 std::string randomWeights(mlir::ModuleOp module);
 
@@ -95,6 +101,34 @@ struct TimingPolicy {
 std::optional<double> medianSeconds(ProbeArtifact &probe, int64_t entry,
                                     std::mt19937 &rng,
                                     const TimingPolicy &policy = {});
+
+/// How long artifacts are timed in turn: one whole run of each (every
+/// entry once), then again, at least minRounds rounds, more while all the
+/// runs took under minSeconds, at most maxRounds. A 20 us model gets
+/// thousands of rounds, so that its noise stays small beside the few
+/// percent that decide between two artifacts.
+struct TurnPolicy {
+  size_t minRounds = 10, maxRounds = 4000;
+  double minSeconds = 1.0;
+};
+
+/// The median of an artifact's whole runs, and what its last run wrote.
+struct TimedArtifact {
+  /// Nullopt when it failed to run.
+  std::optional<double> median;
+  size_t runs = 0;
+  /// Per entry, per output: the bytes its last run wrote.
+  std::vector<std::vector<std::vector<uint8_t>>> outputs;
+};
+
+/// Times \p artifacts in turn (TurnPolicy), so that the machine's drift falls
+/// on all of them alike, after one warm-up run each. With \p shareInputs,
+/// every artifact runs on the first one's random inputs (each entry must
+/// take inputs of the same sizes; an artifact whose entries differ fails),
+/// so that their outputs can be compared.
+std::vector<TimedArtifact> timeInTurn(llvm::ArrayRef<ProbeArtifact *> artifacts,
+                                      bool shareInputs,
+                                      const TurnPolicy &policy = {});
 
 } // namespace loom::placement
 

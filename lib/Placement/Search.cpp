@@ -40,6 +40,14 @@ constexpr size_t kMaxCombinations = 4096;
 /// sites that take the most time).
 constexpr size_t kMaxMoveTrials = 6;
 
+/// A model of fewer FLOPs than this (a few milliseconds on a 2-core CPU)
+/// compiles in seconds: the end-to-end level measures every fixed backend
+/// set of it, whatever their fragments' estimates and the budget (small
+/// models are where call overhead and layouts make the estimates least
+/// reliable: oww-hey-jarvis, ppocr-cls). Counted from the ops' work, not
+/// from times, so that the choice does not depend on the machine's load.
+constexpr double kSmallModelFlops = 1e9;
+
 /// Models with more weights than this skip the end-to-end level.
 constexpr int64_t kMaxEndToEndWeightBytes = int64_t(512) << 20;
 
@@ -211,63 +219,6 @@ std::unique_ptr<ProbeArtifact> Placer::compileWhole(const Choices &choices,
                            prepare, error);
 }
 
-/// One run of every entry of \p whole, in seconds.
-std::optional<double> runWhole(ProbeArtifact &whole,
-                               std::vector<ProbeBuffers> &buffers) {
-  auto start = std::chrono::steady_clock::now();
-  for (auto [e, b] : llvm::enumerate(buffers))
-    if (loom_run(whole.context, e, b.in.data(), b.out.data()) != LOOM_OK)
-      return std::nullopt;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
-      .count();
-}
-
-/// Medians of \p artifacts timed in turn (one whole run of each, then
-/// again), so that the machine's drift falls on all of them alike: at least
-/// 10 rounds, more while they take under 1 s, at most 40. Nullopt for an
-/// artifact that fails to run.
-std::vector<std::optional<double>>
-roundRobin(ArrayRef<ProbeArtifact *> artifacts) {
-  std::mt19937 rng(99);
-  size_t n = artifacts.size();
-  std::vector<std::vector<ProbeBuffers>> inputs(n);
-  std::vector<std::vector<double>> times(n);
-  std::vector<bool> ok(n, true);
-  for (size_t i = 0; i < n; ++i) {
-    for (int64_t e = 0, m = loom_model_num_entries(artifacts[i]->model); e < m;
-         ++e) {
-      auto buffers = makeBuffers(artifacts[i]->model, e, rng);
-      if (!buffers) {
-        ok[i] = false;
-        break;
-      }
-      inputs[i].push_back(std::move(*buffers));
-    }
-    ok[i] = ok[i] && runWhole(*artifacts[i], inputs[i]).has_value(); // warm-up
-  }
-  double spent = 0;
-  for (size_t round = 0; round < 40 && (round < 10 || spent < 1.0); ++round)
-    for (size_t i = 0; i < n; ++i) {
-      if (!ok[i])
-        continue;
-      auto t = runWhole(*artifacts[i], inputs[i]);
-      ok[i] = t.has_value();
-      if (t) {
-        times[i].push_back(*t);
-        spent += *t;
-      }
-    }
-  std::vector<std::optional<double>> medians(n);
-  for (size_t i = 0; i < n; ++i)
-    if (ok[i] && !times[i].empty()) {
-      std::nth_element(times[i].begin(), times[i].begin() + times[i].size() / 2,
-                       times[i].end());
-      medians[i] = times[i][times[i].size() / 2];
-    }
-  return medians;
-}
-
 /// The sum of the chosen options' times: what the fragments of \p choices
 /// take priced alone.
 double Placer::estimateSeconds(const Choices &choices) const {
@@ -348,7 +299,7 @@ Placer::endToEndCandidates(const Choices &cover) const {
   return candidates;
 }
 
-/// Times every compiled trial in turn (roundRobin), records the medians
+/// Times every compiled trial in turn (timeInTurn), records the medians
 /// under their keys and frees the artifacts.
 void Placer::timeTrialsInTurn(
     llvm::function_ref<std::string(const Choices &)> keyOf) {
@@ -360,9 +311,11 @@ void Placer::timeTrialsInTurn(
       timed.push_back(&t);
     }
   if (!artifacts.empty()) {
-    std::vector<std::optional<double>> medians = roundRobin(artifacts);
-    for (auto [t, median] : llvm::zip(timed, medians)) {
+    std::vector<TimedArtifact> medians =
+        timeInTurn(artifacts, /*shareInputs=*/false);
+    for (auto [t, timing] : llvm::zip(timed, medians)) {
       t->artifact.reset();
+      std::optional<double> median = timing.median;
       if (!median) {
         t->note = std::string("does not run: ") + loom_last_error();
         continue;
@@ -444,12 +397,20 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
 
   Choices cover = currentChoices();
   double coverEstimate = estimateSeconds(cover);
+  double flops = 0;
+  module.walk([&](tg::WorkOpInterface op) { flops += op.getWork().flops; });
+  bool smallModel = flops < kSmallModelFlops;
   std::vector<std::pair<std::string, Choices>> candidates =
       endToEndCandidates(cover);
   // Compile (or find cached) every distinct candidate.
   for (auto &[name, choices] : candidates) {
+    bool fixedSet = StringRef(name).starts_with("all ");
+    bool alwaysMeasured = fixedSet && smallModel;
+    // A placement already a trial is not measured twice, unless it was left
+    // out (for the budget) and is a fixed set that must be measured.
     if (llvm::any_of(trials, [&](const Trial &t) {
-          return t.choices == choices;
+          return t.choices == choices &&
+                 !(alwaysMeasured && !t.artifact && std::isinf(t.seconds));
         }))
       continue;
     Trial t{name, choices};
@@ -457,7 +418,8 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
     // slower (not closer than 4x: tiny fragments' probe times are mostly
     // call overhead; nasrnn is 2x faster all generated than all oneDNN
     // while its probes say the opposite).
-    if (!trials.empty() && estimateSeconds(t.choices) > 4 * coverEstimate) {
+    if (!trials.empty() && !alwaysMeasured &&
+        estimateSeconds(t.choices) > 4 * coverEstimate) {
       t.note = llvm::formatv("not measured: its fragments take {0:f1} ms, "
                              "the cover's {1:f1} ms",
                              estimateSeconds(t.choices) * 1e3,
@@ -467,13 +429,14 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
                               : std::nullopt) {
       t.seconds = *cached;
       t.note = "cached";
-    } else if (options.db && options.db->lookup(skippedKey(t.choices))) {
+    } else if (!alwaysMeasured && options.db &&
+               options.db->lookup(skippedKey(t.choices))) {
       // An earlier search with this budget left it out: a warm search
       // makes the same choice instead of spending the time now (a larger
       // --search-budget measures it).
       t.note = "not measured: budget (an earlier search)";
-    } else if (elapsed() > 0.7 * options.budgetSeconds &&
-               !(StringRef(name).starts_with("all ") &&
+    } else if (!alwaysMeasured && elapsed() > 0.7 * options.budgetSeconds &&
+               !(fixedSet &&
                  llvm::none_of(trials, [](const Trial &other) {
                    return StringRef(other.name).starts_with("all ");
                  }))) {
@@ -522,7 +485,9 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
   }
   const Trial *winner = &trials.front();
   if (fixed && !std::isinf(fixed->seconds))
-    winner = mixed && mixed->seconds < 0.95 * fixed->seconds ? mixed : fixed;
+    winner = mixed && mixed->seconds < kMeasurableGain * fixed->seconds
+                 ? mixed
+                 : fixed;
   bool replaced = winner != &trials.front();
   if (replaced)
     for (auto [plan, picks] : llvm::zip(plans, winner->choices))

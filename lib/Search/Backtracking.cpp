@@ -87,8 +87,8 @@ class BacktrackingSearch {
 public:
   BacktrackingSearch(SearchContext &sc, const RuleSet &rules,
                      const TermGraph &input, const BacktrackOptions &options)
-      : sc(sc), rules(rules), input(input), options(options), instantiator(sc),
-        best(input),
+      : sc(sc), rules(rules), index(sc, rules, options.ruleIndex),
+        input(input), options(options), instantiator(sc), best(input),
         maxOps(std::max(1.0, options.maxGrowth * double(input.numOps(sc)))) {}
 
   Outcome run();
@@ -116,6 +116,8 @@ private:
 
   SearchContext &sc;
   const RuleSet &rules;
+  RuleIndex index;
+  std::vector<const Rule *> candidates;
   const TermGraph &input;
   const BacktrackOptions &options;
   Stopwatch clock;
@@ -167,7 +169,10 @@ bool BacktrackingSearch::expand(const Entry &entry, double threshold) {
   TermGraphView view(sc, g);
   PatternMatcher<TermGraphView> matcher(sc, view);
   bool timeUp = false;
-  for (const Rule &rule : rules.rules) {
+  index.candidates([&](uint32_t cls) { return view.hasNodeOfClass(cls); },
+                   candidates);
+  for (const Rule *candidate : candidates) {
+    const Rule &rule = *candidate;
     bool go = matcher.forEachMatch(rule, [&](const Match<ValueRef> &m) {
       ++matches;
       // A match computing on weights only: both sides are free (folded

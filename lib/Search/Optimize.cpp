@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Search/Optimize.h"
+#include "loom/Search/Rule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -12,6 +13,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -256,4 +258,34 @@ llvm::json::Object search::makeReport(const SearchContext &sc,
                            {"time_limit", options.backtrack.timeLimit},
                            {"max_growth", options.backtrack.maxGrowth}};
   return report;
+}
+
+FailureOr<llvm::json::Object>
+search::superoptimizeModule(ModuleOp module, cost::CostModel *model,
+                            const ModuleSuperoptOptions &options) {
+  std::string rulesPath = options.rules;
+  if (rulesPath.empty()) {
+    rulesPath = defaultRulesPath();
+    if (rulesPath.empty() || !llvm::sys::fs::exists(rulesPath))
+      return module.emitError()
+             << "tg-superopt: no default rule set: pass rules=FILE"
+             << (rulesPath.empty() ? std::string()
+                                   : " (expected the rule generator's "
+                                     "default set at '" +
+                                         rulesPath + "')");
+  }
+  SearchContext sc(module.getContext(), model);
+  RuleLoadOptions loadOptions;
+  loadOptions.bothDirections = options.bothDirections;
+  FailureOr<RuleSet> ruleSet = loadRules(sc, rulesPath, loadOptions);
+  if (failed(ruleSet))
+    return module.emitError()
+           << "tg-superopt: cannot load rules from '" << rulesPath << "'";
+  std::vector<FunctionResult> results =
+      superoptimize(sc, *ruleSet, module, options.search);
+  for (const FunctionResult &r : results)
+    if (!r.skipped.empty() && options.warnSkipped)
+      if (auto fn = module.lookupSymbol<func::FuncOp>(r.function))
+        fn.emitWarning() << "tg-superopt: skipped: " << r.skipped;
+  return makeReport(sc, *ruleSet, options.search, results);
 }

@@ -296,3 +296,53 @@ FailureOr<RuleSet> search::loadRules(SearchContext &sc, StringRef path,
     set->path = path.str();
   return set;
 }
+
+RuleIndex::RuleIndex(const SearchContext &sc, const RuleSet &rules,
+                     bool enabled)
+    : rules(rules), enabled(enabled) {
+  if (!enabled)
+    return;
+  for (auto [i, rule] : llvm::enumerate(rules.rules)) {
+    llvm::SmallVector<uint32_t, 4> classes;
+    for (const PatternOp &op : rule.source.ops)
+      if (op.constKind != ConstKind::Tagged)
+        classes.push_back(sc.op(op.op).shapeClass);
+    llvm::sort(classes);
+    classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+    needs.push_back(std::move(classes));
+    const PatternOp &root = rule.source.ops[rule.plan.front().op];
+    if (root.constKind == ConstKind::Tagged)
+      anyRoot.push_back(i);
+    else
+      byRoot[sc.op(root.op).shapeClass].push_back(i);
+  }
+}
+
+void RuleIndex::candidates(llvm::function_ref<bool(uint32_t)> hasClass,
+                           std::vector<const Rule *> &out) const {
+  out.clear();
+  if (!enabled) {
+    for (const Rule &rule : rules.rules)
+      out.push_back(&rule);
+    return;
+  }
+  llvm::DenseMap<uint32_t, bool> present;
+  auto has = [&](uint32_t cls) {
+    auto [it, fresh] = present.try_emplace(cls, false);
+    if (fresh)
+      it->second = hasClass(cls);
+    return it->second;
+  };
+  std::vector<uint32_t> picked;
+  auto consider = [&](uint32_t i) {
+    if (llvm::all_of(needs[i], has))
+      picked.push_back(i);
+  };
+  for (const auto &[cls, list] : byRoot)
+    if (has(cls))
+      llvm::for_each(list, consider);
+  llvm::for_each(anyRoot, consider);
+  llvm::sort(picked);
+  for (uint32_t i : picked)
+    out.push_back(&rules.rules[i]);
+}

@@ -113,8 +113,9 @@ public:
   SaturationRound(SearchContext &sc, const RuleSet &rules,
                   const TermGraph &input, const EqsatOptions &options,
                   Instantiator &instantiator)
-      : sc(sc), rules(rules), input(input), options(options),
-        instantiator(instantiator), eg(sc), schedule(rules.rules.size()),
+      : sc(sc), rules(rules), index(sc, rules, options.ruleIndex),
+        input(input), options(options), instantiator(instantiator), eg(sc),
+        schedule(rules.rules.size()),
         ruleMatches(rules.rules.size(), 0), lastFull(rules.rules.size(), -1),
         seminaiveLevels(rules.rules.size(), -1),
         rootGroup(rules.rules.size(), 0) {
@@ -181,6 +182,7 @@ private:
 
   SearchContext &sc;
   const RuleSet &rules;
+  RuleIndex index;
   const TermGraph &input;
   const EqsatOptions &options;
   /// Targets memoised per rule and shapes, shared by the rounds.
@@ -308,7 +310,11 @@ IterationMatches SaturationRound::matchRules() {
   RootLists rootLists(groups.size());
   EGraphView view(eg);
   PatternMatcher<EGraphView> matcher(sc, view);
-  for (const Rule &rule : rules.rules) {
+  std::vector<const Rule *> candidates;
+  index.candidates([&](uint32_t cls) { return view.hasNodeOfClass(cls); },
+                   candidates);
+  for (const Rule *candidate : candidates) {
+    const Rule &rule = *candidate;
     if (schedule[rule.id].bannedUntil > iteration) {
       found.anyBanned = true;
       continue;

@@ -10,7 +10,6 @@
 #include "loom/Search/Check.h"
 #include "loom/Search/Optimize.h"
 #include "loom/Search/Passes.h"
-#include "loom/Search/Rule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -57,58 +56,37 @@ struct SuperoptPass : loom::search::impl::TGSuperoptBase<SuperoptPass> {
     }
     std::unique_ptr<cost::CostModel> &model = handle->model;
 
-    std::string rulesPath = rules;
-    if (rulesPath.empty()) {
-      rulesPath = search::defaultRulesPath();
-      if (rulesPath.empty() || !llvm::sys::fs::exists(rulesPath)) {
-        module.emitError()
-            << "tg-superopt: no default rule set: pass rules=FILE"
-            << (rulesPath.empty() ? std::string()
-                                  : " (expected the rule generator's default "
-                                    "set at '" +
-                                        rulesPath + "')");
-        return signalPassFailure();
-      }
-    }
-    search::SearchContext sc(&getContext(), model.get());
-    search::RuleLoadOptions loadOptions;
-    loadOptions.bothDirections = directions == "both";
-    FailureOr<search::RuleSet> ruleSet =
-        search::loadRules(sc, rulesPath, loadOptions);
-    if (failed(ruleSet)) {
-      module.emitError() << "tg-superopt: cannot load rules from '" << rulesPath
-                         << "'";
-      return signalPassFailure();
-    }
-
-    search::SuperoptOptions options;
-    options.engine = search;
-    options.progress = progress;
-    options.progressAfter = progressAfter;
-    options.backtrack.alpha = alpha;
-    options.backtrack.budget = budget;
-    options.backtrack.maxGrowth = maxGrowth;
-    options.backtrack.timeLimit = timeLimit;
-    options.eqsat.maxNodes = maxNodes;
-    options.eqsat.maxIterations = maxIters;
-    options.eqsat.multiPatternIterations = multiIters;
-    options.eqsat.seminaive = seminaive;
-    options.eqsat.rounds = rounds;
-    options.eqsat.extraction = extract;
-    options.eqsat.ilpTimeLimit = ilpTimeLimit;
-    options.eqsat.ilpMaxNodes = ilpMaxNodes;
-    options.eqsat.timeLimit = timeLimit;
+    search::ModuleSuperoptOptions options;
+    options.rules = rules;
+    options.bothDirections = directions == "both";
+    search::SuperoptOptions &so = options.search;
+    so.engine = search;
+    so.progress = progress;
+    so.progressAfter = progressAfter;
+    so.backtrack.alpha = alpha;
+    so.backtrack.budget = budget;
+    so.backtrack.maxGrowth = maxGrowth;
+    so.backtrack.timeLimit = timeLimit;
+    so.eqsat.maxNodes = maxNodes;
+    so.eqsat.maxIterations = maxIters;
+    so.eqsat.multiPatternIterations = multiIters;
+    so.eqsat.seminaive = seminaive;
+    so.eqsat.rounds = rounds;
+    so.eqsat.extraction = extract;
+    so.eqsat.ilpTimeLimit = ilpTimeLimit;
+    so.eqsat.ilpMaxNodes = ilpMaxNodes;
+    so.eqsat.timeLimit = timeLimit;
+    so.backtrack.ruleIndex = ruleIndex;
+    so.eqsat.ruleIndex = ruleIndex;
 
     OwningOpRef<ModuleOp> original;
     if (check)
       original = module.clone();
 
-    std::vector<search::FunctionResult> results =
-        search::superoptimize(sc, *ruleSet, module, options);
-    for (const search::FunctionResult &r : results)
-      if (!r.skipped.empty())
-        if (auto fn = module.lookupSymbol<func::FuncOp>(r.function))
-          fn.emitWarning() << "tg-superopt: skipped: " << r.skipped;
+    FailureOr<llvm::json::Object> json =
+        search::superoptimizeModule(module, model.get(), options);
+    if (failed(json))
+      return signalPassFailure();
 
     if (llvm::Error err = handle->saveDatabase()) {
       module.emitError() << llvm::toString(std::move(err));
@@ -122,9 +100,8 @@ struct SuperoptPass : loom::search::impl::TGSuperoptBase<SuperoptPass> {
                            << "': " << ec.message();
         return signalPassFailure();
       }
-      llvm::json::Object json =
-          search::makeReport(sc, *ruleSet, options, results);
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(json))) << "\n";
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*json)))
+         << "\n";
     }
     if (check) {
       search::CheckOptions copts;

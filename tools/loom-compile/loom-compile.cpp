@@ -16,8 +16,13 @@
 #include "loom/Pipeline/RankPrograms.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
+#include "loom/Cost/CostModel.h"
+#include "loom/Placement/KeepFaster.h"
+#include "loom/Placement/Placement.h"
 #include "loom/Placement/Passes.h"
+#include "loom/Search/Optimize.h"
 #include "loom/Search/Passes.h"
+#include "loom/Search/Rule.h"
 #include "loom/Target/Target.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -29,12 +34,16 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+
+#include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace loom;
@@ -105,9 +114,10 @@ static cl::opt<std::string> costModel(
     cl::init("measured"), cl::cat(compileCat));
 static cl::opt<std::string> costDb(
     "cost-db",
-    cl::desc("--backends=auto: the cache of measured fragment times "
-             "(default: $XDG_CACHE_HOME/loom/fragment-costs.json or "
-             "~/.cache/loom/fragment-costs.json)"),
+    cl::desc("The cache of measured times: --backends=auto's fragments "
+             "and whole trials (default: $XDG_CACHE_HOME/loom/"
+             "fragment-costs.json or ~/.cache/loom/fragment-costs.json), and "
+             "--superopt's end-to-end runs (only when given)"),
     cl::init(""), cl::cat(compileCat));
 static cl::opt<double> searchBudget(
     "search-budget",
@@ -135,8 +145,9 @@ static cl::opt<std::string> placementReport(
     cl::init(""), cl::cat(compileCat));
 static cl::opt<int> numThreads(
     "num-threads",
-    cl::desc("--backends=auto: threads the measured fragments run on (0: "
-             "all; use the thread count the model will run with)"),
+    cl::desc("Threads the measured fragments (--backends=auto) and the "
+             "end-to-end runs (--superopt, --backends=auto) use (0: all; use "
+             "the thread count the model will run with)"),
     cl::init(0), cl::cat(compileCat));
 static cl::list<std::string>
     dims("dim", cl::desc("ONNX input: size of a symbolic input dimension"),
@@ -157,12 +168,19 @@ static cl::opt<bool> timeStages("time-stages",
 static cl::opt<std::string> superopt(
     "superopt",
     cl::desc("Rewrite the graph first with tg-superopt's proved "
-             "substitutions: none (default), eqsat or backtrack; the CPU "
-             "roofline as the cost, the result checked against the "
-             "interpreter on random inputs. Measured (docs/Compiler.md): "
-             "NasRNN 1.3 -> 0.8 ms, but CNNs slower (Inception-v3 34 -> 39 "
-             "ms), so it is off by default"),
-    cl::init("none"), cl::cat(compileCat));
+             "substitutions: eqsat (default), backtrack or none. When a "
+             "rule fires, the graph as written and the rewritten one are "
+             "both compiled, run in turn on the same random inputs here, "
+             "and the rewritten one is kept only when its outputs agree and "
+             "it is measurably faster (docs/Compiler.md); the choice is "
+             "printed to stderr"),
+    cl::init("eqsat"), cl::cat(compileCat));
+static cl::opt<std::string> superoptReport(
+    "superopt-report",
+    cl::desc("Write the rewrite's report (rules fired, where, estimated and "
+             "measured times, the version kept) as JSON to this file (-: "
+             "stdout)"),
+    cl::value_desc("FILE"), cl::init(""), cl::cat(compileCat));
 static cl::opt<bool> conv3dAs2d(
     "conv3d-as-2d",
     cl::desc("Rewrite 3-D convolutions as sums of 2-D ones over depth "
@@ -316,6 +334,166 @@ int configureBackends(compiler::CompileOptions &options) {
   return 0;
 }
 
+/// \p seconds for a report: in ms, or in us under 0.1 ms.
+static std::string showTime(double seconds) {
+  if (std::isinf(seconds))
+    return "(did not run)";
+  if (seconds < 1e-4)
+    return llvm::formatv("{0:f1} us", seconds * 1e6).str();
+  return llvm::formatv("{0:f3} ms", seconds * 1e3).str();
+}
+
+/// The locations of the tg ops of \p original that \p rewritten no longer
+/// has (as many times): where rules fired.
+static std::vector<std::string> rewrittenLocations(ModuleOp original,
+                                                   ModuleOp rewritten) {
+  auto count = [](ModuleOp m) {
+    std::map<std::string, int> n;
+    m.walk([&](Operation *op) {
+      if (op->getDialect() && op->getDialect()->getNamespace() == "tg" &&
+          !isa<tg::WeightOp, tg::ConstantOp>(op)) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        op->getLoc().print(os);
+        ++n[text];
+      }
+    });
+    return n;
+  };
+  std::map<std::string, int> after = count(rewritten);
+  std::vector<std::string> gone;
+  for (auto &[loc, n] : count(original))
+    if (after[loc] < n)
+      gone.push_back(loc);
+  return gone;
+}
+
+/// The search's part of the report, in one line per function that
+/// changed: rewrites per rule, the cost model's estimate, and where.
+static void printRewrites(const llvm::json::Object &report,
+                          llvm::ArrayRef<std::string> where) {
+  const llvm::json::Array *functions = report.getArray("functions");
+  for (const llvm::json::Value &f : functions ? *functions
+                                              : llvm::json::Array()) {
+    const llvm::json::Object *fn = f.getAsObject();
+    const llvm::json::Object *rules =
+        fn ? fn->getObject("rules_applied") : nullptr;
+    if (!rules || rules->empty())
+      continue;
+    std::vector<std::pair<int64_t, std::string>> fired;
+    for (const auto &[name, n] : *rules)
+      fired.push_back({-n.getAsInteger().value_or(0), name.str()});
+    llvm::sort(fired);
+    llvm::errs() << "loom-compile: superopt @"
+                 << fn->getString("function").value_or("?") << ":";
+    for (auto [minusN, name] : fired)
+      llvm::errs() << " " << name << " x" << -minusN;
+    llvm::errs() << llvm::formatv(
+        "; estimated {0:f3} -> {1:f3} ms ({2}); ops {3} -> {4}\n",
+        fn->getNumber("cost_before").value_or(0) * 1e3,
+        fn->getNumber("cost_after").value_or(0) * 1e3,
+        report.getString("cost_model").value_or("?"),
+        fn->getInteger("ops_before").value_or(0),
+        fn->getInteger("ops_after").value_or(0));
+  }
+  if (!where.empty()) {
+    llvm::errs() << "loom-compile: superopt: rewrote the ops at";
+    for (const std::string &loc : where.take_front(6))
+      llvm::errs() << " " << loc;
+    if (where.size() > 6)
+      llvm::errs() << " and " << where.size() - 6 << " more";
+    llvm::errs() << "\n";
+  }
+}
+
+/// Rewrites \p module with tg-superopt; when a rule fired, compiles the
+/// graph as written and the rewritten one, runs both in turn here and
+/// keeps the faster (placement::compileKeepFaster). Reports to stderr and
+/// --superopt-report. False on a failure (diagnosed).
+static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
+                             const compiler::CompileOptions &options) {
+  OwningOpRef<ModuleOp> rewritten = module.clone();
+  search::ModuleSuperoptOptions search;
+  search.search.engine = superopt;
+  search.search.progress = true;
+  // By default a function the search cannot represent is compiled as
+  // written without a word (the report lists it); asked for, it is said.
+  search.warnSkipped = superopt.getNumOccurrences() > 0;
+  // Ops priced as the backends run them (the fragment times --backends=auto
+  // measured into --cost-db where there are some, rooflines elsewhere).
+  auto roofline = cost::lookupTarget("cpu");
+  if (!roofline)
+    return fail("--superopt: " + llvm::toString(roofline.takeError())) == 0;
+  std::optional<cost::CostDatabase> fragments;
+  if (!costDb.empty()) {
+    auto loaded = cost::CostDatabase::load(costDb);
+    if (!loaded)
+      return fail(llvm::toString(loaded.takeError())) == 0;
+    fragments.emplace(std::move(*loaded));
+  }
+  std::unique_ptr<cost::CostModel> cost = placement::createBackendOpCostModel(
+      options.backendRegistry(), *roofline,
+      fragments ? &*fragments : nullptr, numThreads);
+  FailureOr<llvm::json::Object> report =
+      search::superoptimizeModule(*rewritten, cost.get(), search);
+  if (failed(report))
+    return false;
+  std::vector<std::string> where = rewrittenLocations(module, *rewritten);
+  auto writeReport = [&](llvm::json::Object whole) {
+    if (superoptReport.empty())
+      return true;
+    std::error_code ec;
+    llvm::raw_fd_ostream os(superoptReport, ec);
+    if (ec)
+      return fail("cannot write '" + superoptReport + "': " + ec.message()) ==
+             0;
+    llvm::json::Array locs;
+    for (const std::string &loc : where)
+      locs.push_back(loc);
+    whole["where"] = std::move(locs);
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(whole))) << "\n";
+    return true;
+  };
+  llvm::json::Object whole{{"search", llvm::json::Object(*report)}};
+  int64_t fired = 0;
+  if (const llvm::json::Object *rules = report->getObject("rules_applied"))
+    for (const auto &[name, n] : *rules)
+      fired += n.getAsInteger().value_or(0);
+  if (fired == 0) {
+    whole["kept"] = "as written";
+    if (failed(compiler::compileToArtifact(module, weights, options,
+                                           outputFile)))
+      return false;
+    return writeReport(std::move(whole));
+  }
+  printRewrites(*report, where);
+  placement::KeepFasterOptions keep;
+  keep.threads = numThreads;
+  keep.progress = &llvm::errs();
+  keep.db = costDb;
+  FailureOr<placement::KeepFasterResult> kept = placement::compileKeepFaster(
+      {{"as written", module}, {"rewritten", *rewritten}}, weights, options,
+      outputFile, keep);
+  if (failed(kept))
+    return false;
+  const placement::VersionTiming &base = kept->versions[0],
+                                 &other = kept->versions[1];
+  llvm::errs() << llvm::formatv(
+      "loom-compile: superopt: end to end ({0}): as written {1}, "
+      "rewritten {2} ({3:f2}x{4}): kept {5}\n",
+      base.cached ? std::string("times cached in --cost-db")
+                  : llvm::formatv("in turn, {0} runs each", base.runs).str(),
+      showTime(base.seconds), showTime(other.seconds),
+      base.seconds / other.seconds,
+      other.note.empty()
+          ? llvm::formatv(", outputs within {0:e1}", other.error).str()
+          : "; " + other.note,
+      kept->kept ? "the rewritten graph" : "the graph as written");
+  whole["end_to_end"] = kept->toJSON();
+  whole["kept"] = kept->versions[kept->kept].name;
+  return writeReport(std::move(whole));
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAllPasses();
@@ -351,17 +529,6 @@ int main(int argc, char **argv) {
   if (int rc = readInput(context, sourceMgr, module, weights))
     return rc;
 
-  if (superopt != "none") {
-    search::TGSuperoptOptions search;
-    search.search = superopt;
-    search.target = "cpu";
-    search.check = true;
-    PassManager pm(&context);
-    pm.addPass(search::createTGSuperopt(search));
-    if (failed(pm.run(*module)))
-      return 1;
-  }
-
   compiler::CompileOptions options;
   std::optional<pipeline::PartitionedStep> partitioned;
   if (failed(readPartition(*module, partitioned)))
@@ -395,8 +562,24 @@ int main(int argc, char **argv) {
     }
     options.stepSourcesOut = &sourcesFile->os();
   }
-  if (failed(compiler::compileToArtifact(*module, weights ? &*weights : nullptr,
-                                         options, outputFile)))
+  const safetensors::File *weightsPtr = weights ? &*weights : nullptr;
+  if (superopt != "none") {
+    std::string why;
+    if (partitioned)
+      why = "a partitioned module is compiled as written";
+    else if (!options.target->isHost())
+      why = "--target=" + targetSpelling +
+            " runs elsewhere: the rewrite cannot be measured here";
+    else if (superopt.getNumOccurrences() == 0 && superoptReport.empty() &&
+             !llvm::sys::fs::exists(search::defaultRulesPath()))
+      why = "no default rule set";
+    if (why.empty())
+      return compileRewritten(*module, weightsPtr, options) ? 0 : 1;
+    if (superopt.getNumOccurrences() || !superoptReport.empty())
+      llvm::errs() << "loom-compile: --superopt: " << why << "\n";
+  }
+  if (failed(compiler::compileToArtifact(*module, weightsPtr, options,
+                                         outputFile)))
     return 1;
   if (sourcesFile)
     sourcesFile->keep();

@@ -29,6 +29,12 @@ namespace loom::placement {
 
 using compiler::LibraryCall;
 
+/// Two whole artifacts timed in turn on this machine still differ by a few
+/// percent from how each runs alone (BERT-base, docs/Placement.md): a
+/// challenger replaces the baseline (a fixed backend set, the graph as
+/// written) only when its median is below this fraction of the baseline's.
+constexpr double kMeasurableGain = 0.95;
+
 /// A fragment to price: its key (the printed fragment as a function: ops,
 /// types, attributes, backend; no locations, no weight values) and its
 /// time once priced.
@@ -83,6 +89,21 @@ std::string machineKey(int threads);
 /// The printed probe function of \p call (the cost key without backend
 /// and machine), built in \p scratch.
 std::string fragmentKey(const LibraryCall &call);
+
+/// The search's cost of an op as the placement would run it (for
+/// tg-superopt in loom-compile, docs/Superopt/Search.md): the cheapest of
+/// the op alone as a fragment of each backend of \p registry that runs it
+/// (its time in \p db under this machine and \p threads when the placement
+/// measured that fragment, else the backend's analyticSeconds on
+/// \p target), plus, for an op generated code would run on a rank-4
+/// tensor while a library backend anchors fragments, the two layout
+/// changes it costs inside a library's layout chain (its bytes read and
+/// written once more each way, docs/Placement.md). Ops that launch no
+/// kernel cost nothing. \p db may be null.
+std::unique_ptr<cost::CostModel>
+createBackendOpCostModel(const compiler::BackendRegistry &registry,
+                         cost::RooflineTarget target,
+                         const cost::CostDatabase *db, int threads);
 
 struct PlaceOptions {
   /// The backends to choose among (codegen always included); empty: all.

@@ -31,6 +31,9 @@ struct BacktrackOptions {
   double maxGrowth = 2.0;
   /// The queue keeps at most this many graphs (the cheapest).
   size_t queueCap = 2000;
+  /// Match only the rules whose source's op classes the graph has
+  /// (RuleIndex); false matches every rule (same results, slower).
+  bool ruleIndex = true;
   Progress *progress = nullptr;
 };
 
@@ -52,6 +55,7 @@ public:
     return g.nodes[n].operands[i];
   }
   ValueRef result(uint32_t n, unsigned i) const { return ValueRef{n, i}; }
+  bool hasNodeOfClass(uint32_t cls) const { return byClass.count(cls); }
   template <class F> void forEachNodeOfClass(uint32_t cls, F f) const {
     auto it = byClass.find(cls);
     if (it == byClass.end())

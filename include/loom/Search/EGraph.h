@@ -146,6 +146,13 @@ public:
     return eg.find(eg.node(n).children[i]);
   }
   ClassId result(uint32_t n, unsigned i) const { return eg.result(n, i); }
+  bool hasNodeOfClass(uint32_t cls) const {
+    if (const std::vector<uint32_t> *list = eg.nodesOfClass(cls))
+      for (uint32_t n : *list)
+        if (!eg.node(n).dead)
+          return true;
+    return false;
+  }
   template <class F> void forEachNodeOfClass(uint32_t cls, F f) const {
     if (const std::vector<uint32_t> *list = eg.nodesOfClass(cls))
       for (size_t k = 0, e = list->size(); k < e; ++k)
@@ -188,6 +195,9 @@ template <class F> void EGraphView::forEachDefiner(ClassId c, F f) const {
 }
 
 struct EqsatOptions {
+  /// Match only the rules whose source's op classes the e-graph has
+  /// (RuleIndex); false matches every rule (same results, slower).
+  bool ruleIndex = true;
   size_t maxNodes = 20000;
   unsigned maxIterations = 30;
   double timeLimit = 20;

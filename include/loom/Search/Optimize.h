@@ -53,6 +53,26 @@ llvm::json::Object makeReport(const SearchContext &sc, const RuleSet &rules,
                               const SuperoptOptions &options,
                               llvm::ArrayRef<FunctionResult> results);
 
+/// What --tg-superopt and loom-compile ask of a whole module.
+struct ModuleSuperoptOptions {
+  /// The rules file (empty: the generator's default set).
+  std::string rules;
+  /// Also apply every rule from its target to its source.
+  bool bothDirections = true;
+  /// Warn at each function the search skipped (the report lists them too).
+  bool warnSkipped = true;
+  SuperoptOptions search;
+};
+
+/// Loads the rules and superoptimises every function of \p module in place
+/// under \p model (null: unit costs); warns at each function it skipped
+/// (ModuleSuperoptOptions::warnSkipped).
+/// Returns the report (makeReport); a missing or malformed rules file is
+/// diagnosed on \p module.
+mlir::FailureOr<llvm::json::Object>
+superoptimizeModule(mlir::ModuleOp module, cost::CostModel *model,
+                    const ModuleSuperoptOptions &options);
+
 } // namespace loom::search
 
 #endif // LOOM_SEARCH_OPTIMIZE_H

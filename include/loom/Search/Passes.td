@@ -84,6 +84,9 @@ def TGSuperopt : Pass<"tg-superopt", "mlir::ModuleOp"> {
            "(larger ones: greedy + local search)">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"25",
            "Seconds per function for the search">,
+    Option<"ruleIndex", "rule-index", "bool", /*default=*/"true",
+           "Match only the rules whose source's op classes the graph has "
+           "(false: every rule; the same results, slower)">,
     Option<"directions", "directions", "std::string", /*default=*/"\"both\"",
            "Apply rules forward only, or both ways">,
     Option<"report", "report", "std::string", /*default=*/"",

