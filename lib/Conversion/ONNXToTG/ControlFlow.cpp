@@ -169,6 +169,12 @@ importBranch(NodeContext &ctx, const onnx::GraphProto &branch, Block &block) {
     if (!v)
       return ctx.fail("the branch output '" + out.name() +
                       "' is not defined in the branch or before it");
+    // The length of a padded value is computed in the branch's region and
+    // cannot leave it with the value (Dynamic.cpp, docs/ONNX/Import.md).
+    if (v->bound)
+      return ctx.fail("the branch output '" + out.name() +
+                      "' has a data-dependent length; a run-time If cannot "
+                      "return a padded value");
     auto value = gi.materialize(out.name(), *v, ctx.loc());
     if (failed(value))
       return failure();
