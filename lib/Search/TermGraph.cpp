@@ -45,6 +45,15 @@ FailureOr<TermGraph> TermGraph::fromFunc(SearchContext &sc, func::FuncOp fn,
             "', which the search does not handle";
       return failure();
     }
+    // tg.split is the one op of several results the search's terms know
+    // (SearchContext::computeDerived); others (tg.nonzero's padded indices
+    // and length, tg.topk's values and indices) are not searched.
+    if (op.getNumResults() != 1 && op.getName().getStringRef() != "tg.split") {
+      why = "it contains '" + op.getName().getStringRef().str() +
+            "' (" + std::to_string(op.getNumResults()) +
+            " results), which the search does not handle";
+      return failure();
+    }
     for (Type t : op.getResultTypes())
       if (!isa<RankedTensorType>(t)) {
         why = "an op has a result that is not a ranked tensor";

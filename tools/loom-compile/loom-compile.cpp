@@ -573,8 +573,13 @@ int main(int argc, char **argv) {
     else if (superopt.getNumOccurrences() == 0 && superoptReport.empty() &&
              !llvm::sys::fs::exists(search::defaultRulesPath()))
       why = "no default rule set";
-    if (why.empty())
-      return compileRewritten(*module, weightsPtr, options) ? 0 : 1;
+    if (why.empty()) {
+      if (!compileRewritten(*module, weightsPtr, options))
+        return 1;
+      if (sourcesFile)
+        sourcesFile->keep();
+      return 0;
+    }
     if (superopt.getNumOccurrences() || !superoptReport.empty())
       llvm::errs() << "loom-compile: --superopt: " << why << "\n";
   }
