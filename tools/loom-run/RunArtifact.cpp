@@ -268,6 +268,75 @@ run::InputKind loom::run::classifyInput(llvm::StringRef path,
   return InputKind::Foreign;
 }
 
+/// --compare: the largest scaled error of \p outputs (their valid parts)
+/// against the tensors of o.compareFile, into \p worst; non-zero on an error.
+static int compareWithFile(const ArtifactRunOptions &o, loom_model *model,
+                           int64_t entry, std::vector<HostTensor> &outputs,
+                           double &worst) {
+  auto ref = safetensors::File::open(o.compareFile);
+  if (!ref)
+    return fail(llvm::toString(ref.takeError()));
+  for (auto [i, t] : llvm::enumerate(outputs)) {
+    const safetensors::TensorInfo *info = ref->lookup(t.desc.name);
+    if (!info && isLengthOutput(model, entry, i))
+      continue; // A length the reference has in its shapes only.
+    if (info && t.validShape && info->shape != *t.validShape)
+      return fail("--compare: tensor '" + std::string(t.desc.name) +
+                  "' has shape " + safetensors::formatShape(info->shape) +
+                  ", the output " + safetensors::formatShape(*t.validShape));
+    auto want = ref->readAsDouble(t.desc.name);
+    if (!want)
+      return fail(llvm::toString(want.takeError()));
+    worst = std::max(worst, maxScaledError(toDoubles(t), *want));
+  }
+  llvm::outs() << llvm::format("compare: largest error %.3g vs %s "
+                               "(tolerance %.3g)\n",
+                               worst, o.compareFile.c_str(), o.tolerance);
+  return 0;
+}
+
+/// --check: the largest scaled error of \p outputs (their valid parts)
+/// against the interpreter run on the embedded source, into \p worst;
+/// non-zero on an error.
+static int checkAgainstInterpreter(const ArtifactRunOptions &o,
+                                   loom_model *model, int64_t entry,
+                                   Source *source,
+                                   const std::vector<HostTensor> &inputs,
+                                   std::vector<HostTensor> &outputs,
+                                   double compiled, double &worst) {
+  if (!source)
+    return fail("--check needs the artifact's embedded source (it was "
+                "compiled with --no-source)");
+  std::vector<std::vector<double>> want;
+  double seconds = 0;
+  if (int rc = interpret(model, *source, inputs, want, seconds))
+    return rc;
+  double err = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    int64_t dim = 0;
+    if (outputs[i].validShape &&
+        loom_entry_output_length(model, entry, i, &dim) >= 0) {
+      // The interpreter's padded result, cut as the output was (their
+      // lengths are outputs too, compared as such).
+      std::vector<uint8_t> valid = validPart(
+          reinterpret_cast<const uint8_t *>(want[i].data()),
+          std::vector<int64_t>(outputs[i].desc.shape,
+                               outputs[i].desc.shape + outputs[i].desc.rank),
+          dim, (*outputs[i].validShape)[dim], sizeof(double));
+      want[i].assign(reinterpret_cast<const double *>(valid.data()),
+                     reinterpret_cast<const double *>(valid.data()) +
+                         valid.size() / sizeof(double));
+    }
+    err = std::max(err, maxScaledError(toDoubles(outputs[i]), want[i]));
+  }
+  worst = std::max(worst, err);
+  llvm::outs() << llvm::format(
+      "check: largest error vs the interpreter %.3g (tolerance %.3g); "
+      "compiled %.3f ms (median), interpreter %.3f ms: %.1fx\n",
+      err, o.tolerance, compiled * 1e3, seconds * 1e3, seconds / compiled);
+  return 0;
+}
+
 int loom::run::runArtifact(const ArtifactRunOptions &o) {
   loom_model_options mo = {};
   mo.num_threads = int(o.threads);
@@ -367,59 +436,15 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
   double worst = 0;
   bool compare = false;
   if (!o.compareFile.empty()) {
-    auto ref = safetensors::File::open(o.compareFile);
-    if (!ref)
-      return fail(llvm::toString(ref.takeError()));
-    for (auto [i, t] : llvm::enumerate(outputs)) {
-      const safetensors::TensorInfo *info = ref->lookup(t.desc.name);
-      if (!info && isLengthOutput(model, entry, i))
-        continue; // A length the reference has in its shapes only.
-      if (info && t.validShape && info->shape != *t.validShape)
-        return fail("--compare: tensor '" + std::string(t.desc.name) +
-                    "' has shape " + safetensors::formatShape(info->shape) +
-                    ", the output " + safetensors::formatShape(*t.validShape));
-      auto want = ref->readAsDouble(t.desc.name);
-      if (!want)
-        return fail(llvm::toString(want.takeError()));
-      worst = std::max(worst, maxScaledError(toDoubles(t), *want));
-    }
+    if (int rc = compareWithFile(o, model, entry, outputs, worst))
+      return rc;
     compare = true;
-    llvm::outs() << llvm::format("compare: largest error %.3g vs %s "
-                                 "(tolerance %.3g)\n",
-                                 worst, o.compareFile.c_str(), o.tolerance);
   }
   if (o.check) {
-    if (!source)
-      return fail("--check needs the artifact's embedded source (it was "
-                  "compiled with --no-source)");
-    std::vector<std::vector<double>> want;
-    double seconds = 0;
-    if (int rc = interpret(model, *source, inputs, want, seconds))
+    if (int rc = checkAgainstInterpreter(o, model, entry, source.get(), inputs,
+                                         outputs, compiled, worst))
       return rc;
-    double err = 0;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      int64_t dim = 0;
-      if (outputs[i].validShape &&
-          loom_entry_output_length(model, entry, i, &dim) >= 0) {
-        // The interpreter's padded result, cut as the output was (their
-        // lengths are outputs too, compared as such).
-        std::vector<uint8_t> valid = validPart(
-            reinterpret_cast<const uint8_t *>(want[i].data()),
-            std::vector<int64_t>(outputs[i].desc.shape,
-                                 outputs[i].desc.shape + outputs[i].desc.rank),
-            dim, (*outputs[i].validShape)[dim], sizeof(double));
-        want[i].assign(reinterpret_cast<const double *>(valid.data()),
-                       reinterpret_cast<const double *>(valid.data()) +
-                           valid.size() / sizeof(double));
-      }
-      err = std::max(err, maxScaledError(toDoubles(outputs[i]), want[i]));
-    }
-    worst = std::max(worst, err);
     compare = true;
-    llvm::outs() << llvm::format(
-        "check: largest error vs the interpreter %.3g (tolerance %.3g); "
-        "compiled %.3f ms (median), interpreter %.3f ms: %.1fx\n",
-        err, o.tolerance, compiled * 1e3, seconds * 1e3, seconds / compiled);
   }
   if (compare && !(worst <= o.tolerance))
     return fail("the results differ by more than --tolerance");
