@@ -144,6 +144,9 @@ private:
   std::unique_ptr<ProbeArtifact> compileWhole(const Choices &choices,
                                               std::string &error);
   void searchEndToEnd(std::chrono::steady_clock::time_point start);
+  /// Keeps the fastest trial by searchEndToEnd's rule and sets the sites'
+  /// choices to it.
+  void keepFastestTrial();
   std::vector<std::pair<std::string, Choices>>
   endToEndCandidates(const Choices &cover) const;
   double estimateSeconds(const Choices &choices) const;
@@ -470,13 +473,20 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
   if (options.progress)
     *options.progress << llvm::format(
         "tg-place-backends: end to end, trials done (%.1f s)\n", elapsed());
-  // The baseline is the fastest fixed backend set (what --backends=<one>
-  // builds); a placement that mixes backends (the cover or a variant)
-  // replaces it only when it wins by 5%: measured in turn, whole BERT-base
-  // artifacts still differ by a few percent from how loom-run times them
-  // alone, and a mix the trials rank level with a fixed set was found
-  // 10-20% slower alone (BERT-base's generated FFN matmuls). So the placed
-  // model is the best fixed set unless mixing measurably pays.
+  keepFastestTrial();
+  if (options.db)
+    if (auto err = options.db->save())
+      module.emitWarning(llvm::toString(std::move(err)));
+}
+
+/// The baseline is the fastest fixed backend set (what --backends=<one>
+/// builds); a placement that mixes backends (the cover or a variant)
+/// replaces it only when it wins by 5%: measured in turn, whole BERT-base
+/// artifacts still differ by a few percent from how loom-run times them
+/// alone, and a mix the trials rank level with a fixed set was found
+/// 10-20% slower alone (BERT-base's generated FFN matmuls). So the placed
+/// model is the best fixed set unless mixing measurably pays.
+void Placer::keepFastestTrial() {
   const Trial *fixed = nullptr, *mixed = nullptr;
   for (const Trial &t : trials) {
     const Trial *&best = StringRef(t.name).starts_with("all ") ? fixed : mixed;
@@ -497,9 +507,6 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
     *options.progress << "tg-place-backends: end to end, kept "
                       << (replaced ? winner->name : std::string("cover"))
                       << "\n";
-  if (options.db)
-    if (auto err = options.db->save())
-      module.emitWarning(llvm::toString(std::move(err)));
 }
 
 void Placer::findSites(FunctionPlan &plan, bool allPrefixes) {
