@@ -165,11 +165,48 @@ static LogicalResult importNonMaxSuppression(NodeContext &ctx) {
   return success();
 }
 
+/// See Importer.h. Components are wrapped into range (tg.mod: negative ones
+/// count from the end) and combined in f64 (exact below 2^53), then cast
+/// back to i64.
+FailureOr<Value> onnx_to_tg::linearizeIndices(NodeContext &ctx, Value indices,
+                                              ArrayRef<int64_t> dataShape) {
+  int64_t k = cast<RankedTensorType>(indices.getType()).getShape().back();
+  // Dims and row-major strides of the addressed part of data.
+  HostTensor dims, strides;
+  dims.dataType = onnx::TensorProto::INT64;
+  strides.dataType = onnx::TensorProto::DOUBLE;
+  dims.shape = strides.shape = {k};
+  int64_t rows = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    dims.ints.insert(dims.ints.begin(), dataShape[j]);
+    strides.floats.insert(strides.floats.begin(), double(rows));
+    rows *= dataShape[j];
+  }
+  auto dimsValue = ctx.materialize(dims, "linear_dims");
+  auto stridesValue = ctx.materialize(strides, "linear_strides");
+  auto idx64 = ctx.convert(indices, ctx.builder().getI64Type());
+  if (failed(dimsValue) || failed(stridesValue) || failed(idx64))
+    return failure();
+  auto wrapped = ctx.create<tg::ModOp>({*idx64, *dimsValue});
+  if (failed(wrapped))
+    return failure();
+  auto asF64 = ctx.convert(*wrapped, ctx.builder().getF64Type());
+  if (failed(asF64))
+    return failure();
+  auto scaled = ctx.create<tg::MulOp>({*asF64, *stridesValue});
+  if (failed(scaled))
+    return failure();
+  auto summed = ctx.create<tg::ReduceSumOp>(
+      {*scaled}, {ctx.arrayAttr("axes", {-1}), ctx.boolAttr("keepdims", false)});
+  if (failed(summed))
+    return failure();
+  return ctx.convert(*summed, ctx.builder().getI64Type());
+}
+
 /// GatherND with batch_dims = 0: the last dimension of `indices` (size k)
 /// addresses the first k dimensions of `data`, which are flattened into one
-/// so that the gather is a tg.gather by linear indices. Components are
-/// wrapped into range (tg.mod: negative ones count from the end) and
-/// combined in f64 (exact below 2^53), then cast back to i64. Padded indices
+/// so that the gather is a tg.gather by linear indices (linearizeIndices).
+/// Padded indices
 /// (`data[mask]` after NonZero, PyTorch's boolean indexing) keep their
 /// padded dimension.
 static LogicalResult importGatherND(NodeContext &ctx) {
@@ -192,36 +229,10 @@ static LogicalResult importGatherND(NodeContext &ctx) {
   if (bound && bound->dim == int64_t(idxShape.size()) - 1)
     return ctx.fail("indices padded along their last dimension are not "
                     "supported");
-  // Dims and row-major strides of the addressed part of data.
-  HostTensor dims, strides;
-  dims.dataType = onnx::TensorProto::INT64;
-  strides.dataType = onnx::TensorProto::DOUBLE;
-  dims.shape = strides.shape = {k};
+  auto linear = linearizeIndices(ctx, *indices, dataShape);
   int64_t rows = 1;
-  for (int64_t j = k - 1; j >= 0; --j) {
-    dims.ints.insert(dims.ints.begin(), dataShape[j]);
-    strides.floats.insert(strides.floats.begin(), double(rows));
-    rows *= dataShape[j];
-  }
-  auto dimsValue = ctx.materialize(dims, "gathernd_dims");
-  auto stridesValue = ctx.materialize(strides, "gathernd_strides");
-  auto idx64 = ctx.convert(*indices, ctx.builder().getI64Type());
-  if (failed(dimsValue) || failed(stridesValue) || failed(idx64))
-    return failure();
-  auto wrapped = ctx.create<tg::ModOp>({*idx64, *dimsValue});
-  if (failed(wrapped))
-    return failure();
-  auto asF64 = ctx.convert(*wrapped, ctx.builder().getF64Type());
-  if (failed(asF64))
-    return failure();
-  auto scaled = ctx.create<tg::MulOp>({*asF64, *stridesValue});
-  if (failed(scaled))
-    return failure();
-  auto summed = ctx.create<tg::ReduceSumOp>(
-      {*scaled}, {ctx.arrayAttr("axes", {-1}), ctx.boolAttr("keepdims", false)});
-  if (failed(summed))
-    return failure();
-  auto linear = ctx.convert(*summed, ctx.builder().getI64Type());
+  for (int64_t d : dataShape.take_front(k))
+    rows *= d;
   SmallVector<int64_t> flatShape = {rows};
   llvm::append_range(flatShape, dataShape.drop_front(k));
   auto flat = ctx.reshape(*data, flatShape);

@@ -57,6 +57,7 @@ const HandlerTable &onnx_to_tg::getHandlerTable() {
     populateControlFlowHandlers(t);
     populateRecurrentHandlers(t);
     populateDynamicHandlers(t);
+    populateScatterHandlers(t);
     populateDirectHandlers(t); // last: the ops no handler above claims
     return t;
   }();

@@ -268,8 +268,16 @@ void populateReductionHandlers(HandlerTable &table);
 void populateDataMovementHandlers(HandlerTable &table);
 void populateResizeHandlers(HandlerTable &table);
 void populateShapeFoldingHandlers(HandlerTable &table);
-/// NonZero, TopK, NonMaxSuppression (Dynamic.cpp).
+/// NonZero, TopK, NonMaxSuppression, GatherND (Dynamic.cpp).
 void populateDynamicHandlers(HandlerTable &table);
+/// ScatterND, ScatterElements (and Scatter), GatherElements (Scatter.cpp).
+void populateScatterHandlers(HandlerTable &table);
+/// The linear row index into `dataShape`'s first k dimensions of every
+/// k-tuple along the last dimension of the run-time integer `indices`
+/// (k = indices.shape[-1]): an i64 tensor of shape indices.shape[:-1].
+/// Components out of range wrap around (negative ones count from the end).
+FailureOr<Value> linearizeIndices(NodeContext &ctx, Value indices,
+                                  llvm::ArrayRef<int64_t> dataShape);
 /// Carries the data-dependent lengths of the node's inputs to its outputs,
 /// or refuses the node when it mixes the elements of a padded dimension
 /// (Dynamic.cpp); called after the node's handler.

@@ -5,14 +5,15 @@
 // Size, ConstantOfShape, Range, EyeLike, comparisons, logic and Where. The
 // input shapes are static after import, so these fold to constants; on
 // run-time values the comparisons and Where become tg.equal, tg.less, ...
-// and tg.select, while logic (which tg does not have) is only supported on
-// values known at import time.
+// and tg.select, and logic (which tg does not have as ops) tg.select on
+// bool values.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
 
 #include <cmath>
+#include <variant>
 
 using namespace mlir;
 using namespace loom;
@@ -62,12 +63,20 @@ LogicalResult importIdentity(NodeContext &ctx) {
   return success();
 }
 
+/// Dropout in inference mode, or in training mode with a ratio of 0 (what
+/// a module calling F.dropout(x, p=0.0, training=True) exports, e.g.
+/// torchvision's Swin): both are the identity with an all-true mask.
 LogicalResult importDropout(NodeContext &ctx) {
   if (ctx.hasInput(2)) {
     if (failed(ctx.requireKnown(2, "training_mode")))
       return failure();
-    if (ctx.known(2)->asInt(0))
-      return ctx.fail("training mode is not supported");
+    if (ctx.known(2)->asInt(0)) {
+      const HostTensor *ratio = ctx.hasInput(1) ? ctx.known(1) : nullptr;
+      // ONNX's default ratio is 0.5.
+      if (!ratio || ratio->numElements() != 1 || ratio->asDouble(0) != 0.0)
+        return ctx.fail("training mode is not supported (only with a ratio "
+                        "known to be 0, the identity)");
+    }
   }
   if (ctx.opset() < 7 && ctx.getInt("is_test", 0) == 0 && ctx.hasOutput(1))
     return ctx.fail("training mode is not supported");
@@ -222,10 +231,15 @@ template <typename P, typename = void> struct IsComparison : std::false_type {};
 template <typename P>
 struct IsComparison<P, std::void_t<typename P::Op>> : std::true_type {};
 
+/// Whether predicate P is logic with a run-time form (P::build).
+template <typename P, typename = void> struct IsLogic : std::false_type {};
+template <typename P>
+struct IsLogic<P, std::void_t<decltype(&P::build)>> : std::true_type {};
+
 /// Comparisons and logic; the result is bool. On known values `Pred` is
 /// applied to doubles, or to int64 when both inputs are integers (so that
 /// large integers compare exactly). Otherwise a comparison is its tg op
-/// (`Pred::Op`); logic is only supported on known values.
+/// (`Pred::Op`), and logic is tg.select on the bool inputs (`Pred::build`).
 template <typename Pred> LogicalResult importPredicate(NodeContext &ctx) {
   unsigned n = ctx.numInputs();
   const HostTensor *a = ctx.constant(0);
@@ -240,10 +254,21 @@ template <typename Pred> LogicalResult importPredicate(NodeContext &ctx) {
         return failure();
       ctx.setOutput(0, *r);
       return success();
+    } else {
+      static_assert(IsLogic<Pred>::value, "a predicate without a tg form");
+      if (ctx.inputDataType(0) != TP::BOOL ||
+          (n > 1 && ctx.inputDataType(1) != TP::BOOL))
+        return ctx.fail("inputs must be bool");
+      auto x = ctx.input(0);
+      auto y = n > 1 ? ctx.input(1) : x;
+      if (failed(x) || failed(y))
+        return failure();
+      auto r = Pred::build(ctx, *x, *y);
+      if (failed(r))
+        return failure();
+      ctx.setOutput(0, *r);
+      return success();
     }
-    return ctx.fail("only supported on values known at import time (tg has "
-                    "no logic operators)" +
-                    ctx.bindHint());
   }
   if (!broadcastHostShapes(a->shape, b->shape))
     return ctx.fail("input shapes do not broadcast");
@@ -276,19 +301,47 @@ struct GreaterOrEqualPred {
   using Op = tg::GreaterEqualOp;
   template <typename T> bool operator()(T a, T b) const { return a >= b; }
 };
+/// `cond ? a : b` on bool values, with `a` and `b` true or false when
+/// given as such.
+FailureOr<Value> selectBool(NodeContext &ctx, Value cond,
+                            std::variant<Value, bool> a,
+                            std::variant<Value, bool> b) {
+  auto asValue = [&](std::variant<Value, bool> v) {
+    if (auto *value = std::get_if<Value>(&v))
+      return *value;
+    return ctx.scalar(ctx.builder().getI1Type(), std::get<bool>(v) ? 1 : 0);
+  };
+  return ctx.create<tg::SelectOp>({cond, asValue(a), asValue(b)});
+}
+
 struct AndPred {
   template <typename T> bool operator()(T a, T b) const { return a && b; }
+  static FailureOr<Value> build(NodeContext &ctx, Value a, Value b) {
+    return selectBool(ctx, a, b, false);
+  }
 };
 struct OrPred {
   template <typename T> bool operator()(T a, T b) const { return a || b; }
+  static FailureOr<Value> build(NodeContext &ctx, Value a, Value b) {
+    return selectBool(ctx, a, true, b);
+  }
+};
+struct NotPred {
+  template <typename T> bool operator()(T a, T) const { return a == 0; }
+  static FailureOr<Value> build(NodeContext &ctx, Value a, Value) {
+    return selectBool(ctx, a, false, true);
+  }
 };
 struct XorPred {
   template <typename T> bool operator()(T a, T b) const {
     return (a != 0) != (b != 0);
   }
-};
-struct NotPred {
-  template <typename T> bool operator()(T a, T) const { return a == 0; }
+  static FailureOr<Value> build(NodeContext &ctx, Value a, Value b) {
+    auto notB = NotPred::build(ctx, b, b);
+    if (failed(notB))
+      return failure();
+    return selectBool(ctx, a, *notB, b);
+  }
 };
 
 LogicalResult importWhere(NodeContext &ctx) {

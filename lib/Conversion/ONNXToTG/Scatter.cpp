@@ -1,0 +1,569 @@
+//===- Scatter.cpp - ScatterND, ScatterElements and GatherElements --------===//
+//
+// Part of Loom. Writing into, and reading from, a tensor at computed
+// positions. Every scatter here reduces to one form: data viewed as rows
+// [P, S] and T target rows, each receiving one row of the updates [T, S].
+// For ScatterND a row is the slice one index tuple addresses; for
+// ScatterElements (and the older Scatter) a row is one element, S = 1.
+//
+// - Indices known at import time (the common case in exported models:
+//   PyTorch's assignments to constant slices, Swin's attention masks): the
+//   targets are computed and range-checked here. With data and updates
+//   known too the result is a constant; otherwise it is built from
+//   tg.gather and tg.concat, writes applied in index order so that the last
+//   write to a row wins, exact for every element type.
+// - Run-time indices: the linear targets are computed in the graph
+//   (linearizeIndices: components out of range wrap around), and the
+//   updates are summed in with tg.scatter_add. Reduction 'add' is exact;
+//   'none' selects the rows written (ONNX requires distinct indices there;
+//   duplicates would be summed); 'mul', 'max' and 'min' are refused. Float
+//   data only, as tg.scatter_add is.
+//
+// GatherElements reads data flattened to one dimension at the same linear
+// targets, with tg.gather.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "loom/Support/SafeTensors.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::onnx_to_tg;
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using llvm::Twine;
+
+namespace {
+
+enum class Reduction { None, Add, Mul, Max, Min };
+
+const char *nameOf(Reduction r) {
+  switch (r) {
+  case Reduction::None:
+    return "none";
+  case Reduction::Add:
+    return "add";
+  case Reduction::Mul:
+    return "mul";
+  case Reduction::Max:
+    return "max";
+  case Reduction::Min:
+    return "min";
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+FailureOr<Reduction> readReduction(NodeContext &ctx) {
+  std::string name = ctx.getString("reduction", "none");
+  for (Reduction r : {Reduction::None, Reduction::Add, Reduction::Mul,
+                      Reduction::Max, Reduction::Min})
+    if (name == nameOf(r))
+      return r;
+  return ctx.fail("unknown reduction '" + name + "'");
+}
+
+/// `old` combined with `update` as the reduction says.
+template <typename T> T combine(Reduction r, T old, T update) {
+  switch (r) {
+  case Reduction::None:
+    return update;
+  case Reduction::Add:
+    return old + update;
+  case Reduction::Mul:
+    return old * update;
+  case Reduction::Max:
+    return std::max(old, update);
+  case Reduction::Min:
+    return std::min(old, update);
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// `index` normalised into [0, dim), or a diagnostic naming `what`.
+FailureOr<int64_t> normalizeIndex(NodeContext &ctx, int64_t index,
+                                  int64_t dim, const Twine &what) {
+  if (index < -dim || index >= dim)
+    return ctx.fail(what + " " + Twine(index) + " is out of range [" +
+                    Twine(-dim) + ", " + Twine(dim) + ")");
+  return index < 0 ? index + dim : index;
+}
+
+//===----------------------------------------------------------------------===//
+// Targets
+//===----------------------------------------------------------------------===//
+
+/// ScatterND's target rows: the linear index of every k-tuple of `indices`
+/// into the first k dimensions of `dataShape`.
+FailureOr<SmallVector<int64_t>> tupleTargets(NodeContext &ctx,
+                                             const HostTensor &indices,
+                                             ArrayRef<int64_t> dataShape) {
+  int64_t k = indices.shape.back();
+  int64_t tuples = indices.numElements() / k;
+  SmallVector<int64_t> targets;
+  targets.reserve(tuples);
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t linear = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      auto v = normalizeIndex(ctx, indices.asInt(t * k + j), dataShape[j],
+                              "component " + Twine(j) + " of index tuple " +
+                                  Twine(t));
+      if (failed(v))
+        return failure();
+      linear = linear * dataShape[j] + *v;
+    }
+    targets.push_back(linear);
+  }
+  return targets;
+}
+
+/// The Elements operators' targets: for every position of `indices` (shape
+/// `idxShape`), the linear offset into data of that position with its
+/// coordinate along `axis` replaced by the index there.
+FailureOr<SmallVector<int64_t>>
+elementTargets(NodeContext &ctx, const HostTensor &indices,
+               ArrayRef<int64_t> dataShape, int64_t axis) {
+  SmallVector<int64_t> strides = rowMajorStrides(dataShape);
+  SmallVector<int64_t> pos(indices.shape.size(), 0);
+  SmallVector<int64_t> targets;
+  targets.reserve(indices.numElements());
+  for (int64_t i = 0, n = indices.numElements(); i < n; ++i) {
+    auto v = normalizeIndex(ctx, indices.asInt(i), dataShape[axis],
+                            "index at position " + Twine(i));
+    if (failed(v))
+      return failure();
+    int64_t linear = 0;
+    for (size_t d = 0; d < pos.size(); ++d)
+      linear += (int64_t(d) == axis ? *v : pos[d]) * strides[d];
+    targets.push_back(linear);
+    for (size_t d = pos.size(); d-- > 0;) {
+      if (++pos[d] < indices.shape[d])
+        break;
+      pos[d] = 0;
+    }
+  }
+  return targets;
+}
+
+/// The run-time form of elementTargets: an i64 tensor of the indices'
+/// shape, computed in f64 (exact below 2^53); indices out of range wrap.
+FailureOr<Value> elementTargetsValue(NodeContext &ctx, Value indices,
+                                     ArrayRef<int64_t> dataShape,
+                                     int64_t axis) {
+  ArrayRef<int64_t> idxShape =
+      cast<RankedTensorType>(indices.getType()).getShape();
+  SmallVector<int64_t> strides = rowMajorStrides(dataShape);
+  // The offset of every position without its coordinate along `axis`.
+  HostTensor base;
+  base.dataType = onnx::TensorProto::DOUBLE;
+  base.shape.assign(idxShape.begin(), idxShape.end());
+  SmallVector<int64_t> pos(idxShape.size(), 0);
+  for (int64_t i = 0, n = onnxutil::numElementsOf(idxShape); i < n; ++i) {
+    int64_t linear = 0;
+    for (size_t d = 0; d < pos.size(); ++d)
+      if (int64_t(d) != axis)
+        linear += pos[d] * strides[d];
+    base.floats.push_back(double(linear));
+    for (size_t d = pos.size(); d-- > 0;) {
+      if (++pos[d] < idxShape[d])
+        break;
+      pos[d] = 0;
+    }
+  }
+  OpBuilder &b = ctx.builder();
+  HostTensor dim = HostTensor::splat(onnx::TensorProto::INT64, {},
+                                     double(dataShape[axis]));
+  auto dimValue = ctx.materialize(dim, "axis_dim");
+  auto baseValue = ctx.materialize(base, "element_offsets");
+  auto idx64 = ctx.convert(indices, b.getI64Type());
+  if (failed(dimValue) || failed(baseValue) || failed(idx64))
+    return failure();
+  auto wrapped = ctx.create<tg::ModOp>({*idx64, *dimValue});
+  if (failed(wrapped))
+    return failure();
+  auto asF64 = ctx.convert(*wrapped, b.getF64Type());
+  if (failed(asF64))
+    return failure();
+  auto scaled = ctx.create<tg::MulOp>(
+      {*asF64, ctx.scalar(b.getF64Type(), double(strides[axis]))});
+  if (failed(scaled))
+    return failure();
+  auto linear = ctx.create<tg::AddOp>({*scaled, *baseValue});
+  if (failed(linear))
+    return failure();
+  return ctx.convert(*linear, b.getI64Type());
+}
+
+//===----------------------------------------------------------------------===//
+// Scatter by rows
+//===----------------------------------------------------------------------===//
+
+/// The element type, rows and row size of data (input 0) viewed as rows of
+/// `rowSize` elements.
+struct RowsView {
+  int64_t rows, rowSize, updates;
+};
+
+HostTensor scatterHost(const HostTensor &data, const HostTensor &updates,
+                       ArrayRef<int64_t> targets, int64_t rowSize,
+                       Reduction r) {
+  HostTensor out = data;
+  auto apply = [&](auto &dst, const auto &src) {
+    for (size_t j = 0; j < targets.size(); ++j)
+      for (int64_t s = 0; s < rowSize; ++s) {
+        auto &d = dst[targets[j] * rowSize + s];
+        d = combine(r, d, src[j * rowSize + s]);
+      }
+  };
+  if (out.isFloat())
+    apply(out.floats, updates.floats);
+  else
+    apply(out.ints, updates.ints);
+  return out;
+}
+
+FailureOr<Value> combineRows(NodeContext &ctx, Reduction r, Value old,
+                             Value update) {
+  switch (r) {
+  case Reduction::None:
+    return update;
+  case Reduction::Add:
+    return ctx.create<tg::AddOp>({old, update});
+  case Reduction::Mul:
+    return ctx.create<tg::MulOp>({old, update});
+  case Reduction::Max:
+    return ctx.create<tg::MaxOp>({old, update});
+  case Reduction::Min:
+    return ctx.create<tg::MinOp>({old, update});
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+/// Writes to rows, split into layers that each name a row at most once:
+/// layer l holds the l-th write of every row written more than l times.
+/// With no reduction only each row's last write matters: one layer.
+struct Layer {
+  SmallVector<int64_t> rows, updates;
+};
+
+std::vector<Layer> splitIntoLayers(ArrayRef<int64_t> targets, Reduction r) {
+  std::vector<Layer> layers;
+  llvm::DenseMap<int64_t, size_t> seen;
+  for (size_t j = 0; j < targets.size(); ++j) {
+    if (r == Reduction::None) {
+      if (layers.empty())
+        layers.emplace_back();
+      auto [it, inserted] = seen.try_emplace(targets[j], layers[0].rows.size());
+      if (!inserted) {
+        layers[0].updates[it->second] = j; // a later write replaces it
+        continue;
+      }
+      layers[0].rows.push_back(targets[j]);
+      layers[0].updates.push_back(j);
+      continue;
+    }
+    size_t layer = seen[targets[j]]++;
+    if (layer == layers.size())
+      layers.emplace_back();
+    layers[layer].rows.push_back(targets[j]);
+    layers[layer].updates.push_back(j);
+  }
+  return layers;
+}
+
+/// `data` [P, S] with row targets[j] combined with `updates` row j, for
+/// every j in order: per layer, a gather of the updates it applies and a
+/// gather of data and those rows concatenated.
+FailureOr<Value> scatterKnownRows(NodeContext &ctx, Value data,
+                                  Value updates, ArrayRef<int64_t> targets,
+                                  Reduction r) {
+  int64_t rows = cast<RankedTensorType>(data.getType()).getDimSize(0);
+  Value current = data;
+  for (const Layer &layer : splitIntoLayers(targets, r)) {
+    auto update = ctx.gather(updates, 0, layer.updates);
+    if (failed(update))
+      return failure();
+    if (r != Reduction::None) {
+      auto old = ctx.gather(current, 0, layer.rows);
+      if (failed(old))
+        return failure();
+      update = combineRows(ctx, r, *old, *update);
+      if (failed(update))
+        return failure();
+    }
+    auto joined = ctx.create<tg::ConcatOp>({current, *update},
+                                           {ctx.i64Attr("axis", 0)});
+    if (failed(joined))
+      return failure();
+    SmallVector<int64_t> source(rows);
+    std::iota(source.begin(), source.end(), 0);
+    for (size_t i = 0; i < layer.rows.size(); ++i)
+      source[layer.rows[i]] = rows + int64_t(i);
+    auto next = ctx.gather(*joined, 0, source);
+    if (failed(next))
+      return failure();
+    current = *next;
+  }
+  return current;
+}
+
+/// `data` [P, S] with the rows of `updates` summed in at the run-time
+/// `targets` [T] (reduction 'add'), or written there ('none').
+FailureOr<Value> scatterRuntimeRows(NodeContext &ctx, Value data,
+                                    Value updates, Value targets,
+                                    Reduction r) {
+  switch (r) {
+  case Reduction::None:
+  case Reduction::Add:
+    break;
+  case Reduction::Mul:
+  case Reduction::Max:
+  case Reduction::Min:
+    return ctx.requireKnown(1, std::string("the indices of a scatter with "
+                                           "reduction '") +
+                                   nameOf(r) + "'");
+  }
+  auto dataType = cast<RankedTensorType>(data.getType());
+  if (!isa<FloatType>(dataType.getElementType()))
+    return ctx.fail("scattering into integer data needs indices known at "
+                    "import time");
+  int64_t rows = dataType.getDimSize(0);
+  auto dimSize = ctx.i64Attr("dim_size", rows);
+  auto axis = ctx.i64Attr("axis", 0);
+  auto summed = ctx.create<tg::ScatterAddOp>({updates, targets}, {axis, dimSize});
+  if (failed(summed))
+    return failure();
+  if (r == Reduction::Add)
+    return ctx.create<tg::AddOp>({data, *summed});
+  Type elementType = dataType.getElementType();
+  int64_t count = cast<RankedTensorType>(targets.getType()).getDimSize(0);
+  Value ones = ctx.splat(RankedTensorType::get({count, 1}, elementType), 1.0);
+  auto writes = ctx.create<tg::ScatterAddOp>({ones, targets}, {axis, dimSize});
+  if (failed(writes))
+    return failure();
+  auto written =
+      ctx.create<tg::GreaterOp>({*writes, ctx.scalar(elementType, 0.0)});
+  if (failed(written))
+    return failure();
+  return ctx.create<tg::SelectOp>({*written, *summed, data});
+}
+
+/// Scatters the updates (input 2) into data (input 0), viewed as `view`,
+/// at the known `targets`, and sets output 0.
+LogicalResult scatterKnown(NodeContext &ctx, const RowsView &view,
+                           ArrayRef<int64_t> targets, Reduction r) {
+  ArrayRef<int64_t> dataShape = ctx.inputShape(0);
+  const HostTensor *data = ctx.constant(0);
+  const HostTensor *updates = data ? ctx.constant(2) : nullptr;
+  if (data && updates) {
+    ctx.setOutput(0, scatterHost(*data, *updates, targets, view.rowSize, r));
+    return success();
+  }
+  if (!ctx.isFloatInput(0) && r != Reduction::None)
+    return ctx.fail(Twine("reduction '") + nameOf(r) +
+                    "' on integer data needs data and updates known at "
+                    "import time");
+  auto dataValue = ctx.input(0), updatesValue = ctx.input(2);
+  if (failed(dataValue) || failed(updatesValue))
+    return failure();
+  auto dataRows = ctx.reshape(*dataValue, {view.rows, view.rowSize});
+  auto updateRows = ctx.reshape(*updatesValue, {view.updates, view.rowSize});
+  if (failed(dataRows) || failed(updateRows))
+    return failure();
+  auto out = scatterKnownRows(ctx, *dataRows, *updateRows, targets, r);
+  if (failed(out))
+    return failure();
+  auto shaped = ctx.reshape(*out, dataShape);
+  if (failed(shaped))
+    return failure();
+  ctx.setOutput(0, *shaped);
+  return success();
+}
+
+/// scatterKnown for run-time `targets`, an i64 tensor of any shape with
+/// view.updates elements.
+LogicalResult scatterRuntime(NodeContext &ctx, const RowsView &view,
+                             Value targets, Reduction r) {
+  auto dataValue = ctx.input(0), updatesValue = ctx.input(2);
+  if (failed(dataValue) || failed(updatesValue))
+    return failure();
+  auto dataRows = ctx.reshape(*dataValue, {view.rows, view.rowSize});
+  auto updateRows = ctx.reshape(*updatesValue, {view.updates, view.rowSize});
+  auto flatTargets = ctx.reshape(targets, {view.updates});
+  if (failed(dataRows) || failed(updateRows) || failed(flatTargets))
+    return failure();
+  auto out = scatterRuntimeRows(ctx, *dataRows, *updateRows, *flatTargets, r);
+  if (failed(out))
+    return failure();
+  auto shaped = ctx.reshape(*out, ctx.inputShape(0));
+  if (failed(shaped))
+    return failure();
+  ctx.setOutput(0, *shaped);
+  return success();
+}
+
+/// Scatters at the targets `known` computes from indices (input 1) known
+/// at import time, or `runtime` builds from run-time ones.
+template <typename Known, typename Runtime>
+LogicalResult scatterByIndices(NodeContext &ctx, const RowsView &view,
+                               Reduction r, Known known, Runtime runtime) {
+  if (const HostTensor *idx = ctx.constant(1)) {
+    FailureOr<SmallVector<int64_t>> targets = known(*idx);
+    if (failed(targets))
+      return failure();
+    return scatterKnown(ctx, view, *targets, r);
+  }
+  auto indices = ctx.input(1);
+  if (failed(indices))
+    return failure();
+  FailureOr<Value> targets = runtime(*indices);
+  if (failed(targets))
+    return failure();
+  return scatterRuntime(ctx, view, *targets, r);
+}
+
+LogicalResult checkIndexAndUpdateTypes(NodeContext &ctx, bool withUpdates) {
+  int32_t it = ctx.inputDataType(1);
+  if (it != onnx::TensorProto::INT64 && it != onnx::TensorProto::INT32)
+    return ctx.fail("indices must be int32 or int64");
+  if (withUpdates && ctx.inputDataType(2) != ctx.inputDataType(0))
+    return ctx.fail("updates must have the element type of data");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Handlers
+//===----------------------------------------------------------------------===//
+
+LogicalResult importScatterND(NodeContext &ctx) {
+  auto r = readReduction(ctx);
+  if (failed(r) || failed(checkIndexAndUpdateTypes(ctx, true)))
+    return failure();
+  ArrayRef<int64_t> dataShape = ctx.inputShape(0);
+  ArrayRef<int64_t> idxShape = ctx.inputShape(1);
+  if (idxShape.empty() || idxShape.back() < 1 ||
+      idxShape.back() > int64_t(dataShape.size()))
+    return ctx.fail("indices must have rank >= 1 and a last dimension in "
+                    "[1, rank(data)]");
+  int64_t k = idxShape.back();
+  SmallVector<int64_t> expected(idxShape.drop_back());
+  llvm::append_range(expected, dataShape.drop_front(k));
+  if (ctx.inputShape(2) != ArrayRef<int64_t>(expected))
+    return ctx.fail("updates must have shape " + safetensors::formatShape(expected) +
+                    " (indices.shape[:-1] + data.shape[k:]), not " +
+                    safetensors::formatShape(ctx.inputShape(2)));
+  RowsView view{onnxutil::numElementsOf(dataShape.take_front(k)),
+                onnxutil::numElementsOf(dataShape.drop_front(k)),
+                onnxutil::numElementsOf(idxShape.drop_back())};
+  return scatterByIndices(
+      ctx, view, *r,
+      [&](const HostTensor &idx) { return tupleTargets(ctx, idx, dataShape); },
+      [&](Value idx) { return linearizeIndices(ctx, idx, dataShape); });
+}
+
+/// Checks the Elements operators' shapes: indices of data's rank, no longer
+/// than data off `axis`; returns the normalised axis.
+FailureOr<int64_t> elementsAxis(NodeContext &ctx) {
+  ArrayRef<int64_t> dataShape = ctx.inputShape(0);
+  ArrayRef<int64_t> idxShape = ctx.inputShape(1);
+  if (dataShape.empty() || idxShape.size() != dataShape.size())
+    return ctx.fail("data and indices must have the same rank >= 1");
+  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), dataShape.size());
+  if (failed(axis))
+    return failure();
+  for (size_t d = 0; d < dataShape.size(); ++d)
+    if (int64_t(d) != *axis && idxShape[d] > dataShape[d])
+      return ctx.fail("indices " + safetensors::formatShape(idxShape) +
+                      " are larger than data " + safetensors::formatShape(dataShape) +
+                      " off the axis");
+  return axis;
+}
+
+LogicalResult importScatterElements(NodeContext &ctx) {
+  auto r = readReduction(ctx);
+  if (failed(r) || failed(checkIndexAndUpdateTypes(ctx, true)))
+    return failure();
+  auto axis = elementsAxis(ctx);
+  if (failed(axis))
+    return failure();
+  ArrayRef<int64_t> dataShape = ctx.inputShape(0);
+  if (ctx.inputShape(2) != ctx.inputShape(1))
+    return ctx.fail("updates " + safetensors::formatShape(ctx.inputShape(2)) +
+                    " must have the shape of indices " +
+                    safetensors::formatShape(ctx.inputShape(1)));
+  RowsView view{onnxutil::numElementsOf(dataShape), 1,
+                onnxutil::numElementsOf(ctx.inputShape(1))};
+  return scatterByIndices(
+      ctx, view, *r,
+      [&](const HostTensor &idx) {
+        return elementTargets(ctx, idx, dataShape, *axis);
+      },
+      [&](Value idx) {
+        return elementTargetsValue(ctx, idx, dataShape, *axis);
+      });
+}
+
+LogicalResult importGatherElements(NodeContext &ctx) {
+  if (failed(checkIndexAndUpdateTypes(ctx, false)))
+    return failure();
+  auto axis = elementsAxis(ctx);
+  if (failed(axis))
+    return failure();
+  ArrayRef<int64_t> dataShape = ctx.inputShape(0);
+  ArrayRef<int64_t> idxShape = ctx.inputShape(1);
+  FailureOr<Value> targets = failure();
+  if (const HostTensor *idx = ctx.constant(1)) {
+    auto known = elementTargets(ctx, *idx, dataShape, *axis);
+    if (failed(known))
+      return failure();
+    if (const HostTensor *data = ctx.constant(0)) {
+      HostTensor flat = *data;
+      flat.shape = {flat.numElements()};
+      ctx.setOutput(0, gatherHost(flat, *known, idxShape, 0));
+      return success();
+    }
+    HostTensor t;
+    t.dataType = onnx::TensorProto::INT64;
+    t.shape.assign(idxShape.begin(), idxShape.end());
+    t.ints.assign(known->begin(), known->end());
+    targets = ctx.materialize(t, "element_targets");
+  } else {
+    auto indices = ctx.input(1);
+    if (failed(indices))
+      return failure();
+    targets = elementTargetsValue(ctx, *indices, dataShape, *axis);
+  }
+  auto data = ctx.input(0);
+  if (failed(targets) || failed(data))
+    return failure();
+  auto flat = ctx.reshape(*data, {onnxutil::numElementsOf(dataShape)});
+  if (failed(flat))
+    return failure();
+  auto out = ctx.create<tg::GatherOp>({*flat, *targets}, {ctx.i64Attr("axis", 0)});
+  if (failed(out))
+    return failure();
+  ctx.setOutput(0, *out);
+  return success();
+}
+
+} // namespace
+
+void onnx_to_tg::populateScatterHandlers(HandlerTable &table) {
+  table["GatherElements"] = importGatherElements;
+  table["Scatter"] = importScatterElements;
+  table["ScatterElements"] = importScatterElements;
+  table["ScatterND"] = importScatterND;
+}
