@@ -397,6 +397,32 @@ static LogicalResult propagateMovement(NodeContext &ctx,
   return success();
 }
 
+/// Split along another dimension than the padded one: every output keeps
+/// the padded dimension.
+static LogicalResult propagateSplit(NodeContext &ctx) {
+  for (unsigned i = 1; i < ctx.numInputs(); ++i)
+    if (inputBound(ctx, i))
+      return ctx.fail("split sizes of data-dependent length are not "
+                      "supported");
+  std::optional<BoundedDim> b = inputBound(ctx, 0);
+  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(0));
+  if (failed(axis))
+    return failure();
+  if (*axis == b->dim)
+    return ctx.fail("splitting along a dimension of data-dependent length is "
+                    "not supported");
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
+    if (!ctx.hasOutput(i))
+      continue;
+    ImportedValue *out = ctx.importer().lookup(ctx.node().output(i));
+    if (!out || !out->value || out->known)
+      return ctx.fail("the value of a split of a value of data-dependent "
+                      "length is not known at import time");
+    out->bound = *b;
+  }
+  return success();
+}
+
 LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
   StringRef op = ctx.opType();
   if (op == "NonZero" || op == "TopK" || op == "NonMaxSuppression" ||
@@ -407,6 +433,8 @@ LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
     anyBounded |= bool(inputBound(ctx, i));
   if (!anyBounded)
     return success();
+  if (op == "Split")
+    return propagateSplit(ctx);
   if (ctx.numOutputs() != 1)
     return ctx.fail("a node with several outputs reading a value of "
                     "data-dependent length is not supported");
