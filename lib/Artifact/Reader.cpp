@@ -299,7 +299,8 @@ bool Reader::step(const Json &s, const std::string &path, Step &out) {
   if (kind == StepKind::Kernel) {
     KernelStep k;
     if (!string(s, path, "name", k.name) || !ints(s, path, "args", k.args) ||
-        !integer(s, path, "range", k.range, true, 1))
+        !integer(s, path, "range", k.range, true, 1) ||
+        !integer(s, path, "grain", k.grain, false, 1))
       return false;
     out = std::move(k);
     return true;

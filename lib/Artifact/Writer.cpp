@@ -142,7 +142,8 @@ Json writeStep(const Step &step) {
   if (const auto *k = step.getIf<KernelStep>()) {
     o.set("name", k->name)
         .set("args", Json::integers(k->args))
-        .set("range", k->range);
+        .set("range", k->range)
+        .set("grain", k->grain);
     return o;
   }
   Json args = Json::makeObject(), attrs = Json::makeObject();

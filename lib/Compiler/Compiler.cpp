@@ -269,8 +269,10 @@ LogicalResult generateKernels(Location loc,
   }
   for (EntrySchedule &entry : entries)
     for (Step &step : entry.steps)
-      if (artifact::KernelStep *k = step.kernel())
+      if (artifact::KernelStep *k = step.kernel()) {
         k->range = emitted->ranges.lookup(k->name);
+        k->grain = kernelGrain(step.fragment, k->range);
+      }
   contents.kernels = std::move(emitted->module);
   return success();
 }

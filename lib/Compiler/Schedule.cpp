@@ -7,6 +7,7 @@
 #include "loom/Compiler/Schedule.h"
 
 #include "loom/Compiler/Backend.h"
+#include "loom/Cost/CostModel.h"
 #include "loom/Dialect/TG/IR/BoundedResults.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
 
@@ -15,6 +16,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace loom;
@@ -542,6 +546,20 @@ art::Entry compiler::toArtifact(const EntrySchedule &entry, int64_t device) {
   return out;
 }
 
+int64_t compiler::kernelGrain(tg::FragmentOp fragment, int64_t range) {
+  double work = 0;
+  for (Operation &op : fragment.getBody().front().without_terminator())
+    work += cost::workOf(&op).flops;
+  for (Value v : llvm::concat<Value>(fragment.getInputs(),
+                                     fragment.getResults()))
+    work += double(bytesOf(v.getType()));
+  if (work <= 0)
+    return range;
+  double grain = std::ceil(kMinWorkPerThread * double(range) / work);
+  return std::clamp<int64_t>(int64_t(std::min(grain, double(range))), 1,
+                             std::max<int64_t>(range, 1));
+}
+
 void compiler::printSchedule(const EntrySchedule &entry,
                              llvm::raw_ostream &os) {
   os << "entry @" << entry.name << ": " << entry.steps.size() << " steps, "
@@ -550,7 +568,8 @@ void compiler::printSchedule(const EntrySchedule &entry,
     os << llvm::format("  %3d ", int(i))
        << art::stepKindName(s.record.kind());
     if (const art::KernelStep *k = s.kernel()) {
-      os << " " << k->name << " range " << k->range << " args";
+      os << " " << k->name << " range " << k->range << " grain " << k->grain
+         << " args";
       for (int64_t id : k->args)
         os << " " << id;
     } else {

@@ -162,8 +162,8 @@ public:
   }
 
   Error launchKernel(Queue &, loom_kernel_fn fn, void *const *args,
-                     int64_t range) override {
-    int64_t n = std::min<int64_t>(threads, range);
+                     int64_t range, int64_t grain) override {
+    int64_t n = std::min<int64_t>(threads, range / std::max<int64_t>(grain, 1));
     if (n <= 1) {
       fn(args, 0, range);
       return Error::ok();

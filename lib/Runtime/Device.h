@@ -146,9 +146,10 @@ public:
                         std::vector<std::unique_ptr<PreparedStep>> &out) = 0;
 
   /// Enqueues a generated kernel over [0, range): fn(args, begin, end) per
-  /// chunk.
+  /// chunk, on at most range / grain threads.
   virtual Error launchKernel(Queue &queue, loom_kernel_fn fn,
-                             void *const *args, int64_t range) = 0;
+                             void *const *args, int64_t range,
+                             int64_t grain) = 0;
   /// Enqueues a step this device prepared (a library step, a GPU kernel
   /// dispatch); \p buffers are the entry's buffer addresses.
   virtual Error launchLibrary(Queue &queue, const PreparedStep &step,

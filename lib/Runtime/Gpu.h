@@ -19,7 +19,7 @@ class GpuDevice : public Device {
 public:
   bool usesHostMemory() const final { return false; }
 
-  Error launchKernel(Queue &, loom_kernel_fn, void *const *,
+  Error launchKernel(Queue &, loom_kernel_fn, void *const *, int64_t,
                      int64_t) final {
     return makeError(LOOM_ERROR_FORMAT,
                      "a host kernel step cannot run on " + name());

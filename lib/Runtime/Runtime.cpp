@@ -854,7 +854,7 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
     for (int64_t id : s.args)
       c.kernelArgs.push_back(buffers[id]);
     return device.launchKernel(queue, plan.kernels[index],
-                               c.kernelArgs.data(), s.range);
+                               c.kernelArgs.data(), s.range, s.grain);
   }
   case artifact::StepKind::Copy: {
     const auto &s = *step.getIf<artifact::CopyStep>();

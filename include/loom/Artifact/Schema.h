@@ -116,6 +116,10 @@ struct KernelStep {
   std::string name;
   std::vector<int64_t> args;
   int64_t range = 1;
+  /// The fewest iterations worth a thread of their own: the runtime uses at
+  /// most range / grain threads (a kernel whose whole work would not pay for
+  /// waking a second thread has grain == range and runs on the caller).
+  int64_t grain = 1;
 };
 
 /// dst gets src's bytes (equal sizes).

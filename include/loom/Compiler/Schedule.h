@@ -108,6 +108,18 @@ artifact::Entry toArtifact(const EntrySchedule &entry, int64_t device = 0);
 /// memory plan's peak (for `loom-compile --print-schedule`).
 void printSchedule(const EntrySchedule &entry, llvm::raw_ostream &os);
 
+/// The work one thread should at least get of a kernel, in FLOPs plus bytes
+/// moved: about 5 us on one core of the machines measured (docs/Runtime.md),
+/// the price of a fork and join of an OpenMP team when the threads are
+/// awake, many times that when one of them is not running.
+constexpr double kMinWorkPerThread = 65536;
+
+/// The grain of a generated kernel (artifact::KernelStep::grain): the
+/// iterations of its [0, range) that carry kMinWorkPerThread, where the
+/// kernel's work is \p fragment's FLOPs (cost::workOf) plus the bytes of
+/// its inputs and results, spread evenly over the range; in [1, range].
+int64_t kernelGrain(tg::FragmentOp fragment, int64_t range);
+
 /// What each step of \p entries computes, as JSON (for `loom-compile
 /// --step-sources`): per entry, per step, its kind, its kernel's name, the
 /// tg ops of its fragment and the names of the source nodes they came from
