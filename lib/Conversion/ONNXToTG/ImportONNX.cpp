@@ -796,6 +796,5 @@ std::vector<std::string> loom::getSupportedONNXOperators() {
 }
 
 std::vector<std::string> loom::getFoldOnlyONNXOperators() {
-  return {"And", "Ceil",  "Floor", "Not", "Or",
-          "Range", "Round", "Sign",  "Xor"};
+  return {"Ceil", "Floor", "Range", "Round", "Sign"};
 }
