@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -157,20 +158,26 @@ std::string checkFile(const ProfileFile &f) {
 // Compute times
 //===----------------------------------------------------------------------===//
 
-/// Adds one rank's computes to \p out. An accumulation that directly
-/// follows a compute (no exchange between) is that compute's; one into a
-/// parameter's gradient that does not is deferred (a W), and goes to the
-/// rank's latest compute of its micro-batch.
+/// Adds one rank's computes to \p out. An accumulation into a parameter's
+/// gradient belongs to the rank's latest compute of its micro-batch: to
+/// that compute's time when it directly follows it (no exchange or other
+/// compute between: a B's sums), else deferred (a W). Another accumulation
+/// that directly follows a compute is that compute's; one after an
+/// exchange (a received gradient's sum) is no compute's.
 void poolComputes(const ProfileRank &rank, StepProfile &out) {
   for (size_t s = rank.firstSample(); s < rank.times.size(); ++s) {
-    std::map<std::string, double> sample; // entry -> this compute's seconds
+    struct Compute {
+      std::string entry;
+      int64_t microBatch = -1;
+      double seconds = 0;
+    };
+    std::optional<Compute> direct; // what accumulations attach to
     std::map<int64_t, std::string> latest; // micro-batch -> entry
     std::map<std::pair<std::string, int64_t>, double> deferred;
-    std::string direct; // the compute accumulations attach to ("": none)
     auto flush = [&] {
-      if (!direct.empty())
-        out.compute[direct].push_back(sample[direct]);
-      direct.clear();
+      if (direct)
+        out.compute[direct->entry].push_back(direct->seconds);
+      direct.reset();
     };
     for (size_t i = 0; i < rank.actions.size(); ++i) {
       const ProfileAction &a = rank.actions[i];
@@ -178,18 +185,19 @@ void poolComputes(const ProfileRank &rank, StepProfile &out) {
       switch (a.kind) {
       case ProfileKind::Compute:
         flush();
-        direct = a.entry;
-        sample[direct] = seconds;
+        direct = Compute{a.entry, a.microBatch, seconds};
         latest[a.microBatch] = a.entry;
         break;
       case ProfileKind::Exchange:
         flush();
         break;
       case ProfileKind::Accumulate:
-        if (!direct.empty())
-          sample[direct] += seconds;
-        else if (a.intoGradient && latest.count(a.microBatch))
-          deferred[{latest[a.microBatch], a.microBatch}] += seconds;
+        if (a.intoGradient && (!direct || direct->microBatch != a.microBatch)) {
+          if (latest.count(a.microBatch))
+            deferred[{latest[a.microBatch], a.microBatch}] += seconds;
+        } else if (direct) {
+          direct->seconds += seconds;
+        }
         break;
       }
     }
