@@ -53,8 +53,13 @@ public:
                std::chrono::milliseconds timeout);
 
   /// From now on, each run appends to \p ns every action's start and end
-  /// (nanoseconds of comm::Clock), in order (StepProfile.h); null: stop.
-  void recordTimes(std::vector<int64_t> *ns) { times = ns; }
+  /// (nanoseconds of comm::Clock), in order (StepProfile.h), room made for
+  /// \p steps runs; null: stop.
+  void recordTimes(std::vector<int64_t> *ns, int64_t steps) {
+    times = ns;
+    if (ns)
+      ns->reserve(ns->size() + 2 * rank.actions.size() * steps);
+  }
 
 private:
   RankStep(const loom_model &model, int rank);

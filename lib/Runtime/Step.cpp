@@ -60,7 +60,7 @@ void runThread(const loom_model &model, int r, comm::Communicator &comm,
   if (!err)
     err = step->checkSameArtifact(comm, timeout);
   if (!err && times)
-    step->recordTimes(&times->ns);
+    step->recordTimes(&times->ns, stepsOf(options));
   for (int64_t i = 0; !err && i < stepsOf(options); ++i)
     err = step->run(comm, inputs, timeout);
   if (!err && gradients)
@@ -96,7 +96,7 @@ loom_status runLaunched(const loom_model &model, const comm::LaunchInfo &launch,
   monitor.check(step->checkSameArtifact(*world, timeout));
   RankTimes mine{world->rank(), hostName(), {}};
   if (options.profile_path)
-    step->recordTimes(&mine.ns);
+    step->recordTimes(&mine.ns, stepsOf(options));
   for (int64_t i = 0; i < stepsOf(options); ++i) {
     monitor.setStep(i + 1);
     monitor.check(step->run(*world, inputs, timeout));
