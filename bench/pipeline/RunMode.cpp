@@ -121,9 +121,9 @@ struct Row {
   double memoryGiB = 0, simMs = 0;
   int timed = -1; ///< Index into the timed artifacts (-1: not compiled).
   std::string plan; ///< The partitioned module.
-  /// The simulation fed with the runs' step profiles, and what they
-  /// measured: the median step (span over the ranks) and period.
-  double fedMs = 0, stepMs = 0, periodMs = 0;
+  /// Per run: the simulation fed with its step profile, and what it
+  /// measured: the median step (span over the ranks) and the period.
+  std::vector<double> fedMs, stepMs, periodMs;
   std::string fedError;
 };
 
@@ -169,33 +169,36 @@ void buildRow(Row &row, const std::string &mlir, const RunOptions &o,
   timed.push_back(Timed{base, so, "", row.ranks, 1, {}, true, {}});
 }
 
-/// Simulates `row`'s plan fed with the step profiles of its runs (loom-opt
-/// --pipe-simulate="profile=..."): fills its fed and measured times, or
-/// its fedError.
+/// Simulates `row`'s plan fed with the step profile of each of its runs
+/// (loom-opt --pipe-simulate="profile=FILE"), each run's prediction beside
+/// what that run measured; or sets its fedError.
 void feed(Row &row, const Timed &t, const RunOptions &o, StringRef dir) {
   std::string report = path(dir, "fed.json"), err = path(dir, "fed.err");
-  std::string pass = "--pipe-simulate=print=0 report=" + report + " profile=";
-  for (size_t i = 0; i < t.profiles.size(); ++i)
-    pass += (i ? "," : "") + t.profiles[i];
-  if (run(tool("loom-opt", o.argv0), {row.plan, pass, "-o", "/dev/null"},
-          err) != 0) {
-    row.fedError = firstError(err, "loom-opt --pipe-simulate failed");
-    return;
+  for (const std::string &profile : t.profiles) {
+    std::string pass =
+        "--pipe-simulate=print=0 report=" + report + " profile=" + profile;
+    if (run(tool("loom-opt", o.argv0), {row.plan, pass, "-o", "/dev/null"},
+            err) != 0) {
+      row.fedError = firstError(err, "loom-opt --pipe-simulate failed");
+      return;
+    }
+    auto text = MemoryBuffer::getFile(report);
+    auto value = text ? json::parse((*text)->getBuffer())
+                      : Expected<json::Value>(createStringError("no report"));
+    const json::Object *fed = nullptr;
+    if (value && value->getAsObject())
+      fed = value->getAsObject()->getObject("fed");
+    if (!value || !fed) {
+      row.fedError = value ? "the report has no \"fed\""
+                           : toString(value.takeError());
+      return;
+    }
+    row.fedMs.push_back(
+        value->getAsObject()->getNumber("makespan_s").value_or(0) * 1e3);
+    row.stepMs.push_back(fed->getNumber("measured_step_s").value_or(0) * 1e3);
+    row.periodMs.push_back(
+        fed->getNumber("measured_period_s").value_or(0) * 1e3);
   }
-  auto text = MemoryBuffer::getFile(report);
-  auto value = text ? json::parse((*text)->getBuffer())
-                    : Expected<json::Value>(createStringError("no report"));
-  const json::Object *fed = nullptr;
-  if (value && value->getAsObject())
-    fed = value->getAsObject()->getObject("fed");
-  if (!value || !fed) {
-    row.fedError = value ? "the report has no \"fed\""
-                         : toString(value.takeError());
-    return;
-  }
-  row.fedMs = value->getAsObject()->getNumber("makespan_s").value_or(0) * 1e3;
-  row.stepMs = fed->getNumber("measured_step_s").value_or(0) * 1e3;
-  row.periodMs = fed->getNumber("measured_period_s").value_or(0) * 1e3;
 }
 
 /// The unpartitioned step of one model: its artifact and simulated ms.
@@ -260,15 +263,16 @@ bool buildModel(ModelRuns &m, const RunOptions &o, StringRef dir,
     return false;
   m.simUnpartitionedMs = u->simMs;
   m.oneThread = timed.size();
-  timed.push_back(Timed{m.model + "-1x1", u->so, "", 1, 1, {}});
+  timed.push_back(Timed{m.model + "-1x1", u->so, "", 1, 1, {}, false, {}});
   std::string opt = tool("loom-opt", o.argv0);
   for (int ranks : o.ranks) {
     m.sameThreads[ranks] = timed.size();
     timed.push_back(Timed{formatv("{0}-1x{1}", m.model, ranks), u->so, "", 1,
-                          ranks, {}});
+                          ranks, {}, false, {}});
     double memory = memoryForRanks(opt, mlir, ranks, u->peakGiB, o, dir);
     for (StringRef s : o.schedules) {
-      Row row{m.model, s.str(), "", ranks, 0, memory, 0, -1};
+      Row row{m.model, s.str(), "", ranks, 0, memory, 0, -1, "", {}, {}, {},
+              ""};
       if (memory == 0)
         row.note = formatv("no plan of {0} one-device stages", ranks);
       else
@@ -282,6 +286,13 @@ bool buildModel(ModelRuns &m, const RunOptions &o, StringRef dir,
 /// Relative error of a prediction against a measurement.
 double relError(double predicted, double measured) {
   return measured > 0 ? (predicted - measured) / measured : 0;
+}
+
+json::Array array(const std::vector<double> &v) {
+  json::Array out;
+  for (double x : v)
+    out.push_back(x);
+  return out;
 }
 
 /// Prints one model's rows and appends them to `out`.
@@ -315,24 +326,25 @@ void report(const ModelRuns &m, const std::vector<Timed> &timed,
                       ms > 0 ? sameMs / ms : 0, r.simMs,
                       100 * relError(r.simMs, ms), calibrated,
                       100 * relError(calibrated, ms));
+    std::vector<double> fedErrors;
+    for (size_t i = 0; i < r.fedMs.size(); ++i)
+      fedErrors.push_back(relError(r.fedMs[i], r.periodMs[i]));
     if (r.fedError.empty())
-      outs() << formatv(" {0,8:f2} {1,8:f2} {2,7:f0}%\n", r.periodMs, r.fedMs,
-                        100 * relError(r.fedMs, r.periodMs));
+      outs() << formatv(" {0,8:f2} {1,8:f2} {2,7:f0}%\n", median(r.periodMs),
+                        median(r.fedMs), 100 * median(fedErrors));
     else
       outs() << "  fed: " << r.fedError << "\n";
-    json::Array samples;
-    for (double s : t.ms)
-      samples.push_back(s);
     j["measured_ms"] = ms;
-    j["samples_ms"] = std::move(samples);
+    j["samples_ms"] = array(t.ms);
     j["simulated_error"] = relError(r.simMs, ms);
     j["calibrated_ms"] = calibrated;
     j["calibrated_error"] = relError(calibrated, ms);
     if (r.fedError.empty()) {
-      j["profiled_step_ms"] = r.stepMs;
-      j["profiled_period_ms"] = r.periodMs;
-      j["fed_ms"] = r.fedMs;
-      j["fed_error"] = relError(r.fedMs, r.periodMs);
+      j["profiled_step_ms"] = array(r.stepMs);
+      j["profiled_period_ms"] = array(r.periodMs);
+      j["fed_ms"] = array(r.fedMs);
+      j["fed_error"] = median(fedErrors);
+      j["fed_errors"] = array(fedErrors);
     } else {
       j["fed_note"] = r.fedError;
     }
@@ -378,10 +390,10 @@ int loom::bench::pipeline::runPipelines(const RunOptions &o) {
                     "1 thread each; 1 process: the unpartitioned step with as "
                     "many threads as ranks; sim: the cpu target's makespan, "
                     "calibrated: times (unpartitioned 1-thread ms / its "
-                    "simulated ms); period: a step's period in the runs' "
-                    "step profiles (the first step left out), fed: the "
-                    "simulation fed with them, its error against the "
-                    "period\n",
+                    "simulated ms); period: a step's period in a run's "
+                    "step profile (the first step left out), fed: the "
+                    "simulation fed with that profile, its error against "
+                    "that period (medians over the runs)\n",
                     o.microBatches, o.repeat, o.trials);
   outs() << formatv("{0,-11} {1,5} {2,-8} {3,6} {4,10} {5,10} {6,8} {7,9} "
                     "{8,8} {9,9} {10,8} {11,8} {12,8} {13,8}\n",
