@@ -7,8 +7,9 @@
 // beside it the unpartitioned step (the same micro-batches, one stage on one
 // device) in one process with the same total threads, and the simulator's
 // makespan for the cpu target, raw and calibrated by the measured
-// unpartitioned step at one thread. docs/benchmarks/pipeline.md records
-// results.
+// unpartitioned step at one thread, and fed with the run's own step
+// profiles (its measured action times). docs/benchmarks/pipeline.md
+// records results.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,6 +75,9 @@ struct Timed {
   std::string label, artifact, error;
   int ranks = 1, threads = 1; ///< Processes (1: no launcher), threads each.
   std::vector<double> ms;
+  /// Whether each run writes a step profile; the profiles written.
+  bool profile = false;
+  std::vector<std::string> profiles;
 };
 
 /// Runs `t` once; appends its ms per step, or sets its error.
@@ -89,6 +93,10 @@ void timeOnce(Timed &t, const RunOptions &o, StringRef dir) {
                         std::to_string(t.threads), std::string("--timeout"),
                         std::to_string(kRunLimitSeconds / 2)})
     args.push_back(a);
+  std::string profile =
+      path(dir, formatv("{0}.{1}.json", t.label, t.profiles.size()));
+  if (t.profile)
+    args.push_back("--step-profile=" + profile);
   std::string out = path(dir, "run.out"), err = path(dir, "run.err");
   int rc = run(program, args, err, out, kRunLimitSeconds);
   auto text = MemoryBuffer::getFile(out);
@@ -102,6 +110,8 @@ void timeOnce(Timed &t, const RunOptions &o, StringRef dir) {
     return;
   }
   t.ms.push_back(ms);
+  if (t.profile)
+    t.profiles.push_back(profile);
 }
 
 /// One row of the table: a pipelined artifact and its plan.
@@ -110,6 +120,11 @@ struct Row {
   int ranks = 0, stages = 0;
   double memoryGiB = 0, simMs = 0;
   int timed = -1; ///< Index into the timed artifacts (-1: not compiled).
+  std::string plan; ///< The partitioned module.
+  /// Per run: the simulation fed with its step profile, and what it
+  /// measured: the median step (span over the ranks) and the period.
+  std::vector<double> fedMs, stepMs, periodMs;
+  std::string fedError;
 };
 
 /// The largest memory limit (a fraction of the unpartitioned stage's peak,
@@ -150,7 +165,40 @@ void buildRow(Row &row, const std::string &mlir, const RunOptions &o,
     return;
   }
   row.timed = timed.size();
-  timed.push_back(Timed{base, so, "", row.ranks, 1, {}});
+  row.plan = q.output;
+  timed.push_back(Timed{base, so, "", row.ranks, 1, {}, true, {}});
+}
+
+/// Simulates `row`'s plan fed with the step profile of each of its runs
+/// (loom-opt --pipe-simulate="profile=FILE"), each run's prediction beside
+/// what that run measured; or sets its fedError.
+void feed(Row &row, const Timed &t, const RunOptions &o, StringRef dir) {
+  std::string report = path(dir, "fed.json"), err = path(dir, "fed.err");
+  for (const std::string &profile : t.profiles) {
+    std::string pass =
+        "--pipe-simulate=print=0 report=" + report + " profile=" + profile;
+    if (run(tool("loom-opt", o.argv0), {row.plan, pass, "-o", "/dev/null"},
+            err) != 0) {
+      row.fedError = firstError(err, "loom-opt --pipe-simulate failed");
+      return;
+    }
+    auto text = MemoryBuffer::getFile(report);
+    auto value = text ? json::parse((*text)->getBuffer())
+                      : Expected<json::Value>(createStringError("no report"));
+    const json::Object *fed = nullptr;
+    if (value && value->getAsObject())
+      fed = value->getAsObject()->getObject("fed");
+    if (!value || !fed) {
+      row.fedError = value ? "the report has no \"fed\""
+                           : toString(value.takeError());
+      return;
+    }
+    row.fedMs.push_back(
+        value->getAsObject()->getNumber("makespan_s").value_or(0) * 1e3);
+    row.stepMs.push_back(fed->getNumber("measured_step_s").value_or(0) * 1e3);
+    row.periodMs.push_back(
+        fed->getNumber("measured_period_s").value_or(0) * 1e3);
+  }
 }
 
 /// The unpartitioned step of one model: its artifact and simulated ms.
@@ -215,15 +263,16 @@ bool buildModel(ModelRuns &m, const RunOptions &o, StringRef dir,
     return false;
   m.simUnpartitionedMs = u->simMs;
   m.oneThread = timed.size();
-  timed.push_back(Timed{m.model + "-1x1", u->so, "", 1, 1, {}});
+  timed.push_back(Timed{m.model + "-1x1", u->so, "", 1, 1, {}, false, {}});
   std::string opt = tool("loom-opt", o.argv0);
   for (int ranks : o.ranks) {
     m.sameThreads[ranks] = timed.size();
     timed.push_back(Timed{formatv("{0}-1x{1}", m.model, ranks), u->so, "", 1,
-                          ranks, {}});
+                          ranks, {}, false, {}});
     double memory = memoryForRanks(opt, mlir, ranks, u->peakGiB, o, dir);
     for (StringRef s : o.schedules) {
-      Row row{m.model, s.str(), "", ranks, 0, memory, 0, -1};
+      Row row{m.model, s.str(), "", ranks, 0, memory, 0, -1, "", {}, {}, {},
+              ""};
       if (memory == 0)
         row.note = formatv("no plan of {0} one-device stages", ranks);
       else
@@ -237,6 +286,13 @@ bool buildModel(ModelRuns &m, const RunOptions &o, StringRef dir,
 /// Relative error of a prediction against a measurement.
 double relError(double predicted, double measured) {
   return measured > 0 ? (predicted - measured) / measured : 0;
+}
+
+json::Array array(const std::vector<double> &v) {
+  json::Array out;
+  for (double x : v)
+    out.push_back(x);
+  return out;
 }
 
 /// Prints one model's rows and appends them to `out`.
@@ -265,19 +321,33 @@ void report(const ModelRuns &m, const std::vector<Timed> &timed,
     double ms = median(t.ms);
     double calibrated = r.simMs * scale;
     outs() << formatv("{0,-11} {1,5} {2,-8} {3,6} {4,10:f2} {5,10:f2} "
-                      "{6,7:f2}x {7,9:f3} {8,7:f0}% {9,9:f2} {10,7:f0}%\n",
+                      "{6,7:f2}x {7,9:f3} {8,7:f0}% {9,9:f2} {10,7:f0}%",
                       r.model, r.ranks, r.schedule, r.stages, ms, sameMs,
                       ms > 0 ? sameMs / ms : 0, r.simMs,
                       100 * relError(r.simMs, ms), calibrated,
                       100 * relError(calibrated, ms));
-    json::Array samples;
-    for (double s : t.ms)
-      samples.push_back(s);
+    std::vector<double> fedErrors;
+    for (size_t i = 0; i < r.fedMs.size(); ++i)
+      fedErrors.push_back(relError(r.fedMs[i], r.periodMs[i]));
+    if (r.fedError.empty())
+      outs() << formatv(" {0,8:f2} {1,8:f2} {2,7:f0}%\n", median(r.periodMs),
+                        median(r.fedMs), 100 * median(fedErrors));
+    else
+      outs() << "  fed: " << r.fedError << "\n";
     j["measured_ms"] = ms;
-    j["samples_ms"] = std::move(samples);
+    j["samples_ms"] = array(t.ms);
     j["simulated_error"] = relError(r.simMs, ms);
     j["calibrated_ms"] = calibrated;
     j["calibrated_error"] = relError(calibrated, ms);
+    if (r.fedError.empty()) {
+      j["profiled_step_ms"] = array(r.stepMs);
+      j["profiled_period_ms"] = array(r.periodMs);
+      j["fed_ms"] = array(r.fedMs);
+      j["fed_error"] = median(fedErrors);
+      j["fed_errors"] = array(fedErrors);
+    } else {
+      j["fed_note"] = r.fedError;
+    }
     out.push_back(std::move(j));
   }
 }
@@ -305,6 +375,10 @@ int loom::bench::pipeline::runPipelines(const RunOptions &o) {
     for (Timed &t : timed)
       if (t.error.empty())
         timeOnce(t, o, dir);
+  for (ModelRuns &m : models)
+    for (Row &r : m.rows)
+      if (r.timed >= 0 && timed[r.timed].error.empty())
+        feed(r, timed[r.timed], o, dir);
   sys::fs::remove_directories(dir);
   for (const Timed &t : timed)
     if (!t.error.empty()) {
@@ -316,13 +390,16 @@ int loom::bench::pipeline::runPipelines(const RunOptions &o) {
                     "1 thread each; 1 process: the unpartitioned step with as "
                     "many threads as ranks; sim: the cpu target's makespan, "
                     "calibrated: times (unpartitioned 1-thread ms / its "
-                    "simulated ms)\n",
+                    "simulated ms); period: a step's period in a run's "
+                    "step profile (the first step left out), fed: the "
+                    "simulation fed with that profile, its error against "
+                    "that period (medians over the runs)\n",
                     o.microBatches, o.repeat, o.trials);
   outs() << formatv("{0,-11} {1,5} {2,-8} {3,6} {4,10} {5,10} {6,8} {7,9} "
-                    "{8,8} {9,9} {10,8}\n",
+                    "{8,8} {9,9} {10,8} {11,8} {12,8} {13,8}\n",
                     "model", "ranks", "schedule", "stages", "ms/step",
                     "1 proc ms", "speedup", "sim ms", "sim err", "calib ms",
-                    "cal err");
+                    "cal err", "period", "fed ms", "fed err");
   json::Array rows;
   for (const ModelRuns &m : models)
     report(m, timed, rows);

@@ -171,6 +171,11 @@ typedef struct {
   double timeout_seconds;
   /* Steps run one after the other; 0: 1. */
   int64_t steps;
+  /* Non-NULL: every rank records the start and end of each action of its
+     program over the steps, and the step profile of every rank is written
+     to this file (JSON, docs/Runtime.md "Step profile"; under a launcher
+     rank 0 gathers and writes it). */
+  const char *profile_path;
 } loom_step_options;
 
 /* Where loom_step_run ran. */

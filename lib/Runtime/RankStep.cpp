@@ -156,8 +156,15 @@ Error RankStep::run(comm::Communicator &comm, const void *const *inputs,
     if (art::slotSummed(rank.slots[s].kind))
       for (std::vector<float> &t : memory[s])
         std::fill(t.begin(), t.end(), 0.0f);
+  auto now = [] {
+    return int64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       comm::Clock::now().time_since_epoch())
+                       .count());
+  };
   for (size_t i = 0; i < rank.actions.size(); ++i) {
     const art::Action &action = rank.actions[i];
+    if (times)
+      times->push_back(now());
     switch (action.kind()) {
     case art::ActionKind::Compute:
       if (Error err = compute(std::get<art::ComputeAction>(action.record),
@@ -180,6 +187,8 @@ Error RankStep::run(comm::Communicator &comm, const void *const *inputs,
       break;
     }
     }
+    if (times)
+      times->push_back(now());
   }
   return Error::ok();
 }

@@ -52,6 +52,15 @@ public:
   Error gather(comm::Communicator &comm, int root, void *const *out,
                std::chrono::milliseconds timeout);
 
+  /// From now on, each run appends to \p ns every action's start and end
+  /// (nanoseconds of comm::Clock), in order (StepProfile.h), room made for
+  /// \p steps runs; null: stop.
+  void recordTimes(std::vector<int64_t> *ns, int64_t steps) {
+    times = ns;
+    if (ns)
+      ns->reserve(ns->size() + 2 * rank.actions.size() * steps);
+  }
+
 private:
   RankStep(const loom_model &model, int rank);
   void *slot(int64_t s, int64_t mb, const void *const *inputs);
@@ -71,6 +80,7 @@ private:
   std::vector<std::vector<std::vector<float>>> memory;
   std::vector<const void *> weights;
   std::vector<std::vector<float>> scratch;
+  std::vector<int64_t> *times = nullptr;
 };
 
 } // namespace loom::rt

@@ -12,6 +12,7 @@
 #include "Comm/Peer.h"
 #include "Comm/World.h"
 #include "RankStep.h"
+#include "StepProfile.h"
 
 #include <mutex>
 #include <thread>
@@ -43,16 +44,24 @@ std::chrono::milliseconds timeoutOf(const loom_step_options &options) {
       (options.timeout_seconds > 0 ? options.timeout_seconds : 60) * 1e3));
 }
 
-/// Rank \p r's part of the step with every rank a thread.
+int64_t stepsOf(const loom_step_options &options) {
+  return std::max<int64_t>(options.steps, 1);
+}
+
+/// Rank \p r's part of the step with every rank a thread; its action times
+/// into \p times when profiling.
 void runThread(const loom_model &model, int r, comm::Communicator &comm,
                const void *const *inputs, void *const *gradients,
-               const loom_step_options &options, FirstError &first) {
+               const loom_step_options &options, FirstError &first,
+               RankTimes *times) {
   auto timeout = timeoutOf(options);
   std::unique_ptr<RankStep> step;
   Error err = RankStep::create(model, r, step);
   if (!err)
     err = step->checkSameArtifact(comm, timeout);
-  for (int64_t i = 0; !err && i < std::max<int64_t>(options.steps, 1); ++i)
+  if (!err && times)
+    step->recordTimes(&times->ns, stepsOf(options));
+  for (int64_t i = 0; !err && i < stepsOf(options); ++i)
     err = step->run(comm, inputs, timeout);
   if (!err && gradients)
     err = step->gather(comm, 0, gradients, timeout);
@@ -85,12 +94,24 @@ loom_status runLaunched(const loom_model &model, const comm::LaunchInfo &launch,
   std::unique_ptr<RankStep> step;
   monitor.check(RankStep::create(model, world->rank(), step));
   monitor.check(step->checkSameArtifact(*world, timeout));
-  for (int64_t i = 0; i < std::max<int64_t>(options.steps, 1); ++i) {
+  RankTimes mine{world->rank(), hostName(), {}};
+  if (options.profile_path)
+    step->recordTimes(&mine.ns, stepsOf(options));
+  for (int64_t i = 0; i < stepsOf(options); ++i) {
     monitor.setStep(i + 1);
     monitor.check(step->run(*world, inputs, timeout));
   }
   if (gradients)
     monitor.check(step->gather(*world, 0, gradients, timeout));
+  if (options.profile_path) {
+    std::vector<RankTimes> all;
+    monitor.check(gatherStepProfile(*world, manifestOf(model).world,
+                                    stepsOf(options), mine, all,
+                                    comm::Clock::now() + timeout));
+    if (world->rank() == 0)
+      monitor.check(writeStepProfile(options.profile_path, manifestOf(model),
+                                     stepsOf(options), all));
+  }
   monitor.check(world->barrier(comm::Clock::now() + timeout));
   return LOOM_OK;
 }
@@ -160,14 +181,22 @@ loom_status loom_step_run(const loom_model *model, const void *const *inputs,
   std::vector<std::unique_ptr<comm::Communicator>> comms;
   comm::createThreadWorld(int(size), comms);
   FirstError first;
+  std::vector<RankTimes> times(size);
+  for (int r = 0; r < int(size); ++r)
+    times[r] = {r, hostName(), {}};
   std::vector<std::thread> threads;
   for (int r = 0; r < int(size); ++r)
     threads.emplace_back(runThread, std::cref(*model), r, std::ref(*comms[r]),
-                         inputs, gradients, std::cref(opts), std::ref(first));
+                         inputs, gradients, std::cref(opts), std::ref(first),
+                         opts.profile_path ? &times[r] : nullptr);
   for (std::thread &t : threads)
     t.join();
   if (first.error)
     return reportError(first.error, "");
+  if (opts.profile_path)
+    if (Error err = writeStepProfile(opts.profile_path, manifestOf(*model),
+                                     stepsOf(opts), times))
+      return reportError(err, "");
   return LOOM_OK;
 }
 

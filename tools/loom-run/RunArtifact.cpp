@@ -349,9 +349,11 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
                                                             loom_model_free);
   if (loom_step_num_micro_batches(model) > 0)
     return runStep(o, model);
-  if (!o.reference.empty())
-    return fail("--reference applies to multi-rank artifacts (compiled from "
-                "a partitioned module)");
+  if (!o.reference.empty() || !o.stepProfile.empty())
+    return fail(std::string(o.reference.empty() ? "--step-profile"
+                                                : "--reference") +
+                " applies to multi-rank artifacts (compiled from a "
+                "partitioned module)");
   std::string entryName = o.entry.empty() ? "main" : o.entry;
   int64_t entry = loom_model_find_entry(model, entryName.c_str());
   if (entry < 0 && o.entry.empty() && loom_model_num_entries(model) == 1)

@@ -28,6 +28,8 @@ struct ArtifactRunOptions {
   /// for --check (the reference executor's run); every wait's deadline.
   std::string reference;
   double timeout = 60;
+  /// A multi-rank artifact: write the step profile here (empty: none).
+  std::string stepProfile;
 };
 
 /// What loom-run makes of a file, from its first bytes, whatever its name

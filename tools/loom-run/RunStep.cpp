@@ -162,6 +162,7 @@ int loom::run::runStep(const ArtifactRunOptions &o, loom_model *model) {
   loom_step_options so = {};
   so.timeout_seconds = o.timeout;
   so.steps = o.repeat;
+  so.profile_path = o.stepProfile.empty() ? nullptr : o.stepProfile.c_str();
   loom_step_info info = {};
   auto start = std::chrono::steady_clock::now();
   if (loom_step_run(model, in.data(), out.data(), &so, &info) != LOOM_OK)

@@ -148,6 +148,13 @@ static cl::opt<double> timeoutSeconds(
     cl::desc("With a multi-rank artifact: the deadline of every wait for "
              "another rank, in seconds (default 60)"),
     cl::init(60), cl::cat(runCat));
+static cl::opt<std::string> stepProfile(
+    "step-profile",
+    cl::desc("With a multi-rank artifact: record the start and end of every "
+             "action of every rank over the steps and write them to this "
+             "JSON file (docs/Runtime.md \"Step profile\"; under a launcher "
+             "rank 0 writes it), for loom-opt --pipe-simulate=\"profile=FILE\""),
+    cl::value_desc("profile.json"), cl::init(""), cl::cat(runCat));
 
 static cl::opt<bool> checkGradientsFlag(
     "check-gradients",
@@ -599,6 +606,7 @@ int runArtifactMode() {
   o.device = device;
   o.reference = referenceModule;
   o.timeout = timeoutSeconds;
+  o.stepProfile = stepProfile;
   int status = run::runArtifact(o);
   // A GPU device whose work outlived LOOM_DEVICE_TIMEOUT is abandoned, not
   // destroyed (docs/Runtime.md): the driver's threads may still run that

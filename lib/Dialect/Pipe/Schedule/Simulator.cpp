@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Pipe/Schedule/Simulator.h"
+#include "loom/Dialect/Pipe/Schedule/Profile.h"
 #include "Message.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -89,14 +90,20 @@ Simulation loom::pipe::simulate(const Schedule &s,
         MessageKey key = MessageKey::of(a, d);
         int64_t bytes = bytesOf(key);
         bool intra = s.nodeOf(d) == s.nodeOf(a.peerDevice);
-        double bandwidth =
-            intra ? s.links.intraBandwidth : s.links.interBandwidth;
-        double latency = intra ? s.links.intraLatency : s.links.interLatency;
+        const MessageCost *m = options.messages;
+        double bandwidth = m ? m->bandwidth
+                         : intra ? s.links.intraBandwidth
+                                 : s.links.interBandwidth;
+        double latency = m       ? m->latency
+                         : intra ? s.links.intraLatency
+                                 : s.links.interLatency;
         double &free = linkFree[{d, a.peerDevice}];
         double leave = std::max(start, free);
-        free = leave + bytes / bandwidth;
+        free = leave + (bandwidth > 0 ? bytes / bandwidth : 0);
         end = free + latency;
         arrival[key] = end;
+        if (m) // the sender's part of posting it
+          clock[d] = start + m->sendSeconds;
         if (auto it = waiting.find(key); it != waiting.end()) {
           work.push_back(it->second);
           waiting.erase(it);
@@ -108,7 +115,8 @@ Simulation loom::pipe::simulate(const Schedule &s,
           waiting[key] = d;
           break;
         }
-        end = std::max(start, it->second);
+        double least = options.messages ? options.messages->recvSeconds : 0;
+        end = std::max(start + least, it->second);
         clock[d] = end;
       }
       if (options.recordTimes)
@@ -182,7 +190,8 @@ void loom::pipe::printSimulation(llvm::raw_ostream &os, const Schedule &s,
 }
 
 void loom::pipe::writeSimulationJSON(llvm::raw_ostream &os, const Schedule &s,
-                                     const Simulation &sim) {
+                                     const Simulation &sim,
+                                     const StepProfile *fed) {
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("schedule", s.name);
@@ -210,6 +219,29 @@ void loom::pipe::writeSimulationJSON(llvm::raw_ostream &os, const Schedule &s,
           j.attribute("memory_bytes", s.devices[d].memory);
         });
       }
+    });
+    if (!fed)
+      return;
+    j.attributeObject("fed", [&] {
+      const MessageCost &m = fed->messages;
+      j.attribute("profiles", fed->files);
+      j.attribute("steps", fed->steps);
+      j.attribute("measured_step_s", medianOf(fed->stepSeconds));
+      j.attribute("measured_period_s", medianOf(fed->periodSeconds));
+      j.attribute("send_s", m.sendSeconds);
+      j.attribute("receive_s", m.recvSeconds);
+      j.attribute("latency_s", m.latency);
+      j.attribute("bandwidth_bytes_per_s", m.bandwidth);
+      j.attributeArray("stages", [&] {
+        for (const Stage &st : s.stages)
+          j.object([&] {
+            j.attribute("stage", st.name);
+            j.attribute("forward_s", st.forwardTime);
+            j.attribute("backward_s", st.backwardTime);
+            j.attribute("input_s", st.inputTime);
+            j.attribute("weight_s", st.weightTime);
+          });
+      });
     });
   });
   os << "\n";

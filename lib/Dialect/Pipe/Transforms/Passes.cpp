@@ -6,6 +6,7 @@
 
 #include "loom/Dialect/Pipe/Transforms/Passes.h"
 #include "loom/Dialect/Pipe/Schedule/Builders.h"
+#include "loom/Dialect/Pipe/Schedule/Profile.h"
 #include "loom/Dialect/Pipe/Schedule/Render.h"
 #include "loom/Dialect/Pipe/Schedule/Schedule.h"
 #include "loom/Dialect/Pipe/Schedule/Simulator.h"
@@ -69,6 +70,16 @@ struct PipeSimulatePass : loom::pipe::impl::PipeSimulateBase<PipeSimulatePass> {
   using Base::Base;
   void runOnOperation() override {
     bool ok = true, first = true;
+    std::optional<StepProfile> profile;
+    if (!profiles.empty()) {
+      auto read = readStepProfiles(profiles);
+      if (!read) {
+        emitError(getOperation().getLoc(), "pipe-simulate: ")
+            << llvm::toString(read.takeError());
+        return signalPassFailure();
+      }
+      profile = std::move(*read);
+    }
     getOperation().walk([&](ScheduleOp op) {
       using Clock = std::chrono::steady_clock;
       auto since = [](Clock::time_point t) {
@@ -85,6 +96,16 @@ struct PipeSimulatePass : loom::pipe::impl::PipeSimulateBase<PipeSimulatePass> {
       double verifySeconds = since(verifyBegan);
       SimulateOptions options;
       options.recordTimes = !svg.empty();
+      if (profile) {
+        if (llvm::Error err = feedStageTimes(*schedule, *profile)) {
+          op.emitError("pipe-simulate: ") << llvm::toString(std::move(err));
+          ok = false;
+          return;
+        }
+        options.messages = &profile->messages;
+        if (print)
+          printFed(llvm::errs(), *schedule, *profile);
+      }
       auto simulateBegan = Clock::now();
       Simulation sim = simulate(*schedule, options);
       double simulateSeconds = since(simulateBegan);
@@ -106,7 +127,9 @@ struct PipeSimulatePass : loom::pipe::impl::PipeSimulateBase<PipeSimulatePass> {
       if (!report.empty())
         ok &= succeeded(writeFile(op, pathFor(report, name, first),
                                   [&](llvm::raw_ostream &os) {
-                                    writeSimulationJSON(os, *schedule, sim);
+                                    writeSimulationJSON(
+                                        os, *schedule, sim,
+                                        profile ? &*profile : nullptr);
                                   }));
       if (!svg.empty())
         ok &= succeeded(writeFile(op, pathFor(svg, name, first),

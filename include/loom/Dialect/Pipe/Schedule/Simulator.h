@@ -5,7 +5,10 @@
 // (it does not block its device) and occupies the directed link between the
 // two devices for bytes / bandwidth, arriving latency later; a receive
 // blocks its device until its message has arrived. A receive whose send
-// never comes leaves its device blocked: the schedule deadlocks.
+// never comes leaves its device blocked: the schedule deadlocks. Fed with
+// measured message costs (Profile.h), a send also keeps its device busy, a
+// message's flight and link are the measured ones, and a receive costs its
+// device at least the measured receive time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,8 +49,13 @@ struct Simulation {
   bool deadlocked() const { return !blocked.empty(); }
 };
 
+struct MessageCost;
+
 struct SimulateOptions {
   bool recordTimes = false;
+  /// Measured message costs in place of the schedule's links (null: the
+  /// links').
+  const MessageCost *messages = nullptr;
 };
 
 Simulation simulate(const Schedule &schedule,
@@ -56,9 +64,13 @@ Simulation simulate(const Schedule &schedule,
 /// The table: one row per device (busy, bubble, peak memory) and totals.
 void printSimulation(llvm::raw_ostream &os, const Schedule &schedule,
                      const Simulation &sim);
-/// The same as JSON.
+struct StepProfile;
+
+/// The same as JSON; with \p fed, what the simulation was fed with and
+/// what that run measured ("fed").
 void writeSimulationJSON(llvm::raw_ostream &os, const Schedule &schedule,
-                         const Simulation &sim);
+                         const Simulation &sim,
+                         const StepProfile *fed = nullptr);
 
 } // namespace loom::pipe
 

@@ -30,8 +30,18 @@ def PipeSimulate : Pass<"pipe-simulate", "mlir::ModuleOp"> {
     all but the first get `.<schedule name>` before their extension. The IR
     is not changed.
 
+    `profile=FILE[,FILE...]` feeds it a measured run instead of the cost
+    model: step profiles written by `loom-run --step-profile` (one per run
+    of the artifact compiled from this module) give each stage's forward
+    and backward times (means of the stage functions' computes) and a
+    message cost fitted from the ranks' exchanges (a send's and a
+    receive's own time, latency + bytes / bandwidth in flight); it prints
+    what it was fed before the table (docs/Dialects/Pipe.md "Fed with a
+    measured run").
+
     ```
     loom-opt step.mlir --pipe-simulate="report=sim.json svg=step.svg dot=stages.dot"
+    loom-opt step.mlir --pipe-simulate="profile=run1.json,run2.json"
     ```
   }];
   let options = [
@@ -46,6 +56,9 @@ def PipeSimulate : Pass<"pipe-simulate", "mlir::ModuleOp"> {
     Option<"maxSeconds", "max-seconds", "double", /*default=*/"0",
            "Fail when verifying and simulating one schedule takes longer "
            "(0: no limit)">,
+    ListOption<"profiles", "profile", "std::string",
+               "Step profiles of runs (loom-run --step-profile) whose "
+               "measured times replace the cost model's">,
   ];
 }
 
