@@ -30,6 +30,8 @@ public:
   std::optional<ReadError> error;
   /// The manifest's version (kManifestVersion or kBoundedManifestVersion).
   int64_t version = kManifestVersion;
+  /// The world's ranks, while they are read.
+  int64_t numRanks = 0;
 
   bool fail(const std::string &path, const std::string &why) {
     if (!error)
@@ -218,6 +220,8 @@ public:
                 const Rank &rank, ExchangeAction &out);
   bool accumulate(const Json &j, const std::string &path, const World &w,
                   const Rank &rank, AccumulateAction &out);
+  bool allReduce(const Json &j, const std::string &path, int64_t self,
+                 const Rank &rank, AllReduceAction &out);
   bool action(const Json &j, const std::string &path, const Manifest &m,
               const Rank &rank, Action &out);
   bool step(const Json &r, const std::string &path, const Manifest &m,
@@ -851,6 +855,7 @@ bool Reader::world(const Json &w, Manifest &m) {
     return false;
   if (ranks->empty())
     return fail("world.ranks", "expected at least one rank");
+  numRanks = int64_t(ranks->size());
   std::vector<int64_t> owner(m.devices.size(), -1);
   for (size_t r = 0; r < ranks->size(); ++r) {
     std::string rp = at("world.ranks", r);
@@ -1058,6 +1063,38 @@ bool Reader::accumulate(const Json &j, const std::string &path,
   return fits(path + ".src", src, dst.dtype, dst.bytes);
 }
 
+/// A group of at least two ranks, ascending, this one among them; its
+/// slots distinct gradient slots.
+bool Reader::allReduce(const Json &j, const std::string &path, int64_t self,
+                       const Rank &rank, AllReduceAction &out) {
+  if (!ints(j, path, "ranks", out.ranks) || !ints(j, path, "slots", out.slots))
+    return false;
+  if (out.ranks.size() < 2 ||
+      !std::is_sorted(out.ranks.begin(), out.ranks.end()) ||
+      std::adjacent_find(out.ranks.begin(), out.ranks.end()) !=
+          out.ranks.end() ||
+      out.ranks.front() < 0 || out.ranks.back() >= numRanks ||
+      !std::binary_search(out.ranks.begin(), out.ranks.end(), self))
+    return fail(path + ".ranks",
+                "expected at least two ranks of the " +
+                    std::to_string(numRanks) +
+                    ", ascending, this rank (" + std::to_string(self) +
+                    ") among them");
+  if (out.slots.empty())
+    return fail(path + ".slots", "expected at least one slot");
+  for (size_t i = 0; i < out.slots.size(); ++i) {
+    std::string sp = at(path + ".slots", i);
+    if (out.slots[i] < 0 || out.slots[i] >= int64_t(rank.slots.size()))
+      return fail(sp, "expected a slot of the rank");
+    if (rank.slots[out.slots[i]].kind != SlotKind::Gradient)
+      return fail(sp, "an all-reduce sums gradient slots");
+    if (std::count(out.slots.begin(), out.slots.end(), out.slots[i]) > 1)
+      return fail(sp, "slot " + std::to_string(out.slots[i]) +
+                          " appears twice");
+  }
+  return true;
+}
+
 bool Reader::action(const Json &j, const std::string &path, const Manifest &m,
                     const Rank &rank, Action &out) {
   ActionKind kind = ActionKind::Compute;
@@ -1083,6 +1120,13 @@ bool Reader::action(const Json &j, const std::string &path, const Manifest &m,
     if (!accumulate(j, path, m.world, rank, a))
       return false;
     out.record = a;
+    return true;
+  }
+  case ActionKind::AllReduce: {
+    AllReduceAction a;
+    if (!allReduce(j, path, int64_t(m.world.ranks.size()) - 1, rank, a))
+      return false;
+    out.record = std::move(a);
     return true;
   }
   }

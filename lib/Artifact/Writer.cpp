@@ -286,6 +286,11 @@ Json writeAction(const Action &a) {
     return o.set("src", c.src).set("dst", c.dst).set("micro_batch",
                                                       c.microBatch);
   }
+  case ActionKind::AllReduce: {
+    const auto &c = std::get<AllReduceAction>(a.record);
+    return o.set("ranks", Json::integers(c.ranks))
+        .set("slots", Json::integers(c.slots));
+  }
   }
   return o;
 }

@@ -8,6 +8,13 @@
 // "s<s>.dw<k>"; the parameters "weight:<name>" and their gradients
 // "grad:<name>". A channel is named after the slots at its two ends.
 //
+// A stage on several devices (data-parallel replicas) runs micro-batch m on
+// its replica m mod R, whole: the stage functions are compiled for the
+// micro-batch's shapes, and a whole micro-batch computes what the reference
+// executor computes (batch statistics included). Each replica sums its
+// micro-batches' gradients, and an all-reduce over the replicas, at the end
+// of the step, gives every replica the step's.
+//
 //===----------------------------------------------------------------------===//
 
 #include "loom/Pipeline/RankPrograms.h"
@@ -49,12 +56,6 @@ FailureOr<StageSignature> readStage(ModuleOp module, const pipe::Stage &st,
     return emitError(loc) << "rank programs: stage @" << st.name
                           << " needs forward and backward functions "
                              "(written by --pipe-partition)";
-  if (st.devices.size() != 1)
-    return emitError(loc)
-           << "rank programs: stage @" << st.name << " is replicated on "
-           << st.devices.size()
-           << " devices: data-parallel stages are not implemented by the "
-              "multi-rank runtime yet (partition with one device per stage)";
   sig.forward = st.forward;
   sig.backward = st.backward;
   for (unsigned i = 0; i < fwd.getNumArguments(); ++i) {
@@ -95,6 +96,30 @@ FailureOr<StageSignature> readStage(ModuleOp module, const pipe::Stage &st,
   return sig;
 }
 
+/// The device of \p st that runs micro-batch \p mb.
+int replicaOf(const pipe::Stage &st, int64_t mb) {
+  return st.devices[mb % int64_t(st.devices.size())];
+}
+
+/// Device \p d's actions of the schedule that are its own: the schedule
+/// lets every replica of a stage run every micro-batch (on its share of the
+/// samples), and sends each to every replica of the stage at the other end;
+/// here a micro-batch runs on one replica (replicaOf), which exchanges it
+/// with the one replica of each peer stage that runs it.
+std::vector<pipe::Action> ownActions(const pipe::Schedule &sched, int d) {
+  std::vector<pipe::Action> out;
+  for (const pipe::Action &a : sched.programs[d])
+    if (replicaOf(sched.stages[a.stage], a.microBatch) == d &&
+        (pipe::isCompute(a.kind) ||
+         replicaOf(sched.stages[a.peerStage], a.microBatch) == a.peerDevice))
+      out.push_back(a);
+  return out;
+}
+
+/// Per stage, per replica (the stage's devices in order), the manifest
+/// entries of its forward and backward functions.
+using StageEntries = std::vector<std::vector<std::pair<int64_t, int64_t>>>;
+
 /// Which sends wait, with the computes after them going on, for the next
 /// exchange that receives something (tried in this order: the first whose
 /// exchanges cannot deadlock with sends that block until received wins).
@@ -107,10 +132,7 @@ enum class Batching {
 /// Builds one rank's slots and channels by name, and its actions.
 class RankBuilder {
 public:
-  /// \p entries: per stage, the manifest entries of its forward and
-  /// backward functions.
-  RankBuilder(const PartitionedStep &step,
-              const std::vector<std::pair<int64_t, int64_t>> &entries,
+  RankBuilder(const PartitionedStep &step, const StageEntries &entries,
               art::Rank &rank, int64_t self)
       : step(step), entries(entries), rank(rank), self(self) {}
 
@@ -135,7 +157,9 @@ public:
   }
   int64_t channel(const std::string &name, art::ChannelDirection dir,
                   int64_t peer, const art::TensorDesc &desc) {
-    auto [it, fresh] = channels.try_emplace(name, rank.channels.size());
+    // A replicated stage's edge goes to several peers under one name.
+    auto [it, fresh] =
+        channels.try_emplace({name, peer}, rank.channels.size());
     if (fresh)
       rank.channels.push_back({name, dir, peer, desc.bytes, desc.dtype});
     return it->second;
@@ -162,7 +186,8 @@ public:
       rank.actions.push_back({a});
   }
 
-  int64_t inputSlot(int s, unsigned i);
+  int64_t inputSlot(int s, unsigned i, int64_t mb);
+  std::optional<std::string> allReduces();
   void forward(int s, int64_t mb);
   void backward(int s, int64_t mb, bool deferWeights);
   void weights(int s, int64_t mb);
@@ -190,29 +215,37 @@ private:
   std::string name(int s, const char *what, int64_t i) const {
     return "s" + std::to_string(s) + "." + what + std::to_string(i);
   }
-  int deviceOf(int s) const { return step.schedule.stages[s].devices.front(); }
+  int deviceOf(int s, int64_t mb) const {
+    return replicaOf(step.schedule.stages[s], mb);
+  }
+  /// This rank's entries of stage \p s.
+  const std::pair<int64_t, int64_t> &entriesOf(int s) const {
+    const std::vector<int> &d = step.schedule.stages[s].devices;
+    return entries[s][llvm::find(d, self) - d.begin()];
+  }
   int64_t douts(int s, unsigned j) {
     return slot(art::SlotKind::Sum, name(s, "dout", j),
                 step.stages[s].outputs[j].desc);
   }
 
   const PartitionedStep &step;
-  const std::vector<std::pair<int64_t, int64_t>> &entries;
+  const StageEntries &entries;
   art::Rank &rank;
   int64_t self;
-  std::map<std::string, int64_t> slots, channels;
+  std::map<std::string, int64_t> slots;
+  std::map<std::pair<std::string, int64_t>, int64_t> channels;
   art::ExchangeAction pending;
   /// pending holds a send that waits for a receive; pending receives.
   bool holding = false, receives = false;
   std::vector<art::AccumulateAction> afterExchange;
 };
 
-int64_t RankBuilder::inputSlot(int s, unsigned i) {
+int64_t RankBuilder::inputSlot(int s, unsigned i, int64_t mb) {
   const StageValue &v = step.stages[s].inputs[i];
   if (v.sourceStage < 0)
     return slot(art::SlotKind::Input, "input" + std::to_string(v.sourceIndex),
                 step.stepInputs[v.sourceIndex], v.sourceIndex);
-  if (deviceOf(v.sourceStage) == self)
+  if (deviceOf(v.sourceStage, mb) == self)
     return slot(art::SlotKind::Value, name(v.sourceStage, "out", v.sourceIndex),
                 v.desc);
   return slot(art::SlotKind::Value, name(s, "in", i), v.desc);
@@ -221,10 +254,10 @@ int64_t RankBuilder::inputSlot(int s, unsigned i) {
 void RankBuilder::forward(int s, int64_t mb) {
   const StageSignature &sig = step.stages[s];
   art::ComputeAction c;
-  c.entry = entries[s].first;
+  c.entry = entriesOf(s).first;
   c.microBatch = mb;
   for (unsigned i = 0; i < sig.inputs.size(); ++i)
-    c.inputs.push_back(inputSlot(s, i));
+    c.inputs.push_back(inputSlot(s, i, mb));
   for (unsigned j = 0; j < sig.outputs.size(); ++j)
     c.outputs.push_back(
         slot(art::SlotKind::Value, name(s, "out", j), sig.outputs[j].desc));
@@ -244,10 +277,10 @@ void RankBuilder::forward(int s, int64_t mb) {
 void RankBuilder::backward(int s, int64_t mb, bool deferWeights) {
   const StageSignature &sig = step.stages[s];
   art::ComputeAction c;
-  c.entry = entries[s].second;
+  c.entry = entriesOf(s).second;
   c.microBatch = mb;
   for (unsigned i = 0; i < sig.inputs.size(); ++i)
-    c.inputs.push_back(inputSlot(s, i));
+    c.inputs.push_back(inputSlot(s, i, mb));
   for (unsigned j = 0; j < sig.outputs.size(); ++j)
     if (sig.outputs[j].isFloat)
       c.inputs.push_back(douts(s, j));
@@ -266,7 +299,7 @@ void RankBuilder::backward(int s, int64_t mb, bool deferWeights) {
     }
     int64_t din = slot(art::SlotKind::Value, name(s, "din", i), v.desc);
     c.outputs.push_back(din);
-    if (deviceOf(v.sourceStage) == self)
+    if (deviceOf(v.sourceStage, mb) == self)
       local.push_back({din, douts(v.sourceStage, v.sourceIndex)});
   }
   for (const StageValue &v : sig.outputs)
@@ -290,6 +323,37 @@ void RankBuilder::weights(int s, int64_t mb) {
                slot(art::SlotKind::Gradient, "grad:" + p.name, p, 0, p.name),
                mb);
   }
+}
+
+/// The all-reduces of the replicated stages' gradients, at the end of the
+/// step, in stage order (one order on every rank, so the groups cannot
+/// wait on each other in a cycle). A parameter of two stages on this rank
+/// that are replicated over different groups has no one sum: its message.
+std::optional<std::string> RankBuilder::allReduces() {
+  flush();
+  std::map<int64_t, std::vector<int64_t>> groupOf; // gradient slot -> ranks
+  for (size_t s = 0; s < step.stages.size(); ++s) {
+    const pipe::Stage &st = step.schedule.stages[s];
+    if (st.devices.size() < 2 || !llvm::is_contained(st.devices, self))
+      continue;
+    art::AllReduceAction x;
+    x.ranks.assign(st.devices.begin(), st.devices.end());
+    llvm::sort(x.ranks);
+    for (const art::TensorDesc &p : step.stages[s].params) {
+      int64_t g = slot(art::SlotKind::Gradient, "grad:" + p.name, p, 0, p.name);
+      auto [it, fresh] = groupOf.try_emplace(g, x.ranks);
+      if (fresh)
+        x.slots.push_back(g);
+      else if (it->second != x.ranks)
+        return "parameter '" + p.name + "' of stage @" + st.name +
+               " on rank " + std::to_string(self) +
+               " is also a parameter of a stage replicated on other ranks: "
+               "its gradient has no one group to be summed over";
+    }
+    if (!x.slots.empty())
+      rank.actions.push_back({std::move(x)});
+  }
+  return std::nullopt;
 }
 
 /// A send or receive: one message per tensor of the edge (every input of
@@ -396,10 +460,9 @@ bool pullReceives(art::World &world, const std::vector<int64_t> &blocked) {
 /// The world of \p step with stage s's entries at \p entries[s] and entry
 /// e on rank \p entryRank[e]: the first batching whose exchanges pass
 /// artifact::checkWorldStep, or the first one's failure, diagnosed.
-FailureOr<art::World>
-rankWorld(const PartitionedStep &step,
-          const std::vector<std::pair<int64_t, int64_t>> &entries,
-          const std::vector<int64_t> &entryRank) {
+FailureOr<art::World> rankWorld(const PartitionedStep &step,
+                                const StageEntries &entries,
+                                const std::vector<int64_t> &entryRank) {
   const pipe::Schedule &sched = step.schedule;
   int64_t numRanks = sched.devices.size();
   std::optional<std::string> firstWhy;
@@ -417,9 +480,11 @@ rankWorld(const PartitionedStep &step,
                                                   : std::vector<int64_t>{});
       RankBuilder builder(step, entries, rank, r);
       builder.batching = batching;
-      for (const pipe::Action &a : sched.programs[r])
+      for (const pipe::Action &a : ownActions(sched, r))
         builder.add(a);
-      builder.flush();
+      if (std::optional<std::string> why = builder.allReduces())
+        return emitError(step.loc)
+               << "rank programs: @" << sched.name << ": " << *why;
     }
     std::vector<int64_t> blocked;
     std::optional<std::string> why = art::checkWorldStep(world, &blocked);
@@ -473,12 +538,16 @@ FailureOr<PartitionedStep> pipeline::readPartitionedStep(ModuleOp module,
     step.stages.push_back(std::move(*sig));
   }
   // Checked now, before any code is generated: the entries are the stage
-  // functions in stage order.
-  std::vector<std::pair<int64_t, int64_t>> entries;
+  // functions of each replica in stage order.
+  StageEntries entries;
   std::vector<int64_t> entryRank;
   for (const pipe::Stage &st : step.schedule.stages) {
-    entries.push_back({int64_t(entryRank.size()), int64_t(entryRank.size()) + 1});
-    entryRank.insert(entryRank.end(), 2, st.devices.front());
+    entries.emplace_back();
+    for (int d : st.devices) {
+      entries.back().push_back(
+          {int64_t(entryRank.size()), int64_t(entryRank.size()) + 1});
+      entryRank.insert(entryRank.end(), 2, d);
+    }
   }
   if (failed(rankWorld(step, entries, entryRank)))
     return failure();
@@ -496,11 +565,12 @@ LogicalResult pipeline::buildRankPrograms(const PartitionedStep &step,
     return -1;
   };
   // One device per rank (the compiled one, ordinal 0 of its process), each
-  // stage's entries on its stage's device.
+  // stage's entries on its stage's device; a replica's are copies of the
+  // first replica's, on its device (an entry runs one program).
   int64_t numRanks = sched.devices.size();
   art::Device device = m.devices.front();
   m.devices.assign(numRanks, device);
-  std::vector<std::pair<int64_t, int64_t>> entries;
+  StageEntries entries;
   std::vector<int64_t> entryRank(m.entries.size(), -1);
   for (size_t s = 0; s < sched.stages.size(); ++s) {
     int64_t f = entryOf(step.stages[s].forward);
@@ -508,9 +578,19 @@ LogicalResult pipeline::buildRankPrograms(const PartitionedStep &step,
     if (f < 0 || b < 0)
       return fail() << "stage @" << sched.stages[s].name
                     << "'s functions were not compiled";
-    entries.push_back({f, b});
-    for (int64_t e : {f, b})
-      entryRank[e] = sched.stages[s].devices.front();
+    const std::vector<int> &devices = sched.stages[s].devices;
+    entries.push_back({{f, b}});
+    entryRank[f] = entryRank[b] = devices.front();
+    for (size_t k = 1; k < devices.size(); ++k) {
+      entries.back().push_back({int64_t(m.entries.size()),
+                                int64_t(m.entries.size()) + 1});
+      for (int64_t e : {f, b}) {
+        art::Entry entry = m.entries[e];
+        entry.name += ".replica" + std::to_string(k);
+        m.entries.push_back(std::move(entry));
+        entryRank.push_back(devices[k]);
+      }
+    }
   }
   for (size_t e = 0; e < m.entries.size(); ++e) {
     if (entryRank[e] < 0)

@@ -150,8 +150,55 @@ Error RankStep::exchange(comm::Communicator &comm,
   return Error::ok();
 }
 
+/// The groups of the world's all-reduces, each once, in one order on every
+/// rank.
+static std::vector<std::vector<int64_t>> reduceGroups(const art::World &w) {
+  std::vector<std::vector<int64_t>> groups;
+  for (const art::Rank &r : w.ranks)
+    for (const art::Action &a : r.actions)
+      if (const auto *x = std::get_if<art::AllReduceAction>(&a.record))
+        groups.push_back(x->ranks);
+  std::sort(groups.begin(), groups.end());
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  return groups;
+}
+
+Error RankStep::allReduce(comm::Communicator &comm,
+                          const art::AllReduceAction &a,
+                          comm::Deadline deadline) {
+  comm::Communicator &group = *groups.at(a.ranks);
+  // One collective for the tensors together.
+  std::vector<float> &packed = reduced;
+  packed.clear();
+  for (int64_t s : a.slots)
+    packed.insert(packed.end(), memory[s][0].begin(),
+                  memory[s][0].begin() + rank.slots[s].bytes / 4);
+  if (Error err = group.allReduceSum(packed.data(), int64_t(packed.size()),
+                                     deadline))
+    return err;
+  size_t at = 0;
+  for (int64_t s : a.slots) {
+    size_t n = rank.slots[s].bytes / 4;
+    std::copy(packed.begin() + at, packed.begin() + at + n,
+              memory[s][0].begin());
+    at += n;
+  }
+  return Error::ok();
+}
+
 Error RankStep::run(comm::Communicator &comm, const void *const *inputs,
                     std::chrono::milliseconds timeout) {
+  // The first step splits a communicator off \p comm for each all-reduce
+  // group: every rank takes part in every split, a member or not.
+  if (!groupsMade) {
+    for (const std::vector<int64_t> &g : reduceGroups(manifest.world)) {
+      bool member = std::binary_search(g.begin(), g.end(), int64_t(self));
+      if (Error err = comm.split(member ? 0 : -1, self,
+                                 comm::Clock::now() + timeout, groups[g]))
+        return err;
+    }
+    groupsMade = true;
+  }
   for (size_t s = 0; s < rank.slots.size(); ++s)
     if (art::slotSummed(rank.slots[s].kind))
       for (std::vector<float> &t : memory[s])
@@ -178,7 +225,12 @@ Error RankStep::run(comm::Communicator &comm, const void *const *inputs,
       for (int64_t k = 0, n = rank.slots[a.dst].bytes / 4; k < n; ++k)
         dst[k] += src[k];
       break;
-    }
+    }    case art::ActionKind::AllReduce:
+      if (Error err = allReduce(comm,
+                                std::get<art::AllReduceAction>(action.record),
+                                comm::Clock::now() + timeout))
+        return fail(i, err);
+      break;
     }
   }
   return Error::ok();
@@ -209,16 +261,18 @@ Error RankStep::gather(comm::Communicator &comm, int root, void *const *out,
   std::vector<comm::Message> messages;
   if (self != root) {
     for (size_t s = 0; s < rank.slots.size(); ++s)
-      if (rank.slots[s].kind == art::SlotKind::Gradient)
+      if (rank.slots[s].kind == art::SlotKind::Gradient &&
+          !art::replicaCopy(w, self, s))
         messages.push_back({comm::Message::Direction::Send, root,
                             memory[s][0].data(), rank.slots[s].bytes});
   } else {
     // Every rank's gradient slots, in rank and slot order.
     std::vector<std::pair<int, const art::Slot *>> from;
     for (int r = 0; r < int(w.ranks.size()); ++r)
-      for (const art::Slot &s : w.ranks[r].slots)
-        if (s.kind == art::SlotKind::Gradient)
-          from.push_back({r, &s});
+      for (size_t s = 0; s < w.ranks[r].slots.size(); ++s)
+        if (w.ranks[r].slots[s].kind == art::SlotKind::Gradient &&
+            !art::replicaCopy(w, r, s))
+          from.push_back({r, &w.ranks[r].slots[s]});
     std::vector<std::vector<float>> received(from.size());
     for (size_t k = 0; k < from.size(); ++k) {
       auto [r, s] = from[k];

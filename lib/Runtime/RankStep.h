@@ -4,7 +4,8 @@
 // v2's world.ranks[r].actions, docs/Artifact.md "The pipelined step") over
 // a Communicator: computes run the rank's compiled entries, exchanges post
 // their sends and receives at once with a deadline, accumulations sum the
-// output gradients and the parameters' gradients over the micro-batches.
+// output gradients and the parameters' gradients over the micro-batches,
+// all-reduces sum a replicated stage's gradients over its replicas.
 // The optimizer step is the caller's: the step's results are the summed
 // parameter gradients (docs/Runtime.md "Ranks").
 //
@@ -17,6 +18,7 @@
 #include "Model.h"
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +61,8 @@ private:
   Error exchange(comm::Communicator &comm, const artifact::ExchangeAction &a,
                  int64_t index, const void *const *inputs,
                  comm::Deadline deadline);
+  Error allReduce(comm::Communicator &comm,
+                  const artifact::AllReduceAction &a, comm::Deadline deadline);
   Error fail(int64_t action, const Error &cause) const;
 
   const loom_model &model;
@@ -71,6 +75,12 @@ private:
   std::vector<std::vector<std::vector<float>>> memory;
   std::vector<const void *> weights;
   std::vector<std::vector<float>> scratch;
+  /// An all-reduce's tensors, packed.
+  std::vector<float> reduced;
+  /// Per all-reduce group of the world (its ranks), this rank's
+  /// communicator of the group (null where it is not a member).
+  std::map<std::vector<int64_t>, std::unique_ptr<comm::Communicator>> groups;
+  bool groupsMade = false;
 };
 
 } // namespace loom::rt

@@ -403,9 +403,18 @@ struct AccumulateAction {
   int64_t src = 0, dst = 0, microBatch = 0;
 };
 
+/// The gradient slots \p slots summed over the ranks \p ranks (ascending,
+/// this rank among them), in place on each: the data-parallel replicas of a
+/// stage, each of which computed its share of the micro-batches. Every rank
+/// of the group reaches its all-reduces of the group in the same order,
+/// with the same tensors.
+struct AllReduceAction {
+  std::vector<int64_t> ranks, slots;
+};
+
 /// An action: one record of ActionKinds.def's kinds, in its order.
-using ActionRecord =
-    std::variant<ComputeAction, ExchangeAction, AccumulateAction>;
+using ActionRecord = std::variant<ComputeAction, ExchangeAction,
+                                  AccumulateAction, AllReduceAction>;
 
 #define LOOM_ACTION_KIND(Kind, Spelling)                                       \
   static_assert(std::is_same_v<std::variant_alternative_t<                     \
@@ -449,6 +458,11 @@ struct World {
 /// waits at (-1: it finished).
 std::optional<std::string>
 checkWorldStep(const World &world, std::vector<int64_t> *blocked = nullptr);
+
+/// Whether rank \p rank's gradient slot \p slot holds a sum that an
+/// all-reduce of the step shares with a lower rank of its group (a
+/// replica's copy: gathering the step's gradients skips it).
+bool replicaCopy(const World &world, int64_t rank, int64_t slot);
 
 /// The world of a single process running \p entries on \p numDevices.
 World singleProcessWorld(int64_t numDevices,
