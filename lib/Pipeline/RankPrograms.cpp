@@ -457,6 +457,78 @@ bool pullReceives(art::World &world, const std::vector<int64_t> &blocked) {
   return pulled;
 }
 
+/// Puts every rank's sends to each peer in the order the peer receives
+/// them (NCCL matches per pair of ranks in order, without tags): a send
+/// that comes before one the peer receives first is held back to the
+/// exchange that posts that one. Data-safe: a sent slot is written once per
+/// micro-batch, before its first send. A send the peer never receives is
+/// left for checkWorldStep to name.
+void sendInReceiveOrder(art::World &world) {
+  using Key = std::pair<std::string, int64_t>; // channel name, micro-batch
+  int64_t numRanks = world.ranks.size();
+  for (int64_t r = 0; r < numRanks; ++r) {
+    art::Rank &rank = world.ranks[r];
+    // Per peer: the order it receives from r, and how far r has sent.
+    std::vector<std::vector<Key>> order(numRanks);
+    for (int64_t p = 0; p < numRanks; ++p)
+      for (const art::Action &a : world.ranks[p].actions)
+        if (const auto *x = std::get_if<art::ExchangeAction>(&a.record))
+          for (const art::ExchangeMessage &m : x->messages) {
+            const art::Channel &c = world.ranks[p].channels[m.channel];
+            if (c.direction == art::ChannelDirection::Recv && c.peer == r)
+              order[p].push_back({c.name, m.microBatch});
+          }
+    std::vector<size_t> next(numRanks, 0);
+    std::vector<std::map<Key, art::ExchangeMessage>> held(numRanks);
+    auto keyOf = [&](const art::ExchangeMessage &m) {
+      return Key{rank.channels[m.channel].name, m.microBatch};
+    };
+    for (art::Action &a : rank.actions) {
+      auto *x = std::get_if<art::ExchangeAction>(&a.record);
+      if (!x)
+        continue;
+      std::vector<art::ExchangeMessage> posted;
+      for (const art::ExchangeMessage &m : x->messages) {
+        const art::Channel &c = rank.channels[m.channel];
+        int64_t p = c.peer;
+        const std::vector<Key> &want = order[p];
+        if (c.direction == art::ChannelDirection::Recv ||
+            llvm::find(want, keyOf(m)) == want.end()) {
+          posted.push_back(m);
+          continue;
+        }
+        if (want[next[p]] != keyOf(m)) {
+          held[p].emplace(keyOf(m), m);
+          continue;
+        }
+        posted.push_back(m);
+        ++next[p];
+        for (auto it = next[p] < want.size() ? held[p].find(want[next[p]])
+                                             : held[p].end();
+             it != held[p].end();
+             it = next[p] < want.size() ? held[p].find(want[next[p]])
+                                        : held[p].end()) {
+          posted.push_back(it->second);
+          held[p].erase(it);
+          ++next[p];
+        }
+      }
+      x->messages = std::move(posted);
+    }
+    llvm::erase_if(rank.actions, [](const art::Action &a) {
+      const auto *x = std::get_if<art::ExchangeAction>(&a.record);
+      return x && x->messages.empty();
+    });
+    // What no receive releases: posted last, for the check to name.
+    art::ExchangeAction rest;
+    for (const auto &byKey : held)
+      for (const auto &[key, m] : byKey)
+        rest.messages.push_back(m);
+    if (!rest.messages.empty())
+      rank.actions.push_back({std::move(rest)});
+  }
+}
+
 /// The world of \p step with stage s's entries at \p entries[s] and entry
 /// e on rank \p entryRank[e]: the first batching whose exchanges pass
 /// artifact::checkWorldStep, or the first one's failure, diagnosed.
@@ -486,6 +558,7 @@ FailureOr<art::World> rankWorld(const PartitionedStep &step,
         return emitError(step.loc)
                << "rank programs: @" << sched.name << ": " << *why;
     }
+    sendInReceiveOrder(world);
     std::vector<int64_t> blocked;
     std::optional<std::string> why = art::checkWorldStep(world, &blocked);
     while (why && !blocked.empty() && pullReceives(world, blocked)) {
