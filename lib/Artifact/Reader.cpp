@@ -222,6 +222,9 @@ public:
                   const Rank &rank, AccumulateAction &out);
   bool allReduce(const Json &j, const std::string &path, int64_t self,
                  const Rank &rank, AllReduceAction &out);
+  bool update(const Json &j, const std::string &path, const World &w,
+              const Rank &rank, UpdateAction &out);
+  bool optimizer(const Json &w, Optimizer &out);
   bool action(const Json &j, const std::string &path, const Manifest &m,
               const Rank &rank, Action &out);
   bool step(const Json &r, const std::string &path, const Manifest &m,
@@ -853,6 +856,8 @@ bool Reader::world(const Json &w, Manifest &m) {
     return false;
   if (w.get("inputs") && !tensors(w, "world", "inputs", m.world.stepInputs))
     return false;
+  if (w.get("optimizer") && !optimizer(*w.get("optimizer"), m.world.optimizer))
+    return false;
   if (ranks->empty())
     return fail("world.ranks", "expected at least one rank");
   numRanks = int64_t(ranks->size());
@@ -908,8 +913,9 @@ bool Reader::slot(const Json &j, const std::string &path, const Manifest &m,
   out.dtype = t.dtype;
   out.shape = t.shape;
   out.bytes = t.bytes;
-  if (slotSummed(out.kind) && out.dtype != "f32")
-    return fail(path + ".dtype", "a summed slot is f32");
+  if ((slotSummed(out.kind) || out.kind == SlotKind::State) &&
+      out.dtype != "f32")
+    return fail(path + ".dtype", "a summed or state slot is f32");
   switch (out.kind) {
   case SlotKind::Input: {
     if (!integer(j, path, "index", out.index))
@@ -924,7 +930,8 @@ bool Reader::slot(const Json &j, const std::string &path, const Manifest &m,
     return true;
   }
   case SlotKind::Weight:
-  case SlotKind::Gradient: {
+  case SlotKind::Gradient:
+  case SlotKind::State: {
     if (!string(j, path, "tensor", out.tensor))
       return false;
     const std::vector<WeightTensor> &ws = m.weights.tensors;
@@ -1095,6 +1102,66 @@ bool Reader::allReduce(const Json &j, const std::string &path, int64_t self,
   return true;
 }
 
+/// The world's optimizer: its kind and finite hyper-parameters.
+bool Reader::optimizer(const Json &o, Optimizer &out) {
+  const std::string path = "world.optimizer";
+  std::string kind;
+  if (!string(o, path, "kind", kind) || !number(o, path, "lr", out.lr) ||
+      !number(o, path, "momentum", out.momentum) ||
+      !number(o, path, "beta1", out.beta1) ||
+      !number(o, path, "beta2", out.beta2) ||
+      !number(o, path, "eps", out.eps) ||
+      !number(o, path, "weight_decay", out.weightDecay))
+    return false;
+  if (kind == "sgd")
+    out.kind = OptimizerKind::Sgd;
+  else if (kind == "adam")
+    out.kind = OptimizerKind::Adam;
+  else
+    return fail(path + ".kind", "expected sgd or adam, not '" + kind + "'");
+  return true;
+}
+
+/// Weight slots, the gradient slots of their tensors, and the optimizer's
+/// state slots of each, parameter-major.
+bool Reader::update(const Json &j, const std::string &path, const World &w,
+                    const Rank &rank, UpdateAction &out) {
+  if (w.optimizer.kind == OptimizerKind::None)
+    return fail(path, "an update needs the world's optimizer");
+  if (!ints(j, path, "params", out.params) ||
+      !ints(j, path, "gradients", out.gradients) ||
+      !ints(j, path, "states", out.states))
+    return false;
+  int64_t perParam = w.optimizer.stateTensors();
+  if (out.params.empty() || out.gradients.size() != out.params.size() ||
+      int64_t(out.states.size()) != perParam * int64_t(out.params.size()))
+    return fail(path, "expected parameters, a gradient each and " +
+                          std::to_string(perParam) + " state slot(s) each (" +
+                          std::string(w.optimizer.name()) + ")");
+  auto check = [&](const char *key, int64_t s, SlotKind kind,
+                   const std::string &tensor) {
+    if (s < 0 || s >= int64_t(rank.slots.size()) ||
+        rank.slots[s].kind != kind ||
+        (!tensor.empty() && rank.slots[s].tensor != tensor))
+      return fail(path + "." + key,
+                  "slot " + std::to_string(s) + " is not a " +
+                      std::string(slotKindName(kind)) + " slot" +
+                      (tensor.empty() ? "" : " of '" + tensor + "'"));
+    return true;
+  };
+  for (size_t i = 0; i < out.params.size(); ++i) {
+    if (!check("params", out.params[i], SlotKind::Weight, ""))
+      return false;
+    const std::string &t = rank.slots[out.params[i]].tensor;
+    if (!check("gradients", out.gradients[i], SlotKind::Gradient, t))
+      return false;
+    for (int64_t k = 0; k < perParam; ++k)
+      if (!check("states", out.states[i * perParam + k], SlotKind::State, t))
+        return false;
+  }
+  return true;
+}
+
 bool Reader::action(const Json &j, const std::string &path, const Manifest &m,
                     const Rank &rank, Action &out) {
   ActionKind kind = ActionKind::Compute;
@@ -1125,6 +1192,13 @@ bool Reader::action(const Json &j, const std::string &path, const Manifest &m,
   case ActionKind::AllReduce: {
     AllReduceAction a;
     if (!allReduce(j, path, int64_t(m.world.ranks.size()) - 1, rank, a))
+      return false;
+    out.record = std::move(a);
+    return true;
+  }
+  case ActionKind::Update: {
+    UpdateAction a;
+    if (!update(j, path, m.world, rank, a))
       return false;
     out.record = std::move(a);
     return true;

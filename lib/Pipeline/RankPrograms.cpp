@@ -19,6 +19,8 @@
 
 #include "loom/Pipeline/RankPrograms.h"
 
+#include "loom/Autodiff/Autodiff.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -60,6 +62,13 @@ FailureOr<StageSignature> readStage(ModuleOp module, const pipe::Stage &st,
   sig.backward = st.backward;
   for (unsigned i = 0; i < fwd.getNumArguments(); ++i) {
     auto src = fwd.getArgAttrOfType<DenseI64ArrayAttr>(i, "loom.source");
+    // A parameter of a step that updates them (weightsToArguments).
+    if (auto param = fwd.getArgAttrOfType<StringAttr>(i, "tg.name");
+        param && !src) {
+      sig.forwardParams.push_back(
+          describe(fwd.getArgumentTypes()[i], param.str()));
+      continue;
+    }
     if (!src || src.size() != 2)
       return fwd.emitError("rank programs: argument ")
              << i << " has no loom.source (written by --pipe-partition)";
@@ -79,7 +88,7 @@ FailureOr<StageSignature> readStage(ModuleOp module, const pipe::Stage &st,
       sig.outputs, [](const StageValue &v) { return v.isFloat; });
   unsigned floatInputs = llvm::count_if(
       sig.inputs, [](const StageValue &v) { return v.isFloat; });
-  unsigned first = fwd.getNumArguments() + floatOutputs;
+  unsigned first = sig.inputs.size() + floatOutputs;
   for (unsigned i = first; i < bwd.getNumArguments(); ++i) {
     auto name = bwd.getArgAttrOfType<StringAttr>(i, "tg.name");
     if (!name)
@@ -188,6 +197,7 @@ public:
 
   int64_t inputSlot(int s, unsigned i, int64_t mb);
   std::optional<std::string> allReduces();
+  void updates();
   void forward(int s, int64_t mb);
   void backward(int s, int64_t mb, bool deferWeights);
   void weights(int s, int64_t mb);
@@ -258,6 +268,9 @@ void RankBuilder::forward(int s, int64_t mb) {
   c.microBatch = mb;
   for (unsigned i = 0; i < sig.inputs.size(); ++i)
     c.inputs.push_back(inputSlot(s, i, mb));
+  for (const art::TensorDesc &p : sig.forwardParams)
+    c.inputs.push_back(
+        slot(art::SlotKind::Weight, "weight:" + p.name, p, 0, p.name));
   for (unsigned j = 0; j < sig.outputs.size(); ++j)
     c.outputs.push_back(
         slot(art::SlotKind::Value, name(s, "out", j), sig.outputs[j].desc));
@@ -354,6 +367,33 @@ std::optional<std::string> RankBuilder::allReduces() {
       rank.actions.push_back({std::move(x)});
   }
   return std::nullopt;
+}
+
+/// The optimizer step of the parameters of this rank's stages, after their
+/// all-reduces (each parameter once; its state slots "state<k>:<name>").
+void RankBuilder::updates() {
+  const art::Optimizer &opt = step.optimizer;
+  if (opt.kind == art::OptimizerKind::None)
+    return;
+  art::UpdateAction u;
+  for (size_t s = 0; s < step.stages.size(); ++s) {
+    if (!llvm::is_contained(step.schedule.stages[s].devices, self))
+      continue;
+    for (const art::TensorDesc &p : step.stages[s].params) {
+      int64_t w = slot(art::SlotKind::Weight, "weight:" + p.name, p, 0, p.name);
+      if (llvm::is_contained(u.params, w))
+        continue;
+      u.params.push_back(w);
+      u.gradients.push_back(
+          slot(art::SlotKind::Gradient, "grad:" + p.name, p, 0, p.name));
+      for (int64_t k = 0; k < opt.stateTensors(); ++k)
+        u.states.push_back(slot(art::SlotKind::State,
+                                "state" + std::to_string(k) + ":" + p.name, p,
+                                0, p.name));
+    }
+  }
+  if (!u.params.empty())
+    rank.actions.push_back({std::move(u)});
 }
 
 /// A send or receive: one message per tensor of the edge (every input of
@@ -543,6 +583,7 @@ FailureOr<art::World> rankWorld(const PartitionedStep &step,
     art::World world;
     world.microBatches = sched.microBatches;
     world.stepInputs = step.stepInputs;
+    world.optimizer = step.optimizer;
     world.ranks.resize(numRanks);
     for (int64_t r = 0; r < numRanks; ++r) {
       art::Rank &rank = world.ranks[r];
@@ -557,6 +598,7 @@ FailureOr<art::World> rankWorld(const PartitionedStep &step,
       if (std::optional<std::string> why = builder.allReduces())
         return emitError(step.loc)
                << "rank programs: @" << sched.name << ": " << *why;
+      builder.updates();
     }
     sendInReceiveOrder(world);
     std::vector<int64_t> blocked;
@@ -576,12 +618,47 @@ FailureOr<art::World> rankWorld(const PartitionedStep &step,
 
 } // namespace
 
-FailureOr<PartitionedStep> pipeline::readPartitionedStep(ModuleOp module,
-                                                         pipe::ScheduleOp op) {
+/// With an optimizer every rank updates its copy of its stages' parameters
+/// from their gradients, so a parameter's gradient must be whole on each
+/// rank that holds it: every stage that reads it on the same devices
+/// (replicas all-reduce theirs), and f32.
+LogicalResult checkUpdatable(const PartitionedStep &step) {
+  std::map<std::string, int> firstStage;
+  for (size_t s = 0; s < step.stages.size(); ++s)
+    for (const art::TensorDesc &p : step.stages[s].params) {
+      const pipe::Stage &st = step.schedule.stages[s];
+      if (p.dtype != "f32")
+        return emitError(step.loc)
+               << "rank programs: parameter '" << p.name << "' of stage @"
+               << st.name << " is " << p.dtype
+               << ": the optimizer step updates f32 parameters";
+      auto [it, fresh] = firstStage.try_emplace(p.name, int(s));
+      const pipe::Stage &other = step.schedule.stages[it->second];
+      if (!fresh && other.devices != st.devices)
+        return emitError(step.loc)
+               << "rank programs: parameter '" << p.name << "' is read by "
+               << "stage @" << other.name << " and by stage @" << st.name
+               << " on other devices: no rank holds its whole gradient to "
+                  "update it with (partition with the two stages' "
+                  "parameters apart, or without --optimizer)";
+    }
+  return success();
+}
+
+FailureOr<PartitionedStep>
+pipeline::readPartitionedStep(ModuleOp module, pipe::ScheduleOp op,
+                              const art::Optimizer &optimizer) {
   FailureOr<pipe::Schedule> sched = pipe::readSchedule(op);
   if (failed(sched))
     return failure();
-  PartitionedStep step{std::move(*sched), {}, {}, {}, op.getLoc()};
+  PartitionedStep step{std::move(*sched), {}, {}, {}, op.getLoc(), optimizer};
+  // The forward functions read the parameters the optimizer updates as
+  // arguments, not as the artifact's (load-time, possibly prepacked)
+  // weights.
+  if (optimizer.kind != art::OptimizerKind::None)
+    for (const pipe::Stage &st : step.schedule.stages)
+      if (auto fwd = module.lookupSymbol<func::FuncOp>(st.forward))
+        tg::autodiff::weightsToArguments(fwd);
   StringRef name = step.schedule.name;
   if (!name.consume_back("_pipeline"))
     return op.emitError("rank programs: schedule @")
@@ -610,6 +687,9 @@ FailureOr<PartitionedStep> pipeline::readPartitionedStep(ModuleOp module,
       return failure();
     step.stages.push_back(std::move(*sig));
   }
+  if (optimizer.kind != art::OptimizerKind::None &&
+      failed(checkUpdatable(step)))
+    return failure();
   // Checked now, before any code is generated: the entries are the stage
   // functions of each replica in stage order.
   StageEntries entries;

@@ -50,9 +50,12 @@ public:
 
   /// After run: every gradient of worldGradients on rank \p root, summed
   /// over the ranks that compute it, into \p out[g]; the other ranks send
-  /// theirs (\p out unused there).
+  /// theirs (\p out unused there). With \p kind Weight: the parameters
+  /// (as the step's updates left them), each from the first rank that
+  /// holds it.
   Error gather(comm::Communicator &comm, int root, void *const *out,
-               std::chrono::milliseconds timeout);
+               std::chrono::milliseconds timeout,
+               artifact::SlotKind kind = artifact::SlotKind::Gradient);
 
 private:
   RankStep(const loom_model &model, int rank);
@@ -63,6 +66,7 @@ private:
                  comm::Deadline deadline);
   Error allReduce(comm::Communicator &comm,
                   const artifact::AllReduceAction &a, comm::Deadline deadline);
+  void update(const artifact::UpdateAction &a);
   Error fail(int64_t action, const Error &cause) const;
 
   const loom_model &model;
@@ -81,6 +85,8 @@ private:
   /// communicator of the group (null where it is not a member).
   std::map<std::vector<int64_t>, std::unique_ptr<comm::Communicator>> groups;
   bool groupsMade = false;
+  /// Steps run, the current one included (Adam's bias correction).
+  int64_t stepsRun = 0;
 };
 
 } // namespace loom::rt
