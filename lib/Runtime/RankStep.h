@@ -6,8 +6,9 @@
 // their sends and receives at once with a deadline, accumulations sum the
 // output gradients and the parameters' gradients over the micro-batches,
 // all-reduces sum a replicated stage's gradients over its replicas.
-// The optimizer step is the caller's: the step's results are the summed
-// parameter gradients (docs/Runtime.md "Ranks").
+// With the world's optimizer, update actions step the rank's own copies of
+// its parameters; without, the optimizer step is the caller's: the step's
+// results are the summed parameter gradients (docs/Runtime.md "Ranks").
 //
 //===----------------------------------------------------------------------===//
 

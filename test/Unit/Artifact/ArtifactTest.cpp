@@ -492,13 +492,18 @@ Manifest twoRankReplicas() {
   return m;
 }
 
-TEST(ArtifactTest, StepAllReduceReadsBackAndMarksReplicaCopies) {
-  Manifest m = twoRankReplicas();
+/// \p m written and read back into \p back, which writes the same text.
+void readBack(const Manifest &m, Manifest &back) {
   std::string text = writeManifest(m);
-  Manifest back;
   std::optional<ReadError> error = readManifest(text, back);
   ASSERT_FALSE(error) << error->message;
   EXPECT_EQ(writeManifest(back), text);
+}
+
+TEST(ArtifactTest, StepAllReduceReadsBackAndMarksReplicaCopies) {
+  Manifest back;
+  readBack(twoRankReplicas(), back);
+  ASSERT_EQ(back.world.ranks[1].actions.size(), 7u);
   const auto &x = std::get<AllReduceAction>(back.world.ranks[1].actions[6].record);
   EXPECT_EQ(x.ranks, (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(x.slots, (std::vector<int64_t>{2}));
@@ -557,6 +562,56 @@ TEST(ArtifactTest, StepBadAllReducesAreRefusedByField) {
   EXPECT_EQ(refusal(withMember("slots", Json::integers({2, 2}))),
             "manifest: world.ranks[1].actions[6].slots[0]: slot 2 appears "
             "twice");
+}
+
+/// twoRankReplicas whose ranks then update "w" by SGD with momentum.
+Manifest twoRankUpdates() {
+  Manifest m = twoRankReplicas();
+  m.world.optimizer.kind = OptimizerKind::Sgd;
+  m.world.optimizer.lr = 0.5;
+  m.world.optimizer.momentum = 0.9;
+  for (Rank &r : m.world.ranks) {
+    const int64_t grad = 2; // "grad:w" on both ranks
+    r.slots.push_back({SlotKind::Weight, "weight:w", "f32", {4}, 0, "w", 16});
+    r.slots.push_back({SlotKind::State, "state0:w", "f32", {4}, 0, "w", 16});
+    int64_t n = r.slots.size();
+    r.actions.push_back({UpdateAction{{n - 2}, {grad}, {n - 1}}});
+  }
+  return m;
+}
+
+TEST(ArtifactTest, StepUpdatesReadBackAsWritten) {
+  Manifest back;
+  readBack(twoRankUpdates(), back);
+  ASSERT_EQ(back.world.ranks[1].actions.size(), 8u);
+  EXPECT_EQ(back.world.optimizer.kind, OptimizerKind::Sgd);
+  EXPECT_EQ(back.world.optimizer.momentum, 0.9);
+  EXPECT_EQ(back.world.optimizer.stateTensors(), 1);
+  EXPECT_EQ(back.world.ranks[1].actions.back().kind(), ActionKind::Update);
+}
+
+TEST(ArtifactTest, StepBadUpdatesAreRefusedByField) {
+  Manifest m = twoRankUpdates();
+  auto withMember = [&](const char *key, Json value) {
+    return edited(m, [&](Json &root) {
+      at(root, {"world", "ranks", 1, "actions", 7}).set(key, value);
+    });
+  };
+  EXPECT_EQ(refusal(withMember("states", Json::integers({}))),
+            "manifest: world.ranks[1].actions[7]: expected parameters, a "
+            "gradient each and 1 state slot(s) each (sgd)");
+  EXPECT_EQ(refusal(withMember("gradients", Json::integers({3}))),
+            "manifest: world.ranks[1].actions[7].gradients: slot 3 is not a "
+            "gradient slot of 'w'");
+  EXPECT_EQ(refusal(withMember("params", Json::integers({2}))),
+            "manifest: world.ranks[1].actions[7].params: slot 2 is not a "
+            "weight slot");
+  std::string noOptimizer = edited(m, [&](Json &root) {
+    at(root, {"world", "optimizer"}).set("kind", Json("lamb"));
+  });
+  EXPECT_EQ(refusal(noOptimizer),
+            "manifest: world.optimizer.kind: expected sgd or adam, not "
+            "'lamb'");
 }
 
 TEST(ArtifactTest, StepBadActionsAreRefusedByField) {
