@@ -165,6 +165,17 @@ LOOM_C_EXPORT loom_status loom_step_gradient(const loom_model *model,
                                              int64_t index,
                                              loom_tensor_desc *desc);
 
+/* The optimizer step every rank ends the step with (loom-compile
+   --optimizer): kind "none" (the step's results are the gradients), "sgd" or
+   "adam", with its hyper-parameters (docs/Pipelines.md "The optimizer
+   step"). */
+typedef struct {
+  const char *kind;
+  double lr, momentum, beta1, beta2, eps, weight_decay;
+} loom_step_optimizer_desc;
+LOOM_C_EXPORT loom_status loom_step_optimizer(const loom_model *model,
+                                              loom_step_optimizer_desc *desc);
+
 /* Zero-initialise ({0}) and set what you need. */
 typedef struct {
   /* The deadline of every wait for another rank; 0: 60 s. */
@@ -176,6 +187,10 @@ typedef struct {
      to this file (JSON, docs/Runtime.md "Step profile"; under a launcher
      rank 0 gathers and writes it). */
   const char *profile_path;
+  /* NULL, or where rank 0 receives every parameter (in the gradients'
+     order) after the last step: the artifact's weights, updated by each
+     step's optimizer step when the world has one (docs/Runtime.md). */
+  void *const *parameters;
 } loom_step_options;
 
 /* Where loom_step_run ran. */

@@ -30,6 +30,8 @@ public:
   std::optional<ReadError> error;
   /// The manifest's version (kManifestVersion or kBoundedManifestVersion).
   int64_t version = kManifestVersion;
+  /// The world's ranks, while they are read.
+  int64_t numRanks = 0;
 
   bool fail(const std::string &path, const std::string &why) {
     if (!error)
@@ -218,6 +220,11 @@ public:
                 const Rank &rank, ExchangeAction &out);
   bool accumulate(const Json &j, const std::string &path, const World &w,
                   const Rank &rank, AccumulateAction &out);
+  bool allReduce(const Json &j, const std::string &path, int64_t self,
+                 const Rank &rank, AllReduceAction &out);
+  bool update(const Json &j, const std::string &path, const World &w,
+              const Rank &rank, UpdateAction &out);
+  bool optimizer(const Json &w, Optimizer &out);
   bool action(const Json &j, const std::string &path, const Manifest &m,
               const Rank &rank, Action &out);
   bool step(const Json &r, const std::string &path, const Manifest &m,
@@ -850,8 +857,11 @@ bool Reader::world(const Json &w, Manifest &m) {
     return false;
   if (w.get("inputs") && !tensors(w, "world", "inputs", m.world.stepInputs))
     return false;
+  if (w.get("optimizer") && !optimizer(*w.get("optimizer"), m.world.optimizer))
+    return false;
   if (ranks->empty())
     return fail("world.ranks", "expected at least one rank");
+  numRanks = int64_t(ranks->size());
   std::vector<int64_t> owner(m.devices.size(), -1);
   for (size_t r = 0; r < ranks->size(); ++r) {
     std::string rp = at("world.ranks", r);
@@ -904,8 +914,9 @@ bool Reader::slot(const Json &j, const std::string &path, const Manifest &m,
   out.dtype = t.dtype;
   out.shape = t.shape;
   out.bytes = t.bytes;
-  if (slotSummed(out.kind) && out.dtype != "f32")
-    return fail(path + ".dtype", "a summed slot is f32");
+  if ((slotSummed(out.kind) || out.kind == SlotKind::State) &&
+      out.dtype != "f32")
+    return fail(path + ".dtype", "a summed or state slot is f32");
   switch (out.kind) {
   case SlotKind::Input: {
     if (!integer(j, path, "index", out.index))
@@ -920,7 +931,8 @@ bool Reader::slot(const Json &j, const std::string &path, const Manifest &m,
     return true;
   }
   case SlotKind::Weight:
-  case SlotKind::Gradient: {
+  case SlotKind::Gradient:
+  case SlotKind::State: {
     if (!string(j, path, "tensor", out.tensor))
       return false;
     const std::vector<WeightTensor> &ws = m.weights.tensors;
@@ -1059,6 +1071,98 @@ bool Reader::accumulate(const Json &j, const std::string &path,
   return fits(path + ".src", src, dst.dtype, dst.bytes);
 }
 
+/// A group of at least two ranks, ascending, this one among them; its
+/// slots distinct gradient slots.
+bool Reader::allReduce(const Json &j, const std::string &path, int64_t self,
+                       const Rank &rank, AllReduceAction &out) {
+  if (!ints(j, path, "ranks", out.ranks) || !ints(j, path, "slots", out.slots))
+    return false;
+  if (out.ranks.size() < 2 ||
+      !std::is_sorted(out.ranks.begin(), out.ranks.end()) ||
+      std::adjacent_find(out.ranks.begin(), out.ranks.end()) !=
+          out.ranks.end() ||
+      out.ranks.front() < 0 || out.ranks.back() >= numRanks ||
+      !std::binary_search(out.ranks.begin(), out.ranks.end(), self))
+    return fail(path + ".ranks",
+                "expected at least two ranks of the " +
+                    std::to_string(numRanks) +
+                    ", ascending, this rank (" + std::to_string(self) +
+                    ") among them");
+  if (out.slots.empty())
+    return fail(path + ".slots", "expected at least one slot");
+  for (size_t i = 0; i < out.slots.size(); ++i) {
+    std::string sp = at(path + ".slots", i);
+    if (out.slots[i] < 0 || out.slots[i] >= int64_t(rank.slots.size()))
+      return fail(sp, "expected a slot of the rank");
+    if (rank.slots[out.slots[i]].kind != SlotKind::Gradient)
+      return fail(sp, "an all-reduce sums gradient slots");
+    if (std::count(out.slots.begin(), out.slots.end(), out.slots[i]) > 1)
+      return fail(sp, "slot " + std::to_string(out.slots[i]) +
+                          " appears twice");
+  }
+  return true;
+}
+
+/// The world's optimizer: its kind and finite hyper-parameters.
+bool Reader::optimizer(const Json &o, Optimizer &out) {
+  const std::string path = "world.optimizer";
+  std::string kind;
+  if (!string(o, path, "kind", kind) || !number(o, path, "lr", out.lr) ||
+      !number(o, path, "momentum", out.momentum) ||
+      !number(o, path, "beta1", out.beta1) ||
+      !number(o, path, "beta2", out.beta2) ||
+      !number(o, path, "eps", out.eps) ||
+      !number(o, path, "weight_decay", out.weightDecay))
+    return false;
+  if (kind == "sgd")
+    out.kind = OptimizerKind::Sgd;
+  else if (kind == "adam")
+    out.kind = OptimizerKind::Adam;
+  else
+    return fail(path + ".kind", "expected sgd or adam, not '" + kind + "'");
+  return true;
+}
+
+/// Weight slots, the gradient slots of their tensors, and the optimizer's
+/// state slots of each, parameter-major.
+bool Reader::update(const Json &j, const std::string &path, const World &w,
+                    const Rank &rank, UpdateAction &out) {
+  if (w.optimizer.kind == OptimizerKind::None)
+    return fail(path, "an update needs the world's optimizer");
+  if (!ints(j, path, "params", out.params) ||
+      !ints(j, path, "gradients", out.gradients) ||
+      !ints(j, path, "states", out.states))
+    return false;
+  int64_t perParam = w.optimizer.stateTensors();
+  if (out.params.empty() || out.gradients.size() != out.params.size() ||
+      int64_t(out.states.size()) != perParam * int64_t(out.params.size()))
+    return fail(path, "expected parameters, a gradient each and " +
+                          std::to_string(perParam) + " state slot(s) each (" +
+                          std::string(w.optimizer.name()) + ")");
+  auto check = [&](const char *key, int64_t s, SlotKind kind,
+                   const std::string &tensor) {
+    if (s < 0 || s >= int64_t(rank.slots.size()) ||
+        rank.slots[s].kind != kind ||
+        (!tensor.empty() && rank.slots[s].tensor != tensor))
+      return fail(path + "." + key,
+                  "slot " + std::to_string(s) + " is not a " +
+                      std::string(slotKindName(kind)) + " slot" +
+                      (tensor.empty() ? "" : " of '" + tensor + "'"));
+    return true;
+  };
+  for (size_t i = 0; i < out.params.size(); ++i) {
+    if (!check("params", out.params[i], SlotKind::Weight, ""))
+      return false;
+    const std::string &t = rank.slots[out.params[i]].tensor;
+    if (!check("gradients", out.gradients[i], SlotKind::Gradient, t))
+      return false;
+    for (int64_t k = 0; k < perParam; ++k)
+      if (!check("states", out.states[i * perParam + k], SlotKind::State, t))
+        return false;
+  }
+  return true;
+}
+
 bool Reader::action(const Json &j, const std::string &path, const Manifest &m,
                     const Rank &rank, Action &out) {
   ActionKind kind = ActionKind::Compute;
@@ -1084,6 +1188,20 @@ bool Reader::action(const Json &j, const std::string &path, const Manifest &m,
     if (!accumulate(j, path, m.world, rank, a))
       return false;
     out.record = a;
+    return true;
+  }
+  case ActionKind::AllReduce: {
+    AllReduceAction a;
+    if (!allReduce(j, path, int64_t(m.world.ranks.size()) - 1, rank, a))
+      return false;
+    out.record = std::move(a);
+    return true;
+  }
+  case ActionKind::Update: {
+    UpdateAction a;
+    if (!update(j, path, m.world, rank, a))
+      return false;
+    out.record = std::move(a);
     return true;
   }
   }

@@ -295,6 +295,30 @@ bool artifact::slotSummed(SlotKind kind) {
   return false;
 }
 
+int64_t Optimizer::stateTensors() const {
+  switch (kind) {
+  case OptimizerKind::None:
+    return 0;
+  case OptimizerKind::Sgd:
+    return momentum != 0 ? 1 : 0;
+  case OptimizerKind::Adam:
+    return 2;
+  }
+  return 0;
+}
+
+std::string_view Optimizer::name() const {
+  switch (kind) {
+  case OptimizerKind::None:
+    return "none";
+  case OptimizerKind::Sgd:
+    return "sgd";
+  case OptimizerKind::Adam:
+    return "adam";
+  }
+  return "?";
+}
+
 std::string_view artifact::actionKindName(ActionKind kind) {
   switch (kind) {
 #define LOOM_ACTION_KIND(Kind, Spelling)                                       \

@@ -5,12 +5,15 @@
 // they are received, every exchange posting its messages at once; per pair
 // of ranks the messages match in the order they were posted, as NCCL and
 // MPI match them, and each matched pair must carry the same channel,
-// micro-batch, bytes and dtype. O(actions + messages).
+// micro-batch, bytes and dtype. An all-reduce completes once every rank of
+// its group has reached one, and they must be the same: the same group,
+// the same tensors in the same order. O(actions + messages + group sizes).
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/Artifact/Schema.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 
@@ -48,6 +51,12 @@ private:
                ? std::get_if<ExchangeAction>(&actions[pc[r]].record)
                : nullptr;
   }
+  const AllReduceAction *allReduceAt(int64_t r) const {
+    const std::vector<Action> &actions = world.ranks[r].actions;
+    return pc[r] < int64_t(actions.size())
+               ? std::get_if<AllReduceAction>(&actions[pc[r]].record)
+               : nullptr;
+  }
   const ExchangeMessage &message(const Posted &p) const {
     return std::get<ExchangeAction>(
                world.ranks[p.rank].actions[p.action].record)
@@ -59,6 +68,8 @@ private:
   std::string describe(const Posted &p) const;
   void post(int64_t r);
   std::optional<std::string> match(int64_t from, int64_t to);
+  std::optional<std::string> reduce(int64_t r, bool &completed);
+  std::string describeReduce(int64_t r) const;
   std::string deadlock() const;
 
   const World &world;
@@ -116,10 +127,61 @@ std::optional<std::string> StepRun::match(int64_t from, int64_t to) {
   return std::nullopt;
 }
 
+std::string StepRun::describeReduce(int64_t r) const {
+  const AllReduceAction &x = *allReduceAt(r);
+  const Rank &rank = world.ranks[r];
+  std::string out = "rank " + std::to_string(r) + ", action " +
+                    std::to_string(pc[r]) + " (all_reduce) over ranks";
+  for (int64_t g : x.ranks)
+    out += " " + std::to_string(g);
+  out += " of";
+  for (int64_t s : x.slots)
+    out += " '" + rank.slots[s].tensor + "' (" +
+           std::to_string(rank.slots[s].bytes) + " bytes)";
+  return out;
+}
+
+/// Rank \p r waits at an all-reduce: once every rank of its group waits at
+/// one of the group, all of them move on (\p completed); those must reduce
+/// the same tensors.
+std::optional<std::string> StepRun::reduce(int64_t r, bool &completed) {
+  const AllReduceAction &x = *allReduceAt(r);
+  const Rank &rank = world.ranks[r];
+  completed = false;
+  // A rank of the group at another group's all-reduce may get past it.
+  for (int64_t g : x.ranks)
+    if (!allReduceAt(g) || allReduceAt(g)->ranks != x.ranks)
+      return std::nullopt;
+  for (int64_t g : x.ranks) {
+    const AllReduceAction &y = *allReduceAt(g);
+    const Rank &other = world.ranks[g];
+    bool same = y.slots.size() == x.slots.size();
+    for (size_t i = 0; same && i < x.slots.size(); ++i)
+      same = other.slots[y.slots[i]].tensor == rank.slots[x.slots[i]].tensor &&
+             other.slots[y.slots[i]].bytes == rank.slots[x.slots[i]].bytes;
+    if (!same)
+      return describeReduce(r) + ", while " + describeReduce(g) +
+             ": the ranks of a group must reach the same all-reduces in the "
+             "same order";
+  }
+  for (int64_t g : x.ranks)
+    ++pc[g];
+  completed = true;
+  return std::nullopt;
+}
+
 std::string StepRun::deadlock() const {
   std::string out = "the exchanges deadlock when a send blocks until it is "
                     "received:";
   for (size_t r = 0; r < world.ranks.size(); ++r) {
+    if (allReduceAt(r)) {
+      out += " " + describeReduce(r) + " waits for rank(s)";
+      for (int64_t g : allReduceAt(r)->ranks)
+        if (!allReduceAt(g) || allReduceAt(g)->ranks != allReduceAt(r)->ranks)
+          out += " " + std::to_string(g);
+      out += ";";
+      continue;
+    }
     if (!exchangeAt(r))
       continue;
     for (size_t i = 0; i < done[r].size(); ++i) {
@@ -147,6 +209,15 @@ std::optional<std::string> StepRun::run() {
     for (int64_t r = 0; r < numRanks; ++r) {
       const std::vector<Action> &actions = world.ranks[r].actions;
       while (pc[r] < int64_t(actions.size())) {
+        if (allReduceAt(r)) {
+          bool completed = false;
+          if (auto err = reduce(r, completed))
+            return err;
+          if (!completed)
+            break;
+          progress = true;
+          continue;
+        }
         if (!exchangeAt(r)) {
           ++pc[r];
           progress = true;
@@ -180,6 +251,15 @@ std::optional<std::string> StepRun::run() {
 }
 
 } // namespace
+
+bool artifact::replicaCopy(const World &world, int64_t rank, int64_t slot) {
+  for (const Action &a : world.ranks[rank].actions)
+    if (const auto *x = std::get_if<AllReduceAction>(&a.record))
+      if (x->ranks.front() < rank &&
+          std::find(x->slots.begin(), x->slots.end(), slot) != x->slots.end())
+        return true;
+  return false;
+}
 
 std::optional<std::string> artifact::checkWorldStep(const World &world,
                                                     std::vector<int64_t> *blocked) {

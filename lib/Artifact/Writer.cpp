@@ -252,6 +252,7 @@ Json writeSlot(const Slot &s) {
     return o.set("index", s.index);
   case SlotKind::Weight:
   case SlotKind::Gradient:
+  case SlotKind::State:
     return o.set("tensor", s.tensor);
   case SlotKind::Value:
   case SlotKind::Sum:
@@ -286,6 +287,17 @@ Json writeAction(const Action &a) {
     const auto &c = std::get<AccumulateAction>(a.record);
     return o.set("src", c.src).set("dst", c.dst).set("micro_batch",
                                                       c.microBatch);
+  }
+  case ActionKind::AllReduce: {
+    const auto &c = std::get<AllReduceAction>(a.record);
+    return o.set("ranks", Json::integers(c.ranks))
+        .set("slots", Json::integers(c.slots));
+  }
+  case ActionKind::Update: {
+    const auto &c = std::get<UpdateAction>(a.record);
+    return o.set("params", Json::integers(c.params))
+        .set("gradients", Json::integers(c.gradients))
+        .set("states", Json::integers(c.states));
   }
   }
   return o;
@@ -326,8 +338,19 @@ Json writeWorld(const World &world) {
   Json inputs = Json::makeArray();
   for (const TensorDesc &t : world.stepInputs)
     inputs.push(writeTensor(t));
-  return out.set("micro_batches", world.microBatches)
+  out.set("micro_batches", world.microBatches)
       .set("inputs", std::move(inputs));
+  const Optimizer &opt = world.optimizer;
+  if (opt.kind != OptimizerKind::None)
+    out.set("optimizer", Json::makeObject()
+                             .set("kind", std::string(opt.name()))
+                             .set("lr", opt.lr)
+                             .set("momentum", opt.momentum)
+                             .set("beta1", opt.beta1)
+                             .set("beta2", opt.beta2)
+                             .set("eps", opt.eps)
+                             .set("weight_decay", opt.weightDecay));
+  return out;
 }
 
 } // namespace

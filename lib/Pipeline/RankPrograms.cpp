@@ -8,9 +8,18 @@
 // "s<s>.dw<k>"; the parameters "weight:<name>" and their gradients
 // "grad:<name>". A channel is named after the slots at its two ends.
 //
+// A stage on several devices (data-parallel replicas) runs micro-batch m on
+// its replica m mod R, whole: the stage functions are compiled for the
+// micro-batch's shapes, and a whole micro-batch computes what the reference
+// executor computes (batch statistics included). Each replica sums its
+// micro-batches' gradients, and an all-reduce over the replicas, at the end
+// of the step, gives every replica the step's.
+//
 //===----------------------------------------------------------------------===//
 
 #include "loom/Pipeline/RankPrograms.h"
+
+#include "loom/Autodiff/Autodiff.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -49,16 +58,17 @@ FailureOr<StageSignature> readStage(ModuleOp module, const pipe::Stage &st,
     return emitError(loc) << "rank programs: stage @" << st.name
                           << " needs forward and backward functions "
                              "(written by --pipe-partition)";
-  if (st.devices.size() != 1)
-    return emitError(loc)
-           << "rank programs: stage @" << st.name << " is replicated on "
-           << st.devices.size()
-           << " devices: data-parallel stages are not implemented by the "
-              "multi-rank runtime yet (partition with one device per stage)";
   sig.forward = st.forward;
   sig.backward = st.backward;
   for (unsigned i = 0; i < fwd.getNumArguments(); ++i) {
     auto src = fwd.getArgAttrOfType<DenseI64ArrayAttr>(i, "loom.source");
+    // A parameter of a step that updates them (weightsToArguments).
+    if (auto param = fwd.getArgAttrOfType<StringAttr>(i, "tg.name");
+        param && !src) {
+      sig.forwardParams.push_back(
+          describe(fwd.getArgumentTypes()[i], param.str()));
+      continue;
+    }
     if (!src || src.size() != 2)
       return fwd.emitError("rank programs: argument ")
              << i << " has no loom.source (written by --pipe-partition)";
@@ -78,7 +88,7 @@ FailureOr<StageSignature> readStage(ModuleOp module, const pipe::Stage &st,
       sig.outputs, [](const StageValue &v) { return v.isFloat; });
   unsigned floatInputs = llvm::count_if(
       sig.inputs, [](const StageValue &v) { return v.isFloat; });
-  unsigned first = fwd.getNumArguments() + floatOutputs;
+  unsigned first = sig.inputs.size() + floatOutputs;
   for (unsigned i = first; i < bwd.getNumArguments(); ++i) {
     auto name = bwd.getArgAttrOfType<StringAttr>(i, "tg.name");
     if (!name)
@@ -95,6 +105,30 @@ FailureOr<StageSignature> readStage(ModuleOp module, const pipe::Stage &st,
   return sig;
 }
 
+/// The device of \p st that runs micro-batch \p mb.
+int replicaOf(const pipe::Stage &st, int64_t mb) {
+  return st.devices[mb % int64_t(st.devices.size())];
+}
+
+/// Device \p d's actions of the schedule that are its own: the schedule
+/// lets every replica of a stage run every micro-batch (on its share of the
+/// samples), and sends each to every replica of the stage at the other end;
+/// here a micro-batch runs on one replica (replicaOf), which exchanges it
+/// with the one replica of each peer stage that runs it.
+std::vector<pipe::Action> ownActions(const pipe::Schedule &sched, int d) {
+  std::vector<pipe::Action> out;
+  for (const pipe::Action &a : sched.programs[d])
+    if (replicaOf(sched.stages[a.stage], a.microBatch) == d &&
+        (pipe::isCompute(a.kind) ||
+         replicaOf(sched.stages[a.peerStage], a.microBatch) == a.peerDevice))
+      out.push_back(a);
+  return out;
+}
+
+/// Per stage, per replica (the stage's devices in order), the manifest
+/// entries of its forward and backward functions.
+using StageEntries = std::vector<std::vector<std::pair<int64_t, int64_t>>>;
+
 /// Which sends wait, with the computes after them going on, for the next
 /// exchange that receives something (tried in this order: the first whose
 /// exchanges cannot deadlock with sends that block until received wins).
@@ -107,10 +141,7 @@ enum class Batching {
 /// Builds one rank's slots and channels by name, and its actions.
 class RankBuilder {
 public:
-  /// \p entries: per stage, the manifest entries of its forward and
-  /// backward functions.
-  RankBuilder(const PartitionedStep &step,
-              const std::vector<std::pair<int64_t, int64_t>> &entries,
+  RankBuilder(const PartitionedStep &step, const StageEntries &entries,
               art::Rank &rank, int64_t self)
       : step(step), entries(entries), rank(rank), self(self) {}
 
@@ -135,7 +166,9 @@ public:
   }
   int64_t channel(const std::string &name, art::ChannelDirection dir,
                   int64_t peer, const art::TensorDesc &desc) {
-    auto [it, fresh] = channels.try_emplace(name, rank.channels.size());
+    // A replicated stage's edge goes to several peers under one name.
+    auto [it, fresh] =
+        channels.try_emplace({name, peer}, rank.channels.size());
     if (fresh)
       rank.channels.push_back({name, dir, peer, desc.bytes, desc.dtype});
     return it->second;
@@ -162,7 +195,9 @@ public:
       rank.actions.push_back({a});
   }
 
-  int64_t inputSlot(int s, unsigned i);
+  int64_t inputSlot(int s, unsigned i, int64_t mb);
+  std::optional<std::string> allReduces();
+  void updates();
   void forward(int s, int64_t mb);
   void backward(int s, int64_t mb, bool deferWeights);
   void weights(int s, int64_t mb);
@@ -190,29 +225,37 @@ private:
   std::string name(int s, const char *what, int64_t i) const {
     return "s" + std::to_string(s) + "." + what + std::to_string(i);
   }
-  int deviceOf(int s) const { return step.schedule.stages[s].devices.front(); }
+  int deviceOf(int s, int64_t mb) const {
+    return replicaOf(step.schedule.stages[s], mb);
+  }
+  /// This rank's entries of stage \p s.
+  const std::pair<int64_t, int64_t> &entriesOf(int s) const {
+    const std::vector<int> &d = step.schedule.stages[s].devices;
+    return entries[s][llvm::find(d, self) - d.begin()];
+  }
   int64_t douts(int s, unsigned j) {
     return slot(art::SlotKind::Sum, name(s, "dout", j),
                 step.stages[s].outputs[j].desc);
   }
 
   const PartitionedStep &step;
-  const std::vector<std::pair<int64_t, int64_t>> &entries;
+  const StageEntries &entries;
   art::Rank &rank;
   int64_t self;
-  std::map<std::string, int64_t> slots, channels;
+  std::map<std::string, int64_t> slots;
+  std::map<std::pair<std::string, int64_t>, int64_t> channels;
   art::ExchangeAction pending;
   /// pending holds a send that waits for a receive; pending receives.
   bool holding = false, receives = false;
   std::vector<art::AccumulateAction> afterExchange;
 };
 
-int64_t RankBuilder::inputSlot(int s, unsigned i) {
+int64_t RankBuilder::inputSlot(int s, unsigned i, int64_t mb) {
   const StageValue &v = step.stages[s].inputs[i];
   if (v.sourceStage < 0)
     return slot(art::SlotKind::Input, "input" + std::to_string(v.sourceIndex),
                 step.stepInputs[v.sourceIndex], v.sourceIndex);
-  if (deviceOf(v.sourceStage) == self)
+  if (deviceOf(v.sourceStage, mb) == self)
     return slot(art::SlotKind::Value, name(v.sourceStage, "out", v.sourceIndex),
                 v.desc);
   return slot(art::SlotKind::Value, name(s, "in", i), v.desc);
@@ -221,10 +264,13 @@ int64_t RankBuilder::inputSlot(int s, unsigned i) {
 void RankBuilder::forward(int s, int64_t mb) {
   const StageSignature &sig = step.stages[s];
   art::ComputeAction c;
-  c.entry = entries[s].first;
+  c.entry = entriesOf(s).first;
   c.microBatch = mb;
   for (unsigned i = 0; i < sig.inputs.size(); ++i)
-    c.inputs.push_back(inputSlot(s, i));
+    c.inputs.push_back(inputSlot(s, i, mb));
+  for (const art::TensorDesc &p : sig.forwardParams)
+    c.inputs.push_back(
+        slot(art::SlotKind::Weight, "weight:" + p.name, p, 0, p.name));
   for (unsigned j = 0; j < sig.outputs.size(); ++j)
     c.outputs.push_back(
         slot(art::SlotKind::Value, name(s, "out", j), sig.outputs[j].desc));
@@ -244,10 +290,10 @@ void RankBuilder::forward(int s, int64_t mb) {
 void RankBuilder::backward(int s, int64_t mb, bool deferWeights) {
   const StageSignature &sig = step.stages[s];
   art::ComputeAction c;
-  c.entry = entries[s].second;
+  c.entry = entriesOf(s).second;
   c.microBatch = mb;
   for (unsigned i = 0; i < sig.inputs.size(); ++i)
-    c.inputs.push_back(inputSlot(s, i));
+    c.inputs.push_back(inputSlot(s, i, mb));
   for (unsigned j = 0; j < sig.outputs.size(); ++j)
     if (sig.outputs[j].isFloat)
       c.inputs.push_back(douts(s, j));
@@ -266,7 +312,7 @@ void RankBuilder::backward(int s, int64_t mb, bool deferWeights) {
     }
     int64_t din = slot(art::SlotKind::Value, name(s, "din", i), v.desc);
     c.outputs.push_back(din);
-    if (deviceOf(v.sourceStage) == self)
+    if (deviceOf(v.sourceStage, mb) == self)
       local.push_back({din, douts(v.sourceStage, v.sourceIndex)});
   }
   for (const StageValue &v : sig.outputs)
@@ -290,6 +336,64 @@ void RankBuilder::weights(int s, int64_t mb) {
                slot(art::SlotKind::Gradient, "grad:" + p.name, p, 0, p.name),
                mb);
   }
+}
+
+/// The all-reduces of the replicated stages' gradients, at the end of the
+/// step, in stage order (one order on every rank, so the groups cannot
+/// wait on each other in a cycle). A parameter of two stages on this rank
+/// that are replicated over different groups has no one sum: its message.
+std::optional<std::string> RankBuilder::allReduces() {
+  flush();
+  std::map<int64_t, std::vector<int64_t>> groupOf; // gradient slot -> ranks
+  for (size_t s = 0; s < step.stages.size(); ++s) {
+    const pipe::Stage &st = step.schedule.stages[s];
+    if (st.devices.size() < 2 || !llvm::is_contained(st.devices, self))
+      continue;
+    art::AllReduceAction x;
+    x.ranks.assign(st.devices.begin(), st.devices.end());
+    llvm::sort(x.ranks);
+    for (const art::TensorDesc &p : step.stages[s].params) {
+      int64_t g = slot(art::SlotKind::Gradient, "grad:" + p.name, p, 0, p.name);
+      auto [it, fresh] = groupOf.try_emplace(g, x.ranks);
+      if (fresh)
+        x.slots.push_back(g);
+      else if (it->second != x.ranks)
+        return "parameter '" + p.name + "' of stage @" + st.name +
+               " on rank " + std::to_string(self) +
+               " is also a parameter of a stage replicated on other ranks: "
+               "its gradient has no one group to be summed over";
+    }
+    if (!x.slots.empty())
+      rank.actions.push_back({std::move(x)});
+  }
+  return std::nullopt;
+}
+
+/// The optimizer step of the parameters of this rank's stages, after their
+/// all-reduces (each parameter once; its state slots "state<k>:<name>").
+void RankBuilder::updates() {
+  const art::Optimizer &opt = step.optimizer;
+  if (opt.kind == art::OptimizerKind::None)
+    return;
+  art::UpdateAction u;
+  for (size_t s = 0; s < step.stages.size(); ++s) {
+    if (!llvm::is_contained(step.schedule.stages[s].devices, self))
+      continue;
+    for (const art::TensorDesc &p : step.stages[s].params) {
+      int64_t w = slot(art::SlotKind::Weight, "weight:" + p.name, p, 0, p.name);
+      if (llvm::is_contained(u.params, w))
+        continue;
+      u.params.push_back(w);
+      u.gradients.push_back(
+          slot(art::SlotKind::Gradient, "grad:" + p.name, p, 0, p.name));
+      for (int64_t k = 0; k < opt.stateTensors(); ++k)
+        u.states.push_back(slot(art::SlotKind::State,
+                                "state" + std::to_string(k) + ":" + p.name, p,
+                                0, p.name));
+    }
+  }
+  if (!u.params.empty())
+    rank.actions.push_back({std::move(u)});
 }
 
 /// A send or receive: one message per tensor of the edge (every input of
@@ -393,13 +497,84 @@ bool pullReceives(art::World &world, const std::vector<int64_t> &blocked) {
   return pulled;
 }
 
+/// Puts every rank's sends to each peer in the order the peer receives
+/// them (NCCL matches per pair of ranks in order, without tags): a send
+/// that comes before one the peer receives first is held back to the
+/// exchange that posts that one. Data-safe: a sent slot is written once per
+/// micro-batch, before its first send. A send the peer never receives is
+/// left for checkWorldStep to name.
+void sendInReceiveOrder(art::World &world) {
+  using Key = std::pair<std::string, int64_t>; // channel name, micro-batch
+  int64_t numRanks = world.ranks.size();
+  for (int64_t r = 0; r < numRanks; ++r) {
+    art::Rank &rank = world.ranks[r];
+    // Per peer: the order it receives from r, and how far r has sent.
+    std::vector<std::vector<Key>> order(numRanks);
+    for (int64_t p = 0; p < numRanks; ++p)
+      for (const art::Action &a : world.ranks[p].actions)
+        if (const auto *x = std::get_if<art::ExchangeAction>(&a.record))
+          for (const art::ExchangeMessage &m : x->messages) {
+            const art::Channel &c = world.ranks[p].channels[m.channel];
+            if (c.direction == art::ChannelDirection::Recv && c.peer == r)
+              order[p].push_back({c.name, m.microBatch});
+          }
+    std::vector<size_t> next(numRanks, 0);
+    std::vector<std::map<Key, art::ExchangeMessage>> held(numRanks);
+    auto keyOf = [&](const art::ExchangeMessage &m) {
+      return Key{rank.channels[m.channel].name, m.microBatch};
+    };
+    for (art::Action &a : rank.actions) {
+      auto *x = std::get_if<art::ExchangeAction>(&a.record);
+      if (!x)
+        continue;
+      std::vector<art::ExchangeMessage> posted;
+      for (const art::ExchangeMessage &m : x->messages) {
+        const art::Channel &c = rank.channels[m.channel];
+        int64_t p = c.peer;
+        const std::vector<Key> &want = order[p];
+        if (c.direction == art::ChannelDirection::Recv ||
+            llvm::find(want, keyOf(m)) == want.end()) {
+          posted.push_back(m);
+          continue;
+        }
+        if (want[next[p]] != keyOf(m)) {
+          held[p].emplace(keyOf(m), m);
+          continue;
+        }
+        posted.push_back(m);
+        ++next[p];
+        for (auto it = next[p] < want.size() ? held[p].find(want[next[p]])
+                                             : held[p].end();
+             it != held[p].end();
+             it = next[p] < want.size() ? held[p].find(want[next[p]])
+                                        : held[p].end()) {
+          posted.push_back(it->second);
+          held[p].erase(it);
+          ++next[p];
+        }
+      }
+      x->messages = std::move(posted);
+    }
+    llvm::erase_if(rank.actions, [](const art::Action &a) {
+      const auto *x = std::get_if<art::ExchangeAction>(&a.record);
+      return x && x->messages.empty();
+    });
+    // What no receive releases: posted last, for the check to name.
+    art::ExchangeAction rest;
+    for (const auto &byKey : held)
+      for (const auto &[key, m] : byKey)
+        rest.messages.push_back(m);
+    if (!rest.messages.empty())
+      rank.actions.push_back({std::move(rest)});
+  }
+}
+
 /// The world of \p step with stage s's entries at \p entries[s] and entry
 /// e on rank \p entryRank[e]: the first batching whose exchanges pass
 /// artifact::checkWorldStep, or the first one's failure, diagnosed.
-FailureOr<art::World>
-rankWorld(const PartitionedStep &step,
-          const std::vector<std::pair<int64_t, int64_t>> &entries,
-          const std::vector<int64_t> &entryRank) {
+FailureOr<art::World> rankWorld(const PartitionedStep &step,
+                                const StageEntries &entries,
+                                const std::vector<int64_t> &entryRank) {
   const pipe::Schedule &sched = step.schedule;
   int64_t numRanks = sched.devices.size();
   std::optional<std::string> firstWhy;
@@ -408,6 +583,7 @@ rankWorld(const PartitionedStep &step,
     art::World world;
     world.microBatches = sched.microBatches;
     world.stepInputs = step.stepInputs;
+    world.optimizer = step.optimizer;
     world.ranks.resize(numRanks);
     for (int64_t r = 0; r < numRanks; ++r) {
       art::Rank &rank = world.ranks[r];
@@ -417,10 +593,14 @@ rankWorld(const PartitionedStep &step,
                                                   : std::vector<int64_t>{});
       RankBuilder builder(step, entries, rank, r);
       builder.batching = batching;
-      for (const pipe::Action &a : sched.programs[r])
+      for (const pipe::Action &a : ownActions(sched, r))
         builder.add(a);
-      builder.flush();
+      if (std::optional<std::string> why = builder.allReduces())
+        return emitError(step.loc)
+               << "rank programs: @" << sched.name << ": " << *why;
+      builder.updates();
     }
+    sendInReceiveOrder(world);
     std::vector<int64_t> blocked;
     std::optional<std::string> why = art::checkWorldStep(world, &blocked);
     while (why && !blocked.empty() && pullReceives(world, blocked)) {
@@ -438,12 +618,47 @@ rankWorld(const PartitionedStep &step,
 
 } // namespace
 
-FailureOr<PartitionedStep> pipeline::readPartitionedStep(ModuleOp module,
-                                                         pipe::ScheduleOp op) {
+/// With an optimizer every rank updates its copy of its stages' parameters
+/// from their gradients, so a parameter's gradient must be whole on each
+/// rank that holds it: every stage that reads it on the same devices
+/// (replicas all-reduce theirs), and f32.
+LogicalResult checkUpdatable(const PartitionedStep &step) {
+  std::map<std::string, int> firstStage;
+  for (size_t s = 0; s < step.stages.size(); ++s)
+    for (const art::TensorDesc &p : step.stages[s].params) {
+      const pipe::Stage &st = step.schedule.stages[s];
+      if (p.dtype != "f32")
+        return emitError(step.loc)
+               << "rank programs: parameter '" << p.name << "' of stage @"
+               << st.name << " is " << p.dtype
+               << ": the optimizer step updates f32 parameters";
+      auto [it, fresh] = firstStage.try_emplace(p.name, int(s));
+      const pipe::Stage &other = step.schedule.stages[it->second];
+      if (!fresh && other.devices != st.devices)
+        return emitError(step.loc)
+               << "rank programs: parameter '" << p.name << "' is read by "
+               << "stage @" << other.name << " and by stage @" << st.name
+               << " on other devices: no rank holds its whole gradient to "
+                  "update it with (partition with the two stages' "
+                  "parameters apart, or without --optimizer)";
+    }
+  return success();
+}
+
+FailureOr<PartitionedStep>
+pipeline::readPartitionedStep(ModuleOp module, pipe::ScheduleOp op,
+                              const art::Optimizer &optimizer) {
   FailureOr<pipe::Schedule> sched = pipe::readSchedule(op);
   if (failed(sched))
     return failure();
-  PartitionedStep step{std::move(*sched), {}, {}, {}, op.getLoc()};
+  PartitionedStep step{std::move(*sched), {}, {}, {}, op.getLoc(), optimizer};
+  // The forward functions read the parameters the optimizer updates as
+  // arguments, not as the artifact's (load-time, possibly prepacked)
+  // weights.
+  if (optimizer.kind != art::OptimizerKind::None)
+    for (const pipe::Stage &st : step.schedule.stages)
+      if (auto fwd = module.lookupSymbol<func::FuncOp>(st.forward))
+        tg::autodiff::weightsToArguments(fwd);
   StringRef name = step.schedule.name;
   if (!name.consume_back("_pipeline"))
     return op.emitError("rank programs: schedule @")
@@ -472,13 +687,20 @@ FailureOr<PartitionedStep> pipeline::readPartitionedStep(ModuleOp module,
       return failure();
     step.stages.push_back(std::move(*sig));
   }
+  if (optimizer.kind != art::OptimizerKind::None &&
+      failed(checkUpdatable(step)))
+    return failure();
   // Checked now, before any code is generated: the entries are the stage
-  // functions in stage order.
-  std::vector<std::pair<int64_t, int64_t>> entries;
+  // functions of each replica in stage order.
+  StageEntries entries;
   std::vector<int64_t> entryRank;
   for (const pipe::Stage &st : step.schedule.stages) {
-    entries.push_back({int64_t(entryRank.size()), int64_t(entryRank.size()) + 1});
-    entryRank.insert(entryRank.end(), 2, st.devices.front());
+    entries.emplace_back();
+    for (int d : st.devices) {
+      entries.back().push_back(
+          {int64_t(entryRank.size()), int64_t(entryRank.size()) + 1});
+      entryRank.insert(entryRank.end(), 2, d);
+    }
   }
   if (failed(rankWorld(step, entries, entryRank)))
     return failure();
@@ -496,11 +718,12 @@ LogicalResult pipeline::buildRankPrograms(const PartitionedStep &step,
     return -1;
   };
   // One device per rank (the compiled one, ordinal 0 of its process), each
-  // stage's entries on its stage's device.
+  // stage's entries on its stage's device; a replica's are copies of the
+  // first replica's, on its device (an entry runs one program).
   int64_t numRanks = sched.devices.size();
   art::Device device = m.devices.front();
   m.devices.assign(numRanks, device);
-  std::vector<std::pair<int64_t, int64_t>> entries;
+  StageEntries entries;
   std::vector<int64_t> entryRank(m.entries.size(), -1);
   for (size_t s = 0; s < sched.stages.size(); ++s) {
     int64_t f = entryOf(step.stages[s].forward);
@@ -508,9 +731,19 @@ LogicalResult pipeline::buildRankPrograms(const PartitionedStep &step,
     if (f < 0 || b < 0)
       return fail() << "stage @" << sched.stages[s].name
                     << "'s functions were not compiled";
-    entries.push_back({f, b});
-    for (int64_t e : {f, b})
-      entryRank[e] = sched.stages[s].devices.front();
+    const std::vector<int> &devices = sched.stages[s].devices;
+    entries.push_back({{f, b}});
+    entryRank[f] = entryRank[b] = devices.front();
+    for (size_t k = 1; k < devices.size(); ++k) {
+      entries.back().push_back({int64_t(m.entries.size()),
+                                int64_t(m.entries.size()) + 1});
+      for (int64_t e : {f, b}) {
+        art::Entry entry = m.entries[e];
+        entry.name += ".replica" + std::to_string(k);
+        m.entries.push_back(std::move(entry));
+        entryRank.push_back(devices[k]);
+      }
+    }
   }
   for (size_t e = 0; e < m.entries.size(); ++e) {
     if (entryRank[e] < 0)

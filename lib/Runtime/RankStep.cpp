@@ -9,6 +9,7 @@
 #include "loom/Runtime/Checksum.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -61,11 +62,21 @@ Error RankStep::create(const loom_model &model, int rank,
                          "slot '" + s.name + "': no weight '" + s.tensor +
                              "' of " + std::to_string(s.bytes) + " bytes");
       step->weights.back() = it->second.data;
+      // A step that updates its parameters does so in a copy of its own.
+      if (w.optimizer.kind != art::OptimizerKind::None) {
+        if (s.dtype != "f32")
+          return makeError(LOOM_ERROR_FORMAT,
+                           "slot '" + s.name + "': the optimizer updates f32 "
+                           "parameters, not " + s.dtype);
+        step->memory.back().assign(1, std::vector<float>(s.bytes / 4));
+        std::memcpy(step->memory.back()[0].data(), it->second.data, s.bytes);
+      }
       break;
     }
     case art::SlotKind::Value:
     case art::SlotKind::Sum:
-    case art::SlotKind::Gradient: {
+    case art::SlotKind::Gradient:
+    case art::SlotKind::State: {
       int64_t copies = art::slotPerMicroBatch(s.kind) ? w.microBatches : 1;
       step->memory.back().assign(copies,
                                  std::vector<float>((s.bytes + 3) / 4));
@@ -86,11 +97,13 @@ void *RankStep::slot(int64_t s, int64_t mb, const void *const *inputs) {
     return const_cast<void *>(
         inputs[mb * manifest.world.stepInputs.size() + slot.index]);
   case art::SlotKind::Weight:
-    return const_cast<void *>(weights[s]);
+    return memory[s].empty() ? const_cast<void *>(weights[s])
+                             : memory[s][0].data();
   case art::SlotKind::Value:
   case art::SlotKind::Sum:
     return memory[s][mb].data();
   case art::SlotKind::Gradient:
+  case art::SlotKind::State:
     return memory[s][0].data();
   }
   return nullptr;
@@ -150,8 +163,96 @@ Error RankStep::exchange(comm::Communicator &comm,
   return Error::ok();
 }
 
+/// The groups of the world's all-reduces, each once, in one order on every
+/// rank.
+static std::vector<std::vector<int64_t>> reduceGroups(const art::World &w) {
+  std::vector<std::vector<int64_t>> groups;
+  for (const art::Rank &r : w.ranks)
+    for (const art::Action &a : r.actions)
+      if (const auto *x = std::get_if<art::AllReduceAction>(&a.record))
+        groups.push_back(x->ranks);
+  std::sort(groups.begin(), groups.end());
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  return groups;
+}
+
+Error RankStep::allReduce(comm::Communicator &comm,
+                          const art::AllReduceAction &a,
+                          comm::Deadline deadline) {
+  comm::Communicator &group = *groups.at(a.ranks);
+  // One collective for the tensors together.
+  std::vector<float> &packed = reduced;
+  packed.clear();
+  for (int64_t s : a.slots)
+    packed.insert(packed.end(), memory[s][0].begin(),
+                  memory[s][0].begin() + rank.slots[s].bytes / 4);
+  if (Error err = group.allReduceSum(packed.data(), int64_t(packed.size()),
+                                     deadline))
+    return err;
+  size_t at = 0;
+  for (int64_t s : a.slots) {
+    size_t n = rank.slots[s].bytes / 4;
+    std::copy(packed.begin() + at, packed.begin() + at + n,
+              memory[s][0].begin());
+    at += n;
+  }
+  return Error::ok();
+}
+
+/// PyTorch's SGD and Adam (docs/Training.md), step stepsRun, in f32.
+void RankStep::update(const art::UpdateAction &a) {
+  const art::Optimizer &o = manifest.world.optimizer;
+  int64_t perParam = o.stateTensors();
+  auto lr = float(o.lr), wd = float(o.weightDecay);
+  for (size_t i = 0; i < a.params.size(); ++i) {
+    float *p = memory[a.params[i]][0].data();
+    const float *g = memory[a.gradients[i]][0].data();
+    float *s0 = perParam > 0 ? memory[a.states[i * perParam]][0].data()
+                             : nullptr;
+    float *s1 = perParam > 1 ? memory[a.states[i * perParam + 1]][0].data()
+                             : nullptr;
+    int64_t n = rank.slots[a.params[i]].bytes / 4;
+    switch (o.kind) {
+    case art::OptimizerKind::None:
+      break;
+    case art::OptimizerKind::Sgd:
+      for (int64_t k = 0; k < n; ++k) {
+        float d = g[k] + wd * p[k];
+        if (s0)
+          d = s0[k] = float(o.momentum) * s0[k] + d;
+        p[k] -= lr * d;
+      }
+      break;
+    case art::OptimizerKind::Adam: {
+      auto b1 = float(o.beta1), b2 = float(o.beta2);
+      float c1 = 1 - std::pow(b1, float(stepsRun));
+      float c2 = 1 - std::pow(b2, float(stepsRun));
+      for (int64_t k = 0; k < n; ++k) {
+        float d = g[k] + wd * p[k];
+        s0[k] = b1 * s0[k] + (1 - b1) * d;
+        s1[k] = b2 * s1[k] + (1 - b2) * d * d;
+        p[k] -= lr / c1 * s0[k] / (std::sqrt(s1[k] / c2) + float(o.eps));
+      }
+      break;
+    }
+    }
+  }
+}
+
 Error RankStep::run(comm::Communicator &comm, const void *const *inputs,
                     std::chrono::milliseconds timeout) {
+  ++stepsRun;
+  // The first step splits a communicator off \p comm for each all-reduce
+  // group: every rank takes part in every split, a member or not.
+  if (!groupsMade) {
+    for (const std::vector<int64_t> &g : reduceGroups(manifest.world)) {
+      bool member = std::binary_search(g.begin(), g.end(), int64_t(self));
+      if (Error err = comm.split(member ? 0 : -1, self,
+                                 comm::Clock::now() + timeout, groups[g]))
+        return err;
+    }
+    groupsMade = true;
+  }
   for (size_t s = 0; s < rank.slots.size(); ++s)
     if (art::slotSummed(rank.slots[s].kind))
       for (std::vector<float> &t : memory[s])
@@ -185,7 +286,15 @@ Error RankStep::run(comm::Communicator &comm, const void *const *inputs,
       for (int64_t k = 0, n = rank.slots[a.dst].bytes / 4; k < n; ++k)
         dst[k] += src[k];
       break;
-    }
+    }    case art::ActionKind::AllReduce:
+      if (Error err = allReduce(comm,
+                                std::get<art::AllReduceAction>(action.record),
+                                comm::Clock::now() + timeout))
+        return fail(i, err);
+      break;
+    case art::ActionKind::Update:
+      update(std::get<art::UpdateAction>(action.record));
+      break;
     }
     if (times)
       times->push_back(now());
@@ -212,28 +321,47 @@ Error RankStep::checkSameArtifact(comm::Communicator &comm,
                        (root != mine ? "(this one did)" : "(not this one)"));
 }
 
+/// Whether slot \p s of rank \p r is gathered as a \p kind result: a
+/// gradient but a replica's copy of an all-reduced one, which the sum
+/// would count twice; a parameter from the first rank that holds it.
+static bool gathered(const art::World &w, int r, size_t s,
+                     art::SlotKind kind) {
+  const art::Slot &slot = w.ranks[r].slots[s];
+  if (slot.kind != kind)
+    return false;
+  if (kind == art::SlotKind::Gradient)
+    return !art::replicaCopy(w, r, s);
+  for (int q = 0; q < r; ++q)
+    for (const art::Slot &other : w.ranks[q].slots)
+      if (other.kind == kind && other.tensor == slot.tensor)
+        return false;
+  return true;
+}
+
 Error RankStep::gather(comm::Communicator &comm, int root, void *const *out,
-                       std::chrono::milliseconds timeout) {
+                       std::chrono::milliseconds timeout,
+                       art::SlotKind kind) {
   const art::World &w = manifest.world;
   std::vector<comm::Message> messages;
   if (self != root) {
     for (size_t s = 0; s < rank.slots.size(); ++s)
-      if (rank.slots[s].kind == art::SlotKind::Gradient)
+      if (gathered(w, self, s, kind))
         messages.push_back({comm::Message::Direction::Send, root,
-                            memory[s][0].data(), rank.slots[s].bytes});
+                            slot(s, 0, nullptr), rank.slots[s].bytes});
   } else {
-    // Every rank's gradient slots, in rank and slot order.
+    // Every rank's slots, in rank and slot order.
     std::vector<std::pair<int, const art::Slot *>> from;
     for (int r = 0; r < int(w.ranks.size()); ++r)
-      for (const art::Slot &s : w.ranks[r].slots)
-        if (s.kind == art::SlotKind::Gradient)
-          from.push_back({r, &s});
+      for (size_t s = 0; s < w.ranks[r].slots.size(); ++s)
+        if (gathered(w, r, s, kind))
+          from.push_back({r, &w.ranks[r].slots[s]});
     std::vector<std::vector<float>> received(from.size());
     for (size_t k = 0; k < from.size(); ++k) {
       auto [r, s] = from[k];
       received[k].resize((s->bytes + 3) / 4);
       if (r == self)
-        received[k] = memory[s - rank.slots.data()][0];
+        std::memcpy(received[k].data(),
+                    slot(s - rank.slots.data(), 0, nullptr), s->bytes);
       else
         messages.push_back({comm::Message::Direction::Recv, r,
                             received[k].data(), s->bytes});

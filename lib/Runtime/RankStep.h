@@ -4,9 +4,11 @@
 // v2's world.ranks[r].actions, docs/Artifact.md "The pipelined step") over
 // a Communicator: computes run the rank's compiled entries, exchanges post
 // their sends and receives at once with a deadline, accumulations sum the
-// output gradients and the parameters' gradients over the micro-batches.
-// The optimizer step is the caller's: the step's results are the summed
-// parameter gradients (docs/Runtime.md "Ranks").
+// output gradients and the parameters' gradients over the micro-batches,
+// all-reduces sum a replicated stage's gradients over its replicas.
+// With the world's optimizer, update actions step the rank's own copies of
+// its parameters; without, the optimizer step is the caller's: the step's
+// results are the summed parameter gradients (docs/Runtime.md "Ranks").
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 #include "Model.h"
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,9 +51,12 @@ public:
 
   /// After run: every gradient of worldGradients on rank \p root, summed
   /// over the ranks that compute it, into \p out[g]; the other ranks send
-  /// theirs (\p out unused there).
+  /// theirs (\p out unused there). With \p kind Weight: the parameters
+  /// (as the step's updates left them), each from the first rank that
+  /// holds it.
   Error gather(comm::Communicator &comm, int root, void *const *out,
-               std::chrono::milliseconds timeout);
+               std::chrono::milliseconds timeout,
+               artifact::SlotKind kind = artifact::SlotKind::Gradient);
 
   /// From now on, each run appends to \p ns every action's start and end
   /// (nanoseconds of comm::Clock), in order (StepProfile.h), room made for
@@ -68,6 +74,9 @@ private:
   Error exchange(comm::Communicator &comm, const artifact::ExchangeAction &a,
                  int64_t index, const void *const *inputs,
                  comm::Deadline deadline);
+  Error allReduce(comm::Communicator &comm,
+                  const artifact::AllReduceAction &a, comm::Deadline deadline);
+  void update(const artifact::UpdateAction &a);
   Error fail(int64_t action, const Error &cause) const;
 
   const loom_model &model;
@@ -81,6 +90,14 @@ private:
   std::vector<const void *> weights;
   std::vector<std::vector<float>> scratch;
   std::vector<int64_t> *times = nullptr;
+  /// An all-reduce's tensors, packed.
+  std::vector<float> reduced;
+  /// Per all-reduce group of the world (its ranks), this rank's
+  /// communicator of the group (null where it is not a member).
+  std::map<std::vector<int64_t>, std::unique_ptr<comm::Communicator>> groups;
+  bool groupsMade = false;
+  /// Steps run, the current one included (Adam's bias correction).
+  int64_t stepsRun = 0;
 };
 
 } // namespace loom::rt

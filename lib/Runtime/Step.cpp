@@ -65,6 +65,9 @@ void runThread(const loom_model &model, int r, comm::Communicator &comm,
     err = step->run(comm, inputs, timeout);
   if (!err && gradients)
     err = step->gather(comm, 0, gradients, timeout);
+  if (!err && options.parameters)
+    err = step->gather(comm, 0, options.parameters, timeout,
+                       art::SlotKind::Weight);
   if (err) {
     err.message = "rank " + std::to_string(r) + ": " + err.message;
     first.record(err);
@@ -112,6 +115,9 @@ loom_status runLaunched(const loom_model &model, const comm::LaunchInfo &launch,
       monitor.check(writeStepProfile(options.profile_path, manifestOf(model),
                                      stepsOf(options), all));
   }
+  if (options.parameters)
+    monitor.check(step->gather(*world, 0, options.parameters, timeout,
+                               art::SlotKind::Weight));
   monitor.check(world->barrier(comm::Clock::now() + timeout));
   return LOOM_OK;
 }
@@ -153,6 +159,16 @@ loom_status loom_step_gradient(const loom_model *model, int64_t index,
   const art::Slot &s = *worldGradients(manifestOf(*model).world)[index];
   *desc = {s.tensor.c_str(), s.dtype.c_str(), int64_t(s.shape.size()),
            s.shape.data(), s.bytes};
+  return LOOM_OK;
+}
+
+loom_status loom_step_optimizer(const loom_model *model,
+                                loom_step_optimizer_desc *desc) {
+  if (!model || !desc)
+    return badArgument("loom_step_optimizer needs a model and a descriptor");
+  const art::Optimizer &o = manifestOf(*model).world.optimizer;
+  *desc = {o.name().data(), o.lr,  o.momentum,   o.beta1,
+           o.beta2,         o.eps, o.weightDecay};
   return LOOM_OK;
 }
 

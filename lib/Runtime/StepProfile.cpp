@@ -62,6 +62,19 @@ Json describe(const art::Manifest &m, const art::Rank &rank,
         .set("micro_batch", a.microBatch);
     break;
   }
+  case art::ActionKind::AllReduce: {
+    const auto &a = std::get<art::AllReduceAction>(action.record);
+    int64_t bytes = 0;
+    for (int64_t slot : a.slots)
+      bytes += rank.slots[slot].bytes;
+    j.set("ranks", Json::integers(a.ranks)).set("bytes", bytes);
+    break;
+  }
+  case art::ActionKind::Update: {
+    const auto &a = std::get<art::UpdateAction>(action.record);
+    j.set("parameters", int64_t(a.params.size()));
+    break;
+  }
   }
   return j;
 }

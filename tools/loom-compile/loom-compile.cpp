@@ -162,6 +162,29 @@ static cl::opt<std::string> stepSources(
              "the source nodes they came from) as JSON to this file; "
              "loom-bench-cpu --per-op matches profiles to ONNX nodes with it"),
     cl::value_desc("FILE"), cl::init(""), cl::cat(compileCat));
+static cl::OptionCategory trainCategory(
+    "The optimizer step of a partitioned module's ranks (docs/Pipelines.md "
+    "\"The optimizer step\")");
+static cl::opt<std::string> optimizerKind(
+    "optimizer", cl::init("none"), cl::cat(trainCategory),
+    cl::desc("none (the step's results are the gradients), sgd or adam: each "
+             "rank ends the step by updating its stages' parameters"));
+static cl::opt<double> learningRate("lr", cl::init(0.01),
+                                    cl::cat(trainCategory),
+                                    cl::desc("Learning rate"));
+static cl::opt<double> momentum("momentum", cl::init(0.0),
+                                cl::cat(trainCategory),
+                                cl::desc("SGD's momentum"));
+static cl::opt<double> beta1("beta1", cl::init(0.9), cl::cat(trainCategory),
+                             cl::desc("Adam's beta1"));
+static cl::opt<double> beta2("beta2", cl::init(0.999), cl::cat(trainCategory),
+                             cl::desc("Adam's beta2"));
+static cl::opt<double> epsilon("eps", cl::init(1e-8), cl::cat(trainCategory),
+                               cl::desc("Adam's epsilon"));
+static cl::opt<double> weightDecay("weight-decay", cl::init(0.0),
+                                   cl::cat(trainCategory),
+                                   cl::desc("L2 weight decay"));
+
 static cl::opt<bool> timeStages("time-stages",
                                 cl::desc("Print the time of each stage"),
                                 cl::cat(compileCat));
@@ -205,13 +228,35 @@ static LogicalResult
 readPartition(ModuleOp module,
               std::optional<pipeline::PartitionedStep> &out) {
   auto schedules = llvm::to_vector(module.getOps<pipe::ScheduleOp>());
-  if (schedules.empty())
+  if (schedules.empty()) {
+    if (optimizerKind != "none")
+      return module.emitError("loom-compile: --optimizer applies to a "
+                              "partitioned module (a pipe.schedule from "
+                              "--pipe-partition); a training step of one "
+                              "process is built by --tg-autodiff");
     return success();
+  }
   if (schedules.size() > 1)
     return schedules[1].emitError(
         "loom-compile: a module with several pipe.schedule ops (compile one "
         "partitioned function at a time)");
-  auto step = pipeline::readPartitionedStep(module, schedules.front());
+  artifact::Optimizer optimizer;
+  optimizer.lr = learningRate;
+  optimizer.momentum = momentum;
+  optimizer.beta1 = beta1;
+  optimizer.beta2 = beta2;
+  optimizer.eps = epsilon;
+  optimizer.weightDecay = weightDecay;
+  if (optimizerKind == "sgd")
+    optimizer.kind = artifact::OptimizerKind::Sgd;
+  else if (optimizerKind == "adam")
+    optimizer.kind = artifact::OptimizerKind::Adam;
+  else if (optimizerKind != "none")
+    return module.emitError("loom-compile: --optimizer must be none, sgd or "
+                            "adam, not '")
+           << optimizerKind << "'";
+  auto step =
+      pipeline::readPartitionedStep(module, schedules.front(), optimizer);
   if (failed(step))
     return failure();
   llvm::StringSet<> stages;

@@ -407,9 +407,27 @@ struct AccumulateAction {
   int64_t src = 0, dst = 0, microBatch = 0;
 };
 
+/// The gradient slots \p slots summed over the ranks \p ranks (ascending,
+/// this rank among them), in place on each: the data-parallel replicas of a
+/// stage, each of which computed its share of the micro-batches. Every rank
+/// of the group reaches its all-reduces of the group in the same order,
+/// with the same tensors.
+struct AllReduceAction {
+  std::vector<int64_t> ranks, slots;
+};
+
+/// The world's optimizer step of the weight slots \p params (updated in
+/// place: the rank's own copies) from the gradient slots \p gradients of
+/// the same tensors, with Optimizer::stateTensors() state slots per
+/// parameter in \p states (parameter-major).
+struct UpdateAction {
+  std::vector<int64_t> params, gradients, states;
+};
+
 /// An action: one record of ActionKinds.def's kinds, in its order.
 using ActionRecord =
-    std::variant<ComputeAction, ExchangeAction, AccumulateAction>;
+    std::variant<ComputeAction, ExchangeAction, AccumulateAction,
+                 AllReduceAction, UpdateAction>;
 
 #define LOOM_ACTION_KIND(Kind, Spelling)                                       \
   static_assert(std::is_same_v<std::variant_alternative_t<                     \
@@ -434,6 +452,23 @@ struct Rank {
   std::vector<Action> actions;
 };
 
+/// The optimizer of a pipelined step's update actions, PyTorch's (as
+/// --tg-autodiff builds it, docs/Training.md): SGD `v = momentum * v + g;
+/// p -= lr * v` (no state without momentum), Adam with bias correction;
+/// `weightDecay` adds `weightDecay * p` to the gradient.
+enum class OptimizerKind { None, Sgd, Adam };
+
+struct Optimizer {
+  OptimizerKind kind = OptimizerKind::None;
+  double lr = 0.01, momentum = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
+         weightDecay = 0;
+  /// State tensors per parameter: SGD's velocity (with momentum), Adam's
+  /// m and v.
+  int64_t stateTensors() const;
+  /// "none", "sgd", "adam".
+  std::string_view name() const;
+};
+
 /// The processes an artifact runs as. A single-process artifact has one
 /// rank that drives every device and runs every program, and no channels
 /// and no step. A pipelined step (every rank's actions) runs over
@@ -442,6 +477,9 @@ struct World {
   std::vector<Rank> ranks;
   int64_t microBatches = 0;
   std::vector<TensorDesc> stepInputs;
+  /// Applied by the ranks' update actions (none: the step's results are the
+  /// gradients, the optimizer step the caller's).
+  Optimizer optimizer;
 };
 
 /// Why the ranks' steps cannot run together, naming the rank, the action
@@ -453,6 +491,11 @@ struct World {
 /// waits at (-1: it finished).
 std::optional<std::string>
 checkWorldStep(const World &world, std::vector<int64_t> *blocked = nullptr);
+
+/// Whether rank \p rank's gradient slot \p slot holds a sum that an
+/// all-reduce of the step shares with a lower rank of its group (a
+/// replica's copy: gathering the step's gradients skips it).
+bool replicaCopy(const World &world, int64_t rank, int64_t slot);
 
 /// The world of a single process running \p entries on \p numDevices.
 World singleProcessWorld(int64_t numDevices,

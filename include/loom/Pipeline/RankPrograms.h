@@ -42,6 +42,9 @@ struct StageSignature {
   std::vector<StageValue> inputs, outputs;
   /// The backward's parameters, named as the weights.
   std::vector<artifact::TensorDesc> params;
+  /// The forward's parameter arguments (a step with an optimizer: its
+  /// weights turned into arguments), named as the weights.
+  std::vector<artifact::TensorDesc> forwardParams;
 };
 
 /// A partitioned training step as read before compilation: the schedule,
@@ -54,13 +57,19 @@ struct PartitionedStep {
   std::vector<artifact::TensorDesc> stepInputs;
   std::vector<int64_t> cotangentInput;
   mlir::Location loc;
+  /// The optimizer step each rank ends with (none: the caller's).
+  artifact::Optimizer optimizer;
 };
 
 /// Reads the module's one `pipe.schedule` and its stage functions. Fails
 /// (diagnosed) on a schedule the ranks cannot run: a stage without a
-/// backward function, a replicated (data-parallel) stage.
-mlir::FailureOr<PartitionedStep> readPartitionedStep(mlir::ModuleOp module,
-                                                     pipe::ScheduleOp op);
+/// backward function, programs that deadlock. With \p optimizer the stage
+/// forward functions' weights become arguments (the ranks update their
+/// parameters), and a parameter whose gradient no rank holds whole is
+/// refused.
+mlir::FailureOr<PartitionedStep>
+readPartitionedStep(mlir::ModuleOp module, pipe::ScheduleOp op,
+                    const artifact::Optimizer &optimizer = {});
 
 /// Turns \p m, the manifest of every stage entry on one device, into the
 /// world of \p step: a device and a rank per schedule device, each stage's

@@ -479,6 +479,141 @@ TEST(ArtifactTest, StepDeadlockWithBlockingSendsIsNamed) {
   EXPECT_FALSE(checkWorldStep(batched.world));
 }
 
+/// twoRankStep with "w" also a parameter of rank 0, whose gradient the two
+/// ranks all-reduce at the end (data-parallel replicas).
+Manifest twoRankReplicas() {
+  Manifest m = twoRankStep();
+  m.weights.tensors.push_back({"v", "F32", {4}, 8});
+  Rank &r0 = m.world.ranks[0], &r1 = m.world.ranks[1];
+  r0.slots.push_back({SlotKind::Gradient, "grad:w", "f32", {4}, 0, "w", 16});
+  r0.slots.push_back({SlotKind::Gradient, "grad:v", "f32", {4}, 0, "v", 16});
+  r0.actions.push_back({AllReduceAction{{0, 1}, {2}}});
+  r1.actions.push_back({AllReduceAction{{0, 1}, {2}}});
+  return m;
+}
+
+/// \p m written and read back into \p back, which writes the same text.
+void readBack(const Manifest &m, Manifest &back) {
+  std::string text = writeManifest(m);
+  std::optional<ReadError> error = readManifest(text, back);
+  ASSERT_FALSE(error) << error->message;
+  EXPECT_EQ(writeManifest(back), text);
+}
+
+TEST(ArtifactTest, StepAllReduceReadsBackAndMarksReplicaCopies) {
+  Manifest back;
+  readBack(twoRankReplicas(), back);
+  ASSERT_EQ(back.world.ranks[1].actions.size(), 7u);
+  const auto &x = std::get<AllReduceAction>(back.world.ranks[1].actions[6].record);
+  EXPECT_EQ(x.ranks, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(x.slots, (std::vector<int64_t>{2}));
+  EXPECT_FALSE(replicaCopy(back.world, 0, 2));
+  EXPECT_TRUE(replicaCopy(back.world, 1, 2));
+  EXPECT_FALSE(replicaCopy(back.world, 0, 3));
+}
+
+TEST(ArtifactTest, StepAllReducesOfOtherTensorsAreNamed) {
+  Manifest m = twoRankReplicas();
+  std::get<AllReduceAction>(m.world.ranks[0].actions.back().record).slots = {3};
+  std::optional<std::string> why = checkWorldStep(m.world);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "rank 1, action 6 (all_reduce) over ranks 0 1 of 'w' (16 "
+                  "bytes), while rank 0, action 4 (all_reduce) over ranks 0 "
+                  "1 of 'v' (16 bytes): the ranks of a group must reach the "
+                  "same all-reduces in the same order");
+}
+
+TEST(ArtifactTest, StepAllReduceAMemberNeverReachesIsADeadlock) {
+  Manifest m = twoRankReplicas();
+  m.world.ranks[1].actions.pop_back();
+  std::optional<std::string> why = checkWorldStep(m.world);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "the exchanges deadlock when a send blocks until it is "
+                  "received: rank 0, action 4 (all_reduce) over ranks 0 1 of "
+                  "'w' (16 bytes) waits for rank(s) 1");
+  // Before an exchange its peer waits at: both wait.
+  Manifest early = twoRankReplicas();
+  std::vector<Action> &a1 = early.world.ranks[1].actions;
+  std::rotate(a1.begin(), a1.end() - 1, a1.end());
+  why = checkWorldStep(early.world);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("rank 1, action 0 (all_reduce) over ranks 0 1 of 'w' "
+                      "(16 bytes) waits for rank(s) 0"),
+            std::string::npos)
+      << *why;
+}
+
+TEST(ArtifactTest, StepBadAllReducesAreRefusedByField) {
+  Manifest m = twoRankReplicas();
+  auto withMember = [&](const char *key, Json value) {
+    return edited(m, [&](Json &root) {
+      at(root, {"world", "ranks", 1, "actions", 6}).set(key, value);
+    });
+  };
+  EXPECT_EQ(refusal(withMember("ranks", Json::integers({1}))),
+            "manifest: world.ranks[1].actions[6].ranks: expected at least two "
+            "ranks of the 2, ascending, this rank (1) among them");
+  EXPECT_EQ(refusal(withMember("ranks", Json::integers({1, 0}))),
+            "manifest: world.ranks[1].actions[6].ranks: expected at least two "
+            "ranks of the 2, ascending, this rank (1) among them");
+  EXPECT_EQ(refusal(withMember("slots", Json::integers({1}))),
+            "manifest: world.ranks[1].actions[6].slots[0]: an all-reduce sums "
+            "gradient slots");
+  EXPECT_EQ(refusal(withMember("slots", Json::integers({2, 2}))),
+            "manifest: world.ranks[1].actions[6].slots[0]: slot 2 appears "
+            "twice");
+}
+
+/// twoRankReplicas whose ranks then update "w" by SGD with momentum.
+Manifest twoRankUpdates() {
+  Manifest m = twoRankReplicas();
+  m.world.optimizer.kind = OptimizerKind::Sgd;
+  m.world.optimizer.lr = 0.5;
+  m.world.optimizer.momentum = 0.9;
+  for (Rank &r : m.world.ranks) {
+    const int64_t grad = 2; // "grad:w" on both ranks
+    r.slots.push_back({SlotKind::Weight, "weight:w", "f32", {4}, 0, "w", 16});
+    r.slots.push_back({SlotKind::State, "state0:w", "f32", {4}, 0, "w", 16});
+    int64_t n = r.slots.size();
+    r.actions.push_back({UpdateAction{{n - 2}, {grad}, {n - 1}}});
+  }
+  return m;
+}
+
+TEST(ArtifactTest, StepUpdatesReadBackAsWritten) {
+  Manifest back;
+  readBack(twoRankUpdates(), back);
+  ASSERT_EQ(back.world.ranks[1].actions.size(), 8u);
+  EXPECT_EQ(back.world.optimizer.kind, OptimizerKind::Sgd);
+  EXPECT_EQ(back.world.optimizer.momentum, 0.9);
+  EXPECT_EQ(back.world.optimizer.stateTensors(), 1);
+  EXPECT_EQ(back.world.ranks[1].actions.back().kind(), ActionKind::Update);
+}
+
+TEST(ArtifactTest, StepBadUpdatesAreRefusedByField) {
+  Manifest m = twoRankUpdates();
+  auto withMember = [&](const char *key, Json value) {
+    return edited(m, [&](Json &root) {
+      at(root, {"world", "ranks", 1, "actions", 7}).set(key, value);
+    });
+  };
+  EXPECT_EQ(refusal(withMember("states", Json::integers({}))),
+            "manifest: world.ranks[1].actions[7]: expected parameters, a "
+            "gradient each and 1 state slot(s) each (sgd)");
+  EXPECT_EQ(refusal(withMember("gradients", Json::integers({3}))),
+            "manifest: world.ranks[1].actions[7].gradients: slot 3 is not a "
+            "gradient slot of 'w'");
+  EXPECT_EQ(refusal(withMember("params", Json::integers({2}))),
+            "manifest: world.ranks[1].actions[7].params: slot 2 is not a "
+            "weight slot");
+  std::string noOptimizer = edited(m, [&](Json &root) {
+    at(root, {"world", "optimizer"}).set("kind", Json("lamb"));
+  });
+  EXPECT_EQ(refusal(noOptimizer),
+            "manifest: world.optimizer.kind: expected sgd or adam, not "
+            "'lamb'");
+}
+
 TEST(ArtifactTest, StepBadActionsAreRefusedByField) {
   Manifest m = twoRankStep();
   auto withActionMember = [&](int r, int a, const char *key, Json value) {
