@@ -50,16 +50,25 @@ def LoomRegisterTiles : Pass<"loom-register-tiles", "mlir::ModuleOp"> {
     column of the left operand and a `1 x columns` row of the right one
     (outer products: `rows` broadcasts and `rows x columns / width` fused
     multiply-adds), and the accumulator tile is hoisted out of the
-    reduction loops so it stays in registers. Where a thread's tile has at
-    least 32 rows, the block of the right-hand side that they share is
-    first copied into `[n / columns][k][columns]` order (a
-    `linalg.transpose` of its expanded shape), so each tile reads it
-    contiguously instead of one row per page. Applies only where the
-    output's last dimension is contiguous in every operand that uses it and
-    the extents are static and divide by the tile (`columns` or half of it;
-    rows: `rows` or the largest power of two below it that divides); other
-    contractions keep the scalar loops that LLVM's vectoriser handles. Each
-    output element sums its terms in the same order as before.
+    reduction loops so it stays in registers. Where at least 32 rows share
+    the block of the right-hand side (a thread's tile's rows, times the
+    trip count of every enclosing `scf.for` the block is defined outside
+    of: a recurrent step's product reads the same weights at every step of
+    its scan), the block is first copied into `[n / columns][k][columns]`
+    order (a `linalg.transpose` of its expanded shape; loop-invariant, it is
+    then hoisted out of those loops), so each tile reads it contiguously
+    instead of one row per page. Applies only where the output's last
+    dimension is contiguous in every operand that uses it and the extents
+    are static and divide by the tile (`columns` or half of it; rows:
+    `rows` or the largest power of two below it that divides); other
+    contractions keep the scalar loops that LLVM's vectoriser handles.
+    With fewer rows than `rows` (a matrix-vector product, a recurrent
+    step's `[batch, hidden]` rows), the tile is wider instead: the largest
+    multiple of `columns` up to `rows x columns / rows-used` that divides
+    the output row (1x256 and 4x64 on AVX-512), so it keeps as many
+    independent multiply-add chains in flight as a full tile (a 1x32 tile
+    waits on the latency of two). Each output element sums its terms in the
+    same order as before.
 
     The defaults fit AVX-512 (a 8x32 f32 tile is 16 of its 32 vector
     registers); on AVX2 `columns=16 rows=6` keeps 12 of 16.
