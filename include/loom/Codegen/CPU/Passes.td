@@ -91,6 +91,32 @@ def LoomRegisterTiles : Pass<"loom-register-tiles", "mlir::ModuleOp"> {
 // On buffers (after bufferization)
 //===----------------------------------------------------------------------===//
 
+def LoomPrivateTemporaries : Pass<"loom-private-temporaries", "mlir::ModuleOp"> {
+  let summary = "Give each use of an empty tensor its own, in kernels with several results";
+  let description = [{
+    On kernel functions in linalg on tensors, just before bufferization:
+    in a function with several results (independent computations that
+    tg-form-fragments put in one kernel, such as the two directions of a
+    bidirectional recurrence), every `tensor.empty` with several uses, and
+    every `linalg.fill` of one, is copied for each use after the first.
+    CSE had merged the equal ones, and one-shot bufferization would then
+    write both computations' temporaries into one buffer (in place, one
+    after the other), tying them together; with a buffer each, the
+    computations touch disjoint memory and `loom-forall-to-range` can run
+    them as separate tasks. Functions with one result are left as they are
+    (a buffer reused is memory saved).
+
+    ```mlir
+    %e = tensor.empty() : tensor<4x8xf32>
+    %a = linalg.transpose ins(%x : tensor<8x4xf32>) outs(%e : tensor<4x8xf32>) permutation = [1, 0]
+    %b = linalg.transpose ins(%y : tensor<8x4xf32>) outs(%e : tensor<4x8xf32>) permutation = [1, 0]
+    // becomes: %b writes into a second tensor.empty
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def LoomForallToRange : Pass<"loom-forall-to-range", "mlir::ModuleOp"> {
   let summary = "Give each kernel function the [begin, end) calling convention";
   let description = [{
@@ -100,9 +126,21 @@ def LoomForallToRange : Pass<"loom-forall-to-range", "mlir::ModuleOp"> {
     over the linearised iterations `[begin, end)`, delinearised into the
     forall's induction variables, so that the runtime can split the
     iterations over threads. The trip count is recorded on the function as
-    `loom.range` (1 when there is no forall: the kernel then ignores
-    `begin` and `end`). Fails on a function with more than one top-level
-    forall.
+    `loom.range`. Fails on a function with more than one top-level forall.
+
+    A function without a forall whose top-level ops fall into independent
+    tasks (a kernel holding two recurrences, each a loop over its steps)
+    runs each task as one iteration: `[begin, end)` then loops over an
+    `scf.index_switch` with a case per task, and `loom.range` is the number
+    of tasks, so each thread runs its own. A task is the ops that write
+    memory or read memory some op writes, joined where they touch a common
+    written buffer (an allocation or an output; inputs are only read) or
+    one uses another's result; ops touching no written buffer (views,
+    allocations, constants, reads of inputs) run before the loop on every
+    call, deallocations after it. Tasks without a loop join the first task
+    with one; with fewer than two tasks holding a loop, or where an op's
+    effects are unknown, nothing changes (`loom.range` 1: the kernel then
+    ignores `begin` and `end`).
 
     A result computed in a temporary and copied out through a reshape (a
     lowering that works on an expanded view returns it collapsed) is
