@@ -97,8 +97,11 @@ def LoomPrivateTemporaries : Pass<"loom-private-temporaries", "mlir::ModuleOp"> 
     On kernel functions in linalg on tensors, just before bufferization:
     in a function with several results (independent computations that
     tg-form-fragments put in one kernel, such as the two directions of a
-    bidirectional recurrence), every `tensor.empty` with several uses, and
-    every `linalg.fill` of one, is copied for each use after the first.
+    bidirectional recurrence), every value with no contents of its own
+    that has several uses (a `tensor.empty`; a `linalg.fill`, reshape or
+    `vector.transfer_read` of such a value: the zero accumulators that
+    register tiling reads before its loops) is made again, with what it
+    reads, for each use after the first.
     CSE had merged the equal ones, and one-shot bufferization would then
     write both computations' temporaries into one buffer (in place, one
     after the other), tying them together; with a buffer each, the
