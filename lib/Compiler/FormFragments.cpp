@@ -66,6 +66,9 @@ private:
 
   void formChosenGroups(Block &block, FragmentChooser choose);
   void formCodegenGroups(Block &block);
+  void groupIndependentScans(Block &block);
+  /// The ops of \p leader's group, in block order.
+  SmallVector<Operation *> membersOf(Block &block, Operation *leader);
   bool tryFuse(Operation *producer, Operation *consumer);
   void outline(ArrayRef<Operation *> ops, const Backend &backend);
 
@@ -142,6 +145,58 @@ void FragmentFormer::formCodegenGroups(Block &block) {
   }
 }
 
+SmallVector<Operation *> FragmentFormer::membersOf(Block &block,
+                                                  Operation *leader) {
+  SmallVector<Operation *> members;
+  for (Operation &op : block)
+    if (groups.contains(&op) && groups.getLeaderValue(&op) == leader)
+      members.push_back(&op);
+  return members;
+}
+
+/// Puts recurrences that are independent of each other (tg.scan ops in
+/// generated groups, neither reading what the other's group computes: the
+/// two directions of a bidirectional layer) into one group, so that their
+/// kernel holds both loops and loom-forall-to-range runs each on a thread
+/// of its own. Two groups join only where the joined fragment, placed
+/// after its last op, still comes before every user of its results.
+void FragmentFormer::groupIndependentScans(Block &block) {
+  Operation *previous = nullptr; // the last scan's group
+  for (Operation &op : block) {
+    if (!isa<tg::ScanOp>(op) || !groups.contains(&op))
+      continue;
+    Operation *leader = groups.getLeaderValue(&op);
+    if (libraryLeader.count(leader) || leader == previous)
+      continue;
+    if (previous) {
+      SmallVector<Operation *> a = membersOf(block, previous),
+                               b = membersOf(block, leader);
+      Operation *last =
+          a.back()->isBeforeInBlock(b.back()) ? b.back() : a.back();
+      llvm::SmallPtrSet<Operation *, 16> inA(a.begin(), a.end()),
+          inB(b.begin(), b.end());
+      auto placeable = [&](ArrayRef<Operation *> members,
+                           const llvm::SmallPtrSetImpl<Operation *> &own,
+                           const llvm::SmallPtrSetImpl<Operation *> &other) {
+        for (Operation *member : members)
+          for (Operation *user : member->getUsers()) {
+            Operation *at = block.findAncestorOpInBlock(*user);
+            if (!at || own.contains(at))
+              continue;
+            if (other.contains(at) || !last->isBeforeInBlock(at))
+              return false;
+          }
+        return true;
+      };
+      if (placeable(a, inA, inB) && placeable(b, inB, inA)) {
+        groups.unionSets(previous, leader);
+        leader = groups.getLeaderValue(leader);
+      }
+    }
+    previous = leader;
+  }
+}
+
 /// Replaces \p ops (in block order, one group) by one tg.fragment.
 void FragmentFormer::outline(ArrayRef<Operation *> ops,
                              const Backend &backend) {
@@ -195,6 +250,7 @@ void FragmentFormer::outline(ArrayRef<Operation *> ops,
 void FragmentFormer::run(Block &block, FragmentChooser choose) {
   formChosenGroups(block, choose);
   formCodegenGroups(block);
+  groupIndependentScans(block);
   // Collect each group's ops in block order, then outline them.
   llvm::MapVector<Operation *, SmallVector<Operation *>> members;
   for (Operation &op : block)

@@ -38,7 +38,12 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
     * generated fragments (the registry's code generator, `codegen`): every
       other computing op, with single-use elementwise producers fused in
       (prologue) and elementwise consumers fused after (epilogue); at most
-      one op of a fragment is not elementwise.
+      one op of a fragment is not elementwise, except that independent
+      recurrences (`tg.scan` ops in generated fragments, neither reading
+      what the other's fragment computes, and the joined fragment still
+      before every user of its results: the two directions of a
+      bidirectional layer) share one fragment, whose kernel runs each on a
+      thread of its own (`loom-forall-to-range`'s tasks).
 
     `tg.weight`, `tg.reshape` (metadata) and large `tg.constant`s stay
     outside and enter fragments as inputs; small constants are copied into

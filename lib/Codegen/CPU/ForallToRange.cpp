@@ -12,6 +12,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/Sequence.h"
 
 namespace loom::codegen::cpu {
 #define GEN_PASS_DEF_LOOMFORALLTORANGE
@@ -159,6 +162,178 @@ void forwardReshapedResults(func::FuncOp fn) {
   }
 }
 
+/// Where a kernel without a forall does independent work (the two
+/// directions of a bidirectional recurrence, each a loop over its steps,
+/// in one kernel: tg-form-fragments groups independent scans), the
+/// function's top-level ops fall into tasks: ops that write memory or read
+/// memory another op writes, joined when they touch a common buffer (one
+/// written in the function: an allocation or an output; inputs are only
+/// read) or one uses another's result. The rest runs before the tasks
+/// (views, allocations, reads of inputs) or after them (deallocations).
+struct Tasks {
+  SmallVector<Operation *> head, tail;
+  SmallVector<SmallVector<Operation *>> tasks; // each in block order
+};
+
+/// The buffers (bases of views) defined outside \p op that \p op or an op
+/// nested in it uses, with whether some effect writes them; failure where
+/// an op's effects are unknown or it writes a view of a region argument.
+LogicalResult externalBuffers(Operation *op,
+                              llvm::MapVector<Value, bool> &used) {
+  // Inside: defined in op's regions, or op's own result (an allocation's
+  // effects name the buffer it makes).
+  auto inside = [&](Value v) {
+    return v.getDefiningOp() == op ||
+           op->isAncestor(v.getParentBlock()->getParentOp());
+  };
+  WalkResult walk = op->walk([&](Operation *nested) {
+    for (Value v : nested->getOperands())
+      if (isa<BaseMemRefType>(v.getType()) && !inside(baseOf(v)))
+        used.insert({baseOf(v), false});
+    // An op's own effects, where it declares them (linalg ops do, and
+    // have regions); else those of the ops it holds, visited on their own.
+    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!effects)
+      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (auto &e : list) {
+      if (!isa<MemoryEffects::Write>(e.getEffect()))
+        continue;
+      if (!e.getValue())
+        return WalkResult::interrupt(); // writes something unnamed
+      Value base = baseOf(e.getValue());
+      if (!inside(base))
+        used[base] = true;
+      else if (isa<BlockArgument>(base))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// Whether \p op frees memory (a deallocation: runs after the tasks).
+bool frees(Operation *op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  return effects && effects.hasEffect<MemoryEffects::Free>();
+}
+
+/// The tasks of \p body (see Tasks); nothing when there are fewer than two
+/// that hold a loop (splitting the others off would gain nothing). Tasks
+/// without a loop join the first one that has one.
+std::optional<Tasks> findTasks(Block &body) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  // The buffers each op touches and which it writes.
+  DenseMap<Operation *, llvm::MapVector<Value, bool>> touched;
+  llvm::DenseSet<Value> written;
+  for (Operation *op : ops) {
+    if (failed(externalBuffers(op, touched[op])))
+      return std::nullopt;
+    for (auto [base, writes] : touched[op])
+      if (writes)
+        written.insert(base);
+  }
+  llvm::EquivalenceClasses<Operation *> joined;
+  DenseMap<Value, Operation *> firstToucher;
+  Tasks result;
+  for (Operation *op : ops) {
+    if (frees(op)) {
+      result.tail.push_back(op);
+      continue;
+    }
+    bool inTask = false;
+    auto join = [&](Operation *other) {
+      if (!inTask)
+        joined.insert(op);
+      inTask = true;
+      if (other)
+        joined.unionSets(op, other);
+    };
+    for (auto [base, writes] : touched[op]) {
+      if (!written.contains(base))
+        continue;
+      auto [it, fresh] = firstToucher.try_emplace(base, op);
+      join(fresh ? nullptr : it->second);
+    }
+    op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (Operation *def = v.getDefiningOp(); def && joined.contains(def))
+          join(def);
+    });
+    if (!inTask)
+      result.head.push_back(op);
+  }
+  // A task's result used after the tasks, or a free of what a task made,
+  // would need values across the split: left whole.
+  for (Operation *op : result.tail)
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp(); def && joined.contains(def))
+        return std::nullopt;
+  llvm::MapVector<Operation *, SmallVector<Operation *>> byLeader;
+  for (Operation *op : ops)
+    if (joined.contains(op))
+      byLeader[joined.getLeaderValue(op)].push_back(op);
+  SmallVector<Operation *> light;
+  for (auto &[leader, members] : byLeader) {
+    bool loop = llvm::any_of(members, [](Operation *m) {
+      return isa<LoopLikeOpInterface>(m) || m->getNumRegions() > 0;
+    });
+    if (loop)
+      result.tasks.push_back(members);
+    else
+      llvm::append_range(light, members);
+  }
+  if (result.tasks.size() < 2)
+    return std::nullopt;
+  // Light tasks are independent of the others: run them in the first.
+  llvm::append_range(result.tasks.front(), light);
+  llvm::sort(result.tasks.front(), [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  return result;
+}
+
+/// Rewrites \p fn's body into its head, a loop over the tasks in
+/// [begin, end) (an scf.index_switch with a case per task), and its tail;
+/// returns the number of tasks, or 1 when it has fewer than two.
+int64_t splitTasks(func::FuncOp fn, Value begin, Value end) {
+  Block &body = fn.getBody().front();
+  std::optional<Tasks> tasks = findTasks(body);
+  if (!tasks)
+    return 1;
+  Operation *terminator = body.getTerminator();
+  for (Operation *op : tasks->head)
+    op->moveBefore(terminator);
+  OpBuilder b(terminator);
+  Location loc = fn.getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, begin, end, one);
+  b.setInsertionPointToStart(loop.getBody());
+  int64_t count = tasks->tasks.size();
+  auto cases = llvm::to_vector(llvm::seq<int64_t>(0, count));
+  auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange{},
+                                       loop.getInductionVar(), cases, count);
+  auto terminate = [&](Region &region) {
+    Block *block = b.createBlock(&region);
+    b.setInsertionPointToEnd(block);
+    return scf::YieldOp::create(b, loc);
+  };
+  terminate(sw.getDefaultRegion());
+  for (auto [region, ops] : llvm::zip(sw.getCaseRegions(), tasks->tasks)) {
+    Operation *yield = terminate(region);
+    for (Operation *op : ops)
+      op->moveBefore(yield);
+  }
+  for (Operation *op : tasks->tail)
+    op->moveBefore(terminator);
+  return count;
+}
+
 struct ForallToRange
     : public codegen::cpu::impl::LoomForallToRangeBase<ForallToRange> {
   void runOnOperation() override {
@@ -175,6 +350,8 @@ struct ForallToRange
       Value begin = body.getArgument(n), end = body.getArgument(n + 1);
       SmallVector<scf::ForallOp> foralls(body.getOps<scf::ForallOp>());
       int64_t range = 1;
+      if (foralls.empty())
+        range = splitTasks(fn, begin, end);
       if (foralls.size() > 1) {
         fn.emitOpError("has ")
             << foralls.size() << " top-level scf.forall; a kernel has one";

@@ -88,6 +88,7 @@ void cpu::addVectorizeStage(OpPassManager &pm,
 
 void cpu::addBufferizeStage(OpPassManager &pm,
                             const CPUKernelPipelineOptions &) {
+  pm.addPass(createLoomPrivateTemporaries());
   addBufferizeToOutParams(pm);
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());

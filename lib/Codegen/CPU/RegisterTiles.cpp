@@ -108,6 +108,23 @@ Value splitLastDim(OpBuilder &b, Location loc, Value tensor, int64_t columns) {
 /// before copying the block into tile order pays.
 constexpr int64_t kMinRowsToPack = 32;
 
+/// The rows that read the right-hand side \p rhs of \p op: its own \p rows,
+/// times the trip count of every loop around \p op that \p rhs is defined
+/// outside of (a recurrent step's product inside its scan's loop reads the
+/// same weights at every step; the copy, loop-invariant, is hoisted out of
+/// the loop and made once).
+int64_t rowsSharing(Operation *op, Value rhs, int64_t rows) {
+  for (auto loop = op->getParentOfType<scf::ForOp>();
+       loop && loop.isDefinedOutsideOfLoop(rhs);
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    if (!trips)
+      break;
+    rows *= trips->getSExtValue();
+  }
+  return rows;
+}
+
 /// Copies the right-hand side of \p op (the operand indexed by `n`, every
 /// other of its dimensions a reduction) into `[n / columns][...][columns]`
 /// order, so that a register tile reads it contiguously, and rewrites \p op
@@ -120,8 +137,7 @@ FailureOr<linalg::GenericOp> packRightHandSide(IRRewriter &rewriter,
                                                 TileDims dims,
                                                 int64_t columns) {
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  if (dims.m < 0 || extents[dims.m] < kMinRowsToPack ||
-      extents[dims.n] % columns != 0)
+  if (dims.m < 0 || extents[dims.n] % columns != 0)
     return failure();
   MLIRContext *context = op.getContext();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -135,7 +151,7 @@ FailureOr<linalg::GenericOp> packRightHandSide(IRRewriter &rewriter,
         return failure(); // not shared by all rows
     rhs = input;
   }
-  if (!rhs)
+  if (!rhs || rowsSharing(op, rhs->get(), extents[dims.m]) < kMinRowsToPack)
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -207,6 +223,37 @@ struct RegisterTiles
     : public codegen::cpu::impl::LoomRegisterTilesBase<RegisterTiles> {
   using LoomRegisterTilesBase::LoomRegisterTilesBase;
 
+  /// The tile's rows: `rows`, else the largest power of two below it
+  /// dividing the loop (never more accumulators than the option allows); 1
+  /// without a row dimension. Packing the right-hand side keeps the extent
+  /// of `m`, so this holds before and after it.
+  int64_t tileRows(TileDims dims, ArrayRef<int64_t> extents) const {
+    if (dims.m < 0)
+      return 1;
+    SmallVector<int64_t> choices{int64_t(rowsPerTile)};
+    for (int64_t p = llvm::PowerOf2Ceil(rowsPerTile) / 2; p >= 1; p /= 2)
+      if (p < rowsPerTile)
+        choices.push_back(p);
+    return largestDivisor(extents[dims.m], choices);
+  }
+
+  /// The tile's columns for \p rows rows of an output row of \p extent:
+  /// `columns` (or half of it); with fewer rows than the option allows (a
+  /// matrix-vector product, a recurrent step's `[batch, hidden]` rows), as
+  /// many multiples of `columns` as the unused rows' accumulators hold, so
+  /// that the tile still keeps `rows x columns` independent multiply-add
+  /// chains in flight instead of waiting on the latency of a few.
+  int64_t tileColumns(int64_t extent, int64_t rows) const {
+    const int64_t width = vectorColumns;
+    SmallVector<int64_t> choices;
+    if (rows > 0 && rows < rowsPerTile)
+      for (int64_t c = (rowsPerTile * width / rows) / width * width; c > width;
+           c -= width)
+        choices.push_back(c);
+    choices.append({width, width / 2});
+    return largestDivisor(extent, choices);
+  }
+
   /// Tiles \p op into `rows x columns` register tiles with every other
   /// loop of size 1 (reductions innermost) and vectorises the tile.
   LogicalResult tile(IRRewriter &rewriter, linalg::LinalgOp op) {
@@ -214,8 +261,8 @@ struct RegisterTiles
     if (!dims)
       return failure();
     SmallVector<int64_t> extents = op.getStaticLoopRanges();
-    int64_t columns = largestDivisor(
-        extents[dims->n], {int64_t(vectorColumns), int64_t(vectorColumns) / 2});
+    int64_t rows = tileRows(*dims, extents);
+    int64_t columns = tileColumns(extents[dims->n], rows);
     if (columns == 0 || columns % 8 != 0)
       return failure();
     rewriter.setInsertionPoint(op);
@@ -232,16 +279,6 @@ struct RegisterTiles
       dims = registerTileDims(op);
       extents = op.getStaticLoopRanges();
       assert(dims && "a packed contraction has a register tile");
-    }
-    // Rows: `rows`, else the largest power of two below it dividing the
-    // loop (never more accumulators than the option allows).
-    int64_t rows = 1;
-    if (dims->m >= 0) {
-      SmallVector<int64_t> choices{int64_t(rowsPerTile)};
-      for (int64_t p = llvm::PowerOf2Ceil(rowsPerTile) / 2; p >= 1; p /= 2)
-        if (p < rowsPerTile)
-          choices.push_back(p);
-      rows = largestDivisor(extents[dims->m], choices);
     }
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     SmallVector<OpFoldResult> sizes;

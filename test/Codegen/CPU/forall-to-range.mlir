@@ -48,3 +48,72 @@ func.func @written(%x: memref<4x6xf32>, %out: memref<4x6xf32>) {
   memref.dealloc %alloc : memref<4x3x2xf32>
   return
 }
+
+// Two loops over disjoint buffers (a kernel holding both directions of a
+// recurrence): two tasks, one per call's iteration of [begin, end); the
+// views and allocations run first on every call, the deallocations last.
+// CHECK-LABEL: func.func @tasks
+// CHECK-SAME: loom.range = 2
+// CHECK: memref.alloc
+// CHECK: memref.alloc
+// CHECK: scf.for %[[T:.*]] = %arg4 to %arg5
+// CHECK: scf.index_switch %[[T]]
+// CHECK: case 0 {
+// CHECK: linalg.fill {{.*}} outs(%[[A:.*]] : memref<8xf32>)
+// CHECK: scf.for
+// CHECK: memref.copy %[[A]], %arg2
+// CHECK: case 1 {
+// CHECK: linalg.fill {{.*}} outs(%[[B:.*]] : memref<8xf32>)
+// CHECK: scf.for
+// CHECK: memref.copy %[[B]], %arg3
+// CHECK: default {
+// CHECK: memref.dealloc
+// CHECK: memref.dealloc
+// CHECK: return
+func.func @tasks(%x: memref<4x8xf32>, %y: memref<4x8xf32>, %o1: memref<8xf32>, %o2: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<8xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<8xf32>)
+  scf.for %i = %c0 to %c4 step %c1 {
+    %row = memref.subview %x[%i, 0] [1, 8] [1, 1] : memref<4x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+    linalg.add ins(%a, %row : memref<8xf32>, memref<8xf32, strided<[1], offset: ?>>) outs(%a : memref<8xf32>)
+  }
+  memref.copy %a, %o1 : memref<8xf32> to memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  linalg.fill ins(%zero : f32) outs(%b : memref<8xf32>)
+  scf.for %i = %c0 to %c4 step %c1 {
+    %row = memref.subview %y[%i, 0] [1, 8] [1, 1] : memref<4x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+    linalg.add ins(%b, %row : memref<8xf32>, memref<8xf32, strided<[1], offset: ?>>) outs(%b : memref<8xf32>)
+  }
+  memref.copy %b, %o2 : memref<8xf32> to memref<8xf32>
+  memref.dealloc %a : memref<8xf32>
+  memref.dealloc %b : memref<8xf32>
+  return
+}
+
+// The second loop reads what the first wrote: one task, left whole.
+// CHECK-LABEL: func.func @dependent_loops
+// CHECK-SAME: loom.range = 1
+// CHECK-NOT: scf.index_switch
+// CHECK: return
+func.func @dependent_loops(%x: memref<4x8xf32>, %o1: memref<8xf32>, %o2: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<8xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<8xf32>)
+  scf.for %i = %c0 to %c4 step %c1 {
+    %row = memref.subview %x[%i, 0] [1, 8] [1, 1] : memref<4x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+    linalg.add ins(%a, %row : memref<8xf32>, memref<8xf32, strided<[1], offset: ?>>) outs(%a : memref<8xf32>)
+  }
+  memref.copy %a, %o1 : memref<8xf32> to memref<8xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    linalg.add ins(%a, %a : memref<8xf32>, memref<8xf32>) outs(%o2 : memref<8xf32>)
+  }
+  memref.dealloc %a : memref<8xf32>
+  return
+}

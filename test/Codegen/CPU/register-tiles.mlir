@@ -50,6 +50,58 @@ func.func @small(%a: tensor<12x40xf32>, %b: tensor<40x48xf32>, %c: tensor<12x48x
   return %r : tensor<12x48xf32>
 }
 
+// One row (a matrix-vector product, as a recurrent step with batch 1 has):
+// the 7 rows the tile does not use become columns, 1x256 (16 accumulator
+// vectors; 1x32 would keep 2 multiply-add chains waiting on each other).
+// With 4 rows, 4x64. AVX2 (6x16): 1x64, the largest multiple of 16 up to
+// 6x16 that divides 512; 4x16, as 6x16 / 4 rows is 24 columns.
+// CHECK-LABEL: func.func @few_rows
+// CHECK: vector.contract {{.*}} vector<1x1xf32>, vector<1x256xf32> into vector<1x256xf32>
+// CHECK: vector.contract {{.*}} vector<4x1xf32>, vector<1x64xf32> into vector<4x64xf32>
+// AVX2-LABEL: func.func @few_rows
+// AVX2: vector.contract {{.*}} vector<1x1xf32>, vector<1x64xf32> into vector<1x64xf32>
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+func.func @few_rows(%a: tensor<1x64xf32>, %b: tensor<64x512xf32>, %c: tensor<1x512xf32>,
+                    %d: tensor<4x64xf32>, %e: tensor<64x128xf32>, %f: tensor<4x128xf32>) -> (tensor<1x512xf32>, tensor<4x128xf32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x512xf32>) outs(%c : tensor<1x512xf32>) -> tensor<1x512xf32>
+  %s = linalg.matmul ins(%d, %e : tensor<4x64xf32>, tensor<64x128xf32>) outs(%f : tensor<4x128xf32>) -> tensor<4x128xf32>
+  return %r, %s : tensor<1x512xf32>, tensor<4x128xf32>
+}
+
+// Inside a loop of 32 steps (a recurrence's), 4 rows read the same
+// right-hand side at every step: 128 rows share it, so it is copied into
+// tile order once, outside the loop. In a loop of 2 steps, 8 rows: no copy.
+// CHECK-LABEL: func.func @shared_by_steps
+// CHECK: linalg.transpose {{.*}} outs(%{{.*}} : tensor<2x64x64xf32>)
+// CHECK: scf.for
+// CHECK-NOT: linalg.transpose
+// CHECK: vector.contract {{.*}} vector<4x1xf32>, vector<1x1x64xf32> into vector<4x1x64xf32>
+// CHECK-LABEL: func.func @few_steps
+// CHECK-NOT: linalg.transpose
+// CHECK: vector.contract {{.*}} vector<4x1xf32>, vector<1x64xf32> into vector<4x64xf32>
+func.func @shared_by_steps(%h0: tensor<4x64xf32>, %w: tensor<64x128xf32>, %c: tensor<4x128xf32>) -> tensor<4x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %r = scf.for %i = %c0 to %c32 step %c1 iter_args(%h = %h0) -> (tensor<4x64xf32>) {
+    %p = linalg.matmul ins(%h, %w : tensor<4x64xf32>, tensor<64x128xf32>) outs(%c : tensor<4x128xf32>) -> tensor<4x128xf32>
+    %n = tensor.extract_slice %p[0, 0] [4, 64] [1, 1] : tensor<4x128xf32> to tensor<4x64xf32>
+    scf.yield %n : tensor<4x64xf32>
+  }
+  return %r : tensor<4x64xf32>
+}
+func.func @few_steps(%h0: tensor<4x64xf32>, %w: tensor<64x128xf32>, %c: tensor<4x128xf32>) -> tensor<4x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%h = %h0) -> (tensor<4x64xf32>) {
+    %p = linalg.matmul ins(%h, %w : tensor<4x64xf32>, tensor<64x128xf32>) outs(%c : tensor<4x128xf32>) -> tensor<4x128xf32>
+    %n = tensor.extract_slice %p[0, 0] [4, 64] [1, 1] : tensor<4x128xf32> to tensor<4x64xf32>
+    scf.yield %n : tensor<4x64xf32>
+  }
+  return %r : tensor<4x64xf32>
+}
+
 // A batched matmul: the batch loop steps by 1.
 // CHECK-LABEL: func.func @batched
 // CHECK: vector.contract {{.*}} vector<1x8x1xf32>, vector<1x1x32xf32> into vector<1x8x32xf32>

@@ -50,16 +50,25 @@ def LoomRegisterTiles : Pass<"loom-register-tiles", "mlir::ModuleOp"> {
     column of the left operand and a `1 x columns` row of the right one
     (outer products: `rows` broadcasts and `rows x columns / width` fused
     multiply-adds), and the accumulator tile is hoisted out of the
-    reduction loops so it stays in registers. Where a thread's tile has at
-    least 32 rows, the block of the right-hand side that they share is
-    first copied into `[n / columns][k][columns]` order (a
-    `linalg.transpose` of its expanded shape), so each tile reads it
-    contiguously instead of one row per page. Applies only where the
-    output's last dimension is contiguous in every operand that uses it and
-    the extents are static and divide by the tile (`columns` or half of it;
-    rows: `rows` or the largest power of two below it that divides); other
-    contractions keep the scalar loops that LLVM's vectoriser handles. Each
-    output element sums its terms in the same order as before.
+    reduction loops so it stays in registers. Where at least 32 rows share
+    the block of the right-hand side (a thread's tile's rows, times the
+    trip count of every enclosing `scf.for` the block is defined outside
+    of: a recurrent step's product reads the same weights at every step of
+    its scan), the block is first copied into `[n / columns][k][columns]`
+    order (a `linalg.transpose` of its expanded shape; loop-invariant, it is
+    then hoisted out of those loops), so each tile reads it contiguously
+    instead of one row per page. Applies only where the output's last
+    dimension is contiguous in every operand that uses it and the extents
+    are static and divide by the tile (`columns` or half of it; rows:
+    `rows` or the largest power of two below it that divides); other
+    contractions keep the scalar loops that LLVM's vectoriser handles.
+    With fewer rows than `rows` (a matrix-vector product, a recurrent
+    step's `[batch, hidden]` rows), the tile is wider instead: the largest
+    multiple of `columns` up to `rows x columns / rows-used` that divides
+    the output row (1x256 and 4x64 on AVX-512), so it keeps as many
+    independent multiply-add chains in flight as a full tile (a 1x32 tile
+    waits on the latency of two). Each output element sums its terms in the
+    same order as before.
 
     The defaults fit AVX-512 (a 8x32 f32 tile is 16 of its 32 vector
     registers); on AVX2 `columns=16 rows=6` keeps 12 of 16.
@@ -82,6 +91,35 @@ def LoomRegisterTiles : Pass<"loom-register-tiles", "mlir::ModuleOp"> {
 // On buffers (after bufferization)
 //===----------------------------------------------------------------------===//
 
+def LoomPrivateTemporaries : Pass<"loom-private-temporaries", "mlir::ModuleOp"> {
+  let summary = "Give each use of an empty tensor its own, in kernels with several results";
+  let description = [{
+    On kernel functions in linalg on tensors, just before bufferization:
+    in a function with several results (independent computations that
+    tg-form-fragments put in one kernel, such as the two directions of a
+    bidirectional recurrence), every value with no contents of its own
+    that has several uses (a `tensor.empty`; a `linalg.fill`, reshape or
+    `vector.transfer_read` of such a value: the zero accumulators that
+    register tiling reads before its loops) is made again, with what it
+    reads, for each use after the first.
+    CSE had merged the equal ones, and one-shot bufferization would then
+    write both computations' temporaries into one buffer (in place, one
+    after the other), tying them together; with a buffer each, the
+    computations touch disjoint memory and `loom-forall-to-range` can run
+    them as separate tasks. Functions with one result are left as they are
+    (a buffer reused is memory saved).
+
+    ```mlir
+    %e = tensor.empty() : tensor<4x8xf32>
+    %a = linalg.transpose ins(%x : tensor<8x4xf32>) outs(%e : tensor<4x8xf32>) permutation = [1, 0]
+    %b = linalg.transpose ins(%y : tensor<8x4xf32>) outs(%e : tensor<4x8xf32>) permutation = [1, 0]
+    // becomes: %b writes into a second tensor.empty
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def LoomForallToRange : Pass<"loom-forall-to-range", "mlir::ModuleOp"> {
   let summary = "Give each kernel function the [begin, end) calling convention";
   let description = [{
@@ -91,9 +129,21 @@ def LoomForallToRange : Pass<"loom-forall-to-range", "mlir::ModuleOp"> {
     over the linearised iterations `[begin, end)`, delinearised into the
     forall's induction variables, so that the runtime can split the
     iterations over threads. The trip count is recorded on the function as
-    `loom.range` (1 when there is no forall: the kernel then ignores
-    `begin` and `end`). Fails on a function with more than one top-level
-    forall.
+    `loom.range`. Fails on a function with more than one top-level forall.
+
+    A function without a forall whose top-level ops fall into independent
+    tasks (a kernel holding two recurrences, each a loop over its steps)
+    runs each task as one iteration: `[begin, end)` then loops over an
+    `scf.index_switch` with a case per task, and `loom.range` is the number
+    of tasks, so each thread runs its own. A task is the ops that write
+    memory or read memory some op writes, joined where they touch a common
+    written buffer (an allocation or an output; inputs are only read) or
+    one uses another's result; ops touching no written buffer (views,
+    allocations, constants, reads of inputs) run before the loop on every
+    call, deallocations after it. Tasks without a loop join the first task
+    with one; with fewer than two tasks holding a loop, or where an op's
+    effects are unknown, nothing changes (`loom.range` 1: the kernel then
+    ignores `begin` and `end`).
 
     A result computed in a temporary and copied out through a reshape (a
     lowering that works on an expanded view returns it collapsed) is
