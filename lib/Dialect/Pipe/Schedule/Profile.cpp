@@ -96,9 +96,9 @@ bool fromJSON(const json::Value &v, ProfileAction &a, json::Path p) {
   if (kind == "all_reduce" || kind == "update") {
     // The pipe.schedule the profile feeds has no such actions: its
     // replicas' all-reduces and optimizer steps are not simulated.
-    p.field("kind").report("a step with data-parallel all-reduces or an "
-                           "optimizer step (" +
-                           kind + ") is not fed to the simulator");
+    p.field("kind").report("all_reduce and update (a step with data-parallel "
+                           "all-reduces or an optimizer step) are not fed to "
+                           "the simulator");
     return false;
   }
   p.field("kind").report("expected compute, exchange or accumulate");
