@@ -1,0 +1,59 @@
+// RUN: loom-opt %s --tg-pet="parts=2 min-extent=16 report=%t.json" | FileCheck %s
+// RUN: FileCheck %s --input-file %t.json --check-prefix=REPORT
+//
+// The corrected program computes what the original does: both run on the
+// interpreter on the same random inputs.
+// RUN: loom-opt %s --tg-pet="parts=4 min-extent=16 fold=reshape-transpose" -o %t.pet.mlir
+// RUN: loom-run %s --entry layer --seed 3 --outputs %t.before.safetensors > /dev/null
+// RUN: loom-run %t.pet.mlir --entry layer --seed 3 --compare %t.before.safetensors --tolerance 1e-5 | FileCheck %s --check-prefix=SAME
+// SAME: compare: largest error {{.*}} (tolerance 1e-05)
+// RUN: loom-run %s --entry strided --seed 4 --outputs %t.before2.safetensors > /dev/null
+// RUN: loom-run %t.pet.mlir --entry strided --seed 4 --compare %t.before2.safetensors --tolerance 1e-5 | FileCheck %s --check-prefix=SAME
+//
+// PET's canonical example: a convolution whose 32 input rows are cut in two
+// and folded into the batch; output rows 15 and 16 read padding instead of
+// the other half and are recomputed by one correction kernel on input rows
+// 14..17.
+
+// CHECK-LABEL: func.func @layer
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x4x32x16xf32>, %[[W:.*]]: tensor<8x4x3x3xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK:         %[[P:.*]]:2 = tg.split %[[X]] {axis = 2 : i64, sizes = array<i64: 16, 16>}
+// CHECK:         %[[F:.*]] = tg.concat %[[P]]#0, %[[P]]#1 {axis = 0 : i64}
+// CHECK:         %[[C:.*]] = tg.conv %[[F]], %[[W]], %[[B]] {activation = #tg<activation relu>, pads = array<i64: 1, 1, 1, 1>} : {{.*}} -> tensor<2x8x16x16xf32>
+// CHECK:         %[[U:.*]]:2 = tg.split %[[C]] {axis = 0 : i64, sizes = array<i64: 1, 1>}
+// CHECK:         %[[J:.*]] = tg.concat %[[U]]#0, %[[U]]#1 {axis = 2 : i64}
+// CHECK:         %[[WIN:.*]] = tg.slice %[[X]] {limits = array<i64: 1, 4, 18, 16>, starts = array<i64: 0, 0, 14, 0>}
+// CHECK:         %[[FIX:.*]] = tg.conv %[[WIN]], %[[W]], %[[B]] {activation = #tg<activation relu>, pads = array<i64: 0, 1, 0, 1>} : {{.*}} -> tensor<1x8x2x16xf32>
+// CHECK:         %[[TOP:.*]] = tg.slice %[[J]] {limits = array<i64: 1, 8, 15, 16>, starts = array<i64: 0, 0, 0, 0>}
+// CHECK:         %[[BOT:.*]] = tg.slice %[[J]] {limits = array<i64: 1, 8, 32, 16>, starts = array<i64: 0, 0, 17, 0>}
+// CHECK:         %[[R:.*]] = tg.concat %[[TOP]], %[[FIX]], %[[BOT]] {axis = 2 : i64}
+// CHECK:         return %[[R]]
+func.func @layer(%x: tensor<1x4x32x16xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x32x16xf32> {
+  %y = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, activation = #tg<activation relu>} : (tensor<1x4x32x16xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x32x16xf32>
+  return %y : tensor<1x8x32x16xf32>
+}
+
+// A strided 5x5 convolution and an average pool that counts only real
+// elements: the correction windows and their pads follow the stride.
+// CHECK-LABEL: func.func @strided
+// CHECK:         tg.conv {{.*}} -> tensor<2x4x8x8xf32>
+// CHECK:         tg.slice {{.*}} {limits = array<i64: 1, 2, 19, 16>, starts = array<i64: 0, 0, 12, 0>}
+// CHECK:         tg.conv {{.*}} {pads = array<i64: 0, 2, 0, 2>, strides = array<i64: 2, 2>} {{.*}} -> tensor<1x4x2x8xf32>
+// CHECK:         tg.avgpool {{.*}} -> tensor<2x4x4x8xf32>
+// CHECK:         tg.slice {{.*}} {limits = array<i64: 1, 4, 10, 8>, starts = array<i64: 0, 0, 7, 0>}
+// CHECK:         tg.avgpool {{.*}}pads = array<i64: 0, 1, 0, 1>{{.*}} -> tensor<1x4x1x8xf32>
+func.func @strided(%x: tensor<1x2x32x16xf32>, %w: tensor<4x2x5x5xf32>) -> tensor<1x4x8x8xf32> {
+  %y = tg.conv %x, %w {pads = array<i64: 2, 2, 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x32x16xf32>, tensor<4x2x5x5xf32>) -> tensor<1x4x16x8xf32>
+  %p = tg.avgpool %y {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 1>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x16x8xf32>) -> tensor<1x4x8x8xf32>
+  return %p : tensor<1x4x8x8xf32>
+}
+
+// REPORT:      "applied": true,
+// REPORT-NEXT: "checked": true,
+// REPORT-NEXT: "corrected": [
+// REPORT-NEXT:   "[0:1, 0:8, 15:17, 0:16]"
+// REPORT:      "equal": [
+// REPORT-NEXT:   "[0:1, 0:8, 0:15, 0:16]",
+// REPORT-NEXT:   "[0:1, 0:8, 17:32, 0:16]"
+// REPORT:      "method": "multilinear",
+// REPORT-NEXT: "proved": true
