@@ -112,11 +112,10 @@ struct PetPass : loom::pet::impl::TGPetBase<PetPass> {
     if (!proof.proved) {
       entry["applied"] = false;
       entry["why"] = "not proved: " + proof.detail;
-      op->emitRemark("tg-pet: ") << t.str() << " not applied: not proved ("
-                                 << proof.detail << ")";
+      emitRemark(op->getLoc(), "tg-pet: ")
+          << t.str() << " not applied: not proved (" << proof.detail << ")";
       return entry;
     }
-    std::string window;
     Window w = *windowOf(op, t.dim, why);
     int64_t extent =
         cast<RankedTensorType>(op->getOperand(0).getType()).getDimSize(t.dim);
