@@ -98,7 +98,7 @@ std::vector<Instance> instancesOf(StringRef op) {
         for (int64_t p : {int64_t(0), d * (k - 1) / 2})
           for (bool cip : op == "avgpool" ? std::vector<bool>{false, true}
                                           : std::vector<bool>{false}) {
-            if ((!conv && p >= k) || (p == 0 && k > 1 && d * (k - 1) / 2 == 0))
+            if (!conv && p >= k)
               continue;
             if (op == "conv_relu" && (k != 3 || d != 1))
               continue; // the activation adds nothing to the arithmetic
@@ -338,11 +338,13 @@ pet::generatePartialRules(MLIRContext *context, const PartialGenOptions &o,
       for (unsigned dim : {2u, 3u})
         for (int64_t parts : {2, 3})
           for (Fold fold : {Fold::SplitConcat, Fold::ReshapeTranspose}) {
-            // The split extent: the smallest of 4..12 whose pieces line up;
-            // the other spatial extent 5.
+            // The split extent: the smallest piece of 4..24 rows, longer
+            // than a window, whose pieces line up; the other spatial extent
+            // 5.
             SplitToBatch t{dim, parts, fold};
-            int64_t piece = 4;
-            for (; piece <= 12; ++piece) {
+            int64_t piece =
+                std::max<int64_t>(4, inst.dilation * (inst.kernel - 1) + 2);
+            for (; piece <= 24; ++piece) {
               Instance at = inst;
               (dim == 2 ? at.height : at.width) = piece * parts;
               (dim == 2 ? at.width : at.height) = 5;
@@ -357,7 +359,7 @@ pet::generatePartialRules(MLIRContext *context, const PartialGenOptions &o,
               piece = 0;
               break;
             }
-            if (piece) { // no extent of 4..12 lines up
+            if (piece) { // no extent lines up
               ++stats.enumerated;
               ++stats.shapeMismatch;
             }
