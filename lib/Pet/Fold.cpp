@@ -369,17 +369,57 @@ SmallVector<Value> buildCorrections(OpBuilder &b, Operation *op,
 
 } // namespace
 
-Value pet::buildFolded(OpBuilder &b, Operation *op, const SplitToBatch &t) {
-  Location loc = op->getLoc();
+namespace {
+
+/// \p op on its folded input: the result with the pieces in the batch.
+Value buildBatched(OpBuilder &b, Operation *op, const SplitToBatch &t) {
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-  Value folded = foldIntoBatch(b, loc, op->getOperand(0), t);
+  Value folded = foldIntoBatch(b, op->getLoc(), op->getOperand(0), t);
   RankedTensorType type =
       withDim(outType, t.dim, outType.getDimSize(t.dim) / t.parts);
   type = withDim(type, 0, outType.getDimSize(0) * t.parts);
   std::string why;
   Window w = *windowOf(op, t.dim, why);
-  Value result = cloneOnInput(b, op, folded, t.dim, w.padLo, w.padHi, type);
-  return unfoldFromBatch(b, loc, result, t);
+  return cloneOnInput(b, op, folded, t.dim, w.padLo, w.padHi, type);
+}
+
+/// Rows [lo, hi) (along t.dim, of the unfolded result) of the folded
+/// program, as tg.slices of \p batched, the op's result on the folded input:
+/// with split-concat the pieces are read where they lie in the batch, so the
+/// result is never unfolded as a whole (the unfold's split and concat fused
+/// into the join); \p unfolded with reshape-transpose.
+void appendFoldedRows(OpBuilder &b, Location loc, Value batched,
+                      Value &unfolded, const SplitToBatch &t, int64_t lo,
+                      int64_t hi, SmallVectorImpl<Value> &pieces) {
+  switch (t.fold) {
+  case Fold::SplitConcat: {
+    auto type = cast<RankedTensorType>(batched.getType());
+    int64_t batch = type.getDimSize(0) / t.parts, rows = type.getDimSize(t.dim);
+    for (int64_t q = lo / rows; q * rows < hi; ++q) {
+      SmallVector<int64_t> starts(type.getRank(), 0),
+          limits(type.getShape().begin(), type.getShape().end());
+      starts[0] = q * batch;
+      limits[0] = (q + 1) * batch;
+      starts[t.dim] = std::max(lo, q * rows) - q * rows;
+      limits[t.dim] = std::min(hi, (q + 1) * rows) - q * rows;
+      pieces.push_back(tg::SliceOp::create(b, loc, batched, starts, limits,
+                                           DenseI64ArrayAttr()));
+    }
+    return;
+  }
+  case Fold::ReshapeTranspose:
+    if (!unfolded)
+      unfolded = unfoldFromBatch(b, loc, batched, t);
+    pieces.push_back(sliceDim(b, loc, unfolded, t.dim, lo, hi));
+    return;
+  }
+  llvm_unreachable("unknown fold");
+}
+
+} // namespace
+
+Value pet::buildFolded(OpBuilder &b, Operation *op, const SplitToBatch &t) {
+  return unfoldFromBatch(b, op->getLoc(), buildBatched(b, op, t), t);
 }
 
 Value pet::buildCorrected(OpBuilder &b, Operation *op, const SplitToBatch &t,
@@ -392,27 +432,29 @@ Value pet::buildCorrected(OpBuilder &b, Operation *op, const SplitToBatch &t,
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
   std::vector<bool> wrong = wrongRows(w, extent, t);
   RowBoxes boxes = boxesOfRows(wrong, outType.getShape(), t.dim);
-  Value folded = buildFolded(b, op, t);
   if (corrections)
     *corrections = 0;
   if (boxes.wrong.empty())
-    return folded;
+    return buildFolded(b, op, t);
+  Value batched = buildBatched(b, op, t), unfolded;
   SmallVector<CorrectionWindow> windows;
   for (const Box &box : boxes.wrong)
     windows.push_back(
         correctionWindow(w, extent, box.lo[t.dim], box.hi[t.dim]));
   SmallVector<Value> fixes =
       buildCorrections(b, op, t, windows, fuse, corrections);
-  // The result, row run by row run: a slice of the folded result where it
-  // is right, the correction where it is wrong.
+  // The result, row run by row run: the folded result where it is right,
+  // the correction where it is wrong.
   SmallVector<Value> pieces;
   size_t nextFix = 0;
   for (int64_t start = 0, n = wrong.size(); start < n;) {
     int64_t end = start;
     while (end < n && wrong[end] == wrong[start])
       ++end;
-    pieces.push_back(wrong[start] ? fixes[nextFix++]
-                                  : sliceDim(b, loc, folded, t.dim, start, end));
+    if (wrong[start])
+      pieces.push_back(fixes[nextFix++]);
+    else
+      appendFoldedRows(b, loc, batched, unfolded, t, start, end, pieces);
     start = end;
   }
   return tg::ConcatOp::create(b, loc, pieces, t.dim);
