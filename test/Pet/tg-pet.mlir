@@ -57,3 +57,26 @@ func.func @strided(%x: tensor<1x2x32x16xf32>, %w: tensor<4x2x5x5xf32>) -> tensor
 // REPORT-NEXT:   "[0:1, 0:8, 17:32, 0:16]"
 // REPORT:      "method": "multilinear",
 // REPORT-NEXT: "proved": true
+
+// A 1-D convolution, and a grouped, dilated one on a batch of 2: the
+// pieces go to the batch piece-major, the correction windows follow the
+// dilation (rows 28..35 for the cut at 32).
+// CHECK-LABEL: func.func @conv1d
+// CHECK:         tg.conv {{.*}} -> tensor<2x8x32xf32>
+// CHECK:         tg.conv {{.*}} {dilations = array<i64: 1>, pads = array<i64: 0, 0>, strides = array<i64: 1>} {{.*}} -> tensor<1x8x2xf32>
+// CHECK-LABEL: func.func @grouped
+// CHECK:         tg.conv {{.*}} -> tensor<4x8x32x8xf32>
+// CHECK:         tg.slice {{.*}} {limits = array<i64: 2, 8, 36, 8>, starts = array<i64: 0, 0, 28, 0>}
+// CHECK:         tg.conv {{.*}}groups = 4 : i64, pads = array<i64: 0, 1, 0, 1>{{.*}} -> tensor<2x8x4x8xf32>
+// RUN: loom-run %s --entry conv1d --seed 5 --outputs %t.before3.safetensors > /dev/null
+// RUN: loom-run %t.pet.mlir --entry conv1d --seed 5 --compare %t.before3.safetensors --tolerance 1e-5 | FileCheck %s --check-prefix=SAME
+// RUN: loom-run %s --entry grouped --seed 6 --outputs %t.before4.safetensors > /dev/null
+// RUN: loom-run %t.pet.mlir --entry grouped --seed 6 --compare %t.before4.safetensors --tolerance 1e-5 | FileCheck %s --check-prefix=SAME
+func.func @conv1d(%x: tensor<1x4x64xf32>, %w: tensor<8x4x3xf32>) -> tensor<1x8x64xf32> {
+  %y = tg.conv %x, %w {strides = array<i64: 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1>} : (tensor<1x4x64xf32>, tensor<8x4x3xf32>) -> tensor<1x8x64xf32>
+  return %y : tensor<1x8x64xf32>
+}
+func.func @grouped(%x: tensor<2x8x64x8xf32>, %w: tensor<8x2x3x3xf32>) -> tensor<2x8x64x8xf32> {
+  %y = tg.conv %x, %w {pads = array<i64: 2, 1, 2, 1>, groups = 4 : i64, dilations = array<i64: 2, 1>} : (tensor<2x8x64x8xf32>, tensor<8x2x3x3xf32>) -> tensor<2x8x64x8xf32>
+  return %y : tensor<2x8x64x8xf32>
+}
