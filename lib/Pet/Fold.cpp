@@ -67,6 +67,7 @@ namespace {
 /// The per-spatial-dim attributes of a sliding-window op.
 struct WindowAttrs {
   ArrayRef<int64_t> kernel, strides, dilations, pads;
+  bool padIsZero;
 };
 
 FailureOr<WindowAttrs> windowAttrsOf(Operation *op, std::string &why) {
@@ -74,13 +75,15 @@ FailureOr<WindowAttrs> windowAttrsOf(Operation *op, std::string &why) {
       .Case([](tg::ConvOp c) -> FailureOr<WindowAttrs> {
         auto f = cast<RankedTensorType>(c.getFilter().getType());
         return WindowAttrs{f.getShape().drop_front(2), c.getStrides(),
-                           c.getDilations(), c.getPads()};
+                           c.getDilations(), c.getPads(), true};
       })
       .Case([](tg::AvgPoolOp p) -> FailureOr<WindowAttrs> {
-        return WindowAttrs{p.getKernelSize(), p.getStrides(), {}, p.getPads()};
+        return WindowAttrs{p.getKernelSize(), p.getStrides(), {}, p.getPads(),
+                           p.getCountIncludePad()};
       })
       .Case([](tg::MaxPoolOp p) -> FailureOr<WindowAttrs> {
-        return WindowAttrs{p.getKernelSize(), p.getStrides(), {}, p.getPads()};
+        return WindowAttrs{p.getKernelSize(), p.getStrides(), {}, p.getPads(),
+                           false};
       })
       .Default([&](Operation *other) -> FailureOr<WindowAttrs> {
         why = "'" + other->getName().getStringRef().str() +
@@ -126,7 +129,12 @@ FailureOr<Window> pet::windowOf(Operation *op, unsigned dim, std::string &why) {
   w.dilation = a->dilations.empty() ? 1 : a->dilations[s];
   w.padLo = a->pads[s];
   w.padHi = a->pads[spatial + s];
+  w.padIsZero = a->padIsZero;
   return w;
+}
+
+int64_t pet::padRows(int64_t extent, const SplitToBatch &t) {
+  return (t.parts - extent % t.parts) % t.parts;
 }
 
 LogicalResult pet::checkApplicable(Operation *op, const SplitToBatch &t,
@@ -139,17 +147,18 @@ LogicalResult pet::checkApplicable(Operation *op, const SplitToBatch &t,
     return failure();
   }
   int64_t extent = rankedStatic(op->getOperand(0)).getDimSize(t.dim);
-  if (extent % t.parts) {
-    why = llvm::formatv("extent {0} of dim {1} is not divisible by {2}",
+  int64_t piece = (extent + padRows(extent, t)) / t.parts;
+  if (padRows(extent, t) >= piece) {
+    why = llvm::formatv("extent {0} of dim {1} is too short for {2} pieces",
                         extent, t.dim, t.parts);
     return failure();
   }
-  int64_t out = rankedStatic(op->getResult(0)).getDimSize(t.dim);
-  int64_t piece = w->outSize(extent / t.parts);
-  if (piece == 0 || piece * t.parts != out) {
-    why = llvm::formatv("a piece of {0} rows gives {1} output rows, not {2} / "
-                        "{3}",
-                        extent / t.parts, piece, out, t.parts);
+  int64_t rows = w->outSize(piece);
+  if (rows == 0 || rows * t.parts != w->outSize(piece * t.parts)) {
+    why = llvm::formatv("pieces of {0} rows give {1} output rows, not the {2} "
+                        "of {3} rows",
+                        piece, rows * t.parts, w->outSize(piece * t.parts),
+                        piece * t.parts);
     return failure();
   }
   return success();
@@ -157,19 +166,21 @@ LogicalResult pet::checkApplicable(Operation *op, const SplitToBatch &t,
 
 std::vector<bool> pet::wrongRows(const Window &w, int64_t inExtent,
                                  const SplitToBatch &t) {
-  int64_t h = inExtent / t.parts, ho = w.outSize(h);
-  std::vector<bool> wrong(ho * t.parts, false);
+  int64_t h = (inExtent + padRows(inExtent, t)) / t.parts, ho = w.outSize(h);
+  std::vector<bool> wrong(w.outSize(inExtent), false);
   for (int64_t q = 0; q < t.parts; ++q)
-    for (int64_t o = 0; o < ho; ++o)
+    for (int64_t o = 0; o < ho && q * ho + o < int64_t(wrong.size()); ++o)
       for (int64_t j = 0; j < w.kernel; ++j) {
-        // The tap j of local row o reads piece row `local`; the original's
-        // tap j of the same output row reads input row `global`.
+        // The tap j of local row o reads piece row `local` (input row
+        // q * h + local, a zero row when past the input); the original's tap
+        // j of the same output row reads input row `global`.
         int64_t local = o * w.stride - w.padLo + j * w.dilation;
         int64_t global = (q * ho + o) * w.stride - w.padLo + j * w.dilation;
-        bool localReal = local >= 0 && local < h;
+        bool localReal = local >= 0 && local < h && q * h + local < inExtent;
+        bool localZeroRow = local >= 0 && local < h && !localReal;
         bool globalReal = global >= 0 && global < inExtent;
         bool same = localReal ? globalReal && q * h + local == global
-                              : !globalReal;
+                              : !globalReal && (!localZeroRow || w.padIsZero);
         if (!same)
           wrong[q * ho + o] = true;
       }
@@ -373,13 +384,25 @@ namespace {
 
 /// \p op on its folded input: the result with the pieces in the batch.
 Value buildBatched(OpBuilder &b, Operation *op, const SplitToBatch &t) {
+  Location loc = op->getLoc();
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-  Value folded = foldIntoBatch(b, op->getLoc(), op->getOperand(0), t);
-  RankedTensorType type =
-      withDim(outType, t.dim, outType.getDimSize(t.dim) / t.parts);
-  type = withDim(type, 0, outType.getDimSize(0) * t.parts);
+  Value input = op->getOperand(0);
+  auto inType = cast<RankedTensorType>(input.getType());
+  int64_t pad = padRows(inType.getDimSize(t.dim), t);
+  if (pad) {
+    SmallVector<int64_t> low(inType.getRank(), 0), high(inType.getRank(), 0);
+    high[t.dim] = pad;
+    input = tg::PadOp::create(
+        b, loc, withDim(inType, t.dim, inType.getDimSize(t.dim) + pad), input,
+        low, high, llvm::APFloat(0.0));
+  }
+  Value folded = foldIntoBatch(b, loc, input, t);
   std::string why;
   Window w = *windowOf(op, t.dim, why);
+  RankedTensorType type = withDim(
+      outType, t.dim,
+      w.outSize((inType.getDimSize(t.dim) + pad) / t.parts));
+  type = withDim(type, 0, outType.getDimSize(0) * t.parts);
   return cloneOnInput(b, op, folded, t.dim, w.padLo, w.padHi, type);
 }
 
@@ -419,7 +442,13 @@ void appendFoldedRows(OpBuilder &b, Location loc, Value batched,
 } // namespace
 
 Value pet::buildFolded(OpBuilder &b, Operation *op, const SplitToBatch &t) {
-  return unfoldFromBatch(b, op->getLoc(), buildBatched(b, op, t), t);
+  Value unfolded = unfoldFromBatch(b, op->getLoc(), buildBatched(b, op, t), t);
+  // Past the padded input's end: rows the original does not have.
+  int64_t rows =
+      cast<RankedTensorType>(op->getResult(0).getType()).getDimSize(t.dim);
+  if (cast<RankedTensorType>(unfolded.getType()).getDimSize(t.dim) == rows)
+    return unfolded;
+  return sliceDim(b, op->getLoc(), unfolded, t.dim, 0, rows);
 }
 
 Value pet::buildCorrected(OpBuilder &b, Operation *op, const SplitToBatch &t,

@@ -259,8 +259,8 @@ FailureOr<OwningOpRef<ModuleOp>> ruleOf(MLIRContext *context,
   // a polynomial that is not zero, so on every predicted row; a maximum
   // differs only where the data makes it, so on a subset of them, and its
   // boxes are the predicted ones.
-  std::vector<bool> rows =
-      wrongRows(inst.window(), t.dim == 2 ? inst.height : inst.width, t);
+  std::vector<bool> rows = wrongRows(*windowOf(op, t.dim, why),
+                                     t.dim == 2 ? inst.height : inst.width, t);
   int64_t inner = 1;
   for (unsigned d = t.dim + 1; d < shape.size(); ++d)
     inner *= shape[d];
@@ -308,6 +308,9 @@ FailureOr<OwningOpRef<ModuleOp>> ruleOf(MLIRContext *context,
   attrs.set("loom.status", b.getStringAttr("proved"));
   attrs.set("loom.pet.instance", b.getStringAttr(inst.str()));
   attrs.set("loom.pet.transform", b.getStringAttr(t.str()));
+  attrs.set("loom.pet.pad_rows",
+            b.getI64IntegerAttr(padRows(
+                t.dim == 2 ? inst.height : inst.width, t)));
   attrs.set("loom.pet.method", b.getStringAttr(proof.method));
   attrs.set("loom.pet.trials", b.getI64IntegerAttr(o.trials));
   attrs.set("loom.pet.error_bound", b.getF64FloatAttr(proof.errorBound));
@@ -322,35 +325,34 @@ FailureOr<OwningOpRef<ModuleOp>> ruleOf(MLIRContext *context,
 
 } // namespace
 
-FailureOr<OwningOpRef<ModuleOp>>
-pet::generatePartialRules(MLIRContext *context, const PartialGenOptions &o,
-                          PartialGenStats &stats) {
-  auto start = std::chrono::steady_clock::now();
-  OpBuilder b(context);
-  OwningOpRef<ModuleOp> file = ModuleOp::create(b.getUnknownLoc());
-  b.setInsertionPointToEnd(file->getBody());
-  for (const std::string &op : o.ops) {
-    if (op != "conv" && op != "conv_relu" && op != "avgpool" &&
-        op != "maxpool")
-      return emitError(b.getUnknownLoc(), "pet: unknown operator '")
-             << op << "' (expected conv, conv_relu, avgpool or maxpool)";
-    for (Instance inst : instancesOf(op))
-      for (unsigned dim : {2u, 3u})
-        for (int64_t parts : {2, 3})
+namespace {
+
+/// Generates the rules of every instance of \p op into \p b's block.
+LogicalResult enumerateOp(MLIRContext *context, StringRef op,
+                          const PartialGenOptions &o, PartialGenStats &stats,
+                          OpBuilder &b) {
+  if (op != "conv" && op != "conv_relu" && op != "avgpool" && op != "maxpool")
+    return emitError(b.getUnknownLoc(), "pet: unknown operator '")
+           << op << "' (expected conv, conv_relu, avgpool or maxpool)";
+  for (Instance inst : instancesOf(op))
+    for (unsigned dim : {2u, 3u})
+      for (int64_t parts : {2, 3})
+        for (int64_t pad : {0, 1})
           for (Fold fold : {Fold::SplitConcat, Fold::ReshapeTranspose}) {
-            // The split extent: the smallest piece of 4..24 rows, longer
-            // than a window, whose pieces line up; the other spatial extent
-            // 5.
+            // The split extent: `pad` rows short of `parts` pieces (PET's
+            // padding to a friendly shape when not 0), each of the fewest
+            // rows of 4..24, longer than a window, that line up; the other
+            // spatial extent 5.
             SplitToBatch t{dim, parts, fold};
             int64_t piece =
                 std::max<int64_t>(4, inst.dilation * (inst.kernel - 1) + 2);
             for (; piece <= 24; ++piece) {
-              Instance at = inst;
-              (dim == 2 ? at.height : at.width) = piece * parts;
-              (dim == 2 ? at.width : at.height) = 5;
-              if (at.window().outSize(piece) * parts !=
-                  at.window().outSize(piece * parts))
+              if (inst.window().outSize(piece) * parts !=
+                  inst.window().outSize(piece * parts))
                 continue;
+              Instance at = inst;
+              (dim == 2 ? at.height : at.width) = piece * parts - pad;
+              (dim == 2 ? at.width : at.height) = 5;
               auto rule = ruleOf(context, at, t, o, stats);
               if (failed(rule))
                 return failure();
@@ -364,7 +366,21 @@ pet::generatePartialRules(MLIRContext *context, const PartialGenOptions &o,
               ++stats.shapeMismatch;
             }
           }
-  }
+  return success();
+}
+
+} // namespace
+
+FailureOr<OwningOpRef<ModuleOp>>
+pet::generatePartialRules(MLIRContext *context, const PartialGenOptions &o,
+                          PartialGenStats &stats) {
+  auto start = std::chrono::steady_clock::now();
+  OpBuilder b(context);
+  OwningOpRef<ModuleOp> file = ModuleOp::create(b.getUnknownLoc());
+  b.setInsertionPointToEnd(file->getBody());
+  for (const std::string &op : o.ops)
+    if (failed(enumerateOp(context, op, o, stats, b)))
+      return failure();
   stats.seconds = std::chrono::duration<double>(
                       std::chrono::steady_clock::now() - start)
                       .count();
@@ -426,11 +442,11 @@ FailureOr<unsigned> pet::verifyPartialRules(ModuleOp file,
 namespace {
 
 /// \p op's operand types at a small shape: batch 1, `groups` channels in
-/// and out (2 when not grouped), the split dim \p piece * t.parts long, the
+/// and out (2 when not grouped), the split dim \p extent long, the
 /// other spatial dims just long enough for one window.
 FailureOr<SmallVector<Type>> smallOperandTypes(Operation *op,
                                                const SplitToBatch &t,
-                                               int64_t piece,
+                                               int64_t extent,
                                                std::string &why) {
   auto in = cast<RankedTensorType>(op->getOperand(0).getType());
   int64_t groups = 1;
@@ -442,7 +458,7 @@ FailureOr<SmallVector<Type>> smallOperandTypes(Operation *op,
     FailureOr<Window> w = windowOf(op, d, why);
     if (failed(w))
       return failure();
-    shape.push_back(d == t.dim ? piece * t.parts
+    shape.push_back(d == t.dim ? extent
                                : w->dilation * (w->kernel - 1) + 1);
   }
   SmallVector<Type> types = {in.clone(shape)};
@@ -468,12 +484,14 @@ SmallProof pet::proveAtSmallShape(Operation *op, const SplitToBatch &t,
   if (failed(w))
     return r;
   // The smallest piece of the same residue modulo the stride whose pieces
-  // line up and that holds a whole window: the rows near a cut are then laid
-  // out as at the real shape.
-  int64_t real = cast<RankedTensorType>(op->getOperand(0).getType())
-                     .getDimSize(t.dim) / t.parts;
+  // line up and that holds a whole window, padded by as many zero rows as
+  // the real extent: the rows near a cut and near the end are then laid out
+  // as at the real shape.
+  int64_t extent =
+      cast<RankedTensorType>(op->getOperand(0).getType()).getDimSize(t.dim);
+  int64_t pad = padRows(extent, t), real = (extent + pad) / t.parts;
   int64_t piece = 0;
-  for (int64_t h = 1; h <= real && !piece; ++h)
+  for (int64_t h = pad + 1; h <= real && !piece; ++h)
     if ((real - h) % w->stride == 0 &&
         h >= w->dilation * (w->kernel - 1) + 1 + w->padLo + w->padHi &&
         w->outSize(h) * t.parts == w->outSize(h * t.parts))
@@ -481,7 +499,7 @@ SmallProof pet::proveAtSmallShape(Operation *op, const SplitToBatch &t,
   if (!piece)
     piece = real;
   FailureOr<SmallVector<Type>> types =
-      smallOperandTypes(op, t, piece, r.detail);
+      smallOperandTypes(op, t, piece * t.parts - pad, r.detail);
   if (failed(types))
     return r;
   MLIRContext *context = op->getContext();
@@ -513,7 +531,7 @@ SmallProof pet::proveAtSmallShape(Operation *op, const SplitToBatch &t,
     return r;
   addTransformed(*rule, t);
   RowBoxes boxes = boxesOfRows(
-      wrongRows(*w, piece * t.parts, t), outShape, t.dim);
+      wrongRows(*w, piece * t.parts - pad, t), outShape, t.dim);
   r.equal = boxes.equal.size();
   r.wrong = boxes.wrong.size();
   RuleProof proof = proveRule(*rule, boxes.equal, o);

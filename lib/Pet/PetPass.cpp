@@ -128,6 +128,7 @@ struct PetPass : loom::pet::impl::TGPetBase<PetPass> {
     for (const Box &b : boxes.wrong)
       wrong.push_back(b.str());
     entry["equal"] = std::move(equal);
+    entry["pad_rows"] = padRows(extent, t);
     entry["corrected"] = std::move(wrong);
     if (check) {
       OwningOpRef<ModuleOp> before = isolate(op, nullptr, fuse);

@@ -80,3 +80,23 @@ func.func @grouped(%x: tensor<2x8x64x8xf32>, %w: tensor<8x2x3x3xf32>) -> tensor<
   %y = tg.conv %x, %w {pads = array<i64: 2, 1, 2, 1>, groups = 4 : i64, dilations = array<i64: 2, 1>} : (tensor<2x8x64x8xf32>, tensor<8x2x3x3xf32>) -> tensor<2x8x64x8xf32>
   return %y : tensor<2x8x64x8xf32>
 }
+
+// PET's padding to a friendly shape: 31 rows are padded by one row of zeros
+// to two pieces of 16. The convolution's last row reads that zero row where
+// the original reads its padding (zero too): equal. The average pool counts
+// only real elements, so its last row (30) differs and is corrected on input
+// rows 29..30 with one row of padding below.
+// CHECK-LABEL: func.func @padded
+// CHECK:         tg.pad %arg0 {high = array<i64: 0, 0, 1, 0>, low = array<i64: 0, 0, 0, 0>} : (tensor<1x2x31x8xf32>) -> tensor<1x2x32x8xf32>
+// CHECK:         tg.conv {{.*}} -> tensor<2x4x16x8xf32>
+// CHECK:         %[[ROWS:.*]] = tg.concat {{.*}} -> tensor<1x4x31x8xf32>
+// CHECK:         tg.avgpool {{.*}} -> tensor<2x4x16x8xf32>
+// CHECK:         %[[TAIL:.*]] = tg.slice %[[ROWS]] {limits = array<i64: 1, 4, 31, 8>, starts = array<i64: 0, 0, 29, 0>}
+// CHECK:         tg.avgpool %[[TAIL]] {kernel_size = array<i64: 3, 3>, pads = array<i64: 0, 1, 1, 1>}
+// RUN: loom-run %s --entry padded --seed 7 --outputs %t.before5.safetensors > /dev/null
+// RUN: loom-run %t.pet.mlir --entry padded --seed 7 --compare %t.before5.safetensors --tolerance 1e-5 | FileCheck %s --check-prefix=SAME
+func.func @padded(%x: tensor<1x2x31x8xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x31x8xf32> {
+  %y = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x31x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x31x8xf32>
+  %p = tg.avgpool %y {kernel_size = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x31x8xf32>) -> tensor<1x4x31x8xf32>
+  return %p : tensor<1x4x31x8xf32>
+}

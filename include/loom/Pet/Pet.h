@@ -12,7 +12,8 @@
 // the batch, the operator run once on the folded tensor, and the pieces of its
 // result unfolded back. Every output row whose window crosses a cut reads the
 // operator's zero (or -inf) padding instead of the neighbouring piece: those
-// rows are wrong, the others are equal.
+// rows are wrong, the others are equal. An extent not divisible by `parts`
+// is first padded with rows of zeros (PET's padding to a friendly shape).
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,6 +64,11 @@ struct SplitToBatch {
 /// The index arithmetic of a sliding-window operator along one dimension.
 struct Window {
   int64_t kernel = 1, stride = 1, dilation = 1, padLo = 0, padHi = 0;
+  /// Whether the op's padding reads as a zero element (tg.conv; tg.avgpool
+  /// counting padding): then rows of zeros appended to the input change
+  /// nothing. Not for tg.maxpool (-inf) nor a tg.avgpool counting only real
+  /// elements.
+  bool padIsZero = true;
   /// Output extent for an input extent (0 when the window does not fit).
   int64_t outSize(int64_t in) const;
 };
@@ -72,16 +78,23 @@ struct Window {
 mlir::FailureOr<Window> windowOf(mlir::Operation *op, unsigned dim,
                                  std::string &why);
 
-/// Whether \p t applies to \p op: a sliding-window op, `dim` spatial, the
-/// extent divisible by `parts`, and the folded op's output exactly `parts`
-/// times shorter (so the pieces line up). Otherwise why not.
+/// PET's padding to a friendly shape: the rows of zeros appended to input
+/// dimension t.dim to make its extent \p extent divisible by t.parts.
+int64_t padRows(int64_t extent, const SplitToBatch &t);
+
+/// Whether \p t applies to \p op: a sliding-window op, `dim` spatial, and,
+/// after padRows of zeros, pieces whose outputs line up (the op on a piece
+/// gives exactly `1 / parts` of its output on the padded input). Otherwise
+/// why not.
 mlir::LogicalResult checkApplicable(mlir::Operation *op, const SplitToBatch &t,
                                     std::string &why);
 
 /// The rows of the output along t.dim that the folded program computes
 /// wrong, from the index arithmetic alone: row r (piece q, local row o) is
 /// right iff every tap of its window reads, in the piece, the same input
-/// row (or padding) the original reads. True marks a wrong row.
+/// row the original reads, or both read padding (or, when w.padIsZero, one
+/// reads padding and the other an appended row of zeros). True marks a
+/// wrong row; one entry per output row of the original.
 std::vector<bool> wrongRows(const Window &w, int64_t inExtent,
                             const SplitToBatch &t);
 
