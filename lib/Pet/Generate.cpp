@@ -33,6 +33,8 @@ struct Instance {
   bool countIncludePad = false;
   int64_t height, width;
 
+  /// The window along either spatial dim, for extents only (whether the
+  /// padding reads as zero comes from the op: windowOf).
   Window window() const { return {kernel, stride, dilation, pad, pad}; }
   std::string str() const {
     return llvm::formatv("{0} k={1} s={2} d={3} p={4}{5} on 1x2x{6}x{7}", op,
@@ -298,8 +300,8 @@ FailureOr<OwningOpRef<ModuleOp>> ruleOf(MLIRContext *context,
   unsigned corrections = 0;
   rule->walk([&](func::FuncOp fn) {
     if (fn.getSymName() == "corrected")
-      fn.walk([&](Operation *o) {
-        if (o->getName() == op->getName())
+      fn.walk([&](Operation *nested) {
+        if (nested->getName() == op->getName())
           ++corrections;
       });
   });
