@@ -20,6 +20,7 @@
 #include "loom/Placement/KeepFaster.h"
 #include "loom/Placement/Placement.h"
 #include "loom/Placement/Passes.h"
+#include "loom/Pet/Passes.h"
 #include "loom/Search/Optimize.h"
 #include "loom/Search/Passes.h"
 #include "loom/Search/Rule.h"
@@ -31,6 +32,7 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
@@ -204,6 +206,20 @@ static cl::opt<std::string> superoptReport(
              "measured times, the version kept) as JSON to this file (-: "
              "stdout)"),
     cl::value_desc("FILE"), cl::init(""), cl::cat(compileCat));
+static cl::opt<int64_t> petParts(
+    "pet",
+    cl::desc("PET (docs/Superopt/PET.md): also try the graph with every "
+             "convolution and pooling whose input is at least "
+             "--pet-min-extent rows high cut into this many pieces folded "
+             "into the batch, the wrong rows corrected (--tg-pet, each "
+             "application proved and checked); compiled and run in turn "
+             "with the others, kept only when measurably faster (0: off, "
+             "the default)"),
+    cl::init(0), cl::cat(compileCat));
+static cl::opt<int64_t> petMinExtent(
+    "pet-min-extent",
+    cl::desc("--pet: the smallest input height transformed (default 56)"),
+    cl::init(56), cl::cat(compileCat));
 static cl::opt<bool> conv3dAs2d(
     "conv3d-as-2d",
     cl::desc("Rewrite 3-D convolutions as sums of 2-D ones over depth "
@@ -451,9 +467,51 @@ static void printRewrites(const llvm::json::Object &report,
   }
 }
 
-/// Rewrites \p module with tg-superopt; when a rule fired, compiles the
-/// graph as written and the rewritten one, runs both in turn here and
-/// keeps the faster (placement::compileKeepFaster). Reports to stderr and
+/// Applies --tg-pet to a copy of \p module; null when it changed nothing.
+static FailureOr<OwningOpRef<ModuleOp>> withPet(ModuleOp module) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  PassManager pm(module.getContext());
+  pet::TGPetOptions o;
+  o.parts = petParts;
+  o.minExtent = petMinExtent;
+  pm.addPass(pet::createTGPet(o));
+  if (failed(pm.run(*copy)))
+    return failure();
+  auto count = [](ModuleOp m) {
+    int64_t n = 0;
+    m.walk([&](Operation *) { ++n; });
+    return n;
+  };
+  if (count(*copy) == count(module))
+    return OwningOpRef<ModuleOp>();
+  return copy;
+}
+
+/// The line of one version against the graph as written.
+static void printEndToEnd(llvm::StringRef what,
+                          const placement::KeepFasterResult &kept,
+                          size_t version) {
+  const placement::VersionTiming &base = kept.versions[0],
+                                 &other = kept.versions[version];
+  llvm::errs() << llvm::formatv(
+      "loom-compile: {0}: end to end ({1}): as written {2}, {3} {4} "
+      "({5:f2}x{6}): kept {7}\n",
+      what,
+      base.cached ? std::string("times cached in --cost-db")
+                  : llvm::formatv("in turn, {0} runs each", base.runs).str(),
+      showTime(base.seconds), other.name, showTime(other.seconds),
+      base.seconds / other.seconds,
+      other.note.empty()
+          ? llvm::formatv(", outputs within {0:e1}", other.error).str()
+          : "; " + other.note,
+      kept.kept ? "the " + kept.versions[kept.kept].name + " graph"
+                : std::string("the graph as written"));
+}
+
+/// Rewrites \p module with tg-superopt (unless --superopt=none) and, with
+/// --pet, that graph with tg-pet; when either changed the graph, compiles
+/// the graph as written and the rewritten ones, runs them in turn here and
+/// keeps the fastest (placement::compileKeepFaster). Reports to stderr and
 /// --superopt-report. False on a failure (diagnosed).
 static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
                              const compiler::CompileOptions &options) {
@@ -480,8 +538,15 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
       options.backendRegistry(), *roofline,
       fragments ? &*fragments : nullptr, numThreads);
   FailureOr<llvm::json::Object> report =
-      search::superoptimizeModule(*rewritten, cost.get(), search);
+      superopt == "none"
+          ? FailureOr<llvm::json::Object>(llvm::json::Object())
+          : search::superoptimizeModule(*rewritten, cost.get(), search);
   if (failed(report))
+    return false;
+  FailureOr<OwningOpRef<ModuleOp>> pet = OwningOpRef<ModuleOp>();
+  if (petParts > 0)
+    pet = withPet(*rewritten);
+  if (failed(pet))
     return false;
   std::vector<std::string> where = rewrittenLocations(module, *rewritten);
   auto writeReport = [&](llvm::json::Object whole) {
@@ -504,7 +569,7 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
   if (const llvm::json::Object *rules = report->getObject("rules_applied"))
     for (const auto &[name, n] : *rules)
       fired += n.getAsInteger().value_or(0);
-  if (fired == 0) {
+  if (fired == 0 && !*pet) {
     whole["kept"] = "as written";
     if (failed(compiler::compileToArtifact(module, weights, options,
                                            outputFile)))
@@ -512,28 +577,21 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
     return writeReport(std::move(whole));
   }
   printRewrites(*report, where);
+  std::vector<placement::ModelVersion> versions = {{"as written", module}};
+  if (fired)
+    versions.push_back({"rewritten", *rewritten});
+  if (*pet)
+    versions.push_back({"pet", **pet});
   placement::KeepFasterOptions keep;
   keep.threads = numThreads;
   keep.progress = &llvm::errs();
   keep.db = costDb;
   FailureOr<placement::KeepFasterResult> kept = placement::compileKeepFaster(
-      {{"as written", module}, {"rewritten", *rewritten}}, weights, options,
-      outputFile, keep);
+      versions, weights, options, outputFile, keep);
   if (failed(kept))
     return false;
-  const placement::VersionTiming &base = kept->versions[0],
-                                 &other = kept->versions[1];
-  llvm::errs() << llvm::formatv(
-      "loom-compile: superopt: end to end ({0}): as written {1}, "
-      "rewritten {2} ({3:f2}x{4}): kept {5}\n",
-      base.cached ? std::string("times cached in --cost-db")
-                  : llvm::formatv("in turn, {0} runs each", base.runs).str(),
-      showTime(base.seconds), showTime(other.seconds),
-      base.seconds / other.seconds,
-      other.note.empty()
-          ? llvm::formatv(", outputs within {0:e1}", other.error).str()
-          : "; " + other.note,
-      kept->kept ? "the rewritten graph" : "the graph as written");
+  for (size_t v = 1; v < versions.size(); ++v)
+    printEndToEnd(versions[v].name == "pet" ? "pet" : "superopt", *kept, v);
   whole["end_to_end"] = kept->toJSON();
   whole["kept"] = kept->versions[kept->kept].name;
   return writeReport(std::move(whole));
@@ -608,7 +666,7 @@ int main(int argc, char **argv) {
     options.stepSourcesOut = &sourcesFile->os();
   }
   const safetensors::File *weightsPtr = weights ? &*weights : nullptr;
-  if (superopt != "none") {
+  if (superopt != "none" || petParts > 0) {
     std::string why;
     if (partitioned)
       why = "a partitioned module is compiled as written";
@@ -616,6 +674,7 @@ int main(int argc, char **argv) {
       why = "--target=" + targetSpelling +
             " runs elsewhere: the rewrite cannot be measured here";
     else if (superopt.getNumOccurrences() == 0 && superoptReport.empty() &&
+             petParts == 0 &&
              !llvm::sys::fs::exists(search::defaultRulesPath()))
       why = "no default rule set";
     if (why.empty()) {

@@ -17,6 +17,7 @@
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Pipeline/Passes.h"
 #include "loom/Placement/Passes.h"
+#include "loom/Pet/Passes.h"
 #include "loom/Search/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   loom::tg::registerTGPasses();
   loom::search::registerSearchPasses();
+  loom::pet::registerPetPasses();
   loom::pipe::registerPipePasses();
   loom::compiler::registerCompilerPasses();
   loom::registerConversionPasses();

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Pet/Pet.h"
 #include "loom/Superopt/RuleGen.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +19,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -112,6 +115,28 @@ static cl::opt<bool> noRewriteImplication(
              "rewriting with the smaller rules kept, and pruned by "
              "rewriting)"),
     cl::init(false), cl::cat(cat));
+
+static cl::opt<bool> partial(
+    "partial",
+    cl::desc("Generate PET's partially equivalent rules instead (split-to-"
+             "batch of conv, avgpool, maxpool; docs/Superopt/PET.md): each "
+             "with its equal and wrong output boxes, proved, and its "
+             "corrected program"),
+    cl::init(false), cl::cat(cat));
+static cl::opt<std::string> partialOps(
+    "partial-ops",
+    cl::desc("Comma-separated operators of --partial (default: conv,"
+             "conv_relu,avgpool,maxpool)"),
+    cl::init("conv,conv_relu,avgpool,maxpool"), cl::cat(cat));
+static cl::opt<unsigned>
+    trials("trials",
+           cl::desc("--partial: independent evaluations per proved box "
+                    "(default 4)"),
+           cl::init(4), cl::cat(cat));
+static cl::opt<std::string> verifyPartialFile(
+    "verify-partial",
+    cl::desc("Re-prove the regions and corrections of a partial rules file"),
+    cl::value_desc("file"), cl::init(""), cl::cat(cat));
 
 namespace {
 
@@ -261,20 +286,86 @@ int checkExtraAxioms(MLIRContext &context, const RuleGenOptions &o) {
   return failures ? 1 : 0;
 }
 
-int runVerify(MLIRContext &context) {
-  if (int rc = checkExtraAxioms(context, optionsFromFlags()))
-    return rc;
+pet::PartialGenOptions partialOptionsFromFlags() {
+  pet::PartialGenOptions o;
+  o.seed = seed;
+  o.trials = trials;
+  o.ops.clear();
+  for (StringRef op : llvm::split(StringRef(partialOps), ','))
+    o.ops.push_back(op.trim().str());
+  o.log = quiet ? nullptr : &llvm::errs();
+  return o;
+}
+
+/// --partial: PET's generator.
+int runPartial(MLIRContext &context) {
+  if (trials == 0) {
+    llvm::errs() << "loom-rulegen: error: --trials must be at least 1\n";
+    return 1;
+  }
   std::string error;
-  auto file = mlir::openInputFile(verifyFile, &error);
-  if (!file) {
+  auto out = mlir::openOutputFile(outputFile, &error);
+  if (!out) {
     llvm::errs() << "loom-rulegen: error: " << error << "\n";
     return 1;
   }
-  llvm::SourceMgr sourceMgr;
+  pet::PartialGenStats stats;
+  auto rules = pet::generatePartialRules(&context, partialOptionsFromFlags(),
+                                         stats);
+  if (failed(rules))
+    return 1;
+  (*rules)->print(out->os());
+  out->os() << "\n";
+  out->keep();
+  if (!quiet)
+    llvm::errs() << llvm::formatv(
+        "loom-rulegen --partial: {0} instances: {1} do not line up, {2} "
+        "fully equivalent, {3} wrong everywhere, {4} partial: {5} proved "
+        "({6} boxes), {7} tested only (not multi-linear), {8} not proved, "
+        "{9} regions unlike the index arithmetic; {10:f2} s\n",
+        stats.enumerated, stats.shapeMismatch, stats.fullyEquivalent,
+        stats.nowhereEqual, stats.partial, stats.proved, stats.boxesProved,
+        stats.tested, stats.unproved, stats.regionMismatch, stats.seconds);
+  return stats.unproved || stats.regionMismatch ? 1 : 0;
+}
+
+/// Parses \p path into \p module with diagnostics pointing into it.
+OwningOpRef<ModuleOp> parseFile(MLIRContext &context, StringRef path,
+                                llvm::SourceMgr &sourceMgr) {
+  std::string error;
+  auto file = mlir::openInputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "loom-rulegen: error: " << error << "\n";
+    return nullptr;
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module || failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+/// --verify-partial.
+int runVerifyPartial(MLIRContext &context) {
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseFile(context, verifyPartialFile, sourceMgr);
+  if (!module)
+    return 1;
+  pet::PartialGenOptions o = partialOptionsFromFlags();
+  o.log = &llvm::outs();
+  FailureOr<unsigned> bad = pet::verifyPartialRules(*module, o);
+  return failed(bad) || *bad ? 1 : 0;
+}
+
+int runVerify(MLIRContext &context) {
+  if (int rc = checkExtraAxioms(context, optionsFromFlags()))
+    return rc;
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseFile(context, verifyFile, sourceMgr);
+  if (!module)
     return 1;
   auto verdicts = verifyRules(*module, optionsFromFlags());
   if (failed(verdicts))
@@ -327,6 +418,10 @@ int main(int argc, char **argv) {
     return runAxiomCheck(context);
   if (!verifyFile.empty())
     return runVerify(context);
+  if (!verifyPartialFile.empty())
+    return runVerifyPartial(context);
+  if (partial)
+    return runPartial(context);
 
   RuleGenOptions options = optionsFromFlags();
   if (int rc = checkExtraAxioms(context, options))
