@@ -58,13 +58,21 @@ constexpr Chip kChips[] = {{"sm_80", "+ptx80"},
 void addVulkanLowering(OpPassManager &pm) {
   GpuSPIRVAttachTargetOptions spirv;
   spirv.spirvVersion = "v1.3";
-  spirv.spirvCapabilities = {"Shader", "Int64", "Int8", "Int16",
-                             "StorageBuffer8BitAccess"};
+  // Subgroup builtins and arithmetic: the row-reduction class (every
+  // Vulkan 1.1+ device has them in compute shaders; lavapipe does).
+  spirv.spirvCapabilities = {"Shader",
+                             "Int64",
+                             "Int8",
+                             "Int16",
+                             "StorageBuffer8BitAccess",
+                             "GroupNonUniform",
+                             "GroupNonUniformArithmetic"};
   spirv.spirvExtensions = {"SPV_KHR_storage_buffer_storage_class",
                            "SPV_KHR_8bit_storage"};
   spirv.clientApi = "Vulkan";
   pm.addPass(createGpuSPIRVAttachTarget(spirv));
   pm.addPass(createLoomGPUSPIRVEntryPoints());
+  pm.addNestedPass<mlir::gpu::GPUModuleOp>(createLoomGPUSPIRVForms());
   // SPIR-V has no erf: transcendental functions as polynomials (as on the
   // CPU), the rest (sqrt, fma) as GLSL extended instructions.
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(cpu::createLoomApproximateMath());
@@ -87,6 +95,7 @@ void addCudaLowering(OpPassManager &pm,
     nvvm.optLevel = 3;
     pm.addPass(createGpuNVVMAttachTarget(nvvm));
   }
+  pm.addNestedPass<mlir::gpu::GPUModuleOp>(createLoomGPUNVVMForms());
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
@@ -129,6 +138,16 @@ void loom::codegen::gpu::addBufferizeStage(OpPassManager &pm,
 void loom::codegen::gpu::addMapStage(OpPassManager &pm,
                                      const GPUKernelPipelineOptions &options) {
   pm.addPass(createLoomGPUHoistScratch());
+  // The kernel classes, each on the linalg ops it classifies; what is left
+  // is the generic class's (docs/Codegen/GPU.md, "Kernel classes").
+  // The row class needs 32 threads or more per workgroup (a block size
+  // past 1024 is loom-gpu-map-to-launches's error).
+  if (!options.genericOnly && options.blockSize >= 32 &&
+      options.blockSize <= 1024) {
+    LoomGPUMapRowReductionsOptions rows;
+    rows.blockSize = options.blockSize;
+    pm.addPass(createLoomGPUMapRowReductions(rows));
+  }
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
   addCleanup(pm);

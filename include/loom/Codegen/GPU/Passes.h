@@ -12,8 +12,9 @@
 //
 //   loom-gpu-linalg     tg ops to linalg on tensors, elementwise fusion
 //   loom-gpu-bufferize  one-shot bufferization, results to out-parameters
-//   loom-gpu-map        scratch buffers to parameters, loops to gpu.launch,
-//                       kernels outlined into one gpu.module
+//   loom-gpu-map        scratch buffers to parameters, linalg ops of a kernel
+//                       class and loops to gpu.launch, kernels outlined
+//                       into one gpu.module
 //   loom-gpu-lower      the gpu.module to SPIR-V (vulkan) or PTX (cuda)
 //
 //===----------------------------------------------------------------------===//
@@ -72,6 +73,12 @@ struct GPUKernelPipelineOptions
       *this, "block-size",
       llvm::cl::desc("Threads per block of a mapped loop nest"),
       llvm::cl::init(128)};
+  Option<bool> genericOnly{
+      *this, "generic-only",
+      llvm::cl::desc("Map every loop nest in the generic class (one thread "
+                     "per iteration), for comparison with the kernel "
+                     "classes"),
+      llvm::cl::init(false)};
 };
 
 /// The PTX ISA version a chip's code is generated with: `+ptx<N>` for
