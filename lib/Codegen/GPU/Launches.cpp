@@ -7,6 +7,7 @@
 #include "Launches.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -46,6 +47,16 @@ Value linearBlockId(OpBuilder &b, Location loc, mlir::gpu::LaunchOp launch,
   Value x = arith::ConstantIndexOp::create(b, loc, grid.x);
   return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ids.y, x),
                                ids.x);
+}
+
+Value allocWorkgroupMemory(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                           Type elementType) {
+  auto workgroup = mlir::gpu::AddressSpaceAttr::get(
+      b.getContext(), mlir::gpu::AddressSpace::Workgroup);
+  return memref::AllocOp::create(b, loc,
+                                 MemRefType::get(shape, elementType,
+                                                 MemRefLayoutAttrInterface(),
+                                                 workgroup));
 }
 
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value id,

@@ -39,6 +39,14 @@ mlir::gpu::LaunchOp createLaunch(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value linearBlockId(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::gpu::LaunchOp launch, Grid grid);
 
+/// Workgroup memory of \p shape and \p elementType in its one canonical
+/// form: a `memref.alloc` in `#gpu.address_space<workgroup>`, built at
+/// \p b's insertion point (the top of a launch body).
+/// loom-gpu-nvvm-forms and loom-gpu-spirv-forms rewrite it for each path.
+mlir::Value allocWorkgroupMemory(mlir::OpBuilder &b, mlir::Location loc,
+                                 llvm::ArrayRef<int64_t> shape,
+                                 mlir::Type elementType);
+
 /// The position of linear index \p id in a row-major space of \p extents
 /// (the last extent varies fastest), one index per extent.
 llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,

@@ -142,6 +142,8 @@ void loom::codegen::gpu::addMapStage(OpPassManager &pm,
   // is the generic class's (docs/Codegen/GPU.md, "Kernel classes").
   // The row class needs 32 threads or more per workgroup (a block size
   // past 1024 is loom-gpu-map-to-launches's error).
+  if (!options.genericOnly)
+    pm.addPass(createLoomGPUMapMatmuls());
   if (!options.genericOnly && options.blockSize >= 32 &&
       options.blockSize <= 1024) {
     LoomGPUMapRowReductionsOptions rows;

@@ -250,11 +250,7 @@ LogicalResult emitRowKernel(const RowReduction &r, int64_t maxThreads) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   auto f32 = b.getF32Type();
-  auto workgroup = mlir::gpu::AddressSpaceAttr::get(
-      b.getContext(), mlir::gpu::AddressSpace::Workgroup);
-  Value shared = memref::AllocOp::create(
-      b, loc,
-      MemRefType::get({threads}, f32, MemRefLayoutAttrInterface(), workgroup));
+  Value shared = allocWorkgroupMemory(b, loc, {threads}, f32);
   Value row = linearBlockId(b, loc, launch, *grid);
   // A block past the last row (the grid's last column) reads the last row
   // and stores nothing: every thread reaches the barrier.

@@ -58,6 +58,40 @@ def LoomGPUMapToLaunches : Pass<"loom-gpu-map-to-launches", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
+  let summary = "Map each matrix product of a kernel function to a launch of tiles in workgroup memory";
+  let description = [{
+    The matrix-product kernel class (docs/Codegen/GPU.md). On bufferized
+    kernel functions, before `loom-gpu-map-row-reductions`: a linalg op is a
+    **matrix product** when its loops are parallel loops (batch..., m, n)
+    and one reduction loop k, last; its output is f32 and indexed
+    `(batch..., m, n)`; it has two shaped inputs indexed by loops only, one
+    (A) by m and k and not n, the other (B) by k and n and not m (batch
+    loops anyhow: `linalg.matmul`, `batch_matmul`, a transposed operand, a
+    broadcast weight); its payload is exactly `out + a * b`; and k has at
+    least `min-depth` steps. Such an op becomes one `gpu.launch` with a
+    workgroup of 128 threads per 16 x 16 output tile and batch position
+    (the grid at most 65535 x 65535): per step of 16 along k the threads
+    stage the A tile (`[m][k]`) and the B tile (`[k][n]`) in workgroup
+    memory (two `memref.alloc` of 16 x 16 f32 in
+    `#gpu.address_space<workgroup>`, the canonical form of shared memory),
+    neighbouring threads loading neighbouring elements and zeros past the
+    matrix's edges; a `gpu.barrier`; each thread accumulates its two
+    output elements (rows `ty` and `ty + 8` of column `tx`) from the tiles;
+    a `gpu.barrier`. Then each thread adds its sums to the output elements
+    inside the matrix. Every other linalg op is left to the other classes.
+  }];
+  let options = [
+    Option<"minDepth", "min-depth", "int64_t", /*default=*/"16",
+           "The fewest reduction steps of a product mapped to tiles; "
+           "shallower ones stay in the other classes">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LoomGPUMapRowReductions : Pass<"loom-gpu-map-row-reductions", "mlir::ModuleOp"> {
   let summary = "Map each row reduction of a kernel function to a launch of one workgroup per row";
   let description = [{
