@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace loom::codegen::gpu {
@@ -237,8 +238,10 @@ Value foldLoop(OpBuilder &b, Location loc, const RowReduction &r, Value lb,
 /// subgroups of any width); thread 0 combines the row's result with the
 /// output.
 LogicalResult emitRowKernel(const RowReduction &r, int64_t maxThreads) {
-  int64_t threads = std::clamp<int64_t>(llvm::PowerOf2Ceil(r.length),
-                                        kMinRowThreads, maxThreads);
+  // A power of 2 (so a whole number of warps on CUDA) within block-size.
+  int64_t threads =
+      std::clamp<int64_t>(llvm::PowerOf2Ceil(r.length), kMinRowThreads,
+                          int64_t(llvm::bit_floor(uint64_t(maxThreads))));
   FailureOr<Grid> grid = gridFor(r.rows);
   if (failed(grid))
     return failure();

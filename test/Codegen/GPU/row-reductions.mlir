@@ -1,5 +1,6 @@
 // RUN: loom-opt %s --loom-gpu-map-row-reductions --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: loom-opt %s --loom-gpu-map-row-reductions="min-length=1" --split-input-file | FileCheck %s --check-prefix=SHORT
+// RUN: loom-opt %s --loom-gpu-map-row-reductions="block-size=100" --split-input-file | FileCheck %s --check-prefix=BLOCK100
 
 // A row maximum (a softmax's first step): 7 rows of 131, one workgroup per
 // row of 128 threads (131 rounded up to a power of 2, at most block-size),
@@ -8,6 +9,9 @@
 // element per thread: any subgroup width fits), a barrier, every subgroup
 // folding the num_subgroups values strided by the subgroup size, and
 // thread 0 combining with the output. No guard: 7 blocks are 7 rows.
+// With block-size=100: 64 threads (a power of 2, whole warps).
+// BLOCK100-LABEL: func.func @row_max
+// BLOCK100: threads({{.*}}) in ({{.*}} = %c64{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}})
 // CHECK-LABEL: func.func @row_max
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c7{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}})
 // CHECK: %[[SHARED:.*]] = memref.alloc() : memref<128xf32, #gpu.address_space<workgroup>>

@@ -106,7 +106,8 @@ def LoomGPUMapRowReductions : Pass<"loom-gpu-map-row-reductions", "mlir::ModuleO
     `mulf`, `maximumf`, `minimumf`, `maxnumf`, `minnumf`), and a row has at
     least `min-length` elements. Such an op becomes one `gpu.launch` with a
     workgroup per row (a grid of at most 65535 x 65535) of
-    `clamp(next power of 2 of the row length, 32, block-size)` threads:
+    `clamp(next power of 2 of the row length, 32, largest power of 2 in
+    block-size)` threads:
     each thread folds the elements `tid, tid + threads, ...` of its row from
     the combiner's identity; `gpu.subgroup_reduce` reduces each subgroup;
     lane 0 of each subgroup stores its value in workgroup memory (a
