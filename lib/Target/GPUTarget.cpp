@@ -13,12 +13,23 @@
 #include "loom/Target/Target.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace llvm;
 using namespace loom::target;
 namespace gpu = loom::codegen::gpu;
 
 namespace {
+
+/// `loom-compile --gpu-generic-kernels`: every kernel of a GPU target in the
+/// generic class (the pipeline's `generic-only`), to compare the kernel
+/// classes with it.
+cl::opt<bool> genericKernels(
+    "gpu-generic-kernels",
+    cl::desc("GPU targets: map every kernel in the generic class (one thread "
+             "per output element), not the row-reduction class (for "
+             "comparison)"),
+    cl::init(false));
 
 /// The CPU the artifact's host code is compiled for: it holds no kernels,
 /// so the baseline x86-64 runs it anywhere.
@@ -31,6 +42,7 @@ public:
       : host(std::move(host)) {
     pipeline.api = api;
     pipeline.chips = chips;
+    pipeline.genericOnly = genericKernels;
   }
 
   StringRef name() const override {

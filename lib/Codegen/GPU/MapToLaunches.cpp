@@ -6,6 +6,8 @@
 
 #include "loom/Codegen/GPU/Passes.h"
 
+#include "Launches.h"
+
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -16,54 +18,9 @@ namespace loom::codegen::gpu {
 } // namespace loom::codegen::gpu
 
 using namespace mlir;
+using namespace loom::codegen::gpu;
 
 namespace {
-
-/// The most blocks along one grid dimension (Vulkan's guaranteed minimum of
-/// maxComputeWorkGroupCount; CUDA allows more along x only).
-constexpr int64_t kMaxGridDim = 65535;
-
-/// A launch of grid [x, y, 1] of blocks of [threads, 1, 1], its body empty
-/// but for the terminator; the builder is left before the terminator.
-gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t gridX,
-                           int64_t gridY, int64_t threads) {
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value one = index(1);
-  auto launch = gpu::LaunchOp::create(b, loc, index(gridX), index(gridY), one,
-                                      index(threads), one, one);
-  Block &body = launch.getBody().front();
-  if (body.empty() || !body.back().hasTrait<OpTrait::IsTerminator>()) {
-    b.setInsertionPointToEnd(&body);
-    gpu::TerminatorOp::create(b, loc);
-  }
-  b.setInsertionPoint(body.getTerminator());
-  return launch;
-}
-
-/// Clones into \p launch every pure op (a constant, a view of a parameter)
-/// whose results its body uses, so that it captures only the function's
-/// parameters.
-void clonePureProducers(gpu::LaunchOp launch) {
-  Region &region = launch.getBody();
-  Block &body = region.front();
-  for (bool changed = true; changed;) {
-    changed = false;
-    llvm::SetVector<Value> above;
-    getUsedValuesDefinedAbove(region, above);
-    for (Value v : above) {
-      Operation *def = v.getDefiningOp();
-      if (!def || def->getNumRegions() != 0 || !isPure(def))
-        continue;
-      OpBuilder b = OpBuilder::atBlockBegin(&body);
-      Operation *clone = b.clone(*def);
-      for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults()))
-        replaceAllUsesInRegionWith(from, to, region);
-      changed = true;
-    }
-  }
-}
 
 /// The constant trip count of dimension \p d of \p loop, or failure.
 FailureOr<int64_t> tripCount(scf::ParallelOp loop, unsigned d) {
@@ -96,36 +53,29 @@ LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
     return success();
   }
   int64_t threads = std::min(total, blockSize);
-  int64_t blocks = (total + threads - 1) / threads;
-  int64_t gridX = std::min(blocks, kMaxGridDim);
-  int64_t gridY = (blocks + gridX - 1) / gridX;
-  if (gridY > kMaxGridDim)
+  FailureOr<Grid> grid = gridFor((total + threads - 1) / threads);
+  if (failed(grid))
     return loop.emitOpError("has ") << total << " iterations, more than a "
                                     << "grid of 65535 x 65535 blocks holds";
   Location loc = loop.getLoc();
   OpBuilder b(loop);
-  gpu::LaunchOp launch = createLaunch(b, loc, gridX, gridY, threads);
+  mlir::gpu::LaunchOp launch = createLaunch(b, loc, *grid, threads);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  gpu::KernelDim3 blockIds = launch.getBlockIds();
-  Value block = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, blockIds.y, index(gridX)),
-      blockIds.x);
+  Value block = linearBlockId(b, loc, launch, *grid);
   Value id = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, block, index(threads)),
       launch.getThreadIds().x);
-  if (gridX * gridY * threads != total) {
+  if (grid->size() * threads != total) {
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, id,
                                           index(total));
     auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
   }
   IRMapping mapping;
-  for (int d = int(trips.size()) - 1; d >= 0; --d) {
-    Value trip = index(trips[d]);
-    Value position = arith::RemUIOp::create(b, loc, id, trip);
-    id = arith::DivUIOp::create(b, loc, id, trip);
+  SmallVector<Value> positions = delinearize(b, loc, id, trips);
+  for (auto [d, position] : llvm::enumerate(positions)) {
     Value iv = arith::AddIOp::create(
         b, loc, loop.getLowerBound()[d],
         arith::MulIOp::create(b, loc, position, loop.getStep()[d]));
@@ -142,7 +92,8 @@ LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
 /// their values), in order, run by one thread.
 void mapSerial(ArrayRef<Operation *> ops) {
   OpBuilder b(ops.front());
-  gpu::LaunchOp launch = createLaunch(b, ops.front()->getLoc(), 1, 1, 1);
+  mlir::gpu::LaunchOp launch =
+      createLaunch(b, ops.front()->getLoc(), Grid(), 1);
   for (Operation *op : ops)
     op->moveBefore(launch.getBody().front().getTerminator());
   clonePureProducers(launch);
@@ -173,8 +124,15 @@ LogicalResult mapFunction(func::FuncOp fn, int64_t blockSize) {
   };
   for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
     bool usesRun = usesAny(&op, inRun);
-    if (op.hasTrait<OpTrait::IsTerminator>() || isa<gpu::LaunchOp>(op)) {
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
       flush();
+      continue;
+    }
+    // A launch of a kernel class: what canonicalisation hoisted out of it
+    // goes back in.
+    if (auto launch = dyn_cast<mlir::gpu::LaunchOp>(op)) {
+      flush();
+      clonePureProducers(launch);
       continue;
     }
     if (auto loop = dyn_cast<scf::ParallelOp>(op)) {

@@ -58,13 +58,21 @@ constexpr Chip kChips[] = {{"sm_80", "+ptx80"},
 void addVulkanLowering(OpPassManager &pm) {
   GpuSPIRVAttachTargetOptions spirv;
   spirv.spirvVersion = "v1.3";
-  spirv.spirvCapabilities = {"Shader", "Int64", "Int8", "Int16",
-                             "StorageBuffer8BitAccess"};
+  // Subgroup builtins and arithmetic: the row-reduction class (every
+  // Vulkan 1.1+ device has them in compute shaders; lavapipe does).
+  spirv.spirvCapabilities = {"Shader",
+                             "Int64",
+                             "Int8",
+                             "Int16",
+                             "StorageBuffer8BitAccess",
+                             "GroupNonUniform",
+                             "GroupNonUniformArithmetic"};
   spirv.spirvExtensions = {"SPV_KHR_storage_buffer_storage_class",
                            "SPV_KHR_8bit_storage"};
   spirv.clientApi = "Vulkan";
   pm.addPass(createGpuSPIRVAttachTarget(spirv));
   pm.addPass(createLoomGPUSPIRVEntryPoints());
+  pm.addNestedPass<mlir::gpu::GPUModuleOp>(createLoomGPUSPIRVForms());
   // SPIR-V has no erf: transcendental functions as polynomials (as on the
   // CPU), the rest (sqrt, fma) as GLSL extended instructions.
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(cpu::createLoomApproximateMath());
@@ -87,6 +95,7 @@ void addCudaLowering(OpPassManager &pm,
     nvvm.optLevel = 3;
     pm.addPass(createGpuNVVMAttachTarget(nvvm));
   }
+  pm.addNestedPass<mlir::gpu::GPUModuleOp>(createLoomGPUNVVMForms());
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
@@ -126,15 +135,43 @@ void loom::codegen::gpu::addBufferizeStage(OpPassManager &pm,
   addCleanup(pm);
 }
 
-void loom::codegen::gpu::addMapStage(OpPassManager &pm,
-                                     const GPUKernelPipelineOptions &options) {
-  pm.addPass(createLoomGPUHoistScratch());
+void loom::codegen::gpu::addMatmulClass(OpPassManager &pm,
+                                        const GPUKernelPipelineOptions &) {
+  pm.addPass(createLoomGPUMapMatmuls());
+}
+
+void loom::codegen::gpu::addRowReductionClass(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
+  // It needs 32 threads or more per workgroup (a block size past 1024 is
+  // loom-gpu-map-to-launches's error).
+  if (options.blockSize < 32 || options.blockSize > 1024)
+    return;
+  LoomGPUMapRowReductionsOptions rows;
+  rows.blockSize = options.blockSize;
+  pm.addPass(createLoomGPUMapRowReductions(rows));
+}
+
+void loom::codegen::gpu::addGenericClass(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
   addCleanup(pm);
   LoomGPUMapToLaunchesOptions launches;
   launches.blockSize = options.blockSize;
   pm.addPass(createLoomGPUMapToLaunches(launches));
+}
+
+void loom::codegen::gpu::addMapStage(OpPassManager &pm,
+                                     const GPUKernelPipelineOptions &options) {
+  pm.addPass(createLoomGPUHoistScratch());
+  // The kernel classes, each on the linalg ops it classifies, in order;
+  // what is left is the generic class's (docs/Codegen/GPU.md, "Kernel
+  // classes").
+  if (!options.genericOnly) {
+    addMatmulClass(pm, options);
+    addRowReductionClass(pm, options);
+  }
+  addGenericClass(pm, options);
   pm.addPass(createLowerAffinePass());
   // floordivsi and friends (grouped convolutions' indexing) as the basic
   // integer ops both SPIR-V and NVVM have.
@@ -194,6 +231,18 @@ void loom::codegen::gpu::registerGPUCodegenPasses() {
        "GPU kernel stage 3: scratch to parameters, loop nests to launches, "
        "kernels outlined into one gpu.module",
        addMapStage},
+      {"loom-gpu-matmul-class",
+       "GPU kernel class (in loom-gpu-map): matrix products as 16 x 16 "
+       "tiles staged in workgroup memory",
+       addMatmulClass},
+      {"loom-gpu-row-reduction-class",
+       "GPU kernel class (in loom-gpu-map): row reductions as a workgroup "
+       "per row, subgroup reductions and a workgroup-memory stage",
+       addRowReductionClass},
+      {"loom-gpu-generic-class",
+       "GPU kernel class (in loom-gpu-map): every loop nest left as one "
+       "thread per iteration",
+       addGenericClass},
       {"loom-gpu-lower",
        "GPU kernel stage 4: the gpu.module to SPIR-V (vulkan) or PTX (cuda)",
        addLowerStage},

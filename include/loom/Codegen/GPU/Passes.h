@@ -12,8 +12,9 @@
 //
 //   loom-gpu-linalg     tg ops to linalg on tensors, elementwise fusion
 //   loom-gpu-bufferize  one-shot bufferization, results to out-parameters
-//   loom-gpu-map        scratch buffers to parameters, loops to gpu.launch,
-//                       kernels outlined into one gpu.module
+//   loom-gpu-map        scratch buffers to parameters, linalg ops of a kernel
+//                       class and loops to gpu.launch, kernels outlined
+//                       into one gpu.module
 //   loom-gpu-lower      the gpu.module to SPIR-V (vulkan) or PTX (cuda)
 //
 //===----------------------------------------------------------------------===//
@@ -72,6 +73,12 @@ struct GPUKernelPipelineOptions
       *this, "block-size",
       llvm::cl::desc("Threads per block of a mapped loop nest"),
       llvm::cl::init(128)};
+  Option<bool> genericOnly{
+      *this, "generic-only",
+      llvm::cl::desc("Map every loop nest in the generic class (one thread "
+                     "per iteration), for comparison with the kernel "
+                     "classes"),
+      llvm::cl::init(false)};
 };
 
 /// The PTX ISA version a chip's code is generated with: `+ptx<N>` for
@@ -88,6 +95,16 @@ void addBufferizeStage(mlir::OpPassManager &pm,
                        const GPUKernelPipelineOptions &options);
 void addMapStage(mlir::OpPassManager &pm,
                  const GPUKernelPipelineOptions &options);
+/// The kernel classes the map stage runs (docs/Codegen/GPU.md, "Kernel
+/// classes"), each a named pipeline too: matrix products, row reductions
+/// (none where block-size is below 32 or above 1024), and the generic
+/// class, which maps every loop nest the others left.
+void addMatmulClass(mlir::OpPassManager &pm,
+                    const GPUKernelPipelineOptions &options);
+void addRowReductionClass(mlir::OpPassManager &pm,
+                          const GPUKernelPipelineOptions &options);
+void addGenericClass(mlir::OpPassManager &pm,
+                     const GPUKernelPipelineOptions &options);
 void addLowerStage(mlir::OpPassManager &pm,
                    const GPUKernelPipelineOptions &options);
 
@@ -101,8 +118,10 @@ void buildGPUKernelPipeline(mlir::OpPassManager &pm,
 /// of the LLVM, NVVM and GPU dialects to LLVM IR.
 void registerGPUCodegenDialects(mlir::DialectRegistry &registry);
 
-/// Registers the passes of Passes.td, `loom-gpu-kernel-pipeline` and one
-/// named pipeline per stage (`loom-gpu-linalg`, ..., `loom-gpu-lower`).
+/// Registers the passes of Passes.td, `loom-gpu-kernel-pipeline`, one
+/// named pipeline per stage (`loom-gpu-linalg`, ..., `loom-gpu-lower`) and
+/// one per kernel class (`loom-gpu-matmul-class`,
+/// `loom-gpu-row-reduction-class`, `loom-gpu-generic-class`).
 void registerGPUCodegenPasses();
 
 } // namespace loom::codegen::gpu

@@ -58,6 +58,82 @@ def LoomGPUMapToLaunches : Pass<"loom-gpu-map-to-launches", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
+  let summary = "Map each matrix product of a kernel function to a launch of tiles in workgroup memory";
+  let description = [{
+    The matrix-product kernel class (docs/Codegen/GPU.md). On bufferized
+    kernel functions, before `loom-gpu-map-row-reductions`: a linalg op is a
+    **matrix product** when its loops are parallel loops (batch..., m, n)
+    and one reduction loop k, last; its output is f32 and indexed
+    `(batch..., m, n)`; it has two shaped inputs indexed by loops only, one
+    (A) by m and k and not n, the other (B) by k and n and not m (batch
+    loops anyhow: `linalg.matmul`, `batch_matmul`, a transposed operand, a
+    broadcast weight); its payload is exactly `out + a * b`; and k has at
+    least `min-depth` steps. Such an op becomes one `gpu.launch` with a
+    workgroup of 128 threads per 16 x 16 output tile and batch position
+    (the grid at most 65535 x 65535): per step of 16 along k the threads
+    stage the A tile (`[m][k]`) and the B tile (`[k][n]`) in workgroup
+    memory (two `memref.alloc` of 16 x 16 f32 in
+    `#gpu.address_space<workgroup>`, the canonical form of shared memory),
+    neighbouring threads loading neighbouring elements and zeros past the
+    matrix's edges; a `gpu.barrier`; each thread accumulates its two
+    output elements (rows `ty` and `ty + 8` of column `tx`) from the tiles;
+    a `gpu.barrier`. Then each thread adds its sums to the output elements
+    inside the matrix. Every other linalg op is left to the other classes.
+  }];
+  let options = [
+    Option<"minDepth", "min-depth", "int64_t", /*default=*/"16",
+           "The fewest reduction steps of a product mapped to tiles; "
+           "shallower ones stay in the other classes">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def LoomGPUMapRowReductions : Pass<"loom-gpu-map-row-reductions", "mlir::ModuleOp"> {
+  let summary = "Map each row reduction of a kernel function to a launch of one workgroup per row";
+  let description = [{
+    The row-reduction kernel class (docs/Codegen/GPU.md). On bufferized
+    kernel functions, before `convert-linalg-to-parallel-loops`: a linalg op
+    is a **row reduction** when its loops are parallel loops (the rows)
+    followed by at least one reduction loop (a row: the reduction loops
+    linearised), its one output is f32 and indexed by parallel loops only,
+    every shaped input that a reduction loop indexes has the last loop as
+    its innermost index (a row is contiguous), its payload is pure and
+    yields `combiner(out, x)` with the output used there only (`addf`,
+    `mulf`, `maximumf`, `minimumf`, `maxnumf`, `minnumf`), and a row has at
+    least `min-length` elements. Such an op becomes one `gpu.launch` with a
+    workgroup per row (a grid of at most 65535 x 65535) of
+    `clamp(next power of 2 of the row length, 32, largest power of 2 in
+    block-size)` threads:
+    each thread folds the elements `tid, tid + threads, ...` of its row from
+    the combiner's identity; `gpu.subgroup_reduce` reduces each subgroup;
+    lane 0 of each subgroup stores its value in workgroup memory (a
+    `memref.alloc` in `#gpu.address_space<workgroup>` of one element per
+    thread, so any subgroup width fits: the canonical form of shared
+    memory); after a `gpu.barrier` every subgroup folds those values
+    (strided by the subgroup size, `gpu.num_subgroups` of them) and reduces
+    them again, and thread 0 combines the result with the output element.
+    The subgroup width is read at run time (`gpu.subgroup_size`): nothing
+    assumes 32. Every other linalg op is left to the generic class
+    (`loom-gpu-map-to-launches`).
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
+           "The most threads of a row's workgroup (32 to 1024)">,
+    Option<"minLength", "min-length", "int64_t", /*default=*/"32",
+           "The fewest elements of a row mapped to a workgroup; shorter "
+           "rows stay in the generic class">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LoomGPUMergeModules : Pass<"loom-gpu-merge-modules", "mlir::ModuleOp"> {
   let summary = "Move every outlined kernel into one gpu.module";
   let description = [{
@@ -69,6 +145,52 @@ def LoomGPUMergeModules : Pass<"loom-gpu-merge-modules", "mlir::ModuleOp"> {
     (`<function>_kernel`, `<function>_kernel_0`, ...: unique).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def LoomGPUNVVMForms : Pass<"loom-gpu-nvvm-forms", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Rewrite the canonical forms of shared memory and subgroups for NVVM";
+  let description = [{
+    The CUDA path's rewrite of what the kernel classes emit in their one
+    canonical form (docs/Codegen/GPU.md), before `convert-gpu-to-nvvm`, which
+    would otherwise miscompile or reject it:
+
+    - a `memref.alloc` of workgroup memory in a kernel's entry block becomes
+      a workgroup attribution of its `gpu.func` (NVVM lowers an alloc to a
+      call of `malloc`, a silent miscompile); any other `memref.alloc` in a
+      kernel is an error;
+    - `gpu.subgroup_size` becomes 32 (a warp), `gpu.subgroup_id` the linear
+      thread index divided by 32 and `gpu.num_subgroups` the warps of the
+      kernel's known block size (NVVM lowers none of them);
+    - `gpu.subgroup_reduce` becomes a butterfly of `gpu.shuffle xor` over
+      the 32 lanes of a warp (which NVVM lowers to `shfl.sync`); a kernel
+      that reduces over subgroups must have a multiple of 32 threads (the
+      shuffles take every lane of a warp).
+
+    The Vulkan path needs no such rewrite: SPIR-V has the subgroup builtins
+    and group operations, and lowers the alloc to a Workgroup variable.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def LoomGPUSPIRVForms : Pass<"loom-gpu-spirv-forms", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Rewrite the canonical form of shared memory for SPIR-V";
+  let description = [{
+    The Vulkan path's rewrite of the canonical form of shared memory
+    (docs/Codegen/GPU.md), before `convert-gpu-to-spirv`: each `memref.alloc`
+    in `#gpu.address_space<workgroup>` is given the `Workgroup` storage
+    class, which `convert-gpu-to-spirv` lowers to a Workgroup variable of
+    the entry point (SPIR-V has no `gpu.func` workgroup attributions, and
+    upstream's memory space mapping takes only numeric spaces). A
+    `memref.alloc` of any other memory or of a dynamic shape, and a use of
+    one other than a load or a store, are errors. A `gpu.subgroup_reduce`
+    of `maximumf` or `minimumf` (which SPIR-V's group operations do not
+    have) becomes the `maxnumf`/`minnumf` reduction and a second reduction
+    that says whether any lane holds a NaN, the result then NaN. Every
+    `gpu.subgroup_reduce` loses its `uniform` flag (canonicalisation sets
+    it): Vulkan has the non-uniform group operations only.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
 def LoomGPUSPIRVEntryPoints : Pass<"loom-gpu-spirv-entry-points", "mlir::ModuleOp"> {

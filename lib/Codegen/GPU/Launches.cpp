@@ -1,0 +1,93 @@
+//===- Launches.cpp - Building gpu.launch ops of a kernel class -----------===//
+//
+// Part of Loom. See Launches.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Launches.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+
+namespace loom::codegen::gpu {
+
+FailureOr<Grid> gridFor(int64_t blocks) {
+  Grid grid;
+  grid.x = std::max<int64_t>(1, std::min(blocks, kMaxGridDim));
+  grid.y = (blocks + grid.x - 1) / grid.x;
+  if (grid.y > kMaxGridDim)
+    return failure();
+  return grid;
+}
+
+mlir::gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Grid grid,
+                                 int64_t threads) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value one = index(1);
+  auto launch = mlir::gpu::LaunchOp::create(
+      b, loc, index(grid.x), index(grid.y), one, index(threads), one, one);
+  Block &body = launch.getBody().front();
+  if (body.empty() || !body.back().hasTrait<OpTrait::IsTerminator>()) {
+    b.setInsertionPointToEnd(&body);
+    mlir::gpu::TerminatorOp::create(b, loc);
+  }
+  b.setInsertionPoint(body.getTerminator());
+  return launch;
+}
+
+Value linearBlockId(OpBuilder &b, Location loc, mlir::gpu::LaunchOp launch,
+                    Grid grid) {
+  mlir::gpu::KernelDim3 ids = launch.getBlockIds();
+  Value x = arith::ConstantIndexOp::create(b, loc, grid.x);
+  return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ids.y, x),
+                               ids.x);
+}
+
+Value allocWorkgroupMemory(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                           Type elementType) {
+  auto workgroup = mlir::gpu::AddressSpaceAttr::get(
+      b.getContext(), mlir::gpu::AddressSpace::Workgroup);
+  return memref::AllocOp::create(b, loc,
+                                 MemRefType::get(shape, elementType,
+                                                 MemRefLayoutAttrInterface(),
+                                                 workgroup));
+}
+
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value id,
+                               ArrayRef<int64_t> extents) {
+  SmallVector<Value> out(extents.size());
+  for (int d = int(extents.size()) - 1; d >= 0; --d) {
+    Value extent = arith::ConstantIndexOp::create(b, loc, extents[d]);
+    out[d] = arith::RemUIOp::create(b, loc, id, extent);
+    id = arith::DivUIOp::create(b, loc, id, extent);
+  }
+  return out;
+}
+
+void clonePureProducers(mlir::gpu::LaunchOp launch) {
+  Region &region = launch.getBody();
+  Block &body = region.front();
+  for (bool changed = true; changed;) {
+    changed = false;
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(region, above);
+    for (Value v : above) {
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getNumRegions() != 0 || !isPure(def))
+        continue;
+      OpBuilder b = OpBuilder::atBlockBegin(&body);
+      Operation *clone = b.clone(*def);
+      for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults()))
+        replaceAllUsesInRegionWith(from, to, region);
+      changed = true;
+    }
+  }
+}
+
+} // namespace loom::codegen::gpu

@@ -1,0 +1,63 @@
+//===- Launches.h - Building gpu.launch ops of a kernel class ---*- C++ -*-===//
+//
+// Part of Loom. What every kernel class of the GPU kernel pipeline
+// (docs/Codegen/GPU.md, "Kernel classes") shares when it builds a launch:
+// the grid that covers a number of blocks within Vulkan's limits, the launch
+// itself, the linear block index, and the capture of pure producers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_LIB_CODEGEN_GPU_LAUNCHES_H
+#define LOOM_LIB_CODEGEN_GPU_LAUNCHES_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace loom::codegen::gpu {
+
+/// The most blocks along one grid dimension (Vulkan's guaranteed minimum of
+/// maxComputeWorkGroupCount; CUDA allows more along x only).
+constexpr int64_t kMaxGridDim = 65535;
+
+/// A grid of [x, y, 1] blocks that holds at least `blocks` of them.
+struct Grid {
+  int64_t x = 1, y = 1;
+  int64_t size() const { return x * y; }
+};
+
+/// The grid for \p blocks blocks (x first), or failure when even a grid of
+/// 65535 x 65535 does not hold them.
+mlir::FailureOr<Grid> gridFor(int64_t blocks);
+
+/// A launch of \p grid of blocks of [threads, 1, 1], its body empty but for
+/// the terminator; the builder is left before the terminator.
+mlir::gpu::LaunchOp createLaunch(mlir::OpBuilder &b, mlir::Location loc,
+                                 Grid grid, int64_t threads);
+
+/// The linear index of the block running \p launch (y * grid.x + x), built
+/// at \p b's insertion point.
+mlir::Value linearBlockId(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::gpu::LaunchOp launch, Grid grid);
+
+/// Workgroup memory of \p shape and \p elementType in its one canonical
+/// form: a `memref.alloc` in `#gpu.address_space<workgroup>`, built at
+/// \p b's insertion point (the top of a launch body).
+/// loom-gpu-nvvm-forms and loom-gpu-spirv-forms rewrite it for each path.
+mlir::Value allocWorkgroupMemory(mlir::OpBuilder &b, mlir::Location loc,
+                                 llvm::ArrayRef<int64_t> shape,
+                                 mlir::Type elementType);
+
+/// The position of linear index \p id in a row-major space of \p extents
+/// (the last extent varies fastest), one index per extent.
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value id,
+                                           llvm::ArrayRef<int64_t> extents);
+
+/// Clones into \p launch every pure op (a constant, a view of a parameter)
+/// whose results its body uses, so that it captures only the function's
+/// parameters.
+void clonePureProducers(mlir::gpu::LaunchOp launch);
+
+} // namespace loom::codegen::gpu
+
+#endif // LOOM_LIB_CODEGEN_GPU_LAUNCHES_H

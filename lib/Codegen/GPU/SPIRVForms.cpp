@@ -1,0 +1,99 @@
+//===- SPIRVForms.cpp - Canonical kernel forms rewritten for SPIR-V -------===//
+//
+// Part of Loom. See the description of LoomGPUSPIRVForms in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Codegen/GPU/Passes.h"
+
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+
+namespace loom::codegen::gpu {
+#define GEN_PASS_DEF_LOOMGPUSPIRVFORMS
+#include "loom/Codegen/GPU/Passes.h.inc"
+} // namespace loom::codegen::gpu
+
+using namespace mlir;
+
+namespace {
+
+/// \p alloc in the Workgroup storage class, or an error when it is not
+/// static workgroup memory that only loads and stores use.
+LogicalResult toWorkgroupClass(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  auto space =
+      dyn_cast_or_null<mlir::gpu::AddressSpaceAttr>(type.getMemorySpace());
+  if (!space || space.getValue() != mlir::gpu::AddressSpace::Workgroup ||
+      !type.hasStaticShape())
+    return alloc.emitOpError("allocates memory a Vulkan kernel cannot have: "
+                             "only statically shaped workgroup memory");
+  for (Operation *user : alloc->getUsers())
+    if (!isa<memref::LoadOp, memref::StoreOp>(user))
+      return user->emitOpError("uses workgroup memory other than by a load or "
+                               "a store, which the SPIR-V form does not "
+                               "rewrite");
+  auto workgroup = spirv::StorageClassAttr::get(alloc.getContext(),
+                                                spirv::StorageClass::Workgroup);
+  alloc.getResult().setType(MemRefType::get(
+      type.getShape(), type.getElementType(), type.getLayout(), workgroup));
+  return success();
+}
+
+/// \p reduce (`maximumf` or `minimumf`, which SPIR-V's group operations
+/// do not have) as the `maxnumf`/`minnumf` reduction SPIR-V has, and NaN
+/// where any lane's value is NaN (what maximumf and minimumf propagate).
+void withNaNPropagated(mlir::gpu::SubgroupReduceOp reduce) {
+  using AR = mlir::gpu::AllReduceOperation;
+  AR op = reduce.getOp();
+  if (op != AR::MAXIMUMF && op != AR::MINIMUMF)
+    return;
+  OpBuilder b(reduce);
+  Location loc = reduce.getLoc();
+  Value x = reduce.getValue();
+  Type type = x.getType();
+  auto number = op == AR::MAXIMUMF ? AR::MAXNUMF : AR::MINNUMF;
+  Value reduced = mlir::gpu::SubgroupReduceOp::create(
+      b, loc, x, number, /*uniform=*/false, reduce.getClusterSize(),
+      reduce.getClusterStride());
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0));
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
+  Value flag = arith::SelectOp::create(b, loc, isNaN, one, zero);
+  Value anyNaN = mlir::gpu::SubgroupReduceOp::create(
+      b, loc, flag, AR::MAXNUMF, /*uniform=*/false, reduce.getClusterSize(),
+      reduce.getClusterStride());
+  Value nan = arith::ConstantOp::create(
+      b, loc,
+      b.getFloatAttr(
+          type, APFloat::getQNaN(cast<FloatType>(type).getFloatSemantics())));
+  Value seen =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, anyNaN, zero);
+  reduce.replaceAllUsesWith(
+      arith::SelectOp::create(b, loc, seen, nan, reduced).getResult());
+  reduce.erase();
+}
+
+struct SPIRVForms
+    : public loom::codegen::gpu::impl::LoomGPUSPIRVFormsBase<SPIRVForms> {
+  void runOnOperation() override {
+    WalkResult bad = getOperation().walk([](memref::AllocOp alloc) {
+      return failed(toWorkgroupClass(alloc)) ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+    });
+    if (bad.wasInterrupted())
+      return signalPassFailure();
+    SmallVector<mlir::gpu::SubgroupReduceOp> reductions;
+    getOperation().walk(
+        [&](mlir::gpu::SubgroupReduceOp op) { reductions.push_back(op); });
+    for (mlir::gpu::SubgroupReduceOp op : reductions) {
+      // Vulkan has only the non-uniform group operations (the uniform ones
+      // need the Groups capability); they are as correct where all lanes
+      // take part.
+      op.setUniform(false);
+      withNaNPropagated(op);
+    }
+  }
+};
+
+} // namespace
