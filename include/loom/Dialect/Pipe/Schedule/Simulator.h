@@ -5,7 +5,10 @@
 // (it does not block its device) and occupies the directed link between the
 // two devices for bytes / bandwidth, arriving latency later; a receive
 // blocks its device until its message has arrived. A receive whose send
-// never comes leaves its device blocked: the schedule deadlocks.
+// never comes leaves its device blocked: the schedule deadlocks. Filler
+// actions (pipe.fill) run when their device reaches their position, each
+// taking the filler's seconds; the filler's static bytes count on a device
+// that runs any of it, its activations from an F to its B.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +29,7 @@ struct DeviceStats {
   double busy = 0;           // seconds of F/B/I/W
   double finish = 0;         // when its last action ends
   double bubble = 0;         // 1 - busy / makespan
+  double fillBusy = 0;       // seconds of filler actions
   int64_t staticBytes = 0;   // weights + optimizer state of its stages
   int64_t peakBytes = 0;     // static + the most activations in flight
   int peakInFlight = 0;      // activations in flight at the peak
@@ -35,9 +39,15 @@ struct Simulation {
   double makespan = 0;
   double microBatchesPerSecond = 0, samplesPerSecond = 0;
   double meanBubble = 0;     // over the devices that compute
+  /// The same with the filler's work counted as busy; and the filler's
+  /// completed trial steps (summed over the devices).
+  double meanFilledBubble = 0;
+  int64_t fillSteps = 0;
   std::vector<DeviceStats> devices;
   /// times[d][i]: when action i of device d ran (when recorded).
   std::vector<std::vector<ActionTime>> times;
+  /// fillTimes[d][j]: when filler action j of device d ran (when recorded).
+  std::vector<std::vector<ActionTime>> fillTimes;
   /// A device left blocked, and the action it blocks at.
   struct Blocked {
     int device, action;
