@@ -27,15 +27,25 @@ std::optional<double> pipeline::stateFactorOf(llvm::StringRef optimizer) {
   return std::nullopt;
 }
 
-/// Parameter bytes of `fn`: its tg.weights and its arguments marked
-/// tg.parameter.
-static int64_t parameterBytes(func::FuncOp fn) {
+/// Bytes of `fn`'s tg.weights and of its arguments marked `role`.
+static int64_t bytesMarked(func::FuncOp fn, llvm::StringRef role) {
   int64_t bytes = 0;
-  fn.walk([&](tg::WeightOp w) { bytes += bytesOf(w.getType()); });
+  if (role == tg::autodiff::kParameterAttr)
+    fn.walk([&](tg::WeightOp w) { bytes += bytesOf(w.getType()); });
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-    if (fn.getArgAttr(i, tg::autodiff::kParameterAttr))
+    if (fn.getArgAttr(i, role))
       bytes += bytesOf(fn.getArgument(i).getType());
   return bytes;
+}
+
+/// A training step (--tg-autodiff's, possibly fused): it takes optimizer
+/// state or hyper-parameters as arguments.
+static bool isTrainingStep(func::FuncOp fn) {
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (fn.getArgAttr(i, tg::autodiff::kOptimizerStateAttr) ||
+        fn.getArgAttr(i, tg::autodiff::kHyperParameterAttr))
+      return true;
+  return false;
 }
 
 FailureOr<pipe::FillJob> pipeline::priceFillJob(ModuleOp module,
@@ -75,10 +85,23 @@ FailureOr<pipe::FillJob> pipeline::priceFillJob(ModuleOp module,
                      ? spec.function
                      : spec.modulePath + ":" + spec.function;
   job.microBatches = spec.microBatches;
-  job.forwardTime = g->totalForward;
-  job.backwardTime = g->totalBackward;
-  job.staticBytes = int64_t(*factor * double(parameterBytes(fn)));
   for (const Node &n : g->nodes)
     job.activationBytes += n.activationBytes;
+  int64_t parameters = bytesMarked(fn, tg::autodiff::kParameterAttr);
+  if (!isTrainingStep(fn)) {
+    job.forwardTime = g->totalForward;
+    job.backwardTime = g->totalBackward;
+    job.staticBytes = int64_t(*factor * double(parameters));
+    return job;
+  }
+  // A whole training step: its F is the step, its B nothing; it holds its
+  // parameters, their gradients and its optimizer state.
+  if (spec.microBatches != 1)
+    return fail("@" + spec.function +
+                " is a whole training step: one per trial step "
+                "(micro-batches=1)");
+  job.forwardTime = g->totalForward;
+  job.staticBytes = 2 * parameters +
+                    bytesMarked(fn, tg::autodiff::kOptimizerStateAttr);
   return job;
 }

@@ -31,7 +31,12 @@ struct FillJobSpec {
 /// forward costs and their VJPs' costs on the target); static bytes are the
 /// parameters (`tg.weight`s and the arguments marked `tg.parameter`, as a
 /// `--tg-fuse-trials` function has them) times the optimizer's state
-/// factor, activation bytes what its ops keep for the backward pass.
+/// factor, activation bytes what its ops keep for the backward pass. A
+/// training step (arguments marked tg.optimizer_state or
+/// tg.hyper_parameter, as --tg-autodiff and --tg-fuse-trials write them) is
+/// a whole trial step: its F is the step's cost, its B none, its static
+/// bytes its parameters, their gradients and its optimizer state; then
+/// `microBatches` must be 1.
 /// Errors are emitted at `module` (or the function).
 mlir::FailureOr<pipe::FillJob> priceFillJob(mlir::ModuleOp module,
                                             const FillJobSpec &spec);
