@@ -20,15 +20,15 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::pipeline;
 
-namespace {
-
-int64_t bytesOf(Type t) {
+int64_t pipeline::bytesOf(Type t) {
   auto rt = dyn_cast<RankedTensorType>(t);
   if (!rt || !rt.hasStaticShape())
     return 0;
   int64_t bits = rt.getElementType().getIntOrFloatBitWidth();
   return rt.getNumElements() * std::max<int64_t>(1, bits / 8);
 }
+
+namespace {
 
 bool isFloat(Type t) {
   auto rt = dyn_cast<RankedTensorType>(t);

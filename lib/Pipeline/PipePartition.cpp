@@ -6,10 +6,12 @@
 
 #include "loom/Pipeline/Passes.h"
 #include "loom/Pipeline/Partition.h"
+#include "loom/Pipeline/FillJob.h"
 
 #include "loom/Autodiff/Autodiff.h"
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/Pipe/Schedule/Builders.h"
+#include "loom/Dialect/Pipe/Schedule/Fill.h"
 #include "loom/Dialect/Pipe/Schedule/Simulator.h"
 #include "loom/Dialect/Pipe/Schedule/Verifier.h"
 #include "loom/Pipeline/StageFunctions.h"
@@ -266,6 +268,28 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
     return "";
   }
 
+  /// fill-bubbles: the schedule's bubbles filled with the function's trial
+  /// steps, checked again with them.
+  LogicalResult fill(ModuleOp module, pipe::Schedule &sched, func::FuncOp fn) {
+    FillJobSpec spec;
+    spec.function = fillBubbles;
+    spec.modulePath = fillModule;
+    spec.target = target;
+    spec.optimizer = optimizer;
+    spec.microBatches = fillMicroBatches;
+    FailureOr<pipe::FillJob> job = priceFillJob(module, spec);
+    if (failed(job))
+      return failure();
+    if (llvm::Error err = pipe::fillBubbles(sched, *job))
+      return fn.emitError("pipe-partition: fill-bubbles: ")
+             << llvm::toString(std::move(err));
+    std::vector<pipe::ScheduleProblem> problems = pipe::checkSchedule(sched);
+    for (const pipe::ScheduleProblem &p : problems)
+      fn.emitError("pipe-partition: the filled schedule is wrong: ")
+          << p.message;
+    return success(problems.empty());
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto fail = [&](const Twine &message) {
@@ -294,12 +318,8 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
     o.devices = devices;
     o.microBatches = microBatches;
     o.memoryPerDevice = int64_t(memoryGiB * double(int64_t(1) << 30));
-    if (optimizer == "adam")
-      o.stateFactor = 4;
-    else if (optimizer == "sgd-momentum")
-      o.stateFactor = 3;
-    else if (optimizer == "sgd")
-      o.stateFactor = 2;
+    if (std::optional<double> factor = stateFactorOf(optimizer))
+      o.stateFactor = *factor;
     else
       return fail("unknown optimizer '" + optimizer +
                   "' (adam, sgd-momentum, sgd)");
@@ -375,6 +395,8 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
       fn.emitError("pipe-partition: the emitted schedule is wrong: ")
           << p.message;
     if (!problems.empty())
+      return signalPassFailure();
+    if (!fillBubbles.empty() && failed(fill(module, sched, fn)))
       return signalPassFailure();
     pipe::Simulation sim = pipe::simulate(sched);
     llvm::errs() << "schedule " << schedule << " ("

@@ -450,6 +450,19 @@ llvm::Expected<Axiom> superopt::parseAxiom(StringRef text, StringRef doc) {
   return std::move(a);
 }
 
+llvm::Error superopt::appendAxiom(std::vector<Axiom> &axioms,
+                                  llvm::StringRef text, llvm::StringRef doc) {
+  auto a = parseAxiom(text, doc);
+  if (!a)
+    return a.takeError();
+  for (const Axiom &b : axioms)
+    if (b.name == a->name)
+      return llvm::createStringError("axiom '" + a->name +
+                                     "' is defined twice");
+  axioms.push_back(std::move(*a));
+  return llvm::Error::success();
+}
+
 std::vector<Axiom> superopt::parseBuiltinAxioms() {
   std::vector<Axiom> r;
   for (const AxiomText &t : kAxioms) {

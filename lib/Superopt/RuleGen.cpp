@@ -153,16 +153,9 @@ std::optional<std::string> superopt::numericCounterexample(const Universe &u,
 llvm::Expected<std::vector<Axiom>>
 superopt::axiomsWith(llvm::ArrayRef<std::string> extra) {
   std::vector<Axiom> axioms = parseBuiltinAxioms();
-  for (const std::string &text : extra) {
-    auto a = parseAxiom(text, "(given with --axiom)");
-    if (!a)
-      return a.takeError();
-    for (const Axiom &b : axioms)
-      if (b.name == a->name)
-        return llvm::createStringError("axiom '" + a->name +
-                                       "' is defined twice");
-    axioms.push_back(std::move(*a));
-  }
+  for (const std::string &text : extra)
+    if (llvm::Error e = appendAxiom(axioms, text, "(given with --axiom)"))
+      return std::move(e);
   return std::move(axioms);
 }
 

@@ -11,6 +11,7 @@
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Pet/Pet.h"
 #include "loom/Superopt/RuleGen.h"
+#include "loom/Superopt/TrialRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -84,6 +85,12 @@ static cl::opt<bool> checkAxiomsOnly("check-axioms",
                                      cl::desc("Only check the axioms and "
                                               "print the result"),
                                      cl::init(false), cl::cat(cat));
+static cl::opt<bool> checkTrialRules(
+    "check-trial-rules",
+    cl::desc("Only check the rules of --tg-fuse-trials the vocabulary can "
+             "state (and each --axiom, as one more such rule) by bounded "
+             "symbolic evaluation, and print the result"),
+    cl::init(false), cl::cat(cat));
 static cl::opt<std::string>
     verifyFile("verify-rules",
                cl::desc("Re-verify the rules of this file instead of "
@@ -225,22 +232,26 @@ int printOps() {
   return 0;
 }
 
-int runAxiomCheck(MLIRContext &context) {
-  RuleGenOptions o = optionsFromFlags();
-  auto axioms = axiomsWith(o.extraAxioms);
-  if (!axioms) {
+/// Checks every equation of \p axioms by bounded symbolic evaluation and
+/// prints a line per equation; 1 when one fails (or they did not parse).
+int printAxiomCheck(MLIRContext &context,
+                    llvm::Expected<std::vector<Axiom>> parsed,
+                    llvm::StringRef what) {
+  if (!parsed) {
     llvm::errs() << "loom-rulegen: error: "
-                 << llvm::toString(axioms.takeError()) << "\n";
+                 << llvm::toString(parsed.takeError()) << "\n";
     return 1;
   }
-  std::vector<unsigned> ids(axioms->size());
+  const std::vector<Axiom> &axioms = *parsed;
+  RuleGenOptions o = optionsFromFlags();
+  std::vector<unsigned> ids(axioms.size());
   for (unsigned i = 0; i < ids.size(); ++i)
     ids[i] = i;
   auto u = Universe::createForInputs(&context, {}, o.seed);
   AxiomCheckOptions co;
   co.threads = o.threads;
   int failures = 0;
-  for (const AxiomCheckResult &r : checkAxioms(*axioms, ids, *u, co)) {
+  for (const AxiomCheckResult &r : checkAxioms(axioms, ids, *u, co)) {
     llvm::outs() << (r.proved ? "ok     " : "FAILED ") << r.name << " ("
                  << r.instances << " shapes)";
     if (!r.proved) {
@@ -250,9 +261,21 @@ int runAxiomCheck(MLIRContext &context) {
     llvm::outs() << "\n";
   }
   if (failures)
-    llvm::errs() << "loom-rulegen: error: " << failures
-                 << " axiom(s) failed the bounded check\n";
+    llvm::errs() << "loom-rulegen: error: " << failures << " " << what
+                 << "(s) failed the bounded check\n";
   return failures ? 1 : 0;
+}
+
+int runAxiomCheck(MLIRContext &context) {
+  return printAxiomCheck(context, axiomsWith(optionsFromFlags().extraAxioms),
+                         "axiom");
+}
+
+/// The fused-trial rules (TrialRules.h) and the --axiom ones, checked.
+int runTrialRuleCheck(MLIRContext &context) {
+  return printAxiomCheck(context,
+                         trialFusionRules(optionsFromFlags().extraAxioms),
+                         "fused-trial rule");
 }
 
 /// Checks the axioms given with --axiom by bounded symbolic evaluation before
@@ -416,6 +439,8 @@ int main(int argc, char **argv) {
     return printOps();
   if (checkAxiomsOnly)
     return runAxiomCheck(context);
+  if (checkTrialRules)
+    return runTrialRuleCheck(context);
   if (!verifyFile.empty())
     return runVerify(context);
   if (!verifyPartialFile.empty())

@@ -30,6 +30,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,13 @@ struct GraphModel {
   double totalForward = 0, totalBackward = 0;
   int64_t totalWeightBytes = 0;
 };
+
+/// Bytes of a statically shaped tensor type (0 for anything else).
+int64_t bytesOf(mlir::Type type);
+
+/// Bytes per parameter byte for parameters, gradients and the state of
+/// `optimizer` (adam: 4, sgd-momentum: 3, sgd: 2); nullopt when unknown.
+std::optional<double> stateFactorOf(llvm::StringRef optimizer);
 
 /// Builds the model of `fn`'s body with `costs` (seconds per op; the
 /// function's batch is one micro-batch). Ops whose VJP cannot be built are

@@ -122,6 +122,11 @@ struct AxiomInstance {
 /// {..} | a..b ...]`. \p doc documents it.
 llvm::Expected<Axiom> parseAxiom(llvm::StringRef text, llvm::StringRef doc);
 
+/// Parses \p text (documented by \p doc) and appends it to \p axioms; an
+/// error when it does not parse or its name is already used there.
+llvm::Error appendAxiom(std::vector<Axiom> &axioms, llvm::StringRef text,
+                        llvm::StringRef doc);
+
 /// The built-in axioms, parsed once.
 const std::vector<Axiom> &builtinAxioms();
 /// A fresh copy of the built-in axioms.

@@ -108,6 +108,52 @@ static void printActions(OpAsmPrinter &p, Operation *, ArrayAttr refs,
   p << "]";
 }
 
+//===----------------------------------------------------------------------===//
+// Filler action lists: `[F 0 0 at 3, B 0 0 at 3, ...]`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseFillActions(OpAsmParser &parser,
+                                    DenseI32ArrayAttr &actions) {
+  SmallVector<int32_t> values;
+  auto parseOne = [&]() -> ParseResult {
+    StringRef keyword;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&keyword))
+      return failure();
+    if (keyword != "F" && keyword != "B")
+      return parser.emitError(loc, "unknown filler action '")
+             << keyword << "' (expected F or B)";
+    int32_t step, microBatch, at;
+    if (parser.parseInteger(step) || parser.parseInteger(microBatch) ||
+        parser.parseKeyword("at") || parser.parseInteger(at))
+      return failure();
+    values.append({keyword == "B" ? 1 : 0, step, microBatch, at});
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseOne))
+    return failure();
+  actions = parser.getBuilder().getDenseI32ArrayAttr(values);
+  return success();
+}
+
+static void printFillActions(OpAsmPrinter &p, Operation *,
+                             DenseI32ArrayAttr actions) {
+  ArrayRef<int32_t> values = actions.asArrayRef();
+  p << "[";
+  p.increaseIndent();
+  for (size_t i = 0; i + 4 <= values.size(); i += 4) {
+    if (i)
+      p << ",";
+    p.printNewline();
+    p << (values[i] == 1 ? "B " : values[i] == 0 ? "F " : "<bad kind> ")
+      << values[i + 1] << " " << values[i + 2] << " at " << values[i + 3];
+  }
+  p.decreaseIndent();
+  if (!values.empty())
+    p.printNewline();
+  p << "]";
+}
+
 #define GET_OP_CLASSES
 #include "loom/Dialect/Pipe/IR/PipeOps.cpp.inc"
 

@@ -113,6 +113,36 @@ std::string Schedule::describe(const Action &a) const {
   return text;
 }
 
+std::string Schedule::describe(const FillAction &a) const {
+  return (llvm::Twine(a.backward ? "B " : "F ") + llvm::Twine(a.step) + " " +
+          llvm::Twine(a.microBatch) + " at " + llvm::Twine(a.at))
+      .str();
+}
+
+int64_t Schedule::numFillActions() const {
+  int64_t n = 0;
+  for (const auto &f : fills)
+    n += f.size();
+  return n;
+}
+
+int64_t Schedule::activationDelta(const Action &a) const {
+  switch (a.kind) {
+  case ActionKind::F:
+    return stages[a.stage].activationBytes;
+  case ActionKind::B:
+  case ActionKind::W:
+    return -stages[a.stage].activationBytes;
+  case ActionKind::I:
+  case ActionKind::SendF:
+  case ActionKind::RecvF:
+  case ActionKind::SendB:
+  case ActionKind::RecvB:
+    return 0;
+  }
+  return 0;
+}
+
 int64_t Schedule::numActions() const {
   int64_t n = 0;
   for (const auto &p : programs)
@@ -141,6 +171,8 @@ public:
     for (auto program : body.getOps<ProgramOp>())
       if (failed(readProgram(program)))
         return failure();
+    if (failed(readFiller()))
+      return failure();
     return std::move(s);
   }
 
@@ -272,6 +304,71 @@ private:
     return success();
   }
 
+  /// The pipe.filler job (at most one) and the pipe.fill ops placing it:
+  /// each names a device once, steps and micro-batches in range, positions
+  /// within the device's program and not decreasing.
+  LogicalResult readFiller() {
+    for (auto filler : body.getOps<FillerOp>()) {
+      if (s.filler)
+        return filler.emitOpError("is the second pipe.filler of the schedule");
+      FillJob job;
+      job.name = filler.getSymName().str();
+      job.function = filler.getFunction().value_or("").str();
+      job.microBatches = filler.getMicroBatches();
+      job.forwardTime = filler.getForwardTime().convertToDouble();
+      job.backwardTime = filler.getBackwardTime().convertToDouble();
+      job.staticBytes = filler.getStaticBytes();
+      job.activationBytes = filler.getActivationBytes();
+      if (job.forwardTime < 0 || job.backwardTime < 0 || job.staticBytes < 0 ||
+          job.activationBytes < 0)
+        return filler.emitOpError("has a negative cost");
+      s.filler = job;
+    }
+    for (auto fill : body.getOps<FillOp>()) {
+      if (!s.filler)
+        return fill.emitOpError("places filler actions, but the schedule has "
+                                "no pipe.filler");
+      auto dev = deviceIndex.find(fill.getDevice());
+      if (dev == deviceIndex.end())
+        return fill.emitOpError("names @")
+               << fill.getDevice()
+               << ", which is not a pipe.device of the schedule";
+      int d = dev->second;
+      if (s.fills.empty())
+        s.fills.assign(s.devices.size(), {});
+      if (!s.fills[d].empty())
+        return fill.emitOpError("is the second pipe.fill of device @")
+               << fill.getDevice();
+      ArrayRef<int32_t> values = fill.getActions();
+      if (values.size() % 4)
+        return fill.emitOpError("actions must hold four integers per action");
+      int program = s.programs[d].size();
+      for (size_t i = 0; i < values.size(); i += 4) {
+        FillAction a{values[i] == 1, values[i + 1], values[i + 2],
+                     values[i + 3]};
+        auto bad = [&]() {
+          return fill.emitOpError("device @")
+                 << fill.getDevice() << ", filler action " << i / 4 << " ("
+                 << s.describe(a) << ")";
+        };
+        if (values[i] != 0 && values[i] != 1)
+          return bad() << ": unknown kind " << values[i] << " (0: F, 1: B)";
+        if (a.step < 0)
+          return bad() << ": negative trial step";
+        if (a.microBatch < 0 || a.microBatch >= s.filler->microBatches)
+          return bad() << ": micro-batch out of range [0, "
+                       << s.filler->microBatches << ")";
+        if (a.at < 0 || a.at > program)
+          return bad() << ": position out of range [0, " << program << "]";
+        if (!s.fills[d].empty() && a.at < s.fills[d].back().at)
+          return bad() << ": position before the previous action's "
+                       << s.fills[d].back().at;
+        s.fills[d].push_back(a);
+      }
+    }
+    return success();
+  }
+
   /// One device's pipe.program: its actions, each naming a stage placed on
   /// the device and, for transfers, a peer across an edge.
   LogicalResult readProgram(ProgramOp program) {
@@ -389,6 +486,28 @@ static void buildProgram(OpBuilder &b, Location loc, const Schedule &s,
       b.getArrayAttr(refs), b.getDenseI32ArrayAttr(values));
 }
 
+/// The pipe.filler op and a pipe.fill op per device that runs filler work.
+static void buildFiller(OpBuilder &b, Location loc, const Schedule &s) {
+  if (!s.filler)
+    return;
+  const FillJob &job = *s.filler;
+  FillerOp::create(
+      b, loc, job.name,
+      job.function.empty() ? StringAttr() : b.getStringAttr(job.function),
+      job.microBatches, llvm::APFloat(job.forwardTime),
+      llvm::APFloat(job.backwardTime), job.staticBytes, job.activationBytes);
+  for (size_t d = 0; d < s.fills.size(); ++d) {
+    if (s.fills[d].empty())
+      continue;
+    SmallVector<int32_t> values;
+    for (const FillAction &a : s.fills[d])
+      values.append({a.backward ? 1 : 0, a.step, a.microBatch, a.at});
+    FillOp::create(b, loc,
+                   FlatSymbolRefAttr::get(b.getContext(), s.devices[d].name),
+                   b.getDenseI32ArrayAttr(values));
+  }
+}
+
 ScheduleOp loom::pipe::writeSchedule(OpBuilder &builder, Location loc,
                                      const Schedule &s) {
   auto op = ScheduleOp::create(builder, loc, s.name, s.microBatches);
@@ -439,14 +558,17 @@ ScheduleOp loom::pipe::writeSchedule(OpBuilder &builder, Location loc,
   }
   for (size_t d = 0; d < s.devices.size(); ++d)
     buildProgram(b, loc, s, d);
+  buildFiller(b, loc, s);
   return op;
 }
 
 void loom::pipe::writePrograms(ScheduleOp op, const Schedule &s) {
-  for (auto program :
-       llvm::make_early_inc_range(op.getBody().getOps<ProgramOp>()))
-    program.erase();
-  OpBuilder b = OpBuilder::atBlockEnd(&op.getBody().front());
+  Block &body = op.getBody().front();
+  for (Operation &child : llvm::make_early_inc_range(body))
+    if (isa<ProgramOp, FillerOp, FillOp>(child))
+      child.erase();
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
   for (size_t d = 0; d < s.devices.size(); ++d)
     buildProgram(b, op.getLoc(), s, d);
+  buildFiller(b, op.getLoc(), s);
 }

@@ -508,6 +508,7 @@ llvm::Error loom::pipe::buildPrograms(Schedule &schedule, ScheduleKind kind) {
   if (llvm::Error err = ListScheduler(schedule, kind).run(programs))
     return err;
   schedule.programs = std::move(programs);
+  schedule.fills.clear(); // placed in the old programs' bubbles
   return llvm::Error::success();
 }
 

@@ -44,6 +44,31 @@ static std::string escape(llvm::StringRef text) {
   return out;
 }
 
+/// The filler's actions of device `d` as light boxes (F lighter than B),
+/// labelled with their trial steps, beneath the main job's row.
+static void drawFill(llvm::raw_ostream &os, const Schedule &s,
+                     const Simulation &sim, int d, double y, double height,
+                     llvm::function_ref<double(double)> x) {
+  if (!s.filler || sim.fillTimes.size() <= size_t(d))
+    return;
+  for (size_t j = 0; j < sim.fillTimes[d].size(); ++j) {
+    const FillAction &a = s.fills[d][j];
+    const ActionTime &t = sim.fillTimes[d][j];
+    double x0 = x(t.start), w = std::max(x(t.end) - x0, 0.5);
+    os << llvm::format("<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+                       "height=\"%.1f\" fill=\"%s\" stroke=\"white\" "
+                       "stroke-width=\"0.5\"><title>filler %s %.6g-%.6g s"
+                       "</title></rect>\n",
+                       x0, y, w, height, a.backward ? "#9c9c9c" : "#c8c8c8",
+                       escape(s.describe(a)).c_str(), t.start, t.end);
+    std::string label = "t" + std::to_string(a.step);
+    if (w >= 7.0 * label.size())
+      os << llvm::format("<text x=\"%.2f\" y=\"%.1f\" "
+                         "text-anchor=\"middle\">%s</text>\n",
+                         x0 + w / 2, y + height - 6, label.c_str());
+  }
+}
+
 void loom::pipe::writeTimelineSVG(llvm::raw_ostream &os, const Schedule &s,
                                   const Simulation &sim, int maxDevices) {
   const double left = 90, top = 40, rowHeight = 26, boxHeight = 20,
@@ -60,10 +85,15 @@ void loom::pipe::writeTimelineSVG(llvm::raw_ostream &os, const Schedule &s,
   os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   os << llvm::format("<text x=\"%.1f\" y=\"18\" font-size=\"13\">@%s: %zu "
                      "devices, %lld micro-batches, makespan %.4g s, mean "
-                     "bubble %.1f%%</text>\n",
+                     "bubble %.1f%%",
                      left, escape(s.name).c_str(), s.devices.size(),
                      static_cast<long long>(s.microBatches), sim.makespan,
                      100 * sim.meanBubble);
+  if (s.filler)
+    os << llvm::format(" (%.1f%% with the filler's %lld trial steps, grey)",
+                       100 * sim.meanFilledBubble,
+                       static_cast<long long>(sim.fillSteps));
+  os << "</text>\n";
   // Legend.
   double lx = left + width - 260;
   for (ActionKind k : {ActionKind::F, ActionKind::B, ActionKind::I,
@@ -96,6 +126,7 @@ void loom::pipe::writeTimelineSVG(llvm::raw_ostream &os, const Schedule &s,
                        y + boxHeight - 6, escape(s.devices[d].name).c_str());
     if (sim.times.empty())
       continue;
+    drawFill(os, s, sim, d, y, boxHeight, x);
     const std::vector<Action> &program = s.programs[d];
     for (size_t i = 0; i < program.size(); ++i) {
       const Action &a = program[i];

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Pipe/Schedule/Simulator.h"
+#include "loom/Dialect/Pipe/Schedule/Fill.h"
 #include "loom/Dialect/Pipe/Schedule/Profile.h"
 #include "Message.h"
 
@@ -17,22 +18,64 @@
 
 using namespace loom::pipe;
 
+namespace {
+/// The memory of one device while the simulation runs.
+struct DeviceMemory {
+  int64_t activations = 0, fillActivations = 0;
+  int inFlight = 0;
+
+  void note(DeviceStats &stats, int64_t fillStatic) const {
+    int64_t now = stats.staticBytes + fillStatic + activations + fillActivations;
+    if (now > stats.peakBytes ||
+        (inFlight > stats.peakInFlight && now == stats.peakBytes)) {
+      stats.peakBytes = now;
+      stats.peakInFlight = inFlight;
+    }
+  }
+};
+} // namespace
+
+/// Completed trial steps of the filler: per device, the steps all of whose
+/// forwards and backwards ran.
+static int64_t completedFillSteps(const Schedule &s) {
+  int64_t steps = 0;
+  for (const std::vector<FillAction> &fills : s.fills) {
+    llvm::DenseMap<int, int64_t> actions;
+    for (const FillAction &a : fills)
+      ++actions[a.step];
+    for (auto &[step, n] : actions)
+      steps += n == 2 * s.filler->microBatches;
+  }
+  return steps;
+}
+
 Simulation loom::pipe::simulate(const Schedule &s,
                                 const SimulateOptions &options) {
   size_t n = s.devices.size();
+  bool filled = s.filler && !s.fills.empty();
   Simulation sim;
   sim.devices.assign(n, {});
   if (options.recordTimes) {
     sim.times.resize(n);
     for (size_t d = 0; d < n; ++d)
       sim.times[d].resize(s.programs[d].size());
+    if (filled) {
+      sim.fillTimes.resize(n);
+      for (size_t d = 0; d < n; ++d)
+        sim.fillTimes[d].resize(s.fills[d].size());
+    }
   }
-  // Static memory: weights and optimizer state of every stage on a device.
+  // Static memory: weights and optimizer state of every stage on a device,
+  // and the filler's on a device that runs filler work.
+  std::vector<int64_t> fillStatic(n, 0);
   for (const Stage &st : s.stages)
     for (int d : st.devices)
       sim.devices[d].staticBytes += st.staticBytes();
-  for (size_t d = 0; d < n; ++d)
-    sim.devices[d].peakBytes = sim.devices[d].staticBytes;
+  for (size_t d = 0; d < n; ++d) {
+    if (filled && !s.fills[d].empty())
+      fillStatic[d] = s.filler->staticBytes;
+    sim.devices[d].peakBytes = sim.devices[d].staticBytes + fillStatic[d];
+  }
 
   // Per-edge bytes per send, looked up once per (from, to) pair.
   llvm::DenseMap<std::pair<int, int>, int> edgeOf;
@@ -48,10 +91,9 @@ Simulation loom::pipe::simulate(const Schedule &s,
     return (k.backward ? e.gradBytes : e.bytes) / std::max<int64_t>(pairs, 1);
   };
 
-  std::vector<size_t> pc(n, 0);
+  std::vector<size_t> pc(n, 0), fc(n, 0);
   std::vector<double> clock(n, 0.0);
-  std::vector<int64_t> activations(n, 0);
-  std::vector<int> inFlight(n, 0);
+  std::vector<DeviceMemory> memory(n);
   llvm::DenseMap<MessageKey, double> arrival;
   llvm::DenseMap<MessageKey, int> waiting;
   llvm::DenseMap<std::pair<int, int>, double> linkFree;
@@ -60,31 +102,43 @@ Simulation loom::pipe::simulate(const Schedule &s,
   for (size_t d = n; d-- > 0;)
     work.push_back(d);
 
+  // The filler actions of device d at position p of its program, once each.
+  auto runFills = [&](int d, size_t p) {
+    if (!filled)
+      return;
+    const std::vector<FillAction> &fills = s.fills[d];
+    for (; fc[d] < fills.size() && size_t(fills[fc[d]].at) == p; ++fc[d]) {
+      const FillAction &a = fills[fc[d]];
+      double start = clock[d];
+      clock[d] += s.filler->seconds(a);
+      sim.devices[d].fillBusy += clock[d] - start;
+      memory[d].fillActivations +=
+          a.backward ? -s.filler->activationBytes : s.filler->activationBytes;
+      memory[d].note(sim.devices[d], fillStatic[d]);
+      if (options.recordTimes)
+        sim.fillTimes[d][fc[d]] = {start, clock[d]};
+    }
+  };
+
   while (!work.empty()) {
     int d = work.back();
     work.pop_back();
     const std::vector<Action> &program = s.programs[d];
     DeviceStats &stats = sim.devices[d];
     while (pc[d] < program.size()) {
+      runFills(d, pc[d]);
       const Action &a = program[pc[d]];
       double start = clock[d], end = start;
       if (isCompute(a.kind)) {
-        const Stage &st = s.stages[a.stage];
-        end = start + st.seconds(a.kind);
+        end = start + s.stages[a.stage].seconds(a.kind);
         stats.busy += end - start;
         clock[d] = end;
+        memory[d].activations += s.activationDelta(a);
         if (a.kind == ActionKind::F) {
-          activations[d] += st.activationBytes;
-          ++inFlight[d];
-          if (stats.staticBytes + activations[d] > stats.peakBytes ||
-              (inFlight[d] > stats.peakInFlight &&
-               stats.staticBytes + activations[d] == stats.peakBytes)) {
-            stats.peakBytes = stats.staticBytes + activations[d];
-            stats.peakInFlight = inFlight[d];
-          }
+          ++memory[d].inFlight;
+          memory[d].note(stats, fillStatic[d]);
         } else if (a.kind == ActionKind::B || a.kind == ActionKind::W) {
-          activations[d] -= st.activationBytes;
-          --inFlight[d];
+          --memory[d].inFlight;
         }
       } else if (isSend(a.kind)) {
         MessageKey key = MessageKey::of(a, d);
@@ -123,6 +177,8 @@ Simulation loom::pipe::simulate(const Schedule &s,
         sim.times[d][pc[d]] = {start, end};
       ++pc[d];
     }
+    if (pc[d] == program.size())
+      runFills(d, pc[d]);
   }
 
   for (size_t d = 0; d < n; ++d) {
@@ -136,11 +192,20 @@ Simulation loom::pipe::simulate(const Schedule &s,
     stats.bubble = sim.makespan > 0 ? 1 - stats.busy / sim.makespan : 0;
     if (stats.busy > 0) {
       sim.meanBubble += stats.bubble;
+      sim.meanFilledBubble +=
+          sim.makespan > 0 ? 1 - (stats.busy + stats.fillBusy) / sim.makespan
+                           : 0;
       ++computing;
     }
   }
-  if (computing)
+  if (computing) {
     sim.meanBubble /= computing;
+    sim.meanFilledBubble /= computing;
+  }
+  if (filled)
+    sim.fillSteps = completedFillSteps(s);
+  else
+    sim.meanFilledBubble = sim.meanBubble;
   if (sim.makespan > 0 && !sim.deadlocked()) {
     sim.microBatchesPerSecond = s.microBatches / sim.makespan;
     sim.samplesPerSecond = sim.microBatchesPerSecond * s.microBatchSize;
@@ -187,6 +252,7 @@ void loom::pipe::printSimulation(llvm::raw_ostream &os, const Schedule &s,
                      "(%.6g samples/s), mean bubble %.4f\n",
                      sim.makespan, sim.microBatchesPerSecond,
                      sim.samplesPerSecond, sim.meanBubble);
+  printFillSummary(os, s, sim);
 }
 
 void loom::pipe::writeSimulationJSON(llvm::raw_ostream &os, const Schedule &s,
@@ -205,6 +271,19 @@ void loom::pipe::writeSimulationJSON(llvm::raw_ostream &os, const Schedule &s,
     j.attribute("micro_batches_per_s", sim.microBatchesPerSecond);
     j.attribute("samples_per_s", sim.samplesPerSecond);
     j.attribute("mean_bubble", sim.meanBubble);
+    if (s.filler)
+      j.attributeObject("filler", [&] {
+        j.attribute("name", s.filler->name);
+        j.attribute("function", s.filler->function);
+        j.attribute("micro_batches", s.filler->microBatches);
+        j.attribute("forward_s", s.filler->forwardTime);
+        j.attribute("backward_s", s.filler->backwardTime);
+        j.attribute("static_bytes", s.filler->staticBytes);
+        j.attribute("activation_bytes", s.filler->activationBytes);
+        j.attribute("actions", s.numFillActions());
+        j.attribute("trial_steps_per_main_step", sim.fillSteps);
+        j.attribute("mean_bubble_filled", sim.meanFilledBubble);
+      });
     j.attributeArray("per_device", [&] {
       for (size_t d = 0; d < s.devices.size(); ++d) {
         const DeviceStats &st = sim.devices[d];
@@ -213,6 +292,8 @@ void loom::pipe::writeSimulationJSON(llvm::raw_ostream &os, const Schedule &s,
           j.attribute("busy_s", st.busy);
           j.attribute("finish_s", st.finish);
           j.attribute("bubble", st.bubble);
+          if (s.filler)
+            j.attribute("filler_busy_s", st.fillBusy);
           j.attribute("static_bytes", st.staticBytes);
           j.attribute("peak_bytes", st.peakBytes);
           j.attribute("peak_in_flight", st.peakInFlight);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Pipe/Schedule/Verifier.h"
+#include "loom/Dialect/Pipe/Schedule/Fill.h"
 #include "loom/Dialect/Pipe/Schedule/Simulator.h"
 #include "Message.h"
 
@@ -33,6 +34,7 @@ public:
     matchMessages();
     if (problems.empty())
       findDeadlock();
+    checkFill(s, problems);
     std::stable_sort(problems.begin(), problems.end(),
                      [](const ScheduleProblem &a, const ScheduleProblem &b) {
                        return std::tie(a.device, a.action) <
@@ -359,16 +361,22 @@ LogicalResult loom::pipe::verifySchedule(ScheduleOp op, const Schedule &s) {
   std::vector<ScheduleProblem> problems = checkSchedule(s);
   if (problems.empty())
     return success();
-  llvm::StringMap<Operation *> where;
+  llvm::StringMap<Operation *> where, fillWhere;
   for (auto device : op.getBody().getOps<DeviceOp>())
     where[device.getSymName()] = device;
   for (auto program : op.getBody().getOps<ProgramOp>())
     where[program.getDevice()] = program;
+  for (auto fill : op.getBody().getOps<FillOp>())
+    fillWhere[fill.getDevice()] = fill;
   for (const ScheduleProblem &p : problems) {
     Operation *at = op;
-    if (p.device >= 0)
-      if (Operation *found = where.lookup(s.devices[p.device].name))
+    if (p.device >= 0) {
+      StringRef name = s.devices[p.device].name;
+      if (Operation *found = p.filler ? fillWhere.lookup(name) : nullptr)
         at = found;
+      else if (Operation *found = where.lookup(name))
+        at = found;
+    }
     at->emitError(p.message);
   }
   return failure();

@@ -19,7 +19,8 @@ def Pipe_ScheduleOp : Pipe_Op<"schedule", [
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "A pipeline schedule: devices, stages, edges and programs";
   let description = [{
-    Holds `pipe.device`, `pipe.stage`, `pipe.edge` and `pipe.program` ops.
+    Holds `pipe.device`, `pipe.stage`, `pipe.edge` and `pipe.program` ops,
+    and optionally a `pipe.filler` job with its `pipe.fill` placements.
     `micro_batches` is the number of micro-batches per step and
     `micro_batch_size` the samples in each (for samples per second). The
     links: a transfer of `n` bytes between two devices of one node (devices
@@ -192,6 +193,67 @@ def Pipe_ProgramOp : Pipe_Op<"program", [HasParent<"ScheduleOp">]> {
   );
   let assemblyFormat = [{
     $device custom<Actions>($refs, $actions) attr-dict
+  }];
+}
+
+def Pipe_FillerOp : Pipe_Op<"filler", [Symbol, HasParent<"ScheduleOp">]> {
+  let summary = "A second job whose steps fill the schedule's bubbles";
+  let description = [{
+    Hydro's bubble filling: a job of its own (a hyper-parameter tuning
+    job's trial steps, e.g. a `--tg-fuse-trials` function) run on the
+    schedule's devices in their idle time, without delaying the main job.
+    One trial step is `micro_batches` forwards and backwards of
+    `forward_time` and `backward_time` seconds each (`F m` then `B m`, one
+    after the other on one device); a device that runs any of it holds
+    `static_bytes` (the trials' parameters, gradients and optimizer state)
+    throughout and `activation_bytes` from each `F` to its `B`. `function`
+    says which function the costs were taken from (a name, or a file and a
+    name; not resolved). At most one per schedule; `pipe.fill` places its
+    actions.
+
+    ```mlir
+    pipe.filler @trials function "loss_trials" micro_batches(2)
+        {forward_time = 1.0e-4, backward_time = 2.0e-4, static_bytes = 4096}
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    OptionalAttr<StrAttr>:$function,
+    ConfinedAttr<I64Attr, [IntPositive]>:$micro_batches,
+    DefaultValuedAttr<F64Attr, "0.0">:$forward_time,
+    DefaultValuedAttr<F64Attr, "0.0">:$backward_time,
+    DefaultValuedAttr<I64Attr, "0">:$static_bytes,
+    DefaultValuedAttr<I64Attr, "0">:$activation_bytes
+  );
+  let assemblyFormat = [{
+    $sym_name (`function` $function^)? `micro_batches` `(` $micro_batches `)`
+    attr-dict
+  }];
+}
+
+def Pipe_FillOp : Pipe_Op<"fill", [HasParent<"ScheduleOp">]> {
+  let summary = "The filler actions one device runs in its bubbles";
+  let description = [{
+    `F t m at p` is the forward of the filler's trial step `t` on its
+    micro-batch `m` (`B t m at p` its backward), run when the device reaches
+    position `p` of its `pipe.program`: before its action `p`, or after its
+    last one when `p` is the program's length. Actions at one position run in
+    the listed order; positions do not decrease. Stored as four integers per
+    action (0 for F or 1 for B, step, micro-batch, position).
+    `--pipe-verify-schedule` checks that the main job runs exactly as without
+    them (every action at the same time), that each trial step is complete
+    and in order, and the device's memory (docs/Pipelines.md).
+
+    ```mlir
+    pipe.fill @d3 [F 0 0 at 0, B 0 0 at 0, F 0 1 at 9, B 0 1 at 9]
+    ```
+  }];
+  let arguments = (ins
+    FlatSymbolRefAttr:$device,
+    DenseI32ArrayAttr:$actions
+  );
+  let assemblyFormat = [{
+    $device custom<FillActions>($actions) attr-dict
   }];
 }
 

@@ -93,6 +93,32 @@ struct Links {
   int devicesPerNode = 8;
 };
 
+/// The F or B of a trial step's micro-batch of the filler job, run when
+/// the device reaches position `at` of its program (before its action `at`;
+/// after the last when `at` is the program's length).
+struct FillAction {
+  bool backward = false;
+  int step = 0, microBatch = 0, at = 0;
+  bool operator==(const FillAction &o) const {
+    return backward == o.backward && step == o.step &&
+           microBatch == o.microBatch && at == o.at;
+  }
+};
+
+/// A second job whose trial steps fill the bubbles (pipe.filler): one trial
+/// step is `microBatches` forwards and backwards on one device.
+struct FillJob {
+  std::string name = "filler";
+  std::string function; // where the costs come from ("" : given directly)
+  int64_t microBatches = 1;
+  double forwardTime = 0, backwardTime = 0;
+  int64_t staticBytes = 0, activationBytes = 0;
+
+  double seconds(const FillAction &a) const {
+    return a.backward ? backwardTime : forwardTime;
+  }
+};
+
 struct Schedule {
   std::string name = "step";
   int64_t microBatches = 1;
@@ -103,6 +129,10 @@ struct Schedule {
   std::vector<Edge> edges;
   /// programs[d]: device d's actions in order (one entry per device).
   std::vector<std::vector<Action>> programs;
+  /// The bubble-filling job and, per device, its actions (fills is empty,
+  /// or has one entry per device, positions not decreasing).
+  std::optional<FillJob> filler;
+  std::vector<std::vector<FillAction>> fills;
 
   int nodeOf(int device) const;
   /// Seconds to move `bytes` from device `from` to device `to` (0 on one
@@ -119,7 +149,13 @@ struct Schedule {
   std::vector<std::vector<int>> outEdges() const;
   /// "SEND_F @s0 3 to @s1 on @d1"
   std::string describe(const Action &action) const;
+  /// "F 0 1 at 4" (filler step 0, micro-batch 1, before main action 4)
+  std::string describe(const FillAction &action) const;
   int64_t numActions() const;
+  int64_t numFillActions() const;
+  /// Bytes of activations an action keeps (+) or frees (-) on its device:
+  /// an F keeps its stage's, its B or W frees them.
+  int64_t activationDelta(const Action &action) const;
 };
 
 /// Reads a `pipe.schedule` op (its op verifier has checked the structure).
@@ -132,8 +168,10 @@ mlir::FailureOr<Schedule> readSchedule(ScheduleOp op);
 ScheduleOp writeSchedule(mlir::OpBuilder &builder, mlir::Location loc,
                          const Schedule &schedule);
 
-/// Replaces the `pipe.program` ops of `op` with `schedule.programs` (the
-/// devices, stages and edges of `schedule` must be those of `op`).
+/// Replaces the `pipe.program` ops of `op` with `schedule.programs`, and its
+/// `pipe.filler` and `pipe.fill` ops with `schedule.filler` and
+/// `schedule.fills` (the devices, stages and edges of `schedule` must be
+/// those of `op`).
 void writePrograms(ScheduleOp op, const Schedule &schedule);
 
 } // namespace loom::pipe

@@ -8,7 +8,10 @@
 // never comes leaves its device blocked: the schedule deadlocks. Fed with
 // measured message costs (Profile.h), a send also keeps its device busy, a
 // message's flight and link are the measured ones, and a receive costs its
-// device at least the measured receive time.
+// device at least the measured receive time. Filler actions (pipe.fill) run
+// when their device reaches their position, each taking the filler's
+// seconds; the filler's static bytes count on a device that runs any of it,
+// its activations from an F to its B.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +32,7 @@ struct DeviceStats {
   double busy = 0;           // seconds of F/B/I/W
   double finish = 0;         // when its last action ends
   double bubble = 0;         // 1 - busy / makespan
+  double fillBusy = 0;       // seconds of filler actions
   int64_t staticBytes = 0;   // weights + optimizer state of its stages
   int64_t peakBytes = 0;     // static + the most activations in flight
   int peakInFlight = 0;      // activations in flight at the peak
@@ -38,9 +42,15 @@ struct Simulation {
   double makespan = 0;
   double microBatchesPerSecond = 0, samplesPerSecond = 0;
   double meanBubble = 0;     // over the devices that compute
+  /// The same with the filler's work counted as busy; and the filler's
+  /// completed trial steps (summed over the devices).
+  double meanFilledBubble = 0;
+  int64_t fillSteps = 0;
   std::vector<DeviceStats> devices;
   /// times[d][i]: when action i of device d ran (when recorded).
   std::vector<std::vector<ActionTime>> times;
+  /// fillTimes[d][j]: when filler action j of device d ran (when recorded).
+  std::vector<std::vector<ActionTime>> fillTimes;
   /// A device left blocked, and the action it blocks at.
   struct Blocked {
     int device, action;

@@ -10,7 +10,9 @@
 // - matching: every send has exactly one receive and every receive one send;
 // - memory: weights + optimizer state + the activations in flight (an F adds
 //   its stage's activation bytes, its B or W frees them) fit the device;
-// - deadlock: run with blocking receives, every device finishes.
+// - deadlock: run with blocking receives, every device finishes;
+// - a filler job (pipe.filler, pipe.fill): complete trial steps in order,
+//   memory with its bytes, and the main job unchanged (Fill.h, checkFill).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +30,7 @@ struct ScheduleProblem {
   int device = -1;  // the device whose program is wrong
   int action = -1;  // the index of the action in it, or -1
   std::string message; // "device @d1, action 4 (B @s1 2): ..."
+  bool filler = false; // a problem of the device's pipe.fill
 };
 
 /// Every problem of `schedule` (at most `maxProblems`), sorted by device and
@@ -36,7 +39,8 @@ std::vector<ScheduleProblem> checkSchedule(const Schedule &schedule,
                                            size_t maxProblems = 32);
 
 /// checkSchedule, each problem emitted as an error at the device's
-/// pipe.program op (or the pipe.device op when it has none).
+/// pipe.program op (its pipe.fill op for a filler problem; the pipe.device
+/// op when it has none).
 mlir::LogicalResult verifySchedule(ScheduleOp op, const Schedule &schedule);
 
 } // namespace loom::pipe
