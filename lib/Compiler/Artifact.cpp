@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Compiler/Artifact.h"
+#include "loom/Support/Files.h"
 
 #include "loom-c/ArtifactABI.h"
 
@@ -205,12 +206,12 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
       return makeError("the target machine cannot emit object code");
     pm.run(m);
   }
-  std::string partial = (outputPath + ".partial").str();
+  std::string partial = partialPathFor(outputPath, ".partial");
   if (auto err = link(objectPath, partial)) {
     sys::fs::remove(partial);
     return err;
   }
-  if (auto ec = sys::fs::rename(partial, outputPath))
+  if (auto ec = moveIntoPlace(partial, outputPath))
     return makeError("cannot write " + outputPath + ": " + ec.message());
   return Error::success();
 }

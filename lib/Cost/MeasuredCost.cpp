@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Cost/CostModel.h"
+#include "loom/Support/Files.h"
 
 #include "loom/Interpreter/Interpreter.h"
 
@@ -62,7 +63,7 @@ llvm::Error CostDatabase::save() const {
   for (const std::string &k : keys)
     entriesObj[k] = entries.lookup(k);
   llvm::json::Object root{{"version", 1}, {"entries", std::move(entriesObj)}};
-  std::string tmp = filePath + ".tmp";
+  std::string tmp = partialPathFor(filePath, ".tmp");
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(tmp, ec);
@@ -70,7 +71,7 @@ llvm::Error CostDatabase::save() const {
       return llvm::createStringError(tmp + ": cannot write: " + ec.message());
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
   }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, filePath))
+  if (std::error_code ec = moveIntoPlace(tmp, filePath))
     return llvm::createStringError(filePath + ": cannot write: " +
                                    ec.message());
   return llvm::Error::success();

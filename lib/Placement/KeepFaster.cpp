@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Placement/KeepFaster.h"
+#include "loom/Support/Files.h"
 
 #include "Probe.h"
 
@@ -286,7 +287,7 @@ LogicalResult Comparison::keep(const compiler::CompileOptions &compile,
                               outputPath)
                        .has_value());
   std::string &winner = paths[result.kept];
-  if (std::error_code ec = llvm::sys::fs::rename(winner, outputPath))
+  if (std::error_code ec = moveIntoPlace(winner, outputPath))
     return error() << "cannot write " << outputPath << ": " << ec.message();
   winner.clear();
   return success();
