@@ -49,10 +49,14 @@ static int64_t completedFillSteps(const Schedule &s) {
   return steps;
 }
 
-Simulation loom::pipe::simulate(const Schedule &s,
-                                const SimulateOptions &options) {
+/// A simulation of \p s before its first action: the times' tables when
+/// asked for, and each device's static memory (its stages' weights and
+/// optimizer state, the filler's on a device that runs filler work, which
+/// \p fillStatic receives).
+static Simulation startSimulation(const Schedule &s,
+                                  const SimulateOptions &options, bool filled,
+                                  std::vector<int64_t> &fillStatic) {
   size_t n = s.devices.size();
-  bool filled = s.filler && !s.fills.empty();
   Simulation sim;
   sim.devices.assign(n, {});
   if (options.recordTimes) {
@@ -65,9 +69,7 @@ Simulation loom::pipe::simulate(const Schedule &s,
         sim.fillTimes[d].resize(s.fills[d].size());
     }
   }
-  // Static memory: weights and optimizer state of every stage on a device,
-  // and the filler's on a device that runs filler work.
-  std::vector<int64_t> fillStatic(n, 0);
+  fillStatic.assign(n, 0);
   for (const Stage &st : s.stages)
     for (int d : st.devices)
       sim.devices[d].staticBytes += st.staticBytes();
@@ -76,6 +78,53 @@ Simulation loom::pipe::simulate(const Schedule &s,
       fillStatic[d] = s.filler->staticBytes;
     sim.devices[d].peakBytes = sim.devices[d].staticBytes + fillStatic[d];
   }
+  return sim;
+}
+
+/// Completes \p sim once no device can go on: the devices left blocked
+/// (program counters \p pc), finish times (\p clock), the makespan, the
+/// bubbles with and without the filler, and the throughput.
+static void finishSimulation(const Schedule &s, bool filled,
+                             const std::vector<size_t> &pc,
+                             const std::vector<double> &clock,
+                             Simulation &sim) {
+  for (size_t d = 0; d < s.devices.size(); ++d) {
+    if (pc[d] < s.programs[d].size())
+      sim.blocked.push_back({static_cast<int>(d), static_cast<int>(pc[d])});
+    sim.devices[d].finish = clock[d];
+    sim.makespan = std::max(sim.makespan, clock[d]);
+  }
+  int computing = 0;
+  for (DeviceStats &stats : sim.devices) {
+    stats.bubble = sim.makespan > 0 ? 1 - stats.busy / sim.makespan : 0;
+    if (stats.busy > 0) {
+      sim.meanBubble += stats.bubble;
+      sim.meanFilledBubble +=
+          sim.makespan > 0 ? 1 - (stats.busy + stats.fillBusy) / sim.makespan
+                           : 0;
+      ++computing;
+    }
+  }
+  if (computing) {
+    sim.meanBubble /= computing;
+    sim.meanFilledBubble /= computing;
+  }
+  if (filled)
+    sim.fillSteps = completedFillSteps(s);
+  else
+    sim.meanFilledBubble = sim.meanBubble;
+  if (sim.makespan > 0 && !sim.deadlocked()) {
+    sim.microBatchesPerSecond = s.microBatches / sim.makespan;
+    sim.samplesPerSecond = sim.microBatchesPerSecond * s.microBatchSize;
+  }
+}
+
+Simulation loom::pipe::simulate(const Schedule &s,
+                                const SimulateOptions &options) {
+  size_t n = s.devices.size();
+  bool filled = s.filler && !s.fills.empty();
+  std::vector<int64_t> fillStatic;
+  Simulation sim = startSimulation(s, options, filled, fillStatic);
 
   // Per-edge bytes per send, looked up once per (from, to) pair.
   llvm::DenseMap<std::pair<int, int>, int> edgeOf;
@@ -181,35 +230,7 @@ Simulation loom::pipe::simulate(const Schedule &s,
       runFills(d, pc[d]);
   }
 
-  for (size_t d = 0; d < n; ++d) {
-    if (pc[d] < s.programs[d].size())
-      sim.blocked.push_back({static_cast<int>(d), static_cast<int>(pc[d])});
-    sim.devices[d].finish = clock[d];
-    sim.makespan = std::max(sim.makespan, clock[d]);
-  }
-  int computing = 0;
-  for (DeviceStats &stats : sim.devices) {
-    stats.bubble = sim.makespan > 0 ? 1 - stats.busy / sim.makespan : 0;
-    if (stats.busy > 0) {
-      sim.meanBubble += stats.bubble;
-      sim.meanFilledBubble +=
-          sim.makespan > 0 ? 1 - (stats.busy + stats.fillBusy) / sim.makespan
-                           : 0;
-      ++computing;
-    }
-  }
-  if (computing) {
-    sim.meanBubble /= computing;
-    sim.meanFilledBubble /= computing;
-  }
-  if (filled)
-    sim.fillSteps = completedFillSteps(s);
-  else
-    sim.meanFilledBubble = sim.meanBubble;
-  if (sim.makespan > 0 && !sim.deadlocked()) {
-    sim.microBatchesPerSecond = s.microBatches / sim.makespan;
-    sim.samplesPerSecond = sim.microBatchesPerSecond * s.microBatchSize;
-  }
+  finishSimulation(s, filled, pc, clock, sim);
   return sim;
 }
 
