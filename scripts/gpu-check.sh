@@ -3,6 +3,7 @@
 # (docs/Testing.md, "GPU machines").
 #
 #   Here (a Loom build, LLVM):   scripts/gpu-check.sh prepare STAGE MODEL.so...
+#                                scripts/gpu-check.sh prepare-classes STAGE [CHIPS]
 #   There (CUDA, CMake, ninja):  STAGE/src/scripts/gpu-check.sh run STAGE
 #
 # prepare writes STAGE: the runtime's sources (libloomrt and loom-gpu-run
@@ -10,6 +11,11 @@
 # the artifact, its inputs (random, seeded) and the outputs the interpreter
 # computes for them here from the artifact's embedded source and weights.
 # STAGE must stay within 64 MiB (what may be carried to the GPU machine).
+#
+# prepare-classes compiles the kernel classes' inputs (test/Codegen/GPU/Inputs:
+# rows.mlir, row reductions; matmuls.mlir, tiled products) for cuda:CHIPS
+# (default sm_80,sm_90a), each with its class and with --gpu-generic-kernels,
+# and stages the four artifacts as prepare does (docs/Codegen/GPU.md).
 #
 # run builds libloomrt and loom-gpu-run in STAGE/build (runtime-only CMake),
 # runs every artifact on the device (default cuda:0) against its reference
@@ -125,6 +131,26 @@ prepare() {
     die "$stage holds $bytes bytes; at most $max may be carried to the GPU machine"
   echo "gpu-check.sh: staged $# artifact(s) in $stage ($bytes bytes);" \
     "on the GPU machine: $stage/src/scripts/gpu-check.sh run $stage"
+}
+
+prepare_classes() {
+  [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: gpu-check.sh prepare-classes STAGE [CHIPS]"
+  local stage=$1 chips=${2:-sm_80,sm_90a}
+  local build=${LOOM_BUILD_DIR:-$root/build}
+  local compile=$build/bin/loom-compile
+  [ -x "$compile" ] || die "no $compile (build Loom, or set LOOM_BUILD_DIR)"
+  local work
+  work=$(mktemp -d)
+  local input artifacts=()
+  for input in rows matmuls; do
+    "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
+      -o "$work/$input-class.so" || die "loom-compile failed on $input.mlir"
+    "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
+      --gpu-generic-kernels -o "$work/$input-generic.so" || die "loom-compile failed on $input.mlir"
+    artifacts+=("$work/$input-class.so" "$work/$input-generic.so")
+  done
+  prepare "$stage" "${artifacts[@]}"
+  rm -rf "$work"
 }
 
 # Runs "$@", or prints it under --dry-run.
@@ -244,6 +270,7 @@ nccl_check() {
 
 case ${1:-} in
 prepare) shift; prepare "$@" ;;
+prepare-classes) shift; prepare_classes "$@" ;;
 run) shift; run "$@" ;;
-*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | run STAGE [options]" ;;
+*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | run STAGE [options]" ;;
 esac
