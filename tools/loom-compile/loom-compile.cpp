@@ -243,19 +243,6 @@ static int fail(const llvm::Twine &message) {
 static LogicalResult
 readPartition(ModuleOp module,
               std::optional<pipeline::PartitionedStep> &out) {
-  auto schedules = llvm::to_vector(module.getOps<pipe::ScheduleOp>());
-  if (schedules.empty()) {
-    if (optimizerKind != "none")
-      return module.emitError("loom-compile: --optimizer applies to a "
-                              "partitioned module (a pipe.schedule from "
-                              "--pipe-partition); a training step of one "
-                              "process is built by --tg-autodiff");
-    return success();
-  }
-  if (schedules.size() > 1)
-    return schedules[1].emitError(
-        "loom-compile: a module with several pipe.schedule ops (compile one "
-        "partitioned function at a time)");
   artifact::Optimizer optimizer;
   optimizer.lr = learningRate;
   optimizer.momentum = momentum;
@@ -268,9 +255,23 @@ readPartition(ModuleOp module,
   else if (optimizerKind == "adam")
     optimizer.kind = artifact::OptimizerKind::Adam;
   else if (optimizerKind != "none")
-    return module.emitError("loom-compile: --optimizer must be none, sgd or "
-                            "adam, not '")
+    return emitError(module.getLoc(), "loom-compile: --optimizer must be "
+                                      "none, sgd or adam, not '")
            << optimizerKind << "'";
+  auto schedules = llvm::to_vector(module.getOps<pipe::ScheduleOp>());
+  if (schedules.empty()) {
+    if (optimizerKind != "none")
+      return emitError(module.getLoc(),
+                       "loom-compile: --optimizer applies to a partitioned "
+                       "module (a pipe.schedule from --pipe-partition); a "
+                       "training step of one process is built by "
+                       "--tg-autodiff");
+    return success();
+  }
+  if (schedules.size() > 1)
+    return schedules[1].emitError(
+        "loom-compile: a module with several pipe.schedule ops (compile one "
+        "partitioned function at a time)");
   auto step =
       pipeline::readPartitionedStep(module, schedules.front(), optimizer);
   if (failed(step))
@@ -606,6 +607,9 @@ int main(int argc, char **argv) {
       argc, argv,
       "loom-compile: compile a tg module or an ONNX model into a shared "
       "object for Loom's runtime (CPU, CUDA or Vulkan: --target)\n");
+  if (petParts < 0 || petParts == 1)
+    return fail("--pet must be 0 (off) or at least 2 pieces, not " +
+                std::to_string(petParts));
 
   DialectRegistry registry;
   registerAllDialects(registry);
