@@ -27,6 +27,7 @@
 #include "Importer.h"
 
 #include "loom/Support/SafeTensors.h"
+#include "loom/Support/Shapes.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -86,13 +87,6 @@ template <typename T> T combine(Reduction r, T old, T update) {
   llvm_unreachable("unknown reduction");
 }
 
-SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
 /// `index` normalised into [0, dim), or a diagnostic naming `what`.
 FailureOr<int64_t> normalizeIndex(NodeContext &ctx, int64_t index,
                                   int64_t dim, const Twine &what) {
@@ -130,30 +124,46 @@ FailureOr<SmallVector<int64_t>> tupleTargets(NodeContext &ctx,
   return targets;
 }
 
-/// The Elements operators' targets: for every position of `indices` (shape
-/// `idxShape`), the linear offset into data of that position with its
-/// coordinate along `axis` replaced by the index there.
+/// For every position of an index tensor of shape \p idxShape (row-major
+/// order), the offset into data of shape \p dataShape of that position
+/// without its coordinate along \p axis.
+std::vector<int64_t> offAxisOffsets(ArrayRef<int64_t> idxShape,
+                                    ArrayRef<int64_t> dataShape,
+                                    int64_t axis) {
+  SmallVector<int64_t> strides = rowMajorStrides(dataShape);
+  SmallVector<int64_t> pos(idxShape.size(), 0);
+  std::vector<int64_t> offsets;
+  for (int64_t i = 0, n = onnxutil::numElementsOf(idxShape); i < n; ++i) {
+    int64_t linear = 0;
+    for (size_t d = 0; d < pos.size(); ++d)
+      if (int64_t(d) != axis)
+        linear += pos[d] * strides[d];
+    offsets.push_back(linear);
+    for (size_t d = pos.size(); d-- > 0;) {
+      if (++pos[d] < idxShape[d])
+        break;
+      pos[d] = 0;
+    }
+  }
+  return offsets;
+}
+
+/// The Elements operators' targets: for every position of `indices`, the
+/// linear offset into data of that position with its coordinate along
+/// `axis` replaced by the index there.
 FailureOr<SmallVector<int64_t>>
 elementTargets(NodeContext &ctx, const HostTensor &indices,
                ArrayRef<int64_t> dataShape, int64_t axis) {
-  SmallVector<int64_t> strides = rowMajorStrides(dataShape);
-  SmallVector<int64_t> pos(indices.shape.size(), 0);
+  int64_t stride = rowMajorStrides(dataShape)[axis];
+  std::vector<int64_t> offsets = offAxisOffsets(indices.shape, dataShape, axis);
   SmallVector<int64_t> targets;
-  targets.reserve(indices.numElements());
-  for (int64_t i = 0, n = indices.numElements(); i < n; ++i) {
+  targets.reserve(offsets.size());
+  for (size_t i = 0; i < offsets.size(); ++i) {
     auto v = normalizeIndex(ctx, indices.asInt(i), dataShape[axis],
                             "index at position " + Twine(i));
     if (failed(v))
       return failure();
-    int64_t linear = 0;
-    for (size_t d = 0; d < pos.size(); ++d)
-      linear += (int64_t(d) == axis ? *v : pos[d]) * strides[d];
-    targets.push_back(linear);
-    for (size_t d = pos.size(); d-- > 0;) {
-      if (++pos[d] < indices.shape[d])
-        break;
-      pos[d] = 0;
-    }
+    targets.push_back(offsets[i] + *v * stride);
   }
   return targets;
 }
@@ -166,23 +176,11 @@ FailureOr<Value> elementTargetsValue(NodeContext &ctx, Value indices,
   ArrayRef<int64_t> idxShape =
       cast<RankedTensorType>(indices.getType()).getShape();
   SmallVector<int64_t> strides = rowMajorStrides(dataShape);
-  // The offset of every position without its coordinate along `axis`.
   HostTensor base;
   base.dataType = onnx::TensorProto::DOUBLE;
   base.shape.assign(idxShape.begin(), idxShape.end());
-  SmallVector<int64_t> pos(idxShape.size(), 0);
-  for (int64_t i = 0, n = onnxutil::numElementsOf(idxShape); i < n; ++i) {
-    int64_t linear = 0;
-    for (size_t d = 0; d < pos.size(); ++d)
-      if (int64_t(d) != axis)
-        linear += pos[d] * strides[d];
-    base.floats.push_back(double(linear));
-    for (size_t d = pos.size(); d-- > 0;) {
-      if (++pos[d] < idxShape[d])
-        break;
-      pos[d] = 0;
-    }
-  }
+  for (int64_t offset : offAxisOffsets(idxShape, dataShape, axis))
+    base.floats.push_back(double(offset));
   OpBuilder &b = ctx.builder();
   HostTensor dim = HostTensor::splat(onnx::TensorProto::INT64, {},
                                      double(dataShape[axis]));
