@@ -405,14 +405,6 @@ LogicalResult importPRelu(NodeContext &ctx) {
   return success();
 }
 
-/// Handlers that only evaluate known values (tg has no such operator).
-template <double (*Fn)(double)> LogicalResult importFoldOnly(NodeContext &ctx) {
-  if (foldUnary(ctx, Fn, /*intOk=*/true))
-    return success();
-  return ctx.fail("only supported on values known at import time (tg has "
-                  "no such operator)");
-}
-
 double roundHalfEven(double v) { return std::nearbyint(v); }
 double signOf(double v) { return v > 0 ? 1 : v < 0 ? -1 : v; }
 double absOf(double v) { return std::fabs(v); }
@@ -424,6 +416,38 @@ double ceilOf(double v) { return std::ceil(v); }
 double sqrtOf(double v) { return std::sqrt(v); }
 double expOf(double v) { return std::exp(v); }
 double logOf(double v) { return std::log(v); }
+
+/// Floor, Ceil and Round: folded when known, otherwise computed from
+/// tg.mod (floorAtRunTime and its siblings). Their inputs are floats.
+template <double (*Fn)(double),
+          FailureOr<Value> (*AtRunTime)(OpChain &, Value)>
+LogicalResult importRounding(NodeContext &ctx) {
+  if (foldUnary(ctx, Fn))
+    return success();
+  return importUnaryWith(ctx, [&](Value x, Type e) {
+    OpChain b{ctx, e};
+    return AtRunTime(b, x);
+  });
+}
+
+/// Sign: folded when known; otherwise 1, -1 or the value itself (zero, NaN)
+/// by two comparisons. Any number type.
+LogicalResult importSign(NodeContext &ctx) {
+  if (foldUnary(ctx, signOf, /*intOk=*/true))
+    return success();
+  auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  OpChain b{ctx, elementTypeOf(*x)};
+  auto zero = b.c(0);
+  auto y = b.select(b.bin<tg::GreaterOp>(*x, zero), b.c(1),
+                    b.select(b.bin<tg::LessOp>(*x, zero), b.c(-1), *x));
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
 
 } // namespace
 
@@ -527,8 +551,60 @@ void onnx_to_tg::populateElementwiseHandlers(HandlerTable &table) {
   };
   table["Clip"] = importClip;
 
-  table["Floor"] = importFoldOnly<floorOf>;
-  table["Ceil"] = importFoldOnly<ceilOf>;
-  table["Round"] = importFoldOnly<roundHalfEven>;
-  table["Sign"] = importFoldOnly<signOf>;
+  table["Floor"] = importRounding<floorOf, floorAtRunTime>;
+  table["Ceil"] = importRounding<ceilOf, ceilAtRunTime>;
+  table["Round"] = importRounding<roundHalfEven, roundHalfEvenAtRunTime>;
+  table["Sign"] = importSign;
+}
+
+/// \p rounded, with a zero result signed as \p x (x * 0): C's floor(-0.0)
+/// and nearbyint(-0.4) are -0.0.
+static FailureOr<Value> keepZeroSign(OpChain &b, Value x,
+                                     FailureOr<Value> rounded) {
+  return b.select(b.bin<tg::EqualOp>(rounded, b.c(0)),
+                  b.bin<tg::MulOp>(x, b.c(0)), rounded);
+}
+
+/// x - fmod(x, 1) is x rounded toward zero, exactly; one less where the
+/// remainder is negative. From 2^(p-1) on (p: the type's significand bits)
+/// every value is an integer, and infinities would give NaN: those values
+/// are kept as they are.
+FailureOr<Value> onnx_to_tg::floorAtRunTime(OpChain &b, Value x) {
+  auto ft = cast<FloatType>(b.e);
+  double big = std::ldexp(1.0, int(ft.getFPMantissaWidth()) - 1);
+  auto fraction =
+      b.ctx.create<tg::ModOp>({x, b.c(1)}, {b.ctx.boolAttr("fmod", true)});
+  auto truncated = b.bin<tg::SubOp>(x, fraction);
+  auto floored = keepZeroSign(
+      b, x,
+      b.select(b.bin<tg::LessOp>(fraction, b.c(0)),
+               b.bin<tg::SubOp>(truncated, b.c(1)), truncated));
+  return b.select(b.bin<tg::GreaterEqualOp>(x, b.c(big)), x,
+                  b.select(b.bin<tg::LessEqualOp>(x, b.c(-big)), x, floored));
+}
+
+/// -floor(-x).
+FailureOr<Value> onnx_to_tg::ceilAtRunTime(OpChain &b, Value x) {
+  auto negated = b.un<tg::NegOp>(x);
+  if (failed(negated))
+    return failure();
+  return b.un<tg::NegOp>(floorAtRunTime(b, *negated));
+}
+
+/// floor(x), plus one where the fraction is above one half, or exactly one
+/// half and floor(x) is odd (fmod(floor(x), 2) is -1, 0 or 1: odd where its
+/// square is 1).
+FailureOr<Value> onnx_to_tg::roundHalfEvenAtRunTime(OpChain &b, Value x) {
+  auto floored = floorAtRunTime(b, x);
+  if (failed(floored))
+    return failure();
+  auto fraction = b.bin<tg::SubOp>(x, *floored);
+  auto parity = b.ctx.create<tg::ModOp>({*floored, b.c(2)},
+                                        {b.ctx.boolAttr("fmod", true)});
+  auto odd = b.bin<tg::EqualOp>(b.bin<tg::MulOp>(parity, parity), b.c(1));
+  auto above = b.bin<tg::GreaterOp>(fraction, b.c(0.5));
+  auto tie = b.bin<tg::EqualOp>(fraction, b.c(0.5));
+  auto up = b.select(above, above, b.select(tie, odd, tie));
+  return keepZeroSign(
+      b, x, b.select(up, b.bin<tg::AddOp>(*floored, b.c(1)), *floored));
 }

@@ -58,6 +58,7 @@ const HandlerTable &onnx_to_tg::getHandlerTable() {
     populateRecurrentHandlers(t);
     populateDynamicHandlers(t);
     populateScatterHandlers(t);
+    populateGridSampleHandlers(t);
     populateDirectHandlers(t); // last: the ops no handler above claims
     return t;
   }();

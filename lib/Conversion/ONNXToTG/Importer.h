@@ -18,6 +18,7 @@
 //   Reduction.cpp      Reduce*
 //   DataMovement.cpp   Transpose, Reshape, Concat, Split, Slice, Pad, ...
 //   Resize.cpp         Resize, Upsample
+//   GridSample.cpp     GridSample (gathers of the interpolation's taps)
 //   ShapeFolding.cpp   Constant, Shape, Cast, ... and the folding of shape
 //                      computations to constants
 //   ControlFlow.cpp    If (the branch an import-time condition takes), Loop
@@ -230,6 +231,54 @@ private:
   mlir::Location location;
 };
 
+/// Chains tg ops on FailureOr values, so that decompositions read like the
+/// formulas they implement; the first failure propagates.
+struct OpChain {
+  NodeContext &ctx;
+  /// The element type of the constants c() makes.
+  Type e;
+
+  template <typename OpT> FailureOr<Value> un(FailureOr<Value> x) {
+    if (mlir::failed(x))
+      return mlir::failure();
+    return ctx.createTyped<OpT>(x->getType(), *x);
+  }
+  template <typename OpT>
+  FailureOr<Value> bin(FailureOr<Value> a, FailureOr<Value> b) {
+    if (mlir::failed(a) || mlir::failed(b))
+      return mlir::failure();
+    return ctx.create<OpT>({*a, *b});
+  }
+  template <typename OpT>
+  FailureOr<Value> reduce(FailureOr<Value> x, llvm::ArrayRef<int64_t> axes) {
+    if (mlir::failed(x))
+      return mlir::failure();
+    return ctx.create<OpT>(
+        *x, {ctx.arrayAttr("axes", axes), ctx.boolAttr("keepdims", true)});
+  }
+  /// `cond ? a : b`, elementwise (tg.select).
+  FailureOr<Value> select(FailureOr<Value> cond, FailureOr<Value> a,
+                          FailureOr<Value> b) {
+    if (mlir::failed(cond) || mlir::failed(a) || mlir::failed(b))
+      return mlir::failure();
+    return ctx.create<tg::SelectOp>({*cond, *a, *b});
+  }
+  /// `x` converted to element type `to` (tg.cast).
+  FailureOr<Value> cast(FailureOr<Value> x, Type to) {
+    if (mlir::failed(x))
+      return mlir::failure();
+    return ctx.convert(*x, to);
+  }
+  Value c(double v) { return ctx.scalar(e, v); }
+};
+
+/// Rounding of a floating-point tensor at run time, as ONNX Floor, Ceil and
+/// Round (half to even) define it, from tg.mod's C fmod (Elementwise.cpp).
+/// Values too large to have a fraction, infinities and NaN pass unchanged.
+FailureOr<Value> floorAtRunTime(OpChain &b, Value x);
+FailureOr<Value> ceilAtRunTime(OpChain &b, Value x);
+FailureOr<Value> roundHalfEvenAtRunTime(OpChain &b, Value x);
+
 /// Window attributes of Conv and the pooling operators: per spatial
 /// dimension, then `pads` as all begins followed by all ends (ONNX's order,
 /// which for 2-D is tg's [top, left, bottom, right]).
@@ -272,6 +321,8 @@ void populateShapeFoldingHandlers(HandlerTable &table);
 void populateDynamicHandlers(HandlerTable &table);
 /// ScatterND, ScatterElements (and Scatter), GatherElements (Scatter.cpp).
 void populateScatterHandlers(HandlerTable &table);
+/// GridSample (GridSample.cpp).
+void populateGridSampleHandlers(HandlerTable &table);
 /// The linear row index into `dataShape`'s first k dimensions of every
 /// k-tuple along the last dimension of the run-time integer `indices`
 /// (k = indices.shape[-1]): an i64 tensor of shape indices.shape[:-1].

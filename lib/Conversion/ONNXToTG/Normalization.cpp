@@ -17,33 +17,6 @@ using llvm::SmallVector;
 
 namespace {
 
-/// Chains tg ops on FailureOr values, so that decompositions read like the
-/// formulas they implement; the first failure propagates.
-struct Builder {
-  NodeContext &ctx;
-  Type e;
-
-  template <typename OpT> FailureOr<Value> un(FailureOr<Value> x) {
-    if (failed(x))
-      return failure();
-    return ctx.createTyped<OpT>(x->getType(), *x);
-  }
-  template <typename OpT>
-  FailureOr<Value> bin(FailureOr<Value> a, FailureOr<Value> b) {
-    if (failed(a) || failed(b))
-      return failure();
-    return ctx.create<OpT>({*a, *b});
-  }
-  template <typename OpT>
-  FailureOr<Value> reduce(FailureOr<Value> x, llvm::ArrayRef<int64_t> axes) {
-    if (failed(x))
-      return failure();
-    return ctx.create<OpT>(
-        *x, {ctx.arrayAttr("axes", axes), ctx.boolAttr("keepdims", true)});
-  }
-  Value c(double v) { return ctx.scalar(e, v); }
-};
-
 Type elementTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
@@ -138,7 +111,7 @@ LogicalResult importLayerNorm(NodeContext &ctx) {
 
   // Mean and InvStdDev (the statistics, kept as size-1 dimensions).
   if (ctx.hasOutput(1) || ctx.hasOutput(2)) {
-    Builder B{ctx, e};
+    OpChain B{ctx, e};
     SmallVector<int64_t> axes =
         llvm::to_vector(llvm::seq<int64_t>(*axis, rank));
     auto mean = B.reduce<tg::ReduceMeanOp>(*x, axes);
@@ -170,7 +143,7 @@ LogicalResult importInstanceNorm(NodeContext &ctx) {
     return ctx.fail("scale and B must have shape [" + Twine(c) + "]");
   SmallVector<int64_t> paramShape(rank - 1, 1);
   paramShape[0] = c;
-  Builder B{ctx, e};
+  OpChain B{ctx, e};
   SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));
   auto mean = B.reduce<tg::ReduceMeanOp>(*x, axes);
   auto d = B.bin<tg::SubOp>(*x, mean);
@@ -202,7 +175,7 @@ LogicalResult importMeanVarianceNorm(NodeContext &ctx) {
       return failure();
     a = *n;
   }
-  Builder B{ctx, elementTypeOf(*x)};
+  OpChain B{ctx, elementTypeOf(*x)};
   // The ONNX function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9).
   auto mean = B.reduce<tg::ReduceMeanOp>(*x, axes);
   auto meanSq = B.reduce<tg::ReduceMeanOp>(B.bin<tg::MulOp>(*x, *x), axes);
@@ -228,7 +201,7 @@ LogicalResult importLRN(NodeContext &ctx) {
   if (shape.size() < 3)
     return ctx.fail("the input needs spatial dimensions (rank >= 3)");
   Type e = elementTypeOf(*x);
-  Builder B{ctx, e};
+  OpChain B{ctx, e};
   // The sum of squares over a channel window is size times a
   // zero-padded average pool over [N, 1, C, spatial].
   int64_t spatial = onnxutil::numElementsOf(shape.drop_front(2));
@@ -296,7 +269,7 @@ LogicalResult importSoftmax(NodeContext &ctx, bool isLog) {
   } else {
     // x - max - log(sum(exp(x - max))), as ONNX's reference (log(softmax)
     // would lose the tail to underflow).
-    Builder B{ctx, e};
+    OpChain B{ctx, e};
     auto d = B.bin<tg::SubOp>(*x, B.reduce<tg::ReduceMaxOp>(*x, axes));
     auto lse =
         B.un<tg::LogOp>(B.reduce<tg::ReduceSumOp>(B.un<tg::ExpOp>(d), axes));

@@ -7,7 +7,8 @@
 // (ReduceSum since opset 13, all of them since 18), which must be known at
 // import time; no axes means all of them unless noop_with_empty_axes.
 // ReduceProd, and every reduction of values known at import time, is
-// evaluated by the importer.
+// evaluated by the importer. ArgMax and ArgMin select among the indices
+// where the values equal their extreme.
 //
 //===----------------------------------------------------------------------===//
 
@@ -231,6 +232,107 @@ LogicalResult importReduce(NodeContext &ctx, Reduce kind) {
   return success();
 }
 
+/// ArgMax / ArgMin of a known tensor along `axis` (first or last of equal
+/// extremes).
+HostTensor foldArg(const HostTensor &t, int64_t axis, bool isMax, bool last,
+                   bool keepDims) {
+  int64_t rank = t.shape.size(), extent = t.shape[axis];
+  int64_t inner = 1, outer = 1;
+  for (int64_t d = axis + 1; d < rank; ++d)
+    inner *= t.shape[d];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= t.shape[d];
+  HostTensor out;
+  out.dataType = onnx::TensorProto::INT64;
+  out.shape = t.shape;
+  if (keepDims)
+    out.shape[axis] = 1;
+  else
+    out.shape.erase(out.shape.begin() + axis);
+  auto at = [&](int64_t i) {
+    return t.isFloat() ? t.floats[i] : static_cast<double>(t.ints[i]);
+  };
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t best = 0;
+      for (int64_t k = 1; k < extent; ++k) {
+        double v = at((o * extent + k) * inner + i);
+        double b = at((o * extent + best) * inner + i);
+        bool better = isMax ? v > b : v < b;
+        if (better || (last && v == b))
+          best = k;
+      }
+      out.ints.push_back(best);
+    }
+  return out;
+}
+
+/// ArgMax and ArgMin. On run-time floats: the extreme along the axis
+/// (ArgMin as the maximum of -x), the positions equal to it, and the least
+/// (or, with select_last_index, the greatest) of their indices, as a
+/// maximum over the indices where equal and -1 or -extent elsewhere. The
+/// indices are exact in f32 up to 2^24 and computed in f64 beyond.
+LogicalResult importArg(NodeContext &ctx, bool isMax) {
+  if (ctx.numInputs() != 1 || !ctx.hasInput(0))
+    return ctx.fail("needs one input");
+  int64_t rank = ctx.inputRank(0);
+  if (rank == 0)
+    return ctx.fail("input must have rank at least 1");
+  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), rank, "axis");
+  if (failed(axis))
+    return failure();
+  bool keepDims = ctx.getInt("keepdims", 1) != 0;
+  bool last = ctx.getInt("select_last_index", 0) != 0;
+  int64_t extent = ctx.inputShape(0)[*axis];
+  if (extent < 1)
+    return ctx.fail("the axis is empty");
+  if (const HostTensor *t = ctx.constant(0)) {
+    ctx.setOutput(0, foldArg(*t, *axis, isMax, last, keepDims));
+    return success();
+  }
+  if (!ctx.isFloatInput(0))
+    return ctx.fail(onnxutil::dataTypeName(ctx.inputDataType(0)) +
+                    " inputs not known at import time are not supported");
+  auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Type e = cast<RankedTensorType>(x->getType()).getElementType();
+  OpChain b{ctx, e};
+  FailureOr<Value> v = isMax ? FailureOr<Value>(*x) : b.un<tg::NegOp>(*x);
+  auto best = b.reduce<tg::ReduceMaxOp>(v, {*axis});
+  auto equal = b.bin<tg::EqualOp>(v, best);
+
+  HostTensor iota;
+  iota.dataType = extent <= (int64_t(1) << 24) ? onnx::TensorProto::FLOAT
+                                               : onnx::TensorProto::DOUBLE;
+  iota.shape.assign(rank, 1);
+  iota.shape[*axis] = extent;
+  // Last: the greatest index where equal. First: the greatest of -index.
+  for (int64_t k = 0; k < extent; ++k)
+    iota.floats.push_back(last ? double(k) : -double(k));
+  auto indices = ctx.materialize(iota, "arg_indices");
+  if (failed(indices))
+    return failure();
+  OpChain wide{ctx, cast<RankedTensorType>(indices->getType()).getElementType()};
+  auto candidates = wide.select(equal, *indices,
+                                wide.c(last ? -1.0 : -double(extent)));
+  auto picked = wide.reduce<tg::ReduceMaxOp>(candidates, {*axis});
+  if (!last)
+    picked = wide.un<tg::NegOp>(picked);
+  if (failed(picked))
+    return failure();
+  auto y = wide.cast(*picked, ctx.builder().getI64Type());
+  if (succeeded(y) && !keepDims) {
+    SmallVector<int64_t> shape(ctx.inputShape(0));
+    shape.erase(shape.begin() + *axis);
+    y = ctx.reshape(*y, shape);
+  }
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
 } // namespace
 
 void onnx_to_tg::populateReductionHandlers(HandlerTable &table) {
@@ -264,4 +366,6 @@ void onnx_to_tg::populateReductionHandlers(HandlerTable &table) {
   table["ReduceLogSumExp"] = [](NodeContext &c) {
     return importReduce(c, Reduce::LogSumExp);
   };
+  table["ArgMax"] = [](NodeContext &c) { return importArg(c, true); };
+  table["ArgMin"] = [](NodeContext &c) { return importArg(c, false); };
 }
