@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 using namespace mlir;
@@ -108,6 +109,11 @@ bool writesMoreThanTheArtifact(const compiler::CompileOptions &options) {
 
 } // namespace
 
+double placement::turnSeconds(double baselineCompileSeconds) {
+  return std::clamp(0.5 * baselineCompileSeconds, kMinTurnSeconds,
+                    kMaxTurnSeconds);
+}
+
 llvm::json::Value KeepFasterResult::toJSON() const {
   llvm::json::Array list;
   for (const VersionTiming &v : versions) {
@@ -179,16 +185,29 @@ private:
 };
 
 LogicalResult Comparison::compileAll(StringRef outputPath) {
-  result.versions.reserve(versions.size());
+  size_t n = versions.size();
+  result.versions.resize(n);
+  std::vector<size_t> toCompile;
+  uint64_t baseline = textHash(versions.front().module);
   for (auto [i, version] : llvm::enumerate(versions)) {
-    VersionTiming &timing = result.versions.emplace_back();
-    timing.name = version.name;
-    paths.push_back(temporaryBeside(outputPath, version.name));
+    result.versions[i].name = version.name;
+    paths.emplace_back();
+    if (i > 0 && textHash(version.module) == baseline) {
+      result.versions[i].note = "the same graph as the " + versions[0].name;
+      continue;
+    }
+    paths.back() = temporaryBeside(outputPath, version.name);
     if (paths.back().empty())
       return error() << "cannot create a temporary file beside "
                      << outputPath;
+    toCompile.push_back(i);
+  }
+  // One at a time: compiling two modules of one context on two threads
+  // is not safe in the compiler today (its kernels' symbol names collide).
+  for (size_t i : toCompile) {
+    VersionTiming &timing = result.versions[i];
     std::optional<double> took =
-        compileOne(version, weights, trialOptions, paths.back());
+        compileOne(versions[i], weights, trialOptions, paths[i]);
     if (!took) {
       if (i == 0)
         return failure(); // diagnosed by the compiler
@@ -197,7 +216,7 @@ LogicalResult Comparison::compileAll(StringRef outputPath) {
       timing.compileSeconds = *took;
       auto artifact = std::make_unique<ProbeArtifact>();
       std::string why;
-      if (loadInto(*artifact, paths.back(), options.threads, why)) {
+      if (loadInto(*artifact, paths[i], options.threads, why)) {
         loaded.push_back(std::move(artifact));
         timed.push_back(&timing);
       } else if (i == 0) {
@@ -208,14 +227,16 @@ LogicalResult Comparison::compileAll(StringRef outputPath) {
     }
     if (options.progress)
       *options.progress << llvm::format(
-          "loom-compile: %s compiled in %.1f s%s\n", version.name.c_str(),
-          timing.compileSeconds,
+          "loom-compile: %s compiled in %.1f s%s\n",
+          versions[i].name.c_str(), timing.compileSeconds,
           timing.note.empty() ? "" : (": " + timing.note).c_str());
   }
   return success();
 }
 
 LogicalResult Comparison::measure() {
+  if (timed.size() < 2)
+    return success(); // nothing to compare the baseline with
   std::optional<cost::CostDatabase> db;
   if (!options.db.empty()) {
     auto opened = cost::CostDatabase::load(options.db);
@@ -240,7 +261,9 @@ LogicalResult Comparison::measure() {
     artifacts.push_back(a.get());
   std::vector<TimedArtifact> times =
       timeInTurn(artifacts, /*shareInputs=*/true,
-                 allCached ? TurnPolicy{1, 1, 0.0} : TurnPolicy());
+                 allCached ? TurnPolicy{1, 1, 0.0}
+                           : TurnPolicy{kMinTurnRounds, 4000,
+                                        turnSeconds(timed.front()->compileSeconds)});
   const TimedArtifact &base = times.front();
   for (auto [timing, measured, artifact, c] :
        llvm::zip(timed, times, artifacts, cached)) {

@@ -494,6 +494,12 @@ static void printEndToEnd(llvm::StringRef what,
                           size_t version) {
   const placement::VersionTiming &base = kept.versions[0],
                                  &other = kept.versions[version];
+  if (base.runs == 0 && !base.cached) {
+    llvm::errs() << llvm::formatv("loom-compile: {0}: {1} not timed ({2}): "
+                                  "kept the graph as written\n",
+                                  what, other.name, other.note);
+    return;
+  }
   llvm::errs() << llvm::formatv(
       "loom-compile: {0}: end to end ({1}): as written {2}, {3} {4} "
       "({5:f2}x{6}): kept {7}\n",

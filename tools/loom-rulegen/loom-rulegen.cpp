@@ -13,6 +13,7 @@
 #include "loom/Superopt/RuleGen.h"
 #include "loom/Superopt/TrialRules.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -58,6 +59,11 @@ static cl::opt<std::string>
 static cl::opt<std::string> outputFile("o", cl::desc("Output rules file"),
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::cat(cat));
+static cl::opt<std::string> bytecodeOut(
+    "bytecode-out",
+    cl::desc("Also write the generated rules as MLIR bytecode to this file "
+             "(the form tg-superopt loads fastest)"),
+    cl::value_desc("file"), cl::init(""), cl::cat(cat));
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the random fingerprint and "
                                        "test inputs (default 1)"),
@@ -459,6 +465,14 @@ int main(int argc, char **argv) {
     llvm::errs() << "loom-rulegen: error: " << error << "\n";
     return 1;
   }
+  std::unique_ptr<llvm::ToolOutputFile> bytecode;
+  if (!bytecodeOut.empty()) {
+    bytecode = mlir::openOutputFile(bytecodeOut, &error);
+    if (!bytecode) {
+      llvm::errs() << "loom-rulegen: error: " << error << "\n";
+      return 1;
+    }
+  }
   std::unique_ptr<llvm::ToolOutputFile> json;
   if (!clashing->statsJson->empty()) {
     json = mlir::openOutputFile(*clashing->statsJson, &error);
@@ -482,6 +496,14 @@ int main(int argc, char **argv) {
   result->rules->print(out->os(), flags);
   out->os() << "\n";
   out->keep();
+  if (bytecode) {
+    if (failed(mlir::writeBytecodeToFile(*result->rules, bytecode->os()))) {
+      llvm::errs() << "loom-rulegen: error: cannot write bytecode to "
+                   << bytecodeOut << "\n";
+      return 1;
+    }
+    bytecode->keep();
+  }
   if (json) {
     writeStatsJson(json->os(), options, result->stats);
     json->keep();

@@ -71,11 +71,21 @@ struct KeepFasterOptions {
   std::string db;
 };
 
+/// How long the versions are timed in turn: at least kMinTurnRounds rounds
+/// and at least half of \p baselineCompileSeconds (between kMinTurnSeconds
+/// and kMaxTurnSeconds) of runs, so that measuring costs a fraction of
+/// the compile it decides about (docs/Compiler.md states the statistics).
+constexpr size_t kMinTurnRounds = 7;
+constexpr double kMinTurnSeconds = 0.1, kMaxTurnSeconds = 1.0;
+double turnSeconds(double baselineCompileSeconds);
+
 /// Compiles every version (cloned; \p weights are every version's weights)
 /// with \p compile into a temporary beside \p outputPath, times the
 /// artifacts in turn on this machine, and writes to \p outputPath the
 /// fastest version whose outputs agree with the baseline's, when its median
-/// is below kMeasurableGain times the baseline's, else the baseline. The
+/// is below kMeasurableGain times the baseline's, else the baseline. A
+/// version whose graph is the baseline's (printed without locations) is
+/// neither compiled nor timed (its note says so). The
 /// winner's artifact is moved into place, or compiled again with \p compile
 /// when the options write more than the artifact (external weights,
 /// schedules, kernel dumps). Fails (diagnosed) only when the baseline does

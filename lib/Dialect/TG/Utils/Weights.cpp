@@ -9,6 +9,7 @@
 #include "loom/Dialect/TG/IR/TGTypes.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Path.h"
 
@@ -52,6 +53,20 @@ std::string tg::littleEndianBytes(DenseElementsAttr value) {
   Type e = value.getElementType();
   unsigned width = e.isInteger(1) ? 8 : e.getIntOrFloatBitWidth();
   int64_t n = value.getNumElements();
+  // A dense attribute keeps its elements in the host's byte order, packed
+  // for whole-byte widths: on a little-endian host its raw data (repeated
+  // for a splat) is the answer, without an APFloat per element (an 8 MB
+  // folded weight took most of a second element by element).
+  if (llvm::endianness::native == llvm::endianness::little && width % 8 == 0 &&
+      !e.isInteger(1) && !isa<ComplexType>(e)) {
+    ArrayRef<char> raw = value.getRawData();
+    if (!value.isSplat())
+      return std::string(raw.begin(), raw.end());
+    bytes.reserve(raw.size() * n);
+    for (int64_t i = 0; i < n; ++i)
+      bytes.append(raw.begin(), raw.end());
+    return bytes;
+  }
   auto at = [&](int64_t i) { return value.isSplat() ? 0 : i; };
   if (isa<FloatType>(e)) {
     auto values = value.getValues<APFloat>();
