@@ -211,6 +211,10 @@ Error Library::prepare(const art::CublasMatmulStep &s, const std::string &at,
   if (st == 0)
     st = api->cublasLtMatmulPreferenceSetAttribute(pref, kPrefMaxWorkspace,
                                                    &most, sizeof(most));
+  for (int32_t attr : kPrefMinAlignment)
+    if (st == 0)
+      st = api->cublasLtMatmulPreferenceSetAttribute(
+          pref, attr, &kBufferAlignment, sizeof(kBufferAlignment));
   if (st == 0)
     st = api->cublasLtMatmulAlgoGetHeuristic(static_cast<Handle>(handle),
                                              p->desc, p->a, p->b, p->d, p->d,

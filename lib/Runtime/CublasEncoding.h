@@ -33,8 +33,14 @@ constexpr int32_t kDescEpilogue = 7;      // CUBLASLT_MATMUL_DESC_EPILOGUE
 constexpr int32_t kDescBiasPointer = 8;   // CUBLASLT_MATMUL_DESC_BIAS_POINTER
 constexpr int32_t kLayoutBatchCount = 5;  // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT
 constexpr int32_t kLayoutBatchStride = 6; // ..._STRIDED_BATCH_OFFSET
-constexpr int32_t kPrefMaxWorkspace =
-    1; // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
+// CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES (uint64_t).
+constexpr int32_t kPrefMaxWorkspace = 1;
+// CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_{A,B,C,D}_BYTES (uint32_t, default 256).
+constexpr int32_t kPrefMinAlignment[4] = {5, 6, 7, 8};
+/// The alignment the runtime guarantees a buffer: arena slices start at
+/// multiples of 64 bytes (docs/Artifact.md), staged ones at 256. The
+/// heuristic is told so, or it may pick an algorithm that refuses them.
+constexpr uint32_t kBufferAlignment = 64;
 // cublasLtEpilogue_t.
 constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4,
                    kEpilogueReluBias = 6, kEpilogueGelu = 32,

@@ -111,6 +111,14 @@ static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT);
 static_assert(kLayoutBatchStride ==
               CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
 static_assert(kPrefMaxWorkspace == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+static_assert(kPrefMinAlignment[0] ==
+              CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES);
+static_assert(kPrefMinAlignment[1] ==
+              CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES);
+static_assert(kPrefMinAlignment[2] ==
+              CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES);
+static_assert(kPrefMinAlignment[3] ==
+              CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES);
 static_assert(kEpilogueDefault == CUBLASLT_EPILOGUE_DEFAULT);
 static_assert(kEpilogueRelu == CUBLASLT_EPILOGUE_RELU);
 static_assert(kEpilogueBias == CUBLASLT_EPILOGUE_BIAS);

@@ -109,19 +109,30 @@ int cublasLtMatrixLayoutSetAttribute(layout *l, int attr, const void *buf,
     return INVALID_VALUE;
   return OK;
 }
-int cublasLtMatmulPreferenceCreate(uint64_t **p) {
-  *p = calloc(1, sizeof(uint64_t));
+/* The preference: the most workspace, the least alignment of A, B, C, D. */
+typedef struct {
+  uint64_t workspace;
+  uint32_t alignment[4];
+} preference;
+
+int cublasLtMatmulPreferenceCreate(preference **p) {
+  *p = calloc(1, sizeof(preference));
+  for (int i = 0; i < 4; ++i)
+    (*p)->alignment[i] = 256;
   return OK;
 }
-int cublasLtMatmulPreferenceDestroy(uint64_t *p) {
+int cublasLtMatmulPreferenceDestroy(preference *p) {
   free(p);
   return OK;
 }
-int cublasLtMatmulPreferenceSetAttribute(uint64_t *p, int attr,
+int cublasLtMatmulPreferenceSetAttribute(preference *p, int attr,
                                          const void *buf, size_t size) {
-  if (attr != 1 || size != sizeof(uint64_t)) /* MAX_WORKSPACE_BYTES */
+  if (attr == 1 && size == sizeof(uint64_t)) /* MAX_WORKSPACE_BYTES */
+    memcpy(&p->workspace, buf, size);
+  else if (attr >= 5 && attr <= 8 && size == sizeof(uint32_t))
+    memcpy(&p->alignment[attr - 5], buf, size); /* MIN_ALIGNMENT_A..D */
+  else
     return INVALID_VALUE;
-  memcpy(p, buf, size);
   return OK;
 }
 
@@ -140,12 +151,13 @@ static void describe(const char *name, const layout *l) {
 }
 
 int cublasLtMatmulAlgoGetHeuristic(void *h, desc *d, layout *a, layout *b,
-                                   layout *c, layout *dl, uint64_t *pref,
+                                   layout *c, layout *dl, preference *pref,
                                    int requested, heuristic *out, int *found) {
   note("heuristic: compute %d, scale %d, transa %d, transb %d, epilogue %u, "
-       "workspace up to %llu",
+       "workspace up to %llu, alignment %u %u %u %u",
        d->compute, d->scale, d->transa, d->transb, d->epilogue,
-       (unsigned long long)*pref);
+       (unsigned long long)pref->workspace, pref->alignment[0],
+       pref->alignment[1], pref->alignment[2], pref->alignment[3]);
   describe("A", a);
   describe("B", b);
   describe("C", c);
