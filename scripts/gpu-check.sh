@@ -4,6 +4,7 @@
 #
 #   Here (a Loom build, LLVM):   scripts/gpu-check.sh prepare STAGE MODEL.so...
 #                                scripts/gpu-check.sh prepare-classes STAGE [CHIPS]
+#                                scripts/gpu-check.sh prepare-cublas STAGE [CHIPS]
 #   There (CUDA, CMake, ninja):  STAGE/src/scripts/gpu-check.sh run STAGE
 #
 # prepare writes STAGE: the runtime's sources (libloomrt and loom-gpu-run
@@ -17,6 +18,16 @@
 # (default sm_80,sm_90a), each with its class and with --gpu-generic-kernels,
 # and stages the four artifacts as prepare does (docs/Codegen/GPU.md).
 #
+# prepare-cublas stages the CUDA target's cuBLASLt steps (docs/Codegen/GPU.md,
+# "Library backends"): test/Runtime/Cuda/Inputs/cublas.mlir with
+# --backends=cublas,codegen (every epilogue kind, folded and strided
+# batches) and test/Tools/loom-compile/Inputs/cublas-place.mlir placed with
+# --backends=auto on the H100 roofline (cublas.matmul steps between
+# generated kernels), checked as prepare's artifacts are; and, for the
+# timing, chains of R and 2R square GEMMs (y = y x w, both inputs, no
+# weights, so nothing large is staged) for each size of
+# LOOM_GPU_CHECK_GEMM_SIZES (default "2048 4096"), listed in STAGE/gemm.txt.
+#
 # run builds libloomrt and loom-gpu-run in STAGE/build (runtime-only CMake),
 # runs every artifact on the device (default cuda:0) against its reference
 # outputs, then under compute-sanitizer memcheck and racecheck where that
@@ -28,6 +39,12 @@
 # must end at its deadline by ncclCommAbort (a hang turned into an abort).
 # Skipped, saying why, where the build has no NCCL or the machine no
 # libnccl.so.2.
+# Then, where STAGE/gemm.txt lists GEMM chains and the device is a CUDA
+# one: each size's cuBLASLt GEMM time, (median of the 2R chain - median of
+# the R chain) / R (the staging copies cancel), against torch.matmul's on
+# the same f32 shapes (CUDA events, TF32 off), run by python3 with torch:
+# PASS when cuBLASLt reaches 90% of torch.matmul's throughput (skipped,
+# saying why, without torch or CUDA there).
 #
 # Options of run: --device=KIND[:N]; --runner=PATH (a built loom-gpu-run:
 # no build; loom-comm-test is taken from beside it); --no-sanitizer; --repeat=N (timed runs, default 20);
@@ -90,7 +107,6 @@ prepare() {
   local stage=$1
   shift
   local build=${LOOM_BUILD_DIR:-$root/build}
-  local max=${LOOM_GPU_CHECK_MAX_BYTES:-67108864}
   local tolerance=${LOOM_GPU_CHECK_TOLERANCE:-1e-4}
   local loomrun=$build/bin/loom-run
   [ -x "$loomrun" ] || die "no $loomrun (build Loom, or set LOOM_BUILD_DIR)"
@@ -126,11 +142,19 @@ prepare() {
     echo "$name $entry $tolerance" >> "$stage/models.txt"
   done
   local bytes
-  bytes=$(du -sb "$stage" | cut -f1)
-  [ "$bytes" -le "$max" ] ||
-    die "$stage holds $bytes bytes; at most $max may be carried to the GPU machine"
+  bytes=$(stage_bytes "$stage")
   echo "gpu-check.sh: staged $# artifact(s) in $stage ($bytes bytes);" \
     "on the GPU machine: $stage/src/scripts/gpu-check.sh run $stage"
+}
+
+# The bytes STAGE holds, after checking that they may be carried to the GPU
+# machine (LOOM_GPU_CHECK_MAX_BYTES).
+stage_bytes() {
+  local max=${LOOM_GPU_CHECK_MAX_BYTES:-67108864} bytes
+  bytes=$(du -sb "$1" | cut -f1)
+  [ "$bytes" -le "$max" ] ||
+    die "$1 holds $bytes bytes; at most $max may be carried to the GPU machine"
+  echo "$bytes"
 }
 
 prepare_classes() {
@@ -151,6 +175,154 @@ prepare_classes() {
   done
   prepare "$stage" "${artifacts[@]}"
   rm -rf "$work"
+}
+
+# A chain of R products y = y x w of N x N f32 matrices (both inputs), as
+# MLIR: gemm_chain N R.
+gemm_chain() {
+  local n=$1 r=$2 i t="tensor<$1x$1xf32>"
+  echo "func.func @main(%x: $t {tg.name = \"x\"}, %w: $t {tg.name = \"w\"}) -> ($t {tg.name = \"y\"}) {"
+  echo "  %y0 = tg.matmul %x, %w : ($t, $t) -> $t"
+  for ((i = 1; i < r; ++i)); do
+    echo "  %y$i = tg.matmul %y$((i - 1)), %w : ($t, $t) -> $t"
+  done
+  echo "  return %y$((r - 1)) : $t"
+  echo "}"
+}
+
+prepare_cublas() {
+  [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: gpu-check.sh prepare-cublas STAGE [CHIPS]"
+  local stage=$1 chips=${2:-sm_80,sm_90a}
+  local build=${LOOM_BUILD_DIR:-$root/build}
+  local compile=$build/bin/loom-compile
+  [ -x "$compile" ] || die "no $compile (build Loom, or set LOOM_BUILD_DIR)"
+  local work
+  work=$(mktemp -d)
+  "$build/bin/loom-run" "$root/test/Runtime/Cuda/Inputs/cublas.mlir" \
+    --write-random-weights "$work/w.safetensors" > /dev/null || die "loom-run failed on cublas.mlir"
+  "$compile" "$root/test/Runtime/Cuda/Inputs/cublas.mlir" --weights-file "$work/w.safetensors" \
+    --target="cuda:$chips" --backends=cublas,codegen -o "$work/cublas-products.so" ||
+    die "loom-compile failed on cublas.mlir"
+  "$compile" "$root/test/Tools/loom-compile/Inputs/cublas-place.mlir" --target="cuda:$chips" \
+    --backends=auto --cost=analytic -o "$work/cublas-placed.so" 2> /dev/null ||
+    die "loom-compile failed on cublas-place.mlir"
+  prepare "$stage" "$work/cublas-products.so" "$work/cublas-placed.so"
+  mkdir -p "$stage/gemm"
+  : > "$stage/gemm.txt"
+  local n r
+  for n in ${LOOM_GPU_CHECK_GEMM_SIZES:-2048 4096}; do
+    for r in 4 8; do
+      gemm_chain "$n" "$r" > "$work/gemm-$n-$r.mlir"
+      "$compile" "$work/gemm-$n-$r.mlir" --target="cuda:$chips" --backends=cublas,codegen \
+        --no-source -o "$stage/gemm/gemm-$n-$r.so" || die "loom-compile failed on a GEMM chain"
+    done
+    echo "$n 4" >> "$stage/gemm.txt"
+  done
+  rm -rf "$work"
+  local bytes
+  bytes=$(stage_bytes "$stage")
+  echo "gpu-check.sh: staged $(wc -l < "$stage/gemm.txt") GEMM size(s) to time;" \
+    "$stage holds $bytes bytes"
+}
+
+# The median ms loom-gpu-run reports for the chain of R N x N products on
+# random inputs (w scaled by 1/sqrt(N), so that the chain stays finite),
+# written on first use beside the chains: gemm_time RUNNER STAGE DEVICE N R
+# REPEAT.
+gemm_time() {
+  local runner=$1 stage=$2 device=$3 n=$4 r=$5 repeat=$6
+  local inputs=$stage/gemm/inputs-$n.safetensors out
+  [ -f "$inputs" ] || python3 - "$n" "$inputs" <<'EOF'
+import json, math, random, struct, sys
+n, out = int(sys.argv[1]), sys.argv[2]
+try:
+    import numpy
+    rng = numpy.random.default_rng(0)
+    gauss = lambda scale: (rng.standard_normal(n * n, dtype=numpy.float32) * scale).tobytes()
+except ImportError:
+    rng = random.Random(0)
+    gauss = lambda scale: struct.pack("<%df" % (n * n), *(rng.gauss(0.0, scale) for _ in range(n * n)))
+blobs, header, at = [], {}, 0
+for name, scale in (("x", 1.0), ("w", 1.0 / math.sqrt(n))):
+    blob = gauss(scale)
+    header[name] = {"dtype": "F32", "shape": [n, n], "data_offsets": [at, at + len(blob)]}
+    blobs.append(blob)
+    at += len(blob)
+text = json.dumps(header).encode()
+text += b" " * (-len(text) % 8)
+with open(out, "wb") as f:
+    f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+EOF
+  out=$("$runner" "$stage/gemm/gemm-$n-$r.so" --inputs="$inputs" --device="$device" \
+        --repeat="$repeat" 2>&1) || { echo "$out" >&2; return 1; }
+  sed -n 's/^time: .* median \([^ ]*\) ms.*/\1/p' <<< "$out"
+}
+
+# torch.matmul's median ms on N x N f32 matrices (CUDA events, TF32 off), or
+# "SKIP: why": torch_gemm_time N ORDINAL.
+torch_gemm_time() {
+  CUDA_VISIBLE_DEVICES=$2 python3 - "$1" 2>&1 <<'EOF'
+import sys
+try:
+    import torch
+except ImportError:
+    sys.exit("SKIP: no torch")
+if not torch.cuda.is_available():
+    sys.exit("SKIP: torch has no CUDA device")
+torch.backends.cuda.matmul.allow_tf32 = False
+n = int(sys.argv[1])
+x = torch.randn(n, n, device="cuda")
+w = torch.randn(n, n, device="cuda") / n ** 0.5
+for _ in range(5):
+    torch.matmul(x, w)
+times = []
+for _ in range(30):
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.matmul(x, w)
+    end.record()
+    torch.cuda.synchronize()
+    times.append(start.elapsed_time(end))
+times.sort()
+print("%.4f" % times[len(times) // 2])
+EOF
+}
+
+# cuBLASLt's GEMM against torch.matmul's for each size of STAGE/gemm.txt:
+# gemm_check RUNNER STAGE DEVICE REPEAT. Prints one line per size; returns
+# non-zero when one fails to run or is below 90% of torch.matmul's
+# throughput.
+gemm_check() {
+  local runner=$1 stage=$2 device=$3 repeat=$4
+  local ordinal=${device#cuda}
+  ordinal=${ordinal#:}
+  local n r short long ms torch failed=0
+  while read -r n r; do
+    if [ "$dry" = 1 ]; then
+      step "$runner" "$stage/gemm/gemm-$n-$r.so" --device="$device" --repeat="$repeat"
+      step "$runner" "$stage/gemm/gemm-$n-$((2 * r)).so" --device="$device" --repeat="$repeat"
+      continue
+    fi
+    if ! short=$(gemm_time "$runner" "$stage" "$device" "$n" "$r" "$repeat") ||
+       ! long=$(gemm_time "$runner" "$stage" "$device" "$n" $((2 * r)) "$repeat"); then
+      echo "gemm $n: FAIL (the chains did not run)" >&2
+      failed=1
+      continue
+    fi
+    ms=$(python3 -c "print('%.4f' % ((float('$long') - float('$short')) / $r))")
+    if ! torch=$(torch_gemm_time "$n" "${ordinal:-0}"); then
+      echo "gemm $n: cuBLASLt $ms ms; torch.matmul: $(tail -1 <<< "$torch")"
+      continue
+    fi
+    if python3 -c "import sys; sys.exit(0 if float('$torch') >= 0.9 * float('$ms') else 1)"; then
+      echo "gemm $n: cuBLASLt $ms ms, torch.matmul $torch ms: PASS (at least 90% of its throughput)"
+    else
+      echo "gemm $n: cuBLASLt $ms ms, torch.matmul $torch ms: FAIL (below 90% of its throughput)" >&2
+      failed=1
+    fi
+  done < "$stage/gemm.txt"
+  return $failed
 }
 
 # Runs "$@", or prints it under --dry-run.
@@ -216,14 +388,17 @@ run() {
     fi
     rows+=("$(printf '%-24s %-10s %-18s %12s %-9s %-9s' "$name" "$device" "$check" "${time:--}" "$memcheck" "$racecheck")")
   done < "$stage/models.txt"
-  local nccl_failed=0
+  local device_failed=0
   if [ "${device%%:*}" = cuda ]; then
-    nccl_check "$(dirname "$runner")/loom-comm-test" "${device#cuda}" || nccl_failed=1
+    nccl_check "$(dirname "$runner")/loom-comm-test" "${device#cuda}" || device_failed=1
+    if [ -f "$stage/gemm.txt" ]; then
+      gemm_check "$runner" "$stage" "$device" "$repeat" || device_failed=1
+    fi
   fi
   [ "$dry" = 1 ] && return 0
   printf '%-24s %-10s %-18s %12s %-9s %-9s\n' model device "check (error)" "median ms" memcheck racecheck
   printf '%s\n' "${rows[@]}"
-  [ "$nccl_failed" = 0 ] || failed=1
+  [ "$device_failed" = 0 ] || failed=1
   return $failed
 }
 
@@ -271,6 +446,7 @@ nccl_check() {
 case ${1:-} in
 prepare) shift; prepare "$@" ;;
 prepare-classes) shift; prepare_classes "$@" ;;
+prepare-cublas) shift; prepare_cublas "$@" ;;
 run) shift; run "$@" ;;
-*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | run STAGE [options]" ;;
+*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-cublas STAGE [CHIPS] | run STAGE [options]" ;;
 esac

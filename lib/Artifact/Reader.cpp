@@ -188,6 +188,7 @@ public:
   bool binary(const Operands &o, Step &out);
   bool sgemm(const Operands &o, Step &out);
   bool dispatch(const Operands &o, Step &out);
+  bool cublasMatmul(const Operands &o, Step &out);
 
   // The rest of the manifest.
   bool device(const Json &d, const std::string &path, Device &out);
@@ -371,6 +372,8 @@ bool Reader::library(StepKind kind, const Operands &o, Step &out) {
     return sgemm(o, out);
   case StepKind::Dispatch:
     return dispatch(o, out);
+  case StepKind::CublasMatmul:
+    return cublasMatmul(o, out);
   }
   return fail(o.ap, "unknown step");
 }
@@ -549,6 +552,36 @@ bool Reader::dispatch(const Operands &o, Step &out) {
       return fail(o.tp + "." + name, "expected 3 positive sizes");
     std::copy(dims->begin(), dims->end(), field->begin());
   }
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::cublasMatmul(const Operands &o, Step &out) {
+  CublasMatmulStep s;
+  if (!integer(o.args, o.ap, "a", s.a) || !integer(o.args, o.ap, "b", s.b) ||
+      !integer(o.args, o.ap, "d", s.d) ||
+      !integer(o.args, o.ap, "bias", s.bias, false) ||
+      !integer(o.attrs, o.tp, "m", s.m, true, 1) ||
+      !integer(o.attrs, o.tp, "n", s.n, true, 1) ||
+      !integer(o.attrs, o.tp, "k", s.k, true, 1) ||
+      !integer(o.attrs, o.tp, "batch", s.batch, true, 1) ||
+      !integer(o.attrs, o.tp, "a_batch_stride", s.aBatchStride) ||
+      !integer(o.attrs, o.tp, "b_batch_stride", s.bBatchStride) ||
+      !enumeration(o.attrs, o.tp, "epilogue", "cuBLASLt epilogue",
+                   parseCublasEpilogue, s.epilogue))
+    return false;
+  if (cublasEpilogueHasBias(s.epilogue) != (s.bias != -1))
+    return fail(o.ap + ".bias", "a bias operand exactly when the epilogue "
+                                "adds one (bias, relu_bias, gelu_bias)");
+  if (s.aBatchStride != 0 && s.aBatchStride != s.m * s.k)
+    return fail(o.tp + ".a_batch_stride", "expected 0 or m * k");
+  if (s.bBatchStride != 0 && s.bBatchStride != s.k * s.n)
+    return fail(o.tp + ".b_batch_stride", "expected 0 or k * n");
+  // cuBLASLt's sizes and leading dimensions are 32-bit on some paths, its
+  // batch count always.
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  if (s.m > kMax || s.n > kMax || s.k > kMax || s.batch > kMax)
+    return fail(o.tp, "m, n, k and batch must be below 2^31");
   out = std::move(s);
   return true;
 }

@@ -96,6 +96,38 @@ std::string_view artifact::binaryAlgorithmName(BinaryAlgorithm a) {
   return "?";
 }
 
+std::string_view artifact::cublasEpilogueName(CublasEpilogue e) {
+  switch (e) {
+  case CublasEpilogue::Default:
+    return "default";
+  case CublasEpilogue::Relu:
+    return "relu";
+  case CublasEpilogue::Bias:
+    return "bias";
+  case CublasEpilogue::ReluBias:
+    return "relu_bias";
+  case CublasEpilogue::Gelu:
+    return "gelu";
+  case CublasEpilogue::GeluBias:
+    return "gelu_bias";
+  }
+  return "?";
+}
+
+bool artifact::cublasEpilogueHasBias(CublasEpilogue e) {
+  switch (e) {
+  case CublasEpilogue::Default:
+  case CublasEpilogue::Relu:
+  case CublasEpilogue::Gelu:
+    return false;
+  case CublasEpilogue::Bias:
+  case CublasEpilogue::ReluBias:
+  case CublasEpilogue::GeluBias:
+    return true;
+  }
+  return false;
+}
+
 namespace {
 
 /// The enumerator of [First, Last] whose name is \p name.
@@ -121,6 +153,11 @@ std::optional<PoolAlgorithm> artifact::parsePoolAlgorithm(std::string_view n) {
 std::optional<BinaryAlgorithm>
 artifact::parseBinaryAlgorithm(std::string_view n) {
   return parseByName(n, BinaryAlgorithm::Add, binaryAlgorithmName);
+}
+
+std::optional<CublasEpilogue>
+artifact::parseCublasEpilogue(std::string_view n) {
+  return parseByName(n, CublasEpilogue::GeluBias, cublasEpilogueName);
 }
 
 std::string artifact::checksumHex(uint64_t checksum) {
@@ -200,16 +237,26 @@ std::vector<Operand> artifact::operands(const Step &step) {
     for (int64_t id : step.getIf<DispatchStep>()->args)
       out.push_back({"buffers", id});
     return out;
+  case StepKind::CublasMatmul: {
+    const auto &s = *step.getIf<CublasMatmulStep>();
+    out = {{"a", s.a}, {"b", s.b}};
+    optional("bias", s.bias);
+    out.push_back({"d", s.d});
+    return out;
+  }
   }
   return out;
 }
 
 bool artifact::stepRunsOn(StepKind step, DeviceKind device) {
-  bool gpu = false;
+  bool gpu = false, cuda = false;
   switch (device) {
   case DeviceKind::Cpu:
     break;
   case DeviceKind::Cuda:
+    cuda = true;
+    gpu = true;
+    break;
   case DeviceKind::Vulkan:
     gpu = true;
     break;
@@ -221,6 +268,8 @@ bool artifact::stepRunsOn(StepKind step, DeviceKind device) {
     return true;
   case StepKind::Dispatch:
     return gpu;
+  case StepKind::CublasMatmul:
+    return cuda;
   case StepKind::Kernel:
   case StepKind::Conv2d:
   case StepKind::Conv2dFilterGrad:

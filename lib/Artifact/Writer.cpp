@@ -133,6 +133,19 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
         .set("shared_bytes", s.sharedBytes);
     return;
   }
+  case StepKind::CublasMatmul: {
+    const auto &s = *step.getIf<CublasMatmulStep>();
+    args.set("a", s.a).set("b", s.b).set("d", s.d);
+    writeOptional(args, "bias", s.bias);
+    attrs.set("m", s.m)
+        .set("n", s.n)
+        .set("k", s.k)
+        .set("batch", s.batch)
+        .set("a_batch_stride", s.aBatchStride)
+        .set("b_batch_stride", s.bBatchStride)
+        .set("epilogue", cublasEpilogueName(s.epilogue));
+    return;
+  }
   }
 }
 

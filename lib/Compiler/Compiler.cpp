@@ -300,8 +300,25 @@ void storeFragmentConstants(ModuleOp module) {
   }
 }
 
-/// A GPU runs only generated kernels: every library backend \p options
-/// lists must run on \p target's kind of device.
+/// The backend \p name of a registry for another kind of device than
+/// \p kind (a CPU library named for a GPU target, cublas for vulkan), or
+/// null.
+const Backend *foreignBackend(StringRef name, StringRef kind) {
+  static const char *const kinds[] = {
+#define LOOM_DEVICE_KIND(Kind, Spelling) Spelling,
+#include "loom/Artifact/DeviceKinds.def"
+  };
+  for (const char *other : kinds)
+    if (const BackendRegistry *r = BackendRegistry::forDevice(other))
+      if (const Backend *b = r->lookup(name);
+          b && !b->generatesCode() && b->device() != kind)
+        return b;
+  return nullptr;
+}
+
+/// Every backend \p options lists runs on \p target's kind of device: a
+/// library of another device's registry is an error naming it, the target
+/// and the backends the target has.
 LogicalResult checkBackends(ModuleOp module, const CompileOptions &options,
                             const target::Target &target) {
   std::string kind = target.requirements().kind;
@@ -309,24 +326,29 @@ LogicalResult checkBackends(ModuleOp module, const CompileOptions &options,
     return emitError(module.getLoc(), "target '")
            << target.spelling() << "' names a device kind the artifact "
            << "schema does not have: '" << kind << "'";
-  if (kind == "cpu")
-    return success();
   if (options.formFragments)
-    return emitError(module.getLoc(),
-                     "--backends=auto places fragments on the CPU's "
-                     "backends; target '")
-           << target.spelling() << "' runs generated kernels only";
-  auto choices = options.backendRegistry().parseChoices(options.backends);
+    return success();
+  const BackendRegistry &registry = options.backendRegistry();
+  SmallVector<StringRef> entries;
+  StringRef(options.backends).split(entries, ',');
+  for (StringRef entry : entries) {
+    StringRef name = (entry.contains(':') ? entry.split(':').second : entry)
+                         .trim();
+    const Backend *other =
+        registry.lookup(name) ? nullptr : foreignBackend(name, kind);
+    if (!other)
+      continue;
+    std::string own;
+    for (const auto &b : registry.all())
+      own += (own.empty() ? "" : ", ") + b->name().str();
+    return emitError(module.getLoc(), "backend '")
+           << other->name() << "' runs on a " << other->device()
+           << " device, not on the " << kind << " device of target '"
+           << target.spelling() << "' (its backends: " << own << ")";
+  }
+  auto choices = registry.parseChoices(options.backends);
   if (!choices)
     return emitError(module.getLoc(), llvm::toString(choices.takeError()));
-  for (const BackendChoice &choice : *choices)
-    if (!choice.backend->generatesCode() && choice.backend->device() != kind)
-      return emitError(module.getLoc(), "backend '")
-             << choice.backend->name() << "' runs on a "
-             << choice.backend->device() << ", not on the " << kind
-             << " device of target '" << target.spelling()
-             << "', which runs generated kernels only (--backends="
-             << options.backendRegistry().codeGenerator()->name() << ")";
   return success();
 }
 

@@ -23,8 +23,14 @@
 // has passed. A queue can capture a run's steps as a CUDA graph and replay
 // it (Queue::beginCapture; Runtime.cpp does so after a warm-up run).
 //
+// Library steps (cublas.matmul): libcublasLt is opened, and its handle
+// created, at the first prepare that has such a step (Cublas.h); each queue
+// allocates cuBLASLt's workspace at its first such launch (the warm-up run,
+// before any capture), so that contexts on several threads never share one.
+//
 //===----------------------------------------------------------------------===//
 
+#include "Cublas.h"
 #include "Gpu.h"
 
 #include <array>
@@ -158,16 +164,32 @@ public:
 
   /// The stream, created on first use.
   Error get(CUstream &out);
+  /// cuBLASLt's workspace of this queue, allocated on first use.
+  Error cublasWorkspace(void *&out);
 
 private:
   CudaDevice &owner;
   CUstream stream = nullptr;
+  Allocation workspace;
+};
+
+/// A step this device prepared: a kernel dispatch or a library call.
+struct CudaStep : public PreparedStep {
+  explicit CudaStep(bool dispatch) : isDispatch(dispatch) {}
+  bool isDispatch;
 };
 
 /// A gpu.dispatch made ready: its function and launch sizes.
-struct Dispatch : public PreparedStep {
+struct Dispatch : public CudaStep {
+  Dispatch() : CudaStep(true) {}
   CUfunction function = nullptr;
   art::DispatchStep step;
+};
+
+/// A cuBLASLt product made ready (Cublas.h).
+struct CublasCall : public CudaStep {
+  CublasCall() : CudaStep(false) {}
+  std::unique_ptr<PreparedStep> matmul;
 };
 
 class CudaDevice : public GpuDevice {
@@ -197,6 +219,8 @@ public:
   Error prepareDispatch(const art::DispatchStep &step, const std::string &at,
                         const std::vector<int64_t> &bufferBytes,
                         std::unique_ptr<PreparedStep> &out) override;
+  Error prepareLibrary(const art::Step &step, const std::string &at,
+                       std::unique_ptr<PreparedStep> &out) override;
   Error launchLibrary(Queue &queue, const PreparedStep &step,
                       void *const *buffers) override;
   Error copy(Queue &queue, void *dst, const void *src,
@@ -218,6 +242,7 @@ private:
   Error openLibrary();
   Error loadModule();
   Error checkLaunch(const art::DispatchStep &s, const std::string &at) const;
+  Error launchDispatch(CUstream s, const Dispatch &d, void *const *buffers);
   int attribute(int which) const;
 
   int64_t number;
@@ -228,6 +253,8 @@ private:
   int major = 0, minor = 0;
   /// The fatbin, 8-byte aligned.
   std::vector<uint64_t> image;
+  /// cuBLASLt, opened for the first cublas.matmul step prepared.
+  std::unique_ptr<cublas::Library> cublasLt;
 };
 
 //===----------------------------------------------------------------------===//
@@ -310,6 +337,7 @@ Error CudaDevice::open() {
 CudaDevice::~CudaDevice() {
   if (context) {
     api.cuCtxSetCurrent(context);
+    cublasLt.reset();
     if (module)
       api.cuModuleUnload(module);
     api.cuDevicePrimaryCtxRelease(device);
@@ -425,6 +453,15 @@ CudaQueue::~CudaQueue() {
     (void)synchronize();
     owner.api.cuStreamDestroy(stream);
   }
+  owner.deallocate(workspace);
+}
+
+Error CudaQueue::cublasWorkspace(void *&out) {
+  if (!workspace.data)
+    if (Error err = owner.allocate(cublas::kWorkspaceBytes, workspace))
+      return err;
+  out = workspace.data;
+  return Error::ok();
 }
 
 Error CudaQueue::get(CUstream &out) {
@@ -573,13 +610,42 @@ Error CudaDevice::prepareDispatch(const art::DispatchStep &s,
   return Error::ok();
 }
 
+Error CudaDevice::prepareLibrary(const art::Step &step, const std::string &at,
+                                 std::unique_ptr<PreparedStep> &out) {
+  const auto *s = step.getIf<art::CublasMatmulStep>();
+  if (!s)
+    return Error::ok(); // a copy or a control step
+  if (Error err = current())
+    return err;
+  if (!cublasLt)
+    if (Error err = cublas::Library::open(name(), cublasLt))
+      return err;
+  auto call = std::make_unique<CublasCall>();
+  if (Error err = cublasLt->prepare(*s, at, call->matmul))
+    return err;
+  out = std::move(call);
+  return Error::ok();
+}
+
 Error CudaDevice::launchLibrary(Queue &queue, const PreparedStep &step,
                                 void *const *buffers) {
   // This device made both.
-  const auto &d = static_cast<const Dispatch &>(step);
+  auto &q = static_cast<CudaQueue &>(queue);
   CUstream s = nullptr;
-  if (Error err = static_cast<CudaQueue &>(queue).get(s))
+  if (Error err = q.get(s))
     return err;
+  const auto &prepared = static_cast<const CudaStep &>(step);
+  if (prepared.isDispatch)
+    return launchDispatch(s, static_cast<const Dispatch &>(step), buffers);
+  void *workspace = nullptr;
+  if (Error err = q.cublasWorkspace(workspace))
+    return err;
+  return cublasLt->launch(*static_cast<const CublasCall &>(step).matmul, s,
+                          buffers, workspace);
+}
+
+Error CudaDevice::launchDispatch(CUstream s, const Dispatch &d,
+                                 void *const *buffers) {
   // The bare-pointer ABI: one device pointer per buffer.
   std::vector<CUdeviceptr> pointers;
   std::vector<void *> params;

@@ -4,7 +4,8 @@
 // devices: memory that is not the host's (the runtime stages inputs,
 // outputs and weights, Device.h), no host kernels, and a program prepared
 // step by step: each gpu.dispatch gets its launch checked against the
-// device's limits and its kernel resolved in the device's image.
+// device's limits and its kernel resolved in the device's image, and each
+// library step of the device (CUDA's cublas.matmul) is prepared by it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,17 +33,28 @@ public:
     out.clear();
     for (size_t i = 0; i < program.steps.size(); ++i) {
       out.emplace_back();
-      if (const auto *s = program.steps[i].getIf<artifact::DispatchStep>())
-        if (Error err = prepareDispatch(
-                *s, "step " + std::to_string(i) + " (gpu.dispatch of '" +
-                        s->kernel + "'): ",
-                bufferBytes, out.back()))
-          return err;
+      const artifact::Step &step = program.steps[i];
+      std::string at = "step " + std::to_string(i) + " (" +
+                       std::string(artifact::stepKindName(step.kind()));
+      Error err = Error::ok();
+      if (const auto *s = step.getIf<artifact::DispatchStep>())
+        err = prepareDispatch(*s, at + " of '" + s->kernel + "'): ",
+                              bufferBytes, out.back());
+      else
+        err = prepareLibrary(step, at + "): ", out.back());
+      if (err)
+        return err;
     }
     return Error::ok();
   }
 
 protected:
+  /// Prepares a library step of this device's own (cublas.matmul on CUDA);
+  /// leaves \p out null for copies and control steps, which need nothing.
+  virtual Error prepareLibrary(const artifact::Step &, const std::string &,
+                               std::unique_ptr<PreparedStep> &) {
+    return Error::ok();
+  }
   /// Prepares one gpu.dispatch step; \p at starts its diagnostics.
   virtual Error prepareDispatch(const artifact::DispatchStep &step,
                                 const std::string &at,

@@ -446,6 +446,7 @@ layoutFreeBuffers(const art::Step &step) {
   case art::StepKind::Matmul:
   case art::StepKind::Sgemm:
   case art::StepKind::Dispatch:
+  case art::StepKind::CublasMatmul:
     return std::nullopt;
   }
   return std::nullopt;
@@ -966,6 +967,7 @@ StepPtr prepareStep(const dnnl::engine &eng, const art::Step &step,
   case art::StepKind::Jump:
     return nullptr;
   case art::StepKind::Dispatch: // a GPU's (stepRunsOn): the reader refuses it
+  case art::StepKind::CublasMatmul:
     return nullptr;
   case art::StepKind::Conv2d: {
     const auto &s = *step.getIf<art::Conv2dStep>();

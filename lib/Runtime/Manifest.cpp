@@ -133,6 +133,17 @@ Error SizeCheck::step(const Step &step) const {
     // A kernel's parameters are bare pointers: what it reads is the
     // compiler's contract, as for a host kernel.
     return Error::ok();
+  case StepKind::CublasMatmul: {
+    const auto &s = *step.getIf<CublasMatmulStep>();
+    auto matrices = [&](int64_t stride, int64_t one) {
+      return 4 * (stride * (s.batch - 1) + one);
+    };
+    if ((err = need(s.a, matrices(s.aBatchStride, s.m * s.k), "a")) ||
+        (err = need(s.b, matrices(s.bBatchStride, s.k * s.n), "b")) ||
+        (err = need(s.d, 4 * s.batch * s.m * s.n, "d")))
+      return err;
+    return need(s.bias, 4 * s.n, "bias");
+  }
   }
   return makeError(LOOM_ERROR_FORMAT, where + ": unknown step kind");
 }

@@ -114,6 +114,12 @@ static cl::opt<std::string> costModel(
     cl::desc("--backends=auto: measured (fragments compiled and timed here, "
              "default) or analytic (rooflines)"),
     cl::init("measured"), cl::cat(compileCat));
+static cl::opt<std::string> costTarget(
+    "cost-target",
+    cl::desc("--backends=auto with --cost=analytic: the roofline fragments "
+             "are priced on (cpu, h100, h200; default: cpu for a CPU target, "
+             "h100 for a GPU one)"),
+    cl::init(""), cl::cat(compileCat));
 static cl::opt<std::string> costDb(
     "cost-db",
     cl::desc("The cache of measured times: --backends=auto's fragments "
@@ -339,6 +345,13 @@ int readInput(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   return 0;
 }
 
+/// The roofline --backends=auto prices fragments on when --cost-target is
+/// not given: this machine for a CPU target, an H100 for a GPU one (where
+/// nothing can be measured here).
+static std::string defaultCostTarget(const target::Target &target) {
+  return target.requirements().kind == "cpu" ? "cpu" : "h100";
+}
+
 /// The backend list and, with --backends=auto, the placement pass of
 /// \p options (whose target is set). Returns the exit status of a failure,
 /// else 0.
@@ -348,11 +361,9 @@ int configureBackends(compiler::CompileOptions &options) {
                 "(which spell it), not both");
   options.backends = options.backendRegistry().spellList(convBackend,
                                                          matmulBackend);
-  // A GPU runs generated kernels only: its default list is the code
-  // generator (a CPU library named for it is an error of the compiler).
-  if (options.target->requirements().kind != "cpu" && convBackend.empty() &&
-      matmulBackend.empty())
-    options.backends = options.backendRegistry().codeGenerator()->name().str();
+  // The target's registry: a GPU's default list is generated code alone,
+  // and a library of another device named for it is an error of the
+  // compiler (checkBackends).
   options.embedSource = !noSource;
   options.conv3dAs2d = conv3dAs2d;
   std::string defaultCostDb;
@@ -376,6 +387,8 @@ int configureBackends(compiler::CompileOptions &options) {
     placement::TGPlaceBackendsOptions place;
     place.cost = costModel;
     place.costDb = costDb.empty() ? defaultCostDb : std::string(costDb);
+    place.target = costTarget.empty() ? defaultCostTarget(*options.target)
+                                      : std::string(costTarget);
     place.budget = searchBudget;
     place.endToEnd = endToEnd;
     place.threads = numThreads;

@@ -83,6 +83,10 @@ enum class ConvAlgorithm { Direct, Winograd };
 /// window clipped to the input.
 enum class PoolAlgorithm { Max, AvgIncludePad, AvgExcludePad };
 enum class BinaryAlgorithm { Add };
+/// What cuBLASLt applies to a product before storing it (its
+/// cublasLtEpilogue_t of the same name): a bias over the result's columns
+/// (bias), then relu or gelu (the tanh approximation, gelu_tanh).
+enum class CublasEpilogue { Default, Relu, Bias, ReluBias, Gelu, GeluBias };
 
 std::string_view convAlgorithmName(ConvAlgorithm a);
 std::optional<ConvAlgorithm> parseConvAlgorithm(std::string_view name);
@@ -90,6 +94,10 @@ std::string_view poolAlgorithmName(PoolAlgorithm a);
 std::optional<PoolAlgorithm> parsePoolAlgorithm(std::string_view name);
 std::string_view binaryAlgorithmName(BinaryAlgorithm a);
 std::optional<BinaryAlgorithm> parseBinaryAlgorithm(std::string_view name);
+std::string_view cublasEpilogueName(CublasEpilogue e);
+std::optional<CublasEpilogue> parseCublasEpilogue(std::string_view name);
+/// Whether \p e adds a bias (its step has a `bias` operand).
+bool cublasEpilogueHasBias(CublasEpilogue e);
 
 /// A checksum as the manifest spells it: 16 lower-case hex digits.
 std::string checksumHex(uint64_t checksum);
@@ -210,6 +218,19 @@ struct DispatchStep {
   int64_t sharedBytes = 0;
 };
 
+/// cublas.matmul: for each b < batch, d[b] (m x n) = a[b] (m x k) x b[b]
+/// (k x n), f32, row-major and dense, then the epilogue (a bias [n] added to
+/// every row). Matrix b of a starts \p aBatchStride elements after matrix
+/// b - 1 (0: one matrix shared by the batch, else m * k); likewise b's
+/// (0 or k * n); d's matrices are consecutive. Runs on a cuda device
+/// (cuBLASLt, docs/Artifact.md).
+struct CublasMatmulStep {
+  int64_t a = 0, b = 0, bias = -1, d = 0;
+  int64_t m = 1, n = 1, k = 1, batch = 1;
+  int64_t aBatchStride = 0, bBatchStride = 0;
+  CublasEpilogue epilogue = CublasEpilogue::Default;
+};
+
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
 /// The planted kind's record (StepKinds.def).
 struct PlantedStep {};
@@ -219,7 +240,7 @@ struct PlantedStep {};
 using StepRecord =
     std::variant<KernelStep, CopyStep, BranchStep, JumpStep, Conv2dStep,
                  Conv2dFilterGradStep, MatmulStep, Pool2dStep, ConcatStep,
-                 BinaryStep, SgemmStep, DispatchStep
+                 BinaryStep, SgemmStep, DispatchStep, CublasMatmulStep
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
                  ,
                  PlantedStep

@@ -149,6 +149,10 @@ class BackendRegistry {
 public:
   /// The CPU's: codegen, onednn and openblas.
   static const BackendRegistry &builtin();
+  /// The registry of a target whose device is \p kind (the artifact's
+  /// spelling): `cpu` builtin(); `cuda` codegen (the GPU kernel classes)
+  /// and cublas; `vulkan` codegen alone. Null for an unknown kind.
+  static const BackendRegistry *forDevice(llvm::StringRef kind);
 
   /// Adds \p backend. A name registered twice, or a second code
   /// generator, is a programming error (reported fatally).
@@ -190,9 +194,12 @@ private:
   std::string defaults;
 };
 
-std::unique_ptr<Backend> createCodegenBackend();
+/// Loom's generated kernels for a device of kind \p device (`cpu`, `cuda`,
+/// `vulkan`): the same fragments, priced by that device's kernel pipeline.
+std::unique_ptr<Backend> createCodegenBackend(llvm::StringRef device = "cpu");
 std::unique_ptr<Backend> createOneDNNBackend();
 std::unique_ptr<Backend> createOpenBLASBackend();
+std::unique_ptr<Backend> createCuBLASBackend();
 
 //===----------------------------------------------------------------------===//
 // Helpers the backends share (Backends/Patterns.cpp)
@@ -232,6 +239,10 @@ mlir::Value addendOf(mlir::Operation *add, mlir::Value v);
 /// True when \p bias is a bias over the last dimension of \p result: shape
 /// [N], or all ones but the last dimension N.
 bool isRowBias(mlir::Value bias, mlir::RankedTensorType result);
+/// \p matmul with the tg.add of a row bias after it (isRowBias) when that
+/// add is its only user and may join: the start every library's matmul
+/// fragment grows from.
+LibraryCall matmulWithBias(tg::MatmulOp matmul, Available available);
 /// Appends to \p out every prefix of \p longest that ends after its anchor
 /// or a role, longest first (the roles the prefix keeps set again).
 void addPrefixes(const LibraryCall &longest,

@@ -43,8 +43,16 @@ struct CompileOptions {
   /// builtin ones).
   const BackendRegistry *registry = nullptr;
 
+  /// The registry given, else the target's device's
+  /// (BackendRegistry::forDevice: the CPU's builtin one, CUDA's codegen and
+  /// cublas, Vulkan's codegen).
   const BackendRegistry &backendRegistry() const {
-    return registry ? *registry : BackendRegistry::builtin();
+    if (registry)
+      return *registry;
+    const BackendRegistry *own =
+        target ? BackendRegistry::forDevice(target->requirements().kind)
+               : nullptr;
+    return own ? *own : BackendRegistry::builtin();
   }
   /// When set, turns the manifest of one process (one device, every entry
   /// on it, a world of one rank) into the artifact's world before it is

@@ -28,11 +28,12 @@ bool computes(Operation *op) {
 
 class CodegenBackend : public Backend {
 public:
+  explicit CodegenBackend(StringRef device) : kind(device.str()) {}
   StringRef name() const override { return "codegen"; }
   StringRef summary() const override {
     return "Loom's generated kernels (tg -> linalg -> LLVM): every op";
   }
-  StringRef device() const override { return "cpu"; }
+  StringRef device() const override { return kind; }
   bool generatesCode() const override { return true; }
   std::vector<StringRef> anchorOps() const override { return {}; }
   std::vector<std::string> patterns() const override {
@@ -76,6 +77,8 @@ public:
   /// the scalar-tiled path, around a tenth.
   double analyticSeconds(const LibraryCall &call,
                          const cost::RooflineTarget &target) const override {
+    if (kind != "cpu")
+      return rooflineSeconds(call.ops, target, gpuEfficiency(call.anchor));
     double efficiency = 0.5;
     if (auto matmul = dyn_cast<tg::MatmulOp>(call.anchor)) {
       auto type = matmul.getType();
@@ -88,10 +91,27 @@ public:
     }
     return rooflineSeconds(call.ops, target, efficiency);
   }
+
+private:
+  /// The GPU kernel classes (docs/Codegen/GPU.md), estimated, not measured
+  /// (no GPU has run them yet): the matrix-product class's 16 x 16 shared-
+  /// memory tiles of two outputs per thread, without tensor cores or
+  /// register tiling, at a tenth of the FP32 peak; convolutions, in the
+  /// generic class (a thread per output, the reduction sequential), at a
+  /// fiftieth; the rest (memory-bound) at half.
+  static double gpuEfficiency(Operation *anchor) {
+    if (isa<tg::MatmulOp>(anchor))
+      return 0.1;
+    if (isa<tg::ConvOp>(anchor))
+      return 0.02;
+    return 0.5;
+  }
+
+  std::string kind;
 };
 
 } // namespace
 
-std::unique_ptr<Backend> compiler::createCodegenBackend() {
-  return std::make_unique<CodegenBackend>();
+std::unique_ptr<Backend> compiler::createCodegenBackend(StringRef device) {
+  return std::make_unique<CodegenBackend>(device);
 }

@@ -137,16 +137,7 @@ LibraryCall growConv(tg::ConvOp conv, Available available) {
 }
 
 LibraryCall growMatmul(tg::MatmulOp matmul, Available available) {
-  LibraryCall call;
-  call.anchor = matmul;
-  call.ops.push_back(matmul);
-  Value out = matmul.getResult();
-  Operation *add = soleUser(out, available);
-  if (Value other = addendOf(add, out);
-      other && isRowBias(other, matmul.getType())) {
-    call.bias = other;
-    call.ops.push_back(add);
-  }
+  LibraryCall call = matmulWithBias(matmul, available);
   growActivation(call, available);
   return call;
 }

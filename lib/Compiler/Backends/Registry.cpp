@@ -62,6 +62,31 @@ const BackendRegistry &BackendRegistry::builtin() {
   return registry;
 }
 
+const BackendRegistry *BackendRegistry::forDevice(StringRef kind) {
+  if (kind == "cpu")
+    return &builtin();
+  // A GPU's default list is generated code alone: its library backends are
+  // chosen by --backends (a list, or auto: placement on a roofline).
+  static const BackendRegistry cuda = [] {
+    BackendRegistry r;
+    r.add(createCodegenBackend("cuda"));
+    r.add(createCuBLASBackend());
+    r.setDefaultList("codegen");
+    return r;
+  }();
+  static const BackendRegistry vulkan = [] {
+    BackendRegistry r;
+    r.add(createCodegenBackend("vulkan"));
+    r.setDefaultList("codegen");
+    return r;
+  }();
+  if (kind == "cuda")
+    return &cuda;
+  if (kind == "vulkan")
+    return &vulkan;
+  return nullptr;
+}
+
 void BackendRegistry::add(std::unique_ptr<Backend> backend) {
   if (lookup(backend->name()))
     llvm::report_fatal_error("backend '" + backend->name() +
@@ -373,6 +398,21 @@ bool patterns::isRowBias(Value bias, RankedTensorType result) {
     return false;
   return llvm::all_of(type.getShape().drop_back(),
                       [](int64_t d) { return d == 1; });
+}
+
+LibraryCall patterns::matmulWithBias(tg::MatmulOp matmul,
+                                    Available available) {
+  LibraryCall call;
+  call.anchor = matmul;
+  call.ops.push_back(matmul);
+  Value out = matmul.getResult();
+  Operation *add = soleUser(out, available);
+  if (Value other = addendOf(add, out);
+      other && isRowBias(other, matmul.getType())) {
+    call.bias = other;
+    call.ops.push_back(add);
+  }
+  return call;
 }
 
 void patterns::addPrefixes(const LibraryCall &longest,

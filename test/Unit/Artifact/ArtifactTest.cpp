@@ -68,6 +68,46 @@ std::vector<Step> gpuSteps() {
   return {DispatchStep{"k1", {8}, {4, 2, 1}, {64, 1, 1}, 256}};
 }
 
+/// The steps only a CUDA device runs: a batched cuBLASLt product with a
+/// bias and a GELU.
+std::vector<Step> cudaSteps() {
+  CublasMatmulStep s;
+  s.a = 0;
+  s.b = 1;
+  s.bias = 2;
+  s.d = 3;
+  s.m = 4;
+  s.n = 8;
+  s.k = 16;
+  s.batch = 2;
+  s.aBatchStride = 64;
+  s.bBatchStride = 0;
+  s.epilogue = CublasEpilogue::GeluBias;
+  return {s};
+}
+
+/// One CUDA device running cudaSteps(): a [2, 4, 16] x [16, 8] + [8].
+Manifest cudaManifest() {
+  Manifest m;
+  m.loomVersion = "test";
+  m.devices.push_back(
+      {DeviceKind::Cuda, 0, "nvptx64-nvidia-cuda", "sm_90a", {}, ""});
+  Entry e;
+  e.name = "main";
+  e.inputs = {{"a", "f32", {2, 4, 16}, 0},
+              {"b", "f32", {16, 8}, 0},
+              {"bias", "f32", {8}, 0}};
+  e.outputs.push_back({"d", "f32", {2, 4, 8}, 0});
+  e.buffers = {{BufferKind::Input, 0, 0, "", 0, 0},
+               {BufferKind::Input, 0, 1, "", 0, 0},
+               {BufferKind::Input, 0, 2, "", 0, 0},
+               {BufferKind::Output, 0, 0, "", 0, 0}};
+  e.programs.push_back({0, 0, cudaSteps()});
+  m.entries.push_back(std::move(e));
+  m.world = singleProcessWorld(m.devices.size(), m.entries);
+  return m;
+}
+
 /// A manifest with two devices (a CPU, a Vulkan GPU), each running a
 /// program of one entry, and a world of two ranks joined by a channel.
 Manifest twoRankManifest() {
@@ -190,6 +230,8 @@ TEST(ArtifactTest, EveryStepKindIsListed) {
     kinds.insert(s.kind());
   for (const Step &s : gpuSteps())
     kinds.insert(s.kind());
+  for (const Step &s : cudaSteps())
+    kinds.insert(s.kind());
   int numKinds = 0;
 #define LOOM_STEP_KIND(Kind, Spelling)                                         \
   ++numKinds;                                                                  \
@@ -284,6 +326,61 @@ TEST(ArtifactTest, StepsRunOnTheirKindOfDevice) {
                            })),
             "manifest: entries[0].programs[1].steps[0].attrs.block: expected 3 "
             "positive sizes");
+}
+
+TEST(ArtifactTest, CublasMatmulReadBackAndRefused) {
+  Manifest m = cudaManifest();
+  Manifest read;
+  std::optional<ReadError> error = readManifest(writeManifest(m), read);
+  ASSERT_FALSE(error) << error->message;
+  const auto *s =
+      read.entries[0].programs[0].steps[0].getIf<CublasMatmulStep>();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(std::tie(s->a, s->b, s->bias, s->d),
+            std::make_tuple(int64_t(0), int64_t(1), int64_t(2), int64_t(3)));
+  EXPECT_EQ(std::tie(s->m, s->n, s->k, s->batch),
+            std::make_tuple(int64_t(4), int64_t(8), int64_t(16), int64_t(2)));
+  EXPECT_EQ(s->aBatchStride, 64);
+  EXPECT_EQ(s->bBatchStride, 0);
+  EXPECT_EQ(s->epilogue, CublasEpilogue::GeluBias);
+  auto withAttr = [&](const char *key, Json value) {
+    return refusal(edited(m, [&](Json &root) {
+      at(root, {"entries", 0, "programs", 0, "steps", 0, "attrs"})
+          .set(key, value);
+    }));
+  };
+  EXPECT_EQ(withAttr("epilogue", Json("gelu_erf")),
+            "manifest: entries[0].programs[0].steps[0].attrs.epilogue: "
+            "unknown cuBLASLt epilogue 'gelu_erf'");
+  EXPECT_EQ(withAttr("epilogue", Json("gelu")),
+            "manifest: entries[0].programs[0].steps[0].args.bias: a bias "
+            "operand exactly when the epilogue adds one (bias, relu_bias, "
+            "gelu_bias)");
+  EXPECT_EQ(withAttr("a_batch_stride", Json(int64_t(63))),
+            "manifest: entries[0].programs[0].steps[0].attrs.a_batch_stride: "
+            "expected 0 or m * k");
+  EXPECT_EQ(withAttr("b_batch_stride", Json(int64_t(64))),
+            "manifest: entries[0].programs[0].steps[0].attrs.b_batch_stride: "
+            "expected 0 or k * n");
+  EXPECT_EQ(withAttr("m", Json(int64_t(0))),
+            "manifest: entries[0].programs[0].steps[0].attrs.m: expected an "
+            "integer >= 1");
+  EXPECT_EQ(withAttr("batch", Json(int64_t(1) << 31)),
+            "manifest: entries[0].programs[0].steps[0].attrs: m, n, k and "
+            "batch must be below 2^31");
+  // A CUDA library on another kind of device.
+  Manifest vulkan = m;
+  vulkan.devices[0] = {
+      DeviceKind::Vulkan, 0, "spirv64-unknown-vulkan1.3", "", {}, ""};
+  EXPECT_EQ(refusal(writeManifest(vulkan)),
+            "manifest: entries[0].programs[0].steps[0]: cublas.matmul does "
+            "not run on a vulkan device (the program's device 0)");
+  Manifest cpu = m;
+  cpu.devices[0] = {DeviceKind::Cpu, 0, "x86_64-unknown-linux-gnu",
+                    "znver3", {}, ""};
+  EXPECT_EQ(refusal(writeManifest(cpu)),
+            "manifest: entries[0].programs[0].steps[0]: cublas.matmul does "
+            "not run on a cpu device (the program's device 0)");
 }
 
 TEST(ArtifactTest, SingleProcessWorld) {

@@ -122,6 +122,47 @@ TEST_F(BackendRegistryTest, ListsNameRegisteredBackendsAndClasses) {
             "'conv:openblas': openblas runs no conv op");
 }
 
+TEST_F(BackendRegistryTest, EachDeviceKindHasItsRegistry) {
+  EXPECT_EQ(BackendRegistry::forDevice("cpu"), &BackendRegistry::builtin());
+  EXPECT_EQ(BackendRegistry::forDevice("tpu"), nullptr);
+  auto names = [](const BackendRegistry &r) {
+    std::vector<std::string> out;
+    for (const auto &b : r.all())
+      out.push_back((b->name() + "@" + b->device()).str());
+    return out;
+  };
+  const BackendRegistry *cuda = BackendRegistry::forDevice("cuda");
+  ASSERT_TRUE(cuda);
+  EXPECT_EQ(names(*cuda),
+            (std::vector<std::string>{"codegen@cuda", "cublas@cuda"}));
+  EXPECT_EQ(cuda->defaultList(), "codegen");
+  const BackendRegistry *vulkan = BackendRegistry::forDevice("vulkan");
+  ASSERT_TRUE(vulkan);
+  EXPECT_EQ(names(*vulkan), (std::vector<std::string>{"codegen@vulkan"}));
+  // cuBLASLt's candidates: the product with its row bias and ReLU, longest
+  // first, each shorter one a prefix.
+  constexpr const char *kLinear = R"mlir(
+func.func @g(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %m = tg.matmul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %a = tg.add %m, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %r = tg.relu %a : tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> linear = parseSourceString<ModuleOp>(kLinear, &context);
+  ASSERT_TRUE(linear);
+  Operation *matmul = nullptr;
+  linear->walk([&](tg::MatmulOp op) { matmul = op; });
+  SmallVector<LibraryCall> calls;
+  cuda->lookup("cublas")->candidates(matmul, [](Operation *) { return true; },
+                                     calls);
+  std::vector<std::string> patterns;
+  for (const LibraryCall &c : calls)
+    patterns.push_back(c.pattern());
+  EXPECT_EQ(patterns, (std::vector<std::string>{"matmul+bias+relu",
+                                                "matmul+bias", "matmul"}));
+}
+
 TEST_F(BackendRegistryTest, FormationTakesANewLibraryFromItsRegistry) {
   BackendRegistry registry = withTanhLibrary();
   PassManager pm(&context);

@@ -10,6 +10,7 @@
    and rowsum_R_C (one block per row of x [R, C]). FAKE_CUDA_LOG names a
    file that gets one line per driver call of interest. Not a driver: the
    test of the runtime's calls into one. */
+#include "fake-note.h"
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,18 +21,10 @@ typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 
 static void note(const char *format, ...) {
-  const char *path = getenv("FAKE_CUDA_LOG");
-  if (!path)
-    return;
-  FILE *f = fopen(path, "a");
-  if (!f)
-    return;
   va_list args;
   va_start(args, format);
-  vfprintf(f, format, args);
+  fake_note("FAKE_CUDA_LOG", format, args);
   va_end(args);
-  fputc('\n', f);
-  fclose(f);
 }
 
 /* A kernel launch or a device copy, as a stream runs or records it. */

@@ -1,0 +1,178 @@
+//===- CuBLAS.cpp - The cuBLASLt backend ----------------------------------===//
+//
+// Part of Loom. cuBLASLt matrix products called by libloomrt's CUDA device
+// (lib/Runtime/Cublas.cpp): f32 products, batched where each operand either
+// has the whole batch or is shared by it, with a row bias and a ReLU or
+// (tanh-approximated) GELU as cuBLASLt's epilogue. Runs on a cuda device
+// only (docs/Codegen/GPU.md, "Library backends").
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Compiler/Backend.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::compiler;
+using namespace loom::compiler::patterns;
+
+namespace {
+
+/// A product as cuBLASLt runs it: d[b] (m x n) = a[b] (m x k) x b[b]
+/// (k x n), each operand's matrices consecutive (stride m * k, k * n) or
+/// one shared by the batch (stride 0).
+struct Gemm {
+  int64_t m = 1, n = 1, k = 1, batch = 1;
+  int64_t aStride = 0, bStride = 0;
+};
+
+/// The product of elements [begin, end) of \p shape.
+int64_t product(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// \p matmul as one strided-batched GEMM, or nullopt: static f32 shapes
+/// whose batch dimensions are, per operand, the result's (left-padded with
+/// ones) or all ones. A shared right operand folds the left one's batch
+/// into m (one GEMM of batch * m rows, as a linear layer's weights).
+std::optional<Gemm> gemmOf(tg::MatmulOp matmul) {
+  auto lhs = matmul.getLhs().getType(), rhs = matmul.getRhs().getType();
+  auto out = matmul.getType();
+  if (!allF32(matmul) || !lhs.hasStaticShape() || !rhs.hasStaticShape() ||
+      !out.hasStaticShape() || lhs.getRank() < 2 || rhs.getRank() < 2)
+    return std::nullopt;
+  ArrayRef<int64_t> batch = out.getShape().drop_back(2);
+  // Whether an operand has the result's whole batch (true), none of it
+  // (false), or part of it (nullopt: a broadcast cuBLASLt cannot stride).
+  auto batchOf = [&](RankedTensorType t) -> std::optional<bool> {
+    ArrayRef<int64_t> own = t.getShape().drop_back(2);
+    if (product(own) == 1)
+      return false;
+    if (own.size() > batch.size())
+      return std::nullopt;
+    for (size_t i = 0; i < own.size(); ++i)
+      if (own[own.size() - 1 - i] != batch[batch.size() - 1 - i])
+        return std::nullopt;
+    if (product(own) != product(batch))
+      return std::nullopt;
+    return true;
+  };
+  std::optional<bool> aFull = batchOf(lhs), bFull = batchOf(rhs);
+  if (!aFull || !bFull)
+    return std::nullopt;
+  Gemm g;
+  g.m = lhs.getShape()[lhs.getRank() - 2];
+  g.k = lhs.getShape().back();
+  g.n = rhs.getShape().back();
+  if (*aFull && !*bFull) {
+    g.m *= product(batch);
+    return g;
+  }
+  g.batch = product(batch);
+  g.aStride = *aFull ? g.m * g.k : 0;
+  g.bStride = *bFull ? g.k * g.n : 0;
+  return g;
+}
+
+/// The epilogue of \p call: its bias, then its activation.
+artifact::CublasEpilogue epilogueOf(const LibraryCall &call) {
+  bool bias = bool(call.bias);
+  switch (call.activation) {
+  case Activation::Relu:
+    return bias ? artifact::CublasEpilogue::ReluBias
+                : artifact::CublasEpilogue::Relu;
+  case Activation::GeluTanh:
+    return bias ? artifact::CublasEpilogue::GeluBias
+                : artifact::CublasEpilogue::Gelu;
+  case Activation::None:
+    return bias ? artifact::CublasEpilogue::Bias
+                : artifact::CublasEpilogue::Default;
+  case Activation::Sigmoid:
+  case Activation::Tanh:
+  case Activation::GeluErf:
+  case Activation::HardSwish:
+  case Activation::Swish:
+  case Activation::Clip:
+  case Activation::HardSigmoid:
+  case Activation::LeakyRelu:
+    break;
+  }
+  llvm_unreachable("cuBLASLt's candidates end in relu or gelu_tanh only");
+}
+
+class CuBLASBackend : public Backend {
+public:
+  StringRef name() const override { return "cublas"; }
+  StringRef summary() const override {
+    return "cuBLASLt matrix products with bias, ReLU and GELU epilogues "
+           "(CUDA)";
+  }
+  StringRef device() const override { return "cuda"; }
+  bool generatesCode() const override { return false; }
+  std::vector<StringRef> anchorOps() const override {
+    return {tg::MatmulOp::getOperationName()};
+  }
+  std::vector<std::string> patterns() const override {
+    return {"matmul [+bias] [+relu|gelu_tanh]: f32, static shapes; batch "
+            "dims per operand the result's or all ones (a shared right "
+            "operand folds the batch into M); bias [N] or [1,..,1,N]; GELU "
+            "only as the tanh approximation (cuBLASLt's GELU epilogue)"};
+  }
+
+  void collectCandidates(Operation *anchor, Available available,
+                         SmallVectorImpl<LibraryCall> &out) const override {
+    auto matmul = dyn_cast<tg::MatmulOp>(anchor);
+    if (!matmul || !gemmOf(matmul))
+      return;
+    LibraryCall call = matmulWithBias(matmul, available);
+    Operation *user = soleUser(call.ops.back()->getResult(0), available);
+    if (auto act = activationOf(user);
+        act &&
+        (act->kind == Activation::Relu || act->kind == Activation::GeluTanh)) {
+      call.activation = act->kind;
+      call.ops.push_back(user);
+    }
+    addPrefixes(call, out);
+  }
+
+  LogicalResult lower(const LibraryCall &call, const StepOperands &operands,
+                      LibraryStep &step) const override {
+    auto matmul = cast<tg::MatmulOp>(call.anchor);
+    std::optional<Gemm> g = gemmOf(matmul);
+    if (!g)
+      return matmul.emitOpError("is not a product cuBLASLt runs");
+    artifact::CublasMatmulStep s;
+    s.a = operands.buffer(matmul.getLhs());
+    s.b = operands.buffer(matmul.getRhs());
+    s.d = operands.buffer(call.ops.back()->getResult(0));
+    if (call.bias)
+      s.bias = operands.buffer(call.bias);
+    s.m = g->m;
+    s.n = g->n;
+    s.k = g->k;
+    s.batch = g->batch;
+    s.aBatchStride = g->aStride;
+    s.bBatchStride = g->bStride;
+    s.epilogue = epilogueOf(call);
+    step.record = std::move(s);
+    return success();
+  }
+
+  /// cuBLASLt's f32 (non-tensor-core) GEMMs at about 70% of the FP32 peak
+  /// on large products (NVIDIA's published H100 figures; not measured
+  /// here: scripts/gpu-check.sh times it against torch.matmul).
+  double analyticSeconds(const LibraryCall &call,
+                         const cost::RooflineTarget &target) const override {
+    return rooflineSeconds(call.ops, target, 0.7);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Backend> compiler::createCuBLASBackend() {
+  return std::make_unique<CuBLASBackend>();
+}

@@ -1,0 +1,42 @@
+//===- CublasEncoding.cpp - A cublas.matmul step as cuBLASLt's call -------===//
+//
+// Part of Loom. See CublasEncoding.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CublasEncoding.h"
+
+using namespace loom;
+using namespace loom::rt;
+namespace art = loom::artifact;
+
+uint32_t cublas::epilogueValue(art::CublasEpilogue e) {
+  switch (e) {
+  case art::CublasEpilogue::Default:
+    return kEpilogueDefault;
+  case art::CublasEpilogue::Relu:
+    return kEpilogueRelu;
+  case art::CublasEpilogue::Bias:
+    return kEpilogueBias;
+  case art::CublasEpilogue::ReluBias:
+    return kEpilogueReluBias;
+  case art::CublasEpilogue::Gelu:
+    return kEpilogueGelu;
+  case art::CublasEpilogue::GeluBias:
+    return kEpilogueGeluBias;
+  }
+  return kEpilogueDefault;
+}
+
+cublas::Encoding cublas::encode(const art::CublasMatmulStep &s) {
+  Encoding e;
+  e.epilogue = epilogueValue(s.epilogue);
+  e.bias = art::cublasEpilogueHasBias(s.epilogue);
+  auto batch = int32_t(s.batch);
+  // Row-major b [k, n] is column-major n x k, ld n; a [m, k] is k x m, ld
+  // k; d [m, n] is n x m, ld n.
+  e.a = {uint64_t(s.n), uint64_t(s.k), s.n, batch, s.bBatchStride};
+  e.b = {uint64_t(s.k), uint64_t(s.m), s.k, batch, s.aBatchStride};
+  e.d = {uint64_t(s.n), uint64_t(s.m), s.n, batch, s.m * s.n};
+  return e;
+}
