@@ -31,8 +31,9 @@
 # timed the same way as the steps. When one unfused trial already runs at
 # more than half the peak, fusing trials cannot double the throughput here.
 # PyTorch is timed at 1 and at 2 threads (the issue's target is stated for
-# the machine's 2 cores); "vs torch" compares with the one at the thread
-# count of Loom's runs, "vs 2T" with the 2-thread one.
+# the machine's 2 cores; with the CPU clock its time is the CPU time of both
+# threads); "vs torch" compares with the one at the thread count of Loom's
+# runs, "vs 2T" with the 2-thread one.
 # Prints a table and writes bench-trials.json in the current directory:
 # {"clock", "threads", "peak_gflops_per_s", "rows": [one object per row]}.
 # Measure on an idle machine: the numbers are meaningless while anything
@@ -56,9 +57,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 clock=${BENCH_TRIALS_CLOCK:-wall}
+# With the CPU clock, PyTorch's 2 threads sleep rather than spin while they
+# wait (GNU OpenMP's passive policy), so that its CPU time counts the work.
 case $clock in
-  wall) threads=2 ;;
-  cpu) threads=1 ;;
+  wall) threads=2 torch2_env="" ;;
+  cpu) threads=1 torch2_env="OMP_WAIT_POLICY=passive" ;;
   *) echo "bench-trials.sh: error: BENCH_TRIALS_CLOCK=$clock: expected wall or cpu" >&2; exit 1 ;;
 esac
 
@@ -115,8 +118,37 @@ peak=$(gflops "$peak_flops" "$peak_ms")
 echo "peak: $peak GFLOP/s (${peak_n}^3 matmul, best of $rounds: $peak_ms ms; clock $clock, $threads thread(s))"
 
 rows=""
-printf '%-5s %4s %10s %10s %9s %8s %8s %8s %7s %11s %11s %8s %8s\n' model N "fused ms" "unfused ms" \
-  "trials/s" speed-up "fus GF/s" "unf GF/s" "unf/pk" "torch1T ms" "torch2T ms" "vs torch" "vs 2T"
+printf '%-5s %4s %-9s %10s %10s %9s %8s %8s %8s %7s %11s %11s %8s %8s\n' model N form "fused ms" \
+  "unfused ms" "trials/s" speed-up "fus GF/s" "unf GF/s" "unf/pk" "torch1T ms" "torch2T ms" "vs torch" \
+  "vs 2T"
+# One row: model $1, N $2, form $3, its fused ms $4 and FLOPs $5 (the
+# unfused and PyTorch figures are the caller's).
+row() {
+  local model=$1 n=$2 form=$3 fused=$4 fused_flops=$5
+  local vs_torch=null vs_torch2=null
+  if [ -n "$torch" ]; then
+    local same=$torch2_ms
+    [ "$threads" = 1 ] && same=$torch1_ms
+    vs_torch=$(awk -v p="$same" -v t="$fused" 'BEGIN { printf "%.2f", p / t }')
+    vs_torch2=$(awk -v p="$torch2_ms" -v t="$fused" 'BEGIN { printf "%.2f", p / t }')
+  fi
+  local rate gain fused_gf single_gf of_peak
+  rate=$(awk -v n="$n" -v t="$fused" 'BEGIN { printf "%.1f", n / (t / 1000) }')
+  gain=$(awk -v n="$n" -v s="$single" -v t="$fused" 'BEGIN { printf "%.2f", n * s / t }')
+  fused_gf=$(gflops "$fused_flops" "$fused")
+  single_gf=$(gflops "$single_flops" "$single")
+  of_peak=$(awk -v g="$single_gf" -v p="$peak" 'BEGIN { printf "%.2f", g / p }')
+  printf '%-5s %4d %-9s %10s %10s %9s %7sx %8s %8s %7s %11s %11s %7sx %7sx\n' "$model" "$n" "$form" \
+    "$fused" "$single" "$rate" "$gain" "$fused_gf" "$single_gf" "$of_peak" "${torch1_ms/null/-}" \
+    "${torch2_ms/null/-}" "${vs_torch/null/-}" "${vs_torch2/null/-}"
+  rows+="{\"model\":\"$model\",\"trials\":$n,\"form\":\"$form\",\"fused_ms\":$fused,"
+  rows+="\"unfused_ms\":$single,\"speedup\":$gain,\"fused_flops\":$fused_flops,"
+  rows+="\"unfused_flops\":$single_flops,\"fused_gflops_per_s\":$fused_gf,"
+  rows+="\"unfused_gflops_per_s\":$single_gf,\"unfused_fraction_of_peak\":$of_peak,"
+  rows+="\"torch_1_thread_ms\":$torch1_ms,\"torch_2_threads_ms\":$torch2_ms,"
+  rows+="\"vs_torch\":$vs_torch,\"vs_torch_2_threads\":$vs_torch2},"
+}
+
 for model in $models; do
   step=$work/$model-step.mlir
   # The module's other functions (logits, loss) read the weights.
@@ -127,45 +159,40 @@ for model in $models; do
     -o "$step"
   "$bin/loom-compile" "$step" --weights-file="$work/$model.safetensors" -o "$work/$model-1.so"
   single_flops=$(flops_of "$step" loss_train_step)
+  # The fused forms: a model with convolutions also fuses them as dense
+  # convolutions per trial (per-trial-convolutions=true).
+  forms="batched"
+  grep -q "tg.conv" "$step" && forms="grouped per-trial"
   for n in $trial_counts; do
-    "$bin/loom-opt" "$step" --tg-fuse-trials="function=loss_train_step trials=$n" \
-      -o "$work/$model-fused-$n.mlir"
-    "$bin/loom-compile" "$work/$model-fused-$n.mlir" --weights-file="$work/$model.safetensors" \
-      -o "$work/$model-fused-$n.so"
-    fused_flops=$(flops_of "$work/$model-fused-$n.mlir" loss_train_step_trials)
-    singles="" fuseds="" torches1="" torches2=""
+    declare -A flops=() times=()
+    for form in $forms; do
+      base=$work/$model-$form-$n
+      "$bin/loom-opt" "$step" -o "$base.mlir" --tg-fuse-trials="function=loss_train_step trials=$n \
+per-trial-convolutions=$([ "$form" = per-trial ] && echo true || echo false)"
+      "$bin/loom-compile" "$base.mlir" --weights-file="$work/$model.safetensors" -o "$base.so"
+      flops[$form]=$(flops_of "$base.mlir" loss_train_step_trials)
+      times[$form]=""
+    done
+    singles="" torches1="" torches2=""
     for _ in $(seq "$rounds"); do
       singles+="$(median_ms "$work/$model-1.so" loss_train_step)"$'\n'
-      fuseds+="$(median_ms "$work/$model-fused-$n.so" loss_train_step_trials)"$'\n'
+      for form in $forms; do
+        times[$form]+="$(median_ms "$work/$model-$form-$n.so" loss_train_step_trials)"$'\n'
+      done
       if [ -n "$torch" ]; then
         torches1+="$($torch "$model" "$n" "$repeat" 1 "$clock")"$'\n'
-        torches2+="$($torch "$model" "$n" "$repeat" 2 "$clock")"$'\n'
+        torches2+="$(env $torch2_env $torch "$model" "$n" "$repeat" 2 "$clock")"$'\n'
       fi
     done
     single=$(printf '%s' "$singles" | median)
-    fused=$(printf '%s' "$fuseds" | median)
-    torch1_ms=null torch2_ms=null vs_torch=null vs_torch2=null
+    torch1_ms=null torch2_ms=null
     if [ -n "$torch" ]; then
       torch1_ms=$(printf '%s' "$torches1" | median)
       torch2_ms=$(printf '%s' "$torches2" | median)
-      same=$torch2_ms
-      [ "$threads" = 1 ] && same=$torch1_ms
-      vs_torch=$(awk -v p="$same" -v t="$fused" 'BEGIN { printf "%.2f", p / t }')
-      vs_torch2=$(awk -v p="$torch2_ms" -v t="$fused" 'BEGIN { printf "%.2f", p / t }')
     fi
-    rate=$(awk -v n="$n" -v t="$fused" 'BEGIN { printf "%.1f", n / (t / 1000) }')
-    gain=$(awk -v n="$n" -v s="$single" -v t="$fused" 'BEGIN { printf "%.2f", n * s / t }')
-    fused_gf=$(gflops "$fused_flops" "$fused")
-    single_gf=$(gflops "$single_flops" "$single")
-    of_peak=$(awk -v g="$single_gf" -v p="$peak" 'BEGIN { printf "%.2f", g / p }')
-    printf '%-5s %4d %10s %10s %9s %7sx %8s %8s %7s %11s %11s %7sx %7sx\n' "$model" "$n" "$fused" \
-      "$single" "$rate" "$gain" "$fused_gf" "$single_gf" "$of_peak" "${torch1_ms/null/-}" \
-      "${torch2_ms/null/-}" "${vs_torch/null/-}" "${vs_torch2/null/-}"
-    rows+="{\"model\":\"$model\",\"trials\":$n,\"fused_ms\":$fused,\"unfused_ms\":$single,"
-    rows+="\"speedup\":$gain,\"fused_flops\":$fused_flops,\"unfused_flops\":$single_flops,"
-    rows+="\"fused_gflops_per_s\":$fused_gf,\"unfused_gflops_per_s\":$single_gf,"
-    rows+="\"unfused_fraction_of_peak\":$of_peak,\"torch_1_thread_ms\":$torch1_ms,"
-    rows+="\"torch_2_threads_ms\":$torch2_ms,\"vs_torch\":$vs_torch,\"vs_torch_2_threads\":$vs_torch2},"
+    for form in $forms; do
+      row "$model" "$n" "$form" "$(printf '%s' "${times[$form]}" | median)" "${flops[$form]}"
+    done
   done
 done
 echo "{\"clock\":\"$clock\",\"threads\":$threads,\"peak_gflops_per_s\":$peak,\"rows\":[${rows%,}]}" |
