@@ -33,6 +33,7 @@ PACKAGES=(
   openmpi-bin libopenmpi-dev           # multi-rank runtime: the MPI communicator and %mpirun tests
   mesa-vulkan-drivers libvulkan-dev    # Vulkan target: the loader, and lavapipe to run SPIR-V kernels on the CPU
   spirv-tools                          # spirv-val on every generated SPIR-V kernel
+  jq                                   # scripts/bench-trials.sh: the FLOPs of loom-opt's cost report
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # LLVM's CMake exports
 )
 

@@ -6,7 +6,7 @@
 //
 // A new operator of the generator is one struct, written where its concern
 // is (OpSpecsAlgebra.cpp, OpSpecsConv.cpp, OpSpecsMovement.cpp,
-// OpSpecsConstants.cpp, OpSpecsNorm.cpp), followed by
+// OpSpecsConstants.cpp, OpSpecsNorm.cpp, OpSpecsBatched.cpp), followed by
 // `LOOM_SUPEROPT_SPEC(TheSpec);`:
 //
 //   struct ReluSpec : SpecBase {
@@ -274,6 +274,7 @@ ArrayRef<OpSpec> convSpecs();
 ArrayRef<OpSpec> movementSpecs();
 ArrayRef<OpSpec> constantSpecs();
 ArrayRef<OpSpec> normSpecs();
+ArrayRef<OpSpec> batchedSpecs();
 
 } // namespace loom::superopt::opspec
 

@@ -82,7 +82,7 @@ namespace {
 /// its concern; only a new file is listed here (and in CMakeLists.txt).
 constexpr ArrayRef<OpSpec> (*kSpecFiles[])() = {
     opspec::algebraSpecs,  opspec::convSpecs, opspec::movementSpecs,
-    opspec::constantSpecs, opspec::normSpecs,
+    opspec::constantSpecs, opspec::normSpecs, opspec::batchedSpecs,
 };
 
 std::vector<OpSpec> buildVocabulary() {

@@ -215,6 +215,11 @@ static cl::opt<bool> perTrialInputs(
     cl::desc("--check-trials: give the function's inputs a trial dimension "
              "(different inputs per trial) instead of sharing them"),
     cl::cat(runCat));
+static cl::opt<bool> perTrialConvolutions(
+    "per-trial-convolutions",
+    cl::desc("--check-trials: fuse each convolution as N dense ones on the "
+             "trials' slices (--tg-fuse-trials per-trial-convolutions=true)"),
+    cl::cat(runCat));
 static cl::opt<bool> plantWrongTrialRule(
     "plant-wrong-trial-rule",
     cl::desc("--check-trials, test only: fuse tg.softmax over the wrong axis "
@@ -398,6 +403,7 @@ int checkFusedTrials(func::FuncOp fn) {
   tg::FusedTrialsCheckOptions options;
   options.fuse.trials = checkTrials;
   options.fuse.perTrialInputs = perTrialInputs;
+  options.fuse.perTrialConvolutions = perTrialConvolutions;
   options.fuse.plantWrongRule = plantWrongTrialRule;
   options.steps = trialSteps;
   options.seed = seed;

@@ -98,6 +98,10 @@ public:
 private:
   LogicalResult fuseOp(Operation *op) {
     builder.emplace(b, op->getLoc());
+    // Computed with its operand by an earlier rule (a filter gradient's
+    // transpose, with its convolution per trial).
+    if (op->getNumResults() == 1 && map.contains(op->getResult(0)))
+      return success();
     // The values the op reads: its operands and, for an op with regions,
     // the values its regions take from above.
     llvm::SetVector<Value> reads(op->operand_begin(), op->operand_end());
@@ -464,6 +468,8 @@ private:
   LogicalResult fuseConv(ConvOp c) {
     if (rankOf(c.getInput()) != 4)
       return noFusedForm(c, "a 1-D or 3-D convolution (2-D only)");
+    if (o.perTrialConvolutions)
+      return fuseConvPerTrial(c);
     bool sharedInput =
         !perTrial.contains(c.getInput()) && c.getGroups() == 1;
     SmallVector<Value> operands = {sharedInput ? map.lookup(c.getInput())
@@ -477,6 +483,52 @@ private:
                         b.getI64IntegerAttr(
                             sharedInput ? 1 : c.getGroups() * o.trials))});
     defineMerged(c.getResult(), conv->getResult(0));
+    return success();
+  }
+
+  /// Trial \p t's value of per-trial \p v: its slice of the [N, ...] form,
+  /// contiguous (the trial dimension leads).
+  Value trialSlice(Value v, int64_t t) {
+    Value all = mapped(v);
+    auto shape = typeOf(all).getShape();
+    SmallVector<int64_t> starts(shape.size(), 0), limits(shape);
+    starts[0] = t;
+    limits[0] = t + 1;
+    return g().reshape(g().slice(all, starts, limits), shape.drop_front());
+  }
+
+  /// per-trial-convolutions: the convolution as N dense ones, each on its
+  /// trial's slices (a shared operand as it is), their results stacked
+  /// into the [N, ...] form. A filter gradient's transpose [1, 0, 2, 3]
+  /// (its sole user) is applied per trial too, so that each trial's
+  /// convolution and transpose are the backend's filter-gradient step.
+  LogicalResult fuseConvPerTrial(ConvOp c) {
+    TransposeOp gradient;
+    if (c->hasOneUse())
+      gradient = dyn_cast<TransposeOp>(*c->user_begin());
+    if (gradient && gradient.getPerm() != ArrayRef<int64_t>{1, 0, 2, 3})
+      gradient = {};
+    Value last = gradient ? gradient.getResult() : c.getResult();
+    SmallVector<Value> pieces;
+    for (int64_t t = 0; t < o.trials; ++t) {
+      SmallVector<Value> operands;
+      for (Value v : c->getOperands())
+        operands.push_back(perTrial.contains(v) ? trialSlice(v, t)
+                                                : map.lookup(v));
+      Value r = rebuild(c, operands, {c.getType()})->getResult(0);
+      if (gradient)
+        r = g().transpose(r, {1, 0, 2, 3});
+      SmallVector<int64_t> one = {1};
+      llvm::append_range(one, typeOf(last).getShape());
+      pieces.push_back(g().reshape(r, one));
+    }
+    Value stacked =
+        pieces.size() == 1
+            ? pieces.front()
+            : ConcatOp::create(b, c.getLoc(), trialType(last.getType()),
+                               pieces, b.getI64IntegerAttr(0))
+                  .getResult();
+    define(last, stacked);
     return success();
   }
 
@@ -631,6 +683,7 @@ struct FuseTrialsPass : public tg::impl::TGFuseTrialsBase<FuseTrialsPass> {
     FuseTrialsOptions o;
     o.trials = trials;
     o.perTrialInputs = perTrialInputs;
+    o.perTrialConvolutions = perTrialConvolutions;
     o.name = name;
     o.plantWrongRule = plantWrongRule;
     if (failed(fuseTrials(*fn, o)))

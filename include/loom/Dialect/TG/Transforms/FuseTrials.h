@@ -26,6 +26,11 @@ struct FuseTrialsOptions {
   /// parameter, optimizer state nor hyper-parameter) a trial dimension too;
   /// by default every trial sees the same inputs.
   bool perTrialInputs = false;
+  /// Compute each convolution with a per-trial operand as N dense
+  /// convolutions, one per trial, on the trial's contiguous slice of the
+  /// [N, ...] form (a filter gradient's transpose with it), instead of one
+  /// grouped convolution with the trials folded into the channels.
+  bool perTrialConvolutions = false;
   /// Name of the new function (default: <function>_trials).
   std::string name;
   /// Test only: fuse tg.softmax over the original axis, not the shifted one

@@ -161,7 +161,9 @@ def TGFuseTrials : Pass<"tg-fuse-trials", "mlir::ModuleOp"> {
     reductions, softmax, layernorm and data movement act per trial (their
     axes shift by one); convolutions become grouped convolutions with the
     trials folded into the channels (`groups * N` groups), as does inference
-    batchnorm; pooling folds the trials into the batch; the losses
+    batchnorm (or, with `per-trial-convolutions=true`, N dense convolutions
+    on the trials' slices of the `[N, ...]` form, concatenated); pooling
+    folds the trials into the batch; the losses
     (`softmax_cross_entropy`, `mse_loss`) are computed per trial. An op with
     a per-trial operand and no fused form is an error at the op, naming it.
     `loom-run --check-trials=N` checks the fused function against N
@@ -178,6 +180,10 @@ def TGFuseTrials : Pass<"tg-fuse-trials", "mlir::ModuleOp"> {
            "Number of trials N">,
     Option<"perTrialInputs", "per-trial-inputs", "bool", /*default=*/"false",
            "Give the function's own inputs a trial dimension too">,
+    Option<"perTrialConvolutions", "per-trial-convolutions", "bool",
+           /*default=*/"false",
+           "Compute each convolution as N dense ones on the trials' slices "
+           "instead of one grouped convolution">,
     Option<"name", "name", "std::string", /*default=*/"\"\"",
            "Name of the new function (default: <function>_trials)">,
     Option<"plantWrongRule", "plant-wrong-rule", "bool", /*default=*/"false",
