@@ -226,6 +226,50 @@ LOOM_C_EXPORT loom_status loom_step_run(const loom_model *model,
                                         const loom_step_options *options,
                                         loom_step_info *info);
 
+/* The partitioned function's results (a loss) per micro-batch, which a
+   session's step gathers on rank 0 (0: the artifact records none). */
+LOOM_C_EXPORT int64_t loom_step_num_results(const loom_model *model);
+LOOM_C_EXPORT loom_status loom_step_result(const loom_model *model,
+                                           int64_t index,
+                                           loom_tensor_desc *desc);
+
+/* ---- A training session: the step's ranks kept across calls -------------
+   Opened once, it keeps every rank's parameters and optimizer state from
+   step to step (docs/Runtime.md "Sessions"): loom-train's loop. Under a
+   launcher this process is its rank; each call is one collective call that
+   every rank makes, and a failure ends the process as loom_step_run's does.
+   Without one, every rank is a thread of this process for each call; the
+   first rank's failure is returned and the session can only be freed. */
+typedef struct loom_step_session loom_step_session;
+
+/* Opens the world (the launcher's or threads) and checks that every rank
+   loaded the same artifact. options: timeout_seconds is used (steps,
+   profile_path and parameters are loom_step_run's). */
+LOOM_C_EXPORT loom_status loom_step_session_open(
+    const loom_model *model, const loom_step_options *options,
+    loom_step_session **out, loom_step_info *info);
+
+/* Every rank takes its own parameters from parameters[g] (in the gradients'
+   order, loom_step_gradient; every rank passes the same values) and zeroes
+   its optimizer state. The artifact needs an optimizer (loom-compile
+   --optimizer): without one the step reads the artifact's weights. */
+LOOM_C_EXPORT loom_status loom_step_session_set_parameters(
+    loom_step_session *session, const void *const *parameters);
+
+/* One step: inputs as loom_step_run's; results (NULL: not wanted) receives
+   on rank 0 results[mb * num_results + k], result k of micro-batch mb. */
+LOOM_C_EXPORT loom_status loom_step_session_run(loom_step_session *session,
+                                                const void *const *inputs,
+                                                void *const *results);
+
+/* Every parameter as the steps left it, gathered on rank 0 into
+   parameters[g] (the gradients' order). */
+LOOM_C_EXPORT loom_status loom_step_session_parameters(
+    loom_step_session *session, void *const *parameters);
+
+/* Ends the session (under a launcher after a barrier of every rank). */
+LOOM_C_EXPORT void loom_step_session_free(loom_step_session *session);
+
 #ifdef __cplusplus
 }
 #endif

@@ -205,6 +205,7 @@ public:
             Rank &out);
   bool world(const Json &w, Manifest &m);
   bool channels(const World &world);
+  bool results(const Json &w, World &world);
 
   // The pipelined step (docs/Artifact.md "The pipelined step").
   bool slot(const Json &j, const std::string &path, const Manifest &m,
@@ -925,10 +926,34 @@ bool Reader::world(const Json &w, Manifest &m) {
                         std::to_string(e) + " is run by " +
                         std::to_string(runners) + " ranks, not one");
     }
-  if (!channels(m.world))
+  if (!channels(m.world) || !results(w, m.world))
     return false;
   if (std::optional<std::string> why = checkWorldStep(m.world))
     return fail("world", *why);
+  return true;
+}
+
+/// Each result is a value slot of its dtype and shape written on every
+/// micro-batch by some rank's compute.
+bool Reader::results(const Json &w, World &world) {
+  if (w.get("results") && !tensors(w, "world", "results", world.results))
+    return false;
+  for (size_t p = 0; p < world.results.size(); ++p) {
+    const TensorDesc &t = world.results[p];
+    for (int64_t mb = 0; mb < world.microBatches; ++mb) {
+      auto [r, s] = resultSlot(world, p, mb);
+      if (r < 0)
+        return fail(at("world.results", p),
+                    "no rank computes slot '" + t.name + "' on micro-batch " +
+                        std::to_string(mb));
+      const Slot &slot = world.ranks[r].slots[s];
+      if (slot.kind != SlotKind::Value || slot.dtype != t.dtype ||
+          slot.shape != t.shape)
+        return fail(at("world.results", p),
+                    "slot '" + t.name + "' of rank " + std::to_string(r) +
+                        " is not a value slot of the result's dtype and shape");
+    }
+  }
   return true;
 }
 

@@ -261,6 +261,19 @@ bool artifact::replicaCopy(const World &world, int64_t rank, int64_t slot) {
   return false;
 }
 
+std::pair<int64_t, int64_t> artifact::resultSlot(const World &world,
+                                                 size_t result, int64_t mb) {
+  const std::string &name = world.results[result].name;
+  for (size_t r = 0; r < world.ranks.size(); ++r)
+    for (const Action &a : world.ranks[r].actions)
+      if (const auto *c = std::get_if<ComputeAction>(&a.record))
+        if (c->microBatch == mb)
+          for (int64_t s : c->outputs)
+            if (s >= 0 && world.ranks[r].slots[s].name == name)
+              return {int64_t(r), s};
+  return {-1, -1};
+}
+
 std::optional<std::string> artifact::checkWorldStep(const World &world,
                                                     std::vector<int64_t> *blocked) {
   StepRun run(world);

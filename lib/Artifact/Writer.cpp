@@ -353,6 +353,12 @@ Json writeWorld(const World &world) {
     inputs.push(writeTensor(t));
   out.set("micro_batches", world.microBatches)
       .set("inputs", std::move(inputs));
+  if (!world.results.empty()) {
+    Json results = Json::makeArray();
+    for (const TensorDesc &t : world.results)
+      results.push(writeTensor(t));
+    out.set("results", std::move(results));
+  }
   const Optimizer &opt = world.optimizer;
   if (opt.kind != OptimizerKind::None)
     out.set("optimizer", Json::makeObject()

@@ -139,6 +139,29 @@ enum class Batching {
 };
 
 /// Builds one rank's slots and channels by name, and its actions.
+/// The name of stage \p s's slot \p what \p i ("s1.out0"), the same on
+/// every rank.
+std::string stageSlotName(int s, const char *what, int64_t i) {
+  return "s" + std::to_string(s) + "." + what + std::to_string(i);
+}
+
+/// The partitioned function's results as world.results: each the value slot
+/// of the stage output returned as it; none when one is no stage's output.
+std::vector<art::TensorDesc> stepResults(const PartitionedStep &step) {
+  std::vector<art::TensorDesc> out(step.cotangentInput.size());
+  std::vector<bool> found(out.size(), false);
+  for (size_t s = 0; s < step.stages.size(); ++s)
+    for (size_t j = 0; j < step.stages[s].outputs.size(); ++j)
+      for (int64_t p : step.stages[s].outputs[j].returned) {
+        out[p] = step.stages[s].outputs[j].desc;
+        out[p].name = stageSlotName(int(s), "out", int64_t(j));
+        found[p] = true;
+      }
+  if (llvm::is_contained(found, false))
+    return {};
+  return out;
+}
+
 class RankBuilder {
 public:
   RankBuilder(const PartitionedStep &step, const StageEntries &entries,
@@ -223,7 +246,7 @@ public:
 
 private:
   std::string name(int s, const char *what, int64_t i) const {
-    return "s" + std::to_string(s) + "." + what + std::to_string(i);
+    return stageSlotName(s, what, i);
   }
   int deviceOf(int s, int64_t mb) const {
     return replicaOf(step.schedule.stages[s], mb);
@@ -584,6 +607,7 @@ FailureOr<art::World> rankWorld(const PartitionedStep &step,
     world.microBatches = sched.microBatches;
     world.stepInputs = step.stepInputs;
     world.optimizer = step.optimizer;
+    world.results = stepResults(step);
     world.ranks.resize(numRanks);
     for (int64_t r = 0; r < numRanks; ++r) {
       art::Rank &rank = world.ranks[r];

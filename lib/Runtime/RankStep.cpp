@@ -388,3 +388,50 @@ Error RankStep::gather(comm::Communicator &comm, int root, void *const *out,
     return Error::ok();
   return comm.exchange(messages, comm::Clock::now() + timeout);
 }
+
+Error RankStep::gatherResults(comm::Communicator &comm, int root,
+                              void *const *out,
+                              std::chrono::milliseconds timeout) {
+  const art::World &w = manifest.world;
+  std::vector<comm::Message> messages;
+  for (size_t k = 0; k < w.results.size(); ++k)
+    for (int64_t mb = 0; mb < w.microBatches; ++mb) {
+      auto [r, s] = art::resultSlot(w, k, mb);
+      int64_t bytes = w.results[k].bytes;
+      void *dst = self == root ? out[mb * w.results.size() + k] : nullptr;
+      if (r == self && self == root)
+        std::memcpy(dst, memory[s][mb].data(), bytes);
+      else if (r == self)
+        messages.push_back({comm::Message::Direction::Send, root,
+                            memory[s][mb].data(), bytes});
+      else if (self == root)
+        messages.push_back(
+            {comm::Message::Direction::Recv, int(r), dst, bytes});
+    }
+  if (messages.empty())
+    return Error::ok();
+  return comm.exchange(messages, comm::Clock::now() + timeout);
+}
+
+Error RankStep::setParameters(const void *const *params) {
+  const art::World &w = manifest.world;
+  if (w.optimizer.kind == art::OptimizerKind::None)
+    return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "the step has no optimizer (loom-compile --optimizer): "
+                     "its parameters are the artifact's weights");
+  std::vector<const art::Slot *> grads = worldGradients(w);
+  for (size_t s = 0; s < rank.slots.size(); ++s) {
+    const art::Slot &slot = rank.slots[s];
+    if (slot.kind == art::SlotKind::State)
+      std::fill(memory[s][0].begin(), memory[s][0].end(), 0.0f);
+    if (slot.kind != art::SlotKind::Weight)
+      continue;
+    auto g = std::find_if(grads.begin(), grads.end(), [&](const art::Slot *x) {
+      return x->tensor == slot.tensor;
+    });
+    if (g != grads.end())
+      std::memcpy(memory[s][0].data(), params[g - grads.begin()], slot.bytes);
+  }
+  stepsRun = 0;
+  return Error::ok();
+}

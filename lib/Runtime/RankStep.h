@@ -58,6 +58,17 @@ public:
                std::chrono::milliseconds timeout,
                artifact::SlotKind kind = artifact::SlotKind::Gradient);
 
+  /// After run: every result of the world (world.results) of every
+  /// micro-batch on rank \p root, into \p out[mb * results + k]; the rank
+  /// that computed one sends it.
+  Error gatherResults(comm::Communicator &comm, int root, void *const *out,
+                      std::chrono::milliseconds timeout);
+
+  /// Takes this rank's parameters from \p params (worldGradients' order)
+  /// into its own copies and zeroes its optimizer state; needs the world's
+  /// optimizer (its copies).
+  Error setParameters(const void *const *params);
+
   /// From now on, each run appends to \p ns every action's start and end
   /// (nanoseconds of comm::Clock), in order (StepProfile.h), room made for
   /// \p steps runs; null: stop.

@@ -3,6 +3,7 @@
 
 #include "loom-c/Runtime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -46,6 +47,8 @@ static std::vector<TensorInfo> signature(loom_model *m, int64_t e, bool outputs)
 }
 
 TrainStep::~TrainStep() {
+  if (session_)
+    loom_step_session_free(session_);
   if (context_)
     loom_context_free(context_);
   if (model_)
@@ -251,12 +254,27 @@ bool TrainStep::bindEvalEntry(const std::string &where,
 
 bool TrainStep::open(const std::string &artifact, const std::string &trainEntry,
                      const std::string &evalEntry, int numThreads,
-                     std::string &error, int64_t trials) {
+                     std::string &error, int64_t trials,
+                     const std::string &evalArtifact) {
   trials_ = trials;
   loom_model_options options = {numThreads, nullptr, nullptr};
   if (loom_model_load(artifact.c_str(), &options, &model_) != LOOM_OK) {
     error = loom_last_error();
     model_ = nullptr;
+    return false;
+  }
+  if (loom_step_num_micro_batches(model_) > 0) {
+    if (trials > 0) {
+      error = artifact + ": a pipelined step trains one trial (--trials needs a "
+                         "step fused by --tg-fuse-trials)";
+      return false;
+    }
+    return openRanks(artifact, trainEntry, evalEntry, numThreads, evalArtifact,
+                     error);
+  }
+  if (!evalArtifact.empty()) {
+    error = artifact + ": --eval-artifact belongs to a pipelined step (this "
+                       "artifact has its own evaluation entry)";
     return false;
   }
   auto entryList = [&] {
@@ -322,6 +340,8 @@ int64_t parameterFanIn(const std::string &name, const std::vector<int64_t> &shap
 }
 
 bool TrainStep::initialize(uint64_t seed, std::string &error) {
+  if (session_)
+    return initializeRanks(seed, error);
   std::mt19937_64 rng(seed);
   // Uniform in [0, 1) from the top 53 bits, the same on every library.
   auto uniform = [&] { return double(rng() >> 11) * 0x1.0p-53; };
@@ -355,6 +375,8 @@ bool TrainStep::initialize(uint64_t seed, std::string &error) {
 
 bool TrainStep::step(const float *images, const int64_t *labels, float *loss,
                      std::string &error) {
+  if (session_)
+    return stepRanks(images, labels, loss, error);
   std::vector<const void *> ins(carried_.size() + hyper_.size() + 2);
   std::vector<void *> outs(carried_.size() + 1);
   ins[0] = images;
@@ -381,6 +403,8 @@ bool TrainStep::step(const float *images, const int64_t *labels, float *loss,
 }
 
 bool TrainStep::logits(const float *images, float *out, std::string &error) {
+  if (session_)
+    return logitsRanks(images, out, error);
   std::vector<const void *> ins(evalSource_.size() + 1);
   ins[0] = images;
   for (size_t i = 0; i < evalSource_.size(); ++i)
@@ -394,10 +418,202 @@ bool TrainStep::logits(const float *images, float *out, std::string &error) {
 }
 
 const float *TrainStep::value(const std::string &name) const {
+  if (eval_)
+    return eval_->value(name);
   for (size_t i = 0; i < carried_.size(); ++i)
     if (carried_[i].name == name)
       return current_[i].data();
   return nullptr;
+}
+
+bool TrainStep::setValue(const std::string &name, const float *data,
+                         std::string &error) {
+  for (size_t i = 0; i < carried_.size(); ++i)
+    if (carried_[i].name == name) {
+      std::copy_n(data, current_[i].size(), current_[i].data());
+      return true;
+    }
+  error = "no parameter or state tensor '" + name + "'";
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Across ranks: a pipelined step (docs/Training.md "Training across ranks")
+//===----------------------------------------------------------------------===//
+
+/// The step's inputs per micro-batch: images f32 [b, ...], labels i64 or
+/// i32 [b], the loss's cotangent f32 []; its one result the loss f32 [].
+bool TrainStep::bindRankInputs(const std::string &artifact, std::string &error) {
+  std::vector<TensorInfo> in;
+  for (int64_t i = 0, n = loom_step_num_inputs(model_); i < n; ++i) {
+    loom_tensor_desc d;
+    loom_step_input(model_, i, &d);
+    in.push_back(describe(d));
+  }
+  std::string where = artifact + ": the pipelined step's ";
+  if (in.size() != 3 || in[0].dtype != "f32" || in[0].shape.size() < 2 ||
+      (in[1].dtype != "i64" && in[1].dtype != "i32") || in[1].shape.size() != 1 ||
+      in[1].shape[0] != in[0].shape[0] || in[2].dtype != "f32" || !in[2].shape.empty()) {
+    error = where + "inputs per micro-batch are";
+    for (size_t i = 0; i < in.size(); ++i)
+      error += (i ? ", " : " ") + in[i].name + " " + shapeString(in[i]);
+    error += "; loom-train needs images f32 [b, ...], labels i64 or i32 [b] and "
+             "the loss's cotangent f32 [] (a partitioned @loss)";
+    return false;
+  }
+  loom_tensor_desc r;
+  if (loom_step_num_results(model_) != 1 || loom_step_result(model_, 0, &r) != LOOM_OK ||
+      std::string(r.dtype) != "f32" || r.rank != 0) {
+    error = where + "results are not one loss f32 []: partition a function that "
+                    "returns its loss";
+    return false;
+  }
+  microBatches_ = loom_step_num_micro_batches(model_);
+  microBatch_ = in[0].shape[0];
+  batch_ = microBatches_ * microBatch_;
+  imageElements_ = in[0].elements() / microBatch_;
+  labelsI32_ = in[1].dtype == "i32";
+  labels32_.resize(size_t(batch_));
+  return true;
+}
+
+bool TrainStep::openRanks(const std::string &artifact, const std::string &trainEntry,
+                          const std::string &evalEntry, int numThreads,
+                          const std::string &evalArtifact, std::string &error) {
+  loom_step_optimizer_desc opt;
+  loom_step_optimizer(model_, &opt);
+  optimizer_ = opt.kind;
+  if (optimizer_ == "none") {
+    error = artifact + ": the pipelined step has no optimizer step: compile it "
+                       "with loom-compile --optimizer=sgd|adam";
+    return false;
+  }
+  if (evalArtifact.empty()) {
+    error = artifact + ": a pipelined step has no evaluation entry: give "
+                       "--eval-artifact=MODEL.so, the model compiled for one "
+                       "process (its '" + evalEntry + "' entry)";
+    return false;
+  }
+  if (!bindRankInputs(artifact, error))
+    return false;
+  eval_ = std::make_unique<TrainStep>();
+  if (!eval_->open(evalArtifact, trainEntry, evalEntry, numThreads, error))
+    return false;
+  if (eval_->imageElements() != imageElements_) {
+    error = evalArtifact + ": entry '" + evalEntry + "' takes images of " +
+            std::to_string(eval_->imageElements()) + " elements, the pipelined step's have " +
+            std::to_string(imageElements_);
+    return false;
+  }
+  evalBatch_ = eval_->evalBatch();
+  classes_ = eval_->classes();
+  for (int64_t g = 0, n = loom_step_num_gradients(model_); g < n; ++g) {
+    loom_tensor_desc d;
+    loom_step_gradient(model_, g, &d);
+    params_.push_back(describe(d));
+    const float *v = eval_->value(params_.back().name);
+    auto same = std::find_if(eval_->parameters().begin(), eval_->parameters().end(),
+                             [&](const TensorInfo &p) { return p.name == d.name; });
+    if (!v || same == eval_->parameters().end() || same->shape != params_.back().shape) {
+      error = evalArtifact + ": entry '" + evalEntry + "' has no parameter '" + d.name +
+              "' " + shapeString(params_.back()) + " of the pipelined step";
+      return false;
+    }
+  }
+  if (params_.size() != eval_->parameters().size()) {
+    error = evalArtifact + ": entry '" + evalEntry + "' has " +
+            std::to_string(eval_->parameters().size()) +
+            " parameters, the pipelined step trains " + std::to_string(params_.size());
+    return false;
+  }
+  loom_step_info info;
+  if (loom_step_session_open(model_, nullptr, &session_, &info) != LOOM_OK) {
+    error = loom_last_error();
+    return false;
+  }
+  rank_ = info.rank;
+  worldSize_ = info.world_size;
+  transport_ = info.transport;
+  return true;
+}
+
+/// The evaluation step's initialisation (PyTorch's, in its parameters'
+/// order, as one process's run), given to every rank.
+bool TrainStep::initializeRanks(uint64_t seed, std::string &error) {
+  if (!eval_->initialize(seed, error))
+    return false;
+  std::vector<const void *> values;
+  for (const TensorInfo &p : params_)
+    values.push_back(eval_->value(p.name));
+  if (loom_step_session_set_parameters(session_, values.data()) != LOOM_OK) {
+    error = loom_last_error();
+    return false;
+  }
+  evalStale_ = false;
+  return true;
+}
+
+/// One step over the ranks: micro-batch k is images [k*b, (k+1)*b), with
+/// the cotangent 1/m, so that the summed gradient is the batch mean's and
+/// the loss (rank 0's) is the micro-batches' mean, as one process's step.
+bool TrainStep::stepRanks(const float *images, const int64_t *labels, float *loss,
+                          std::string &error) {
+  const void *labelData = labels;
+  if (labelsI32_) {
+    for (int64_t i = 0; i < batch_; ++i)
+      labels32_[size_t(i)] = int32_t(labels[i]);
+    labelData = labels32_.data();
+  }
+  size_t labelBytes = labelsI32_ ? 4 : 8;
+  float cotangent = 1.0f / float(microBatches_);
+  std::vector<const void *> ins;
+  for (int64_t k = 0; k < microBatches_; ++k) {
+    ins.push_back(images + k * microBatch_ * imageElements_);
+    ins.push_back(static_cast<const char *>(labelData) + k * microBatch_ * labelBytes);
+    ins.push_back(&cotangent);
+  }
+  std::vector<float> losses(size_t(microBatches_), 0.0f);
+  std::vector<void *> outs;
+  for (float &l : losses)
+    outs.push_back(&l);
+  if (loom_step_session_run(session_, ins.data(), outs.data()) != LOOM_OK) {
+    error = loom_last_error();
+    return false;
+  }
+  double sum = 0;
+  for (float l : losses)
+    sum += l;
+  loss[0] = float(sum / double(microBatches_));
+  evalStale_ = true;
+  return true;
+}
+
+/// The first evaluation after a step gathers the parameters on rank 0 (a
+/// collective call of every rank); rank 0 evaluates, the others return
+/// zeros.
+bool TrainStep::logitsRanks(const float *images, float *out, std::string &error) {
+  if (evalStale_) {
+    std::vector<std::vector<float>> values;
+    std::vector<void *> outs;
+    for (const TensorInfo &p : params_)
+      values.emplace_back(size_t(p.elements()));
+    for (std::vector<float> &v : values)
+      outs.push_back(v.data());
+    if (loom_step_session_parameters(session_, outs.data()) != LOOM_OK) {
+      error = loom_last_error();
+      return false;
+    }
+    if (isRoot())
+      for (size_t g = 0; g < params_.size(); ++g)
+        if (!eval_->setValue(params_[g].name, values[g].data(), error))
+          return false;
+    evalStale_ = false;
+  }
+  if (!isRoot()) {
+    std::fill_n(out, evalBatch_ * classes_, 0.0f);
+    return true;
+  }
+  return eval_->logits(images, out, error);
 }
 
 } // namespace loom::train

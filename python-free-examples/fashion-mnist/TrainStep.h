@@ -20,6 +20,14 @@
 // setHyperParameter; --tg-autodiff's hyper-parameter-arguments=true); every
 // other one is optimizer state and starts at zero.
 //
+// A pipelined step across ranks (an artifact loom-compile wrote from a
+// partitioned step with --optimizer, docs/Training.md "Training across
+// ranks"): its step inputs per micro-batch are images, labels and the loss's
+// cotangent, its one result the loss; each step runs its micro-batches over
+// the ranks (libloomrt's step session, which keeps every rank's parameters
+// and optimizer state), and the evaluation function is a one-process
+// artifact's (open's `evalArtifact`), fed the parameters gathered on rank 0.
+//
 // N trials fused by --tg-fuse-trials (open's `trials` = N): the images and
 // labels are shared, and every parameter, state tensor and hyper-parameter,
 // the loss and the logits gain a leading [N]; the entries are the fused
@@ -31,11 +39,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 struct loom_model;
 struct loom_context;
+struct loom_step_session;
 
 namespace loom::train {
 
@@ -57,9 +67,25 @@ public:
   /// its entries. A missing entry or one that breaks the contract above is an
   /// error naming the entry and the input or output.
   /// `trials`: 0 for a step of one trial, N for N trials fused.
+  /// An artifact with a pipelined step runs across ranks and takes its
+  /// evaluation entry from `evalArtifact` (required then).
   bool open(const std::string &artifact, const std::string &trainEntry,
             const std::string &evalEntry, int numThreads, std::string &error,
-            int64_t trials = 0);
+            int64_t trials = 0, const std::string &evalArtifact = "");
+
+  /// Whether the step runs across ranks (a pipelined step).
+  bool acrossRanks() const { return session_ != nullptr; }
+  /// Across ranks: this process's rank under a launcher (-1: every rank a
+  /// thread of this process), the world's size and transport, the
+  /// micro-batches of a step, the optimizer the ranks apply.
+  int64_t rank() const { return rank_; }
+  int64_t worldSize() const { return worldSize_; }
+  const std::string &transport() const { return transport_; }
+  int64_t microBatches() const { return microBatches_; }
+  const std::string &optimizer() const { return optimizer_; }
+  /// Whether this process prints and writes the results (rank 0, or every
+  /// rank a thread of it).
+  bool isRoot() const { return rank_ <= 0; }
 
   /// The trials one step trains (1 unless fused).
   int64_t trials() const { return trials_ > 0 ? trials_ : 1; }
@@ -95,6 +121,8 @@ public:
 
   /// The current value of a parameter or state tensor, or null.
   const float *value(const std::string &name) const;
+  /// Sets a parameter or state tensor; an unknown name is an error.
+  bool setValue(const std::string &name, const float *data, std::string &error);
 
 private:
   bool bindTrainEntry(const std::string &where,
@@ -105,7 +133,23 @@ private:
                      const std::map<std::string, int64_t> &carriedIndex,
                      std::string &error);
 
+  bool openRanks(const std::string &artifact, const std::string &trainEntry,
+                 const std::string &evalEntry, int numThreads,
+                 const std::string &evalArtifact, std::string &error);
+  bool bindRankInputs(const std::string &artifact, std::string &error);
+  bool initializeRanks(uint64_t seed, std::string &error);
+  bool stepRanks(const float *images, const int64_t *labels, float *loss,
+                 std::string &error);
+  bool logitsRanks(const float *images, float *out, std::string &error);
+
   loom_model *model_ = nullptr;
+  // Across ranks: the session, the evaluation artifact's step (which holds
+  // the parameters rank 0 gathers), the step's shape.
+  loom_step_session *session_ = nullptr;
+  std::unique_ptr<TrainStep> eval_;
+  int64_t rank_ = -1, worldSize_ = 1, microBatches_ = 0, microBatch_ = 0;
+  std::string transport_, optimizer_;
+  bool evalStale_ = true;
   loom_context *context_ = nullptr;
   int64_t trainEntry_ = -1, evalEntry_ = -1;
   int64_t batch_ = 0, evalBatch_ = 0, imageElements_ = 0, classes_ = 0;

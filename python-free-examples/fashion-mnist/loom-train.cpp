@@ -79,6 +79,13 @@ options (--name=value or --name value):
                        hyper-parameter input must be given
   --lr=LIST, --momentum=LIST, --weight-decay=LIST, --beta1=LIST, --beta2=LIST
                        --hyper=lr=LIST and so on (weight_decay)
+  --eval-artifact=FILE the evaluation entry's artifact when --artifact is a
+                       pipelined step across ranks (loom-compile of a
+                       partitioned @loss with --optimizer): the model compiled
+                       for one process; rank 0 evaluates the parameters it
+                       gathers. Every rank is a thread of this process, or a
+                       process each under mpirun, loom-launch, srun or
+                       torchrun-style variables (only rank 0 prints and writes)
   --help               this text
 
 Prints one line per epoch on stdout: the mean training loss of its steps, the
@@ -92,7 +99,7 @@ the input), 2 on a bad option.
 )";
 
 struct Options {
-  std::string artifact, trainEntry = "loss_train_step", evalEntry = "logits";
+  std::string artifact, trainEntry = "loss_train_step", evalEntry = "logits", evalArtifact;
   std::string data = kDefaultDataDir, plot, json, normalize = "standard",
               progress = "auto";
   int64_t epochs = 5, limit = -1, testLimit = -1, smoothing = 0, trials = 0;
@@ -170,6 +177,7 @@ Options parseOptions(int argc, char **argv) {
     if (name == "artifact") o.artifact = value;
     else if (name == "train-entry") o.trainEntry = value;
     else if (name == "eval-entry") o.evalEntry = value;
+    else if (name == "eval-artifact") o.evalArtifact = value;
     else if (name == "data") o.data = value;
     else if (name == "epochs") o.epochs = parseInt(name, value, 1);
     else if (name == "limit") o.limit = parseInt(name, value, 1);
@@ -373,8 +381,16 @@ std::string hyperString(const Options &opt, int64_t t) {
 Setup prepare(TrainStep &ts, Dataset &data, const Options &opt) {
   // The artifact first: its contract errors need no dataset.
   std::string error;
-  if (!ts.open(opt.artifact, opt.trainEntry, opt.evalEntry, opt.numThreads, error, opt.trials))
+  if (!ts.open(opt.artifact, opt.trainEntry, opt.evalEntry, opt.numThreads, error, opt.trials,
+               opt.evalArtifact))
     fatal(error);
+  if (ts.acrossRanks() && !opt.hyper.empty())
+    fatal(opt.artifact + ": the pipelined step's optimizer and its hyper-parameters are "
+          "compiled in (loom-compile --optimizer=" + ts.optimizer() + "): --" +
+          opt.hyper[0].first + " does not apply");
+  // Only rank 0 of a step across processes prints.
+  if (!ts.isRoot() && !std::freopen("/dev/null", "w", stdout))
+    fatal("cannot silence stdout on rank " + std::to_string(ts.rank()));
   setHyperParameters(ts, opt);
   if (!loadDataset(opt.data, data, error))
     fatal(error);
@@ -411,11 +427,22 @@ void printHeader(const TrainStep &ts, const Setup &su, const Options &opt) {
   int64_t numParams = 0;
   for (const TensorInfo &p : ts.parameters())
     numParams += p.elements();
-  std::printf("loom-train: %s, entries %s and %s\n", opt.artifact.c_str(),
-              opt.trainEntry.c_str(), opt.evalEntry.c_str());
-  std::printf("  %lld parameters%s in %zu tensors, %zu optimizer state tensors (zero), seed %llu\n",
+  if (ts.acrossRanks())
+    std::printf("loom-train: %s, a pipelined step on %lld ranks (%s), %lld micro-batches "
+                "of %lld, %s on the ranks; evaluation: %s, entry %s\n",
+                opt.artifact.c_str(), (long long)ts.worldSize(),
+                ts.rank() < 0 ? "threads of one process" : ("processes over " + ts.transport()).c_str(),
+                (long long)ts.microBatches(), (long long)(ts.batch() / ts.microBatches()),
+                ts.optimizer().c_str(), opt.evalArtifact.c_str(), opt.evalEntry.c_str());
+  else
+    std::printf("loom-train: %s, entries %s and %s\n", opt.artifact.c_str(),
+                opt.trainEntry.c_str(), opt.evalEntry.c_str());
+  std::string state = ts.acrossRanks()
+                          ? "the optimizer state on the ranks"
+                          : std::to_string(ts.state().size()) + " optimizer state tensors (zero)";
+  std::printf("  %lld parameters%s in %zu tensors, %s, seed %llu\n",
               (long long)(numParams / ts.trials()), opt.trials > 0 ? " per trial" : "",
-              ts.parameters().size(), ts.state().size(), (unsigned long long)opt.seed);
+              ts.parameters().size(), state.c_str(), (unsigned long long)opt.seed);
   if (opt.trials > 0)
     for (int64_t t = 0; t < ts.trials(); ++t)
       std::printf("  trial %lld: %s\n", (long long)t, hyperString(opt, t).c_str());
@@ -623,7 +650,8 @@ int main(int argc, char **argv) {
   std::vector<int64_t> order(static_cast<size_t>(su.trainCount));
   std::iota(order.begin(), order.end(), 0);
   std::vector<TrialRecord> trials(size_t(ts.trials()));
-  ProgressBar bar(opt.progress == "always" || (opt.progress == "auto" && isatty(2)));
+  ProgressBar bar(ts.isRoot() &&
+                  (opt.progress == "always" || (opt.progress == "auto" && isatty(2))));
   double totalStepSeconds = 0;
   for (int64_t epoch = 1; epoch <= opt.epochs; ++epoch) {
     // Fisher-Yates with our own draws, so the order is the same on every library.
@@ -635,9 +663,9 @@ int main(int argc, char **argv) {
   }
   if (opt.trials > 0)
     printTrialTable(opt, trials);
-  if (!opt.plot.empty())
+  if (!opt.plot.empty() && ts.isRoot())
     writePlots(opt, ts, su.steps, trials);
-  if (!opt.json.empty())
+  if (!opt.json.empty() && ts.isRoot())
     writeJson(opt, ts, su, totalStepSeconds, trials);
   return 0;
 }

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -501,7 +502,17 @@ struct World {
   /// Applied by the ranks' update actions (none: the step's results are the
   /// gradients, the optimizer step the caller's).
   Optimizer optimizer;
+  /// The partitioned function's results (a loss), each named by the value
+  /// slot that holds it per micro-batch on the rank whose compute writes it
+  /// (resultSlot); empty when a result is no stage's output.
+  std::vector<TensorDesc> results;
 };
+
+/// Where result \p result of \p world is on micro-batch \p mb: the rank and
+/// its value slot of the result's name written by a compute of \p mb; {-1,
+/// -1} when no rank computes it.
+std::pair<int64_t, int64_t> resultSlot(const World &world, size_t result,
+                                       int64_t mb);
 
 /// Why the ranks' steps cannot run together, naming the rank, the action
 /// and the peer (docs/Artifact.md "Checks"): per pair of ranks the sends

@@ -35,7 +35,7 @@ struct ProfileMessage {
   int64_t peer = 0, bytes = 0, microBatch = 0;
 };
 
-enum class ProfileKind { Compute, Exchange, Accumulate };
+enum class ProfileKind { Compute, Exchange, Accumulate, AllReduce, Update };
 
 struct ProfileAction {
   ProfileKind kind = ProfileKind::Compute;
@@ -43,6 +43,8 @@ struct ProfileAction {
   bool intoGradient = false; // accumulate: into a parameter's gradient
   int64_t microBatch = 0;  // compute, accumulate
   std::vector<ProfileMessage> messages; // exchange
+  std::vector<int64_t> group;           // all_reduce: its ranks
+  int64_t bytes = 0;                    // all_reduce
 };
 
 struct ProfileRank {
@@ -93,15 +95,16 @@ bool fromJSON(const json::Value &v, ProfileAction &a, json::Path p) {
     a.intoGradient = into == "gradient";
     return true;
   }
-  if (kind == "all_reduce" || kind == "update") {
-    // The pipe.schedule the profile feeds has no such actions: its
-    // replicas' all-reduces and optimizer steps are not simulated.
-    p.field("kind").report("all_reduce and update (a step with data-parallel "
-                           "all-reduces or an optimizer step) are not fed to "
-                           "the simulator");
-    return false;
+  if (kind == "all_reduce") {
+    a.kind = ProfileKind::AllReduce;
+    return o.map("ranks", a.group) && o.map("bytes", a.bytes);
   }
-  p.field("kind").report("expected compute, exchange or accumulate");
+  if (kind == "update") {
+    a.kind = ProfileKind::Update;
+    return true;
+  }
+  p.field("kind").report(
+      "expected compute, exchange, accumulate, all_reduce or update");
   return false;
 }
 
@@ -197,6 +200,8 @@ void poolComputes(const ProfileRank &rank, StepProfile &out) {
         latest[a.microBatch] = a.entry;
         break;
       case ProfileKind::Exchange:
+      case ProfileKind::AllReduce:
+      case ProfileKind::Update:
         flush();
         break;
       case ProfileKind::Accumulate:
@@ -301,6 +306,29 @@ void observeMessages(const ProfileFile &f, MessageSamples &out) {
 }
 
 
+/// latency + bytes / bandwidth: the least-squares line through the mean
+/// seconds of each size of \p bySize; with one size, or a line that does not
+/// rise with the bytes, the mean of \p all alone (bandwidth 0).
+void fitLine(const std::map<int64_t, std::vector<double>> &bySize,
+             const std::vector<double> &all, double &latency,
+             double &bandwidth) {
+  latency = meanOf(all);
+  bandwidth = 0;
+  if (bySize.size() < 2)
+    return;
+  double n = bySize.size(), sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto &[bytes, seconds] : bySize) {
+    double x = bytes, y = meanOf(seconds);
+    sx += x, sy += y, sxx += x * x, sxy += x * y;
+  }
+  double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  double intercept = (sy - slope * sx) / n;
+  if (slope > 0 && intercept >= 0) {
+    latency = intercept;
+    bandwidth = 1 / slope;
+  }
+}
+
 /// The fit, in the simulator's terms (MessageCost): the send time is the
 /// median of the send-only exchanges' per send; latency + bytes /
 /// bandwidth the line through the per-size medians of the receipts whose
@@ -322,20 +350,7 @@ MessageCost fit(const MessageSamples &s) {
     }
   c.flightSamples = all.size();
   c.flightSizes = bySize.size();
-  c.latency = meanOf(all);
-  if (bySize.size() >= 2) {
-    double n = bySize.size(), sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (const auto &[bytes, seconds] : bySize) {
-      double x = bytes, y = meanOf(seconds);
-      sx += x, sy += y, sxx += x * x, sxy += x * y;
-    }
-    double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-    double intercept = (sy - slope * sx) / n;
-    if (slope > 0 && intercept >= 0) {
-      c.latency = intercept;
-      c.bandwidth = 1 / slope;
-    }
-  }
+  fitLine(bySize, all, c.latency, c.bandwidth);
   std::vector<double> recv;
   for (const Receipt &r : s.receipts) {
     double posted = r.begin * 1e-9 + r.sends * c.sendSeconds;
@@ -346,6 +361,37 @@ MessageCost fit(const MessageSamples &s) {
   c.recvSeconds = meanOf(recv);
   c.recvSamples = recv.size();
   return c;
+}
+
+/// The step's tail of one file: per all-reduce (the k-th of its group on
+/// each member, every sampled step) the shortest of its members' times, the
+/// one that reached it last; per rank its updates' seconds.
+void observeTail(const ProfileFile &f,
+                 std::map<int64_t, std::vector<double>> &allReduces,
+                 std::vector<std::vector<double>> &updates) {
+  // (group, k-th of the group on its rank, step) -> shortest seconds.
+  std::map<std::tuple<std::vector<int64_t>, int, size_t>, double> shortest;
+  std::map<std::tuple<std::vector<int64_t>, int, size_t>, int64_t> bytesOf;
+  updates.resize(std::max(updates.size(), f.ranks.size()));
+  for (size_t r = 0; r < f.ranks.size(); ++r) {
+    const ProfileRank &rank = f.ranks[r];
+    for (size_t s = rank.firstSample(); s < rank.times.size(); ++s) {
+      std::map<std::vector<int64_t>, int> seen;
+      for (size_t i = 0; i < rank.actions.size(); ++i) {
+        const ProfileAction &a = rank.actions[i];
+        if (a.kind == ProfileKind::Update)
+          updates[r].push_back(rank.seconds(s, i));
+        if (a.kind != ProfileKind::AllReduce)
+          continue;
+        auto key = std::make_tuple(a.group, seen[a.group]++, s);
+        auto [it, fresh] = shortest.try_emplace(key, rank.seconds(s, i));
+        it->second = std::min(it->second, rank.seconds(s, i));
+        bytesOf[key] = a.bytes;
+      }
+    }
+  }
+  for (const auto &[key, seconds] : shortest)
+    allReduces[bytesOf[key]].push_back(seconds);
 }
 
 llvm::Error fileError(llvm::StringRef path, const llvm::Twine &why) {
@@ -366,6 +412,8 @@ llvm::Expected<StepProfile>
 loom::pipe::readStepProfiles(llvm::ArrayRef<std::string> paths) {
   StepProfile out;
   MessageSamples samples;
+  std::map<int64_t, std::vector<double>> allReduces;
+  std::vector<std::vector<double>> updates;
   for (const std::string &path : paths) {
     auto buffer = llvm::MemoryBuffer::getFile(path);
     if (!buffer)
@@ -392,6 +440,7 @@ loom::pipe::readStepProfiles(llvm::ArrayRef<std::string> paths) {
       poolComputes(r, out);
     }
     observeMessages(*file, samples);
+    observeTail(*file, allReduces, updates);
     std::vector<int64_t> ends;
     for (int64_t s = 0; s < file->steps; ++s) {
       int64_t first = INT64_MAX, last = INT64_MIN;
@@ -413,6 +462,15 @@ loom::pipe::readStepProfiles(llvm::ArrayRef<std::string> paths) {
     out.cores = file->cores;
   }
   out.messages = fit(samples);
+  std::vector<double> all;
+  for (const auto &[bytes, seconds] : allReduces)
+    all.insert(all.end(), seconds.begin(), seconds.end());
+  out.allReduce.samples = all.size();
+  out.allReduce.sizes = allReduces.size();
+  fitLine(allReduces, all, out.allReduce.latency, out.allReduce.bandwidth);
+  if (llvm::any_of(updates, [](const auto &u) { return !u.empty(); }))
+    for (const std::vector<double> &u : updates)
+      out.updateSeconds.push_back(meanOf(u));
   return out;
 }
 
@@ -435,9 +493,12 @@ llvm::Error loom::pipe::feedStageTimes(Schedule &schedule,
     if (!b)
       return b.takeError();
     auto w = profile.deferred.find(st.backward);
-    st.forwardTime = *f;
-    st.inputTime = *b;
-    st.weightTime = w == profile.deferred.end() ? 0 : meanOf(w->second);
+    // A replica ran whole micro-batches, its share of them; the schedule's
+    // replicas run every micro-batch on their share of its samples.
+    double r = st.devices.size();
+    st.forwardTime = *f / r;
+    st.inputTime = *b / r;
+    st.weightTime = w == profile.deferred.end() ? 0 : meanOf(w->second) / r;
     st.backwardTime = st.inputTime + st.weightTime;
   }
   bool sends = llvm::any_of(schedule.programs, [](const auto &program) {
@@ -449,6 +510,18 @@ llvm::Error loom::pipe::feedStageTimes(Schedule &schedule,
         "the step profile has no receive that waited for its message: no "
         "message cost to simulate @" +
         schedule.name + "'s sends with");
+  for (const Stage &st : schedule.stages)
+    if (st.devices.size() > 1 && profile.allReduce.samples == 0)
+      return llvm::createStringError(
+          "the step profile has no all-reduce: no cost to simulate stage @" +
+          st.name + "'s replicas' all-reduce with (it measured another "
+          "artifact)");
+  if (!profile.updateSeconds.empty() &&
+      profile.updateSeconds.size() != schedule.devices.size())
+    return llvm::createStringError(llvm::formatv(
+        "the step profile's updates are of {0} ranks, @{1} has {2} devices",
+        profile.updateSeconds.size(), schedule.name,
+        schedule.devices.size()));
   return llvm::Error::success();
 }
 
@@ -478,4 +551,17 @@ void loom::pipe::printFed(llvm::raw_ostream &os, const Schedule &schedule,
     os << llvm::formatv(" + bytes / {0:f3} MB/s", m.bandwidth * 1e-6);
   os << llvm::formatv(" ({0} samples, {1} sizes)\n", m.flightSamples,
                       m.flightSizes);
+  const AllReduceCost &r = p.allReduce;
+  if (r.samples) {
+    os << llvm::formatv("all-reduce: {0:f4} ms", r.latency * 1e3);
+    if (r.bandwidth > 0)
+      os << llvm::formatv(" + bytes / {0:f3} MB/s", r.bandwidth * 1e-6);
+    os << llvm::formatv(" ({0} samples, {1} sizes)\n", r.samples, r.sizes);
+  }
+  if (!p.updateSeconds.empty()) {
+    os << "update (ms per rank):";
+    for (double u : p.updateSeconds)
+      os << llvm::formatv(" {0:f4}", u * 1e3);
+    os << "\n";
+  }
 }

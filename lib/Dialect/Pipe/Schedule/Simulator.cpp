@@ -119,6 +119,26 @@ static void finishSimulation(const Schedule &s, bool filled,
   }
 }
 
+/// The step's tail as the ranks run it (SimulateOptions::tail): the
+/// all-reduces of the replicated stages in stage order, then the updates.
+static void simulateTail(const Schedule &s, const StepProfile &p,
+                         std::vector<double> &clock, Simulation &sim) {
+  for (const Stage &st : s.stages) {
+    if (st.devices.size() < 2)
+      continue;
+    double start = 0;
+    for (int d : st.devices)
+      start = std::max(start, clock[d]);
+    double end = start + p.allReduce.seconds(st.weightBytes / 2);
+    for (int d : st.devices)
+      clock[d] = end;
+  }
+  for (size_t d = 0; d < p.updateSeconds.size() && d < clock.size(); ++d) {
+    clock[d] += p.updateSeconds[d];
+    sim.devices[d].busy += p.updateSeconds[d];
+  }
+}
+
 Simulation loom::pipe::simulate(const Schedule &s,
                                 const SimulateOptions &options) {
   size_t n = s.devices.size();
@@ -230,6 +250,11 @@ Simulation loom::pipe::simulate(const Schedule &s,
       runFills(d, pc[d]);
   }
 
+  bool done = llvm::all_of(llvm::seq<size_t>(0, n), [&](size_t d) {
+    return pc[d] == s.programs[d].size();
+  });
+  if (options.tail && done)
+    simulateTail(s, *options.tail, clock, sim);
   finishSimulation(s, filled, pc, clock, sim);
   return sim;
 }
@@ -334,6 +359,12 @@ void loom::pipe::writeSimulationJSON(llvm::raw_ostream &os, const Schedule &s,
       j.attribute("receive_s", m.recvSeconds);
       j.attribute("latency_s", m.latency);
       j.attribute("bandwidth_bytes_per_s", m.bandwidth);
+      j.attribute("all_reduce_latency_s", fed->allReduce.latency);
+      j.attribute("all_reduce_bandwidth_bytes_per_s", fed->allReduce.bandwidth);
+      j.attributeArray("update_s", [&] {
+        for (double u : fed->updateSeconds)
+          j.value(u);
+      });
       j.attributeArray("stages", [&] {
         for (const Stage &st : s.stages)
           j.object([&] {

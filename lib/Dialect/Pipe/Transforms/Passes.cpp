@@ -103,6 +103,7 @@ struct PipeSimulatePass : loom::pipe::impl::PipeSimulateBase<PipeSimulatePass> {
           return;
         }
         options.messages = &profile->messages;
+        options.tail = &*profile;
         if (print)
           printFed(llvm::errs(), *schedule, *profile);
       }

@@ -39,6 +39,18 @@ struct MessageCost {
   int flightSizes = 0;
 };
 
+/// What a replicated stage's all-reduce of its gradients costs, measured:
+/// latency + bytes / bandwidth (bandwidth 0: no per-byte term), fitted as a
+/// message's flight is, from each all-reduce's time on the member of its
+/// group that reached it last (the others waited for it too).
+struct AllReduceCost {
+  double latency = 0, bandwidth = 0;
+  int samples = 0, sizes = 0;
+  double seconds(int64_t bytes) const {
+    return latency + (bandwidth > 0 ? bytes / bandwidth : 0);
+  }
+};
+
 /// The times of one or more step profiles, pooled.
 struct StepProfile {
   /// Per entry (a stage function): the seconds of each of its computes,
@@ -49,6 +61,12 @@ struct StepProfile {
   /// rank's latest compute of that micro-batch.
   std::map<std::string, std::vector<double>> deferred;
   MessageCost messages;
+  /// The step's tail as the ranks run it (a step with data-parallel stages
+  /// or compiled with --optimizer): the all-reduces' cost, and per rank
+  /// the mean seconds of its update (its stages' optimizer step; empty, or
+  /// 0 for a rank, when none was measured).
+  AllReduceCost allReduce;
+  std::vector<double> updateSeconds;
   /// Each step's span over every rank (first start to last end), but a
   /// file's first step (its warm-up: first calls, first messages) when it
   /// has more.
@@ -65,9 +83,13 @@ llvm::Expected<StepProfile> readStepProfiles(llvm::ArrayRef<std::string> paths);
 
 /// Puts \p profile's means into \p schedule's stages: F the forward
 /// function's computes, I the backward function's, W the deferred
-/// accumulations (0 when none was deferred), B = I + W. An error names a
-/// stage function the profile never ran, or a schedule that sends when the
-/// profile measured no message.
+/// accumulations (0 when none was deferred), B = I + W, each over the
+/// stage's replicas (a replica ran whole micro-batches, its share; the
+/// schedule's replicas run every micro-batch on a share of its samples). An error names a
+/// stage function the profile never ran, a schedule that sends when the
+/// profile measured no message, one with replicated stages when it measured
+/// no all-reduce, or a profile with update times of another number of
+/// ranks than the schedule's devices.
 llvm::Error feedStageTimes(Schedule &schedule, const StepProfile &profile);
 
 /// What was fed: per stage F/B/I/W, the message costs, the measured step.

@@ -60,12 +60,18 @@ struct Simulation {
 };
 
 struct MessageCost;
+struct StepProfile;
 
 struct SimulateOptions {
   bool recordTimes = false;
   /// Measured message costs in place of the schedule's links (null: the
   /// links').
   const MessageCost *messages = nullptr;
+  /// A measured run whose step's tail to simulate after the programs (null:
+  /// none): each replicated stage's all-reduce of its gradients (half its
+  /// weight_bytes) in stage order, entered by every replica when done and
+  /// left together, then each device's update (StepProfile).
+  const StepProfile *tail = nullptr;
 };
 
 Simulation simulate(const Schedule &schedule,
