@@ -676,7 +676,8 @@ bool Reader::buffer(const Json &b, const std::string &path, const Entry &e,
     return string(b, path, "name", out.weight);
   case BufferKind::Arena: {
     if (!integer(b, path, "offset", out.offset) ||
-        !integer(b, path, "bytes", out.bytes))
+        !integer(b, path, "bytes", out.bytes) ||
+        !boolean(b, path, "shared", out.shared))
       return false;
     auto program = std::find_if(
         e.programs.begin(), e.programs.end(),

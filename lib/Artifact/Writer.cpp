@@ -189,7 +189,10 @@ Json writeBuffer(const Buffer &b) {
   case BufferKind::Weight:
     return o.set("name", b.weight);
   case BufferKind::Arena:
-    return o.set("offset", b.offset).set("bytes", b.bytes);
+    o.set("offset", b.offset).set("bytes", b.bytes);
+    if (b.shared)
+      o.set("shared", true);
+    return o;
   }
   return o;
 }

@@ -418,8 +418,9 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isPrivate() || fn.isExternal())
       continue;
-    auto entry = buildSchedule(fn, (fn.getName() + "_k").str(),
-                               options.backendRegistry());
+    auto entry = buildSchedule(
+        fn, (fn.getName() + "_k").str(), options.backendRegistry(),
+        options.concatInPlace && target->requirements().kind == "cpu");
     if (failed(entry))
       return failure();
     entries.push_back(std::move(*entry));

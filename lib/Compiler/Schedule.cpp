@@ -11,6 +11,7 @@
 #include "loom/Dialect/TG/IR/BoundedResults.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -18,7 +19,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace loom;
@@ -52,8 +55,9 @@ std::string nameFromAttr(DictionaryAttr attrs, StringRef fallback, unsigned i) {
 class ScheduleBuilder {
 public:
   ScheduleBuilder(func::FuncOp fn, StringRef prefix,
-                  const BackendRegistry &backends)
-      : fn(fn), prefix(prefix), backends(backends) {}
+                  const BackendRegistry &backends, bool concatInPlace)
+      : fn(fn), prefix(prefix), backends(backends),
+        concatInPlace(concatInPlace) {}
 
   FailureOr<EntrySchedule> run();
 
@@ -67,6 +71,13 @@ private:
   llvm::DenseMap<Value, int64_t> outputStorage;
   llvm::StringMap<int64_t> weightBuffer;
   unsigned kernels = 0;
+  bool concatInPlace;
+  /// Concatenations in place: per group (by a member's id) each member
+  /// buffer's byte offset in the group, and each member's group.
+  std::map<int64_t, std::map<int64_t, int64_t>> groups;
+  llvm::DenseMap<int64_t, int64_t> groupOf;
+  /// The group members no step writes (concatenation results).
+  llvm::DenseSet<int64_t> views;
 
   int64_t addBuffer(Buffer b) {
     entry.buffers.push_back(std::move(b));
@@ -81,6 +92,9 @@ private:
                                 const Backend &backend, Step &step);
   void scheduleReturn(func::ReturnOp ret);
   void computeLiveness();
+  bool readsPlain(Value v) const;
+  bool placeConcatInPlace(tg::FragmentOp fragment);
+  void placeGroups();
   void aliasSums();
 };
 
@@ -226,6 +240,8 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
     }
     bufferOf[result] = addBuffer(b);
   }
+  if (concatInPlace && placeConcatInPlace(fragment))
+    return success();
   // Results without elements (an ONNX slice may be empty) need no step.
   if (llvm::all_of(fragment.getResultTypes(), [](Type t) {
         return cast<ShapedType>(t).getNumElements() == 0;
@@ -306,6 +322,148 @@ void ScheduleBuilder::computeLiveness() {
       use(o.buffer, i);
 }
 
+/// The concatenation \p fragment computes, when it is nothing else.
+static tg::ConcatOp loneConcat(tg::FragmentOp fragment) {
+  Block &body = fragment.getBody().front();
+  if (body.getOperations().size() != 2)
+    return nullptr;
+  auto concat = dyn_cast<tg::ConcatOp>(body.front());
+  if (!concat || body.getTerminator()->getOperands() !=
+                     ValueRange(concat.getResult()))
+    return nullptr;
+  for (Value in : concat.getInputs())
+    if (!isa<BlockArgument>(in))
+      return nullptr;
+  return concat;
+}
+
+/// Whether a step reading \p v (through reshapes) reads it in the plain
+/// layout: generated kernels, copies, returns. Library steps may keep
+/// their operands in a layout of their own (the CPU runtime's oneDNN layout
+/// plan: docs/Runtime.md).
+bool ScheduleBuilder::readsPlain(Value v) const {
+  for (Operation *user : v.getUsers()) {
+    if (auto reshape = dyn_cast<tg::ReshapeOp>(user)) {
+      if (readsPlain(reshape.getResult()))
+        return true;
+      continue;
+    }
+    auto fragment = dyn_cast<tg::FragmentOp>(user);
+    if (!fragment)
+      return true;
+    const Backend *backend = backends.lookup(fragment.getBackend());
+    if (!backend || backend->generatesCode())
+      return true;
+  }
+  return false;
+}
+
+/// A fragment that is one concatenation along an axis with only unit
+/// dimensions before it (each operand is then a contiguous range of the
+/// result) gets no step when every operand can be written in place: each
+/// operand's arena buffer becomes its range of the result's buffer. Buffers
+/// joined this way form a group with one offset each, placed together by
+/// the memory plan; a concatenation whose operand is already in a group
+/// (DenseNet's dense blocks concatenate the same tensors again and again,
+/// each time with one more) joins the result to it at the matching offset.
+/// Buffers in a group keep the plain layout, so a library concatenation
+/// whose result only library steps read (Inception's and SqueezeNet's,
+/// between oneDNN convolutions in their blocked layout) stays a step: in
+/// place, each of its readers would reorder it. Refused (the concatenation
+/// stays a step) where an operand is not an arena buffer, appears twice, would start off the arena's alignment,
+/// already sits in the result's group at another offset, or where two
+/// buffers that steps write would overlap.
+bool ScheduleBuilder::placeConcatInPlace(tg::FragmentOp fragment) {
+  tg::ConcatOp concat = loneConcat(fragment);
+  if (!concat)
+    return false;
+  const Backend *backend = backends.lookup(fragment.getBackend());
+  if (!backend ||
+      (!backend->generatesCode() && !readsPlain(fragment.getResult(0))))
+    return false;
+  auto type = cast<RankedTensorType>(concat.getResult().getType());
+  int64_t axis = concat.getAxis();
+  if (axis < 0)
+    axis += type.getRank();
+  if (llvm::any_of(type.getShape().take_front(axis),
+                   [](int64_t d) { return d != 1; }))
+    return false;
+  auto arena = [&](int64_t id) {
+    return entry.buffers[id].kind() == art::BufferKind::Arena;
+  };
+  int64_t dst = bufferOf.lookup(fragment.getResult(0));
+  if (!arena(dst))
+    return false;
+  // The group the result would join: every member at its offset from the
+  // result's start.
+  std::map<int64_t, int64_t> frame{{dst, 0}};
+  int64_t offset = 0;
+  for (Value in : concat.getInputs()) {
+    int64_t id = bufferOf.lookup(
+        fragment.getInputs()[cast<BlockArgument>(in).getArgNumber()]);
+    if (!arena(id) || offset % kArenaAlignment != 0)
+      return false;
+    auto known = frame.find(id);
+    if (known != frame.end()) {
+      if (known->second != offset || !groupOf.count(id))
+        return false; // an operand twice, or a group joined at two places
+    } else if (auto g = groupOf.find(id); g != groupOf.end()) {
+      const std::map<int64_t, int64_t> &members = groups[g->second];
+      int64_t shift = offset - members.at(id);
+      for (auto [member, at] : members)
+        if (!frame.try_emplace(member, at + shift).second)
+          return false;
+    } else {
+      frame[id] = offset;
+    }
+    offset += entry.buffers[id].record.bytes;
+  }
+  // Buffers that steps write must not overlap.
+  SmallVector<std::pair<int64_t, int64_t>> written; // [begin, end)
+  for (auto [member, at] : frame)
+    if (member != dst && !views.count(member))
+      written.push_back({at, at + entry.buffers[member].record.bytes});
+  llvm::sort(written);
+  for (size_t i = 1; i < written.size(); ++i)
+    if (written[i].first < written[i - 1].second)
+      return false;
+  for (auto [member, at] : frame) {
+    if (auto g = groupOf.find(member); g != groupOf.end() && g->second != dst)
+      groups.erase(g->second);
+    groupOf[member] = dst;
+  }
+  groups[dst] = std::move(frame);
+  views.insert(dst);
+  return true;
+}
+
+/// Each group of concatenations in place becomes one arena reservation:
+/// its member at the lowest offset is the root, spanning the group and
+/// alive from the first member's write to the last member's read; the
+/// others are aliases at their offsets from it.
+void ScheduleBuilder::placeGroups() {
+  for (auto &[leader, members] : groups) {
+    int64_t begin = INT64_MAX, end = 0, root = -1;
+    for (auto [member, at] : members) {
+      if (at < begin)
+        begin = at, root = member;
+    }
+    Buffer &r = entry.buffers[root];
+    for (auto [member, at] : members) {
+      Buffer &b = entry.buffers[member];
+      end = std::max(end, at - begin + b.record.bytes);
+      b.record.shared = true;
+      r.firstStep = std::min(r.firstStep, b.firstStep);
+      r.lastStep = std::max(r.lastStep, b.lastStep);
+      if (member != root) {
+        b.aliasOf = root;
+        b.aliasOffset = at - begin;
+      }
+    }
+    r.spanBytes = end;
+  }
+}
+
 /// A library step whose residual sum (oneDNN's sum post-op accumulates
 /// into the destination) is the last read of an arena buffer of the
 /// result's size writes its result over that buffer, so the addend needs no
@@ -326,7 +484,8 @@ void ScheduleBuilder::aliasSums() {
       return std::nullopt;
     };
     std::optional<int64_t> sum = role("sum"), dst = role("dst");
-    if (!arena(sum) || !arena(dst) || *sum == *dst)
+    if (!arena(sum) || !arena(dst) || *sum == *dst ||
+        entry.buffers[*sum].record.shared || entry.buffers[*dst].record.shared)
       continue;
     Buffer &s = entry.buffers[*sum], &d = entry.buffers[*dst];
     bool readElsewhere = llvm::any_of(operands, [&](const art::Operand &o) {
@@ -357,7 +516,7 @@ void planArena(EntrySchedule &entry) {
         order.push_back(id);
     }
   llvm::stable_sort(order, [&](int64_t a, int64_t b) {
-    return record(a).bytes > record(b).bytes;
+    return entry.buffers[a].extent() > entry.buffers[b].extent();
   });
   SmallVector<int64_t> placed;
   for (int64_t id : order) {
@@ -366,23 +525,22 @@ void planArena(EntrySchedule &entry) {
     for (int64_t other : placed) {
       const Buffer &o = entry.buffers[other];
       if (o.firstStep <= b.lastStep && b.firstStep <= o.lastStep)
-        busy.push_back(
-            {o.record.offset, o.record.offset + o.record.bytes});
+        busy.push_back({o.record.offset, o.record.offset + o.extent()});
     }
     llvm::sort(busy);
     int64_t offset = 0;
     for (auto [begin, end] : busy) {
-      if (offset + b.record.bytes <= begin)
+      if (offset + b.extent() <= begin)
         break;
       offset = std::max(offset, alignTo(end, kArenaAlignment));
     }
     b.record.offset = offset;
-    entry.arenaBytes = std::max(entry.arenaBytes, offset + b.record.bytes);
+    entry.arenaBytes = std::max(entry.arenaBytes, offset + b.extent());
     placed.push_back(id);
   }
   for (Buffer &b : entry.buffers)
     if (b.aliasOf != -1)
-      b.record.offset = record(b.aliasOf).offset;
+      b.record.offset = record(b.aliasOf).offset + b.aliasOffset;
   entry.arenaBytes = alignTo(entry.arenaBytes, kArenaAlignment);
 }
 
@@ -405,6 +563,7 @@ FailureOr<EntrySchedule> ScheduleBuilder::run() {
     if (failed(scheduleOp(op)))
       return failure();
   computeLiveness();
+  placeGroups();
   aliasSums();
   planArena(entry);
   return std::move(entry);
@@ -439,8 +598,8 @@ void printOperands(const art::Step &step, llvm::raw_ostream &os) {
 
 FailureOr<EntrySchedule>
 compiler::buildSchedule(func::FuncOp fn, StringRef kernelPrefix,
-                        const BackendRegistry &backends) {
-  return ScheduleBuilder(fn, kernelPrefix, backends).run();
+                        const BackendRegistry &backends, bool concatInPlace) {
+  return ScheduleBuilder(fn, kernelPrefix, backends, concatInPlace).run();
 }
 
 namespace {
@@ -577,10 +736,17 @@ void compiler::printSchedule(const EntrySchedule &entry,
     }
     os << "\n";
   }
-  for (auto [id, b] : llvm::enumerate(entry.buffers))
-    if (b.aliasOf != -1)
-      os << "    buffer " << id << " written in place of buffer " << b.aliasOf
-         << "\n";
+  for (auto [id, b] : llvm::enumerate(entry.buffers)) {
+    if (b.aliasOf == -1)
+      continue;
+    if (b.record.shared)
+      os << "    buffer " << id << " is bytes [" << b.aliasOffset << ", "
+         << b.aliasOffset + b.record.bytes << ") of buffer " << b.aliasOf
+         << " (concatenation in place)\n";
+    else
+      os << "    buffer " << id << " written in place of buffer "
+         << b.aliasOf << "\n";
+  }
   os << llvm::format("memory plan: arena %.2f MiB (without reuse %.2f MiB)\n",
                      entry.arenaBytes / 1048576.0,
                      entry.unplannedBytes / 1048576.0);

@@ -14,6 +14,9 @@
 
 #if LOOM_RT_CPU_LIBRARIES
 #include <dnnl.hpp>
+
+#include <map>
+#include <utility>
 #endif
 
 namespace loom::rt::cpu {
@@ -38,6 +41,14 @@ public:
   /// Slot \p slot, at least \p bytes, 64-byte aligned.
   void *scratch(int slot, size_t bytes);
 
+  /// The memory object of argument \p arg of \p owner (a prepared step or
+  /// one of its reorders) on this stream, described by \p md and pointed
+  /// at \p data. Made on first use and re-pointed afterwards: creating one
+  /// costs more than a microsecond, re-pointing it tens of nanoseconds, and
+  /// a oneDNN step binds four or more per run.
+  dnnl::memory bind(const void *owner, int arg, const dnnl::memory::desc &md,
+                    void *data);
+
   const dnnl::engine &engine;
   dnnl::stream stream;
 
@@ -47,6 +58,7 @@ private:
     size_t size = 0;
   };
   Slot slots[4];
+  std::map<std::pair<const void *, int>, dnnl::memory> bound;
 };
 #else
 /// A libloomrt built without oneDNN and OpenBLAS (their libraries absent at

@@ -42,6 +42,18 @@ void *cpu::Stream::scratch(int slot, size_t bytes) {
   return s.data;
 }
 
+dnnl::memory cpu::Stream::bind(const void *owner, int arg,
+                               const dnnl::memory::desc &md, void *data) {
+  auto [it, made] = bound.try_emplace({owner, arg});
+  // A step's argument keeps its descriptor; the check guards a step made at
+  // the address of a freed one.
+  if (made || it->second.get_desc() != md)
+    it->second = dnnl::memory(md, engine, data);
+  else
+    it->second.set_data_handle(data);
+  return it->second;
+}
+
 //===----------------------------------------------------------------------===//
 // oneDNN
 //===----------------------------------------------------------------------===//
@@ -132,11 +144,12 @@ struct Reorder {
   explicit operator bool() const { return bool(prim); }
   void run(Stream &s, void *src, void *dst) const {
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_FROM, memory(from, s.engine, src)},
-        {DNNL_ARG_TO, memory(to, s.engine, dst)}};
+        {DNNL_ARG_FROM, s.bind(this, DNNL_ARG_FROM, from, src)},
+        {DNNL_ARG_TO, s.bind(this, DNNL_ARG_TO, to, dst)}};
     if (size_t bytes = scratchpad.get_size())
       args.emplace(DNNL_ARG_SCRATCHPAD,
-                   memory(scratchpad, s.engine, s.scratch(0, bytes)));
+                   s.bind(this, DNNL_ARG_SCRATCHPAD, scratchpad,
+                          s.scratch(0, bytes)));
     prim.execute(s.stream, args);
   }
 };
@@ -228,7 +241,6 @@ private:
   }
 
   void runSteps(Stream &s, void *const *buffers) const {
-    const dnnl::engine &eng = s.engine;
     void *src = buffers[ids.src];
     if (srcIn) {
       src = s.scratch(1, io.src.get_size());
@@ -238,7 +250,7 @@ private:
         dstOut ? s.scratch(2, io.dst.get_size()) : buffers[ids.dst];
     loadSum(s, buffers, dst);
     std::unordered_map<int, memory> args;
-    args.emplace(DNNL_ARG_SRC, memory(io.src, eng, src));
+    args.emplace(DNNL_ARG_SRC, s.bind(this, DNNL_ARG_SRC, io.src, src));
     if (ids.weights != -1) {
       void *weights = buffers[ids.weights];
       if (weightsIn) {
@@ -246,14 +258,17 @@ private:
         weightsIn.run(s, buffers[ids.weights], weights);
       }
       args.emplace(io.weightsArg,
-                   packed ? packed : memory(weightsMd, eng, weights));
+                   packed ? packed
+                          : s.bind(this, io.weightsArg, weightsMd, weights));
     }
     if (ids.bias != -1)
-      args.emplace(DNNL_ARG_BIAS, memory(biasMd, eng, buffers[ids.bias]));
-    args.emplace(io.dstArg, memory(io.dst, eng, dst));
+      args.emplace(DNNL_ARG_BIAS,
+                   s.bind(this, DNNL_ARG_BIAS, biasMd, buffers[ids.bias]));
+    args.emplace(io.dstArg, s.bind(this, io.dstArg, io.dst, dst));
     if (size_t bytes = scratchpadMd.get_size())
       args.emplace(DNNL_ARG_SCRATCHPAD,
-                   memory(scratchpadMd, eng, s.scratch(0, bytes)));
+                   s.bind(this, DNNL_ARG_SCRATCHPAD, scratchpadMd,
+                          s.scratch(0, bytes)));
     prim.execute(s.stream, args);
     if (dstOut)
       dstOut.run(s, dst, buffers[ids.dst]);
@@ -515,6 +530,10 @@ LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
                          const std::vector<void *> &constants) {
   LayoutWants w;
   w.excluded.assign(entry.buffers.size(), false);
+  // A buffer sharing bytes with others (a concatenation in place) is read
+  // through each of them: it stays plain.
+  for (size_t id = 0; id < entry.buffers.size(); ++id)
+    w.excluded[id] = entry.buffers[id].shared;
   auto exclude = [&](int64_t id) {
     if (id >= 0 && id < int64_t(w.excluded.size()))
       w.excluded[id] = true;
@@ -736,13 +755,16 @@ public:
   Error run(Stream &s, void *const *buffers) const override {
     try {
       std::unordered_map<int, memory> args;
-      for (size_t i = 0; i < srcs.size(); ++i)
-        args.emplace(DNNL_ARG_MULTIPLE_SRC + int(i),
-                     memory(srcs[i], s.engine, buffers[spec.srcs[i]]));
-      args.emplace(DNNL_ARG_DST, memory(dst, s.engine, buffers[spec.dst]));
+      for (size_t i = 0; i < srcs.size(); ++i) {
+        int arg = DNNL_ARG_MULTIPLE_SRC + int(i);
+        args.emplace(arg, s.bind(this, arg, srcs[i], buffers[spec.srcs[i]]));
+      }
+      args.emplace(DNNL_ARG_DST,
+                   s.bind(this, DNNL_ARG_DST, dst, buffers[spec.dst]));
       if (size_t bytes = scratchpad.get_size())
         args.emplace(DNNL_ARG_SCRATCHPAD,
-                     memory(scratchpad, s.engine, s.scratch(0, bytes)));
+                     s.bind(this, DNNL_ARG_SCRATCHPAD, scratchpad,
+                            s.scratch(0, bytes)));
       prim.execute(s.stream, args);
       s.stream.wait();
     } catch (const dnnl::error &e) {

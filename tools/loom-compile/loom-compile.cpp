@@ -233,6 +233,13 @@ static cl::opt<bool> conv3dAs2d(
              "generated convolutions run (default true; false: 3-D "
              "convolutions on generated code)"),
     cl::init(true), cl::cat(compileCat));
+static cl::opt<bool> concatInPlace(
+    "concat-in-place",
+    cl::desc("On a CPU target, write the operands of a concatenation whose "
+             "operands are contiguous ranges of its result (every "
+             "dimension before the axis is 1) in place, so it needs no "
+             "step (default true; false: every concatenation copies)"),
+    cl::init(true), cl::cat(compileCat));
 static cl::opt<bool>
     noSource("no-source",
              cl::desc("Do not embed the tg module (loom-run --check needs it)"),
@@ -366,6 +373,7 @@ int configureBackends(compiler::CompileOptions &options) {
   // compiler (checkBackends).
   options.embedSource = !noSource;
   options.conv3dAs2d = conv3dAs2d;
+  options.concatInPlace = concatInPlace;
   std::string defaultCostDb;
   if (backendSet == "auto") {
     if (costDb.empty() && placementIn.empty() && costModel == "measured") {

@@ -337,6 +337,11 @@ struct Buffer {
   /// arena: the slice of the device's arena. input / output: bytes is
   /// filled by readManifest from the entry's tensor.
   int64_t offset = 0, bytes = 0;
+  /// arena: other buffers of the program hold parts of its bytes, or it
+  /// holds a part of theirs (a concatenation written in place, its
+  /// operands each a range of the result): its contents are in the plain
+  /// row-major layout whatever the steps touching it prefer.
+  bool shared = false;
 };
 
 /// The steps one device runs for an entry, over the entry's buffers, with

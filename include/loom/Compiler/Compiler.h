@@ -66,6 +66,10 @@ struct CompileOptions {
   /// oneDNN and the vectorised generated convolutions run; false: they stay
   /// 3-D (linalg.conv_3d_ncdhw_fcdhw on generated code).
   bool conv3dAs2d = true;
+  /// On a CPU target, concatenations whose operands are contiguous ranges
+  /// of their result get no step: the operands are written in place
+  /// (buildSchedule's concatInPlace; docs/Compiler.md).
+  bool concatInPlace = true;
   /// Embed the tg source module (for loom-run --check).
   bool embedSource = true;
   /// Where to print the schedules (null: nowhere).

@@ -40,8 +40,18 @@ struct Buffer {
   /// library step accumulates into, read last by that step): the other's
   /// id, whose slice it shares; -1 for none.
   int64_t aliasOf = -1;
+  /// With aliasOf: where this buffer starts in the other's slice, in bytes
+  /// (0 for a residual sum; a concatenation's operand written in place,
+  /// buildSchedule's concatInPlace: its position in the result).
+  int64_t aliasOffset = 0;
+  /// The bytes the memory plan reserves for this buffer and those aliased
+  /// to it (a concatenation group can reach past the buffer's own bytes);
+  /// 0: its own bytes.
+  int64_t spanBytes = 0;
 
   artifact::BufferKind kind() const { return record.kind; }
+  /// What the memory plan reserves for an arena buffer that is no alias.
+  int64_t extent() const { return spanBytes ? spanBytes : record.bytes; }
 };
 
 /// One step of the schedule: the schema's record (one type per kind of
@@ -86,9 +96,15 @@ struct EntrySchedule {
 /// Kernel steps are named "<prefix><n>" in order; their range is 1 until
 /// code generation sets it. Diagnoses what it cannot schedule.
 /// Library fragments are lowered by their backend in \p backends.
+/// With \p concatInPlace, a fragment that is one concatenation whose
+/// operands are contiguous ranges of its result (every dimension before the
+/// axis is 1) gets no step where its operands can be written in place: each
+/// operand's buffer is its range of the result's buffer (docs/Compiler.md,
+/// "Concatenations in place").
 mlir::FailureOr<EntrySchedule>
 buildSchedule(mlir::func::FuncOp fn, llvm::StringRef kernelPrefix,
-              const BackendRegistry &backends = BackendRegistry::builtin());
+              const BackendRegistry &backends = BackendRegistry::builtin(),
+              bool concatInPlace = false);
 
 /// Replaces every kernel step of \p entry by the gpu.dispatch steps of its
 /// kernel in \p kernels (a GPU target's launches, in order), gives each
