@@ -58,6 +58,45 @@ def LoomGPUMapToLaunches : Pass<"loom-gpu-map-to-launches", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
+  let summary = "Map each convolution of a kernel function to a launch of implicit-GEMM tiles in workgroup memory";
+  let description = [{
+    The convolution kernel class (docs/Codegen/GPU.md). On bufferized
+    kernel functions, after `loom-gpu-map-matmuls`: a linalg op is a
+    **convolution** of this class when it is one by linalg's convolution
+    interface (`linalg.conv_2d_nchw_fchw`, `conv_2d_ngchw_gfchw`,
+    `conv_3d_ncdhw_fcdhw`, a generic one: strides, dilations and groups
+    anyhow); its output is f32 and indexed by loops only; its payload is
+    exactly `out + input * filter`; it is not depthwise (grouped with one
+    input channel per group: each output element has no input element in
+    common with another channel's, and those stay in the generic class);
+    and its reduction (input channels per group x filter window) has at
+    least `min-depth` steps. It is computed as an implicit GEMM over the
+    tiles of `loom-gpu-map-matmuls`: per group, A[m][k] is the filter
+    (m: the output channels; k: the input channels and the window,
+    linearised), B[k][n] the input's patches (n: the batch and the output
+    image, linearised; each element read through the input's indexing map,
+    `oh * stride + kh * dilation`), C[m][n] the output. One `gpu.launch`
+    with a workgroup of 128 threads per 16 x 16 tile of C and group: per
+    step of 16 along k the threads stage the filter tile and the patch tile
+    in workgroup memory (two `memref.alloc` of 16 x 16 f32 in
+    `#gpu.address_space<workgroup>`), zeros past the edges; a
+    `gpu.barrier`; each thread accumulates two output elements; a
+    `gpu.barrier`; then each thread adds its sums to the output. Padding is
+    the padded input's (the op reads it as it is).
+  }];
+  let options = [
+    Option<"minDepth", "min-depth", "int64_t", /*default=*/"16",
+           "The fewest reduction steps of a convolution mapped to tiles; "
+           "shallower ones stay in the generic class">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
   let summary = "Map each matrix product of a kernel function to a launch of tiles in workgroup memory";
   let description = [{
