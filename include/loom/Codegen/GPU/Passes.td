@@ -67,11 +67,11 @@ def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
     interface (`linalg.conv_2d_nchw_fchw`, `conv_2d_ngchw_gfchw`,
     `conv_3d_ncdhw_fcdhw`, a generic one: strides, dilations and groups
     anyhow); its output is f32 and indexed by loops only; its payload is
-    exactly `out + input * filter`; it is not depthwise (grouped with one
-    input channel per group: each output element has no input element in
-    common with another channel's, and those stay in the generic class);
-    and its reduction (input channels per group x filter window) has at
-    least `min-depth` steps. It is computed as an implicit GEMM over the
+    exactly `out + input * filter`; it has at least `min-channels` output
+    channels per group (with fewer, a depthwise convolution's one or a
+    ResNeXt group's four, most rows of a tile would be zeros and the
+    generic class computes fewer products); and its reduction (input
+    channels per group x filter window) has at least `min-depth` steps. It is computed as an implicit GEMM over the
     tiles of `loom-gpu-map-matmuls`: per group, A[m][k] is the filter
     (m: the output channels; k: the input channels and the window,
     linearised), B[k][n] the input's patches (n: the batch and the output
@@ -89,6 +89,9 @@ def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
     Option<"minDepth", "min-depth", "int64_t", /*default=*/"16",
            "The fewest reduction steps of a convolution mapped to tiles; "
            "shallower ones stay in the generic class">,
+    Option<"minChannels", "min-channels", "int64_t", /*default=*/"8",
+           "The fewest output channels per group of a convolution mapped "
+           "to tiles (half a tile's rows)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect",
