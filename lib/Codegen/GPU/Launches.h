@@ -53,6 +53,13 @@ llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
                                            mlir::Location loc, mlir::Value id,
                                            llvm::ArrayRef<int64_t> extents);
 
+/// The indices \p map selects from the loop positions \p ivs: a loop's
+/// position as it is, any other expression (a convolution's
+/// `oh * stride + kh * dilation`) as an `affine.apply` on \p ivs.
+llvm::SmallVector<mlir::Value> applyMap(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::AffineMap map,
+                                        llvm::ArrayRef<mlir::Value> ivs);
+
 /// Clones into \p launch every pure op (a constant, a view of a parameter)
 /// whose results its body uses, so that it captures only the function's
 /// parameters.

@@ -26,11 +26,33 @@ struct MergeModules
     auto merged = gpu::GPUModuleOp::create(
         b, module.getLoc(), loom::codegen::gpu::kKernelModuleName);
     Block &into = merged.getBodyRegion().front();
-    // Each outlined module holds one kernel; the modules' names are unique,
-    // the kernels' need not be: a kernel takes its module's name.
+    SymbolTable table(merged);
+    // Each outlined module holds one kernel and the symbols it uses (the
+    // constant globals of an index table); the modules' names are unique,
+    // the kernels' and the symbols' need not be: a kernel takes its
+    // module's name, a symbol equivalent to one already merged is dropped,
+    // another of the same name renamed.
     for (gpu::GPUModuleOp part : parts) {
-      for (Operation &op :
-           llvm::make_early_inc_range(part.getBodyRegion().front())) {
+      Block &from = part.getBodyRegion().front();
+      for (Operation &op : llvm::make_early_inc_range(from)) {
+        auto symbol = dyn_cast<SymbolOpInterface>(op);
+        if (!symbol || isa<gpu::GPUFuncOp>(op))
+          continue;
+        StringAttr name = symbol.getNameAttr();
+        Operation *existing = table.lookup(name);
+        if (existing && OperationEquivalence::isEquivalentTo(
+                            &op, existing, OperationEquivalence::IgnoreLocations)) {
+          op.erase();
+          continue;
+        }
+        op.remove();
+        StringAttr unique = table.insert(&op);
+        if (unique != name &&
+            failed(SymbolTable::replaceAllSymbolUses(name, unique,
+                                                     &part.getBodyRegion())))
+          return signalPassFailure();
+      }
+      for (Operation &op : llvm::make_early_inc_range(from)) {
         if (auto fn = dyn_cast<gpu::GPUFuncOp>(op))
           fn.setName(part.getName());
         op.moveBefore(&into, into.end());

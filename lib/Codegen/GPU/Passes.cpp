@@ -140,6 +140,11 @@ void loom::codegen::gpu::addMatmulClass(OpPassManager &pm,
   pm.addPass(createLoomGPUMapMatmuls());
 }
 
+void loom::codegen::gpu::addConvClass(OpPassManager &pm,
+                                      const GPUKernelPipelineOptions &) {
+  pm.addPass(createLoomGPUMapConvs());
+}
+
 void loom::codegen::gpu::addRowReductionClass(
     OpPassManager &pm, const GPUKernelPipelineOptions &options) {
   // It needs 32 threads or more per workgroup (a block size past 1024 is
@@ -169,6 +174,7 @@ void loom::codegen::gpu::addMapStage(OpPassManager &pm,
   // classes").
   if (!options.genericOnly) {
     addMatmulClass(pm, options);
+    addConvClass(pm, options);
     addRowReductionClass(pm, options);
   }
   addGenericClass(pm, options);
@@ -235,6 +241,11 @@ void loom::codegen::gpu::registerGPUCodegenPasses() {
        "GPU kernel class (in loom-gpu-map): matrix products as 16 x 16 "
        "tiles staged in workgroup memory",
        addMatmulClass},
+      {"loom-gpu-conv-class",
+       "GPU kernel class (in loom-gpu-map): convolutions as implicit GEMM "
+       "over the matrix-product tiles (filter and input patches staged in "
+       "workgroup memory)",
+       addConvClass},
       {"loom-gpu-row-reduction-class",
        "GPU kernel class (in loom-gpu-map): row reductions as a workgroup "
        "per row, subgroup reductions and a workgroup-memory stage",

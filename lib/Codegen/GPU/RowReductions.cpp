@@ -164,21 +164,6 @@ FailureOr<RowReduction> classify(linalg::LinalgOp op, int64_t minLength) {
   return r;
 }
 
-/// The indices \p map selects from the loop positions \p ivs.
-SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
-                            ArrayRef<Value> ivs) {
-  SmallVector<Value> out;
-  for (AffineExpr e : map.getResults()) {
-    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
-      out.push_back(ivs[dim.getPosition()]);
-      continue;
-    }
-    out.push_back(affine::AffineApplyOp::create(
-        b, loc, AffineMap::get(map.getNumDims(), 0, e), ivs));
-  }
-  return out;
-}
-
 /// The row element at loop positions \p ivs: the payload up to the
 /// combiner, on the inputs loaded there.
 Value rowElement(OpBuilder &b, Location loc, const RowReduction &r,

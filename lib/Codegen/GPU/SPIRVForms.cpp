@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 namespace loom::codegen::gpu {
 #define GEN_PASS_DEF_LOOMGPUSPIRVFORMS
@@ -37,6 +38,58 @@ LogicalResult toWorkgroupClass(memref::AllocOp alloc) {
                                                 spirv::StorageClass::Workgroup);
   alloc.getResult().setType(MemRefType::get(
       type.getShape(), type.getElementType(), type.getLayout(), workgroup));
+  return success();
+}
+
+/// The most elements of a constant table a Vulkan kernel holds (each
+/// thread writes its copy when it starts).
+constexpr int64_t kMaxTableElements = 4096;
+
+/// \p get (a constant global a kernel reads: an index table, such as a
+/// nearest-neighbour resize's) as an array in the Function storage class
+/// that each thread fills with the global's values at its entry: SPIR-V
+/// lowers no `memref.get_global`. An error when the global is not a small
+/// statically shaped constant that only loads read.
+LogicalResult toFunctionTable(memref::GetGlobalOp get) {
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  MemRefType type = get.getType();
+  auto values = global ? dyn_cast_or_null<DenseElementsAttr>(
+                             global.getInitialValueAttr())
+                       : DenseElementsAttr();
+  if (!global || !global.getConstant() || !values || !type.hasStaticShape() ||
+      type.getNumElements() > kMaxTableElements)
+    return get.emitOpError("reads a global a Vulkan kernel cannot hold: only "
+                           "constant tables of at most ")
+           << kMaxTableElements << " elements";
+  for (Operation *user : get->getUsers())
+    if (!isa<memref::LoadOp>(user))
+      return user->emitOpError("uses a constant table other than by a load, "
+                               "which the SPIR-V form does not rewrite");
+  auto fn = get->getParentOfType<mlir::gpu::GPUFuncOp>();
+  if (!fn)
+    return get.emitOpError("reads a constant table outside a kernel");
+  OpBuilder b = OpBuilder::atBlockBegin(&fn.getBody().front());
+  Location loc = get.getLoc();
+  auto function = spirv::StorageClassAttr::get(get.getContext(),
+                                               spirv::StorageClass::Function);
+  Value table = memref::AllocaOp::create(
+      b, loc,
+      MemRefType::get(type.getShape(), type.getElementType(),
+                      MemRefLayoutAttrInterface(), function));
+  SmallVector<int64_t> strides = computeSuffixProduct(type.getShape());
+  int64_t flat = 0;
+  for (Attribute value : values.getValues<Attribute>()) {
+    SmallVector<Value> at;
+    for (auto [extent, stride] : llvm::zip(type.getShape(), strides))
+      at.push_back(
+          arith::ConstantIndexOp::create(b, loc, (flat / stride) % extent));
+    Value v = arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
+    memref::StoreOp::create(b, loc, v, table, at);
+    ++flat;
+  }
+  get.replaceAllUsesWith(table);
+  get.erase();
   return success();
 }
 
@@ -83,6 +136,16 @@ struct SPIRVForms
     });
     if (bad.wasInterrupted())
       return signalPassFailure();
+    SmallVector<memref::GetGlobalOp> tables;
+    getOperation().walk([&](memref::GetGlobalOp op) { tables.push_back(op); });
+    for (memref::GetGlobalOp op : tables)
+      if (failed(toFunctionTable(op)))
+        return signalPassFailure();
+    // The globals themselves (SPIR-V lowers none): each kernel now holds
+    // its own copy.
+    for (auto global : llvm::make_early_inc_range(
+             getOperation().getOps<memref::GlobalOp>()))
+      global.erase();
     SmallVector<mlir::gpu::SubgroupReduceOp> reductions;
     getOperation().walk(
         [&](mlir::gpu::SubgroupReduceOp op) { reductions.push_back(op); });

@@ -37,3 +37,42 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A constant table a kernel reads (a nearest-neighbour resize's source
+// indices): an array in the Function storage class that each thread fills
+// with the table's values at its entry, read by the same loads; the global
+// is gone (SPIR-V lowers no memref.get_global).
+// CHECK-LABEL: gpu.module @kernels
+// CHECK-NOT: memref.global
+// CHECK-LABEL: gpu.func @table
+// CHECK: %[[T:.*]] = memref.alloca() : memref<2x3xi32, #spirv.storage_class<Function>>
+// CHECK: %[[C5:.*]] = arith.constant 5 : i32
+// CHECK-NEXT: memref.store %[[C5]], %[[T]][%c1{{.*}}, %c2{{.*}}]
+// CHECK-NOT: memref.get_global
+// CHECK: memref.load %[[T]]
+gpu.module @kernels {
+  memref.global "private" constant @indices : memref<2x3xi32> = dense<[[0, 1, 2], [3, 4, 5]]>
+  gpu.func @table(%x: memref<6xi32>) kernel attributes {known_block_size = array<i32: 6, 1, 1>} {
+    %t = memref.get_global @indices : memref<2x3xi32>
+    %tid = gpu.thread_id x
+    %c3 = arith.constant 3 : index
+    %r = arith.divui %tid, %c3 : index
+    %c = arith.remui %tid, %c3 : index
+    %v = memref.load %t[%r, %c] : memref<2x3xi32>
+    memref.store %v, %x[%tid] : memref<6xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @kernels {
+  memref.global "private" @weights : memref<4xf32> = dense<1.0>
+  gpu.func @mutable(%x: memref<4xf32>) kernel attributes {known_block_size = array<i32: 4, 1, 1>} {
+    // expected-error @+1 {{reads a global a Vulkan kernel cannot hold: only constant tables of at most 4096 elements}}
+    %t = memref.get_global @weights : memref<4xf32>
+    gpu.return
+  }
+}

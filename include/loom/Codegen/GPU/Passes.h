@@ -96,11 +96,13 @@ void addBufferizeStage(mlir::OpPassManager &pm,
 void addMapStage(mlir::OpPassManager &pm,
                  const GPUKernelPipelineOptions &options);
 /// The kernel classes the map stage runs (docs/Codegen/GPU.md, "Kernel
-/// classes"), each a named pipeline too: matrix products, row reductions
-/// (none where block-size is below 32 or above 1024), and the generic
-/// class, which maps every loop nest the others left.
+/// classes"), each a named pipeline too: matrix products, convolutions,
+/// row reductions (none where block-size is below 32 or above 1024), and
+/// the generic class, which maps every loop nest the others left.
 void addMatmulClass(mlir::OpPassManager &pm,
                     const GPUKernelPipelineOptions &options);
+void addConvClass(mlir::OpPassManager &pm,
+                  const GPUKernelPipelineOptions &options);
 void addRowReductionClass(mlir::OpPassManager &pm,
                           const GPUKernelPipelineOptions &options);
 void addGenericClass(mlir::OpPassManager &pm,
@@ -120,7 +122,7 @@ void registerGPUCodegenDialects(mlir::DialectRegistry &registry);
 
 /// Registers the passes of Passes.td, `loom-gpu-kernel-pipeline`, one
 /// named pipeline per stage (`loom-gpu-linalg`, ..., `loom-gpu-lower`) and
-/// one per kernel class (`loom-gpu-matmul-class`,
+/// one per kernel class (`loom-gpu-matmul-class`, `loom-gpu-conv-class`,
 /// `loom-gpu-row-reduction-class`, `loom-gpu-generic-class`).
 void registerGPUCodegenPasses();
 

@@ -58,17 +58,61 @@ def LoomGPUMapToLaunches : Pass<"loom-gpu-map-to-launches", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
+  let summary = "Map each convolution of a kernel function to a launch of implicit-GEMM tiles in workgroup memory";
+  let description = [{
+    The convolution kernel class (docs/Codegen/GPU.md). On bufferized
+    kernel functions, after `loom-gpu-map-matmuls`: a linalg op is a
+    **convolution** of this class when it is one by linalg's convolution
+    interface (`linalg.conv_2d_nchw_fchw`, `conv_2d_ngchw_gfchw`,
+    `conv_3d_ncdhw_fcdhw`, a generic one: strides, dilations and groups
+    anyhow); its output is f32 and indexed by loops only; its payload is
+    exactly `out + input * filter`; it has at least `min-channels` output
+    channels per group (with fewer, a depthwise convolution's one or a
+    ResNeXt group's four, most rows of a tile would be zeros and the
+    generic class computes fewer products); and its reduction (input
+    channels per group x filter window) has at least `min-depth` steps. It is computed as an implicit GEMM over the
+    tiles of `loom-gpu-map-matmuls`: per group, A[m][k] is the filter
+    (m: the output channels; k: the input channels and the window,
+    linearised), B[k][n] the input's patches (n: the batch and the output
+    image, linearised; each element read through the input's indexing map,
+    `oh * stride + kh * dilation`), C[m][n] the output. One `gpu.launch`
+    with a workgroup of 128 threads per 16 x 16 tile of C and group: per
+    step of 16 along k the threads stage the filter tile and the patch tile
+    in workgroup memory (two `memref.alloc` of 16 x 16 f32 in
+    `#gpu.address_space<workgroup>`), zeros past the edges; a
+    `gpu.barrier`; each thread accumulates two output elements; a
+    `gpu.barrier`; then each thread adds its sums to the output. Padding is
+    the padded input's (the op reads it as it is).
+  }];
+  let options = [
+    Option<"minDepth", "min-depth", "int64_t", /*default=*/"16",
+           "The fewest reduction steps of a convolution mapped to tiles; "
+           "shallower ones stay in the generic class">,
+    Option<"minChannels", "min-channels", "int64_t", /*default=*/"8",
+           "The fewest output channels per group of a convolution mapped "
+           "to tiles (half a tile's rows)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
   let summary = "Map each matrix product of a kernel function to a launch of tiles in workgroup memory";
   let description = [{
     The matrix-product kernel class (docs/Codegen/GPU.md). On bufferized
-    kernel functions, before `loom-gpu-map-row-reductions`: a linalg op is a
-    **matrix product** when its loops are parallel loops (batch..., m, n)
-    and one reduction loop k, last; its output is f32 and indexed
-    `(batch..., m, n)`; it has two shaped inputs indexed by loops only, one
-    (A) by m and k and not n, the other (B) by k and n and not m (batch
-    loops anyhow: `linalg.matmul`, `batch_matmul`, a transposed operand, a
-    broadcast weight); its payload is exactly `out + a * b`; and k has at
+    kernel functions, before `loom-gpu-map-convs`: a linalg op is a
+    **matrix product** when it is a contraction (docs/Codegen/GPU.md: static
+    extents, two inputs and an f32 output, the payload exactly
+    `out + a * b`, each loop a batch loop (indexing the output and both
+    inputs), an m loop (the output and A), an n loop (the output and B, the
+    input the output's innermost index varies) or a k loop (a reduction
+    indexing A and B)), its inputs are indexed by loops only (`linalg.matmul`,
+    `batch_matmul`, a transposed operand, a broadcast weight), it has one k
+    loop, and k has at
     least `min-depth` steps. Such an op becomes one `gpu.launch` with a
     workgroup of 128 threads per 16 x 16 output tile and batch position
     (the grid at most 65535 x 65535): per step of 16 along k the threads
@@ -142,7 +186,11 @@ def LoomGPUMergeModules : Pass<"loom-gpu-merge-modules", "mlir::ModuleOp"> {
     `gpu.launch_func` at it, so that a device image is one module whose
     entry points are the kernels (one SPIR-V module, one PTX module per
     chip). Each kernel is renamed after the module outlining put it in
-    (`<function>_kernel`, `<function>_kernel_0`, ...: unique).
+    (`<function>_kernel`, `<function>_kernel_0`, ...: unique). The symbols
+    outlining copied into each module with its kernel (the constant globals
+    of an index table) come too: one equivalent to a symbol already merged
+    is dropped, another of the same name is renamed and its kernel's uses
+    with it.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
@@ -186,7 +234,13 @@ def LoomGPUSPIRVForms : Pass<"loom-gpu-spirv-forms", "mlir::gpu::GPUModuleOp"> {
     one other than a load or a store, are errors. A `gpu.subgroup_reduce`
     of `maximumf` or `minimumf` (which SPIR-V's group operations do not
     have) becomes the `maxnumf`/`minnumf` reduction and a second reduction
-    that says whether any lane holds a NaN, the result then NaN. Every
+    that says whether any lane holds a NaN, the result then NaN. A
+    `memref.get_global` of a constant global (an index table, such as a
+    nearest-neighbour resize's) becomes an array in the `Function` storage
+    class that each thread fills with the table's values at the kernel's
+    entry (SPIR-V lowers no global), the globals are erased; a table of
+    more than 4096 elements, a global that is not constant, and a use of
+    one other than a load are errors. Every
     `gpu.subgroup_reduce` loses its `uniform` flag (canonicalisation sets
     it): Vulkan has the non-uniform group operations only.
   }];

@@ -1,0 +1,309 @@
+//===- Tiles.cpp - Contractions as 16 x 16 tiles in workgroup memory ------===//
+//
+// Part of Loom. See Tiles.h and docs/Codegen/GPU.md ("Kernel classes").
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tiles.h"
+
+#include "Launches.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace loom::codegen::gpu {
+namespace {
+
+/// A tile of the output is kTile x kTile elements, and a step of the
+/// reduction kTile: 16 x 16 tiles of A and B in workgroup memory.
+constexpr int64_t kTile = 16;
+/// Threads of a workgroup: 16 columns of 8 rows, each thread computing the
+/// output elements of its column in rows `ty` and `ty + 8` (Vulkan's
+/// guaranteed 128 invocations).
+constexpr int64_t kThreads = 128;
+constexpr int64_t kRowsPerThread = kTile * kTile / kThreads;
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Whether the payload of \p op is `out + in0 * in1` (either order of
+/// each): f32 products summed, so that zeros past a tile's edge add
+/// nothing.
+bool isMultiplyAdd(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 3)
+    return false;
+  auto add = dyn_cast_or_null<arith::AddFOp>(
+      body->getTerminator()->getOperand(0).getDefiningOp());
+  auto mul = dyn_cast<arith::MulFOp>(&body->front());
+  if (!add || !mul)
+    return false;
+  BlockArgument out = op.getRegionOutputArgs().front();
+  auto ins = op.getRegionInputArgs();
+  bool sumsProduct = (add.getLhs() == out && add.getRhs() == mul) ||
+                     (add.getRhs() == out && add.getLhs() == mul);
+  bool multipliesInputs = (mul.getLhs() == ins[0] && mul.getRhs() == ins[1]) ||
+                          (mul.getLhs() == ins[1] && mul.getRhs() == ins[0]);
+  return sumsProduct && multipliesInputs;
+}
+
+/// `lhs < rhs && ...` of index values \p pairs.
+Value allBelow(OpBuilder &b, Location loc,
+               ArrayRef<std::pair<Value, int64_t>> pairs) {
+  Value all;
+  for (auto [v, bound] : pairs) {
+    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v,
+                                        index(b, loc, bound));
+    all = all ? arith::AndIOp::create(b, loc, all, below).getResult() : below;
+  }
+  return all;
+}
+
+/// The kernel of one contraction under construction: the op, the
+/// workgroup's tiles and the loop positions every thread shares.
+struct TileKernel {
+  Contraction &c;
+  Location loc;
+  /// The loop positions fixed for the workgroup (its batch position) and
+  /// zero elsewhere, a copy completed per element.
+  SmallVector<Value> base;
+  Value m0, n0, tid, sharedA, sharedB;
+
+  /// \p base with the positions of \p loops set from the linear position
+  /// \p at (row-major over their extents).
+  void place(OpBuilder &b, SmallVectorImpl<Value> &ivs,
+             ArrayRef<unsigned> loops, Value at) const {
+    if (loops.size() == 1) {
+      ivs[loops.front()] = at;
+      return;
+    }
+    SmallVector<int64_t> extents;
+    for (unsigned l : loops)
+      extents.push_back(c.ranges[l]);
+    for (auto [l, v] : llvm::zip(loops, delinearize(b, loc, at, extents)))
+      ivs[l] = v;
+  }
+
+  /// The indices of \p operand at loop positions \p ivs.
+  SmallVector<Value> indicesOf(OpBuilder &b, OpOperand *operand,
+                               ArrayRef<Value> ivs) const {
+    return applyMap(b, loc, c.op.getMatchingIndexingMap(operand), ivs);
+  }
+
+  /// The element of \p in where the linear positions \p rowAt of
+  /// \p rowLoops and \p colAt of \p colLoops are, or 0 where \p inRange is
+  /// false (past the edge of the matrix).
+  Value loadOrZero(OpBuilder &b, OpOperand *in, ArrayRef<unsigned> rowLoops,
+                   Value rowAt, ArrayRef<unsigned> colLoops, Value colAt,
+                   Value inRange) const {
+    auto guard = scf::IfOp::create(
+        b, loc, inRange,
+        [&](OpBuilder &tb, Location) {
+          SmallVector<Value> ivs(base);
+          place(tb, ivs, rowLoops, rowAt);
+          place(tb, ivs, colLoops, colAt);
+          Value v =
+              memref::LoadOp::create(tb, loc, in->get(), indicesOf(tb, in, ivs));
+          scf::YieldOp::create(tb, loc, v);
+        },
+        [&](OpBuilder &eb, Location) {
+          Value zero =
+              arith::ConstantOp::create(eb, loc, eb.getF32FloatAttr(0));
+          scf::YieldOp::create(eb, loc, zero);
+        });
+    return guard.getResult(0);
+  }
+
+  /// Stages the A and B tiles at reduction offset \p k0 into sharedA
+  /// (`[m][k]`) and sharedB (`[k][n]`), each thread two elements of each
+  /// (neighbouring threads neighbouring columns), zeros past the edges.
+  void stageTiles(OpBuilder &b, Value k0) const {
+    int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
+    for (int64_t r = 0; r < kRowsPerThread; ++r) {
+      Value e = arith::AddIOp::create(b, loc, tid, index(b, loc, r * kThreads));
+      Value row = arith::DivUIOp::create(b, loc, e, index(b, loc, kTile));
+      Value col = arith::RemUIOp::create(b, loc, e, index(b, loc, kTile));
+      Value am = arith::AddIOp::create(b, loc, m0, row);
+      Value ak = arith::AddIOp::create(b, loc, k0, col);
+      Value a = loadOrZero(b, c.a, c.m, am, c.k, ak,
+                           allBelow(b, loc, {{am, m}, {ak, k}}));
+      memref::StoreOp::create(b, loc, a, sharedA, ValueRange{row, col});
+      Value bk = arith::AddIOp::create(b, loc, k0, row);
+      Value bn = arith::AddIOp::create(b, loc, n0, col);
+      Value bv = loadOrZero(b, c.b, c.k, bk, c.n, bn,
+                            allBelow(b, loc, {{bk, k}, {bn, n}}));
+      memref::StoreOp::create(b, loc, bv, sharedB, ValueRange{row, col});
+    }
+  }
+
+  /// Each thread's two sums over one staged step: 16 multiply-adds from
+  /// the tiles into \p sums (rows `ty` and `ty + 8` of column `tx`).
+  SmallVector<Value> accumulate(OpBuilder &b, Value tx, Value ty,
+                                ValueRange sums) const {
+    auto inner = scf::ForOp::create(
+        b, loc, index(b, loc, 0), index(b, loc, kTile), index(b, loc, 1), sums,
+        [&](OpBuilder &ib, Location, Value kk, ValueRange acc) {
+          Value bv =
+              memref::LoadOp::create(ib, loc, sharedB, ValueRange{kk, tx});
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < kRowsPerThread; ++r) {
+            Value row = arith::AddIOp::create(
+                ib, loc, ty, index(ib, loc, r * kThreads / kTile));
+            Value av =
+                memref::LoadOp::create(ib, loc, sharedA, ValueRange{row, kk});
+            Value p = arith::MulFOp::create(ib, loc, av, bv);
+            next.push_back(arith::AddFOp::create(ib, loc, acc[r], p));
+          }
+          scf::YieldOp::create(ib, loc, next);
+        });
+    return SmallVector<Value>(inner.getResults());
+  }
+};
+
+} // namespace
+
+int64_t Contraction::extent(ArrayRef<unsigned> loops) const {
+  int64_t e = 1;
+  for (unsigned l : loops)
+    e *= ranges[l];
+  return e;
+}
+
+FailureOr<Contraction> classifyContraction(linalg::LinalgOp op) {
+  Contraction c;
+  c.op = op;
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumDpsInputs() != 2 || op->getNumRegions() != 1)
+    return failure();
+  OpOperand *out = op.getDpsInitOperand(0);
+  auto outType = dyn_cast<MemRefType>(out->get().getType());
+  if (!outType || !outType.getElementType().isF32() || !isMultiplyAdd(op))
+    return failure();
+  c.ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(c.ranges, ShapedType::isDynamic))
+    return failure();
+  AffineMap outMap = op.getMatchingIndexingMap(out);
+  if (outMap.getNumResults() == 0 || !outMap.isProjectedPermutation())
+    return failure();
+  // B is the input the output's innermost index varies, A the other.
+  unsigned inner = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    if (!isa<MemRefType>(in->get().getType()))
+      return failure();
+    bool usesInner = op.getMatchingIndexingMap(in).isFunctionOfDim(inner);
+    OpOperand *&role = usesInner ? c.b : c.a;
+    if (role)
+      return failure();
+    role = in;
+  }
+  AffineMap aMap = op.getMatchingIndexingMap(c.a);
+  AffineMap bMap = op.getMatchingIndexingMap(c.b);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < c.ranges.size(); ++d) {
+    bool inA = aMap.isFunctionOfDim(d), inB = bMap.isFunctionOfDim(d);
+    bool inOut = outMap.isFunctionOfDim(d);
+    if (iterators[d] == utils::IteratorType::reduction && !inOut && inA && inB)
+      c.k.push_back(d);
+    else if (iterators[d] != utils::IteratorType::parallel || !inOut ||
+             (!inA && !inB))
+      return failure();
+    else if (inA && inB)
+      c.batch.push_back(d);
+    else
+      (inA ? c.m : c.n).push_back(d);
+  }
+  if (c.m.empty() || c.n.empty() || c.k.empty() || c.extent(c.m) == 0 ||
+      c.extent(c.n) == 0 || c.extent(c.k) == 0)
+    return failure();
+  return c;
+}
+
+LogicalResult emitTiledContraction(Contraction &c) {
+  int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
+  int64_t mTiles = llvm::divideCeil(m, kTile);
+  int64_t nTiles = llvm::divideCeil(n, kTile);
+  SmallVector<int64_t> tiles;
+  for (unsigned l : c.batch)
+    tiles.push_back(c.ranges[l]);
+  tiles.append({mTiles, nTiles});
+  int64_t blocks = c.extent(c.batch) * mTiles * nTiles;
+  FailureOr<Grid> grid = gridFor(blocks);
+  if (failed(grid) || blocks == 0)
+    return failure();
+  linalg::LinalgOp op = c.op;
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  mlir::gpu::LaunchOp launch = createLaunch(b, loc, *grid, kThreads);
+  TileKernel kernel{c, loc, {}, {}, {}, {}, {}, {}};
+  kernel.sharedA = allocWorkgroupMemory(b, loc, {kTile, kTile}, b.getF32Type());
+  kernel.sharedB = allocWorkgroupMemory(b, loc, {kTile, kTile}, b.getF32Type());
+  Value block = linearBlockId(b, loc, launch, *grid);
+  // A block past the last tile (the grid's last column) computes the last
+  // tile and stores nothing: every thread reaches the barriers.
+  Value tile = arith::MinUIOp::create(b, loc, block, index(b, loc, blocks - 1));
+  SmallVector<Value> at = delinearize(b, loc, tile, tiles);
+  kernel.n0 =
+      arith::MulIOp::create(b, loc, at.pop_back_val(), index(b, loc, kTile));
+  kernel.m0 =
+      arith::MulIOp::create(b, loc, at.pop_back_val(), index(b, loc, kTile));
+  kernel.base.assign(c.ranges.size(), index(b, loc, 0));
+  for (auto [l, v] : llvm::zip(c.batch, at))
+    kernel.base[l] = v;
+  kernel.tid = launch.getThreadIds().x;
+  Value tx = arith::RemUIOp::create(b, loc, kernel.tid, index(b, loc, kTile));
+  Value ty = arith::DivUIOp::create(b, loc, kernel.tid, index(b, loc, kTile));
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  SmallVector<Value> init(kRowsPerThread, zero);
+  auto steps = scf::ForOp::create(
+      b, loc, index(b, loc, 0), index(b, loc, k), index(b, loc, kTile), init,
+      [&](OpBuilder &sb, Location, Value k0, ValueRange sums) {
+        kernel.stageTiles(sb, k0);
+        mlir::gpu::BarrierOp::create(sb, loc);
+        SmallVector<Value> next = kernel.accumulate(sb, tx, ty, sums);
+        mlir::gpu::BarrierOp::create(sb, loc);
+        scf::YieldOp::create(sb, loc, next);
+      });
+  Value col = arith::AddIOp::create(b, loc, kernel.n0, tx);
+  OpOperand *out = op.getDpsInitOperand(0);
+  for (int64_t r = 0; r < kRowsPerThread; ++r) {
+    Value row = arith::AddIOp::create(
+        b, loc, kernel.m0,
+        arith::AddIOp::create(b, loc, ty, index(b, loc, r * kThreads / kTile)));
+    Value store = allBelow(b, loc, {{row, m}, {col, n}, {block, blocks}});
+    auto storeIf = scf::IfOp::create(b, loc, store, /*withElse=*/false);
+    OpBuilder sb = OpBuilder::atBlockBegin(storeIf.thenBlock());
+    SmallVector<Value> ivs(kernel.base);
+    kernel.place(sb, ivs, c.m, row);
+    kernel.place(sb, ivs, c.n, col);
+    SmallVector<Value> to = kernel.indicesOf(sb, out, ivs);
+    Value old = memref::LoadOp::create(sb, loc, out->get(), to);
+    Value sum = arith::AddFOp::create(sb, loc, old, steps.getResult(r));
+    memref::StoreOp::create(sb, loc, sum, out->get(), to);
+  }
+  op->erase();
+  clonePureProducers(launch);
+  return success();
+}
+
+LogicalResult mapContractions(
+    ModuleOp module,
+    function_ref<FailureOr<Contraction>(linalg::LinalgOp)> classify) {
+  std::vector<Contraction> found;
+  module.walk([&](linalg::LinalgOp op) {
+    if (op->getParentOfType<mlir::gpu::LaunchOp>())
+      return;
+    if (FailureOr<Contraction> c = classify(op); succeeded(c))
+      found.push_back(*c);
+  });
+  for (Contraction &c : found)
+    if (failed(emitTiledContraction(c)))
+      return c.op->emitOpError(
+          "has more output tiles than a grid of 65535 x 65535 holds");
+  return success();
+}
+
+} // namespace loom::codegen::gpu

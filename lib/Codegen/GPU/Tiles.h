@@ -1,0 +1,65 @@
+//===- Tiles.h - Contractions as 16 x 16 tiles in workgroup memory -*- C++ -*-===//
+//
+// Part of Loom. What the matrix-product class (MatmulTiles.cpp) and the
+// convolution class (ConvTiles.cpp) share (docs/Codegen/GPU.md, "Kernel
+// classes"): a linalg op whose payload is `out + a * b` seen as a batch of
+// matrix products C[m][n] += A[m][k] * B[k][n], each of m, n and k a set of
+// the op's loops (linearised), and the one kernel that computes it in
+// 16 x 16 tiles staged in workgroup memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_LIB_CODEGEN_GPU_TILES_H
+#define LOOM_LIB_CODEGEN_GPU_TILES_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace loom::codegen::gpu {
+
+/// A linalg op as a batch of matrix products: its loops by role, and its
+/// inputs A (indexed by the batch, m and k loops) and B (the batch, k and
+/// n loops). A position along m, n or k is the row-major linearisation of
+/// its loops' positions (the first loop outermost).
+struct Contraction {
+  mlir::linalg::LinalgOp op;
+  /// The static extent of every loop of the op.
+  llvm::SmallVector<int64_t> ranges;
+  /// The loops of each role, in loop order: batch loops index the output
+  /// and both inputs; m loops the output and A; n loops the output and B;
+  /// k loops (reductions) A and B.
+  llvm::SmallVector<unsigned> batch, m, n, k;
+  mlir::OpOperand *a = nullptr, *b = nullptr;
+
+  /// The number of positions of \p loops (their extents' product).
+  int64_t extent(llvm::ArrayRef<unsigned> loops) const;
+};
+
+/// \p op as a contraction, or failure: pure buffer semantics, static
+/// extents, two shaped inputs and one f32 output, the payload exactly
+/// `out + a * b` (either order of each), every loop in exactly one role and
+/// at least one loop of m, n and k. B is the input that the output's
+/// innermost index varies (so that a tile's stores and B's loads run along
+/// it); A the other.
+mlir::FailureOr<Contraction> classifyContraction(mlir::linalg::LinalgOp op);
+
+/// Replaces \p c's op with one `gpu.launch` of 128 threads per 16 x 16 tile
+/// of the output's m x n and batch position: per step of 16 along k the
+/// threads stage the A tile (`[m][k]`) and the B tile (`[k][n]`) in
+/// workgroup memory (zeros past the edges), a barrier, each thread
+/// accumulates its two output elements from them, a barrier; then each
+/// thread adds its sums to its output elements inside the bounds. Fails
+/// (leaving the op) when a grid of 65535 x 65535 blocks does not hold the
+/// tiles.
+mlir::LogicalResult emitTiledContraction(Contraction &c);
+
+/// Maps every linalg op in \p module outside a launch that \p classify
+/// takes with emitTiledContraction; an op whose tiles no grid holds is an
+/// error at its location.
+mlir::LogicalResult mapContractions(
+    mlir::ModuleOp module,
+    llvm::function_ref<mlir::FailureOr<Contraction>(mlir::linalg::LinalgOp)>
+        classify);
+
+} // namespace loom::codegen::gpu
+
+#endif // LOOM_LIB_CODEGEN_GPU_TILES_H
