@@ -196,10 +196,9 @@ prepare_real() {
   [ $# -ge 1 ] || die "usage: gpu-check.sh prepare-real STAGE [NAME...] | prepare-real --list"
   local stage=$1
   shift
-  local build=${LOOM_BUILD_DIR:-$root/build}
+  local build compile
+  build=$(loom_build) && compile=$build/bin/loom-compile || exit 1
   local bench=${LOOM_BENCH_DIR:-$build/bench-cpu}
-  local compile=$build/bin/loom-compile
-  [ -x "$compile" ] || die "no $compile (build Loom, or set LOOM_BUILD_DIR)"
   local names=("$@") spec name file group opts
   if [ ${#names[@]} -eq 0 ]; then
     for spec in "${real_models[@]}"; do
@@ -228,12 +227,19 @@ prepare_real() {
   rm -rf "$work"
 }
 
+# The Loom build the prepare commands compile with (LOOM_BUILD_DIR, default
+# <repo>/build), checked to hold loom-compile.
+loom_build() {
+  local build=${LOOM_BUILD_DIR:-$root/build}
+  [ -x "$build/bin/loom-compile" ] || die "no $build/bin/loom-compile (build Loom, or set LOOM_BUILD_DIR)"
+  echo "$build"
+}
+
 prepare_classes() {
   [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: gpu-check.sh prepare-classes STAGE [CHIPS]"
   local stage=$1 chips=${2:-sm_80,sm_90a}
-  local build=${LOOM_BUILD_DIR:-$root/build}
-  local compile=$build/bin/loom-compile
-  [ -x "$compile" ] || die "no $compile (build Loom, or set LOOM_BUILD_DIR)"
+  local build compile
+  build=$(loom_build) && compile=$build/bin/loom-compile || exit 1
   local work
   work=$(mktemp -d)
   local input artifacts=()
@@ -264,9 +270,8 @@ gemm_chain() {
 prepare_cublas() {
   [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: gpu-check.sh prepare-cublas STAGE [CHIPS]"
   local stage=$1 chips=${2:-sm_80,sm_90a}
-  local build=${LOOM_BUILD_DIR:-$root/build}
-  local compile=$build/bin/loom-compile
-  [ -x "$compile" ] || die "no $compile (build Loom, or set LOOM_BUILD_DIR)"
+  local build compile
+  build=$(loom_build) && compile=$build/bin/loom-compile || exit 1
   local work
   work=$(mktemp -d)
   "$build/bin/loom-run" "$root/test/Runtime/Cuda/Inputs/cublas.mlir" \
