@@ -3,8 +3,8 @@
 // Part of Loom. Transpose, Reshape (0 and -1 resolved), Flatten, Squeeze,
 // Unsqueeze, Concat, Split, Slice (negative and out-of-range indices
 // normalised; negative steps become a gather), Pad (constant, edge and
-// reflect; negative pads crop), Expand, Tile, Gather, DepthToSpace and
-// SpaceToDepth. Shapes, axes and indices must be known at import time; when
+// reflect; negative pads crop), Expand, Tile, Trilu, Gather, DepthToSpace
+// and SpaceToDepth. Shapes, axes and indices must be known at import time; when
 // the data is too (a shape computation), the result is folded.
 //
 //===----------------------------------------------------------------------===//
@@ -615,6 +615,65 @@ LogicalResult importExpand(NodeContext &ctx) {
   return success();
 }
 
+/// Trilu: the upper (j - i >= k) or lower (j - i <= k) triangle of the last
+/// two dimensions, zeros elsewhere; k (input 1, default 0) must be known.
+/// Folded when the input is known (PyTorch's causal masks: triu of a
+/// constant), otherwise a tg.select with the triangle as a constant mask.
+LogicalResult importTrilu(NodeContext &ctx) {
+  if (!ctx.hasInput(0))
+    return ctx.fail("input 0 is required");
+  ArrayRef<int64_t> shape = ctx.inputShape(0);
+  if (shape.size() < 2)
+    return ctx.fail("input must have rank at least 2, got " +
+                    Twine(shape.size()));
+  int64_t k = 0;
+  if (ctx.hasInput(1)) {
+    auto given = ctx.constantInts(1, "k");
+    if (failed(given))
+      return failure();
+    if (given->size() != 1)
+      return ctx.fail("k must hold one value");
+    k = (*given)[0];
+  }
+  bool upper = ctx.getInt("upper", 1) != 0;
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  auto kept = [&](int64_t i, int64_t j) {
+    // In int64 without overflow: |k| may be anything.
+    return upper ? j >= i + std::clamp<int64_t>(k, -cols - rows, cols + rows)
+                 : j <= i + std::clamp<int64_t>(k, -cols - rows, cols + rows);
+  };
+  if (const HostTensor *t = ctx.constant(0)) {
+    HostTensor out = *t;
+    for (int64_t e = 0; e < out.numElements(); ++e) {
+      int64_t j = e % cols, i = (e / cols) % rows;
+      if (kept(i, j))
+        continue;
+      if (out.isFloat())
+        out.floats[e] = 0;
+      else
+        out.ints[e] = 0;
+    }
+    ctx.setOutput(0, std::move(out));
+    return success();
+  }
+  HostTensor mask;
+  mask.dataType = onnx::TensorProto::BOOL;
+  mask.shape = {rows, cols};
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      mask.ints.push_back(kept(i, j) ? 1 : 0);
+  auto x = ctx.input(0);
+  auto maskValue = ctx.materialize(mask, "trilu_mask");
+  if (failed(x) || failed(maskValue))
+    return failure();
+  Type e = cast<RankedTensorType>(x->getType()).getElementType();
+  auto y = ctx.create<tg::SelectOp>({*maskValue, *x, ctx.scalar(e, 0)});
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
 LogicalResult importTile(NodeContext &ctx) {
   auto repeats = ctx.constantInts(1, "repeats");
   if (failed(repeats))
@@ -759,6 +818,7 @@ void onnx_to_tg::populateDataMovementHandlers(HandlerTable &table) {
   table["Pad"] = importPad;
   table["Expand"] = importExpand;
   table["Tile"] = importTile;
+  table["Trilu"] = importTrilu;
   table["Gather"] = importGather;
   table["DepthToSpace"] = [](NodeContext &c) {
     return importDepthSpace(c, true);
