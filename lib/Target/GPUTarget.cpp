@@ -27,8 +27,8 @@ namespace {
 cl::opt<bool> genericKernels(
     "gpu-generic-kernels",
     cl::desc("GPU targets: map every kernel in the generic class (one thread "
-             "per output element), not the row-reduction class (for "
-             "comparison)"),
+             "per output element), not the kernel classes (row reductions, "
+             "tiled products and convolutions; for comparison)"),
     cl::init(false));
 
 /// The CPU the artifact's host code is compiled for: it holds no kernels,

@@ -48,6 +48,14 @@ struct Tap {
   std::optional<Value> weight;
 };
 
+/// A tap ready for the gathers: its weight, zero where the position lies
+/// outside the input, and its term of the linear index (the position
+/// clamped into range times the dimension's stride, in f64).
+struct TapTerm {
+  Value weight;
+  Value offset;
+};
+
 /// The per-dimension arithmetic of the sampler, on coordinate tensors of
 /// shape [N, D...].
 struct Sampler {
@@ -195,6 +203,19 @@ struct Sampler {
     auto hi = b.bin<tg::LessEqualOp>(position, b.c(double(size - 1)));
     return b.select(lo, b.select(hi, b.c(1), b.c(0)), b.c(0));
   }
+
+  /// \p tap of a dimension of \p size and \p stride as a TapTerm.
+  FailureOr<TapTerm> term(const Tap &tap, int64_t size, double stride,
+                          OpChain &wide) {
+    auto weight = inside(tap.position, size);
+    if (tap.weight)
+      weight = b.bin<tg::MulOp>(weight, *tap.weight);
+    auto offset = wide.bin<tg::MulOp>(
+        wide.cast(clip(tap.position, size), wide.e), wide.c(stride));
+    if (failed(weight) || failed(offset))
+      return failure();
+    return TapTerm{*weight, *offset};
+  }
 };
 
 FailureOr<Interpolation> readMode(NodeContext &ctx, int64_t spatialRank) {
@@ -285,7 +306,8 @@ LogicalResult importGridSample(NodeContext &ctx) {
   auto g = ctx.convert(*grid, coordType);
   if (failed(g))
     return failure();
-  SmallVector<SmallVector<Tap>> taps;
+  OpChain wide{ctx, ctx.builder().getF64Type()};
+  SmallVector<SmallVector<TapTerm>> taps;
   SmallVector<double> strides(r);
   double stride = 1;
   for (int64_t j = r - 1; j >= 0; --j) {
@@ -306,7 +328,14 @@ LogicalResult importGridSample(NodeContext &ctx) {
     auto t = sampler.taps(*mode, *coordinate, xShape[2 + j]);
     if (failed(t))
       return failure();
-    taps.push_back(std::move(*t));
+    SmallVector<TapTerm> terms;
+    for (const Tap &tap : *t) {
+      auto term = sampler.term(tap, xShape[2 + j], strides[j], wide);
+      if (failed(term))
+        return failure();
+      terms.push_back(*term);
+    }
+    taps.push_back(std::move(terms));
   }
 
   // X as rows of channels, [N * prod(S), C].
@@ -323,24 +352,18 @@ LogicalResult importGridSample(NodeContext &ctx) {
     return failure();
 
   // Every combination of taps, one gather each.
-  OpChain wide{ctx, ctx.builder().getF64Type()};
   SmallVector<int64_t> weightShape(outShape);
   weightShape.push_back(1);
   FailureOr<Value> sum = failure();
   SmallVector<size_t> pick(r, 0);
   for (bool more = true; more;) {
     FailureOr<Value> index = *offsets;
-    FailureOr<Value> weight = b.c(1);
+    FailureOr<Value> weight = failure();
     for (int64_t j = 0; j < r; ++j) {
-      const Tap &tap = taps[j][pick[j]];
-      int64_t size = xShape[2 + j];
-      weight = b.bin<tg::MulOp>(weight, sampler.inside(tap.position, size));
-      if (tap.weight)
-        weight = b.bin<tg::MulOp>(weight, *tap.weight);
-      auto clamped = sampler.clip(tap.position, size);
-      index = wide.bin<tg::AddOp>(
-          index, wide.bin<tg::MulOp>(wide.cast(clamped, wide.e),
-                                     wide.c(strides[j])));
+      const TapTerm &tap = taps[j][pick[j]];
+      weight = j == 0 ? FailureOr<Value>(tap.weight)
+                      : b.bin<tg::MulOp>(weight, tap.weight);
+      index = wide.bin<tg::AddOp>(index, tap.offset);
     }
     auto gathered = wide.cast(index, ctx.builder().getI64Type());
     if (failed(gathered) || failed(weight))
