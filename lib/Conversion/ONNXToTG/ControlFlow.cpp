@@ -136,15 +136,24 @@ static LogicalResult checkTotal(NodeContext &ctx) {
 // If
 //===----------------------------------------------------------------------===//
 
+/// An output of a branch of a run-time If: its value, and the dimension of
+/// data-dependent length it has, if any.
+struct BranchOutput {
+  Value value;
+  std::optional<BoundedDim> bound;
+};
+
 /// Imports the nodes of \p branch into \p block (a region of the tg.if
-/// being built) and returns the values of its outputs. The names the branch
-/// defines are forgotten afterwards (ONNX scoping), and so are the values
-/// that enclosing names got inside it, except weights: those move to the
-/// start of the function, where both branches and what follows see them.
-static FailureOr<SmallVector<Value>>
+/// being built) and returns its outputs; the caller yields them. The names
+/// the branch defines are forgotten afterwards (ONNX scoping), and so are
+/// the values that enclosing names got inside it, except weights: those
+/// move to the start of the function, where both branches and what follows
+/// see them.
+static FailureOr<SmallVector<BranchOutput>>
 importBranch(NodeContext &ctx, const onnx::GraphProto &branch, Block &block) {
   GraphImporter &gi = ctx.importer();
   llvm::StringMap<ImportedValue> saved = gi.values;
+  auto savedCompactions = gi.compactions;
   llvm::scope_exit forget([&] {
     Block &start = gi.function.getBody().front();
     for (auto &named : gi.values) {
@@ -158,34 +167,97 @@ importBranch(NodeContext &ctx, const onnx::GraphProto &branch, Block &block) {
       }
     }
     gi.values = std::move(saved);
+    gi.compactions = std::move(savedCompactions);
   });
   OpBuilder::InsertionGuard guard(gi.builder);
   gi.builder.setInsertionPointToEnd(&block);
   if (failed(gi.importSubgraph(branch)))
     return failure();
-  SmallVector<Value> outputs;
+  SmallVector<BranchOutput> outputs;
   for (const auto &out : branch.output()) {
     ImportedValue *v = gi.lookup(out.name());
     if (!v)
       return ctx.fail("the branch output '" + out.name() +
                       "' is not defined in the branch or before it");
-    // The length of a padded value is computed in the branch's region and
-    // cannot leave it with the value (Dynamic.cpp, docs/ONNX/Import.md).
-    if (v->bound)
-      return ctx.fail("the branch output '" + out.name() +
-                      "' has a data-dependent length; a run-time If cannot "
-                      "return a padded value");
     auto value = gi.materialize(out.name(), *v, ctx.loc());
     if (failed(value))
       return failure();
-    outputs.push_back(*value);
+    outputs.push_back({*value, v->bound});
   }
-  tg::YieldOp::create(gi.builder, ctx.loc(), outputs);
   return outputs;
 }
 
+/// The dimension along which output \p i of a run-time If has a
+/// data-dependent length: where a branch yields a padded value, or where
+/// the branches' static sizes differ (the shorter one is then padded with
+/// its size as its length). None when both yield the same static type.
+static FailureOr<std::optional<int64_t>>
+paddedIfDim(NodeContext &ctx, unsigned i, const BranchOutput &t,
+            const BranchOutput &e) {
+  auto tt = cast<RankedTensorType>(t.value.getType()),
+       et = cast<RankedTensorType>(e.value.getType());
+  auto mismatch = [&]() {
+    return ctx.fail("output " + Twine(i) + ": the then_branch yields " +
+                    mlir::debugString(tt) + " and the else_branch " +
+                    mlir::debugString(et) +
+                    "; a run-time If needs both branches to yield the same "
+                    "static types, or types that differ in one dimension "
+                    "(bind the inputs that decide the condition to import "
+                    "one branch)");
+  };
+  if (tt.getElementType() != et.getElementType() ||
+      tt.getRank() != et.getRank())
+    return mismatch();
+  std::optional<int64_t> dim;
+  if (t.bound)
+    dim = t.bound->dim;
+  if (e.bound) {
+    if (dim && *dim != e.bound->dim)
+      return mismatch();
+    dim = e.bound->dim;
+  }
+  for (int64_t d = 0; d < tt.getRank(); ++d) {
+    if (tt.getDimSize(d) == et.getDimSize(d) || d == dim)
+      continue;
+    if (dim)
+      return mismatch();
+    dim = d;
+  }
+  return dim;
+}
+
+/// In the current block: \p out padded along \p dim to \p size, and its
+/// length (a rank-0 i64).
+static FailureOr<std::pair<Value, Value>>
+padBranchOutput(NodeContext &ctx, const BranchOutput &out, int64_t dim,
+                int64_t size) {
+  auto type = cast<RankedTensorType>(out.value.getType());
+  int64_t have = type.getDimSize(dim);
+  Type i64 = IntegerType::get(ctx.context(), 64);
+  Value length = out.bound ? out.bound->length
+                           : ctx.scalar(i64, static_cast<double>(have));
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size;
+  auto padded = RankedTensorType::get(shape, type.getElementType());
+  if (have == size)
+    return std::pair(out.value, length);
+  if (have == 0)
+    return std::pair(ctx.splat(padded, 0), length);
+  SmallVector<int64_t> low(shape.size(), 0), high(shape.size(), 0);
+  high[dim] = size - have;
+  auto v = ctx.createTyped<tg::PadOp>(
+      padded, out.value,
+      {ctx.namedAttr("low", DenseI64ArrayAttr::get(ctx.context(), low)),
+       ctx.namedAttr("high", DenseI64ArrayAttr::get(ctx.context(), high))});
+  if (failed(v))
+    return failure();
+  return std::pair(*v, length);
+}
+
 /// An If whose condition is known only at run time: a tg.if holding both
-/// branches.
+/// branches. An output of data-dependent length (padded in a branch, or of
+/// different sizes in the two) is padded to the larger size, and the
+/// tg.if returns its length after the outputs.
 static LogicalResult importRunTimeIf(NodeContext &ctx) {
   const onnx::GraphProto *branches[2] = {graphAttr(ctx, "then_branch"),
                                          graphAttr(ctx, "else_branch")};
@@ -200,15 +272,15 @@ static LogicalResult importRunTimeIf(NodeContext &ctx) {
   if (failed(cond))
     return failure();
   auto ifOp = tg::IfOp::create(ctx.builder(), ctx.loc(), TypeRange(), *cond);
-  SmallVector<Value> yielded[2];
+  SmallVector<BranchOutput> outs[2];
   const char *names[2] = {"then_branch", "else_branch"};
   for (int b = 0; b < 2; ++b) {
     if (branches[b]->output_size() != static_cast<int>(ctx.numOutputs()))
       return ctx.fail("the " + Twine(names[b]) + " has " +
                       Twine(branches[b]->output_size()) +
                       " outputs, the node " + Twine(ctx.numOutputs()));
-    auto outs = importBranch(ctx, *branches[b], ifOp.getBlock(b == 0));
-    if (failed(outs)) {
+    auto imported = importBranch(ctx, *branches[b], ifOp.getBlock(b == 0));
+    if (failed(imported)) {
       std::string behind = graphInputBehind(*cond);
       return ctx.fail(
           "the " + Twine(names[b]) +
@@ -219,24 +291,50 @@ static LogicalResult importRunTimeIf(NodeContext &ctx) {
                                 "' (loom-translate --bind " + behind +
                                 "=VALUE) imports only the branch it selects"));
     }
-    yielded[b] = std::move(*outs);
+    outs[b] = std::move(*imported);
   }
-  SmallVector<Type> types;
+  SmallVector<Type> types, lengthTypes;
+  SmallVector<Value> yielded[2], lengths[2];
+  SmallVector<std::optional<int64_t>> paddedDims;
+  OpBuilder &builder = ctx.builder();
   for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
-    Type t = yielded[0][i].getType(), e = yielded[1][i].getType();
-    if (t != e)
-      return ctx.fail("output " + Twine(i) + ": the then_branch yields " +
-                      mlir::debugString(t) + " and the else_branch " +
-                      mlir::debugString(e) +
-                      "; a run-time If needs both branches to yield the same "
-                      "static types (bind the inputs that decide the "
-                      "condition to import one branch)");
-    types.push_back(t);
+    auto dim = paddedIfDim(ctx, i, outs[0][i], outs[1][i]);
+    if (failed(dim))
+      return failure();
+    paddedDims.push_back(*dim);
+    if (!*dim) {
+      types.push_back(outs[0][i].value.getType());
+      for (int b = 0; b < 2; ++b)
+        yielded[b].push_back(outs[b][i].value);
+      continue;
+    }
+    int64_t size = 0;
+    for (int b = 0; b < 2; ++b)
+      size = std::max(size, cast<RankedTensorType>(outs[b][i].value.getType())
+                                .getDimSize(**dim));
+    for (int b = 0; b < 2; ++b) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToEnd(&ifOp.getBlock(b == 0));
+      auto p = padBranchOutput(ctx, outs[b][i], **dim, size);
+      if (failed(p))
+        return failure();
+      yielded[b].push_back(p->first);
+      lengths[b].push_back(p->second);
+    }
+    types.push_back(yielded[0].back().getType());
+    lengthTypes.push_back(lengths[0].back().getType());
   }
+  for (int b = 0; b < 2; ++b) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(&ifOp.getBlock(b == 0));
+    SmallVector<Value> all(yielded[b]);
+    all.append(lengths[b]);
+    tg::YieldOp::create(builder, ctx.loc(), all);
+  }
+  types.append(lengthTypes);
   // The op was built before its result types were known: rebuild it with
   // them, moving the regions.
-  OpBuilder &b = ctx.builder();
-  auto typed = tg::IfOp::create(b, ctx.loc(), types, *cond);
+  auto typed = tg::IfOp::create(builder, ctx.loc(), types, *cond);
   for (int r = 0; r < 2; ++r) {
     Region &to = r == 0 ? typed.getThenRegion() : typed.getElseRegion();
     Region &from = r == 0 ? ifOp.getThenRegion() : ifOp.getElseRegion();
@@ -244,8 +342,16 @@ static LogicalResult importRunTimeIf(NodeContext &ctx) {
     to.takeBody(from);
   }
   ifOp.erase();
-  for (unsigned i = 0; i < ctx.numOutputs(); ++i)
+  unsigned nextLength = ctx.numOutputs();
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
     ctx.setOutput(i, typed.getResult(i));
+    if (!paddedDims[i])
+      continue;
+    Value length = typed.getResult(nextLength++);
+    if (ctx.hasOutput(i))
+      ctx.importer().lookup(ctx.node().output(i))->bound =
+          BoundedDim{*paddedDims[i], length};
+  }
   return success();
 }
 

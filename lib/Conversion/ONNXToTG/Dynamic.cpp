@@ -83,7 +83,16 @@ static LogicalResult importTopK(NodeContext &ctx) {
   auto axis = ctx.normalizeAxis(ctx.getInt("axis", -1), rank, "axis");
   if (failed(axis))
     return failure();
-  auto k = constantScalarInt(ctx, 1, "K (a run-time k is not supported)");
+  // A K computed from lengths (topk(min(k, n)) after a nonzero) takes its
+  // upper bound as the static k, and the count is at most K.
+  auto runTimeK = trackedScalar(ctx, 1);
+  if (failed(runTimeK))
+    return failure();
+  auto k = *runTimeK ? FailureOr<int64_t>(std::min(
+                           (*runTimeK)->upper, ctx.inputShape(0)[*axis]))
+                     : constantScalarInt(ctx, 1,
+                                         "K (computed at run time from "
+                                         "something else than shapes)");
   if (failed(k))
     return failure();
   SmallVector<Value> operands = {*input};
@@ -106,10 +115,23 @@ static LogicalResult importTopK(NodeContext &ctx) {
       std::nullopt);
   if (failed(op))
     return failure();
+  Value count = (*op)->getResult(2);
+  if (*runTimeK && !(*runTimeK)->exact) {
+    auto kValue = ctx.input(1);
+    if (failed(kValue))
+      return failure();
+    auto kScalar = ctx.reshape(*kValue, {});
+    if (failed(kScalar))
+      return failure();
+    auto least = lengthOp(ctx, LengthOp::Min, count, *kScalar);
+    if (failed(least))
+      return failure();
+    count = *least;
+  }
   for (unsigned i = 0; i < 2; ++i) {
     ctx.setOutput(i, (*op)->getResult(i));
-    if (bound)
-      setOutputBound(ctx, i, {*axis, (*op)->getResult(2)});
+    if (bound || (*runTimeK && !(*runTimeK)->exact))
+      setOutputBound(ctx, i, {*axis, count});
   }
   return success();
 }

@@ -94,6 +94,30 @@ FailureOr<Value> buildArith(NodeContext &ctx, Arith k, Value a, Value b) {
   return failure();
 }
 
+/// Integer arithmetic on run-time values (what exporters write for index
+/// arithmetic, e.g. torchvision's `topk_idxs // num_classes`): tg's
+/// arithmetic is on floats, so the operands go through f64, exact for
+/// magnitudes below 2^53; Div truncates as ONNX's reference does (the cast
+/// back truncates), and x / 0 is 0, as when folded. Max and Min compare.
+FailureOr<Value> buildIntegerArith(NodeContext &ctx, Arith k, Value a,
+                                   Value b) {
+  Type e = cast<RankedTensorType>(a.getType()).getElementType();
+  Type f64 = Float64Type::get(ctx.context());
+  OpChain c{ctx, f64};
+  if (k == Arith::Max || k == Arith::Min) {
+    auto less = ctx.create<tg::LessOp>({a, b});
+    return k == Arith::Min ? c.select(less, a, b) : c.select(less, b, a);
+  }
+  auto x = c.cast(a, f64), y = c.cast(b, f64);
+  if (k != Arith::Div)
+    return c.cast(buildArith(ctx, k, *x, *y), e);
+  if (failed(y))
+    return failure();
+  auto zero = ctx.create<tg::EqualOp>({*y, c.c(0)});
+  auto q = c.cast(c.bin<tg::DivOp>(x, c.select(zero, c.c(1), *y)), e);
+  return c.select(zero, ctx.scalar(e, 0), q);
+}
+
 /// Add, Sub, Mul, Div, Pow (two inputs) and Sum, Max, Min, Mean (one or
 /// more), with numpy broadcasting.
 LogicalResult importArith(NodeContext &ctx, Arith k, bool mean = false) {
@@ -137,10 +161,11 @@ LogicalResult importArith(NodeContext &ctx, Arith k, bool mean = false) {
     return success();
   }
 
-  if (!onnxutil::isFloatDataType(dataType))
+  bool integer = !onnxutil::isFloatDataType(dataType);
+  if (integer && (k == Arith::Pow || mean))
     return ctx.fail(onnxutil::dataTypeName(dataType) +
-                    " arithmetic on values not known at import time is not "
-                    "supported (tg arithmetic is floating-point)");
+                    " Pow and Mean on values not known at import time are "
+                    "not supported (tg arithmetic is floating-point)");
   auto acc = ctx.input(0);
   if (failed(acc))
     return failure();
@@ -157,7 +182,8 @@ LogicalResult importArith(NodeContext &ctx, Arith k, bool mean = false) {
         return failure();
       rhs = *c;
     }
-    auto r = buildArith(ctx, k, result, rhs);
+    auto r = integer ? buildIntegerArith(ctx, k, result, rhs)
+                     : buildArith(ctx, k, result, rhs);
     if (failed(r))
       return failure();
     result = *r;

@@ -20,6 +20,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,16 @@ namespace loom::onnx_to_tg {
 /// rank-0 i64 tensor) holds how much of it is valid (Dynamic.cpp).
 struct BoundedDim {
   int64_t dim = 0;
+  Value length;
+};
+
+/// One element of a small integer tensor computed from the lengths of
+/// bounded values (a Shape of one, and the shape arithmetic on it;
+/// RunTimeLengths.cpp): an upper bound, whether the element is exactly
+/// that, and the length value it equals, if it is one.
+struct RunTimeInt {
+  int64_t upper = 0;
+  bool exact = false;
   Value length;
 };
 
@@ -50,6 +61,8 @@ struct ImportedValue {
   std::vector<int64_t> shape;
   /// The dimension of data-dependent length, if any.
   std::optional<BoundedDim> bound;
+  /// For a small integer tensor computed from lengths: its elements.
+  std::optional<llvm::SmallVector<RunTimeInt>> runTimeInts;
 };
 
 class GraphImporter {
@@ -80,6 +93,11 @@ public:
   /// The graph inputs bound at import time, with their values (the module
   /// attribute `loom.onnx.bound_inputs`).
   llvm::SmallVector<mlir::NamedAttribute> boundInputAttrs;
+  /// The compactions of concatenations along a padded dimension, by the
+  /// (size, length) of their parts: the gather indices and the total
+  /// length (RunTimeLengths.cpp), shared by concatenations of equal parts.
+  using CompactionKey = std::vector<std::pair<int64_t, const void *>>;
+  std::map<CompactionKey, std::pair<Value, Value>> compactions;
   /// Types ONNX's shape inference gave to values, by name.
   llvm::StringMap<const onnx::TypeProto *> onnxTypes;
 
@@ -155,6 +173,25 @@ private:
   /// Names the weights file, fuses exporter idioms and verifies `module`.
   LogicalResult finishModule(mlir::ModuleOp module, mlir::func::FuncOp func);
 };
+
+class NodeContext;
+
+/// Imports a node that computes with the lengths of bounded values (Shape,
+/// Size, ConstantOfShape of a tracked shape, reductions of one, Concat and
+/// Slice along a padded dimension, reductions over one); false when the
+/// node is not such a node (RunTimeLengths.cpp).
+mlir::FailureOr<bool> importWithRunTimeLengths(NodeContext &ctx);
+/// After a node's handler: tracks the elements of its output when its
+/// inputs are tracked (RunTimeLengths.cpp).
+void trackRunTimeInts(NodeContext &ctx);
+/// Arithmetic on lengths (rank-0 i64 values; tg's arithmetic is on floats,
+/// so sums and products go through f64, exact below 2^53).
+enum class LengthOp { Add, Sub, Mul, Min, Max };
+mlir::FailureOr<Value> lengthOp(NodeContext &ctx, LengthOp kind, Value a,
+                                Value b);
+/// Input `i` as one tracked element, if it is tracked (a run-time K).
+mlir::FailureOr<std::optional<RunTimeInt>> trackedScalar(NodeContext &ctx,
+                                                         unsigned i);
 
 /// How diagnostics name a node: its name, or its first output.
 std::string describeNode(const onnx::NodeProto &node);

@@ -308,8 +308,13 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       return ctx.emitError() << "input '" << in
                              << "' is not defined before its use (ONNX "
                                 "graphs are topologically sorted)";
-  if (failed(handler->second(ctx)) || failed(propagateBounds(ctx)))
+  auto lengths = importWithRunTimeLengths(ctx);
+  if (failed(lengths))
     return failure();
+  if (!*lengths &&
+      (failed(handler->second(ctx)) || failed(propagateBounds(ctx))))
+    return failure();
+  trackRunTimeInts(ctx);
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())
       continue;

@@ -1,0 +1,766 @@
+//===- RunTimeLengths.cpp - What graphs compute from padded lengths -------===//
+//
+// Part of Loom. Exported detectors do more with a value of data-dependent
+// length (a bounded value, Dynamic.cpp) than read its valid prefix: they
+// take its Shape and compute with it (`topk(min(k, n))`, a ConstantOfShape
+// of the same length, `numel() == 0`), concatenate per-class candidates
+// along the padded dimension, slice the first k of them, and reduce over
+// them (the largest coordinate). This file imports those idioms:
+//
+// - Shape and Size of a bounded value are computed at run time, and the
+//   importer tracks, per element of such small integer tensors, an upper
+//   bound and the length value it equals (ImportedValue::runTimeInts)
+//   through the shape arithmetic exporters write (Gather, Concat,
+//   Unsqueeze, Reshape, Cast, ReduceMin/Max/Prod, Min/Max);
+// - ConstantOfShape of a tracked shape is padded to the upper bounds, and
+//   TopK with a tracked K takes its upper bound as the static k;
+// - Concat along a padded dimension is a run-time compaction: a gather from
+//   the static concatenation by indices computed from the lengths;
+// - Slice of a padded dimension (non-negative starts, step 1) keeps
+//   min(length, end) - start;
+// - reductions over a padded dimension read the padding as the reduction's
+//   identity (ReduceMean, whose divisor would count it, is refused).
+//
+// docs/ONNX/Import.md "Bounded dynamic shapes".
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphImporter.h"
+#include "Importer.h"
+
+#include "loom/Dialect/TG/IR/TGOps.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::onnx_to_tg;
+using TP = onnx::TensorProto;
+
+namespace {
+
+/// Integer tensors of at most this many elements are tracked.
+constexpr int64_t kMaxTracked = 16;
+
+using Ints = SmallVector<RunTimeInt>;
+
+ImportedValue *inputValue(NodeContext &ctx, unsigned i) {
+  return ctx.hasInput(i) ? ctx.importer().lookup(ctx.node().input(i))
+                         : nullptr;
+}
+
+ImportedValue *outputValue(NodeContext &ctx, unsigned i) {
+  return ctx.hasOutput(i) ? ctx.importer().lookup(ctx.node().output(i))
+                          : nullptr;
+}
+
+bool isTracked(NodeContext &ctx, unsigned i) {
+  ImportedValue *v = inputValue(ctx, i);
+  return v && v->runTimeInts;
+}
+
+/// The elements of input `i`: tracked, or exact when known at import time.
+std::optional<Ints> intsOf(NodeContext &ctx, unsigned i) {
+  ImportedValue *v = inputValue(ctx, i);
+  if (!v)
+    return std::nullopt;
+  if (v->runTimeInts)
+    return *v->runTimeInts;
+  const HostTensor *t = ctx.known(i, kMaxTracked);
+  if (!t || t->isFloat())
+    return std::nullopt;
+  Ints out;
+  for (int64_t e : t->ints)
+    out.push_back({e, true, Value()});
+  return out;
+}
+
+Type i64Type(NodeContext &ctx) { return IntegerType::get(ctx.context(), 64); }
+
+Value i64Scalar(NodeContext &ctx, int64_t v) {
+  return ctx.scalar(i64Type(ctx), static_cast<double>(v));
+}
+
+} // namespace
+
+FailureOr<Value> onnx_to_tg::lengthOp(NodeContext &ctx, LengthOp kind, Value a,
+                                      Value b) {
+  Type f64 = Float64Type::get(ctx.context());
+  OpChain c{ctx, f64};
+  switch (kind) {
+  case LengthOp::Min:
+  case LengthOp::Max: {
+    auto less = ctx.create<tg::LessOp>({a, b});
+    return kind == LengthOp::Min ? c.select(less, a, b) : c.select(less, b, a);
+  }
+  case LengthOp::Add:
+    return c.cast(c.bin<tg::AddOp>(c.cast(a, f64), c.cast(b, f64)),
+                  i64Type(ctx));
+  case LengthOp::Sub:
+    return c.cast(c.bin<tg::SubOp>(c.cast(a, f64), c.cast(b, f64)),
+                  i64Type(ctx));
+  case LengthOp::Mul:
+    return c.cast(c.bin<tg::MulOp>(c.cast(a, f64), c.cast(b, f64)),
+                  i64Type(ctx));
+  }
+  llvm_unreachable("unknown LengthOp");
+}
+
+namespace {
+
+/// A constant i64 tensor of `shape` holding 0, 1, ... along its one
+/// dimension of size n > 1 (or its only element).
+FailureOr<Value> iota(NodeContext &ctx, int64_t n,
+                      ArrayRef<int64_t> shape) {
+  HostTensor t;
+  t.dataType = TP::INT64;
+  t.shape.assign(shape.begin(), shape.end());
+  for (int64_t i = 0; i < n; ++i)
+    t.ints.push_back(i);
+  return ctx.materialize(t, "iota");
+}
+
+/// Element `k` of a 1-D (or one-element) run-time integer tensor, rank 0.
+FailureOr<Value> elementAt(NodeContext &ctx, Value v, int64_t k) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() == 0)
+    return v;
+  auto flat = ctx.reshape(v, {type.getNumElements()});
+  if (failed(flat))
+    return failure();
+  auto one = ctx.create<tg::SliceOp>(
+      *flat, {ctx.namedAttr("starts", DenseI64ArrayAttr::get(ctx.context(), {k})),
+              ctx.namedAttr("limits",
+                            DenseI64ArrayAttr::get(ctx.context(), {k + 1}))});
+  if (failed(one))
+    return failure();
+  return ctx.reshape(*one, {});
+}
+
+/// The run-time value of tracked element `k` of input `i`.
+FailureOr<Value> runTimeElement(NodeContext &ctx, unsigned i,
+                                const RunTimeInt &e, int64_t k) {
+  if (e.length)
+    return e.length;
+  if (e.exact)
+    return i64Scalar(ctx, e.upper);
+  auto v = ctx.input(i);
+  if (failed(v))
+    return failure();
+  auto x = ctx.convert(*v, i64Type(ctx));
+  if (failed(x))
+    return failure();
+  return elementAt(ctx, *x, k);
+}
+
+void setOutputInts(NodeContext &ctx, unsigned i, Ints ints) {
+  if (ImportedValue *v = outputValue(ctx, i))
+    v->runTimeInts = std::move(ints);
+}
+
+void setBound(NodeContext &ctx, unsigned i, BoundedDim b) {
+  if (ImportedValue *v = outputValue(ctx, i))
+    v->bound = b;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape, Size, ConstantOfShape, and reductions of tracked integers
+//===----------------------------------------------------------------------===//
+
+LogicalResult importShapeOfBounded(NodeContext &ctx, BoundedDim b) {
+  ArrayRef<int64_t> shape = ctx.inputShape(0);
+  int64_t rank = shape.size();
+  int64_t start = ctx.getInt("start", 0), end = ctx.getInt("end", rank);
+  start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+  end = std::clamp<int64_t>(end < 0 ? end + rank : end, start, rank);
+  Ints ints;
+  SmallVector<Value> pieces;
+  SmallVector<int64_t> run;
+  auto flush = [&]() -> LogicalResult {
+    if (run.empty())
+      return success();
+    HostTensor t;
+    t.dataType = TP::INT64;
+    t.shape = {int64_t(run.size())};
+    t.ints.assign(run.begin(), run.end());
+    auto c = ctx.materialize(t, "shape");
+    if (failed(c))
+      return failure();
+    pieces.push_back(*c);
+    run.clear();
+    return success();
+  };
+  for (int64_t d = start; d < end; ++d) {
+    if (d != b.dim) {
+      run.push_back(shape[d]);
+      ints.push_back({shape[d], true, Value()});
+      continue;
+    }
+    if (failed(flush()))
+      return failure();
+    auto len = ctx.reshape(b.length, {1});
+    if (failed(len))
+      return failure();
+    pieces.push_back(*len);
+    ints.push_back({shape[d], false, b.length});
+  }
+  if (failed(flush()))
+    return failure();
+  if (pieces.empty())
+    return ctx.fail("a Shape of no dimensions is not supported");
+  Value out = pieces.front();
+  if (pieces.size() > 1) {
+    auto cat = ctx.create<tg::ConcatOp>(pieces, {ctx.i64Attr("axis", 0)});
+    if (failed(cat))
+      return failure();
+    out = *cat;
+  }
+  ctx.setOutput(0, out);
+  setOutputInts(ctx, 0, std::move(ints));
+  return success();
+}
+
+LogicalResult importSizeOfBounded(NodeContext &ctx, BoundedDim b) {
+  ArrayRef<int64_t> shape = ctx.inputShape(0);
+  int64_t others = 1;
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+    if (d != b.dim)
+      others *= shape[d];
+  auto size = lengthOp(ctx, LengthOp::Mul, b.length, i64Scalar(ctx, others));
+  if (failed(size))
+    return failure();
+  ctx.setOutput(0, *size);
+  setOutputInts(ctx, 0,
+                {{others * shape[b.dim], false,
+                  others == 1 ? b.length : Value()}});
+  return success();
+}
+
+LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
+  Ints ints = *intsOf(ctx, 0);
+  std::optional<int64_t> runTimeDim;
+  SmallVector<int64_t> dims;
+  for (auto [k, e] : llvm::enumerate(ints)) {
+    dims.push_back(e.upper);
+    if (e.exact)
+      continue;
+    if (runTimeDim)
+      return ctx.fail("a shape with several dimensions of data-dependent "
+                      "length is not supported (Loom pads one dimension)");
+    runTimeDim = k;
+  }
+  HostTensor value = HostTensor::splat(TP::FLOAT, {}, 0);
+  if (const auto *a = ctx.getAttr("value")) {
+    auto d = onnxutil::decodeTensor(a->t(), "");
+    if (!d)
+      return ctx.fail(llvm::toString(d.takeError()));
+    if (d->numElements() != 1)
+      return ctx.fail("'value' must hold one element");
+    value = std::move(*d);
+  }
+  Type e = onnxutil::getTGElementType(ctx.context(), value.dataType);
+  if (!e)
+    return ctx.fail("element type " + onnxutil::dataTypeName(value.dataType) +
+                    " is not supported");
+  ctx.setOutput(0, ctx.splat(RankedTensorType::get(dims, e),
+                             value.asDouble(0)));
+  if (!runTimeDim)
+    return success();
+  auto len = runTimeElement(ctx, 0, ints[*runTimeDim], *runTimeDim);
+  if (failed(len))
+    return failure();
+  setBound(ctx, 0, {int64_t(*runTimeDim), *len});
+  return success();
+}
+
+/// ReduceMin, ReduceMax or ReduceProd of all the elements of a tracked
+/// 1-D tensor, as a chain of binary ops on its elements.
+LogicalResult importReduceOfTracked(NodeContext &ctx) {
+  StringRef op = ctx.opType();
+  Ints ints = *intsOf(ctx, 0);
+  if (ctx.inputRank(0) > 1 || ints.empty())
+    return ctx.fail("a reduction of a tracked shape of rank > 1 is not "
+                    "supported");
+  if (ctx.getInt("keepdims", 1) != 0 && ctx.inputRank(0) == 1)
+    return ctx.fail("keepdims=1 on a tracked shape is not supported");
+  Value acc;
+  RunTimeInt r{op == "ReduceProd" ? 1 : ints.front().upper, true, Value()};
+  for (auto [k, e] : llvm::enumerate(ints)) {
+    auto v = runTimeElement(ctx, 0, e, k);
+    if (failed(v))
+      return failure();
+    FailureOr<Value> next = *v;
+    if (acc)
+      next = lengthOp(ctx,
+                      op == "ReduceMin"   ? LengthOp::Min
+                      : op == "ReduceMax" ? LengthOp::Max
+                                          : LengthOp::Mul,
+                      acc, *v);
+    if (failed(next))
+      return failure();
+    acc = *next;
+    r.upper = op == "ReduceMin"   ? std::min(r.upper, e.upper)
+              : op == "ReduceMax" ? std::max(r.upper, e.upper)
+                                  : r.upper * e.upper;
+    r.exact &= e.exact;
+  }
+  if (ints.size() == 1)
+    r.length = ints.front().length;
+  ctx.setOutput(0, acc);
+  setOutputInts(ctx, 0, {r});
+  return success();
+}
+
+/// Reshape or Expand to a tracked shape: the node's own handler, given the
+/// upper bounds as the shape, and the one element of data-dependent length
+/// must be the padded dimension of the result (the input's, carried by
+/// propagateBounds, or a new one of that length where Expand broadcasts).
+LogicalResult importShapedByTracked(NodeContext &ctx, unsigned shapeInput) {
+  Ints ints = *intsOf(ctx, shapeInput);
+  std::optional<int64_t> runTimeDim;
+  HostTensor uppers;
+  uppers.dataType = TP::INT64;
+  uppers.shape = {int64_t(ints.size())};
+  for (auto [k, e] : llvm::enumerate(ints)) {
+    uppers.ints.push_back(e.upper);
+    if (e.exact)
+      continue;
+    if (runTimeDim)
+      return ctx.fail("a shape with several dimensions of data-dependent "
+                      "length is not supported (Loom pads one dimension)");
+    runTimeDim = k;
+  }
+  ImportedValue *shape = inputValue(ctx, shapeInput);
+  ImportedValue saved = *shape;
+  shape->value = Value();
+  shape->known = std::make_shared<const HostTensor>(std::move(uppers));
+  shape->runTimeInts.reset();
+  shape->origin = ImportedValue::Origin::Folded;
+  LogicalResult done = getHandlerTable().find(ctx.opType())->second(ctx);
+  if (succeeded(done))
+    done = propagateBounds(ctx);
+  *shape = std::move(saved);
+  if (failed(done) || !runTimeDim)
+    return done;
+  ImportedValue *out = outputValue(ctx, 0);
+  int64_t dim = *runTimeDim + int64_t(out->shape.size()) - int64_t(ints.size());
+  if (out->bound) {
+    if (out->bound->dim != dim)
+      return ctx.fail("the dimension of data-dependent length in the shape "
+                      "is not the padded dimension of the result");
+    return success();
+  }
+  auto len = runTimeElement(ctx, shapeInput, ints[*runTimeDim], *runTimeDim);
+  if (failed(len))
+    return failure();
+  out->bound = BoundedDim{dim, *len};
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Concatenation along a padded dimension
+//===----------------------------------------------------------------------===//
+
+struct Segment {
+  int64_t size;
+  Value length; // null: all `size` elements are valid
+};
+
+/// The gather indices that compact `segments` (concatenated statically)
+/// so that their valid prefixes follow one another, and the total length.
+/// For output position j in the segment l that holds it at run time,
+/// index(j) = j + sum over the earlier padded segments of their padding.
+FailureOr<std::pair<Value, Value>> compaction(NodeContext &ctx,
+                                              ArrayRef<Segment> segments) {
+  GraphImporter::CompactionKey key;
+  for (const Segment &s : segments)
+    key.push_back({s.size, s.length.getAsOpaquePointer()});
+  auto &memo = ctx.importer().compactions;
+  if (auto it = memo.find(key); it != memo.end())
+    return it->second;
+
+  int64_t total = 0;
+  for (const Segment &s : segments)
+    total += s.size;
+  Type f64 = Float64Type::get(ctx.context());
+  SmallVector<Value> offsets, paddings;
+  Value end = i64Scalar(ctx, 0);
+  for (auto [l, s] : llvm::enumerate(segments)) {
+    Value len = s.length ? s.length : i64Scalar(ctx, s.size);
+    auto next = lengthOp(ctx, LengthOp::Add, end, len);
+    if (failed(next))
+      return failure();
+    end = *next;
+    if (!s.length || l + 1 == segments.size())
+      continue;
+    auto pad = lengthOp(ctx, LengthOp::Sub, i64Scalar(ctx, s.size), s.length);
+    auto off = ctx.reshape(end, {1});
+    if (failed(pad) || failed(off))
+      return failure();
+    auto padding = ctx.reshape(*pad, {1});
+    if (failed(padding))
+      return failure();
+    offsets.push_back(*off);
+    paddings.push_back(*padding);
+  }
+  auto j = iota(ctx, total, {total});
+  if (failed(j))
+    return failure();
+  Value index = *j;
+  OpChain b{ctx, f64};
+  if (!offsets.empty()) {
+    auto cat = [&](ArrayRef<Value> v) -> FailureOr<Value> {
+      if (v.size() == 1)
+        return v.front();
+      return ctx.create<tg::ConcatOp>(v, {ctx.i64Attr("axis", 0)});
+    };
+    auto off = cat(offsets), pad = cat(paddings);
+    auto column = ctx.reshape(*j, {total, 1});
+    if (failed(off) || failed(pad) || failed(column))
+      return failure();
+    // past[j, l]: position j lies past the valid end of padded segment l.
+    auto past = ctx.create<tg::GreaterEqualOp>({*column, *off});
+    auto skip = b.select(past, b.cast(*pad, f64), b.c(0));
+    auto shift = ctx.create<tg::ReduceSumOp>(
+        *skip, {ctx.arrayAttr("axes", {1}), ctx.boolAttr("keepdims", false)});
+    if (failed(shift))
+      return failure();
+    auto sum = b.cast(b.bin<tg::AddOp>(b.cast(*j, f64), *shift), i64Type(ctx));
+    if (failed(sum))
+      return failure();
+    index = *sum;
+  }
+  // Positions past the total length read element 0 (the padding).
+  auto valid = ctx.create<tg::LessOp>({*j, end});
+  auto padded = b.select(valid, index, i64Scalar(ctx, 0));
+  if (failed(padded))
+    return failure();
+  std::pair<Value, Value> result{*padded, end};
+  memo[key] = result;
+  return result;
+}
+
+LogicalResult importConcatAlongBounded(NodeContext &ctx, int64_t axis) {
+  SmallVector<Value> values;
+  SmallVector<Segment> segments;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    ImportedValue *v = inputValue(ctx, i);
+    if (v && v->bound && v->bound->dim != axis)
+      return ctx.fail("concatenating values padded along different "
+                      "dimensions is not supported");
+    int64_t size = ctx.inputShape(i)[axis];
+    if (size == 0)
+      continue;
+    auto x = ctx.input(i);
+    if (failed(x))
+      return failure();
+    values.push_back(*x);
+    segments.push_back({size, v && v->bound ? v->bound->length : Value()});
+  }
+  auto stacked = values.size() == 1
+                     ? FailureOr<Value>(values.front())
+                     : ctx.create<tg::ConcatOp>(values,
+                                                {ctx.i64Attr("axis", axis)});
+  auto compact = compaction(ctx, segments);
+  if (failed(stacked) || failed(compact))
+    return failure();
+  auto gathered = ctx.create<tg::GatherOp>({*stacked, compact->first},
+                                           {ctx.i64Attr("axis", axis)});
+  if (failed(gathered))
+    return failure();
+  ctx.setOutput(0, *gathered);
+  setBound(ctx, 0, {axis, compact->second});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Slice of a padded dimension
+//===----------------------------------------------------------------------===//
+
+/// The starts and ends Slice gives the padded dimension `dim`, if it
+/// slices it; refused unless constant, non-negative and of step 1.
+FailureOr<std::optional<std::pair<int64_t, int64_t>>>
+slicedRange(NodeContext &ctx, int64_t dim) {
+  bool asInputs = ctx.opset() >= 10;
+  auto read = [&](unsigned i, StringRef attr,
+                  StringRef what) -> FailureOr<SmallVector<int64_t>> {
+    if (asInputs)
+      return ctx.constantInts(i, what);
+    auto v = ctx.getInts(attr);
+    if (!v)
+      return ctx.fail(what + " is required");
+    return *v;
+  };
+  auto starts = read(1, "starts", "starts"), ends = read(2, "ends", "ends");
+  if (failed(starts) || failed(ends))
+    return failure();
+  SmallVector<int64_t> axes, steps(starts->size(), 1);
+  for (int64_t a = 0; a < int64_t(starts->size()); ++a)
+    axes.push_back(a);
+  if (asInputs ? ctx.hasInput(3) : ctx.hasAttr("axes")) {
+    auto a = read(3, "axes", "axes");
+    if (failed(a))
+      return failure();
+    axes = *a;
+  }
+  if (asInputs && ctx.hasInput(4)) {
+    auto s = ctx.constantInts(4, "steps");
+    if (failed(s))
+      return failure();
+    steps = *s;
+  }
+  int64_t rank = ctx.inputRank(0), size = ctx.inputShape(0)[dim];
+  for (auto [k, a] : llvm::enumerate(axes)) {
+    if ((a < 0 ? a + rank : a) != dim)
+      continue;
+    int64_t start = (*starts)[k], end = (*ends)[k];
+    if (start < 0 || end < 0 || steps[k] != 1)
+      return ctx.fail("slicing a dimension of data-dependent length is "
+                      "supported only from a non-negative start to a "
+                      "non-negative end with step 1 (negative positions "
+                      "count from a run-time end)");
+    return std::optional<std::pair<int64_t, int64_t>>(
+        std::pair(std::min(start, size), std::min(end, size)));
+  }
+  return std::optional<std::pair<int64_t, int64_t>>();
+}
+
+LogicalResult importSliceOfBounded(NodeContext &ctx, BoundedDim b,
+                                   std::pair<int64_t, int64_t> range) {
+  auto handler = getHandlerTable().find("Slice");
+  if (failed(handler->second(ctx)))
+    return failure();
+  auto [start, end] = range;
+  auto upTo = lengthOp(ctx, LengthOp::Min, b.length, i64Scalar(ctx, end));
+  if (failed(upTo))
+    return failure();
+  auto kept = lengthOp(ctx, LengthOp::Sub, *upTo, i64Scalar(ctx, start));
+  if (failed(kept))
+    return failure();
+  auto len = lengthOp(ctx, LengthOp::Max, *kept, i64Scalar(ctx, 0));
+  if (failed(len))
+    return failure();
+  setBound(ctx, 0, {b.dim, *len});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions over a padded dimension
+//===----------------------------------------------------------------------===//
+
+/// The value the padding of a reduction's input takes: its identity.
+std::optional<double> reductionIdentity(StringRef op) {
+  double inf = std::numeric_limits<double>::infinity();
+  if (op == "ReduceMax" || op == "ReduceLogSumExp")
+    return -inf;
+  if (op == "ReduceMin")
+    return inf;
+  if (op == "ReduceSum" || op == "ReduceSumSquare" || op == "ReduceL1" ||
+      op == "ReduceL2" || op == "ReduceLogSum")
+    return 0.0;
+  return std::nullopt;
+}
+
+/// The axes a reduction reduces (all of them when none are given).
+FailureOr<SmallVector<int64_t>> reducedAxes(NodeContext &ctx) {
+  int64_t rank = ctx.inputRank(0);
+  std::optional<SmallVector<int64_t>> axes = ctx.getInts("axes");
+  if (ctx.hasInput(1)) {
+    auto a = ctx.constantInts(1, "axes");
+    if (failed(a))
+      return failure();
+    axes = *a;
+  }
+  SmallVector<int64_t> out;
+  if (!axes || axes->empty()) {
+    if (axes && ctx.getInt("noop_with_empty_axes", 0))
+      return out;
+    for (int64_t d = 0; d < rank; ++d)
+      out.push_back(d);
+    return out;
+  }
+  for (int64_t a : *axes) {
+    auto n = ctx.normalizeAxis(a, rank, "axes");
+    if (failed(n))
+      return failure();
+    out.push_back(*n);
+  }
+  return out;
+}
+
+LogicalResult importReductionOfBounded(NodeContext &ctx, BoundedDim b) {
+  auto axes = reducedAxes(ctx);
+  if (failed(axes))
+    return failure();
+  bool overPadded = llvm::is_contained(*axes, b.dim);
+  ImportedValue *in = inputValue(ctx, 0);
+  ImportedValue saved = *in;
+  if (overPadded) {
+    std::optional<double> identity = reductionIdentity(ctx.opType());
+    if (!identity)
+      return ctx.fail("reads a value of data-dependent length (padded to its "
+                      "bound, docs/ONNX/Import.md), and this reduction "
+                      "counts the elements of the padded dimension");
+    auto x = ctx.input(0);
+    if (failed(x))
+      return failure();
+    SmallVector<int64_t> shape(ctx.inputRank(0), 1);
+    shape[b.dim] = ctx.inputShape(0)[b.dim];
+    auto positions = iota(ctx, shape[b.dim], shape);
+    if (failed(positions))
+      return failure();
+    auto type = cast<RankedTensorType>(x->getType());
+    OpChain c{ctx, type.getElementType()};
+    auto masked = c.select(ctx.create<tg::LessOp>({*positions, b.length}), *x,
+                           c.c(*identity));
+    if (failed(masked))
+      return failure();
+    // The reduction's handler reads the masked value as its input.
+    in->value = *masked;
+    in->known.reset();
+    in->initializer = nullptr;
+    in->bound.reset();
+  } else {
+    in->bound.reset();
+  }
+  LogicalResult done = getHandlerTable().find(ctx.opType())->second(ctx);
+  *in = std::move(saved);
+  if (failed(done) || overPadded)
+    return done;
+  // The padded dimension survives, moved left by the reduced axes before it
+  // unless they are kept.
+  int64_t dim = b.dim;
+  if (ctx.getInt("keepdims", 1) == 0)
+    for (int64_t a : *axes)
+      dim -= a < b.dim;
+  setBound(ctx, 0, {dim, b.length});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tracking through the shape arithmetic
+//===----------------------------------------------------------------------===//
+
+/// After the node's own handler: the tracked elements of its output.
+std::optional<Ints> trackedResult(NodeContext &ctx) {
+  StringRef op = ctx.opType();
+  if (op == "Identity" || op == "Unsqueeze" || op == "Squeeze" ||
+      op == "Reshape" || op == "Flatten" ||
+      (op == "Cast" && !onnxutil::isFloatDataType(ctx.getInt("to", 0))))
+    return intsOf(ctx, 0);
+  if (op == "Gather") {
+    std::optional<Ints> data = intsOf(ctx, 0);
+    const HostTensor *idx = ctx.known(1, kMaxTracked);
+    if (!data || !idx || ctx.inputRank(0) != 1)
+      return std::nullopt;
+    Ints out;
+    for (int64_t k : idx->ints) {
+      k = k < 0 ? k + int64_t(data->size()) : k;
+      if (k < 0 || k >= int64_t(data->size()))
+        return std::nullopt;
+      out.push_back((*data)[k]);
+    }
+    return out;
+  }
+  if (op == "Concat") {
+    Ints out;
+    for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+      std::optional<Ints> part = intsOf(ctx, i);
+      if (!part || ctx.inputRank(i) != 1)
+        return std::nullopt;
+      out.append(part->begin(), part->end());
+    }
+    return out;
+  }
+  if (op == "Min" || op == "Max") {
+    std::optional<Ints> out;
+    for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+      std::optional<Ints> part = intsOf(ctx, i);
+      if (!part || part->size() != 1)
+        return std::nullopt;
+      if (!out) {
+        out = part;
+        continue;
+      }
+      RunTimeInt &r = out->front();
+      const RunTimeInt &e = part->front();
+      r.upper = op == "Min" ? std::min(r.upper, e.upper)
+                            : std::max(r.upper, e.upper);
+      r.exact = false;
+      r.length = Value();
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+/// A node this file imports: true, or the handler's failure.
+FailureOr<bool> handled(LogicalResult result) {
+  if (failed(result))
+    return failure();
+  return true;
+}
+
+} // namespace
+
+FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
+  StringRef op = ctx.opType();
+  ImportedValue *in = inputValue(ctx, 0);
+  std::optional<BoundedDim> b = in ? in->bound : std::nullopt;
+  if (op == "Shape" && b)
+    return handled(importShapeOfBounded(ctx, *b));
+  if (op == "Size" && b)
+    return handled(importSizeOfBounded(ctx, *b));
+  if (op == "ConstantOfShape" && isTracked(ctx, 0))
+    return handled(importConstantOfTrackedShape(ctx));
+  if ((op == "Reshape" || op == "Expand") && isTracked(ctx, 1))
+    return handled(importShapedByTracked(ctx, 1));
+  if ((op == "ReduceMin" || op == "ReduceMax" || op == "ReduceProd") &&
+      isTracked(ctx, 0))
+    return handled(importReduceOfTracked(ctx));
+  if (op == "Concat") {
+    int64_t rank = ctx.numInputs() ? ctx.inputRank(0) : 0;
+    auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), rank, "axis");
+    if (failed(axis))
+      return failure();
+    for (unsigned i = 0; i < ctx.numInputs(); ++i)
+      if (ImportedValue *v = inputValue(ctx, i); v && v->bound &&
+                                                 v->bound->dim == *axis)
+        return handled(importConcatAlongBounded(ctx, *axis));
+    return false;
+  }
+  if (op == "Slice" && b) {
+    auto range = slicedRange(ctx, b->dim);
+    if (failed(range))
+      return failure();
+    if (!*range)
+      return false;
+    return handled(importSliceOfBounded(ctx, *b, **range));
+  }
+  if (op.starts_with("Reduce") && b)
+    return handled(importReductionOfBounded(ctx, *b));
+  return false;
+}
+
+void onnx_to_tg::trackRunTimeInts(NodeContext &ctx) {
+  bool any = false;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i)
+    any |= isTracked(ctx, i);
+  ImportedValue *out = outputValue(ctx, 0);
+  if (!any || !out || out->known || out->runTimeInts ||
+      onnxutil::numElementsOf(out->shape) > kMaxTracked)
+    return;
+  std::optional<Ints> ints = trackedResult(ctx);
+  if (ints && int64_t(ints->size()) == onnxutil::numElementsOf(out->shape))
+    out->runTimeInts = std::move(*ints);
+}
+
+FailureOr<std::optional<RunTimeInt>> onnx_to_tg::trackedScalar(NodeContext &ctx,
+                                                                unsigned i) {
+  if (!isTracked(ctx, i))
+    return std::optional<RunTimeInt>();
+  Ints ints = *intsOf(ctx, i);
+  if (ints.size() != 1)
+    return ctx.fail("input " + Twine(i) + " must have one element");
+  return std::optional<RunTimeInt>(ints.front());
+}
