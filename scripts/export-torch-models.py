@@ -124,6 +124,23 @@ class MainOutput(nn.Module):
         return self.model(x)["out"]
 
 
+class Detector(nn.Module):
+    """A torchvision detector on one image of a batch of one, returning the
+    boxes, scores and labels of its detections (their number depends on the
+    data). In train mode (batch-norm calibration) it runs the backbone only:
+    a detector in train mode wants targets."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        if self.training:
+            return self.model.backbone(x)
+        d = self.model(list(x))[0]
+        return d["boxes"], d["scores"], d["labels"]
+
+
 # ---------------------------------------------------------------------------
 # The set: name -> (recipe text, builder, example input)
 # ---------------------------------------------------------------------------
@@ -142,6 +159,26 @@ def vision(name, shape, segmentation=False, **kwargs):
         return torch.randn(*shape)
 
     return (f"torchvision {name} {kwargs} {shape}", build, example)
+
+
+def detector(name, size, **kwargs):
+    def build():
+        import torchvision
+        fn = getattr(torchvision.models.detection, name)
+        model = fn(weights=None, weights_backbone=None, **kwargs)
+        # torchvision's head initialisation (N(0, 0.03)) gives near-uniform
+        # class scores whose float ties make the detections' order depend on
+        # the last bit; Kaiming's spreads them.
+        for m in model.head.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight)
+        return Detector(model)
+
+    def example():
+        return torch.rand(1, 3, size, size)
+
+    return (f"torchvision detection {name} {kwargs} 1x3x{size}x{size}", build,
+            example)
 
 
 def text_encoder(norm_first, batch, seq, batch_first=True, layers=6,
@@ -199,6 +236,9 @@ MODELS = {
     "torch-deeplabv3-mnv3": vision("deeplabv3_mobilenet_v3_large",
                                    (1, 3, 320, 320), segmentation=True,
                                    num_classes=21, aux_loss=False),
+    # torchvision detection, post-processing included (outputs of
+    # data-dependent length).
+    "torch-ssdlite-mnv3": detector("ssdlite320_mobilenet_v3_large", 320),
     # torch.nn transformer encoders (6 layers, d 512, 8 heads, erf GELU);
     # the post-norm one in torch.nn's default sequence-first layout.
     "torch-xfmr-pre-s128": text_encoder(True, 1, 128),

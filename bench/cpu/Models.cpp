@@ -136,6 +136,9 @@ const std::vector<ModelSpec> &knownModels() {
         torch("torch-deeplabv3-mnv3",
               "torchvision DeepLabV3 MobileNetV3-Large, 21 classes, "
               "1x3x320x320"),
+        torch("torch-ssdlite-mnv3",
+              "torchvision SSDlite-320 (MobileNetV3), 1x3x320x320, "
+              "post-processing included"),
         torch("torch-xfmr-pre-s128",
               "nn.TransformerEncoder, pre-norm, 6 layers, d 512, 8 heads, "
               "erf GELU, 1x128 tokens"),
