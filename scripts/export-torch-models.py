@@ -13,7 +13,8 @@
 # generator seeded with 0 before each model is built; a weight matrix the
 # model initialises to zeros is drawn from N(0, 0.02)); batch-norm statistics
 # are calibrated by a few forward passes in train mode on random data, then
-# the model is put in eval mode. Static shapes (no dynamic axes).
+# the model is put in eval mode (the detector is initialised its own way:
+# see detector()). Static shapes (no dynamic axes).
 #
 # Cached: a model is exported again only when its file is missing or its
 # stamp (OUT_DIR/<name>.stamp: this script's sha256, torch's version and the
@@ -127,16 +128,13 @@ class MainOutput(nn.Module):
 class Detector(nn.Module):
     """A torchvision detector on one image of a batch of one, returning the
     boxes, scores and labels of its detections (their number depends on the
-    data). In train mode (batch-norm calibration) it runs the backbone only:
-    a detector in train mode wants targets."""
+    data)."""
 
     def __init__(self, model):
         super().__init__()
         self.model = model
 
     def forward(self, x):
-        if self.training:
-            return self.model.backbone(x)
         d = self.model(list(x))[0]
         return d["boxes"], d["scores"], d["labels"]
 
@@ -166,13 +164,20 @@ def detector(name, size, **kwargs):
         import torchvision
         fn = getattr(torchvision.models.detection, name)
         model = fn(weights=None, weights_backbone=None, **kwargs)
-        # torchvision's head initialisation (N(0, 0.03)) gives near-uniform
-        # class scores whose float ties make the detections' order depend on
-        # the last bit; Kaiming's spreads them.
-        for m in model.head.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight)
-        return Detector(model)
+        # torchvision's initialisation (N(0, 0.03)) makes the activations
+        # vanish and every class score 1/91, and calibrated batch norms leave
+        # near-ties among the scores whose order then depends on the last
+        # bit (so does the NMS after them): every convolution is drawn from
+        # Kaiming's normal (fan-in) x0.8 instead, and the batch norms keep
+        # their initial statistics, which spreads the scores.
+        with torch.no_grad():
+            for m in model.modules():
+                if isinstance(m, nn.Conv2d):
+                    nn.init.kaiming_normal_(m.weight, mode="fan_in")
+                    m.weight.mul_(0.8)
+        detector = Detector(model)
+        detector.calibrate = False
+        return detector
 
     def example():
         return torch.rand(1, 3, size, size)
@@ -274,7 +279,7 @@ def export(name, recipe, build, example, path):
                 nn.init.normal_(p, std=0.02)
     x = example()
     with torch.no_grad():
-        if has_batch_norm(model):
+        if has_batch_norm(model) and getattr(model, "calibrate", True):
             model.train()
             # Batches of two: a batch norm after a global pool (DeepLabV3's
             # ASPP) sees one value per channel in a batch of one.

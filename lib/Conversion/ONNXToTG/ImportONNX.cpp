@@ -59,6 +59,7 @@ const HandlerTable &onnx_to_tg::getHandlerTable() {
     populateDynamicHandlers(t);
     populateScatterHandlers(t);
     populateGridSampleHandlers(t);
+    populateCompositeHandlers(t);
     populateDirectHandlers(t); // last: the ops no handler above claims
     return t;
   }();

@@ -323,6 +323,13 @@ void populateDynamicHandlers(HandlerTable &table);
 void populateScatterHandlers(HandlerTable &table);
 /// GridSample (GridSample.cpp).
 void populateGridSampleHandlers(HandlerTable &table);
+/// Hardmax, CumSum, OneHot, IsNaN, IsInf (Composites.cpp).
+void populateCompositeHandlers(HandlerTable &table);
+/// The index of the first (or, with \p last, the last) largest (or, without
+/// \p isMax, smallest) element of float \p x along \p axis, kept as a
+/// dimension of size 1, in f32 (f64 past 2^24 elements) (Reduction.cpp).
+FailureOr<Value> extremeIndex(NodeContext &ctx, Value x, int64_t axis,
+                              bool isMax, bool last);
 /// The linear row index into `dataShape`'s first k dimensions of every
 /// k-tuple along the last dimension of the run-time integer `indices`
 /// (k = indices.shape[-1]): an i64 tensor of shape indices.shape[:-1].

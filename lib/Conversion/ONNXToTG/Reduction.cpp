@@ -272,6 +272,38 @@ HostTensor foldArg(const HostTensor &t, int64_t axis, bool isMax, bool last,
 /// (or, with select_last_index, the greatest) of their indices, as a
 /// maximum over the indices where equal and -1 or -extent elsewhere. The
 /// indices are exact in f32 up to 2^24 and computed in f64 beyond.
+} // namespace
+
+FailureOr<Value> onnx_to_tg::extremeIndex(NodeContext &ctx, Value x,
+                                          int64_t axis, bool isMax,
+                                          bool last) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank(), extent = type.getDimSize(axis);
+  OpChain b{ctx, type.getElementType()};
+  FailureOr<Value> v = isMax ? FailureOr<Value>(x) : b.un<tg::NegOp>(x);
+  auto best = b.reduce<tg::ReduceMaxOp>(v, {axis});
+  auto equal = b.bin<tg::EqualOp>(v, best);
+
+  HostTensor iota;
+  iota.dataType = extent <= (int64_t(1) << 24) ? onnx::TensorProto::FLOAT
+                                               : onnx::TensorProto::DOUBLE;
+  iota.shape.assign(rank, 1);
+  iota.shape[axis] = extent;
+  // Last: the greatest index where equal. First: the greatest of -index.
+  for (int64_t k = 0; k < extent; ++k)
+    iota.floats.push_back(last ? double(k) : -double(k));
+  auto indices = ctx.materialize(iota, "arg_indices");
+  if (failed(indices))
+    return failure();
+  OpChain wide{ctx, cast<RankedTensorType>(indices->getType()).getElementType()};
+  auto candidates = wide.select(equal, *indices,
+                                wide.c(last ? -1.0 : -double(extent)));
+  auto picked = wide.reduce<tg::ReduceMaxOp>(candidates, {axis});
+  return last ? picked : wide.un<tg::NegOp>(picked);
+}
+
+namespace {
+
 LogicalResult importArg(NodeContext &ctx, bool isMax) {
   if (ctx.numInputs() != 1 || !ctx.hasInput(0))
     return ctx.fail("needs one input");
@@ -296,31 +328,10 @@ LogicalResult importArg(NodeContext &ctx, bool isMax) {
   auto x = ctx.input(0);
   if (failed(x))
     return failure();
-  Type e = cast<RankedTensorType>(x->getType()).getElementType();
-  OpChain b{ctx, e};
-  FailureOr<Value> v = isMax ? FailureOr<Value>(*x) : b.un<tg::NegOp>(*x);
-  auto best = b.reduce<tg::ReduceMaxOp>(v, {*axis});
-  auto equal = b.bin<tg::EqualOp>(v, best);
-
-  HostTensor iota;
-  iota.dataType = extent <= (int64_t(1) << 24) ? onnx::TensorProto::FLOAT
-                                               : onnx::TensorProto::DOUBLE;
-  iota.shape.assign(rank, 1);
-  iota.shape[*axis] = extent;
-  // Last: the greatest index where equal. First: the greatest of -index.
-  for (int64_t k = 0; k < extent; ++k)
-    iota.floats.push_back(last ? double(k) : -double(k));
-  auto indices = ctx.materialize(iota, "arg_indices");
-  if (failed(indices))
-    return failure();
-  OpChain wide{ctx, cast<RankedTensorType>(indices->getType()).getElementType()};
-  auto candidates = wide.select(equal, *indices,
-                                wide.c(last ? -1.0 : -double(extent)));
-  auto picked = wide.reduce<tg::ReduceMaxOp>(candidates, {*axis});
-  if (!last)
-    picked = wide.un<tg::NegOp>(picked);
+  auto picked = extremeIndex(ctx, *x, *axis, isMax, last);
   if (failed(picked))
     return failure();
+  OpChain wide{ctx, cast<RankedTensorType>(picked->getType()).getElementType()};
   auto y = wide.cast(*picked, ctx.builder().getI64Type());
   if (succeeded(y) && !keepDims) {
     SmallVector<int64_t> shape(ctx.inputShape(0));
