@@ -143,6 +143,13 @@ FailureOr<Value> Expander::valueOf(StringRef name) {
   return graph.materialize(name, *v, ctx.loc());
 }
 
+std::string Expander::define(ImportedValue v) {
+  std::string name = freshName("element");
+  v.isGraphInput = false;
+  graph.values[name] = std::move(v);
+  return name;
+}
+
 LogicalResult Expander::alias(StringRef name, StringRef from) {
   ImportedValue *v = graph.lookup(from);
   if (!v)

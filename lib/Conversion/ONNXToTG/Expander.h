@@ -68,6 +68,8 @@ public:
   /// A fresh name for the IR value `value` (a region argument, a result of
   /// an op the expansion built itself).
   std::string bind(Value value);
+  /// A fresh name for the imported value `v` (an element of a sequence).
+  std::string define(ImportedValue v);
   /// The IR value of `name`, materialised at the builder's insertion point
   /// when it is known at import time only.
   FailureOr<Value> valueOf(llvm::StringRef name);

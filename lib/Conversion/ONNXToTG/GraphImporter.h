@@ -63,6 +63,9 @@ struct ImportedValue {
   std::optional<BoundedDim> bound;
   /// For a small integer tensor computed from lengths: its elements.
   std::optional<llvm::SmallVector<RunTimeInt>> runTimeInts;
+  /// For an ONNX sequence (Sequences.cpp): its tensors, known at import
+  /// time in number and order.
+  std::shared_ptr<const std::vector<ImportedValue>> sequence;
 };
 
 class GraphImporter {

@@ -60,6 +60,7 @@ const HandlerTable &onnx_to_tg::getHandlerTable() {
     populateScatterHandlers(t);
     populateGridSampleHandlers(t);
     populateCompositeHandlers(t);
+    populateSequenceHandlers(t);
     populateDirectHandlers(t); // last: the ops no handler above claims
     return t;
   }();

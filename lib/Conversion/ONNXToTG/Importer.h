@@ -323,6 +323,10 @@ void populateDynamicHandlers(HandlerTable &table);
 void populateScatterHandlers(HandlerTable &table);
 /// GridSample (GridSample.cpp).
 void populateGridSampleHandlers(HandlerTable &table);
+/// SequenceEmpty, SequenceConstruct, SequenceInsert, SequenceErase,
+/// SequenceAt, SequenceLength, ConcatFromSequence, SplitToSequence
+/// (Sequences.cpp).
+void populateSequenceHandlers(HandlerTable &table);
 /// Hardmax, CumSum, OneHot, IsNaN, IsInf (Composites.cpp).
 void populateCompositeHandlers(HandlerTable &table);
 /// The index of the first (or, with \p last, the last) largest (or, without

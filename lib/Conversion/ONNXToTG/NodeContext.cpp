@@ -129,6 +129,9 @@ FailureOr<Value> GraphImporter::materialize(StringRef name, ImportedValue &v,
                                             Location loc) {
   if (v.value)
     return v.value;
+  if (v.sequence)
+    return emitError(loc) << "value '" << name
+                          << "' is a sequence, where a tensor is expected";
   const HostTensor *t = decode(v, loc);
   if (!t)
     return failure();
