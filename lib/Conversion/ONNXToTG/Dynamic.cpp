@@ -44,12 +44,16 @@ static void setOutputBound(NodeContext &ctx, unsigned i, BoundedDim bound) {
 }
 
 static LogicalResult importNonZero(NodeContext &ctx) {
-  if (inputBound(ctx, 0))
-    return ctx.fail("NonZero of a value of data-dependent length is not "
-                    "supported");
   auto input = ctx.input(0);
   if (failed(input))
     return failure();
+  // Of a padded value: its padding reads as zero.
+  if (std::optional<BoundedDim> b = inputBound(ctx, 0)) {
+    auto masked = maskPadding(ctx, *input, *b, 0.0);
+    if (failed(masked))
+      return failure();
+    input = *masked;
+  }
   if (ctx.inputRank(0) == 0)
     return ctx.fail("NonZero of a scalar is not supported");
   auto op = ctx.createOp(tg::NonZeroOp::getOperationName(), {*input}, {},
@@ -448,7 +452,7 @@ static LogicalResult propagateSplit(NodeContext &ctx) {
 LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
   StringRef op = ctx.opType();
   if (op == "NonZero" || op == "TopK" || op == "NonMaxSuppression" ||
-      op == "GatherND")
+      op == "GatherND" || op == "RoiAlign")
     return success(); // Their handlers read and set the bounds.
   bool anyBounded = false;
   for (unsigned i = 0; i < ctx.numInputs(); ++i)

@@ -192,6 +192,10 @@ void trackRunTimeInts(NodeContext &ctx);
 enum class LengthOp { Add, Sub, Mul, Min, Max };
 mlir::FailureOr<Value> lengthOp(NodeContext &ctx, LengthOp kind, Value a,
                                 Value b);
+/// \p x with the padding of its bounded dimension \p b replaced by \p fill
+/// (RunTimeLengths.cpp).
+mlir::FailureOr<Value> maskPadding(NodeContext &ctx, Value x, BoundedDim b,
+                                   double fill);
 /// Input `i` as one tracked element, if it is tracked (a run-time K).
 mlir::FailureOr<std::optional<RunTimeInt>> trackedScalar(NodeContext &ctx,
                                                          unsigned i);

@@ -61,6 +61,7 @@ const HandlerTable &onnx_to_tg::getHandlerTable() {
     populateGridSampleHandlers(t);
     populateCompositeHandlers(t);
     populateSequenceHandlers(t);
+    populateRoiAlignHandlers(t);
     populateDirectHandlers(t); // last: the ops no handler above claims
     return t;
   }();

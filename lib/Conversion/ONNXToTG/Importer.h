@@ -327,6 +327,8 @@ void populateGridSampleHandlers(HandlerTable &table);
 /// SequenceAt, SequenceLength, ConcatFromSequence, SplitToSequence
 /// (Sequences.cpp).
 void populateSequenceHandlers(HandlerTable &table);
+/// RoiAlign (RoiAlign.cpp).
+void populateRoiAlignHandlers(HandlerTable &table);
 /// Hardmax, CumSum, OneHot, IsNaN, IsInf (Composites.cpp).
 void populateCompositeHandlers(HandlerTable &table);
 /// The index of the first (or, with \p last, the last) largest (or, without

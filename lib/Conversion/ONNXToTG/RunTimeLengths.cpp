@@ -604,15 +604,7 @@ LogicalResult importReductionOfBounded(NodeContext &ctx, BoundedDim b) {
     auto x = ctx.input(0);
     if (failed(x))
       return failure();
-    SmallVector<int64_t> shape(ctx.inputRank(0), 1);
-    shape[b.dim] = ctx.inputShape(0)[b.dim];
-    auto positions = iota(ctx, shape[b.dim], shape);
-    if (failed(positions))
-      return failure();
-    auto type = cast<RankedTensorType>(x->getType());
-    OpChain c{ctx, type.getElementType()};
-    auto masked = c.select(ctx.create<tg::LessOp>({*positions, b.length}), *x,
-                           c.c(*identity));
+    auto masked = maskPadding(ctx, *x, b, *identity);
     if (failed(masked))
       return failure();
     // The reduction's handler reads the masked value as its input.
@@ -636,6 +628,23 @@ LogicalResult importReductionOfBounded(NodeContext &ctx, BoundedDim b) {
   setBound(ctx, 0, {dim, b.length});
   return success();
 }
+
+} // namespace
+
+FailureOr<Value> onnx_to_tg::maskPadding(NodeContext &ctx, Value x,
+                                         BoundedDim b, double fill) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getRank(), 1);
+  shape[b.dim] = type.getDimSize(b.dim);
+  auto positions = iota(ctx, shape[b.dim], shape);
+  if (failed(positions))
+    return failure();
+  OpChain c{ctx, type.getElementType()};
+  return c.select(ctx.create<tg::LessOp>({*positions, b.length}), x,
+                  c.c(fill));
+}
+
+namespace {
 
 //===----------------------------------------------------------------------===//
 // Tracking through the shape arithmetic
