@@ -84,6 +84,12 @@ cl::opt<unsigned> trials("trials",
                          cl::desc("--run: runs of every configuration, in "
                                   "turn; the median is reported"),
                          cl::init(3), cl::cat(benchCat));
+cl::opt<bool> feedPartitions(
+    "feed-partitions",
+    cl::desc("--run: partition fed with a pilot 1F1B run's step profile of "
+             "each rank count (--pipe-partition profile=); false: the cpu "
+             "cost model alone"),
+    cl::init(true), cl::cat(benchCat));
 
 /// The micro-batch of each model: the function's batch (loom-zoo --batch).
 int microBatchSize(StringRef model) {
@@ -130,6 +136,8 @@ Result loom::bench::pipeline::partition(const std::string &opt, StringRef mlir,
                                 q.devices, q.microBatches, q.memoryGiB,
                                 q.target, q.schedule, report)
                             .str();
+  if (!q.profile.empty())
+    options += " profile=" + q.profile;
   auto start = std::chrono::steady_clock::now();
   int rc = run(opt,
                {std::string(mlir), "--pipe-partition=" + options, "-o",
@@ -214,6 +222,7 @@ int main(int argc, char **argv) {
     ro.microBatches = microBatches;
     ro.repeat = repeat;
     ro.trials = trials;
+    ro.feedPartitions = feedPartitions;
     ro.json = jsonFile;
     StringRef(runModels).split(ro.models, ',', -1, false);
     StringRef(scheduleList).split(ro.schedules, ',', -1, false);

@@ -32,6 +32,8 @@ struct PartitionRequest {
   double memoryGiB = 0;
   std::string target, schedule;
   std::string output; ///< The partitioned module (empty: none).
+  /// A step profile the partitioner is fed with (profile=; empty: none).
+  std::string profile = {};
 };
 
 /// What the plan report says (report=FILE of --pipe-partition).
@@ -58,6 +60,8 @@ struct RunOptions {
   llvm::SmallVector<int> ranks;
   int microBatches = 8;
   unsigned repeat = 20, trials = 3;
+  /// Partition fed with a pilot run's step profile per rank count.
+  bool feedPartitions = true;
   std::string json;
 };
 

@@ -2,8 +2,10 @@
 //
 // Part of Loom. For each small zoo model, rank count and schedule: partition
 // the training step with loom-opt --pipe-partition (target cpu, a memory
-// limit searched so that the plan has one stage per rank, one device each),
-// compile it, and time it under loom-launch with one kernel thread per rank;
+// limit searched so that the plan has one stage per rank, one device each;
+// fed with the step profile of a pilot 1F1B run of that rank count, so that
+// every planner prices its candidates with this machine's measured message
+// costs and compute), compile it, and time it under loom-launch with one kernel thread per rank;
 // beside it the unpartitioned step (the same micro-batches, one stage on one
 // device) in one process with the same total threads, and the simulator's
 // makespan for the cpu target, raw and calibrated by the measured
@@ -120,6 +122,9 @@ struct Row {
   int ranks = 0, stages = 0;
   double memoryGiB = 0, simMs = 0;
   int timed = -1; ///< Index into the timed artifacts (-1: not compiled).
+  /// Partitioned fed with a pilot's step profile: simMs is then the fed
+  /// partitioner's makespan, which no calibration applies to.
+  bool fed = false;
   std::string plan; ///< The partitioned module.
   /// Per run: the simulation fed with its step profile, and what it
   /// measured: the median step (span over the ranks) and the period.
@@ -142,12 +147,14 @@ double memoryForRanks(const std::string &opt, StringRef mlir, int ranks,
   return 0;
 }
 
-/// Partitions and compiles one row's artifact; fills `row`, adds to `timed`.
+/// Partitions and compiles one row's artifact, the partitioner fed with
+/// the step profile `pilot` when there is one; fills `row`, adds to `timed`.
 void buildRow(Row &row, const std::string &mlir, const RunOptions &o,
-              StringRef dir, std::vector<Timed> &timed) {
+              StringRef dir, std::vector<Timed> &timed,
+              const std::string &pilot) {
   std::string base = formatv("{0}-{1}-{2}", row.model, row.ranks, row.schedule);
   PartitionRequest q{row.ranks, o.microBatches, row.memoryGiB, "cpu",
-                     row.schedule, path(dir, base + ".mlir")};
+                     row.schedule, path(dir, base + ".mlir"), pilot};
   Result r = partition(tool("loom-opt", o.argv0), mlir, q, dir);
   if (!r.ok) {
     row.note = "not partitioned: " + r.error;
@@ -155,6 +162,7 @@ void buildRow(Row &row, const std::string &mlir, const RunOptions &o,
   }
   row.stages = r.stages;
   row.simMs = r.makespan * 1e3;
+  row.fed = !pilot.empty();
   if (r.stages != row.ranks || r.replicated) {
     row.note = "plan is not one device per stage";
     return;
@@ -167,6 +175,35 @@ void buildRow(Row &row, const std::string &mlir, const RunOptions &o,
   row.timed = timed.size();
   row.plan = q.output;
   timed.push_back(Timed{base, so, "", row.ranks, 1, {}, true, {}});
+}
+
+/// The pilot run of `ranks` ranks: the 1F1B plan under `memory`, compiled
+/// and run once with a step profile, whose path it returns (empty, said on
+/// stderr, when it fails). Every row's partition of that rank count is fed
+/// with it (--pipe-partition's profile=: the measured message costs and
+/// compute), so that the graph planner and the sequential ones price their
+/// candidates alike, with what this machine's ranks measured.
+std::string pilotProfile(StringRef model, const std::string &mlir, int ranks,
+                         double memory, const RunOptions &o, StringRef dir) {
+  Row pilot{model.str(), "1f1b", "", ranks, 0, memory, 0, -1, false, "",
+            {},          {},     {}, ""};
+  std::vector<Timed> timed;
+  buildRow(pilot, mlir, o, dir, timed, "");
+  if (timed.empty()) {
+    errs() << "loom-bench-pipeline: " << model << " on " << ranks
+           << " ranks: no pilot run, the partitions are not fed: "
+           << pilot.note << "\n";
+    return "";
+  }
+  timed.front().label += "-pilot";
+  timeOnce(timed.front(), o, dir);
+  if (!timed.front().error.empty()) {
+    errs() << "loom-bench-pipeline: no pilot profile, the partitions are not "
+              "fed: "
+           << timed.front().error << "\n";
+    return "";
+  }
+  return timed.front().profiles.front();
 }
 
 /// Simulates `row`'s plan fed with the step profile of each of its runs
@@ -270,13 +307,16 @@ bool buildModel(ModelRuns &m, const RunOptions &o, StringRef dir,
     timed.push_back(Timed{formatv("{0}-1x{1}", m.model, ranks), u->so, "", 1,
                           ranks, {}, false, {}});
     double memory = memoryForRanks(opt, mlir, ranks, u->peakGiB, o, dir);
+    std::string pilot = memory == 0 || !o.feedPartitions
+                            ? ""
+                            : pilotProfile(m.model, mlir, ranks, memory, o, dir);
     for (StringRef s : o.schedules) {
-      Row row{m.model, s.str(), "", ranks, 0, memory, 0, -1, "", {}, {}, {},
-              ""};
+      Row row{m.model, s.str(), "", ranks, 0,  memory, 0,
+              -1,      false,   "", {},    {}, {},      ""};
       if (memory == 0)
         row.note = formatv("no plan of {0} one-device stages", ranks);
       else
-        buildRow(row, mlir, o, dir, timed);
+        buildRow(row, mlir, o, dir, timed, pilot);
       m.rows.push_back(row);
     }
   }
@@ -321,11 +361,16 @@ void report(const ModelRuns &m, const std::vector<Timed> &timed,
     double ms = median(t.ms);
     double calibrated = r.simMs * scale;
     outs() << formatv("{0,-11} {1,5} {2,-8} {3,6} {4,10:f2} {5,10:f2} "
-                      "{6,7:f2}x {7,9:f3} {8,7:f0}% {9,9:f2} {10,7:f0}%",
+                      "{6,7:f2}x {7,9:f3} {8,7:f0}%",
                       r.model, r.ranks, r.schedule, r.stages, ms, sameMs,
                       ms > 0 ? sameMs / ms : 0, r.simMs,
-                      100 * relError(r.simMs, ms), calibrated,
-                      100 * relError(calibrated, ms));
+                      100 * relError(r.simMs, ms));
+    // A fed partition's makespan is already in measured times.
+    if (r.fed)
+      outs() << formatv(" {0,9} {1,8}", "-", "-");
+    else
+      outs() << formatv(" {0,9:f2} {1,7:f0}%", calibrated,
+                        100 * relError(calibrated, ms));
     std::vector<double> fedErrors;
     for (size_t i = 0; i < r.fedMs.size(); ++i)
       fedErrors.push_back(relError(r.fedMs[i], r.periodMs[i]));
@@ -337,8 +382,11 @@ void report(const ModelRuns &m, const std::vector<Timed> &timed,
     j["measured_ms"] = ms;
     j["samples_ms"] = array(t.ms);
     j["simulated_error"] = relError(r.simMs, ms);
-    j["calibrated_ms"] = calibrated;
-    j["calibrated_error"] = relError(calibrated, ms);
+    j["partition_fed"] = r.fed;
+    if (!r.fed) {
+      j["calibrated_ms"] = calibrated;
+      j["calibrated_error"] = relError(calibrated, ms);
+    }
     if (r.fedError.empty()) {
       j["profiled_step_ms"] = array(r.stepMs);
       j["profiled_period_ms"] = array(r.periodMs);
@@ -388,13 +436,19 @@ int loom::bench::pipeline::runPipelines(const RunOptions &o) {
   outs() << formatv("measured: {0} micro-batches per step, mean of {1} steps "
                     "per run, median of {2} runs; ranks under loom-launch with "
                     "1 thread each; 1 process: the unpartitioned step with as "
-                    "many threads as ranks; sim: the cpu target's makespan, "
-                    "calibrated: times (unpartitioned 1-thread ms / its "
-                    "simulated ms); period: a step's period in a run's "
+                    "many threads as ranks; sim: the partitioner's makespan "
+                    "(the cpu target's, or fed with the pilot's profile), "
+                    "calibrated (not fed): times (unpartitioned 1-thread ms / "
+                    "its simulated ms); period: a step's period in a run's "
                     "step profile (the first step left out), fed: the "
                     "simulation fed with that profile, its error against "
-                    "that period (medians over the runs)\n",
-                    o.microBatches, o.repeat, o.trials);
+                    "that period (medians over the runs){3}\n",
+                    o.microBatches, o.repeat, o.trials,
+                    o.feedPartitions
+                        ? "; every plan partitioned fed with the step profile "
+                          "of a pilot 1F1B run of its rank count "
+                          "(--pipe-partition profile=)"
+                        : "");
   outs() << formatv("{0,-11} {1,5} {2,-8} {3,6} {4,10} {5,10} {6,8} {7,9} "
                     "{8,8} {9,9} {10,8} {11,8} {12,8} {13,8}\n",
                     "model", "ranks", "schedule", "stages", "ms/step",

@@ -12,6 +12,7 @@
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/Pipe/Schedule/Builders.h"
 #include "loom/Dialect/Pipe/Schedule/Fill.h"
+#include "loom/Dialect/Pipe/Schedule/Profile.h"
 #include "loom/Dialect/Pipe/Schedule/Simulator.h"
 #include "loom/Dialect/Pipe/Schedule/Verifier.h"
 #include "loom/Pipeline/StageFunctions.h"
@@ -24,6 +25,7 @@
 
 #include <chrono>
 #include <limits>
+#include <numeric>
 #include <optional>
 
 namespace loom::pipeline {
@@ -166,6 +168,58 @@ void recordDataflow(func::FuncOp fn, ArrayRef<StageFunctions> functions) {
   }
 }
 
+/// The compute of one micro-batch that \p profile measured on a partition
+/// of the function \p fn: the mean of each of its stage functions' computes
+/// (`<fn>_s<k>_forward`, `_backward`; a replica's copies left out), and of
+/// their deferred parameter-gradient sums, summed. 0 when it ran none.
+double measuredCompute(const pipe::StepProfile &profile, StringRef fn) {
+  std::string prefix = (fn + "_s").str();
+  double sum = 0;
+  for (const auto *times : {&profile.compute, &profile.deferred})
+    for (const auto &[entry, samples] : *times)
+      if (StringRef(entry).starts_with(prefix) &&
+          !StringRef(entry).contains(".replica") && !samples.empty())
+        sum += std::accumulate(samples.begin(), samples.end(), 0.0) /
+               double(samples.size());
+  return sum;
+}
+
+/// Feeds the model of \p fn with \p profile, a run of a partition of it:
+/// every op's forward and backward seconds scaled by the measured compute
+/// over the modeled one, and (when the run sent messages) the links'
+/// latency and bandwidth the measured flight's. The message's own costs
+/// (a send's and a receive's busy time) go to the simulator as they are.
+/// An error when the profile ran no stage function of \p fn.
+LogicalResult feedModel(GraphModel &g, PartitionOptions &o,
+                        const pipe::StepProfile &profile, func::FuncOp fn) {
+  double measured = measuredCompute(profile, fn.getSymName());
+  double modeled = g.totalForward + g.totalBackward;
+  if (measured <= 0 || modeled <= 0)
+    return fn.emitError("pipe-partition: the step profiles ran no stage "
+                        "function of @")
+           << fn.getSymName() << " (@" << fn.getSymName()
+           << "_s<k>_forward or _backward): they measured another function";
+  double scale = measured / modeled;
+  for (Node &n : g.nodes) {
+    n.forward *= scale;
+    n.backward *= scale;
+  }
+  g.totalForward *= scale;
+  g.totalBackward *= scale;
+  const pipe::MessageCost &m = profile.messages;
+  if (m.flightSamples > 0) {
+    Link link{m.bandwidth > 0 ? m.bandwidth : 1e15, m.latency};
+    o.intraNode = o.interNode = link;
+  }
+  llvm::errs() << llvm::format(
+      "pipe-partition: fed with %lld step profile(s): compute %.3f ms per "
+      "micro-batch measured, %.3f ms modeled (ops scaled x%.3g); messages: "
+      "send %.4f ms, receive %.4f ms, latency %.4f ms\n",
+      (long long)profile.files, measured * 1e3, modeled * 1e3, scale,
+      m.sendSeconds * 1e3, m.recvSeconds * 1e3, m.latency * 1e3);
+  return success();
+}
+
 struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
   using PipePartitionBase::PipePartitionBase;
 
@@ -213,6 +267,7 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
   std::optional<Plan> fastestBySimulation(ArrayRef<Plan> candidates,
                                           ArrayRef<pipe::ScheduleKind> kinds,
                                           const PartitionOptions &po, int v,
+                                          const pipe::SimulateOptions &fed,
                                           pipe::ScheduleKind &kind,
                                           size_t &tried, std::string &why) {
     auto start = std::chrono::steady_clock::now();
@@ -233,7 +288,7 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
           why = llvm::toString(std::move(err));
           continue;
         }
-        pipe::Simulation sim = pipe::simulate(trial);
+        pipe::Simulation sim = pipe::simulate(trial, fed);
         bool fits = llvm::all_of(sim.devices, [&](const pipe::DeviceStats &d) {
           return !po.memoryPerDevice || d.peakBytes <= po.memoryPerDevice;
         });
@@ -340,6 +395,19 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
     FailureOr<GraphModel> g = modelGraph(fn, *costs->model);
     if (failed(g))
       return signalPassFailure();
+    // A measured run's message costs for every candidate's simulation.
+    std::optional<pipe::StepProfile> profile;
+    pipe::SimulateOptions fed;
+    if (!profiles.empty()) {
+      auto read = pipe::readStepProfiles(profiles);
+      if (!read)
+        return fail(llvm::toString(read.takeError()));
+      profile = std::move(*read);
+      if (failed(feedModel(*g, o, *profile, fn)))
+        return signalPassFailure();
+      if (profile->messages.flightSamples > 0)
+        fed.messages = &profile->messages;
+    }
     // Interleaved: devices x chunks contiguous stages, one replica each,
     // stage k on device k mod devices.
     PartitionOptions po = o;
@@ -363,7 +431,7 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
     std::string why;
     size_t tried = 0;
     std::optional<Plan> plan =
-        fastestBySimulation(*candidates, kinds, po, v, *kind, tried, why);
+        fastestBySimulation(*candidates, kinds, po, v, fed, *kind, tried, why);
     if (!plan)
       return fail("no candidate plan could be scheduled as " + schedule +
                   (why.empty() ? "" : ": " + why));
@@ -398,7 +466,7 @@ struct Partition : public pipeline::impl::PipePartitionBase<Partition> {
       return signalPassFailure();
     if (!fillBubbles.empty() && failed(fill(module, sched, fn)))
       return signalPassFailure();
-    pipe::Simulation sim = pipe::simulate(sched);
+    pipe::Simulation sim = pipe::simulate(sched, fed);
     llvm::errs() << "schedule " << schedule << " ("
                  << pipe::scheduleKindName(*kind) << " over "
                  << (graph ? "the stage DAG" : "the stages") << ", best of "

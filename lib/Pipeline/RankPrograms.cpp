@@ -23,8 +23,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace loom;
@@ -129,15 +131,6 @@ std::vector<pipe::Action> ownActions(const pipe::Schedule &sched, int d) {
 /// entries of its forward and backward functions.
 using StageEntries = std::vector<std::vector<std::pair<int64_t, int64_t>>>;
 
-/// Which sends wait, with the computes after them going on, for the next
-/// exchange that receives something (tried in this order: the first whose
-/// exchanges cannot deadlock with sends that block until received wins).
-enum class Batching {
-  Consecutive,   ///< an exchange is a run of consecutive sends and receives
-  HoldBackward,  ///< a gradient's send joins the next receive
-  HoldAll,       ///< every send joins the next receive
-};
-
 /// Builds one rank's slots and channels by name, and its actions.
 /// The name of stage \p s's slot \p what \p i ("s1.out0"), the same on
 /// every rank.
@@ -168,8 +161,6 @@ public:
               art::Rank &rank, int64_t self)
       : step(step), entries(entries), rank(rank), self(self) {}
 
-  Batching batching = Batching::Consecutive;
-
   int64_t slot(art::SlotKind kind, const std::string &name,
                const art::TensorDesc &desc, int64_t index = 0,
                const std::string &tensor = "") {
@@ -197,8 +188,7 @@ public:
     return it->second;
   }
   void action(art::ActionRecord record) {
-    if (!holding || receives)
-      flush();
+    flush();
     rank.actions.push_back({std::move(record)});
   }
   void accumulate(int64_t src, int64_t dst, int64_t mb) {
@@ -211,7 +201,6 @@ public:
       return;
     rank.actions.push_back({std::move(pending)});
     pending = {};
-    holding = receives = false;
     std::vector<art::AccumulateAction> sums = std::move(afterExchange);
     afterExchange.clear();
     for (const art::AccumulateAction &a : sums)
@@ -268,8 +257,6 @@ private:
   std::map<std::string, int64_t> slots;
   std::map<std::pair<std::string, int64_t>, int64_t> channels;
   art::ExchangeAction pending;
-  /// pending holds a send that waits for a receive; pending receives.
-  bool holding = false, receives = false;
   std::vector<art::AccumulateAction> afterExchange;
 };
 
@@ -432,9 +419,6 @@ void RankBuilder::comm(const pipe::Action &a) {
   int consumer = producer == a.stage ? a.peerStage : a.stage;
   const StageSignature &cs = step.stages[consumer];
   auto dir = sending ? art::ChannelDirection::Send : art::ChannelDirection::Recv;
-  receives |= !sending;
-  holding |= sending && (batching == Batching::HoldAll ||
-                         (batching == Batching::HoldBackward && !forwardDir));
   for (unsigned i = 0; i < cs.inputs.size(); ++i) {
     const StageValue &v = cs.inputs[i];
     if (v.sourceStage != producer || (!forwardDir && !v.isFloat))
@@ -461,60 +445,113 @@ void RankBuilder::comm(const pipe::Action &a) {
   }
 }
 
-/// Repairs a deadlock by posting receives earlier: each rank of \p blocked
-/// (waiting at an exchange) takes the receives of its next exchange that
-/// receives into the exchange it waits at, with the accumulations of what
-/// they receive. Data-safe: a received slot is written once per
-/// micro-batch and read only after its receive; per pair of ranks the
-/// receives keep their order. False when no rank has a receive left to
-/// pull.
-bool pullReceives(art::World &world, const std::vector<int64_t> &blocked) {
-  bool pulled = false;
-  for (size_t r = 0; r < world.ranks.size(); ++r) {
-    if (blocked[r] < 0)
+/// Moves into rank \p rank's exchange at \p at the receives of its later
+/// exchanges that \p take picks (asked in order), with the accumulations of
+/// what they receive, which follow their exchange; an exchange left empty
+/// goes. Data-safe: a received slot is written once per micro-batch and
+/// read only after its receive.
+void postReceivesAt(art::Rank &rank, size_t at,
+                    llvm::function_ref<bool(const art::ExchangeMessage &)> take) {
+  std::vector<art::Action> &actions = rank.actions;
+  std::vector<art::ExchangeMessage> moved;
+  std::vector<art::Action> sums;
+  for (size_t next = at + 1; next < actions.size();) {
+    auto *x = std::get_if<art::ExchangeAction>(&actions[next].record);
+    if (!x) {
+      ++next;
       continue;
-    art::Rank &rank = world.ranks[r];
-    std::vector<art::Action> &actions = rank.actions;
-    auto isRecv = [&](const art::ExchangeMessage &m) {
-      return rank.channels[m.channel].direction == art::ChannelDirection::Recv;
-    };
-    size_t at = blocked[r], next = at + 1;
-    for (; next < actions.size(); ++next) {
-      auto *x = std::get_if<art::ExchangeAction>(&actions[next].record);
-      if (x && llvm::any_of(x->messages, isRecv))
-        break;
     }
-    if (next == actions.size())
-      continue;
-    auto &from = std::get<art::ExchangeAction>(actions[next].record).messages;
-    auto &into = std::get<art::ExchangeAction>(actions[at].record).messages;
-    std::vector<art::ExchangeMessage> moved;
-    llvm::erase_if(from, [&](const art::ExchangeMessage &m) {
-      if (isRecv(m))
+    size_t before = moved.size();
+    llvm::erase_if(x->messages, [&](const art::ExchangeMessage &m) {
+      bool pick = rank.channels[m.channel].direction ==
+                      art::ChannelDirection::Recv &&
+                  take(m);
+      if (pick)
         moved.push_back(m);
-      return isRecv(m);
+      return pick;
     });
-    into.insert(into.end(), moved.begin(), moved.end());
-    // The accumulations of the received slots, which follow the exchange.
-    std::vector<art::Action> sums;
+    auto received = [&](const art::Action &a) {
+      const auto &sum = std::get<art::AccumulateAction>(a.record);
+      return std::any_of(moved.begin() + before, moved.end(),
+                         [&](const art::ExchangeMessage &m) {
+                           return m.slot == sum.src &&
+                                  m.microBatch == sum.microBatch;
+                         });
+    };
     size_t end = next + 1;
     while (end < actions.size() &&
            std::holds_alternative<art::AccumulateAction>(actions[end].record))
       ++end;
-    auto received = [&](const art::Action &a) {
-      const auto &sum = std::get<art::AccumulateAction>(a.record);
-      return llvm::any_of(moved, [&](const art::ExchangeMessage &m) {
-        return m.slot == sum.src && m.microBatch == sum.microBatch;
-      });
-    };
     std::copy_if(actions.begin() + next + 1, actions.begin() + end,
                  std::back_inserter(sums), received);
     actions.erase(std::remove_if(actions.begin() + next + 1,
                                  actions.begin() + end, received),
                   actions.begin() + end);
-    if (from.empty())
+    if (x->messages.empty())
       actions.erase(actions.begin() + next);
-    actions.insert(actions.begin() + at + 1, sums.begin(), sums.end());
+    else
+      ++next;
+  }
+  auto &into = std::get<art::ExchangeAction>(actions[at].record).messages;
+  into.insert(into.end(), moved.begin(), moved.end());
+  actions.insert(actions.begin() + at + 1, sums.begin(), sums.end());
+}
+
+/// Repairs a deadlock by posting receives earlier, where a rank of
+/// \p blocked (waiting at an exchange) waits to send a message whose
+/// receiver waits at an earlier exchange than the one that receives it: the
+/// receiver posts its receives from that sender, up to the message, in the
+/// exchange it waits at, which then sends and receives at once (as
+/// Megatron's send_forward_recv_backward batches them; an NCCL group).
+/// Each such pull matches messages the sender has already posted, so it
+/// adds no wait; per pair of ranks the receives keep their order. A
+/// deadlock in which no rank waits to send is left as it is (the schedule
+/// itself cannot run). False when nothing was pulled.
+bool pullReceives(art::World &world, const std::vector<int64_t> &blocked) {
+  using Key = std::pair<std::string, int64_t>; // channel name, micro-batch
+  int64_t numRanks = world.ranks.size();
+  // Per receiver and sender: the messages the sender waits to send.
+  std::map<std::pair<int64_t, int64_t>, std::set<Key>> waiting;
+  for (int64_t r = 0; r < numRanks; ++r) {
+    if (blocked[r] < 0)
+      continue;
+    const art::Rank &rank = world.ranks[r];
+    for (const art::ExchangeMessage &m :
+         std::get<art::ExchangeAction>(rank.actions[blocked[r]].record)
+             .messages) {
+      const art::Channel &c = rank.channels[m.channel];
+      if (c.direction == art::ChannelDirection::Send && blocked[c.peer] >= 0)
+        waiting[{c.peer, r}].insert({c.name, m.microBatch});
+    }
+  }
+  bool pulled = false;
+  for (const auto &[pair, keys] : waiting) {
+    int64_t p = pair.first, r = pair.second;
+    art::Rank &receiver = world.ranks[p];
+    auto fromSender = [&](const art::ExchangeMessage &m) {
+      const art::Channel &c = receiver.channels[m.channel];
+      return c.direction == art::ChannelDirection::Recv && c.peer == r;
+    };
+    // How many of the receiver's later receives from r reach the last
+    // message r waits to send.
+    size_t count = 0, seen = 0;
+    for (size_t a = blocked[p] + 1; a < receiver.actions.size(); ++a)
+      if (const auto *x =
+              std::get_if<art::ExchangeAction>(&receiver.actions[a].record))
+        for (const art::ExchangeMessage &m : x->messages)
+          if (fromSender(m) &&
+              (++seen, keys.count({receiver.channels[m.channel].name,
+                                   m.microBatch})))
+            count = seen;
+    if (count == 0)
+      continue;
+    size_t taken = 0;
+    postReceivesAt(receiver, blocked[p], [&](const art::ExchangeMessage &m) {
+      if (!fromSender(m) || taken == count)
+        return false;
+      ++taken;
+      return true;
+    });
     pulled = true;
   }
   return pulled;
@@ -593,51 +630,47 @@ void sendInReceiveOrder(art::World &world) {
 }
 
 /// The world of \p step with stage s's entries at \p entries[s] and entry
-/// e on rank \p entryRank[e]: the first batching whose exchanges pass
-/// artifact::checkWorldStep, or the first one's failure, diagnosed.
+/// e on rank \p entryRank[e]: every rank's actions in its schedule order,
+/// an exchange per run of consecutive sends and receives, each rank's sends
+/// put in the order its peers receive them, then repaired where a send
+/// would wait for a receive posted too late (pullReceives) until
+/// artifact::checkWorldStep passes; or its failure, diagnosed.
 FailureOr<art::World> rankWorld(const PartitionedStep &step,
                                 const StageEntries &entries,
                                 const std::vector<int64_t> &entryRank) {
   const pipe::Schedule &sched = step.schedule;
   int64_t numRanks = sched.devices.size();
-  std::optional<std::string> firstWhy;
-  for (Batching batching :
-       {Batching::Consecutive, Batching::HoldBackward, Batching::HoldAll}) {
-    art::World world;
-    world.microBatches = sched.microBatches;
-    world.stepInputs = step.stepInputs;
-    world.optimizer = step.optimizer;
-    world.results = stepResults(step);
-    world.ranks.resize(numRanks);
-    for (int64_t r = 0; r < numRanks; ++r) {
-      art::Rank &rank = world.ranks[r];
-      rank.devices = {r};
-      for (size_t e = 0; e < entryRank.size(); ++e)
-        rank.programs.push_back(entryRank[e] == r ? std::vector<int64_t>{0}
-                                                  : std::vector<int64_t>{});
-      RankBuilder builder(step, entries, rank, r);
-      builder.batching = batching;
-      for (const pipe::Action &a : ownActions(sched, r))
-        builder.add(a);
-      if (std::optional<std::string> why = builder.allReduces())
-        return emitError(step.loc)
-               << "rank programs: @" << sched.name << ": " << *why;
-      builder.updates();
-    }
-    sendInReceiveOrder(world);
-    std::vector<int64_t> blocked;
-    std::optional<std::string> why = art::checkWorldStep(world, &blocked);
-    while (why && !blocked.empty() && pullReceives(world, blocked)) {
-      blocked.clear();
-      why = art::checkWorldStep(world, &blocked);
-    }
-    if (!why)
-      return world;
-    if (!firstWhy)
-      firstWhy = why;
+  art::World world;
+  world.microBatches = sched.microBatches;
+  world.stepInputs = step.stepInputs;
+  world.optimizer = step.optimizer;
+  world.results = stepResults(step);
+  world.ranks.resize(numRanks);
+  for (int64_t r = 0; r < numRanks; ++r) {
+    art::Rank &rank = world.ranks[r];
+    rank.devices = {r};
+    for (size_t e = 0; e < entryRank.size(); ++e)
+      rank.programs.push_back(entryRank[e] == r ? std::vector<int64_t>{0}
+                                                : std::vector<int64_t>{});
+    RankBuilder builder(step, entries, rank, r);
+    for (const pipe::Action &a : ownActions(sched, r))
+      builder.add(a);
+    if (std::optional<std::string> why = builder.allReduces())
+      return emitError(step.loc)
+             << "rank programs: @" << sched.name << ": " << *why;
+    builder.updates();
   }
-  return emitError(step.loc)
-         << "rank programs: @" << sched.name << ": " << *firstWhy;
+  sendInReceiveOrder(world);
+  std::vector<int64_t> blocked;
+  std::optional<std::string> why = art::checkWorldStep(world, &blocked);
+  while (why && !blocked.empty() && pullReceives(world, blocked)) {
+    blocked.clear();
+    why = art::checkWorldStep(world, &blocked);
+  }
+  if (why)
+    return emitError(step.loc)
+           << "rank programs: @" << sched.name << ": " << *why;
+  return world;
 }
 
 } // namespace

@@ -29,6 +29,10 @@ def PipePartition : Pass<"pipe-partition", "mlir::ModuleOp"> {
     bubbles with trial steps of the forward function `FN` (of this module,
     or of `fill-module=FILE`), `fill-micro-batches` forwards and backwards
     per trial step, priced as `--pipe-fill-bubbles` prices them.
+    `profile=FILE[,FILE...]` feeds the choice with a measured run of any
+    partition of `function` on the same kind of ranks: every candidate plan
+    and schedule is simulated with the run's message costs, and every op's
+    times scaled by the run's measured compute over the model's.
 
     ```
     loom-opt model.mlir --pipe-partition="devices=8 micro-batches=16 target=h100"
@@ -67,6 +71,11 @@ def PipePartition : Pass<"pipe-partition", "mlir::ModuleOp"> {
     Option<"fillMicroBatches", "fill-micro-batches", "int", /*default=*/"1",
            "Forwards and backwards of the fill-bubbles function per trial "
            "step">,
+    ListOption<"profiles", "profile", "std::string",
+               "Step profiles of a run of any partition of the function "
+               "(loom-run --step-profile): every candidate is simulated "
+               "with the messages' measured costs and the ops' times "
+               "scaled to the measured compute">,
   ];
 }
 
