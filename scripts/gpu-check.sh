@@ -5,7 +5,7 @@
 #   Here (a Loom build, LLVM):   scripts/gpu-check.sh prepare STAGE MODEL.so...
 #                                scripts/gpu-check.sh prepare-classes STAGE [CHIPS]
 #                                scripts/gpu-check.sh prepare-cublas STAGE [CHIPS]
-#                                scripts/gpu-check.sh prepare-cudnn STAGE [NAME...]
+#                                scripts/gpu-check.sh prepare-cudnn STAGE [--no-real | NAME...]
 #                                scripts/gpu-check.sh prepare-real STAGE [NAME...]
 #   There (CUDA, CMake, ninja):  STAGE/src/scripts/gpu-check.sh run STAGE
 #
@@ -38,13 +38,14 @@
 # LOOM_GPU_CHECK_GEMM_SIZES (default "2048 4096"), listed in STAGE/gemm.txt.
 #
 # prepare-cudnn stages the CUDA target's cuDNN steps (docs/Codegen/GPU.md,
-# "Library backends") for sm_90a: test/Runtime/Cuda/Inputs/cudnn.mlir with
+# "Library backends") for sm_80,sm_90a: test/Runtime/Cuda/Inputs/cudnn.mlir with
 # --backends=cudnn,codegen (bias and every pointwise activation, groups,
 # dilations, 1-d and 3-d), the kernel class's convolutions
 # (test/Codegen/GPU/Inputs/convs.mlir) with --conv-backend=cudnn,
 # test/Tools/loom-compile/Inputs/cudnn-place.mlir placed with --backends=auto,
-# and real models of loom-bench-cpu (the NAMEs given, as prepare-real names
-# them; default torch-mobilenet-v3s and torch-shufflenet-v2) twice each:
+# and real models of loom-bench-cpu for sm_90a (the NAMEs given, as prepare-real names
+# them; default torch-mobilenet-v3s and torch-shufflenet-v2; none with
+# --no-real) twice each:
 # NAME-cudnn (--conv-backend=cudnn) and NAME-codegen (generated kernels
 # alone), so that run's table times cuDNN's convolutions against the
 # generated ones on the same model, both checked against the interpreter.
@@ -251,21 +252,31 @@ compile_real() {
 }
 
 prepare_cudnn() {
-  [ $# -ge 1 ] || die "usage: gpu-check.sh prepare-cudnn STAGE [NAME...]"
+  [ $# -ge 1 ] || die "usage: gpu-check.sh prepare-cudnn STAGE [--no-real | NAME...]"
   local stage=$1
   shift
   local names=("$@")
-  [ ${#names[@]} -gt 0 ] || names=(torch-mobilenet-v3s torch-shufflenet-v2)
+  if [ "${names[*]}" = --no-real ]; then
+    names=()
+  elif [ ${#names[@]} -eq 0 ]; then
+    names=(torch-mobilenet-v3s torch-shufflenet-v2)
+  fi
   local build compile
   build=$(loom_build) && compile=$build/bin/loom-compile || exit 1
   local bench=${LOOM_BENCH_DIR:-$build/bench-cpu}
   local work
   work=$(mktemp -d)
-  "$build/bin/loom-run" "$root/test/Runtime/Cuda/Inputs/cudnn.mlir"     --write-random-weights "$work/w.safetensors" > /dev/null || die "loom-run failed on cudnn.mlir"
-  "$compile" "$root/test/Runtime/Cuda/Inputs/cudnn.mlir" --weights-file "$work/w.safetensors"     --target=cuda:sm_90a --backends=cudnn,codegen --conv3d-as-2d=false     -o "$work/cudnn-convs.so" || die "loom-compile failed on cudnn.mlir"
-  "$compile" "$root/test/Codegen/GPU/Inputs/convs.mlir" --target=cuda:sm_90a     --conv-backend=cudnn --conv3d-as-2d=false -o "$work/convs-cudnn.so" ||
+  local chips=sm_80,sm_90a
+  "$build/bin/loom-run" "$root/test/Runtime/Cuda/Inputs/cudnn.mlir" \
+    --write-random-weights "$work/w.safetensors" > /dev/null || die "loom-run failed on cudnn.mlir"
+  "$compile" "$root/test/Runtime/Cuda/Inputs/cudnn.mlir" --weights-file "$work/w.safetensors" \
+    --target="cuda:$chips" --backends=cudnn,codegen --conv3d-as-2d=false \
+    -o "$work/cudnn-convs.so" || die "loom-compile failed on cudnn.mlir"
+  "$compile" "$root/test/Codegen/GPU/Inputs/convs.mlir" --target="cuda:$chips" \
+    --conv-backend=cudnn --conv3d-as-2d=false -o "$work/convs-cudnn.so" ||
     die "loom-compile failed on convs.mlir"
-  "$compile" "$root/test/Tools/loom-compile/Inputs/cudnn-place.mlir" --target=cuda:sm_90a     --backends=auto --cost=analytic -o "$work/cudnn-placed.so" 2> /dev/null ||
+  "$compile" "$root/test/Tools/loom-compile/Inputs/cudnn-place.mlir" --target="cuda:$chips" \
+    --backends=auto --cost=analytic -o "$work/cudnn-placed.so" 2> /dev/null ||
     die "loom-compile failed on cudnn-place.mlir"
   local artifacts=("$work/cudnn-convs.so" "$work/convs-cudnn.so" "$work/cudnn-placed.so") want
   for want in "${names[@]}"; do
@@ -576,5 +587,5 @@ prepare-cublas) shift; prepare_cublas "$@" ;;
 prepare-cudnn) shift; prepare_cudnn "$@" ;;
 prepare-real) shift; prepare_real "$@" ;;
 run) shift; run "$@" ;;
-*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-cublas STAGE [CHIPS] | prepare-cudnn STAGE [NAME...] | prepare-real STAGE [NAME...] | run STAGE [options]" ;;
+*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-cublas STAGE [CHIPS] | prepare-cudnn STAGE [--no-real | NAME...] | prepare-real STAGE [NAME...] | run STAGE [options]" ;;
 esac

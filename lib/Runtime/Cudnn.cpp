@@ -9,9 +9,9 @@
 
 #include "Cudnn.h"
 #include "CudnnEncoding.h"
+#include "SharedLibrary.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <dlfcn.h>
 #include <vector>
 
@@ -22,9 +22,9 @@ namespace art = loom::artifact;
 
 namespace {
 
-using Status = int;               // cudnnStatus_t
-using Handle = void *;            // cudnnHandle_t
-using Desc = void *;              // cudnnBackendDescriptor_t
+using Status = int;    // cudnnStatus_t
+using Handle = void *; // cudnnHandle_t
+using Desc = void *;   // cudnnBackendDescriptor_t
 
 } // namespace
 
@@ -287,22 +287,6 @@ Desc planFor(const Library::Api &api, Owned &owned, Desc graph, Handle handle,
   return nullptr;
 }
 
-/// The library's file: LOOM_CUDNN_LIBRARY, or the first of the sonames
-/// that opens. \p tried gets what was tried.
-void *openLibrary(std::string &tried) {
-  if (const char *path = std::getenv("LOOM_CUDNN_LIBRARY"); path && *path) {
-    tried = path;
-    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  }
-  for (const char *name :
-       {"libcudnn.so.9", "/usr/local/cuda/lib64/libcudnn.so.9",
-        "/usr/local/cuda/lib/libcudnn.so.9"}) {
-    tried += (tried.empty() ? "" : ", ") + std::string(name);
-    if (void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL))
-      return library;
-  }
-  return nullptr;
-}
 
 } // namespace
 
@@ -329,7 +313,11 @@ Error Library::open(const std::string &device, std::unique_ptr<Library> &out) {
   dnn->device = device;
   dnn->api = std::make_unique<Api>();
   std::string tried;
-  dnn->api->library = openLibrary(tried);
+  dnn->api->library = openSharedLibrary(
+      "LOOM_CUDNN_LIBRARY",
+      {"libcudnn.so.9", "/usr/local/cuda/lib64/libcudnn.so.9",
+       "/usr/local/cuda/lib/libcudnn.so.9"},
+      tried);
   if (!dnn->api->library)
     return makeError(LOOM_ERROR_LIBRARY,
                      device +
