@@ -120,9 +120,9 @@ struct PreparedConv : public PreparedStep {
   std::vector<int64_t> uids, buffers;
 };
 
-/// The tensors, the convolution and the pointwise operations of \p e,
-/// and the operation graph over them.
-Desc buildGraph(Builder &b, const Encoding &e, Handle handle) {
+/// The tensors, the convolution and the pointwise operations of \p e, in
+/// graph order (none of them needs the handle).
+std::vector<Desc> buildOperations(Builder &b, const Encoding &e) {
   std::vector<std::pair<int64_t, Desc>> tensors;
   auto tensorOf = [&](int64_t uid) {
     for (auto &[id, d] : tensors)
@@ -181,12 +181,7 @@ Desc buildGraph(Builder &b, const Encoding &e, Handle handle) {
     b.finalize(op, "finalizing a pointwise operation");
     ops.push_back(op);
   }
-  Desc graph = b.make(kOperationGraphDescriptor, "the operation graph");
-  b.set(graph, kGraphHandle, kTypeHandle, 1, &handle, "its handle");
-  b.set(graph, kGraphOps, kTypeBackendDescriptor, int64_t(ops.size()),
-        ops.data(), "its operations");
-  b.finalize(graph, "finalizing the operation graph");
-  return graph;
+  return ops;
 }
 
 /// Whether an engine's numerical notes say it does not compute in f32.
@@ -340,23 +335,35 @@ Error Library::open(const std::string &device, std::unique_ptr<Library> &out) {
                      device + ": " + tried + " is cuDNN version " +
                          std::to_string(version) +
                          ", not 9 (the backend API Loom calls)");
-  Handle h = nullptr;
-  if (Error err = dnn->check(dnn->api->cudnnCreate(&h), "cudnnCreate"))
-    return err;
-  dnn->handle = h;
   out = std::move(dnn);
   return Error::ok();
 }
 
 Error Library::prepare(const art::CudnnConvStep &s, const std::string &at,
                        int64_t maxWorkspace,
-                       std::unique_ptr<PreparedStep> &out) const {
+                       std::unique_ptr<PreparedStep> &out) {
   auto p = std::make_unique<PreparedConv>();
   p->owned.api = api.get();
   p->step = s;
   Encoding e = encode(s);
   Builder b(*api, p->owned);
-  Desc graph = buildGraph(b, e, handle);
+  std::vector<Desc> ops = buildOperations(b, e);
+  if (b.status != 0)
+    return check(b.status, at + "describing the convolution to cuDNN (" +
+                               b.failed + ")");
+  // The handle (which needs the GPU) only from here: the descriptors above
+  // are checked by cuDNN without one.
+  if (!handle) {
+    Handle h = nullptr;
+    if (Error err = check(api->cudnnCreate(&h), "cudnnCreate"))
+      return err;
+    handle = h;
+  }
+  Desc graph = b.make(kOperationGraphDescriptor, "the operation graph");
+  b.set(graph, kGraphHandle, kTypeHandle, 1, &handle, "its handle");
+  b.set(graph, kGraphOps, kTypeBackendDescriptor, int64_t(ops.size()),
+        ops.data(), "its operations");
+  b.finalize(graph, "finalizing the operation graph");
   if (b.status != 0)
     return check(b.status, at + "describing the convolution to cuDNN (" +
                                b.failed + ")");

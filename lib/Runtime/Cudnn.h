@@ -26,16 +26,18 @@ class Library {
 public:
   ~Library();
   /// Opens LOOM_CUDNN_LIBRARY, else libcudnn.so.9 (then
-  /// /usr/local/cuda/lib64's and /usr/local/cuda/lib's), checks that it is
-  /// cuDNN 9 and creates a handle; \p device names the device in errors.
-  /// A library that is absent is LOOM_ERROR_LIBRARY naming it.
+  /// /usr/local/cuda/lib64's and /usr/local/cuda/lib's) and checks that it
+  /// is cuDNN 9; \p device names the device in errors. A library that is
+  /// absent is LOOM_ERROR_LIBRARY naming it.
   static Error open(const std::string &device, std::unique_ptr<Library> &out);
-  /// The step's descriptors, its operation graph and the first engine
-  /// configuration of cuDNN's heuristics (mode A, then the fallback list)
-  /// that computes in f32 and needs at most \p maxWorkspace bytes, as an
-  /// execution plan; \p at starts its diagnostics.
+  /// The step's descriptors (tensors, convolution, operations: finalized
+  /// before any handle exists, so cuDNN checks them without a GPU), then
+  /// the handle (created at the first step), the operation graph and the
+  /// first engine configuration of cuDNN's heuristics (mode A, then the
+  /// fallback list) that computes in f32 and needs at most \p maxWorkspace
+  /// bytes, as an execution plan; \p at starts its diagnostics.
   Error prepare(const artifact::CudnnConvStep &step, const std::string &at,
-                int64_t maxWorkspace, std::unique_ptr<PreparedStep> &out) const;
+                int64_t maxWorkspace, std::unique_ptr<PreparedStep> &out);
   /// Executes \p step (one this library prepared) on \p stream (a
   /// CUstream) over \p buffers, the entry's buffer addresses, with
   /// \p workspace (maxWorkspace bytes of device memory, the queue's).
