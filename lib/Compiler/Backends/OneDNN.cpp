@@ -29,8 +29,6 @@ artifact::Shape shapeOf(Value v) {
   return cast<ShapedType>(v.getType()).getShape().vec();
 }
 
-/// Grows \p call over an activation using its current result: one op, or
-/// the ops of a swish or a leaky ReLU.
 /// The right and bottom padding of the forward convolution whose filter
 /// gradient \p conv computes (see filterGradientOf), each at least 0, or
 /// nullopt.

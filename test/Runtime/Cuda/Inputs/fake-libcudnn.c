@@ -20,11 +20,14 @@
    numerical notes TENSOR_CORE and DOWN_CONVERT_INPUTS, as a TF32 engine
    does; engine 1 computes in f32 (double accumulators) and asks for
    FAKE_CUDNN_WORKSPACE bytes of workspace (default 4096), which it fills.
-   Heuristics list both (FAKE_CUDNN_ENGINES=tf32: the first only). It
-   computes when executed, so the test runs without CUDA graphs
-   (LOOM_GRAPHS=0). FAKE_CUDNN_LOG names a file that gets one line per call
-   of interest. Not cuDNN: the test of the runtime's calls into it. */
+   Heuristics list both (FAKE_CUDNN_ENGINES=tf32: the first only). An
+   execution runs in the order of the stream cudnnSetStream gave the handle
+   (a host function of the stand-in driver, fake-libcuda.c, recorded while
+   the stream captures a CUDA graph and run at each replay), or at once on
+   the default stream. FAKE_CUDNN_LOG names a file that gets one line per
+   call of interest. Not cuDNN: the test of the runtime's calls into it. */
 #include "fake-note.h"
+#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -176,20 +179,11 @@ const char *cudnnGetErrorString(int s) {
     return "CUDNN_STATUS_NOT_SUPPORTED";
   }
 }
-int cudnnCreate(void **h) {
-  *h = malloc(sizeof(void *));
-  *(void **)*h = NULL;
-  note("cudnnCreate");
-  return OK;
-}
-int cudnnDestroy(void *h) {
-  free(h);
-  return OK;
-}
-int cudnnSetStream(void *h, void *stream) {
-  *(void **)h = stream;
-  return OK;
-}
+typedef struct job job;
+typedef struct context context;
+int cudnnCreate(context **h);
+int cudnnDestroy(context *h);
+int cudnnSetStream(context *h, void *stream);
 
 int cudnnBackendCreateDescriptor(int type, desc **d) {
   *d = calloc(1, sizeof(desc));
@@ -687,9 +681,21 @@ static void pointwise(const desc *op, bound *x, bound *b, bound *y) {
   } while (next(idx, y->t.dims, y->t.rank));
 }
 
-/* The buffer of tensor d: the variant pack's pointer for its uid, or a
-   host allocation for a virtual one. */
-static bound *bind(bound *all, int *n, const desc *d, const desc *pack) {
+/* One execution: the graph, the engine, the variant pack's buffers by
+   unique id and the workspace, kept as long as the handle (a captured
+   execution runs again at each replay of the graph). */
+struct job {
+  desc *graph;
+  int engine, n;
+  int64_t uids[MAX_OPS], workspaceBytes;
+  float *data[MAX_OPS];
+  void *workspace;
+  struct job *next;
+};
+
+/* The buffer of tensor d: the execution's for its uid, or a host
+   allocation for a virtual one; NULL when the variant pack has none. */
+static bound *bind(bound *all, int *n, const desc *d, const job *j) {
   tensor t;
   tensorOf(d, &t);
   for (int i = 0; i < *n; ++i)
@@ -702,34 +708,23 @@ static bound *bind(bound *all, int *n, const desc *d, const desc *pack) {
     b->data = calloc((size_t)elements(&t), sizeof(float));
     return b;
   }
-  const attr *uids = get(pack, 1000);
-  for (int64_t i = 0; i < uids->count; ++i)
-    if (((const int64_t *)uids->data)[i] == t.uid)
-      b->data = ((float **)get(pack, 1001)->data)[i];
+  for (int i = 0; i < j->n; ++i)
+    if (j->uids[i] == t.uid)
+      b->data = j->data[i];
   return b->data ? b : NULL;
 }
 
-int cudnnBackendExecute(void *handle, desc *plan, desc *pack) {
-  if (!plan->finalized || !pack->finalized || plan->type != D_PLAN ||
-      pack->type != D_VARIANT_PACK)
-    return BAD_PARAM;
-  desc *cfg = getDesc(plan, 401, 0), *graph = cfg->graph;
-  void *workspace = *(void **)get(pack, 1003)->data;
-  int64_t wsBytes = workspaceBytes(cfg->engine);
-  if (wsBytes > 0 && !workspace)
-    return BAD_PARAM;
-  if (wsBytes > 0)
-    memset(workspace, 0xff, (size_t)wsBytes);
-  int64_t n = get(graph, 801)->count;
+/* Computes j's graph, each operation once what it reads is made. */
+static int compute(const job *j) {
+  int64_t n = get(j->graph, 801)->count;
   bound all[3 * MAX_OPS];
   int nbound = 0, done[MAX_OPS] = {0}, left = (int)n, status = OK;
-  note("execute: engine %d, %lld operations, stream %p set", cfg->engine,
-       (long long)n, *(void **)handle);
-  /* In dependency order: an operation runs once what it reads is made. */
+  if (j->workspaceBytes > 0)
+    memset(j->workspace, 0xff, (size_t)j->workspaceBytes);
   while (left > 0 && status == OK) {
     int progressed = 0;
     for (int64_t i = 0; i < n; ++i) {
-      desc *op = getDesc(graph, 801, (int)i), *in[2], *out;
+      desc *op = getDesc(j->graph, 801, (int)i), *in[2], *out;
       int nin, ready = 1;
       if (done[i])
         continue;
@@ -740,25 +735,25 @@ int cudnnBackendExecute(void *handle, desc *plan, desc *pack) {
         if (!t.isVirtual)
           continue;
         int made = 0;
-        for (int64_t j = 0; j < n; ++j) {
-          desc *other = getDesc(graph, 801, (int)j), *oin[2], *oout;
+        for (int64_t k = 0; k < n; ++k) {
+          desc *other = getDesc(j->graph, 801, (int)k), *oin[2], *oout;
           int onin;
           opTensors(other, oin, &onin, &oout);
-          made |= done[j] && oout == in[q];
+          made |= done[k] && oout == in[q];
         }
         ready &= made;
       }
       if (!ready)
         continue;
-      bound *bx = bind(all, &nbound, in[0], pack);
-      bound *bb = nin > 1 ? bind(all, &nbound, in[1], pack) : NULL;
-      bound *by = bind(all, &nbound, out, pack);
+      bound *bx = bind(all, &nbound, in[0], j);
+      bound *bb = nin > 1 ? bind(all, &nbound, in[1], j) : NULL;
+      bound *by = bind(all, &nbound, out, j);
       if (!bx || !by || (nin > 1 && !bb)) {
         status = BAD_PARAM; /* a tensor the variant pack does not bind */
         break;
       }
       if (op->type == D_OP_CONV_FWD)
-        convolve(op, bx, bb, by, cfg->engine);
+        convolve(op, bx, bb, by, j->engine);
       else
         pointwise(op, bx, bb, by);
       done[i] = 1;
@@ -772,4 +767,94 @@ int cudnnBackendExecute(void *handle, desc *plan, desc *pack) {
     if (all[i].t.isVirtual)
       free(all[i].data);
   return status;
+}
+
+static void computeOnStream(void *j) { compute(j); }
+
+/* The stand-in driver's cuLaunchHostFunc (fake-libcuda.c, the library
+   LOOM_CUDA_LIBRARY names, already loaded by the runtime), or NULL. */
+typedef int (*hostFunc)(void *, void (*)(void *), void *);
+static hostFunc driverHostFunc(void) {
+  static int looked;
+  static hostFunc fn;
+  if (!looked) {
+    looked = 1;
+    const char *path = getenv("LOOM_CUDA_LIBRARY");
+    void *lib = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    int (*proc)(const char *, void **, int, unsigned long long, int *) =
+        lib ? (int (*)(const char *, void **, int, unsigned long long,
+                       int *))dlsym(lib, "cuGetProcAddress_v2")
+            : NULL;
+    if (proc)
+      proc("cuLaunchHostFunc", (void **)&fn, 12000, 0, NULL);
+  }
+  return fn;
+}
+
+/* The executions made on a handle (freed with it). */
+struct context {
+  void *stream;
+  job *jobs;
+};
+
+int cudnnBackendExecute(context *handle, desc *plan, desc *pack) {
+  if (!plan->finalized || !pack->finalized || plan->type != D_PLAN ||
+      pack->type != D_VARIANT_PACK)
+    return BAD_PARAM;
+  desc *cfg = getDesc(plan, 401, 0);
+  const attr *uids = get(pack, 1000), *ptrs = get(pack, 1001);
+  job *j = calloc(1, sizeof(job));
+  j->graph = cfg->graph;
+  j->engine = cfg->engine;
+  j->workspace = *(void **)get(pack, 1003)->data;
+  j->workspaceBytes = workspaceBytes(cfg->engine);
+  j->n = (int)(uids->count < MAX_OPS ? uids->count : MAX_OPS);
+  memcpy(j->uids, uids->data, (size_t)j->n * sizeof(int64_t));
+  memcpy(j->data, ptrs->data, (size_t)j->n * sizeof(float *));
+  j->next = handle->jobs;
+  handle->jobs = j;
+  if (j->workspaceBytes > 0 && !j->workspace)
+    return BAD_PARAM;
+  /* Every tensor the graph reads or writes that is not virtual is bound. */
+  int64_t n = get(j->graph, 801)->count;
+  for (int64_t i = 0; i < n; ++i) {
+    desc *in[3], *out;
+    int nin;
+    opTensors(getDesc(j->graph, 801, (int)i), in, &nin, &out);
+    in[nin++] = out;
+    for (int q = 0; q < nin; ++q) {
+      tensor t;
+      int found = 0;
+      tensorOf(in[q], &t);
+      for (int k = 0; k < j->n; ++k)
+        found |= j->uids[k] == t.uid && j->data[k];
+      if (!t.isVirtual && !found)
+        return BAD_PARAM;
+    }
+  }
+  hostFunc enqueue = driverHostFunc();
+  note("execute: engine %d, %lld operations, on %s", cfg->engine,
+       (long long)n, handle->stream && enqueue ? "the stream" : "the host");
+  if (handle->stream && enqueue)
+    return enqueue(handle->stream, computeOnStream, j) ? NOT_SUPPORTED : OK;
+  return compute(j);
+}
+
+int cudnnCreate(context **h) {
+  *h = calloc(1, sizeof(context));
+  note("cudnnCreate");
+  return OK;
+}
+int cudnnDestroy(context *h) {
+  while (h->jobs) {
+    job *next = h->jobs->next;
+    free(h->jobs);
+    h->jobs = next;
+  }
+  free(h);
+  return OK;
+}
+int cudnnSetStream(context *h, void *stream) {
+  h->stream = stream;
+  return OK;
 }
