@@ -5,6 +5,7 @@
 #   Here (a Loom build, LLVM):   scripts/gpu-check.sh prepare STAGE MODEL.so...
 #                                scripts/gpu-check.sh prepare-classes STAGE [CHIPS]
 #                                scripts/gpu-check.sh prepare-cublas STAGE [CHIPS]
+#                                scripts/gpu-check.sh prepare-cudnn STAGE [--no-real | NAME...]
 #                                scripts/gpu-check.sh prepare-real STAGE [NAME...]
 #   There (CUDA, CMake, ninja):  STAGE/src/scripts/gpu-check.sh run STAGE
 #
@@ -35,6 +36,19 @@
 # timing, chains of R and 2R square GEMMs (y = y x w, both inputs, no
 # weights, so nothing large is staged) for each size of
 # LOOM_GPU_CHECK_GEMM_SIZES (default "2048 4096"), listed in STAGE/gemm.txt.
+#
+# prepare-cudnn stages the CUDA target's cuDNN steps (docs/Codegen/GPU.md,
+# "Library backends") for sm_80,sm_90a: test/Runtime/Cuda/Inputs/cudnn.mlir with
+# --backends=cudnn,codegen (bias and every pointwise activation, groups,
+# dilations, 1-d and 3-d), the kernel class's convolutions
+# (test/Codegen/GPU/Inputs/convs.mlir) with --conv-backend=cudnn,
+# test/Tools/loom-compile/Inputs/cudnn-place.mlir placed with --backends=auto,
+# and real models of loom-bench-cpu for sm_90a (the NAMEs given, as prepare-real names
+# them; default torch-mobilenet-v3s and torch-shufflenet-v2; none with
+# --no-real) twice each:
+# NAME-cudnn (--conv-backend=cudnn) and NAME-codegen (generated kernels
+# alone), so that run's table times cuDNN's convolutions against the
+# generated ones on the same model, both checked against the interpreter.
 #
 # run builds libloomrt and loom-gpu-run in STAGE/build (runtime-only CMake),
 # runs every artifact on the device (default cuda:0) against its reference
@@ -208,20 +222,67 @@ prepare_real() {
   fi
   local work
   work=$(mktemp -d)
-  local artifacts=() want found
+  local artifacts=() want
   for want in "${names[@]}"; do
-    found=""
-    for spec in "${real_models[@]}"; do
-      read -r name file group opts <<<"$spec"
-      [ "$name" = "$want" ] && found=$spec && break
-    done
-    [ -n "$found" ] || die "no real model '$want' (gpu-check.sh prepare-real --list)"
-    [ -f "$bench/models/$file" ] ||
-      die "no $bench/models/$file (scripts/setup-bench.sh, or set LOOM_BENCH_DIR)"
-    # shellcheck disable=SC2086
-    "$compile" "$bench/models/$file" $opts --target=cuda:sm_90a -o "$work/$name.so" ||
-      die "loom-compile failed on $file"
-    artifacts+=("$work/$name.so")
+    compile_real "$compile" "$bench" "$want" "$work/$want.so"
+    artifacts+=("$work/$want.so")
+  done
+  prepare "$stage" "${artifacts[@]}"
+  rm -rf "$work"
+}
+
+# Compiles the real model NAME of real_models for cuda:sm_90a at the
+# benchmark's sizes: compile_real LOOM_COMPILE BENCH_DIR NAME OUT [OPTION...].
+compile_real() {
+  local compile=$1 bench=$2 want=$3 out=$4
+  shift 4
+  local spec name file group opts
+  for spec in "${real_models[@]}"; do
+    read -r name file group opts <<<"$spec"
+    if [ "$name" = "$want" ]; then
+      [ -f "$bench/models/$file" ] ||
+        die "no $bench/models/$file (scripts/setup-bench.sh, or set LOOM_BENCH_DIR)"
+      # shellcheck disable=SC2086
+      "$compile" "$bench/models/$file" $opts --target=cuda:sm_90a "$@" -o "$out" ||
+        die "loom-compile failed on $file"
+      return
+    fi
+  done
+  die "no real model '$want' (gpu-check.sh prepare-real --list)"
+}
+
+prepare_cudnn() {
+  [ $# -ge 1 ] || die "usage: gpu-check.sh prepare-cudnn STAGE [--no-real | NAME...]"
+  local stage=$1
+  shift
+  local names=("$@")
+  if [ "${names[*]}" = --no-real ]; then
+    names=()
+  elif [ ${#names[@]} -eq 0 ]; then
+    names=(torch-mobilenet-v3s torch-shufflenet-v2)
+  fi
+  local build compile
+  build=$(loom_build) && compile=$build/bin/loom-compile || exit 1
+  local bench=${LOOM_BENCH_DIR:-$build/bench-cpu}
+  local work
+  work=$(mktemp -d)
+  local chips=sm_80,sm_90a
+  "$build/bin/loom-run" "$root/test/Runtime/Cuda/Inputs/cudnn.mlir" \
+    --write-random-weights "$work/w.safetensors" > /dev/null || die "loom-run failed on cudnn.mlir"
+  "$compile" "$root/test/Runtime/Cuda/Inputs/cudnn.mlir" --weights-file "$work/w.safetensors" \
+    --target="cuda:$chips" --backends=cudnn,codegen --conv3d-as-2d=false \
+    -o "$work/cudnn-convs.so" || die "loom-compile failed on cudnn.mlir"
+  "$compile" "$root/test/Codegen/GPU/Inputs/convs.mlir" --target="cuda:$chips" \
+    --conv-backend=cudnn --conv3d-as-2d=false -o "$work/convs-cudnn.so" ||
+    die "loom-compile failed on convs.mlir"
+  "$compile" "$root/test/Tools/loom-compile/Inputs/cudnn-place.mlir" --target="cuda:$chips" \
+    --backends=auto --cost=analytic -o "$work/cudnn-placed.so" 2> /dev/null ||
+    die "loom-compile failed on cudnn-place.mlir"
+  local artifacts=("$work/cudnn-convs.so" "$work/convs-cudnn.so" "$work/cudnn-placed.so") want
+  for want in "${names[@]}"; do
+    compile_real "$compile" "$bench" "$want" "$work/$want-cudnn.so" --conv-backend=cudnn
+    compile_real "$compile" "$bench" "$want" "$work/$want-codegen.so"
+    artifacts+=("$work/$want-cudnn.so" "$work/$want-codegen.so")
   done
   prepare "$stage" "${artifacts[@]}"
   rm -rf "$work"
@@ -523,7 +584,8 @@ case ${1:-} in
 prepare) shift; prepare "$@" ;;
 prepare-classes) shift; prepare_classes "$@" ;;
 prepare-cublas) shift; prepare_cublas "$@" ;;
+prepare-cudnn) shift; prepare_cudnn "$@" ;;
 prepare-real) shift; prepare_real "$@" ;;
 run) shift; run "$@" ;;
-*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-cublas STAGE [CHIPS] | prepare-real STAGE [NAME...] | run STAGE [options]" ;;
+*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-cublas STAGE [CHIPS] | prepare-cudnn STAGE [--no-real | NAME...] | prepare-real STAGE [NAME...] | run STAGE [options]" ;;
 esac

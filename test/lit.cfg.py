@@ -110,6 +110,15 @@ if config.loom_enable_fuzzers:
          "loom-artifact-fuzzer"], tool_dirs)
 if config.loom_enable_cuda:
     config.available_features.add("cuda")
+# cuDNN 9 installed where the CUDA device looks for it (Cudnn.cpp): its
+# descriptors are checked by the real library without a GPU
+# (Runtime/Cuda/cudnn-library.test).
+for cudnn_dir in ("/usr/local/cuda/lib64", "/usr/local/cuda/lib"):
+    if os.path.exists(os.path.join(cudnn_dir, "libcudnn.so.9")):
+        config.available_features.add("cudnn-library")
+        config.substitutions.append(
+            ("%cudnn_library", os.path.join(cudnn_dir, "libcudnn.so.9")))
+        break
 # The NCCL communicator (lib/Runtime/Comm/Nccl.cpp) is built where the
 # toolkit's nccl.h is: its tests say `REQUIRES: nccl`.
 if config.loom_rt_nccl:

@@ -179,7 +179,8 @@ public:
   bool step(const Json &s, const std::string &path, Step &out);
   bool library(StepKind kind, const Operands &o, Step &out);
   bool activation(const Operands &o, PostOp &out);
-  bool convolution(const Operands &o, ConvolutionOperands &out);
+  bool convolution(const Operands &o, ConvolutionOperands &out,
+                   size_t maxSpatial = 2);
   bool conv2d(const Operands &o, Step &out);
   bool filterGrad(const Operands &o, Step &out);
   bool matmul(const Operands &o, Step &out);
@@ -189,6 +190,7 @@ public:
   bool sgemm(const Operands &o, Step &out);
   bool dispatch(const Operands &o, Step &out);
   bool cublasMatmul(const Operands &o, Step &out);
+  bool cudnnConv(const Operands &o, Step &out);
 
   // The rest of the manifest.
   bool device(const Json &d, const std::string &path, Device &out);
@@ -375,6 +377,8 @@ bool Reader::library(StepKind kind, const Operands &o, Step &out) {
     return dispatch(o, out);
   case StepKind::CublasMatmul:
     return cublasMatmul(o, out);
+  case StepKind::CudnnConv:
+    return cudnnConv(o, out);
   }
   return fail(o.ap, "unknown step");
 }
@@ -392,7 +396,10 @@ bool Reader::activation(const Operands &o, PostOp &out) {
          number(o.attrs, o.tp, "activation_beta", out.beta, required);
 }
 
-bool Reader::convolution(const Operands &o, ConvolutionOperands &out) {
+/// A convolution's operands; the shapes have 2 + k dimensions, k spatial
+/// ones from 2 (a conv2d) up to \p maxSpatial from 1.
+bool Reader::convolution(const Operands &o, ConvolutionOperands &out,
+                         size_t maxSpatial) {
   if (!integer(o.args, o.ap, "src", out.src) ||
       !integer(o.args, o.ap, "weights", out.weights) ||
       !integer(o.args, o.ap, "dst", out.dst) ||
@@ -404,16 +411,48 @@ bool Reader::convolution(const Operands &o, ConvolutionOperands &out) {
       !ints(o.attrs, o.tp, "dilations", out.dilations) ||
       !integer(o.attrs, o.tp, "groups", out.groups, true, 1))
     return false;
-  if (out.srcShape.size() != 4 || out.weightsShape.size() != 4 ||
-      out.dstShape.size() != 4 || out.strides.size() != 2 ||
-      out.pads.size() != 4 || out.dilations.size() != 2)
-    return fail(o.tp, "a conv2d has 4-d shapes, 2 strides, 4 pads and 2 "
-                      "dilations");
-  if (out.weightsShape[0] % out.groups != 0 ||
-      out.dilations[0] < 1 || out.dilations[1] < 1 || out.strides[0] < 1 ||
-      out.strides[1] < 1)
+  size_t k = out.strides.size();
+  bool ranks = maxSpatial == 2 ? k == 2 : k >= 1 && k <= maxSpatial;
+  if (!ranks || out.srcShape.size() != k + 2 ||
+      out.weightsShape.size() != k + 2 || out.dstShape.size() != k + 2 ||
+      out.pads.size() != 2 * k || out.dilations.size() != k)
+    return fail(o.tp, maxSpatial == 2
+                          ? "a conv2d has 4-d shapes, 2 strides, 4 pads and 2 "
+                            "dilations"
+                          : "a convolution has k = 1 to 3 strides and "
+                            "dilations, 2k pads and shapes of k + 2 "
+                            "dimensions");
+  auto atLeastOne = [](const Shape &v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x >= 1; });
+  };
+  if (out.weightsShape[0] % out.groups != 0 || !atLeastOne(out.dilations) ||
+      !atLeastOne(out.strides))
     return fail(o.tp, "a conv2d's groups divide its output channels, its "
                       "strides and dilations are at least 1");
+  return true;
+}
+
+/// Whether \p c's shapes agree: positive dimensions, src's channels the
+/// weights' times the groups, dst's batch src's and its channels the
+/// weights' outputs, each output extent the padded input's windows at the
+/// stride.
+static bool shapesAgree(const ConvolutionOperands &c) {
+  for (const Shape *shape : {&c.srcShape, &c.weightsShape, &c.dstShape})
+    if (!std::all_of(shape->begin(), shape->end(),
+                     [](int64_t d) { return d >= 1; }))
+      return false;
+  size_t k = c.strides.size();
+  if (c.srcShape[1] != c.weightsShape[1] * c.groups ||
+      c.dstShape[0] != c.srcShape[0] || c.dstShape[1] != c.weightsShape[0])
+    return false;
+  for (size_t i = 0; i < k; ++i) {
+    if (c.pads[i] < 0 || c.pads[k + i] < 0)
+      return false;
+    int64_t span = c.srcShape[2 + i] + c.pads[i] + c.pads[k + i] -
+                   c.dilations[i] * (c.weightsShape[2 + i] - 1) - 1;
+    if (span < 0 || c.dstShape[2 + i] != span / c.strides[i] + 1)
+      return false;
+  }
   return true;
 }
 
@@ -583,6 +622,35 @@ bool Reader::cublasMatmul(const Operands &o, Step &out) {
   constexpr int64_t kMax = (int64_t(1) << 31) - 1;
   if (s.m > kMax || s.n > kMax || s.k > kMax || s.batch > kMax)
     return fail(o.tp, "m, n, k and batch must be below 2^31");
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::cudnnConv(const Operands &o, Step &out) {
+  CudnnConvStep s;
+  if (!convolution(o, s, 3) || !integer(o.args, o.ap, "bias", s.bias, false) ||
+      !activation(o, s.activation))
+    return false;
+  if (!shapesAgree(s))
+    return fail(o.tp, "the shapes do not agree: src [N, C, S...], weights "
+                      "[O, C / groups, K...], dst [N, O, (S + pads - "
+                      "dilation * (K - 1) - 1) / stride + 1 ...], pads at "
+                      "least 0");
+  if (!cudnnRunsActivation(s.activation.kind))
+    return fail(o.tp + ".activation",
+                "cuDNN's pointwise modes run none, relu, sigmoid, tanh, "
+                "gelu_erf, gelu_tanh and swish, not '" +
+                    std::string(activationName(s.activation.kind)) + "'");
+  // cuDNN's tensor dimensions and strides are int64_t, but its kernels
+  // index with 32 bits.
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  for (const Shape *shape : {&s.srcShape, &s.weightsShape, &s.dstShape}) {
+    int64_t n = 1;
+    for (int64_t d : *shape)
+      n = d > kMax / n ? kMax + 1 : n * d;
+    if (n > kMax)
+      return fail(o.tp, "each tensor must have fewer than 2^31 elements");
+  }
   out = std::move(s);
   return true;
 }

@@ -128,6 +128,25 @@ bool artifact::cublasEpilogueHasBias(CublasEpilogue e) {
   return false;
 }
 
+bool artifact::cudnnRunsActivation(Activation a) {
+  switch (a) {
+  case Activation::None:
+  case Activation::Relu:
+  case Activation::Sigmoid:
+  case Activation::Tanh:
+  case Activation::GeluErf:
+  case Activation::GeluTanh:
+  case Activation::Swish:
+    return true;
+  case Activation::HardSwish:
+  case Activation::Clip:
+  case Activation::HardSigmoid:
+  case Activation::LeakyRelu:
+    return false;
+  }
+  return false;
+}
+
 namespace {
 
 /// The enumerator of [First, Last] whose name is \p name.
@@ -244,6 +263,13 @@ std::vector<Operand> artifact::operands(const Step &step) {
     out.push_back({"d", s.d});
     return out;
   }
+  case StepKind::CudnnConv: {
+    const auto &s = *step.getIf<CudnnConvStep>();
+    out = {{"src", s.src}, {"weights", s.weights}};
+    optional("bias", s.bias);
+    out.push_back({"dst", s.dst});
+    return out;
+  }
   }
   return out;
 }
@@ -269,6 +295,7 @@ bool artifact::stepRunsOn(StepKind step, DeviceKind device) {
   case StepKind::Dispatch:
     return gpu;
   case StepKind::CublasMatmul:
+  case StepKind::CudnnConv:
     return cuda;
   case StepKind::Kernel:
   case StepKind::Conv2d:

@@ -146,6 +146,13 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
         .set("epilogue", cublasEpilogueName(s.epilogue));
     return;
   }
+  case StepKind::CudnnConv: {
+    const auto &s = *step.getIf<CudnnConvStep>();
+    writeConvolution(s, args, attrs);
+    writeOptional(args, "bias", s.bias);
+    writeActivation(s.activation, attrs);
+    return;
+  }
   }
 }
 

@@ -9,8 +9,8 @@
 
 #include "Cublas.h"
 #include "CublasEncoding.h"
+#include "SharedLibrary.h"
 
-#include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
 
@@ -98,23 +98,6 @@ struct PreparedMatmul : public PreparedStep {
   }
 };
 
-/// The library's file: LOOM_CUBLASLT_LIBRARY, or the first of the sonames
-/// that opens. \p tried gets what was tried.
-void *openLibrary(std::string &tried) {
-  if (const char *path = std::getenv("LOOM_CUBLASLT_LIBRARY"); path && *path) {
-    tried = path;
-    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  }
-  for (const char *name :
-       {"libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13",
-        "libcublasLt.so.12"}) {
-    tried += (tried.empty() ? "" : ", ") + std::string(name);
-    if (void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL))
-      return library;
-  }
-  return nullptr;
-}
-
 } // namespace
 
 Library::~Library() {
@@ -140,7 +123,11 @@ Error Library::open(const std::string &device, std::unique_ptr<Library> &out) {
   lt->device = device;
   lt->api = std::make_unique<Api>();
   std::string tried;
-  lt->api->library = openLibrary(tried);
+  lt->api->library = openSharedLibrary(
+      "LOOM_CUBLASLT_LIBRARY",
+      {"libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13",
+       "libcublasLt.so.12"},
+      tried);
   if (!lt->api->library)
     return makeError(LOOM_ERROR_LIBRARY,
                      device +

@@ -20,7 +20,8 @@
 namespace loom::rt::cublas {
 
 /// The workspace each queue gives cuBLASLt (NVIDIA's advice for Hopper:
-/// 32 MiB), and the most a prepared algorithm may ask for.
+/// 32 MiB), and the most a prepared algorithm may ask for; cuDNN's plans
+/// share it (CudaDevice.cpp).
 constexpr int64_t kWorkspaceBytes = int64_t(32) << 20;
 
 class Library {

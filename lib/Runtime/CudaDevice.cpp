@@ -23,14 +23,17 @@
 // has passed. A queue can capture a run's steps as a CUDA graph and replay
 // it (Queue::beginCapture; Runtime.cpp does so after a warm-up run).
 //
-// Library steps (cublas.matmul): libcublasLt is opened, and its handle
-// created, at the first prepare that has such a step (Cublas.h); each queue
-// allocates cuBLASLt's workspace at its first such launch (the warm-up run,
-// before any capture), so that contexts on several threads never share one.
+// Library steps (cublas.matmul, cudnn.conv): libcublasLt or libcudnn is
+// opened, and its handle created, at the first prepare that has such a step
+// (Cublas.h, Cudnn.h); each queue allocates the libraries' workspace at its
+// first such launch (the warm-up run, before any capture), so that contexts
+// on several threads never share one. cuBLASLt and cuDNN share it: their
+// steps run one after another on the queue's stream.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Cublas.h"
+#include "Cudnn.h"
 #include "Gpu.h"
 
 #include <array>
@@ -164,8 +167,9 @@ public:
 
   /// The stream, created on first use.
   Error get(CUstream &out);
-  /// cuBLASLt's workspace of this queue, allocated on first use.
-  Error cublasWorkspace(void *&out);
+  /// The library steps' workspace of this queue (cublas::kWorkspaceBytes,
+  /// shared by cuBLASLt and cuDNN), allocated on first use.
+  Error libraryWorkspace(void *&out);
 
 private:
   CudaDevice &owner;
@@ -186,10 +190,12 @@ struct Dispatch : public CudaStep {
   art::DispatchStep step;
 };
 
-/// A cuBLASLt product made ready (Cublas.h).
-struct CublasCall : public CudaStep {
-  CublasCall() : CudaStep(false) {}
-  std::unique_ptr<PreparedStep> matmul;
+/// A library call made ready: a cuBLASLt product (Cublas.h) or a cuDNN
+/// convolution (Cudnn.h).
+struct LibraryCall : public CudaStep {
+  LibraryCall() : CudaStep(false) {}
+  std::unique_ptr<PreparedStep> call;
+  bool isConv = false;
 };
 
 class CudaDevice : public GpuDevice {
@@ -255,6 +261,8 @@ private:
   std::vector<uint64_t> image;
   /// cuBLASLt, opened for the first cublas.matmul step prepared.
   std::unique_ptr<cublas::Library> cublasLt;
+  /// cuDNN, opened for the first cudnn.conv step prepared.
+  std::unique_ptr<cudnn::Library> dnn;
 };
 
 //===----------------------------------------------------------------------===//
@@ -338,6 +346,7 @@ CudaDevice::~CudaDevice() {
   if (context) {
     api.cuCtxSetCurrent(context);
     cublasLt.reset();
+    dnn.reset();
     if (module)
       api.cuModuleUnload(module);
     api.cuDevicePrimaryCtxRelease(device);
@@ -456,7 +465,7 @@ CudaQueue::~CudaQueue() {
   owner.deallocate(workspace);
 }
 
-Error CudaQueue::cublasWorkspace(void *&out) {
+Error CudaQueue::libraryWorkspace(void *&out) {
   if (!workspace.data)
     if (Error err = owner.allocate(cublas::kWorkspaceBytes, workspace))
       return err;
@@ -612,17 +621,28 @@ Error CudaDevice::prepareDispatch(const art::DispatchStep &s,
 
 Error CudaDevice::prepareLibrary(const art::Step &step, const std::string &at,
                                  std::unique_ptr<PreparedStep> &out) {
-  const auto *s = step.getIf<art::CublasMatmulStep>();
-  if (!s)
+  const auto *matmul = step.getIf<art::CublasMatmulStep>();
+  const auto *conv = step.getIf<art::CudnnConvStep>();
+  if (!matmul && !conv)
     return Error::ok(); // a copy or a control step
   if (Error err = current())
     return err;
-  if (!cublasLt)
-    if (Error err = cublas::Library::open(name(), cublasLt))
+  auto call = std::make_unique<LibraryCall>();
+  call->isConv = conv != nullptr;
+  if (matmul) {
+    if (!cublasLt)
+      if (Error err = cublas::Library::open(name(), cublasLt))
+        return err;
+    if (Error err = cublasLt->prepare(*matmul, at, call->call))
       return err;
-  auto call = std::make_unique<CublasCall>();
-  if (Error err = cublasLt->prepare(*s, at, call->matmul))
-    return err;
+  } else {
+    if (!dnn)
+      if (Error err = cudnn::Library::open(name(), dnn))
+        return err;
+    if (Error err =
+            dnn->prepare(*conv, at, cublas::kWorkspaceBytes, call->call))
+      return err;
+  }
   out = std::move(call);
   return Error::ok();
 }
@@ -638,10 +658,12 @@ Error CudaDevice::launchLibrary(Queue &queue, const PreparedStep &step,
   if (prepared.isDispatch)
     return launchDispatch(s, static_cast<const Dispatch &>(step), buffers);
   void *workspace = nullptr;
-  if (Error err = q.cublasWorkspace(workspace))
+  if (Error err = q.libraryWorkspace(workspace))
     return err;
-  return cublasLt->launch(*static_cast<const CublasCall &>(step).matmul, s,
-                          buffers, workspace);
+  const auto &call = static_cast<const LibraryCall &>(step);
+  if (call.isConv)
+    return dnn->launch(*call.call, s, buffers, workspace);
+  return cublasLt->launch(*call.call, s, buffers, workspace);
 }
 
 Error CudaDevice::launchDispatch(CUstream s, const Dispatch &d,

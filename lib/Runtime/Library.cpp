@@ -462,6 +462,7 @@ layoutFreeBuffers(const art::Step &step) {
   case art::StepKind::Sgemm:
   case art::StepKind::Dispatch:
   case art::StepKind::CublasMatmul:
+  case art::StepKind::CudnnConv:
     return std::nullopt;
   }
   return std::nullopt;
@@ -990,6 +991,7 @@ StepPtr prepareStep(const dnnl::engine &eng, const art::Step &step,
     return nullptr;
   case art::StepKind::Dispatch: // a GPU's (stepRunsOn): the reader refuses it
   case art::StepKind::CublasMatmul:
+  case art::StepKind::CudnnConv:
     return nullptr;
   case art::StepKind::Conv2d: {
     const auto &s = *step.getIf<art::Conv2dStep>();

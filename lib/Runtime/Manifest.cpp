@@ -144,6 +144,10 @@ Error SizeCheck::step(const Step &step) const {
       return err;
     return need(s.bias, 4 * s.n, "bias");
   }
+  case StepKind::CudnnConv: {
+    const auto &s = *step.getIf<CudnnConvStep>();
+    return convolution(s, s.bias, -1);
+  }
   }
   return makeError(LOOM_ERROR_FORMAT, where + ": unknown step kind");
 }

@@ -99,6 +99,10 @@ std::string_view cublasEpilogueName(CublasEpilogue e);
 std::optional<CublasEpilogue> parseCublasEpilogue(std::string_view name);
 /// Whether \p e adds a bias (its step has a `bias` operand).
 bool cublasEpilogueHasBias(CublasEpilogue e);
+/// Whether a cudnn.conv step may end in \p a: none and the activations
+/// cuDNN's pointwise modes compute without parameters (relu, sigmoid, tanh,
+/// gelu_erf, gelu_tanh, swish).
+bool cudnnRunsActivation(Activation a);
 
 /// A checksum as the manifest spells it: 16 lower-case hex digits.
 std::string checksumHex(uint64_t checksum);
@@ -148,7 +152,9 @@ struct JumpStep {
 };
 
 /// What a forward convolution and a filter gradient share: NCHW src, OIHW
-/// weights (O x C/groups x KH x KW), dst; pads [top, left, bottom, right].
+/// weights (O x C/groups x KH x KW), dst; pads [top, left, bottom, right]
+/// (cudnn.conv: NC + 1 to 3 spatial dimensions, the begin pads then the end
+/// pads).
 struct ConvolutionOperands {
   int64_t src = 0, weights = 0, dst = 0;
   Shape srcShape, weightsShape, dstShape, strides, pads, dilations;
@@ -232,6 +238,17 @@ struct CublasMatmulStep {
   CublasEpilogue epilogue = CublasEpilogue::Default;
 };
 
+/// cudnn.conv: a forward convolution of 1, 2 or 3 spatial dimensions, then
+/// an optional bias [O] and the activation, as one cuDNN operation graph
+/// (docs/Artifact.md). The shapes are dense and channels-first: src [N, C,
+/// S...], weights [O, C / groups, K...], dst [N, O, S'...]; strides and
+/// dilations have one entry per spatial dimension, pads two (the begin pads,
+/// then the end pads). Runs on a cuda device (cuDNN's backend API).
+struct CudnnConvStep : ConvolutionOperands {
+  int64_t bias = -1;
+  PostOp activation;
+};
+
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
 /// The planted kind's record (StepKinds.def).
 struct PlantedStep {};
@@ -241,7 +258,8 @@ struct PlantedStep {};
 using StepRecord =
     std::variant<KernelStep, CopyStep, BranchStep, JumpStep, Conv2dStep,
                  Conv2dFilterGradStep, MatmulStep, Pool2dStep, ConcatStep,
-                 BinaryStep, SgemmStep, DispatchStep, CublasMatmulStep
+                 BinaryStep, SgemmStep, DispatchStep, CublasMatmulStep,
+                 CudnnConvStep
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
                  ,
                  PlantedStep

@@ -150,8 +150,8 @@ public:
   /// The CPU's: codegen, onednn and openblas.
   static const BackendRegistry &builtin();
   /// The registry of a target whose device is \p kind (the artifact's
-  /// spelling): `cpu` builtin(); `cuda` codegen (the GPU kernel classes)
-  /// and cublas; `vulkan` codegen alone. Null for an unknown kind.
+  /// spelling): `cpu` builtin(); `cuda` codegen (the GPU kernel classes),
+  /// cublas and cudnn; `vulkan` codegen alone. Null for an unknown kind.
   static const BackendRegistry *forDevice(llvm::StringRef kind);
 
   /// Adds \p backend. A name registered twice, or a second code
@@ -200,6 +200,7 @@ std::unique_ptr<Backend> createCodegenBackend(llvm::StringRef device = "cpu");
 std::unique_ptr<Backend> createOneDNNBackend();
 std::unique_ptr<Backend> createOpenBLASBackend();
 std::unique_ptr<Backend> createCuBLASBackend();
+std::unique_ptr<Backend> createCuDNNBackend();
 
 //===----------------------------------------------------------------------===//
 // Helpers the backends share (Backends/Patterns.cpp)
@@ -233,6 +234,11 @@ struct ActivationChain {
 /// the importer spells (relu(v) - alpha * relu(-v)); nullopt otherwise.
 std::optional<ActivationChain> compoundActivationOf(mlir::Value v,
                                                     Available available);
+/// Grows \p call over an activation of its current result when \p takes
+/// accepts it (null: every one): one op, or the ops of a swish or a leaky
+/// ReLU (compoundActivationOf); sets the call's activation and parameters.
+void growActivation(LibraryCall &call, Available available,
+                    llvm::function_ref<bool(Activation)> takes = nullptr);
 /// The other operand of a tg.add using \p v, when the add keeps \p v's
 /// type; null otherwise.
 mlir::Value addendOf(mlir::Operation *add, mlir::Value v);

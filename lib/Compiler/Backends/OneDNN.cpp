@@ -29,27 +29,6 @@ artifact::Shape shapeOf(Value v) {
   return cast<ShapedType>(v.getType()).getShape().vec();
 }
 
-/// Grows \p call over an activation using its current result: one op, or
-/// the ops of a swish or a leaky ReLU.
-void growActivation(LibraryCall &call, Available available) {
-  Value out = call.ops.back()->getResult(0);
-  Operation *user = soleUser(out, available);
-  auto set = [&](const PostOpActivation &act) {
-    call.activation = act.kind;
-    call.alpha = act.alpha;
-    call.beta = act.beta;
-  };
-  if (auto act = activationOf(user);
-      act && act->kind != Activation::Swish &&
-      act->kind != Activation::LeakyRelu) {
-    set(*act);
-    call.ops.push_back(user);
-  } else if (auto chain = compoundActivationOf(out, available)) {
-    set(chain->activation);
-    call.ops.append(chain->ops.begin(), chain->ops.end());
-  }
-}
-
 /// The right and bottom padding of the forward convolution whose filter
 /// gradient \p conv computes (see filterGradientOf), each at least 0, or
 /// nullopt.

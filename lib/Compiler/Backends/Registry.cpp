@@ -71,6 +71,7 @@ const BackendRegistry *BackendRegistry::forDevice(StringRef kind) {
     BackendRegistry r;
     r.add(createCodegenBackend("cuda"));
     r.add(createCuBLASBackend());
+    r.add(createCuDNNBackend());
     r.setDefaultList("codegen");
     return r;
   }();
@@ -381,6 +382,30 @@ patterns::compoundActivationOf(Value v, Available available) {
     }
   }
   return std::nullopt;
+}
+
+void patterns::growActivation(LibraryCall &call, Available available,
+                              llvm::function_ref<bool(Activation)> takes) {
+  Value out = call.ops.back()->getResult(0);
+  Operation *user = soleUser(out, available);
+  auto set = [&](const PostOpActivation &act) {
+    call.activation = act.kind;
+    call.alpha = act.alpha;
+    call.beta = act.beta;
+  };
+  auto taken = [&](Activation kind) { return !takes || takes(kind); };
+  if (auto act = activationOf(user);
+      act && act->kind != Activation::Swish &&
+      act->kind != Activation::LeakyRelu) {
+    if (!taken(act->kind))
+      return;
+    set(*act);
+    call.ops.push_back(user);
+  } else if (auto chain = compoundActivationOf(out, available);
+             chain && taken(chain->activation.kind)) {
+    set(chain->activation);
+    call.ops.append(chain->ops.begin(), chain->ops.end());
+  }
 }
 
 Value patterns::addendOf(Operation *op, Value v) {

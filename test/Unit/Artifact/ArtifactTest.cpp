@@ -68,9 +68,9 @@ std::vector<Step> gpuSteps() {
   return {DispatchStep{"k1", {8}, {4, 2, 1}, {64, 1, 1}, 256}};
 }
 
-/// The steps only a CUDA device runs: a batched cuBLASLt product with a
-/// bias and a GELU.
-std::vector<Step> cudaSteps() {
+/// A batched cuBLASLt product with a bias and a GELU: [2, 4, 16] x [16, 8]
+/// + [8].
+CublasMatmulStep cublasStep() {
   CublasMatmulStep s;
   s.a = 0;
   s.b = 1;
@@ -83,29 +83,67 @@ std::vector<Step> cudaSteps() {
   s.aBatchStride = 64;
   s.bBatchStride = 0;
   s.epilogue = CublasEpilogue::GeluBias;
-  return {s};
+  return s;
 }
 
-/// One CUDA device running cudaSteps(): a [2, 4, 16] x [16, 8] + [8].
-Manifest cudaManifest() {
+/// A grouped, strided, dilated, unevenly padded cuDNN convolution with a
+/// bias and a GELU: src [1, 4, 7, 9], weights [6, 2, 3, 3] in 2 groups,
+/// bias [6], dst [1, 6, 4, 7].
+CudnnConvStep cudnnStep() {
+  CudnnConvStep s;
+  s.src = 0;
+  s.weights = 1;
+  s.bias = 2;
+  s.dst = 3;
+  s.srcShape = {1, 4, 7, 9};
+  s.weightsShape = {6, 2, 3, 3};
+  s.dstShape = {1, 6, 4, 7};
+  s.strides = {2, 1};
+  s.pads = {1, 0, 1, 2};
+  s.dilations = {1, 2};
+  s.groups = 2;
+  s.activation = {Activation::GeluTanh, 0, 0};
+  return s;
+}
+
+/// The steps only a CUDA device runs.
+std::vector<Step> cudaSteps() { return {cublasStep(), cudnnStep()}; }
+
+/// One CUDA device running \p step over three inputs and an output.
+Manifest cudaManifest(std::vector<TensorDesc> inputs, TensorDesc output,
+                      Step step) {
   Manifest m;
   m.loomVersion = "test";
   m.devices.push_back(
       {DeviceKind::Cuda, 0, "nvptx64-nvidia-cuda", "sm_90a", {}, ""});
   Entry e;
   e.name = "main";
-  e.inputs = {{"a", "f32", {2, 4, 16}, 0},
-              {"b", "f32", {16, 8}, 0},
-              {"bias", "f32", {8}, 0}};
-  e.outputs.push_back({"d", "f32", {2, 4, 8}, 0});
+  e.inputs = std::move(inputs);
+  e.outputs.push_back(std::move(output));
   e.buffers = {{BufferKind::Input, 0, 0, "", 0, 0},
                {BufferKind::Input, 0, 1, "", 0, 0},
                {BufferKind::Input, 0, 2, "", 0, 0},
                {BufferKind::Output, 0, 0, "", 0, 0}};
-  e.programs.push_back({0, 0, cudaSteps()});
+  e.programs.push_back({0, 0, {std::move(step)}});
   m.entries.push_back(std::move(e));
   m.world = singleProcessWorld(m.devices.size(), m.entries);
   return m;
+}
+
+/// cublasStep() on a CUDA device.
+Manifest cudaManifest() {
+  return cudaManifest({{"a", "f32", {2, 4, 16}, 0},
+                       {"b", "f32", {16, 8}, 0},
+                       {"bias", "f32", {8}, 0}},
+                      {"d", "f32", {2, 4, 8}, 0}, cublasStep());
+}
+
+/// cudnnStep() on a CUDA device.
+Manifest cudnnManifest() {
+  return cudaManifest({{"x", "f32", {1, 4, 7, 9}, 0},
+                       {"w", "f32", {6, 2, 3, 3}, 0},
+                       {"b", "f32", {6}, 0}},
+                      {"y", "f32", {1, 6, 4, 7}, 0}, cudnnStep());
 }
 
 /// A manifest with two devices (a CPU, a Vulkan GPU), each running a
@@ -381,6 +419,73 @@ TEST(ArtifactTest, CublasMatmulReadBackAndRefused) {
   EXPECT_EQ(refusal(writeManifest(cpu)),
             "manifest: entries[0].programs[0].steps[0]: cublas.matmul does "
             "not run on a cpu device (the program's device 0)");
+}
+
+TEST(ArtifactTest, CudnnConvReadBackAndRefused) {
+  Manifest m = cudnnManifest();
+  Manifest read;
+  std::optional<ReadError> error = readManifest(writeManifest(m), read);
+  ASSERT_FALSE(error) << error->message;
+  const auto *s = read.entries[0].programs[0].steps[0].getIf<CudnnConvStep>();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(std::tie(s->src, s->weights, s->bias, s->dst),
+            std::make_tuple(int64_t(0), int64_t(1), int64_t(2), int64_t(3)));
+  EXPECT_EQ(s->dstShape, (Shape{1, 6, 4, 7}));
+  EXPECT_EQ(s->pads, (Shape{1, 0, 1, 2}));
+  EXPECT_EQ(s->dilations, (Shape{1, 2}));
+  EXPECT_EQ(s->groups, 2);
+  EXPECT_EQ(s->activation.kind, Activation::GeluTanh);
+  auto withAttr = [&](const char *key, Json value) {
+    return refusal(edited(m, [&](Json &root) {
+      at(root, {"entries", 0, "programs", 0, "steps", 0, "attrs"})
+          .set(key, value);
+    }));
+  };
+  const std::string where = "manifest: entries[0].programs[0].steps[0].attrs";
+  const std::string disagree =
+      where + ": the shapes do not agree: src [N, C, S...], weights [O, C / "
+              "groups, K...], dst [N, O, (S + pads - dilation * (K - 1) - 1) "
+              "/ stride + 1 ...], pads at least 0";
+  EXPECT_EQ(withAttr("activation", Json("hardswish")),
+            where + ".activation: cuDNN's pointwise modes run none, relu, "
+                    "sigmoid, tanh, gelu_erf, gelu_tanh and swish, not "
+                    "'hardswish'");
+  EXPECT_EQ(withAttr("groups", Json(int64_t(4))),
+            where + ": a conv2d's groups divide its output channels, its "
+                    "strides and dilations are at least 1");
+  EXPECT_EQ(withAttr("groups", Json(int64_t(1))), disagree);
+  EXPECT_EQ(withAttr("dst_shape", Json::integers({1, 6, 4, 8})), disagree);
+  EXPECT_EQ(withAttr("pads", Json::integers({1, 0, 1, 3})), disagree);
+  EXPECT_EQ(withAttr("strides", Json::integers({2, 1, 1})),
+            where + ": a convolution has k = 1 to 3 strides and dilations, "
+                    "2k pads and shapes of k + 2 dimensions");
+  EXPECT_EQ(withAttr("src_shape", Json::integers({1, 4, 7})),
+            where + ": a convolution has k = 1 to 3 strides and dilations, "
+                    "2k pads and shapes of k + 2 dimensions");
+  // A 1-d convolution is one; a 4-d one is not.
+  Manifest oneD = m;
+  auto &c = std::get<CudnnConvStep>(oneD.entries[0].programs[0].steps[0].record);
+  c.srcShape = {1, 4, 9};
+  c.weightsShape = {6, 2, 3};
+  c.dstShape = {1, 6, 9};
+  c.strides = {1};
+  c.pads = {1, 3};
+  c.dilations = {2};
+  oneD.entries[0].inputs[0].shape = c.srcShape;
+  oneD.entries[0].inputs[1].shape = c.weightsShape;
+  oneD.entries[0].outputs[0].shape = c.dstShape;
+  Manifest readOneD;
+  error = readManifest(writeManifest(oneD), readOneD);
+  EXPECT_FALSE(error) << error->message;
+  c.srcShape = {1, 4, 2, 2, 2, 9};
+  EXPECT_NE(refusal(writeManifest(oneD)).find("k = 1 to 3"), std::string::npos);
+  // A CUDA library on another kind of device.
+  Manifest vulkan = m;
+  vulkan.devices[0] = {
+      DeviceKind::Vulkan, 0, "spirv64-unknown-vulkan1.3", "", {}, ""};
+  EXPECT_EQ(refusal(writeManifest(vulkan)),
+            "manifest: entries[0].programs[0].steps[0]: cudnn.conv does not "
+            "run on a vulkan device (the program's device 0)");
 }
 
 TEST(ArtifactTest, SingleProcessWorld) {

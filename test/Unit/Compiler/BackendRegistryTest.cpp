@@ -134,7 +134,8 @@ TEST_F(BackendRegistryTest, EachDeviceKindHasItsRegistry) {
   const BackendRegistry *cuda = BackendRegistry::forDevice("cuda");
   ASSERT_TRUE(cuda);
   EXPECT_EQ(names(*cuda),
-            (std::vector<std::string>{"codegen@cuda", "cublas@cuda"}));
+            (std::vector<std::string>{"codegen@cuda", "cublas@cuda",
+                                      "cudnn@cuda"}));
   EXPECT_EQ(cuda->defaultList(), "codegen");
   const BackendRegistry *vulkan = BackendRegistry::forDevice("vulkan");
   ASSERT_TRUE(vulkan);

@@ -7,7 +7,9 @@
    and two kernels computed on the host from their names, as the artifact's
    kernels would on a GPU: add_N (c = a + b over N elements; block w of the
    grid covers [256 w, 256 w + 256), so a short grid leaves elements out)
-   and rowsum_R_C (one block per row of x [R, C]). FAKE_CUDA_LOG names a
+   and rowsum_R_C (one block per row of x [R, C]); and cuLaunchHostFunc,
+   which the stand-in libraries use to run their work in stream order
+   (fake-libcudnn.c). FAKE_CUDA_LOG names a
    file that gets one line per driver call of interest. Not a driver: the
    test of the runtime's calls into one. */
 #include "fake-note.h"
@@ -27,14 +29,17 @@ static void note(const char *format, ...) {
   va_end(args);
 }
 
-/* A kernel launch or a device copy, as a stream runs or records it. */
+/* A kernel launch, a device copy or a host function, as a stream runs or
+   records it. */
 typedef struct {
-  int kind; /* 0: launch, 1: copy */
+  int kind; /* 0: launch, 1: copy, 2: host function */
   const char *kernel;
   unsigned grid;
   CUdeviceptr args[4];
   CUdeviceptr dst, src;
   size_t bytes;
+  void (*host)(void *);
+  void *user;
 } op;
 
 typedef struct {
@@ -44,6 +49,10 @@ typedef struct {
 } stream;
 
 static void run(const op *o) {
+  if (o->kind == 2) {
+    o->host(o->user);
+    return;
+  }
   if (o->kind == 1) {
     memmove((void *)(uintptr_t)o->dst, (const void *)(uintptr_t)o->src,
             o->bytes);
@@ -146,6 +155,13 @@ static CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
     o.args[i] = *(CUdeviceptr *)params[i];
   note("cuLaunchKernel %s grid %u block %u%s", (const char *)f, gx, bx,
        s && ((stream *)s)->capturing ? " (captured)" : "");
+  return enqueue(s, o);
+}
+/* What a library's work on a stream is here (fake-libcudnn.c's executions):
+   run in stream order, recorded while the stream captures. */
+static CUresult cuLaunchHostFunc(void *s, void (*fn)(void *), void *user) {
+  op o = {2, NULL, 0, {0, 0, 0, 0}, 0, 0, 0, fn, user};
+  note("cuLaunchHostFunc%s", s && ((stream *)s)->capturing ? " (captured)" : "");
   return enqueue(s, o);
 }
 static CUresult cuMemAlloc(CUdeviceptr *p, size_t bytes) {
@@ -254,6 +270,7 @@ static const struct {
     FAKE(cuEventQuery), FAKE(cuEventDestroy), FAKE(cuStreamBeginCapture),
     FAKE(cuStreamEndCapture), FAKE(cuGraphInstantiateWithFlags),
     FAKE(cuGraphLaunch), FAKE(cuGraphDestroy), FAKE(cuGraphExecDestroy),
+    FAKE(cuLaunchHostFunc),
 };
 
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
