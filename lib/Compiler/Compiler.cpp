@@ -376,6 +376,7 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
                                      const safetensors::File *weights,
                                      const CompileOptions &options) {
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(tg::createTGSinkSplits());
   pm.addNestedPass<func::FuncOp>(tg::createTGFoldBatchNorm());
   if (options.conv3dAs2d)
     pm.addNestedPass<func::FuncOp>(tg::createTGConv3dAs2d());
