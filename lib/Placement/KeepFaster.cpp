@@ -150,6 +150,7 @@ BackgroundCompile::start(ModuleOp module, const safetensors::File *weights,
     llvm::consumeError(target.takeError());
     return nullptr;
   }
+  compiler::prepareConcurrentCompiles(*module.getContext());
   std::unique_ptr<BackgroundCompile> bg(new BackgroundCompile());
   bg->path = temporaryBeside(outputPath, "as written");
   if (bg->path.empty())
@@ -335,6 +336,7 @@ Comparison::compileVersions(ArrayRef<size_t> toCompile) {
     return took;
   }
   result.concurrentCompiles = true;
+  compiler::prepareConcurrentCompiles(*versions.front().module.getContext());
   std::vector<std::thread> threads;
   for (size_t i : toCompile)
     threads.emplace_back([&, i] {

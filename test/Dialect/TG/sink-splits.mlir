@@ -122,3 +122,18 @@ func.func @kept(%x: tensor<1x4x2x2xf32>, %u: tensor<1x2x2x2xf32>, %v: tensor<1x2
       : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>,
         tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x4x1x2xf32>, tensor<1x4x1x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
+
+// Left alone: per-piece parameters whose shapes differ outside the split
+// axis (one broadcast over the rows, one not) cannot be concatenated.
+// CHECK-LABEL: func.func @kept_shapes
+// CHECK: %[[S:.*]]:2 = tg.split %arg0
+// CHECK: tg.add %[[S]]#0
+// CHECK: tg.add %[[S]]#1
+func.func @kept_shapes(%x: tensor<1x4x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %s:2 = tg.split %x {axis = 1 : i64, sizes = array<i64: 2, 2>} : (tensor<1x4x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>)
+  %c0 = tg.constant dense<[[[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]]> : tensor<1x2x2x2xf32>
+  %c1 = tg.constant dense<[[[[0.5]], [[-0.5]]]]> : tensor<1x2x1x1xf32>
+  %a0 = tg.add %s#0, %c0 : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %a1 = tg.add %s#1, %c1 : (tensor<1x2x2x2xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x2x2xf32>
+  return %a0, %a1 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
+}

@@ -64,6 +64,10 @@ mergeOf(ArrayRef<Operation *> users, unsigned k, unsigned piece,
     if (!t || t.getRank() != type.getRank() || !isParameter(v) ||
         t.getDimSize(at) != pieceType.getDimSize(axis))
       return std::nullopt;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != at && t.getDimSize(d) != type.getDimSize(d))
+        return std::nullopt; // the parameters' shapes differ elsewhere
+
   }
   return std::make_pair(Merge::Concatenated, at);
 }
