@@ -6,6 +6,7 @@
 
 #include "loom/Compiler/Compiler.h"
 
+#include "loom/Codegen/CPU/KernelCodegen.h"
 #include "loom/Compiler/KernelOutlining.h"
 #include "loom/Compiler/Passes.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
@@ -376,6 +377,7 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
                                      const safetensors::File *weights,
                                      const CompileOptions &options) {
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(tg::createTGSinkSplits());
   pm.addNestedPass<func::FuncOp>(tg::createTGFoldBatchNorm());
   if (options.conv3dAs2d)
     pm.addNestedPass<func::FuncOp>(tg::createTGConv3dAs2d());
@@ -387,6 +389,10 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
   fragments.backends = options.backends;
   pm.addNestedPass<func::FuncOp>(
       createTGFormFragments(options.backendRegistry(), fragments));
+}
+
+void compiler::prepareConcurrentCompiles(MLIRContext &context) {
+  codegen::cpu::registerKernelTranslations(context);
 }
 
 LogicalResult compiler::compileToArtifact(ModuleOp module,

@@ -72,11 +72,11 @@ private:
   llvm::StringMap<int64_t> weightBuffer;
   unsigned kernels = 0;
   bool concatInPlace;
-  /// Concatenations in place: per group (by a member's id) each member
+  /// Concatenations and splits in place: per group (by a member's id) each member
   /// buffer's byte offset in the group, and each member's group.
   std::map<int64_t, std::map<int64_t, int64_t>> groups;
   llvm::DenseMap<int64_t, int64_t> groupOf;
-  /// The group members no step writes (concatenation results).
+  /// The group members no step writes (concatenation and split results).
   llvm::DenseSet<int64_t> views;
 
   int64_t addBuffer(Buffer b) {
@@ -94,6 +94,9 @@ private:
   void computeLiveness();
   bool readsPlain(Value v) const;
   bool placeConcatInPlace(tg::FragmentOp fragment);
+  bool placeSplitInPlace(tg::FragmentOp fragment);
+  bool formGroup(std::map<int64_t, int64_t> frame, int64_t leader,
+                 ArrayRef<int64_t> newViews);
   void placeGroups();
   void aliasSums();
 };
@@ -240,7 +243,8 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
     }
     bufferOf[result] = addBuffer(b);
   }
-  if (concatInPlace && placeConcatInPlace(fragment))
+  if (concatInPlace &&
+      (placeConcatInPlace(fragment) || placeSplitInPlace(fragment)))
     return success();
   // Results without elements (an ONNX slice may be empty) need no step.
   if (llvm::all_of(fragment.getResultTypes(), [](Type t) {
@@ -322,19 +326,29 @@ void ScheduleBuilder::computeLiveness() {
       use(o.buffer, i);
 }
 
-/// The concatenation \p fragment computes, when it is nothing else.
-static tg::ConcatOp loneConcat(tg::FragmentOp fragment) {
+/// The op \p fragment computes, when it is one \p OpT of the fragment's
+/// inputs whose results the fragment returns in order, and nothing else.
+template <typename OpT> static OpT loneOp(tg::FragmentOp fragment) {
   Block &body = fragment.getBody().front();
   if (body.getOperations().size() != 2)
     return nullptr;
-  auto concat = dyn_cast<tg::ConcatOp>(body.front());
-  if (!concat || body.getTerminator()->getOperands() !=
-                     ValueRange(concat.getResult()))
+  auto op = dyn_cast<OpT>(body.front());
+  if (!op || ValueRange(body.getTerminator()->getOperands()) !=
+                 ValueRange(op->getResults()))
     return nullptr;
-  for (Value in : concat.getInputs())
+  for (Value in : op->getOperands())
     if (!isa<BlockArgument>(in))
       return nullptr;
-  return concat;
+  return op;
+}
+
+/// Whether every dimension of \p type before \p axis is 1 (each range
+/// along the axis is then contiguous).
+static bool unitBefore(RankedTensorType type, int64_t axis) {
+  if (axis < 0)
+    axis += type.getRank();
+  return llvm::all_of(type.getShape().take_front(axis),
+                      [](int64_t d) { return d == 1; });
 }
 
 /// Whether a step reading \p v (through reshapes) reads it in the plain
@@ -374,19 +388,15 @@ bool ScheduleBuilder::readsPlain(Value v) const {
 /// already sits in the result's group at another offset, or where two
 /// buffers that steps write would overlap.
 bool ScheduleBuilder::placeConcatInPlace(tg::FragmentOp fragment) {
-  tg::ConcatOp concat = loneConcat(fragment);
+  tg::ConcatOp concat = loneOp<tg::ConcatOp>(fragment);
   if (!concat)
     return false;
   const Backend *backend = backends.lookup(fragment.getBackend());
   if (!backend ||
       (!backend->generatesCode() && !readsPlain(fragment.getResult(0))))
     return false;
-  auto type = cast<RankedTensorType>(concat.getResult().getType());
-  int64_t axis = concat.getAxis();
-  if (axis < 0)
-    axis += type.getRank();
-  if (llvm::any_of(type.getShape().take_front(axis),
-                   [](int64_t d) { return d != 1; }))
+  if (!unitBefore(cast<RankedTensorType>(concat.getResult().getType()),
+                  concat.getAxis()))
     return false;
   auto arena = [&](int64_t id) {
     return entry.buffers[id].kind() == art::BufferKind::Arena;
@@ -418,22 +428,77 @@ bool ScheduleBuilder::placeConcatInPlace(tg::FragmentOp fragment) {
     }
     offset += entry.buffers[id].record.bytes;
   }
-  // Buffers that steps write must not overlap.
+  return formGroup(std::move(frame), dst, {dst});
+}
+
+/// A fragment that is one split along an axis with only unit dimensions
+/// before it (each result is then a contiguous range of the operand) gets
+/// no step: each result's arena buffer becomes its range of the operand's
+/// buffer, which joins the operand's group if it has one (a split of a
+/// concatenation or of another split). A merged convolution or product
+/// followed by the split of its result into the branches' pieces
+/// (tg-superopt's merges of operators sharing an input) then costs no copy.
+/// Refused (the split stays a step) where the operand or a result is not an
+/// arena buffer or a result would start off the arena's alignment.
+bool ScheduleBuilder::placeSplitInPlace(tg::FragmentOp fragment) {
+  tg::SplitOp split = loneOp<tg::SplitOp>(fragment);
+  if (!split ||
+      !unitBefore(cast<RankedTensorType>(split.getInput().getType()),
+                  split.getAxis()))
+    return false;
+  auto arena = [&](int64_t id) {
+    return entry.buffers[id].kind() == art::BufferKind::Arena;
+  };
+  int64_t src = bufferOf.lookup(fragment.getInputs()[0]);
+  if (!arena(src))
+    return false;
+  std::map<int64_t, int64_t> frame{{src, 0}};
+  int64_t leader = src;
+  if (auto g = groupOf.find(src); g != groupOf.end()) {
+    frame = groups[g->second];
+    leader = g->second;
+  }
+  int64_t begin = frame.begin()->second;
+  for (auto [member, at] : frame)
+    begin = std::min(begin, at);
+  int64_t offset = frame.at(src);
+  SmallVector<int64_t> pieces;
+  for (Value result : fragment.getResults()) {
+    int64_t id = bufferOf.lookup(result);
+    if (!arena(id) || (offset - begin) % kArenaAlignment != 0)
+      return false;
+    frame[id] = offset;
+    pieces.push_back(id);
+    offset += entry.buffers[id].record.bytes;
+  }
+  if (!formGroup(std::move(frame), leader, pieces))
+    return false;
+  for (int64_t id : pieces)
+    entry.buffers[id].splitPiece = true;
+  return true;
+}
+
+/// Makes \p frame (each member buffer at its byte offset) the group led by
+/// \p leader, \p newViews among the members no step writes; false (nothing
+/// changed) where two buffers that steps write would overlap.
+bool ScheduleBuilder::formGroup(std::map<int64_t, int64_t> frame,
+                                int64_t leader, ArrayRef<int64_t> newViews) {
   SmallVector<std::pair<int64_t, int64_t>> written; // [begin, end)
   for (auto [member, at] : frame)
-    if (member != dst && !views.count(member))
+    if (!llvm::is_contained(newViews, member) && !views.count(member))
       written.push_back({at, at + entry.buffers[member].record.bytes});
   llvm::sort(written);
   for (size_t i = 1; i < written.size(); ++i)
     if (written[i].first < written[i - 1].second)
       return false;
   for (auto [member, at] : frame) {
-    if (auto g = groupOf.find(member); g != groupOf.end() && g->second != dst)
+    if (auto g = groupOf.find(member);
+        g != groupOf.end() && g->second != leader)
       groups.erase(g->second);
-    groupOf[member] = dst;
+    groupOf[member] = leader;
   }
-  groups[dst] = std::move(frame);
-  views.insert(dst);
+  groups[leader] = std::move(frame);
+  views.insert(newViews.begin(), newViews.end());
   return true;
 }
 
@@ -742,7 +807,8 @@ void compiler::printSchedule(const EntrySchedule &entry,
     if (b.record.shared)
       os << "    buffer " << id << " is bytes [" << b.aliasOffset << ", "
          << b.aliasOffset + b.record.bytes << ") of buffer " << b.aliasOf
-         << " (concatenation in place)\n";
+         << (b.splitPiece ? " (split in place)\n"
+                          : " (concatenation in place)\n");
     else
       os << "    buffer " << id << " written in place of buffer "
          << b.aliasOf << "\n";

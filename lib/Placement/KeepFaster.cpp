@@ -10,6 +10,7 @@
 #include "Probe.h"
 
 #include "loom/Placement/Placement.h"
+#include "loom/Target/Target.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -21,6 +22,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 using namespace mlir;
 using namespace loom;
@@ -130,7 +132,61 @@ llvm::json::Value KeepFasterResult::toJSON() const {
     list.push_back(std::move(o));
   }
   return llvm::json::Object{{"versions", std::move(list)},
-                            {"kept", versions[kept].name}};
+                            {"kept", versions[kept].name},
+                            {"concurrent_compiles", concurrentCompiles},
+                            {"compile_wall_seconds", compileWallSeconds}};
+}
+
+std::unique_ptr<BackgroundCompile>
+BackgroundCompile::start(ModuleOp module, const safetensors::File *weights,
+                         const compiler::CompileOptions &options,
+                         StringRef outputPath) {
+  if (options.formFragments || options.timingOut ||
+      writesMoreThanTheArtifact(options) || !options.target)
+    return nullptr;
+  auto target = target::TargetRegistry::builtin().create(
+      options.target->spelling());
+  if (!target) {
+    llvm::consumeError(target.takeError());
+    return nullptr;
+  }
+  compiler::prepareConcurrentCompiles(*module.getContext());
+  std::unique_ptr<BackgroundCompile> bg(new BackgroundCompile());
+  bg->path = temporaryBeside(outputPath, "as written");
+  if (bg->path.empty())
+    return nullptr;
+  bg->copy = module.clone();
+  bg->options = options;
+  bg->options.target = std::move(*target);
+  bg->weights = weights;
+  BackgroundCompile *self = bg.get();
+  bg->thread = std::thread([self] {
+    auto begin = std::chrono::steady_clock::now();
+    if (succeeded(compiler::compileToArtifact(*self->copy, self->weights,
+                                              self->options, self->path)))
+      self->seconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - begin)
+                          .count();
+  });
+  return bg;
+}
+
+BackgroundCompile::~BackgroundCompile() {
+  if (thread.joinable())
+    thread.join();
+  if (!path.empty())
+    llvm::sys::fs::remove(path);
+}
+
+std::optional<double> BackgroundCompile::wait() {
+  if (thread.joinable())
+    thread.join();
+  return seconds;
+}
+
+std::string BackgroundCompile::take() {
+  wait();
+  return std::exchange(path, std::string());
 }
 
 namespace {
@@ -160,6 +216,9 @@ public:
 
   /// Compiles and loads every version; fails when the baseline does not.
   LogicalResult compileAll(StringRef outputPath);
+  /// Compiles the versions \p toCompile; each one's compile time, or
+  /// nullopt where it failed (diagnosed).
+  std::vector<std::optional<double>> compileVersions(ArrayRef<size_t> toCompile);
   /// Times what loaded in turn (or takes the cached times) and compares
   /// the outputs with the baseline's.
   LogicalResult measure();
@@ -196,24 +255,39 @@ LogicalResult Comparison::compileAll(StringRef outputPath) {
       result.versions[i].note = "the same graph as the " + versions[0].name;
       continue;
     }
+    if (i == 0 && options.baseline)
+      continue; // being compiled already
     paths.back() = temporaryBeside(outputPath, version.name);
     if (paths.back().empty())
       return error() << "cannot create a temporary file beside "
                      << outputPath;
     toCompile.push_back(i);
   }
-  // One at a time: compiling two modules of one context on two threads
-  // is not safe in the compiler today (its kernels' symbol names collide).
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::optional<double>> took = compileVersions(toCompile);
+  if (options.baseline) {
+    took[0] = options.baseline->wait();
+    paths[0] = options.baseline->take();
+    toCompile.insert(toCompile.begin(), 0);
+    result.concurrentCompiles = true;
+  }
+  result.compileWallSeconds = std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - start)
+                                  .count();
+  if (options.progress && result.concurrentCompiles)
+    *options.progress << llvm::format(
+        "loom-compile: %zu versions compiled concurrently%s in %.1f s\n",
+        toCompile.size(),
+        options.baseline ? " (the graph as written during the search)" : "",
+        result.compileWallSeconds);
   for (size_t i : toCompile) {
     VersionTiming &timing = result.versions[i];
-    std::optional<double> took =
-        compileOne(versions[i], weights, trialOptions, paths[i]);
-    if (!took) {
+    if (!took[i]) {
       if (i == 0)
         return failure(); // diagnosed by the compiler
       timing.note = "does not compile";
     } else {
-      timing.compileSeconds = *took;
+      timing.compileSeconds = *took[i];
       auto artifact = std::make_unique<ProbeArtifact>();
       std::string why;
       if (loadInto(*artifact, paths[i], options.threads, why)) {
@@ -232,6 +306,45 @@ LogicalResult Comparison::compileAll(StringRef outputPath) {
           timing.note.empty() ? "" : (": " + timing.note).c_str());
   }
   return success();
+}
+
+std::vector<std::optional<double>>
+Comparison::compileVersions(ArrayRef<size_t> toCompile) {
+  std::vector<std::optional<double>> took(versions.size());
+  // Concurrently where nothing is measured while compiling (the placement
+  // search times fragments) and no stage timings are printed: each version
+  // on a thread with a target of its own (an LLVM TargetMachine emits one
+  // object at a time: shared, the two objects' symbols collide).
+  std::vector<compiler::CompileOptions> own(versions.size(), trialOptions);
+  bool concurrent = toCompile.size() > 1 && !trialOptions.formFragments &&
+                    !trialOptions.timingOut && options.concurrentCompiles;
+  for (size_t i : toCompile) {
+    if (!concurrent || !trialOptions.target)
+      break;
+    auto target = target::TargetRegistry::builtin().create(
+        trialOptions.target->spelling());
+    if (!target) {
+      llvm::consumeError(target.takeError());
+      concurrent = false;
+      break;
+    }
+    own[i].target = std::move(*target);
+  }
+  if (!concurrent) {
+    for (size_t i : toCompile)
+      took[i] = compileOne(versions[i], weights, trialOptions, paths[i]);
+    return took;
+  }
+  result.concurrentCompiles = true;
+  compiler::prepareConcurrentCompiles(*versions.front().module.getContext());
+  std::vector<std::thread> threads;
+  for (size_t i : toCompile)
+    threads.emplace_back([&, i] {
+      took[i] = compileOne(versions[i], weights, own[i], paths[i]);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  return took;
 }
 
 LogicalResult Comparison::measure() {

@@ -24,6 +24,7 @@
 #include "loom/Search/Optimize.h"
 #include "loom/Search/Passes.h"
 #include "loom/Search/Rule.h"
+#include "loom/Support/Files.h"
 #include "loom/Target/Target.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -238,7 +239,9 @@ static cl::opt<bool> concatInPlace(
     cl::desc("On a CPU target, write the operands of a concatenation whose "
              "operands are contiguous ranges of its result (every "
              "dimension before the axis is 1) in place, so it needs no "
-             "step (default true; false: every concatenation copies)"),
+             "step, and make the results of such a split ranges of its "
+             "operand (default true; false: every concatenation and split "
+             "copies)"),
     cl::init(true), cl::cat(compileCat));
 static cl::opt<bool>
     noSource("no-source",
@@ -543,6 +546,11 @@ static void printEndToEnd(llvm::StringRef what,
 /// --superopt-report. False on a failure (diagnosed).
 static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
                              const compiler::CompileOptions &options) {
+  // The graph as written compiles while the search runs (it is the output
+  // when no rule fires, and the baseline of the end-to-end runs otherwise).
+  std::unique_ptr<placement::BackgroundCompile> asWritten =
+      placement::BackgroundCompile::start(module, weights, options,
+                                          outputFile);
   OwningOpRef<ModuleOp> rewritten = module.clone();
   search::ModuleSuperoptOptions search;
   search.search.engine = superopt;
@@ -599,9 +607,19 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
       fired += n.getAsInteger().value_or(0);
   if (fired == 0 && !*pet) {
     whole["kept"] = "as written";
-    if (failed(compiler::compileToArtifact(module, weights, options,
-                                           outputFile)))
-      return false;
+    if (!asWritten) {
+      if (failed(compiler::compileToArtifact(module, weights, options,
+                                             outputFile)))
+        return false;
+      return writeReport(std::move(whole));
+    }
+    if (!asWritten->wait())
+      return false; // diagnosed by the compiler
+    std::string compiled = asWritten->take();
+    if (std::error_code ec = moveIntoPlace(compiled, outputFile)) {
+      llvm::sys::fs::remove(compiled);
+      return fail("cannot write '" + outputFile + "': " + ec.message()) == 0;
+    }
     return writeReport(std::move(whole));
   }
   printRewrites(*report, where);
@@ -614,6 +632,7 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
   keep.threads = numThreads;
   keep.progress = &llvm::errs();
   keep.db = costDb;
+  keep.baseline = asWritten.get();
   FailureOr<placement::KeepFasterResult> kept = placement::compileKeepFaster(
       versions, weights, options, outputFile, keep);
   if (failed(kept))

@@ -92,6 +92,11 @@ void buildFragmentPipeline(mlir::OpPassManager &pm,
                            const safetensors::File *weights,
                            const CompileOptions &options);
 
+/// Prepares \p context for compileToArtifact on several threads at once
+/// (each with its own target): registers in it what a compile would
+/// register lazily, so that the compiles only read the shared context.
+void prepareConcurrentCompiles(mlir::MLIRContext &context);
+
 /// Compiles every public function of \p module (tg ops, weights in
 /// \p weights) into the artifact \p outputPath. Diagnoses every failure;
 /// nothing is written when one occurs.

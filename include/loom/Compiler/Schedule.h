@@ -48,6 +48,9 @@ struct Buffer {
   /// to it (a concatenation group can reach past the buffer's own bytes);
   /// 0: its own bytes.
   int64_t spanBytes = 0;
+  /// A split's result that is its range of the split's operand (no step
+  /// writes it: buildSchedule's concatInPlace).
+  bool splitPiece = false;
 
   artifact::BufferKind kind() const { return record.kind; }
   /// What the memory plan reserves for an arena buffer that is no alias.
@@ -99,8 +102,10 @@ struct EntrySchedule {
 /// With \p concatInPlace, a fragment that is one concatenation whose
 /// operands are contiguous ranges of its result (every dimension before the
 /// axis is 1) gets no step where its operands can be written in place: each
-/// operand's buffer is its range of the result's buffer (docs/Compiler.md,
-/// "Concatenations in place").
+/// operand's buffer is its range of the result's buffer; likewise a
+/// fragment that is one split along such an axis gets no step, each result
+/// a range of the operand's buffer (docs/Compiler.md, "Concatenations and
+/// splits in place").
 mlir::FailureOr<EntrySchedule>
 buildSchedule(mlir::func::FuncOp fn, llvm::StringRef kernelPrefix,
               const BackendRegistry &backends = BackendRegistry::builtin(),

@@ -15,9 +15,13 @@
 #include "loom/Cost/CostModel.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/JSON.h"
 
 #include <limits>
+#include <memory>
+#include <optional>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -50,8 +54,14 @@ struct KeepFasterResult {
   std::vector<VersionTiming> versions;
   /// The index of the version in the output.
   size_t kept = 0;
+  /// The versions were compiled concurrently (KeepFasterOptions), in this
+  /// many seconds of wall time together.
+  bool concurrentCompiles = false;
+  double compileWallSeconds = 0;
   llvm::json::Value toJSON() const;
 };
+
+class BackgroundCompile;
 
 struct KeepFasterOptions {
   /// Threads the artifacts run on (0: all).
@@ -69,6 +79,49 @@ struct KeepFasterOptions {
   /// each, for their outputs, and the cached times decide (a warm compile
   /// measures nothing; a test can plant times to force a decision).
   std::string db;
+  /// Compile the versions on threads of their own, each with its own
+  /// target, where compiling measures nothing (no --backends=auto search)
+  /// and prints no stage timings; false: one after the other.
+  bool concurrentCompiles = true;
+  /// The baseline, already being compiled (with the same options) on a
+  /// thread of its own: it is waited for instead of compiled (null: the
+  /// baseline is compiled with the others).
+  BackgroundCompile *baseline = nullptr;
+};
+
+/// A module compiled into a temporary artifact on a thread of its own,
+/// with a target of its own, while the caller does something else:
+/// loom-compile compiles the graph as written while tg-superopt searches,
+/// so that the search costs no wall time on a machine with a core to
+/// spare, and the artifact is the output when no rule fired.
+class BackgroundCompile {
+public:
+  /// Starts compiling a clone of \p module (\p weights, \p options) into a
+  /// temporary beside \p outputPath; null (nothing started) where the
+  /// compile should not overlap other work: options that measure while
+  /// compiling (the placement search), print, or write more than the
+  /// artifact, or a target that cannot be created again.
+  static std::unique_ptr<BackgroundCompile>
+  start(mlir::ModuleOp module, const safetensors::File *weights,
+        const compiler::CompileOptions &options, llvm::StringRef outputPath);
+  /// Waits for the thread; removes the temporary unless it was taken.
+  ~BackgroundCompile();
+
+  /// Waits for the compile: the seconds it took, or nullopt where it
+  /// failed (diagnosed).
+  std::optional<double> wait();
+  /// Waits, and hands over the temporary artifact (its path; the caller
+  /// removes or moves it).
+  std::string take();
+
+private:
+  BackgroundCompile() = default;
+  mlir::OwningOpRef<mlir::ModuleOp> copy;
+  compiler::CompileOptions options;
+  const safetensors::File *weights = nullptr;
+  std::string path;
+  std::optional<double> seconds;
+  std::thread thread;
 };
 
 /// How long the versions are timed in turn: at least kMinTurnRounds rounds

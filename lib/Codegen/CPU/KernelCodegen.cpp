@@ -64,6 +64,11 @@ void relaxKernel(llvm::Function &impl) {
 
 } // namespace
 
+void cpu::registerKernelTranslations(MLIRContext &context) {
+  registerBuiltinDialectTranslation(context);
+  registerLLVMDialectTranslation(context);
+}
+
 FailureOr<std::unique_ptr<llvm::Module>>
 cpu::translateKernels(ModuleOp kernels, llvm::LLVMContext &context,
                       ArrayRef<std::string> names,
@@ -73,8 +78,7 @@ cpu::translateKernels(ModuleOp kernels, llvm::LLVMContext &context,
   for (auto fn : kernels.getOps<LLVM::LLVMFuncOp>())
     if (auto range = fn->getAttrOfType<IntegerAttr>("loom.range"))
       ranges[fn.getName()] = range.getInt();
-  registerBuiltinDialectTranslation(*kernels->getContext());
-  registerLLVMDialectTranslation(*kernels->getContext());
+  registerKernelTranslations(*kernels->getContext());
   std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(kernels, context);
   if (!m)
     return kernels.emitError("cannot translate the kernels to LLVM IR");

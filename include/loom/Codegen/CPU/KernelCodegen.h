@@ -22,6 +22,11 @@
 
 namespace loom::codegen::cpu {
 
+/// Registers the LLVM IR translations translateKernels uses in \p context
+/// (once; later calls only read the context): done before compiles run on
+/// several threads of one context, so that none of them changes it.
+void registerKernelTranslations(mlir::MLIRContext &context);
+
 /// Translates the lowered \p kernels to LLVM IR in \p context and adds the
 /// entry points of the kernels \p names; sets \p ranges to the `loom.range`
 /// (the iterations the runtime may split over threads) each kernel carries.

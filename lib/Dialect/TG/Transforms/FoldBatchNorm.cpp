@@ -6,6 +6,7 @@
 
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
+#include "loom/Dialect/TG/Utils/Weights.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -20,15 +21,6 @@ using namespace loom;
 using namespace loom::tg;
 
 namespace {
-
-/// A parameter: a weight or a constant (what --tg-fold-weights computes).
-bool isParameter(Value v) {
-  Operation *def = v.getDefiningOp();
-  return def &&
-         (isa<WeightOp, ConstantOp>(def) ||
-          (isa<TGDialect>(def->getDialect()) && def->getNumRegions() == 0 &&
-           llvm::all_of(def->getOperands(), isParameter)));
-}
 
 struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;

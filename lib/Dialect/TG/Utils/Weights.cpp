@@ -27,6 +27,14 @@ std::optional<safetensors::DType> tg::dtypeForElementType(Type type) {
   return elementTypeInfo(*kind).dtype;
 }
 
+bool tg::isParameter(Value v) {
+  Operation *def = v.getDefiningOp();
+  return def &&
+         (isa<WeightOp, ConstantOp>(def) ||
+          (isa<TGDialect>(def->getDialect()) && def->getNumRegions() == 0 &&
+           llvm::all_of(def->getOperands(), isParameter)));
+}
+
 FailureOr<const safetensors::File *> LazyWeights::fileFor(WeightOp op) {
   if (!file) {
     if (failedToOpen)

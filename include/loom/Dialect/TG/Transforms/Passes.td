@@ -113,6 +113,35 @@ def TGFoldBatchNorm : Pass<"tg-fold-batchnorm", "mlir::func::FuncOp"> {
   }];
 }
 
+def TGSinkSplits : Pass<"tg-sink-splits", "mlir::func::FuncOp"> {
+  let summary = "Apply the same op to every piece of a split once, before it";
+  let description = [{
+    Rewrites a `tg.split` each of whose results has one use, the same op
+    with the same attributes at the same operand position in every piece,
+    into that op applied once to the whole tensor and the split after it:
+
+    * an elementwise op (`relu`, `add`, `cast`, ...) whose other operands
+      either are one value broadcast along the split axis (size 1 or absent
+      there) or are parameters (weights, constants or ops on them) as large
+      as the piece along it, concatenated along that axis;
+    * a `batchnorm` of a split along the channels (axis 1), its four
+      parameters (parameters too) concatenated.
+
+    Repeated until nothing changes, so a split of a split is passed too.
+    A rewrite that merged operators sharing an input (tg-superopt's
+    `conv(x, concat(W1, W2))` followed by a split) then has its
+    per-branch batchnorm and activation on the merged operator, where
+    `--tg-fold-batchnorm` folds them and the backends fuse them, and the
+    split alone after it (a view on the CPU: docs/Compiler.md,
+    "Concatenations and splits in place"). Exact: every element is computed
+    by the same op from the same operands.
+
+    ```
+    loom-opt model.mlir --tg-sink-splits --tg-fold-batchnorm
+    ```
+  }];
+}
+
 def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
   let summary = "Compute every op whose operands are weights or constants";
   let description = [{

@@ -22,6 +22,11 @@ namespace loom::tg {
 /// The safetensors dtype that stores elements of `elementType`, if any.
 std::optional<safetensors::DType> dtypeForElementType(mlir::Type elementType);
 
+/// Whether `v` is a parameter: a tg.weight, a tg.constant, or the result of
+/// a tg op (without regions) of parameters, which --tg-fold-weights
+/// computes at compile time.
+bool isParameter(mlir::Value v);
+
 /// True when the module holds at least one tg.weight.
 bool usesWeights(mlir::ModuleOp module);
 
