@@ -438,8 +438,9 @@ layoutFreeBuffers(const art::Step &step) {
   }
   case art::StepKind::Binary: {
     const auto &s = *step.getIf<art::BinaryStep>();
-    for (int64_t id : {s.src0, s.src1, s.dst})
-      out.push_back({id, dims(s.dstShape)});
+    out.push_back({s.src0, dims(s.dstShape)});
+    out.push_back({s.src1, dims(s.src1Shape)});
+    out.push_back({s.dst, dims(s.dstShape)});
     return out;
   }
   case art::StepKind::Concat: {
@@ -704,14 +705,19 @@ dnnl::algorithm binaryAlgorithm(art::BinaryAlgorithm a) {
   switch (a) {
   case art::BinaryAlgorithm::Add:
     return dnnl::algorithm::binary_add;
+  case art::BinaryAlgorithm::Mul:
+    return dnnl::algorithm::binary_mul;
   }
   return dnnl::algorithm::undef;
 }
 
-/// An onednn.binary step: src0 + src1 computed in src0's buffer layout (the
-/// result in that layout too, reordered where the destination buffer's
-/// differs), src1 reordered into it where its buffer's layout differs (once
-/// at load when it is a weight), an activation as a post-op.
+/// An onednn.binary step: src0 + src1 (or *) computed in src0's buffer
+/// layout (the result in that layout too, reordered where the destination
+/// buffer's differs), an activation as a post-op. A full src1 is reordered
+/// into src0's layout where its buffer's differs (once at load when it is a
+/// weight); a per-channel one ([N, C, 1, 1], a squeeze-and-excitation's
+/// scales) is read in its buffer's layout, or plain where oneDNN has only
+/// its reference kernel for that.
 StepPtr prepareBinary(const dnnl::engine &eng, const art::BinaryStep &s,
                       void *constantSrc1, const LayoutPlan &plan) {
   memory::desc plain = plainNCHW(dims(s.dstShape));
@@ -719,10 +725,21 @@ StepPtr prepareBinary(const dnnl::engine &eng, const art::BinaryStep &s,
   io.srcBuffer = io.src = layoutOf(plan, s.src0, plain);
   io.dstBuffer = layoutOf(plan, s.dst, plain);
   io.weightsArg = DNNL_ARG_SRC_1;
-  dnnl::binary::desc desc(binaryAlgorithm(s.algorithm), io.src, io.src,
-                          anyLayout(io.dstBuffer));
-  dnnl::binary::primitive_desc pd(
-      desc, userScratchpad(postOps(s.activation, false)), eng);
+  bool broadcast = s.src1Shape != s.dstShape;
+  memory::desc src1Plain = plainNCHW(dims(s.src1Shape));
+  memory::desc src1Buffer = layoutOf(plan, s.src1, src1Plain);
+  auto primitive = [&](const memory::desc &src1) {
+    dnnl::binary::desc desc(binaryAlgorithm(s.algorithm), io.src, src1,
+                            anyLayout(io.dstBuffer));
+    return dnnl::binary::primitive_desc(
+        desc, userScratchpad(postOps(s.activation, false)), eng);
+  };
+  memory::desc src1 = broadcast ? src1Buffer : io.src;
+  dnnl::binary::primitive_desc pd = primitive(src1);
+  if (broadcast && src1 != src1Plain && isReference(pd)) {
+    src1 = src1Plain;
+    pd = primitive(src1);
+  }
   io.dst = pd.dst_desc();
   DnnlOperands ids;
   ids.src = s.src0;
@@ -730,7 +747,7 @@ StepPtr prepareBinary(const dnnl::engine &eng, const art::BinaryStep &s,
   ids.dst = s.dst;
   return std::make_unique<DnnlStep>(
       eng, ids, dnnl::binary(pd), io,
-      WeightsLayout{layoutOf(plan, s.src1, plain), io.src, constantSrc1},
+      WeightsLayout{src1Buffer, src1, constantSrc1},
       memory::desc(), pd.scratchpad_desc());
 }
 
