@@ -575,12 +575,30 @@ LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
   return w;
 }
 
-/// Removes from \p plan the layouts under which a convolution touching the
-/// buffer falls back to oneDNN's reference implementation (a planned layout
-/// beside an unplanned neighbour can leave a pair oneDNN has no kernel for:
-/// an NCHW entry input into an NHWC destination), until none does. The
-/// buffers of such a convolution then stay plain and it reorders at its
-/// edges.
+/// \p md's dimensions in NHWC.
+memory::desc nhwcOf(const memory::desc &md) {
+  return memory::desc(md.dims(), md.data_type(), memory::format_tag::nhwc);
+}
+
+/// \p plan with the buffers of \p s that it gives a blocked layout (not
+/// NHWC) moved to NHWC.
+LayoutPlan withNhwc(const LayoutPlan &plan, const art::Conv2dStep &s) {
+  LayoutPlan out = plan;
+  for (int64_t id : {s.src, s.dst, s.sum})
+    if (auto it = out.find(id); it != out.end())
+      it->second = nhwcOf(it->second);
+  return out;
+}
+
+/// Resolves the convolutions that fall back to oneDNN's reference
+/// implementation under \p plan (a planned layout beside an unplanned or
+/// differently planned neighbour can leave a pair oneDNN has no kernel for:
+/// an NCHW entry input into an NHWC destination; RegNet-Y's 8-channel
+/// groups reading the NHWC of the dense convolutions before them and asking
+/// for aBcd8b after), until none does: such a convolution's blocked buffers
+/// move to NHWC where oneDNN has a kernel for that, else its buffers stay
+/// plain and it reorders at its edges. A buffer moves to NHWC at most once
+/// and is dropped at most once, so this ends.
 void dropReferenceLayouts(const dnnl::engine &eng, const LayoutWants &w,
                           const std::vector<void *> &constants,
                           LayoutPlan &plan) {
@@ -590,16 +608,31 @@ void dropReferenceLayouts(const dnnl::engine &eng, const LayoutWants &w,
     for (const auto &[id, md] : plan)
       if (auto it = w.touching.find(id); it != w.touching.end())
         convs.insert(it->second.begin(), it->second.end());
-    // Judged against the same plan, then dropped: the result does not
-    // depend on the order of the set.
-    std::vector<int64_t> dropped;
+    // Judged against the same plan, then changed: the result does not
+    // depend on the order of the set. A drop wins over a move.
+    std::set<int64_t> dropped, moved;
     for (const art::Conv2dStep *s : convs) {
       ConvProblem conv(eng, *s, freeWeights(*s, constants[s->weights]));
-      if (isReference(planned(conv, *s, plan)))
-        dropped.insert(dropped.end(), {s->src, s->dst, s->sum});
+      if (!isReference(planned(conv, *s, plan)))
+        continue;
+      LayoutPlan nhwc = withNhwc(plan, *s);
+      bool moves = false;
+      for (int64_t id : {s->src, s->dst, s->sum})
+        moves |= plan.count(id) && !(plan.at(id) == nhwc.at(id));
+      std::set<int64_t> &into =
+          moves && !isReference(planned(conv, *s, nhwc)) ? moved : dropped;
+      into.insert({s->src, s->dst, s->sum});
     }
     for (int64_t id : dropped)
       changed |= plan.erase(id) > 0;
+    for (int64_t id : moved) {
+      auto it = plan.find(id);
+      if (it == plan.end())
+        continue;
+      memory::desc md = nhwcOf(it->second);
+      changed |= !(it->second == md);
+      it->second = md;
+    }
   }
 }
 
@@ -623,8 +656,7 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
     memory::desc md = first;
     if (!std::all_of(layouts.begin(), layouts.end(),
                      [&](const memory::desc &l) { return l == first; })) {
-      md = memory::desc(first.dims(), first.data_type(),
-                        memory::format_tag::nhwc);
+      md = nhwcOf(first);
       if (std::find(layouts.begin(), layouts.end(), md) == layouts.end())
         continue;
     }
