@@ -555,6 +555,15 @@ bool Reader::binary(const Operands &o, Step &out) {
     return false;
   if (s.dstShape.size() != 4)
     return fail(o.tp, "a binary step has a 4-d dst_shape");
+  // src1_shape: absent in artifacts written before broadcasts.
+  s.src1Shape = s.dstShape;
+  if (o.attrs.get("src1_shape") &&
+      !ints(o.attrs, o.tp, "src1_shape", s.src1Shape))
+    return false;
+  Shape perChannel = {s.dstShape[0], s.dstShape[1], 1, 1};
+  if (s.src1Shape != s.dstShape && s.src1Shape != perChannel)
+    return fail(o.tp, "a binary step's src1_shape is its dst_shape or "
+                      "[N, C, 1, 1] of it");
   out = std::move(s);
   return true;
 }

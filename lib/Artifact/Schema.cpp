@@ -92,6 +92,8 @@ std::string_view artifact::binaryAlgorithmName(BinaryAlgorithm a) {
   switch (a) {
   case BinaryAlgorithm::Add:
     return "add";
+  case BinaryAlgorithm::Mul:
+    return "mul";
   }
   return "?";
 }
@@ -171,7 +173,7 @@ std::optional<PoolAlgorithm> artifact::parsePoolAlgorithm(std::string_view n) {
 
 std::optional<BinaryAlgorithm>
 artifact::parseBinaryAlgorithm(std::string_view n) {
-  return parseByName(n, BinaryAlgorithm::Add, binaryAlgorithmName);
+  return parseByName(n, BinaryAlgorithm::Mul, binaryAlgorithmName);
 }
 
 std::optional<CublasEpilogue>

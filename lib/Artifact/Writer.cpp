@@ -112,6 +112,7 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
     const auto &s = *step.getIf<BinaryStep>();
     args.set("src0", s.src0).set("src1", s.src1).set("dst", s.dst);
     attrs.set("dst_shape", Json::integers(s.dstShape))
+        .set("src1_shape", Json::integers(s.src1Shape))
         .set("algorithm", binaryAlgorithmName(s.algorithm));
     writeActivation(s.activation, attrs);
     return;

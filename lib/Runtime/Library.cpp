@@ -438,8 +438,9 @@ layoutFreeBuffers(const art::Step &step) {
   }
   case art::StepKind::Binary: {
     const auto &s = *step.getIf<art::BinaryStep>();
-    for (int64_t id : {s.src0, s.src1, s.dst})
-      out.push_back({id, dims(s.dstShape)});
+    out.push_back({s.src0, dims(s.dstShape)});
+    out.push_back({s.src1, dims(s.src1Shape)});
+    out.push_back({s.dst, dims(s.dstShape)});
     return out;
   }
   case art::StepKind::Concat: {
@@ -575,12 +576,30 @@ LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
   return w;
 }
 
-/// Removes from \p plan the layouts under which a convolution touching the
-/// buffer falls back to oneDNN's reference implementation (a planned layout
-/// beside an unplanned neighbour can leave a pair oneDNN has no kernel for:
-/// an NCHW entry input into an NHWC destination), until none does. The
-/// buffers of such a convolution then stay plain and it reorders at its
-/// edges.
+/// \p md's dimensions in NHWC.
+memory::desc nhwcOf(const memory::desc &md) {
+  return memory::desc(md.dims(), md.data_type(), memory::format_tag::nhwc);
+}
+
+/// \p plan with the buffers of \p s that it gives a blocked layout (not
+/// NHWC) moved to NHWC.
+LayoutPlan withNhwc(const LayoutPlan &plan, const art::Conv2dStep &s) {
+  LayoutPlan out = plan;
+  for (int64_t id : {s.src, s.dst, s.sum})
+    if (auto it = out.find(id); it != out.end())
+      it->second = nhwcOf(it->second);
+  return out;
+}
+
+/// Resolves the convolutions that fall back to oneDNN's reference
+/// implementation under \p plan (a planned layout beside an unplanned or
+/// differently planned neighbour can leave a pair oneDNN has no kernel for:
+/// an NCHW entry input into an NHWC destination; RegNet-Y's 8-channel
+/// groups reading the NHWC of the dense convolutions before them and asking
+/// for aBcd8b after), until none does: such a convolution's blocked buffers
+/// move to NHWC where oneDNN has a kernel for that, else its buffers stay
+/// plain and it reorders at its edges. A buffer moves to NHWC at most once
+/// and is dropped at most once, so this ends.
 void dropReferenceLayouts(const dnnl::engine &eng, const LayoutWants &w,
                           const std::vector<void *> &constants,
                           LayoutPlan &plan) {
@@ -590,16 +609,31 @@ void dropReferenceLayouts(const dnnl::engine &eng, const LayoutWants &w,
     for (const auto &[id, md] : plan)
       if (auto it = w.touching.find(id); it != w.touching.end())
         convs.insert(it->second.begin(), it->second.end());
-    // Judged against the same plan, then dropped: the result does not
-    // depend on the order of the set.
-    std::vector<int64_t> dropped;
+    // Judged against the same plan, then changed: the result does not
+    // depend on the order of the set. A drop wins over a move.
+    std::set<int64_t> dropped, moved;
     for (const art::Conv2dStep *s : convs) {
       ConvProblem conv(eng, *s, freeWeights(*s, constants[s->weights]));
-      if (isReference(planned(conv, *s, plan)))
-        dropped.insert(dropped.end(), {s->src, s->dst, s->sum});
+      if (!isReference(planned(conv, *s, plan)))
+        continue;
+      LayoutPlan nhwc = withNhwc(plan, *s);
+      bool moves = false;
+      for (int64_t id : {s->src, s->dst, s->sum})
+        moves |= plan.count(id) && !(plan.at(id) == nhwc.at(id));
+      std::set<int64_t> &into =
+          moves && !isReference(planned(conv, *s, nhwc)) ? moved : dropped;
+      into.insert({s->src, s->dst, s->sum});
     }
     for (int64_t id : dropped)
       changed |= plan.erase(id) > 0;
+    for (int64_t id : moved) {
+      auto it = plan.find(id);
+      if (it == plan.end())
+        continue;
+      memory::desc md = nhwcOf(it->second);
+      changed |= !(it->second == md);
+      it->second = md;
+    }
   }
 }
 
@@ -623,8 +657,7 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
     memory::desc md = first;
     if (!std::all_of(layouts.begin(), layouts.end(),
                      [&](const memory::desc &l) { return l == first; })) {
-      md = memory::desc(first.dims(), first.data_type(),
-                        memory::format_tag::nhwc);
+      md = nhwcOf(first);
       if (std::find(layouts.begin(), layouts.end(), md) == layouts.end())
         continue;
     }
@@ -705,14 +738,19 @@ dnnl::algorithm binaryAlgorithm(art::BinaryAlgorithm a) {
   switch (a) {
   case art::BinaryAlgorithm::Add:
     return dnnl::algorithm::binary_add;
+  case art::BinaryAlgorithm::Mul:
+    return dnnl::algorithm::binary_mul;
   }
   return dnnl::algorithm::undef;
 }
 
-/// An onednn.binary step: src0 + src1 computed in src0's buffer layout (the
-/// result in that layout too, reordered where the destination buffer's
-/// differs), src1 reordered into it where its buffer's layout differs (once
-/// at load when it is a weight), an activation as a post-op.
+/// An onednn.binary step: src0 + src1 (or *) computed in src0's buffer
+/// layout (the result in that layout too, reordered where the destination
+/// buffer's differs), an activation as a post-op. A full src1 is reordered
+/// into src0's layout where its buffer's differs (once at load when it is a
+/// weight); a per-channel one ([N, C, 1, 1], a squeeze-and-excitation's
+/// scales) is read in its buffer's layout, or plain where oneDNN has only
+/// its reference kernel for that.
 StepPtr prepareBinary(const dnnl::engine &eng, const art::BinaryStep &s,
                       void *constantSrc1, const LayoutPlan &plan) {
   memory::desc plain = plainNCHW(dims(s.dstShape));
@@ -720,10 +758,21 @@ StepPtr prepareBinary(const dnnl::engine &eng, const art::BinaryStep &s,
   io.srcBuffer = io.src = layoutOf(plan, s.src0, plain);
   io.dstBuffer = layoutOf(plan, s.dst, plain);
   io.weightsArg = DNNL_ARG_SRC_1;
-  dnnl::binary::desc desc(binaryAlgorithm(s.algorithm), io.src, io.src,
-                          anyLayout(io.dstBuffer));
-  dnnl::binary::primitive_desc pd(
-      desc, userScratchpad(postOps(s.activation, false)), eng);
+  bool broadcast = s.src1Shape != s.dstShape;
+  memory::desc src1Plain = plainNCHW(dims(s.src1Shape));
+  memory::desc src1Buffer = layoutOf(plan, s.src1, src1Plain);
+  auto primitive = [&](const memory::desc &src1) {
+    dnnl::binary::desc desc(binaryAlgorithm(s.algorithm), io.src, src1,
+                            anyLayout(io.dstBuffer));
+    return dnnl::binary::primitive_desc(
+        desc, userScratchpad(postOps(s.activation, false)), eng);
+  };
+  memory::desc src1 = broadcast ? src1Buffer : io.src;
+  dnnl::binary::primitive_desc pd = primitive(src1);
+  if (broadcast && src1 != src1Plain && isReference(pd)) {
+    src1 = src1Plain;
+    pd = primitive(src1);
+  }
   io.dst = pd.dst_desc();
   DnnlOperands ids;
   ids.src = s.src0;
@@ -731,7 +780,7 @@ StepPtr prepareBinary(const dnnl::engine &eng, const art::BinaryStep &s,
   ids.dst = s.dst;
   return std::make_unique<DnnlStep>(
       eng, ids, dnnl::binary(pd), io,
-      WeightsLayout{layoutOf(plan, s.src1, plain), io.src, constantSrc1},
+      WeightsLayout{src1Buffer, src1, constantSrc1},
       memory::desc(), pd.scratchpad_desc());
 }
 

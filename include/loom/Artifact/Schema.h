@@ -83,7 +83,7 @@ enum class ConvAlgorithm { Direct, Winograd };
 /// max; avg_include_pad divides by the window; avg_exclude_pad by the
 /// window clipped to the input.
 enum class PoolAlgorithm { Max, AvgIncludePad, AvgExcludePad };
-enum class BinaryAlgorithm { Add };
+enum class BinaryAlgorithm { Add, Mul };
 /// What cuBLASLt applies to a product before storing it (its
 /// cublasLtEpilogue_t of the same name): a bias over the result's columns
 /// (bias), then relu or gelu (the tanh approximation, gelu_tanh).
@@ -197,12 +197,15 @@ struct ConcatStep {
   Shape dstShape;
 };
 
-/// onednn.binary: dst = src0 + src1, all of dstShape, then the activation.
+/// onednn.binary: dst = src0 + src1 or src0 * src1, then the activation;
+/// src0 and dst of dstShape, src1 of src1Shape: dstShape, or [N, C, 1, 1]
+/// (one value per channel, broadcast over the plane).
 struct BinaryStep {
   int64_t src0 = 0, src1 = 0, dst = 0;
   Shape dstShape;
   BinaryAlgorithm algorithm = BinaryAlgorithm::Add;
   PostOp activation;
+  Shape src1Shape;
 };
 
 /// openblas.sgemm: c = a x b, a [batch?, M, K], b [K, N] shared.

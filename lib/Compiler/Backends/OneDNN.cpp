@@ -142,12 +142,19 @@ bool isChannelConcat(tg::ConcatOp concat) {
   return isFourD(concat.getResult()) && (axis == 1 || axis == -3);
 }
 
-bool isChainAdd(tg::AddOp add, int depth = 0);
+/// The operands of an add or multiply that runs as a oneDNN binary step:
+/// src0 of the result's type, src1 of the result's type or one value per
+/// channel ([N, C, 1, 1]).
+struct ChainOperands {
+  Value src0, src1;
+};
+
+std::optional<ChainOperands> chainBinary(Operation *op, int depth = 0);
 
 /// Whether \p v comes from oneDNN's layout chain (a convolution, pool,
-/// channel concatenation, chain add or oneDNN fragment, or the only
-/// activation of one of those), or from where the pattern cannot see (a
-/// block or function argument: inside a fragment, or a placement probe).
+/// channel concatenation, chain add or multiply or oneDNN fragment, or the
+/// only activation of one of those, in one op or several), or from where the pattern cannot see
+/// (a block or function argument: inside a fragment, or a placement probe).
 bool fromLayoutChain(Value v, int depth) {
   Operation *def = v.getDefiningOp();
   if (!def)
@@ -156,8 +163,14 @@ bool fromLayoutChain(Value v, int depth) {
     return fragment.getBackend() == kOneDNN;
   if (depth >= 8)
     return false;
-  if (auto add = dyn_cast<tg::AddOp>(def))
-    return isChainAdd(add, depth + 1);
+  // The last op of an activation spelled as several ops (swish, leaky
+  // ReLU) of a value from the chain: a convolution's post-op too.
+  for (Value x : def->getOperands())
+    if (auto chain = compoundActivationOf(x, nullptr);
+        chain && chain->ops.back() == def)
+      return fromLayoutChain(x, depth + 1);
+  if (isa<tg::AddOp, tg::MulOp>(def))
+    return chainBinary(def, depth + 1).has_value();
   // An activation of one that it is the only user of (a convolution's
   // post-op).
   if (def->getNumOperands() == 1 && activationOf(def) &&
@@ -167,24 +180,49 @@ bool fromLayoutChain(Value v, int depth) {
              tg::GlobalAvgPoolOp, tg::ConcatOp>(def);
 }
 
-/// An add of two 4-D tensors of the result's type, both from the layout
-/// chain: a oneDNN binary step in the convolutions' layout (NASNet's cells
-/// add pool and convolution outputs: 33 generated adds on NCHW, each with
-/// reorders on both sides). An add with a generated operand (DBNet's
-/// upsampled maps) stays generated, fused with its neighbours.
-bool isChainAdd(tg::AddOp add, int depth) {
-  Type type = add.getType();
+/// Whether \p v holds one value per channel of 4-D \p type: [N, C, 1, 1].
+bool isPerChannel(Value v, ShapedType type) {
+  auto shape = cast<ShapedType>(v.getType()).getShape();
+  return shape.size() == 4 && shape[0] == type.getDimSize(0) &&
+         shape[1] == type.getDimSize(1) && shape[2] == 1 && shape[3] == 1;
+}
+
+/// An add or multiply between the convolutions: a oneDNN binary step in
+/// their layout. Either two 4-D tensors of the result's type, both from the
+/// layout chain (NASNet's cells add pool and convolution outputs: 33
+/// generated adds on NCHW, each with reorders on both sides), or a multiply
+/// of one from the chain by one value per channel from anywhere (a squeeze-and-
+/// excitation's `x * sigmoid(fc(pool(x)))`: generated on NCHW, it made the
+/// convolutions on both sides reorder). An op with a full generated operand
+/// (DBNet's upsampled maps) stays generated, fused with its neighbours.
+std::optional<ChainOperands> chainBinary(Operation *op, int depth) {
+  // A swish's multiply is its convolution's post-op (growActivation).
+  auto act = activationOf(op);
+  if (!isa<tg::AddOp, tg::MulOp>(op) || !isFourD(op->getResult(0)) ||
+      (act && act->kind == Activation::Swish))
+    return std::nullopt;
+  auto type = cast<ShapedType>(op->getResult(0).getType());
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (lhs.getType() != type)
+    std::swap(lhs, rhs);
+  if (lhs.getType() != type || !fromLayoutChain(lhs, depth))
+    return std::nullopt;
+  // Per-channel adds stay generated (form-fragments.mlir,
+  // broadcast_addend): only the multiply was measured.
+  if (rhs.getType() != type)
+    return isa<tg::MulOp>(op) && isPerChannel(rhs, type)
+               ? std::optional(ChainOperands{lhs, rhs})
+               : std::nullopt;
   // A convolution's only use, which its sum post-op takes (growConv): the
   // add is part of that convolution's fragment, not a site of its own.
-  auto convSum = [](Value v) {
+  auto convSum = [&](Value v) {
     auto conv = v.getDefiningOp<tg::ConvOp>();
-    return conv && v.hasOneUse() &&
+    return isa<tg::AddOp>(op) && conv && v.hasOneUse() &&
            conv.getActivation() == tg::Activation::None;
   };
-  return isFourD(add.getResult()) && add.getLhs().getType() == type &&
-         add.getRhs().getType() == type && !convSum(add.getLhs()) &&
-         !convSum(add.getRhs()) && fromLayoutChain(add.getLhs(), depth) &&
-         fromLayoutChain(add.getRhs(), depth);
+  if (convSum(lhs) || convSum(rhs) || !fromLayoutChain(rhs, depth))
+    return std::nullopt;
+  return ChainOperands{op->getOperand(0), op->getOperand(1)};
 }
 
 class OneDNNBackend : public Backend {
@@ -203,7 +241,8 @@ public:
             tg::AvgPoolOp::getOperationName(),
             tg::GlobalAvgPoolOp::getOperationName(),
             tg::ConcatOp::getOperationName(),
-            tg::AddOp::getOperationName()};
+            tg::AddOp::getOperationName(),
+            tg::MulOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
     return {"conv [+sum] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
@@ -224,9 +263,11 @@ public:
             "around it",
             "concat along channels (axis 1 of 4-D tensors): f32; run in "
             "the layout of the convolutions around it",
-            "add [+activation]: two f32 4-D tensors of the result's type, "
-            "each from a convolution, pool, concat or such an add; run in "
-            "the layout of the convolutions around it"};
+            "add|mul [+activation]: f32 4-D, two tensors of the result's "
+            "type, each from a convolution, pool, concat or such an add or "
+            "mul; or a mul of one of them by one value per channel "
+            "[N,C,1,1] from anywhere; run in the layout of the "
+            "convolutions around it"};
   }
 
   void collectCandidates(Operation *anchor, Available available,
@@ -249,24 +290,31 @@ public:
     if (auto concat = dyn_cast<tg::ConcatOp>(anchor);
         concat && isChannelConcat(concat))
       return out.push_back(single(anchor));
-    if (auto add = dyn_cast<tg::AddOp>(anchor); add && isChainAdd(add)) {
+    if (chainBinary(anchor)) {
       LibraryCall call = single(anchor);
       growActivation(call, available);
       return addPrefixes(call, out);
     }
   }
 
-  /// onednn.binary: src0, src1, dst; dst_shape, the algorithm (add) and the
-  /// activation.
+  /// onednn.binary: src0, src1, dst; dst_shape, src1_shape, the algorithm
+  /// (add or mul) and the activation.
   static void lowerBinary(const LibraryCall &call,
                           const StepOperands &operands, LibraryStep &step) {
-    auto add = cast<tg::AddOp>(call.anchor);
+    Operation *op = call.anchor;
+    // Matched by chainBinary when the fragment formed; inside it the
+    // operands are block arguments, so only their types decide the order.
+    Value src0 = op->getOperand(0), src1 = op->getOperand(1);
+    if (src0.getType() != op->getResult(0).getType())
+      std::swap(src0, src1);
     artifact::BinaryStep s;
-    s.src0 = operands.buffer(add.getLhs());
-    s.src1 = operands.buffer(add.getRhs());
+    s.src0 = operands.buffer(src0);
+    s.src1 = operands.buffer(src1);
     s.dst = operands.buffer(call.ops.back()->getResult(0));
-    s.dstShape = shapeOf(add.getResult());
-    s.algorithm = artifact::BinaryAlgorithm::Add;
+    s.dstShape = shapeOf(op->getResult(0));
+    s.src1Shape = shapeOf(src1);
+    s.algorithm = isa<tg::MulOp>(op) ? artifact::BinaryAlgorithm::Mul
+                                     : artifact::BinaryAlgorithm::Add;
     s.activation = postOp(call);
     step.record = std::move(s);
   }
@@ -383,7 +431,7 @@ public:
                       LibraryStep &step) const override {
     if (auto concat = dyn_cast<tg::ConcatOp>(call.anchor))
       lowerConcat(concat, operands, step);
-    else if (isa<tg::AddOp>(call.anchor))
+    else if (isa<tg::AddOp, tg::MulOp>(call.anchor))
       lowerBinary(call, operands, step);
     else if (auto conv = dyn_cast<tg::ConvOp>(call.anchor))
       lowerConv(conv, call, operands, step);

@@ -153,7 +153,8 @@ static ArrayRef<StringRef> opsOf(OpClass ops) {
       tg::ConvOp::getOperationName(), tg::MaxPoolOp::getOperationName(),
       tg::AvgPoolOp::getOperationName(),
       tg::GlobalAvgPoolOp::getOperationName(),
-      tg::ConcatOp::getOperationName(), tg::AddOp::getOperationName()};
+      tg::ConcatOp::getOperationName(), tg::AddOp::getOperationName(),
+      tg::MulOp::getOperationName()};
   static const StringRef kMatmul[] = {tg::MatmulOp::getOperationName()};
   switch (ops) {
   case OpClass::Any:

@@ -58,7 +58,9 @@ std::vector<Step> everyStepKind() {
                              {0, 0, 0, 0}, PoolAlgorithm::AvgIncludePad});
   steps.push_back(ConcatStep{{4, 5}, 7, {3, 5}, nchw});
   steps.push_back(BinaryStep{4, 5, 7, nchw, BinaryAlgorithm::Add,
-                             {Activation::GeluTanh, 0, 0}});
+                             {Activation::GeluTanh, 0, 0}, nchw});
+  steps.push_back(BinaryStep{4, 5, 7, nchw, BinaryAlgorithm::Mul,
+                             {Activation::Relu, 0, 0}, {1, 8, 1, 1}});
   steps.push_back(SgemmStep{0, 2, 4, {16, 8}, {8, 8}, 2});
   return steps;
 }
@@ -608,7 +610,7 @@ TEST(ArtifactTest, ControlFlowGoesForward) {
   m.entries[0].programs[0].steps[2] = BranchStep{6, 1};
   EXPECT_EQ(refusal(writeManifest(m)),
             "manifest: entries[0].programs[0].steps[2].attrs: goes to step 1, "
-            "not after this step and within the 11 steps");
+            "not after this step and within the 12 steps");
 }
 
 TEST(ArtifactTest, NumbersThatAreNotFiniteAreRefused) {
