@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 
 namespace loom::codegen::gpu {
@@ -127,6 +128,20 @@ void withNaNPropagated(mlir::gpu::SubgroupReduceOp reduce) {
   reduce.erase();
 }
 
+/// \p barrier as SPIR-V's barrier that also orders storage-buffer memory
+/// (`UniformMemory`): gpu.barrier makes every access before it visible to
+/// the workgroup, global memory included (a recurrence's steps pass values
+/// through it), while convert-gpu-to-spirv's lowering orders workgroup
+/// memory only.
+void withBufferMemoryOrdered(mlir::gpu::BarrierOp barrier) {
+  OpBuilder b(barrier);
+  using MS = spirv::MemorySemantics;
+  spirv::ControlBarrierOp::create(
+      b, barrier.getLoc(), spirv::Scope::Workgroup, spirv::Scope::Workgroup,
+      MS::AcquireRelease | MS::WorkgroupMemory | MS::UniformMemory);
+  barrier.erase();
+}
+
 struct SPIRVForms
     : public loom::codegen::gpu::impl::LoomGPUSPIRVFormsBase<SPIRVForms> {
   void runOnOperation() override {
@@ -156,6 +171,11 @@ struct SPIRVForms
       op.setUniform(false);
       withNaNPropagated(op);
     }
+    SmallVector<mlir::gpu::BarrierOp> barriers;
+    getOperation().walk(
+        [&](mlir::gpu::BarrierOp op) { barriers.push_back(op); });
+    for (mlir::gpu::BarrierOp op : barriers)
+      withBufferMemoryOrdered(op);
   }
 };
 
