@@ -78,9 +78,11 @@ void addVulkanLowering(OpPassManager &pm) {
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(cpu::createLoomApproximateMath());
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(createConvertMathToSPIRVPass());
   pm.addPass(createConvertGPUToSPIRVPass(/*mapMemorySpace=*/true));
-  // Entry points and their interface (storage buffers 0..n-1 of set 0),
-  // and the version, capabilities and extensions the module uses.
+  // Barriers that order storage buffers too, entry points and their
+  // interface (storage buffers 0..n-1 of set 0), and the version,
+  // capabilities and extensions the module uses.
   OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();
+  spirvModule.addPass(createLoomGPUSPIRVBarriers());
   spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
   addCleanup(pm);

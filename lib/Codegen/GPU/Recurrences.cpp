@@ -36,20 +36,6 @@ bool isRecurrence(scf::ForOp loop) {
   return found.wasInterrupted();
 }
 
-/// The constant trip count of each dimension of \p loop, or failure.
-FailureOr<SmallVector<int64_t>> tripCounts(scf::ParallelOp loop) {
-  SmallVector<int64_t> trips;
-  for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
-    auto lb = getConstantIntValue(loop.getLowerBound()[d]);
-    auto ub = getConstantIntValue(loop.getUpperBound()[d]);
-    auto step = getConstantIntValue(loop.getStep()[d]);
-    if (!lb || !ub || !step || *step <= 0)
-      return failure();
-    trips.push_back(*ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step);
-  }
-  return trips;
-}
-
 /// The work of one step of the recurrence, once its structured ops are
 /// loop nests: each outermost parallel loop shared among the workgroup's
 /// threads, every other write run by thread 0, a barrier after each.

@@ -13,6 +13,7 @@
 
 namespace loom::codegen::gpu {
 #define GEN_PASS_DEF_LOOMGPUSPIRVFORMS
+#define GEN_PASS_DEF_LOOMGPUSPIRVBARRIERS
 #include "loom/Codegen/GPU/Passes.h.inc"
 } // namespace loom::codegen::gpu
 
@@ -128,20 +129,6 @@ void withNaNPropagated(mlir::gpu::SubgroupReduceOp reduce) {
   reduce.erase();
 }
 
-/// \p barrier as SPIR-V's barrier that also orders storage-buffer memory
-/// (`UniformMemory`): gpu.barrier makes every access before it visible to
-/// the workgroup, global memory included (a recurrence's steps pass values
-/// through it), while convert-gpu-to-spirv's lowering orders workgroup
-/// memory only.
-void withBufferMemoryOrdered(mlir::gpu::BarrierOp barrier) {
-  OpBuilder b(barrier);
-  using MS = spirv::MemorySemantics;
-  spirv::ControlBarrierOp::create(
-      b, barrier.getLoc(), spirv::Scope::Workgroup, spirv::Scope::Workgroup,
-      MS::AcquireRelease | MS::WorkgroupMemory | MS::UniformMemory);
-  barrier.erase();
-}
-
 struct SPIRVForms
     : public loom::codegen::gpu::impl::LoomGPUSPIRVFormsBase<SPIRVForms> {
   void runOnOperation() override {
@@ -171,11 +158,25 @@ struct SPIRVForms
       op.setUniform(false);
       withNaNPropagated(op);
     }
-    SmallVector<mlir::gpu::BarrierOp> barriers;
-    getOperation().walk(
-        [&](mlir::gpu::BarrierOp op) { barriers.push_back(op); });
-    for (mlir::gpu::BarrierOp op : barriers)
-      withBufferMemoryOrdered(op);
+  }
+};
+
+/// Every workgroup barrier of a SPIR-V module also orders storage-buffer
+/// memory (`UniformMemory`): gpu.barrier makes every access before it
+/// visible to the workgroup, global memory included (the recurrence class
+/// passes each op's results to the next through it), while
+/// convert-gpu-to-spirv's lowering orders workgroup memory only.
+struct SPIRVBarriers
+    : public loom::codegen::gpu::impl::LoomGPUSPIRVBarriersBase<
+          SPIRVBarriers> {
+  void runOnOperation() override {
+    getOperation().walk([](spirv::ControlBarrierOp barrier) {
+      using MS = spirv::MemorySemantics;
+      MS semantics = barrier.getMemorySemantics();
+      if (barrier.getExecutionScope() == spirv::Scope::Workgroup &&
+          spirv::bitEnumContainsAll(semantics, MS::WorkgroupMemory))
+        barrier.setMemorySemantics(semantics | MS::UniformMemory);
+    });
   }
 };
 

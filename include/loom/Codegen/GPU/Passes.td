@@ -279,6 +279,20 @@ def LoomGPUSPIRVForms : Pass<"loom-gpu-spirv-forms", "mlir::gpu::GPUModuleOp"> {
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
+def LoomGPUSPIRVBarriers : Pass<"loom-gpu-spirv-barriers", "mlir::spirv::ModuleOp"> {
+  let summary = "Make every workgroup barrier of a SPIR-V module order storage-buffer memory too";
+  let description = [{
+    After `convert-gpu-to-spirv`: every `spirv.ControlBarrier` of the
+    workgroup whose memory semantics order workgroup memory also orders
+    storage-buffer memory (`UniformMemory` added), as `gpu.barrier`'s
+    contract says (every access before it visible to the workgroup);
+    upstream's lowering orders workgroup memory only. The recurrence class
+    (docs/Codegen/GPU.md) passes each op's results to the next op of a step
+    through storage buffers.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
 def LoomGPUSPIRVEntryPoints : Pass<"loom-gpu-spirv-entry-points", "mlir::ModuleOp"> {
   let summary = "Give each kernel the SPIR-V entry point ABI of its block size";
   let description = [{
