@@ -25,7 +25,9 @@
 # put them in LOOM_BENCH_DIR, default <build>/bench-cpu) for cuda:sm_90a at the
 # benchmark's input sizes and stages them as prepare does: the NAMEs given
 # (`prepare-real --list` prints them), by default those whose artifacts fit
-# the 64 MiB a stage may hold (the others, one per stage where one fits at all).
+# the 64 MiB a stage may hold (the others, one per stage where one fits at all;
+# the two recurrent taggers, torch-gru-tagger and torch-lstm-tagger, fit
+# together in one: 26 MB).
 #
 # prepare-cublas stages the CUDA target's cuBLASLt steps (docs/Codegen/GPU.md,
 # "Library backends"): test/Runtime/Cuda/Inputs/cublas.mlir with
@@ -199,6 +201,8 @@ real_models=(
   "torch-deeplabv3-mnv3 torch/torch-deeplabv3-mnv3.onnx other"
   "torch-resnet18 torch/torch-resnet18.onnx other"
   "torch-resnet18-b8 torch/torch-resnet18-b8.onnx other"
+  "torch-gru-tagger torch/torch-gru-tagger.onnx other"
+  "torch-lstm-tagger torch/torch-lstm-tagger.onnx other"
 )
 
 prepare_real() {

@@ -353,24 +353,6 @@ LogicalResult checkBackends(ModuleOp module, const CompileOptions &options,
   return success();
 }
 
-/// A GPU target's kernel pipeline maps a kernel's result onto threads; a
-/// tg.scan's kernel is a sequential loop over the steps, which it does not
-/// map: refused before anything is lowered.
-LogicalResult checkRecurrences(ModuleOp module, const target::Target &target) {
-  if (target.requirements().kind == "cpu")
-    return success();
-  WalkResult walk = module.walk([&](tg::ScanOp scan) {
-    scan.emitOpError("(a recurrence: ONNX LSTM, GRU or RNN) is not supported "
-                     "on target '")
-        << target.spelling()
-        << "': its kernel is a sequential loop over the steps, which the GPU "
-           "kernel pipeline does not map to threads (compile for "
-           "--target=cpu)";
-    return WalkResult::interrupt();
-  });
-  return failure(walk.wasInterrupted());
-}
-
 } // namespace
 
 void compiler::buildFragmentPipeline(OpPassManager &pm,
@@ -408,8 +390,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
       return module.emitError(llvm::toString(host.takeError()));
     target = std::move(*host);
   }
-  if (failed(checkBackends(module, options, *target)) ||
-      failed(checkRecurrences(module, *target)))
+  if (failed(checkBackends(module, options, *target)))
     return failure();
 
   // Fragments, then one schedule per public function.

@@ -25,6 +25,19 @@ FailureOr<Grid> gridFor(int64_t blocks) {
   return grid;
 }
 
+FailureOr<SmallVector<int64_t>> tripCounts(scf::ParallelOp loop) {
+  SmallVector<int64_t> trips;
+  for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
+    auto lb = getConstantIntValue(loop.getLowerBound()[d]);
+    auto ub = getConstantIntValue(loop.getUpperBound()[d]);
+    auto step = getConstantIntValue(loop.getStep()[d]);
+    if (!lb || !ub || !step || *step <= 0)
+      return failure();
+    trips.push_back(*ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step);
+  }
+  return trips;
+}
+
 mlir::gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Grid grid,
                                  int64_t threads) {
   auto index = [&](int64_t v) -> Value {

@@ -11,6 +11,7 @@
 #define LOOM_LIB_CODEGEN_GPU_LAUNCHES_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
 namespace loom::codegen::gpu {
@@ -28,6 +29,11 @@ struct Grid {
 /// The grid for \p blocks blocks (x first), or failure when even a grid of
 /// 65535 x 65535 does not hold them.
 mlir::FailureOr<Grid> gridFor(int64_t blocks);
+
+/// The constant trip count of each dimension of \p loop, or failure when a
+/// bound or step is not a constant (or a step not positive).
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+tripCounts(mlir::scf::ParallelOp loop);
 
 /// A launch of \p grid of blocks of [threads, 1, 1], its body empty but for
 /// the terminator; the builder is left before the terminator.

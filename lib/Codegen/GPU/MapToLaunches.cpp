@@ -22,32 +22,20 @@ using namespace loom::codegen::gpu;
 
 namespace {
 
-/// The constant trip count of dimension \p d of \p loop, or failure.
-FailureOr<int64_t> tripCount(scf::ParallelOp loop, unsigned d) {
-  auto lb = getConstantIntValue(loop.getLowerBound()[d]);
-  auto ub = getConstantIntValue(loop.getUpperBound()[d]);
-  auto step = getConstantIntValue(loop.getStep()[d]);
-  if (!lb || !ub || !step || *step <= 0)
-    return failure();
-  return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
-}
-
 /// One thread per iteration of \p loop: the iteration space linearised
 /// over blocks of \p blockSize threads.
 LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
   if (loop.getNumResults() != 0)
     return loop.emitOpError("has reductions, which the GPU mapping does not "
                             "take (linalg reductions are sequential loops)");
-  SmallVector<int64_t> trips;
+  FailureOr<SmallVector<int64_t>> counts = tripCounts(loop);
+  if (failed(counts))
+    return loop.emitOpError("has a bound that is not a constant: GPU "
+                            "kernels are generated for static shapes");
+  SmallVector<int64_t> trips = *counts;
   int64_t total = 1;
-  for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
-    auto trip = tripCount(loop, d);
-    if (failed(trip))
-      return loop.emitOpError("has a bound that is not a constant: GPU "
-                              "kernels are generated for static shapes");
-    trips.push_back(*trip);
-    total *= *trip;
-  }
+  for (int64_t trip : trips)
+    total *= trip;
   if (total == 0) {
     loop.erase();
     return success();

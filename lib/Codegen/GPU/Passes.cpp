@@ -78,9 +78,11 @@ void addVulkanLowering(OpPassManager &pm) {
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(cpu::createLoomApproximateMath());
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(createConvertMathToSPIRVPass());
   pm.addPass(createConvertGPUToSPIRVPass(/*mapMemorySpace=*/true));
-  // Entry points and their interface (storage buffers 0..n-1 of set 0),
-  // and the version, capabilities and extensions the module uses.
+  // Barriers that order storage buffers too, entry points and their
+  // interface (storage buffers 0..n-1 of set 0), and the version,
+  // capabilities and extensions the module uses.
   OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();
+  spirvModule.addPass(createLoomGPUSPIRVBarriers());
   spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
   addCleanup(pm);
@@ -135,6 +137,13 @@ void loom::codegen::gpu::addBufferizeStage(OpPassManager &pm,
   addCleanup(pm);
 }
 
+void loom::codegen::gpu::addRecurrenceClass(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
+  LoomGPUMapRecurrencesOptions recurrences;
+  recurrences.blockSize = options.blockSize;
+  pm.addPass(createLoomGPUMapRecurrences(recurrences));
+}
+
 void loom::codegen::gpu::addMatmulClass(OpPassManager &pm,
                                         const GPUKernelPipelineOptions &) {
   pm.addPass(createLoomGPUMapMatmuls());
@@ -171,7 +180,10 @@ void loom::codegen::gpu::addMapStage(OpPassManager &pm,
   pm.addPass(createLoomGPUHoistScratch());
   // The kernel classes, each on the linalg ops it classifies, in order;
   // what is left is the generic class's (docs/Codegen/GPU.md, "Kernel
-  // classes").
+  // classes"). Recurrences first, with generic-only too: no other class
+  // maps a sequential loop of structured ops, and inside one the ops are
+  // mapped as the generic class maps them.
+  addRecurrenceClass(pm, options);
   if (!options.genericOnly) {
     addMatmulClass(pm, options);
     addConvClass(pm, options);
@@ -237,6 +249,11 @@ void loom::codegen::gpu::registerGPUCodegenPasses() {
        "GPU kernel stage 3: scratch to parameters, loop nests to launches, "
        "kernels outlined into one gpu.module",
        addMapStage},
+      {"loom-gpu-recurrence-class",
+       "GPU kernel class (in loom-gpu-map): a recurrence (tg.scan's loop "
+       "over its steps) as one launch of one workgroup, a barrier after "
+       "each op of a step",
+       addRecurrenceClass},
       {"loom-gpu-matmul-class",
        "GPU kernel class (in loom-gpu-map): matrix products as 16 x 16 "
        "tiles staged in workgroup memory",

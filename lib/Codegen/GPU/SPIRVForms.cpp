@@ -8,10 +8,12 @@
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 
 namespace loom::codegen::gpu {
 #define GEN_PASS_DEF_LOOMGPUSPIRVFORMS
+#define GEN_PASS_DEF_LOOMGPUSPIRVBARRIERS
 #include "loom/Codegen/GPU/Passes.h.inc"
 } // namespace loom::codegen::gpu
 
@@ -156,6 +158,25 @@ struct SPIRVForms
       op.setUniform(false);
       withNaNPropagated(op);
     }
+  }
+};
+
+/// Every workgroup barrier of a SPIR-V module also orders storage-buffer
+/// memory (`UniformMemory`): gpu.barrier makes every access before it
+/// visible to the workgroup, global memory included (the recurrence class
+/// passes each op's results to the next through it), while
+/// convert-gpu-to-spirv's lowering orders workgroup memory only.
+struct SPIRVBarriers
+    : public loom::codegen::gpu::impl::LoomGPUSPIRVBarriersBase<
+          SPIRVBarriers> {
+  void runOnOperation() override {
+    getOperation().walk([](spirv::ControlBarrierOp barrier) {
+      using MS = spirv::MemorySemantics;
+      MS semantics = barrier.getMemorySemantics();
+      if (barrier.getExecutionScope() == spirv::Scope::Workgroup &&
+          spirv::bitEnumContainsAll(semantics, MS::WorkgroupMemory))
+        barrier.setMemorySemantics(semantics | MS::UniformMemory);
+    });
   }
 };
 

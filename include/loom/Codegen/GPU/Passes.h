@@ -96,9 +96,12 @@ void addBufferizeStage(mlir::OpPassManager &pm,
 void addMapStage(mlir::OpPassManager &pm,
                  const GPUKernelPipelineOptions &options);
 /// The kernel classes the map stage runs (docs/Codegen/GPU.md, "Kernel
-/// classes"), each a named pipeline too: matrix products, convolutions,
-/// row reductions (none where block-size is below 32 or above 1024), and
-/// the generic class, which maps every loop nest the others left.
+/// classes"), each a named pipeline too: recurrences (always: no other
+/// class maps a sequential loop of structured ops), matrix products,
+/// convolutions, row reductions (none where block-size is below 32 or above
+/// 1024), and the generic class, which maps every loop nest the others left.
+void addRecurrenceClass(mlir::OpPassManager &pm,
+                        const GPUKernelPipelineOptions &options);
 void addMatmulClass(mlir::OpPassManager &pm,
                     const GPUKernelPipelineOptions &options);
 void addConvClass(mlir::OpPassManager &pm,

@@ -136,6 +136,38 @@ def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LoomGPUMapRecurrences : Pass<"loom-gpu-map-recurrences", "mlir::ModuleOp"> {
+  let summary = "Map each recurrence (a sequential loop of structured ops) of a kernel function to a launch of one workgroup";
+  let description = [{
+    The recurrence kernel class (docs/Codegen/GPU.md). On bufferized kernel
+    functions, before the other classes: a **recurrence** is a top-level
+    `scf.for` of a kernel function with a linalg op inside (what
+    `convert-tg-to-linalg` makes of a `tg.scan`: one iteration per step,
+    the step's slices of the sequences as views at the loop's index). It
+    becomes one `gpu.launch` of one workgroup that runs the loop, so that
+    the carried values stay in device memory from one step to the next
+    and the steps run in order in one launch. Each linalg op in the loop
+    becomes a loop nest (`scf.parallel` over its parallel loops, as
+    `convert-linalg-to-parallel-loops` makes it), whose parallel
+    iterations, linearised, are shared among the workgroup's
+    `min(block-size, the widest op's parallel iterations)` threads (thread
+    `tid` takes `tid, tid + threads, ...`), followed by a `gpu.barrier`;
+    other writes of the step (a full reduction) run on thread 0, followed
+    by a barrier; a sequential loop inside that holds parallel loops (a
+    nested recurrence) is run by every thread, its parallel loops shared
+    alike. Every barrier is reached by every thread. A loop carrying
+    values (iteration arguments), a parallel loop with reductions or
+    non-constant bounds, and a write with results are errors.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
+           "The most threads of a recurrence's workgroup (at most 1024)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LoomGPUMapRowReductions : Pass<"loom-gpu-map-row-reductions", "mlir::ModuleOp"> {
   let summary = "Map each row reduction of a kernel function to a launch of one workgroup per row";
   let description = [{
@@ -243,6 +275,20 @@ def LoomGPUSPIRVForms : Pass<"loom-gpu-spirv-forms", "mlir::gpu::GPUModuleOp"> {
     one other than a load are errors. Every
     `gpu.subgroup_reduce` loses its `uniform` flag (canonicalisation sets
     it): Vulkan has the non-uniform group operations only.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
+def LoomGPUSPIRVBarriers : Pass<"loom-gpu-spirv-barriers", "mlir::spirv::ModuleOp"> {
+  let summary = "Make every workgroup barrier of a SPIR-V module order storage-buffer memory too";
+  let description = [{
+    After `convert-gpu-to-spirv`: every `spirv.ControlBarrier` of the
+    workgroup whose memory semantics order workgroup memory also orders
+    storage-buffer memory (`UniformMemory` added), as `gpu.barrier`'s
+    contract says (every access before it visible to the workgroup);
+    upstream's lowering orders workgroup memory only. The recurrence class
+    (docs/Codegen/GPU.md) passes each op's results to the next op of a step
+    through storage buffers.
   }];
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
