@@ -212,8 +212,8 @@ def recurrent(cell, batch, seq, inputs, hidden, layers=1,
         count = 2 if cell == "lstm" else 1
         return (x,) + tuple(torch.randn(*shape) for _ in range(count))
 
-    recipe = (f"{cell} {nonlinearity if cell == 'rnn' else ''} batch={batch} "
-              f"seq={seq} inputs={inputs} hidden={hidden} layers={layers} "
+    kind = f"rnn {nonlinearity}" if cell == "rnn" else cell
+    recipe = (f"{kind} batch={batch} seq={seq} inputs={inputs} hidden={hidden} layers={layers} "
               f"bidirectional={bidirectional} batch_first={batch_first} "
               f"states={states}")
     return (recipe, build, example)

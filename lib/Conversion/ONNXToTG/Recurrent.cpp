@@ -813,18 +813,18 @@ LogicalResult RecurrentExpander::runDirection(int64_t d, std::string &y,
     return failure();
   if (r.kind == Kind::LSTM && failed(initialState(initialC, d, init.c)))
     return failure();
-  // A sequence of one step (streaming inference feeds one at a time) needs
-  // no loop: the step's ops go into the graph, where its products may run
-  // on a library and over every thread like any other. (Every batch entry
-  // then has length 1, so nothing is masked.)
-  if (r.seqLength == 1 && r.lens.empty())
-    return runOneStep(v, init, y, lastH, lastC);
 
   // The scan's operands, materialised before it (its body is isolated).
   SmallVector<std::string> inits = {init.h}, sequences = {v.xw}, invariants;
   if (r.kind == Kind::LSTM)
     inits.push_back(init.c);
   bool masked = !r.lens.empty();
+  // A sequence of one step (streaming inference feeds one at a time) needs
+  // no loop: the step's ops go into the graph, where its products may run
+  // on a library and over every thread like any other. (Every batch entry
+  // then has length 1, so nothing is masked.)
+  if (r.seqLength == 1 && !masked)
+    return runOneStep(v, init, y, lastH, lastC);
   if (masked) {
     Masks m = sequenceMasks();
     sequences.append({m.running, m.ended});
