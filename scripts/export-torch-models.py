@@ -213,7 +213,8 @@ def recurrent(cell, batch, seq, inputs, hidden, layers=1,
         return (x,) + tuple(torch.randn(*shape) for _ in range(count))
 
     kind = f"rnn {nonlinearity}" if cell == "rnn" else cell
-    recipe = (f"{kind} batch={batch} seq={seq} inputs={inputs} hidden={hidden} layers={layers} "
+    recipe = (f"{kind} batch={batch} seq={seq} inputs={inputs} "
+              f"hidden={hidden} layers={layers} "
               f"bidirectional={bidirectional} batch_first={batch_first} "
               f"states={states}")
     return (recipe, build, example)
