@@ -91,6 +91,29 @@ class RecurrentTagger(nn.Module):
         return self.head(out)
 
 
+class RecurrentLayer(nn.Module):
+    """A bare torch.nn.LSTM, GRU or RNN: the exporter's own recurrent
+    operator, its outputs (Y and the final states) returned as they are.
+    With states, the initial hidden (and cell) states are inputs."""
+
+    def __init__(self, cell, inputs, hidden, layers, bidirectional,
+                 batch_first, nonlinearity):
+        super().__init__()
+        kwargs = dict(num_layers=layers, bidirectional=bidirectional,
+                      batch_first=batch_first)
+        if cell == "rnn":
+            kwargs["nonlinearity"] = nonlinearity
+        self.rnn = {"lstm": nn.LSTM, "gru": nn.GRU,
+                    "rnn": nn.RNN}[cell](inputs, hidden, **kwargs)
+
+    def forward(self, x, *states):
+        if not states:
+            return self.rnn(x)
+        if len(states) == 2:
+            return self.rnn(x, states)
+        return self.rnn(x, states[0])
+
+
 class Activations(nn.Module):
     """One product of equal shape per activation, and one without: each
     step's time in loom-bench-cpu --per-op is the product with that
@@ -212,6 +235,33 @@ def tagger(cell, batch, seq, vocab=8000, embed=128, hidden=256, tags=20):
             example)
 
 
+def recurrent(cell, batch, seq, inputs, hidden, layers=1,
+              bidirectional=False, batch_first=False, states=False,
+              nonlinearity="tanh"):
+    """A recurrent layer alone (RecurrentLayer); the input is [seq, batch,
+    inputs] ([batch, seq, inputs] with batch_first); with states, h0 (and
+    c0 for an LSTM) [layers * directions, batch, hidden] are inputs too."""
+    def build():
+        return RecurrentLayer(cell, inputs, hidden, layers, bidirectional,
+                              batch_first, nonlinearity)
+
+    def example():
+        x = torch.randn(*((batch, seq) if batch_first else (seq, batch)),
+                        inputs)
+        if not states:
+            return x
+        shape = (layers * (2 if bidirectional else 1), batch, hidden)
+        count = 2 if cell == "lstm" else 1
+        return (x,) + tuple(torch.randn(*shape) for _ in range(count))
+
+    kind = f"rnn {nonlinearity}" if cell == "rnn" else cell
+    recipe = (f"{kind} batch={batch} seq={seq} inputs={inputs} "
+              f"hidden={hidden} layers={layers} "
+              f"bidirectional={bidirectional} batch_first={batch_first} "
+              f"states={states}")
+    return (recipe, build, example)
+
+
 def activations(tokens, d_in, d_out):
     def build():
         return Activations(d_in, d_out)
@@ -252,6 +302,24 @@ MODELS = {
     # Recurrent taggers (bidirectional, 2 layers, hidden 256).
     "torch-gru-tagger": tagger("gru", 1, 64),
     "torch-lstm-tagger": tagger("lstm", 4, 32),
+    # Recurrent layers alone: each kind, batch 1 and more, bidirectional,
+    # several layers, batch_first, sequence lengths 1 to 512, hidden sizes
+    # that are not multiples of 16, initial states given or not.
+    "torch-rnn-lstm-b1s128": recurrent("lstm", 1, 128, 128, 200),
+    "torch-rnn-lstm-b16s1": recurrent("lstm", 16, 1, 256, 512, states=True),
+    "torch-rnn-lstm-b2s100-h768": recurrent("lstm", 2, 100, 64, 768),
+    "torch-rnn-lstm-b4s24-bi3": recurrent("lstm", 4, 24, 40, 100, layers=3,
+                                          bidirectional=True,
+                                          batch_first=True, states=True),
+    "torch-rnn-gru-b8s50-bi2": recurrent("gru", 8, 50, 64, 200, layers=2,
+                                         bidirectional=True,
+                                         batch_first=True, states=True),
+    "torch-rnn-gru-b1s512": recurrent("gru", 1, 512, 32, 72),
+    "torch-rnn-tanh-b4s512-bi": recurrent("rnn", 4, 512, 16, 100,
+                                          bidirectional=True),
+    "torch-rnn-relu-b3s33-l3": recurrent("rnn", 3, 33, 24, 48, layers=3,
+                                         batch_first=True, states=True,
+                                         nonlinearity="relu"),
     # Every activation after a product of ViT-B/16's MLP shape, and the
     # product alone (a microbenchmark for --per-op).
     "torch-activations": activations(197, 768, 3072),
@@ -278,6 +346,8 @@ def export(name, recipe, build, example, path):
             if p.dim() > 1 and not p.any():
                 nn.init.normal_(p, std=0.02)
     x = example()
+    # A tuple: the input and further ones (a recurrent layer's states).
+    args = x if isinstance(x, tuple) else (x,)
     with torch.no_grad():
         if has_batch_norm(model) and getattr(model, "calibrate", True):
             model.train()
@@ -289,8 +359,9 @@ def export(name, recipe, build, example, path):
     # With gradients enabled: nn.TransformerEncoderLayer's fast path
     # (aten::_transformer_encoder_layer_fwd, which has no ONNX form) is taken
     # only without them.
-    torch.onnx.export(model, (x,), path + ".partial", opset_version=OPSET,
-                      input_names=["input"],
+    names = ["input"] + [f"state{i}" for i in range(len(args) - 1)]
+    torch.onnx.export(model, args, path + ".partial", opset_version=OPSET,
+                      input_names=names,
                       do_constant_folding=True)
     os.replace(path + ".partial", path)
 

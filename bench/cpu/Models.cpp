@@ -152,6 +152,24 @@ const std::vector<ModelSpec> &knownModels() {
               "bidirectional 2-layer GRU tagger, hidden 256, 1x64 tokens"),
         torch("torch-lstm-tagger",
               "bidirectional 2-layer LSTM tagger, hidden 256, 4x32 tokens"),
+        torch("torch-rnn-lstm-b1s128",
+              "nn.LSTM 128 -> 200, batch 1, 128 steps"),
+        torch("torch-rnn-lstm-b16s1",
+              "nn.LSTM 256 -> 512, batch 16, 1 step, initial states given"),
+        torch("torch-rnn-lstm-b2s100-h768",
+              "nn.LSTM 64 -> 768, batch 2, 100 steps"),
+        torch("torch-rnn-lstm-b4s24-bi3",
+              "nn.LSTM 40 -> 100, 3 bidirectional layers, batch first, "
+              "batch 4, 24 steps, initial states given"),
+        torch("torch-rnn-gru-b8s50-bi2",
+              "nn.GRU 64 -> 200, 2 bidirectional layers, batch first, "
+              "batch 8, 50 steps, initial state given"),
+        torch("torch-rnn-gru-b1s512", "nn.GRU 32 -> 72, batch 1, 512 steps"),
+        torch("torch-rnn-tanh-b4s512-bi",
+              "nn.RNN (tanh) 16 -> 100, bidirectional, batch 4, 512 steps"),
+        torch("torch-rnn-relu-b3s33-l3",
+              "nn.RNN (ReLU) 24 -> 48, 3 layers, batch first, batch 3, 33 "
+              "steps, initial state given"),
         torch("torch-activations",
               "11 products 197x768 by 768x3072 + bias, each with another "
               "activation (or none): a post-op microbenchmark for --per-op"),

@@ -121,13 +121,18 @@ void cpu::addLowerStage(OpPassManager &pm, const CPUKernelPipelineOptions &) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Allocations call the generic functions, which loom-cache-temporaries
+  // defines below (large temporaries re-used across calls).
+  FinalizeMemRefToLLVMConversionPassOptions memrefs;
+  memrefs.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefs));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   ConvertFuncToLLVMPassOptions functions;
   functions.useBarePtrCallConv = true;
   pm.addPass(createConvertFuncToLLVMPass(functions));
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createLoomCacheTemporaries());
 }
 
 void cpu::buildCPUKernelPipeline(OpPassManager &pm,

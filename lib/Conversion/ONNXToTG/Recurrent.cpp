@@ -111,12 +111,22 @@ private:
   FailureOr<std::string> clipped(const std::string &x);
   /// Element `d` of the leading (direction) axis of input `i`.
   FailureOr<std::string> direction(unsigned i, int64_t d);
-  /// Runs direction `d` as one tg.scan; sets `y` ([seq, batch, hidden], in
-  /// time order; only when the node has output Y), `lastH` and `lastC`.
+  /// Runs direction `d` as one tg.scan (a one-step sequence: runOneStep);
+  /// sets `y` ([seq, batch, hidden], in time order; only when the node has
+  /// output Y), `lastH` and `lastC`.
   LogicalResult runDirection(int64_t d, std::string &y, std::string &lastH,
                              std::string &lastC);
   /// The masks of sequence_lens, as sequences of the scan.
   Masks sequenceMasks();
+  /// Runs one time step of the layer's kind on the step's projected input
+  /// \p xt ([batch, gates * hidden]), from \p state to the next state.
+  LogicalResult step(const DirectionValues &v, const std::string &xt,
+                     State &state);
+  /// Runs a direction of a one-step sequence without a scan, from \p init:
+  /// the step's ops are imported in place (the results as runDirection's).
+  LogicalResult runOneStep(const DirectionValues &v, const State &init,
+                           std::string &y, std::string &lastH,
+                           std::string &lastC);
   /// Imports one time step into the body of \p scan: binds its arguments
   /// (the state, the step's slices, the invariants of `v`), runs the step
   /// of the layer's kind and yields the next state and the step's output.
@@ -706,6 +716,42 @@ LogicalResult RecurrentExpander::maskEndedSequences(const Masks &masks,
   return success();
 }
 
+LogicalResult RecurrentExpander::step(const DirectionValues &v,
+                                      const std::string &xt, State &state) {
+  switch (r.kind) {
+  case Kind::RNN:
+    return stepRNN(v, xt, state);
+  case Kind::LSTM:
+    return stepLSTM(v, xt, state);
+  case Kind::GRU:
+    return stepGRU(v, xt, state);
+  }
+  llvm_unreachable("every recurrent kind has a step");
+}
+
+LogicalResult RecurrentExpander::runOneStep(const DirectionValues &v,
+                                            const State &init, std::string &y,
+                                            std::string &lastH,
+                                            std::string &lastC) {
+  auto xt = ex.emit("Reshape",
+                    {v.xw, ex.ints({r.batch, r.numGates * r.hidden})});
+  if (failed(xt))
+    return failure();
+  State state = init;
+  if (failed(step(v, *xt, state)))
+    return failure();
+  lastH = state.h;
+  lastC = state.c;
+  if (!ctx.hasOutput(0))
+    return success();
+  auto stacked =
+      ex.emit("Reshape", {state.h, ex.ints({1, r.batch, r.hidden})});
+  if (failed(stacked))
+    return failure();
+  y = *stacked;
+  return success();
+}
+
 LogicalResult RecurrentExpander::importStep(tg::ScanOp scan,
                                             const DirectionValues &v,
                                             bool masked) {
@@ -734,20 +780,9 @@ LogicalResult RecurrentExpander::importStep(tg::ScanOp scan,
     *field = next();
 
   const State prev = state;
-  LogicalResult stepped = failure();
-  switch (r.kind) {
-  case Kind::RNN:
-    stepped = stepRNN(inner, xt, state);
-    break;
-  case Kind::LSTM:
-    stepped = stepLSTM(inner, xt, state);
-    break;
-  case Kind::GRU:
-    stepped = stepGRU(inner, xt, state);
-    break;
-  }
   std::string y;
-  if (failed(stepped) || failed(maskEndedSequences(masks, prev, state, y)))
+  if (failed(step(inner, xt, state)) ||
+      failed(maskEndedSequences(masks, prev, state, y)))
     return failure();
   SmallVector<std::string> results = {state.h};
   if (r.kind == Kind::LSTM)
@@ -784,6 +819,12 @@ LogicalResult RecurrentExpander::runDirection(int64_t d, std::string &y,
   if (r.kind == Kind::LSTM)
     inits.push_back(init.c);
   bool masked = !r.lens.empty();
+  // A sequence of one step (streaming inference feeds one at a time) needs
+  // no loop: the step's ops go into the graph, where its products may run
+  // on a library and over every thread like any other. (Every batch entry
+  // then has length 1, so nothing is masked.)
+  if (r.seqLength == 1 && !masked)
+    return runOneStep(v, init, y, lastH, lastC);
   if (masked) {
     Masks m = sequenceMasks();
     sequences.append({m.running, m.ended});

@@ -53,7 +53,7 @@ func.func @small(%a: tensor<12x40xf32>, %b: tensor<40x48xf32>, %c: tensor<12x48x
 // One row (a matrix-vector product, as a recurrent step with batch 1 has):
 // the 7 rows the tile does not use become columns, 1x256 (16 accumulator
 // vectors; 1x32 would keep 2 multiply-add chains waiting on each other).
-// With 4 rows, 4x64. AVX2 (6x16): 1x64, the largest multiple of 16 up to
+// With 4 rows, 4x64. AVX2 (6x16): 1x64, the largest power of two up to
 // 6x16 that divides 512; 4x16, as 6x16 / 4 rows is 24 columns.
 // CHECK-LABEL: func.func @few_rows
 // CHECK: vector.contract {{.*}} vector<1x1xf32>, vector<1x256xf32> into vector<1x256xf32>
@@ -66,6 +66,18 @@ func.func @few_rows(%a: tensor<1x64xf32>, %b: tensor<64x512xf32>, %c: tensor<1x5
   %r = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x512xf32>) outs(%c : tensor<1x512xf32>) -> tensor<1x512xf32>
   %s = linalg.matmul ins(%d, %e : tensor<4x64xf32>, tensor<64x128xf32>) outs(%f : tensor<4x128xf32>) -> tensor<4x128xf32>
   return %r, %s : tensor<1x512xf32>, tensor<4x128xf32>
+}
+
+// Wide tiles are powers of two: a row of 800 (an LSTM step's four gates of
+// hidden size 200) is not cut into 1x160 tiles (one 160-float vector, which
+// LLVM widens to 256 and assembles element by element) but into 1x32.
+// CHECK-LABEL: func.func @few_rows_not_power_of_two
+// CHECK: vector.contract {{.*}} vector<1x1xf32>, vector<1x32xf32> into vector<1x32xf32>
+// AVX2-LABEL: func.func @few_rows_not_power_of_two
+// AVX2: vector.contract {{.*}} vector<1x1xf32>, vector<1x32xf32> into vector<1x32xf32>
+func.func @few_rows_not_power_of_two(%a: tensor<1x40xf32>, %b: tensor<40x800xf32>, %c: tensor<1x800xf32>) -> tensor<1x800xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1x40xf32>, tensor<40x800xf32>) outs(%c : tensor<1x800xf32>) -> tensor<1x800xf32>
+  return %r : tensor<1x800xf32>
 }
 
 // Inside a loop of 32 steps (a recurrence's), 4 rows read the same

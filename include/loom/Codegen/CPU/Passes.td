@@ -64,8 +64,10 @@ def LoomRegisterTiles : Pass<"loom-register-tiles", "mlir::ModuleOp"> {
     contractions keep the scalar loops that LLVM's vectoriser handles.
     With fewer rows than `rows` (a matrix-vector product, a recurrent
     step's `[batch, hidden]` rows), the tile is wider instead: the largest
-    multiple of `columns` up to `rows x columns / rows-used` that divides
-    the output row (1x256 and 4x64 on AVX-512), so it keeps as many
+    power-of-two multiple of `columns` up to `rows x columns / rows-used`
+    that divides the output row (1x256 and 4x64 on AVX-512; a tile row is
+    one vector, and LLVM assembles a vector whose length is not a power of
+    two element by element), so it keeps as many
     independent multiply-add chains in flight as a full tile (a 1x32 tile
     waits on the latency of two). Each output element sums its terms in the
     same order as before.
@@ -236,6 +238,27 @@ def LoomApproximateMath : Pass<"loom-approximate-math"> {
   let dependentDialects = ["::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def LoomCacheTemporaries : Pass<"loom-cache-temporaries", "mlir::ModuleOp"> {
+  let summary = "Re-use kernels' large temporaries across calls instead of mapping them anew";
+  let description = [{
+    On a kernel module lowered to the LLVM dialect whose allocations call
+    the generic allocation functions (`finalize-memref-to-llvm` with
+    `use-generic-functions`, as the CPU kernel pipeline runs it): defines
+    `_mlir_memref_to_llvm_alloc` and `_mlir_memref_to_llvm_free` in the
+    module (internal linkage, so each artifact has its own) over `malloc`
+    and `free`, with a cache of freed blocks. A freed block of 64 KiB to
+    16 MiB goes into one of 16 slots (an atomic compare-and-exchange, so
+    kernels on several threads share them); an allocation of exactly a
+    cached block's size takes it back. Without it, a kernel's large
+    temporaries (weights packed into tile order, a recurrence's state) were
+    mapped, page-faulted in and returned to the system at every call: glibc
+    serves them with `mmap` or trims the heap top on `free`. A global
+    destructor frees the cached blocks when the artifact is unloaded. A
+    module whose allocations do not use these functions is left unchanged.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // LOOM_CODEGEN_CPU_PASSES_TD
