@@ -462,6 +462,9 @@ layoutFreeBuffers(const art::Step &step) {
   case art::StepKind::Sgemm:
   case art::StepKind::Dispatch:
   case art::StepKind::CublasMatmul:
+  case art::StepKind::TopK:
+  case art::StepKind::NonMaxSuppression:
+  case art::StepKind::NonZero:
     return std::nullopt;
   }
   return std::nullopt;
@@ -1012,6 +1015,10 @@ StepPtr prepareStep(const dnnl::engine &eng, const art::Step &step,
   }
   case art::StepKind::Sgemm:
     return std::make_unique<BlasSgemm>(*step.getIf<art::SgemmStep>());
+  case art::StepKind::TopK:
+  case art::StepKind::NonMaxSuppression:
+  case art::StepKind::NonZero:
+    return prepareDynamicStep(step);
   }
   return nullptr;
 }
