@@ -586,9 +586,9 @@ bool Reader::topK(const Operands &o, Step &out) {
       !integer(o.args, o.ap, "values", s.values) ||
       !integer(o.args, o.ap, "indices", s.indices) ||
       !integer(o.args, o.ap, "count", s.count) || !dynamicDtype(o, s.dtype) ||
-      !integer(o.attrs, o.tp, "outer", s.outer, true, 1) ||
+      !integer(o.attrs, o.tp, "outer", s.outer) ||
       !integer(o.attrs, o.tp, "dim", s.dim) ||
-      !integer(o.attrs, o.tp, "inner", s.inner, true, 1) ||
+      !integer(o.attrs, o.tp, "inner", s.inner) ||
       !integer(o.attrs, o.tp, "k", s.k) ||
       !boolean(o.attrs, o.tp, "largest", s.largest))
     return false;
