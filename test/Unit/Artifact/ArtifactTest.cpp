@@ -516,7 +516,8 @@ TEST(ArtifactTest, ControlFlowGoesForward) {
   m.entries[0].programs[0].steps[2] = BranchStep{6, 1};
   EXPECT_EQ(refusal(writeManifest(m)),
             "manifest: entries[0].programs[0].steps[2].attrs: goes to step 1, "
-            "not after this step and within the 11 steps");
+            "not after this step and within the " +
+                std::to_string(everyStepKind().size()) + " steps");
 }
 
 TEST(ArtifactTest, NumbersThatAreNotFiniteAreRefused) {
