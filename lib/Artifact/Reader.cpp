@@ -191,6 +191,11 @@ public:
   bool dispatch(const Operands &o, Step &out);
   bool cublasMatmul(const Operands &o, Step &out);
   bool cudnnConv(const Operands &o, Step &out);
+  bool topK(const Operands &o, Step &out);
+  bool nonMaxSuppression(const Operands &o, Step &out);
+  bool nonZero(const Operands &o, Step &out);
+  /// A dynamic step's element type: one libloomrt's steps compute on.
+  bool dynamicDtype(const Operands &o, std::string &out);
 
   // The rest of the manifest.
   bool device(const Json &d, const std::string &path, Device &out);
@@ -379,6 +384,12 @@ bool Reader::library(StepKind kind, const Operands &o, Step &out) {
     return cublasMatmul(o, out);
   case StepKind::CudnnConv:
     return cudnnConv(o, out);
+  case StepKind::TopK:
+    return topK(o, out);
+  case StepKind::NonMaxSuppression:
+    return nonMaxSuppression(o, out);
+  case StepKind::NonZero:
+    return nonZero(o, out);
   }
   return fail(o.ap, "unknown step");
 }
@@ -601,6 +612,73 @@ bool Reader::dispatch(const Operands &o, Step &out) {
       return fail(o.tp + "." + name, "expected 3 positive sizes");
     std::copy(dims->begin(), dims->end(), field->begin());
   }
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::dynamicDtype(const Operands &o, std::string &out) {
+  if (!string(o.attrs, o.tp, "dtype", out))
+    return false;
+  for (const char *known : {"f32", "f64", "i1", "i8", "i32", "i64"})
+    if (out == known)
+      return true;
+  return fail(o.tp + ".dtype", "'" + out + "' is not an element type the "
+                               "dynamic steps compute on (f32, f64, i1, i8, "
+                               "i32, i64)");
+}
+
+bool Reader::topK(const Operands &o, Step &out) {
+  TopKStep s;
+  if (!integer(o.args, o.ap, "src", s.src) ||
+      !integer(o.args, o.ap, "valid", s.valid, false) ||
+      !integer(o.args, o.ap, "values", s.values) ||
+      !integer(o.args, o.ap, "indices", s.indices) ||
+      !integer(o.args, o.ap, "count", s.count) || !dynamicDtype(o, s.dtype) ||
+      !integer(o.attrs, o.tp, "outer", s.outer) ||
+      !integer(o.attrs, o.tp, "dim", s.dim) ||
+      !integer(o.attrs, o.tp, "inner", s.inner) ||
+      !integer(o.attrs, o.tp, "k", s.k) ||
+      !boolean(o.attrs, o.tp, "largest", s.largest))
+    return false;
+  if (s.k > s.dim)
+    return fail(o.tp + ".k", "k = " + std::to_string(s.k) +
+                                 " is more than dim = " + std::to_string(s.dim));
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::nonMaxSuppression(const Operands &o, Step &out) {
+  NonMaxSuppressionStep s;
+  double score = 0;
+  if (!integer(o.args, o.ap, "boxes", s.boxes) ||
+      !integer(o.args, o.ap, "scores", s.scores) ||
+      !integer(o.args, o.ap, "valid", s.valid, false) ||
+      !integer(o.args, o.ap, "selected", s.selected) ||
+      !integer(o.args, o.ap, "count", s.count) ||
+      !integer(o.attrs, o.tp, "batches", s.batches) ||
+      !integer(o.attrs, o.tp, "classes", s.classes) ||
+      !integer(o.attrs, o.tp, "num_boxes", s.numBoxes) ||
+      !integer(o.attrs, o.tp, "max_output_boxes_per_class",
+               s.maxOutputPerClass) ||
+      !boolean(o.attrs, o.tp, "center_point_box", s.centerPointBox) ||
+      !number(o.attrs, o.tp, "iou_threshold", s.iouThreshold))
+    return false;
+  if (o.attrs.get("score_threshold")) {
+    if (!number(o.attrs, o.tp, "score_threshold", score))
+      return false;
+    s.scoreThreshold = score;
+  }
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::nonZero(const Operands &o, Step &out) {
+  NonZeroStep s;
+  if (!integer(o.args, o.ap, "src", s.src) ||
+      !integer(o.args, o.ap, "indices", s.indices) ||
+      !integer(o.args, o.ap, "count", s.count) || !dynamicDtype(o, s.dtype) ||
+      !ints(o.attrs, o.tp, "shape", s.shape))
+    return false;
   out = std::move(s);
   return true;
 }

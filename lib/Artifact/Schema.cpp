@@ -272,6 +272,27 @@ std::vector<Operand> artifact::operands(const Step &step) {
     out.push_back({"dst", s.dst});
     return out;
   }
+  case StepKind::TopK: {
+    const auto &s = *step.getIf<TopKStep>();
+    out = {{"src", s.src}};
+    optional("valid", s.valid);
+    for (auto [role, id] : {std::pair{"values", s.values},
+                            {"indices", s.indices}, {"count", s.count}})
+      out.push_back({role, id});
+    return out;
+  }
+  case StepKind::NonMaxSuppression: {
+    const auto &s = *step.getIf<NonMaxSuppressionStep>();
+    out = {{"boxes", s.boxes}, {"scores", s.scores}};
+    optional("valid", s.valid);
+    out.push_back({"selected", s.selected});
+    out.push_back({"count", s.count});
+    return out;
+  }
+  case StepKind::NonZero: {
+    const auto &s = *step.getIf<NonZeroStep>();
+    return {{"src", s.src}, {"indices", s.indices}, {"count", s.count}};
+  }
   }
   return out;
 }
@@ -307,6 +328,9 @@ bool artifact::stepRunsOn(StepKind step, DeviceKind device) {
   case StepKind::Concat:
   case StepKind::Binary:
   case StepKind::Sgemm:
+  case StepKind::TopK:
+  case StepKind::NonMaxSuppression:
+  case StepKind::NonZero:
     return !gpu;
   }
   return false;

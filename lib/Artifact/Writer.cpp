@@ -154,6 +154,40 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
     writeActivation(s.activation, attrs);
     return;
   }
+  case StepKind::TopK: {
+    const auto &s = *step.getIf<TopKStep>();
+    args.set("src", s.src);
+    writeOptional(args, "valid", s.valid);
+    args.set("values", s.values).set("indices", s.indices).set("count", s.count);
+    attrs.set("dtype", s.dtype)
+        .set("outer", s.outer)
+        .set("dim", s.dim)
+        .set("inner", s.inner)
+        .set("k", s.k)
+        .set("largest", s.largest);
+    return;
+  }
+  case StepKind::NonMaxSuppression: {
+    const auto &s = *step.getIf<NonMaxSuppressionStep>();
+    args.set("boxes", s.boxes).set("scores", s.scores);
+    writeOptional(args, "valid", s.valid);
+    args.set("selected", s.selected).set("count", s.count);
+    attrs.set("batches", s.batches)
+        .set("classes", s.classes)
+        .set("num_boxes", s.numBoxes)
+        .set("max_output_boxes_per_class", s.maxOutputPerClass)
+        .set("center_point_box", s.centerPointBox)
+        .set("iou_threshold", s.iouThreshold);
+    if (s.scoreThreshold)
+      attrs.set("score_threshold", *s.scoreThreshold);
+    return;
+  }
+  case StepKind::NonZero: {
+    const auto &s = *step.getIf<NonZeroStep>();
+    args.set("src", s.src).set("indices", s.indices).set("count", s.count);
+    attrs.set("dtype", s.dtype).set("shape", Json::integers(s.shape));
+    return;
+  }
   }
 }
 

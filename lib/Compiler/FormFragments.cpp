@@ -208,6 +208,10 @@ void FragmentFormer::outline(ArrayRef<Operation *> ops,
     return codegen && isSmallConstant(def);
   };
   llvm::SetVector<Value> inputs, outputs;
+  // A library step writes every result of its last op (a top-k's values,
+  // indices and count), used or not, in order.
+  if (!codegen)
+    outputs.insert(ops.back()->result_begin(), ops.back()->result_end());
   for (Operation *op : ops) {
     for (Value v : op->getOperands()) {
       Operation *def = v.getDefiningOp();

@@ -281,12 +281,14 @@ LogicalResult ScheduleBuilder::scheduleLibrary(tg::FragmentOp fragment,
     return fragment.emitOpError("is placed on ")
            << backend.name()
            << " but its body is not one fragment that backend computes";
-  // Body values are block arguments (the fragment's inputs) or the result.
+  // Body values are block arguments (the fragment's inputs) or the results
+  // of its last op (the fragment's, in order).
   auto buffer = [&](Value v) -> int64_t {
     if (auto arg = dyn_cast<BlockArgument>(v))
       return bufferOf.lookup(fragment.getInputs()[arg.getArgNumber()]);
-    assert(v == call->ops.back()->getResult(0) && "not a fragment operand");
-    return bufferOf.lookup(fragment.getResult(0));
+    auto result = cast<OpResult>(v);
+    assert(result.getOwner() == call->ops.back() && "not a fragment operand");
+    return bufferOf.lookup(fragment.getResult(result.getResultNumber()));
   };
   auto isWeight = [&](Value v) {
     return entry.buffers[buffer(v)].kind() == art::BufferKind::Weight;

@@ -86,6 +86,11 @@ public:
   virtual Error run(Stream &stream, void *const *buffers) const = 0;
 };
 
+/// The prepared form of a dynamic step (loomrt.topk,
+/// loomrt.non_max_suppression, loomrt.nonzero: DynamicSteps.cpp, built with
+/// or without the libraries); null for a step of another kind.
+std::unique_ptr<LibraryStep> prepareDynamicStep(const artifact::Step &step);
+
 /// Prepares the library steps of \p program on \p engine (Device::prepare):
 /// chooses where convolutions keep activations in oneDNN's blocked layout
 /// (buffers that only convolutions touch; LOOM_ONEDNN_LAYOUT=plain keeps

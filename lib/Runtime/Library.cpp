@@ -464,6 +464,9 @@ layoutFreeBuffers(const art::Step &step) {
   case art::StepKind::Dispatch:
   case art::StepKind::CublasMatmul:
   case art::StepKind::CudnnConv:
+  case art::StepKind::TopK:
+  case art::StepKind::NonMaxSuppression:
+  case art::StepKind::NonZero:
     return std::nullopt;
   }
   return std::nullopt;
@@ -1063,6 +1066,10 @@ StepPtr prepareStep(const dnnl::engine &eng, const art::Step &step,
   }
   case art::StepKind::Sgemm:
     return std::make_unique<BlasSgemm>(*step.getIf<art::SgemmStep>());
+  case art::StepKind::TopK:
+  case art::StepKind::NonMaxSuppression:
+  case art::StepKind::NonZero:
+    return prepareDynamicStep(step);
   }
   return nullptr;
 }

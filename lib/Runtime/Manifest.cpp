@@ -12,8 +12,11 @@
 
 #include "loom/Artifact/Json.h"
 #include "loom/Runtime/Checksum.h"
+#include "loom/Support/DynamicAlgorithms.h"
 
 #include <cstring>
+#include <initializer_list>
+#include <tuple>
 
 using namespace loom;
 using namespace loom::rt;
@@ -56,6 +59,41 @@ public:
   Error step(const Step &s) const;
 
 private:
+  /// Every (buffer, bytes, what) of \p needs holds, the first failure else.
+  Error needAll(
+      std::initializer_list<std::tuple<int64_t, int64_t, const char *>> needs)
+      const {
+    for (auto [id, n, what] : needs)
+      if (Error err = need(id, n, what))
+        return err;
+    return Error::ok();
+  }
+  Error topK(const TopKStep &s) const {
+    int64_t elem = dtypeBytes(s.dtype), lines = s.outer * s.inner;
+    return needAll({{s.src, elem * lines * s.dim, "src"},
+                    {s.valid, 8, "valid"},
+                    {s.values, elem * lines * s.k, "values"},
+                    {s.indices, 8 * lines * s.k, "indices"},
+                    {s.count, 8, "count"}});
+  }
+  Error nonMaxSuppression(const NonMaxSuppressionStep &s) const {
+    int64_t bound = dynamic::nmsBound(s.batches, s.classes, s.numBoxes,
+                                      s.maxOutputPerClass);
+    return needAll({{s.boxes, 4 * s.batches * s.numBoxes * 4, "boxes"},
+                    {s.scores, 4 * s.batches * s.classes * s.numBoxes, "scores"},
+                    {s.valid, 8, "valid"},
+                    {s.selected, 8 * bound * 3, "selected"},
+                    {s.count, 8, "count"}});
+  }
+  Error nonZero(const NonZeroStep &s) const {
+    int64_t n = 1;
+    for (int64_t d : s.shape)
+      n *= d;
+    return needAll({{s.src, dtypeBytes(s.dtype) * n, "src"},
+                    {s.indices, 8 * int64_t(s.shape.size()) * n, "indices"},
+                    {s.count, 8, "count"}});
+  }
+
   Error convolution(const ConvolutionOperands &c, int64_t bias,
                     int64_t sum) const {
     Error err;
@@ -148,6 +186,12 @@ Error SizeCheck::step(const Step &step) const {
     const auto &s = *step.getIf<CudnnConvStep>();
     return convolution(s, s.bias, -1);
   }
+  case StepKind::TopK:
+    return topK(*step.getIf<TopKStep>());
+  case StepKind::NonMaxSuppression:
+    return nonMaxSuppression(*step.getIf<NonMaxSuppressionStep>());
+  case StepKind::NonZero:
+    return nonZero(*step.getIf<NonZeroStep>());
   }
   return makeError(LOOM_ERROR_FORMAT, where + ": unknown step kind");
 }

@@ -2,8 +2,9 @@
 //
 // Part of Loom. See Cpu.h: compiled instead of Library.cpp where oneDNN or
 // OpenBLAS is absent at configure time (lib/Runtime/CMakeLists.txt). The
-// CPU then runs generated kernels, copies and control steps; a program with
-// a library step is refused at load, naming the step.
+// CPU then runs generated kernels, copies, control steps and libloomrt's own
+// dynamic steps (DynamicSteps.cpp); a program with a library step is refused
+// at load, naming the step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,10 +25,11 @@ Error cpu::prepareProgram(const Engine &, const art::Entry &entry,
                           std::vector<std::unique_ptr<PreparedStep>> &out) {
   out.clear();
   for (size_t i = 0; i < program.steps.size(); ++i) {
-    out.emplace_back();
+    out.emplace_back(prepareDynamicStep(program.steps[i]));
     art::StepKind kind = program.steps[i].kind();
-    if (kind != art::StepKind::Kernel && kind != art::StepKind::Copy &&
-        kind != art::StepKind::Branch && kind != art::StepKind::Jump)
+    if (!out.back() && kind != art::StepKind::Kernel &&
+        kind != art::StepKind::Copy && kind != art::StepKind::Branch &&
+        kind != art::StepKind::Jump)
       return makeError(LOOM_ERROR_LIBRARY,
                        "entry '" + entry.name + "' step " + std::to_string(i) +
                            " (" + std::string(art::stepKindName(kind)) +

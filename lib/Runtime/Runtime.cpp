@@ -884,6 +884,9 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
   case artifact::StepKind::Dispatch:
   case artifact::StepKind::CublasMatmul:
   case artifact::StepKind::CudnnConv:
+  case artifact::StepKind::TopK:
+  case artifact::StepKind::NonMaxSuppression:
+  case artifact::StepKind::NonZero:
     if (!plan.prepared[index])
       return makeError(LOOM_ERROR_LIBRARY,
                        "step " + std::to_string(index) + " (" +

@@ -11,7 +11,7 @@
 // BAD: 'conv:openblas': openblas runs no conv op
 // Backend lists name registered backends and classes, in one spelling.
 // RUN: not loom-opt %s --split-input-file --tg-form-fragments="backends=conv:cudnn" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: unknown backend 'cudnn' (registered: codegen, onednn, openblas)
+// UNKNOWN: unknown backend 'cudnn' (registered: codegen, onednn, openblas, loomrt)
 // RUN: not loom-opt %s --split-input-file --tg-form-fragments="backends=pool:onednn" 2>&1 | FileCheck %s --check-prefix=CLASS
 // CLASS: unknown op class 'pool' in 'pool:onednn' (classes: conv, matmul)
 // RUN: not loom-opt %s --split-input-file --tg-form-fragments="backends=onednn conv-backend=codegen" 2>&1 | FileCheck %s --check-prefix=BOTH

@@ -108,7 +108,7 @@ static cl::opt<std::string> backendSet(
              "every op they run (openblas,onednn; codegen) or for a class "
              "of ops (conv:onednn,matmul:openblas); generated code takes "
              "what no entry gives a library. Default: "
-             "conv:onednn,matmul:onednn"),
+             "conv:onednn,matmul:onednn,loomrt"),
     cl::init(""), cl::cat(compileCat));
 static cl::opt<std::string> costModel(
     "cost",

@@ -252,6 +252,44 @@ struct CudnnConvStep : ConvolutionOperands {
   PostOp activation;
 };
 
+/// loomrt.topk: for each of outer x inner lines of \p dim elements (the
+/// line of (o, i) at src[(o * dim + j) * inner + i]), the k best of its
+/// first `valid` elements (a rank-0 i64 buffer; -1: all dim), best first:
+/// values (of dtype) and indices (i64) [outer, k, inner], padded with
+/// zeros; count (rank-0 i64) = min(k, valid). The order is
+/// loom/Support/DynamicAlgorithms.h's (NaN largest, the lower position
+/// first among equals). Runs on a cpu device (libloomrt's own code).
+struct TopKStep {
+  int64_t src = 0, valid = -1, values = 0, indices = 0, count = 0;
+  std::string dtype;
+  int64_t outer = 1, dim = 0, inner = 1, k = 0;
+  bool largest = true;
+};
+
+/// loomrt.non_max_suppression: ONNX NonMaxSuppression of f32 boxes
+/// [batches, boxes, 4] and scores [batches, classes, boxes] (only the first
+/// `valid` boxes, a rank-0 i64 buffer; -1: all): selected (i64) [bound, 3]
+/// rows [batch, class, box] padded with zeros, bound =
+/// batches * classes * min(maxOutputPerClass, boxes); count (rank-0 i64)
+/// the rows selected. Runs on a cpu device.
+struct NonMaxSuppressionStep {
+  int64_t boxes = 0, scores = 0, valid = -1, selected = 0, count = 0;
+  int64_t batches = 1, classes = 1, numBoxes = 0, maxOutputPerClass = 0;
+  bool centerPointBox = false;
+  double iouThreshold = 0;
+  std::optional<double> scoreThreshold;
+};
+
+/// loomrt.nonzero: indices (i64) [rank, n] whose first `count` (rank-0
+/// i64) columns are the coordinates of src's non-zero elements in
+/// row-major order (src: \p shape of dtype, n elements), padded with
+/// zeros. Runs on a cpu device.
+struct NonZeroStep {
+  int64_t src = 0, indices = 0, count = 0;
+  std::string dtype;
+  Shape shape;
+};
+
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
 /// The planted kind's record (StepKinds.def).
 struct PlantedStep {};
@@ -262,7 +300,8 @@ using StepRecord =
     std::variant<KernelStep, CopyStep, BranchStep, JumpStep, Conv2dStep,
                  Conv2dFilterGradStep, MatmulStep, Pool2dStep, ConcatStep,
                  BinaryStep, SgemmStep, DispatchStep, CublasMatmulStep,
-                 CudnnConvStep
+                 CudnnConvStep,
+                 TopKStep, NonMaxSuppressionStep, NonZeroStep
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
                  ,
                  PlantedStep

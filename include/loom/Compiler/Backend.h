@@ -147,7 +147,7 @@ struct BackendChoice {
 /// add() on a registry of one's own); nothing else names it.
 class BackendRegistry {
 public:
-  /// The CPU's: codegen, onednn and openblas.
+  /// The CPU's: codegen, onednn, openblas and loomrt.
   static const BackendRegistry &builtin();
   /// The registry of a target whose device is \p kind (the artifact's
   /// spelling): `cpu` builtin(); `cuda` codegen (the GPU kernel classes),
@@ -173,7 +173,7 @@ public:
   llvm::Expected<std::vector<BackendChoice>>
   parseChoices(llvm::StringRef list) const;
   /// The list fragments are formed by when none is given (builtin:
-  /// conv:onednn,matmul:onednn).
+  /// conv:onednn,matmul:onednn,loomrt).
   llvm::StringRef defaultList() const { return defaults; }
   void setDefaultList(std::string list) { defaults = std::move(list); }
   /// The list that `--conv-backend=\p conv --matmul-backend=\p matmul`
@@ -201,6 +201,8 @@ std::unique_ptr<Backend> createOneDNNBackend();
 std::unique_ptr<Backend> createOpenBLASBackend();
 std::unique_ptr<Backend> createCuBLASBackend();
 std::unique_ptr<Backend> createCuDNNBackend();
+/// libloomrt's own steps for tg.topk, tg.non_max_suppression, tg.nonzero.
+std::unique_ptr<Backend> createLoomrtBackend();
 
 //===----------------------------------------------------------------------===//
 // Helpers the backends share (Backends/Patterns.cpp)

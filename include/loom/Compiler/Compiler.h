@@ -32,7 +32,7 @@ struct CompileOptions {
   /// "embedded" (in the .so) or "external" (a safetensors file beside it).
   std::string weightsStorage = "embedded";
   /// The backend list --tg-form-fragments forms fragments by
-  /// (docs/Placement.md); empty: its default, conv:onednn,matmul:onednn.
+  /// (docs/Placement.md); empty: its default, conv:onednn,matmul:onednn,loomrt.
   std::string backends;
   /// When set, replaces --tg-form-fragments: adds the pass that places
   /// fragments over \p registry (loom-compile --backends=auto adds

@@ -65,7 +65,7 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
     Option<"backends", "backends", "std::string", /*default=*/"\"\"",
            "The backend list, in priority order (comma-separated NAME or "
            "CLASS:NAME entries, docs/Placement.md); default: the "
-           "registry's, conv:onednn,matmul:onednn">,
+           "registry's, conv:onednn,matmul:onednn,loomrt">,
   ];
   let dependentDialects = ["::loom::tg::TGDialect"];
 }

@@ -56,7 +56,8 @@ const BackendRegistry &BackendRegistry::builtin() {
     r.add(createCodegenBackend());
     r.add(createOneDNNBackend());
     r.add(createOpenBLASBackend());
-    r.setDefaultList("conv:onednn,matmul:onednn");
+    r.add(createLoomrtBackend());
+    r.setDefaultList("conv:onednn,matmul:onednn,loomrt");
     return r;
   }();
   return registry;

@@ -3,13 +3,15 @@
 // Part of Loom. tg.nonzero, tg.topk and tg.non_max_suppression as scf loops
 // over tensors (tensor.extract / tensor.insert, bufferized with the rest of
 // the kernel): they compact, select and compare, which linalg's structured
-// ops do not express. Each computes DynamicKernels.h's semantics (the
-// interpreter's) into results padded with zeros to the static bound, and
+// ops do not express. Each computes loom/Support/DynamicAlgorithms.h's
+// semantics (the interpreter's and libloomrt's steps') into results padded with zeros to the static bound, and
 // the run-time length as a rank-0 i64 tensor.
 //
 // The selections (topk, nms) need no sort: the k-th pick is the best
-// element that comes after the (k-1)-th in the order of DynamicKernels.h's
-// `before` (value, then position), so a pick is one scan.
+// element that comes after the (k-1)-th in the order of DynamicAlgorithms.h's
+// `before` (value, then position), so a pick is one scan. These loops are
+// what GPU targets run; the CPU's default backend list gives the three ops
+// to libloomrt's sort-based steps (lib/Compiler/Backends/Dynamic.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,7 +79,7 @@ struct Scalars {
     Value xNum = arith::CmpFOp::create(b, arith::CmpFPredicate::ORD, x, x);
     return orI(lt, andI(yNan, xNum));
   }
-  /// DynamicKernels.h's before: element x at position i comes before y at
+  /// DynamicAlgorithms.h's before: element x at position i comes before y at
   /// j in descending order (\p largest) or ascending order.
   Value before(bool largest, Value x, Value i, Value y, Value j) {
     if (!largest)
@@ -232,7 +234,8 @@ Lowered lowerTopK(TopKOp op, OpBuilder &builder) {
       s.lengthTensor(count)};
 }
 
-/// DynamicKernels.h's suppresses(a, b) on f32 scalars: boxes [4 values].
+/// Whether box a suppresses box c (DynamicAlgorithms.h's
+/// KeptBoxes::anySuppresses for one kept box) on f32 scalars: boxes [4 values].
 Value suppresses(ImplicitLocOpBuilder &b, ArrayRef<Value> a, ArrayRef<Value> c,
                  bool centerPointBox, Value threshold) {
   Scalars s{b};

@@ -62,6 +62,19 @@ std::vector<Step> everyStepKind() {
   steps.push_back(BinaryStep{4, 5, 7, nchw, BinaryAlgorithm::Mul,
                              {Activation::Relu, 0, 0}, {1, 8, 1, 1}});
   steps.push_back(SgemmStep{0, 2, 4, {16, 8}, {8, 8}, 2});
+  steps.push_back(TopKStep{0, 3, 4, 5, 7, "f32", 2, 8, 4, 3, false});
+  NonMaxSuppressionStep nms;
+  nms.boxes = 0;
+  nms.scores = 2;
+  nms.selected = 5;
+  nms.count = 7;
+  nms.numBoxes = 4;
+  nms.maxOutputPerClass = 2;
+  nms.centerPointBox = true;
+  nms.iouThreshold = 0.5;
+  nms.scoreThreshold = 0.25;
+  steps.push_back(nms);
+  steps.push_back(NonZeroStep{4, 5, 7, "i1", {2, 3}});
   return steps;
 }
 
@@ -610,7 +623,8 @@ TEST(ArtifactTest, ControlFlowGoesForward) {
   m.entries[0].programs[0].steps[2] = BranchStep{6, 1};
   EXPECT_EQ(refusal(writeManifest(m)),
             "manifest: entries[0].programs[0].steps[2].attrs: goes to step 1, "
-            "not after this step and within the 12 steps");
+            "not after this step and within the " +
+                std::to_string(everyStepKind().size()) + " steps");
 }
 
 TEST(ArtifactTest, NumbersThatAreNotFiniteAreRefused) {

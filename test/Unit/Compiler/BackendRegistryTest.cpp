@@ -107,7 +107,7 @@ TEST_F(BackendRegistryTest, ListsNameRegisteredBackendsAndClasses) {
   EXPECT_EQ((*choices)[2].ops, OpClass::Any);
   EXPECT_EQ(builtin.codeGenerator()->name(), "codegen");
   EXPECT_EQ(builtin.spellList("codegen", ""),
-            "conv:codegen,conv:onednn,matmul:onednn");
+            "conv:codegen,conv:onednn,matmul:onednn,loomrt");
 
   auto error = [&](StringRef list) {
     auto parsed = builtin.parseChoices(list);
@@ -115,7 +115,7 @@ TEST_F(BackendRegistryTest, ListsNameRegisteredBackendsAndClasses) {
                   : llvm::toString(parsed.takeError());
   };
   EXPECT_EQ(error("cudnn"),
-            "unknown backend 'cudnn' (registered: codegen, onednn, openblas)");
+            "unknown backend 'cudnn' (registered: codegen, onednn, openblas, loomrt)");
   EXPECT_EQ(error("pool:onednn"),
             "unknown op class 'pool' in 'pool:onednn' (classes: conv, matmul)");
   EXPECT_EQ(error("conv:openblas"),

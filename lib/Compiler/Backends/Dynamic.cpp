@@ -1,0 +1,181 @@
+//===- Dynamic.cpp - The loomrt backend: the dynamic ops as runtime steps -===//
+//
+// Part of Loom. tg.topk, tg.non_max_suppression and tg.nonzero on the CPU
+// as libloomrt's own steps (loomrt.topk, loomrt.non_max_suppression,
+// loomrt.nonzero; docs/Artifact.md), which run the sort-based algorithms of
+// loom/Support/DynamicAlgorithms.h, the interpreter's definition. The
+// generated lowering (lib/Conversion/TGToLinalg/Dynamic.cpp) scans once
+// per pick, O(k * n) for a top-k and O(picks * n) for NMS: the GPU targets
+// keep it, the CPU's default list gives these ops to this backend.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Compiler/Backend.h"
+#include "loom/Dialect/TG/IR/TGTypes.h"
+#include "loom/Support/ElementTypes.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::compiler;
+
+namespace {
+
+/// The manifest's dtype of \p type's elements when a dynamic step computes
+/// on it (f32, f64, i1, i8, i32, i64), else nullopt.
+std::optional<std::string> stepDtype(Type type) {
+  auto kind = tg::elemKindOf(cast<RankedTensorType>(type).getElementType());
+  if (!kind)
+    return std::nullopt;
+  std::string name = elementTypeInfo(*kind).mlirName.str();
+  for (const char *known : {"f32", "f64", "i1", "i8", "i32", "i64"})
+    if (name == known)
+      return name;
+  return std::nullopt;
+}
+
+bool hasStaticShape(Operation *op) {
+  auto isStatic = [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && tensor.hasStaticShape();
+  };
+  return llvm::all_of(op->getOperandTypes(), isStatic) &&
+         llvm::all_of(op->getResultTypes(), isStatic);
+}
+
+class LoomrtBackend : public Backend {
+public:
+  StringRef name() const override { return "loomrt"; }
+  StringRef summary() const override {
+    return "libloomrt's own steps: top-k, non-max suppression and nonzero "
+           "by sorting";
+  }
+  StringRef device() const override { return "cpu"; }
+  bool generatesCode() const override { return false; }
+  std::vector<StringRef> anchorOps() const override {
+    return {tg::TopKOp::getOperationName(),
+            tg::NonMaxSuppressionOp::getOperationName(),
+            tg::NonZeroOp::getOperationName()};
+  }
+  std::vector<std::string> patterns() const override {
+    return {"topk: f32, f64, i32, i64 (or i1, i8) input, static shape",
+            "non_max_suppression: f32 boxes and scores",
+            "nonzero: f32, f64, i1, i8, i32, i64 input, static shape"};
+  }
+
+  void collectCandidates(Operation *anchor, Available,
+                         SmallVectorImpl<LibraryCall> &out) const override {
+    if (!isa<tg::TopKOp, tg::NonMaxSuppressionOp, tg::NonZeroOp>(anchor) ||
+        !hasStaticShape(anchor))
+      return;
+    if (auto nms = dyn_cast<tg::NonMaxSuppressionOp>(anchor);
+        nms && !(patterns::isF32(nms.getBoxes().getType()) &&
+                 patterns::isF32(nms.getScores().getType())))
+      return;
+    if (!isa<tg::NonMaxSuppressionOp>(anchor) &&
+        !stepDtype(anchor->getOperand(0).getType()))
+      return;
+    LibraryCall call;
+    call.anchor = anchor;
+    call.ops.push_back(anchor);
+    out.push_back(std::move(call));
+  }
+
+  LogicalResult lower(const LibraryCall &call, const StepOperands &operands,
+                      LibraryStep &step) const override {
+    auto optional = [&](Value v) { return v ? operands.buffer(v) : -1; };
+    if (auto topk = dyn_cast<tg::TopKOp>(call.anchor)) {
+      auto type = cast<RankedTensorType>(topk.getInput().getType());
+      int64_t rank = type.getRank();
+      int64_t axis = topk.getAxis() < 0 ? topk.getAxis() + rank : topk.getAxis();
+      artifact::TopKStep s;
+      s.src = operands.buffer(topk.getInput());
+      s.valid = optional(topk.getValid());
+      s.values = operands.buffer(topk.getValues());
+      s.indices = operands.buffer(topk.getIndices());
+      s.count = operands.buffer(topk.getCount());
+      s.dtype = *stepDtype(type);
+      s.outer = s.inner = 1;
+      for (int64_t d = 0; d < axis; ++d)
+        s.outer *= type.getDimSize(d);
+      for (int64_t d = axis + 1; d < rank; ++d)
+        s.inner *= type.getDimSize(d);
+      s.dim = type.getDimSize(axis);
+      s.k = topk.getK();
+      s.largest = topk.getLargest();
+      step.record = std::move(s);
+      return success();
+    }
+    if (auto nms = dyn_cast<tg::NonMaxSuppressionOp>(call.anchor)) {
+      auto scores = cast<RankedTensorType>(nms.getScores().getType());
+      artifact::NonMaxSuppressionStep s;
+      s.boxes = operands.buffer(nms.getBoxes());
+      s.scores = operands.buffer(nms.getScores());
+      s.valid = optional(nms.getValid());
+      s.selected = operands.buffer(nms.getSelected());
+      s.count = operands.buffer(nms.getCount());
+      s.batches = scores.getDimSize(0);
+      s.classes = scores.getDimSize(1);
+      s.numBoxes = scores.getDimSize(2);
+      // At most every box: the same selection, and a number JSON keeps.
+      s.maxOutputPerClass = std::clamp<int64_t>(
+          nms.getMaxOutputBoxesPerClass(), 0, s.numBoxes);
+      s.centerPointBox = nms.getCenterPointBox() == 1;
+      s.iouThreshold = nms.getIouThreshold().convertToDouble();
+      if (auto t = nms.getScoreThreshold())
+        s.scoreThreshold = t->convertToDouble();
+      step.record = std::move(s);
+      return success();
+    }
+    auto nonzero = cast<tg::NonZeroOp>(call.anchor);
+    auto type = cast<RankedTensorType>(nonzero.getInput().getType());
+    artifact::NonZeroStep s;
+    s.src = operands.buffer(nonzero.getInput());
+    s.indices = operands.buffer(nonzero.getIndices());
+    s.count = operands.buffer(nonzero.getCount());
+    s.dtype = *stepDtype(type);
+    s.shape = type.getShape().vec();
+    step.record = std::move(s);
+    return success();
+  }
+
+  /// The operands and results over the memory bandwidth, or the
+  /// comparisons (n for nonzero, n log2 k for a top-k's selection, n log2 n
+  /// for NMS's sort; the greedy pass is not priced) at a tenth of the peak
+  /// (they branch), plus one launch.
+  double analyticSeconds(const LibraryCall &call,
+                         const cost::RooflineTarget &target) const override {
+    auto bytesOf = [](Type t) {
+      auto tensor = cast<RankedTensorType>(t);
+      return double(tensor.getNumElements()) *
+             std::max<int64_t>(1, tensor.getElementTypeBitWidth() / 8);
+    };
+    double bytes = 0;
+    for (Type t : call.anchor->getOperandTypes())
+      bytes += bytesOf(t);
+    for (Type t : call.anchor->getResultTypes())
+      bytes += bytesOf(t);
+    double n = double(
+        cast<RankedTensorType>(call.anchor->getOperand(0).getType())
+            .getNumElements());
+    double compares = n;
+    if (auto topk = dyn_cast<tg::TopKOp>(call.anchor))
+      compares = n * std::log2(double(topk.getK()) + 2);
+    else if (isa<tg::NonMaxSuppressionOp>(call.anchor))
+      compares = n * std::log2(n + 2);
+    double compute =
+        target.peakFlops > 0 ? compares / (target.peakFlops * 0.1) : 0;
+    double memory = target.memBandwidth > 0 ? bytes / target.memBandwidth : 0;
+    return std::max(compute, memory) + target.launchOverhead;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Backend> compiler::createLoomrtBackend() {
+  return std::make_unique<LoomrtBackend>();
+}
