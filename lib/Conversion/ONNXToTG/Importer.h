@@ -360,6 +360,9 @@ LogicalResult fuseIdioms(mlir::Operation *scope);
 // Host-tensor helpers shared by the folding handlers
 //===----------------------------------------------------------------------===//
 
+/// ConstantOfShape's fill value: its `value` attribute (one element of any
+/// type), or f32 zero without one (ShapeFolding.cpp).
+FailureOr<HostTensor> constantOfShapeValue(NodeContext &ctx);
 /// Converts `t` to ONNX element type `dataType` (as Cast does).
 HostTensor castHost(const HostTensor &t, int32_t dataType);
 /// Numpy broadcast of two shapes (loom/Support/Shapes.h); nullopt when they

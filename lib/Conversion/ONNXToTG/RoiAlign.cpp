@@ -91,7 +91,8 @@ FailureOr<Value> roiColumn(NodeContext &ctx, OpChain &b, Value rois,
                            int64_t k, double scale) {
   int64_t r = cast<RankedTensorType>(rois.getType()).getDimSize(0);
   auto column = ctx.create<tg::SliceOp>(
-      rois, {ctx.arrayAttr("starts", {0, k}), ctx.arrayAttr("limits", {r, k + 1})});
+      rois, {ctx.arrayAttr("starts", {0, k}),
+             ctx.arrayAttr("limits", {r, k + 1})});
   return b.bin<tg::MulOp>(column, b.c(scale));
 }
 

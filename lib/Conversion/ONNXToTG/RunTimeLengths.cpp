@@ -128,10 +128,8 @@ FailureOr<Value> elementAt(NodeContext &ctx, Value v, int64_t k) {
   auto flat = ctx.reshape(v, {type.getNumElements()});
   if (failed(flat))
     return failure();
-  auto one = ctx.create<tg::SliceOp>(
-      *flat, {ctx.namedAttr("starts", DenseI64ArrayAttr::get(ctx.context(), {k})),
-              ctx.namedAttr("limits",
-                            DenseI64ArrayAttr::get(ctx.context(), {k + 1}))});
+  auto one = ctx.create<tg::SliceOp>(*flat, {ctx.arrayAttr("starts", {k}),
+                                            ctx.arrayAttr("limits", {k + 1})});
   if (failed(one))
     return failure();
   return ctx.reshape(*one, {});
@@ -236,12 +234,13 @@ LogicalResult importSizeOfBounded(NodeContext &ctx, BoundedDim b) {
   return success();
 }
 
-LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
-  Ints ints = *intsOf(ctx, 0);
+/// The one element of \p ints whose value is known only at run time
+/// (std::nullopt when all are exact), as a tracked shape's dimension; a
+/// shape with several is refused (Loom pads one dimension).
+FailureOr<std::optional<int64_t>> runTimeDimOf(NodeContext &ctx,
+                                               const Ints &ints) {
   std::optional<int64_t> runTimeDim;
-  SmallVector<int64_t> dims;
   for (auto [k, e] : llvm::enumerate(ints)) {
-    dims.push_back(e.upper);
     if (e.exact)
       continue;
     if (runTimeDim)
@@ -249,15 +248,22 @@ LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
                       "length is not supported (Loom pads one dimension)");
     runTimeDim = k;
   }
-  HostTensor value = HostTensor::splat(TP::FLOAT, {}, 0);
-  if (const auto *a = ctx.getAttr("value")) {
-    auto d = onnxutil::decodeTensor(a->t(), "");
-    if (!d)
-      return ctx.fail(llvm::toString(d.takeError()));
-    if (d->numElements() != 1)
-      return ctx.fail("'value' must hold one element");
-    value = std::move(*d);
-  }
+  return runTimeDim;
+}
+
+LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
+  Ints ints = *intsOf(ctx, 0);
+  auto found = runTimeDimOf(ctx, ints);
+  if (failed(found))
+    return failure();
+  std::optional<int64_t> runTimeDim = *found;
+  SmallVector<int64_t> dims;
+  for (const RunTimeInt &e : ints)
+    dims.push_back(e.upper);
+  auto fill = constantOfShapeValue(ctx);
+  if (failed(fill))
+    return failure();
+  HostTensor value = std::move(*fill);
   Type e = onnxutil::getTGElementType(ctx.context(), value.dataType);
   if (!e)
     return ctx.fail("element type " + onnxutil::dataTypeName(value.dataType) +
@@ -317,19 +323,15 @@ LogicalResult importReduceOfTracked(NodeContext &ctx) {
 /// propagateBounds, or a new one of that length where Expand broadcasts).
 LogicalResult importShapedByTracked(NodeContext &ctx, unsigned shapeInput) {
   Ints ints = *intsOf(ctx, shapeInput);
-  std::optional<int64_t> runTimeDim;
+  auto found = runTimeDimOf(ctx, ints);
+  if (failed(found))
+    return failure();
+  std::optional<int64_t> runTimeDim = *found;
   HostTensor uppers;
   uppers.dataType = TP::INT64;
   uppers.shape = {int64_t(ints.size())};
-  for (auto [k, e] : llvm::enumerate(ints)) {
+  for (const RunTimeInt &e : ints)
     uppers.ints.push_back(e.upper);
-    if (e.exact)
-      continue;
-    if (runTimeDim)
-      return ctx.fail("a shape with several dimensions of data-dependent "
-                      "length is not supported (Loom pads one dimension)");
-    runTimeDim = k;
-  }
   ImportedValue *shape = inputValue(ctx, shapeInput);
   ImportedValue saved = *shape;
   shape->value = Value();

@@ -135,13 +135,10 @@ LogicalResult importSize(NodeContext &ctx) {
   return success();
 }
 
-LogicalResult importConstantOfShape(NodeContext &ctx) {
-  auto shape = ctx.constantInts(0, "the shape");
-  if (failed(shape))
-    return failure();
-  int64_t n = onnxutil::numElementsOf(*shape);
-  if (n < 0)
-    return ctx.fail("invalid shape " + safetensors::formatShape(*shape));
+} // namespace
+
+FailureOr<HostTensor>
+loom::onnx_to_tg::constantOfShapeValue(NodeContext &ctx) {
   HostTensor value = HostTensor::splat(TP::FLOAT, {}, 0);
   if (const auto *a = ctx.getAttr("value")) {
     auto d = onnxutil::decodeTensor(a->t(), "");
@@ -151,6 +148,22 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
       return ctx.fail("'value' must hold one element");
     value = std::move(*d);
   }
+  return value;
+}
+
+namespace {
+
+LogicalResult importConstantOfShape(NodeContext &ctx) {
+  auto shape = ctx.constantInts(0, "the shape");
+  if (failed(shape))
+    return failure();
+  int64_t n = onnxutil::numElementsOf(*shape);
+  if (n < 0)
+    return ctx.fail("invalid shape " + safetensors::formatShape(*shape));
+  auto fill = constantOfShapeValue(ctx);
+  if (failed(fill))
+    return failure();
+  HostTensor value = std::move(*fill);
   std::vector<int64_t> dims(shape->begin(), shape->end());
   if (n <= kFoldLimit) {
     HostTensor t = HostTensor::splat(value.dataType, dims, 0);
