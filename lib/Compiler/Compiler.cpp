@@ -135,7 +135,8 @@ art::Manifest manifest(ArrayRef<EntrySchedule> entries,
                          const WeightsBlob &weights, StringRef storage,
                          StringRef weightsFile,
                          const target::DeviceRequirements &device,
-                         StringRef imageSection) {
+                         StringRef imageSection,
+                         ArrayRef<std::string> imageFeatures) {
   art::Manifest m;
   m.loomVersion = kLoomVersion;
   art::Device d;
@@ -144,6 +145,9 @@ art::Manifest manifest(ArrayRef<EntrySchedule> entries,
   d.triple = device.triple;
   d.chip = device.processor;
   d.features = device.features;
+  for (const std::string &f : imageFeatures)
+    if (!llvm::is_contained(d.features, f))
+      d.features.push_back(f);
   d.image = imageSection.str();
   m.devices.push_back(std::move(d));
   for (const EntrySchedule &entry : entries)
@@ -262,6 +266,7 @@ LogicalResult generateKernels(Location loc,
     // A GPU target: no host kernels, each kernel step its dispatches.
     contents.kernelNames.clear();
     contents.image = std::move(emitted->image);
+    contents.imageFeatures = std::move(emitted->imageFeatures);
     contents.imageSection = ".loom_image_0";
     for (EntrySchedule &entry : entries)
       if (failed(expandDispatches(entry, emitted->deviceKernels)))
@@ -453,7 +458,8 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   }
   art::Manifest m =
       manifest(entries, *blob, options.weightsStorage, weightsFile,
-               target->requirements(), contents.imageSection);
+               target->requirements(), contents.imageSection,
+               contents.imageFeatures);
   if (options.world && failed(options.world(m)))
     return failure();
   contents.manifest = art::writeManifest(m);

@@ -515,7 +515,9 @@ VulkanDevice::~VulkanDevice() {
 bool hasCapability(const VulkanDevice &d, const std::string &c) {
   uint32_t ops = d.subgroup.supportedOperations;
   bool compute = d.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
-  if (c == "Shader")
+  // Every Vulkan device runs shaders, and Shader implies Matrix (SPIR-V
+  // lists both in a module that declares Shader).
+  if (c == "Shader" || c == "Matrix")
     return true;
   if (c == "Int64")
     return d.features.features.shaderInt64;

@@ -96,6 +96,7 @@ public:
       image = gpu::serializeSPIRV(lowered);
       if (succeeded(image))
         out.listings.push_back({"image.spv", *image});
+      out.imageFeatures = gpu::spirvCapabilities(lowered);
       break;
     case gpu::DeviceAPI::Cuda: {
       auto ptx = gpu::ptxByChip(lowered);

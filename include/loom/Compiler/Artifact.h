@@ -38,6 +38,8 @@ struct ArtifactContents {
   /// A GPU device's image (docs/Artifact.md) and the ELF section it goes
   /// into (`.loom_image_<device>`); empty when the device has none.
   std::string image, imageSection;
+  /// The device features the image requires (EmittedKernels::imageFeatures).
+  std::vector<std::string> imageFeatures;
 };
 
 /// Writes the artifact to \p outputPath, its code compiled by \p tm (the

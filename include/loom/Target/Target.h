@@ -66,6 +66,11 @@ struct EmittedKernels {
   /// A GPU target's device image (a SPIR-V module, a CUDA fatbin); empty
   /// for a CPU target.
   std::string image;
+  /// What the image requires of the device beyond the target's
+  /// DeviceRequirements::features (a SPIR-V module's capabilities, from its
+  /// version-capabilities-extensions triple: Float64 only where a kernel
+  /// computes in f64), checked by the runtime at load.
+  std::vector<std::string> imageFeatures;
   /// A GPU target's kernels: for each kernel name, the launches of the
   /// image's entry points it is and the scratch buffers they share.
   llvm::StringMap<codegen::gpu::DeviceKernel> deviceKernels;

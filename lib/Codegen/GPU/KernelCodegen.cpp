@@ -15,6 +15,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 #include "llvm/ADT/ScopeExit.h"
+
+#include <set>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -139,6 +141,17 @@ FailureOr<std::string> loom::codegen::gpu::serializeSPIRV(ModuleOp lowered) {
     return modules.front().emitError("cannot serialise the SPIR-V module");
   return std::string(reinterpret_cast<const char *>(words.data()),
                      words.size() * sizeof(uint32_t));
+}
+
+std::vector<std::string>
+loom::codegen::gpu::spirvCapabilities(ModuleOp lowered) {
+  std::set<std::string> names;
+  lowered.walk([&](spirv::ModuleOp m) {
+    if (std::optional<spirv::VerCapExtAttr> vce = m.getVceTriple())
+      for (spirv::Capability c : vce->getCapabilities())
+        names.insert(spirv::stringifyCapability(c).str());
+  });
+  return {names.begin(), names.end()};
 }
 
 FailureOr<std::vector<loom::codegen::gpu::ChipPTX>>

@@ -98,6 +98,17 @@ SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
   return out;
 }
 
+bool isInvariantLoad(Operation *op) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  if (!load)
+    return false;
+  auto param = dyn_cast<BlockArgument>(load.getMemRef());
+  if (!param || !isa<FunctionOpInterface>(param.getOwner()->getParentOp()))
+    return false;
+  return llvm::all_of(param.getUsers(),
+                      [](Operation *user) { return isa<memref::LoadOp>(user); });
+}
+
 void clonePureProducers(mlir::gpu::LaunchOp launch) {
   Region &region = launch.getBody();
   Block &body = region.front();
@@ -107,7 +118,8 @@ void clonePureProducers(mlir::gpu::LaunchOp launch) {
     getUsedValuesDefinedAbove(region, above);
     for (Value v : above) {
       Operation *def = v.getDefiningOp();
-      if (!def || def->getNumRegions() != 0 || !isPure(def))
+      if (!def || def->getNumRegions() != 0 ||
+          !(isPure(def) || isInvariantLoad(def)))
         continue;
       OpBuilder b = OpBuilder::atBlockBegin(&body);
       Operation *clone = b.clone(*def);

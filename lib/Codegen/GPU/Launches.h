@@ -66,9 +66,15 @@ llvm::SmallVector<mlir::Value> applyMap(mlir::OpBuilder &b, mlir::Location loc,
                                         mlir::AffineMap map,
                                         llvm::ArrayRef<mlir::Value> ivs);
 
+/// Whether \p op loads from a parameter of its function that the function
+/// never writes (every use of the parameter is a load): such a load may be
+/// repeated wherever its value is needed, as a pure op may (a top-k's
+/// run-time K, read by several launches).
+bool isInvariantLoad(mlir::Operation *op);
+
 /// Clones into \p launch every pure op (a constant, a view of a parameter)
-/// whose results its body uses, so that it captures only the function's
-/// parameters.
+/// and invariant load whose results its body uses, so that it captures only
+/// the function's parameters.
 void clonePureProducers(mlir::gpu::LaunchOp launch);
 
 } // namespace loom::codegen::gpu

@@ -22,6 +22,35 @@ using namespace loom::codegen::gpu;
 
 namespace {
 
+/// Runs every parallel loop nested in \p launch (one the mapping made) as
+/// sequential loops in its thread: what linalg leaves inside a reduction's
+/// loop when the reduced dimensions are not adjacent (a mean over dims 2
+/// and 4 of 6, as RoiAlign's sampling grid), which SPIR-V cannot take.
+LogicalResult serializeNestedParallel(mlir::gpu::LaunchOp launch) {
+  SmallVector<scf::ParallelOp> nested;
+  launch.getBody().walk([&](scf::ParallelOp loop) { nested.push_back(loop); });
+  // Post-order: inner loops first, so an outer one clones them as loops.
+  for (scf::ParallelOp loop : nested) {
+    if (loop.getNumResults() != 0)
+      return loop.emitOpError("has reductions, which the GPU mapping does "
+                              "not take (linalg reductions are sequential "
+                              "loops)");
+    OpBuilder b(loop);
+    IRMapping mapping;
+    for (auto [lb, ub, step, iv] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+                   loop.getInductionVars())) {
+      auto inner = scf::ForOp::create(b, loop.getLoc(), lb, ub, step);
+      mapping.map(iv, inner.getInductionVar());
+      b.setInsertionPoint(inner.getBody()->getTerminator());
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, mapping);
+    loop.erase();
+  }
+  return success();
+}
+
 /// One thread per iteration of \p loop: the iteration space linearised
 /// over blocks of \p blockSize threads.
 LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
@@ -73,18 +102,19 @@ LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
     b.clone(op, mapping);
   loop.erase();
   clonePureProducers(launch);
-  return success();
+  return serializeNestedParallel(launch);
 }
 
 /// \p ops (sequential loop nests, loads and stores, and what computes on
 /// their values), in order, run by one thread.
-void mapSerial(ArrayRef<Operation *> ops) {
+LogicalResult mapSerial(ArrayRef<Operation *> ops) {
   OpBuilder b(ops.front());
   mlir::gpu::LaunchOp launch =
       createLaunch(b, ops.front()->getLoc(), Grid(), 1);
   for (Operation *op : ops)
     op->moveBefore(launch.getBody().front().getTerminator());
   clonePureProducers(launch);
+  return serializeNestedParallel(launch);
 }
 
 /// Whether \p op (or an op nested in it) uses a result of \p ops.
@@ -100,26 +130,30 @@ bool usesAny(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &ops) {
 
 /// Maps the top-level ops of \p fn: each parallel loop nest to a launch of
 /// its own, each run of other ops that touch memory (with the pure ops that
-/// compute on their results) to one launch of one thread.
+/// compute on their results) to one launch of one thread. Pure ops and
+/// invariant loads stay where they are until the launches that use them
+/// clone them (clonePureProducers), so that several launches may use them.
 LogicalResult mapFunction(func::FuncOp fn, int64_t blockSize) {
   SmallVector<Operation *> run;
   llvm::SmallPtrSet<Operation *, 8> inRun;
   auto flush = [&] {
-    if (!run.empty())
-      mapSerial(run);
+    LogicalResult mapped = run.empty() ? success() : mapSerial(run);
     run.clear();
     inRun.clear();
+    return mapped;
   };
   for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
     bool usesRun = usesAny(&op, inRun);
     if (op.hasTrait<OpTrait::IsTerminator>()) {
-      flush();
+      if (failed(flush()))
+        return failure();
       continue;
     }
     // A launch of a kernel class: what canonicalisation hoisted out of it
     // goes back in.
     if (auto launch = dyn_cast<mlir::gpu::LaunchOp>(op)) {
-      flush();
+      if (failed(flush()))
+        return failure();
       clonePureProducers(launch);
       continue;
     }
@@ -128,12 +162,12 @@ LogicalResult mapFunction(func::FuncOp fn, int64_t blockSize) {
         return loop.emitOpError("uses a value a sequential loop computes: "
                                 "the GPU mapping passes values through "
                                 "memory only");
-      flush();
-      if (failed(mapParallel(loop, blockSize)))
+      if (failed(flush()) || failed(mapParallel(loop, blockSize)))
         return failure();
       continue;
     }
-    if (op.getNumRegions() == 0 && isPure(&op) && !usesRun)
+    if (op.getNumRegions() == 0 && (isPure(&op) || isInvariantLoad(&op)) &&
+        !usesRun)
       continue;
     run.push_back(&op);
     inRun.insert(&op);

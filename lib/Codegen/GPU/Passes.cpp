@@ -59,9 +59,14 @@ void addVulkanLowering(OpPassManager &pm) {
   GpuSPIRVAttachTargetOptions spirv;
   spirv.spirvVersion = "v1.3";
   // Subgroup builtins and arithmetic: the row-reduction class (every
-  // Vulkan 1.1+ device has them in compute shaders; lavapipe does).
+  // Vulkan 1.1+ device has them in compute shaders; lavapipe does). Float64:
+  // the importer's exact integer arithmetic and gather indices past 2^24
+  // (detectors' post-processing); optional in Vulkan, so required only by
+  // the modules that use it (the VCE triple) and checked against the
+  // device's shaderFloat64 at load.
   spirv.spirvCapabilities = {"Shader",
                              "Int64",
+                             "Float64",
                              "Int8",
                              "Int16",
                              "StorageBuffer8BitAccess",

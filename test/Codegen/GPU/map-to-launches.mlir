@@ -85,3 +85,68 @@ func.func @scalar(%a: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// A load from a parameter the function never writes (a top-k's run-time K)
+// is repeated in each launch that uses its value: here the serial launch
+// before the parallel loop and the one after it, each with its own load.
+// CHECK-LABEL: func.func @invariant_load
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}}[] : memref<i64>
+// CHECK: memref.store
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK-NOT: memref<i64>
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}}[] : memref<i64>
+// CHECK: gpu.terminator
+func.func @invariant_load(%k: memref<i64>, %a: memref<8xi64>, %n: memref<i64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i64
+  %kv = memref.load %k[] : memref<i64>
+  %ki = arith.index_cast %kv : i64 to index
+  %m = arith.minsi %ki, %c8 : index
+  memref.store %zero, %a[%m] : memref<8xi64>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %zero, %a[%i] : memref<8xi64>
+    scf.reduce
+  }
+  %count = arith.index_cast %m : index to i64
+  memref.store %count, %n[] : memref<i64>
+  return
+}
+
+// -----
+
+// A parallel loop inside a mapped loop's body (what a reduction over dims
+// that are not adjacent leaves) runs sequentially in its thread.
+// CHECK-LABEL: func.func @nested_parallel
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: scf.parallel
+// CHECK: gpu.terminator
+func.func @nested_parallel(%a: memref<4x3x5xf32>, %b: memref<4x5xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %r = %c0 to %c3 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c5) step (%c1) {
+        %v = memref.load %a[%i, %r, %j] : memref<4x3x5xf32>
+        %s = memref.load %b[%i, %j] : memref<4x5xf32>
+        %t = arith.addf %s, %v : f32
+        memref.store %t, %b[%i, %j] : memref<4x5xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}

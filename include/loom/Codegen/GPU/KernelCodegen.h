@@ -47,6 +47,11 @@ collectLaunches(mlir::ModuleOp lowered, llvm::ArrayRef<std::string> names);
 /// little-endian bytes).
 mlir::FailureOr<std::string> serializeSPIRV(mlir::ModuleOp lowered);
 
+/// Vulkan: the capabilities the spirv.modules of \p lowered declare (their
+/// version-capabilities-extensions triples, which spirv-update-vce made the
+/// ones the code uses), in SPIR-V's spelling ("Float64"), sorted.
+std::vector<std::string> spirvCapabilities(mlir::ModuleOp lowered);
+
 /// PTX for one chip.
 struct ChipPTX {
   std::string chip, ptx;

@@ -43,9 +43,12 @@ def LoomGPUMapToLaunches : Pass<"loom-gpu-map-to-launches", "mlir::ModuleOp"> {
     reduction; the loads and stores of a loop canonicalised away), with the
     pure ops computing on their values, becomes a `gpu.launch` of one
     thread. A parallel loop that uses a value such a run computes is an
-    error. Pure ops the body
-    uses (constants, views of the parameters) are cloned into it, so that
-    a launch captures only the function's parameters. Launch sizes are
+    error. Pure ops the body uses (constants, views of the parameters) and
+    loads from parameters the function never writes (a top-k's run-time K)
+    are cloned into it, so that a launch captures only the function's
+    parameters and several launches may use one such value. A parallel loop
+    left inside a launch's body (a reduction over dimensions that are not
+    adjacent) runs as sequential loops in its thread. Launch sizes are
     constants: what `gpu-kernel-outlining` records as known sizes and the
     schedule writes into `gpu.dispatch` steps.
   }];
