@@ -758,12 +758,27 @@ void onnx_to_tg::trackRunTimeInts(NodeContext &ctx) {
   for (unsigned i = 0; i < ctx.numInputs(); ++i)
     any |= isTracked(ctx, i);
   ImportedValue *out = outputValue(ctx, 0);
-  if (!any || !out || out->known || out->runTimeInts ||
+  if (!any || !out || out->known ||
       onnxutil::numElementsOf(out->shape) > kMaxTracked)
     return;
-  std::optional<Ints> ints = trackedResult(ctx);
-  if (ints && int64_t(ints->size()) == onnxutil::numElementsOf(out->shape))
+  if (!out->runTimeInts) {
+    std::optional<Ints> ints = trackedResult(ctx);
+    if (!ints || int64_t(ints->size()) != onnxutil::numElementsOf(out->shape))
+      return;
     out->runTimeInts = std::move(*ints);
+  }
+  // Every element exact (the static dimensions of a padded value's Shape):
+  // the result is known at import time too, so that what follows folds (a
+  // branch on such a dimension, as torchvision's MultiScaleRoIAlign's If on
+  // a box tensor's second dimension, imports one branch).
+  if (!llvm::all_of(*out->runTimeInts,
+                    [](const RunTimeInt &e) { return e.exact; }))
+    return;
+  HostTensor t = HostTensor::splat(TP::INT64, out->shape, 0);
+  for (auto [k, e] : llvm::enumerate(*out->runTimeInts))
+    t.ints[k] = e.upper;
+  out->known = std::make_shared<const HostTensor>(
+      out->dataType == TP::INT64 ? std::move(t) : castHost(t, out->dataType));
 }
 
 FailureOr<std::optional<RunTimeInt>> onnx_to_tg::trackedScalar(NodeContext &ctx,
