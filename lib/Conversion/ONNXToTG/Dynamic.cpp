@@ -287,12 +287,14 @@ void onnx_to_tg::populateDynamicHandlers(HandlerTable &table) {
 namespace {
 
 /// Operators computing each output element from the input elements at the
-/// same (numpy-broadcast) position: a padded dimension stays padded.
+/// same (numpy-broadcast) position: a padded dimension stays padded
+/// (Expand's shape operand is never padded: only its data broadcasts).
 const llvm::StringSet<> &elementwiseOperators() {
   static const llvm::StringSet<> ops = {
       "Abs",     "Add",          "And",       "Cast",        "CastLike",
       "Ceil",    "Celu",         "Clip",      "Div",         "Dropout",
-      "Elu",     "Equal",        "Erf",       "Exp",         "Floor",
+      "Elu",     "Equal",        "Erf",       "Exp",         "Expand",
+      "Floor",
       "Gelu",    "Greater",      "GreaterOrEqual",           "HardSigmoid",
       "HardSwish",               "Identity",  "LeakyRelu",   "Less",
       "LessOrEqual",             "Log",       "Max",         "Mean",

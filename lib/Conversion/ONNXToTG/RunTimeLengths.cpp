@@ -653,6 +653,60 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 /// After the node's own handler: the tracked elements of its output.
+/// Element \p k of \p v broadcast to \p n elements (one element, or n).
+std::optional<RunTimeInt> broadcastElement(const Ints &v, size_t n, size_t k) {
+  if (v.size() == n)
+    return v[k];
+  if (v.size() == 1)
+    return v.front();
+  return std::nullopt;
+}
+
+/// Equal of tracked integers, where every comparison is decided at import
+/// time: two exact elements compare; one of data-dependent length (a
+/// length, in [0, upper]) equals no value outside that range (PyTorch's
+/// `Where(Equal(shape, -1), 1, shape)` before an Expand).
+std::optional<Ints> trackedEqual(NodeContext &ctx) {
+  std::optional<Ints> a = intsOf(ctx, 0), b = intsOf(ctx, 1);
+  if (!a || !b)
+    return std::nullopt;
+  size_t n = std::max(a->size(), b->size());
+  Ints out;
+  for (size_t k = 0; k < n; ++k) {
+    std::optional<RunTimeInt> x = broadcastElement(*a, n, k),
+                              y = broadcastElement(*b, n, k);
+    if (!x || !y || (!x->exact && !y->exact))
+      return std::nullopt;
+    if (!y->exact)
+      std::swap(x, y);
+    bool outside = y->upper < 0 || y->upper > x->upper;
+    if (!x->exact && !outside)
+      return std::nullopt;
+    out.push_back({x->exact && x->upper == y->upper, true, Value()});
+  }
+  return out;
+}
+
+/// Where on a condition known at import time: each element the chosen
+/// input's (tracked or exact).
+std::optional<Ints> trackedWhere(NodeContext &ctx) {
+  std::optional<Ints> c = intsOf(ctx, 0), x = intsOf(ctx, 1),
+                      y = intsOf(ctx, 2);
+  if (!c || !x || !y)
+    return std::nullopt;
+  size_t n = std::max({c->size(), x->size(), y->size()});
+  Ints out;
+  for (size_t k = 0; k < n; ++k) {
+    std::optional<RunTimeInt> ck = broadcastElement(*c, n, k),
+                              xk = broadcastElement(*x, n, k),
+                              yk = broadcastElement(*y, n, k);
+    if (!ck || !xk || !yk || !ck->exact)
+      return std::nullopt;
+    out.push_back(ck->upper ? *xk : *yk);
+  }
+  return out;
+}
+
 std::optional<Ints> trackedResult(NodeContext &ctx) {
   StringRef op = ctx.opType();
   if (op == "Identity" || op == "Unsqueeze" || op == "Squeeze" ||
@@ -702,6 +756,10 @@ std::optional<Ints> trackedResult(NodeContext &ctx) {
     }
     return out;
   }
+  if (op == "Equal")
+    return trackedEqual(ctx);
+  if (op == "Where")
+    return trackedWhere(ctx);
   return std::nullopt;
 }
 
