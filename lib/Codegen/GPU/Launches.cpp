@@ -105,8 +105,9 @@ bool isInvariantLoad(Operation *op) {
   auto param = dyn_cast<BlockArgument>(load.getMemRef());
   if (!param || !isa<FunctionOpInterface>(param.getOwner()->getParentOp()))
     return false;
-  return llvm::all_of(param.getUsers(),
-                      [](Operation *user) { return isa<memref::LoadOp>(user); });
+  return llvm::all_of(param.getUsers(), [](Operation *user) {
+    return isa<memref::LoadOp>(user);
+  });
 }
 
 void clonePureProducers(mlir::gpu::LaunchOp launch) {
