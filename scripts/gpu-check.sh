@@ -203,6 +203,15 @@ real_models=(
   "torch-resnet18-b8 torch/torch-resnet18-b8.onnx other"
   "torch-gru-tagger torch/torch-gru-tagger.onnx other"
   "torch-lstm-tagger torch/torch-lstm-tagger.onnx other"
+  "torch-ssdlite-mnv3 torch/torch-ssdlite-mnv3.onnx other"
+  "torch-rnn-lstm-b1s128 torch/torch-rnn-lstm-b1s128.onnx other"
+  "torch-rnn-lstm-b16s1 torch/torch-rnn-lstm-b16s1.onnx other"
+  "torch-rnn-lstm-b2s100-h768 torch/torch-rnn-lstm-b2s100-h768.onnx other"
+  "torch-rnn-lstm-b4s24-bi3 torch/torch-rnn-lstm-b4s24-bi3.onnx other"
+  "torch-rnn-gru-b8s50-bi2 torch/torch-rnn-gru-b8s50-bi2.onnx other"
+  "torch-rnn-gru-b1s512 torch/torch-rnn-gru-b1s512.onnx other"
+  "torch-rnn-tanh-b4s512-bi torch/torch-rnn-tanh-b4s512-bi.onnx other"
+  "torch-rnn-relu-b3s33-l3 torch/torch-rnn-relu-b3s33-l3.onnx other"
 )
 
 prepare_real() {
