@@ -292,7 +292,70 @@ LogicalResult unrollInnermost(mlir::gpu::LaunchOp launch) {
   return success();
 }
 
-/// \p loop as one launch of one workgroup that runs it, its steps in order.
+/// The loop iterations (back edges) a thread runs per iteration of
+/// \p steps, from the constant bounds of the loops in its body (a thread's
+/// share of a parallel loop, which starts at its index, counted from 0);
+/// std::nullopt when a bound is not constant.
+std::optional<int64_t> backEdgesPerStep(scf::ForOp steps) {
+  std::optional<int64_t> total = 1;
+  steps.getBody()->walk([&](scf::ForOp loop) {
+    int64_t entered = 1;
+    for (auto outer = loop->getParentOfType<scf::ForOp>(); outer != steps;
+         outer = outer->getParentOfType<scf::ForOp>()) {
+      auto ub = getConstantIntValue(outer.getUpperBound());
+      auto step = getConstantIntValue(outer.getStep());
+      if (!ub || !step || *step <= 0)
+        return (void)(total = std::nullopt);
+      entered *= llvm::divideCeil(*ub, *step);
+    }
+    auto ub = getConstantIntValue(loop.getUpperBound());
+    auto step = getConstantIntValue(loop.getStep());
+    if (!ub || !step || *step <= 0 || !total)
+      return (void)(total = std::nullopt);
+    *total += entered * llvm::divideCeil(*ub, *step);
+  });
+  return total;
+}
+
+/// Cuts \p launch, whose body runs the recurrence \p steps, into launches
+/// of consecutive steps, each within kLoopBudget back edges per thread:
+/// lavapipe leaves every loop of an invocation once its loops together have
+/// iterated 65,535 times (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS), and a
+/// launch of bounded length is what a GPU's scheduler expects too. The
+/// state lives in memory between steps; a launch boundary orders it.
+void cutIntoLaunches(mlir::gpu::LaunchOp launch, scf::ForOp steps) {
+  constexpr int64_t kLoopBudget = 60000;
+  auto lb = getConstantIntValue(steps.getLowerBound());
+  auto ub = getConstantIntValue(steps.getUpperBound());
+  auto step = getConstantIntValue(steps.getStep());
+  std::optional<int64_t> perStep = backEdgesPerStep(steps);
+  if (!lb || !ub || !step || *step <= 0 || !perStep)
+    return;
+  int64_t count = llvm::divideCeil(*ub - *lb, *step);
+  int64_t chunk = std::max<int64_t>(1, kLoopBudget / *perStep);
+  if (count <= chunk)
+    return;
+  auto bound = [&](scf::ForOp loop, int64_t first, int64_t last) {
+    OpBuilder b(loop);
+    loop.setLowerBound(
+        arith::ConstantIndexOp::create(b, loop.getLoc(), *lb + first * *step));
+    loop.setUpperBound(arith::ConstantIndexOp::create(
+        b, loop.getLoc(), std::min(*ub, *lb + last * *step)));
+  };
+  OpBuilder b(launch);
+  b.setInsertionPointAfter(launch);
+  for (int64_t first = chunk; first < count; first += chunk) {
+    IRMapping mapping;
+    Operation *copy = b.clone(*launch, mapping);
+    bound(cast<scf::ForOp>(mapping.lookup(steps.getOperation())), first,
+          first + chunk);
+    b.setInsertionPointAfter(copy);
+  }
+  bound(steps, 0, chunk);
+}
+
+/// \p loop as launches of one workgroup that run it, its steps in order
+/// (one launch, or several of consecutive steps: cutIntoLaunches).
 LogicalResult mapRecurrence(scf::ForOp loop, int64_t blockSize) {
   if (loop.getNumResults() != 0)
     return loop.emitOpError("carries values other than through memory, "
@@ -310,6 +373,7 @@ LogicalResult mapRecurrence(scf::ForOp loop, int64_t blockSize) {
       failed(unrollInnermost(launch)))
     return failure();
   clonePureProducers(launch);
+  cutIntoLaunches(launch, loop);
   return success();
 }
 

@@ -160,7 +160,12 @@ def LoomGPUMapRecurrences : Pass<"loom-gpu-map-recurrences", "mlir::ModuleOp"> {
     nested recurrence) is run by every thread, its parallel loops shared
     alike. Every barrier is reached by every thread. A loop carrying
     values (iteration arguments), a parallel loop with reductions or
-    non-constant bounds, and a write with results are errors.
+    non-constant bounds, and a write with results are errors. A launch
+    whose threads would take more than 60,000 loop back edges (counted from
+    the constant bounds) is cut into launches of consecutive steps that
+    stay within that: lavapipe leaves every loop of an invocation once its
+    loops together have iterated 65,535 times, and a bounded launch is what
+    a GPU's scheduler expects.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
