@@ -15,13 +15,13 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 #include "llvm/ADT/ScopeExit.h"
-
-#include <set>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <set>
 
 using namespace mlir;
 using namespace loom::codegen;

@@ -292,39 +292,53 @@ LogicalResult unrollInnermost(mlir::gpu::LaunchOp launch) {
   return success();
 }
 
+/// The trip count of \p loop counted from 0 (a thread's share of a parallel
+/// loop starts at its index), when its upper bound and step are constants.
+std::optional<int64_t> tripsFromZero(scf::ForOp loop) {
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!ub || !step || *step <= 0)
+    return std::nullopt;
+  return llvm::divideCeil(*ub, *step);
+}
+
 /// The loop iterations (back edges) a thread runs per iteration of
-/// \p steps, from the constant bounds of the loops in its body (a thread's
-/// share of a parallel loop, which starts at its index, counted from 0);
-/// std::nullopt when a bound is not constant.
+/// \p steps, from the constant bounds of the loops in its body; std::nullopt
+/// when a bound is not constant.
 std::optional<int64_t> backEdgesPerStep(scf::ForOp steps) {
-  std::optional<int64_t> total = 1;
-  steps.getBody()->walk([&](scf::ForOp loop) {
-    int64_t entered = 1;
-    for (auto outer = loop->getParentOfType<scf::ForOp>(); outer != steps;
-         outer = outer->getParentOfType<scf::ForOp>()) {
-      auto ub = getConstantIntValue(outer.getUpperBound());
-      auto step = getConstantIntValue(outer.getStep());
-      if (!ub || !step || *step <= 0)
-        return (void)(total = std::nullopt);
-      entered *= llvm::divideCeil(*ub, *step);
+  int64_t total = 1;
+  WalkResult walked = steps.getBody()->walk([&](scf::ForOp loop) {
+    int64_t iterations = 1;
+    for (scf::ForOp l = loop; l != steps;
+         l = l->getParentOfType<scf::ForOp>()) {
+      std::optional<int64_t> trips = tripsFromZero(l);
+      if (!trips)
+        return WalkResult::interrupt();
+      iterations *= *trips;
     }
-    auto ub = getConstantIntValue(loop.getUpperBound());
-    auto step = getConstantIntValue(loop.getStep());
-    if (!ub || !step || *step <= 0 || !total)
-      return (void)(total = std::nullopt);
-    *total += entered * llvm::divideCeil(*ub, *step);
+    total += iterations;
+    return WalkResult::advance();
   });
+  if (walked.wasInterrupted())
+    return std::nullopt;
   return total;
 }
 
-/// Cuts \p launch, whose body runs the recurrence \p steps, into launches
-/// of consecutive steps, each within kLoopBudget back edges per thread:
-/// lavapipe leaves every loop of an invocation once its loops together have
-/// iterated 65,535 times (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS), and a
-/// launch of bounded length is what a GPU's scheduler expects too. The
-/// state lives in memory between steps; a launch boundary orders it.
-void cutIntoLaunches(mlir::gpu::LaunchOp launch, scf::ForOp steps) {
+/// Cuts \p launch, a recurrence's launch whose body runs its step loop
+/// (the body's one top-level loop), into launches of consecutive steps,
+/// each within kLoopBudget back edges per thread: lavapipe leaves every loop
+/// of an invocation once its loops together have iterated 65,535 times
+/// (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS), and a launch of bounded length
+/// is what a GPU's scheduler expects too. The state lives in memory between
+/// steps; a launch boundary orders it. Left whole when the step loop's
+/// bounds or its loops' are not constants, or when unrolling left it more
+/// than one loop.
+void cutIntoLaunches(mlir::gpu::LaunchOp launch) {
   constexpr int64_t kLoopBudget = 60000;
+  auto loops = launch.getBody().front().getOps<scf::ForOp>();
+  if (!llvm::hasSingleElement(loops))
+    return;
+  scf::ForOp steps = *loops.begin();
   auto lb = getConstantIntValue(steps.getLowerBound());
   auto ub = getConstantIntValue(steps.getUpperBound());
   auto step = getConstantIntValue(steps.getStep());
@@ -373,7 +387,7 @@ LogicalResult mapRecurrence(scf::ForOp loop, int64_t blockSize) {
       failed(unrollInnermost(launch)))
     return failure();
   clonePureProducers(launch);
-  cutIntoLaunches(launch, loop);
+  cutIntoLaunches(launch);
   return success();
 }
 
