@@ -20,6 +20,20 @@ using namespace loom::artifact;
 
 namespace {
 
+/// Whether the product of \p dims (each >= 0) is below 2^31: the largest
+/// tensor a step's kernels index (with 32 bits, or in sizes of int64_t
+/// bytes that must not overflow).
+bool fewerThan2To31(const std::vector<int64_t> &dims) {
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d != 0 && n > kMax / d)
+      return false;
+    n *= d;
+  }
+  return n <= kMax;
+}
+
 std::string at(const std::string &path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
@@ -643,6 +657,8 @@ bool Reader::topK(const Operands &o, Step &out) {
   if (s.k > s.dim)
     return fail(o.tp + ".k", "k = " + std::to_string(s.k) +
                                  " is more than dim = " + std::to_string(s.dim));
+  if (!fewerThan2To31({s.outer, s.dim, s.inner}))
+    return fail(o.tp, "the source must have fewer than 2^31 elements");
   out = std::move(s);
   return true;
 }
@@ -668,6 +684,10 @@ bool Reader::nonMaxSuppression(const Operands &o, Step &out) {
       return false;
     s.scoreThreshold = score;
   }
+  if (!fewerThan2To31({s.batches, s.classes, s.numBoxes, 4}) ||
+      !fewerThan2To31({s.batches, s.classes, s.maxOutputPerClass, 3}))
+    return fail(o.tp, "the boxes, scores and selections must have fewer "
+                      "than 2^31 elements");
   out = std::move(s);
   return true;
 }
@@ -679,6 +699,11 @@ bool Reader::nonZero(const Operands &o, Step &out) {
       !integer(o.args, o.ap, "count", s.count) || !dynamicDtype(o, s.dtype) ||
       !ints(o.attrs, o.tp, "shape", s.shape))
     return false;
+  std::vector<int64_t> dims = s.shape;
+  dims.push_back(int64_t(s.shape.size()));
+  if (!fewerThan2To31(dims))
+    return fail(o.tp + ".shape", "the indices (rank x elements) must be "
+                                 "fewer than 2^31");
   out = std::move(s);
   return true;
 }
@@ -730,14 +755,9 @@ bool Reader::cudnnConv(const Operands &o, Step &out) {
                     std::string(activationName(s.activation.kind)) + "'");
   // cuDNN's tensor dimensions and strides are int64_t, but its kernels
   // index with 32 bits.
-  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
-  for (const Shape *shape : {&s.srcShape, &s.weightsShape, &s.dstShape}) {
-    int64_t n = 1;
-    for (int64_t d : *shape)
-      n = d > kMax / n ? kMax + 1 : n * d;
-    if (n > kMax)
+  for (const Shape *shape : {&s.srcShape, &s.weightsShape, &s.dstShape})
+    if (!fewerThan2To31(*shape))
       return fail(o.tp, "each tensor must have fewer than 2^31 elements");
-  }
   out = std::move(s);
   return true;
 }

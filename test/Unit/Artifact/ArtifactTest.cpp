@@ -503,6 +503,35 @@ TEST(ArtifactTest, CudnnConvReadBackAndRefused) {
             "run on a vulkan device (the program's device 0)");
 }
 
+TEST(ArtifactTest, DynamicStepsTooLargeAreRefused) {
+  // everyStepKind(): the top-k is step 12, the NMS 13, the nonzero 14.
+  Manifest m = twoRankManifest();
+  auto withAttr = [&](int step, const char *key, Json value) {
+    return refusal(edited(m, [&](Json &root) {
+      at(root, {"entries", 0, "programs", 0, "steps", step, "attrs"})
+          .set(key, value);
+    }));
+  };
+  auto where = [](int step) {
+    return "manifest: entries[0].programs[0].steps[" + std::to_string(step) +
+           "].attrs";
+  };
+  // Sizes whose products overflow int64_t unless the reader stops them.
+  const Json huge(int64_t(1) << 40);
+  EXPECT_EQ(withAttr(12, "outer", huge),
+            where(12) + ": the source must have fewer than 2^31 elements");
+  EXPECT_EQ(withAttr(13, "num_boxes", huge),
+            where(13) + ": the boxes, scores and selections must have fewer "
+                        "than 2^31 elements");
+  Json shape = Json::makeArray();
+  shape.push(Json(int64_t(1) << 20));
+  shape.push(Json(int64_t(1) << 20));
+  EXPECT_EQ(withAttr(14, "shape", shape),
+            where(14) + ".shape: the indices (rank x elements) must be fewer "
+                        "than 2^31");
+  EXPECT_EQ(withAttr(12, "outer", Json(int64_t(4))), "");
+}
+
 TEST(ArtifactTest, SingleProcessWorld) {
   Manifest m = twoRankManifest();
   m.world = singleProcessWorld(m.devices.size(), m.entries);
