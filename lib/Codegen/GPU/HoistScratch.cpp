@@ -23,7 +23,12 @@ int64_t bytesOf(MemRefType type) {
 
 LogicalResult hoist(func::FuncOp fn) {
   SmallVector<memref::AllocOp> allocs;
-  fn.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  // Workgroup memory inside a launch (a kernel class's, mapped before
+  // bufferization) stays where it is.
+  fn.walk([&](memref::AllocOp alloc) {
+    if (!alloc->getParentOfType<mlir::gpu::LaunchOp>())
+      allocs.push_back(alloc);
+  });
   SmallVector<int64_t> bytes;
   for (memref::AllocOp alloc : allocs) {
     MemRefType type = alloc.getType();

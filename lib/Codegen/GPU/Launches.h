@@ -20,6 +20,13 @@ namespace loom::codegen::gpu {
 /// maxComputeWorkGroupCount; CUDA allows more along x only).
 constexpr int64_t kMaxGridDim = 65535;
 
+/// The most loop iterations a kernel class lets one thread of a launch take
+/// (its loops' back edges together, counted from constant bounds): lavapipe
+/// (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS) leaves every loop of an
+/// invocation once they have iterated 65,535 times, and a launch of bounded
+/// length is what a GPU's scheduler expects too.
+constexpr int64_t kLoopBudget = 60000;
+
 /// A grid of [x, y, 1] blocks that holds at least `blocks` of them.
 struct Grid {
   int64_t x = 1, y = 1;

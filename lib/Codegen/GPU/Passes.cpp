@@ -131,8 +131,19 @@ std::string loom::codegen::gpu::supportedChips() {
   return out;
 }
 
-void loom::codegen::gpu::addLinalgStage(OpPassManager &pm,
-                                        const GPUKernelPipelineOptions &) {
+void loom::codegen::gpu::addSelectionClass(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
+  LoomGPUMapSelectionsOptions selections;
+  selections.blockSize = options.blockSize;
+  pm.addPass(createLoomGPUMapSelections(selections));
+}
+
+void loom::codegen::gpu::addLinalgStage(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
+  // The selection class maps top-k, NMS and nonzero on tensors, before
+  // they lower to single-thread scf loops (none with generic-only).
+  if (!options.genericOnly)
+    addSelectionClass(pm, options);
   addTGToLinalg(pm);
 }
 
@@ -254,6 +265,11 @@ void loom::codegen::gpu::registerGPUCodegenPasses() {
        "GPU kernel stage 3: scratch to parameters, loop nests to launches, "
        "kernels outlined into one gpu.module",
        addMapStage},
+      {"loom-gpu-selection-class",
+       "GPU kernel class (in loom-gpu-linalg): tg.topk, tg.nonzero and "
+       "tg.non_max_suppression as parallel launches (bitonic sorts, "
+       "workgroup scans, IoU bitmasks) within lavapipe's loop limit",
+       addSelectionClass},
       {"loom-gpu-recurrence-class",
        "GPU kernel class (in loom-gpu-map): a recurrence (tg.scan's loop "
        "over its steps) as one launch of one workgroup, a barrier after "

@@ -326,15 +326,11 @@ std::optional<int64_t> backEdgesPerStep(scf::ForOp steps) {
 
 /// Cuts \p launch, a recurrence's launch whose body runs its step loop
 /// (the body's one top-level loop), into launches of consecutive steps,
-/// each within kLoopBudget back edges per thread: lavapipe leaves every loop
-/// of an invocation once its loops together have iterated 65,535 times
-/// (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS), and a launch of bounded length
-/// is what a GPU's scheduler expects too. The state lives in memory between
+/// each within kLoopBudget (Launches.h) back edges per thread. The state lives in memory between
 /// steps; a launch boundary orders it. Left whole when the step loop's
 /// bounds or its loops' are not constants, or when unrolling left it more
 /// than one loop.
 void cutIntoLaunches(mlir::gpu::LaunchOp launch) {
-  constexpr int64_t kLoopBudget = 60000;
   auto loops = launch.getBody().front().getOps<scf::ForOp>();
   if (!llvm::hasSingleElement(loops))
     return;

@@ -9,13 +9,17 @@
 //
 // The selections (topk, nms) need no sort: the k-th pick is the best
 // element that comes after the (k-1)-th in the order of DynamicAlgorithms.h's
-// `before` (value, then position), so a pick is one scan. These loops are
-// what GPU targets run; the CPU's default backend list gives the three ops
-// to libloomrt's sort-based steps (lib/Compiler/Backends/Dynamic.cpp).
+// `before` (value, then position), so a pick is one scan. The CPU's default
+// backend list gives the three ops to libloomrt's sort-based steps
+// (lib/Compiler/Backends/Dynamic.cpp); GPU targets map them to parallel
+// kernels first (lib/Codegen/GPU/Selections.cpp), and these one-thread
+// loops run there only for an op that class does not take.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringSupport.h"
+
+#include "loom/Conversion/TGToLinalg/DynamicOrder.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -27,29 +31,8 @@ using namespace loom::tg::lowering;
 
 namespace {
 
-/// Scalar helpers on an ImplicitLocOpBuilder.
-struct Scalars {
-  ImplicitLocOpBuilder &b;
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
-  Value i64(int64_t v) { return arith::ConstantIntOp::create(b, v, 64); }
-  Value toIndex(Value v) {
-    return arith::IndexCastOp::create(b, b.getIndexType(), v);
-  }
-  Value toI64(Value v) {
-    return arith::IndexCastOp::create(b, b.getI64Type(), v);
-  }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, p, x, y);
-  }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, c, x, y);
-  }
-  Value andI(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
-  Value orI(Value x, Value y) { return arith::OrIOp::create(b, x, y); }
-  Value notI(Value x) {
-    return arith::XOrIOp::create(b, x, arith::ConstantIntOp::create(b, 1, 1));
-  }
-  Value minIndex(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+/// Scalar and tensor helpers on an ImplicitLocOpBuilder.
+struct Scalars : ScalarOps {
   /// A tensor of \p type filled with zeros.
   Value zeros(RankedTensorType type) {
     Value init = tensor::EmptyOp::create(b, type.getShape(), type.getElementType());
@@ -68,24 +51,10 @@ struct Scalars {
       return index(bound);
     Value v = toIndex(tensor::ExtractOp::create(b, operand, ValueRange{}));
     Value clamped = arith::MaxSIOp::create(b, v, index(0));
-    return minIndex(clamped, index(bound));
+    return minI(clamped, index(bound));
   }
-  /// D::less of the interpreter's domains on scalars: a < b, NaN largest.
-  Value less(Value x, Value y) {
-    if (!isa<FloatType>(x.getType()))
-      return cmp(arith::CmpIPredicate::slt, x, y);
-    Value lt = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x, y);
-    Value yNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, y, y);
-    Value xNum = arith::CmpFOp::create(b, arith::CmpFPredicate::ORD, x, x);
-    return orI(lt, andI(yNan, xNum));
-  }
-  /// DynamicAlgorithms.h's before: element x at position i comes before y at
-  /// j in descending order (\p largest) or ascending order.
   Value before(bool largest, Value x, Value i, Value y, Value j) {
-    if (!largest)
-      std::swap(x, y);
-    Value lower = cmp(arith::CmpIPredicate::slt, i, j);
-    return orI(less(y, x), andI(notI(less(x, y)), lower));
+    return buildBefore(b, largest, x, i, y, j);
   }
 };
 
@@ -185,7 +154,7 @@ Lowered lowerTopK(TopKOp op, OpBuilder &builder) {
   auto valuesType = RankedTensorType::get({outer, k, inner}, elem);
   auto indicesType = RankedTensorType::get({outer, k, inner}, b.getI64Type());
   Value valid = s.validLength(op.getValid(), dim);
-  Value count = s.minIndex(valid, s.index(k));
+  Value count = s.minI(valid, s.index(k));
   bool largest = op.getLargest();
   auto lines = loop(
       b, s.index(outer * inner), {s.zeros(valuesType), s.zeros(indicesType)},
@@ -234,47 +203,6 @@ Lowered lowerTopK(TopKOp op, OpBuilder &builder) {
       s.lengthTensor(count)};
 }
 
-/// Whether box a suppresses box c (DynamicAlgorithms.h's
-/// KeptBoxes::anySuppresses for one kept box) on f32 scalars: boxes [4 values].
-Value suppresses(ImplicitLocOpBuilder &b, ArrayRef<Value> a, ArrayRef<Value> c,
-                 bool centerPointBox, Value threshold) {
-  Scalars s{b};
-  auto f = [&](double v) { return f32(b, b.getLoc(), v); };
-  auto extent = [&](ArrayRef<Value> box, int c0, int c1) {
-    if (centerPointBox) {
-      Value half = arith::DivFOp::create(b, box[c1], f(2));
-      return std::pair<Value, Value>{arith::SubFOp::create(b, box[c0], half),
-                                     arith::AddFOp::create(b, box[c0], half)};
-    }
-    return std::pair<Value, Value>{arith::MinimumFOp::create(b, box[c0], box[c1]),
-                                   arith::MaximumFOp::create(b, box[c0], box[c1])};
-  };
-  int xa = centerPointBox ? 0 : 1, xb = centerPointBox ? 2 : 3;
-  int ya = centerPointBox ? 1 : 0, yb = centerPointBox ? 3 : 2;
-  auto [ax0, ax1] = extent(a, xa, xb);
-  auto [bx0, bx1] = extent(c, xa, xb);
-  auto [ay0, ay1] = extent(a, ya, yb);
-  auto [by0, by1] = extent(c, ya, yb);
-  auto gt = [&](Value x, Value y) {
-    return arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x, y);
-  };
-  Value ix0 = arith::MaximumFOp::create(b, ax0, bx0);
-  Value ix1 = arith::MinimumFOp::create(b, ax1, bx1);
-  Value iy0 = arith::MaximumFOp::create(b, ay0, by0);
-  Value iy1 = arith::MinimumFOp::create(b, ay1, by1);
-  auto area = [&](Value x0, Value x1, Value y0, Value y1) -> Value {
-    return arith::MulFOp::create(b, arith::SubFOp::create(b, x1, x0),
-                                 arith::SubFOp::create(b, y1, y0));
-  };
-  Value inter = area(ix0, ix1, iy0, iy1);
-  Value areaA = area(ax0, ax1, ay0, ay1), areaB = area(bx0, bx1, by0, by1);
-  Value uni = arith::SubFOp::create(b, arith::AddFOp::create(b, areaA, areaB), inter);
-  Value ok = s.andI(s.andI(gt(ix1, ix0), gt(iy1, iy0)),
-                    s.andI(s.andI(gt(inter, f(0)), gt(areaA, f(0))),
-                           s.andI(gt(areaB, f(0)), gt(uni, f(0)))));
-  return s.andI(ok, gt(arith::DivFOp::create(b, inter, uni), threshold));
-}
-
 Lowered lowerNonMaxSuppression(NonMaxSuppressionOp op, OpBuilder &builder) {
   ImplicitLocOpBuilder b(op.getLoc(), builder);
   Scalars s{b};
@@ -287,7 +215,7 @@ Lowered lowerNonMaxSuppression(NonMaxSuppressionOp op, OpBuilder &builder) {
   int64_t maxOut = std::min<int64_t>(op.getMaxOutputBoxesPerClass(), n);
   auto outType = cast<RankedTensorType>(op.getSelected().getType());
   Value valid = s.validLength(op.getValid(), n);
-  Value picksPerClass = s.minIndex(valid, s.index(std::max<int64_t>(maxOut, 0)));
+  Value picksPerClass = s.minI(valid, s.index(std::max<int64_t>(maxOut, 0)));
   Value iou = f32(b, b.getLoc(), op.getIouThreshold().convertToDouble());
   std::optional<double> scoreThreshold;
   if (auto t = op.getScoreThreshold())
@@ -357,7 +285,7 @@ Lowered lowerNonMaxSuppression(NonMaxSuppressionOp op, OpBuilder &builder) {
                           Scalars ms{mb};
                           Value hit = ms.orI(
                               ms.cmp(arith::CmpIPredicate::eq, p, best),
-                              suppresses(mb, chosen, box(mb, p),
+                              buildSuppresses(mb, chosen, box(mb, p),
                                          op.getCenterPointBox() == 1, iou));
                           Value old = tensor::ExtractOp::create(mb, m[0], ValueRange{p});
                           return SmallVector<Value>{tensor::InsertOp::create(

@@ -23,6 +23,7 @@
 #define LOOM_CODEGEN_GPU_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -89,8 +90,14 @@ llvm::StringRef ptxFeaturesOf(llvm::StringRef chip);
 /// The supported chips, for messages: "sm_80, sm_86, ...".
 std::string supportedChips();
 
+/// The linalg stage: the selection class (not with generic-only), then tg
+/// to linalg.
 void addLinalgStage(mlir::OpPassManager &pm,
                     const GPUKernelPipelineOptions &options);
+/// The selection class (docs/Codegen/GPU.md, "Selections"): top-k, NMS and
+/// nonzero on tg tensors as parallel launches, before tg to linalg.
+void addSelectionClass(mlir::OpPassManager &pm,
+                       const GPUKernelPipelineOptions &options);
 void addBufferizeStage(mlir::OpPassManager &pm,
                        const GPUKernelPipelineOptions &options);
 void addMapStage(mlir::OpPassManager &pm,

@@ -218,6 +218,54 @@ def LoomGPUMapRowReductions : Pass<"loom-gpu-map-row-reductions", "mlir::ModuleO
                            "::mlir::scf::SCFDialect"];
 }
 
+def LoomGPUMapSelections : Pass<"loom-gpu-map-selections", "mlir::ModuleOp"> {
+  let summary = "Map each tg.topk, tg.nonzero and tg.non_max_suppression of a kernel function to parallel launches";
+  let description = [{
+    The selection kernel class (docs/Codegen/GPU.md, "Selections"). On
+    kernel functions on tg tensors, before `convert-tg-to-linalg` (the scf
+    loops it lowers these ops to run on one thread): each op becomes
+    `gpu.launch`es on the buffers of its operands (`bufferization.to_buffer`)
+    and of its results (`memref.alloc`s made tensors by
+    `bufferization.to_tensor`, returned as out-parameters by bufferization),
+    with scratch buffers as `memref.alloc`s that `loom-gpu-hoist-scratch`
+    turns into parameters:
+
+    - `tg.nonzero`: one workgroup; each thread counts the non-zero elements
+      of its contiguous chunk, a workgroup scan (Hillis-Steele in workgroup
+      memory, unrolled) gives each chunk its first column, each thread
+      writes its elements' coordinates and zeros its padding columns.
+    - `tg.topk`: a workgroup per line (the axis at one position of the other
+      dimensions): a bitonic sort of the line's positions, padded to a power
+      of 2, by the op's order (value, then the lower position; padding and
+      positions past `valid` last), in workgroup memory where it fits in
+      16 KiB (4,096 positions), else in a scratch row; the first
+      `min(k, valid)` written out, zeros after.
+    - `tg.non_max_suppression` (f32): the IoU-bitmask form: a workgroup per
+      class sorts its candidates by score and counts them; a thread per
+      (class, candidate, word of 32 candidates) computes which later
+      candidates of the word it suppresses; a workgroup per class sweeps the
+      words in order (the word's surviving candidates resolved alike by
+      every thread, then the later words' suppression bits OR-ed by the
+      threads together), cut into launches of words; one workgroup writes
+      the kept rows and the padding.
+
+    Every loop's trip count is known from the static sizes, and an op is
+    mapped only when each thread of each launch takes at most 60,000 loop
+    iterations (lavapipe ends an invocation's loops after 65,535); one that
+    is not (or NMS masks past 512 MiB, or non-f32 boxes) keeps its scf
+    lowering. Nothing assumes a subgroup width.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
+           "Threads per workgroup (1 to 1024)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LoomGPUMergeModules : Pass<"loom-gpu-merge-modules", "mlir::ModuleOp"> {
   let summary = "Move every outlined kernel into one gpu.module";
   let description = [{

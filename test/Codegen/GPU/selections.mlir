@@ -1,0 +1,85 @@
+// RUN: loom-opt %s --loom-gpu-map-selections --split-input-file | FileCheck %s
+// RUN: not loom-opt %s --loom-gpu-map-selections=block-size=0 --split-input-file 2>&1 | FileCheck %s --check-prefix=SIZE
+
+// The selection class's form (lavapipe runs it in selections-vulkan.test):
+// a top-k of 37 sorts a permutation of 64 positions in workgroup memory, a
+// barrier after each stage of the bitonic sort; the results are buffers
+// made tensors.
+// CHECK-LABEL: func.func @topk_shared
+// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<37xf32> to memref<37xf32>
+// CHECK: %[[V:.*]] = memref.alloc() : memref<5xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128
+// CHECK: memref.alloc() : memref<64xi32, #gpu.address_space<workgroup>>
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: bufferization.to_tensor %[[V]] restrict writable
+// CHECK-NOT: tg.topk
+func.func @topk_shared(%x: tensor<37xf32>) -> (tensor<5xf32>, tensor<5xi64>, tensor<i64>) {
+  %v, %i, %n = tg.topk %x {axis = 0 : i64, k = 5 : i64}
+      : (tensor<37xf32>) -> (tensor<5xf32>, tensor<5xi64>, tensor<i64>)
+  return %v, %i, %n : tensor<5xf32>, tensor<5xi64>, tensor<i64>
+}
+
+// -----
+
+// Past 4,096 positions (16 KiB) the permutation is a scratch buffer of a
+// row per line (loom-gpu-hoist-scratch makes it a parameter), two lines
+// here: two workgroups.
+// CHECK-LABEL: func.func @topk_scratch
+// CHECK: memref.alloc() : memref<2x8192xi32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2
+// CHECK-NOT: address_space<workgroup>
+// CHECK: return
+func.func @topk_scratch(%x: tensor<5003x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>, tensor<i64>) {
+  %v, %i, %n = tg.topk %x {axis = 0 : i64, k = 3 : i64}
+      : (tensor<5003x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>, tensor<i64>)
+  return %v, %i, %n : tensor<3x2xf32>, tensor<3x2xi64>, tensor<i64>
+}
+
+// -----
+
+// A line of 100,000 (a sort of 131,072 positions: 78,000 loop iterations per
+// thread, past the budget of 60,000) keeps the scf lowering.
+// CHECK-LABEL: func.func @topk_past_budget
+// CHECK-NOT: gpu.launch
+// CHECK: tg.topk
+func.func @topk_past_budget(%x: tensor<100000xf32>) -> (tensor<3xf32>, tensor<3xi64>, tensor<i64>) {
+  %v, %i, %n = tg.topk %x {axis = 0 : i64, k = 3 : i64}
+      : (tensor<100000xf32>) -> (tensor<3xf32>, tensor<3xi64>, tensor<i64>)
+  return %v, %i, %n : tensor<3xf32>, tensor<3xi64>, tensor<i64>
+}
+
+// -----
+
+// Nonzero: one workgroup, a scan of one i32 per thread in workgroup memory,
+// unrolled: a barrier after the store, two per step of 7, one at the end.
+// CHECK-LABEL: func.func @nonzero
+// CHECK: gpu.launch
+// CHECK: memref.alloc() : memref<128xi32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-16: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.terminator
+func.func @nonzero(%z: tensor<5x7xi1>) -> (tensor<2x35xi64>, tensor<i64>) {
+  %idx, %n = tg.nonzero %z : (tensor<5x7xi1>) -> (tensor<2x35xi64>, tensor<i64>)
+  return %idx, %n : tensor<2x35xi64>, tensor<i64>
+}
+
+// -----
+
+// NMS: the sort, the masks, the sweep (400 words of 32 boxes, at most 170
+// loop iterations per word and thread: 352 words per launch, so two
+// launches), the rows.
+// CHECK-LABEL: func.func @nms
+// CHECK: memref.alloc() : memref<1x16384xi32>
+// CHECK: memref.alloc() : memref<1x12800x400xi32>
+// CHECK-COUNT-5: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @nms(%b: tensor<1x12800x4xf32>, %s: tensor<1x1x12800xf32>) -> (tensor<12800x3xi64>, tensor<i64>) {
+  %sel, %n = tg.non_max_suppression %b, %s {iou_threshold = 0.5 : f64,
+      max_output_boxes_per_class = 9223372036854775807 : i64}
+      : (tensor<1x12800x4xf32>, tensor<1x1x12800xf32>) -> (tensor<12800x3xi64>, tensor<i64>)
+  return %sel, %n : tensor<12800x3xi64>, tensor<i64>
+}
+
+// SIZE: loom-gpu-map-selections: block-size must be 1 to 1024, not 0
