@@ -220,12 +220,14 @@ namespace {
 constexpr int64_t kMaxSharedBytes = 16384;
 
 /// The loop iterations of a bitonic sort of \p size (a power of 2) elements
-/// by \p threads threads, per thread: the stages (log2(size) (log2(size) +
-/// 1) / 2) and their loops, each stage ceil(size / 2 / threads) pairs.
+/// by \p threads threads, per thread: the permutation's ceil(size /
+/// threads) positions set, then the stages (log2(size) (log2(size) + 1) / 2)
+/// and their loops, each stage ceil(size / 2 / threads) pairs.
 int64_t sortBackEdges(int64_t size, int64_t threads) {
   int64_t levels = llvm::Log2_64(size);
   int64_t stages = levels * (levels + 1) / 2;
-  return levels + stages * (1 + llvm::divideCeil(size / 2, threads));
+  return llvm::divideCeil(size, threads) + levels +
+         stages * (1 + llvm::divideCeil(size / 2, threads));
 }
 
 /// A permutation being sorted: `size` (a power of 2) i32 positions in
@@ -780,7 +782,7 @@ struct MapSelections
   void runOnOperation() override {
     if (blockSize < 1 || blockSize > 1024) {
       getOperation().emitError("loom-gpu-map-selections: block-size must be "
-                               "1 to 1024, not ")
+                               "in [1, 1024], got ")
           << int64_t(blockSize);
       return signalPassFailure();
     }

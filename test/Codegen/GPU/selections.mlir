@@ -38,7 +38,7 @@ func.func @topk_scratch(%x: tensor<5003x2xf32>) -> (tensor<3x2xf32>, tensor<3x2x
 
 // -----
 
-// A line of 100,000 (a sort of 131,072 positions: 78,000 loop iterations per
+// A line of 100,000 (a sort of 131,072 positions: 79,530 loop iterations per
 // thread, past the budget of 60,000) keeps the scf lowering.
 // CHECK-LABEL: func.func @topk_past_budget
 // CHECK-NOT: gpu.launch
@@ -82,4 +82,4 @@ func.func @nms(%b: tensor<1x12800x4xf32>, %s: tensor<1x1x12800xf32>) -> (tensor<
   return %sel, %n : tensor<12800x3xi64>, tensor<i64>
 }
 
-// SIZE: loom-gpu-map-selections: block-size must be 1 to 1024, not 0
+// SIZE: loom-gpu-map-selections: block-size must be in [1, 1024], got 0
