@@ -413,7 +413,10 @@ constexpr int64_t kMaxMaskBytes = int64_t(512) << 20;
 
 /// A tg.non_max_suppression's sizes and the buffers its launches share.
 struct Suppression {
-  mutable tg::NonMaxSuppressionOp op;
+  /// The op's attributes.
+  double iouThreshold = 0;
+  bool centerPointBox = false;
+  std::optional<double> scoreThreshold;
   int64_t threads, classes, perBatch, n, words, size, picks, rows;
   Value boxes, scores, valid, selected, count;
   /// Scratch: each class's candidates sorted (classes x size), their
@@ -433,10 +436,10 @@ struct Suppression {
   }
   /// Whether box \p a suppresses box \p c of class \p cls (indices).
   Value suppresses(Builder &k, Value cls, Value a, Value c) const {
-    Value iou = arith::ConstantOp::create(
-        k.b, k.b.getF32FloatAttr(op.getIouThreshold().convertToDouble()));
+    Value iou =
+        arith::ConstantOp::create(k.b, k.b.getF32FloatAttr(iouThreshold));
     return loom::tg::buildSuppresses(k.b, box(k, cls, a), box(k, cls, c),
-                                     op.getCenterPointBox() == 1, iou);
+                                     centerPointBox, iou);
   }
   /// The loop iterations per thread of the sweep over one word, at most.
   int64_t sweepBackEdgesPerWord() const {
@@ -464,9 +467,7 @@ void emitSortCandidates(ImplicitLocOpBuilder &fb, const Suppression &s) {
     Value pos = ib.minI(ib.toIndex(p), ib.index(s.n - 1));
     return ib.load(s.scores, {batch, within, pos});
   };
-  std::optional<double> threshold;
-  if (auto t = s.op.getScoreThreshold())
-    threshold = t->convertToDouble();
+  std::optional<double> threshold = s.scoreThreshold;
   auto isCandidate = [&](Builder &ib, Value p) {
     Value in = ib.lt(p, ib.cast(valid, p.getType()));
     if (!threshold)
@@ -725,7 +726,10 @@ LogicalResult mapNonMaxSuppression(tg::NonMaxSuppressionOp op,
       !scoresType.getElementType().isF32())
     return failure();
   Suppression s;
-  s.op = op;
+  s.iouThreshold = op.getIouThreshold().convertToDouble();
+  s.centerPointBox = op.getCenterPointBox() == 1;
+  if (auto t = op.getScoreThreshold())
+    s.scoreThreshold = t->convertToDouble();
   s.threads = threads;
   s.perBatch = scoresType.getDimSize(1);
   s.classes = scoresType.getDimSize(0) * s.perBatch;
