@@ -378,7 +378,43 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
       createTGFormFragments(options.backendRegistry(), fragments));
 }
 
-void compiler::prepareConcurrentCompiles(MLIRContext &context) {
+/// The target of a compile with \p options: theirs, else the host CPU.
+static llvm::Expected<std::shared_ptr<const target::Target>>
+targetOf(const CompileOptions &options) {
+  if (options.target)
+    return options.target;
+  auto host = target::TargetRegistry::builtin().create("cpu");
+  if (!host)
+    return host.takeError();
+  return std::shared_ptr<const target::Target>(std::move(*host));
+}
+
+void compiler::registerCompileDependencies(DialectRegistry &registry,
+                                           const CompileOptions &options,
+                                           const target::Target &target) {
+  // The pipelines as compileToArtifact builds them (the weights are only
+  // read when the passes run).
+  OpPassManager fragments(ModuleOp::getOperationName());
+  buildFragmentPipeline(fragments, nullptr, options);
+  fragments.getDependentDialects(registry);
+  OpPassManager kernels(ModuleOp::getOperationName());
+  target.buildKernelPipeline(kernels);
+  kernels.getDependentDialects(registry);
+}
+
+void compiler::prepareConcurrentCompiles(MLIRContext &context,
+                                         const CompileOptions &options) {
+  auto target = targetOf(options);
+  if (!target) {
+    // The compiles fail the same way, each with its diagnostic.
+    llvm::consumeError(target.takeError());
+    return;
+  }
+  DialectRegistry registry;
+  registerCompileDependencies(registry, options, **target);
+  context.appendDialectRegistry(registry);
+  for (StringRef name : registry.getDialectNames())
+    context.getOrLoadDialect(name);
   codegen::cpu::registerKernelTranslations(context);
 }
 
@@ -388,13 +424,10 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
                                           StringRef outputPath) {
   MLIRContext *context = module.getContext();
   StageTimer timer(options.timingOut);
-  std::shared_ptr<const target::Target> target = options.target;
-  if (!target) {
-    auto host = target::TargetRegistry::builtin().create("cpu");
-    if (!host)
-      return module.emitError(llvm::toString(host.takeError()));
-    target = std::move(*host);
-  }
+  auto ownTarget = targetOf(options);
+  if (!ownTarget)
+    return module.emitError(llvm::toString(ownTarget.takeError()));
+  std::shared_ptr<const target::Target> target = std::move(*ownTarget);
   if (failed(checkBackends(module, options, *target)))
     return failure();
 

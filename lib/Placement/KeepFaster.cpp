@@ -138,14 +138,12 @@ llvm::json::Value KeepFasterResult::toJSON() const {
                             {"compile_wall_seconds", compileWallSeconds}};
 }
 
-/// Whether versions may compile on threads sharing the MLIR context:
-/// only with LOOM_CONCURRENT_COMPILES=1. Off by default since two such
-/// compiles crashed loom-compile in 1 run of 3 to 20 (a double free under
-/// ~FrozenRewritePatternSet in a pass of one thread's pipeline, 2026-11-24;
-/// docs/Compiler.md), which is not found yet.
+/// Whether versions may compile on threads sharing the MLIR context (after
+/// compiler::prepareConcurrentCompiles): unless LOOM_CONCURRENT_COMPILES=0,
+/// which compiles them one after the other.
 static bool concurrentCompilesAllowed() {
   const char *allowed = std::getenv("LOOM_CONCURRENT_COMPILES");
-  return allowed && std::strcmp(allowed, "1") == 0;
+  return !allowed || std::strcmp(allowed, "0") != 0;
 }
 
 std::unique_ptr<BackgroundCompile>
@@ -162,7 +160,7 @@ BackgroundCompile::start(ModuleOp module, const safetensors::File *weights,
     llvm::consumeError(target.takeError());
     return nullptr;
   }
-  compiler::prepareConcurrentCompiles(*module.getContext());
+  compiler::prepareConcurrentCompiles(*module.getContext(), options);
   std::unique_ptr<BackgroundCompile> bg(new BackgroundCompile());
   bg->path = temporaryBeside(outputPath, "as written");
   if (bg->path.empty())
@@ -349,7 +347,8 @@ Comparison::compileVersions(ArrayRef<size_t> toCompile) {
     return took;
   }
   result.concurrentCompiles = true;
-  compiler::prepareConcurrentCompiles(*versions.front().module.getContext());
+  compiler::prepareConcurrentCompiles(*versions.front().module.getContext(),
+                                      trialOptions);
   std::vector<std::thread> threads;
   for (size_t i : toCompile)
     threads.emplace_back([&, i] {

@@ -15,6 +15,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <thread>
+
 using namespace mlir;
 using namespace loom;
 using namespace loom::search;
@@ -233,9 +235,13 @@ const OpEval &SearchContext::evaluate(OpId id, ArrayRef<Type> operandTypes,
   }
 
   // Failed inference and verification report through diagnostics; a failed
-  // candidate is an ordinary event of the search, so keep them quiet.
-  ScopedDiagnosticHandler silence(context,
-                                  [](Diagnostic &) { return success(); });
+  // candidate is an ordinary event of the search, so keep them quiet: this
+  // thread's only (loom-compile compiles the graph as written on another
+  // thread during the search; its diagnostics go on to the tool's handler).
+  ScopedDiagnosticHandler silence(
+      context, [searching = std::this_thread::get_id()](Diagnostic &) {
+        return success(std::this_thread::get_id() == searching);
+      });
   OperationState state(UnknownLoc::get(context), *info.name);
   for (Type t : operandTypes)
     state.operands.push_back(scratchValue(t));

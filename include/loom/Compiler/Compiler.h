@@ -16,6 +16,7 @@
 #include "loom/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -92,10 +93,24 @@ void buildFragmentPipeline(mlir::OpPassManager &pm,
                            const safetensors::File *weights,
                            const CompileOptions &options);
 
-/// Prepares \p context for compileToArtifact on several threads at once
-/// (each with its own target): registers in it what a compile would
-/// register lazily, so that the compiles only read the shared context.
-void prepareConcurrentCompiles(mlir::MLIRContext &context);
+/// Adds to \p registry what compileToArtifact's pass pipelines for
+/// \p options and \p target depend on: their dialects and the extensions
+/// those bring (tg's lowering models to linalg, attached to tg's ops).
+void registerCompileDependencies(mlir::DialectRegistry &registry,
+                                 const CompileOptions &options,
+                                 const target::Target &target);
+
+/// Prepares \p context for compileToArtifact with \p options (or options
+/// differing only in their target object) on several threads at once, each
+/// with a target of its own: appends registerCompileDependencies' registry
+/// to it, loads its dialects and registers the kernels' LLVM IR
+/// translations, so that the compiles only read the shared context. (A pass
+/// manager's run appends its pipeline's dependencies to the context: loads
+/// dialects and applies the new extensions, attaching interfaces to ops;
+/// done by one compile while another reads those ops, it corrupted the heap
+/// of loom-compile, docs/Compiler.md.)
+void prepareConcurrentCompiles(mlir::MLIRContext &context,
+                               const CompileOptions &options);
 
 /// Compiles every public function of \p module (tg ops, weights in
 /// \p weights) into the artifact \p outputPath. Diagnoses every failure;

@@ -18,6 +18,9 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
+#include <thread>
+
 using namespace mlir;
 using namespace loom;
 using namespace loom::search;
@@ -275,6 +278,44 @@ TEST_F(SearchTest, ConflictingDimensionsRejectTheMatch) {
     return true;
   });
   EXPECT_EQ(matches, 0u); // 8 -> 64 and 8 -> 1 conflict
+}
+
+TEST_F(SearchTest, QuietCandidatesLeaveOtherThreadsDiagnostics) {
+  // loom-compile compiles the graph as written on a thread of its own while
+  // the search runs: the compile's errors must reach the tool's handler,
+  // not the search's quieting of its failed candidates.
+  std::atomic<unsigned> reached{0};
+  ScopedDiagnosticHandler tool(&ctx, [&](Diagnostic &) {
+    ++reached;
+    return success();
+  });
+  OpId matmul =
+      sc.internOp(OperationName("tg.matmul", &ctx), DictionaryAttr::get(&ctx),
+                  /*operand0Rank=*/2);
+  Type f32 = Float32Type::get(&ctx);
+  Type lhs = RankedTensorType::get({4, 6}, f32);
+  std::atomic<bool> compiled{false};
+  std::atomic<int64_t> evaluated{0};
+  std::thread search([&] {
+    // Products whose inner dimensions differ (7.. against 6): invalid
+    // candidates, each a new one (evaluate memoises), until the compile's
+    // errors are out.
+    for (int64_t k = 7; !compiled; ++k) {
+      Type rhs = RankedTensorType::get({k, 8}, f32);
+      EXPECT_FALSE(sc.evaluate(matmul, {lhs, rhs}, {}).valid);
+      ++evaluated;
+    }
+  });
+  // Every tenth error after one more candidate: the threads interleave.
+  constexpr unsigned kErrors = 300;
+  for (unsigned i = 0; i < kErrors; ++i) {
+    for (int64_t seen = evaluated; i % 10 == 0 && evaluated == seen;)
+      std::this_thread::yield();
+    emitError(UnknownLoc::get(&ctx)) << "a compile error";
+  }
+  compiled = true;
+  search.join();
+  EXPECT_EQ(reached, kErrors);
 }
 
 TEST_F(SearchTest, EGraphRestoresCongruence) {
