@@ -701,7 +701,7 @@ bool isPixelProduct(const art::Conv2dStep &s) {
 /// 1024 channels; the reorder cost 20-25% of the step). Null where the step
 /// is not such a product, its weights are not constant (prepacked once),
 /// it has a residual sum, the primitive does not want NHWC, or oneDNN has
-/// only its reference matmul for it.
+/// no matmul for it but its reference one.
 StepPtr pixelProduct(const dnnl::engine &eng, const art::Conv2dStep &s,
                      void *constantWeights, const LayoutPlan &plan,
                      const ConvProblem &conv,
@@ -726,7 +726,12 @@ StepPtr pixelProduct(const dnnl::engine &eng, const art::Conv2dStep &s,
   memory::desc biasMd = rowMajor({1, o});
   auto desc = s.bias != -1 ? dnnl::matmul::desc(io.src, anyW, biasMd, io.dst)
                            : dnnl::matmul::desc(io.src, anyW, io.dst);
-  dnnl::matmul::primitive_desc mpd(desc, conv.attr, eng);
+  dnnl::matmul::primitive_desc mpd;
+  try {
+    mpd = dnnl::matmul::primitive_desc(desc, conv.attr, eng);
+  } catch (const dnnl::error &) {
+    return nullptr; // No matmul for it: the convolution runs instead.
+  }
   if (isReference(mpd))
     return nullptr;
   return std::make_unique<DnnlStep>(
