@@ -676,14 +676,85 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
 
 using StepPtr = std::unique_ptr<PreparedStep>;
 
+/// Whether conv step \p s is a matrix product over the pixels of one image
+/// of more than one pixel: 1x1 filter, unit strides and dilations, no
+/// padding, no groups, batch 1. (On one pixel, NCHW and NHWC are the same
+/// bytes: a squeeze-and-excitation's products keep their convolutions.)
+bool isPixelProduct(const art::Conv2dStep &s) {
+  auto allOnes = [](const std::vector<int64_t> &v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
+  };
+  return s.groups == 1 && s.srcShape[0] == 1 &&
+         s.srcShape[2] * s.srcShape[3] > 1 && s.weightsShape[2] == 1 &&
+         s.weightsShape[3] == 1 && allOnes(s.strides) &&
+         allOnes(s.dilations) &&
+         std::all_of(s.pads.begin(), s.pads.end(),
+                     [](int64_t p) { return p == 0; });
+}
+
+/// A 1x1 convolution reading a plain NCHW source that its primitive would
+/// first reorder into NHWC, computed instead as the matrix product
+/// dst[HW, O] = src[HW, C] x W[C, O] whose source is the NCHW buffer read
+/// transposed (strides 1, HW) in place and whose result is NHWC: no reorder
+/// of the source (DenseNet's 1x1 convolutions read the generated
+/// pre-activation batch norm of every dense layer, a plain tensor of up to
+/// 1024 channels; the reorder cost 20-25% of the step). Null where the step
+/// is not such a product, its weights are not constant (prepacked once),
+/// it has a residual sum, the primitive does not want NHWC, or oneDNN has
+/// no matmul for it but its reference one.
+StepPtr pixelProduct(const dnnl::engine &eng, const art::Conv2dStep &s,
+                     void *constantWeights, const LayoutPlan &plan,
+                     const ConvProblem &conv,
+                     const dnnl::convolution_forward::primitive_desc &pd) {
+  if (!constantWeights || conv.winograd || s.sum != -1 ||
+      !isPixelProduct(s) || plan.count(s.src) || s.srcShape[1] == 1 ||
+      !(pd.dst_desc() == nhwcOf(conv.dst)))
+    return nullptr;
+  auto f32 = memory::data_type::f32;
+  int64_t pixels = s.srcShape[2] * s.srcShape[3], c = s.srcShape[1],
+          o = s.dstShape[1];
+  Layouts io;
+  io.src = io.srcBuffer = memory::desc({pixels, c}, f32, {1, pixels});
+  io.dst = rowMajor({pixels, o});
+  // A plain destination buffer takes the product's rows transposed.
+  io.dstBuffer = plan.count(s.dst) ? io.dst
+                                   : memory::desc({pixels, o}, f32, {1, pixels});
+  io.sumBuffer = io.dst;
+  // OIHW weights of a 1x1 filter, [O, C], read as [C, O].
+  memory::desc userW({c, o}, f32, {1, c});
+  memory::desc anyW({c, o}, f32, memory::format_tag::any);
+  memory::desc biasMd = rowMajor({1, o});
+  auto desc = s.bias != -1 ? dnnl::matmul::desc(io.src, anyW, biasMd, io.dst)
+                           : dnnl::matmul::desc(io.src, anyW, io.dst);
+  dnnl::matmul::primitive_desc mpd;
+  try {
+    mpd = dnnl::matmul::primitive_desc(desc, conv.attr, eng);
+  } catch (const dnnl::error &) {
+    return nullptr; // No matmul for it: the convolution runs instead.
+  }
+  if (isReference(mpd))
+    return nullptr;
+  return std::make_unique<DnnlStep>(
+      eng, DnnlOperands{s.src, s.weights, s.bias, -1, s.dst},
+      dnnl::matmul(mpd), io,
+      WeightsLayout{userW, mpd.weights_desc(), constantWeights}, biasMd,
+      mpd.scratchpad_desc());
+}
+
 StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
                     void *constantWeights, const LayoutPlan &plan) {
   ConvProblem conv(eng, s, freeWeights(s, constantWeights));
+  auto preferred = planned(conv, s, plan);
+  // LOOM_ONEDNN_1X1=conv keeps such steps convolutions, to compare.
+  const char *form = std::getenv("LOOM_ONEDNN_1X1");
+  if (!(form && std::string(form) == "conv"))
+    if (StepPtr step =
+            pixelProduct(eng, s, constantWeights, plan, conv, preferred))
+      return step;
   Layouts io;
   io.srcBuffer = layoutOf(plan, s.src, conv.src);
   io.dstBuffer = layoutOf(plan, s.dst, conv.dst);
   io.sumBuffer = s.sum != -1 ? layoutOf(plan, s.sum, conv.dst) : conv.dst;
-  auto preferred = planned(conv, s, plan);
   io.src = preferred.src_desc();
   io.dst = preferred.dst_desc();
   // A plain one-channel source the primitive reads as NHWC (planned): the

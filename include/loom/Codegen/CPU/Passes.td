@@ -183,6 +183,15 @@ def LoomVectorizableLoopOrder : Pass<"loom-vectorizable-loop-order"> {
     instead of the 3-wide filter loop. Each output element still sums its
     terms in the same order: the results do not change. LLVM's loop
     vectoriser then vectorises the innermost loop.
+
+    First, adjacent parallel loops of a `linalg.generic` collapse into one
+    where every operand walks both as one contiguous run of its buffer
+    (collapsed with `memref.collapse_shape`) or reads neither, and the body
+    reads no loop index: an elementwise op over `[N, C, H, W]` with
+    per-channel parameters (a batch norm, a per-channel shift) runs over
+    `[N, C, H * W]`, so a 7x7 or 14x14 plane is one loop of 49 or 196
+    iterations instead of rows too short to vectorise, and what depends on
+    the channel alone is computed once per plane instead of once per row.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
