@@ -17,7 +17,9 @@
 //   updates are summed in with tg.scatter_add. Reduction 'add' is exact;
 //   'none' selects the rows written (ONNX requires distinct indices there;
 //   duplicates would be summed); 'mul', 'max' and 'min' are refused. Float
-//   data only, as tg.scatter_add is.
+//   data only, as tg.scatter_add is. Indices or updates of data-dependent
+//   length (padded to a bound, docs/ONNX/Import.md) take this path: the
+//   writes of their padding are dropped (dropPaddedWrites).
 //
 // GatherElements reads data flattened to one dimension at the same linear
 // targets, with tg.gather.
