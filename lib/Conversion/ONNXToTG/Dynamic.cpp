@@ -27,16 +27,16 @@ using namespace loom::onnx_to_tg;
 // Handlers
 //===----------------------------------------------------------------------===//
 
-/// The bound of input `i` of the node, if it has one.
-static std::optional<BoundedDim> inputBound(NodeContext &ctx, unsigned i) {
+std::optional<BoundedDim> onnx_to_tg::inputBound(NodeContext &ctx,
+                                                 unsigned i) {
   if (!ctx.hasInput(i))
     return std::nullopt;
   ImportedValue *v = ctx.importer().lookup(ctx.node().input(i));
   return v ? v->bound : std::nullopt;
 }
 
-/// Sets the bound of output `i` of the node (after setOutput).
-static void setOutputBound(NodeContext &ctx, unsigned i, BoundedDim bound) {
+void onnx_to_tg::setOutputBound(NodeContext &ctx, unsigned i,
+                                BoundedDim bound) {
   if (!ctx.hasOutput(i))
     return;
   if (ImportedValue *v = ctx.importer().lookup(ctx.node().output(i)))
@@ -351,7 +351,10 @@ static LogicalResult propagateElementwise(NodeContext &ctx,
 }
 
 /// Reshape-like: the padded dimension must survive as one output
-/// dimension of the same size with the same number of elements before it.
+/// dimension with the same number of elements before it: of the same size,
+/// or merged with the dimensions after it (torchvision's
+/// `boxes.reshape(-1, 4)` of [boxes, classes, 4]), whose valid elements are
+/// then the first `length * inner` (the product of the merged dimensions).
 static LogicalResult propagateReshape(NodeContext &ctx,
                                       ArrayRef<int64_t> outShape,
                                       BoundMerger &m) {
@@ -364,12 +367,28 @@ static LogicalResult propagateReshape(NodeContext &ctx,
     before *= in[d];
   int64_t outBefore = 1;
   for (int64_t d = 0; d < int64_t(outShape.size()); ++d) {
-    if (outBefore == before && outShape[d] == in[b->dim])
-      return m.add({d, b->length});
+    if (outBefore == before) {
+      int64_t merged = in[b->dim];
+      for (int64_t e = b->dim + 1;
+           merged < outShape[d] && e < int64_t(in.size()); ++e)
+        merged *= in[e];
+      if (merged == outShape[d]) {
+        int64_t inner = in[b->dim] ? merged / in[b->dim] : 1;
+        if (inner == 1)
+          return m.add({d, b->length});
+        auto length =
+            lengthOp(ctx, LengthOp::Mul, b->length,
+                     ctx.scalar(ctx.builder().getI64Type(), double(inner)));
+        if (failed(length))
+          return failure();
+        return m.add({d, *length});
+      }
+    }
     outBefore *= outShape[d];
   }
-  return ctx.fail("a reshape that merges or splits a dimension of "
-                  "data-dependent length is not supported");
+  return ctx.fail("a reshape that splits a dimension of data-dependent "
+                  "length, or merges it with the dimensions before it, is "
+                  "not supported");
 }
 
 static LogicalResult propagateGather(NodeContext &ctx, BoundMerger &m) {
@@ -425,6 +444,98 @@ static LogicalResult propagateMovement(NodeContext &ctx,
   return success();
 }
 
+/// MatMul and Gemm: a padded row dimension of A (or batch dimension, not
+/// broadcast) or column dimension of B is the output's; a padded
+/// contracted dimension is refused. Gemm's C broadcasts as elementwise.
+static LogicalResult propagateProduct(NodeContext &ctx,
+                                      ArrayRef<int64_t> outShape,
+                                      BoundMerger &m) {
+  bool gemm = ctx.opType() == "Gemm";
+  int64_t outRank = outShape.size();
+  for (unsigned i = 0; i < 2; ++i) {
+    std::optional<BoundedDim> b = inputBound(ctx, i);
+    if (!b)
+      continue;
+    int64_t rank = ctx.inputRank(i), dim = -1;
+    if (gemm) {
+      bool trans = ctx.getInt(i == 0 ? "transA" : "transB", 0) != 0;
+      // A's rows are dimension trans ? 1 : 0, B's columns trans ? 0 : 1.
+      if (b->dim == ((i == 0) == trans ? 1 : 0))
+        dim = i;
+    } else if (rank >= 2) {
+      int64_t contracted = i == 0 ? rank - 1 : rank - 2;
+      if (b->dim == rank - 1 && i == 1)
+        dim = outRank - 1;
+      else if (b->dim != contracted)
+        dim = b->dim + outRank - rank;
+    }
+    if (dim < 0)
+      return ctx.fail("a product over a dimension of data-dependent length is "
+                      "not supported");
+    if (outShape[dim] != ctx.inputShape(i)[b->dim])
+      return ctx.fail("broadcasting a dimension of data-dependent length is "
+                      "not supported");
+    if (failed(m.add({dim, b->length})))
+      return failure();
+  }
+  if (std::optional<BoundedDim> b = inputBound(ctx, 2)) {
+    int64_t dim = b->dim + outRank - ctx.inputRank(2);
+    if (outShape[dim] != ctx.inputShape(2)[b->dim])
+      return ctx.fail("broadcasting a dimension of data-dependent length is "
+                      "not supported");
+    return m.add({dim, b->length});
+  }
+  return success();
+}
+
+/// Operators that compute every index of some dimensions on its own (a
+/// convolution's, a pooling's or a resize's batch, a softmax's dimensions
+/// off its axis): the padded dimension of input 0 stays padded when it is
+/// one of them; no other input may be padded.
+static LogicalResult propagateIndependent(NodeContext &ctx, BoundMerger &m) {
+  for (unsigned i = 1; i < ctx.numInputs(); ++i)
+    if (inputBound(ctx, i))
+      return ctx.fail("reads a parameter of data-dependent length (padded to "
+                      "its bound, docs/ONNX/Import.md)");
+  std::optional<BoundedDim> b = inputBound(ctx, 0);
+  StringRef op = ctx.opType();
+  bool independent = b->dim == 0;
+  // A resize must keep the padded dimension's size (a scale of 1 there).
+  if (op == "Resize" || op == "Upsample")
+    if (ImportedValue *out = ctx.importer().lookup(ctx.node().output(0)))
+      independent &= out->shape[b->dim] == ctx.inputShape(0)[b->dim];
+  if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax" ||
+      op == "LayerNormalization") {
+    bool coerced = op != "LayerNormalization" && ctx.opset() < 13;
+    int64_t rank = ctx.inputRank(0);
+    auto axis = ctx.normalizeAxis(
+        ctx.getInt("axis", op == "LayerNormalization" || !coerced ? -1 : 1),
+        rank, "axis");
+    if (failed(axis))
+      return failure();
+    // Opsets before 13 and LayerNormalization normalise over every
+    // dimension from the axis on.
+    independent = coerced || op == "LayerNormalization" ? b->dim < *axis
+                                                         : b->dim != *axis;
+  }
+  if (!independent)
+    return ctx.fail("reads a value of data-dependent length (padded to its "
+                    "bound, docs/ONNX/Import.md), and this operator mixes "
+                    "the elements of the padded dimension");
+  return m.add(*b);
+}
+
+/// Operators propagateIndependent handles.
+static const llvm::StringSet<> &independentOperators() {
+  static const llvm::StringSet<> ops = {
+      "Conv",          "ConvTranspose",      "MaxPool",
+      "AveragePool",   "GlobalAveragePool",  "GlobalMaxPool",
+      "LpPool",        "BatchNormalization", "InstanceNormalization",
+      "Softmax",       "LogSoftmax",         "Hardmax",
+      "LayerNormalization", "Resize",          "Upsample"};
+  return ops;
+}
+
 /// Split along another dimension than the padded one: every output keeps
 /// the padded dimension.
 static LogicalResult propagateSplit(NodeContext &ctx) {
@@ -454,7 +565,8 @@ static LogicalResult propagateSplit(NodeContext &ctx) {
 LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
   StringRef op = ctx.opType();
   if (op == "NonZero" || op == "TopK" || op == "NonMaxSuppression" ||
-      op == "GatherND" || op == "RoiAlign")
+      op == "GatherND" || op == "RoiAlign" || op == "ScatterElements" ||
+      op == "Scatter" || op == "ScatterND")
     return success(); // Their handlers read and set the bounds.
   bool anyBounded = false;
   for (unsigned i = 0; i < ctx.numInputs(); ++i)
@@ -481,6 +593,10 @@ LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
     result = propagateGather(ctx, m);
   else if (op == "Transpose" || op == "Slice" || op == "Concat")
     result = propagateMovement(ctx, out->shape, m);
+  else if (op == "MatMul" || op == "Gemm")
+    result = propagateProduct(ctx, out->shape, m);
+  else if (independentOperators().contains(op))
+    result = propagateIndependent(ctx, m);
   else
     return ctx.fail("reads a value of data-dependent length (padded to its "
                     "bound, docs/ONNX/Import.md), and this operator mixes or "

@@ -340,7 +340,10 @@ FailureOr<Value> elu(NodeContext &ctx, Value x, Type e, double alpha) {
 }
 
 LogicalResult importClip(NodeContext &ctx) {
-  auto x = floatInput(ctx);
+  // Integer inputs (PyTorch's `indices.clamp(0, n)`) compare as
+  // buildIntegerArith's Max and Min do; tg.clip is for floats.
+  bool integer = ctx.hasInput(0) && !ctx.isFloatInput(0);
+  auto x = integer ? ctx.input(0) : floatInput(ctx);
   if (failed(x))
     return failure();
   Type e = elementTypeOf(*x);
@@ -372,7 +375,8 @@ LogicalResult importClip(NodeContext &ctx) {
   }
   Value result = *x;
   // Bounds known at import time and in order: one tg.clip.
-  if (!loValue && !hiValue && lo.value_or(-INFINITY) <= hi.value_or(INFINITY) &&
+  if (!integer && !loValue && !hiValue &&
+      lo.value_or(-INFINITY) <= hi.value_or(INFINITY) &&
       !std::isnan(lo.value_or(0)) && !std::isnan(hi.value_or(0))) {
     if (lo || hi) {
       auto r = ctx.createTyped<tg::ClipOp>(
@@ -391,14 +395,12 @@ LogicalResult importClip(NodeContext &ctx) {
     loValue = ctx.scalar(e, *lo);
   if (hi)
     hiValue = ctx.scalar(e, *hi);
-  if (loValue) {
-    auto r = ctx.create<tg::MaxOp>({result, loValue});
-    if (failed(r))
-      return failure();
-    result = *r;
-  }
-  if (hiValue) {
-    auto r = ctx.create<tg::MinOp>({result, hiValue});
+  for (auto [k, bound] : {std::pair(Arith::Max, loValue),
+                           std::pair(Arith::Min, hiValue)}) {
+    if (!bound)
+      continue;
+    auto r = integer ? buildIntegerArith(ctx, k, result, bound)
+                     : buildArith(ctx, k, result, bound);
     if (failed(r))
       return failure();
     result = *r;

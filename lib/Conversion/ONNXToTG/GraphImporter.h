@@ -192,6 +192,10 @@ void trackRunTimeInts(NodeContext &ctx);
 enum class LengthOp { Add, Sub, Mul, Min, Max };
 mlir::FailureOr<Value> lengthOp(NodeContext &ctx, LengthOp kind, Value a,
                                 Value b);
+/// The bound of input `i` of the node, if it has one (Dynamic.cpp).
+std::optional<BoundedDim> inputBound(NodeContext &ctx, unsigned i);
+/// Sets the bound of output `i` of the node (after setOutput).
+void setOutputBound(NodeContext &ctx, unsigned i, BoundedDim bound);
 /// \p x with the padding of its bounded dimension \p b replaced by \p fill
 /// (RunTimeLengths.cpp).
 mlir::FailureOr<Value> maskPadding(NodeContext &ctx, Value x, BoundedDim b,

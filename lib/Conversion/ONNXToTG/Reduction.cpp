@@ -6,9 +6,11 @@
 // Axes come from the attribute (older opsets) or from the second input
 // (ReduceSum since opset 13, all of them since 18), which must be known at
 // import time; no axes means all of them unless noop_with_empty_axes.
-// ReduceProd, and every reduction of values known at import time, is
-// evaluated by the importer. ArgMax and ArgMin select among the indices
-// where the values equal their extreme.
+// ReduceProd, which tg has no op for, multiplies halves: per reduced axis,
+// the first half of the extent times the second (an odd extent's last slice
+// carried along), until one slice is left. Every reduction of values known
+// at import time is evaluated by the importer. ArgMax and ArgMin select
+// among the indices where the values equal their extreme.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,6 +123,59 @@ HostTensor foldReduce(Reduce kind, const HostTensor &t,
   return out;
 }
 
+/// The product of \p x over \p axes, by halving each axis: the first half
+/// of the extent times the second, an odd extent's last slice concatenated
+/// to the product, until one slice is left (about 2 log2(extent) ops).
+FailureOr<Value> productOver(NodeContext &ctx, Value x,
+                             ArrayRef<int64_t> axes, bool keepDims) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> kept(type.getShape()), dropped;
+  bool empty = false;
+  for (int64_t a : axes) {
+    empty |= kept[a] == 0;
+    kept[a] = 1;
+  }
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!llvm::is_contained(axes, d))
+      dropped.push_back(kept[d]);
+  // An extent of 0 has the product 1.
+  if (empty)
+    x = ctx.splat(RankedTensorType::get(kept, type.getElementType()), 1.0);
+  auto slice = [&](Value v, int64_t axis, int64_t from, int64_t to) {
+    SmallVector<int64_t> limits(cast<RankedTensorType>(v.getType()).getShape());
+    SmallVector<int64_t> starts(limits.size(), 0);
+    starts[axis] = from;
+    limits[axis] = to;
+    return ctx.create<tg::SliceOp>(v, {ctx.arrayAttr("starts", starts),
+                                       ctx.arrayAttr("limits", limits)});
+  };
+  for (int64_t axis : axes) {
+    for (int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(axis);
+         n > 1; n = (n + 1) / 2) {
+      int64_t half = n / 2;
+      auto lo = slice(x, axis, 0, half), hi = slice(x, axis, half, 2 * half);
+      if (failed(lo) || failed(hi))
+        return failure();
+      auto product = ctx.create<tg::MulOp>({*lo, *hi});
+      if (failed(product))
+        return failure();
+      if (n % 2) {
+        auto last = slice(x, axis, n - 1, n);
+        if (failed(last))
+          return failure();
+        product = ctx.create<tg::ConcatOp>({*product, *last},
+                                           {ctx.i64Attr("axis", axis)});
+        if (failed(product))
+          return failure();
+      }
+      x = *product;
+    }
+  }
+  if (keepDims)
+    return x;
+  return ctx.reshape(x, dropped);
+}
+
 LogicalResult importReduce(NodeContext &ctx, Reduce kind) {
   int64_t rank = ctx.inputRank(0);
   // Axes: the input (when given) or the attribute.
@@ -162,14 +217,21 @@ LogicalResult importReduce(NodeContext &ctx, Reduce kind) {
     ctx.setOutput(0, foldReduce(kind, *t, axes, keepDims));
     return success();
   }
-  if (!ctx.isFloatInput(0))
+  // Integer sums, products and extremes (a count of a mask, PyTorch's
+  // `(x > 0).sum()`) go through f64 as integer arithmetic does (exact below
+  // 2^53) and are cast back.
+  bool integer = !ctx.isFloatInput(0);
+  if (integer && kind != Reduce::Sum && kind != Reduce::Max &&
+      kind != Reduce::Min && kind != Reduce::Prod)
     return ctx.fail(onnxutil::dataTypeName(ctx.inputDataType(0)) +
-                    " reductions of values not known at import time are not "
-                    "supported");
-  if (kind == Reduce::Prod)
-    return ctx.fail("only supported on values known at import time (tg has "
-                    "no product reduction)");
+                    " reductions other than sum, product, max and min of "
+                    "values not known at import time are not supported");
   auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Type elementType = cast<RankedTensorType>(x->getType()).getElementType();
+  if (integer)
+    x = ctx.convert(*x, Float64Type::get(ctx.context()));
   if (failed(x))
     return failure();
   if (rank == 0) {
@@ -224,8 +286,13 @@ LogicalResult importReduce(NodeContext &ctx, Reduce kind) {
     y = un(tg::LogOp(), red(tg::ReduceSumOp(), un(tg::ExpOp(), *x)));
     break;
   case Reduce::Prod:
+    y = productOver(ctx, *x, axes, keepDims);
     break;
   }
+  if (failed(y))
+    return failure();
+  if (integer)
+    y = ctx.convert(*y, elementType);
   if (failed(y))
     return failure();
   ctx.setOutput(0, *y);

@@ -355,6 +355,19 @@ LogicalResult importShapedByTracked(NodeContext &ctx, unsigned shapeInput) {
   auto len = runTimeElement(ctx, shapeInput, ints[*runTimeDim], *runTimeDim);
   if (failed(len))
     return failure();
+  // Data known at import time expanded to a padded shape (torchvision's
+  // `arange(classes).expand_as(scores)`): a padded value is no longer known
+  // (consumers must see its bound), so it becomes a constant of the graph.
+  if (out->known) {
+    if (!out->value) {
+      auto v = ctx.materialize(*out->known, "padded");
+      if (failed(v))
+        return failure();
+      out->value = *v;
+    }
+    out->known.reset();
+    out->origin = ImportedValue::Origin::Computed;
+  }
   out->bound = BoundedDim{dim, *len};
   return success();
 }
@@ -479,10 +492,47 @@ LogicalResult importConcatAlongBounded(NodeContext &ctx, int64_t axis) {
 // Slice of a padded dimension
 //===----------------------------------------------------------------------===//
 
-/// The starts and ends Slice gives the padded dimension `dim`, if it
-/// slices it; refused unless constant, non-negative and of step 1.
-FailureOr<std::optional<std::pair<int64_t, int64_t>>>
-slicedRange(NodeContext &ctx, int64_t dim) {
+/// What Slice does to the padded dimension it slices: from `start` to the
+/// static `end`, and when the end is a tracked run-time value (PyTorch's
+/// `split(boxes_per_image)`: an end computed from a length), `endValue`
+/// holds it and `end` is its upper bound.
+struct SlicedRange {
+  int64_t start = 0, end = 0;
+  Value endValue;
+};
+
+/// The ends of Slice: known, or tracked (their upper bounds, and for each
+/// element of data-dependent length its run-time value).
+FailureOr<std::pair<SmallVector<int64_t>, SmallVector<Value>>>
+sliceEnds(NodeContext &ctx) {
+  SmallVector<Value> values;
+  if (!isTracked(ctx, 2)) {
+    auto known = ctx.constantInts(2, "ends");
+    if (failed(known))
+      return failure();
+    values.resize(known->size());
+    return std::pair(*known, values);
+  }
+  SmallVector<int64_t> upper;
+  for (auto [k, e] : llvm::enumerate(*intsOf(ctx, 2))) {
+    upper.push_back(e.upper);
+    if (e.exact) {
+      values.push_back(Value());
+      continue;
+    }
+    auto v = runTimeElement(ctx, 2, e, k);
+    if (failed(v))
+      return failure();
+    values.push_back(*v);
+  }
+  return std::pair(upper, values);
+}
+
+/// The range Slice gives the padded dimension `dim`, if it slices it;
+/// refused unless the start is known, start and end are non-negative and
+/// the step is 1.
+FailureOr<std::optional<SlicedRange>> slicedRange(NodeContext &ctx,
+                                                  int64_t dim) {
   bool asInputs = ctx.opset() >= 10;
   auto read = [&](unsigned i, StringRef attr,
                   StringRef what) -> FailureOr<SmallVector<int64_t>> {
@@ -493,8 +543,17 @@ slicedRange(NodeContext &ctx, int64_t dim) {
       return ctx.fail(what + " is required");
     return *v;
   };
-  auto starts = read(1, "starts", "starts"), ends = read(2, "ends", "ends");
-  if (failed(starts) || failed(ends))
+  auto starts = read(1, "starts", "starts");
+  if (failed(starts))
+    return failure();
+  FailureOr<std::pair<SmallVector<int64_t>, SmallVector<Value>>> ends =
+      failure();
+  if (asInputs) {
+    ends = sliceEnds(ctx);
+  } else if (auto known = read(2, "ends", "ends"); succeeded(known)) {
+    ends = std::pair(*known, SmallVector<Value>(known->size()));
+  }
+  if (failed(ends))
     return failure();
   SmallVector<int64_t> axes, steps(starts->size(), 1);
   for (int64_t a = 0; a < int64_t(starts->size()); ++a)
@@ -515,28 +574,47 @@ slicedRange(NodeContext &ctx, int64_t dim) {
   for (auto [k, a] : llvm::enumerate(axes)) {
     if ((a < 0 ? a + rank : a) != dim)
       continue;
-    int64_t start = (*starts)[k], end = (*ends)[k];
+    int64_t start = (*starts)[k], end = ends->first[k];
     if (start < 0 || end < 0 || steps[k] != 1)
       return ctx.fail("slicing a dimension of data-dependent length is "
                       "supported only from a non-negative start to a "
                       "non-negative end with step 1 (negative positions "
                       "count from a run-time end)");
-    return std::optional<std::pair<int64_t, int64_t>>(
-        std::pair(std::min(start, size), std::min(end, size)));
+    return std::optional<SlicedRange>(SlicedRange{
+        std::min(start, size), std::min(end, size), ends->second[k]});
   }
-  return std::optional<std::pair<int64_t, int64_t>>();
+  return std::optional<SlicedRange>();
+}
+
+/// The Slice handler, with run-time ends (tracked) replaced by their upper
+/// bounds: the static slice keeps every element that may be valid.
+LogicalResult sliceToUpperEnds(NodeContext &ctx) {
+  auto handler = getHandlerTable().find("Slice");
+  ImportedValue *endsIn = inputValue(ctx, 2);
+  if (!endsIn || !endsIn->runTimeInts || ctx.opset() < 10)
+    return handler->second(ctx);
+  ImportedValue saved = *endsIn;
+  HostTensor upper = HostTensor::splat(TP::INT64, endsIn->shape, 0);
+  for (auto [k, e] : llvm::enumerate(*endsIn->runTimeInts))
+    upper.ints[k] = e.upper;
+  endsIn->known = std::make_shared<const HostTensor>(
+      endsIn->dataType == TP::INT64 ? std::move(upper)
+                                    : castHost(upper, endsIn->dataType));
+  endsIn->runTimeInts.reset();
+  LogicalResult done = handler->second(ctx);
+  *endsIn = std::move(saved);
+  return done;
 }
 
 LogicalResult importSliceOfBounded(NodeContext &ctx, BoundedDim b,
-                                   std::pair<int64_t, int64_t> range) {
-  auto handler = getHandlerTable().find("Slice");
-  if (failed(handler->second(ctx)))
+                                   const SlicedRange &range) {
+  if (failed(sliceToUpperEnds(ctx)))
     return failure();
-  auto [start, end] = range;
-  auto upTo = lengthOp(ctx, LengthOp::Min, b.length, i64Scalar(ctx, end));
+  Value end = range.endValue ? range.endValue : i64Scalar(ctx, range.end);
+  auto upTo = lengthOp(ctx, LengthOp::Min, b.length, end);
   if (failed(upTo))
     return failure();
-  auto kept = lengthOp(ctx, LengthOp::Sub, *upTo, i64Scalar(ctx, start));
+  auto kept = lengthOp(ctx, LengthOp::Sub, *upTo, i64Scalar(ctx, range.start));
   if (failed(kept))
     return failure();
   auto len = lengthOp(ctx, LengthOp::Max, *kept, i64Scalar(ctx, 0));
@@ -662,11 +740,13 @@ std::optional<RunTimeInt> broadcastElement(const Ints &v, size_t n, size_t k) {
   return std::nullopt;
 }
 
-/// Equal of tracked integers, where every comparison is decided at import
-/// time: two exact elements compare; one of data-dependent length (a
-/// length, in [0, upper]) equals no value outside that range (PyTorch's
-/// `Where(Equal(shape, -1), 1, shape)` before an Expand).
-std::optional<Ints> trackedEqual(NodeContext &ctx) {
+/// Inputs 0 and 1 tracked (or known), broadcast against each other, and
+/// combined element by element with \p fn; nothing when an input is not
+/// tracked or \p fn gives nothing for an element.
+std::optional<Ints> zipTracked(
+    NodeContext &ctx,
+    llvm::function_ref<std::optional<RunTimeInt>(RunTimeInt, RunTimeInt)>
+        fn) {
   std::optional<Ints> a = intsOf(ctx, 0), b = intsOf(ctx, 1);
   if (!a || !b)
     return std::nullopt;
@@ -675,16 +755,46 @@ std::optional<Ints> trackedEqual(NodeContext &ctx) {
   for (size_t k = 0; k < n; ++k) {
     std::optional<RunTimeInt> x = broadcastElement(*a, n, k),
                               y = broadcastElement(*b, n, k);
-    if (!x || !y || (!x->exact && !y->exact))
+    std::optional<RunTimeInt> r = x && y ? fn(*x, *y) : std::nullopt;
+    if (!r)
       return std::nullopt;
-    if (!y->exact)
-      std::swap(x, y);
-    bool outside = y->upper < 0 || y->upper > x->upper;
-    if (!x->exact && !outside)
-      return std::nullopt;
-    out.push_back({x->exact && x->upper == y->upper, true, Value()});
+    out.push_back(*r);
   }
   return out;
+}
+
+/// Equal of tracked integers, where every comparison is decided at import
+/// time: two exact elements compare; one of data-dependent length (a
+/// length, in [0, upper]) equals no value outside that range (PyTorch's
+/// `Where(Equal(shape, -1), 1, shape)` before an Expand).
+std::optional<Ints> trackedEqual(NodeContext &ctx) {
+  return zipTracked(
+      ctx, [](RunTimeInt x, RunTimeInt y) -> std::optional<RunTimeInt> {
+        if (!x.exact && !y.exact)
+          return std::nullopt;
+        if (!y.exact)
+          std::swap(x, y);
+        bool outside = y.upper < 0 || y.upper > x.upper;
+        if (!x.exact && !outside)
+          return std::nullopt;
+        return RunTimeInt{x.exact && x.upper == y.upper, true, Value()};
+      });
+}
+
+/// Add of tracked integers that cannot be negative (lengths, and known
+/// non-negative values: PyTorch's `start + boxes_per_image` slice ends):
+/// the sum of the upper bounds; a length plus 0 is that length.
+std::optional<Ints> trackedAdd(NodeContext &ctx) {
+  return zipTracked(
+      ctx, [](RunTimeInt x, RunTimeInt y) -> std::optional<RunTimeInt> {
+        if (x.upper < 0 || y.upper < 0)
+          return std::nullopt;
+        if (y.exact && y.upper == 0)
+          return x;
+        if (x.exact && x.upper == 0)
+          return y;
+        return RunTimeInt{x.upper + y.upper, x.exact && y.exact, Value()};
+      });
 }
 
 /// Where on a condition known at import time: each element the chosen
@@ -756,6 +866,8 @@ std::optional<Ints> trackedResult(NodeContext &ctx) {
     }
     return out;
   }
+  if (op == "Add")
+    return trackedAdd(ctx);
   if (op == "Equal")
     return trackedEqual(ctx);
   if (op == "Where")

@@ -17,13 +17,16 @@
 //   updates are summed in with tg.scatter_add. Reduction 'add' is exact;
 //   'none' selects the rows written (ONNX requires distinct indices there;
 //   duplicates would be summed); 'mul', 'max' and 'min' are refused. Float
-//   data only, as tg.scatter_add is.
+//   data only, as tg.scatter_add is. Indices or updates of data-dependent
+//   length (padded to a bound, docs/ONNX/Import.md) take this path: the
+//   writes of their padding are dropped (dropPaddedWrites).
 //
 // GatherElements reads data flattened to one dimension at the same linear
 // targets, with tg.gather.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphImporter.h"
 #include "Importer.h"
 
 #include "loom/Support/SafeTensors.h"
@@ -319,10 +322,12 @@ FailureOr<Value> scatterKnownRows(NodeContext &ctx, Value data,
 }
 
 /// `data` [P, S] with the rows of `updates` summed in at the run-time
-/// `targets` [T] (reduction 'add'), or written there ('none').
+/// `targets` [T] (reduction 'add'), or written there ('none'). `writes`
+/// [T, 1], when given, is 1 for the rows that write and 0 for those that
+/// do not (the padding of a bounded value, whose updates are 0).
 FailureOr<Value> scatterRuntimeRows(NodeContext &ctx, Value data,
                                     Value updates, Value targets,
-                                    Reduction r) {
+                                    Reduction r, Value writes) {
   switch (r) {
   case Reduction::None:
   case Reduction::Add:
@@ -348,12 +353,14 @@ FailureOr<Value> scatterRuntimeRows(NodeContext &ctx, Value data,
     return ctx.create<tg::AddOp>({data, *summed});
   Type elementType = dataType.getElementType();
   int64_t count = cast<RankedTensorType>(targets.getType()).getDimSize(0);
-  Value ones = ctx.splat(RankedTensorType::get({count, 1}, elementType), 1.0);
-  auto writes = ctx.create<tg::ScatterAddOp>({ones, targets}, {axis, dimSize});
-  if (failed(writes))
+  if (!writes)
+    writes = ctx.splat(RankedTensorType::get({count, 1}, elementType), 1.0);
+  auto counted =
+      ctx.create<tg::ScatterAddOp>({writes, targets}, {axis, dimSize});
+  if (failed(counted))
     return failure();
   auto written =
-      ctx.create<tg::GreaterOp>({*writes, ctx.scalar(elementType, 0.0)});
+      ctx.create<tg::GreaterOp>({*counted, ctx.scalar(elementType, 0.0)});
   if (failed(written))
     return failure();
   return ctx.create<tg::SelectOp>({*written, *summed, data});
@@ -391,19 +398,55 @@ LogicalResult scatterKnown(NodeContext &ctx, const RowsView &view,
   return success();
 }
 
-/// scatterKnown for run-time `targets`, an i64 tensor of any shape with
-/// view.updates elements.
+/// Indices or updates of data-dependent length (padded to a static bound,
+/// docs/ONNX/Import.md): the writes of their padding are dropped. Sets
+/// `updates` to its value with the padding's updates 0, and returns the
+/// [T, 1] mask of the rows that write (null when nothing is padded).
+/// `targetShape` is the shape of the writes (the indices', without
+/// ScatterND's tuple dimension): a prefix of the updates' shape.
+FailureOr<Value> dropPaddedWrites(NodeContext &ctx, Value &updates,
+                                  ArrayRef<int64_t> targetShape) {
+  std::optional<BoundedDim> bounds[] = {inputBound(ctx, 1),
+                                        inputBound(ctx, 2)};
+  if (!bounds[0] && !bounds[1])
+    return Value();
+  Type e = cast<RankedTensorType>(updates.getType()).getElementType();
+  Value mask = ctx.splat(RankedTensorType::get(targetShape, e), 1.0);
+  for (const std::optional<BoundedDim> &b : bounds) {
+    if (!b)
+      continue;
+    if (b->dim >= int64_t(targetShape.size()))
+      return ctx.fail("an index tuple or an updated slice of data-dependent "
+                      "length is not supported");
+    auto masked = maskPadding(ctx, mask, *b, 0.0);
+    auto maskedUpdates = maskPadding(ctx, updates, *b, 0.0);
+    if (failed(masked) || failed(maskedUpdates))
+      return failure();
+    mask = *masked;
+    updates = *maskedUpdates;
+  }
+  return ctx.reshape(mask, {onnxutil::numElementsOf(targetShape), 1});
+}
+
+/// scatterKnown for run-time `targets`, an i64 tensor of the writes' shape
+/// (view.updates elements).
 LogicalResult scatterRuntime(NodeContext &ctx, const RowsView &view,
                              Value targets, Reduction r) {
   auto dataValue = ctx.input(0), updatesValue = ctx.input(2);
   if (failed(dataValue) || failed(updatesValue))
     return failure();
+  Value updates = *updatesValue;
+  auto writes = dropPaddedWrites(
+      ctx, updates, cast<RankedTensorType>(targets.getType()).getShape());
+  if (failed(writes))
+    return failure();
   auto dataRows = ctx.reshape(*dataValue, {view.rows, view.rowSize});
-  auto updateRows = ctx.reshape(*updatesValue, {view.updates, view.rowSize});
+  auto updateRows = ctx.reshape(updates, {view.updates, view.rowSize});
   auto flatTargets = ctx.reshape(targets, {view.updates});
   if (failed(dataRows) || failed(updateRows) || failed(flatTargets))
     return failure();
-  auto out = scatterRuntimeRows(ctx, *dataRows, *updateRows, *flatTargets, r);
+  auto out = scatterRuntimeRows(ctx, *dataRows, *updateRows, *flatTargets, r,
+                                *writes);
   if (failed(out))
     return failure();
   auto shaped = ctx.reshape(*out, ctx.inputShape(0));
@@ -414,23 +457,31 @@ LogicalResult scatterRuntime(NodeContext &ctx, const RowsView &view,
 }
 
 /// Scatters at the targets `known` computes from indices (input 1) known
-/// at import time, or `runtime` builds from run-time ones.
+/// at import time, or `runtime` builds from run-time ones (also for known
+/// indices when the updates are of data-dependent length, so that the
+/// writes of their padding are dropped). The result keeps a bound of data.
 template <typename Known, typename Runtime>
 LogicalResult scatterByIndices(NodeContext &ctx, const RowsView &view,
                                Reduction r, Known known, Runtime runtime) {
-  if (const HostTensor *idx = ctx.constant(1)) {
+  LogicalResult done = failure();
+  if (const HostTensor *idx = ctx.constant(1); idx && !inputBound(ctx, 2)) {
     FailureOr<SmallVector<int64_t>> targets = known(*idx);
     if (failed(targets))
       return failure();
-    return scatterKnown(ctx, view, *targets, r);
+    done = scatterKnown(ctx, view, *targets, r);
+  } else {
+    auto indices = ctx.input(1);
+    if (failed(indices))
+      return failure();
+    FailureOr<Value> targets = runtime(*indices);
+    if (failed(targets))
+      return failure();
+    done = scatterRuntime(ctx, view, *targets, r);
   }
-  auto indices = ctx.input(1);
-  if (failed(indices))
-    return failure();
-  FailureOr<Value> targets = runtime(*indices);
-  if (failed(targets))
-    return failure();
-  return scatterRuntime(ctx, view, *targets, r);
+  if (succeeded(done))
+    if (std::optional<BoundedDim> b = inputBound(ctx, 0))
+      setOutputBound(ctx, 0, *b);
+  return done;
 }
 
 LogicalResult checkIndexAndUpdateTypes(NodeContext &ctx, bool withUpdates) {

@@ -58,6 +58,14 @@ struct Scalars : ScalarOps {
   }
 };
 
+/// The number of elements of \p type before and after dimension \p axis.
+std::pair<int64_t, int64_t> aroundAxis(RankedTensorType type, int64_t axis) {
+  int64_t before = 1, after = 1;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    (d < axis ? before : after) *= d == axis ? 1 : type.getDimSize(d);
+  return {before, after};
+}
+
 /// A loop over [0, ub) carrying \p init; \p body returns the next values.
 SmallVector<Value>
 loop(ImplicitLocOpBuilder &b, Value ub, ValueRange init,
@@ -143,11 +151,7 @@ Lowered lowerTopK(TopKOp op, OpBuilder &builder) {
   int64_t rank = inType.getRank();
   int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
   int64_t dim = inType.getDimSize(axis), k = op.getK();
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= inType.getDimSize(d);
-  for (int64_t d = axis + 1; d < rank; ++d)
-    inner *= inType.getDimSize(d);
+  auto [outer, inner] = aroundAxis(inType, axis);
   Type elem = inType.getElementType();
   Value x = reshapeTo(b, b.getLoc(), op.getInput(),
                       RankedTensorType::get({outer, dim, inner}, elem));
@@ -305,6 +309,64 @@ Lowered lowerNonMaxSuppression(NonMaxSuppressionOp op, OpBuilder &builder) {
 }
 
 } // namespace
+
+/// The updates viewed as [pre, T, post] (T: the index elements) and the
+/// output as [pre, dim, post]; for every index t whose wrapped value `at` is
+/// in range, out[p, at, q] += updates[p, t, q]. Out-of-range indices add
+/// nothing, as in the generic form.
+Lowered lowering::lowerScatterAddLoop(ScatterAddOp op, OpBuilder &builder) {
+  ImplicitLocOpBuilder b(op.getLoc(), builder);
+  Scalars s{b};
+  auto outType = cast<RankedTensorType>(op.getType());
+  auto idxType = cast<RankedTensorType>(op.getIndices().getType());
+  int64_t rank = outType.getRank();
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  int64_t dim = int64_t(op.getDimSize()), count = idxType.getNumElements();
+  auto [pre, post] = aroundAxis(outType, axis);
+  Type elem = outType.getElementType();
+  Value updates = reshapeTo(b, b.getLoc(), op.getUpdates(),
+                            RankedTensorType::get({pre, count, post}, elem));
+  Value indices = reshapeTo(
+      b, b.getLoc(), op.getIndices(),
+      RankedTensorType::get({count}, idxType.getElementType()));
+  auto viewType = RankedTensorType::get({pre, dim, post}, elem);
+  auto added = loop(
+      b, s.index(count), {s.zeros(viewType)},
+      [&](ImplicitLocOpBuilder &tb, Value t, ValueRange acc) {
+        Scalars ts{tb};
+        Value raw = tensor::ExtractOp::create(tb, indices, ValueRange{t});
+        Value wrapped = ts.toIndex(wrapIndex(tb, tb.getLoc(), raw, dim));
+        Value inRange = ts.andI(
+            ts.cmp(arith::CmpIPredicate::sge, wrapped, ts.index(0)),
+            ts.cmp(arith::CmpIPredicate::slt, wrapped, ts.index(dim)));
+        return ifElse(
+            tb, inRange,
+            [&](ImplicitLocOpBuilder &ib) -> SmallVector<Value> {
+              Scalars is{ib};
+              return loop(ib, is.index(pre), {acc[0]},
+                          [&](ImplicitLocOpBuilder &pb, Value p,
+                              ValueRange pa) {
+                            return loop(
+                                pb, Scalars{pb}.index(post), {pa[0]},
+                                [&](ImplicitLocOpBuilder &qb, Value q,
+                                    ValueRange qa) -> SmallVector<Value> {
+                                  Value u = tensor::ExtractOp::create(
+                                      qb, updates, ValueRange{p, t, q});
+                                  Value old = tensor::ExtractOp::create(
+                                      qb, qa[0], ValueRange{p, wrapped, q});
+                                  Value sum = arith::AddFOp::create(qb, old, u);
+                                  return {tensor::InsertOp::create(
+                                      qb, sum, qa[0],
+                                      ValueRange{p, wrapped, q})};
+                                });
+                          });
+            },
+            [&](ImplicitLocOpBuilder &) -> SmallVector<Value> {
+              return {acc[0]};
+            });
+      });
+  return SmallVector<Value>{reshapeTo(b, b.getLoc(), added[0], outType)};
+}
 
 void lowering::attachDynamicModels(MLIRContext *context) {
   attach<NonZeroOp, lowerNonZero>(context);

@@ -107,6 +107,15 @@ Value reduceKept(OpBuilder &b, Location loc, Value input,
                  llvm::function_ref<Value(OpBuilder &, Location, Value, Value)>
                      combine);
 
+/// A gather-style index (i32 or i64): negative ones count from the end of
+/// an axis of size \p dim (Movement.cpp).
+Value wrapIndex(OpBuilder &b, Location loc, Value raw, int64_t dim);
+
+/// tg.scatter_add as a loop over the updates, each added at its index
+/// (Dynamic.cpp): one visit per update, sequential (Movement.cpp's
+/// lowerScatterAdd chooses it for large scatters).
+Lowered lowerScatterAddLoop(ScatterAddOp op, OpBuilder &b);
+
 /// \p value reshaped to \p type (same number of elements), through a
 /// collapse to one dimension and an expansion.
 Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType type);

@@ -137,17 +137,6 @@ Lowered lowerEnlarge(EnlargeOp op, OpBuilder &b) {
 /// non-negative as the interpreter does. An index out of range, which the
 /// interpreter reports as an error, is clamped: generated code has no way
 /// to report it, and a clamped read stays inside the buffer.
-/// A gather-style index (i32 or i64): negative ones count from the end of
-/// an axis of size \p dim.
-Value wrapIndex(OpBuilder &b, Location loc, Value raw, int64_t dim) {
-  Type it = raw.getType();
-  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, 0));
-  Value size = arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, dim));
-  Value neg =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, raw, zero);
-  return arith::SelectOp::create(b, loc, neg,
-                                 arith::AddIOp::create(b, loc, raw, size), raw);
-}
 
 Lowered lowerGather(GatherOp op, OpBuilder &b) {
   Location loc = op.getLoc();
@@ -202,8 +191,14 @@ Lowered lowerGather(GatherOp op, OpBuilder &b) {
 /// index is data-dependent, so a generic cannot write it directly; this form
 /// does dim_size times the work of the scatter (every output position
 /// visits every index), which is fine for the embedding and gather
-/// gradients of the models Loom trains. An out-of-range index matches no
-/// position (the interpreter reports it).
+/// gradients of the models Loom trains. Past kMaxScatterAddVisits visits
+/// (an ONNX ScatterElements of a detector's region features: a million
+/// updates into a million positions) it is a loop over the updates instead
+/// (lowerScatterAddLoop, Dynamic.cpp: sequential, but one visit per
+/// update). An out-of-range index matches no position (the interpreter
+/// reports it).
+constexpr int64_t kMaxScatterAddVisits = int64_t(1) << 26;
+
 Lowered lowerScatterAdd(ScatterAddOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   auto idxType = cast<RankedTensorType>(op.getIndices().getType());
@@ -211,6 +206,9 @@ Lowered lowerScatterAdd(ScatterAddOp op, OpBuilder &b) {
   int64_t outRank = outType.getRank(), ri = idxType.getRank();
   int64_t axis = normalizeAxis(int64_t(op.getAxis()), outRank);
   int64_t dim = int64_t(op.getDimSize());
+  auto updType = cast<RankedTensorType>(op.getUpdates().getType());
+  if (dim > 0 && updType.getNumElements() > kMaxScatterAddVisits / dim)
+    return lowerScatterAddLoop(op, b);
   int64_t loops = outRank + ri;
   SmallVector<AffineExpr> updExprs, idxExprs;
   for (int64_t d = 0; d < axis; ++d)
@@ -348,6 +346,16 @@ Lowered lowerResize(ResizeOp op, OpBuilder &b) {
 }
 
 } // namespace
+
+Value lowering::wrapIndex(OpBuilder &b, Location loc, Value raw, int64_t dim) {
+  Type it = raw.getType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, 0));
+  Value size = arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, dim));
+  Value neg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, raw, zero);
+  return arith::SelectOp::create(b, loc, neg,
+                                 arith::AddIOp::create(b, loc, raw, size), raw);
+}
 
 void lowering::attachMovementModels(MLIRContext *context) {
   attach<TransposeOp, lowerTranspose>(context);
