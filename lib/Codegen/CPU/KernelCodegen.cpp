@@ -57,7 +57,8 @@ void addEntryPoint(llvm::Module &m, llvm::Function *impl, StringRef name,
 /// bytes; inputs and weights are only read), and its floating-point sums
 /// may be reassociated and multiply-adds contracted (a reduction is split
 /// over vector lanes, as oneDNN's and ONNX Runtime's are). A team kernel's
-/// buffers are not `noalias`: other threads write them between barriers,
+/// buffers are `noalias` only where loom-team-kernels marked them (no
+/// thread writes them): other threads write the rest between barriers,
 /// which LLVM must not assume leave them unchanged.
 void relaxKernel(llvm::Function &impl, bool team) {
   for (llvm::Argument &arg : impl.args())

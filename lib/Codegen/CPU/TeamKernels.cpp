@@ -381,6 +381,16 @@ struct TeamKernels
     for (auto [fn, loop] : kernels) {
       hoistStepAllocations(loop);
       Block &body = fn.getBody().front();
+      // The buffers no thread writes may still be `noalias` (the kernel's
+      // entry point leaves the others without it: KernelCodegen.cpp).
+      llvm::DenseSet<Value> written;
+      for (Operation &op : body)
+        for (Value v : touched(&op).writes)
+          written.insert(v);
+      for (BlockArgument arg : body.getArguments())
+        if (isa<MemRefType>(arg.getType()) && !written.contains(arg))
+          fn.setArgAttr(arg.getArgNumber(), LLVM::LLVMDialect::getNoAliasAttrName(),
+                        UnitAttr::get(context));
       Type index = IndexType::get(context);
       unsigned n = fn.getNumArguments();
       Location loc = fn.getLoc();

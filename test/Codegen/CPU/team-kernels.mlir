@@ -7,8 +7,10 @@
 // (loom.parallel_tiles) cut into the thread's tiles; the elementwise op
 // sliced; a barrier between them (the op reads what the loop wrote) and at
 // the end of the step (the next step reads the state); the copy into a view
-// of a different layout sliced too.
+// of a different layout sliced too. The buffers no thread writes stay
+// `noalias`; the output does not.
 // CHECK-LABEL: func.func @step(
+// CHECK-SAME: memref<256x1024xf32> {llvm.noalias}, %{{[a-z0-9]+}}: memref<4x1x1024xf32>,
 // CHECK-SAME: %[[T:[a-z0-9]+]]: index, %[[N:[a-z0-9]+]]: index, %[[TEAM:[a-z0-9]+]]: index)
 // CHECK-SAME: loom.range = 1
 // CHECK-SAME: loom.team

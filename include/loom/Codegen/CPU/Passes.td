@@ -280,7 +280,9 @@ def LoomTeamKernels : Pass<"loom-team-kernels", "mlir::ModuleOp"> {
     barrier, the kernel calls `loom_team_barrier` (and at the end of a step
     that wrote); allocations are hoisted out of the loop and, lowered, are
     made by thread 0 and shared (`loom-team-calls`). The function gets the
-    `loom.team` attribute and `loom.range` 1. Functions with a stack
+    `loom.team` attribute and `loom.range` 1, and each buffer argument no
+    op writes `llvm.noalias` (the others change between barriers).
+    Functions with a stack
     allocation, several top-level loops (independent recurrences, which
     `loom-forall-to-range` runs as tasks), or an op whose effects are
     unknown are left alone.
