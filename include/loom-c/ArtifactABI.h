@@ -24,6 +24,22 @@ extern "C" {
 typedef void (*loom_kernel_fn)(void *const *buffers, int64_t begin,
                                int64_t end);
 
+/* A team kernel (a kernel step with "team": true, docs/Artifact.md) is
+   called once by every thread of a team of n threads as
+   fn(buffers, thread, n), where buffers[args] (one past the step's
+   arguments) is the team: every thread must make the same calls to it in
+   the same order. barrier returns when every thread of the team has called
+   it; alloc returns to every thread the block that thread 0 got from
+   allocate(bytes); free waits for every thread, then thread 0 gives the
+   block to release. */
+typedef struct loom_team loom_team;
+struct loom_team {
+  void (*barrier)(loom_team *team);
+  void *(*alloc)(loom_team *team, void *(*allocate)(uint64_t bytes),
+                 uint64_t bytes);
+  void (*free)(loom_team *team, void (*release)(void *block), void *block);
+};
+
 typedef struct {
   const char *name;
   loom_kernel_fn fn;

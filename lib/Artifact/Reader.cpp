@@ -330,8 +330,12 @@ bool Reader::step(const Json &s, const std::string &path, Step &out) {
     KernelStep k;
     if (!string(s, path, "name", k.name) || !ints(s, path, "args", k.args) ||
         !integer(s, path, "range", k.range, true, 1) ||
-        !integer(s, path, "grain", k.grain, false, 1))
+        !integer(s, path, "grain", k.grain, false, 1) ||
+        !boolean(s, path, "team", k.team))
       return false;
+    if (k.team && (k.range != 1 || k.grain != 1))
+      return fail(path, "a team kernel has range 1 and grain 1 (every "
+                        "thread of the team calls it once)");
     out = std::move(k);
     return true;
   }

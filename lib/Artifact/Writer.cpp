@@ -199,6 +199,8 @@ Json writeStep(const Step &step) {
         .set("args", Json::integers(k->args))
         .set("range", k->range)
         .set("grain", k->grain);
+    if (k->team)
+      o.set("team", true);
     return o;
   }
   Json args = Json::makeObject(), attrs = Json::makeObject();

@@ -277,7 +277,8 @@ LogicalResult generateKernels(Location loc,
     for (Step &step : entry.steps)
       if (artifact::KernelStep *k = step.kernel()) {
         k->range = emitted->ranges.lookup(k->name);
-        k->grain = kernelGrain(step.fragment, k->range);
+        k->team = emitted->teams.contains(k->name);
+        k->grain = k->team ? 1 : kernelGrain(step.fragment, k->range);
       }
   contents.kernels = std::move(emitted->module);
   return success();

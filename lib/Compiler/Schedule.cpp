@@ -795,7 +795,7 @@ void compiler::printSchedule(const EntrySchedule &entry,
        << art::stepKindName(s.record.kind());
     if (const art::KernelStep *k = s.kernel()) {
       os << " " << k->name << " range " << k->range << " grain " << k->grain
-         << " args";
+         << (k->team ? " team" : "") << " args";
       for (int64_t id : k->args)
         os << " " << id;
     } else {

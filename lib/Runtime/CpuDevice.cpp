@@ -26,6 +26,7 @@
 extern "C" {
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned numThreads,
                    unsigned flags);
+void GOMP_barrier(void);
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
 void omp_set_num_threads(int n);
@@ -109,6 +110,48 @@ void kernelWorker(void *data) {
   int64_t begin = t * chunk, end = std::min(call->range, begin + chunk);
   if (begin < end)
     call->fn(call->buffers, begin, end);
+}
+
+/// A team kernel's call (include/loom-c/ArtifactABI.h): the kernel sees
+/// `abi`, which is first, as its loom_team *.
+struct TeamCall {
+  loom_team abi;
+  loom_kernel_fn fn;
+  std::vector<void *> buffers; // the step's, then &abi
+  void *shared = nullptr;      // the block thread 0 allocated, being shared
+};
+
+// One thread alone: no one to wait for.
+void soloBarrier(loom_team *) {}
+void *soloAlloc(loom_team *, void *(*allocate)(uint64_t), uint64_t bytes) {
+  return allocate(bytes);
+}
+void soloFree(loom_team *, void (*release)(void *), void *block) {
+  release(block);
+}
+
+// On the OpenMP team that GOMP_parallel forked: libgomp's team barrier
+// (which orders memory: what a thread wrote before it, every thread reads
+// after it).
+void teamBarrier(loom_team *) { GOMP_barrier(); }
+void *teamAlloc(loom_team *team, void *(*allocate)(uint64_t), uint64_t bytes) {
+  auto *call = reinterpret_cast<TeamCall *>(team);
+  if (omp_get_thread_num() == 0)
+    call->shared = allocate(bytes);
+  GOMP_barrier();
+  void *block = call->shared;
+  GOMP_barrier(); // every thread has it before the next allocation
+  return block;
+}
+void teamFree(loom_team *, void (*release)(void *), void *block) {
+  GOMP_barrier(); // no thread uses it any more
+  if (omp_get_thread_num() == 0)
+    release(block);
+}
+
+void teamWorker(void *data) {
+  auto *call = static_cast<TeamCall *>(data);
+  call->fn(call->buffers.data(), omp_get_thread_num(), omp_get_num_threads());
 }
 
 /// What bindTeam hands each thread of the team.
@@ -237,6 +280,25 @@ public:
     bindTeam(threads);
     KernelCall call{fn, args, range};
     GOMP_parallel(kernelWorker, &call, unsigned(n), 0);
+    return Error::ok();
+  }
+
+  Error launchTeamKernel(Queue &, loom_kernel_fn fn, void *const *args,
+                         size_t numArgs) override {
+    TeamCall call;
+    call.fn = fn;
+    call.buffers.assign(args, args + numArgs);
+    call.buffers.push_back(&call.abi);
+    if (threads <= 1) {
+      call.abi = {soloBarrier, soloAlloc, soloFree};
+      fn(call.buffers.data(), 0, 1);
+      return Error::ok();
+    }
+    // Every thread of the team calls the kernel once (however many
+    // libgomp gives: inside another parallel region, perhaps one).
+    call.abi = {teamBarrier, teamAlloc, teamFree};
+    bindTeam(threads);
+    GOMP_parallel(teamWorker, &call, unsigned(threads), 0);
     return Error::ok();
   }
 

@@ -150,6 +150,12 @@ public:
   virtual Error launchKernel(Queue &queue, loom_kernel_fn fn,
                              void *const *args, int64_t range,
                              int64_t grain) = 0;
+  /// Enqueues a team kernel (artifact::KernelStep::team): every thread of
+  /// the device's team calls fn(buffers, thread, team size) once, where
+  /// buffers are the \p numArgs \p args followed by the team (a
+  /// loom_team *, include/loom-c/ArtifactABI.h).
+  virtual Error launchTeamKernel(Queue &queue, loom_kernel_fn fn,
+                                 void *const *args, size_t numArgs) = 0;
   /// Enqueues a step this device prepared (a library step, a GPU kernel
   /// dispatch); \p buffers are the entry's buffer addresses.
   virtual Error launchLibrary(Queue &queue, const PreparedStep &step,

@@ -25,6 +25,10 @@ public:
     return makeError(LOOM_ERROR_FORMAT,
                      "a host kernel step cannot run on " + name());
   }
+  Error launchTeamKernel(Queue &queue, loom_kernel_fn fn, void *const *args,
+                         size_t) final {
+    return launchKernel(queue, fn, args, 1, 1);
+  }
 
   Error prepare(const artifact::Entry &, const artifact::Program &program,
                 const std::vector<int64_t> &bufferBytes,

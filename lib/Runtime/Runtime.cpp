@@ -853,6 +853,9 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
     c.kernelArgs.clear();
     for (int64_t id : s.args)
       c.kernelArgs.push_back(buffers[id]);
+    if (s.team)
+      return device.launchTeamKernel(queue, plan.kernels[index],
+                                     c.kernelArgs.data(), s.args.size());
     return device.launchKernel(queue, plan.kernels[index],
                                c.kernelArgs.data(), s.range, s.grain);
   }

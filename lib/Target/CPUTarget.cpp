@@ -109,7 +109,8 @@ public:
   emitKernels(mlir::ModuleOp lowered, ArrayRef<std::string> names,
               LLVMContext &context) const override {
     EmittedKernels out;
-    auto module = cpu::translateKernels(lowered, context, names, out.ranges);
+    auto module = cpu::translateKernels(lowered, context, names, out.ranges,
+                                              out.teams);
     if (failed(module))
       return mlir::failure();
     out.module = std::move(*module);

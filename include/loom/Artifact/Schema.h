@@ -133,6 +133,10 @@ struct KernelStep {
   /// most range / grain threads (a kernel whose whole work would not pay for
   /// waking a second thread has grain == range and runs on the caller).
   int64_t grain = 1;
+  /// A team kernel: every thread of the device's team calls it once, as
+  /// fn(buffers, thread, team size) with the team after the buffers
+  /// (include/loom-c/ArtifactABI.h); its range and grain are 1.
+  bool team = false;
 };
 
 /// dst gets src's bytes (equal sizes).

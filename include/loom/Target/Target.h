@@ -24,6 +24,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
@@ -63,6 +64,10 @@ struct EmittedKernels {
   /// For each kernel name, its range: the iterations [0, range) that the
   /// runtime may split over calls of [begin, end).
   llvm::StringMap<int64_t> ranges;
+  /// The kernels that every thread of a team calls once, each with its
+  /// thread and the team size as [begin, end) and the team after the
+  /// buffers (docs/Compiler.md, "Recurrences"); their range is 1.
+  llvm::StringSet<> teams;
   /// A GPU target's device image (a SPIR-V module, a CUDA fatbin); empty
   /// for a CPU target.
   std::string image;

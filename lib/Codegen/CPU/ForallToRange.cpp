@@ -6,6 +6,8 @@
 
 #include "loom/Codegen/CPU/Passes.h"
 
+#include "ViewBase.h"
+
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -69,12 +71,7 @@ FailureOr<int64_t> rewriteForall(scf::ForallOp forall, Value begin, Value end) {
   return total;
 }
 
-/// The memref \p v is a view of: a function argument or an allocation.
-Value baseOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
+using codegen::cpu::baseOf;
 
 /// Whether iterations of \p forall may run as separate calls over parts of
 /// the range: nothing else in the function writes a function argument (an
@@ -338,7 +335,8 @@ struct ForallToRange
     : public codegen::cpu::impl::LoomForallToRangeBase<ForallToRange> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
-      if (fn.isExternal() || fn.isPrivate())
+      // A team kernel (loom-team-kernels) has its convention already.
+      if (fn.isExternal() || fn.isPrivate() || fn->hasAttr(codegen::cpu::kTeamAttr))
         continue;
       forwardReshapedResults(fn);
       Block &body = fn.getBody().front();

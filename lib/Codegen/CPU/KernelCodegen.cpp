@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Codegen/CPU/KernelCodegen.h"
+#include "loom/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -22,7 +23,8 @@ namespace {
 
 /// Adds `void <name>(void *const *bufs, i64 begin, i64 end)` calling the
 /// lowered kernel `<name>.impl(ptr..., i64 begin, i64 end)`.
-void addEntryPoint(llvm::Module &m, llvm::Function *impl, StringRef name) {
+void addEntryPoint(llvm::Module &m, llvm::Function *impl, StringRef name,
+                   bool team) {
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
@@ -33,14 +35,19 @@ void addEntryPoint(llvm::Module &m, llvm::Function *impl, StringRef name) {
   fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
   SmallVector<llvm::Value *> args;
-  unsigned numBuffers = impl->arg_size() - 2;
-  for (unsigned i = 0; i < numBuffers; ++i) {
+  // A team kernel's last argument is the team, in buffers[numBuffers].
+  unsigned numBuffers = impl->arg_size() - (team ? 3 : 2);
+  auto load = [&](unsigned i) {
     llvm::Value *slot =
         b.CreateConstInBoundsGEP1_64(ptr, fn->getArg(0), i, "slot");
-    args.push_back(b.CreateAlignedLoad(ptr, slot, llvm::Align(8)));
-  }
+    return b.CreateAlignedLoad(ptr, slot, llvm::Align(8));
+  };
+  for (unsigned i = 0; i < numBuffers; ++i)
+    args.push_back(load(i));
   args.push_back(fn->getArg(1));
   args.push_back(fn->getArg(2));
+  if (team)
+    args.push_back(b.CreatePtrToInt(load(numBuffers), i64));
   b.CreateCall(impl, args);
   b.CreateRetVoid();
 }
@@ -49,10 +56,13 @@ void addEntryPoint(llvm::Module &m, llvm::Function *impl, StringRef name) {
 /// never overlap (the memory plan gives tensors alive at one step disjoint
 /// bytes; inputs and weights are only read), and its floating-point sums
 /// may be reassociated and multiply-adds contracted (a reduction is split
-/// over vector lanes, as oneDNN's and ONNX Runtime's are).
-void relaxKernel(llvm::Function &impl) {
+/// over vector lanes, as oneDNN's and ONNX Runtime's are). A team kernel's
+/// buffers are `noalias` only where loom-team-kernels marked them (no
+/// thread writes them): other threads write the rest between barriers,
+/// which LLVM must not assume leave them unchanged.
+void relaxKernel(llvm::Function &impl, bool team) {
   for (llvm::Argument &arg : impl.args())
-    if (arg.getType()->isPointerTy())
+    if (arg.getType()->isPointerTy() && !team)
       arg.addAttr(llvm::Attribute::NoAlias);
   llvm::FastMathFlags flags;
   flags.setAllowReassoc();
@@ -72,12 +82,17 @@ void cpu::registerKernelTranslations(MLIRContext &context) {
 FailureOr<std::unique_ptr<llvm::Module>>
 cpu::translateKernels(ModuleOp kernels, llvm::LLVMContext &context,
                       ArrayRef<std::string> names,
-                      llvm::StringMap<int64_t> &ranges) {
+                      llvm::StringMap<int64_t> &ranges,
+                      llvm::StringSet<> &teams) {
   // The range each kernel recorded, before the module is translated.
   ranges.clear();
-  for (auto fn : kernels.getOps<LLVM::LLVMFuncOp>())
+  teams.clear();
+  for (auto fn : kernels.getOps<LLVM::LLVMFuncOp>()) {
     if (auto range = fn->getAttrOfType<IntegerAttr>("loom.range"))
       ranges[fn.getName()] = range.getInt();
+    if (fn->hasAttr(kTeamAttr))
+      teams.insert(fn.getName());
+  }
   registerKernelTranslations(*kernels->getContext());
   std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(kernels, context);
   if (!m)
@@ -88,8 +103,9 @@ cpu::translateKernels(ModuleOp kernels, llvm::LLVMContext &context,
       return kernels.emitError("kernel ") << name << " was not generated";
     impl->setName(name + ".impl");
     impl->setLinkage(llvm::GlobalValue::InternalLinkage);
-    relaxKernel(*impl);
-    addEntryPoint(*m, impl, name);
+    bool team = teams.contains(name);
+    relaxKernel(*impl, team);
+    addEntryPoint(*m, impl, name, team);
   }
   return m;
 }

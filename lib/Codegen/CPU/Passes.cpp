@@ -96,6 +96,7 @@ void cpu::addBufferizeStage(OpPassManager &pm,
 
 void cpu::addParallelizeStage(OpPassManager &pm,
                               const CPUKernelPipelineOptions &) {
+  pm.addPass(createLoomTeamKernels());
   pm.addPass(createLoomForallToRange());
 }
 
@@ -133,6 +134,7 @@ void cpu::addLowerStage(OpPassManager &pm, const CPUKernelPipelineOptions &) {
   pm.addPass(createConvertFuncToLLVMPass(functions));
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createLoomCacheTemporaries());
+  pm.addPass(createLoomTeamCalls());
 }
 
 void cpu::buildCPUKernelPipeline(OpPassManager &pm,
@@ -171,7 +173,8 @@ void cpu::registerCPUCodegenPasses() {
        "CPU kernel stage 4: one-shot bufferization, results to out-params",
        addBufferizeStage},
       {"loom-cpu-parallelize",
-       "CPU kernel stage 5: the thread loop as [begin, end) arguments",
+       "CPU kernel stage 5: the thread loop as [begin, end) arguments, "
+       "large recurrences as team kernels",
        addParallelizeStage},
       {"loom-cpu-vectorize-buffers",
        "CPU kernel stage 6: strided copies, convolution rows of vector FMAs, "

@@ -310,6 +310,11 @@ struct RegisterTiles
     if (failed(tiled) || tiled->tiledOps.size() != 1)
       return failure();
     rewriter.replaceOp(op, tiled->replacements);
+    // Loops over the product's parallel dimensions write disjoint tiles:
+    // loom-team-kernels may split them over the threads of a team.
+    for (auto [loop, dim] : llvm::zip(tiled->loops, interchange))
+      if (iterators[dim] == utils::IteratorType::parallel)
+        loop->setAttr(codegen::cpu::kParallelTilesAttr, rewriter.getUnitAttr());
     Operation *tileOp = tiled->tiledOps.front();
     // A tile the vectoriser refuses stays a (correct) scalar linalg op.
     rewriter.setInsertionPoint(tileOp);

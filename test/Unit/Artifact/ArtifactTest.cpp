@@ -885,3 +885,33 @@ TEST(ArtifactTest, StepBadActionsAreRefusedByField) {
             "manifest: world.ranks[0].actions[0].inputs[0]: expected a slot "
             "of the rank");
 }
+
+TEST(ArtifactTest, TeamKernelsReadBackAndHaveRangeOne) {
+  Manifest m = twoRankManifest();
+  auto &kernel = std::get<KernelStep>(m.entries[0].programs[0].steps[0].record);
+  kernel.range = 1;
+  kernel.team = true;
+  std::string text = writeManifest(m);
+  Manifest read;
+  std::optional<ReadError> error = readManifest(text, read);
+  ASSERT_FALSE(error) << error->message;
+  const auto *k = read.entries[0].programs[0].steps[0].getIf<KernelStep>();
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->team);
+  EXPECT_EQ(writeManifest(read), text);
+  // A kernel that is no team has no "team" member.
+  EXPECT_EQ(writeManifest(twoRankManifest()).find("\"team\""),
+            std::string::npos);
+  // The refusal of the manifest whose kernel step has \p key set to \p v.
+  auto refused = [&](const char *key, Json v) {
+    return refusal(edited(m, [&](Json &root) {
+      at(root, {"entries", 0, "programs", 0, "steps", 0}).set(key, v);
+    }));
+  };
+  EXPECT_EQ(refused("range", 4),
+            "manifest: entries[0].programs[0].steps[0]: a team kernel has "
+            "range 1 and grain 1 (every thread of the team calls it once)");
+  EXPECT_EQ(refused("team", 1),
+            "manifest: entries[0].programs[0].steps[0].team: expected true or "
+            "false");
+}

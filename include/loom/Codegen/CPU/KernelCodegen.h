@@ -17,6 +17,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/Module.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include <memory>
 #include <string>
 
@@ -29,12 +31,14 @@ void registerKernelTranslations(mlir::MLIRContext &context);
 
 /// Translates the lowered \p kernels to LLVM IR in \p context and adds the
 /// entry points of the kernels \p names; sets \p ranges to the `loom.range`
-/// (the iterations the runtime may split over threads) each kernel carries.
+/// (the iterations the runtime may split over threads) each kernel carries
+/// and \p teams to the team kernels (`loom.team`, loom-team-kernels), whose
+/// entry points also pass the team, the pointer after the buffers.
 /// Diagnoses a kernel that was not generated.
 mlir::FailureOr<std::unique_ptr<llvm::Module>>
 translateKernels(mlir::ModuleOp kernels, llvm::LLVMContext &context,
                  llvm::ArrayRef<std::string> names,
-                 llvm::StringMap<int64_t> &ranges);
+                 llvm::StringMap<int64_t> &ranges, llvm::StringSet<> &teams);
 
 } // namespace loom::codegen::cpu
 

@@ -78,6 +78,21 @@ struct CPUKernelPipelineOptions
 };
 
 //===----------------------------------------------------------------------===//
+// Team kernels (docs/Compiler.md, "Recurrences")
+//===----------------------------------------------------------------------===//
+
+/// A unit attribute loom-register-tiles puts on the loops over a product's
+/// parallel dimensions (each iteration writes a tile of its own).
+inline constexpr llvm::StringLiteral kParallelTilesAttr = "loom.parallel_tiles";
+/// A unit attribute on a kernel function that every thread of a team calls
+/// (loom-team-kernels): `[begin, end)` is then (thread, team size), and a
+/// third argument is the team (`loom_team *`, include/loom-c/ArtifactABI.h).
+inline constexpr llvm::StringLiteral kTeamAttr = "loom.team";
+/// The function a team kernel calls to wait for every thread of its team
+/// (loom-team-calls makes it a call through the team).
+inline constexpr llvm::StringLiteral kTeamBarrier = "loom_team_barrier";
+
+//===----------------------------------------------------------------------===//
 // Stages, in the order the pipeline runs them (on a module of kernels)
 //===----------------------------------------------------------------------===//
 

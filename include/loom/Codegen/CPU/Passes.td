@@ -270,4 +270,51 @@ def LoomCacheTemporaries : Pass<"loom-cache-temporaries", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def LoomTeamKernels : Pass<"loom-team-kernels", "mlir::ModuleOp"> {
+  let summary = "Split a large recurrence's steps over the threads of a team";
+  let description = [{
+    On bufferized kernel functions, before `loom-forall-to-range`: a kernel
+    without a top-level `scf.forall` whose memory-writing work is one loop
+    (a recurrence's steps, docs/Compiler.md "Recurrences") and whose step
+    reads at least `min-step-bytes` of loop-invariant buffers (the recurrent
+    weights) becomes a team kernel: every thread of the runtime's team calls
+    it once, with `begin` its thread index and `end` the team size, and a
+    third `index` argument, the team. Each op that writes memory, at the top
+    level or in the loop's body, computes its part: a linalg op and a
+    `memref.copy` a contiguous slice (rounded to 16 elements) of their
+    largest parallel dimension, a loop marked `loom.parallel_tiles` by
+    `loom-register-tiles` (a product's tiles) a slice of its iterations, and
+    any other op runs on thread 0 alone. Before an op that reads or writes a
+    buffer some op wrote, or writes one some op read, since the last
+    barrier, the kernel calls `loom_team_barrier` (and at the end of a step
+    that wrote); allocations are hoisted out of the loop and, lowered, are
+    made by thread 0 and shared (`loom-team-calls`). The function gets the
+    `loom.team` attribute and `loom.range` 1, and each buffer argument no
+    op writes `llvm.noalias` (the others change between barriers).
+    Functions with a stack
+    allocation, several top-level loops (independent recurrences, which
+    `loom-forall-to-range` runs as tasks), or an op whose effects are
+    unknown are left alone.
+  }];
+  let options = [
+    Option<"minStepBytes", "min-step-bytes", "int64_t", "1048576",
+           "Loop-invariant bytes a step must read to be split over a team">
+  ];
+}
+
+def LoomTeamCalls : Pass<"loom-team-calls", "mlir::ModuleOp"> {
+  let summary = "Call a team kernel's barrier and allocations through its team";
+  let description = [{
+    On the LLVM dialect, after `loom-cache-temporaries`: in each function
+    marked `loom.team`, whose last argument is the team (an `i64` holding a
+    `loom_team *`, include/loom-c/ArtifactABI.h), a call to
+    `loom_team_barrier` becomes a call to the team's `barrier`, and calls
+    to `_mlir_memref_to_llvm_alloc` and `_mlir_memref_to_llvm_free` become
+    calls to the team's `alloc` and `free` with those functions (thread 0
+    allocates and the team shares the block; a free waits for every thread
+    first). The declaration of `loom_team_barrier` goes.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // LOOM_CODEGEN_CPU_PASSES_TD

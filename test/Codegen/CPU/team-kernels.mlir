@@ -1,0 +1,93 @@
+// RUN: loom-opt %s --split-input-file --loom-team-kernels | FileCheck %s
+// RUN: loom-opt %s --split-input-file --loom-team-kernels="min-step-bytes=4194304" | FileCheck %s --check-prefix=SMALL
+
+// A recurrence whose step reads 1 MiB of weights (%w, never written in the
+// loop) becomes a team kernel: thread, team size and team arguments; the
+// step's temporary allocated once before the loop; the product's tile loop
+// (loom.parallel_tiles) cut into the thread's tiles; the elementwise op
+// sliced; a barrier between them (the op reads what the loop wrote) and at
+// the end of the step (the next step reads the state); the copy into a view
+// of a different layout sliced too. The buffers no thread writes stay
+// `noalias`; the output does not.
+// CHECK-LABEL: func.func @step(
+// CHECK-SAME: memref<256x1024xf32> {llvm.noalias}, %{{[a-z0-9]+}}: memref<4x1x1024xf32>,
+// CHECK-SAME: %[[T:[a-z0-9]+]]: index, %[[N:[a-z0-9]+]]: index, %[[TEAM:[a-z0-9]+]]: index)
+// CHECK-SAME: loom.range = 1
+// CHECK-SAME: loom.team
+// CHECK: %[[TMP:.*]] = memref.alloc() : memref<1x1024xf32>
+// CHECK: scf.for
+// CHECK: arith.ceildivui %{{.*}}, %[[N]]
+// CHECK: arith.muli %[[T]],
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// CHECK: } {loom.parallel_tiles}
+// CHECK-NEXT: func.call @loom_team_barrier(%[[TEAM]])
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : memref<1x?xf32
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<1x?xf32, {{.*}}> to memref<1x?xf32
+// CHECK: func.call @loom_team_barrier(%[[TEAM]])
+// CHECK-NEXT: }
+// CHECK: memref.dealloc %[[TMP]]
+// SMALL-LABEL: func.func @step(
+// SMALL-NOT: loom.team
+// SMALL-NOT: loom_team_barrier
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @step(%h0: memref<1x256xf32>, %w: memref<256x1024xf32>, %out: memref<4x1x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %p = ub.poison : f32
+  scf.for %t = %c0 to %c4 step %c1 {
+    %tmp = memref.alloc() : memref<1x1024xf32>
+    scf.for %j = %c0 to %c1024 step %c64 {
+      %v = vector.transfer_read %w[%c0, %j], %p {in_bounds = [true, true]} : memref<256x1024xf32>, vector<1x64xf32>
+      vector.transfer_write %v, %tmp[%c0, %j] {in_bounds = [true, true]} : vector<1x64xf32>, memref<1x1024xf32>
+    } {loom.parallel_tiles}
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%tmp : memref<1x1024xf32>) outs(%tmp : memref<1x1024xf32>) {
+    ^bb0(%in: f32, %o: f32):
+      %e = math.tanh %in : f32
+      linalg.yield %e : f32
+    }
+    %d = memref.subview %out[%t, 0, 0] [1, 1, 1024] [1, 1, 1] : memref<4x1x1024xf32> to memref<1x1024xf32, strided<[1024, 1], offset: ?>>
+    memref.copy %tmp, %d : memref<1x1024xf32> to memref<1x1024xf32, strided<[1024, 1], offset: ?>>
+    memref.dealloc %tmp : memref<1x1024xf32>
+  }
+  return
+}
+
+// -----
+
+// Two loops (independent recurrences, run as tasks by loom-forall-to-range)
+// and a stack allocation: left alone.
+// CHECK-LABEL: func.func @two(
+// CHECK-NOT: loom.team
+// CHECK-LABEL: func.func @stack(
+// CHECK-NOT: loom.team
+func.func @two(%w: memref<512x1024xf32>, %a: memref<1x1024xf32>, %b: memref<1x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %p = ub.poison : f32
+  scf.for %t = %c0 to %c4 step %c1 {
+    %v = vector.transfer_read %w[%t, %c0], %p {in_bounds = [true, true]} : memref<512x1024xf32>, vector<1x1024xf32>
+    vector.transfer_write %v, %a[%c0, %c0] {in_bounds = [true, true]} : vector<1x1024xf32>, memref<1x1024xf32>
+  }
+  scf.for %t = %c0 to %c4 step %c1 {
+    %v = vector.transfer_read %w[%t, %c0], %p {in_bounds = [true, true]} : memref<512x1024xf32>, vector<1x1024xf32>
+    vector.transfer_write %v, %b[%c0, %c0] {in_bounds = [true, true]} : vector<1x1024xf32>, memref<1x1024xf32>
+  }
+  return
+}
+func.func @stack(%w: memref<512x1024xf32>, %a: memref<1x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %p = ub.poison : f32
+  %s = memref.alloca() : memref<1x1024xf32>
+  scf.for %t = %c0 to %c4 step %c1 {
+    %v = vector.transfer_read %w[%t, %c0], %p {in_bounds = [true, true]} : memref<512x1024xf32>, vector<1x1024xf32>
+    vector.transfer_write %v, %s[%c0, %c0] {in_bounds = [true, true]} : vector<1x1024xf32>, memref<1x1024xf32>
+  }
+  memref.copy %s, %a : memref<1x1024xf32> to memref<1x1024xf32>
+  return
+}
