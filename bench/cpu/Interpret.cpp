@@ -7,10 +7,12 @@
 #include "Interpret.h"
 
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
+#include "loom/Dialect/TG/IR/BoundedResults.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Interpreter/Interpreter.h"
 #include "loom/Interpreter/Kernels.h"
+#include "loom/Support/Bounded.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -193,10 +195,20 @@ Expected<InterpretResult> interpretModel(StringRef onnxPath,
   }
   result.peakRssKb = peakRssKb();
 
+  // A result of data-dependent length is padded to its bound: only its valid
+  // part, as its length result says, is an output (what ONNX Runtime and the
+  // artifact report; docs/ONNX/Import.md "Bounded dynamic shapes").
   for (auto [i, t] : llvm::enumerate(*outputs)) {
     const TensorDesc &desc = result.outputs[i];
+    std::vector<int64_t> shape = t.shape;
+    std::vector<double> values = t.toDoubles();
+    if (auto bound = tg::getResultBound(fn, i)) {
+      auto length =
+          int64_t(D::toDouble((*outputs)[bound->lengthResult].data[0]));
+      cutToValid(values, shape, bound->dim, length);
+    }
     result.values[desc.name] = RunTensor{*safetensors::parseDType(desc.dtype),
-                                         t.shape, t.toDoubles()};
+                                         std::move(shape), std::move(values)};
   }
   return result;
 }

@@ -298,13 +298,7 @@ void runCase(mlir::ModuleOp module, const std::string &weightsPath,
     if (auto bound = tg::getResultBound(fn, i)) {
       auto length =
           int64_t(D::toDouble((*results)[bound->lengthResult].data[0]));
-      std::vector<uint8_t> valid =
-          validPart(reinterpret_cast<const uint8_t *>(values.data()), shape,
-                    bound->dim, length, sizeof(double));
-      shape = boundedShape(shape, bound->dim, length);
-      values.assign(reinterpret_cast<const double *>(valid.data()),
-                    reinterpret_cast<const double *>(valid.data()) +
-                        valid.size() / sizeof(double));
+      cutToValid(values, shape, bound->dim, length);
     }
     compareOutput(i, shape, values, outputs[i], wide, verdict);
   }

@@ -514,13 +514,7 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
     if (auto bound = tg::getResultBound(fn, i)) {
       // Only the valid part of a padded result is shown, saved and compared.
       auto length = int64_t(D::toDouble((*results)[bound->lengthResult].data[0]));
-      std::vector<uint8_t> valid =
-          validPart(reinterpret_cast<const uint8_t *>(v.data()), shape,
-                    bound->dim, length, sizeof(double));
-      shape = boundedShape(shape, bound->dim, length);
-      v.assign(reinterpret_cast<const double *>(valid.data()),
-               reinterpret_cast<const double *>(valid.data()) +
-                   valid.size() / sizeof(double));
+      cutToValid(v, shape, bound->dim, length);
       llvm::outs() << run::validShapeText(shape);
     }
     run::printSummary(llvm::outs(), v, printValues);

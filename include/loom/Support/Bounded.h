@@ -47,6 +47,22 @@ inline std::vector<uint8_t> validPart(const uint8_t *data,
   return out;
 }
 
+/// Cuts \p values, a padded tensor of shape \p shape, to its valid part: the
+/// first \p length positions of dimension \p dim; \p shape becomes the
+/// valid shape. What every caller that reads a padded result as a flat vector
+/// (the interpreter's, in loom-run, loom-onnx-conformance and
+/// loom-bench-cpu) does before it shows, saves or compares it.
+template <class T>
+void cutToValid(std::vector<T> &values, std::vector<int64_t> &shape,
+                int64_t dim, int64_t length) {
+  std::vector<uint8_t> valid =
+      validPart(reinterpret_cast<const uint8_t *>(values.data()), shape, dim,
+                length, sizeof(T));
+  shape = boundedShape(shape, dim, length);
+  values.resize(valid.size() / sizeof(T));
+  std::memcpy(values.data(), valid.data(), valid.size());
+}
+
 } // namespace loom
 
 #endif // LOOM_SUPPORT_BOUNDED_H
