@@ -86,23 +86,38 @@ int64_t staticBytes(Type type) {
          llvm::divideCeil(memref.getElementTypeBitWidth(), 8);
 }
 
-/// The bytes of the buffers each step of \p loop reads that stay the same
-/// over its steps: read through a value defined outside the loop (not a
-/// view of the step's own slice) and written nowhere in it. For a
-/// recurrence, its recurrent weights.
+/// Whether a team may cut \p op's work into slices, one per thread (the
+/// ops TeamRewriter::partition cuts; any other op that writes runs on
+/// thread 0).
+bool sharedByTeam(Operation *op) {
+  return isa<linalg::LinalgOp, memref::CopyOp>(op) ||
+         (isa<scf::ForOp>(op) &&
+          op->hasAttr(codegen::cpu::kParallelTilesAttr));
+}
+
+/// The bytes of the buffers each step of \p loop reads, in ops whose work
+/// the team shares, that stay the same over its steps: read through a
+/// value defined outside the loop (not a view of the step's own slice) and
+/// written nowhere in it. For a recurrence, its recurrent weights, which
+/// its product reads whole each step; a loop of scalar loads and stores
+/// (a scatter over its updates) counts none, whatever it reads from.
 int64_t invariantStepBytes(scf::ForOp loop) {
   Touched all = touched(loop);
   llvm::SmallSetVector<Value, 4> invariant;
-  loop.getBody()->walk([&](MemoryEffectOpInterface op) {
-    SmallVector<MemoryEffects::EffectInstance> list;
-    op.getEffects(list);
-    for (auto &e : list)
-      if (Value v = e.getValue();
-          v && isa<MemoryEffects::Read>(e.getEffect()) &&
-          !loop->isAncestor(v.getParentBlock()->getParentOp()) &&
-          !all.writes.contains(baseOf(v)))
-        invariant.insert(baseOf(v));
-  });
+  for (Operation &top : *loop.getBody()) {
+    if (!sharedByTeam(&top))
+      continue;
+    top.walk([&](MemoryEffectOpInterface op) {
+      SmallVector<MemoryEffects::EffectInstance> list;
+      op.getEffects(list);
+      for (auto &e : list)
+        if (Value v = e.getValue();
+            v && isa<MemoryEffects::Read>(e.getEffect()) &&
+            !loop->isAncestor(v.getParentBlock()->getParentOp()) &&
+            !all.writes.contains(baseOf(v)))
+          invariant.insert(baseOf(v));
+    });
+  }
   int64_t bytes = 0;
   for (Value v : invariant)
     bytes += staticBytes(v.getType());

@@ -91,3 +91,27 @@ func.func @stack(%w: memref<512x1024xf32>, %a: memref<1x1024xf32>) {
   memref.copy %s, %a : memref<1x1024xf32> to memref<1x1024xf32>
   return
 }
+
+// -----
+
+// A loop of scalar loads and stores (a scatter-add over its updates, as
+// tg.scatter_add lowers when large) reads 4 MiB no step writes, but no op
+// of its step is one the team could share: left alone (a team would run it
+// on thread 0 with a barrier per update).
+// CHECK-LABEL: func.func @scatter(
+// CHECK-NOT: loom.team
+// CHECK-NOT: loom_team_barrier
+func.func @scatter(%idx: memref<1048576xi64>, %upd: memref<1048576xf32>, %out: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1048576 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %j = memref.load %idx[%i] : memref<1048576xi64>
+    %k = arith.index_cast %j : i64 to index
+    %u = memref.load %upd[%i] : memref<1048576xf32>
+    %o = memref.load %out[%k] : memref<1024xf32>
+    %s = arith.addf %o, %u : f32
+    memref.store %s, %out[%k] : memref<1024xf32>
+  }
+  return
+}
