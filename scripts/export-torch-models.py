@@ -294,6 +294,10 @@ MODELS = {
     # torchvision detection, post-processing included (outputs of
     # data-dependent length).
     "torch-ssdlite-mnv3": detector("ssdlite320_mobilenet_v3_large", 320),
+    "torch-fasterrcnn-mnv3": detector("fasterrcnn_mobilenet_v3_large_320_fpn",
+                                      320),
+    "torch-retinanet-r50": detector("retinanet_resnet50_fpn", 320),
+    "torch-fcos-r50": detector("fcos_resnet50_fpn", 320),
     # torch.nn transformer encoders (6 layers, d 512, 8 heads, erf GELU);
     # the post-norm one in torch.nn's default sequence-first layout.
     "torch-xfmr-pre-s128": text_encoder(True, 1, 128),

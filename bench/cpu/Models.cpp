@@ -139,6 +139,15 @@ const std::vector<ModelSpec> &knownModels() {
         torch("torch-ssdlite-mnv3",
               "torchvision SSDlite-320 (MobileNetV3), 1x3x320x320, "
               "post-processing included"),
+        torch("torch-fasterrcnn-mnv3",
+              "torchvision Faster R-CNN (MobileNetV3-Large 320 FPN), "
+              "1x3x320x320, post-processing included"),
+        torch("torch-retinanet-r50",
+              "torchvision RetinaNet (ResNet-50 FPN), 1x3x320x320 resized "
+              "to 800 inside, post-processing included"),
+        torch("torch-fcos-r50",
+              "torchvision FCOS (ResNet-50 FPN), 1x3x320x320 resized to 800 "
+              "inside, post-processing included"),
         torch("torch-xfmr-pre-s128",
               "nn.TransformerEncoder, pre-norm, 6 layers, d 512, 8 heads, "
               "erf GELU, 1x128 tokens"),
