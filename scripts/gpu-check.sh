@@ -17,8 +17,10 @@
 #
 # prepare-classes compiles the kernel classes' inputs (test/Codegen/GPU/Inputs:
 # rows.mlir, row reductions; matmuls.mlir, tiled products; convs.mlir, tiled
-# convolutions) for cuda:CHIPS (default sm_80,sm_90a), each with its class and
-# with --gpu-generic-kernels, and stages the six artifacts as prepare does
+# convolutions; selections.mlir, top-k, nonzero and NMS) for cuda:CHIPS
+# (default sm_80,sm_90a), each with its class and, but for the selections
+# (whose NMS the generic one-thread lowering does not map to a GPU), with
+# --gpu-generic-kernels, and stages the seven artifacts as prepare does
 # (docs/Codegen/GPU.md).
 #
 # prepare-real compiles real models of loom-bench-cpu (scripts/setup-bench.sh
@@ -324,6 +326,9 @@ prepare_classes() {
       --gpu-generic-kernels -o "$work/$input-generic.so" || die "loom-compile failed on $input.mlir"
     artifacts+=("$work/$input-class.so" "$work/$input-generic.so")
   done
+  "$compile" "$root/test/Codegen/GPU/Inputs/selections.mlir" --target="cuda:$chips" \
+    -o "$work/selections-class.so" || die "loom-compile failed on selections.mlir"
+  artifacts+=("$work/selections-class.so")
   prepare "$stage" "${artifacts[@]}"
   rm -rf "$work"
 }
