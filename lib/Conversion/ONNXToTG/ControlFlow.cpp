@@ -12,7 +12,12 @@
 //         must the condition each iteration computes (when the loop has
 //         one); the body is imported once per iteration with its inputs
 //         bound to the iteration number, the condition and the carried
-//         values. Scan outputs are stacked along a new leading axis.
+//         values. Scan outputs are stacked along a new leading axis. A trip
+//         count that is a length of data-dependent value (tracked,
+//         RunTimeLengths.cpp) unrolls the loop to its static bound, each
+//         iteration taking effect only below the run-time count: carried
+//         values keep their old value past it, a value the body appends to
+//         and the scan outputs are padded, with the count as their length.
 //   Scan  (opset 9 and later) the sequence length is static; the body is
 //         imported once per element of the scan axis, with the slices of the
 //         scan inputs (forward or reverse) and the state; scan outputs are
@@ -382,12 +387,213 @@ static LogicalResult importIf(NodeContext &ctx) {
 // Loop
 //===----------------------------------------------------------------------===//
 
+/// A trip count known only at run time, below a static bound (a length:
+/// the number of detections a post-processing loop visits). The loop is
+/// unrolled to the bound; iteration `i` takes effect when `i < count`.
+struct RunTimeTrips {
+  int64_t bound;
+  Value count; // rank-0 i64
+};
+
+/// Follows \p name back through the Identity and Cast nodes of \p body.
+static std::string throughCopies(const onnx::GraphProto &body,
+                                 std::string name) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto &n : body.node()) {
+      if ((n.op_type() != "Identity" && n.op_type() != "Cast") ||
+          n.output_size() != 1 || n.output(0) != name || n.input_size() < 1)
+        continue;
+      name = n.input(0);
+      changed = true;
+      break;
+    }
+  }
+  return name;
+}
+
+/// The axis along which body output \p out appends to body input \p in:
+/// `out = Concat(in, ...)` (through copies), so that the values of `in`
+/// stay the first ones of `out` (PyTorch's `res = torch.cat((res, x))` in
+/// a scripted loop); none otherwise.
+static std::optional<int64_t> appendAxis(const onnx::GraphProto &body,
+                                         StringRef out, StringRef in) {
+  std::string source = throughCopies(body, out.str());
+  for (const auto &n : body.node()) {
+    if (n.output_size() != 1 || n.output(0) != source)
+      continue;
+    if (n.op_type() != "Concat" || n.input_size() < 1 ||
+        throughCopies(body, n.input(0)) != in)
+      return std::nullopt;
+    for (const auto &a : n.attribute())
+      if (a.name() == "axis")
+        return a.i();
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// One loop-carried value of a Loop with a run-time trip count: its name,
+/// its static shape after each iteration (shapes[k] after k iterations),
+/// and the axis it grows along, when it grows.
+struct CarriedValue {
+  std::string name;
+  SmallVector<SmallVector<int64_t>> shapes;
+  std::optional<int64_t> growAxis;
+};
+
+/// The value carried past an iteration that takes effect only when
+/// \p valid: the body's new value where valid, the old one elsewhere
+/// (same shapes); or, for a value the body appends to, the new value,
+/// whose appended part is then padding (its length is computed after the
+/// loop from `shapes`).
+static LogicalResult carryMasked(NodeContext &ctx, Expander &ex,
+                                 const onnx::GraphProto &body, int64_t j,
+                                 StringRef valid, StringRef next,
+                                 CarriedValue &c) {
+  ArrayRef<int64_t> oldShape = ex.shapeOf(c.name), newShape = ex.shapeOf(next);
+  if (oldShape == newShape) {
+    auto kept = ex.emit("Where", {valid.str(), next.str(), c.name});
+    if (failed(kept))
+      return failure();
+    c.name = *kept;
+    c.shapes.push_back(c.shapes.back());
+    return success();
+  }
+  std::optional<int64_t> axis =
+      appendAxis(body, body.output(1 + j).name(), body.input(2 + j).name());
+  int64_t rank = oldShape.size();
+  if (axis && *axis < 0)
+    *axis += rank;
+  bool appends = axis && *axis >= 0 && *axis < rank &&
+                 int64_t(newShape.size()) == rank &&
+                 (!c.growAxis || *c.growAxis == *axis);
+  for (int64_t d = 0; appends && d < rank; ++d)
+    appends = d == *axis ? newShape[d] >= oldShape[d] : newShape[d] == oldShape[d];
+  if (!appends || ctx.importer().lookup(c.name)->bound)
+    return ctx.fail("loop-carried value " + Twine(j) + " changes its shape "
+                    "from " + shapeString(oldShape) + " to " +
+                    shapeString(newShape) + " in an iteration; with a trip "
+                    "count known only at run time, a carried value must keep "
+                    "its shape or be appended to (Concat of itself first)");
+  c.growAxis = *axis;
+  c.shapes.emplace_back(newShape.begin(), newShape.end());
+  c.name = next.str();
+  return success();
+}
+
+/// Sets output \p i of the node to \p name padded along \p dim with the
+/// run-time \p length.
+static LogicalResult setPaddedOutput(NodeContext &ctx, Expander &ex,
+                                     unsigned i, StringRef name, int64_t dim,
+                                     Value length) {
+  if (!ctx.hasOutput(i))
+    return success();
+  if (failed(ex.setOutput(i, name)))
+    return failure();
+  ImportedValue *out = ctx.importer().lookup(ctx.node().output(i));
+  if (out->known) {
+    // A padded value is no longer known at import time (RunTimeLengths.cpp).
+    auto v = ctx.materialize(*out->known, "padded");
+    if (failed(v))
+      return failure();
+    out->value = *v;
+    out->known.reset();
+    out->origin = ImportedValue::Origin::Computed;
+  }
+  out->bound = BoundedDim{dim, length};
+  return success();
+}
+
+/// The outputs of a Loop with a run-time trip count, unrolled to its bound
+/// over \p iterations iterations: a grown carried value has the length it
+/// had after `count` iterations; the scan outputs `count` valid rows.
+static LogicalResult setRunTimeLoopOutputs(
+    NodeContext &ctx, Expander &ex, const RunTimeTrips &trips,
+    int64_t iterations, ArrayRef<CarriedValue> carried,
+    ArrayRef<SmallVector<std::string>> scans) {
+  Type i64 = IntegerType::get(ctx.context(), 64);
+  Value count = trips.count;
+  if (iterations < trips.bound) { // the body's condition stopped it
+    auto c = lengthOp(ctx, LengthOp::Min, count,
+                      ctx.scalar(i64, double(iterations)));
+    if (failed(c))
+      return failure();
+    count = *c;
+  }
+  for (auto [j, c] : llvm::enumerate(carried)) {
+    if (!c.growAxis) {
+      if (failed(ex.setOutput(j, c.name)))
+        return failure();
+      continue;
+    }
+    // The length after `count` iterations: sizes[count].
+    SmallVector<int64_t> sizes;
+    bool identity = true;
+    for (auto [k, shape] : llvm::enumerate(c.shapes)) {
+      sizes.push_back(shape[*c.growAxis]);
+      identity &= sizes.back() == int64_t(k);
+    }
+    Value length = count;
+    if (!identity) {
+      auto at = ex.emit("Gather", {ex.ints(sizes), ex.bind(count)});
+      auto v = failed(at) ? FailureOr<Value>(failure()) : ex.valueOf(*at);
+      if (failed(v))
+        return failure();
+      length = *v;
+    }
+    if (failed(setPaddedOutput(ctx, ex, j, c.name, *c.growAxis, length)))
+      return failure();
+  }
+  for (auto [k, scan] : llvm::enumerate(scans)) {
+    unsigned i = carried.size() + k;
+    if (!ctx.hasOutput(i))
+      continue;
+    if (scan.empty())
+      return ctx.fail("the loop runs no iteration, so its scan output " +
+                      Twine(k) + " has no known shape");
+    auto v = ex.stack(scan, 0);
+    if (failed(v) || failed(setPaddedOutput(ctx, ex, i, *v, 0, count)))
+      return failure();
+  }
+  return success();
+}
+
+/// The trip count M (input 0): known at import time, or a tracked length
+/// (RunTimeLengths.cpp) whose upper bound the loop is unrolled to.
+static LogicalResult readTripCount(NodeContext &ctx, StringRef why,
+                                   std::optional<int64_t> &tripCount,
+                                   std::optional<RunTimeTrips> &runTime) {
+  if (!ctx.hasInput(0))
+    return success();
+  if (!ctx.known(0)) {
+    auto tracked = trackedScalar(ctx, 0);
+    if (failed(tracked))
+      return failure();
+    if (*tracked) {
+      auto count = runTimeElement(ctx, 0, **tracked, 0);
+      if (failed(count))
+        return failure();
+      runTime = RunTimeTrips{std::max<int64_t>((*tracked)->upper, 0), *count};
+      tripCount = runTime->bound;
+      return success();
+    }
+  }
+  auto m = knownScalar(ctx, 0, "the trip count M", why);
+  if (failed(m))
+    return failure();
+  tripCount = static_cast<int64_t>(*m);
+  return success();
+}
+
 static LogicalResult importLoop(NodeContext &ctx) {
   const onnx::GraphProto *body = graphAttr(ctx, "body");
   if (!body)
     return failure();
   const StringRef why = "Loom unrolls loops whose trip count and "
-                        "conditions are known at import time";
+                        "conditions are known at import time (or whose trip "
+                        "count is a length of data-dependent value with a "
+                        "static bound)";
   int64_t numCarried = static_cast<int64_t>(ctx.numInputs()) - 2;
   if (numCarried < 0)
     return ctx.fail("expects the inputs M and cond (either may be empty)");
@@ -400,12 +606,9 @@ static LogicalResult importLoop(NodeContext &ctx) {
                     Twine(numCarried) + " loop-carried values");
 
   std::optional<int64_t> tripCount;
-  if (ctx.hasInput(0)) {
-    auto m = knownScalar(ctx, 0, "the trip count M", why);
-    if (failed(m))
-      return failure();
-    tripCount = static_cast<int64_t>(*m);
-  }
+  std::optional<RunTimeTrips> runTime;
+  if (failed(readTripCount(ctx, why, tripCount, runTime)))
+    return failure();
   bool hasCond = ctx.hasInput(1);
   bool cond = true;
   if (hasCond) {
@@ -420,9 +623,12 @@ static LogicalResult importLoop(NodeContext &ctx) {
     return failure();
 
   Expander ex(ctx);
-  SmallVector<std::string> carried;
-  for (int64_t j = 0; j < numCarried; ++j)
-    carried.push_back(ctx.node().input(2 + j));
+  SmallVector<CarriedValue> carried;
+  for (int64_t j = 0; j < numCarried; ++j) {
+    std::string name = ctx.node().input(2 + j);
+    ArrayRef<int64_t> shape = ex.shapeOf(name);
+    carried.push_back({name, {SmallVector<int64_t>(shape)}, std::nullopt});
+  }
   SmallVector<SmallVector<std::string>> scans(numScan);
   int64_t it = 0;
   for (; (!tripCount || it < *tripCount) && cond; ++it) {
@@ -437,7 +643,7 @@ static LogicalResult importLoop(NodeContext &ctx) {
     if (failed(ex.alias(body->input(1).name(), ex.constant(std::move(c)))))
       return failure();
     for (int64_t j = 0; j < numCarried; ++j)
-      if (failed(ex.alias(body->input(2 + j).name(), carried[j])))
+      if (failed(ex.alias(body->input(2 + j).name(), carried[j].name)))
         return failure();
     if (failed(ctx.importer().importSubgraph(*body)))
       return failure();
@@ -452,11 +658,25 @@ static LogicalResult importLoop(NodeContext &ctx) {
                         Twine(it) + " is not known at import time; " + why);
       cond = known->asDouble(0) != 0;
     }
+    std::string valid;
+    if (runTime) {
+      auto v = ctx.create<tg::LessOp>(
+          {ctx.scalar(IntegerType::get(ctx.context(), 64), double(it)),
+           runTime->count});
+      if (failed(v))
+        return failure();
+      valid = ex.bind(*v);
+    }
     for (int64_t j = 0; j < numCarried; ++j) {
       auto s = ex.snapshot(body->output(1 + j).name());
       if (failed(s))
         return failure();
-      carried[j] = *s;
+      if (!runTime) {
+        carried[j].name = *s;
+        continue;
+      }
+      if (failed(carryMasked(ctx, ex, *body, j, valid, *s, carried[j])))
+        return failure();
     }
     for (int64_t k = 0; k < numScan; ++k) {
       auto s = ex.snapshot(body->output(1 + numCarried + k).name());
@@ -465,8 +685,10 @@ static LogicalResult importLoop(NodeContext &ctx) {
       scans[k].push_back(*s);
     }
   }
+  if (runTime)
+    return setRunTimeLoopOutputs(ctx, ex, *runTime, it, carried, scans);
   for (int64_t j = 0; j < numCarried; ++j)
-    if (failed(ex.setOutput(j, carried[j])))
+    if (failed(ex.setOutput(j, carried[j].name)))
       return failure();
   for (int64_t k = 0; k < numScan; ++k) {
     if (!ctx.hasOutput(numCarried + k))

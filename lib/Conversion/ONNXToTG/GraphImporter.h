@@ -200,6 +200,11 @@ void setOutputBound(NodeContext &ctx, unsigned i, BoundedDim bound);
 /// (RunTimeLengths.cpp).
 mlir::FailureOr<Value> maskPadding(NodeContext &ctx, Value x, BoundedDim b,
                                    double fill);
+/// The run-time value (a rank-0 i64) of tracked element \p e, element \p k
+/// of input \p i: its length value, its value when exact, or the element
+/// read from the input (RunTimeLengths.cpp).
+mlir::FailureOr<Value> runTimeElement(NodeContext &ctx, unsigned i,
+                                      const RunTimeInt &e, int64_t k);
 /// Input `i` as one tracked element, if it is tracked (a run-time K).
 mlir::FailureOr<std::optional<RunTimeInt>> trackedScalar(NodeContext &ctx,
                                                          unsigned i);

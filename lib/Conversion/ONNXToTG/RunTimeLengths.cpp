@@ -30,6 +30,7 @@
 
 #include "loom/Dialect/TG/IR/TGOps.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -135,9 +136,10 @@ FailureOr<Value> elementAt(NodeContext &ctx, Value v, int64_t k) {
   return ctx.reshape(*one, {});
 }
 
-/// The run-time value of tracked element `k` of input `i`.
-FailureOr<Value> runTimeElement(NodeContext &ctx, unsigned i,
-                                const RunTimeInt &e, int64_t k) {
+} // namespace
+
+FailureOr<Value> onnx_to_tg::runTimeElement(NodeContext &ctx, unsigned i,
+                                            const RunTimeInt &e, int64_t k) {
   if (e.length)
     return e.length;
   if (e.exact)
@@ -150,6 +152,8 @@ FailureOr<Value> runTimeElement(NodeContext &ctx, unsigned i,
     return failure();
   return elementAt(ctx, *x, k);
 }
+
+namespace {
 
 void setOutputInts(NodeContext &ctx, unsigned i, Ints ints) {
   if (ImportedValue *v = outputValue(ctx, i))
@@ -369,6 +373,65 @@ LogicalResult importShapedByTracked(NodeContext &ctx, unsigned shapeInput) {
     out->origin = ImportedValue::Origin::Computed;
   }
   out->bound = BoundedDim{dim, *len};
+  return success();
+}
+
+/// Range(start, limit, delta) to a tracked limit (torchvision's
+/// `arange(num_masks)` over the detections): start and delta known, delta
+/// positive. The static range to the limit's upper bound, padded, of length
+/// max(ceil((limit - start) / delta), 0); a range from 0 by 1 has the
+/// limit's own length value, so that it pairs with the values of that
+/// length.
+LogicalResult importRangeToTracked(NodeContext &ctx) {
+  Ints limits = *intsOf(ctx, 1);
+  if (limits.size() != 1)
+    return ctx.fail("the limit (input 1) must have one element");
+  RunTimeInt limit = limits.front();
+  const HostTensor *start = ctx.known(0), *delta = ctx.known(2);
+  if (!start || !delta || start->numElements() != 1 ||
+      delta->numElements() != 1)
+    return ctx.fail("a range to a limit of data-dependent value needs a "
+                    "start and a delta known at import time");
+  double s = start->asDouble(0), d = delta->asDouble(0);
+  if (!(d > 0))
+    return ctx.fail("a range to a limit of data-dependent value needs a "
+                    "positive delta");
+  double bound = std::max(std::ceil((double(limit.upper) - s) / d), 0.0);
+  if (!(bound <= kFoldLimit))
+    return ctx.fail("the range has more than " + Twine(kFoldLimit) +
+                    " elements");
+  HostTensor t;
+  t.dataType = ctx.inputDataType(0);
+  t.shape = {int64_t(bound)};
+  for (int64_t i = 0; i < t.shape[0]; ++i) {
+    if (t.isFloat())
+      t.floats.push_back(s + double(i) * d);
+    else
+      t.ints.push_back(start->ints[0] + i * delta->ints[0]);
+  }
+  onnxutil::roundToDataType(t);
+  auto values = ctx.materialize(t, "range");
+  auto l = runTimeElement(ctx, 1, limit, 0);
+  if (failed(values) || failed(l))
+    return failure();
+  Value length = *l;
+  if (s != 0 || d != 1) {
+    Type f64 = Float64Type::get(ctx.context());
+    OpChain b{ctx, f64};
+    auto steps = b.bin<tg::DivOp>(
+        b.bin<tg::SubOp>(b.cast(length, f64), b.c(s)), b.c(d));
+    if (failed(steps))
+      return failure();
+    auto up = b.cast(ceilAtRunTime(b, *steps), i64Type(ctx));
+    if (failed(up))
+      return failure();
+    auto count = lengthOp(ctx, LengthOp::Max, *up, i64Scalar(ctx, 0));
+    if (failed(count))
+      return failure();
+    length = *count;
+  }
+  ctx.setOutput(0, *values);
+  setBound(ctx, 0, {0, length});
   return success();
 }
 
@@ -892,6 +955,8 @@ FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
     return handled(importShapeOfBounded(ctx, *b));
   if (op == "Size" && b)
     return handled(importSizeOfBounded(ctx, *b));
+  if (op == "Range" && isTracked(ctx, 1) && !ctx.known(1))
+    return handled(importRangeToTracked(ctx));
   if (op == "ConstantOfShape" && isTracked(ctx, 0))
     return handled(importConstantOfTrackedShape(ctx));
   if ((op == "Reshape" || op == "Expand") && isTracked(ctx, 1))
