@@ -525,6 +525,63 @@ static LogicalResult propagateIndependent(NodeContext &ctx, BoundMerger &m) {
   return m.add(*b);
 }
 
+/// ArgMax and ArgMin along another dimension than the padded one keep it
+/// (one index per position of it), one dimension to the left when the
+/// axis before it is dropped.
+static LogicalResult propagateArgExtreme(NodeContext &ctx, BoundMerger &m) {
+  BoundedDim b = *inputBound(ctx, 0);
+  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(0));
+  if (failed(axis))
+    return failure();
+  if (*axis == b.dim)
+    return ctx.fail("reads a value of data-dependent length (padded to its "
+                    "bound, docs/ONNX/Import.md) along its axis");
+  if (ctx.getInt("keepdims", 1) == 0 && *axis < b.dim)
+    --b.dim;
+  return m.add(b);
+}
+
+/// Pad (any mode) that neither pads nor crops the padded dimension keeps
+/// it: padding another dimension moves no element along it (Mask R-CNN's
+/// `F.pad(masks, (1, 1, 1, 1))` of the detections' masks).
+static LogicalResult propagatePad(NodeContext &ctx, BoundMerger &m) {
+  for (unsigned i = 1; i < ctx.numInputs(); ++i)
+    if (inputBound(ctx, i))
+      return ctx.fail("reads a parameter of data-dependent length (padded to "
+                      "its bound, docs/ONNX/Import.md)");
+  BoundedDim b = *inputBound(ctx, 0);
+  int64_t rank = ctx.inputRank(0);
+  SmallVector<int64_t> pads, axes;
+  if (ctx.opset() < 11) {
+    if (auto a = ctx.getInts("pads"))
+      pads.assign(a->begin(), a->end());
+  } else if (const HostTensor *t = ctx.known(1)) {
+    pads.assign(t->ints.begin(), t->ints.end());
+  }
+  if (ctx.hasInput(3)) {
+    auto a = ctx.constantInts(3, "axes");
+    if (failed(a))
+      return failure();
+    for (int64_t axis : *a) {
+      auto n = ctx.normalizeAxis(axis, rank, "axes");
+      if (failed(n))
+        return failure();
+      axes.push_back(*n);
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  if (pads.size() != 2 * axes.size())
+    return ctx.fail("the pads of a value of data-dependent length must be "
+                    "known at import time");
+  for (auto [k, axis] : llvm::enumerate(axes))
+    if (axis == b.dim && (pads[k] != 0 || pads[k + axes.size()] != 0))
+      return ctx.fail("padding a dimension of data-dependent length is not "
+                      "supported");
+  return m.add(b);
+}
+
 /// Operators propagateIndependent handles.
 static const llvm::StringSet<> &independentOperators() {
   static const llvm::StringSet<> ops = {
@@ -595,6 +652,10 @@ LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
     result = propagateMovement(ctx, out->shape, m);
   else if (op == "MatMul" || op == "Gemm")
     result = propagateProduct(ctx, out->shape, m);
+  else if (op == "Pad")
+    result = propagatePad(ctx, m);
+  else if (op == "ArgMax" || op == "ArgMin")
+    result = propagateArgExtreme(ctx, m);
   else if (independentOperators().contains(op))
     result = propagateIndependent(ctx, m);
   else
