@@ -469,13 +469,15 @@ static LogicalResult carryMasked(NodeContext &ctx, Expander &ex,
                  int64_t(newShape.size()) == rank &&
                  (!c.growAxis || *c.growAxis == *axis);
   for (int64_t d = 0; appends && d < rank; ++d)
-    appends = d == *axis ? newShape[d] >= oldShape[d] : newShape[d] == oldShape[d];
+    appends =
+        d == *axis ? newShape[d] >= oldShape[d] : newShape[d] == oldShape[d];
   if (!appends || ctx.importer().lookup(c.name)->bound)
-    return ctx.fail("loop-carried value " + Twine(j) + " changes its shape "
-                    "from " + shapeString(oldShape) + " to " +
-                    shapeString(newShape) + " in an iteration; with a trip "
-                    "count known only at run time, a carried value must keep "
-                    "its shape or be appended to (Concat of itself first)");
+    return ctx.fail(
+        "loop-carried value " + Twine(j) + " changes its shape from " +
+        shapeString(oldShape) + " to " + shapeString(newShape) +
+        " in an iteration; with a trip count known only at run time, a "
+        "carried value must keep its shape or be appended to (Concat of "
+        "itself first)");
   c.growAxis = *axis;
   c.shapes.emplace_back(newShape.begin(), newShape.end());
   c.name = next.str();
@@ -484,34 +486,24 @@ static LogicalResult carryMasked(NodeContext &ctx, Expander &ex,
 
 /// Sets output \p i of the node to \p name padded along \p dim with the
 /// run-time \p length.
-static LogicalResult setPaddedOutput(NodeContext &ctx, Expander &ex,
-                                     unsigned i, StringRef name, int64_t dim,
+static LogicalResult setPaddedOutput(NodeContext &ctx, Expander &ex, unsigned i,
+                                     StringRef name, int64_t dim,
                                      Value length) {
   if (!ctx.hasOutput(i))
     return success();
   if (failed(ex.setOutput(i, name)))
     return failure();
-  ImportedValue *out = ctx.importer().lookup(ctx.node().output(i));
-  if (out->known) {
-    // A padded value is no longer known at import time (RunTimeLengths.cpp).
-    auto v = ctx.materialize(*out->known, "padded");
-    if (failed(v))
-      return failure();
-    out->value = *v;
-    out->known.reset();
-    out->origin = ImportedValue::Origin::Computed;
-  }
-  out->bound = BoundedDim{dim, length};
-  return success();
+  return setPadded(ctx, *ctx.importer().lookup(ctx.node().output(i)),
+                   BoundedDim{dim, length});
 }
 
 /// The outputs of a Loop with a run-time trip count, unrolled to its bound
 /// over \p iterations iterations: a grown carried value has the length it
 /// had after `count` iterations; the scan outputs `count` valid rows.
-static LogicalResult setRunTimeLoopOutputs(
-    NodeContext &ctx, Expander &ex, const RunTimeTrips &trips,
-    int64_t iterations, ArrayRef<CarriedValue> carried,
-    ArrayRef<SmallVector<std::string>> scans) {
+static LogicalResult
+setRunTimeLoopOutputs(NodeContext &ctx, Expander &ex, const RunTimeTrips &trips,
+                      int64_t iterations, ArrayRef<CarriedValue> carried,
+                      ArrayRef<SmallVector<std::string>> scans) {
   Type i64 = IntegerType::get(ctx.context(), 64);
   Value count = trips.count;
   if (iterations < trips.bound) { // the body's condition stopped it

@@ -196,6 +196,10 @@ mlir::FailureOr<Value> lengthOp(NodeContext &ctx, LengthOp kind, Value a,
 std::optional<BoundedDim> inputBound(NodeContext &ctx, unsigned i);
 /// Sets the bound of output `i` of the node (after setOutput).
 void setOutputBound(NodeContext &ctx, unsigned i, BoundedDim bound);
+/// Gives \p v the dimension of data-dependent length \p bound; a value
+/// known at import time becomes a constant of the graph first
+/// (RunTimeLengths.cpp).
+LogicalResult setPadded(NodeContext &ctx, ImportedValue &v, BoundedDim bound);
 /// \p x with the padding of its bounded dimension \p b replaced by \p fill
 /// (RunTimeLengths.cpp).
 mlir::FailureOr<Value> maskPadding(NodeContext &ctx, Value x, BoundedDim b,

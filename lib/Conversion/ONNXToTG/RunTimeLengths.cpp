@@ -360,20 +360,8 @@ LogicalResult importShapedByTracked(NodeContext &ctx, unsigned shapeInput) {
   if (failed(len))
     return failure();
   // Data known at import time expanded to a padded shape (torchvision's
-  // `arange(classes).expand_as(scores)`): a padded value is no longer known
-  // (consumers must see its bound), so it becomes a constant of the graph.
-  if (out->known) {
-    if (!out->value) {
-      auto v = ctx.materialize(*out->known, "padded");
-      if (failed(v))
-        return failure();
-      out->value = *v;
-    }
-    out->known.reset();
-    out->origin = ImportedValue::Origin::Computed;
-  }
-  out->bound = BoundedDim{dim, *len};
-  return success();
+  // `arange(classes).expand_as(scores)`).
+  return setPadded(ctx, *out, BoundedDim{dim, *len});
 }
 
 /// Range(start, limit, delta) to a tracked limit (torchvision's
@@ -418,8 +406,8 @@ LogicalResult importRangeToTracked(NodeContext &ctx) {
   if (s != 0 || d != 1) {
     Type f64 = Float64Type::get(ctx.context());
     OpChain b{ctx, f64};
-    auto steps = b.bin<tg::DivOp>(
-        b.bin<tg::SubOp>(b.cast(length, f64), b.c(s)), b.c(d));
+    auto steps =
+        b.bin<tg::DivOp>(b.bin<tg::SubOp>(b.cast(length, f64), b.c(s)), b.c(d));
     if (failed(steps))
       return failure();
     auto up = b.cast(ceilAtRunTime(b, *steps), i64Type(ctx));
@@ -1014,6 +1002,24 @@ void onnx_to_tg::trackRunTimeInts(NodeContext &ctx) {
     t.ints[k] = e.upper;
   out->known = std::make_shared<const HostTensor>(
       out->dataType == TP::INT64 ? std::move(t) : castHost(t, out->dataType));
+}
+
+LogicalResult onnx_to_tg::setPadded(NodeContext &ctx, ImportedValue &v,
+                                    BoundedDim bound) {
+  // A padded value is no longer known at import time (consumers must see
+  // its bound), so a known one becomes a constant of the graph.
+  if (v.known) {
+    if (!v.value) {
+      auto value = ctx.materialize(*v.known, "padded");
+      if (failed(value))
+        return failure();
+      v.value = *value;
+    }
+    v.known.reset();
+    v.origin = ImportedValue::Origin::Computed;
+  }
+  v.bound = bound;
+  return success();
 }
 
 FailureOr<std::optional<RunTimeInt>> onnx_to_tg::trackedScalar(NodeContext &ctx,
