@@ -389,6 +389,10 @@ HostTensor gatherHost(const HostTensor &data, llvm::ArrayRef<int64_t> indices,
 HostTensor sliceHost(const HostTensor &t, llvm::ArrayRef<int64_t> starts,
                      llvm::ArrayRef<int64_t> steps,
                      llvm::ArrayRef<int64_t> sizes);
+/// Range's `count` values from the one-element `start` by `delta` (of
+/// start's element type).
+HostTensor rangeHost(const HostTensor &start, const HostTensor &delta,
+                     int64_t count);
 /// Transposes `t` by `perm`.
 HostTensor transposeHost(const HostTensor &t, llvm::ArrayRef<int64_t> perm);
 /// Concatenates along `axis`.

@@ -388,17 +388,8 @@ LogicalResult importRangeToTracked(NodeContext &ctx) {
   if (!(bound <= kFoldLimit))
     return ctx.fail("the range has more than " + Twine(kFoldLimit) +
                     " elements");
-  HostTensor t;
-  t.dataType = ctx.inputDataType(0);
-  t.shape = {int64_t(bound)};
-  for (int64_t i = 0; i < t.shape[0]; ++i) {
-    if (t.isFloat())
-      t.floats.push_back(s + double(i) * d);
-    else
-      t.ints.push_back(start->ints[0] + i * delta->ints[0]);
-  }
-  onnxutil::roundToDataType(t);
-  auto values = ctx.materialize(t, "range");
+  auto values =
+      ctx.materialize(rangeHost(*start, *delta, int64_t(bound)), "range");
   auto l = runTimeElement(ctx, 1, limit, 0);
   if (failed(values) || failed(l))
     return failure();

@@ -185,6 +185,26 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
   return success();
 }
 
+} // namespace
+
+HostTensor onnx_to_tg::rangeHost(const HostTensor &start,
+                                 const HostTensor &delta, int64_t count) {
+  HostTensor t;
+  t.dataType = start.dataType;
+  t.shape = {count};
+  for (int64_t i = 0; i < count; ++i) {
+    if (t.isFloat())
+      t.floats.push_back(start.asDouble(0) +
+                         static_cast<double>(i) * delta.asDouble(0));
+    else
+      t.ints.push_back(start.ints[0] + i * delta.ints[0]);
+  }
+  onnxutil::roundToDataType(t);
+  return t;
+}
+
+namespace {
+
 LogicalResult importRange(NodeContext &ctx) {
   for (unsigned i = 0; i < 3; ++i)
     if (failed(ctx.requireKnown(i, i == 0   ? "start"
@@ -203,17 +223,7 @@ LogicalResult importRange(NodeContext &ctx) {
   if (!(count <= kFoldLimit))
     return ctx.fail("the range has more than " + Twine(kFoldLimit) +
                     " elements");
-  HostTensor t;
-  t.dataType = start->dataType;
-  t.shape = {static_cast<int64_t>(count)};
-  for (int64_t i = 0; i < t.shape[0]; ++i) {
-    if (t.isFloat())
-      t.floats.push_back(s + static_cast<double>(i) * d);
-    else
-      t.ints.push_back(start->ints[0] + i * delta->ints[0]);
-  }
-  onnxutil::roundToDataType(t);
-  ctx.setOutput(0, std::move(t));
+  ctx.setOutput(0, rangeHost(*start, *delta, static_cast<int64_t>(count)));
   return success();
 }
 
