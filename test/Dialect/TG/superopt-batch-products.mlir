@@ -20,6 +20,7 @@
 // CHECK: tg.relu {{.*}} : tensor<3x16xf32>
 // CHECK-NOT: tg.matmul
 // CHECK: return
+// CHECK-LABEL: func.func @chain
 
 // REPORT: "rules_applied": {
 // REPORT-NEXT: "batch-products": 6
@@ -27,6 +28,7 @@
 // OFF-LABEL: func.func @main
 // OFF-COUNT-6: tg.matmul {{.*}} -> tensor<1x16xf32>
 // OFF-NOT: tg.matmul
+// OFF-LABEL: func.func @chain
 
 func.func @main(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %x2: tensor<1x4xf32>) -> (tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>) {
   %a0 = tg.weight "a0" : tensor<4x16xf32>
