@@ -258,17 +258,32 @@ bool sinkElementwise(tg::SplitOp split) {
         u->getAttrDictionary() != first->getAttrDictionary() ||
         u->getNumOperands() != 1)
       return false;
+  // Before the reshape of the batched product when there is one, where a
+  // library fuses it into the product (a oneDNN post-op).
+  Value input = split.getInput();
+  auto reshape = input.getDefiningOp<tg::ReshapeOp>();
+  if (reshape && (!reshape->hasOneUse() || !reshape.getInput().getDefiningOp()))
+    reshape = {};
   OpBuilder b(split);
   Operation *whole = b.clone(*first);
-  whole->setOperand(0, split.getInput());
-  whole->getResult(0).setType(split.getInput().getType());
-  auto sunk = tg::SplitOp::create(b, split.getLoc(), whole->getResult(0),
-                                  split.getAxis(), split.getSizes());
+  Value operand = reshape ? reshape.getInput() : input;
+  whole->setOperand(0, operand);
+  whole->getResult(0).setType(operand.getType());
+  Value result = whole->getResult(0);
+  if (reshape) {
+    whole->moveAfter(operand.getDefiningOp());
+    result = tg::ReshapeOp::create(b, reshape.getLoc(), input.getType(),
+                                   result);
+  }
+  auto sunk = tg::SplitOp::create(b, split.getLoc(), result, split.getAxis(),
+                                  split.getSizes());
   for (auto [u, piece] : llvm::zip(users, sunk.getResults())) {
     u->getResult(0).replaceAllUsesWith(piece);
     u->erase();
   }
   split->erase();
+  if (reshape)
+    reshape->erase();
   return true;
 }
 
