@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Search/Optimize.h"
+#include "loom/Search/BatchProducts.h"
 #include "loom/Search/Rule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -163,6 +164,20 @@ FunctionResult searchSegment(SearchContext &sc, const RuleSet &rules,
   return r;
 }
 
+/// Batches the independent products of the searched \p fn
+/// (BatchProducts.h) and adds them to its result as the rewrite
+/// `batch-products`, one per product replaced.
+void batchSearched(SearchContext &sc, func::FuncOp fn, FunctionResult &r) {
+  auto ops = [&] { return fn.getBody().front().getOperations().size(); };
+  size_t before = ops();
+  BatchProductsResult batched = batchProducts(fn, sc.getCostModel());
+  if (!batched.groups)
+    return;
+  r.outcome.rulesApplied[kBatchProductsRule] += batched.products;
+  r.outcome.costAfter = std::max(0.0, r.outcome.costAfter - batched.saved);
+  r.opsAfter = r.opsAfter + ops() - before;
+}
+
 } // namespace
 
 std::vector<FunctionResult>
@@ -179,6 +194,8 @@ search::superoptimize(SearchContext &sc, const RuleSet &rules, ModuleOp module,
     if (!regions) {
       results.push_back(
           searchFunction(sc, rules, fn, fn.getSymName(), options));
+      if (options.batchProducts && results.back().skipped.empty())
+        batchSearched(sc, fn, results.back());
       continue;
     }
     // Run-time control flow: the straight-line runs around and inside the

@@ -63,6 +63,7 @@ struct SuperoptPass : loom::search::impl::TGSuperoptBase<SuperoptPass> {
     so.engine = search;
     so.progress = progress;
     so.progressAfter = progressAfter;
+    so.batchProducts = batchProducts;
     so.backtrack.alpha = alpha;
     so.backtrack.budget = budget;
     so.backtrack.maxGrowth = maxGrowth;

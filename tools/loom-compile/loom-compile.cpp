@@ -555,6 +555,7 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
   search::ModuleSuperoptOptions search;
   search.search.engine = superopt;
   search.search.progress = true;
+  search.search.batchProducts = true;
   // By default a function the search cannot represent is compiled as
   // written without a word (the report lists it); asked for, it is said.
   search.warnSkipped = superopt.getNumOccurrences() > 0;

@@ -30,6 +30,10 @@ struct SuperoptOptions {
   /// outcome when any was printed.
   bool progress = false;
   double progressAfter = 2.0;
+  /// After the search, batch the independent products of equal shapes
+  /// (BatchProducts.h) where the cost model prices it cheaper; reported as
+  /// the rewrite `batch-products`.
+  bool batchProducts = false;
 };
 
 struct FunctionResult {

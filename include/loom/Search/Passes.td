@@ -98,6 +98,10 @@ def TGSuperopt : Pass<"tg-superopt", "mlir::ModuleOp"> {
            "Seed of the check's random inputs and weights">,
     Option<"checkRtol", "check-rtol", "double", /*default=*/"1e-6",
            "Tolerance of the check, relative to the largest result element">,
+    Option<"batchProducts", "batch-products", "bool", /*default=*/"false",
+           "After the search, batch independent products of equal shapes "
+           "(an activation times a parameter each) into one batched product "
+           "where the cost model prices it cheaper">,
     Option<"progress", "progress", "bool", /*default=*/"true",
            "Print progress of long searches to stderr">,
     Option<"progressAfter", "progress-after", "double", /*default=*/"2",
