@@ -254,11 +254,30 @@ Part normalized(Part part) {
   return part;
 }
 
-/// Reads and writes of \p view with the part \p part (\p part's view).
+/// Whether distinct positions of the view \p v are distinct elements of
+/// its buffer: views made by subviews of positive constant strides,
+/// reshapes and casts (a reinterpret_cast may repeat elements).
+bool injectiveView(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (auto sub = dyn_cast<memref::SubViewOp>(view.getOperation())) {
+      if (llvm::any_of(sub.getStaticStrides(),
+                       [](int64_t stride) { return stride <= 0; }))
+        return false;
+    } else if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp,
+                    memref::CastOp>(view.getOperation())) {
+      return false;
+    }
+    v = view.getViewSource();
+  }
+  return true;
+}
+
+/// Reads and writes of \p part's view with the part \p part (anywhere
+/// where the view may repeat elements).
 void addAccess(SmallVectorImpl<Access> &accesses, Part part, bool read,
                bool write) {
   Value base = baseOf(part.view);
-  part = normalized(part);
+  part = injectiveView(part.view) ? normalized(part) : Part{part.view};
   if (read)
     accesses.push_back({base, part, false});
   if (write)
@@ -389,7 +408,9 @@ SmallVector<Access> tileLoopAccesses(scf::ForOp loop) {
       Value base = baseOf(e.getValue());
       if (loop->isAncestor(base.getParentBlock()->getParentOp()))
         continue; // allocated inside
-      Part part = normalized(partOf(op, e.getValue()));
+      Part part = injectiveView(e.getValue())
+                      ? normalized(partOf(op, e.getValue()))
+                      : Part{e.getValue()};
       auto [it, inserted] = parts.try_emplace({base, unsigned(write)}, part);
       if (!inserted && !(it->second == part))
         it->second = Part{base};
