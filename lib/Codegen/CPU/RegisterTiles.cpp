@@ -271,8 +271,7 @@ struct RegisterTiles
   int64_t columnTilesAtOnce(int64_t tiles, int64_t rows,
                             int64_t columns) const {
     SmallVector<int64_t> choices;
-    for (int64_t c = rowsPerTile * vectorColumns / (rows * columns); c > 1;
-         --c)
+    for (int64_t c = rowsPerTile * vectorColumns / (rows * columns); c > 1; --c)
       choices.push_back(c);
     return std::max<int64_t>(largestDivisor(tiles, choices), 1);
   }
@@ -312,10 +311,10 @@ struct RegisterTiles
     SmallVector<OpFoldResult> sizes;
     SmallVector<int64_t> interchange, reductions;
     for (auto [i, kind] : llvm::enumerate(iterators)) {
-      int64_t size = int64_t(i) == dims->n     ? columns
-                     : int64_t(i) == dims->m   ? rows
+      int64_t size = int64_t(i) == dims->n    ? columns
+                     : int64_t(i) == dims->m  ? rows
                      : int64_t(i) == tileLoop ? tilesAtOnce
-                                               : 1;
+                                              : 1;
       sizes.push_back(rewriter.getIndexAttr(size));
       if (kind == utils::IteratorType::reduction)
         reductions.push_back(i);

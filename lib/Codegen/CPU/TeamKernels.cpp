@@ -224,10 +224,9 @@ int64_t staticProduct(MemRefType type, ArrayRef<int64_t> dims) {
 Part normalized(Part part) {
   while (part.sliced()) {
     if (auto collapse = part.view.getDefiningOp<memref::CollapseShapeOp>()) {
-      ReassociationIndices group =
-          collapse.getReassociationIndices()[part.dim];
-      int64_t inner = staticProduct(collapse.getSrcType(),
-                                    ArrayRef(group).drop_front());
+      ReassociationIndices group = collapse.getReassociationIndices()[part.dim];
+      int64_t inner =
+          staticProduct(collapse.getSrcType(), ArrayRef(group).drop_front());
       if (inner == 0 || part.size % inner != 0 || part.grain % inner != 0)
         break;
       part = {collapse.getSrc(), group.front(), part.size / inner,
@@ -350,8 +349,8 @@ SmallVector<Access> cutAccesses(Operation *op, Cut cut) {
       part = {operand->get(), position, extent, cut.grain};
     bool init = linalgOp ? linalgOp.isDpsInit(operand)
                          : operand->getOperandNumber() == 1;
-    bool read = !init || (linalgOp &&
-                          linalgOp.payloadUsesValueFromOperand(operand));
+    bool read =
+        !init || (linalgOp && linalgOp.payloadUsesValueFromOperand(operand));
     addAccess(accesses, part, read, init);
   }
   return accesses;
@@ -493,8 +492,7 @@ private:
   }
 
   /// How many of \p accesses conflict with one of \p others.
-  static int64_t conflicts(ArrayRef<Access> accesses,
-                           ArrayRef<Access> others) {
+  static int64_t conflicts(ArrayRef<Access> accesses, ArrayRef<Access> others) {
     return llvm::count_if(accesses, [&](const Access &a) {
       return llvm::any_of(others,
                           [&](const Access &b) { return conflict(a, b); });
@@ -578,10 +576,10 @@ private:
     SmallVector<int64_t> dims = cuttableDims(op);
     if (dims.empty())
       return std::nullopt;
-    SmallVector<Cut> candidates{{*llvm::max_element(dims, [&](int64_t a,
-                                                               int64_t b) {
-      return cutExtent(op, a) < cutExtent(op, b);
-    })}};
+    SmallVector<Cut> candidates{
+        {*llvm::max_element(dims, [&](int64_t a, int64_t b) {
+          return cutExtent(op, a) < cutExtent(op, b);
+        })}};
     SmallVector<Access> next = nextTileLoopAccesses(op);
     for (int64_t dim : dims) {
       int64_t extent = cutExtent(op, dim);
@@ -611,9 +609,8 @@ private:
       SmallVector<Access> accesses = cutAccesses(op, cut);
       return std::make_pair(hazard(accesses), conflicts(accesses, next));
     };
-    return *llvm::min_element(candidates, [&](Cut a, Cut b) {
-      return cost(a) < cost(b);
-    });
+    return *llvm::min_element(candidates,
+                              [&](Cut a, Cut b) { return cost(a) < cost(b); });
   }
 
   LogicalResult split(Operation *op, Cut cut) {
