@@ -18,15 +18,20 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <immintrin.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <vector>
 
 extern "C" {
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned numThreads,
                    unsigned flags);
-void GOMP_barrier(void);
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
 void omp_set_num_threads(int n);
@@ -112,6 +117,60 @@ void kernelWorker(void *data) {
     call->fn(call->buffers, begin, end);
 }
 
+/// The barrier of a team kernel's threads. A thread that arrives early
+/// spins on the generation for a while (the others, running, arrive within
+/// microseconds: a step of a recurrence is tens of them) and then sleeps on
+/// it (a futex), so that where a partner has lost its core (more runnable
+/// threads than cores) it gives its own core up instead of spinning out its
+/// time slice, as libgomp's barrier does (GOMP_SPINCOUNT: milliseconds).
+/// The last to arrive starts the next generation, and wakes the sleepers
+/// if there are any. Orders memory: what a thread wrote before it, every
+/// thread reads after it.
+class TeamBarrier {
+public:
+  void wait(uint32_t threads) {
+    uint32_t current = generation.load(std::memory_order_acquire);
+    if (arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == threads) {
+      arrived.store(0, std::memory_order_relaxed);
+      generation.store(current + 1, std::memory_order_seq_cst);
+      if (sleepers.load(std::memory_order_seq_cst) != 0)
+        futex(FUTEX_WAKE_PRIVATE, INT_MAX);
+      return;
+    }
+    auto until = std::chrono::steady_clock::now() + spinTime();
+    for (unsigned i = 1;; ++i) {
+      if (generation.load(std::memory_order_acquire) != current)
+        return;
+      _mm_pause();
+      if (i % 64 == 0 && std::chrono::steady_clock::now() > until)
+        break;
+    }
+    sleepers.fetch_add(1, std::memory_order_seq_cst);
+    while (generation.load(std::memory_order_seq_cst) == current)
+      futex(FUTEX_WAIT_PRIVATE, current);
+    sleepers.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  /// How long a thread spins before it sleeps: LOOM_TEAM_SPIN_US
+  /// microseconds, 50 by default.
+  static std::chrono::microseconds spinTime() {
+    static const std::chrono::microseconds time = [] {
+      const char *value = std::getenv("LOOM_TEAM_SPIN_US");
+      return std::chrono::microseconds(value ? std::atoll(value) : 50);
+    }();
+    return time;
+  }
+
+private:
+  void futex(int op, uint32_t value) {
+    syscall(SYS_futex, reinterpret_cast<uint32_t *>(&generation), op, value,
+            nullptr, nullptr, 0);
+  }
+
+  std::atomic<uint32_t> arrived{0}, generation{0}, sleepers{0};
+};
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
+
 /// A team kernel's call (include/loom-c/ArtifactABI.h): the kernel sees
 /// `abi`, which is first, as its loom_team *.
 struct TeamCall {
@@ -119,6 +178,7 @@ struct TeamCall {
   loom_kernel_fn fn;
   std::vector<void *> buffers; // the step's, then &abi
   void *shared = nullptr;      // the block thread 0 allocated, being shared
+  alignas(64) TeamBarrier barrier; // a cache line of its own
 };
 
 // One thread alone: no one to wait for.
@@ -130,21 +190,22 @@ void soloFree(loom_team *, void (*release)(void *), void *block) {
   release(block);
 }
 
-// On the OpenMP team that GOMP_parallel forked: libgomp's team barrier
-// (which orders memory: what a thread wrote before it, every thread reads
-// after it).
-void teamBarrier(loom_team *) { GOMP_barrier(); }
+// On the OpenMP team that GOMP_parallel forked.
+void teamBarrier(loom_team *team) {
+  reinterpret_cast<TeamCall *>(team)->barrier.wait(
+      uint32_t(omp_get_num_threads()));
+}
 void *teamAlloc(loom_team *team, void *(*allocate)(uint64_t), uint64_t bytes) {
   auto *call = reinterpret_cast<TeamCall *>(team);
   if (omp_get_thread_num() == 0)
     call->shared = allocate(bytes);
-  GOMP_barrier();
+  teamBarrier(team);
   void *block = call->shared;
-  GOMP_barrier(); // every thread has it before the next allocation
+  teamBarrier(team); // every thread has it before the next allocation
   return block;
 }
-void teamFree(loom_team *, void (*release)(void *), void *block) {
-  GOMP_barrier(); // no thread uses it any more
+void teamFree(loom_team *team, void (*release)(void *), void *block) {
+  teamBarrier(team); // no thread uses it any more
   if (omp_get_thread_num() == 0)
     release(block);
 }

@@ -260,6 +260,22 @@ struct RegisterTiles
     return largestDivisor(extent, choices);
   }
 
+  /// How many tiles of \p rows x \p columns along a packed product's loop
+  /// over its column tiles (of \p tiles iterations) one register tile
+  /// holds: as many as the accumulators a full `rows x columns` tile would
+  /// use allow, dividing \p tiles. A step's row of 800 (an LSTM's four
+  /// gates of hidden size 200) takes 1x32 tiles, two multiply-add chains
+  /// waiting on each other; five of them at once keep ten in flight. Each
+  /// is its own vector row (`[tiles, columns]`), so no vector is longer than
+  /// `columns`.
+  int64_t columnTilesAtOnce(int64_t tiles, int64_t rows,
+                            int64_t columns) const {
+    SmallVector<int64_t> choices;
+    for (int64_t c = rowsPerTile * vectorColumns / (rows * columns); c > 1; --c)
+      choices.push_back(c);
+    return std::max<int64_t>(largestDivisor(tiles, choices), 1);
+  }
+
   /// Tiles \p op into `rows x columns` register tiles with every other
   /// loop of size 1 (reductions innermost) and vectorises the tile.
   LogicalResult tile(IRRewriter &rewriter, linalg::LinalgOp op) {
@@ -278,21 +294,27 @@ struct RegisterTiles
     if (failed(generic))
       return failure();
     op = *generic;
+    // Packed, the loop over the column tiles (`n1`, where `n` was) may
+    // take several tiles at once.
+    int64_t tileLoop = -1, tilesAtOnce = 1;
     if (FailureOr<linalg::GenericOp> packedOp =
             packRightHandSide(rewriter, *generic, *dims, columns);
         succeeded(packedOp)) {
+      tileLoop = dims->n;
       op = *packedOp;
       dims = registerTileDims(op);
       extents = op.getStaticLoopRanges();
       assert(dims && "a packed contraction has a register tile");
+      tilesAtOnce = columnTilesAtOnce(extents[tileLoop], rows, columns);
     }
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     SmallVector<OpFoldResult> sizes;
     SmallVector<int64_t> interchange, reductions;
     for (auto [i, kind] : llvm::enumerate(iterators)) {
-      int64_t size = int64_t(i) == dims->n   ? columns
-                     : int64_t(i) == dims->m ? rows
-                                             : 1;
+      int64_t size = int64_t(i) == dims->n    ? columns
+                     : int64_t(i) == dims->m  ? rows
+                     : int64_t(i) == tileLoop ? tilesAtOnce
+                                              : 1;
       sizes.push_back(rewriter.getIndexAttr(size));
       if (kind == utils::IteratorType::reduction)
         reductions.push_back(i);

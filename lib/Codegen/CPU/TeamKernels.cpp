@@ -181,6 +181,246 @@ void hoistStepAllocations(scf::ForOp loop) {
   }
 }
 
+/// The part of a buffer one thread of a team touches in an op. Sliced
+/// (`dim` >= 0): positions of dimension `dim` of `view` in the thread's
+/// slice of `[0, size)` cut in multiples of `grain` (TeamRewriter::slice:
+/// the same positions for every op with the same four, and disjoint from
+/// every other thread's); otherwise anywhere.
+struct Part {
+  Value view;
+  int64_t dim = -1, size = 0, grain = 1;
+  bool sliced() const { return dim >= 0; }
+  bool operator==(const Part &other) const {
+    return view == other.view && dim == other.dim && size == other.size &&
+           grain == other.grain;
+  }
+};
+
+/// A read or write of buffer `base` (baseOf a view) by one thread.
+struct Access {
+  Value base;
+  Part part;
+  bool write;
+};
+
+/// The product of the static sizes \p dims of \p type; 0 if one is dynamic.
+int64_t staticProduct(MemRefType type, ArrayRef<int64_t> dims) {
+  int64_t product = 1;
+  for (int64_t d : dims) {
+    if (type.isDynamicDim(d))
+      return 0;
+    product *= type.getDimSize(d);
+  }
+  return product;
+}
+
+/// \p part as a part of the view its view reshapes, while it stays one
+/// slice: a slice of whole rows of a collapsed group is a slice of the
+/// group's outermost source dimension, and a slice of the outermost
+/// dimension of an expanded group one of its source dimension. So two ops
+/// that see a buffer through different shapes (a product's tiles
+/// `[2, 24, 128]`, the elementwise op after it `[2, 3072]`) may still
+/// touch the same part of it.
+Part normalized(Part part) {
+  while (part.sliced()) {
+    if (auto collapse = part.view.getDefiningOp<memref::CollapseShapeOp>()) {
+      ReassociationIndices group = collapse.getReassociationIndices()[part.dim];
+      int64_t inner =
+          staticProduct(collapse.getSrcType(), ArrayRef(group).drop_front());
+      if (inner == 0 || part.size % inner != 0 || part.grain % inner != 0)
+        break;
+      part = {collapse.getSrc(), group.front(), part.size / inner,
+              part.grain / inner};
+      continue;
+    }
+    if (auto expand = part.view.getDefiningOp<memref::ExpandShapeOp>()) {
+      auto groups = expand.getReassociationIndices();
+      auto group = llvm::find_if(groups, [&](const ReassociationIndices &g) {
+        return g.front() == part.dim;
+      });
+      if (group == groups.end())
+        break;
+      int64_t inner =
+          staticProduct(expand.getResultType(), ArrayRef(*group).drop_front());
+      if (inner == 0)
+        break;
+      part = {expand.getSrc(), int64_t(group - groups.begin()),
+              part.size * inner, part.grain * inner};
+      continue;
+    }
+    break;
+  }
+  return part;
+}
+
+/// Whether distinct positions of the view \p v are distinct elements of
+/// its buffer: views made by subviews of positive constant strides,
+/// reshapes and casts (a reinterpret_cast may repeat elements).
+bool injectiveView(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (auto sub = dyn_cast<memref::SubViewOp>(view.getOperation())) {
+      if (llvm::any_of(sub.getStaticStrides(),
+                       [](int64_t stride) { return stride <= 0; }))
+        return false;
+    } else if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp,
+                    memref::CastOp>(view.getOperation())) {
+      return false;
+    }
+    v = view.getViewSource();
+  }
+  return true;
+}
+
+/// Reads and writes of \p part's view with the part \p part (anywhere
+/// where the view may repeat elements).
+void addAccess(SmallVectorImpl<Access> &accesses, Part part, bool read,
+               bool write) {
+  Value base = baseOf(part.view);
+  part = injectiveView(part.view) ? normalized(part) : Part{part.view};
+  if (read)
+    accesses.push_back({base, part, false});
+  if (write)
+    accesses.push_back({base, part, true});
+}
+
+/// What \p op reads and writes, anywhere in each buffer.
+SmallVector<Access> wholeAccesses(Operation *op) {
+  Touched t = touched(op);
+  SmallVector<Access> accesses;
+  for (Value v : t.reads)
+    accesses.push_back({v, Part{v}, false});
+  for (Value v : t.writes)
+    accesses.push_back({v, Part{v}, true});
+  return accesses;
+}
+
+/// How the team cuts a linalg op (its loop `dim`) or a copy (its dimension
+/// `dim`): each thread its slice in multiples of `grain`.
+struct Cut {
+  int64_t dim = -1, grain = 16;
+  bool operator==(const Cut &other) const {
+    return dim == other.dim && grain == other.grain;
+  }
+};
+
+/// The dimension of each memref operand of \p op that its loop or
+/// dimension \p dim indexes alone (-1 where none does, or another loop
+/// indexes it too): the operand's positions a cut of \p dim slices.
+SmallVector<std::pair<OpOperand *, int64_t>> cutOperands(Operation *op,
+                                                         int64_t dim) {
+  SmallVector<std::pair<OpOperand *, int64_t>> result;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (!linalgOp) { // a copy: the same dimension of both
+      result.push_back({&operand, dim});
+      continue;
+    }
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    int64_t position = -1, uses = 0;
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (expr.isFunctionOfDim(dim)) {
+        ++uses;
+        if (isa<AffineDimExpr>(expr))
+          position = int64_t(i);
+      }
+    result.push_back({&operand, uses == 1 ? position : -1});
+  }
+  return result;
+}
+
+/// The extent a cut of \p op's loop or dimension \p dim slices.
+int64_t cutExtent(Operation *op, int64_t dim) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return linalgOp.getStaticLoopRanges()[dim];
+  return cast<MemRefType>(cast<memref::CopyOp>(op).getSource().getType())
+      .getDimSize(dim);
+}
+
+/// What a thread reads and writes of a linalg op or copy cut by \p cut.
+SmallVector<Access> cutAccesses(Operation *op, Cut cut) {
+  SmallVector<Access> accesses;
+  int64_t extent = cutExtent(op, cut.dim);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  for (auto [operand, position] : cutOperands(op, cut.dim)) {
+    Part part{operand->get()};
+    if (position >= 0)
+      part = {operand->get(), position, extent, cut.grain};
+    bool init = linalgOp ? linalgOp.isDpsInit(operand)
+                         : operand->getOperandNumber() == 1;
+    bool read =
+        !init || (linalgOp && linalgOp.payloadUsesValueFromOperand(operand));
+    addAccess(accesses, part, read, init);
+  }
+  return accesses;
+}
+
+/// What a thread reads and writes of a product's tile loop (marked
+/// `loom.parallel_tiles`, from 0 in constant steps) cut into slices of its
+/// iterations: where every access of a buffer (vector transfers, loads and
+/// stores of a view defined outside the loop) indexes one dimension of it
+/// by the induction variable, over at most a step, the slice of that
+/// dimension with the step as its grain; any other buffer anywhere.
+SmallVector<Access> tileLoopAccesses(scf::ForOp loop) {
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  Value iv = loop.getInductionVar();
+  // The part one access op touches: sliced, or anywhere.
+  auto partOf = [&](Operation *op, Value view) -> Part {
+    ValueRange indices;
+    ArrayRef<int64_t> shape;
+    if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
+      if (read.getPermutationMap().isMinorIdentity())
+        indices = read.getIndices(), shape = read.getVectorType().getShape();
+    } else if (auto write = dyn_cast<vector::TransferWriteOp>(op)) {
+      if (write.getPermutationMap().isMinorIdentity())
+        indices = write.getIndices(), shape = write.getVectorType().getShape();
+    } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      indices = load.getIndices();
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      indices = store.getIndices();
+    }
+    auto position = llvm::find(indices, iv);
+    if (!lb || *lb != 0 || !ub || !step || *step <= 0 ||
+        position == indices.end() || llvm::count(indices, iv) != 1 ||
+        loop->isAncestor(view.getParentBlock()->getParentOp()))
+      return Part{view};
+    int64_t dim = position - indices.begin();
+    int64_t vectorDim = dim - int64_t(indices.size() - shape.size());
+    if (vectorDim >= 0 && shape[vectorDim] > *step)
+      return Part{view};
+    int64_t trips = llvm::divideCeil(*ub, *step);
+    return Part{view, dim, trips * *step, *step};
+  };
+  if (!touched(loop).known)
+    return wholeAccesses(loop);
+  llvm::MapVector<std::pair<Value, unsigned>, Part> parts;
+  loop.getBody()->walk([&](MemoryEffectOpInterface op) {
+    SmallVector<MemoryEffects::EffectInstance> list;
+    op.getEffects(list);
+    for (auto &e : list) {
+      bool write = isa<MemoryEffects::Write>(e.getEffect());
+      if (!e.getValue() || !(write || isa<MemoryEffects::Read>(e.getEffect())))
+        continue;
+      Value base = baseOf(e.getValue());
+      if (loop->isAncestor(base.getParentBlock()->getParentOp()))
+        continue; // allocated inside
+      Part part = injectiveView(e.getValue())
+                      ? normalized(partOf(op, e.getValue()))
+                      : Part{e.getValue()};
+      auto [it, inserted] = parts.try_emplace({base, unsigned(write)}, part);
+      if (!inserted && !(it->second == part))
+        it->second = Part{base};
+    }
+  });
+  SmallVector<Access> accesses;
+  for (auto &[key, part] : parts)
+    accesses.push_back({key.first, part, key.second != 0});
+  return accesses;
+}
+
 /// Rewrites a team kernel: each op that writes memory does the calling
 /// thread's part, with barriers between ops that depend on each other.
 class TeamRewriter {
@@ -194,46 +434,189 @@ public:
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (op.hasTrait<OpTrait::IsTerminator>()) {
         // A step's writes are read by the next one.
-        if (&block != &fn.getBody().front() &&
-            !(written.empty() && read.empty()))
-          barrier(&op);
+        if (&block != &fn.getBody().front() && !since.empty())
+          barrier(OpBuilder(&op), op.getLoc());
         continue;
       }
       if (&op == loop.getOperation()) {
-        if (!(written.empty() && read.empty()))
-          barrier(&op);
+        if (!since.empty())
+          barrier(OpBuilder(&op), op.getLoc());
         rewriteBlock(*loop.getBody(), loop);
         continue;
       }
       // An allocation and a free wait for the whole team (LoomTeamCalls).
       if (isa<memref::AllocOp, memref::DeallocOp>(op)) {
-        written.clear();
-        read.clear();
+        since.clear();
         continue;
       }
-      Touched t = touched(&op);
-      if (t.reads.empty() && t.writes.empty())
-        continue;
-      bool hazard =
-          llvm::any_of(t.reads, [&](Value v) { return written.contains(v); }) ||
-          llvm::any_of(t.writes, [&](Value v) {
-            return written.contains(v) || read.contains(v);
-          });
-      if (hazard)
-        barrier(&op);
-      read.insert(t.reads.begin(), t.reads.end());
-      written.insert(t.writes.begin(), t.writes.end());
-      if (!t.writes.empty())
-        partition(&op);
+      rewriteOp(&op);
     }
   }
 
 private:
-  void barrier(Operation *before) {
-    OpBuilder b(before);
-    func::CallOp::create(b, before->getLoc(), barrierFn, ValueRange{team});
-    written.clear();
-    read.clear();
+  /// Cuts \p op (where it writes) into the thread's part, after a barrier
+  /// where that part may touch what another thread's parts of the ops
+  /// since the last barrier did.
+  void rewriteOp(Operation *op) {
+    Touched t = touched(op);
+    if (t.reads.empty() && t.writes.empty())
+      return;
+    // Where the op was (partition replaces it).
+    Block *block = op->getBlock();
+    Operation *previous = op->getPrevNode();
+    Location loc = op->getLoc();
+    SmallVector<Access> accesses =
+        t.writes.empty() ? wholeAccesses(op) : partition(op);
+    if (hazard(accesses)) {
+      OpBuilder b(fn.getContext());
+      if (previous)
+        b.setInsertionPointAfter(previous);
+      else
+        b.setInsertionPointToStart(block);
+      barrier(b, loc);
+    }
+    for (const Access &access : accesses)
+      since[access.base].push_back(access);
+  }
+
+  void barrier(OpBuilder b, Location loc) {
+    func::CallOp::create(b, loc, barrierFn, ValueRange{team});
+    since.clear();
+  }
+
+  /// Whether two threads' \p a and \p b may touch the same element, one
+  /// of them writing.
+  static bool conflict(const Access &a, const Access &b) {
+    return a.base == b.base && (a.write || b.write) &&
+           !(a.part.sliced() && a.part == b.part);
+  }
+
+  /// How many of \p accesses conflict with one of \p others.
+  static int64_t conflicts(ArrayRef<Access> accesses, ArrayRef<Access> others) {
+    return llvm::count_if(accesses, [&](const Access &a) {
+      return llvm::any_of(others,
+                          [&](const Access &b) { return conflict(a, b); });
+    });
+  }
+
+  bool hazard(ArrayRef<Access> accesses) const {
+    return llvm::any_of(accesses, [&](const Access &a) {
+      auto it = since.find(a.base);
+      return it != since.end() && conflicts(ArrayRef(a), it->second) != 0;
+    });
+  }
+
+  /// Cuts \p op into the calling thread's part; returns what that part
+  /// touches.
+  SmallVector<Access> partition(Operation *op) {
+    if (isa<linalg::LinalgOp, memref::CopyOp>(op))
+      if (std::optional<Cut> cut = chooseCut(op)) {
+        SmallVector<Access> accesses = cutAccesses(op, *cut);
+        if (succeeded(split(op, *cut)))
+          return accesses;
+      }
+    if (auto loop = dyn_cast<scf::ForOp>(op);
+        loop && loop->hasAttr(codegen::cpu::kParallelTilesAttr)) {
+      SmallVector<Access> accesses = tileLoopAccesses(loop);
+      if (succeeded(splitLoop(loop)))
+        return accesses;
+    }
+    onThreadZero(op);
+    return wholeAccesses(op);
+  }
+
+  /// The dimensions a cut of \p op may slice: a linalg op's statically
+  /// sized parallel loops, a statically shaped copy's dimensions.
+  static SmallVector<int64_t> cuttableDims(Operation *op) {
+    SmallVector<int64_t> dims;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (!isa<TilingInterface>(op) || !linalgOp.hasPureBufferSemantics())
+        return dims;
+      for (auto [i, kind, extent] :
+           llvm::enumerate(linalgOp.getIteratorTypesArray(),
+                           linalgOp.getStaticLoopRanges()))
+        if (kind == utils::IteratorType::parallel &&
+            !ShapedType::isDynamic(extent))
+          dims.push_back(int64_t(i));
+      return dims;
+    }
+    auto copy = cast<memref::CopyOp>(op);
+    auto type = dyn_cast<MemRefType>(copy.getSource().getType());
+    auto target = dyn_cast<MemRefType>(copy.getTarget().getType());
+    if (type && target && type.hasStaticShape() && type.getRank() != 0 &&
+        target.getShape() == type.getShape())
+      llvm::append_range(dims, llvm::seq<int64_t>(0, type.getRank()));
+    return dims;
+  }
+
+  /// The accesses of the next product's tile loop in \p op's block before
+  /// any allocation, free or other loop: a cut of \p op that touches the
+  /// same parts needs no barrier before it.
+  static SmallVector<Access> nextTileLoopAccesses(Operation *op) {
+    for (Operation *next = op->getNextNode(); next;
+         next = next->getNextNode()) {
+      if (isa<memref::AllocOp, memref::DeallocOp>(next) ||
+          next->hasTrait<OpTrait::IsTerminator>())
+        break;
+      if (auto loop = dyn_cast<scf::ForOp>(next)) {
+        if (loop->hasAttr(codegen::cpu::kParallelTilesAttr))
+          return tileLoopAccesses(loop);
+        break;
+      }
+    }
+    return {};
+  }
+
+  /// How to cut \p op: its largest dimension in multiples of 16, unless
+  /// another dimension or grain makes its part of an operand the part an
+  /// op since the last barrier touched, or the part the next product's tile
+  /// loop will, so that fewer barriers are needed (the fewest conflicts
+  /// with the ops since the last barrier first, then with that loop).
+  std::optional<Cut> chooseCut(Operation *op) {
+    SmallVector<int64_t> dims = cuttableDims(op);
+    if (dims.empty())
+      return std::nullopt;
+    SmallVector<Cut> candidates{
+        {*llvm::max_element(dims, [&](int64_t a, int64_t b) {
+          return cutExtent(op, a) < cutExtent(op, b);
+        })}};
+    SmallVector<Access> next = nextTileLoopAccesses(op);
+    for (int64_t dim : dims) {
+      int64_t extent = cutExtent(op, dim);
+      for (auto [use, at] : cutOperands(op, dim)) {
+        OpOperand *operand = use;
+        int64_t position = at;
+        if (position < 0)
+          continue;
+        Value base = baseOf(operand->get());
+        auto consider = [&](const Access &other) {
+          const Part &target = other.part;
+          if (other.base != base || !target.sliced() ||
+              (target.grain * extent) % target.size != 0)
+            return;
+          Cut cut{dim, target.grain * extent / target.size};
+          if (normalized({operand->get(), position, extent, cut.grain}) ==
+                  target &&
+              !llvm::is_contained(candidates, cut))
+            candidates.push_back(cut);
+        };
+        if (auto it = since.find(base); it != since.end())
+          llvm::for_each(it->second, consider);
+        llvm::for_each(next, consider);
+      }
+    }
+    auto cost = [&](Cut cut) {
+      SmallVector<Access> accesses = cutAccesses(op, cut);
+      return std::make_pair(hazard(accesses), conflicts(accesses, next));
+    };
+    return *llvm::min_element(candidates,
+                              [&](Cut a, Cut b) { return cost(a) < cost(b); });
+  }
+
+  LogicalResult split(Operation *op, Cut cut) {
+    if (auto copy = dyn_cast<memref::CopyOp>(op))
+      return splitCopy(copy, cut);
+    return splitLinalg(cast<linalg::LinalgOp>(op), cut);
   }
 
   /// The calling thread's slice [lo, lo + size) of \p extent iterations:
@@ -254,20 +637,6 @@ private:
     return {lo, arith::SubIOp::create(b, loc, hi, lo)};
   }
 
-  void partition(Operation *op) {
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-      if (succeeded(splitLinalg(linalgOp)))
-        return;
-    if (auto copy = dyn_cast<memref::CopyOp>(op))
-      if (succeeded(splitCopy(copy)))
-        return;
-    if (auto loop = dyn_cast<scf::ForOp>(op))
-      if (loop->hasAttr(codegen::cpu::kParallelTilesAttr) &&
-          succeeded(splitLoop(loop)))
-        return;
-    onThreadZero(op);
-  }
-
   void onThreadZero(Operation *op) {
     OpBuilder b(op);
     Location loc = op->getLoc();
@@ -278,53 +647,39 @@ private:
     op->moveBefore(guard.thenBlock()->getTerminator());
   }
 
-  /// The largest parallel loop of \p op, cut into one slice per thread.
-  LogicalResult splitLinalg(linalg::LinalgOp op) {
+  /// Loop \p cut.dim of \p op, cut into one slice per thread.
+  LogicalResult splitLinalg(linalg::LinalgOp op, Cut cut) {
     SmallVector<int64_t> extents = op.getStaticLoopRanges();
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    int64_t dim = -1;
-    for (auto [i, kind] : llvm::enumerate(iterators))
-      if (kind == utils::IteratorType::parallel &&
-          !ShapedType::isDynamic(extents[i]) &&
-          (dim < 0 || extents[i] > extents[dim]))
-        dim = int64_t(i);
-    auto tiling = dyn_cast<TilingInterface>(op.getOperation());
-    if (dim < 0 || !tiling || !op.hasPureBufferSemantics())
-      return failure();
     OpBuilder b(op);
-    auto [lo, size] = slice(b, op.getLoc(), extents[dim], 16);
+    auto [lo, size] = slice(b, op.getLoc(), extents[cut.dim], cut.grain);
     SmallVector<OpFoldResult> offsets(extents.size(), b.getIndexAttr(0));
     SmallVector<OpFoldResult> sizes;
     for (int64_t e : extents)
       sizes.push_back(b.getIndexAttr(e));
-    offsets[dim] = lo;
-    sizes[dim] = size;
+    offsets[cut.dim] = lo;
+    sizes[cut.dim] = size;
     FailureOr<TilingResult> tiled =
-        tiling.getTiledImplementation(b, offsets, sizes);
+        cast<TilingInterface>(op.getOperation())
+            .getTiledImplementation(b, offsets, sizes);
     if (failed(tiled))
       return failure();
     op->erase();
     return success();
   }
 
-  /// The largest dimension of a statically shaped copy, cut likewise.
-  LogicalResult splitCopy(memref::CopyOp copy) {
-    auto type = dyn_cast<MemRefType>(copy.getSource().getType());
-    auto target = dyn_cast<MemRefType>(copy.getTarget().getType());
-    if (!type || !target || !type.hasStaticShape() || type.getRank() == 0 ||
-        target.getShape() != type.getShape())
-      return failure();
-    ArrayRef<int64_t> shape = type.getShape();
-    int64_t dim = std::max_element(shape.begin(), shape.end()) - shape.begin();
+  /// Dimension \p cut.dim of a statically shaped copy, cut likewise.
+  LogicalResult splitCopy(memref::CopyOp copy, Cut cut) {
+    ArrayRef<int64_t> shape =
+        cast<MemRefType>(copy.getSource().getType()).getShape();
     OpBuilder b(copy);
     Location loc = copy.getLoc();
-    auto [lo, size] = slice(b, loc, shape[dim], 16);
+    auto [lo, size] = slice(b, loc, shape[cut.dim], cut.grain);
     SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)),
         sizes, strides(shape.size(), b.getIndexAttr(1));
     for (int64_t e : shape)
       sizes.push_back(b.getIndexAttr(e));
-    offsets[dim] = lo;
-    sizes[dim] = size;
+    offsets[cut.dim] = lo;
+    sizes[cut.dim] = size;
     Value src = memref::SubViewOp::create(b, loc, copy.getSource(), offsets,
                                           sizes, strides);
     Value dst = memref::SubViewOp::create(b, loc, copy.getTarget(), offsets,
@@ -358,7 +713,8 @@ private:
   func::FuncOp fn;
   Value thread, threads, team;
   func::FuncOp barrierFn;
-  llvm::DenseSet<Value> written, read;
+  /// What each buffer's accesses since the last barrier were.
+  llvm::DenseMap<Value, SmallVector<Access, 2>> since;
 };
 
 /// The declaration of loom_team_barrier in \p module (made on first use).

@@ -80,6 +80,29 @@ func.func @few_rows_not_power_of_two(%a: tensor<1x40xf32>, %b: tensor<40x800xf32
   return %r : tensor<1x800xf32>
 }
 
+// A recurrent step's row of 800 (an LSTM's four gates, hidden size 200)
+// over packed weights: the 1x32 tiles (800 is no multiple of a wider
+// power of two) are taken five at a time, [5][32] (ten accumulator
+// vectors, up to the 8x32 a full tile holds). Each tile row stays one
+// 32-float vector. AVX2 (6x16): 1x32 tiles, of which three would fit in
+// 6x16 but none of 2 and 3 divides the 25: one at a time.
+// CHECK-LABEL: func.func @column_tiles_at_once
+// CHECK: scf.for %{{.*}} = %c0 to %c25 step %c5
+// CHECK: vector.contract {{.*}} vector<1x1xf32>, vector<5x1x32xf32> into vector<1x5x32xf32>
+// AVX2-LABEL: func.func @column_tiles_at_once
+// AVX2: vector.contract {{.*}} vector<1x1xf32>, vector<1x1x32xf32> into vector<1x1x32xf32>
+func.func @column_tiles_at_once(%h0: tensor<1x200xf32>, %w: tensor<200x800xf32>, %c: tensor<1x800xf32>) -> tensor<1x200xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %r = scf.for %i = %c0 to %c32 step %c1 iter_args(%h = %h0) -> (tensor<1x200xf32>) {
+    %p = linalg.matmul ins(%h, %w : tensor<1x200xf32>, tensor<200x800xf32>) outs(%c : tensor<1x800xf32>) -> tensor<1x800xf32>
+    %n = tensor.extract_slice %p[0, 0] [1, 200] [1, 1] : tensor<1x800xf32> to tensor<1x200xf32>
+    scf.yield %n : tensor<1x200xf32>
+  }
+  return %r : tensor<1x200xf32>
+}
+
 // Inside a loop of 32 steps (a recurrence's), 4 rows read the same
 // right-hand side at every step: 128 rows share it, so it is copied into
 // tile order once, outside the loop. In a loop of 2 steps, 8 rows: no copy.

@@ -5,10 +5,12 @@
 // loop) becomes a team kernel: thread, team size and team arguments; the
 // step's temporary allocated once before the loop; the product's tile loop
 // (loom.parallel_tiles) cut into the thread's tiles; the elementwise op
-// sliced; a barrier between them (the op reads what the loop wrote) and at
-// the end of the step (the next step reads the state); the copy into a view
-// of a different layout sliced too. The buffers no thread writes stay
-// `noalias`; the output does not.
+// sliced as the tile loop is (whole tiles of 64 columns, not multiples of
+// 16), so each thread reads only what it wrote and no barrier comes
+// between them; the copy into a view of a different layout sliced the same
+// way (no barrier either); a barrier at the end of the step (the next step
+// reads the state). The buffers no thread writes stay `noalias`; the
+// output does not.
 // CHECK-LABEL: func.func @step(
 // CHECK-SAME: memref<256x1024xf32> {llvm.noalias}, %{{[a-z0-9]+}}: memref<4x1x1024xf32>,
 // CHECK-SAME: %[[T:[a-z0-9]+]]: index, %[[N:[a-z0-9]+]]: index, %[[TEAM:[a-z0-9]+]]: index)
@@ -20,10 +22,14 @@
 // CHECK: arith.muli %[[T]],
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
 // CHECK: } {loom.parallel_tiles}
-// CHECK-NEXT: func.call @loom_team_barrier(%[[TEAM]])
+// CHECK-NOT: loom_team_barrier
+// CHECK: %[[C:.*]] = arith.ceildivui %{{.*}}, %[[N]]
+// CHECK: arith.ceildivui %[[C]], %c64
+// CHECK-NOT: loom_team_barrier
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : memref<1x?xf32
+// CHECK-NOT: loom_team_barrier
 // CHECK: memref.copy %{{.*}}, %{{.*}} : memref<1x?xf32, {{.*}}> to memref<1x?xf32
-// CHECK: func.call @loom_team_barrier(%[[TEAM]])
+// CHECK-NEXT: func.call @loom_team_barrier(%[[TEAM]])
 // CHECK-NEXT: }
 // CHECK: memref.dealloc %[[TMP]]
 // SMALL-LABEL: func.func @step(
@@ -112,6 +118,72 @@ func.func @scatter(%idx: memref<1048576xi64>, %upd: memref<1048576xf32>, %out: m
     %o = memref.load %out[%k] : memref<1024xf32>
     %s = arith.addf %o, %u : f32
     memref.store %s, %out[%k] : memref<1024xf32>
+  }
+  return
+}
+
+// -----
+
+// An LSTM-like step: the product's accumulator set from %zero (the copy
+// cut as the tile loop after it is, tiles of 64 columns: no barrier
+// between them), the tile loop reading the whole state %h, an elementwise
+// op reading two halves of the product's row (columns other threads'
+// tiles wrote: the barrier kept), the new state copied over %h and into
+// the output (the same slices of %new as the elementwise op wrote, and %h
+// last read before that barrier: no barrier), and the end of the step
+// (the next product reads all of %h: a barrier). Two barriers a step.
+// CHECK-LABEL: func.func @gates(
+// CHECK: scf.for
+// CHECK-NOT: loom_team_barrier
+// CHECK: arith.ceildivui %{{.*}}, %c64
+// CHECK-NOT: loom_team_barrier
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<1x?xf32, strided<[1024, 1], offset: ?>> to memref<1x?xf32
+// CHECK-NOT: loom_team_barrier
+// CHECK: } {loom.parallel_tiles}
+// CHECK: func.call @loom_team_barrier
+// CHECK: linalg.generic
+// CHECK-NOT: loom_team_barrier
+// CHECK: memref.copy
+// CHECK-NOT: loom_team_barrier
+// CHECK: memref.copy
+// CHECK-NEXT: func.call @loom_team_barrier
+// CHECK-NEXT: }
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @gates(%h: memref<1x512xf32>, %w: memref<512x1024xf32>, %zero: memref<1x1024xf32>, %out: memref<4x1x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c512 = arith.constant 512 : index
+  %c1024 = arith.constant 1024 : index
+  %p = ub.poison : f32
+  scf.for %t = %c0 to %c4 step %c1 {
+    %acc = memref.alloc() : memref<1x1024xf32>
+    %new = memref.alloc() : memref<1x512xf32>
+    memref.copy %zero, %acc : memref<1x1024xf32> to memref<1x1024xf32>
+    scf.for %j = %c0 to %c1024 step %c64 {
+      %a = vector.transfer_read %acc[%c0, %j], %p {in_bounds = [true, true]} : memref<1x1024xf32>, vector<1x64xf32>
+      %r = scf.for %k = %c0 to %c512 step %c1 iter_args(%x = %a) -> (vector<1x64xf32>) {
+        %hk = memref.load %h[%c0, %k] : memref<1x512xf32>
+        %v = vector.transfer_read %w[%k, %j], %p {in_bounds = [true, true]} : memref<512x1024xf32>, vector<1x64xf32>
+        %b = vector.broadcast %hk : f32 to vector<1x64xf32>
+        %y = vector.fma %b, %v, %x : vector<1x64xf32>
+        scf.yield %y : vector<1x64xf32>
+      }
+      vector.transfer_write %r, %acc[%c0, %j] {in_bounds = [true, true]} : vector<1x64xf32>, memref<1x1024xf32>
+    } {loom.parallel_tiles}
+    %i = memref.subview %acc[0, 0] [1, 512] [1, 1] : memref<1x1024xf32> to memref<1x512xf32, strided<[1024, 1]>>
+    %g = memref.subview %acc[0, 512] [1, 512] [1, 1] : memref<1x1024xf32> to memref<1x512xf32, strided<[1024, 1], offset: 512>>
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%i, %g : memref<1x512xf32, strided<[1024, 1]>>, memref<1x512xf32, strided<[1024, 1], offset: 512>>) outs(%new : memref<1x512xf32>) {
+    ^bb0(%a0: f32, %a1: f32, %o: f32):
+      %e = arith.mulf %a0, %a1 : f32
+      linalg.yield %e : f32
+    }
+    memref.copy %new, %h : memref<1x512xf32> to memref<1x512xf32>
+    %d = memref.subview %out[%t, 0, 0] [1, 1, 512] [1, 1, 1] : memref<4x1x512xf32> to memref<1x512xf32, strided<[512, 1], offset: ?>>
+    memref.copy %new, %d : memref<1x512xf32> to memref<1x512xf32, strided<[512, 1], offset: ?>>
+    memref.dealloc %new : memref<1x512xf32>
+    memref.dealloc %acc : memref<1x1024xf32>
   }
   return
 }

@@ -69,7 +69,11 @@ def LoomRegisterTiles : Pass<"loom-register-tiles", "mlir::ModuleOp"> {
     one vector, and LLVM assembles a vector whose length is not a power of
     two element by element), so it keeps as many
     independent multiply-add chains in flight as a full tile (a 1x32 tile
-    waits on the latency of two). Each output element sums its terms in the
+    waits on the latency of two). Where the right-hand side is packed and
+    the tile still holds fewer accumulators than `rows x columns`, the loop
+    over the column tiles takes several at once (the most that fit and
+    divide its trip count): an LSTM's row of 800 (hidden size 200) as five
+    1x32 tiles, `[5][32]`. Each output element sums its terms in the
     same order as before.
 
     The defaults fit AVX-512 (a 8x32 f32 tile is 16 of its 32 vector
@@ -284,10 +288,18 @@ def LoomTeamKernels : Pass<"loom-team-kernels", "mlir::ModuleOp"> {
     `memref.copy` a contiguous slice (rounded to 16 elements) of their
     largest parallel dimension, a loop marked `loom.parallel_tiles` by
     `loom-register-tiles` (a product's tiles) a slice of its iterations, and
-    any other op runs on thread 0 alone. Before an op that reads or writes a
-    buffer some op wrote, or writes one some op read, since the last
-    barrier, the kernel calls `loom_team_barrier` (and at the end of a step
-    that wrote); allocations are hoisted out of the loop and, lowered, are
+    any other op runs on thread 0 alone. Before an op whose part may touch
+    an element another thread's part of an op since the last barrier wrote
+    (or may write one such a part read), the kernel calls
+    `loom_team_barrier` (and at the end of a step that wrote). Parts are
+    compared as slices of one dimension of one view (seen through
+    reshapes): an op cut as the op before it was, over the same view,
+    dimension, extent and grain, reads only what its own thread wrote. So a
+    linalg op or copy is cut, where that needs no barrier, as the ops since
+    the last barrier or the next tile loop cut the buffers it shares with
+    them (another dimension, or a grain of whole tiles): an LSTM's step has
+    two barriers (after its product, before the gates read other threads'
+    columns; at its end), not six. Allocations are hoisted out of the loop and, lowered, are
     made by thread 0 and shared (`loom-team-calls`). The function gets the
     `loom.team` attribute and `loom.range` 1, and each buffer argument no
     op writes `llvm.noalias` (the others change between barriers).
