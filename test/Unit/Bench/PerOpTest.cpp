@@ -37,7 +37,7 @@ std::vector<std::string> origins(StringRef name) {
 
 TEST(PerOp, OriginsOfFusedAndNchwcNodes) {
   using V = std::vector<std::string>;
-  EXPECT_EQ(origins("/a/Conv"), (V{"/a/Conv"}));
+  EXPECT_EQ(origins("/a/Conv"), (V{"/a/Conv", "/a"}));
   EXPECT_EQ(origins("/l0/MatMul/MatMulAddFusion"),
             (V{"/l0/MatMul/MatMulAddFusion", "/l0", "/l0/MatMul"}));
   EXPECT_EQ(origins("/a/Conv_output_0_nchwc"),
