@@ -773,12 +773,13 @@ art::Entry compiler::toArtifact(const EntrySchedule &entry, int64_t device) {
 }
 
 int64_t compiler::kernelGrain(tg::FragmentOp fragment, int64_t range) {
-  double work = 0;
+  double flops = 0, bytes = 0;
   for (Operation &op : fragment.getBody().front().without_terminator())
-    work += cost::workOf(&op).flops;
+    flops += cost::workOf(&op).flops;
   for (Value v : llvm::concat<Value>(fragment.getInputs(),
                                      fragment.getResults()))
-    work += double(bytesOf(v.getType()));
+    bytes += double(bytesOf(v.getType()));
+  double work = flops > 0 ? flops + bytes : bytes / kMovedBytesPerWork;
   if (work <= 0)
     return range;
   double grain = std::ceil(kMinWorkPerThread * double(range) / work);
