@@ -773,13 +773,12 @@ art::Entry compiler::toArtifact(const EntrySchedule &entry, int64_t device) {
 }
 
 int64_t compiler::kernelGrain(tg::FragmentOp fragment, int64_t range) {
-  double flops = 0, bytes = 0;
+  double work = 0;
   for (Operation &op : fragment.getBody().front().without_terminator())
-    flops += cost::workOf(&op).flops;
+    work += cost::workOf(&op).flops;
   for (Value v : llvm::concat<Value>(fragment.getInputs(),
                                      fragment.getResults()))
-    bytes += double(bytesOf(v.getType()));
-  double work = flops > 0 ? flops + bytes : bytes / kMovedBytesPerWork;
+    work += double(bytesOf(v.getType()));
   if (work <= 0)
     return range;
   double grain = std::ceil(kMinWorkPerThread * double(range) / work);

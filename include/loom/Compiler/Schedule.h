@@ -135,20 +135,10 @@ void printSchedule(const EntrySchedule &entry, llvm::raw_ostream &os);
 /// awake, many times that when one of them is not running.
 constexpr double kMinWorkPerThread = 65536;
 
-/// The bytes a kernel that computes nothing (a transpose, slice, pad or
-/// copy: 0 FLOPs) moves in the time of one unit of kMinWorkPerThread: such
-/// a kernel streams cache-resident data at L2 speed (ShuffleNetV2's channel
-/// shuffles, 0.73 MB in and out, 2.9 us on one core of this VM, 250 bytes a
-/// ns against the 13 that kMinWorkPerThread assumes), and split over two
-/// threads it only moved its source between the cores' caches: those
-/// transposes took 9.4 us on two threads.
-constexpr double kMovedBytesPerWork = 16;
-
 /// The grain of a generated kernel (artifact::KernelStep::grain): the
 /// iterations of its [0, range) that carry kMinWorkPerThread, where the
 /// kernel's work is \p fragment's FLOPs (cost::workOf) plus the bytes of
-/// its inputs and results, or those bytes / kMovedBytesPerWork when it has
-/// no FLOPs, spread evenly over the range; in [1, range].
+/// its inputs and results, spread evenly over the range; in [1, range].
 int64_t kernelGrain(tg::FragmentOp fragment, int64_t range);
 
 /// What each step of \p entries computes, as JSON (for `loom-compile
