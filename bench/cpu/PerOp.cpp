@@ -136,13 +136,10 @@ Error matchOrtNodes(StringRef path, PerOpTable &table) {
       return malformed(path, "a node is not an object");
     StringRef name = o->getString("name").value_or("");
     double ms = perRunMs(*o, runs);
-    // The node itself, or the node a fusion replaced (the name before its
-    // first "/" suffix that names a source).
-    auto it = stepOf.find(name);
-    for (size_t cut = name.find('/', 1); it == stepOf.end() &&
-                                         cut != StringRef::npos;
-         cut = name.find('/', cut + 1))
-      it = stepOf.find(name.take_front(cut));
+    auto it = stepOf.end();
+    for (StringRef candidate : ortNodeOrigins(name))
+      if ((it = stepOf.find(candidate)) != stepOf.end())
+        break;
     if (it != stepOf.end()) {
       PerOpStep &step = table.steps[it->second];
       step.ortNodes.push_back(name.str());
@@ -163,6 +160,34 @@ Error matchOrtNodes(StringRef path, PerOpTable &table) {
   table.haveOrt = true;
   return Error::success();
 }
+
+} // namespace
+
+std::vector<StringRef> ortNodeOrigins(StringRef name) {
+  std::vector<StringRef> names{name};
+  // An NCHWc node: named after the tensor the node it replaced wrote, with
+  // "_nchwc" (and "_token_N" where that name was taken). The tensor is the
+  // name of a node without one; PyTorch names a node's outputs after it
+  // (`/a/Conv` writes `/a/Conv_output_0`).
+  StringRef tensor = name;
+  if (size_t token = tensor.rfind("_token_"); token != StringRef::npos &&
+      token + 7 < tensor.size() &&
+      all_of(tensor.drop_front(token + 7), isDigit))
+    tensor = tensor.take_front(token);
+  if (tensor.consume_back("_nchwc")) {
+    names.push_back(tensor);
+    if (size_t cut = tensor.rfind("_output_"); cut != StringRef::npos)
+      names.push_back(tensor.take_front(cut));
+    return names;
+  }
+  // The node a fusion replaced: the name before a "/" suffix.
+  for (size_t cut = name.find('/', 1); cut != StringRef::npos;
+       cut = name.find('/', cut + 1))
+    names.push_back(name.take_front(cut));
+  return names;
+}
+
+namespace {
 
 std::string fmt(double ms) { return formatv("{0:f3}", ms).str(); }
 

@@ -9,10 +9,12 @@
 // node's name the location of the ops it becomes). ONNX Runtime's profile
 // names the nodes of its optimised graph: an original node keeps its name; a
 // node a fusion made is named after the node it replaced with a "/" and the
-// fusion after it (`/l0/fc1/MatMul/MatMulAddFusion`), or afresh (`Gelu`,
-// `gemm_input_reshape`). A node of the first two kinds is put on the step
-// whose sources hold its name (or the part before a "/" suffix); the rest
-// are listed apart, by operator.
+// fusion after it (`/l0/fc1/MatMul/MatMulAddFusion`); a node the NCHWc
+// transformer made after the tensor it writes (`/l0/conv/Conv_output_0_nchwc`,
+// PyTorch naming that tensor after its node); other nodes afresh (`Gelu`,
+// `gemm_input_reshape`, `ReorderInput`). A node of the first three kinds is
+// put on the step whose sources hold the name it stands for
+// (`ortNodeOrigins`); the rest are listed apart, by operator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +63,14 @@ struct PerOpTable {
   double loomTotalMs() const;
   double ortTotalMs() const;
 };
+
+/// The ONNX node names ONNX Runtime's profile node `name` may stand for, most
+/// likely first: the name itself; then, for a node the NCHWc transformer made
+/// (`/a/Conv_output_0_nchwc`, `/a/Conv_output_0_nchwc_token_3`), the tensor
+/// it is named after and, where that tensor is PyTorch's `NODE_output_N`,
+/// NODE; for any other, the node a fusion replaced (the name before each "/"
+/// suffix).
+std::vector<llvm::StringRef> ortNodeOrigins(llvm::StringRef name);
 
 /// Joins loom-compile's --step-sources file, the runtime's profile
 /// (LOOM_PROFILE=FILE.json) and, when `ortProfile` is not empty, ort-run.js's

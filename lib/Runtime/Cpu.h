@@ -19,6 +19,13 @@
 #include <utility>
 #endif
 
+/// OpenMP's team size for the calling thread (GNU OpenMP's ABI, so no
+/// OpenMP compiler support is needed): what oneDNN's primitives fork.
+extern "C" {
+int omp_get_max_threads(void);
+void omp_set_num_threads(int n);
+}
+
 namespace loom::rt::cpu {
 
 #if LOOM_RT_CPU_LIBRARIES

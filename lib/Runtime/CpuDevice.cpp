@@ -34,8 +34,6 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned numThreads,
                    unsigned flags);
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
-void omp_set_num_threads(int n);
-int omp_get_max_threads(void);
 }
 
 using namespace loom;
