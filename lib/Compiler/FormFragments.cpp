@@ -49,6 +49,16 @@ bool isSmallConstant(Operation *op) {
 
 using patterns::isElementwise;
 
+/// Ops fused like elementwise ones: every result element is computed on its
+/// own, at its own index. A gather reads its data anywhere but computes
+/// each element from the index at the same position, so the loop over its
+/// result takes elementwise consumers and feeds a reduction (RoiAlign's
+/// taps, weighted, summed and averaged in one kernel rather than one
+/// kernel and one stored tensor per tap).
+bool fusesLikeElementwise(Operation *op) {
+  return isElementwise(op) || isa<tg::GatherOp>(op);
+}
+
 /// Groups the ops of one block (see formFragments).
 class FragmentFormer {
 public:
@@ -129,7 +139,7 @@ void FragmentFormer::formCodegenGroups(Block &block) {
       continue;
     if (!groups.contains(&op)) {
       groups.insert(&op);
-      heavyOps[&op] = isElementwise(&op) ? 0 : 1;
+      heavyOps[&op] = fusesLikeElementwise(&op) ? 0 : 1;
     } else if (libraryLeader.count(groups.getLeaderValue(&op))) {
       continue;
     }
@@ -139,7 +149,7 @@ void FragmentFormer::formCodegenGroups(Block &block) {
       Operation *producer = operand.getDefiningOp();
       if (!producer || !operand.hasOneUse())
         continue;
-      if (isElementwise(producer) || isElementwise(&op))
+      if (fusesLikeElementwise(producer) || isElementwise(&op))
         tryFuse(producer, &op);
     }
   }

@@ -326,6 +326,12 @@ FailureOr<Value> scatterKnownRows(NodeContext &ctx, Value data,
 /// through tg.scatter_add.
 constexpr int64_t kMaxMatchedPairs = int64_t(1) << 20;
 
+/// Whether a scatter into `rows` rows by `count` writes goes through
+/// scatterByMatch.
+bool scattersByMatch(Reduction r, int64_t rows, int64_t count) {
+  return r == Reduction::None && rows * count <= kMaxMatchedPairs;
+}
+
 /// Reduction 'none' as a match of rows against writes: for every row p of
 /// `data` [P, S], the last write j with targets[j] == p (and writes[j] > 0)
 /// is found as max_j (match ? j : -1) over the [P, T] pairs (in f32, exact
@@ -394,7 +400,7 @@ FailureOr<Value> scatterRuntimeRows(NodeContext &ctx, Value data,
   auto dataType = cast<RankedTensorType>(data.getType());
   int64_t rows = dataType.getDimSize(0);
   int64_t count = cast<RankedTensorType>(targets.getType()).getDimSize(0);
-  if (r == Reduction::None && rows * count <= kMaxMatchedPairs)
+  if (scattersByMatch(r, rows, count))
     return scatterByMatch(ctx, data, updates, targets, writes);
   if (!isa<FloatType>(dataType.getElementType()))
     return ctx.fail("scattering into integer data needs indices known at "
@@ -453,16 +459,18 @@ LogicalResult scatterKnown(NodeContext &ctx, const RowsView &view,
 }
 
 /// Indices or updates of data-dependent length (padded to a static bound,
-/// docs/ONNX/Import.md): the writes of their padding are dropped. Sets
-/// `updates` to its value with the padding's updates 0, and returns the
-/// [T, 1] mask of the rows that write (null when nothing is padded).
+/// docs/ONNX/Import.md): the writes of their padding are dropped. Returns
+/// the [T, 1] mask of the rows that write (null when nothing is padded),
+/// and with `maskUpdates` sets `updates` to its value with the padding's
+/// updates 0 (what a sum needs; scatterByMatch reads the mask alone).
 /// `targetShape` is the shape of the writes (the indices', without
 /// ScatterND's tuple dimension): a prefix of the updates' shape, along
 /// which `bounds` (the indices' and the updates') are padded.
 FailureOr<Value>
 dropPaddedWrites(NodeContext &ctx, Value &updates,
                  ArrayRef<int64_t> targetShape,
-                 ArrayRef<std::optional<BoundedDim>> bounds) {
+                 ArrayRef<std::optional<BoundedDim>> bounds,
+                 bool maskUpdates) {
   if (llvm::none_of(bounds, [](const auto &b) { return b.has_value(); }))
     return Value();
   Type e = cast<RankedTensorType>(updates.getType()).getElementType();
@@ -474,10 +482,14 @@ dropPaddedWrites(NodeContext &ctx, Value &updates,
       return ctx.fail("an index tuple or an updated slice of data-dependent "
                       "length is not supported");
     auto masked = maskPadding(ctx, mask, *b, 0.0);
-    auto maskedUpdates = maskPadding(ctx, updates, *b, 0.0);
-    if (failed(masked) || failed(maskedUpdates))
+    if (failed(masked))
       return failure();
     mask = *masked;
+    if (!maskUpdates)
+      continue;
+    auto maskedUpdates = maskPadding(ctx, updates, *b, 0.0);
+    if (failed(maskedUpdates))
+      return failure();
     updates = *maskedUpdates;
   }
   return ctx.reshape(mask, {onnxutil::numElementsOf(targetShape), 1});
@@ -495,7 +507,7 @@ LogicalResult scatterRuntime(NodeContext &ctx, const RowsView &view,
     return failure();
   auto writes = dropPaddedWrites(
       ctx, updates, cast<RankedTensorType>(targets.getType()).getShape(),
-      bounds);
+      bounds, !scattersByMatch(r, view.rows, view.updates));
   if (failed(writes))
     return failure();
   auto dataRows = ctx.reshape(*dataValue, {view.rows, view.rowSize});
