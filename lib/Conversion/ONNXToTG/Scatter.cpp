@@ -13,13 +13,16 @@
 //   tg.gather and tg.concat, writes applied in index order so that the last
 //   write to a row wins, exact for every element type.
 // - Run-time indices: the linear targets are computed in the graph
-//   (linearizeIndices: components out of range wrap around), and the
-//   updates are summed in with tg.scatter_add. Reduction 'add' is exact;
-//   'none' selects the rows written (ONNX requires distinct indices there;
-//   duplicates would be summed); 'mul', 'max' and 'min' are refused. Float
-//   data only, as tg.scatter_add is. Indices or updates of data-dependent
-//   length (padded to a bound, docs/ONNX/Import.md) take this path: the
-//   writes of their padding are dropped (dropPaddedWrites).
+//   (linearizeIndices: components out of range wrap around). Reduction
+//   'none' matches rows against writes (scatterByMatch: per row its last
+//   write, then a gather of the update rows), any element type; past
+//   kMaxMatchedPairs, and for 'add', the updates are summed in with
+//   tg.scatter_add (float data only; 'none' then selects the rows written
+//   and would sum duplicates); 'mul', 'max' and 'min' are refused.
+//   Indices or updates of data-dependent length (padded to a bound,
+//   docs/ONNX/Import.md) take this path: the writes of their padding are
+//   dropped (dropPaddedWrites). ScatterElements of one index per row
+//   broadcast along the row writes whole rows (scatterBroadcastRows).
 //
 // GatherElements reads data flattened to one dimension at the same linear
 // targets, with tg.gather.
