@@ -347,6 +347,8 @@ FailureOr<Value> scatterByMatch(NodeContext &ctx, Value data, Value updates,
   OpBuilder &b = ctx.builder();
   int64_t rows = cast<RankedTensorType>(data.getType()).getDimSize(0);
   int64_t count = cast<RankedTensorType>(targets.getType()).getDimSize(0);
+  if (count == 0)
+    return data; // nothing written (and no row to gather)
   Type f32 = b.getF32Type(), i64 = b.getI64Type();
   OpChain c{ctx, f32};
   FailureOr<Value> wanted = ctx.reshape(targets, {1, count});
