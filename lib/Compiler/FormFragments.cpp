@@ -49,6 +49,21 @@ bool isSmallConstant(Operation *op) {
 
 using patterns::isElementwise;
 
+/// Ops fused like elementwise ones: every result element is computed on its
+/// own, at its own index. A gather reads its data anywhere but computes
+/// each element from the index at the same position, so the loop over its
+/// result takes elementwise consumers and feeds a reduction (RoiAlign's
+/// taps, weighted, summed and averaged in one kernel rather than one
+/// kernel and one stored tensor per tap). A group with a gather takes no
+/// other heavy op than a reduction of what it computes (see tryFuse).
+bool fusesLikeElementwise(Operation *op) {
+  return isElementwise(op) || isa<tg::GatherOp>(op);
+}
+
+bool isReduction(Operation *op) {
+  return isa<tg::ReduceSumOp, tg::ReduceMeanOp, tg::ReduceMaxOp>(op);
+}
+
 /// Groups the ops of one block (see formFragments).
 class FragmentFormer {
 public:
@@ -117,6 +132,21 @@ bool FragmentFormer::tryFuse(Operation *producer, Operation *consumer) {
         return false;
   if (heavyOps.lookup(p) + heavyOps.lookup(c) > 1)
     return false;
+  // Gathers join no other heavy op than a reduction they feed (a
+  // transpose or a product has loops of its own that a gather would slow).
+  auto any = [&](Operation *leader, auto pred) {
+    return llvm::any_of(groups.members(leader), pred);
+  };
+  auto gather = [](Operation *op) { return isa<tg::GatherOp>(op); };
+  auto notElementwise = [](Operation *op) {
+    return !fusesLikeElementwise(op);
+  };
+  auto otherHeavy = [](Operation *op) {
+    return !fusesLikeElementwise(op) && !isReduction(op);
+  };
+  if ((any(p, gather) && any(c, otherHeavy)) ||
+      (any(c, gather) && any(p, notElementwise)))
+    return false;
   unsigned heavy = heavyOps.lookup(p) + heavyOps.lookup(c);
   groups.unionSets(p, c);
   heavyOps[groups.getLeaderValue(c)] = heavy;
@@ -129,7 +159,7 @@ void FragmentFormer::formCodegenGroups(Block &block) {
       continue;
     if (!groups.contains(&op)) {
       groups.insert(&op);
-      heavyOps[&op] = isElementwise(&op) ? 0 : 1;
+      heavyOps[&op] = fusesLikeElementwise(&op) ? 0 : 1;
     } else if (libraryLeader.count(groups.getLeaderValue(&op))) {
       continue;
     }
@@ -139,7 +169,7 @@ void FragmentFormer::formCodegenGroups(Block &block) {
       Operation *producer = operand.getDefiningOp();
       if (!producer || !operand.hasOneUse())
         continue;
-      if (isElementwise(producer) || isElementwise(&op))
+      if (fusesLikeElementwise(producer) || isElementwise(&op))
         tryFuse(producer, &op);
     }
   }

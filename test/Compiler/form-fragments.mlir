@@ -133,3 +133,58 @@ func.func @two_heavy(%x: tensor<8x16xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>)
   %t = tg.add %m, %n : (tensor<8x1xf32>, tensor<8x1xf32>) -> tensor<8x1xf32>
   return %s, %t : tensor<8x1xf32>, tensor<8x1xf32>
 }
+
+// -----
+
+// Gathers fuse like elementwise ops (each result element from the index at
+// its own position): two weighted gathers of rows, their sum and the mean
+// over the samples are one codegen fragment (RoiAlign's taps), rather than
+// one fragment and one stored tensor per gather.
+// CHECK-LABEL: func.func @gathered_taps
+// CHECK: tg.fragment <codegen>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.gather
+// CHECK-NEXT: tg.mul
+// CHECK-NEXT: tg.gather
+// CHECK-NEXT: tg.mul
+// CHECK-NEXT: tg.add
+// CHECK-NEXT: tg.reduce_mean
+// CHECK-NEXT: tg.yield
+// CHECK-NOT: tg.fragment
+// CHECK: return
+func.func @gathered_taps(%x: tensor<16x8xf32>, %i: tensor<3x2xi64>, %j: tensor<3x2xi64>, %u: tensor<3x2x1xf32>, %v: tensor<3x2x1xf32>) -> tensor<3x8xf32> {
+  %a = tg.gather %x, %i {axis = 0 : i64} : (tensor<16x8xf32>, tensor<3x2xi64>) -> tensor<3x2x8xf32>
+  %wa = tg.mul %a, %u : (tensor<3x2x8xf32>, tensor<3x2x1xf32>) -> tensor<3x2x8xf32>
+  %b = tg.gather %x, %j {axis = 0 : i64} : (tensor<16x8xf32>, tensor<3x2xi64>) -> tensor<3x2x8xf32>
+  %wb = tg.mul %b, %v : (tensor<3x2x8xf32>, tensor<3x2x1xf32>) -> tensor<3x2x8xf32>
+  %s = tg.add %wa, %wb : (tensor<3x2x8xf32>, tensor<3x2x8xf32>) -> tensor<3x2x8xf32>
+  %m = tg.reduce_mean %s {axes = array<i64: 1>, keepdims = false} : (tensor<3x2x8xf32>) -> tensor<3x8xf32>
+  return %m : tensor<3x8xf32>
+}
+
+// -----
+
+// ... but a gather joins no other heavy op: a gather of a reduction, and a
+// transpose of a gather (its elementwise consumer fused), keep their own
+// fragments.
+// CHECK-LABEL: func.func @gather_and_heavy_ops
+// CHECK: tg.fragment <codegen>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.reduce_sum
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fragment <codegen>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.gather
+// CHECK-NEXT: tg.neg
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fragment <codegen>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.transpose
+// CHECK-NEXT: tg.yield
+func.func @gather_and_heavy_ops(%x: tensor<16x8xf32>, %i: tensor<3x2xi64>) -> tensor<3x1x2xf32> {
+  %s = tg.reduce_sum %x {axes = array<i64: 1>, keepdims = true} : (tensor<16x8xf32>) -> tensor<16x1xf32>
+  %a = tg.gather %s, %i {axis = 0 : i64} : (tensor<16x1xf32>, tensor<3x2xi64>) -> tensor<3x2x1xf32>
+  %d = tg.neg %a : tensor<3x2x1xf32>
+  %t = tg.transpose %d {perm = array<i64: 0, 2, 1>} : (tensor<3x2x1xf32>) -> tensor<3x1x2xf32>
+  return %t : tensor<3x1x2xf32>
+}

@@ -37,8 +37,11 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
       `--tg-place-backends` chooses by a search instead;
     * generated fragments (the registry's code generator, `codegen`): every
       other computing op, with single-use elementwise producers fused in
-      (prologue) and elementwise consumers fused after (epilogue); at most
-      one op of a fragment is not elementwise, except that independent
+      (prologue) and elementwise consumers fused after (epilogue); gathers
+      count as elementwise here (each result element from the index at its
+      own position: RoiAlign's weighted taps, their sum and their mean are
+      one fragment); at most one op of a fragment is not elementwise,
+      except that independent
       recurrences (`tg.scan` ops in generated fragments, neither reading
       what the other's fragment computes, and the joined fragment still
       before every user of its results: the two directions of a

@@ -21,6 +21,9 @@
 //   sum over taps of rows * (wy * wx) -> [R, H', ratio, W', ratio, C]
 //   mean over the ratios, then        -> [R, C, H', W']
 //
+// (the taps' gathers, their sum and the mean compile to one kernel: the
+// gathers are fused like elementwise ops, lib/Compiler/FormFragments.cpp).
+//
 // A sampling_ratio of 0 (adaptive, ceil(extent / W'), a per-region count)
 // and mode max are refused. Regions of data-dependent length (the
 // proposals of a region proposal network) give a result of that length.
@@ -172,10 +175,9 @@ LogicalResult importRoiAlign(NodeContext &ctx) {
                                    wide.c(double(h * w)));
   if (failed(xRows) || failed(image))
     return failure();
-  auto imageCol = ctx.reshape(*image, {regions, 1, 1});
+  auto imageCol = ctx.reshape(*image, {regions, 1, 1, 1, 1});
   if (failed(imageCol))
     return failure();
-  int64_t sy = outH * ratio, sx = outW * ratio;
   FailureOr<Value> sum = failure();
   for (int yTap = 0; yTap < 2; ++yTap) {
     for (int xTap = 0; xTap < 2; ++xTap) {
@@ -185,10 +187,12 @@ LogicalResult importRoiAlign(NodeContext &ctx) {
       auto rowOffset = wide.bin<tg::MulOp>(py, wide.c(double(w)));
       if (failed(rowOffset))
         return failure();
-      auto rowTerm = ctx.reshape(*rowOffset, {regions, sy, 1});
-      auto colTerm = ctx.reshape(px, {regions, 1, sx});
-      auto wyCol = ctx.reshape(wy, {regions, sy, 1});
-      auto wxRow = ctx.reshape(wx, {regions, 1, sx});
+      // Samples as [R, H', ratio, W', ratio] from the start, so that the
+      // sum of the taps feeds the mean without a reshape between them.
+      auto rowTerm = ctx.reshape(*rowOffset, {regions, outH, ratio, 1, 1});
+      auto colTerm = ctx.reshape(px, {regions, 1, 1, outW, ratio});
+      auto wyCol = ctx.reshape(wy, {regions, outH, ratio, 1, 1});
+      auto wxRow = ctx.reshape(wx, {regions, 1, 1, outW, ratio});
       if (failed(rowTerm) || failed(colTerm) || failed(wyCol) || failed(wxRow))
         return failure();
       auto index = wide.cast(
@@ -200,21 +204,18 @@ LogicalResult importRoiAlign(NodeContext &ctx) {
         return failure();
       auto picked = ctx.create<tg::GatherOp>({*xRows, *index},
                                              {ctx.i64Attr("axis", 0)});
-      auto w4 = ctx.reshape(*weight, {regions, sy, sx, 1});
-      if (failed(picked) || failed(w4))
+      auto w6 = ctx.reshape(*weight, {regions, outH, ratio, outW, ratio, 1});
+      if (failed(picked) || failed(w6))
         return failure();
-      auto term = b.bin<tg::MulOp>(*picked, b.cast(*w4, e));
+      auto term = b.bin<tg::MulOp>(*picked, b.cast(*w6, e));
       sum = succeeded(sum) ? b.bin<tg::AddOp>(sum, term) : term;
       if (failed(sum))
         return failure();
     }
   }
-  // [R, H' * ratio, W' * ratio, C] -> mean over the samples -> [R, C, H', W'].
-  auto bins = ctx.reshape(*sum, {regions, outH, ratio, outW, ratio, channels});
-  if (failed(bins))
-    return failure();
+  // [R, H', ratio, W', ratio, C] -> mean over the samples -> [R, C, H', W'].
   auto mean = ctx.create<tg::ReduceMeanOp>(
-      *bins, {ctx.arrayAttr("axes", {2, 4}), ctx.boolAttr("keepdims", false)});
+      *sum, {ctx.arrayAttr("axes", {2, 4}), ctx.boolAttr("keepdims", false)});
   if (failed(mean))
     return failure();
   auto y = ctx.transpose(*mean, {0, 3, 1, 2});

@@ -13,13 +13,16 @@
 //   tg.gather and tg.concat, writes applied in index order so that the last
 //   write to a row wins, exact for every element type.
 // - Run-time indices: the linear targets are computed in the graph
-//   (linearizeIndices: components out of range wrap around), and the
-//   updates are summed in with tg.scatter_add. Reduction 'add' is exact;
-//   'none' selects the rows written (ONNX requires distinct indices there;
-//   duplicates would be summed); 'mul', 'max' and 'min' are refused. Float
-//   data only, as tg.scatter_add is. Indices or updates of data-dependent
-//   length (padded to a bound, docs/ONNX/Import.md) take this path: the
-//   writes of their padding are dropped (dropPaddedWrites).
+//   (linearizeIndices: components out of range wrap around). Reduction
+//   'none' matches rows against writes (scatterByMatch: per row its last
+//   write, then a gather of the update rows), any element type; past
+//   kMaxMatchedPairs, and for 'add', the updates are summed in with
+//   tg.scatter_add (float data only; 'none' then selects the rows written
+//   and would sum duplicates); 'mul', 'max' and 'min' are refused.
+//   Indices or updates of data-dependent length (padded to a bound,
+//   docs/ONNX/Import.md) take this path: the writes of their padding are
+//   dropped (dropPaddedWrites). ScatterElements of one index per row
+//   broadcast along the row writes whole rows (scatterBroadcastRows).
 //
 // GatherElements reads data flattened to one dimension at the same linear
 // targets, with tg.gather.
@@ -321,6 +324,66 @@ FailureOr<Value> scatterKnownRows(NodeContext &ctx, Value data,
   return current;
 }
 
+/// Writes matched to rows at most this many pairs (rows x writes) at a
+/// time go through scatterByMatch; more (a million scattered elements) go
+/// through tg.scatter_add.
+constexpr int64_t kMaxMatchedPairs = int64_t(1) << 20;
+
+/// Whether a scatter into `rows` rows by `count` writes goes through
+/// scatterByMatch.
+bool scattersByMatch(Reduction r, int64_t rows, int64_t count) {
+  return r == Reduction::None && rows * count <= kMaxMatchedPairs;
+}
+
+/// Reduction 'none' as a match of rows against writes: for every row p of
+/// `data` [P, S], the last write j with targets[j] == p (and writes[j] > 0)
+/// is found as max_j (match ? j : -1) over the [P, T] pairs (in f32, exact
+/// as T <= 2^20), and the rows written are gathered from `updates` [T, S]
+/// and selected over data. Parallel over the rows, O(P * T + P * S), for any
+/// element type; a row written twice takes its last write, as with indices
+/// known at import time.
+FailureOr<Value> scatterByMatch(NodeContext &ctx, Value data, Value updates,
+                                Value targets, Value writes) {
+  OpBuilder &b = ctx.builder();
+  int64_t rows = cast<RankedTensorType>(data.getType()).getDimSize(0);
+  int64_t count = cast<RankedTensorType>(targets.getType()).getDimSize(0);
+  if (count == 0)
+    return data; // nothing written (and no row to gather)
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
+  OpChain c{ctx, f32};
+  FailureOr<Value> wanted = ctx.reshape(targets, {1, count});
+  if (writes)
+    wanted = c.select(
+        c.bin<tg::GreaterOp>(ctx.reshape(writes, {1, count}),
+                             ctx.scalar(
+                                 cast<RankedTensorType>(writes.getType())
+                                     .getElementType(),
+                                 0.0)),
+        wanted, ctx.scalar(i64, -1.0));
+  HostTensor rowIds, writeIds;
+  rowIds.dataType = onnx::TensorProto::INT64;
+  rowIds.shape = {rows, 1};
+  rowIds.ints.resize(rows);
+  std::iota(rowIds.ints.begin(), rowIds.ints.end(), 0);
+  writeIds.dataType = onnx::TensorProto::FLOAT;
+  writeIds.shape = {1, count};
+  writeIds.floats.resize(count);
+  std::iota(writeIds.floats.begin(), writeIds.floats.end(), 0.0);
+  auto last = c.reduce<tg::ReduceMaxOp>(
+      c.select(c.bin<tg::EqualOp>(wanted, ctx.materialize(rowIds, "row_ids")),
+               ctx.materialize(writeIds, "write_ids"), c.c(-1)),
+      {1});
+  auto source = c.cast(c.bin<tg::MaxOp>(last, c.c(0)), i64);
+  if (failed(source))
+    return failure();
+  auto flatSource = ctx.reshape(*source, {rows});
+  if (failed(flatSource))
+    return failure();
+  auto gathered = ctx.create<tg::GatherOp>({updates, *flatSource},
+                                           {ctx.i64Attr("axis", 0)});
+  return c.select(c.bin<tg::GreaterEqualOp>(last, c.c(0)), gathered, data);
+}
+
 /// `data` [P, S] with the rows of `updates` summed in at the run-time
 /// `targets` [T] (reduction 'add'), or written there ('none'). `writes`
 /// [T, 1], when given, is 1 for the rows that write and 0 for those that
@@ -340,10 +403,13 @@ FailureOr<Value> scatterRuntimeRows(NodeContext &ctx, Value data,
                                    nameOf(r) + "'");
   }
   auto dataType = cast<RankedTensorType>(data.getType());
+  int64_t rows = dataType.getDimSize(0);
+  int64_t count = cast<RankedTensorType>(targets.getType()).getDimSize(0);
+  if (scattersByMatch(r, rows, count))
+    return scatterByMatch(ctx, data, updates, targets, writes);
   if (!isa<FloatType>(dataType.getElementType()))
     return ctx.fail("scattering into integer data needs indices known at "
                     "import time");
-  int64_t rows = dataType.getDimSize(0);
   auto dimSize = ctx.i64Attr("dim_size", rows);
   auto axis = ctx.i64Attr("axis", 0);
   auto summed = ctx.create<tg::ScatterAddOp>({updates, targets}, {axis, dimSize});
@@ -352,7 +418,6 @@ FailureOr<Value> scatterRuntimeRows(NodeContext &ctx, Value data,
   if (r == Reduction::Add)
     return ctx.create<tg::AddOp>({data, *summed});
   Type elementType = dataType.getElementType();
-  int64_t count = cast<RankedTensorType>(targets.getType()).getDimSize(0);
   if (!writes)
     writes = ctx.splat(RankedTensorType::get({count, 1}, elementType), 1.0);
   auto counted =
@@ -399,16 +464,19 @@ LogicalResult scatterKnown(NodeContext &ctx, const RowsView &view,
 }
 
 /// Indices or updates of data-dependent length (padded to a static bound,
-/// docs/ONNX/Import.md): the writes of their padding are dropped. Sets
-/// `updates` to its value with the padding's updates 0, and returns the
-/// [T, 1] mask of the rows that write (null when nothing is padded).
+/// docs/ONNX/Import.md): the writes of their padding are dropped. Returns
+/// the [T, 1] mask of the rows that write (null when nothing is padded),
+/// and with `maskUpdates` sets `updates` to its value with the padding's
+/// updates 0 (what a sum needs; scatterByMatch reads the mask alone).
 /// `targetShape` is the shape of the writes (the indices', without
-/// ScatterND's tuple dimension): a prefix of the updates' shape.
-FailureOr<Value> dropPaddedWrites(NodeContext &ctx, Value &updates,
-                                  ArrayRef<int64_t> targetShape) {
-  std::optional<BoundedDim> bounds[] = {inputBound(ctx, 1),
-                                        inputBound(ctx, 2)};
-  if (!bounds[0] && !bounds[1])
+/// ScatterND's tuple dimension): a prefix of the updates' shape, along
+/// which `bounds` (the indices' and the updates') are padded.
+FailureOr<Value>
+dropPaddedWrites(NodeContext &ctx, Value &updates,
+                 ArrayRef<int64_t> targetShape,
+                 ArrayRef<std::optional<BoundedDim>> bounds,
+                 bool maskUpdates) {
+  if (llvm::none_of(bounds, [](const auto &b) { return b.has_value(); }))
     return Value();
   Type e = cast<RankedTensorType>(updates.getType()).getElementType();
   Value mask = ctx.splat(RankedTensorType::get(targetShape, e), 1.0);
@@ -419,25 +487,32 @@ FailureOr<Value> dropPaddedWrites(NodeContext &ctx, Value &updates,
       return ctx.fail("an index tuple or an updated slice of data-dependent "
                       "length is not supported");
     auto masked = maskPadding(ctx, mask, *b, 0.0);
-    auto maskedUpdates = maskPadding(ctx, updates, *b, 0.0);
-    if (failed(masked) || failed(maskedUpdates))
+    if (failed(masked))
       return failure();
     mask = *masked;
+    if (!maskUpdates)
+      continue;
+    auto maskedUpdates = maskPadding(ctx, updates, *b, 0.0);
+    if (failed(maskedUpdates))
+      return failure();
     updates = *maskedUpdates;
   }
   return ctx.reshape(mask, {onnxutil::numElementsOf(targetShape), 1});
 }
 
 /// scatterKnown for run-time `targets`, an i64 tensor of the writes' shape
-/// (view.updates elements).
+/// (view.updates elements), of `updates` (input 2, possibly reshaped so that
+/// the targets' shape is a prefix of its shape) padded along `bounds`.
 LogicalResult scatterRuntime(NodeContext &ctx, const RowsView &view,
-                             Value targets, Reduction r) {
-  auto dataValue = ctx.input(0), updatesValue = ctx.input(2);
-  if (failed(dataValue) || failed(updatesValue))
+                             Value targets, Value updates,
+                             ArrayRef<std::optional<BoundedDim>> bounds,
+                             Reduction r) {
+  auto dataValue = ctx.input(0);
+  if (failed(dataValue))
     return failure();
-  Value updates = *updatesValue;
   auto writes = dropPaddedWrites(
-      ctx, updates, cast<RankedTensorType>(targets.getType()).getShape());
+      ctx, updates, cast<RankedTensorType>(targets.getType()).getShape(),
+      bounds, !scattersByMatch(r, view.rows, view.updates));
   if (failed(writes))
     return failure();
   auto dataRows = ctx.reshape(*dataValue, {view.rows, view.rowSize});
@@ -456,6 +531,14 @@ LogicalResult scatterRuntime(NodeContext &ctx, const RowsView &view,
   return success();
 }
 
+/// A scatter's result keeps a bound of data.
+LogicalResult keepDataBound(NodeContext &ctx, LogicalResult done) {
+  if (succeeded(done))
+    if (std::optional<BoundedDim> b = inputBound(ctx, 0))
+      setOutputBound(ctx, 0, *b);
+  return done;
+}
+
 /// Scatters at the targets `known` computes from indices (input 1) known
 /// at import time, or `runtime` builds from run-time ones (also for known
 /// indices when the updates are of data-dependent length, so that the
@@ -463,25 +546,82 @@ LogicalResult scatterRuntime(NodeContext &ctx, const RowsView &view,
 template <typename Known, typename Runtime>
 LogicalResult scatterByIndices(NodeContext &ctx, const RowsView &view,
                                Reduction r, Known known, Runtime runtime) {
-  LogicalResult done = failure();
   if (const HostTensor *idx = ctx.constant(1); idx && !inputBound(ctx, 2)) {
     FailureOr<SmallVector<int64_t>> targets = known(*idx);
     if (failed(targets))
       return failure();
-    done = scatterKnown(ctx, view, *targets, r);
-  } else {
-    auto indices = ctx.input(1);
-    if (failed(indices))
-      return failure();
-    FailureOr<Value> targets = runtime(*indices);
-    if (failed(targets))
-      return failure();
-    done = scatterRuntime(ctx, view, *targets, r);
+    return keepDataBound(ctx, scatterKnown(ctx, view, *targets, r));
   }
-  if (succeeded(done))
-    if (std::optional<BoundedDim> b = inputBound(ctx, 0))
-      setOutputBound(ctx, 0, *b);
-  return done;
+  auto indices = ctx.input(1), updates = ctx.input(2);
+  if (failed(indices) || failed(updates))
+    return failure();
+  FailureOr<Value> targets = runtime(*indices);
+  if (failed(targets))
+    return failure();
+  return keepDataBound(ctx, scatterRuntime(ctx, view, *targets, *updates,
+                                           {inputBound(ctx, 1),
+                                            inputBound(ctx, 2)},
+                                           r));
+}
+
+/// ScatterElements whose run-time indices are one index per row broadcast
+/// along every other dimension (torchvision's MultiScaleRoIAlign merge:
+/// `index.view(-1, 1, 1, 1).expand(...)`) over the whole of data's extent
+/// there, with only dimensions of size 1 before `axis` (and padded, if at
+/// all, along it): whole rows of data viewed as [N, S] are written, the
+/// targets being the [K] row indices rather than K * S element offsets.
+/// Sets output 0 and returns true when that is the case.
+FailureOr<bool> scatterBroadcastRows(NodeContext &ctx, int64_t axis,
+                                     Reduction r) {
+  if (ctx.constant(1))
+    return false;
+  auto indices = ctx.input(1);
+  if (failed(indices))
+    return failure();
+  auto broadcast = indices->getDefiningOp<tg::BroadcastToOp>();
+  if (!broadcast)
+    return false;
+  ArrayRef<int64_t> dataShape = ctx.inputShape(0);
+  ArrayRef<int64_t> idxShape = ctx.inputShape(1);
+  ArrayRef<int64_t> source =
+      cast<RankedTensorType>(broadcast.getInput().getType()).getShape();
+  int64_t lead = int64_t(idxShape.size()) - int64_t(source.size());
+  for (int64_t d = 0; d < int64_t(idxShape.size()); ++d) {
+    int64_t size = d >= lead ? source[d - lead] : 1;
+    if (d == axis ? size != idxShape[d]
+                  : size != 1 || idxShape[d] != dataShape[d] ||
+                        (d < axis && dataShape[d] != 1))
+      return false;
+  }
+  SmallVector<std::optional<BoundedDim>, 2> bounds;
+  for (unsigned i : {1u, 2u}) {
+    std::optional<BoundedDim> b = inputBound(ctx, i);
+    if (b && b->dim != axis)
+      return false;
+    if (b)
+      b->dim = 0; // of the rows
+    bounds.push_back(b);
+  }
+  RowsView view{dataShape[axis],
+                onnxutil::numElementsOf(dataShape.drop_front(axis + 1)),
+                idxShape[axis]};
+  OpBuilder &b = ctx.builder();
+  auto rowIndices = ctx.reshape(broadcast.getInput(), {view.updates});
+  auto updates = ctx.input(2);
+  if (failed(rowIndices) || failed(updates))
+    return failure();
+  auto updateRows = ctx.reshape(*updates, {view.updates, view.rowSize});
+  auto idx64 = ctx.convert(*rowIndices, b.getI64Type());
+  if (failed(updateRows) || failed(idx64))
+    return failure();
+  auto targets = ctx.create<tg::ModOp>(
+      {*idx64, ctx.scalar(b.getI64Type(), double(view.rows))});
+  if (failed(targets))
+    return failure();
+  if (failed(keepDataBound(ctx, scatterRuntime(ctx, view, *targets,
+                                               *updateRows, bounds, r))))
+    return failure();
+  return true;
 }
 
 LogicalResult checkIndexAndUpdateTypes(NodeContext &ctx, bool withUpdates) {
@@ -553,6 +693,9 @@ LogicalResult importScatterElements(NodeContext &ctx) {
     return ctx.fail("updates " + safetensors::formatShape(ctx.inputShape(2)) +
                     " must have the shape of indices " +
                     safetensors::formatShape(ctx.inputShape(1)));
+  FailureOr<bool> byRows = scatterBroadcastRows(ctx, *axis, *r);
+  if (failed(byRows) || *byRows)
+    return failure(failed(byRows));
   RowsView view{onnxutil::numElementsOf(dataShape), 1,
                 onnxutil::numElementsOf(ctx.inputShape(1))};
   return scatterByIndices(
