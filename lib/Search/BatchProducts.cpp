@@ -141,12 +141,16 @@ RankedTensorType withShape(Type like, ArrayRef<int64_t> shape) {
       shape, cast<RankedTensorType>(like).getElementType());
 }
 
-/// The priced cost of \p ops (parameters are folded: free).
+/// The priced cost of \p ops (parameters are folded: free), each op that
+/// computes something a step with its fixed cost (kStepSeconds).
 double costOf(ArrayRef<Operation *> ops, cost::CostModel *model) {
   double sum = 0;
-  for (Operation *op : ops)
-    if (op->getNumResults() == 0 || !tg::isParameter(op->getResult(0)))
-      sum += model->opCost(op);
+  for (Operation *op : ops) {
+    if (op->getNumResults() && tg::isParameter(op->getResult(0)))
+      continue;
+    double seconds = model->opCost(op);
+    sum += seconds > 0 ? seconds + kStepSeconds : 0;
+  }
   return sum;
 }
 

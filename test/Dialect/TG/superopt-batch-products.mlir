@@ -1,7 +1,7 @@
-// RUN: loom-opt %s --tg-superopt="search=eqsat target=cpu batch-products=true check=true report=%t.json" | FileCheck %s
+// RUN: loom-opt %s --tg-superopt="search=eqsat target=h100 batch-products=true check=true report=%t.json" | FileCheck %s
 // RUN: FileCheck %s --input-file=%t.json --check-prefix=REPORT
-// RUN: loom-opt %s --tg-superopt="search=eqsat target=cpu check=true" | FileCheck %s --check-prefix=OFF
-// RUN: loom-opt %s --split-input-file --tg-superopt="search=eqsat target=cpu batch-products=true check=true" | FileCheck %s --check-prefix=DEP
+// RUN: loom-opt %s --tg-superopt="search=eqsat target=h100 check=true" | FileCheck %s --check-prefix=OFF
+// RUN: loom-opt %s --split-input-file --tg-superopt="search=eqsat target=h100 batch-products=true check=true" | FileCheck %s --check-prefix=DEP
 
 // Independent products batched (lib/Search/BatchProducts.cpp): three
 // two-layer MLPs of their own inputs and weights (DLRM's bottom MLPs) become
