@@ -221,7 +221,8 @@ LogicalResult generateKernels(Location loc,
                               const target::Target &target,
                               const CompileOptions &options,
                               llvm::LLVMContext &llvmContext,
-                              ArtifactContents &contents) {
+                              ArtifactContents &contents,
+                              mlir::TimingScope &timing) {
   MLIRContext *context = loc.getContext();
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(loc);
   for (const EntrySchedule &entry : entries) {
@@ -251,9 +252,12 @@ LogicalResult generateKernels(Location loc,
     return failure();
   PassManager lower(context);
   target.buildKernelPipeline(lower);
+  // (The kernel pipeline's 50-odd passes are timed as one.)
+  mlir::TimingScope phase = timing.nest("kernel-pipeline");
   if (failed(lower.run(*kernels)) ||
       failed(write("kernels.lowered.mlir", printKernels)))
     return failure();
+  phase = timing.nest("emit-kernels");
   auto emitted =
       target.emitKernels(*kernels, contents.kernelNames, llvmContext);
   if (failed(emitted))
@@ -425,6 +429,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
                                           StringRef outputPath) {
   MLIRContext *context = module.getContext();
   StageTimer timer(options.timingOut);
+  mlir::TimingScope timing(options.timing);
   auto ownTarget = targetOf(options);
   if (!ownTarget)
     return module.emitError(llvm::toString(ownTarget.takeError()));
@@ -435,11 +440,15 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   // Fragments, then one schedule per public function.
   PassManager pm(context);
   buildFragmentPipeline(pm, weights, options);
+  mlir::TimingScope phase = timing.nest("fragments");
+  if (phase)
+    pm.enableTiming(phase);
   if (failed(pm.run(module)))
     return failure();
   if (target->requirements().kind != "cpu")
     storeFragmentConstants(module);
   timer.done("fragments");
+  phase = timing.nest("schedule");
   std::vector<EntrySchedule> entries;
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isPrivate() || fn.isExternal())
@@ -457,12 +466,14 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   timer.done("schedule");
 
   // Kernels: outline, lower, emit.
+  phase = timing.nest("codegen");
   auto llvmContext = std::make_unique<llvm::LLVMContext>();
   ArtifactContents contents;
   if (failed(generateKernels(module.getLoc(), entries, *target, options,
-                             *llvmContext, contents)))
+                             *llvmContext, contents, phase)))
     return failure();
   timer.done("codegen");
+  phase = timing.nest("weights+manifest");
 
   // Weights and manifest, then the shared object.
   auto blob = buildWeights(module, entries, weights, options.parameters);
@@ -504,8 +515,9 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
     *options.stepSourcesOut << stepSourcesJSON(entries);
   if (options.embedSource)
     contents.source = sourceText(module, entries);
+  phase.stop();
   if (auto err = writeArtifact(contents, *llvmContext, target->hostMachine(),
-                               outputPath))
+                               outputPath, options.timing.nest("artifact")))
     return module.emitError(llvm::toString(std::move(err)));
   timer.done("object+link");
   return success();
