@@ -54,6 +54,9 @@ private:
 struct WeightsBlob {
   std::string bytes;
   std::vector<art::WeightTensor> tensors;
+  /// loom_checksum64 of the bytes, computed before they are handed on.
+  uint64_t checksum = 0;
+  int64_t size = 0;
 };
 
 FailureOr<WeightsBlob> buildWeights(ModuleOp module,
@@ -79,11 +82,16 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
       auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
       if (!dense)
         return op.emitOpError("holds a constant that is not dense");
-      std::string data = tg::littleEndianBytes(dense);
+      // The attribute's own bytes where they are the little-endian ones
+      // (a folded 16 MB weight was copied once more before).
+      std::string data;
+      std::optional<ArrayRef<char>> view = tg::littleEndianView(dense);
+      ArrayRef<char> bytes =
+          view ? *view : ArrayRef<char>(data = tg::littleEndianBytes(dense));
       auto kind = tg::elemKindOf(op.getType());
       if (failed(add(
               c.name, elementTypeInfo(*kind).dtype, op.getType().getShape(),
-              ArrayRef<uint8_t>((const uint8_t *)data.data(), data.size()))))
+              ArrayRef<uint8_t>((const uint8_t *)bytes.data(), bytes.size()))))
         return failure();
     }
     for (const std::string &name : entry.weights) {
@@ -113,6 +121,8 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
   }
   WeightsBlob blob;
   blob.bytes = writer.serialize();
+  blob.size = int64_t(blob.bytes.size());
+  blob.checksum = loom_checksum64(blob.bytes.data(), blob.bytes.size());
   auto parsed = safetensors::File::parse(llvm::MemoryBuffer::getMemBuffer(
       blob.bytes, "weights", /*RequiresNullTerminator=*/false));
   if (!parsed)
@@ -157,9 +167,8 @@ art::Manifest manifest(ArrayRef<EntrySchedule> entries,
                                               : art::WeightStorage::Embedded;
     if (storage == "external")
       m.weights.file = weightsFile.str();
-    m.weights.size = int64_t(weights.bytes.size());
-    m.weights.checksum =
-        loom_checksum64(weights.bytes.data(), weights.bytes.size());
+    m.weights.size = weights.size;
+    m.weights.checksum = weights.checksum;
     m.weights.tensors = weights.tensors;
   }
   m.world = art::singleProcessWorld(m.devices.size(), m.entries);
@@ -499,7 +508,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
                             "got '")
            << options.weightsStorage << "'";
   } else {
-    contents.embeddedWeights = blob->bytes;
+    contents.embeddedWeights = std::move(blob->bytes);
   }
   art::Manifest m =
       manifest(entries, *blob, options.weightsStorage, weightsFile,

@@ -333,8 +333,8 @@ private:
         dyn_cast<DenseElementsAttr>(v.getDefiningOp<ConstantOp>().getValue());
     if (!dense)
       return std::optional<ArrayRef<char>>();
-    if (!dense.isSplat())
-      return std::optional<ArrayRef<char>>(dense.getRawData());
+    if (std::optional<ArrayRef<char>> view = littleEndianView(dense))
+      return view;
     storage = littleEndianBytes(dense);
     return std::optional<ArrayRef<char>>(ArrayRef<char>(storage));
   }
@@ -344,8 +344,8 @@ private:
   /// per element, most of NasRNN's rewritten compile. Its results' bytes
   /// are kept aside (`moved`) until run() ends or another kind of op reads
   /// them, so that the inner nodes of a tree of concatenations get no
-  /// attribute (NasRNN's 40 concatenations: 43 M elements, of which 14%
-  /// are read by the products). False (nothing done) for other ops and for
+  /// attribute (NasRNN's 40 concatenations: 43 M elements, of which the
+  /// products read 18 M). False (nothing done) for other ops and for
   /// element types that are not whole bytes.
   FailureOr<bool> foldByBytes(Operation &op) {
     Type e = cast<RankedTensorType>(op.getResultTypes().front())
