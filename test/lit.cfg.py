@@ -20,6 +20,11 @@ config.substitutions.append(("%loom_src_root", config.loom_src_root))
 config.substitutions.append(("%loom_obj_root", config.loom_obj_root))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+# Every test process calibrates the CPU roofline itself, as before the
+# calibration was cached (docs/Cost.md): the suite's choices must not depend
+# on a file in the user's cache measured at another time (under load, a
+# cached calibration made a placement test's cover one of the fixed sets).
+config.environment["LOOM_ROOFLINE_CACHE"] = ""
 llvm_config.use_default_substitutions()
 # `not`, `count`, `split-file` at the start of a RUN line come from LLVM.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

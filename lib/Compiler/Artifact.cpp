@@ -141,7 +141,10 @@ Error link(StringRef object, StringRef output) {
 
 Error loom::compiler::writeArtifact(ArtifactContents &contents,
                                     LLVMContext &context, TargetMachine &tm,
-                                    StringRef outputPath) {
+                                    StringRef outputPath,
+                                    mlir::Timer timing) {
+  mlir::TimingScope whole(timing);
+  mlir::TimingScope phase(timing.nest("llvm-optimize"));
   std::unique_ptr<Module> owned = std::move(contents.kernels);
   if (!owned)
     owned = std::make_unique<Module>("loom_artifact", context);
@@ -151,6 +154,7 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
   if (auto err = mlir::makeOptimizingTransformer(3, 0, &tm)(&m))
     return err;
 
+  phase = mlir::TimingScope(timing.nest("sections"));
   Constant *manifest =
       addBytes(m, "__loom_manifest", ".loom_manifest", contents.manifest);
   Constant *source =
@@ -192,6 +196,7 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
 
   // Object code, then the shared object (written next to the output and
   // renamed, so a failure leaves no partial artifact).
+  phase = mlir::TimingScope(timing.nest("object"));
   SmallString<128> objectPath;
   if (auto ec = sys::fs::createTemporaryFile("loom-artifact", "o", objectPath))
     return makeError("cannot create a temporary file: " + ec.message());
@@ -206,6 +211,7 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
       return makeError("the target machine cannot emit object code");
     pm.run(m);
   }
+  phase = mlir::TimingScope(timing.nest("link"));
   std::string partial = partialPathFor(outputPath, ".partial");
   if (auto err = link(objectPath, partial)) {
     sys::fs::remove(partial);

@@ -54,6 +54,9 @@ private:
 struct WeightsBlob {
   std::string bytes;
   std::vector<art::WeightTensor> tensors;
+  /// loom_checksum64 of the bytes, computed before they are handed on.
+  uint64_t checksum = 0;
+  int64_t size = 0;
 };
 
 FailureOr<WeightsBlob> buildWeights(ModuleOp module,
@@ -79,11 +82,16 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
       auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
       if (!dense)
         return op.emitOpError("holds a constant that is not dense");
-      std::string data = tg::littleEndianBytes(dense);
+      // The attribute's own bytes where they are the little-endian ones
+      // (a folded 16 MB weight was copied once more before).
+      std::string data;
+      std::optional<ArrayRef<char>> view = tg::littleEndianView(dense);
+      ArrayRef<char> bytes =
+          view ? *view : ArrayRef<char>(data = tg::littleEndianBytes(dense));
       auto kind = tg::elemKindOf(op.getType());
       if (failed(add(
               c.name, elementTypeInfo(*kind).dtype, op.getType().getShape(),
-              ArrayRef<uint8_t>((const uint8_t *)data.data(), data.size()))))
+              ArrayRef<uint8_t>((const uint8_t *)bytes.data(), bytes.size()))))
         return failure();
     }
     for (const std::string &name : entry.weights) {
@@ -113,6 +121,8 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
   }
   WeightsBlob blob;
   blob.bytes = writer.serialize();
+  blob.size = int64_t(blob.bytes.size());
+  blob.checksum = loom_checksum64(blob.bytes.data(), blob.bytes.size());
   auto parsed = safetensors::File::parse(llvm::MemoryBuffer::getMemBuffer(
       blob.bytes, "weights", /*RequiresNullTerminator=*/false));
   if (!parsed)
@@ -157,9 +167,8 @@ art::Manifest manifest(ArrayRef<EntrySchedule> entries,
                                               : art::WeightStorage::Embedded;
     if (storage == "external")
       m.weights.file = weightsFile.str();
-    m.weights.size = int64_t(weights.bytes.size());
-    m.weights.checksum =
-        loom_checksum64(weights.bytes.data(), weights.bytes.size());
+    m.weights.size = weights.size;
+    m.weights.checksum = weights.checksum;
     m.weights.tensors = weights.tensors;
   }
   m.world = art::singleProcessWorld(m.devices.size(), m.entries);
@@ -221,7 +230,8 @@ LogicalResult generateKernels(Location loc,
                               const target::Target &target,
                               const CompileOptions &options,
                               llvm::LLVMContext &llvmContext,
-                              ArtifactContents &contents) {
+                              ArtifactContents &contents,
+                              mlir::TimingScope &timing) {
   MLIRContext *context = loc.getContext();
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(loc);
   for (const EntrySchedule &entry : entries) {
@@ -251,9 +261,12 @@ LogicalResult generateKernels(Location loc,
     return failure();
   PassManager lower(context);
   target.buildKernelPipeline(lower);
+  // (The kernel pipeline's 50-odd passes are timed as one.)
+  mlir::TimingScope phase = timing.nest("kernel-pipeline");
   if (failed(lower.run(*kernels)) ||
       failed(write("kernels.lowered.mlir", printKernels)))
     return failure();
+  phase = timing.nest("emit-kernels");
   auto emitted =
       target.emitKernels(*kernels, contents.kernelNames, llvmContext);
   if (failed(emitted))
@@ -425,6 +438,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
                                           StringRef outputPath) {
   MLIRContext *context = module.getContext();
   StageTimer timer(options.timingOut);
+  mlir::TimingScope timing(options.timing);
   auto ownTarget = targetOf(options);
   if (!ownTarget)
     return module.emitError(llvm::toString(ownTarget.takeError()));
@@ -435,11 +449,15 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   // Fragments, then one schedule per public function.
   PassManager pm(context);
   buildFragmentPipeline(pm, weights, options);
+  mlir::TimingScope phase = timing.nest("fragments");
+  if (phase)
+    pm.enableTiming(phase);
   if (failed(pm.run(module)))
     return failure();
   if (target->requirements().kind != "cpu")
     storeFragmentConstants(module);
   timer.done("fragments");
+  phase = timing.nest("schedule");
   std::vector<EntrySchedule> entries;
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isPrivate() || fn.isExternal())
@@ -457,12 +475,14 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   timer.done("schedule");
 
   // Kernels: outline, lower, emit.
+  phase = timing.nest("codegen");
   auto llvmContext = std::make_unique<llvm::LLVMContext>();
   ArtifactContents contents;
   if (failed(generateKernels(module.getLoc(), entries, *target, options,
-                             *llvmContext, contents)))
+                             *llvmContext, contents, phase)))
     return failure();
   timer.done("codegen");
+  phase = timing.nest("weights+manifest");
 
   // Weights and manifest, then the shared object.
   auto blob = buildWeights(module, entries, weights, options.parameters);
@@ -488,7 +508,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
                             "got '")
            << options.weightsStorage << "'";
   } else {
-    contents.embeddedWeights = blob->bytes;
+    contents.embeddedWeights = std::move(blob->bytes);
   }
   art::Manifest m =
       manifest(entries, *blob, options.weightsStorage, weightsFile,
@@ -504,8 +524,9 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
     *options.stepSourcesOut << stepSourcesJSON(entries);
   if (options.embedSource)
     contents.source = sourceText(module, entries);
+  phase.stop();
   if (auto err = writeArtifact(contents, *llvmContext, target->hostMachine(),
-                               outputPath))
+                               outputPath, options.timing.nest("artifact")))
     return module.emitError(llvm::toString(std::move(err)));
   timer.done("object+link");
   return success();

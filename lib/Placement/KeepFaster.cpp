@@ -276,6 +276,8 @@ LogicalResult Comparison::compileAll(StringRef outputPath) {
   auto start = std::chrono::steady_clock::now();
   std::vector<std::optional<double>> took = compileVersions(toCompile);
   if (options.baseline) {
+    mlir::TimingScope waiting(
+        options.timing.nest("wait for the graph as written"));
     took[0] = options.baseline->wait();
     paths[0] = options.baseline->take();
     toCompile.insert(toCompile.begin(), 0);
@@ -290,6 +292,7 @@ LogicalResult Comparison::compileAll(StringRef outputPath) {
         toCompile.size(),
         options.baseline ? " (the graph as written during the search)" : "",
         result.compileWallSeconds);
+  mlir::TimingScope loading(options.timing.nest("load the artifacts"));
   for (size_t i : toCompile) {
     VersionTiming &timing = result.versions[i];
     if (!took[i]) {
@@ -326,6 +329,8 @@ Comparison::compileVersions(ArrayRef<size_t> toCompile) {
   // on a thread with a target of its own (an LLVM TargetMachine emits one
   // object at a time: shared, the two objects' symbols collide).
   std::vector<compiler::CompileOptions> own(versions.size(), trialOptions);
+  for (size_t i : toCompile)
+    own[i].timing = options.timing.nest("compile: " + versions[i].name);
   bool concurrent = toCompile.size() > 1 && !trialOptions.formFragments &&
                     !trialOptions.timingOut && options.concurrentCompiles &&
                     concurrentCompilesAllowed();
@@ -343,7 +348,7 @@ Comparison::compileVersions(ArrayRef<size_t> toCompile) {
   }
   if (!concurrent) {
     for (size_t i : toCompile)
-      took[i] = compileOne(versions[i], weights, trialOptions, paths[i]);
+      took[i] = compileOne(versions[i], weights, own[i], paths[i]);
     return took;
   }
   result.concurrentCompiles = true;
@@ -384,6 +389,7 @@ LogicalResult Comparison::measure() {
   std::vector<ProbeArtifact *> artifacts;
   for (auto &a : loaded)
     artifacts.push_back(a.get());
+  mlir::TimingScope runs(options.timing.nest("runs in turn"));
   std::vector<TimedArtifact> times =
       timeInTurn(artifacts, /*shareInputs=*/true,
                  allCached ? TurnPolicy{1, 1, 0.0}

@@ -294,12 +294,15 @@ search::superoptimizeModule(ModuleOp module, cost::CostModel *model,
   SearchContext sc(module.getContext(), model);
   RuleLoadOptions loadOptions;
   loadOptions.bothDirections = options.bothDirections;
+  TimingScope phase(options.timing.nest("load rules"));
   FailureOr<RuleSet> ruleSet = loadRules(sc, rulesPath, loadOptions);
   if (failed(ruleSet))
     return module.emitError()
            << "tg-superopt: cannot load rules from '" << rulesPath << "'";
+  phase = TimingScope(options.timing.nest("search"));
   std::vector<FunctionResult> results =
       superoptimize(sc, *ruleSet, module, options.search);
+  phase.stop();
   for (const FunctionResult &r : results)
     if (!r.skipped.empty() && options.warnSkipped)
       if (auto fn = module.lookupSymbol<func::FuncOp>(r.function))

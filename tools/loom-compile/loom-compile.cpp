@@ -35,6 +35,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -197,6 +198,16 @@ static cl::opt<double> weightDecay("weight-decay", cl::init(0.0),
 static cl::opt<bool> timeStages("time-stages",
                                 cl::desc("Print the time of each stage"),
                                 cl::cat(compileCat));
+static cl::opt<bool> timePhases(
+    "time-phases",
+    cl::desc("At the end, print on stderr the wall time of every phase of "
+             "the compilation as a tree: reading the input, tg-superopt's "
+             "rule loading and search, each version's compile (every pass "
+             "of the fragment and kernel pipelines, the LLVM optimisation, "
+             "object emission, linking), and the end-to-end runs; unlike "
+             "--time-stages the versions still compile concurrently, so "
+             "their times overlap"),
+    cl::cat(compileCat));
 static cl::opt<std::string> superopt(
     "superopt",
     cl::desc("Rewrite the graph first with tg-superopt's proved "
@@ -545,12 +556,17 @@ static void printEndToEnd(llvm::StringRef what,
 /// keeps the fastest (placement::compileKeepFaster). Reports to stderr and
 /// --superopt-report. False on a failure (diagnosed).
 static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
-                             const compiler::CompileOptions &options) {
+                             const compiler::CompileOptions &options,
+                             Timer timing) {
   // The graph as written compiles while the search runs (it is the output
   // when no rule fires, and the baseline of the end-to-end runs otherwise).
+  compiler::CompileOptions background = options;
+  background.timing = timing.nest("compile: as written");
   std::unique_ptr<placement::BackgroundCompile> asWritten =
-      placement::BackgroundCompile::start(module, weights, options,
+      placement::BackgroundCompile::start(module, weights, background,
                                           outputFile);
+  Timer superoptTimer = timing.nest("superopt");
+  TimingScope superoptPhase(superoptTimer);
   OwningOpRef<ModuleOp> rewritten = module.clone();
   search::ModuleSuperoptOptions search;
   search.search.engine = superopt;
@@ -559,9 +575,12 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
   // By default a function the search cannot represent is compiled as
   // written without a word (the report lists it); asked for, it is said.
   search.warnSkipped = superopt.getNumOccurrences() > 0;
+  search.timing = superoptTimer;
   // Ops priced as the backends run them (the fragment times --backends=auto
   // measured into --cost-db where there are some, rooflines elsewhere).
+  std::optional<TimingScope> phase(superoptTimer.nest("calibrate roofline"));
   auto roofline = cost::lookupTarget("cpu");
+  phase.reset();
   if (!roofline)
     return fail("--superopt: " + llvm::toString(roofline.takeError())) == 0;
   std::optional<cost::CostDatabase> fragments;
@@ -586,6 +605,7 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
   if (failed(pet))
     return false;
   std::vector<std::string> where = rewrittenLocations(module, *rewritten);
+  superoptPhase.stop();
   auto writeReport = [&](llvm::json::Object whole) {
     if (superoptReport.empty())
       return true;
@@ -609,11 +629,12 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
   if (fired == 0 && !*pet) {
     whole["kept"] = "as written";
     if (!asWritten) {
-      if (failed(compiler::compileToArtifact(module, weights, options,
+      if (failed(compiler::compileToArtifact(module, weights, background,
                                              outputFile)))
         return false;
       return writeReport(std::move(whole));
     }
+    TimingScope waiting(timing.nest("wait for the graph as written"));
     if (!asWritten->wait())
       return false; // diagnosed by the compiler
     std::string compiled = asWritten->take();
@@ -634,6 +655,7 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
   keep.progress = &llvm::errs();
   keep.db = costDb;
   keep.baseline = asWritten.get();
+  keep.timing = timing;
   FailureOr<placement::KeepFasterResult> kept = placement::compileKeepFaster(
       versions, weights, options, outputFile, keep);
   if (failed(kept))
@@ -664,6 +686,12 @@ int main(int argc, char **argv) {
   codegen::gpu::registerGPUCodegenDialects(registry);
   registry.insert<tg::TGDialect>();
   registry.insert<pipe::PipeDialect>();
+  DefaultTimingManager timingManager;
+  timingManager.setEnabled(timePhases);
+  timingManager.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
+  Timer timing = timingManager.getRootTimer();
+  TimingScope whole(timing);
+  std::optional<TimingScope> phase(timing.nest("set up"));
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   llvm::SourceMgr sourceMgr;
@@ -680,8 +708,10 @@ int main(int argc, char **argv) {
                 superopt + "'");
   OwningOpRef<ModuleOp> module;
   std::optional<safetensors::File> weights;
+  phase.emplace(timing.nest("read input"));
   if (int rc = readInput(context, sourceMgr, module, weights))
     return rc;
+  phase.reset();
 
   compiler::CompileOptions options;
   std::optional<pipeline::PartitionedStep> partitioned;
@@ -729,7 +759,7 @@ int main(int argc, char **argv) {
              !llvm::sys::fs::exists(search::defaultRulesPath()))
       why = "no default rule set";
     if (why.empty()) {
-      if (!compileRewritten(*module, weightsPtr, options))
+      if (!compileRewritten(*module, weightsPtr, options, timing))
         return 1;
       if (sourcesFile)
         sourcesFile->keep();
@@ -738,6 +768,7 @@ int main(int argc, char **argv) {
     if (superopt.getNumOccurrences() || !superoptReport.empty())
       llvm::errs() << "loom-compile: --superopt: " << why << "\n";
   }
+  options.timing = timing.nest("compile: as written");
   if (failed(compiler::compileToArtifact(*module, weightsPtr, options,
                                          outputFile)))
     return 1;

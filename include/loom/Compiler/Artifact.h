@@ -12,6 +12,7 @@
 #ifndef LOOM_COMPILER_ARTIFACT_H
 #define LOOM_COMPILER_ARTIFACT_H
 
+#include "mlir/Support/Timing.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
@@ -45,10 +46,12 @@ struct ArtifactContents {
 /// Writes the artifact to \p outputPath, its code compiled by \p tm (the
 /// target's host machine, include/loom/Target/Target.h). \p context owns
 /// contents.kernels' types. Errors name the step that failed (object
-/// emission, linking).
+/// emission, linking). Its phases (the LLVM optimisation of the kernels,
+/// object emission, linking) nest under \p timing (a null timer: untimed).
 llvm::Error writeArtifact(ArtifactContents &contents,
                           llvm::LLVMContext &context, llvm::TargetMachine &tm,
-                          llvm::StringRef outputPath);
+                          llvm::StringRef outputPath,
+                          mlir::Timer timing = {});
 
 } // namespace loom::compiler
 

@@ -12,6 +12,7 @@
 
 #include "loom/Compiler/Artifact.h"
 #include "loom/Compiler/Schedule.h"
+#include "loom/Support/PhaseTimer.h"
 #include "loom/Support/SafeTensors.h"
 #include "loom/Target/Target.h"
 
@@ -80,6 +81,13 @@ struct CompileOptions {
   llvm::raw_ostream *stepSourcesOut = nullptr;
   /// Where to print timings of the stages (null: nowhere).
   llvm::raw_ostream *timingOut = nullptr;
+  /// The timer a compile's phases nest under (loom-compile --time-phases):
+  /// started and stopped by compileToArtifact, with a child per stage
+  /// (fragments and kernels with one per pass, weights, object, link).
+  /// Children may be nested from another thread (MLIR's timers merge them),
+  /// so concurrent compiles each time under a timer of their own. A null
+  /// timer (the default) times nothing.
+  PhaseTimer timing;
   /// A directory to write the kernels into (empty: none): kernels.mlir as
   /// outlined, pipeline.txt the target's kernel pipeline as loom-opt spells
   /// it, kernels.lowered.mlir what that pipeline made of them.

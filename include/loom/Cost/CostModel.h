@@ -56,8 +56,23 @@ llvm::Expected<RooflineTarget> lookupTarget(llvm::StringRef name);
 
 /// Measures this machine: GEMM FLOP/s of the interpreter's f32 kernels on
 /// all threads, streaming bandwidth, and the per-op overhead of the
-/// interpreter. Takes about a tenth of a second; cached per process.
+/// interpreter. Takes 0.1-0.6 s (most of what loom-compile's default
+/// rewriting added to a model no rule fires on), so it is measured once per
+/// machine: kept per process, and across processes in the file
+/// calibrationCachePath() names.
 RooflineTarget calibrateCPU();
+
+/// The calibration of this machine (host CPU name and interpreter threads)
+/// read from the JSON file \p cachePath, or measured and added to it
+/// (written atomically; a file that cannot be read or written is measured
+/// around). Empty \p cachePath: always measured.
+RooflineTarget calibrateCPU(llvm::StringRef cachePath);
+
+/// Where calibrateCPU() keeps its calibration: $LOOM_ROOFLINE_CACHE when set
+/// (empty: nowhere, measured in every process), else
+/// <user cache directory>/loom/roofline-cpu.json ($XDG_CACHE_HOME or
+/// ~/.cache). Deleting the file measures again.
+std::string calibrationCachePath();
 
 class CostModel {
 public:

@@ -87,6 +87,10 @@ struct KeepFasterOptions {
   /// thread of its own: it is waited for instead of compiled (null: the
   /// baseline is compiled with the others).
   BackgroundCompile *baseline = nullptr;
+  /// The timer the versions' compiles ("compile: NAME", with their stages),
+  /// their loading and the runs in turn nest under (loom-compile
+  /// --time-phases; a null timer: untimed).
+  PhaseTimer timing;
 };
 
 /// A module compiled into a temporary artifact on a thread of its own,

@@ -13,6 +13,7 @@
 #include "loom/Search/EGraph.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "loom/Support/PhaseTimer.h"
 #include "llvm/Support/JSON.h"
 
 #include <string>
@@ -66,6 +67,9 @@ struct ModuleSuperoptOptions {
   /// Warn at each function the search skipped (the report lists them too).
   bool warnSkipped = true;
   SuperoptOptions search;
+  /// The timer the rule loading ("load rules") and the search ("search")
+  /// nest under (loom-compile --time-phases; a null timer: untimed).
+  PhaseTimer timing;
 };
 
 /// Loads the rules and superoptimises every function of \p module in place

@@ -11,6 +11,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -104,6 +106,46 @@ TEST_F(CostModelTest, Targets) {
   EXPECT_GT(cpu.peakFlops, 1e8);
   EXPECT_GT(cpu.memBandwidth, 1e8);
   EXPECT_GT(cpu.launchOverhead, 0);
+}
+
+// The CPU calibration is measured once per machine: written to the cache
+// file, then read from it (a planted value comes back); a file of another
+// format version, or no file, is measured again.
+TEST_F(CostModelTest, CalibrationIsCachedPerMachine) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("loom-roofline", dir));
+  std::string path = (dir + "/sub/roofline-cpu.json").str();
+  cost::RooflineTarget measured = cost::calibrateCPU(path);
+  EXPECT_GT(measured.peakFlops, 1e8);
+  ASSERT_TRUE(llvm::sys::fs::exists(path));
+
+  auto rewrite = [&](int64_t version, double peak) {
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    ASSERT_TRUE(bool(buffer));
+    auto json = llvm::json::parse((*buffer)->getBuffer());
+    ASSERT_TRUE(bool(json));
+    llvm::json::Object *root = json->getAsObject();
+    ASSERT_NE(root, nullptr);
+    (*root)["version"] = version;
+    for (auto &[key, entry] : *root)
+      if (llvm::json::Object *o = entry.getAsObject())
+        (*o)["peak_flops"] = peak;
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    os << llvm::json::Value(std::move(*root));
+  };
+  rewrite(1, 12345.0);
+  cost::RooflineTarget cached = cost::calibrateCPU(path);
+  EXPECT_EQ(cached.peakFlops, 12345.0);
+  EXPECT_EQ(cached.memBandwidth, measured.memBandwidth);
+  EXPECT_NE(cached.description.find("cached in"), std::string::npos);
+
+  rewrite(99, 12345.0); // another format: measured again, rewritten
+  EXPECT_NE(cost::calibrateCPU(path).peakFlops, 12345.0);
+  EXPECT_NE(cost::calibrateCPU(path).peakFlops, 12345.0);
+  EXPECT_NE(cost::calibrateCPU("").peakFlops, 12345.0);
+  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST_F(CostModelTest, DatabaseRoundTripAndErrors) {

@@ -52,6 +52,23 @@ FailureOr<const safetensors::File *> LazyWeights::fileFor(WeightOp op) {
   return &*file;
 }
 
+/// Whether \p value's raw data (repeated for a splat) are its
+/// little-endian bytes.
+static bool rawIsLittleEndian(DenseElementsAttr value) {
+  Type e = value.getElementType();
+  // A dense attribute keeps its elements in the host's byte order, packed
+  // for whole-byte widths.
+  return llvm::endianness::native == llvm::endianness::little &&
+         e.isIntOrFloat() && !e.isInteger(1) &&
+         e.getIntOrFloatBitWidth() % 8 == 0;
+}
+
+std::optional<ArrayRef<char>> tg::littleEndianView(DenseElementsAttr value) {
+  if (value.isSplat() || !rawIsLittleEndian(value))
+    return std::nullopt;
+  return value.getRawData();
+}
+
 std::string tg::littleEndianBytes(DenseElementsAttr value) {
   std::string bytes;
   auto appendLE = [&](uint64_t v, unsigned size) {
@@ -61,12 +78,10 @@ std::string tg::littleEndianBytes(DenseElementsAttr value) {
   Type e = value.getElementType();
   unsigned width = e.isInteger(1) ? 8 : e.getIntOrFloatBitWidth();
   int64_t n = value.getNumElements();
-  // A dense attribute keeps its elements in the host's byte order, packed
-  // for whole-byte widths: on a little-endian host its raw data (repeated
-  // for a splat) is the answer, without an APFloat per element (an 8 MB
-  // folded weight took most of a second element by element).
-  if (llvm::endianness::native == llvm::endianness::little && width % 8 == 0 &&
-      !e.isInteger(1) && !isa<ComplexType>(e)) {
+  // On a little-endian host the raw data (repeated for a splat) is the
+  // answer, without an APFloat per element (an 8 MB folded weight took
+  // most of a second element by element).
+  if (rawIsLittleEndian(value)) {
     ArrayRef<char> raw = value.getRawData();
     if (!value.isSplat())
       return std::string(raw.begin(), raw.end());

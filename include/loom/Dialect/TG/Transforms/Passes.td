@@ -150,6 +150,11 @@ def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
     ops, and replaces it by a `tg.constant` of its result (rounded once to
     its element type): parameter preparation (transposed weight matrices,
     folded batchnorm, reshaped biases) then costs nothing at run time.
+    Data-movement ops (concatenation, split, slice, transpose, reshape) of
+    element types of whole bytes are folded by copying bytes instead, the
+    same values without a double per element; a chain of them (the tree
+    of concatenations tg-superopt's merged products leave) becomes one
+    constant where another op reads it, its inner nodes none.
     Weights are read from the module's `tg.weights` file or `weights-file`.
     Results larger than `max-elements` are left alone.
 

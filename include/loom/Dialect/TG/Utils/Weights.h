@@ -65,6 +65,12 @@ private:
 /// an ONNX initializer holds (i1 as one byte 0 or 1 per element).
 std::string littleEndianBytes(mlir::DenseElementsAttr value);
 
+/// littleEndianBytes(value) without a copy where the attribute holds them
+/// as they are (not a splat, elements of whole bytes, a little-endian
+/// host): its raw data; else nullopt.
+std::optional<llvm::ArrayRef<char>>
+littleEndianView(mlir::DenseElementsAttr value);
+
 /// Checks that `file` holds the tensor `op` names, with the dtype and shape of
 /// its result type; emits an error at `op` otherwise.
 mlir::LogicalResult checkWeight(WeightOp op, const safetensors::File &file);
