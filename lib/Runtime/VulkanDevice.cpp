@@ -875,6 +875,12 @@ Error VulkanDevice::pipelineFor(const std::string &kernel, size_t numBuffers,
     out = it->second;
     return Error::ok();
   }
+  // A module of the entry point alone: a driver parses the whole module for
+  // each pipeline (SpirvModule.h).
+  std::vector<uint32_t> words;
+  std::string error;
+  if (!image.cut(entryPoints.at(kernel).id, words, error))
+    return makeError(LOOM_ERROR_FORMAT, "the vulkan image: " + error);
   Pipeline p;
   std::vector<VkDescriptorSetLayoutBinding> bindings(numBuffers);
   for (size_t i = 0; i < numBuffers; ++i)
@@ -890,12 +896,6 @@ Error VulkanDevice::pipelineFor(const std::string &kernel, size_t numBuffers,
   layoutInfo.pSetLayouts = &p.setLayout;
   if (r == VK_SUCCESS)
     r = api.vkCreatePipelineLayout(device, &layoutInfo, nullptr, &p.layout);
-  // A module of the entry point alone: a driver parses the whole module for
-  // each pipeline (SpirvModule.h).
-  std::vector<uint32_t> words;
-  std::string error;
-  if (!image.cut(entryPoints.at(kernel).id, words, error))
-    return makeError(LOOM_ERROR_FORMAT, "the vulkan image: " + error);
   auto moduleInfo = make<VkShaderModuleCreateInfo>(
       VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   moduleInfo.codeSize = words.size() * 4;

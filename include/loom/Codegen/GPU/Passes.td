@@ -43,7 +43,7 @@ def LoomGPUParallelFirst : Pass<"loom-gpu-parallel-first", "mlir::ModuleOp"> {
     its order), so that `loom-gpu-map-to-launches` gives a thread to every
     output element. A mean over two dimensions that are not adjacent
     (Faster R-CNN's RoIAlign samples, [150, 7, 2, 7, 2, 256] to
-    [150, 7, 7, 256]) was 1,050 threads each looping over 7,168 products
+    [150, 7, 7, 256]) was 1,050 threads each looping over 7,168 additions
     (and a spill on sm_90a); now 1.9 million threads of 4.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
@@ -64,7 +64,8 @@ def LoomGPUMapToLaunches : Pass<"loom-gpu-map-to-launches", "mlir::ModuleOp"> {
     (Vulkan binds each as a storage buffer: lavapipe allows 32 per stage) at
     ops that use nothing the run computed before them (a concatenation of
     89 scalars: 3 launches, not one of 90 buffers). A parallel loop that
-    uses a value such a run computes is an error. Pure ops the body uses (constants, views of the parameters) and
+    uses a value such a run computes is an error. Pure ops the body uses
+    (constants, views of the parameters) and
     loads from parameters the function never writes (a top-k's run-time K)
     are cloned into it, so that a launch captures only the function's
     parameters and several launches may use one such value. A parallel loop
