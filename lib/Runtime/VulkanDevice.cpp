@@ -17,7 +17,8 @@
 // staging buffer.
 //
 // Code: the image is one SPIR-V module; each gpu.dispatch step gets the
-// compute pipeline of its entry point over a descriptor set layout of n
+// compute pipeline of its entry point (made from the module cut down to that
+// entry point, SpirvModule.h) over a descriptor set layout of n
 // storage buffers (bindings 0..n-1 of set 0), its launch sizes checked
 // against the device's limits and the entry point's LocalSize at load.
 //
@@ -45,6 +46,8 @@ Error loom::rt::createVulkanDevice(int64_t ordinal, const DeviceOptions &,
 #else
 
 #define VK_NO_PROTOTYPES
+#include "SpirvModule.h"
+
 #include <vulkan/vulkan.h>
 
 #include <algorithm>
@@ -352,7 +355,8 @@ private:
 
   std::mutex regionsMutex;
   std::map<uintptr_t, Region> regions;
-  VkShaderModule module = VK_NULL_HANDLE;
+  /// The image, cut into one module per entry point as pipelines are made.
+  spirv::EntryPointModules image;
   std::map<std::string, EntryPoint> entryPoints;
   std::map<std::pair<std::string, size_t>, Pipeline> pipelines;
 };
@@ -496,8 +500,6 @@ VulkanDevice::~VulkanDevice() {
       api.vkDestroyPipelineLayout(device, p.layout, nullptr);
       api.vkDestroyDescriptorSetLayout(device, p.setLayout, nullptr);
     }
-    if (module)
-      api.vkDestroyShaderModule(device, module, nullptr);
     for (auto &[base, region] : regions) {
       munmap(reinterpret_cast<void *>(base), size_t(region.bytes));
       destroyRegion(region);
@@ -859,11 +861,9 @@ Error VulkanDevice::loadImage(const art::Device &, const uint8_t *data,
   std::memcpy(words.data(), data, size);
   if (Error err = readEntryPoints(words, entryPoints))
     return err;
-  auto info = make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
-  info.codeSize = size;
-  info.pCode = words.data();
-  if (VkResult r = api.vkCreateShaderModule(device, &info, nullptr, &module))
-    return fail("vkCreateShaderModule", r);
+  std::string error;
+  if (!image.index(std::move(words), error))
+    return makeError(LOOM_ERROR_FORMAT, "the vulkan image is " + error);
   return Error::ok();
 }
 
@@ -875,6 +875,12 @@ Error VulkanDevice::pipelineFor(const std::string &kernel, size_t numBuffers,
     out = it->second;
     return Error::ok();
   }
+  // A module of the entry point alone: a driver parses the whole module for
+  // each pipeline (SpirvModule.h).
+  std::vector<uint32_t> words;
+  std::string error;
+  if (!image.cut(entryPoints.at(kernel).id, words, error))
+    return makeError(LOOM_ERROR_FORMAT, "the vulkan image: " + error);
   Pipeline p;
   std::vector<VkDescriptorSetLayoutBinding> bindings(numBuffers);
   for (size_t i = 0; i < numBuffers; ++i)
@@ -890,6 +896,13 @@ Error VulkanDevice::pipelineFor(const std::string &kernel, size_t numBuffers,
   layoutInfo.pSetLayouts = &p.setLayout;
   if (r == VK_SUCCESS)
     r = api.vkCreatePipelineLayout(device, &layoutInfo, nullptr, &p.layout);
+  auto moduleInfo = make<VkShaderModuleCreateInfo>(
+      VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+  moduleInfo.codeSize = words.size() * 4;
+  moduleInfo.pCode = words.data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  if (r == VK_SUCCESS)
+    r = api.vkCreateShaderModule(device, &moduleInfo, nullptr, &module);
   auto info = make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
   info.stage = make<VkPipelineShaderStageCreateInfo>(
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
@@ -900,6 +913,9 @@ Error VulkanDevice::pipelineFor(const std::string &kernel, size_t numBuffers,
   if (r == VK_SUCCESS)
     r = api.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr,
                                      &p.pipeline);
+  // A pipeline keeps nothing of its module.
+  if (module)
+    api.vkDestroyShaderModule(device, module, nullptr);
   // Whatever was made is destroyed with the device.
   pipelines[key] = p;
   if (r != VK_SUCCESS)

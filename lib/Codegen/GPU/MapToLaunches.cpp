@@ -128,18 +128,46 @@ bool usesAny(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &ops) {
   return found.wasInterrupted();
 }
 
+/// Adds to \p buffers the parameters of \p fn (its buffers) that \p op
+/// uses, directly, in its regions, or through the pure ops and invariant
+/// loads of \p fn's body it uses (which a launch clones): the buffers a
+/// launch holding \p op binds.
+void addBuffers(Operation *op, func::FuncOp fn,
+                llvm::SmallPtrSetImpl<Value> &buffers,
+                llvm::SmallPtrSetImpl<Operation *> &seen) {
+  Block &body = fn.getBody().front();
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands()) {
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (arg.getOwner() == &body)
+          buffers.insert(v);
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (def->getBlock() == &body && !op->isAncestor(def) &&
+          (isPure(def) || isInvariantLoad(def)) && seen.insert(def).second)
+        addBuffers(def, fn, buffers, seen);
+    }
+  });
+}
+
 /// Maps the top-level ops of \p fn: each parallel loop nest to a launch of
 /// its own, each run of other ops that touch memory (with the pure ops that
 /// compute on their results) to one launch of one thread. Pure ops and
 /// invariant loads stay where they are until the launches that use them
 /// clone them (clonePureProducers), so that several launches may use them.
-LogicalResult mapFunction(func::FuncOp fn, int64_t blockSize) {
+/// A run is cut before an op that does not use it when the op would bring
+/// its buffers past \p maxBuffers (a concatenation of many scalars).
+LogicalResult mapFunction(func::FuncOp fn, int64_t blockSize,
+                          int64_t maxBuffers) {
   SmallVector<Operation *> run;
   llvm::SmallPtrSet<Operation *, 8> inRun;
+  llvm::SmallPtrSet<Value, 8> runBuffers;
   auto flush = [&] {
     LogicalResult mapped = run.empty() ? success() : mapSerial(run);
     run.clear();
     inRun.clear();
+    runBuffers.clear();
     return mapped;
   };
   for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
@@ -169,6 +197,18 @@ LogicalResult mapFunction(func::FuncOp fn, int64_t blockSize) {
     if (op.getNumRegions() == 0 && (isPure(&op) || isInvariantLoad(&op)) &&
         !usesRun)
       continue;
+    llvm::SmallPtrSet<Value, 8> buffers(runBuffers.begin(),
+                                        runBuffers.end());
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    addBuffers(&op, fn, buffers, seen);
+    if (!usesRun && !run.empty() && int64_t(buffers.size()) > maxBuffers) {
+      if (failed(flush()))
+        return failure();
+      buffers.clear();
+      seen.clear();
+      addBuffers(&op, fn, buffers, seen);
+    }
+    runBuffers = std::move(buffers);
     run.push_back(&op);
     inRun.insert(&op);
   }
@@ -187,7 +227,7 @@ struct MapToLaunches
       return signalPassFailure();
     }
     for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (!fn.isExternal() && failed(mapFunction(fn, blockSize)))
+      if (!fn.isExternal() && failed(mapFunction(fn, blockSize, maxBuffers)))
         return signalPassFailure();
   }
 };

@@ -15,6 +15,18 @@ using namespace mlir;
 
 namespace {
 
+/// \p fn's text under a fixed name: equal for two kernels that differ in
+/// their names alone (the same body, arguments, attributes and symbols).
+std::string kernelText(gpu::GPUFuncOp fn) {
+  StringAttr name = fn.getNameAttr();
+  fn.setName("kernel");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  fn->print(os, OpPrintingFlags().useLocalScope());
+  fn.setName(name);
+  return text;
+}
+
 struct MergeModules
     : public loom::codegen::gpu::impl::LoomGPUMergeModulesBase<MergeModules> {
   void runOnOperation() override {
@@ -27,6 +39,11 @@ struct MergeModules
         b, module.getLoc(), loom::codegen::gpu::kKernelModuleName);
     Block &into = merged.getBodyRegion().front();
     SymbolTable table(merged);
+    // A kernel equal to one already merged (a detector's per-class
+    // post-processing repeats the same ops for every class) is dropped and
+    // its launches point at the other: one entry point, one pipeline.
+    llvm::StringMap<StringAttr> byText;
+    llvm::DenseMap<StringAttr, StringAttr> sameAs;
     // Each outlined module holds one kernel and the symbols it uses (the
     // constant globals of an index table); the modules' names are unique,
     // the kernels' and the symbols' need not be: a kernel takes its
@@ -53,15 +70,24 @@ struct MergeModules
           return signalPassFailure();
       }
       for (Operation &op : llvm::make_early_inc_range(from)) {
-        if (auto fn = dyn_cast<gpu::GPUFuncOp>(op))
+        if (auto fn = dyn_cast<gpu::GPUFuncOp>(op)) {
           fn.setName(part.getName());
+          auto [it, added] =
+              byText.try_emplace(kernelText(fn), part.getNameAttr());
+          if (!added) {
+            sameAs[part.getNameAttr()] = it->second;
+            continue;
+          }
+        }
         op.moveBefore(&into, into.end());
       }
     }
     auto moduleRef = b.getStringAttr(loom::codegen::gpu::kKernelModuleName);
     module.walk([&](gpu::LaunchFuncOp launch) {
-      launch.setKernelAttr(SymbolRefAttr::get(
-          moduleRef, {FlatSymbolRefAttr::get(launch.getKernelModuleName())}));
+      StringAttr kernel = launch.getKernelModuleName();
+      kernel = sameAs.lookup(kernel) ? sameAs.lookup(kernel) : kernel;
+      launch.setKernelAttr(
+          SymbolRefAttr::get(moduleRef, {FlatSymbolRefAttr::get(kernel)}));
     });
     for (gpu::GPUModuleOp part : parts)
       part.erase();

@@ -183,6 +183,7 @@ void loom::codegen::gpu::addRowReductionClass(
 
 void loom::codegen::gpu::addGenericClass(
     OpPassManager &pm, const GPUKernelPipelineOptions &options) {
+  pm.addPass(createLoomGPUParallelFirst());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
   addCleanup(pm);
