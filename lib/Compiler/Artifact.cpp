@@ -36,6 +36,18 @@ Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
 }
 
+/// Closes \p os and reports a failed write (a full disk) as an error; the
+/// error is cleared first, since a stream destroyed with one still set ends
+/// the process with report_fatal_error.
+Error closeChecked(raw_fd_ostream &os, const Twine &path) {
+  os.close();
+  if (!os.has_error())
+    return Error::success();
+  std::error_code ec = os.error();
+  os.clear_error();
+  return makeError("cannot write " + path + ": " + ec.message());
+}
+
 /// A private constant byte array in \p section.
 GlobalVariable *addBytes(Module &m, StringRef name, StringRef section,
                          StringRef bytes) {
@@ -182,9 +194,8 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
       return makeError("cannot create a temporary file: " + ec.message());
     raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << contents.embeddedWeights;
-    os.close();
-    if (os.has_error())
-      return makeError("cannot write " + weightsPath);
+    if (auto err = closeChecked(os, weightsPath))
+      return err;
     weights = addWeights(m, weightsPath);
   }
   Constant *kernels = contents.kernelNames.empty()
@@ -210,6 +221,8 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
     if (tm.addPassesToEmitFile(pm, os, nullptr, CodeGenFileType::ObjectFile))
       return makeError("the target machine cannot emit object code");
     pm.run(m);
+    if (auto err = closeChecked(os, objectPath))
+      return err;
   }
   phase = mlir::TimingScope(timing.nest("link"));
   std::string partial = partialPathFor(outputPath, ".partial");
