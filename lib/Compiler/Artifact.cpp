@@ -36,16 +36,11 @@ Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
 }
 
-/// Closes \p os and reports a failed write (a full disk) as an error; the
-/// error is cleared first, since a stream destroyed with one still set ends
-/// the process with report_fatal_error.
-Error closeChecked(raw_fd_ostream &os, const Twine &path) {
-  os.close();
-  if (!os.has_error())
-    return Error::success();
-  std::error_code ec = os.error();
-  os.clear_error();
-  return makeError("cannot write " + path + ": " + ec.message());
+/// Closes \p os, written for \p path, with a failed write as the error.
+Error closeOrError(raw_fd_ostream &os, const Twine &path) {
+  if (std::error_code ec = loom::closeChecked(os))
+    return makeError("cannot write " + path + ": " + ec.message());
+  return Error::success();
 }
 
 /// A private constant byte array in \p section.
@@ -194,7 +189,7 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
       return makeError("cannot create a temporary file: " + ec.message());
     raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << contents.embeddedWeights;
-    if (auto err = closeChecked(os, weightsPath))
+    if (auto err = closeOrError(os, weightsPath))
       return err;
     weights = addWeights(m, weightsPath);
   }
@@ -221,7 +216,7 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
     if (tm.addPassesToEmitFile(pm, os, nullptr, CodeGenFileType::ObjectFile))
       return makeError("the target machine cannot emit object code");
     pm.run(m);
-    if (auto err = closeChecked(os, objectPath))
+    if (auto err = closeOrError(os, objectPath))
       return err;
   }
   phase = mlir::TimingScope(timing.nest("link"));

@@ -176,6 +176,10 @@ void writeCalibration(llvm::StringRef path, llvm::StringRef key,
     if (ec)
       return;
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+    if (closeChecked(os)) {
+      llvm::sys::fs::remove(tmp);
+      return;
+    }
   }
   if (moveIntoPlace(tmp, path))
     llvm::sys::fs::remove(tmp);

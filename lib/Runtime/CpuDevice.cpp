@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <immintrin.h>
@@ -150,11 +151,24 @@ public:
   }
 
   /// How long a thread spins before it sleeps: LOOM_TEAM_SPIN_US
-  /// microseconds, 50 by default.
+  /// microseconds, 50 by default (a value that is not a non-negative
+  /// integer is ignored, with a warning).
   static std::chrono::microseconds spinTime() {
     static const std::chrono::microseconds time = [] {
+      constexpr long long kDefault = 50;
       const char *value = std::getenv("LOOM_TEAM_SPIN_US");
-      return std::chrono::microseconds(value ? std::atoll(value) : 50);
+      if (!value)
+        return std::chrono::microseconds(kDefault);
+      char *end = nullptr;
+      long long us = std::strtoll(value, &end, 10);
+      if (end == value || *end != '\0' || us < 0) {
+        std::fprintf(stderr,
+                     "loom: warning: LOOM_TEAM_SPIN_US='%s' is not a "
+                     "number of microseconds; spinning %lld\n",
+                     value, kDefault);
+        us = kDefault;
+      }
+      return std::chrono::microseconds(us);
     }();
     return time;
   }

@@ -45,3 +45,12 @@ std::error_code loom::moveIntoPlace(StringRef from, StringRef to) {
   sys::fs::remove(from);
   return ec;
 }
+
+std::error_code loom::closeChecked(llvm::raw_fd_ostream &os) {
+  os.close();
+  if (!os.has_error())
+    return {};
+  std::error_code ec = os.error();
+  os.clear_error();
+  return ec;
+}

@@ -13,6 +13,10 @@
 
 #include "llvm/ADT/StringRef.h"
 
+namespace llvm {
+class raw_fd_ostream;
+} // namespace llvm
+
 #include <string>
 #include <system_error>
 
@@ -29,6 +33,11 @@ std::string partialPathFor(llvm::StringRef path, llvm::StringRef suffix);
 /// Puts the finished file \p from in place at \p to: a rename, or for a
 /// special destination its contents copied into it and \p from removed.
 std::error_code moveIntoPlace(llvm::StringRef from, llvm::StringRef to);
+
+/// Closes \p os and returns the error of any failed write (a full disk),
+/// cleared on the stream: one destroyed with its error still set ends the
+/// process with report_fatal_error.
+std::error_code closeChecked(llvm::raw_fd_ostream &os);
 
 } // namespace loom
 
