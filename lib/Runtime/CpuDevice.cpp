@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Cpu.h"
+#include "Environment.h"
 
 #include <algorithm>
 #include <atomic>
@@ -271,8 +272,7 @@ void bindTeam(int threads) {
        {"OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY"})
     if (std::getenv(name))
       return;
-  if (const char *bind = std::getenv("LOOM_CPU_BIND");
-      bind && std::strcmp(bind, "0") == 0)
+  if (environmentIs("LOOM_CPU_BIND", "0", {"0", "1"}))
     return;
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||

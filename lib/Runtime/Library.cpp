@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Cpu.h"
+#include "Environment.h"
 
 #include <cblas.h>
 
@@ -335,9 +336,8 @@ struct ConvProblem {
     // They compute in oneDNN's blocked layout (nChw16c) whatever the
     // buffers hold, reordering at their edges: the compiler asks for them
     // only where that still pays (OneDNN.cpp, winogradPays).
-    const char *forced = std::getenv("LOOM_ONEDNN_CONV");
     winograd = s.algorithm == art::ConvAlgorithm::Winograd &&
-               !(forced && std::string(forced) == "direct");
+               !environmentIs("LOOM_ONEDNN_CONV", "direct", {"direct"});
     if (winograd) {
       try {
         winograd = !isReference(primitive(anyLayout(src), anyLayout(dst)));
@@ -645,8 +645,7 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
                        const std::vector<int64_t> &bufferBytes,
                        const std::vector<void *> &constants) {
   LayoutPlan plan;
-  if (const char *p = std::getenv("LOOM_ONEDNN_LAYOUT");
-      p && std::string(p) == "plain")
+  if (environmentIs("LOOM_ONEDNN_LAYOUT", "plain", {"plain"}))
     return plan;
   LayoutWants w = collectWants(eng, entry, program, constants);
   // Where the convolutions touching a buffer prefer different layouts
@@ -746,8 +745,7 @@ StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
   ConvProblem conv(eng, s, freeWeights(s, constantWeights));
   auto preferred = planned(conv, s, plan);
   // LOOM_ONEDNN_1X1=conv keeps such steps convolutions, to compare.
-  const char *form = std::getenv("LOOM_ONEDNN_1X1");
-  if (!(form && std::string(form) == "conv"))
+  if (!environmentIs("LOOM_ONEDNN_1X1", "conv", {"conv"}))
     if (StepPtr step =
             pixelProduct(eng, s, constantWeights, plan, conv, preferred))
       return step;
@@ -1187,8 +1185,7 @@ constexpr double kWorkAlone = 262144;
 /// Whether \p step runs alone on a device of \p threads threads.
 /// LOOM_ONEDNN_ALONE=0 keeps every step on the team, to compare.
 bool runsAlone(const art::Step &step, int threads) {
-  const char *alone = std::getenv("LOOM_ONEDNN_ALONE");
-  if (threads <= 1 || (alone && std::string(alone) == "0"))
+  if (threads <= 1 || environmentIs("LOOM_ONEDNN_ALONE", "0", {"0", "1"}))
     return false;
   std::optional<double> work = libraryWork(step);
   return work && *work < kWorkAlone;

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
+#include "Environment.h"
 #include "loom/Support/Bounded.h"
 
 #include <algorithm>
@@ -731,8 +732,8 @@ loom_status loom_context_create(const loom_model *model,
       c->stepSeconds.emplace_back(plan.program->steps.size());
     c->profiledRuns.assign(model->plans.size(), 0);
   }
-  const char *graphs = std::getenv("LOOM_GRAPHS");
-  c->useGraphs = !c->profile && !(graphs && std::string(graphs) == "0");
+  c->useGraphs =
+      !c->profile && !environmentIs("LOOM_GRAPHS", "0", {"0", "1"});
   c->runs.assign(model->plans.size(), 0);
   c->outputShapes.resize(model->plans.size());
   c->graphs.resize(model->plans.size());

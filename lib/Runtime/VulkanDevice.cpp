@@ -46,6 +46,7 @@ Error loom::rt::createVulkanDevice(int64_t ordinal, const DeviceOptions &,
 #else
 
 #define VK_NO_PROTOTYPES
+#include "Environment.h"
 #include "SpirvModule.h"
 
 #include <vulkan/vulkan.h>
@@ -477,10 +478,9 @@ Error VulkanDevice::openDevice() {
   LOOM_VK_DEVICE_FUNCTIONS(LOOM_VK_RESOLVE)
 #undef LOOM_VK_RESOLVE
   api.vkGetDeviceQueue(device, queueFamily, 0, &queue);
-  const char *staging = std::getenv("LOOM_VULKAN_STAGING");
   direct = (properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ||
             properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU) &&
-           !(staging && *staging && *staging != '0');
+           !environmentIs("LOOM_VULKAN_STAGING", "1", {"0", "1"});
   return Error::ok();
 }
 
