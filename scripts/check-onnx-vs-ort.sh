@@ -19,6 +19,8 @@
 #   SEED, SCALE      random inputs: seed (default 1), uniform in [-SCALE, SCALE]
 #                    (default 1); a data-dependent If takes the branch they
 #                    select, so two seeds or scales may be needed for both
+#   INT_HIGH         integer inputs (token ids, indices) uniform in
+#                    [0, INT_HIGH] (default 0: all zeros)
 #
 # The bound values are given to ONNX Runtime as int64 scalars when integral,
 # else float32 scalars (what a sample-rate or flag input is).
@@ -92,8 +94,11 @@ for dims, ty, name in args:
         data = struct.pack(f"<{n}f", *[random.uniform(-scale, scale) for _ in range(n)])
         loom.append((name, "F32", shape, data))
     else:
-        loom.append((name, "I64" if ty == "i64" else "I32", shape,
-                     bytes(n * (8 if ty == "i64" else 4))))
+        high = int(os.environ.get("INT_HIGH", "0"))
+        fmt = "q" if ty == "i64" else "i"
+        data = struct.pack(f"<{n}{fmt}",
+                           *[random.randint(0, high) for _ in range(n)])
+        loom.append((name, "I64" if ty == "i64" else "I32", shape, data))
 bound = []
 for b in binds:
     name, value = b.split("=", 1)

@@ -1,0 +1,403 @@
+#!/usr/bin/python3
+# ===- scripts/sweep-torch-exports.py - PyTorch exports against ORT -------===#
+#
+# An import sweep beside loom-bench-cpu's PyTorch set: architectures and
+# torch.nn blocks that set does not hold, exported by PyTorch's own exporter
+# (Debian's python3-torch 1.13, python3-torchvision 0.14) and checked with
+# scripts/check-onnx-vs-ort.sh (COMPILED=1): each must import, run in the
+# interpreter and compiled, and match ONNX Runtime within the tolerance
+# (|loom - ort| / max(1, |ort|), issue 30's 1e-3 by default).
+#
+#   sweep-torch-exports.py OUT_DIR [--only NAME,...] [--set blocks|models|all]
+#                          [--list] [--json FILE] [--timeout S]
+#
+# Weights and calibration are export-torch-models.py's (its export()); a
+# model is exported again only when its .onnx is missing. Integer inputs
+# (token ids, indices) are drawn in [0, the case's bound]. Prints a table,
+# one row a case; exits 1 when a case that PyTorch exported fails in Loom.
+# A case PyTorch cannot export is reported and not counted against Loom.
+# Needs scripts/setup-bench.sh's ONNX Runtime (check-onnx-vs-ort.sh's).
+#
+# ===----------------------------------------------------------------------===#
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_spec = importlib.util.spec_from_file_location(
+    "export_torch_models", os.path.join(ROOT, "scripts",
+                                        "export-torch-models.py"))
+ex = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ex)
+
+
+class Block(nn.Module):
+    """A function of the inputs and a few torch.nn modules."""
+
+    def __init__(self, fn, mods):
+        super().__init__()
+        self.fn = fn
+        self.m = nn.ModuleList(mods)
+
+    def forward(self, *x):
+        return self.fn(self.m, *x)
+
+
+class Flow(nn.Module):
+    """RAFT on two images, four flow updates, the last flow."""
+
+    def __init__(self):
+        super().__init__()
+        import torchvision
+        self.model = torchvision.models.optical_flow.raft_small(weights=None)
+
+    def forward(self, a, b):
+        return self.model(a, b, num_flow_updates=4)[-1]
+
+
+CASES = {}
+
+
+def block(name, shapes, mods=(), ints=None):
+    """A torch.nn block; \\p ints maps an input's position to the largest
+    integer it holds (an index or token input)."""
+    ints = ints or {}
+
+    def deco(fn):
+        def example():
+            xs = tuple(torch.randint(0, ints[i] + 1, s) if i in ints
+                       else torch.randn(*s) for i, s in enumerate(shapes))
+            return xs if len(xs) > 1 else xs[0]
+        CASES[name] = ("blocks", f"block {name} {shapes}",
+                       lambda: Block(fn, mods), example,
+                       max(ints.values(), default=0))
+        return fn
+    return deco
+
+
+def model(name, recipe):
+    text, build, example = recipe
+    CASES[name] = ("models", text, build, example, 0)
+
+
+def torchvision_video(name, shape):
+    def build():
+        import torchvision
+        return getattr(torchvision.models.video, name)(weights=None)
+    return (f"torchvision video {name} {shape}", build,
+            lambda: torch.randn(*shape))
+
+
+X4 = (1, 8, 17, 23)
+
+
+@block("convtranspose-pixelshuffle", [X4], [
+    nn.ConvTranspose2d(8, 16, 3, stride=2, padding=1, output_padding=1),
+    nn.PixelShuffle(2)])
+def _(m, x):
+    return m[1](m[0](x))
+
+
+@block("groupnorm-instnorm", [X4], [nn.GroupNorm(4, 8),
+                                    nn.InstanceNorm2d(8, affine=True)])
+def _(m, x):
+    return m[1](F.silu(m[0](x)))
+
+
+@block("unet-block", [(1, 3, 64, 64)], [
+    nn.Conv2d(3, 16, 3, padding=1), nn.Conv2d(16, 32, 3, padding=1),
+    nn.ConvTranspose2d(32, 16, 2, stride=2), nn.Conv2d(32, 1, 1)])
+def _(m, x):
+    a = F.relu(m[0](x))
+    b = F.relu(m[1](F.max_pool2d(a, 2)))
+    return torch.sigmoid(m[3](torch.cat([a, m[2](b)], 1)))
+
+
+@block("interpolation-modes", [X4])
+def _(m, x):
+    return (F.interpolate(x, scale_factor=2, mode="bilinear",
+                          align_corners=True)[..., :5, :5].sum()
+            + F.interpolate(x, size=(9, 31), mode="nearest").mean()
+            + F.interpolate(x, size=(30, 40), mode="bicubic").std())
+
+
+@block("trilinear", [(1, 2, 3, 5, 4)])
+def _(m, x):
+    return F.interpolate(x, scale_factor=2, mode="trilinear")
+
+
+@block("embeddingbag", [(4, 7)], [nn.EmbeddingBag(100, 16, mode="mean"),
+                                  nn.Embedding(100, 16)], ints={0: 99})
+def _(m, i):
+    return m[0](i) + m[1](i).max(1).values
+
+
+@block("embedding-padding-idx", [(3, 11)],
+       [nn.Embedding(20, 6, padding_idx=0)], ints={0: 19})
+def _(m, i):
+    return m[0](i).sum(1)
+
+
+@block("transformer-decoder-causal", [(2, 10, 32), (2, 13, 32)], [
+    nn.TransformerDecoder(nn.TransformerDecoderLayer(
+        32, 4, 64, batch_first=True, norm_first=True), 2)])
+def _(m, t, mem):
+    mask = torch.triu(torch.full((10, 10), float("-inf")), 1)
+    return m[0](t, mem, tgt_mask=mask)
+
+
+@block("cumsum-where-argmax-sort", [(5, 33)])
+def _(m, x):
+    w = torch.where(x > 0, x, torch.cumsum(x, 1) * 0.5)
+    v, i = torch.sort(x, 1, descending=True)
+    return w + v, torch.argmax(w, 1), i
+
+
+@block("topk-gather", [(4, 50)])
+def _(m, x):
+    v, i = torch.topk(x, 7, 1)
+    return v, torch.gather(x * 2, 1, i)
+
+
+@block("rnn-relu-bidirectional", [(15, 3, 10)], [
+    nn.RNN(10, 20, 2, nonlinearity="relu", bidirectional=True)])
+def _(m, x):
+    return m[0](x)[0]
+
+
+@block("conv1d-dilated-grouped", [(2, 12, 100)], [
+    nn.Conv1d(12, 24, 3, dilation=4, padding=4, groups=3),
+    nn.BatchNorm1d(24), nn.Conv1d(24, 5, 1)])
+def _(m, x):
+    return m[2](F.gelu(m[1](m[0](x)), approximate="tanh"))
+
+
+@block("roll-flip-einsum", [(2, 5, 6), (2, 6, 4)])
+def _(m, a, b):
+    return (torch.roll(a, 2, 1).flip(2) @ b
+            + torch.einsum("bij,bjk->bik", a, b),
+            torch.einsum("bii->b", a[:, :5, :5]))
+
+
+@block("activations", [(3, 40)])
+def _(m, x):
+    return (F.mish(x) + F.hardswish(x) + F.softplus(x, beta=2) + F.elu(x)
+            + F.selu(x) + F.celu(x, 0.5) + F.leaky_relu(x, 0.1)
+            + F.hardsigmoid(x) + F.logsigmoid(x) + F.softsign(x)
+            + torch.erf(x) + F.glu(x.repeat(1, 2), 1)
+            + F.hardtanh(x, -0.5, 0.7) + F.hardshrink(x) + F.softshrink(x)
+            + F.tanhshrink(x) + F.rrelu(x, training=False))
+
+
+@block("layernorm-2d", [(2, 7, 9, 11)], [nn.LayerNorm([9, 11])])
+def _(m, x):
+    return m[0](x).log_softmax(-1)
+
+
+@block("pad-modes", [X4])
+def _(m, x):
+    return (F.pad(x, (1, 2, 3, 1), mode="reflect").sum()
+            + F.pad(x, (2, 2, 1, 1), mode="replicate").mean()
+            + F.pad(x, (1, 1, 1, 1), value=3.0).std())
+
+
+@block("index-put-select-fill", [(6, 8), (3,)], ints={1: 5})
+def _(m, x, i):
+    y = x.clone()
+    y[i] = 0.5
+    return x[i], x.index_select(1, i), y, x.masked_fill(x < 0, -1.0)
+
+
+@block("unfold", [(1, 4, 10, 10)])
+def _(m, x):
+    return F.unfold(x, 3, padding=1).transpose(1, 2)
+
+
+@block("convtranspose3d-avgpool3d", [(1, 3, 8, 10, 10)], [
+    nn.ConvTranspose3d(3, 4, 2, stride=2), nn.AvgPool3d(2)])
+def _(m, x):
+    return m[1](m[0](x))
+
+
+@block("norms-statistics", [(4, 30)])
+def _(m, x):
+    return (x.norm(dim=1), x.var(1, unbiased=True), F.normalize(x, dim=1),
+            x.amax(1) - x.amin(1), torch.logsumexp(x, 1))
+
+
+@block("cosine-cdist", [(5, 16), (7, 16)])
+def _(m, a, b):
+    return F.cosine_similarity(a[:, None], b[None], dim=-1), torch.cdist(a, b)
+
+
+@block("prelu-lrn", [(2, 8, 17, 19)], [nn.PReLU(8), nn.LocalResponseNorm(3)])
+def _(m, x):
+    return m[1](m[0](x))
+
+
+@block("adaptive-pools", [(1, 5, 24, 16)])
+def _(m, x):
+    return F.adaptive_avg_pool2d(x, (6, 4)), F.adaptive_max_pool2d(x, (3, 4))
+
+
+@block("grid-sample", [(2, 3, 9, 11), (2, 5, 7, 2)])
+def _(m, x, g):
+    g = torch.tanh(g)
+    return (F.grid_sample(x, g, mode="bilinear", align_corners=False)
+            + F.grid_sample(x, g, mode="nearest", padding_mode="border",
+                            align_corners=True))
+
+
+@block("tril-triu-onehot", [(4, 9), (4,)], ints={1: 8})
+def _(m, x, i):
+    return (torch.tril(x, -1) + torch.triu(x, 2) * 0.5
+            + F.one_hot(i, 9).float())
+
+
+@block("scatter-add", [(4, 6), (4, 6)], ints={1: 4})
+def _(m, x, i):
+    return torch.zeros(5, 6).scatter_add(0, i, x)
+
+
+@block("reductions-with-indices", [(3, 7, 5)])
+def _(m, x):
+    return torch.cat([torch.max(x, 1)[0].flatten(),
+                      torch.min(x, 1)[1].float().flatten(),
+                      x.amax((0, 2)), torch.cumsum(x, 2).flatten()[:5]])
+
+
+@block("pixel-unshuffle-normalize", [(1, 3, 8, 6)])
+def _(m, x):
+    return F.normalize(F.pixel_unshuffle(x, 2), dim=1) + x.softmax(-1).sum()
+
+
+model("mobilenet-v2", ex.vision("mobilenet_v2", (1, 3, 224, 224)))
+model("mnasnet0.5", ex.vision("mnasnet0_5", (1, 3, 224, 224)))
+model("squeezenet1.1", ex.vision("squeezenet1_1", (1, 3, 224, 224)))
+model("regnet-x-400mf", ex.vision("regnet_x_400mf", (1, 3, 224, 224)))
+model("efficientnet-v2-s", ex.vision("efficientnet_v2_s", (1, 3, 192, 192)))
+model("resnext50-32x4d", ex.vision("resnext50_32x4d", (1, 3, 160, 160)))
+model("vit-b32-b2", ex.vision("vit_b_32", (2, 3, 224, 224)))
+model("inception-v3", ex.vision("inception_v3", (1, 3, 299, 299),
+                                init_weights=True, aux_logits=False))
+model("googlenet-b2", ex.vision("googlenet", (2, 3, 160, 160),
+                                init_weights=True, aux_logits=False))
+model("mobilenet-v3l-b4", ex.vision("mobilenet_v3_large", (4, 3, 192, 192)))
+model("fcn-r50", ex.vision("fcn_resnet50", (1, 3, 224, 224),
+                           segmentation=True, num_classes=21, aux_loss=False))
+model("r2plus1d-18", torchvision_video("r2plus1d_18", (1, 3, 8, 112, 112)))
+model("mc3-18", torchvision_video("mc3_18", (1, 3, 8, 112, 112)))
+model("s3d", torchvision_video("s3d", (1, 3, 16, 224, 224)))
+model("mvit-v1-b", torchvision_video("mvit_v1_b", (1, 3, 16, 224, 224)))
+model("raft-small", ("torchvision raft_small 2x1x3x128x128 4 updates",
+                     Flow, lambda: (torch.rand(1, 3, 128, 128),
+                                    torch.rand(1, 3, 128, 128))))
+
+
+def largest_errors(log):
+    """The interpreter's and the compiled model's largest errors."""
+    found = re.findall(r"compare: largest error ([0-9.e+-]+|nan|inf)", log)
+    return [float(v) for v in found]
+
+
+def check(name, path, ints, args):
+    env = dict(os.environ, COMPILED="1", TOLERANCE=str(args.tolerance),
+               INT_HIGH=str(ints))
+    start = time.time()
+    try:
+        run = subprocess.run(
+            [os.path.join(ROOT, "scripts", "check-onnx-vs-ort.sh"), path],
+            env=env, capture_output=True, text=True, timeout=args.timeout)
+        log, code = run.stdout + run.stderr, run.returncode
+    except subprocess.TimeoutExpired as e:
+        log, code = f"timed out after {args.timeout} s", 124
+    with open(os.path.join(args.out_dir, name + ".log"), "w") as f:
+        f.write(log)
+    errors = largest_errors(log)
+    first = next((line for line in log.splitlines()
+                  if "error:" in line and "largest" not in line), "")
+    return {"name": name, "ok": code == 0 and len(errors) == 2,
+            "interpreter_error": errors[0] if errors else None,
+            "compiled_error": errors[1] if len(errors) > 1 else None,
+            "seconds": round(time.time() - start, 1),
+            "message": first.strip()[:160]}
+
+
+def export(name, recipe, build, example, path):
+    if os.path.exists(path):
+        return None
+    try:
+        ex.export(name, recipe, build, example, path)
+    except Exception as e:  # PyTorch's failure, not Loom's
+        text = str(e).strip().splitlines()
+        return f"{type(e).__name__}: {text[0][:140] if text else ''}"
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description="Export PyTorch models and blocks beside the benchmark "
+        "set and check Loom against ONNX Runtime on each")
+    parser.add_argument("out_dir", nargs="?")
+    parser.add_argument("--only", default="",
+                        help="comma-separated case names (default: the set)")
+    parser.add_argument("--set", default="all",
+                        choices=["blocks", "models", "all"])
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--json", default="", help="write the rows as JSON")
+    parser.add_argument("--tolerance", type=float, default=1e-3)
+    parser.add_argument("--timeout", type=int, default=1200,
+                        help="seconds per case's check")
+    args = parser.parse_args()
+    if args.list:
+        for name, (kind, text, _, _, _) in CASES.items():
+            print(f"{name} ({kind}): {text}")
+        return 0
+    if not args.out_dir:
+        parser.error("OUT_DIR is required")
+    names = [n for n in args.only.split(",") if n] or [
+        n for n, c in CASES.items() if args.set in ("all", c[0])]
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        parser.error(f"unknown case(s): {', '.join(unknown)}")
+    os.makedirs(args.out_dir, exist_ok=True)
+    rows = []
+    print(f"{'case':30} {'interp err':>10} {'compiled':>10} {'s':>6}  result")
+    for name in names:
+        kind, text, build, example, ints = CASES[name]
+        path = os.path.join(args.out_dir, name + ".onnx")
+        failure = export(name, text, build, example, path)
+        if failure:
+            row = {"name": name, "ok": None, "message": failure}
+            print(f"{name:30} {'':>10} {'':>10} {'':>6}  PyTorch cannot "
+                  f"export it: {failure}", flush=True)
+        else:
+            row = check(name, path, ints, args)
+            fmt = lambda v: "-" if v is None else f"{v:.2e}"
+            print(f"{name:30} {fmt(row['interpreter_error']):>10} "
+                  f"{fmt(row['compiled_error']):>10} {row['seconds']:>6}  "
+                  f"{'ok' if row['ok'] else 'FAIL ' + row['message']}",
+                  flush=True)
+        rows.append(row)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    failed = [r["name"] for r in rows if r["ok"] is False]
+    print(f"{len(rows)} cases: {sum(r['ok'] is True for r in rows)} match, "
+          f"{len(failed)} fail in Loom, "
+          f"{sum(r['ok'] is None for r in rows)} not exported by PyTorch")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
