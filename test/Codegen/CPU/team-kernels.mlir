@@ -10,17 +10,32 @@
 // between them; the copy into a view of a different layout sliced the same
 // way (no barrier either); a barrier at the end of the step (the next step
 // reads the state). The buffers no thread writes stay `noalias`; the
-// output does not.
+// output does not. The thread's tiles run backwards in every other step
+// (the step's parity selects the mirrored tile: each step starts on the
+// tiles the one before read last, still in the thread's L2).
 // CHECK-LABEL: func.func @step(
 // CHECK-SAME: memref<256x1024xf32> {llvm.noalias}, %{{[a-z0-9]+}}: memref<4x1x1024xf32>,
 // CHECK-SAME: %[[T:[a-z0-9]+]]: index, %[[N:[a-z0-9]+]]: index, %[[TEAM:[a-z0-9]+]]: index)
 // CHECK-SAME: loom.range = 1
 // CHECK-SAME: loom.team
 // CHECK: %[[TMP:.*]] = memref.alloc() : memref<1x1024xf32>
-// CHECK: scf.for
+// CHECK: scf.for %[[STEP:[a-z0-9]+]] =
 // CHECK: arith.ceildivui %{{.*}}, %[[N]]
 // CHECK: arith.muli %[[T]],
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// CHECK: arith.muli %{{.*}}, %c64
+// CHECK: %[[BEGIN:[a-z0-9_]+]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[END:[a-z0-9_]+]] = arith.addi %[[BEGIN]], %{{.*}} : index
+// CHECK: %[[K:[a-z0-9_]+]] = arith.subi %[[STEP]], %c0 : index
+// CHECK: %[[COUNT:[a-z0-9_]+]] = arith.divui %[[K]], %c1 : index
+// CHECK: %[[BIT:[a-z0-9_]+]] = arith.andi %[[COUNT]],
+// CHECK: %[[ODD:[a-z0-9_]+]] = arith.cmpi ne, %[[BIT]],
+// CHECK: %[[SUM:[a-z0-9_]+]] = arith.addi %[[BEGIN]], %[[END]] : index
+// CHECK: %[[LAST:[a-z0-9_]+]] = arith.subi %[[SUM]], %c64
+// CHECK: scf.for %[[J:[a-z0-9_]+]] = %[[BEGIN]] to %[[END]] step %c64 {
+// CHECK-NEXT: %[[MIRROR:[a-z0-9_]+]] = arith.subi %[[LAST]], %[[J]] : index
+// CHECK-NEXT: %[[TILE:[a-z0-9_]+]] = arith.select %[[ODD]], %[[MIRROR]], %[[J]] : index
+// CHECK-NEXT: vector.transfer_read %{{.*}}[%c0, %[[TILE]]]
+// CHECK-NEXT: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %[[TILE]]]
 // CHECK: } {loom.parallel_tiles}
 // CHECK-NOT: loom_team_barrier
 // CHECK: %[[C:.*]] = arith.ceildivui %{{.*}}, %[[N]]
