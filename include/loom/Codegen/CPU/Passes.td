@@ -308,7 +308,9 @@ def LoomTeamKernels : Pass<"loom-team-kernels", "mlir::ModuleOp"> {
     Functions with a stack
     allocation, several top-level loops (independent recurrences, which
     `loom-forall-to-range` runs as tasks), or an op whose effects are
-    unknown are left alone.
+    unknown stay one thread's; there too, the tile loops directly in a
+    top-level loop whose step reads at least `min-step-bytes` of invariant
+    buffers run backwards in every other step.
   }];
   let options = [
     Option<"minStepBytes", "min-step-bytes", "int64_t", "1048576",
