@@ -421,6 +421,40 @@ SmallVector<Access> tileLoopAccesses(scf::ForOp loop) {
   return accesses;
 }
 
+/// Runs the tile loop \p loop, `[begin, end)` in steps of \p step,
+/// backwards in every other step of the recurrence around it: each step
+/// then starts on the tiles the previous one read last, which the
+/// thread's L2 still holds, instead of on those it read first, which the
+/// rest of its slice evicted. Each tile computes what it did; only their
+/// order changes. (A thread streaming 4.7 MB of tiles a step, two
+/// threads, loaded VM: median step 4-6% shorter.)
+void alternate(scf::ForOp loop, Value begin, Value end, Value step) {
+  auto outer = loop->getParentOfType<scf::ForOp>();
+  if (!outer)
+    return;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value count = arith::DivUIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, outer.getInductionVar(),
+                            outer.getLowerBound()),
+      outer.getStep());
+  Value odd = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(b, loc, count, one),
+      arith::ConstantIndexOp::create(b, loc, 0));
+  Value last = arith::SubIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, begin, end), step);
+  Value iv = loop.getInductionVar();
+  b.setInsertionPointToStart(loop.getBody());
+  Value mirrored = arith::SubIOp::create(b, loc, last, iv);
+  Value tile = arith::SelectOp::create(b, loc, odd, mirrored, iv);
+  SmallPtrSet<Operation *, 2> keep{mirrored.getDefiningOp(),
+                                   tile.getDefiningOp()};
+  iv.replaceAllUsesExcept(tile, keep);
+}
+
 /// Rewrites a team kernel: each op that writes memory does the calling
 /// thread's part, with barriers between ops that depend on each other.
 class TeamRewriter {
@@ -707,6 +741,7 @@ private:
         b, loc, begin, arith::MulIOp::create(b, loc, size, stepValue));
     loop.setLowerBound(begin);
     loop.setUpperBound(end);
+    alternate(loop, begin, end, stepValue);
     return success();
   }
 
@@ -730,6 +765,27 @@ func::FuncOp barrierDeclaration(ModuleOp module) {
   return fn;
 }
 
+/// A kernel one thread runs (not a team's: several recurrences run as
+/// tasks, or one whose step reads less than \p minStepBytes of weights, or
+/// whose step a team cannot share) still streams the weights of each
+/// recurrence whose step reads at least \p minStepBytes of them: its tile
+/// loops alternate direction as a team's do.
+void alternateTasks(func::FuncOp fn, int64_t minStepBytes) {
+  for (auto loop : fn.getBody().front().getOps<scf::ForOp>()) {
+    if (invariantStepBytes(loop) < minStepBytes)
+      continue;
+    for (auto tiles : loop.getBody()->getOps<scf::ForOp>()) {
+      std::optional<int64_t> lb = getConstantIntValue(tiles.getLowerBound()),
+                             ub = getConstantIntValue(tiles.getUpperBound()),
+                             step = getConstantIntValue(tiles.getStep());
+      if (tiles->hasAttr(codegen::cpu::kParallelTilesAttr) && lb && ub &&
+          step && *step > 0 && *ub > *lb && (*ub - *lb) % *step == 0)
+        alternate(tiles, tiles.getLowerBound(), tiles.getUpperBound(),
+                  tiles.getStep());
+    }
+  }
+}
+
 struct TeamKernels
     : public codegen::cpu::impl::LoomTeamKernelsBase<TeamKernels> {
   using LoomTeamKernelsBase::LoomTeamKernelsBase;
@@ -744,6 +800,8 @@ struct TeamKernels
       if (scf::ForOp loop = teamLoop(fn);
           loop && invariantStepBytes(loop) >= minStepBytes)
         kernels.push_back({fn, loop});
+      else
+        alternateTasks(fn, minStepBytes);
     }
     if (kernels.empty())
       return;

@@ -10,17 +10,32 @@
 // between them; the copy into a view of a different layout sliced the same
 // way (no barrier either); a barrier at the end of the step (the next step
 // reads the state). The buffers no thread writes stay `noalias`; the
-// output does not.
+// output does not. The thread's tiles run backwards in every other step
+// (the step's parity selects the mirrored tile: each step starts on the
+// tiles the one before read last, still in the thread's L2).
 // CHECK-LABEL: func.func @step(
 // CHECK-SAME: memref<256x1024xf32> {llvm.noalias}, %{{[a-z0-9]+}}: memref<4x1x1024xf32>,
 // CHECK-SAME: %[[T:[a-z0-9]+]]: index, %[[N:[a-z0-9]+]]: index, %[[TEAM:[a-z0-9]+]]: index)
 // CHECK-SAME: loom.range = 1
 // CHECK-SAME: loom.team
 // CHECK: %[[TMP:.*]] = memref.alloc() : memref<1x1024xf32>
-// CHECK: scf.for
+// CHECK: scf.for %[[STEP:[a-z0-9]+]] =
 // CHECK: arith.ceildivui %{{.*}}, %[[N]]
 // CHECK: arith.muli %[[T]],
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// CHECK: arith.muli %{{.*}}, %c64
+// CHECK: %[[BEGIN:[a-z0-9_]+]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[END:[a-z0-9_]+]] = arith.addi %[[BEGIN]], %{{.*}} : index
+// CHECK: %[[K:[a-z0-9_]+]] = arith.subi %[[STEP]], %c0 : index
+// CHECK: %[[COUNT:[a-z0-9_]+]] = arith.divui %[[K]], %c1 : index
+// CHECK: %[[BIT:[a-z0-9_]+]] = arith.andi %[[COUNT]],
+// CHECK: %[[ODD:[a-z0-9_]+]] = arith.cmpi ne, %[[BIT]],
+// CHECK: %[[SUM:[a-z0-9_]+]] = arith.addi %[[BEGIN]], %[[END]] : index
+// CHECK: %[[LAST:[a-z0-9_]+]] = arith.subi %[[SUM]], %c64
+// CHECK: scf.for %[[J:[a-z0-9_]+]] = %[[BEGIN]] to %[[END]] step %c64 {
+// CHECK-NEXT: %[[MIRROR:[a-z0-9_]+]] = arith.subi %[[LAST]], %[[J]] : index
+// CHECK-NEXT: %[[TILE:[a-z0-9_]+]] = arith.select %[[ODD]], %[[MIRROR]], %[[J]] : index
+// CHECK-NEXT: vector.transfer_read %{{.*}}[%c0, %[[TILE]]]
+// CHECK-NEXT: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %[[TILE]]]
 // CHECK: } {loom.parallel_tiles}
 // CHECK-NOT: loom_team_barrier
 // CHECK: %[[C:.*]] = arith.ceildivui %{{.*}}, %[[N]]
@@ -57,6 +72,51 @@ func.func @step(%h0: memref<1x256xf32>, %w: memref<256x1024xf32>, %out: memref<4
     %d = memref.subview %out[%t, 0, 0] [1, 1, 1024] [1, 1, 1] : memref<4x1x1024xf32> to memref<1x1024xf32, strided<[1024, 1], offset: ?>>
     memref.copy %tmp, %d : memref<1x1024xf32> to memref<1x1024xf32, strided<[1024, 1], offset: ?>>
     memref.dealloc %tmp : memref<1x1024xf32>
+  }
+  return
+}
+
+// -----
+
+// Two recurrences run as tasks (no team): the tile loop of the one whose
+// step reads 1 MiB of weights still runs backwards in every other step;
+// the one reading 256 KiB (it stays in L2) keeps its order.
+// CHECK-LABEL: func.func @tasks(
+// CHECK-NOT: loom.team
+// CHECK: scf.for %[[S:[a-z0-9_]+]] = %c0 to %c4 step %c1 {
+// CHECK: %[[Q:[a-z0-9_]+]] = arith.subi %[[S]], %c0 : index
+// CHECK: %[[COUNT:[a-z0-9_]+]] = arith.divui %[[Q]], %c1 : index
+// CHECK: %[[BIT:[a-z0-9_]+]] = arith.andi %[[COUNT]],
+// CHECK: %[[ODD:[a-z0-9_]+]] = arith.cmpi ne, %[[BIT]],
+// CHECK: %[[SUM:[a-z0-9_]+]] = arith.addi %c0, %c1024 : index
+// CHECK: %[[LAST:[a-z0-9_]+]] = arith.subi %[[SUM]], %c64 : index
+// CHECK: scf.for %[[J:[a-z0-9_]+]] = %c0 to %c1024 step %c64 {
+// CHECK-NEXT: %[[MIRROR:[a-z0-9_]+]] = arith.subi %[[LAST]], %[[J]] : index
+// CHECK-NEXT: %[[TILE:[a-z0-9_]+]] = arith.select %[[ODD]], %[[MIRROR]], %[[J]] : index
+// CHECK-NEXT: vector.transfer_read %{{.*}}[%c0, %[[TILE]]]
+// CHECK: scf.for
+// CHECK-NOT: arith.select
+// CHECK: return
+func.func @tasks(%w: memref<256x1024xf32>, %small: memref<64x1024xf32>, %a: memref<1x1024xf32>, %b: memref<1x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %p = ub.poison : f32
+  scf.for %t = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c1024 step %c64 {
+      %v = vector.transfer_read %w[%c0, %j], %p {in_bounds = [true, true]} : memref<256x1024xf32>, vector<256x64xf32>
+      %r = vector.extract %v[0] : vector<64xf32> from vector<256x64xf32>
+      vector.transfer_write %r, %a[%c0, %j] {in_bounds = [true]} : vector<64xf32>, memref<1x1024xf32>
+    } {loom.parallel_tiles}
+  }
+  scf.for %t = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c1024 step %c64 {
+      %v = vector.transfer_read %small[%c0, %j], %p {in_bounds = [true, true]} : memref<64x1024xf32>, vector<64x64xf32>
+      %r = vector.extract %v[0] : vector<64xf32> from vector<64x64xf32>
+      vector.transfer_write %r, %b[%c0, %j] {in_bounds = [true]} : vector<64xf32>, memref<1x1024xf32>
+    } {loom.parallel_tiles}
   }
   return
 }

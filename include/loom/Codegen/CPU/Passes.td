@@ -287,8 +287,10 @@ def LoomTeamKernels : Pass<"loom-team-kernels", "mlir::ModuleOp"> {
     level or in the loop's body, computes its part: a linalg op and a
     `memref.copy` a contiguous slice (rounded to 16 elements) of their
     largest parallel dimension, a loop marked `loom.parallel_tiles` by
-    `loom-register-tiles` (a product's tiles) a slice of its iterations, and
-    any other op runs on thread 0 alone. Before an op whose part may touch
+    `loom-register-tiles` (a product's tiles) a slice of its iterations,
+    run backwards in every other step of the loop around it (each step
+    starts on the tiles the step before read last, still in the thread's
+    L2), and any other op runs on thread 0 alone. Before an op whose part may touch
     an element another thread's part of an op since the last barrier wrote
     (or may write one such a part read), the kernel calls
     `loom_team_barrier` (and at the end of a step that wrote). Parts are
@@ -306,7 +308,9 @@ def LoomTeamKernels : Pass<"loom-team-kernels", "mlir::ModuleOp"> {
     Functions with a stack
     allocation, several top-level loops (independent recurrences, which
     `loom-forall-to-range` runs as tasks), or an op whose effects are
-    unknown are left alone.
+    unknown stay one thread's; there too, the tile loops directly in a
+    top-level loop whose step reads at least `min-step-bytes` of invariant
+    buffers run backwards in every other step.
   }];
   let options = [
     Option<"minStepBytes", "min-step-bytes", "int64_t", "1048576",
