@@ -23,6 +23,7 @@
 # what the order of summation alone gives.
 #
 #   check-detector-vulkan.py retinanet|fasterrcnn WORK_DIR [--size N]
+#                            [--recipe-head]   (the recipe's heads, unscaled)
 #
 #   LOOM_BUILD_DIR        build directory (default: <repo>/build)
 #   LOOM_DEVICE_TIMEOUT   passed on (default here 3000 s: lavapipe is slow)
@@ -78,13 +79,14 @@ def rescale_head(kind, model):
             model.roi_heads.box_predictor.cls_score.weight.mul_(300.0)
 
 
-def export(kind, size, work):
+def export(kind, size, work, spread):
     etm = recipe_module()
     _, build, example = etm.detector(DETECTORS[kind], size, min_size=size,
                                      max_size=size)
     torch.manual_seed(etm.SEED)
     detector = build()
-    rescale_head(kind, detector.model)
+    if spread:
+        rescale_head(kind, detector.model)
     detector.eval()
     torch.manual_seed(1)
     x = example()
@@ -195,11 +197,15 @@ def main():
     parser.add_argument("kind", choices=sorted(DETECTORS))
     parser.add_argument("work")
     parser.add_argument("--size", type=int, default=128)
+    parser.add_argument("--recipe-head", action="store_true",
+                        help="keep the benchmark recipe's heads (no "
+                             "rescaling: saturated or tied scores)")
     args = parser.parse_args()
     tolerance = float(os.environ.get("TOLERANCE", "1e-4"))
     os.makedirs(args.work, exist_ok=True)
     w = lambda name: os.path.join(args.work, name)
-    onnx_path, torch_out = export(args.kind, args.size, args.work)
+    onnx_path, torch_out = export(args.kind, args.size, args.work,
+                                not args.recipe_head)
     inputs = ["--inputs", w("input.safetensors")]
     run([os.path.join(BIN, "loom-translate"), "--import-onnx", onnx_path,
          "-o", w("model.mlir")])
