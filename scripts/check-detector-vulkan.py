@@ -193,7 +193,8 @@ def compare(label, got, want, tolerance):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="A detector on lavapipe against the interpreter")
+    parser = argparse.ArgumentParser(
+        description="A detector on lavapipe against the interpreter")
     parser.add_argument("kind", choices=sorted(DETECTORS))
     parser.add_argument("work")
     parser.add_argument("--size", type=int, default=128)

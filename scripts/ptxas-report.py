@@ -7,10 +7,10 @@ Each DIR is a `loom-compile --target=cuda:... --dump-kernels=DIR` directory
 holding one <chip>.ptx per chip, or a `.mlir` file: what `loom-opt` prints
 after a kernel pipeline whose `gpu-module-to-binary` has `format=isa` (a
 `gpu.binary` with the PTX of each chip as its objects' `assembly`; a
-pipeline changed by hand, a pass left out, is reported the same way). Every kernel of every chip is compiled by
-`ptxas -v` (the gate: ptxas must accept it), and its registers, spill
-stores and loads, stack frame and shared memory are printed as a Markdown
-table, one row per kernel and chip (--summary: one row per NAME and chip).
+pipeline changed by hand, a pass left out, is reported the same way).
+Every kernel of every chip is compiled by `ptxas -v` (the gate: ptxas must
+accept it), and its registers, spill stores and loads, stack frame and
+shared memory are printed as a Markdown table, one row per kernel and chip (--summary: one row per NAME and chip).
 --no-spills exits 1, naming them, when a kernel spills (the generated
 elementwise and reduction kernels must not; docs/Codegen/GPU.md).
 """

@@ -477,8 +477,9 @@ Operation *emitLineSorts(ImplicitLocOpBuilder &fb, const TopK &t,
       Value p = position(jb, e);
       Value zero = arith::ConstantOp::create(jb.b, jb.b.getZeroAttr(elem));
       Value v = jb.select(live, t.valueAt(jb, line, p), zero);
-      Value idx = jb.select(live, arith::ExtSIOp::create(jb.b, jb.b.getI64Type(), p),
-                            arith::ConstantIntOp::create(jb.b, 0, 64));
+      Value wide = arith::ExtSIOp::create(jb.b, jb.b.getI64Type(), p);
+      Value idx =
+          jb.select(live, wide, arith::ConstantIntOp::create(jb.b, 0, 64));
       jb.store(v, values, t.at(jb, line, j));
       jb.store(idx, indices, t.at(jb, line, j));
     });
