@@ -17,10 +17,11 @@
 #
 # prepare-classes compiles the kernel classes' inputs (test/Codegen/GPU/Inputs:
 # rows.mlir, row reductions; matmuls.mlir, tiled products; convs.mlir, tiled
-# convolutions; selections.mlir, top-k, nonzero and NMS) for cuda:CHIPS
-# (default sm_80,sm_90a), each with its class and, but for the selections
-# (whose NMS the generic one-thread lowering does not map to a GPU), with
-# --gpu-generic-kernels, and stages the seven artifacts as prepare does
+# convolutions; selections.mlir, top-k, nonzero and NMS; chunked-topk.mlir,
+# top-k lines cut into chunks) for cuda:CHIPS (default sm_80,sm_90a), each
+# with its class and, but for the selections (whose NMS and long lines the
+# generic one-thread lowering does not map to a GPU), with
+# --gpu-generic-kernels, and stages the eight artifacts as prepare does
 # (docs/Codegen/GPU.md).
 #
 # prepare-real compiles real models of loom-bench-cpu (scripts/setup-bench.sh
@@ -326,9 +327,11 @@ prepare_classes() {
       --gpu-generic-kernels -o "$work/$input-generic.so" || die "loom-compile failed on $input.mlir"
     artifacts+=("$work/$input-class.so" "$work/$input-generic.so")
   done
-  "$compile" "$root/test/Codegen/GPU/Inputs/selections.mlir" --target="cuda:$chips" \
-    -o "$work/selections-class.so" || die "loom-compile failed on selections.mlir"
-  artifacts+=("$work/selections-class.so")
+  for input in selections chunked-topk; do
+    "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
+      -o "$work/$input-class.so" || die "loom-compile failed on $input.mlir"
+    artifacts+=("$work/$input-class.so")
+  done
   prepare "$stage" "${artifacts[@]}"
   rm -rf "$work"
 }

@@ -4,10 +4,13 @@
 Usage: ptxas-report.py [--ptxas PATH] [--summary] [--no-spills] NAME=DIR...
 
 Each DIR is a `loom-compile --target=cuda:... --dump-kernels=DIR` directory
-holding one <chip>.ptx per chip. Every kernel of every chip is compiled by
-`ptxas -v` (the gate: ptxas must accept it), and its registers, spill
-stores and loads, stack frame and shared memory are printed as a Markdown
-table, one row per kernel and chip (--summary: one row per NAME and chip).
+holding one <chip>.ptx per chip, or a `.mlir` file: what `loom-opt` prints
+after a kernel pipeline whose `gpu-module-to-binary` has `format=isa` (a
+`gpu.binary` with the PTX of each chip as its objects' `assembly`; a
+pipeline changed by hand, a pass left out, is reported the same way).
+Every kernel of every chip is compiled by `ptxas -v` (the gate: ptxas must
+accept it), and its registers, spill stores and loads, stack frame and
+shared memory are printed as a Markdown table, one row per kernel and chip (--summary: one row per NAME and chip).
 --no-spills exits 1, naming them, when a kernel spills (the generated
 elementwise and reduction kernels must not; docs/Codegen/GPU.md).
 """
@@ -15,8 +18,10 @@ import argparse
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 ENTRY = re.compile(r"Compiling entry function '([^']+)' for '([^']+)'")
 FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, "
@@ -54,6 +59,30 @@ def report(ptxas, path, chip):
     return kernels
 
 
+OBJECT = re.compile(r'#gpu\.object<#nvvm\.target<[^>]*chip = "(sm_\w+)"[^>]*>'
+                    r', properties = \{[^}]*\}, assembly = "((?:[^"\\]|\\.)*)"')
+
+
+def ptx_files(directory, scratch):
+    """(chip, path) of each chip's PTX in \\p directory (a --dump-kernels
+    directory or a .mlir file, whose PTX is written into \\p scratch)."""
+    if not directory.endswith(".mlir"):
+        return [(os.path.basename(p)[:-len(".ptx")], p) for p in
+                sorted(glob.glob(os.path.join(directory, "sm_*.ptx")))]
+    with open(directory) as f:
+        text = f.read()
+    files = []
+    for chip, escaped in OBJECT.findall(text):
+        # MLIR's string escapes: \XX a byte in hex, \\ a backslash.
+        ptx = re.sub(r"\\([0-9A-Fa-f]{2}|\\)", lambda m: "\\" if
+                     m.group(1) == "\\" else chr(int(m.group(1), 16)), escaped)
+        path = os.path.join(scratch, "%d-%s.ptx" % (len(files), chip))
+        with open(path, "w") as f:
+            f.write(ptx)
+        files.append((chip, path))
+    return files
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--ptxas", default="/usr/local/cuda/bin/ptxas")
@@ -62,13 +91,13 @@ def main():
     parser.add_argument("dirs", nargs="+", metavar="NAME=DIR")
     args = parser.parse_args()
     rows = []
+    scratch = tempfile.mkdtemp()
     for spec in args.dirs:
         name, _, directory = spec.partition("=")
-        files = sorted(glob.glob(os.path.join(directory, "sm_*.ptx")))
+        files = ptx_files(directory, scratch)
         if not files:
             sys.exit("no <chip>.ptx in %s" % directory)
-        for path in files:
-            chip = os.path.basename(path)[:-len(".ptx")]
+        for chip, path in files:
             for k in report(args.ptxas, path, chip):
                 k["model"] = name
                 rows.append(k)
@@ -94,6 +123,7 @@ def main():
             print("| %s | %s | %s | %d | %d | %d | %d | %d |" % (
                 r["model"], r["kernel"], r["chip"], r["registers"],
                 r["spill_stores"], r["spill_loads"], r["stack"], r["shared"]))
+    shutil.rmtree(scratch)
     spilling = [r for r in rows if r["spill_stores"] or r["spill_loads"]]
     if args.no_spills and spilling:
         sys.exit("kernels that spill: " + ", ".join(

@@ -17,6 +17,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 namespace loom::codegen::gpu {
 #define GEN_PASS_DEF_LOOMGPUMAPSELECTIONS
 #include "loom/Codegen/GPU/Passes.h.inc"
@@ -314,92 +316,219 @@ Value orderedBefore(Builder &k, Value a, Value c, Value aIn, Value cIn,
   return k.select(k.andI(aIn, cIn), inOrder(k, a, c), rest);
 }
 
-/// tg.topk as a workgroup per line (the positions along the axis for one
-/// position of the other dimensions): a bitonic sort of the line's
-/// positions padded to a power of 2 by the op's order (DynamicOrder.h's
-/// before; padding and positions past `valid` last), then the first
+/// A tg.topk's lines (the positions along the axis for one position of the
+/// other dimensions) and the buffers its launches share.
+struct TopK {
+  int64_t dim, k, lines, inner, threads;
+  SmallVector<int64_t> outerShape, innerShape;
+  bool largest;
+  Value input, validBuf;
+
+  /// The indices of position \p p of line \p line in an input or result.
+  SmallVector<Value> at(Builder &k, Value line, Value p) const {
+    SmallVector<Value> idx = delinearize(
+        k.b, k.b.getLoc(), arith::DivUIOp::create(k.b, line, k.index(inner)),
+        outerShape);
+    idx.push_back(p);
+    llvm::append_range(
+        idx, delinearize(k.b, k.b.getLoc(),
+                         arith::RemUIOp::create(k.b, line, k.index(inner)),
+                         innerShape));
+    return idx;
+  }
+  /// The value at position \p p (i32, clamped into the line) of \p line.
+  Value valueAt(Builder &k, Value line, Value p) const {
+    Value pos = k.minI(k.toIndex(p), k.index(dim - 1));
+    return k.load(input, at(k, line, pos));
+  }
+  /// Whether position \p a (i32) of \p line comes before position \p c:
+  /// those before \p valid first, by the op's order (DynamicOrder.h's
+  /// before), then the others by position.
+  Value before(Builder &k, Value line, Value valid, Value a, Value c) const {
+    Value validI = k.cast(valid, k.b.getI32Type());
+    return orderedBefore(k, a, c, k.lt(a, validI), k.lt(c, validI),
+                         [&](Builder &ob, Value x, Value y) {
+      return loom::tg::buildBefore(ob.b, largest, valueAt(ob, line, x), x,
+                                   valueAt(ob, line, y), y);
+    });
+  }
+  /// The loop iterations per thread of a launch that sorts \p size entries
+  /// and writes \p picks of them.
+  int64_t backEdges(int64_t size, int64_t picks) const {
+    return sortBackEdges(size, threads) + llvm::divideCeil(picks, threads) + 1;
+  }
+};
+
+/// A line of a top-k cut into chunks of `length` (a power of 2) positions
+/// whose first `picks` (min(k, length)) are its candidates: `chunks x picks`
+/// candidates per line, which hold the line's first k.
+struct Chunks {
+  int64_t length = 0, count = 1, picks = 0;
+  int64_t candidates() const { return count * picks; }
+};
+
+/// The chunking of \p t's lines whose two sorts (the chunks', then the
+/// candidates') stay within the loop budget, of the fewest loop iterations
+/// per thread of the two launches together (the chunks' workgroups run
+/// side by side: the longest path); none when a line fits one sort.
+FailureOr<std::optional<Chunks>> chunkingFor(const TopK &t) {
+  int64_t whole = llvm::PowerOf2Ceil(t.dim);
+  if (t.backEdges(whole, t.k) <= kLoopBudget)
+    return std::optional<Chunks>();
+  std::optional<Chunks> best;
+  int64_t bestPath = 0;
+  for (int64_t length = 2; length < whole; length *= 2) {
+    Chunks c{length, llvm::divideCeilSigned(t.dim, length),
+             std::min(t.k, length)};
+    int64_t first = t.backEdges(length, c.picks);
+    int64_t second = t.backEdges(llvm::PowerOf2Ceil(c.candidates()), t.k);
+    if (first > kLoopBudget || second > kLoopBudget ||
+        failed(gridFor(t.lines * c.count)))
+      continue;
+    if (!best || first + second < bestPath) {
+      best = c;
+      bestPath = first + second;
+    }
+  }
+  if (!best)
+    return failure();
+  return best;
+}
+
+/// Launch 1 of a chunked top-k, a workgroup per (line, chunk): the chunk's
+/// positions sorted by \p t's order, its first `picks` written to
+/// \p candidates (lines x candidates, i32 positions in the line).
+void emitChunkSorts(ImplicitLocOpBuilder &fb, const TopK &t, const Chunks &c,
+                    Value candidates) {
+  int64_t workgroups = t.lines * c.count;
+  FailureOr<Grid> grid = gridFor(workgroups);
+  Value scratch;
+  Permutation perm = permutationFor(fb, c.length, workgroups, scratch);
+  auto launch = createLaunch(fb, fb.getLoc(), *grid, t.threads);
+  ImplicitLocOpBuilder b(fb.getLoc(), fb);
+  Builder k{b};
+  if (!scratch)
+    perm.memref =
+        allocWorkgroupMemory(b, b.getLoc(), {c.length}, b.getI32Type());
+  Value tid = threadId(launch);
+  Value block = linearBlockId(b, b.getLoc(), launch, *grid);
+  Value id = k.minI(block, k.index(workgroups - 1));
+  if (scratch)
+    perm.row = id;
+  Value line = arith::DivUIOp::create(b, id, k.index(c.count));
+  Value chunk = arith::RemUIOp::create(b, id, k.index(c.count));
+  Value first = k.cast(k.mul(chunk, k.index(c.length)), b.getI32Type());
+  Value valid = validLength(k, t.validBuf, t.dim);
+  bitonicSort(k, perm, tid, t.threads, [&](Builder &ib, Value a, Value x) {
+    return t.before(ib, line, valid, ib.add(first, a), ib.add(first, x));
+  });
+  k.ifThen(k.lt(block, k.index(workgroups)), [&](Builder &ob) {
+    ob.strided(tid, t.threads, ob.index(c.picks), [&](Builder &jb, Value j) {
+      Value p = jb.add(first, jb.load(perm.memref, perm.at(j)));
+      jb.store(p, candidates,
+               {line, jb.add(jb.mul(chunk, jb.index(c.picks)), j)});
+    });
+  });
+  fb.setInsertionPointAfter(launch);
+}
+
+/// tg.topk as a workgroup per line: a bitonic sort of the line's positions
+/// (or of its chunks' candidates, \p chunks) padded to a power of 2 by the
+/// op's order (padding and positions past `valid` last), then the first
 /// min(k, valid) of them written out and the rest zeros.
+Operation *emitLineSorts(ImplicitLocOpBuilder &fb, const TopK &t,
+                         const std::optional<Chunks> &chunks,
+                         Value candidates, Value values, Value indices,
+                         Value count) {
+  int64_t entries = chunks ? chunks->candidates() : t.dim;
+  int64_t size = llvm::PowerOf2Ceil(entries);
+  FailureOr<Grid> grid = gridFor(t.lines);
+  Value scratch;
+  Permutation perm = permutationFor(fb, size, t.lines, scratch);
+  auto launch = createLaunch(fb, fb.getLoc(), *grid, t.threads);
+  ImplicitLocOpBuilder b(fb.getLoc(), fb);
+  Builder k{b};
+  if (!scratch)
+    perm.memref = allocWorkgroupMemory(b, b.getLoc(), {size}, b.getI32Type());
+  Value tid = threadId(launch);
+  Value block = linearBlockId(b, b.getLoc(), launch, *grid);
+  Value line = k.minI(block, k.index(t.lines - 1));
+  if (scratch)
+    perm.row = line;
+  Value valid = validLength(k, t.validBuf, t.dim);
+  Value taken = k.minI(valid, k.index(t.k));
+  // Entry e's position in the line: a candidate's, or e itself; padding
+  // entries past the candidates are positions past the line (last).
+  auto position = [&](Builder &ib, Value e) -> Value {
+    if (!chunks)
+      return e;
+    Value at = ib.minI(ib.toIndex(e), ib.index(entries - 1));
+    Value p = ib.load(candidates, {line, at});
+    return ib.select(ib.lt(e, ib.i32(entries)), p, ib.i32(t.dim));
+  };
+  bitonicSort(k, perm, tid, t.threads, [&](Builder &ib, Value a, Value c) {
+    return t.before(ib, line, valid, position(ib, a), position(ib, c));
+  });
+  Type elem = cast<MemRefType>(values.getType()).getElementType();
+  k.ifThen(k.lt(block, k.index(t.lines)), [&](Builder &ob) {
+    ob.strided(tid, t.threads, ob.index(t.k), [&](Builder &jb, Value j) {
+      Value live = jb.lt(j, taken);
+      Value e = jb.load(perm.memref, perm.at(jb.minI(j, jb.index(size - 1))));
+      Value p = position(jb, e);
+      Value zero = arith::ConstantOp::create(jb.b, jb.b.getZeroAttr(elem));
+      Value v = jb.select(live, t.valueAt(jb, line, p), zero);
+      Value wide = arith::ExtSIOp::create(jb.b, jb.b.getI64Type(), p);
+      Value idx =
+          jb.select(live, wide, arith::ConstantIntOp::create(jb.b, 0, 64));
+      jb.store(v, values, t.at(jb, line, j));
+      jb.store(idx, indices, t.at(jb, line, j));
+    });
+  });
+  storeCount(k, k.andI(k.eq(block, k.index(0)), k.eq(tid, k.index(0))),
+             taken, count);
+  return launch;
+}
+
+/// tg.topk: a launch of a workgroup per line (emitLineSorts); a line whose
+/// sort would pass the loop budget is cut into chunks sorted by a launch
+/// before it (emitChunkSorts), whose candidates it sorts instead.
 LogicalResult mapTopK(tg::TopKOp op, int64_t threads) {
   ImplicitLocOpBuilder fb(op.getLoc(), op);
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   int64_t rank = inType.getRank();
   int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
   ArrayRef<int64_t> shape = inType.getShape();
-  int64_t dim = shape[axis], k = op.getK();
-  ArrayRef<int64_t> outerShape = shape.take_front(axis);
-  ArrayRef<int64_t> innerShape = shape.drop_front(axis + 1);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d : outerShape)
-    outer *= d;
-  for (int64_t d : innerShape)
-    inner *= d;
-  int64_t lines = outer * inner, size = llvm::PowerOf2Ceil(dim);
-  FailureOr<Grid> grid = gridFor(lines);
-  if (dim < 1 || failed(grid) ||
-      sortBackEdges(size, threads) + llvm::divideCeil(k, threads) + 1 >
-          kLoopBudget)
+  TopK t{shape[axis], static_cast<int64_t>(op.getK()), 1, 1, threads,
+         SmallVector<int64_t>(shape.take_front(axis)),
+         SmallVector<int64_t>(shape.drop_front(axis + 1)), op.getLargest(),
+         Value(), Value()};
+  for (int64_t d : t.outerShape)
+    t.lines *= d;
+  for (int64_t d : t.innerShape)
+    t.inner *= d;
+  t.lines *= t.inner;
+  if (t.dim < 1 || t.dim > std::numeric_limits<int32_t>::max() / 2 ||
+      failed(gridFor(t.lines)))
     return failure();
-  Value input = bufferOf(fb, op.getInput());
-  Value validBuf = op.getValid() ? bufferOf(fb, op.getValid()) : Value();
+  FailureOr<std::optional<Chunks>> chunks = chunkingFor(t);
+  if (failed(chunks))
+    return failure();
+  t.input = bufferOf(fb, op.getInput());
+  t.validBuf = op.getValid() ? bufferOf(fb, op.getValid()) : Value();
   SmallVector<std::pair<Value, Value>> results;
   Value values = resultBuffer(fb, op.getValues(), results);
   Value indices = resultBuffer(fb, op.getIndices(), results);
   Value count = resultBuffer(fb, op.getCount(), results);
-  Value scratch;
-  Permutation perm = permutationFor(fb, size, lines, scratch);
-  auto launch = createLaunch(fb, op.getLoc(), *grid, threads);
-  ImplicitLocOpBuilder b(op.getLoc(), fb);
-  Builder kb{b};
-  if (!scratch)
-    perm.memref = allocWorkgroupMemory(b, b.getLoc(), {size}, b.getI32Type());
-  Value tid = threadId(launch);
-  Value block = linearBlockId(b, b.getLoc(), launch, *grid);
-  Value line = kb.minI(block, kb.index(lines - 1));
-  if (scratch)
-    perm.row = line;
-  SmallVector<Value> outerAt =
-      delinearize(b, b.getLoc(), arith::DivUIOp::create(b, line, kb.index(inner)),
-                  outerShape);
-  SmallVector<Value> innerAt =
-      delinearize(b, b.getLoc(), arith::RemUIOp::create(b, line, kb.index(inner)),
-                  innerShape);
-  auto at = [&](Value p) {
-    SmallVector<Value> idx(outerAt);
-    idx.push_back(p);
-    idx.append(innerAt);
-    return idx;
-  };
-  Value valid = validLength(kb, validBuf, dim);
-  Value taken = kb.minI(valid, kb.index(k));
-  auto valueAt = [&](Builder &ib, Value p) {
-    Value pos = ib.minI(ib.toIndex(p), ib.index(dim - 1));
-    return ib.load(input, at(pos));
-  };
-  bool largest = op.getLargest();
-  bitonicSort(kb, perm, tid, threads, [&](Builder &ib, Value a, Value c) {
-    Value validI = ib.cast(valid, ib.b.getI32Type());
-    return orderedBefore(ib, a, c, ib.lt(a, validI), ib.lt(c, validI),
-                         [&](Builder &ob, Value x, Value y) {
-      return loom::tg::buildBefore(ob.b, largest, valueAt(ob, x), x,
-                                   valueAt(ob, y), y);
-    });
-  });
-  Type elem = inType.getElementType();
-  kb.ifThen(kb.lt(block, kb.index(lines)), [&](Builder &ob) {
-    ob.strided(tid, threads, ob.index(k), [&](Builder &jb, Value j) {
-      Value live = jb.lt(j, taken);
-      Value p = jb.load(perm.memref, perm.at(jb.minI(j, jb.index(size - 1))));
-      Value zero = arith::ConstantOp::create(jb.b, jb.b.getZeroAttr(elem));
-      Value v = jb.select(live, valueAt(jb, p), zero);
-      Value idx = jb.select(live, arith::ExtSIOp::create(jb.b, jb.b.getI64Type(), p),
-                            arith::ConstantIntOp::create(jb.b, 0, 64));
-      jb.store(v, values, at(j));
-      jb.store(idx, indices, at(j));
-    });
-  });
-  storeCount(kb, kb.andI(kb.eq(block, kb.index(0)), kb.eq(tid, kb.index(0))),
-             taken, count);
-  return replaceOp(fb, launch, results, op);
+  Value candidates;
+  if (*chunks) {
+    candidates = memref::AllocOp::create(
+        fb, MemRefType::get({t.lines, (*chunks)->candidates()},
+                            fb.getI32Type()));
+    emitChunkSorts(fb, t, **chunks, candidates);
+  }
+  Operation *last =
+      emitLineSorts(fb, t, *chunks, candidates, values, indices, count);
+  return replaceOp(fb, last, results, op);
 }
 
 } // namespace

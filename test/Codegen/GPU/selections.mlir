@@ -39,14 +39,36 @@ func.func @topk_scratch(%x: tensor<5003x2xf32>) -> (tensor<3x2xf32>, tensor<3x2x
 // -----
 
 // A line of 100,000 (a sort of 131,072 positions: 79,530 loop iterations per
-// thread, past the budget of 60,000) keeps the scf lowering.
+// thread, past the budget of 60,000) is cut into 196 chunks of 512, each
+// sorted by a workgroup in workgroup memory, whose 3 candidates each (588)
+// one workgroup sorts (a launch per line) in 1,024 positions.
 // CHECK-LABEL: func.func @topk_past_budget
-// CHECK-NOT: gpu.launch
-// CHECK: tg.topk
+// CHECK: %[[CAND:.*]] = memref.alloc() : memref<1x588xi32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c196{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128
+// CHECK: memref.alloc() : memref<512xi32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %[[CAND]]
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128
+// CHECK: memref.alloc() : memref<1024xi32, #gpu.address_space<workgroup>>
+// CHECK: memref.load %[[CAND]]
+// CHECK-NOT: tg.topk
+// CHECK: return
 func.func @topk_past_budget(%x: tensor<100000xf32>) -> (tensor<3xf32>, tensor<3xi64>, tensor<i64>) {
   %v, %i, %n = tg.topk %x {axis = 0 : i64, k = 3 : i64}
       : (tensor<100000xf32>) -> (tensor<3xf32>, tensor<3xi64>, tensor<i64>)
   return %v, %i, %n : tensor<3xf32>, tensor<3xi64>, tensor<i64>
+}
+
+// -----
+
+// All 100,000 of a line: the candidates are the whole line, whose sort is
+// past the budget however it is cut: the scf lowering stays.
+// CHECK-LABEL: func.func @topk_past_budget_chunked
+// CHECK-NOT: gpu.launch
+// CHECK: tg.topk
+func.func @topk_past_budget_chunked(%x: tensor<100000xf32>) -> (tensor<100000xf32>, tensor<100000xi64>, tensor<i64>) {
+  %v, %i, %n = tg.topk %x {axis = 0 : i64, k = 100000 : i64}
+      : (tensor<100000xf32>) -> (tensor<100000xf32>, tensor<100000xi64>, tensor<i64>)
+  return %v, %i, %n : tensor<100000xf32>, tensor<100000xi64>, tensor<i64>
 }
 
 // -----

@@ -264,7 +264,14 @@ def LoomGPUMapSelections : Pass<"loom-gpu-map-selections", "mlir::ModuleOp"> {
       of 2, by the op's order (value, then the lower position; padding and
       positions past `valid` last), in workgroup memory where it fits in
       16 KiB (4,096 positions), else in a scratch row; the first
-      `min(k, valid)` written out, zeros after.
+      `min(k, valid)` written out, zeros after. A line whose sort would
+      pass the loop budget is cut into chunks of a power of 2 positions: a
+      launch of a workgroup per (line, chunk) sorts each chunk and keeps its
+      first `min(k, chunk)` positions as candidates (a scratch buffer), then
+      the workgroup per line sorts the candidates instead of the line (the
+      same order on the same positions, so the first k are the line's);
+      the chunk length is the one of the fewest loop iterations per thread
+      over the two launches.
     - `tg.non_max_suppression` (f32): the IoU-bitmask form: a workgroup per
       class sorts its candidates by score and counts them; a thread per
       (class, candidate, word of 32 candidates) computes which later
