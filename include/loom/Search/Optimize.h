@@ -51,7 +51,8 @@ struct FunctionResult {
 /// from this form, so that it prices such an activation as part of its
 /// convolution rather than as a pass of its own, and does not move it where
 /// no library fuses it (ShuffleNet-v2's `concat(relu(conv), relu(conv))`
-/// -> `relu(concat(...))`: 0.01x end to end). `fn` has one block.
+/// -> `relu(concat(...))`, compiled and timed for nothing). `fn` has one
+/// block.
 unsigned fuseConvActivations(mlir::func::FuncOp fn);
 
 /// Optimises every function of `module` in place (a function is rewritten
