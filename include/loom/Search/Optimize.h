@@ -45,6 +45,16 @@ struct FunctionResult {
   size_t opsBefore = 0, opsAfter = 0;
 };
 
+/// Folds each relu, sigmoid or tanh of a tg.conv result that nothing else
+/// reads into that convolution's `activation` (a conv that has none), as a
+/// library runs it (a oneDNN post-op); returns how many. The search starts
+/// from this form, so that it prices such an activation as part of its
+/// convolution rather than as a pass of its own, and does not move it where
+/// no library fuses it (ShuffleNet-v2's `concat(relu(conv), relu(conv))`
+/// -> `relu(concat(...))`, compiled and timed for nothing). `fn` has one
+/// block.
+unsigned fuseConvActivations(mlir::func::FuncOp fn);
+
 /// Optimises every function of `module` in place (a function is rewritten
 /// only when the search found a cheaper graph).
 std::vector<FunctionResult> superoptimize(SearchContext &sc,
