@@ -365,10 +365,11 @@ placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
     ok[i] = ok[i] && runWhole(*artifacts[i], inputs[i]).has_value(); // warm-up
   }
   double spent = 0;
+  bool decided = false;
   for (size_t round = 0;
-       round < policy.maxRounds &&
+       !decided && round < policy.maxRounds &&
        (round < policy.minRounds || spent < policy.minSeconds);
-       ++round)
+       ++round) {
     for (size_t i = 0; i < n; ++i) {
       if (!ok[i])
         continue;
@@ -379,6 +380,9 @@ placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
         spent += *t;
       }
     }
+    decided = policy.decided && round + 1 >= policy.minRounds &&
+              policy.decided(times);
+  }
   std::vector<TimedArtifact> out(n);
   for (size_t i = 0; i < n; ++i) {
     if (!ok[i] || times[i].empty())
@@ -386,6 +390,7 @@ placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
     llvm::sort(times[i]);
     out[i].median = times[i][times[i].size() / 2];
     out[i].runs = times[i].size();
+    out[i].decided = decided;
     for (const ProbeBuffers &b : inputs[i])
       out[i].outputs.push_back(b.outputs);
   }
