@@ -331,31 +331,17 @@ LogicalResult Comparison::compileAll(StringRef outputPath) {
     toCompile.push_back(i);
   }
   auto start = std::chrono::steady_clock::now();
-  // The baseline, compiled during the search, is waited for and loaded on
-  // a thread of its own while the others compile (a core is free by then).
-  std::unique_ptr<ProbeArtifact> baselineLoaded;
-  std::string baselineWhy;
-  std::optional<double> baselineTook;
-  std::thread baselineThread;
-  if (options.baseline) {
-    mlir::Timer waiting = options.timing.nest("wait for the graph as written");
-    mlir::Timer load = options.timing.nest("load the graph as written");
-    baselineThread = std::thread([&, waiting, load]() mutable {
-      std::optional<mlir::TimingScope> phase(waiting);
-      baselineTook = options.baseline->wait();
-      paths[0] = options.baseline->take();
-      phase.emplace(load);
-      if (!baselineTook)
-        return;
-      baselineLoaded = std::make_unique<ProbeArtifact>();
-      if (!loadInto(*baselineLoaded, paths[0], options.threads, baselineWhy))
-        baselineLoaded.reset();
-    });
-  }
   std::vector<std::optional<double>> took = compileVersions(toCompile);
   if (options.baseline) {
-    baselineThread.join();
-    took[0] = baselineTook;
+    // Waited for and loaded here, not on a thread of its own while the
+    // others compile: loading sets the runtime's thread counts for the
+    // loading thread (omp_set_num_threads is per thread), so an artifact
+    // loaded on another thread than the runs in turn could run with other
+    // threads than asked.
+    mlir::TimingScope waiting(
+        options.timing.nest("wait for the graph as written"));
+    took[0] = options.baseline->wait();
+    paths[0] = options.baseline->take();
     toCompile.insert(toCompile.begin(), 0);
     result.concurrentCompiles = true;
   }
@@ -377,12 +363,9 @@ LogicalResult Comparison::compileAll(StringRef outputPath) {
       timing.note = "does not compile";
     } else {
       timing.compileSeconds = *took[i];
-      bool preloaded = i == 0 && options.baseline;
-      auto artifact = preloaded ? std::move(baselineLoaded)
-                                : std::make_unique<ProbeArtifact>();
-      std::string why = preloaded ? baselineWhy : "";
-      if (preloaded ? bool(artifact)
-                    : loadInto(*artifact, paths[i], options.threads, why)) {
+      auto artifact = std::make_unique<ProbeArtifact>();
+      std::string why;
+      if (loadInto(*artifact, paths[i], options.threads, why)) {
         loaded.push_back(std::move(artifact));
         timed.push_back(&timing);
       } else if (i == 0) {
@@ -468,11 +451,13 @@ LogicalResult Comparison::measure() {
   std::vector<ProbeArtifact *> artifacts;
   for (auto &a : loaded)
     artifacts.push_back(a.get());
-  mlir::TimingScope runs(options.timing.nest("runs in turn"));
+  PhaseTimer runsTimer = options.timing.nest("runs in turn");
+  mlir::TimingScope runs(runsTimer);
   TurnPolicy policy{kMinTurnRounds, 4000,
                     turnSeconds(timed.front()->compileSeconds), turnsDecided};
   if (allCached)
     policy = TurnPolicy{1, 1, 0.0};
+  policy.timing = runsTimer;
   std::vector<TimedArtifact> times =
       timeInTurn(artifacts, /*shareInputs=*/true, policy);
   const TimedArtifact &base = times.front();

@@ -345,6 +345,7 @@ placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
   std::vector<std::vector<ProbeBuffers>> inputs(n);
   std::vector<std::vector<double>> times(n);
   std::vector<bool> ok(n, true);
+  std::optional<mlir::TimingScope> phase(policy.timing.nest("first runs"));
   for (size_t i = 0; i < n; ++i) {
     for (int64_t e = 0, m = loom_model_num_entries(artifacts[i]->model); e < m;
          ++e) {
@@ -364,6 +365,7 @@ placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
       ok[i] = false;
     ok[i] = ok[i] && runWhole(*artifacts[i], inputs[i]).has_value(); // warm-up
   }
+  phase.emplace(policy.timing.nest("rounds"));
   double spent = 0;
   bool decided = false;
   for (size_t round = 0;

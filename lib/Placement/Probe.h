@@ -9,6 +9,7 @@
 
 #include "loom-c/Runtime.h"
 #include "loom/Compiler/Backend.h"
+#include "loom/Support/PhaseTimer.h"
 #include "loom/Support/SafeTensors.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -115,6 +116,9 @@ struct TurnPolicy {
   /// artifact's run times so far (in round order): true stops the runs
   /// before the budget (KeepFaster's turnsDecided).
   std::function<bool(llvm::ArrayRef<std::vector<double>>)> decided = {};
+  /// The "first runs" (inputs made, one warm-up run each) and "rounds"
+  /// nest under it (a null timer: untimed).
+  PhaseTimer timing = {};
 };
 
 /// The median of an artifact's whole runs, and what its last run wrote.
