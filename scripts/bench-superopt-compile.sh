@@ -16,7 +16,11 @@
 # names below, or of the PyTorch set (torch-*, MODELS_DIR/torch, by name).
 # Prints a Markdown table (docs/benchmarks/superopt.md).
 # Measure on an idle machine; on a shared one only the ratios of runs that
-# alternated mean anything.
+# alternated mean anything. COMPILES=N (default 1) compiles each way N times,
+# alternated, and takes the median wall time. BASE_BUILD=DIR also compiles
+# with DIR/bin/loom-compile (an older build), default and --superopt=none,
+# alternated with this build's compiles, and adds its times and ratio as
+# three more columns (before/after in one run).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -63,8 +67,17 @@ runtime() { "$bin/loom-run" "$1" --repeat "$repeat" --num-threads "$threads" 2>&
   sed -n 's/.*(best of [0-9]*; median \([0-9.e+-]*\) s).*/\1/p'; }
 seconds() { local s=$(date +%s.%N); "$@"; echo "$(date +%s.%N) - $s" | bc; }
 
-echo "| model | compile none s | compile default s | ratio | none ms | default ms | none/default | kept | rules fired |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+compiles=${COMPILES:-1}
+base=${BASE_BUILD:-}
+if [ -n "$base" ] && [ ! -x "$base/bin/loom-compile" ]; then
+  echo "bench-superopt-compile.sh: error: no $base/bin/loom-compile" >&2; exit 1
+fi
+basecols=""; basesep=""
+if [ -n "$base" ]; then
+  basecols=" base none s | base default s | base ratio |"; basesep=" ---: | ---: | ---: |"
+fi
+echo "| model | compile none s | compile default s | ratio |$basecols none ms | default ms | none/default | kept | rules fired |"
+echo "| --- | ---: | ---: | ---: |$basesep ---: | ---: | ---: | --- | --- |"
 for m in $order; do
   src=${input[$m]:-}
   if [ -z "$src" ]; then
@@ -79,8 +92,21 @@ for m in $order; do
   else
     read -r -a args <<< "${dims[$m]:-}"
   fi
-  tn=$(seconds "$bin/loom-compile" "$src" "${args[@]}" -o "$work/$m.none.so" --superopt=none --num-threads "$threads" 2> "$work/$m.none.err" || echo fail)
-  td=$(seconds "$bin/loom-compile" "$src" "${args[@]}" -o "$work/$m.default.so" --num-threads "$threads" 2> "$work/$m.default.err" || echo fail)
+  : > "$work/tn"; : > "$work/td"; : > "$work/bn"; : > "$work/bd"
+  for _ in $(seq "$compiles"); do
+    if [ -n "$base" ]; then
+      seconds "$base/bin/loom-compile" "$src" "${args[@]}" -o "$work/$m.base-none.so" --superopt=none --num-threads "$threads" 2> /dev/null >> "$work/bn" || echo fail >> "$work/bn"
+    fi
+    seconds "$bin/loom-compile" "$src" "${args[@]}" -o "$work/$m.none.so" --superopt=none --num-threads "$threads" 2> "$work/$m.none.err" >> "$work/tn" || echo fail >> "$work/tn"
+    if [ -n "$base" ]; then
+      seconds "$base/bin/loom-compile" "$src" "${args[@]}" -o "$work/$m.base-default.so" --num-threads "$threads" 2> /dev/null >> "$work/bd" || echo fail >> "$work/bd"
+    fi
+    seconds "$bin/loom-compile" "$src" "${args[@]}" -o "$work/$m.default.so" --num-threads "$threads" 2> "$work/$m.default.err" >> "$work/td" || echo fail >> "$work/td"
+  done
+  rm -f "$work/$m.base-none.so" "$work/$m.base-default.so"
+  failed=$(cat "$work/tn" "$work/td" "$work/bn" "$work/bd" | grep -c fail || true)
+  tn=$(median < "$work/tn"); td=$(median < "$work/td")
+  if [ "$failed" != 0 ]; then tn=fail; fi
   if [[ $tn == *fail* || $td == *fail* ]]; then
     echo "| $m | failed: $(head -c 200 "$work/$m.none.err" "$work/$m.default.err" | tr '\n' ' ') |"; continue
   fi
@@ -97,7 +123,12 @@ for m in $order; do
   n=$(median < "$work/n"); d=$(median < "$work/d")
   kept=$(sed -n 's/.*: kept the \(.*\)$/\1/p' "$work/$m.default.err")
   fired=$(sed -n 's/^loom-compile: superopt @[^:]*: \([^;]*\);.*/\1/p' "$work/$m.default.err" | tr '\n' ' ')
-  printf "| %s | %.1f | %.1f | %.2f | %.3f | %.3f | %.2f | %s | %s |\n" "$m" "$tn" "$td" \
-    "$(echo "$td / $tn" | bc -l)" "$(echo "$n * 1000" | bc -l)" "$(echo "$d * 1000" | bc -l)" \
+  basefields=""
+  if [ -n "$base" ]; then
+    bn=$(median < "$work/bn"); bd=$(median < "$work/bd")
+    basefields=$(printf " %.2f | %.2f | %.2f |" "$bn" "$bd" "$(echo "$bd / $bn" | bc -l)")
+  fi
+  printf "| %s | %.2f | %.2f | %.2f |%s %.3f | %.3f | %.2f | %s | %s |\n" "$m" "$tn" "$td" \
+    "$(echo "$td / $tn" | bc -l)" "$basefields" "$(echo "$n * 1000" | bc -l)" "$(echo "$d * 1000" | bc -l)" \
     "$(echo "$n / $d" | bc -l)" "${kept:-no rule fired}" "${fired:--}"
 done

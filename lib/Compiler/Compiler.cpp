@@ -21,6 +21,7 @@
 #include "llvm/Support/Path.h"
 
 #include <chrono>
+#include <future>
 
 using namespace mlir;
 using namespace loom;
@@ -58,6 +59,10 @@ struct WeightsBlob {
   uint64_t checksum = 0;
   int64_t size = 0;
 };
+
+/// Blobs from this size on have their whole checksum computed on a thread
+/// of its own (the runtime's Manifest.cpp has the same bound).
+constexpr size_t kChecksumThreadBytes = 4 << 20;
 
 FailureOr<WeightsBlob> buildWeights(ModuleOp module,
                                     ArrayRef<EntrySchedule> entries,
@@ -122,7 +127,15 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
   WeightsBlob blob;
   blob.bytes = writer.serialize();
   blob.size = int64_t(blob.bytes.size());
-  blob.checksum = loom_checksum64(blob.bytes.data(), blob.bytes.size());
+  // The whole blob's checksum on a thread of its own while the tensors'
+  // are computed here (two serial passes over the bytes; the runtime's
+  // check at load does the same, lib/Runtime/Manifest.cpp).
+  std::future<uint64_t> whole = std::async(
+      blob.bytes.size() >= kChecksumThreadBytes ? std::launch::async
+                                                : std::launch::deferred,
+      [&bytes = blob.bytes] {
+        return loom_checksum64(bytes.data(), bytes.size());
+      });
   auto parsed = safetensors::File::parse(llvm::MemoryBuffer::getMemBuffer(
       blob.bytes, "weights", /*RequiresNullTerminator=*/false));
   if (!parsed)
@@ -134,6 +147,7 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
                             std::vector<int64_t>(t.shape.begin(), t.shape.end()),
                             loom_checksum64(data.data(), data.size())});
   }
+  blob.checksum = whole.get();
   return blob;
 }
 

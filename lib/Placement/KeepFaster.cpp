@@ -117,6 +117,61 @@ double placement::turnSeconds(double baselineCompileSeconds) {
                     kMaxTurnSeconds);
 }
 
+/// P(X >= k) for X ~ Binomial(n, 1/2): exact up to 64 trials, the normal
+/// approximation (with continuity correction) beyond.
+static double coinUpperTail(size_t n, size_t k) {
+  if (k == 0)
+    return 1;
+  if (k > n)
+    return 0;
+  if (n > 64) {
+    double z = (double(k) - 0.5 - 0.5 * double(n)) / (0.5 * std::sqrt(n));
+    return 0.5 * std::erfc(z / std::sqrt(2.0));
+  }
+  double ways = 1, tail = 0; // C(n, j)
+  for (size_t j = 0; j <= n; ++j) {
+    if (j >= k)
+      tail += ways;
+    ways = ways * double(n - j) / double(j + 1);
+  }
+  return std::ldexp(tail, -int(n));
+}
+
+TurnVerdict placement::turnVerdict(ArrayRef<double> baseline,
+                                   ArrayRef<double> version) {
+  size_t n = std::min(baseline.size(), version.size());
+  if (n < kMinTurnRounds)
+    return TurnVerdict::Undecided;
+  size_t faster = 0;
+  for (size_t r = 0; r < n; ++r)
+    faster += version[r] < kMeasurableGain * baseline[r];
+  if (coinUpperTail(n, faster) <= kTurnStopAlpha)
+    return TurnVerdict::Faster;
+  if (coinUpperTail(n, n - faster) <= kTurnStopAlpha)
+    return TurnVerdict::NotFaster;
+  return TurnVerdict::Undecided;
+}
+
+bool placement::turnsDecided(ArrayRef<std::vector<double>> times) {
+  if (times.empty() || times.front().empty())
+    return true;
+  size_t faster = 0;
+  for (const std::vector<double> &version : times.drop_front()) {
+    if (version.size() < times.front().size())
+      continue; // it failed to run
+    switch (turnVerdict(times.front(), version)) {
+    case TurnVerdict::Faster:
+      ++faster;
+      break;
+    case TurnVerdict::NotFaster:
+      break;
+    case TurnVerdict::Undecided:
+      return false;
+    }
+  }
+  return faster <= 1;
+}
+
 llvm::json::Value KeepFasterResult::toJSON() const {
   llvm::json::Array list;
   for (const VersionTiming &v : versions) {
@@ -134,6 +189,8 @@ llvm::json::Value KeepFasterResult::toJSON() const {
   }
   return llvm::json::Object{{"versions", std::move(list)},
                             {"kept", versions[kept].name},
+                            {"runs_stopped", decidedEarly ? "decided"
+                                                          : "at the budget"},
                             {"concurrent_compiles", concurrentCompiles},
                             {"compile_wall_seconds", compileWallSeconds}};
 }
@@ -276,6 +333,11 @@ LogicalResult Comparison::compileAll(StringRef outputPath) {
   auto start = std::chrono::steady_clock::now();
   std::vector<std::optional<double>> took = compileVersions(toCompile);
   if (options.baseline) {
+    // Waited for and loaded here, not on a thread of its own while the
+    // others compile: loading sets the runtime's thread counts for the
+    // loading thread (omp_set_num_threads is per thread), so an artifact
+    // loaded on another thread than the runs in turn could run with other
+    // threads than asked.
     mlir::TimingScope waiting(
         options.timing.nest("wait for the graph as written"));
     took[0] = options.baseline->wait();
@@ -389,13 +451,17 @@ LogicalResult Comparison::measure() {
   std::vector<ProbeArtifact *> artifacts;
   for (auto &a : loaded)
     artifacts.push_back(a.get());
-  mlir::TimingScope runs(options.timing.nest("runs in turn"));
+  PhaseTimer runsTimer = options.timing.nest("runs in turn");
+  mlir::TimingScope runs(runsTimer);
+  TurnPolicy policy{kMinTurnRounds, 4000,
+                    turnSeconds(timed.front()->compileSeconds), turnsDecided};
+  if (allCached)
+    policy = TurnPolicy{1, 1, 0.0};
+  policy.timing = runsTimer;
   std::vector<TimedArtifact> times =
-      timeInTurn(artifacts, /*shareInputs=*/true,
-                 allCached ? TurnPolicy{1, 1, 0.0}
-                           : TurnPolicy{kMinTurnRounds, 4000,
-                                        turnSeconds(timed.front()->compileSeconds)});
+      timeInTurn(artifacts, /*shareInputs=*/true, policy);
   const TimedArtifact &base = times.front();
+  result.decidedEarly = base.decided;
   for (auto [timing, measured, artifact, c] :
        llvm::zip(timed, times, artifacts, cached)) {
     if (!measured.median || !base.median) {

@@ -345,6 +345,7 @@ placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
   std::vector<std::vector<ProbeBuffers>> inputs(n);
   std::vector<std::vector<double>> times(n);
   std::vector<bool> ok(n, true);
+  std::optional<mlir::TimingScope> phase(policy.timing.nest("first runs"));
   for (size_t i = 0; i < n; ++i) {
     for (int64_t e = 0, m = loom_model_num_entries(artifacts[i]->model); e < m;
          ++e) {
@@ -364,11 +365,13 @@ placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
       ok[i] = false;
     ok[i] = ok[i] && runWhole(*artifacts[i], inputs[i]).has_value(); // warm-up
   }
+  phase.emplace(policy.timing.nest("rounds"));
   double spent = 0;
+  bool decided = false;
   for (size_t round = 0;
-       round < policy.maxRounds &&
+       !decided && round < policy.maxRounds &&
        (round < policy.minRounds || spent < policy.minSeconds);
-       ++round)
+       ++round) {
     for (size_t i = 0; i < n; ++i) {
       if (!ok[i])
         continue;
@@ -379,6 +382,9 @@ placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
         spent += *t;
       }
     }
+    decided = policy.decided && round + 1 >= policy.minRounds &&
+              policy.decided(times);
+  }
   std::vector<TimedArtifact> out(n);
   for (size_t i = 0; i < n; ++i) {
     if (!ok[i] || times[i].empty())
@@ -386,6 +392,7 @@ placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
     llvm::sort(times[i]);
     out[i].median = times[i][times[i].size() / 2];
     out[i].runs = times[i].size();
+    out[i].decided = decided;
     for (const ProbeBuffers &b : inputs[i])
       out[i].outputs.push_back(b.outputs);
   }

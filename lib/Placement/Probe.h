@@ -9,12 +9,14 @@
 
 #include "loom-c/Runtime.h"
 #include "loom/Compiler/Backend.h"
+#include "loom/Support/PhaseTimer.h"
 #include "loom/Support/SafeTensors.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <random>
 
 namespace loom::placement {
@@ -110,6 +112,13 @@ std::optional<double> medianSeconds(ProbeArtifact &probe, int64_t entry,
 struct TurnPolicy {
   size_t minRounds = 10, maxRounds = 4000;
   double minSeconds = 1.0;
+  /// When set, asked after every round from minRounds on with each
+  /// artifact's run times so far (in round order): true stops the runs
+  /// before the budget (KeepFaster's turnsDecided).
+  std::function<bool(llvm::ArrayRef<std::vector<double>>)> decided = {};
+  /// The "first runs" (inputs made, one warm-up run each) and "rounds"
+  /// nest under it (a null timer: untimed).
+  PhaseTimer timing = {};
 };
 
 /// The median of an artifact's whole runs, and what its last run wrote.
@@ -117,6 +126,8 @@ struct TimedArtifact {
   /// Nullopt when it failed to run.
   std::optional<double> median;
   size_t runs = 0;
+  /// The runs stopped before the budget: TurnPolicy::decided said so.
+  bool decided = false;
   /// Per entry, per output: the bytes its last run wrote.
   std::vector<std::vector<std::vector<uint8_t>>> outputs;
 };

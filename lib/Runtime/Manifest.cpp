@@ -15,6 +15,7 @@
 #include "loom/Support/DynamicAlgorithms.h"
 
 #include <cstring>
+#include <future>
 #include <initializer_list>
 #include <tuple>
 
@@ -230,23 +231,16 @@ int64_t safetensorsBytes(const std::string &dtype) {
 
 } // namespace
 
-Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
-                            const Weights &m,
-                            std::map<std::string, WeightView> &views) {
+namespace {
+
+/// The tensors of the safetensors file \p data (\p size bytes) that the
+/// manifest \p m lists, each checked against its dtype, shape and checksum,
+/// into \p views.
+Error bindTensors(const uint8_t *data, uint64_t size, const Weights &m,
+                  std::map<std::string, WeightView> &views) {
   auto bad = [](const std::string &why) {
     return makeError(LOOM_ERROR_FORMAT, "weights: " + why);
   };
-  if (int64_t(size) != m.size)
-    return makeError(LOOM_ERROR_CHECKSUM,
-                     "weights: " + std::to_string(size) +
-                         " bytes, but the artifact was compiled with " +
-                         std::to_string(m.size));
-  uint64_t sum = loom_checksum64(data, size);
-  if (sum != m.checksum)
-    return makeError(LOOM_ERROR_CHECKSUM,
-                     "weights: checksum " + artifact::checksumHex(sum) + ", expected " +
-                         artifact::checksumHex(m.checksum) +
-                         ": not the weights the artifact was compiled with");
   if (size < 8)
     return bad("not a safetensors file");
   uint64_t headerLen;
@@ -294,5 +288,41 @@ Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
                            artifact::checksumHex(w.checksum));
     views[w.name] = {body + begin, end - begin};
   }
+  return Error::ok();
+}
+
+/// Files from this size on have their whole checksum computed on a thread of
+/// its own while the tensors' are checked (two passes over the bytes, each a
+/// serial chain: 0.2-0.28 s a pass over NasRNN's 75 MB rewritten weights at
+/// load average 13).
+constexpr uint64_t kChecksumThreadBytes = 4 << 20;
+
+} // namespace
+
+Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
+                            const Weights &m,
+                            std::map<std::string, WeightView> &views) {
+  if (int64_t(size) != m.size)
+    return makeError(LOOM_ERROR_CHECKSUM,
+                     "weights: " + std::to_string(size) +
+                         " bytes, but the artifact was compiled with " +
+                         std::to_string(m.size));
+  std::future<uint64_t> whole =
+      std::async(size >= kChecksumThreadBytes ? std::launch::async
+                                              : std::launch::deferred,
+                 [=] { return loom_checksum64(data, size); });
+  std::map<std::string, WeightView> bound;
+  Error tensors = bindTensors(data, size, m, bound);
+  // The whole file's checksum is the first error, as when it came first.
+  uint64_t sum = whole.get();
+  if (sum != m.checksum)
+    return makeError(LOOM_ERROR_CHECKSUM,
+                     "weights: checksum " + artifact::checksumHex(sum) +
+                         ", expected " + artifact::checksumHex(m.checksum) +
+                         ": not the weights the artifact was compiled with");
+  if (tensors)
+    return tensors;
+  for (auto &[name, view] : bound)
+    views[name] = view;
   return Error::ok();
 }

@@ -54,6 +54,8 @@ struct KeepFasterResult {
   std::vector<VersionTiming> versions;
   /// The index of the version in the output.
   size_t kept = 0;
+  /// The runs in turn stopped before their budget (turnsDecided).
+  bool decidedEarly = false;
   /// The versions were compiled concurrently (KeepFasterOptions), in this
   /// many seconds of wall time together.
   bool concurrentCompiles = false;
@@ -135,6 +137,28 @@ private:
 constexpr size_t kMinTurnRounds = 7;
 constexpr double kMinTurnSeconds = 0.1, kMaxTurnSeconds = 1.0;
 double turnSeconds(double baselineCompileSeconds);
+
+/// Where one version stands against the baseline after some rounds in
+/// turn: round r pairs the baseline's r-th run with the version's, and the
+/// round counts for the version when its run took under kMeasurableGain
+/// times the baseline's. A sign test (no assumption on the noise's shape,
+/// so a load spike is one round, not a shifted mean) of "the median of
+/// these paired ratios is kMeasurableGain": Faster when so many rounds
+/// counted that a fair coin would do as well with probability at most
+/// kTurnStopAlpha, NotFaster when so few did, else Undecided (and always
+/// before kMinTurnRounds rounds). At least 10 rounds all one way decide.
+enum class TurnVerdict { Faster, NotFaster, Undecided };
+constexpr double kTurnStopAlpha = 1e-3;
+TurnVerdict turnVerdict(llvm::ArrayRef<double> baseline,
+                        llvm::ArrayRef<double> version);
+
+/// Whether the runs in turn may stop before their budget: every version
+/// (\p times[i], the seconds of each of its runs; \p times[0] the
+/// baseline's) is Faster or NotFaster, and at most one is Faster (else
+/// the budget decides between them). A version with fewer runs than the
+/// baseline failed to run and is decided; so is everything when the
+/// baseline has no runs.
+bool turnsDecided(llvm::ArrayRef<std::vector<double>> times);
 
 /// Compiles every version (cloned; \p weights are every version's weights)
 /// with \p compile into a temporary beside \p outputPath, times the

@@ -40,6 +40,65 @@ TEST(KeepFasterTest, TurnBudgetIsAFractionOfTheCompile) {
   EXPECT_DOUBLE_EQ(placement::turnSeconds(30.0), placement::kMaxTurnSeconds);
 }
 
+/// \p n rounds of a baseline at 1 ms with a spike of 50 ms every seventh
+/// round (a loaded machine), and a version at \p ratio of it in every
+/// round but those in \p against, where it is 1.2 times it.
+static std::vector<std::vector<double>>
+rounds(size_t n, double ratio, std::vector<size_t> against = {}) {
+  std::vector<double> base, version;
+  for (size_t r = 0; r < n; ++r) {
+    double b = r % 7 == 3 ? 50e-3 : 1e-3;
+    base.push_back(b);
+    version.push_back((llvm::is_contained(against, r) ? 1.2 : ratio) * b);
+  }
+  return {base, version};
+}
+
+TEST(KeepFasterTest, RunsInTurnStopWhenASignTestDecides) {
+  using placement::TurnVerdict;
+  auto verdict = [](const std::vector<std::vector<double>> &t) {
+    return placement::turnVerdict(t[0], t[1]);
+  };
+  // Ten rounds all one way decide, nine do not (2^-9 > 1e-3), whatever the
+  // spikes: each is one round.
+  EXPECT_EQ(verdict(rounds(9, 0.8)), TurnVerdict::Undecided);
+  EXPECT_EQ(verdict(rounds(10, 0.8)), TurnVerdict::Faster);
+  EXPECT_EQ(verdict(rounds(10, 1.0)), TurnVerdict::NotFaster);
+  EXPECT_EQ(verdict(rounds(10, 1.3)), TurnVerdict::NotFaster);
+  // A gain under the 5% margin is not one.
+  EXPECT_EQ(verdict(rounds(10, 0.97)), TurnVerdict::NotFaster);
+  // One round against: ten rounds are not enough, fourteen are
+  // (P(X >= 13 of 14) = 15 / 2^14 < 1e-3).
+  EXPECT_EQ(verdict(rounds(10, 0.8, {4})), TurnVerdict::Undecided);
+  EXPECT_EQ(verdict(rounds(14, 0.8, {4})), TurnVerdict::Faster);
+  // Half and half never decides (the budget does); nor do fewer rounds
+  // than kMinTurnRounds, even all one way.
+  std::vector<size_t> odd;
+  for (size_t r = 1; r < 4000; r += 2)
+    odd.push_back(r);
+  EXPECT_EQ(verdict(rounds(4000, 0.8, odd)), TurnVerdict::Undecided);
+  EXPECT_EQ(verdict(rounds(placement::kMinTurnRounds - 1, 0.5)),
+            TurnVerdict::Undecided);
+  // Many rounds (the normal approximation): 60% of 1000 decide.
+  std::vector<size_t> twoInFive;
+  for (size_t r = 0; r < 1000; ++r)
+    if (r % 5 < 2)
+      twoInFive.push_back(r);
+  EXPECT_EQ(verdict(rounds(1000, 0.8, twoInFive)), TurnVerdict::Faster);
+
+  // Several versions: all decided, at most one faster.
+  std::vector<std::vector<double>> three = rounds(10, 0.8);
+  three.push_back(rounds(10, 1.0)[1]);
+  EXPECT_TRUE(placement::turnsDecided(three));
+  three.back() = rounds(10, 0.7)[1];
+  EXPECT_FALSE(placement::turnsDecided(three)); // which of the two: budget
+  three.back() = rounds(10, 0.8, {2, 5})[1];
+  EXPECT_FALSE(placement::turnsDecided(three)); // undecided
+  three.back().resize(4); // it stopped running: failed, decided
+  EXPECT_TRUE(placement::turnsDecided(three));
+  EXPECT_TRUE(placement::turnsDecided({{}, {}})); // the baseline failed
+}
+
 TEST(KeepFasterTest, SameGraphIsNotCompiledAndWrongOutputsAreNotKept) {
   static bool registered = [] {
     registerAllPasses();
