@@ -12,7 +12,6 @@
 #include "Cpu.h"
 
 #include <algorithm>
-#include <cmath>
 #include <immintrin.h>
 
 extern "C" {
