@@ -41,6 +41,15 @@ for tool in ["loom-translate", "loom-rulegen", "loom-onnx-conformance", "loom-zo
         config.available_features.add(tool)
         llvm_config.add_tool_substitutions([tool], tool_dirs)
 
+# The CPU has AVX-512: tests of runtime paths taken only there (the SiLU
+# pass after a convolution, lib/Runtime/Swish.cpp) say `REQUIRES: avx512f`.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512f" in cpuinfo.read():
+            config.available_features.add("avx512f")
+except OSError:
+    pass
+
 # OpenMPI (Debian's openmpi-bin, which scripts/setup.sh installs) and the MPI
 # communicator (libloomrt-mpi.so, built when CMake finds MPI): tests that
 # start ranks with `%mpirun` say `REQUIRES: mpi`. %mpirun carries the

@@ -85,6 +85,14 @@ Error createEngine(Engine &out);
 /// OpenBLAS's thread count (process-wide), where it is linked.
 void setLibraryThreads(int threads);
 
+/// Whether swishInPlace runs on this CPU (AVX-512).
+bool hasSwishPass();
+
+/// x * sigmoid(x) of \p n floats at \p data, in place, over OpenMP's team
+/// of the calling thread (on the calling thread alone below 16384 floats a
+/// thread). Only where hasSwishPass(). Swish.cpp.
+void swishInPlace(float *data, int64_t n);
+
 /// A oneDNN or OpenBLAS call prepared once per model, run on any queue's
 /// stream (concurrently from several).
 class LibraryStep : public PreparedStep {

@@ -65,6 +65,13 @@ memory::dims dims(const std::vector<int64_t> &v) {
   return memory::dims(v.begin(), v.end());
 }
 
+int64_t elements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
 /// A dense row-major f32 descriptor of \p shape.
 memory::desc rowMajor(const memory::dims &shape) {
   memory::dims strides(shape.size(), 1);
@@ -190,9 +197,10 @@ public:
   DnnlStep(const dnnl::engine &eng, const DnnlOperands &ids,
            dnnl::primitive prim, const Layouts &layouts,
            const WeightsLayout &weights, memory::desc bias,
-           memory::desc scratchpad)
+           memory::desc scratchpad, bool swishAfter = false)
       : ids(ids), prim(std::move(prim)), io(layouts),
-        weightsMd(weights.primitive), biasMd(bias), scratchpadMd(scratchpad) {
+        weightsMd(weights.primitive), biasMd(bias), scratchpadMd(scratchpad),
+        swishAfter(swishAfter) {
     if (io.src != io.srcBuffer)
       srcIn = Reorder(eng, io.srcBuffer,
                       io.srcView.is_zero() ? io.src : io.srcView);
@@ -271,6 +279,11 @@ private:
                    s.bind(this, DNNL_ARG_SCRATCHPAD, scratchpadMd,
                           s.scratch(0, bytes)));
     prim.execute(s.stream, args);
+    if (swishAfter) {
+      s.stream.wait();
+      swishInPlace(static_cast<float *>(dst),
+                   int64_t(io.dst.get_size() / sizeof(float)));
+    }
     if (dstOut)
       dstOut.run(s, dst, buffers[ids.dst]);
     s.stream.wait();
@@ -280,6 +293,9 @@ private:
   dnnl::primitive prim;
   Layouts io;
   memory::desc weightsMd, biasMd, scratchpadMd;
+  /// The step's SiLU runs after the primitive, in place on its result in
+  /// the primitive's layout (swishAsPass), not as its post-op.
+  bool swishAfter;
   Reorder srcIn, dstOut, sumIn, weightsIn;
   memory packed;
 };
@@ -293,6 +309,28 @@ bool isReference(const dnnl::primitive_desc_base &pd) {
   return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
+/// The result size, in floats, from which a convolution's SiLU runs as a
+/// pass of its own after the primitive (swishInPlace) instead of as its
+/// eltwise_swish post-op. oneDNN 2.6's post-op cost every EfficientNet-B0
+/// convolution with a plane about twice what the pass does (1x1 16 -> 96
+/// at 112x112: 0.135 ms against 0.069 ms over the bare 0.083 ms; depthwise
+/// 3x3 of 480 channels at 14x14: 0.0106 against 0.0061 ms; 2 threads, best
+/// of 41); on one thread (no fork) the pass was as cheap at 4096 floats
+/// (depthwise 3x3 of 256 channels at 4x4: 0.0017 against 0.0018 ms) and the
+/// post-op cheaper on one pixel (a squeeze-and-excitation's 1x1 products).
+/// docs/Runtime.md, "SiLU after the convolution".
+constexpr int64_t kSwishPassElements = 4096;
+
+/// Whether \p s applies its SiLU as a pass after the primitive: a swish
+/// activation, a result of at least kSwishPassElements floats, an AVX-512
+/// CPU. LOOM_ONEDNN_SWISH=postop keeps oneDNN's post-op, to compare.
+bool swishAsPass(const art::Conv2dStep &s) {
+  const char *form = std::getenv("LOOM_ONEDNN_SWISH");
+  return s.activation.kind == Activation::Swish &&
+         elements(s.dstShape) >= kSwishPassElements && hasSwishPass() &&
+         !(form && std::string(form) == "postop");
+}
+
 /// A conv2d step as oneDNN sees it, activation layouts left to the caller.
 struct ConvProblem {
   memory::desc src, dst; ///< plain NCHW: the layout of Loom's buffers
@@ -302,6 +340,8 @@ struct ConvProblem {
   /// The step asks for Winograd's algorithm and oneDNN has a Winograd
   /// kernel for it on this CPU.
   bool winograd = false;
+  /// The SiLU runs after the primitive, not as its post-op (swishAsPass).
+  bool swishPass;
   dnnl::primitive_attr attr;
 
   const dnnl::engine &eng;
@@ -329,7 +369,9 @@ struct ConvProblem {
     padL = {s.pads[0], s.pads[1]};
     padR = {s.pads[2], s.pads[3]};
     hasBias = s.bias != -1;
-    attr = userScratchpad(postOps(s.activation, s.sum != -1));
+    swishPass = swishAsPass(s);
+    attr = userScratchpad(
+        postOps(swishPass ? art::PostOp{} : s.activation, s.sum != -1));
     // Winograd convolutions are a request: oneDNN 2.6 has them for AVX-512
     // CPUs only (jit_fp32_wino_2x3, jit_wino_4x3), so elsewhere, or with
     // LOOM_ONEDNN_CONV=direct, the step runs oneDNN's direct convolution.
@@ -737,7 +779,7 @@ StepPtr pixelProduct(const dnnl::engine &eng, const art::Conv2dStep &s,
       eng, DnnlOperands{s.src, s.weights, s.bias, -1, s.dst},
       dnnl::matmul(mpd), io,
       WeightsLayout{userW, mpd.weights_desc(), constantWeights}, biasMd,
-      mpd.scratchpad_desc());
+      mpd.scratchpad_desc(), conv.swishPass);
 }
 
 StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
@@ -765,7 +807,7 @@ StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
       eng, DnnlOperands{s.src, s.weights, s.bias, s.sum, s.dst},
       dnnl::convolution_forward(preferred), io,
       WeightsLayout{conv.userW, preferred.weights_desc(), constantWeights},
-      conv.bias, preferred.scratchpad_desc());
+      conv.bias, preferred.scratchpad_desc(), conv.swishPass);
 }
 
 memory::desc plainNCHW(const memory::dims &shape) {
@@ -1131,13 +1173,6 @@ public:
 private:
   StepPtr step;
 };
-
-int64_t elements(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
 
 /// A oneDNN step's work in bytes: the f32 bytes of its operands plus its
 /// FLOPs / 8 (oneDNN's kernels do about 8 FLOPs in the time they move a
