@@ -325,10 +325,9 @@ constexpr int64_t kSwishPassElements = 4096;
 /// activation, a result of at least kSwishPassElements floats, an AVX-512
 /// CPU. LOOM_ONEDNN_SWISH=postop keeps oneDNN's post-op, to compare.
 bool swishAsPass(const art::Conv2dStep &s) {
-  const char *form = std::getenv("LOOM_ONEDNN_SWISH");
   return s.activation.kind == Activation::Swish &&
          elements(s.dstShape) >= kSwishPassElements && hasSwishPass() &&
-         !(form && std::string(form) == "postop");
+         !environmentIs("LOOM_ONEDNN_SWISH", "postop", {"postop"});
 }
 
 /// A conv2d step as oneDNN sees it, activation layouts left to the caller.
