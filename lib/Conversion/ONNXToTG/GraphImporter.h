@@ -45,6 +45,15 @@ struct RunTimeInt {
   Value length;
 };
 
+/// Bounds of run-time data: every value of the elements it covers lies in
+/// [lo, hi] (either may be infinite) (ValueRanges.cpp).
+struct Interval {
+  double lo = 0, hi = 0;
+};
+
+/// Tensors of at most this many elements keep one interval per element.
+constexpr int64_t kMaxRangeElements = 16;
+
 /// A value of the ONNX graph during import: an IR value, a tensor known at
 /// import time, or both (once the known tensor has been materialised).
 struct ImportedValue {
@@ -63,6 +72,10 @@ struct ImportedValue {
   std::optional<BoundedDim> bound;
   /// For a small integer tensor computed from lengths: its elements.
   std::optional<llvm::SmallVector<RunTimeInt>> runTimeInts;
+  /// For a value computed at run time whose data the graph bounds: one
+  /// interval for all its elements, or one per element (at most
+  /// kMaxRangeElements); empty when unbounded (ValueRanges.cpp).
+  llvm::SmallVector<Interval, 1> ranges;
   /// For an ONNX sequence (Sequences.cpp): its tensors, known at import
   /// time in number and order.
   std::shared_ptr<const std::vector<ImportedValue>> sequence;
@@ -187,6 +200,14 @@ mlir::FailureOr<bool> importWithRunTimeLengths(NodeContext &ctx);
 /// After a node's handler: tracks the elements of its output when its
 /// inputs are tracked (RunTimeLengths.cpp).
 void trackRunTimeInts(NodeContext &ctx);
+/// After a node's handler: the ranges of its outputs' values from its
+/// inputs' (ValueRanges.cpp).
+void trackValueRanges(NodeContext &ctx);
+/// The ranges of input \p i: its own, a tracked tensor's or a known
+/// tensor's values (one per element up to kMaxRangeElements); nullopt when
+/// unbounded.
+std::optional<llvm::SmallVector<Interval>> inputRanges(NodeContext &ctx,
+                                                       unsigned i);
 /// Arithmetic on lengths (rank-0 i64 values; tg's arithmetic is on floats,
 /// so sums and products go through f64, exact below 2^53).
 enum class LengthOp { Add, Sub, Mul, Min, Max };

@@ -317,6 +317,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   if (!*lengths &&
       (failed(handler->second(ctx)) || failed(propagateBounds(ctx))))
     return failure();
+  trackValueRanges(ctx);
   trackRunTimeInts(ctx);
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())

@@ -288,11 +288,9 @@ LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
 LogicalResult importReduceOfTracked(NodeContext &ctx) {
   StringRef op = ctx.opType();
   Ints ints = *intsOf(ctx, 0);
-  if (ctx.inputRank(0) > 1 || ints.empty())
-    return ctx.fail("a reduction of a tracked shape of rank > 1 is not "
+  if (ints.empty())
+    return ctx.fail("a reduction of an empty tracked shape is not "
                     "supported");
-  if (ctx.getInt("keepdims", 1) != 0 && ctx.inputRank(0) == 1)
-    return ctx.fail("keepdims=1 on a tracked shape is not supported");
   Value acc;
   RunTimeInt r{op == "ReduceProd" ? 1 : ints.front().upper, true, Value()};
   for (auto [k, e] : llvm::enumerate(ints)) {
@@ -940,8 +938,11 @@ FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
     return handled(importConstantOfTrackedShape(ctx));
   if ((op == "Reshape" || op == "Expand") && isTracked(ctx, 1))
     return handled(importShapedByTracked(ctx, 1));
+  // A reduction of a tracked 1-D tensor to one element; any other is the
+  // reduction's own handler, on the run-time values.
   if ((op == "ReduceMin" || op == "ReduceMax" || op == "ReduceProd") &&
-      isTracked(ctx, 0))
+      isTracked(ctx, 0) && ctx.inputRank(0) <= 1 &&
+      (ctx.inputRank(0) == 0 || ctx.getInt("keepdims", 1) == 0))
     return handled(importReduceOfTracked(ctx));
   if (op == "Concat") {
     int64_t rank = ctx.numInputs() ? ctx.inputRank(0) : 0;
@@ -967,16 +968,39 @@ FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
   return false;
 }
 
+namespace {
+
+/// The elements of a small integer value whose range is bounded and not
+/// negative (ValueRanges.cpp): tracked as elements of data-dependent value
+/// with their upper bounds.
+std::optional<Ints> intsOfRanges(const ImportedValue &v) {
+  if (v.ranges.empty() || onnxutil::isFloatDataType(v.dataType) ||
+      v.dataType == TP::BOOL)
+    return std::nullopt;
+  int64_t n = onnxutil::numElementsOf(v.shape);
+  Ints out;
+  for (int64_t k = 0; k < n; ++k) {
+    const Interval &r = v.ranges[v.ranges.size() == 1 ? 0 : k];
+    if (!(r.lo >= 0) || !(r.hi <= double(int64_t(1) << 53)))
+      return std::nullopt;
+    out.push_back({int64_t(std::floor(r.hi)), false, Value()});
+  }
+  return out;
+}
+
+} // namespace
+
 void onnx_to_tg::trackRunTimeInts(NodeContext &ctx) {
   bool any = false;
   for (unsigned i = 0; i < ctx.numInputs(); ++i)
     any |= isTracked(ctx, i);
   ImportedValue *out = outputValue(ctx, 0);
-  if (!any || !out || out->known ||
-      onnxutil::numElementsOf(out->shape) > kMaxTracked)
+  if (!out || out->known || onnxutil::numElementsOf(out->shape) > kMaxTracked)
     return;
   if (!out->runTimeInts) {
-    std::optional<Ints> ints = trackedResult(ctx);
+    std::optional<Ints> ints = any ? trackedResult(ctx) : std::nullopt;
+    if (!ints)
+      ints = intsOfRanges(*out);
     if (!ints || int64_t(ints->size()) != onnxutil::numElementsOf(out->shape))
       return;
     out->runTimeInts = std::move(*ints);
