@@ -70,6 +70,10 @@ struct ImportedValue {
   std::vector<int64_t> shape;
   /// The dimension of data-dependent length, if any.
   std::optional<BoundedDim> bound;
+  /// A second one (a Resize to a run-time height and width), after `bound`;
+  /// only Shape, Gather and a Reshape merging the two read such a value
+  /// (RunTimeLengths.cpp).
+  std::optional<BoundedDim> secondBound;
   /// For a small integer tensor computed from lengths: its elements.
   std::optional<llvm::SmallVector<RunTimeInt>> runTimeInts;
   /// For a value computed at run time whose data the graph bounds: one

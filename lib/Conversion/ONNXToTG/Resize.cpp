@@ -6,11 +6,11 @@
 // is Resize with asymmetric coordinates and nearest rounding down.
 //
 // Sizes known only at run time but bounded (tracked, RunTimeLengths.cpp and
-// ValueRanges.cpp: a mask resized to its box's size) in one dimension give
-// a result padded to the bound there: that dimension is resampled by a
-// product with the [bound, in] matrix of the taps' weights, computed at run
-// time from the size as the interpreter's resizeTaps computes them
-// (include/loom/Interpreter/ResizeKernel.h).
+// ValueRanges.cpp: a mask resized to its box's size) in one or two
+// dimensions give a result padded to the bounds there: each such dimension
+// is resampled by a product with the [bound, in] matrix of the taps'
+// weights, computed at run time from the size as the interpreter's
+// resizeTaps computes them (include/loom/Interpreter/ResizeKernel.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -286,9 +286,33 @@ FailureOr<Value> resizeMatrix(NodeContext &ctx, int64_t n, int64_t S,
   return matrix;
 }
 
-/// Resize to sizes (input 3) tracked with one element of data-dependent
-/// value: the static dimensions by tg.resize, that one by a product with
-/// resizeMatrix; the result is padded there, its length the size.
+/// `y` resampled along dimension `d` (of size n) to the run-time `size`,
+/// padded to its bound S: a product with resizeMatrix.
+FailureOr<Value> resizeAlong(NodeContext &ctx, Value y, int64_t d, int64_t S,
+                             Value size, const ResizeOptions &o) {
+  auto type = cast<RankedTensorType>(y.getType());
+  int64_t n = type.getDimSize(d), outer = 1, inner = 1;
+  auto matrix = resizeMatrix(ctx, n, S, size, o);
+  if (failed(matrix))
+    return failure();
+  auto weights = ctx.convert(*matrix, type.getElementType());
+  for (int64_t k = 0; k < type.getRank(); ++k)
+    (k < d ? outer : inner) *= k == d ? 1 : type.getDimSize(k);
+  auto rows = ctx.reshape(y, {outer, n, inner});
+  if (failed(weights) || failed(rows))
+    return failure();
+  auto product = ctx.create<tg::MatmulOp>({*weights, *rows});
+  if (failed(product))
+    return failure();
+  SmallVector<int64_t> outShape(type.getShape());
+  outShape[d] = S;
+  return ctx.reshape(*product, outShape);
+}
+
+/// Resize to sizes (input 3) tracked with one or two elements of
+/// data-dependent value: the static dimensions by tg.resize, those by
+/// products with resizeMatrix; the result is padded there, their lengths
+/// the sizes.
 LogicalResult resizeToRunTimeSizes(NodeContext &ctx,
                                    ArrayRef<RunTimeInt> sizes,
                                    const ResizeOptions &o) {
@@ -306,23 +330,17 @@ LogicalResult resizeToRunTimeSizes(NodeContext &ctx,
     else
       runTime.push_back(d);
   }
-  if (runTime.size() != 1) {
+  if (runTime.size() > 2) {
     std::string bounds;
     for (int64_t d : runTime)
-      bounds += (bounds.empty() ? "" : " and ") + std::to_string(sizes[d].upper);
+      bounds += (bounds.empty() ? "" : ", ") + std::to_string(sizes[d].upper);
     return ctx.fail("sizes (input 3) are known only at run time in " +
                     Twine(runTime.size()) + " dimensions (at most " + bounds +
-                    "); Loom pads one dimension of a value "
+                    "); Loom pads at most two dimensions of a value "
                     "(docs/ONNX/Import.md)");
   }
-  int64_t d = runTime.front(), S = sizes[d].upper, n = in[d];
-  if (S < 1 || S > kMaxExtent || n < 1)
-    return ctx.fail("the bound " + Twine(S) + " of the run-time size of "
-                    "dimension " + Twine(d) + " is not in [1, 2^24], or the "
-                    "input is empty there");
   auto x = ctx.input(0);
-  auto size = runTimeElement(ctx, 3, sizes[d], d);
-  if (failed(x) || failed(size))
+  if (failed(x))
     return failure();
   Value y = *x;
   if (ArrayRef<int64_t>(staticSizes) != in) {
@@ -331,27 +349,26 @@ LogicalResult resizeToRunTimeSizes(NodeContext &ctx,
       return failure();
     y = *resized;
   }
-  auto matrix = resizeMatrix(ctx, n, S, *size, o);
-  if (failed(matrix))
-    return failure();
-  auto type = cast<RankedTensorType>(y.getType());
-  auto weights = ctx.convert(*matrix, type.getElementType());
-  int64_t outer = 1, inner = 1;
-  for (int64_t k = 0; k < rank; ++k)
-    (k < d ? outer : inner) *= k == d ? 1 : type.getDimSize(k);
-  auto rows = ctx.reshape(y, {outer, n, inner});
-  if (failed(weights) || failed(rows))
-    return failure();
-  auto product = ctx.create<tg::MatmulOp>({*weights, *rows});
-  if (failed(product))
-    return failure();
-  SmallVector<int64_t> outShape(type.getShape());
-  outShape[d] = S;
-  auto out = ctx.reshape(*product, outShape);
-  if (failed(out))
-    return failure();
-  ctx.setOutput(0, *out);
-  setOutputBound(ctx, 0, {d, *size});
+  SmallVector<BoundedDim> bounds;
+  for (int64_t d : runTime) {
+    int64_t S = sizes[d].upper;
+    if (S < 1 || S > kMaxExtent || in[d] < 1)
+      return ctx.fail("the bound " + Twine(S) + " of the run-time size of "
+                      "dimension " + Twine(d) + " is not in [1, 2^24], or "
+                      "the input is empty there");
+    auto size = runTimeElement(ctx, 3, sizes[d], d);
+    if (failed(size))
+      return failure();
+    auto resized = resizeAlong(ctx, y, d, S, *size, o);
+    if (failed(resized))
+      return failure();
+    y = *resized;
+    bounds.push_back({d, *size});
+  }
+  ctx.setOutput(0, y);
+  setOutputBound(ctx, 0, bounds.front());
+  if (bounds.size() > 1)
+    ctx.importer().lookup(ctx.node().output(0))->secondBound = bounds[1];
   return success();
 }
 

@@ -78,6 +78,13 @@ std::optional<Ints> intsOf(NodeContext &ctx, unsigned i) {
 
 Type i64Type(NodeContext &ctx) { return IntegerType::get(ctx.context(), 64); }
 
+/// A node this file imports: true, or the handler's failure.
+FailureOr<bool> handled(LogicalResult result) {
+  if (failed(result))
+    return failure();
+  return true;
+}
+
 Value i64Scalar(NodeContext &ctx, int64_t v) {
   return ctx.scalar(i64Type(ctx), static_cast<double>(v));
 }
@@ -169,7 +176,7 @@ void setBound(NodeContext &ctx, unsigned i, BoundedDim b) {
 // Shape, Size, ConstantOfShape, and reductions of tracked integers
 //===----------------------------------------------------------------------===//
 
-LogicalResult importShapeOfBounded(NodeContext &ctx, BoundedDim b) {
+LogicalResult importShapeOfBounded(NodeContext &ctx, ArrayRef<BoundedDim> bs) {
   ArrayRef<int64_t> shape = ctx.inputShape(0);
   int64_t rank = shape.size();
   int64_t start = ctx.getInt("start", 0), end = ctx.getInt("end", rank);
@@ -193,18 +200,20 @@ LogicalResult importShapeOfBounded(NodeContext &ctx, BoundedDim b) {
     return success();
   };
   for (int64_t d = start; d < end; ++d) {
-    if (d != b.dim) {
+    const BoundedDim *b = llvm::find_if(
+        bs, [&](const BoundedDim &x) { return x.dim == d; });
+    if (b == bs.end()) {
       run.push_back(shape[d]);
       ints.push_back({shape[d], true, Value()});
       continue;
     }
     if (failed(flush()))
       return failure();
-    auto len = ctx.reshape(b.length, {1});
+    auto len = ctx.reshape(b->length, {1});
     if (failed(len))
       return failure();
     pieces.push_back(*len);
-    ints.push_back({shape[d], false, b.length});
+    ints.push_back({shape[d], false, b->length});
   }
   if (failed(flush()))
     return failure();
@@ -749,6 +758,154 @@ LogicalResult importReductionOfBounded(NodeContext &ctx, BoundedDim b) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Values padded in two dimensions
+//===----------------------------------------------------------------------===//
+
+/// The node's own handler with input `i`'s padded dimensions hidden (the
+/// caller sets the output's).
+LogicalResult withBoundsHidden(NodeContext &ctx, unsigned i) {
+  ImportedValue *in = inputValue(ctx, i);
+  ImportedValue saved = *in;
+  in->bound.reset();
+  in->secondBound.reset();
+  LogicalResult done = getHandlerTable().find(ctx.opType())->second(ctx);
+  *in = std::move(saved);
+  return done;
+}
+
+/// Gather from a value padded in two dimensions by indices that are not
+/// padded: a padded dimension other than the axis moves with the gather;
+/// the axis is read at the given (valid) indices.
+LogicalResult importGatherOfTwicePadded(NodeContext &ctx,
+                                        ArrayRef<BoundedDim> bs) {
+  if (inputBound(ctx, 1))
+    return ctx.fail("a Gather of a value padded in two dimensions by "
+                    "indices of data-dependent length is not supported");
+  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(0));
+  if (failed(axis) || failed(withBoundsHidden(ctx, 0)))
+    return failure();
+  int64_t idxRank = ctx.inputRank(1);
+  SmallVector<BoundedDim> kept;
+  for (BoundedDim b : bs)
+    if (b.dim != *axis)
+      kept.push_back({b.dim < *axis ? b.dim : b.dim + idxRank - 1, b.length});
+  ImportedValue *out = outputValue(ctx, 0);
+  out->bound = kept.front();
+  if (kept.size() > 1)
+    out->secondBound = kept[1];
+  return success();
+}
+
+/// Reshape of a value padded in its last two dimensions [.., H, W] (valid
+/// h x w) that merges them into one, [.., H * W]: a compaction, so that the
+/// merged dimension holds the h * w valid elements row by row first
+/// (position j reads row j / w, column j % w), its length h * w.
+LogicalResult importReshapeMergingPadded(NodeContext &ctx, BoundedDim rows,
+                                         BoundedDim cols) {
+  ArrayRef<int64_t> in = ctx.inputShape(0);
+  int64_t rank = in.size();
+  SmallVector<int64_t> merged(in.drop_back(2));
+  merged.push_back(in[rank - 2] * in[rank - 1]);
+  // The target shape: known, with -1 (the rest) and 0 (the input's size).
+  const HostTensor *target = ctx.known(1);
+  bool merges = target && !target->isFloat() &&
+                int64_t(target->ints.size()) == rank - 1 &&
+                rows.dim == rank - 2 && cols.dim == rank - 1;
+  for (int64_t d = 0; merges && d < rank - 1; ++d) {
+    int64_t t = target->ints[d];
+    merges = t == merged[d] || t == -1 ||
+             (t == 0 && !ctx.getInt("allowzero", 0) && in[d] == merged[d]);
+  }
+  if (!merges)
+    return ctx.fail("a Reshape of a value padded in two dimensions must "
+                    "merge its last two dimensions, the padded ones");
+  int64_t H = in[rank - 2], W = in[rank - 1], n = H * W, outer = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    outer *= in[d];
+  Type f64 = Float64Type::get(ctx.context());
+  OpChain b{ctx, f64};
+  auto j = iota(ctx, n, {n});
+  auto x = ctx.input(0);
+  if (failed(j) || failed(x))
+    return failure();
+  auto jf = b.cast(*j, f64);
+  auto w = b.cast(cols.length, f64);
+  auto safeW = b.bin<tg::MaxOp>(w, b.c(1));
+  auto row = floorAtRunTime(b, *b.bin<tg::DivOp>(jf, safeW));
+  if (failed(row))
+    return failure();
+  auto col = b.bin<tg::SubOp>(jf, b.bin<tg::MulOp>(*row, safeW));
+  auto source = b.bin<tg::AddOp>(b.bin<tg::MulOp>(*row, b.c(double(W))), col);
+  auto length = lengthOp(ctx, LengthOp::Mul, rows.length, cols.length);
+  if (failed(source) || failed(length))
+    return failure();
+  auto valid = ctx.create<tg::LessOp>({*j, *length});
+  auto index = b.cast(b.select(valid, source, b.c(0)), i64Type(ctx));
+  auto flat = ctx.reshape(*x, {outer, n});
+  if (failed(index) || failed(flat))
+    return failure();
+  auto gathered =
+      ctx.create<tg::GatherOp>({*flat, *index}, {ctx.i64Attr("axis", 1)});
+  if (failed(gathered))
+    return failure();
+  auto result = ctx.reshape(*gathered, merged);
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result);
+  setBound(ctx, 0, {rank - 2, *length});
+  return success();
+}
+
+/// A node reading a value padded in two dimensions (a Resize to a
+/// run-time height and width): Shape, Gather and a Reshape merging them
+/// are imported; any other is refused, naming the node.
+FailureOr<bool> importWithTwoPaddedDims(NodeContext &ctx) {
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    ImportedValue *v = inputValue(ctx, i);
+    if (!v || !v->secondBound)
+      continue;
+    StringRef op = ctx.opType();
+    SmallVector<BoundedDim> bs{*v->bound, *v->secondBound};
+    if (i == 0 && op == "Shape")
+      return handled(importShapeOfBounded(ctx, bs));
+    if (i == 0 && op == "Gather")
+      return handled(importGatherOfTwicePadded(ctx, bs));
+    if (i == 0 && op == "Reshape" && !isTracked(ctx, 1))
+      return handled(importReshapeMergingPadded(ctx, bs[0], bs[1]));
+    return ctx.fail("reads a value padded in two dimensions (sizes known "
+                    "only at run time, docs/ONNX/Import.md); only Shape, "
+                    "Gather and a Reshape merging the two read one");
+  }
+  return false;
+}
+
+/// ArgMax or ArgMin along a padded dimension: the padding reads as the
+/// value that never wins (-inf for ArgMax, +inf for ArgMin), so the index is
+/// that of the valid elements' extreme (0 when there are none).
+LogicalResult importArgExtremeOverPadded(NodeContext &ctx, BoundedDim b) {
+  if (!ctx.isFloatInput(0))
+    return ctx.fail("an ArgMax or ArgMin along a dimension of data-dependent "
+                    "length needs floating-point input");
+  double inf = std::numeric_limits<double>::infinity();
+  auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto masked =
+      maskPadding(ctx, *x, b, ctx.opType() == "ArgMax" ? -inf : inf);
+  if (failed(masked))
+    return failure();
+  ImportedValue *in = inputValue(ctx, 0);
+  ImportedValue saved = *in;
+  in->value = *masked;
+  in->known.reset();
+  in->initializer = nullptr;
+  in->bound.reset();
+  LogicalResult done = getHandlerTable().find(ctx.opType())->second(ctx);
+  *in = std::move(saved);
+  return done;
+}
+
 } // namespace
 
 FailureOr<Value> onnx_to_tg::maskPadding(NodeContext &ctx, Value x,
@@ -915,21 +1072,17 @@ std::optional<Ints> trackedResult(NodeContext &ctx) {
   return std::nullopt;
 }
 
-/// A node this file imports: true, or the handler's failure.
-FailureOr<bool> handled(LogicalResult result) {
-  if (failed(result))
-    return failure();
-  return true;
-}
-
 } // namespace
 
 FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
+  auto twice = importWithTwoPaddedDims(ctx);
+  if (failed(twice) || *twice)
+    return twice;
   StringRef op = ctx.opType();
   ImportedValue *in = inputValue(ctx, 0);
   std::optional<BoundedDim> b = in ? in->bound : std::nullopt;
   if (op == "Shape" && b)
-    return handled(importShapeOfBounded(ctx, *b));
+    return handled(importShapeOfBounded(ctx, {*b}));
   if (op == "Size" && b)
     return handled(importSizeOfBounded(ctx, *b));
   if (op == "Range" && isTracked(ctx, 1) && !ctx.known(1))
@@ -965,6 +1118,13 @@ FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
   }
   if (op.starts_with("Reduce") && b)
     return handled(importReductionOfBounded(ctx, *b));
+  if ((op == "ArgMax" || op == "ArgMin") && b) {
+    auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(0));
+    if (failed(axis))
+      return failure();
+    if (*axis == b->dim)
+      return handled(importArgExtremeOverPadded(ctx, *b));
+  }
   return false;
 }
 
