@@ -204,6 +204,21 @@ mlir::FailureOr<bool> importWithRunTimeLengths(NodeContext &ctx);
 /// After a node's handler: tracks the elements of its output when its
 /// inputs are tracked (RunTimeLengths.cpp).
 void trackRunTimeInts(NodeContext &ctx);
+/// The elements of 1-D \p data at \p indices (negative ones count from the
+/// end), as a Gather at known indices picks them; nullopt when one is out
+/// of range.
+template <typename T>
+std::optional<llvm::SmallVector<T>>
+pickElements(llvm::ArrayRef<T> data, llvm::ArrayRef<int64_t> indices) {
+  llvm::SmallVector<T> out;
+  for (int64_t k : indices) {
+    k = k < 0 ? k + int64_t(data.size()) : k;
+    if (k < 0 || k >= int64_t(data.size()))
+      return std::nullopt;
+    out.push_back(data[k]);
+  }
+  return out;
+}
 /// After a node's handler: the ranges of its outputs' values from its
 /// inputs' (ValueRanges.cpp).
 void trackValueRanges(NodeContext &ctx);

@@ -266,10 +266,14 @@ FailureOr<std::optional<int64_t>> runTimeDimOf(NodeContext &ctx,
 
 LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
   Ints ints = *intsOf(ctx, 0);
-  auto found = runTimeDimOf(ctx, ints);
-  if (failed(found))
-    return failure();
-  std::optional<int64_t> runTimeDim = *found;
+  SmallVector<int64_t> runTimeDims;
+  for (auto [k, e] : llvm::enumerate(ints))
+    if (!e.exact)
+      runTimeDims.push_back(k);
+  if (runTimeDims.size() > 2)
+    return ctx.fail("a shape with more than two dimensions of "
+                    "data-dependent length is not supported (Loom pads at "
+                    "most two dimensions of a value)");
   SmallVector<int64_t> dims;
   for (const RunTimeInt &e : ints)
     dims.push_back(e.upper);
@@ -283,12 +287,19 @@ LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
                     " is not supported");
   ctx.setOutput(0, ctx.splat(RankedTensorType::get(dims, e),
                              value.asDouble(0)));
-  if (!runTimeDim)
-    return success();
-  auto len = runTimeElement(ctx, 0, ints[*runTimeDim], *runTimeDim);
-  if (failed(len))
-    return failure();
-  setBound(ctx, 0, {int64_t(*runTimeDim), *len});
+  // Zeros of two run-time sizes (torchvision's `torch.zeros(y_0, w)` around
+  // a pasted mask) are padded in both.
+  SmallVector<BoundedDim> bounds;
+  for (int64_t d : runTimeDims) {
+    auto len = runTimeElement(ctx, 0, ints[d], d);
+    if (failed(len))
+      return failure();
+    bounds.push_back({d, *len});
+  }
+  if (!bounds.empty())
+    setBound(ctx, 0, bounds.front());
+  if (bounds.size() > 1)
+    outputValue(ctx, 0)->secondBound = bounds[1];
   return success();
 }
 
@@ -762,17 +773,232 @@ LogicalResult importReductionOfBounded(NodeContext &ctx, BoundedDim b) {
 // Values padded in two dimensions
 //===----------------------------------------------------------------------===//
 
-/// The node's own handler with input `i`'s padded dimensions hidden (the
+/// The node's own handler with its inputs' padded dimensions hidden (the
 /// caller sets the output's).
-LogicalResult withBoundsHidden(NodeContext &ctx, unsigned i) {
-  ImportedValue *in = inputValue(ctx, i);
-  ImportedValue saved = *in;
-  in->bound.reset();
-  in->secondBound.reset();
+LogicalResult withBoundsHidden(NodeContext &ctx) {
+  SmallVector<std::pair<ImportedValue *, ImportedValue>> saved;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    ImportedValue *in = inputValue(ctx, i);
+    if (!in || (!in->bound && !in->secondBound) ||
+        llvm::any_of(saved, [&](auto &p) { return p.first == in; }))
+      continue;
+    saved.push_back({in, *in});
+    in->bound.reset();
+    in->secondBound.reset();
+  }
   LogicalResult done = getHandlerTable().find(ctx.opType())->second(ctx);
-  *in = std::move(saved);
+  for (auto &[in, value] : saved)
+    *in = std::move(value);
   return done;
 }
+
+/// Sets output 0's padded dimensions (one or two).
+void setBounds(NodeContext &ctx, ArrayRef<BoundedDim> bs) {
+  ImportedValue *out = outputValue(ctx, 0);
+  out->bound = bs.front();
+  if (bs.size() > 1)
+    out->secondBound = bs[1];
+}
+
+/// Element `k` of Slice's input `i` (starts or ends), a rank-0 i64: known,
+/// or read at run time.
+FailureOr<Value> sliceParameter(NodeContext &ctx, unsigned i, int64_t k) {
+  if (const HostTensor *t = ctx.known(i))
+    return i64Scalar(ctx, t->asInt(k));
+  auto v = ctx.input(i);
+  if (failed(v))
+    return failure();
+  auto x = ctx.convert(*v, i64Type(ctx));
+  if (failed(x))
+    return failure();
+  return elementAt(ctx, *x, k);
+}
+
+/// `p` (a start or end of Slice) as a position in [0, length]: a negative
+/// one counts from the end.
+FailureOr<Value> slicePosition(NodeContext &ctx, Value p, Value length) {
+  OpChain b{ctx, i64Type(ctx)};
+  auto fromEnd = lengthOp(ctx, LengthOp::Add, p, length);
+  auto read = b.select(ctx.create<tg::LessOp>({p, i64Scalar(ctx, 0)}),
+                       fromEnd, p);
+  if (failed(read))
+    return failure();
+  auto low = lengthOp(ctx, LengthOp::Max, *read, i64Scalar(ctx, 0));
+  if (failed(low))
+    return failure();
+  return lengthOp(ctx, LengthOp::Min, *low, length);
+}
+
+/// Slice (step 1) of padded dimensions of a value padded in two, from
+/// starts and to ends known or read at run time (torchvision's paste of a
+/// mask slices it from box offsets): position j of the result reads
+/// start + j, its length max(end - start, 0), both positions counted
+/// within the valid length. Its size is the bound, or a known end below it.
+LogicalResult importSliceOfTwicePadded(NodeContext &ctx,
+                                       SmallVector<BoundedDim> bs) {
+  if (ctx.opset() < 10 || !ctx.hasInput(3))
+    return ctx.fail("a Slice of a value padded in two dimensions needs its "
+                    "axes as an input");
+  auto axes = ctx.constantInts(3, "axes");
+  if (failed(axes))
+    return failure();
+  if (ctx.hasInput(4)) {
+    auto steps = ctx.constantInts(4, "steps");
+    if (failed(steps))
+      return failure();
+    if (llvm::any_of(*steps, [](int64_t t) { return t != 1; }))
+      return ctx.fail("a Slice of a value padded in two dimensions needs "
+                      "steps of 1");
+  }
+  auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Value y = *x;
+  int64_t rank = ctx.inputRank(0);
+  for (auto [k, a] : llvm::enumerate(*axes)) {
+    int64_t axis = a < 0 ? a + rank : a;
+    BoundedDim *b =
+        llvm::find_if(bs, [&](const BoundedDim &d) { return d.dim == axis; });
+    if (b == bs.end())
+      return ctx.fail("a Slice of a value padded in two dimensions must "
+                      "slice only the padded ones");
+    int64_t size = ctx.inputShape(0)[axis];
+    auto length = lengthOp(ctx, LengthOp::Min, b->length, i64Scalar(ctx, size));
+    auto start = sliceParameter(ctx, 1, k), end = sliceParameter(ctx, 2, k);
+    if (failed(length) || failed(start) || failed(end))
+      return failure();
+    auto from = slicePosition(ctx, *start, *length);
+    auto to = slicePosition(ctx, *end, *length);
+    if (failed(from) || failed(to))
+      return failure();
+    int64_t outSize = size;
+    if (const HostTensor *t = ctx.known(2); t && t->asInt(k) >= 0)
+      outSize = std::min(size, t->asInt(k));
+    auto j = iota(ctx, outSize, {outSize});
+    if (failed(j))
+      return failure();
+    auto shifted = lengthOp(ctx, LengthOp::Add, *j, *from);
+    if (failed(shifted))
+      return failure();
+    auto index = lengthOp(ctx, LengthOp::Min, *shifted,
+                          i64Scalar(ctx, std::max<int64_t>(size - 1, 0)));
+    if (failed(index))
+      return failure();
+    auto gathered =
+        ctx.create<tg::GatherOp>({y, *index}, {ctx.i64Attr("axis", axis)});
+    auto kept = lengthOp(ctx, LengthOp::Sub, *to, *from);
+    if (failed(gathered) || failed(kept))
+      return failure();
+    auto newLength = lengthOp(ctx, LengthOp::Max, *kept, i64Scalar(ctx, 0));
+    if (failed(newLength))
+      return failure();
+    y = *gathered;
+    b->length = *newLength;
+  }
+  ctx.setOutput(0, y);
+  setBounds(ctx, bs);
+  return success();
+}
+
+/// Concat of values padded in two dimensions. Along a padded dimension:
+/// every part padded there and in the same other dimension with the same
+/// length, compacted along the axis as for one padded dimension (the
+/// zeros torchvision concatenates around a pasted mask). Along another
+/// axis beside a part that is not padded: ONNX requires the parts' sizes
+/// to be equal, so the padded dimensions are full and the result is not
+/// padded (a pasted mask appended to the image-sized masks).
+LogicalResult importConcatOfTwicePadded(NodeContext &ctx) {
+  int64_t rank = ctx.inputRank(0);
+  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), rank, "axis");
+  if (failed(axis))
+    return failure();
+  bool anyUnpadded = false, alongPadded = false;
+  std::optional<BoundedDim> other;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    ImportedValue *v = inputValue(ctx, i);
+    if (!v->bound) {
+      anyUnpadded = true;
+      continue;
+    }
+    for (const std::optional<BoundedDim> &b : {v->bound, v->secondBound})
+      if (b && b->dim == *axis)
+        alongPadded = true;
+  }
+  if (!alongPadded) {
+    if (!anyUnpadded)
+      return ctx.fail("a Concat of values padded in two dimensions along "
+                      "another dimension needs a part that is not padded");
+    return withBoundsHidden(ctx);
+  }
+  SmallVector<Value> values;
+  SmallVector<Segment> segments;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    ImportedValue *v = inputValue(ctx, i);
+    if (!v->bound || !v->secondBound)
+      return ctx.fail("a Concat along a padded dimension of values padded in "
+                      "two dimensions needs every part padded in both");
+    BoundedDim along = v->bound->dim == *axis ? *v->bound : *v->secondBound;
+    BoundedDim across = v->bound->dim == *axis ? *v->secondBound : *v->bound;
+    if (along.dim != *axis ||
+        (other && (other->dim != across.dim || other->length != across.length)))
+      return ctx.fail("a Concat of values padded in two dimensions needs "
+                      "the parts' other padded dimension to have the same "
+                      "length");
+    other = across;
+    int64_t size = ctx.inputShape(i)[*axis];
+    if (size == 0)
+      continue;
+    auto x = ctx.input(i);
+    if (failed(x))
+      return failure();
+    values.push_back(*x);
+    segments.push_back({size, along.length});
+  }
+  auto stacked = values.size() == 1
+                     ? FailureOr<Value>(values.front())
+                     : ctx.create<tg::ConcatOp>(values,
+                                                {ctx.i64Attr("axis", *axis)});
+  auto compact = compaction(ctx, segments);
+  if (failed(stacked) || failed(compact))
+    return failure();
+  auto gathered = ctx.create<tg::GatherOp>({*stacked, compact->first},
+                                           {ctx.i64Attr("axis", *axis)});
+  if (failed(gathered))
+    return failure();
+  ctx.setOutput(0, *gathered);
+  setBounds(ctx, {BoundedDim{*axis, compact->second}, *other});
+  return success();
+}
+
+/// Unsqueeze of a value padded in two dimensions: they move past the new
+/// axes. Cast and Identity keep them.
+LogicalResult importReshapeLikeOfTwicePadded(NodeContext &ctx,
+                                             SmallVector<BoundedDim> bs) {
+  if (failed(withBoundsHidden(ctx)))
+    return failure();
+  if (ctx.opType() == "Unsqueeze") {
+    int64_t outRank = outputValue(ctx, 0)->shape.size();
+    SmallVector<int64_t> axes;
+    if (auto a = ctx.getInts("axes"); a && ctx.opset() < 13)
+      axes.assign(a->begin(), a->end());
+    else if (auto k = ctx.constantInts(1, "axes"); succeeded(k))
+      axes = *k;
+    else
+      return failure();
+    SmallVector<int64_t> fromInput; // output dimension of each input one
+    for (int64_t p = 0; p < outRank; ++p)
+      if (!llvm::any_of(axes, [&](int64_t a) {
+            return (a < 0 ? a + outRank : a) == p;
+          }))
+        fromInput.push_back(p);
+    for (BoundedDim &b : bs)
+      b.dim = fromInput[b.dim];
+  }
+  setBounds(ctx, bs);
+  return success();
+}
+
+
 
 /// Gather from a value padded in two dimensions by indices that are not
 /// padded: a padded dimension other than the axis moves with the gather;
@@ -783,17 +1009,14 @@ LogicalResult importGatherOfTwicePadded(NodeContext &ctx,
     return ctx.fail("a Gather of a value padded in two dimensions by "
                     "indices of data-dependent length is not supported");
   auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(0));
-  if (failed(axis) || failed(withBoundsHidden(ctx, 0)))
+  if (failed(axis) || failed(withBoundsHidden(ctx)))
     return failure();
   int64_t idxRank = ctx.inputRank(1);
   SmallVector<BoundedDim> kept;
   for (BoundedDim b : bs)
     if (b.dim != *axis)
       kept.push_back({b.dim < *axis ? b.dim : b.dim + idxRank - 1, b.length});
-  ImportedValue *out = outputValue(ctx, 0);
-  out->bound = kept.front();
-  if (kept.size() > 1)
-    out->secondBound = kept[1];
+  setBounds(ctx, kept);
   return success();
 }
 
@@ -873,9 +1096,16 @@ FailureOr<bool> importWithTwoPaddedDims(NodeContext &ctx) {
       return handled(importGatherOfTwicePadded(ctx, bs));
     if (i == 0 && op == "Reshape" && !isTracked(ctx, 1))
       return handled(importReshapeMergingPadded(ctx, bs[0], bs[1]));
+    if (i == 0 && op == "Slice")
+      return handled(importSliceOfTwicePadded(ctx, bs));
+    if (op == "Concat")
+      return handled(importConcatOfTwicePadded(ctx));
+    if (i == 0 && (op == "Unsqueeze" || op == "Cast" || op == "Identity"))
+      return handled(importReshapeLikeOfTwicePadded(ctx, bs));
     return ctx.fail("reads a value padded in two dimensions (sizes known "
                     "only at run time, docs/ONNX/Import.md); only Shape, "
-                    "Gather and a Reshape merging the two read one");
+                    "Gather, Slice, Concat, Cast, Identity, Unsqueeze and a "
+                    "Reshape merging the two read one");
   }
   return false;
 }
@@ -1025,14 +1255,7 @@ std::optional<Ints> trackedResult(NodeContext &ctx) {
     const HostTensor *idx = ctx.known(1, kMaxTracked);
     if (!data || !idx || ctx.inputRank(0) != 1)
       return std::nullopt;
-    Ints out;
-    for (int64_t k : idx->ints) {
-      k = k < 0 ? k + int64_t(data->size()) : k;
-      if (k < 0 || k >= int64_t(data->size()))
-        return std::nullopt;
-      out.push_back((*data)[k]);
-    }
-    return out;
+    return pickElements<RunTimeInt>(*data, idx->ints);
   }
   if (op == "Concat") {
     Ints out;

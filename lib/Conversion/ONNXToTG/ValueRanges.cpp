@@ -249,14 +249,7 @@ std::optional<Ranges> gatherRanges(NodeContext &ctx) {
   const HostTensor *idx = ctx.known(1, kMaxRangeElements);
   if (r->size() == 1 || ctx.inputRank(0) != 1 || !idx || idx->isFloat())
     return Ranges{hull(*r)};
-  Ranges out;
-  for (int64_t k : idx->ints) {
-    k = k < 0 ? k + int64_t(r->size()) : k;
-    if (k < 0 || k >= int64_t(r->size()))
-      return std::nullopt;
-    out.push_back((*r)[k]);
-  }
-  return out;
+  return pickElements<Interval>(*r, idx->ints);
 }
 
 /// Operators whose output elements are some of the input's, in the same
