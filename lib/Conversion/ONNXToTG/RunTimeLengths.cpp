@@ -143,6 +143,17 @@ FailureOr<Value> elementAt(NodeContext &ctx, Value v, int64_t k) {
   return ctx.reshape(*one, {});
 }
 
+/// Element `k` of integer input `i`, read at run time as a rank-0 i64.
+FailureOr<Value> readElement(NodeContext &ctx, unsigned i, int64_t k) {
+  auto v = ctx.input(i);
+  if (failed(v))
+    return failure();
+  auto x = ctx.convert(*v, i64Type(ctx));
+  if (failed(x))
+    return failure();
+  return elementAt(ctx, *x, k);
+}
+
 } // namespace
 
 FailureOr<Value> onnx_to_tg::runTimeElement(NodeContext &ctx, unsigned i,
@@ -151,13 +162,7 @@ FailureOr<Value> onnx_to_tg::runTimeElement(NodeContext &ctx, unsigned i,
     return e.length;
   if (e.exact)
     return i64Scalar(ctx, e.upper);
-  auto v = ctx.input(i);
-  if (failed(v))
-    return failure();
-  auto x = ctx.convert(*v, i64Type(ctx));
-  if (failed(x))
-    return failure();
-  return elementAt(ctx, *x, k);
+  return readElement(ctx, i, k);
 }
 
 namespace {
@@ -805,13 +810,7 @@ void setBounds(NodeContext &ctx, ArrayRef<BoundedDim> bs) {
 FailureOr<Value> sliceParameter(NodeContext &ctx, unsigned i, int64_t k) {
   if (const HostTensor *t = ctx.known(i))
     return i64Scalar(ctx, t->asInt(k));
-  auto v = ctx.input(i);
-  if (failed(v))
-    return failure();
-  auto x = ctx.convert(*v, i64Type(ctx));
-  if (failed(x))
-    return failure();
-  return elementAt(ctx, *x, k);
+  return readElement(ctx, i, k);
 }
 
 /// `p` (a start or end of Slice) as a position in [0, length]: a negative
