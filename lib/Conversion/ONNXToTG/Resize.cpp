@@ -298,10 +298,23 @@ FailureOr<Value> resizeAlong(NodeContext &ctx, Value y, int64_t d, int64_t S,
   auto weights = ctx.convert(*matrix, type.getElementType());
   for (int64_t k = 0; k < type.getRank(); ++k)
     (k < d ? outer : inner) *= k == d ? 1 : type.getDimSize(k);
-  auto rows = ctx.reshape(y, {outer, n, inner});
-  if (failed(weights) || failed(rows))
+  if (failed(weights))
     return failure();
-  auto product = ctx.create<tg::MatmulOp>({*weights, *rows});
+  // The last dimension: one product [outer, n] x [n, S]; another: the
+  // matrix applied to every [n, inner] slice.
+  FailureOr<Value> product = failure();
+  if (inner == 1) {
+    auto rows = ctx.reshape(y, {outer, n});
+    auto columns = ctx.transpose(*weights, {1, 0});
+    if (failed(rows) || failed(columns))
+      return failure();
+    product = ctx.create<tg::MatmulOp>({*rows, *columns});
+  } else {
+    auto rows = ctx.reshape(y, {outer, n, inner});
+    if (failed(rows))
+      return failure();
+    product = ctx.create<tg::MatmulOp>({*weights, *rows});
+  }
   if (failed(product))
     return failure();
   SmallVector<int64_t> outShape(type.getShape());
