@@ -1317,6 +1317,7 @@ FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
   // reduction's own handler, on the run-time values.
   if ((op == "ReduceMin" || op == "ReduceMax" || op == "ReduceProd") &&
       isTracked(ctx, 0) && ctx.inputRank(0) <= 1 &&
+      ctx.inputDataType(0) == TP::INT64 &&
       (ctx.inputRank(0) == 0 || ctx.getInt("keepdims", 1) == 0))
     return handled(importReduceOfTracked(ctx));
   if (op == "Concat") {
