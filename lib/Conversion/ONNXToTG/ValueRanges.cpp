@@ -165,7 +165,8 @@ std::optional<Ranges> binaryRanges(NodeContext &ctx, int64_t n) {
     if (op == "Div" && !isFloat)
       r = {std::trunc(r.lo), std::trunc(r.hi)};
     else if (isFloat && op != "Max" && op != "Min")
-      r = {r.lo - std::abs(r.lo) * kRounding, r.hi + std::abs(r.hi) * kRounding};
+      r = {r.lo - std::abs(r.lo) * kRounding,
+           r.hi + std::abs(r.hi) * kRounding};
   }
   return acc;
 }
