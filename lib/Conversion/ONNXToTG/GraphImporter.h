@@ -45,6 +45,15 @@ struct RunTimeInt {
   Value length;
 };
 
+/// Bounds of run-time data: every value of the elements it covers lies in
+/// [lo, hi] (either may be infinite) (ValueRanges.cpp).
+struct Interval {
+  double lo = 0, hi = 0;
+};
+
+/// Tensors of at most this many elements keep one interval per element.
+constexpr int64_t kMaxRangeElements = 16;
+
 /// A value of the ONNX graph during import: an IR value, a tensor known at
 /// import time, or both (once the known tensor has been materialised).
 struct ImportedValue {
@@ -61,8 +70,16 @@ struct ImportedValue {
   std::vector<int64_t> shape;
   /// The dimension of data-dependent length, if any.
   std::optional<BoundedDim> bound;
+  /// A second one (a Resize to a run-time height and width), after `bound`;
+  /// only Shape, Gather and a Reshape merging the two read such a value
+  /// (RunTimeLengths.cpp).
+  std::optional<BoundedDim> secondBound;
   /// For a small integer tensor computed from lengths: its elements.
   std::optional<llvm::SmallVector<RunTimeInt>> runTimeInts;
+  /// For a value computed at run time whose data the graph bounds: one
+  /// interval for all its elements, or one per element (at most
+  /// kMaxRangeElements); empty when unbounded (ValueRanges.cpp).
+  llvm::SmallVector<Interval, 1> ranges;
   /// For an ONNX sequence (Sequences.cpp): its tensors, known at import
   /// time in number and order.
   std::shared_ptr<const std::vector<ImportedValue>> sequence;
@@ -187,6 +204,29 @@ mlir::FailureOr<bool> importWithRunTimeLengths(NodeContext &ctx);
 /// After a node's handler: tracks the elements of its output when its
 /// inputs are tracked (RunTimeLengths.cpp).
 void trackRunTimeInts(NodeContext &ctx);
+/// The elements of 1-D \p data at \p indices (negative ones count from the
+/// end), as a Gather at known indices picks them; nullopt when one is out
+/// of range.
+template <typename T>
+std::optional<llvm::SmallVector<T>>
+pickElements(llvm::ArrayRef<T> data, llvm::ArrayRef<int64_t> indices) {
+  llvm::SmallVector<T> out;
+  for (int64_t k : indices) {
+    k = k < 0 ? k + int64_t(data.size()) : k;
+    if (k < 0 || k >= int64_t(data.size()))
+      return std::nullopt;
+    out.push_back(data[k]);
+  }
+  return out;
+}
+/// After a node's handler: the ranges of its outputs' values from its
+/// inputs' (ValueRanges.cpp).
+void trackValueRanges(NodeContext &ctx);
+/// The ranges of input \p i: its own, a tracked tensor's or a known
+/// tensor's values (one per element up to kMaxRangeElements); nullopt when
+/// unbounded.
+std::optional<llvm::SmallVector<Interval>> inputRanges(NodeContext &ctx,
+                                                       unsigned i);
 /// Arithmetic on lengths (rank-0 i64 values; tg's arithmetic is on floats,
 /// so sums and products go through f64, exact below 2^53).
 enum class LengthOp { Add, Sub, Mul, Min, Max };

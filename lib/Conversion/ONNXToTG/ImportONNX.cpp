@@ -112,9 +112,10 @@ LogicalResult GraphImporter::checkAgainstONNX(StringRef name,
     shape.push_back(d.dim_value());
   }
   // A padded dimension holds at most its bound; ONNX may know its length.
-  if (v.bound && shape.size() == v.shape.size() &&
-      shape[v.bound->dim] <= v.shape[v.bound->dim])
-    shape[v.bound->dim] = v.shape[v.bound->dim];
+  for (const std::optional<BoundedDim> &b : {v.bound, v.secondBound})
+    if (b && shape.size() == v.shape.size() &&
+        shape[b->dim] <= v.shape[b->dim])
+      shape[b->dim] = v.shape[b->dim];
   if (shape != v.shape)
     return ctx.emitError() << "output '" << name << "' was imported with shape "
                            << safetensors::formatShape(v.shape)
@@ -317,6 +318,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   if (!*lengths &&
       (failed(handler->second(ctx)) || failed(propagateBounds(ctx))))
     return failure();
+  trackValueRanges(ctx);
   trackRunTimeInts(ctx);
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())
@@ -364,6 +366,11 @@ LogicalResult GraphImporter::buildReturn(const onnx::GraphProto &graph,
   llvm::DenseMap<Value, unsigned> lengthResults;
   for (auto [i, out] : llvm::enumerate(graph.output())) {
     const std::optional<BoundedDim> &b = lookup(out.name())->bound;
+    if (lookup(out.name())->secondBound)
+      return emitError(fileLoc)
+             << "graph output '" << out.name()
+             << "' is padded in two dimensions (sizes known only at run "
+                "time); Loom returns values padded in one";
     if (!b)
       continue;
     auto [it, added] = lengthResults.try_emplace(b->length, results.size());

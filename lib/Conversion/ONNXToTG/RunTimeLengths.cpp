@@ -78,6 +78,13 @@ std::optional<Ints> intsOf(NodeContext &ctx, unsigned i) {
 
 Type i64Type(NodeContext &ctx) { return IntegerType::get(ctx.context(), 64); }
 
+/// A node this file imports: true, or the handler's failure.
+FailureOr<bool> handled(LogicalResult result) {
+  if (failed(result))
+    return failure();
+  return true;
+}
+
 Value i64Scalar(NodeContext &ctx, int64_t v) {
   return ctx.scalar(i64Type(ctx), static_cast<double>(v));
 }
@@ -136,6 +143,17 @@ FailureOr<Value> elementAt(NodeContext &ctx, Value v, int64_t k) {
   return ctx.reshape(*one, {});
 }
 
+/// Element `k` of integer input `i`, read at run time as a rank-0 i64.
+FailureOr<Value> readElement(NodeContext &ctx, unsigned i, int64_t k) {
+  auto v = ctx.input(i);
+  if (failed(v))
+    return failure();
+  auto x = ctx.convert(*v, i64Type(ctx));
+  if (failed(x))
+    return failure();
+  return elementAt(ctx, *x, k);
+}
+
 } // namespace
 
 FailureOr<Value> onnx_to_tg::runTimeElement(NodeContext &ctx, unsigned i,
@@ -144,13 +162,7 @@ FailureOr<Value> onnx_to_tg::runTimeElement(NodeContext &ctx, unsigned i,
     return e.length;
   if (e.exact)
     return i64Scalar(ctx, e.upper);
-  auto v = ctx.input(i);
-  if (failed(v))
-    return failure();
-  auto x = ctx.convert(*v, i64Type(ctx));
-  if (failed(x))
-    return failure();
-  return elementAt(ctx, *x, k);
+  return readElement(ctx, i, k);
 }
 
 namespace {
@@ -169,7 +181,7 @@ void setBound(NodeContext &ctx, unsigned i, BoundedDim b) {
 // Shape, Size, ConstantOfShape, and reductions of tracked integers
 //===----------------------------------------------------------------------===//
 
-LogicalResult importShapeOfBounded(NodeContext &ctx, BoundedDim b) {
+LogicalResult importShapeOfBounded(NodeContext &ctx, ArrayRef<BoundedDim> bs) {
   ArrayRef<int64_t> shape = ctx.inputShape(0);
   int64_t rank = shape.size();
   int64_t start = ctx.getInt("start", 0), end = ctx.getInt("end", rank);
@@ -193,18 +205,20 @@ LogicalResult importShapeOfBounded(NodeContext &ctx, BoundedDim b) {
     return success();
   };
   for (int64_t d = start; d < end; ++d) {
-    if (d != b.dim) {
+    const BoundedDim *b = llvm::find_if(
+        bs, [&](const BoundedDim &x) { return x.dim == d; });
+    if (b == bs.end()) {
       run.push_back(shape[d]);
       ints.push_back({shape[d], true, Value()});
       continue;
     }
     if (failed(flush()))
       return failure();
-    auto len = ctx.reshape(b.length, {1});
+    auto len = ctx.reshape(b->length, {1});
     if (failed(len))
       return failure();
     pieces.push_back(*len);
-    ints.push_back({shape[d], false, b.length});
+    ints.push_back({shape[d], false, b->length});
   }
   if (failed(flush()))
     return failure();
@@ -257,10 +271,14 @@ FailureOr<std::optional<int64_t>> runTimeDimOf(NodeContext &ctx,
 
 LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
   Ints ints = *intsOf(ctx, 0);
-  auto found = runTimeDimOf(ctx, ints);
-  if (failed(found))
-    return failure();
-  std::optional<int64_t> runTimeDim = *found;
+  SmallVector<int64_t> runTimeDims;
+  for (auto [k, e] : llvm::enumerate(ints))
+    if (!e.exact)
+      runTimeDims.push_back(k);
+  if (runTimeDims.size() > 2)
+    return ctx.fail("a shape with more than two dimensions of "
+                    "data-dependent length is not supported (Loom pads at "
+                    "most two dimensions of a value)");
   SmallVector<int64_t> dims;
   for (const RunTimeInt &e : ints)
     dims.push_back(e.upper);
@@ -274,12 +292,19 @@ LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
                     " is not supported");
   ctx.setOutput(0, ctx.splat(RankedTensorType::get(dims, e),
                              value.asDouble(0)));
-  if (!runTimeDim)
-    return success();
-  auto len = runTimeElement(ctx, 0, ints[*runTimeDim], *runTimeDim);
-  if (failed(len))
-    return failure();
-  setBound(ctx, 0, {int64_t(*runTimeDim), *len});
+  // Zeros of two run-time sizes (torchvision's `torch.zeros(y_0, w)` around
+  // a pasted mask) are padded in both.
+  SmallVector<BoundedDim> bounds;
+  for (int64_t d : runTimeDims) {
+    auto len = runTimeElement(ctx, 0, ints[d], d);
+    if (failed(len))
+      return failure();
+    bounds.push_back({d, *len});
+  }
+  if (!bounds.empty())
+    setBound(ctx, 0, bounds.front());
+  if (bounds.size() > 1)
+    outputValue(ctx, 0)->secondBound = bounds[1];
   return success();
 }
 
@@ -288,11 +313,9 @@ LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
 LogicalResult importReduceOfTracked(NodeContext &ctx) {
   StringRef op = ctx.opType();
   Ints ints = *intsOf(ctx, 0);
-  if (ctx.inputRank(0) > 1 || ints.empty())
-    return ctx.fail("a reduction of a tracked shape of rank > 1 is not "
+  if (ints.empty())
+    return ctx.fail("a reduction of an empty tracked shape is not "
                     "supported");
-  if (ctx.getInt("keepdims", 1) != 0 && ctx.inputRank(0) == 1)
-    return ctx.fail("keepdims=1 on a tracked shape is not supported");
   Value acc;
   RunTimeInt r{op == "ReduceProd" ? 1 : ints.front().upper, true, Value()};
   for (auto [k, e] : llvm::enumerate(ints)) {
@@ -751,6 +774,367 @@ LogicalResult importReductionOfBounded(NodeContext &ctx, BoundedDim b) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Values padded in two dimensions
+//===----------------------------------------------------------------------===//
+
+/// The node's own handler with its inputs' padded dimensions hidden (the
+/// caller sets the output's).
+LogicalResult withBoundsHidden(NodeContext &ctx) {
+  SmallVector<std::pair<ImportedValue *, ImportedValue>> saved;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    ImportedValue *in = inputValue(ctx, i);
+    if (!in || (!in->bound && !in->secondBound) ||
+        llvm::any_of(saved, [&](auto &p) { return p.first == in; }))
+      continue;
+    saved.push_back({in, *in});
+    in->bound.reset();
+    in->secondBound.reset();
+  }
+  LogicalResult done = getHandlerTable().find(ctx.opType())->second(ctx);
+  for (auto &[in, value] : saved)
+    *in = std::move(value);
+  return done;
+}
+
+/// Sets output 0's padded dimensions (one or two).
+void setBounds(NodeContext &ctx, ArrayRef<BoundedDim> bs) {
+  ImportedValue *out = outputValue(ctx, 0);
+  out->bound = bs.front();
+  if (bs.size() > 1)
+    out->secondBound = bs[1];
+}
+
+/// Element `k` of Slice's input `i` (starts or ends), a rank-0 i64: known,
+/// or read at run time.
+FailureOr<Value> sliceParameter(NodeContext &ctx, unsigned i, int64_t k) {
+  if (const HostTensor *t = ctx.known(i))
+    return i64Scalar(ctx, t->asInt(k));
+  return readElement(ctx, i, k);
+}
+
+/// `p` (a start or end of Slice) as a position in [0, length]: a negative
+/// one counts from the end.
+FailureOr<Value> slicePosition(NodeContext &ctx, Value p, Value length) {
+  OpChain b{ctx, i64Type(ctx)};
+  auto fromEnd = lengthOp(ctx, LengthOp::Add, p, length);
+  auto read = b.select(ctx.create<tg::LessOp>({p, i64Scalar(ctx, 0)}),
+                       fromEnd, p);
+  if (failed(read))
+    return failure();
+  auto low = lengthOp(ctx, LengthOp::Max, *read, i64Scalar(ctx, 0));
+  if (failed(low))
+    return failure();
+  return lengthOp(ctx, LengthOp::Min, *low, length);
+}
+
+/// Slice (step 1) of padded dimensions of a value padded in two, from
+/// starts and to ends known or read at run time (torchvision's paste of a
+/// mask slices it from box offsets): position j of the result reads
+/// start + j, its length max(end - start, 0), both positions counted
+/// within the valid length. Its size is the bound, or a known end below it.
+LogicalResult importSliceOfTwicePadded(NodeContext &ctx,
+                                       SmallVector<BoundedDim> bs) {
+  if (ctx.opset() < 10 || !ctx.hasInput(3))
+    return ctx.fail("a Slice of a value padded in two dimensions needs its "
+                    "axes as an input");
+  auto axes = ctx.constantInts(3, "axes");
+  if (failed(axes))
+    return failure();
+  if (ctx.hasInput(4)) {
+    auto steps = ctx.constantInts(4, "steps");
+    if (failed(steps))
+      return failure();
+    if (llvm::any_of(*steps, [](int64_t t) { return t != 1; }))
+      return ctx.fail("a Slice of a value padded in two dimensions needs "
+                      "steps of 1");
+  }
+  auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Value y = *x;
+  int64_t rank = ctx.inputRank(0);
+  for (auto [k, a] : llvm::enumerate(*axes)) {
+    int64_t axis = a < 0 ? a + rank : a;
+    BoundedDim *b =
+        llvm::find_if(bs, [&](const BoundedDim &d) { return d.dim == axis; });
+    if (b == bs.end())
+      return ctx.fail("a Slice of a value padded in two dimensions must "
+                      "slice only the padded ones");
+    int64_t size = ctx.inputShape(0)[axis];
+    auto length = lengthOp(ctx, LengthOp::Min, b->length, i64Scalar(ctx, size));
+    auto start = sliceParameter(ctx, 1, k), end = sliceParameter(ctx, 2, k);
+    if (failed(length) || failed(start) || failed(end))
+      return failure();
+    auto from = slicePosition(ctx, *start, *length);
+    auto to = slicePosition(ctx, *end, *length);
+    if (failed(from) || failed(to))
+      return failure();
+    int64_t outSize = size;
+    if (const HostTensor *t = ctx.known(2); t && t->asInt(k) >= 0)
+      outSize = std::min(size, t->asInt(k));
+    auto j = iota(ctx, outSize, {outSize});
+    if (failed(j))
+      return failure();
+    auto shifted = lengthOp(ctx, LengthOp::Add, *j, *from);
+    if (failed(shifted))
+      return failure();
+    auto index = lengthOp(ctx, LengthOp::Min, *shifted,
+                          i64Scalar(ctx, std::max<int64_t>(size - 1, 0)));
+    if (failed(index))
+      return failure();
+    auto gathered =
+        ctx.create<tg::GatherOp>({y, *index}, {ctx.i64Attr("axis", axis)});
+    auto kept = lengthOp(ctx, LengthOp::Sub, *to, *from);
+    if (failed(gathered) || failed(kept))
+      return failure();
+    auto newLength = lengthOp(ctx, LengthOp::Max, *kept, i64Scalar(ctx, 0));
+    if (failed(newLength))
+      return failure();
+    y = *gathered;
+    b->length = *newLength;
+  }
+  ctx.setOutput(0, y);
+  setBounds(ctx, bs);
+  return success();
+}
+
+/// Concat of values padded in two dimensions. Along a padded dimension:
+/// every part padded there and in the same other dimension with the same
+/// length, compacted along the axis as for one padded dimension (the
+/// zeros torchvision concatenates around a pasted mask). Along another
+/// axis beside a part that is not padded: ONNX requires the parts' sizes
+/// to be equal, so the padded dimensions are full and the result is not
+/// padded (a pasted mask appended to the image-sized masks).
+LogicalResult importConcatOfTwicePadded(NodeContext &ctx) {
+  int64_t rank = ctx.inputRank(0);
+  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), rank, "axis");
+  if (failed(axis))
+    return failure();
+  bool anyUnpadded = false, alongPadded = false;
+  std::optional<BoundedDim> other;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    ImportedValue *v = inputValue(ctx, i);
+    if (!v->bound) {
+      anyUnpadded = true;
+      continue;
+    }
+    for (const std::optional<BoundedDim> &b : {v->bound, v->secondBound})
+      if (b && b->dim == *axis)
+        alongPadded = true;
+  }
+  if (!alongPadded) {
+    if (!anyUnpadded)
+      return ctx.fail("a Concat of values padded in two dimensions along "
+                      "another dimension needs a part that is not padded");
+    return withBoundsHidden(ctx);
+  }
+  SmallVector<Value> values;
+  SmallVector<Segment> segments;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    ImportedValue *v = inputValue(ctx, i);
+    if (!v->bound || !v->secondBound)
+      return ctx.fail("a Concat along a padded dimension of values padded in "
+                      "two dimensions needs every part padded in both");
+    BoundedDim along = v->bound->dim == *axis ? *v->bound : *v->secondBound;
+    BoundedDim across = v->bound->dim == *axis ? *v->secondBound : *v->bound;
+    if (along.dim != *axis ||
+        (other && (other->dim != across.dim || other->length != across.length)))
+      return ctx.fail("a Concat of values padded in two dimensions needs "
+                      "the parts' other padded dimension to have the same "
+                      "length");
+    other = across;
+    int64_t size = ctx.inputShape(i)[*axis];
+    if (size == 0)
+      continue;
+    auto x = ctx.input(i);
+    if (failed(x))
+      return failure();
+    values.push_back(*x);
+    segments.push_back({size, along.length});
+  }
+  auto stacked = values.size() == 1
+                     ? FailureOr<Value>(values.front())
+                     : ctx.create<tg::ConcatOp>(values,
+                                                {ctx.i64Attr("axis", *axis)});
+  auto compact = compaction(ctx, segments);
+  if (failed(stacked) || failed(compact))
+    return failure();
+  auto gathered = ctx.create<tg::GatherOp>({*stacked, compact->first},
+                                           {ctx.i64Attr("axis", *axis)});
+  if (failed(gathered))
+    return failure();
+  ctx.setOutput(0, *gathered);
+  setBounds(ctx, {BoundedDim{*axis, compact->second}, *other});
+  return success();
+}
+
+/// Unsqueeze of a value padded in two dimensions: they move past the new
+/// axes. Cast and Identity keep them.
+LogicalResult importReshapeLikeOfTwicePadded(NodeContext &ctx,
+                                             SmallVector<BoundedDim> bs) {
+  if (failed(withBoundsHidden(ctx)))
+    return failure();
+  if (ctx.opType() == "Unsqueeze") {
+    int64_t outRank = outputValue(ctx, 0)->shape.size();
+    SmallVector<int64_t> axes;
+    if (auto a = ctx.getInts("axes"); a && ctx.opset() < 13)
+      axes.assign(a->begin(), a->end());
+    else if (auto k = ctx.constantInts(1, "axes"); succeeded(k))
+      axes = *k;
+    else
+      return failure();
+    SmallVector<int64_t> fromInput; // output dimension of each input one
+    for (int64_t p = 0; p < outRank; ++p)
+      if (!llvm::any_of(axes, [&](int64_t a) {
+            return (a < 0 ? a + outRank : a) == p;
+          }))
+        fromInput.push_back(p);
+    for (BoundedDim &b : bs)
+      b.dim = fromInput[b.dim];
+  }
+  setBounds(ctx, bs);
+  return success();
+}
+
+
+
+/// Gather from a value padded in two dimensions by indices that are not
+/// padded: a padded dimension other than the axis moves with the gather;
+/// the axis is read at the given (valid) indices.
+LogicalResult importGatherOfTwicePadded(NodeContext &ctx,
+                                        ArrayRef<BoundedDim> bs) {
+  if (inputBound(ctx, 1))
+    return ctx.fail("a Gather of a value padded in two dimensions by "
+                    "indices of data-dependent length is not supported");
+  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(0));
+  if (failed(axis) || failed(withBoundsHidden(ctx)))
+    return failure();
+  int64_t idxRank = ctx.inputRank(1);
+  SmallVector<BoundedDim> kept;
+  for (BoundedDim b : bs)
+    if (b.dim != *axis)
+      kept.push_back({b.dim < *axis ? b.dim : b.dim + idxRank - 1, b.length});
+  setBounds(ctx, kept);
+  return success();
+}
+
+/// Reshape of a value padded in its last two dimensions [.., H, W] (valid
+/// h x w) that merges them into one, [.., H * W]: a compaction, so that the
+/// merged dimension holds the h * w valid elements row by row first
+/// (position j reads row j / w, column j % w), its length h * w.
+LogicalResult importReshapeMergingPadded(NodeContext &ctx, BoundedDim rows,
+                                         BoundedDim cols) {
+  ArrayRef<int64_t> in = ctx.inputShape(0);
+  int64_t rank = in.size();
+  SmallVector<int64_t> merged(in.drop_back(2));
+  merged.push_back(in[rank - 2] * in[rank - 1]);
+  // The target shape: known, with -1 (the rest) and 0 (the input's size).
+  const HostTensor *target = ctx.known(1);
+  bool merges = target && !target->isFloat() &&
+                int64_t(target->ints.size()) == rank - 1 &&
+                rows.dim == rank - 2 && cols.dim == rank - 1;
+  for (int64_t d = 0; merges && d < rank - 1; ++d) {
+    int64_t t = target->ints[d];
+    merges = t == merged[d] || t == -1 ||
+             (t == 0 && !ctx.getInt("allowzero", 0) && in[d] == merged[d]);
+  }
+  if (!merges)
+    return ctx.fail("a Reshape of a value padded in two dimensions must "
+                    "merge its last two dimensions, the padded ones");
+  int64_t H = in[rank - 2], W = in[rank - 1], n = H * W, outer = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    outer *= in[d];
+  Type f64 = Float64Type::get(ctx.context());
+  OpChain b{ctx, f64};
+  auto j = iota(ctx, n, {n});
+  auto x = ctx.input(0);
+  if (failed(j) || failed(x))
+    return failure();
+  auto jf = b.cast(*j, f64);
+  auto w = b.cast(cols.length, f64);
+  auto safeW = b.bin<tg::MaxOp>(w, b.c(1));
+  auto row = floorAtRunTime(b, *b.bin<tg::DivOp>(jf, safeW));
+  if (failed(row))
+    return failure();
+  auto col = b.bin<tg::SubOp>(jf, b.bin<tg::MulOp>(*row, safeW));
+  auto source = b.bin<tg::AddOp>(b.bin<tg::MulOp>(*row, b.c(double(W))), col);
+  auto length = lengthOp(ctx, LengthOp::Mul, rows.length, cols.length);
+  if (failed(source) || failed(length))
+    return failure();
+  auto valid = ctx.create<tg::LessOp>({*j, *length});
+  auto index = b.cast(b.select(valid, source, b.c(0)), i64Type(ctx));
+  auto flat = ctx.reshape(*x, {outer, n});
+  if (failed(index) || failed(flat))
+    return failure();
+  auto gathered =
+      ctx.create<tg::GatherOp>({*flat, *index}, {ctx.i64Attr("axis", 1)});
+  if (failed(gathered))
+    return failure();
+  auto result = ctx.reshape(*gathered, merged);
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result);
+  setBound(ctx, 0, {rank - 2, *length});
+  return success();
+}
+
+/// A node reading a value padded in two dimensions (a Resize to a
+/// run-time height and width): Shape, Gather and a Reshape merging them
+/// are imported; any other is refused, naming the node.
+FailureOr<bool> importWithTwoPaddedDims(NodeContext &ctx) {
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    ImportedValue *v = inputValue(ctx, i);
+    if (!v || !v->secondBound)
+      continue;
+    StringRef op = ctx.opType();
+    SmallVector<BoundedDim> bs{*v->bound, *v->secondBound};
+    if (i == 0 && op == "Shape")
+      return handled(importShapeOfBounded(ctx, bs));
+    if (i == 0 && op == "Gather")
+      return handled(importGatherOfTwicePadded(ctx, bs));
+    if (i == 0 && op == "Reshape" && !isTracked(ctx, 1))
+      return handled(importReshapeMergingPadded(ctx, bs[0], bs[1]));
+    if (i == 0 && op == "Slice")
+      return handled(importSliceOfTwicePadded(ctx, bs));
+    if (op == "Concat")
+      return handled(importConcatOfTwicePadded(ctx));
+    if (i == 0 && (op == "Unsqueeze" || op == "Cast" || op == "Identity"))
+      return handled(importReshapeLikeOfTwicePadded(ctx, bs));
+    return ctx.fail("reads a value padded in two dimensions (sizes known "
+                    "only at run time, docs/ONNX/Import.md); only Shape, "
+                    "Gather, Slice, Concat, Cast, Identity, Unsqueeze and a "
+                    "Reshape merging the two read one");
+  }
+  return false;
+}
+
+/// ArgMax or ArgMin along a padded dimension: the padding reads as the
+/// value that never wins (-inf for ArgMax, +inf for ArgMin), so the index is
+/// that of the valid elements' extreme (0 when there are none).
+LogicalResult importArgExtremeOverPadded(NodeContext &ctx, BoundedDim b) {
+  if (!ctx.isFloatInput(0))
+    return ctx.fail("an ArgMax or ArgMin along a dimension of data-dependent "
+                    "length needs floating-point input");
+  double inf = std::numeric_limits<double>::infinity();
+  auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto masked =
+      maskPadding(ctx, *x, b, ctx.opType() == "ArgMax" ? -inf : inf);
+  if (failed(masked))
+    return failure();
+  ImportedValue *in = inputValue(ctx, 0);
+  ImportedValue saved = *in;
+  in->value = *masked;
+  in->known.reset();
+  in->initializer = nullptr;
+  in->bound.reset();
+  LogicalResult done = getHandlerTable().find(ctx.opType())->second(ctx);
+  *in = std::move(saved);
+  return done;
+}
+
 } // namespace
 
 FailureOr<Value> onnx_to_tg::maskPadding(NodeContext &ctx, Value x,
@@ -870,14 +1254,7 @@ std::optional<Ints> trackedResult(NodeContext &ctx) {
     const HostTensor *idx = ctx.known(1, kMaxTracked);
     if (!data || !idx || ctx.inputRank(0) != 1)
       return std::nullopt;
-    Ints out;
-    for (int64_t k : idx->ints) {
-      k = k < 0 ? k + int64_t(data->size()) : k;
-      if (k < 0 || k >= int64_t(data->size()))
-        return std::nullopt;
-      out.push_back((*data)[k]);
-    }
-    return out;
+    return pickElements<RunTimeInt>(*data, idx->ints);
   }
   if (op == "Concat") {
     Ints out;
@@ -917,21 +1294,17 @@ std::optional<Ints> trackedResult(NodeContext &ctx) {
   return std::nullopt;
 }
 
-/// A node this file imports: true, or the handler's failure.
-FailureOr<bool> handled(LogicalResult result) {
-  if (failed(result))
-    return failure();
-  return true;
-}
-
 } // namespace
 
 FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
+  auto twice = importWithTwoPaddedDims(ctx);
+  if (failed(twice) || *twice)
+    return twice;
   StringRef op = ctx.opType();
   ImportedValue *in = inputValue(ctx, 0);
   std::optional<BoundedDim> b = in ? in->bound : std::nullopt;
   if (op == "Shape" && b)
-    return handled(importShapeOfBounded(ctx, *b));
+    return handled(importShapeOfBounded(ctx, {*b}));
   if (op == "Size" && b)
     return handled(importSizeOfBounded(ctx, *b));
   if (op == "Range" && isTracked(ctx, 1) && !ctx.known(1))
@@ -940,8 +1313,12 @@ FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
     return handled(importConstantOfTrackedShape(ctx));
   if ((op == "Reshape" || op == "Expand") && isTracked(ctx, 1))
     return handled(importShapedByTracked(ctx, 1));
+  // A reduction of a tracked 1-D tensor to one element; any other is the
+  // reduction's own handler, on the run-time values.
   if ((op == "ReduceMin" || op == "ReduceMax" || op == "ReduceProd") &&
-      isTracked(ctx, 0))
+      isTracked(ctx, 0) && ctx.inputRank(0) <= 1 &&
+      ctx.inputDataType(0) == TP::INT64 &&
+      (ctx.inputRank(0) == 0 || ctx.getInt("keepdims", 1) == 0))
     return handled(importReduceOfTracked(ctx));
   if (op == "Concat") {
     int64_t rank = ctx.numInputs() ? ctx.inputRank(0) : 0;
@@ -964,19 +1341,49 @@ FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
   }
   if (op.starts_with("Reduce") && b)
     return handled(importReductionOfBounded(ctx, *b));
+  if ((op == "ArgMax" || op == "ArgMin") && b) {
+    auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(0));
+    if (failed(axis))
+      return failure();
+    if (*axis == b->dim)
+      return handled(importArgExtremeOverPadded(ctx, *b));
+  }
   return false;
 }
+
+namespace {
+
+/// The elements of a small integer value whose range is bounded and not
+/// negative (ValueRanges.cpp): tracked as elements of data-dependent value
+/// with their upper bounds.
+std::optional<Ints> intsOfRanges(const ImportedValue &v) {
+  if (v.ranges.empty() || onnxutil::isFloatDataType(v.dataType) ||
+      v.dataType == TP::BOOL)
+    return std::nullopt;
+  int64_t n = onnxutil::numElementsOf(v.shape);
+  Ints out;
+  for (int64_t k = 0; k < n; ++k) {
+    const Interval &r = v.ranges[v.ranges.size() == 1 ? 0 : k];
+    if (!(r.lo >= 0) || !(r.hi <= double(int64_t(1) << 53)))
+      return std::nullopt;
+    out.push_back({int64_t(std::floor(r.hi)), false, Value()});
+  }
+  return out;
+}
+
+} // namespace
 
 void onnx_to_tg::trackRunTimeInts(NodeContext &ctx) {
   bool any = false;
   for (unsigned i = 0; i < ctx.numInputs(); ++i)
     any |= isTracked(ctx, i);
   ImportedValue *out = outputValue(ctx, 0);
-  if (!any || !out || out->known ||
-      onnxutil::numElementsOf(out->shape) > kMaxTracked)
+  if (!out || out->known || onnxutil::numElementsOf(out->shape) > kMaxTracked)
     return;
   if (!out->runTimeInts) {
-    std::optional<Ints> ints = trackedResult(ctx);
+    std::optional<Ints> ints = any ? trackedResult(ctx) : std::nullopt;
+    if (!ints)
+      ints = intsOfRanges(*out);
     if (!ints || int64_t(ints->size()) != onnxutil::numElementsOf(out->shape))
       return;
     out->runTimeInts = std::move(*ints);
