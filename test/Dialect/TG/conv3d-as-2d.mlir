@@ -7,6 +7,10 @@
 // RUN: loom-run %t/as2d.mlir --entry main --seed 3 --compare %t/before.safetensors --tolerance 1e-5 | FileCheck %s --check-prefix=SAME
 // RUN: loom-run %s --entry spatial_only --seed 4 --outputs %t/before1.safetensors > /dev/null
 // RUN: loom-run %t/as2d.mlir --entry spatial_only --seed 4 --compare %t/before1.safetensors --tolerance 1e-5 | FileCheck %s --check-prefix=SAME
+// RUN: loom-run %s --entry depth_only --seed 5 --outputs %t/before2.safetensors > /dev/null
+// RUN: loom-run %t/as2d.mlir --entry depth_only --seed 5 --compare %t/before2.safetensors --tolerance 1e-5 | FileCheck %s --check-prefix=SAME
+// RUN: loom-run %s --entry depth_strided_plane --seed 6 --outputs %t/before3.safetensors > /dev/null
+// RUN: loom-run %t/as2d.mlir --entry depth_strided_plane --seed 6 --compare %t/before3.safetensors --tolerance 1e-5 | FileCheck %s --check-prefix=SAME
 // SAME: compare: largest error {{.*}} (tolerance 1e-05)
 
 // Depth padding, a depth stride and dilation, groups, bias and relu: the
@@ -47,4 +51,38 @@ func.func @spatial_only(%x: tensor<2x3x4x8x8xf32>, %w: tensor<5x3x1x3x3xf32>) ->
                        dilations = array<i64: 1, 1, 1>, activation = #tg<activation relu>}
       : (tensor<2x3x4x8x8xf32>, tensor<5x3x1x3x3xf32>) -> tensor<2x5x4x4x4xf32>
   return %0 : tensor<2x5x4x4x4xf32>
+}
+
+// A kernel spanning depth alone (R(2+1)D's (3, 1, 1) temporal convolutions)
+// with unit strides and no pads in height and width: one 2-D convolution
+// over [N, C, D, H * W] with the kernel [O, C/g, KD, 1], its depth stride,
+// pads, dilation, groups, bias and activation; reshapes only, no transpose,
+// no slice, no sum.
+// CHECK-LABEL: func.func @depth_only
+// CHECK-NOT: tg.transpose
+// CHECK: %[[X:.*]] = tg.reshape %arg0 : (tensor<2x6x9x5x7xf32>) -> tensor<2x6x9x35xf32>
+// CHECK: %[[K:.*]] = tg.reshape %arg1 : (tensor<4x3x3x1x1xf32>) -> tensor<4x3x3x1xf32>
+// CHECK: %[[Y:.*]] = tg.conv %[[X]], %[[K]], %arg2 {activation = #tg<activation relu>, dilations = array<i64: 2, 1>, groups = 2 : i64, pads = array<i64: 2, 0, 1, 0>, strides = array<i64: 2, 1>} : (tensor<2x6x9x35xf32>, tensor<4x3x3x1xf32>, tensor<4xf32>) -> tensor<2x4x4x35xf32>
+// CHECK: %[[R:.*]] = tg.reshape %[[Y]] : (tensor<2x4x4x35xf32>) -> tensor<2x4x4x5x7xf32>
+// CHECK-NOT: tg.slice
+// CHECK-NOT: tg.transpose
+// CHECK: return %[[R]]
+func.func @depth_only(%x: tensor<2x6x9x5x7xf32>, %w: tensor<4x3x3x1x1xf32>, %b: tensor<4xf32>) -> tensor<2x4x4x5x7xf32> {
+  %0 = tg.conv %x, %w, %b {strides = array<i64: 2, 1, 1>, pads = array<i64: 2, 0, 0, 1, 0, 0>,
+                           dilations = array<i64: 2, 1, 1>, groups = 2 : i64, activation = #tg<activation relu>}
+      : (tensor<2x6x9x5x7xf32>, tensor<4x3x3x1x1xf32>, tensor<4xf32>) -> tensor<2x4x4x5x7xf32>
+  return %0 : tensor<2x4x4x5x7xf32>
+}
+
+// A depth-only kernel with a stride in the plane is not of that form: the
+// sum of 2-D convolutions over depth slices as above.
+// CHECK-LABEL: func.func @depth_strided_plane
+// CHECK: tg.transpose
+// CHECK-COUNT-3: tg.slice
+// CHECK: return
+func.func @depth_strided_plane(%x: tensor<1x3x5x6x6xf32>, %w: tensor<2x3x3x1x1xf32>) -> tensor<1x2x3x3x3xf32> {
+  %0 = tg.conv %x, %w {strides = array<i64: 1, 2, 2>, pads = array<i64: 0, 0, 0, 0, 0, 0>,
+                       dilations = array<i64: 1, 1, 1>}
+      : (tensor<1x3x5x6x6xf32>, tensor<2x3x3x1x1xf32>) -> tensor<1x2x3x3x3xf32>
+  return %0 : tensor<1x2x3x3x3xf32>
 }

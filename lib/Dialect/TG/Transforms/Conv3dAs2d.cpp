@@ -42,6 +42,36 @@ Value activate(PatternRewriter &r, Location loc, Activation act, Value v) {
   return v;
 }
 
+/// A convolution whose kernel spans depth alone (`[O, C/g, KD, 1, 1]`, as
+/// R(2+1)D's temporal ones), unit strides and no pads in height and width:
+/// one 2-D convolution over `[N, C, D, H * W]` (a reshape, no copy) with the
+/// kernel `[O, C/g, KD, 1]`. Null when \p conv is not of that form.
+Value depthOnly(PatternRewriter &r, ConvOp conv) {
+  auto inType = conv.getInput().getType();
+  ArrayRef<int64_t> in = inType.getShape(),
+                    f = conv.getFilter().getType().getShape();
+  ArrayRef<int64_t> s = conv.getStrides(), p = conv.getPads(),
+                    d = conv.getDilations();
+  if (f[3] != 1 || f[4] != 1 || s[1] != 1 || s[2] != 1 || p[1] != 0 ||
+      p[2] != 0 || p[4] != 0 || p[5] != 0)
+    return Value();
+  Location loc = conv.getLoc();
+  Type e = inType.getElementType();
+  int64_t plane = in[3] * in[4];
+  Value x = ReshapeOp::create(
+      r, loc, RankedTensorType::get({in[0], in[1], in[2], plane}, e),
+      conv.getInput());
+  Value k = ReshapeOp::create(
+      r, loc, RankedTensorType::get({f[0], f[1], f[2], 1}, e),
+      conv.getFilter());
+  Value y = ConvOp::create(
+      r, loc, x, k, conv.getBias(), r.getDenseI64ArrayAttr({s[0], 1}),
+      r.getDenseI64ArrayAttr({p[0], 0, p[3], 0}),
+      r.getDenseI64ArrayAttr({d[0], 1}), conv.getGroupsAttr(),
+      conv.getActivationAttr());
+  return ReshapeOp::create(r, loc, conv.getType(), y);
+}
+
 struct Conv3dAs2d : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -50,6 +80,10 @@ struct Conv3dAs2d : OpRewritePattern<ConvOp> {
     auto inType = conv.getInput().getType();
     if (inType.getRank() != 5)
       return failure();
+    if (Value y = depthOnly(r, conv)) {
+      r.replaceOp(conv, y);
+      return success();
+    }
     Location loc = conv.getLoc();
     ArrayRef<int64_t> in = inType.getShape(),
                       f = conv.getFilter().getType().getShape(),

@@ -89,6 +89,11 @@ def TGConv3dAs2d : Pass<"tg-conv3d-as-2d", "mlir::func::FuncOp"> {
     (the taps are summed in another order). `loom-compile` runs it after
     `--tg-fold-batchnorm` (`--conv3d-as-2d=false` keeps 3-D convolutions).
 
+    A kernel that spans depth alone (`[O, C/g, KD, 1, 1]`, R(2+1)D's
+    temporal convolutions) with unit strides and no pads in height and
+    width is instead one 2-D convolution over `[N, C, D, H * W]` (a reshape,
+    no copy) with the kernel `[O, C/g, KD, 1]`: no transpose, slice or sum.
+
     ```
     loom-opt video.mlir --tg-conv3d-as-2d
     ```
