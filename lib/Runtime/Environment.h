@@ -1,4 +1,4 @@
-//===- Environment.h - Runtime switches read from the environment -*- C++ -*-===//
+//===- Environment.h - Runtime switches from the environment ----*- C++ -*-===//
 //
 // Part of Loom. The runtime's comparison switches (LOOM_ONEDNN_LAYOUT,
 // LOOM_ONEDNN_ALONE, LOOM_GRAPHS, ...) are environment variables with a
