@@ -21,7 +21,6 @@
 #include "llvm/Support/Path.h"
 
 #include <chrono>
-#include <future>
 
 using namespace mlir;
 using namespace loom;
@@ -59,10 +58,6 @@ struct WeightsBlob {
   uint64_t checksum = 0;
   int64_t size = 0;
 };
-
-/// Blobs from this size on have their whole checksum computed on a thread
-/// of its own (the runtime's Manifest.cpp has the same bound).
-constexpr size_t kChecksumThreadBytes = 4 << 20;
 
 FailureOr<WeightsBlob> buildWeights(ModuleOp module,
                                     ArrayRef<EntrySchedule> entries,
@@ -130,12 +125,8 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
   // The whole blob's checksum on a thread of its own while the tensors'
   // are computed here (two serial passes over the bytes; the runtime's
   // check at load does the same, lib/Runtime/Manifest.cpp).
-  std::future<uint64_t> whole = std::async(
-      blob.bytes.size() >= kChecksumThreadBytes ? std::launch::async
-                                                : std::launch::deferred,
-      [&bytes = blob.bytes] {
-        return loom_checksum64(bytes.data(), bytes.size());
-      });
+  std::future<uint64_t> whole =
+      checksumInBackground(blob.bytes.data(), blob.bytes.size());
   auto parsed = safetensors::File::parse(llvm::MemoryBuffer::getMemBuffer(
       blob.bytes, "weights", /*RequiresNullTerminator=*/false));
   if (!parsed)

@@ -15,7 +15,6 @@
 #include "loom/Support/DynamicAlgorithms.h"
 
 #include <cstring>
-#include <future>
 #include <initializer_list>
 #include <tuple>
 
@@ -291,12 +290,6 @@ Error bindTensors(const uint8_t *data, uint64_t size, const Weights &m,
   return Error::ok();
 }
 
-/// Files from this size on have their whole checksum computed on a thread of
-/// its own while the tensors' are checked (two passes over the bytes, each a
-/// serial chain: 0.2-0.28 s a pass over NasRNN's 75 MB rewritten weights at
-/// load average 13).
-constexpr uint64_t kChecksumThreadBytes = 4 << 20;
-
 } // namespace
 
 Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
@@ -307,10 +300,8 @@ Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
                      "weights: " + std::to_string(size) +
                          " bytes, but the artifact was compiled with " +
                          std::to_string(m.size));
-  std::future<uint64_t> whole =
-      std::async(size >= kChecksumThreadBytes ? std::launch::async
-                                              : std::launch::deferred,
-                 [=] { return loom_checksum64(data, size); });
+  // The whole file's checksum beside the tensors' checks.
+  std::future<uint64_t> whole = checksumInBackground(data, size);
   std::map<std::string, WeightView> bound;
   Error tensors = bindTensors(data, size, m, bound);
   // The whole file's checksum is the first error, as when it came first.
