@@ -20,10 +20,16 @@
 #endif
 
 /// OpenMP's team size for the calling thread (GNU OpenMP's ABI, so no
-/// OpenMP compiler support is needed): what oneDNN's primitives fork.
+/// OpenMP compiler support is needed): what oneDNN's primitives fork; and
+/// libgomp's entry that forks that team over a function (the CPU device's
+/// kernels, the SiLU pass).
 extern "C" {
 int omp_get_max_threads(void);
 void omp_set_num_threads(int n);
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned numThreads,
+                   unsigned flags);
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
 }
 
 namespace loom::rt::cpu {

@@ -31,13 +31,6 @@
 #include <unistd.h>
 #include <vector>
 
-extern "C" {
-void GOMP_parallel(void (*fn)(void *), void *data, unsigned numThreads,
-                   unsigned flags);
-int omp_get_thread_num(void);
-int omp_get_num_threads(void);
-}
-
 using namespace loom;
 using namespace loom::rt;
 namespace art = loom::artifact;

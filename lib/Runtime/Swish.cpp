@@ -14,13 +14,6 @@
 #include <algorithm>
 #include <immintrin.h>
 
-extern "C" {
-void GOMP_parallel(void (*fn)(void *), void *data, unsigned numThreads,
-                   unsigned flags);
-int omp_get_thread_num(void);
-int omp_get_num_threads(void);
-}
-
 using namespace loom::rt;
 
 namespace {
