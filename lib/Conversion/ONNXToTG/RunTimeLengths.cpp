@@ -520,6 +520,26 @@ FailureOr<std::pair<Value, Value>> compaction(NodeContext &ctx,
   return result;
 }
 
+/// \p values concatenated along \p axis with each part's padding
+/// (\p segments) compacted out: the result and its run-time length there.
+FailureOr<std::pair<Value, Value>> concatCompacted(NodeContext &ctx,
+                                                   ArrayRef<Value> values,
+                                                   ArrayRef<Segment> segments,
+                                                   int64_t axis) {
+  auto stacked = values.size() == 1
+                     ? FailureOr<Value>(values.front())
+                     : ctx.create<tg::ConcatOp>(values,
+                                                {ctx.i64Attr("axis", axis)});
+  auto compact = compaction(ctx, segments);
+  if (failed(stacked) || failed(compact))
+    return failure();
+  auto gathered = ctx.create<tg::GatherOp>({*stacked, compact->first},
+                                           {ctx.i64Attr("axis", axis)});
+  if (failed(gathered))
+    return failure();
+  return std::make_pair(*gathered, compact->second);
+}
+
 LogicalResult importConcatAlongBounded(NodeContext &ctx, int64_t axis) {
   SmallVector<Value> values;
   SmallVector<Segment> segments;
@@ -537,19 +557,11 @@ LogicalResult importConcatAlongBounded(NodeContext &ctx, int64_t axis) {
     values.push_back(*x);
     segments.push_back({size, v && v->bound ? v->bound->length : Value()});
   }
-  auto stacked = values.size() == 1
-                     ? FailureOr<Value>(values.front())
-                     : ctx.create<tg::ConcatOp>(values,
-                                                {ctx.i64Attr("axis", axis)});
-  auto compact = compaction(ctx, segments);
-  if (failed(stacked) || failed(compact))
+  auto joined = concatCompacted(ctx, values, segments, axis);
+  if (failed(joined))
     return failure();
-  auto gathered = ctx.create<tg::GatherOp>({*stacked, compact->first},
-                                           {ctx.i64Attr("axis", axis)});
-  if (failed(gathered))
-    return failure();
-  ctx.setOutput(0, *gathered);
-  setBound(ctx, 0, {axis, compact->second});
+  ctx.setOutput(0, joined->first);
+  setBound(ctx, 0, {axis, joined->second});
   return success();
 }
 
@@ -953,19 +965,11 @@ LogicalResult importConcatOfTwicePadded(NodeContext &ctx) {
     values.push_back(*x);
     segments.push_back({size, along.length});
   }
-  auto stacked = values.size() == 1
-                     ? FailureOr<Value>(values.front())
-                     : ctx.create<tg::ConcatOp>(values,
-                                                {ctx.i64Attr("axis", *axis)});
-  auto compact = compaction(ctx, segments);
-  if (failed(stacked) || failed(compact))
+  auto joined = concatCompacted(ctx, values, segments, *axis);
+  if (failed(joined))
     return failure();
-  auto gathered = ctx.create<tg::GatherOp>({*stacked, compact->first},
-                                           {ctx.i64Attr("axis", *axis)});
-  if (failed(gathered))
-    return failure();
-  ctx.setOutput(0, *gathered);
-  setBounds(ctx, {BoundedDim{*axis, compact->second}, *other});
+  ctx.setOutput(0, joined->first);
+  setBounds(ctx, {BoundedDim{*axis, joined->second}, *other});
   return success();
 }
 
