@@ -68,6 +68,9 @@ runtime() { "$bin/loom-run" "$1" --repeat "$repeat" --num-threads "$threads" 2>&
 seconds() { local s=$(date +%s.%N); "$@"; echo "$(date +%s.%N) - $s" | bc; }
 
 compiles=${COMPILES:-1}
+if ! [[ $compiles =~ ^[1-9][0-9]*$ ]]; then
+  echo "bench-superopt-compile.sh: error: COMPILES='$compiles' is not a positive integer" >&2; exit 1
+fi
 base=${BASE_BUILD:-}
 if [ -n "$base" ] && [ ! -x "$base/bin/loom-compile" ]; then
   echo "bench-superopt-compile.sh: error: no $base/bin/loom-compile" >&2; exit 1

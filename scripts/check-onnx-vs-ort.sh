@@ -67,6 +67,11 @@ text = open(f"{work}/model.mlir").read()
 sig = re.search(r"func\.func @main\((.*?)\)\s*->", text, re.S).group(1)
 args = re.findall(r"tensor<([0-9x]*)x?(f32|i64|i32)>\s*\{tg\.name = \"([^\"]+)\"", sig)
 random.seed(int(os.environ.get("SEED", "1")))
+int_high = os.environ.get("INT_HIGH", "0")
+if not int_high.isdigit():
+    sys.exit(f"check-onnx-vs-ort: INT_HIGH='{int_high}' is not a "
+             "non-negative integer")
+int_high = int(int_high)
 scale = float(os.environ.get("SCALE", "1"))
 def write(path, tensors):
     header, blobs, offset = {}, [], 0
@@ -94,7 +99,7 @@ for dims, ty, name in args:
         data = struct.pack(f"<{n}f", *[random.uniform(-scale, scale) for _ in range(n)])
         loom.append((name, "F32", shape, data))
     else:
-        high = int(os.environ.get("INT_HIGH", "0"))
+        high = int_high
         fmt = "q" if ty == "i64" else "i"
         data = struct.pack(f"<{n}{fmt}",
                            *[random.randint(0, high) for _ in range(n)])
