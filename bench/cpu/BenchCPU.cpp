@@ -120,7 +120,8 @@ cl::list<std::string>
          cl::cat(benchCat));
 cl::opt<std::string> workDir("workdir",
                              cl::desc("Where inputs, outputs and artifacts "
-                                      "go (default: a temporary directory)"),
+                                      "go and stay (default: a temporary "
+                                      "directory, removed at the end)"),
                              cl::init(""), cl::cat(benchCat));
 cl::opt<std::string> benchDir(
     "bench-dir",
@@ -784,11 +785,21 @@ int main(int argc, char **argv) {
   session.compiled.timeoutSeconds = timeout;
 
   session.dir = workDir;
+  // A model's artifacts take up to gigabytes: a directory of our own making
+  // is removed on every way out of main (the user's --workdir is kept).
+  struct RemoveTree {
+    std::string dir;
+    ~RemoveTree() {
+      if (!dir.empty())
+        sys::fs::remove_directories(dir);
+    }
+  } temporary;
   if (session.dir.empty()) {
     SmallString<128> tmp;
     if (sys::fs::createUniqueDirectory("loom-bench-cpu", tmp))
       return fail("cannot create a temporary directory");
     session.dir = std::string(tmp);
+    temporary.dir = session.dir;
   }
   if (std::error_code ec = sys::fs::create_directories(session.dir))
     return fail("cannot create " + session.dir + ": " + ec.message());
@@ -817,8 +828,10 @@ int main(int argc, char **argv) {
   for (const Row &row : rows)
     if (row.perOp)
       printPerOpTable(outs(), row.model.name, *row.perOp, perOpRows);
-  outs() << "load average after: " << loadAfter
-         << "; inputs, outputs and artifacts in " << session.dir << "\n";
+  outs() << "load average after: " << loadAfter;
+  if (temporary.dir.empty())
+    outs() << "; inputs, outputs and artifacts in " << session.dir;
+  outs() << "\n";
   if (!jsonFile.empty())
     if (Error err = writeJSON(rows, ortWarmup, ortRepeat, interpRuns, llvmCpu,
                               features, loadBefore, loadAfter))
