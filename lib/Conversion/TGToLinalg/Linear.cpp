@@ -244,8 +244,10 @@ void trimPaddingTaps(OpBuilder &b, Location loc, ConvForm &c) {
     int64_t size = in.getDimSize(2 + i), kernel = w.getDimSize(2 + i);
     int64_t outs = c.outType.getDimSize(2 + i), stride = c.strides[i],
             dil = c.dilations[i], lo = c.pads[i];
-    // Tap t reads o * stride - lo + t * dil: real for some output o iff
-    // the first output's read is below `size` and the last's is >= 0.
+    // Tap t reads o * stride - lo + t * dil, o in [0, outs): only padding
+    // when the first output's read is >= `size` or the last's < 0 (with a
+    // stride, a tap that steps over the input is kept: cutting only what
+    // surely reads padding keeps the convolution equal).
     auto real = [&](int64_t t) {
       return t * dil - lo < size && (outs - 1) * stride - lo + t * dil >= 0;
     };
