@@ -295,6 +295,11 @@ model("googlenet-b2", ex.vision("googlenet", (2, 3, 160, 160),
 model("mobilenet-v3l-b4", ex.vision("mobilenet_v3_large", (4, 3, 192, 192)))
 model("fcn-r50", ex.vision("fcn_resnet50", (1, 3, 224, 224),
                            segmentation=True, num_classes=21, aux_loss=False))
+# Dilated ASPP (output stride 8): 3x3 convolutions of dilation 12, 24, 36 on
+# 28x28 maps (docs/Superopt/PET.md, "Candidates measured and not built").
+model("deeplabv3-r50", ex.vision("deeplabv3_resnet50", (1, 3, 224, 224),
+                                 segmentation=True, num_classes=21,
+                                 aux_loss=False))
 model("r2plus1d-18", torchvision_video("r2plus1d_18", (1, 3, 8, 112, 112)))
 model("mc3-18", torchvision_video("mc3_18", (1, 3, 8, 112, 112)))
 model("s3d", torchvision_video("s3d", (1, 3, 16, 224, 224)))

@@ -208,6 +208,78 @@ struct ConvForm {
   Activation activation;
 };
 
+/// A box of \p x (channels-first, static shape): spatial dimension i kept
+/// from \p starts[i] for \p sizes[i]; the others whole.
+Value spatialSlice(OpBuilder &b, Location loc, Value x,
+                   ArrayRef<int64_t> starts, ArrayRef<int64_t> sizes) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
+  SmallVector<OpFoldResult> offsets, extents,
+      ones(shape.size(), b.getIndexAttr(1));
+  for (size_t d = 0; d < shape.size(); ++d) {
+    bool spatial = d >= 2;
+    offsets.push_back(b.getIndexAttr(spatial ? starts[d - 2] : 0));
+    extents.push_back(b.getIndexAttr(spatial ? sizes[d - 2] : shape[d]));
+  }
+  return tensor::ExtractSliceOp::create(b, loc, x, offsets, extents, ones);
+}
+
+/// Drops the kernel taps of \p c that read only padding at every output
+/// (docs/Superopt/PET.md, "Candidates measured and not built"): per spatial
+/// dimension, the taps outside [t0, t1], the first and last that read a
+/// real element for some output, are cut from the filter, and the padding
+/// (or, where the kept taps start inside the input, a slice of it) is
+/// moved so that every output reads what it read. Fully equivalent: a cut
+/// tap only ever multiplied zeros. A dilated convolution whose off-centre
+/// taps fall outside a small map (DeepLabV3's ASPP: dilation 36 on 28x28)
+/// becomes a 1x1 one: generated code computes every tap it is given.
+void trimPaddingTaps(OpBuilder &b, Location loc, ConvForm &c) {
+  auto in = cast<RankedTensorType>(c.input.getType());
+  auto w = cast<RankedTensorType>(c.filter.getType());
+  if (!in.hasStaticShape() || !w.hasStaticShape())
+    return;
+  int64_t k = in.getRank() - 2;
+  SmallVector<int64_t> first(k), taps(k), starts(k), sizes(k), pads(2 * k);
+  bool trimmed = false;
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t size = in.getDimSize(2 + i), kernel = w.getDimSize(2 + i);
+    int64_t outs = c.outType.getDimSize(2 + i), stride = c.strides[i],
+            dil = c.dilations[i], lo = c.pads[i];
+    // Tap t reads o * stride - lo + t * dil, o in [0, outs): only padding
+    // when the first output's read is >= `size` or the last's < 0 (with a
+    // stride, a tap that steps over the input is kept: cutting only what
+    // surely reads padding keeps the convolution equal).
+    auto real = [&](int64_t t) {
+      return t * dil - lo < size && (outs - 1) * stride - lo + t * dil >= 0;
+    };
+    int64_t t0 = 0, t1 = kernel - 1;
+    while (t0 < kernel && !real(t0))
+      ++t0;
+    while (t1 > t0 && !real(t1))
+      --t1;
+    if (t0 == kernel)
+      return; // every tap reads padding: the output is the bias alone
+    trimmed |= t0 > 0 || t1 < kernel - 1;
+    first[i] = t0;
+    taps[i] = t1 - t0 + 1;
+    // Input indices read: [begin, end), clipped to the input; the rest
+    // stays padding.
+    int64_t begin = t0 * dil - lo,
+            end = (outs - 1) * stride - lo + t1 * dil + 1;
+    starts[i] = std::max<int64_t>(begin, 0);
+    sizes[i] = std::min(end, size) - starts[i];
+    pads[i] = std::max<int64_t>(-begin, 0);
+    pads[k + i] = std::max<int64_t>(end - size, 0);
+  }
+  if (!trimmed)
+    return;
+  if (llvm::any_of(llvm::seq<int64_t>(0, k), [&](int64_t i) {
+        return sizes[i] != in.getDimSize(2 + i);
+      }))
+    c.input = spatialSlice(b, loc, c.input, starts, sizes);
+  c.filter = spatialSlice(b, loc, c.filter, first, taps);
+  c.pads = pads;
+}
+
 /// The linalg convolution \p ConvOpT of \p input by \p filter into a
 /// zero-filled tensor of \p type.
 template <typename ConvOpT>
@@ -324,6 +396,7 @@ Lowered lowerConv(ConvOp op, OpBuilder &b) {
              unit.sizes(op.getDilations()),
              int64_t(op.getGroups()),
              op.getActivation()};
+  trimPaddingTaps(b, loc, c);
   if (c.outType.getRank() == 5)
     return SmallVector<Value>{convNCDHW(b, loc, c)};
   return unit.back(b, loc, convNCHW(b, loc, c), op.getOutput());
