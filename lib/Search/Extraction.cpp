@@ -143,7 +143,7 @@ Extraction search::extractGreedy(const EGraph &eg, ArrayRef<ClassId> roots) {
         continue;
       const ENode &node = eg.node(n);
       bool foldable = eg.isFoldable(n);
-      double sum = effectiveCost(eg, n);
+      double sum = foldable ? 0.0 : node.cost;
       uint32_t d = 0;
       bool ok = true;
       for (ClassId child : node.children) {

@@ -1,4 +1,4 @@
-//===- RegroupProducts.h - Merged products in one canonical grouping -*- C++ -*-===//
+//===- RegroupProducts.h - Products in one canonical grouping ---*- C++ -*-===//
 //
 // Part of Loom. The search merges the products of one activation by a
 // parameter (`x W_a`, `x W_b` -> `x concat(W_a, W_b)` split; rule_336~)
