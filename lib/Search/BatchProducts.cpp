@@ -125,17 +125,6 @@ tg::SplitOp splitOfInputs(SmallVector<Member> &group) {
   return split;
 }
 
-/// Moves the parameter \p v (and what it is computed from) before \p before.
-void hoistParameter(Value v, Operation *before) {
-  Operation *def = v.getDefiningOp();
-  if (!def || def->getBlock() != before->getBlock() ||
-      def->isBeforeInBlock(before))
-    return;
-  for (Value operand : def->getOperands())
-    hoistParameter(operand, before);
-  def->moveBefore(before);
-}
-
 RankedTensorType withShape(Type like, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(
       shape, cast<RankedTensorType>(like).getElementType());
@@ -175,7 +164,7 @@ tg::SplitOp batchGroup(SmallVector<Member> group, const Positions &pos,
   // Right before the first use: every activation is defined by then.
   Operation *at = pos.op(firstUse);
   for (const Member &m : group)
-    hoistParameter(m.op.getRhs(), at);
+    tg::hoistParameter(m.op.getRhs(), at);
 
   auto lhsType = cast<RankedTensorType>(group.front().op.getLhs().getType());
   auto outType = cast<RankedTensorType>(group.front().op.getType());

@@ -33,6 +33,18 @@ double effectiveCost(const EGraph &eg, uint32_t n) {
   return eg.isFoldable(n) ? 0.0 : eg.node(n).cost;
 }
 
+/// Per class slot, the price of storing it (TermGraph.h): the class's
+/// bytes times the stored-byte price when it is foldable, else 0. A class
+/// pays it once when a node that is not foldable reads it.
+std::vector<double> storedPrices(const EGraph &eg) {
+  std::vector<double> price(eg.numClassSlots(), 0.0);
+  for (ClassId c = 0; c < price.size(); ++c)
+    if (eg.find(c) == c && eg.eclass(c).foldable)
+      price[c] = bytesOf(eg.eclass(c).types) *
+                 eg.context().getStoredBytePrice();
+  return price;
+}
+
 } // namespace
 
 FailureOr<TermGraph> search::buildChoice(const EGraph &eg,
@@ -122,6 +134,7 @@ Extraction search::extractGreedy(const EGraph &eg, ArrayRef<ClassId> roots) {
   std::vector<double> cost(slots, inf);
   std::vector<uint32_t> depth(slots, 0);
   std::vector<int32_t> choice(slots, -1);
+  std::vector<double> stored = storedPrices(eg);
   bool changed = true;
   while (changed) {
     changed = false;
@@ -129,7 +142,8 @@ Extraction search::extractGreedy(const EGraph &eg, ArrayRef<ClassId> roots) {
       if (!isCandidate(eg, n))
         continue;
       const ENode &node = eg.node(n);
-      double sum = effectiveCost(eg, n);
+      bool foldable = eg.isFoldable(n);
+      double sum = foldable ? 0.0 : node.cost;
       uint32_t d = 0;
       bool ok = true;
       for (ClassId child : node.children) {
@@ -138,7 +152,7 @@ Extraction search::extractGreedy(const EGraph &eg, ArrayRef<ClassId> roots) {
           ok = false;
           break;
         }
-        sum += cost[child];
+        sum += cost[child] + (foldable ? 0.0 : stored[child]);
         d = std::max(d, depth[child] + 1);
       }
       if (!ok)
@@ -167,8 +181,9 @@ public:
   LocalSearch(const EGraph &eg, ArrayRef<ClassId> roots,
               std::vector<int32_t> start, double timeLimit)
       : eg(eg), roots(roots), timeLimit(timeLimit), slots(eg.numClassSlots()),
-        choice(std::move(start)), cands(slots), stamp(slots, 0),
-        onStack(slots, 0), reach(slots, 0) {
+        choice(std::move(start)), cands(slots), stored(storedPrices(eg)),
+        stamp(slots, 0), onStack(slots, 0), storedStamp(slots, 0),
+        reach(slots, 0) {
     choice.resize(slots, -1);
     collectCandidates();
   }
@@ -208,8 +223,11 @@ private:
   /// of a tuple class.
   std::vector<std::vector<uint32_t>> cands;
   llvm::DenseMap<ClassId, std::vector<std::pair<ClassId, uint32_t>>> tuples;
-  /// dagCost()'s marks: reached, and on the DFS stack, in `epoch`.
-  std::vector<uint32_t> stamp, onStack;
+  /// storedPrices().
+  std::vector<double> stored;
+  /// dagCost()'s marks: reached, on the DFS stack, and stored (priced), in
+  /// `epoch`.
+  std::vector<uint32_t> stamp, onStack, storedStamp;
   uint32_t epoch = 0;
   std::vector<std::pair<ClassId, uint32_t>> stack;
   std::vector<uint8_t> reach;
@@ -265,7 +283,16 @@ double LocalSearch::dagCost() {
         stack.push_back({child, 0});
         continue;
       }
-      total += effectiveCost(eg, n);
+      if (!eg.isFoldable(n)) {
+        total += node.cost;
+        for (ClassId child : node.children) {
+          child = eg.find(child);
+          if (stored[child] > 0 && storedStamp[child] != epoch) {
+            storedStamp[child] = epoch;
+            total += stored[child];
+          }
+        }
+      }
       onStack[c] = 0;
       stack.pop_back();
     }
@@ -436,10 +463,12 @@ stronglyConnectedComponents(const std::vector<std::vector<uint32_t>> &succ) {
 }
 
 /// The Z3 variables of the ILP: per class (indexed like
-/// ILPExtractor::classes) whether it is chosen and, in a cycle, its level;
-/// per candidate node whether it is chosen.
+/// ILPExtractor::classes) whether it is chosen, whether it is stored and, in
+/// a cycle, its level; per candidate node whether it is chosen.
 struct ILPVariables {
-  std::vector<z3::expr> x, level;
+  /// Per class also whether it is stored (a priced foldable class that a
+  /// chosen run-time node reads; true for the others).
+  std::vector<z3::expr> x, level, stored;
   std::vector<std::vector<z3::expr>> y;
 };
 
@@ -447,7 +476,7 @@ struct ILPVariables {
 class ILPExtractor {
 public:
   ILPExtractor(const EGraph &eg, ArrayRef<ClassId> roots)
-      : eg(eg), roots(roots) {
+      : eg(eg), roots(roots), stored(storedPrices(eg)) {
     collectClasses();
     findComponents();
     findForced();
@@ -493,6 +522,8 @@ private:
 
   const EGraph &eg;
   ArrayRef<ClassId> roots;
+  /// storedPrices(), per class slot.
+  std::vector<double> stored;
   std::vector<ClassId> classes;
   llvm::DenseMap<ClassId, uint32_t> index;
   /// Per class: its candidate nodes, its successor classes, its component,
@@ -603,6 +634,11 @@ ILPVariables ILPExtractor::declareVariables(z3::context &ctx) const {
       vars.y[k].push_back(ctx.bool_const(("n" + std::to_string(n)).c_str()));
   }
   for (size_t k = 0; k < classes.size(); ++k)
+    vars.stored.push_back(
+        stored[classes[k]] > 0
+            ? ctx.bool_const(("s" + std::to_string(k)).c_str())
+            : ctx.bool_val(true));
+  for (size_t k = 0; k < classes.size(); ++k)
     vars.level.push_back(isCyclic(k)
                              ? ctx.int_const(("t" + std::to_string(k)).c_str())
                              : ctx.int_val(0));
@@ -628,6 +664,11 @@ void ILPExtractor::addClassConstraints(size_t k, z3::context &ctx,
     opt.add(z3::atmost(choices, 1));
   if (isCyclic(k))
     opt.add(level[k] >= 0 && level[k] < ctx.int_val(int(compSize[comp[k]])));
+  if (stored[classes[k]] > 0) {
+    long long w =
+        std::max(1LL, (long long)std::llround(stored[classes[k]] / unit));
+    opt.add_soft(!vars.stored[k], std::to_string(w).c_str());
+  }
   for (size_t j = 0; j < cands[k].size(); ++j) {
     uint32_t n = cands[k][j];
     const z3::expr &yn = vars.y[k][j];
@@ -639,6 +680,8 @@ void ILPExtractor::addClassConstraints(size_t k, z3::context &ctx,
         continue;
       }
       opt.add(z3::implies(yn, x[ck]));
+      if (stored[classes[ck]] > 0 && !eg.isFoldable(n))
+        opt.add(z3::implies(yn, vars.stored[ck]));
       if (comp[ck] == comp[k])
         opt.add(z3::implies(yn, level[k] > level[ck]));
     }

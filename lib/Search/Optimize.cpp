@@ -7,6 +7,7 @@
 #include "loom/Search/Optimize.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Search/BatchProducts.h"
+#include "loom/Search/RegroupProducts.h"
 #include "loom/Search/Rule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -57,6 +58,24 @@ unsigned search::fuseConvActivations(func::FuncOp fn) {
 
 namespace {
 
+/// Replaces \p out's graph (the search's result, or its start when it found
+/// nothing cheaper) by its products regrouped (RegroupProducts.h) when that
+/// is cheaper; \p like is a function of the graph's signature.
+void regroupBest(SearchContext &sc, func::FuncOp like, Outcome &out) {
+  OwningOpRef<func::FuncOp> copy = like.clone();
+  out.best.toFunc(sc, *copy);
+  size_t regrouped = regroupProducts(*copy);
+  if (!regrouped)
+    return;
+  std::string why;
+  FailureOr<TermGraph> g = TermGraph::fromFunc(sc, *copy, why);
+  if (failed(g) || g->cost >= out.best.cost)
+    return;
+  out.best = std::move(*g);
+  out.costAfter = out.best.cost;
+  out.rulesApplied[kRegroupProductsRule] += regrouped;
+}
+
 /// Searches the single-block function \p fn and rewrites it when the search
 /// found something cheaper; \p label names it in progress and the report.
 /// The search starts from a copy with the activations of convolutions fused
@@ -85,6 +104,7 @@ FunctionResult searchFunction(SearchContext &sc, const RuleSet &rules,
                         : nullptr,
                     options.progressAfter);
   r.opsBefore = g->numOps(sc) + fused; // the ops of \p fn
+  r.storedBytesBefore = g->storedBytes();
   if (options.engine == "eqsat") {
     EqsatOptions o = options.eqsat;
     o.progress = &progress;
@@ -103,15 +123,19 @@ FunctionResult searchFunction(SearchContext &sc, const RuleSet &rules,
             ? r.outcome.costBefore / r.outcome.costAfter
             : 1.0,
         r.outcome.seconds));
+  if (r.outcome.costAfter >= r.outcome.costBefore) {
+    r.outcome.best = *g;
+    r.outcome.costAfter = r.outcome.costBefore;
+    r.outcome.rulesApplied.clear();
+  }
+  regroupBest(sc, *start, r.outcome);
   if (r.outcome.costAfter < r.outcome.costBefore) {
     r.outcome.best.toFunc(sc, fn);
     r.opsAfter = r.outcome.best.numOps(sc);
   } else {
-    r.outcome.best = *g;
-    r.outcome.costAfter = r.outcome.costBefore;
-    r.outcome.rulesApplied.clear();
     r.opsAfter = r.opsBefore; // \p fn as it was
   }
+  r.storedBytesAfter = r.outcome.best.storedBytes();
   return r;
 }
 
@@ -257,7 +281,8 @@ llvm::json::Object search::makeReport(const SearchContext &sc,
                                       const RuleSet &rules,
                                       const SuperoptOptions &options,
                                       ArrayRef<FunctionResult> results) {
-  double before = 0, after = 0, seconds = 0;
+  double before = 0, after = 0, seconds = 0, storedBefore = 0,
+         storedAfter = 0;
   std::map<std::string, unsigned> applied;
   llvm::json::Array functions;
   for (const FunctionResult &r : results) {
@@ -271,6 +296,8 @@ llvm::json::Object search::makeReport(const SearchContext &sc,
     before += o.costBefore;
     after += o.costAfter;
     seconds += o.seconds;
+    storedBefore += r.storedBytesBefore;
+    storedAfter += r.storedBytesAfter;
     llvm::json::Object perRule;
     for (auto &[name, n] : o.rulesApplied) {
       perRule[name] = int64_t(n);
@@ -282,6 +309,8 @@ llvm::json::Object search::makeReport(const SearchContext &sc,
     f["seconds"] = o.seconds;
     f["ops_before"] = int64_t(r.opsBefore);
     f["ops_after"] = int64_t(r.opsAfter);
+    f["stored_bytes_before"] = int64_t(r.storedBytesBefore);
+    f["stored_bytes_after"] = int64_t(r.storedBytesAfter);
     f["stop"] = o.stopReason;
     f["rules_applied"] = std::move(perRule);
     f["stats"] = llvm::json::Object(o.stats);
@@ -300,6 +329,9 @@ llvm::json::Object search::makeReport(const SearchContext &sc,
                             {"cost_after", after},
                             {"ratio", after > 0 ? before / after : 1.0},
                             {"seconds", seconds},
+                            {"stored_bytes_before", int64_t(storedBefore)},
+                            {"stored_bytes_after", int64_t(storedAfter)},
+                            {"stored_byte_price", sc.getStoredBytePrice()},
                             {"rules_applied", std::move(perRule)},
                             {"functions", std::move(functions)}};
   if (options.engine == "eqsat")
@@ -332,6 +364,7 @@ search::superoptimizeModule(ModuleOp module, cost::CostModel *model,
                                          rulesPath + "')");
   }
   SearchContext sc(module.getContext(), model);
+  sc.setStoredBytePrice(options.storedBytePrice);
   RuleLoadOptions loadOptions;
   loadOptions.bothDirections = options.bothDirections;
   TimingScope phase(options.timing.nest("load rules"));

@@ -43,6 +43,12 @@ struct SuperoptPass : loom::search::impl::TGSuperoptBase<SuperoptPass> {
                          << "' (expected ilp, local or greedy)";
       return signalPassFailure();
     }
+    if (!(storedBytePrice >= 0)) {
+      module.emitError() << "tg-superopt: stored-byte-price must be at "
+                            "least 0, got "
+                         << storedBytePrice;
+      return signalPassFailure();
+    }
     if (directions != "both" && directions != "forward") {
       module.emitError() << "tg-superopt: directions must be both or forward";
       return signalPassFailure();
@@ -59,6 +65,7 @@ struct SuperoptPass : loom::search::impl::TGSuperoptBase<SuperoptPass> {
     search::ModuleSuperoptOptions options;
     options.rules = rules;
     options.bothDirections = directions == "both";
+    options.storedBytePrice = storedBytePrice;
     search::SuperoptOptions &so = options.search;
     so.engine = search;
     so.progress = progress;

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <unordered_map>
 
@@ -188,6 +189,7 @@ LogicalResult TermGraph::canonicalize(SearchContext &sc) {
     result.push_back(std::move(node));
   }
   nodes = std::move(result);
+  total += storedBytes() * sc.getStoredBytePrice();
   uint64_t gh = 0x2545f4914f6cdd1dULL;
   for (ValueRef &out : outputs) {
     out.node = remap[out.node];
@@ -196,6 +198,33 @@ LogicalResult TermGraph::canonicalize(SearchContext &sc) {
   hash = gh;
   cost = total;
   return success();
+}
+
+double search::bytesOf(ArrayRef<Type> types) {
+  double bytes = 0;
+  for (Type t : types) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape())
+      continue;
+    Type element = tensor.getElementType();
+    unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth()
+                                           : 64; // index
+    bytes += double(tensor.getNumElements()) * double((bits + 7) / 8);
+  }
+  return bytes;
+}
+
+double TermGraph::storedBytes() const {
+  llvm::DenseSet<std::pair<uint32_t, uint32_t>> stored;
+  double bytes = 0;
+  for (const TermNode &node : nodes) {
+    if (node.foldable)
+      continue;
+    for (ValueRef v : node.operands)
+      if (nodes[v.node].foldable && stored.insert({v.node, v.result}).second)
+        bytes += bytesOf(typeOf(v));
+  }
+  return bytes;
 }
 
 void TermGraph::toFunc(SearchContext &sc, func::FuncOp fn) const {

@@ -19,7 +19,11 @@
 //    the caller keeps the greedy choice when it is cheaper.
 //
 // A class computed from weights alone can only choose nodes computed from
-// weights alone, which cost nothing (see TermGraph.h).
+// weights alone, which cost no run time; such a class that a chosen node
+// computed at run time reads is stored, and costs its bytes' price once
+// (TermGraph.h): in the greedy tree cost once per use, in the local search
+// and the ILP (a boolean per priced class, implied by each chosen run-time
+// node reading it) once.
 //
 //===----------------------------------------------------------------------===//
 

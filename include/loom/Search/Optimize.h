@@ -43,6 +43,8 @@ struct FunctionResult {
   std::string skipped;
   Outcome outcome;
   size_t opsBefore = 0, opsAfter = 0;
+  /// TermGraph::storedBytes of the graph searched and of the one returned.
+  double storedBytesBefore = 0, storedBytesAfter = 0;
 };
 
 /// Folds each relu, sigmoid or tanh of a tg.conv result that nothing else
@@ -63,7 +65,8 @@ std::vector<FunctionResult> superoptimize(SearchContext &sc,
                                           const SuperoptOptions &options);
 
 /// The JSON report: totals (cost_before, cost_after, ratio, seconds,
-/// rules_applied per rule) and one entry per function.
+/// stored_bytes_before, stored_bytes_after, rules_applied per rule) and one
+/// entry per function.
 llvm::json::Object makeReport(const SearchContext &sc, const RuleSet &rules,
                               const SuperoptOptions &options,
                               llvm::ArrayRef<FunctionResult> results);
@@ -76,6 +79,9 @@ struct ModuleSuperoptOptions {
   bool bothDirections = true;
   /// Warn at each function the search skipped (the report lists them too).
   bool warnSkipped = true;
+  /// Seconds per byte of each distinct folded constant the graph stores
+  /// (SearchContext::setStoredBytePrice).
+  double storedBytePrice = kStoredBytePrice;
   SuperoptOptions search;
   /// The timer the rule loading ("load rules") and the search ("search")
   /// nest under (loom-compile --time-phases; a null timer: untimed).

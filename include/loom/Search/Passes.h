@@ -7,6 +7,8 @@
 #ifndef LOOM_SEARCH_PASSES_H
 #define LOOM_SEARCH_PASSES_H
 
+#include "loom/Search/SearchContext.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -102,6 +102,11 @@ def TGSuperopt : Pass<"tg-superopt", "mlir::ModuleOp"> {
            "After the search, batch independent products of equal shapes "
            "(an activation times a parameter each) into one batched product "
            "where the cost model prices it cheaper">,
+    Option<"storedBytePrice", "stored-byte-price", "double",
+           /*default=*/"::loom::search::kStoredBytePrice",
+           "Seconds the cost charges per byte of each distinct folded "
+           "constant the graph stores (weights, and values computed from "
+           "them alone, read by ops that run; 0: free)">,
     Option<"progress", "progress", "bool", /*default=*/"true",
            "Print progress of long searches to stderr">,
     Option<"progressAfter", "progress-after", "double", /*default=*/"2",

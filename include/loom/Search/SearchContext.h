@@ -93,6 +93,18 @@ struct OpEval {
   double cost = 0;
 };
 
+/// The default SearchContext::storedBytePrice, in seconds per byte: what
+/// compiling and loading a byte of folded weights costs on the shared
+/// 2-core VM (about 5 ns: NasRNN's rewritten 75 MB took 0.12 s to fold,
+/// 0.19 s to emit and link, 0.05 s to load), amortised over 10^6 runs.
+/// Far below what reading a byte costs at run time (about 1e-10 s) and
+/// below what merging two products saves (a step, 0.1-0.3 us, against
+/// 4 MB of NasRNN's merged weights: 0.02 us), so it decides between graphs
+/// that run equally fast: the one whose recurrence steps share their merged
+/// weights (docs/Superopt/Search.md, "Stored weights"). At 5e-14 the 4 MB
+/// outweigh the step and NasRNN's products stay unmerged.
+inline constexpr double kStoredBytePrice = 5e-15;
+
 class SearchContext {
 public:
   /// `model` may be null: every op then costs its roofline-free default of
@@ -104,6 +116,11 @@ public:
 
   mlir::MLIRContext *getContext() const { return context; }
   cost::CostModel *getCostModel() const { return model; }
+
+  /// Seconds charged per byte of each distinct folded constant a run-time
+  /// op reads (kStoredBytePrice unless set; 0: weights are free).
+  double getStoredBytePrice() const { return storedBytePrice; }
+  void setStoredBytePrice(double price) { storedBytePrice = price; }
 
   /// Interns `name` with attributes `attrs`, canonicalised: default values
   /// filled in, negative `axis`/`axes` entries (which index operand 0's
@@ -147,6 +164,7 @@ private:
 
   mlir::MLIRContext *context;
   cost::CostModel *model;
+  double storedBytePrice = kStoredBytePrice;
   std::vector<OpInfo> ops;
   std::map<std::pair<const void *, const void *>, OpId> opIds;
   std::vector<OpId> argOps, projOps;

@@ -11,8 +11,11 @@
 //
 // Weights and constants, and every node computed from them alone, are
 // "foldable": known before the model runs (a compiler computes them once,
-// as TASO assumes), so they cost nothing. The cost of a graph is the sum of
-// the costs of its other nodes.
+// as TASO assumes), so they cost no run time. The cost of a graph is the
+// sum of the costs of its other nodes, plus the price of storing the
+// folded constants: each distinct foldable value a run-time op reads costs
+// its bytes times SearchContext::getStoredBytePrice(), once however many
+// ops read it (what the compiled model stores, folds and loads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +57,9 @@ struct TermNode {
   uint64_t hash = 0;
 };
 
+/// Bytes of the statically shaped tensors of `types` (0 for others).
+double bytesOf(llvm::ArrayRef<mlir::Type> types);
+
 class TermGraph {
 public:
   std::vector<TermNode> nodes;
@@ -77,6 +83,10 @@ public:
   mlir::LogicalResult canonicalize(SearchContext &sc);
 
   mlir::Type typeOf(ValueRef v) const { return nodes[v.node].types[v.result]; }
+  /// The bytes of the folded constants the graph stores (above): each
+  /// distinct foldable value an op computed at run time reads. Valid after
+  /// canonicalize().
+  double storedBytes() const;
   size_t size() const { return nodes.size(); }
   /// Nodes that are real ops (not arguments).
   size_t numOps(const SearchContext &sc) const;

@@ -35,6 +35,16 @@ bool tg::isParameter(Value v) {
            llvm::all_of(def->getOperands(), isParameter)));
 }
 
+void tg::hoistParameter(Value v, Operation *before) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != before->getBlock() ||
+      def->isBeforeInBlock(before))
+    return;
+  for (Value operand : def->getOperands())
+    hoistParameter(operand, before);
+  def->moveBefore(before);
+}
+
 FailureOr<const safetensors::File *> LazyWeights::fileFor(WeightOp op) {
   if (!file) {
     if (failedToOpen)

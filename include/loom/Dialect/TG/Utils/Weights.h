@@ -27,6 +27,11 @@ std::optional<safetensors::DType> dtypeForElementType(mlir::Type elementType);
 /// computes at compile time.
 bool isParameter(mlir::Value v);
 
+/// Moves the op defining the parameter `v`, and those it is computed from,
+/// before `before` where they stand after it in its block (so that an op
+/// made at `before` may read `v`).
+void hoistParameter(mlir::Value v, mlir::Operation *before);
+
 /// True when the module holds at least one tg.weight.
 bool usesWeights(mlir::ModuleOp module);
 
