@@ -54,15 +54,18 @@ class Block(nn.Module):
 
 
 class Flow(nn.Module):
-    """RAFT on two images, four flow updates, the last flow."""
+    """torchvision's RAFT \\p name on two images, \\p updates flow updates,
+    the last flow."""
 
-    def __init__(self):
+    def __init__(self, name, updates):
         super().__init__()
         import torchvision
-        self.model = torchvision.models.optical_flow.raft_small(weights=None)
+        self.model = getattr(torchvision.models.optical_flow, name)(
+            weights=None)
+        self.updates = updates
 
     def forward(self, a, b):
-        return self.model(a, b, num_flow_updates=4)[-1]
+        return self.model(a, b, num_flow_updates=self.updates)[-1]
 
 
 CASES = {}
@@ -281,6 +284,175 @@ def _(m, x):
     return F.normalize(F.pixel_unshuffle(x, 2), dim=1) + x.softmax(-1).sum()
 
 
+def lengths_mask(lengths, size):
+    """True past each row's length (1 + the input's value): a key padding
+    mask computed in the graph from run-time lengths."""
+    return torch.arange(size)[None] > lengths[:, None]
+
+
+@block("transformer-masks", [(2, 9, 32), (2, 7, 32), (2,)], [
+    nn.Transformer(32, 4, 2, 2, 64, batch_first=True)], ints={2: 8})
+def _(m, src, tgt, lengths):
+    causal = m[0].generate_square_subsequent_mask(7)
+    pad = lengths_mask(lengths, 9)
+    return m[0](src, tgt, tgt_mask=causal, src_key_padding_mask=pad,
+                memory_key_padding_mask=pad)
+
+
+@block("mha-padding-weights", [(3, 6, 32), (3, 11, 24), (3,)], [
+    nn.MultiheadAttention(32, 4, batch_first=True),
+    nn.MultiheadAttention(32, 2, kdim=24, vdim=24, add_bias_kv=True,
+                          batch_first=True),
+    nn.MultiheadAttention(24, 3, add_zero_attn=True)], ints={2: 10})
+def _(m, q, kv, lengths):
+    out, w = m[0](q, q, q, need_weights=True)
+    pad = lengths_mask(lengths, 11)
+    out2, w2 = m[1](out, kv, kv, key_padding_mask=pad, need_weights=True,
+                    average_attn_weights=False)
+    t = kv.transpose(0, 1)
+    out3, w3 = m[2](t, t, t, key_padding_mask=pad)
+    return out2, w, w2, out3, w3
+
+
+@block("gru-lstm-batch-first-states", [(3, 13, 16), (2, 3, 24)], [
+    nn.GRU(16, 24, 2, batch_first=True, dropout=0.3),
+    nn.LSTM(24, 20, 1, batch_first=True, bidirectional=True)])
+def _(m, x, h0):
+    y, h = m[0](x, h0)
+    z, (hn, cn) = m[1](y)
+    return z, h, hn + cn
+
+
+@block("audio-conv1d-stack", [(2, 1, 1001)], [
+    nn.Conv1d(1, 16, 11, stride=5, padding=3), nn.BatchNorm1d(16),
+    nn.Conv1d(16, 32, 5, stride=2), nn.BatchNorm1d(32),
+    nn.Conv1d(32, 32, 3, padding="same", dilation=2, padding_mode="reflect"),
+    nn.InstanceNorm1d(32, affine=True)])
+def _(m, x):
+    x = F.max_pool1d(F.relu(m[1](m[0](x))), 3, 2, ceil_mode=True)
+    x = F.avg_pool1d(F.gelu(m[3](m[2](x))), 4, 3, padding=1,
+                     count_include_pad=False)
+    return m[5](m[4](x)).amax(-1)
+
+
+@block("convtranspose-1d-2d-odd", [(2, 6, 13), (1, 6, 7, 9)], [
+    nn.ConvTranspose1d(6, 4, 4, stride=3, padding=1, output_padding=2,
+                       groups=2, dilation=2),
+    nn.ConvTranspose2d(6, 9, (3, 2), stride=(2, 3), padding=(1, 0),
+                       output_padding=(1, 2), groups=3, dilation=(1, 2)),
+    nn.ConvTranspose3d(6, 2, (1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1),
+                       bias=False)])
+def _(m, a, b):
+    return m[0](a), m[1](b), m[2](b.unsqueeze(2).repeat(1, 1, 3, 1, 1))
+
+
+@block("norms-3d-groups", [(2, 6, 5, 7, 3)], [
+    nn.GroupNorm(1, 6), nn.GroupNorm(6, 6, affine=False),
+    nn.InstanceNorm3d(6), nn.BatchNorm3d(6),
+    nn.LayerNorm(3)])
+def _(m, x):
+    return (m[0](x) + m[1](x) * 0.5 + m[2](x) - m[3](x)) * m[4](x)
+
+
+@block("upsample-variants", [(1, 3, 7, 5), (2, 4, 19)], [
+    nn.Upsample(scale_factor=(1.5, 2.3), mode="nearest"),
+    nn.Upsample(size=(11, 4), mode="bilinear", align_corners=False),
+    nn.UpsamplingBilinear2d(scale_factor=3),
+    nn.UpsamplingNearest2d(size=(3, 2))])
+def _(m, x, s):
+    return (m[0](x).flatten(), m[1](x), m[2](x), m[3](x),
+            F.interpolate(x, scale_factor=0.5, mode="bilinear",
+                          align_corners=False, recompute_scale_factor=True),
+            F.interpolate(x, size=(4, 9), mode="bicubic", align_corners=True),
+            F.interpolate(s, size=7, mode="linear"),
+            F.interpolate(s, scale_factor=2.5, mode="nearest"))
+
+
+@block("gather-scatter-index", [(4, 9, 6), (4, 3, 6), (5,)],
+       ints={1: 8, 2: 8})
+def _(m, x, i, j):
+    g = torch.gather(x, 1, i)
+    t = torch.gather(x, 2, x.argsort(2))
+    s = x.scatter(1, i, torch.ones_like(g))
+    picked = x[:, j, 2:5]
+    cs = torch.flip(torch.cumsum(torch.flip(x, [1]), 1), [1])
+    r = torch.roll(x, (1, -2), (0, 2))
+    w = torch.where(x > x.mean(), x, torch.zeros(()))
+    return g, t, s, picked, cs - r, w.clamp(min=-0.5, max=x.max())
+
+
+@block("shapes-odd-sizes", [(1, 3, 1, 1), (3, 5, 31, 2)], [
+    nn.Conv2d(3, 8, 1), nn.Conv2d(5, 7, (7, 3), stride=3, padding=2),
+    nn.Conv2d(5, 5, 3, padding=1, padding_mode="circular", groups=5)])
+def _(m, a, b):
+    y = m[1](b)
+    parts = torch.split(y, [2, 5], 1)
+    return (F.relu6(m[0](a)).flatten(), parts[0].sum((2, 3)),
+            torch.stack(list(parts[1].chunk(3, 2)[:2]), 0).mean(0),
+            m[2](b).view(3, 5, 1, 31, 2).max(2).values,
+            b.repeat_interleave(2, dim=3))
+
+
+@block("masked-select-nonzero", [(4, 7)])
+def _(m, x):
+    return x.masked_select(x > 0.3) * 2, torch.nonzero(x < -1.0)
+
+
+@block("matmul-broadcast-baddbmm", [(2, 3, 5, 7), (7, 4), (3, 5, 4)])
+def _(m, a, b, c):
+    return (a @ b, torch.baddbmm(c, a[0], b.expand(3, 7, 4), beta=0.5,
+                                 alpha=2.0),
+            torch.addmm(c[0], a[1, 0], b), torch.einsum("nchw,wk->nkch", a, b))
+
+
+@block("unique-counts", [(3, 20)])
+def _(m, x):
+    v, inverse, counts = torch.unique(x.mul(2).round(), sorted=True,
+                                      return_inverse=True,
+                                      return_counts=True)
+    return v, inverse, counts
+
+
+@block("maxpool-indices-lppool", [(1, 3, 17, 15), (2, 4, 21)])
+def _(m, x, s):
+    v, i = F.max_pool2d(x, 3, 2, 1, dilation=2, ceil_mode=True,
+                        return_indices=True)
+    return (v, i, F.lp_pool2d(x, 2, 3, 2), F.lp_pool1d(s, 3, 4, 3),
+            F.max_pool1d(s, 5, 2, 2, return_indices=True)[1])
+
+
+@block("losses", [(6, 5), (6,), (6, 5)], ints={1: 4})
+def _(m, x, t, y):
+    w = torch.tensor([1.0, 0.5, 2.0, 1.5, 0.25])
+    return (F.nll_loss(F.log_softmax(x, 1), t, ignore_index=1),
+            F.cross_entropy(x, t, weight=w, reduction="none"),
+            F.cross_entropy(x, t, reduction="sum"),
+            F.binary_cross_entropy_with_logits(x, torch.sigmoid(y)),
+            F.kl_div(F.log_softmax(x, 1), F.softmax(y, 1),
+                     reduction="batchmean"))
+
+
+@block("integer-arithmetic", [(4, 9), (4, 9)], ints={0: 15})
+def _(m, i, x):
+    j = i - 7
+    return (torch.div(j, 3, rounding_mode="floor"), j % 5,
+            torch.div(j, -2, rounding_mode="trunc"), torch.remainder(j, -3),
+            (j * 3).clamp(-4, 7), torch.bitwise_not(j > 2),
+            j.sum(1), j.max(1).values, x[:, :3] * j[:, 3:6],
+            torch.bucketize(x, torch.tensor([-1.0, 0.0, 0.5])))
+
+
+@block("meshgrid-logical-nan", [(3, 4)])
+def _(m, x):
+    gy, gx = torch.meshgrid(torch.arange(3), torch.arange(4), indexing="ij")
+    b = ((x > 0) & (x < 1)) | ~(x > -1) ^ (gx == gy)
+    y = x / x.mul(4).round()
+    return (b, torch.isnan(y), torch.isinf(y), torch.nan_to_num(y, 0.0, 9.0,
+                                                                -9.0),
+            torch.any(x > 0, 1), torch.all(x > -2), x.argmax(1, keepdim=True),
+            x.prod(1))
+
+
 model("mobilenet-v2", ex.vision("mobilenet_v2", (1, 3, 224, 224)))
 model("mnasnet0.5", ex.vision("mnasnet0_5", (1, 3, 224, 224)))
 model("squeezenet1.1", ex.vision("squeezenet1_1", (1, 3, 224, 224)))
@@ -300,8 +472,33 @@ model("mc3-18", torchvision_video("mc3_18", (1, 3, 8, 112, 112)))
 model("s3d", torchvision_video("s3d", (1, 3, 16, 224, 224)))
 model("mvit-v1-b", torchvision_video("mvit_v1_b", (1, 3, 16, 224, 224)))
 model("raft-small", ("torchvision raft_small 2x1x3x128x128 4 updates",
-                     Flow, lambda: (torch.rand(1, 3, 128, 128),
+                     lambda: Flow("raft_small", 4), lambda: (torch.rand(1, 3, 128, 128),
                                     torch.rand(1, 3, 128, 128))))
+model("alexnet", ex.vision("alexnet", (1, 3, 224, 224)))
+model("vgg11-bn-160", ex.vision("vgg11_bn", (1, 3, 160, 160)))
+model("wide-resnet50-2", ex.vision("wide_resnet50_2", (1, 3, 160, 160)))
+model("resnet152-b2", ex.vision("resnet152", (2, 3, 128, 128)))
+model("regnet-y-800mf", ex.vision("regnet_y_800mf", (1, 3, 224, 224)))
+model("efficientnet-b3", ex.vision("efficientnet_b3", (1, 3, 300, 300)))
+model("convnext-small", ex.vision("convnext_small", (1, 3, 160, 160)))
+model("vit-b16-b4", ex.vision("vit_b_16", (4, 3, 224, 224)))
+model("swin-s", ex.vision("swin_s", (1, 3, 224, 224)))
+model("deeplabv3-r50", ex.vision("deeplabv3_resnet50", (1, 3, 257, 257),
+                                 segmentation=True, num_classes=21,
+                                 aux_loss=False))
+model("lraspp-mnv3-odd", ex.vision("lraspp_mobilenet_v3_large",
+                                   (2, 3, 241, 179), segmentation=True,
+                                   num_classes=5))
+model("r3d-18", torchvision_video("r3d_18", (1, 3, 8, 112, 112)))
+model("ssd300-vgg16", ex.detector("ssd300_vgg16", 300))
+model("fasterrcnn-r50-v2", ex.detector("fasterrcnn_resnet50_fpn_v2", 320,
+                                       min_size=320, max_size=320))
+model("retinanet-r50-v2", ex.detector("retinanet_resnet50_fpn_v2", 320,
+                                      min_size=320, max_size=320))
+model("raft-large", ("torchvision raft_large 2x1x3x128x128 3 updates",
+                     lambda: Flow("raft_large", 3),
+                     lambda: (torch.rand(1, 3, 128, 128),
+                              torch.rand(1, 3, 128, 128))))
 
 
 def largest_errors(log):
