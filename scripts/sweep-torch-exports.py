@@ -63,6 +63,9 @@ class Flow(nn.Module):
         self.model = getattr(torchvision.models.optical_flow, name)(
             weights=None)
         self.updates = updates
+        # export-torch-models.py calibrates batch norms on one input;
+        # raft_large's keep their initial statistics.
+        self.calibrate = False
 
     def forward(self, a, b):
         return self.model(a, b, num_flow_updates=self.updates)[-1]
@@ -99,6 +102,24 @@ def torchvision_video(name, shape):
         return getattr(torchvision.models.video, name)(weights=None)
     return (f"torchvision video {name} {shape}", build,
             lambda: torch.randn(*shape))
+
+
+def spread_scores(recipe, scale):
+    """A detector recipe whose classification head's weights are scaled by
+    \\p scale and biases zeroed: SSD's softmax scores saturate to 1.0 with
+    export-torch-models.py's initialisation, and the order of tied scores
+    (and so the detections kept) depends on the last bit."""
+    text, build, example = recipe
+
+    def spread():
+        detector = build()
+        with torch.no_grad():
+            for m in detector.model.head.classification_head.modules():
+                if isinstance(m, nn.Conv2d):
+                    m.weight.mul_(scale)
+                    m.bias.zero_()
+        return detector
+    return (f"{text} classification head x{scale}", spread, example)
 
 
 X4 = (1, 8, 17, 23)
@@ -475,7 +496,7 @@ model("raft-small", ("torchvision raft_small 2x1x3x128x128 4 updates",
                      lambda: Flow("raft_small", 4), lambda: (torch.rand(1, 3, 128, 128),
                                     torch.rand(1, 3, 128, 128))))
 model("alexnet", ex.vision("alexnet", (1, 3, 224, 224)))
-model("vgg11-bn-160", ex.vision("vgg11_bn", (1, 3, 160, 160)))
+model("vgg11-bn", ex.vision("vgg11_bn", (1, 3, 224, 224)))
 model("wide-resnet50-2", ex.vision("wide_resnet50_2", (1, 3, 160, 160)))
 model("resnet152-b2", ex.vision("resnet152", (2, 3, 128, 128)))
 model("regnet-y-800mf", ex.vision("regnet_y_800mf", (1, 3, 224, 224)))
@@ -490,7 +511,7 @@ model("lraspp-mnv3-odd", ex.vision("lraspp_mobilenet_v3_large",
                                    (2, 3, 241, 179), segmentation=True,
                                    num_classes=5))
 model("r3d-18", torchvision_video("r3d_18", (1, 3, 8, 112, 112)))
-model("ssd300-vgg16", ex.detector("ssd300_vgg16", 300))
+model("ssd300-vgg16", spread_scores(ex.detector("ssd300_vgg16", 300), 0.05))
 model("fasterrcnn-r50-v2", ex.detector("fasterrcnn_resnet50_fpn_v2", 320,
                                        min_size=320, max_size=320))
 model("retinanet-r50-v2", ex.detector("retinanet_resnet50_fpn_v2", 320,
