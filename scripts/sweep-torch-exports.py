@@ -86,14 +86,16 @@ def block(name, shapes, mods=(), ints=None):
             return xs if len(xs) > 1 else xs[0]
         CASES[name] = ("blocks", f"block {name} {shapes}",
                        lambda: Block(fn, mods), example,
-                       max(ints.values(), default=0))
+                       max(ints.values(), default=0), None)
         return fn
     return deco
 
 
-def model(name, recipe):
+def model(name, recipe, tolerance=None):
+    """An architecture; \\p tolerance replaces --tolerance for it (a model
+    whose f32 results are that far from its f64 ones in ONNX Runtime too)."""
     text, build, example = recipe
-    CASES[name] = ("models", text, build, example, 0)
+    CASES[name] = ("models", text, build, example, 0, tolerance)
 
 
 def torchvision_video(name, shape):
@@ -474,6 +476,40 @@ def _(m, x):
             x.prod(1))
 
 
+@block("elementwise-math", [(3, 17), (3, 17)])
+def _(m, x, y):
+    u = torch.tanh(x) * 0.9
+    return (torch.sin(x) + torch.cos(y) + torch.tan(u) + torch.asin(u)
+            + torch.acos(u) + torch.atan(x),
+            torch.pow(x.abs() + 0.5, y) + torch.rsqrt(x.abs() + 1)
+            + torch.reciprocal(y.abs() + 1) + torch.floor(x * 3)
+            + torch.ceil(y * 3) + torch.round(x * 3) + torch.sign(y)
+            + torch.addcmul(x, x, y, value=0.5)
+            + torch.lerp(x, y, 0.3) + F.softmin(x, 1),
+            torch.std_mean(x, 1), torch.var_mean(y, 0, unbiased=False))
+
+
+@block("pads-pools-more", [(2, 3, 11, 9), (1, 2, 5, 6, 7)], [
+    nn.Conv2d(3, 4, 4, padding=3, dilation=2),
+    nn.ReflectionPad3d(1), nn.ReplicationPad1d((2, 3)),
+    nn.ZeroPad2d((-1, 2, 0, -2)), nn.AdaptiveMaxPool3d((5, 3, 7)),
+    nn.Softmax2d(), nn.GLU(1)])
+def _(m, x, v):
+    return (m[0](x), m[1](v), m[2](x.flatten(2)), m[3](x), m[4](v),
+            m[5](x), m[6](x[:, :2]),
+            F.pad(x, (2, 1, 1, 2), mode="circular"),
+            F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=True),
+            F.adaptive_max_pool1d(x.flatten(2), 9))
+
+
+@block("einsum-ellipsis-bilinear", [(2, 3, 4, 5), (2, 3, 5, 6), (4, 7)])
+def _(m, a, b, c):
+    return (torch.einsum("...ij,...jk->...ik", a, b),
+            torch.einsum("bhij,bhjk->bhki", a, b),
+            torch.einsum("bhij,ik->bhkj", a, c),
+            torch.einsum("bhij->bj", a), torch.outer(c[0], c[1]), c @ c.t())
+
+
 model("mobilenet-v2", ex.vision("mobilenet_v2", (1, 3, 224, 224)))
 model("mnasnet0.5", ex.vision("mnasnet0_5", (1, 3, 224, 224)))
 model("squeezenet1.1", ex.vision("squeezenet1_1", (1, 3, 224, 224)))
@@ -512,8 +548,12 @@ model("lraspp-mnv3-odd", ex.vision("lraspp_mobilenet_v3_large",
                                    num_classes=5))
 model("r3d-18", torchvision_video("r3d_18", (1, 3, 8, 112, 112)))
 model("ssd300-vgg16", spread_scores(ex.detector("ssd300_vgg16", 300), 0.05))
+# Its boxes in f32 are ~3e-3 (relative to max(1, |x|)) from Loom's f64
+# interpretation, in ONNX Runtime (2.7e-3) as in Loom (3.0e-3), in
+# opposite directions: 5.7e-3 apart (docs/ONNX/Import.md).
 model("fasterrcnn-r50-v2", ex.detector("fasterrcnn_resnet50_fpn_v2", 320,
-                                       min_size=320, max_size=320))
+                                       min_size=320, max_size=320),
+      tolerance=1e-2)
 model("retinanet-r50-v2", ex.detector("retinanet_resnet50_fpn_v2", 320,
                                       min_size=320, max_size=320))
 model("raft-large", ("torchvision raft_large 2x1x3x128x128 3 updates",
@@ -528,8 +568,8 @@ def largest_errors(log):
     return [float(v) for v in found]
 
 
-def check(name, path, ints, args):
-    env = dict(os.environ, COMPILED="1", TOLERANCE=str(args.tolerance),
+def check(name, path, ints, tolerance, args):
+    env = dict(os.environ, COMPILED="1", TOLERANCE=str(tolerance),
                INT_HIGH=str(ints))
     start = time.time()
     try:
@@ -578,7 +618,7 @@ def main():
                         help="seconds per case's check")
     args = parser.parse_args()
     if args.list:
-        for name, (kind, text, _, _, _) in CASES.items():
+        for name, (kind, text, _, _, _, _) in CASES.items():
             print(f"{name} ({kind}): {text}")
         return 0
     if not args.out_dir:
@@ -592,7 +632,7 @@ def main():
     rows = []
     print(f"{'case':30} {'interp err':>10} {'compiled':>10} {'s':>6}  result")
     for name in names:
-        kind, text, build, example, ints = CASES[name]
+        kind, text, build, example, ints, tolerance = CASES[name]
         path = os.path.join(args.out_dir, name + ".onnx")
         failure = export(name, text, build, example, path)
         if failure:
@@ -600,7 +640,8 @@ def main():
             print(f"{name:30} {'':>10} {'':>10} {'':>6}  PyTorch cannot "
                   f"export it: {failure}", flush=True)
         else:
-            row = check(name, path, ints, args)
+            row = check(name, path, ints,
+                        tolerance or args.tolerance, args)
             fmt = lambda v: "-" if v is None else f"{v:.2e}"
             print(f"{name:30} {fmt(row['interpreter_error']):>10} "
                   f"{fmt(row['compiled_error']):>10} {row['seconds']:>6}  "
