@@ -98,6 +98,13 @@ def model(name, recipe, tolerance=None):
     CASES[name] = ("models", text, build, example, 0, tolerance)
 
 
+def flow(name, updates):
+    """Optical flow \\p name on two 128x128 images."""
+    return (f"torchvision {name} 2x1x3x128x128 {updates} updates",
+            lambda: Flow(name, updates),
+            lambda: (torch.rand(1, 3, 128, 128), torch.rand(1, 3, 128, 128)))
+
+
 def torchvision_video(name, shape):
     def build():
         import torchvision
@@ -528,9 +535,7 @@ model("r2plus1d-18", torchvision_video("r2plus1d_18", (1, 3, 8, 112, 112)))
 model("mc3-18", torchvision_video("mc3_18", (1, 3, 8, 112, 112)))
 model("s3d", torchvision_video("s3d", (1, 3, 16, 224, 224)))
 model("mvit-v1-b", torchvision_video("mvit_v1_b", (1, 3, 16, 224, 224)))
-model("raft-small", ("torchvision raft_small 2x1x3x128x128 4 updates",
-                     lambda: Flow("raft_small", 4), lambda: (torch.rand(1, 3, 128, 128),
-                                    torch.rand(1, 3, 128, 128))))
+model("raft-small", flow("raft_small", 4))
 model("alexnet", ex.vision("alexnet", (1, 3, 224, 224)))
 model("vgg11-bn", ex.vision("vgg11_bn", (1, 3, 224, 224)))
 model("wide-resnet50-2", ex.vision("wide_resnet50_2", (1, 3, 160, 160)))
@@ -559,10 +564,7 @@ model("fasterrcnn-r50-v2", ex.detector("fasterrcnn_resnet50_fpn_v2", 320,
       tolerance=5e-2)
 model("retinanet-r50-v2", ex.detector("retinanet_resnet50_fpn_v2", 320,
                                       min_size=320, max_size=320))
-model("raft-large", ("torchvision raft_large 2x1x3x128x128 3 updates",
-                     lambda: Flow("raft_large", 3),
-                     lambda: (torch.rand(1, 3, 128, 128),
-                              torch.rand(1, 3, 128, 128))))
+model("raft-large", flow("raft_large", 3))
 
 
 def largest_errors(log):
