@@ -214,7 +214,7 @@ static LogicalResult importUnique(NodeContext &ctx) {
     return failure();
   int64_t n = onnxutil::numElementsOf(ctx.inputShape(0));
   if (n < 1 || n > kMaxUniqueElements)
-    return ctx.fail("Unique of " + Twine(n) + " elements is not supported "
+    return ctx.fail("Unique of " + Twine(n) + " elements is not supported " +
                     "(1 to " + Twine(kMaxUniqueElements) + ")");
   bool sorted = ctx.getInt("sorted", 1) != 0;
   Type f64 = ctx.builder().getF64Type(), i64 = ctx.builder().getI64Type();
@@ -239,8 +239,8 @@ static LogicalResult importUnique(NodeContext &ctx) {
   // equal[i, j], and the equals of x[i] before it.
   auto equal = asNumber(B.bin<tg::EqualOp>(row, col));
   auto earlier = asNumber(B.bin<tg::LessOp>(colPos, rowPos));
-  auto before = B.reduce<tg::ReduceSumOp>(B.bin<tg::MulOp>(equal, earlier),
-                                          {1});
+  auto before =
+      B.reduce<tg::ReduceSumOp>(B.bin<tg::MulOp>(equal, earlier), {1});
   auto first = asNumber(B.bin<tg::EqualOp>(before, B.c(0))); // [n, 1]
   auto firstRow = ctx.reshape(*first, {1, n});
   auto equals = B.reduce<tg::ReduceSumOp>(equal, {1}); // [n, 1]
@@ -271,12 +271,12 @@ static LogicalResult importUnique(NodeContext &ctx) {
     return failure();
   auto length = B.cast(ctx.reshape(*distinct, {}), i64);
   // Y: the picked value, selected rather than multiplied (inf * 0 is NaN).
-  auto y = B.cast(ctx.reshape(*B.reduce<tg::ReduceSumOp>(
-                                  B.select(B.bin<tg::GreaterOp>(pick, B.c(0)),
-                                           col, B.c(0)),
-                                  {1}),
-                              {n}),
-                  elementType);
+  auto y = B.cast(
+      ctx.reshape(
+          *B.reduce<tg::ReduceSumOp>(
+              B.select(B.bin<tg::GreaterOp>(pick, B.c(0)), col, B.c(0)), {1}),
+          {n}),
+      elementType);
   auto indices = B.cast(gathered(colPos), i64);
   auto inverse = B.cast(ctx.reshape(*rank, {n}), i64);
   auto counts = B.cast(gathered(ctx.reshape(*equals, {1, n})), i64);
@@ -724,9 +724,8 @@ static LogicalResult propagateSplit(NodeContext &ctx) {
 LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
   StringRef op = ctx.opType();
   if (op == "NonZero" || op == "TopK" || op == "NonMaxSuppression" ||
-      op == "Unique" ||
-      op == "GatherND" || op == "RoiAlign" || op == "ScatterElements" ||
-      op == "Scatter" || op == "ScatterND")
+      op == "Unique" || op == "GatherND" || op == "RoiAlign" ||
+      op == "ScatterElements" || op == "Scatter" || op == "ScatterND")
     return success(); // Their handlers read and set the bounds.
   bool anyBounded = false;
   for (unsigned i = 0; i < ctx.numInputs(); ++i)

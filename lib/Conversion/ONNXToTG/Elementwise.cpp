@@ -485,8 +485,7 @@ LogicalResult importSign(NodeContext &ctx) {
 // sqrt) and cast back, well below f32's rounding. Known inputs are folded.
 
 /// `sum_k c[k] * t^k` by Horner's rule.
-FailureOr<Value> horner(OpChain &b, FailureOr<Value> t,
-                        ArrayRef<double> c) {
+FailureOr<Value> horner(OpChain &b, FailureOr<Value> t, ArrayRef<double> c) {
   FailureOr<Value> acc = b.c(c.back());
   for (double k : llvm::reverse(c.drop_back()))
     acc = b.bin<tg::AddOp>(b.bin<tg::MulOp>(acc, t), b.c(k));
@@ -510,8 +509,8 @@ FailureOr<Value> sinNear(OpChain &b, FailureOr<Value> s) {
 /// computes these f64 ops in f32 and keeps its accuracy).
 FailureOr<Value> turnReduced(OpChain &b, Value x) {
   constexpr double c1 = 6.28125, c2 = 2 * M_PI - c1;
-  auto byC1 = b.ctx.create<tg::ModOp>({x, b.c(c1)},
-                                      {b.ctx.boolAttr("fmod", true)});
+  auto byC1 =
+      b.ctx.create<tg::ModOp>({x, b.c(c1)}, {b.ctx.boolAttr("fmod", true)});
   auto turns = b.bin<tg::DivOp>(b.bin<tg::SubOp>(x, byC1), b.c(c1));
   auto r = b.bin<tg::SubOp>(byC1, b.bin<tg::MulOp>(turns, b.c(c2)));
   return b.select(b.bin<tg::GreaterOp>(r, b.c(M_PI)),
@@ -533,8 +532,8 @@ FailureOr<Value> sinF64(OpChain &b, Value x) {
 FailureOr<Value> cosF64(OpChain &b, Value x) {
   // cos(r) = sin(pi/2 - |r|), |r| <= pi.
   auto r = turnReduced(b, x);
-  auto magnitude = b.select(b.bin<tg::LessOp>(r, b.c(0)),
-                            b.un<tg::NegOp>(r), r);
+  auto magnitude =
+      b.select(b.bin<tg::LessOp>(r, b.c(0)), b.un<tg::NegOp>(r), r);
   return sinNear(b, b.bin<tg::SubOp>(b.c(M_PI_2), magnitude));
 }
 
@@ -557,10 +556,8 @@ FailureOr<Value> atanF64(OpChain &b, FailureOr<Value> x) {
   for (int k = 0; k < 17; ++k)
     c.push_back((k % 2 ? -1.0 : 1.0) / double(2 * k + 1));
   auto series = b.bin<tg::MulOp>(u, horner(b, b.bin<tg::MulOp>(u, u), c));
-  auto inner =
-      b.select(shifted, b.bin<tg::AddOp>(series, b.c(M_PI_4)), series);
-  auto outer =
-      b.select(inverted, b.bin<tg::SubOp>(b.c(M_PI_2), inner), inner);
+  auto inner = b.select(shifted, b.bin<tg::AddOp>(series, b.c(M_PI_4)), series);
+  auto outer = b.select(inverted, b.bin<tg::SubOp>(b.c(M_PI_2), inner), inner);
   return b.select(negative, b.un<tg::NegOp>(outer), outer);
 }
 
@@ -570,8 +567,19 @@ FailureOr<Value> cosOfArcsin(OpChain &b, Value x) {
                                            b.bin<tg::AddOp>(b.c(1), x)));
 }
 
-enum class Trig { Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh,
-                  Atanh };
+enum class Trig {
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh
+};
 
 FailureOr<Value> trigF64(OpChain &b, Trig fn, Value x) {
   switch (fn) {
@@ -585,9 +593,9 @@ FailureOr<Value> trigF64(OpChain &b, Trig fn, Value x) {
     return atanF64(b, b.bin<tg::DivOp>(x, cosOfArcsin(b, x)));
   case Trig::Acos: // 2 atan(sqrt((1 - x) / (1 + x)))
     return b.bin<tg::MulOp>(
-        b.c(2), atanF64(b, b.un<tg::SqrtOp>(b.bin<tg::DivOp>(
-                               b.bin<tg::SubOp>(b.c(1), x),
-                               b.bin<tg::AddOp>(b.c(1), x)))));
+        b.c(2), atanF64(b, b.un<tg::SqrtOp>(
+                               b.bin<tg::DivOp>(b.bin<tg::SubOp>(b.c(1), x),
+                                                b.bin<tg::AddOp>(b.c(1), x)))));
   case Trig::Atan:
     return atanF64(b, x);
   case Trig::Sinh:
@@ -608,8 +616,7 @@ FailureOr<Value> trigF64(OpChain &b, Trig fn, Value x) {
     auto negative = b.bin<tg::LessOp>(x, b.c(0));
     auto a = b.select(negative, b.un<tg::NegOp>(x), x);
     auto y = b.un<tg::LogOp>(b.bin<tg::AddOp>(
-        a, b.un<tg::SqrtOp>(
-               b.bin<tg::AddOp>(b.bin<tg::MulOp>(a, a), b.c(1)))));
+        a, b.un<tg::SqrtOp>(b.bin<tg::AddOp>(b.bin<tg::MulOp>(a, a), b.c(1)))));
     return b.select(negative, b.un<tg::NegOp>(y), y);
   }
   case Trig::Acosh: // log(x + sqrt((x - 1) (x + 1)))
@@ -617,10 +624,9 @@ FailureOr<Value> trigF64(OpChain &b, Trig fn, Value x) {
         x, b.un<tg::SqrtOp>(b.bin<tg::MulOp>(b.bin<tg::SubOp>(x, b.c(1)),
                                              b.bin<tg::AddOp>(x, b.c(1))))));
   case Trig::Atanh: // log((1 + x) / (1 - x)) / 2
-    return b.bin<tg::MulOp>(
-        b.c(0.5), b.un<tg::LogOp>(b.bin<tg::DivOp>(
-                      b.bin<tg::AddOp>(b.c(1), x),
-                      b.bin<tg::SubOp>(b.c(1), x))));
+    return b.bin<tg::MulOp>(b.c(0.5), b.un<tg::LogOp>(b.bin<tg::DivOp>(
+                                          b.bin<tg::AddOp>(b.c(1), x),
+                                          b.bin<tg::SubOp>(b.c(1), x))));
   }
   llvm_unreachable("unknown Trig");
 }

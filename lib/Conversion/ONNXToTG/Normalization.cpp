@@ -234,8 +234,7 @@ LogicalResult importLRN(NodeContext &ctx) {
 
 /// x - max - log(sum(exp(x - max))) along `axes`, as ONNX's reference
 /// (log(softmax) would lose the tail to underflow).
-FailureOr<Value> logSoftmax(NodeContext &ctx, Value x,
-                            ArrayRef<int64_t> axes) {
+FailureOr<Value> logSoftmax(NodeContext &ctx, Value x, ArrayRef<int64_t> axes) {
   OpChain B{ctx, elementTypeOf(x)};
   auto d = B.bin<tg::SubOp>(x, B.reduce<tg::ReduceMaxOp>(x, axes));
   auto lse =
@@ -324,8 +323,8 @@ FailureOr<Value> negativeLogLikelihood(NodeContext &ctx, Value logProb,
   auto classValue = ctx.materialize(classes, "nll_classes");
   auto label = B.cast(ctx.reshape(*labels, column), f64);
   auto oneHot = B.cast(B.bin<tg::EqualOp>(label, classValue), e);
-  auto picked = B.reduce<tg::ReduceSumOp>(B.bin<tg::MulOp>(logProb, oneHot),
-                                          {1});
+  auto picked =
+      B.reduce<tg::ReduceSumOp>(B.bin<tg::MulOp>(logProb, oneHot), {1});
   // The weight of each position [N, 1, d...] (absent: 1 everywhere).
   FailureOr<Value> weight = failure();
   bool weighted = ctx.hasInput(labelInput + 1);
@@ -344,8 +343,8 @@ FailureOr<Value> negativeLogLikelihood(NodeContext &ctx, Value logProb,
     weight = weighted ? B.bin<tg::MulOp>(weight, kept) : kept;
     weighted = true;
   }
-  auto loss = B.un<tg::NegOp>(weighted ? B.bin<tg::MulOp>(picked, weight)
-                                       : picked);
+  auto loss =
+      B.un<tg::NegOp>(weighted ? B.bin<tg::MulOp>(picked, weight) : picked);
   if (failed(loss))
     return failure();
   if (reduction == "none")
@@ -355,8 +354,8 @@ FailureOr<Value> negativeLogLikelihood(NodeContext &ctx, Value logProb,
   if (reduction == "mean")
     total = B.bin<tg::DivOp>(
         total, weighted ? B.reduce<tg::ReduceSumOp>(weight, all)
-                        : FailureOr<Value>(B.c(double(
-                              onnxutil::numElementsOf(labelShape)))));
+                        : FailureOr<Value>(B.c(
+                              double(onnxutil::numElementsOf(labelShape)))));
   if (failed(total))
     return failure();
   return ctx.reshape(*total, {});

@@ -40,8 +40,9 @@ LogicalResult maxPoolByTaps(NodeContext &ctx, Value input,
     taps *= k;
   if (taps > kMaxPoolTaps)
     return ctx.fail("a dilated MaxPool or one with Indices over more than " +
-                    Twine(kMaxPoolTaps) + " window positions is not "
-                                          "supported");
+                    Twine(kMaxPoolTaps) +
+                    " window positions is not "
+                    "supported");
   int64_t order = ctx.getInt("storage_order", 0);
   if (order != 0 && order != 1)
     return ctx.fail("storage_order must be 0 or 1");
@@ -83,10 +84,10 @@ LogicalResult maxPoolByTaps(NodeContext &ctx, Value input,
       steps.push_back(w.strides[i]);
       tapOffset += starts.back() * flatStride[i];
     }
-    auto v = ctx.create<tg::SliceOp>(*padded,
-                                     {ctx.arrayAttr("starts", starts),
-                                      ctx.arrayAttr("limits", limits),
-                                      ctx.arrayAttr("strides", steps)});
+    auto v =
+        ctx.create<tg::SliceOp>(*padded, {ctx.arrayAttr("starts", starts),
+                                          ctx.arrayAttr("limits", limits),
+                                          ctx.arrayAttr("strides", steps)});
     if (failed(v))
       return failure();
     Value here = ctx.scalar(f64, double(tapOffset));
@@ -181,9 +182,8 @@ LogicalResult importPool(NodeContext &ctx, bool isMax) {
     if (k < 1 || k > kMaxExtent)
       return ctx.fail("'kernel_shape' entries must be in [1, " +
                       Twine(kMaxExtent) + "]");
-  bool dilated = llvm::any_of(attrs->dilations, [](int64_t d) {
-    return d != 1;
-  });
+  bool dilated =
+      llvm::any_of(attrs->dilations, [](int64_t d) { return d != 1; });
   if (dilated && !isMax)
     return ctx.fail("dilated AveragePool is not supported");
   bool countIncludePad = ctx.getInt("count_include_pad", 0) != 0;
@@ -199,8 +199,8 @@ LogicalResult importPool(NodeContext &ctx, bool isMax) {
       // The last window must start inside the input or its begin padding.
       if ((outCeil - 1) * s >= in[2 + i] + pads[i])
         --outCeil;
-      int64_t extra = (outCeil - 1) * s + extent -
-                      (in[2 + i] + pads[i] + pads[n + i]);
+      int64_t extra =
+          (outCeil - 1) * s + extent - (in[2 + i] + pads[i] + pads[n + i]);
       if (extra > 0) {
         if (!isMax && countIncludePad)
           return ctx.fail("ceil_mode with count_include_pad is not "
