@@ -517,6 +517,34 @@ def _(m, a, b, c):
             torch.einsum("bhij->bj", a), torch.outer(c[0], c[1]), c @ c.t())
 
 
+@block("lstm-packed-lengths", [(9, 3, 8), (3,)], [nn.LSTM(8, 12, 2)],
+       ints={1: 8})
+def _(m, x, lengths):
+    lengths = torch.sort(lengths + 1, descending=True).values
+    packed = nn.utils.rnn.pack_padded_sequence(x, lengths)
+    y, (h, c) = m[0](packed)
+    return nn.utils.rnn.pad_packed_sequence(y, total_length=9)[0], h, c
+
+
+@block("gru-packed-bidirectional", [(3, 10, 6), (3,)], [
+    nn.GRU(6, 8, 2, batch_first=True, bidirectional=True)], ints={1: 9})
+def _(m, x, lengths):
+    packed = nn.utils.rnn.pack_padded_sequence(x, lengths + 1,
+                                               batch_first=True,
+                                               enforce_sorted=False)
+    y, h = m[0](packed)
+    return nn.utils.rnn.pad_packed_sequence(y, batch_first=True,
+                                            total_length=10)[0], h
+
+
+@block("encoder-padding-norm-first", [(12, 2, 32), (2,)], [
+    nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        32, 4, 48, activation="gelu", norm_first=True), 2,
+        enable_nested_tensor=False)], ints={1: 11})
+def _(m, x, lengths):
+    return m[0](x, src_key_padding_mask=lengths_mask(lengths, 12))
+
+
 model("mobilenet-v2", ex.vision("mobilenet_v2", (1, 3, 224, 224)))
 model("mnasnet0.5", ex.vision("mnasnet0_5", (1, 3, 224, 224)))
 model("squeezenet1.1", ex.vision("squeezenet1_1", (1, 3, 224, 224)))
