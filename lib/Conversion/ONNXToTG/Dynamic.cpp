@@ -1,4 +1,4 @@
-//===- Dynamic.cpp - NonZero, TopK, NMS, GatherND; bounded values ---------===//
+//===- Dynamic.cpp - NonZero, TopK, NMS, Unique, GatherND; bounded values -===//
 //
 // Part of Loom. The ONNX operators whose result length depends on the data,
 // imported as bounded dynamic shapes (docs/ONNX/Import.md "Bounded dynamic
@@ -191,6 +191,107 @@ static LogicalResult importNonMaxSuppression(NodeContext &ctx) {
   return success();
 }
 
+/// Most elements Unique takes (it compares every pair).
+constexpr int64_t kMaxUniqueElements = 4096;
+
+/// Unique without an axis, over the flattened input x [N], from pairwise
+/// comparisons in f64 (exact for integers below 2^53): x[i] is the first
+/// of its value when no earlier x[j] equals it; its rank among the distinct
+/// values counts the first occurrences of smaller values (sorted = 1) or
+/// those before its own first occurrence (sorted = 0), and is inverse[i].
+/// Y, indices and counts are padded to N with the number of distinct
+/// values as their run-time length: entry k gathers the first occurrence
+/// of rank k (its value, its position, the number of its equals).
+static LogicalResult importUnique(NodeContext &ctx) {
+  if (ctx.hasAttr("axis"))
+    return ctx.fail("Unique along an axis is not supported (only of the "
+                    "flattened input)");
+  if (inputBound(ctx, 0))
+    return ctx.fail("Unique of a value of data-dependent length is not "
+                    "supported");
+  auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  int64_t n = onnxutil::numElementsOf(ctx.inputShape(0));
+  if (n < 1 || n > kMaxUniqueElements)
+    return ctx.fail("Unique of " + Twine(n) + " elements is not supported " +
+                    "(1 to " + Twine(kMaxUniqueElements) + ")");
+  bool sorted = ctx.getInt("sorted", 1) != 0;
+  Type f64 = ctx.builder().getF64Type(), i64 = ctx.builder().getI64Type();
+  Type elementType = cast<RankedTensorType>(x->getType()).getElementType();
+  OpChain B{ctx, f64};
+  auto iota = [&](ArrayRef<int64_t> shape) {
+    HostTensor t;
+    t.dataType = onnx::TensorProto::DOUBLE;
+    t.shape.assign(shape.begin(), shape.end());
+    for (int64_t i = 0; i < n; ++i)
+      t.floats.push_back(double(i));
+    return ctx.materialize(t, "unique_positions");
+  };
+  auto value = B.cast(ctx.reshape(*x, {n}), f64);
+  if (failed(value))
+    return failure();
+  auto row = ctx.reshape(*value, {n, 1}), col = ctx.reshape(*value, {1, n});
+  auto rowPos = iota({n, 1}), colPos = iota({1, n});
+  auto asNumber = [&](FailureOr<Value> cond) {
+    return B.select(cond, B.c(1), B.c(0));
+  };
+  // equal[i, j], and the equals of x[i] before it.
+  auto equal = asNumber(B.bin<tg::EqualOp>(row, col));
+  auto earlier = asNumber(B.bin<tg::LessOp>(colPos, rowPos));
+  auto before =
+      B.reduce<tg::ReduceSumOp>(B.bin<tg::MulOp>(equal, earlier), {1});
+  auto first = asNumber(B.bin<tg::EqualOp>(before, B.c(0))); // [n, 1]
+  auto firstRow = ctx.reshape(*first, {1, n});
+  auto equals = B.reduce<tg::ReduceSumOp>(equal, {1}); // [n, 1]
+  FailureOr<Value> ahead = failure(); // [i, j]: j's value ranks before i's
+  if (sorted) {
+    ahead = B.bin<tg::LessOp>(col, row);
+  } else {
+    // The first occurrence of x[i]: n - max_j(equal[i, j] * (n - j)).
+    auto firstPos = B.bin<tg::SubOp>(
+        B.c(double(n)),
+        B.reduce<tg::ReduceMaxOp>(
+            B.bin<tg::MulOp>(equal, B.bin<tg::SubOp>(B.c(double(n)), colPos)),
+            {1}));
+    ahead = B.bin<tg::LessOp>(colPos, firstPos);
+  }
+  auto rank = B.reduce<tg::ReduceSumOp>(
+      B.bin<tg::MulOp>(asNumber(ahead), firstRow), {1}); // [n, 1]
+  // pick[k, i]: x[i] is the first occurrence of rank k.
+  auto pick = B.bin<tg::MulOp>(
+      asNumber(B.bin<tg::EqualOp>(ctx.reshape(*rank, {1, n}), rowPos)),
+      firstRow);
+  auto gathered = [&](FailureOr<Value> of) {
+    return ctx.reshape(
+        *B.reduce<tg::ReduceSumOp>(B.bin<tg::MulOp>(pick, of), {1}), {n});
+  };
+  auto distinct = B.reduce<tg::ReduceSumOp>(*first, {0, 1});
+  if (failed(rank) || failed(pick) || failed(equals) || failed(distinct))
+    return failure();
+  auto length = B.cast(ctx.reshape(*distinct, {}), i64);
+  // Y: the picked value, selected rather than multiplied (inf * 0 is NaN).
+  auto y = B.cast(
+      ctx.reshape(
+          *B.reduce<tg::ReduceSumOp>(
+              B.select(B.bin<tg::GreaterOp>(pick, B.c(0)), col, B.c(0)), {1}),
+          {n}),
+      elementType);
+  auto indices = B.cast(gathered(colPos), i64);
+  auto inverse = B.cast(ctx.reshape(*rank, {n}), i64);
+  auto counts = B.cast(gathered(ctx.reshape(*equals, {1, n})), i64);
+  if (failed(length) || failed(y) || failed(indices) || failed(inverse) ||
+      failed(counts))
+    return failure();
+  Value outputs[] = {*y, *indices, *inverse, *counts};
+  for (unsigned i = 0; i < 4; ++i) {
+    ctx.setOutput(i, outputs[i]);
+    if (i != 2)
+      setOutputBound(ctx, i, {0, *length});
+  }
+  return success();
+}
+
 /// See Importer.h. Components are wrapped into range (tg.mod: negative ones
 /// count from the end) and combined in f64 (exact below 2^53), then cast
 /// back to i64.
@@ -278,6 +379,7 @@ void onnx_to_tg::populateDynamicHandlers(HandlerTable &table) {
   table["NonMaxSuppression"] = importNonMaxSuppression;
   table["NonZero"] = importNonZero;
   table["TopK"] = importTopK;
+  table["Unique"] = importUnique;
 }
 
 //===----------------------------------------------------------------------===//
@@ -622,8 +724,8 @@ static LogicalResult propagateSplit(NodeContext &ctx) {
 LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
   StringRef op = ctx.opType();
   if (op == "NonZero" || op == "TopK" || op == "NonMaxSuppression" ||
-      op == "GatherND" || op == "RoiAlign" || op == "ScatterElements" ||
-      op == "Scatter" || op == "ScatterND")
+      op == "Unique" || op == "GatherND" || op == "RoiAlign" ||
+      op == "ScatterElements" || op == "Scatter" || op == "ScatterND")
     return success(); // Their handlers read and set the bounds.
   bool anyBounded = false;
   for (unsigned i = 0; i < ctx.numInputs(); ++i)

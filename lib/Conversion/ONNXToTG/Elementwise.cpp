@@ -476,10 +476,201 @@ LogicalResult importSign(NodeContext &ctx) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Trigonometric and hyperbolic functions at run time
+//===----------------------------------------------------------------------===//
+//
+// tg has no trigonometric ops: each function is computed in f64 from tg
+// arithmetic (fmod for the range reduction, Horner polynomials, exp, log,
+// sqrt) and cast back, well below f32's rounding. Known inputs are folded.
+
+/// `sum_k c[k] * t^k` by Horner's rule.
+FailureOr<Value> horner(OpChain &b, FailureOr<Value> t, ArrayRef<double> c) {
+  FailureOr<Value> acc = b.c(c.back());
+  for (double k : llvm::reverse(c.drop_back()))
+    acc = b.bin<tg::AddOp>(b.bin<tg::MulOp>(acc, t), b.c(k));
+  return acc;
+}
+
+/// sin(s) for |s| <= pi/2: its Taylor series to s^19 (error < 1e-13).
+FailureOr<Value> sinNear(OpChain &b, FailureOr<Value> s) {
+  SmallVector<double> c;
+  double term = 1;
+  for (int k = 0; k < 10; ++k) {
+    c.push_back(term);
+    term /= -double((2 * k + 2) * (2 * k + 3));
+  }
+  return b.bin<tg::MulOp>(s, horner(b, b.bin<tg::MulOp>(s, s), c));
+}
+
+/// x reduced to about [-pi, pi]: fmod by C1 = 6.28125 (exact, and n * C1
+/// too for n < 2^16 turns, in f32 as in f64), less n (2 pi - C1), then one
+/// turn back (Cody and Waite's reduction: the interpreter's f32 domain
+/// computes these f64 ops in f32 and keeps its accuracy).
+FailureOr<Value> turnReduced(OpChain &b, Value x) {
+  constexpr double c1 = 6.28125, c2 = 2 * M_PI - c1;
+  auto byC1 =
+      b.ctx.create<tg::ModOp>({x, b.c(c1)}, {b.ctx.boolAttr("fmod", true)});
+  auto turns = b.bin<tg::DivOp>(b.bin<tg::SubOp>(x, byC1), b.c(c1));
+  auto r = b.bin<tg::SubOp>(byC1, b.bin<tg::MulOp>(turns, b.c(c2)));
+  return b.select(b.bin<tg::GreaterOp>(r, b.c(M_PI)),
+                  b.bin<tg::SubOp>(r, b.c(2 * M_PI)),
+                  b.select(b.bin<tg::LessOp>(r, b.c(-M_PI)),
+                           b.bin<tg::AddOp>(r, b.c(2 * M_PI)), r));
+}
+
+FailureOr<Value> sinF64(OpChain &b, Value x) {
+  auto r = turnReduced(b, x);
+  // sin(r) = sin(pi - r) = sin(-pi - r): folded into [-pi/2, pi/2].
+  auto s = b.select(b.bin<tg::GreaterOp>(r, b.c(M_PI_2)),
+                    b.bin<tg::SubOp>(b.c(M_PI), r),
+                    b.select(b.bin<tg::LessOp>(r, b.c(-M_PI_2)),
+                             b.bin<tg::SubOp>(b.c(-M_PI), r), r));
+  return sinNear(b, s);
+}
+
+FailureOr<Value> cosF64(OpChain &b, Value x) {
+  // cos(r) = sin(pi/2 - |r|), |r| <= pi.
+  auto r = turnReduced(b, x);
+  auto magnitude =
+      b.select(b.bin<tg::LessOp>(r, b.c(0)), b.un<tg::NegOp>(r), r);
+  return sinNear(b, b.bin<tg::SubOp>(b.c(M_PI_2), magnitude));
+}
+
+/// atan(x): |x| > 1 as pi/2 - atan(1/|x|), t > tan(pi/8) as pi/4 +
+/// atan((t - 1) / (t + 1)), leaving |u| <= tan(pi/8) for the series to
+/// u^33 (error < 1e-13); the sign restored last.
+FailureOr<Value> atanF64(OpChain &b, FailureOr<Value> x) {
+  if (failed(x))
+    return failure();
+  auto negative = b.bin<tg::LessOp>(*x, b.c(0));
+  auto a = b.select(negative, b.un<tg::NegOp>(*x), *x);
+  auto inverted = b.bin<tg::GreaterOp>(a, b.c(1));
+  auto t = b.select(inverted, b.bin<tg::DivOp>(b.c(1), a), a);
+  auto shifted = b.bin<tg::GreaterOp>(t, b.c(0.41421356237309503));
+  auto u = b.select(shifted,
+                    b.bin<tg::DivOp>(b.bin<tg::SubOp>(t, b.c(1)),
+                                     b.bin<tg::AddOp>(t, b.c(1))),
+                    t);
+  SmallVector<double> c;
+  for (int k = 0; k < 17; ++k)
+    c.push_back((k % 2 ? -1.0 : 1.0) / double(2 * k + 1));
+  auto series = b.bin<tg::MulOp>(u, horner(b, b.bin<tg::MulOp>(u, u), c));
+  auto inner = b.select(shifted, b.bin<tg::AddOp>(series, b.c(M_PI_4)), series);
+  auto outer = b.select(inverted, b.bin<tg::SubOp>(b.c(M_PI_2), inner), inner);
+  return b.select(negative, b.un<tg::NegOp>(outer), outer);
+}
+
+/// sqrt((1 - x) (1 + x)), exact near |x| = 1 where 1 - x^2 is not.
+FailureOr<Value> cosOfArcsin(OpChain &b, Value x) {
+  return b.un<tg::SqrtOp>(b.bin<tg::MulOp>(b.bin<tg::SubOp>(b.c(1), x),
+                                           b.bin<tg::AddOp>(b.c(1), x)));
+}
+
+enum class Trig {
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh
+};
+
+FailureOr<Value> trigF64(OpChain &b, Trig fn, Value x) {
+  switch (fn) {
+  case Trig::Sin:
+    return sinF64(b, x);
+  case Trig::Cos:
+    return cosF64(b, x);
+  case Trig::Tan:
+    return b.bin<tg::DivOp>(sinF64(b, x), cosF64(b, x));
+  case Trig::Asin:
+    return atanF64(b, b.bin<tg::DivOp>(x, cosOfArcsin(b, x)));
+  case Trig::Acos: // 2 atan(sqrt((1 - x) / (1 + x)))
+    return b.bin<tg::MulOp>(
+        b.c(2), atanF64(b, b.un<tg::SqrtOp>(
+                               b.bin<tg::DivOp>(b.bin<tg::SubOp>(b.c(1), x),
+                                                b.bin<tg::AddOp>(b.c(1), x)))));
+  case Trig::Atan:
+    return atanF64(b, x);
+  case Trig::Sinh:
+  case Trig::Cosh: {
+    auto up = b.un<tg::ExpOp>(x);
+    auto down = b.un<tg::ExpOp>(b.un<tg::NegOp>(x));
+    if (fn == Trig::Cosh)
+      return b.bin<tg::MulOp>(b.c(0.5), b.bin<tg::AddOp>(up, down));
+    // Below 1/8 in magnitude, the series to x^9 (no cancellation).
+    auto series = b.bin<tg::MulOp>(
+        x, horner(b, b.bin<tg::MulOp>(x, x),
+                  {1.0, 1.0 / 6, 1.0 / 120, 1.0 / 5040, 1.0 / 362880}));
+    auto small = b.bin<tg::LessOp>(b.bin<tg::MulOp>(x, x), b.c(1.0 / 64));
+    return b.select(small, series,
+                    b.bin<tg::MulOp>(b.c(0.5), b.bin<tg::SubOp>(up, down)));
+  }
+  case Trig::Asinh: { // sign(x) log(|x| + sqrt(x^2 + 1))
+    auto negative = b.bin<tg::LessOp>(x, b.c(0));
+    auto a = b.select(negative, b.un<tg::NegOp>(x), x);
+    auto y = b.un<tg::LogOp>(b.bin<tg::AddOp>(
+        a, b.un<tg::SqrtOp>(b.bin<tg::AddOp>(b.bin<tg::MulOp>(a, a), b.c(1)))));
+    return b.select(negative, b.un<tg::NegOp>(y), y);
+  }
+  case Trig::Acosh: // log(x + sqrt((x - 1) (x + 1)))
+    return b.un<tg::LogOp>(b.bin<tg::AddOp>(
+        x, b.un<tg::SqrtOp>(b.bin<tg::MulOp>(b.bin<tg::SubOp>(x, b.c(1)),
+                                             b.bin<tg::AddOp>(x, b.c(1))))));
+  case Trig::Atanh: // log((1 + x) / (1 - x)) / 2
+    return b.bin<tg::MulOp>(b.c(0.5), b.un<tg::LogOp>(b.bin<tg::DivOp>(
+                                          b.bin<tg::AddOp>(b.c(1), x),
+                                          b.bin<tg::SubOp>(b.c(1), x))));
+  }
+  llvm_unreachable("unknown Trig");
+}
+
+template <Trig Fn, double (*Fold)(double)>
+LogicalResult importTrig(NodeContext &ctx) {
+  if (foldUnary(ctx, Fold))
+    return success();
+  return importUnaryWith(ctx, [&](Value x, Type e) -> FailureOr<Value> {
+    Type f64 = ctx.builder().getF64Type();
+    OpChain b{ctx, f64};
+    auto wide = ctx.convert(x, f64);
+    if (failed(wide))
+      return failure();
+    return b.cast(trigF64(b, Fn, *wide), e);
+  });
+}
+
+double sinOf(double v) { return std::sin(v); }
+double cosOf(double v) { return std::cos(v); }
+double tanOf(double v) { return std::tan(v); }
+double asinOf(double v) { return std::asin(v); }
+double acosOf(double v) { return std::acos(v); }
+double atanOf(double v) { return std::atan(v); }
+double sinhOf(double v) { return std::sinh(v); }
+double coshOf(double v) { return std::cosh(v); }
+double asinhOf(double v) { return std::asinh(v); }
+double acoshOf(double v) { return std::acosh(v); }
+double atanhOf(double v) { return std::atanh(v); }
 
 } // namespace
 
 void onnx_to_tg::populateElementwiseHandlers(HandlerTable &table) {
+  table["Sin"] = importTrig<Trig::Sin, sinOf>;
+  table["Cos"] = importTrig<Trig::Cos, cosOf>;
+  table["Tan"] = importTrig<Trig::Tan, tanOf>;
+  table["Asin"] = importTrig<Trig::Asin, asinOf>;
+  table["Acos"] = importTrig<Trig::Acos, acosOf>;
+  table["Atan"] = importTrig<Trig::Atan, atanOf>;
+  table["Sinh"] = importTrig<Trig::Sinh, sinhOf>;
+  table["Cosh"] = importTrig<Trig::Cosh, coshOf>;
+  table["Asinh"] = importTrig<Trig::Asinh, asinhOf>;
+  table["Acosh"] = importTrig<Trig::Acosh, acoshOf>;
+  table["Atanh"] = importTrig<Trig::Atanh, atanhOf>;
   table["Add"] = [](NodeContext &c) { return importArith(c, Arith::Add); };
   table["Sub"] = [](NodeContext &c) { return importArith(c, Arith::Sub); };
   table["Mul"] = [](NodeContext &c) { return importArith(c, Arith::Mul); };

@@ -3,8 +3,9 @@
 // Part of Loom. BatchNormalization (inference form), LayerNormalization
 // (with its optional Mean and InvStdDev outputs), InstanceNormalization,
 // MeanVarianceNormalization, LRN, Softmax and LogSoftmax (both with the
-// coerce-to-2-D semantics of opsets before 13), and SoftmaxCrossEntropyLoss
-// in its mean-over-[N, C] form.
+// coerce-to-2-D semantics of opsets before 13), SoftmaxCrossEntropyLoss and
+// NegativeLogLikelihoodLoss (every reduction, class weights, ignore_index,
+// [N, C, d...] scores).
 //
 //===----------------------------------------------------------------------===//
 
@@ -231,6 +232,16 @@ LogicalResult importLRN(NodeContext &ctx) {
   return success();
 }
 
+/// x - max - log(sum(exp(x - max))) along `axes`, as ONNX's reference
+/// (log(softmax) would lose the tail to underflow).
+FailureOr<Value> logSoftmax(NodeContext &ctx, Value x, ArrayRef<int64_t> axes) {
+  OpChain B{ctx, elementTypeOf(x)};
+  auto d = B.bin<tg::SubOp>(x, B.reduce<tg::ReduceMaxOp>(x, axes));
+  auto lse =
+      B.un<tg::LogOp>(B.reduce<tg::ReduceSumOp>(B.un<tg::ExpOp>(d), axes));
+  return B.bin<tg::SubOp>(d, lse);
+}
+
 LogicalResult importSoftmax(NodeContext &ctx, bool isLog) {
   if (failed(ctx.requireFloatInput(0)))
     return failure();
@@ -249,7 +260,6 @@ LogicalResult importSoftmax(NodeContext &ctx, bool isLog) {
   SmallVector<int64_t> axes{*axis};
   if (coerce)
     axes = llvm::to_vector(llvm::seq<int64_t>(*axis, rank));
-  Type e = elementTypeOf(*x);
   FailureOr<Value> y = failure();
   if (!isLog) {
     if (axes.size() == 1) {
@@ -267,13 +277,7 @@ LogicalResult importSoftmax(NodeContext &ctx, bool isLog) {
       y = ctx.reshape(*s, shape);
     }
   } else {
-    // x - max - log(sum(exp(x - max))), as ONNX's reference (log(softmax)
-    // would lose the tail to underflow).
-    OpChain B{ctx, e};
-    auto d = B.bin<tg::SubOp>(*x, B.reduce<tg::ReduceMaxOp>(*x, axes));
-    auto lse =
-        B.un<tg::LogOp>(B.reduce<tg::ReduceSumOp>(B.un<tg::ExpOp>(d), axes));
-    y = B.bin<tg::SubOp>(d, lse);
+    y = logSoftmax(ctx, *x, axes);
   }
   if (failed(y))
     return failure();
@@ -281,33 +285,128 @@ LogicalResult importSoftmax(NodeContext &ctx, bool isLog) {
   return success();
 }
 
-/// SoftmaxCrossEntropyLoss in the form tg.softmax_cross_entropy computes:
-/// reduction "mean", [N, C] scores, no weights, no ignore_index and no
-/// log_prob output.
+/// The negative log-likelihood of `logProb` [N, C, d...] at the labels
+/// (input `labelInput` [N, d...]) with class weights (input
+/// `labelInput + 1`, optional), `ignore_index` and `reduction`, as
+/// NegativeLogLikelihoodLoss defines it: per position -logProb[n, t, d...]
+/// times the weight of class t (0 where t is ignore_index); "mean" divides
+/// the sum by the sum of those weights. The label's class is picked by a
+/// one-hot of the labels against the classes (compared in f64, so that any
+/// ignore_index compares exactly), summed along C.
+FailureOr<Value> negativeLogLikelihood(NodeContext &ctx, Value logProb,
+                                       unsigned labelInput) {
+  std::string reduction = ctx.getString("reduction", "mean");
+  if (reduction != "mean" && reduction != "sum" && reduction != "none")
+    return ctx.fail("reduction '" + reduction +
+                    "' is not one of 'none', 'sum', 'mean'");
+  auto shape = cast<RankedTensorType>(logProb.getType()).getShape();
+  int64_t rank = shape.size();
+  if (rank < 2)
+    return ctx.fail("the scores must have rank >= 2 ([N, C, d...])");
+  SmallVector<int64_t> labelShape = {shape[0]};
+  llvm::append_range(labelShape, shape.drop_front(2));
+  if (ctx.inputShape(labelInput) != ArrayRef<int64_t>(labelShape))
+    return ctx.fail("the labels must have the scores' shape without C");
+  auto labels = ctx.input(labelInput);
+  if (failed(labels))
+    return failure();
+  Type e = elementTypeOf(logProb), f64 = ctx.builder().getF64Type();
+  OpChain B{ctx, e};
+  SmallVector<int64_t> oneC(rank, 1), column(labelShape);
+  oneC[1] = shape[1];
+  column.insert(column.begin() + 1, 1);
+  HostTensor classes;
+  classes.dataType = onnx::TensorProto::DOUBLE;
+  classes.shape.assign(oneC.begin(), oneC.end());
+  for (int64_t c = 0; c < shape[1]; ++c)
+    classes.floats.push_back(double(c));
+  auto classValue = ctx.materialize(classes, "nll_classes");
+  auto label = B.cast(ctx.reshape(*labels, column), f64);
+  auto oneHot = B.cast(B.bin<tg::EqualOp>(label, classValue), e);
+  auto picked =
+      B.reduce<tg::ReduceSumOp>(B.bin<tg::MulOp>(logProb, oneHot), {1});
+  // The weight of each position [N, 1, d...] (absent: 1 everywhere).
+  FailureOr<Value> weight = failure();
+  bool weighted = ctx.hasInput(labelInput + 1);
+  if (weighted) {
+    if (ctx.inputShape(labelInput + 1) != ArrayRef<int64_t>{shape[1]})
+      return ctx.fail("the class weights must have shape [C]");
+    auto w = ctx.input(labelInput + 1);
+    if (failed(w))
+      return failure();
+    weight = B.reduce<tg::ReduceSumOp>(
+        B.bin<tg::MulOp>(oneHot, ctx.reshape(*w, oneC)), {1});
+  }
+  if (ctx.hasAttr("ignore_index")) {
+    Value ignored = ctx.scalar(f64, double(ctx.getInt("ignore_index", 0)));
+    auto kept = B.select(B.bin<tg::EqualOp>(label, ignored), B.c(0), B.c(1));
+    weight = weighted ? B.bin<tg::MulOp>(weight, kept) : kept;
+    weighted = true;
+  }
+  auto loss =
+      B.un<tg::NegOp>(weighted ? B.bin<tg::MulOp>(picked, weight) : picked);
+  if (failed(loss))
+    return failure();
+  if (reduction == "none")
+    return ctx.reshape(*loss, labelShape);
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  auto total = B.reduce<tg::ReduceSumOp>(*loss, all);
+  if (reduction == "mean")
+    total = B.bin<tg::DivOp>(
+        total, weighted ? B.reduce<tg::ReduceSumOp>(weight, all)
+                        : FailureOr<Value>(B.c(
+                              double(onnxutil::numElementsOf(labelShape)))));
+  if (failed(total))
+    return failure();
+  return ctx.reshape(*total, {});
+}
+
+LogicalResult importNegativeLogLikelihood(NodeContext &ctx) {
+  if (failed(ctx.requireFloatInput(0)))
+    return failure();
+  auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto loss = negativeLogLikelihood(ctx, *x, 1);
+  if (failed(loss))
+    return failure();
+  ctx.setOutput(0, *loss);
+  return success();
+}
+
+/// SoftmaxCrossEntropyLoss: in the form tg.softmax_cross_entropy computes
+/// (reduction "mean", [N, C] scores, no weights, no ignore_index, no
+/// log_prob output) that op, which training differentiates; otherwise the
+/// log-softmax along C and negativeLogLikelihood.
 LogicalResult importSoftmaxCrossEntropy(NodeContext &ctx) {
   if (failed(ctx.requireFloatInput(0)))
     return failure();
-  std::string reduction = ctx.getString("reduction", "mean");
-  if (reduction != "mean")
-    return ctx.fail("reduction '" + reduction +
-                    "' is not supported (only 'mean')");
-  if (ctx.hasInput(2))
-    return ctx.fail("class weights are not supported");
-  if (ctx.hasAttr("ignore_index"))
-    return ctx.fail("'ignore_index' is not supported");
-  if (ctx.hasOutput(1))
-    return ctx.fail("the log_prob output is not supported");
-  if (ctx.inputRank(0) != 2)
-    return ctx.fail("only [N, C] scores are supported, the scores have rank " +
-                    Twine(ctx.inputRank(0)));
   auto scores = ctx.input(0);
-  auto labels = ctx.input(1);
-  if (failed(scores) || failed(labels))
+  if (failed(scores))
     return failure();
-  auto y = ctx.create<tg::SoftmaxCrossEntropyOp>({*scores, *labels});
-  if (failed(y))
+  if (ctx.getString("reduction", "mean") == "mean" && !ctx.hasInput(2) &&
+      !ctx.hasAttr("ignore_index") && !ctx.hasOutput(1) &&
+      ctx.inputRank(0) == 2) {
+    auto labels = ctx.input(1);
+    if (failed(labels))
+      return failure();
+    auto y = ctx.create<tg::SoftmaxCrossEntropyOp>({*scores, *labels});
+    if (failed(y))
+      return failure();
+    ctx.setOutput(0, *y);
+    return success();
+  }
+  if (ctx.inputRank(0) < 2)
+    return ctx.fail("the scores must have rank >= 2 ([N, C, d...])");
+  auto logProb = logSoftmax(ctx, *scores, {1});
+  if (failed(logProb))
     return failure();
-  ctx.setOutput(0, *y);
+  auto loss = negativeLogLikelihood(ctx, *logProb, 1);
+  if (failed(loss))
+    return failure();
+  ctx.setOutput(0, *loss);
+  if (ctx.hasOutput(1))
+    ctx.setOutput(1, *logProb);
   return success();
 }
 
@@ -322,4 +421,5 @@ void onnx_to_tg::populateNormalizationHandlers(HandlerTable &table) {
   table["Softmax"] = [](NodeContext &c) { return importSoftmax(c, false); };
   table["LogSoftmax"] = [](NodeContext &c) { return importSoftmax(c, true); };
   table["SoftmaxCrossEntropyLoss"] = importSoftmaxCrossEntropy;
+  table["NegativeLogLikelihoodLoss"] = importNegativeLogLikelihood;
 }

@@ -17,10 +17,11 @@
 // activations f and g), layout 0 and 1, input_forget (LSTM),
 // linear_before_reset (GRU), hidden_size (checked against W). The optional
 // inputs B, initial_h, initial_c and P (peepholes) default to zeros;
-// sequence_lens must be known at import time (a constant, or a bound graph
-// input); batch entries shorter than the sequence are masked with constant
-// masks, two more sequences of the scan ([seq, batch, 1]: 1 while the entry
-// runs, and its complement): past its length an entry keeps its state (so
+// batch entries shorter than sequence_lens are masked, two more sequences
+// of the scan ([seq, batch, 1]: 1 while the entry runs, and its
+// complement), constants when the lengths are known (a constant, or a bound
+// graph input) and computed from them otherwise (PyTorch's packed
+// sequences): past its length an entry keeps its state (so
 // Y_h and Y_c are its last valid ones, and a reverse direction starts at its
 // own last element) and its Y is zero, as ONNX Runtime computes them.
 //
@@ -60,8 +61,12 @@ struct Recurrence {
   bool inputForget = false, linearBeforeReset = false;
   int32_t dataType;
   SmallVector<Activation> activations; // numActivations * numDirections
-  /// sequence_lens when some entry is shorter than seqLength; else empty.
+  /// sequence_lens when known and some entry is shorter than seqLength;
+  /// else empty.
   SmallVector<int64_t> lens;
+  /// sequence_lens computed at run time (a packed sequence's lengths): its
+  /// name; else empty.
+  std::string runTimeLens;
 };
 
 /// The values every time step of one direction reads, emitted once per
@@ -315,8 +320,14 @@ LogicalResult RecurrentExpander::readAttributes() {
     r.activations.push_back(std::move(act));
   }
 
-  // sequence_lens: known at import time; shorter entries are masked.
-  if (ctx.hasInput(4)) {
+  // sequence_lens: shorter entries are masked, by constant masks when the
+  // lengths are known, else by masks computed from them.
+  if (ctx.hasInput(4) && !ctx.constant(4)) {
+    if (ctx.inputShape(4) != ArrayRef<int64_t>{r.batch})
+      return ctx.fail("sequence_lens must have shape [" + Twine(r.batch) +
+                      "]");
+    r.runTimeLens = ctx.node().input(4);
+  } else if (ctx.hasInput(4)) {
     auto lens = ctx.constantInts(4, "sequence_lens");
     if (failed(lens))
       return failure();
@@ -675,6 +686,33 @@ LogicalResult RecurrentExpander::stepGRU(const DirectionValues &v,
 }
 
 Masks RecurrentExpander::sequenceMasks() {
+  if (!r.runTimeLens.empty()) {
+    // running[t, b] = t < sequence_lens[b], computed in the element type.
+    HostTensor steps;
+    steps.dataType = r.dataType;
+    steps.shape = {r.seqLength, 1, 1};
+    for (int64_t t = 0; t < r.seqLength; ++t)
+      steps.floats.push_back(double(t));
+    auto toData = [&](onnx::NodeProto &n) {
+      Expander::setInt(n, "to", r.dataType);
+    };
+    auto lens = ex.emit("Cast", {r.runTimeLens}, toData);
+    if (failed(lens))
+      return {};
+    auto column = ex.emit("Reshape", {*lens, ex.ints({1, r.batch, 1})});
+    if (failed(column))
+      return {};
+    auto less = ex.emit("Less", {ex.constant(std::move(steps)), *column});
+    if (failed(less))
+      return {};
+    auto running = ex.emit("Cast", {*less}, toData);
+    if (failed(running))
+      return {};
+    auto ended = ex.emit("Sub", {ex.splat(r.dataType, {}, 1.0), *running});
+    if (failed(ended))
+      return {};
+    return {*running, *ended};
+  }
   HostTensor m, inv;
   m.dataType = inv.dataType = r.dataType;
   m.shape = inv.shape = {r.seqLength, r.batch, 1};
@@ -818,7 +856,7 @@ LogicalResult RecurrentExpander::runDirection(int64_t d, std::string &y,
   SmallVector<std::string> inits = {init.h}, sequences = {v.xw}, invariants;
   if (r.kind == Kind::LSTM)
     inits.push_back(init.c);
-  bool masked = !r.lens.empty();
+  bool masked = !r.lens.empty() || !r.runTimeLens.empty();
   // A sequence of one step (streaming inference feeds one at a time) needs
   // no loop: the step's ops go into the graph, where its products may run
   // on a library and over every thread like any other. (Every batch entry
@@ -827,6 +865,8 @@ LogicalResult RecurrentExpander::runDirection(int64_t d, std::string &y,
     return runOneStep(v, init, y, lastH, lastC);
   if (masked) {
     Masks m = sequenceMasks();
+    if (m.running.empty())
+      return failure();
     sequences.append({m.running, m.ended});
   }
   for (std::string *field : invariantFields(v))
