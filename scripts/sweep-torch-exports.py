@@ -578,9 +578,9 @@ model("efficientnet-b3", ex.vision("efficientnet_b3", (1, 3, 300, 300)))
 model("convnext-small", ex.vision("convnext_small", (1, 3, 160, 160)))
 model("vit-b16-b4", ex.vision("vit_b_16", (4, 3, 224, 224)))
 model("swin-s", ex.vision("swin_s", (1, 3, 224, 224)))
-model("deeplabv3-r50", ex.vision("deeplabv3_resnet50", (1, 3, 257, 257),
-                                 segmentation=True, num_classes=21,
-                                 aux_loss=False))
+model("deeplabv3-r50-257", ex.vision("deeplabv3_resnet50", (1, 3, 257, 257),
+                                     segmentation=True, num_classes=21,
+                                     aux_loss=False))
 model("lraspp-mnv3-odd", ex.vision("lraspp_mobilenet_v3_large",
                                    (2, 3, 241, 179), segmentation=True,
                                    num_classes=5))
