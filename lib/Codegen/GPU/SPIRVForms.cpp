@@ -6,6 +6,7 @@
 
 #include "loom/Codegen/GPU/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
@@ -129,6 +130,35 @@ void withNaNPropagated(mlir::gpu::SubgroupReduceOp reduce) {
   reduce.erase();
 }
 
+/// \p loop (an `scf.for` with results whose trip count is not known to be
+/// positive) inside `scf.if (lower < upper)`, whose else branch yields the
+/// loop's initial values. MLIR 22's scf-to-spirv keeps a loop's results in
+/// Function variables that only the loop body stores (llvm-project PR
+/// 206280 fixed it after 22): a loop that runs no iteration leaves them
+/// undefined, where it must give its initial values. A row reduction's
+/// thread folds `tid, tid + T, ...` from the combiner's identity: past the
+/// row's end its loop is empty, and lavapipe read 0 for the identity (a row
+/// maximum of negative values was 0).
+void withEmptyTripResults(scf::ForOp loop) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  if (loop.getNumResults() == 0 || (trips && !trips->isZero()))
+    return;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                    loop.getLowerBound(),
+                                    loop.getUpperBound());
+  auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), any,
+                                 /*withElseRegion=*/true);
+  loop.replaceAllUsesWith(guard.getResults());
+  b.setInsertionPointToEnd(guard.thenBlock());
+  Operation *moved = loop.getOperation();
+  moved->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
+  scf::YieldOp::create(b, loc, moved->getResults());
+  b.setInsertionPointToEnd(guard.elseBlock());
+  scf::YieldOp::create(b, loc, loop.getInitArgs());
+}
+
 struct SPIRVForms
     : public loom::codegen::gpu::impl::LoomGPUSPIRVFormsBase<SPIRVForms> {
   void runOnOperation() override {
@@ -158,6 +188,10 @@ struct SPIRVForms
       op.setUniform(false);
       withNaNPropagated(op);
     }
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp op) { loops.push_back(op); });
+    for (scf::ForOp op : loops)
+      withEmptyTripResults(op);
   }
 };
 

@@ -76,3 +76,54 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A loop with results whose trip count is not a positive constant (a
+// thread's share of a row, from its id) inside `scf.if (lower < upper)`
+// that yields the initial value otherwise (scf-to-spirv leaves a loop's
+// results undefined after no iteration); a loop of a constant positive trip
+// count, and one without results, stay as they are.
+// CHECK-LABEL: gpu.func @trips
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[ANY:.*]] = arith.cmpi slt, %[[TID]], %[[N:.*]] : index
+// CHECK: %[[R:.*]] = scf.if %[[ANY]] -> (f32) {
+// CHECK:   %[[L:.*]] = scf.for %{{.*}} = %[[TID]] to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[INIT:.*]]) -> (f32)
+// CHECK:   scf.yield %[[L]] : f32
+// CHECK: } else {
+// CHECK:   scf.yield %[[INIT]] : f32
+// CHECK: }
+// CHECK-NOT: scf.if
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args
+// CHECK-NOT: scf.if
+// CHECK: scf.for %{{.*}} = %[[TID]] to %[[N]] step
+// CHECK-NOT: scf.if
+// CHECK: gpu.return
+gpu.module @kernels {
+  gpu.func @trips(%x: memref<33xf32>, %y: memref<3xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c33 = arith.constant 33 : index
+    %c64 = arith.constant 64 : index
+    %init = arith.constant 0xFF800000 : f32
+    %tid = gpu.thread_id x
+    %m = scf.for %i = %tid to %c33 step %c64 iter_args(%acc = %init) -> (f32) {
+      %v = memref.load %x[%i] : memref<33xf32>
+      %n = arith.maxnumf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    memref.store %m, %y[%c0] : memref<3xf32>
+    %s = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %init) -> (f32) {
+      %v = memref.load %x[%i] : memref<33xf32>
+      %n = arith.addf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    memref.store %s, %y[%c1] : memref<3xf32>
+    scf.for %i = %tid to %c33 step %c64 {
+      memref.store %init, %x[%i] : memref<33xf32>
+    }
+    gpu.return
+  }
+}

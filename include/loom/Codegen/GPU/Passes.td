@@ -366,9 +366,15 @@ def LoomGPUSPIRVForms : Pass<"loom-gpu-spirv-forms", "mlir::gpu::GPUModuleOp"> {
     more than 4096 elements, a global that is not constant, and a use of
     one other than a load are errors. Every
     `gpu.subgroup_reduce` loses its `uniform` flag (canonicalisation sets
-    it): Vulkan has the non-uniform group operations only.
+    it): Vulkan has the non-uniform group operations only. An `scf.for`
+    with results whose trip count is not a positive constant is put inside
+    `scf.if (lower < upper)`, whose else branch yields its initial values:
+    MLIR 22's scf-to-spirv keeps a loop's results in variables only its
+    body stores, undefined after a loop of no iteration (a row reduction's
+    thread past the row's end).
   }];
-  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def LoomGPUSPIRVBarriers : Pass<"loom-gpu-spirv-barriers", "mlir::spirv::ModuleOp"> {
