@@ -487,8 +487,10 @@ static bool shapesAgree(const ConvolutionOperands &c) {
 
 bool Reader::conv2d(const Operands &o, Step &out) {
   Conv2dStep s;
-  if (!convolution(o, s, 2, 3) || !integer(o.args, o.ap, "bias", s.bias, false) ||
-      !integer(o.args, o.ap, "sum", s.sum, false) || !activation(o, s.activation))
+  if (!convolution(o, s, 2, 3) ||
+      !integer(o.args, o.ap, "bias", s.bias, false) ||
+      !integer(o.args, o.ap, "sum", s.sum, false) ||
+      !activation(o, s.activation))
     return false;
   if (o.attrs.get("algorithm") &&
       !enumeration(o.attrs, o.tp, "algorithm", "convolution algorithm",
@@ -744,7 +746,8 @@ bool Reader::cublasMatmul(const Operands &o, Step &out) {
 
 bool Reader::cudnnConv(const Operands &o, Step &out) {
   CudnnConvStep s;
-  if (!convolution(o, s, 1, 3) || !integer(o.args, o.ap, "bias", s.bias, false) ||
+  if (!convolution(o, s, 1, 3) ||
+      !integer(o.args, o.ap, "bias", s.bias, false) ||
       !activation(o, s.activation))
     return false;
   if (!shapesAgree(s))
