@@ -825,8 +825,7 @@ StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
   // A plain one-channel source the primitive reads as NHWC (planned): the
   // same bytes, no reorder.
   if (s.srcShape[1] == 1 && !plan.count(s.src) &&
-      io.src == memory::desc(conv.src.dims(), conv.src.data_type(),
-                             memory::format_tag::nhwc))
+      io.src == nhwcOf(conv.src))
     io.srcBuffer = io.src;
   return std::make_unique<DnnlStep>(
       eng, DnnlOperands{s.src, s.weights, s.bias, s.sum, s.dst},
