@@ -194,7 +194,7 @@ public:
   bool library(StepKind kind, const Operands &o, Step &out);
   bool activation(const Operands &o, PostOp &out);
   bool convolution(const Operands &o, ConvolutionOperands &out,
-                   size_t maxSpatial = 2);
+                   size_t minSpatial, size_t maxSpatial);
   bool conv2d(const Operands &o, Step &out);
   bool filterGrad(const Operands &o, Step &out);
   bool matmul(const Operands &o, Step &out);
@@ -426,9 +426,10 @@ bool Reader::activation(const Operands &o, PostOp &out) {
 }
 
 /// A convolution's operands; the shapes have 2 + k dimensions, k spatial
-/// ones from 2 (a conv2d) up to \p maxSpatial from 1.
+/// ones from \p minSpatial to \p maxSpatial (a conv2d: 2 or 3, its filter
+/// gradient 2, a cuDNN convolution 1 to 3).
 bool Reader::convolution(const Operands &o, ConvolutionOperands &out,
-                         size_t maxSpatial) {
+                         size_t minSpatial, size_t maxSpatial) {
   if (!integer(o.args, o.ap, "src", out.src) ||
       !integer(o.args, o.ap, "weights", out.weights) ||
       !integer(o.args, o.ap, "dst", out.dst) ||
@@ -441,16 +442,15 @@ bool Reader::convolution(const Operands &o, ConvolutionOperands &out,
       !integer(o.attrs, o.tp, "groups", out.groups, true, 1))
     return false;
   size_t k = out.strides.size();
-  bool ranks = maxSpatial == 2 ? k == 2 : k >= 1 && k <= maxSpatial;
-  if (!ranks || out.srcShape.size() != k + 2 ||
+  if (k < minSpatial || k > maxSpatial || out.srcShape.size() != k + 2 ||
       out.weightsShape.size() != k + 2 || out.dstShape.size() != k + 2 ||
       out.pads.size() != 2 * k || out.dilations.size() != k)
-    return fail(o.tp, maxSpatial == 2
-                          ? "a conv2d has 4-d shapes, 2 strides, 4 pads and 2 "
-                            "dilations"
-                          : "a convolution has k = 1 to 3 strides and "
-                            "dilations, 2k pads and shapes of k + 2 "
-                            "dimensions");
+    return fail(o.tp, "a convolution has k = " + std::to_string(minSpatial) +
+                          (minSpatial == maxSpatial
+                               ? ""
+                               : " to " + std::to_string(maxSpatial)) +
+                          " strides and dilations, 2k pads and shapes of "
+                          "k + 2 dimensions");
   auto atLeastOne = [](const Shape &v) {
     return std::all_of(v.begin(), v.end(), [](int64_t x) { return x >= 1; });
   };
@@ -487,8 +487,10 @@ static bool shapesAgree(const ConvolutionOperands &c) {
 
 bool Reader::conv2d(const Operands &o, Step &out) {
   Conv2dStep s;
-  if (!convolution(o, s) || !integer(o.args, o.ap, "bias", s.bias, false) ||
-      !integer(o.args, o.ap, "sum", s.sum, false) || !activation(o, s.activation))
+  if (!convolution(o, s, 2, 3) ||
+      !integer(o.args, o.ap, "bias", s.bias, false) ||
+      !integer(o.args, o.ap, "sum", s.sum, false) ||
+      !activation(o, s.activation))
     return false;
   if (o.attrs.get("algorithm") &&
       !enumeration(o.attrs, o.tp, "algorithm", "convolution algorithm",
@@ -500,7 +502,7 @@ bool Reader::conv2d(const Operands &o, Step &out) {
 
 bool Reader::filterGrad(const Operands &o, Step &out) {
   Conv2dFilterGradStep s;
-  if (!convolution(o, s))
+  if (!convolution(o, s, 2, 2))
     return false;
   if (s.srcShape[1] % s.groups != 0 || o.args.get("bias") ||
       o.args.get("sum") || o.attrs.get("activation") ||
@@ -744,7 +746,8 @@ bool Reader::cublasMatmul(const Operands &o, Step &out) {
 
 bool Reader::cudnnConv(const Operands &o, Step &out) {
   CudnnConvStep s;
-  if (!convolution(o, s, 3) || !integer(o.args, o.ap, "bias", s.bias, false) ||
+  if (!convolution(o, s, 1, 3) ||
+      !integer(o.args, o.ap, "bias", s.bias, false) ||
       !activation(o, s.activation))
     return false;
   if (!shapesAgree(s))

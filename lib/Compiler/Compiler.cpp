@@ -379,6 +379,36 @@ LogicalResult checkBackends(ModuleOp module, const CompileOptions &options,
 
 } // namespace
 
+/// Whether a library backend that compiling with \p options forms
+/// fragments with runs a 3-D convolution as it is (oneDNN's 3-D
+/// convolution over NCDHW, cuDNN's): --tg-conv3d-as-2d leaves those 3-D.
+/// With --backends=auto (formFragments) every library of the registry may
+/// take it; an unparsable list keeps nothing (the fragment pass reports it).
+static std::function<bool(Operation *)>
+runsThreeD(const CompileOptions &options) {
+  const BackendRegistry *registry = &options.backendRegistry();
+  std::vector<BackendChoice> choices;
+  if (options.formFragments) {
+    for (const auto &backend : registry->all())
+      choices.push_back({backend.get(), OpClass::Any});
+  } else {
+    auto parsed = registry->parseChoices(
+        options.backends.empty() ? registry->defaultList()
+                                 : StringRef(options.backends));
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError());
+      return nullptr;
+    }
+    choices = std::move(*parsed);
+  }
+  return [registry, choices](Operation *conv) {
+    return llvm::any_of(choices, [&](const BackendChoice &c) {
+      return !c.backend->generatesCode() && c.covers(conv) &&
+             registry->match(conv, *c.backend);
+    });
+  };
+}
+
 void compiler::buildFragmentPipeline(OpPassManager &pm,
                                      const safetensors::File *weights,
                                      const CompileOptions &options) {
@@ -386,7 +416,8 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(tg::createTGSinkSplits());
   pm.addNestedPass<func::FuncOp>(tg::createTGFoldBatchNorm());
   if (options.conv3dAs2d)
-    pm.addNestedPass<func::FuncOp>(tg::createTGConv3dAs2d());
+    pm.addNestedPass<func::FuncOp>(
+        tg::createTGConv3dAs2d(runsThreeD(options)));
   pm.addPass(tg::createTGFoldWeightsPass(weights, int64_t(1) << 26));
   pm.addPass(createCanonicalizerPass());
   if (options.formFragments)

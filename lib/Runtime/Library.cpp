@@ -330,9 +330,21 @@ bool swishAsPass(const art::Conv2dStep &s) {
          !environmentIs("LOOM_ONEDNN_SWISH", "postop", {"postop"});
 }
 
-/// A conv2d step as oneDNN sees it, activation layouts left to the caller.
+/// The plain layout of a convolution's activations of \p rank dimensions:
+/// NCHW, or NCDHW for 3-D convolutions (the layout of Loom's buffers).
+memory::format_tag plainTag(size_t rank) {
+  return rank == 5 ? memory::format_tag::ncdhw : memory::format_tag::nchw;
+}
+
+/// The channels-last layout of \p rank dimensions: NHWC or NDHWC.
+memory::format_tag channelsLastTag(size_t rank) {
+  return rank == 5 ? memory::format_tag::ndhwc : memory::format_tag::nhwc;
+}
+
+/// A conv2d step as oneDNN sees it, activation layouts left to the caller:
+/// 2 spatial dimensions, or 3 (oneDNN's 3-D convolution over NCDHW).
 struct ConvProblem {
-  memory::desc src, dst; ///< plain NCHW: the layout of Loom's buffers
+  memory::desc src, dst; ///< plain NC[D]HW: the layout of Loom's buffers
   memory::desc userW, weights, bias;
   memory::dims strides, dilations, padL, padR;
   bool hasBias;
@@ -351,22 +363,27 @@ struct ConvProblem {
               bool freeWeights)
       : eng(eng) {
     auto f32 = memory::data_type::f32;
+    using tag = memory::format_tag;
+    bool threeD = s.srcShape.size() == 5;
     memory::dims w = dims(s.weightsShape);
-    auto tag = memory::format_tag::oihw;
+    tag weightsTag = threeD ? tag::oidhw : tag::oihw;
     if (s.groups > 1) {
-      w = {s.groups, w[0] / s.groups, w[1], w[2], w[3]};
-      tag = memory::format_tag::goihw;
+      w.insert(w.begin(), s.groups);
+      w[1] /= s.groups;
+      weightsTag = threeD ? tag::goidhw : tag::goihw;
     }
-    src = memory::desc(dims(s.srcShape), f32, memory::format_tag::nchw);
-    dst = memory::desc(dims(s.dstShape), f32, memory::format_tag::nchw);
-    userW = memory::desc(w, f32, tag);
-    weights =
-        freeWeights ? memory::desc(w, f32, memory::format_tag::any) : userW;
-    bias = memory::desc({s.dstShape[1]}, f32, memory::format_tag::x);
+    src = memory::desc(dims(s.srcShape), f32, plainTag(s.srcShape.size()));
+    dst = memory::desc(dims(s.dstShape), f32, plainTag(s.dstShape.size()));
+    userW = memory::desc(w, f32, weightsTag);
+    weights = freeWeights ? memory::desc(w, f32, tag::any) : userW;
+    bias = memory::desc({s.dstShape[1]}, f32, tag::x);
     strides = dims(s.strides);
-    dilations = {s.dilations[0] - 1, s.dilations[1] - 1};
-    padL = {s.pads[0], s.pads[1]};
-    padR = {s.pads[2], s.pads[3]};
+    size_t k = s.strides.size();
+    for (size_t i = 0; i < k; ++i) {
+      dilations.push_back(s.dilations[i] - 1);
+      padL.push_back(s.pads[i]);
+      padR.push_back(s.pads[k + i]);
+    }
     hasBias = s.bias != -1;
     swishPass = swishAsPass(s);
     attr = userScratchpad(
@@ -434,6 +451,12 @@ memory::desc layoutOf(const LayoutPlan &plan, int64_t id,
   return it == plan.end() ? plainMd : it->second;
 }
 
+/// \p md's dimensions channels-last: NHWC (NDHWC for 5 dimensions).
+memory::desc nhwcOf(const memory::desc &md) {
+  return memory::desc(md.dims(), md.data_type(),
+                      channelsLastTag(md.dims().size()));
+}
+
 /// The primitive of conv step \p s under \p plan: planned buffers are
 /// passed in their layout; where a buffer is plain, the primitive still
 /// computes in its preferred layout (a reorder at the edge costs less than
@@ -457,11 +480,8 @@ planned(const ConvProblem &conv, const art::Conv2dStep &s,
   // match on the tag. Beside an NHWC destination the source is described as
   // NHWC too; NCHW next to NHWC has only the reference implementation (the
   // Fashion-MNIST CNN's inference entries: 550 ms against 2 ms a run).
-  memory::desc nhwc(conv.src.dims(), conv.src.data_type(),
-                    memory::format_tag::nhwc);
-  memory::desc dstNhwc(conv.dst.dims(), conv.dst.data_type(),
-                       memory::format_tag::nhwc);
-  return conv.primitive(dst == dstNhwc ? nhwc : conv.src, dst);
+  memory::desc nhwc = nhwcOf(conv.src);
+  return conv.primitive(dst == nhwcOf(conv.dst) ? nhwc : conv.src, dst);
 }
 
 /// The buffers a step reads and writes with their NCHW dims when it is
@@ -540,8 +560,13 @@ void adoptNeighbourLayouts(const art::Entry &entry,
                            const std::vector<int64_t> &bufferBytes,
                            const LayoutWants &w, LayoutPlan &plan) {
   using tag = memory::format_tag;
+  // A tag names its rank: a neighbour of another rank (a reshape's
+  // buffer seen by both) takes none.
   auto tagOf = [](const memory::desc &md) -> std::optional<tag> {
-    for (tag t : {tag::nhwc, tag::nChw16c, tag::nChw8c})
+    std::array<tag, 3> tags = {tag::nhwc, tag::nChw16c, tag::nChw8c};
+    if (md.dims().size() == 5)
+      tags = {tag::ndhwc, tag::nCdhw16c, tag::nCdhw8c};
+    for (tag t : tags)
       if (md == memory::desc(md.dims(), md.data_type(), t))
         return t;
     return std::nullopt;
@@ -553,12 +578,17 @@ void adoptNeighbourLayouts(const art::Entry &entry,
       if (!buffers)
         continue;
       std::optional<tag> t;
+      size_t rank = 0;
       for (auto &[id, shape] : *buffers)
-        if (auto it = plan.find(id); it != plan.end() && !t)
+        if (auto it = plan.find(id); it != plan.end() && !t) {
           t = tagOf(it->second);
+          rank = it->second.dims().size();
+        }
       if (!t)
         continue;
       for (auto &[id, shape] : *buffers) {
+        if (shape.size() != rank)
+          continue;
         memory::desc md(shape, memory::data_type::f32, *t);
         if (plan.count(id) || w.wanted.count(id) ||
             !mayPlan(entry, bufferBytes, w, id, md))
@@ -618,11 +648,6 @@ LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
     exclude(s->bias);
   }
   return w;
-}
-
-/// \p md's dimensions in NHWC.
-memory::desc nhwcOf(const memory::desc &md) {
-  return memory::desc(md.dims(), md.data_type(), memory::format_tag::nhwc);
 }
 
 /// \p plan with the buffers of \p s that it gives a blocked layout (not
@@ -704,7 +729,8 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
       if (std::find(layouts.begin(), layouts.end(), md) == layouts.end())
         continue;
     }
-    memory::desc plainMd(md.dims(), md.data_type(), memory::format_tag::nchw);
+    memory::desc plainMd(md.dims(), md.data_type(),
+                         plainTag(md.dims().size()));
     if (md == plainMd || !mayPlan(entry, bufferBytes, w, id, md))
       continue;
     plan.emplace(id, md);
@@ -724,7 +750,7 @@ bool isPixelProduct(const art::Conv2dStep &s) {
   auto allOnes = [](const std::vector<int64_t> &v) {
     return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
   };
-  return s.groups == 1 && s.srcShape[0] == 1 &&
+  return s.srcShape.size() == 4 && s.groups == 1 && s.srcShape[0] == 1 &&
          s.srcShape[2] * s.srcShape[3] > 1 && s.weightsShape[2] == 1 &&
          s.weightsShape[3] == 1 && allOnes(s.strides) &&
          allOnes(s.dilations) &&
@@ -799,8 +825,7 @@ StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
   // A plain one-channel source the primitive reads as NHWC (planned): the
   // same bytes, no reorder.
   if (s.srcShape[1] == 1 && !plan.count(s.src) &&
-      io.src == memory::desc(conv.src.dims(), conv.src.data_type(),
-                             memory::format_tag::nhwc))
+      io.src == nhwcOf(conv.src))
     io.srcBuffer = io.src;
   return std::make_unique<DnnlStep>(
       eng, DnnlOperands{s.src, s.weights, s.bias, s.sum, s.dst},

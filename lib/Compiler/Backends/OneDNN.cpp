@@ -78,13 +78,19 @@ tg::TransposeOp filterGradientOf(tg::ConvOp conv, Available available) {
 /// Runtime.md): ResNet-50's 3x3 convolutions at 64-512 channels 1.1-1.8x
 /// faster, Inception-v3's 64->96, 96->96, 160->160 and 384->384 ones
 /// 1.15-1.8x; narrower ones (16-48 channels) and SqueezeNet's 4x
-/// expansions (48->192, 64->256 at 13x13) slower.
+/// expansions (48->192, 64->256 at 13x13) slower. Not on planes below 6x6:
+/// there oneDNN's Winograd (jit_fp32_wino_2x3) was 1.1-2.5x slower than the
+/// direct convolution (GoogLeNet's 192->384 at 5x5, batch 1 and 2: 2.4x;
+/// 512->512 and 256->256 at 5x5: 1.1-1.2x; 384->384 at 6x6: 0.7-0.9x;
+/// standalone, caches flushed, reorders included, 2 threads).
 bool winogradPays(tg::ConvOp conv) {
   auto in = cast<ShapedType>(conv.getInput().getType()).getShape();
   auto filter = cast<ShapedType>(conv.getFilter().getType()).getShape();
+  auto out = cast<ShapedType>(conv.getType()).getShape();
   auto isOne = [](int64_t v) { return v == 1; };
   int64_t inputs = in[1], outputs = filter[0];
-  return conv.getGroups() == 1 && filter[2] == 3 && filter[3] == 3 &&
+  return filter.size() == 4 && conv.getGroups() == 1 && filter[2] == 3 &&
+         filter[3] == 3 && out[2] >= 6 && out[3] >= 6 &&
          llvm::all_of(conv.getStrides(), isOne) &&
          llvm::all_of(conv.getDilations(), isOne) && inputs >= 64 &&
          outputs >= 64 && outputs <= 2 * inputs;
@@ -246,9 +252,10 @@ public:
   }
   std::vector<std::string> patterns() const override {
     return {"conv [+sum] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
-            "hardsigmoid|leaky_relu]: f32 2-D (NCHW), any groups, "
-            "strides, dilations, pads; sum: a full tensor of the result's "
-            "type; a conv with its own activation takes nothing after it; "
+            "hardsigmoid|leaky_relu]: f32 2-D (NCHW) or 3-D (NCDHW), any "
+            "groups, strides, dilations, pads; sum: a full tensor of the "
+            "result's type; a conv with its own activation takes nothing "
+            "after it; "
             "a dense 3x3 one of stride 1 with at least 64 input and output "
             "channels, outputs at most twice the inputs, runs as Winograd's "
             "convolution where oneDNN has one",
@@ -274,11 +281,13 @@ public:
                          SmallVectorImpl<LibraryCall> &out) const override {
     if (!allF32(anchor))
       return;
-    // 2-D convolutions only: the runtime's step is NCHW (docs/Artifact.md);
-    // 1-D ones arrive as 2-D over a unit height (docs/ONNX/Import.md), 3-D
-    // ones as sums of 2-D ones (--tg-conv3d-as-2d, docs/Compiler.md).
+    // 2-D and 3-D convolutions: the runtime's step is NCHW or NCDHW
+    // (docs/Artifact.md); 1-D ones arrive as 2-D over a unit height
+    // (docs/ONNX/Import.md). --tg-conv3d-as-2d leaves the 3-D ones this
+    // backend takes 3-D (docs/Compiler.md).
     if (auto conv = dyn_cast<tg::ConvOp>(anchor)) {
-      if (isFourD(conv.getResult()))
+      int64_t rank = cast<ShapedType>(conv.getType()).getRank();
+      if (rank == 4 || rank == 5)
         addPrefixes(growConv(conv, available), out);
       return;
     }

@@ -656,6 +656,35 @@ TEST(ArtifactTest, ControlFlowGoesForward) {
                 std::to_string(everyStepKind().size()) + " steps");
 }
 
+TEST(ArtifactTest, Conv2dStepsHaveTwoOrThreeSpatialDimensions) {
+  // A 3-D convolution (NCDHW, oneDNN's 3-D convolution) reads back; a 1-D
+  // one is refused (the compiler makes it 2-D over a unit height).
+  Manifest m = twoRankManifest();
+  auto &conv = std::get<Conv2dStep>(m.entries[0].programs[0].steps[4].record);
+  conv.srcShape = {1, 8, 1, 4, 4};
+  conv.weightsShape = {8, 8, 1, 3, 3};
+  conv.dstShape = {1, 8, 1, 4, 4};
+  conv.strides = {1, 1, 1};
+  conv.pads = {0, 1, 1, 0, 1, 1};
+  conv.dilations = {1, 1, 1};
+  Manifest read;
+  std::optional<ReadError> error = readManifest(writeManifest(m), read);
+  ASSERT_FALSE(error) << error->message;
+  const auto *back = read.entries[0].programs[0].steps[4].getIf<Conv2dStep>();
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->pads, (Shape{0, 1, 1, 0, 1, 1}));
+  conv.srcShape = {1, 8, 16};
+  conv.weightsShape = {8, 8, 3};
+  conv.dstShape = {1, 8, 16};
+  conv.strides = {1};
+  conv.pads = {1, 1};
+  conv.dilations = {1};
+  EXPECT_EQ(refusal(writeManifest(m)),
+            "manifest: entries[0].programs[0].steps[4].attrs: a convolution "
+            "has k = 2 to 3 strides and dilations, 2k pads and shapes of "
+            "k + 2 dimensions");
+}
+
 TEST(ArtifactTest, NumbersThatAreNotFiniteAreRefused) {
   Manifest m = twoRankManifest();
   m.entries[0].programs[0].steps[4].getIf<Conv2dStep>()->activation.beta =

@@ -73,12 +73,16 @@ Value depthOnly(PatternRewriter &r, ConvOp conv) {
 }
 
 struct Conv3dAs2d : OpRewritePattern<ConvOp> {
-  using OpRewritePattern::OpRewritePattern;
+  Conv3dAs2d(MLIRContext *context, std::function<bool(Operation *)> keep)
+      : OpRewritePattern(context), keep(std::move(keep)) {}
+
+  /// The 3-D convolutions left as they are (null: none).
+  std::function<bool(Operation *)> keep;
 
   LogicalResult matchAndRewrite(ConvOp conv,
                                 PatternRewriter &r) const override {
     auto inType = conv.getInput().getType();
-    if (inType.getRank() != 5)
+    if (inType.getRank() != 5 || (keep && keep(conv)))
       return failure();
     if (Value y = depthOnly(r, conv)) {
       r.replaceOp(conv, y);
@@ -138,12 +142,23 @@ struct Conv3dAs2d : OpRewritePattern<ConvOp> {
 };
 
 struct Conv3dAs2dPass : public tg::impl::TGConv3dAs2dBase<Conv3dAs2dPass> {
+  Conv3dAs2dPass() = default;
+  explicit Conv3dAs2dPass(std::function<bool(Operation *)> keep)
+      : keep(std::move(keep)) {}
+
+  std::function<bool(Operation *)> keep;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<Conv3dAs2d>(&getContext());
+    patterns.add<Conv3dAs2d>(&getContext(), keep);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+tg::createTGConv3dAs2d(std::function<bool(Operation *)> keep) {
+  return std::make_unique<Conv3dAs2dPass>(std::move(keep));
+}

@@ -13,6 +13,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <functional>
+
 namespace loom::tg {
 
 #define GEN_PASS_DECL
@@ -23,6 +25,12 @@ namespace loom::tg {
 /// model, whose weights are in memory.
 std::unique_ptr<mlir::Pass>
 createTGFoldWeightsPass(const safetensors::File *weights, int64_t maxElements);
+
+/// --tg-conv3d-as-2d leaving the 3-D convolutions \p keep holds (those a
+/// library backend runs as they are: oneDNN's and cuDNN's 3-D
+/// convolutions).
+std::unique_ptr<mlir::Pass>
+createTGConv3dAs2d(std::function<bool(mlir::Operation *)> keep);
 
 #define GEN_PASS_REGISTRATION
 #include "loom/Dialect/TG/Transforms/Passes.h.inc"

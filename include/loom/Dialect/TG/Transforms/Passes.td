@@ -87,7 +87,11 @@ def TGConv3dAs2d : Pass<"tg-conv3d-as-2d", "mlir::func::FuncOp"> {
     vectorised generated convolutions run; the sum is a chain of adds that
     oneDNN takes as its convolutions' sum post-op. Exact in real arithmetic
     (the taps are summed in another order). `loom-compile` runs it after
-    `--tg-fold-batchnorm` (`--conv3d-as-2d=false` keeps 3-D convolutions).
+    `--tg-fold-batchnorm` (`--conv3d-as-2d=false` keeps 3-D convolutions),
+    leaving the 3-D convolutions that a library backend it forms fragments
+    with runs as they are (oneDNN's 3-D convolution over NCDHW, cuDNN's):
+    on the CPU it rewrites those oneDNN does not take (not f32) and all of
+    them with `--conv-backend=codegen`.
 
     A kernel that spans depth alone (`[O, C/g, KD, 1, 1]`, R(2+1)D's
     temporal convolutions) with unit strides and no pads in height and
