@@ -422,24 +422,34 @@ static std::string throughCopies(const onnx::GraphProto &body,
   return name;
 }
 
-/// The axis along which body output \p out appends to body input \p in:
-/// `out = Concat(in, ...)` (through copies), so that the values of `in`
-/// stay the first ones of `out` (PyTorch's `res = torch.cat((res, x))` in
-/// a scripted loop); none otherwise.
-static std::optional<int64_t> appendAxis(const onnx::GraphProto &body,
-                                         StringRef out, StringRef in) {
+/// The `Concat(in, ...)` node behind body output \p out (through copies)
+/// whose first input is body input \p in, so that the values of `in` stay
+/// the first ones of `out` (PyTorch's `res = torch.cat((res, x))` in a
+/// scripted loop); null otherwise.
+static const onnx::NodeProto *appendingConcat(const onnx::GraphProto &body,
+                                              StringRef out, StringRef in) {
   std::string source = throughCopies(body, out.str());
   for (const auto &n : body.node()) {
     if (n.output_size() != 1 || n.output(0) != source)
       continue;
     if (n.op_type() != "Concat" || n.input_size() < 1 ||
         throughCopies(body, n.input(0)) != in)
-      return std::nullopt;
-    for (const auto &a : n.attribute())
-      if (a.name() == "axis")
-        return a.i();
-    return std::nullopt;
+      return nullptr;
+    return &n;
   }
+  return nullptr;
+}
+
+/// The axis along which body output \p out appends to body input \p in
+/// (appendingConcat); none otherwise.
+static std::optional<int64_t> appendAxis(const onnx::GraphProto &body,
+                                         StringRef out, StringRef in) {
+  const onnx::NodeProto *n = appendingConcat(body, out, in);
+  if (!n)
+    return std::nullopt;
+  for (const auto &a : n->attribute())
+    if (a.name() == "axis")
+      return a.i();
   return std::nullopt;
 }
 
@@ -508,34 +518,39 @@ struct LoopState {
   SmallVector<SmallVector<std::string>> scans;
 };
 
-/// In the current block: what carried value \p old becomes in an iteration
-/// that does not take effect, where the body's new value has type
-/// \p type: itself, or, when the body appends to it along \p growAxis,
-/// itself padded with zeros to the appended length.
-static FailureOr<Value> keptCarried(NodeContext &ctx, Value old,
-                                    RankedTensorType type,
-                                    std::optional<int64_t> growAxis) {
-  if (!growAxis)
-    return old;
-  auto oldType = cast<RankedTensorType>(old.getType());
-  SmallVector<int64_t> low(type.getRank(), 0), high(type.getRank(), 0);
-  high[*growAxis] = type.getDimSize(*growAxis) - oldType.getDimSize(*growAxis);
-  if (oldType.getDimSize(*growAxis) == 0)
-    return ctx.splat(type, 0);
-  return ctx.createTyped<tg::PadOp>(
-      type, old,
-      {ctx.namedAttr("low", DenseI64ArrayAttr::get(ctx.context(), low)),
-       ctx.namedAttr("high", DenseI64ArrayAttr::get(ctx.context(), high))});
+/// In the current block (a guarded iteration's then region, the body just
+/// imported): what the body appends to carried value \p j along \p axis,
+/// the inputs of its `Concat(in, ...)` after the first, concatenated.
+static FailureOr<Value> appendedPart(NodeContext &ctx, Expander &ex,
+                                     const onnx::GraphProto &body, int64_t j,
+                                     int64_t axis) {
+  const onnx::NodeProto *concat = appendingConcat(
+      body, body.output(1 + j).name(), body.input(2 + j).name());
+  SmallVector<Value> parts;
+  for (int k = 1; concat && k < concat->input_size(); ++k) {
+    auto v = ex.valueOf(concat->input(k));
+    if (failed(v))
+      return failure();
+    parts.push_back(*v);
+  }
+  if (parts.empty())
+    return ctx.fail("loop-carried value " + Twine(j) +
+                    " grows without a Concat that appends to it");
+  if (parts.size() == 1)
+    return parts.front();
+  return ctx.create<tg::ConcatOp>(parts, {ctx.i64Attr("axis", axis)});
 }
 
 /// Iteration \p it of a Loop whose trip count \p count is known only at
 /// run time: a tg.if on `it < count` whose then region holds the body and
 /// yields its carried values and scan outputs, and whose else region
-/// yields the carried values unchanged (one the body appends to padded
-/// with zeros to the appended length) and zeros for the scan outputs. An
-/// iteration past the count thus costs a branch at run time, not the
-/// body's work (a detector's per-detection loop is unrolled to its bound
-/// of detections, and most images have far fewer).
+/// yields the carried values unchanged and zeros for the scan outputs. A
+/// carried value the body appends to is appended to after the tg.if, with
+/// the part the then region yields (zeros from the else region), so that
+/// the value itself is not copied out of a region. An iteration past the
+/// count thus costs a branch at run time, not the body's work (a detector's
+/// per-detection loop is unrolled to its bound of detections, and most
+/// images have far fewer).
 static LogicalResult guardedIteration(NodeContext &ctx, Expander &ex,
                                       const onnx::GraphProto &body,
                                       int64_t it, Value count, StringRef why,
@@ -553,39 +568,48 @@ static LogicalResult guardedIteration(NodeContext &ctx, Expander &ex,
   if (failed(valid))
     return failure();
   auto ifOp = tg::IfOp::create(ctx.builder(), ctx.loc(), TypeRange(), *valid);
-  auto outs = importBranch(ctx, body, ifOp.getThenBlock(), [&] {
-    return hasCond ? readBodyCondition(ctx, body, it, why, cond) : success();
-  });
+  int64_t numCarried = state.carried.size();
+  SmallVector<std::optional<int64_t>> growth;
+  SmallVector<Value> appended(numCarried);
+  auto inspect = [&]() -> LogicalResult {
+    if (hasCond && failed(readBodyCondition(ctx, body, it, why, cond)))
+      return failure();
+    for (int64_t j = 0; j < numCarried; ++j) {
+      auto axis = carriedGrowth(
+          ctx, body, j, cast<RankedTensorType>(old[j].getType()).getShape(),
+          ex.shapeOf(body.output(1 + j).name()), state.carried[j]);
+      if (failed(axis))
+        return failure();
+      growth.push_back(*axis);
+      if (!*axis)
+        continue;
+      auto part = appendedPart(ctx, ex, body, j, **axis);
+      if (failed(part))
+        return failure();
+      appended[j] = *part;
+    }
+    return success();
+  };
+  auto outs = importBranch(ctx, body, ifOp.getThenBlock(), inspect);
   if (failed(outs))
     return failure();
-  int64_t numCarried = state.carried.size();
   SmallVector<Value> yielded[2];
   SmallVector<Type> types;
-  SmallVector<std::optional<int64_t>> growth;
   {
     OpBuilder::InsertionGuard guard(ctx.builder());
     ctx.builder().setInsertionPointToEnd(&ifOp.getElseBlock());
     for (auto [k, out] : llvm::enumerate(ArrayRef(*outs).drop_front())) {
-      auto type = cast<RankedTensorType>(out.value.getType());
       if (out.bound)
         return ctx.fail("the body's output '" + body.output(1 + k).name() +
                         "' has a dimension of data-dependent length; with "
                         "a trip count known only at run time, the body's "
                         "outputs must have static shapes");
-      FailureOr<Value> kept = ctx.splat(type, 0);
-      if (int64_t(k) < numCarried) {
-        auto axis = carriedGrowth(
-            ctx, body, k, cast<RankedTensorType>(old[k].getType()).getShape(),
-            type.getShape(), state.carried[k]);
-        if (failed(axis))
-          return failure();
-        growth.push_back(*axis);
-        kept = keptCarried(ctx, old[k], type, *axis);
-      }
-      if (failed(kept))
-        return failure();
-      yielded[0].push_back(out.value);
-      yielded[1].push_back(*kept);
+      bool carried = int64_t(k) < numCarried;
+      Value then = carried && growth[k] ? appended[k] : out.value;
+      auto type = cast<RankedTensorType>(then.getType());
+      yielded[0].push_back(then);
+      yielded[1].push_back(carried && !growth[k] ? old[k]
+                                                 : ctx.splat(type, 0));
       types.push_back(type);
     }
     for (int b = 0; b < 2; ++b) {
@@ -595,9 +619,14 @@ static LogicalResult guardedIteration(NodeContext &ctx, Expander &ex,
   }
   tg::IfOp typed = withResultTypes(ctx, ifOp, types);
   for (auto [j, c] : llvm::enumerate(state.carried)) {
-    Value v = typed.getResult(j);
-    c.name = ex.bind(v);
-    c.shapes.emplace_back(cast<RankedTensorType>(v.getType()).getShape());
+    FailureOr<Value> v = typed.getResult(j);
+    if (growth[j])
+      v = ctx.create<tg::ConcatOp>({old[j], *v},
+                                   {ctx.i64Attr("axis", *growth[j])});
+    if (failed(v))
+      return failure();
+    c.name = ex.bind(*v);
+    c.shapes.emplace_back(cast<RankedTensorType>(v->getType()).getShape());
     if (growth[j])
       c.growAxis = growth[j];
   }
