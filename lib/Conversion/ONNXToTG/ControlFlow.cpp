@@ -15,9 +15,10 @@
 //         values. Scan outputs are stacked along a new leading axis. A trip
 //         count that is a length of data-dependent value (tracked,
 //         RunTimeLengths.cpp) unrolls the loop to its static bound, each
-//         iteration taking effect only below the run-time count: carried
-//         values keep their old value past it, a value the body appends to
-//         and the scan outputs are padded, with the count as their length.
+//         iteration a tg.if that runs the body only below the run-time
+//         count: carried values keep their old value past it, a value the
+//         body appends to and the scan outputs are padded, with the count
+//         as their length.
 //   Scan  (opset 9 and later) the sequence length is static; the body is
 //         imported once per element of the scan axis, with the slices of the
 //         scan inputs (forward or reverse) and the state; scan outputs are
@@ -153,9 +154,11 @@ struct BranchOutput {
 /// the branch defines are forgotten afterwards (ONNX scoping), and so are
 /// the values that enclosing names got inside it, except weights: those
 /// move to the start of the function, where both branches and what follows
-/// see them.
+/// see them. \p inspect, when given, runs after the nodes are imported and
+/// before the names are forgotten (a Loop reads its body's condition).
 static FailureOr<SmallVector<BranchOutput>>
-importBranch(NodeContext &ctx, const onnx::GraphProto &branch, Block &block) {
+importBranch(NodeContext &ctx, const onnx::GraphProto &branch, Block &block,
+             llvm::function_ref<LogicalResult()> inspect = nullptr) {
   GraphImporter &gi = ctx.importer();
   llvm::StringMap<ImportedValue> saved = gi.values;
   auto savedCompactions = gi.compactions;
@@ -176,7 +179,7 @@ importBranch(NodeContext &ctx, const onnx::GraphProto &branch, Block &block) {
   });
   OpBuilder::InsertionGuard guard(gi.builder);
   gi.builder.setInsertionPointToEnd(&block);
-  if (failed(gi.importSubgraph(branch)))
+  if (failed(gi.importSubgraph(branch)) || (inspect && failed(inspect())))
     return failure();
   SmallVector<BranchOutput> outputs;
   for (const auto &out : branch.output()) {
@@ -259,6 +262,22 @@ padBranchOutput(NodeContext &ctx, const BranchOutput &out, int64_t dim,
   return std::pair(*v, length);
 }
 
+/// \p ifOp, built before its result types were known, rebuilt with
+/// \p types (its regions move to the new op, which replaces it).
+static tg::IfOp withResultTypes(NodeContext &ctx, tg::IfOp ifOp,
+                                TypeRange types) {
+  auto typed = tg::IfOp::create(ctx.builder(), ctx.loc(), types,
+                                ifOp.getCondition());
+  for (int r = 0; r < 2; ++r) {
+    Region &to = r == 0 ? typed.getThenRegion() : typed.getElseRegion();
+    Region &from = r == 0 ? ifOp.getThenRegion() : ifOp.getElseRegion();
+    to.getBlocks().clear();
+    to.takeBody(from);
+  }
+  ifOp.erase();
+  return typed;
+}
+
 /// An If whose condition is known only at run time: a tg.if holding both
 /// branches. An output of data-dependent length (padded in a branch, or of
 /// different sizes in the two) is padded to the larger size, and the
@@ -337,16 +356,7 @@ static LogicalResult importRunTimeIf(NodeContext &ctx) {
     tg::YieldOp::create(builder, ctx.loc(), all);
   }
   types.append(lengthTypes);
-  // The op was built before its result types were known: rebuild it with
-  // them, moving the regions.
-  auto typed = tg::IfOp::create(builder, ctx.loc(), types, *cond);
-  for (int r = 0; r < 2; ++r) {
-    Region &to = r == 0 ? typed.getThenRegion() : typed.getElseRegion();
-    Region &from = r == 0 ? ifOp.getThenRegion() : ifOp.getElseRegion();
-    to.getBlocks().clear();
-    to.takeBody(from);
-  }
-  ifOp.erase();
+  tg::IfOp typed = withResultTypes(ctx, ifOp, types);
   unsigned nextLength = ctx.numOutputs();
   for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
     ctx.setOutput(i, typed.getResult(i));
@@ -412,24 +422,34 @@ static std::string throughCopies(const onnx::GraphProto &body,
   return name;
 }
 
-/// The axis along which body output \p out appends to body input \p in:
-/// `out = Concat(in, ...)` (through copies), so that the values of `in`
-/// stay the first ones of `out` (PyTorch's `res = torch.cat((res, x))` in
-/// a scripted loop); none otherwise.
-static std::optional<int64_t> appendAxis(const onnx::GraphProto &body,
-                                         StringRef out, StringRef in) {
+/// The `Concat(in, ...)` node behind body output \p out (through copies)
+/// whose first input is body input \p in, so that the values of `in` stay
+/// the first ones of `out` (PyTorch's `res = torch.cat((res, x))` in a
+/// scripted loop); null otherwise.
+static const onnx::NodeProto *appendingConcat(const onnx::GraphProto &body,
+                                              StringRef out, StringRef in) {
   std::string source = throughCopies(body, out.str());
   for (const auto &n : body.node()) {
     if (n.output_size() != 1 || n.output(0) != source)
       continue;
     if (n.op_type() != "Concat" || n.input_size() < 1 ||
         throughCopies(body, n.input(0)) != in)
-      return std::nullopt;
-    for (const auto &a : n.attribute())
-      if (a.name() == "axis")
-        return a.i();
-    return std::nullopt;
+      return nullptr;
+    return &n;
   }
+  return nullptr;
+}
+
+/// The axis along which body output \p out appends to body input \p in
+/// (appendingConcat); none otherwise.
+static std::optional<int64_t> appendAxis(const onnx::GraphProto &body,
+                                         StringRef out, StringRef in) {
+  const onnx::NodeProto *n = appendingConcat(body, out, in);
+  if (!n)
+    return std::nullopt;
+  for (const auto &a : n->attribute())
+    if (a.name() == "axis")
+      return a.i();
   return std::nullopt;
 }
 
@@ -442,24 +462,16 @@ struct CarriedValue {
   std::optional<int64_t> growAxis;
 };
 
-/// The value carried past an iteration that takes effect only when
-/// \p valid: the body's new value where valid, the old one elsewhere
-/// (same shapes); or, for a value the body appends to, the new value,
-/// whose appended part is then padding (its length is computed after the
-/// loop from `shapes`).
-static LogicalResult carryMasked(NodeContext &ctx, Expander &ex,
-                                 const onnx::GraphProto &body, int64_t j,
-                                 StringRef valid, StringRef next,
-                                 CarriedValue &c) {
-  ArrayRef<int64_t> oldShape = ex.shapeOf(c.name), newShape = ex.shapeOf(next);
-  if (oldShape == newShape) {
-    auto kept = ex.emit("Where", {valid.str(), next.str(), c.name});
-    if (failed(kept))
-      return failure();
-    c.name = *kept;
-    c.shapes.push_back(c.shapes.back());
-    return success();
-  }
+/// How carried value \p j (\p c) changes in an iteration of a loop with a
+/// run-time trip count, from \p oldShape to \p newShape: not at all
+/// (none), or by being appended to along the axis returned (the body's
+/// `out = Concat(in, ...)`); anything else is refused.
+static FailureOr<std::optional<int64_t>>
+carriedGrowth(NodeContext &ctx, const onnx::GraphProto &body, int64_t j,
+              ArrayRef<int64_t> oldShape, ArrayRef<int64_t> newShape,
+              const CarriedValue &c) {
+  if (oldShape == newShape)
+    return std::optional<int64_t>();
   std::optional<int64_t> axis =
       appendAxis(body, body.output(1 + j).name(), body.input(2 + j).name());
   int64_t rank = oldShape.size();
@@ -478,9 +490,148 @@ static LogicalResult carryMasked(NodeContext &ctx, Expander &ex,
         " in an iteration; with a trip count known only at run time, a "
         "carried value must keep its shape or be appended to (Concat of "
         "itself first)");
-  c.growAxis = *axis;
-  c.shapes.emplace_back(newShape.begin(), newShape.end());
-  c.name = next.str();
+  return axis;
+}
+
+/// Reads the condition the body computed in iteration \p it (it must be
+/// known at import time) into \p cond.
+static LogicalResult readBodyCondition(NodeContext &ctx,
+                                       const onnx::GraphProto &body,
+                                       int64_t it, StringRef why,
+                                       bool &cond) {
+  ImportedValue *out = ctx.importer().lookup(body.output(0).name());
+  if (!out)
+    return ctx.fail("the body does not compute its condition '" +
+                    body.output(0).name() + "'");
+  const HostTensor *known = ctx.importer().decode(*out, ctx.loc());
+  if (!known || known->numElements() != 1)
+    return ctx.fail("the condition the body computes in iteration " +
+                    Twine(it) + " is not known at import time; " + why);
+  cond = known->asDouble(0) != 0;
+  return success();
+}
+
+/// The loop-carried values and scan outputs of the iterations unrolled so
+/// far.
+struct LoopState {
+  SmallVector<CarriedValue> carried;
+  SmallVector<SmallVector<std::string>> scans;
+};
+
+/// In the current block (a guarded iteration's then region, the body just
+/// imported): what the body appends to carried value \p j along \p axis,
+/// the inputs of its `Concat(in, ...)` after the first, concatenated.
+static FailureOr<Value> appendedPart(NodeContext &ctx, Expander &ex,
+                                     const onnx::GraphProto &body, int64_t j,
+                                     int64_t axis) {
+  const onnx::NodeProto *concat = appendingConcat(
+      body, body.output(1 + j).name(), body.input(2 + j).name());
+  SmallVector<Value> parts;
+  for (int k = 1; concat && k < concat->input_size(); ++k) {
+    auto v = ex.valueOf(concat->input(k));
+    if (failed(v))
+      return failure();
+    parts.push_back(*v);
+  }
+  if (parts.empty())
+    return ctx.fail("loop-carried value " + Twine(j) +
+                    " grows without a Concat that appends to it");
+  if (parts.size() == 1)
+    return parts.front();
+  return ctx.create<tg::ConcatOp>(parts, {ctx.i64Attr("axis", axis)});
+}
+
+/// Iteration \p it of a Loop whose trip count \p count is known only at
+/// run time: a tg.if on `it < count` whose then region holds the body and
+/// yields its carried values and scan outputs, and whose else region
+/// yields the carried values unchanged and zeros for the scan outputs. A
+/// carried value the body appends to is appended to after the tg.if, with
+/// the part the then region yields (zeros from the else region), so that
+/// the value itself is not copied out of a region. An iteration past the
+/// count thus costs a branch at run time, not the body's work (a detector's
+/// per-detection loop is unrolled to its bound of detections, and most
+/// images have far fewer).
+static LogicalResult guardedIteration(NodeContext &ctx, Expander &ex,
+                                      const onnx::GraphProto &body,
+                                      int64_t it, Value count, StringRef why,
+                                      bool hasCond, bool &cond,
+                                      LoopState &state) {
+  SmallVector<Value> old;
+  for (CarriedValue &c : state.carried) {
+    auto v = ex.valueOf(c.name);
+    if (failed(v))
+      return failure();
+    old.push_back(*v);
+  }
+  Type i64 = IntegerType::get(ctx.context(), 64);
+  auto valid = ctx.create<tg::LessOp>({ctx.scalar(i64, double(it)), count});
+  if (failed(valid))
+    return failure();
+  auto ifOp = tg::IfOp::create(ctx.builder(), ctx.loc(), TypeRange(), *valid);
+  int64_t numCarried = state.carried.size();
+  SmallVector<std::optional<int64_t>> growth;
+  SmallVector<Value> appended(numCarried);
+  auto inspect = [&]() -> LogicalResult {
+    if (hasCond && failed(readBodyCondition(ctx, body, it, why, cond)))
+      return failure();
+    for (int64_t j = 0; j < numCarried; ++j) {
+      auto axis = carriedGrowth(
+          ctx, body, j, cast<RankedTensorType>(old[j].getType()).getShape(),
+          ex.shapeOf(body.output(1 + j).name()), state.carried[j]);
+      if (failed(axis))
+        return failure();
+      growth.push_back(*axis);
+      if (!*axis)
+        continue;
+      auto part = appendedPart(ctx, ex, body, j, **axis);
+      if (failed(part))
+        return failure();
+      appended[j] = *part;
+    }
+    return success();
+  };
+  auto outs = importBranch(ctx, body, ifOp.getThenBlock(), inspect);
+  if (failed(outs))
+    return failure();
+  SmallVector<Value> yielded[2];
+  SmallVector<Type> types;
+  {
+    OpBuilder::InsertionGuard guard(ctx.builder());
+    ctx.builder().setInsertionPointToEnd(&ifOp.getElseBlock());
+    for (auto [k, out] : llvm::enumerate(ArrayRef(*outs).drop_front())) {
+      if (out.bound)
+        return ctx.fail("the body's output '" + body.output(1 + k).name() +
+                        "' has a dimension of data-dependent length; with "
+                        "a trip count known only at run time, the body's "
+                        "outputs must have static shapes");
+      bool carried = int64_t(k) < numCarried;
+      Value then = carried && growth[k] ? appended[k] : out.value;
+      auto type = cast<RankedTensorType>(then.getType());
+      yielded[0].push_back(then);
+      yielded[1].push_back(carried && !growth[k] ? old[k]
+                                                 : ctx.splat(type, 0));
+      types.push_back(type);
+    }
+    for (int b = 0; b < 2; ++b) {
+      ctx.builder().setInsertionPointToEnd(&ifOp.getBlock(b == 0));
+      tg::YieldOp::create(ctx.builder(), ctx.loc(), yielded[b]);
+    }
+  }
+  tg::IfOp typed = withResultTypes(ctx, ifOp, types);
+  for (auto [j, c] : llvm::enumerate(state.carried)) {
+    FailureOr<Value> v = typed.getResult(j);
+    if (growth[j])
+      v = ctx.create<tg::ConcatOp>({old[j], *v},
+                                   {ctx.i64Attr("axis", *growth[j])});
+    if (failed(v))
+      return failure();
+    c.name = ex.bind(*v);
+    c.shapes.emplace_back(cast<RankedTensorType>(v->getType()).getShape());
+    if (growth[j])
+      c.growAxis = growth[j];
+  }
+  for (auto [k, scan] : llvm::enumerate(state.scans))
+    scan.push_back(ex.bind(typed.getResult(numCarried + k)));
   return success();
 }
 
@@ -615,13 +766,14 @@ static LogicalResult importLoop(NodeContext &ctx) {
     return failure();
 
   Expander ex(ctx);
-  SmallVector<CarriedValue> carried;
+  LoopState state;
   for (int64_t j = 0; j < numCarried; ++j) {
     std::string name = ctx.node().input(2 + j);
     ArrayRef<int64_t> shape = ex.shapeOf(name);
-    carried.push_back({name, {SmallVector<int64_t>(shape)}, std::nullopt});
+    state.carried.push_back(
+        {name, {SmallVector<int64_t>(shape)}, std::nullopt});
   }
-  SmallVector<SmallVector<std::string>> scans(numScan);
+  state.scans.resize(numScan);
   int64_t it = 0;
   for (; (!tripCount || it < *tripCount) && cond; ++it) {
     if ((!tripCount && failed(checkUnrollLimits(ctx, *body, it + 1))) ||
@@ -635,60 +787,43 @@ static LogicalResult importLoop(NodeContext &ctx) {
     if (failed(ex.alias(body->input(1).name(), ex.constant(std::move(c)))))
       return failure();
     for (int64_t j = 0; j < numCarried; ++j)
-      if (failed(ex.alias(body->input(2 + j).name(), carried[j].name)))
+      if (failed(ex.alias(body->input(2 + j).name(), state.carried[j].name)))
         return failure();
-    if (failed(ctx.importer().importSubgraph(*body)))
-      return failure();
-    if (hasCond) {
-      ImportedValue *out = ctx.importer().lookup(body->output(0).name());
-      if (!out)
-        return ctx.fail("the body does not compute its condition '" +
-                        body->output(0).name() + "'");
-      const HostTensor *known = ctx.importer().decode(*out, ctx.loc());
-      if (!known || known->numElements() != 1)
-        return ctx.fail("the condition the body computes in iteration " +
-                        Twine(it) + " is not known at import time; " + why);
-      cond = known->asDouble(0) != 0;
-    }
-    std::string valid;
     if (runTime) {
-      auto v = ctx.create<tg::LessOp>(
-          {ctx.scalar(IntegerType::get(ctx.context(), 64), double(it)),
-           runTime->count});
-      if (failed(v))
+      if (failed(guardedIteration(ctx, ex, *body, it, runTime->count, why,
+                                  hasCond, cond, state)))
         return failure();
-      valid = ex.bind(*v);
+      continue;
     }
+    if (failed(ctx.importer().importSubgraph(*body)) ||
+        (hasCond && failed(readBodyCondition(ctx, *body, it, why, cond))))
+      return failure();
     for (int64_t j = 0; j < numCarried; ++j) {
       auto s = ex.snapshot(body->output(1 + j).name());
       if (failed(s))
         return failure();
-      if (!runTime) {
-        carried[j].name = *s;
-        continue;
-      }
-      if (failed(carryMasked(ctx, ex, *body, j, valid, *s, carried[j])))
-        return failure();
+      state.carried[j].name = *s;
     }
     for (int64_t k = 0; k < numScan; ++k) {
       auto s = ex.snapshot(body->output(1 + numCarried + k).name());
       if (failed(s))
         return failure();
-      scans[k].push_back(*s);
+      state.scans[k].push_back(*s);
     }
   }
   if (runTime)
-    return setRunTimeLoopOutputs(ctx, ex, *runTime, it, carried, scans);
+    return setRunTimeLoopOutputs(ctx, ex, *runTime, it, state.carried,
+                                 state.scans);
   for (int64_t j = 0; j < numCarried; ++j)
-    if (failed(ex.setOutput(j, carried[j].name)))
+    if (failed(ex.setOutput(j, state.carried[j].name)))
       return failure();
   for (int64_t k = 0; k < numScan; ++k) {
     if (!ctx.hasOutput(numCarried + k))
       continue;
-    if (scans[k].empty())
+    if (state.scans[k].empty())
       return ctx.fail("the loop runs no iteration, so its scan output " +
                       Twine(k) + " has no known shape");
-    auto v = ex.stack(scans[k], 0);
+    auto v = ex.stack(state.scans[k], 0);
     if (failed(v) || failed(ex.setOutput(numCarried + k, *v)))
       return failure();
   }

@@ -379,6 +379,39 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                      inferred);
 }
 
+namespace {
+/// gather(gather(x, i, axis), j, axis), i 1-D -> gather(x, gather(i, j), axis):
+/// the same elements (an index of j picks an entry of i, which picks a
+/// slice of x; negative entries wrap at each level as before), moving only
+/// those the outer gather keeps (a slice of a compacted concatenation, the
+/// importer's Slice and Concat along a padded dimension, picks a few of its
+/// rows).
+struct ComposeGathers : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getData().getDefiningOp<GatherOp>();
+    if (!inner || inner.getIndices().getType().getRank() != 1)
+      return failure();
+    int64_t rank = op.getData().getType().getRank();
+    if (axisOf(op.getAxis(), rank) !=
+        axisOf(inner.getAxis(), inner.getData().getType().getRank()))
+      return failure();
+    auto indices = GatherOp::create(rewriter, op.getLoc(), inner.getIndices(),
+                                    op.getIndices(), int64_t(0));
+    rewriter.replaceOpWithNewOp<GatherOp>(
+        op, op.getType(), inner.getData(), indices.getResult(),
+        axisOf(inner.getAxis(), inner.getData().getType().getRank()));
+    return success();
+  }
+};
+} // namespace
+
+void GatherOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<ComposeGathers>(context);
+}
+
 LogicalResult GatherOp::evaluate(interp::EvalFrame &frame) {
   int64_t axis = axisOf(getAxis(), getData().getType().getRank());
   return frame.visit([&](auto &f) -> LogicalResult {

@@ -671,7 +671,10 @@ def TG_GatherOp : TG_InferOp<"gather", !listconcat([TG_Structured], TG_Facts)> {
   let description = [{
     `output.shape = data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
     Negative indices count from the end; an index out of range is a run-time
-    error of the interpreter.
+    error of the interpreter. Canonicalization composes a gather of a gather
+    along the same axis with 1-D indices into one gather of the data (the
+    indices gathered first), so that only the elements the outer gather
+    picks are moved.
 
     ```mlir
     %e = tg.gather %table, %ids {axis = 0 : i64} : (tensor<30522x768xf32>, tensor<1x128xi64>) -> tensor<1x128x768xf32>
@@ -680,6 +683,7 @@ def TG_GatherOp : TG_InferOp<"gather", !listconcat([TG_Structured], TG_Facts)> {
   let arguments = (ins TG_Tensor:$data, TG_IndexTensor:$indices,
                    DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs TG_Tensor:$output);
+  let hasCanonicalizer = 1;
 }
 
 def TG_ScatterAddOp : TG_InferOp<"scatter_add", !listconcat([TG_Structured], TG_Facts)> {
