@@ -165,7 +165,11 @@ def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
     of concatenations tg-superopt's merged products leave) becomes one
     constant where another op reads it, its inner nodes none.
     Weights are read from the module's `tg.weights` file or `weights-file`.
-    Results larger than `max-elements` are left alone.
+    Computed results larger than `max-elements` are left alone (they are
+    evaluated in f64: 512 MiB at the default); data movement folded by
+    copying bytes is bounded by `max-moved-bytes` instead (1 GiB a result:
+    a classifier's 411 MB weight matrix transposed for its product is
+    folded, not transposed at every inference).
 
     ```
     loom-opt model.mlir --tg-fold-weights
@@ -176,7 +180,10 @@ def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
            "Safetensors file of the weights (default: the module's "
            "tg.weights attribute)">,
     Option<"maxElements", "max-elements", "int64_t", /*default=*/"(1 << 26)",
-           "Largest result folded, in elements">,
+           "Largest computed result folded, in elements">,
+    Option<"maxMovedBytes", "max-moved-bytes", "int64_t",
+           /*default=*/"(int64_t(1) << 30)",
+           "Largest result of data movement folded by copying, in bytes">,
   ];
 }
 
