@@ -623,10 +623,10 @@ LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
     if (s) {
       try {
         ConvProblem conv(eng, *s, freeWeights(*s, constants[s->weights]));
-        // A Winograd convolution reorders from and to whatever its
-        // neighbours' layouts are: it asks for none.
-        if (conv.winograd)
-          continue;
+        // A Winograd convolution computes in its own layout (nChw16c) and
+        // asks for it like the others: VGG's runs of Winograd convolutions
+        // and max pools otherwise stayed plain, each convolution reordering
+        // its source in and its result out, the pools on NCHW.
         pd = conv.primitive(anyLayout(conv.src), anyLayout(conv.dst));
       } catch (const dnnl::error &) {
         // Left to prepareConv, which reports it.
