@@ -415,6 +415,7 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(tg::createTGSinkSplits());
   pm.addNestedPass<func::FuncOp>(tg::createTGFoldBatchNorm());
+  pm.addNestedPass<func::FuncOp>(tg::createTGPoolBeforeConv1x1());
   if (options.conv3dAs2d)
     pm.addNestedPass<func::FuncOp>(
         tg::createTGConv3dAs2d(runsThreeD(options)));

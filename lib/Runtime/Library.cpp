@@ -706,6 +706,60 @@ void dropReferenceLayouts(const dnnl::engine &eng, const LayoutWants &w,
   }
 }
 
+/// Whether conv step \p s is a matrix product over the pixels of one image
+/// of more than one pixel: 1x1 filter, unit strides and dilations, no
+/// padding, no groups, batch 1. (On one pixel, NCHW and NHWC are the same
+/// bytes: a squeeze-and-excitation's products keep their convolutions.)
+bool isPixelProduct(const art::Conv2dStep &s) {
+  auto allOnes = [](const std::vector<int64_t> &v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
+  };
+  return s.srcShape.size() == 4 && s.groups == 1 && s.srcShape[0] == 1 &&
+         s.srcShape[2] * s.srcShape[3] > 1 && s.weightsShape[2] == 1 &&
+         s.weightsShape[3] == 1 && allOnes(s.strides) &&
+         allOnes(s.dilations) &&
+         std::all_of(s.pads.begin(), s.pads.end(),
+                     [](int64_t p) { return p == 0; });
+}
+
+/// The buffers that stay plain although a convolution wants a layout for
+/// them: the result of a layout-free step (a pool, a binary step, a
+/// concatenation) whose sources all stay plain, read only by convolutions
+/// that are matrix products over the pixels (isPixelProduct), which read a
+/// plain source in place. Planned, the step would compute in its sources'
+/// plain layout and reorder its result; left plain, nothing is reordered
+/// (DenseNet's transitions, their average pool moved before the 1x1
+/// convolution: docs/Runtime.md, "1x1 convolutions on plain sources are
+/// matrix products"). Where the product is refused at preparation, the
+/// convolution reorders its source instead of the step its result: the
+/// same reorder.
+std::set<int64_t> plainForPixelProducts(const art::Program &program,
+                                        const LayoutWants &w) {
+  std::set<int64_t> out;
+  for (const art::Step &step : program.steps) {
+    auto buffers = layoutFreeBuffers(step);
+    if (!buffers || buffers->empty())
+      continue;
+    // The destination is the last buffer of every layout-free step.
+    int64_t dst = buffers->back().first;
+    bool sourcesPlain = std::all_of(
+        buffers->begin(), buffers->end() - 1, [&](const auto &b) {
+          return b.first >= 0 && b.first < int64_t(w.excluded.size()) &&
+                 w.excluded[b.first];
+        });
+    auto touching = w.touching.find(dst);
+    if (!sourcesPlain || touching == w.touching.end())
+      continue;
+    if (std::all_of(touching->second.begin(), touching->second.end(),
+                    [&](const art::Conv2dStep *s) {
+                      return s->src == dst && s->sum == -1 &&
+                             s->srcShape[1] > 1 && isPixelProduct(*s);
+                    }))
+      out.insert(dst);
+  }
+  return out;
+}
+
 LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
                        const art::Program &program,
                        const std::vector<int64_t> &bufferBytes,
@@ -714,6 +768,7 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
   if (environmentIs("LOOM_ONEDNN_LAYOUT", "plain", {"plain"}))
     return plan;
   LayoutWants w = collectWants(eng, entry, program, constants);
+  std::set<int64_t> keepPlain = plainForPixelProducts(program, w);
   // Where the convolutions touching a buffer prefer different layouts
   // (ResNeXt-50: its narrow groups want aBcd4b or aBcd8b, the dense
   // convolutions around them NHWC), the buffer takes NHWC if one of them
@@ -731,7 +786,8 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
     }
     memory::desc plainMd(md.dims(), md.data_type(),
                          plainTag(md.dims().size()));
-    if (md == plainMd || !mayPlan(entry, bufferBytes, w, id, md))
+    if (md == plainMd || keepPlain.count(id) ||
+        !mayPlan(entry, bufferBytes, w, id, md))
       continue;
     plan.emplace(id, md);
   }
@@ -741,22 +797,6 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
 }
 
 using StepPtr = std::unique_ptr<PreparedStep>;
-
-/// Whether conv step \p s is a matrix product over the pixels of one image
-/// of more than one pixel: 1x1 filter, unit strides and dilations, no
-/// padding, no groups, batch 1. (On one pixel, NCHW and NHWC are the same
-/// bytes: a squeeze-and-excitation's products keep their convolutions.)
-bool isPixelProduct(const art::Conv2dStep &s) {
-  auto allOnes = [](const std::vector<int64_t> &v) {
-    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
-  };
-  return s.srcShape.size() == 4 && s.groups == 1 && s.srcShape[0] == 1 &&
-         s.srcShape[2] * s.srcShape[3] > 1 && s.weightsShape[2] == 1 &&
-         s.weightsShape[3] == 1 && allOnes(s.strides) &&
-         allOnes(s.dilations) &&
-         std::all_of(s.pads.begin(), s.pads.end(),
-                     [](int64_t p) { return p == 0; });
-}
 
 /// A 1x1 convolution reading a plain NCHW source that its primitive would
 /// first reorder into NHWC, computed instead as the matrix product
