@@ -6,6 +6,7 @@
 
 #include "loom/Codegen/CPU/Passes.h"
 
+#include "StepAllocations.h"
 #include "ViewBase.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -68,6 +69,10 @@ FailureOr<int64_t> rewriteForall(scf::ForallOp forall, Value begin, Value end) {
   for (Operation &op : forall.getBody()->without_terminator())
     b.clone(op, mapping);
   forall.erase();
+  // A thread runs its iterations one after another: their temporaries (a
+  // fused softmax's row, a reduction's accumulator) are allocated once per
+  // call, not once per iteration (a malloc and a free each).
+  codegen::cpu::hoistStepAllocations(loop);
   return total;
 }
 

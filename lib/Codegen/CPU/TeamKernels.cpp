@@ -13,6 +13,7 @@
 
 #include "loom/Codegen/CPU/Passes.h"
 
+#include "StepAllocations.h"
 #include "ViewBase.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -29,6 +30,7 @@ namespace loom::codegen::cpu {
 using namespace mlir;
 using namespace loom;
 using codegen::cpu::baseOf;
+using codegen::cpu::hoistStepAllocations;
 
 namespace {
 
@@ -157,28 +159,6 @@ scf::ForOp teamLoop(func::FuncOp fn) {
     return WalkResult::advance();
   });
   return walk.wasInterrupted() ? scf::ForOp() : loop;
-}
-
-/// Moves each allocation at the top level of \p loop's body whose
-/// deallocations are in the body too (a temporary of one step) before the
-/// loop, and those deallocations after it: one allocation for all steps.
-void hoistStepAllocations(scf::ForOp loop) {
-  for (auto alloc : llvm::make_early_inc_range(
-           loop.getBody()->getOps<memref::AllocOp>())) {
-    if (!alloc.getType().hasStaticShape() || !alloc->getOperands().empty())
-      continue;
-    SmallVector<Operation *> frees;
-    bool local = true;
-    for (Operation *user : alloc->getUsers())
-      if (isa<memref::DeallocOp>(user)) {
-        local &= user->getBlock() == loop.getBody();
-        frees.push_back(user);
-      }
-    if (!local || frees.size() != 1)
-      continue;
-    alloc->moveBefore(loop);
-    frees.front()->moveAfter(loop);
-  }
 }
 
 /// The part of a buffer one thread of a team touches in an op. Sliced

@@ -117,3 +117,42 @@ func.func @dependent_loops(%x: memref<4x8xf32>, %o1: memref<8xf32>, %o2: memref<
   memref.dealloc %a : memref<8xf32>
   return
 }
+
+// A temporary of one iteration (the row a fused add + softmax computes
+// into, and its max and sum): allocated once per call, before the loop,
+// and freed after it, not a malloc and a free per row. The one whose
+// deallocation is not in the iteration stays where it is.
+// CHECK-LABEL: func.func @row_temporaries
+// CHECK-SAME: loom.range = 6
+// CHECK: %[[ROW:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x8xf32>
+// CHECK: %[[MAX:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1xf32>
+// CHECK: scf.for %{{.*}} = %arg3 to %arg4
+// CHECK-NOT: memref.dealloc
+// CHECK: memref.alloc() : memref<8xf32>
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.dealloc
+// CHECK: }
+// CHECK-DAG: memref.dealloc %[[ROW]] : memref<1x8xf32>
+// CHECK-DAG: memref.dealloc %[[MAX]] : memref<1xf32>
+// CHECK: return
+func.func @row_temporaries(%x: memref<6x8xf32>, %bias: memref<1x8xf32>, %out: memref<6x8xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  scf.forall (%i) in (6) {
+    %row = memref.alloc() {alignment = 64 : i64} : memref<1x8xf32>
+    %xs = memref.subview %x[%i, 0] [1, 8] [1, 1] : memref<6x8xf32> to memref<1x8xf32, strided<[8, 1], offset: ?>>
+    linalg.add ins(%xs, %bias : memref<1x8xf32, strided<[8, 1], offset: ?>>, memref<1x8xf32>) outs(%row : memref<1x8xf32>)
+    %max = memref.alloc() {alignment = 64 : i64} : memref<1xf32>
+    linalg.fill ins(%ninf : f32) outs(%max : memref<1xf32>)
+    linalg.reduce ins(%row : memref<1x8xf32>) outs(%max : memref<1xf32>) dimensions = [1]
+      (%in: f32, %acc: f32) {
+        %m = arith.maximumf %in, %acc : f32
+        linalg.yield %m : f32
+      }
+    %kept = memref.alloc() : memref<8xf32>
+    %os = memref.subview %out[%i, 0] [1, 8] [1, 1] : memref<6x8xf32> to memref<1x8xf32, strided<[8, 1], offset: ?>>
+    memref.copy %row, %os : memref<1x8xf32> to memref<1x8xf32, strided<[8, 1], offset: ?>>
+    memref.dealloc %row : memref<1x8xf32>
+    memref.dealloc %max : memref<1xf32>
+  }
+  return
+}

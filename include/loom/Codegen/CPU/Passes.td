@@ -136,6 +136,11 @@ def LoomForallToRange : Pass<"loom-forall-to-range", "mlir::ModuleOp"> {
     forall's induction variables, so that the runtime can split the
     iterations over threads. The trip count is recorded on the function as
     `loom.range`. Fails on a function with more than one top-level forall.
+    An allocation of static shape at the top level of the forall's body
+    whose deallocation is there too (a temporary of one iteration: the row
+    a fused add + softmax computes into, a reduction's accumulator) is made
+    once before the loop and freed after it: a thread's iterations run one
+    after another, so they share it instead of a malloc and a free each.
 
     A function without a forall whose top-level ops fall into independent
     tasks (a kernel holding two recurrences, each a loop over its steps)
