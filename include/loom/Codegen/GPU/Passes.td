@@ -210,7 +210,10 @@ def LoomGPUMapRowReductions : Pass<"loom-gpu-map-row-reductions", "mlir::ModuleO
     followed by at least one reduction loop (a row: the reduction loops
     linearised), its one output is f32 and indexed by parallel loops only,
     every shaped input that a reduction loop indexes has the last loop as
-    its innermost index (a row is contiguous), its payload is pure and
+    its innermost index (a row is contiguous; a row read with strides is
+    taken too where there is one row only or a row passes the 60,000 loop
+    iterations of one thread, which the generic class would give a
+    thread), its payload is pure and
     yields `combiner(out, x)` with the output used there only (`addf`,
     `mulf`, `maximumf`, `minimumf`, `maxnumf`, `minnumf`), and a row has at
     least `min-length` elements. Such an op becomes one `gpu.launch` with a
