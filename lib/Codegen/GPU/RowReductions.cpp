@@ -157,8 +157,15 @@ FailureOr<RowReduction> classify(linalg::LinalgOp op, int64_t minLength) {
   for (unsigned d = firstReduction; d < numLoops; ++d)
     if (outMap.isFunctionOfDim(d))
       return failure();
+  // A row read with strides (an input broadcast along the row, a
+  // transposed one) is still a workgroup's: the class takes it where the
+  // generic class's thread per row would be worse, a single row (one thread
+  // for the whole reduction) or a row past the loop budget (a loop that
+  // lavapipe cuts short).
+  bool stridedRowsWanted = r.rows == 1 || r.length > kLoopBudget;
   if (r.rows == 0 || r.length < std::max<int64_t>(minLength, 1) ||
-      !readsRowsContiguously(op, numLoops, firstReduction) ||
+      !(stridedRowsWanted ||
+        readsRowsContiguously(op, numLoops, firstReduction)) ||
       failed(matchCombiner(r)))
     return failure();
   return r;

@@ -259,24 +259,63 @@ Permutation permutationFor(ImplicitLocOpBuilder &fn, int64_t size,
   return Permutation{scratch, Value(), size};
 }
 
-/// Sorts the positions 0 .. size-1 of \p perm by \p before (a strict
-/// total order on two positions, i32) with the workgroup's \p threads
-/// threads: a bitonic sort, a barrier after each of its stages. Every
-/// thread must reach it.
-void bitonicSort(Builder &k, const Permutation &perm, Value tid,
-                 int64_t threads,
-                 llvm::function_ref<Value(Builder &, Value, Value)> before) {
+/// A range [first, last) of a bitonic sort's stages, numbered in the
+/// order they run: stage u (0 .. level-1) of level L (1 .. log2 size) is
+/// L (L - 1) / 2 + u.
+struct Stages {
+  int64_t first, last;
+  /// The stages of a whole sort of \p size (a power of 2) elements.
+  static Stages of(int64_t size) {
+    int64_t levels = llvm::Log2_64(size);
+    return {0, levels * (levels + 1) / 2};
+  }
+};
+
+/// The level of stage \p stage and the stage's place in its level.
+std::pair<int64_t, int64_t> levelOf(int64_t stage) {
+  int64_t level = 1;
+  while (level * (level + 1) / 2 <= stage)
+    ++level;
+  return {level, stage - level * (level - 1) / 2};
+}
+
+/// Sets \p perm to the positions 0 .. size-1 (every thread must reach it:
+/// a barrier after).
+void fillPermutation(Builder &k, const Permutation &perm, Value tid,
+                     int64_t threads) {
   k.strided(tid, threads, k.index(perm.size), [&](Builder &ib, Value p) {
     ib.store(ib.cast(p, ib.b.getI32Type()), perm.memref, perm.at(p));
   });
   k.barrier();
-  int64_t levels = llvm::Log2_64(perm.size);
+}
+
+/// Runs \p range of the stages of a bitonic sort of \p perm by \p before
+/// (a strict total order on two positions, i32) with the workgroup's
+/// \p threads threads, a barrier after each stage. Every thread must reach
+/// it. A sort whose stages pass one launch's loop budget runs them in
+/// several launches, its permutation in global memory between them.
+void sortStages(Builder &k, const Permutation &perm, Value tid, int64_t threads,
+                Stages range,
+                llvm::function_ref<Value(Builder &, Value, Value)> before) {
+  if (range.first >= range.last)
+    return;
+  bool whole = range.first == 0 && range.last == Stages::of(perm.size).last;
+  std::pair<int64_t, int64_t> from = levelOf(range.first);
+  std::pair<int64_t, int64_t> to = levelOf(range.last - 1);
+  int64_t firstLevel = from.first, firstU = from.second;
+  int64_t lastLevel = to.first, lastU = to.second;
   Value one = k.index(1);
-  k.forLoop(one, k.index(levels + 1), one, {},
+  k.forLoop(k.index(firstLevel), k.index(lastLevel + 1), one, {},
             [&](Builder &lb, Value level, ValueRange) {
     Value size = arith::ShLIOp::create(lb.b, one, level);
-    lb.forLoop(lb.index(0), level, one, {},
-               [&](Builder &sb, Value u, ValueRange) {
+    // The stages of this level in the range: all of them in a whole sort.
+    Value lo = lb.index(0), hi = level;
+    if (!whole) {
+      lo = lb.select(lb.eq(level, lb.index(firstLevel)), lb.index(firstU), lo);
+      hi = lb.select(lb.eq(level, lb.index(lastLevel)), lb.index(lastU + 1),
+                     hi);
+    }
+    lb.forLoop(lo, hi, one, {}, [&](Builder &sb, Value u, ValueRange) {
       Value shift = sb.sub(sb.sub(level, one), u);
       Value stride = arith::ShLIOp::create(sb.b, one, shift);
       sb.strided(tid, threads, sb.index(perm.size / 2),
@@ -296,6 +335,17 @@ void bitonicSort(Builder &k, const Permutation &perm, Value tid,
     });
     return SmallVector<Value>{};
   });
+}
+
+/// Sorts the positions 0 .. size-1 of \p perm by \p before (a strict
+/// total order on two positions, i32) with the workgroup's \p threads
+/// threads: a bitonic sort, a barrier after each of its stages. Every
+/// thread must reach it.
+void bitonicSort(Builder &k, const Permutation &perm, Value tid,
+                 int64_t threads,
+                 llvm::function_ref<Value(Builder &, Value, Value)> before) {
+  fillPermutation(k, perm, tid, threads);
+  sortStages(k, perm, tid, threads, Stages::of(perm.size), before);
 }
 
 /// The valid length of an optional length operand's buffer, as an index
@@ -536,8 +586,9 @@ LogicalResult mapTopK(tg::TopKOp op, int64_t threads) {
 namespace {
 
 /// The most bytes of the suppression masks of one tg.non_max_suppression
-/// (classes x boxes x words of 32 boxes); past it the op keeps its scf
-/// lowering.
+/// held at once (a tile: classes x the rows of one sweep launch's words x
+/// words of 32 boxes); the sweep's launches are cut shorter to keep a tile
+/// within it.
 constexpr int64_t kMaxMaskBytes = int64_t(512) << 20;
 
 /// A tg.non_max_suppression's sizes and the buffers its launches share.
@@ -547,13 +598,23 @@ struct Suppression {
   bool centerPointBox = false;
   std::optional<double> scoreThreshold;
   int64_t threads, classes, perBatch, n, words, size, picks, rows;
+  /// The words of one sweep launch, whose candidates' mask rows one mask
+  /// launch computes before it (a tile).
+  int64_t tileWords;
+  /// The candidates' sort cut into launches within the loop budget: the
+  /// first runs in launch 1, the others in launches of their own.
+  SmallVector<Stages> sortLaunches;
   Value boxes, scores, valid, selected, count;
   /// Scratch: each class's candidates sorted (classes x size), their
-  /// number (classes), the masks (classes x n x words: bit s of word w of
-  /// row r is whether candidate r suppresses candidate 32 w + s, both in
-  /// sorted order), the suppressed candidates (classes x words), the kept
-  /// boxes (classes x picks) and their number (classes).
+  /// number (classes), a tile of the masks (classes x tileRows() x words:
+  /// bit s of word w of row r - 32 w0 is whether candidate r suppresses
+  /// candidate 32 w + s, both in sorted order, for the tile's first word
+  /// w0), the suppressed candidates (classes x words), the kept boxes
+  /// (classes x picks) and their number (classes).
   Value order, candidates, masks, removed, kept, keptCount;
+
+  /// The mask rows of one tile (the candidates of tileWords words).
+  int64_t tileRows() const { return std::min(32 * tileWords, n); }
 
   /// The four coordinates of box \p p (an index) of class \p cls's batch.
   SmallVector<Value> box(Builder &k, Value cls, Value p) const {
@@ -574,12 +635,67 @@ struct Suppression {
   int64_t sweepBackEdgesPerWord() const {
     return 2 + 32 + llvm::divideCeil(words, threads) * 34;
   }
+  /// The loop iterations per thread of launch 1 but its sort's stages.
+  int64_t countBackEdges() const {
+    return llvm::divideCeil(n, threads) + llvm::divideCeil(size, threads) +
+           llvm::divideCeil(words, threads);
+  }
 };
 
-/// Launch 1, a workgroup per class: the class's candidates (the first
-/// `valid` boxes, above the score threshold when there is one) sorted by
-/// score, highest first, the lower index first among equals; their number;
-/// the class's sweep state cleared.
+/// The candidates' order in a launch body of the workgroup of class \p cls:
+/// the first `valid` boxes, above the score threshold when there is one,
+/// by score, highest first, the lower index first among equals.
+struct CandidateOrder {
+  const Suppression &s;
+  Value batch, within, valid;
+
+  CandidateOrder(Builder &k, const Suppression &s, Value cls)
+      : s(s), batch(arith::DivUIOp::create(k.b, cls, k.index(s.perBatch))),
+        within(arith::RemUIOp::create(k.b, cls, k.index(s.perBatch))),
+        valid(validLength(k, s.valid, s.n)) {}
+  Value scoreOf(Builder &ib, Value p) const {
+    Value pos = ib.minI(ib.toIndex(p), ib.index(s.n - 1));
+    return ib.load(s.scores, {batch, within, pos});
+  }
+  Value isCandidate(Builder &ib, Value p) const {
+    Value in = ib.lt(p, ib.cast(valid, p.getType()));
+    if (!s.scoreThreshold)
+      return in;
+    Value t = arith::ConstantOp::create(
+        ib.b, ib.b.getF32FloatAttr(*s.scoreThreshold));
+    return ib.andI(in, arith::CmpFOp::create(ib.b, arith::CmpFPredicate::OGT,
+                                             scoreOf(ib, p), t));
+  }
+  /// Whether position \p a (i32) comes before position \p c.
+  Value before(Builder &ib, Value a, Value c) const {
+    return orderedBefore(ib, a, c, isCandidate(ib, a), isCandidate(ib, c),
+                         [&](Builder &ob, Value x, Value y) {
+                           return loom::tg::buildBefore(
+                               ob.b, true, scoreOf(ob, x), x, scoreOf(ob, y),
+                               y);
+                         });
+  }
+};
+
+/// A launch of a workgroup per class of a tg.non_max_suppression: its
+/// thread id, block and class (the last one for blocks past the classes),
+/// built at the top of its body, where the builder is left.
+struct ClassLaunch {
+  mlir::gpu::LaunchOp launch;
+  Value tid, block, cls;
+};
+ClassLaunch createClassLaunch(ImplicitLocOpBuilder &fb, const Suppression &s) {
+  FailureOr<Grid> grid = gridFor(s.classes);
+  auto launch = createLaunch(fb, fb.getLoc(), *grid, s.threads);
+  Builder k{fb};
+  Value block = linearBlockId(fb, fb.getLoc(), launch, *grid);
+  return {launch, threadId(launch), block,
+          k.minI(block, k.index(s.classes - 1))};
+}
+
+/// Launch 1, a workgroup per class: the class's candidates counted, its
+/// sort by CandidateOrder begun (the first range of sortLaunches), its
+/// sweep state cleared.
 void emitSortCandidates(ImplicitLocOpBuilder &fb, const Suppression &s) {
   FailureOr<Grid> grid = gridFor(s.classes);
   auto launch = createLaunch(fb, fb.getLoc(), *grid, s.threads);
@@ -589,37 +705,20 @@ void emitSortCandidates(ImplicitLocOpBuilder &fb, const Suppression &s) {
   Value tid = threadId(launch);
   Value block = linearBlockId(b, b.getLoc(), launch, *grid);
   Value cls = k.minI(block, k.index(s.classes - 1));
-  Value batch = arith::DivUIOp::create(b, cls, k.index(s.perBatch));
-  Value within = arith::RemUIOp::create(b, cls, k.index(s.perBatch));
-  Value valid = validLength(k, s.valid, s.n);
-  auto scoreOf = [&](Builder &ib, Value p) {
-    Value pos = ib.minI(ib.toIndex(p), ib.index(s.n - 1));
-    return ib.load(s.scores, {batch, within, pos});
-  };
-  std::optional<double> threshold = s.scoreThreshold;
-  auto isCandidate = [&](Builder &ib, Value p) {
-    Value in = ib.lt(p, ib.cast(valid, p.getType()));
-    if (!threshold)
-      return in;
-    Value t = arith::ConstantOp::create(ib.b, ib.b.getF32FloatAttr(*threshold));
-    return ib.andI(in, arith::CmpFOp::create(ib.b, arith::CmpFPredicate::OGT,
-                                             scoreOf(ib, p), t));
-  };
+  CandidateOrder order(k, s, cls);
   Value mine = k.forLoop(tid, k.index(s.n), k.index(s.threads), {k.i32(0)},
                          [&](Builder &ib, Value p, ValueRange acc) {
                            return SmallVector<Value>{ib.add(
-                               acc[0], ib.oneIf(isCandidate(ib, p),
+                               acc[0], ib.oneIf(order.isCandidate(ib, p),
                                                 ib.b.getI32Type()))};
                          })[0];
   Scan scan = k.workgroupScan(shared, tid, s.threads, mine);
   Permutation perm{s.order, cls, s.size};
-  bitonicSort(k, perm, tid, s.threads, [&](Builder &ib, Value a, Value c) {
-    return orderedBefore(ib, a, c, isCandidate(ib, a), isCandidate(ib, c),
-                         [&](Builder &ob, Value x, Value y) {
-                           return loom::tg::buildBefore(
-                               ob.b, true, scoreOf(ob, x), x, scoreOf(ob, y), y);
-                         });
-  });
+  fillPermutation(k, perm, tid, s.threads);
+  sortStages(k, perm, tid, s.threads, s.sortLaunches.front(),
+             [&](Builder &ib, Value a, Value c) {
+               return order.before(ib, a, c);
+             });
   k.ifThen(k.lt(block, k.index(s.classes)), [&](Builder &ob) {
     ob.strided(tid, s.threads, ob.index(s.words), [&](Builder &wb, Value w) {
       wb.store(wb.i32(0), s.removed, {cls, w});
@@ -632,10 +731,28 @@ void emitSortCandidates(ImplicitLocOpBuilder &fb, const Suppression &s) {
   fb.setInsertionPointAfter(launch);
 }
 
-/// Launch 2, a thread per (class, candidate r, word w): word w of r's mask,
-/// 32 overlaps each.
-void emitMasks(ImplicitLocOpBuilder &fb, const Suppression &s) {
-  int64_t total = s.classes * s.n * s.words;
+/// Launch 1b (one per later range of sortLaunches), a workgroup per class:
+/// \p range of the stages of the candidates' sort.
+void emitSortStages(ImplicitLocOpBuilder &fb, const Suppression &s,
+                    Stages range) {
+  ClassLaunch c = createClassLaunch(fb, s);
+  ImplicitLocOpBuilder b(fb.getLoc(), fb);
+  Builder k{b};
+  CandidateOrder order(k, s, c.cls);
+  sortStages(k, Permutation{s.order, c.cls, s.size}, c.tid, s.threads, range,
+             [&](Builder &ib, Value x, Value y) {
+               return order.before(ib, x, y);
+             });
+  fb.setInsertionPointAfter(c.launch);
+}
+
+/// Launch 2 (before each sweep launch, for its words [w0, w1)), a thread
+/// per (class, candidate r of those words, word w): word w of r's mask, 32
+/// overlaps each where r is a candidate that word w's may follow.
+void emitMasks(ImplicitLocOpBuilder &fb, const Suppression &s, int64_t w0,
+               int64_t w1) {
+  int64_t rows = std::min(32 * w1, s.n) - 32 * w0;
+  int64_t total = s.classes * rows * s.words;
   FailureOr<Grid> grid = gridFor(llvm::divideCeil(total, s.threads));
   auto launch = createLaunch(fb, fb.getLoc(), *grid, s.threads);
   ImplicitLocOpBuilder b(fb.getLoc(), fb);
@@ -645,26 +762,44 @@ void emitMasks(ImplicitLocOpBuilder &fb, const Suppression &s) {
                    threadId(launch));
   k.ifThen(k.lt(id, k.index(total)), [&](Builder &ib) {
     SmallVector<Value> at =
-        delinearize(ib.b, ib.b.getLoc(), id, {s.classes, s.n, s.words});
-    Value cls = at[0], r = at[1], w = at[2];
+        delinearize(ib.b, ib.b.getLoc(), id, {s.classes, rows, s.words});
+    Value cls = at[0], row = at[1], w = at[2];
+    Value r = ib.add(row, ib.index(32 * w0));
     Value m = ib.toIndex(ib.load(s.candidates, {cls}));
     Value first = ib.mul(w, ib.index(32));
-    Value any = ib.andI(ib.lt(r, m), ib.lt(r, ib.add(first, ib.index(31))));
-    Value word = ib.forLoop(
-        ib.index(0), ib.index(32), ib.index(1), {ib.i32(0)},
-        [&](Builder &lb, Value bit, ValueRange acc) {
-          Value j = lb.add(first, bit);
-          Value live = lb.andI(any, lb.andI(lb.lt(r, j), lb.lt(j, m)));
-          Value jSafe = lb.minI(j, lb.index(s.size - 1));
-          Value a = lb.toIndex(lb.load(s.order, {cls, r}));
-          Value c = lb.toIndex(lb.load(s.order, {cls, jSafe}));
-          Value hit = lb.andI(live, s.suppresses(lb, cls, lb.minI(a, lb.index(s.n - 1)),
-                                                 lb.minI(c, lb.index(s.n - 1))));
-          Value shifted = arith::ShLIOp::create(
-              lb.b, lb.oneIf(hit, lb.b.getI32Type()), lb.cast(bit, lb.b.getI32Type()));
-          return SmallVector<Value>{arith::OrIOp::create(lb.b, acc[0], shifted)};
-        })[0];
-    ib.store(word, s.masks, {cls, r, w});
+    Value any = ib.andI(ib.andI(ib.lt(r, m), ib.lt(first, m)),
+                        ib.lt(r, ib.add(first, ib.index(31))));
+    // Words no sweep reads (rows past the candidates, words before the
+    // row's or past the candidates) are zeros, their overlaps not computed.
+    Value zero = ib.i32(0);
+    auto word = scf::IfOp::create(ib.b, TypeRange{ib.b.getI32Type()}, any,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(ib.b);
+      ib.b.setInsertionPointToStart(&word.getElseRegion().front());
+      scf::YieldOp::create(ib.b, zero);
+      ib.b.setInsertionPointToStart(&word.getThenRegion().front());
+      Builder tb{ib.b};
+      Value computed = tb.forLoop(
+          tb.index(0), tb.index(32), tb.index(1), {tb.i32(0)},
+          [&](Builder &lb, Value bit, ValueRange acc) {
+            Value j = lb.add(first, bit);
+            Value live = lb.andI(lb.lt(r, j), lb.lt(j, m));
+            Value jSafe = lb.minI(j, lb.index(s.size - 1));
+            Value a = lb.toIndex(lb.load(s.order, {cls, r}));
+            Value c = lb.toIndex(lb.load(s.order, {cls, jSafe}));
+            Value hit = lb.andI(
+                live, s.suppresses(lb, cls, lb.minI(a, lb.index(s.n - 1)),
+                                   lb.minI(c, lb.index(s.n - 1))));
+            Value shifted = arith::ShLIOp::create(
+                lb.b, lb.oneIf(hit, lb.b.getI32Type()),
+                lb.cast(bit, lb.b.getI32Type()));
+            return SmallVector<Value>{
+                arith::OrIOp::create(lb.b, acc[0], shifted)};
+          })[0];
+      scf::YieldOp::create(ib.b, computed);
+    }
+    ib.store(word.getResult(0), s.masks, {cls, row, w});
   });
   fb.setInsertionPointAfter(launch);
 }
@@ -734,21 +869,19 @@ Value lowBits(Builder &k, Value count) {
   return k.select(full, k.i32(-1), partial);
 }
 
-/// Launch 3 (one launch per range [w0, w1) of words), a workgroup per
-/// class: the greedy sweep. Every thread resolves word w alike (its
-/// candidates not yet suppressed, lowest first, each kept one removing the
-/// later ones of the word its mask marks), then the threads share the
-/// later words, each OR-ing into it the masks of the word's kept boxes; a
-/// barrier; the next word.
+/// Launch 3 (one launch per range [w0, w1) of words, after the mask launch
+/// of its tile), a workgroup per class: the greedy sweep. Every thread
+/// resolves word w alike (its candidates not yet suppressed, lowest first,
+/// each kept one removing the later ones of the word its mask marks), then
+/// the threads share the later words, each OR-ing into it the masks of the
+/// word's kept boxes; a barrier; the next word.
 void emitSweep(ImplicitLocOpBuilder &fb, const Suppression &s, int64_t w0,
                int64_t w1) {
-  FailureOr<Grid> grid = gridFor(s.classes);
-  auto launch = createLaunch(fb, fb.getLoc(), *grid, s.threads);
+  ClassLaunch c = createClassLaunch(fb, s);
+  auto launch = c.launch;
   ImplicitLocOpBuilder b(fb.getLoc(), fb);
   Builder k{b};
-  Value tid = threadId(launch);
-  Value block = linearBlockId(b, b.getLoc(), launch, *grid);
-  Value cls = k.minI(block, k.index(s.classes - 1));
+  Value tid = c.tid, block = c.block, cls = c.cls;
   Value active = k.lt(block, k.index(s.classes));
   Value leader = k.andI(active, k.eq(tid, k.index(0)));
   Value m = k.toIndex(k.load(s.candidates, {cls}));
@@ -769,7 +902,8 @@ void emitSweep(ImplicitLocOpBuilder &fb, const Suppression &s, int64_t w0,
           lb.ifThen(leader, [&](Builder &tb) {
             tb.store(tb.load(s.order, {cls, r}), s.kept, {cls, v[0]});
           });
-          Value suppressed = lb.load(s.masks, {cls, r, w});
+          Value suppressed =
+              lb.load(s.masks, {cls, lb.sub(r, lb.index(32 * w0)), w});
           Value next = arith::AndIOp::create(
               lb.b, rest, arith::XOrIOp::create(lb.b, suppressed, lb.i32(-1)));
           Value one = arith::ShLIOp::create(lb.b, lb.i32(1),
@@ -789,7 +923,8 @@ void emitSweep(ImplicitLocOpBuilder &fb, const Suppression &s, int64_t w0,
             },
             [&](Builder &lb, Value bit, Value rest, ValueRange v) {
               Value r = lb.add(first, bit);
-              Value mask = lb.load(s.masks, {cls, r, later});
+              Value mask = lb.load(
+                  s.masks, {cls, lb.sub(r, lb.index(32 * w0)), later});
               return SmallVector<Value>{rest,
                                         arith::OrIOp::create(lb.b, v[0], mask)};
             })[0];
@@ -843,10 +978,32 @@ void emitSelected(ImplicitLocOpBuilder &fb, const Suppression &s) {
   fb.setInsertionPointAfter(launch);
 }
 
-/// tg.non_max_suppression as the IoU-bitmask form: the four launches above
-/// (the sweep cut into launches of words whose loops stay within the loop
-/// budget). Fails (the op keeps its scf lowering) for non-f32 operands,
-/// masks past kMaxMaskBytes or loops past the budget.
+/// The candidates' sort of \p s cut into launches within the loop budget
+/// (the first after launch 1's own loops), or failure when a launch cannot
+/// take even one stage.
+FailureOr<SmallVector<Stages>> sortLaunchesFor(const Suppression &s) {
+  int64_t levels = llvm::Log2_64(s.size);
+  int64_t perStage = 1 + llvm::divideCeil(s.size / 2, s.threads);
+  int64_t total = Stages::of(s.size).last;
+  SmallVector<Stages> launches;
+  for (int64_t first = 0; first < total || launches.empty();) {
+    int64_t room = kLoopBudget - levels -
+                   (launches.empty() ? s.countBackEdges() : 0);
+    int64_t stages = std::min(room / perStage, total - first);
+    if (stages < 1 && first < total)
+      return failure();
+    launches.push_back({first, first + stages});
+    first += stages;
+  }
+  return launches;
+}
+
+/// tg.non_max_suppression as the IoU-bitmask form: the launches above
+/// (the candidates' sort cut into launches, then for each range of words
+/// whose sweep stays within the loop budget, and whose masks within
+/// kMaxMaskBytes, a mask launch and a sweep launch; then the rows). Fails
+/// (the op keeps its scf lowering) for non-f32 operands, or where even one
+/// stage of the sort or one word of the sweep passes the budget.
 LogicalResult mapNonMaxSuppression(tg::NonMaxSuppressionOp op,
                                    int64_t threads) {
   auto boxesType = cast<RankedTensorType>(op.getBoxes().getType());
@@ -867,20 +1024,20 @@ LogicalResult mapNonMaxSuppression(tg::NonMaxSuppressionOp op,
   s.size = llvm::PowerOf2Ceil(s.n);
   s.picks = std::min<int64_t>(op.getMaxOutputBoxesPerClass(), s.n);
   s.rows = cast<RankedTensorType>(op.getSelected().getType()).getDimSize(0);
-  int64_t perWord = s.sweepBackEdgesPerWord();
-  int64_t wordsPerLaunch = kLoopBudget / perWord;
-  int64_t maskBlocks =
-      llvm::divideCeil(s.classes * s.n * s.words, threads);
-  if (s.n < 1 || s.classes < 1 || s.picks < 1 || wordsPerLaunch < 1 ||
-      s.classes * s.n * s.words * 4 > kMaxMaskBytes ||
-      failed(gridFor(s.classes)) || failed(gridFor(maskBlocks)) ||
-      sortBackEdges(s.size, threads) + llvm::divideCeil(s.n, threads) +
-              llvm::divideCeil(s.words, threads) >
-          kLoopBudget ||
+  if (s.n < 1 || s.classes < 1 || s.picks < 1 ||
+      s.n > std::numeric_limits<int32_t>::max() / 2)
+    return failure();
+  s.tileWords = std::min(kLoopBudget / s.sweepBackEdgesPerWord(),
+                         kMaxMaskBytes / (s.classes * 32 * s.words * 4));
+  FailureOr<SmallVector<Stages>> sorts = sortLaunchesFor(s);
+  if (s.tileWords < 1 || failed(sorts) || failed(gridFor(s.classes)) ||
+      failed(gridFor(llvm::divideCeil(s.classes * s.tileRows() * s.words,
+                                      threads))) ||
       s.classes * (1 + llvm::divideCeil(s.picks, threads)) +
               llvm::divideCeil(s.rows, threads) >
           kLoopBudget)
     return failure();
+  s.sortLaunches = std::move(*sorts);
   ImplicitLocOpBuilder fb(op.getLoc(), op);
   s.boxes = bufferOf(fb, op.getBoxes());
   s.scores = bufferOf(fb, op.getScores());
@@ -893,14 +1050,18 @@ LogicalResult mapNonMaxSuppression(tg::NonMaxSuppressionOp op,
   };
   s.order = scratch({s.classes, s.size});
   s.candidates = scratch({s.classes});
-  s.masks = scratch({s.classes, s.n, s.words});
+  s.masks = scratch({s.classes, s.tileRows(), s.words});
   s.removed = scratch({s.classes, s.words});
   s.kept = scratch({s.classes, s.picks});
   s.keptCount = scratch({s.classes});
   emitSortCandidates(fb, s);
-  emitMasks(fb, s);
-  for (int64_t w0 = 0; w0 < s.words; w0 += wordsPerLaunch)
-    emitSweep(fb, s, w0, std::min(s.words, w0 + wordsPerLaunch));
+  for (Stages range : ArrayRef(s.sortLaunches).drop_front())
+    emitSortStages(fb, s, range);
+  for (int64_t w0 = 0; w0 < s.words; w0 += s.tileWords) {
+    int64_t w1 = std::min(s.words, w0 + s.tileWords);
+    emitMasks(fb, s, w0, w1);
+    emitSweep(fb, s, w0, w1);
+  }
   emitSelected(fb, s);
   return replaceOp(fb, &*std::prev(fb.getInsertionPoint()), results, op);
 }

@@ -158,3 +158,55 @@ func.func @short(%x: memref<4x8xf32>, %out: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// Rows read with strides (a 1 x 64 mask broadcast along the row of 64 x 4)
+// where the generic class would be worse: a single row (Mask R-CNN's
+// largest box coordinate: one workgroup, not one thread) and rows past
+// 60,000 elements (2 rows of 70,000 x 1, the mask a column); 4 rows of 64
+// x 4 are left to the generic class (a thread per row).
+// CHECK-LABEL: func.func @one_row
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128
+// CHECK-NOT: linalg.generic
+func.func @one_row(%x: memref<64x4xf32>, %m: memref<64x1xf32>, %out: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> ()>],
+                  iterator_types = ["reduction", "reduction"]}
+      ins(%x, %m : memref<64x4xf32>, memref<64x1xf32>) outs(%out : memref<f32>) {
+  ^bb0(%in: f32, %mask: f32, %acc: f32):
+    %p = arith.mulf %in, %mask : f32
+    %s = arith.maximumf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @long_rows
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128
+// CHECK-NOT: linalg.generic
+func.func @long_rows(%x: memref<2x70000x1xf32>, %m: memref<70000x1xf32>, %out: memref<2xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, 0)>, affine_map<(d0, d1, d2) -> (d0)>],
+                  iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x, %m : memref<2x70000x1xf32>, memref<70000x1xf32>) outs(%out : memref<2xf32>) {
+  ^bb0(%in: f32, %mask: f32, %acc: f32):
+    %p = arith.mulf %in, %mask : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @short_rows
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.generic
+func.func @short_rows(%x: memref<4x64x4xf32>, %m: memref<64x1xf32>, %out: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, 0)>, affine_map<(d0, d1, d2) -> (d0)>],
+                  iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x, %m : memref<4x64x4xf32>, memref<64x1xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%in: f32, %mask: f32, %acc: f32):
+    %p = arith.mulf %in, %mask : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

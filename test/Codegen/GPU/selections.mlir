@@ -88,13 +88,14 @@ func.func @nonzero(%z: tensor<5x7xi1>) -> (tensor<2x35xi64>, tensor<i64>) {
 
 // -----
 
-// NMS: the sort, the masks, the sweep (400 words of 32 boxes, at most 170
-// loop iterations per word and thread: 352 words per launch, so two
-// launches), the rows.
+// NMS: the sort, then for each launch of the sweep (400 words of 32 boxes,
+// at most 170 loop iterations per word and thread: 352 words per launch,
+// so two) the masks of its words' candidates (a tile of 352 x 32 rows),
+// then the sweep; the rows.
 // CHECK-LABEL: func.func @nms
 // CHECK: memref.alloc() : memref<1x16384xi32>
-// CHECK: memref.alloc() : memref<1x12800x400xi32>
-// CHECK-COUNT-5: gpu.launch
+// CHECK: memref.alloc() : memref<1x11264x400xi32>
+// CHECK-COUNT-6: gpu.launch
 // CHECK-NOT: gpu.launch
 // CHECK: return
 func.func @nms(%b: tensor<1x12800x4xf32>, %s: tensor<1x1x12800xf32>) -> (tensor<12800x3xi64>, tensor<i64>) {
@@ -102,6 +103,45 @@ func.func @nms(%b: tensor<1x12800x4xf32>, %s: tensor<1x1x12800xf32>) -> (tensor<
       max_output_boxes_per_class = 9223372036854775807 : i64}
       : (tensor<1x12800x4xf32>, tensor<1x1x12800xf32>) -> (tensor<12800x3xi64>, tensor<i64>)
   return %sel, %n : tensor<12800x3xi64>, tensor<i64>
+}
+
+// -----
+
+// Mask R-CNN's NMS: 90,000 boxes of one class. The sort of 131,072
+// positions passes one launch's budget (153 stages of 513 iterations per
+// thread): launch 1 counts and runs 113 of them, a second launch the other
+// 40. The sweep's 2,813 words, 76 per launch (782 iterations each), are 38
+// launches, each after the masks of its 2,432 rows (27 MB at a time; the
+// whole mask would be 1 GB); then the rows: 79 launches.
+// CHECK-LABEL: func.func @nms_mask_rcnn
+// CHECK: memref.alloc() : memref<1x131072xi32>
+// CHECK: memref.alloc() : memref<1x2432x2813xi32>
+// CHECK-COUNT-79: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @nms_mask_rcnn(%b: tensor<1x90000x4xf32>, %s: tensor<1x1x90000xf32>, %valid: tensor<i64>)
+    -> (tensor<90000x3xi64>, tensor<i64>) {
+  %sel, %n = tg.non_max_suppression %b, %s, %valid {iou_threshold = 0.5 : f64,
+      max_output_boxes_per_class = 9223372036854775807 : i64}
+      : (tensor<1x90000x4xf32>, tensor<1x1x90000xf32>, tensor<i64>) -> (tensor<90000x3xi64>, tensor<i64>)
+  return %sel, %n : tensor<90000x3xi64>, tensor<i64>
+}
+
+// -----
+
+// 2 x 40 classes of 12,800 boxes: a tile of 352 words would be 1.4 GiB, so
+// the sweep's launches take 131 words (4,192 rows: 512 MiB at most), 4 of
+// them, each after its masks.
+// CHECK-LABEL: func.func @nms_classes
+// CHECK: memref.alloc() : memref<80x4192x400xi32>
+// CHECK-COUNT-10: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @nms_classes(%b: tensor<2x12800x4xf32>, %s: tensor<2x40x12800xf32>) -> (tensor<8000x3xi64>, tensor<i64>) {
+  %sel, %n = tg.non_max_suppression %b, %s {iou_threshold = 0.5 : f64,
+      max_output_boxes_per_class = 100 : i64}
+      : (tensor<2x12800x4xf32>, tensor<2x40x12800xf32>) -> (tensor<8000x3xi64>, tensor<i64>)
+  return %sel, %n : tensor<8000x3xi64>, tensor<i64>
 }
 
 // SIZE: loom-gpu-map-selections: block-size must be in [1, 1024], got 0

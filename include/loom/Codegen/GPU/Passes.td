@@ -210,7 +210,10 @@ def LoomGPUMapRowReductions : Pass<"loom-gpu-map-row-reductions", "mlir::ModuleO
     followed by at least one reduction loop (a row: the reduction loops
     linearised), its one output is f32 and indexed by parallel loops only,
     every shaped input that a reduction loop indexes has the last loop as
-    its innermost index (a row is contiguous), its payload is pure and
+    its innermost index (a row is contiguous; a row read with strides is
+    taken too where there is one row only or a row passes the 60,000 loop
+    iterations of one thread, which the generic class would give a
+    thread), its payload is pure and
     yields `combiner(out, x)` with the output used there only (`addf`,
     `mulf`, `maximumf`, `minimumf`, `maxnumf`, `minnumf`), and a row has at
     least `min-length` elements. Such an op becomes one `gpu.launch` with a
@@ -273,19 +276,21 @@ def LoomGPUMapSelections : Pass<"loom-gpu-map-selections", "mlir::ModuleOp"> {
       the chunk length is the one of the fewest loop iterations per thread
       over the two launches.
     - `tg.non_max_suppression` (f32): the IoU-bitmask form: a workgroup per
-      class sorts its candidates by score and counts them; a thread per
-      (class, candidate, word of 32 candidates) computes which later
-      candidates of the word it suppresses; a workgroup per class sweeps the
-      words in order (the word's surviving candidates resolved alike by
-      every thread, then the later words' suppression bits OR-ed by the
-      threads together), cut into launches of words; one workgroup writes
-      the kept rows and the padding.
+      class sorts its candidates by score and counts them (a sort past one
+      launch's budget continues in launches of its own); a workgroup per
+      class sweeps the words of 32 candidates in order (the word's
+      surviving candidates resolved alike by every thread, then the later
+      words' suppression bits OR-ed by the threads together), cut into
+      launches of words, each after a launch of a thread per (class,
+      candidate of its words, word) that computes which later candidates
+      of the word the candidate suppresses (the masks a tile at a time, at
+      most 512 MiB); one workgroup writes the kept rows and the padding.
 
     Every loop's trip count is known from the static sizes, and an op is
     mapped only when each thread of each launch takes at most 60,000 loop
     iterations (lavapipe ends an invocation's loops after 65,535); one that
-    is not (or NMS masks past 512 MiB, or non-f32 boxes) keeps its scf
-    lowering. Nothing assumes a subgroup width.
+    is not (or non-f32 boxes) keeps its scf lowering. Nothing assumes a
+    subgroup width.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
