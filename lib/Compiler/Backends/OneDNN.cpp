@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <algorithm>
 #include <array>
 
 using namespace mlir;
@@ -73,25 +74,31 @@ tg::TransposeOp filterGradientOf(tg::ConvOp conv, Available available) {
 /// Whether \p conv runs faster as oneDNN's Winograd convolution than as its
 /// direct one, reorders to and from Winograd's blocked layout included: a
 /// dense 3x3 convolution of stride and dilation 1 with at least 64 input and
-/// output channels, and at most twice as many outputs as inputs. Measured
-/// on this machine's class with oneDNN 2.6 (2 threads, caches cold, docs/
-/// Runtime.md): ResNet-50's 3x3 convolutions at 64-512 channels 1.1-1.8x
-/// faster, Inception-v3's 64->96, 96->96, 160->160 and 384->384 ones
-/// 1.15-1.8x; narrower ones (16-48 channels) and SqueezeNet's 4x
-/// expansions (48->192, 64->256 at 13x13) slower. Not on planes below 6x6:
-/// there oneDNN's Winograd (jit_fp32_wino_2x3) was 1.1-2.5x slower than the
-/// direct convolution (GoogLeNet's 192->384 at 5x5, batch 1 and 2: 2.4x;
-/// 512->512 and 256->256 at 5x5: 1.1-1.2x; 384->384 at 6x6: 0.7-0.9x;
-/// standalone, caches flushed, reorders included, 2 threads).
+/// output channels, at most twice as many outputs as inputs, on an output
+/// plane of at least 16x16, or 14x14 at batch 1. Measured per shape on this
+/// machine's class with oneDNN 2.6 (loom-bench-winograd, 2 threads, caches
+/// cold; docs/benchmarks/cpu.md "Winograd by plane and batch"): on planes of
+/// 20x20 and more (ResNet stages 1-2, VGG, Inception-v3's 35x35, GoogLeNet's
+/// inception3) Winograd took 0.8-0.95 of the direct time. Below 16x16 it
+/// works on few tiles, and oneDNN takes its 4x4-output tiles
+/// (jit_wino_4x3) from batch 2 on, which a 10x10, 13x13 or 14x14 plane
+/// fills badly: 1.02-1.51x the direct time there (GoogLeNet's inception4
+/// at 160x160, batch 2: 1.15-1.51x), and 1.03-1.4x on 7x7 and 8x8 planes
+/// at batch 1. At batch 1 and 14x14 (2x2-output tiles, which fit) it still
+/// paid (ResNet-50's stage 3: 0.92). Narrower convolutions (16-48
+/// channels) and 4x expansions (SqueezeNet's 64->256) were slower.
 bool winogradPays(tg::ConvOp conv) {
   auto in = cast<ShapedType>(conv.getInput().getType()).getShape();
   auto filter = cast<ShapedType>(conv.getFilter().getType()).getShape();
   auto out = cast<ShapedType>(conv.getType()).getShape();
+  if (filter.size() != 4)
+    return false;
   auto isOne = [](int64_t v) { return v == 1; };
   int64_t inputs = in[1], outputs = filter[0];
-  return filter.size() == 4 && conv.getGroups() == 1 && filter[2] == 3 &&
-         filter[3] == 3 && out[2] >= 6 && out[3] >= 6 &&
-         llvm::all_of(conv.getStrides(), isOne) &&
+  int64_t plane = std::min(out[2], out[3]);
+  bool planePays = plane >= 16 || (plane >= 14 && out[0] == 1);
+  return conv.getGroups() == 1 && filter[2] == 3 && filter[3] == 3 &&
+         planePays && llvm::all_of(conv.getStrides(), isOne) &&
          llvm::all_of(conv.getDilations(), isOne) && inputs >= 64 &&
          outputs >= 64 && outputs <= 2 * inputs;
 }
@@ -257,7 +264,8 @@ public:
             "result's type; a conv with its own activation takes nothing "
             "after it; "
             "a dense 3x3 one of stride 1 with at least 64 input and output "
-            "channels, outputs at most twice the inputs, runs as Winograd's "
+            "channels, outputs at most twice the inputs, on a plane of at "
+            "least 16x16 (14x14 at batch 1), runs as Winograd's "
             "convolution where oneDNN has one",
             "conv+transpose[1,0,2,3] (a filter gradient, run as oneDNN's "
             "backward-weights convolution): f32, one group, no bias or "
