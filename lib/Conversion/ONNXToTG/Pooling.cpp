@@ -157,6 +157,37 @@ LogicalResult maxPoolByTaps(NodeContext &ctx, Value input,
   return success();
 }
 
+/// An average pool of a constant-zero tg.pad of the spatial dimensions alone
+/// (how PyTorch exports avg_pool2d with padding and count_include_pad)
+/// reads the unpadded input with those pads, counted in every window:
+/// one pooling that oneDNN runs in the convolutions' layout instead of a
+/// generated pad kernel and a pool on plain NCHW (Inception-v3's nine
+/// branch pools). Only where the pool pads nothing itself and each pad is
+/// narrower than its window, so every window still overlaps the input;
+/// \p input unchanged otherwise.
+Value foldZeroPad(Value input, ArrayRef<int64_t> kernel,
+                  SmallVectorImpl<int64_t> &pads, bool &countIncludePad) {
+  auto pad = input.getDefiningOp<tg::PadOp>();
+  size_t n = kernel.size();
+  if (!pad || !pad.getValue().isZero() ||
+      llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+    return input;
+  ArrayRef<int64_t> low = pad.getLow(), high = pad.getHigh();
+  if (low.size() != n + 2 || high.size() != n + 2 || low[0] || low[1] ||
+      high[0] || high[1])
+    return input;
+  for (size_t i = 0; i < n; ++i)
+    if (low[2 + i] < 0 || high[2 + i] < 0 || low[2 + i] >= kernel[i] ||
+        high[2 + i] >= kernel[i])
+      return input;
+  for (size_t i = 0; i < n; ++i) {
+    pads[i] = low[2 + i];
+    pads[n + i] = high[2 + i];
+  }
+  countIncludePad = true;
+  return pad.getInput();
+}
+
 LogicalResult importPool(NodeContext &ctx, bool isMax) {
   if (!ctx.isFloatInput(0))
     return ctx.fail("input 0 has element type " +
@@ -212,6 +243,8 @@ LogicalResult importPool(NodeContext &ctx, bool isMax) {
   if (isMax && (dilated || ctx.hasOutput(1)))
     return maxPoolByTaps(ctx, *x, *kernel, *attrs, pads);
   Value input = *x;
+  if (!isMax)
+    input = foldZeroPad(input, *kernel, pads, countIncludePad);
   SmallVector<int64_t> k(*kernel), strides = attrs->strides;
   if (rank == 3) {
     auto r = insertUnitHeight(ctx, input);
