@@ -1083,13 +1083,14 @@ StepPtr prepareFilterGrad(const dnnl::engine &eng,
       pd.scratchpad_desc());
 }
 
-/// A matmul whose weights change per run and that has nothing to fuse:
-/// oneDNN's sgemm, which needs no reorder of B (the matmul primitive
-/// repacks a non-constant B on every run; 2048^3: 51 ms against 47 ms).
+/// A matrix product as oneDNN's sgemm on plain row-major operands, its
+/// bias and a ReLU (if the step has them) applied in one pass after it.
+/// Two forms use it (sgemmForm, gemvForm).
 class DnnlSgemm : public LibraryStep {
 public:
   DnnlSgemm(const art::MatmulStep &s, int64_t m, int64_t k, int64_t n)
-      : src(s.src), weights(s.weights), dst(s.dst), m(m), k(k), n(n) {}
+      : src(s.src), weights(s.weights), bias(s.bias), dst(s.dst), m(m), k(k),
+        n(n), relu(s.activation.kind == Activation::Relu) {}
   Error run(Stream &, void *const *buffers) const override {
     auto *a = static_cast<const float *>(buffers[src]);
     auto *b = static_cast<const float *>(buffers[weights]);
@@ -1097,16 +1098,27 @@ public:
     if (dnnl_sgemm('N', 'N', m, n, k, 1.f, a, k, b, n, 0.f, c, n) !=
         dnnl_success)
       return makeError(LOOM_ERROR_LIBRARY, "oneDNN's sgemm failed");
+    const float *add =
+        bias == -1 ? nullptr : static_cast<const float *>(buffers[bias]);
+    if (!add && !relu)
+      return Error::ok();
+    for (int64_t i = 0; i < m * n; ++i) {
+      float v = add ? c[i] + add[i % n] : c[i];
+      c[i] = relu && v < 0.f ? 0.f : v; // NaN stays NaN, as oneDNN's ReLU
+    }
     return Error::ok();
   }
 
 private:
-  int64_t src, weights, dst, m, k, n;
+  int64_t src, weights, bias, dst, m, k, n;
+  bool relu;
 };
 
-/// The sgemm form of a matmul step, when it has one: no bias, sum or
-/// activation, and weights either 2-d (every leading dimension of the
-/// source folds into M) or of one batch.
+/// The sgemm form of a matmul step whose weights change per run and that
+/// has nothing to fuse (the matmul primitive repacks a non-constant B on
+/// every run; 2048^3: 51 ms against 47 ms): no bias, sum or activation,
+/// and weights either 2-d (every leading dimension of the source folds
+/// into M) or of one batch.
 StepPtr sgemmForm(const art::MatmulStep &s) {
   if (s.bias != -1 || s.sum != -1 || s.activation.kind != Activation::None)
     return nullptr;
@@ -1130,45 +1142,14 @@ StepPtr sgemmForm(const art::MatmulStep &s) {
   return std::make_unique<DnnlSgemm>(s, m, k, n);
 }
 
-/// A matrix-vector product with constant 2-d weights (a source of one row:
-/// a classifier's fully connected layers at batch 1): oneDNN's sgemm
-/// streams the weights as the artifact holds them, faster than the matmul
-/// primitive on its prepacked copy, and needs no copy (2 threads, this VM:
-/// AlexNet's 9216x4096 3.36 against 5.13 ms, VGG's 25088x4096 14.3 against
-/// 17.1, 4096x4096 1.05 against 1.21; from 4 rows the primitive wins, 6.1
-/// against 6.8 ms). The bias and a ReLU follow in one pass over the row;
-/// other activations and residual sums keep the primitive.
-class DnnlGemv : public LibraryStep {
-public:
-  DnnlGemv(const art::MatmulStep &s, int64_t k, int64_t n)
-      : src(s.src), weights(s.weights), bias(s.bias), dst(s.dst), k(k), n(n),
-        relu(s.activation.kind == Activation::Relu) {}
-  Error run(Stream &, void *const *buffers) const override {
-    auto *a = static_cast<const float *>(buffers[src]);
-    auto *w = static_cast<const float *>(buffers[weights]);
-    auto *c = static_cast<float *>(buffers[dst]);
-    if (dnnl_sgemm('N', 'N', 1, n, k, 1.f, a, k, w, n, 0.f, c, n) !=
-        dnnl_success)
-      return makeError(LOOM_ERROR_LIBRARY, "oneDNN's sgemm failed");
-    const float *b =
-        bias == -1 ? nullptr : static_cast<const float *>(buffers[bias]);
-    if (!b && !relu)
-      return Error::ok();
-    for (int64_t j = 0; j < n; ++j) {
-      float v = b ? c[j] + b[j] : c[j];
-      c[j] = relu && v < 0.f ? 0.f : v; // NaN stays NaN, as oneDNN's ReLU
-    }
-    return Error::ok();
-  }
-
-private:
-  int64_t src, weights, bias, dst, k, n;
-  bool relu;
-};
-
-/// The matrix-vector form of a matmul step with constant weights
-/// (DnnlGemv), when it has one: 2-d weights, a source of one row, no
-/// residual sum, no activation but a ReLU.
+/// The matrix-vector form of a matmul step with constant weights, when it
+/// has one: 2-d weights, a source of one row (a classifier's fully
+/// connected layers at batch 1), no residual sum, no activation but a ReLU.
+/// oneDNN's sgemm streams the weights as the artifact holds them, faster
+/// than the matmul primitive on its prepacked copy, and needs no copy (2
+/// threads, this VM: AlexNet's 9216x4096 3.36 against 5.13 ms, VGG's
+/// 25088x4096 14.3 against 17.1, 4096x4096 1.05 against 1.21; from 4 rows
+/// the primitive wins, 6.1 against 6.8 ms).
 StepPtr gemvForm(const art::MatmulStep &s) {
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
   if (s.sum != -1 || w.size() != 2 || a.empty() || a.back() != w[0] ||
@@ -1180,7 +1161,7 @@ StepPtr gemvForm(const art::MatmulStep &s) {
     rows *= a[i];
   if (rows != 1)
     return nullptr;
-  return std::make_unique<DnnlGemv>(s, w[0], w[1]);
+  return std::make_unique<DnnlSgemm>(s, 1, w[0], w[1]);
 }
 
 /// The source, weights and result dims of matmul step \p s as its primitive
