@@ -205,8 +205,12 @@ std::vector<Shape> parseExtra() {
   std::vector<Shape> shapes;
   for (const std::string &e : extra) {
     Shape s{0, 0, 0, "--shape"};
-    if (sscanf(e.c_str(), "%ld,%ld,%ld", &s.in, &s.out, &s.plane) != 3) {
-      errs() << "error: --shape " << e << ": expected in,out,plane\n";
+    int used = 0;
+    if (sscanf(e.c_str(), "%ld,%ld,%ld%n", &s.in, &s.out, &s.plane, &used) !=
+            3 ||
+        size_t(used) != e.size() || s.in < 1 || s.out < 1 || s.plane < 1) {
+      errs() << "error: --shape " << e
+             << ": expected in,out,plane (three positive integers)\n";
       exit(1);
     }
     shapes.push_back(s);
@@ -237,7 +241,16 @@ int main(int argc, char **argv) {
             "---: | --- |\n";
   for (const Shape &s : shapes)
     for (unsigned n : ns) {
-      Cell c = measure(eng, strm, n, s);
+      Cell c;
+      try {
+        c = measure(eng, strm, n, s);
+      } catch (const dnnl::error &e) {
+        // A CPU without oneDNN's Winograd kernels (AVX2): a row that says so.
+        outs() << formatv("| {0} -> {1}, {2}x{2} | {3} | {4} | not measured: "
+                          "{5} | | | |\n",
+                          s.in, s.out, s.plane, n, s.where, e.what());
+        continue;
+      }
       outs() << formatv("| {0} -> {1}, {2}x{2} | {3} | {4} | {5:F3} | {6:F3} "
                         "| {7:F2} | {8} / {9} |\n",
                         s.in, s.out, s.plane, n, s.where, c.direct,
