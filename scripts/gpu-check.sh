@@ -16,12 +16,14 @@
 # STAGE must stay within 64 MiB (what may be carried to the GPU machine).
 #
 # prepare-classes compiles the kernel classes' inputs (test/Codegen/GPU/Inputs:
-# rows.mlir, row reductions; matmuls.mlir, tiled products; convs.mlir, tiled
-# convolutions; selections.mlir, top-k, nonzero and NMS; chunked-topk.mlir,
-# top-k lines cut into chunks) for cuda:CHIPS (default sm_80,sm_90a), each
+# rows.mlir, row reductions; broadcast-reduction.mlir, one long row read with
+# strides; matmuls.mlir, tiled products; convs.mlir, tiled convolutions;
+# selections.mlir, top-k, nonzero and NMS; chunked-topk.mlir, top-k lines cut
+# into chunks; long-nms.mlir, an NMS sorted in several launches and its masks
+# in tiles) for cuda:CHIPS (default sm_80,sm_90a), each
 # with its class and, but for the selections (whose NMS and long lines the
 # generic one-thread lowering does not map to a GPU), with
-# --gpu-generic-kernels, and stages the eight artifacts as prepare does
+# --gpu-generic-kernels, and stages the eleven artifacts as prepare does
 # (docs/Codegen/GPU.md).
 #
 # prepare-real compiles real models of loom-bench-cpu (scripts/setup-bench.sh
@@ -320,14 +322,14 @@ prepare_classes() {
   local work
   work=$(mktemp -d)
   local input artifacts=()
-  for input in rows matmuls convs; do
+  for input in rows broadcast-reduction matmuls convs; do
     "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
       -o "$work/$input-class.so" || die "loom-compile failed on $input.mlir"
     "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
       --gpu-generic-kernels -o "$work/$input-generic.so" || die "loom-compile failed on $input.mlir"
     artifacts+=("$work/$input-class.so" "$work/$input-generic.so")
   done
-  for input in selections chunked-topk; do
+  for input in selections chunked-topk long-nms; do
     "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
       -o "$work/$input-class.so" || die "loom-compile failed on $input.mlir"
     artifacts+=("$work/$input-class.so")
