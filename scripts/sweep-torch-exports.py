@@ -598,6 +598,22 @@ model("fasterrcnn-r50-v2", ex.detector("fasterrcnn_resnet50_fpn_v2", 320,
 model("retinanet-r50-v2", ex.detector("retinanet_resnet50_fpn_v2", 320,
                                       min_size=320, max_size=320))
 model("raft-large", flow("raft_large", 3))
+# Architectures of torchvision 0.14 not in the lists above (seventeenth
+# session): other attention forms (MaxViT's block/grid attention with
+# relative position bias, Swin V2's cosine attention with a continuous
+# position-bias MLP; PyTorch cannot export it), other widths and depths.
+# (mvit_v2_s is not here: PyTorch 1.13's exporter ran out of 23 GB on it.)
+model("maxvit-t", ex.vision("maxvit_t", (1, 3, 224, 224)))
+model("swin-v2-t", ex.vision("swin_v2_t", (1, 3, 256, 256)))
+model("densenet161-b2", ex.vision("densenet161", (2, 3, 128, 128)))
+model("shufflenet-v2-x2", ex.vision("shufflenet_v2_x2_0", (1, 3, 224, 224)))
+model("efficientnet-b1-b3", ex.vision("efficientnet_b1", (3, 3, 240, 240)))
+model("regnet-y-1.6gf", ex.vision("regnet_y_1_6gf", (1, 3, 224, 224)))
+model("mnasnet1.3", ex.vision("mnasnet1_3", (1, 3, 224, 224)))
+model("squeezenet1.0-b2", ex.vision("squeezenet1_0", (2, 3, 227, 227)))
+model("resnet34-256", ex.vision("resnet34", (1, 3, 256, 192)))
+model("vgg16", ex.vision("vgg16", (1, 3, 224, 224)))
+model("convnext-base-b2", ex.vision("convnext_base", (2, 3, 128, 128)))
 
 
 def largest_errors(log):
