@@ -341,6 +341,23 @@ memory::format_tag channelsLastTag(size_t rank) {
   return rank == 5 ? memory::format_tag::ndhwc : memory::format_tag::nhwc;
 }
 
+/// Whether dense 2-D convolution \p s computes faster in nChw16c (oneDNN
+/// 2.6's jit:avx512_core) than in the NHWC its brgconv prefers: an output
+/// plane of at most 8x8 at a batch of 2 or more (brgconv streams the
+/// weights once per image: 512 -> 512 3x3 at 4x4, batch 2, 0.82 -> 0.60
+/// ms), or at batch 1 with at least 16 MiB of weights (1024 -> 1024 3x3 at
+/// 5x5: 2.6 -> 2.3 ms); channels in whole blocks of 16. Measured with
+/// build/bin/loom-bench-small-plane (docs/Runtime.md, "Small planes in
+/// nChw16c").
+bool blockedPays(const art::Conv2dStep &s) {
+  if (s.srcShape.size() != 4 || s.groups != 1 || s.srcShape[1] % 16 ||
+      s.dstShape[1] % 16)
+    return false;
+  int64_t batch = s.dstShape[0], plane = s.dstShape[2] * s.dstShape[3];
+  return plane <= 64 &&
+         (batch >= 2 || f32Bytes(s.weightsShape) >= (int64_t(16) << 20));
+}
+
 /// A conv2d step as oneDNN sees it, activation layouts left to the caller:
 /// 2 spatial dimensions, or 3 (oneDNN's 3-D convolution over NCDHW).
 struct ConvProblem {
@@ -351,6 +368,9 @@ struct ConvProblem {
   /// The step asks for Winograd's algorithm and oneDNN has a Winograd
   /// kernel for it on this CPU.
   bool winograd = false;
+  /// The step computes in nChw16c whatever its buffers hold (blockedPays):
+  /// oneDNN prefers NHWC on this CPU and has a jit kernel for nChw16c.
+  bool blocked = false;
   /// The SiLU runs after the primitive, not as its post-op (swishAsPass).
   bool swishPass;
   dnnl::primitive_attr attr;
@@ -402,6 +422,38 @@ struct ConvProblem {
       } catch (const dnnl::error &) {
         winograd = false;
       }
+    }
+    blocked = !winograd && blockedPays(s) &&
+              !environmentIs("LOOM_ONEDNN_SMALL_PLANE", "nhwc", {"nhwc"}) &&
+              blockedKernel();
+  }
+
+  /// The layout the primitive computes \p plainMd in: nChw16c for a
+  /// blocked step, else oneDNN's choice.
+  memory::desc own(const memory::desc &plainMd) const {
+    if (!blocked)
+      return anyLayout(plainMd);
+    return memory::desc(plainMd.dims(), plainMd.data_type(),
+                        memory::format_tag::nChw16c);
+  }
+
+  /// Whether oneDNN prefers NHWC for this convolution (brgconv, AVX-512)
+  /// and has a jit kernel for nChw16c: the pair blockedPays was measured on.
+  bool blockedKernel() const {
+    try {
+      auto pd = primitive(anyLayout(src), anyLayout(dst));
+      memory::desc nhwc(src.dims(), src.data_type(),
+                        memory::format_tag::nhwc);
+      if (!(pd.src_desc() == nhwc))
+        return false;
+      memory::desc b16(src.dims(), src.data_type(),
+                       memory::format_tag::nChw16c);
+      memory::desc d16(dst.dims(), dst.data_type(),
+                       memory::format_tag::nChw16c);
+      return std::string(primitive(b16, d16).impl_info_str()).rfind("jit",
+                                                                     0) == 0;
+    } catch (const dnnl::error &) {
+      return false;
     }
   }
 
@@ -468,8 +520,8 @@ memory::desc nhwcOf(const memory::desc &md) {
 dnnl::convolution_forward::primitive_desc
 planned(const ConvProblem &conv, const art::Conv2dStep &s,
         const LayoutPlan &plan) {
-  if (conv.winograd)
-    return conv.primitive(anyLayout(conv.src), anyLayout(conv.dst));
+  if (conv.winograd || conv.blocked)
+    return conv.primitive(conv.own(conv.src), conv.own(conv.dst));
   memory::desc dst = plan.count(s.dst) ? layoutOf(plan, s.dst, conv.dst)
                                        : anyLayout(conv.dst);
   if (plan.count(s.src))
@@ -626,8 +678,9 @@ LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
         // A Winograd convolution computes in its own layout (nChw16c) and
         // asks for it like the others: VGG's runs of Winograd convolutions
         // and max pools otherwise stayed plain, each convolution reordering
-        // its source in and its result out, the pools on NCHW.
-        pd = conv.primitive(anyLayout(conv.src), anyLayout(conv.dst));
+        // its source in and its result out, the pools on NCHW. So does a
+        // small-plane step computing in nChw16c (blockedPays).
+        pd = conv.primitive(conv.own(conv.src), conv.own(conv.dst));
       } catch (const dnnl::error &) {
         // Left to prepareConv, which reports it.
       }

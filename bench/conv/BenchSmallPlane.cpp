@@ -1,0 +1,347 @@
+//===- BenchSmallPlane.cpp - loom-bench-small-plane: conv forms per shape -===//
+//
+// Part of Loom. For convolutions with small output planes and many channels
+// (ResNet's last stage, Inception-v3's 8x8 blocks), the forms oneDNN 2.6 can
+// run them in, side by side and alternated in one run: the convolution on
+// NHWC activations (what oneDNN prefers on AVX-512: brgconv), the
+// convolution on nChw16c (jit:avx512_core), and for a 1x1 convolution of
+// stride 1 the matrix product over the pixels (M = batch x pixels) on the
+// same NHWC bytes with prepacked weights, and dnnl_sgemm on the plain
+// weights. Weights in the primitive's layout, made once (constant), rotated
+// among copies of --cold-mb so each run reads them from memory as a model's
+// run does; post-ops bias + ReLU. Each cell: the best of up to --repeat runs
+// alternated (--budget seconds), L2 flushed before each (--warm: not), on
+// --num-threads threads. The measurement behind libloomrt's blockedPays
+// (docs/Runtime.md, "Small planes in nChw16c").
+//
+//===----------------------------------------------------------------------===//
+
+#include <dnnl.hpp>
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <sys/mman.h>
+
+extern "C" void omp_set_num_threads(int n);
+
+using namespace llvm;
+using dnnl::memory;
+
+static cl::OptionCategory spCat("loom-bench-small-plane options");
+static cl::opt<unsigned> threads("num-threads", cl::desc("Threads (default 2)"),
+                                 cl::init(2), cl::cat(spCat));
+static cl::opt<unsigned> repeat("repeat",
+                                cl::desc("Most timed runs per cell (400)"),
+                                cl::init(400), cl::cat(spCat));
+static cl::opt<double>
+    budget("budget", cl::desc("Seconds per cell, at least 10 runs (1.0)"),
+           cl::init(1.0), cl::cat(spCat));
+static cl::opt<bool> warm("warm", cl::desc("Do not flush L2 between runs"),
+                          cl::cat(spCat));
+static cl::opt<unsigned> coldMB(
+    "cold-mb",
+    cl::desc("Rotate each form's weights among copies of at least this many "
+             "MB, so they come from memory as in a model (default 512; 0: "
+             "one copy)"),
+    cl::init(512), cl::cat(spCat));
+static cl::opt<bool>
+    huge("huge",
+         cl::desc("Weights on transparent huge pages (madvise), as libloomrt "
+                  "prepacks them"),
+         cl::cat(spCat));
+static cl::list<std::string>
+    extra("shape",
+          cl::desc("in,out,kernel,plane[,batch[,stride]]: a convolution "
+                   "(output plane; repeatable)"),
+          cl::cat(spCat));
+static cl::opt<bool> onlyExtra("only-shapes",
+                               cl::desc("Measure the --shape ones only"),
+                               cl::cat(spCat));
+
+namespace {
+
+struct Shape {
+  int64_t in, out, kernel, plane, batch = 1, stride = 1;
+  std::string where;
+};
+
+/// Convolutions of at least 256 channels on output planes of 10x10 and
+/// below in torchvision's CNNs at the resolutions of Loom's sweep, and
+/// neighbours on larger planes (where the layouts' order may turn).
+std::vector<Shape> defaultShapes() {
+  return {
+      {1024, 1024, 3, 5, 1, 1, "Wide-ResNet-50-2@160 layer4 conv2"},
+      {2048, 1024, 1, 5, 1, 1, "Wide-ResNet-50-2@160 layer4 conv1"},
+      {1024, 2048, 1, 5, 1, 1, "Wide-ResNet-50-2@160 layer4 conv3"},
+      {512, 512, 3, 10, 1, 1, "Wide-ResNet-50-2@160 layer3 conv2"},
+      {1024, 512, 1, 10, 1, 1, "Wide-ResNet-50-2@160 layer3 conv1"},
+      {512, 1024, 1, 10, 1, 1, "Wide-ResNet-50-2@160 layer3 conv3"},
+      {512, 512, 3, 4, 2, 1, "ResNet-152@128 b2 layer4 conv2"},
+      {2048, 512, 1, 4, 2, 1, "ResNet-152@128 b2 layer4 conv1"},
+      {512, 2048, 1, 4, 2, 1, "ResNet-152@128 b2 layer4 conv3"},
+      {256, 256, 3, 8, 2, 1, "ResNet-152@128 b2 layer3 conv2"},
+      {1024, 256, 1, 8, 2, 1, "ResNet-152@128 b2 layer3 conv1"},
+      {256, 1024, 1, 8, 2, 1, "ResNet-152@128 b2 layer3 conv3"},
+      {512, 512, 3, 7, 1, 1, "ResNet-50 layer4 conv2"},
+      {2048, 512, 1, 7, 1, 1, "ResNet-50 layer4 conv1"},
+      {448, 384, 3, 8, 1, 1, "Inception-v3 Mixed_7b 3x3"},
+      {1280, 448, 1, 8, 1, 1, "Inception-v3 Mixed_7b 1x1"},
+      {2048, 320, 1, 8, 1, 1, "Inception-v3 Mixed_7c 1x1"},
+      {2048, 384, 1, 8, 1, 1, "Inception-v3 Mixed_7c 1x1"},
+      {784, 784, 1, 7, 1, 1, "RegNet-Y-800MF block4 1x1"},
+      {256, 256, 3, 14, 1, 1, "ResNet-50 layer3 conv2"},
+      {1024, 256, 1, 14, 1, 1, "ResNet-50 layer3 conv1"},
+  };
+}
+
+using Clock = std::chrono::steady_clock;
+
+void flushL2() {
+  static std::vector<char> junk(16 << 20);
+  static char v = 0;
+  ++v;
+  for (size_t i = 0; i < junk.size(); i += 64)
+    junk[i] = v;
+}
+
+void fill(memory &m, float v) {
+  auto *p = static_cast<float *>(m.get_data_handle());
+  size_t n = m.get_desc().get_size() / sizeof(float);
+  for (size_t i = 0; i < n; ++i)
+    p[i] = v * float((i * 7919) % 97) / 97.0f - 0.5f * v;
+}
+
+dnnl::primitive_attr reluAttr() {
+  dnnl::post_ops po;
+  po.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  return attr;
+}
+
+/// One form of a shape: its primitive and bound memories.
+struct Form {
+  std::string name, impl;
+  dnnl::primitive prim;
+  std::unordered_map<int, memory> args;
+  /// Copies of the weights, one per run in turn (--cold-mb).
+  std::vector<memory> weights;
+  std::vector<std::shared_ptr<void>> hugeBlocks; ///< --huge: their storage
+  size_t next = 0;
+  /// Runs the form on its next copy of the weights; \p custom: not a
+  /// primitive (sgemm).
+  std::function<void(const memory &)> custom;
+
+  void run(dnnl::stream &strm) {
+    const memory &w = weights[next++ % weights.size()];
+    if (custom) {
+      custom(w);
+      return;
+    }
+    args[DNNL_ARG_WEIGHTS] = w;
+    prim.execute(strm, args);
+  }
+};
+
+/// \p f's weights as copies of \p md totalling at least --cold-mb.
+void copyWeights(Form &f, const dnnl::engine &eng, const memory::desc &md) {
+  size_t bytes = md.get_size();
+  size_t n = std::max<size_t>(1, (size_t(coldMB) << 20) / bytes + 1);
+  if (coldMB == 0)
+    n = 1;
+  for (size_t i = 0; i < n; ++i) {
+    memory m;
+    if (huge) {
+      size_t rounded = (bytes + (2 << 20) - 1) / (2 << 20) * (2 << 20);
+      void *p = std::aligned_alloc(2 << 20, rounded);
+      madvise(p, rounded, MADV_HUGEPAGE);
+      f.hugeBlocks.emplace_back(p, std::free);
+      m = memory(md, eng, p);
+    } else {
+      m = memory(md, eng);
+    }
+    fill(m, 0.1f);
+    f.weights.push_back(m);
+  }
+}
+
+/// A form running primitive \p prim of \p pd (source, weights, bias,
+/// destination) on memories it owns.
+template <typename PrimitiveDesc>
+Form primitiveForm(const dnnl::engine &eng, const std::string &name,
+                   const PrimitiveDesc &pd, dnnl::primitive prim) {
+  Form f;
+  f.name = name;
+  f.impl = pd.impl_info_str();
+  f.prim = std::move(prim);
+  copyWeights(f, eng, pd.weights_desc());
+  for (auto [arg, md] : {std::pair{DNNL_ARG_SRC, pd.src_desc()},
+                         {DNNL_ARG_WEIGHTS, pd.weights_desc()},
+                         {DNNL_ARG_BIAS, pd.bias_desc()},
+                         {DNNL_ARG_DST, pd.dst_desc()}}) {
+    memory m(md, eng);
+    fill(m, 0.1f);
+    f.args[arg] = m;
+  }
+  return f;
+}
+
+Form convForm(const dnnl::engine &eng, const Shape &s, memory::format_tag act,
+              const std::string &name) {
+  auto f32 = memory::data_type::f32;
+  int64_t inPlane = s.plane * s.stride; // padded by kernel / 2
+  memory::desc src({s.batch, s.in, inPlane, inPlane}, f32, act);
+  memory::desc dst({s.batch, s.out, s.plane, s.plane}, f32, act);
+  memory::desc w({s.out, s.in, s.kernel, s.kernel}, f32,
+                 memory::format_tag::any);
+  memory::desc b({s.out}, f32, memory::format_tag::x);
+  int64_t p = s.kernel / 2;
+  int64_t padR = (s.plane - 1) * s.stride + s.kernel - inPlane - p;
+  dnnl::convolution_forward::desc d(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      src, w, b, dst, {s.stride, s.stride}, {p, p}, {padR, padR});
+  dnnl::convolution_forward::primitive_desc pd(d, reluAttr(), eng);
+  return primitiveForm(eng, name, pd, dnnl::convolution_forward(pd));
+}
+
+/// A 1x1 stride-1 convolution as the product [N*HW, C] x [C, O] on NHWC.
+Form matmulForm(const dnnl::engine &eng, const Shape &s) {
+  auto f32 = memory::data_type::f32;
+  int64_t m = s.batch * s.plane * s.plane;
+  memory::desc src({m, s.in}, f32, memory::format_tag::ab);
+  memory::desc w({s.in, s.out}, f32, memory::format_tag::any);
+  memory::desc b({1, s.out}, f32, memory::format_tag::ab);
+  memory::desc dst({m, s.out}, f32, memory::format_tag::ab);
+  dnnl::matmul::desc d(src, w, b, dst);
+  dnnl::matmul::primitive_desc pd(d, reluAttr(), eng);
+  return primitiveForm(eng, "matmul", pd, dnnl::matmul(pd));
+}
+
+/// A 1x1 stride-1 convolution as dnnl_sgemm on NHWC and the plain OI
+/// weights (read transposed), the product alone (no bias, no ReLU: a
+/// lower bound of that form).
+Form sgemmForm(const dnnl::engine &eng, const Shape &s) {
+  auto f32 = memory::data_type::f32;
+  int64_t m = s.batch * s.plane * s.plane;
+  memory src(memory::desc({m, s.in}, f32, memory::format_tag::ab), eng);
+  memory dst(memory::desc({m, s.out}, f32, memory::format_tag::ab), eng);
+  fill(src, 0.1f);
+  Form f;
+  f.name = "sgemm";
+  f.impl = "dnnl_sgemm";
+  copyWeights(f, eng, memory::desc({s.out, s.in}, f32, memory::format_tag::ab));
+  f.custom = [=](const memory &w) {
+    auto *a = static_cast<const float *>(src.get_data_handle());
+    auto *b = static_cast<const float *>(w.get_data_handle());
+    auto *c = static_cast<float *>(dst.get_data_handle());
+    dnnl_sgemm('N', 'T', m, s.out, s.in, 1.f, a, s.in, b, s.in, 0.f, c, s.out);
+  };
+  return f;
+}
+
+std::vector<Form> forms(const dnnl::engine &eng, const Shape &s) {
+  std::vector<Form> out;
+  out.push_back(convForm(eng, s, memory::format_tag::nhwc, "NHWC"));
+  out.push_back(convForm(eng, s, memory::format_tag::nChw16c, "nChw16c"));
+  if (s.kernel == 1 && s.stride == 1)
+    out.push_back(matmulForm(eng, s));
+  if (s.kernel == 1 && s.stride == 1)
+    out.push_back(sgemmForm(eng, s));
+  return out;
+}
+
+/// Best time of each form, alternated.
+std::vector<double> measure(dnnl::stream &strm, std::vector<Form> &fs) {
+  std::vector<std::vector<double>> t(fs.size());
+  for (Form &f : fs)
+    f.run(strm);
+  strm.wait();
+  auto start = Clock::now();
+  auto spent = [&] {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  for (unsigned i = 0; i < repeat && (i < 10 || spent() < budget); ++i)
+    for (size_t k = 0; k < fs.size(); ++k) {
+      if (!warm)
+        flushL2();
+      auto t0 = Clock::now();
+      fs[k].run(strm);
+      strm.wait();
+      t[k].push_back(
+          std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+  std::vector<double> best;
+  for (auto &v : t)
+    best.push_back(*std::min_element(v.begin(), v.end()));
+  return best;
+}
+
+std::vector<Shape> parseExtra() {
+  std::vector<Shape> shapes;
+  for (const std::string &e : extra) {
+    Shape s{0, 0, 0, 0, 1, 1, "--shape"};
+    int used = 0;
+    int n = sscanf(e.c_str(), "%ld,%ld,%ld,%ld%n", &s.in, &s.out, &s.kernel,
+                   &s.plane, &used);
+    const char *rest = e.c_str() + used;
+    int more = 0;
+    if (n == 4 && *rest == ',')
+      sscanf(rest, ",%ld%n,%ld%n", &s.batch, &more, &s.stride, &more);
+    if (n != 4 || size_t(used + more) != e.size() || s.in < 1 || s.out < 1 ||
+        s.kernel < 1 || s.kernel % 2 == 0 || s.plane < 1 || s.batch < 1 ||
+        s.stride < 1) {
+      errs() << "error: --shape " << e
+             << ": expected in,out,kernel,plane[,batch[,stride]] (positive "
+                "integers, an odd kernel)\n";
+      exit(1);
+    }
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM x(argc, argv);
+  cl::HideUnrelatedOptions(spCat);
+  cl::ParseCommandLineOptions(
+      argc, argv, "oneDNN's forms of small-plane convolutions, per shape\n");
+  omp_set_num_threads(threads);
+  std::vector<Shape> shapes = onlyExtra ? parseExtra() : defaultShapes();
+  if (!onlyExtra)
+    for (const Shape &s : parseExtra())
+      shapes.push_back(s);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  outs() << "| conv (in -> out, kernel, plane, batch, stride) | where | NHWC "
+            "ms | nChw16c ms | matmul ms | sgemm ms | nChw16c/NHWC | kernels "
+            "|\n| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+  for (const Shape &s : shapes) {
+    std::vector<Form> fs = forms(eng, s);
+    std::vector<double> t = measure(strm, fs);
+    std::string mm = fs.size() > 2 ? formatv("{0:F3}", t[2]).str() : "";
+    std::string sg = fs.size() > 3 ? formatv("{0:F3}", t[3]).str() : "";
+    std::string impls;
+    for (const Form &f : fs)
+      impls += (impls.empty() ? "" : " / ") + f.impl;
+    outs() << formatv("| {0} -> {1}, {2}x{2}, {3}x{3}, {4}, {5} | {6} | "
+                      "{7:F3} | {8:F3} | {9} | {10} | {11:F2} | {12} |\n",
+                      s.in, s.out, s.kernel, s.plane, s.batch, s.stride,
+                      s.where, t[0], t[1], mm, sg, t[1] / t[0], impls);
+    outs().flush();
+  }
+  return 0;
+}
