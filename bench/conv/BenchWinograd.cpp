@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <dnnl.hpp>
+#include "ConvBench.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -31,15 +31,15 @@
 extern "C" void omp_set_num_threads(int n);
 
 using namespace llvm;
+using namespace loom::convbench;
 using dnnl::memory;
 
 static cl::OptionCategory winoCat("loom-bench-winograd options");
-static cl::opt<unsigned> threads("num-threads",
-                                 cl::desc("Threads (default 2)"), cl::init(2),
-                                 cl::cat(winoCat));
-static cl::opt<unsigned> repeat(
-    "repeat", cl::desc("Most timed runs per cell (default 400)"),
-    cl::init(400), cl::cat(winoCat));
+static cl::opt<unsigned> threads("num-threads", cl::desc("Threads (default 2)"),
+                                 cl::init(2), cl::cat(winoCat));
+static cl::opt<unsigned>
+    repeat("repeat", cl::desc("Most timed runs per cell (default 400)"),
+           cl::init(400), cl::cat(winoCat));
 static cl::opt<double>
     budget("budget",
            cl::desc("Seconds per cell, at least 10 runs (default 1.5)"),
@@ -69,38 +69,47 @@ struct Shape {
 /// ResNet-50 stages at 160 (ResNeXt/Wide sweep), SqueezeNet, SSD's VGG-16).
 std::vector<Shape> torchvisionShapes() {
   return {
-      {64, 64, 56, "ResNet stage 1"},     {128, 128, 28, "ResNet stage 2"},
-      {256, 256, 14, "ResNet stage 3"},   {512, 512, 7, "ResNet stage 4"},
-      {64, 64, 40, "ResNet@160 stage 1"}, {128, 128, 20, "ResNet@160 2"},
-      {256, 256, 10, "ResNet@160 3"},     {64, 128, 112, "VGG"},
-      {128, 256, 56, "VGG"},              {256, 256, 56, "VGG"},
-      {256, 512, 28, "VGG"},              {512, 512, 28, "VGG"},
-      {512, 512, 14, "VGG"},              {64, 192, 56, "GoogLeNet"},
-      {64, 192, 40, "GoogLeNet@160"},     {96, 128, 28, "GoogLeNet 3a"},
-      {128, 192, 28, "GoogLeNet 3b"},     {96, 208, 14, "GoogLeNet 4a"},
-      {112, 224, 14, "GoogLeNet 4b"},     {128, 256, 14, "GoogLeNet 4c"},
-      {144, 288, 14, "GoogLeNet 4d"},     {160, 320, 14, "GoogLeNet 4e"},
-      {160, 320, 7, "GoogLeNet 5a"},      {192, 384, 7, "GoogLeNet 5b"},
-      {96, 128, 20, "GoogLeNet@160 3a"},  {128, 192, 20, "GoogLeNet@160 3b"},
-      {96, 208, 10, "GoogLeNet@160 4a"},  {112, 224, 10, "GoogLeNet@160 4b"},
-      {128, 256, 10, "GoogLeNet@160 4c"}, {144, 288, 10, "GoogLeNet@160 4d"},
-      {160, 320, 10, "GoogLeNet@160 4e"}, {64, 96, 35, "Inception-v3"},
-      {96, 96, 35, "Inception-v3"},       {448, 384, 8, "Inception-v3 7b"},
-      {384, 384, 8, "Inception-v3"},      {80, 192, 71, "Inception-v3"},
-      {64, 256, 13, "SqueezeNet"},        {48, 192, 13, "SqueezeNet"},
-      {256, 256, 25, "FPN-like"},         {1024, 1024, 19, "SSD fc6-like"},
+      {64, 64, 56, "ResNet stage 1"},
+      {128, 128, 28, "ResNet stage 2"},
+      {256, 256, 14, "ResNet stage 3"},
+      {512, 512, 7, "ResNet stage 4"},
+      {64, 64, 40, "ResNet@160 stage 1"},
+      {128, 128, 20, "ResNet@160 2"},
+      {256, 256, 10, "ResNet@160 3"},
+      {64, 128, 112, "VGG"},
+      {128, 256, 56, "VGG"},
+      {256, 256, 56, "VGG"},
+      {256, 512, 28, "VGG"},
+      {512, 512, 28, "VGG"},
+      {512, 512, 14, "VGG"},
+      {64, 192, 56, "GoogLeNet"},
+      {64, 192, 40, "GoogLeNet@160"},
+      {96, 128, 28, "GoogLeNet 3a"},
+      {128, 192, 28, "GoogLeNet 3b"},
+      {96, 208, 14, "GoogLeNet 4a"},
+      {112, 224, 14, "GoogLeNet 4b"},
+      {128, 256, 14, "GoogLeNet 4c"},
+      {144, 288, 14, "GoogLeNet 4d"},
+      {160, 320, 14, "GoogLeNet 4e"},
+      {160, 320, 7, "GoogLeNet 5a"},
+      {192, 384, 7, "GoogLeNet 5b"},
+      {96, 128, 20, "GoogLeNet@160 3a"},
+      {128, 192, 20, "GoogLeNet@160 3b"},
+      {96, 208, 10, "GoogLeNet@160 4a"},
+      {112, 224, 10, "GoogLeNet@160 4b"},
+      {128, 256, 10, "GoogLeNet@160 4c"},
+      {144, 288, 10, "GoogLeNet@160 4d"},
+      {160, 320, 10, "GoogLeNet@160 4e"},
+      {64, 96, 35, "Inception-v3"},
+      {96, 96, 35, "Inception-v3"},
+      {448, 384, 8, "Inception-v3 7b"},
+      {384, 384, 8, "Inception-v3"},
+      {80, 192, 71, "Inception-v3"},
+      {64, 256, 13, "SqueezeNet"},
+      {48, 192, 13, "SqueezeNet"},
+      {256, 256, 25, "FPN-like"},
+      {1024, 1024, 19, "SSD fc6-like"},
   };
-}
-
-using Clock = std::chrono::steady_clock;
-
-/// Writes a buffer larger than L2 so the next run starts with it cold.
-void flushL2() {
-  static std::vector<char> junk(16 << 20);
-  static char v = 0;
-  ++v;
-  for (size_t i = 0; i < junk.size(); i += 64)
-    junk[i] = v;
 }
 
 struct Conv {
@@ -126,18 +135,6 @@ Conv makeConv(const dnnl::engine &eng, dnnl::algorithm alg, memory::dims wD,
   return c;
 }
 
-void fill(memory &m, float v) {
-  auto *p = static_cast<float *>(m.get_data_handle());
-  size_t n = m.get_desc().get_size() / sizeof(float);
-  for (size_t i = 0; i < n; ++i)
-    p[i] = v * float((i * 7919) % 97) / 97.0f - 0.5f * v;
-}
-
-/// The best of \p v: on a shared machine the least disturbed run.
-double best(const std::vector<double> &v) {
-  return *std::min_element(v.begin(), v.end());
-}
-
 struct Cell {
   double direct, winograd;
   std::string directImpl, winogradImpl;
@@ -147,9 +144,8 @@ struct Cell {
 Cell measure(const dnnl::engine &eng, dnnl::stream &strm, int64_t n,
              const Shape &s) {
   auto f32 = memory::data_type::f32;
-  memory::dims srcD{n, s.in, s.plane, s.plane}, dstD{n, s.out, s.plane,
-                                                     s.plane},
-      wD{s.out, s.in, 3, 3};
+  memory::dims srcD{n, s.in, s.plane, s.plane},
+      dstD{n, s.out, s.plane, s.plane}, wD{s.out, s.in, 3, 3};
   memory::desc anySrc(srcD, f32, memory::format_tag::any);
   memory::desc anyDst(dstD, f32, memory::format_tag::any);
   Conv direct =
@@ -172,15 +168,7 @@ Cell measure(const dnnl::engine &eng, dnnl::stream &strm, int64_t n,
                                            {DNNL_ARG_DST, c.dst}};
   };
   dnnl::convolution_forward directP(direct.pd), winoP(wino.pd);
-  auto time = [&](auto &&body) {
-    if (!warm)
-      flushL2();
-    auto t0 = Clock::now();
-    body();
-    strm.wait();
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0)
-        .count();
-  };
+  auto time = [&](auto &&body) { return timeRun(strm, warm, body); };
   auto runDirect = [&] { directP.execute(strm, args(direct)); };
   auto runWino = [&] {
     toWino.execute(strm, edgeIn, wino.src);
@@ -253,9 +241,8 @@ int main(int argc, char **argv) {
       }
       outs() << formatv("| {0} -> {1}, {2}x{2} | {3} | {4} | {5:F3} | {6:F3} "
                         "| {7:F2} | {8} / {9} |\n",
-                        s.in, s.out, s.plane, n, s.where, c.direct,
-                        c.winograd, c.winograd / c.direct, c.directImpl,
-                        c.winogradImpl);
+                        s.in, s.out, s.plane, n, s.where, c.direct, c.winograd,
+                        c.winograd / c.direct, c.directImpl, c.winogradImpl);
       outs().flush();
     }
   return 0;

@@ -652,6 +652,30 @@ void adoptNeighbourLayouts(const art::Entry &entry,
   }
 }
 
+/// The layouts conv step \p s asks the plan for: its own (ConvProblem::own:
+/// nChw16c for a small-plane step, oneDNN's choice otherwise), or with
+/// LOOM_ONEDNN_LAYOUT=blocked the blocked layout nChw16c
+/// where oneDNN has more than its reference kernel for it (a plain source
+/// of few channels, a stem's, stays plain: oneDNN's kernel from NCHW).
+dnnl::convolution_forward::primitive_desc wanted(const ConvProblem &conv,
+                                                 const art::Conv2dStep &s) {
+  auto pd = conv.primitive(conv.own(conv.src), conv.own(conv.dst));
+  if (conv.winograd || conv.blocked || s.srcShape.size() != 4 ||
+      !environmentIs("LOOM_ONEDNN_LAYOUT", "blocked", {"plain", "blocked"}))
+    return pd;
+  auto blocked = [](const memory::desc &md) {
+    return memory::desc(md.dims(), md.data_type(), memory::format_tag::nChw16c);
+  };
+  try {
+    auto b = conv.primitive(s.srcShape[1] <= 4 ? conv.src : blocked(conv.src),
+                            blocked(conv.dst));
+    if (!isReference(b))
+      return b;
+  } catch (const dnnl::error &) {
+  }
+  return pd;
+}
+
 /// The layouts the convolutions of \p program want for their buffers.
 LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
                          const art::Program &program,
@@ -680,7 +704,7 @@ LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
         // and max pools otherwise stayed plain, each convolution reordering
         // its source in and its result out, the pools on NCHW. So does a
         // small-plane step computing in nChw16c (blockedPays).
-        pd = conv.primitive(conv.own(conv.src), conv.own(conv.dst));
+        pd = wanted(conv, *s);
       } catch (const dnnl::error &) {
         // Left to prepareConv, which reports it.
       }
@@ -818,7 +842,7 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
                        const std::vector<int64_t> &bufferBytes,
                        const std::vector<void *> &constants) {
   LayoutPlan plan;
-  if (environmentIs("LOOM_ONEDNN_LAYOUT", "plain", {"plain"}))
+  if (environmentIs("LOOM_ONEDNN_LAYOUT", "plain", {"plain", "blocked"}))
     return plan;
   LayoutWants w = collectWants(eng, entry, program, constants);
   std::set<int64_t> keepPlain = plainForPixelProducts(program, w);

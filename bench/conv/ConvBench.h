@@ -1,0 +1,57 @@
+//===- ConvBench.h - what the convolution benchmarks share ------*- C++ -*-===//
+//
+// Part of Loom. The timing of loom-bench-winograd and loom-bench-conv-forms:
+// a cold L2 before each run, deterministic data, one timed run, the best of
+// the runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_BENCH_CONV_CONVBENCH_H
+#define LOOM_BENCH_CONV_CONVBENCH_H
+
+#include <dnnl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+namespace loom::convbench {
+
+using Clock = std::chrono::steady_clock;
+
+/// Writes a buffer larger than L2 so the next run starts with it cold.
+inline void flushL2() {
+  static std::vector<char> junk(16 << 20);
+  static char v = 0;
+  ++v;
+  for (size_t i = 0; i < junk.size(); i += 64)
+    junk[i] = v;
+}
+
+/// Deterministic values in [-v/2, v/2) for \p m.
+inline void fill(dnnl::memory &m, float v) {
+  auto *p = static_cast<float *>(m.get_data_handle());
+  size_t n = m.get_desc().get_size() / sizeof(float);
+  for (size_t i = 0; i < n; ++i)
+    p[i] = v * float((i * 7919) % 97) / 97.0f - 0.5f * v;
+}
+
+/// The best of \p v: on a shared machine the least disturbed run.
+inline double best(const std::vector<double> &v) {
+  return *std::min_element(v.begin(), v.end());
+}
+
+/// Milliseconds \p body takes on \p strm, L2 flushed first unless \p warm.
+template <typename Body>
+double timeRun(dnnl::stream &strm, bool warm, Body &&body) {
+  if (!warm)
+    flushL2();
+  auto t0 = Clock::now();
+  body();
+  strm.wait();
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+} // namespace loom::convbench
+
+#endif // LOOM_BENCH_CONV_CONVBENCH_H
