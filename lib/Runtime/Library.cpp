@@ -910,10 +910,10 @@ private:
 /// The geometry poolChannelsLast runs pool step \p s with, or nullopt where
 /// oneDNN runs it: a max pool whose source and destination buffers are both
 /// NHWC under \p plan, on an AVX-512 CPU. oneDNN 2.6's NHWC max pool took
-/// 1.3-2x as long on every window measured (3x3 stride 1 and 2, ceil mode,
+/// 1.3-2.2x as long on every window measured (3x3 stride 1 and 2, ceil mode,
 /// 5x5 to 147x147 planes, 64 to 832 channels; docs/Runtime.md, "Pooling on
 /// channels-last buffers"); its averages and its blocked (nChw16c) max
-/// pools were as fast or faster, so they stay oneDNN's.
+/// pools were no clear win or faster, so they stay oneDNN's.
 /// LOOM_ONEDNN_POOL=onednn keeps oneDNN's, to compare.
 std::optional<PoolGeometry> channelsLastMaxPool(const art::Pool2dStep &s,
                                                 const LayoutPlan &plan) {
@@ -927,7 +927,7 @@ std::optional<PoolGeometry> channelsLastMaxPool(const art::Pool2dStep &s,
       environmentIs("LOOM_ONEDNN_POOL", "onednn", {"onednn"}))
     return std::nullopt;
   const art::Shape &in = s.srcShape, &out = s.dstShape;
-  return PoolGeometry{PoolGeometry::Max, /*outer=*/in[0], in[2], in[3],
+  return PoolGeometry{/*outer=*/in[0], in[2], in[3],
                       out[2], out[3], /*channels=*/in[1], s.kernel[0],
                       s.kernel[1], s.strides[0], s.strides[1], s.pads[0],
                       s.pads[1]};

@@ -1,15 +1,15 @@
-//===- Pool.cpp - Max and average pooling on channels-last buffers --------===//
+//===- Pool.cpp - Max pooling on channels-last buffers --------------------===//
 //
 // Part of Loom. See Cpu.h. oneDNN 2.6's jit max pooling (pooling_v2,
-// jit:avx512_core) on NHWC buffers took 1.3-2x what ONNX Runtime's NCHWc
-// pooling does on the same windows, and 1.3-2x what this kernel does
-// (docs/Runtime.md, "Pooling on channels-last buffers"). A buffer whose
+// jit:avx512_core) on NHWC buffers took 1.6-1.7x what ONNX Runtime's NCHWc
+// pooling does in GoogLeNet and Inception-v3, and 1.3-2.2x what this kernel
+// does (docs/Runtime.md, "Pooling on channels-last buffers"). A buffer whose
 // pixels hold their channels contiguously (NHWC: all C of them; nChw16c /
 // nChw8c: a block of 16 or 8, the blocks outermost after the batch) is
-// pooled here: every output pixel is the max or mean of its window's
-// pixels, sixteen channels a vector, 8 or 4 vectors of one pixel or one
-// vector of 4 pixels in flight (independent chains), the output rows (and,
-// where there are few, the channels) split over OpenMP's team.
+// pooled here: every output pixel is the max of its window's pixels, sixteen
+// channels a vector, 8 or 4 vectors of one pixel or one vector of 4 pixels
+// in flight (independent chains), the output rows (and, where there are
+// few, the channels) split over OpenMP's team.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,15 +25,6 @@ using namespace loom::rt::cpu;
 
 namespace {
 
-/// One thread's share: output rows (an outer index and an output row)
-/// times channel slices, numbered row-major, [begin, end).
-struct PoolCall {
-  const PoolGeometry *g;
-  const float *src;
-  float *dst;
-  int64_t slices, sliceFloats;
-};
-
 /// The window of output pixel \p o along one dimension: [begin, end) of
 /// the input, clipped to it.
 struct Span {
@@ -45,115 +36,88 @@ Span window(int64_t o, int64_t stride, int64_t pad, int64_t kernel,
   return {std::max<int64_t>(b, 0), std::min(b + kernel, in)};
 }
 
-/// P output pixels of one row (columns x0, x0 + 1, ...: windows \p xs),
-/// N vectors of channels each at \p src and \p dst (the last under
-/// \p tail): P * N independent chains of max or add. Windows without a
-/// pixel inside the input (none in oneDNN's shapes) give 0.
-template <int P, int N, bool Max>
+/// P output pixels of one row (windows \p ys x \p xs[p]), N vectors of
+/// channels each at \p src and \p dst (the last under \p tail): P * N
+/// independent chains of max. A window without a pixel inside the input
+/// (none in oneDNN's shapes) gives 0.
+template <int P, int N>
 __attribute__((target("avx512f"))) void
 pixels(const PoolGeometry &g, const float *src, float *dst, Span ys,
-       const Span *xs, __mmask16 tail, const float *scale) {
+       const Span *xs, __mmask16 tail) {
   __m512 acc[P][N];
   for (int p = 0; p < P; ++p)
     for (int v = 0; v < N; ++v)
       acc[p][v] = _mm512_set1_ps(
-          Max && ys.end > ys.begin && xs[p].end > xs[p].begin ? -FLT_MAX
-                                                              : 0.f);
+          ys.end > ys.begin && xs[p].end > xs[p].begin ? -FLT_MAX : 0.f);
   for (int64_t iy = ys.begin; iy < ys.end; ++iy)
     for (int p = 0; p < P; ++p)
       for (int64_t ix = xs[p].begin; ix < xs[p].end; ++ix) {
         const float *in = src + (iy * g.w + ix) * g.channels;
         for (int v = 0; v < N; ++v) {
           __mmask16 m = v == N - 1 ? tail : __mmask16(0xffff);
-          __m512 x = _mm512_maskz_loadu_ps(m, in + 16 * v);
           acc[p][v] =
-              Max ? _mm512_max_ps(acc[p][v], x) : _mm512_add_ps(acc[p][v], x);
+              _mm512_max_ps(acc[p][v], _mm512_maskz_loadu_ps(m, in + 16 * v));
         }
       }
   for (int p = 0; p < P; ++p)
-    for (int v = 0; v < N; ++v) {
-      __m512 r = Max ? acc[p][v]
-                     : _mm512_mul_ps(acc[p][v], _mm512_set1_ps(scale[p]));
+    for (int v = 0; v < N; ++v)
       _mm512_mask_storeu_ps(dst + p * g.channels + 16 * v,
-                            v == N - 1 ? tail : __mmask16(0xffff), r);
-    }
+                            v == N - 1 ? tail : __mmask16(0xffff), acc[p][v]);
 }
 
-/// The divisor's inverse of an average over \p ys x \p xs.
-float averageScale(const PoolGeometry &g, Span ys, Span xs) {
-  int64_t n = g.algorithm == PoolGeometry::AvgIncludePad
-                  ? g.kh * g.kw
-                  : (ys.end - ys.begin) * (xs.end - xs.begin);
-  return n > 0 ? 1.f / float(n) : 0.f;
-}
-
-/// One output row's pixels (windows \p ys x \p xs[x], averages scaled by
-/// \p scale[x]) over channels [c0, c1) of image \p in into \p out: 128 and
-/// then 64 channels of one pixel at a time, the rest a vector of four
-/// pixels at a time (a blocked layout's 16 or 8 channels: its only vector).
-template <bool Max>
+/// Output row \p y of outer index \p n, channels [c0, c1): 128 and then 64
+/// channels of one pixel at a time, the rest a vector of four pixels at a
+/// time (a blocked layout's 16 or 8 channels: its only vector). \p xs holds
+/// the row's column windows.
 __attribute__((target("avx512f"))) void
-poolSpans(const PoolGeometry &g, const float *in, float *out, int64_t ow,
-          Span ys, const Span *xs, const float *scale, int64_t c0,
-          int64_t c1) {
-  auto at = [&](int64_t x, int64_t c) {
-    return std::make_pair(in + c, out + x * g.channels + c);
-  };
+poolRow(const PoolGeometry &g, const float *src, float *dst, int64_t n,
+        int64_t y, int64_t c0, int64_t c1, const std::vector<Span> &xs) {
+  const float *in = src + n * g.h * g.w * g.channels;
+  float *out = dst + (n * g.oh + y) * g.ow * g.channels;
+  Span ys = window(y, g.sh, g.padTop, g.kh, g.h);
   int64_t c = c0;
   for (; c + 128 <= c1; c += 128)
-    for (int64_t x = 0; x < ow; ++x)
-      pixels<1, 8, Max>(g, at(x, c).first, at(x, c).second, ys, &xs[x],
-                        0xffff, &scale[x]);
+    for (int64_t x = 0; x < g.ow; ++x)
+      pixels<1, 8>(g, in + c, out + x * g.channels + c, ys, &xs[x], 0xffff);
   for (; c + 64 <= c1; c += 64)
-    for (int64_t x = 0; x < ow; ++x)
-      pixels<1, 4, Max>(g, at(x, c).first, at(x, c).second, ys, &xs[x],
-                        0xffff, &scale[x]);
+    for (int64_t x = 0; x < g.ow; ++x)
+      pixels<1, 4>(g, in + c, out + x * g.channels + c, ys, &xs[x], 0xffff);
   for (; c < c1; c += 16) {
     __mmask16 tail =
         c + 16 <= c1 ? __mmask16(0xffff) : __mmask16((1u << (c1 - c)) - 1);
     int64_t x = 0;
-    for (; x + 4 <= ow; x += 4)
-      pixels<4, 1, Max>(g, at(x, c).first, at(x, c).second, ys, &xs[x], tail,
-                        &scale[x]);
-    for (; x < ow; ++x)
-      pixels<1, 1, Max>(g, at(x, c).first, at(x, c).second, ys, &xs[x], tail,
-                        &scale[x]);
+    for (; x + 4 <= g.ow; x += 4)
+      pixels<4, 1>(g, in + c, out + x * g.channels + c, ys, &xs[x], tail);
+    for (; x < g.ow; ++x)
+      pixels<1, 1>(g, in + c, out + x * g.channels + c, ys, &xs[x], tail);
   }
 }
 
-/// Output row \p y of outer index \p n, channels [c0, c1).
-template <bool Max>
-void poolRow(const PoolGeometry &g, const float *src, float *dst, int64_t n,
-             int64_t y, int64_t c0, int64_t c1, std::vector<Span> &xs,
-             std::vector<float> &scale) {
-  Span ys = window(y, g.sh, g.padTop, g.kh, g.h);
-  for (int64_t x = 0; x < g.ow; ++x) {
-    xs[x] = window(x, g.sw, g.padLeft, g.kw, g.w);
-    scale[x] = Max ? 0.f : averageScale(g, ys, xs[x]);
-  }
-  poolSpans<Max>(g, src + n * g.h * g.w * g.channels,
-                 dst + (n * g.oh + y) * g.ow * g.channels, g.ow, ys,
-                 xs.data(), scale.data(), c0, c1);
+/// The work: output rows (an outer index and an output row) times channel
+/// slices of sliceFloats, numbered row-major.
+struct PoolCall {
+  const PoolGeometry *g;
+  const float *src;
+  float *dst;
+  int64_t slices, sliceFloats;
+};
+
+int64_t items(const PoolCall &call) {
+  return call.g->outer * call.g->oh * call.slices;
 }
 
+/// Items [begin, end) of \p call.
 void poolRange(const PoolCall &call, int64_t begin, int64_t end) {
   const PoolGeometry &g = *call.g;
   std::vector<Span> xs(g.ow);
-  std::vector<float> scale(g.ow);
+  for (int64_t x = 0; x < g.ow; ++x)
+    xs[x] = window(x, g.sw, g.padLeft, g.kw, g.w);
   for (int64_t i = begin; i < end; ++i) {
     int64_t row = i / call.slices, slice = i % call.slices;
     int64_t c0 = slice * call.sliceFloats;
     int64_t c1 = std::min(g.channels, c0 + call.sliceFloats);
-    int64_t n = row / g.oh, y = row % g.oh;
-    if (g.algorithm == PoolGeometry::Max)
-      poolRow<true>(g, call.src, call.dst, n, y, c0, c1, xs, scale);
-    else
-      poolRow<false>(g, call.src, call.dst, n, y, c0, c1, xs, scale);
+    poolRow(g, call.src, call.dst, row / g.oh, row % g.oh, c0, c1, xs);
   }
-}
-
-int64_t items(const PoolCall &call) {
-  return call.g->outer * call.g->oh * call.slices;
 }
 
 void poolWorker(void *arg) {
@@ -180,12 +144,10 @@ bool cpu::hasPoolKernel() {
 void cpu::poolChannelsLast(const PoolGeometry &g, const float *src,
                            float *dst) {
   int64_t taps = g.outer * g.oh * g.ow * g.channels * g.kh * g.kw;
-  int64_t threads = std::min<int64_t>(omp_get_max_threads(),
-                                      std::max<int64_t>(
-                                          1, taps / kPoolTapsPerThread));
+  int64_t threads = std::min<int64_t>(
+      omp_get_max_threads(), std::max<int64_t>(1, taps / kPoolTapsPerThread));
   // Rows are the unit of work; where there are fewer than four a thread,
-  // the channels are split too, in whole vectors (a global pool has one
-  // row an image).
+  // the channels are split too, in whole vectors.
   PoolCall call{&g, src, dst, 1, g.channels};
   int64_t rows = g.outer * g.oh, vectors = (g.channels + 15) / 16;
   if (rows < 4 * threads) {
