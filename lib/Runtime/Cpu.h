@@ -99,6 +99,25 @@ bool hasSwishPass();
 /// thread). Only where hasSwishPass(). Swish.cpp.
 void swishInPlace(float *data, int64_t n);
 
+/// A max pool over a buffer whose pixels hold their channels contiguously:
+/// [outer][h][w][channels] in, [outer][oh][ow][channels] out. NHWC: outer
+/// the batch, channels all C; nChw16c / nChw8c: outer the batch times the
+/// channel blocks, channels the block. The windows are oneDNN's: kh x kw,
+/// strides sh, sw, padTop and padLeft before the first pixel; padding never
+/// wins the maximum.
+struct PoolGeometry {
+  int64_t outer = 0, h = 0, w = 0, oh = 0, ow = 0, channels = 0;
+  int64_t kh = 0, kw = 0, sh = 1, sw = 1, padTop = 0, padLeft = 0;
+};
+
+/// Whether poolChannelsLast runs on this CPU (AVX-512).
+bool hasPoolKernel();
+
+/// Pools \p src into \p dst as \p g says, over OpenMP's team of the
+/// calling thread (on the calling thread alone below 32768 window taps a
+/// thread). Only where hasPoolKernel(). Pool.cpp.
+void poolChannelsLast(const PoolGeometry &g, const float *src, float *dst);
+
 /// A oneDNN or OpenBLAS call prepared once per model, run on any queue's
 /// stream (concurrently from several).
 class LibraryStep : public PreparedStep {

@@ -967,11 +967,56 @@ dnnl::algorithm poolAlgorithm(art::PoolAlgorithm a) {
   return dnnl::algorithm::undef;
 }
 
+/// A max pool over an NHWC buffer into an NHWC buffer, run by
+/// poolChannelsLast instead of oneDNN.
+class ChannelsLastPool : public LibraryStep {
+public:
+  ChannelsLastPool(const art::Pool2dStep &s, const PoolGeometry &g)
+      : src(s.src), dst(s.dst), g(g) {}
+  Error run(Stream &, void *const *buffers) const override {
+    poolChannelsLast(g, static_cast<const float *>(buffers[src]),
+                     static_cast<float *>(buffers[dst]));
+    return Error::ok();
+  }
+
+private:
+  int64_t src, dst;
+  PoolGeometry g;
+};
+
+/// The geometry poolChannelsLast runs pool step \p s with, or nullopt where
+/// oneDNN runs it: a max pool whose source and destination buffers are both
+/// NHWC under \p plan, on an AVX-512 CPU. oneDNN 2.6's NHWC max pool took
+/// 1.3-2.2x as long on every window measured (3x3 stride 1 and 2, ceil mode,
+/// 5x5 to 147x147 planes, 64 to 832 channels; docs/Runtime.md, "Pooling on
+/// channels-last buffers"); its averages and its blocked (nChw16c) max
+/// pools were no clear win or faster, so they stay oneDNN's.
+/// LOOM_ONEDNN_POOL=onednn keeps oneDNN's, to compare.
+std::optional<PoolGeometry> channelsLastMaxPool(const art::Pool2dStep &s,
+                                                const LayoutPlan &plan) {
+  auto nhwc = [&](int64_t id, const art::Shape &shape) {
+    auto it = plan.find(id);
+    return it != plan.end() && it->second == nhwcOf(plainNCHW(dims(shape)));
+  };
+  if (s.algorithm != art::PoolAlgorithm::Max || s.srcShape.size() != 4 ||
+      !nhwc(s.src, s.srcShape) || !nhwc(s.dst, s.dstShape) ||
+      !hasPoolKernel() ||
+      environmentIs("LOOM_ONEDNN_POOL", "onednn", {"onednn"}))
+    return std::nullopt;
+  const art::Shape &in = s.srcShape, &out = s.dstShape;
+  return PoolGeometry{/*outer=*/in[0], in[2], in[3],
+                      out[2], out[3], /*channels=*/in[1], s.kernel[0],
+                      s.kernel[1], s.strides[0], s.strides[1], s.pads[0],
+                      s.pads[1]};
+}
+
 /// An onednn.pool2d step: it computes in its source buffer's layout and
 /// writes its result in that layout too, reordered where the destination
-/// buffer's differs.
+/// buffer's differs (a max pool between NHWC buffers: channelsLastMaxPool).
 StepPtr preparePool(const dnnl::engine &eng, const art::Pool2dStep &s,
                     const LayoutPlan &plan) {
+  if (std::optional<PoolGeometry> g = channelsLastMaxPool(s, plan))
+    return std::make_unique<ChannelsLastPool>(s, *g);
   Layouts io;
   io.srcBuffer = io.src = layoutOf(plan, s.src, plainNCHW(dims(s.srcShape)));
   io.dstBuffer = layoutOf(plan, s.dst, plainNCHW(dims(s.dstShape)));

@@ -1,0 +1,161 @@
+//===- Pool.cpp - Max pooling on channels-last buffers --------------------===//
+//
+// Part of Loom. See Cpu.h. oneDNN 2.6's jit max pooling (pooling_v2,
+// jit:avx512_core) on NHWC buffers took 1.6-1.7x what ONNX Runtime's NCHWc
+// pooling does in GoogLeNet and Inception-v3, and 1.3-2.2x what this kernel
+// does (docs/Runtime.md, "Pooling on channels-last buffers"). A buffer whose
+// pixels hold their channels contiguously (NHWC: all C of them; nChw16c /
+// nChw8c: a block of 16 or 8, the blocks outermost after the batch) is
+// pooled here: every output pixel is the max of its window's pixels, sixteen
+// channels a vector, 8 or 4 vectors of one pixel or one vector of 4 pixels
+// in flight (independent chains), the output rows (and, where there are
+// few, the channels) split over OpenMP's team.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cpu.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <immintrin.h>
+#include <vector>
+
+using namespace loom::rt;
+using namespace loom::rt::cpu;
+
+namespace {
+
+/// The window of output pixel \p o along one dimension: [begin, end) of
+/// the input, clipped to it.
+struct Span {
+  int64_t begin, end;
+};
+Span window(int64_t o, int64_t stride, int64_t pad, int64_t kernel,
+            int64_t in) {
+  int64_t b = o * stride - pad;
+  return {std::max<int64_t>(b, 0), std::min(b + kernel, in)};
+}
+
+/// P output pixels of one row (windows \p ys x \p xs[p]), N vectors of
+/// channels each at \p src and \p dst (the last under \p tail): P * N
+/// independent chains of max. A window without a pixel inside the input
+/// (none in oneDNN's shapes) gives 0.
+template <int P, int N>
+__attribute__((target("avx512f"))) void
+pixels(const PoolGeometry &g, const float *src, float *dst, Span ys,
+       const Span *xs, __mmask16 tail) {
+  __m512 acc[P][N];
+  for (int p = 0; p < P; ++p)
+    for (int v = 0; v < N; ++v)
+      acc[p][v] = _mm512_set1_ps(
+          ys.end > ys.begin && xs[p].end > xs[p].begin ? -FLT_MAX : 0.f);
+  for (int64_t iy = ys.begin; iy < ys.end; ++iy)
+    for (int p = 0; p < P; ++p)
+      for (int64_t ix = xs[p].begin; ix < xs[p].end; ++ix) {
+        const float *in = src + (iy * g.w + ix) * g.channels;
+        for (int v = 0; v < N; ++v) {
+          __mmask16 m = v == N - 1 ? tail : __mmask16(0xffff);
+          acc[p][v] =
+              _mm512_max_ps(acc[p][v], _mm512_maskz_loadu_ps(m, in + 16 * v));
+        }
+      }
+  for (int p = 0; p < P; ++p)
+    for (int v = 0; v < N; ++v)
+      _mm512_mask_storeu_ps(dst + p * g.channels + 16 * v,
+                            v == N - 1 ? tail : __mmask16(0xffff), acc[p][v]);
+}
+
+/// Output row \p y of outer index \p n, channels [c0, c1): 128 and then 64
+/// channels of one pixel at a time, the rest a vector of four pixels at a
+/// time (a blocked layout's 16 or 8 channels: its only vector). \p xs holds
+/// the row's column windows.
+__attribute__((target("avx512f"))) void
+poolRow(const PoolGeometry &g, const float *src, float *dst, int64_t n,
+        int64_t y, int64_t c0, int64_t c1, const std::vector<Span> &xs) {
+  const float *in = src + n * g.h * g.w * g.channels;
+  float *out = dst + (n * g.oh + y) * g.ow * g.channels;
+  Span ys = window(y, g.sh, g.padTop, g.kh, g.h);
+  int64_t c = c0;
+  for (; c + 128 <= c1; c += 128)
+    for (int64_t x = 0; x < g.ow; ++x)
+      pixels<1, 8>(g, in + c, out + x * g.channels + c, ys, &xs[x], 0xffff);
+  for (; c + 64 <= c1; c += 64)
+    for (int64_t x = 0; x < g.ow; ++x)
+      pixels<1, 4>(g, in + c, out + x * g.channels + c, ys, &xs[x], 0xffff);
+  for (; c < c1; c += 16) {
+    __mmask16 tail =
+        c + 16 <= c1 ? __mmask16(0xffff) : __mmask16((1u << (c1 - c)) - 1);
+    int64_t x = 0;
+    for (; x + 4 <= g.ow; x += 4)
+      pixels<4, 1>(g, in + c, out + x * g.channels + c, ys, &xs[x], tail);
+    for (; x < g.ow; ++x)
+      pixels<1, 1>(g, in + c, out + x * g.channels + c, ys, &xs[x], tail);
+  }
+}
+
+/// The work: output rows (an outer index and an output row) times channel
+/// slices of sliceFloats, numbered row-major.
+struct PoolCall {
+  const PoolGeometry *g;
+  const float *src;
+  float *dst;
+  int64_t slices, sliceFloats;
+};
+
+int64_t items(const PoolCall &call) {
+  return call.g->outer * call.g->oh * call.slices;
+}
+
+/// Items [begin, end) of \p call.
+void poolRange(const PoolCall &call, int64_t begin, int64_t end) {
+  const PoolGeometry &g = *call.g;
+  std::vector<Span> xs(g.ow);
+  for (int64_t x = 0; x < g.ow; ++x)
+    xs[x] = window(x, g.sw, g.padLeft, g.kw, g.w);
+  for (int64_t i = begin; i < end; ++i) {
+    int64_t row = i / call.slices, slice = i % call.slices;
+    int64_t c0 = slice * call.sliceFloats;
+    int64_t c1 = std::min(g.channels, c0 + call.sliceFloats);
+    poolRow(g, call.src, call.dst, row / g.oh, row % g.oh, c0, c1, xs);
+  }
+}
+
+void poolWorker(void *arg) {
+  const auto &call = *static_cast<const PoolCall *>(arg);
+  int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+  int64_t total = items(call);
+  int64_t chunk = (total + threads - 1) / threads;
+  poolRange(call, std::min(total, t * chunk),
+            std::min(total, (t + 1) * chunk));
+}
+
+/// The window taps (floats read) per thread below which the pool does not
+/// fork: a fork and join of the two-thread team cost about what 32768
+/// taps do (docs/Runtime.md, "Pooling on channels-last buffers").
+constexpr int64_t kPoolTapsPerThread = 32768;
+
+} // namespace
+
+bool cpu::hasPoolKernel() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+
+void cpu::poolChannelsLast(const PoolGeometry &g, const float *src,
+                           float *dst) {
+  int64_t taps = g.outer * g.oh * g.ow * g.channels * g.kh * g.kw;
+  int64_t threads = std::min<int64_t>(
+      omp_get_max_threads(), std::max<int64_t>(1, taps / kPoolTapsPerThread));
+  // Rows are the unit of work; where there are fewer than four a thread,
+  // the channels are split too, in whole vectors.
+  PoolCall call{&g, src, dst, 1, g.channels};
+  int64_t rows = g.outer * g.oh, vectors = (g.channels + 15) / 16;
+  if (rows < 4 * threads) {
+    call.slices = std::min(vectors, (4 * threads + rows - 1) / rows);
+    call.sliceFloats = (vectors + call.slices - 1) / call.slices * 16;
+    call.slices = (g.channels + call.sliceFloats - 1) / call.sliceFloats;
+  }
+  if (threads <= 1)
+    return poolRange(call, 0, items(call));
+  GOMP_parallel(poolWorker, &call, unsigned(threads), 0);
+}
