@@ -30,9 +30,10 @@ inline void addCleanup(mlir::OpPassManager &pm) {
 }
 
 /// The first stage of every kernel pipeline: tg to linalg on tensors, then
-/// elementwise fusion.
-inline void addTGToLinalg(mlir::OpPassManager &pm) {
-  pm.addPass(createConvertTGToLinalg());
+/// elementwise fusion (\p options: convert-tg-to-linalg's, per target).
+inline void addTGToLinalg(mlir::OpPassManager &pm,
+                          const ConvertTGToLinalgOptions &options = {}) {
+  pm.addPass(createConvertTGToLinalg(options));
   addCleanup(pm);
   pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
   addCleanup(pm);

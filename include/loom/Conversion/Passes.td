@@ -27,7 +27,18 @@ def ConvertTGToLinalg : Pass<"convert-tg-to-linalg", "mlir::ModuleOp"> {
     ```
     loom-opt kernels.mlir --convert-tg-to-linalg
     ```
+
+    With `softmax-stores-exponentials` (the CPU pipeline sets it), a
+    softmax computes each exponential once into a result its row sum and
+    its output e * (1 / sum) both read; without it (the GPU pipeline) the
+    output recomputes exp(x - max), so that the sum and the output stay one
+    fused generic each.
   }];
+  let options = [
+    Option<"softmaxStoresExponentials", "softmax-stores-exponentials", "bool",
+           /*default=*/"false",
+           "tg.softmax stores exp(x - max) once for its sum and its output">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",

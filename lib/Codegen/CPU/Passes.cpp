@@ -68,8 +68,19 @@ LoomVectorizeConvsOptions CPUKernelPipelineOptions::convolutionRows() const {
   return rows;
 }
 
+LoomVectorizeRowsOptions CPUKernelPipelineOptions::rowVectors() const {
+  LoomVectorizeRowsOptions rows;
+  rows.lanes = wide(*this) ? 16 : 8;
+  rows.minWidth = 8;
+  return rows;
+}
+
 void cpu::addLinalgStage(OpPassManager &pm, const CPUKernelPipelineOptions &) {
-  addTGToLinalg(pm);
+  // Each softmax exponential once, stored: the rows of a kernel's tile stay
+  // in cache, and exp's polynomial costs more than a load.
+  ConvertTGToLinalgOptions linalg;
+  linalg.softmaxStoresExponentials = true;
+  addTGToLinalg(pm, linalg);
 }
 
 void cpu::addTileStage(OpPassManager &pm,
@@ -105,6 +116,7 @@ void cpu::addVectorizeBuffersStage(OpPassManager &pm,
   pm.addPass(createLoomStridedCopiesToLinalg());
   pm.addPass(createLoomVectorizeConvs(options.convolutionRows()));
   pm.addPass(createLoomVectorizableLoopOrder());
+  pm.addPass(createLoomVectorizeRows(options.rowVectors()));
 }
 
 void cpu::addLowerStage(OpPassManager &pm, const CPUKernelPipelineOptions &) {

@@ -28,6 +28,8 @@ namespace {
 
 struct ConvertTGToLinalg
     : public loom::impl::ConvertTGToLinalgBase<ConvertTGToLinalg> {
+  using ConvertTGToLinalgBase::ConvertTGToLinalgBase;
+
   void getDependentDialects(DialectRegistry &registry) const override {
     ConvertTGToLinalgBase::getDependentDialects(registry);
     tg::registerTGToLinalgInterfaceModels(registry);
@@ -53,7 +55,11 @@ struct ConvertTGToLinalg
         return signalPassFailure();
       }
       OpBuilder b(op);
-      FailureOr<SmallVector<Value>> values = lowering.lowerToLinalg(b);
+      auto softmax = dyn_cast<tg::SoftmaxOp>(op);
+      FailureOr<SmallVector<Value>> values =
+          softmax && softmaxStoresExponentials
+              ? tg::lowerSoftmaxStoringExponentials(softmax, b)
+              : lowering.lowerToLinalg(b);
       if (failed(values))
         return signalPassFailure();
       op->replaceAllUsesWith(*values);

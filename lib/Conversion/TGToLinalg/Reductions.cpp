@@ -11,6 +11,8 @@
 
 #include "LoweringSupport.h"
 
+#include "loom/Conversion/TGToLinalg/TGToLinalg.h"
+
 #include <limits>
 
 using namespace mlir;
@@ -97,30 +99,41 @@ Value shiftedExp(OpBuilder &nb, Location nl, ValueRange args) {
   return D::exp(D::sub(args[0], args[1]));
 }
 
-/// The max of \p x along \p axes and the sum of exp(x - max), reductions
-/// into the kept dimensions.
-std::pair<Value, Value> softmaxStats(OpBuilder &b, Location loc, Value x,
-                                     ArrayRef<int64_t> axes) {
+/// The row statistics of softmax along \p axes: the max m, the
+/// exponentials e = exp(x - m) (an elementwise result of x's shape) and
+/// their sum, reductions into the kept dimensions.
+struct SoftmaxStats {
+  Value max, exps, sum;
+};
+
+SoftmaxStats softmaxStats(OpBuilder &b, Location loc, Value x,
+                          ArrayRef<int64_t> axes) {
   auto type = cast<RankedTensorType>(x.getType());
   Value m = reduceKept(b, loc, x, axes,
                        -std::numeric_limits<double>::infinity(), maxF);
   Value e = elementwiseWithStats(b, loc, type, {x}, {m}, axes, shiftedExp);
-  return {m, reduceKept(b, loc, e, axes, 0.0, addF)};
+  return {m, e, reduceKept(b, loc, e, axes, 0.0, addF)};
+}
+
+int64_t softmaxAxis(SoftmaxOp op) {
+  int64_t axis = int64_t(op.getAxis()); // I64Attr reads back as uint64_t
+  return axis < 0 ? axis + cast<RankedTensorType>(op.getType()).getRank()
+                  : axis;
 }
 
 /// exp(x - max) * (1 / sum(exp(x - max))) along the axis; the row's max
-/// and sum are reductions into the kept dimensions, read per element.
+/// and sum are reductions into the kept dimensions, read per element. The
+/// exponential is recomputed in the output: elementwise fusion makes the
+/// sum and the output one generic each (see
+/// lowerSoftmaxStoringExponentials for the form that stores it).
 Lowered lowerSoftmax(SoftmaxOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getType());
-  int64_t axis = int64_t(op.getAxis()); // I64Attr reads back as uint64_t
-  if (axis < 0)
-    axis += type.getRank();
-  SmallVector<int64_t> axes = {axis};
+  SmallVector<int64_t> axes = {softmaxAxis(op)};
   Value x = op.getInput();
-  auto [m, s] = softmaxStats(b, loc, x, axes);
+  SoftmaxStats stats = softmaxStats(b, loc, x, axes);
   return SmallVector<Value>{elementwiseWithStats(
-      b, loc, type, {x}, {m, s}, axes,
+      b, loc, type, {x}, {stats.max, stats.sum}, axes,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         D::Scope scope(nb, nl);
         return D::div(shiftedExp(nb, nl, args.take_front(2)), args[2]);
@@ -136,7 +149,8 @@ Lowered lowerSoftmaxCrossEntropy(SoftmaxCrossEntropyOp op, OpBuilder &b) {
   Value x = op.getLogits();
   auto type = cast<RankedTensorType>(x.getType());
   int64_t n = type.getDimSize(0), c = type.getDimSize(1);
-  auto [m, s] = softmaxStats(b, loc, x, {1});
+  SoftmaxStats stats = softmaxStats(b, loc, x, {1});
+  Value m = stats.max, s = stats.sum;
   auto outType = cast<RankedTensorType>(op.getType());
   AffineMap row = b.getMultiDimIdentityMap(1);
   SmallVector<AffineMap> maps = {row, row, row,
@@ -265,4 +279,23 @@ void lowering::attachReductionModels(MLIRContext *context) {
   attach<MseLossOp, lowerMseLoss>(context);
   attach<LayerNormOp, lowerLayerNorm>(context);
   attach<BatchNormOp, lowerBatchNorm>(context);
+}
+
+/// e * (1 / sum(e)) along the axis with e = exp(x - max) computed once:
+/// the sum and the output both read e, so linalg's elementwise fusion
+/// (which fuses a producer of one use) leaves it one result the kernel
+/// stores instead of each consumer recomputing the exponential. The
+/// reciprocal depends on the row alone (hoisted out of the row's loop):
+/// one division a row, a multiplication an element.
+Lowered loom::tg::lowerSoftmaxStoringExponentials(SoftmaxOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  SmallVector<int64_t> axes = {softmaxAxis(op)};
+  SoftmaxStats stats = softmaxStats(b, loc, op.getInput(), axes);
+  return SmallVector<Value>{elementwiseWithStats(
+      b, loc, type, {stats.exps}, {stats.sum}, axes,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        D::Scope scope(nb, nl);
+        return D::mul(args[0], D::div(D::one(), args[1]));
+      })};
 }

@@ -75,6 +75,8 @@ struct CPUKernelPipelineOptions
   LoomRegisterTilesOptions registerTiles() const;
   /// The vectors of loom-vectorize-convs for vectorWidth.
   LoomVectorizeConvsOptions convolutionRows() const;
+  /// The vectors of loom-vectorize-rows for vectorWidth.
+  LoomVectorizeRowsOptions rowVectors() const;
 };
 
 //===----------------------------------------------------------------------===//

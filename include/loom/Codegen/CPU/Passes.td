@@ -205,6 +205,50 @@ def LoomVectorizableLoopOrder : Pass<"loom-vectorizable-loop-order"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LoomVectorizeRows : Pass<"loom-vectorize-rows"> {
+  let summary = "Rows of elementwise ops and row reductions as explicit vector code";
+  let description = [{
+    After loom-vectorizable-loop-order, on `linalg.generic` ops on buffers
+    with static loops and f32 operands whose body is arith and math ops on
+    f32 (and i1), and whose innermost loop (the row) every operand either
+    walks contiguously (its last index, stride 1) or does not move along
+    (an element held for the row: a row's max, sum, scale): the op becomes
+    loops over its outer dimensions around each row's vector code, in
+    vectors of `lanes` floats, a loop over the full vectors and one masked
+    vector for the remainder, so a row of any width is vectorised.
+
+    - A parallel row (every output moves along it; ops of two or more
+      loops): each vector of columns is loaded, computed with the body's
+      ops on vectors, and stored; the held operands are loaded once a row
+      and broadcast.
+    - A reduction row (no output moves along it; each output's yielded
+      value is `combiner(out, v)`, the combiner `arith.addf`, `mulf`,
+      `maximumf`, `minimumf`, `maxnumf` or `minnumf`, `out` read nowhere
+      else): one vector accumulator per output from the combiner's neutral
+      element, updated per vector of columns (the remainder's lanes past
+      the row masked by a select), its lanes folded pairwise by the
+      combiner, and the result combined with the output element. A sum is
+      then added in `lanes` partial sums (the interpreter adds in column
+      order): the result differs by rounding; a max or min does not.
+
+    Rows narrower than `min-width` and ops that do not match keep the
+    loops LLVM vectorises. Why: LLVM fully unrolled a short constant row
+    (a softmax's 49 columns in Swin's windows) and vectorised across rows
+    with gathers, and did not vectorise a floating-point sum at all (it
+    may not reassociate it).
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "f32 elements per vector (16: AVX-512, 8: AVX2)">,
+    Option<"minWidth", "min-width", "int64_t", /*default=*/"8",
+           "Rows narrower than this keep LLVM's loops">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LoomVectorizeConvs : Pass<"loom-vectorize-convs", "mlir::ModuleOp"> {
   let summary = "Compute each row of a convolution's output with vector FMAs held in registers";
   let description = [{
