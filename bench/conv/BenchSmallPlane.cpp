@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <dnnl.hpp>
+#include "ConvBench.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -106,22 +106,9 @@ std::vector<Shape> defaultShapes() {
   };
 }
 
-using Clock = std::chrono::steady_clock;
-
-void flushL2() {
-  static std::vector<char> junk(16 << 20);
-  static char v = 0;
-  ++v;
-  for (size_t i = 0; i < junk.size(); i += 64)
-    junk[i] = v;
-}
-
-void fill(memory &m, float v) {
-  auto *p = static_cast<float *>(m.get_data_handle());
-  size_t n = m.get_desc().get_size() / sizeof(float);
-  for (size_t i = 0; i < n; ++i)
-    p[i] = v * float((i * 7919) % 97) / 97.0f - 0.5f * v;
-}
+using loom::convbench::Clock;
+using loom::convbench::fill;
+using loom::convbench::flushL2;
 
 dnnl::primitive_attr reluAttr() {
   dnnl::post_ops po;

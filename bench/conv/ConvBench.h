@@ -1,6 +1,7 @@
 //===- ConvBench.h - what the convolution benchmarks share ------*- C++ -*-===//
 //
-// Part of Loom. The timing of loom-bench-winograd and loom-bench-conv-forms:
+// Part of Loom. The timing of loom-bench-winograd, loom-bench-conv-forms and
+// loom-bench-small-plane:
 // a cold L2 before each run, deterministic data, one timed run, the best of
 // the runs.
 //
