@@ -224,10 +224,7 @@ void measure(const dnnl::engine &eng, dnnl::stream &strm, const Shape &s) {
   fill(edgeIn, 1.0f);
   auto all = forms(eng, s, edgeIn, edgeOut);
   auto start = Clock::now();
-  auto spent = [&] {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
-  for (unsigned i = 0; i < repeat && (i < 10 || spent() < budget); ++i)
+  for (unsigned i = 0; anotherRun(i, repeat, budget, start); ++i)
     for (auto &f : all) {
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, f->src},
                                            {DNNL_ARG_WEIGHTS, f->weights},
@@ -285,10 +282,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv, "Every oneDNN form of a convolution, with its reorders\n");
   omp_set_num_threads(threads);
-  std::vector<Shape> shapes = onlyExtra ? parseExtra() : torchvisionShapes();
-  if (!onlyExtra)
-    for (const Shape &s : parseExtra())
-      shapes.push_back(s);
+  std::vector<Shape> shapes =
+      shapesToMeasure(onlyExtra.getValue(), torchvisionShapes(), parseExtra());
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
   for (const Shape &s : shapes)

@@ -106,9 +106,7 @@ std::vector<Shape> defaultShapes() {
   };
 }
 
-using loom::convbench::Clock;
-using loom::convbench::fill;
-using loom::convbench::flushL2;
+using namespace loom::convbench;
 
 dnnl::primitive_attr reluAttr() {
   dnnl::post_ops po;
@@ -256,23 +254,13 @@ std::vector<double> measure(dnnl::stream &strm, std::vector<Form> &fs) {
     f.run(strm);
   strm.wait();
   auto start = Clock::now();
-  auto spent = [&] {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
-  for (unsigned i = 0; i < repeat && (i < 10 || spent() < budget); ++i)
-    for (size_t k = 0; k < fs.size(); ++k) {
-      if (!warm)
-        flushL2();
-      auto t0 = Clock::now();
-      fs[k].run(strm);
-      strm.wait();
-      t[k].push_back(
-          std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-  std::vector<double> best;
+  for (unsigned i = 0; anotherRun(i, repeat, budget, start); ++i)
+    for (size_t k = 0; k < fs.size(); ++k)
+      t[k].push_back(timeRun(strm, warm, [&] { fs[k].run(strm); }));
+  std::vector<double> bests;
   for (auto &v : t)
-    best.push_back(*std::min_element(v.begin(), v.end()));
-  return best;
+    bests.push_back(best(v));
+  return bests;
 }
 
 std::vector<Shape> parseExtra() {
@@ -307,10 +295,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv, "oneDNN's forms of small-plane convolutions, per shape\n");
   omp_set_num_threads(threads);
-  std::vector<Shape> shapes = onlyExtra ? parseExtra() : defaultShapes();
-  if (!onlyExtra)
-    for (const Shape &s : parseExtra())
-      shapes.push_back(s);
+  std::vector<Shape> shapes =
+      shapesToMeasure(onlyExtra.getValue(), defaultShapes(), parseExtra());
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
   outs() << "| conv (in -> out, kernel, plane, batch, stride) | where | NHWC "

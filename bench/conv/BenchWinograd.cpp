@@ -179,10 +179,7 @@ Cell measure(const dnnl::engine &eng, dnnl::stream &strm, int64_t n,
   runWino();
   std::vector<double> d, w;
   auto start = Clock::now();
-  auto spent = [&] {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
-  for (unsigned i = 0; i < repeat && (i < 10 || spent() < budget); ++i) {
+  for (unsigned i = 0; anotherRun(i, repeat, budget, start); ++i) {
     d.push_back(time(runDirect));
     w.push_back(time(runWino));
   }
@@ -215,10 +212,8 @@ int main(int argc, char **argv) {
       argc, argv,
       "oneDNN's direct against its Winograd 3x3 convolution, per shape\n");
   omp_set_num_threads(threads);
-  std::vector<Shape> shapes = onlyExtra ? parseExtra() : torchvisionShapes();
-  if (!onlyExtra)
-    for (const Shape &s : parseExtra())
-      shapes.push_back(s);
+  std::vector<Shape> shapes =
+      shapesToMeasure(onlyExtra.getValue(), torchvisionShapes(), parseExtra());
   std::vector<unsigned> ns(batches.begin(), batches.end());
   if (ns.empty())
     ns.assign({1u, 2u});

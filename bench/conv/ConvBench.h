@@ -3,7 +3,7 @@
 // Part of Loom. The timing of loom-bench-winograd, loom-bench-conv-forms and
 // loom-bench-small-plane:
 // a cold L2 before each run, deterministic data, one timed run, the best of
-// the runs.
+// the runs within a run count and a time budget, the shapes measured.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +51,27 @@ double timeRun(dnnl::stream &strm, bool warm, Body &&body) {
   body();
   strm.wait();
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/// Whether run \p i of a shape's measurement happens: at most \p repeat
+/// runs, at least 10, then only while fewer than \p budget seconds have
+/// passed since \p start.
+inline bool anotherRun(unsigned i, unsigned repeat, double budget,
+                       Clock::time_point start) {
+  return i < repeat &&
+         (i < 10 ||
+          std::chrono::duration<double>(Clock::now() - start).count() < budget);
+}
+
+/// The shapes a tool measures: \p given (its --shape values) alone when
+/// \p onlyGiven, else its \p builtIn table followed by them.
+template <typename Shape>
+std::vector<Shape> shapesToMeasure(bool onlyGiven, std::vector<Shape> builtIn,
+                                   std::vector<Shape> given) {
+  if (onlyGiven)
+    return given;
+  builtIn.insert(builtIn.end(), given.begin(), given.end());
+  return builtIn;
 }
 
 } // namespace loom::convbench
