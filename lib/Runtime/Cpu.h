@@ -118,6 +118,31 @@ bool hasPoolKernel();
 /// thread). Only where hasPoolKernel(). Pool.cpp.
 void poolChannelsLast(const PoolGeometry &g, const float *src, float *dst);
 
+/// A buffer of \p outer groups of \p pixels pixels, each pixel's \p channels
+/// floats contiguous: [outer][pixels][channels] (NHWC: outer the batch,
+/// pixels H * W).
+struct ChannelsLastPlanes {
+  int64_t outer = 0, pixels = 0, channels = 0;
+};
+
+/// Whether globalAveragePoolChannelsLast and scaleChannelsLast run on this
+/// CPU (AVX-512).
+bool hasSqueezeExciteKernels();
+
+/// dst[n][c] = the mean over p of src[n][p][c] (\p g), over OpenMP's team
+/// of the calling thread split by pixels (on the calling thread alone below
+/// 32768 floats a thread). Only where hasSqueezeExciteKernels().
+/// SqueezeExcite.cpp.
+void globalAveragePoolChannelsLast(const ChannelsLastPlanes &g,
+                                   const float *src, float *dst);
+
+/// dst[n][p][c] = src[n][p][c] * scale[n][c] (\p g), over OpenMP's team of
+/// the calling thread split by pixels (on the calling thread alone below
+/// 16384 floats a thread); \p dst may be \p src. Only where
+/// hasSqueezeExciteKernels(). SqueezeExcite.cpp.
+void scaleChannelsLast(const ChannelsLastPlanes &g, const float *src,
+                       const float *scale, float *dst);
+
 /// A oneDNN or OpenBLAS call prepared once per model, run on any queue's
 /// stream (concurrently from several).
 class LibraryStep : public PreparedStep {

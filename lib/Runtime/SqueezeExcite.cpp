@@ -1,0 +1,205 @@
+//===- SqueezeExcite.cpp - Global average pool and channel scaling --------===//
+//
+// Part of Loom. See Cpu.h. A squeeze-and-excitation block averages its input
+// over every pixel (a global average pool) and, after two small
+// convolutions, multiplies the input by the result, one factor a channel.
+// Between NHWC buffers oneDNN 2.6 ran both on a plane's channel blocks,
+// each thread reading its blocks of every pixel, half of them from the
+// other core's cache (the convolution before had written the pixels in
+// halves); in EfficientNet-B0 its pool of 1x32x112x112 took 2.6x what
+// ONNX Runtime's does (docs/Runtime.md, "Squeeze-and-excitation on
+// channels-last buffers"). Here the threads split the pixels, as the
+// convolution's SiLU pass does, so each reads what it wrote; the pool sums
+// its pixels with eight independent chains of sixteen channels and the
+// calling thread adds the threads' partial sums.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cpu.h"
+
+#include <algorithm>
+#include <immintrin.h>
+#include <vector>
+
+using namespace loom::rt;
+using namespace loom::rt::cpu;
+
+namespace {
+
+/// The mask of the last of a run of channels ending \p rest after its
+/// vector's start (rest >= 16: the full vector).
+__mmask16 tailMask(int64_t rest) {
+  return rest >= 16 ? __mmask16(0xffff) : __mmask16((1u << rest) - 1);
+}
+
+/// Sums \p count pixels of \p stride floats from \p in, V vectors of
+/// channels each (the last under \p tail), into \p out: U pixels in flight
+/// so that U * V >= 8 chains are independent.
+template <int V>
+__attribute__((target("avx512f"))) void
+sumVectors(const float *in, int64_t count, int64_t stride, float *out,
+           __mmask16 tail) {
+  constexpr int U = (8 + V - 1) / V;
+  __m512 acc[U][V];
+  for (int u = 0; u < U; ++u)
+    for (int v = 0; v < V; ++v)
+      acc[u][v] = _mm512_setzero_ps();
+  auto mask = [&](int v) { return v == V - 1 ? tail : __mmask16(0xffff); };
+  int64_t p = 0;
+  for (; p + U <= count; p += U)
+    for (int u = 0; u < U; ++u)
+      for (int v = 0; v < V; ++v)
+        acc[u][v] = _mm512_add_ps(
+            acc[u][v],
+            _mm512_maskz_loadu_ps(mask(v), in + (p + u) * stride + 16 * v));
+  for (; p < count; ++p)
+    for (int v = 0; v < V; ++v)
+      acc[0][v] = _mm512_add_ps(
+          acc[0][v], _mm512_maskz_loadu_ps(mask(v), in + p * stride + 16 * v));
+  for (int v = 0; v < V; ++v) {
+    for (int u = 1; u < U; ++u)
+      acc[0][v] = _mm512_add_ps(acc[0][v], acc[u][v]);
+    _mm512_mask_storeu_ps(out + 16 * v, mask(v), acc[0][v]);
+  }
+}
+
+/// sumVectors<V> by V - 1.
+using SumVectors = void (*)(const float *, int64_t, int64_t, float *,
+                            __mmask16);
+constexpr SumVectors kSumVectors[8] = {
+    sumVectors<1>, sumVectors<2>, sumVectors<3>, sumVectors<4>,
+    sumVectors<5>, sumVectors<6>, sumVectors<7>, sumVectors<8>};
+
+/// Sums \p count pixels of \p g.channels floats from \p in into \p out,
+/// 128 channels (or the rest) at a time.
+void sumPixels(const ChannelsLastPlanes &g, const float *in, int64_t count,
+               float *out) {
+  for (int64_t c = 0; c < g.channels; c += 128) {
+    int64_t rest = std::min<int64_t>(128, g.channels - c);
+    int64_t vectors = (rest + 15) / 16;
+    kSumVectors[vectors - 1](in + c, count, g.channels, out + c,
+                             tailMask(rest - (vectors - 1) * 16));
+  }
+}
+
+/// Rows [begin, end) of [outer * pixels] for thread \p t of \p threads:
+/// contiguous, as equal as whole rows make them.
+struct Rows {
+  int64_t begin, end;
+};
+Rows rowsOf(const ChannelsLastPlanes &g, int64_t t, int64_t threads) {
+  int64_t total = g.outer * g.pixels;
+  return {total * t / threads, total * (t + 1) / threads};
+}
+
+/// A pool's work: thread t sums its rows into partial[t][outer][channels]
+/// (zero where its rows miss an outer index).
+struct PoolCall {
+  const ChannelsLastPlanes *g;
+  const float *src;
+  float *partial;
+};
+
+/// Sums rows \p r of \p g at \p src into \p partial ([outer][channels]).
+void sumRows(const ChannelsLastPlanes &g, const float *src, Rows r,
+             float *partial) {
+  for (int64_t i = r.begin; i < r.end;) {
+    int64_t n = i / g.pixels;
+    int64_t last = std::min(r.end, (n + 1) * g.pixels);
+    sumPixels(g, src + i * g.channels, last - i, partial + n * g.channels);
+    i = last;
+  }
+}
+
+void poolWorker(void *arg) {
+  const auto &call = *static_cast<const PoolCall *>(arg);
+  const ChannelsLastPlanes &g = *call.g;
+  int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+  sumRows(g, call.src, rowsOf(g, t, threads),
+          call.partial + t * g.outer * g.channels);
+}
+
+/// A channel scaling's work.
+struct ScaleCall {
+  const ChannelsLastPlanes *g;
+  const float *src, *scale;
+  float *dst;
+};
+
+/// dst = src * scale[outer] over rows \p r.
+__attribute__((target("avx512f"))) void
+scaleRows(const ScaleCall &call, Rows r) {
+  const ChannelsLastPlanes &g = *call.g;
+  int64_t full = g.channels / 16 * 16;
+  __mmask16 tail = tailMask(g.channels - full);
+  for (int64_t i = r.begin; i < r.end; ++i) {
+    const float *s = call.scale + i / g.pixels * g.channels;
+    const float *x = call.src + i * g.channels;
+    float *y = call.dst + i * g.channels;
+    for (int64_t c = 0; c < full; c += 16)
+      _mm512_storeu_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(x + c),
+                                            _mm512_loadu_ps(s + c)));
+    if (full < g.channels)
+      _mm512_mask_storeu_ps(
+          y + full, tail,
+          _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, x + full),
+                        _mm512_maskz_loadu_ps(tail, s + full)));
+  }
+}
+
+void scaleWorker(void *arg) {
+  const auto &call = *static_cast<const ScaleCall *>(arg);
+  int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+  scaleRows(call, rowsOf(*call.g, t, threads));
+}
+
+/// The floats a thread below which a pool or a scaling does not fork: a
+/// fork and join of the two-thread team cost about what summing 32768 or
+/// scaling 16384 floats does (docs/Runtime.md, "Squeeze-and-excitation on
+/// channels-last buffers").
+constexpr int64_t kPoolFloatsPerThread = 32768;
+constexpr int64_t kScaleFloatsPerThread = 16384;
+
+int64_t teamFor(const ChannelsLastPlanes &g, int64_t perThread) {
+  int64_t floats = g.outer * g.pixels * g.channels;
+  return std::min<int64_t>({omp_get_max_threads(), g.outer * g.pixels,
+                            std::max<int64_t>(1, floats / perThread)});
+}
+
+} // namespace
+
+bool cpu::hasSqueezeExciteKernels() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+
+void cpu::globalAveragePoolChannelsLast(const ChannelsLastPlanes &g,
+                                        const float *src, float *dst) {
+  int64_t threads = teamFor(g, kPoolFloatsPerThread);
+  int64_t sums = g.outer * g.channels;
+  float scale = 1.0f / float(g.pixels);
+  if (threads <= 1) {
+    sumRows(g, src, {0, g.outer * g.pixels}, dst);
+    for (int64_t i = 0; i < sums; ++i)
+      dst[i] *= scale;
+    return;
+  }
+  std::vector<float> partial(threads * sums, 0.0f);
+  PoolCall call{&g, src, partial.data()};
+  GOMP_parallel(poolWorker, &call, unsigned(threads), 0);
+  for (int64_t i = 0; i < sums; ++i) {
+    float sum = partial[i];
+    for (int64_t t = 1; t < threads; ++t)
+      sum += partial[t * sums + i];
+    dst[i] = sum * scale;
+  }
+}
+
+void cpu::scaleChannelsLast(const ChannelsLastPlanes &g, const float *src,
+                            const float *scale, float *dst) {
+  int64_t threads = teamFor(g, kScaleFloatsPerThread);
+  ScaleCall call{&g, src, scale, dst};
+  if (threads <= 1)
+    return scaleRows(call, {0, g.outer * g.pixels});
+  GOMP_parallel(scaleWorker, &call, unsigned(threads), 0);
+}
