@@ -1011,15 +1011,24 @@ std::optional<PoolGeometry> channelsLastMaxPool(const art::Pool2dStep &s,
 }
 
 /// Whether buffer \p id of \p shape (NCHW) holds its floats channels-last
-/// under \p plan: planned NHWC, or one pixel a channel plane and not
-/// blocked (NCHW and NHWC are then the same bytes).
+/// under \p plan: planned NHWC, or one pixel a channel plane and NCHW, or
+/// nChw16c / nChw8c in whole blocks (the same bytes as NHWC then).
 bool channelsLastBytes(const LayoutPlan &plan, int64_t id,
                        const art::Shape &shape) {
   if (shape.size() != 4)
     return false;
   memory::desc plain = plainNCHW(dims(shape));
   memory::desc md = layoutOf(plan, id, plain);
-  return md == nhwcOf(plain) || (shape[2] * shape[3] == 1 && md == plain);
+  if (md == nhwcOf(plain))
+    return true;
+  if (shape[2] * shape[3] != 1)
+    return false;
+  auto blocked = [&](int64_t block, memory::format_tag tag) {
+    return shape[1] % block == 0 &&
+           md == memory::desc(plain.dims(), memory::data_type::f32, tag);
+  };
+  return md == plain || blocked(16, memory::format_tag::aBcd16b) ||
+         blocked(8, memory::format_tag::aBcd8b);
 }
 
 /// A global average pool from an NHWC buffer, or a per-channel multiply of
