@@ -509,6 +509,32 @@ def _(m, x, v):
             F.adaptive_max_pool1d(x.flatten(2), 9))
 
 
+# (nn.Threshold is not here: PyTorch 1.13 exports it only with threshold and
+# value 0, which is ReLU; docs/ONNX/Import.md.)
+@block("activations-rare", [(3, 40), (2, 6, 5, 5)], [
+    nn.Mish(), nn.Softplus(beta=2.0, threshold=5.0), nn.CELU(0.7), nn.SELU(),
+    nn.Hardshrink(0.6), nn.Softshrink(0.4), nn.Tanhshrink(),
+    nn.LogSigmoid(), nn.Hardtanh(-2.0, 3.0),
+    nn.Softsign(), nn.RReLU(0.1, 0.3), nn.ELU(1.7), nn.Hardsigmoid(),
+    nn.PReLU(6), nn.LogSoftmax(1)])
+def _(m, x, y):
+    x = x * 3
+    a = sum(f(x) for f in m[:13])
+    return a, m[13](y * 3), m[14](y).exp().sum(1)
+
+
+@block("conv3d-depthwise-dilated", [(2, 8, 6, 9, 11)], [
+    nn.Conv3d(8, 8, 3, padding=(1, 2, 2), dilation=(1, 2, 2), groups=8),
+    nn.BatchNorm3d(8), nn.Conv3d(8, 12, (1, 3, 3), stride=(1, 2, 2),
+                                 groups=4, bias=False),
+    nn.AdaptiveAvgPool3d((1, 3, 1))])
+def _(m, x):
+    y = F.hardswish(m[1](m[0](x)))
+    y = F.max_pool3d(m[2](y), (2, 3, 3), (1, 2, 2), (1, 1, 1),
+                     ceil_mode=True)
+    return m[3](y), y.amax((2, 3, 4))
+
+
 @block("einsum-ellipsis-bilinear", [(2, 3, 4, 5), (2, 3, 5, 6), (4, 7)])
 def _(m, a, b, c):
     return (torch.einsum("...ij,...jk->...ik", a, b),
