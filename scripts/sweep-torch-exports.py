@@ -535,6 +535,30 @@ def _(m, x):
     return m[3](y), y.amax((2, 3, 4))
 
 
+# A BERT-style encoder written out as Hugging Face's BERT computes it: the
+# padding mask from the token ids, positions from arange, an additive -1e4
+# mask, heads split with view/permute, tanh-approximated GELU, the pooler's
+# tanh on the first token.
+@block("bert-style-handwritten", [(2, 19)], [
+    nn.Embedding(50, 32, padding_idx=0), nn.Embedding(64, 32),
+    nn.Embedding(2, 32), nn.LayerNorm(32, eps=1e-12), nn.Linear(32, 96),
+    nn.Linear(32, 32), nn.LayerNorm(32, eps=1e-12), nn.Linear(32, 80),
+    nn.Linear(80, 32), nn.LayerNorm(32, eps=1e-12), nn.Linear(32, 32)],
+    ints={0: 49})
+def _(m, ids):
+    n, s = ids.shape
+    types = (ids > 25).long()
+    pos = torch.arange(s).unsqueeze(0).expand(n, s)
+    x = m[3](m[0](ids) + m[1](pos) + m[2](types))
+    mask = (1.0 - (ids != 0).float())[:, None, None, :] * -10000.0
+    q, k, v = m[4](x).view(n, s, 3, 4, 8).permute(2, 0, 3, 1, 4)
+    att = torch.softmax(q @ k.transpose(-1, -2) / 8 ** 0.5 + mask, -1)
+    ctx = (att @ v).permute(0, 2, 1, 3).reshape(n, s, 32)
+    x = m[6](x + m[5](ctx))
+    x = m[9](x + m[8](F.gelu(m[7](x), approximate="tanh")))
+    return x, torch.tanh(m[10](x[:, 0]))
+
+
 @block("einsum-ellipsis-bilinear", [(2, 3, 4, 5), (2, 3, 5, 6), (4, 7)])
 def _(m, a, b, c):
     return (torch.einsum("...ij,...jk->...ik", a, b),
