@@ -591,10 +591,21 @@ bool Reader::binary(const Operands &o, Step &out) {
   if (o.attrs.get("src1_shape") &&
       !ints(o.attrs, o.tp, "src1_shape", s.src1Shape))
     return false;
-  Shape perChannel = {s.dstShape[0], s.dstShape[1], 1, 1};
-  if (s.src1Shape != s.dstShape && s.src1Shape != perChannel)
+  auto perChannel = [&](const Shape &shape) {
+    return shape.size() == 4 &&
+           (shape[0] == 1 || shape[0] == s.dstShape[0]) &&
+           shape[1] == s.dstShape[1] && shape[2] == 1 && shape[3] == 1;
+  };
+  if (s.src1Shape != s.dstShape && !perChannel(s.src1Shape))
     return fail(o.tp, "a binary step's src1_shape is its dst_shape or "
-                      "[N, C, 1, 1] of it");
+                      "[N, C, 1, 1] or [1, C, 1, 1] of it");
+  if (!integer(o.args, o.ap, "shift", s.shift, false))
+    return false;
+  if (s.shift != -1 &&
+      (!ints(o.attrs, o.tp, "shift_shape", s.shiftShape) ||
+       !perChannel(s.shiftShape)))
+    return fail(o.tp, "a binary step's shift_shape is [N, C, 1, 1] or "
+                      "[1, C, 1, 1] of its dst_shape");
   out = std::move(s);
   return true;
 }

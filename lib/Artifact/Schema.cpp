@@ -248,7 +248,10 @@ std::vector<Operand> artifact::operands(const Step &step) {
   }
   case StepKind::Binary: {
     const auto &s = *step.getIf<BinaryStep>();
-    return {{"src0", s.src0}, {"src1", s.src1}, {"dst", s.dst}};
+    out = {{"src0", s.src0}, {"src1", s.src1}};
+    optional("shift", s.shift);
+    out.push_back({"dst", s.dst});
+    return out;
   }
   case StepKind::Sgemm: {
     const auto &s = *step.getIf<SgemmStep>();

@@ -114,6 +114,9 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
     attrs.set("dst_shape", Json::integers(s.dstShape))
         .set("src1_shape", Json::integers(s.src1Shape))
         .set("algorithm", binaryAlgorithmName(s.algorithm));
+    writeOptional(args, "shift", s.shift);
+    if (s.shift != -1)
+      attrs.set("shift_shape", Json::integers(s.shiftShape));
     writeActivation(s.activation, attrs);
     return;
   }

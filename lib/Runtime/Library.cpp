@@ -80,11 +80,15 @@ memory::desc rowMajor(const memory::dims &shape) {
   return memory::desc(shape, memory::data_type::f32, strides);
 }
 
-/// A step's post-ops: a residual sum when it has one, then its activation.
-dnnl::post_ops postOps(const art::PostOp &a, bool sum) {
+/// A step's post-ops: a residual sum when it has one, or an addend of
+/// \p shift's layout (a binary step's shift), then its activation.
+dnnl::post_ops postOps(const art::PostOp &a, bool sum,
+                       const memory::desc &shift = {}) {
   dnnl::post_ops ops;
   if (sum)
     ops.append_sum(1.f);
+  if (!shift.is_zero())
+    ops.append_binary(dnnl::algorithm::binary_add, shift);
   auto eltwise = [&](dnnl::algorithm alg, float alpha, float beta) {
     ops.append_eltwise(1.f, alg, alpha, beta);
   };
@@ -171,14 +175,16 @@ struct Layouts {
   /// differ (a grouped filter gradient reads its [C, G*N, H, W] input as
   /// [N, G, C, H, W]: a reshape of src); empty: src itself.
   memory::desc srcView;
-  /// The primitive's arguments the weights and dst buffers bind to (a
+  /// The primitive's arguments the weights, bias and dst buffers bind to (a
   /// backward-weights convolution reads the result gradient in the weights'
-  /// place and writes the weights' gradient).
-  int weightsArg = DNNL_ARG_WEIGHTS, dstArg = DNNL_ARG_DST;
+  /// place and writes the weights' gradient; a binary step's shift is its
+  /// first post-op's operand).
+  int weightsArg = DNNL_ARG_WEIGHTS, biasArg = DNNL_ARG_BIAS,
+      dstArg = DNNL_ARG_DST;
 };
 
 /// The buffers a oneDNN step binds (-1: absent). A binary step's second
-/// source takes the weights' place.
+/// source takes the weights' place, its shift the bias's.
 struct DnnlOperands {
   int64_t src = -1, weights = -1, bias = -1, sum = -1, dst = -1;
 };
@@ -271,8 +277,8 @@ private:
                           : s.bind(this, io.weightsArg, weightsMd, weights));
     }
     if (ids.bias != -1)
-      args.emplace(DNNL_ARG_BIAS,
-                   s.bind(this, DNNL_ARG_BIAS, biasMd, buffers[ids.bias]));
+      args.emplace(io.biasArg,
+                   s.bind(this, io.biasArg, biasMd, buffers[ids.bias]));
     args.emplace(io.dstArg, s.bind(this, io.dstArg, io.dst, dst));
     if (size_t bytes = scratchpadMd.get_size())
       args.emplace(DNNL_ARG_SCRATCHPAD,
@@ -602,6 +608,20 @@ bool mayPlan(const art::Entry &entry, const std::vector<int64_t> &bufferBytes,
          md.get_size() <= size_t(bufferBytes[id]);
 }
 
+/// The tag of a layout the plan gives (channels-last or channel blocks of
+/// 16 or 8), nullopt for any other. A tag names its rank: a neighbour of
+/// another rank (a reshape's buffer seen by both) takes none.
+std::optional<memory::format_tag> plannedTagOf(const memory::desc &md) {
+  using tag = memory::format_tag;
+  std::array<tag, 3> tags = {tag::nhwc, tag::nChw16c, tag::nChw8c};
+  if (md.dims().size() == 5)
+    tags = {tag::ndhwc, tag::nCdhw16c, tag::nCdhw8c};
+  for (tag t : tags)
+    if (md == memory::desc(md.dims(), md.data_type(), t))
+      return t;
+  return std::nullopt;
+}
+
 /// Buffers that only pools, concatenations and binary steps touch (no
 /// convolution wants a layout for them) take the layout of a planned buffer
 /// of the same step, repeated until nothing changes: SqueezeNet's
@@ -612,17 +632,6 @@ void adoptNeighbourLayouts(const art::Entry &entry,
                            const std::vector<int64_t> &bufferBytes,
                            const LayoutWants &w, LayoutPlan &plan) {
   using tag = memory::format_tag;
-  // A tag names its rank: a neighbour of another rank (a reshape's
-  // buffer seen by both) takes none.
-  auto tagOf = [](const memory::desc &md) -> std::optional<tag> {
-    std::array<tag, 3> tags = {tag::nhwc, tag::nChw16c, tag::nChw8c};
-    if (md.dims().size() == 5)
-      tags = {tag::ndhwc, tag::nCdhw16c, tag::nCdhw8c};
-    for (tag t : tags)
-      if (md == memory::desc(md.dims(), md.data_type(), t))
-        return t;
-    return std::nullopt;
-  };
   for (bool changed = true; changed;) {
     changed = false;
     for (const art::Step &s : program.steps) {
@@ -633,7 +642,7 @@ void adoptNeighbourLayouts(const art::Entry &entry,
       size_t rank = 0;
       for (auto &[id, shape] : *buffers)
         if (auto it = plan.find(id); it != plan.end() && !t) {
-          t = tagOf(it->second);
+          t = plannedTagOf(it->second);
           rank = it->second.dims().size();
         }
       if (!t)
@@ -805,34 +814,50 @@ bool isPixelProduct(const art::Conv2dStep &s) {
 /// that are matrix products over the pixels (isPixelProduct), which read a
 /// plain source in place. Planned, the step would compute in its sources'
 /// plain layout and reorder its result; left plain, nothing is reordered
-/// (DenseNet's transitions, their average pool moved before the 1x1
+/// (DenseNet's transitions at batch 1, their batchnorm reading a
+/// concatenation in place, their average pool moved before the 1x1
 /// convolution: docs/Runtime.md, "1x1 convolutions on plain sources are
-/// matrix products"). Where the product is refused at preparation, the
-/// convolution reorders its source instead of the step its result: the
-/// same reorder.
-std::set<int64_t> plainForPixelProducts(const art::Program &program,
+/// matrix products"). A source stays plain when it must (a weight, an
+/// entry input, a buffer another kind of step reads, a concatenation in
+/// place) or when it is such a result or the result of a layout-free step
+/// with plain sources that no convolution touches (the transition's
+/// batchnorm, which only its pool reads). Where the product is refused at
+/// preparation, the convolution reorders its source instead of the step
+/// its result: the same reorder.
+std::set<int64_t> plainForPixelProducts(const art::Entry &entry,
+                                        const art::Program &program,
                                         const LayoutWants &w) {
-  std::set<int64_t> out;
+  std::set<int64_t> out, plainResults;
+  auto staysPlain = [&](int64_t id) {
+    return id >= 0 && id < int64_t(w.excluded.size()) &&
+           (w.excluded[id] ||
+            entry.buffers[id].kind != art::BufferKind::Arena ||
+            plainResults.count(id));
+  };
   for (const art::Step &step : program.steps) {
     auto buffers = layoutFreeBuffers(step);
     if (!buffers || buffers->empty())
       continue;
     // The destination is the last buffer of every layout-free step.
     int64_t dst = buffers->back().first;
-    bool sourcesPlain = std::all_of(
-        buffers->begin(), buffers->end() - 1, [&](const auto &b) {
-          return b.first >= 0 && b.first < int64_t(w.excluded.size()) &&
-                 w.excluded[b.first];
-        });
-    auto touching = w.touching.find(dst);
-    if (!sourcesPlain || touching == w.touching.end())
+    bool sourcesPlain =
+        std::all_of(buffers->begin(), buffers->end() - 1,
+                    [&](const auto &b) { return staysPlain(b.first); });
+    if (!sourcesPlain)
       continue;
+    auto touching = w.touching.find(dst);
+    if (touching == w.touching.end()) {
+      plainResults.insert(dst);
+      continue;
+    }
     if (std::all_of(touching->second.begin(), touching->second.end(),
                     [&](const art::Conv2dStep *s) {
                       return s->src == dst && s->sum == -1 &&
                              s->srcShape[1] > 1 && isPixelProduct(*s);
-                    }))
+                    })) {
       out.insert(dst);
+      plainResults.insert(dst);
+    }
   }
   return out;
 }
@@ -845,7 +870,7 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
   if (environmentIs("LOOM_ONEDNN_LAYOUT", "plain", {"plain", "blocked"}))
     return plan;
   LayoutWants w = collectWants(eng, entry, program, constants);
-  std::set<int64_t> keepPlain = plainForPixelProducts(program, w);
+  std::set<int64_t> keepPlain = plainForPixelProducts(entry, program, w);
   // Where the convolutions touching a buffer prefer different layouts
   // (ResNeXt-50: its narrow groups want aBcd4b or aBcd8b, the dense
   // convolutions around them NHWC), the buffer takes NHWC if one of them
@@ -1144,11 +1169,13 @@ channelsLastScale(const art::BinaryStep &s, const LayoutPlan &plan) {
 
 /// An onednn.binary step: src0 + src1 (or *) computed in src0's buffer
 /// layout (the result in that layout too, reordered where the destination
-/// buffer's differs), an activation as a post-op. A full src1 is reordered
-/// into src0's layout where its buffer's differs (once at load when it is a
-/// weight); a per-channel one ([N, C, 1, 1], a squeeze-and-excitation's
-/// scales) is read in its buffer's layout, or plain where oneDNN has only
-/// its reference kernel for that.
+/// buffer's differs), the shift and an activation as post-ops. A full src1
+/// is reordered into src0's layout where its buffer's differs (once at load
+/// when it is a weight); a per-channel one ([N, C, 1, 1] or [1, C, 1, 1], a
+/// squeeze-and-excitation's scales, a batchnorm's factors) is read in its
+/// buffer's layout, or plain where oneDNN has only its reference kernel for
+/// that. The shift ([1, C, 1, 1]) is read plain: on one pixel every layout
+/// of it is the same bytes.
 StepPtr prepareBinary(const dnnl::engine &eng, const art::BinaryStep &s,
                       void *constantSrc1, const LayoutPlan &plan) {
   if (std::optional<ChannelsLastPlanes> g = channelsLastScale(s, plan))
@@ -1161,27 +1188,47 @@ StepPtr prepareBinary(const dnnl::engine &eng, const art::BinaryStep &s,
   bool broadcast = s.src1Shape != s.dstShape;
   memory::desc src1Plain = plainNCHW(dims(s.src1Shape));
   memory::desc src1Buffer = layoutOf(plan, s.src1, src1Plain);
+  memory::desc shift;
+  if (s.shift != -1) {
+    shift = plainNCHW(dims(s.shiftShape));
+    io.biasArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1;
+  }
   auto primitive = [&](const memory::desc &src1) {
     dnnl::binary::desc desc(binaryAlgorithm(s.algorithm), io.src, src1,
                             anyLayout(io.dstBuffer));
     return dnnl::binary::primitive_desc(
-        desc, userScratchpad(postOps(s.activation, false)), eng);
+        desc, userScratchpad(postOps(s.activation, false, shift)), eng);
   };
   memory::desc src1 = broadcast ? src1Buffer : io.src;
   dnnl::binary::primitive_desc pd = primitive(src1);
-  if (broadcast && src1 != src1Plain && isReference(pd)) {
-    src1 = src1Plain;
-    pd = primitive(src1);
+  if (broadcast && isReference(pd)) {
+    // On channel blocks oneDNN 2.6 has its jit kernel only for per-channel
+    // values in src0's blocks too (DenseNet-161's batchnorms at 8x8 and
+    // 4x4, batch 2, nChw16c: ref:any with them plain); else plain.
+    std::optional<memory::format_tag> t = plannedTagOf(io.src);
+    memory::desc blocked =
+        t ? memory::desc(dims(s.src1Shape), memory::data_type::f32, *t)
+          : memory::desc();
+    dnnl::binary::primitive_desc other =
+        blocked.is_zero() ? pd : primitive(blocked);
+    if (!blocked.is_zero() && !isReference(other)) {
+      src1 = blocked;
+      pd = other;
+    } else if (src1 != src1Plain) {
+      src1 = src1Plain;
+      pd = primitive(src1);
+    }
   }
   io.dst = pd.dst_desc();
   DnnlOperands ids;
   ids.src = s.src0;
   ids.weights = s.src1;
+  ids.bias = s.shift;
   ids.dst = s.dst;
   return std::make_unique<DnnlStep>(
       eng, ids, dnnl::binary(pd), io,
-      WeightsLayout{src1Buffer, src1, constantSrc1},
-      memory::desc(), pd.scratchpad_desc());
+      WeightsLayout{src1Buffer, src1, constantSrc1}, shift,
+      pd.scratchpad_desc());
 }
 
 /// An onednn.concat step along channels, reading and writing its buffers in
@@ -1520,7 +1567,8 @@ std::optional<double> libraryWork(const art::Step &step) {
     return bytes({&s->srcShape, &s->dstShape}) +
            double(elements(s->dstShape) * elements(s->kernel)) / 8;
   if (const auto *s = step.getIf<art::BinaryStep>())
-    return bytes({&s->dstShape, &s->src1Shape, &s->dstShape});
+    return bytes({&s->dstShape, &s->src1Shape, &s->dstShape}) +
+           (s->shift != -1 ? bytes({&s->shiftShape}) : 0.0);
   if (const auto *s = step.getIf<art::ConcatStep>())
     return bytes({&s->dstShape, &s->dstShape});
   return std::nullopt;

@@ -136,7 +136,9 @@ Error SizeCheck::step(const Step &step) const {
   case StepKind::Binary: {
     const auto &s = *step.getIf<BinaryStep>();
     if ((err = need(s.src0, f32Bytes(s.dstShape), "src0")) ||
-        (err = need(s.src1, f32Bytes(s.src1Shape), "src1")))
+        (err = need(s.src1, f32Bytes(s.src1Shape), "src1")) ||
+        (s.shift != -1 &&
+         (err = need(s.shift, f32Bytes(s.shiftShape), "shift"))))
       return err;
     return need(s.dst, f32Bytes(s.dstShape), "dst");
   }

@@ -201,15 +201,19 @@ struct ConcatStep {
   Shape dstShape;
 };
 
-/// onednn.binary: dst = src0 + src1 or src0 * src1, then the activation;
-/// src0 and dst of dstShape, src1 of src1Shape: dstShape, or [N, C, 1, 1]
-/// (one value per channel, broadcast over the plane).
+/// onednn.binary: dst = src0 + src1 or src0 * src1, plus shift when there
+/// is one, then the activation; src0 and dst of dstShape, src1 of
+/// src1Shape: dstShape, or [N, C, 1, 1] or [1, C, 1, 1] (one value per
+/// channel, broadcast over the plane); shift (-1: none) of shiftShape, one
+/// value per channel (a batchnorm's x * k + shift).
 struct BinaryStep {
   int64_t src0 = 0, src1 = 0, dst = 0;
   Shape dstShape;
   BinaryAlgorithm algorithm = BinaryAlgorithm::Add;
   PostOp activation;
   Shape src1Shape;
+  int64_t shift = -1;
+  Shape shiftShape;
 };
 
 /// openblas.sgemm: c = a x b, a [batch?, M, K], b [K, N] shared.

@@ -163,6 +163,7 @@ struct ChainOperands {
 };
 
 std::optional<ChainOperands> chainBinary(Operation *op, int depth = 0);
+Value chainShift(Operation *op, int depth = 0);
 
 /// Whether \p v comes from oneDNN's layout chain (a convolution, pool,
 /// channel concatenation, chain add or multiply or oneDNN fragment, or the
@@ -183,7 +184,8 @@ bool fromLayoutChain(Value v, int depth) {
         chain && chain->ops.back() == def)
       return fromLayoutChain(x, depth + 1);
   if (isa<tg::AddOp, tg::MulOp>(def))
-    return chainBinary(def, depth + 1).has_value();
+    return chainBinary(def, depth + 1).has_value() ||
+           chainShift(def, depth + 1);
   // An activation of one that it is the only user of (a convolution's
   // post-op).
   if (def->getNumOperands() == 1 && activationOf(def) &&
@@ -193,11 +195,65 @@ bool fromLayoutChain(Value v, int depth) {
              tg::GlobalAvgPoolOp, tg::ConcatOp>(def);
 }
 
-/// Whether \p v holds one value per channel of 4-D \p type: [N, C, 1, 1].
+/// Whether \p v holds one value per channel of 4-D \p type: [N, C, 1, 1],
+/// or [1, C, 1, 1] shared by the batch (a batchnorm's factor and shift,
+/// --tg-fold-batchnorm).
 bool isPerChannel(Value v, ShapedType type) {
   auto shape = cast<ShapedType>(v.getType()).getShape();
-  return shape.size() == 4 && shape[0] == type.getDimSize(0) &&
+  return shape.size() == 4 &&
+         (shape[0] == 1 || shape[0] == type.getDimSize(0)) &&
          shape[1] == type.getDimSize(1) && shape[2] == 1 && shape[3] == 1;
+}
+
+/// The per-channel addend of \p add when it adds one value per channel,
+/// shared by the batch ([1, C, 1, 1]: oneDNN 2.6's post-ops broadcast no
+/// other), to the result of a chain add or multiply that it is the only
+/// user of: oneDNN's binary step takes it as a post-op (a batchnorm no
+/// convolution takes is x * k + shift: DenseNet's pre-activation layers,
+/// which kept their concatenations and transition pools on NCHW as
+/// generated kernels). Null otherwise.
+Value chainShift(Operation *add, int depth) {
+  if (!isa_and_nonnull<tg::AddOp>(add) || !isFourD(add->getResult(0)))
+    return {};
+  auto type = cast<ShapedType>(add->getResult(0).getType());
+  for (int i = 0; i < 2; ++i) {
+    Value scaled = add->getOperand(i), shift = add->getOperand(1 - i);
+    Operation *def = scaled.getDefiningOp();
+    if (scaled.getType() == type && isPerChannel(shift, type) &&
+        cast<ShapedType>(shift.getType()).getDimSize(0) == 1 && def &&
+        scaled.hasOneUse() && chainBinary(def, depth))
+      return shift;
+  }
+  return {};
+}
+
+/// Whether \p concat is a channel concatenation that the schedule writes in
+/// place with its readers generated (docs/Compiler.md, "Concatenations and
+/// splits in place"): at batch 1, of operands that other concatenations
+/// take too (DenseNet's dense blocks).
+bool isDenseConcatenation(tg::ConcatOp concat) {
+  if (!isChannelConcat(concat) ||
+      cast<ShapedType>(concat.getType()).getDimSize(0) != 1)
+    return false;
+  return llvm::any_of(concat.getInputs(), [&](Value in) {
+    return llvm::any_of(in.getUsers(), [&](Operation *user) {
+      return user != concat && isa<tg::ConcatOp>(user);
+    });
+  });
+}
+
+/// Whether \p v is such a concatenation or one of its operands: a buffer in
+/// place, which stays plain. A multiply by one value per channel on it (a
+/// DenseNet layer's batchnorm) stays generated: oneDNN's binary kernel on
+/// NCHW runs the short rows of its planes, and DenseNet-121's 62 such steps
+/// took 2.8 ms a run against 1.5 ms generated (docs/Runtime.md,
+/// "Per-channel affine steps").
+bool isInPlainGroup(Value v) {
+  auto dense = [](Operation *op) {
+    auto concat = dyn_cast_or_null<tg::ConcatOp>(op);
+    return concat && isDenseConcatenation(concat);
+  };
+  return dense(v.getDefiningOp()) || llvm::any_of(v.getUsers(), dense);
 }
 
 /// An add or multiply between the convolutions: a oneDNN binary step in
@@ -223,7 +279,8 @@ std::optional<ChainOperands> chainBinary(Operation *op, int depth) {
   // Per-channel adds stay generated (form-fragments.mlir,
   // broadcast_addend): only the multiply was measured.
   if (rhs.getType() != type)
-    return isa<tg::MulOp>(op) && isPerChannel(rhs, type)
+    return isa<tg::MulOp>(op) && isPerChannel(rhs, type) &&
+                   !isInPlainGroup(lhs)
                ? std::optional(ChainOperands{lhs, rhs})
                : std::nullopt;
   // A convolution's only use, which its sum post-op takes (growConv): the
@@ -278,11 +335,12 @@ public:
             "around it",
             "concat along channels (axis 1 of 4-D tensors): f32; run in "
             "the layout of the convolutions around it",
-            "add|mul [+activation]: f32 4-D, two tensors of the result's "
-            "type, each from a convolution, pool, concat or such an add or "
-            "mul; or a mul of one of them by one value per channel "
-            "[N,C,1,1] from anywhere; run in the layout of the "
-            "convolutions around it"};
+            "add|mul [+shift] [+activation]: f32 4-D, two tensors of the "
+            "result's type, each from a convolution, pool, concat or such "
+            "an add or mul; or a mul of one of them by one value per "
+            "channel ([N,C,1,1] or [1,C,1,1]) from anywhere; shift: an add "
+            "of one value per channel (a batchnorm's x * k + shift); run in "
+            "the layout of the convolutions around it"};
   }
 
   void collectCandidates(Operation *anchor, Available available,
@@ -309,13 +367,19 @@ public:
       return out.push_back(single(anchor));
     if (chainBinary(anchor)) {
       LibraryCall call = single(anchor);
+      Operation *add = soleUser(anchor->getResult(0), available);
+      if (Value shift = chainShift(add)) {
+        call.bias = shift;
+        call.ops.push_back(add);
+      }
       growActivation(call, available);
       return addPrefixes(call, out);
     }
   }
 
-  /// onednn.binary: src0, src1, dst; dst_shape, src1_shape, the algorithm
-  /// (add or mul) and the activation.
+  /// onednn.binary: src0, src1, the shift when there is one, dst;
+  /// dst_shape, src1_shape, shift_shape, the algorithm (add or mul) and the
+  /// activation.
   static void lowerBinary(const LibraryCall &call,
                           const StepOperands &operands, LibraryStep &step) {
     Operation *op = call.anchor;
@@ -332,6 +396,10 @@ public:
     s.src1Shape = shapeOf(src1);
     s.algorithm = isa<tg::MulOp>(op) ? artifact::BinaryAlgorithm::Mul
                                      : artifact::BinaryAlgorithm::Add;
+    if (call.bias) {
+      s.shift = operands.buffer(call.bias);
+      s.shiftShape = shapeOf(call.bias);
+    }
     s.activation = postOp(call);
     step.record = std::move(s);
   }

@@ -75,6 +75,10 @@ std::vector<Step> everyStepKind() {
   nms.scoreThreshold = 0.25;
   steps.push_back(nms);
   steps.push_back(NonZeroStep{4, 5, 7, "i1", {2, 3}});
+  // A binary step with a shift (a batchnorm's x * k + shift).
+  steps.push_back(BinaryStep{4, 5, 7, nchw, BinaryAlgorithm::Mul,
+                             {Activation::Relu, 0, 0}, {1, 8, 1, 1}, 6,
+                             {1, 8, 1, 1}});
   return steps;
 }
 

@@ -105,7 +105,7 @@ def TGConv3dAs2d : Pass<"tg-conv3d-as-2d", "mlir::func::FuncOp"> {
 }
 
 def TGFoldBatchNorm : Pass<"tg-fold-batchnorm", "mlir::func::FuncOp"> {
-  let summary = "Fold inference batchnorm into the convolution before it";
+  let summary = "Fold inference batchnorm into the convolution before it, or into a per-channel affine";
   let description = [{
     Rewrites `batchnorm(conv(x, W, b), gamma, beta, mean, var)`, when the
     convolution's result has no other use, has no fused activation and the
@@ -113,8 +113,13 @@ def TGFoldBatchNorm : Pass<"tg-fold-batchnorm", "mlir::func::FuncOp"> {
     `conv(x, W * k, (b - mean) * k + beta)` with
     `k = gamma * rsqrt(var + epsilon)` per output channel, written as tg ops
     on the parameters; `--tg-fold-weights` then computes them at compile
-    time. Exact in real arithmetic; the float result differs from the
-    unfolded graph by rounding only.
+    time. Any other batchnorm with such parameters (a pre-activation
+    network's: DenseNet's layers normalise a concatenation) becomes
+    `x * k + (beta - mean * k)`, both reshaped to `[1, C, 1, ...]`: a
+    multiply and an add by one value per channel, which the oneDNN backend
+    runs as one binary step in the convolutions' layout and generated code
+    as an elementwise kernel. Exact in real arithmetic; the float result
+    differs from the unfolded graph by rounding only.
 
     ```
     loom-opt model.mlir --tg-fold-batchnorm --tg-fold-weights
