@@ -559,6 +559,22 @@ def _(m, ids):
     return x, torch.tanh(m[10](x[:, 0]))
 
 
+# Batchnorms no convolution folds (after a ReLU, before a padded
+# convolution; on a residual sum, pre-activation), with and without an
+# activation after them, at batch 1 and 2.
+@block("batchnorm-unfolded", [(2, 16, 12, 12)], [
+    nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32),
+    nn.Conv2d(32, 32, 3, padding=1), nn.BatchNorm2d(32),
+    nn.Conv2d(32, 16, 1), nn.BatchNorm2d(16)])
+def _(m, x):
+    def f(v):
+        a = m[1](F.relu(m[0](v)))
+        b = m[2](a)
+        c = F.relu(m[3](b + a))
+        return m[5](m[4](c) + v)
+    return f(x[:1]), f(x[:, :, 1:10, 2:11])
+
+
 @block("einsum-ellipsis-bilinear", [(2, 3, 4, 5), (2, 3, 5, 6), (4, 7)])
 def _(m, a, b, c):
     return (torch.einsum("...ij,...jk->...ik", a, b),

@@ -1148,14 +1148,14 @@ dnnl::algorithm binaryAlgorithm(art::BinaryAlgorithm a) {
 /// The planes scaleChannelsLast runs binary step \p s on, or nullopt where
 /// oneDNN runs it: a multiply of an NHWC buffer by one value per channel
 /// and image ([N, C, 1, 1], a squeeze-and-excitation's scales) into an NHWC
-/// buffer, without an activation, on an AVX-512 CPU. oneDNN 2.6's took 2.1-
+/// buffer, without a shift or an activation, on an AVX-512 CPU. oneDNN 2.6's took 2.1-
 /// 2.2x what ONNX Runtime's take on EfficientNet-B0's big planes
 /// (docs/Runtime.md, "Squeeze-and-excitation on channels-last buffers").
 /// LOOM_ONEDNN_SCALE=onednn keeps oneDNN's.
 std::optional<ChannelsLastPlanes>
 channelsLastScale(const art::BinaryStep &s, const LayoutPlan &plan) {
   const art::Shape &out = s.dstShape;
-  if (s.algorithm != art::BinaryAlgorithm::Mul ||
+  if (s.algorithm != art::BinaryAlgorithm::Mul || s.shift != -1 ||
       s.activation.kind != Activation::None || out.size() != 4 ||
       s.src1Shape != art::Shape{out[0], out[1], 1, 1} ||
       !channelsLastBytes(plan, s.src0, out) ||
