@@ -133,7 +133,9 @@ void measureShape(dnnl::engine &eng, dnnl::stream &strm, const Shape &s) {
                 {{DNNL_ARG_SRC_0, x}, {DNNL_ARG_SRC_1, scale}, {DNNL_ARG_DST, y}});
   };
   auto loomMul = [&] {
-    cpu::scaleChannelsLast(g, xp, sp,
+    cpu::ChannelScale factors;
+    factors.scale = sp;
+    cpu::scaleChannelsLast(g, 1, xp, factors,
                            static_cast<float *>(y2.get_data_handle()));
   };
   double t[8];

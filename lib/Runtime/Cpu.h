@@ -136,12 +136,29 @@ bool hasSqueezeExciteKernels();
 void globalAveragePoolChannelsLast(const ChannelsLastPlanes &g,
                                    const float *src, float *dst);
 
-/// dst[n][p][c] = src[n][p][c] * scale[n][c] (\p g), over OpenMP's team of
-/// the calling thread split by pixels (on the calling thread alone below
-/// 16384 floats a thread); \p dst may be \p src. Only where
-/// hasSqueezeExciteKernels(). SqueezeExcite.cpp.
-void scaleChannelsLast(const ChannelsLastPlanes &g, const float *src,
-                       const float *scale, float *dst);
+/// The per-channel factors of a channel scaling, an optional per-channel
+/// shift added after them and an optional ReLU: a squeeze-and-excitation's
+/// scales ([N, C, 1, 1]: \p scaleImage C) or a batchnorm's factors and shift
+/// ([1, C, 1, 1]: 0, shared by the images). Group o of the buffer (of
+/// \p groups an image) has its factors at scale + (o / groups) * scaleImage +
+/// (o % groups) * channels, its shift likewise.
+struct ChannelScale {
+  const float *scale = nullptr;
+  int64_t scaleImage = 0;
+  const float *shift = nullptr;
+  int64_t shiftImage = 0;
+  bool relu = false;
+};
+
+/// dst[o][p][c] = src[o][p][c] * factor[o][c] (+ shift[o][c]) (then
+/// max(0, .)) over the buffer \p g of \p groups channel groups an image
+/// (NHWC: 1, outer the batch; nChw16c: C / 16, outer N * C / 16, channels
+/// 16), over OpenMP's team of the calling thread split by pixels (on the
+/// calling thread alone below 16384 floats a thread); \p dst may be \p src.
+/// Only where hasSqueezeExciteKernels(). SqueezeExcite.cpp.
+void scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
+                       const float *src, const ChannelScale &scale,
+                       float *dst);
 
 /// A oneDNN or OpenBLAS call prepared once per model, run on any queue's
 /// stream (concurrently from several).

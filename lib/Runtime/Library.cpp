@@ -1056,34 +1056,49 @@ bool channelsLastBytes(const LayoutPlan &plan, int64_t id,
          blocked(8, memory::format_tag::aBcd8b);
 }
 
+/// How scaleChannelsLast runs a binary step: the buffer as channel groups
+/// (NHWC: one an image; nChw16c: C / 16 of 16 channels), the floats between
+/// two images' factors and shifts (0: shared by the images), the ReLU.
+struct ChannelsLastScaling {
+  ChannelsLastPlanes g;
+  int64_t groups = 1, scaleImage = 0, shiftImage = 0;
+  bool relu = false;
+};
+
 /// A global average pool from an NHWC buffer, or a per-channel multiply of
-/// one (a squeeze-and-excitation's), run by SqueezeExcite.cpp's kernels
-/// instead of oneDNN.
+/// one (a squeeze-and-excitation's; a batchnorm's with its shift and ReLU),
+/// run by SqueezeExcite.cpp's kernels instead of oneDNN.
 class SqueezeExciteStep : public LibraryStep {
 public:
   /// The pool: src0 averaged into dst.
   SqueezeExciteStep(int64_t src0, int64_t dst, const ChannelsLastPlanes &g)
-      : src0(src0), dst(dst), g(g) {}
-  /// The multiply: src0 * src1 into dst.
-  SqueezeExciteStep(int64_t src0, int64_t src1, int64_t dst,
-                    const ChannelsLastPlanes &g)
-      : src0(src0), src1(src1), dst(dst), g(g) {}
+      : src0(src0), dst(dst), scaling{g} {}
+  /// The multiply: src0 * src1 (+ shift, when not -1) into dst.
+  SqueezeExciteStep(int64_t src0, int64_t src1, int64_t shift, int64_t dst,
+                    const ChannelsLastScaling &scaling)
+      : src0(src0), src1(src1), shift(shift), dst(dst), scaling(scaling) {}
   Error run(Stream &, void *const *buffers) const override {
     const auto *in = static_cast<const float *>(buffers[src0]);
     auto *out = static_cast<float *>(buffers[dst]);
-    if (src1)
-      scaleChannelsLast(g, in, static_cast<const float *>(buffers[*src1]),
-                        out);
-    else
-      globalAveragePoolChannelsLast(g, in, out);
+    if (!src1)
+      return globalAveragePoolChannelsLast(scaling.g, in, out), Error::ok();
+    ChannelScale scale;
+    scale.scale = static_cast<const float *>(buffers[*src1]);
+    scale.scaleImage = scaling.scaleImage;
+    if (shift != -1)
+      scale.shift = static_cast<const float *>(buffers[shift]);
+    scale.shiftImage = scaling.shiftImage;
+    scale.relu = scaling.relu;
+    scaleChannelsLast(scaling.g, scaling.groups, in, scale, out);
     return Error::ok();
   }
 
 private:
   int64_t src0;
   std::optional<int64_t> src1;
+  int64_t shift = -1;
   int64_t dst;
-  ChannelsLastPlanes g;
+  ChannelsLastScaling scaling;
 };
 
 /// The planes globalAveragePoolChannelsLast runs pool step \p s on, or
@@ -1145,26 +1160,63 @@ dnnl::algorithm binaryAlgorithm(art::BinaryAlgorithm a) {
   return dnnl::algorithm::undef;
 }
 
-/// The planes scaleChannelsLast runs binary step \p s on, or nullopt where
-/// oneDNN runs it: a multiply of an NHWC buffer by one value per channel
-/// and image ([N, C, 1, 1], a squeeze-and-excitation's scales) into an NHWC
-/// buffer, without a shift or an activation, on an AVX-512 CPU. oneDNN 2.6's took 2.1-
-/// 2.2x what ONNX Runtime's take on EfficientNet-B0's big planes
-/// (docs/Runtime.md, "Squeeze-and-excitation on channels-last buffers").
-/// LOOM_ONEDNN_SCALE=onednn keeps oneDNN's.
-std::optional<ChannelsLastPlanes>
+/// The floats between two images' values of per-channel \p shape of a
+/// binary step with result \p out ([N, C, 1, 1]: C; [1, C, 1, 1]: 0), or
+/// nullopt for another shape.
+std::optional<int64_t> perChannelImage(const art::Shape &shape,
+                                       const art::Shape &out) {
+  if (shape == art::Shape{out[0], out[1], 1, 1})
+    return out[0] == 1 ? 0 : out[1];
+  if (shape == art::Shape{1, out[1], 1, 1})
+    return 0;
+  return std::nullopt;
+}
+
+/// How scaleChannelsLast runs binary step \p s, or nullopt where oneDNN
+/// runs it: a multiply of a buffer by one value per channel (per image or
+/// shared: a squeeze-and-excitation's scales, a batchnorm's factors), then
+/// an optional per-channel shift and ReLU, with the source and the result
+/// both NHWC or both nChw16c, on an AVX-512 CPU. oneDNN 2.6's took 2.1-2.2x
+/// what ONNX Runtime's take on EfficientNet-B0's big planes, and in
+/// DenseNet-161 at batch 2 its binary steps with the shift as a post-op
+/// about 1.8x what the generated kernels took (docs/Runtime.md,
+/// "Squeeze-and-excitation on channels-last buffers", "Per-channel affine
+/// steps"). LOOM_ONEDNN_SCALE=onednn keeps oneDNN's.
+std::optional<ChannelsLastScaling>
 channelsLastScale(const art::BinaryStep &s, const LayoutPlan &plan) {
   const art::Shape &out = s.dstShape;
-  if (s.algorithm != art::BinaryAlgorithm::Mul || s.shift != -1 ||
-      s.activation.kind != Activation::None || out.size() != 4 ||
-      s.src1Shape != art::Shape{out[0], out[1], 1, 1} ||
-      !channelsLastBytes(plan, s.src0, out) ||
-      !channelsLastBytes(plan, s.dst, out) ||
-      !channelsLastBytes(plan, s.src1, s.src1Shape) ||
+  if (s.algorithm != art::BinaryAlgorithm::Mul || out.size() != 4 ||
+      (s.activation.kind != Activation::None &&
+       s.activation.kind != Activation::Relu) ||
       !hasSqueezeExciteKernels() ||
       environmentIs("LOOM_ONEDNN_SCALE", "onednn", {"onednn"}))
     return std::nullopt;
-  return ChannelsLastPlanes{out[0], out[2] * out[3], out[1]};
+  std::optional<int64_t> scaleImage = perChannelImage(s.src1Shape, out);
+  std::optional<int64_t> shiftImage =
+      s.shift == -1 ? std::optional<int64_t>(0)
+                    : perChannelImage(s.shiftShape, out);
+  if (!scaleImage || !shiftImage ||
+      !channelsLastBytes(plan, s.src1, s.src1Shape) ||
+      (s.shift != -1 && !channelsLastBytes(plan, s.shift, s.shiftShape)))
+    return std::nullopt;
+  ChannelsLastScaling scaling;
+  scaling.scaleImage = *scaleImage;
+  scaling.shiftImage = *shiftImage;
+  scaling.relu = s.activation.kind == Activation::Relu;
+  if (channelsLastBytes(plan, s.src0, out) &&
+      channelsLastBytes(plan, s.dst, out)) {
+    scaling.g = ChannelsLastPlanes{out[0], out[2] * out[3], out[1]};
+    return scaling;
+  }
+  memory::desc blocked(dims(out), memory::data_type::f32,
+                       memory::format_tag::aBcd16b);
+  memory::desc plain = plainNCHW(dims(out));
+  if (out[1] % 16 != 0 || layoutOf(plan, s.src0, plain) != blocked ||
+      layoutOf(plan, s.dst, plain) != blocked)
+    return std::nullopt;
+  scaling.groups = out[1] / 16;
+  scaling.g = ChannelsLastPlanes{out[0] * scaling.groups, out[2] * out[3], 16};
+  return scaling;
 }
 
 /// An onednn.binary step: src0 + src1 (or *) computed in src0's buffer
@@ -1178,8 +1230,9 @@ channelsLastScale(const art::BinaryStep &s, const LayoutPlan &plan) {
 /// of it is the same bytes.
 StepPtr prepareBinary(const dnnl::engine &eng, const art::BinaryStep &s,
                       void *constantSrc1, const LayoutPlan &plan) {
-  if (std::optional<ChannelsLastPlanes> g = channelsLastScale(s, plan))
-    return std::make_unique<SqueezeExciteStep>(s.src0, s.src1, s.dst, *g);
+  if (std::optional<ChannelsLastScaling> c = channelsLastScale(s, plan))
+    return std::make_unique<SqueezeExciteStep>(s.src0, s.src1, s.shift, s.dst,
+                                               *c);
   memory::desc plain = plainNCHW(dims(s.dstShape));
   Layouts io;
   io.srcBuffer = io.src = layoutOf(plan, s.src0, plain);

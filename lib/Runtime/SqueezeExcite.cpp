@@ -122,28 +122,64 @@ void poolWorker(void *arg) {
 /// A channel scaling's work.
 struct ScaleCall {
   const ChannelsLastPlanes *g;
-  const float *src, *scale;
+  int64_t groups;
+  const float *src;
+  ChannelScale scale;
   float *dst;
 };
 
-/// dst = src * scale[outer] over rows \p r.
+/// y[c..] = x[c..] * k[c..] (+ b[c..]) (ReLU), the lanes of \p m.
+template <bool Shift, bool Relu>
+__attribute__((target("avx512f"), always_inline)) inline void
+scaleVector(const float *x, float *y, const float *k, const float *b,
+            int64_t c, __mmask16 m) {
+  __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + c),
+                           _mm512_maskz_loadu_ps(m, k + c));
+  if constexpr (Shift)
+    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, b + c));
+  if constexpr (Relu)
+    v = _mm512_max_ps(v, _mm512_setzero_ps());
+  _mm512_mask_storeu_ps(y + c, m, v);
+}
+
+/// dst = src * factor (+ shift) (ReLU) over pixels [begin, end) of group
+/// \p o, whose factors start at \p k and shift at \p b (or null).
+template <bool Shift, bool Relu>
 __attribute__((target("avx512f"))) void
-scaleRows(const ScaleCall &call, Rows r) {
+scalePixels(const ScaleCall &call, int64_t o, int64_t begin, int64_t end,
+            const float *k, const float *b) {
   const ChannelsLastPlanes &g = *call.g;
   int64_t full = g.channels / 16 * 16;
   __mmask16 tail = tailMask(g.channels - full);
-  for (int64_t i = r.begin; i < r.end; ++i) {
-    const float *s = call.scale + i / g.pixels * g.channels;
-    const float *x = call.src + i * g.channels;
-    float *y = call.dst + i * g.channels;
+  for (int64_t p = begin; p < end; ++p) {
+    const float *x = call.src + (o * g.pixels + p) * g.channels;
+    float *y = call.dst + (o * g.pixels + p) * g.channels;
     for (int64_t c = 0; c < full; c += 16)
-      _mm512_storeu_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(x + c),
-                                            _mm512_loadu_ps(s + c)));
+      scaleVector<Shift, Relu>(x, y, k, b, c, __mmask16(0xffff));
     if (full < g.channels)
-      _mm512_mask_storeu_ps(
-          y + full, tail,
-          _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, x + full),
-                        _mm512_maskz_loadu_ps(tail, s + full)));
+      scaleVector<Shift, Relu>(x, y, k, b, full, tail);
+  }
+}
+
+/// scalePixels by (shift, relu).
+using ScalePixels = void (*)(const ScaleCall &, int64_t, int64_t, int64_t,
+                             const float *, const float *);
+constexpr ScalePixels kScalePixels[2][2] = {
+    {scalePixels<false, false>, scalePixels<false, true>},
+    {scalePixels<true, false>, scalePixels<true, true>}};
+
+/// The scaling over rows \p r ([outer * pixels]), a group's pixels at a time.
+void scaleRows(const ScaleCall &call, Rows r) {
+  const ChannelsLastPlanes &g = *call.g;
+  const ChannelScale &s = call.scale;
+  ScalePixels run = kScalePixels[s.shift != nullptr][s.relu];
+  for (int64_t i = r.begin; i < r.end;) {
+    int64_t o = i / g.pixels, last = std::min(r.end, (o + 1) * g.pixels);
+    int64_t image = o / call.groups, within = o % call.groups * g.channels;
+    run(call, o, i - o * g.pixels, last - o * g.pixels,
+        s.scale + image * s.scaleImage + within,
+        s.shift ? s.shift + image * s.shiftImage + within : nullptr);
+    i = last;
   }
 }
 
@@ -195,10 +231,11 @@ void cpu::globalAveragePoolChannelsLast(const ChannelsLastPlanes &g,
   }
 }
 
-void cpu::scaleChannelsLast(const ChannelsLastPlanes &g, const float *src,
-                            const float *scale, float *dst) {
+void cpu::scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
+                            const float *src, const ChannelScale &scale,
+                            float *dst) {
   int64_t threads = teamFor(g, kScaleFloatsPerThread);
-  ScaleCall call{&g, src, scale, dst};
+  ScaleCall call{&g, groups, src, scale, dst};
   if (threads <= 1)
     return scaleRows(call, {0, g.outer * g.pixels});
   GOMP_parallel(scaleWorker, &call, unsigned(threads), 0);
