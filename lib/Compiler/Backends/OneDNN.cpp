@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Compiler/Backend.h"
+#include "loom/Compiler/StridedView.h"
 #include "loom/Dialect/TG/IR/TGActivation.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -272,7 +273,9 @@ public:
             "activation, the filter spatially larger than the result",
             "matmul [+bias] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
             "hardsigmoid|leaky_relu]: f32, any batch "
-            "dims; bias: [N] or [1,...,1,N]",
+            "dims; bias: [N] or [1,...,1,N]; operands and result may be "
+            "strided views of their buffers (transposes, slices and "
+            "reshapes the schedule folds into the product)",
             "maxpool, avgpool, global_avgpool: f32 2-D (NCHW), any kernel, "
             "strides and pads; run in the layout of the convolutions "
             "around it",
@@ -424,11 +427,48 @@ public:
     step.record = std::move(s);
   }
 
+  /// The views of a matmul's operands and result the schedule folded into
+  /// it, as its primitive's strided descriptors (all of one rank), or
+  /// nullopt: none is a view. Failure when they are not such descriptors
+  /// (a dimension of M, K or N that is not one stride, batch dimensions
+  /// cut differently), or the result is a view and the step adds a residual
+  /// sum (the sum is read as the result's layout).
+  static FailureOr<std::optional<std::array<artifact::StridedOperand, 3>>>
+  matmulViews(tg::MatmulOp matmul, const LibraryCall &call,
+              const StepOperands &operands) {
+    using Views = std::optional<std::array<artifact::StridedOperand, 3>>;
+    if (!operands.view)
+      return Views();
+    Value result = call.ops.back()->getResult(0);
+    std::array<Value, 3> values = {matmul.getLhs(), matmul.getRhs(), result};
+    std::array<StridedView, 3> views;
+    bool any = false;
+    for (auto [value, view] : llvm::zip(values, views)) {
+      const StridedView *given = operands.view(value);
+      any |= given != nullptr;
+      view = given ? *given : StridedView::dense(shapeOf(value));
+    }
+    if (!any)
+      return Views();
+    if (operands.view(result) && call.sum)
+      return failure();
+    Views out = matmulOperands(views[0], views[1], views[2]);
+    if (!out)
+      return failure();
+    return out;
+  }
+
   /// onednn.matmul: src, weights, optional bias and sum, dst; the shapes,
-  /// whether the weights are constant, the activation.
-  static void lowerMatmul(tg::MatmulOp matmul, const LibraryCall &call,
-                          const StepOperands &operands, LibraryStep &step) {
+  /// whether the weights are constant, the activation, the views.
+  static LogicalResult lowerMatmul(tg::MatmulOp matmul,
+                                   const LibraryCall &call,
+                                   const StepOperands &operands,
+                                   LibraryStep &step) {
+    auto views = matmulViews(matmul, call, operands);
+    if (failed(views))
+      return failure();
     artifact::MatmulStep s;
+    s.views = std::move(*views);
     s.src = operands.buffer(matmul.getLhs());
     s.weights = operands.buffer(matmul.getRhs());
     s.dst = operands.buffer(call.ops.back()->getResult(0));
@@ -442,6 +482,11 @@ public:
     s.weightsConstant = operands.isWeight(matmul.getRhs());
     s.activation = postOp(call);
     step.record = std::move(s);
+    return success();
+  }
+
+  bool takesViews(const LibraryCall &call) const override {
+    return isa<tg::MatmulOp>(call.anchor);
   }
 
   LogicalResult lower(const LibraryCall &call, const StepOperands &operands,
@@ -453,7 +498,7 @@ public:
     else if (auto conv = dyn_cast<tg::ConvOp>(call.anchor))
       lowerConv(conv, call, operands, step);
     else if (auto matmul = dyn_cast<tg::MatmulOp>(call.anchor))
-      lowerMatmul(matmul, call, operands, step);
+      return lowerMatmul(matmul, call, operands, step);
     else
       lowerPool(call.anchor, operands, step);
     return success();
