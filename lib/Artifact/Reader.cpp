@@ -525,8 +525,11 @@ bool Reader::matmul(const Operands &o, Step &out) {
       !ints(o.attrs, o.tp, "weights_shape", s.weightsShape) ||
       !ints(o.attrs, o.tp, "dst_shape", s.dstShape) ||
       !boolean(o.attrs, o.tp, "weights_constant", s.weightsConstant) ||
+      !number(o.attrs, o.tp, "scale", s.scale, false) ||
       !activation(o, s.activation))
     return false;
+  if (s.scale != 1 && s.bias != -1)
+    return fail(o.tp, "a matmul with a bias has no scale");
   if (s.srcShape.size() < 2 || s.weightsShape.size() < 2 ||
       s.dstShape.size() < 2)
     return fail(o.tp, "a matmul has shapes of rank 2 or more");

@@ -1248,7 +1248,8 @@ private:
 /// and weights either 2-d (every leading dimension of the source folds
 /// into M) or of one batch.
 StepPtr sgemmForm(const art::MatmulStep &s) {
-  if (s.bias != -1 || s.sum != -1 || s.activation.kind != Activation::None)
+  if (s.bias != -1 || s.sum != -1 || s.activation.kind != Activation::None ||
+      s.scale != 1)
     return nullptr;
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
   int64_t k = a.back(), n = w.back();
@@ -1280,7 +1281,8 @@ StepPtr sgemmForm(const art::MatmulStep &s) {
 /// the primitive wins, 6.1 against 6.8 ms).
 StepPtr gemvForm(const art::MatmulStep &s) {
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
-  if (s.sum != -1 || w.size() != 2 || a.empty() || a.back() != w[0] ||
+  if (s.sum != -1 || s.scale != 1 || w.size() != 2 || a.empty() ||
+      a.back() != w[0] ||
       (s.activation.kind != Activation::None &&
        s.activation.kind != Activation::Relu))
     return nullptr;
@@ -1357,8 +1359,11 @@ StepPtr prepareMatmul(const dnnl::engine &eng, const art::MatmulStep &s,
   const memory::desc &wMd = constantWeights ? anyW : userW;
   auto desc = s.bias != -1 ? dnnl::matmul::desc(io.src, wMd, biasMd, io.dst)
                            : dnnl::matmul::desc(io.src, wMd, io.dst);
-  dnnl::matmul::primitive_desc pd(
-      desc, userScratchpad(postOps(s.activation, s.sum != -1)), eng);
+  dnnl::primitive_attr attr =
+      userScratchpad(postOps(s.activation, s.sum != -1));
+  if (s.scale != 1)
+    attr.set_output_scales(0, {float(s.scale)});
+  dnnl::matmul::primitive_desc pd(desc, attr, eng);
   return std::make_unique<DnnlStep>(
       eng, ids, dnnl::matmul(pd), io,
       WeightsLayout{userW, pd.weights_desc(), constantWeights}, biasMd,

@@ -192,6 +192,9 @@ struct MatmulStep {
   PostOp activation;
   /// weights is a weight buffer (the runtime may prepack it at load).
   bool weightsConstant = false;
+  /// The factor the product is multiplied by before the activation
+  /// (oneDNN's output scale; never with a bias).
+  double scale = 1;
   /// src, weights and dst as strided views of their buffers (transposes,
   /// slices and reshapes the compiler folded into the product), all of one
   /// rank; absent: each buffer is its shape's dense row-major tensor.

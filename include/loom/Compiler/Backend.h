@@ -55,6 +55,10 @@ struct LibraryCall {
   /// The other operand of a residual tg.add after a conv (oneDNN's sum
   /// post-op). Null when there is none.
   mlir::Value sum;
+  /// The factor a matrix product's result is multiplied by: 1 / c or c for
+  /// a division or multiplication by a constant c of one element after it
+  /// (an attention's scale after --tg-scale-after-matmul); 1 when none.
+  double scale = 1;
   /// The activation applied last (loom/Support/Activations.def), with its
   /// parameters when it takes any.
   Activation activation = Activation::None;

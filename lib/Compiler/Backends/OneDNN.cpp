@@ -129,8 +129,42 @@ LibraryCall growConv(tg::ConvOp conv, Available available) {
   return call;
 }
 
+/// The value of a one-element constant \p v (inside a fragment, the block
+/// argument such a constant outside it enters as), if it is one.
+std::optional<double> scalarOf(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    if (auto fragment =
+            dyn_cast_or_null<tg::FragmentOp>(arg.getOwner()->getParentOp()))
+      v = fragment.getInputs()[arg.getArgNumber()];
+  auto c = v.getDefiningOp<tg::ConstantOp>();
+  auto dense = c ? dyn_cast<DenseFPElementsAttr>(c.getValue()) : nullptr;
+  if (!dense || dense.getNumElements() != 1)
+    return std::nullopt;
+  return (*dense.getValues<APFloat>().begin()).convertToDouble();
+}
+
+/// A product without bias followed by a division or multiplication by a
+/// constant of one element: oneDNN's output scale (an attention's
+/// q k^T / sqrt(d) after --tg-scale-after-matmul). 1 / c for a division
+/// (exact for a power of two; rounding otherwise).
+void growScale(LibraryCall &call, Available available) {
+  Value out = call.ops.back()->getResult(0);
+  Operation *user = soleUser(out, available);
+  if (call.bias || !user || !isa<tg::DivOp, tg::MulOp>(user) ||
+      user->getResult(0).getType() != out.getType())
+    return;
+  Value other = user->getOperand(0) == out ? user->getOperand(1)
+                                           : user->getOperand(0);
+  std::optional<double> c = scalarOf(other);
+  if (!c || *c == 0 || (isa<tg::DivOp>(user) && user->getOperand(0) != out))
+    return;
+  call.scale = isa<tg::DivOp>(user) ? 1 / *c : *c;
+  call.ops.push_back(user);
+}
+
 LibraryCall growMatmul(tg::MatmulOp matmul, Available available) {
   LibraryCall call = matmulWithBias(matmul, available);
+  growScale(call, available);
   growActivation(call, available);
   return call;
 }
@@ -271,9 +305,11 @@ public:
             "conv+transpose[1,0,2,3] (a filter gradient, run as oneDNN's "
             "backward-weights convolution): f32, one group, no bias or "
             "activation, the filter spatially larger than the result",
-            "matmul [+bias] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
+            "matmul [+bias|scale] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
             "hardsigmoid|leaky_relu]: f32, any batch "
-            "dims; bias: [N] or [1,...,1,N]; operands and result may be "
+            "dims; bias: [N] or [1,...,1,N]; without a bias, a division or "
+            "multiplication by a constant of one element after it (an output "
+            "scale); operands and result may be "
             "strided views of their buffers (transposes, slices and "
             "reshapes the schedule folds into the product)",
             "maxpool, avgpool, global_avgpool: f32 2-D (NCHW), any kernel, "
@@ -481,6 +517,7 @@ public:
     s.dstShape = shapeOf(matmul.getResult());
     s.weightsConstant = operands.isWeight(matmul.getRhs());
     s.activation = postOp(call);
+    s.scale = call.scale;
     step.record = std::move(s);
     return success();
   }
