@@ -508,10 +508,10 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
         fragment, *backend, *call, step, dst ? &dst->second : nullptr);
     if (succeeded(lowered) && !*lowered) {
       // The library cannot read or write these views: compute them.
+      // (A result buffer made for the view keeps its size: the view's
+      // result has the product's elements.)
       for (Value in : fragment.getInputs())
         materialize(in);
-      if (dst)
-        addResultBuffers(fragment);
       dst.reset();
       lowered = lowerLibrary(fragment, *backend, *call, step, nullptr);
     }

@@ -273,6 +273,15 @@ std::optional<ChainOperands> chainBinary(Operation *op, int depth) {
   return ChainOperands{op->getOperand(0), op->getOperand(1)};
 }
 
+/// The least multiply-adds of one product of a batch (M * N * K) for which a
+/// matmul reads or writes strided views instead of the copies: oneDNN 2.6
+/// runs strided batches with its jit sgemm, one call per product, which on
+/// Swin's windows (49x32 by 32x49, 64 windows x 3 heads) took 0.21 ms against
+/// the brgemm's 0.12 on dense copies, more than the copies cost; from
+/// xfmr-post's 128x64x128 heads on (1M) the views paid (2 threads, this VM:
+/// docs/Compiler.md, "Views folded into matrix products").
+constexpr int64_t kMinViewProduct = int64_t(1) << 18;
+
 class OneDNNBackend : public Backend {
 public:
   StringRef name() const override { return kOneDNN; }
@@ -486,7 +495,9 @@ public:
     }
     if (!any)
       return Views();
-    if (operands.view(result) && call.sum)
+    artifact::Shape mn = shapeOf(result);
+    int64_t work = mn[mn.size() - 2] * mn.back() * shapeOf(values[0]).back();
+    if ((operands.view(result) && call.sum) || work < kMinViewProduct)
       return failure();
     Views out = matmulOperands(views[0], views[1], views[2]);
     if (!out)
