@@ -525,11 +525,32 @@ bool Reader::matmul(const Operands &o, Step &out) {
       !ints(o.attrs, o.tp, "weights_shape", s.weightsShape) ||
       !ints(o.attrs, o.tp, "dst_shape", s.dstShape) ||
       !boolean(o.attrs, o.tp, "weights_constant", s.weightsConstant) ||
+      !number(o.attrs, o.tp, "scale", s.scale, false) ||
       !activation(o, s.activation))
     return false;
+  if (s.scale != 1 && s.bias != -1)
+    return fail(o.tp, "a matmul with a bias has no scale");
   if (s.srcShape.size() < 2 || s.weightsShape.size() < 2 ||
       s.dstShape.size() < 2)
     return fail(o.tp, "a matmul has shapes of rank 2 or more");
+  if (o.attrs.isObject() && o.attrs.get("src_view")) {
+    std::array<StridedOperand, 3> views;
+    const char *roles[] = {"src_view", "weights_view", "dst_view"};
+    for (size_t i = 0; i < 3; ++i) {
+      const Json *v = member(o.attrs, o.tp, roles[i]);
+      std::string path = o.tp + "." + roles[i];
+      if (!v || !ints(*v, path, "dims", views[i].dims) ||
+          !ints(*v, path, "strides", views[i].strides) ||
+          !integer(*v, path, "offset", views[i].offset))
+        return false;
+      if (views[i].dims.size() < 2 ||
+          views[i].dims.size() != views[0].dims.size() ||
+          views[i].strides.size() != views[i].dims.size())
+        return fail(path, "a matmul's views have dims and strides of one "
+                          "rank, 2 or more");
+    }
+    s.views = std::move(views);
+  }
   out = std::move(s);
   return true;
 }

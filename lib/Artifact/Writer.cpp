@@ -88,6 +88,16 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
         .set("dst_shape", Json::integers(s.dstShape))
         .set("weights_constant", s.weightsConstant);
     writeActivation(s.activation, attrs);
+    if (s.scale != 1)
+      attrs.set("scale", s.scale);
+    if (s.views) {
+      const char *roles[] = {"src_view", "weights_view", "dst_view"};
+      for (size_t i = 0; i < 3; ++i)
+        attrs.set(roles[i], Json::makeObject()
+                            .set("dims", Json::integers((*s.views)[i].dims))
+                            .set("strides", Json::integers((*s.views)[i].strides))
+                            .set("offset", (*s.views)[i].offset));
+    }
     return;
   }
   case StepKind::Pool2d: {

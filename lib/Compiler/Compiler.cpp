@@ -421,6 +421,8 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
         tg::createTGConv3dAs2d(runsThreeD(options)));
   pm.addPass(tg::createTGFoldWeightsPass(weights, int64_t(1) << 26));
   pm.addPass(createCanonicalizerPass());
+  // After the folding: an attention's scale is often sqrt(d) of constants.
+  pm.addNestedPass<func::FuncOp>(tg::createTGScaleAfterMatmul());
   if (options.formFragments)
     return options.formFragments(pm, options.backendRegistry());
   TGFormFragmentsOptions fragments;

@@ -7,6 +7,7 @@
 #include "loom/Compiler/Schedule.h"
 
 #include "loom/Compiler/Backend.h"
+#include "loom/Compiler/StridedView.h"
 #include "loom/Cost/CostModel.h"
 #include "loom/Dialect/TG/IR/BoundedResults.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
@@ -78,6 +79,20 @@ private:
   llvm::DenseMap<int64_t, int64_t> groupOf;
   /// The group members no step writes (concatenation and split results).
   llvm::DenseSet<int64_t> views;
+  /// Views folded into matrix products (docs/Compiler.md, "Views folded
+  /// into matrix products"): a transpose, slice or reshape fragment not
+  /// computed where it stands, its result (or a tg.reshape of it) a strided
+  /// view of buffer `root`; computed by `fragment` at its first reader
+  /// that cannot take the view (materialize).
+  struct PendingView {
+    int64_t root;
+    StridedView view;
+    tg::FragmentOp fragment;
+  };
+  llvm::DenseMap<Value, PendingView> pending;
+  /// View fragments whose result a matrix product before them wrote
+  /// through a view: the result's buffer.
+  llvm::DenseMap<Operation *, int64_t> prewritten;
 
   int64_t addBuffer(Buffer b) {
     entry.buffers.push_back(std::move(b));
@@ -88,8 +103,17 @@ private:
   LogicalResult scheduleOp(Operation &op);
   LogicalResult scheduleFragment(tg::FragmentOp fragment);
   LogicalResult scheduleIf(tg::IfOp op);
-  LogicalResult scheduleLibrary(tg::FragmentOp fragment,
-                                const Backend &backend, Step &step);
+  FailureOr<bool> lowerLibrary(tg::FragmentOp fragment,
+                               const Backend &backend,
+                               const LibraryCall &call, Step &step,
+                               const StridedView *dstView);
+  bool readByViewTakers(Value v);
+  void addResultBuffers(tg::FragmentOp fragment);
+  art::KernelStep kernelStep(tg::FragmentOp fragment);
+  bool deferView(tg::FragmentOp fragment);
+  void materialize(Value v);
+  std::optional<std::pair<tg::FragmentOp, StridedView>>
+  writableView(tg::FragmentOp fragment);
   void scheduleReturn(func::ReturnOp ret);
   void computeLiveness();
   bool readsPlain(Value v) const;
@@ -167,11 +191,24 @@ LogicalResult ScheduleBuilder::scheduleOp(Operation &op) {
     return success();
   }
   if (auto reshape = dyn_cast<tg::ReshapeOp>(op)) {
+    if (auto it = pending.find(reshape.getInput()); it != pending.end()) {
+      PendingView p = it->second;
+      if (p.view.reshape(cast<ShapedType>(reshape.getType()).getShape())) {
+        pending.try_emplace(reshape.getResult(), std::move(p));
+        return success();
+      }
+      materialize(reshape.getInput());
+    }
     bufferOf[reshape.getResult()] = bufferOf.lookup(reshape.getInput());
     return success();
   }
   if (auto fragment = dyn_cast<tg::FragmentOp>(op))
     return scheduleFragment(fragment);
+  // Branches and the return read buffers (a branch's regions too).
+  op.walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      materialize(v);
+  });
   if (auto ifOp = dyn_cast<tg::IfOp>(op))
     return scheduleIf(ifOp);
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -228,7 +265,183 @@ LogicalResult ScheduleBuilder::scheduleIf(tg::IfOp op) {
   return success();
 }
 
-LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
+/// The ops of \p fragment when it computes its one result from its one
+/// input by a chain of tg.transpose, tg.slice (steps of 1 or more) and
+/// tg.reshape ops, or only transposes and reshapes when \p bijective; else
+/// none.
+static SmallVector<Operation *> viewOps(tg::FragmentOp fragment,
+                                        bool bijective) {
+  if (fragment.getInputs().size() != 1 || fragment.getNumResults() != 1)
+    return {};
+  Block &body = fragment.getBody().front();
+  SmallVector<Operation *> ops;
+  Value last = body.getArgument(0);
+  for (Operation &op : body.without_terminator()) {
+    auto slice = dyn_cast<tg::SliceOp>(op);
+    bool moves = isa<tg::TransposeOp, tg::ReshapeOp>(op) ||
+                 (slice && !bijective &&
+                  llvm::all_of(slice.getStrides().value_or(ArrayRef<int64_t>{}),
+                               [](int64_t step) { return step >= 1; }));
+    if (!moves || op.getNumOperands() != 1 || op.getOperand(0) != last)
+      return {};
+    ops.push_back(&op);
+    last = op.getResult(0);
+  }
+  if (ops.empty() || body.getTerminator()->getOperands() != ValueRange(last))
+    return {};
+  return ops;
+}
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getShape();
+}
+
+/// \p view (of \p fragment's input) through \p fragment's view ops.
+static bool applyViewOps(ArrayRef<Operation *> ops, StridedView &view) {
+  for (Operation *op : ops) {
+    if (auto transpose = dyn_cast<tg::TransposeOp>(op)) {
+      view.transpose(transpose.getPerm());
+    } else if (auto slice = dyn_cast<tg::SliceOp>(op)) {
+      SmallVector<int64_t> steps(shapeOf(slice.getResult()).size(), 1);
+      if (auto given = slice.getStrides())
+        steps.assign(given->begin(), given->end());
+      if (!view.slice(slice.getStarts(), steps, shapeOf(slice.getResult())))
+        return false;
+    } else if (!view.reshape(shapeOf(op->getResult(0)))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Whether every reader of \p v (through tg.reshape) is a fragment of the
+/// entry's block that takes it as a view: a library step whose backend
+/// takes views, or a view fragment all of whose readers do; and there is
+/// one.
+bool ScheduleBuilder::readByViewTakers(Value v) {
+  Block *top = &fn.getBody().front();
+  bool any = false;
+  for (Operation *user : v.getUsers()) {
+    if (user->getBlock() != top)
+      return false;
+    if (auto reshape = dyn_cast<tg::ReshapeOp>(user)) {
+      if (!readByViewTakers(reshape.getResult()))
+        return false;
+      any = true;
+      continue;
+    }
+    auto fragment = dyn_cast<tg::FragmentOp>(user);
+    const Backend *backend =
+        fragment ? backends.lookup(fragment.getBackend()) : nullptr;
+    if (!backend)
+      return false;
+    if (backend->generatesCode()) {
+      if (viewOps(fragment, false).empty() ||
+          outputStorage.count(fragment.getResult(0)) ||
+          !readByViewTakers(fragment.getResult(0)))
+        return false;
+    } else {
+      std::optional<LibraryCall> call = backends.matchFragment(fragment);
+      if (!call || !backend->takesViews(*call))
+        return false;
+    }
+    any = true;
+  }
+  return any;
+}
+
+/// A view fragment whose readers all take views is not computed where it
+/// stands: its result becomes a pending view of its input's buffer.
+bool ScheduleBuilder::deferView(tg::FragmentOp fragment) {
+  SmallVector<Operation *> ops = viewOps(fragment, false);
+  if (ops.empty() || fragment->getBlock() != &fn.getBody().front() ||
+      outputStorage.count(fragment.getResult(0)) ||
+      !readByViewTakers(fragment.getResult(0)))
+    return false;
+  Value in = fragment.getInputs()[0];
+  PendingView p{bufferOf.lookup(in), StridedView::dense(shapeOf(in)),
+                fragment};
+  if (auto it = pending.find(in); it != pending.end()) {
+    p.root = it->second.root;
+    p.view = it->second.view;
+  } else if (!bufferOf.count(in)) {
+    return false;
+  }
+  if (!applyViewOps(ops, p.view))
+    return false;
+  pending.try_emplace(fragment.getResult(0), std::move(p));
+  return true;
+}
+
+/// Computes the pending view \p v into a buffer (its fragment's step, after
+/// those of the views it reads), for a reader that cannot take the view.
+void ScheduleBuilder::materialize(Value v) {
+  auto it = pending.find(v);
+  if (it == pending.end())
+    return;
+  tg::FragmentOp fragment = it->second.fragment;
+  pending.erase(it);
+  Value result = fragment.getResult(0);
+  if (!bufferOf.count(result)) {
+    materialize(fragment.getInputs()[0]);
+    pending.erase(result);
+    addResultBuffers(fragment);
+    Step step;
+    step.fragment = fragment;
+    step.record = kernelStep(fragment);
+    entry.steps.push_back(std::move(step));
+  }
+  bufferOf[v] = bufferOf.lookup(result);
+}
+
+/// The view fragment that alone reads the result of library fragment \p
+/// fragment (through tg.reshape), when it only transposes and reshapes (a
+/// matrix product's heads merged back), and the result as a strided view of
+/// that fragment's result: the product may write it there, and the
+/// fragment is not computed.
+std::optional<std::pair<tg::FragmentOp, StridedView>>
+ScheduleBuilder::writableView(tg::FragmentOp fragment) {
+  if (fragment.getNumResults() != 1 ||
+      outputStorage.count(fragment.getResult(0)))
+    return std::nullopt;
+  Value v = fragment.getResult(0);
+  while (v.hasOneUse()) {
+    Operation *user = *v.user_begin();
+    if (user->getBlock() != fragment->getBlock())
+      return std::nullopt;
+    if (auto reshape = dyn_cast<tg::ReshapeOp>(user)) {
+      v = reshape.getResult();
+      continue;
+    }
+    auto reader = dyn_cast<tg::FragmentOp>(user);
+    const Backend *backend =
+        reader ? backends.lookup(reader.getBackend()) : nullptr;
+    if (!backend || !backend->generatesCode() ||
+        outputStorage.count(reader.getResult(0)))
+      return std::nullopt;
+    SmallVector<Operation *> ops = viewOps(reader, true);
+    if (ops.empty())
+      return std::nullopt;
+    // Undo the ops from the reader's dense result back to its input.
+    StridedView view = StridedView::dense(shapeOf(reader.getResult(0)));
+    for (Operation *op : llvm::reverse(ops)) {
+      if (auto transpose = dyn_cast<tg::TransposeOp>(op)) {
+        SmallVector<int64_t> inverse(transpose.getPerm().size());
+        for (auto [i, p] : llvm::enumerate(transpose.getPerm()))
+          inverse[p] = i;
+        view.transpose(inverse);
+      } else if (!view.reshape(shapeOf(op->getOperand(0)))) {
+        return std::nullopt;
+      }
+    }
+    if (!view.reshape(shapeOf(fragment.getResult(0))))
+      return std::nullopt;
+    return std::make_pair(reader, std::move(view));
+  }
+  return std::nullopt;
+}
+
+void ScheduleBuilder::addResultBuffers(tg::FragmentOp fragment) {
   int64_t stepIndex = entry.steps.size();
   for (Value result : fragment.getResults()) {
     Buffer b;
@@ -243,6 +456,43 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
     }
     bufferOf[result] = addBuffer(b);
   }
+}
+
+LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
+  if (auto it = prewritten.find(fragment); it != prewritten.end()) {
+    bufferOf[fragment.getResult(0)] = it->second;
+    return success();
+  }
+  const Backend *backend = backends.lookup(fragment.getBackend());
+  if (!backend)
+    return fragment.emitOpError("is placed on '")
+           << fragment.getBackend() << "', which is not a registered backend";
+  if (backend->generatesCode() && deferView(fragment))
+    return success();
+  std::optional<LibraryCall> call;
+  if (!backend->generatesCode()) {
+    call = backends.matchFragment(fragment);
+    if (!call)
+      return fragment.emitOpError("is placed on ")
+             << backend->name()
+             << " but its body is not one fragment that backend computes";
+  }
+  bool views = call && backend->takesViews(*call);
+  if (!views)
+    for (Value in : fragment.getInputs())
+      materialize(in);
+  std::optional<std::pair<tg::FragmentOp, StridedView>> dst;
+  if (views)
+    dst = writableView(fragment);
+  if (dst) {
+    Buffer b;
+    b.record.kind = art::BufferKind::Arena;
+    b.record.bytes = bytesOf(dst->first.getResult(0).getType());
+    b.firstStep = b.lastStep = entry.steps.size();
+    bufferOf[fragment.getResult(0)] = addBuffer(b);
+  } else {
+    addResultBuffers(fragment);
+  }
   if (concatInPlace &&
       (placeConcatInPlace(fragment) || placeSplitInPlace(fragment)))
     return success();
@@ -251,53 +501,88 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
         return cast<ShapedType>(t).getNumElements() == 0;
       }))
     return success();
-  const Backend *backend = backends.lookup(fragment.getBackend());
-  if (!backend)
-    return fragment.emitOpError("is placed on '")
-           << fragment.getBackend() << "', which is not a registered backend";
   Step step;
   step.fragment = fragment;
-  if (!backend->generatesCode()) {
-    if (failed(scheduleLibrary(fragment, *backend, step)))
+  if (call) {
+    FailureOr<bool> lowered = lowerLibrary(
+        fragment, *backend, *call, step, dst ? &dst->second : nullptr);
+    if (succeeded(lowered) && !*lowered) {
+      // The library cannot read or write these views: compute them.
+      // (A result buffer made for the view keeps its size: the view's
+      // result has the product's elements.)
+      for (Value in : fragment.getInputs())
+        materialize(in);
+      dst.reset();
+      lowered = lowerLibrary(fragment, *backend, *call, step, nullptr);
+    }
+    if (failed(lowered))
       return failure();
+    if (dst)
+      prewritten[dst->first] = bufferOf.lookup(fragment.getResult(0));
   } else {
-    art::KernelStep kernel;
-    kernel.name = (prefix + Twine(kernels++)).str();
-    for (Value v : fragment.getInputs())
-      kernel.args.push_back(bufferOf.lookup(v));
-    for (Value v : fragment.getResults())
-      kernel.args.push_back(bufferOf.lookup(v));
-    step.record = std::move(kernel);
+    step.record = kernelStep(fragment);
   }
   entry.steps.push_back(std::move(step));
   return success();
 }
 
-LogicalResult ScheduleBuilder::scheduleLibrary(tg::FragmentOp fragment,
-                                               const Backend &backend,
-                                               Step &step) {
-  auto call = backends.matchFragment(fragment);
-  if (!call)
-    return fragment.emitOpError("is placed on ")
-           << backend.name()
-           << " but its body is not one fragment that backend computes";
+/// The next kernel step, of generated fragment \p fragment on its buffers.
+art::KernelStep ScheduleBuilder::kernelStep(tg::FragmentOp fragment) {
+  art::KernelStep kernel;
+  kernel.name = (prefix + Twine(kernels++)).str();
+  for (Value v : fragment.getInputs())
+    kernel.args.push_back(bufferOf.lookup(v));
+  for (Value v : fragment.getResults())
+    kernel.args.push_back(bufferOf.lookup(v));
+  return kernel;
+}
+
+/// The library step of \p call: true when lowered, false when it was
+/// given views (pending inputs, \p dstView) that its backend cannot take.
+FailureOr<bool> ScheduleBuilder::lowerLibrary(tg::FragmentOp fragment,
+                                              const Backend &backend,
+                                              const LibraryCall &call,
+                                              Step &step,
+                                              const StridedView *dstView) {
+  auto pendingInput = [&](Value v) -> const PendingView * {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg)
+      return nullptr;
+    auto it = pending.find(fragment.getInputs()[arg.getArgNumber()]);
+    return it == pending.end() ? nullptr : &it->second;
+  };
   // Body values are block arguments (the fragment's inputs) or the results
   // of its last op (the fragment's, in order).
   auto buffer = [&](Value v) -> int64_t {
+    if (const PendingView *p = pendingInput(v))
+      return p->root;
     if (auto arg = dyn_cast<BlockArgument>(v))
       return bufferOf.lookup(fragment.getInputs()[arg.getArgNumber()]);
     auto result = cast<OpResult>(v);
-    assert(result.getOwner() == call->ops.back() && "not a fragment operand");
+    assert(result.getOwner() == call.ops.back() && "not a fragment operand");
     return bufferOf.lookup(fragment.getResult(result.getResultNumber()));
   };
   auto isWeight = [&](Value v) {
     return entry.buffers[buffer(v)].kind() == art::BufferKind::Weight;
   };
+  auto view = [&](Value v) -> const StridedView * {
+    if (isa<BlockArgument>(v)) {
+      const PendingView *p = pendingInput(v);
+      return p ? &p->view : nullptr;
+    }
+    return dstView;
+  };
+  bool anyView = dstView || llvm::any_of(fragment.getInputs(), [&](Value in) {
+                   return pending.count(in) != 0;
+                 });
+  StepOperands operands{buffer, isWeight};
+  if (anyView)
+    operands.view = view;
   LibraryStep lowered;
-  if (failed(backend.lower(*call, StepOperands{buffer, isWeight}, lowered)))
-    return failure();
+  if (failed(backend.lower(call, operands, lowered)))
+    return anyView ? FailureOr<bool>(false) : FailureOr<bool>(failure());
   step.record = std::move(lowered.record);
-  return success();
+  return true;
 }
 
 void ScheduleBuilder::scheduleReturn(func::ReturnOp ret) {

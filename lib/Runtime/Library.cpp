@@ -187,6 +187,9 @@ struct Layouts {
 /// source takes the weights' place, its shift the bias's.
 struct DnnlOperands {
   int64_t src = -1, weights = -1, bias = -1, sum = -1, dst = -1;
+  /// Where in its buffer a strided operand starts, in bytes (a matmul's
+  /// views).
+  int64_t srcOffset = 0, weightsOffset = 0, dstOffset = 0;
 };
 
 /// The weights a oneDNN step's primitive reads: their buffer's layout, the
@@ -256,21 +259,24 @@ private:
   }
 
   void runSteps(Stream &s, void *const *buffers) const {
-    void *src = buffers[ids.src];
+    void *src = static_cast<char *>(buffers[ids.src]) + ids.srcOffset;
     if (srcIn) {
+      void *plain = src;
       src = s.scratch(1, io.src.get_size());
-      srcIn.run(s, buffers[ids.src], src);
+      srcIn.run(s, plain, src);
     }
-    void *dst =
-        dstOut ? s.scratch(2, io.dst.get_size()) : buffers[ids.dst];
+    void *dst = dstOut ? s.scratch(2, io.dst.get_size())
+                       : static_cast<char *>(buffers[ids.dst]) + ids.dstOffset;
     loadSum(s, buffers, dst);
     std::unordered_map<int, memory> args;
     args.emplace(DNNL_ARG_SRC, s.bind(this, DNNL_ARG_SRC, io.src, src));
     if (ids.weights != -1) {
-      void *weights = buffers[ids.weights];
+      void *weights = static_cast<char *>(buffers[ids.weights]) +
+                      ids.weightsOffset;
       if (weightsIn) {
+        void *plain = weights;
         weights = s.scratch(3, weightsMd.get_size());
-        weightsIn.run(s, buffers[ids.weights], weights);
+        weightsIn.run(s, plain, weights);
       }
       args.emplace(io.weightsArg,
                    packed ? packed
@@ -291,7 +297,7 @@ private:
                    int64_t(io.dst.get_size() / sizeof(float)));
     }
     if (dstOut)
-      dstOut.run(s, dst, buffers[ids.dst]);
+      dstOut.run(s, dst, static_cast<char *>(buffers[ids.dst]) + ids.dstOffset);
     s.stream.wait();
   }
 
@@ -1442,7 +1448,8 @@ private:
 /// and weights either 2-d (every leading dimension of the source folds
 /// into M) or of one batch.
 StepPtr sgemmForm(const art::MatmulStep &s) {
-  if (s.bias != -1 || s.sum != -1 || s.activation.kind != Activation::None)
+  if (s.bias != -1 || s.sum != -1 || s.activation.kind != Activation::None ||
+      s.scale != 1)
     return nullptr;
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
   int64_t k = a.back(), n = w.back();
@@ -1474,7 +1481,8 @@ StepPtr sgemmForm(const art::MatmulStep &s) {
 /// the primitive wins, 6.1 against 6.8 ms).
 StepPtr gemvForm(const art::MatmulStep &s) {
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
-  if (s.sum != -1 || w.size() != 2 || a.empty() || a.back() != w[0] ||
+  if (s.sum != -1 || s.scale != 1 || w.size() != 2 || a.empty() ||
+      a.back() != w[0] ||
       (s.activation.kind != Activation::None &&
        s.activation.kind != Activation::Relu))
     return nullptr;
@@ -1513,27 +1521,51 @@ std::array<memory::dims, 3> matmulDims(const art::MatmulStep &s) {
   return {pad(a), pad(w), pad(s.dstShape)};
 }
 
+/// A strided operand's descriptor (docs/Runtime.md, "Views folded into
+/// matrix products").
+memory::desc stridedDesc(const art::StridedOperand &v) {
+  return memory::desc(dims(v.dims), memory::data_type::f32,
+                      dims(v.strides));
+}
+
 StepPtr prepareMatmul(const dnnl::engine &eng, const art::MatmulStep &s,
                       void *constantWeights) {
-  if (auto step = constantWeights ? gemvForm(s) : sgemmForm(s))
-    return step;
+  if (!s.views)
+    if (auto step = constantWeights ? gemvForm(s) : sgemmForm(s))
+      return step;
   auto [src, w, dst] = matmulDims(s);
+  if (s.views)
+    std::tie(src, w, dst) = std::make_tuple(dims((*s.views)[0].dims),
+                                            dims((*s.views)[1].dims),
+                                            dims((*s.views)[2].dims));
   size_t rank = dst.size();
   memory::dims bias(rank, 1);
   bias.back() = dst.back();
   Layouts io;
-  io.src = io.srcBuffer = rowMajor(src);
-  io.dst = io.dstBuffer = io.sumBuffer = rowMajor(dst);
-  memory::desc userW = rowMajor(w), biasMd = rowMajor(bias);
+  io.src = io.srcBuffer = s.views ? stridedDesc((*s.views)[0]) : rowMajor(src);
+  io.dst = io.dstBuffer = io.sumBuffer =
+      s.views ? stridedDesc((*s.views)[2]) : rowMajor(dst);
+  memory::desc userW = s.views ? stridedDesc((*s.views)[1]) : rowMajor(w),
+               biasMd = rowMajor(bias);
+  DnnlOperands ids{s.src, s.weights, s.bias, s.sum, s.dst};
+  if (s.views) {
+    ids.srcOffset = 4 * (*s.views)[0].offset;
+    ids.weightsOffset = 4 * (*s.views)[1].offset;
+    ids.dstOffset = 4 * (*s.views)[2].offset;
+    if (constantWeights)
+      constantWeights = static_cast<char *>(constantWeights) + ids.weightsOffset;
+  }
   memory::desc anyW(w, memory::data_type::f32, memory::format_tag::any);
   const memory::desc &wMd = constantWeights ? anyW : userW;
   auto desc = s.bias != -1 ? dnnl::matmul::desc(io.src, wMd, biasMd, io.dst)
                            : dnnl::matmul::desc(io.src, wMd, io.dst);
-  dnnl::matmul::primitive_desc pd(
-      desc, userScratchpad(postOps(s.activation, s.sum != -1)), eng);
+  dnnl::primitive_attr attr =
+      userScratchpad(postOps(s.activation, s.sum != -1));
+  if (s.scale != 1)
+    attr.set_output_scales(0, {float(s.scale)});
+  dnnl::matmul::primitive_desc pd(desc, attr, eng);
   return std::make_unique<DnnlStep>(
-      eng, DnnlOperands{s.src, s.weights, s.bias, s.sum, s.dst},
-      dnnl::matmul(pd), io,
+      eng, ids, dnnl::matmul(pd), io,
       WeightsLayout{userW, pd.weights_desc(), constantWeights}, biasMd,
       pd.scratchpad_desc());
 }

@@ -120,9 +120,27 @@ Error SizeCheck::step(const Step &step) const {
     return convolution(*step.getIf<Conv2dFilterGradStep>(), -1, -1);
   case StepKind::Matmul: {
     const auto &s = *step.getIf<MatmulStep>();
-    if ((err = need(s.src, f32Bytes(s.srcShape), "src")) ||
-        (err = need(s.weights, f32Bytes(s.weightsShape), "weights")) ||
-        (err = need(s.dst, f32Bytes(s.dstShape), "dst")) ||
+    if (s.views) {
+      // Each view's last element + 1, in bytes.
+      auto extent = [](const StridedOperand &v) {
+        int64_t last = v.offset;
+        for (size_t i = 0; i < v.dims.size(); ++i) {
+          if (v.dims[i] == 0)
+            return int64_t(0);
+          last += (v.dims[i] - 1) * v.strides[i];
+        }
+        return 4 * (last + 1);
+      };
+      const auto &[src, weights, dst] = *s.views;
+      if ((err = need(s.src, extent(src), "src")) ||
+          (err = need(s.weights, extent(weights), "weights")) ||
+          (err = need(s.dst, extent(dst), "dst")))
+        return err;
+    }
+    if ((err = need(s.src, s.views ? 0 : f32Bytes(s.srcShape), "src")) ||
+        (err = need(s.weights, s.views ? 0 : f32Bytes(s.weightsShape),
+                    "weights")) ||
+        (err = need(s.dst, s.views ? 0 : f32Bytes(s.dstShape), "dst")) ||
         (err = need(s.sum, f32Bytes(s.dstShape), "sum")))
       return err;
     return need(s.bias, 4 * s.dstShape.back(), "bias");

@@ -177,6 +177,14 @@ struct Conv2dStep : ConvolutionOperands {
 /// W], weights [O, N, OH, OW], G groups) transposed [1, 0, 2, 3].
 struct Conv2dFilterGradStep : ConvolutionOperands {};
 
+/// An operand of a library step as strided elements of its buffer: the
+/// dims the primitive sees, their strides and the first element's offset,
+/// all in elements.
+struct StridedOperand {
+  Shape dims, strides;
+  int64_t offset = 0;
+};
+
 /// onednn.matmul: src [..., M, K] x weights [..., K, N] -> dst [..., M, N].
 struct MatmulStep {
   int64_t src = 0, weights = 0, dst = 0, bias = -1, sum = -1;
@@ -184,6 +192,13 @@ struct MatmulStep {
   PostOp activation;
   /// weights is a weight buffer (the runtime may prepack it at load).
   bool weightsConstant = false;
+  /// The factor the product is multiplied by before the activation
+  /// (oneDNN's output scale; never with a bias).
+  double scale = 1;
+  /// src, weights and dst as strided views of their buffers (transposes,
+  /// slices and reshapes the compiler folded into the product), all of one
+  /// rank; absent: each buffer is its shape's dense row-major tensor.
+  std::optional<std::array<StridedOperand, 3>> views;
 };
 
 /// onednn.pool2d: NCHW src -> dst over a kernel [KH, KW] window.

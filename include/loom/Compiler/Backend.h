@@ -36,6 +36,7 @@
 namespace loom::compiler {
 
 class Backend;
+class StridedView;
 
 /// Whether an op may join a fragment being grown (still unclaimed).
 using Available = llvm::function_ref<bool(mlir::Operation *)>;
@@ -54,6 +55,10 @@ struct LibraryCall {
   /// The other operand of a residual tg.add after a conv (oneDNN's sum
   /// post-op). Null when there is none.
   mlir::Value sum;
+  /// The factor a matrix product's result is multiplied by: 1 / c or c for
+  /// a division or multiplication by a constant c of one element after it
+  /// (an attention's scale after --tg-scale-after-matmul); 1 when none.
+  double scale = 1;
   /// The activation applied last (loom/Support/Activations.def), with its
   /// parameters when it takes any.
   Activation activation = Activation::None;
@@ -73,6 +78,14 @@ struct StepOperands {
   /// Whether a body value is a weight (constant across runs: a library may
   /// prepack it at load).
   llvm::function_ref<bool(mlir::Value)> isWeight;
+  /// The strided view of its buffer through which the step reads a body
+  /// value or writes the result (transposes, slices and reshapes the
+  /// schedule folded into it: docs/Compiler.md, "Views folded into matrix
+  /// products"), or null: the buffer is the value's dense tensor. Given
+  /// only to backends whose takesViews() accepts the call; lower() fails,
+  /// without a diagnostic, when it cannot read or write those views (the
+  /// schedule then computes them and lowers again without).
+  llvm::function_ref<const StridedView *(mlir::Value)> view = nullptr;
 };
 
 /// A library step: the schema's record of the call (one type per step
@@ -108,6 +121,9 @@ public:
   /// something it runs. Each names this backend.
   void candidates(mlir::Operation *anchor, Available available,
                   llvm::SmallVectorImpl<LibraryCall> &out) const;
+  /// Whether lower() may be given strided views of \p call's operands and
+  /// result (StepOperands::view).
+  virtual bool takesViews(const LibraryCall &call) const { return false; }
   /// Turns a fragment (one of its candidates) into a library step. Called
   /// only for backends that do not generate code.
   virtual mlir::LogicalResult lower(const LibraryCall &call,

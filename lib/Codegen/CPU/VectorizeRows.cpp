@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <algorithm>
+
 namespace loom::codegen::cpu {
 #define GEN_PASS_DEF_LOOMVECTORIZEROWS
 #include "loom/Codegen/CPU/Passes.h.inc"
@@ -26,6 +28,12 @@ namespace {
 /// How one operand of the generic is read along the row (the innermost
 /// loop): a contiguous run of its buffer, or one element held for the row.
 enum class Access { Contiguous, Held };
+
+/// The sets of accumulators a reduction row keeps: a vector add or max
+/// takes 4 cycles before its result can be combined again and the CPUs
+/// measured issue two a cycle, so one accumulator made a 256-wide softmax
+/// row's max and sum wait on each combine (docs/Codegen/CPU.md).
+constexpr int64_t kSets = 4;
 
 /// A linalg.generic on buffers this pass rewrites, and what it found.
 struct Row {
@@ -318,34 +326,77 @@ private:
     return b.create(state)->getResult(0);
   }
 
-  /// A reduction row: vector accumulators from the combiners' neutral
-  /// elements, one step per vector of columns (a loop, then the masked
-  /// remainder), the lanes folded pairwise by the combiner, and the result
+  /// \p c folding \p sets of accumulators (one per combiner each) into the
+  /// first: pairwise, (a0 . a1) . (a2 . a3).
+  SmallVector<Value> foldSets(ArrayRef<SmallVector<Value>> sets) {
+    SmallVector<SmallVector<Value>> level(sets.begin(), sets.end());
+    while (level.size() > 1) {
+      SmallVector<SmallVector<Value>> next;
+      for (size_t i = 0; i < level.size(); i += 2) {
+        if (i + 1 == level.size()) {
+          next.push_back(level[i]);
+          continue;
+        }
+        SmallVector<Value> folded;
+        for (auto [o, c] : llvm::enumerate(row.combiners))
+          folded.push_back(combine(c, level[i][o], level[i + 1][o]));
+        next.push_back(folded);
+      }
+      level = std::move(next);
+    }
+    return level.front();
+  }
+
+  /// A reduction row: kSets sets of vector accumulators from the
+  /// combiners' neutral elements (fewer on a row of fewer vectors), each
+  /// updated by every kSets-th vector of columns (a loop over groups of
+  /// kSets vectors, the vectors left over, then the masked remainder), so
+  /// that successive combines do not wait on each other; the sets folded
+  /// pairwise, the lanes folded pairwise by the combiner, and the result
   /// combined with the output element.
   void reduce(ValueRange outer, ArrayRef<Value> held, int64_t full) {
-    SmallVector<Value> acc;
+    int64_t vectors = full / lanes;
+    int64_t sets = std::clamp<int64_t>(vectors, 1, kSets);
+    SmallVector<Value> neutral;
     for (Operation *c : row.combiners) {
-      TypedAttr neutral = *arith::getNeutralElement(c);
-      acc.push_back(vector::BroadcastOp::create(
-          b, loc, vectorOf(neutral.getType()),
-          arith::ConstantOp::create(b, loc, neutral)));
+      TypedAttr n = *arith::getNeutralElement(c);
+      neutral.push_back(vector::BroadcastOp::create(
+          b, loc, vectorOf(n.getType()), arith::ConstantOp::create(b, loc, n)));
     }
-    if (full > 0) {
-      auto loop = scf::ForOp::create(b, loc, index(0), index(full),
-                                     index(lanes), acc);
+    SmallVector<SmallVector<Value>> acc(sets, neutral);
+    int64_t grouped = vectors / sets * sets * lanes;
+    if (grouped > 0) {
+      SmallVector<Value> carried;
+      for (const SmallVector<Value> &set : acc)
+        llvm::append_range(carried, set);
+      auto loop = scf::ForOp::create(b, loc, index(0), index(grouped),
+                                     index(sets * lanes), carried);
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(loop.getBody());
-        scf::YieldOp::create(b, loc,
-                             step(outer, held, loop.getInductionVar(), lanes,
-                                  loop.getRegionIterArgs()));
+        SmallVector<Value> yielded;
+        size_t n = row.combiners.size();
+        for (int64_t k = 0; k < sets; ++k) {
+          Value col = arith::AddIOp::create(b, loc, loop.getInductionVar(),
+                                            index(k * lanes));
+          llvm::append_range(
+              yielded, step(outer, held, col, lanes,
+                            loop.getRegionIterArgs().slice(k * n, n)));
+        }
+        scf::YieldOp::create(b, loc, yielded);
       }
-      acc.assign(loop.getResults().begin(), loop.getResults().end());
+      size_t n = row.combiners.size();
+      for (int64_t k = 0; k < sets; ++k)
+        acc[k].assign(loop.getResults().begin() + k * n,
+                      loop.getResults().begin() + (k + 1) * n);
     }
+    for (int64_t col = grouped, k = 0; col < full; col += lanes, ++k)
+      acc[k] = step(outer, held, index(col), lanes, acc[k]);
     if (full < row.width)
-      acc = step(outer, held, index(full), row.width - full, acc);
+      acc[0] = step(outer, held, index(full), row.width - full, acc[0]);
+    SmallVector<Value> total = foldSets(acc);
     for (auto [o, c] : llvm::enumerate(row.combiners)) {
-      Value v = acc[o];
+      Value v = total[o];
       for (int64_t half = lanes / 2; half >= 1; half /= 2) {
         SmallVector<int64_t> lo, hi;
         for (int64_t k = 0; k < half; ++k) {
@@ -355,11 +406,11 @@ private:
         v = combine(c, vector::ShuffleOp::create(b, loc, v, v, lo),
                     vector::ShuffleOp::create(b, loc, v, v, hi));
       }
-      Value total = vector::ExtractOp::create(b, loc, v, int64_t(0));
+      Value sum = vector::ExtractOp::create(b, loc, v, int64_t(0));
       OpOperand &init = row.op.getDpsInitsMutable()[o];
       SmallVector<Value> idx = indices(init, outer, Value());
       Value old = memref::LoadOp::create(b, loc, init.get(), idx);
-      memref::StoreOp::create(b, loc, combine(c, old, total), init.get(), idx);
+      memref::StoreOp::create(b, loc, combine(c, old, sum), init.get(), idx);
     }
   }
 };

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Compiler/Backend.h"
+#include "loom/Compiler/StridedView.h"
 #include "loom/Dialect/TG/IR/TGActivation.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -128,8 +129,42 @@ LibraryCall growConv(tg::ConvOp conv, Available available) {
   return call;
 }
 
+/// The value of a one-element constant \p v (inside a fragment, the block
+/// argument such a constant outside it enters as), if it is one.
+std::optional<double> scalarOf(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    if (auto fragment =
+            dyn_cast_or_null<tg::FragmentOp>(arg.getOwner()->getParentOp()))
+      v = fragment.getInputs()[arg.getArgNumber()];
+  auto c = v.getDefiningOp<tg::ConstantOp>();
+  auto dense = c ? dyn_cast<DenseFPElementsAttr>(c.getValue()) : nullptr;
+  if (!dense || dense.getNumElements() != 1)
+    return std::nullopt;
+  return (*dense.getValues<APFloat>().begin()).convertToDouble();
+}
+
+/// A product without bias followed by a division or multiplication by a
+/// constant of one element: oneDNN's output scale (an attention's
+/// q k^T / sqrt(d) after --tg-scale-after-matmul). 1 / c for a division
+/// (exact for a power of two; rounding otherwise).
+void growScale(LibraryCall &call, Available available) {
+  Value out = call.ops.back()->getResult(0);
+  Operation *user = soleUser(out, available);
+  if (call.bias || !user || !isa<tg::DivOp, tg::MulOp>(user) ||
+      user->getResult(0).getType() != out.getType())
+    return;
+  Value other = user->getOperand(0) == out ? user->getOperand(1)
+                                           : user->getOperand(0);
+  std::optional<double> c = scalarOf(other);
+  if (!c || *c == 0 || (isa<tg::DivOp>(user) && user->getOperand(0) != out))
+    return;
+  call.scale = isa<tg::DivOp>(user) ? 1 / *c : *c;
+  call.ops.push_back(user);
+}
+
 LibraryCall growMatmul(tg::MatmulOp matmul, Available available) {
   LibraryCall call = matmulWithBias(matmul, available);
+  growScale(call, available);
   growActivation(call, available);
   return call;
 }
@@ -295,6 +330,15 @@ std::optional<ChainOperands> chainBinary(Operation *op, int depth) {
   return ChainOperands{op->getOperand(0), op->getOperand(1)};
 }
 
+/// The least multiply-adds of one product of a batch (M * N * K) for which a
+/// matmul reads or writes strided views instead of the copies: oneDNN 2.6
+/// runs strided batches with its jit sgemm, one call per product, which on
+/// Swin's windows (49x32 by 32x49, 64 windows x 3 heads) took 0.21 ms against
+/// the brgemm's 0.12 on dense copies, more than the copies cost; from
+/// xfmr-post's 128x64x128 heads on (1M) the views paid (2 threads, this VM:
+/// docs/Compiler.md, "Views folded into matrix products").
+constexpr int64_t kMinViewProduct = int64_t(1) << 18;
+
 class OneDNNBackend : public Backend {
 public:
   StringRef name() const override { return kOneDNN; }
@@ -327,9 +371,13 @@ public:
             "conv+transpose[1,0,2,3] (a filter gradient, run as oneDNN's "
             "backward-weights convolution): f32, one group, no bias or "
             "activation, the filter spatially larger than the result",
-            "matmul [+bias] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
+            "matmul [+bias|scale] [+relu|sigmoid|tanh|gelu|hardswish|swish|clip|"
             "hardsigmoid|leaky_relu]: f32, any batch "
-            "dims; bias: [N] or [1,...,1,N]",
+            "dims; bias: [N] or [1,...,1,N]; without a bias, a division or "
+            "multiplication by a constant of one element after it (an output "
+            "scale); operands and result may be "
+            "strided views of their buffers (transposes, slices and "
+            "reshapes the schedule folds into the product)",
             "maxpool, avgpool, global_avgpool: f32 2-D (NCHW), any kernel, "
             "strides and pads; run in the layout of the convolutions "
             "around it",
@@ -492,11 +540,50 @@ public:
     step.record = std::move(s);
   }
 
+  /// The views of a matmul's operands and result the schedule folded into
+  /// it, as its primitive's strided descriptors (all of one rank), or
+  /// nullopt: none is a view. Failure when they are not such descriptors
+  /// (a dimension of M, K or N that is not one stride, batch dimensions
+  /// cut differently), or the result is a view and the step adds a residual
+  /// sum (the sum is read as the result's layout).
+  static FailureOr<std::optional<std::array<artifact::StridedOperand, 3>>>
+  matmulViews(tg::MatmulOp matmul, const LibraryCall &call,
+              const StepOperands &operands) {
+    using Views = std::optional<std::array<artifact::StridedOperand, 3>>;
+    if (!operands.view)
+      return Views();
+    Value result = call.ops.back()->getResult(0);
+    std::array<Value, 3> values = {matmul.getLhs(), matmul.getRhs(), result};
+    std::array<StridedView, 3> views;
+    bool any = false;
+    for (auto [value, view] : llvm::zip(values, views)) {
+      const StridedView *given = operands.view(value);
+      any |= given != nullptr;
+      view = given ? *given : StridedView::dense(shapeOf(value));
+    }
+    if (!any)
+      return Views();
+    artifact::Shape mn = shapeOf(result);
+    int64_t work = mn[mn.size() - 2] * mn.back() * shapeOf(values[0]).back();
+    if ((operands.view(result) && call.sum) || work < kMinViewProduct)
+      return failure();
+    Views out = matmulOperands(views[0], views[1], views[2]);
+    if (!out)
+      return failure();
+    return out;
+  }
+
   /// onednn.matmul: src, weights, optional bias and sum, dst; the shapes,
-  /// whether the weights are constant, the activation.
-  static void lowerMatmul(tg::MatmulOp matmul, const LibraryCall &call,
-                          const StepOperands &operands, LibraryStep &step) {
+  /// whether the weights are constant, the activation, the views.
+  static LogicalResult lowerMatmul(tg::MatmulOp matmul,
+                                   const LibraryCall &call,
+                                   const StepOperands &operands,
+                                   LibraryStep &step) {
+    auto views = matmulViews(matmul, call, operands);
+    if (failed(views))
+      return failure();
     artifact::MatmulStep s;
+    s.views = std::move(*views);
     s.src = operands.buffer(matmul.getLhs());
     s.weights = operands.buffer(matmul.getRhs());
     s.dst = operands.buffer(call.ops.back()->getResult(0));
@@ -509,7 +596,13 @@ public:
     s.dstShape = shapeOf(matmul.getResult());
     s.weightsConstant = operands.isWeight(matmul.getRhs());
     s.activation = postOp(call);
+    s.scale = call.scale;
     step.record = std::move(s);
+    return success();
+  }
+
+  bool takesViews(const LibraryCall &call) const override {
+    return isa<tg::MatmulOp>(call.anchor);
   }
 
   LogicalResult lower(const LibraryCall &call, const StepOperands &operands,
@@ -521,7 +614,7 @@ public:
     else if (auto conv = dyn_cast<tg::ConvOp>(call.anchor))
       lowerConv(conv, call, operands, step);
     else if (auto matmul = dyn_cast<tg::MatmulOp>(call.anchor))
-      lowerMatmul(matmul, call, operands, step);
+      return lowerMatmul(matmul, call, operands, step);
     else
       lowerPool(call.anchor, operands, step);
     return success();

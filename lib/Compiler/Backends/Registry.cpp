@@ -458,6 +458,10 @@ void patterns::addPrefixes(const LibraryCall &longest,
       if (!isa<tg::ConvOp>(call.anchor))
         call.bias = {};
     }
+    if (!llvm::any_of(ArrayRef(call.ops).drop_front(), [](Operation *op) {
+          return isa<tg::DivOp, tg::MulOp>(op);
+        }))
+      call.scale = 1;
     // Every op but the last is used inside the prefix only (swish's
     // sigmoid without its mul leaves the op before it used outside).
     bool escapes = llvm::any_of(

@@ -5,26 +5,38 @@
 #kept = affine_map<(d0, d1) -> (d0)>
 #col = affine_map<(d0, d1) -> (d1, d0)>
 
-// A row max over 49 columns: three full vectors in a loop carrying the
-// accumulator, the 49th column a masked load whose other lanes keep theirs,
-// the lanes folded pairwise, and the result folded into the output element.
+// A row max over 49 columns: its three full vectors each into an
+// accumulator of its own (a loop over groups of them, so that no combine
+// waits on the one before), the 49th column a masked load into the first
+// whose other lanes keep theirs, the accumulators folded pairwise, then the
+// lanes, and the result folded into the output element.
 // CHECK-LABEL: func.func @row_max
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %c147 step %c1
 // CHECK: %[[NEG:.*]] = vector.broadcast %cst{{.*}} : f32 to vector<16xf32>
-// CHECK: scf.for %[[J:.*]] = %{{.*}} to %c48 step %c16 iter_args(%[[ACC:.*]] = %[[NEG]])
-// CHECK:   vector.load %arg0[%[[R]], %[[J]]] : memref<147x49xf32>, vector<16xf32>
-// CHECK:   arith.maximumf %[[ACC]]
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %c48 step %c48{{.*}} iter_args(%[[A0:.*]] = %[[NEG]], %[[A1:.*]] = %[[NEG]], %[[A2:.*]] = %[[NEG]])
+// CHECK:   vector.load %arg0[%[[R]], %{{.*}}] : memref<147x49xf32>, vector<16xf32>
+// CHECK:   arith.maximumf %[[A0]]
+// CHECK:   arith.maximumf %[[A1]]
+// CHECK:   arith.maximumf %[[A2]]
 // CHECK: vector.constant_mask [1] : vector<16xi1>
 // CHECK: vector.maskedload
 // CHECK: arith.select
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
 // CHECK: vector.shuffle {{.*}} [0, 1, 2, 3, 4, 5, 6, 7]
 // CHECK: arith.maximumf {{.*}} : vector<8xf32>
 // CHECK: vector.extract
 // CHECK: memref.load %arg1[%[[R]]]
 // CHECK: memref.store
 // CHECK-NOT: linalg.generic
+// On AVX2, six full vectors: a loop over groups of four, two more, the
+// masked remainder.
 // AVX2-LABEL: func.func @row_max
-// AVX2: scf.for %{{.*}} = %{{.*}} to %c48 step %c8 iter_args
+// AVX2: scf.for %{{.*}} = %{{.*}} to %c32 step %c32{{.*}} iter_args
+// AVX2-COUNT-4: arith.maximumf
+// AVX2: scf.yield
+// AVX2: vector.load %arg0[%{{.*}}, %c32{{.*}}]
+// AVX2: vector.load %arg0[%{{.*}}, %c40{{.*}}]
 // AVX2: vector.constant_mask [1] : vector<8xi1>
 func.func @row_max(%x: memref<147x49xf32>, %m: memref<147xf32>) {
   linalg.generic {indexing_maps = [#row, #kept], iterator_types = ["parallel", "reduction"]}
@@ -37,7 +49,8 @@ func.func @row_max(%x: memref<147x49xf32>, %m: memref<147xf32>) {
 }
 
 // The sum of exp(x - max): the exponential on vectors, the row's max
-// loaded once and broadcast, the sum in 16 partial sums.
+// loaded once and broadcast, the sum in partial sums (16 in each of three
+// accumulators).
 // CHECK-LABEL: func.func @exp_sum
 // CHECK: %[[M:.*]] = memref.load %arg1
 // CHECK: %[[MB:.*]] = vector.broadcast %[[M]] : f32 to vector<16xf32>

@@ -149,6 +149,27 @@ def TGPoolBeforeConv1x1 : Pass<"tg-pool-before-conv1x1", "mlir::func::FuncOp"> {
   }];
 }
 
+def TGScaleAfterMatmul : Pass<"tg-scale-after-matmul", "mlir::func::FuncOp"> {
+  let summary = "Scale a matmul's result instead of a moved operand";
+  let description = [{
+    Rewrites `matmul(x / c, y)` (or `x * c`, `c * x`, on either operand),
+    where `c` is a constant of one element, the scaled operand has no other
+    use and is the result of a transpose, slice or reshape, and the
+    product's only user is a softmax or an elementwise op, into
+    `matmul(x, y) / c`. An attention's `softmax(q / sqrt(d) @ k^T)`: the
+    scale joins the softmax's generated kernel, and `q`'s slice of the
+    packed QKV product and its transpose become strided operands of the
+    product (docs/Compiler.md, "Views folded into matrix products")
+    instead of a kernel that copies them. Exact in real arithmetic; the
+    float result differs by rounding only (not at all when `c` is a power of
+    two).
+
+    ```
+    loom-opt model.mlir --tg-scale-after-matmul
+    ```
+  }];
+}
+
 def TGSinkSplits : Pass<"tg-sink-splits", "mlir::func::FuncOp"> {
   let summary = "Apply the same op to every piece of a split once, before it";
   let description = [{
