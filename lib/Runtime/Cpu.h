@@ -99,15 +99,18 @@ bool hasSwishPass();
 /// thread). Only where hasSwishPass(). Swish.cpp.
 void swishInPlace(float *data, int64_t n);
 
-/// A max pool over a buffer whose pixels hold their channels contiguously:
-/// [outer][h][w][channels] in, [outer][oh][ow][channels] out. NHWC: outer
-/// the batch, channels all C; nChw16c / nChw8c: outer the batch times the
-/// channel blocks, channels the block. The windows are oneDNN's: kh x kw,
-/// strides sh, sw, padTop and padLeft before the first pixel; padding never
-/// wins the maximum.
+/// A max or average pool over a buffer whose pixels hold their channels
+/// contiguously: [outer][h][w][channels] in, [outer][oh][ow][channels] out.
+/// NHWC: outer the batch, channels all C; nChw16c / nChw8c: outer the batch
+/// times the channel blocks, channels the block. The windows are oneDNN's:
+/// kh x kw, strides sh, sw, padTop and padLeft before the first pixel;
+/// padding never wins the maximum and an average is over the window's
+/// pixels inside the input.
 struct PoolGeometry {
   int64_t outer = 0, h = 0, w = 0, oh = 0, ow = 0, channels = 0;
   int64_t kh = 0, kw = 0, sh = 1, sw = 1, padTop = 0, padLeft = 0;
+  /// An average over the window's pixels inside the input, not a max.
+  bool average = false;
 };
 
 /// Whether poolChannelsLast runs on this CPU (AVX-512).

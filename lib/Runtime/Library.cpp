@@ -1015,32 +1015,6 @@ private:
   PoolGeometry g;
 };
 
-/// The geometry poolChannelsLast runs pool step \p s with, or nullopt where
-/// oneDNN runs it: a max pool whose source and destination buffers are both
-/// NHWC under \p plan, on an AVX-512 CPU. oneDNN 2.6's NHWC max pool took
-/// 1.3-2.2x as long on every window measured (3x3 stride 1 and 2, ceil mode,
-/// 5x5 to 147x147 planes, 64 to 832 channels; docs/Runtime.md, "Pooling on
-/// channels-last buffers"); its averages and its blocked (nChw16c) max
-/// pools were no clear win or faster, so they stay oneDNN's.
-/// LOOM_ONEDNN_POOL=onednn keeps oneDNN's, to compare.
-std::optional<PoolGeometry> channelsLastMaxPool(const art::Pool2dStep &s,
-                                                const LayoutPlan &plan) {
-  auto nhwc = [&](int64_t id, const art::Shape &shape) {
-    auto it = plan.find(id);
-    return it != plan.end() && it->second == nhwcOf(plainNCHW(dims(shape)));
-  };
-  if (s.algorithm != art::PoolAlgorithm::Max || s.srcShape.size() != 4 ||
-      !nhwc(s.src, s.srcShape) || !nhwc(s.dst, s.dstShape) ||
-      !hasPoolKernel() ||
-      environmentIs("LOOM_ONEDNN_POOL", "onednn", {"onednn"}))
-    return std::nullopt;
-  const art::Shape &in = s.srcShape, &out = s.dstShape;
-  return PoolGeometry{/*outer=*/in[0], in[2], in[3],
-                      out[2], out[3], /*channels=*/in[1], s.kernel[0],
-                      s.kernel[1], s.strides[0], s.strides[1], s.pads[0],
-                      s.pads[1]};
-}
-
 /// Whether buffer \p id of \p shape (NCHW) holds its floats channels-last
 /// under \p plan: planned NHWC, or one pixel a channel plane and NCHW, or
 /// nChw16c / nChw8c in whole blocks (the same bytes as NHWC then).
@@ -1060,6 +1034,63 @@ bool channelsLastBytes(const LayoutPlan &plan, int64_t id,
   };
   return md == plain || blocked(16, memory::format_tag::aBcd16b) ||
          blocked(8, memory::format_tag::aBcd8b);
+}
+
+/// Whether every window of pool step \p s lies inside its source: no
+/// padding, and no ceil-mode window past the edge (an average then counts
+/// the same pixels whether it includes padding or not).
+bool windowsInside(const art::Pool2dStep &s) {
+  const art::Shape &in = s.srcShape, &out = s.dstShape;
+  return std::all_of(s.pads.begin(), s.pads.end(),
+                     [](int64_t p) { return p == 0; }) &&
+         (out[2] - 1) * s.strides[0] + s.kernel[0] <= in[2] &&
+         (out[3] - 1) * s.strides[1] + s.kernel[1] <= in[3];
+}
+
+/// The geometry poolChannelsLast runs pool step \p s with, or nullopt where
+/// oneDNN runs it, on an AVX-512 CPU: a max pool whose source and
+/// destination buffers are both NHWC under \p plan, or an average pool whose
+/// windows lie inside the source and whose buffers are both NHWC or both
+/// nChw16c (a result of one pixel in any layout of the same bytes). oneDNN 2.6's NHWC max pool took 1.3-2.2x as
+/// long on every window measured (3x3 stride 1 and 2, ceil mode, 5x5 to
+/// 147x147 planes, 64 to 832 channels; docs/Runtime.md, "Pooling on
+/// channels-last buffers"), its 2x2 stride-2 averages (DenseNet's
+/// transitions, NHWC and nChw16c) 3-4.5x ONNX Runtime's and 1.7-4x this
+/// kernel's; its padded averages (Inception's 3x3 stride 1) and its blocked
+/// (nChw16c) max pools were no clear win or faster, so they stay oneDNN's. LOOM_ONEDNN_POOL=onednn keeps oneDNN's, to
+/// compare.
+std::optional<PoolGeometry> channelsLastPool(const art::Pool2dStep &s,
+                                             const LayoutPlan &plan) {
+  auto nhwc = [&](int64_t id, const art::Shape &shape) {
+    auto it = plan.find(id);
+    return it != plan.end() && it->second == nhwcOf(plainNCHW(dims(shape)));
+  };
+  auto blocked = [&](int64_t id, const art::Shape &shape) {
+    auto it = plan.find(id);
+    return shape[1] % 16 == 0 && it != plan.end() &&
+           it->second == memory::desc(dims(shape), memory::data_type::f32,
+                                      memory::format_tag::aBcd16b);
+  };
+  bool average = s.algorithm != art::PoolAlgorithm::Max;
+  if (s.srcShape.size() != 4 || (average && !windowsInside(s)) ||
+      !hasPoolKernel() ||
+      environmentIs("LOOM_ONEDNN_POOL", "onednn", {"onednn"}))
+    return std::nullopt;
+  const art::Shape &in = s.srcShape, &out = s.dstShape;
+  // nChw16c: the batch's channel blocks are the outer index.
+  int64_t blocks = 1;
+  // A result of one pixel a channel: nChw16c and NCHW are the same bytes.
+  bool onePixel = out[2] * out[3] == 1 && channelsLastBytes(plan, s.dst, out);
+  if (average && blocked(s.src, in) && (blocked(s.dst, out) || onePixel))
+    blocks = in[1] / 16;
+  else if (!nhwc(s.src, in) || !nhwc(s.dst, out))
+    return std::nullopt;
+  PoolGeometry g{/*outer=*/in[0] * blocks, in[2], in[3],
+                 out[2], out[3], /*channels=*/in[1] / blocks, s.kernel[0],
+                 s.kernel[1], s.strides[0], s.strides[1], s.pads[0],
+                 s.pads[1]};
+  g.average = average;
+  return g;
 }
 
 /// How scaleChannelsLast runs a binary step: the buffer as channel groups
@@ -1131,14 +1162,14 @@ channelsLastGlobalAverage(const art::Pool2dStep &s, const LayoutPlan &plan) {
 
 /// An onednn.pool2d step: it computes in its source buffer's layout and
 /// writes its result in that layout too, reordered where the destination
-/// buffer's differs (a max pool between NHWC buffers: channelsLastMaxPool;
+/// buffer's differs (a max pool, or an average with its windows inside, between NHWC buffers: channelsLastPool;
 /// a global average from one: channelsLastGlobalAverage).
 StepPtr preparePool(const dnnl::engine &eng, const art::Pool2dStep &s,
                     const LayoutPlan &plan) {
-  if (std::optional<PoolGeometry> g = channelsLastMaxPool(s, plan))
-    return std::make_unique<ChannelsLastPool>(s, *g);
   if (std::optional<ChannelsLastPlanes> g = channelsLastGlobalAverage(s, plan))
     return std::make_unique<SqueezeExciteStep>(s.src, s.dst, *g);
+  if (std::optional<PoolGeometry> g = channelsLastPool(s, plan))
+    return std::make_unique<ChannelsLastPool>(s, *g);
   Layouts io;
   io.srcBuffer = io.src = layoutOf(plan, s.src, plainNCHW(dims(s.srcShape)));
   io.dstBuffer = layoutOf(plan, s.dst, plainNCHW(dims(s.dstShape)));

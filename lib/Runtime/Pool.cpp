@@ -1,15 +1,17 @@
-//===- Pool.cpp - Max pooling on channels-last buffers --------------------===//
+//===- Pool.cpp - Max and average pooling on channels-last buffers --------===//
 //
 // Part of Loom. See Cpu.h. oneDNN 2.6's jit max pooling (pooling_v2,
 // jit:avx512_core) on NHWC buffers took 1.6-1.7x what ONNX Runtime's NCHWc
 // pooling does in GoogLeNet and Inception-v3, and 1.3-2.2x what this kernel
-// does (docs/Runtime.md, "Pooling on channels-last buffers"). A buffer whose
-// pixels hold their channels contiguously (NHWC: all C of them; nChw16c /
-// nChw8c: a block of 16 or 8, the blocks outermost after the batch) is
-// pooled here: every output pixel is the max of its window's pixels, sixteen
-// channels a vector, 8 or 4 vectors of one pixel or one vector of 4 pixels
-// in flight (independent chains), the output rows (and, where there are
-// few, the channels) split over OpenMP's team.
+// does; its unpadded averages (DenseNet's transitions) 3-4.5x ONNX
+// Runtime's (docs/Runtime.md, "Pooling on channels-last buffers"). A buffer
+// whose pixels hold their channels contiguously (NHWC: all C of them;
+// nChw16c / nChw8c: a block of 16 or 8, the blocks outermost after the
+// batch) is pooled here: every output pixel is the max or the average of
+// its window's pixels, sixteen channels a vector, 8 or 4 vectors of one
+// pixel or one vector of 4 pixels in flight (independent chains), the
+// output rows (and, where there are few, the channels) split over OpenMP's
+// team.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,9 +40,10 @@ Span window(int64_t o, int64_t stride, int64_t pad, int64_t kernel,
 
 /// P output pixels of one row (windows \p ys x \p xs[p]), N vectors of
 /// channels each at \p src and \p dst (the last under \p tail): P * N
-/// independent chains of max. A window without a pixel inside the input
-/// (none in oneDNN's shapes) gives 0.
-template <int P, int N>
+/// independent chains of max, or of sums divided by the window's pixels
+/// inside the input (\p g.average). A window without a pixel inside the
+/// input (none in oneDNN's shapes) gives 0.
+template <int P, int N, bool Average>
 __attribute__((target("avx512f"))) void
 pixels(const PoolGeometry &g, const float *src, float *dst, Span ys,
        const Span *xs, __mmask16 tail) {
@@ -48,21 +51,37 @@ pixels(const PoolGeometry &g, const float *src, float *dst, Span ys,
   for (int p = 0; p < P; ++p)
     for (int v = 0; v < N; ++v)
       acc[p][v] = _mm512_set1_ps(
-          ys.end > ys.begin && xs[p].end > xs[p].begin ? -FLT_MAX : 0.f);
+          !Average && ys.end > ys.begin && xs[p].end > xs[p].begin ? -FLT_MAX
+                                                                   : 0.f);
   for (int64_t iy = ys.begin; iy < ys.end; ++iy)
     for (int p = 0; p < P; ++p)
       for (int64_t ix = xs[p].begin; ix < xs[p].end; ++ix) {
         const float *in = src + (iy * g.w + ix) * g.channels;
         for (int v = 0; v < N; ++v) {
           __mmask16 m = v == N - 1 ? tail : __mmask16(0xffff);
-          acc[p][v] =
-              _mm512_max_ps(acc[p][v], _mm512_maskz_loadu_ps(m, in + 16 * v));
+          __m512 x = _mm512_maskz_loadu_ps(m, in + 16 * v);
+          acc[p][v] = Average ? _mm512_add_ps(acc[p][v], x)
+                              : _mm512_max_ps(acc[p][v], x);
         }
       }
-  for (int p = 0; p < P; ++p)
+  for (int p = 0; p < P; ++p) {
+    int64_t count = (ys.end - ys.begin) * (xs[p].end - xs[p].begin);
+    __m512 scale = _mm512_set1_ps(count > 0 ? 1.f / float(count) : 0.f);
     for (int v = 0; v < N; ++v)
-      _mm512_mask_storeu_ps(dst + p * g.channels + 16 * v,
-                            v == N - 1 ? tail : __mmask16(0xffff), acc[p][v]);
+      _mm512_mask_storeu_ps(
+          dst + p * g.channels + 16 * v, v == N - 1 ? tail : __mmask16(0xffff),
+          Average ? _mm512_mul_ps(acc[p][v], scale) : acc[p][v]);
+  }
+}
+
+/// pixels<P, N, Average> for \p g.average.
+template <int P, int N>
+void pixels(const PoolGeometry &g, const float *src, float *dst, Span ys,
+            const Span *xs, __mmask16 tail) {
+  if (g.average)
+    pixels<P, N, true>(g, src, dst, ys, xs, tail);
+  else
+    pixels<P, N, false>(g, src, dst, ys, xs, tail);
 }
 
 /// Output row \p y of outer index \p n, channels [c0, c1): 128 and then 64
