@@ -242,6 +242,9 @@ struct PostOpActivation {
 /// its alpha and beta; a tg.mul of x and sigmoid(x) is swish, the last op
 /// of a leaky ReLU leaky_relu with its alpha), or nullopt.
 std::optional<PostOpActivation> activationOf(mlir::Operation *op);
+/// The splat value of a constant, if \p v is one (or, inside a fragment,
+/// the block argument a constant outside it enters as).
+std::optional<double> splatOf(mlir::Value v);
 /// An activation spelled as several tg ops, and those ops in order.
 struct ActivationChain {
   llvm::SmallVector<mlir::Operation *, 5> ops;

@@ -132,15 +132,9 @@ LibraryCall growConv(tg::ConvOp conv, Available available) {
 /// The value of a one-element constant \p v (inside a fragment, the block
 /// argument such a constant outside it enters as), if it is one.
 std::optional<double> scalarOf(Value v) {
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    if (auto fragment =
-            dyn_cast_or_null<tg::FragmentOp>(arg.getOwner()->getParentOp()))
-      v = fragment.getInputs()[arg.getArgNumber()];
-  auto c = v.getDefiningOp<tg::ConstantOp>();
-  auto dense = c ? dyn_cast<DenseFPElementsAttr>(c.getValue()) : nullptr;
-  if (!dense || dense.getNumElements() != 1)
+  if (cast<ShapedType>(v.getType()).getNumElements() != 1)
     return std::nullopt;
-  return (*dense.getValues<APFloat>().begin()).convertToDouble();
+  return splatOf(v);
 }
 
 /// A product without bias followed by a division or multiplication by a

@@ -272,9 +272,7 @@ Operation *patterns::soleUser(Value v, Available available) {
   return !available || available(user) ? user : nullptr;
 }
 
-/// The splat value of a constant, if \p v is one (or, inside a fragment,
-/// the block argument a constant outside it enters as).
-static std::optional<double> splatOf(Value v) {
+std::optional<double> patterns::splatOf(Value v) {
   if (auto arg = dyn_cast<BlockArgument>(v))
     if (auto fragment =
             dyn_cast_or_null<tg::FragmentOp>(arg.getOwner()->getParentOp()))
@@ -299,7 +297,7 @@ static std::optional<LeakyRelu> leakyReluOf(tg::SubOp sub) {
   if (!pos || !mul || !pos->hasOneUse() || !mul->hasOneUse())
     return std::nullopt;
   for (Value o : {mul.getLhs(), mul.getRhs()}) {
-    auto alpha = splatOf(o == mul.getLhs() ? mul.getRhs() : mul.getLhs());
+    auto alpha = patterns::splatOf(o == mul.getLhs() ? mul.getRhs() : mul.getLhs());
     auto negRelu = o.getDefiningOp<tg::ReluOp>();
     auto neg = negRelu ? negRelu.getInput().getDefiningOp<tg::NegOp>()
                        : tg::NegOp();
