@@ -47,6 +47,21 @@ void writeOptional(Json &args, const char *role, int64_t id) {
     args.set(role, id);
 }
 
+/// A matmul step's output scale (when not 1) and its operands' strided
+/// views (when it has them).
+void writeMatmulScaleAndViews(const MatmulStep &s, Json &attrs) {
+  if (s.scale != 1)
+    attrs.set("scale", s.scale);
+  if (!s.views)
+    return;
+  const char *roles[] = {"src_view", "weights_view", "dst_view"};
+  for (size_t i = 0; i < 3; ++i)
+    attrs.set(roles[i], Json::makeObject()
+                            .set("dims", Json::integers((*s.views)[i].dims))
+                            .set("strides", Json::integers((*s.views)[i].strides))
+                            .set("offset", (*s.views)[i].offset));
+}
+
 /// A library or control step's "args" and "attrs".
 void writeOperands(const Step &step, Json &args, Json &attrs) {
   switch (step.kind()) {
@@ -88,16 +103,7 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
         .set("dst_shape", Json::integers(s.dstShape))
         .set("weights_constant", s.weightsConstant);
     writeActivation(s.activation, attrs);
-    if (s.scale != 1)
-      attrs.set("scale", s.scale);
-    if (s.views) {
-      const char *roles[] = {"src_view", "weights_view", "dst_view"};
-      for (size_t i = 0; i < 3; ++i)
-        attrs.set(roles[i], Json::makeObject()
-                            .set("dims", Json::integers((*s.views)[i].dims))
-                            .set("strides", Json::integers((*s.views)[i].strides))
-                            .set("offset", (*s.views)[i].offset));
-    }
+    writeMatmulScaleAndViews(s, attrs);
     return;
   }
   case StepKind::Pool2d: {
