@@ -16,6 +16,8 @@
 #include "ConvBench.h"
 #include "Cpu.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -28,19 +30,22 @@ using dnnl::memory;
 
 namespace {
 
+llvm::cl::OptionCategory seCat("loom-bench-squeeze-excite options");
 llvm::cl::list<std::string>
-    shapeArgs("shape", llvm::cl::desc("CxHxW to measure (repeatable)"));
+    shapeArgs("shape", llvm::cl::desc("CxHxW to measure (repeatable)"),
+              llvm::cl::cat(seCat));
 llvm::cl::opt<bool> onlyGiven("only",
-                              llvm::cl::desc("Only the --shape values"));
+                              llvm::cl::desc("Only the --shape values"),
+                              llvm::cl::cat(seCat));
 llvm::cl::opt<unsigned> threadsArg("num-threads",
                                    llvm::cl::desc("Team size (default 2)"),
-                                   llvm::cl::init(2));
+                                   llvm::cl::init(2), llvm::cl::cat(seCat));
 llvm::cl::opt<unsigned> repeatArg("repeat",
                                   llvm::cl::desc("Runs a cell at most"),
-                                  llvm::cl::init(200));
+                                  llvm::cl::init(200), llvm::cl::cat(seCat));
 llvm::cl::opt<double> budgetArg("budget",
                                 llvm::cl::desc("Seconds a cell at most"),
-                                llvm::cl::init(0.5));
+                                llvm::cl::init(0.5), llvm::cl::cat(seCat));
 
 struct Shape {
   int64_t c, h, w;
@@ -160,6 +165,7 @@ void measureShape(dnnl::engine &eng, dnnl::stream &strm, const Shape &s) {
 } // namespace
 
 int main(int argc, char **argv) {
+  llvm::cl::HideUnrelatedOptions(seCat);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "loom-bench-squeeze-excite: a squeeze-and-excitation's global average "
@@ -168,10 +174,15 @@ int main(int argc, char **argv) {
   std::vector<Shape> given;
   for (const std::string &a : shapeArgs) {
     Shape s;
-    if (std::sscanf(a.c_str(), "%lldx%lldx%lld", (long long *)&s.c,
-                    (long long *)&s.h, (long long *)&s.w) != 3) {
-      llvm::errs() << "loom-bench-squeeze-excite: bad --shape '" << a
-                   << "' (CxHxW)\n";
+    llvm::SmallVector<llvm::StringRef, 3> parts;
+    llvm::StringRef(a).split(parts, 'x');
+    int64_t *fields[] = {&s.c, &s.h, &s.w};
+    bool ok = parts.size() == 3;
+    for (size_t i = 0; ok && i < 3; ++i)
+      ok = !parts[i].getAsInteger(10, *fields[i]) && *fields[i] > 0;
+    if (!ok) {
+      llvm::errs() << "loom-bench-squeeze-excite: error: --shape '" << a
+                   << "': expected CxHxW (positive integers)\n";
       return 1;
     }
     given.push_back(s);
