@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -255,23 +254,18 @@ void measure(const dnnl::engine &eng, dnnl::stream &strm, const Shape &s) {
   outs().flush();
 }
 
-std::vector<Shape> parseExtra() {
-  std::vector<Shape> shapes;
-  for (const std::string &e : extra) {
-    Shape s{0, 0, 0, 0, 0, 0, 0, "--shape"};
-    int used = 0;
-    if (sscanf(e.c_str(), "%ld,%ld,%ld,%ld,%ld,%ld,%ld%n", &s.c, &s.o, &s.plane,
-               &s.k, &s.stride, &s.pad, &s.groups, &used) != 7 ||
-        size_t(used) != e.size() || s.c < 1 || s.o < 1 || s.plane < 1 ||
-        s.k < 1 || s.stride < 1 || s.pad < 0 || s.groups < 1 ||
-        s.c % s.groups || s.o % s.groups || s.plane + 2 * s.pad < s.k) {
-      errs() << "error: --shape " << e
-             << ": expected c,o,plane,k,stride,pad,groups\n";
-      exit(1);
-    }
-    shapes.push_back(s);
-  }
-  return shapes;
+/// A --shape value, or nullopt where it is malformed or out of range.
+std::optional<Shape> parseShape(StringRef text) {
+  std::optional<std::vector<int64_t>> f = integerFields(text, ',', 7, 7);
+  if (!f)
+    return std::nullopt;
+  Shape s{(*f)[0], (*f)[1], (*f)[2], (*f)[3], (*f)[4], (*f)[5], (*f)[6],
+          "--shape"};
+  if (s.c < 1 || s.o < 1 || s.plane < 1 || s.k < 1 || s.stride < 1 ||
+      s.pad < 0 || s.groups < 1 || s.c % s.groups || s.o % s.groups ||
+      s.plane + 2 * s.pad < s.k)
+    return std::nullopt;
+  return s;
 }
 
 } // namespace
@@ -282,8 +276,11 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv, "Every oneDNN form of a convolution, with its reorders\n");
   omp_set_num_threads(threads);
+  std::vector<Shape> given = parseShapes<Shape>(
+      extra, parseShape,
+      "c,o,plane,k,stride,pad,groups");
   std::vector<Shape> shapes =
-      shapesToMeasure(onlyExtra.getValue(), torchvisionShapes(), parseExtra());
+      shapesToMeasure(onlyExtra.getValue(), torchvisionShapes(), given);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
   for (const Shape &s : shapes)

@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
@@ -263,28 +262,20 @@ std::vector<double> measure(dnnl::stream &strm, std::vector<Form> &fs) {
   return bests;
 }
 
-std::vector<Shape> parseExtra() {
-  std::vector<Shape> shapes;
-  for (const std::string &e : extra) {
-    Shape s{0, 0, 0, 0, 1, 1, "--shape"};
-    int used = 0;
-    int n = sscanf(e.c_str(), "%ld,%ld,%ld,%ld%n", &s.in, &s.out, &s.kernel,
-                   &s.plane, &used);
-    const char *rest = e.c_str() + used;
-    int more = 0;
-    if (n == 4 && *rest == ',')
-      sscanf(rest, ",%ld%n,%ld%n", &s.batch, &more, &s.stride, &more);
-    if (n != 4 || size_t(used + more) != e.size() || s.in < 1 || s.out < 1 ||
-        s.kernel < 1 || s.kernel % 2 == 0 || s.plane < 1 || s.batch < 1 ||
-        s.stride < 1) {
-      errs() << "error: --shape " << e
-             << ": expected in,out,kernel,plane[,batch[,stride]] (positive "
-                "integers, an odd kernel)\n";
-      exit(1);
-    }
-    shapes.push_back(s);
-  }
-  return shapes;
+/// A --shape value, or nullopt where it is malformed or out of range.
+std::optional<Shape> parseShape(StringRef text) {
+  std::optional<std::vector<int64_t>> f = integerFields(text, ',', 4, 6);
+  if (!f)
+    return std::nullopt;
+  Shape s{0, 0, 0, 0, 1, 1, "--shape"};
+  int64_t *fields[] = {&s.in,    &s.out,   &s.kernel,
+                       &s.plane, &s.batch, &s.stride};
+  for (size_t i = 0; i < f->size(); ++i)
+    *fields[i] = (*f)[i];
+  if (s.in < 1 || s.out < 1 || s.kernel < 1 || s.kernel % 2 == 0 ||
+      s.plane < 1 || s.batch < 1 || s.stride < 1)
+    return std::nullopt;
+  return s;
 }
 
 } // namespace
@@ -295,8 +286,12 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv, "oneDNN's forms of small-plane convolutions, per shape\n");
   omp_set_num_threads(threads);
+  std::vector<Shape> given = parseShapes<Shape>(
+      extra, parseShape,
+      "in,out,kernel,plane[,batch[,stride]] (positive "
+                  "integers, an odd kernel)");
   std::vector<Shape> shapes =
-      shapesToMeasure(onlyExtra.getValue(), defaultShapes(), parseExtra());
+      shapesToMeasure(onlyExtra.getValue(), defaultShapes(), given);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
   outs() << "| conv (in -> out, kernel, plane, batch, stride) | where | NHWC "

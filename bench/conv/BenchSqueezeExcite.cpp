@@ -16,8 +16,6 @@
 #include "ConvBench.h"
 #include "Cpu.h"
 
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -135,7 +133,9 @@ void measureShape(dnnl::engine &eng, dnnl::stream &strm, const Shape &s) {
   };
   auto onednnMul = [&] {
     mul.execute(strm,
-                {{DNNL_ARG_SRC_0, x}, {DNNL_ARG_SRC_1, scale}, {DNNL_ARG_DST, y}});
+                {{DNNL_ARG_SRC_0, x},
+                 {DNNL_ARG_SRC_1, scale},
+                 {DNNL_ARG_DST, y}});
   };
   auto loomMul = [&] {
     cpu::ChannelScale factors;
@@ -162,6 +162,14 @@ void measureShape(dnnl::engine &eng, dnnl::stream &strm, const Shape &s) {
   std::fflush(stdout);
 }
 
+/// A --shape value CxHxW.
+std::optional<Shape> parseShape(llvm::StringRef text) {
+  std::optional<std::vector<int64_t>> f = integerFields(text, 'x', 3, 3);
+  if (!f || (*f)[0] < 1 || (*f)[1] < 1 || (*f)[2] < 1)
+    return std::nullopt;
+  return Shape{(*f)[0], (*f)[1], (*f)[2]};
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -171,22 +179,8 @@ int main(int argc, char **argv) {
       "loom-bench-squeeze-excite: a squeeze-and-excitation's global average "
       "pool and per-channel multiply on NHWC, oneDNN against libloomrt's "
       "kernels (microseconds, best of the runs)\n");
-  std::vector<Shape> given;
-  for (const std::string &a : shapeArgs) {
-    Shape s;
-    llvm::SmallVector<llvm::StringRef, 3> parts;
-    llvm::StringRef(a).split(parts, 'x');
-    int64_t *fields[] = {&s.c, &s.h, &s.w};
-    bool ok = parts.size() == 3;
-    for (size_t i = 0; ok && i < 3; ++i)
-      ok = !parts[i].getAsInteger(10, *fields[i]) && *fields[i] > 0;
-    if (!ok) {
-      llvm::errs() << "loom-bench-squeeze-excite: error: --shape '" << a
-                   << "': expected CxHxW (positive integers)\n";
-      return 1;
-    }
-    given.push_back(s);
-  }
+  std::vector<Shape> given = parseShapes<Shape>(
+      shapeArgs, parseShape, "CxHxW (positive integers)");
   if (!cpu::hasSqueezeExciteKernels()) {
     llvm::errs() << "loom-bench-squeeze-excite: the kernels need AVX-512\n";
     return 1;

@@ -23,7 +23,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -186,21 +185,12 @@ Cell measure(const dnnl::engine &eng, dnnl::stream &strm, int64_t n,
   return {best(d), best(w), direct.impl, wino.impl};
 }
 
-std::vector<Shape> parseExtra() {
-  std::vector<Shape> shapes;
-  for (const std::string &e : extra) {
-    Shape s{0, 0, 0, "--shape"};
-    int used = 0;
-    if (sscanf(e.c_str(), "%ld,%ld,%ld%n", &s.in, &s.out, &s.plane, &used) !=
-            3 ||
-        size_t(used) != e.size() || s.in < 1 || s.out < 1 || s.plane < 1) {
-      errs() << "error: --shape " << e
-             << ": expected in,out,plane (three positive integers)\n";
-      exit(1);
-    }
-    shapes.push_back(s);
-  }
-  return shapes;
+/// A --shape value, or nullopt where it is malformed or out of range.
+std::optional<Shape> parseShape(StringRef text) {
+  std::optional<std::vector<int64_t>> f = integerFields(text, ',', 3, 3);
+  if (!f || (*f)[0] < 1 || (*f)[1] < 1 || (*f)[2] < 1)
+    return std::nullopt;
+  return Shape{(*f)[0], (*f)[1], (*f)[2], "--shape"};
 }
 
 } // namespace
@@ -212,8 +202,11 @@ int main(int argc, char **argv) {
       argc, argv,
       "oneDNN's direct against its Winograd 3x3 convolution, per shape\n");
   omp_set_num_threads(threads);
+  std::vector<Shape> given = parseShapes<Shape>(
+      extra, parseShape,
+      "in,out,plane (three positive integers)");
   std::vector<Shape> shapes =
-      shapesToMeasure(onlyExtra.getValue(), torchvisionShapes(), parseExtra());
+      shapesToMeasure(onlyExtra.getValue(), torchvisionShapes(), given);
   std::vector<unsigned> ns(batches.begin(), batches.end());
   if (ns.empty())
     ns.assign({1u, 2u});

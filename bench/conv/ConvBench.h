@@ -1,19 +1,27 @@
 //===- ConvBench.h - what the convolution benchmarks share ------*- C++ -*-===//
 //
-// Part of Loom. The timing of loom-bench-winograd, loom-bench-conv-forms and
-// loom-bench-small-plane:
-// a cold L2 before each run, deterministic data, one timed run, the best of
-// the runs within a run count and a time budget, the shapes measured.
+// Part of Loom. What loom-bench-winograd, loom-bench-conv-forms,
+// loom-bench-small-plane and loom-bench-squeeze-excite share: a cold L2
+// before each run, deterministic data, one timed run, the best of the runs
+// within a run count and a time budget, the shapes measured and the parsing
+// of their --shape values.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LOOM_BENCH_CONV_CONVBENCH_H
 #define LOOM_BENCH_CONV_CONVBENCH_H
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <dnnl.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace loom::convbench {
@@ -72,6 +80,45 @@ std::vector<Shape> shapesToMeasure(bool onlyGiven, std::vector<Shape> builtIn,
     return given;
   builtIn.insert(builtIn.end(), given.begin(), given.end());
   return builtIn;
+}
+
+/// The integers of \p text separated by \p separator: between \p least and
+/// \p most of them, each all digits (an optional leading '-'), or nullopt.
+/// A tool checks their ranges itself.
+inline std::optional<std::vector<int64_t>>
+integerFields(llvm::StringRef text, char separator, size_t least,
+              size_t most) {
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  text.split(parts, separator);
+  if (parts.size() < least || parts.size() > most)
+    return std::nullopt;
+  std::vector<int64_t> fields;
+  for (llvm::StringRef part : parts) {
+    int64_t v;
+    if (part.getAsInteger(10, v))
+      return std::nullopt;
+    fields.push_back(v);
+  }
+  return fields;
+}
+
+/// Each of \p given (a tool's --shape values) parsed by \p parse (nullopt:
+/// malformed or out of range); on the first malformed value, the diagnostic
+/// "error: --shape V: expected \p expected" and exit 1.
+template <typename Shape, typename Values, typename Parse>
+std::vector<Shape> parseShapes(const Values &given, Parse &&parse,
+                               const char *expected) {
+  std::vector<Shape> shapes;
+  for (const std::string &v : given) {
+    std::optional<Shape> s = parse(llvm::StringRef(v));
+    if (!s) {
+      llvm::errs() << "error: --shape " << v << ": expected " << expected
+                   << "\n";
+      std::exit(1);
+    }
+    shapes.push_back(*s);
+  }
+  return shapes;
 }
 
 } // namespace loom::convbench
