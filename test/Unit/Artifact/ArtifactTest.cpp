@@ -617,6 +617,37 @@ TEST(ArtifactTest, BadManifestsNameTheField) {
             "on device 1; the program runs on device 0");
 }
 
+TEST(ArtifactTest, MatmulViewsReadBackAndNegativesAreRefused) {
+  Manifest m = twoRankManifest();
+  auto withViews = [&](int64_t stride, int64_t offset) {
+    return edited(m, [&](Json &root) {
+      Json &attrs = at(root, {"entries", 0, "programs", 0, "steps", 6,
+                              "attrs"});
+      for (const char *role : {"src_view", "weights_view", "dst_view"})
+        attrs.set(role, Json::makeObject()
+                            .set("dims", Json::integers({4, 4}))
+                            .set("strides", Json::integers({stride, 1}))
+                            .set("offset", offset));
+    });
+  };
+  Manifest read;
+  std::optional<ReadError> error = readManifest(withViews(8, 2), read);
+  ASSERT_FALSE(error) << error->message;
+  const auto *matmul =
+      read.entries[0].programs[0].steps[6].getIf<MatmulStep>();
+  ASSERT_TRUE(matmul && matmul->views);
+  EXPECT_EQ((*matmul->views)[2].strides, (Shape{8, 1}));
+  EXPECT_EQ((*matmul->views)[1].offset, 2);
+  // Negatives would defeat the runtime's bounds check (a view's last
+  // element as offset + (dims - 1) * strides).
+  std::string view = "manifest: entries[0].programs[0].steps[6].attrs."
+                     "src_view.";
+  EXPECT_EQ(refusal(withViews(-8, 2)),
+            view + "strides: expected an array of non-negative integers");
+  EXPECT_EQ(refusal(withViews(8, -1)),
+            view + "offset: expected an integer >= 0");
+}
+
 TEST(ArtifactTest, BadWorldsAreRefused) {
   Manifest m = twoRankManifest();
   // Both ranks drive device 1.
