@@ -158,8 +158,9 @@ __attribute__((target("avx512f"))) void tile(const float *src,
     _mm512_mask_storeu_ps(dst + j * dstStride, firstLanes(nr), r[j]);
 }
 
-/// A transpose's work: units of 16 along the longer side of every matrix
-/// (the columns where rows <= cols), numbered matrix by matrix.
+/// A transpose's work: units of 16 rows or columns of every matrix (along
+/// the longer side; the pixels for an interleave or its inverse), numbered
+/// matrix by matrix.
 struct TransposeCall {
   TransposeShape s;
   const float *src;
