@@ -12,11 +12,17 @@
 // (constant). Each cell: the best of up to --repeat runs alternated
 // (--budget seconds per shape), L2 flushed before each (--warm: not), on
 // --num-threads threads. The measurement behind the layout plan's stem and
-// grouped-convolution rules (docs/Runtime.md).
+// grouped-convolution rules (docs/Runtime.md). A grouped convolution whose
+// groups have 16 output channels (or a multiple) also runs libloomrt's
+// kernel (lib/Runtime/GroupedConv.cpp, compiled in) between NHWC edges, the
+// form "nhwc -> nhwc loom:grouped", the measurement behind libloomrt's
+// groupedPays (docs/Runtime.md, "Grouped convolutions of 16-channel
+// groups").
 //
 //===----------------------------------------------------------------------===//
 
 #include "ConvBench.h"
+#include "Cpu.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -25,16 +31,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-extern "C" void omp_set_num_threads(int n);
-
 using namespace llvm;
 using namespace loom::convbench;
+namespace cpu = loom::rt::cpu;
 using dnnl::memory;
 using tag = memory::format_tag;
 
@@ -131,6 +137,8 @@ struct Form {
   dnnl::convolution_forward prim;
   memory src, weights, bias, dst;
   std::optional<dnnl::reorder> in, out;
+  /// libloomrt's kernel, run instead of prim where set.
+  std::function<void()> kernel;
   std::vector<double> conv, total;
 };
 
@@ -140,6 +148,46 @@ std::string layoutName(const memory::desc &md) {
     if (t != tag::any && md == memory::desc(md.dims(), md.data_type(), t))
       return name;
   return "blocked";
+}
+
+/// The form running libloomrt's grouped kernel on \p s between NHWC edges
+/// \p edgeIn and \p edgeOut, or null where it does not apply.
+std::unique_ptr<Form> loomGrouped(const dnnl::engine &eng, const Shape &s,
+                                  memory &edgeIn, memory &edgeOut) {
+  auto f32 = memory::data_type::f32;
+  int64_t outPlane = (s.plane + 2 * s.pad - s.k) / s.stride + 1;
+  memory::desc nhwcIn({1, s.c, s.plane, s.plane}, f32, tag::nhwc);
+  memory::desc nhwcOut({1, s.o, outPlane, outPlane}, f32, tag::nhwc);
+  if (s.groups <= 1 || s.o % (16 * s.groups) || !cpu::hasGroupedConvKernel() ||
+      !(edgeIn.get_desc() == nhwcIn) || !(edgeOut.get_desc() == nhwcOut))
+    return nullptr;
+  auto g = std::make_shared<cpu::GroupedConvGeometry>();
+  g->batch = 1;
+  g->h = g->w = s.plane;
+  g->channels = s.c;
+  g->oh = g->ow = outPlane;
+  g->outChannels = s.o;
+  g->groups = s.groups;
+  g->groupChannels = s.c / s.groups;
+  g->kh = g->kw = s.k;
+  g->sh = g->sw = s.stride;
+  g->padTop = g->padLeft = s.pad;
+  g->relu = true;
+  auto f = std::make_unique<Form>();
+  f->name = "nhwc -> nhwc loom:grouped";
+  f->weights = memory({{s.o * g->groupChannels * s.k * s.k}, f32, tag::x}, eng);
+  f->bias = memory({{s.o}, f32, tag::x}, eng);
+  fill(f->weights, 0.1f);
+  fill(f->bias, 0.1f);
+  auto packed = std::make_shared<cpu::AlignedFloats>(cpu::packGroupedConvWeights(
+      *g, static_cast<const float *>(f->weights.get_data_handle())));
+  const float *bias = static_cast<const float *>(f->bias.get_data_handle());
+  const float *src = static_cast<const float *>(edgeIn.get_data_handle());
+  float *dst = static_cast<float *>(edgeOut.get_data_handle());
+  f->kernel = [g, packed, bias, src, dst] {
+    cpu::groupedConvChannelsLast(*g, src, packed->data(), bias, dst);
+  };
+  return f;
 }
 
 /// Every form of \p s: each pair of layouts, each implementation.
@@ -203,6 +251,8 @@ std::vector<std::unique_ptr<Form>> forms(const dnnl::engine &eng,
         out.push_back(std::move(f));
       }
     }
+  if (std::unique_ptr<Form> f = loomGrouped(eng, s, edgeIn, edgeOut))
+    out.push_back(std::move(f));
   return out;
 }
 
@@ -229,12 +279,17 @@ void measure(const dnnl::engine &eng, dnnl::stream &strm, const Shape &s) {
                                            {DNNL_ARG_WEIGHTS, f->weights},
                                            {DNNL_ARG_BIAS, f->bias},
                                            {DNNL_ARG_DST, f->dst}};
-      f->conv.push_back(
-          timeRun(strm, warm, [&] { f->prim.execute(strm, args); }));
+      auto conv = [&] {
+        if (f->kernel)
+          f->kernel();
+        else
+          f->prim.execute(strm, args);
+      };
+      f->conv.push_back(timeRun(strm, warm, conv));
       f->total.push_back(timeRun(strm, warm, [&] {
         if (f->in)
           f->in->execute(strm, edgeIn, f->src);
-        f->prim.execute(strm, args);
+        conv();
         if (f->out)
           f->out->execute(strm, f->dst, edgeOut);
       }));
@@ -243,9 +298,9 @@ void measure(const dnnl::engine &eng, dnnl::stream &strm, const Shape &s) {
     return best(a->total) < best(b->total);
   });
   outs() << formatv("\n{0} -> {1}, {2}x{2}, {3}x{3}/{4} pad {5}, groups {6}: "
-                    "{7} (edges {8})\n",
+                    "{7} (edges {8}, {9})\n",
                     s.c, s.o, s.plane, s.k, s.stride, s.pad, s.groups, s.where,
-                    e);
+                    e, warm ? "warm" : "L2 flushed before each run");
   outs() << "| form (src -> dst, implementation) | conv ms | with reorders "
             "ms |\n| --- | ---: | ---: |\n";
   for (auto &f : all)

@@ -16,6 +16,7 @@
 #include <dnnl.hpp>
 
 #include <map>
+#include <new>
 #include <utility>
 #endif
 
@@ -181,6 +182,56 @@ bool hasTransposeKernel();
 /// the calling thread alone below 16384 floats a thread); \p src and \p dst
 /// do not overlap. Only where hasTransposeKernel(). Transpose.cpp.
 void transposePlanes(const TransposeShape &s, const float *src, float *dst);
+
+/// A grouped convolution between NHWC buffers ([batch][h][w][channels] in,
+/// [batch][oh][ow][outChannels] out) whose groups have a multiple of 16
+/// output channels each (groups * 16 * k = outChannels) and groupChannels
+/// input channels each, a multiple of 16 too (groups * groupChannels =
+/// channels): a kh x kw
+/// window, strides sh, sw, padTop and padLeft before the first pixel
+/// (padding reads as 0), dilation 1, then the bias and an optional ReLU.
+struct GroupedConvGeometry {
+  int64_t batch = 0, h = 0, w = 0, channels = 0, oh = 0, ow = 0;
+  int64_t outChannels = 0, groups = 1, groupChannels = 0;
+  int64_t kh = 0, kw = 0, sh = 1, sw = 1, padTop = 0, padLeft = 0;
+  bool relu = false;
+};
+
+/// An allocator of 64-byte aligned storage: a vector of it starts on a
+/// cache line, so that a kernel's vector loads of it never split across
+/// two.
+template <typename T> struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <typename U> CacheLineAllocator(const CacheLineAllocator<U> &) {}
+  T *allocate(size_t n) {
+    return static_cast<T *>(
+        ::operator new(n * sizeof(T), std::align_val_t(64)));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+  bool operator==(const CacheLineAllocator &) const { return true; }
+  bool operator!=(const CacheLineAllocator &) const { return false; }
+};
+using AlignedFloats = std::vector<float, CacheLineAllocator<float>>;
+
+/// Whether groupedConvChannelsLast runs on this CPU (AVX-512).
+bool hasGroupedConvKernel();
+
+/// OIHW weights ([outChannels][groupChannels][kh][kw]) of \p g packed as
+/// groupedConvChannelsLast reads them: [outChannels / 16]
+/// [groupChannels / 16][kh][16 input channels][kw][16 output channels].
+AlignedFloats packGroupedConvWeights(const GroupedConvGeometry &g,
+                                     const float *oihw);
+
+/// The convolution \p g of \p src with weights \p packed
+/// (packGroupedConvWeights) and \p bias ([outChannels], or null) into
+/// \p dst, over OpenMP's team of the calling thread split by chunks of
+/// output rows and by groups (on the calling thread alone below 16384
+/// vector multiply-adds a thread).
+/// Only where hasGroupedConvKernel(). GroupedConv.cpp.
+void groupedConvChannelsLast(const GroupedConvGeometry &g, const float *src,
+                             const float *packed, const float *bias,
+                             float *dst);
 
 /// A oneDNN or OpenBLAS call prepared once per model, run on any queue's
 /// stream (concurrently from several).

@@ -1011,8 +1011,95 @@ StepPtr pixelProduct(const dnnl::engine &eng, const art::Conv2dStep &s,
       mpd.scratchpad_desc(), conv.swishPass);
 }
 
+/// A grouped convolution between NHWC buffers run by
+/// groupedConvChannelsLast instead of oneDNN, its constant weights packed
+/// once.
+class GroupedConvStep : public LibraryStep {
+public:
+  GroupedConvStep(const art::Conv2dStep &s, const GroupedConvGeometry &g,
+                  const float *weights)
+      : src(s.src), bias(s.bias), dst(s.dst), g(g),
+        packed(packGroupedConvWeights(g, weights)) {}
+  Error run(Stream &, void *const *buffers) const override {
+    groupedConvChannelsLast(
+        g, static_cast<const float *>(buffers[src]), packed.data(),
+        bias != -1 ? static_cast<const float *>(buffers[bias]) : nullptr,
+        static_cast<float *>(buffers[dst]));
+    return Error::ok();
+  }
+
+private:
+  int64_t src, bias, dst;
+  GroupedConvGeometry g;
+  AlignedFloats packed;
+};
+
+bool channelsLastBytes(const LayoutPlan &plan, int64_t id,
+                       const art::Shape &shape);
+
+/// Whether groupedConvChannelsLast was measured faster than oneDNN 2.6's
+/// jit:avx512_core on \p g, in RegNet-Y-800MF and RegNet-X-400MF: a source
+/// plane of at least 56x56 and at most 64 channels (4 groups of 16). There
+/// it took 0.64-0.90x oneDNN's time (their first grouped convolutions,
+/// 112x112 stride 2: 0.64-0.72x; RegNet-X's 56x56 stride 2: 0.90x), oneDNN
+/// reading the large source less well; with more channels or on smaller
+/// planes the two were within a few percent either way (0.89-1.10x),
+/// oneDNN's kernel computing at about the same rate. docs/Runtime.md,
+/// "Grouped convolutions of 16-channel groups".
+bool groupedPays(const GroupedConvGeometry &g) {
+  return g.channels <= 64 && g.h * g.w >= 56 * 56;
+}
+
+/// The geometry groupedConvChannelsLast runs conv step \p s with, or
+/// nullopt where oneDNN runs it, on an AVX-512 CPU: a 2-D grouped
+/// convolution (groups > 1) whose groups have 16 input and 16 output
+/// channels (or multiples of 16), dilation 1, constant weights, no residual sum, no
+/// activation or a ReLU, between buffers both channels-last under \p plan,
+/// where the kernel was measured faster than oneDNN 2.6's jit:avx512_core
+/// (groupedPays). LOOM_ONEDNN_GROUPED=onednn keeps oneDNN's, to compare.
+std::optional<GroupedConvGeometry>
+channelsLastGrouped(const art::Conv2dStep &s, const void *constantWeights,
+                    const LayoutPlan &plan) {
+  const art::Shape &in = s.srcShape, &out = s.dstShape;
+  if (in.size() != 4 || s.groups <= 1 || !constantWeights || s.sum != -1 ||
+      s.algorithm != art::ConvAlgorithm::Direct ||
+      (s.activation.kind != Activation::None &&
+       s.activation.kind != Activation::Relu) ||
+      out[1] % (16 * s.groups) != 0 || in[1] % (16 * s.groups) != 0 ||
+      std::any_of(s.dilations.begin(), s.dilations.end(),
+                  [](int64_t d) { return d != 1; }) ||
+      !channelsLastBytes(plan, s.src, in) ||
+      !channelsLastBytes(plan, s.dst, out) || !hasGroupedConvKernel() ||
+      environmentIs("LOOM_ONEDNN_GROUPED", "onednn", {"onednn"}))
+    return std::nullopt;
+  GroupedConvGeometry g;
+  g.batch = in[0];
+  g.channels = in[1];
+  g.h = in[2];
+  g.w = in[3];
+  g.outChannels = out[1];
+  g.oh = out[2];
+  g.ow = out[3];
+  g.groups = s.groups;
+  g.groupChannels = in[1] / s.groups;
+  g.kh = s.weightsShape[2];
+  g.kw = s.weightsShape[3];
+  g.sh = s.strides[0];
+  g.sw = s.strides[1];
+  g.padTop = s.pads[0];
+  g.padLeft = s.pads[1];
+  g.relu = s.activation.kind == Activation::Relu;
+  if (!groupedPays(g))
+    return std::nullopt;
+  return g;
+}
+
 StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
                     void *constantWeights, const LayoutPlan &plan) {
+  if (std::optional<GroupedConvGeometry> g =
+          channelsLastGrouped(s, constantWeights, plan))
+    return std::make_unique<GroupedConvStep>(
+        s, *g, static_cast<const float *>(constantWeights));
   ConvProblem conv(eng, s, freeWeights(s, constantWeights));
   auto preferred = planned(conv, s, plan);
   // LOOM_ONEDNN_1X1=conv keeps such steps convolutions, to compare.
