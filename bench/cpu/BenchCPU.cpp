@@ -69,9 +69,17 @@ cl::opt<unsigned> repeat("repeat",
                                   "compiled model (default 10; 3 with --quick)"),
                          cl::init(0), cl::cat(benchCat));
 cl::opt<unsigned> warmup("warmup",
-                         cl::desc("Untimed runs of ONNX Runtime first "
-                                  "(default 3; 1 with --quick)"),
+                         cl::desc("Untimed runs of ONNX Runtime and of the "
+                                  "compiled model first (default 3; 1 with "
+                                  "--quick)"),
                          cl::init(~0u), cl::cat(benchCat));
+cl::opt<unsigned> rounds(
+    "rounds",
+    cl::desc("Time ONNX Runtime and the compiled model this many times each, "
+             "alternating, and report the median of each one's round "
+             "medians (default 1): on a shared machine the load moves "
+             "between two runs"),
+    cl::init(1), cl::cat(benchCat));
 cl::opt<unsigned> interpRepeat(
     "interp-repeat",
     cl::desc("Timed interpreter runs after its warm-up run (default 3; 1 "
@@ -183,6 +191,9 @@ struct Row {
   std::optional<PerOpTable> perOp;
   /// Why --per-op has no table, or what it lacks (ONNX Runtime's column).
   std::string perOpNote;
+  /// With --rounds: each round's median of ONNX Runtime and of the compiled
+  /// model, in the order they ran (the first the measuring run's).
+  std::vector<double> ortRoundsMs, compiledRoundsMs;
 
   double interpMs() const {
     return interp ? median(interp->seconds) * 1e3 : 0;
@@ -280,7 +291,12 @@ void printModelNotes(StringRef model, ArrayRef<std::string> notes,
 
 /// The notes under the table: what was not measured and why.
 void printNotes(ArrayRef<Row> rows, bool anyCapped) {
-  outs() << "\nms: median latency of one inference; int = Loom's reference "
+  outs() << "\nms: median latency of one inference"
+         << (rounds > 1 ? " (ORT and compiled: the median of " +
+                              std::to_string(rounds) +
+                              " alternating rounds' medians)"
+                        : std::string())
+         << "; int = Loom's reference "
             "interpreter (f32), ORT = ONNX Runtime "
          << (rows.empty() || !rows.front().ort ? std::string("")
                                                : rows.front().ort->version)
@@ -413,6 +429,16 @@ json::Object rowJSON(const Row &row) {
         measured ? optionalNumber(ratio(cr.latencyMs, row.interpMs()))
                  : json::Value(nullptr);
     c["error_vs_interpreter"] = errorJSON(cr.errorVsInterpreter);
+  }
+  if (!row.compiledRoundsMs.empty()) {
+    auto array = [](const std::vector<double> &values) {
+      json::Array a;
+      for (double v : values)
+        a.push_back(v);
+      return a;
+    };
+    o["rounds_ms"] = json::Object{{"ort", array(row.ortRoundsMs)},
+                                  {"compiled", array(row.compiledRoundsMs)}};
   }
   o["compiled"] = std::move(c);
   if (row.placement)
@@ -609,6 +635,39 @@ void profileModel(const Session &session, Row &row, StringRef onnx,
   row.perOp = std::move(*table);
 }
 
+/// --rounds: times ONNX Runtime and the compiled artifact in \p modelDir
+/// again, alternating, until each has `rounds` medians (the measuring runs'
+/// the first), and makes each one's latency the median of its rounds.
+/// Outputs were compared on the first round; later rounds only time.
+void alternateRounds(const Session &session, Row &row, StringRef onnx,
+                     StringRef inputs, StringRef modelDir) {
+  if (rounds < 2 || !row.ort || !row.compiled ||
+      row.compiled->status != CompiledResult::Status::Measured)
+    return;
+  row.ortRoundsMs = {row.ort->medianMs};
+  row.compiledRoundsMs = {row.compiled->latencyMs};
+  SmallString<256> ortOut(modelDir);
+  sys::path::append(ortOut, "ort.safetensors");
+  for (unsigned r = 1; r < rounds; ++r) {
+    auto ortRun = runOrt(*session.ort, onnx, inputs, ortOut);
+    if (!ortRun) {
+      row.ortError = toString(ortRun.takeError());
+      break;
+    }
+    row.ortRoundsMs.push_back(ortRun->medianMs);
+    CompiledResult again = *row.compiled;
+    runArtifact(session.compiled, modelDir, inputs, row.interp->values, again);
+    if (again.status != CompiledResult::Status::Measured) {
+      row.compiled->note = "round " + std::to_string(r + 1) + ": " + again.note;
+      break;
+    }
+    row.compiledRoundsMs.push_back(again.latencyMs);
+  }
+  row.ort->medianMs = median(row.ortRoundsMs);
+  row.ort->report["median_ms"] = row.ort->medianMs;
+  row.compiled->latencyMs = median(row.compiledRoundsMs);
+}
+
 /// Every column of one model, on the same inputs (files in a directory of
 /// its own under the session's).
 Error measureModel(const Session &session, Row &row) {
@@ -660,6 +719,7 @@ Error measureModel(const Session &session, Row &row) {
   if (!noCompiled)
     row.compiled = runCompiled(session.compiled, *onnx, compileArgs,
                                modelDir, inputs, row.interp->values);
+  alternateRounds(session, row, *onnx, inputs, modelDir);
   if (perOp)
     profileModel(session, row, *onnx, inputs, modelDir);
   if (!noCompiled && placementColumns)
@@ -689,6 +749,7 @@ Error writeJSON(const std::vector<Row> &rows, unsigned ortWarmup,
       {"quick", bool(quick)},
       {"ort_warmup", int64_t(ortWarmup)},
       {"repeat", int64_t(ortRepeat)},
+      {"rounds", int64_t(rounds)},
       {"interp_repeat", int64_t(interpRuns)},
       {"interp_budget_s", double(interpBudget)},
       {"onnxruntime", ortVersion.empty() ? json::Value(nullptr)
@@ -752,6 +813,8 @@ int main(int argc, char **argv) {
   }
   if (threads == 0)
     return fail("--num-threads must be at least 1");
+  if (rounds == 0)
+    return fail("--rounds must be at least 1");
   if (placementColumns && noCompiled)
     return fail("--placement measures the compiled path: drop --no-compiled");
   if (perOp && noCompiled)
@@ -782,6 +845,7 @@ int main(int argc, char **argv) {
   session.compiled.binDir = bin;
   session.compiled.threads = threads;
   session.compiled.repeat = ortRepeat;
+  session.compiled.warmup = ortWarmup;
   session.compiled.timeoutSeconds = timeout;
 
   session.dir = workDir;

@@ -71,6 +71,8 @@ struct CompiledOptions {
   /// Where loom-compile and loom-run are (the build's bin directory).
   std::string binDir;
   unsigned threads = 2, repeat = 10;
+  /// Untimed runs before the timed ones (loom-run --warmup).
+  unsigned warmup = 0;
   unsigned timeoutSeconds = 1800;
 };
 

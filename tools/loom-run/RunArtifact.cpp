@@ -395,6 +395,9 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
     return fail(loom_last_error());
   std::unique_ptr<loom_context, void (*)(loom_context *)> ctxOwner(
       context, loom_context_free);
+  for (unsigned r = 0; r < o.warmup; ++r)
+    if (loom_run(context, entry, in.data(), out.data()) != LOOM_OK)
+      return fail(loom_last_error());
   std::vector<double> times;
   double cpuStart = 0; // after the first run (its one-time work)
   for (unsigned r = 0; r < std::max(1u, o.repeat); ++r) {

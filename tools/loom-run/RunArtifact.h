@@ -21,6 +21,8 @@ struct ArtifactRunOptions {
   /// The device selector (loom_model_options.device); empty: the default.
   std::string device;
   uint64_t seed = 0;
+  /// Untimed runs before the `repeat` timed ones.
+  unsigned warmup = 0;
   unsigned repeat = 1, threads = 0, printValues = 0;
   bool check = false;
   double tolerance = 1e-4;

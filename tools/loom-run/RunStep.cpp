@@ -243,6 +243,10 @@ int loom::run::runStep(const ArtifactRunOptions &o, loom_model *model) {
     return fail("--check on a multi-rank artifact compares with the "
                 "reference executor: give the partitioned module it was "
                 "compiled from with --reference=FILE.mlir");
+  if (o.warmup)
+    return fail("--warmup: a multi-rank artifact times its --repeat steps "
+                "as one pipelined run; warm-up steps would change its "
+                "parameters and gradients");
   loom_step_optimizer_desc opt = {};
   if (loom_step_optimizer(model, &opt) != LOOM_OK)
     return fail(loom_last_error());

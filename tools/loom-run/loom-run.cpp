@@ -99,6 +99,12 @@ static cl::opt<unsigned> repeat("repeat",
                                 cl::desc("Run this many times and report the "
                                          "best and median time"),
                                 cl::init(1), cl::cat(runCat));
+static cl::opt<unsigned> warmup(
+    "warmup",
+    cl::desc("Untimed runs before the --repeat timed ones (an artifact's "
+             "first run pays one-time work: the arena's first touch, "
+             "oneDNN's lazily made kernels)"),
+    cl::init(0), cl::cat(runCat));
 static cl::opt<unsigned>
     numThreads("num-threads",
             cl::desc("Kernel threads (default: the hardware's)"),
@@ -486,6 +492,9 @@ template <class D> int runWith(ModuleOp module, func::FuncOp fn) {
   Interpreter<D> interpreter(module, options);
   std::vector<double> times;
   FailureOr<std::vector<Tensor<D>>> results = failure();
+  for (unsigned r = 0; r < warmup; ++r)
+    if (failed(interpreter.run(fn, args)))
+      return 1;
   for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
     auto start = std::chrono::steady_clock::now();
     results = interpreter.run(fn, args);
@@ -599,6 +608,7 @@ int runArtifactMode() {
   o.weightsFile = weightsFile;
   o.seed = seed;
   o.repeat = repeat;
+  o.warmup = warmup;
   o.threads = numThreads;
   o.printValues = printValues;
   o.check = checkArtifact;
