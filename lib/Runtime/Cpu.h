@@ -233,6 +233,38 @@ void groupedConvChannelsLast(const GroupedConvGeometry &g, const float *src,
                              const float *packed, const float *bias,
                              float *dst);
 
+/// A dense convolution (no groups, dilation 1) of \p channels <= 4 input
+/// channels from an NCHW source [batch][channels][h][w] into an NHWC
+/// result [batch][oh][ow][outChannels]: a CNN's stem. kh x kw filter,
+/// strides sh, sw, padTop and padLeft before the first pixel (oh and ow say
+/// how far the padding reaches after the last).
+struct StemGeometry {
+  int64_t batch = 0, channels = 0, h = 0, w = 0, outChannels = 0, oh = 0,
+          ow = 0, kh = 0, kw = 0, sh = 1, sw = 1, padTop = 0, padLeft = 0;
+};
+
+/// The activation convolveStem applies after the bias: max(0, x); the
+/// clip min(max(x, lo), hi) (ReLU6: 0, 6); x * relu6(x + 3) / 6.
+struct StemPostOp {
+  enum class Kind { None, Relu, Clip, HardSwish };
+  Kind kind = Kind::None;
+  float lo = 0, hi = 0;
+};
+
+/// Whether convolveStem runs on this CPU (AVX-512).
+bool hasStemConvKernel();
+
+/// OIHW weights of \p g as convolveStem reads them: [kh][kw][channels]
+/// [outChannels rounded up to 16], the padding zero.
+std::vector<float> packStemWeights(const StemGeometry &g, const float *oihw);
+
+/// dst = post(conv(src, weights) + bias) for \p g (bias of outChannels
+/// floats, or null), \p packed from packStemWeights, over OpenMP's team of
+/// the calling thread split by output rows. Only where hasStemConvKernel().
+/// StemConv.cpp.
+void convolveStem(const StemGeometry &g, const float *src, const float *packed,
+                  const float *bias, const StemPostOp &post, float *dst);
+
 /// A oneDNN or OpenBLAS call prepared once per model, run on any queue's
 /// stream (concurrently from several).
 class LibraryStep : public PreparedStep {

@@ -571,6 +571,10 @@ memory::desc layoutOf(const LayoutPlan &plan, int64_t id,
   return it == plan.end() ? plainMd : it->second;
 }
 
+memory::desc plainNCHW(const memory::dims &shape) {
+  return memory::desc(shape, memory::data_type::f32, memory::format_tag::nchw);
+}
+
 /// \p md's dimensions channels-last: NHWC (NDHWC for 5 dimensions).
 memory::desc nhwcOf(const memory::desc &md) {
   return memory::desc(md.dims(), md.data_type(),
@@ -1094,8 +1098,115 @@ channelsLastGrouped(const art::Conv2dStep &s, const void *constantWeights,
   return g;
 }
 
+/// A stem convolution run by convolveStem (StemConv.cpp): the NCHW source
+/// read in place, the NHWC result written, the weights packed once, a SiLU
+/// after it as its own pass (as swishAsPass does for oneDNN's).
+class StemConvStep : public LibraryStep {
+public:
+  StemConvStep(const art::Conv2dStep &s, const StemGeometry &g,
+               const StemPostOp &post, const void *weights)
+      : src(s.src), bias(s.bias), dst(s.dst), g(g), post(post),
+        swish(s.activation.kind == Activation::Swish),
+        packed(packStemWeights(g, static_cast<const float *>(weights))) {}
+  Error run(Stream &, void *const *buffers) const override {
+    auto *out = static_cast<float *>(buffers[dst]);
+    convolveStem(g, static_cast<const float *>(buffers[src]), packed.data(),
+                 bias != -1 ? static_cast<const float *>(buffers[bias])
+                            : nullptr,
+                 post, out);
+    if (swish)
+      swishInPlace(out, g.batch * g.oh * g.ow * g.outChannels);
+    return Error::ok();
+  }
+
+private:
+  int64_t src, bias, dst;
+  StemGeometry g;
+  StemPostOp post;
+  bool swish;
+  std::vector<float> packed;
+};
+
+/// The post-op convolveStem applies for \p a (a SiLU: none, the step runs
+/// it after), or nullopt for the activations it has not.
+std::optional<StemPostOp> stemPostOp(const art::PostOp &a) {
+  using Kind = StemPostOp::Kind;
+  switch (a.kind) {
+  case Activation::None:
+    return StemPostOp{};
+  case Activation::Relu:
+    return StemPostOp{Kind::Relu};
+  case Activation::Clip:
+    return StemPostOp{Kind::Clip, float(a.alpha), float(a.beta)};
+  case Activation::HardSwish:
+    return StemPostOp{Kind::HardSwish};
+  case Activation::Swish:
+    if (!hasSwishPass())
+      return std::nullopt;
+    return StemPostOp{};
+  case Activation::Sigmoid:
+  case Activation::Tanh:
+  case Activation::GeluErf:
+  case Activation::GeluTanh:
+  case Activation::LeakyRelu:
+  case Activation::HardSigmoid:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The most filter taps (kh * kw) of a stem convolveStem runs. Measured in
+/// models (LOOM_PROFILE, 2 threads, alternated): the 3x3 stems of MNASNet,
+/// RegNet-Y, MobileNet-v2 and -v3-Small, EfficientNet-B0 took 0.58-0.85x
+/// the time of the transpose and oneDNN's brgconv; ResNet-50's 7x7 (3 ->
+/// 64, compute-bound: both near the machine's peak) 0.99-1.06x, so it
+/// stays oneDNN's. Standalone (loom-bench-stem, cold) 5x5 took 0.96-0.98x.
+constexpr int64_t kStemMaxTaps = 25;
+
+/// The geometry convolveStem runs conv step \p s with, or nullopt where
+/// oneDNN runs it: a dense 2-D convolution (no groups, dilation 1, no
+/// residual sum) of 2 to 4 input channels and at most kStemMaxTaps filter
+/// taps with constant weights, whose source buffer is plain NCHW (the
+/// model's input) and whose destination \p plan makes NHWC, with an
+/// activation stemPostOp has, on an AVX-512 CPU.
+/// oneDNN's brgconv computes it in NHWC after a reorder of the input (from
+/// memory), its kernel for NCHW sources into nChw16c with a reorder of the
+/// result after. One channel needs no reorder (planned reads it as NHWC),
+/// and there the kernel was no faster than brgconv (docs/Runtime.md, "Stem
+/// convolutions").
+/// LOOM_ONEDNN_STEM=onednn keeps oneDNN's, to compare.
+std::optional<std::pair<StemGeometry, StemPostOp>>
+stemConvolution(const art::Conv2dStep &s, const void *constantWeights,
+                const LayoutPlan &plan) {
+  const art::Shape &in = s.srcShape, &out = s.dstShape;
+  if (in.size() != 4 || s.groups != 1 || in[1] < 2 || in[1] > 4 ||
+      s.weightsShape[2] * s.weightsShape[3] > kStemMaxTaps || s.sum != -1 ||
+      !constantWeights || plan.count(s.src) ||
+      std::any_of(s.dilations.begin(), s.dilations.end(),
+                  [](int64_t d) { return d != 1; }) ||
+      !hasStemConvKernel() ||
+      environmentIs("LOOM_ONEDNN_STEM", "onednn", {"onednn"}))
+    return std::nullopt;
+  auto it = plan.find(s.dst);
+  if (it == plan.end() || !(it->second == nhwcOf(plainNCHW(dims(out)))))
+    return std::nullopt;
+  std::optional<StemPostOp> post = stemPostOp(s.activation);
+  if (!post)
+    return std::nullopt;
+  StemGeometry g;
+  g.batch = in[0], g.channels = in[1], g.h = in[2], g.w = in[3];
+  g.outChannels = out[1], g.oh = out[2], g.ow = out[3];
+  g.kh = s.weightsShape[2], g.kw = s.weightsShape[3];
+  g.sh = s.strides[0], g.sw = s.strides[1];
+  g.padTop = s.pads[0], g.padLeft = s.pads[1];
+  return std::make_pair(g, *post);
+}
+
 StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
                     void *constantWeights, const LayoutPlan &plan) {
+  if (auto stem = stemConvolution(s, constantWeights, plan))
+    return std::make_unique<StemConvStep>(s, stem->first, stem->second,
+                                          constantWeights);
   if (std::optional<GroupedConvGeometry> g =
           channelsLastGrouped(s, constantWeights, plan))
     return std::make_unique<GroupedConvStep>(
@@ -1123,10 +1234,6 @@ StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
       dnnl::convolution_forward(preferred), io,
       WeightsLayout{conv.userW, preferred.weights_desc(), constantWeights},
       conv.bias, preferred.scratchpad_desc(), conv.swishPass);
-}
-
-memory::desc plainNCHW(const memory::dims &shape) {
-  return memory::desc(shape, memory::data_type::f32, memory::format_tag::nchw);
 }
 
 dnnl::algorithm poolAlgorithm(art::PoolAlgorithm a) {
