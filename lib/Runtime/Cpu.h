@@ -208,6 +208,25 @@ void pointwiseChannelsLast(const PointwiseWeights &w, int64_t pixels,
                            const float *src, const PointwiseEpilogue &e,
                            float *dst);
 
+/// \p batch row-major matrices of \p rows x \p cols elements of \p block
+/// floats (1, or a multiple of 16), one after the other. A change of an
+/// activation's layout between channels-first and channels-last is a batch
+/// of transposes: NCHW to NHWC, N of C x H*W; NHWC to NCHW, N of H*W x C;
+/// NCHW to nChw16c, N * C / 16 of 16 x H*W; NHWC to nChw16c, N of H*W x
+/// C / 16 blocks of 16.
+struct TransposeShape {
+  int64_t batch = 0, rows = 0, cols = 0, block = 1;
+};
+
+/// Whether transposePlanes runs on this CPU (AVX-512).
+bool hasTransposeKernel();
+
+/// dst[b][c][r] = src[b][r][c] (whole elements) for the matrices \p s,
+/// over OpenMP's team of the calling thread split along the longer side (on
+/// the calling thread alone below 16384 floats a thread); \p src and \p dst
+/// do not overlap. Only where hasTransposeKernel(). Transpose.cpp.
+void transposePlanes(const TransposeShape &s, const float *src, float *dst);
+
 /// A oneDNN or OpenBLAS call prepared once per model, run on any queue's
 /// stream (concurrently from several).
 class LibraryStep : public PreparedStep {

@@ -210,3 +210,48 @@ func.func @if_runtime(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %y : tensor<4xf32>
 }
+
+// -----
+// A mean over every spatial axis is a global average pool; without keepdims
+// a reshape to N x C follows (torchvision's `x.mean([2, 3])` heads).
+// CHECK-LABEL: func.func @mean_over_spatial
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x7x5xf32>)
+// CHECK-NEXT: %[[P:.*]] = tg.global_avgpool %[[X]] : (tensor<2x8x7x5xf32>) -> tensor<2x8x1x1xf32>
+// CHECK-NEXT: %[[R:.*]] = tg.reshape %[[P]] : (tensor<2x8x1x1xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @mean_over_spatial(%x: tensor<2x8x7x5xf32>) -> tensor<2x8xf32> {
+  %0 = tg.reduce_mean %x {axes = array<i64: 3, -2>, keepdims = false} : (tensor<2x8x7x5xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+// 3-D spatial too; with keepdims where a convolution reads the mean
+// (squeeze-and-excitation) the pool is the whole result.
+// CHECK-LABEL: func.func @mean_over_spatial_keepdims
+// CHECK-NEXT: %[[P:.*]] = tg.global_avgpool %{{.*}} : (tensor<1x4x3x3x2xf32>) -> tensor<1x4x1x1x1xf32>
+// CHECK-NEXT: tg.reshape %[[P]] : (tensor<1x4x1x1x1xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT: %[[Q:.*]] = tg.global_avgpool %{{.*}} : (tensor<1x4x6x6xf32>) -> tensor<1x4x1x1xf32>
+// CHECK-NEXT: tg.conv %[[Q]]
+func.func @mean_over_spatial_keepdims(%y: tensor<1x4x3x3x2xf32>, %z: tensor<1x4x6x6xf32>, %w: tensor<2x4x1x1xf32>) -> (tensor<1x4xf32>, tensor<1x2x1x1xf32>) {
+  %1 = tg.reduce_mean %y {axes = array<i64: 2, 3, 4>, keepdims = false} : (tensor<1x4x3x3x2xf32>) -> tensor<1x4xf32>
+  %2 = tg.reduce_mean %z {axes = array<i64: 2, 3>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x1x1xf32>
+  %3 = tg.conv %2, %w : (tensor<1x4x1x1xf32>, tensor<2x4x1x1xf32>) -> tensor<1x2x1x1xf32>
+  return %1, %3 : tensor<1x4xf32>, tensor<1x2x1x1xf32>
+}
+
+// -----
+// Means over other axes stay: the channels too, only some spatial axes, a
+// 3-D tensor ([batch, sequence, features] or [N, C, length]: not told
+// apart), a kept mean an elementwise op broadcasts back (instance norm).
+// CHECK-LABEL: func.func @mean_not_spatial
+// CHECK-NOT: global_avgpool
+// CHECK-COUNT-4: tg.reduce_mean
+// CHECK-NOT: global_avgpool
+func.func @mean_not_spatial(%x: tensor<2x8x7x5xf32>, %y: tensor<3x4x9xf32>) -> (tensor<2x1x1x1xf32>, tensor<2x8x7xf32>, tensor<3x4xf32>, tensor<2x8x7x5xf32>) {
+  %0 = tg.reduce_mean %x {axes = array<i64: 1, 2, 3>} : (tensor<2x8x7x5xf32>) -> tensor<2x1x1x1xf32>
+  %1 = tg.reduce_mean %x {axes = array<i64: 3>, keepdims = false} : (tensor<2x8x7x5xf32>) -> tensor<2x8x7xf32>
+  %2 = tg.reduce_mean %y {axes = array<i64: 2>, keepdims = false} : (tensor<3x4x9xf32>) -> tensor<3x4xf32>
+  %3 = tg.reduce_mean %x {axes = array<i64: 2, 3>} : (tensor<2x8x7x5xf32>) -> tensor<2x8x1x1xf32>
+  %4 = tg.sub %x, %3 : (tensor<2x8x7x5xf32>, tensor<2x8x1x1xf32>) -> tensor<2x8x7x5xf32>
+  return %0, %1, %2, %4 : tensor<2x1x1x1xf32>, tensor<2x8x7xf32>, tensor<3x4xf32>, tensor<2x8x7x5xf32>
+}

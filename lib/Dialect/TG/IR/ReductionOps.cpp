@@ -7,6 +7,8 @@
 
 #include "OpFacts.h"
 
+#include "mlir/IR/PatternMatch.h"
+
 using namespace mlir;
 using namespace loom;
 using namespace loom::tg;
@@ -57,6 +59,53 @@ LogicalResult ReduceSumOp::evaluate(interp::EvalFrame &frame) {
 OpWork ReduceSumOp::getWork() { return reduceWork(*this); }
 LogicalResult ReduceSumOp::exportONNX(ONNXEmitter &e) {
   return exportReduce(*this, e, "ReduceSum", /*axesAsInput=*/true);
+}
+
+namespace {
+/// reduce_mean over every spatial axis (2 .. rank-1) of a 4-D or 5-D tensor
+/// -> global_avgpool, reshaped to N x C without keepdims. torchvision's
+/// `x.mean([2, 3])` heads (MNASNet, ShuffleNet-V2) export this reduction; as
+/// a pool the backends read the convolutions' layout (NHWC, nChw16c)
+/// instead of reordering the last feature map to NCHW first. A mean that
+/// keeps its dimensions changes only where convolutions or reshapes read
+/// it (squeeze-and-excitation): a normalisation's statistics (instance
+/// norm: broadcast back against the tensor) stay reductions, fused with
+/// their elementwise neighbours. 3-D tensors stay too: [batch, sequence,
+/// features] has the same shape as [N, C, length].
+struct MeanOverSpatialAsPool : OpRewritePattern<ReduceMeanOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceMeanOp op,
+                                PatternRewriter &rewriter) const override {
+    auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!in || in.getRank() < 4 || in.getRank() > 5 || !in.hasStaticShape())
+      return failure();
+    if (op.getKeepdims() &&
+        !llvm::all_of(op->getUsers(), llvm::IsaPred<ConvOp, ReshapeOp>))
+      return failure();
+    int64_t rank = in.getRank();
+    SmallVector<int64_t> axes;
+    for (int64_t a : op.getAxes())
+      axes.push_back(axisOf(a, rank));
+    llvm::sort(axes);
+    if (!llvm::equal(axes, llvm::seq<int64_t>(2, rank)))
+      return failure();
+    SmallVector<int64_t> pooledShape(in.getShape().take_front(2));
+    pooledShape.append(rank - 2, 1);
+    Value pooled = GlobalAvgPoolOp::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(pooledShape, in.getElementType()),
+        op.getInput());
+    if (pooled.getType() != op.getType())
+      pooled = ReshapeOp::create(rewriter, op.getLoc(), op.getType(), pooled);
+    rewriter.replaceOp(op, pooled);
+    return success();
+  }
+};
+} // namespace
+
+void ReduceMeanOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<MeanOverSpatialAsPool>(context);
 }
 
 LogicalResult ReduceMeanOp::evaluate(interp::EvalFrame &frame) {

@@ -789,7 +789,12 @@ class TG_ReduceOp<string mnemonic, string fn>
 }
 
 def TG_ReduceSumOp : TG_ReduceOp<"reduce_sum", "sum">;
-def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean">;
+def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean"> {
+  // A mean over every spatial axis of an N x C x spatial tensor becomes
+  // tg.global_avgpool (and a tg.reshape without keepdims): the form the
+  // backends run in the layout of the convolutions before it.
+  let hasCanonicalizer = 1;
+}
 def TG_ReduceMaxOp : TG_ReduceOp<"reduce_max", "max">;
 
 def TG_SoftmaxOp : TG_InferOp<"softmax", !listconcat([TG_Structured], TG_Facts)> {
