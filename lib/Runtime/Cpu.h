@@ -201,8 +201,9 @@ bool hasPointwiseKernel();
 /// rows of \p w.in floats (src) and \p w.out floats (dst): a 1x1 convolution
 /// between NHWC buffers, pixels = batch x H x W (or, e.planar, into a plain
 /// NCHW image). Over OpenMP's team of the calling thread split by pixels,
-/// or on fewer than 96 pixels by columns of output channels (on the calling
-/// thread alone below 2^17 multiply-adds a thread). Only where
+/// or where there are few pixels and many channels by columns of output
+/// channels (on the calling thread alone below 2^17 multiply-adds a
+/// thread). Only where
 /// hasPointwiseKernel(). Pointwise.cpp.
 void pointwiseChannelsLast(const PointwiseWeights &w, int64_t pixels,
                            const float *src, const PointwiseEpilogue &e,

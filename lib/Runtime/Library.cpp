@@ -1050,27 +1050,20 @@ private:
   bool swish;
 };
 
-/// Where pointwiseChannelsLast runs a pointwise convolution: up to
-/// kPointwiseSmallRows rows (batch x pixels: 16x16 and smaller planes at
-/// batch 1), and up to kPointwiseMaxRows rows (32x32) when its weights are
-/// under kPointwiseSmallWeights bytes. In MNASNet 1.3, RegNet-Y-800MF,
-/// MobileNet-V2, EfficientNet-B3 and ResNet-50 (2 threads, oneDNN 2.6's
-/// brgconv_1x1 on the same NHWC buffers) it took 0.8-0.95x oneDNN's time at
-/// 7x7 to 14x14 (10x10 and 19x19 too), 0.8-1.0x at 28x28 with up to 144 x
-/// 320 weights, but 0.95-1.06x with ResNet-50's 128 x 512 and 512 x 128 at
-/// 28x28, about 1.0x at 38x38 and 0.95-1.2x at 56x56 and beyond (docs/
-/// Runtime.md, "Pointwise convolutions on small planes").
-constexpr int64_t kPointwiseSmallRows = 256;
-constexpr int64_t kPointwiseMaxRows = 1024;
-constexpr int64_t kPointwiseSmallWeights = 256 << 10;
+/// The most rows (batch x pixels) on which pointwiseChannelsLast runs a
+/// pointwise convolution: 16x16 planes and smaller at batch 1. On the idle
+/// machine (2 threads, oneDNN 2.6's brgconv_1x1 on the same NHWC buffers)
+/// it took 0.77-0.91x oneDNN's time at 7x7 in MNASNet 1.3, 0.85-0.94x at
+/// 14x14 in RegNet-Y-800MF, 0.80-0.94x at 10x10 in EfficientNet-B3, but
+/// 0.86-1.01x at 19x19, 0.95-1.19x at 28x28 (MNASNet, RegNet-Y, MobileNet-V2,
+/// ResNet-50) and more beyond (docs/Runtime.md, "Pointwise convolutions on
+/// small planes").
+constexpr int64_t kPointwiseMaxRows = 256;
 
 /// Whether pointwiseChannelsLast runs pointwise convolution \p s rather
 /// than oneDNN (see kPointwiseMaxRows).
 bool pointwisePays(const art::Conv2dStep &s) {
-  int64_t rows = s.dstShape[0] * s.dstShape[2] * s.dstShape[3];
-  return rows <= kPointwiseSmallRows ||
-         (rows <= kPointwiseMaxRows &&
-          f32Bytes(s.weightsShape) < kPointwiseSmallWeights);
+  return s.dstShape[0] * s.dstShape[2] * s.dstShape[3] <= kPointwiseMaxRows;
 }
 
 /// The prepared pointwiseChannelsLast form of conv step \p s, or null where

@@ -1,20 +1,20 @@
 //===- Pointwise.cpp - 1x1 convolutions on channels-last buffers ----------===//
 //
 // Part of Loom. See Cpu.h. A pointwise convolution (1x1, stride 1, no
-// padding, one group) between NHWC buffers is the product
-// dst[p][o] = src[p][k] x W[k][o] over M = batch x pixels rows. On small
-// planes (M of 49 or 196, hundreds to 1500 channels) oneDNN 2.6's forms
-// (brgconv_1x1, jit_1x1, matmul) took 1.1-1.2x what ONNX Runtime's MLAS
-// takes in MNASNet and RegNet-Y (docs/Runtime.md, "Pointwise convolutions
-// on small planes"). Here the weights are packed once into columns of
-// sixteen output channels ([O / 16][K][16], zero-padded); a tile of 6
-// pixels x 4 columns (24 accumulators, the source broadcast) runs over a
-// block of k whose weights stay in L1 while the tiles of all the pixels run
-// over it; while a panel's tiles run, the next panel's weights are
-// prefetched into L2. The threads split the pixels, or on few pixels the
-// columns (each thread streams its part of the weights once). Bias, the
-// residual sum (in place or not) and ReLU or a clip are applied before the
-// store, to NHWC or, channel by channel, to a plain NCHW image.
+// padding, one group) between NHWC buffers is the product dst[p][o] =
+// src[p][k] x W[k][o] over M = batch x pixels rows. On small planes (M of 49
+// or 196, hundreds to 1500 channels) oneDNN 2.6's forms (brgconv_1x1,
+// jit_1x1, matmul) took 1.1-1.2x what ONNX Runtime's MLAS takes in MNASNet
+// and RegNet-Y (docs/Runtime.md, "Pointwise convolutions on small planes").
+// Here the weights are packed once into columns of sixteen output channels
+// ([O / 16][K][16], zero-padded); a tile of 6 pixels x 4 columns (24
+// accumulators, the source broadcast) runs over a block of k whose weights
+// stay in L1 while the tiles of all the pixels run over it; while they run,
+// the next block's weights are prefetched into L2. The threads split the
+// pixels, or where there are few pixels and many channels the columns (each
+// thread then streams its part of the weights once). Bias, the residual sum
+// (in place or not) and ReLU or a clip are applied before the store, to NHWC
+// or, channel by channel, to a plain NCHW image.
 //
 //===----------------------------------------------------------------------===//
 
@@ -165,46 +165,72 @@ struct Share {
   int64_t begin, end, first, last;
 };
 
+/// The block of weights prefetched into L2 while the tiles of one run: its
+/// columns [col, col + vectors), its k [begin, end).
+struct Ahead {
+  int64_t col, vectors, begin, end;
+};
+
+/// The first column of panel \p j of the \p panels of share \p s.
+int64_t panelStart(const Share &s, int64_t panels, int64_t j) {
+  return s.begin + (s.end - s.begin) * j / panels;
+}
+
+/// The block after block \p b of panel \p j of share \p s (K = \p k in
+/// \p blocks blocks): the panel's next block, or after its last the next
+/// panel's first (none after the share's last panel).
+Ahead aheadOf(const Share &s, int64_t k, int64_t blocks, int64_t panels,
+              int64_t j, int64_t b) {
+  int64_t col = panelStart(s, panels, j);
+  if (b + 1 < blocks)
+    return {col, panelStart(s, panels, j + 1) - col, k * (b + 1) / blocks,
+            k * (b + 2) / blocks};
+  if (j + 1 == panels)
+    return {col, 0, 0, 0};
+  int64_t next = panelStart(s, panels, j + 1);
+  return {next, panelStart(s, panels, j + 2) - next, 0, k / blocks};
+}
+
 /// The columns of \p s's weights, panel by panel, each panel block by
 /// block of k (kBlockK), each block's tiles over the share's pixels; the
-/// next panel prefetched while the tiles of this one run.
+/// block after prefetched while the tiles of this one run.
 void runShare(const Call &c, const Share &s) {
   const PointwiseWeights &w = *c.w;
   const PointwiseEpilogue &e = *c.e;
   bool clamp = e.lo != -INFINITY || e.hi != INFINITY;
   const TileFn *const *tiles = clamp ? kTilesOf<true> : kTilesOf<false>;
-  int64_t k = w.in, tilesPerPanel = (s.last - s.first + kRows - 1) / kRows;
+  int64_t k = w.in;
   int64_t blocks = e.planar ? 1 : (k + kBlockK - 1) / kBlockK;
   Tile t;
   t.srcLd = k;
   t.wColumn = k * 16;
   t.ld = e.planar ? 1 : w.out;
   t.channelStride = e.planar ? c.pixels : 1;
-  for (int64_t col = s.begin; col < s.end; col += kVectors) {
-    int64_t vectors = std::min<int64_t>(kVectors, s.end - col);
-    int64_t next = col + vectors;
-    int64_t nextLines = std::min<int64_t>(kVectors, s.end - next) * k;
-    // Lines of the next panel each tile prefetches, one a k.
-    int64_t share = (nextLines + tilesPerPanel * blocks - 1) /
-                    (tilesPerPanel * blocks);
+  // Panels of as equal widths as make at most kVectors columns each (5
+  // columns: 3 and 2, not 4 and 1, whose tiles load a column a broadcast).
+  int64_t panels = (s.end - s.begin + kVectors - 1) / kVectors;
+  for (int64_t j = 0; j < panels; ++j) {
+    int64_t col = panelStart(s, panels, j);
+    int64_t vectors = panelStart(s, panels, j + 1) - col;
     int64_t channel = col * 16;
     int64_t rest = w.out - (col + vectors - 1) * 16;
     t.bias = e.bias ? e.bias + channel : nullptr;
     t.lanes = rest >= 16 ? __mmask16(0xffff) : __mmask16((1u << rest) - 1);
-    for (int64_t b = 0, i = 0; b < blocks; ++b) {
+    for (int64_t b = 0; b < blocks; ++b) {
       int64_t kBegin = k * b / blocks, kEnd = k * (b + 1) / blocks;
       t.w = w.packed + (col * k + kBegin) * 16;
       t.kb = kEnd - kBegin;
       t.firstBlock = b == 0;
       t.lastBlock = b == blocks - 1;
-      for (int64_t p = s.first; p < s.last; p += kRows, ++i) {
+      Ahead ahead = aheadOf(s, k, blocks, panels, j, b);
+      for (int64_t p = s.first, i = 0; p < s.last; p += kRows, ++i) {
         int64_t rows = std::min<int64_t>(kRows, s.last - p);
         t.src = c.src + p * k + kBegin;
         t.dst = c.dst + p * t.ld + channel * t.channelStride;
         t.sum = e.sum ? e.sum + p * w.out + channel : nullptr;
-        int64_t from = std::min(nextLines, i * share);
-        t.ahead = w.packed + next * k * 16 + from * 16;
-        t.aheadLines = std::min(share, nextLines - from);
+        // Tile i prefetches column i of the block after, a line a k.
+        t.ahead = w.packed + ((ahead.col + i) * k + ahead.begin) * 16;
+        t.aheadLines = i < ahead.vectors ? ahead.end - ahead.begin : 0;
         tiles[rows - 1][vectors - 1](t, e);
       }
     }
@@ -221,15 +247,20 @@ Share shareOf(const Call &c, int64_t t) {
           std::min(c.pixels, kRows * (tiles * (pg + 1) / c.pixelGroups))};
 }
 
-/// The tiles of pixels from which the threads split the pixels, not the
-/// columns: splitting the columns, each thread reads all of the source, half
-/// of it from the other core's cache (the step before split the pixels);
-/// splitting the pixels, each reads all of the weights, with fewer tiles to
-/// hide their loads behind. At 7x7 (9 tiles) the columns were faster by
-/// 4-19% (MNASNet 1.3's 248 -> 1488 and 416 -> 1280, RegNet-Y-800MF's
-/// 784 -> 784), from 14x14 (33 tiles) the pixels by 3-25% (RegNet-Y's
-/// 320 -> 320, MNASNet's 624 -> 128 and 56 -> 168 at 28x28; 2 threads).
-constexpr int64_t kSplitPixelsTiles = 16;
+/// Whether the threads split the columns of a run of \p tiles tiles of
+/// pixels and \p columns columns, not its pixels. Splitting the columns,
+/// each thread reads all of the source, half of it from the other core's
+/// cache (the step before split the pixels); splitting the pixels, each
+/// reads all of the weights. On the idle machine (2 threads) the pixels were
+/// 3-25% faster from 14x14 (33 tiles) up, and at 7x7 (9 tiles) up to 960
+/// output channels too (MobileNet-V2's 576 -> 160 and 960 -> 160 0.82x,
+/// MNASNet 1.3's 1488 -> 248 0.88x, RegNet-Y-800MF's 784 -> 784 0.95x),
+/// as fast with 1280 and 1488 (MNASNet's 248 -> 1488 and 416 -> 1280
+/// 0.99-1.01x), but ResNet-50's 512 -> 2048 (4 MiB of weights) took 1.04-1.11x
+/// the columns' time. Below 4 tiles a thread would get a tile or two.
+bool splitsColumns(int64_t tiles, int64_t columns) {
+  return tiles < 4 || (tiles < 16 && columns >= 96);
+}
 
 void worker(void *arg) {
   const auto &c = *static_cast<const Call *>(arg);
@@ -270,13 +301,12 @@ void cpu::pointwiseChannelsLast(const PointwiseWeights &w, int64_t pixels,
   int64_t threads = std::min<int64_t>(
       {omp_get_max_threads(), columns * tiles,
        std::max<int64_t>(1, fmas / kFmasPerThread)});
-  // The threads split the pixels from kSplitPixelsTiles tiles of them,
-  // below that the columns while every group keeps a full panel (narrower
-  // ones read the source once per fewer channels).
+  // Split columns while every group keeps a full panel (narrower ones read
+  // the source once per fewer channels).
   int64_t columnGroups =
-      tiles >= kSplitPixelsTiles
-          ? 1
-          : std::clamp<int64_t>(columns / kVectors, 1, threads);
+      splitsColumns(tiles, columns)
+          ? std::clamp<int64_t>(columns / kVectors, 1, threads)
+          : 1;
   int64_t pixelGroups = std::min(tiles, threads / columnGroups);
   Call c{&w, pixels, src, &e, dst, columnGroups, pixelGroups};
   threads = columnGroups * pixelGroups;
