@@ -12,11 +12,15 @@
 // run does; post-ops bias + ReLU. Each cell: the best of up to --repeat runs
 // alternated (--budget seconds), L2 flushed before each (--warm: not), on
 // --num-threads threads. The measurement behind libloomrt's blockedPays
-// (docs/Runtime.md, "Small planes in nChw16c").
+// (docs/Runtime.md, "Small planes in nChw16c"); with the pointwise kernel
+// libloomrt runs 1x1 stride-1 convolutions with (Pointwise.cpp, compiled
+// in; bias + ReLU too), the one behind its pointwisePays (docs/Runtime.md,
+// "Pointwise convolutions on small planes").
 //
 //===----------------------------------------------------------------------===//
 
 #include "ConvBench.h"
+#include "Cpu.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -127,8 +131,13 @@ struct Form {
   /// Runs the form on its next copy of the weights; \p custom: not a
   /// primitive (sgemm).
   std::function<void(const memory &)> custom;
+  /// Runs the form on its copy \p i (modulo its copies) of weights it
+  /// keeps itself (libloomrt's kernel).
+  std::function<void(size_t i)> own;
 
   void run(dnnl::stream &strm) {
+    if (own)
+      return own(next++);
     const memory &w = weights[next++ % weights.size()];
     if (custom) {
       custom(w);
@@ -139,12 +148,16 @@ struct Form {
   }
 };
 
+/// How many copies of \p bytes of weights make --cold-mb.
+size_t copiesOf(size_t bytes) {
+  return coldMB == 0 ? 1
+                     : std::max<size_t>(1, (size_t(coldMB) << 20) / bytes + 1);
+}
+
 /// \p f's weights as copies of \p md totalling at least --cold-mb.
 void copyWeights(Form &f, const dnnl::engine &eng, const memory::desc &md) {
   size_t bytes = md.get_size();
-  size_t n = std::max<size_t>(1, (size_t(coldMB) << 20) / bytes + 1);
-  if (coldMB == 0)
-    n = 1;
+  size_t n = copiesOf(bytes);
   for (size_t i = 0; i < n; ++i) {
     memory m;
     if (huge) {
@@ -235,6 +248,33 @@ Form sgemmForm(const dnnl::engine &eng, const Shape &s) {
   return f;
 }
 
+/// A 1x1 stride-1 convolution by libloomrt's pointwiseChannelsLast on NHWC
+/// with bias and ReLU, its weights packed once per copy.
+Form loomForm(const Shape &s) {
+  int64_t m = s.batch * s.plane * s.plane;
+  auto src = std::make_shared<std::vector<float>>(m * s.in, 0.1f);
+  auto dst = std::make_shared<std::vector<float>>(m * s.out);
+  auto bias = std::make_shared<std::vector<float>>(s.out, 0.1f);
+  std::vector<float> oi(s.out * s.in, 0.1f);
+  auto copies =
+      std::make_shared<std::vector<std::unique_ptr<loom::rt::cpu::PointwiseWeights>>>();
+  size_t n = copiesOf(oi.size() * sizeof(float));
+  for (size_t i = 0; i < n; ++i)
+    copies->push_back(std::make_unique<loom::rt::cpu::PointwiseWeights>(
+        oi.data(), s.out, s.in));
+  Form f;
+  f.name = "loom";
+  f.impl = "loom pointwise";
+  f.own = [=](size_t i) {
+    loom::rt::cpu::PointwiseEpilogue e;
+    e.bias = bias->data();
+    e.lo = 0.f;
+    loom::rt::cpu::pointwiseChannelsLast(*(*copies)[i % copies->size()], m,
+                                         src->data(), e, dst->data());
+  };
+  return f;
+}
+
 std::vector<Form> forms(const dnnl::engine &eng, const Shape &s) {
   std::vector<Form> out;
   out.push_back(convForm(eng, s, memory::format_tag::nhwc, "NHWC"));
@@ -243,6 +283,8 @@ std::vector<Form> forms(const dnnl::engine &eng, const Shape &s) {
     out.push_back(matmulForm(eng, s));
   if (s.kernel == 1 && s.stride == 1)
     out.push_back(sgemmForm(eng, s));
+  if (s.kernel == 1 && s.stride == 1 && loom::rt::cpu::hasPointwiseKernel())
+    out.push_back(loomForm(s));
   return out;
 }
 
@@ -295,20 +337,26 @@ int main(int argc, char **argv) {
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
   outs() << "| conv (in -> out, kernel, plane, batch, stride) | where | NHWC "
-            "ms | nChw16c ms | matmul ms | sgemm ms | nChw16c/NHWC | kernels "
-            "|\n| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+            "ms | nChw16c ms | matmul ms | sgemm ms | loom ms | nChw16c/NHWC | "
+            "loom/NHWC | kernels |\n| --- | --- | ---: | ---: | ---: | ---: | "
+            "---: | ---: | ---: | --- |\n";
   for (const Shape &s : shapes) {
     std::vector<Form> fs = forms(eng, s);
     std::vector<double> t = measure(strm, fs);
     std::string mm = fs.size() > 2 ? formatv("{0:F3}", t[2]).str() : "";
     std::string sg = fs.size() > 3 ? formatv("{0:F3}", t[3]).str() : "";
+    std::string lm = fs.size() > 4 ? formatv("{0:F3}", t[4]).str() : "";
+    std::string ratio =
+        fs.size() > 4 ? formatv("{0:F2}", t[4] / t[0]).str() : "";
     std::string impls;
     for (const Form &f : fs)
       impls += (impls.empty() ? "" : " / ") + f.impl;
     outs() << formatv("| {0} -> {1}, {2}x{2}, {3}x{3}, {4}, {5} | {6} | "
-                      "{7:F3} | {8:F3} | {9} | {10} | {11:F2} | {12} |\n",
+                      "{7:F3} | {8:F3} | {9} | {10} | {11} | {12:F2} | {13} | "
+                      "{14} |\n",
                       s.in, s.out, s.kernel, s.plane, s.batch, s.stride,
-                      s.where, t[0], t[1], mm, sg, t[1] / t[0], impls);
+                      s.where, t[0], t[1], mm, sg, lm, t[1] / t[0], ratio,
+                      impls);
     outs().flush();
   }
   return 0;

@@ -164,6 +164,52 @@ void scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
                        const float *src, const ChannelScale &scale,
                        float *dst);
 
+/// The weights of a pointwise convolution ([out][in], OIHW of a 1x1
+/// filter) packed once for pointwiseChannelsLast: columns of sixteen output
+/// channels, each [in][16] contiguous and 64-byte aligned, the last padded
+/// with zeros.
+class PointwiseWeights {
+public:
+  PointwiseWeights(const float *oi, int64_t out, int64_t in);
+  ~PointwiseWeights();
+  PointwiseWeights(const PointwiseWeights &) = delete;
+  PointwiseWeights &operator=(const PointwiseWeights &) = delete;
+
+  /// Columns of sixteen output channels.
+  int64_t columns() const { return (out + 15) / 16; }
+
+  const int64_t out, in;
+  float *packed = nullptr;
+};
+
+/// What a pointwise convolution adds to its products before the store:
+/// dst = min(hi, max(lo, product + bias[o] + sum[p][o])), bias and sum
+/// optional (null), sum laid out as dst and possibly dst itself (a residual
+/// written in place of its addend). ReLU: lo 0; none: lo -inf, hi +inf.
+struct PointwiseEpilogue {
+  const float *bias = nullptr;
+  const float *sum = nullptr;
+  float lo = -__builtin_inff(), hi = __builtin_inff();
+  /// dst is a plain NCHW buffer of one image (dst[o][p]) and there is no
+  /// sum: the last convolution before a generated kernel.
+  bool planar = false;
+};
+
+/// Whether pointwiseChannelsLast runs on this CPU (AVX-512).
+bool hasPointwiseKernel();
+
+/// dst[p][o] = epilogue(sum over k of src[p][k] * W[o][k]) for \p pixels
+/// rows of \p w.in floats (src) and \p w.out floats (dst): a 1x1 convolution
+/// between NHWC buffers, pixels = batch x H x W (or, e.planar, into a plain
+/// NCHW image). Over OpenMP's team of the calling thread split by pixels,
+/// or where there are few pixels and many channels by columns of output
+/// channels (on the calling thread alone below 2^17 multiply-adds a
+/// thread). Only where
+/// hasPointwiseKernel(). Pointwise.cpp.
+void pointwiseChannelsLast(const PointwiseWeights &w, int64_t pixels,
+                           const float *src, const PointwiseEpilogue &e,
+                           float *dst);
+
 /// \p batch row-major matrices of \p rows x \p cols elements of \p block
 /// floats (1, or a multiple of 16), one after the other. A change of an
 /// activation's layout between channels-first and channels-last is a batch

@@ -858,20 +858,26 @@ void dropReferenceLayouts(const dnnl::engine &eng, const LayoutWants &w,
   }
 }
 
+/// Whether conv step \p s is pointwise: a 1x1 filter, unit strides and
+/// dilations, no padding, no groups (a matrix product over its pixels).
+bool isPointwise(const art::Conv2dStep &s) {
+  auto allOnes = [](const std::vector<int64_t> &v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
+  };
+  return s.srcShape.size() == 4 && s.groups == 1 && s.weightsShape[2] == 1 &&
+         s.weightsShape[3] == 1 && allOnes(s.strides) &&
+         allOnes(s.dilations) &&
+         std::all_of(s.pads.begin(), s.pads.end(),
+                     [](int64_t p) { return p == 0; });
+}
+
 /// Whether conv step \p s is a matrix product over the pixels of one image
 /// of more than one pixel: 1x1 filter, unit strides and dilations, no
 /// padding, no groups, batch 1. (On one pixel, NCHW and NHWC are the same
 /// bytes: a squeeze-and-excitation's products keep their convolutions.)
 bool isPixelProduct(const art::Conv2dStep &s) {
-  auto allOnes = [](const std::vector<int64_t> &v) {
-    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
-  };
-  return s.srcShape.size() == 4 && s.groups == 1 && s.srcShape[0] == 1 &&
-         s.srcShape[2] * s.srcShape[3] > 1 && s.weightsShape[2] == 1 &&
-         s.weightsShape[3] == 1 && allOnes(s.strides) &&
-         allOnes(s.dilations) &&
-         std::all_of(s.pads.begin(), s.pads.end(),
-                     [](int64_t p) { return p == 0; });
+  return isPointwise(s) && s.srcShape[0] == 1 &&
+         s.srcShape[2] * s.srcShape[3] > 1;
 }
 
 /// The buffers that stay plain although a convolution wants a layout for
@@ -1202,6 +1208,109 @@ stemConvolution(const art::Conv2dStep &s, const void *constantWeights,
   return std::make_pair(g, *post);
 }
 
+/// A pointwise convolution between NHWC buffers, run by
+/// pointwiseChannelsLast on weights packed at load, not by oneDNN; a SiLU
+/// as the pass after it (swishInPlace).
+class PointwiseStep : public LibraryStep {
+public:
+  PointwiseStep(const art::Conv2dStep &s, const float *weights,
+                const PointwiseEpilogue &activation, bool swish)
+      : ids{s.src, -1, s.bias, s.sum, s.dst},
+        pixels(s.dstShape[0] * s.dstShape[2] * s.dstShape[3]),
+        w(weights, s.dstShape[1], s.srcShape[1]), activation(activation),
+        swish(swish) {}
+  Error run(Stream &, void *const *buffers) const override {
+    PointwiseEpilogue e = activation;
+    if (ids.bias != -1)
+      e.bias = static_cast<const float *>(buffers[ids.bias]);
+    if (ids.sum != -1)
+      e.sum = static_cast<const float *>(buffers[ids.sum]);
+    auto *dst = static_cast<float *>(buffers[ids.dst]);
+    pointwiseChannelsLast(w, pixels, static_cast<const float *>(buffers[ids.src]),
+                          e, dst);
+    if (swish)
+      swishInPlace(dst, pixels * w.out);
+    return Error::ok();
+  }
+
+private:
+  DnnlOperands ids;
+  int64_t pixels;
+  PointwiseWeights w;
+  PointwiseEpilogue activation;
+  bool swish;
+};
+
+/// The most rows (batch x pixels) on which pointwiseChannelsLast runs a
+/// pointwise convolution: 16x16 planes and smaller at batch 1. On the idle
+/// machine (2 threads, oneDNN 2.6's brgconv_1x1 on the same NHWC buffers)
+/// it took 0.77-0.91x oneDNN's time at 7x7 in MNASNet 1.3, 0.85-0.94x at
+/// 14x14 in RegNet-Y-800MF, 0.80-0.94x at 10x10 in EfficientNet-B3, but
+/// 0.86-1.01x at 19x19, 0.95-1.19x at 28x28 (MNASNet, RegNet-Y, MobileNet-V2,
+/// ResNet-50) and more beyond (docs/Runtime.md, "Pointwise convolutions on
+/// small planes").
+constexpr int64_t kPointwiseMaxRows = 256;
+
+/// Whether pointwiseChannelsLast runs pointwise convolution \p s rather
+/// than oneDNN (see kPointwiseMaxRows).
+bool pointwisePays(const art::Conv2dStep &s) {
+  return s.dstShape[0] * s.dstShape[2] * s.dstShape[3] <= kPointwiseMaxRows;
+}
+
+/// The prepared pointwiseChannelsLast form of conv step \p s, or null where
+/// oneDNN runs it: a pointwise convolution (isPointwise) whose constant
+/// weights are packed once, whose source, result and addend buffers are
+/// all NHWC under \p plan (or whose result is a plain image and which has no
+/// addend), whose activation is none, a ReLU, a clip or a
+/// SiLU (a pass after it), on an AVX-512 CPU, where pointwisePays.
+/// LOOM_ONEDNN_POINTWISE=onednn keeps oneDNN's convolution, to compare.
+StepPtr pointwiseStep(const art::Conv2dStep &s, void *constantWeights,
+                      const LayoutPlan &plan) {
+  auto nhwc = [&](int64_t id, const art::Shape &shape) {
+    auto it = plan.find(id);
+    return it != plan.end() &&
+           it->second == nhwcOf(plainNCHW(dims(shape)));
+  };
+  // A plain result of one image without an addend (a generated kernel
+  // reads it) is written channel by channel: no reorder after the step.
+  bool planar = !plan.count(s.dst) && s.dstShape[0] == 1 && s.sum == -1;
+  if (!constantWeights || !isPointwise(s) || !nhwc(s.src, s.srcShape) ||
+      (!nhwc(s.dst, s.dstShape) && !planar) ||
+      (s.sum != -1 && !nhwc(s.sum, s.dstShape)) || !pointwisePays(s) ||
+      !hasPointwiseKernel() ||
+      environmentIs("LOOM_ONEDNN_POINTWISE", "onednn", {"onednn"}))
+    return nullptr;
+  PointwiseEpilogue e;
+  e.planar = planar;
+  bool swish = false;
+  switch (s.activation.kind) {
+  case Activation::None:
+    break;
+  case Activation::Relu:
+    e.lo = 0.f;
+    break;
+  case Activation::Clip:
+    e.lo = float(s.activation.alpha);
+    e.hi = float(s.activation.beta);
+    break;
+  case Activation::Swish:
+    if (!hasSwishPass())
+      return nullptr;
+    swish = true;
+    break;
+  case Activation::Sigmoid:
+  case Activation::Tanh:
+  case Activation::GeluErf:
+  case Activation::GeluTanh:
+  case Activation::HardSwish:
+  case Activation::LeakyRelu:
+  case Activation::HardSigmoid:
+    return nullptr;
+  }
+  return std::make_unique<PointwiseStep>(
+      s, static_cast<const float *>(constantWeights), e, swish);
+}
+
 StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
                     void *constantWeights, const LayoutPlan &plan) {
   if (auto stem = stemConvolution(s, constantWeights, plan))
@@ -1211,6 +1320,8 @@ StepPtr prepareConv(const dnnl::engine &eng, const art::Conv2dStep &s,
           channelsLastGrouped(s, constantWeights, plan))
     return std::make_unique<GroupedConvStep>(
         s, *g, static_cast<const float *>(constantWeights));
+  if (StepPtr step = pointwiseStep(s, constantWeights, plan))
+    return step;
   ConvProblem conv(eng, s, freeWeights(s, constantWeights));
   auto preferred = planned(conv, s, plan);
   // LOOM_ONEDNN_1X1=conv keeps such steps convolutions, to compare.
