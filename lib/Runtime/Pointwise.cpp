@@ -247,6 +247,10 @@ Share shareOf(const Call &c, int64_t t) {
           std::min(c.pixels, kRows * (tiles * (pg + 1) / c.pixelGroups))};
 }
 
+/// The weights from which the threads split the columns whatever the
+/// pixels (4 MiB).
+constexpr int64_t kColumnsWeightBytes = int64_t(4) << 20;
+
 /// Whether the threads split the columns of a run of \p tiles tiles of
 /// pixels and \p columns columns, not its pixels. Splitting the columns,
 /// each thread reads all of the source, half of it from the other core's
@@ -258,8 +262,9 @@ Share shareOf(const Call &c, int64_t t) {
 /// as fast with 1280 and 1488 (MNASNet's 248 -> 1488 and 416 -> 1280
 /// 0.99-1.01x), but ResNet-50's 512 -> 2048 (4 MiB of weights) took 1.04-1.11x
 /// the columns' time. Below 4 tiles a thread would get a tile or two.
-bool splitsColumns(int64_t tiles, int64_t columns) {
-  return tiles < 4 || (tiles < 16 && columns >= 96);
+bool splitsColumns(int64_t tiles, int64_t columns, int64_t weightBytes) {
+  return tiles < 4 ||
+         (columns >= 96 && (tiles < 16 || weightBytes >= kColumnsWeightBytes));
 }
 
 void worker(void *arg) {
@@ -304,7 +309,7 @@ void cpu::pointwiseChannelsLast(const PointwiseWeights &w, int64_t pixels,
   // Split columns while every group keeps a full panel (narrower ones read
   // the source once per fewer channels).
   int64_t columnGroups =
-      splitsColumns(tiles, columns)
+      splitsColumns(tiles, columns, w.in * columns * 16 * int64_t(sizeof(float)))
           ? std::clamp<int64_t>(columns / kVectors, 1, threads)
           : 1;
   int64_t pixelGroups = std::min(tiles, threads / columnGroups);
