@@ -12,6 +12,8 @@
 
 #include "Device.h"
 
+#include <algorithm>
+
 #if LOOM_RT_CPU_LIBRARIES
 #include <dnnl.hpp>
 
@@ -34,6 +36,35 @@ int omp_get_num_threads(void);
 }
 
 namespace loom::rt::cpu {
+
+/// The threads a kernel forks for \p units units of work amounting to
+/// \p work, at least \p workPerThread of it a thread: at most the calling
+/// thread's OpenMP team, at least one (no fork).
+inline int64_t threadsFor(int64_t units, int64_t work, int64_t workPerThread) {
+  return std::max<int64_t>(
+      1, std::min<int64_t>({omp_get_max_threads(), units,
+                            work / workPerThread}));
+}
+
+/// Runs \p fn(begin, end) on [0, \p total) split into \p threads even
+/// shares over OpenMP's team (libgomp's GOMP_parallel), on the calling
+/// thread alone when \p threads is 1: the channels-last kernels' fork.
+template <typename Fn>
+void forkShares(int64_t total, int64_t threads, const Fn &fn) {
+  if (threads <= 1)
+    return fn(int64_t(0), total);
+  struct Call {
+    const Fn *fn;
+    int64_t total;
+  } call{&fn, total};
+  GOMP_parallel(
+      [](void *arg) {
+        const auto &c = *static_cast<const Call *>(arg);
+        int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+        (*c.fn)(c.total * t / n, c.total * (t + 1) / n);
+      },
+      &call, unsigned(threads), 0);
+}
 
 #if LOOM_RT_CPU_LIBRARIES
 using Engine = dnnl::engine;

@@ -274,13 +274,6 @@ void convolveItems(const Call &call, int64_t begin, int64_t end) {
     convolve(call, itemAt(g, i), packed.data());
 }
 
-void worker(void *arg) {
-  const auto &call = *static_cast<const Call *>(arg);
-  int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-  int64_t items = itemsOf(*call.g);
-  convolveItems(call, items * t / threads, items * (t + 1) / threads);
-}
-
 /// The multiply-adds of 16 lanes a thread below which a convolution does
 /// not fork: about 3 us of them at the 5.7 G a second one core ran here,
 /// about what a fork and join of the two-thread team cost the other
@@ -320,10 +313,9 @@ void cpu::groupedConvChannelsLast(const GroupedConvGeometry &g,
   int64_t rows = g.batch * g.oh;
   int64_t fmas = rows * g.ow * (g.outChannels / 16) * g.kh * g.kw *
                  g.groupChannels;
-  int64_t threads =
-      std::min<int64_t>({omp_get_max_threads(), itemsOf(g),
-                         std::max<int64_t>(1, fmas / kFmasPerThread)});
-  if (threads <= 1)
-    return convolveItems(call, 0, itemsOf(g));
-  GOMP_parallel(worker, &call, unsigned(threads), 0);
+  int64_t items = itemsOf(g);
+  forkShares(items, threadsFor(items, fmas, kFmasPerThread),
+             [&](int64_t begin, int64_t end) {
+               convolveItems(call, begin, end);
+             });
 }

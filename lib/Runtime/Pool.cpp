@@ -139,15 +139,6 @@ void poolRange(const PoolCall &call, int64_t begin, int64_t end) {
   }
 }
 
-void poolWorker(void *arg) {
-  const auto &call = *static_cast<const PoolCall *>(arg);
-  int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-  int64_t total = items(call);
-  int64_t chunk = (total + threads - 1) / threads;
-  poolRange(call, std::min(total, t * chunk),
-            std::min(total, (t + 1) * chunk));
-}
-
 /// The window taps (floats read) per thread below which the pool does not
 /// fork: a fork and join of the two-thread team cost about what 32768
 /// taps do (docs/Runtime.md, "Pooling on channels-last buffers").
@@ -163,8 +154,7 @@ bool cpu::hasPoolKernel() {
 void cpu::poolChannelsLast(const PoolGeometry &g, const float *src,
                            float *dst) {
   int64_t taps = g.outer * g.oh * g.ow * g.channels * g.kh * g.kw;
-  int64_t threads = std::min<int64_t>(
-      omp_get_max_threads(), std::max<int64_t>(1, taps / kPoolTapsPerThread));
+  int64_t threads = threadsFor(taps, taps, kPoolTapsPerThread);
   // Rows are the unit of work; where there are fewer than four a thread,
   // the channels are split too, in whole vectors.
   PoolCall call{&g, src, dst, 1, g.channels};
@@ -174,7 +164,7 @@ void cpu::poolChannelsLast(const PoolGeometry &g, const float *src,
     call.sliceFloats = (vectors + call.slices - 1) / call.slices * 16;
     call.slices = (g.channels + call.sliceFloats - 1) / call.sliceFloats;
   }
-  if (threads <= 1)
-    return poolRange(call, 0, items(call));
-  GOMP_parallel(poolWorker, &call, unsigned(threads), 0);
+  forkShares(items(call), threads, [&](int64_t begin, int64_t end) {
+    poolRange(call, begin, end);
+  });
 }

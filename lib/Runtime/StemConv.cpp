@@ -225,13 +225,6 @@ void rows(const StemCall &k, int64_t begin, int64_t end) {
     row(k, r / k.g.oh, r % k.g.oh);
 }
 
-void stemWorker(void *arg) {
-  const auto &k = *static_cast<const StemCall *>(arg);
-  int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-  int64_t total = k.g.batch * k.g.oh;
-  rows(k, total * t / threads, total * (t + 1) / threads);
-}
-
 int64_t paddedOutOf(const StemGeometry &g) {
   return (g.outChannels + kLanes - 1) / kLanes * kLanes;
 }
@@ -265,8 +258,6 @@ void cpu::convolveStem(const StemGeometry &g, const float *src,
     return;
   // Small convolutions run on the calling thread already: the CPU device
   // prepares them on one (Library.cpp, runsAlone).
-  int64_t threads = std::min<int64_t>(omp_get_max_threads(), total);
-  if (threads <= 1)
-    return rows(k, 0, total);
-  GOMP_parallel(stemWorker, &k, unsigned(threads), 0);
+  forkShares(total, threadsFor(total, total, 1),
+             [&](int64_t begin, int64_t end) { rows(k, begin, end); });
 }

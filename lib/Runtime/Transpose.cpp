@@ -277,13 +277,6 @@ TransposeCall plan(const TransposeShape &s, const float *src, float *dst) {
   return call;
 }
 
-void transposeWorker(void *arg) {
-  const auto &call = *static_cast<const TransposeCall *>(arg);
-  int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-  int64_t total = call.s.batch * call.chunks;
-  call.range(call, total * t / threads, total * (t + 1) / threads);
-}
-
 /// The floats a thread below which a transpose does not fork: the SiLU
 /// pass's threshold (Swish.cpp), whose fork and join cost about what a pass
 /// over 16384 floats does; a transpose moves as many bytes a float.
@@ -303,10 +296,6 @@ void cpu::transposePlanes(const TransposeShape &s, const float *src,
     return;
   TransposeCall call = plan(s, src, dst);
   int64_t units = call.s.batch * call.chunks;
-  int64_t threads = std::min<int64_t>(
-      {omp_get_max_threads(), units,
-       std::max<int64_t>(1, floats / kTransposeFloatsPerThread)});
-  if (threads <= 1)
-    return call.range(call, 0, units);
-  GOMP_parallel(transposeWorker, &call, unsigned(threads), 0);
+  forkShares(units, threadsFor(units, floats, kTransposeFloatsPerThread),
+             [&](int64_t begin, int64_t end) { call.range(call, begin, end); });
 }
