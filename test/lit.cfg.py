@@ -32,7 +32,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
 tools = ["loom-opt", "loom-run", "loom-compile", "loom-gen-resnet50", "loom-train",
          "loom-bench-train", "loom-bench-winograd", "loom-bench-small-plane",
-         "loom-bench-conv-forms", "loom-bench-squeeze-excite", "loom-bench-stem", "loom-launch",
+         "loom-bench-conv-forms", "loom-bench-squeeze-excite", "loom-bench-stem", "loom-bench-reorder",
+         "loom-launch",
          "loom-comm-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Tools of components that may be absent from a build: tests that use them
