@@ -416,6 +416,10 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(tg::createTGSinkSplits());
   pm.addNestedPass<func::FuncOp>(tg::createTGFoldBatchNorm());
   pm.addNestedPass<func::FuncOp>(tg::createTGPoolBeforeConv1x1());
+  // No target: the host CPU (targetOf).
+  if (options.convOverConcat &&
+      (!options.target || options.target->requirements().kind == "cpu"))
+    pm.addNestedPass<func::FuncOp>(tg::createTGConvOverConcat());
   if (options.conv3dAs2d)
     pm.addNestedPass<func::FuncOp>(
         tg::createTGConv3dAs2d(runsThreeD(options)));

@@ -246,6 +246,14 @@ static cl::opt<bool> conv3dAs2d(
              "generated convolutions run (default true; false: 3-D "
              "convolutions on generated code)"),
     cl::init(true), cl::cat(compileCat));
+static cl::opt<bool> convOverConcat(
+    "conv-over-concat",
+    cl::desc("On a CPU target, convolve a channel concatenation's operands "
+             "and sum the results where only convolutions read it and that "
+             "moves less memory than the copy, and pool before a "
+             "concatenation instead of after it (--tg-conv-over-concat; "
+             "default true)"),
+    cl::init(true), cl::cat(compileCat));
 static cl::opt<bool> concatInPlace(
     "concat-in-place",
     cl::desc("On a CPU target, write the operands of a concatenation whose "
@@ -389,6 +397,7 @@ int configureBackends(compiler::CompileOptions &options) {
   options.embedSource = !noSource;
   options.conv3dAs2d = conv3dAs2d;
   options.concatInPlace = concatInPlace;
+  options.convOverConcat = convOverConcat;
   std::string defaultCostDb;
   if (backendSet == "auto") {
     if (costDb.empty() && placementIn.empty() && costModel == "measured") {

@@ -68,6 +68,10 @@ struct CompileOptions {
   /// oneDNN and the vectorised generated convolutions run; false: they stay
   /// 3-D (linalg.conv_3d_ncdhw_fcdhw on generated code).
   bool conv3dAs2d = true;
+  /// On a CPU target, take a channel concatenation apart where only
+  /// convolutions read it (each convolves its operands and sums them) and
+  /// pool before a concatenation instead of after it (--tg-conv-over-concat).
+  bool convOverConcat = true;
   /// On a CPU target, concatenations whose operands are contiguous ranges
   /// of their result get no step: the operands are written in place
   /// (buildSchedule's concatInPlace; docs/Compiler.md).

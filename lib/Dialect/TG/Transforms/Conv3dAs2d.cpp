@@ -6,6 +6,7 @@
 
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
+#include "loom/Dialect/TG/Utils/Activation.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -25,21 +26,6 @@ namespace {
 /// C, H, W]).
 Value swapOneTwo(PatternRewriter &r, Location loc, Value v) {
   return TransposeOp::create(r, loc, v, r.getDenseI64ArrayAttr({0, 2, 1, 3, 4}));
-}
-
-/// The fused activation of a convolution as its own op.
-Value activate(PatternRewriter &r, Location loc, Activation act, Value v) {
-  switch (act) {
-  case Activation::None:
-    return v;
-  case Activation::Relu:
-    return ReluOp::create(r, loc, v.getType(), v);
-  case Activation::Sigmoid:
-    return SigmoidOp::create(r, loc, v.getType(), v);
-  case Activation::Tanh:
-    return TanhOp::create(r, loc, v.getType(), v);
-  }
-  return v;
 }
 
 /// A convolution whose kernel spans depth alone (`[O, C/g, KD, 1, 1]`, as
@@ -131,7 +117,7 @@ struct Conv3dAs2d : OpRewritePattern<ConvOp> {
       sum = sum ? AddOp::create(r, loc, y, sum).getResult() : y;
     }
     if (kd > 1)
-      sum = activate(r, loc, conv.getActivation(), sum);
+      sum = applyActivation(r, loc, conv.getActivation(), sum);
     auto planes = cast<RankedTensorType>(sum.getType()).getShape();
     Value split = ReshapeOp::create(
         r, loc,

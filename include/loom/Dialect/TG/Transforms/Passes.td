@@ -149,6 +149,42 @@ def TGPoolBeforeConv1x1 : Pass<"tg-pool-before-conv1x1", "mlir::func::FuncOp"> {
   }];
 }
 
+def TGConvOverConcat : Pass<"tg-conv-over-concat", "mlir::func::FuncOp"> {
+  let summary = "Convolve a channel concatenation's operands instead of copying them together";
+  let description = [{
+    Two rewrites that let a concatenation's copy go away:
+
+    * `pool(concat(x1, ..., xn))` -> `concat(pool(x1), ..., pool(xn))`
+      (max, average and global average pools) where the pool is the
+      concatenation's only reader and it joins batches or channels: a pool
+      works on each image and channel alone, and the concatenation then
+      copies the pooled, smaller tensors.
+    * `conv(concat(x1, ..., xn), W, b)` along the channels ->
+      `conv(x1, W1, b) + ... + conv(xn, Wn)`, `Wi` the filter's slice of
+      `xi`'s input channels (a parameter: the slices fold at compile time),
+      the fused activation applied to the sum. Done for all of a
+      concatenation's readers at once, only when every reader is a dense
+      convolution (one group) of its result, every operand has at least 16
+      channels, and the partial sums move less memory than the copy:
+      `(n - 1) * (elements of the readers' results) < elements of the
+      concatenation` (each addition writes and reads a result once more; a
+      library convolution adds it as its sum post-op). SqueezeNet's fire
+      modules (64 + 64 channels of expand, read by a 16-channel squeeze)
+      and U-Net decoders (a skip concatenated to an upsampled map, read by
+      a narrower 3x3 convolution) pass; Inception's blocks (four branches
+      read by several convolutions and a pool) and DenseNet's (a batch norm
+      reads them) do not.
+
+    Convolution is linear in its input channels (zero padding included), so
+    both are exact in real arithmetic; the float result differs by rounding
+    only. `loom-compile` runs it on CPU targets (`--conv-over-concat`).
+
+    ```
+    loom-opt model.mlir --tg-conv-over-concat --tg-fold-weights
+    ```
+  }];
+}
+
 def TGScaleAfterMatmul : Pass<"tg-scale-after-matmul", "mlir::func::FuncOp"> {
   let summary = "Scale a matmul's result instead of a moved operand";
   let description = [{
