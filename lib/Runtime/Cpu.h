@@ -153,6 +153,15 @@ bool hasPoolKernel();
 /// thread). Only where hasPoolKernel(). Pool.cpp.
 void poolChannelsLast(const PoolGeometry &g, const float *src, float *dst);
 
+/// Pools plain planes (NCHW: \p g.outer the batch times the channels, each
+/// plane h x w floats; \p g.channels unused) into plain planes, every
+/// window inside its plane (no padding, no ceil-mode window past the edge),
+/// column stride \p g.sw 1 or 2: sixteen outputs of a row a vector, over
+/// OpenMP's team of the calling thread (rows split; on the calling thread
+/// alone below 32768 window taps a thread). Only where hasPoolKernel().
+/// Pool.cpp.
+void poolPlanes(const PoolGeometry &g, const float *src, float *dst);
+
 /// A buffer of \p outer groups of \p pixels pixels, each pixel's \p channels
 /// floats contiguous: [outer][pixels][channels] (NHWC: outer the batch,
 /// pixels H * W).

@@ -1359,21 +1359,23 @@ dnnl::algorithm poolAlgorithm(art::PoolAlgorithm a) {
   return dnnl::algorithm::undef;
 }
 
-/// A max pool over an NHWC buffer into an NHWC buffer, run by
-/// poolChannelsLast instead of oneDNN.
-class ChannelsLastPool : public LibraryStep {
+/// A pool run by one of Pool.cpp's kernels instead of oneDNN:
+/// poolChannelsLast (channels-last buffers) or poolPlanes (plain ones).
+class KernelPool : public LibraryStep {
 public:
-  ChannelsLastPool(const art::Pool2dStep &s, const PoolGeometry &g)
-      : src(s.src), dst(s.dst), g(g) {}
+  using Kernel = void (*)(const PoolGeometry &, const float *, float *);
+  KernelPool(const art::Pool2dStep &s, const PoolGeometry &g, Kernel kernel)
+      : src(s.src), dst(s.dst), g(g), kernel(kernel) {}
   Error run(Stream &, void *const *buffers) const override {
-    poolChannelsLast(g, static_cast<const float *>(buffers[src]),
-                     static_cast<float *>(buffers[dst]));
+    kernel(g, static_cast<const float *>(buffers[src]),
+           static_cast<float *>(buffers[dst]));
     return Error::ok();
   }
 
 private:
   int64_t src, dst;
   PoolGeometry g;
+  Kernel kernel;
 };
 
 /// Whether buffer \p id of \p shape (NCHW) holds its floats channels-last
@@ -1454,6 +1456,35 @@ std::optional<PoolGeometry> channelsLastPool(const art::Pool2dStep &s,
   return g;
 }
 
+/// The geometry poolPlanes runs pool step \p s with, or nullopt where
+/// another kernel or oneDNN runs it, on an AVX-512 CPU: a max or average
+/// pool whose source and destination buffers are both plain NCHW under
+/// \p plan (a generated kernel's result: DenseNet's pre-activation batch
+/// norm + ReLU before each transition), every window inside the source,
+/// column stride 1 or 2. oneDNN 2.6's `jit:avx512_core` pooling on `abcd`
+/// took 2-3x this kernel's time (DenseNet-121's three 2x2 stride-2
+/// transition averages: 0.43 against ONNX Runtime's 0.07 ms a run;
+/// docs/Runtime.md, "Pooling on plain buffers"). LOOM_ONEDNN_POOL=onednn
+/// keeps oneDNN's.
+std::optional<PoolGeometry> planePool(const art::Pool2dStep &s,
+                                      const LayoutPlan &plan) {
+  const art::Shape &in = s.srcShape, &out = s.dstShape;
+  auto plain = [&](int64_t id, const art::Shape &shape) {
+    memory::desc nchw = plainNCHW(dims(shape));
+    return layoutOf(plan, id, nchw) == nchw;
+  };
+  if (in.size() != 4 || !windowsInside(s) || !hasPoolKernel() ||
+      (s.strides[1] != 1 && s.strides[1] != 2) || !plain(s.src, in) ||
+      !plain(s.dst, out) ||
+      environmentIs("LOOM_ONEDNN_POOL", "onednn", {"onednn"}))
+    return std::nullopt;
+  PoolGeometry g{/*outer=*/in[0] * in[1], in[2], in[3], out[2], out[3],
+                 /*channels=*/1, s.kernel[0], s.kernel[1], s.strides[0],
+                 s.strides[1], 0, 0};
+  g.average = s.algorithm != art::PoolAlgorithm::Max;
+  return g;
+}
+
 /// How scaleChannelsLast runs a binary step: the buffer as channel groups
 /// (NHWC: one an image; nChw16c: C / 16 of 16 channels), the floats between
 /// two images' factors and shifts (0: shared by the images), the ReLU.
@@ -1524,13 +1555,16 @@ channelsLastGlobalAverage(const art::Pool2dStep &s, const LayoutPlan &plan) {
 /// An onednn.pool2d step: it computes in its source buffer's layout and
 /// writes its result in that layout too, reordered where the destination
 /// buffer's differs (a max pool, or an average with its windows inside, between NHWC buffers: channelsLastPool;
-/// a global average from one: channelsLastGlobalAverage).
+/// a global average from one: channelsLastGlobalAverage; windows inside
+/// plain NCHW buffers: planePool).
 StepPtr preparePool(const dnnl::engine &eng, const art::Pool2dStep &s,
                     const LayoutPlan &plan) {
   if (std::optional<ChannelsLastPlanes> g = channelsLastGlobalAverage(s, plan))
     return std::make_unique<SqueezeExciteStep>(s.src, s.dst, *g);
   if (std::optional<PoolGeometry> g = channelsLastPool(s, plan))
-    return std::make_unique<ChannelsLastPool>(s, *g);
+    return std::make_unique<KernelPool>(s, *g, poolChannelsLast);
+  if (std::optional<PoolGeometry> g = planePool(s, plan))
+    return std::make_unique<KernelPool>(s, *g, poolPlanes);
   Layouts io;
   io.srcBuffer = io.src = layoutOf(plan, s.src, plainNCHW(dims(s.srcShape)));
   io.dstBuffer = layoutOf(plan, s.dst, plainNCHW(dims(s.dstShape)));

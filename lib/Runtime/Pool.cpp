@@ -139,6 +139,61 @@ void poolRange(const PoolCall &call, int64_t begin, int64_t end) {
   }
 }
 
+/// Sixteen (under \p m: fewer) consecutive outputs of a plain plane's
+/// row, window columns starting at \p in (the first output's window) with
+/// stride \p sw of 1 or 2: the values at in[sw * i + kx] for each kx of the
+/// window, folded into \p acc. Stride 2 loads 32 floats and keeps the even
+/// ones (a permute of two vectors).
+template <bool Average>
+__attribute__((target("avx512f"))) __m512
+planeTaps(__m512 acc, const float *in, int64_t kw, int64_t sw, __mmask16 m,
+          int64_t lanes) {
+  const __m512i even =
+      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                        30);
+  // Stride 2: the last output reads float 2 * (lanes - 1) + kx.
+  int64_t span = 2 * (lanes - 1) + 1;
+  __mmask16 lo = __mmask16(span >= 16 ? 0xffff : (1u << span) - 1);
+  __mmask16 hi =
+      __mmask16(span <= 16 ? 0 : span >= 32 ? 0xffff : (1u << (span - 16)) - 1);
+  for (int64_t kx = 0; kx < kw; ++kx) {
+    __m512 x;
+    if (sw == 1) {
+      x = _mm512_maskz_loadu_ps(m, in + kx);
+    } else {
+      __m512 a = _mm512_maskz_loadu_ps(lo, in + kx);
+      __m512 b = _mm512_maskz_loadu_ps(hi, in + kx + 16);
+      x = _mm512_permutex2var_ps(a, even, b);
+    }
+    acc = Average ? _mm512_add_ps(acc, x) : _mm512_max_ps(acc, x);
+  }
+  return acc;
+}
+
+/// Output rows [begin, end) (a plane and a row, numbered row-major) of a
+/// pool over plain planes, every window inside the plane.
+template <bool Average>
+__attribute__((target("avx512f"))) void
+planeRows(const PoolGeometry &g, const float *src, float *dst, int64_t begin,
+          int64_t end) {
+  __m512 scale = _mm512_set1_ps(1.f / float(g.kh * g.kw));
+  for (int64_t r = begin; r < end; ++r) {
+    int64_t plane = r / g.oh, y = r % g.oh;
+    const float *in = src + plane * g.h * g.w + y * g.sh * g.w;
+    float *out = dst + r * g.ow;
+    for (int64_t x = 0; x < g.ow; x += 16) {
+      int64_t lanes = std::min<int64_t>(16, g.ow - x);
+      __mmask16 m = __mmask16(lanes == 16 ? 0xffff : (1u << lanes) - 1);
+      __m512 acc = _mm512_set1_ps(Average ? 0.f : -FLT_MAX);
+      for (int64_t ky = 0; ky < g.kh; ++ky)
+        acc = planeTaps<Average>(acc, in + ky * g.w + x * g.sw, g.kw, g.sw, m,
+                                 lanes);
+      _mm512_mask_storeu_ps(out + x, m,
+                            Average ? _mm512_mul_ps(acc, scale) : acc);
+    }
+  }
+}
+
 /// The window taps (floats read) per thread below which the pool does not
 /// fork: a fork and join of the two-thread team cost about what 32768
 /// taps do (docs/Runtime.md, "Pooling on channels-last buffers").
@@ -166,5 +221,17 @@ void cpu::poolChannelsLast(const PoolGeometry &g, const float *src,
   }
   forkShares(items(call), threads, [&](int64_t begin, int64_t end) {
     poolRange(call, begin, end);
+  });
+}
+
+void cpu::poolPlanes(const PoolGeometry &g, const float *src, float *dst) {
+  int64_t rows = g.outer * g.oh;
+  int64_t taps = rows * g.ow * g.kh * g.kw;
+  int64_t threads = threadsFor(rows, taps, kPoolTapsPerThread);
+  forkShares(rows, threads, [&](int64_t begin, int64_t end) {
+    if (g.average)
+      planeRows<true>(g, src, dst, begin, end);
+    else
+      planeRows<false>(g, src, dst, begin, end);
   });
 }
