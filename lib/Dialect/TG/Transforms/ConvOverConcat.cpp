@@ -137,7 +137,6 @@ struct ConvsOverConcat : OpRewritePattern<ConcatOp> {
     r.setInsertionPoint(conv);
     Location loc = conv.getLoc();
     Value filter = conv.getFilter();
-    hoistParameter(filter, conv);
     auto filterType = cast<RankedTensorType>(filter.getType());
     SmallVector<int64_t> starts(filterType.getRank(), 0);
     SmallVector<int64_t> limits(filterType.getShape());
