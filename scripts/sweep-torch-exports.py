@@ -603,6 +603,17 @@ def _(m, x, lengths):
                                             total_length=10)[0], h
 
 
+# A GRU language model without an initial state (PyTorch passes zeros, a
+# constant) at batch 4, hidden 384: the compiled scan once carried its state
+# in the constant's read-only buffer (a segmentation fault; docs/Codegen/
+# CPU.md, loom-read-only-kernel-inputs).
+@block("gru-lm-zero-state", [(4, 48)], [
+    nn.Embedding(500, 128), nn.GRU(128, 384, batch_first=True),
+    nn.Linear(384, 500)], ints={0: 499})
+def _(m, ids):
+    return m[2](m[1](m[0](ids))[0])
+
+
 @block("encoder-padding-norm-first", [(12, 2, 32), (2,)], [
     nn.TransformerEncoder(nn.TransformerEncoderLayer(
         32, 4, 48, activation="gelu", norm_first=True), 2,

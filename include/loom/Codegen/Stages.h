@@ -12,6 +12,7 @@
 #ifndef LOOM_CODEGEN_STAGES_H
 #define LOOM_CODEGEN_STAGES_H
 
+#include "loom/Codegen/CPU/Passes.h"
 #include "loom/Conversion/Passes.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -40,10 +41,13 @@ inline void addTGToLinalg(mlir::OpPassManager &pm,
 }
 
 /// One-shot bufferization of whole kernels (identity layouts at function
-/// boundaries), then results turned into out-parameters with static
-/// allocations hoisted: the kernel ABI every target lowers from.
+/// boundaries, the arguments read-only: a kernel never writes the
+/// runtime's buffers it reads), then results turned into out-parameters
+/// with static allocations hoisted: the kernel ABI every target lowers
+/// from.
 inline void addBufferizeToOutParams(mlir::OpPassManager &pm) {
   namespace bz = mlir::bufferization;
+  pm.addPass(cpu::createLoomReadOnlyKernelInputs());
   bz::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion = bz::LayoutMapOption::IdentityLayoutMap;

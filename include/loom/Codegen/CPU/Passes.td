@@ -97,6 +97,32 @@ def LoomRegisterTiles : Pass<"loom-register-tiles", "mlir::ModuleOp"> {
 // On buffers (after bufferization)
 //===----------------------------------------------------------------------===//
 
+def LoomReadOnlyKernelInputs : Pass<"loom-read-only-kernel-inputs", "mlir::ModuleOp"> {
+  let summary = "Mark every tensor argument of a kernel function read-only for bufferization";
+  let description = [{
+    Just before one-shot bufferization of whole kernels (every target's
+    bufferize stage, `addBufferizeToOutParams`): each tensor argument of a
+    function with a body gets `bufferization.writable = false`. A kernel's
+    arguments are the runtime's buffers: an entry's inputs, constants in the
+    artifact's read-only data, other steps' results that later steps read.
+    Function arguments are writable by default, and one-shot bufferization
+    then updates them in place wherever an op writes into a value derived
+    from one: a `tg.scan`'s loop carried its state in the buffer of its
+    initial value (the scan's first input), so a GRU whose initial state
+    was a constant wrote into read-only memory (a segmentation fault), and
+    one with the initial state as an input overwrote it (wrong results from
+    the second run on, and a clobbered input). Read-only, such an argument
+    is copied once into a buffer of the kernel's own.
+
+    ```mlir
+    func.func @k(%h0: tensor<4x16xf32>, ...)
+    // becomes
+    func.func @k(%h0: tensor<4x16xf32> {bufferization.writable = false}, ...)
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def LoomPrivateTemporaries : Pass<"loom-private-temporaries", "mlir::ModuleOp"> {
   let summary = "Give each use of an empty tensor its own, in kernels with several results";
   let description = [{
