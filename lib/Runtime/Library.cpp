@@ -409,6 +409,8 @@ memory::format_tag channelsLastTag(size_t rank) {
   return rank == 5 ? memory::format_tag::ndhwc : memory::format_tag::nhwc;
 }
 
+bool pointwiseKernelFits(const art::Conv2dStep &s);
+
 /// Whether dense 2-D convolution \p s computes faster in nChw16c (oneDNN
 /// 2.6's jit:avx512_core) than in the NHWC its brgconv prefers: an output
 /// plane of at most 8x8 at a batch of 2 or more (brgconv streams the
@@ -417,13 +419,25 @@ memory::format_tag channelsLastTag(size_t rank) {
 /// 5x5: 2.6 -> 2.3 ms); channels in whole blocks of 16. Measured with
 /// build/bin/loom-bench-small-plane (docs/Runtime.md, "Small planes in
 /// nChw16c").
+/// At batch 1 a pointwise convolution that Loom's kernel runs stays NHWC
+/// (pointwiseKernelFits): on the weights that make such a step blocked it
+/// took 0.78-0.96x the time of oneDNN's `jit_1x1` on nChw16c (2048 -> 2048
+/// at 4x4 and 5x5 0.78 / 0.79, at 7x7 0.92; 1024 -> 4096 at 7x7 0.84;
+/// 4096 -> 1024 at 5x5 0.96; weights from memory, bias + ReLU, 2 threads,
+/// `loom-bench-small-plane`). From batch 2 the rule stands: there the
+/// kernel ties nChw16c on half the shapes measured, and a run of blocked
+/// steps passes its buffers on without reorders.
 bool blockedPays(const art::Conv2dStep &s) {
   if (s.srcShape.size() != 4 || s.groups != 1 || s.srcShape[1] % 16 ||
       s.dstShape[1] % 16)
     return false;
   int64_t batch = s.dstShape[0], plane = s.dstShape[2] * s.dstShape[3];
-  return plane <= 64 &&
-         (batch >= 2 || f32Bytes(s.weightsShape) >= (int64_t(16) << 20));
+  if (plane > 64)
+    return false;
+  if (batch >= 2)
+    return true;
+  return f32Bytes(s.weightsShape) >= (int64_t(16) << 20) &&
+         !pointwiseKernelFits(s);
 }
 
 /// A conv2d step as oneDNN sees it, activation layouts left to the caller:
@@ -1257,13 +1271,54 @@ bool pointwisePays(const art::Conv2dStep &s) {
   return s.dstShape[0] * s.dstShape[2] * s.dstShape[3] <= kPointwiseMaxRows;
 }
 
-/// The prepared pointwiseChannelsLast form of conv step \p s, or null where
-/// oneDNN runs it: a pointwise convolution (isPointwise) whose constant
-/// weights are packed once, whose source, result and addend buffers are
-/// all NHWC under \p plan (or whose result is a plain image and which has no
-/// addend), whose activation is none, a ReLU, a clip or a
-/// SiLU (a pass after it), on an AVX-512 CPU, where pointwisePays.
+/// What pointwiseChannelsLast applies after conv step \p s's products for
+/// its activation, and whether a SiLU pass follows (swishInPlace); nullopt
+/// where the kernel has no epilogue for it.
+std::optional<std::pair<PointwiseEpilogue, bool>>
+pointwiseEpilogue(const art::Conv2dStep &s) {
+  PointwiseEpilogue e;
+  switch (s.activation.kind) {
+  case Activation::None:
+    return std::make_pair(e, false);
+  case Activation::Relu:
+    e.lo = 0.f;
+    return std::make_pair(e, false);
+  case Activation::Clip:
+    e.lo = float(s.activation.alpha);
+    e.hi = float(s.activation.beta);
+    return std::make_pair(e, false);
+  case Activation::Swish:
+    if (!hasSwishPass())
+      return std::nullopt;
+    return std::make_pair(e, true);
+  case Activation::Sigmoid:
+  case Activation::Tanh:
+  case Activation::GeluErf:
+  case Activation::GeluTanh:
+  case Activation::HardSwish:
+  case Activation::LeakyRelu:
+  case Activation::HardSigmoid:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// Whether pointwiseChannelsLast may run conv step \p s, its buffers'
+/// layouts and its weights' constness aside: a pointwise convolution
+/// (isPointwise) where pointwisePays, whose activation is none, a ReLU, a
+/// clip or a SiLU (a pass after it), on an AVX-512 CPU.
 /// LOOM_ONEDNN_POINTWISE=onednn keeps oneDNN's convolution, to compare.
+bool pointwiseKernelFits(const art::Conv2dStep &s) {
+  return isPointwise(s) && pointwisePays(s) && hasPointwiseKernel() &&
+         !environmentIs("LOOM_ONEDNN_POINTWISE", "onednn", {"onednn"}) &&
+         pointwiseEpilogue(s).has_value();
+}
+
+/// The prepared pointwiseChannelsLast form of conv step \p s, or null where
+/// oneDNN runs it: a convolution the kernel fits (pointwiseKernelFits)
+/// whose constant weights are packed once and whose source, result and
+/// addend buffers are all NHWC under \p plan (or whose result is a plain
+/// image and which has no addend).
 StepPtr pointwiseStep(const art::Conv2dStep &s, void *constantWeights,
                       const LayoutPlan &plan) {
   auto nhwc = [&](int64_t id, const art::Shape &shape) {
@@ -1274,39 +1329,12 @@ StepPtr pointwiseStep(const art::Conv2dStep &s, void *constantWeights,
   // A plain result of one image without an addend (a generated kernel
   // reads it) is written channel by channel: no reorder after the step.
   bool planar = !plan.count(s.dst) && s.dstShape[0] == 1 && s.sum == -1;
-  if (!constantWeights || !isPointwise(s) || !nhwc(s.src, s.srcShape) ||
-      (!nhwc(s.dst, s.dstShape) && !planar) ||
-      (s.sum != -1 && !nhwc(s.sum, s.dstShape)) || !pointwisePays(s) ||
-      !hasPointwiseKernel() ||
-      environmentIs("LOOM_ONEDNN_POINTWISE", "onednn", {"onednn"}))
+  if (!constantWeights || !pointwiseKernelFits(s) ||
+      !nhwc(s.src, s.srcShape) || (!nhwc(s.dst, s.dstShape) && !planar) ||
+      (s.sum != -1 && !nhwc(s.sum, s.dstShape)))
     return nullptr;
-  PointwiseEpilogue e;
+  auto [e, swish] = *pointwiseEpilogue(s);
   e.planar = planar;
-  bool swish = false;
-  switch (s.activation.kind) {
-  case Activation::None:
-    break;
-  case Activation::Relu:
-    e.lo = 0.f;
-    break;
-  case Activation::Clip:
-    e.lo = float(s.activation.alpha);
-    e.hi = float(s.activation.beta);
-    break;
-  case Activation::Swish:
-    if (!hasSwishPass())
-      return nullptr;
-    swish = true;
-    break;
-  case Activation::Sigmoid:
-  case Activation::Tanh:
-  case Activation::GeluErf:
-  case Activation::GeluTanh:
-  case Activation::HardSwish:
-  case Activation::LeakyRelu:
-  case Activation::HardSigmoid:
-    return nullptr;
-  }
   return std::make_unique<PointwiseStep>(
       s, static_cast<const float *>(constantWeights), e, swish);
 }
