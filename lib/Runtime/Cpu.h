@@ -13,6 +13,8 @@
 #include "Device.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
 
 #if LOOM_RT_CPU_LIBRARIES
 #include <dnnl.hpp>
@@ -204,6 +206,27 @@ void scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
                        const float *src, const ChannelScale &scale,
                        float *dst);
 
+/// Frees a WeightsBlock.
+struct FreeBlock {
+  void operator()(void *p) const { std::free(p); }
+};
+/// Memory that allocateWeights gave.
+using WeightsBlock = std::unique_ptr<void, FreeBlock>;
+
+/// Memory for \p bytes of weights that a step packs once at load and reads
+/// on every run: from 2 MiB on, aligned to 2 MiB and advised as transparent
+/// huge pages (MADV_HUGEPAGE), so that streaming it takes a TLB entry per
+/// 2 MiB instead of one per 4 KiB page (ResNeXt-101 32x8d at 160x160: its
+/// last stages' 1x1 convolutions 5-7% faster in the model; docs/Runtime.md,
+/// "Weights on huge pages"); below, 64-byte aligned. LOOM_HUGE_PAGES=0 keeps
+/// 4 KiB pages, to compare. Null when the allocation fails.
+/// WeightsMemory.cpp.
+WeightsBlock allocateWeights(size_t bytes);
+
+/// The alignment allocateWeights gives a block of \p bytes: 2 MiB (huge
+/// pages advised) or 64 bytes.
+size_t weightsAlignment(size_t bytes);
+
 /// The weights of a pointwise convolution ([out][in], OIHW of a 1x1
 /// filter) packed once for pointwiseChannelsLast: columns of sixteen output
 /// channels, each [in][16] contiguous and 64-byte aligned, the last padded
@@ -220,6 +243,9 @@ public:
 
   const int64_t out, in;
   float *packed = nullptr;
+
+private:
+  WeightsBlock block; ///< packed's memory
 };
 
 /// What a pointwise convolution adds to its products before the store:

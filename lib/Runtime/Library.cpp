@@ -279,7 +279,10 @@ public:
         packed = user;
       } else {
         dnnl::stream load(eng);
-        packed = memory(weights.primitive, eng);
+        packedBlock = allocateWeights(weights.primitive.get_size());
+        if (!packedBlock)
+          throw std::bad_alloc();
+        packed = memory(weights.primitive, eng, packedBlock.get());
         dnnl::reorder(user, packed).execute(load, user, packed);
         load.wait();
       }
@@ -365,6 +368,10 @@ private:
   /// the primitive's layout (swishAsPass), not as its post-op.
   bool swishAfter;
   Reorder srcIn, dstOut, sumIn, weightsIn;
+  /// Constant weights in the primitive's layout, reordered once at load
+  /// into packedBlock (allocateWeights: huge pages from 2 MiB), or the
+  /// artifact's own bytes where the layouts agree.
+  WeightsBlock packedBlock;
   memory packed;
 };
 
@@ -2227,6 +2234,11 @@ Error cpu::prepareProgram(const Engine &eng, const art::Entry &entry,
                          "oneDNN cannot make the primitive of a " +
                              std::string(art::stepKindName(step.kind())) +
                              " step: " + e.what());
+      } catch (const std::bad_alloc &) {
+        return makeError(LOOM_ERROR_LIBRARY,
+                         "out of memory packing the weights of a " +
+                             std::string(art::stepKindName(step.kind())) +
+                             " step");
       }
     }
   } catch (const dnnl::error &e) {

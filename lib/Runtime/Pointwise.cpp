@@ -284,14 +284,17 @@ constexpr int64_t kFmasPerThread = int64_t(1) << 17;
 PointwiseWeights::PointwiseWeights(const float *oi, int64_t out, int64_t in)
     : out(out), in(in) {
   size_t bytes = size_t(columns() * in * 16) * sizeof(float);
-  packed = static_cast<float *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  block = allocateWeights(bytes);
+  if (!block)
+    throw std::bad_alloc();
+  packed = static_cast<float *>(block.get());
   std::memset(packed, 0, bytes);
   for (int64_t o = 0; o < out; ++o)
     for (int64_t k = 0; k < in; ++k)
       packed[(o / 16 * in + k) * 16 + o % 16] = oi[o * in + k];
 }
 
-PointwiseWeights::~PointwiseWeights() { std::free(packed); }
+PointwiseWeights::~PointwiseWeights() = default;
 
 bool cpu::hasPointwiseKernel() {
   static const bool has = __builtin_cpu_supports("avx512f");
