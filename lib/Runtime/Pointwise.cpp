@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <immintrin.h>
+#include <new>
 
 using namespace loom::rt;
 using namespace loom::rt::cpu;
