@@ -331,11 +331,14 @@ bool Reader::step(const Json &s, const std::string &path, Step &out) {
     if (!string(s, path, "name", k.name) || !ints(s, path, "args", k.args) ||
         !integer(s, path, "range", k.range, true, 1) ||
         !integer(s, path, "grain", k.grain, false, 1) ||
-        !boolean(s, path, "team", k.team))
+        !boolean(s, path, "team", k.team) ||
+        !boolean(s, path, "elementwise", k.elementwise))
       return false;
     if (k.team && (k.range != 1 || k.grain != 1))
       return fail(path, "a team kernel has range 1 and grain 1 (every "
                         "thread of the team calls it once)");
+    if (k.team && k.elementwise)
+      return fail(path, "a team kernel is not elementwise");
     out = std::move(k);
     return true;
   }

@@ -220,6 +220,8 @@ Json writeStep(const Step &step) {
         .set("grain", k->grain);
     if (k->team)
       o.set("team", true);
+    if (k->elementwise)
+      o.set("elementwise", true);
     return o;
   }
   Json args = Json::makeObject(), attrs = Json::makeObject();

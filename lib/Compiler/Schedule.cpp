@@ -526,6 +526,41 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
   return success();
 }
 
+/// Whether generated fragment \p fragment is elementwise over one shape
+/// (art::KernelStep::elementwise): its inputs and results f32 tensors of its
+/// first result's shape or of one element, every op of its body elementwise
+/// (tg::Elementwise) with operands and results of that shape or of one
+/// element, or a constant (of one element where an op uses it: an inlined
+/// constant of more would be read row-major).
+static bool isElementwiseKernel(tg::FragmentOp fragment) {
+  if (fragment.getNumResults() == 0)
+    return false;
+  auto full = cast<ShapedType>(fragment.getResult(0).getType());
+  if (!full.hasStaticShape() || full.getNumElements() <= 1)
+    return false;
+  auto fits = [&](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && shaped.hasStaticShape() &&
+           (shaped.getShape() == full.getShape() ||
+            shaped.getNumElements() == 1);
+  };
+  auto fitsF32 = [&](Type t) {
+    return fits(t) && cast<ShapedType>(t).getElementType().isF32();
+  };
+  if (!llvm::all_of(fragment.getInputs().getTypes(), fitsF32) ||
+      !llvm::all_of(fragment.getResultTypes(), fitsF32))
+    return false;
+  for (Operation &op : fragment.getBody().front()) {
+    if (isa<tg::YieldOp, tg::ConstantOp>(op))
+      continue;
+    if (!op.hasTrait<tg::Elementwise>() ||
+        !llvm::all_of(op.getOperandTypes(), fits) ||
+        !llvm::all_of(op.getResultTypes(), fits))
+      return false;
+  }
+  return true;
+}
+
 /// The next kernel step, of generated fragment \p fragment on its buffers.
 art::KernelStep ScheduleBuilder::kernelStep(tg::FragmentOp fragment) {
   art::KernelStep kernel;
@@ -534,6 +569,7 @@ art::KernelStep ScheduleBuilder::kernelStep(tg::FragmentOp fragment) {
     kernel.args.push_back(bufferOf.lookup(v));
   for (Value v : fragment.getResults())
     kernel.args.push_back(bufferOf.lookup(v));
+  kernel.elementwise = isElementwiseKernel(fragment);
   return kernel;
 }
 
@@ -1080,7 +1116,8 @@ void compiler::printSchedule(const EntrySchedule &entry,
        << art::stepKindName(s.record.kind());
     if (const art::KernelStep *k = s.kernel()) {
       os << " " << k->name << " range " << k->range << " grain " << k->grain
-         << (k->team ? " team" : "") << " args";
+         << (k->team ? " team" : "")
+         << (k->elementwise ? " elementwise" : "") << " args";
       for (int64_t id : k->args)
         os << " " << id;
     } else {

@@ -678,6 +678,26 @@ layoutFreeBuffers(const art::Step &step) {
   return std::nullopt;
 }
 
+/// The arguments of elementwise kernel step \p step (art::KernelStep::
+/// elementwise) that hold its full shape: those of the most bytes (the
+/// others hold one element, the same bytes in every layout). Empty for any
+/// other step.
+std::vector<int64_t> elementwiseBuffers(const art::Step &step,
+                                        const std::vector<int64_t> &bytes) {
+  const auto *k = step.getIf<art::KernelStep>();
+  if (!k || !k->elementwise)
+    return {};
+  int64_t most = 0;
+  for (int64_t id : k->args)
+    most = std::max(most, bytes[id]);
+  std::vector<int64_t> out;
+  for (int64_t id : k->args)
+    if (bytes[id] == most &&
+        std::find(out.begin(), out.end(), id) == out.end())
+      out.push_back(id);
+  return out;
+}
+
 /// What the layout planner knows of a program: the layouts its convolutions
 /// want per buffer, the convolutions touching each buffer, and the buffers
 /// that must stay plain (weights, biases, anything another step reads).
@@ -709,6 +729,30 @@ std::optional<memory::format_tag> plannedTagOf(const memory::desc &md) {
   return std::nullopt;
 }
 
+/// The full arguments (elementwiseBuffers) of elementwise kernel step \p s
+/// that no convolution wants a layout for take the layout of one of them
+/// that \p plan gives one (the same dimensions: the kernel reads and writes
+/// them alike). True when it planned any.
+bool adoptForElementwiseKernel(const art::Entry &entry, const art::Step &s,
+                               const std::vector<int64_t> &bufferBytes,
+                               const LayoutWants &w, LayoutPlan &plan) {
+  std::vector<int64_t> full = elementwiseBuffers(s, bufferBytes);
+  auto planned = std::find_if(full.begin(), full.end(),
+                              [&](int64_t id) { return plan.count(id); });
+  if (planned == full.end() || !plannedTagOf(plan.at(*planned)))
+    return false;
+  memory::desc md = plan.at(*planned);
+  bool changed = false;
+  for (int64_t id : full) {
+    if (plan.count(id) || w.wanted.count(id) ||
+        !mayPlan(entry, bufferBytes, w, id, md))
+      continue;
+    plan.emplace(id, md);
+    changed = true;
+  }
+  return changed;
+}
+
 /// Buffers that only pools, concatenations and binary steps touch (no
 /// convolution wants a layout for them) take the layout of a planned buffer
 /// of the same step, repeated until nothing changes: SqueezeNet's
@@ -722,6 +766,7 @@ void adoptNeighbourLayouts(const art::Entry &entry,
   for (bool changed = true; changed;) {
     changed = false;
     for (const art::Step &s : program.steps) {
+      changed |= adoptForElementwiseKernel(entry, s, bufferBytes, w, plan);
       auto buffers = layoutFreeBuffers(s);
       if (!buffers)
         continue;
@@ -775,6 +820,7 @@ dnnl::convolution_forward::primitive_desc wanted(const ConvProblem &conv,
 /// The layouts the convolutions of \p program want for their buffers.
 LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
                          const art::Program &program,
+                         const std::vector<int64_t> &bufferBytes,
                          const std::vector<void *> &constants) {
   LayoutWants w;
   w.excluded.assign(entry.buffers.size(), false);
@@ -787,8 +833,10 @@ LayoutWants collectWants(const dnnl::engine &eng, const art::Entry &entry,
       w.excluded[id] = true;
   };
   for (const art::Step &step : program.steps) {
-    // Pools, concatenations and binary steps have no preference.
-    if (layoutFreeBuffers(step))
+    // Pools, concatenations, binary steps and elementwise kernels have no
+    // preference.
+    if (layoutFreeBuffers(step) ||
+        !elementwiseBuffers(step, bufferBytes).empty())
       continue;
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
     const auto *s = step.getIf<art::Conv2dStep>();
@@ -879,6 +927,40 @@ void dropReferenceLayouts(const dnnl::engine &eng, const LayoutWants &w,
   }
 }
 
+/// Drops from \p plan the full arguments (elementwiseBuffers) of every
+/// elementwise kernel step whose full arguments do not all hold one layout
+/// without padding (plain counts as one): a kernel reads and writes them
+/// alike, element for element. True when it dropped any. Dropping only
+/// shrinks the plan (planLayouts alternates it with dropReferenceLayouts,
+/// which may move a buffer to NHWC once), so the alternation ends.
+bool dropMixedKernelLayouts(const art::Program &program,
+                            const std::vector<int64_t> &bufferBytes,
+                            LayoutPlan &plan) {
+  bool changed = false;
+  for (const art::Step &s : program.steps) {
+    std::vector<int64_t> full = elementwiseBuffers(s, bufferBytes);
+    if (full.empty())
+      continue;
+    auto layout = [&](int64_t id) -> std::optional<memory::desc> {
+      auto it = plan.find(id);
+      if (it == plan.end())
+        return std::nullopt;
+      return it->second;
+    };
+    std::optional<memory::desc> first = layout(full.front());
+    bool alike = std::all_of(full.begin(), full.end(), [&](int64_t id) {
+      std::optional<memory::desc> md = layout(id);
+      return md == first &&
+             (!md || md->get_size() == size_t(bufferBytes[id]));
+    });
+    if (alike)
+      continue;
+    for (int64_t id : full)
+      changed |= plan.erase(id) > 0;
+  }
+  return changed;
+}
+
 /// Whether conv step \p s is pointwise: a 1x1 filter, unit strides and
 /// dilations, no padding, no groups (a matrix product over its pixels).
 bool isPointwise(const art::Conv2dStep &s) {
@@ -962,7 +1044,7 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
   LayoutPlan plan;
   if (environmentIs("LOOM_ONEDNN_LAYOUT", "plain", {"plain", "blocked"}))
     return plan;
-  LayoutWants w = collectWants(eng, entry, program, constants);
+  LayoutWants w = collectWants(eng, entry, program, bufferBytes, constants);
   std::set<int64_t> keepPlain = plainForPixelProducts(entry, program, w);
   // Where the convolutions touching a buffer prefer different layouts
   // (ResNeXt-50: its narrow groups want aBcd4b or aBcd8b, the dense
@@ -987,7 +1069,9 @@ LayoutPlan planLayouts(const dnnl::engine &eng, const art::Entry &entry,
     plan.emplace(id, md);
   }
   adoptNeighbourLayouts(entry, program, bufferBytes, w, plan);
-  dropReferenceLayouts(eng, w, constants, plan);
+  do
+    dropReferenceLayouts(eng, w, constants, plan);
+  while (dropMixedKernelLayouts(program, bufferBytes, plan));
   return plan;
 }
 

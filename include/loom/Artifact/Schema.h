@@ -137,6 +137,14 @@ struct KernelStep {
   /// fn(buffers, thread, team size) with the team after the buffers
   /// (include/loom-c/ArtifactABI.h); its range and grain are 1.
   bool team = false;
+  /// Every result element is computed from the elements at its own index of
+  /// the arguments, which all hold f32 tensors of one shape or one element
+  /// each (a map over positions: tanh(a) * sigmoid(b), a sum of several
+  /// tensors). Any one reordering of the elements applied to all of its
+  /// arguments alike computes the same reordered result, so the CPU
+  /// runtime may keep those buffers in a convolution's layout (its layout
+  /// plan; docs/Runtime.md, "Activation layouts").
+  bool elementwise = false;
 };
 
 /// dst gets src's bytes (equal sizes).

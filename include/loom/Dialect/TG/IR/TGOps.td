@@ -186,6 +186,9 @@ def TG_ConvOp : TG_InferOp<"conv", !listconcat([TG_Structured], TG_Facts)> {
     tanh) is applied to the result, as in TASO's fused convolution. Output
     size per spatial dim:
     `(in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride + 1`.
+    Canonicalization folds a `tg.pad` of the input with zeros on its
+    spatial dimensions only (PyTorch's `F.pad` before a convolution: causal
+    and dilated 1-D convolutions, TensorFlow's "same" padding) into `pads`.
 
     ```mlir
     %y = tg.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>,
@@ -204,6 +207,7 @@ def TG_ConvOp : TG_InferOp<"conv", !listconcat([TG_Structured], TG_Facts)> {
                    DefaultValuedAttr<I64Attr, "1">:$groups,
                    DefaultValuedAttr<TG_ActivationAttr, "::loom::tg::Activation::None">:$activation);
   let results = (outs TG_FloatTensor:$output);
+  let hasCanonicalizer = 1;
 }
 
 def TG_MaxPoolOp : TG_InferOp<"maxpool", !listconcat([TG_Structured], TG_Facts)> {
