@@ -228,12 +228,15 @@ WeightsBlock allocateWeights(size_t bytes);
 size_t weightsAlignment(size_t bytes);
 
 /// The weights of a pointwise convolution ([out][in], OIHW of a 1x1
-/// filter) packed once for pointwiseChannelsLast: columns of sixteen output
-/// channels, each [in][16] contiguous and 64-byte aligned, the last padded
-/// with zeros.
+/// filter) or of a matrix product ([in][out], its right operand) packed
+/// once for pointwiseChannelsLast: columns of sixteen output channels, each
+/// [in][16] contiguous and 64-byte aligned, the last padded with zeros.
 class PointwiseWeights {
 public:
-  PointwiseWeights(const float *oi, int64_t out, int64_t in);
+  /// How the weights given to the constructor are laid out.
+  enum class Order { OutIn, InOut };
+  PointwiseWeights(const float *weights, int64_t out, int64_t in,
+                   Order order = Order::OutIn);
   ~PointwiseWeights();
   PointwiseWeights(const PointwiseWeights &) = delete;
   PointwiseWeights &operator=(const PointwiseWeights &) = delete;

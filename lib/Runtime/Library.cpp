@@ -1324,6 +1324,14 @@ public:
         pixels(s.dstShape[0] * s.dstShape[2] * s.dstShape[3]),
         w(weights, s.dstShape[1], s.srcShape[1]), activation(activation),
         swish(swish) {}
+  /// A matrix product of \p rows rows by constant 2-d weights [in][out]
+  /// (matmulPointwiseForm).
+  PointwiseStep(const art::MatmulStep &s, int64_t rows, const float *weights,
+                const PointwiseEpilogue &activation, bool swish)
+      : ids{s.src, -1, s.bias, s.sum, s.dst}, pixels(rows),
+        w(weights, s.weightsShape[1], s.weightsShape[0],
+          PointwiseWeights::Order::InOut),
+        activation(activation), swish(swish) {}
   Error run(Stream &, void *const *buffers) const override {
     PointwiseEpilogue e = activation;
     if (ids.bias != -1)
@@ -1362,21 +1370,21 @@ bool pointwisePays(const art::Conv2dStep &s) {
   return s.dstShape[0] * s.dstShape[2] * s.dstShape[3] <= kPointwiseMaxRows;
 }
 
-/// What pointwiseChannelsLast applies after conv step \p s's products for
-/// its activation, and whether a SiLU pass follows (swishInPlace); nullopt
-/// where the kernel has no epilogue for it.
+/// What pointwiseChannelsLast applies after a step's products for its
+/// activation \p activation, and whether a SiLU pass follows
+/// (swishInPlace); nullopt where the kernel has no epilogue for it.
 std::optional<std::pair<PointwiseEpilogue, bool>>
-pointwiseEpilogue(const art::Conv2dStep &s) {
+pointwiseEpilogue(const art::PostOp &activation) {
   PointwiseEpilogue e;
-  switch (s.activation.kind) {
+  switch (activation.kind) {
   case Activation::None:
     return std::make_pair(e, false);
   case Activation::Relu:
     e.lo = 0.f;
     return std::make_pair(e, false);
   case Activation::Clip:
-    e.lo = float(s.activation.alpha);
-    e.hi = float(s.activation.beta);
+    e.lo = float(activation.alpha);
+    e.hi = float(activation.beta);
     return std::make_pair(e, false);
   case Activation::Swish:
     if (!hasSwishPass())
@@ -1402,7 +1410,7 @@ pointwiseEpilogue(const art::Conv2dStep &s) {
 bool pointwiseKernelFits(const art::Conv2dStep &s) {
   return isPointwise(s) && pointwisePays(s) && hasPointwiseKernel() &&
          !environmentIs("LOOM_ONEDNN_POINTWISE", "onednn", {"onednn"}) &&
-         pointwiseEpilogue(s).has_value();
+         pointwiseEpilogue(s.activation).has_value();
 }
 
 /// The prepared pointwiseChannelsLast form of conv step \p s, or null where
@@ -1424,7 +1432,7 @@ StepPtr pointwiseStep(const art::Conv2dStep &s, void *constantWeights,
       !nhwc(s.src, s.srcShape) || (!nhwc(s.dst, s.dstShape) && !planar) ||
       (s.sum != -1 && !nhwc(s.sum, s.dstShape)))
     return nullptr;
-  auto [e, swish] = *pointwiseEpilogue(s);
+  auto [e, swish] = *pointwiseEpilogue(s.activation);
   e.planar = planar;
   return std::make_unique<PointwiseStep>(
       s, static_cast<const float *>(constantWeights), e, swish);
@@ -2039,6 +2047,100 @@ StepPtr gemvForm(const art::MatmulStep &s) {
   return std::make_unique<DnnlSgemm>(s, 1, w[0], w[1]);
 }
 
+/// Where pointwiseChannelsLast runs a matrix product by constant weights
+/// rather than oneDNN's matmul primitive: at most 100 rows and at least 4
+/// MiB of weights, a product that streams its weights from memory, which the
+/// kernel reads packed on huge pages. There it took 0.60-0.94x the
+/// primitive's time (ViT-L/32's 49-50 tokens: 1024 -> 4096 1.50 against 2.12
+/// ms, 4096 -> 1024 1.60 against 1.76, 1024 -> 3072 1.09 against 1.26, 1024
+/// -> 1024 0.40 against 0.42; 768 -> 2304 at 49 rows 0.60 against 1.00;
+/// 512 -> 2048 at 64 0.44 against 0.48; ViT-B/32's 100: 3072 -> 768 1.52
+/// against 1.84, 768 -> 3072 1.38 against 1.48); with more rows or smaller
+/// weights 0.98-1.07x (121 rows: 512 -> 2048 1.01x, 512 -> 1536 1.07x; 144
+/// rows, 768 -> 3072: 1.03x; 1 MiB at 64 rows: 0.98-1.06x) and 1.11x at
+/// ViT-B/16's 196 tokens. 2 threads, weights from memory,
+/// `loom-bench-small-plane --huge` (the product as a 1x1 convolution of one
+/// image: its "matmul" and "loom" columns); docs/Runtime.md, "Matrix
+/// products of few rows".
+constexpr int64_t kMatmulPointwiseMaxRows = 100;
+constexpr int64_t kMatmulPointwiseMinWeightBytes = int64_t(4) << 20;
+
+/// A step, then its activation as oneDNN's eltwise primitives in place on
+/// its dense result (the eltwise post-ops postOps makes of the activation,
+/// one primitive each): for an activation a kernel's epilogue lacks (a
+/// transformer's GELU after matmulPointwiseForm). A pass over a result of
+/// few rows, which the step has just written into the cache.
+class WithActivationPass final : public LibraryStep {
+public:
+  WithActivationPass(const dnnl::engine &eng, StepPtr step,
+                     const art::PostOp &activation, int64_t dst,
+                     const memory::desc &md)
+      : step(std::move(step)), dst(dst), md(md) {
+    dnnl::post_ops ops = postOps(activation, false);
+    for (int i = 0; i < ops.len(); ++i) {
+      float scale, alpha, beta;
+      dnnl::algorithm alg;
+      ops.get_params_eltwise(i, scale, alg, alpha, beta);
+      dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg,
+                                    md, alpha, beta);
+      passes.emplace_back(dnnl::eltwise_forward::primitive_desc(d, eng));
+    }
+  }
+  Error run(Stream &s, void *const *buffers) const override {
+    if (Error e = static_cast<const LibraryStep &>(*step).run(s, buffers))
+      return e;
+    try {
+      memory m = s.bind(this, DNNL_ARG_DST, md, buffers[dst]);
+      for (const dnnl::eltwise_forward &p : passes)
+        p.execute(s.stream, {{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}});
+      s.stream.wait();
+    } catch (const dnnl::error &e) {
+      return makeError(LOOM_ERROR_LIBRARY,
+                       std::string("oneDNN failed: ") + e.what());
+    }
+    return Error::ok();
+  }
+
+private:
+  StepPtr step;
+  int64_t dst;
+  memory::desc md;
+  std::vector<dnnl::eltwise_forward> passes;
+};
+
+/// The pointwiseChannelsLast form of matmul step \p s, or null where oneDNN
+/// runs it: constant 2-d weights [K, N], dense row-major operands (no
+/// views), no output scale, 2 to kMatmulPointwiseMaxRows rows (the
+/// source's leading dimensions folded; one row is gemvForm's) and at least
+/// kMatmulPointwiseMinWeightBytes of weights, on an AVX-512 CPU. The bias and the residual sum are the kernel's epilogue's,
+/// and so is the activation where the epilogue has it (pointwiseEpilogue);
+/// any other runs after it (WithActivationPass), after the sum as oneDNN's
+/// post-ops would.
+/// LOOM_ONEDNN_POINTWISE=onednn keeps oneDNN's, to compare.
+StepPtr matmulPointwiseForm(const dnnl::engine &eng, const art::MatmulStep &s,
+                            void *constantWeights) {
+  const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
+  if (!constantWeights || s.views || s.scale != 1 || w.size() != 2 ||
+      a.empty() || a.back() != w[0] || s.dstShape.size() != a.size() ||
+      s.dstShape.back() != w[1] || !hasPointwiseKernel() ||
+      environmentIs("LOOM_ONEDNN_POINTWISE", "onednn", {"onednn"}))
+    return nullptr;
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < a.size(); ++i)
+    rows *= a[i];
+  if (rows < 2 || rows > kMatmulPointwiseMaxRows ||
+      f32Bytes(w) < kMatmulPointwiseMinWeightBytes)
+    return nullptr;
+  const auto *weights = static_cast<const float *>(constantWeights);
+  if (auto epilogue = pointwiseEpilogue(s.activation))
+    return std::make_unique<PointwiseStep>(s, rows, weights, epilogue->first,
+                                           epilogue->second);
+  auto bare = std::make_unique<PointwiseStep>(s, rows, weights,
+                                              PointwiseEpilogue{}, false);
+  return std::make_unique<WithActivationPass>(
+      eng, std::move(bare), s.activation, s.dst, rowMajor({rows, w[1]}));
+}
+
 /// The source, weights and result dims of matmul step \p s as its primitive
 /// sees them. Against 2-d weights the source's leading dimensions fold into
 /// M (the buffers are row-major, so the fold moves nothing): oneDNN 2.6
@@ -2078,6 +2180,8 @@ StepPtr prepareMatmul(const dnnl::engine &eng, const art::MatmulStep &s,
   if (!s.views)
     if (auto step = constantWeights ? gemvForm(s) : sgemmForm(s))
       return step;
+  if (auto step = matmulPointwiseForm(eng, s, constantWeights))
+    return step;
   auto [src, w, dst] = matmulDims(s);
   if (s.views)
     std::tie(src, w, dst) = std::make_tuple(dims((*s.views)[0].dims),

@@ -282,7 +282,8 @@ constexpr int64_t kFmasPerThread = int64_t(1) << 17;
 
 } // namespace
 
-PointwiseWeights::PointwiseWeights(const float *oi, int64_t out, int64_t in)
+PointwiseWeights::PointwiseWeights(const float *weights, int64_t out,
+                                   int64_t in, Order order)
     : out(out), in(in) {
   size_t bytes = size_t(columns() * in * 16) * sizeof(float);
   block = allocateWeights(bytes);
@@ -292,7 +293,8 @@ PointwiseWeights::PointwiseWeights(const float *oi, int64_t out, int64_t in)
   std::memset(packed, 0, bytes);
   for (int64_t o = 0; o < out; ++o)
     for (int64_t k = 0; k < in; ++k)
-      packed[(o / 16 * in + k) * 16 + o % 16] = oi[o * in + k];
+      packed[(o / 16 * in + k) * 16 + o % 16] =
+          order == Order::OutIn ? weights[o * in + k] : weights[k * out + o];
 }
 
 PointwiseWeights::~PointwiseWeights() = default;
