@@ -61,6 +61,18 @@ dnnl::memory cpu::Stream::bind(const void *owner, int arg,
 
 namespace {
 
+/// Runs \p body, which executes oneDNN primitives: a oneDNN error becomes
+/// the step's error.
+template <typename Body> Error guardOneDnn(Body &&body) {
+  try {
+    body();
+  } catch (const dnnl::error &e) {
+    return makeError(LOOM_ERROR_LIBRARY,
+                     std::string("oneDNN failed: ") + e.what());
+  }
+  return Error::ok();
+}
+
 memory::dims dims(const std::vector<int64_t> &v) {
   return memory::dims(v.begin(), v.end());
 }
@@ -292,13 +304,7 @@ public:
   }
 
   Error run(Stream &s, void *const *buffers) const override {
-    try {
-      runSteps(s, buffers);
-    } catch (const dnnl::error &e) {
-      return makeError(LOOM_ERROR_LIBRARY,
-                       std::string("oneDNN failed: ") + e.what());
-    }
-    return Error::ok();
+    return guardOneDnn([&] { runSteps(s, buffers); });
   }
 
 private:
@@ -1862,7 +1868,7 @@ public:
   }
 
   Error run(Stream &s, void *const *buffers) const override {
-    try {
+    return guardOneDnn([&] {
       std::unordered_map<int, memory> args;
       for (size_t i = 0; i < srcs.size(); ++i) {
         int arg = DNNL_ARG_MULTIPLE_SRC + int(i);
@@ -1876,11 +1882,7 @@ public:
                             s.scratch(0, bytes)));
       prim.execute(s.stream, args);
       s.stream.wait();
-    } catch (const dnnl::error &e) {
-      return makeError(LOOM_ERROR_LIBRARY,
-                       std::string("oneDNN failed: ") + e.what());
-    }
-    return Error::ok();
+    });
   }
 
 private:
@@ -2089,16 +2091,12 @@ public:
   Error run(Stream &s, void *const *buffers) const override {
     if (Error e = static_cast<const LibraryStep &>(*step).run(s, buffers))
       return e;
-    try {
+    return guardOneDnn([&] {
       memory m = s.bind(this, DNNL_ARG_DST, md, buffers[dst]);
       for (const dnnl::eltwise_forward &p : passes)
         p.execute(s.stream, {{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}});
       s.stream.wait();
-    } catch (const dnnl::error &e) {
-      return makeError(LOOM_ERROR_LIBRARY,
-                       std::string("oneDNN failed: ") + e.what());
-    }
-    return Error::ok();
+    });
   }
 
 private:
