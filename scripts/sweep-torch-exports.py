@@ -622,6 +622,24 @@ def _(m, x, lengths):
     return m[0](x, src_key_padding_mask=lengths_mask(lengths, 12))
 
 
+@block("tcn-gated-causal", [(2, 1, 300)], [
+    nn.Conv1d(1, 32, 1), nn.ModuleList(nn.Conv1d(32, 32, 2, dilation=2 ** i)
+                                       for i in range(4)),
+    nn.ModuleList(nn.Conv1d(32, 32, 2, dilation=2 ** i) for i in range(4)),
+    nn.ModuleList(nn.Conv1d(32, 32, 1) for _ in range(4)),
+    nn.Conv1d(32, 40, 1)])
+def _(m, x):
+    # WaveNet's layers: F.pad on the left (folded into the convolutions),
+    # tanh * sigmoid gates between them (elementwise kernels in their
+    # layout), residual and skip sums.
+    x, skip = m[0](x), 0
+    for i, (f, g, r) in enumerate(zip(m[1], m[2], m[3])):
+        p = F.pad(x, (2 ** i, 0))
+        z = r(torch.tanh(f(p)) * torch.sigmoid(g(p)))
+        x, skip = x + z, skip + z
+    return m[4](F.relu(skip))
+
+
 model("mobilenet-v2", ex.vision("mobilenet_v2", (1, 3, 224, 224)))
 model("mnasnet0.5", ex.vision("mnasnet0_5", (1, 3, 224, 224)))
 model("squeezenet1.1", ex.vision("squeezenet1_1", (1, 3, 224, 224)))
