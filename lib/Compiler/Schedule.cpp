@@ -530,8 +530,8 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
 /// (art::KernelStep::elementwise): its inputs and results f32 tensors of its
 /// first result's shape or of one element, every op of its body elementwise
 /// (tg::Elementwise) with operands and results of that shape or of one
-/// element, or a constant (of one element where an op uses it: an inlined
-/// constant of more would be read row-major).
+/// element, or a constant of one value (a splat: an inlined constant of
+/// several values is read row-major, whatever layout the arguments get).
 static bool isElementwiseKernel(tg::FragmentOp fragment) {
   if (fragment.getNumResults() == 0)
     return false;
@@ -551,8 +551,13 @@ static bool isElementwiseKernel(tg::FragmentOp fragment) {
       !llvm::all_of(fragment.getResultTypes(), fitsF32))
     return false;
   for (Operation &op : fragment.getBody().front()) {
-    if (isa<tg::YieldOp, tg::ConstantOp>(op))
+    if (isa<tg::YieldOp>(op))
       continue;
+    if (auto constant = dyn_cast<tg::ConstantOp>(op)) {
+      if (!constant.getValue().isSplat())
+        return false;
+      continue;
+    }
     if (!op.hasTrait<tg::Elementwise>() ||
         !llvm::all_of(op.getOperandTypes(), fits) ||
         !llvm::all_of(op.getResultTypes(), fits))
