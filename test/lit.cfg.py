@@ -44,14 +44,34 @@ for tool in ["loom-translate", "loom-rulegen", "loom-onnx-conformance", "loom-zo
         config.available_features.add(tool)
         llvm_config.add_tool_substitutions([tool], tool_dirs)
 
-# The CPU has AVX-512: tests of runtime paths taken only there (the SiLU
-# pass after a convolution, lib/Runtime/Swish.cpp) say `REQUIRES: avx512f`.
+# The instruction-set level the runtime uses (this CPU's, capped by
+# LOOM_CPU_ISA, which reaches the tests, as does oneDNN's own cap) and the
+# hand-written kernels it has a form of, as the runtime itself says
+# (`loom-run --cpu-info`, docs/Runtime.md "CPU instruction sets"): tests of
+# paths taken only at a level say `REQUIRES: cpu-isa-avx512` (or avx2), tests
+# of a kernel `REQUIRES: kernel-<name>`; those that read oneDNN's choices,
+# which differ per level, check a prefix per level (--check-prefix=%cpu_isa).
+llvm_config.with_system_environment(["LOOM_CPU_ISA", "ONEDNN_MAX_CPU_ISA"])
+cpu_isa = "sse4.2"
 try:
-    with open("/proc/cpuinfo") as cpuinfo:
-        if " avx512f" in cpuinfo.read():
-            config.available_features.add("avx512f")
-except OSError:
-    pass
+    import subprocess
+    info = subprocess.run([os.path.join(config.loom_tools_dir, "loom-run"),
+                           "--cpu-info"], capture_output=True, text=True,
+                          timeout=60, env=dict(os.environ)).stdout
+    for line in info.splitlines():
+        key, _, value = line.partition(": ")
+        if key == "cpu-isa":
+            cpu_isa = value.strip()
+        elif key.startswith("kernel ") and value.strip() == "yes":
+            config.available_features.add("kernel-" + key[len("kernel "):])
+except (OSError, subprocess.SubprocessError):
+    lit_config.note("loom-run --cpu-info failed: the tests assume the baseline "
+                    "level (sse4.2) and no hand-written kernel")
+levels = ["sse4.2", "avx2", "avx512"]
+for level in levels[:levels.index(cpu_isa) + 1 if cpu_isa in levels else 1]:
+    config.available_features.add("cpu-isa-" + level)
+config.substitutions.append(("%cpu_isa", "ISA-" + cpu_isa.upper().replace(".", "")))
+lit_config.note("CPU instruction-set level used by the runtime: " + cpu_isa)
 
 # OpenMPI (Debian's openmpi-bin, which scripts/setup.sh installs) and the MPI
 # communicator (libloomrt-mpi.so, built when CMake finds MPI): tests that

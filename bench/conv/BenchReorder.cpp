@@ -140,7 +140,7 @@ int main(int argc, char **argv) {
   std::vector<Shape> given = parseShapes<Shape>(
       shapeArgs, parseShape, "NxCxHxW (positive integers)");
   if (!cpu::hasTransposeKernel()) {
-    llvm::errs() << "loom-bench-reorder: the kernel needs AVX-512\n";
+    llvm::errs() << "loom-bench-reorder: the instruction-set level in use (loom-run --cpu-info) has no transpose kernel\n";
     return 1;
   }
   omp_set_num_threads(int(threadsArg));

@@ -182,7 +182,7 @@ int main(int argc, char **argv) {
   std::vector<Shape> given = parseShapes<Shape>(
       shapeArgs, parseShape, "CxHxW (positive integers)");
   if (!cpu::hasSqueezeExciteKernels()) {
-    llvm::errs() << "loom-bench-squeeze-excite: the kernels need AVX-512\n";
+    llvm::errs() << "loom-bench-squeeze-excite: the instruction-set level in use (loom-run --cpu-info) has no squeeze-and-excitation kernels\n";
     return 1;
   }
   omp_set_num_threads(int(threadsArg));

@@ -161,7 +161,7 @@ int main(int argc, char **argv) {
       shapeArgs, parseShape,
       "n,c,o,plane,k,stride,pad (c 1-4, the window inside the padded plane)");
   if (!cpu::hasStemConvKernel() || !cpu::hasTransposeKernel()) {
-    llvm::errs() << "loom-bench-stem: the kernel needs AVX-512\n";
+    llvm::errs() << "loom-bench-stem: the instruction-set level in use (loom-run --cpu-info) has no stem or transpose kernel\n";
     return 1;
   }
   omp_set_num_threads(int(threadsArg));

@@ -25,6 +25,8 @@
 #include "Peers.h"
 #include "Placement.h"
 
+#include "loom/Artifact/CpuIsa.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -41,6 +43,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <thread>
 
@@ -57,6 +60,13 @@ cl::opt<std::string> modelList(
              "('torch-*': the models exported from PyTorch), or paths of "
              ".onnx files (default: every model marked default in --list; "
              "with --quick, the quick subset)"),
+    cl::init(""), cl::cat(benchCat));
+cl::opt<std::string> isaCap(
+    "isa",
+    cl::desc("Cap Loom's instruction set for the compiled column (sets "
+             "LOOM_CPU_ISA for loom-compile and loom-run: sse4.2, avx2 or "
+             "avx512), so that an AVX-512 machine runs the paths an AVX2 one "
+             "runs; ONNX Runtime has no such cap and runs as it is"),
     cl::init(""), cl::cat(benchCat));
 cl::opt<bool> listModels("list", cl::desc("List the models and exit"),
                          cl::cat(benchCat));
@@ -230,7 +240,10 @@ const char *kRowFormat =
 
 void printHeader(const std::string &machine, const std::string &load) {
   outs() << "Loom on the CPU against ONNX Runtime: " << threads
-         << " thread(s) per column, inputs from seed " << seed << "\n"
+         << " thread(s) per column, inputs from seed " << seed
+         << (isaCap.empty() ? std::string()
+                            : "; Loom capped at LOOM_CPU_ISA=" + isaCap)
+         << "\n"
          << "machine: " << machine << "; load average " << load << "\n\n";
   outs() << format(kRowFormat, "model", "input", "interp ms", "ORT ms",
                    "int/ORT", "|int-ORT|", "int MB", "ORT MB", "compile s",
@@ -750,6 +763,7 @@ Error writeJSON(const std::vector<Row> &rows, unsigned ortWarmup,
       {"ort_warmup", int64_t(ortWarmup)},
       {"repeat", int64_t(ortRepeat)},
       {"rounds", int64_t(rounds)},
+      {"isa", isaCap.empty() ? json::Value(nullptr) : json::Value(isaCap)},
       {"interp_repeat", int64_t(interpRuns)},
       {"interp_budget_s", double(interpBudget)},
       {"onnxruntime", ortVersion.empty() ? json::Value(nullptr)
@@ -819,6 +833,12 @@ int main(int argc, char **argv) {
     return fail("--placement measures the compiled path: drop --no-compiled");
   if (perOp && noCompiled)
     return fail("--per-op profiles the compiled path: drop --no-compiled");
+  if (!isaCap.empty()) {
+    if (!loom::artifact::parseCpuIsa(isaCap))
+      return fail("--isa=" + isaCap + ": not one of " +
+                  loom::artifact::kCpuIsaValues);
+    ::setenv(loom::artifact::kCpuIsaVariable, isaCap.c_str(), 1);
+  }
   unsigned ortRepeat = repeat ? unsigned(repeat) : quick ? 3 : 10;
   unsigned ortWarmup = warmup != ~0u ? unsigned(warmup) : quick ? 1 : 3;
   unsigned interpRuns = interpRepeat ? unsigned(interpRepeat) : quick ? 1 : 3;

@@ -114,6 +114,17 @@ LOOM_C_EXPORT loom_status loom_model_device(const loom_model *model,
                                             int64_t index,
                                             loom_device_desc *desc);
 
+/* The x86-64 instruction-set level the CPU device uses: "avx512", "avx2" or
+   "sse4.2", this CPU's highest, capped by the environment variable
+   LOOM_CPU_ISA (docs/Runtime.md "CPU instruction sets"). */
+LOOM_C_EXPORT const char *loom_cpu_isa(void);
+/* The CPU device's hand-written kernels (0 in a build without the CPU
+   libraries): kernel `index`'s name, and whether the level in use has a form
+   of it (1) or oneDNN runs those operations instead (0). */
+LOOM_C_EXPORT int64_t loom_cpu_num_kernels(void);
+LOOM_C_EXPORT loom_status loom_cpu_kernel(int64_t index, const char **name,
+                                          int *available);
+
 /* The tg module the artifact was compiled from (.loom_source), or NULL. */
 LOOM_C_EXPORT const char *loom_model_source(const loom_model *model, size_t *size);
 /* The weights (a safetensors file, embedded or mapped), or NULL. */

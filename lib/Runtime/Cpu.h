@@ -125,7 +125,8 @@ Error createEngine(Engine &out);
 /// OpenBLAS's thread count (process-wide), where it is linked.
 void setLibraryThreads(int threads);
 
-/// Whether swishInPlace runs on this CPU (AVX-512).
+/// Whether swishInPlace runs on this CPU: the kernel table of the level
+/// used has a form of it (CpuKernels.h).
 bool hasSwishPass();
 
 /// x * sigmoid(x) of \p n floats at \p data, in place, over OpenMP's team
@@ -147,8 +148,12 @@ struct PoolGeometry {
   bool average = false;
 };
 
-/// Whether poolChannelsLast runs on this CPU (AVX-512).
+/// Whether poolChannelsLast runs on this CPU: the kernel table of the level
+/// used has a form of it (CpuKernels.h).
 bool hasPoolKernel();
+
+/// Whether poolPlanes runs on this CPU (the same table).
+bool hasPlanePoolKernel();
 
 /// Pools \p src into \p dst as \p g says, over OpenMP's team of the
 /// calling thread (on the calling thread alone below 32768 window taps a
@@ -160,8 +165,8 @@ void poolChannelsLast(const PoolGeometry &g, const float *src, float *dst);
 /// window inside its plane (no padding, no ceil-mode window past the edge),
 /// column stride \p g.sw 1 or 2: sixteen outputs of a row a vector, over
 /// OpenMP's team of the calling thread (rows split; on the calling thread
-/// alone below 32768 window taps a thread). Only where hasPoolKernel().
-/// Pool.cpp.
+/// alone below 32768 window taps a thread). Only where
+/// hasPlanePoolKernel(). Pool.cpp.
 void poolPlanes(const PoolGeometry &g, const float *src, float *dst);
 
 /// A buffer of \p outer groups of \p pixels pixels, each pixel's \p channels
@@ -172,7 +177,7 @@ struct ChannelsLastPlanes {
 };
 
 /// Whether globalAveragePoolChannelsLast and scaleChannelsLast run on this
-/// CPU (AVX-512).
+/// CPU: the kernel table of the level used has forms of them (CpuKernels.h).
 bool hasSqueezeExciteKernels();
 
 /// dst[n][c] = the mean over p of src[n][p][c] (\p g), over OpenMP's team
@@ -264,7 +269,8 @@ struct PointwiseEpilogue {
   bool planar = false;
 };
 
-/// Whether pointwiseChannelsLast runs on this CPU (AVX-512).
+/// Whether pointwiseChannelsLast runs on this CPU: the kernel table of the level
+/// used has a form of it (CpuKernels.h).
 bool hasPointwiseKernel();
 
 /// dst[p][o] = epilogue(sum over k of src[p][k] * W[o][k]) for \p pixels
@@ -289,7 +295,8 @@ struct TransposeShape {
   int64_t batch = 0, rows = 0, cols = 0, block = 1;
 };
 
-/// Whether transposePlanes runs on this CPU (AVX-512).
+/// Whether transposePlanes runs on this CPU: the kernel table of the level
+/// used has a form of it (CpuKernels.h).
 bool hasTransposeKernel();
 
 /// dst[b][c][r] = src[b][r][c] (whole elements) for the matrices \p s,
@@ -329,7 +336,8 @@ template <typename T> struct CacheLineAllocator {
 };
 using AlignedFloats = std::vector<float, CacheLineAllocator<float>>;
 
-/// Whether groupedConvChannelsLast runs on this CPU (AVX-512).
+/// Whether groupedConvChannelsLast runs on this CPU: the kernel table of the level
+/// used has a form of it (CpuKernels.h).
 bool hasGroupedConvKernel();
 
 /// OIHW weights ([outChannels][groupChannels][kh][kw]) of \p g packed as
@@ -366,7 +374,8 @@ struct StemPostOp {
   float lo = 0, hi = 0;
 };
 
-/// Whether convolveStem runs on this CPU (AVX-512).
+/// Whether convolveStem runs on this CPU: the kernel table of the level
+/// used has a form of it (CpuKernels.h).
 bool hasStemConvKernel();
 
 /// OIHW weights of \p g as convolveStem reads them: [kh][kw][channels]

@@ -15,6 +15,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Cpu.h"
+#include "CpuFeatures.h"
+#if LOOM_RT_CPU_LIBRARIES
+#include "CpuKernels.h"
+#endif
 #include "Environment.h"
 
 #include <algorithm>
@@ -428,3 +432,32 @@ Error rt::createCpuDevice(int64_t ordinal, const DeviceOptions &options,
   out = std::make_unique<CpuDevice>(engine, options.threads);
   return Error::ok();
 }
+
+extern "C" {
+
+const char *loom_cpu_isa(void) { return art::cpuIsaName(cpuIsa()).data(); }
+
+/// The kernel table of the level in use, by name; empty without the CPU
+/// libraries (NoLibraries.cpp), which have no hand-written kernels.
+static const std::vector<std::pair<const char *, bool>> &kernelList() {
+#if LOOM_RT_CPU_LIBRARIES
+  static const auto forms = cpu::kernelForms(cpu::cpuKernels());
+#else
+  static const std::vector<std::pair<const char *, bool>> forms;
+#endif
+  return forms;
+}
+
+int64_t loom_cpu_num_kernels(void) { return int64_t(kernelList().size()); }
+
+loom_status loom_cpu_kernel(int64_t index, const char **name,
+                            int *available) {
+  const auto &forms = kernelList();
+  if (index < 0 || index >= int64_t(forms.size()) || !name || !available)
+    return LOOM_ERROR_INVALID_ARGUMENT;
+  *name = forms[index].first;
+  *available = forms[index].second;
+  return LOOM_OK;
+}
+
+} // extern "C"

@@ -20,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
+#include "CpuKernels.h"
 
 #include <algorithm>
 #include <array>
@@ -283,11 +283,6 @@ constexpr int64_t kFmasPerThread = 16384;
 
 } // namespace
 
-bool cpu::hasGroupedConvKernel() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
-
 AlignedFloats cpu::packGroupedConvWeights(const GroupedConvGeometry &g,
                                           const float *oihw) {
   // OIHW [o][icg][kh][kw] -> [o / 16][icg / 16][kh][16 ic][kw][16 oc]:
@@ -306,7 +301,7 @@ AlignedFloats cpu::packGroupedConvWeights(const GroupedConvGeometry &g,
   return packed;
 }
 
-void cpu::groupedConvChannelsLast(const GroupedConvGeometry &g,
+void cpu::avx512::groupedConvChannelsLast(const GroupedConvGeometry &g,
                                   const float *src, const float *packed,
                                   const float *bias, float *dst) {
   Call call{&g, src, packed, bias, dst};

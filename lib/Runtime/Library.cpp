@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Cpu.h"
+#include "CpuFeatures.h"
 #include "Environment.h"
 
 #include <cblas.h>
@@ -15,8 +16,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -407,8 +410,9 @@ constexpr int64_t kSwishPassElements = 4096;
 /// CPU. LOOM_ONEDNN_SWISH=postop keeps oneDNN's post-op, to compare.
 bool swishAsPass(const art::Conv2dStep &s) {
   return s.activation.kind == Activation::Swish &&
-         elements(s.dstShape) >= kSwishPassElements && hasSwishPass() &&
-         !environmentIs("LOOM_ONEDNN_SWISH", "postop", {"postop"});
+         elements(s.dstShape) >= kSwishPassElements &&
+         !environmentIs("LOOM_ONEDNN_SWISH", "postop", {"postop"}) &&
+         hasSwishPass();
 }
 
 /// The plain layout of a convolution's activations of \p rank dimensions:
@@ -1091,15 +1095,23 @@ using StepPtr = std::unique_ptr<PreparedStep>;
 /// pre-activation batch norm of every dense layer, a plain tensor of up to
 /// 1024 channels; the reorder cost 20-25% of the step). Null where the step
 /// is not such a product, its weights are not constant (prepacked once),
-/// it has a residual sum, the primitive does not want NHWC, or oneDNN has
-/// no matmul for it but its reference one.
+/// it has a residual sum, the primitive wants a plain result (its source is
+/// then read in place anyway), or oneDNN has no matmul for it but its
+/// reference one. The primitive's own layout is NHWC with AVX-512 (brgconv)
+/// and nChw8c with AVX2 (jit_1x1:avx2, which reordered the source in and
+/// the result out: 1x64x8x8 and 1x32x8x8 around DenseNet's transition
+/// product); either way the product reads the plain source in place.
 StepPtr pixelProduct(const dnnl::engine &eng, const art::Conv2dStep &s,
                      void *constantWeights, const LayoutPlan &plan,
                      const ConvProblem &conv,
                      const dnnl::convolution_forward::primitive_desc &pd) {
+  // The product writes NHWC rows, or a plain buffer's transposed: a
+  // destination planned in another layout (nChw8c) keeps the convolution.
+  auto dstPlan = plan.find(s.dst);
   if (!constantWeights || conv.winograd || s.sum != -1 ||
       !isPixelProduct(s) || plan.count(s.src) || s.srcShape[1] == 1 ||
-      !(pd.dst_desc() == nhwcOf(conv.dst)))
+      pd.dst_desc() == conv.dst ||
+      (dstPlan != plan.end() && !(dstPlan->second == nhwcOf(conv.dst))))
     return nullptr;
   auto f32 = memory::data_type::f32;
   int64_t pixels = s.srcShape[2] * s.srcShape[3], c = s.srcShape[1],
@@ -1190,8 +1202,9 @@ channelsLastGrouped(const art::Conv2dStep &s, const void *constantWeights,
       std::any_of(s.dilations.begin(), s.dilations.end(),
                   [](int64_t d) { return d != 1; }) ||
       !channelsLastBytes(plan, s.src, in) ||
-      !channelsLastBytes(plan, s.dst, out) || !hasGroupedConvKernel() ||
-      environmentIs("LOOM_ONEDNN_GROUPED", "onednn", {"onednn"}))
+      !channelsLastBytes(plan, s.dst, out) ||
+      environmentIs("LOOM_ONEDNN_GROUPED", "onednn", {"onednn"}) ||
+      !hasGroupedConvKernel())
     return std::nullopt;
   GroupedConvGeometry g;
   g.batch = in[0];
@@ -1301,8 +1314,8 @@ stemConvolution(const art::Conv2dStep &s, const void *constantWeights,
       !constantWeights || plan.count(s.src) ||
       std::any_of(s.dilations.begin(), s.dilations.end(),
                   [](int64_t d) { return d != 1; }) ||
-      !hasStemConvKernel() ||
-      environmentIs("LOOM_ONEDNN_STEM", "onednn", {"onednn"}))
+      environmentIs("LOOM_ONEDNN_STEM", "onednn", {"onednn"}) ||
+      !hasStemConvKernel())
     return std::nullopt;
   auto it = plan.find(s.dst);
   if (it == plan.end() || !(it->second == nhwcOf(plainNCHW(dims(out)))))
@@ -1414,8 +1427,9 @@ pointwiseEpilogue(const art::PostOp &activation) {
 /// clip or a SiLU (a pass after it), on an AVX-512 CPU.
 /// LOOM_ONEDNN_POINTWISE=onednn keeps oneDNN's convolution, to compare.
 bool pointwiseKernelFits(const art::Conv2dStep &s) {
-  return isPointwise(s) && pointwisePays(s) && hasPointwiseKernel() &&
+  return isPointwise(s) && pointwisePays(s) &&
          !environmentIs("LOOM_ONEDNN_POINTWISE", "onednn", {"onednn"}) &&
+         hasPointwiseKernel() &&
          pointwiseEpilogue(s.activation).has_value();
 }
 
@@ -1532,6 +1546,22 @@ bool channelsLastBytes(const LayoutPlan &plan, int64_t id,
          blocked(8, memory::format_tag::aBcd8b);
 }
 
+/// The channel block of buffer \p id of 4-D \p shape where the plan holds it
+/// in oneDNN's blocked layout (nChw16c: 16, nChw8c, AVX2's: 8), else 0.
+int64_t channelBlockOf(const LayoutPlan &plan, int64_t id,
+                       const art::Shape &shape) {
+  auto it = plan.find(id);
+  if (it == plan.end())
+    return 0;
+  for (auto [block, tag] :
+       {std::pair{int64_t(16), memory::format_tag::aBcd16b},
+        std::pair{int64_t(8), memory::format_tag::aBcd8b}})
+    if (shape[1] % block == 0 &&
+        it->second == memory::desc(dims(shape), memory::data_type::f32, tag))
+      return block;
+  return 0;
+}
+
 /// Whether every window of pool step \p s lies inside its source: no
 /// padding, and no ceil-mode window past the edge (an average then counts
 /// the same pixels whether it includes padding or not).
@@ -1561,24 +1591,20 @@ std::optional<PoolGeometry> channelsLastPool(const art::Pool2dStep &s,
     auto it = plan.find(id);
     return it != plan.end() && it->second == nhwcOf(plainNCHW(dims(shape)));
   };
-  auto blocked = [&](int64_t id, const art::Shape &shape) {
-    auto it = plan.find(id);
-    return shape[1] % 16 == 0 && it != plan.end() &&
-           it->second == memory::desc(dims(shape), memory::data_type::f32,
-                                      memory::format_tag::aBcd16b);
-  };
   bool average = s.algorithm != art::PoolAlgorithm::Max;
   if (s.srcShape.size() != 4 || (average && !windowsInside(s)) ||
-      !hasPoolKernel() ||
-      environmentIs("LOOM_ONEDNN_POOL", "onednn", {"onednn"}))
+      environmentIs("LOOM_ONEDNN_POOL", "onednn", {"onednn"}) ||
+      !hasPoolKernel())
     return std::nullopt;
   const art::Shape &in = s.srcShape, &out = s.dstShape;
   // nChw16c: the batch's channel blocks are the outer index.
   int64_t blocks = 1;
   // A result of one pixel a channel: nChw16c and NCHW are the same bytes.
   bool onePixel = out[2] * out[3] == 1 && channelsLastBytes(plan, s.dst, out);
-  if (average && blocked(s.src, in) && (blocked(s.dst, out) || onePixel))
-    blocks = in[1] / 16;
+  int64_t block = channelBlockOf(plan, s.src, in);
+  if (average && block &&
+      (channelBlockOf(plan, s.dst, out) == block || onePixel))
+    blocks = in[1] / block;
   else if (!nhwc(s.src, in) || !nhwc(s.dst, out))
     return std::nullopt;
   PoolGeometry g{/*outer=*/in[0] * blocks, in[2], in[3],
@@ -1606,7 +1632,7 @@ std::optional<PoolGeometry> planePool(const art::Pool2dStep &s,
     memory::desc nchw = plainNCHW(dims(shape));
     return layoutOf(plan, id, nchw) == nchw;
   };
-  if (in.size() != 4 || !windowsInside(s) || !hasPoolKernel() ||
+  if (in.size() != 4 || !windowsInside(s) || !hasPlanePoolKernel() ||
       (s.strides[1] != 1 && s.strides[1] != 2) || !plain(s.src, in) ||
       !plain(s.dst, out) ||
       environmentIs("LOOM_ONEDNN_POOL", "onednn", {"onednn"}))
@@ -1619,7 +1645,8 @@ std::optional<PoolGeometry> planePool(const art::Pool2dStep &s,
 }
 
 /// How scaleChannelsLast runs a binary step: the buffer as channel groups
-/// (NHWC: one an image; nChw16c: C / 16 of 16 channels), the floats between
+/// (NHWC: one an image; nChw16c / nChw8c: C / 16 of 16 channels, C / 8 of
+/// 8), the floats between
 /// two images' factors and shifts (0: shared by the images), the ReLU.
 struct ChannelsLastScaling {
   ChannelsLastPlanes g;
@@ -1679,8 +1706,9 @@ channelsLastGlobalAverage(const art::Pool2dStep &s, const LayoutPlan &plan) {
       std::any_of(s.pads.begin(), s.pads.end(),
                   [](int64_t p) { return p != 0; }) ||
       !channelsLastBytes(plan, s.src, in) ||
-      !channelsLastBytes(plan, s.dst, out) || !hasSqueezeExciteKernels() ||
-      environmentIs("LOOM_ONEDNN_POOL", "onednn", {"onednn"}))
+      !channelsLastBytes(plan, s.dst, out) ||
+      environmentIs("LOOM_ONEDNN_POOL", "onednn", {"onednn"}) ||
+      !hasSqueezeExciteKernels())
     return std::nullopt;
   return ChannelsLastPlanes{in[0], in[2] * in[3], in[1]};
 }
@@ -1741,7 +1769,8 @@ std::optional<int64_t> perChannelImage(const art::Shape &shape,
 /// runs it: a multiply of a buffer by one value per channel (per image or
 /// shared: a squeeze-and-excitation's scales, a batchnorm's factors), then
 /// an optional per-channel shift and ReLU, with the source and the result
-/// both NHWC or both nChw16c, on an AVX-512 CPU. oneDNN 2.6's took 2.1-2.2x
+/// both NHWC or both in one blocked layout (nChw16c, nChw8c), where the
+/// level in use has the kernel (CpuKernels.h). oneDNN 2.6's took 2.1-2.2x
 /// what ONNX Runtime's take on EfficientNet-B0's big planes, and in
 /// DenseNet-161 at batch 2 its binary steps with the shift as a post-op
 /// about 1.8x what the generated kernels took (docs/Runtime.md,
@@ -1753,8 +1782,8 @@ channelsLastScale(const art::BinaryStep &s, const LayoutPlan &plan) {
   if (s.algorithm != art::BinaryAlgorithm::Mul || out.size() != 4 ||
       (s.activation.kind != Activation::None &&
        s.activation.kind != Activation::Relu) ||
-      !hasSqueezeExciteKernels() ||
-      environmentIs("LOOM_ONEDNN_SCALE", "onednn", {"onednn"}))
+      environmentIs("LOOM_ONEDNN_SCALE", "onednn", {"onednn"}) ||
+      !hasSqueezeExciteKernels())
     return std::nullopt;
   std::optional<int64_t> scaleImage = perChannelImage(s.src1Shape, out);
   std::optional<int64_t> shiftImage =
@@ -1773,14 +1802,12 @@ channelsLastScale(const art::BinaryStep &s, const LayoutPlan &plan) {
     scaling.g = ChannelsLastPlanes{out[0], out[2] * out[3], out[1]};
     return scaling;
   }
-  memory::desc blocked(dims(out), memory::data_type::f32,
-                       memory::format_tag::aBcd16b);
-  memory::desc plain = plainNCHW(dims(out));
-  if (out[1] % 16 != 0 || layoutOf(plan, s.src0, plain) != blocked ||
-      layoutOf(plan, s.dst, plain) != blocked)
+  int64_t block = channelBlockOf(plan, s.src0, out);
+  if (!block || channelBlockOf(plan, s.dst, out) != block)
     return std::nullopt;
-  scaling.groups = out[1] / 16;
-  scaling.g = ChannelsLastPlanes{out[0] * scaling.groups, out[2] * out[3], 16};
+  scaling.groups = out[1] / block;
+  scaling.g =
+      ChannelsLastPlanes{out[0] * scaling.groups, out[2] * out[3], block};
   return scaling;
 }
 
@@ -2120,8 +2147,9 @@ StepPtr matmulPointwiseForm(const dnnl::engine &eng, const art::MatmulStep &s,
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
   if (!constantWeights || s.views || s.scale != 1 || w.size() != 2 ||
       a.empty() || a.back() != w[0] || s.dstShape.size() != a.size() ||
-      s.dstShape.back() != w[1] || !hasPointwiseKernel() ||
-      environmentIs("LOOM_ONEDNN_POINTWISE", "onednn", {"onednn"}))
+      s.dstShape.back() != w[1] ||
+      environmentIs("LOOM_ONEDNN_POINTWISE", "onednn", {"onednn"}) ||
+      !hasPointwiseKernel())
     return nullptr;
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < a.size(); ++i)
@@ -2371,7 +2399,41 @@ StepPtr prepareStep(const dnnl::engine &eng, const art::Step &step,
 
 } // namespace
 
+/// Caps oneDNN's instruction set at the level the runtime uses (cpuIsa())
+/// when LOOM_CPU_ISA lowers it, unless ONEDNN_MAX_CPU_ISA already says
+/// what oneDNN may use. oneDNN takes the cap only before its first
+/// primitive: a later call fails, and the warning says so.
+static void capOneDnnIsa() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (cpuIsa() == detectedCpuIsa() || std::getenv("ONEDNN_MAX_CPU_ISA") ||
+        std::getenv("DNNL_MAX_CPU_ISA"))
+      return;
+    dnnl::cpu_isa isa = dnnl::cpu_isa::all;
+    switch (cpuIsa()) {
+    case art::CpuIsa::Sse42:
+      isa = dnnl::cpu_isa::sse41;
+      break;
+    case art::CpuIsa::Avx2:
+      isa = dnnl::cpu_isa::avx2;
+      break;
+    case art::CpuIsa::Avx512:
+      isa = dnnl::cpu_isa::avx512_core;
+      break;
+    }
+    try {
+      dnnl::set_max_cpu_isa(isa);
+    } catch (const dnnl::error &e) {
+      std::fprintf(stderr,
+                   "loom: warning: oneDNN keeps its own instruction set "
+                   "(LOOM_CPU_ISA=%s came after its first use: %s)\n",
+                   std::string(art::cpuIsaName(cpuIsa())).c_str(), e.what());
+    }
+  });
+}
+
 Error cpu::createEngine(Engine &out) {
+  capOneDnnIsa();
   try {
     out = dnnl::engine(dnnl::engine::kind::cpu, 0);
   } catch (const dnnl::error &e) {

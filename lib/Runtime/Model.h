@@ -61,9 +61,6 @@ inline int64_t f32Bytes(const std::vector<int64_t> &shape) {
   return n;
 }
 
-/// Fails naming the first feature of \p features this CPU lacks.
-Error checkCpuFeatures(const std::vector<std::string> &features);
-
 /// One tensor of a safetensors file in memory.
 struct WeightView {
   const uint8_t *data = nullptr;

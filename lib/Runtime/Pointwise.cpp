@@ -8,7 +8,8 @@
 // and RegNet-Y (docs/Runtime.md, "Pointwise convolutions on small planes").
 // Here the weights are packed once into columns of sixteen output channels
 // ([O / 16][K][16], zero-padded); a tile of 6 pixels x 4 columns (24
-// accumulators, the source broadcast) runs over a block of k whose weights
+// accumulators, the source broadcast; with AVX2 6 pixels x 1 column, in
+// halves of eight) runs over a block of k whose weights
 // stay in L1 while the tiles of all the pixels run over it; while they run,
 // the next block's weights are prefetched into L2. The threads split the
 // pixels, or where there are few pixels and many channels the columns (each
@@ -18,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
+#include "CpuKernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,12 +33,15 @@ using namespace loom::rt::cpu;
 
 namespace {
 
-/// Pixels a tile (its accumulators' rows) and vectors of sixteen output
-/// channels a panel (its columns): 6 x 4 = 24 accumulators, four registers
-/// the panel's weights of one k, one the broadcast pixel (7 x 4 spilled
-/// two accumulators a k).
+/// Pixels a tile (its accumulators' rows) and, with AVX-512, vectors of
+/// sixteen output channels a panel (its columns): 6 x 4 = 24 accumulators,
+/// four registers the panel's weights of one k, one the broadcast pixel
+/// (7 x 4 spilled two accumulators a k). With AVX2 (16 registers of eight
+/// floats) a panel is one column, two registers: 6 x 2 = 12 accumulators,
+/// two the weights, one the broadcast (MLAS's AVX2 kernel is 6 x 16 too).
 constexpr int kRows = 6;
-constexpr int kVectors = 4;
+constexpr int kVectors512 = 4;
+constexpr int kVectors256 = 1;
 
 /// The most k a block of a panel's weights spans: 4 columns x 160 k x 64
 /// bytes = 40 KiB, in L1 while every tile of the share's pixels runs over
@@ -51,20 +55,20 @@ constexpr int64_t kBlockK = 160;
 
 /// What one tile reads and writes: its pixels' sums over one block of k.
 struct Tile {
-  const float *src;   ///< its first pixel's first k of the block
-  int64_t srcLd;      ///< the floats a pixel of src holds (K)
-  const float *w;     ///< its first column's packed weights of the block
-  int64_t wColumn;    ///< the floats between two columns of w (16 K)
-  int64_t kb;         ///< the k of the block
-  float *dst;         ///< its first pixel's first channel
-  const float *sum;   ///< the addend at dst's place, or null
-  const float *bias;  ///< at dst's first channel, or null
-  int64_t ld;         ///< the floats a pixel of dst (and sum) holds
+  const float *src;  ///< its first pixel's first k of the block
+  int64_t srcLd;     ///< the floats a pixel of src holds (K)
+  const float *w;    ///< its first column's packed weights of the block
+  int64_t wColumn;   ///< the floats between two columns of w (16 K)
+  int64_t kb;        ///< the k of the block
+  float *dst;        ///< its first pixel's first channel
+  const float *sum;  ///< the addend at dst's place, or null
+  const float *bias; ///< at dst's first channel, or null
+  int64_t ld;        ///< the floats a pixel of dst (and sum) holds
   /// The floats between two channels of dst: 1 (NHWC), or the pixels of a
   /// plain NCHW result (ld 1; then the block is all of K), written by
   /// scatters.
   int64_t channelStride;
-  __mmask16 lanes;    ///< the lanes of the tile's last vector
+  int64_t lastLanes; ///< the channels of the tile's last column (1-16)
   /// The first block starts from zero and adds bias and addend; the others
   /// from the partial sums in dst; the last applies the activation.
   bool firstBlock, lastBlock;
@@ -87,12 +91,11 @@ __attribute__((target("avx512f"), always_inline)) inline void
 store(const Tile &t, int r, int v, __mmask16 m, __m512 x) {
   if (t.channelStride == 1)
     return _mm512_mask_storeu_ps(t.dst + r * t.ld + 16 * v, m, x);
-  __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4,
-                                  3, 2, 1, 0);
+  __m512i lane =
+      _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   _mm512_mask_i32scatter_ps(
       t.dst + r + 16 * v * t.channelStride, m,
-      _mm512_mullo_epi32(lane, _mm512_set1_epi32(int(t.channelStride))), x,
-      4);
+      _mm512_mullo_epi32(lane, _mm512_set1_epi32(int(t.channelStride))), x, 4);
 }
 
 /// R pixels x V vectors: the sums over the block, then the partial sums of
@@ -104,7 +107,8 @@ __attribute__((target("avx512f"))) void tile(const Tile &t,
   __m512 acc[R][V];
   __mmask16 lanes[V];
   for (int v = 0; v < V; ++v)
-    lanes[v] = v == V - 1 ? t.lanes : __mmask16(0xffff);
+    lanes[v] =
+        v == V - 1 ? __mmask16((1u << t.lastLanes) - 1) : __mmask16(0xffff);
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v)
       acc[r][v] = _mm512_setzero_ps();
@@ -129,11 +133,11 @@ __attribute__((target("avx512f"))) void tile(const Tile &t,
     for (int r = 0; r < R; ++r) {
       __m512 x = _mm512_add_ps(acc[r][v], b);
       if (!t.firstBlock)
-        x = _mm512_add_ps(
-            x, _mm512_maskz_loadu_ps(m, t.dst + r * t.ld + 16 * v));
+        x = _mm512_add_ps(x,
+                          _mm512_maskz_loadu_ps(m, t.dst + r * t.ld + 16 * v));
       else if (t.sum)
-        x = _mm512_add_ps(
-            x, _mm512_maskz_loadu_ps(m, t.sum + r * t.ld + 16 * v));
+        x = _mm512_add_ps(x,
+                          _mm512_maskz_loadu_ps(m, t.sum + r * t.ld + 16 * v));
       store(t, r, v, m, t.lastBlock ? activate<Clamp>(x, e) : x);
     }
   }
@@ -141,16 +145,89 @@ __attribute__((target("avx512f"))) void tile(const Tile &t,
 
 /// tile<R, V, Clamp> by [R - 1][V - 1][Clamp].
 using TileFn = void (*)(const Tile &, const PointwiseEpilogue &);
-template <int R, bool Clamp> constexpr TileFn kRow[kVectors] = {
-    tile<R, 1, Clamp>, tile<R, 2, Clamp>, tile<R, 3, Clamp>,
-    tile<R, 4, Clamp>};
+template <int R, bool Clamp>
+constexpr TileFn kRow[kVectors512] = {tile<R, 1, Clamp>, tile<R, 2, Clamp>,
+                                      tile<R, 3, Clamp>, tile<R, 4, Clamp>};
 template <bool Clamp>
 constexpr const TileFn *kTilesOf[kRows] = {kRow<1, Clamp>, kRow<2, Clamp>,
                                            kRow<3, Clamp>, kRow<4, Clamp>,
                                            kRow<5, Clamp>, kRow<6, Clamp>};
 
+/// The lanes of eight (\p half 0: channels 0-7 of a column, 1: 8-15) that
+/// hold one of the column's \p count channels, as AVX2's masked loads and
+/// stores take them (a lane's sign bit).
+__attribute__((target("avx2"), always_inline)) inline __m256i
+halfLanes(int64_t count, int half) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(count - 8 * half)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// tile's function with AVX2 on one column (two halves of eight channels):
+/// R pixels x 16 channels.
+template <int R, bool Clamp>
+__attribute__((target("avx2,fma"))) void tile256(const Tile &t,
+                                                 const PointwiseEpilogue &e) {
+  __m256 acc[R][2];
+  for (int r = 0; r < R; ++r)
+    acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < t.kb; ++k) {
+    if (k < t.aheadLines)
+      _mm_prefetch(reinterpret_cast<const char *>(t.ahead + k * 16),
+                   _MM_HINT_T1);
+    __m256 w0 = _mm256_load_ps(t.w + k * 16),
+           w1 = _mm256_load_ps(t.w + k * 16 + 8);
+    for (int r = 0; r < R; ++r) {
+      __m256 s = _mm256_broadcast_ss(t.src + r * t.srcLd + k);
+      acc[r][0] = _mm256_fmadd_ps(s, w0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(s, w1, acc[r][1]);
+    }
+  }
+  for (int h = 0; h < 2 && 8 * h < t.lastLanes; ++h) {
+    __m256i m = halfLanes(t.lastLanes, h);
+    __m256 b = t.firstBlock && t.bias ? _mm256_maskload_ps(t.bias + 8 * h, m)
+                                      : _mm256_setzero_ps();
+    for (int r = 0; r < R; ++r) {
+      __m256 x = _mm256_add_ps(acc[r][h], b);
+      if (!t.firstBlock)
+        x = _mm256_add_ps(x, _mm256_maskload_ps(t.dst + r * t.ld + 8 * h, m));
+      else if (t.sum)
+        x = _mm256_add_ps(x, _mm256_maskload_ps(t.sum + r * t.ld + 8 * h, m));
+      if (t.lastBlock && Clamp)
+        x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(e.lo)),
+                          _mm256_set1_ps(e.hi));
+      if (t.channelStride == 1) {
+        _mm256_maskstore_ps(t.dst + r * t.ld + 8 * h, m, x);
+        continue;
+      }
+      alignas(32) float lanes[8];
+      _mm256_store_ps(lanes, x);
+      for (int l = 0; l < 8 && 8 * h + l < t.lastLanes; ++l)
+        t.dst[r + (8 * h + l) * t.channelStride] = lanes[l];
+    }
+  }
+}
+
+template <bool Clamp>
+constexpr TileFn kRow256[kRows][kVectors256] = {
+    {tile256<1, Clamp>}, {tile256<2, Clamp>}, {tile256<3, Clamp>},
+    {tile256<4, Clamp>}, {tile256<5, Clamp>}, {tile256<6, Clamp>}};
+template <bool Clamp>
+constexpr const TileFn *kTiles256Of[kRows] = {
+    kRow256<Clamp>[0], kRow256<Clamp>[1], kRow256<Clamp>[2],
+    kRow256<Clamp>[3], kRow256<Clamp>[4], kRow256<Clamp>[5]};
+
+/// A form of the kernel: the columns of its widest panel and its tiles by
+/// [rows - 1][columns - 1], without and with the clamp.
+struct Form {
+  int vectors;
+  const TileFn *const *tiles[2];
+};
+constexpr Form kForm512{kVectors512, {kTilesOf<false>, kTilesOf<true>}};
+constexpr Form kForm256{kVectors256, {kTiles256Of<false>, kTiles256Of<true>}};
+
 /// One run's operands.
 struct Call {
+  const Form *form;
   const PointwiseWeights *w;
   int64_t pixels;
   const float *src;
@@ -199,7 +276,8 @@ void runShare(const Call &c, const Share &s) {
   const PointwiseWeights &w = *c.w;
   const PointwiseEpilogue &e = *c.e;
   bool clamp = e.lo != -INFINITY || e.hi != INFINITY;
-  const TileFn *const *tiles = clamp ? kTilesOf<true> : kTilesOf<false>;
+  const TileFn *const *tiles = c.form->tiles[clamp];
+  int64_t maxVectors = c.form->vectors;
   int64_t k = w.in;
   int64_t blocks = e.planar ? 1 : (k + kBlockK - 1) / kBlockK;
   Tile t;
@@ -207,16 +285,16 @@ void runShare(const Call &c, const Share &s) {
   t.wColumn = k * 16;
   t.ld = e.planar ? 1 : w.out;
   t.channelStride = e.planar ? c.pixels : 1;
-  // Panels of as equal widths as make at most kVectors columns each (5
+  // Panels of as equal widths as make at most maxVectors columns each (5
   // columns: 3 and 2, not 4 and 1, whose tiles load a column a broadcast).
-  int64_t panels = (s.end - s.begin + kVectors - 1) / kVectors;
+  int64_t panels = (s.end - s.begin + maxVectors - 1) / maxVectors;
   for (int64_t j = 0; j < panels; ++j) {
     int64_t col = panelStart(s, panels, j);
     int64_t vectors = panelStart(s, panels, j + 1) - col;
     int64_t channel = col * 16;
     int64_t rest = w.out - (col + vectors - 1) * 16;
     t.bias = e.bias ? e.bias + channel : nullptr;
-    t.lanes = rest >= 16 ? __mmask16(0xffff) : __mmask16((1u << rest) - 1);
+    t.lastLanes = std::min<int64_t>(rest, 16);
     for (int64_t b = 0; b < blocks; ++b) {
       int64_t kBegin = k * b / blocks, kEnd = k * (b + 1) / blocks;
       t.w = w.packed + (col * k + kBegin) * 16;
@@ -299,29 +377,42 @@ PointwiseWeights::PointwiseWeights(const float *weights, int64_t out,
 
 PointwiseWeights::~PointwiseWeights() = default;
 
-bool cpu::hasPointwiseKernel() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
+namespace {
 
-void cpu::pointwiseChannelsLast(const PointwiseWeights &w, int64_t pixels,
-                                const float *src, const PointwiseEpilogue &e,
-                                float *dst) {
+/// pointwiseChannelsLast with the tiles of \p form.
+void runPointwise(const Form &form, const PointwiseWeights &w, int64_t pixels,
+                  const float *src, const PointwiseEpilogue &e, float *dst) {
   int64_t columns = w.columns(), tiles = (pixels + kRows - 1) / kRows;
   int64_t fmas = pixels * w.in * columns * 16;
-  int64_t threads = std::min<int64_t>(
-      {omp_get_max_threads(), columns * tiles,
-       std::max<int64_t>(1, fmas / kFmasPerThread)});
+  int64_t threads =
+      std::min<int64_t>({omp_get_max_threads(), columns * tiles,
+                         std::max<int64_t>(1, fmas / kFmasPerThread)});
   // Split columns while every group keeps a full panel (narrower ones read
   // the source once per fewer channels).
   int64_t columnGroups =
-      splitsColumns(tiles, columns, w.in * columns * 16 * int64_t(sizeof(float)))
-          ? std::clamp<int64_t>(columns / kVectors, 1, threads)
+      splitsColumns(tiles, columns,
+                    w.in * columns * 16 * int64_t(sizeof(float)))
+          ? std::clamp<int64_t>(columns / form.vectors, 1, threads)
           : 1;
   int64_t pixelGroups = std::min(tiles, threads / columnGroups);
-  Call c{&w, pixels, src, &e, dst, columnGroups, pixelGroups};
+  Call c{&form, &w, pixels, src, &e, dst, columnGroups, pixelGroups};
   threads = columnGroups * pixelGroups;
   if (threads <= 1)
     return runShare(c, {0, columns, 0, pixels});
   GOMP_parallel(worker, &c, unsigned(threads), 0);
+}
+
+} // namespace
+
+void cpu::avx512::pointwiseChannelsLast(const PointwiseWeights &w,
+                                        int64_t pixels, const float *src,
+                                        const PointwiseEpilogue &e,
+                                        float *dst) {
+  runPointwise(kForm512, w, pixels, src, e, dst);
+}
+
+void cpu::avx2::pointwiseChannelsLast(const PointwiseWeights &w, int64_t pixels,
+                                      const float *src,
+                                      const PointwiseEpilogue &e, float *dst) {
+  runPointwise(kForm256, w, pixels, src, e, dst);
 }

@@ -11,11 +11,13 @@
 // its window's pixels, sixteen channels a vector, 8 or 4 vectors of one
 // pixel or one vector of 4 pixels in flight (independent chains), the
 // output rows (and, where there are few, the channels) split over OpenMP's
-// team.
+// team. The AVX2 form does the same eight channels a vector (nChw8c, AVX2
+// oneDNN's blocked layout, one vector a pixel); pools over plain planes
+// have an AVX-512 form only.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
+#include "CpuKernels.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -112,13 +114,98 @@ poolRow(const PoolGeometry &g, const float *src, float *dst, int64_t n,
   }
 }
 
+/// The lanes of eight below \p rest, as AVX2's masked loads and stores
+/// take them (a lane's sign bit).
+__attribute__((target("avx2"), always_inline)) inline __m256i
+firstLanes8(int64_t rest) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(std::min<int64_t>(rest, 8))),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// pixels with AVX2: N vectors of eight channels (the last under \p tail).
+template <int P, int N, bool Average>
+__attribute__((target("avx2"))) void
+pixels256(const PoolGeometry &g, const float *src, float *dst, Span ys,
+          const Span *xs, __m256i tail) {
+  __m256 acc[P][N];
+  const __m256i all = _mm256_set1_epi32(-1);
+  for (int p = 0; p < P; ++p)
+    for (int v = 0; v < N; ++v)
+      acc[p][v] = _mm256_set1_ps(
+          !Average && ys.end > ys.begin && xs[p].end > xs[p].begin ? -FLT_MAX
+                                                                   : 0.f);
+  for (int64_t iy = ys.begin; iy < ys.end; ++iy)
+    for (int p = 0; p < P; ++p)
+      for (int64_t ix = xs[p].begin; ix < xs[p].end; ++ix) {
+        const float *in = src + (iy * g.w + ix) * g.channels;
+        for (int v = 0; v < N; ++v) {
+          __m256 x = _mm256_maskload_ps(in + 8 * v, v == N - 1 ? tail : all);
+          acc[p][v] = Average ? _mm256_add_ps(acc[p][v], x)
+                              : _mm256_max_ps(acc[p][v], x);
+        }
+      }
+  for (int p = 0; p < P; ++p) {
+    int64_t count = (ys.end - ys.begin) * (xs[p].end - xs[p].begin);
+    __m256 scale = _mm256_set1_ps(count > 0 ? 1.f / float(count) : 0.f);
+    for (int v = 0; v < N; ++v)
+      _mm256_maskstore_ps(dst + p * g.channels + 8 * v, v == N - 1 ? tail : all,
+                          Average ? _mm256_mul_ps(acc[p][v], scale)
+                                  : acc[p][v]);
+  }
+}
+
+/// pixels256<P, N, Average> for \p g.average.
+template <int P, int N>
+__attribute__((target("avx2"))) void
+pixels256(const PoolGeometry &g, const float *src, float *dst, Span ys,
+          const Span *xs, __m256i tail) {
+  if (g.average)
+    pixels256<P, N, true>(g, src, dst, ys, xs, tail);
+  else
+    pixels256<P, N, false>(g, src, dst, ys, xs, tail);
+}
+
+/// poolRow with AVX2: 64 and then 32 channels of one pixel at a time, the
+/// rest a vector of eight channels of four pixels at a time (a blocked
+/// layout's 8 channels: its only vector).
+__attribute__((target("avx2"))) void
+poolRow256(const PoolGeometry &g, const float *src, float *dst, int64_t n,
+           int64_t y, int64_t c0, int64_t c1, const std::vector<Span> &xs) {
+  const float *in = src + n * g.h * g.w * g.channels;
+  float *out = dst + (n * g.oh + y) * g.ow * g.channels;
+  Span ys = window(y, g.sh, g.padTop, g.kh, g.h);
+  const __m256i all = _mm256_set1_epi32(-1);
+  int64_t c = c0;
+  for (; c + 64 <= c1; c += 64)
+    for (int64_t x = 0; x < g.ow; ++x)
+      pixels256<1, 8>(g, in + c, out + x * g.channels + c, ys, &xs[x], all);
+  for (; c + 32 <= c1; c += 32)
+    for (int64_t x = 0; x < g.ow; ++x)
+      pixels256<1, 4>(g, in + c, out + x * g.channels + c, ys, &xs[x], all);
+  for (; c < c1; c += 8) {
+    __m256i tail = firstLanes8(c1 - c);
+    int64_t x = 0;
+    for (; x + 4 <= g.ow; x += 4)
+      pixels256<4, 1>(g, in + c, out + x * g.channels + c, ys, &xs[x], tail);
+    for (; x < g.ow; ++x)
+      pixels256<1, 1>(g, in + c, out + x * g.channels + c, ys, &xs[x], tail);
+  }
+}
+
+/// Output row y of outer index n, channels [c0, c1), the row's column
+/// windows xs: poolRow of a level.
+using PoolRow = void (*)(const PoolGeometry &g, const float *src, float *dst,
+                         int64_t n, int64_t y, int64_t c0, int64_t c1,
+                         const std::vector<Span> &xs);
+
 /// The work: output rows (an outer index and an output row) times channel
-/// slices of sliceFloats, numbered row-major.
+/// slices of sliceFloats, numbered row-major, each by \p row.
 struct PoolCall {
   const PoolGeometry *g;
   const float *src;
   float *dst;
   int64_t slices, sliceFloats;
+  PoolRow row;
 };
 
 int64_t items(const PoolCall &call) {
@@ -135,7 +222,7 @@ void poolRange(const PoolCall &call, int64_t begin, int64_t end) {
     int64_t row = i / call.slices, slice = i % call.slices;
     int64_t c0 = slice * call.sliceFloats;
     int64_t c1 = std::min(g.channels, c0 + call.sliceFloats);
-    poolRow(g, call.src, call.dst, row / g.oh, row % g.oh, c0, c1, xs);
+    call.row(g, call.src, call.dst, row / g.oh, row % g.oh, c0, c1, xs);
   }
 }
 
@@ -148,14 +235,14 @@ template <bool Average>
 __attribute__((target("avx512f"))) __m512
 planeTaps(__m512 acc, const float *in, int64_t kw, int64_t sw, __mmask16 m,
           int64_t lanes) {
-  const __m512i even =
-      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
-                        30);
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                         22, 24, 26, 28, 30);
   // Stride 2: the last output reads float 2 * (lanes - 1) + kx.
   int64_t span = 2 * (lanes - 1) + 1;
   __mmask16 lo = __mmask16(span >= 16 ? 0xffff : (1u << span) - 1);
-  __mmask16 hi =
-      __mmask16(span <= 16 ? 0 : span >= 32 ? 0xffff : (1u << (span - 16)) - 1);
+  __mmask16 hi = __mmask16(span <= 16   ? 0
+                           : span >= 32 ? 0xffff
+                                        : (1u << (span - 16)) - 1);
   for (int64_t kx = 0; kx < kw; ++kx) {
     __m512 x;
     if (sw == 1) {
@@ -173,9 +260,9 @@ planeTaps(__m512 acc, const float *in, int64_t kw, int64_t sw, __mmask16 m,
 /// Output rows [begin, end) (a plane and a row, numbered row-major) of a
 /// pool over plain planes, every window inside the plane.
 template <bool Average>
-__attribute__((target("avx512f"))) void
-planeRows(const PoolGeometry &g, const float *src, float *dst, int64_t begin,
-          int64_t end) {
+__attribute__((target("avx512f"))) void planeRows(const PoolGeometry &g,
+                                                  const float *src, float *dst,
+                                                  int64_t begin, int64_t end) {
   __m512 scale = _mm512_set1_ps(1.f / float(g.kh * g.kw));
   for (int64_t r = begin; r < end; ++r) {
     int64_t plane = r / g.oh, y = r % g.oh;
@@ -201,30 +288,40 @@ constexpr int64_t kPoolTapsPerThread = 32768;
 
 } // namespace
 
-bool cpu::hasPoolKernel() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
+namespace {
 
-void cpu::poolChannelsLast(const PoolGeometry &g, const float *src,
-                           float *dst) {
+/// poolChannelsLast with \p poolRow's vectors.
+void poolWith(const PoolGeometry &g, const float *src, float *dst,
+              PoolRow poolRow) {
   int64_t taps = g.outer * g.oh * g.ow * g.channels * g.kh * g.kw;
   int64_t threads = threadsFor(taps, taps, kPoolTapsPerThread);
   // Rows are the unit of work; where there are fewer than four a thread,
   // the channels are split too, in whole vectors.
-  PoolCall call{&g, src, dst, 1, g.channels};
+  PoolCall call{&g, src, dst, 1, g.channels, poolRow};
   int64_t rows = g.outer * g.oh, vectors = (g.channels + 15) / 16;
   if (rows < 4 * threads) {
     call.slices = std::min(vectors, (4 * threads + rows - 1) / rows);
     call.sliceFloats = (vectors + call.slices - 1) / call.slices * 16;
     call.slices = (g.channels + call.sliceFloats - 1) / call.sliceFloats;
   }
-  forkShares(items(call), threads, [&](int64_t begin, int64_t end) {
-    poolRange(call, begin, end);
-  });
+  forkShares(items(call), threads,
+             [&](int64_t begin, int64_t end) { poolRange(call, begin, end); });
 }
 
-void cpu::poolPlanes(const PoolGeometry &g, const float *src, float *dst) {
+} // namespace
+
+void cpu::avx512::poolChannelsLast(const PoolGeometry &g, const float *src,
+                                   float *dst) {
+  poolWith(g, src, dst, poolRow);
+}
+
+void cpu::avx2::poolChannelsLast(const PoolGeometry &g, const float *src,
+                                 float *dst) {
+  poolWith(g, src, dst, poolRow256);
+}
+
+void cpu::avx512::poolPlanes(const PoolGeometry &g, const float *src,
+                             float *dst) {
   int64_t rows = g.outer * g.oh;
   int64_t taps = rows * g.ow * g.kh * g.kw;
   int64_t threads = threadsFor(rows, taps, kPoolTapsPerThread);

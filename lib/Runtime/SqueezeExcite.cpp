@@ -10,12 +10,12 @@
 // ONNX Runtime's does (docs/Runtime.md, "Squeeze-and-excitation on
 // channels-last buffers"). Here the threads split the pixels, as the
 // convolution's SiLU pass does, so each reads what it wrote; the pool sums
-// its pixels with eight independent chains of sixteen channels and the
-// calling thread adds the threads' partial sums.
+// its pixels with eight independent chains of sixteen channels (AVX2: of
+// eight) and the calling thread adds the threads' partial sums.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
+#include "CpuKernels.h"
 
 #include <algorithm>
 #include <immintrin.h>
@@ -82,6 +82,46 @@ void sumPixels(const ChannelsLastPlanes &g, const float *in, int64_t count,
   }
 }
 
+/// The lanes of eight below \p rest, as AVX2's masked loads and stores
+/// take them (a lane's sign bit).
+__attribute__((target("avx2"), always_inline)) inline __m256i
+tailLanes8(int64_t rest) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(std::min<int64_t>(rest, 8))),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// sumPixels with AVX2: 32 channels (or the rest) at a time, two pixels in
+/// flight so that eight chains of eight channels are independent.
+__attribute__((target("avx2"))) void sumPixels256(const ChannelsLastPlanes &g,
+                                                  const float *in,
+                                                  int64_t count, float *out) {
+  for (int64_t c = 0; c < g.channels; c += 32) {
+    int64_t rest = std::min<int64_t>(32, g.channels - c);
+    __m256i m[4];
+    for (int v = 0; v < 4; ++v)
+      m[v] = tailLanes8(rest - 8 * v);
+    __m256 acc[2][4];
+    for (int u = 0; u < 2; ++u)
+      for (int v = 0; v < 4; ++v)
+        acc[u][v] = _mm256_setzero_ps();
+    int64_t p = 0;
+    for (; p + 2 <= count; p += 2)
+      for (int u = 0; u < 2; ++u)
+        for (int v = 0; v < 4 && 8 * v < rest; ++v)
+          acc[u][v] = _mm256_add_ps(
+              acc[u][v],
+              _mm256_maskload_ps(in + (p + u) * g.channels + c + 8 * v, m[v]));
+    for (; p < count; ++p)
+      for (int v = 0; v < 4 && 8 * v < rest; ++v)
+        acc[0][v] = _mm256_add_ps(
+            acc[0][v],
+            _mm256_maskload_ps(in + p * g.channels + c + 8 * v, m[v]));
+    for (int v = 0; v < 4 && 8 * v < rest; ++v)
+      _mm256_maskstore_ps(out + c + 8 * v, m[v],
+                          _mm256_add_ps(acc[0][v], acc[1][v]));
+  }
+}
+
 /// Rows [begin, end) of [outer * pixels] for thread \p t of \p threads:
 /// contiguous, as equal as whole rows make them.
 struct Rows {
@@ -92,21 +132,27 @@ Rows rowsOf(const ChannelsLastPlanes &g, int64_t t, int64_t threads) {
   return {total * t / threads, total * (t + 1) / threads};
 }
 
+/// Writes to \p out ([channels]) the sums of \p count pixels of
+/// \p g.channels floats from \p in.
+using SumPixels = void (*)(const ChannelsLastPlanes &g, const float *in,
+                           int64_t count, float *out);
+
 /// A pool's work: thread t sums its rows into partial[t][outer][channels]
-/// (zero where its rows miss an outer index).
+/// (zero where its rows miss an outer index), with \p sum.
 struct PoolCall {
   const ChannelsLastPlanes *g;
   const float *src;
   float *partial;
+  SumPixels sum;
 };
 
 /// Sums rows \p r of \p g at \p src into \p partial ([outer][channels]).
 void sumRows(const ChannelsLastPlanes &g, const float *src, Rows r,
-             float *partial) {
+             float *partial, SumPixels sum) {
   for (int64_t i = r.begin; i < r.end;) {
     int64_t n = i / g.pixels;
     int64_t last = std::min(r.end, (n + 1) * g.pixels);
-    sumPixels(g, src + i * g.channels, last - i, partial + n * g.channels);
+    sum(g, src + i * g.channels, last - i, partial + n * g.channels);
     i = last;
   }
 }
@@ -116,23 +162,31 @@ void poolWorker(void *arg) {
   const ChannelsLastPlanes &g = *call.g;
   int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
   sumRows(g, call.src, rowsOf(g, t, threads),
-          call.partial + t * g.outer * g.channels);
+          call.partial + t * g.outer * g.channels, call.sum);
 }
 
-/// A channel scaling's work.
+struct ScaleCall;
+
+/// dst = src * factor (+ shift) (ReLU) over pixels [begin, end) of group
+/// o, whose factors start at k and shift at b (or null).
+using ScalePixels = void (*)(const ScaleCall &, int64_t o, int64_t begin,
+                             int64_t end, const float *k, const float *b);
+
+/// A channel scaling's work, with scalePixels of a level by [shift][relu].
 struct ScaleCall {
   const ChannelsLastPlanes *g;
   int64_t groups;
   const float *src;
   ChannelScale scale;
   float *dst;
+  const ScalePixels (*scalePixels)[2];
 };
 
 /// y[c..] = x[c..] * k[c..] (+ b[c..]) (ReLU), the lanes of \p m.
 template <bool Shift, bool Relu>
 __attribute__((target("avx512f"), always_inline)) inline void
-scaleVector(const float *x, float *y, const float *k, const float *b,
-            int64_t c, __mmask16 m) {
+scaleVector(const float *x, float *y, const float *k, const float *b, int64_t c,
+            __mmask16 m) {
   __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + c),
                            _mm512_maskz_loadu_ps(m, k + c));
   if constexpr (Shift)
@@ -161,18 +215,52 @@ scalePixels(const ScaleCall &call, int64_t o, int64_t begin, int64_t end,
   }
 }
 
-/// scalePixels by (shift, relu).
-using ScalePixels = void (*)(const ScaleCall &, int64_t, int64_t, int64_t,
-                             const float *, const float *);
+/// scaleVector with AVX2: eight channels, the lanes of \p m.
+template <bool Shift, bool Relu>
+__attribute__((target("avx2"), always_inline)) inline void
+scaleVector256(const float *x, float *y, const float *k, const float *b,
+               int64_t c, __m256i m) {
+  __m256 v =
+      _mm256_mul_ps(_mm256_maskload_ps(x + c, m), _mm256_maskload_ps(k + c, m));
+  if constexpr (Shift)
+    v = _mm256_add_ps(v, _mm256_maskload_ps(b + c, m));
+  if constexpr (Relu)
+    v = _mm256_max_ps(v, _mm256_setzero_ps());
+  _mm256_maskstore_ps(y + c, m, v);
+}
+
+/// scalePixels with AVX2, eight channels a vector.
+template <bool Shift, bool Relu>
+__attribute__((target("avx2"))) void
+scalePixels256(const ScaleCall &call, int64_t o, int64_t begin, int64_t end,
+               const float *k, const float *b) {
+  const ChannelsLastPlanes &g = *call.g;
+  int64_t full = g.channels / 8 * 8;
+  __m256i tail = tailLanes8(g.channels - full);
+  __m256i all = _mm256_set1_epi32(-1);
+  for (int64_t p = begin; p < end; ++p) {
+    const float *x = call.src + (o * g.pixels + p) * g.channels;
+    float *y = call.dst + (o * g.pixels + p) * g.channels;
+    for (int64_t c = 0; c < full; c += 8)
+      scaleVector256<Shift, Relu>(x, y, k, b, c, all);
+    if (full < g.channels)
+      scaleVector256<Shift, Relu>(x, y, k, b, full, tail);
+  }
+}
+
+/// scalePixels by (shift, relu), of each level.
 constexpr ScalePixels kScalePixels[2][2] = {
     {scalePixels<false, false>, scalePixels<false, true>},
     {scalePixels<true, false>, scalePixels<true, true>}};
+constexpr ScalePixels kScalePixels256[2][2] = {
+    {scalePixels256<false, false>, scalePixels256<false, true>},
+    {scalePixels256<true, false>, scalePixels256<true, true>}};
 
 /// The scaling over rows \p r ([outer * pixels]), a group's pixels at a time.
 void scaleRows(const ScaleCall &call, Rows r) {
   const ChannelsLastPlanes &g = *call.g;
   const ChannelScale &s = call.scale;
-  ScalePixels run = kScalePixels[s.shift != nullptr][s.relu];
+  ScalePixels run = call.scalePixels[s.shift != nullptr][s.relu];
   for (int64_t i = r.begin; i < r.end;) {
     int64_t o = i / g.pixels, last = std::min(r.end, (o + 1) * g.pixels);
     int64_t image = o / call.groups, within = o % call.groups * g.channels;
@@ -204,39 +292,62 @@ int64_t teamFor(const ChannelsLastPlanes &g, int64_t perThread) {
 
 } // namespace
 
-bool cpu::hasSqueezeExciteKernels() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
+namespace {
 
-void cpu::globalAveragePoolChannelsLast(const ChannelsLastPlanes &g,
-                                        const float *src, float *dst) {
+/// globalAveragePoolChannelsLast with \p sum's vectors.
+void averagePool(const ChannelsLastPlanes &g, const float *src, float *dst,
+                 SumPixels sum) {
   int64_t threads = teamFor(g, kPoolFloatsPerThread);
   int64_t sums = g.outer * g.channels;
   float scale = 1.0f / float(g.pixels);
   if (threads <= 1) {
-    sumRows(g, src, {0, g.outer * g.pixels}, dst);
+    sumRows(g, src, {0, g.outer * g.pixels}, dst, sum);
     for (int64_t i = 0; i < sums; ++i)
       dst[i] *= scale;
     return;
   }
   std::vector<float> partial(threads * sums, 0.0f);
-  PoolCall call{&g, src, partial.data()};
+  PoolCall call{&g, src, partial.data(), sum};
   GOMP_parallel(poolWorker, &call, unsigned(threads), 0);
   for (int64_t i = 0; i < sums; ++i) {
-    float sum = partial[i];
+    float total = partial[i];
     for (int64_t t = 1; t < threads; ++t)
-      sum += partial[t * sums + i];
-    dst[i] = sum * scale;
+      total += partial[t * sums + i];
+    dst[i] = total * scale;
   }
 }
 
-void cpu::scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
-                            const float *src, const ChannelScale &scale,
-                            float *dst) {
+/// scaleChannelsLast with a level's scalePixels.
+void scale(const ChannelsLastPlanes &g, int64_t groups, const float *src,
+           const ChannelScale &factors, float *dst,
+           const ScalePixels (*scalePixels)[2]) {
   int64_t threads = teamFor(g, kScaleFloatsPerThread);
-  ScaleCall call{&g, groups, src, scale, dst};
+  ScaleCall call{&g, groups, src, factors, dst, scalePixels};
   if (threads <= 1)
     return scaleRows(call, {0, g.outer * g.pixels});
   GOMP_parallel(scaleWorker, &call, unsigned(threads), 0);
+}
+
+} // namespace
+
+void cpu::avx512::globalAveragePoolChannelsLast(const ChannelsLastPlanes &g,
+                                                const float *src, float *dst) {
+  averagePool(g, src, dst, sumPixels);
+}
+
+void cpu::avx2::globalAveragePoolChannelsLast(const ChannelsLastPlanes &g,
+                                              const float *src, float *dst) {
+  averagePool(g, src, dst, sumPixels256);
+}
+
+void cpu::avx512::scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
+                                    const float *src,
+                                    const ChannelScale &factors, float *dst) {
+  scale(g, groups, src, factors, dst, kScalePixels);
+}
+
+void cpu::avx2::scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
+                                  const float *src, const ChannelScale &factors,
+                                  float *dst) {
+  scale(g, groups, src, factors, dst, kScalePixels256);
 }

@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
+#include "CpuKernels.h"
 
 #include <algorithm>
 #include <array>
@@ -231,11 +231,6 @@ int64_t paddedOutOf(const StemGeometry &g) {
 
 } // namespace
 
-bool cpu::hasStemConvKernel() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
-
 std::vector<float> cpu::packStemWeights(const StemGeometry &g,
                                         const float *oihw) {
   int64_t padded = paddedOutOf(g);
@@ -249,7 +244,7 @@ std::vector<float> cpu::packStemWeights(const StemGeometry &g,
   return out;
 }
 
-void cpu::convolveStem(const StemGeometry &g, const float *src,
+void cpu::avx512::convolveStem(const StemGeometry &g, const float *src,
                        const float *packed, const float *bias,
                        const StemPostOp &post, float *dst) {
   StemCall k{g, src, packed, bias, post, dst, paddedOutOf(g)};

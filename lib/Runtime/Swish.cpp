@@ -3,13 +3,13 @@
 // Part of Loom. See Cpu.h. oneDNN 2.6's swish post-op (eltwise_swish) costs
 // its convolutions about twice what a separate AVX-512 pass over the result
 // costs (docs/Runtime.md, "SiLU after the convolution"): the pass below,
-// x / (1 + exp(-x)) sixteen floats at a time, run in place on the step's
-// destination in whatever layout the primitive wrote (an elementwise
+// x / (1 + exp(-x)) sixteen floats at a time (eight with AVX2), run in place on
+// the step's destination in whatever layout the primitive wrote (an elementwise
 // function does not care; a blocked layout's zero padding stays zero).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
+#include "CpuKernels.h"
 
 #include <algorithm>
 #include <immintrin.h>
@@ -43,7 +43,7 @@ __attribute__((target("avx512f"))) __m512 swish16(__m512 x) {
   return _mm512_div_ps(x, _mm512_add_ps(e, _mm512_set1_ps(1.f)));
 }
 
-__attribute__((target("avx512f"))) void swishRange(float *data, int64_t n) {
+__attribute__((target("avx512f"))) void swishRange512(float *data, int64_t n) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16)
     _mm512_storeu_ps(data + i, swish16(_mm512_loadu_ps(data + i)));
@@ -54,9 +54,52 @@ __attribute__((target("avx512f"))) void swishRange(float *data, int64_t n) {
   }
 }
 
+/// swish16's function on eight floats (AVX2): the same clamp, reduction and
+/// polynomial, 2^n made from its exponent bits (n is in [-126, 127] after
+/// the clamp, so the bits are a normal float).
+__attribute__((target("avx2,fma"))) __m256 swish8(__m256 x) {
+  __m256 t = _mm256_sub_ps(_mm256_setzero_ps(), x);
+  t = _mm256_max_ps(_mm256_set1_ps(-87.f),
+                    _mm256_min_ps(_mm256_set1_ps(88.f), t));
+  __m256 n =
+      _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(1.44269504088896341f)),
+                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), t);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  __m256 r2 = _mm256_mul_ps(r, r);
+  p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, _mm256_set1_ps(1.f)));
+  __m256i bits = _mm256_slli_epi32(
+      _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  __m256 e = _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
+  return _mm256_div_ps(x, _mm256_add_ps(e, _mm256_set1_ps(1.f)));
+}
+
+__attribute__((target("avx2,fma"))) void swishRange256(float *data, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(data + i, swish8(_mm256_loadu_ps(data + i)));
+  if (i < n) {
+    // Lane l is on where l < n - i: its index compared with the count.
+    __m256i tail =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n - i)),
+                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 x = _mm256_maskload_ps(data + i, tail);
+    _mm256_maskstore_ps(data + i, tail, swish8(x));
+  }
+}
+
+using SwishRange = void (*)(float *, int64_t);
+
 struct SwishCall {
   float *data;
   int64_t n;
+  SwishRange range;
 };
 
 void swishWorker(void *arg) {
@@ -67,25 +110,29 @@ void swishWorker(void *arg) {
   chunk = (chunk + 15) / 16 * 16;
   int64_t begin = std::min(call->n, t * chunk);
   int64_t end = std::min(call->n, begin + chunk);
-  swishRange(call->data + begin, end - begin);
+  call->range(call->data + begin, end - begin);
 }
 
 /// The elements per thread below which the pass does not fork: a fork and
 /// join of the two-thread team cost about what 16384 elements do.
 constexpr int64_t kSwishPerThread = 16384;
 
-} // namespace
-
-bool cpu::hasSwishPass() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
-
-void cpu::swishInPlace(float *data, int64_t n) {
+/// The pass over the calling thread's team with \p range's vectors.
+void swishOverTeam(float *data, int64_t n, SwishRange range) {
   int64_t threads =
       std::min<int64_t>(omp_get_max_threads(), n / kSwishPerThread);
   if (threads <= 1)
-    return swishRange(data, n);
-  SwishCall call{data, n};
+    return range(data, n);
+  SwishCall call{data, n, range};
   GOMP_parallel(swishWorker, &call, unsigned(threads), 0);
+}
+
+} // namespace
+
+void cpu::avx512::swishInPlace(float *data, int64_t n) {
+  swishOverTeam(data, n, swishRange512);
+}
+
+void cpu::avx2::swishInPlace(float *data, int64_t n) {
+  swishOverTeam(data, n, swishRange256);
 }

@@ -12,11 +12,12 @@
 // planes, with AVX-512 lane permutes; otherwise in 16x16 tiles transposed
 // in registers; tails under masks. Between NHWC and nChw16c (a Winograd
 // step's layout) the elements are whole blocks of 16 channels, moved one
-// vector each. The threads split the longer side.
+// vector each. The threads split the longer side. The AVX2 form transposes
+// every matrix in 8x8 tiles (few rows or columns as partial tiles).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
+#include "CpuKernels.h"
 
 #include <algorithm>
 #include <cstring>
@@ -29,8 +30,9 @@ namespace {
 
 /// The mask of the first \p rest lanes (none below 1, all from 16).
 __mmask16 firstLanes(int64_t rest) {
-  return rest >= 16 ? __mmask16(0xffff)
-                    : rest <= 0 ? __mmask16(0) : __mmask16((1u << rest) - 1);
+  return rest >= 16  ? __mmask16(0xffff)
+         : rest <= 0 ? __mmask16(0)
+                     : __mmask16((1u << rest) - 1);
 }
 
 /// Where each lane of K result vectors comes from among K source vectors:
@@ -60,8 +62,8 @@ permuteLanes(const Lanes<K> &t, const __m512 *in, __m512 *out) {
   for (int a = 0; a < K; ++a) {
     __m512 v = _mm512_setzero_ps();
     for (int b = 0; b < K; ++b)
-      v = _mm512_mask_permutexvar_ps(
-          v, t.mask[a][b], _mm512_load_si512(t.index[a][b]), in[b]);
+      v = _mm512_mask_permutexvar_ps(v, t.mask[a][b],
+                                     _mm512_load_si512(t.index[a][b]), in[b]);
     out[a] = v;
   }
 }
@@ -82,9 +84,9 @@ interleave(const float *src, int64_t stride, float *dst, int64_t n) {
   static constexpr Lanes<K> lanes(true);
   __m512 in[K], out[K];
   for (int c = 0; c < K; ++c) {
-    _mm_prefetch(reinterpret_cast<const char *>(src + c * stride +
-                                                kPlanePrefetchFloats),
-                 _MM_HINT_T0);
+    _mm_prefetch(
+        reinterpret_cast<const char *>(src + c * stride + kPlanePrefetchFloats),
+        _MM_HINT_T0);
     in[c] = _mm512_maskz_loadu_ps(firstLanes(n), src + c * stride);
   }
   permuteLanes<K>(lanes, in, out);
@@ -119,7 +121,8 @@ transpose16(__m512 *r) {
   __m512 u[16];
   for (int g = 0; g < 16; g += 4)
     for (int h = 0; h < 2; ++h) {
-      __m512d a = _mm512_castps_pd(t[g + h]), b = _mm512_castps_pd(t[g + h + 2]);
+      __m512d a = _mm512_castps_pd(t[g + h]),
+              b = _mm512_castps_pd(t[g + h + 2]);
       u[g + 2 * h] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
       u[g + 2 * h + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
     }
@@ -183,8 +186,7 @@ void interleaveRange(const TransposeCall &call, int64_t begin, int64_t end) {
 
 /// Units [begin, end): 16 rows of K columns each, split into K rows.
 template <int K>
-void deinterleaveRange(const TransposeCall &call, int64_t begin,
-                       int64_t end) {
+void deinterleaveRange(const TransposeCall &call, int64_t begin, int64_t end) {
   const TransposeShape &s = call.s;
   for (int64_t u = begin; u < end; ++u) {
     int64_t base = u / call.chunks * s.rows * s.cols;
@@ -207,7 +209,8 @@ void tileRange(const TransposeCall &call, int64_t begin, int64_t end) {
       int64_t i = ByColumns ? x : k, j = ByColumns ? k : x;
       tile(call.src + base + i * s.cols + j, s.cols,
            call.dst + base + j * s.rows + i, s.rows,
-           std::min<int64_t>(16, s.rows - i), std::min<int64_t>(16, s.cols - j));
+           std::min<int64_t>(16, s.rows - i),
+           std::min<int64_t>(16, s.cols - j));
     }
   }
 }
@@ -217,8 +220,8 @@ void tileRange(const TransposeCall &call, int64_t begin, int64_t end) {
 /// element along the other side; the elements move whole, in the order of
 /// the result (runs of whole rows of it, or of 16 elements).
 template <bool ByColumns>
-__attribute__((target("avx512f"))) void
-blockRange(const TransposeCall &call, int64_t begin, int64_t end) {
+__attribute__((target("avx512f"))) void blockRange(const TransposeCall &call,
+                                                   int64_t begin, int64_t end) {
   const TransposeShape &s = call.s;
   int64_t longer = ByColumns ? s.cols : s.rows;
   for (int64_t u = begin; u < end; ++u) {
@@ -277,6 +280,122 @@ TransposeCall plan(const TransposeShape &s, const float *src, float *dst) {
   return call;
 }
 
+//===----------------------------------------------------------------------===//
+// The AVX2 form: 8x8 tiles (every matrix, the ones of two to four rows or
+// columns too), elements of 16 floats moved two vectors each.
+//===----------------------------------------------------------------------===//
+
+/// The lanes of eight below \p rest, as AVX2's masked loads and stores
+/// take them (a lane's sign bit).
+__attribute__((target("avx2"), always_inline)) inline __m256i
+firstLanes8(int64_t rest) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(std::min<int64_t>(rest, 8))),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// Transposes the 8x8 matrix of rows \p r in place.
+__attribute__((target("avx2"), always_inline)) inline void
+transpose8(__m256 *r) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int g = 0; g < 8; g += 4)
+    for (int h = 0; h < 2; ++h) {
+      u[g + 2 * h] = _mm256_shuffle_ps(t[g + h], t[g + h + 2], 0x44);
+      u[g + 2 * h + 1] = _mm256_shuffle_ps(t[g + h], t[g + h + 2], 0xee);
+    }
+  // u[0..3]: columns 0, 1, 2, 3 (low lane) and 4, 5, 6, 7 (high lane) of
+  // rows 0-3; u[4..7] the same of rows 4-7.
+  for (int m = 0; m < 4; ++m) {
+    r[m] = _mm256_permute2f128_ps(u[m], u[4 + m], 0x20);
+    r[4 + m] = _mm256_permute2f128_ps(u[m], u[4 + m], 0x31);
+  }
+}
+
+/// tile's 8x8 form: \p nr <= 8 rows of \p nc <= 8 floats.
+__attribute__((target("avx2"))) void tile8(const float *src, int64_t srcStride,
+                                           float *dst, int64_t dstStride,
+                                           int64_t nr, int64_t nc) {
+  __m256 r[8];
+  if (nr == 8 && nc == 8) {
+    for (int i = 0; i < 8; ++i)
+      r[i] = _mm256_loadu_ps(src + i * srcStride);
+    transpose8(r);
+    for (int j = 0; j < 8; ++j)
+      _mm256_storeu_ps(dst + j * dstStride, r[j]);
+    return;
+  }
+  __m256i columns = firstLanes8(nc), rows = firstLanes8(nr);
+  for (int i = 0; i < 8; ++i)
+    r[i] = i < nr ? _mm256_maskload_ps(src + i * srcStride, columns)
+                  : _mm256_setzero_ps();
+  transpose8(r);
+  for (int j = 0; j < nc; ++j)
+    _mm256_maskstore_ps(dst + j * dstStride, rows, r[j]);
+}
+
+/// tileRange's 8x8 form: units of 8 columns (\p ByColumns) or rows.
+template <bool ByColumns>
+void tileRange8(const TransposeCall &call, int64_t begin, int64_t end) {
+  const TransposeShape &s = call.s;
+  int64_t across = ByColumns ? s.rows : s.cols;
+  for (int64_t u = begin; u < end; ++u) {
+    int64_t base = u / call.chunks * s.rows * s.cols;
+    int64_t k = u % call.chunks * 8;
+    for (int64_t x = 0; x < across; x += 8) {
+      int64_t i = ByColumns ? x : k, j = ByColumns ? k : x;
+      tile8(call.src + base + i * s.cols + j, s.cols,
+            call.dst + base + j * s.rows + i, s.rows,
+            std::min<int64_t>(8, s.rows - i), std::min<int64_t>(8, s.cols - j));
+    }
+  }
+}
+
+/// blockRange with AVX2: each element of s.block floats two vectors at a
+/// time.
+template <bool ByColumns>
+__attribute__((target("avx2"))) void blockRange8(const TransposeCall &call,
+                                                 int64_t begin, int64_t end) {
+  const TransposeShape &s = call.s;
+  int64_t longer = ByColumns ? s.cols : s.rows;
+  for (int64_t u = begin; u < end; ++u) {
+    int64_t base = u / call.chunks * s.rows * s.cols * s.block;
+    int64_t k = u % call.chunks * 16, last = std::min(longer, k + 16);
+    int64_t i0 = ByColumns ? 0 : k, i1 = ByColumns ? s.rows : last;
+    int64_t j0 = ByColumns ? k : 0, j1 = ByColumns ? last : s.cols;
+    for (int64_t j = j0; j < j1; ++j)
+      for (int64_t i = i0; i < i1; ++i) {
+        const float *from = call.src + base + (i * s.cols + j) * s.block;
+        float *to = call.dst + base + (j * s.rows + i) * s.block;
+        for (int64_t f = 0; f < s.block; f += 8)
+          _mm256_storeu_ps(to + f, _mm256_loadu_ps(from + f));
+      }
+  }
+}
+
+/// plan's AVX2 form.
+TransposeCall plan8(const TransposeShape &s, const float *src, float *dst) {
+  TransposeCall call{s, src, dst, 0, nullptr};
+  auto units = [](int64_t n, int64_t unit) { return (n + unit - 1) / unit; };
+  if (s.rows == 1 || s.cols == 1) {
+    call.range = copyRange;
+    call.s = {1, 1, s.batch * s.rows * s.cols * s.block, 1};
+    call.chunks = units(call.s.cols, 16);
+  } else if (s.block > 1) {
+    call.chunks = units(std::max(s.rows, s.cols), 16);
+    call.range = s.rows <= s.cols ? blockRange8<true> : blockRange8<false>;
+  } else if (s.rows <= s.cols) {
+    call.chunks = units(s.cols, 8);
+    call.range = tileRange8<true>;
+  } else {
+    call.chunks = units(s.rows, 8);
+    call.range = tileRange8<false>;
+  }
+  return call;
+}
+
 /// The floats a thread below which a transpose does not fork: the SiLU
 /// pass's threshold (Swish.cpp), whose fork and join cost about what a pass
 /// over 16384 floats does; a transpose moves as many bytes a float.
@@ -284,18 +403,29 @@ constexpr int64_t kTransposeFloatsPerThread = 16384;
 
 } // namespace
 
-bool cpu::hasTransposeKernel() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
+namespace {
 
-void cpu::transposePlanes(const TransposeShape &s, const float *src,
-                          float *dst) {
+/// transposePlanes as \p planned plans it, over the calling thread's team.
+void runTranspose(const TransposeShape &s, const float *src, float *dst,
+                  TransposeCall (*planned)(const TransposeShape &,
+                                           const float *, float *)) {
   int64_t floats = s.batch * s.rows * s.cols * s.block;
   if (floats == 0)
     return;
-  TransposeCall call = plan(s, src, dst);
+  TransposeCall call = planned(s, src, dst);
   int64_t units = call.s.batch * call.chunks;
   forkShares(units, threadsFor(units, floats, kTransposeFloatsPerThread),
              [&](int64_t begin, int64_t end) { call.range(call, begin, end); });
+}
+
+} // namespace
+
+void cpu::avx512::transposePlanes(const TransposeShape &s, const float *src,
+                                  float *dst) {
+  runTranspose(s, src, dst, plan);
+}
+
+void cpu::avx2::transposePlanes(const TransposeShape &s, const float *src,
+                                float *dst) {
+  runTranspose(s, src, dst, plan8);
 }

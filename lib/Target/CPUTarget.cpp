@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Artifact/CpuIsa.h"
 #include "loom/Codegen/CPU/KernelCodegen.h"
 #include "loom/Codegen/CPU/Passes.h"
 #include "loom/Target/Target.h"
@@ -15,6 +16,9 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
+
+#include <cstdlib>
+#include <optional>
 
 using namespace llvm;
 using namespace loom::target;
@@ -26,6 +30,20 @@ constexpr const char *kTriple = "x86_64-unknown-linux-gnu";
 
 Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
+}
+
+/// The cap LOOM_CPU_ISA puts on the host's features (loom/Artifact/CpuIsa.h:
+/// an AVX-512 machine compiles as an AVX2 one for LOOM_CPU_ISA=avx2, as its
+/// runtime then runs); none when it is unset or empty.
+Expected<std::optional<loom::artifact::CpuIsa>> hostIsaCap() {
+  const char *value = std::getenv(loom::artifact::kCpuIsaVariable);
+  if (!value || !*value)
+    return std::optional<loom::artifact::CpuIsa>();
+  if (auto isa = loom::artifact::parseCpuIsa(value))
+    return std::optional<loom::artifact::CpuIsa>(*isa);
+  return makeError(Twine(loom::artifact::kCpuIsaVariable) + "='" + value +
+                   "' is not one of the values it takes (" +
+                   loom::artifact::kCpuIsaValues + ")");
 }
 
 /// An LLVM target machine for \p cpuName (empty or "native": the host's CPU
@@ -43,10 +61,16 @@ createTargetMachine(StringRef cpuName) {
     return makeError("no LLVM target for " + Twine(kTriple) + ": " + error);
   std::string cpu = cpuName.str(), features;
   if (cpu.empty() || cpu == "native") {
+    auto cap = hostIsaCap();
+    if (!cap)
+      return cap.takeError();
     cpu = sys::getHostCPUName().str();
     SmallVector<std::string> flags;
-    for (auto &f : sys::getHostCPUFeatures())
-      flags.push_back((f.second ? "+" : "-") + f.first().str());
+    for (auto &f : sys::getHostCPUFeatures()) {
+      bool on = f.second &&
+                (!*cap || loom::artifact::cpuIsaAllows(**cap, f.first()));
+      flags.push_back((on ? "+" : "-") + f.first().str());
+    }
     llvm::sort(flags);
     features = llvm::join(flags, ",");
   }

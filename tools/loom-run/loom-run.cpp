@@ -22,6 +22,7 @@
 #include "loom/Support/SafeTensors.h"
 
 #include "RunArtifact.h"
+#include "loom-c/Runtime.h"
 #include "RunSupport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -55,6 +56,12 @@ static cl::OptionCategory runCat("loom-run options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir | model.so>"),
                                       cl::init("-"), cl::cat(runCat));
+static cl::opt<bool> cpuInfo(
+    "cpu-info",
+    cl::desc("Print the x86-64 instruction-set level the CPU device uses "
+             "(this CPU's, capped by LOOM_CPU_ISA) and which hand-written "
+             "kernels it has a form of, and exit"),
+    cl::init(false), cl::cat(runCat));
 static cl::opt<std::string>
     entry("entry", cl::desc("Function to run (default: @main, or the only "
                             "function of the module)"),
@@ -630,6 +637,20 @@ int runArtifactMode() {
 
 } // namespace
 
+/// --cpu-info: "cpu-isa: avx2" and a line per kernel, "kernel NAME: yes"
+/// or "kernel NAME: onednn" (the level used has no form of it).
+static int printCpuInfo() {
+  llvm::outs() << "cpu-isa: " << loom_cpu_isa() << "\n";
+  for (int64_t i = 0, n = loom_cpu_num_kernels(); i < n; ++i) {
+    const char *name = nullptr;
+    int available = 0;
+    if (loom_cpu_kernel(i, &name, &available) == LOOM_OK)
+      llvm::outs() << "kernel " << name << ": "
+                   << (available ? "yes" : "onednn") << "\n";
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
@@ -652,6 +673,8 @@ int main(int argc, char **argv) {
 
   if (numThreads > 0)
     setNumThreads(numThreads);
+  if (cpuInfo)
+    return printCpuInfo();
   std::string why;
   switch (run::classifyInput(inputFile, why)) {
   case run::InputKind::Foreign:

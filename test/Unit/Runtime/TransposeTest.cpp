@@ -6,34 +6,56 @@
 // 16x16 tiles along either side, elements of 16 floats moved whole), with
 // tails of every length, on one
 // thread and on a team of two and of three; the floats around the result
-// stay untouched. Compiled in from lib/Runtime (no oneDNN needed); skipped
-// on a CPU without AVX-512.
+// stay untouched. Every form this CPU runs (AVX2, AVX-512: CpuKernels.h);
+// skipped where it runs none.
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/Cpu.h"
+#include "../../../lib/Runtime/CpuFeatures.h"
+#include "../../../lib/Runtime/CpuKernels.h"
 
 #include "gtest/gtest.h"
 
 #include <cstring>
 #include <vector>
 
+using namespace loom::rt;
 using namespace loom::rt::cpu;
+using loom::artifact::CpuIsa;
 
 namespace {
 
 constexpr float kGuard = -12345.0f;
 
-/// transposePlanes of \p s on a team of \p threads, checked element by
-/// element against the scalar transpose, with guard floats around dst.
+/// The forms of transposePlanes this CPU runs: one per level that has one.
+std::vector<const CpuKernelTable *> forms() {
+  std::vector<const CpuKernelTable *> out;
+  for (CpuIsa isa : {CpuIsa::Sse42, CpuIsa::Avx2, CpuIsa::Avx512})
+    if (isa <= detectedCpuIsa() && cpuKernelsOf(isa).transposePlanes)
+      out.push_back(&cpuKernelsOf(isa));
+  return out;
+}
+
+void checkForm(const CpuKernelTable &form, const TransposeShape &s,
+               int threads);
+
+/// transposePlanes of \p s on a team of \p threads by every form, checked
+/// element by element against the scalar transpose, with guard floats
+/// around dst.
 void check(const TransposeShape &s, int threads) {
+  for (const CpuKernelTable *form : forms())
+    checkForm(*form, s, threads);
+}
+
+void checkForm(const CpuKernelTable &form, const TransposeShape &s,
+               int threads) {
   int64_t n = s.batch * s.rows * s.cols * s.block;
   std::vector<float> src(n), dst(n + 32, kGuard);
   for (int64_t i = 0; i < n; ++i)
     src[i] = float(i) * 0.5f + 1.0f;
   int before = omp_get_max_threads();
   omp_set_num_threads(threads);
-  transposePlanes(s, src.data(), dst.data() + 16);
+  form.transposePlanes(s, src.data(), dst.data() + 16);
   omp_set_num_threads(before);
   for (int64_t i = 0; i < 16; ++i) {
     ASSERT_EQ(dst[i], kGuard) << "before the result, float " << i;
@@ -47,17 +69,18 @@ void check(const TransposeShape &s, int threads) {
           int64_t base = b * s.rows * s.cols * e;
           ASSERT_EQ(dst[16 + base + (c * s.rows + r) * e + f],
                     src[base + (r * s.cols + c) * e + f])
-              << "batch " << s.batch << " rows " << s.rows << " cols "
-              << s.cols << " block " << e << " threads " << threads << " at ["
-              << b << "][" << r << "][" << c << "][" << f << "]";
+              << cpuIsaName(form.isa) << ": batch " << s.batch << " rows "
+              << s.rows << " cols " << s.cols << " block " << e << " threads "
+              << threads << " at [" << b << "][" << r << "][" << c << "][" << f
+              << "]";
         }
 }
 
 class TransposeTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (!hasTransposeKernel())
-      GTEST_SKIP() << "transposePlanes needs AVX-512";
+    if (forms().empty())
+      GTEST_SKIP() << "no level this CPU runs has a form of transposePlanes";
   }
 };
 
@@ -81,10 +104,9 @@ TEST_F(TransposeTest, LayoutShapes) {
   // H*W} NCHW -> nChw16c; on the calling thread and on teams of two and
   // three (the units split unevenly).
   std::vector<TransposeShape> shapes = {
-      {1, 3, 224 * 224}, {2, 3, 223 * 221}, {1, 3, 299 * 299},
-      {1, 49, 1280},     {1, 1280, 49},     {1, 64, 56 * 56},
-      {2, 56 * 56, 64},  {1, 3136, 3},      {8, 16, 55 * 55},
-      {8, 55 * 55, 16},  {1, 1, 70000},     {3, 70000, 1},
+      {1, 3, 224 * 224}, {2, 3, 223 * 221}, {1, 3, 299 * 299}, {1, 49, 1280},
+      {1, 1280, 49},     {1, 64, 56 * 56},  {2, 56 * 56, 64},  {1, 3136, 3},
+      {8, 16, 55 * 55},  {8, 55 * 55, 16},  {1, 1, 70000},     {3, 70000, 1},
       {2, 2, 40001},     {2, 40001, 4},     {1, 24, 112 * 112}};
   for (const TransposeShape &s : shapes)
     for (int threads : {1, 2, 3})
