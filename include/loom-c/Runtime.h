@@ -127,6 +127,11 @@ LOOM_C_EXPORT loom_status loom_cpu_kernel(int64_t index, const char **name,
 
 /* The tg module the artifact was compiled from (.loom_source), or NULL. */
 LOOM_C_EXPORT const char *loom_model_source(const loom_model *model, size_t *size);
+/* Which graph that module is (docs/Artifact.md "The embedded source"):
+   "given" (the module as loom-compile read it, before any of its passes) or
+   "compiled" (after them; also every artifact whose manifest does not say);
+   NULL when the artifact embeds none. */
+LOOM_C_EXPORT const char *loom_model_source_graph(const loom_model *model);
 /* The weights (a safetensors file, embedded or mapped), or NULL. */
 LOOM_C_EXPORT const void *loom_model_weights(const loom_model *model, size_t *size);
 

@@ -225,6 +225,7 @@ public:
   bool rank(const Json &r, const std::string &path, const Manifest &m,
             Rank &out);
   bool world(const Json &w, Manifest &m);
+  bool source(const Json &j, Manifest &m);
   bool channels(const World &world);
   bool results(const Json &w, World &world);
 
@@ -846,6 +847,33 @@ bool Reader::weights(const Json &w, Weights &m) {
       return false;
     m.tensors.push_back(std::move(s));
   }
+  return true;
+}
+
+/// The optional `source` (docs/Artifact.md "The embedded source"): which
+/// graph the embedded source is, and the tensors of the weights only it
+/// reads, each one of the weights' tensors that no buffer names.
+bool Reader::source(const Json &j, Manifest &m) {
+  Source s;
+  if (!enumeration(j, "source", "graph", "source graph", parseSourceGraph,
+                   s.graph) ||
+      !strings(j, "source", "weights", s.weights))
+    return false;
+  for (size_t i = 0; i < s.weights.size(); ++i) {
+    const std::string &name = s.weights[i];
+    auto named = [&](const auto &w) { return w.name == name; };
+    if (std::none_of(m.weights.tensors.begin(), m.weights.tensors.end(),
+                     named))
+      return fail(at("source.weights", i),
+                  "'" + name + "' is not one of the weights' tensors");
+    for (const Entry &e : m.entries)
+      for (const Buffer &b : e.buffers)
+        if (b.kind == BufferKind::Weight && b.weight == name)
+          return fail(at("source.weights", i),
+                      "'" + name + "' is a buffer's weight (only weights "
+                      "that no buffer names are the source's own)");
+  }
+  m.source = std::move(s);
   return true;
 }
 
@@ -1570,6 +1598,9 @@ std::optional<ReadError> artifact::readManifest(std::string_view text,
       return r.error;
   }
   if (!r.checkDevices(m) || !r.world(*world, m))
+    return r.error;
+  if (const Json *source = root.get("source");
+      source && !r.source(*source, m))
     return r.error;
   return std::nullopt;
 }

@@ -167,6 +167,20 @@ std::optional<ConvAlgorithm> artifact::parseConvAlgorithm(std::string_view n) {
   return parseByName(n, ConvAlgorithm::Winograd, convAlgorithmName);
 }
 
+std::string_view artifact::sourceGraphName(SourceGraph g) {
+  switch (g) {
+  case SourceGraph::Given:
+    return "given";
+  case SourceGraph::Compiled:
+    return "compiled";
+  }
+  return "?";
+}
+
+std::optional<SourceGraph> artifact::parseSourceGraph(std::string_view n) {
+  return parseByName(n, SourceGraph::Compiled, sourceGraphName);
+}
+
 std::optional<PoolAlgorithm> artifact::parsePoolAlgorithm(std::string_view n) {
   return parseByName(n, PoolAlgorithm::AvgExcludePad, poolAlgorithmName);
 }

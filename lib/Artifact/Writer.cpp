@@ -452,13 +452,19 @@ std::string artifact::writeManifest(const Manifest &m) {
     for (const TensorDesc &t : e.outputs)
       bounded |= t.bound.has_value();
   }
-  return Json::makeObject()
-      .set("format", kManifestFormat)
-      .set("version", bounded ? kBoundedManifestVersion : kManifestVersion)
-      .set("loom_version", m.loomVersion)
-      .set("devices", std::move(devices))
-      .set("weights", writeWeights(m.weights))
-      .set("entries", std::move(entries))
-      .set("world", writeWorld(m.world))
-      .print();
+  Json root = Json::makeObject()
+                  .set("format", kManifestFormat)
+                  .set("version",
+                       bounded ? kBoundedManifestVersion : kManifestVersion)
+                  .set("loom_version", m.loomVersion)
+                  .set("devices", std::move(devices))
+                  .set("weights", writeWeights(m.weights))
+                  .set("entries", std::move(entries))
+                  .set("world", writeWorld(m.world));
+  if (m.source)
+    root.set("source",
+             Json::makeObject()
+                 .set("graph", sourceGraphName(m.source->graph))
+                 .set("weights", strings(m.source->weights)));
+  return root.print();
 }

@@ -54,15 +54,22 @@ private:
 struct WeightsBlob {
   std::string bytes;
   std::vector<art::WeightTensor> tensors;
+  /// The tensors only the embedded source reads (the given graph's weights
+  /// that no entry reads after the compile-time passes).
+  std::vector<std::string> sourceOnly;
   /// loom_checksum64 of the bytes, computed before they are handed on.
   uint64_t checksum = 0;
   int64_t size = 0;
 };
 
+/// The blob of \p entries' weights and constants, the \p parameters and
+/// the \p sourceWeights (the weights the embedded source reads) that are
+/// not among them, all from \p weights but the constants.
 FailureOr<WeightsBlob> buildWeights(ModuleOp module,
                                     ArrayRef<EntrySchedule> entries,
                                     const safetensors::File *weights,
-                                    ArrayRef<std::string> parameters) {
+                                    ArrayRef<std::string> parameters,
+                                    ArrayRef<std::string> sourceWeights) {
   safetensors::Writer writer;
   llvm::StringSet<> added;
   llvm::StringMap<tg::WeightOp> weightOps;
@@ -108,18 +115,36 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
         return failure();
     }
   }
-  for (const std::string &name : parameters) {
+  // A tensor of the weights file that no entry reads: added once, or
+  // diagnosed as \p what when the file lacks it.
+  auto addFromFile = [&](const std::string &name,
+                         StringRef what) -> FailureOr<bool> {
     if (!added.insert(name).second)
-      continue;
+      return false;
     const safetensors::TensorInfo *info =
         weights ? weights->lookup(name) : nullptr;
-    if (!info)
-      return module.emitError("parameter '")
-             << name << "' is not among the module's weights";
+    if (!info) {
+      module.emitError(what)
+          << " '" << name << "' is not among the module's weights";
+      return failure();
+    }
     if (failed(add(name, info->dtype, info->shape, weights->rawBytes(*info))))
       return failure();
-  }
+    return true;
+  };
+  for (const std::string &name : parameters)
+    if (failed(addFromFile(name, "parameter")))
+      return failure();
   WeightsBlob blob;
+  for (const std::string &name : sourceWeights) {
+    FailureOr<bool> fresh =
+        addFromFile(name, "the graph as given (the embedded source) reads "
+                          "weight");
+    if (failed(fresh))
+      return failure();
+    if (*fresh)
+      blob.sourceOnly.push_back(name);
+  }
   blob.bytes = writer.serialize();
   blob.size = int64_t(blob.bytes.size());
   // The whole blob's checksum on a thread of its own while the tensors'
@@ -180,12 +205,13 @@ art::Manifest manifest(ArrayRef<EntrySchedule> entries,
   return m;
 }
 
-/// The module as compiled, for `loom-run --check`: after folding and
-/// fragment formation, with each constant the artifact stores among its
-/// weights turned into a tg.weight of that name, so that interpreting it
-/// with the artifact's own weights computes what the artifact should. (The
-/// module is not used after this.)
-std::string sourceText(ModuleOp module, ArrayRef<EntrySchedule> entries) {
+/// The module as compiled, for `loom-compile --source=compiled`: after
+/// folding and fragment formation, with each constant the artifact stores
+/// among its weights turned into a tg.weight of that name, so that
+/// interpreting it with the artifact's own weights computes what the
+/// artifact should. (The module is not used after this.)
+std::string compiledSourceText(ModuleOp module,
+                               ArrayRef<EntrySchedule> entries) {
   for (const EntrySchedule &entry : entries)
     for (const ConstantWeight &c : entry.constants) {
       tg::ConstantOp op = c.op;
@@ -379,6 +405,21 @@ LogicalResult checkBackends(ModuleOp module, const CompileOptions &options,
 
 } // namespace
 
+std::shared_ptr<const GivenGraph>
+compiler::captureGivenGraph(ModuleOp module) {
+  auto given = std::make_shared<GivenGraph>();
+  OwningOpRef<ModuleOp> copy = module.clone();
+  (*copy)->removeAttr("tg.weights");
+  llvm::StringSet<> seen;
+  copy->walk([&](tg::WeightOp op) {
+    if (seen.insert(op.getName()).second)
+      given->weights.push_back(op.getName().str());
+  });
+  llvm::raw_string_ostream os(given->text);
+  copy->print(os);
+  return given;
+}
+
 /// Whether a library backend that compiling with \p options forms
 /// fragments with runs a 3-D convolution as it is (oneDNN's 3-D
 /// convolution over NCDHW, cuDNN's): --tg-conv3d-as-2d leaves those 3-D.
@@ -488,6 +529,10 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   std::shared_ptr<const target::Target> target = std::move(*ownTarget);
   if (failed(checkBackends(module, options, *target)))
     return failure();
+  // The graph as given, before any pass changes it.
+  std::shared_ptr<const GivenGraph> given = options.given;
+  if (options.source == EmbeddedSource::Given && !given)
+    given = captureGivenGraph(module);
 
   // Fragments, then one schedule per public function.
   PassManager pm(context);
@@ -495,7 +540,8 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   mlir::TimingScope phase = timing.nest("fragments");
   if (phase)
     pm.enableTiming(phase);
-  if (failed(pm.run(module)))
+  if (failed(pm.run(module)) ||
+      (options.afterPasses && failed(options.afterPasses(module))))
     return failure();
   if (target->requirements().kind != "cpu")
     storeFragmentConstants(module);
@@ -528,7 +574,9 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   phase = timing.nest("weights+manifest");
 
   // Weights and manifest, then the shared object.
-  auto blob = buildWeights(module, entries, weights, options.parameters);
+  auto blob = buildWeights(
+      module, entries, weights, options.parameters,
+      given ? ArrayRef<std::string>(given->weights) : ArrayRef<std::string>());
   if (failed(blob))
     return failure();
   std::string weightsFile;
@@ -557,6 +605,17 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
       manifest(entries, *blob, options.weightsStorage, weightsFile,
                target->requirements(), contents.imageSection,
                contents.imageFeatures);
+  switch (options.source) {
+  case EmbeddedSource::Given:
+    m.source = art::Source{art::SourceGraph::Given, blob->sourceOnly};
+    contents.source = given->text;
+    break;
+  case EmbeddedSource::Compiled:
+    m.source = art::Source{art::SourceGraph::Compiled, {}};
+    break;
+  case EmbeddedSource::None:
+    break;
+  }
   if (options.world && failed(options.world(m)))
     return failure();
   contents.manifest = art::writeManifest(m);
@@ -565,8 +624,8 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
       printSchedule(entry, *options.scheduleOut);
   if (options.stepSourcesOut)
     *options.stepSourcesOut << stepSourcesJSON(entries);
-  if (options.embedSource)
-    contents.source = sourceText(module, entries);
+  if (options.source == EmbeddedSource::Compiled)
+    contents.source = compiledSourceText(module, entries);
   phase.stop();
   if (auto err = writeArtifact(contents, *llvmContext, target->hostMachine(),
                                outputPath, options.timing.nest("artifact")))

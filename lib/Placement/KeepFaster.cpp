@@ -9,8 +9,15 @@
 
 #include "Probe.h"
 
+#include "loom/Dialect/TG/IR/TGOps.h"
+#include "loom/Dialect/TG/Utils/Weights.h"
+#include "loom/Interpreter/Interpreter.h"
 #include "loom/Placement/Placement.h"
 #include "loom/Target/Target.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileUtilities.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -31,9 +38,62 @@ using namespace loom::placement;
 
 namespace {
 
-/// The largest difference of \p got from \p want (f32 outputs), relative to
-/// max(1, largest |want|); infinity where one is NaN and the other not, or
-/// where outputs of other types differ at all.
+/// The elements of an entry's tensor of dtype \p dtype held in \p bytes,
+/// or nullopt for a dtype the end-to-end checks do not read.
+std::optional<std::vector<double>> elementValues(StringRef dtype,
+                                                 ArrayRef<uint8_t> bytes) {
+  auto load = [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<double> values(bytes.size() / sizeof(T));
+    for (size_t i = 0; i < values.size(); ++i) {
+      T x;
+      std::memcpy(&x, bytes.data() + i * sizeof(T), sizeof(T));
+      values[i] = double(x);
+    }
+    return values;
+  };
+  if (dtype == "f32")
+    return load(float());
+  if (dtype == "f64")
+    return load(double());
+  if (dtype == "i64")
+    return load(int64_t());
+  if (dtype == "i32")
+    return load(int32_t());
+  if (dtype == "i1" || dtype == "i8")
+    return load(int8_t());
+  return std::nullopt;
+}
+
+/// The largest difference of \p got from \p want, relative to max(1,
+/// largest finite |want|) (\p exact: infinity where any element differs);
+/// infinity where one is NaN and the other not, or the sizes differ.
+double scaledError(ArrayRef<double> want, ArrayRef<double> got, bool exact) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (want.size() != got.size())
+    return kInf;
+  double scale = 1, worst = 0;
+  for (double w : want)
+    if (std::isfinite(w))
+      scale = std::max(scale, std::fabs(w));
+  for (auto [w, g] : llvm::zip(want, got)) {
+    if (std::isnan(w) || std::isnan(g)) {
+      if (std::isnan(w) != std::isnan(g))
+        return kInf;
+      continue;
+    }
+    if (w == g)
+      continue; // equal infinities too
+    if (exact || std::isinf(w) || std::isinf(g))
+      return kInf;
+    worst = std::max(worst, std::fabs(w - g) / scale);
+  }
+  return worst;
+}
+
+/// The difference of output \p index of \p entry, \p got, from the
+/// baseline's \p want (same dtype): scaledError of f32 outputs; other
+/// types must be equal bytes (else infinity).
 double outputError(const loom_model *model, int64_t entry, int64_t index,
                    ArrayRef<uint8_t> want, ArrayRef<uint8_t> got) {
   loom_tensor_desc desc;
@@ -44,27 +104,86 @@ double outputError(const loom_model *model, int64_t entry, int64_t index,
     return std::memcmp(want.data(), got.data(), want.size()) == 0
                ? 0.0
                : std::numeric_limits<double>::infinity();
-  size_t n = want.size() / sizeof(float);
-  const auto *w = reinterpret_cast<const float *>(want.data());
-  const auto *g = reinterpret_cast<const float *>(got.data());
-  double scale = 1, worst = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (std::isfinite(w[i]))
-      scale = std::max(scale, double(std::fabs(w[i])));
-  for (size_t i = 0; i < n; ++i) {
-    if (std::isnan(w[i]) || std::isnan(g[i])) {
-      if (std::isnan(w[i]) != std::isnan(g[i]))
-        return std::numeric_limits<double>::infinity();
-      continue;
+  return scaledError(*elementValues("f32", want), *elementValues("f32", got),
+                     /*exact=*/false);
+}
+
+/// Per entry, per output: its elements.
+using EntryValues = std::vector<std::vector<double>>;
+
+/// The interpreter's outputs on the graph as given (\p given: the baseline
+/// version, which no pass has changed), per entry of \p model, on the
+/// inputs \p inputs the artifacts ran on, with the weights the graph reads
+/// from \p weights (written to a temporary file for the interpreter);
+/// nullopt with \p why set where it cannot interpret them.
+std::optional<std::vector<EntryValues>>
+interpretGiven(ModuleOp given, const safetensors::File *weights,
+               const loom_model *model,
+               ArrayRef<std::vector<std::vector<uint8_t>>> inputs,
+               std::string &why) {
+  ScopedDiagnosticHandler capture(given.getContext(), [&](Diagnostic &d) {
+    if (why.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+      why = d.str();
+    return success();
+  });
+  SmallString<128> path;
+  std::optional<llvm::FileRemover> remove;
+  if (weights && tg::usesWeights(given)) {
+    safetensors::Writer writer;
+    llvm::StringSet<> seen;
+    given.walk([&](tg::WeightOp op) {
+      const safetensors::TensorInfo *info = weights->lookup(op.getName());
+      if (info && seen.insert(op.getName()).second)
+        llvm::consumeError(writer.addRaw(info->name, info->dtype, info->shape,
+                                         weights->rawBytes(*info)));
+    });
+    if (llvm::sys::fs::createTemporaryFile("loom-given-weights",
+                                           "safetensors", path)) {
+      why = "cannot create a temporary file for the weights";
+      return std::nullopt;
     }
-    if (std::isinf(w[i]) || std::isinf(g[i])) {
-      if (w[i] != g[i])
-        return std::numeric_limits<double>::infinity();
-      continue;
+    remove.emplace(path);
+    if (llvm::Error err = writer.write(path)) {
+      why = llvm::toString(std::move(err));
+      return std::nullopt;
     }
-    worst = std::max(worst, std::fabs(double(w[i]) - double(g[i])) / scale);
   }
-  return worst;
+  interp::InterpreterOptions options;
+  options.weightsFile = std::string(path);
+  interp::Interpreter<interp::F32Domain> interpreter(given, options);
+  std::vector<EntryValues> outputs;
+  for (auto [e, entryInputs] : llvm::enumerate(inputs)) {
+    const char *name = loom_model_entry_name(model, e);
+    auto fn = given.lookupSymbol<func::FuncOp>(name ? name : "");
+    if (!fn) {
+      why = "the graph as given has no function of entry " + std::to_string(e);
+      return std::nullopt;
+    }
+    std::vector<interp::Tensor<interp::F32Domain>> args;
+    for (auto [i, bytes] : llvm::enumerate(entryInputs)) {
+      loom_tensor_desc desc;
+      loom_entry_input(model, e, i, &desc);
+      std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
+      // Inputs other than f32 are zeros (makeBuffers).
+      std::vector<double> values =
+          elementValues(desc.dtype, bytes)
+              .value_or(std::vector<double>(interp::numElementsOf(shape)));
+      values.resize(interp::numElementsOf(shape));
+      args.push_back(
+          interp::Tensor<interp::F32Domain>::fromDoubles(shape, values));
+    }
+    auto results = interpreter.run(fn, args);
+    if (failed(results)) {
+      if (why.empty())
+        why = "the interpreter fails on @" + std::string(name);
+      return std::nullopt;
+    }
+    EntryValues entry;
+    for (auto &t : *results)
+      entry.push_back(t.toDoubles());
+    outputs.push_back(std::move(entry));
+  }
+  return outputs;
 }
 
 /// A temporary artifact path beside \p outputPath (so that the kept one is
@@ -181,18 +300,24 @@ llvm::json::Value KeepFasterResult::toJSON() const {
                          {"error", v.error}};
     if (v.cached)
       o["cached"] = true;
+    o["given_error"] = v.givenError && std::isfinite(*v.givenError)
+                           ? llvm::json::Value(*v.givenError)
+                           : llvm::json::Value(nullptr);
     o["seconds"] = std::isinf(v.seconds) ? llvm::json::Value(nullptr)
                                          : llvm::json::Value(v.seconds);
     if (!v.note.empty())
       o["note"] = v.note;
     list.push_back(std::move(o));
   }
-  return llvm::json::Object{{"versions", std::move(list)},
+  llvm::json::Object whole{{"versions", std::move(list)},
                             {"kept", versions[kept].name},
                             {"runs_stopped", decidedEarly ? "decided"
                                                           : "at the budget"},
                             {"concurrent_compiles", concurrentCompiles},
                             {"compile_wall_seconds", compileWallSeconds}};
+  if (!givenNote.empty())
+    whole["given_note"] = givenNote;
+  return whole;
 }
 
 /// Whether versions may compile on threads sharing the MLIR context (after
@@ -289,6 +414,10 @@ public:
   /// Times what loaded in turn (or takes the cached times) and compares
   /// the outputs with the baseline's.
   LogicalResult measure();
+  /// Compares every version's outputs in \p times (of \p artifacts) with
+  /// the interpreter's on the graph as given.
+  void compareWithGiven(ArrayRef<TimedArtifact> times,
+                        ArrayRef<ProbeArtifact *> artifacts);
   /// Picks the version to keep.
   void choose();
   /// Puts the kept version at \p outputPath.
@@ -483,10 +612,59 @@ LogicalResult Comparison::measure() {
                                    result.versions.front().name,
                                    timing->error);
   }
+  compareWithGiven(times, artifacts);
   if (db)
     if (llvm::Error err = db->save())
       return error() << llvm::toString(std::move(err));
   return success();
+}
+
+void Comparison::compareWithGiven(ArrayRef<TimedArtifact> times,
+                                  ArrayRef<ProbeArtifact *> artifacts) {
+  std::optional<std::vector<EntryValues>> want =
+      interpretGiven(versions.front().module, weights, artifacts.front()->model,
+                     times.front().inputs, result.givenNote);
+  if (!want) {
+    result.givenNote = "the graph as given was not interpreted: " +
+                       result.givenNote;
+    emitWarning(versions.front().module.getLoc(), "loom-compile: ")
+        << result.givenNote
+        << "; the versions are compared with the graph as written only";
+    return;
+  }
+  for (auto [timing, measured, artifact] : llvm::zip(timed, times, artifacts)) {
+    if (!measured.median)
+      continue;
+    double worst = 0;
+    for (auto [e, entry] : llvm::enumerate(measured.outputs))
+      for (auto [k, bytes] : llvm::enumerate(entry)) {
+        loom_tensor_desc desc;
+        if (loom_entry_output_length(artifact->model, e, k, nullptr) >= 0 ||
+            loom_entry_output(artifact->model, e, k, &desc) != LOOM_OK)
+          continue; // padded to its bound: its length is compared
+        if (std::optional<std::vector<double>> got =
+                elementValues(desc.dtype, bytes))
+          worst = std::max(worst, scaledError((*want)[e][k], *got,
+                                              desc.dtype[0] != 'f'));
+      }
+    timing->givenError = worst;
+    if (!(worst <= options.tolerance) && timing->note.empty() &&
+        timing != timed.front())
+      timing->note = llvm::formatv("outputs differ from the graph as given's "
+                                   "by {0:e}",
+                                   worst);
+  }
+  const VersionTiming &base = *timed.front();
+  if (base.givenError && !(*base.givenError <= options.tolerance))
+    emitWarning(versions.front().module.getLoc(), "loom-compile: '")
+        << base.name << "', compiled, computes another answer than the "
+        << "graph as given (the interpreter's outputs on the same inputs "
+        << "differ by "
+        << llvm::formatv("{0:e1}, above {1:e1}", *base.givenError,
+                         options.tolerance)
+               .str()
+        << "): a compile-time pass, the generated code or the runtime "
+           "changes it (loom-run --check on the artifact shows it)";
 }
 
 void Comparison::choose() {

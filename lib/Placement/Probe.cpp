@@ -207,7 +207,7 @@ std::unique_ptr<placement::ProbeArtifact> placement::compileModuleText(
     return nullptr;
   }
   CompileOptions compile;
-  compile.embedSource = false;
+  compile.source = compiler::EmbeddedSource::None;
   compile.registry = &registry;
   if (failed(compileToArtifact(*parsed, &*weights, compile, path))) {
     llvm::sys::fs::remove(path);
@@ -393,8 +393,10 @@ placement::timeInTurn(ArrayRef<ProbeArtifact *> artifacts, bool shareInputs,
     out[i].median = times[i][times[i].size() / 2];
     out[i].runs = times[i].size();
     out[i].decided = decided;
-    for (const ProbeBuffers &b : inputs[i])
+    for (const ProbeBuffers &b : inputs[i]) {
       out[i].outputs.push_back(b.outputs);
+      out[i].inputs.push_back(b.inputs);
+    }
   }
   return out;
 }

@@ -130,6 +130,8 @@ struct TimedArtifact {
   bool decided = false;
   /// Per entry, per output: the bytes its last run wrote.
   std::vector<std::vector<std::vector<uint8_t>>> outputs;
+  /// Per entry, per input: the bytes it ran on.
+  std::vector<std::vector<std::vector<uint8_t>>> inputs;
 };
 
 /// Times \p artifacts in turn (TurnPolicy), so that the machine's drift falls

@@ -707,6 +707,16 @@ const char *loom_model_source(const loom_model *model, size_t *size) {
   return model->source.data();
 }
 
+const char *loom_model_source_graph(const loom_model *model) {
+  if (!model || model->source.empty())
+    return nullptr;
+  // The spellings are string literals (artifact::sourceGraphName).
+  return artifact::sourceGraphName(model->manifest.source
+                                       ? model->manifest.source->graph
+                                       : artifact::SourceGraph::Compiled)
+      .data();
+}
+
 const void *loom_model_weights(const loom_model *model, size_t *size) {
   if (!model || !model->weights)
     return nullptr;

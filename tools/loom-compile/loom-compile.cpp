@@ -263,14 +263,53 @@ static cl::opt<bool> concatInPlace(
              "operand (default true; false: every concatenation and split "
              "copies)"),
     cl::init(true), cl::cat(compileCat));
+static cl::opt<std::string> sourceGraph(
+    "source",
+    cl::desc("What the artifact embeds for loom-run --check: given (the "
+             "module as read, before any pass, with the weights it reads; "
+             "default), compiled (the module after the compile-time "
+             "passes: the check then covers code generation and the runtime "
+             "only) or none"),
+    cl::init("given"), cl::cat(compileCat));
 static cl::opt<bool>
     noSource("no-source",
-             cl::desc("Do not embed the tg module (loom-run --check needs it)"),
+             cl::desc("The spelling before --source: --source=none"),
              cl::cat(compileCat));
+
+static cl::opt<bool> debugPlantFault(
+    "debug-plant-fault", cl::Hidden,
+    cl::desc("Testing only (docs/Testing.md): after the compile-time passes, "
+             "add 0.5 to the first element of the first f32 constant of "
+             "several values (a folded weight), a semantic change that "
+             "loom-run --check must catch"),
+    cl::cat(compileCat));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "loom-compile") << message << "\n";
   return 1;
+}
+
+/// --debug-plant-fault: changes the first element of the first f32
+/// constant of several values that the compile-time passes left (a folded
+/// weight), as a faulty pass would.
+static LogicalResult plantFault(ModuleOp module) {
+  tg::ConstantOp target;
+  module.walk([&](tg::ConstantOp op) {
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense || dense.isSplat() || !dense.getElementType().isF32())
+      return WalkResult::advance();
+    target = op;
+    return WalkResult::interrupt();
+  });
+  if (!target)
+    return module.emitError("--debug-plant-fault: the compile-time passes "
+                            "left no f32 constant of several values");
+  auto dense = cast<DenseElementsAttr>(target.getValue());
+  SmallVector<float> values(dense.getValues<float>());
+  values[0] += 0.5f;
+  target.setValueAttr(
+      DenseElementsAttr::get(dense.getType(), ArrayRef<float>(values)));
+  return success();
 }
 
 /// A partitioned module (one with a pipe.schedule, docs/Pipelines.md)
@@ -394,7 +433,17 @@ int configureBackends(compiler::CompileOptions &options) {
   // The target's registry: a GPU's default list is generated code alone,
   // and a library of another device named for it is an error of the
   // compiler (checkBackends).
-  options.embedSource = !noSource;
+  if (debugPlantFault)
+    options.afterPasses = plantFault;
+  if (noSource && sourceGraph.getNumOccurrences())
+    return fail("--no-source is --source=none: give one of them");
+  if (noSource || sourceGraph == "none")
+    options.source = compiler::EmbeddedSource::None;
+  else if (sourceGraph == "compiled")
+    options.source = compiler::EmbeddedSource::Compiled;
+  else if (sourceGraph != "given")
+    return fail("--source must be given, compiled or none, not '" +
+                sourceGraph + "'");
   options.conv3dAs2d = conv3dAs2d;
   options.concatInPlace = concatInPlace;
   options.convOverConcat = convOverConcat;
@@ -577,9 +626,15 @@ static void printEndToEnd(llvm::StringRef what,
                   : llvm::formatv("in turn, {0} runs each", base.runs).str(),
       showTime(base.seconds), other.name, showTime(other.seconds),
       base.seconds / other.seconds,
-      other.note.empty()
-          ? llvm::formatv(", outputs within {0:e1}", other.error).str()
-          : "; " + other.note,
+      !other.note.empty() ? "; " + other.note
+      : other.givenError
+          ? llvm::formatv(", outputs within {0:e1} of the graph as given's",
+                          *other.givenError)
+                .str()
+          : llvm::formatv(", outputs within {0:e1} of the graph as "
+                          "written's",
+                          other.error)
+                .str(),
       kept.kept ? "the " + kept.versions[kept.kept].name + " graph"
                 : std::string("the graph as written"));
 }
@@ -789,6 +844,9 @@ int main(int argc, char **argv) {
     options.stepSourcesOut = &sourcesFile->os();
   }
   const safetensors::File *weightsPtr = weights ? &*weights : nullptr;
+  // Every version --superopt and --pet compile embeds the module as read.
+  if (options.source == compiler::EmbeddedSource::Given)
+    options.given = compiler::captureGivenGraph(*module);
   if (superopt != "none" || petParts > 0) {
     std::string why;
     if (partitioned)

@@ -214,7 +214,7 @@ conformance::compileAndRun(mlir::ModuleOp module, llvm::StringRef weightsPath,
   llvm::SmallString<128> path(dir);
   llvm::sys::path::append(path, "case.so");
   compiler::CompileOptions options;
-  options.embedSource = false;
+  options.source = compiler::EmbeddedSource::None;
   options.backends = backendSet.str();
   if (failed(compiler::compileToArtifact(module, weights ? &*weights : nullptr,
                                          options, path)))

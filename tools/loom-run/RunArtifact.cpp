@@ -4,8 +4,8 @@
 // API (include/loom-c/Runtime.h), runs an entry on inputs from a file or
 // drawn as the interpreter draws them (from the embedded source's function,
 // so that both paths see the same numbers), and with --check interprets the
-// embedded source on the same inputs with the artifact's own weights and
-// compares.
+// embedded source (the graph as given to loom-compile) on the same inputs
+// with the artifact's own weights and compares.
 //
 //===----------------------------------------------------------------------===//
 
@@ -296,8 +296,9 @@ static int compareWithFile(const ArtifactRunOptions &o, loom_model *model,
 }
 
 /// --check: the largest scaled error of \p outputs (their valid parts)
-/// against the interpreter run on the embedded source, into \p worst;
-/// non-zero on an error.
+/// against the interpreter run on the embedded source (the graph as given,
+/// or as compiled in older artifacts; the report says which), into
+/// \p worst; non-zero on an error.
 static int checkAgainstInterpreter(const ArtifactRunOptions &o,
                                    loom_model *model, int64_t entry,
                                    Source *source,
@@ -330,10 +331,27 @@ static int checkAgainstInterpreter(const ArtifactRunOptions &o,
     err = std::max(err, maxScaledError(toDoubles(outputs[i]), want[i]));
   }
   worst = std::max(worst, err);
+  bool given = llvm::StringRef(loom_model_source_graph(model)) == "given";
+  llvm::outs() << (given ? "check: the interpreter runs the graph as given "
+                           "(the model before loom-compile's passes)\n"
+                         : "check: the interpreter runs the graph as "
+                           "compiled (after loom-compile's passes, which "
+                           "this check does not cover: an artifact compiled "
+                           "with --source=compiled, or before artifacts "
+                           "embedded the graph as given)\n");
   llvm::outs() << llvm::format(
       "check: largest error vs the interpreter %.3g (tolerance %.3g); "
       "compiled %.3f ms (median), interpreter %.3f ms: %.1fx\n",
       err, o.tolerance, compiled * 1e3, seconds * 1e3, seconds / compiled);
+  if (!(err <= o.tolerance))
+    llvm::outs() << (given ? "check: the artifact computes another answer "
+                             "than the graph as given: a compile-time pass, "
+                             "the generated code or the runtime changes it "
+                             "(loom-compile --source=compiled checks the "
+                             "code and the runtime alone)\n"
+                           : "check: the artifact computes another answer "
+                             "than the graph as compiled: the generated "
+                             "code or the runtime changes it\n");
   return 0;
 }
 

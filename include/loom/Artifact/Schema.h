@@ -648,12 +648,32 @@ struct Weights {
   std::vector<WeightTensor> tensors;
 };
 
+/// Which graph the artifact's embedded source (.loom_source) is
+/// (docs/Artifact.md "The embedded source"): the module as loom-compile read
+/// it, before any of its passes, or the module after them (what artifacts
+/// without a `source` member embed).
+enum class SourceGraph { Given, Compiled };
+
+/// The manifest's `source`: what the embedded source is, and the tensors of
+/// the weights that only it reads (the given graph's weights that the
+/// compile-time passes folded away: no buffer names them).
+struct Source {
+  SourceGraph graph = SourceGraph::Given;
+  std::vector<std::string> weights;
+};
+
+std::string_view sourceGraphName(SourceGraph g);
+std::optional<SourceGraph> parseSourceGraph(std::string_view name);
+
 struct Manifest {
   std::string loomVersion;
   std::vector<Device> devices;
   Weights weights;
   std::vector<Entry> entries;
   World world;
+  /// Absent: no `source` member (no embedded source, or an artifact from
+  /// before the member, whose embedded source is the compiled graph).
+  std::optional<Source> source;
 };
 
 //===----------------------------------------------------------------------===//

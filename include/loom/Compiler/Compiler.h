@@ -28,6 +28,24 @@
 
 namespace loom::compiler {
 
+/// The graph as given (docs/Artifact.md "The embedded source"): a module as
+/// loom-compile read it, before any of its passes, printed without its
+/// tg.weights attribute (loom-run --check interprets it with the artifact's
+/// weights), and the names of the weights it reads.
+struct GivenGraph {
+  std::string text;
+  std::vector<std::string> weights;
+};
+
+/// \p module as given (read only: a clone is printed).
+std::shared_ptr<const GivenGraph> captureGivenGraph(mlir::ModuleOp module);
+
+/// What an artifact embeds as its source, for loom-run --check: the graph
+/// as given and the weights it reads (those the compile-time passes folded
+/// away stored once more), the graph as compiled (after the passes; the
+/// check then covers code generation and the runtime only), or nothing.
+enum class EmbeddedSource { Given, Compiled, None };
+
 struct CompileOptions {
   /// What the code is generated for (null: `cpu`, this machine).
   std::shared_ptr<const target::Target> target;
@@ -76,8 +94,18 @@ struct CompileOptions {
   /// of their result get no step: the operands are written in place
   /// (buildSchedule's concatInPlace; docs/Compiler.md).
   bool concatInPlace = true;
-  /// Embed the tg source module (for loom-run --check).
-  bool embedSource = true;
+  /// What the artifact embeds as its source (for loom-run --check).
+  EmbeddedSource source = EmbeddedSource::Given;
+  /// With EmbeddedSource::Given, the graph as given; null: the module
+  /// compileToArtifact is handed, as it is before its passes. loom-compile
+  /// sets it when it compiles rewritten versions of the module (--superopt,
+  /// --pet), so that every version embeds the module it read.
+  std::shared_ptr<const GivenGraph> given;
+  /// When set, called on the module after the tg-level passes and fragment
+  /// formation, before scheduling; a failure (diagnosed) stops the compile.
+  /// (loom-compile's hidden --debug-plant-fault changes a folded constant
+  /// there, a planted fault loom-run --check must catch: docs/Testing.md.)
+  std::function<mlir::LogicalResult(mlir::ModuleOp)> afterPasses;
   /// Where to print the schedules (null: nowhere).
   llvm::raw_ostream *scheduleOut = nullptr;
   /// Where to write what each step computes, as JSON (stepSourcesJSON;

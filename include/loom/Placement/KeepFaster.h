@@ -44,6 +44,12 @@ struct VersionTiming {
   /// Largest difference of its outputs from the baseline's on the same
   /// inputs, relative to max(1, largest |baseline output|) per output.
   double error = 0;
+  /// Largest difference of its outputs from the interpreter's on the graph
+  /// as given (the baseline's module, before the compile-time passes) on
+  /// the same inputs, measured the same way (integers exact; outputs of
+  /// data-dependent length not compared); nullopt when it was not measured
+  /// (the interpreter could not run the graph: KeepFasterResult::givenNote).
+  std::optional<double> givenError;
   /// Its time came from KeepFasterOptions::db.
   bool cached = false;
   /// Why it has no time, or why it was not kept although faster.
@@ -60,6 +66,9 @@ struct KeepFasterResult {
   /// many seconds of wall time together.
   bool concurrentCompiles = false;
   double compileWallSeconds = 0;
+  /// Why the outputs were not compared with the graph as given (empty: they
+  /// were).
+  std::string givenNote;
   llvm::json::Value toJSON() const;
 };
 
@@ -163,7 +172,11 @@ bool turnsDecided(llvm::ArrayRef<std::vector<double>> times);
 /// Compiles every version (cloned; \p weights are every version's weights)
 /// with \p compile into a temporary beside \p outputPath, times the
 /// artifacts in turn on this machine, and writes to \p outputPath the
-/// fastest version whose outputs agree with the baseline's, when its median
+/// fastest version whose outputs agree with the baseline's and with the
+/// interpreter's on the graph as given (the baseline's module: no
+/// compile-time pass has changed it; a baseline that disagrees is warned
+/// about, since a compile-time pass, the generated code or the runtime then
+/// changes the answer), when its median
 /// is below kMeasurableGain times the baseline's, else the baseline. A
 /// version whose graph is the baseline's (printed without locations) is
 /// neither compiled nor timed (its note says so). The

@@ -545,6 +545,39 @@ TEST(ArtifactTest, SingleProcessWorld) {
   EXPECT_EQ(refusal(writeManifest(m)), "");
 }
 
+TEST(ArtifactTest, TheEmbeddedSourceReadsBackAndIsChecked) {
+  // Absent: no source member (an artifact from before it).
+  Manifest m = twoRankManifest();
+  Manifest read;
+  ASSERT_FALSE(readManifest(writeManifest(m), read));
+  EXPECT_FALSE(read.source);
+  // The graph as given, with a weight only it reads.
+  m.weights.tensors.push_back({"w.original", "F32", {4, 4}, 9});
+  m.source = Source{SourceGraph::Given, {"w.original"}};
+  std::string text = writeManifest(m);
+  Manifest given;
+  ASSERT_FALSE(readManifest(text, given));
+  ASSERT_TRUE(given.source);
+  EXPECT_EQ(given.source->graph, SourceGraph::Given);
+  EXPECT_EQ(given.source->weights, std::vector<std::string>{"w.original"});
+  EXPECT_EQ(writeManifest(given), text);
+  // An unknown graph, a weight that is not one of the tensors, and one a
+  // buffer names are refused, naming the field.
+  EXPECT_EQ(refusal(edited(m,
+                           [](Json &root) {
+                             at(root, {"source"}).set("graph", "folded");
+                           })),
+            "manifest: source.graph: unknown source graph 'folded'");
+  m.source->weights = {"nowhere"};
+  EXPECT_EQ(refusal(writeManifest(m)),
+            "manifest: source.weights[0]: 'nowhere' is not one of the "
+            "weights' tensors");
+  m.source->weights = {"w"};
+  EXPECT_EQ(refusal(writeManifest(m)),
+            "manifest: source.weights[0]: 'w' is a buffer's weight (only "
+            "weights that no buffer names are the source's own)");
+}
+
 TEST(ArtifactTest, AnotherVersionAsksToRecompile) {
   std::string text = edited(twoRankManifest(),
                             [](Json &root) { root.set("version", 1); });
