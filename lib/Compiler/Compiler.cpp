@@ -456,6 +456,9 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(tg::createTGSinkSplits());
   pm.addNestedPass<func::FuncOp>(tg::createTGFoldBatchNorm());
+  // After the canonicalisation that folds pads into convolutions; before
+  // the rewrites that look for 1x1 convolutions, which trimmed ones may be.
+  pm.addNestedPass<func::FuncOp>(tg::createTGTrimConvTaps());
   pm.addNestedPass<func::FuncOp>(tg::createTGPoolBeforeConv1x1());
   // No target: the host CPU (targetOf).
   if (options.convOverConcat &&

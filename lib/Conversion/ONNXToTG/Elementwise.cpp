@@ -161,11 +161,13 @@ LogicalResult importArith(NodeContext &ctx, Arith k, bool mean = false) {
     return success();
   }
 
+  // Integer Pow stays refused: tg.pow of f64 need not be exact on integers
+  // (compiled, it is exp(y log x)), and truncating 8.9999... gives 8.
   bool integer = !onnxutil::isFloatDataType(dataType);
-  if (integer && (k == Arith::Pow || mean))
+  if (integer && k == Arith::Pow)
     return ctx.fail(onnxutil::dataTypeName(dataType) +
-                    " Pow and Mean on values not known at import time are "
-                    "not supported (tg arithmetic is floating-point)");
+                    " Pow on values not known at import time is not "
+                    "supported (tg arithmetic is floating-point)");
   auto acc = ctx.input(0);
   if (failed(acc))
     return failure();
@@ -189,8 +191,11 @@ LogicalResult importArith(NodeContext &ctx, Arith k, bool mean = false) {
     result = *r;
   }
   if (mean && n > 1) {
+    // An integer mean truncates, as when folded.
     Type e = cast<RankedTensorType>(result.getType()).getElementType();
-    auto r = ctx.create<tg::DivOp>({result, ctx.scalar(e, n)});
+    Value count = ctx.scalar(e, n);
+    auto r = integer ? buildIntegerArith(ctx, Arith::Div, result, count)
+                     : ctx.create<tg::DivOp>({result, count});
     if (failed(r))
       return failure();
     result = *r;
@@ -321,6 +326,30 @@ FailureOr<Value> bin(NodeContext &ctx, FailureOr<Value> a, FailureOr<Value> b) {
   if (failed(a) || failed(b))
     return failure();
   return ctx.create<OpT>({*a, *b});
+}
+
+/// Runs `build` on input 0 and sets its result as output 0: a float as it
+/// is, an integer (PyTorch's `-idx`, `idx.abs()`) in f64 and cast back,
+/// exact below 2^53 as the integer arithmetic is.
+LogicalResult
+importNumberUnaryWith(NodeContext &ctx,
+                      llvm::function_ref<FailureOr<Value>(Value, Type)> build) {
+  if (!ctx.hasInput(0) || ctx.isFloatInput(0))
+    return importUnaryWith(ctx, build);
+  auto x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Type f64 = ctx.builder().getF64Type();
+  auto wide = ctx.convert(*x, f64);
+  if (failed(wide))
+    return failure();
+  auto y = build(*wide, f64);
+  if (succeeded(y))
+    y = ctx.convert(*y, elementTypeOf(*x));
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
 }
 
 /// relu(x) - alpha * relu(-x): x for x >= 0, alpha * x below (exact).
@@ -684,8 +713,11 @@ void onnx_to_tg::populateElementwiseHandlers(HandlerTable &table) {
     return importArith(c, Arith::Add, /*mean=*/true);
   };
 
-  table["Relu"] = [](NodeContext &c) {
-    return foldUnary(c, reluOf) ? success() : importUnary<tg::ReluOp>(c);
+  table["Relu"] = [](NodeContext &c) -> LogicalResult {
+    if (foldUnary(c, reluOf, /*intOk=*/true))
+      return success();
+    return importNumberUnaryWith(
+        c, [&](Value x, Type) { return un<tg::ReluOp>(c, x); });
   };
   table["Sigmoid"] = importUnary<tg::SigmoidOp>;
   table["Tanh"] = importUnary<tg::TanhOp>;
@@ -700,13 +732,16 @@ void onnx_to_tg::populateElementwiseHandlers(HandlerTable &table) {
   };
   table["Erf"] = importUnary<tg::ErfOp>;
   table["HardSwish"] = importUnary<tg::HardSwishOp>;
-  table["Neg"] = [](NodeContext &c) {
-    return foldUnary(c, negOf, true) ? success() : importUnary<tg::NegOp>(c);
+  table["Neg"] = [](NodeContext &c) -> LogicalResult {
+    if (foldUnary(c, negOf, true))
+      return success();
+    return importNumberUnaryWith(
+        c, [&](Value x, Type) { return un<tg::NegOp>(c, x); });
   };
   table["Abs"] = [](NodeContext &c) -> LogicalResult {
     if (foldUnary(c, absOf, true))
       return success();
-    return importUnaryWith(c, [&](Value x, Type) {
+    return importNumberUnaryWith(c, [&](Value x, Type) {
       return bin<tg::MaxOp>(c, x, un<tg::NegOp>(c, x));
     });
   };

@@ -10,7 +10,9 @@
 // the first half of the extent times the second (an odd extent's last slice
 // carried along), until one slice is left. Every reduction of values known
 // at import time is evaluated by the importer. ArgMax and ArgMin select
-// among the indices where the values equal their extreme.
+// among the indices where the values equal their extreme. Integer inputs
+// go through f64 (exact below 2^53), but for ReduceLogSum and
+// ReduceLogSumExp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -217,15 +219,16 @@ LogicalResult importReduce(NodeContext &ctx, Reduce kind) {
     ctx.setOutput(0, foldReduce(kind, *t, axes, keepDims));
     return success();
   }
-  // Integer sums, products and extremes (a count of a mask, PyTorch's
-  // `(x > 0).sum()`) go through f64 as integer arithmetic does (exact below
-  // 2^53) and are cast back.
+  // Integer reductions (a count of a mask, PyTorch's `(x > 0).sum()`) go
+  // through f64 as integer arithmetic does (exact below 2^53) and are cast
+  // back, truncating as the fold does: a mean is the sum divided by the
+  // count, truncated toward zero, and L2 the square root truncated.
   bool integer = !ctx.isFloatInput(0);
-  if (integer && kind != Reduce::Sum && kind != Reduce::Max &&
-      kind != Reduce::Min && kind != Reduce::Prod)
+  if (integer && (kind == Reduce::LogSum || kind == Reduce::LogSumExp))
     return ctx.fail(onnxutil::dataTypeName(ctx.inputDataType(0)) +
-                    " reductions other than sum, product, max and min of "
-                    "values not known at import time are not supported");
+                    " ReduceLogSum and ReduceLogSumExp of values not known "
+                    "at import time are not supported (a logarithm of "
+                    "integers is no integer)");
   auto x = ctx.input(0);
   if (failed(x))
     return failure();
@@ -234,9 +237,14 @@ LogicalResult importReduce(NodeContext &ctx, Reduce kind) {
     x = ctx.convert(*x, Float64Type::get(ctx.context()));
   if (failed(x))
     return failure();
+  // A scalar is reduced as a vector of one element (its sum of squares is
+  // its square, its L1 norm its magnitude).
   if (rank == 0) {
-    ctx.setOutput(0, *x);
-    return success();
+    x = ctx.reshape(*x, {1});
+    if (failed(x))
+      return failure();
+    axes = {0};
+    keepDims = false;
   }
   auto un = [&](auto tag, FailureOr<Value> v) -> FailureOr<Value> {
     using OpT = decltype(tag);
@@ -334,11 +342,12 @@ HostTensor foldArg(const HostTensor &t, int64_t axis, bool isMax, bool last,
   return out;
 }
 
-/// ArgMax and ArgMin. On run-time floats: the extreme along the axis
+/// ArgMax and ArgMin. On run-time values: the extreme along the axis
 /// (ArgMin as the maximum of -x), the positions equal to it, and the least
 /// (or, with select_last_index, the greatest) of their indices, as a
 /// maximum over the indices where equal and -1 or -extent elsewhere. The
-/// indices are exact in f32 up to 2^24 and computed in f64 beyond.
+/// indices are exact in f32 up to 2^24 and computed in f64 beyond; integer
+/// inputs are compared in f64.
 } // namespace
 
 FailureOr<Value> onnx_to_tg::extremeIndex(NodeContext &ctx, Value x,
@@ -389,10 +398,11 @@ LogicalResult importArg(NodeContext &ctx, bool isMax) {
     ctx.setOutput(0, foldArg(*t, *axis, isMax, last, keepDims));
     return success();
   }
-  if (!ctx.isFloatInput(0))
-    return ctx.fail(onnxutil::dataTypeName(ctx.inputDataType(0)) +
-                    " inputs not known at import time are not supported");
+  // Integers (token ids: a CLIP text tower pools at `ids.argmax(-1)`) are
+  // compared in f64, exact below 2^53 as the integer arithmetic is.
   auto x = ctx.input(0);
+  if (succeeded(x) && !ctx.isFloatInput(0))
+    x = ctx.convert(*x, ctx.builder().getF64Type());
   if (failed(x))
     return failure();
   auto picked = extremeIndex(ctx, *x, *axis, isMax, last);

@@ -1115,13 +1115,13 @@ FailureOr<bool> importWithTwoPaddedDims(NodeContext &ctx) {
 
 /// ArgMax or ArgMin along a padded dimension: the padding reads as the
 /// value that never wins (-inf for ArgMax, +inf for ArgMin), so the index is
-/// that of the valid elements' extreme (0 when there are none).
+/// that of the valid elements' extreme (0 when there are none). Integers
+/// are compared in f64, as ArgMax's own handler compares them.
 LogicalResult importArgExtremeOverPadded(NodeContext &ctx, BoundedDim b) {
-  if (!ctx.isFloatInput(0))
-    return ctx.fail("an ArgMax or ArgMin along a dimension of data-dependent "
-                    "length needs floating-point input");
   double inf = std::numeric_limits<double>::infinity();
   auto x = ctx.input(0);
+  if (succeeded(x) && !ctx.isFloatInput(0))
+    x = ctx.convert(*x, ctx.builder().getF64Type());
   if (failed(x))
     return failure();
   auto masked =

@@ -32,7 +32,7 @@ Value unaryGeneric(OpBuilder &b, Location loc, RankedTensorType type, Value x,
                    UnaryKind kind, interp::UnaryParams params = {}) {
   return elementwise(b, loc, type, {x},
                      [&](OpBuilder &nb, Location nl, ValueRange args) {
-                       LinalgDomain::Scope scope(nb, nl);
+                       LinalgDomain::Scope scope(nb, nl, args[0].getType());
                        interp::UnaryConsts<LinalgDomain> consts(params);
                        return interp::dispatchUnary(kind, [&](auto k) {
                          return interp::applyUnary<LinalgDomain, k.value>(
@@ -50,7 +50,7 @@ template <class OpT, BinaryKind K> Lowered lowerBinary(OpT op, OpBuilder &b) {
   return SmallVector<Value>{elementwise(
       b, op.getLoc(), resultType(op), op->getOperands(),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        LinalgDomain::Scope scope(nb, nl);
+        LinalgDomain::Scope scope(nb, nl, args[0].getType());
         return interp::applyBinary<LinalgDomain, K>(args[0], args[1]);
       })};
 }
@@ -107,7 +107,7 @@ Lowered lowerMod(ModOp op, OpBuilder &b) {
       [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
         Value x = args[0], y = args[1];
         if (isa<FloatType>(x.getType())) {
-          LinalgDomain::Scope scope(nb, nl);
+          LinalgDomain::Scope scope(nb, nl, args[0].getType());
           return interp::applyBinary<LinalgDomain, BinaryKind::FMod>(x, y);
         }
         Type type = x.getType();

@@ -177,7 +177,7 @@ Value biasAndActivate(OpBuilder &b, Location loc, Value conv, Value bias,
   return elementwiseWithStats(
       b, loc, type, ValueRange{conv}, stats, others,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        LinalgDomain::Scope scope(nb, nl);
+        LinalgDomain::Scope scope(nb, nl, args[0].getType());
         Value v = args[0];
         if (args.size() > 1)
           v = LinalgDomain::add(v, args[1]);

@@ -20,10 +20,12 @@ using namespace loom::tg::lowering;
 
 thread_local OpBuilder *LinalgDomain::builder = nullptr;
 thread_local const Location *LinalgDomain::loc = nullptr;
+thread_local Type LinalgDomain::element = nullptr;
 
+// Rounded once to the element type, as the interpreter's domains do.
 Value LinalgDomain::fromDouble(double v) {
   return arith::ConstantOp::create(*builder, *loc,
-                                   builder->getF32FloatAttr(float(v)));
+                                   builder->getFloatAttr(element, v));
 }
 Value LinalgDomain::add(Value a, Value b) {
   return arith::AddFOp::create(*builder, *loc, a, b);

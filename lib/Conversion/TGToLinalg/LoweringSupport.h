@@ -25,28 +25,36 @@ namespace loom::tg::lowering {
 using mlir::Location;
 using mlir::OpBuilder;
 using mlir::RankedTensorType;
+using mlir::Type;
 using mlir::Value;
 using mlir::ValueRange;
 using Lowered = llvm::FailureOr<llvm::SmallVector<Value>>;
 
-/// A number domain (interp/Domain.h) over f32 SSA values: each primitive
+/// A number domain (interp/Domain.h) over float SSA values: each primitive
 /// builds an arith or math op at the current insertion point.
 struct LinalgDomain {
   using T = Value;
   static thread_local OpBuilder *builder;
   static thread_local const Location *loc;
+  /// The float type the primitives compute in: that of their constants.
+  static thread_local Type element;
 
-  /// Sets the insertion point of the primitives for its lifetime.
+  /// Sets the insertion point and the float type of the primitives for its
+  /// lifetime.
   struct Scope {
     OpBuilder *savedBuilder;
     const Location *savedLoc;
-    Scope(OpBuilder &b, const Location &l) : savedBuilder(builder), savedLoc(loc) {
+    Type savedElement;
+    Scope(OpBuilder &b, const Location &l, Type elementType)
+        : savedBuilder(builder), savedLoc(loc), savedElement(element) {
       builder = &b;
       loc = &l;
+      element = elementType;
     }
     ~Scope() {
       builder = savedBuilder;
       loc = savedLoc;
+      element = savedElement;
     }
   };
 

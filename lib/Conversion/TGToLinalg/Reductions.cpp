@@ -52,7 +52,7 @@ int64_t countOf(RankedTensorType type, ArrayRef<int64_t> axes) {
 Value divideBy(OpBuilder &b, Location loc, Value v, double n) {
   return elementwise(b, loc, cast<RankedTensorType>(v.getType()), {v},
                      [&](OpBuilder &nb, Location nl, ValueRange args) {
-                       D::Scope scope(nb, nl);
+                       D::Scope scope(nb, nl, args[0].getType());
                        return D::div(args[0], D::fromDouble(n));
                      });
 }
@@ -95,7 +95,7 @@ Lowered lowerGlobalAvgPool(GlobalAvgPoolOp op, OpBuilder &b) {
 
 /// exp(x - max) from an element and its row's max.
 Value shiftedExp(OpBuilder &nb, Location nl, ValueRange args) {
-  D::Scope scope(nb, nl);
+  D::Scope scope(nb, nl, args[0].getType());
   return D::exp(D::sub(args[0], args[1]));
 }
 
@@ -135,7 +135,7 @@ Lowered lowerSoftmax(SoftmaxOp op, OpBuilder &b) {
   return SmallVector<Value>{elementwiseWithStats(
       b, loc, type, {x}, {stats.max, stats.sum}, axes,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        D::Scope scope(nb, nl);
+        D::Scope scope(nb, nl, args[0].getType());
         return D::div(shiftedExp(nb, nl, args.take_front(2)), args[2]);
       })};
 }
@@ -170,7 +170,7 @@ Lowered lowerSoftmaxCrossEntropy(SoftmaxCrossEntropyOp op, OpBuilder &b) {
         Value at = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), label);
         Value picked = tensor::ExtractOp::create(
             nb, nl, x, ValueRange{linalg::IndexOp::create(nb, nl, 0), at});
-        D::Scope scope(nb, nl);
+        D::Scope scope(nb, nl, args[0].getType());
         linalg::YieldOp::create(
             nb, nl,
             D::add(args[3], D::sub(D::log(args[1]), D::sub(picked, args[0]))));
@@ -184,7 +184,7 @@ Lowered lowerMseLoss(MseLossOp op, OpBuilder &b) {
   auto type = cast<RankedTensorType>(op.getLhs().getType());
   Value sq = elementwise(b, loc, type, {op.getLhs(), op.getRhs()},
                          [&](OpBuilder &nb, Location nl, ValueRange args) {
-                           D::Scope scope(nb, nl);
+                           D::Scope scope(nb, nl, args[0].getType());
                            Value d = D::sub(args[0], args[1]);
                            return D::mul(d, d);
                          });
@@ -212,21 +212,21 @@ Lowered lowerLayerNorm(LayerNormOp op, OpBuilder &b) {
   Value x = op.getInput();
   Value mean = divideBy(b, loc, reduceKept(b, loc, x, axes, 0.0, addF), n);
   auto deviation = [&](OpBuilder &nb, Location nl, ValueRange args) {
-    D::Scope scope(nb, nl);
+    D::Scope scope(nb, nl, args[0].getType());
     return D::sub(args[0], args[1]);
   };
   Value sq = elementwiseWithStats(
       b, loc, type, {x}, {mean}, axes,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value dev = deviation(nb, nl, args);
-        D::Scope scope(nb, nl);
+        D::Scope scope(nb, nl, args[0].getType());
         return D::mul(dev, dev);
       });
   Value sqSum = reduceKept(b, loc, sq, axes, 0.0, addF);
   Value inv = elementwise(
       b, loc, cast<RankedTensorType>(sqSum.getType()), {sqSum},
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        D::Scope scope(nb, nl);
+        D::Scope scope(nb, nl, args[0].getType());
         Value var = D::div(args[0], D::fromDouble(n));
         return D::div(D::one(), D::sqrt(D::add(var, D::fromDouble(eps))));
       });
@@ -234,7 +234,7 @@ Lowered lowerLayerNorm(LayerNormOp op, OpBuilder &b) {
       b, loc, type, {x, op.getScale(), op.getBias()}, {mean, inv}, axes,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value dev = deviation(nb, nl, {args[0], args[3]});
-        D::Scope scope(nb, nl);
+        D::Scope scope(nb, nl, args[0].getType());
         return D::add(D::mul(D::mul(dev, args[4]), args[1]), args[2]);
       })};
 }
@@ -259,7 +259,7 @@ Lowered lowerBatchNorm(BatchNormOp op, OpBuilder &b) {
   double eps = op.getEpsilon().convertToDouble();
   return SmallVector<Value>{elementwise(
       b, loc, type, inputs, [&](OpBuilder &nb, Location nl, ValueRange args) {
-        D::Scope scope(nb, nl);
+        D::Scope scope(nb, nl, args[0].getType());
         Value stddev = D::sqrt(D::add(args[2], D::fromDouble(eps)));
         return D::add(
             D::mul(D::sub(args[0], args[1]), D::div(args[3], stddev)),
@@ -292,10 +292,10 @@ Lowered loom::tg::lowerSoftmaxStoringExponentials(SoftmaxOp op, OpBuilder &b) {
   auto type = cast<RankedTensorType>(op.getType());
   SmallVector<int64_t> axes = {softmaxAxis(op)};
   SoftmaxStats stats = softmaxStats(b, loc, op.getInput(), axes);
-  return SmallVector<Value>{elementwiseWithStats(
-      b, loc, type, {stats.exps}, {stats.sum}, axes,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        D::Scope scope(nb, nl);
-        return D::mul(args[0], D::div(D::one(), args[1]));
-      })};
+  return SmallVector<Value>{
+      elementwiseWithStats(b, loc, type, {stats.exps}, {stats.sum}, axes,
+                           [&](OpBuilder &nb, Location nl, ValueRange args) {
+                             D::Scope scope(nb, nl, args[0].getType());
+                             return D::mul(args[0], D::div(D::one(), args[1]));
+                           })};
 }

@@ -235,6 +235,37 @@ def TGSinkSplits : Pass<"tg-sink-splits", "mlir::func::FuncOp"> {
   }];
 }
 
+def TGTrimConvTaps : Pass<"tg-trim-conv-taps", "mlir::func::FuncOp"> {
+  let summary = "Drop the convolution taps that read only padding";
+  let description = [{
+    Rewrites each `tg.conv` (1-D, 2-D or 3-D, any strides, dilations,
+    groups, bias and activation, any filter) some of whose filter taps read
+    zero padding for every output position, given the input size, pads,
+    stride and dilation: the filter becomes a `tg.slice` of the taps that
+    can read the input and the pads shrink so that every kept tap reads the
+    element it read before and the output keeps its size; a dimension left
+    with one tap gets dilation 1. DeepLabV3's ASPP convolutions (3x3,
+    dilation = padding = 24 or 36, on a 16 x 16 plane) become 1x1
+    convolutions without padding, their eight outer taps having read zeros
+    only; at dilation 12 every tap reads the plane and nothing changes.
+
+    Exact in real arithmetic: the dropped taps only ever multiplied zeros
+    of the padding, and every kept tap multiplies the elements it did
+    before (the index arithmetic is in `TrimConvTaps.cpp`); a backend may
+    sum the products in another order (a 1x1 convolution as a matrix
+    product), so float results differ by rounding at most. Taps are
+    dropped only from the ends of a dimension, and only as far as the new
+    padding stays non-negative.
+    `loom-compile` runs it before its other convolution rewrites (after
+    the canonicalisation that folds a `tg.pad` into a convolution's pads);
+    `--tg-fold-weights` then slices a parameter filter at compile time.
+
+    ```
+    loom-opt model.mlir --tg-trim-conv-taps
+    ```
+  }];
+}
+
 def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
   let summary = "Compute every op whose operands are weights or constants";
   let description = [{
