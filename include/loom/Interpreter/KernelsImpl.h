@@ -17,6 +17,7 @@
 
 #include "loom/Interpreter/Gemm.h"
 #include "loom/Interpreter/Kernels.h"
+#include "loom/Interpreter/Precision.h"
 #include "loom/Interpreter/StridedLoops.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -594,24 +595,6 @@ template <class D> Tensor<D> globalAvgPool(const Tensor<D> &x) {
 
 namespace kernels_detail {
 
-/// Rounds \p v to the nearest value (ties to even) of a binary floating point
-/// format with \p precision significand bits (including the implicit one),
-/// minimum normal exponent \p emin and maximum exponent \p emax; subnormals
-/// are kept, overflow goes to infinity.
-inline double roundToFormat(double v, int precision, int emin, int emax) {
-  if (!std::isfinite(v) || v == 0)
-    return v;
-  int e = 0;
-  std::frexp(v, &e); // |v| in [2^(e-1), 2^e)
-  int exponent = std::max(e - 1, emin);
-  int ulp = exponent - (precision - 1);
-  double r = std::ldexp(std::nearbyint(std::ldexp(v, -ulp)), ulp);
-  double maxFinite = std::ldexp(2.0 - std::ldexp(1.0, 1 - precision), emax);
-  if (std::fabs(r) > maxFinite)
-    return std::copysign(std::numeric_limits<double>::infinity(), v);
-  return r;
-}
-
 /// Whether D provides nonZeroIndicator (symbolic domains, whose scalars
 /// cannot be tested for zero at kernel run time).
 template <class D, class = void>
@@ -642,29 +625,8 @@ template <class D> Tensor<D> cast(const Tensor<D> &x, ElemKind to) {
   if constexpr (D::isExact) {
     return out; // Exact domains have no precision to lose.
   } else {
-    for (T &v : out.data) {
-      double d = D::toDouble(v);
-      switch (to) {
-      case ElemKind::F64:
-        break;
-      case ElemKind::F32:
-        d = static_cast<double>(static_cast<float>(d));
-        break;
-      case ElemKind::F16:
-        d = roundToFormat(d, 11, -14, 15);
-        break;
-      case ElemKind::BF16:
-        d = roundToFormat(d, 8, -126, 127);
-        break;
-      case ElemKind::I64:
-      case ElemKind::I32:
-        d = std::trunc(d) + 0.0; // integers have no -0
-        break;
-      case ElemKind::I1:
-        llvm_unreachable("handled above");
-      }
-      v = D::fromDouble(d);
-    }
+    for (T &v : out.data)
+      v = D::fromDouble(roundToElemKind(D::toDouble(v), to));
     return out;
   }
 }

@@ -7,6 +7,7 @@
 #include "loom/Conversion/ONNXCommon/ONNXTensors.h"
 
 #include "loom/Dialect/TG/IR/TGTypes.h"
+#include "loom/Interpreter/Precision.h"
 #include "loom/Support/ElementTypes.h"
 
 #include "mlir/IR/Builders.h"
@@ -385,19 +386,19 @@ llvm::Error onnxutil::checkTensorData(const TP &tensor) {
 
 void onnxutil::roundToDataType(HostTensor &t) {
   switch (t.dataType) {
+  // One rounding from the double, as tg.cast (interp::roundToElemKind): a
+  // double cast to float16 through float would be rounded twice.
   case TP::FLOAT:
     for (double &v : t.floats)
-      v = static_cast<float>(v);
+      v = interp::roundToElemKind(v, ElemKind::F32);
     break;
   case TP::FLOAT16:
     for (double &v : t.floats)
-      v = safetensors::halfToFloat(
-          safetensors::floatToHalf(static_cast<float>(v)));
+      v = interp::roundToElemKind(v, ElemKind::F16);
     break;
   case TP::BFLOAT16:
     for (double &v : t.floats)
-      v = safetensors::bfloat16ToFloat(
-          safetensors::floatToBFloat16(static_cast<float>(v)));
+      v = interp::roundToElemKind(v, ElemKind::BF16);
     break;
   case TP::INT32:
     for (int64_t &v : t.ints)

@@ -13,6 +13,8 @@
 #include "Importer.h"
 
 #include "loom/Interpreter/Domain.h"
+#include "loom/Interpreter/Kernels.h"
+#include "loom/Interpreter/Precision.h"
 
 #include <cmath>
 
@@ -29,24 +31,54 @@ namespace {
 
 enum class Arith { Add, Sub, Mul, Div, Pow, Max, Min };
 
-double foldArith(Arith k, double a, double b) {
+/// Calls \p fn with the domain (interp::F32Domain or F64Domain) in which
+/// compile time computes an op of ONNX element type \p dataType
+/// (interp::foldDomainFor, docs/Interpreter.md "Compile-time evaluation"):
+/// float for float, float16 and bfloat16, as tg's ops compute at run time.
+template <class Fn> double inFoldDomain(int32_t dataType, Fn &&fn) {
+  std::optional<ElemKind> kind = elemKindOfONNX(dataType);
+  interp::FoldDomain domain =
+      kind ? interp::foldDomainFor({*kind}, /*convertsOnly=*/false)
+           : interp::FoldDomain::F64;
+  switch (domain) {
+  case interp::FoldDomain::F32:
+    return fn(interp::F32Domain{});
+  case interp::FoldDomain::F64:
+    return fn(interp::F64Domain{});
+  }
+  llvm_unreachable("unknown FoldDomain");
+}
+
+/// The interpreter's operator of \p k.
+interp::BinaryKind binaryKindOf(Arith k) {
   switch (k) {
   case Arith::Add:
-    return a + b;
+    return interp::BinaryKind::Add;
   case Arith::Sub:
-    return a - b;
+    return interp::BinaryKind::Sub;
   case Arith::Mul:
-    return a * b;
+    return interp::BinaryKind::Mul;
   case Arith::Div:
-    return a / b;
+    return interp::BinaryKind::Div;
   case Arith::Pow:
-    return std::pow(a, b);
+    return interp::BinaryKind::Pow;
   case Arith::Max:
-    return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+    return interp::BinaryKind::Max;
   case Arith::Min:
-    return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+    return interp::BinaryKind::Min;
   }
-  return 0;
+  llvm_unreachable("unknown Arith");
+}
+
+/// Arithmetic \p k on known float values of ONNX element type \p dataType:
+/// the interpreter's definition, in the type's fold domain (inFoldDomain;
+/// the result is rounded to the type after).
+double foldArith(Arith k, int32_t dataType, double a, double b) {
+  return inFoldDomain(dataType, [&](auto domain) {
+    using D = decltype(domain);
+    return D::toDouble(interp::binaryScalar<D>(
+        binaryKindOf(k), D::fromDouble(a), D::fromDouble(b)));
+  });
 }
 
 int64_t foldArithInt(Arith k, int64_t a, int64_t b) {
@@ -148,7 +180,7 @@ LogicalResult importArith(NodeContext &ctx, Arith k, bool mean = false) {
         return ctx.fail("input shapes do not broadcast");
       acc = binaryHost(
           acc, *ctx.constant(i), dataType,
-          [k](double a, double b) { return foldArith(k, a, b); },
+          [&](double a, double b) { return foldArith(k, dataType, a, b); },
           [k](int64_t a, int64_t b) { return foldArithInt(k, a, b); });
     }
     if (mean) {
@@ -258,21 +290,48 @@ LogicalResult importMod(NodeContext &ctx) {
 // Unary functions
 //===----------------------------------------------------------------------===//
 
-/// Folds a unary function on a known input; returns false when not known.
-bool foldUnary(NodeContext &ctx, double (*fn)(double), bool intOk = false) {
+/// Folds \p fn (of a known element and the input's ONNX element type) on a
+/// known input, float or, with \p intOk, integer; returns false when the
+/// input is not known. The result is rounded to the input's type.
+bool foldUnaryWith(NodeContext &ctx,
+                   llvm::function_ref<double(double, int32_t)> fn,
+                   bool intOk) {
   const HostTensor *t = ctx.constant(0);
   if (!t || (!t->isFloat() && !intOk))
     return false;
   HostTensor out = *t;
   for (int64_t i = 0; i < out.numElements(); ++i) {
     if (out.isFloat())
-      out.floats[i] = fn(out.floats[i]);
+      out.floats[i] = fn(out.floats[i], out.dataType);
     else
-      out.ints[i] = static_cast<int64_t>(fn(static_cast<double>(out.ints[i])));
+      out.ints[i] = static_cast<int64_t>(
+          fn(static_cast<double>(out.ints[i]), out.dataType));
   }
   onnxutil::roundToDataType(out);
   ctx.setOutput(0, std::move(out));
   return true;
+}
+
+/// Folds a unary function that is exact in any precision (floor, abs,
+/// neg, ...; one rounding to the type after) on a known input.
+bool foldUnary(NodeContext &ctx, double (*fn)(double), bool intOk = false) {
+  return foldUnaryWith(
+      ctx, [&](double v, int32_t) { return fn(v); }, intOk);
+}
+
+/// Folds tg's unary \p kind (the interpreter's definition) on a known
+/// float input in its fold domain (inFoldDomain): exp and log of a float
+/// in float, as tg.exp and tg.log compute at run time.
+bool foldUnary(NodeContext &ctx, interp::UnaryKind kind) {
+  return foldUnaryWith(
+      ctx,
+      [&](double v, int32_t dataType) {
+        return inFoldDomain(dataType, [&](auto domain) {
+          using D = decltype(domain);
+          return D::toDouble(interp::unaryScalar<D>(kind, D::fromDouble(v)));
+        });
+      },
+      /*intOk=*/false);
 }
 
 /// The float input 0, or an error naming its element type.
@@ -471,8 +530,6 @@ double reluOf(double v) { return v > 0 ? v : 0; }
 double floorOf(double v) { return std::floor(v); }
 double ceilOf(double v) { return std::ceil(v); }
 double sqrtOf(double v) { return std::sqrt(v); }
-double expOf(double v) { return std::exp(v); }
-double logOf(double v) { return std::log(v); }
 
 /// Floor, Ceil and Round: folded when known, otherwise computed from
 /// tg.mod (floorAtRunTime and its siblings). Their inputs are floats.
@@ -722,10 +779,12 @@ void onnx_to_tg::populateElementwiseHandlers(HandlerTable &table) {
   table["Sigmoid"] = importUnary<tg::SigmoidOp>;
   table["Tanh"] = importUnary<tg::TanhOp>;
   table["Exp"] = [](NodeContext &c) {
-    return foldUnary(c, expOf) ? success() : importUnary<tg::ExpOp>(c);
+    return foldUnary(c, interp::UnaryKind::Exp) ? success()
+                                                : importUnary<tg::ExpOp>(c);
   };
   table["Log"] = [](NodeContext &c) {
-    return foldUnary(c, logOf) ? success() : importUnary<tg::LogOp>(c);
+    return foldUnary(c, interp::UnaryKind::Log) ? success()
+                                                : importUnary<tg::LogOp>(c);
   };
   table["Sqrt"] = [](NodeContext &c) {
     return foldUnary(c, sqrtOf) ? success() : importUnary<tg::SqrtOp>(c);

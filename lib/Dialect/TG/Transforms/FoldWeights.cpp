@@ -6,8 +6,8 @@
 
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
+#include "loom/Dialect/TG/Utils/CompileTimeEval.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
-#include "loom/Interpreter/EvalFrame.h"
 #include "loom/Support/Shapes.h"
 
 #include "mlir/IR/Builders.h"
@@ -28,11 +28,10 @@ using namespace loom::tg;
 
 namespace {
 
-using interp::F64Domain;
-using TensorPtr = std::shared_ptr<const interp::Tensor<F64Domain>>;
+using TensorPtr = KnownTensorPtr;
 
-/// A dense attribute of \p type holding \p values, rounded once to the
-/// element type.
+/// A dense attribute of \p type holding \p values, which its element type
+/// holds exactly (evaluateAtCompileTime rounded them).
 DenseElementsAttr denseOf(RankedTensorType type, ArrayRef<double> values) {
   Type e = type.getElementType();
   // f32 and f64 directly (a C++ conversion rounds to nearest, ties to even,
@@ -230,8 +229,7 @@ private:
     if (!values)
       return op.emitOpError() << llvm::toString(values.takeError());
     auto shape = op.getType().getShape();
-    return std::make_shared<const interp::Tensor<F64Domain>>(
-        interp::Tensor<F64Domain>::fromDoubles(
+    return std::make_shared<const KnownTensor>(KnownTensor::fromDoubles(
             std::vector<int64_t>(shape.begin(), shape.end()), *values));
   }
 
@@ -286,14 +284,14 @@ private:
       if (n < 0 || n > maxElements)
         return success();
     }
-    std::vector<const interp::Tensor<F64Domain> *> in;
+    std::vector<const KnownTensor *> in;
     std::vector<TensorPtr> keep;
     for (OpOperand &operand : op.getOpOperands()) {
       if (moved.count(operand.get()))
         materialize(operand.get());
       Value v = operand.get();
       if (isa<ConstantOp>(v.getDefiningOp()) && !known.count(v)) {
-        auto c = evaluate(*v.getDefiningOp(), {});
+        auto c = evaluateAtCompileTime(*v.getDefiningOp(), {});
         if (failed(c))
           return failure();
         known[v] = c->front();
@@ -304,7 +302,7 @@ private:
       keep.push_back(*t);
       in.push_back(t->get());
     }
-    auto results = evaluate(op, in);
+    auto results = evaluateAtCompileTime(op, in);
     if (failed(results))
       return failure();
     OpBuilder b(&op);
@@ -381,21 +379,6 @@ private:
       moved[r] = std::make_shared<const std::string>(std::move(bytes));
     movedOps.push_back(&op);
     return true;
-  }
-
-  FailureOr<std::vector<TensorPtr>>
-  evaluate(Operation &op, ArrayRef<const interp::Tensor<F64Domain> *> in) {
-    std::vector<TensorPtr> results;
-    auto noWeight = []() -> FailureOr<TensorPtr> { return failure(); };
-    auto noBody = [](Block &,
-                     ArrayRef<TensorPtr>) -> FailureOr<std::vector<TensorPtr>> {
-      return failure();
-    };
-    interp::TypedFrame<F64Domain> typed(in, results, noWeight, noBody);
-    interp::EvalFrame frame(typed);
-    if (failed(cast<EvaluableOpInterface>(op).evaluate(frame)))
-      return failure();
-    return results;
   }
 };
 

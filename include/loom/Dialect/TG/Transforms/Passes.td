@@ -269,22 +269,37 @@ def TGTrimConvTaps : Pass<"tg-trim-conv-taps", "mlir::func::FuncOp"> {
 def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
   let summary = "Compute every op whose operands are weights or constants";
   let description = [{
-    Evaluates, with the reference interpreter's kernels in f64, every tg op
-    whose operands are all `tg.weight`s, `tg.constant`s or results of such
-    ops, and replaces it by a `tg.constant` of its result (rounded once to
-    its element type): parameter preparation (transposed weight matrices,
-    folded batchnorm, reshaped biases) then costs nothing at run time.
+    Evaluates, with the reference interpreter's kernels, every tg op whose
+    operands are all `tg.weight`s, `tg.constant`s or results of such ops,
+    and replaces it by a `tg.constant` of its result: parameter preparation
+    (transposed weight matrices, folded batchnorm, reshaped biases) then
+    costs nothing at run time.
+
+    The contract: a fold never changes a result the unfolded program would
+    give. Each op is computed in its own element type
+    (`tg::evaluateAtCompileTime`, docs/Interpreter.md "Compile-time
+    evaluation"): an op with an f32, f16 or bf16 operand or result in the
+    interpreter's f32 domain, an op entirely in f64 and integers in its f64
+    domain (exact for integers below 2^53), `tg.cast` in f64 (its one
+    rounding is to its result type); every result is rounded to its
+    element type before another op reads it. So a cast to an integer, a
+    comparison, a floor or an argmax after f32 arithmetic gives what it
+    gives at run time: T5's relative-position buckets (`log(d / 8) /
+    log(16) * 8` cast to an integer) are 10 for distance 16 in f32 and were
+    9 when folded in f64.
+
     Data-movement ops (concatenation, split, slice, transpose, reshape) of
     element types of whole bytes are folded by copying bytes instead, the
     same values without a double per element; a chain of them (the tree
     of concatenations tg-superopt's merged products leave) becomes one
     constant where another op reads it, its inner nodes none.
     Weights are read from the module's `tg.weights` file or `weights-file`.
-    Computed results larger than `max-elements` are left alone (they are
-    evaluated in f64: 512 MiB at the default); data movement folded by
-    copying bytes is bounded by `max-moved-bytes` instead (1 GiB a result:
-    a classifier's 411 MB weight matrix transposed for its product is
-    folded, not transposed at every inference).
+    Computed results larger than `max-elements` are left alone (values
+    known at compile time are held as doubles: 512 MiB at the default);
+    data movement folded by copying bytes is bounded by `max-moved-bytes`
+    instead (1 GiB a result: a classifier's 411 MB weight matrix
+    transposed for its product is folded, not transposed at every
+    inference).
 
     ```
     loom-opt model.mlir --tg-fold-weights
