@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Compiler/Artifact.h"
+#include "loom/Compiler/ArtifactImports.h"
 #include "loom/Support/Files.h"
 
 #include "loom-c/ArtifactABI.h"
@@ -16,6 +17,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -124,7 +126,15 @@ void addDescriptor(Module &m, Constant *manifest, uint64_t manifestSize,
   b.CreateRet(descriptor);
 }
 
-/// Runs ld.lld to link \p object into the shared object \p output.
+/// compiler-rt's builtins archive, found when Loom was configured
+/// (LOOM_COMPILER_RT_BUILTINS in lib/Compiler/CMakeLists.txt).
+constexpr const char *kBuiltins = LOOM_COMPILER_RT_BUILTINS;
+
+/// Runs ld.lld to link \p object into the shared object \p output, with
+/// compiler-rt's builtins linked in and hidden (docs/Codegen/CPU.md,
+/// "Runtime functions of the compiler"): the code LLVM generates calls them
+/// for what the CPU has no instruction for (`__truncsfbf2` without
+/// AVX512-BF16), and the process that loads the artifact need not have them.
 Error link(StringRef object, StringRef output) {
   ErrorOr<std::string> lld = sys::findProgramByName("ld.lld");
   if (!lld)
@@ -132,16 +142,31 @@ Error link(StringRef object, StringRef output) {
   if (!lld)
     return makeError("cannot link the artifact: ld.lld is not on PATH "
                      "(Debian: apt-get install lld-22)");
+  if (!sys::fs::exists(kBuiltins))
+    return makeError("cannot link the artifact: compiler-rt's builtins (" +
+                     Twine(kBuiltins) +
+                     ") are missing (Debian: apt-get install "
+                     "libclang-rt-22-dev)");
   SmallVector<StringRef> args{*lld,  "-shared",     "--no-undefined-version",
                               "-z",  "noexecstack", "-z",
-                              "now", "-o",          output,
-                              object};
+                              "now", "--exclude-libs=ALL",
+                              "-o",  output,        object,
+                              kBuiltins};
   std::string message;
   int rc = sys::ExecuteAndWait(*lld, args, std::nullopt, {}, 0, 0, &message);
   if (rc != 0)
     return makeError("ld.lld failed to link " + output +
                      (message.empty() ? "" : ": " + message));
   return Error::success();
+}
+
+/// Checks that what \p path holds imports only what Imports.def allows.
+Error checkImports(StringRef path) {
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return makeError("cannot read " + path + ": " +
+                     buffer.getError().message());
+  return checkArtifactImports((*buffer)->getMemBufferRef());
 }
 
 } // namespace
@@ -221,9 +246,12 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
   }
   phase = mlir::TimingScope(timing.nest("link"));
   std::string partial = partialPathFor(outputPath, ".partial");
-  if (auto err = link(objectPath, partial)) {
+  Error linked = link(objectPath, partial);
+  if (!linked)
+    linked = checkImports(partial);
+  if (linked) {
     sys::fs::remove(partial);
-    return err;
+    return linked;
   }
   if (auto ec = moveIntoPlace(partial, outputPath))
     return makeError("cannot write " + outputPath + ": " + ec.message());

@@ -198,7 +198,8 @@ runArtifact(const std::string &path, const std::vector<ONNXTensor> &inputs) {
 llvm::Expected<std::vector<CompiledOutput>>
 conformance::compileAndRun(mlir::ModuleOp module, llvm::StringRef weightsPath,
                            const std::vector<ONNXTensor> &inputs,
-                           llvm::StringRef backendSet) {
+                           llvm::StringRef backendSet,
+                           llvm::StringRef targetSpelling) {
   std::optional<safetensors::File> weights;
   if (tg::usesWeights(module)) {
     auto file = tg::openWeights(module, weightsPath);
@@ -216,6 +217,13 @@ conformance::compileAndRun(mlir::ModuleOp module, llvm::StringRef weightsPath,
   compiler::CompileOptions options;
   options.source = compiler::EmbeddedSource::None;
   options.backends = backendSet.str();
+  if (!targetSpelling.empty()) {
+    // A target of its own: cases compile on several threads at once.
+    auto target = target::TargetRegistry::builtin().create(targetSpelling);
+    if (!target)
+      return target.takeError();
+    options.target = std::move(*target);
+  }
   if (failed(compiler::compileToArtifact(module, weights ? &*weights : nullptr,
                                          options, path)))
     return fail("compile failed");

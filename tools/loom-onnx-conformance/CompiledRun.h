@@ -28,13 +28,16 @@ struct CompiledOutput {
 /// Compiles \p module (its weights in \p weightsPath) into an artifact in a
 /// temporary directory, loads it with libloomrt on one thread, and runs its
 /// entry on \p inputs. \p backendSet is a fixed backend set as
-/// loom-compile --backends takes it (empty: the default backends). A
-/// compile failure is an error whose message is "compile failed" (the
-/// diagnostics went to the context's handler).
+/// loom-compile --backends takes it (empty: the default backends);
+/// \p targetSpelling the target as loom-compile --target spells it (empty:
+/// `cpu`, this machine; an unknown one is an error). A compile failure is
+/// an error whose message is "compile failed" (the diagnostics went to the
+/// context's handler).
 llvm::Expected<std::vector<CompiledOutput>>
 compileAndRun(mlir::ModuleOp module, llvm::StringRef weightsPath,
               const std::vector<ONNXTensor> &inputs,
-              llvm::StringRef backendSet = "");
+              llvm::StringRef backendSet = "",
+              llvm::StringRef targetSpelling = "");
 
 } // namespace loom::conformance
 

@@ -33,6 +33,7 @@
 #include "loom/Interpreter/Kernels.h"
 #include "loom/Support/Bounded.h"
 #include "loom/Support/SafeTensors.h"
+#include "loom/Target/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -129,6 +130,13 @@ static cl::opt<std::string> compiledBackends(
     cl::desc("With --compiled: the fixed backend set to compile with, as "
              "loom-compile --backends (codegen, onednn, openblas,onednn ...; "
              "default: the default backends)"),
+    cl::init(""), cl::cat(conformanceCat));
+
+static cl::opt<std::string> compiledTarget(
+    "compiled-target",
+    cl::desc("With --compiled: the target to compile for, as loom-compile "
+             "--target (cpu:x86-64-v3, cpu:x86-64-v2, ...; default: cpu, this "
+             "machine); the artifacts run here"),
     cl::init(""), cl::cat(conformanceCat));
 
 namespace {
@@ -574,8 +582,8 @@ void CaseRunner::runCompiled(ModuleOp module, StringRef weightsPath,
     return;
   OwningOpRef<ModuleOp> copy = module.clone();
   diagnostics.clear();
-  auto results =
-      conformance::compileAndRun(*copy, weightsPath, inputs, compiledBackends);
+  auto results = conformance::compileAndRun(*copy, weightsPath, inputs,
+                                            compiledBackends, compiledTarget);
   Verdict verdict;
   if (!results) {
     verdict.status = Status::Fail;
@@ -1042,6 +1050,21 @@ int main(int argc, char **argv) {
       argc, argv,
       "loom-onnx-conformance: the ONNX backend tests on Loom's importer and "
       "reference interpreter\n");
+  if (!compiledTarget.empty()) {
+    if (!compiled) {
+      llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")
+          << "--compiled-target needs --compiled\n";
+      return 1;
+    }
+    auto target =
+        loom::target::TargetRegistry::builtin().create(compiledTarget);
+    if (!target) {
+      llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")
+          << "--compiled-target: " << llvm::toString(target.takeError())
+          << "\n";
+      return 1;
+    }
+  }
   if (!compiledBackends.empty()) {
     if (!compiled) {
       llvm::WithColor::error(llvm::errs(), "loom-onnx-conformance")

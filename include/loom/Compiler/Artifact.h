@@ -5,7 +5,8 @@
 // specifies: sections .loom_manifest, .loom_weights, .loom_source, a GPU
 // device's .loom_image_<device>, the kernel table and the exported
 // loom_artifact_v1 descriptor, compiled by LLVM's TargetMachine and linked with
-// ld.lld.
+// ld.lld and compiler-rt's builtins; it imports only what
+// include/loom/Artifact/Imports.def lists (ArtifactImports.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +47,7 @@ struct ArtifactContents {
 /// Writes the artifact to \p outputPath, its code compiled by \p tm (the
 /// target's host machine, include/loom/Target/Target.h). \p context owns
 /// contents.kernels' types. Errors name the step that failed (object
-/// emission, linking). Its phases (the LLVM optimisation of the kernels,
+/// emission, linking, an import no runtime provides: nothing is written). Its phases (the LLVM optimisation of the kernels,
 /// object emission, linking) nest under \p timing (a null timer: untimed).
 llvm::Error writeArtifact(ArtifactContents &contents,
                           llvm::LLVMContext &context, llvm::TargetMachine &tm,
