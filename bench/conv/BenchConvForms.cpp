@@ -14,7 +14,7 @@
 // --num-threads threads. The measurement behind the layout plan's stem and
 // grouped-convolution rules (docs/Runtime.md). A grouped convolution whose
 // groups have 16 output channels (or a multiple) also runs libloomrt's
-// kernel (lib/Runtime/GroupedConv.cpp, compiled in) between NHWC edges, the
+// kernel (lib/Runtime/CPU/Kernels/GroupedConv.cpp, compiled in) between NHWC edges, the
 // form "nhwc -> nhwc loom:grouped", the measurement behind libloomrt's
 // groupedPays (docs/Runtime.md, "Grouped convolutions of 16-channel
 // groups").
@@ -22,7 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvBench.h"
-#include "Cpu.h"
+#include "CPU/Cpu.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"

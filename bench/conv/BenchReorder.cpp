@@ -4,7 +4,7 @@
 // and NHWC, both ways (and NCHW or NHWC <-> nChw16c where C is a multiple
 // of 16),
 // as oneDNN 2.6's reorder primitive (what libloomrt ran before) and as
-// libloomrt's transposePlanes (lib/Runtime/Transpose.cpp, compiled in),
+// libloomrt's transposePlanes (lib/Runtime/CPU/Kernels/Transpose.cpp, compiled in),
 // the measurement behind docs/Runtime.md "Layout reorders". Two starting
 // states a run: "cold" (L2 flushed) and "warm" (the same reorder just ran:
 // the source in cache, as a model's input is when its stem reads it).
@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvBench.h"
-#include "Cpu.h"
+#include "CPU/Cpu.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"

@@ -20,7 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvBench.h"
-#include "Cpu.h"
+#include "CPU/Cpu.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"

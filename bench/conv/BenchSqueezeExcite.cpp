@@ -4,7 +4,7 @@
 // average pool (NHWC [1, C, H, W] -> [1, C, 1, 1]) and its per-channel
 // multiply (NHWC x [1, C, 1, 1] -> NHWC), each as oneDNN 2.6's primitive
 // (pooling_v2 and binary, as libloomrt made them before) and as libloomrt's
-// kernels (lib/Runtime/SqueezeExcite.cpp), the measurement behind
+// kernels (lib/Runtime/CPU/Kernels/SqueezeExcite.cpp), the measurement behind
 // docs/Runtime.md "Squeeze-and-excitation on channels-last buffers".
 //
 // Two starting states a run: "cold" (L2 flushed) and "team" (the source just
@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvBench.h"
-#include "Cpu.h"
+#include "CPU/Cpu.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvBench.h"
-#include "Cpu.h"
+#include "CPU/Cpu.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"

@@ -3,8 +3,8 @@
 // Part of Loom. The levels of x86-64 vector instructions that Loom's CPU code
 // is written for, defined once for the compiler (the host target's
 // features, lib/Target/CPUTarget.cpp) and the runtime (the table of
-// hand-written kernels, lib/Runtime/CpuKernels.cpp, and the features an
-// artifact may need, lib/Runtime/CpuFeatures.cpp); header-only, as
+// hand-written kernels, lib/Runtime/CPU/Kernels/CpuKernels.cpp, and the features an
+// artifact may need, lib/Runtime/CPU/CpuFeatures.cpp); header-only, as
 // libloomrt has no LLVM.
 //
 // LOOM_CPU_ISA caps the level both use, so that an AVX-512 machine runs the

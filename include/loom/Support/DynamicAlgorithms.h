@@ -4,7 +4,7 @@
 // tg.non_max_suppression compute (TGDynamicOps.td), shared by the
 // interpreter (loom/Interpreter/DynamicKernels.h, over its number domains)
 // and by libloomrt's CPU steps loomrt.nonzero, loomrt.topk and
-// loomrt.non_max_suppression (lib/Runtime/DynamicSteps.cpp, over the
+// loomrt.non_max_suppression (lib/Runtime/CPU/DynamicSteps.cpp, over the
 // buffers' numbers). Plain C++17 and the standard library only: libloomrt
 // builds without LLVM (lib/Runtime/CMakeLists.txt).
 //

@@ -1,7 +1,7 @@
 //===- CuBLAS.cpp - The cuBLASLt backend ----------------------------------===//
 //
 // Part of Loom. cuBLASLt matrix products called by libloomrt's CUDA device
-// (lib/Runtime/Cublas.cpp): f32 products, batched where each operand either
+// (lib/Runtime/CUDA/Cublas.cpp): f32 products, batched where each operand either
 // has the whole batch or is shared by it, with a row bias and a ReLU or
 // (tanh-approximated) GELU as cuBLASLt's epilogue. Runs on a cuda device
 // only (docs/Codegen/GPU.md, "Library backends").

@@ -1,7 +1,7 @@
 //===- CuDNN.cpp - The cuDNN backend --------------------------------------===//
 //
 // Part of Loom. cuDNN 9 convolutions called by libloomrt's CUDA device
-// (lib/Runtime/Cudnn.cpp): f32 forward convolutions of 1, 2 or 3 spatial
+// (lib/Runtime/CUDA/Cudnn.cpp): f32 forward convolutions of 1, 2 or 3 spatial
 // dimensions with any strides, padding, dilations and groups, their bias
 // and an activation fused in one operation graph of cuDNN's backend API
 // (conv, pointwise add, pointwise activation). Runs on a cuda device only

@@ -1,7 +1,7 @@
 //===- CpuKernelsTest.cpp - The CPU kernels' table, level by level --------===//
 //
 // Part of Loom. include/loom/Artifact/CpuIsa.h (the levels and what a cap
-// allows) and lib/Runtime/CpuKernels.h (one table of hand-written kernels
+// allows) and lib/Runtime/CPU/Kernels/CpuKernels.h (one table of hand-written kernels
 // per level): every form of a kernel that this CPU can run is checked
 // against a scalar reference, and the forms of the levels against each other
 // bit for bit (they add the same products in the same order), so that a
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/CpuKernels.h"
-#include "../../../lib/Runtime/CpuFeatures.h"
+#include "../../../lib/Runtime/CPU/Kernels/CpuKernels.h"
+#include "../../../lib/Runtime/CPU/CpuFeatures.h"
 
 #include "gtest/gtest.h"
 

@@ -1,7 +1,7 @@
 //===- CublasEncodingTest.cpp - cublas.matmul as cuBLASLt's call ----------===//
 //
 // Part of Loom. What the CUDA device passes to cuBLASLt's descriptors for a
-// cublas.matmul step (lib/Runtime/CublasEncoding.h) is what the manifest
+// cublas.matmul step (lib/Runtime/CUDA/CublasEncoding.h) is what the manifest
 // says: the row-major product as its column-major transpose, the layouts'
 // sizes, leading dimensions and batch strides, the epilogue. Where the
 // toolkit's cublasLt.h is found (LOOM_HAVE_CUBLASLT_H), the ABI values the
@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/CublasEncoding.h"
+#include "../../../lib/Runtime/CUDA/CublasEncoding.h"
 
 #include "gtest/gtest.h"
 

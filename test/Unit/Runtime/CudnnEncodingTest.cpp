@@ -1,7 +1,7 @@
 //===- CudnnEncodingTest.cpp - cudnn.conv as cuDNN's operation graph ------===//
 //
 // Part of Loom. What the CUDA device gives cuDNN's backend API for a
-// cudnn.conv step (lib/Runtime/CudnnEncoding.h) is what the manifest says:
+// cudnn.conv step (lib/Runtime/CUDA/CudnnEncoding.h) is what the manifest says:
 // packed tensors with their unique ids, the intermediates virtual, the
 // convolution's per-dimension attributes, a 1-d convolution over a unit
 // height, the bias add and the activation as pointwise operations. Where
@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/CudnnEncoding.h"
+#include "../../../lib/Runtime/CUDA/CudnnEncoding.h"
 
 #include "gtest/gtest.h"
 

@@ -1,11 +1,11 @@
 //===- SpirvModuleTest.cpp - A SPIR-V module cut to one entry point -------===//
 //
-// Part of Loom. lib/Runtime/SpirvModule.h: what the Vulkan device gives the
+// Part of Loom. lib/Runtime/Vulkan/SpirvModule.h: what the Vulkan device gives the
 // driver for each pipeline.
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/SpirvModule.h"
+#include "../../../lib/Runtime/Vulkan/SpirvModule.h"
 
 #include "gtest/gtest.h"
 

@@ -1,6 +1,6 @@
 //===- StemConvTest.cpp - The CPU device's stem convolution ---------------===//
 //
-// Part of Loom. lib/Runtime/StemConv.cpp: convolveStem against a scalar
+// Part of Loom. lib/Runtime/CPU/Kernels/StemConv.cpp: convolveStem against a scalar
 // convolution (double sums) from NCHW into NHWC, for 1 to 4 input
 // channels, 1x1 to 7x7 filters (and 1x3, 3x1), strides 1 to 3, no padding
 // to more than the filter's half, planes of odd sizes (a row with no
@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/Cpu.h"
+#include "../../../lib/Runtime/CPU/Cpu.h"
 
 #include "gtest/gtest.h"
 

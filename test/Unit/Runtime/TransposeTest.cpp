@@ -1,6 +1,6 @@
 //===- TransposeTest.cpp - The CPU device's layout-change kernel ----------===//
 //
-// Part of Loom. lib/Runtime/Transpose.cpp: transposePlanes against a scalar
+// Part of Loom. lib/Runtime/CPU/Kernels/Transpose.cpp: transposePlanes against a scalar
 // transpose, exactly (a transpose moves floats, it computes none), for
 // every path (one row or column, two to four rows or columns interleaved,
 // 16x16 tiles along either side, elements of 16 floats moved whole), with
@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/CpuFeatures.h"
-#include "../../../lib/Runtime/CpuKernels.h"
+#include "../../../lib/Runtime/CPU/CpuFeatures.h"
+#include "../../../lib/Runtime/CPU/Kernels/CpuKernels.h"
 
 #include "gtest/gtest.h"
 

@@ -1,13 +1,13 @@
 //===- WeightsMemoryTest.cpp - Memory for weights packed at load ----------===//
 //
-// Part of Loom. lib/Runtime/WeightsMemory.cpp: allocateWeights aligns
+// Part of Loom. lib/Runtime/CPU/WeightsMemory.cpp: allocateWeights aligns
 // blocks of 2 MiB and more to 2 MiB (where transparent huge pages can back
 // them), smaller ones to a cache line, and keeps every block to the cache
 // line with LOOM_HUGE_PAGES=0; every byte asked for is writable.
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/Cpu.h"
+#include "../../../lib/Runtime/CPU/Cpu.h"
 
 #include "gtest/gtest.h"
 

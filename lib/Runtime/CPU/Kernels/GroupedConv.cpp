@@ -20,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuKernels.h"
+#include "CPU/Kernels/CpuKernels.h"
 
 #include <algorithm>
 #include <array>

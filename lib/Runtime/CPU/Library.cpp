@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
-#include "CpuFeatures.h"
+#include "CPU/Cpu.h"
+#include "CPU/CpuFeatures.h"
 #include "Environment.h"
 
 #include <cblas.h>

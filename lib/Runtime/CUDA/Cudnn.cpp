@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cudnn.h"
-#include "CudnnEncoding.h"
+#include "CUDA/Cudnn.h"
+#include "CUDA/CudnnEncoding.h"
 #include "SharedLibrary.h"
 
 #include <algorithm>

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuKernels.h"
+#include "CPU/Kernels/CpuKernels.h"
 
 #include <algorithm>
 #include <immintrin.h>

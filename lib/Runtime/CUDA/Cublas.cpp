@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cublas.h"
-#include "CublasEncoding.h"
+#include "CUDA/Cublas.h"
+#include "CUDA/CublasEncoding.h"
 #include "SharedLibrary.h"
 
 #include <dlfcn.h>

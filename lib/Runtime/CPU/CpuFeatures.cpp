@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuFeatures.h"
+#include "CPU/CpuFeatures.h"
 #include "Environment.h"
 
 #include <cpuid.h>

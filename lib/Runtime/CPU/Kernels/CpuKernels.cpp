@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuKernels.h"
-#include "CpuFeatures.h"
+#include "CPU/Kernels/CpuKernels.h"
+#include "CPU/CpuFeatures.h"
 
 using namespace loom::rt;
 using namespace loom::rt::cpu;

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
+#include "CPU/Cpu.h"
 
 #include "loom/Support/DynamicAlgorithms.h"
 

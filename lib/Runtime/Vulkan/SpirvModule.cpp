@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SpirvModule.h"
+#include "Vulkan/SpirvModule.h"
 
 using namespace loom::rt::spirv;
 

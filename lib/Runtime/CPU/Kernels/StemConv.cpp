@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuKernels.h"
+#include "CPU/Kernels/CpuKernels.h"
 
 #include <algorithm>
 #include <array>

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
+#include "CPU/Cpu.h"
 
 using namespace loom;
 using namespace loom::rt;

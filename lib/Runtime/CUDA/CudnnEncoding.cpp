@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudnnEncoding.h"
+#include "CUDA/CudnnEncoding.h"
 
 using namespace loom;
 using namespace loom::rt;

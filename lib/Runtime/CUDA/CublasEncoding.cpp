@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CublasEncoding.h"
+#include "CUDA/CublasEncoding.h"
 
 using namespace loom;
 using namespace loom::rt;

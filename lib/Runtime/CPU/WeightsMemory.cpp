@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
+#include "CPU/Cpu.h"
 #include "Environment.h"
 
 #include <algorithm>

@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuKernels.h"
+#include "CPU/Kernels/CpuKernels.h"
 
 #include <algorithm>
 #include <cmath>

@@ -32,8 +32,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cublas.h"
-#include "Cudnn.h"
+#include "CUDA/Cublas.h"
+#include "CUDA/Cudnn.h"
 #include "Gpu.h"
 
 #include <array>

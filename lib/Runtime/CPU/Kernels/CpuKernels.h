@@ -16,7 +16,7 @@
 #ifndef LOOM_LIB_RUNTIME_CPUKERNELS_H
 #define LOOM_LIB_RUNTIME_CPUKERNELS_H
 
-#include "Cpu.h"
+#include "CPU/Cpu.h"
 #include "loom/Artifact/CpuIsa.h"
 
 namespace loom::rt::cpu {

@@ -14,10 +14,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Cpu.h"
-#include "CpuFeatures.h"
+#include "CPU/Cpu.h"
+#include "CPU/CpuFeatures.h"
 #if LOOM_RT_CPU_LIBRARIES
-#include "CpuKernels.h"
+#include "CPU/Kernels/CpuKernels.h"
 #endif
 #include "Environment.h"
 

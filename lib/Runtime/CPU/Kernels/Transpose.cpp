@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuKernels.h"
+#include "CPU/Kernels/CpuKernels.h"
 
 #include <algorithm>
 #include <cstring>

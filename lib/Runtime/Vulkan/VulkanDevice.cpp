@@ -47,7 +47,7 @@ Error loom::rt::createVulkanDevice(int64_t ordinal, const DeviceOptions &,
 
 #define VK_NO_PROTOTYPES
 #include "Environment.h"
-#include "SpirvModule.h"
+#include "Vulkan/SpirvModule.h"
 
 #include <vulkan/vulkan.h>
 
