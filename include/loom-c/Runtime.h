@@ -125,6 +125,17 @@ LOOM_C_EXPORT int64_t loom_cpu_num_kernels(void);
 LOOM_C_EXPORT loom_status loom_cpu_kernel(int64_t index, const char **name,
                                           int *available);
 
+/* The plan the runtime made for entry `entry` at load (docs/Runtime.md
+   "The plan"): a header line, then one line per step of the entry's program
+   on this process's device: its index, kind and operands (buffer ids, with
+   the layout the device keeps a buffer in where it chose one), and after
+   " | " what runs it: the implementation (oneDNN's own name of its kernel,
+   Loom's kernel and instruction-set level, the generated kernel), the
+   reorders at its edges, prepacked weights and its threads. Valid while the
+   model lives; NULL for a bad entry. */
+LOOM_C_EXPORT const char *loom_entry_plan(const loom_model *model,
+                                          int64_t entry);
+
 /* The tg module the artifact was compiled from (.loom_source), or NULL. */
 LOOM_C_EXPORT const char *loom_model_source(const loom_model *model, size_t *size);
 /* Which graph that module is (docs/Artifact.md "The embedded source"):

@@ -33,6 +33,7 @@
 #include "loom/Artifact/Schema.h"
 
 #include <array>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,12 +87,31 @@ public:
   virtual Error replay(const Graph &graph);
 };
 
+/// What a prepared step runs, as the plan shows it (loom_entry_plan,
+/// `loom-run --print-plan`; docs/Runtime.md "The plan"): the one place a
+/// reader or a test learns which implementation the device chose.
+struct StepDescription {
+  /// Who runs the step and how, the library's own name of its kernel
+  /// included: "onednn convolution brgconv:avx512_core", "loom pointwise
+  /// avx512", "openblas sgemm", "cublaslt matmul".
+  std::string implementation;
+  /// One entry per operand the device lays out: its role and layout
+  /// ("src nChw16c", "weights ABcd16b16a packed"), with a reorder at the
+  /// step's edge as "src nchw->nChw16c by loom transpose".
+  std::vector<std::string> operands;
+  /// The threads it runs on: "team" (the calling thread's OpenMP team) or
+  /// a number.
+  std::string threads = "team";
+};
+
 /// A library step made ready once per model (a oneDNN primitive with its
 /// weights prepacked, an OpenBLAS call's shapes): immutable, shared by every
 /// context of the model. Only the device that prepared it launches it.
 class PreparedStep {
 public:
   virtual ~PreparedStep();
+  /// What it runs (StepDescription).
+  virtual StepDescription describe() const = 0;
 };
 
 /// Device memory holding an arena (freed with its device's deallocate).
@@ -139,11 +159,15 @@ public:
   /// kernels, copies and control steps. A GPU device prepares each
   /// gpu.dispatch step too (its kernel resolved in the device's image). \p bufferBytes and \p constants (the address
   /// of each weight buffer, else null) are indexed by buffer id.
+  /// \p layouts gets the layout of each buffer the device keeps in another
+  /// than the manifest's row-major one (the CPU's layout plan: "nhwc",
+  /// "nChw16c"), by buffer id: the one record of that decision.
   virtual Error prepare(const artifact::Entry &entry,
                         const artifact::Program &program,
                         const std::vector<int64_t> &bufferBytes,
                         const std::vector<void *> &constants,
-                        std::vector<std::unique_ptr<PreparedStep>> &out) = 0;
+                        std::vector<std::unique_ptr<PreparedStep>> &out,
+                        std::map<int64_t, std::string> &layouts) = 0;
 
   /// Enqueues a generated kernel over [0, range): fn(args, begin, end) per
   /// chunk, on at most range / grain threads.

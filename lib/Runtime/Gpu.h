@@ -33,7 +33,8 @@ public:
   Error prepare(const artifact::Entry &, const artifact::Program &program,
                 const std::vector<int64_t> &bufferBytes,
                 const std::vector<void *> &,
-                std::vector<std::unique_ptr<PreparedStep>> &out) final {
+                std::vector<std::unique_ptr<PreparedStep>> &out,
+                std::map<int64_t, std::string> &) final {
     out.clear();
     for (size_t i = 0; i < program.steps.size(); ++i) {
       out.emplace_back();

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -88,6 +89,10 @@ struct EntryPlan {
   /// step runs.
   std::vector<loom_kernel_fn> kernels;
   std::vector<std::unique_ptr<PreparedStep>> prepared;
+  /// The buffers the device keeps in a layout of its own (Device::prepare).
+  std::map<int64_t, std::string> layouts;
+  /// The plan as loom_entry_plan gives it, written once prepared.
+  std::string planText;
   /// Per buffer: where a staged input or output lies in its context's
   /// staging area, else -1 (a device that uses host memory stages none).
   std::vector<int64_t> stagingOffsets;
@@ -95,6 +100,10 @@ struct EntryPlan {
   /// captures may record a run as a graph.
   bool capturable = true;
 };
+
+namespace {
+std::string planLine(const EntryPlan &plan, size_t index);
+} // namespace
 
 struct loom_model {
   std::string path;
@@ -582,8 +591,15 @@ Error load(loom_model &m, const loom_model_options *options) {
     EntryPlan &plan = m.plans[e];
     if (Error err = plan.device->prepare(m.manifest.entries[e], *plan.program,
                                          plan.bufferBytes, plan.constants,
-                                         plan.prepared))
+                                         plan.prepared, plan.layouts))
       return err;
+    plan.planText = "entry @" + m.manifest.entries[e].name + " on " +
+                    plan.device->name();
+    if (plan.device->kind() == artifact::DeviceKind::Cpu)
+      plan.planText += " (kernels " + std::string(loom_cpu_isa()) + ")";
+    plan.planText += "\n";
+    for (size_t i = 0; i < plan.program->steps.size(); ++i)
+      plan.planText += planLine(plan, i);
   }
   return Error::ok();
 }
@@ -715,6 +731,50 @@ const char *loom_model_source_graph(const loom_model *model) {
                                        ? model->manifest.source->graph
                                        : artifact::SourceGraph::Compiled)
       .data();
+}
+
+namespace {
+
+/// One line of the plan: the step's kind, its operands (with the layout the
+/// device keeps each buffer in, where it keeps one) and what runs it.
+std::string planLine(const EntryPlan &plan, size_t index) {
+  const artifact::Step &step = plan.program->steps[index];
+  std::string line = "  " + std::to_string(index) + " " +
+                     std::string(artifact::stepKindName(step.kind()));
+  for (const artifact::Operand &o : artifact::operands(step)) {
+    line += " " + std::string(o.role) + "=" + std::to_string(o.buffer);
+    if (auto it = plan.layouts.find(o.buffer); it != plan.layouts.end())
+      line += "(" + it->second + ")";
+  }
+  StepDescription d;
+  if (plan.prepared[index]) {
+    d = plan.prepared[index]->describe();
+  } else if (const auto *k = step.getIf<artifact::KernelStep>()) {
+    d.implementation = std::string("generated ") +
+                       (k->team ? "team kernel " : "kernel ") + k->name;
+    if (k->elementwise)
+      d.operands.push_back("accepts any one layout of its operands");
+  } else {
+    d.implementation = "runtime";
+  }
+  line += " | " + d.implementation;
+  for (const std::string &o : d.operands)
+    line += " | " + o;
+  if (!d.threads.empty())
+    line += " | threads " + d.threads;
+  return line + "\n";
+}
+
+} // namespace
+
+const char *loom_entry_plan(const loom_model *model, int64_t entry) {
+  if (!validEntry(model, entry)) {
+    report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "no entry " + std::to_string(entry)),
+           "");
+    return nullptr;
+  }
+  return model->plans[size_t(entry)].planText.c_str();
 }
 
 const void *loom_model_weights(const loom_model *model, size_t *size) {

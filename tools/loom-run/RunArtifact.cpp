@@ -365,6 +365,17 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
     return fail(loom_last_error());
   std::unique_ptr<loom_model, void (*)(loom_model *)> owner(model,
                                                             loom_model_free);
+  if (o.printPlan) {
+    int64_t only = o.entry.empty() ? -1
+                                   : loom_model_find_entry(model,
+                                                           o.entry.c_str());
+    if (!o.entry.empty() && only < 0)
+      return fail("no entry '" + o.entry + "' in " + o.path);
+    for (int64_t e = 0; e < loom_model_num_entries(model); ++e)
+      if (only < 0 || e == only)
+        llvm::outs() << loom_entry_plan(model, e);
+    return 0;
+  }
   if (loom_step_num_micro_batches(model) > 0)
     return runStep(o, model);
   if (!o.reference.empty() || !o.stepProfile.empty())

@@ -32,6 +32,9 @@ struct ArtifactRunOptions {
   double timeout = 60;
   /// A multi-rank artifact: write the step profile here (empty: none).
   std::string stepProfile;
+  /// Print the plan the runtime made at load (loom_entry_plan) of the
+  /// entry (every entry when none is named), and run nothing.
+  bool printPlan = false;
 };
 
 /// What loom-run makes of a file, from its first bytes, whatever its name

@@ -62,6 +62,13 @@ static cl::opt<bool> cpuInfo(
              "(this CPU's, capped by LOOM_CPU_ISA) and which hand-written "
              "kernels it has a form of, and exit"),
     cl::init(false), cl::cat(runCat));
+static cl::opt<bool> printPlan(
+    "print-plan",
+    cl::desc("Print the plan the runtime made when it loaded the artifact "
+             "(what runs each step: the implementation, the layouts, the "
+             "reorders, the threads) for --entry, or for every entry, and "
+             "exit without running"),
+    cl::init(false), cl::cat(runCat));
 static cl::opt<std::string>
     entry("entry", cl::desc("Function to run (default: @main, or the only "
                             "function of the module)"),
@@ -624,6 +631,7 @@ int runArtifactMode() {
   o.reference = referenceModule;
   o.timeout = timeoutSeconds;
   o.stepProfile = stepProfile;
+  o.printPlan = printPlan;
   int status = run::runArtifact(o);
   // A GPU device whose work outlived LOOM_DEVICE_TIMEOUT is abandoned, not
   // destroyed (docs/Runtime.md): the driver's threads may still run that
@@ -689,6 +697,9 @@ int main(int argc, char **argv) {
                 "interpreter runs on the host");
   if (checkArtifact)
     return fail("--check applies to artifacts (.so from loom-compile)");
+  if (printPlan)
+    return fail("--print-plan applies to artifacts (.so from loom-compile): "
+                "the plan is the runtime's, made when it loads one");
   if (checkTrials != 0 && domain != "f32" && domain != "f64")
     return fail("--check-trials computes in f64; --domain " + domain +
                 " does not apply");

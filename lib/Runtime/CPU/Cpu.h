@@ -410,7 +410,8 @@ Error prepareProgram(const Engine &engine, const artifact::Entry &entry,
                      const artifact::Program &program,
                      const std::vector<int64_t> &bufferBytes,
                      const std::vector<void *> &constants,
-                     std::vector<std::unique_ptr<PreparedStep>> &out);
+                     std::vector<std::unique_ptr<PreparedStep>> &out,
+                     std::map<int64_t, std::string> &layouts);
 
 } // namespace loom::rt::cpu
 

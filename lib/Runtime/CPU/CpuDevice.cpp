@@ -334,10 +334,11 @@ public:
   Error prepare(const art::Entry &entry, const art::Program &program,
                 const std::vector<int64_t> &bufferBytes,
                 const std::vector<void *> &constants,
-                std::vector<std::unique_ptr<PreparedStep>> &out) override {
+                std::vector<std::unique_ptr<PreparedStep>> &out,
+                std::map<int64_t, std::string> &layouts) override {
     applyThreads();
     return cpu::prepareProgram(engine, entry, program, bufferBytes, constants,
-                               out);
+                               out, layouts);
   }
 
   Error launchKernel(Queue &, loom_kernel_fn fn, void *const *args,

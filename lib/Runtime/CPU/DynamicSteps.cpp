@@ -55,6 +55,9 @@ void writeCount(void *const *buffers, int64_t id, int64_t count) {
 template <class T> class TopK : public LibraryStep {
 public:
   explicit TopK(const art::TopKStep &s) : s(s) {}
+  StepDescription describe() const override {
+    return {"loom topk", {}, "1"};
+  }
   Error run(Stream &, void *const *buffers) const override {
     const T *src = static_cast<const T *>(buffers[s.src]);
     T *values = static_cast<T *>(buffers[s.values]);
@@ -92,6 +95,9 @@ public:
     options.iouThreshold = float(s.iouThreshold);
     if (s.scoreThreshold)
       options.scoreThreshold = float(*s.scoreThreshold);
+  }
+  StepDescription describe() const override {
+    return {"loom non_max_suppression", {}, "1"};
   }
   Error run(Stream &, void *const *buffers) const override {
     const float *boxes = static_cast<const float *>(buffers[s.boxes]);
@@ -136,6 +142,9 @@ public:
   explicit NonZero(const art::NonZeroStep &s) : s(s) {
     for (int64_t d : s.shape)
       n *= d;
+  }
+  StepDescription describe() const override {
+    return {"loom nonzero", {}, "1"};
   }
   Error run(Stream &, void *const *buffers) const override {
     const T *src = static_cast<const T *>(buffers[s.src]);

@@ -12,6 +12,7 @@
 #include "Environment.h"
 
 #include <cblas.h>
+#include <oneapi/dnnl/dnnl_debug.h>
 
 #include <algorithm>
 #include <array>
@@ -200,6 +201,54 @@ std::optional<TransposeShape> layoutTranspose(const memory::desc &from,
   return std::nullopt;
 }
 
+/// oneDNN's name of a layout, as its verbose log writes it: one letter a
+/// dimension from the outermost stride in, upper case where the dimension
+/// is blocked, then the blocks ("abcd", "acdb", "aBcd16b", "ABcd16b16a");
+/// the activations' usual ones by their names (nchw, nhwc, nChw16c,
+/// nChw8c, ncdhw, ndhwc, nCdhw16c).
+std::string layoutName(const memory::desc &md) {
+  const dnnl_memory_desc_t &d = md.data;
+  if (d.format_kind != dnnl_blocked)
+    return d.format_kind == dnnl_format_kind_any ? "any" : "opaque";
+  const dnnl_blocking_desc_t &b = d.format_desc.blocking;
+  std::vector<int> order(size_t(d.ndims));
+  for (int i = 0; i < d.ndims; ++i)
+    order[size_t(i)] = i;
+  std::sort(order.begin(), order.end(), [&](int x, int y) {
+    return b.strides[x] != b.strides[y] ? b.strides[x] > b.strides[y] : x < y;
+  });
+  std::string name;
+  for (int i : order) {
+    bool blocked = false;
+    for (int k = 0; k < b.inner_nblks; ++k)
+      blocked |= b.inner_idxs[k] == i;
+    name += char((blocked ? 'A' : 'a') + i);
+  }
+  for (int k = 0; k < b.inner_nblks; ++k)
+    name += std::to_string(b.inner_blks[k]) + char('a' + b.inner_idxs[k]);
+  static const std::map<std::string, std::string> usual = {
+      {"abcd", "nchw"},       {"acdb", "nhwc"},   {"aBcd16b", "nChw16c"},
+      {"aBcd8b", "nChw8c"},   {"abcde", "ncdhw"}, {"acdeb", "ndhwc"},
+      {"aBcde16b", "nCdhw16c"}};
+  auto it = usual.find(name);
+  return it == usual.end() ? name : it->second;
+}
+
+/// "onednn <primitive kind> <oneDNN's implementation>" of \p prim
+/// ("onednn convolution brgconv:avx512_core").
+std::string implementationOf(const dnnl::primitive &prim) {
+  const_dnnl_primitive_desc_t pd = prim.get_primitive_desc();
+  const char *impl = nullptr;
+  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+  dnnl_primitive_kind_t kind = dnnl_undefined_primitive;
+  dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &kind);
+  return std::string("onednn ") + dnnl_prim_kind2str(kind) + " " +
+         (impl ? impl : "?");
+}
+
+/// The level of Loom's own kernels in use ("avx512", "avx2").
+std::string kernelLevel() { return std::string(art::cpuIsaName(cpuIsa())); }
+
 /// A reorder between two layouts of one tensor, made once: Loom's
 /// transposes where layoutTranspose has them, oneDNN's primitive otherwise.
 struct Reorder {
@@ -218,6 +267,12 @@ struct Reorder {
     scratchpad = pd.scratchpad_desc();
   }
   explicit operator bool() const { return prim || transpose; }
+  /// "<role> <from>-><to> by <who>", for the plan.
+  std::string describe(const std::string &role) const {
+    return role + " " + layoutName(from) + "->" + layoutName(to) + " by " +
+           (transpose ? "loom transpose " + kernelLevel()
+                      : implementationOf(prim));
+  }
   void run(Stream &s, void *src, void *dst) const {
     if (transpose) {
       // Whatever the stream ran before has written src.
@@ -308,6 +363,21 @@ public:
 
   Error run(Stream &s, void *const *buffers) const override {
     return guardOneDnn([&] { runSteps(s, buffers); });
+  }
+
+  StepDescription describe() const override {
+    StepDescription d;
+    d.implementation = implementationOf(prim);
+    if (swishAfter)
+      d.implementation += " + loom swish " + kernelLevel();
+    for (auto [reorder, role] : {std::pair{&srcIn, "src"}, {&sumIn, "sum"},
+                                 {&weightsIn, "weights"}, {&dstOut, "dst"}})
+      if (*reorder)
+        d.operands.push_back(reorder->describe(role));
+    if (packedBlock)
+      d.operands.push_back("weights " + layoutName(weightsMd) +
+                           " packed at load");
+    return d;
   }
 
 private:
@@ -1153,6 +1223,9 @@ public:
                   const float *weights)
       : src(s.src), bias(s.bias), dst(s.dst), g(g),
         packed(packGroupedConvWeights(g, weights)) {}
+  StepDescription describe() const override {
+    return {"loom grouped convolution " + kernelLevel(), {}, "team"};
+  }
   Error run(Stream &, void *const *buffers) const override {
     groupedConvChannelsLast(
         g, static_cast<const float *>(buffers[src]), packed.data(),
@@ -1238,6 +1311,12 @@ public:
       : src(s.src), bias(s.bias), dst(s.dst), g(g), post(post),
         swish(s.activation.kind == Activation::Swish),
         packed(packStemWeights(g, static_cast<const float *>(weights))) {}
+  StepDescription describe() const override {
+    return {"loom stem convolution " + kernelLevel() +
+                (swish ? " + loom swish " + kernelLevel() : ""),
+            {},
+            "team"};
+  }
   Error run(Stream &, void *const *buffers) const override {
     auto *out = static_cast<float *>(buffers[dst]);
     convolveStem(g, static_cast<const float *>(buffers[src]), packed.data(),
@@ -1351,6 +1430,14 @@ public:
         w(weights, s.weightsShape[1], s.weightsShape[0],
           PointwiseWeights::Order::InOut),
         activation(activation), swish(swish) {}
+  StepDescription describe() const override {
+    StepDescription d{"loom pointwise " + kernelLevel(), {}, "team"};
+    if (swish)
+      d.implementation += " + loom swish " + kernelLevel();
+    if (activation.planar)
+      d.operands.push_back("dst nchw written by the kernel");
+    return d;
+  }
   Error run(Stream &, void *const *buffers) const override {
     PointwiseEpilogue e = activation;
     if (ids.bias != -1)
@@ -1513,6 +1600,13 @@ public:
   using Kernel = void (*)(const PoolGeometry &, const float *, float *);
   KernelPool(const art::Pool2dStep &s, const PoolGeometry &g, Kernel kernel)
       : src(s.src), dst(s.dst), g(g), kernel(kernel) {}
+  StepDescription describe() const override {
+    return {std::string(kernel == poolPlanes ? "loom plane pool "
+                                             : "loom channels-last pool ") +
+                kernelLevel(),
+            {},
+            "team"};
+  }
   Error run(Stream &, void *const *buffers) const override {
     kernel(g, static_cast<const float *>(buffers[src]),
            static_cast<float *>(buffers[dst]));
@@ -1666,6 +1760,12 @@ public:
   SqueezeExciteStep(int64_t src0, int64_t src1, int64_t shift, int64_t dst,
                     const ChannelsLastScaling &scaling)
       : src0(src0), src1(src1), shift(shift), dst(dst), scaling(scaling) {}
+  StepDescription describe() const override {
+    return {std::string(src1 ? "loom channel scale " : "loom global average ") +
+                kernelLevel(),
+            {},
+            "team"};
+  }
   Error run(Stream &, void *const *buffers) const override {
     const auto *in = static_cast<const float *>(buffers[src0]);
     auto *out = static_cast<float *>(buffers[dst]);
@@ -1894,6 +1994,10 @@ public:
     scratchpad = pd.scratchpad_desc();
   }
 
+  StepDescription describe() const override {
+    return {implementationOf(prim), {}, "team"};
+  }
+
   Error run(Stream &s, void *const *buffers) const override {
     return guardOneDnn([&] {
       std::unordered_map<int, memory> args;
@@ -2001,6 +2105,9 @@ public:
   DnnlSgemm(const art::MatmulStep &s, int64_t m, int64_t k, int64_t n)
       : src(s.src), weights(s.weights), bias(s.bias), dst(s.dst), m(m), k(k),
         n(n), relu(s.activation.kind == Activation::Relu) {}
+  StepDescription describe() const override {
+    return {"onednn sgemm", {}, "team"};
+  }
   Error run(Stream &, void *const *buffers) const override {
     auto *a = static_cast<const float *>(buffers[src]);
     auto *b = static_cast<const float *>(buffers[weights]);
@@ -2114,6 +2221,12 @@ public:
                                     md, alpha, beta);
       passes.emplace_back(dnnl::eltwise_forward::primitive_desc(d, eng));
     }
+  }
+  StepDescription describe() const override {
+    StepDescription d = step->describe();
+    for (const dnnl::eltwise_forward &p : passes)
+      d.implementation += " + " + implementationOf(p);
+    return d;
   }
   Error run(Stream &s, void *const *buffers) const override {
     if (Error e = static_cast<const LibraryStep &>(*step).run(s, buffers))
@@ -2252,6 +2365,9 @@ StepPtr prepareMatmul(const dnnl::engine &eng, const art::MatmulStep &s,
 class BlasSgemm : public LibraryStep {
 public:
   explicit BlasSgemm(const art::SgemmStep &s) : spec(s) {}
+  StepDescription describe() const override {
+    return {"openblas sgemm", {}, "openblas"};
+  }
   Error run(Stream &, void *const *buffers) const override {
     int64_t m = spec.aShape[0], k = spec.aShape[1], n = spec.bShape[1];
     auto *a = static_cast<const float *>(buffers[spec.a]);
@@ -2291,6 +2407,11 @@ private:
 class OnOneThread final : public LibraryStep {
 public:
   explicit OnOneThread(StepPtr step) : step(std::move(step)) {}
+  StepDescription describe() const override {
+    StepDescription d = step->describe();
+    d.threads = "1";
+    return d;
+  }
   Error run(Stream &s, void *const *buffers) const override {
     TeamSize one(1);
     return static_cast<const LibraryStep &>(*step).run(s, buffers);
@@ -2453,7 +2574,8 @@ Error cpu::prepareProgram(const Engine &eng, const art::Entry &entry,
                           const art::Program &program,
                           const std::vector<int64_t> &bufferBytes,
                           const std::vector<void *> &constants,
-                          std::vector<StepPtr> &out) {
+                          std::vector<StepPtr> &out,
+                          std::map<int64_t, std::string> &layouts) {
   auto constantOf = [&](int64_t id) -> void * {
     return entry.buffers[id].kind == art::BufferKind::Weight ? constants[id]
                                                              : nullptr;
@@ -2465,6 +2587,8 @@ Error cpu::prepareProgram(const Engine &eng, const art::Entry &entry,
   try {
     LayoutPlan plan =
         planLayouts(eng, entry, program, bufferBytes, constantWeights);
+    for (const auto &[id, md] : plan)
+      layouts[id] = layoutName(md);
     int threads = omp_get_max_threads();
     for (const art::Step &step : program.steps) {
       try {

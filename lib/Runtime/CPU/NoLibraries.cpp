@@ -22,7 +22,8 @@ Error cpu::prepareProgram(const Engine &, const art::Entry &entry,
                           const art::Program &program,
                           const std::vector<int64_t> &,
                           const std::vector<void *> &,
-                          std::vector<std::unique_ptr<PreparedStep>> &out) {
+                          std::vector<std::unique_ptr<PreparedStep>> &out,
+                          std::map<int64_t, std::string> &) {
   out.clear();
   for (size_t i = 0; i < program.steps.size(); ++i) {
     out.emplace_back(prepareDynamicStep(program.steps[i]));

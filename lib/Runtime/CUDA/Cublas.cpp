@@ -89,6 +89,11 @@ struct PreparedMatmul : public PreparedStep {
   size_t workspaceBytes = 0;
   mutable std::mutex lock;
 
+  StepDescription describe() const override {
+    return {"cublaslt matmul",
+            {"workspace " + std::to_string(workspaceBytes) + " bytes"},
+            "stream"};
+  }
   ~PreparedMatmul() override {
     for (LayoutDesc l : {a, b, d})
       if (l)

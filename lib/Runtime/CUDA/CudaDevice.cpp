@@ -186,6 +186,9 @@ struct CudaStep : public PreparedStep {
 /// A gpu.dispatch made ready: its function and launch sizes.
 struct Dispatch : public CudaStep {
   Dispatch() : CudaStep(true) {}
+  StepDescription describe() const override {
+    return {"cuda kernel " + step.kernel, {}, "grid"};
+  }
   CUfunction function = nullptr;
   art::DispatchStep step;
 };
@@ -194,6 +197,7 @@ struct Dispatch : public CudaStep {
 /// convolution (Cudnn.h).
 struct LibraryCall : public CudaStep {
   LibraryCall() : CudaStep(false) {}
+  StepDescription describe() const override { return call->describe(); }
   std::unique_ptr<PreparedStep> call;
   bool isConv = false;
 };

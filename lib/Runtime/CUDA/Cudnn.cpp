@@ -118,6 +118,12 @@ struct PreparedConv : public PreparedStep {
   Desc plan = nullptr;
   int64_t workspaceBytes = 0;
   std::vector<int64_t> uids, buffers;
+
+  StepDescription describe() const override {
+    return {"cudnn convolution",
+            {"workspace " + std::to_string(workspaceBytes) + " bytes"},
+            "stream"};
+  }
 };
 
 /// The tensors, the convolution and the pointwise operations of \p e, in

@@ -262,6 +262,10 @@ struct Dispatch : public PreparedStep {
   VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
   art::DispatchStep step;
   std::vector<int64_t> argBytes;
+
+  StepDescription describe() const override {
+    return {"vulkan pipeline " + step.kernel, {}, "workgroups"};
+  }
 };
 
 /// A compute pipeline of one entry point over n storage buffers.
