@@ -5,10 +5,9 @@
 // shapes"): a result is a tensor padded to a static upper bound, and a
 // rank-0 i64 value beside it holds its run-time length. The importer keeps,
 // for every ONNX value, which of its dimensions is bounded and by which
-// length value (ImportedValue::bound); propagateBounds carries that through
-// the operators that keep the valid prefix of a padded dimension valid
-// (elementwise, movement, gathers) and refuses, naming the node, every
-// other consumer of a padded dimension (reductions, softmax, Shape, ...).
+// length value (ImportedValue::bound); the bound rules (BoundRules.h) carry
+// that through the other operators (BoundPropagation.cpp) or refuse them,
+// naming the node.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +15,6 @@
 #include "Importer.h"
 
 #include "loom/Dialect/TG/IR/TGOps.h"
-
-#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace loom;
@@ -27,8 +24,7 @@ using namespace loom::onnx_to_tg;
 // Handlers
 //===----------------------------------------------------------------------===//
 
-std::optional<BoundedDim> onnx_to_tg::inputBound(NodeContext &ctx,
-                                                 unsigned i) {
+std::optional<BoundedDim> onnx_to_tg::inputBound(NodeContext &ctx, unsigned i) {
   if (!ctx.hasInput(i))
     return std::nullopt;
   ImportedValue *v = ctx.importer().lookup(ctx.node().input(i));
@@ -92,8 +88,8 @@ static LogicalResult importTopK(NodeContext &ctx) {
   auto runTimeK = trackedScalar(ctx, 1);
   if (failed(runTimeK))
     return failure();
-  auto k = *runTimeK ? FailureOr<int64_t>(std::min(
-                           (*runTimeK)->upper, ctx.inputShape(0)[*axis]))
+  auto k = *runTimeK ? FailureOr<int64_t>(std::min((*runTimeK)->upper,
+                                                   ctx.inputShape(0)[*axis]))
                      : constantScalarInt(ctx, 1,
                                          "K (computed at run time from "
                                          "something else than shapes)");
@@ -111,12 +107,12 @@ static LogicalResult importTopK(NodeContext &ctx) {
     return ctx.fail("K = " + Twine(*k) + " is not in [0, " +
                     Twine(ctx.inputShape(0)[*axis]) + "], the size of axis " +
                     Twine(*axis) + (bound ? " (its upper bound)" : ""));
-  auto op = ctx.createOp(
-      tg::TopKOp::getOperationName(), operands,
-      {ctx.i64Attr("k", *k), ctx.i64Attr("axis", *axis),
-       ctx.boolAttr("largest", ctx.getInt("largest", 1) != 0),
-       ctx.boolAttr("sorted", ctx.getInt("sorted", 1) != 0)},
-      std::nullopt);
+  auto op =
+      ctx.createOp(tg::TopKOp::getOperationName(), operands,
+                   {ctx.i64Attr("k", *k), ctx.i64Attr("axis", *axis),
+                    ctx.boolAttr("largest", ctx.getInt("largest", 1) != 0),
+                    ctx.boolAttr("sorted", ctx.getInt("sorted", 1) != 0)},
+                   std::nullopt);
   if (failed(op))
     return failure();
   Value count = (*op)->getResult(2);
@@ -148,7 +144,8 @@ static LogicalResult importNonMaxSuppression(NodeContext &ctx) {
     return failure();
   std::optional<BoundedDim> boxBound = inputBound(ctx, 0),
                             scoreBound = inputBound(ctx, 1);
-  if ((boxBound && boxBound->dim != 1) || (scoreBound && scoreBound->dim != 2) ||
+  if ((boxBound && boxBound->dim != 1) ||
+      (scoreBound && scoreBound->dim != 2) ||
       bool(boxBound) != bool(scoreBound) ||
       (boxBound && boxBound->length != scoreBound->length))
     return ctx.fail("boxes and scores of data-dependent length are supported "
@@ -323,8 +320,9 @@ FailureOr<Value> onnx_to_tg::linearizeIndices(NodeContext &ctx, Value indices,
   auto scaled = ctx.create<tg::MulOp>({*asF64, *stridesValue});
   if (failed(scaled))
     return failure();
-  auto summed = ctx.create<tg::ReduceSumOp>(
-      {*scaled}, {ctx.arrayAttr("axes", {-1}), ctx.boolAttr("keepdims", false)});
+  auto summed =
+      ctx.create<tg::ReduceSumOp>({*scaled}, {ctx.arrayAttr("axes", {-1}),
+                                              ctx.boolAttr("keepdims", false)});
   if (failed(summed))
     return failure();
   return ctx.convert(*summed, ctx.builder().getI64Type());
@@ -365,7 +363,8 @@ static LogicalResult importGatherND(NodeContext &ctx) {
   auto flat = ctx.reshape(*data, flatShape);
   if (failed(linear) || failed(flat))
     return failure();
-  auto out = ctx.create<tg::GatherOp>({*flat, *linear}, {ctx.i64Attr("axis", 0)});
+  auto out =
+      ctx.create<tg::GatherOp>({*flat, *linear}, {ctx.i64Attr("axis", 0)});
   if (failed(out))
     return failure();
   ctx.setOutput(0, *out);
@@ -380,392 +379,4 @@ void onnx_to_tg::populateDynamicHandlers(HandlerTable &table) {
   table["NonZero"] = importNonZero;
   table["TopK"] = importTopK;
   table["Unique"] = importUnique;
-}
-
-//===----------------------------------------------------------------------===//
-// Propagation of bounds through the other operators
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// Operators computing each output element from the input elements at the
-/// same (numpy-broadcast) position: a padded dimension stays padded
-/// (Expand's shape operand is never padded: only its data broadcasts).
-const llvm::StringSet<> &elementwiseOperators() {
-  static const llvm::StringSet<> ops = {
-      "Abs",     "Add",          "And",       "Cast",        "CastLike",
-      "Ceil",    "Celu",         "Clip",      "Div",         "Dropout",
-      "Elu",     "Equal",        "Erf",       "Exp",         "Expand",
-      "Floor",
-      "Gelu",    "Greater",      "GreaterOrEqual",           "HardSigmoid",
-      "HardSwish",               "Identity",  "LeakyRelu",   "Less",
-      "LessOrEqual",             "Log",       "Max",         "Mean",
-      "Min",     "Mod",          "Mul",       "Neg",         "Not",
-      "Or",      "PRelu",        "Pow",       "Reciprocal",  "Relu",
-      "Round",   "Selu",         "Sigmoid",   "Sign",        "Softsign",
-      "Sqrt",    "Sub",          "Sum",       "Tanh",        "Where",
-      "Xor"};
-  return ops;
-}
-
-/// Operators that only rearrange elements without mixing a padded
-/// dimension with another (the row-major position of each valid element
-/// relative to the padded dimension is unchanged).
-const llvm::StringSet<> &reshapeOperators() {
-  static const llvm::StringSet<> ops = {"Reshape", "Squeeze", "Unsqueeze",
-                                        "Flatten"};
-  return ops;
-}
-
-/// The node's output `out` gets `bound`, or the node is refused when its
-/// inputs disagree on the length.
-struct BoundMerger {
-  NodeContext &ctx;
-  std::optional<BoundedDim> merged;
-  LogicalResult add(BoundedDim b) {
-    if (merged && (merged->dim != b.dim || merged->length != b.length))
-      return ctx.fail("inputs of different data-dependent lengths (or padded "
-                      "along different dimensions) are not supported");
-    merged = b;
-    return success();
-  }
-};
-
-} // namespace
-
-/// Elementwise: the inputs are aligned on the right with the output; a
-/// padded input dimension must not be broadcast.
-static LogicalResult propagateElementwise(NodeContext &ctx,
-                                          ArrayRef<int64_t> outShape,
-                                          BoundMerger &m) {
-  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
-    std::optional<BoundedDim> b = inputBound(ctx, i);
-    if (!b)
-      continue;
-    int64_t dim = b->dim + int64_t(outShape.size()) - ctx.inputRank(i);
-    if (outShape[dim] != ctx.inputShape(i)[b->dim])
-      return ctx.fail("broadcasting a dimension of data-dependent length is "
-                      "not supported");
-    if (failed(m.add({dim, b->length})))
-      return failure();
-  }
-  return success();
-}
-
-/// Reshape-like: the padded dimension must survive as one output
-/// dimension with the same number of elements before it: of the same size,
-/// or merged with the dimensions after it (torchvision's
-/// `boxes.reshape(-1, 4)` of [boxes, classes, 4]), whose valid elements are
-/// then the first `length * inner` (the product of the merged dimensions).
-static LogicalResult propagateReshape(NodeContext &ctx,
-                                      ArrayRef<int64_t> outShape,
-                                      BoundMerger &m) {
-  std::optional<BoundedDim> b = inputBound(ctx, 0);
-  if (!b)
-    return success();
-  ArrayRef<int64_t> in = ctx.inputShape(0);
-  int64_t before = 1;
-  for (int64_t d = 0; d < b->dim; ++d)
-    before *= in[d];
-  int64_t outBefore = 1;
-  for (int64_t d = 0; d < int64_t(outShape.size()); ++d) {
-    if (outBefore == before) {
-      int64_t merged = in[b->dim];
-      for (int64_t e = b->dim + 1;
-           merged < outShape[d] && e < int64_t(in.size()); ++e)
-        merged *= in[e];
-      if (merged == outShape[d]) {
-        int64_t inner = in[b->dim] ? merged / in[b->dim] : 1;
-        if (inner == 1)
-          return m.add({d, b->length});
-        auto length =
-            lengthOp(ctx, LengthOp::Mul, b->length,
-                     ctx.scalar(ctx.builder().getI64Type(), double(inner)));
-        if (failed(length))
-          return failure();
-        return m.add({d, *length});
-      }
-    }
-    outBefore *= outShape[d];
-  }
-  return ctx.fail("a reshape that splits a dimension of data-dependent "
-                  "length, or merges it with the dimensions before it, is "
-                  "not supported");
-}
-
-static LogicalResult propagateGather(NodeContext &ctx, BoundMerger &m) {
-  int64_t rank = ctx.inputRank(0);
-  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), rank, "axis");
-  if (failed(axis))
-    return failure();
-  int64_t idxRank = ctx.inputRank(1);
-  // A padded data dimension other than the axis moves with the gather; the
-  // axis itself is read at the given (valid) indices.
-  if (std::optional<BoundedDim> b = inputBound(ctx, 0); b && b->dim != *axis)
-    if (failed(m.add({b->dim < *axis ? b->dim : b->dim + idxRank - 1,
-                      b->length})))
-      return failure();
-  if (std::optional<BoundedDim> b = inputBound(ctx, 1))
-    return m.add({*axis + b->dim, b->length});
-  return success();
-}
-
-/// The dimension of the output a padded dimension of input `i` keeps when
-/// the node (Transpose, Slice, Concat) does not touch it.
-static LogicalResult propagateMovement(NodeContext &ctx,
-                                       ArrayRef<int64_t> outShape,
-                                       BoundMerger &m) {
-  StringRef op = ctx.opType();
-  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
-    std::optional<BoundedDim> b = inputBound(ctx, i);
-    if (!b)
-      continue;
-    if (op == "Transpose") {
-      auto perm = ctx.getInts("perm");
-      int64_t rank = ctx.inputRank(0), dim = rank - 1 - b->dim;
-      if (perm)
-        dim = std::find(perm->begin(), perm->end(), b->dim) - perm->begin();
-      if (failed(m.add({dim, b->length})))
-        return failure();
-      continue;
-    }
-    if (i > 0 && op == "Slice")
-      return ctx.fail("slice bounds of data-dependent length are not "
-                      "supported");
-    if (op == "Concat" &&
-        *ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(i), "axis") ==
-            b->dim)
-      return ctx.fail("concatenating along a dimension of data-dependent "
-                      "length is not supported");
-    if (outShape[b->dim] != ctx.inputShape(i)[b->dim])
-      return ctx.fail("slicing a dimension of data-dependent length is not "
-                      "supported");
-    if (failed(m.add({b->dim, b->length})))
-      return failure();
-  }
-  return success();
-}
-
-/// MatMul and Gemm: a padded row dimension of A (or batch dimension, not
-/// broadcast) or column dimension of B is the output's; a padded
-/// contracted dimension is refused. Gemm's C broadcasts as elementwise.
-static LogicalResult propagateProduct(NodeContext &ctx,
-                                      ArrayRef<int64_t> outShape,
-                                      BoundMerger &m) {
-  bool gemm = ctx.opType() == "Gemm";
-  int64_t outRank = outShape.size();
-  for (unsigned i = 0; i < 2; ++i) {
-    std::optional<BoundedDim> b = inputBound(ctx, i);
-    if (!b)
-      continue;
-    int64_t rank = ctx.inputRank(i), dim = -1;
-    if (gemm) {
-      bool trans = ctx.getInt(i == 0 ? "transA" : "transB", 0) != 0;
-      // A's rows are dimension trans ? 1 : 0, B's columns trans ? 0 : 1.
-      if (b->dim == ((i == 0) == trans ? 1 : 0))
-        dim = i;
-    } else if (rank >= 2) {
-      int64_t contracted = i == 0 ? rank - 1 : rank - 2;
-      if (b->dim == rank - 1 && i == 1)
-        dim = outRank - 1;
-      else if (b->dim != contracted)
-        dim = b->dim + outRank - rank;
-    }
-    if (dim < 0)
-      return ctx.fail("a product over a dimension of data-dependent length is "
-                      "not supported");
-    if (outShape[dim] != ctx.inputShape(i)[b->dim])
-      return ctx.fail("broadcasting a dimension of data-dependent length is "
-                      "not supported");
-    if (failed(m.add({dim, b->length})))
-      return failure();
-  }
-  if (std::optional<BoundedDim> b = inputBound(ctx, 2)) {
-    int64_t dim = b->dim + outRank - ctx.inputRank(2);
-    if (outShape[dim] != ctx.inputShape(2)[b->dim])
-      return ctx.fail("broadcasting a dimension of data-dependent length is "
-                      "not supported");
-    return m.add({dim, b->length});
-  }
-  return success();
-}
-
-/// Operators that compute every index of some dimensions on its own (a
-/// convolution's, a pooling's or a resize's batch, a softmax's dimensions
-/// off its axis): the padded dimension of input 0 stays padded when it is
-/// one of them; no other input may be padded.
-static LogicalResult propagateIndependent(NodeContext &ctx, BoundMerger &m) {
-  for (unsigned i = 1; i < ctx.numInputs(); ++i)
-    if (inputBound(ctx, i))
-      return ctx.fail("reads a parameter of data-dependent length (padded to "
-                      "its bound, docs/ONNX/Import.md)");
-  std::optional<BoundedDim> b = inputBound(ctx, 0);
-  StringRef op = ctx.opType();
-  bool independent = b->dim == 0;
-  // A resize must keep the padded dimension's size (a scale of 1 there).
-  if (op == "Resize" || op == "Upsample")
-    if (ImportedValue *out = ctx.importer().lookup(ctx.node().output(0)))
-      independent &= out->shape[b->dim] == ctx.inputShape(0)[b->dim];
-  if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax" ||
-      op == "LayerNormalization") {
-    bool coerced = op != "LayerNormalization" && ctx.opset() < 13;
-    int64_t rank = ctx.inputRank(0);
-    auto axis = ctx.normalizeAxis(
-        ctx.getInt("axis", op == "LayerNormalization" || !coerced ? -1 : 1),
-        rank, "axis");
-    if (failed(axis))
-      return failure();
-    // Opsets before 13 and LayerNormalization normalise over every
-    // dimension from the axis on.
-    independent = coerced || op == "LayerNormalization" ? b->dim < *axis
-                                                         : b->dim != *axis;
-  }
-  if (!independent)
-    return ctx.fail("reads a value of data-dependent length (padded to its "
-                    "bound, docs/ONNX/Import.md), and this operator mixes "
-                    "the elements of the padded dimension");
-  return m.add(*b);
-}
-
-/// ArgMax and ArgMin along another dimension than the padded one keep it
-/// (one index per position of it), one dimension to the left when the
-/// axis before it is dropped.
-static LogicalResult propagateArgExtreme(NodeContext &ctx, BoundMerger &m) {
-  BoundedDim b = *inputBound(ctx, 0);
-  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(0));
-  if (failed(axis))
-    return failure();
-  if (*axis == b.dim)
-    return ctx.fail("reads a value of data-dependent length (padded to its "
-                    "bound, docs/ONNX/Import.md) along its axis");
-  if (ctx.getInt("keepdims", 1) == 0 && *axis < b.dim)
-    --b.dim;
-  return m.add(b);
-}
-
-/// Pad (any mode) that neither pads nor crops the padded dimension keeps
-/// it: padding another dimension moves no element along it (Mask R-CNN's
-/// `F.pad(masks, (1, 1, 1, 1))` of the detections' masks).
-static LogicalResult propagatePad(NodeContext &ctx, BoundMerger &m) {
-  for (unsigned i = 1; i < ctx.numInputs(); ++i)
-    if (inputBound(ctx, i))
-      return ctx.fail("reads a parameter of data-dependent length (padded to "
-                      "its bound, docs/ONNX/Import.md)");
-  BoundedDim b = *inputBound(ctx, 0);
-  int64_t rank = ctx.inputRank(0);
-  SmallVector<int64_t> pads, axes;
-  if (ctx.opset() < 11) {
-    if (auto a = ctx.getInts("pads"))
-      pads.assign(a->begin(), a->end());
-  } else if (const HostTensor *t = ctx.known(1)) {
-    pads.assign(t->ints.begin(), t->ints.end());
-  }
-  if (ctx.hasInput(3)) {
-    auto a = ctx.constantInts(3, "axes");
-    if (failed(a))
-      return failure();
-    for (int64_t axis : *a) {
-      auto n = ctx.normalizeAxis(axis, rank, "axes");
-      if (failed(n))
-        return failure();
-      axes.push_back(*n);
-    }
-  } else {
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-  }
-  if (pads.size() != 2 * axes.size())
-    return ctx.fail("the pads of a value of data-dependent length must be "
-                    "known at import time");
-  for (auto [k, axis] : llvm::enumerate(axes))
-    if (axis == b.dim && (pads[k] != 0 || pads[k + axes.size()] != 0))
-      return ctx.fail("padding a dimension of data-dependent length is not "
-                      "supported");
-  return m.add(b);
-}
-
-/// Operators propagateIndependent handles.
-static const llvm::StringSet<> &independentOperators() {
-  static const llvm::StringSet<> ops = {
-      "Conv",          "ConvTranspose",      "MaxPool",
-      "AveragePool",   "GlobalAveragePool",  "GlobalMaxPool",
-      "LpPool",        "BatchNormalization", "InstanceNormalization",
-      "Softmax",       "LogSoftmax",         "Hardmax",
-      "LayerNormalization", "Resize",          "Upsample"};
-  return ops;
-}
-
-/// Split along another dimension than the padded one: every output keeps
-/// the padded dimension.
-static LogicalResult propagateSplit(NodeContext &ctx) {
-  for (unsigned i = 1; i < ctx.numInputs(); ++i)
-    if (inputBound(ctx, i))
-      return ctx.fail("split sizes of data-dependent length are not "
-                      "supported");
-  std::optional<BoundedDim> b = inputBound(ctx, 0);
-  auto axis = ctx.normalizeAxis(ctx.getInt("axis", 0), ctx.inputRank(0));
-  if (failed(axis))
-    return failure();
-  if (*axis == b->dim)
-    return ctx.fail("splitting along a dimension of data-dependent length is "
-                    "not supported");
-  for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
-    if (!ctx.hasOutput(i))
-      continue;
-    ImportedValue *out = ctx.importer().lookup(ctx.node().output(i));
-    if (!out || !out->value || out->known)
-      return ctx.fail("the value of a split of a value of data-dependent "
-                      "length is not known at import time");
-    out->bound = *b;
-  }
-  return success();
-}
-
-LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
-  StringRef op = ctx.opType();
-  if (op == "NonZero" || op == "TopK" || op == "NonMaxSuppression" ||
-      op == "Unique" || op == "GatherND" || op == "RoiAlign" ||
-      op == "ScatterElements" || op == "Scatter" || op == "ScatterND")
-    return success(); // Their handlers read and set the bounds.
-  bool anyBounded = false;
-  for (unsigned i = 0; i < ctx.numInputs(); ++i)
-    anyBounded |= bool(inputBound(ctx, i));
-  if (!anyBounded)
-    return success();
-  if (op == "Split")
-    return propagateSplit(ctx);
-  if (ctx.numOutputs() != 1)
-    return ctx.fail("a node with several outputs reading a value of "
-                    "data-dependent length is not supported");
-  ImportedValue *out = ctx.importer().lookup(ctx.node().output(0));
-  if (!out || !out->value || out->known)
-    return ctx.fail("the shape or the value of a value of data-dependent "
-                    "length is not known at import time (Loom pads it to a "
-                    "static bound; docs/ONNX/Import.md)");
-  BoundMerger m{ctx, std::nullopt};
-  LogicalResult result = failure();
-  if (elementwiseOperators().contains(op))
-    result = propagateElementwise(ctx, out->shape, m);
-  else if (reshapeOperators().contains(op))
-    result = propagateReshape(ctx, out->shape, m);
-  else if (op == "Gather")
-    result = propagateGather(ctx, m);
-  else if (op == "Transpose" || op == "Slice" || op == "Concat")
-    result = propagateMovement(ctx, out->shape, m);
-  else if (op == "MatMul" || op == "Gemm")
-    result = propagateProduct(ctx, out->shape, m);
-  else if (op == "Pad")
-    result = propagatePad(ctx, m);
-  else if (op == "ArgMax" || op == "ArgMin")
-    result = propagateArgExtreme(ctx, m);
-  else if (independentOperators().contains(op))
-    result = propagateIndependent(ctx, m);
-  else
-    return ctx.fail("reads a value of data-dependent length (padded to its "
-                    "bound, docs/ONNX/Import.md), and this operator mixes or "
-                    "counts the elements of the padded dimension");
-  if (failed(result))
-    return failure();
-  out->bound = m.merged;
-  return success();
 }

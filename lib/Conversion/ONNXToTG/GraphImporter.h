@@ -37,7 +37,7 @@ struct BoundedDim {
 
 /// One element of a small integer tensor computed from the lengths of
 /// bounded values (a Shape of one, and the shape arithmetic on it;
-/// RunTimeLengths.cpp): an upper bound, whether the element is exactly
+/// RunTimeInts.cpp): an upper bound, whether the element is exactly
 /// that, and the length value it equals, if it is one.
 struct RunTimeInt {
   int64_t upper = 0;
@@ -72,7 +72,7 @@ struct ImportedValue {
   std::optional<BoundedDim> bound;
   /// A second one (a Resize to a run-time height and width), after `bound`;
   /// only Shape, Gather and a Reshape merging the two read such a value
-  /// (RunTimeLengths.cpp).
+  /// (TwicePadded.cpp).
   std::optional<BoundedDim> secondBound;
   /// For a small integer tensor computed from lengths: its elements.
   std::optional<llvm::SmallVector<RunTimeInt>> runTimeInts;
@@ -199,10 +199,10 @@ class NodeContext;
 /// Imports a node that computes with the lengths of bounded values (Shape,
 /// Size, ConstantOfShape of a tracked shape, reductions of one, Concat and
 /// Slice along a padded dimension, reductions over one); false when the
-/// node is not such a node (RunTimeLengths.cpp).
+/// node is not such a node (the operator's bound rules, RunTimeLengths.cpp).
 mlir::FailureOr<bool> importWithRunTimeLengths(NodeContext &ctx);
 /// After a node's handler: tracks the elements of its output when its
-/// inputs are tracked (RunTimeLengths.cpp).
+/// inputs are tracked (RunTimeInts.cpp).
 void trackRunTimeInts(NodeContext &ctx);
 /// The elements of 1-D \p data at \p indices (negative ones count from the
 /// end), as a Gather at known indices picks them; nullopt when one is out
@@ -238,7 +238,7 @@ std::optional<BoundedDim> inputBound(NodeContext &ctx, unsigned i);
 void setOutputBound(NodeContext &ctx, unsigned i, BoundedDim bound);
 /// Gives \p v the dimension of data-dependent length \p bound; a value
 /// known at import time becomes a constant of the graph first
-/// (RunTimeLengths.cpp).
+/// (RunTimeInts.cpp).
 LogicalResult setPadded(NodeContext &ctx, ImportedValue &v, BoundedDim bound);
 /// \p x with the padding of its bounded dimension \p b replaced by \p fill
 /// (RunTimeLengths.cpp).
@@ -246,7 +246,7 @@ mlir::FailureOr<Value> maskPadding(NodeContext &ctx, Value x, BoundedDim b,
                                    double fill);
 /// The run-time value (a rank-0 i64) of tracked element \p e, element \p k
 /// of input \p i: its length value, its value when exact, or the element
-/// read from the input (RunTimeLengths.cpp).
+/// read from the input (RunTimeInts.cpp).
 mlir::FailureOr<Value> runTimeElement(NodeContext &ctx, unsigned i,
                                       const RunTimeInt &e, int64_t k);
 /// Input `i` as one tracked element, if it is tracked (a run-time K).

@@ -344,7 +344,7 @@ FailureOr<Value> linearizeIndices(NodeContext &ctx, Value indices,
                                   llvm::ArrayRef<int64_t> dataShape);
 /// Carries the data-dependent lengths of the node's inputs to its outputs,
 /// or refuses the node when it mixes the elements of a padded dimension
-/// (Dynamic.cpp); called after the node's handler.
+/// (BoundPropagation.cpp); called after the node's handler.
 LogicalResult propagateBounds(NodeContext &ctx);
 void populateControlFlowHandlers(HandlerTable &table);
 void populateRecurrentHandlers(HandlerTable &table);
@@ -363,6 +363,10 @@ LogicalResult fuseIdioms(mlir::Operation *scope);
 /// ConstantOfShape's fill value: its `value` attribute (one element of any
 /// type), or f32 zero without one (ShapeFolding.cpp).
 FailureOr<HostTensor> constantOfShapeValue(NodeContext &ctx);
+/// Sets output 0 to a run-time splat of shape \p dims holding \p value's
+/// one element (ShapeFolding.cpp).
+LogicalResult setSplatOutput(NodeContext &ctx, llvm::ArrayRef<int64_t> dims,
+                             const HostTensor &value);
 /// Converts `t` to ONNX element type `dataType` (as Cast does).
 HostTensor castHost(const HostTensor &t, int32_t dataType);
 /// Numpy broadcast of two shapes (loom/Support/Shapes.h); nullopt when they

@@ -137,8 +137,7 @@ LogicalResult importSize(NodeContext &ctx) {
 
 } // namespace
 
-FailureOr<HostTensor>
-loom::onnx_to_tg::constantOfShapeValue(NodeContext &ctx) {
+FailureOr<HostTensor> loom::onnx_to_tg::constantOfShapeValue(NodeContext &ctx) {
   HostTensor value = HostTensor::splat(TP::FLOAT, {}, 0);
   if (const auto *a = ctx.getAttr("value")) {
     auto d = onnxutil::decodeTensor(a->t(), "");
@@ -149,6 +148,18 @@ loom::onnx_to_tg::constantOfShapeValue(NodeContext &ctx) {
     value = std::move(*d);
   }
   return value;
+}
+
+LogicalResult loom::onnx_to_tg::setSplatOutput(NodeContext &ctx,
+                                               ArrayRef<int64_t> dims,
+                                               const HostTensor &value) {
+  Type e = onnxutil::getTGElementType(ctx.context(), value.dataType);
+  if (!e)
+    return ctx.fail("element type " + onnxutil::dataTypeName(value.dataType) +
+                    " is not supported");
+  ctx.setOutput(0,
+                ctx.splat(RankedTensorType::get(dims, e), value.asDouble(0)));
+  return success();
 }
 
 namespace {
@@ -176,13 +187,7 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
     ctx.setOutput(0, std::move(t));
     return success();
   }
-  Type e = onnxutil::getTGElementType(ctx.context(), value.dataType);
-  if (!e)
-    return ctx.fail("element type " + onnxutil::dataTypeName(value.dataType) +
-                    " is not supported");
-  ctx.setOutput(0,
-                ctx.splat(RankedTensorType::get(dims, e), value.asDouble(0)));
-  return success();
+  return setSplatOutput(ctx, dims, value);
 }
 
 } // namespace

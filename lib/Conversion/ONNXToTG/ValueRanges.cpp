@@ -18,8 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphImporter.h"
-#include "Importer.h"
+#include "BoundRules.h"
 
 #include <cmath>
 #include <limits>
@@ -30,8 +29,6 @@ using namespace loom::onnx_to_tg;
 using TP = onnx::TensorProto;
 
 namespace {
-
-using Ranges = SmallVector<Interval>;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 /// A bound on the relative rounding of one floating-point operation.
@@ -52,8 +49,7 @@ Interval hull(ArrayRef<Interval> r) {
 }
 
 ImportedValue *inputOf(NodeContext &ctx, unsigned i) {
-  return ctx.hasInput(i) ? ctx.importer().lookup(ctx.node().input(i))
-                         : nullptr;
+  return ctx.hasInput(i) ? ctx.importer().lookup(ctx.node().input(i)) : nullptr;
 }
 
 int64_t numElements(NodeContext &ctx, unsigned i) {
@@ -110,7 +106,10 @@ bool alignRanges(Ranges &a, Ranges &b, int64_t n) {
   return false;
 }
 
-Interval applyBinary(StringRef op, Interval x, Interval y) {
+/// The arithmetic of binaryRanges.
+enum class Arith { Add, Sub, Mul, Div, Max, Min };
+
+Interval applyBinary(Arith op, Interval x, Interval y) {
   auto corners = [](double a, double b, double c, double d) {
     double v[] = {a, b, c, d};
     Interval r{kInf, -kInf};
@@ -122,26 +121,27 @@ Interval applyBinary(StringRef op, Interval x, Interval y) {
     }
     return r;
   };
-  if (op == "Add")
+  switch (op) {
+  case Arith::Add:
     return {x.lo + y.lo, x.hi + y.hi};
-  if (op == "Sub")
+  case Arith::Sub:
     return {x.lo - y.hi, x.hi - y.lo};
-  if (op == "Mul")
+  case Arith::Mul:
     return corners(x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi);
-  if (op == "Div") {
+  case Arith::Div:
     if (y.lo <= 0 && y.hi >= 0)
       return {-kInf, kInf};
     return corners(x.lo / y.lo, x.lo / y.hi, x.hi / y.lo, x.hi / y.hi);
-  }
-  if (op == "Max")
+  case Arith::Max:
     return {std::max(x.lo, y.lo), std::max(x.hi, y.hi)};
-  // Min
-  return {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
+  case Arith::Min:
+    return {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
+  }
+  llvm_unreachable("unknown Arith");
 }
 
 /// Add, Sub, Mul, Div, and Max and Min of any number of inputs.
-std::optional<Ranges> binaryRanges(NodeContext &ctx, int64_t n) {
-  StringRef op = ctx.opType();
+std::optional<Ranges> binaryRanges(NodeContext &ctx, int64_t n, Arith op) {
   std::optional<Ranges> acc;
   for (unsigned i = 0; i < ctx.numInputs(); ++i) {
     std::optional<Ranges> r = inputRanges(ctx, i);
@@ -162,9 +162,9 @@ std::optional<Ranges> binaryRanges(NodeContext &ctx, int64_t n) {
     // Integer division truncates toward zero, which keeps the bounds'
     // order; floating-point arithmetic rounds each result, by less than
     // kRounding of it (bfloat16's half ulp is 2^-8).
-    if (op == "Div" && !isFloat)
+    if (op == Arith::Div && !isFloat)
       r = {std::trunc(r.lo), std::trunc(r.hi)};
-    else if (isFloat && op != "Max" && op != "Min")
+    else if (isFloat && op != Arith::Max && op != Arith::Min)
       r = {r.lo - std::abs(r.lo) * kRounding,
            r.hi + std::abs(r.hi) * kRounding};
   }
@@ -227,13 +227,13 @@ std::optional<Ranges> concatRanges(NodeContext &ctx) {
 
 /// ReduceMax and ReduceMin: over every element of a value with per-element
 /// ranges, the extreme of the bounds; otherwise within the input's hull.
-std::optional<Ranges> reduceRanges(NodeContext &ctx, int64_t outElements) {
+std::optional<Ranges> reduceRanges(NodeContext &ctx, int64_t outElements,
+                                   bool isMax) {
   std::optional<Ranges> r = inputRanges(ctx, 0);
   if (!r)
     return std::nullopt;
   if (outElements != 1 || r->size() == 1)
     return Ranges{hull(*r)};
-  bool isMax = ctx.opType() == "ReduceMax";
   Interval out = r->front();
   for (const Interval &i : *r)
     out = isMax ? Interval{std::max(out.lo, i.lo), std::max(out.hi, i.hi)}
@@ -253,96 +253,108 @@ std::optional<Ranges> gatherRanges(NodeContext &ctx) {
   return pickElements<Interval>(*r, idx->ints);
 }
 
-/// Operators whose output elements are some of the input's, in the same
-/// row-major order (per-element ranges carry over).
-bool keepsOrder(StringRef op) {
-  return op == "Identity" || op == "Reshape" || op == "Flatten" ||
-         op == "Squeeze" || op == "Unsqueeze";
-}
-
-/// Operators whose output elements are some of input 0's.
-bool picksElements(StringRef op) {
-  return op == "Transpose" || op == "Slice" || op == "Expand" ||
-         op == "Tile" || op == "Split" || op == "GatherElements" ||
-         op == "GatherND" || op == "TopK" || op == "Compress";
-}
-
 double castBound(double x, int32_t to) {
   if (onnxutil::isFloatDataType(to))
     return x;
   return std::trunc(x);
 }
 
-std::optional<Ranges> outputRanges(NodeContext &ctx, int64_t n) {
-  StringRef op = ctx.opType();
-  if (keepsOrder(op))
-    return inputRanges(ctx, 0);
-  if (picksElements(op)) {
-    std::optional<Ranges> r = inputRanges(ctx, 0);
-    return r ? std::optional<Ranges>(Ranges{hull(*r)}) : std::nullopt;
-  }
-  if (op == "Gather")
-    return gatherRanges(ctx);
-  if (op == "Concat")
-    return concatRanges(ctx);
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
-      op == "Max" || op == "Min")
-    return binaryRanges(ctx, n);
-  if (op == "Clip")
-    return clipRanges(ctx);
-  if (op == "ReduceMax" || op == "ReduceMin")
-    return reduceRanges(ctx, n);
-  if (op == "Where") {
-    std::optional<Ranges> a = inputRanges(ctx, 1), b = inputRanges(ctx, 2);
-    if (!a || !b)
-      return std::nullopt;
-    alignRanges(*a, *b, n);
-    for (size_t k = 0; k < a->size(); ++k)
-      (*a)[k] = {std::min((*a)[k].lo, (*b)[k].lo),
-                 std::max((*a)[k].hi, (*b)[k].hi)};
-    return a;
-  }
-  if (op == "Cast") {
-    int32_t to = ctx.getInt("to", 0);
-    if (to == TP::BOOL)
-      return std::nullopt;
-    return monotone(ctx, [&](double x) { return castBound(x, to); });
-  }
-  if (op == "Neg") {
-    std::optional<Ranges> r = inputRanges(ctx, 0);
-    if (r)
-      for (Interval &i : *r)
-        i = {-i.hi, -i.lo};
-    return r;
-  }
-  if (op == "Floor")
-    return monotone(ctx, [](double x) { return std::floor(x); });
-  if (op == "Ceil")
-    return monotone(ctx, [](double x) { return std::ceil(x); });
-  if (op == "Round")
-    return monotone(ctx, [](double x) { return std::nearbyint(x); });
-  if (op == "Relu")
-    return monotone(ctx, [](double x) { return std::max(x, 0.0); });
-  return std::nullopt;
+/// Where: the hull of the chosen inputs' ranges.
+std::optional<Ranges> whereRanges(NodeContext &ctx, int64_t n) {
+  std::optional<Ranges> a = inputRanges(ctx, 1), b = inputRanges(ctx, 2);
+  if (!a || !b)
+    return std::nullopt;
+  alignRanges(*a, *b, n);
+  for (size_t k = 0; k < a->size(); ++k)
+    (*a)[k] = {std::min((*a)[k].lo, (*b)[k].lo),
+               std::max((*a)[k].hi, (*b)[k].hi)};
+  return a;
+}
+
+std::optional<Ranges> castRanges(NodeContext &ctx) {
+  int32_t to = ctx.getInt("to", 0);
+  if (to == TP::BOOL)
+    return std::nullopt;
+  return monotone(ctx, [&](double x) { return castBound(x, to); });
+}
+
+std::optional<Ranges> negRanges(NodeContext &ctx) {
+  std::optional<Ranges> r = inputRanges(ctx, 0);
+  if (r)
+    for (Interval &i : *r)
+      i = {-i.hi, -i.lo};
+  return r;
 }
 
 } // namespace
 
 void onnx_to_tg::trackValueRanges(NodeContext &ctx) {
+  const BoundRules &rules = getBoundRules(ctx);
   for (unsigned o = 0; o < ctx.numOutputs(); ++o) {
     if (!ctx.hasOutput(o))
       continue;
     ImportedValue *out = ctx.importer().lookup(ctx.node().output(o));
     if (!out || out->known || out->sequence || !out->ranges.empty())
       continue;
-    if (o > 0 && ctx.opType() != "Split")
+    if (!rules.ranges || (o > 0 && !rules.rangesOfEveryOutput))
       continue;
     int64_t n = onnxutil::numElementsOf(out->shape);
-    std::optional<Ranges> r = outputRanges(ctx, n);
+    std::optional<Ranges> r = rules.ranges(ctx, n);
     if (!r || r->empty() || !bounded(hull(*r)))
       continue;
     if (int64_t(r->size()) != n)
       r = Ranges{hull(*r)};
     out->ranges = std::move(*r);
   }
+}
+
+void onnx_to_tg::populateValueRangeRules(BoundRulesTable &table) {
+  using Rule = std::function<std::optional<Ranges>(NodeContext &, int64_t)>;
+  // Output elements some of the input's, in the same row-major order:
+  // per-element ranges carry over.
+  for (StringRef op :
+       {"Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze"})
+    table[op].ranges = [](NodeContext &c, int64_t) {
+      return inputRanges(c, 0);
+    };
+  // Output elements some of input 0's: within its hull.
+  for (StringRef op : {"Transpose", "Slice", "Expand", "Tile", "Split",
+                       "GatherElements", "GatherND", "TopK", "Compress"})
+    table[op].ranges = [](NodeContext &c, int64_t) -> std::optional<Ranges> {
+      std::optional<Ranges> r = inputRanges(c, 0);
+      return r ? std::optional<Ranges>(Ranges{hull(*r)}) : std::nullopt;
+    };
+  table["Split"].rangesOfEveryOutput = true;
+  table["Gather"].ranges = [](NodeContext &c, int64_t) {
+    return gatherRanges(c);
+  };
+  table["Concat"].ranges = [](NodeContext &c, int64_t) {
+    return concatRanges(c);
+  };
+  for (auto [op, arith] : {std::pair{"Add", Arith::Add},
+                           {"Sub", Arith::Sub},
+                           {"Mul", Arith::Mul},
+                           {"Div", Arith::Div},
+                           {"Max", Arith::Max},
+                           {"Min", Arith::Min}})
+    table[op].ranges = [arith = arith](NodeContext &c, int64_t n) {
+      return binaryRanges(c, n, arith);
+    };
+  table["Clip"].ranges = [](NodeContext &c, int64_t) { return clipRanges(c); };
+  for (auto [op, isMax] : {std::pair{"ReduceMax", true}, {"ReduceMin", false}})
+    table[op].ranges = [isMax = isMax](NodeContext &c, int64_t n) {
+      return reduceRanges(c, n, isMax);
+    };
+  table["Where"].ranges = whereRanges;
+  table["Cast"].ranges = [](NodeContext &c, int64_t) { return castRanges(c); };
+  table["Neg"].ranges = [](NodeContext &c, int64_t) { return negRanges(c); };
+  auto monotoneRule = [](double (*fn)(double)) -> Rule {
+    return [fn](NodeContext &c, int64_t) { return monotone(c, fn); };
+  };
+  table["Floor"].ranges = monotoneRule([](double x) { return std::floor(x); });
+  table["Ceil"].ranges = monotoneRule([](double x) { return std::ceil(x); });
+  table["Round"].ranges =
+      monotoneRule([](double x) { return std::nearbyint(x); });
+  table["Relu"].ranges =
+      monotoneRule([](double x) { return std::max(x, 0.0); });
 }
