@@ -134,9 +134,9 @@ private:
     std::string name;
     Choices choices;
     double seconds = kInf;
-    std::string note;
+    std::string note = {};
     /// Compiled and loaded, until timed with the others.
-    std::shared_ptr<ProbeArtifact> artifact;
+    std::shared_ptr<ProbeArtifact> artifact = nullptr;
   };
   std::vector<Trial> trials;
   std::string moduleText, weightsBytes;
@@ -407,7 +407,9 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
   std::vector<std::pair<std::string, Choices>> candidates =
       endToEndCandidates(cover);
   // Compile (or find cached) every distinct candidate.
-  for (auto &[name, choices] : candidates) {
+  for (const auto &candidate : candidates) {
+    const std::string &name = candidate.first;
+    const Choices &choices = candidate.second;
     bool fixedSet = StringRef(name).starts_with("all ");
     bool alwaysMeasured = fixedSet && smallModel;
     // A placement already a trial is not measured twice, unless it was left
