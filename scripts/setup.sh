@@ -8,6 +8,9 @@
 #   LOOM_BUILD_DIR   build directory (default: <repo>/build)
 #   LOOM_BUILD_TYPE  CMake build type (default: Release)
 #   LOOM_JOBS        parallel build jobs (default: nproc)
+#   LOOM_WERROR      1: configure with -DLOOM_WERROR=ON, every compiler
+#                    warning in Loom's code an error (CI sets it; default:
+#                    unset, warnings stay warnings)
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -16,6 +19,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${LOOM_BUILD_DIR:-$ROOT/build}
 BUILD_TYPE=${LOOM_BUILD_TYPE:-Release}
 JOBS=${LOOM_JOBS:-$(nproc)}
+WERROR=OFF
+if [ "${LOOM_WERROR:-0}" = 1 ]; then WERROR=ON; fi
 
 PACKAGES=(
   cmake ninja-build ccache
@@ -56,6 +61,9 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    -DLOOM_WERROR="$WERROR"
+elif [ "$WERROR" = ON ]; then
+  cmake -S "$ROOT" -B "$BUILD" -DLOOM_WERROR=ON  # an existing build keeps its other settings
 fi
 cmake --build "$BUILD" -j "$JOBS"

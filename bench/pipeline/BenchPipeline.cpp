@@ -94,7 +94,7 @@ cl::opt<bool> feedPartitions(
 /// The micro-batch of each model: the function's batch (loom-zoo --batch).
 int microBatchSize(StringRef model) {
   return StringSwitch<int>(model)
-      .Cases("dlrm", "candle-uno", 64)
+      .Cases({"dlrm", "candle-uno"}, 64)
       .Default(8);
 }
 

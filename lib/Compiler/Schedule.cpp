@@ -11,6 +11,7 @@
 #include "loom/Cost/CostModel.h"
 #include "loom/Dialect/TG/IR/BoundedResults.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
+#include "loom/Support/StableSort.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -908,7 +909,7 @@ void planArena(EntrySchedule &entry) {
       if (b.aliasOf == -1)
         order.push_back(id);
     }
-  llvm::stable_sort(order, [&](int64_t a, int64_t b) {
+  loom::stableSort(order, [&](int64_t a, int64_t b) {
     return entry.buffers[a].extent() > entry.buffers[b].extent();
   });
   SmallVector<int64_t> placed;

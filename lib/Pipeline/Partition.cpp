@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Pipeline/Partition.h"
+#include "loom/Support/StableSort.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/BitVector.h"
@@ -167,7 +168,7 @@ std::vector<Plan>
 bestCandidates(std::vector<std::pair<double, Plan>> found,
                std::chrono::steady_clock::time_point start) {
   constexpr size_t kMaxCandidates = 8;
-  std::stable_sort(found.begin(), found.end(), [](auto &a, auto &b) {
+  loom::stableSort(found, [](auto &a, auto &b) {
     return a.first < b.first;
   });
   std::vector<Plan> plans;

@@ -8,6 +8,7 @@
 
 #include "loom/Compiler/Fragments.h"
 #include "loom/Placement/Placement.h"
+#include "loom/Support/StableSort.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -133,9 +134,9 @@ private:
     std::string name;
     Choices choices;
     double seconds = kInf;
-    std::string note;
+    std::string note = {};
     /// Compiled and loaded, until timed with the others.
-    std::shared_ptr<ProbeArtifact> artifact;
+    std::shared_ptr<ProbeArtifact> artifact = nullptr;
   };
   std::vector<Trial> trials;
   std::string moduleText, weightsBytes;
@@ -248,7 +249,7 @@ Placer::endToEndCandidates(const Choices &cover) const {
   // The fixed sets most promising first (by their fragments' times): the
   // first one is the baseline the placement must not lose to, compiled
   // whatever the budget (Placer::endToEnd).
-  std::stable_sort(candidates.begin() + 1, candidates.end(),
+  loom::stableSort(candidates.begin() + 1, candidates.end(),
                    [&](const auto &a, const auto &b) {
                      return estimateSeconds(a.second) <
                             estimateSeconds(b.second);
@@ -267,7 +268,7 @@ Placer::endToEndCandidates(const Choices &cover) const {
           plans[p].sites[i].options[plans[p].sites[i].chosen]);
     order.push_back({total, members});
   }
-  llvm::stable_sort(order, [](const auto &a, const auto &b) {
+  loom::stableSort(order, [](const auto &a, const auto &b) {
     return a.first > b.first;
   });
   for (auto &[total, members] : order) {
@@ -406,7 +407,9 @@ void Placer::searchEndToEnd(std::chrono::steady_clock::time_point start) {
   std::vector<std::pair<std::string, Choices>> candidates =
       endToEndCandidates(cover);
   // Compile (or find cached) every distinct candidate.
-  for (auto &[name, choices] : candidates) {
+  for (const auto &candidate : candidates) {
+    const std::string &name = candidate.first;
+    const Choices &choices = candidate.second;
     bool fixedSet = StringRef(name).starts_with("all ");
     bool alwaysMeasured = fixedSet && smallModel;
     // A placement already a trial is not measured twice, unless it was left

@@ -30,7 +30,7 @@ std::vector<const art::Slot *> rt::worldGradients(const art::World &w) {
 }
 
 RankStep::RankStep(const loom_model &model, int rank)
-    : model(model), manifest(manifestOf(model)),
+    : manifest(manifestOf(model)),
       rank(manifest.world.ranks[rank]), self(rank) {}
 
 RankStep::~RankStep() {

@@ -90,7 +90,6 @@ private:
   void update(const artifact::UpdateAction &a);
   Error fail(int64_t action, const Error &cause) const;
 
-  const loom_model &model;
   const artifact::Manifest &manifest;
   const artifact::Rank &rank;
   int self;

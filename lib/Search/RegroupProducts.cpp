@@ -8,6 +8,7 @@
 
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
+#include "loom/Support/StableSort.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -142,7 +143,7 @@ void regroup(Group &group) {
   SmallVector<Value> order;
   for (auto &entry : group.blocks)
     order.push_back(entry.first);
-  llvm::stable_sort(order, [&](Value a, Value b) {
+  loom::stableSort(order, [&](Value a, Value b) {
     int64_t pa = position.lookup(a.getDefiningOp()),
             pb = position.lookup(b.getDefiningOp());
     if (pa != pb)

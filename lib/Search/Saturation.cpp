@@ -11,6 +11,7 @@
 
 #include "loom/Search/EGraph.h"
 #include "loom/Search/Extraction.h"
+#include "loom/Support/StableSort.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Hashing.h"
@@ -639,7 +640,7 @@ llvm::json::Object SaturationRound::busiestRules() const {
   for (unsigned i = 0; i < ruleMatches.size(); ++i)
     if (ruleMatches[i])
       busiest.push_back(i);
-  llvm::stable_sort(busiest, [&](unsigned a, unsigned b) {
+  loom::stableSort(busiest, [&](unsigned a, unsigned b) {
     return ruleMatches[a] > ruleMatches[b];
   });
   if (busiest.size() > 10)

@@ -132,7 +132,7 @@ runArtifact(const std::string &path, const std::vector<ONNXTensor> &inputs) {
   loom_model *model = nullptr;
   if (loom_model_load(path.c_str(), &options, &model) != LOOM_OK)
     return runtimeError("load failed");
-  auto freeModel = llvm::make_scope_exit([&] { loom_model_free(model); });
+  llvm::scope_exit freeModel([&] { loom_model_free(model); });
   if (loom_entry_num_inputs(model, 0) != int64_t(inputs.size()))
     return fail("the artifact's entry takes " +
                 llvm::Twine(loom_entry_num_inputs(model, 0)) +
@@ -164,7 +164,7 @@ runArtifact(const std::string &path, const std::vector<ONNXTensor> &inputs) {
   loom_context *context = nullptr;
   if (loom_context_create(model, &context) != LOOM_OK)
     return runtimeError("context");
-  auto freeContext = llvm::make_scope_exit([&] { loom_context_free(context); });
+  llvm::scope_exit freeContext([&] { loom_context_free(context); });
   if (loom_run(context, 0, inPtrs.data(), outPtrs.data()) != LOOM_OK)
     return runtimeError("run failed");
   std::vector<CompiledOutput> results;
@@ -210,8 +210,7 @@ conformance::compileAndRun(mlir::ModuleOp module, llvm::StringRef weightsPath,
   llvm::SmallString<128> dir;
   if (llvm::sys::fs::createUniqueDirectory("loom-conformance", dir))
     return fail("cannot create a temporary directory");
-  auto removeDir =
-      llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  llvm::scope_exit removeDir([&] { llvm::sys::fs::remove_directories(dir); });
   llvm::SmallString<128> path(dir);
   llvm::sys::path::append(path, "case.so");
   compiler::CompileOptions options;

@@ -236,7 +236,7 @@ struct BinaryStep {
   PostOp activation;
   Shape src1Shape;
   int64_t shift = -1;
-  Shape shiftShape;
+  Shape shiftShape = {};
 };
 
 /// openblas.sgemm: c = a x b, a [batch?, M, K], b [K, N] shared.
@@ -413,7 +413,7 @@ struct TensorDesc {
   Shape shape;
   int64_t bytes = 0;
   /// Outputs only: the padded dimension and its length, if any.
-  std::optional<OutputBound> bound;
+  std::optional<OutputBound> bound = std::nullopt;
 };
 
 /// Where a tensor lives at run time. device: the index of the manifest

@@ -34,7 +34,7 @@ struct StageValue {
   /// partitioned function's argument). A forward output: the partitioned
   /// function's results it is returned as.
   int64_t sourceStage = -1, sourceIndex = 0;
-  std::vector<int64_t> returned;
+  std::vector<int64_t> returned = {};
 };
 
 struct StageSignature {

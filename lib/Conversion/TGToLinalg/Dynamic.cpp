@@ -24,6 +24,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace loom;
 using namespace loom::tg;
@@ -151,7 +153,8 @@ Lowered lowerTopK(TopKOp op, OpBuilder &builder) {
   int64_t rank = inType.getRank();
   int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
   int64_t dim = inType.getDimSize(axis), k = op.getK();
-  auto [outer, inner] = aroundAxis(inType, axis);
+  int64_t outer, inner;
+  std::tie(outer, inner) = aroundAxis(inType, axis);
   Type elem = inType.getElementType();
   Value x = reshapeTo(b, b.getLoc(), op.getInput(),
                       RankedTensorType::get({outer, dim, inner}, elem));
@@ -322,7 +325,8 @@ Lowered lowering::lowerScatterAddLoop(ScatterAddOp op, OpBuilder &builder) {
   int64_t rank = outType.getRank();
   int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
   int64_t dim = int64_t(op.getDimSize()), count = idxType.getNumElements();
-  auto [pre, post] = aroundAxis(outType, axis);
+  int64_t pre, post;
+  std::tie(pre, post) = aroundAxis(outType, axis);
   Type elem = outType.getElementType();
   Value updates = reshapeTo(b, b.getLoc(), op.getUpdates(),
                             RankedTensorType::get({pre, count, post}, elem));

@@ -8,6 +8,8 @@
 
 #include "Peer.h"
 
+#include "loom/Support/StableSort.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -230,7 +232,7 @@ Error PeerCommunicator::split(int color, int key, Deadline deadline,
   for (int r = 0; r < size(); ++r)
     if (pairs[2 * r] == color)
       group.push_back(r);
-  std::stable_sort(group.begin(), group.end(), [&](int a, int b) {
+  loom::stableSort(group, [&](int a, int b) {
     return pairs[2 * a + 1] < pairs[2 * b + 1];
   });
   std::vector<int> world;

@@ -9,6 +9,7 @@
 #include "loom/Dialect/Pipe/Schedule/Verifier.h"
 #include "loom/Dialect/Pipe/Schedule/Fill.h"
 #include "loom/Dialect/Pipe/Schedule/Simulator.h"
+#include "loom/Support/StableSort.h"
 #include "Message.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -35,7 +36,7 @@ public:
     if (problems.empty())
       findDeadlock();
     checkFill(s, problems);
-    std::stable_sort(problems.begin(), problems.end(),
+    loom::stableSort(problems,
                      [](const ScheduleProblem &a, const ScheduleProblem &b) {
                        return std::tie(a.device, a.action) <
                               std::tie(b.device, b.action);
