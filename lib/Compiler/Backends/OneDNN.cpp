@@ -1,7 +1,7 @@
 //===- OneDNN.cpp - The oneDNN backend ------------------------------------===//
 //
-// Part of Loom. oneDNN primitives called by libloomrt (lib/Runtime/
-// Library.cpp): convolutions with their bias, a residual sum and an
+// Part of Loom. oneDNN primitives called by libloomrt (lib/Runtime/CPU/
+// Forms.h): convolutions with their bias, a residual sum and an
 // activation as post-ops; matrix products with a row bias and an
 // activation. f32 only.
 //
@@ -165,8 +165,8 @@ LibraryCall growMatmul(tg::MatmulOp matmul, Available available) {
 
 /// A pooling, a channel concatenation or an add between convolutions: alone
 /// in its fragment (an add with its activation after it). oneDNN runs them
-/// on whatever layout the convolutions around them keep (lib/Runtime/
-/// Library.cpp plans it), so a run of convolutions through them
+/// on whatever layout the convolutions around them keep (lib/Runtime/CPU/
+/// Plan.cpp plans it), so a run of convolutions through them
 /// (SqueezeNet's fire modules, Inception's branches, NASNet's cells) stays
 /// in that layout instead of reordering to NCHW at each.
 LibraryCall single(Operation *op) {

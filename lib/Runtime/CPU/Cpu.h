@@ -1,20 +1,23 @@
 //===- Cpu.h - The CPU device's library steps -------------------*- C++ -*-===//
 //
-// Part of Loom. What the CPU device (CpuDevice.cpp) and its oneDNN and
-// OpenBLAS steps (Library.cpp) share: the memory of one queue's runs, and
-// the prepared step they run on it. The oneDNN engine belongs to the device,
-// the stream and scratch to a queue: nothing is process-wide.
+// Part of Loom. What the CPU device (CpuDevice.cpp) and its library steps
+// (Library.cpp and the layers under it) share: the memory of one queue's
+// runs, the prepared step they run on it, and Loom's own kernels
+// (Kernels/). The oneDNN engine and the policy (Policy.h) belong to the
+// device, the stream and scratch to a queue: nothing is process-wide.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LOOM_LIB_RUNTIME_CPU_H
 #define LOOM_LIB_RUNTIME_CPU_H
 
+#include "CPU/Policy.h"
 #include "Device.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #if LOOM_RT_CPU_LIBRARIES
 #include <dnnl.hpp>
@@ -223,14 +226,18 @@ using WeightsBlock = std::unique_ptr<void, FreeBlock>;
 /// huge pages (MADV_HUGEPAGE), so that streaming it takes a TLB entry per
 /// 2 MiB instead of one per 4 KiB page (ResNeXt-101 32x8d at 160x160: its
 /// last stages' 1x1 convolutions 5-7% faster in the model; docs/Runtime.md,
-/// "Weights on huge pages"); below, 64-byte aligned. LOOM_HUGE_PAGES=0 keeps
-/// 4 KiB pages, to compare. Null when the allocation fails.
-/// WeightsMemory.cpp.
-WeightsBlock allocateWeights(size_t bytes);
+/// "Weights on huge pages"); below, 64-byte aligned. \p hugePages false
+/// keeps 4 KiB pages, to compare: the device passes its policy's
+/// (CpuPolicy::hugePages); nullopt reads LOOM_HUGE_PAGES from the
+/// environment (kernels run without a device: tests, benchmarks). Null
+/// when the allocation fails. WeightsMemory.cpp.
+WeightsBlock allocateWeights(size_t bytes,
+                             std::optional<bool> hugePages = std::nullopt);
 
 /// The alignment allocateWeights gives a block of \p bytes: 2 MiB (huge
 /// pages advised) or 64 bytes.
-size_t weightsAlignment(size_t bytes);
+size_t weightsAlignment(size_t bytes,
+                        std::optional<bool> hugePages = std::nullopt);
 
 /// The weights of a pointwise convolution ([out][in], OIHW of a 1x1
 /// filter) or of a matrix product ([in][out], its right operand) packed
@@ -240,8 +247,10 @@ class PointwiseWeights {
 public:
   /// How the weights given to the constructor are laid out.
   enum class Order { OutIn, InOut };
+  /// \p hugePages as allocateWeights takes it.
   PointwiseWeights(const float *weights, int64_t out, int64_t in,
-                   Order order = Order::OutIn);
+                   Order order = Order::OutIn,
+                   std::optional<bool> hugePages = std::nullopt);
   ~PointwiseWeights();
   PointwiseWeights(const PointwiseWeights &) = delete;
   PointwiseWeights &operator=(const PointwiseWeights &) = delete;
@@ -402,11 +411,13 @@ public:
 /// or without the libraries); null for a step of another kind.
 std::unique_ptr<LibraryStep> prepareDynamicStep(const artifact::Step &step);
 
-/// Prepares the library steps of \p program on \p engine (Device::prepare):
-/// chooses where convolutions keep activations in oneDNN's blocked layout
-/// (buffers that only convolutions touch; LOOM_ONEDNN_LAYOUT=plain keeps
-/// every buffer NCHW) and makes each primitive, prepacking constant weights.
-Error prepareProgram(const Engine &engine, const artifact::Entry &entry,
+/// Prepares the library steps of \p program on \p engine (Device::prepare)
+/// under the device's \p policy: chooses where convolutions keep
+/// activations in oneDNN's blocked layout (buffers that only convolutions
+/// touch; LOOM_ONEDNN_LAYOUT=plain keeps every buffer NCHW) and makes each
+/// primitive, prepacking constant weights. Library.cpp.
+Error prepareProgram(const Engine &engine, const CpuPolicy &policy,
+                     const artifact::Entry &entry,
                      const artifact::Program &program,
                      const std::vector<int64_t> &bufferBytes,
                      const std::vector<void *> &constants,

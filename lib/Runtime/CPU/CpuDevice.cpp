@@ -19,7 +19,6 @@
 #if LOOM_RT_CPU_LIBRARIES
 #include "CPU/Kernels/CpuKernels.h"
 #endif
-#include "Environment.h"
 
 #include <algorithm>
 #include <atomic>
@@ -125,6 +124,10 @@ void kernelWorker(void *data) {
 /// thread reads after it.
 class TeamBarrier {
 public:
+  /// How long a thread spins before it sleeps (the policy's teamSpin:
+  /// LOOM_TEAM_SPIN_US).
+  std::chrono::microseconds spin{50};
+
   void wait(uint32_t threads) {
     uint32_t current = generation.load(std::memory_order_acquire);
     if (arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == threads) {
@@ -134,7 +137,7 @@ public:
         futex(FUTEX_WAKE_PRIVATE, INT_MAX);
       return;
     }
-    auto until = std::chrono::steady_clock::now() + spinTime();
+    auto until = std::chrono::steady_clock::now() + spin;
     for (unsigned i = 1;; ++i) {
       if (generation.load(std::memory_order_acquire) != current)
         return;
@@ -146,29 +149,6 @@ public:
     while (generation.load(std::memory_order_seq_cst) == current)
       futex(FUTEX_WAIT_PRIVATE, current);
     sleepers.fetch_sub(1, std::memory_order_relaxed);
-  }
-
-  /// How long a thread spins before it sleeps: LOOM_TEAM_SPIN_US
-  /// microseconds, 50 by default (a value that is not a non-negative
-  /// integer is ignored, with a warning).
-  static std::chrono::microseconds spinTime() {
-    static const std::chrono::microseconds time = [] {
-      constexpr long long kDefault = 50;
-      const char *value = std::getenv("LOOM_TEAM_SPIN_US");
-      if (!value)
-        return std::chrono::microseconds(kDefault);
-      char *end = nullptr;
-      long long us = std::strtoll(value, &end, 10);
-      if (end == value || *end != '\0' || us < 0) {
-        std::fprintf(stderr,
-                     "loom: warning: LOOM_TEAM_SPIN_US='%s' is not a "
-                     "number of microseconds; spinning %lld\n",
-                     value, kDefault);
-        us = kDefault;
-      }
-      return std::chrono::microseconds(us);
-    }();
-    return time;
   }
 
 private:
@@ -252,24 +232,19 @@ void bindWorker(void *data) {
 /// calling thread's CPU spins ahead of its next sequential kernel (a
 /// recurrence at batch 1: 0.35 ms or 8.0 ms a run, by chance, on this 2-core
 /// VM; with the workers bound but not the calling thread, 1 run in 20 still
-/// took 8 ms). Nothing is done when the user binds the team
-/// (OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY), when LOOM_CPU_BIND=0,
-/// or when the thread may run on fewer CPUs than the team has threads (as
-/// under mpirun's per-core ranks). Only the first such team of the process
-/// is bound.
-void bindTeam(int threads) {
+/// took 8 ms). Nothing is done where \p policy binds no team (the user
+/// binds OpenMP's: OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY; or
+/// LOOM_CPU_BIND=0), or when the thread may run on fewer CPUs than the team
+/// has threads (as under mpirun's per-core ranks). Only the first such
+/// team of the process is bound.
+void bindTeam(const cpu::CpuPolicy &policy) {
+  int threads = policy.threads;
   // One team in the process is bound, the first to run with more than one
   // thread: teams of other calling threads (an application serving from
   // several) would be bound to the same CPUs.
   static std::atomic<bool> bound{false};
   if (threads <= 1 || bound.load(std::memory_order_relaxed) ||
-      bound.exchange(true))
-    return;
-  for (const char *name :
-       {"OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY"})
-    if (std::getenv(name))
-      return;
-  if (environmentIs("LOOM_CPU_BIND", "0", {"0", "1"}))
+      bound.exchange(true) || !policy.bindTeam)
     return;
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
@@ -289,9 +264,8 @@ void bindTeam(int threads) {
 
 class CpuDevice : public Device {
 public:
-  CpuDevice(const cpu::Engine &engine, int threads)
-      : engine(engine),
-        threads(threads > 0 ? threads : omp_get_max_threads()) {}
+  CpuDevice(const cpu::Engine &engine, const cpu::CpuPolicy &policy)
+      : engine(engine), policy(policy), threads(policy.threads) {}
 
   art::DeviceKind kind() const override { return art::DeviceKind::Cpu; }
   int64_t ordinal() const override { return 0; }
@@ -337,8 +311,8 @@ public:
                 std::vector<std::unique_ptr<PreparedStep>> &out,
                 std::map<int64_t, std::string> &layouts) override {
     applyThreads();
-    return cpu::prepareProgram(engine, entry, program, bufferBytes, constants,
-                               out, layouts);
+    return cpu::prepareProgram(engine, policy, entry, program, bufferBytes,
+                               constants, out, layouts);
   }
 
   Error launchKernel(Queue &, loom_kernel_fn fn, void *const *args,
@@ -348,7 +322,7 @@ public:
       fn(args, 0, range);
       return Error::ok();
     }
-    bindTeam(threads);
+    bindTeam(policy);
     KernelCall call{fn, args, range};
     GOMP_parallel(kernelWorker, &call, unsigned(n), 0);
     return Error::ok();
@@ -368,7 +342,8 @@ public:
     // Every thread of the team calls the kernel once (however many
     // libgomp gives: inside another parallel region, perhaps one).
     call.abi = {teamBarrier, teamAlloc, teamFree};
-    bindTeam(threads);
+    call.barrier.spin = policy.teamSpin;
+    bindTeam(policy);
     GOMP_parallel(teamWorker, &call, unsigned(threads), 0);
     return Error::ok();
   }
@@ -406,12 +381,14 @@ private:
   void applyThreads() const {
     if (omp_get_max_threads() != threads)
       omp_set_num_threads(threads);
-    bindTeam(threads);
+    bindTeam(policy);
     cpu::setLibraryThreads(threads);
   }
 
   cpu::Engine engine;
-  int threads;
+  /// Parsed once, when the device is created (Policy.h).
+  const cpu::CpuPolicy policy;
+  const int threads;
 };
 
 CpuQueue::CpuQueue(CpuDevice &device, const cpu::Engine &engine)
@@ -430,7 +407,9 @@ Error rt::createCpuDevice(int64_t ordinal, const DeviceOptions &options,
   cpu::Engine engine;
   if (Error err = cpu::createEngine(engine))
     return err;
-  out = std::make_unique<CpuDevice>(engine, options.threads);
+  int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  out = std::make_unique<CpuDevice>(
+      engine, cpu::CpuPolicy::fromEnvironment(threads));
   return Error::ok();
 }
 

@@ -18,7 +18,8 @@ Error cpu::createEngine(Engine &) { return Error::ok(); }
 
 void cpu::setLibraryThreads(int) {}
 
-Error cpu::prepareProgram(const Engine &, const art::Entry &entry,
+Error cpu::prepareProgram(const Engine &, const CpuPolicy &,
+                          const art::Entry &entry,
                           const art::Program &program,
                           const std::vector<int64_t> &,
                           const std::vector<void *> &,

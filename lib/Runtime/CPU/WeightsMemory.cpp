@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPU/Cpu.h"
-#include "Environment.h"
+#include "CPU/Policy.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -28,14 +28,15 @@ size_t roundUp(size_t bytes, size_t to) { return (bytes + to - 1) / to * to; }
 
 } // namespace
 
-size_t cpu::weightsAlignment(size_t bytes) {
+size_t cpu::weightsAlignment(size_t bytes, std::optional<bool> hugePages) {
   bool huge = bytes >= kHugePage &&
-              !environmentIs("LOOM_HUGE_PAGES", "0", {"0", "1"});
+              (hugePages ? *hugePages : hugePagesFromEnvironment());
   return huge ? kHugePage : kCacheLine;
 }
 
-WeightsBlock cpu::allocateWeights(size_t bytes) {
-  size_t align = weightsAlignment(bytes);
+WeightsBlock cpu::allocateWeights(size_t bytes,
+                                  std::optional<bool> hugePages) {
+  size_t align = weightsAlignment(bytes, hugePages);
   bool huge = align == kHugePage;
   size_t size = roundUp(std::max<size_t>(bytes, 1), align);
   void *p = std::aligned_alloc(align, size);

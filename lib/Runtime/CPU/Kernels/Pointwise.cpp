@@ -354,17 +354,18 @@ void worker(void *arg) {
 /// The multiply-adds a thread below which a run does not fork (2^17: a few
 /// microseconds of one core, about what a fork and join of the two-thread
 /// team cost). Not measured apart: in a model the runtime already runs the
-/// steps of less work than that on the calling thread (Library.cpp,
+/// steps of less work than that on the calling thread (Threads.cpp,
 /// runsAlone).
 constexpr int64_t kFmasPerThread = int64_t(1) << 17;
 
 } // namespace
 
 PointwiseWeights::PointwiseWeights(const float *weights, int64_t out,
-                                   int64_t in, Order order)
+                                   int64_t in, Order order,
+                                   std::optional<bool> hugePages)
     : out(out), in(in) {
   size_t bytes = size_t(columns() * in * 16) * sizeof(float);
-  block = allocateWeights(bytes);
+  block = allocateWeights(bytes, hugePages);
   if (!block)
     throw std::bad_alloc();
   packed = static_cast<float *>(block.get());

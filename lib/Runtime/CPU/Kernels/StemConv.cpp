@@ -252,7 +252,7 @@ void cpu::avx512::convolveStem(const StemGeometry &g, const float *src,
   if (total == 0 || g.ow == 0 || g.outChannels == 0)
     return;
   // Small convolutions run on the calling thread already: the CPU device
-  // prepares them on one (Library.cpp, runsAlone).
+  // prepares them on one (Threads.cpp, runsAlone).
   forkShares(total, threadsFor(total, total, 1),
              [&](int64_t begin, int64_t end) { rows(k, begin, end); });
 }

@@ -1,0 +1,350 @@
+//===- Conv.cpp - The forms of a convolution on the CPU
+//--------------------===//
+//
+// Part of Loom. Layer 4 of lib/Runtime/CPU's library steps (Forms.h): the
+// table of the ways an onednn.conv2d step runs, tried in order: a stem on
+// Loom's kernel, a grouped convolution of 16-channel groups, a pointwise
+// convolution on Loom's kernel, a 1x1 convolution on a plain source as a
+// oneDNN matrix product over its pixels, and oneDNN's convolution, the
+// only one with layouts it wants for the planner.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPU/Forms.h"
+#include "CPU/KernelSteps.h"
+
+#include <algorithm>
+
+using namespace loom;
+using namespace loom::rt;
+using namespace loom::rt::cpu;
+namespace art = loom::artifact;
+
+namespace {
+
+bool unitDilations(const art::Conv2dStep &s) {
+  return std::all_of(s.dilations.begin(), s.dilations.end(),
+                     [](int64_t d) { return d == 1; });
+}
+
+//===----------------------------------------------------------------------===//
+// Stem: convolveStem (StemConv.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The post-op convolveStem applies for \p a (a SiLU: none, the step runs
+/// it after), or nullopt for the activations it has not.
+std::optional<StemPostOp> stemPostOp(const art::PostOp &a) {
+  using Kind = StemPostOp::Kind;
+  switch (a.kind) {
+  case Activation::None:
+    return StemPostOp{};
+  case Activation::Relu:
+    return StemPostOp{Kind::Relu};
+  case Activation::Clip:
+    return StemPostOp{Kind::Clip, float(a.alpha), float(a.beta)};
+  case Activation::HardSwish:
+    return StemPostOp{Kind::HardSwish};
+  case Activation::Swish:
+    if (!hasSwishPass())
+      return std::nullopt;
+    return StemPostOp{};
+  case Activation::Sigmoid:
+  case Activation::Tanh:
+  case Activation::GeluErf:
+  case Activation::GeluTanh:
+  case Activation::LeakyRelu:
+  case Activation::HardSigmoid:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// Whether convolveStem can run conv step \p s: a dense 2-D convolution
+/// (no groups, dilation 1, no residual sum) of 2 to 4 input channels with
+/// constant weights, with an activation stemPostOp has, where the kernel
+/// table has the kernel (LOOM_ONEDNN_STEM=onednn keeps oneDNN's, to
+/// compare). oneDNN's brgconv computes it in NHWC after a reorder of the
+/// input (from memory), its kernel for NCHW sources into nChw16c with a
+/// reorder of the result after. One channel needs no reorder (planned reads
+/// it as NHWC), and there the kernel was no faster than brgconv
+/// (docs/Runtime.md, "Stem convolutions").
+bool stemFits(const CpuPolicy &policy, const art::Conv2dStep &s,
+              const void *constantWeights) {
+  const art::Shape &in = s.srcShape;
+  return in.size() == 4 && s.groups == 1 && in[1] >= 2 && in[1] <= 4 &&
+         s.sum == -1 && constantWeights && unitDilations(s) &&
+         policy.loomStem && hasStemConvKernel() &&
+         stemPostOp(s.activation).has_value();
+}
+
+/// The most filter taps (kh * kw) of a stem convolveStem runs. Measured in
+/// models (LOOM_PROFILE, 2 threads, alternated): the 3x3 stems of MNASNet,
+/// RegNet-Y, MobileNet-v2 and -v3-Small, EfficientNet-B0 took 0.58-0.85x
+/// the time of the transpose and oneDNN's brgconv; ResNet-50's 7x7 (3 ->
+/// 64, compute-bound: both near the machine's peak) 0.99-1.06x, so it
+/// stays oneDNN's. Standalone (loom-bench-stem, cold) 5x5 took 0.96-0.98x.
+constexpr int64_t kStemMaxTaps = 25;
+
+/// At most kStemMaxTaps filter taps.
+bool stemPays(const art::Conv2dStep &s) {
+  return s.weightsShape[2] * s.weightsShape[3] <= kStemMaxTaps;
+}
+
+/// The stem step where its source buffer is plain NCHW (the model's input)
+/// and \p plan makes its destination NHWC.
+StepPtr makeStem(const PrepareContext &, const art::Conv2dStep &s,
+                 void *constantWeights, const LayoutPlan &plan) {
+  const art::Shape &in = s.srcShape, &out = s.dstShape;
+  if (plan.count(s.src) || !plannedNhwc(plan, s.dst, out))
+    return nullptr;
+  StemGeometry g;
+  g.batch = in[0], g.channels = in[1], g.h = in[2], g.w = in[3];
+  g.outChannels = out[1], g.oh = out[2], g.ow = out[3];
+  g.kh = s.weightsShape[2], g.kw = s.weightsShape[3];
+  g.sh = s.strides[0], g.sw = s.strides[1];
+  g.padTop = s.pads[0], g.padLeft = s.pads[1];
+  return stemConvStep(s, g, *stemPostOp(s.activation), constantWeights);
+}
+
+//===----------------------------------------------------------------------===//
+// Grouped: groupedConvChannelsLast (GroupedConv.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Whether groupedConvChannelsLast can run conv step \p s: a 2-D grouped
+/// convolution (groups > 1) whose groups have 16 input and 16 output
+/// channels (or multiples of 16), dilation 1, constant weights, no residual
+/// sum, no activation or a ReLU, where the kernel table has the kernel
+/// (LOOM_ONEDNN_GROUPED=onednn keeps oneDNN's, to compare).
+bool groupedFits(const CpuPolicy &policy, const art::Conv2dStep &s,
+                 const void *constantWeights) {
+  const art::Shape &in = s.srcShape, &out = s.dstShape;
+  return in.size() == 4 && s.groups > 1 && constantWeights && s.sum == -1 &&
+         s.algorithm == art::ConvAlgorithm::Direct &&
+         (s.activation.kind == Activation::None ||
+          s.activation.kind == Activation::Relu) &&
+         out[1] % (16 * s.groups) == 0 && in[1] % (16 * s.groups) == 0 &&
+         unitDilations(s) && policy.loomGrouped && hasGroupedConvKernel();
+}
+
+/// The geometry groupedConvChannelsLast runs conv step \p s with (one that
+/// groupedFits).
+GroupedConvGeometry groupedGeometry(const art::Conv2dStep &s) {
+  const art::Shape &in = s.srcShape, &out = s.dstShape;
+  GroupedConvGeometry g;
+  g.batch = in[0];
+  g.channels = in[1];
+  g.h = in[2];
+  g.w = in[3];
+  g.outChannels = out[1];
+  g.oh = out[2];
+  g.ow = out[3];
+  g.groups = s.groups;
+  g.groupChannels = in[1] / s.groups;
+  g.kh = s.weightsShape[2];
+  g.kw = s.weightsShape[3];
+  g.sh = s.strides[0];
+  g.sw = s.strides[1];
+  g.padTop = s.pads[0];
+  g.padLeft = s.pads[1];
+  g.relu = s.activation.kind == Activation::Relu;
+  return g;
+}
+
+/// Whether groupedConvChannelsLast was measured faster than oneDNN 2.6's
+/// jit:avx512_core on \p g, in RegNet-Y-800MF and RegNet-X-400MF: a source
+/// plane of at least 56x56 and at most 64 channels (4 groups of 16). There
+/// it took 0.64-0.90x oneDNN's time (their first grouped convolutions,
+/// 112x112 stride 2: 0.64-0.72x; RegNet-X's 56x56 stride 2: 0.90x), oneDNN
+/// reading the large source less well; with more channels or on smaller
+/// planes the two were within a few percent either way (0.89-1.10x),
+/// oneDNN's kernel computing at about the same rate. docs/Runtime.md,
+/// "Grouped convolutions of 16-channel groups".
+bool groupedPays(const art::Conv2dStep &s) {
+  GroupedConvGeometry g = groupedGeometry(s);
+  return g.channels <= 64 && g.h * g.w >= 56 * 56;
+}
+
+/// The grouped step between buffers both channels-last under \p plan.
+StepPtr makeGrouped(const PrepareContext &, const art::Conv2dStep &s,
+                    void *constantWeights, const LayoutPlan &plan) {
+  if (!channelsLastBytes(plan, s.src, s.srcShape) ||
+      !channelsLastBytes(plan, s.dst, s.dstShape))
+    return nullptr;
+  return groupedConvStep(s, groupedGeometry(s),
+                         static_cast<const float *>(constantWeights));
+}
+
+//===----------------------------------------------------------------------===//
+// Pointwise: pointwiseChannelsLast (Pointwise.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Constant weights (packed once) and pointwiseKernelFits.
+bool pointwiseFits(const CpuPolicy &policy, const art::Conv2dStep &s,
+                   const void *constantWeights) {
+  return constantWeights && pointwiseKernelFits(s, policy);
+}
+
+/// The pointwise step where its source, result and addend buffers are all
+/// NHWC under \p plan (or its result is a plain image and it has no
+/// addend).
+StepPtr makePointwise(const PrepareContext &ctx, const art::Conv2dStep &s,
+                      void *constantWeights, const LayoutPlan &plan) {
+  // A plain result of one image without an addend (a generated kernel
+  // reads it) is written channel by channel: no reorder after the step.
+  bool planar = !plan.count(s.dst) && s.dstShape[0] == 1 && s.sum == -1;
+  if (!plannedNhwc(plan, s.src, s.srcShape) ||
+      (!plannedNhwc(plan, s.dst, s.dstShape) && !planar) ||
+      (s.sum != -1 && !plannedNhwc(plan, s.sum, s.dstShape)))
+    return nullptr;
+  auto [e, swish] = *pointwiseEpilogue(s.activation);
+  e.planar = planar;
+  return pointwiseConvStep(s, static_cast<const float *>(constantWeights), e,
+                           swish, ctx.policy.hugePages);
+}
+
+//===----------------------------------------------------------------------===//
+// Pixel product: a oneDNN matmul over a plain source's pixels
+//===----------------------------------------------------------------------===//
+
+/// A product over the pixels (isPixelProduct) of more than one channel
+/// with constant weights (prepacked once) and no residual sum
+/// (LOOM_ONEDNN_1X1=conv keeps such steps convolutions, to compare).
+bool pixelProductFits(const CpuPolicy &policy, const art::Conv2dStep &s,
+                      const void *constantWeights) {
+  return policy.pixelProducts && constantWeights && s.sum == -1 &&
+         isPixelProduct(s) && s.srcShape[1] != 1;
+}
+
+/// A 1x1 convolution reading a plain NCHW source that its primitive would
+/// first reorder into NHWC, computed instead as the matrix product
+/// dst[HW, O] = src[HW, C] x W[C, O] whose source is the NCHW buffer read
+/// transposed (strides 1, HW) in place and whose result is NHWC: no reorder
+/// of the source (DenseNet's 1x1 convolutions read the generated
+/// pre-activation batch norm of every dense layer, a plain tensor of up to
+/// 1024 channels; the reorder cost 20-25% of the step). Null where the step
+/// is not such a product, its weights are not constant (prepacked once),
+/// it has a residual sum, the primitive wants a plain result (its source is
+/// then read in place anyway), or oneDNN has no matmul for it but its
+/// reference one. The primitive's own layout is NHWC with AVX-512 (brgconv)
+/// and nChw8c with AVX2 (jit_1x1:avx2, which reordered the source in and
+/// the result out: 1x64x8x8 and 1x32x8x8 around DenseNet's transition
+/// product); either way the product reads the plain source in place.
+StepPtr makePixelProduct(const PrepareContext &ctx, const art::Conv2dStep &s,
+                         void *constantWeights, const LayoutPlan &plan) {
+  // The product writes NHWC rows, or a plain buffer's transposed: a
+  // destination planned in another layout (nChw8c) keeps the convolution.
+  if (plan.count(s.src) ||
+      (plan.count(s.dst) && !plannedNhwc(plan, s.dst, s.dstShape)))
+    return nullptr;
+  ConvProblem conv(ctx, s, constantWeights);
+  if (conv.winograd || conv.planned(s, plan).dst_desc() == conv.dst)
+    return nullptr;
+  auto f32 = memory::data_type::f32;
+  int64_t pixels = s.srcShape[2] * s.srcShape[3], c = s.srcShape[1],
+          o = s.dstShape[1];
+  StepLayouts io;
+  io.src = io.srcBuffer = memory::desc({pixels, c}, f32, {1, pixels});
+  io.dst = rowMajor({pixels, o});
+  // A plain destination buffer takes the product's rows transposed.
+  io.dstBuffer =
+      plan.count(s.dst) ? io.dst : memory::desc({pixels, o}, f32, {1, pixels});
+  io.sumBuffer = io.dst;
+  // OIHW weights of a 1x1 filter, [O, C], read as [C, O].
+  memory::desc userW({c, o}, f32, {1, c});
+  memory::desc anyW({c, o}, f32, memory::format_tag::any);
+  memory::desc biasMd = rowMajor({1, o});
+  auto desc = s.bias != -1 ? dnnl::matmul::desc(io.src, anyW, biasMd, io.dst)
+                           : dnnl::matmul::desc(io.src, anyW, io.dst);
+  dnnl::matmul::primitive_desc mpd;
+  try {
+    mpd = dnnl::matmul::primitive_desc(desc, conv.attr, ctx.engine);
+  } catch (const dnnl::error &) {
+    return nullptr; // No matmul for it: the convolution runs instead.
+  }
+  if (isReference(mpd))
+    return nullptr;
+  return dnnlStep(ctx, DnnlOperands{s.src, s.weights, s.bias, -1, s.dst},
+                  dnnl::matmul(mpd), io,
+                  WeightsLayout{userW, mpd.weights_desc(), constantWeights},
+                  biasMd, mpd.scratchpad_desc(), conv.swishPass);
+}
+
+//===----------------------------------------------------------------------===//
+// oneDNN's convolution
+//===----------------------------------------------------------------------===//
+
+/// The layouts conv step \p s asks the plan for: its own (ConvProblem::own:
+/// nChw16c for a small-plane step, oneDNN's choice otherwise), or with
+/// LOOM_ONEDNN_LAYOUT=blocked the blocked layout nChw16c
+/// where oneDNN has more than its reference kernel for it (a plain source
+/// of few channels, a stem's, stays plain: oneDNN's kernel from NCHW).
+dnnl::convolution_forward::primitive_desc wanted(const ConvProblem &conv,
+                                                 const art::Conv2dStep &s,
+                                                 const CpuPolicy &policy) {
+  auto pd = conv.primitive(conv.own(conv.src), conv.own(conv.dst));
+  if (conv.winograd || conv.blocked || s.srcShape.size() != 4 ||
+      policy.layout != LayoutChoice::Blocked)
+    return pd;
+  auto blocked = [](const memory::desc &md) {
+    return memory::desc(md.dims(), md.data_type(), memory::format_tag::nChw16c);
+  };
+  try {
+    auto b = conv.primitive(s.srcShape[1] <= 4 ? conv.src : blocked(conv.src),
+                            blocked(conv.dst));
+    if (!isReference(b))
+      return b;
+  } catch (const dnnl::error &) {
+  }
+  return pd;
+}
+
+/// What oneDNN's convolution wants: wanted's source and destination. A
+/// Winograd convolution computes in its own layout (nChw16c) and asks for
+/// it like the others: VGG's runs of Winograd convolutions and max pools
+/// otherwise stayed plain, each convolution reordering its source in and
+/// its result out, the pools on NCHW. So does a small-plane step computing
+/// in nChw16c (blockedPays).
+std::optional<WantedLayouts> oneDnnWants(const PrepareContext &ctx,
+                                         const art::Conv2dStep &s,
+                                         const void *constantWeights) {
+  auto pd = wanted(ConvProblem(ctx, s, constantWeights), s, ctx.policy);
+  return WantedLayouts{pd.src_desc(), pd.dst_desc()};
+}
+
+/// oneDNN's convolution, in the layouts \p plan gives its buffers
+/// (ConvProblem::planned), reordering at its edges where its primitive
+/// computes in others.
+StepPtr makeOneDnn(const PrepareContext &ctx, const art::Conv2dStep &s,
+                   void *constantWeights, const LayoutPlan &plan) {
+  ConvProblem conv(ctx, s, constantWeights);
+  auto preferred = conv.planned(s, plan);
+  StepLayouts io;
+  io.srcBuffer = layoutOf(plan, s.src, conv.src);
+  io.dstBuffer = layoutOf(plan, s.dst, conv.dst);
+  io.sumBuffer = s.sum != -1 ? layoutOf(plan, s.sum, conv.dst) : conv.dst;
+  io.src = preferred.src_desc();
+  io.dst = preferred.dst_desc();
+  // A plain one-channel source the primitive reads as NHWC (planned): the
+  // same bytes, no reorder.
+  if (s.srcShape[1] == 1 && !plan.count(s.src) && io.src == nhwcOf(conv.src))
+    io.srcBuffer = io.src;
+  return dnnlStep(
+      ctx, DnnlOperands{s.src, s.weights, s.bias, s.sum, s.dst},
+      dnnl::convolution_forward(preferred), io,
+      WeightsLayout{conv.userW, preferred.weights_desc(), constantWeights},
+      conv.bias, preferred.scratchpad_desc(), conv.swishPass);
+}
+
+} // namespace
+
+const FormTable<art::Conv2dStep> &cpu::convForms() {
+  static const FormTable<art::Conv2dStep> forms = {
+      // name, fits, pays, wants, make
+      {"stem", stemFits, stemPays, nullptr, makeStem},
+      {"grouped", groupedFits, groupedPays, nullptr, makeGrouped},
+      {"pointwise", pointwiseFits, pointwisePays, nullptr, makePointwise},
+      {"pixel product", pixelProductFits, nullptr, nullptr, makePixelProduct},
+      {"onednn", nullptr, nullptr, oneDnnWants, makeOneDnn},
+  };
+  return forms;
+}

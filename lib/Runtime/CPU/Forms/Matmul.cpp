@@ -1,0 +1,258 @@
+//===- Matmul.cpp - The forms of a matrix product on the CPU
+//---------------===//
+//
+// Part of Loom. Layer 4 of lib/Runtime/CPU's library steps (Forms.h): the
+// table of the ways an onednn.matmul step runs, tried in order: oneDNN's
+// sgemm for one row by constant weights (gemv) or for weights that change
+// per run with nothing to fuse, Loom's pointwise kernel for few rows by
+// large constant weights, and oneDNN's matmul primitive. Products run on
+// plain row-major buffers: they want no layout, and the plan gives them
+// none.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPU/Forms.h"
+#include "CPU/KernelSteps.h"
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+
+using namespace loom;
+using namespace loom::rt;
+using namespace loom::rt::cpu;
+namespace art = loom::artifact;
+
+namespace {
+
+/// The rows of \p shape's matrices folded: the product of every dimension
+/// but the last.
+int64_t leadingRows(const std::vector<int64_t> &shape) {
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < shape.size(); ++i)
+    rows *= shape[i];
+  return rows;
+}
+
+//===----------------------------------------------------------------------===//
+// oneDNN's sgemm
+//===----------------------------------------------------------------------===//
+
+/// The matrix-vector form of a matmul step with constant weights, when it
+/// has one: 2-d weights, a source of one row (a classifier's fully
+/// connected layers at batch 1), no residual sum, no activation but a ReLU.
+/// oneDNN's sgemm streams the weights as the artifact holds them, faster
+/// than the matmul primitive on its prepacked copy, and needs no copy (2
+/// threads, this VM: AlexNet's 9216x4096 3.36 against 5.13 ms, VGG's
+/// 25088x4096 14.3 against 17.1, 4096x4096 1.05 against 1.21; from 4 rows
+/// the primitive wins, 6.1 against 6.8 ms).
+StepPtr gemvForm(const art::MatmulStep &s) {
+  const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
+  if (s.sum != -1 || s.scale != 1 || w.size() != 2 || a.empty() ||
+      a.back() != w[0] ||
+      (s.activation.kind != Activation::None &&
+       s.activation.kind != Activation::Relu))
+    return nullptr;
+  int64_t rows = leadingRows(a);
+  if (rows != 1)
+    return nullptr;
+  return dnnlSgemm(s, 1, w[0], w[1]);
+}
+
+/// Dense operands (no views) and constant weights.
+bool gemvFits(const CpuPolicy &, const art::MatmulStep &s,
+              const void *constantWeights) {
+  return !s.views && constantWeights;
+}
+
+StepPtr makeGemv(const PrepareContext &, const art::MatmulStep &s, void *,
+                 const LayoutPlan &) {
+  return gemvForm(s);
+}
+
+/// The sgemm form of a matmul step whose weights change per run and that
+/// has nothing to fuse (the matmul primitive repacks a non-constant B on
+/// every run; 2048^3: 51 ms against 47 ms): no bias, sum or activation,
+/// and weights either 2-d (every leading dimension of the source folds
+/// into M) or of one batch.
+StepPtr sgemmForm(const art::MatmulStep &s) {
+  if (s.bias != -1 || s.sum != -1 || s.activation.kind != Activation::None ||
+      s.scale != 1)
+    return nullptr;
+  const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
+  int64_t k = a.back(), n = w.back();
+  if (w[w.size() - 2] != k)
+    return nullptr;
+  int64_t rows = leadingRows(a);
+  if (w.size() == 2)
+    return dnnlSgemm(s, rows, k, n);
+  if (w.size() != a.size() || !std::equal(w.begin(), w.end() - 2, a.begin()))
+    return nullptr;
+  // Batches stay on the matmul primitive, which splits them over threads
+  // (BERT's 12 heads of 128x64x128: one sgemm per head is 20% slower).
+  int64_t m = a[a.size() - 2];
+  if (rows != m)
+    return nullptr;
+  return dnnlSgemm(s, m, k, n);
+}
+
+/// Dense operands (no views) and weights computed at run time.
+bool sgemmFits(const CpuPolicy &, const art::MatmulStep &s,
+               const void *constantWeights) {
+  return !s.views && !constantWeights;
+}
+
+StepPtr makeSgemm(const PrepareContext &, const art::MatmulStep &s, void *,
+                  const LayoutPlan &) {
+  return sgemmForm(s);
+}
+
+//===----------------------------------------------------------------------===//
+// Few rows: pointwiseChannelsLast (Pointwise.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Where pointwiseChannelsLast runs a matrix product by constant weights
+/// rather than oneDNN's matmul primitive: at most 100 rows and at least 4
+/// MiB of weights, a product that streams its weights from memory, which the
+/// kernel reads packed on huge pages. There it took 0.60-0.94x the
+/// primitive's time (ViT-L/32's 49-50 tokens: 1024 -> 4096 1.50 against 2.12
+/// ms, 4096 -> 1024 1.60 against 1.76, 1024 -> 3072 1.09 against 1.26, 1024
+/// -> 1024 0.40 against 0.42; 768 -> 2304 at 49 rows 0.60 against 1.00;
+/// 512 -> 2048 at 64 0.44 against 0.48; ViT-B/32's 100: 3072 -> 768 1.52
+/// against 1.84, 768 -> 3072 1.38 against 1.48); with more rows or smaller
+/// weights 0.98-1.07x (121 rows: 512 -> 2048 1.01x, 512 -> 1536 1.07x; 144
+/// rows, 768 -> 3072: 1.03x; 1 MiB at 64 rows: 0.98-1.06x) and 1.11x at
+/// ViT-B/16's 196 tokens. 2 threads, weights from memory,
+/// `loom-bench-small-plane --huge` (the product as a 1x1 convolution of one
+/// image: its "matmul" and "loom" columns); docs/Runtime.md, "Matrix
+/// products of few rows".
+constexpr int64_t kMatmulPointwiseMaxRows = 100;
+constexpr int64_t kMatmulPointwiseMinWeightBytes = int64_t(4) << 20;
+
+/// The pointwiseChannelsLast form of matmul step \p s, or null where oneDNN
+/// runs it: constant 2-d weights [K, N], dense row-major operands (no
+/// views), no output scale, 2 to kMatmulPointwiseMaxRows rows (the
+/// source's leading dimensions folded; one row is gemvForm's) and at least
+/// kMatmulPointwiseMinWeightBytes of weights.
+/// The bias and the residual sum are the kernel's epilogue's,
+/// and so is the activation where the epilogue has it (pointwiseEpilogue);
+/// any other runs after it (WithActivationPass), after the sum as oneDNN's
+/// post-ops would.
+/// LOOM_ONEDNN_POINTWISE=onednn keeps oneDNN's, to compare.
+bool fewRowsFit(const CpuPolicy &policy, const art::MatmulStep &s,
+                const void *constantWeights) {
+  const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
+  return constantWeights && !s.views && s.scale == 1 && w.size() == 2 &&
+         !a.empty() && a.back() == w[0] && s.dstShape.size() == a.size() &&
+         s.dstShape.back() == w[1] && policy.loomPointwise &&
+         hasPointwiseKernel();
+}
+
+/// 2 to kMatmulPointwiseMaxRows rows and at least
+/// kMatmulPointwiseMinWeightBytes of weights.
+bool fewRowsPay(const art::MatmulStep &s) {
+  int64_t rows = leadingRows(s.srcShape);
+  return rows >= 2 && rows <= kMatmulPointwiseMaxRows &&
+         f32Bytes(s.weightsShape) >= kMatmulPointwiseMinWeightBytes;
+}
+
+StepPtr makePointwise(const PrepareContext &ctx, const art::MatmulStep &s,
+                      void *constantWeights, const LayoutPlan &) {
+  int64_t rows = leadingRows(s.srcShape);
+  const auto *weights = static_cast<const float *>(constantWeights);
+  bool huge = ctx.policy.hugePages;
+  if (auto epilogue = pointwiseEpilogue(s.activation))
+    return pointwiseMatmulStep(s, rows, weights, epilogue->first,
+                               epilogue->second, huge);
+  StepPtr bare =
+      pointwiseMatmulStep(s, rows, weights, PointwiseEpilogue{}, false, huge);
+  return withActivationPass(ctx, std::move(bare), s.activation, s.dst,
+                            rowMajor({rows, s.weightsShape[1]}));
+}
+
+//===----------------------------------------------------------------------===//
+// oneDNN's matmul primitive
+//===----------------------------------------------------------------------===//
+
+/// The source, weights and result dims of matmul step \p s as its primitive
+/// sees them. Against 2-d weights the source's leading dimensions fold into
+/// M (the buffers are row-major, so the fold moves nothing): oneDNN 2.6
+/// prepacks the weights of a 2-d product only, a 3-d one reads them plain
+/// (BERT-base's FFN product, 1x128x768 by 768x3072, 2 threads: 1.62 ->
+/// 1.27 ms bare, 1.77 -> 1.52 ms with GELU), and a sequence-first source
+/// [S, B, K] would be S broadcast products of B rows (128x1x768: 12.9 ->
+/// 1.45 ms). Otherwise every operand is padded with leading ones to the
+/// largest rank.
+std::array<memory::dims, 3> matmulDims(const art::MatmulStep &s) {
+  const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
+  if (w.size() == 2 && a.size() > 2 && s.dstShape.size() == a.size()) {
+    int64_t rows = leadingRows(a);
+    return {memory::dims{rows, a.back()}, dims(w),
+            memory::dims{rows, w.back()}};
+  }
+  size_t rank = std::max({a.size(), w.size(), s.dstShape.size()});
+  auto pad = [&](const std::vector<int64_t> &v) {
+    memory::dims d(rank - v.size(), 1);
+    d.insert(d.end(), v.begin(), v.end());
+    return d;
+  };
+  return {pad(a), pad(w), pad(s.dstShape)};
+}
+
+/// A strided operand's descriptor (docs/Runtime.md, "Views folded into
+/// matrix products").
+memory::desc stridedDesc(const art::StridedOperand &v) {
+  return memory::desc(dims(v.dims), memory::data_type::f32, dims(v.strides));
+}
+
+StepPtr makeOneDnn(const PrepareContext &ctx, const art::MatmulStep &s,
+                   void *constantWeights, const LayoutPlan &) {
+  auto [src, w, dst] = matmulDims(s);
+  if (s.views)
+    std::tie(src, w, dst) =
+        std::make_tuple(dims((*s.views)[0].dims), dims((*s.views)[1].dims),
+                        dims((*s.views)[2].dims));
+  size_t rank = dst.size();
+  memory::dims bias(rank, 1);
+  bias.back() = dst.back();
+  StepLayouts io;
+  io.src = io.srcBuffer = s.views ? stridedDesc((*s.views)[0]) : rowMajor(src);
+  io.dst = io.dstBuffer = io.sumBuffer =
+      s.views ? stridedDesc((*s.views)[2]) : rowMajor(dst);
+  memory::desc userW = s.views ? stridedDesc((*s.views)[1]) : rowMajor(w),
+               biasMd = rowMajor(bias);
+  DnnlOperands ids{s.src, s.weights, s.bias, s.sum, s.dst};
+  if (s.views) {
+    ids.srcOffset = 4 * (*s.views)[0].offset;
+    ids.weightsOffset = 4 * (*s.views)[1].offset;
+    ids.dstOffset = 4 * (*s.views)[2].offset;
+    if (constantWeights)
+      constantWeights =
+          static_cast<char *>(constantWeights) + ids.weightsOffset;
+  }
+  memory::desc anyW(w, memory::data_type::f32, memory::format_tag::any);
+  const memory::desc &wMd = constantWeights ? anyW : userW;
+  auto desc = s.bias != -1 ? dnnl::matmul::desc(io.src, wMd, biasMd, io.dst)
+                           : dnnl::matmul::desc(io.src, wMd, io.dst);
+  dnnl::primitive_attr attr =
+      userScratchpad(postOps(s.activation, s.sum != -1));
+  if (s.scale != 1)
+    attr.set_output_scales(0, {float(s.scale)});
+  dnnl::matmul::primitive_desc pd(desc, attr, ctx.engine);
+  return dnnlStep(ctx, ids, dnnl::matmul(pd), io,
+                  WeightsLayout{userW, pd.weights_desc(), constantWeights},
+                  biasMd, pd.scratchpad_desc());
+}
+
+} // namespace
+
+const FormTable<art::MatmulStep> &cpu::matmulForms() {
+  static const FormTable<art::MatmulStep> forms = {
+      // name, fits, pays, wants, make
+      {"gemv", gemvFits, nullptr, nullptr, makeGemv},
+      {"sgemm", sgemmFits, nullptr, nullptr, makeSgemm},
+      {"pointwise", fewRowsFit, fewRowsPay, nullptr, makePointwise},
+      {"onednn", nullptr, nullptr, nullptr, makeOneDnn},
+  };
+  return forms;
+}

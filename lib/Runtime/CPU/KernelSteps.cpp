@@ -1,0 +1,233 @@
+//===- KernelSteps.cpp - The CPU device's Loom-kernel steps ---------------===//
+//
+// Part of Loom. See KernelSteps.h. Layer 2 of lib/Runtime/CPU's library
+// steps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPU/KernelSteps.h"
+#include "CPU/CpuFeatures.h"
+
+#include <optional>
+#include <utility>
+
+using namespace loom;
+using namespace loom::rt;
+using namespace loom::rt::cpu;
+namespace art = loom::artifact;
+
+std::string cpu::kernelLevel() {
+  return std::string(art::cpuIsaName(cpuIsa()));
+}
+
+namespace {
+
+class GroupedConvStep : public LibraryStep {
+public:
+  GroupedConvStep(const art::Conv2dStep &s, const GroupedConvGeometry &g,
+                  const float *weights)
+      : src(s.src), bias(s.bias), dst(s.dst), g(g),
+        packed(packGroupedConvWeights(g, weights)) {}
+  StepDescription describe() const override {
+    return {"loom grouped convolution " + kernelLevel(), {}, "team"};
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    groupedConvChannelsLast(
+        g, static_cast<const float *>(buffers[src]), packed.data(),
+        bias != -1 ? static_cast<const float *>(buffers[bias]) : nullptr,
+        static_cast<float *>(buffers[dst]));
+    return Error::ok();
+  }
+
+private:
+  int64_t src, bias, dst;
+  GroupedConvGeometry g;
+  AlignedFloats packed;
+};
+
+class StemConvStep : public LibraryStep {
+public:
+  StemConvStep(const art::Conv2dStep &s, const StemGeometry &g,
+               const StemPostOp &post, const void *weights)
+      : src(s.src), bias(s.bias), dst(s.dst), g(g), post(post),
+        swish(s.activation.kind == Activation::Swish),
+        packed(packStemWeights(g, static_cast<const float *>(weights))) {}
+  StepDescription describe() const override {
+    return {"loom stem convolution " + kernelLevel() +
+                (swish ? " + loom swish " + kernelLevel() : ""),
+            {},
+            "team"};
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    auto *out = static_cast<float *>(buffers[dst]);
+    convolveStem(g, static_cast<const float *>(buffers[src]), packed.data(),
+                 bias != -1 ? static_cast<const float *>(buffers[bias])
+                            : nullptr,
+                 post, out);
+    if (swish)
+      swishInPlace(out, g.batch * g.oh * g.ow * g.outChannels);
+    return Error::ok();
+  }
+
+private:
+  int64_t src, bias, dst;
+  StemGeometry g;
+  StemPostOp post;
+  bool swish;
+  std::vector<float> packed;
+};
+
+class PointwiseStep : public LibraryStep {
+public:
+  PointwiseStep(const art::Conv2dStep &s, const float *weights,
+                const PointwiseEpilogue &activation, bool swish, bool hugePages)
+      : ids{s.src, s.bias, s.sum, s.dst},
+        pixels(s.dstShape[0] * s.dstShape[2] * s.dstShape[3]),
+        w(weights, s.dstShape[1], s.srcShape[1], PointwiseWeights::Order::OutIn,
+          hugePages),
+        activation(activation), swish(swish) {}
+  /// A matrix product of \p rows rows by constant 2-d weights [in][out]
+  /// (Forms/Matmul.cpp).
+  PointwiseStep(const art::MatmulStep &s, int64_t rows, const float *weights,
+                const PointwiseEpilogue &activation, bool swish, bool hugePages)
+      : ids{s.src, s.bias, s.sum, s.dst}, pixels(rows),
+        w(weights, s.weightsShape[1], s.weightsShape[0],
+          PointwiseWeights::Order::InOut, hugePages),
+        activation(activation), swish(swish) {}
+  StepDescription describe() const override {
+    StepDescription d{"loom pointwise " + kernelLevel(), {}, "team"};
+    if (swish)
+      d.implementation += " + loom swish " + kernelLevel();
+    if (activation.planar)
+      d.operands.push_back("dst nchw written by the kernel");
+    return d;
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    PointwiseEpilogue e = activation;
+    if (ids.bias != -1)
+      e.bias = static_cast<const float *>(buffers[ids.bias]);
+    if (ids.sum != -1)
+      e.sum = static_cast<const float *>(buffers[ids.sum]);
+    auto *dst = static_cast<float *>(buffers[ids.dst]);
+    pointwiseChannelsLast(w, pixels,
+                          static_cast<const float *>(buffers[ids.src]), e, dst);
+    if (swish)
+      swishInPlace(dst, pixels * w.out);
+    return Error::ok();
+  }
+
+private:
+  struct {
+    int64_t src, bias, sum, dst; // bias and sum -1 where absent
+  } ids;
+  int64_t pixels;
+  PointwiseWeights w;
+  PointwiseEpilogue activation;
+  bool swish;
+};
+
+class KernelPool : public LibraryStep {
+public:
+  KernelPool(const art::Pool2dStep &s, const PoolGeometry &g, PoolKernel kernel)
+      : src(s.src), dst(s.dst), g(g), kernel(kernel) {}
+  StepDescription describe() const override {
+    return {std::string(kernel == poolPlanes ? "loom plane pool "
+                                             : "loom channels-last pool ") +
+                kernelLevel(),
+            {},
+            "team"};
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    kernel(g, static_cast<const float *>(buffers[src]),
+           static_cast<float *>(buffers[dst]));
+    return Error::ok();
+  }
+
+private:
+  int64_t src, dst;
+  PoolGeometry g;
+  PoolKernel kernel;
+};
+
+/// A global average pool from an NHWC buffer, or a per-channel multiply of
+/// one (a squeeze-and-excitation's; a batchnorm's with its shift and ReLU),
+/// run by SqueezeExcite.cpp's kernels instead of oneDNN.
+class SqueezeExciteStep : public LibraryStep {
+public:
+  /// The pool: src0 averaged into dst.
+  SqueezeExciteStep(int64_t src0, int64_t dst, const ChannelsLastPlanes &g)
+      : src0(src0), dst(dst), scaling{g} {}
+  /// The multiply: src0 * src1 (+ shift, when not -1) into dst.
+  SqueezeExciteStep(int64_t src0, int64_t src1, int64_t shift, int64_t dst,
+                    const ChannelsLastScaling &scaling)
+      : src0(src0), src1(src1), shift(shift), dst(dst), scaling(scaling) {}
+  StepDescription describe() const override {
+    return {std::string(src1 ? "loom channel scale " : "loom global average ") +
+                kernelLevel(),
+            {},
+            "team"};
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    const auto *in = static_cast<const float *>(buffers[src0]);
+    auto *out = static_cast<float *>(buffers[dst]);
+    if (!src1)
+      return globalAveragePoolChannelsLast(scaling.g, in, out), Error::ok();
+    ChannelScale scale;
+    scale.scale = static_cast<const float *>(buffers[*src1]);
+    scale.scaleImage = scaling.scaleImage;
+    if (shift != -1)
+      scale.shift = static_cast<const float *>(buffers[shift]);
+    scale.shiftImage = scaling.shiftImage;
+    scale.relu = scaling.relu;
+    scaleChannelsLast(scaling.g, scaling.groups, in, scale, out);
+    return Error::ok();
+  }
+
+private:
+  int64_t src0;
+  std::optional<int64_t> src1;
+  int64_t shift = -1;
+  int64_t dst;
+  ChannelsLastScaling scaling;
+};
+
+} // namespace
+
+StepPtr cpu::groupedConvStep(const art::Conv2dStep &s,
+                             const GroupedConvGeometry &g,
+                             const float *weights) {
+  return std::make_unique<GroupedConvStep>(s, g, weights);
+}
+
+StepPtr cpu::stemConvStep(const art::Conv2dStep &s, const StemGeometry &g,
+                          const StemPostOp &post, const void *weights) {
+  return std::make_unique<StemConvStep>(s, g, post, weights);
+}
+
+StepPtr cpu::pointwiseConvStep(const art::Conv2dStep &s, const float *weights,
+                               const PointwiseEpilogue &e, bool swish,
+                               bool hugePages) {
+  return std::make_unique<PointwiseStep>(s, weights, e, swish, hugePages);
+}
+
+StepPtr cpu::pointwiseMatmulStep(const art::MatmulStep &s, int64_t rows,
+                                 const float *weights,
+                                 const PointwiseEpilogue &e, bool swish,
+                                 bool hugePages) {
+  return std::make_unique<PointwiseStep>(s, rows, weights, e, swish, hugePages);
+}
+
+StepPtr cpu::kernelPoolStep(const art::Pool2dStep &s, const PoolGeometry &g,
+                            PoolKernel kernel) {
+  return std::make_unique<KernelPool>(s, g, kernel);
+}
+
+StepPtr cpu::globalAverageStep(int64_t src, int64_t dst,
+                               const ChannelsLastPlanes &g) {
+  return std::make_unique<SqueezeExciteStep>(src, dst, g);
+}
+
+StepPtr cpu::channelScaleStep(int64_t src0, int64_t src1, int64_t shift,
+                              int64_t dst, const ChannelsLastScaling &scaling) {
+  return std::make_unique<SqueezeExciteStep>(src0, src1, shift, dst, scaling);
+}
