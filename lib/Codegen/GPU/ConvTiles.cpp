@@ -7,7 +7,7 @@
 
 #include "loom/Codegen/GPU/Passes.h"
 
-#include "Tiles.h"
+#include "KernelClasses.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 
@@ -19,16 +19,15 @@ namespace loom::codegen::gpu {
 using namespace mlir;
 using namespace loom::codegen::gpu;
 
-namespace {
-
 /// \p op as a convolution of this class (implicit GEMM: A the filter,
 /// B the input's patches), at least \p minDepth reduction steps deep and
 /// \p minChannels output channels per group, or failure (then the generic
 /// class maps it). With fewer channels (a depthwise convolution's one, a
 /// ResNeXt group's four) most rows of an A tile are zeros: each thread
 /// would compute more products than the generic class's thread does.
-FailureOr<Contraction> classify(linalg::LinalgOp op, int64_t minDepth,
-                                int64_t minChannels) {
+FailureOr<Contraction> loom::codegen::gpu::matchConvTiles(linalg::LinalgOp op,
+                                                          int64_t minDepth,
+                                                          int64_t minChannels) {
   if (!linalg::isaConvolutionOpInterface(op))
     return failure();
   FailureOr<Contraction> c = classifyContraction(op);
@@ -45,15 +44,19 @@ FailureOr<Contraction> classify(linalg::LinalgOp op, int64_t minDepth,
   return c;
 }
 
+namespace {
+
 struct MapConvs
     : public loom::codegen::gpu::impl::LoomGPUMapConvsBase<MapConvs> {
   using LoomGPUMapConvsBase::LoomGPUMapConvsBase;
 
   void runOnOperation() override {
-    auto conv = [&](linalg::LinalgOp op) {
-      return classify(op, minDepth, minChannels);
+    auto conv = [&](linalg::LinalgOp op, bool recorded) {
+      return recorded ? matchConvTiles(op, 1, 0)
+                      : matchConvTiles(op, minDepth, minChannels);
     };
-    if (failed(mapContractions(getOperation(), conv)))
+    auto found = opsOfClass(getOperation(), KernelClass::ConvTiles, conv);
+    if (failed(found) || failed(mapContractions(*found)))
       signalPassFailure();
   }
 };

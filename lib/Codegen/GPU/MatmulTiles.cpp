@@ -7,7 +7,7 @@
 
 #include "loom/Codegen/GPU/Passes.h"
 
-#include "Tiles.h"
+#include "KernelClasses.h"
 
 namespace loom::codegen::gpu {
 #define GEN_PASS_DEF_LOOMGPUMAPMATMULS
@@ -25,10 +25,10 @@ bool isPermutationLike(AffineMap map) {
                       [](AffineExpr e) { return isa<AffineDimExpr>(e); });
 }
 
-/// \p op as a matrix product (a contraction whose inputs are indexed by
-/// loops only, with one reduction loop) at least \p minDepth steps deep,
-/// or failure (then another class maps it).
-FailureOr<Contraction> classify(linalg::LinalgOp op, int64_t minDepth) {
+} // namespace
+
+FailureOr<Contraction> loom::codegen::gpu::matchMatmulTiles(linalg::LinalgOp op,
+                                                            int64_t minDepth) {
   FailureOr<Contraction> c = classifyContraction(op);
   if (failed(c) || c->k.size() != 1 ||
       c->extent(c->k) < std::max<int64_t>(minDepth, 1) ||
@@ -38,13 +38,18 @@ FailureOr<Contraction> classify(linalg::LinalgOp op, int64_t minDepth) {
   return c;
 }
 
+namespace {
+
 struct MapMatmuls
     : public loom::codegen::gpu::impl::LoomGPUMapMatmulsBase<MapMatmuls> {
   using LoomGPUMapMatmulsBase::LoomGPUMapMatmulsBase;
 
   void runOnOperation() override {
-    auto matmul = [&](linalg::LinalgOp op) { return classify(op, minDepth); };
-    if (failed(mapContractions(getOperation(), matmul)))
+    auto matmul = [&](linalg::LinalgOp op, bool recorded) {
+      return matchMatmulTiles(op, recorded ? 1 : int64_t(minDepth));
+    };
+    auto found = opsOfClass(getOperation(), KernelClass::MatmulTiles, matmul);
+    if (failed(found) || failed(mapContractions(*found)))
       signalPassFailure();
   }
 };

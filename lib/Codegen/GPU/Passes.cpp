@@ -195,11 +195,15 @@ void loom::codegen::gpu::addGenericClass(
 void loom::codegen::gpu::addMapStage(OpPassManager &pm,
                                      const GPUKernelPipelineOptions &options) {
   pm.addPass(createLoomGPUHoistScratch());
-  // The kernel classes, each on the linalg ops it classifies, in order;
-  // what is left is the generic class's (docs/Codegen/GPU.md, "Kernel
-  // classes"). Recurrences first, with generic-only too: no other class
-  // maps a sequential loop of structured ops, and inside one the ops are
-  // mapped as the generic class maps them.
+  // One choice of class per op, recorded on it (docs/Codegen/GPU.md,
+  // "Kernel classes"); then each class maps the ops that record it, and
+  // the generic class what is left. Recurrences with generic-only too: no
+  // other class maps a sequential loop of structured ops, and inside one
+  // the ops are mapped as the generic class maps them.
+  LoomGPUSelectKernelClassesOptions select;
+  select.blockSize = options.blockSize;
+  select.genericOnly = options.genericOnly;
+  pm.addPass(createLoomGPUSelectKernelClasses(select));
   addRecurrenceClass(pm, options);
   if (!options.genericOnly) {
     addMatmulClass(pm, options);

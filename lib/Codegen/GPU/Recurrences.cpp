@@ -7,6 +7,7 @@
 
 #include "loom/Codegen/GPU/Passes.h"
 
+#include "KernelClasses.h"
 #include "Launches.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -27,14 +28,6 @@ using namespace mlir;
 using namespace loom::codegen::gpu;
 
 namespace {
-
-/// Whether \p loop (a top-level op of a kernel function) is a recurrence:
-/// a sequential loop with a structured op inside (tg.scan's lowering).
-bool isRecurrence(scf::ForOp loop) {
-  WalkResult found = loop.getBody()->walk(
-      [](linalg::LinalgOp) { return WalkResult::interrupt(); });
-  return found.wasInterrupted();
-}
 
 /// The work of one step of the recurrence, once its structured ops are
 /// loop nests: each outermost parallel loop shared among the workgroup's
@@ -370,6 +363,7 @@ LogicalResult mapRecurrence(scf::ForOp loop, int64_t blockSize) {
   if (loop.getNumResults() != 0)
     return loop.emitOpError("carries values other than through memory, "
                             "which the recurrence class does not map");
+  loop->removeAttr(kKernelClassAttrName);
   FailureOr<int64_t> widest = toLoopNests(loop);
   if (failed(widest))
     return failure();
@@ -399,12 +393,21 @@ struct MapRecurrences
           << int64_t(blockSize);
       return signalPassFailure();
     }
+    // The loops that record the class (the selection's), or that record
+    // none and are recurrences (this pass run alone).
     SmallVector<scf::ForOp> loops;
-    for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (!fn.isExternal())
-        for (auto loop : fn.getBody().front().getOps<scf::ForOp>())
-          if (isRecurrence(loop))
-            loops.push_back(loop);
+    auto take = [&](scf::ForOp loop,
+                    std::optional<KernelClass> recorded) -> LogicalResult {
+      if (recorded && *recorded != KernelClass::Recurrence)
+        return success();
+      if (isRecurrence(loop))
+        loops.push_back(loop);
+      else if (recorded)
+        return emitNotOfClass(loop, KernelClass::Recurrence);
+      return success();
+    };
+    if (failed(forEachTopLevelLoop(getOperation(), take)))
+      return signalPassFailure();
     for (scf::ForOp loop : loops)
       if (failed(mapRecurrence(loop, blockSize)))
         return signalPassFailure();
@@ -412,3 +415,9 @@ struct MapRecurrences
 };
 
 } // namespace
+
+bool loom::codegen::gpu::isRecurrence(scf::ForOp loop) {
+  WalkResult found = loop.getBody()->walk(
+      [](linalg::LinalgOp) { return WalkResult::interrupt(); });
+  return found.wasInterrupted();
+}

@@ -7,6 +7,7 @@
 
 #include "loom/Codegen/GPU/Passes.h"
 
+#include "KernelClasses.h"
 #include "Launches.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -24,11 +25,6 @@ using namespace mlir;
 using namespace loom::codegen::gpu;
 
 namespace {
-
-/// The fewest threads of a row-reduction workgroup: a whole warp on CUDA
-/// (the shuffles of a subgroup reduction take every lane), several
-/// subgroups of any Vulkan device.
-constexpr int64_t kMinRowThreads = 32;
 
 /// How a reduction's combiner reduces: the subgroup operation and the kind
 /// whose identity starts each partial result.
@@ -126,9 +122,12 @@ LogicalResult matchCombiner(RowReduction &r) {
   return success();
 }
 
-/// \p op as a row reduction of at least \p minLength elements per row, or
-/// failure when it is not one (then the generic class maps it).
-FailureOr<RowReduction> classify(linalg::LinalgOp op, int64_t minLength) {
+/// \p op as a row reduction of at least \p minLength elements per row (its
+/// rows read contiguously where the class asks it, or anyhow with
+/// \p anyLayout), or failure when it is not one (then the generic class
+/// maps it).
+FailureOr<RowReduction> classify(linalg::LinalgOp op, int64_t minLength,
+                                 bool anyLayout) {
   RowReduction r;
   r.op = op;
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
@@ -164,7 +163,7 @@ FailureOr<RowReduction> classify(linalg::LinalgOp op, int64_t minLength) {
   // lavapipe cuts short).
   bool stridedRowsWanted = r.rows == 1 || r.length > kLoopBudget;
   if (r.rows == 0 || r.length < std::max<int64_t>(minLength, 1) ||
-      !(stridedRowsWanted ||
+      !(anyLayout || stridedRowsWanted ||
         readsRowsContiguously(op, numLoops, firstReduction)) ||
       failed(matchCombiner(r)))
     return failure();
@@ -311,14 +310,14 @@ struct MapRowReductions
           << int64_t(blockSize);
       return signalPassFailure();
     }
-    SmallVector<RowReduction> found;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      if (op->getParentOfType<mlir::gpu::LaunchOp>())
-        return;
-      if (auto r = classify(op, minLength); succeeded(r))
-        found.push_back(*r);
-    });
-    for (const RowReduction &r : found)
+    auto row = [&](linalg::LinalgOp op, bool recorded) {
+      return recorded ? classify(op, 1, /*anyLayout=*/true)
+                      : classify(op, minLength, /*anyLayout=*/false);
+    };
+    auto found = opsOfClass(getOperation(), KernelClass::RowReduction, row);
+    if (failed(found))
+      return signalPassFailure();
+    for (const RowReduction &r : *found)
       if (failed(emitRowKernel(r, blockSize))) {
         r.op->emitOpError("has ")
             << r.rows << " rows, more than a grid of 65535 x 65535 holds";
@@ -328,3 +327,8 @@ struct MapRowReductions
 };
 
 } // namespace
+
+bool loom::codegen::gpu::isRowReduction(linalg::LinalgOp op, int64_t minLength,
+                                        bool anyLayout) {
+  return succeeded(classify(op, minLength, anyLayout));
+}

@@ -289,16 +289,7 @@ LogicalResult emitTiledContraction(Contraction &c) {
   return success();
 }
 
-LogicalResult mapContractions(
-    ModuleOp module,
-    function_ref<FailureOr<Contraction>(linalg::LinalgOp)> classify) {
-  std::vector<Contraction> found;
-  module.walk([&](linalg::LinalgOp op) {
-    if (op->getParentOfType<mlir::gpu::LaunchOp>())
-      return;
-    if (FailureOr<Contraction> c = classify(op); succeeded(c))
-      found.push_back(*c);
-  });
+LogicalResult mapContractions(MutableArrayRef<Contraction> found) {
   for (Contraction &c : found)
     if (failed(emitTiledContraction(c)))
       return c.op->emitOpError(

@@ -52,13 +52,10 @@ mlir::FailureOr<Contraction> classifyContraction(mlir::linalg::LinalgOp op);
 /// tiles.
 mlir::LogicalResult emitTiledContraction(Contraction &c);
 
-/// Maps every linalg op in \p module outside a launch that \p classify
-/// takes with emitTiledContraction; an op whose tiles no grid holds is an
-/// error at its location.
-mlir::LogicalResult mapContractions(
-    mlir::ModuleOp module,
-    llvm::function_ref<mlir::FailureOr<Contraction>(mlir::linalg::LinalgOp)>
-        classify);
+/// Maps each of \p found (the ops of a class, KernelClasses.h) with
+/// emitTiledContraction; an op whose tiles no grid holds is an error at its
+/// location.
+mlir::LogicalResult mapContractions(llvm::MutableArrayRef<Contraction> found);
 
 } // namespace loom::codegen::gpu
 

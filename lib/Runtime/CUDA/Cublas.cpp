@@ -9,9 +9,8 @@
 
 #include "CUDA/Cublas.h"
 #include "CUDA/CublasEncoding.h"
-#include "SharedLibrary.h"
+#include "DynamicSymbols.h"
 
-#include <dlfcn.h>
 #include <mutex>
 
 using namespace loom;
@@ -67,7 +66,7 @@ struct HeuristicResult {
     LayoutDesc, void *, LayoutDesc, const Algo *, void *, size_t, void *)
 
 struct Library::Api {
-  void *library = nullptr;
+  DynamicLibrary library;
 #define LOOM_CUBLASLT_DECLARE(result, name, ...)                               \
   result (*name)(__VA_ARGS__) = nullptr;
   LOOM_CUBLASLT_FUNCTIONS(LOOM_CUBLASLT_DECLARE)
@@ -108,8 +107,6 @@ struct PreparedMatmul : public PreparedStep {
 Library::~Library() {
   if (handle)
     api->cublasLtDestroy(static_cast<Handle>(handle));
-  if (api && api->library)
-    dlclose(api->library);
 }
 
 Error Library::check(Status status, const std::string &what) const {
@@ -127,29 +124,25 @@ Error Library::open(const std::string &device, std::unique_ptr<Library> &out) {
   std::unique_ptr<Library> lt(new Library());
   lt->device = device;
   lt->api = std::make_unique<Api>();
-  std::string tried;
-  lt->api->library = openSharedLibrary(
-      "LOOM_CUBLASLT_LIBRARY",
-      {"libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13",
-       "libcublasLt.so.12"},
-      tried);
-  if (!lt->api->library)
+  DynamicLibrary &library = lt->api->library;
+  if (!library.open("LOOM_CUBLASLT_LIBRARY",
+                    {"libcublasLt.so.13",
+                     "/usr/local/cuda/lib64/libcublasLt.so.13",
+                     "libcublasLt.so.12"}))
     return makeError(LOOM_ERROR_LIBRARY,
                      device +
                          ": the artifact's cublas.matmul steps need "
                          "cuBLASLt, and " +
-                         tried +
+                         library.tried() +
                          " did not open (install CUDA's cuBLAS, or name the "
                          "library with LOOM_CUBLASLT_LIBRARY)");
-#define LOOM_CUBLASLT_RESOLVE(result, fn, ...)                                 \
-  lt->api->fn =                                                                \
-      reinterpret_cast<decltype(lt->api->fn)>(dlsym(lt->api->library, #fn));   \
-  if (!lt->api->fn)                                                            \
-    return makeError(LOOM_ERROR_LIBRARY, device + ": " + tried +               \
-                                             " has no " #fn                    \
+#define LOOM_CUBLASLT_SYMBOL(result, fn, ...) requiredSymbol(#fn, lt->api->fn),
+  if (const char *missing =
+          library.resolve({LOOM_CUBLASLT_FUNCTIONS(LOOM_CUBLASLT_SYMBOL)}))
+    return makeError(LOOM_ERROR_LIBRARY, device + ": " + library.tried() +
+                                             " has no " + missing +
                                              " (not cuBLASLt 12 or later)");
-  LOOM_CUBLASLT_FUNCTIONS(LOOM_CUBLASLT_RESOLVE)
-#undef LOOM_CUBLASLT_RESOLVE
+#undef LOOM_CUBLASLT_SYMBOL
   Handle h = nullptr;
   if (Error err = lt->check(lt->api->cublasLtCreate(&h), "cublasLtCreate"))
     return err;

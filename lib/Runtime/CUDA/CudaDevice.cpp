@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CUDA/Cublas.h"
+#include "CUDA/CudaDriver.h"
 #include "CUDA/Cudnn.h"
 #include "Gpu.h"
 
@@ -40,7 +41,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 #include <thread>
 
 using namespace loom;
@@ -67,7 +67,6 @@ constexpr int CU_STREAM_NON_BLOCKING = 1;
 constexpr int CU_EVENT_DISABLE_TIMING = 2;
 constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
-constexpr int kCudaVersion = 12000; // the ABI version asked of the driver
 
 // Device attributes (CUdevice_attribute).
 enum Attribute {
@@ -78,9 +77,6 @@ enum Attribute {
   ComputeCapabilityMinor = 76,
   MaxSharedMemoryPerBlockOptin = 97,
 };
-
-using GetProcAddress = CUresult (*)(const char *, void **, int,
-                                    unsigned long long, int *);
 
 // Every entry point, with its signature.
 #define LOOM_CUDA_FUNCTIONS(X)                                                 \
@@ -118,7 +114,7 @@ using GetProcAddress = CUresult (*)(const char *, void **, int,
   X(cuGraphExecDestroy, CUgraphExec)
 
 struct Api {
-  void *library = nullptr;
+  DynamicLibrary library;
 #define LOOM_CUDA_DECLARE(name, ...) CUresult (*name)(__VA_ARGS__) = nullptr;
   LOOM_CUDA_FUNCTIONS(LOOM_CUDA_DECLARE)
 #undef LOOM_CUDA_DECLARE
@@ -274,33 +270,23 @@ private:
 //===----------------------------------------------------------------------===//
 
 Error CudaDevice::openLibrary() {
-  const char *path = std::getenv("LOOM_CUDA_LIBRARY");
-  if (!path || !*path)
-    path = "libcuda.so.1";
-  api.library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!api.library)
+  if (!openCudaDriver(api.library))
+    return makeError(LOOM_ERROR_NO_DEVICE, "no device " + name() + ": " +
+                                               api.library.tried() +
+                                               " not found (no CUDA driver)");
+  SymbolLookup driver = cudaDriverLookup(api.library);
+  if (!driver)
     return makeError(LOOM_ERROR_NO_DEVICE,
-                     "no device " + name() + ": " + path +
-                         " not found (no CUDA driver)");
-  auto getProc = reinterpret_cast<GetProcAddress>(
-      dlsym(api.library, "cuGetProcAddress_v2"));
-  if (!getProc)
-    return makeError(LOOM_ERROR_NO_DEVICE,
-                     "no device " + name() + ": " + path +
+                     "no device " + name() + ": " + api.library.tried() +
                          " has no cuGetProcAddress_v2 (a CUDA driver older "
                          "than 12.0)");
-#define LOOM_CUDA_RESOLVE(fn, ...)                                             \
-  {                                                                            \
-    void *p = nullptr;                                                         \
-    int status = 0;                                                            \
-    if (getProc(#fn, &p, kCudaVersion, 0, &status) != CUDA_SUCCESS || !p)      \
-      return makeError(LOOM_ERROR_NO_DEVICE,                                   \
-                       "no device " + name() + ": the CUDA driver has no " #fn \
-                       " (CUDA 12.0 ABI)");                                    \
-    api.fn = reinterpret_cast<decltype(api.fn)>(p);                            \
-  }
-  LOOM_CUDA_FUNCTIONS(LOOM_CUDA_RESOLVE)
-#undef LOOM_CUDA_RESOLVE
+#define LOOM_CUDA_SYMBOL(fn, ...) requiredSymbol(#fn, api.fn),
+  if (const char *missing =
+          resolveSymbols({LOOM_CUDA_FUNCTIONS(LOOM_CUDA_SYMBOL)}, driver))
+    return makeError(LOOM_ERROR_NO_DEVICE, "no device " + name() +
+                                               ": the CUDA driver has no " +
+                                               missing + " (CUDA 12.0 ABI)");
+#undef LOOM_CUDA_SYMBOL
   return Error::ok();
 }
 
@@ -355,8 +341,6 @@ CudaDevice::~CudaDevice() {
       api.cuModuleUnload(module);
     api.cuDevicePrimaryCtxRelease(device);
   }
-  if (api.library)
-    dlclose(api.library);
 }
 
 Error CudaDevice::current() const {

@@ -9,10 +9,9 @@
 
 #include "CUDA/Cudnn.h"
 #include "CUDA/CudnnEncoding.h"
-#include "SharedLibrary.h"
+#include "DynamicSymbols.h"
 
 #include <algorithm>
-#include <dlfcn.h>
 #include <vector>
 
 using namespace loom;
@@ -45,7 +44,7 @@ using Desc = void *;   // cudnnBackendDescriptor_t
   X(Status, cudnnBackendExecute, Handle, Desc, Desc)
 
 struct Library::Api {
-  void *library = nullptr;
+  DynamicLibrary library;
 #define LOOM_CUDNN_DECLARE(result, name, ...)                                  \
   result (*name)(__VA_ARGS__) = nullptr;
   LOOM_CUDNN_FUNCTIONS(LOOM_CUDNN_DECLARE)
@@ -294,8 +293,6 @@ Desc planFor(const Library::Api &api, Owned &owned, Desc graph, Handle handle,
 Library::~Library() {
   if (handle)
     api->cudnnDestroy(handle);
-  if (api && api->library)
-    dlclose(api->library);
 }
 
 Error Library::check(Status status, const std::string &what) const {
@@ -313,32 +310,28 @@ Error Library::open(const std::string &device, std::unique_ptr<Library> &out) {
   std::unique_ptr<Library> dnn(new Library());
   dnn->device = device;
   dnn->api = std::make_unique<Api>();
-  std::string tried;
-  dnn->api->library = openSharedLibrary(
-      "LOOM_CUDNN_LIBRARY",
-      {"libcudnn.so.9", "/usr/local/cuda/lib64/libcudnn.so.9",
-       "/usr/local/cuda/lib/libcudnn.so.9"},
-      tried);
-  if (!dnn->api->library)
+  DynamicLibrary &library = dnn->api->library;
+  if (!library.open("LOOM_CUDNN_LIBRARY",
+                    {"libcudnn.so.9", "/usr/local/cuda/lib64/libcudnn.so.9",
+                     "/usr/local/cuda/lib/libcudnn.so.9"}))
     return makeError(LOOM_ERROR_LIBRARY,
                      device +
                          ": the artifact's cudnn.conv steps need cuDNN 9, "
                          "and " +
-                         tried +
+                         library.tried() +
                          " did not open (install cuDNN 9, or name the "
                          "library with LOOM_CUDNN_LIBRARY)");
-#define LOOM_CUDNN_RESOLVE(result, fn, ...)                                    \
-  dnn->api->fn = reinterpret_cast<decltype(dnn->api->fn)>(                     \
-      dlsym(dnn->api->library, #fn));                                          \
-  if (!dnn->api->fn)                                                           \
-    return makeError(LOOM_ERROR_LIBRARY, device + ": " + tried +               \
-                                             " has no " #fn " (not cuDNN 9)");
-  LOOM_CUDNN_FUNCTIONS(LOOM_CUDNN_RESOLVE)
-#undef LOOM_CUDNN_RESOLVE
+#define LOOM_CUDNN_SYMBOL(result, fn, ...) requiredSymbol(#fn, dnn->api->fn),
+  if (const char *missing =
+          library.resolve({LOOM_CUDNN_FUNCTIONS(LOOM_CUDNN_SYMBOL)}))
+    return makeError(LOOM_ERROR_LIBRARY, device + ": " + library.tried() +
+                                             " has no " + missing +
+                                             " (not cuDNN 9)");
+#undef LOOM_CUDNN_SYMBOL
   size_t version = dnn->api->cudnnGetVersion();
   if (version / 10000 != 9)
     return makeError(LOOM_ERROR_LIBRARY,
-                     device + ": " + tried + " is cuDNN version " +
+                     device + ": " + library.tried() + " is cuDNN version " +
                          std::to_string(version) +
                          ", not 9 (the backend API Loom calls)");
   out = std::move(dnn);

@@ -22,6 +22,9 @@
 
 #include "Peer.h"
 
+#include "CUDA/CudaDriver.h"
+#include "DynamicSymbols.h"
+
 #include <cuda.h>
 #include <nccl.h>
 
@@ -29,17 +32,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 #include <thread>
 
 using namespace loom::rt;
 using namespace loom::rt::comm;
 
 namespace {
-
-constexpr int kCudaVersion = 12000;
-using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t,
-                                    CUdriverProcAddressQueryResult *);
 
 // clang-format off
 #define LOOM_NCCL_FUNCTIONS(X)                                                 \
@@ -62,31 +60,25 @@ using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t,
 struct NcclLibrary {
   Error open();
 
-  void *handle = nullptr;
+  DynamicLibrary library;
 #define LOOM_NCCL_MEMBER(fn) decltype(&::fn) fn = nullptr;
   LOOM_NCCL_FUNCTIONS(LOOM_NCCL_MEMBER)
 #undef LOOM_NCCL_MEMBER
 };
 
 Error NcclLibrary::open() {
-  const char *path = std::getenv("LOOM_NCCL_LIBRARY");
-  if (!path || !*path)
-    path = "libnccl.so.2";
-  handle = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char *why = ::dlerror();
+  library.keepOpen();
+  if (!library.open("LOOM_NCCL_LIBRARY", {"libnccl.so.2"}))
     return makeError(LOOM_ERROR_LIBRARY,
-                     std::string("nccl: cannot open ") + path + ": " +
-                         (why ? why : "not found") + " (install NCCL)");
-  }
-#define LOOM_NCCL_RESOLVE(fn)                                                  \
-  fn = reinterpret_cast<decltype(fn)>(::dlsym(handle, #fn));                   \
-  if (!fn)                                                                     \
-    return makeError(LOOM_ERROR_LIBRARY, std::string("nccl: ") + path +        \
-                                             " has no " #fn                    \
+                     "nccl: cannot open " + library.tried() + ": " +
+                         library.reason() + " (install NCCL)");
+#define LOOM_NCCL_SYMBOL(fn) requiredSymbol(#fn, fn),
+  if (const char *missing =
+          library.resolve({LOOM_NCCL_FUNCTIONS(LOOM_NCCL_SYMBOL)}))
+    return makeError(LOOM_ERROR_LIBRARY, "nccl: " + library.tried() +
+                                             " has no " + missing +
                                              " (NCCL 2.18 or later needed)");
-  LOOM_NCCL_FUNCTIONS(LOOM_NCCL_RESOLVE)
-#undef LOOM_NCCL_RESOLVE
+#undef LOOM_NCCL_SYMBOL
   return Error::ok();
 }
 
@@ -108,7 +100,7 @@ struct NcclRuntime {
     LOOM_NCCL_CUDA_FUNCTIONS(LOOM_NCCL_CUDA_MEMBER)
 #undef LOOM_NCCL_CUDA_MEMBER
   } cuda;
-  void *driver = nullptr;
+  DynamicLibrary driver;
   CUdevice device = 0;
   CUcontext context = nullptr;
 };
@@ -131,32 +123,23 @@ Error NcclRuntime::check(CUresult r, const char *what) const {
 }
 
 Error NcclRuntime::openDevice(int ordinal) {
-  const char *path = std::getenv("LOOM_CUDA_LIBRARY");
-  if (!path || !*path)
-    path = "libcuda.so.1";
   std::string where = "nccl: no CUDA device " + std::to_string(ordinal) + ": ";
-  driver = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!driver)
+  driver.keepOpen();
+  if (!openCudaDriver(driver))
     return makeError(LOOM_ERROR_NO_DEVICE,
-                     where + path + " not found (no CUDA driver)");
-  auto getProc =
-      reinterpret_cast<GetProcAddress>(::dlsym(driver, "cuGetProcAddress_v2"));
-  if (!getProc)
+                     where + driver.tried() + " not found (no CUDA driver)");
+  SymbolLookup lookup = cudaDriverLookup(driver);
+  if (!lookup)
     return makeError(LOOM_ERROR_NO_DEVICE,
-                     where + path +
+                     where + driver.tried() +
                          " has no cuGetProcAddress_v2 (a CUDA "
                          "driver older than 12.0)");
-#define LOOM_NCCL_CUDA_RESOLVE(fn)                                             \
-  {                                                                            \
-    void *p = nullptr;                                                         \
-    CUdriverProcAddressQueryResult status{};                                   \
-    if (getProc(#fn, &p, kCudaVersion, 0, &status) != CUDA_SUCCESS || !p)      \
-      return makeError(LOOM_ERROR_NO_DEVICE,                                   \
-                       where + "the CUDA driver has no " #fn);                 \
-    cuda.fn = reinterpret_cast<decltype(cuda.fn)>(p);                          \
-  }
-  LOOM_NCCL_CUDA_FUNCTIONS(LOOM_NCCL_CUDA_RESOLVE)
-#undef LOOM_NCCL_CUDA_RESOLVE
+#define LOOM_NCCL_CUDA_SYMBOL(fn) requiredSymbol(#fn, cuda.fn),
+  if (const char *missing = resolveSymbols(
+          {LOOM_NCCL_CUDA_FUNCTIONS(LOOM_NCCL_CUDA_SYMBOL)}, lookup))
+    return makeError(LOOM_ERROR_NO_DEVICE,
+                     where + "the CUDA driver has no " + missing);
+#undef LOOM_NCCL_CUDA_SYMBOL
   if (CUresult r = cuda.cuInit(0))
     return makeError(LOOM_ERROR_NO_DEVICE, where + check(r, "cuInit").message);
   int count = 0;

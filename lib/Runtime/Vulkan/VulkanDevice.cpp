@@ -46,6 +46,7 @@ Error loom::rt::createVulkanDevice(int64_t ordinal, const DeviceOptions &,
 #else
 
 #define VK_NO_PROTOTYPES
+#include "DynamicSymbols.h"
 #include "Environment.h"
 #include "Vulkan/SpirvModule.h"
 
@@ -53,11 +54,10 @@ Error loom::rt::createVulkanDevice(int64_t ordinal, const DeviceOptions &,
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 #include <map>
-#include <atomic>
 #include <mutex>
 #include <sys/mman.h>
 
@@ -120,7 +120,7 @@ namespace {
   X(vkQueueSubmit)
 
 struct Api {
-  void *library = nullptr;
+  DynamicLibrary library;
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
   PFN_vkCreateInstance vkCreateInstance = nullptr;
 #define LOOM_VK_DECLARE(name) PFN_##name name = nullptr;
@@ -371,20 +371,16 @@ private:
 //===----------------------------------------------------------------------===//
 
 Error VulkanDevice::openInstance() {
-  const char *path = std::getenv("LOOM_VULKAN_LIBRARY");
-  if (!path || !*path)
-    path = "libvulkan.so.1";
-  api.library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!api.library)
-    return makeError(LOOM_ERROR_NO_DEVICE,
-                     "no device " + name() + ": " + path +
-                         " not found (no Vulkan loader): " + dlerror());
-  api.vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(
-      dlsym(api.library, "vkGetInstanceProcAddr"));
-  if (!api.vkGetInstanceProcAddr)
-    return makeError(LOOM_ERROR_NO_DEVICE,
-                     "no device " + name() + ": " + path +
-                         " has no vkGetInstanceProcAddr");
+  if (!api.library.open("LOOM_VULKAN_LIBRARY", {"libvulkan.so.1"}))
+    return makeError(
+        LOOM_ERROR_NO_DEVICE,
+        "no device " + name() + ": " + api.library.tried() +
+            " not found (no Vulkan loader): " + api.library.reason());
+  if (const char *missing = api.library.resolve(
+          {requiredSymbol("vkGetInstanceProcAddr", api.vkGetInstanceProcAddr)}))
+    return makeError(LOOM_ERROR_NO_DEVICE, "no device " + name() + ": " +
+                                               api.library.tried() +
+                                               " has no " + missing);
   api.vkCreateInstance = reinterpret_cast<PFN_vkCreateInstance>(
       api.vkGetInstanceProcAddr(nullptr, "vkCreateInstance"));
   auto app = make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
@@ -512,8 +508,6 @@ VulkanDevice::~VulkanDevice() {
   }
   if (instance)
     api.vkDestroyInstance(instance, nullptr);
-  if (api.library)
-    dlclose(api.library);
 }
 
 /// A SPIR-V capability the kernels may require (the device's "features"),

@@ -112,6 +112,11 @@ def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
     `gpu.barrier`; each thread accumulates two output elements; a
     `gpu.barrier`; then each thread adds its sums to the output. Padding is
     the padded input's (the op reads it as it is).
+    An op that records `loom.gpu.kernel_class`
+    (`loom-gpu-select-kernel-classes`) is this class's when it names it,
+    whatever `min-depth` and `min-channels`, and never when it names
+    another; the match above decides only for an op that records none
+    (this pass run alone).
   }];
   let options = [
     Option<"minDepth", "min-depth", "int64_t", /*default=*/"16",
@@ -152,6 +157,10 @@ def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
     output elements (rows `ty` and `ty + 8` of column `tx`) from the tiles;
     a `gpu.barrier`. Then each thread adds its sums to the output elements
     inside the matrix. Every other linalg op is left to the other classes.
+    An op that records `loom.gpu.kernel_class`
+    (`loom-gpu-select-kernel-classes`) is this class's when it names it,
+    whatever `min-depth`, and never when it names another; the match above
+    decides only for an op that records none (this pass run alone).
   }];
   let options = [
     Option<"minDepth", "min-depth", "int64_t", /*default=*/"16",
@@ -191,6 +200,10 @@ def LoomGPUMapRecurrences : Pass<"loom-gpu-map-recurrences", "mlir::ModuleOp"> {
     stay within that: lavapipe leaves every loop of an invocation once its
     loops together have iterated 65,535 times, and a bounded launch is what
     a GPU's scheduler expects.
+    A loop that records `loom.gpu.kernel_class`
+    (`loom-gpu-select-kernel-classes`) is this class's when it names it
+    (it must be a recurrence), and never when it names another; the match
+    above decides only for a loop that records none (this pass run alone).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
@@ -231,6 +244,10 @@ def LoomGPUMapRowReductions : Pass<"loom-gpu-map-row-reductions", "mlir::ModuleO
     The subgroup width is read at run time (`gpu.subgroup_size`): nothing
     assumes 32. Every other linalg op is left to the generic class
     (`loom-gpu-map-to-launches`).
+    An op that records `loom.gpu.kernel_class`
+    (`loom-gpu-select-kernel-classes`) is this class's when it names it,
+    whatever `min-length` and the rows' layout`, and never when it names another; the match above
+    decides only for an op that records none (this pass run alone).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
@@ -348,6 +365,53 @@ def LoomGPUNVVMForms : Pass<"loom-gpu-nvvm-forms", "mlir::gpu::GPUModuleOp"> {
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def LoomGPUSelectKernelClasses : Pass<"loom-gpu-select-kernel-classes", "mlir::ModuleOp"> {
+  let summary = "Choose the kernel class of every structured op and recurrence of a kernel function";
+  let description = [{
+    The map stage's one choice of kernel class (docs/Codegen/GPU.md,
+    "Kernel classes"), on bufferized kernel functions after
+    `loom-gpu-hoist-scratch`: every top-level `scf.for` of a kernel function
+    that is a recurrence, and every linalg op outside a launch and outside
+    a recurrence, records the class that maps it in the discardable string
+    attribute `loom.gpu.kernel_class`: `recurrence`, then the first of
+    `matmul_tiles`, `conv_tiles` and `row_reduction` whose match holds
+    under this pass's thresholds (none with `generic-only`; no row class
+    where `block-size` is below 32 or above 1024), else `generic`. Each
+    class's pass then maps the ops that record it, and the generic class
+    what is left. An op that already records a class keeps it when the
+    class takes the op whatever its thresholds (a product 4 deep as
+    `matmul_tiles`, any op as `generic`) and the pipeline runs the class;
+    otherwise, and for a name that is no class, it is an error at the op.
+
+    ```mlir
+    linalg.matmul {loom.gpu.kernel_class = "matmul_tiles"}
+        ins(%a, %b : memref<37x131xf32>, memref<131x45xf32>)
+        outs(%c : memref<37x45xf32>)
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
+           "The kernel pipeline's threads per block (the row class needs "
+           "32 to 1024)">,
+    Option<"genericOnly", "generic-only", "bool", /*default=*/"false",
+           "Every op but recurrences in the generic class">,
+    Option<"matmulMinDepth", "matmul-min-depth", "int64_t",
+           /*default=*/"16",
+           "The fewest reduction steps of a product of the matrix-product "
+           "class (loom-gpu-map-matmuls's min-depth)">,
+    Option<"convMinDepth", "conv-min-depth", "int64_t", /*default=*/"16",
+           "The fewest reduction steps of a convolution of the convolution "
+           "class (loom-gpu-map-convs's min-depth)">,
+    Option<"convMinChannels", "conv-min-channels", "int64_t",
+           /*default=*/"8",
+           "The fewest output channels per group of a convolution of the "
+           "convolution class (loom-gpu-map-convs's min-channels)">,
+    Option<"rowMinLength", "row-min-length", "int64_t", /*default=*/"32",
+           "The fewest elements of a row of the row-reduction class "
+           "(loom-gpu-map-row-reductions's min-length)">,
+  ];
 }
 
 def LoomGPUSPIRVForms : Pass<"loom-gpu-spirv-forms", "mlir::gpu::GPUModuleOp"> {

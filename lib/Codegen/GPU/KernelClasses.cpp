@@ -1,0 +1,130 @@
+//===- KernelClasses.cpp - Which class maps each kernel op ----------------===//
+//
+// Part of Loom. See KernelClasses.h and docs/Codegen/GPU.md ("Kernel
+// classes").
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelClasses.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+
+namespace loom::codegen::gpu {
+
+StringRef nameOf(KernelClass kind) {
+  switch (kind) {
+#define LOOM_GPU_KERNEL_CLASS_NAME(name, text)                                 \
+  case KernelClass::name:                                                      \
+    return text;
+    LOOM_GPU_KERNEL_CLASSES(LOOM_GPU_KERNEL_CLASS_NAME)
+#undef LOOM_GPU_KERNEL_CLASS_NAME
+  }
+  llvm_unreachable("unknown kernel class");
+}
+
+std::optional<KernelClass> kernelClassNamed(StringRef name) {
+#define LOOM_GPU_KERNEL_CLASS_NAMED(kind, text)                                \
+  if (name == text)                                                            \
+    return KernelClass::kind;
+  LOOM_GPU_KERNEL_CLASSES(LOOM_GPU_KERNEL_CLASS_NAMED)
+#undef LOOM_GPU_KERNEL_CLASS_NAMED
+  return std::nullopt;
+}
+
+std::string kernelClassNames() {
+  std::string names;
+#define LOOM_GPU_KERNEL_CLASS_LIST(kind, text)                                 \
+  names += (names.empty() ? "" : ", ") + std::string(text);
+  LOOM_GPU_KERNEL_CLASSES(LOOM_GPU_KERNEL_CLASS_LIST)
+#undef LOOM_GPU_KERNEL_CLASS_LIST
+  return names;
+}
+
+FailureOr<std::optional<KernelClass>> recordedClass(Operation *op) {
+  Attribute attr = op->getAttr(kKernelClassAttrName);
+  if (!attr)
+    return std::optional<KernelClass>();
+  auto name = dyn_cast<StringAttr>(attr);
+  std::optional<KernelClass> kind =
+      name ? kernelClassNamed(name.getValue()) : std::nullopt;
+  if (!kind)
+    return op->emitOpError("has ") << kKernelClassAttrName << " = " << attr
+                                   << ", which names no kernel class (one of "
+                                   << kernelClassNames() << ")";
+  return kind;
+}
+
+void recordClass(Operation *op, KernelClass kind) {
+  op->setAttr(kKernelClassAttrName,
+              StringAttr::get(op->getContext(), nameOf(kind)));
+}
+
+LogicalResult forEachOpOfClass(
+    ModuleOp module, KernelClass kind,
+    function_ref<LogicalResult(linalg::LinalgOp, bool recorded)> visit) {
+  SmallVector<std::pair<linalg::LinalgOp, bool>> ops;
+  WalkResult walked = module.walk([&](linalg::LinalgOp op) {
+    if (op->getParentOfType<mlir::gpu::LaunchOp>())
+      return WalkResult::advance();
+    FailureOr<std::optional<KernelClass>> recorded = recordedClass(op);
+    if (failed(recorded))
+      return WalkResult::interrupt();
+    if (!*recorded || **recorded == kind)
+      ops.push_back({op, recorded->has_value()});
+    return WalkResult::advance();
+  });
+  if (walked.wasInterrupted())
+    return failure();
+  for (auto [op, recorded] : ops)
+    if (failed(visit(op, recorded)))
+      return failure();
+  return success();
+}
+
+LogicalResult forEachTopLevelLoop(
+    ModuleOp module,
+    function_ref<LogicalResult(scf::ForOp, std::optional<KernelClass>)> visit) {
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isExternal())
+      continue;
+    for (auto loop : fn.getBody().front().getOps<scf::ForOp>()) {
+      FailureOr<std::optional<KernelClass>> recorded = recordedClass(loop);
+      if (failed(recorded) || failed(visit(loop, *recorded)))
+        return failure();
+    }
+  }
+  return success();
+}
+
+LogicalResult emitNotOfClass(Operation *op, KernelClass kind) {
+  InFlightDiagnostic diag = op->emitOpError("records kernel class '")
+                            << nameOf(kind) << "' but ";
+  switch (kind) {
+  case KernelClass::Recurrence:
+    diag << "is not a recurrence (a top-level scf.for of a kernel function "
+            "with a structured op inside)";
+    break;
+  case KernelClass::MatmulTiles:
+    diag << "is not a matrix product of the class (a contraction whose "
+            "inputs are indexed by loops only, with one k loop)";
+    break;
+  case KernelClass::ConvTiles:
+    diag << "is not a convolution of the class (a contraction that linalg's "
+            "convolution interface takes)";
+    break;
+  case KernelClass::RowReduction:
+    diag << "is not a row reduction (parallel loops then reductions, one f32 "
+            "output indexed by the parallel loops, a combiner the class "
+            "takes)";
+    break;
+  case KernelClass::Generic:
+    diag << "the generic class takes every op";
+    break;
+  }
+  return diag;
+}
+
+} // namespace loom::codegen::gpu
