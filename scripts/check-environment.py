@@ -10,7 +10,9 @@ reads, against the code (test/environment-table.test).
    or .ci/ expands is a row of the table.
 2. Every LOOM_/ONEDNN_/DNNL_ row is read somewhere (found by 1).
 3. For each switch read through environmentIs("NAME", "v", {known}) or
-   environmentChoice("NAME", {known}) (lib/Runtime/Environment.h), the row's
+   environmentChoice("NAME", {known}) (lib/Runtime/Environment.h), or through
+   a one-line wrapper of them (`bool f(const char *name) { return
+   environmentIs(name, "v", {known}); }` called as f("NAME")), the row's
    values column lists exactly the known values, each in backticks.
 
 Prints one line per problem and exits 1 if there is any."""
@@ -32,6 +34,11 @@ SCRIPT_NAME = re.compile(r'\$\{?(LOOM_[A-Z0-9_]+)|environ(?:\.get\(|\[)'
 SWITCH = re.compile(
     r'environment(?:Is|Choice)\(\s*"([A-Z0-9_]+)"\s*,'
     r'(?:\s*"[^"]*"\s*,)?\s*\{([^}]*)\}', re.S)
+# A wrapper of a switch's read: `bool f(const char *name) { return
+# environmentIs(name, "v", {known}); }`, then called as f("NAME").
+WRAPPER = re.compile(
+    r'(\w+)\(const char \*(\w+)\)\s*\{\s*return\s+environment(?:Is|Choice)'
+    r'\(\s*\2\s*,(?:\s*"[^"]*"\s*,)?\s*\{([^}]*)\}', re.S)
 ROW = re.compile(r'^\|\s*`([A-Z0-9_.]+)`\s*\|([^|]*)\|([^|]*)\|')
 
 
@@ -65,6 +72,11 @@ def main():
         for m in SWITCH.finditer(text):
             known = re.findall(r'"([^"]*)"', m.group(2))
             switches.setdefault(m.group(1), (set(), rel))[0].update(known)
+        for w in WRAPPER.finditer(text):
+            known = re.findall(r'"([^"]*)"', w.group(3))
+            for m in re.finditer(r'\b' + w.group(1) + r'\(\s*"([A-Z0-9_]+)"',
+                                 text):
+                switches.setdefault(m.group(1), (set(), rel))[0].update(known)
     for path in sources(repo, ["scripts", ".ci"], None):
         if path.suffix not in {".sh", ".py", ""}:
             continue
