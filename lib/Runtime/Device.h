@@ -91,17 +91,30 @@ public:
 /// `loom-run --print-plan`; docs/Runtime.md "The plan"): the one place a
 /// reader or a test learns which implementation the device chose.
 struct StepDescription {
+  StepDescription() = default;
+  StepDescription(std::string implementation,
+                  std::vector<std::string> operands = {},
+                  std::string threads = "team")
+      : implementation(std::move(implementation)),
+        operands(std::move(operands)), threads(std::move(threads)) {}
+
   /// Who runs the step and how, the library's own name of its kernel
   /// included: "onednn convolution brgconv:avx512_core", "loom pointwise
   /// avx512", "openblas sgemm", "cublaslt matmul".
   std::string implementation;
-  /// One entry per operand the device lays out: its role and layout
-  /// ("src nChw16c", "weights ABcd16b16a packed"), with a reorder at the
-  /// step's edge as "src nchw->nChw16c by loom transpose".
+  /// One entry per operand the device lays out: its role (the manifest's)
+  /// and layout ("weights ABcd16b16a packed at load", "src nchw read as
+  /// ba"), with a reorder at the step's edge as "src nchw->nChw16c by loom
+  /// transpose avx512".
   std::vector<std::string> operands;
-  /// The threads it runs on: "team" (the calling thread's OpenMP team) or
-  /// a number.
+  /// The threads it runs on: "team" (the calling thread's OpenMP team),
+  /// "openblas" (OpenBLAS's own threads) or a number.
   std::string threads = "team";
+  /// What the step applies to its result in the same pass, in order: a
+  /// oneDNN primitive's post-ops by oneDNN's names ("sum", "binary_add
+  /// per-channel", "eltwise_relu", "eltwise_clip:0:6"), a Loom kernel's
+  /// epilogue by the manifest's ("sum", "shift", "relu", "clip:0:6").
+  std::vector<std::string> postOps;
 };
 
 /// A library step made ready once per model (a oneDNN primitive with its

@@ -758,6 +758,11 @@ std::string planLine(const EntryPlan &plan, size_t index) {
     d.implementation = "runtime";
   }
   line += " | " + d.implementation;
+  if (!d.postOps.empty()) {
+    line += " | post-ops:";
+    for (size_t i = 0; i < d.postOps.size(); ++i)
+      line += (i ? ", " : " ") + d.postOps[i];
+  }
   for (const std::string &o : d.operands)
     line += " | " + o;
   if (!d.threads.empty())

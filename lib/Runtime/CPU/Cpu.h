@@ -30,7 +30,7 @@
 /// OpenMP's team size for the calling thread (GNU OpenMP's ABI, so no
 /// OpenMP compiler support is needed): what oneDNN's primitives fork; and
 /// libgomp's entry that forks that team over a function (the CPU device's
-/// kernels, the SiLU pass).
+/// team kernels; Loom's kernels through forkTeam).
 extern "C" {
 int omp_get_max_threads(void);
 void omp_set_num_threads(int n);
@@ -51,24 +51,30 @@ inline int64_t threadsFor(int64_t units, int64_t work, int64_t workPerThread) {
                             work / workPerThread}));
 }
 
-/// Runs \p fn(begin, end) on [0, \p total) split into \p threads even
-/// shares over OpenMP's team (libgomp's GOMP_parallel), on the calling
-/// thread alone when \p threads is 1: the channels-last kernels' fork.
-template <typename Fn>
-void forkShares(int64_t total, int64_t threads, const Fn &fn) {
+/// Runs \p fn(thread, threads) on each thread of a team of \p threads
+/// forked from OpenMP's team of the calling thread (libgomp's
+/// GOMP_parallel; threads is the team it got, which may be fewer), or
+/// \p fn(0, 1) on the calling thread alone when \p threads is 1: the one
+/// way Loom's kernels fork (Kernels/).
+template <typename Fn> void forkTeam(int64_t threads, const Fn &fn) {
   if (threads <= 1)
-    return fn(int64_t(0), total);
-  struct Call {
-    const Fn *fn;
-    int64_t total;
-  } call{&fn, total};
+    return fn(int64_t(0), int64_t(1));
   GOMP_parallel(
       [](void *arg) {
-        const auto &c = *static_cast<const Call *>(arg);
-        int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
-        (*c.fn)(c.total * t / n, c.total * (t + 1) / n);
+        (*static_cast<const Fn *>(arg))(int64_t(omp_get_thread_num()),
+                                        int64_t(omp_get_num_threads()));
       },
-      &call, unsigned(threads), 0);
+      const_cast<Fn *>(&fn), unsigned(threads), 0);
+}
+
+/// Runs \p fn(begin, end) on [0, \p total) split into even shares over a
+/// team of \p threads (forkTeam), on the calling thread alone when
+/// \p threads is 1.
+template <typename Fn>
+void forkShares(int64_t total, int64_t threads, const Fn &fn) {
+  forkTeam(threads, [&](int64_t t, int64_t n) {
+    fn(total * t / n, total * (t + 1) / n);
+  });
 }
 
 #if LOOM_RT_CPU_LIBRARIES

@@ -8,6 +8,7 @@
 #include "CPU/KernelSteps.h"
 #include "CPU/CpuFeatures.h"
 
+#include <cstdio>
 #include <optional>
 #include <utility>
 
@@ -22,6 +23,45 @@ std::string cpu::kernelLevel() {
 
 namespace {
 
+/// \p a's manifest spelling, with its bounds for a clip ("clip:0:6"), as
+/// a kernel's epilogue is named (StepDescription::postOps).
+std::string epilogueName(Activation a, float lo = 0, float hi = 0) {
+  std::string name(activationName(a));
+  if (a == Activation::Clip) {
+    char bounds[64];
+    std::snprintf(bounds, sizeof bounds, ":%g:%g", double(lo), double(hi));
+    name += bounds;
+  }
+  return name;
+}
+
+/// The activation of a kernel that clamps its results to [lo, hi]
+/// (PointwiseEpilogue): none, a ReLU or a clip.
+std::vector<std::string> clampEpilogue(float lo, float hi) {
+  float inf = __builtin_inff();
+  if (lo == -inf && hi == inf)
+    return {};
+  if (lo == 0.f && hi == inf)
+    return {epilogueName(Activation::Relu)};
+  return {epilogueName(Activation::Clip, lo, hi)};
+}
+
+/// The activation convolveStem applies for \p post.
+std::vector<std::string> stemEpilogue(const StemPostOp &post) {
+  using Kind = StemPostOp::Kind;
+  switch (post.kind) {
+  case Kind::None:
+    return {};
+  case Kind::Relu:
+    return {epilogueName(Activation::Relu)};
+  case Kind::Clip:
+    return {epilogueName(Activation::Clip, post.lo, post.hi)};
+  case Kind::HardSwish:
+    return {epilogueName(Activation::HardSwish)};
+  }
+  return {};
+}
+
 class GroupedConvStep : public LibraryStep {
 public:
   GroupedConvStep(const art::Conv2dStep &s, const GroupedConvGeometry &g,
@@ -29,7 +69,10 @@ public:
       : src(s.src), bias(s.bias), dst(s.dst), g(g),
         packed(packGroupedConvWeights(g, weights)) {}
   StepDescription describe() const override {
-    return {"loom grouped convolution " + kernelLevel(), {}, "team"};
+    StepDescription d{"loom grouped convolution " + kernelLevel(), {}, "team"};
+    if (g.relu)
+      d.postOps.push_back(epilogueName(Activation::Relu));
+    return d;
   }
   Error run(Stream &, void *const *buffers) const override {
     groupedConvChannelsLast(
@@ -53,10 +96,12 @@ public:
         swish(s.activation.kind == Activation::Swish),
         packed(packStemWeights(g, static_cast<const float *>(weights))) {}
   StepDescription describe() const override {
-    return {"loom stem convolution " + kernelLevel() +
-                (swish ? " + loom swish " + kernelLevel() : ""),
-            {},
-            "team"};
+    StepDescription d{"loom stem convolution " + kernelLevel() +
+                          (swish ? " + loom swish " + kernelLevel() : ""),
+                      {},
+                      "team"};
+    d.postOps = stemEpilogue(post);
+    return d;
   }
   Error run(Stream &, void *const *buffers) const override {
     auto *out = static_cast<float *>(buffers[dst]);
@@ -98,6 +143,10 @@ public:
     StepDescription d{"loom pointwise " + kernelLevel(), {}, "team"};
     if (swish)
       d.implementation += " + loom swish " + kernelLevel();
+    if (ids.sum != -1)
+      d.postOps.push_back("sum");
+    for (std::string &a : clampEpilogue(activation.lo, activation.hi))
+      d.postOps.push_back(std::move(a));
     if (activation.planar)
       d.operands.push_back("dst nchw written by the kernel");
     return d;
@@ -162,10 +211,16 @@ public:
                     const ChannelsLastScaling &scaling)
       : src0(src0), src1(src1), shift(shift), dst(dst), scaling(scaling) {}
   StepDescription describe() const override {
-    return {std::string(src1 ? "loom channel scale " : "loom global average ") +
-                kernelLevel(),
-            {},
-            "team"};
+    StepDescription d{
+        std::string(src1 ? "loom channel scale " : "loom global average ") +
+            kernelLevel(),
+        {},
+        "team"};
+    if (shift != -1)
+      d.postOps.push_back("shift");
+    if (src1 && scaling.relu)
+      d.postOps.push_back(epilogueName(Activation::Relu));
+    return d;
   }
   Error run(Stream &, void *const *buffers) const override {
     const auto *in = static_cast<const float *>(buffers[src0]);

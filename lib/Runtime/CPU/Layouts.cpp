@@ -74,7 +74,7 @@ std::string cpu::layoutName(const memory::desc &md) {
   static const std::map<std::string, std::string> usual = {
       {"abcd", "nchw"},        {"acdb", "nhwc"},   {"aBcd16b", "nChw16c"},
       {"aBcd8b", "nChw8c"},    {"abcde", "ncdhw"}, {"acdeb", "ndhwc"},
-      {"aBcde16b", "nCdhw16c"}};
+      {"aBcde16b", "nCdhw16c"}, {"aBcde8b", "nCdhw8c"}};
   auto it = usual.find(name);
   return it == usual.end() ? name : it->second;
 }

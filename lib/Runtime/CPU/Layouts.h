@@ -52,7 +52,7 @@ memory::desc nhwcOf(const memory::desc &md);
 /// dimension from the outermost stride in, upper case where the dimension
 /// is blocked, then the blocks ("abcd", "acdb", "aBcd16b", "ABcd16b16a");
 /// the activations' usual ones by their names (nchw, nhwc, nChw16c,
-/// nChw8c, ncdhw, ndhwc, nCdhw16c).
+/// nChw8c, ncdhw, ndhwc, nCdhw16c, nCdhw8c).
 std::string layoutName(const memory::desc &md);
 
 /// The tag of a layout the plan gives (channels-last or channel blocks of

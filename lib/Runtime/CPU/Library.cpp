@@ -179,6 +179,12 @@ Error cpu::prepareProgram(const Engine &eng, const CpuPolicy &policy,
   try {
     LayoutPlan plan =
         planLayouts(ctx, entry, program, bufferBytes, constantWeights);
+    if (std::string broken = plainKernelViolation(program, plan);
+        !broken.empty())
+      return makeError(LOOM_ERROR_LIBRARY,
+                       "internal error: the CPU layout plan gives a kernel "
+                       "that reads plain buffers another layout: " +
+                           broken);
     for (const auto &[id, md] : plan)
       layouts[id] = layoutName(md);
     for (const art::Step &step : program.steps) {

@@ -12,6 +12,7 @@
 
 #include <oneapi/dnnl/dnnl_debug.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -117,6 +118,80 @@ std::string cpu::implementationOf(const dnnl::primitive &prim) {
   dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &kind);
   return std::string("onednn ") + dnnl_prim_kind2str(kind) + " " +
          (impl ? impl : "?");
+}
+
+namespace {
+
+/// \p v as the shortest decimal that names it ("0", "6", "0.01").
+std::string decimal(float v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", double(v));
+  return text;
+}
+
+/// How a binary post-op's second operand \p src1 meets the result of
+/// dimensions \p dst: "per-channel" (one value a channel, per image or
+/// shared), "full" (the result's dimensions) or "broadcast".
+std::string broadcastOf(const dnnl_memory_desc_t &src1,
+                        const dnnl_memory_desc_t &dst) {
+  if (src1.ndims != dst.ndims || dst.ndims < 2)
+    return "broadcast";
+  bool full = true, perChannel = src1.dims[1] == dst.dims[1] &&
+                                 (src1.dims[0] == 1 || src1.dims[0] == dst.dims[0]);
+  for (int i = 0; i < dst.ndims; ++i) {
+    full &= src1.dims[i] == dst.dims[i];
+    perChannel &= i < 2 || src1.dims[i] == 1;
+  }
+  return full ? "full" : perChannel ? "per-channel" : "broadcast";
+}
+
+} // namespace
+
+std::string cpu::eltwiseName(dnnl::algorithm alg, float alpha, float beta) {
+  std::string name = dnnl_alg_kind2str(static_cast<dnnl_alg_kind_t>(alg));
+  if (alpha != 0.f || beta != 0.f)
+    name += ":" + decimal(alpha);
+  if (beta != 0.f)
+    name += ":" + decimal(beta);
+  return name;
+}
+
+std::vector<std::string> cpu::postOpsOf(const dnnl::primitive &prim) {
+  const_dnnl_primitive_desc_t pd = prim.get_primitive_desc();
+  const_dnnl_primitive_attr_t attr = nullptr;
+  const_dnnl_post_ops_t ops = nullptr;
+  std::vector<std::string> out;
+  if (dnnl_primitive_desc_get_attr(pd, &attr) != dnnl_success ||
+      dnnl_primitive_attr_get_post_ops(attr, &ops) != dnnl_success)
+    return out;
+  const dnnl_memory_desc_t *dst =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+  for (int i = 0; i < dnnl_post_ops_len(ops); ++i) {
+    dnnl_alg_kind_t alg = dnnl_alg_kind_undef;
+    float scale = 1.f, alpha = 0.f, beta = 0.f;
+    const dnnl_memory_desc_t *src1 = nullptr;
+    switch (dnnl_post_ops_get_kind(ops, i)) {
+    case dnnl_sum:
+      dnnl_post_ops_get_params_sum(ops, i, &scale);
+      out.push_back(scale == 1.f ? "sum" : "sum:" + decimal(scale));
+      break;
+    case dnnl_eltwise:
+      dnnl_post_ops_get_params_eltwise(ops, i, &scale, &alg, &alpha, &beta);
+      out.push_back(
+          eltwiseName(static_cast<dnnl::algorithm>(alg), alpha, beta));
+      break;
+    case dnnl_binary:
+      dnnl_post_ops_get_params_binary(ops, i, &alg, &src1);
+      out.push_back(std::string(dnnl_alg_kind2str(alg)) + " " +
+                    (src1 && dst ? broadcastOf(*src1, *dst) : "broadcast"));
+      break;
+    default:
+      // Loom appends no other kind (postOps); named by its kind if one is.
+      out.push_back(dnnl_prim_kind2str(dnnl_post_ops_get_kind(ops, i)));
+      break;
+    }
+  }
+  return out;
 }
 
 namespace {
@@ -259,14 +334,18 @@ public:
     d.implementation = implementationOf(prim);
     if (swishAfter)
       d.implementation += " + loom swish " + kernelLevel();
-    for (auto [reorder, role] : {std::pair{&srcIn, "src"},
+    d.postOps = postOpsOf(prim);
+    if (!io.srcHeld.is_zero())
+      d.operands.push_back("src " + layoutName(io.srcHeld) + " read as " +
+                           layoutName(io.srcBuffer));
+    for (auto [reorder, role] : {std::pair{&srcIn, std::string("src")},
                                  {&sumIn, "sum"},
-                                 {&weightsIn, "weights"},
+                                 {&weightsIn, io.weightsRole},
                                  {&dstOut, "dst"}})
       if (*reorder)
         d.operands.push_back(reorder->describe(role));
     if (packedBlock)
-      d.operands.push_back("weights " + layoutName(weightsMd) +
+      d.operands.push_back(io.weightsRole + " " + layoutName(weightsMd) +
                            " packed at load");
     return d;
   }
@@ -401,7 +480,15 @@ public:
       : src(s.src), weights(s.weights), bias(s.bias), dst(s.dst), m(m), k(k),
         n(n), relu(s.activation.kind == Activation::Relu) {}
   StepDescription describe() const override {
-    return {"onednn sgemm", {}, "team"};
+    StepDescription d{"onednn sgemm", {}, "team"};
+    // Applied by Loom's loop after the product, on the calling thread.
+    if (bias != -1)
+      d.postOps.push_back("bias");
+    if (relu)
+      d.postOps.push_back("relu");
+    if (!d.postOps.empty())
+      d.implementation += " + loom pass";
+    return d;
   }
   Error run(Stream &, void *const *buffers) const override {
     auto *a = static_cast<const float *>(buffers[src]);
@@ -444,13 +531,15 @@ public:
       ops.get_params_eltwise(i, scale, alg, alpha, beta);
       dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg, md,
                                     alpha, beta);
-      passes.emplace_back(dnnl::eltwise_forward::primitive_desc(d, eng));
+      passes.push_back({dnnl::eltwise_forward(
+                            dnnl::eltwise_forward::primitive_desc(d, eng)),
+                        eltwiseName(alg, alpha, beta)});
     }
   }
   StepDescription describe() const override {
     StepDescription d = step->describe();
-    for (const dnnl::eltwise_forward &p : passes)
-      d.implementation += " + " + implementationOf(p);
+    for (const Pass &p : passes)
+      d.implementation += " + " + implementationOf(p.prim) + " " + p.name;
     return d;
   }
   Error run(Stream &s, void *const *buffers) const override {
@@ -458,17 +547,23 @@ public:
       return e;
     return guardOneDnn([&] {
       memory m = s.bind(this, DNNL_ARG_DST, md, buffers[dst]);
-      for (const dnnl::eltwise_forward &p : passes)
-        p.execute(s.stream, {{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}});
+      for (const Pass &p : passes)
+        p.prim.execute(s.stream, {{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}});
       s.stream.wait();
     });
   }
 
 private:
+  /// One eltwise primitive of the activation and its algorithm's name
+  /// (eltwiseName), which the description gives.
+  struct Pass {
+    dnnl::eltwise_forward prim;
+    std::string name;
+  };
   StepPtr step;
   int64_t dst;
   memory::desc md;
-  std::vector<dnnl::eltwise_forward> passes;
+  std::vector<Pass> passes;
 };
 
 } // namespace

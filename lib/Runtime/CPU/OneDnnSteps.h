@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace loom::rt::cpu {
 
@@ -57,6 +58,19 @@ bool isReference(const dnnl::primitive_desc_base &pd);
 /// ("onednn convolution brgconv:avx512_core").
 std::string implementationOf(const dnnl::primitive &prim);
 
+/// oneDNN's name of eltwise algorithm \p alg with its parameters, as its
+/// verbose log writes a post-op: "eltwise_relu", "eltwise_relu:0.01",
+/// "eltwise_clip:0:6" (alpha where alpha or beta is not 0, beta where it is
+/// not 0).
+std::string eltwiseName(dnnl::algorithm alg, float alpha, float beta);
+
+/// The post-ops \p prim applies to its result, in order, as its
+/// description names them (StepDescription::postOps): "sum", "eltwise_*"
+/// (eltwiseName), "binary_add per-channel" (a second operand of one value a
+/// channel; "full" where it has the result's dimensions, "broadcast"
+/// otherwise).
+std::vector<std::string> postOpsOf(const dnnl::primitive &prim);
+
 /// The layouts of a oneDNN step's activations: the one its primitive
 /// computes in and the one the buffer holds (equal unless a reorder is
 /// needed at the edge of a run of blocked-layout steps).
@@ -66,6 +80,14 @@ struct StepLayouts {
   /// differ (a grouped filter gradient reads its [C, G*N, H, W] input as
   /// [N, G, C, H, W]: a reshape of src); empty: src itself.
   memory::desc srcView;
+  /// Where the primitive reads its source buffer in place through other
+  /// dimensions (a pixel product reads an NCHW source as [HW, C]): the
+  /// layout the buffer holds, which the description names ("src nchw read
+  /// as ba"); empty otherwise.
+  memory::desc srcHeld;
+  /// The manifest's role of the buffer bound in the weights' place, as the
+  /// description names it (a binary step's second source: "src1").
+  std::string weightsRole = "weights";
   /// The primitive's arguments the weights, bias and dst buffers bind to (a
   /// backward-weights convolution reads the result gradient in the weights'
   /// place and writes the weights' gradient; a binary step's shift is its

@@ -395,3 +395,18 @@ LayoutPlan cpu::planLayouts(const PrepareContext &ctx, const art::Entry &entry,
   while (dropMixedKernelLayouts(program, bufferBytes, plan));
   return plan;
 }
+
+std::string cpu::plainKernelViolation(const art::Program &program,
+                                      const LayoutPlan &plan) {
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const auto *k = program.steps[i].getIf<art::KernelStep>();
+    if (!k || k->elementwise)
+      continue;
+    for (int64_t id : k->args)
+      if (auto it = plan.find(id); it != plan.end())
+        return "step " + std::to_string(i) + ", kernel " + k->name +
+               " (not elementwise): buffer " + std::to_string(id) +
+               " planned " + layoutName(it->second);
+  }
+  return "";
+}

@@ -18,6 +18,7 @@
 
 #include "CPU/OneDnnSteps.h"
 
+#include <string>
 #include <vector>
 
 namespace loom::rt::cpu {
@@ -30,6 +31,13 @@ LayoutPlan planLayouts(const PrepareContext &ctx, const artifact::Entry &entry,
                        const artifact::Program &program,
                        const std::vector<int64_t> &bufferBytes,
                        const std::vector<void *> &constants);
+
+/// The planner's invariant on a finished \p plan of \p program: a kernel
+/// step the compiler does not declare elementwise reads and writes only
+/// plain buffers. Empty where it holds, else what breaks it ("step 3, kernel
+/// main_k0 (not elementwise): buffer 7 planned nhwc").
+std::string plainKernelViolation(const artifact::Program &program,
+                                 const LayoutPlan &plan);
 
 } // namespace loom::rt::cpu
 

@@ -4,8 +4,8 @@
 // Part of Loom. Layer 2 of lib/Runtime/CPU's library steps (above Cpu.h and
 // Policy.h): which oneDNN steps run on the calling thread alone (too little
 // work to fork for) and how: the team's size set for a scope, and a step
-// made and run on one thread. Kernels fork through Cpu.h's forkShares and
-// threadsFor; the device's team and its binding are CpuDevice.cpp's.
+// made and run on one thread. Kernels fork through Cpu.h's forkTeam (or
+// forkShares over it) and threadsFor; the device's team and its binding are CpuDevice.cpp's.
 //
 //===----------------------------------------------------------------------===//
 

@@ -114,6 +114,7 @@ StepPtr makeOneDnn(const PrepareContext &ctx, const art::BinaryStep &s,
   io.srcBuffer = io.src = layoutOf(plan, s.src0, plain);
   io.dstBuffer = layoutOf(plan, s.dst, plain);
   io.weightsArg = DNNL_ARG_SRC_1;
+  io.weightsRole = "src1";
   bool broadcast = s.src1Shape != s.dstShape;
   memory::desc src1Plain = plainNCHW(dims(s.src1Shape));
   memory::desc src1Buffer = layoutOf(plan, s.src1, src1Plain);

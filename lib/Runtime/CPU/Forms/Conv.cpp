@@ -244,6 +244,7 @@ StepPtr makePixelProduct(const PrepareContext &ctx, const art::Conv2dStep &s,
           o = s.dstShape[1];
   StepLayouts io;
   io.src = io.srcBuffer = memory::desc({pixels, c}, f32, {1, pixels});
+  io.srcHeld = conv.src;
   io.dst = rowMajor({pixels, o});
   // A plain destination buffer takes the product's rows transposed.
   io.dstBuffer =

@@ -43,6 +43,7 @@ StepPtr makeOneDnn(const PrepareContext &ctx,
   StepLayouts io;
   io.dstBuffer = memory::desc(w, f32, memory::format_tag::oihw);
   memory::dims grouped = {n, groups, in[0], in[2], in[3]};
+  io.srcHeld = memory::desc(dims(in), f32, memory::format_tag::nchw);
   if (groups == 1) {
     io.srcBuffer = memory::desc(x, f32, memory::format_tag::bacd);
   } else {

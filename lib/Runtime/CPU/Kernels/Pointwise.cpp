@@ -346,11 +346,6 @@ bool splitsColumns(int64_t tiles, int64_t columns, int64_t weightBytes) {
          (columns >= 96 && (tiles < 16 || weightBytes >= kColumnsWeightBytes));
 }
 
-void worker(void *arg) {
-  const auto &c = *static_cast<const Call *>(arg);
-  runShare(c, shareOf(c, omp_get_thread_num()));
-}
-
 /// The multiply-adds a thread below which a run does not fork (2^17: a few
 /// microseconds of one core, about what a fork and join of the two-thread
 /// team cost). Not measured apart: in a model the runtime already runs the
@@ -385,9 +380,7 @@ void runPointwise(const Form &form, const PointwiseWeights &w, int64_t pixels,
                   const float *src, const PointwiseEpilogue &e, float *dst) {
   int64_t columns = w.columns(), tiles = (pixels + kRows - 1) / kRows;
   int64_t fmas = pixels * w.in * columns * 16;
-  int64_t threads =
-      std::min<int64_t>({omp_get_max_threads(), columns * tiles,
-                         std::max<int64_t>(1, fmas / kFmasPerThread)});
+  int64_t threads = threadsFor(columns * tiles, fmas, kFmasPerThread);
   // Split columns while every group keeps a full panel (narrower ones read
   // the source once per fewer channels).
   int64_t columnGroups =
@@ -400,7 +393,7 @@ void runPointwise(const Form &form, const PointwiseWeights &w, int64_t pixels,
   threads = columnGroups * pixelGroups;
   if (threads <= 1)
     return runShare(c, {0, columns, 0, pixels});
-  GOMP_parallel(worker, &c, unsigned(threads), 0);
+  forkTeam(threads, [&](int64_t t, int64_t) { runShare(c, shareOf(c, t)); });
 }
 
 } // namespace

@@ -137,15 +137,6 @@ Rows rowsOf(const ChannelsLastPlanes &g, int64_t t, int64_t threads) {
 using SumPixels = void (*)(const ChannelsLastPlanes &g, const float *in,
                            int64_t count, float *out);
 
-/// A pool's work: thread t sums its rows into partial[t][outer][channels]
-/// (zero where its rows miss an outer index), with \p sum.
-struct PoolCall {
-  const ChannelsLastPlanes *g;
-  const float *src;
-  float *partial;
-  SumPixels sum;
-};
-
 /// Sums rows \p r of \p g at \p src into \p partial ([outer][channels]).
 void sumRows(const ChannelsLastPlanes &g, const float *src, Rows r,
              float *partial, SumPixels sum) {
@@ -155,14 +146,6 @@ void sumRows(const ChannelsLastPlanes &g, const float *src, Rows r,
     sum(g, src + i * g.channels, last - i, partial + n * g.channels);
     i = last;
   }
-}
-
-void poolWorker(void *arg) {
-  const auto &call = *static_cast<const PoolCall *>(arg);
-  const ChannelsLastPlanes &g = *call.g;
-  int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-  sumRows(g, call.src, rowsOf(g, t, threads),
-          call.partial + t * g.outer * g.channels, call.sum);
 }
 
 struct ScaleCall;
@@ -271,12 +254,6 @@ void scaleRows(const ScaleCall &call, Rows r) {
   }
 }
 
-void scaleWorker(void *arg) {
-  const auto &call = *static_cast<const ScaleCall *>(arg);
-  int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-  scaleRows(call, rowsOf(*call.g, t, threads));
-}
-
 /// The floats a thread below which a pool or a scaling does not fork: a
 /// fork and join of the two-thread team cost about what summing 32768 or
 /// scaling 16384 floats does (docs/Runtime.md, "Squeeze-and-excitation on
@@ -285,9 +262,8 @@ constexpr int64_t kPoolFloatsPerThread = 32768;
 constexpr int64_t kScaleFloatsPerThread = 16384;
 
 int64_t teamFor(const ChannelsLastPlanes &g, int64_t perThread) {
-  int64_t floats = g.outer * g.pixels * g.channels;
-  return std::min<int64_t>({omp_get_max_threads(), g.outer * g.pixels,
-                            std::max<int64_t>(1, floats / perThread)});
+  return threadsFor(g.outer * g.pixels, g.outer * g.pixels * g.channels,
+                    perThread);
 }
 
 } // namespace
@@ -306,9 +282,12 @@ void averagePool(const ChannelsLastPlanes &g, const float *src, float *dst,
       dst[i] *= scale;
     return;
   }
+  // Thread t sums its rows into partial[t][outer][channels] (zero where
+  // its rows miss an outer index).
   std::vector<float> partial(threads * sums, 0.0f);
-  PoolCall call{&g, src, partial.data(), sum};
-  GOMP_parallel(poolWorker, &call, unsigned(threads), 0);
+  forkTeam(threads, [&](int64_t t, int64_t n) {
+    sumRows(g, src, rowsOf(g, t, n), partial.data() + t * sums, sum);
+  });
   for (int64_t i = 0; i < sums; ++i) {
     float total = partial[i];
     for (int64_t t = 1; t < threads; ++t)
@@ -323,9 +302,9 @@ void scale(const ChannelsLastPlanes &g, int64_t groups, const float *src,
            const ScalePixels (*scalePixels)[2]) {
   int64_t threads = teamFor(g, kScaleFloatsPerThread);
   ScaleCall call{&g, groups, src, factors, dst, scalePixels};
-  if (threads <= 1)
-    return scaleRows(call, {0, g.outer * g.pixels});
-  GOMP_parallel(scaleWorker, &call, unsigned(threads), 0);
+  forkShares(g.outer * g.pixels, threads, [&](int64_t begin, int64_t end) {
+    scaleRows(call, {begin, end});
+  });
 }
 
 } // namespace

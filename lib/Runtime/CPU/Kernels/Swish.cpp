@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 using namespace loom::rt;
+using namespace loom::rt::cpu;
 
 namespace {
 
@@ -96,35 +97,20 @@ __attribute__((target("avx2,fma"))) void swishRange256(float *data, int64_t n) {
 
 using SwishRange = void (*)(float *, int64_t);
 
-struct SwishCall {
-  float *data;
-  int64_t n;
-  SwishRange range;
-};
-
-void swishWorker(void *arg) {
-  auto *call = static_cast<SwishCall *>(arg);
-  int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-  // Chunks of whole 64-byte lines.
-  int64_t chunk = (call->n + threads - 1) / threads;
-  chunk = (chunk + 15) / 16 * 16;
-  int64_t begin = std::min(call->n, t * chunk);
-  int64_t end = std::min(call->n, begin + chunk);
-  call->range(call->data + begin, end - begin);
-}
-
 /// The elements per thread below which the pass does not fork: a fork and
 /// join of the two-thread team cost about what 16384 elements do.
 constexpr int64_t kSwishPerThread = 16384;
 
-/// The pass over the calling thread's team with \p range's vectors.
+/// The pass over the calling thread's team with \p range's vectors, each
+/// thread a chunk of whole 64-byte lines.
 void swishOverTeam(float *data, int64_t n, SwishRange range) {
-  int64_t threads =
-      std::min<int64_t>(omp_get_max_threads(), n / kSwishPerThread);
-  if (threads <= 1)
-    return range(data, n);
-  SwishCall call{data, n, range};
-  GOMP_parallel(swishWorker, &call, unsigned(threads), 0);
+  forkTeam(threadsFor(n, n, kSwishPerThread), [&](int64_t t, int64_t threads) {
+    int64_t chunk = (n + threads - 1) / threads;
+    chunk = (chunk + 15) / 16 * 16;
+    int64_t begin = std::min(n, t * chunk);
+    int64_t end = std::min(n, begin + chunk);
+    range(data + begin, end - begin);
+  });
 }
 
 } // namespace
