@@ -6,7 +6,8 @@
 
 // A valid program, as the importer writes lengths: the counts of the dynamic
 // ops, a length given to tg.topk, min(count, 3) as a comparison and a select,
-// a sum of two lengths through f64, and a tg.if yielding a length.
+// a sum of two lengths through f64, a tg.if yielding a length, and a count
+// summed from a mask.
 func.func @valid(%m: tensor<6xi1>, %s: tensor<6xf32>, %c: tensor<i1>)
     -> (tensor<1x6xi64>, tensor<4xf32>, tensor<i64>) {
   %idx, %n = tg.nonzero %m : (tensor<6xi1>) -> (tensor<1x6xi64>, tensor<i64>)
@@ -37,6 +38,13 @@ func.func @valid(%m: tensor<6xi1>, %s: tensor<6xf32>, %c: tensor<i1>)
   %pad = tg.constant dense<0.0> : tensor<6xf32>
   // expected-remark @+1 {{length in [0, 6] of dimension 0 (size 6)}}
   %br = tg.bound %pad, %r {dim = 0 : i64} : tensor<6xf32>, tensor<i64>
+  // A count as a sum of a 0/1 mask (how Unique counts its distinct values).
+  %mf = tg.cast %m : tensor<6xi1> to tensor<6xf64>
+  %cf = tg.reduce_sum %mf {axes = array<i64: 0>} : (tensor<6xf64>) -> tensor<1xf64>
+  %cs = tg.reshape %cf : (tensor<1xf64>) -> tensor<f64>
+  %c6 = tg.cast %cs : tensor<f64> to tensor<i64>
+  // expected-remark @+1 {{length in [0, 6] of dimension 0 (size 6)}}
+  %bc = tg.bound %pad, %c6 {dim = 0 : i64} : tensor<6xf32>, tensor<i64>
   return %b, %bv, %n : tensor<1x6xi64>, tensor<4xf32>, tensor<i64>
 }
 

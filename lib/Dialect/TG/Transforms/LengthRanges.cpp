@@ -195,6 +195,20 @@ void select(Operation *op, Ranges args, SetIntLatticeFn set) {
   setAll(op, set, a->rangeUnion(*b));
 }
 
+/// tg.reduce_sum: each result element sums `n` operand elements, each in
+/// [lo, hi] (Unique counts its distinct values as a sum of a 0/1 mask).
+void reduceSum(Operation *op, Ranges args, SetIntLatticeFn set) {
+  Range r = wide(args[0], op->getOperand(0));
+  int64_t in = cast<RankedTensorType>(op->getOperand(0).getType())
+                   .getNumElements(),
+          out = cast<RankedTensorType>(op->getResult(0).getType())
+                    .getNumElements();
+  if (!r || out == 0)
+    return setAll(op, set, std::nullopt);
+  ConstantIntRanges n = span(in / out, in / out);
+  setAll(op, set, intrange::inferMul({*r, n}));
+}
+
 int64_t sizeOf(Value v, int64_t dim) {
   return cast<RankedTensorType>(v.getType()).getDimSize(dim);
 }
@@ -288,6 +302,7 @@ void loom::tg::registerTGLengthRangeModels(DialectRegistry &registry) {
     attach<MulOp, binary<mul>>(context);
     attach<MinOp, binary<intrange::inferMinS>>(context);
     attach<MaxOp, binary<intrange::inferMaxS>>(context);
+    attach<ReduceSumOp, reduceSum>(context);
     attach<SelectOp, select>(context);
     attach<LessOp, compare<P::slt>>(context);
     attach<LessEqualOp, compare<P::sle>>(context);

@@ -19,9 +19,9 @@ namespace loom::tg {
 /// Attaches InferIntRangeInterface to the tg ops that produce lengths
 /// (the counts of tg.nonzero, tg.topk, tg.non_max_suppression), combine
 /// them (tg.add, tg.sub, tg.mul, tg.min, tg.max, tg.select, the
-/// comparisons, tg.cast) or move small integer tensors (tg.constant,
-/// tg.reshape, tg.slice, tg.gather, tg.concat, tg.transpose,
-/// tg.broadcast_to, tg.bound). The range of a float tensor is that of the
+/// comparisons, tg.cast, tg.reduce_sum) or move small integer tensors
+/// (tg.constant, tg.reshape, tg.slice, tg.gather, tg.concat,
+/// tg.transpose, tg.broadcast_to, tg.bound). The range of a float tensor is that of the
 /// integers it holds exactly (the importer computes lengths in f64); an op
 /// whose float result may not be such an integer gets no range.
 void registerTGLengthRangeModels(mlir::DialectRegistry &registry);
