@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Autodiff/GradBuilder.h"
+#include "loom/Dialect/TG/IR/TGBoundOp.h"
 
 using namespace mlir;
 using namespace loom::tg;
@@ -37,6 +38,15 @@ VJP reshapeVJP(ReshapeOp op, GradBuilder &g, ValueRange grads,
   SmallVector<Value> out = noGradients(op);
   if (needed[0])
     out[0] = g.reshape(grads[0], GradBuilder::typeOf(op.getInput()).getShape());
+  return out;
+}
+
+/// The identity: the gradient passes through; the length has none.
+VJP boundVJP(BoundOp op, GradBuilder &, ValueRange grads,
+             ArrayRef<bool> needed) {
+  SmallVector<Value> out = noGradients(op);
+  if (needed[0])
+    out[0] = grads[0];
   return out;
 }
 
@@ -152,6 +162,7 @@ VJP scatterAddVJP(ScatterAddOp op, GradBuilder &g, ValueRange grads,
 void loom::tg::autodiff::attachMovementGradients(MLIRContext *context) {
   attachGradient<TransposeOp, transposeVJP>(context);
   attachGradient<ReshapeOp, reshapeVJP>(context);
+  attachGradient<BoundOp, boundVJP>(context);
   attachGradient<BroadcastToOp, broadcastVJP>(context);
   attachGradient<ConcatOp, concatVJP>(context);
   attachGradient<SplitOp, splitVJP>(context);

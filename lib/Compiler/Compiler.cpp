@@ -453,6 +453,11 @@ runsThreeD(const CompileOptions &options) {
 void compiler::buildFragmentPipeline(OpPassManager &pm,
                                      const safetensors::File *weights,
                                      const CompileOptions &options) {
+  // The one place the bounds leave the IR: what the artifact needs of them
+  // is in the function results' attributes (tg.bounded_dim,
+  // tg.length_result), and the schedule, the memory plan and the lowering
+  // see plain static tensors, with no copy for an identity.
+  pm.addNestedPass<func::FuncOp>(tg::createTGEraseBounds());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(tg::createTGSinkSplits());
   pm.addNestedPass<func::FuncOp>(tg::createTGFoldBatchNorm());

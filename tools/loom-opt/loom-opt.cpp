@@ -14,6 +14,7 @@
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/Pipe/Transforms/Passes.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Dialect/TG/Transforms/LengthRanges.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Pipeline/Passes.h"
 #include "loom/Placement/Passes.h"
@@ -47,6 +48,7 @@ int main(int argc, char **argv) {
   registry.insert<loom::tg::TGDialect>();
   registry.insert<loom::pipe::PipeDialect>();
   loom::tg::registerTGGradientInterfaceModels(registry);
+  loom::tg::registerTGLengthRangeModels(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Loom optimizer driver: every MLIR and Loom dialect and pass\n",

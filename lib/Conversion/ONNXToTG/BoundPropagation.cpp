@@ -318,7 +318,7 @@ static LogicalResult propagateSplit(NodeContext &ctx) {
     if (!out || !out->value || out->known)
       return ctx.fail("the value of a split of a value of data-dependent "
                       "length is not known at import time");
-    out->bound = *b;
+    setBound(ctx, *out, *b);
   }
   return success();
 }
@@ -349,7 +349,10 @@ LogicalResult onnx_to_tg::propagateBounds(NodeContext &ctx) {
   BoundMerger m{ctx, std::nullopt};
   if (failed(rules.propagate(ctx, out->shape, m)))
     return failure();
-  out->bound = m.merged;
+  if (m.merged)
+    setBound(ctx, *out, *m.merged);
+  else
+    setBounds(ctx, *out, {});
   return success();
 }
 

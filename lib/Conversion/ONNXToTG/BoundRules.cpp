@@ -139,10 +139,7 @@ void onnx_to_tg::setOutputInts(NodeContext &ctx, unsigned i, RunTimeInts ints) {
 }
 
 void onnx_to_tg::setOutputBounds(NodeContext &ctx, ArrayRef<BoundedDim> bs) {
-  ImportedValue *out = outputValue(ctx, 0);
-  out->bound = bs.front();
-  if (bs.size() > 1)
-    out->secondBound = bs[1];
+  setBounds(ctx, *outputValue(ctx, 0), bs);
 }
 
 LogicalResult onnx_to_tg::ownHandler(NodeContext &ctx) {

@@ -190,7 +190,7 @@ importBranch(NodeContext &ctx, const onnx::GraphProto &branch, Block &block,
     auto value = gi.materialize(out.name(), *v, ctx.loc());
     if (failed(value))
       return failure();
-    outputs.push_back({*value, v->bound});
+    outputs.push_back({*value, getBound(*value)});
   }
   return outputs;
 }
@@ -364,8 +364,8 @@ static LogicalResult importRunTimeIf(NodeContext &ctx) {
       continue;
     Value length = typed.getResult(nextLength++);
     if (ctx.hasOutput(i))
-      ctx.importer().lookup(ctx.node().output(i))->bound =
-          BoundedDim{*paddedDims[i], length};
+      setBound(ctx, *ctx.importer().lookup(ctx.node().output(i)),
+               BoundedDim{*paddedDims[i], length});
   }
   return success();
 }
@@ -483,7 +483,7 @@ carriedGrowth(NodeContext &ctx, const onnx::GraphProto &body, int64_t j,
   for (int64_t d = 0; appends && d < rank; ++d)
     appends =
         d == *axis ? newShape[d] >= oldShape[d] : newShape[d] == oldShape[d];
-  if (!appends || ctx.importer().lookup(c.name)->bound)
+  if (!appends || getBound(ctx.importer().lookup(c.name)->value))
     return ctx.fail(
         "loop-carried value " + Twine(j) + " changes its shape from " +
         shapeString(oldShape) + " to " + shapeString(newShape) +

@@ -28,7 +28,7 @@ std::optional<BoundedDim> onnx_to_tg::inputBound(NodeContext &ctx, unsigned i) {
   if (!ctx.hasInput(i))
     return std::nullopt;
   ImportedValue *v = ctx.importer().lookup(ctx.node().input(i));
-  return v ? v->bound : std::nullopt;
+  return v ? getBound(v->value) : std::nullopt;
 }
 
 void onnx_to_tg::setOutputBound(NodeContext &ctx, unsigned i,
@@ -36,7 +36,34 @@ void onnx_to_tg::setOutputBound(NodeContext &ctx, unsigned i,
   if (!ctx.hasOutput(i))
     return;
   if (ImportedValue *v = ctx.importer().lookup(ctx.node().output(i)))
-    v->bound = bound;
+    setBound(ctx, *v, bound);
+}
+
+std::optional<BoundedDim> onnx_to_tg::getBound(Value v) {
+  SmallVector<BoundedDim, 2> bounds = tg::getBounds(v);
+  if (bounds.empty())
+    return std::nullopt;
+  return bounds.front();
+}
+
+void onnx_to_tg::setBounds(NodeContext &ctx, ImportedValue &v,
+                           ArrayRef<BoundedDim> bounds) {
+  if (v.value)
+    v.value = tg::withBounds(ctx.builder(), ctx.loc(), v.value, bounds);
+}
+
+void onnx_to_tg::setBound(NodeContext &ctx, ImportedValue &v,
+                          BoundedDim bound) {
+  SmallVector<BoundedDim, 2> bounds = tg::getBounds(v.value);
+  if (bounds.empty())
+    bounds.push_back(bound);
+  else
+    bounds.front() = bound;
+  setBounds(ctx, v, bounds);
+}
+
+void onnx_to_tg::hideBounds(ImportedValue &v) {
+  v.value = tg::stripBounds(v.value);
 }
 
 static LogicalResult importNonZero(NodeContext &ctx) {

@@ -13,6 +13,7 @@
 
 #include "Importer.h"
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
+#include "loom/Dialect/TG/IR/TGBoundOp.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -29,11 +30,9 @@ namespace loom::onnx_to_tg {
 
 /// A dimension of a value whose valid length is known only at run time:
 /// the value is padded to its static size along `dim`, and `length` (a
-/// rank-0 i64 tensor) holds how much of it is valid (Dynamic.cpp).
-struct BoundedDim {
-  int64_t dim = 0;
-  Value length;
-};
+/// rank-0 i64 tensor) holds how much of it is valid. It lives in the IR, as
+/// the tg.bound ops producing the value (TGBoundOp.h); getBound reads it.
+using BoundedDim = tg::Bound;
 
 /// One element of a small integer tensor computed from the lengths of
 /// bounded values (a Shape of one, and the shape arithmetic on it;
@@ -68,12 +67,6 @@ struct ImportedValue {
   bool isGraphInput = false;
   int32_t dataType = 0;
   std::vector<int64_t> shape;
-  /// The dimension of data-dependent length, if any.
-  std::optional<BoundedDim> bound;
-  /// A second one (a Resize to a run-time height and width), after `bound`;
-  /// only Shape, Gather and a Reshape merging the two read such a value
-  /// (TwicePadded.cpp).
-  std::optional<BoundedDim> secondBound;
   /// For a small integer tensor computed from lengths: its elements.
   std::optional<llvm::SmallVector<RunTimeInt>> runTimeInts;
   /// For a value computed at run time whose data the graph bounds: one
@@ -232,6 +225,22 @@ std::optional<llvm::SmallVector<Interval>> inputRanges(NodeContext &ctx,
 enum class LengthOp { Add, Sub, Mul, Min, Max };
 mlir::FailureOr<Value> lengthOp(NodeContext &ctx, LengthOp kind, Value a,
                                 Value b);
+/// The (first) dimension of data-dependent length of \p v, read from the
+/// tg.bound ops producing it (Dynamic.cpp). A value padded in two dimensions
+/// (a Resize to a run-time height and width) has a second one,
+/// tg::getBounds(v)[1]; only Shape, Gather and a Reshape merging the two
+/// read such a value (TwicePadded.cpp).
+std::optional<BoundedDim> getBound(Value v);
+/// Gives \p v exactly the dimensions of data-dependent length \p bounds
+/// (none: it has none), as tg.bound ops at the node's location; a value
+/// known at import time must have been materialised (setPadded does).
+void setBounds(NodeContext &ctx, ImportedValue &v,
+               llvm::ArrayRef<BoundedDim> bounds);
+/// Sets the first bound of \p v, keeping a second one.
+void setBound(NodeContext &ctx, ImportedValue &v, BoundedDim bound);
+/// Hides the bounds of \p v from a handler that must read it as a plain
+/// tensor (the caller restores \p v afterwards).
+void hideBounds(ImportedValue &v);
 /// The bound of input `i` of the node, if it has one (Dynamic.cpp).
 std::optional<BoundedDim> inputBound(NodeContext &ctx, unsigned i);
 /// Sets the bound of output `i` of the node (after setOutput).

@@ -112,10 +112,9 @@ LogicalResult GraphImporter::checkAgainstONNX(StringRef name,
     shape.push_back(d.dim_value());
   }
   // A padded dimension holds at most its bound; ONNX may know its length.
-  for (const std::optional<BoundedDim> &b : {v.bound, v.secondBound})
-    if (b && shape.size() == v.shape.size() &&
-        shape[b->dim] <= v.shape[b->dim])
-      shape[b->dim] = v.shape[b->dim];
+  for (const BoundedDim &b : tg::getBounds(v.value))
+    if (shape.size() == v.shape.size() && shape[b.dim] <= v.shape[b.dim])
+      shape[b.dim] = v.shape[b.dim];
   if (shape != v.shape)
     return ctx.emitError() << "output '" << name << "' was imported with shape "
                            << safetensors::formatShape(v.shape)
@@ -357,16 +356,21 @@ LogicalResult GraphImporter::buildReturn(const onnx::GraphProto &graph,
     results.push_back(*value);
     resultTypes.push_back(value->getType());
   }
-  // Outputs of data-dependent length: their lengths become results too,
-  // one per distinct length, named after the first output using it.
+  // Outputs of data-dependent length (the tg.bound ops producing the
+  // returned values say which): their lengths become results too, one per
+  // distinct length, named after the first output using it; the results'
+  // tg.bounded_dim and tg.length_result are derived here and nowhere else.
   SmallVector<std::string> names;
   for (const auto &out : graph.output())
     names.push_back(out.name());
   SmallVector<std::optional<tg::ResultBound>> bounds(results.size());
   llvm::DenseMap<Value, unsigned> lengthResults;
   for (auto [i, out] : llvm::enumerate(graph.output())) {
-    const std::optional<BoundedDim> &b = lookup(out.name())->bound;
-    if (lookup(out.name())->secondBound)
+    SmallVector<BoundedDim, 2> bs = tg::getBounds(results[i]);
+    std::optional<BoundedDim> b;
+    if (!bs.empty())
+      b = bs.front();
+    if (bs.size() > 1)
       return emitError(fileLoc)
              << "graph output '" << out.name()
              << "' is padded in two dimensions (sizes known only at run "

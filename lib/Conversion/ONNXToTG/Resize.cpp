@@ -379,9 +379,8 @@ LogicalResult resizeToRunTimeSizes(NodeContext &ctx,
     bounds.push_back({d, *size});
   }
   ctx.setOutput(0, y);
-  setOutputBound(ctx, 0, bounds.front());
-  if (bounds.size() > 1)
-    ctx.importer().lookup(ctx.node().output(0))->secondBound = bounds[1];
+  if (ImportedValue *out = ctx.importer().lookup(ctx.node().output(0)))
+    setBounds(ctx, *out, bounds);
   return success();
 }
 

@@ -224,11 +224,12 @@ LogicalResult importRoiAlign(NodeContext &ctx) {
   ctx.setOutput(0, *y);
   // Regions of data-dependent length: so is the result.
   ImportedValue *in = ctx.importer().lookup(ctx.node().input(1));
-  if (in && in->bound) {
-    if (in->bound->dim != 0)
+  std::optional<BoundedDim> padded = in ? getBound(in->value) : std::nullopt;
+  if (padded) {
+    if (padded->dim != 0)
       return ctx.fail("rois padded along their coordinates");
     if (ImportedValue *out = ctx.importer().lookup(ctx.node().output(0)))
-      out->bound = in->bound;
+      setBound(ctx, *out, *padded);
   }
   return success();
 }

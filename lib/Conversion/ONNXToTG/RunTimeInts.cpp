@@ -182,9 +182,7 @@ LogicalResult importConstantOfTrackedShape(NodeContext &ctx) {
     bounds.push_back({d, *len});
   }
   if (!bounds.empty())
-    setOutputBound(ctx, 0, bounds.front());
-  if (bounds.size() > 1)
-    outputValue(ctx, 0)->secondBound = bounds[1];
+    setBounds(ctx, *outputValue(ctx, 0), bounds);
   return success();
 }
 
@@ -249,8 +247,8 @@ LogicalResult importShapedByTracked(NodeContext &ctx, unsigned shapeInput) {
     return done;
   ImportedValue *out = outputValue(ctx, 0);
   int64_t dim = *runTimeDim + int64_t(out->shape.size()) - int64_t(ints.size());
-  if (out->bound) {
-    if (out->bound->dim != dim)
+  if (std::optional<BoundedDim> b = getBound(out->value)) {
+    if (b->dim != dim)
       return ctx.fail("the dimension of data-dependent length in the shape "
                       "is not the padded dimension of the result");
     return success();
@@ -509,7 +507,7 @@ LogicalResult onnx_to_tg::setPadded(NodeContext &ctx, ImportedValue &v,
     v.known.reset();
     v.origin = ImportedValue::Origin::Computed;
   }
-  v.bound = bound;
+  setBound(ctx, v, bound);
   return success();
 }
 

@@ -151,11 +151,11 @@ LogicalResult importConcatAlongBounded(NodeContext &ctx, int64_t axis) {
   SmallVector<Segment> segments;
   for (unsigned i = 0; i < ctx.numInputs(); ++i) {
     ImportedValue *v = inputValue(ctx, i);
-    if (v && v->bound && v->bound->dim != axis)
+    std::optional<BoundedDim> b = v ? getBound(v->value) : std::nullopt;
+    if (b && b->dim != axis)
       return ctx.fail("concatenating values padded along different "
                       "dimensions is not supported");
-    if (failed(addSegment(ctx, i, axis,
-                          v && v->bound ? v->bound->length : Value(), values,
+    if (failed(addSegment(ctx, i, axis, b ? b->length : Value(), values,
                           segments)))
       return failure();
   }
@@ -359,9 +359,8 @@ LogicalResult importReductionOfBounded(NodeContext &ctx, BoundedDim b,
     in->value = *masked;
     in->known.reset();
     in->initializer = nullptr;
-    in->bound.reset();
   } else {
-    in->bound.reset();
+    hideBounds(*in);
   }
   LogicalResult done = ownHandler(ctx);
   *in = std::move(saved);
@@ -394,7 +393,6 @@ LogicalResult importArgExtremeOverPadded(NodeContext &ctx, BoundedDim b,
   in->value = *masked;
   in->known.reset();
   in->initializer = nullptr;
-  in->bound.reset();
   LogicalResult done = ownHandler(ctx);
   *in = std::move(saved);
   return done;
@@ -420,11 +418,13 @@ FailureOr<bool> onnx_to_tg::importWithRunTimeLengths(NodeContext &ctx) {
   // height and width) is imported by its rule, or refused naming the node.
   for (unsigned i = 0; i < ctx.numInputs(); ++i) {
     ImportedValue *v = inputValue(ctx, i);
-    if (!v || !v->secondBound)
+    SmallVector<BoundedDim, 2> bs = v ? tg::getBounds(v->value)
+                                      : SmallVector<BoundedDim, 2>();
+    if (bs.size() < 2)
       continue;
     FailureOr<bool> done = false;
     if (rules.twicePadded)
-      done = rules.twicePadded(ctx, i, {*v->bound, *v->secondBound});
+      done = rules.twicePadded(ctx, i, bs);
     if (failed(done) || *done)
       return done;
     return ctx.fail("reads a value padded in two dimensions (sizes known "

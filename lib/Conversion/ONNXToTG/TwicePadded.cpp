@@ -26,12 +26,11 @@ LogicalResult withBoundsHidden(NodeContext &ctx) {
   SmallVector<std::pair<ImportedValue *, ImportedValue>> saved;
   for (unsigned i = 0; i < ctx.numInputs(); ++i) {
     ImportedValue *in = inputValue(ctx, i);
-    if (!in || (!in->bound && !in->secondBound) ||
+    if (!in || !getBound(in->value) ||
         llvm::any_of(saved, [&](auto &p) { return p.first == in; }))
       continue;
     saved.push_back({in, *in});
-    in->bound.reset();
-    in->secondBound.reset();
+    hideBounds(*in);
   }
   LogicalResult done = ownHandler(ctx);
   for (auto &[in, value] : saved)
@@ -149,13 +148,13 @@ LogicalResult importConcatOfTwicePadded(NodeContext &ctx) {
   bool anyUnpadded = false, alongPadded = false;
   std::optional<BoundedDim> other;
   for (unsigned i = 0; i < ctx.numInputs(); ++i) {
-    ImportedValue *v = inputValue(ctx, i);
-    if (!v->bound) {
+    SmallVector<BoundedDim, 2> bs = tg::getBounds(inputValue(ctx, i)->value);
+    if (bs.empty()) {
       anyUnpadded = true;
       continue;
     }
-    for (const std::optional<BoundedDim> &b : {v->bound, v->secondBound})
-      if (b && b->dim == *axis)
+    for (const BoundedDim &b : bs)
+      if (b.dim == *axis)
         alongPadded = true;
   }
   if (!alongPadded) {
@@ -167,12 +166,12 @@ LogicalResult importConcatOfTwicePadded(NodeContext &ctx) {
   SmallVector<Value> values;
   SmallVector<Segment> segments;
   for (unsigned i = 0; i < ctx.numInputs(); ++i) {
-    ImportedValue *v = inputValue(ctx, i);
-    if (!v->bound || !v->secondBound)
+    SmallVector<BoundedDim, 2> bs = tg::getBounds(inputValue(ctx, i)->value);
+    if (bs.size() < 2)
       return ctx.fail("a Concat along a padded dimension of values padded in "
                       "two dimensions needs every part padded in both");
-    BoundedDim along = v->bound->dim == *axis ? *v->bound : *v->secondBound;
-    BoundedDim across = v->bound->dim == *axis ? *v->secondBound : *v->bound;
+    BoundedDim along = bs[0].dim == *axis ? bs[0] : bs[1];
+    BoundedDim across = bs[0].dim == *axis ? bs[1] : bs[0];
     if (along.dim != *axis ||
         (other && (other->dim != across.dim || other->length != across.length)))
       return ctx.fail("a Concat of values padded in two dimensions needs "

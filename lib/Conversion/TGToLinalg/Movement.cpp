@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoweringSupport.h"
+#include "loom/Dialect/TG/IR/TGBoundOp.h"
 
 #include "loom/Interpreter/ResizeKernel.h"
 
@@ -45,6 +46,12 @@ Lowered lowerReshape(ReshapeOp op, OpBuilder &b) {
   return SmallVector<Value>{
       reshapeTo(b, op.getLoc(), op.getInput(),
                 cast<RankedTensorType>(op.getType()))};
+}
+
+/// A bound only states which part of its input is valid: its input itself,
+/// no copy (loom-compile erases it before lowering; --tg-erase-bounds).
+Lowered lowerBound(BoundOp op, OpBuilder &) {
+  return SmallVector<Value>{op.getInput()};
 }
 
 Lowered lowerBroadcastTo(BroadcastToOp op, OpBuilder &b) {
@@ -360,6 +367,7 @@ Value lowering::wrapIndex(OpBuilder &b, Location loc, Value raw, int64_t dim) {
 void lowering::attachMovementModels(MLIRContext *context) {
   attach<TransposeOp, lowerTranspose>(context);
   attach<ReshapeOp, lowerReshape>(context);
+  attach<BoundOp, lowerBound>(context);
   attach<BroadcastToOp, lowerBroadcastTo>(context);
   attach<SliceOp, lowerSlice>(context);
   attach<SplitOp, lowerSplit>(context);

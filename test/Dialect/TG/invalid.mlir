@@ -1038,3 +1038,31 @@ func.func @mod_bool(%a: tensor<3xi1>, %b: tensor<3xi1>) {
   %0 = tg.mod %a, %b : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
   return
 }
+
+// -----
+func.func @bound_no_such_dim(%x: tensor<8x4xf32>, %n: tensor<i64>) {
+  // expected-error @+1 {{'tg.bound' op dimension 2 does not exist in 'tensor<8x4xf32>' (rank 2)}}
+  %0 = tg.bound %x, %n {dim = 2 : i64} : tensor<8x4xf32>, tensor<i64>
+  return
+}
+
+// -----
+func.func @bound_dynamic_dim(%x: tensor<?x4xf32>, %n: tensor<i64>) {
+  // expected-error @+1 {{'tg.bound' op dimension 0 of 'tensor<?x4xf32>' is dynamic; a bound pads a static dimension}}
+  %0 = tg.bound %x, %n {dim = 0 : i64} : tensor<?x4xf32>, tensor<i64>
+  return
+}
+
+// -----
+func.func @bound_length_not_i64(%x: tensor<8xf32>, %n: tensor<i32>) {
+  // expected-error @+1 {{'tg.bound' op length must be a rank-0 i64 tensor (tensor<i64>), not 'tensor<i32>'}}
+  %0 = tg.bound %x, %n {dim = 0 : i64} : tensor<8xf32>, tensor<i32>
+  return
+}
+
+// -----
+func.func @bound_length_not_rank0(%x: tensor<8xf32>, %n: tensor<1xi64>) {
+  // expected-error @+1 {{'tg.bound' op length must be a rank-0 i64 tensor (tensor<i64>), not 'tensor<1xi64>'}}
+  %0 = tg.bound %x, %n {dim = 0 : i64} : tensor<8xf32>, tensor<1xi64>
+  return
+}

@@ -258,4 +258,16 @@ func.func @if(%c: tensor<1xi1>, %x: tensor<4xf32>) -> tensor<4xf32> {
   return %y#0 : tensor<4xf32>
 }
 
+
+// CHECK-LABEL: func.func @bound
+// CHECK: %[[IDX:.*]], %[[N:.*]] = tg.nonzero
+// CHECK: %[[B:.*]] = tg.bound %[[IDX]], %[[N]] {dim = 1 : i64} : tensor<1x6xi64>, tensor<i64>
+// CHECK: tg.bound %[[B]], %[[N]] {dim = 0 : i64} : tensor<1x6xi64>, tensor<i64>
+func.func @bound(%m: tensor<6xi1>) -> tensor<1x6xi64> {
+  %idx, %n = tg.nonzero %m : (tensor<6xi1>) -> (tensor<1x6xi64>, tensor<i64>)
+  %b = tg.bound %idx, %n {dim = 1 : i64} : tensor<1x6xi64>, tensor<i64>
+  %c = tg.bound %b, %n {dim = 0 : i64} : tensor<1x6xi64>, tensor<i64>
+  return %c : tensor<1x6xi64>
+}
+
 }

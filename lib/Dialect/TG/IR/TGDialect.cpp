@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Dialect/TG/IR/TGBoundOp.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -26,6 +27,11 @@ void TGDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "loom/Dialect/TG/IR/TGOps.cpp.inc"
+      >();
+  // tg.bound is generated apart (TGBoundOp.td).
+  addOperations<
+#define GET_OP_LIST
+#include "loom/Dialect/TG/IR/TGBoundOp.cpp.inc"
       >();
   addAttributes<
 #define GET_ATTRDEF_LIST

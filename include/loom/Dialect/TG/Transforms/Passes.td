@@ -13,6 +13,34 @@ include "mlir/Pass/PassBase.td"
 // Checks
 //===----------------------------------------------------------------------===//
 
+def TGCheckBounds : Pass<"tg-check-bounds", "mlir::func::FuncOp"> {
+  let summary = "Prove that every tg.bound's length fits its padded dimension";
+  let description = [{
+    Runs MLIR's integer range analysis (`IntegerRangeAnalysis`, over the
+    `InferIntRangeInterface` models of the tg ops that compute lengths:
+    lib/Dialect/TG/Transforms/LengthRanges.cpp) and checks every `tg.bound`:
+    its length must lie in [0, size of its dimension]. A length that may be
+    negative or exceed the size is an error at the `tg.bound` op, giving the
+    inferred range; with `print=true` every bound's inferred range is
+    remarked at its op. The IR is not changed.
+
+    ```
+    loom-opt model.mlir --tg-check-bounds
+    loom-opt model.mlir --tg-check-bounds=print=true
+    ```
+
+    ```mlir
+    %idx, %n = tg.nonzero %m : (tensor<6xi1>) -> (tensor<1x6xi64>, tensor<i64>)
+    // remark: length in [0, 6] of dimension 1 (size 6)
+    %b = tg.bound %idx, %n {dim = 1 : i64} : tensor<1x6xi64>, tensor<i64>
+    ```
+  }];
+  let options = [
+    Option<"print", "print", "bool", /*default=*/"false",
+           "Remark the inferred range of every bound's length">
+  ];
+}
+
 def TGCheckWeights : Pass<"tg-check-weights", "mlir::ModuleOp"> {
   let summary = "Check every tg.weight against the module's safetensors file";
   let description = [{
@@ -100,6 +128,26 @@ def TGConv3dAs2d : Pass<"tg-conv3d-as-2d", "mlir::func::FuncOp"> {
 
     ```
     loom-opt video.mlir --tg-conv3d-as-2d
+    ```
+  }];
+}
+
+def TGEraseBounds : Pass<"tg-erase-bounds", "mlir::func::FuncOp"> {
+  let summary = "Replace every tg.bound by its input";
+  let description = [{
+    A `tg.bound` is the identity; it states which part of a padded value is
+    valid. Once what a consumer needs from the bounds is recorded (the
+    function results' `tg.bounded_dim` and `tg.length_result`, which the
+    importer derives from the `tg.bound` feeding the return), the ops can
+    go: loom-compile runs this pass first, so fragment formation, the
+    schedule and the memory plan see plain static tensors, and no bound is
+    ever copied.
+
+    ```mlir
+    %b = tg.bound %x, %n {dim = 0 : i64} : tensor<8xf32>, tensor<i64>
+    %y = tg.relu %b : tensor<8xf32>
+    // after --tg-erase-bounds:
+    %y = tg.relu %x : tensor<8xf32>
     ```
   }];
 }
