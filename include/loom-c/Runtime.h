@@ -107,6 +107,12 @@ LOOM_C_EXPORT loom_status loom_entry_output(const loom_model *model, int64_t ent
 LOOM_C_EXPORT int64_t loom_entry_output_length(const loom_model *model,
                                                int64_t entry, int64_t index,
                                                int64_t *dim);
+/* The input output `index` is tied to (the state the entry updates in
+   place: loom_context_state), or -1 for an output of its own (or a bad
+   argument). */
+LOOM_C_EXPORT int64_t loom_entry_output_tied_input(const loom_model *model,
+                                                   int64_t entry,
+                                                   int64_t index);
 
 /* The devices the model runs on (the artifact's, in its order). */
 LOOM_C_EXPORT int64_t loom_model_num_devices(const loom_model *model);
@@ -151,9 +157,21 @@ LOOM_C_EXPORT loom_status loom_context_create(const loom_model *model,
                                 loom_context **context);
 LOOM_C_EXPORT void loom_context_free(loom_context *context);
 
+/* State (docs/Runtime.md "State"): an output tied to an input
+   (loom_entry_output_tied_input) is that input updated in place by the run.
+   Its output pointer is NULL or the input's pointer; a NULL input pointer
+   runs on the context's own copy of the state, zero-filled when first used,
+   kept between runs and shared by every entry whose tied input has that
+   name. loom_context_state gives that copy's address (to read it, or to
+   fill it before a run) and size. */
+LOOM_C_EXPORT loom_status loom_context_state(loom_context *context,
+                                             const char *name, void **data,
+                                             int64_t *bytes);
+
 /* Runs an entry: inputs[i] and outputs[i] point to dense row-major tensors
-   of the entry's descriptors. Inputs are not written; an output must not
-   overlap an input or another output (kernels assume no aliasing). */
+   of the entry's descriptors. Inputs are not written, except those an
+   output is tied to (above); an output must not overlap an input or another
+   output (kernels assume no aliasing). */
 LOOM_C_EXPORT loom_status loom_run(loom_context *context, int64_t entry,
                      const void *const *inputs, void *const *outputs);
 

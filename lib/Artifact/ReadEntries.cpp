@@ -219,7 +219,8 @@ bool Reader::entry(const Json &e, const std::string &path, int64_t numDevices,
                    Entry &out) {
   if (!string(e, path, "name", out.name) ||
       !tensors(e, path, "inputs", out.inputs) ||
-      !tensors(e, path, "outputs", out.outputs) || !bounds(out, path))
+      !tensors(e, path, "outputs", out.outputs) || !bounds(out, path) ||
+      !ties(out, path))
     return false;
   const std::vector<Json> *programs = array(e, path, "programs");
   const std::vector<Json> *buffers = programs ? array(e, path, "buffers")

@@ -126,6 +126,8 @@ bool Reader::library(StepKind kind, const Operands &o, Step &out) {
     return nonMaxSuppression(o, out);
   case StepKind::NonZero:
     return nonZero(o, out);
+  case StepKind::UpdateSlice:
+    return updateSlice(o, out);
   }
   return fail(o.ap, "unknown step");
 }
@@ -460,6 +462,36 @@ bool Reader::nonZero(const Operands &o, Step &out) {
   if (!fewerThan2To31(dims))
     return fail(o.tp + ".shape", "the indices (rank x elements) must be "
                                  "fewer than 2^31");
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::updateSlice(const Operands &o, Step &out) {
+  UpdateSliceStep s;
+  if (!integer(o.args, o.ap, "base", s.base) ||
+      !integer(o.args, o.ap, "update", s.update) ||
+      !integer(o.args, o.ap, "offsets", s.offsets) ||
+      !integer(o.args, o.ap, "dst", s.dst) ||
+      !string(o.attrs, o.tp, "dtype", s.dtype) ||
+      !integer(o.attrs, o.tp, "outer", s.outer, true, 1) ||
+      !integer(o.attrs, o.tp, "dim", s.dim) ||
+      !integer(o.attrs, o.tp, "rows", s.rows) ||
+      !integer(o.attrs, o.tp, "inner", s.inner, true, 1) ||
+      !integer(o.attrs, o.tp, "offset_count", s.offsetCount, true, 1))
+    return false;
+  if (!dtypeBytes(s.dtype))
+    return fail(o.tp + ".dtype", "unknown dtype '" + s.dtype + "'");
+  if (s.rows > s.dim)
+    return fail(o.tp + ".rows", "the update's " + std::to_string(s.rows) +
+                                    " rows exceed dim = " +
+                                    std::to_string(s.dim));
+  if (s.outer % s.offsetCount != 0)
+    return fail(o.tp + ".offset_count",
+                "must divide outer = " + std::to_string(s.outer));
+  if (!fewerThan2To31({s.outer, s.dim, s.inner}))
+    return fail(o.tp, "the base must have fewer than 2^31 elements");
+  if (s.update == s.dst || s.offsets == s.dst)
+    return fail(o.ap + ".dst", "must not be the update or the offsets");
   out = std::move(s);
   return true;
 }

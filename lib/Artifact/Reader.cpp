@@ -156,6 +156,16 @@ bool Reader::tensor(const Json &t, const std::string &path, TensorDesc &out) {
     bytes *= d;
   }
   out.bytes = bytes;
+  if (member(t, path, "tied_input", false)) {
+    if (version < kTiedManifestVersion)
+      return fail(path + ".tied_input",
+                  "needs manifest version " +
+                      std::to_string(kTiedManifestVersion));
+    int64_t input = 0;
+    if (!integer(t, path, "tied_input", input))
+      return false;
+    out.tiedInput = input;
+  }
   const Json *bound = member(t, path, "bound", false);
   if (!bound)
     return !error;
@@ -167,6 +177,34 @@ bool Reader::tensor(const Json &t, const std::string &path, TensorDesc &out) {
       !integer(*bound, path + ".bound", "length_output", b.lengthOutput))
     return false;
   out.bound = b;
+  return true;
+}
+
+bool Reader::ties(const Entry &e, const std::string &path) {
+  std::vector<bool> taken(e.inputs.size(), false);
+  for (size_t i = 0; i < e.inputs.size(); ++i)
+    if (e.inputs[i].tiedInput)
+      return fail(at(path + ".inputs", i) + ".tied_input",
+                  "only an output is tied to an input");
+  for (size_t i = 0; i < e.outputs.size(); ++i) {
+    const TensorDesc &out = e.outputs[i];
+    if (!out.tiedInput)
+      continue;
+    std::string p = at(path + ".outputs", i) + ".tied_input";
+    int64_t j = *out.tiedInput;
+    if (j < 0 || j >= int64_t(e.inputs.size()))
+      return fail(p, "is not an input");
+    if (taken[j])
+      return fail(p, "input " + std::to_string(j) +
+                         " is already tied to another output");
+    taken[j] = true;
+    const TensorDesc &in = e.inputs[j];
+    if (in.dtype != out.dtype || in.shape != out.shape)
+      return fail(p, "input " + std::to_string(j) +
+                         " has another dtype or shape than the output");
+    if (out.bound)
+      return fail(p, "an output of data-dependent length cannot be tied");
+  }
   return true;
 }
 
@@ -224,12 +262,12 @@ std::optional<ReadError> artifact::readManifest(std::string_view text,
                          "', not loom-artifact"};
   if (!r.integer(root, "manifest", "version", version))
     return r.error;
-  if (version != kManifestVersion && version != kBoundedManifestVersion)
+  if (version < kManifestVersion || version > kTiedManifestVersion)
     return ReadError{ReadError::Kind::Version,
                      "manifest: format version " + std::to_string(version) +
                          "; this runtime reads versions " +
-                         std::to_string(kManifestVersion) + " and " +
-                         std::to_string(kBoundedManifestVersion) +
+                         std::to_string(kManifestVersion) + " to " +
+                         std::to_string(kTiedManifestVersion) +
                          " (recompile with this Loom's loom-compile)"};
   r.version = version;
   r.string(root, "manifest", "loom_version", m.loomVersion, false);

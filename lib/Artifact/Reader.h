@@ -34,7 +34,7 @@ inline std::string at(const std::string &path, size_t i) {
 class Reader {
 public:
   std::optional<ReadError> error;
-  /// The manifest's version (kManifestVersion or kBoundedManifestVersion).
+  /// The manifest's version (kManifestVersion to kTiedManifestVersion).
   int64_t version = kManifestVersion;
   /// The world's ranks, while they are read.
   int64_t numRanks = 0;
@@ -82,6 +82,9 @@ public:
                const std::string &key, std::vector<TensorDesc> &out);
   /// The entry's output bounds name a dimension and a rank-0 i64 output.
   bool bounds(const Entry &e, const std::string &path);
+  /// Each tied output names another input, of its dtype and shape, which no
+  /// other output is tied to.
+  bool ties(const Entry &e, const std::string &path);
 
   // Steps, one reader per kind (ReadSteps.cpp).
   /// A step's "args" and "attrs" objects with their paths.
@@ -109,6 +112,7 @@ public:
   bool topK(const Operands &o, Step &out);
   bool nonMaxSuppression(const Operands &o, Step &out);
   bool nonZero(const Operands &o, Step &out);
+  bool updateSlice(const Operands &o, Step &out);
   /// A dynamic step's element type: one libloomrt's steps compute on.
   bool dynamicDtype(const Operands &o, std::string &out);
 

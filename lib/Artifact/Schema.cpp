@@ -310,6 +310,13 @@ std::vector<Operand> artifact::operands(const Step &step) {
     const auto &s = *step.getIf<NonZeroStep>();
     return {{"src", s.src}, {"indices", s.indices}, {"count", s.count}};
   }
+  case StepKind::UpdateSlice: {
+    const auto &s = *step.getIf<UpdateSliceStep>();
+    return {{"base", s.base},
+            {"update", s.update},
+            {"offsets", s.offsets},
+            {"dst", s.dst}};
+  }
   }
   return out;
 }
@@ -348,6 +355,7 @@ bool artifact::stepRunsOn(StepKind step, DeviceKind device) {
   case StepKind::TopK:
   case StepKind::NonMaxSuppression:
   case StepKind::NonZero:
+  case StepKind::UpdateSlice:
     return !gpu;
   }
   return false;

@@ -173,6 +173,20 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
     writeActivation(s.activation, attrs);
     return;
   }
+  case StepKind::UpdateSlice: {
+    const auto &s = *step.getIf<UpdateSliceStep>();
+    args.set("base", s.base)
+        .set("update", s.update)
+        .set("offsets", s.offsets)
+        .set("dst", s.dst);
+    attrs.set("dtype", s.dtype)
+        .set("outer", s.outer)
+        .set("dim", s.dim)
+        .set("rows", s.rows)
+        .set("inner", s.inner)
+        .set("offset_count", s.offsetCount);
+    return;
+  }
   case StepKind::TopK: {
     const auto &s = *step.getIf<TopKStep>();
     args.set("src", s.src);
@@ -241,6 +255,8 @@ Json writeTensor(const TensorDesc &t) {
     o.set("bound", Json::makeObject()
                        .set("dim", t.bound->dim)
                        .set("length_output", t.bound->lengthOutput));
+  if (t.tiedInput)
+    o.set("tied_input", *t.tiedInput);
   return o;
 }
 
@@ -446,16 +462,20 @@ std::string artifact::writeManifest(const Manifest &m) {
   Json devices = Json::makeArray(), entries = Json::makeArray();
   for (const Device &d : m.devices)
     devices.push(writeDevice(d));
-  bool bounded = false;
+  bool bounded = false, tied = false;
   for (const Entry &e : m.entries) {
     entries.push(writeEntry(e));
-    for (const TensorDesc &t : e.outputs)
+    for (const TensorDesc &t : e.outputs) {
       bounded |= t.bound.has_value();
+      tied |= t.tiedInput.has_value();
+    }
   }
+  int64_t version = tied      ? kTiedManifestVersion
+                    : bounded ? kBoundedManifestVersion
+                              : kManifestVersion;
   Json root = Json::makeObject()
                   .set("format", kManifestFormat)
-                  .set("version",
-                       bounded ? kBoundedManifestVersion : kManifestVersion)
+                  .set("version", version)
                   .set("loom_version", m.loomVersion)
                   .set("devices", std::move(devices))
                   .set("weights", writeWeights(m.weights))

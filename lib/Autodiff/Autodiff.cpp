@@ -64,6 +64,9 @@ const NoGradient kNoGradient[] = {
      "(training through a run-time selection is not supported)"},
     {NonMaxSuppressionOp::getOperationName(),
      "integer box indices and a length carry no cotangent"},
+    {UpdateSliceOp::getOperationName(),
+     "the update's gradient is a slice at a run-time offset, which tg cannot "
+     "express (decoding's state update is not trained through)"},
 };
 } // namespace
 

@@ -10,6 +10,7 @@
 #include "loom/Compiler/StridedView.h"
 #include "loom/Cost/CostModel.h"
 #include "loom/Dialect/TG/IR/BoundedResults.h"
+#include "loom/Dialect/TG/IR/TiedArguments.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
 #include "loom/Support/StableSort.h"
 
@@ -116,6 +117,7 @@ private:
   std::optional<std::pair<tg::FragmentOp, StridedView>>
   writableView(tg::FragmentOp fragment);
   void scheduleReturn(func::ReturnOp ret);
+  int64_t tiedInPlace(tg::FragmentOp fragment);
   void computeLiveness();
   bool readsPlain(Value v) const;
   bool placeConcatInPlace(tg::FragmentOp fragment);
@@ -152,13 +154,19 @@ void ScheduleBuilder::describeSignature() {
     if (auto bound = tg::getResultBound(fn, i))
       entry.outputs.back().bound =
           art::OutputBound{bound->dim, int64_t(bound->lengthResult)};
+    if (auto tied = tg::getTiedArgument(fn, i))
+      entry.outputs.back().tiedInput = int64_t(*tied);
   }
 }
 
 /// A returned value that a fragment computes (through reshapes) is written
-/// straight into its output buffer; the others are copied at the end.
+/// straight into its output buffer; the others are copied at the end. A
+/// tied output has no buffer of its own: its argument's memory is it
+/// (tiedInPlace, scheduleReturn).
 void ScheduleBuilder::chooseOutputStorage(func::ReturnOp ret) {
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    if (tg::getTiedArgument(fn, i))
+      continue;
     Value root = v;
     while (auto reshape = root.getDefiningOp<tg::ReshapeOp>())
       root = reshape.getInput();
@@ -491,6 +499,8 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
     b.record.bytes = bytesOf(dst->first.getResult(0).getType());
     b.firstStep = b.lastStep = entry.steps.size();
     bufferOf[fragment.getResult(0)] = addBuffer(b);
+  } else if (int64_t state = tiedInPlace(fragment); state != -1) {
+    bufferOf[fragment.getResult(0)] = state;
   } else {
     addResultBuffers(fragment);
   }
@@ -627,8 +637,20 @@ FailureOr<bool> ScheduleBuilder::lowerLibrary(tg::FragmentOp fragment,
   return true;
 }
 
+/// Copies each returned value into its output buffer unless a step wrote it
+/// there. A tied output's value goes into its argument's buffer, after the
+/// other outputs (one of which may be the argument's old value).
 void ScheduleBuilder::scheduleReturn(func::ReturnOp ret) {
+  auto copy = [&](int64_t src, int64_t dst) {
+    if (src == dst)
+      return;
+    Step step;
+    step.record = art::CopyStep{src, dst};
+    entry.steps.push_back(std::move(step));
+  };
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    if (tg::getTiedArgument(fn, i))
+      continue;
     int64_t src = bufferOf.lookup(v);
     const Buffer &b = entry.buffers[src];
     if (b.kind() == art::BufferKind::Output && b.record.index == int64_t(i))
@@ -636,11 +658,11 @@ void ScheduleBuilder::scheduleReturn(func::ReturnOp ret) {
     Buffer out;
     out.record.kind = art::BufferKind::Output;
     out.record.index = i;
-    int64_t dst = addBuffer(out);
-    Step copy;
-    copy.record = art::CopyStep{src, dst};
-    entry.steps.push_back(std::move(copy));
+    copy(src, addBuffer(out));
   }
+  for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+    if (auto arg = tg::getTiedArgument(fn, i))
+      copy(bufferOf.lookup(v), bufferOf.lookup(fn.getArgument(*arg)));
 }
 
 /// The last step that reads each arena buffer.
@@ -669,6 +691,43 @@ template <typename OpT> static OpT loneOp(tg::FragmentOp fragment) {
     if (!isa<BlockArgument>(in))
       return nullptr;
   return op;
+}
+
+/// The buffer of the tied argument that library fragment \p fragment
+/// updates in place, or -1. In place when the fragment is one
+/// tg.update_slice whose base is an argument tied to the result the
+/// fragment's value is returned as, and the argument has no other reader
+/// (which could run after the update). Otherwise the update writes a buffer
+/// of its own, copied into the argument's at the end (scheduleReturn), and
+/// a remark says why.
+int64_t ScheduleBuilder::tiedInPlace(tg::FragmentOp fragment) {
+  auto update = loneOp<tg::UpdateSliceOp>(fragment);
+  if (!update)
+    return -1;
+  Value base = fragment.getInputs()[cast<BlockArgument>(update.getBase())
+                                        .getArgNumber()];
+  auto arg = dyn_cast<BlockArgument>(base);
+  if (!arg || arg.getOwner() != &fn.getBody().front())
+    return -1;
+  std::optional<unsigned> tied = tg::getTiedResult(fn, arg.getArgNumber());
+  if (!tied)
+    return -1;
+  Value result = fragment.getResult(0);
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  if (ret.getOperand(*tied) != result) {
+    fragment.emitRemark() << "argument " << arg.getArgNumber()
+                          << " is updated here but the function returns "
+                             "another value as its tied result "
+                          << *tied << ": the update is not made in place";
+    return -1;
+  }
+  if (!base.hasOneUse()) {
+    fragment.emitRemark() << "argument " << arg.getArgNumber()
+                          << " has readers besides its update: the update "
+                             "writes a copy, copied back at the end";
+    return -1;
+  }
+  return bufferOf.lookup(base);
 }
 
 /// Whether every dimension of \p type before \p axis is 1 (each range

@@ -85,6 +85,13 @@ private:
                     {s.selected, 8 * bound * 3, "selected"},
                     {s.count, 8, "count"}});
   }
+  Error updateSlice(const UpdateSliceStep &s) const {
+    int64_t elem = dtypeBytes(s.dtype);
+    return needAll({{s.base, elem * s.outer * s.dim * s.inner, "base"},
+                    {s.update, elem * s.outer * s.rows * s.inner, "update"},
+                    {s.offsets, 8 * s.offsetCount, "offsets"},
+                    {s.dst, elem * s.outer * s.dim * s.inner, "dst"}});
+  }
   Error nonZero(const NonZeroStep &s) const {
     int64_t n = 1;
     for (int64_t d : s.shape)
@@ -212,6 +219,8 @@ Error SizeCheck::step(const Step &step) const {
     return nonMaxSuppression(*step.getIf<NonMaxSuppressionStep>());
   case StepKind::NonZero:
     return nonZero(*step.getIf<NonZeroStep>());
+  case StepKind::UpdateSlice:
+    return updateSlice(*step.getIf<UpdateSliceStep>());
   }
   return makeError(LOOM_ERROR_FORMAT, where + ": unknown step kind");
 }

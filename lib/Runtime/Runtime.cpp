@@ -18,6 +18,7 @@
 
 #include "Device.h"
 #include "Environment.h"
+#include "State.h"
 #include "loom/Support/Bounded.h"
 
 #include <algorithm>
@@ -145,6 +146,9 @@ struct loom_context {
   std::vector<Allocation> arenas, staging;
   std::vector<void *> buffers;
   std::vector<void *> kernelArgs;
+  /// The state the context keeps for tied inputs the caller leaves null.
+  StateStore state;
+  std::vector<const void *> inputs;
   /// Per entry: its runs so far and, on a queue that captures, the graph
   /// of its steps recorded on the run after the first (LOOM_GRAPHS=0, or
   /// profiling, runs every step every time).
@@ -574,6 +578,8 @@ Error load(loom_model &m, const loom_model_options *options) {
                            man->second.size),
           m.manifest))
     return err;
+  if (Error err = checkTiedInputs(m.manifest))
+    return err;
   if (Error err = bindDevices(m, options))
     return err;
   if (Error err = loadWeights(m, options, sections))
@@ -693,6 +699,14 @@ loom_status loom_entry_input(const loom_model *model, int64_t entry,
   if (!validEntry(model, entry))
     return report(makeError(LOOM_ERROR_INVALID_ARGUMENT, "no such entry"), "");
   return describe(model->manifest.entries[entry].inputs, index, desc);
+}
+
+int64_t loom_entry_output_tied_input(const loom_model *model, int64_t entry,
+                                     int64_t index) {
+  if (!validEntry(model, entry) || index < 0 ||
+      index >= int64_t(model->manifest.entries[entry].outputs.size()))
+    return -1;
+  return model->manifest.entries[entry].outputs[index].tiedInput.value_or(-1);
 }
 
 int64_t loom_entry_output_length(const loom_model *model, int64_t entry,
@@ -829,6 +843,29 @@ loom_status loom_context_create(const loom_model *model,
 
 void loom_context_free(loom_context *context) { delete context; }
 
+loom_status loom_context_state(loom_context *context, const char *name,
+                               void **data, int64_t *bytes) {
+  if (!context || !name || !data)
+    return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                            "loom_context_state needs a context, a name and "
+                            "a place for the address"),
+                  "");
+  for (const artifact::Entry &e : context->model->manifest.entries) {
+    std::vector<bool> tied = tiedInputs(e);
+    for (size_t i = 0; i < e.inputs.size(); ++i)
+      if (tied[i] && e.inputs[i].name == name) {
+        *data = context->state.get(name, e.inputs[i].bytes);
+        if (bytes)
+          *bytes = e.inputs[i].bytes;
+        return LOOM_OK;
+      }
+  }
+  return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                          "no entry updates an input named '" +
+                              std::string(name) + "' in place"),
+                context->model->path);
+}
+
 } // extern "C"
 
 namespace {
@@ -902,9 +939,20 @@ Error stage(loom_context &c, int64_t entry, bool toDevice,
   Queue &queue = *c.queues[plan.program->device];
   artifact::BufferKind kind =
       toDevice ? artifact::BufferKind::Input : artifact::BufferKind::Output;
+  std::vector<bool> tied = tiedInputs(e);
   for (size_t i = 0; i < e.buffers.size(); ++i) {
     const artifact::Buffer &b = e.buffers[i];
-    if (plan.stagingOffsets[i] < 0 || b.kind != kind)
+    if (plan.stagingOffsets[i] < 0)
+      continue;
+    // State updated in place goes back to the caller's input.
+    if (!toDevice && b.kind == artifact::BufferKind::Input && tied[b.index]) {
+      if (Error err = plan.device->readToHost(
+              queue, const_cast<void *>(inputs[b.index]), c.buffers[i],
+              b.bytes))
+        return err;
+      continue;
+    }
+    if (b.kind != kind)
       continue;
     Error err = toDevice ? plan.device->writeFromHost(queue, c.buffers[i],
                                                       inputs[b.index], b.bytes)
@@ -966,6 +1014,7 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
   case artifact::StepKind::TopK:
   case artifact::StepKind::NonMaxSuppression:
   case artifact::StepKind::NonZero:
+  case artifact::StepKind::UpdateSlice:
     if (!plan.prepared[index])
       return makeError(LOOM_ERROR_LIBRARY,
                        "step " + std::to_string(index) + " (" +
@@ -1040,6 +1089,10 @@ loom_status loom_run(loom_context *context, int64_t entry,
     return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
                             "loom_run needs the entry's inputs and outputs"),
                   m.path);
+  if (Error err = resolveInputs(e, context->state, inputs, outputs,
+                                context->inputs))
+    return report(err, m.path);
+  inputs = context->inputs.data();
   if (Error err = bindRun(*context, entry, inputs, outputs))
     return report(err, m.path);
   if (Error err = stage(*context, entry, true, inputs, outputs))

@@ -188,6 +188,46 @@ int keepValidParts(loom_model *model, loom_context *context, int64_t entry,
   return 0;
 }
 
+/// The state an entry updates in place (outputs tied to inputs,
+/// loom_entry_output_tied_input): the runs write the input's bytes, so the
+/// tied outputs get no memory of their own (their pointer is null), and
+/// their values are the inputs' after the last run. Keeps the given inputs'
+/// bytes so that every run can start from them.
+class TiedState {
+public:
+  TiedState(loom_model *model, int64_t entry,
+            const std::vector<HostTensor> &inputs,
+            std::vector<HostTensor> &outputs, std::vector<void *> &out) {
+    for (int64_t j = 0; j < int64_t(outputs.size()); ++j) {
+      int64_t i = loom_entry_output_tied_input(model, entry, j);
+      if (i < 0)
+        continue;
+      ties.push_back({i, j, inputs[i].bytes});
+      outputs[j].bytes.clear();
+      out[j] = nullptr;
+    }
+  }
+  /// The given inputs' state back in place.
+  void restore(std::vector<HostTensor> &inputs) const {
+    for (const Tie &t : ties)
+      std::memcpy(inputs[t.input].bytes.data(), t.given.data(),
+                  t.given.size());
+  }
+  /// The tied outputs' values: their inputs after the last run.
+  void collect(const std::vector<HostTensor> &inputs,
+               std::vector<HostTensor> &outputs) const {
+    for (const Tie &t : ties)
+      outputs[t.output].bytes = inputs[t.input].bytes;
+  }
+
+private:
+  struct Tie {
+    int64_t input, output;
+    std::vector<uint8_t> given;
+  };
+  std::vector<Tie> ties;
+};
+
 int writeOutputs(const std::string &path,
                  const std::vector<HostTensor> &outputs) {
   safetensors::Writer writer;
@@ -412,24 +452,33 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
     t.bytes.assign(t.desc.bytes, 0);
     outputs.push_back(std::move(t));
   }
+  if (o.keepState && o.check)
+    return fail("--keep-state carries the state across runs; --check "
+                "compares one run from the given inputs: give one of them");
   std::vector<const void *> in;
   std::vector<void *> out;
   for (HostTensor &t : inputs)
     in.push_back(t.bytes.data());
   for (HostTensor &t : outputs)
     out.push_back(t.bytes.data());
+  TiedState state(model, entry, inputs, outputs, out);
 
   loom_context *context = nullptr;
   if (loom_context_create(model, &context) != LOOM_OK)
     return fail(loom_last_error());
   std::unique_ptr<loom_context, void (*)(loom_context *)> ctxOwner(
       context, loom_context_free);
-  for (unsigned r = 0; r < o.warmup; ++r)
+  for (unsigned r = 0; r < o.warmup; ++r) {
+    if (!o.keepState)
+      state.restore(inputs);
     if (loom_run(context, entry, in.data(), out.data()) != LOOM_OK)
       return fail(loom_last_error());
+  }
   std::vector<double> times;
   double cpuStart = 0; // after the first run (its one-time work)
   for (unsigned r = 0; r < std::max(1u, o.repeat); ++r) {
+    if (!o.keepState)
+      state.restore(inputs);
     auto start = std::chrono::steady_clock::now();
     if (loom_run(context, entry, in.data(), out.data()) != LOOM_OK)
       return fail(loom_last_error());
@@ -441,6 +490,9 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
   }
   double cpuPerRun =
       (run::processCpuSeconds() - cpuStart) / double(times.size() - 1);
+  state.collect(inputs, outputs);
+  if (!o.keepState)
+    state.restore(inputs); // --check interprets the given inputs
 
   if (int rc = keepValidParts(model, context, entry, outputs))
     return rc;

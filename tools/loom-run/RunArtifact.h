@@ -35,6 +35,9 @@ struct ArtifactRunOptions {
   /// Print the plan the runtime made at load (loom_entry_plan) of the
   /// entry (every entry when none is named), and run nothing.
   bool printPlan = false;
+  /// State updated in place (an output tied to an input): carry it from
+  /// run to run instead of starting every run from the given inputs.
+  bool keepState = false;
 };
 
 /// What loom-run makes of a file, from its first bytes, whatever its name

@@ -69,6 +69,13 @@ static cl::opt<bool> printPlan(
              "reorders, the threads) for --entry, or for every entry, and "
              "exit without running"),
     cl::init(false), cl::cat(runCat));
+static cl::opt<bool> keepState(
+    "keep-state",
+    cl::desc("With an artifact whose entry updates state in place (an output "
+             "tied to an input: a KV cache): carry the state from run to run "
+             "(--warmup, --repeat) as a token loop does, instead of starting "
+             "every run from the given inputs; not with --check"),
+    cl::init(false), cl::cat(runCat));
 static cl::opt<std::string>
     entry("entry", cl::desc("Function to run (default: @main, or the only "
                             "function of the module)"),
@@ -632,6 +639,7 @@ int runArtifactMode() {
   o.timeout = timeoutSeconds;
   o.stepProfile = stepProfile;
   o.printPlan = printPlan;
+  o.keepState = keepState;
   int status = run::runArtifact(o);
   // A GPU device whose work outlived LOOM_DEVICE_TIMEOUT is abandoned, not
   // destroyed (docs/Runtime.md): the driver's threads may still run that
@@ -700,6 +708,9 @@ int main(int argc, char **argv) {
   if (printPlan)
     return fail("--print-plan applies to artifacts (.so from loom-compile): "
                 "the plan is the runtime's, made when it loads one");
+  if (keepState)
+    return fail("--keep-state applies to artifacts (.so from loom-compile): "
+                "the interpreter computes a tied result as a new value");
   if (checkTrials != 0 && domain != "f32" && domain != "f64")
     return fail("--check-trials computes in f64; --domain " + domain +
                 " does not apply");

@@ -321,6 +321,19 @@ struct NonZeroStep {
   Shape shape;
 };
 
+/// loomrt.update_slice (tg.update_slice): dst = base with `update` written
+/// along an axis at a run-time offset. base and dst are [outer, dim, inner]
+/// and update [outer, rows, inner] elements of dtype; offsets is an i64
+/// buffer of offsetCount values (1, or one per outer / offsetCount rows of
+/// outer), each clamped to [0, dim - rows]. When dst is base (state updated
+/// in place: docs/Artifact.md "State updated in place") only the update is
+/// written; otherwise base is copied to dst first. Runs on a cpu device.
+struct UpdateSliceStep {
+  int64_t base = 0, update = 0, offsets = 0, dst = 0;
+  std::string dtype;
+  int64_t outer = 1, dim = 0, rows = 0, inner = 1, offsetCount = 1;
+};
+
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
 /// The planted kind's record (StepKinds.def).
 struct PlantedStep {};
@@ -332,7 +345,8 @@ using StepRecord =
                  Conv2dFilterGradStep, MatmulStep, Pool2dStep, ConcatStep,
                  BinaryStep, SgemmStep, DispatchStep, CublasMatmulStep,
                  CudnnConvStep,
-                 TopKStep, NonMaxSuppressionStep, NonZeroStep
+                 TopKStep, NonMaxSuppressionStep, NonZeroStep,
+                 UpdateSliceStep
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
                  ,
                  PlantedStep
@@ -397,6 +411,12 @@ std::optional<int64_t> controlTarget(const Step &step);
 /// version) what they would misread.
 constexpr int64_t kBoundedManifestVersion = 3;
 
+/// The version a manifest with an output tied to an input is written as
+/// (state updated in place: docs/Artifact.md "State updated in place"), so
+/// that a runtime that does not know ties refuses it by version rather than
+/// leave the output unwritten.
+constexpr int64_t kTiedManifestVersion = 4;
+
 /// An output of data-dependent length (docs/Artifact.md "Outputs of
 /// data-dependent length"): its dimension `dim` is padded to the static
 /// shape, and output `lengthOutput`, a rank-0 i64 tensor, holds how much of
@@ -414,6 +434,9 @@ struct TensorDesc {
   int64_t bytes = 0;
   /// Outputs only: the padded dimension and its length, if any.
   std::optional<OutputBound> bound = std::nullopt;
+  /// Outputs only: the input whose memory the output is (the entry updates
+  /// that input in place; its steps write the input buffer), if any.
+  std::optional<int64_t> tiedInput = std::nullopt;
 };
 
 /// Where a tensor lives at run time. device: the index of the manifest

@@ -240,6 +240,15 @@ llvm::Expected<Tensor<D>> scatterAdd(const Tensor<D> &updates,
                                      const Tensor<D> &indices, int64_t axis,
                                      int64_t dimSize);
 
+/// tg.update_slice: \p base with \p update written along \p axis (in
+/// [0, rank)) at the offset \p offsets gives (rank 0: one for all; else one
+/// per index of dimension 0), each clamped to [0, N - U] (N, U: the sizes of
+/// base and update on the axis). Offsets are read as D::toDouble rounded
+/// down.
+template <class D>
+Tensor<D> updateSlice(const Tensor<D> &base, const Tensor<D> &update,
+                      const Tensor<D> &offsets, int64_t axis);
+
 /// ONNX Resize (as its reference implementation): every dimension d is
 /// resampled from x.shape[d] to params.sizes[d] elements. Output index i maps
 /// to the input coordinate c given by params.coordinateMode (with the scale

@@ -844,6 +844,29 @@ gather(const Tensor<D> &data, const Tensor<D> &indices, int64_t axis) {
 }
 
 template <class D>
+Tensor<D> updateSlice(const Tensor<D> &base, const Tensor<D> &update,
+                      const Tensor<D> &offsets, int64_t axis) {
+  llvm::ArrayRef<int64_t> shape(base.shape);
+  int64_t outer = product(shape.take_front(axis));
+  int64_t inner = product(shape.drop_front(axis + 1));
+  int64_t dim = shape[axis], rows = update.shape[axis];
+  // Outer rows per offset: all of them for one offset, else those of one
+  // index of dimension 0.
+  int64_t perOffset = offsets.numElements() == 1 ? outer
+                                                 : outer / offsets.numElements();
+  Tensor<D> out = base;
+  for (int64_t o = 0; o < outer; ++o) {
+    double raw = std::floor(D::toDouble(offsets.data[o / perOffset]));
+    int64_t at = static_cast<int64_t>(
+        std::clamp(raw, 0.0, static_cast<double>(dim - rows)));
+    const auto *src = update.data.data() + o * rows * inner;
+    std::copy(src, src + rows * inner,
+              out.data.data() + (o * dim + at) * inner);
+  }
+  return out;
+}
+
+template <class D>
 llvm::Expected<Tensor<D>> scatterAdd(const Tensor<D> &updates,
                                      const Tensor<D> &indices, int64_t axis,
                                      int64_t dimSize) {
@@ -1131,6 +1154,8 @@ Tensor<D> batchNorm(const Tensor<D> &x, const Tensor<D> &scale,
       const Tensor<D> &, const Tensor<D> &, int64_t);                          \
   template llvm::Expected<Tensor<D>> scatterAdd<D>(                    \
       const Tensor<D> &, const Tensor<D> &, int64_t, int64_t);                 \
+  template Tensor<D> updateSlice<D>(const Tensor<D> &, const Tensor<D> &,    \
+                                    const Tensor<D> &, int64_t);              \
   template Tensor<D> resize<D>(const Tensor<D> &, const ResizeParams &);      \
   template Tensor<D> reduce<D>(ReduceKind, const Tensor<D> &,          \
                                        llvm::ArrayRef<int64_t>, bool);         \

@@ -3,7 +3,10 @@
 // Part of Loom. tg.topk, tg.non_max_suppression and tg.nonzero on the CPU
 // as libloomrt's own steps (loomrt.topk, loomrt.non_max_suppression,
 // loomrt.nonzero; docs/Artifact.md), which run the sort-based algorithms of
-// loom/Support/DynamicAlgorithms.h, the interpreter's definition. The
+// loom/Support/DynamicAlgorithms.h, the interpreter's definition; and
+// tg.update_slice as loomrt.update_slice, a copy of the slice only, which
+// the schedule makes in place for state tied to its result
+// (TiedArguments.h). The
 // generated lowering (lib/Conversion/TGToLinalg/Dynamic.cpp) scans once
 // per pick, O(k * n) for a top-k and O(picks * n) for NMS: the GPU targets
 // keep it, the CPU's default list gives these ops to this backend.
@@ -47,6 +50,32 @@ bool hasStaticShape(Operation *op) {
          llvm::all_of(op->getResultTypes(), isStatic);
 }
 
+/// The step of \p op: base and update viewed as [outer, dim, inner] and
+/// [outer, rows, inner] around the axis.
+artifact::UpdateSliceStep updateSliceStep(tg::UpdateSliceOp op,
+                                          const StepOperands &operands) {
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t rank = type.getRank();
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  artifact::UpdateSliceStep s;
+  s.base = operands.buffer(op.getBase());
+  s.update = operands.buffer(op.getUpdate());
+  s.offsets = operands.buffer(op.getOffsets());
+  s.dst = operands.buffer(op.getOutput());
+  s.dtype = elementTypeInfo(*tg::elemKindOf(type.getElementType()))
+                .mlirName.str();
+  for (int64_t d = 0; d < axis; ++d)
+    s.outer *= type.getDimSize(d);
+  for (int64_t d = axis + 1; d < rank; ++d)
+    s.inner *= type.getDimSize(d);
+  s.dim = type.getDimSize(axis);
+  s.rows = cast<RankedTensorType>(op.getUpdate().getType()).getDimSize(axis);
+  s.offsetCount =
+      std::max<int64_t>(1, cast<RankedTensorType>(op.getOffsets().getType())
+                               .getNumElements());
+  return s;
+}
+
 class LoomrtBackend : public Backend {
 public:
   StringRef name() const override { return "loomrt"; }
@@ -59,24 +88,27 @@ public:
   std::vector<StringRef> anchorOps() const override {
     return {tg::TopKOp::getOperationName(),
             tg::NonMaxSuppressionOp::getOperationName(),
-            tg::NonZeroOp::getOperationName()};
+            tg::NonZeroOp::getOperationName(),
+            tg::UpdateSliceOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
     return {"topk: f32, f64, i32, i64 (or i1, i8) input, static shape",
             "non_max_suppression: f32 boxes and scores",
-            "nonzero: f32, f64, i1, i8, i32, i64 input, static shape"};
+            "nonzero: f32, f64, i1, i8, i32, i64 input, static shape",
+            "update_slice: any element type, static shape"};
   }
 
   void collectCandidates(Operation *anchor, Available,
                          SmallVectorImpl<LibraryCall> &out) const override {
-    if (!isa<tg::TopKOp, tg::NonMaxSuppressionOp, tg::NonZeroOp>(anchor) ||
+    if (!isa<tg::TopKOp, tg::NonMaxSuppressionOp, tg::NonZeroOp,
+             tg::UpdateSliceOp>(anchor) ||
         !hasStaticShape(anchor))
       return;
     if (auto nms = dyn_cast<tg::NonMaxSuppressionOp>(anchor);
         nms && !(patterns::isF32(nms.getBoxes().getType()) &&
                  patterns::isF32(nms.getScores().getType())))
       return;
-    if (!isa<tg::NonMaxSuppressionOp>(anchor) &&
+    if (!isa<tg::NonMaxSuppressionOp, tg::UpdateSliceOp>(anchor) &&
         !stepDtype(anchor->getOperand(0).getType()))
       return;
     LibraryCall call;
@@ -88,6 +120,10 @@ public:
   LogicalResult lower(const LibraryCall &call, const StepOperands &operands,
                       LibraryStep &step) const override {
     auto optional = [&](Value v) { return v ? operands.buffer(v) : -1; };
+    if (auto update = dyn_cast<tg::UpdateSliceOp>(call.anchor)) {
+      step.record = updateSliceStep(update, operands);
+      return success();
+    }
     if (auto topk = dyn_cast<tg::TopKOp>(call.anchor)) {
       auto type = cast<RankedTensorType>(topk.getInput().getType());
       int64_t rank = type.getRank();
@@ -146,7 +182,8 @@ public:
   /// The operands and results over the memory bandwidth, or the
   /// comparisons (n for nonzero, n log2 k for a top-k's selection, n log2 n
   /// for NMS's sort; the greedy pass is not priced) at a tenth of the peak
-  /// (they branch), plus one launch.
+  /// (they branch), plus one launch. An update of a slice moves the update
+  /// twice (in place, as the schedule makes it for tied state).
   double analyticSeconds(const LibraryCall &call,
                          const cost::RooflineTarget &target) const override {
     auto bytesOf = [](Type t) {
@@ -154,6 +191,12 @@ public:
       return double(tensor.getNumElements()) *
              std::max<int64_t>(1, tensor.getElementTypeBitWidth() / 8);
     };
+    if (auto update = dyn_cast<tg::UpdateSliceOp>(call.anchor))
+      return (target.memBandwidth > 0
+                  ? 2 * bytesOf(update.getUpdate().getType()) /
+                        target.memBandwidth
+                  : 0) +
+             target.launchOverhead;
     double bytes = 0;
     for (Type t : call.anchor->getOperandTypes())
       bytes += bytesOf(t);

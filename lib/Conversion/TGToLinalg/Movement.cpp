@@ -192,6 +192,65 @@ Lowered lowerGather(GatherOp op, OpBuilder &b) {
   return SmallVector<Value>{generic.getResult(0)};
 }
 
+/// tg.update_slice as one linalg.generic over the output: out[..., p, ...] =
+/// p - at in [0, U) ? update[..., p - at, ...] : base[..., p, ...], with
+/// at = clamp(offset, 0, N - U) (the offset of the whole tensor, or of the
+/// index of dimension 0). A value-semantics kernel copies the whole base;
+/// the CPU's libloomrt step writes only the slice in place (Dynamic.cpp,
+/// loomrt.update_slice).
+Lowered lowerUpdateSlice(UpdateSliceOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto outType = cast<RankedTensorType>(op.getType());
+  auto offType = cast<RankedTensorType>(op.getOffsets().getType());
+  int64_t rank = outType.getRank();
+  int64_t axis = normalizeAxis(int64_t(op.getAxis()), rank);
+  int64_t dim = outType.getDimSize(axis);
+  int64_t rows = cast<RankedTensorType>(op.getUpdate().getType()).getDimSize(axis);
+  SmallVector<AffineExpr> offExprs;
+  if (offType.getRank() == 1)
+    offExprs.push_back(b.getAffineDimExpr(0));
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, offExprs, b.getContext()),
+      b.getMultiDimIdentityMap(rank)};
+  Value init = tensor::EmptyOp::create(b, loc, outType.getShape(),
+                                       outType.getElementType());
+  Value update = op.getUpdate();
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, outType, ValueRange{op.getBase(), op.getOffsets()},
+      ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        auto cst = [&](int64_t v) {
+          return arith::ConstantOp::create(nb, nl, nb.getIndexAttr(v));
+        };
+        auto clamp = [&](Value v, int64_t lo, int64_t hi) {
+          return arith::MaxSIOp::create(
+              nb, nl, cst(lo), arith::MinSIOp::create(nb, nl, v, cst(hi)));
+        };
+        Value at = clamp(arith::IndexCastOp::create(nb, nl, nb.getIndexType(),
+                                                    args[1]),
+                         0, dim - rows);
+        Value rel = arith::SubIOp::create(
+            nb, nl, linalg::IndexOp::create(nb, nl, axis), at);
+        Value inside = arith::AndIOp::create(
+            nb, nl,
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, rel, cst(0)),
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, rel,
+                                  cst(rows)));
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < rank; ++d)
+          indices.push_back(d == axis ? Value(clamp(rel, 0, rows - 1))
+                                      : Value(linalg::IndexOp::create(nb, nl, d)));
+        Value written = tensor::ExtractOp::create(nb, nl, update, indices);
+        linalg::YieldOp::create(
+            nb, nl,
+            Value(arith::SelectOp::create(nb, nl, inside, written, args[0])));
+      });
+  return SmallVector<Value>{generic.getResult(0)};
+}
+
 /// tg.scatter_add as one linalg.generic over the output and the index
 /// dimensions (a reduction): out[..., d, ...] = sum_j (indices[j] == d ?
 /// updates[..., j, ...] : 0), with negative indices wrapped. The output
@@ -375,6 +434,7 @@ void lowering::attachMovementModels(MLIRContext *context) {
   attach<PadOp, lowerPad>(context);
   attach<GatherOp, lowerGather>(context);
   attach<ScatterAddOp, lowerScatterAdd>(context);
+  attach<UpdateSliceOp, lowerUpdateSlice>(context);
   attach<EnlargeOp, lowerEnlarge>(context);
   attach<ResizeOp, lowerResize>(context);
 }

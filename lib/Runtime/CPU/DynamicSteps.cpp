@@ -166,6 +166,41 @@ private:
   int64_t n = 1;
 };
 
+/// loomrt.update_slice: one memcpy of each row's slice (and of the whole
+/// base first when the step is not in place).
+class UpdateSlice : public LibraryStep {
+public:
+  explicit UpdateSlice(const art::UpdateSliceStep &s)
+      : s(s), elem(art::dtypeBytes(s.dtype)) {}
+  StepDescription describe() const override {
+    return {s.base == s.dst ? "loom update_slice, in place"
+                            : "loom update_slice, base copied to dst",
+            {},
+            "1"};
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    const char *base = static_cast<const char *>(buffers[s.base]);
+    char *dst = static_cast<char *>(buffers[s.dst]);
+    const char *update = static_cast<const char *>(buffers[s.update]);
+    const int64_t *offsets = static_cast<const int64_t *>(buffers[s.offsets]);
+    size_t row = size_t(s.inner * elem);
+    if (base != dst)
+      std::memcpy(dst, base, size_t(s.outer * s.dim) * row);
+    int64_t perOffset = s.outer / s.offsetCount;
+    for (int64_t o = 0; o < s.outer; ++o) {
+      int64_t at = std::clamp<int64_t>(offsets[o / perOffset], 0,
+                                       s.dim - s.rows);
+      std::memcpy(dst + size_t(o * s.dim + at) * row,
+                  update + size_t(o * s.rows) * row, size_t(s.rows) * row);
+    }
+    return Error::ok();
+  }
+
+private:
+  art::UpdateSliceStep s;
+  int64_t elem;
+};
+
 } // namespace
 
 std::unique_ptr<LibraryStep> cpu::prepareDynamicStep(const art::Step &step) {
@@ -176,6 +211,8 @@ std::unique_ptr<LibraryStep> cpu::prepareDynamicStep(const art::Step &step) {
     });
   else if (const auto *s = step.getIf<art::NonMaxSuppressionStep>())
     out = std::make_unique<NonMaxSuppression>(*s);
+  else if (const auto *s = step.getIf<art::UpdateSliceStep>())
+    out = std::make_unique<UpdateSlice>(*s);
   else if (const auto *s = step.getIf<art::NonZeroStep>())
     withElementType(s->dtype, [&](auto *type) {
       out = std::make_unique<NonZero<std::remove_pointer_t<decltype(type)>>>(*s);

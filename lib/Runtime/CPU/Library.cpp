@@ -104,6 +104,7 @@ StepPtr prepareStep(const PrepareContext &ctx, const art::Step &step,
   case art::StepKind::TopK:
   case art::StepKind::NonMaxSuppression:
   case art::StepKind::NonZero:
+  case art::StepKind::UpdateSlice:
     return prepareDynamicStep(step);
   }
   return nullptr;

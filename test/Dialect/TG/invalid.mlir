@@ -1066,3 +1066,70 @@ func.func @bound_length_not_rank0(%x: tensor<8xf32>, %n: tensor<1xi64>) {
   %0 = tg.bound %x, %n {dim = 0 : i64} : tensor<8xf32>, tensor<1xi64>
   return
 }
+
+// -----
+func.func @update_slice_rows(%b: tensor<4x2xf32>, %u: tensor<5x2xf32>, %o: tensor<i64>) {
+  // expected-error @+1 {{update shape 5x2 does not fit base shape 4x2 along axis 0 (equal elsewhere, at most the base's on the axis)}}
+  %0 = tg.update_slice %b, %u, %o {axis = 0 : i64} : (tensor<4x2xf32>, tensor<5x2xf32>, tensor<i64>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+func.func @update_slice_other_dim(%b: tensor<4x2xf32>, %u: tensor<1x3xf32>, %o: tensor<i64>) {
+  // expected-error @+1 {{update shape 1x3 does not fit base shape 4x2 along axis 0}}
+  %0 = tg.update_slice %b, %u, %o {axis = 0 : i64} : (tensor<4x2xf32>, tensor<1x3xf32>, tensor<i64>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+func.func @update_slice_type(%b: tensor<4x2xf32>, %u: tensor<1x2xf16>, %o: tensor<i64>) {
+  // expected-error @+1 {{update element type 'f16' is not the base's 'f32'}}
+  %0 = tg.update_slice %b, %u, %o {axis = 0 : i64} : (tensor<4x2xf32>, tensor<1x2xf16>, tensor<i64>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+func.func @update_slice_offsets(%b: tensor<2x4xf32>, %u: tensor<2x1xf32>, %o: tensor<3xi64>) {
+  // expected-error @+1 {{offsets must be rank 0, or [2] (one per index of dimension 0) for an axis past 0; got 3}}
+  %0 = tg.update_slice %b, %u, %o {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x1xf32>, tensor<3xi64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+func.func @update_slice_offsets_axis0(%b: tensor<2x4xf32>, %u: tensor<1x4xf32>, %o: tensor<2xi64>) {
+  // expected-error @+1 {{offsets must be rank 0, or [2] (one per index of dimension 0) for an axis past 0; got 2}}
+  %0 = tg.update_slice %b, %u, %o {axis = 0 : i64} : (tensor<2x4xf32>, tensor<1x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+func.func @update_slice_offsets_i32(%b: tensor<4xf32>, %u: tensor<1xf32>, %o: tensor<i32>) {
+  // expected-error @+1 {{'tg.update_slice' op operand #2 must be statically shaped tensor of 64-bit signless integer values}}
+  %0 = tg.update_slice %b, %u, %o {axis = 0 : i64} : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+// expected-error @+1 {{argument 0 (tensor<4xf32>) is tied to result 0 of another type (tensor<5xf32>)}}
+func.func @tied_type(%c: tensor<4xf32> {tg.tied_result = 0 : i64}) -> tensor<5xf32> {
+  %0 = tg.constant dense<0.0> : tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+// expected-error @+1 {{argument 0 is tied to result 2, but the function has 1 results}}
+func.func @tied_range(%c: tensor<4xf32> {tg.tied_result = 2 : i64}) -> tensor<4xf32> {
+  return %c : tensor<4xf32>
+}
+
+// -----
+// expected-error @+1 {{arguments 0 and 1 are both tied to result 0}}
+func.func @tied_twice(%a: tensor<4xf32> {tg.tied_result = 0 : i64}, %b: tensor<4xf32> {tg.tied_result = 0 : i64}) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+
+// -----
+// expected-error @+1 {{argument 0: 'tg.tied_result' must be an i64 (a result's index), got "cache"}}
+func.func @tied_string(%c: tensor<4xf32> {tg.tied_result = "cache"}) -> tensor<4xf32> {
+  return %c : tensor<4xf32>
+}

@@ -15,6 +15,7 @@
 
 #include "gtest/gtest.h"
 
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -75,6 +76,7 @@ std::vector<Step> everyStepKind() {
   nms.scoreThreshold = 0.25;
   steps.push_back(nms);
   steps.push_back(NonZeroStep{4, 5, 7, "i1", {2, 3}});
+  steps.push_back(UpdateSliceStep{4, 5, 3, 4, "f32", 2, 8, 1, 4, 2});
   // A binary step with a shift (a batchnorm's x * k + shift).
   steps.push_back(BinaryStep{4, 5, 7, nchw, BinaryAlgorithm::Mul,
                              {Activation::Relu, 0, 0}, {1, 8, 1, 1}, 6,
@@ -586,7 +588,7 @@ TEST(ArtifactTest, AnotherVersionAsksToRecompile) {
   ASSERT_TRUE(error);
   EXPECT_EQ(error->kind, ReadError::Kind::Version);
   EXPECT_EQ(error->message,
-            "manifest: format version 1; this runtime reads versions 2 and 3 "
+            "manifest: format version 1; this runtime reads versions 2 to 4 "
             "(recompile with this Loom's loom-compile)");
 }
 
@@ -608,6 +610,39 @@ TEST(ArtifactTest, OutputBoundsAreStrict) {
   // A manifest without bounds is still written as version 2.
   EXPECT_NE(writeManifest(twoRankManifest()).find("\"version\": 2"),
             std::string::npos);
+}
+
+TEST(ArtifactTest, TiedOutputsAreStrict) {
+  // Entry 0 has input x and output y, both f32 [1, 8, 4, 4].
+  auto withTie = [](int64_t version, Json tie,
+                    std::function<void(Json &)> more = nullptr) {
+    return edited(twoRankManifest(), [&](Json &root) {
+      root.set("version", version);
+      at(root, {"entries", 0, "outputs", 0}).set("tied_input", tie);
+      if (more)
+        more(root);
+    });
+  };
+  Manifest m;
+  ASSERT_FALSE(readManifest(withTie(4, Json(int64_t(0))), m));
+  EXPECT_EQ(m.entries[0].outputs[0].tiedInput, std::optional<int64_t>(0));
+  EXPECT_NE(writeManifest(m).find("\"version\": 4"), std::string::npos);
+  EXPECT_EQ(refusal(withTie(3, Json(int64_t(0)))),
+            "manifest: entries[0].outputs[0].tied_input: needs manifest "
+            "version 4");
+  EXPECT_EQ(refusal(withTie(4, Json(int64_t(1)))),
+            "manifest: entries[0].outputs[0].tied_input: is not an input");
+  EXPECT_EQ(refusal(withTie(4, Json(int64_t(0)), [](Json &root) {
+              at(root, {"entries", 0, "inputs", 0})
+                  .set("shape", Json::integers({1, 8, 4, 5}));
+            })),
+            "manifest: entries[0].outputs[0].tied_input: input 0 has another "
+            "dtype or shape than the output");
+  EXPECT_EQ(refusal(withTie(4, Json(int64_t(0)), [](Json &root) {
+              at(root, {"entries", 0, "inputs", 0}).set("tied_input", 0);
+            })),
+            "manifest: entries[0].inputs[0].tied_input: only an output is "
+            "tied to an input");
 }
 
 TEST(ArtifactTest, BadManifestsNameTheField) {

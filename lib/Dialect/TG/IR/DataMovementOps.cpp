@@ -431,6 +431,73 @@ LogicalResult GatherOp::exportONNX(ONNXEmitter &e) {
 }
 
 //===----------------------------------------------------------------------===//
+// tg.update_slice
+//===----------------------------------------------------------------------===//
+
+LogicalResult UpdateSliceOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> location,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  return inferUpdateSlice(location, adaptor.getBase().getType(),
+                          adaptor.getUpdate().getType(),
+                          adaptor.getOffsets().getType(), adaptor.getAxis(),
+                          inferred);
+}
+
+LogicalResult UpdateSliceOp::evaluate(interp::EvalFrame &frame) {
+  int64_t axis = axisOf(getAxis(), getType().getRank());
+  return frame.visit([&](auto &f) {
+    return f.push(interp::updateSlice(f.in(0), f.in(1), f.in(2), axis));
+  });
+}
+
+// In place (the tied form the compiler aims at), the update is read and
+// written once: the work is the update's bytes, not the base's.
+OpWork UpdateSliceOp::getWork() {
+  OpWork work = streamingWork(*this, 0);
+  auto update = getUpdate().getType();
+  double updateBytes = numElementsOf(update) *
+                       double((update.getElementTypeBitWidth() + 7) / 8);
+  work.bytesRead = updateBytes;
+  work.bytesWritten = updateBytes;
+  return work;
+}
+
+// ScatterElements of the update at indices `clip(offset, 0, N - U) +
+// arange(U)` along the axis, broadcast to the update's shape.
+LogicalResult UpdateSliceOp::exportONNX(ONNXEmitter &e) {
+  auto base = getBase().getType(), update = getUpdate().getType();
+  int64_t rank = base.getRank(), axis = axisOf(getAxis(), rank);
+  int64_t rows = update.getDimSize(axis);
+  std::string at = e.fresh("_at");
+  e.node("Clip",
+         {e.input(2), e.constI64({0}, "_lo"),
+          e.constI64({base.getDimSize(axis) - rows}, "_hi")},
+         {at});
+  // Offsets as [B or 1, 1, ...] and positions as [1, ..., U, ..., 1].
+  SmallVector<int64_t> atShape(rank, 1), rowShape(rank, 1);
+  if (getOffsets().getType().getRank() == 1)
+    atShape[0] = base.getDimSize(0);
+  rowShape[axis] = rows;
+  std::string atView = e.fresh("_at_view"), sum = e.fresh("_positions"),
+              indices = e.fresh("_indices");
+  e.node("Reshape", {at, e.constI64(atShape, "_at_shape")}, {atView});
+  SmallVector<int64_t> positions(rows);
+  for (int64_t i = 0; i < rows; ++i)
+    positions[i] = i;
+  std::string rowsName = e.fresh("_rows");
+  e.node("Reshape", {e.constI64(positions, "_arange"),
+                     e.constI64(rowShape, "_rows_shape")},
+         {rowsName});
+  e.node("Add", {atView, rowsName}, {sum});
+  e.node("Expand", {sum, e.constI64(update.getShape(), "_update_shape")},
+         {indices});
+  e.node("ScatterElements", {e.input(0), indices, e.input(1)}, {e.output()})
+      .attr("axis", axis);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // tg.scatter_add
 //===----------------------------------------------------------------------===//
 

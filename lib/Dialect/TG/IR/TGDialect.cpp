@@ -7,6 +7,7 @@
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/IR/TGBoundOp.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
+#include "loom/Dialect/TG/IR/TiedArguments.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -45,6 +46,17 @@ Operation *TGDialect::materializeConstant(OpBuilder &builder, Attribute value,
   if (!elements || elements.getType() != type)
     return nullptr;
   return ConstantOp::create(builder, loc, type, elements);
+}
+
+// Arguments' tg.* attributes: `tg.tied_result` is checked against the
+// function (TiedArguments.h); the others (`tg.name`, training's roles) are
+// read by the passes that use them.
+LogicalResult TGDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                  unsigned argIndex,
+                                                  NamedAttribute attr) {
+  if (attr.getName() == kTiedResultAttr)
+    return verifyTiedResult(op, argIndex, attr.getValue());
+  return success();
 }
 
 LogicalResult TGDialect::verifyOperationAttribute(Operation *op,

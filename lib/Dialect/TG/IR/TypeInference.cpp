@@ -549,6 +549,40 @@ LogicalResult inferGather(Loc location, Type data, Type indices, int64_t axis,
   return success();
 }
 
+LogicalResult inferUpdateSlice(Loc location, Type base, Type update,
+                               Type offsets, int64_t axis,
+                               Inferred &inferred) {
+  auto b = ranked(base), u = ranked(update), o = ranked(offsets);
+  if (u.getElementType() != b.getElementType())
+    return emitOptionalError(location, "update element type ",
+                             u.getElementType(), " is not the base's ",
+                             b.getElementType());
+  if (u.getRank() != b.getRank())
+    return emitOptionalError(location, "update rank ", u.getRank(),
+                             " is not the base rank ", b.getRank());
+  auto ax = normalizeAxis(location, axis, b.getRank(), "axis");
+  if (failed(ax))
+    return failure();
+  for (int64_t d = 0; d < b.getRank(); ++d) {
+    if (d == *ax ? u.getDimSize(d) > b.getDimSize(d)
+                 : u.getDimSize(d) != b.getDimSize(d))
+      return emitOptionalError(
+          location, "update shape ", shapeString(u.getShape()),
+          " does not fit base shape ", shapeString(b.getShape()),
+          " along axis ", *ax,
+          " (equal elsewhere, at most the base's on the axis)");
+  }
+  bool perRow = o.getRank() == 1 && *ax >= 1 &&
+                o.getDimSize(0) == b.getDimSize(0);
+  if (o.getRank() != 0 && !perRow)
+    return emitOptionalError(
+        location, "offsets must be rank 0, or [", b.getDimSize(0),
+        "] (one per index of dimension 0) for an axis past 0; got ",
+        shapeString(o.getShape()));
+  inferred.push_back(b);
+  return success();
+}
+
 LogicalResult inferScatterAdd(Loc location, Type updates, Type indices,
                               int64_t axis, int64_t dimSize,
                               Inferred &inferred) {

@@ -31,6 +31,27 @@ def TG_Dialect : Dialect {
     equal the inferred one) and has a reference semantics in Loom's
     interpreter (`loom-run`), which is generic over the number domain.
 
+    State updated in place: a function argument with `tg.tied_result = J`
+    (an i64) is state the function updates, and result `J`, of the same
+    type, is its new value (IREE's tied operands, JAX's donated buffers). The
+    interpreter computes it as any result; a compiled entry writes it into
+    the argument's own memory, and the runtime keeps it between calls
+    (docs/Runtime.md "State"). A decoder's KV cache is such an argument,
+    appended to by `tg.update_slice`:
+
+    ```mlir
+    func.func @decode(%k: tensor<1x12x1024x64xf32> {tg.tied_result = 0 : i64},
+                      %new: tensor<1x12x1x64xf32>, %len: tensor<i64>)
+        -> tensor<1x12x1024x64xf32> {
+      %k1 = tg.update_slice %k, %new, %len {axis = 2 : i64}
+          : (tensor<1x12x1024x64xf32>, tensor<1x12x1x64xf32>, tensor<i64>) -> tensor<1x12x1024x64xf32>
+      return %k1 : tensor<1x12x1024x64xf32>
+    }
+    ```
+
+    The dialect verifies the tie (a result of the argument's type, tied to
+    one argument, without a data-dependent length).
+
     Parameters live outside the IR: `tg.weight "name"` refers to a tensor in
     the safetensors file named by the module attribute `tg.weights` (a path
     relative to the .mlir file):
@@ -49,6 +70,7 @@ def TG_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the module attribute that names the weights file.
     static constexpr ::llvm::StringLiteral kWeightsAttrName = "tg.weights";

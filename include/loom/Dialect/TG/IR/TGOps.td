@@ -714,6 +714,32 @@ def TG_ScatterAddOp : TG_InferOp<"scatter_add", !listconcat([TG_Structured], TG_
   let results = (outs TG_FloatTensor:$output);
 }
 
+def TG_UpdateSliceOp : TG_InferOp<"update_slice", !listconcat([TG_Structured], TG_Facts)> {
+  let summary = "the base tensor with a slice along one axis replaced at a run-time offset";
+  let description = [{
+    `output = base`, except `output[..., o : o + U, ...] = update` along
+    `axis`, where `U` is `update`'s size on `axis` (at most `base`'s, `N`);
+    every other dimension of `update` equals `base`'s. `offsets` is a rank-0
+    i64 tensor (one offset for the whole tensor) or, for `axis >= 1`, an i64
+    tensor `[base.shape[0]]` (one offset per index of dimension 0: each
+    sequence of a batch appends at its own length). An offset is clamped to
+    `[0, N - U]` (as XLA's dynamic_update_slice), so the write never leaves
+    the tensor; callers that must refuse such an offset check it before.
+    The op appends new keys and values to a KV cache of fixed capacity:
+    compiled with the cache an argument tied to this result (`tg.tied_result`:
+    the dialect's "State updated in place"), the slice is written in place
+    and nothing else of the cache is copied. ONNX: ScatterElements.
+
+    ```mlir
+    %k1 = tg.update_slice %cache, %new, %length {axis = 2 : i64}
+        : (tensor<1x12x1024x64xf32>, tensor<1x12x1x64xf32>, tensor<i64>) -> tensor<1x12x1024x64xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$base, TG_Tensor:$update,
+                   StaticShapeTensorOf<[I64]>:$offsets, I64Attr:$axis);
+  let results = (outs TG_Tensor:$output);
+}
+
 //===----------------------------------------------------------------------===//
 // Resampling
 //===----------------------------------------------------------------------===//

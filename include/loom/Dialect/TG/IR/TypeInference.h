@@ -99,6 +99,13 @@ LogicalResult inferGather(Loc location, mlir::Type data, mlir::Type indices,
 LogicalResult inferScatterAdd(Loc location, mlir::Type updates,
                               mlir::Type indices, int64_t axis,
                               int64_t dimSize, Inferred &inferred);
+/// update_slice: `update` of `base`'s rank and element type, equal to it
+/// except on `axis` (in [-r, r)), where it is at most as large; `offsets`
+/// rank 0, or `[base.shape[0]]` for an axis past 0. The result is `base`'s
+/// type.
+LogicalResult inferUpdateSlice(Loc location, mlir::Type base,
+                               mlir::Type update, mlir::Type offsets,
+                               int64_t axis, Inferred &inferred);
 LogicalResult inferResize(Loc location, mlir::Type input,
                           llvm::ArrayRef<int64_t> sizes,
                           std::optional<llvm::ArrayRef<double>> scales,
