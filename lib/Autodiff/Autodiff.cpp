@@ -64,6 +64,9 @@ const NoGradient kNoGradient[] = {
      "(training through a run-time selection is not supported)"},
     {NonMaxSuppressionOp::getOperationName(),
      "integer box indices and a length carry no cotangent"},
+    {AttentionOp::getOperationName(),
+     "the fused attention's backward (FlashAttention's recomputation) is not "
+     "built: decoder programs run it for inference only"},
 };
 } // namespace
 
