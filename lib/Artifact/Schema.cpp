@@ -310,6 +310,13 @@ std::vector<Operand> artifact::operands(const Step &step) {
     const auto &s = *step.getIf<NonZeroStep>();
     return {{"src", s.src}, {"indices", s.indices}, {"count", s.count}};
   }
+  case StepKind::Attention: {
+    const auto &s = *step.getIf<AttentionStep>();
+    out = {{"q", s.q}, {"k", s.k}, {"v", s.v}};
+    optional("length", s.length);
+    out.push_back({"dst", s.dst});
+    return out;
+  }
   }
   return out;
 }
@@ -348,6 +355,7 @@ bool artifact::stepRunsOn(StepKind step, DeviceKind device) {
   case StepKind::TopK:
   case StepKind::NonMaxSuppression:
   case StepKind::NonZero:
+  case StepKind::Attention:
     return !gpu;
   }
   return false;

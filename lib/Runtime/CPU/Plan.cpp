@@ -62,6 +62,7 @@ layoutFreeBuffers(const art::Step &step) {
   case art::StepKind::TopK:
   case art::StepKind::NonMaxSuppression:
   case art::StepKind::NonZero:
+  case art::StepKind::Attention:
     return std::nullopt;
   }
   return std::nullopt;
