@@ -33,6 +33,7 @@ tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
 tools = ["loom-opt", "loom-run", "loom-compile", "loom-gen-resnet50", "loom-train",
          "loom-bench-train", "loom-bench-winograd", "loom-bench-small-plane",
          "loom-bench-conv-forms", "loom-bench-squeeze-excite", "loom-bench-stem", "loom-bench-reorder",
+         "loom-bench-attention",
          "loom-launch",
          "loom-comm-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -128,6 +128,8 @@ bool Reader::library(StepKind kind, const Operands &o, Step &out) {
     return nonZero(o, out);
   case StepKind::UpdateSlice:
     return updateSlice(o, out);
+  case StepKind::Attention:
+    return attention(o, out);
   }
   return fail(o.ap, "unknown step");
 }
@@ -492,6 +494,39 @@ bool Reader::updateSlice(const Operands &o, Step &out) {
     return fail(o.tp, "the base must have fewer than 2^31 elements");
   if (s.update == s.dst || s.offsets == s.dst)
     return fail(o.ap + ".dst", "must not be the update or the offsets");
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::attention(const Operands &o, Step &out) {
+  AttentionStep s;
+  if (!integer(o.args, o.ap, "q", s.q) || !integer(o.args, o.ap, "k", s.k) ||
+      !integer(o.args, o.ap, "v", s.v) ||
+      !integer(o.args, o.ap, "length", s.length, false) ||
+      !integer(o.args, o.ap, "dst", s.dst) ||
+      !integer(o.attrs, o.tp, "batch", s.batch, true, 1) ||
+      !integer(o.attrs, o.tp, "q_heads", s.qHeads, true, 1) ||
+      !integer(o.attrs, o.tp, "kv_heads", s.kvHeads, true, 1) ||
+      !integer(o.attrs, o.tp, "q_len", s.qLen, true, 1) ||
+      !integer(o.attrs, o.tp, "kv_len", s.kvLen, true, 1) ||
+      !integer(o.attrs, o.tp, "head_dim", s.headDim, true, 1) ||
+      !boolean(o.attrs, o.tp, "length_per_batch", s.lengthPerBatch) ||
+      !number(o.attrs, o.tp, "scale", s.scale) ||
+      !boolean(o.attrs, o.tp, "causal", s.causal))
+    return false;
+  if (s.qHeads % s.kvHeads != 0)
+    return fail(o.tp + ".q_heads", std::to_string(s.qHeads) +
+                                       " query heads are not a multiple of " +
+                                       std::to_string(s.kvHeads) +
+                                       " key/value heads");
+  if (s.causal && s.qLen > s.kvLen)
+    return fail(o.tp + ".q_len", "a causal attention of " +
+                                     std::to_string(s.qLen) +
+                                     " queries over " + std::to_string(s.kvLen) +
+                                     " key positions");
+  if (!fewerThan2To31({s.batch, s.qHeads, s.qLen, s.headDim}) ||
+      !fewerThan2To31({s.batch, s.kvHeads, s.kvLen, s.headDim}))
+    return fail(o.tp, "q, k and v must have fewer than 2^31 elements");
   out = std::move(s);
   return true;
 }

@@ -113,6 +113,7 @@ public:
   bool nonMaxSuppression(const Operands &o, Step &out);
   bool nonZero(const Operands &o, Step &out);
   bool updateSlice(const Operands &o, Step &out);
+  bool attention(const Operands &o, Step &out);
   /// A dynamic step's element type: one libloomrt's steps compute on.
   bool dynamicDtype(const Operands &o, std::string &out);
 

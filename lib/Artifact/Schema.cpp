@@ -317,6 +317,13 @@ std::vector<Operand> artifact::operands(const Step &step) {
             {"offsets", s.offsets},
             {"dst", s.dst}};
   }
+  case StepKind::Attention: {
+    const auto &s = *step.getIf<AttentionStep>();
+    out = {{"q", s.q}, {"k", s.k}, {"v", s.v}};
+    optional("length", s.length);
+    out.push_back({"dst", s.dst});
+    return out;
+  }
   }
   return out;
 }
@@ -356,6 +363,7 @@ bool artifact::stepRunsOn(StepKind step, DeviceKind device) {
   case StepKind::NonMaxSuppression:
   case StepKind::NonZero:
   case StepKind::UpdateSlice:
+  case StepKind::Attention:
     return !gpu;
   }
   return false;

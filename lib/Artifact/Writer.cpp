@@ -221,6 +221,22 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
     attrs.set("dtype", s.dtype).set("shape", Json::integers(s.shape));
     return;
   }
+  case StepKind::Attention: {
+    const auto &s = *step.getIf<AttentionStep>();
+    args.set("q", s.q).set("k", s.k).set("v", s.v);
+    writeOptional(args, "length", s.length);
+    args.set("dst", s.dst);
+    attrs.set("batch", s.batch)
+        .set("q_heads", s.qHeads)
+        .set("kv_heads", s.kvHeads)
+        .set("q_len", s.qLen)
+        .set("kv_len", s.kvLen)
+        .set("head_dim", s.headDim)
+        .set("length_per_batch", s.lengthPerBatch)
+        .set("scale", s.scale)
+        .set("causal", s.causal);
+    return;
+  }
   }
 }
 

@@ -67,6 +67,9 @@ const NoGradient kNoGradient[] = {
     {UpdateSliceOp::getOperationName(),
      "the update's gradient is a slice at a run-time offset, which tg cannot "
      "express (decoding's state update is not trained through)"},
+    {AttentionOp::getOperationName(),
+     "the fused attention's backward (FlashAttention's recomputation) is not "
+     "built: decoder programs run it for inference only"},
 };
 } // namespace
 

@@ -691,6 +691,27 @@ Value GraphBuilder::softmax(Value x, int64_t axis) {
       axis == -1 ? IntegerAttr() : builder.getI64IntegerAttr(axis)));
 }
 
+Value GraphBuilder::fusedAttention(Value q, Value k, Value v, Value length,
+                                   std::optional<double> scale, bool causal) {
+  SmallVector<Value, 4> operands = {q, k, v};
+  if (length)
+    operands.push_back(length);
+  if (!ready(operands, "tg.attention"))
+    return {};
+  auto qType = mlir::cast<RankedTensorType>(q.getType());
+  double s = scale.value_or(
+      qType.getRank() == 4 ? 1.0 / std::sqrt(double(qType.getDimSize(3))) : 1);
+  SmallVector<Type, 1> inferred;
+  if (!ruleAccepts(tg::inferAttention(loc(), q.getType(), k.getType(),
+                                      v.getType(),
+                                      length ? length.getType() : Type(), s,
+                                      causal, inferred)))
+    return {};
+  return check(tg::AttentionOp::create(builder, loc(), inferred[0], q, k, v,
+                                       length, builder.getF64FloatAttr(s),
+                                       builder.getBoolAttr(causal)));
+}
+
 Value GraphBuilder::layernorm(Value x, Value scale, Value bias, int64_t axis,
                               double epsilon) {
   if (!ready({x, scale, bias}, "tg.layernorm"))

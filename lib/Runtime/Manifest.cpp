@@ -101,6 +101,16 @@ private:
                     {s.count, 8, "count"}});
   }
 
+  Error attention(const AttentionStep &s) const {
+    int64_t kv = 4 * s.batch * s.kvHeads * s.kvLen * s.headDim;
+    int64_t q = 4 * s.batch * s.qHeads * s.qLen * s.headDim;
+    return needAll({{s.q, q, "q"},
+                    {s.k, kv, "k"},
+                    {s.v, kv, "v"},
+                    {s.length, 8 * (s.lengthPerBatch ? s.batch : 1), "length"},
+                    {s.dst, q, "dst"}});
+  }
+
   Error convolution(const ConvolutionOperands &c, int64_t bias,
                     int64_t sum) const {
     Error err;
@@ -221,6 +231,8 @@ Error SizeCheck::step(const Step &step) const {
     return nonZero(*step.getIf<NonZeroStep>());
   case StepKind::UpdateSlice:
     return updateSlice(*step.getIf<UpdateSliceStep>());
+  case StepKind::Attention:
+    return attention(*step.getIf<AttentionStep>());
   }
   return makeError(LOOM_ERROR_FORMAT, where + ": unknown step kind");
 }

@@ -1015,6 +1015,7 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
   case artifact::StepKind::NonMaxSuppression:
   case artifact::StepKind::NonZero:
   case artifact::StepKind::UpdateSlice:
+  case artifact::StepKind::Attention:
     if (!plan.prepared[index])
       return makeError(LOOM_ERROR_LIBRARY,
                        "step " + std::to_string(index) + " (" +

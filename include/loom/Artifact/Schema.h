@@ -334,6 +334,20 @@ struct UpdateSliceStep {
   int64_t outer = 1, dim = 0, rows = 0, inner = 1, offsetCount = 1;
 };
 
+/// loomrt.attention: tg.attention (TGOps.td) on f32 buffers: q [batch,
+/// qHeads, qLen, headDim], k and v [batch, kvHeads, kvLen, headDim] (kvLen
+/// the capacity), dst of q's shape; length (-1: none) i64 [batch], or one
+/// i64 for every sequence when lengthPerBatch is false, each clamped to
+/// [0, kvLen]. Runs on a cpu device (libloomrt's attention kernel).
+struct AttentionStep {
+  int64_t q = 0, k = 0, v = 0, length = -1, dst = 0;
+  int64_t batch = 1, qHeads = 1, kvHeads = 1, qLen = 1, kvLen = 1,
+          headDim = 1;
+  bool lengthPerBatch = false;
+  double scale = 1;
+  bool causal = false;
+};
+
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
 /// The planted kind's record (StepKinds.def).
 struct PlantedStep {};
@@ -346,7 +360,7 @@ using StepRecord =
                  BinaryStep, SgemmStep, DispatchStep, CublasMatmulStep,
                  CudnnConvStep,
                  TopKStep, NonMaxSuppressionStep, NonZeroStep,
-                 UpdateSliceStep
+                 UpdateSliceStep, AttentionStep
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
                  ,
                  PlantedStep

@@ -40,6 +40,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <optional>
 #include <string>
 
 namespace loom {
@@ -386,6 +387,15 @@ public:
   mlir::Value softmax(mlir::Value x, int64_t axis = -1);
   mlir::Value layernorm(mlir::Value x, mlir::Value scale, mlir::Value bias,
                         int64_t axis = -1, double epsilon = 1e-5);
+  /// tg.attention: q [B, Hq, Sq, D] over k, v [B, Hkv, Skv, D] (Hq a
+  /// multiple of Hkv), each sequence's live length in \p length (i64 [B] or
+  /// rank 0; null: Skv), `scale` (default 1 / sqrt(D)), `causal` as the op
+  /// defines it (TGOps.td): the attention of decoder programs, prefill and
+  /// decode alike.
+  mlir::Value fusedAttention(mlir::Value q, mlir::Value k, mlir::Value v,
+                             mlir::Value length = {},
+                             std::optional<double> scale = std::nullopt,
+                             bool causal = false);
   mlir::Value batchnorm(mlir::Value x, mlir::Value scale, mlir::Value bias,
                         mlir::Value mean, mlir::Value variance,
                         double epsilon = 1e-5);

@@ -1,12 +1,13 @@
 //===- Dynamic.cpp - The loomrt backend: the dynamic ops as runtime steps -===//
 //
-// Part of Loom. tg.topk, tg.non_max_suppression and tg.nonzero on the CPU
-// as libloomrt's own steps (loomrt.topk, loomrt.non_max_suppression,
-// loomrt.nonzero; docs/Artifact.md), which run the sort-based algorithms of
-// loom/Support/DynamicAlgorithms.h, the interpreter's definition; and
-// tg.update_slice as loomrt.update_slice, a copy of the slice only, which
-// the schedule makes in place for state tied to its result
-// (TiedArguments.h). The
+// Part of Loom. tg.topk, tg.non_max_suppression, tg.nonzero, tg.attention
+// and tg.update_slice on the CPU as libloomrt's own steps (loomrt.topk,
+// loomrt.non_max_suppression, loomrt.nonzero, loomrt.attention,
+// loomrt.update_slice; docs/Artifact.md). The attention step runs Loom's
+// attention kernel (lib/Runtime/CPU/Kernels/Attention.cpp); the update of a
+// slice copies the slice only, in place for state tied to its result
+// (TiedArguments.h); the others run the sort-based algorithms of
+// loom/Support/DynamicAlgorithms.h, the interpreter's definition. The
 // generated lowering (lib/Conversion/TGToLinalg/Dynamic.cpp) scans once
 // per pick, O(k * n) for a top-k and O(picks * n) for NMS: the GPU targets
 // keep it, the CPU's default list gives these ops to this backend.
@@ -76,12 +77,37 @@ artifact::UpdateSliceStep updateSliceStep(tg::UpdateSliceOp op,
   return s;
 }
 
+/// The loomrt.attention step of \p op (shapes its verifier checked).
+artifact::AttentionStep attentionStep(tg::AttentionOp op,
+                                      const StepOperands &operands) {
+  auto q = cast<RankedTensorType>(op.getQ().getType());
+  auto k = cast<RankedTensorType>(op.getK().getType());
+  artifact::AttentionStep s;
+  s.q = operands.buffer(op.getQ());
+  s.k = operands.buffer(op.getK());
+  s.v = operands.buffer(op.getV());
+  s.dst = operands.buffer(op.getOutput());
+  if (Value length = op.getLength()) {
+    s.length = operands.buffer(length);
+    s.lengthPerBatch = cast<RankedTensorType>(length.getType()).getRank() == 1;
+  }
+  s.batch = q.getDimSize(0);
+  s.qHeads = q.getDimSize(1);
+  s.qLen = q.getDimSize(2);
+  s.headDim = q.getDimSize(3);
+  s.kvHeads = k.getDimSize(1);
+  s.kvLen = k.getDimSize(2);
+  s.scale = op.getScale().convertToDouble();
+  s.causal = op.getCausal();
+  return s;
+}
+
 class LoomrtBackend : public Backend {
 public:
   StringRef name() const override { return "loomrt"; }
   StringRef summary() const override {
     return "libloomrt's own steps: top-k, non-max suppression and nonzero "
-           "by sorting";
+           "by sorting; fused attention";
   }
   StringRef device() const override { return "cpu"; }
   bool generatesCode() const override { return false; }
@@ -89,17 +115,28 @@ public:
     return {tg::TopKOp::getOperationName(),
             tg::NonMaxSuppressionOp::getOperationName(),
             tg::NonZeroOp::getOperationName(),
-            tg::UpdateSliceOp::getOperationName()};
+            tg::UpdateSliceOp::getOperationName(),
+            tg::AttentionOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
     return {"topk: f32, f64, i32, i64 (or i1, i8) input, static shape",
             "non_max_suppression: f32 boxes and scores",
             "nonzero: f32, f64, i1, i8, i32, i64 input, static shape",
-            "update_slice: any element type, static shape"};
+            "update_slice: any element type, static shape",
+            "attention: f32 q, k, v"};
   }
 
   void collectCandidates(Operation *anchor, Available,
                          SmallVectorImpl<LibraryCall> &out) const override {
+    if (auto attention = dyn_cast<tg::AttentionOp>(anchor)) {
+      if (!patterns::isF32(attention.getQ().getType()))
+        return;
+      LibraryCall call;
+      call.anchor = anchor;
+      call.ops.push_back(anchor);
+      out.push_back(std::move(call));
+      return;
+    }
     if (!isa<tg::TopKOp, tg::NonMaxSuppressionOp, tg::NonZeroOp,
              tg::UpdateSliceOp>(anchor) ||
         !hasStaticShape(anchor))
@@ -122,6 +159,10 @@ public:
     auto optional = [&](Value v) { return v ? operands.buffer(v) : -1; };
     if (auto update = dyn_cast<tg::UpdateSliceOp>(call.anchor)) {
       step.record = updateSliceStep(update, operands);
+      return success();
+    }
+    if (auto attention = dyn_cast<tg::AttentionOp>(call.anchor)) {
+      step.record = attentionStep(attention, operands);
       return success();
     }
     if (auto topk = dyn_cast<tg::TopKOp>(call.anchor)) {

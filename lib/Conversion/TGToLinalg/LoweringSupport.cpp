@@ -218,6 +218,7 @@ void loom::tg::registerTGToLinalgInterfaceModels(DialectRegistry &registry) {
     context->loadDialect<linalg::LinalgDialect, tensor::TensorDialect,
                          arith::ArithDialect, math::MathDialect,
                          scf::SCFDialect>();
+    attachAttentionModels(context);
     attachDynamicModels(context);
     attachElementwiseModels(context);
     attachLinearModels(context);

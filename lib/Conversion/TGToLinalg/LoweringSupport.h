@@ -132,6 +132,7 @@ Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType type);
 Value f32(OpBuilder &b, Location loc, double v);
 
 /// Attachment of each family's models (one per file).
+void attachAttentionModels(mlir::MLIRContext *context);
 void attachDynamicModels(mlir::MLIRContext *context);
 void attachElementwiseModels(mlir::MLIRContext *context);
 void attachLinearModels(mlir::MLIRContext *context);

@@ -320,6 +320,29 @@ bool hasTransposeKernel();
 /// do not overlap. Only where hasTransposeKernel(). Transpose.cpp.
 void transposePlanes(const TransposeShape &s, const float *src, float *dst);
 
+/// tg.attention's geometry (TGOps.td, artifact::AttentionStep): q and dst
+/// [batch][qHeads][qLen][headDim], k and v [batch][kvHeads][kvLen][headDim]
+/// (kvLen the capacity), query head h reading key/value head
+/// h / (qHeads / kvHeads).
+struct AttentionGeometry {
+  int64_t batch = 1, qHeads = 1, kvHeads = 1, qLen = 1, kvLen = 1,
+          headDim = 1;
+  float scale = 1;
+  bool causal = false;
+};
+
+/// tg.attention on f32 buffers: sequence b's live length lives[b] (in
+/// [0, kvLen]); only the keys and values below it are read, each visible
+/// query's softmax taken online over blocks of keys (never the whole score
+/// matrix), blocks that the causal mask hides skipped. Over OpenMP's team of
+/// the calling thread: tiles of (sequence, key/value head, query rows),
+/// the query heads of a group sharing each key read; when tiles are fewer
+/// than threads, each tile's keys split across threads and the partial
+/// results merged exactly by their log-sum-exp (Flash-Decoding). Every CPU
+/// has a form (a portable one below AVX2). Attention.cpp.
+void attention(const AttentionGeometry &g, const float *q, const float *k,
+               const float *v, const int64_t *lives, float *dst);
+
 /// A grouped convolution between NHWC buffers ([batch][h][w][channels] in,
 /// [batch][oh][ow][outChannels] out) whose groups have a multiple of 16
 /// output channels each (groups * 16 * k = outChannels) and groupChannels

@@ -9,8 +9,11 @@
 #include "CPU/CpuFeatures.h"
 
 #include <cstdio>
+#include "loom/Support/AttentionMask.h"
+
 #include <optional>
 #include <utility>
+#include <vector>
 
 using namespace loom;
 using namespace loom::rt;
@@ -247,6 +250,61 @@ private:
 };
 
 } // namespace
+
+namespace {
+
+/// loomrt.attention on attention(): each sequence's live length read from
+/// its buffer at run time and clamped to the capacity.
+class AttentionStep : public LibraryStep {
+public:
+  explicit AttentionStep(const art::AttentionStep &s) : s(s) {
+    g.batch = s.batch;
+    g.qHeads = s.qHeads;
+    g.kvHeads = s.kvHeads;
+    g.qLen = s.qLen;
+    g.kvLen = s.kvLen;
+    g.headDim = s.headDim;
+    g.scale = float(s.scale);
+    g.causal = s.causal;
+  }
+  StepDescription describe() const override {
+    std::string heads = std::to_string(s.qHeads) + "q/" +
+                        std::to_string(s.kvHeads) + "kv heads";
+    return {"loom attention " + kernelLevel() + " " + heads + ", " +
+                std::to_string(s.qLen) + " queries over " +
+                std::to_string(s.kvLen) + " key positions" +
+                (s.causal ? " causal" : "") +
+                (s.length != -1 ? ", live length at run time" : "") +
+                " (online softmax by blocks of keys; split keys when tiles "
+                "< threads)",
+            {},
+            "team"};
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    std::vector<int64_t> lives(size_t(s.batch), s.kvLen);
+    if (s.length != -1) {
+      const auto *lengths = static_cast<const int64_t *>(buffers[s.length]);
+      for (int64_t b = 0; b < s.batch; ++b)
+        lives[b] = loom::attention::liveLength(
+            lengths[s.lengthPerBatch ? b : 0], s.kvLen);
+    }
+    cpu::attention(g, static_cast<const float *>(buffers[s.q]),
+              static_cast<const float *>(buffers[s.k]),
+              static_cast<const float *>(buffers[s.v]), lives.data(),
+              static_cast<float *>(buffers[s.dst]));
+    return Error::ok();
+  }
+
+private:
+  art::AttentionStep s;
+  AttentionGeometry g;
+};
+
+} // namespace
+
+StepPtr cpu::attentionStep(const art::AttentionStep &s) {
+  return std::make_unique<AttentionStep>(s);
+}
 
 StepPtr cpu::groupedConvStep(const art::Conv2dStep &s,
                              const GroupedConvGeometry &g,

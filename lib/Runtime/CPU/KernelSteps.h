@@ -80,6 +80,9 @@ struct ChannelsLastScaling {
 StepPtr channelScaleStep(int64_t src0, int64_t src1, int64_t shift, int64_t dst,
                          const ChannelsLastScaling &scaling);
 
+/// A loomrt.attention step, run by attention() (Attention.cpp).
+StepPtr attentionStep(const artifact::AttentionStep &s);
+
 } // namespace loom::rt::cpu
 
 #endif // LOOM_LIB_RUNTIME_CPU_KERNELSTEPS_H

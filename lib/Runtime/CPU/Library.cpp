@@ -21,6 +21,7 @@
 
 #include "CPU/CpuFeatures.h"
 #include "CPU/Forms.h"
+#include "CPU/KernelSteps.h"
 #include "CPU/Plan.h"
 #include "CPU/Threads.h"
 
@@ -106,6 +107,8 @@ StepPtr prepareStep(const PrepareContext &ctx, const art::Step &step,
   case art::StepKind::NonZero:
   case art::StepKind::UpdateSlice:
     return prepareDynamicStep(step);
+  case art::StepKind::Attention:
+    return attentionStep(*step.getIf<art::AttentionStep>());
   }
   return nullptr;
 }

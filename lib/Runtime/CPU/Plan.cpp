@@ -63,6 +63,7 @@ layoutFreeBuffers(const art::Step &step) {
   case art::StepKind::NonMaxSuppression:
   case art::StepKind::NonZero:
   case art::StepKind::UpdateSlice:
+  case art::StepKind::Attention:
     return std::nullopt;
   }
   return std::nullopt;

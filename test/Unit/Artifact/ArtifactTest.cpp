@@ -81,6 +81,19 @@ std::vector<Step> everyStepKind() {
   steps.push_back(BinaryStep{4, 5, 7, nchw, BinaryAlgorithm::Mul,
                              {Activation::Relu, 0, 0}, {1, 8, 1, 1}, 6,
                              {1, 8, 1, 1}});
+  AttentionStep attention;
+  attention.q = 0;
+  attention.k = 2;
+  attention.v = 3;
+  attention.length = 6;
+  attention.dst = 4;
+  attention.qHeads = 4;
+  attention.kvHeads = 2;
+  attention.kvLen = 8;
+  attention.headDim = 4;
+  attention.scale = 0.5;
+  attention.causal = true;
+  steps.push_back(attention);
   return steps;
 }
 

@@ -153,6 +153,27 @@ TEST_F(GraphBuilderTest, BadOperandsAreTheShapeRulesDiagnostics) {
   EXPECT_TRUE(failed(b.finish({a})));
 }
 
+TEST_F(GraphBuilderTest, FusedAttentionForDecodeWithGroupedHeads) {
+  GraphBuilder b(context);
+  Value q = b.input("q", {2, 8, 1, 64});
+  Value k = b.input("k", {2, 2, 512, 64});
+  Value v = b.input("v", {2, 2, 512, 64});
+  Value len = b.input("length", {2}, b.getBuilder().getI64Type());
+  Value o = b.fusedAttention(q, k, v, len, std::nullopt, /*causal=*/true);
+  ASSERT_TRUE(o) << diagnostics;
+  EXPECT_EQ(shapeOf(o), (ArrayRef<int64_t>{2, 8, 1, 64}));
+  auto op = o.getDefiningOp<tg::AttentionOp>();
+  ASSERT_TRUE(op);
+  EXPECT_DOUBLE_EQ(op.getScale().convertToDouble(), 0.125); // 1 / sqrt(64)
+  EXPECT_TRUE(op.getCausal());
+  // Heads that do not group are the shape rule's diagnostic.
+  Value bad = b.input("bad", {2, 3, 1, 64});
+  EXPECT_FALSE(b.fusedAttention(bad, k, v));
+  EXPECT_NE(diagnostics.find("q's 3 heads are not a multiple of k's 2 heads"),
+            std::string::npos)
+      << diagnostics;
+}
+
 TEST_F(GraphBuilderTest, NullOperandsAndUseAfterFinishAreErrors) {
   {
     GraphBuilder b(context);

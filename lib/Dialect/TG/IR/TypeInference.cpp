@@ -678,6 +678,56 @@ LogicalResult inferSoftmax(Loc location, Type input, int64_t axis,
   return success();
 }
 
+LogicalResult inferAttention(Loc location, Type q, Type k, Type v,
+                             Type length, double scale, bool causal,
+                             Inferred &inferred) {
+  auto tq = ranked(q), tk = ranked(k), tv = ranked(v);
+  for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"q", tq},
+                         {"k", tk},
+                         {"v", tv}})
+    if (t.getRank() != 4)
+      return emitOptionalError(location, name,
+                               " must be rank 4 ([B, heads, positions, D]), "
+                               "got ",
+                               shapeString(t.getShape()));
+  if (failed(expectSameElementType(location, "k", q, k)) ||
+      failed(expectSameElementType(location, "v", q, v)))
+    return failure();
+  if (tk.getShape() != tv.getShape())
+    return emitOptionalError(location, "k ", shapeString(tk.getShape()),
+                             " and v ", shapeString(tv.getShape()),
+                             " must have one shape");
+  int64_t batch = tq.getDimSize(0), qHeads = tq.getDimSize(1);
+  int64_t kvHeads = tk.getDimSize(1), qLen = tq.getDimSize(2);
+  if (tk.getDimSize(0) != batch)
+    return emitOptionalError(location, "k's batch ", tk.getDimSize(0),
+                             " differs from q's ", batch);
+  if (tk.getDimSize(3) != tq.getDimSize(3))
+    return emitOptionalError(location, "k's head size ", tk.getDimSize(3),
+                             " differs from q's ", tq.getDimSize(3));
+  if (kvHeads < 1 || qHeads % kvHeads != 0)
+    return emitOptionalError(location, "q's ", qHeads,
+                             " heads are not a multiple of k's ", kvHeads,
+                             " heads");
+  if (length) {
+    auto tl = ranked(length);
+    bool perBatch = tl.getRank() == 1 && tl.getDimSize(0) == batch;
+    if (tl.getRank() != 0 && !perBatch)
+      return emitOptionalError(location, "length must have shape [B] = [",
+                               batch, "] or rank 0, got ",
+                               shapeString(tl.getShape()));
+  }
+  if (!std::isfinite(scale))
+    return emitOptionalError(location, "scale ", scale, " is not finite");
+  if (causal && qLen > tk.getDimSize(2))
+    return emitOptionalError(location, "causal attention of ", qLen,
+                             " queries needs at least as many key positions, "
+                             "k has ",
+                             tk.getDimSize(2));
+  inferred.push_back(tq);
+  return success();
+}
+
 LogicalResult inferLayerNorm(Loc location, Type input, Type scale, Type bias,
                              int64_t axis, Inferred &inferred) {
   auto in = ranked(input);

@@ -26,6 +26,7 @@ CpuKernelTable avx512Table() {
   t.transposePlanes = avx512::transposePlanes;
   t.groupedConvChannelsLast = avx512::groupedConvChannelsLast;
   t.convolveStem = avx512::convolveStem;
+  t.attention = avx512::attention;
   return t;
 }
 
@@ -38,12 +39,14 @@ CpuKernelTable avx2Table() {
   t.globalAveragePoolChannelsLast = avx2::globalAveragePoolChannelsLast;
   t.scaleChannelsLast = avx2::scaleChannelsLast;
   t.poolChannelsLast = avx2::poolChannelsLast;
+  t.attention = avx2::attention;
   return t;
 }
 
 CpuKernelTable sse42Table() {
   CpuKernelTable t;
   t.isa = CpuIsa::Sse42;
+  t.attention = portable::attention;
   return t;
 }
 
@@ -79,7 +82,8 @@ cpu::kernelForms(const CpuKernelTable &t) {
           {"pointwise", t.pointwiseChannelsLast != nullptr},
           {"transpose", t.transposePlanes != nullptr},
           {"grouped-conv", t.groupedConvChannelsLast != nullptr},
-          {"stem-conv", t.convolveStem != nullptr}};
+          {"stem-conv", t.convolveStem != nullptr},
+          {"attention", t.attention != nullptr}};
 }
 
 bool cpu::hasSwishPass() { return cpuKernels().swishInPlace; }
@@ -138,4 +142,9 @@ void cpu::convolveStem(const StemGeometry &g, const float *src,
                        const float *packed, const float *bias,
                        const StemPostOp &post, float *dst) {
   cpuKernels().convolveStem(g, src, packed, bias, post, dst);
+}
+
+void cpu::attention(const AttentionGeometry &g, const float *q, const float *k,
+                    const float *v, const int64_t *lives, float *dst) {
+  cpuKernels().attention(g, q, k, v, lives, dst);
 }

@@ -45,6 +45,9 @@ struct CpuKernelTable {
   void (*convolveStem)(const StemGeometry &g, const float *src,
                        const float *packed, const float *bias,
                        const StemPostOp &post, float *dst) = nullptr;
+  void (*attention)(const AttentionGeometry &g, const float *q,
+                    const float *k, const float *v, const int64_t *lives,
+                    float *dst) = nullptr;
 };
 
 /// The table of the level the runtime uses (cpuIsa()), chosen once.
@@ -75,6 +78,8 @@ void groupedConvChannelsLast(const GroupedConvGeometry &g, const float *src,
                              float *dst);
 void convolveStem(const StemGeometry &g, const float *src, const float *packed,
                   const float *bias, const StemPostOp &post, float *dst);
+void attention(const AttentionGeometry &g, const float *q, const float *k,
+               const float *v, const int64_t *lives, float *dst);
 } // namespace avx512
 
 namespace avx2 {
@@ -88,7 +93,15 @@ void globalAveragePoolChannelsLast(const ChannelsLastPlanes &g,
 void scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
                        const float *src, const ChannelScale &scale, float *dst);
 void poolChannelsLast(const PoolGeometry &g, const float *src, float *dst);
+void attention(const AttentionGeometry &g, const float *q, const float *k,
+               const float *v, const int64_t *lives, float *dst);
 } // namespace avx2
+
+/// Forms in plain C++ for every x86-64 CPU (the SSE4.2 level's).
+namespace portable {
+void attention(const AttentionGeometry &g, const float *q, const float *k,
+               const float *v, const int64_t *lives, float *dst);
+} // namespace portable
 
 } // namespace loom::rt::cpu
 

@@ -840,6 +840,53 @@ def TG_SoftmaxOp : TG_InferOp<"softmax", !listconcat([TG_Structured], TG_Facts)>
   let results = (outs TG_FloatTensor:$output);
 }
 
+def TG_AttentionOp : TG_InferOp<"attention", !listconcat([TG_Structured], TG_Facts)> {
+  let summary = "scaled dot-product attention with grouped-query heads, a live length and a causal mask";
+  let description = [{
+    `q` is `[B, Hq, Sq, D]`, `k` and `v` are `[B, Hkv, Skv, D]` with `Hq` a
+    multiple of `Hkv` (grouped-query attention: query head `h` reads key and
+    value head `h / (Hq / Hkv)`; `Hq = Hkv` is multi-head attention). The
+    result has `q`'s type:
+
+        out[b, h, i, :] = sum_j p_j v[b, h / (Hq / Hkv), j, :]
+        p_j = exp(s_j - max s) / sum_j' exp(s_j' - max s)   (j, j' < n(b, i))
+        s_j = scale * dot(q[b, h, i, :], k[b, h / (Hq / Hkv), j, :])
+
+    computed in the element type (f32 or f64), the softmax over the visible
+    keys `j < n(b, i)` only. `length` (optional, i64, `[B]` or rank 0 for
+    every sequence) is sequence `b`'s live key length `L`, clamped to
+    `[0, Skv]`; without it `L = Skv`. Keys at positions `>= L` are never read:
+    `k` and `v` may be a cache of capacity `Skv` holding `L` live positions.
+
+    Without `causal`, `n(b, i) = L`. With `causal`, the `Sq` queries are the
+    last `Sq` positions of the live sequence (positions `L - Sq .. L - 1`),
+    and query `i` sees the keys up to its own position:
+    `n(b, i) = clamp(L - Sq + i + 1, 0, L)`. Prefill is `Sq` = the prompt
+    length with `L = Sq` (query `i` sees keys `0..i`); decode is `Sq = 1` with
+    `L` = past + 1 (the token just appended sees every live key). A query
+    that sees no key (`n = 0`) gives zeros. `causal` needs `Sq <= Skv`.
+
+    ```mlir
+    // Decode: 32 query heads over 4 key/value heads, a cache of 2,048
+    // positions of which `%len` are live per sequence.
+    %o = tg.attention %q, %k, %v, %len {scale = 0.125 : f64, causal = true}
+        : (tensor<2x32x1x64xf32>, tensor<2x4x2048x64xf32>, tensor<2x4x2048x64xf32>,
+           tensor<2xi64>) -> tensor<2x32x1x64xf32>
+    ```
+
+    On the CPU it runs as libloomrt's `loomrt.attention` step
+    (docs/Runtime.md "Attention"); it has no ONNX export (opset 17 has no
+    attention operator) and no generated-code lowering.
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32, F64]>:$q,
+                   StaticShapeTensorOf<[F32, F64]>:$k,
+                   StaticShapeTensorOf<[F32, F64]>:$v,
+                   Optional<StaticShapeTensorOf<[I64]>>:$length,
+                   F64Attr:$scale,
+                   DefaultValuedAttr<BoolAttr, "false">:$causal);
+  let results = (outs StaticShapeTensorOf<[F32, F64]>:$output);
+}
+
 def TG_SoftmaxCrossEntropyOp : TG_InferOp<"softmax_cross_entropy", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "mean softmax cross-entropy of [N, C] logits against class labels";
   let description = [{

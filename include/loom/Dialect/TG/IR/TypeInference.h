@@ -115,6 +115,12 @@ LogicalResult inferReduce(Loc location, mlir::Type input,
                           Inferred &inferred);
 LogicalResult inferSoftmax(Loc location, mlir::Type input, int64_t axis,
                            Inferred &inferred);
+/// attention: q [B, Hq, Sq, D], k and v [B, Hkv, Skv, D] of q's element
+/// type with Hq a multiple of Hkv, length (null: none) i64 [B] or rank 0,
+/// a finite scale, causal only with Sq <= Skv; the result has q's type.
+LogicalResult inferAttention(Loc location, mlir::Type q, mlir::Type k,
+                             mlir::Type v, mlir::Type length, double scale,
+                             bool causal, Inferred &inferred);
 LogicalResult inferLayerNorm(Loc location, mlir::Type input, mlir::Type scale,
                              mlir::Type bias, int64_t axis, Inferred &inferred);
 LogicalResult inferBatchNorm(Loc location, mlir::Type input, mlir::Type scale,
