@@ -111,6 +111,11 @@ buildSchedule(mlir::func::FuncOp fn, llvm::StringRef kernelPrefix,
               const BackendRegistry &backends = BackendRegistry::builtin(),
               bool concatInPlace = false);
 
+/// Places the arena buffers of \p entry: largest first, each at the lowest
+/// aligned offset that no buffer alive at the same time covers; a buffer
+/// written in place of another (aliasSums) takes that one's slice.
+void planArena(EntrySchedule &entry);
+
 /// Replaces every kernel step of \p entry by the gpu.dispatch steps of its
 /// kernel in \p kernels (a GPU target's launches, in order), gives each
 /// kernel's scratch buffers arena slices alive over its dispatches, points

@@ -7,10 +7,9 @@
 
 #include "CPU/KernelSteps.h"
 #include "CPU/CpuFeatures.h"
-
-#include <cstdio>
 #include "loom/Support/AttentionMask.h"
 
+#include <cstdio>
 #include <optional>
 #include <utility>
 #include <vector>

@@ -1110,7 +1110,7 @@ func.func @update_slice_offsets_i32(%b: tensor<4xf32>, %u: tensor<1xf32>, %o: te
 }
 
 // -----
-// expected-error @+1 {{argument 0 (tensor<4xf32>) is tied to result 0 of another type (tensor<5xf32>)}}
+// expected-error @+1 {{argument 0 ('tensor<4xf32>') is tied to result 0 of another type ('tensor<5xf32>')}}
 func.func @tied_type(%c: tensor<4xf32> {tg.tied_result = 0 : i64}) -> tensor<5xf32> {
   %0 = tg.constant dense<0.0> : tensor<5xf32>
   return %0 : tensor<5xf32>
