@@ -62,6 +62,36 @@ void writeMatmulScaleAndViews(const MatmulStep &s, Json &attrs) {
                             .set("offset", (*s.views)[i].offset));
 }
 
+/// loomrt.update_slice's args and attrs.
+void writeUpdateSlice(const UpdateSliceStep &s, Json &args, Json &attrs) {
+  args.set("base", s.base)
+      .set("update", s.update)
+      .set("offsets", s.offsets)
+      .set("dst", s.dst);
+  attrs.set("dtype", s.dtype)
+      .set("outer", s.outer)
+      .set("dim", s.dim)
+      .set("rows", s.rows)
+      .set("inner", s.inner)
+      .set("offset_count", s.offsetCount);
+}
+
+/// loomrt.attention's args and attrs.
+void writeAttention(const AttentionStep &s, Json &args, Json &attrs) {
+  args.set("q", s.q).set("k", s.k).set("v", s.v);
+  writeOptional(args, "length", s.length);
+  args.set("dst", s.dst);
+  attrs.set("batch", s.batch)
+      .set("q_heads", s.qHeads)
+      .set("kv_heads", s.kvHeads)
+      .set("q_len", s.qLen)
+      .set("kv_len", s.kvLen)
+      .set("head_dim", s.headDim)
+      .set("length_per_batch", s.lengthPerBatch)
+      .set("scale", s.scale)
+      .set("causal", s.causal);
+}
+
 /// A library or control step's "args" and "attrs".
 void writeOperands(const Step &step, Json &args, Json &attrs) {
   switch (step.kind()) {
@@ -173,20 +203,8 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
     writeActivation(s.activation, attrs);
     return;
   }
-  case StepKind::UpdateSlice: {
-    const auto &s = *step.getIf<UpdateSliceStep>();
-    args.set("base", s.base)
-        .set("update", s.update)
-        .set("offsets", s.offsets)
-        .set("dst", s.dst);
-    attrs.set("dtype", s.dtype)
-        .set("outer", s.outer)
-        .set("dim", s.dim)
-        .set("rows", s.rows)
-        .set("inner", s.inner)
-        .set("offset_count", s.offsetCount);
-    return;
-  }
+  case StepKind::UpdateSlice:
+    return writeUpdateSlice(*step.getIf<UpdateSliceStep>(), args, attrs);
   case StepKind::TopK: {
     const auto &s = *step.getIf<TopKStep>();
     args.set("src", s.src);
@@ -221,22 +239,8 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
     attrs.set("dtype", s.dtype).set("shape", Json::integers(s.shape));
     return;
   }
-  case StepKind::Attention: {
-    const auto &s = *step.getIf<AttentionStep>();
-    args.set("q", s.q).set("k", s.k).set("v", s.v);
-    writeOptional(args, "length", s.length);
-    args.set("dst", s.dst);
-    attrs.set("batch", s.batch)
-        .set("q_heads", s.qHeads)
-        .set("kv_heads", s.kvHeads)
-        .set("q_len", s.qLen)
-        .set("kv_len", s.kvLen)
-        .set("head_dim", s.headDim)
-        .set("length_per_batch", s.lengthPerBatch)
-        .set("scale", s.scale)
-        .set("causal", s.causal);
-    return;
-  }
+  case StepKind::Attention:
+    return writeAttention(*step.getIf<AttentionStep>(), args, attrs);
   }
 }
 
