@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RunArtifact.h"
+#include "ArtifactSource.h"
 #include "HostTensor.h"
 #include "RunSupport.h"
 
@@ -35,6 +36,7 @@
 using namespace mlir;
 using namespace loom;
 using namespace loom::run;
+using namespace loom::tools;
 
 namespace {
 
@@ -45,33 +47,19 @@ std::string typeText(const loom_tensor_desc &d) {
   return s + d.dtype + ">";
 }
 
-/// The artifact's embedded source, parsed.
+/// The artifact's embedded source, parsed, and the entry's function in it.
 struct Source {
-  MLIRContext context;
-  llvm::SourceMgr sourceMgr;
-  OwningOpRef<ModuleOp> module;
+  std::unique_ptr<ArtifactSource> parsed;
   func::FuncOp fn;
 };
 
 std::unique_ptr<Source> parseSource(const loom_model *model,
                                     llvm::StringRef entry) {
-  size_t size = 0;
-  const char *text = loom_model_source(model, &size);
-  if (!text)
-    return nullptr;
   auto src = std::make_unique<Source>();
-  DialectRegistry registry;
-  registry.insert<tg::TGDialect, func::FuncDialect>();
-  src->context.appendDialectRegistry(registry);
-  src->context.loadAllAvailableDialects();
-  src->sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text, size),
-                                           "<artifact source>"),
-      llvm::SMLoc());
-  src->module = parseSourceFile<ModuleOp>(src->sourceMgr, &src->context);
-  if (!src->module)
+  src->parsed = parseArtifactSource(model);
+  if (!src->parsed)
     return nullptr;
-  src->fn = src->module->lookupSymbol<func::FuncOp>(entry);
+  src->fn = src->parsed->function(entry);
   if (!src->fn)
     return nullptr;
   return src;
@@ -123,36 +111,22 @@ int makeInputs(const ArtifactRunOptions &o, const loom_model *model,
   return 0;
 }
 
-/// Interprets the source on \p inputs with the artifact's weights (written
-/// to a temporary file for the interpreter); returns the seconds it took.
+/// Interprets the source on \p inputs with the artifact's weights;
+/// returns the seconds it took.
 int interpret(const loom_model *model, Source &source,
               const std::vector<HostTensor> &inputs,
               std::vector<std::vector<double>> &results, double &seconds) {
-  size_t size = 0;
-  const void *weights = loom_model_weights(model, &size);
-  llvm::SmallString<128> path;
-  if (weights) {
-    int fd;
-    if (llvm::sys::fs::createTemporaryFile("loom-run-weights", "safetensors",
-                                           fd, path))
-      return fail("cannot create a temporary file for the weights");
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os.write(static_cast<const char *>(weights), size);
-  }
-  interp::InterpreterOptions options;
-  options.weightsFile = std::string(path);
-  std::vector<interp::Tensor<interp::F32Domain>> args;
+  auto interpreter = SourceInterpreter::create(model, *source.parsed);
+  if (!interpreter)
+    return fail(llvm::toString(interpreter.takeError()));
+  std::vector<RefTensor> args;
   for (const HostTensor &t : inputs)
-    args.push_back(interp::Tensor<interp::F32Domain>::fromDoubles(
-        t.shape(), toDoubles(t)));
-  interp::Interpreter<interp::F32Domain> interpreter(*source.module, options);
+    args.push_back(RefTensor::fromDoubles(t.shape(), toDoubles(t)));
   auto start = std::chrono::steady_clock::now();
-  auto out = interpreter.run(source.fn, args);
+  auto out = (*interpreter)->run(source.fn, args);
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                           start)
                 .count();
-  if (!path.empty())
-    llvm::sys::fs::remove(path);
   if (failed(out))
     return fail("--check: the interpreter failed on the artifact's source");
   for (auto &t : *out)

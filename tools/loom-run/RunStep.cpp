@@ -36,6 +36,7 @@
 using namespace mlir;
 using namespace loom;
 using namespace loom::run;
+using namespace loom::tools;
 
 namespace {
 

@@ -9,6 +9,8 @@
 #ifndef LOOM_TOOLS_LOOM_RUN_RUNSUPPORT_H
 #define LOOM_TOOLS_LOOM_RUN_RUNSUPPORT_H
 
+#include "ScaledError.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Format.h"
@@ -30,23 +32,7 @@ inline int fail(const llvm::Twine &msg) {
   return 1;
 }
 
-/// The largest |got - want| / max(1, |want|); infinity where one side is
-/// NaN or infinite and the other is not the same.
-inline double maxScaledError(llvm::ArrayRef<double> got,
-                             llvm::ArrayRef<double> want) {
-  double worst = 0;
-  for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
-    double g = got[i], w = want[i];
-    if (!std::isfinite(g) || !std::isfinite(w)) {
-      bool same = (std::isnan(g) && std::isnan(w)) || g == w;
-      if (!same)
-        return std::numeric_limits<double>::infinity();
-      continue;
-    }
-    worst = std::max(worst, std::abs(g - w) / std::max(1.0, std::abs(w)));
-  }
-  return worst;
-}
+using tools::maxScaledError;
 
 /// How loom-run shows an output of data-dependent length (the same on the
 /// interpreter and on an artifact): its padded type, then " valid AxB" with

@@ -1,13 +1,13 @@
-//===- HostTensor.h - loom-run's tensors of an artifact ---------*- C++ -*-===//
+//===- HostTensor.h - A tensor of an artifact's entry, as bytes -*- C++ -*-===//
 //
 // Part of Loom. A tensor of an artifact's entry or step as bytes of its
 // dtype, and its conversion from and to doubles, for every element type of
-// ElementTypes.def (RunArtifact.cpp, RunStep.cpp).
+// ElementTypes.def: loom-run's and loom-generate's.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_TOOLS_LOOM_RUN_HOSTTENSOR_H
-#define LOOM_TOOLS_LOOM_RUN_HOSTTENSOR_H
+#ifndef LOOM_TOOLS_COMMON_HOSTTENSOR_H
+#define LOOM_TOOLS_COMMON_HOSTTENSOR_H
 
 #include "loom-c/Runtime.h"
 #include "loom/Support/ElementTypes.h"
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace loom::run {
+namespace loom::tools {
 
 /// A tensor of an entry, as bytes of its dtype.
 struct HostTensor {
@@ -117,6 +117,6 @@ inline std::vector<double> toDoubles(const HostTensor &t) {
   return v;
 }
 
-} // namespace loom::run
+} // namespace loom::tools
 
-#endif // LOOM_TOOLS_LOOM_RUN_HOSTTENSOR_H
+#endif // LOOM_TOOLS_COMMON_HOSTTENSOR_H

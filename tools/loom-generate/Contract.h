@@ -1,0 +1,53 @@
+//===- Contract.h - What loom-generate expects of an artifact ---*- C++ -*-===//
+//
+// Part of Loom. A decoder artifact has a `prefill` and a `decode` entry
+// (docs/tools/loom-generate.md "The contract"): their inputs `input_ids`,
+// `lengths` (prefill) and `positions` (decode), found by name; every other
+// input state tied to an output (the KV cache, whatever its names); the
+// output `logits`. The batch, the prompt bound, the vocabulary and the
+// cache's capacity come from their shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_TOOLS_LOOM_GENERATE_CONTRACT_H
+#define LOOM_TOOLS_LOOM_GENERATE_CONTRACT_H
+
+#include "loom-c/Runtime.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom::generate {
+
+/// One entry of the contract: where its inputs and output are.
+struct EntryIO {
+  std::string name;
+  int64_t entry = -1;
+  /// Input indices of `input_ids` and of `lengths` (prefill) or
+  /// `positions` (decode); output index of `logits`.
+  int64_t ids = -1, where = -1, logits = -1;
+  int64_t numInputs = 0, numOutputs = 0;
+  /// Per input: whether an output is tied to it (state).
+  std::vector<bool> tied;
+  /// Per output: the input it is tied to, or -1.
+  std::vector<int64_t> tiedInput;
+};
+
+struct DecoderContract {
+  EntryIO prefill, decode;
+  /// B, P, V and C: sequences per batch, the prompt bound, the vocabulary
+  /// and the cache's capacity (positions).
+  int64_t batch = 0, promptBound = 0, vocab = 0, capacity = 0;
+};
+
+/// Reads and checks the contract of \p model (loaded from \p path, which
+/// the messages name).
+llvm::Expected<DecoderContract> readContract(const loom_model *model,
+                                             llvm::StringRef path);
+
+} // namespace loom::generate
+
+#endif // LOOM_TOOLS_LOOM_GENERATE_CONTRACT_H

@@ -1,0 +1,62 @@
+//===- ReferenceSteps.cpp - The entries run by the interpreter ------------===//
+//
+// Part of Loom. See ReferenceSteps.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReferenceSteps.h"
+
+using namespace loom;
+using namespace loom::generate;
+using loom::tools::RefTensor;
+
+llvm::Expected<std::unique_ptr<ReferenceSteps>>
+ReferenceSteps::create(const loom_model *model,
+                       const DecoderContract &contract) {
+  std::unique_ptr<ReferenceSteps> steps(new ReferenceSteps(model, contract));
+  steps->source = tools::parseArtifactSource(model);
+  if (!steps->source)
+    return llvm::createStringError(
+        "--check needs the artifact's embedded source (it was compiled with "
+        "--source none)");
+  for (const EntryIO *io : {&contract.prefill, &contract.decode})
+    if (!steps->source->function(io->name))
+      return llvm::createStringError("--check: the artifact's source has no "
+                                     "function @" + io->name);
+  auto interpreter = tools::SourceInterpreter::create(model, *steps->source);
+  if (!interpreter)
+    return interpreter.takeError();
+  steps->interpreter = std::move(*interpreter);
+  return steps;
+}
+
+llvm::Error ReferenceSteps::run(const EntryIO &io, llvm::ArrayRef<int64_t> ids,
+                                llvm::ArrayRef<int64_t> where,
+                                std::vector<float> &logits) {
+  std::vector<RefTensor> args;
+  std::vector<std::string> names(io.numInputs);
+  for (int64_t i = 0; i < io.numInputs; ++i) {
+    loom_tensor_desc d;
+    loom_entry_input(model, io.entry, i, &d);
+    names[i] = d.name;
+    std::vector<int64_t> shape(d.shape, d.shape + d.rank);
+    if (io.tied[i]) {
+      auto it = state.try_emplace(names[i], RefTensor(shape)).first;
+      args.push_back(it->second);
+      continue;
+    }
+    llvm::ArrayRef<int64_t> values = i == io.ids ? ids : where;
+    args.push_back(RefTensor::fromDoubles(
+        shape, std::vector<double>(values.begin(), values.end())));
+  }
+  auto results = interpreter->run(source->function(io.name), args);
+  if (failed(results))
+    return llvm::createStringError("--check: the interpreter failed on @" +
+                                   io.name + " of the artifact's source");
+  for (int64_t j = 0; j < io.numOutputs; ++j)
+    if (io.tiedInput[j] >= 0)
+      state.insert_or_assign(names[io.tiedInput[j]], (*results)[j]);
+  std::vector<double> out = (*results)[io.logits].toDoubles();
+  logits.assign(out.begin(), out.end());
+  return llvm::Error::success();
+}

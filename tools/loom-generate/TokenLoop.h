@@ -1,0 +1,88 @@
+//===- TokenLoop.h - Prefill, then one decode step per token ----*- C++ -*-===//
+//
+// Part of Loom. The token loop of loom-generate over any runner of the two
+// entries: the artifact through libloomrt's C API (ArtifactSteps.h) or the
+// interpreter on its embedded source (ReferenceSteps.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_TOOLS_LOOM_GENERATE_TOKENLOOP_H
+#define LOOM_TOOLS_LOOM_GENERATE_TOKENLOOP_H
+
+#include "Contract.h"
+#include "Sampler.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace loom::generate {
+
+/// Runs the entries of a decoder in the contract; the state (the cache)
+/// is the runner's, carried from call to call.
+class DecoderSteps {
+public:
+  explicit DecoderSteps(const DecoderContract &contract)
+      : contract(contract) {}
+  virtual ~DecoderSteps() = default;
+  /// ids: [B, P] row-major; lengths: [B]; logits receives [B, V].
+  llvm::Error prefill(llvm::ArrayRef<int64_t> ids,
+                      llvm::ArrayRef<int64_t> lengths,
+                      std::vector<float> &logits) {
+    return run(contract.prefill, ids, lengths, logits);
+  }
+  /// ids: [B]; positions: [B]; logits receives [B, V].
+  llvm::Error decode(llvm::ArrayRef<int64_t> ids,
+                     llvm::ArrayRef<int64_t> positions,
+                     std::vector<float> &logits) {
+    return run(contract.decode, ids, positions, logits);
+  }
+
+protected:
+  /// Runs entry \p io on its `input_ids` \p ids and its `lengths` or
+  /// `positions` \p where.
+  virtual llvm::Error run(const EntryIO &io, llvm::ArrayRef<int64_t> ids,
+                          llvm::ArrayRef<int64_t> where,
+                          std::vector<float> &logits) = 0;
+
+  DecoderContract contract;
+};
+
+/// The prompts of a batch: B of them, `real` given by the user (the rest
+/// copies of the first, run and ignored).
+struct Batch {
+  std::vector<std::vector<int64_t>> prompts;
+  int64_t real = 0;
+};
+
+struct LoopOptions {
+  int64_t tokens = 1, promptBound = 0, vocab = 0;
+  SamplingOptions sampling;
+  /// Keep every step's logits (for --check).
+  bool keepLogits = false;
+  /// Called after every step with the tokens generated so far per sequence.
+  std::function<void(int64_t step)> onStep;
+};
+
+struct LoopResult {
+  /// tokens[s][b]: the token of step s (0: from prefill) for sequence b.
+  std::vector<std::vector<int64_t>> tokens;
+  /// logits[s]: [B, V] of step s, when kept.
+  std::vector<std::vector<float>> logits;
+  /// The prefill (with its token chosen) and each decode step, in seconds.
+  double prefillSeconds = 0;
+  std::vector<double> decodeSeconds;
+};
+
+/// Generates opts.tokens tokens for each sequence of \p batch: prefill
+/// gives the first, each decode step (fed the last token) the next.
+llvm::Expected<LoopResult> runTokenLoop(DecoderSteps &steps,
+                                        const Batch &batch,
+                                        const LoopOptions &opts);
+
+} // namespace loom::generate
+
+#endif // LOOM_TOOLS_LOOM_GENERATE_TOKENLOOP_H
