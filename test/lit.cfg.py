@@ -30,7 +30,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
-tools = ["loom-opt", "loom-run", "loom-compile", "loom-gen-resnet50", "loom-train",
+tools = ["loom-opt", "loom-run", "loom-generate", "loom-compile", "loom-gen-resnet50", "loom-train",
          "loom-bench-train", "loom-bench-winograd", "loom-bench-small-plane",
          "loom-bench-conv-forms", "loom-bench-squeeze-excite", "loom-bench-stem", "loom-bench-reorder",
          "loom-bench-attention",
