@@ -37,6 +37,14 @@ struct HostTensor {
   }
 };
 
+/// How the tools show a tensor's type: `tensor<2x6xi64>`.
+inline std::string typeText(const loom_tensor_desc &d) {
+  std::string s = "tensor<";
+  for (int64_t i = 0; i < d.rank; ++i)
+    s += std::to_string(d.shape[i]) + "x";
+  return s + d.dtype + ">";
+}
+
 /// The element type of an entry's \p dtype (its MLIR name: "f32", "bf16"),
 /// if it is one of ElementTypes.def.
 inline std::optional<ElemKind> elemKindOfDtype(llvm::StringRef dtype) {

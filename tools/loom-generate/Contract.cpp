@@ -6,21 +6,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "Contract.h"
+#include "HostTensor.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 
 using namespace loom;
 using namespace loom::generate;
+using loom::tools::typeText;
 
 namespace {
-
-std::string typeText(const loom_tensor_desc &d) {
-  std::string s = "tensor<";
-  for (int64_t i = 0; i < d.rank; ++i)
-    s += std::to_string(d.shape[i]) + "x";
-  return s + d.dtype + ">";
-}
 
 llvm::Error contractError(const llvm::Twine &msg) {
   return llvm::createStringError(

@@ -40,13 +40,6 @@ using namespace loom::tools;
 
 namespace {
 
-std::string typeText(const loom_tensor_desc &d) {
-  std::string s = "tensor<";
-  for (int64_t i = 0; i < d.rank; ++i)
-    s += std::to_string(d.shape[i]) + "x";
-  return s + d.dtype + ">";
-}
-
 /// The artifact's embedded source, parsed, and the entry's function in it.
 struct Source {
   std::unique_ptr<ArtifactSource> parsed;
