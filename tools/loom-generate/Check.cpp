@@ -26,8 +26,8 @@ CheckResult loom::generate::compareLoops(const LoopResult &got,
         double scaled = tools::scaledError(g, w);
         double abs = std::isfinite(scaled) ? std::abs(g - w) : scaled;
         r.maxAbsError = std::max(r.maxAbsError, abs);
-        if (scaled > r.maxScaledError || (s == 0 && b == 0 && v == 0)) {
-          r.maxScaledError = std::max(r.maxScaledError, scaled);
+        if (scaled > r.maxScaledError) {
+          r.maxScaledError = scaled;
           r.worstStep = int64_t(s);
           r.worstSequence = b;
         }

@@ -63,7 +63,7 @@ struct LoopOptions {
   SamplingOptions sampling;
   /// Keep every step's logits (for --check).
   bool keepLogits = false;
-  /// Called after every step with the tokens generated so far per sequence.
+  /// Called after every step with its index (0: prefill); may be empty.
   std::function<void(int64_t step)> onStep;
 };
 
