@@ -54,7 +54,8 @@ llvm::Error readEntry(const loom_model *model, llvm::StringRef path,
     else
       return contractError(entry + ": input '" + name +
                            "' is neither state (tied to an output) nor "
-                           "'input_ids' or '" + whereName + "'");
+                           "'input_ids' or '" +
+                           whereName + "'");
   }
   for (int64_t j = 0; j < io.numOutputs; ++j) {
     loom_tensor_desc d;
@@ -80,15 +81,15 @@ llvm::Error expect(const EntryIO &io, bool input, int64_t index,
     loom_entry_input(model, io.entry, index, &d);
   else
     loom_entry_output(model, io.entry, index, &d);
-  bool ok = llvm::StringRef(d.dtype) == dtype &&
-            d.rank == int64_t(shape.size());
+  bool ok =
+      llvm::StringRef(d.dtype) == dtype && d.rank == int64_t(shape.size());
   for (int64_t i = 0; ok && i < d.rank; ++i)
     ok = shape[i] < 0 || shape[i] == d.shape[i];
   if (ok)
     return llvm::Error::success();
-  return contractError("entry '" + io.name + "': " +
-                       (input ? "input '" : "output '") + d.name + "' is " +
-                       typeText(d) + ", the contract wants " + want);
+  return contractError("entry '" + io.name +
+                       "': " + (input ? "input '" : "output '") + d.name +
+                       "' is " + typeText(d) + ", the contract wants " + want);
 }
 
 int64_t dim(const loom_model *model, const EntryIO &io, bool input,
@@ -165,13 +166,13 @@ loom::generate::readContract(const loom_model *model, llvm::StringRef path) {
   if (llvm::Error e = readEntry(model, path, "positions", c.decode))
     return std::move(e);
   const EntryIO &p = c.prefill, &d = c.decode;
-  if (llvm::Error e = expect(p, true, p.ids, model, "i64", {-1, -1},
-                             "i64 [B, P]"))
+  if (llvm::Error e =
+          expect(p, true, p.ids, model, "i64", {-1, -1}, "i64 [B, P]"))
     return std::move(e);
   c.batch = dim(model, p, true, p.ids, 0);
   c.promptBound = dim(model, p, true, p.ids, 1);
-  if (llvm::Error e = expect(p, false, p.logits, model, "f32", {c.batch, -1},
-                             "f32 [B, V]"))
+  if (llvm::Error e =
+          expect(p, false, p.logits, model, "f32", {c.batch, -1}, "f32 [B, V]"))
     return std::move(e);
   c.vocab = dim(model, p, false, p.logits, 1);
   struct Check {
@@ -187,8 +188,8 @@ loom::generate::readContract(const loom_model *model, llvm::StringRef path) {
       {d, false, d.logits, {c.batch, c.vocab}, "f32", "f32 [B, V]"},
   };
   for (const Check &k : checks)
-    if (llvm::Error e = expect(k.io, k.input, k.index, model, k.dtype, k.shape,
-                               k.want))
+    if (llvm::Error e =
+            expect(k.io, k.input, k.index, model, k.dtype, k.shape, k.want))
       return std::move(e);
   if (llvm::Error e = readCapacity(model, p, c))
     return std::move(e);

@@ -82,8 +82,8 @@ llvm::Error checkPrompt(const std::vector<int64_t> &prompt, size_t s,
 
 } // namespace
 
-llvm::Expected<Batch>
-loom::generate::makeBatch(const PromptOptions &o, const DecoderContract &c) {
+llvm::Expected<Batch> loom::generate::makeBatch(const PromptOptions &o,
+                                                const DecoderContract &c) {
   if (o.promptIds.empty() == (o.promptLength == 0))
     return llvm::createStringError(
         "give the prompts with --prompt-ids or --prompt-length (one of them)");
@@ -97,9 +97,9 @@ loom::generate::makeBatch(const PromptOptions &o, const DecoderContract &c) {
   if (o.promptIds.empty()) {
     int64_t count = o.batchPrompts ? o.batchPrompts : c.batch;
     if (count < 1 || count > c.batch)
-      return llvm::createStringError(
-          "--batch-prompts " + llvm::Twine(count) + ": the artifact runs 1 to " +
-          llvm::Twine(c.batch) + " sequences");
+      return llvm::createStringError("--batch-prompts " + llvm::Twine(count) +
+                                     ": the artifact runs 1 to " +
+                                     llvm::Twine(c.batch) + " sequences");
     batch.prompts = randomPrompts(count, o.promptLength, o.seed, c.vocab);
   } else {
     auto prompts = parsePromptIds(o.promptIds);
@@ -108,10 +108,12 @@ loom::generate::makeBatch(const PromptOptions &o, const DecoderContract &c) {
     batch.prompts = std::move(*prompts);
   }
   if (int64_t(batch.prompts.size()) > c.batch)
-    return llvm::createStringError(
-        llvm::Twine(batch.prompts.size()) + " sequences, the artifact runs "
-        "at most " + llvm::Twine(c.batch) + " (entry 'prefill', input "
-        "'input_ids' [B, P])");
+    return llvm::createStringError(llvm::Twine(batch.prompts.size()) +
+                                   " sequences, the artifact runs "
+                                   "at most " +
+                                   llvm::Twine(c.batch) +
+                                   " (entry 'prefill', input "
+                                   "'input_ids' [B, P])");
   for (size_t s = 0; s < batch.prompts.size(); ++s)
     if (llvm::Error e = checkPrompt(batch.prompts[s], s, o.tokens, c))
       return std::move(e);

@@ -22,7 +22,8 @@ ReferenceSteps::create(const loom_model *model,
   for (const EntryIO *io : {&contract.prefill, &contract.decode})
     if (!steps->source->function(io->name))
       return llvm::createStringError("--check: the artifact's source has no "
-                                     "function @" + io->name);
+                                     "function @" +
+                                     io->name);
   auto interpreter = tools::SourceInterpreter::create(model, *steps->source);
   if (!interpreter)
     return interpreter.takeError();

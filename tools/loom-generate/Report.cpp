@@ -132,11 +132,11 @@ void loom::generate::printSummary(llvm::raw_ostream &os, const RunReport &r) {
        << " sequence(s): tokens "
        << (c->tokensIdentical() ? "identical" : "differ")
        << " to the interpreter's; "
-       << llvm::format("logits: largest error %.3g (scaled, at step %lld, "
-                       "sequence %lld), largest absolute %.3g, tolerance %.3g\n",
-                       c->maxScaledError, (long long)c->worstStep,
-                       (long long)c->worstSequence, c->maxAbsError,
-                       c->tolerance);
+       << llvm::format(
+              "logits: largest error %.3g (scaled, at step %lld, "
+              "sequence %lld), largest absolute %.3g, tolerance %.3g\n",
+              c->maxScaledError, (long long)c->worstStep,
+              (long long)c->worstSequence, c->maxAbsError, c->tolerance);
   }
 }
 
@@ -149,8 +149,10 @@ llvm::Error loom::generate::writeJson(llvm::StringRef path,
     tokens.push_back(idsJson(generated(*r.result, b)));
   }
   const Timings &t = r.timings;
-  json::Object decode{{"steps", t.decodeSteps}, {"p50_ms", t.p50Ms},
-                      {"p90_ms", t.p90Ms},      {"p99_ms", t.p99Ms},
+  json::Object decode{{"steps", t.decodeSteps},
+                      {"p50_ms", t.p50Ms},
+                      {"p90_ms", t.p90Ms},
+                      {"p99_ms", t.p99Ms},
                       {"mean_ms", t.meanMs}};
   json::Object root{
       {"model", r.model},
@@ -161,13 +163,13 @@ llvm::Error loom::generate::writeJson(llvm::StringRef path,
       {"settings", settingsJson(r)},
       {"prompts", std::move(prompts)},
       {"tokens", std::move(tokens)},
-      {"timings", json::Object{{"ttft_ms", t.ttftMs},
-                               {"decode", std::move(decode)},
-                               {"tokens_per_second", t.tokensPerSecond},
-                               {"decode_tokens_per_second",
-                                t.decodeSteps ? json::Value(
-                                                    t.decodeTokensPerSecond)
-                                              : json::Value(nullptr)}}},
+      {"timings",
+       json::Object{{"ttft_ms", t.ttftMs},
+                    {"decode", std::move(decode)},
+                    {"tokens_per_second", t.tokensPerSecond},
+                    {"decode_tokens_per_second",
+                     t.decodeSteps ? json::Value(t.decodeTokensPerSecond)
+                                   : json::Value(nullptr)}}},
       {"check", checkJson(r.check)}};
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);

@@ -13,8 +13,7 @@ using namespace loom::generate;
 namespace {
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -27,10 +26,9 @@ std::vector<int64_t> chooseTokens(Sampler &sampler,
   int64_t b = int64_t(batch.prompts.size());
   std::vector<int64_t> next(b);
   for (int64_t s = 0; s < b; ++s)
-    next[s] = s < batch.real
-                  ? sampler.next(llvm::ArrayRef<float>(logits).slice(
-                        s * vocab, vocab))
-                  : next[0];
+    next[s] = s < batch.real ? sampler.next(llvm::ArrayRef<float>(logits).slice(
+                                   s * vocab, vocab))
+                             : next[0];
   return next;
 }
 

@@ -25,8 +25,7 @@ namespace loom::generate {
 /// is the runner's, carried from call to call.
 class DecoderSteps {
 public:
-  explicit DecoderSteps(const DecoderContract &contract)
-      : contract(contract) {}
+  explicit DecoderSteps(const DecoderContract &contract) : contract(contract) {}
   virtual ~DecoderSteps() = default;
   /// ids: [B, P] row-major; lengths: [B]; logits receives [B, V].
   llvm::Error prefill(llvm::ArrayRef<int64_t> ids,
@@ -79,8 +78,7 @@ struct LoopResult {
 
 /// Generates opts.tokens tokens for each sequence of \p batch: prefill
 /// gives the first, each decode step (fed the last token) the next.
-llvm::Expected<LoopResult> runTokenLoop(DecoderSteps &steps,
-                                        const Batch &batch,
+llvm::Expected<LoopResult> runTokenLoop(DecoderSteps &steps, const Batch &batch,
                                         const LoopOptions &opts);
 
 } // namespace loom::generate

@@ -51,11 +51,11 @@ cl::opt<int64_t> batchPrompts(
     cl::desc("With --prompt-length: the number of sequences (default: the "
              "artifact's batch)"),
     cl::init(0), cl::cat(category));
-cl::opt<int64_t> tokens("tokens",
-                        cl::desc("Tokens to generate per sequence"),
+cl::opt<int64_t> tokens("tokens", cl::desc("Tokens to generate per sequence"),
                         cl::init(16), cl::cat(category));
-cl::opt<int64_t> topK("top-k", cl::desc("Sample from the K most probable "
-                                        "tokens (0: all)"),
+cl::opt<int64_t> topK("top-k",
+                      cl::desc("Sample from the K most probable "
+                               "tokens (0: all)"),
                       cl::init(0), cl::cat(category));
 cl::opt<double> topP("top-p",
                      cl::desc("Sample from the fewest most probable tokens "
@@ -130,8 +130,7 @@ llvm::Expected<SamplingOptions> samplingOptions() {
 
 /// Prints "loom-generate: WHAT: token S/N" lines on stderr during a long
 /// loop: after 2 s, every 2 s, on a terminal or with --progress.
-std::function<void(int64_t)> progressLine(int64_t total,
-                                          llvm::StringRef what) {
+std::function<void(int64_t)> progressLine(int64_t total, llvm::StringRef what) {
   if (!progress && !isatty(2))
     return nullptr;
   auto line = std::make_shared<search::Progress>(
@@ -170,16 +169,23 @@ int runGenerate(const loom_model *model) {
   auto batch = makeBatch(po, *contract);
   if (!batch)
     return fail(batch.takeError());
-  LoopOptions loop{tokens, contract->promptBound, contract->vocab, *sampling,
-                   check, progressLine(tokens, "artifact")};
+  LoopOptions loop{tokens,          contract->promptBound,
+                   contract->vocab, *sampling,
+                   check,           progressLine(tokens, "artifact")};
   auto steps = ArtifactSteps::create(model, *contract);
   if (!steps)
     return fail(steps.takeError());
   auto result = runTokenLoop(**steps, *batch, loop);
   if (!result)
     return fail(result.takeError());
-  RunReport report{modelPath, &*contract, &*batch, &loop, int(*threads),
-                   &*result, summarize(*result, batch->real), std::nullopt};
+  RunReport report{modelPath,
+                   &*contract,
+                   &*batch,
+                   &loop,
+                   int(*threads),
+                   &*result,
+                   summarize(*result, batch->real),
+                   std::nullopt};
   if (check) {
     auto checked = checkLoop(model, *contract, *batch, loop, *result);
     if (!checked)
@@ -193,21 +199,20 @@ int runGenerate(const loom_model *model) {
     if (llvm::Error e = writeJson(jsonPath, report))
       return fail(std::move(e));
   if (report.check && !report.check->tokensIdentical())
-    return fail(llvm::formatv("--check: step {0}, sequence {1}: the artifact "
-                              "generates {2}, the interpreter {3}",
-                              report.check->mismatchStep,
-                              report.check->mismatchSequence,
-                              report.check->artifactToken,
-                              report.check->referenceToken)
+    return fail(llvm::formatv(
+                    "--check: step {0}, sequence {1}: the artifact "
+                    "generates {2}, the interpreter {3}",
+                    report.check->mismatchStep, report.check->mismatchSequence,
+                    report.check->artifactToken, report.check->referenceToken)
                     .str());
   if (report.check && !report.check->passed())
-    return fail(llvm::formatv("--check: the logits of step {0}, sequence {1} "
-                              "differ by {2} (scaled), more than "
-                              "--tolerance {3}",
-                              report.check->worstStep,
-                              report.check->worstSequence,
-                              report.check->maxScaledError, tolerance.getValue())
-                    .str());
+    return fail(
+        llvm::formatv("--check: the logits of step {0}, sequence {1} "
+                      "differ by {2} (scaled), more than "
+                      "--tolerance {3}",
+                      report.check->worstStep, report.check->worstSequence,
+                      report.check->maxScaledError, tolerance.getValue())
+            .str());
   return 0;
 }
 
