@@ -10,6 +10,7 @@
 
 #include "loom/Builder/GraphBuilder.h"
 
+#include "loom/Dialect/TG/IR/TiedArguments.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -712,6 +713,15 @@ Value GraphBuilder::fusedAttention(Value q, Value k, Value v, Value length,
                                        builder.getBoolAttr(causal)));
 }
 
+Value GraphBuilder::updateSlice(Value base, Value update, Value offsets,
+                                int64_t axis) {
+  if (!ready({base, update, offsets}, "tg.update_slice"))
+    return {};
+  return check(tg::UpdateSliceOp::create(builder, loc(), base.getType(), base,
+                                         update, offsets,
+                                         builder.getI64IntegerAttr(axis)));
+}
+
 Value GraphBuilder::layernorm(Value x, Value scale, Value bias, int64_t axis,
                               double epsilon) {
   if (!ready({x, scale, bias}, "tg.layernorm"))
@@ -744,18 +754,27 @@ Value GraphBuilder::batchnorm(Value x, Value scale, Value bias, Value mean,
 // Finishing
 //===----------------------------------------------------------------------===//
 
-FailureOr<OwningOpRef<ModuleOp>>
-GraphBuilder::finish(ValueRange outputs, ArrayRef<StringRef> names) {
+void GraphBuilder::tie(Value input, StringRef outputName) {
+  auto arg = mlir::dyn_cast_or_null<BlockArgument>(input);
+  if (!arg || arg.getOwner() != &entry.getBody().front()) {
+    fail("tie: the value tied to output '" + outputName +
+         "' is not an input of function '" + entryName + "'");
+    return;
+  }
+  ties.emplace_back(arg.getArgNumber(), outputName.str());
+}
+
+bool GraphBuilder::endFunction(ValueRange outputs, ArrayRef<StringRef> names) {
   SmallVector<Value> results(outputs.begin(), outputs.end());
   if (!ready(results, "finish"))
-    return failure();
+    return false;
   if (!names.empty() && names.size() != results.size()) {
     fail("finish: " + Twine(names.size()) + " names for " +
          Twine(results.size()) + " outputs");
-    return failure();
+    return false;
   }
   if (hasFailed)
-    return failure();
+    return false;
   Block &block = entry.getBody().front();
   func::ReturnOp::create(builder, loc(), results);
   entry.setType(builder.getFunctionType(block.getArgumentTypes(),
@@ -765,6 +784,37 @@ GraphBuilder::finish(ValueRange outputs, ArrayRef<StringRef> names) {
                      builder.getStringAttr(it.getKey()));
   for (auto [i, name] : llvm::enumerate(names))
     entry.setResultAttr(i, "tg.name", builder.getStringAttr(name));
+  for (const auto &[arg, outputName] : ties) {
+    const auto *named = llvm::find(names, outputName);
+    if (named == names.end()) {
+      fail("input " + Twine(arg) + " of function '" + entryName +
+           "' is tied to output '" + outputName + "', which it does not return");
+      return false;
+    }
+    tg::setTiedResult(entry, arg, named - names.begin());
+  }
+  return true;
+}
+
+bool GraphBuilder::nextFunction(StringRef name, ValueRange outputs,
+                                ArrayRef<StringRef> names) {
+  if (!endFunction(outputs, names))
+    return false;
+  entryName = name.str();
+  weights.clear();
+  inputNames.clear();
+  ties.clear();
+  builder.setInsertionPointToEnd(module->getBody());
+  entry = func::FuncOp::create(builder, loc(), entryName,
+                               builder.getFunctionType({}, {}));
+  builder.setInsertionPointToEnd(entry.addEntryBlock());
+  return true;
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+GraphBuilder::finish(ValueRange outputs, ArrayRef<StringRef> names) {
+  if (!endFunction(outputs, names))
+    return failure();
   finished = true;
   if (mlir::failed(verify(*module))) {
     hasFailed = true;

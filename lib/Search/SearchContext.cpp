@@ -298,10 +298,21 @@ DenseElementsAttr search::makeTaggedConstant(StringRef tag,
     return {};
   ArrayRef<int64_t> s = type.getShape();
   int64_t n = type.getNumElements();
+  // The uniform families are splats: no storage of their size.
+  if (tag == "const_one")
+    return DenseElementsAttr::get(type, 1.0f);
+  if (tag == "const_pool") {
+    if (s.size() != 4 || s[2] * s[3] == 0)
+      return {};
+    return DenseElementsAttr::get(type,
+                                  static_cast<float>(1.0 / double(s[2] * s[3])));
+  }
+  // The others are stored element by element; one too large for a
+  // rewrite to be worth it (an identity of a vocabulary's width) is none.
+  if (n > kMaxTaggedConstantElements)
+    return {};
   std::vector<float> values(n, 0.0f);
-  if (tag == "const_one") {
-    std::fill(values.begin(), values.end(), 1.0f);
-  } else if (tag == "const_imm") {
+  if (tag == "const_imm") {
     if (s.size() != 2)
       return {};
     for (int64_t i = 0; i < n; ++i)
@@ -314,11 +325,6 @@ DenseElementsAttr search::makeTaggedConstant(StringRef tag,
       int64_t in = (i / (s[3] * s[2])) % s[1], o = i / (s[3] * s[2] * s[1]);
       values[i] = o == in && kh == s[2] / 2 && kw == s[3] / 2 ? 1.0f : 0.0f;
     }
-  } else if (tag == "const_pool") {
-    if (s.size() != 4 || s[2] * s[3] == 0)
-      return {};
-    std::fill(values.begin(), values.end(),
-              static_cast<float>(1.0 / double(s[2] * s[3])));
   } else {
     return {};
   }

@@ -59,6 +59,25 @@ static const ModelInfo kModels[] = {
      "--hidden: width of every dense layer (4096); --layers: depth of each "
      "feature encoder (4)",
      buildCandleUno},
+    {"gpt2-small",
+     "GPT-2 small as a decoder program (prefill + decode over a KV cache "
+     "updated in place), 12 layers, hidden 768, vocab 50257",
+     "GPT-2 (Radford et al.), the gpt2 checkpoint's configuration; "
+     "HuggingFace GPT2LMHeadModel",
+     kSeq | kLayers | kHidden | kVocab | kContext,
+     "--seq: longest prompt of the prefill entry (128); --context: cache "
+     "capacity in tokens (1024); --layers: (12); --hidden: (768, heads of "
+     "64); --vocab: (50257)",
+     buildGPT2Small, "prefill"},
+    {"tinyllama",
+     "TinyLlama-1.1B as a decoder program: RMSNorm, rotary embeddings, 32 "
+     "query heads over 4 key/value heads, SwiGLU, 22 layers, hidden 2048",
+     "TinyLlama/TinyLlama-1.1B configuration; HuggingFace LlamaForCausalLM",
+     kSeq | kLayers | kHidden | kVocab | kContext,
+     "--seq: longest prompt of the prefill entry (128); --context: cache "
+     "capacity in tokens (2048); --layers: (22); --hidden: (2048, heads of "
+     "64, 8 per key/value head); --vocab: (32000)",
+     buildTinyLlama, "prefill"},
 };
 
 llvm::ArrayRef<ModelInfo> zoo::models() { return kModels; }

@@ -19,7 +19,7 @@ namespace loom::zoo {
 /// Command-line settings of a model. Unset ones take the model's default.
 struct ModelOptions {
   int64_t batch = 1;
-  std::optional<int64_t> seq, layers, hidden, vocab, image;
+  std::optional<int64_t> seq, layers, hidden, vocab, image, context;
 };
 
 /// The options (besides --batch) a model accepts.
@@ -30,6 +30,7 @@ enum OptionMask : unsigned {
   kHidden = 4,
   kVocab = 8,
   kImage = 16,
+  kContext = 32,
 };
 
 /// A named result of a model.
@@ -49,11 +50,15 @@ struct ModelInfo {
   const char *summary;
   /// Where the configuration comes from.
   const char *source;
-  /// Which of --seq, --layers, --hidden, --vocab, --image apply (OptionMask).
+  /// Which of --seq, --layers, --hidden, --vocab, --image, --context apply
+  /// (OptionMask).
   unsigned options;
   /// What those options mean for this model, with their defaults.
   const char *optionHelp;
   BuildFn build;
+  /// The name of the (first) function the model is built in: `main`, or
+  /// `prefill` for a decoder program (models/Decoder.h).
+  const char *entry = "main";
 };
 
 /// Every model, in the order `loom-zoo --list` prints them.
@@ -76,6 +81,8 @@ Outputs buildBert1Layer(GraphBuilder &b, const ModelOptions &o);
 Outputs buildMultiModal(GraphBuilder &b, const ModelOptions &o);
 Outputs buildDLRM(GraphBuilder &b, const ModelOptions &o);
 Outputs buildCandleUno(GraphBuilder &b, const ModelOptions &o);
+Outputs buildGPT2Small(GraphBuilder &b, const ModelOptions &o);
+Outputs buildTinyLlama(GraphBuilder &b, const ModelOptions &o);
 
 /// The torchvision ResNet family with bottleneck blocks of [3, 4, 6, 3]
 /// (ResNet-50 for groups = 1, width 64; ResNeXt-50 32x4d for groups = 32,

@@ -4,7 +4,7 @@
 // optionally random weights for it:
 //
 //   loom-zoo MODEL [--batch N] [--seq N] [--layers N] [--hidden N]
-//            [--vocab N] [--image N] [--seed S] -o OUT.mlir [--weights OUT.safetensors]
+//            [--vocab N] [--image N] [--context N] [--seed S] -o OUT.mlir [--weights OUT.safetensors]
 //            [--onnx OUT.onnx] [--op-counts]
 //   loom-zoo --list
 //
@@ -23,6 +23,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -61,6 +62,10 @@ cl::opt<int64_t> vocab("vocab",
 cl::opt<int64_t> image("image",
                        cl::desc("Input height and width (the CNNs)"),
                        cl::cat(zooCategory));
+cl::opt<int64_t> context("context",
+                         cl::desc("Key/value cache capacity in tokens "
+                                  "(decoder programs)"),
+                         cl::cat(zooCategory));
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random weights"),
                        cl::init(0), cl::cat(zooCategory));
 cl::opt<std::string> output("o", cl::desc("Output .mlir file ('-': stdout)"),
@@ -116,9 +121,14 @@ void printStats(ModuleOp module) {
   for (const auto &it : counts)
     sorted.emplace_back(it.getKey().str(), it.getValue());
   llvm::sort(sorted);
+  // A weight read by several entries (a decoder's prefill and decode) is
+  // one parameter tensor.
   int64_t params = 0;
-  module.walk(
-      [&](tg::WeightOp op) { params += op.getType().getNumElements(); });
+  llvm::StringSet<> seen;
+  module.walk([&](tg::WeightOp op) {
+    if (seen.insert(op.getName()).second)
+      params += op.getType().getNumElements();
+  });
   llvm::errs() << "ops:\n";
   for (const auto &[name, count] : sorted)
     llvm::errs() << "  " << llvm::left_justify(name, 22) << " " << count
@@ -164,7 +174,8 @@ int main(int argc, char **argv) {
                   {layers, kLayers, options.layers},
                   {hidden, kHidden, options.hidden},
                   {vocab, kVocab, options.vocab},
-                  {image, kImage, options.image}};
+                  {image, kImage, options.image},
+                  {context, kContext, options.context}};
   for (auto &s : settings) {
     if (!s.opt.getNumOccurrences())
       continue;
@@ -196,8 +207,9 @@ int main(int argc, char **argv) {
   }
 #endif
 
-  MLIRContext context;
-  GraphBuilder b(context, weightsAttr(model->name, output, weightsFile));
+  MLIRContext mlirContext;
+  GraphBuilder b(mlirContext, weightsAttr(model->name, output, weightsFile),
+                 model->entry);
   Outputs outputs = model->build(b, options);
   SmallVector<Value> values;
   SmallVector<StringRef> names;

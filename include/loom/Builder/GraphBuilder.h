@@ -216,8 +216,8 @@ struct LstmState {
 // GraphBuilder
 //===----------------------------------------------------------------------===//
 
-/// Builds one module holding one function (`@main` unless named otherwise)
-/// of tg ops. Values are ranked, statically shaped tensors; the element type
+/// Builds one module holding a function (`@main` unless named otherwise)
+/// of tg ops, or several (nextFunction). Values are ranked, statically shaped tensors; the element type
 /// of inputs, weights and constants defaults to f32.
 class GraphBuilder {
 public:
@@ -372,6 +372,11 @@ public:
                   llvm::ArrayRef<int64_t> high, double value = 0.0);
   mlir::Value broadcastTo(mlir::Value x, llvm::ArrayRef<int64_t> shape);
   mlir::Value gather(mlir::Value data, mlir::Value indices, int64_t axis = 0);
+  /// tg.update_slice: `base` with `update` written along `axis` at the
+  /// run-time `offsets` (i64, rank 0 or one per batch row; clamped as the op
+  /// defines it). The in-place append of a decoder's cache.
+  mlir::Value updateSlice(mlir::Value base, mlir::Value update,
+                          mlir::Value offsets, int64_t axis);
   mlir::Value enlarge(mlir::Value filter, Window kernel);
 
   //===--------------------------------------------------------------------===//
@@ -460,6 +465,20 @@ public:
   // Finishing
   //===--------------------------------------------------------------------===//
 
+  /// Ties `input`, an input of the current function, to its output named
+  /// `outputName`: the argument attribute `tg.tied_result` (the artifact
+  /// updates the input in place and keeps it as state), set when the
+  /// function is ended. An output of that name must be returned.
+  void tie(mlir::Value input, llvm::StringRef outputName);
+  /// Ends the current function as `finish` does, without handing the module
+  /// over, and starts a new one named `name` in the same module, where the
+  /// next ops are built: a module of several entries (a decoder's `prefill`
+  /// and `decode`). Inputs, ties and the cache of weights are per function;
+  /// a weight name read in two functions is one weight of the module.
+  /// Returns false when the build has failed.
+  bool nextFunction(llvm::StringRef name, mlir::ValueRange outputs,
+                    llvm::ArrayRef<llvm::StringRef> names = {});
+
   /// Returns `outputs` from the entry function (result attribute `tg.name`
   /// from `names` when given, one per output), verifies the module and hands
   /// it over. Fails, with the diagnostics already emitted, when any method
@@ -500,6 +519,9 @@ private:
   mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape,
                                     mlir::Type elementType = {});
   void popScope();
+  /// Returns `outputs` from the current function and sets its type and
+  /// argument and result attributes (names, ties). False on error.
+  bool endFunction(mlir::ValueRange outputs, llvm::ArrayRef<llvm::StringRef> names);
 
   mlir::MLIRContext *context;
   mlir::OpBuilder builder;
@@ -510,6 +532,8 @@ private:
   llvm::StringMap<mlir::Value> weights;
   std::vector<std::string> weightOrder;
   llvm::StringMap<unsigned> inputNames;
+  /// Inputs of the current function tied to outputs (by output name).
+  llvm::SmallVector<std::pair<unsigned, std::string>> ties;
   std::string entryName;
   bool hasFailed = false;
   bool finished = false;

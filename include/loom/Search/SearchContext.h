@@ -185,7 +185,12 @@ private:
 /// The value of a constant of the rule generator's family `tag` at `type`
 /// (f32): `const_one` all ones, `const_imm` the identity matrix,
 /// `const_iconv` the identity convolution kernel (centre tap), `const_pool`
-/// the average-pooling kernel 1/(KH*KW). Null for an unknown tag or type.
+/// the average-pooling kernel 1/(KH*KW). Null for an unknown tag or type,
+/// and for an identity of more than kMaxTaggedConstantElements elements
+/// (a rewrite that builds one, as `x = x @ I` at a vocabulary's width,
+/// would cost gigabytes at compile time and never pay; the uniform
+/// families are splats of any size).
+constexpr int64_t kMaxTaggedConstantElements = int64_t(1) << 22;
 mlir::DenseElementsAttr makeTaggedConstant(llvm::StringRef tag,
                                            mlir::RankedTensorType type);
 
