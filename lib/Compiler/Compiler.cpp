@@ -85,6 +85,8 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
   };
   for (const EntrySchedule &entry : entries) {
     for (const ConstantWeight &c : entry.constants) {
+      if (!added.insert(c.name).second)
+        continue; // shared with an earlier entry (shareConstants)
       tg::ConstantOp op = c.op;
       auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
       if (!dense)
@@ -569,6 +571,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   if (entries.empty())
     return module.emitError("nothing to compile: the module has no public "
                             "function");
+  shareConstants(entries);
   timer.done("schedule");
 
   // Kernels: outline, lower, emit.

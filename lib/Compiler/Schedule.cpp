@@ -1030,6 +1030,22 @@ compiler::buildSchedule(func::FuncOp fn, StringRef kernelPrefix,
   return ScheduleBuilder(fn, kernelPrefix, backends, concatInPlace).run();
 }
 
+void compiler::shareConstants(MutableArrayRef<EntrySchedule> entries) {
+  // Dense attributes are uniqued by type and bytes: equal constants are
+  // the same attribute.
+  llvm::DenseMap<Attribute, std::string> first;
+  for (EntrySchedule &entry : entries)
+    for (ConstantWeight &c : entry.constants) {
+      auto [it, inserted] = first.try_emplace(c.op.getValue(), c.name);
+      if (inserted || it->second == c.name)
+        continue;
+      for (Buffer &b : entry.buffers)
+        if (b.record.kind == art::BufferKind::Weight && b.record.weight == c.name)
+          b.record.weight = it->second;
+      c.name = it->second;
+    }
+}
+
 int64_t compiler::kernelGrain(tg::FragmentOp fragment, int64_t range) {
   double work = 0;
   for (Operation &op : fragment.getBody().front().without_terminator())

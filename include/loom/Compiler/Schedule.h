@@ -111,6 +111,12 @@ buildSchedule(mlir::func::FuncOp fn, llvm::StringRef kernelPrefix,
               const BackendRegistry &backends = BackendRegistry::builtin(),
               bool concatInPlace = false);
 
+/// Gives the constants of \p entries that are equal (a weight folded the
+/// same way in a decoder's prefill and decode) one name, the first's, so
+/// that the artifact stores each once. A constant keeps its place in its
+/// entry's list; the writer stores a name once.
+void shareConstants(llvm::MutableArrayRef<EntrySchedule> entries);
+
 /// Places the arena buffers of \p entry: largest first, each at the lowest
 /// aligned offset that no buffer alive at the same time covers; a buffer
 /// written in place of another (aliasSums) takes that one's slice.
