@@ -12,14 +12,14 @@ using namespace loom::zoo;
 
 std::optional<DecoderShape> zoo::decoderShape(GraphBuilder &b,
                                               const ModelOptions &o,
-                                              DecoderShape shape,
-                                              int64_t kvGroup) {
+                                              const DecoderDefaults &defaults) {
+  DecoderShape shape;
   shape.batch = o.batch;
   shape.promptBound = o.seq.value_or(shape.promptBound);
-  shape.capacity = o.context.value_or(shape.capacity);
-  shape.layers = o.layers.value_or(shape.layers);
-  shape.hidden = o.hidden.value_or(shape.hidden);
-  shape.vocab = o.vocab.value_or(shape.vocab);
+  shape.capacity = o.context.value_or(defaults.capacity);
+  shape.layers = o.layers.value_or(defaults.layers);
+  shape.hidden = o.hidden.value_or(defaults.hidden);
+  shape.vocab = o.vocab.value_or(defaults.vocab);
   // Positions and rows of [B * P, H] stay below 2^24 (indexExpr).
   if (!checkRange(b, "--context", shape.capacity, 1, int64_t(1) << 20) ||
       !checkRange(b, "--batch", shape.batch, 1, (int64_t(1) << 24) / shape.capacity) ||
@@ -35,7 +35,7 @@ std::optional<DecoderShape> zoo::decoderShape(GraphBuilder &b,
     return std::nullopt;
   }
   shape.heads = shape.hidden / headDim;
-  int64_t group = std::min(kvGroup, shape.heads);
+  int64_t group = std::min(defaults.kvGroup, shape.heads);
   while (shape.heads % group)
     --group;
   shape.kvHeads = shape.heads / group;
@@ -121,23 +121,26 @@ Outputs DecoderEntry::outputs(Value logits) {
   return out;
 }
 
-Outputs zoo::buildDecoder(GraphBuilder &b, const DecoderShape &shape,
-                          DecoderBody body) {
+Outputs zoo::buildDecoder(GraphBuilder &b, const ModelOptions &o,
+                          const DecoderDefaults &defaults, DecoderBody body) {
+  std::optional<DecoderShape> shape = decoderShape(b, o, defaults);
+  if (!shape)
+    return {};
   Outputs prefill;
   {
-    DecoderEntry entry(b, shape, DecoderEntry::Phase::Prefill);
-    prefill = entry.outputs(body(entry));
+    DecoderEntry entry(b, *shape, DecoderEntry::Phase::Prefill);
+    prefill = entry.outputs(body(entry, *shape));
   }
   SmallVector<Value> values;
   SmallVector<StringRef> names;
-  for (const Output &o : prefill) {
-    values.push_back(o.value);
-    names.push_back(o.name);
+  for (const Output &out : prefill) {
+    values.push_back(out.value);
+    names.push_back(out.name);
   }
   if (!b.nextFunction("decode", values, names))
     return {};
-  DecoderEntry entry(b, shape, DecoderEntry::Phase::Decode);
-  return entry.outputs(body(entry));
+  DecoderEntry entry(b, *shape, DecoderEntry::Phase::Decode);
+  return entry.outputs(body(entry, *shape));
 }
 
 Value zoo::splitHeads(GraphBuilder &b, Value x, int64_t heads) {

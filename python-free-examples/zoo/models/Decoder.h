@@ -37,14 +37,20 @@ struct DecoderShape {
   int64_t headDim() const { return hidden / heads; }
 };
 
-/// The shape from the command line: --batch, --seq (P), --context (C),
-/// --layers, --hidden, --vocab over the model's defaults in `shape`. Heads
-/// of 64 (of hidden / 2 below a hidden of 128); `kvGroup` query heads per
-/// key/value head (1: multi-head attention), fewer when the heads are
-/// fewer. Reports bad settings and returns nullopt.
+/// A model's defaults of the options, and its query heads per key/value
+/// head (1: multi-head attention).
+struct DecoderDefaults {
+  int64_t capacity, layers, hidden, vocab, kvGroup;
+};
+
+/// The shape from the command line: --batch, --seq (P, default 128),
+/// --context (C), --layers, --hidden, --vocab over `defaults`. Heads of 64
+/// (of hidden / 2 below a hidden of 128); `kvGroup` query heads per
+/// key/value head, fewer when the heads are fewer. Reports bad settings and
+/// returns nullopt.
 std::optional<DecoderShape> decoderShape(GraphBuilder &b,
                                          const ModelOptions &o,
-                                         DecoderShape shape, int64_t kvGroup);
+                                         const DecoderDefaults &defaults);
 
 /// One entry being built: its phase, its inputs and its updated caches.
 class DecoderEntry {
@@ -95,13 +101,15 @@ private:
 };
 
 /// The body of a decoder: the logits [B, V] of an entry.
-using DecoderBody = llvm::function_ref<mlir::Value(DecoderEntry &entry)>;
+using DecoderBody =
+    llvm::function_ref<mlir::Value(DecoderEntry &entry, const DecoderShape &)>;
 
 /// Builds the prefill entry in `b`'s current function (a decoder's
 /// ModelInfo names it `prefill`), then the decode entry in a new function
-/// `decode`; returns the decode entry's outputs for the caller to finish.
-Outputs buildDecoder(GraphBuilder &b, const DecoderShape &shape,
-                     DecoderBody body);
+/// `decode`, at the shape decoderShape makes of `o` and `defaults`; returns
+/// the decode entry's outputs for the caller to finish (none on error).
+Outputs buildDecoder(GraphBuilder &b, const ModelOptions &o,
+                     const DecoderDefaults &defaults, DecoderBody body);
 
 /// Splits [B, S, heads * D] into heads: [B, heads, S, D].
 mlir::Value splitHeads(GraphBuilder &b, mlir::Value x, int64_t heads);

@@ -63,16 +63,10 @@ Value gpt2Logits(GraphBuilder &b, DecoderEntry &entry, const DecoderShape &s) {
 } // namespace
 
 Outputs zoo::buildGPT2Small(GraphBuilder &b, const ModelOptions &o) {
-  DecoderShape defaults;
-  defaults.promptBound = 128;
-  defaults.capacity = 1024;
-  defaults.layers = 12;
-  defaults.hidden = 768;
-  defaults.vocab = 50257;
-  std::optional<DecoderShape> shape = decoderShape(b, o, defaults, 1);
-  if (!shape)
-    return {};
-  return buildDecoder(b, *shape, [&](DecoderEntry &entry) {
-    return gpt2Logits(b, entry, *shape);
-  });
+  return buildDecoder(
+      b, o, {/*capacity=*/1024, /*layers=*/12, /*hidden=*/768, /*vocab=*/50257,
+             /*kvGroup=*/1},
+      [&](DecoderEntry &entry, const DecoderShape &shape) {
+        return gpt2Logits(b, entry, shape);
+      });
 }

@@ -133,16 +133,10 @@ Value llamaLogits(GraphBuilder &b, DecoderEntry &entry, const DecoderShape &s) {
 } // namespace
 
 Outputs zoo::buildTinyLlama(GraphBuilder &b, const ModelOptions &o) {
-  DecoderShape defaults;
-  defaults.promptBound = 128;
-  defaults.capacity = 2048;
-  defaults.layers = 22;
-  defaults.hidden = 2048;
-  defaults.vocab = 32000;
-  std::optional<DecoderShape> shape = decoderShape(b, o, defaults, 8);
-  if (!shape)
-    return {};
-  return buildDecoder(b, *shape, [&](DecoderEntry &entry) {
-    return llamaLogits(b, entry, *shape);
-  });
+  return buildDecoder(
+      b, o, {/*capacity=*/2048, /*layers=*/22, /*hidden=*/2048, /*vocab=*/32000,
+             /*kvGroup=*/8},
+      [&](DecoderEntry &entry, const DecoderShape &shape) {
+        return llamaLogits(b, entry, shape);
+      });
 }
