@@ -561,9 +561,12 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isPrivate() || fn.isExternal())
       continue;
-    auto entry = buildSchedule(
-        fn, (fn.getName() + "_k").str(), options.backendRegistry(),
-        options.concatInPlace && target->requirements().kind == "cpu");
+    ScheduleOptions scheduling;
+    scheduling.concatInPlace =
+        options.concatInPlace && target->requirements().kind == "cpu";
+    scheduling.stateInPlace = options.stateInPlace;
+    auto entry = buildSchedule(fn, (fn.getName() + "_k").str(),
+                               options.backendRegistry(), scheduling);
     if (failed(entry))
       return failure();
     entries.push_back(std::move(*entry));

@@ -58,9 +58,9 @@ std::string nameFromAttr(DictionaryAttr attrs, StringRef fallback, unsigned i) {
 class ScheduleBuilder {
 public:
   ScheduleBuilder(func::FuncOp fn, StringRef prefix,
-                  const BackendRegistry &backends, bool concatInPlace)
-      : fn(fn), prefix(prefix), backends(backends),
-        concatInPlace(concatInPlace) {}
+                  const BackendRegistry &backends,
+                  const ScheduleOptions &options)
+      : fn(fn), prefix(prefix), backends(backends), options(options) {}
 
   FailureOr<EntrySchedule> run();
 
@@ -74,7 +74,7 @@ private:
   llvm::DenseMap<Value, int64_t> outputStorage;
   llvm::StringMap<int64_t> weightBuffer;
   unsigned kernels = 0;
-  bool concatInPlace;
+  ScheduleOptions options;
   /// Concatenations and splits in place: per group (by a member's id) each member
   /// buffer's byte offset in the group, and each member's group.
   std::map<int64_t, std::map<int64_t, int64_t>> groups;
@@ -500,7 +500,7 @@ LogicalResult ScheduleBuilder::scheduleFragment(tg::FragmentOp fragment) {
   } else {
     addResultBuffers(fragment);
   }
-  if (concatInPlace &&
+  if (options.concatInPlace &&
       (placeConcatInPlace(fragment) || placeSplitInPlace(fragment)))
     return success();
   // Results without elements (an ONNX slice may be empty) need no step.
@@ -708,6 +708,12 @@ int64_t ScheduleBuilder::tiedInPlace(tg::FragmentOp fragment) {
   std::optional<unsigned> tied = tg::getTiedResult(fn, arg.getArgNumber());
   if (!tied)
     return -1;
+  if (!options.stateInPlace) {
+    fragment.emitRemark() << "argument " << arg.getArgNumber()
+                          << " is updated in a copy, copied back at the end "
+                             "(--state-in-place=false)";
+    return -1;
+  }
   Value result = fragment.getResult(0);
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
   if (ret.getOperand(*tied) != result) {
@@ -1026,8 +1032,9 @@ FailureOr<EntrySchedule> ScheduleBuilder::run() {
 
 FailureOr<EntrySchedule>
 compiler::buildSchedule(func::FuncOp fn, StringRef kernelPrefix,
-                        const BackendRegistry &backends, bool concatInPlace) {
-  return ScheduleBuilder(fn, kernelPrefix, backends, concatInPlace).run();
+                        const BackendRegistry &backends,
+                        const ScheduleOptions &options) {
+  return ScheduleBuilder(fn, kernelPrefix, backends, options).run();
 }
 
 void compiler::shareConstants(MutableArrayRef<EntrySchedule> entries) {

@@ -254,6 +254,13 @@ static cl::opt<bool> convOverConcat(
              "concatenation instead of after it (--tg-conv-over-concat; "
              "default true)"),
     cl::init(true), cl::cat(compileCat));
+static cl::opt<bool> stateInPlace(
+    "state-in-place",
+    cl::desc("Update state (an entry argument tied to a result, as a "
+             "decoder's key/value cache) in place (default true; false: "
+             "each update writes a copy of the state, copied back at the "
+             "end of the run, with a remark)"),
+    cl::init(true), cl::cat(compileCat));
 static cl::opt<bool> concatInPlace(
     "concat-in-place",
     cl::desc("On a CPU target, write the operands of a concatenation whose "
@@ -446,6 +453,7 @@ int configureBackends(compiler::CompileOptions &options) {
                 sourceGraph + "'");
   options.conv3dAs2d = conv3dAs2d;
   options.concatInPlace = concatInPlace;
+  options.stateInPlace = stateInPlace;
   options.convOverConcat = convOverConcat;
   std::string defaultCostDb;
   if (backendSet == "auto") {

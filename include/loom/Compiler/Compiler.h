@@ -94,6 +94,9 @@ struct CompileOptions {
   /// of their result get no step: the operands are written in place
   /// (buildSchedule's concatInPlace; docs/Compiler.md).
   bool concatInPlace = true;
+  /// Update state (an argument tied to a result: a decoder's cache) in place
+  /// (ScheduleOptions::stateInPlace).
+  bool stateInPlace = true;
   /// What the artifact embeds as its source (for loom-run --check).
   EmbeddedSource source = EmbeddedSource::Given;
   /// With EmbeddedSource::Given, the graph as given; null: the module

@@ -94,22 +94,31 @@ struct EntrySchedule {
   std::vector<ConstantWeight> constants;
 };
 
+/// How buildSchedule places what may share memory.
+struct ScheduleOptions {
+  /// A fragment that is one concatenation whose operands are contiguous
+  /// ranges of its result (every dimension before the axis is 1) gets no
+  /// step where its operands can be written in place: each operand's buffer
+  /// is its range of the result's buffer; likewise a fragment that is one
+  /// split along such an axis gets no step, each result a range of the
+  /// operand's buffer (docs/Compiler.md, "Concatenations and splits in
+  /// place").
+  bool concatInPlace = false;
+  /// A tg.update_slice of a tied argument (state: a decoder's cache) writes
+  /// the argument's memory where it may (tiedInPlace); false: into a copy,
+  /// copied back at the end, with a remark (docs/Decoding.md).
+  bool stateInPlace = true;
+};
+
 /// Builds the schedule of \p fn, whose body holds only tg.weight,
 /// tg.constant, tg.reshape and tg.fragment ops (after --tg-form-fragments).
 /// Kernel steps are named "<prefix><n>" in order; their range is 1 until
 /// code generation sets it. Diagnoses what it cannot schedule.
 /// Library fragments are lowered by their backend in \p backends.
-/// With \p concatInPlace, a fragment that is one concatenation whose
-/// operands are contiguous ranges of its result (every dimension before the
-/// axis is 1) gets no step where its operands can be written in place: each
-/// operand's buffer is its range of the result's buffer; likewise a
-/// fragment that is one split along such an axis gets no step, each result
-/// a range of the operand's buffer (docs/Compiler.md, "Concatenations and
-/// splits in place").
 mlir::FailureOr<EntrySchedule>
 buildSchedule(mlir::func::FuncOp fn, llvm::StringRef kernelPrefix,
               const BackendRegistry &backends = BackendRegistry::builtin(),
-              bool concatInPlace = false);
+              const ScheduleOptions &options = {});
 
 /// Gives the constants of \p entries that are equal (a weight folded the
 /// same way in a decoder's prefill and decode) one name, the first's, so
