@@ -36,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace loom::rt {
@@ -175,6 +176,15 @@ public:
   /// \p layouts gets the layout of each buffer the device keeps in another
   /// than the manifest's row-major one (the CPU's layout plan: "nhwc",
   /// "nChw16c"), by buffer id: the one record of that decision.
+  /// Tells the device, before it prepares any program, the constants (the
+  /// addresses of weight buffers) that programs of more than one entry read
+  /// (a decoder's prefill and decode): a device keeps one copy of each (the
+  /// CPU packs none of them, docs/Runtime.md "Weights several entries
+  /// read"). The default ignores it.
+  virtual void setSharedConstants(std::unordered_set<const void *> shared) {
+    (void)shared;
+  }
+
   virtual Error prepare(const artifact::Entry &entry,
                         const artifact::Program &program,
                         const std::vector<int64_t> &bufferBytes,

@@ -29,6 +29,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <unordered_set>
+#include <set>
 #include <string>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -562,6 +564,44 @@ Error openLibrary(loom_model &m, const std::map<std::string, Section> &sections)
   return Error::ok();
 }
 
+/// Gives back the pages of the weights no entry reads (those only the
+/// embedded source reads, for `loom-run --check`): the checksums touched
+/// them at load. The file is mapped read-only and private, so a later read
+/// (the source's interpreter) faults them in from the file again.
+void releaseUnreadWeights(loom_model &m) {
+  std::set<std::string> read;
+  for (const artifact::Entry &e : m.manifest.entries)
+    for (const artifact::Buffer &b : e.buffers)
+      if (b.kind == artifact::BufferKind::Weight)
+        read.insert(b.weight);
+  long page = sysconf(_SC_PAGESIZE);
+  for (const auto &[name, view] : m.views) {
+    if (read.count(name))
+      continue;
+    uintptr_t begin = (uintptr_t(view.data) + page - 1) / page * page;
+    uintptr_t end = (uintptr_t(view.data) + view.bytes) / page * page;
+    if (end > begin)
+      madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+  }
+}
+
+/// Tells each device the constants that programs of several entries read
+/// on it (Device::setSharedConstants).
+void shareConstants(loom_model &m) {
+  std::map<Device *, std::map<const void *, std::set<size_t>>> readers;
+  for (size_t e = 0; e < m.plans.size(); ++e)
+    for (const void *c : m.plans[e].constants)
+      if (c)
+        readers[m.plans[e].device][c].insert(e);
+  for (auto &[device, constants] : readers) {
+    std::unordered_set<const void *> shared;
+    for (const auto &[c, entries] : constants)
+      if (entries.size() > 1)
+        shared.insert(c);
+    device->setSharedConstants(std::move(shared));
+  }
+}
+
 Error load(loom_model &m, const loom_model_options *options) {
   if (Error err = m.file.map(m.path))
     return err;
@@ -593,6 +633,8 @@ Error load(loom_model &m, const loom_model_options *options) {
     return err;
   if (Error err = openLibrary(m, sections))
     return err;
+  shareConstants(m);
+  releaseUnreadWeights(m);
   for (size_t e = 0; e < m.plans.size(); ++e) {
     EntryPlan &plan = m.plans[e];
     if (Error err = plan.device->prepare(m.manifest.entries[e], *plan.program,

@@ -444,8 +444,11 @@ std::unique_ptr<LibraryStep> prepareDynamicStep(const artifact::Step &step);
 /// under the device's \p policy: chooses where convolutions keep
 /// activations in oneDNN's blocked layout (buffers that only convolutions
 /// touch; LOOM_ONEDNN_LAYOUT=plain keeps every buffer NCHW) and makes each
-/// primitive, prepacking constant weights. Library.cpp.
+/// primitive, prepacking constant weights but those in \p shared (read by
+/// several entries' programs: kept as the artifact holds them, one copy).
+/// Library.cpp.
 Error prepareProgram(const Engine &engine, const CpuPolicy &policy,
+                     const std::unordered_set<const void *> &shared,
                      const artifact::Entry &entry,
                      const artifact::Program &program,
                      const std::vector<int64_t> &bufferBytes,

@@ -295,6 +295,10 @@ public:
     allocation = {};
   }
 
+  void setSharedConstants(std::unordered_set<const void *> shared) override {
+    sharedConstants = std::move(shared);
+  }
+
   bool usesHostMemory() const override { return true; }
   int64_t bufferAlignment() const override { return 64; }
   Error loadImage(const art::Device &, const uint8_t *, uint64_t) override {
@@ -311,8 +315,8 @@ public:
                 std::vector<std::unique_ptr<PreparedStep>> &out,
                 std::map<int64_t, std::string> &layouts) override {
     applyThreads();
-    return cpu::prepareProgram(engine, policy, entry, program, bufferBytes,
-                               constants, out, layouts);
+    return cpu::prepareProgram(engine, policy, sharedConstants, entry, program,
+                               bufferBytes, constants, out, layouts);
   }
 
   Error launchKernel(Queue &, loom_kernel_fn fn, void *const *args,
@@ -389,6 +393,8 @@ private:
   /// Parsed once, when the device is created (Policy.h).
   const cpu::CpuPolicy policy;
   const int threads;
+  /// Constants several entries read (setSharedConstants): packed by none.
+  std::unordered_set<const void *> sharedConstants;
 };
 
 CpuQueue::CpuQueue(CpuDevice &device, const cpu::Engine &engine)

@@ -166,6 +166,7 @@ void cpu::setLibraryThreads(int threads) {
 }
 
 Error cpu::prepareProgram(const Engine &eng, const CpuPolicy &policy,
+                          const std::unordered_set<const void *> &shared,
                           const art::Entry &entry, const art::Program &program,
                           const std::vector<int64_t> &bufferBytes,
                           const std::vector<void *> &constants,
@@ -179,7 +180,7 @@ Error cpu::prepareProgram(const Engine &eng, const CpuPolicy &policy,
   for (size_t id = 0; id < entry.buffers.size(); ++id)
     constantWeights[id] = constantOf(int64_t(id));
   out.clear();
-  PrepareContext ctx{eng, policy};
+  PrepareContext ctx{eng, policy, shared};
   try {
     LayoutPlan plan =
         planLayouts(ctx, entry, program, bufferBytes, constantWeights);

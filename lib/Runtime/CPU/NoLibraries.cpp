@@ -19,6 +19,7 @@ Error cpu::createEngine(Engine &) { return Error::ok(); }
 void cpu::setLibraryThreads(int) {}
 
 Error cpu::prepareProgram(const Engine &, const CpuPolicy &,
+                          const std::unordered_set<const void *> &,
                           const art::Entry &entry,
                           const art::Program &program,
                           const std::vector<int64_t> &,

@@ -28,6 +28,12 @@ using StepPtr = std::unique_ptr<PreparedStep>;
 struct PrepareContext {
   const dnnl::engine &engine;
   const CpuPolicy &policy;
+  /// Constant weights that several entries' programs read: packed by no
+  /// step (one copy, the artifact's; Device::setSharedConstants).
+  const std::unordered_set<const void *> &shared;
+  bool isShared(const void *constant) const {
+    return constant && shared.count(constant);
+  }
 };
 
 /// Runs \p body, which executes oneDNN primitives: a oneDNN error becomes

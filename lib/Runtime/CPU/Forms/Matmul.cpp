@@ -45,18 +45,24 @@ int64_t leadingRows(const std::vector<int64_t> &shape) {
 /// than the matmul primitive on its prepacked copy, and needs no copy (2
 /// threads, this VM: AlexNet's 9216x4096 3.36 against 5.13 ms, VGG's
 /// 25088x4096 14.3 against 17.1, 4096x4096 1.05 against 1.21; from 4 rows
-/// the primitive wins, 6.1 against 6.8 ms).
-StepPtr gemvForm(const art::MatmulStep &s) {
+/// the primitive wins, 6.1 against 6.8 ms). Another activation (a decoder's
+/// GELU) runs as a pass after it (withActivationPass): packing those weights
+/// would be a second copy of them beside the artifact's, which the other
+/// one-row products of a decode step read plain.
+StepPtr gemvForm(const PrepareContext &ctx, const art::MatmulStep &s) {
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
   if (s.sum != -1 || s.scale != 1 || w.size() != 2 || a.empty() ||
-      a.back() != w[0] ||
-      (s.activation.kind != Activation::None &&
-       s.activation.kind != Activation::Relu))
+      a.back() != w[0])
     return nullptr;
   int64_t rows = leadingRows(a);
   if (rows != 1)
     return nullptr;
-  return dnnlSgemm(s, 1, w[0], w[1]);
+  StepPtr product = dnnlSgemm(s, 1, w[0], w[1]);
+  if (s.activation.kind == Activation::None ||
+      s.activation.kind == Activation::Relu)
+    return product;
+  return withActivationPass(ctx, std::move(product), s.activation, s.dst,
+                            rowMajor({1, w[1]}));
 }
 
 /// Dense operands (no views) and constant weights.
@@ -65,9 +71,9 @@ bool gemvFits(const CpuPolicy &, const art::MatmulStep &s,
   return !s.views && constantWeights;
 }
 
-StepPtr makeGemv(const PrepareContext &, const art::MatmulStep &s, void *,
+StepPtr makeGemv(const PrepareContext &ctx, const art::MatmulStep &s, void *,
                  const LayoutPlan &) {
-  return gemvForm(s);
+  return gemvForm(ctx, s);
 }
 
 /// The sgemm form of a matmul step whose weights change per run and that
@@ -158,6 +164,10 @@ bool fewRowsPay(const art::MatmulStep &s) {
 
 StepPtr makePointwise(const PrepareContext &ctx, const art::MatmulStep &s,
                       void *constantWeights, const LayoutPlan &) {
+  // The kernel reads a packed copy: weights several entries read keep one
+  // copy, and oneDNN's primitive reads it as it is.
+  if (ctx.isShared(constantWeights))
+    return nullptr;
   int64_t rows = leadingRows(s.srcShape);
   const auto *weights = static_cast<const float *>(constantWeights);
   bool huge = ctx.policy.hugePages;
@@ -230,8 +240,11 @@ StepPtr makeOneDnn(const PrepareContext &ctx, const art::MatmulStep &s,
       constantWeights =
           static_cast<char *>(constantWeights) + ids.weightsOffset;
   }
+  // Constant weights in the layout the primitive wants, packed once at
+  // load; those several entries read stay as the artifact holds them.
   memory::desc anyW(w, memory::data_type::f32, memory::format_tag::any);
-  const memory::desc &wMd = constantWeights ? anyW : userW;
+  const memory::desc &wMd =
+      constantWeights && !ctx.isShared(constantWeights) ? anyW : userW;
   auto desc = s.bias != -1 ? dnnl::matmul::desc(io.src, wMd, biasMd, io.dst)
                            : dnnl::matmul::desc(io.src, wMd, io.dst);
   dnnl::primitive_attr attr =
