@@ -22,13 +22,13 @@ ArtifactSteps::~ArtifactSteps() {
     loom_context_free(context);
 }
 
-llvm::Error ArtifactSteps::run(const EntryIO &io, llvm::ArrayRef<int64_t> ids,
-                               llvm::ArrayRef<int64_t> where,
+llvm::Error ArtifactSteps::run(const EntryIO &io, const TokenInputs &tokens,
                                std::vector<float> &logits) {
   std::vector<const void *> in(io.numInputs, nullptr);
   std::vector<void *> out(io.numOutputs, nullptr);
-  in[io.ids] = ids.data();
-  in[io.where] = where.data();
+  for (int64_t i : {io.ids, io.positions, io.lengths})
+    if (i >= 0)
+      in[i] = tokens.of(io, i).data();
   logits.resize(contract.batch * contract.vocab);
   extra.resize(io.numOutputs);
   for (int64_t j = 0; j < io.numOutputs; ++j) {

@@ -8,6 +8,8 @@
 #include "Contract.h"
 #include "HostTensor.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 
@@ -23,9 +25,11 @@ llvm::Error contractError(const llvm::Twine &msg) {
 }
 
 /// Finds entry \p io.name, its state (inputs tied to outputs), its inputs
-/// `input_ids` and \p whereName, and its output `logits`.
+/// `input_ids`, `positions` and `lengths` (those \p required and those
+/// \p optional; any other is an error), and its output `logits`.
 llvm::Error readEntry(const loom_model *model, llvm::StringRef path,
-                      llvm::StringRef whereName, EntryIO &io) {
+                      llvm::ArrayRef<llvm::StringRef> required,
+                      llvm::ArrayRef<llvm::StringRef> optional, EntryIO &io) {
   io.entry = loom_model_find_entry(model, io.name.c_str());
   if (io.entry < 0)
     return contractError(path + " has no entry '" + io.name +
@@ -47,15 +51,24 @@ llvm::Error readEntry(const loom_model *model, llvm::StringRef path,
     llvm::StringRef name = d.name;
     if (io.tied[i])
       continue;
-    if (name == "input_ids")
+    auto allowed = [&](llvm::StringRef n) {
+      return name == n && (llvm::is_contained(required, n) ||
+                           llvm::is_contained(optional, n));
+    };
+    if (allowed("input_ids"))
       io.ids = i;
-    else if (name == whereName)
-      io.where = i;
+    else if (allowed("positions"))
+      io.positions = i;
+    else if (allowed("lengths"))
+      io.lengths = i;
     else
       return contractError(entry + ": input '" + name +
-                           "' is neither state (tied to an output) nor "
-                           "'input_ids' or '" +
-                           whereName + "'");
+                           "' is neither state (tied to an output) nor '" +
+                           llvm::join(required, "', '") + "'" +
+                           (optional.empty()
+                                ? std::string()
+                                : " or '" + llvm::join(optional, "', '") +
+                                      "'"));
   }
   for (int64_t j = 0; j < io.numOutputs; ++j) {
     loom_tensor_desc d;
@@ -63,9 +76,13 @@ llvm::Error readEntry(const loom_model *model, llvm::StringRef path,
     if (io.tiedInput[j] < 0 && llvm::StringRef(d.name) == "logits")
       io.logits = j;
   }
-  if (io.ids < 0 || io.where < 0)
-    return contractError(entry + " has no input '" +
-                         (io.ids < 0 ? "input_ids" : whereName) + "'");
+  for (llvm::StringRef name : required) {
+    int64_t index = name == "input_ids"   ? io.ids
+                    : name == "positions" ? io.positions
+                                          : io.lengths;
+    if (index < 0)
+      return contractError(entry + " has no input '" + name + "'");
+  }
   if (io.logits < 0)
     return contractError(entry + " has no output 'logits'");
   return llvm::Error::success();
@@ -161,9 +178,11 @@ loom::generate::readContract(const loom_model *model, llvm::StringRef path) {
   DecoderContract c;
   c.prefill.name = "prefill";
   c.decode.name = "decode";
-  if (llvm::Error e = readEntry(model, path, "lengths", c.prefill))
+  if (llvm::Error e = readEntry(model, path, {"input_ids", "lengths"},
+                               {"positions"}, c.prefill))
     return std::move(e);
-  if (llvm::Error e = readEntry(model, path, "positions", c.decode))
+  if (llvm::Error e =
+          readEntry(model, path, {"input_ids", "positions"}, {}, c.decode))
     return std::move(e);
   const EntryIO &p = c.prefill, &d = c.decode;
   if (llvm::Error e =
@@ -182,11 +201,15 @@ loom::generate::readContract(const loom_model *model, llvm::StringRef path) {
     llvm::SmallVector<int64_t> shape;
     const char *dtype, *want;
   } checks[] = {
-      {p, true, p.where, {c.batch}, "i64", "i64 [B]"},
+      {p, true, p.lengths, {c.batch}, "i64", "i64 [B]"},
       {d, true, d.ids, {c.batch, 1}, "i64", "i64 [B, 1]"},
-      {d, true, d.where, {c.batch}, "i64", "i64 [B]"},
+      {d, true, d.positions, {c.batch}, "i64", "i64 [B]"},
       {d, false, d.logits, {c.batch, c.vocab}, "f32", "f32 [B, V]"},
   };
+  if (c.chunked())
+    if (llvm::Error e = expect(p, true, p.positions, model, "i64", {c.batch},
+                               "i64 [B]"))
+      return std::move(e);
   for (const Check &k : checks)
     if (llvm::Error e =
             expect(k.io, k.input, k.index, model, k.dtype, k.shape, k.want))

@@ -2,7 +2,8 @@
 //
 // Part of Loom. A decoder artifact has a `prefill` and a `decode` entry
 // (docs/tools/loom-generate.md "The contract"): their inputs `input_ids`,
-// `lengths` (prefill) and `positions` (decode), found by name; every other
+// `lengths` (prefill), `positions` (decode; prefill too when it runs a
+// prompt in chunks), found by name; every other
 // input state tied to an output (the KV cache, whatever its names); the
 // output `logits`. The batch, the prompt bound, the vocabulary and the
 // cache's capacity come from their shapes.
@@ -26,9 +27,9 @@ namespace loom::generate {
 struct EntryIO {
   std::string name;
   int64_t entry = -1;
-  /// Input indices of `input_ids` and of `lengths` (prefill) or
-  /// `positions` (decode); output index of `logits`.
-  int64_t ids = -1, where = -1, logits = -1;
+  /// Input indices of `input_ids`, `positions` and `lengths` (-1: the
+  /// entry has none); output index of `logits`.
+  int64_t ids = -1, positions = -1, lengths = -1, logits = -1;
   int64_t numInputs = 0, numOutputs = 0;
   /// Per input: whether an output is tied to it (state).
   std::vector<bool> tied;
@@ -41,6 +42,9 @@ struct DecoderContract {
   /// B, P, V and C: sequences per batch, the prompt bound, the vocabulary
   /// and the cache's capacity (positions).
   int64_t batch = 0, promptBound = 0, vocab = 0, capacity = 0;
+  /// Whether prefill takes `positions`: it then appends a chunk of up to P
+  /// tokens at each sequence's position, and a prompt may be longer than P.
+  bool chunked() const { return prefill.positions >= 0; }
 };
 
 /// Reads and checks the contract of \p model (loaded from \p path, which

@@ -60,7 +60,7 @@ llvm::Error checkPrompt(const std::vector<int64_t> &prompt, size_t s,
   if (length < 1)
     return llvm::createStringError(where + " is empty: a prompt has at "
                                            "least one token");
-  if (length > c.promptBound)
+  if (length > c.promptBound && !c.chunked())
     return llvm::createStringError(
         where + " has " + llvm::Twine(length) +
         " tokens, past the prompt bound " + llvm::Twine(c.promptBound) +

@@ -31,8 +31,7 @@ ReferenceSteps::create(const loom_model *model,
   return steps;
 }
 
-llvm::Error ReferenceSteps::run(const EntryIO &io, llvm::ArrayRef<int64_t> ids,
-                                llvm::ArrayRef<int64_t> where,
+llvm::Error ReferenceSteps::run(const EntryIO &io, const TokenInputs &tokens,
                                 std::vector<float> &logits) {
   std::vector<RefTensor> args;
   std::vector<std::string> names(io.numInputs);
@@ -46,7 +45,7 @@ llvm::Error ReferenceSteps::run(const EntryIO &io, llvm::ArrayRef<int64_t> ids,
       args.push_back(it->second);
       continue;
     }
-    llvm::ArrayRef<int64_t> values = i == io.ids ? ids : where;
+    llvm::ArrayRef<int64_t> values = tokens.of(io, i);
     args.push_back(RefTensor::fromDoubles(
         shape, std::vector<double>(values.begin(), values.end())));
   }

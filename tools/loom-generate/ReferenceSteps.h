@@ -31,8 +31,7 @@ public:
 private:
   ReferenceSteps(const loom_model *model, const DecoderContract &contract)
       : DecoderSteps(contract), model(model) {}
-  llvm::Error run(const EntryIO &io, llvm::ArrayRef<int64_t> ids,
-                  llvm::ArrayRef<int64_t> where,
+  llvm::Error run(const EntryIO &io, const TokenInputs &in,
                   std::vector<float> &logits) override;
 
   const loom_model *model;

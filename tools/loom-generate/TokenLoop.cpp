@@ -6,6 +6,7 @@
 
 #include "TokenLoop.h"
 
+#include <algorithm>
 #include <chrono>
 
 using namespace loom::generate;
@@ -32,23 +33,71 @@ std::vector<int64_t> chooseTokens(Sampler &sampler,
   return next;
 }
 
+/// The chunks of prompt \p length for a prefill of bound \p p: starts
+/// 0, P, 2P, ... while a whole chunk fits before the last token, then a last
+/// chunk ending at the last token (which may overlap the one before and
+/// rewrites the same keys and values there). One chunk, at 0, where the
+/// prefill takes no positions.
+std::vector<std::pair<int64_t, int64_t>> chunksOf(int64_t length, int64_t p) {
+  std::vector<std::pair<int64_t, int64_t>> chunks;
+  int64_t start = 0;
+  for (; start + p < length; start += p)
+    chunks.push_back({start, p});
+  int64_t last = std::max<int64_t>(0, length - p);
+  chunks.push_back({last, length - last});
+  return chunks;
+}
+
+/// Runs the prompts of \p batch through prefill, in chunks where it takes
+/// positions; \p logits receives [B, V], each sequence's row from the
+/// chunk that ends its prompt. A sequence with fewer chunks than another
+/// runs its last chunk again (the same keys and values written again).
+llvm::Error prefillPrompts(DecoderSteps &steps, const Batch &batch, int64_t p,
+                           std::vector<float> &logits) {
+  const DecoderContract &c = steps.getContract();
+  int64_t b = int64_t(batch.prompts.size());
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> chunks(b);
+  size_t rounds = 1;
+  for (int64_t s = 0; s < b; ++s) {
+    chunks[s] = chunksOf(int64_t(batch.prompts[s].size()), p);
+    rounds = std::max(rounds, chunks[s].size());
+  }
+  logits.assign(b * c.vocab, 0.f);
+  std::vector<float> out;
+  for (size_t round = 0; round < rounds; ++round) {
+    std::vector<int64_t> ids(b * p, 0), positions(b), lengths(b);
+    for (int64_t s = 0; s < b; ++s) {
+      auto [start, take] = chunks[s][std::min(round, chunks[s].size() - 1)];
+      const std::vector<int64_t> &prompt = batch.prompts[s];
+      std::copy(prompt.begin() + start, prompt.begin() + start + take,
+                ids.begin() + s * p);
+      positions[s] = start;
+      lengths[s] = take;
+    }
+    TokenInputs in{ids, c.chunked() ? llvm::ArrayRef<int64_t>(positions)
+                                    : llvm::ArrayRef<int64_t>(),
+                   lengths};
+    if (llvm::Error e = steps.prefill(in, out))
+      return e;
+    for (int64_t s = 0; s < b; ++s)
+      if (round == chunks[s].size() - 1)
+        std::copy(out.begin() + s * c.vocab, out.begin() + (s + 1) * c.vocab,
+                  logits.begin() + s * c.vocab);
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<LoopResult>
 loom::generate::runTokenLoop(DecoderSteps &steps, const Batch &batch,
                              const LoopOptions &opts) {
-  int64_t b = int64_t(batch.prompts.size()), p = opts.promptBound;
-  std::vector<int64_t> ids(b * p, 0), lengths(b);
-  for (int64_t s = 0; s < b; ++s) {
-    const std::vector<int64_t> &prompt = batch.prompts[s];
-    std::copy(prompt.begin(), prompt.end(), ids.begin() + s * p);
-    lengths[s] = int64_t(prompt.size());
-  }
+  int64_t b = int64_t(batch.prompts.size());
   Sampler sampler(opts.sampling);
   LoopResult result;
   std::vector<float> logits;
   auto start = std::chrono::steady_clock::now();
-  if (llvm::Error e = steps.prefill(ids, lengths, logits))
+  if (llvm::Error e = prefillPrompts(steps, batch, opts.promptBound, logits))
     return std::move(e);
   result.tokens.push_back(chooseTokens(sampler, logits, batch, opts.vocab));
   result.prefillSeconds = secondsSince(start);
@@ -56,7 +105,9 @@ loom::generate::runTokenLoop(DecoderSteps &steps, const Batch &batch,
     result.logits.push_back(logits);
   if (opts.onStep)
     opts.onStep(0);
-  std::vector<int64_t> positions = lengths;
+  std::vector<int64_t> positions(b);
+  for (int64_t s = 0; s < b; ++s)
+    positions[s] = int64_t(batch.prompts[s].size());
   for (int64_t step = 1; step < opts.tokens; ++step) {
     start = std::chrono::steady_clock::now();
     if (llvm::Error e = steps.decode(result.tokens.back(), positions, logits))

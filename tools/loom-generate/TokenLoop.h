@@ -21,30 +21,42 @@
 
 namespace loom::generate {
 
+/// The integer inputs of an entry, by the contract's names (empty: the
+/// entry has none).
+struct TokenInputs {
+  /// input_ids: [B, P] (prefill) or [B] (decode), row-major.
+  llvm::ArrayRef<int64_t> ids;
+  /// positions and lengths: [B].
+  llvm::ArrayRef<int64_t> positions, lengths;
+
+  /// The values of input \p i of \p io.
+  llvm::ArrayRef<int64_t> of(const EntryIO &io, int64_t i) const {
+    return i == io.ids ? ids : i == io.positions ? positions : lengths;
+  }
+};
+
 /// Runs the entries of a decoder in the contract; the state (the cache)
 /// is the runner's, carried from call to call.
 class DecoderSteps {
 public:
   explicit DecoderSteps(const DecoderContract &contract) : contract(contract) {}
   virtual ~DecoderSteps() = default;
-  /// ids: [B, P] row-major; lengths: [B]; logits receives [B, V].
-  llvm::Error prefill(llvm::ArrayRef<int64_t> ids,
-                      llvm::ArrayRef<int64_t> lengths,
-                      std::vector<float> &logits) {
-    return run(contract.prefill, ids, lengths, logits);
+  /// One prefill call (a chunk where prefill takes positions); logits
+  /// receives [B, V].
+  llvm::Error prefill(const TokenInputs &in, std::vector<float> &logits) {
+    return run(contract.prefill, in, logits);
   }
   /// ids: [B]; positions: [B]; logits receives [B, V].
   llvm::Error decode(llvm::ArrayRef<int64_t> ids,
                      llvm::ArrayRef<int64_t> positions,
                      std::vector<float> &logits) {
-    return run(contract.decode, ids, positions, logits);
+    return run(contract.decode, {ids, positions, {}}, logits);
   }
+  const DecoderContract &getContract() const { return contract; }
 
 protected:
-  /// Runs entry \p io on its `input_ids` \p ids and its `lengths` or
-  /// `positions` \p where.
-  virtual llvm::Error run(const EntryIO &io, llvm::ArrayRef<int64_t> ids,
-                          llvm::ArrayRef<int64_t> where,
+  /// Runs entry \p io on \p in (the inputs it has of them).
+  virtual llvm::Error run(const EntryIO &io, const TokenInputs &in,
                           std::vector<float> &logits) = 0;
 
   DecoderContract contract;

@@ -48,8 +48,9 @@ DecoderEntry::DecoderEntry(GraphBuilder &b, const DecoderShape &shape,
       seq(phase == Phase::Prefill ? shape.promptBound : 1) {
   Type i64 = b.getBuilder().getI64Type();
   idsInput = b.input("input_ids", {shape.batch, seq}, i64);
-  where = b.input(phase == Phase::Prefill ? "lengths" : "positions",
-                  {shape.batch}, i64);
+  positions = b.input("positions", {shape.batch}, i64);
+  if (phase == Phase::Prefill)
+    lengths = b.input("lengths", {shape.batch}, i64);
   for (int64_t l = 0; l < shape.layers; ++l)
     for (const char *part : {"key", "value"}) {
       std::string name = "cache." + std::to_string(l) + "." + part;
@@ -77,25 +78,25 @@ Value DecoderEntry::positionRows(Value table) {
   if (!table)
     return {};
   auto type = mlir::cast<RankedTensorType>(table.getType());
-  int64_t cols = type.getDimSize(1);
-  if (entryPhase == Phase::Prefill)
-    return b.reshape(b.sliceAxis(table, 0, 0, seq), {1, seq, cols});
-  Value rows = indexExpr(b, where, 0, type.getDimSize(0) - 1);
-  return b.reshape(b.gather(table, rows, 0), {shape.batch, 1, cols});
+  int64_t rows = type.getDimSize(0);
+  // Row clamp(positions[b], 0, rows - S) + j for token j of sequence b.
+  SmallVector<float> steps;
+  for (int64_t j = 0; j < seq; ++j)
+    steps.push_back(float(j));
+  Value at = indexExpr(b, b.reshape(positions, {shape.batch, 1}), 0,
+                       rows - seq, b.constant(steps, {1, seq}));
+  return b.gather(table, at, 0);
 }
 
 Value DecoderEntry::attend(unsigned layer, Value q, Value k, Value v) {
   Value &keys = updated[2 * layer], &values = updated[2 * layer + 1];
-  if (entryPhase == Phase::Prefill) {
-    Value start = b.constantI64({0}, {});
-    keys = b.updateSlice(keys, k, start, 2);
-    values = b.updateSlice(values, v, start, 2);
-    return b.fusedAttention(q, k, v, {}, std::nullopt, /*causal=*/true);
-  }
-  keys = b.updateSlice(keys, k, where, 2);
-  values = b.updateSlice(values, v, where, 2);
+  keys = b.updateSlice(keys, k, positions, 2);
+  values = b.updateSlice(values, v, positions, 2);
+  // The S tokens are the last of the live sequence: positions + S (the
+  // offset clamped as tg.update_slice clamps it).
   if (!liveLength)
-    liveLength = indexExpr(b, where, 0, shape.capacity - 1, b.scalar(1.0));
+    liveLength = indexExpr(b, positions, 0, shape.capacity - seq,
+                           b.scalar(double(seq)));
   return b.fusedAttention(q, keys, values, liveLength, std::nullopt,
                           /*causal=*/true);
 }
@@ -110,7 +111,8 @@ Value DecoderEntry::lastToken(Value h) {
   SmallVector<float> rowStarts;
   for (int64_t i = 0; i < shape.batch; ++i)
     rowStarts.push_back(float(i * seq - 1));
-  Value rows = indexExpr(b, where, 1, seq, b.constant(rowStarts, {shape.batch}));
+  Value rows =
+      indexExpr(b, lengths, 1, seq, b.constant(rowStarts, {shape.batch}));
   return b.gather(b.reshape(h, {shape.batch * seq, hidden}), rows, 0);
 }
 

@@ -4,10 +4,16 @@
 // Llama.cpp) share: the two entries of a decoder program over a key/value
 // cache kept in place (docs/Decoding.md states the contract):
 //
-//   prefill  input_ids i64 [B, P], lengths i64 [B], the caches
-//            -> logits f32 [B, V] (each sequence's last prompt token), the caches
+//   prefill  input_ids i64 [B, P], positions i64 [B], lengths i64 [B], the
+//            caches -> logits f32 [B, V] (each sequence's last token), the
+//            caches
 //   decode   input_ids i64 [B, 1], positions i64 [B], the caches
 //            -> logits f32 [B, V], the caches
+//
+// Both append their S tokens (P or 1) to each sequence's cache at its
+// position and attend causally over the live positions, so prefill runs a
+// prompt in chunks of P (a chunk at position 0 is the whole of a shorter
+// one) and decode is a chunk of one token.
 //
 // Every layer's cache is `cache.<layer>.key` and `cache.<layer>.value`,
 // f32 [B, Hkv, C, D], an input tied to the output of the same name. A model
@@ -65,16 +71,14 @@ public:
   /// input_ids [B, tokens()].
   mlir::Value ids() const { return idsInput; }
 
-  /// Rows of `table` [C, cols] at this entry's positions, shaped to
-  /// broadcast over [B, tokens(), cols]: the first P rows as [1, P, cols]
-  /// (prefill), the row at each sequence's position as [B, 1, cols] (decode).
+  /// Rows of `table` [rows, cols] at this entry's tokens' positions,
+  /// [B, tokens(), cols]: rows positions[b] .. positions[b] + S - 1.
   mlir::Value positionRows(mlir::Value table);
 
   /// Attention of layer `layer` for q [B, Hq, S, D] and this entry's new
   /// keys and values k, v [B, Hkv, S, D]: appends k and v to the layer's
-  /// cache in place (at position 0 for prefill, at each sequence's position
-  /// for decode) and attends causally (prefill: over the prompt's own keys;
-  /// decode: over the cache's live positions). Returns [B, Hq, S, D].
+  /// cache in place at each sequence's position and attends causally over
+  /// the cache's live positions (positions + S). Returns [B, Hq, S, D].
   mlir::Value attend(unsigned layer, mlir::Value q, mlir::Value k,
                      mlir::Value v);
 
@@ -92,9 +96,10 @@ private:
   Phase entryPhase;
   int64_t seq;
   mlir::Value idsInput;
-  /// prefill: lengths [B]; decode: positions [B].
-  mlir::Value where;
-  /// decode: positions + 1, the keys each sequence's new token sees.
+  /// positions [B]: where each sequence's tokens start in its cache;
+  /// lengths [B] (prefill): how many of its P are real.
+  mlir::Value positions, lengths;
+  /// positions + S, the keys the last token of each sequence sees.
   mlir::Value liveLength;
   llvm::SmallVector<mlir::Value> caches, updated;
   llvm::SmallVector<std::string> cacheNames;
