@@ -539,6 +539,20 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
   std::shared_ptr<const target::Target> target = std::move(*ownTarget);
   if (failed(checkBackends(module, options, *target)))
     return failure();
+  if (options.weightsStorage == "external" && weights) {
+    // Writing the artifact's weights over the file they are read from
+    // (mapped) would destroy it.
+    SmallString<128> sidecar(outputPath);
+    llvm::sys::path::replace_extension(sidecar, "safetensors");
+    if (llvm::sys::fs::equivalent(sidecar, weights->path()))
+      return mlir::emitError(module.getLoc(),
+                             "--weights=external would write the "
+                             "artifact's weights to ")
+             << sidecar
+             << ", the weights file the model is compiled from: name the "
+                "artifact differently (its weights go beside it, with its "
+                "name and the extension .safetensors)";
+  }
   // The graph as given, before any pass changes it.
   std::shared_ptr<const GivenGraph> given = options.given;
   if (options.source == EmbeddedSource::Given && !given)
