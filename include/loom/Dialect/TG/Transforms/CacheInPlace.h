@@ -1,0 +1,31 @@
+//===- CacheInPlace.h - A concatenated KV cache made a tied one -*- C++ -*-===//
+//
+// Part of Loom. --tg-cache-in-place (docs/Decoding.md "Exports with a
+// concatenated cache"): rewrites the `present = concat(past, new)` cache of
+// a decoder exported to ONNX into a cache of fixed capacity updated in place
+// (tg.update_slice, tg.tied_result) read by tg.attention up to a run-time
+// live length. Registered in C++ (no Passes.td entry), so it is documented
+// by hand in docs/Decoding.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_DIALECT_TG_TRANSFORMS_CACHEINPLACE_H
+#define LOOM_DIALECT_TG_TRANSFORMS_CACHEINPLACE_H
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace loom::tg {
+
+/// --tg-cache-in-place with caches of \p capacity positions, the live
+/// length an i64 input `past_length` of rank 0 or, with \p perSequence, [B].
+std::unique_ptr<mlir::Pass> createTGCacheInPlacePass(int64_t capacity,
+                                                     bool perSequence = false);
+
+/// Registers --tg-cache-in-place with loom-opt's pass registry.
+void registerTGCacheInPlacePass();
+
+} // namespace loom::tg
+
+#endif // LOOM_DIALECT_TG_TRANSFORMS_CACHEINPLACE_H

@@ -1,0 +1,219 @@
+//===- CacheInPlace.cpp - A concatenated KV cache made a tied one ---------===//
+//
+// Part of Loom. --tg-cache-in-place (include/loom/Dialect/TG/Transforms/
+// CacheInPlace.h; docs/Decoding.md "Exports with a concatenated cache"):
+// every layer whose past key and value fit (CacheInPlaceMatch.h) becomes
+//
+//   cache.key [B, H, C, D] (tied to its present)  --update_slice(new, past_length)-->  present
+//   tg.attention(q, present.key, present.value, length = past_length + S)
+//
+// with one i64 input `past_length` appended to the function. A layer that
+// does not fit is left as it is, with a remark saying why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CacheInPlaceMatch.h"
+
+#include "loom/Dialect/TG/IR/TiedArguments.h"
+#include "loom/Dialect/TG/Transforms/CacheInPlace.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <variant>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::tg;
+
+namespace {
+
+/// The live length past_length + S, clamped as tg.update_slice clamps the
+/// offset (to [0, C - S]); in f32, exact below 2^24 (docs/Decoding.md).
+Value liveLength(OpBuilder &b, Location loc, Value pastLength, int64_t fresh,
+                 int64_t capacity) {
+  auto type = cast<RankedTensorType>(pastLength.getType());
+  auto f32 = type.clone(b.getF32Type());
+  Value x = CastOp::create(b, loc, f32, pastLength);
+  x = ClipOp::create(b, loc, f32, x, b.getF64FloatAttr(0),
+                     b.getF64FloatAttr(double(capacity - fresh)));
+  auto scalarType = RankedTensorType::get({}, b.getF32Type());
+  Value s = ConstantOp::create(
+      b, loc, scalarType,
+      DenseElementsAttr::get(scalarType, float(fresh)));
+  x = AddOp::create(b, loc, f32, x, s);
+  return CastOp::create(b, loc, type, x);
+}
+
+/// Rewrites one attention over its caches: the past arguments become the
+/// caches (of \p capacity positions), the concatenations update_slices at
+/// \p pastLength, the explicit attention a tg.attention over \p length.
+void rewrite(const ExportedAttention &a, Value pastLength, Value length,
+             int64_t capacity, func::ReturnOp ret) {
+  Operation *last = a.ops.back();
+  OpBuilder b(last);
+  Location loc = last->getLoc();
+  auto cacheType = [&](const PastCache &p) {
+    auto t = cast<RankedTensorType>(p.past.getType());
+    return RankedTensorType::get(
+        {t.getDimSize(0), t.getDimSize(1), capacity, t.getDimSize(3)},
+        t.getElementType());
+  };
+  SmallVector<Value, 2> updated;
+  for (const PastCache *p : {a.key, a.value}) {
+    p->past.setType(cacheType(*p));
+    updated.push_back(UpdateSliceOp::create(b, p->concat.getLoc(),
+                                            p->past.getType(), p->past,
+                                            p->fresh(), pastLength,
+                                            b.getI64IntegerAttr(2)));
+    ret->setOperand(p->result, updated.back());
+  }
+  Value out = AttentionOp::create(
+      b, loc, last->getResult(0).getType(), a.query, updated[0], updated[1],
+      length, b.getF64FloatAttr(a.scale), b.getBoolAttr(a.causal));
+  last->getResult(0).replaceAllUsesWith(out);
+  for (Operation *op : llvm::reverse(a.ops)) {
+    SmallVector<Value> operands(op->getOperands());
+    op->erase();
+    for (Value v : operands)
+      if (Operation *def = v.getDefiningOp();
+          def && isa<ConstantOp>(def) && def->use_empty())
+        def->erase();
+  }
+  a.key->concat->erase();
+  a.value->concat->erase();
+}
+
+/// The past caches of \p fn, each refused one remarked.
+SmallVector<PastCache> pastCaches(func::FuncOp fn, func::ReturnOp ret) {
+  SmallVector<PastCache> caches;
+  for (BlockArgument arg : fn.getArguments()) {
+    auto matched = matchPastCache(arg, ret);
+    if (auto *p = std::get_if<PastCache>(&matched))
+      caches.push_back(*p);
+    else if (auto &r = std::get<Refusal>(matched); !r.why.empty())
+      emitRemark(r.where) << r.why << ": compiled as it is";
+  }
+  return caches;
+}
+
+/// Whether \p p's present is read as the values of an attention (the
+/// right operand of a matmul).
+bool readsAsValues(const PastCache &p) {
+  Value present = p.concat.getResult();
+  return llvm::any_of(present.getUsers(), [&](Operation *u) {
+    return isa<MatmulOp>(u) && u->getOperand(1) == present;
+  });
+}
+
+struct TGCacheInPlacePass
+    : PassWrapper<TGCacheInPlacePass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TGCacheInPlacePass)
+
+  TGCacheInPlacePass() = default;
+  TGCacheInPlacePass(const TGCacheInPlacePass &other) : PassWrapper(other) {}
+  TGCacheInPlacePass(int64_t c, bool batched) {
+    capacity = c;
+    perSequence = batched;
+  }
+
+  StringRef getArgument() const override { return "tg-cache-in-place"; }
+  StringRef getDescription() const override {
+    return "Rewrite a decoder export's concat(past, new) key/value cache "
+           "into a cache of fixed capacity updated in place, read by "
+           "tg.attention up to a run-time past_length";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<TGDialect>();
+  }
+
+  void runOnOperation() override;
+
+  Option<int64_t> capacity{*this, "capacity",
+                           llvm::cl::desc("The caches' capacity C in "
+                                          "positions (required)"),
+                           llvm::cl::init(0)};
+  Option<bool> perSequence{
+      *this, "per-sequence",
+      llvm::cl::desc("past_length is i64 [B] (each sequence's own) instead "
+                     "of a rank-0 i64"),
+      llvm::cl::init(false)};
+};
+
+void TGCacheInPlacePass::runOnOperation() {
+  func::FuncOp fn = getOperation();
+  if (capacity <= 0) {
+    fn.emitError("--tg-cache-in-place needs capacity=C, the caches' "
+                 "positions, at least 1");
+    return signalPassFailure();
+  }
+  if (fn.isExternal() || !fn.getBody().hasOneBlock())
+    return;
+  auto ret = dyn_cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  if (!ret)
+    return;
+  SmallVector<PastCache> caches = pastCaches(fn, ret);
+  SmallVector<ExportedAttention> attentions;
+  for (const PastCache &key : caches) {
+    auto matched = matchExportedAttention(key, caches);
+    if (auto *a = std::get_if<ExportedAttention>(&matched)) {
+      int64_t total = key.pastLength() + key.newLength();
+      if (total > capacity)
+        emitRemark(key.concat.getLoc())
+            << "the present of past input " << key.past.getArgNumber()
+            << " holds " << total << " positions, more than capacity="
+            << capacity << ": compiled as it is";
+      else
+        attentions.push_back(*a);
+    } else if (!readsAsValues(key)) {
+      // A value present is matched from its key's attention: only keys'
+      // refusals are said (a value's own would repeat them).
+      auto &r = std::get<Refusal>(matched);
+      emitRemark(r.where) << r.why << ": compiled as it is";
+    }
+  }
+  if (attentions.empty())
+    return;
+  Builder b(fn.getContext());
+  int64_t batch =
+      cast<RankedTensorType>(attentions.front().key->past.getType())
+          .getDimSize(0);
+  auto lengthType = RankedTensorType::get(
+      perSequence ? ArrayRef<int64_t>{batch} : ArrayRef<int64_t>{},
+      b.getI64Type());
+  unsigned index = fn.getNumArguments();
+  if (failed(fn.insertArgument(
+          index, lengthType,
+          b.getDictionaryAttr(b.getNamedAttr("tg.name",
+                                             b.getStringAttr("past_length"))),
+          fn.getLoc())))
+    return signalPassFailure();
+  Value pastLength = fn.getArgument(index);
+  // One live length per count of new tokens, computed first.
+  llvm::SmallDenseMap<int64_t, Value> lengths;
+  auto start = OpBuilder::atBlockBegin(&fn.getBody().front());
+  for (const ExportedAttention &a : attentions) {
+    Value &length = lengths[a.key->newLength()];
+    if (!length)
+      length = liveLength(start, fn.getLoc(), pastLength,
+                          a.key->newLength(), capacity);
+    rewrite(a, pastLength, length, capacity, ret);
+  }
+  fn.setType(FunctionType::get(fn.getContext(),
+                               fn.getBody().front().getArgumentTypes(),
+                               ret.getOperandTypes()));
+  for (const ExportedAttention &a : attentions)
+    for (const PastCache *p : {a.key, a.value})
+      setTiedResult(fn, p->past.getArgNumber(), p->result);
+}
+
+} // namespace
+
+std::unique_ptr<Pass> tg::createTGCacheInPlacePass(int64_t capacity,
+                                                   bool perSequence) {
+  return std::make_unique<TGCacheInPlacePass>(capacity, perSequence);
+}
+
+void tg::registerTGCacheInPlacePass() {
+  PassRegistration<TGCacheInPlacePass>();
+}
