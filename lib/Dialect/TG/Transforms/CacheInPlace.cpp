@@ -160,9 +160,9 @@ void TGCacheInPlacePass::runOnOperation() {
       int64_t total = key.pastLength() + key.newLength();
       if (total > capacity)
         emitRemark(key.concat.getLoc())
-            << "the present of past input " << key.past.getArgNumber()
-            << " holds " << total << " positions, more than capacity="
-            << capacity << ": compiled as it is";
+            << "the present of past input '" << argName(key.past)
+            << "' holds " << total << " positions, more than capacity="
+            << capacity.getValue() << ": compiled as it is";
       else
         attentions.push_back(*a);
     } else if (!readsAsValues(key)) {

@@ -22,8 +22,7 @@ int64_t PastCache::newLength() const {
   return cast<RankedTensorType>(fresh().getType()).getDimSize(2);
 }
 
-/// The argument's tg.name, or "argN".
-static std::string argName(BlockArgument arg) {
+std::string tg::argName(BlockArgument arg) {
   auto fn = cast<func::FuncOp>(arg.getOwner()->getParentOp());
   if (auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
                                                   "tg.name"))
@@ -60,13 +59,19 @@ std::variant<PastCache, Refusal> tg::matchPastCache(BlockArgument arg,
   };
   auto type = dyn_cast<RankedTensorType>(arg.getType());
   if (!type || type.getRank() != 4 || !type.hasStaticShape())
-    return say(arg.getLoc(), "is not a static [batch, heads, past, head "
-                             "size] tensor: import with --dim "
-                             "past_sequence_length=L or --input-shape");
-  if (!concat)
-    return say(arg.getLoc(),
-               arg.use_empty() ? "is not read"
-                               : "has readers besides one concatenation");
+    return say(arg.getLoc(), "is not a [batch, heads, past, head size] "
+                             "tensor of static shape");
+  if (arg.use_empty())
+    return say(arg.getLoc(), "is not read");
+  if (!concat) {
+    // Said at a reader other than the concatenation.
+    auto users = arg.getUsers();
+    auto it = llvm::find_if(users, [](Operation *op) {
+      return !isa<ConcatOp>(op);
+    });
+    Operation *other = it != users.end() ? *it : *std::next(users.begin());
+    return say(other->getLoc(), "has readers besides one concatenation");
+  }
   if (concat.getInputs().size() != 2 || concat.getInputs()[0] != arg)
     return say(concat.getLoc(), "is not the first of the two operands of "
                                 "its concatenation");

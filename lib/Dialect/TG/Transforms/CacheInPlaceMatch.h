@@ -52,6 +52,9 @@ struct ExportedAttention {
   llvm::SmallVector<mlir::Operation *> ops;
 };
 
+/// The argument's tg.name, or "argN".
+std::string argName(mlir::BlockArgument arg);
+
 /// \p arg as a past cache of \p ret's function, or the refusal. A candidate
 /// is an argument named `past...` or the first operand of a concatenation
 /// that is returned.
