@@ -18,6 +18,7 @@
 #include "loom/Dialect/TG/Transforms/CacheInPlace.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
 #include <variant>
@@ -84,6 +85,16 @@ void rewrite(const ExportedAttention &a, Value pastLength, Value length,
   a.value->concat->erase();
 }
 
+/// Says why a past stays as it is, at \p where; an imported op's location
+/// names its ONNX value, which the message repeats (a file location of an
+/// ONNX model has no line).
+void remark(Location where, const Twine &why) {
+  InFlightDiagnostic d = emitRemark(where) << why;
+  if (auto name = dyn_cast<NameLoc>(where))
+    d << " (at ONNX value '" << name.getName().getValue() << "')";
+  d << ": compiled as it is";
+}
+
 /// The past caches of \p fn, each refused one remarked.
 SmallVector<PastCache> pastCaches(func::FuncOp fn, func::ReturnOp ret) {
   SmallVector<PastCache> caches;
@@ -92,7 +103,7 @@ SmallVector<PastCache> pastCaches(func::FuncOp fn, func::ReturnOp ret) {
     if (auto *p = std::get_if<PastCache>(&matched))
       caches.push_back(*p);
     else if (auto &r = std::get<Refusal>(matched); !r.why.empty())
-      emitRemark(r.where) << r.why << ": compiled as it is";
+      remark(r.where, r.why);
   }
   return caches;
 }
@@ -159,17 +170,18 @@ void TGCacheInPlacePass::runOnOperation() {
     if (auto *a = std::get_if<ExportedAttention>(&matched)) {
       int64_t total = key.pastLength() + key.newLength();
       if (total > capacity)
-        emitRemark(key.concat.getLoc())
-            << "the present of past input '" << argName(key.past)
-            << "' holds " << total << " positions, more than capacity="
-            << capacity.getValue() << ": compiled as it is";
+        remark(key.concat.getLoc(),
+               "the present of past input '" + argName(key.past) +
+                   "' holds " + Twine(total) +
+                   " positions, more than capacity=" +
+                   Twine(capacity.getValue()));
       else
         attentions.push_back(*a);
     } else if (!readsAsValues(key)) {
       // A value present is matched from its key's attention: only keys'
       // refusals are said (a value's own would repeat them).
       auto &r = std::get<Refusal>(matched);
-      emitRemark(r.where) << r.why << ": compiled as it is";
+      remark(r.where, r.why);
     }
   }
   if (attentions.empty())
@@ -212,6 +224,14 @@ void TGCacheInPlacePass::runOnOperation() {
 std::unique_ptr<Pass> tg::createTGCacheInPlacePass(int64_t capacity,
                                                    bool perSequence) {
   return std::make_unique<TGCacheInPlacePass>(capacity, perSequence);
+}
+
+LogicalResult tg::makeCachesInPlace(ModuleOp module, int64_t capacity,
+                                    bool perSequence) {
+  PassManager pm(module.getContext());
+  pm.addNestedPass<func::FuncOp>(
+      createTGCacheInPlacePass(capacity, perSequence));
+  return pm.run(module);
 }
 
 void tg::registerTGCacheInPlacePass() {

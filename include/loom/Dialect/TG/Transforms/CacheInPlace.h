@@ -12,6 +12,7 @@
 #ifndef LOOM_DIALECT_TG_TRANSFORMS_CACHEINPLACE_H
 #define LOOM_DIALECT_TG_TRANSFORMS_CACHEINPLACE_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 #include <memory>
@@ -22,6 +23,12 @@ namespace loom::tg {
 /// length an i64 input `past_length` of rank 0 or, with \p perSequence, [B].
 std::unique_ptr<mlir::Pass> createTGCacheInPlacePass(int64_t capacity,
                                                      bool perSequence = false);
+
+/// Runs --tg-cache-in-place on every function of \p module: what
+/// loom-compile --cache-in-place=C and loom-translate --cache-in-place=C do
+/// to an imported model. Its remarks go to the context's handler.
+mlir::LogicalResult makeCachesInPlace(mlir::ModuleOp module, int64_t capacity,
+                                      bool perSequence = false);
 
 /// Registers --tg-cache-in-place with loom-opt's pass registry.
 void registerTGCacheInPlacePass();
