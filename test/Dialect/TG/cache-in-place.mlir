@@ -180,3 +180,38 @@ func.func @fits_not(%q: tensor<1x1x2x2xf32>, %nk: tensor<1x1x2x2xf32>, %nv: tens
   %o = tg.matmul %p, %v : (tensor<1x1x2x9xf32>, tensor<1x1x9x2xf32>) -> tensor<1x1x2x2xf32>
   return %o, %k, %v : tensor<1x1x2x2xf32>, tensor<1x1x9x2xf32>, tensor<1x1x9x2xf32>
 }
+
+// -----
+
+// Run twice: the caches, tied already, and past_length are no candidates,
+// and nothing is said.
+// CHECK-LABEL: func.func @twice(
+// CHECK-SAME: %arg1: tensor<1x2x8x4xf32> {tg.name = "past_key_values.0.key", tg.tied_result = 0 : i64}
+// CHECK-SAME: %arg2: tensor<i64> {tg.name = "past_length"}
+func.func @twice(%nk: tensor<1x2x2x4xf32>,
+                 %pk: tensor<1x2x8x4xf32> {tg.name = "past_key_values.0.key", tg.tied_result = 0 : i64},
+                 %n: tensor<i64> {tg.name = "past_length"}) -> tensor<1x2x8x4xf32> {
+  %k = tg.update_slice %pk, %nk, %n {axis = 2 : i64} : (tensor<1x2x8x4xf32>, tensor<1x2x2x4xf32>, tensor<i64>) -> tensor<1x2x8x4xf32>
+  return %k : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// A negative scale after the mask would show the hidden scores: refused.
+// CHECK-LABEL: func.func @negative_scale(
+// CHECK: tg.softmax
+func.func @negative_scale(%q: tensor<1x2x1x4xf32>, %nk: tensor<1x2x1x4xf32>, %nv: tensor<1x2x1x4xf32>,
+                          %pk: tensor<1x2x3x4xf32> {tg.name = "past_key"},
+                          %pv: tensor<1x2x3x4xf32> {tg.name = "past_value"})
+    -> (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %k = tg.concat %pk, %nk {axis = 2 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32>
+  %v = tg.concat %pv, %nv {axis = 2 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32>
+  %kt = tg.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s = tg.matmul %q, %kt : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32>
+  %c = tg.constant dense<-1.0> : tensor<f32>
+  // expected-remark @below {{the attention over the present of 'past_key' has a 'tg.mul' between its scores and their softmax: compiled as it is}}
+  %d = tg.mul %s, %c : (tensor<1x2x1x4xf32>, tensor<f32>) -> tensor<1x2x1x4xf32>
+  %p = tg.softmax %d {axis = 3 : i64} : (tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32>
+  %o = tg.matmul %p, %v : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32>
+  return %o, %k, %v : tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}

@@ -6,6 +6,8 @@
 
 #include "CacheInPlaceMatch.h"
 
+#include "loom/Dialect/TG/IR/TiedArguments.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
@@ -52,13 +54,18 @@ std::variant<PastCache, Refusal> tg::matchPastCache(BlockArgument arg,
     return isa<ConcatOp>(op) && op->getOperand(0) == arg &&
            llvm::is_contained(op->getUsers(), ret.getOperation());
   });
-  if (!StringRef(name).starts_with("past") && !feedsReturnedConcat)
+  // Integer inputs (past_length, attention masks) and caches already tied
+  // (the pass run twice) are no candidates.
+  auto fn = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  auto type = dyn_cast<RankedTensorType>(arg.getType());
+  if ((!StringRef(name).starts_with("past") && !feedsReturnedConcat) ||
+      !type || !isa<FloatType>(type.getElementType()) ||
+      getTiedResult(fn, arg.getArgNumber()))
     return Refusal{arg.getLoc(), ""};
   auto say = [&](Location where, const Twine &why) {
     return Refusal{where, ("past input '" + name + "' " + why).str()};
   };
-  auto type = dyn_cast<RankedTensorType>(arg.getType());
-  if (!type || type.getRank() != 4 || !type.hasStaticShape())
+  if (type.getRank() != 4 || !type.hasStaticShape())
     return say(arg.getLoc(), "is not a [batch, heads, past, head size] "
                              "tensor of static shape");
   if (arg.use_empty())
@@ -223,8 +230,11 @@ static SoftmaxOp scoresToSoftmax(Value scores, const MaskShape &s,
     if (isa<DivOp, MulOp>(op))
       other = op->getOperand(0) == scores ? op->getOperand(1)
                                           : op->getOperand(0);
+    // A positive scale only: a negative one would turn hidden scores into
+    // the largest.
     if (std::optional<double> c = other ? splatValue(other) : std::nullopt;
-        c && (isa<MulOp>(op) || op->getOperand(0) == scores)) {
+        c && *c > 0 && std::isfinite(*c) &&
+        (isa<MulOp>(op) || op->getOperand(0) == scores)) {
       a.scale = isa<MulOp>(op) ? a.scale * *c : a.scale / *c;
     } else if (isa<SelectOp, AddOp>(op) && !masked) {
       std::optional<bool> causal = maskStep(op, scores, s, why);
