@@ -29,28 +29,35 @@ using namespace loom::tg;
 
 namespace {
 
-/// The live length past_length + S, clamped as tg.update_slice clamps the
-/// offset (to [0, C - S]); in f32, exact below 2^24 (docs/Decoding.md).
-Value liveLength(OpBuilder &b, Location loc, Value pastLength, int64_t fresh,
-                 int64_t capacity) {
+/// Where S new positions go, past_length clamped as tg.update_slice clamps
+/// its offset (to [0, C - S]), in f32 (exact below 2^24,
+/// docs/Decoding.md); and the live length offset + S, i64.
+struct LiveLength {
+  Value offset, length;
+};
+
+LiveLength liveLength(OpBuilder &b, Location loc, Value pastLength,
+                      int64_t fresh, int64_t capacity) {
   auto type = cast<RankedTensorType>(pastLength.getType());
   auto f32 = type.clone(b.getF32Type());
   Value x = CastOp::create(b, loc, f32, pastLength);
-  x = ClipOp::create(b, loc, f32, x, b.getF64FloatAttr(0),
-                     b.getF64FloatAttr(double(capacity - fresh)));
+  Value offset = ClipOp::create(b, loc, f32, x, b.getF64FloatAttr(0),
+                                b.getF64FloatAttr(double(capacity - fresh)));
   auto scalarType = RankedTensorType::get({}, b.getF32Type());
   Value s = ConstantOp::create(
       b, loc, scalarType,
       DenseElementsAttr::get(scalarType, float(fresh)));
-  x = AddOp::create(b, loc, f32, x, s);
-  return CastOp::create(b, loc, type, x);
+  x = AddOp::create(b, loc, f32, offset, s);
+  return {offset, CastOp::create(b, loc, type, x)};
 }
 
 /// Rewrites one attention over its caches: the past arguments become the
 /// caches (of \p capacity positions), the concatenations update_slices at
-/// \p pastLength, the explicit attention a tg.attention over \p length.
-void rewrite(const ExportedAttention &a, Value pastLength, Value length,
-             int64_t capacity, func::ReturnOp ret) {
+/// \p pastLength, the explicit attention a tg.attention over the live
+/// length (or, where it has a pointwise op tg.attention cannot express, the
+/// same ops over the caches with a mask built from the offset).
+void rewrite(const ExportedAttention &a, Value pastLength,
+             const LiveLength &live, int64_t capacity, func::ReturnOp ret) {
   Operation *last = a.ops.back();
   OpBuilder b(last);
   Location loc = last->getLoc();
@@ -69,9 +76,13 @@ void rewrite(const ExportedAttention &a, Value pastLength, Value length,
                                             b.getI64IntegerAttr(2)));
     ret->setOperand(p->result, updated.back());
   }
-  Value out = AttentionOp::create(
-      b, loc, last->getResult(0).getType(), a.query, updated[0], updated[1],
-      length, b.getF64FloatAttr(a.scale), b.getBoolAttr(a.causal));
+  Value out =
+      a.pointwise
+          ? explicitAttention(b, a, updated[0], updated[1], live.offset)
+          : AttentionOp::create(b, loc, last->getResult(0).getType(),
+                                a.query, updated[0], updated[1], live.length,
+                                b.getF64FloatAttr(a.scale),
+                                b.getBoolAttr(a.causal));
   last->getResult(0).replaceAllUsesWith(out);
   for (Operation *op : llvm::reverse(a.ops)) {
     SmallVector<Value> operands(op->getOperands());
@@ -85,14 +96,15 @@ void rewrite(const ExportedAttention &a, Value pastLength, Value length,
   a.value->concat->erase();
 }
 
-/// Says why a past stays as it is, at \p where; an imported op's location
+/// Says why a past stays as it is (or how else it is done), at \p where; an imported op's location
 /// names its ONNX value, which the message repeats (a file location of an
 /// ONNX model has no line).
-void remark(Location where, const Twine &why) {
+void remark(Location where, const Twine &why,
+            const Twine &outcome = "compiled as it is") {
   InFlightDiagnostic d = emitRemark(where) << why;
   if (auto name = dyn_cast<NameLoc>(where))
     d << " (at ONNX value '" << name.getName().getValue() << "')";
-  d << ": compiled as it is";
+  d << ": " << outcome;
 }
 
 /// The past caches of \p fn, each refused one remarked.
@@ -177,6 +189,15 @@ void TGCacheInPlacePass::runOnOperation() {
                    Twine(capacity.getValue()));
       else
         attentions.push_back(*a);
+      if (total <= capacity && a->pointwise)
+        remark(a->pointwise->getLoc(),
+               "the attention over the present of '" + argName(key.past) +
+                   "' has a '" + a->pointwise->getName().getStringRef() +
+                   "' that tg.attention cannot express",
+               "kept as matmul and softmax over all " +
+                   Twine(capacity.getValue()) +
+                   " positions of the caches, those past the live length "
+                   "masked (a step reads the whole cache)");
     } else if (!readsAsValues(key)) {
       // A value present is matched from its key's attention: only keys'
       // refusals are said (a value's own would repeat them).
@@ -202,14 +223,14 @@ void TGCacheInPlacePass::runOnOperation() {
     return signalPassFailure();
   Value pastLength = fn.getArgument(index);
   // One live length per count of new tokens, computed first.
-  llvm::SmallDenseMap<int64_t, Value> lengths;
+  llvm::SmallDenseMap<int64_t, LiveLength> lengths;
   auto start = OpBuilder::atBlockBegin(&fn.getBody().front());
   for (const ExportedAttention &a : attentions) {
-    Value &length = lengths[a.key->newLength()];
-    if (!length)
-      length = liveLength(start, fn.getLoc(), pastLength,
-                          a.key->newLength(), capacity);
-    rewrite(a, pastLength, length, capacity, ret);
+    LiveLength &live = lengths[a.key->newLength()];
+    if (!live.length)
+      live = liveLength(start, fn.getLoc(), pastLength, a.key->newLength(),
+                        capacity);
+    rewrite(a, pastLength, live, capacity, ret);
   }
   fn.setType(FunctionType::get(fn.getContext(),
                                fn.getBody().front().getArgumentTypes(),

@@ -6,6 +6,7 @@
 
 #include "CacheInPlaceMatch.h"
 
+#include "loom/Dialect/TG/IR/TGTraits.h"
 #include "loom/Dialect/TG/IR/TiedArguments.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -211,9 +212,20 @@ static Operation *onlyUser(Value v) {
   return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
 }
 
+/// Whether \p op computes each score alone from \p scores (an elementwise
+/// op whose other operands are scalars), as a soft cap's tanh does.
+static bool isPointwise(Operation *op, Value scores) {
+  return op->hasTrait<Elementwise>() && op->getNumResults() == 1 &&
+         op->getResult(0).getType() == scores.getType() &&
+         llvm::all_of(op->getOperands(), [&](Value v) {
+           return v == scores || splatValue(v);
+         });
+}
+
 /// Follows the scores from q . k^T to the softmax: scales, one mask,
-/// softmax over the keys. Fills \p a (scale, causal, ops) and returns the
-/// softmax, or null with \p why.
+/// pointwise ops before the mask, softmax over the keys. Fills \p a (scale,
+/// causal, mask, pointwise, ops) and returns the softmax, or null with
+/// \p why.
 static SoftmaxOp scoresToSoftmax(Value scores, const MaskShape &s,
                                  ExportedAttention &a, std::string &why) {
   bool masked = false;
@@ -241,7 +253,16 @@ static SoftmaxOp scoresToSoftmax(Value scores, const MaskShape &s,
       if (!causal)
         return {};
       a.causal = *causal;
+      a.mask = op;
       masked = true;
+    } else if (isPointwise(op, scores) && !masked) {
+      // Kept as it is: the attention stays explicit over the caches.
+      if (!a.pointwise)
+        a.pointwise = op;
+    } else if (isPointwise(op, scores)) {
+      why = "has a '" + op->getName().getStringRef().str() +
+            "' after its mask";
+      return {};
     } else {
       why = "has a '" + op->getName().getStringRef().str() +
             "' between its scores and their softmax";

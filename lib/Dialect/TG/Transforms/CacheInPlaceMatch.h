@@ -16,6 +16,7 @@
 #include "loom/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 
 #include <string>
 
@@ -47,6 +48,12 @@ struct ExportedAttention {
   mlir::Value query;
   double scale = 1.0;
   bool causal = false;
+  /// The mask (a select or an add of a constant), if any.
+  mlir::Operation *mask = nullptr;
+  /// The first pointwise op other than a scale before the mask (a soft
+  /// cap's tanh), if any: tg.attention has no place for it, so the
+  /// attention stays explicit (CacheInPlaceMask.cpp).
+  mlir::Operation *pointwise = nullptr;
   /// The ops of the subgraph, first (the key's transpose) to last (the
   /// product with the values, whose result the attention replaces).
   llvm::SmallVector<mlir::Operation *> ops;
@@ -66,6 +73,16 @@ std::variant<PastCache, Refusal> matchPastCache(mlir::BlockArgument arg,
 std::variant<ExportedAttention, Refusal>
 matchExportedAttention(const PastCache &key,
                        llvm::ArrayRef<PastCache> caches);
+
+/// The exporter's attention \p a kept explicit over the caches \p keys and
+/// \p values [B, Hkv, C, D]: its ops retyped from L + S keys to C, its
+/// constant mask replaced by one built at run time from \p offset (the
+/// clamped past_length, f32, rank 0 or [B]): query i sees keys 0 ..
+/// offset + i (causal) or 0 .. offset + S - 1. Built before the attention's
+/// last op; returns what replaces its result (CacheInPlaceMask.cpp).
+mlir::Value explicitAttention(mlir::OpBuilder &b, const ExportedAttention &a,
+                              mlir::Value keys, mlir::Value values,
+                              mlir::Value offset);
 
 } // namespace loom::tg
 

@@ -6,14 +6,15 @@ their model with it at test time (Debian's python3-torch and python3-onnx):
 each layer takes past_key_values.N.key/.value [1, 2, past, 4], returns
 present.N.key/.value = Concat(past, new, axis=2), and attends as
 HuggingFace's GPT-2 does (q . k^T / sqrt(d), a causal mask sliced from a
-lower-triangular buffer and applied with Where, softmax, . v).
+lower-triangular buffer and applied with Where, softmax, . v), the scores
+capped by c * tanh(score / c) with --soft-cap c.
 
   concat-cache-decoder.py --layers N --past L --seq S --capacity C -o PREFIX
 
 writes PREFIX.onnx and the inputs of one step, as safetensors:
 PREFIX-past.safetensors (x and the past, for the exported graph) and
 PREFIX-cache.safetensors (x, the caches of C positions holding the past at
-0..L-1 and zeros after, and past_length = L, for the rewritten graph).
+0..L-1 and garbage after, and past_length = L, for the rewritten graph).
 """
 import argparse
 import json
@@ -24,9 +25,10 @@ import torch
 
 
 class Block(torch.nn.Module):
-    def __init__(self, hidden, heads, maxpos, unmasked):
+    def __init__(self, hidden, heads, maxpos, unmasked, soft_cap):
         super().__init__()
         self.heads, self.dim, self.unmasked = heads, hidden // heads, unmasked
+        self.soft_cap = soft_cap
         self.ln = torch.nn.LayerNorm(hidden)
         self.qkv = torch.nn.Linear(hidden, 3 * hidden)
         self.proj = torch.nn.Linear(hidden, hidden)
@@ -43,6 +45,8 @@ class Block(torch.nn.Module):
         k = torch.cat((past_k, k), dim=-2)
         v = torch.cat((past_v, v), dim=-2)
         w = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.dim)
+        if self.soft_cap:
+            w = torch.tanh(w / self.soft_cap) * self.soft_cap
         if not self.unmasked:
             ql, kl = q.size(-2), k.size(-2)
             mask = self.bias[:, :, kl - ql:kl, :kl]
@@ -54,10 +58,11 @@ class Block(torch.nn.Module):
 
 class Decoder(torch.nn.Module):
     def __init__(self, layers, hidden=8, heads=2, vocab=11, maxpos=16,
-                 unmasked=False):
+                 unmasked=False, soft_cap=0.0):
         super().__init__()
         self.blocks = torch.nn.ModuleList(
-            [Block(hidden, heads, maxpos, unmasked) for _ in range(layers)])
+            [Block(hidden, heads, maxpos, unmasked, soft_cap)
+             for _ in range(layers)])
         self.head = torch.nn.Linear(hidden, vocab)
 
     def forward(self, x, *past):
@@ -93,10 +98,14 @@ def main():
     p.add_argument("--capacity", type=int, default=8)
     p.add_argument("--unmasked", action="store_true",
                    help="attend without a mask (every key seen)")
+    p.add_argument("--soft-cap", type=float, default=0.0,
+                   help="cap the scores with c * tanh(score / c) before "
+                   "the mask, as Gemma 2 does (0: no cap)")
     p.add_argument("-o", dest="prefix", required=True)
     a = p.parse_args()
     torch.manual_seed(0)
-    model = Decoder(a.layers, unmasked=a.unmasked).eval()
+    model = Decoder(a.layers, unmasked=a.unmasked,
+                    soft_cap=a.soft_cap).eval()
     x = torch.randn(1, a.seq, 8)
     past = [torch.randn(1, 2, a.past, 4) for _ in range(2 * a.layers)]
     names = [f"past_key_values.{i}.{kv}" for i in range(a.layers)
@@ -110,9 +119,11 @@ def main():
                       dynamic_axes=dynamic)
     write_safetensors(a.prefix + "-past.safetensors",
                       {"x": x, **dict(zip(names, past))})
-    pad = a.capacity - a.past
-    caches = {n: torch.nn.functional.pad(t, (0, 0, 0, pad))
-              for n, t in zip(names, past)}
+    # Past the live positions the caches hold garbage, which no query may
+    # see.
+    garbage = [100 * torch.randn(1, 2, a.capacity - a.past, 4) for _ in past]
+    caches = {n: torch.cat((t, g), dim=2)
+              for n, t, g in zip(names, past, garbage)}
     write_safetensors(a.prefix + "-cache.safetensors",
                       {"x": x, **caches,
                        "past_length": torch.tensor(a.past, dtype=torch.int64)})
