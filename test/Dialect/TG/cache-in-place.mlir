@@ -134,6 +134,7 @@ func.func @window_mask(%q: tensor<1x2x1x4xf32>, %nk: tensor<1x2x1x4xf32>, %nv: t
 // CHECK-LABEL: func.func @soft_cap(
 // CHECK-SAME: tg.tied_result = 1
 // CHECK: %[[OFF:.*]] = tg.clip
+// CHECK-NOT: tg.cast
 // CHECK: tg.tanh %{{.*}} : tensor<1x2x1x8xf32>
 // CHECK: %[[LAST:.*]] = tg.add %[[OFF]], %{{.*}} : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
 // CHECK: %[[SEEN:.*]] = tg.less_equal %{{.*}}, %[[LAST]] : (tensor<8xf32>, tensor<1x1xf32>) -> tensor<1x8xi1>
@@ -228,4 +229,14 @@ func.func @negative_scale(%q: tensor<1x2x1x4xf32>, %nk: tensor<1x2x1x4xf32>, %nv
   %p = tg.softmax %d {axis = 3 : i64} : (tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32>
   %o = tg.matmul %p, %v : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32>
   return %o, %k, %v : tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A CNN's channel concatenation of an input is no cache: nothing is said.
+// CHECK-LABEL: func.func @channels(
+// CHECK: tg.concat %arg0, %arg1 {axis = 1 : i64}
+func.func @channels(%a: tensor<1x2x3x4xf32>, %b: tensor<1x2x3x4xf32>) -> tensor<1x4x3x4xf32> {
+  %c = tg.concat %a, %b {axis = 1 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x4x3x4xf32>
+  return %c : tensor<1x4x3x4xf32>
 }

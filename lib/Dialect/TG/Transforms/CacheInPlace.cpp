@@ -232,6 +232,17 @@ void TGCacheInPlacePass::runOnOperation() {
                         capacity);
     rewrite(a, pastLength, live, capacity, ret);
   }
+  // Attentions kept explicit read the offset only: drop offset + S.
+  for (auto &entry : lengths) {
+    Operation *cast = entry.second.length.getDefiningOp();
+    if (!cast->use_empty())
+      continue;
+    Operation *add = cast->getOperand(0).getDefiningOp();
+    Operation *fresh = add->getOperand(1).getDefiningOp();
+    cast->erase();
+    add->erase();
+    fresh->erase();
+  }
   fn.setType(FunctionType::get(fn.getContext(),
                                fn.getBody().front().getArgumentTypes(),
                                ret.getOperandTypes()));

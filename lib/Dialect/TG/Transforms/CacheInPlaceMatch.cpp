@@ -51,8 +51,14 @@ std::variant<PastCache, Refusal> tg::matchPastCache(BlockArgument arg,
   std::string name = argName(arg);
   auto concat = dyn_cast<ConcatOp>(
       arg.hasOneUse() ? *arg.getUsers().begin() : nullptr);
+  // Unnamed, a past is the first operand of a returned concatenation along
+  // axis 2 of a rank-4 tensor: a channel concatenation of a CNN is not one.
   bool feedsReturnedConcat = llvm::any_of(arg.getUsers(), [&](Operation *op) {
-    return isa<ConcatOp>(op) && op->getOperand(0) == arg &&
+    auto c = dyn_cast<ConcatOp>(op);
+    auto t = c ? dyn_cast<RankedTensorType>(c.getType()) : nullptr;
+    return c && t && t.getRank() == 4 &&
+           (int64_t(c.getAxis()) == 2 || int64_t(c.getAxis()) == -2) &&
+           op->getOperand(0) == arg &&
            llvm::is_contained(op->getUsers(), ret.getOperation());
   });
   // Integer inputs (past_length, attention masks) and caches already tied

@@ -63,8 +63,8 @@ struct ExportedAttention {
 std::string argName(mlir::BlockArgument arg);
 
 /// \p arg as a past cache of \p ret's function, or the refusal. A candidate
-/// is an argument named `past...` or the first operand of a concatenation
-/// that is returned.
+/// is a float argument, not tied already, named `past...` or the first
+/// operand of a returned concatenation along axis 2 of rank-4 tensors.
 std::variant<PastCache, Refusal> matchPastCache(mlir::BlockArgument arg,
                                                 mlir::func::ReturnOp ret);
 
