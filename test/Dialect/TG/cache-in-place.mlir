@@ -240,3 +240,48 @@ func.func @channels(%a: tensor<1x2x3x4xf32>, %b: tensor<1x2x3x4xf32>) -> tensor<
   %c = tg.concat %a, %b {axis = 1 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x4x3x4xf32>
   return %c : tensor<1x4x3x4xf32>
 }
+
+// -----
+
+// A mask computed from an input [batch, keys] that something else reads
+// too: the input cannot become one over the caches' positions.
+// CHECK-LABEL: func.func @mask_read_elsewhere(
+// CHECK-SAME: tensor<1x4xf32> {tg.name = "attention_mask"}
+// CHECK-NOT: tg.tied_result
+func.func @mask_read_elsewhere(%q: tensor<1x2x1x4xf32>, %nk: tensor<1x2x1x4xf32>, %nv: tensor<1x2x1x4xf32>,
+                               %mask: tensor<1x4xf32> {tg.name = "attention_mask"},
+                               %pk: tensor<1x2x3x4xf32> {tg.name = "past_key"},
+                               %pv: tensor<1x2x3x4xf32> {tg.name = "past_value"})
+    -> (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x1x1x4xf32>) {
+  %k = tg.concat %pk, %nk {axis = 2 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32>
+  %v = tg.concat %pv, %nv {axis = 2 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32>
+  %kt = tg.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s = tg.matmul %q, %kt : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32>
+  // expected-remark @below {{the mask input 'attention_mask' of the attention over the present of 'past_key' is read by ops the rewrite does not replace: compiled as it is}}
+  %m = tg.reshape %mask : (tensor<1x4xf32>) -> tensor<1x1x1x4xf32>
+  %w = tg.add %s, %m : (tensor<1x2x1x4xf32>, tensor<1x1x1x4xf32>) -> tensor<1x2x1x4xf32>
+  %p = tg.softmax %w {axis = 3 : i64} : (tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32>
+  %o = tg.matmul %p, %v : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32>
+  return %o, %k, %v, %m : tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x1x1x4xf32>
+}
+
+// -----
+
+// An additive mask computed from something other than one input.
+// CHECK-LABEL: func.func @mask_from_scores(
+// CHECK-NOT: tg.tied_result
+func.func @mask_from_scores(%q: tensor<1x2x1x4xf32>, %nk: tensor<1x2x1x4xf32>, %nv: tensor<1x2x1x4xf32>,
+                            %bias: tensor<1x2x1x4xf32>,
+                            %pk: tensor<1x2x3x4xf32> {tg.name = "past_key"},
+                            %pv: tensor<1x2x3x4xf32> {tg.name = "past_value"})
+    -> (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %k = tg.concat %pk, %nk {axis = 2 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32>
+  %v = tg.concat %pv, %nv {axis = 2 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32>
+  %kt = tg.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s = tg.matmul %q, %kt : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32>
+  // expected-remark @below {{the attention over the present of 'past_key' adds to its scores a mask that is neither a constant nor computed elementwise from one input [batch, keys]: compiled as it is}}
+  %w = tg.add %s, %bias : (tensor<1x2x1x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32>
+  %p = tg.softmax %w {axis = 3 : i64} : (tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32>
+  %o = tg.matmul %p, %v : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32>
+  return %o, %k, %v : tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}

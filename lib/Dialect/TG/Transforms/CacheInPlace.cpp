@@ -17,6 +17,7 @@
 #include "loom/Dialect/TG/IR/TiedArguments.h"
 #include "loom/Dialect/TG/Transforms/CacheInPlace.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -77,7 +78,7 @@ void rewrite(const ExportedAttention &a, Value pastLength,
     ret->setOperand(p->result, updated.back());
   }
   Value out =
-      a.pointwise
+      a.isExplicit()
           ? explicitAttention(b, a, updated[0], updated[1], live.offset)
           : AttentionOp::create(b, loc, last->getResult(0).getType(),
                                 a.query, updated[0], updated[1], live.length,
@@ -105,6 +106,66 @@ void remark(Location where, const Twine &why,
   if (auto name = dyn_cast<NameLoc>(where))
     d << " (at ONNX value '" << name.getName().getValue() << "')";
   d << ": " << outcome;
+}
+
+/// Says that \p a stays explicit over the caches, and why.
+void remarkExplicit(const ExportedAttention &a, int64_t capacity) {
+  std::string what =
+      a.maskInput
+          ? "adds to its scores a mask computed from input '" +
+                argName(a.maskInput) + "' (now [batch, " +
+                std::to_string(capacity) +
+                "], over the caches' positions), which tg.attention has no "
+                "place for"
+          : "has a '" + a.pointwise->getName().getStringRef().str() +
+                "' that tg.attention cannot express";
+  remark(a.maskInput ? a.maskChain.back()->getLoc() : a.pointwise->getLoc(),
+         "the attention over the present of '" + argName(a.key->past) +
+             "' " + what,
+         "kept as matmul and softmax over all " + Twine(capacity) +
+             " positions of the caches, those past the live length masked "
+             "(a step reads the whole cache)");
+}
+
+/// Drops the attentions whose mask input also feeds ops the rewrite does
+/// not replace (a layer left as it is): the input cannot be retyped.
+void keepWholeMaskInputs(SmallVector<ExportedAttention> &attentions) {
+  llvm::SmallPtrSet<Operation *, 16> replaced;
+  for (const ExportedAttention &a : attentions)
+    replaced.insert(a.ops.begin(), a.ops.end());
+  auto whole = [&](const ExportedAttention &a) {
+    return !a.maskInput ||
+           llvm::all_of(a.maskChain.back()->getUsers(), [&](Operation *u) {
+             return replaced.contains(u);
+           });
+  };
+  for (const ExportedAttention &a : attentions)
+    if (!whole(a))
+      remark(a.maskChain.back()->getLoc(),
+             "the mask input '" + argName(a.maskInput) +
+                 "' of the attention over the present of '" +
+                 argName(a.key->past) +
+                 "' is read by ops the rewrite does not replace");
+  llvm::erase_if(attentions, [&](const ExportedAttention &a) {
+    return !whole(a);
+  });
+}
+
+/// Retypes a mask input [B, L + S] and the ops from it to [B, C] and
+/// [..., C], once.
+void retypeMaskInput(const ExportedAttention &a, int64_t capacity) {
+  auto withCapacity = [&](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    shape.back() = capacity;
+    v.setType(t.clone(shape));
+  };
+  if (cast<RankedTensorType>(a.maskInput.getType()).getShape().back() ==
+      capacity)
+    return;
+  withCapacity(a.maskInput);
+  for (Operation *op : a.maskChain)
+    withCapacity(op->getResult(0));
 }
 
 /// The past caches of \p fn, each refused one remarked.
@@ -189,15 +250,6 @@ void TGCacheInPlacePass::runOnOperation() {
                    Twine(capacity.getValue()));
       else
         attentions.push_back(*a);
-      if (total <= capacity && a->pointwise)
-        remark(a->pointwise->getLoc(),
-               "the attention over the present of '" + argName(key.past) +
-                   "' has a '" + a->pointwise->getName().getStringRef() +
-                   "' that tg.attention cannot express",
-               "kept as matmul and softmax over all " +
-                   Twine(capacity.getValue()) +
-                   " positions of the caches, those past the live length "
-                   "masked (a step reads the whole cache)");
     } else if (!readsAsValues(key)) {
       // A value present is matched from its key's attention: only keys'
       // refusals are said (a value's own would repeat them).
@@ -205,8 +257,15 @@ void TGCacheInPlacePass::runOnOperation() {
       remark(r.where, r.why);
     }
   }
+  keepWholeMaskInputs(attentions);
   if (attentions.empty())
     return;
+  for (const ExportedAttention &a : attentions) {
+    if (a.isExplicit())
+      remarkExplicit(a, capacity);
+    if (a.maskInput)
+      retypeMaskInput(a, capacity);
+  }
   Builder b(fn.getContext());
   int64_t batch =
       cast<RankedTensorType>(attentions.front().key->past.getType())

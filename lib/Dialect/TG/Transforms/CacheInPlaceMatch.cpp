@@ -228,6 +228,44 @@ static bool isPointwise(Operation *op, Value scores) {
          });
 }
 
+/// Whether \p mask [..., L + S] is computed from one input [B, L + S] by
+/// reshapes keeping the last axis, casts and elementwise ops with scalars,
+/// each value read once but the last; fills \p a's maskInput and maskChain.
+static bool matchInputMask(Value mask, int64_t keys, ExportedAttention &a) {
+  SmallVector<Operation *> chain;
+  for (Value v = mask;;) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || type.getRank() == 0 || type.getShape().back() != keys ||
+        (v != mask && !v.hasOneUse()))
+      return false;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (type.getRank() != 2)
+        return false;
+      a.maskInput = arg;
+      a.maskChain.assign(chain.rbegin(), chain.rend());
+      return true;
+    }
+    Operation *op = v.getDefiningOp();
+    Value data;
+    if (isa<ReshapeOp, CastOp>(op)) {
+      data = op->getOperand(0);
+    } else if (op->hasTrait<Elementwise>()) {
+      for (Value operand : op->getOperands())
+        if (!splatValue(operand) && !data)
+          data = operand;
+        else if (!splatValue(operand))
+          return false;
+      if (!data || cast<ShapedType>(data.getType()).getShape() !=
+                       type.getShape())
+        return false;
+    } else {
+      return false;
+    }
+    chain.push_back(op);
+    v = data;
+  }
+}
+
 /// Follows the scores from q . k^T to the softmax: scales, one mask,
 /// pointwise ops before the mask, softmax over the keys. Fills \p a (scale,
 /// causal, mask, pointwise, ops) and returns the softmax, or null with
@@ -236,6 +274,10 @@ static SoftmaxOp scoresToSoftmax(Value scores, const MaskShape &s,
                                  ExportedAttention &a, std::string &why) {
   bool masked = false;
   while (Operation *op = onlyUser(scores)) {
+    Value added;
+    if (isa<AddOp>(op))
+      added = op->getOperand(0) == scores ? op->getOperand(1)
+                                          : op->getOperand(0);
     a.ops.push_back(op);
     if (auto softmax = dyn_cast<SoftmaxOp>(op)) {
       if (int64_t axis = int64_t(softmax.getAxis()); axis != 3 && axis != -1) {
@@ -254,7 +296,15 @@ static SoftmaxOp scoresToSoftmax(Value scores, const MaskShape &s,
         c && *c > 0 && std::isfinite(*c) &&
         (isa<MulOp>(op) || op->getOperand(0) == scores)) {
       a.scale = isa<MulOp>(op) ? a.scale * *c : a.scale / *c;
-    } else if (isa<SelectOp, AddOp>(op) && !masked) {
+    } else if (added && !added.getDefiningOp<ConstantOp>() &&
+               !a.maskInput) {
+      if (!matchInputMask(added, s.keys, a)) {
+        why = "adds to its scores a mask that is neither a constant nor "
+              "computed elementwise from one input [batch, keys]";
+        return {};
+      }
+      masked = true;
+    } else if (isa<SelectOp, AddOp>(op) && !a.mask) {
       std::optional<bool> causal = maskStep(op, scores, s, why);
       if (!causal)
         return {};

@@ -54,6 +54,14 @@ struct ExportedAttention {
   /// cap's tanh), if any: tg.attention has no place for it, so the
   /// attention stays explicit (CacheInPlaceMask.cpp).
   mlir::Operation *pointwise = nullptr;
+  /// An additive mask computed from an input [B, L + S] (HuggingFace's
+  /// attention_mask): the input and the ops from it to the mask, in order.
+  /// The attention stays explicit, the input becomes [B, C] (positions of
+  /// the caches) and the ops are retyped (CacheInPlace.cpp).
+  mlir::BlockArgument maskInput;
+  llvm::SmallVector<mlir::Operation *> maskChain;
+  /// Whether tg.attention cannot express it.
+  bool isExplicit() const { return pointwise || maskInput; }
   /// The ops of the subgraph, first (the key's transpose) to last (the
   /// product with the values, whose result the attention replaces).
   llvm::SmallVector<mlir::Operation *> ops;

@@ -39,7 +39,7 @@ class Block(torch.nn.Module):
         b, t, _ = x.shape
         return x.view(b, t, self.heads, self.dim).permute(0, 2, 1, 3)
 
-    def forward(self, x, past_k, past_v):
+    def forward(self, x, past_k, past_v, padding=None):
         q, k, v = self.qkv(self.ln(x)).split(x.shape[-1], dim=2)
         q, k, v = self.heads_of(q), self.heads_of(k), self.heads_of(v)
         k = torch.cat((past_k, k), dim=-2)
@@ -51,6 +51,8 @@ class Block(torch.nn.Module):
             ql, kl = q.size(-2), k.size(-2)
             mask = self.bias[:, :, kl - ql:kl, :kl]
             w = torch.where(mask, w, torch.tensor(torch.finfo(w.dtype).min))
+        if padding is not None:
+            w = w + padding
         w = torch.softmax(w, dim=-1)
         a = torch.matmul(w, v).permute(0, 2, 1, 3).reshape(x.shape)
         return x + self.proj(a), k, v
@@ -66,9 +68,15 @@ class Decoder(torch.nn.Module):
         self.head = torch.nn.Linear(hidden, vocab)
 
     def forward(self, x, *past):
+        padding = None
+        if len(past) % 2:
+            # HuggingFace GPT-2's additive mask from attention_mask [B, L + S].
+            padding = past[0][:, None, None, :].to(torch.float32)
+            padding = (1.0 - padding) * torch.finfo(torch.float32).min
+            past = past[1:]
         presents = []
         for i, block in enumerate(self.blocks):
-            x, k, v = block(x, past[2 * i], past[2 * i + 1])
+            x, k, v = block(x, past[2 * i], past[2 * i + 1], padding)
             presents += [k, v]
         return (self.head(x), *presents)
 
@@ -101,6 +109,9 @@ def main():
     p.add_argument("--soft-cap", type=float, default=0.0,
                    help="cap the scores with c * tanh(score / c) before "
                    "the mask, as Gemma 2 does (0: no cap)")
+    p.add_argument("--attention-mask", action="store_true",
+                   help="an attention_mask input [1, L + S] (1: seen) after "
+                   "x, as HuggingFace's exports have; position 1 is 0")
     p.add_argument("-o", dest="prefix", required=True)
     a = p.parse_args()
     torch.manual_seed(0)
@@ -113,19 +124,28 @@ def main():
     presents = [n.replace("past_key_values", "present") for n in names]
     dynamic = {"x": {1: "sequence_length"}}
     dynamic.update({n: {2: "past_sequence_length"} for n in names})
-    torch.onnx.export(model, (x, *past), a.prefix + ".onnx", opset_version=17,
-                      input_names=["x", *names],
+    inputs, masks = {"x": x}, {}
+    if a.attention_mask:
+        mask = torch.ones(1, a.past + a.seq, dtype=torch.int64)
+        mask[0, 1] = 0
+        inputs["attention_mask"] = mask
+        dynamic["attention_mask"] = {1: "total_sequence_length"}
+        # Over the caches' positions; past the live ones, anything.
+        tail = torch.randint(0, 2, (1, a.capacity - a.past - a.seq))
+        masks["attention_mask"] = torch.cat((mask, tail), dim=1)
+    torch.onnx.export(model, (*inputs.values(), *past), a.prefix + ".onnx",
+                      opset_version=17, input_names=[*inputs, *names],
                       output_names=["logits", *presents],
                       dynamic_axes=dynamic)
     write_safetensors(a.prefix + "-past.safetensors",
-                      {"x": x, **dict(zip(names, past))})
+                      {**inputs, **dict(zip(names, past))})
     # Past the live positions the caches hold garbage, which no query may
     # see.
     garbage = [100 * torch.randn(1, 2, a.capacity - a.past, 4) for _ in past]
     caches = {n: torch.cat((t, g), dim=2)
               for n, t, g in zip(names, past, garbage)}
     write_safetensors(a.prefix + "-cache.safetensors",
-                      {"x": x, **caches,
+                      {"x": x, **masks, **caches,
                        "past_length": torch.tensor(a.past, dtype=torch.int64)})
 
 
