@@ -7,8 +7,10 @@
 //   cache.key [B, H, C, D] (tied to its present)  --update_slice(new, past_length)-->  present
 //   tg.attention(q, present.key, present.value, length = past_length + S)
 //
-// with one i64 input `past_length` appended to the function. A layer that
-// does not fit is left as it is, with a remark saying why.
+// with one i64 input `past_length` appended to the function; an attention
+// tg.attention cannot express (a soft cap, a mask from an attention_mask
+// input) stays explicit over the caches (CacheInPlaceMask.cpp). A layer
+// that does not fit is left as it is, with a remark saying why.
 //
 //===----------------------------------------------------------------------===//
 
@@ -224,6 +226,64 @@ struct TGCacheInPlacePass
       llvm::cl::init(false)};
 };
 
+/// The attentions of \p caches to rewrite (those that fit \p capacity and
+/// whose mask input, if any, nothing else reads); every refusal remarked.
+SmallVector<ExportedAttention>
+attentionsToRewrite(ArrayRef<PastCache> caches, int64_t capacity) {
+  SmallVector<ExportedAttention> attentions;
+  for (const PastCache &key : caches) {
+    auto matched = matchExportedAttention(key, caches);
+    if (auto *a = std::get_if<ExportedAttention>(&matched)) {
+      int64_t total = key.pastLength() + key.newLength();
+      if (total > capacity)
+        remark(key.concat.getLoc(),
+               "the present of past input '" + argName(key.past) +
+                   "' holds " + Twine(total) +
+                   " positions, more than capacity=" + Twine(capacity));
+      else
+        attentions.push_back(*a);
+    } else if (!readsAsValues(key)) {
+      // A value present is matched from its key's attention: only keys'
+      // refusals are said (a value's own would repeat them).
+      auto &r = std::get<Refusal>(matched);
+      remark(r.where, r.why);
+    }
+  }
+  keepWholeMaskInputs(attentions);
+  return attentions;
+}
+
+/// Appends the input past_length (i64, rank 0 or [\p batch]) to \p fn.
+Value addPastLength(func::FuncOp fn, bool perSequence, int64_t batch) {
+  Builder b(fn.getContext());
+  auto type = RankedTensorType::get(
+      perSequence ? ArrayRef<int64_t>{batch} : ArrayRef<int64_t>{},
+      b.getI64Type());
+  unsigned index = fn.getNumArguments();
+  if (failed(fn.insertArgument(
+          index, type,
+          b.getDictionaryAttr(
+              b.getNamedAttr("tg.name", b.getStringAttr("past_length"))),
+          fn.getLoc())))
+    return {};
+  return fn.getArgument(index);
+}
+
+/// Erases offset + S where only attentions kept explicit (which read the
+/// offset) were rewritten.
+void eraseUnusedLengths(const llvm::SmallDenseMap<int64_t, LiveLength> &all) {
+  for (const auto &entry : all) {
+    Operation *cast = entry.second.length.getDefiningOp();
+    if (!cast->use_empty())
+      continue;
+    Operation *add = cast->getOperand(0).getDefiningOp();
+    Operation *fresh = add->getOperand(1).getDefiningOp();
+    cast->erase();
+    add->erase();
+    fresh->erase();
+  }
+}
+
 void TGCacheInPlacePass::runOnOperation() {
   func::FuncOp fn = getOperation();
   if (capacity <= 0) {
@@ -237,27 +297,8 @@ void TGCacheInPlacePass::runOnOperation() {
   if (!ret)
     return;
   SmallVector<PastCache> caches = pastCaches(fn, ret);
-  SmallVector<ExportedAttention> attentions;
-  for (const PastCache &key : caches) {
-    auto matched = matchExportedAttention(key, caches);
-    if (auto *a = std::get_if<ExportedAttention>(&matched)) {
-      int64_t total = key.pastLength() + key.newLength();
-      if (total > capacity)
-        remark(key.concat.getLoc(),
-               "the present of past input '" + argName(key.past) +
-                   "' holds " + Twine(total) +
-                   " positions, more than capacity=" +
-                   Twine(capacity.getValue()));
-      else
-        attentions.push_back(*a);
-    } else if (!readsAsValues(key)) {
-      // A value present is matched from its key's attention: only keys'
-      // refusals are said (a value's own would repeat them).
-      auto &r = std::get<Refusal>(matched);
-      remark(r.where, r.why);
-    }
-  }
-  keepWholeMaskInputs(attentions);
+  SmallVector<ExportedAttention> attentions =
+      attentionsToRewrite(caches, capacity);
   if (attentions.empty())
     return;
   for (const ExportedAttention &a : attentions) {
@@ -266,21 +307,12 @@ void TGCacheInPlacePass::runOnOperation() {
     if (a.maskInput)
       retypeMaskInput(a, capacity);
   }
-  Builder b(fn.getContext());
-  int64_t batch =
+  Value pastLength = addPastLength(
+      fn, perSequence,
       cast<RankedTensorType>(attentions.front().key->past.getType())
-          .getDimSize(0);
-  auto lengthType = RankedTensorType::get(
-      perSequence ? ArrayRef<int64_t>{batch} : ArrayRef<int64_t>{},
-      b.getI64Type());
-  unsigned index = fn.getNumArguments();
-  if (failed(fn.insertArgument(
-          index, lengthType,
-          b.getDictionaryAttr(b.getNamedAttr("tg.name",
-                                             b.getStringAttr("past_length"))),
-          fn.getLoc())))
+          .getDimSize(0));
+  if (!pastLength)
     return signalPassFailure();
-  Value pastLength = fn.getArgument(index);
   // One live length per count of new tokens, computed first.
   llvm::SmallDenseMap<int64_t, LiveLength> lengths;
   auto start = OpBuilder::atBlockBegin(&fn.getBody().front());
@@ -291,17 +323,7 @@ void TGCacheInPlacePass::runOnOperation() {
                         capacity);
     rewrite(a, pastLength, live, capacity, ret);
   }
-  // Attentions kept explicit read the offset only: drop offset + S.
-  for (auto &entry : lengths) {
-    Operation *cast = entry.second.length.getDefiningOp();
-    if (!cast->use_empty())
-      continue;
-    Operation *add = cast->getOperand(0).getDefiningOp();
-    Operation *fresh = add->getOperand(1).getDefiningOp();
-    cast->erase();
-    add->erase();
-    fresh->erase();
-  }
+  eraseUnusedLengths(lengths);
   fn.setType(FunctionType::get(fn.getContext(),
                                fn.getBody().front().getArgumentTypes(),
                                ret.getOperandTypes()));

@@ -1,10 +1,11 @@
 //===- CacheInPlaceMask.cpp - An exported attention kept explicit ---------===//
 //
 // Part of Loom. The form --tg-cache-in-place gives an exported attention
-// that tg.attention cannot express (a soft cap's tanh before the mask):
-// the exporter's own ops over the whole cache, the keys past each query's
-// live length hidden by a mask built from past_length. Every step then
-// reads all C positions; tg.attention's form reads only the live ones.
+// that tg.attention cannot express (a soft cap's tanh before the mask, a
+// mask computed from an attention_mask input): the exporter's own ops over
+// the whole cache, the keys past each query's live length hidden by a mask
+// built from past_length. Every step then reads all C positions;
+// tg.attention's form reads only the live ones.
 //
 //===----------------------------------------------------------------------===//
 
