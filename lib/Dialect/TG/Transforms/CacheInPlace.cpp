@@ -4,8 +4,9 @@
 // CacheInPlace.h; docs/Decoding.md "Exports with a concatenated cache"):
 // every layer whose past key and value fit (CacheInPlaceMatch.h) becomes
 //
-//   cache.key [B, H, C, D] (tied to its present)  --update_slice(new, past_length)-->  present
-//   tg.attention(q, present.key, present.value, length = past_length + S)
+//   present = update_slice(cache [B, H, C, D], new, past_length)
+//             (the cache tied to the present)
+//   tg.attention(q, present.key, present.value, past_length + S)
 //
 // with one i64 input `past_length` appended to the function; an attention
 // tg.attention cannot express (a soft cap, a mask from an attention_mask
@@ -19,10 +20,10 @@
 #include "loom/Dialect/TG/IR/TiedArguments.h"
 #include "loom/Dialect/TG/Transforms/CacheInPlace.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <variant>
 
@@ -48,8 +49,7 @@ LiveLength liveLength(OpBuilder &b, Location loc, Value pastLength,
                                 b.getF64FloatAttr(double(capacity - fresh)));
   auto scalarType = RankedTensorType::get({}, b.getF32Type());
   Value s = ConstantOp::create(
-      b, loc, scalarType,
-      DenseElementsAttr::get(scalarType, float(fresh)));
+      b, loc, scalarType, DenseElementsAttr::get(scalarType, float(fresh)));
   x = AddOp::create(b, loc, f32, offset, s);
   return {offset, CastOp::create(b, loc, type, x)};
 }
@@ -73,19 +73,17 @@ void rewrite(const ExportedAttention &a, Value pastLength,
   SmallVector<Value, 2> updated;
   for (const PastCache *p : {a.key, a.value}) {
     p->past.setType(cacheType(*p));
-    updated.push_back(UpdateSliceOp::create(b, p->concat.getLoc(),
-                                            p->past.getType(), p->past,
-                                            p->fresh(), pastLength,
-                                            b.getI64IntegerAttr(2)));
+    updated.push_back(
+        UpdateSliceOp::create(b, p->concat.getLoc(), p->past.getType(), p->past,
+                              p->fresh(), pastLength, b.getI64IntegerAttr(2)));
     ret->setOperand(p->result, updated.back());
   }
-  Value out =
-      a.isExplicit()
-          ? explicitAttention(b, a, updated[0], updated[1], live.offset)
-          : AttentionOp::create(b, loc, last->getResult(0).getType(),
-                                a.query, updated[0], updated[1], live.length,
-                                b.getF64FloatAttr(a.scale),
-                                b.getBoolAttr(a.causal));
+  Value out = a.isExplicit()
+                  ? explicitAttention(b, a, updated[0], updated[1], live.offset)
+                  : AttentionOp::create(b, loc, last->getResult(0).getType(),
+                                        a.query, updated[0], updated[1],
+                                        live.length, b.getF64FloatAttr(a.scale),
+                                        b.getBoolAttr(a.causal));
   last->getResult(0).replaceAllUsesWith(out);
   for (Operation *op : llvm::reverse(a.ops)) {
     SmallVector<Value> operands(op->getOperands());
@@ -99,9 +97,9 @@ void rewrite(const ExportedAttention &a, Value pastLength,
   a.value->concat->erase();
 }
 
-/// Says why a past stays as it is (or how else it is done), at \p where; an imported op's location
-/// names its ONNX value, which the message repeats (a file location of an
-/// ONNX model has no line).
+/// Says why a past stays as it is (or how else it is done), at \p where; an
+/// imported op's location names its ONNX value, which the message repeats (a
+/// file location of an ONNX model has no line).
 void remark(Location where, const Twine &why,
             const Twine &outcome = "compiled as it is") {
   InFlightDiagnostic d = emitRemark(where) << why;
@@ -122,8 +120,8 @@ void remarkExplicit(const ExportedAttention &a, int64_t capacity) {
           : "has a '" + a.pointwise->getName().getStringRef().str() +
                 "' that tg.attention cannot express";
   remark(a.maskInput ? a.maskChain.back()->getLoc() : a.pointwise->getLoc(),
-         "the attention over the present of '" + argName(a.key->past) +
-             "' " + what,
+         "the attention over the present of '" + argName(a.key->past) + "' " +
+             what,
          "kept as matmul and softmax over all " + Twine(capacity) +
              " positions of the caches, those past the live length masked "
              "(a step reads the whole cache)");
@@ -137,9 +135,8 @@ void keepWholeMaskInputs(SmallVector<ExportedAttention> &attentions) {
     replaced.insert(a.ops.begin(), a.ops.end());
   auto whole = [&](const ExportedAttention &a) {
     return !a.maskInput ||
-           llvm::all_of(a.maskChain.back()->getUsers(), [&](Operation *u) {
-             return replaced.contains(u);
-           });
+           llvm::all_of(a.maskChain.back()->getUsers(),
+                        [&](Operation *u) { return replaced.contains(u); });
   };
   for (const ExportedAttention &a : attentions)
     if (!whole(a))
@@ -148,9 +145,8 @@ void keepWholeMaskInputs(SmallVector<ExportedAttention> &attentions) {
                  "' of the attention over the present of '" +
                  argName(a.key->past) +
                  "' is read by ops the rewrite does not replace");
-  llvm::erase_if(attentions, [&](const ExportedAttention &a) {
-    return !whole(a);
-  });
+  llvm::erase_if(attentions,
+                 [&](const ExportedAttention &a) { return !whole(a); });
 }
 
 /// Retypes a mask input [B, L + S] and the ops from it to [B, C] and
@@ -228,8 +224,8 @@ struct TGCacheInPlacePass
 
 /// The attentions of \p caches to rewrite (those that fit \p capacity and
 /// whose mask input, if any, nothing else reads); every refusal remarked.
-SmallVector<ExportedAttention>
-attentionsToRewrite(ArrayRef<PastCache> caches, int64_t capacity) {
+SmallVector<ExportedAttention> attentionsToRewrite(ArrayRef<PastCache> caches,
+                                                   int64_t capacity) {
   SmallVector<ExportedAttention> attentions;
   for (const PastCache &key : caches) {
     auto matched = matchExportedAttention(key, caches);
@@ -237,8 +233,8 @@ attentionsToRewrite(ArrayRef<PastCache> caches, int64_t capacity) {
       int64_t total = key.pastLength() + key.newLength();
       if (total > capacity)
         remark(key.concat.getLoc(),
-               "the present of past input '" + argName(key.past) +
-                   "' holds " + Twine(total) +
+               "the present of past input '" + argName(key.past) + "' holds " +
+                   Twine(total) +
                    " positions, more than capacity=" + Twine(capacity));
       else
         attentions.push_back(*a);
@@ -256,15 +252,14 @@ attentionsToRewrite(ArrayRef<PastCache> caches, int64_t capacity) {
 /// Appends the input past_length (i64, rank 0 or [\p batch]) to \p fn.
 Value addPastLength(func::FuncOp fn, bool perSequence, int64_t batch) {
   Builder b(fn.getContext());
-  auto type = RankedTensorType::get(
-      perSequence ? ArrayRef<int64_t>{batch} : ArrayRef<int64_t>{},
-      b.getI64Type());
+  auto type = RankedTensorType::get(perSequence ? ArrayRef<int64_t>{batch}
+                                                : ArrayRef<int64_t>{},
+                                    b.getI64Type());
   unsigned index = fn.getNumArguments();
-  if (failed(fn.insertArgument(
-          index, type,
-          b.getDictionaryAttr(
-              b.getNamedAttr("tg.name", b.getStringAttr("past_length"))),
-          fn.getLoc())))
+  if (failed(fn.insertArgument(index, type,
+                               b.getDictionaryAttr(b.getNamedAttr(
+                                   "tg.name", b.getStringAttr("past_length"))),
+                               fn.getLoc())))
     return {};
   return fn.getArgument(index);
 }

@@ -24,8 +24,7 @@ using namespace loom::tg;
 static Value floats(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                     ArrayRef<float> values) {
   auto type = RankedTensorType::get(shape, b.getF32Type());
-  return ConstantOp::create(b, loc, type,
-                            DenseElementsAttr::get(type, values));
+  return ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, values));
 }
 
 /// Which of the [S, C] scores (of each sequence, [B, 1, S, C], when
@@ -74,8 +73,8 @@ Value tg::explicitAttention(OpBuilder &b, const ExportedAttention &a,
                              kType.getDimSize(3), capacity},
                             kType.getElementType()),
       keys, b.getDenseI64ArrayAttr({0, 1, 3, 2}));
-  Value scores = MatmulOp::create(b, a.ops[1]->getLoc(), scoresType, a.query,
-                                  keysT);
+  Value scores =
+      MatmulOp::create(b, a.ops[1]->getLoc(), scoresType, a.query, keysT);
   // The ops between the product and the softmax, the mask left out.
   Value was = a.ops[1]->getResult(0);
   for (Operation *op : ArrayRef(a.ops).slice(2, a.ops.size() - 4)) {

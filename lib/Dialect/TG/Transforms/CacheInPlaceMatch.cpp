@@ -27,8 +27,8 @@ int64_t PastCache::newLength() const {
 
 std::string tg::argName(BlockArgument arg) {
   auto fn = cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  if (auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                  "tg.name"))
+  if (auto name =
+          fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tg.name"))
     return name.str();
   return "arg" + std::to_string(arg.getArgNumber());
 }
@@ -47,10 +47,10 @@ static std::optional<unsigned> returnedOnce(Value v, func::ReturnOp ret) {
 }
 
 std::variant<PastCache, Refusal> tg::matchPastCache(BlockArgument arg,
-                                                     func::ReturnOp ret) {
+                                                    func::ReturnOp ret) {
   std::string name = argName(arg);
-  auto concat = dyn_cast<ConcatOp>(
-      arg.hasOneUse() ? *arg.getUsers().begin() : nullptr);
+  auto concat =
+      dyn_cast<ConcatOp>(arg.hasOneUse() ? *arg.getUsers().begin() : nullptr);
   // Unnamed, a past is the first operand of a returned concatenation along
   // axis 2 of a rank-4 tensor: a channel concatenation of a CNN is not one.
   bool feedsReturnedConcat = llvm::any_of(arg.getUsers(), [&](Operation *op) {
@@ -65,8 +65,8 @@ std::variant<PastCache, Refusal> tg::matchPastCache(BlockArgument arg,
   // (the pass run twice) are no candidates.
   auto fn = cast<func::FuncOp>(arg.getOwner()->getParentOp());
   auto type = dyn_cast<RankedTensorType>(arg.getType());
-  if ((!StringRef(name).starts_with("past") && !feedsReturnedConcat) ||
-      !type || !isa<FloatType>(type.getElementType()) ||
+  if ((!StringRef(name).starts_with("past") && !feedsReturnedConcat) || !type ||
+      !isa<FloatType>(type.getElementType()) ||
       getTiedResult(fn, arg.getArgNumber()))
     return Refusal{arg.getLoc(), ""};
   auto say = [&](Location where, const Twine &why) {
@@ -80,9 +80,8 @@ std::variant<PastCache, Refusal> tg::matchPastCache(BlockArgument arg,
   if (!concat) {
     // Said at a reader other than the concatenation.
     auto users = arg.getUsers();
-    auto it = llvm::find_if(users, [](Operation *op) {
-      return !isa<ConcatOp>(op);
-    });
+    auto it =
+        llvm::find_if(users, [](Operation *op) { return !isa<ConcatOp>(op); });
     Operation *other = it != users.end() ? *it : *std::next(users.begin());
     return say(other->getLoc(), "has readers besides one concatenation");
   }
@@ -223,9 +222,8 @@ static Operation *onlyUser(Value v) {
 static bool isPointwise(Operation *op, Value scores) {
   return op->hasTrait<Elementwise>() && op->getNumResults() == 1 &&
          op->getResult(0).getType() == scores.getType() &&
-         llvm::all_of(op->getOperands(), [&](Value v) {
-           return v == scores || splatValue(v);
-         });
+         llvm::all_of(op->getOperands(),
+                      [&](Value v) { return v == scores || splatValue(v); });
 }
 
 /// Whether \p mask [..., L + S] is computed from one input [B, L + S] by
@@ -255,8 +253,8 @@ static bool matchInputMask(Value mask, int64_t keys, ExportedAttention &a) {
           data = operand;
         else if (!splatValue(operand))
           return false;
-      if (!data || cast<ShapedType>(data.getType()).getShape() !=
-                       type.getShape())
+      if (!data ||
+          cast<ShapedType>(data.getType()).getShape() != type.getShape())
         return false;
     } else {
       return false;
@@ -276,8 +274,8 @@ static SoftmaxOp scoresToSoftmax(Value scores, const MaskShape &s,
   while (Operation *op = onlyUser(scores)) {
     Value added;
     if (isa<AddOp>(op))
-      added = op->getOperand(0) == scores ? op->getOperand(1)
-                                          : op->getOperand(0);
+      added =
+          op->getOperand(0) == scores ? op->getOperand(1) : op->getOperand(0);
     a.ops.push_back(op);
     if (auto softmax = dyn_cast<SoftmaxOp>(op)) {
       if (int64_t axis = int64_t(softmax.getAxis()); axis != 3 && axis != -1) {
@@ -288,16 +286,15 @@ static SoftmaxOp scoresToSoftmax(Value scores, const MaskShape &s,
     }
     Value other;
     if (isa<DivOp, MulOp>(op))
-      other = op->getOperand(0) == scores ? op->getOperand(1)
-                                          : op->getOperand(0);
+      other =
+          op->getOperand(0) == scores ? op->getOperand(1) : op->getOperand(0);
     // A positive scale only: a negative one would turn hidden scores into
     // the largest.
     if (std::optional<double> c = other ? splatValue(other) : std::nullopt;
         c && *c > 0 && std::isfinite(*c) &&
         (isa<MulOp>(op) || op->getOperand(0) == scores)) {
       a.scale = isa<MulOp>(op) ? a.scale * *c : a.scale / *c;
-    } else if (added && !added.getDefiningOp<ConstantOp>() &&
-               !a.maskInput) {
+    } else if (added && !added.getDefiningOp<ConstantOp>() && !a.maskInput) {
       if (!matchInputMask(added, s.keys, a)) {
         why = "adds to its scores a mask that is neither a constant nor "
               "computed elementwise from one input [batch, keys]";
@@ -316,8 +313,7 @@ static SoftmaxOp scoresToSoftmax(Value scores, const MaskShape &s,
       if (!a.pointwise)
         a.pointwise = op;
     } else if (isPointwise(op, scores)) {
-      why = "has a '" + op->getName().getStringRef().str() +
-            "' after its mask";
+      why = "has a '" + op->getName().getStringRef().str() + "' after its mask";
       return {};
     } else {
       why = "has a '" + op->getName().getStringRef().str() +
@@ -337,10 +333,10 @@ tg::matchExportedAttention(const PastCache &key, ArrayRef<PastCache> caches) {
   Value present = key.concat.getResult();
   auto ret = cast<func::ReturnOp>(present.getParentBlock()->getTerminator());
   auto refuse = [&](Operation *at, const Twine &why) {
-    return Refusal{at ? at->getLoc() : key.concat.getLoc(),
-                   ("the attention over the present of '" +
-                    argName(key.past) + "' " + why)
-                       .str()};
+    return Refusal{
+        at ? at->getLoc() : key.concat.getLoc(),
+        ("the attention over the present of '" + argName(key.past) + "' " + why)
+            .str()};
   };
   SmallVector<Operation *> readers;
   for (Operation *user : present.getUsers())

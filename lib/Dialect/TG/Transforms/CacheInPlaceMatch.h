@@ -1,4 +1,4 @@
-//===- CacheInPlaceMatch.h - What --tg-cache-in-place recognises -*- C++ -*-===//
+//===- CacheInPlaceMatch.h - What tg-cache-in-place matches -----*- C++ -*-===//
 //
 // Part of Loom. The recognition half of --tg-cache-in-place
 // (CacheInPlace.cpp rewrites): a past input whose only reader is its
@@ -79,8 +79,7 @@ std::variant<PastCache, Refusal> matchPastCache(mlir::BlockArgument arg,
 /// The attention reading \p key's present, its values one of \p caches, or
 /// the refusal.
 std::variant<ExportedAttention, Refusal>
-matchExportedAttention(const PastCache &key,
-                       llvm::ArrayRef<PastCache> caches);
+matchExportedAttention(const PastCache &key, llvm::ArrayRef<PastCache> caches);
 
 /// The exporter's attention \p a kept explicit over the caches \p keys and
 /// \p values [B, Hkv, C, D]: its ops retyped from L + S keys to C, its
