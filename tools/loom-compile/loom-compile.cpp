@@ -822,7 +822,8 @@ int main(int argc, char **argv) {
   if (cacheInPlace < 0)
     return fail("--cache-in-place must be a capacity C > 0 (or 0: off)");
   if (cacheInPlace > 0 &&
-      failed(tg::makeCachesInPlace(*module, cacheInPlace)))
+      failed(tg::makeCachesInPlace(*module, cacheInPlace,
+                                   weights ? &*weights : nullptr)))
     return 1;
   phase.reset();
 

@@ -219,8 +219,16 @@ static int runImport(MLIRContext &context) {
     return 1;
   if (cacheInPlace < 0)
     return fail("--cache-in-place must be a capacity C > 0 (or 0: off)");
-  if (cacheInPlace > 0 && failed(tg::makeCachesInPlace(*module, cacheInPlace)))
-    return 1;
+  if (cacheInPlace > 0) {
+    // The rewrite folds small computations on the weights first: it reads
+    // them from the importer's, in memory.
+    auto weights = safetensors::File::parse(llvm::MemoryBuffer::getMemBufferCopy(
+        writer.serialize(), inputFile + " (weights)"));
+    if (!weights)
+      return fail(llvm::toString(weights.takeError()));
+    if (failed(tg::makeCachesInPlace(*module, cacheInPlace, &*weights)))
+      return 1;
+  }
   if ((*module)->hasAttr(tg::TGDialect::kWeightsAttrName)) {
     if (weightsPath.empty())
       return fail("the model has weights: give -o FILE (they go beside it) or "

@@ -19,6 +19,7 @@
 
 #include "loom/Dialect/TG/IR/TiedArguments.h"
 #include "loom/Dialect/TG/Transforms/CacheInPlace.h"
+#include "loom/Dialect/TG/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
@@ -335,8 +336,20 @@ std::unique_ptr<Pass> tg::createTGCacheInPlacePass(int64_t capacity,
 }
 
 LogicalResult tg::makeCachesInPlace(ModuleOp module, int64_t capacity,
+                                    const safetensors::File *weights,
                                     bool perSequence) {
   PassManager pm(module.getContext());
+  if (weights) {
+    constexpr int64_t kSmall = int64_t(1) << 20;
+    std::unique_ptr<Pass> fold = createTGFoldWeightsPass(weights, kSmall);
+    if (failed(fold->initializeOptions(
+            "max-moved-bytes=" + std::to_string(kSmall),
+            [&](const Twine &message) {
+              return module.emitError(message);
+            })))
+      return failure();
+    pm.addPass(std::move(fold));
+  }
   pm.addNestedPass<func::FuncOp>(
       createTGCacheInPlacePass(capacity, perSequence));
   return pm.run(module);

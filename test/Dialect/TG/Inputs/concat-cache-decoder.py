@@ -112,10 +112,13 @@ def main():
     p.add_argument("--attention-mask", action="store_true",
                    help="an attention_mask input [1, L + S] (1: seen) after "
                    "x, as HuggingFace's exports have; position 1 is 0")
+    p.add_argument("--max-positions", type=int, default=16,
+                   help="the causal table's size (GPT-2's 1,024: too large "
+                   "for the importer to inline, a weight it slices)")
     p.add_argument("-o", dest="prefix", required=True)
     a = p.parse_args()
     torch.manual_seed(0)
-    model = Decoder(a.layers, unmasked=a.unmasked,
+    model = Decoder(a.layers, maxpos=a.max_positions, unmasked=a.unmasked,
                     soft_cap=a.soft_cap).eval()
     x = torch.randn(1, a.seq, 8)
     past = [torch.randn(1, 2, a.past, 4) for _ in range(2 * a.layers)]

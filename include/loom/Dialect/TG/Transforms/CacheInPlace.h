@@ -17,6 +17,10 @@
 
 #include <memory>
 
+namespace loom::safetensors {
+class File;
+} // namespace loom::safetensors
+
 namespace loom::tg {
 
 /// --tg-cache-in-place with caches of \p capacity positions, the live
@@ -26,8 +30,13 @@ std::unique_ptr<mlir::Pass> createTGCacheInPlacePass(int64_t capacity,
 
 /// Runs --tg-cache-in-place on every function of \p module: what
 /// loom-compile --cache-in-place=C and loom-translate --cache-in-place=C do
-/// to an imported model. Its remarks go to the context's handler.
+/// to an imported model. With \p weights, small computations on weights
+/// are folded first (--tg-fold-weights up to 1 MiB a result): an exporter's
+/// causal mask sliced from a large table stored as an initializer (GPT-2's
+/// `bias`, 1024 x 1024) becomes the constant the pass reads. Its remarks go
+/// to the context's handler.
 mlir::LogicalResult makeCachesInPlace(mlir::ModuleOp module, int64_t capacity,
+                                      const safetensors::File *weights,
                                       bool perSequence = false);
 
 /// Registers --tg-cache-in-place with loom-opt's pass registry.
