@@ -3,6 +3,7 @@
 # test/Unit (picked up through test/Unit/lit.cfg.py).
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -114,6 +115,25 @@ elif "loom-bench-cpu" in config.available_features:
     lit_config.note("no node or onnxruntime-node: the loom-bench-cpu tests are "
                     "UNSUPPORTED (LOOM_BUILD_DIR=%s scripts/setup-bench.sh "
                     "installs them)" % config.loom_obj_root)
+
+# PyTorch and ONNX for Python (Debian's python3-torch, python3-onnx): tests
+# that export a model with torch.onnx at test time say `REQUIRES: torch-onnx`
+# and run the script with %torch_python; without them they are UNSUPPORTED.
+torch_python = "/usr/bin/python3"
+try:
+    found = subprocess.run(
+        [torch_python, "-c", "import importlib.util as u; "
+         "exit(0 if u.find_spec('torch') and u.find_spec('onnx') else 1)"],
+        capture_output=True, timeout=60).returncode == 0
+except (OSError, subprocess.TimeoutExpired):
+    found = False
+if found:
+    config.available_features.add("torch-onnx")
+    config.substitutions.append(("%torch_python", torch_python))
+else:
+    lit_config.note("no PyTorch and ONNX for %s: the torch.onnx export tests "
+                    "are UNSUPPORTED (apt-get install python3-torch "
+                    "python3-onnx)" % torch_python)
 
 # The real models of the CPU benchmark (scripts/setup-bench.sh downloads them
 # into <build>/bench-cpu/models): tests that compile them say

@@ -14,6 +14,7 @@
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Pipeline/RankPrograms.h"
+#include "loom/Dialect/TG/Transforms/CacheInPlace.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Cost/CostModel.h"
@@ -270,6 +271,14 @@ static cl::opt<bool> concatInPlace(
              "operand (default true; false: every concatenation and split "
              "copies)"),
     cl::init(true), cl::cat(compileCat));
+static cl::opt<int64_t> cacheInPlace(
+    "cache-in-place",
+    cl::desc("C > 0: make the concat(past, new) key/value cache of a "
+             "decoder export a cache of C positions updated in place, read "
+             "up to a run-time past_length input (--tg-cache-in-place, "
+             "docs/Decoding.md); a past it cannot rewrite is compiled as it "
+             "is, with a remark saying why (default 0: off)"),
+    cl::init(0), cl::cat(compileCat));
 static cl::opt<std::string> sourceGraph(
     "source",
     cl::desc("What the artifact embeds for loom-run --check: given (the "
@@ -816,6 +825,14 @@ int main(int argc, char **argv) {
   phase.emplace(timing.nest("read input"));
   if (int rc = readInput(context, sourceMgr, module, weights))
     return rc;
+  // Before anything captures the graph: the embedded source and every
+  // compiled version have the rewritten signature.
+  if (cacheInPlace < 0)
+    return fail("--cache-in-place must be a capacity C > 0 (or 0: off)");
+  if (cacheInPlace > 0 &&
+      failed(tg::makeCachesInPlace(*module, cacheInPlace,
+                                   weights ? &*weights : nullptr)))
+    return 1;
   phase.reset();
 
   compiler::CompileOptions options;

@@ -14,6 +14,7 @@
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/Pipe/Transforms/Passes.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
+#include "loom/Dialect/TG/Transforms/CacheInPlace.h"
 #include "loom/Dialect/TG/Transforms/LengthRanges.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Pipeline/Passes.h"
@@ -30,6 +31,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   loom::tg::registerTGPasses();
+  loom::tg::registerTGCacheInPlacePass();
   loom::search::registerSearchPasses();
   loom::pet::registerPetPasses();
   loom::pipe::registerPipePasses();

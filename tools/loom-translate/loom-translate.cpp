@@ -18,6 +18,7 @@
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
 #include "loom/Conversion/TGToONNX/ExportONNX.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
+#include "loom/Dialect/TG/Transforms/CacheInPlace.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -97,6 +98,14 @@ static cl::opt<bool> noFuse(
              "Gelu as they are instead of fusing them into tg.layernorm and "
              "tg.gelu"),
     cl::cat(translateCat));
+static cl::opt<int64_t> cacheInPlace(
+    "cache-in-place",
+    cl::desc("Import: C > 0 makes the concat(past, new) key/value cache of a "
+             "decoder export a cache of C positions updated in place, read "
+             "up to a run-time past_length input (--tg-cache-in-place, "
+             "docs/Decoding.md); a past it cannot rewrite stays as it is, "
+             "with a remark saying why (default 0: off)"),
+    cl::init(0), cl::cat(translateCat));
 static cl::opt<bool> noCheck("no-check",
                              cl::desc("Do not run the ONNX checker"),
                              cl::cat(translateCat));
@@ -208,6 +217,18 @@ static int runImport(MLIRContext &context) {
                  &context, options, writer);
   if (!module)
     return 1;
+  if (cacheInPlace < 0)
+    return fail("--cache-in-place must be a capacity C > 0 (or 0: off)");
+  if (cacheInPlace > 0) {
+    // The rewrite folds small computations on the weights first: it reads
+    // them from the importer's, in memory.
+    auto weights = safetensors::File::parse(llvm::MemoryBuffer::getMemBufferCopy(
+        writer.serialize(), inputFile + " (weights)"));
+    if (!weights)
+      return fail(llvm::toString(weights.takeError()));
+    if (failed(tg::makeCachesInPlace(*module, cacheInPlace, &*weights)))
+      return 1;
+  }
   if ((*module)->hasAttr(tg::TGDialect::kWeightsAttrName)) {
     if (weightsPath.empty())
       return fail("the model has weights: give -o FILE (they go beside it) or "
