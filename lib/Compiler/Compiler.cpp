@@ -627,6 +627,14 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
                             "got '")
            << options.weightsStorage << "'";
   } else {
+    // The integrated assembler's .incbin keeps a section's size in 32 bits:
+    // a larger section loads truncated (TinyLlama-1.1B's 4.4 GB in f32).
+    if (blob->bytes.size() >= (uint64_t(1) << 32))
+      return mlir::emitError(module.getLoc())
+             << "the weights take " << blob->bytes.size()
+             << " bytes, more than an artifact embeds (4 GiB, the "
+                "assembler's section size): compile with --weights=external "
+                "(the weights go beside the artifact)";
     contents.embeddedWeights = std::move(blob->bytes);
   }
   art::Manifest m =
