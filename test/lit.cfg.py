@@ -3,6 +3,7 @@
 # test/Unit (picked up through test/Unit/lit.cfg.py).
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -33,7 +34,7 @@ tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
 tools = ["loom-opt", "loom-run", "loom-generate", "loom-compile", "loom-gen-resnet50", "loom-train",
          "loom-bench-train", "loom-bench-winograd", "loom-bench-small-plane",
          "loom-bench-conv-forms", "loom-bench-squeeze-excite", "loom-bench-stem", "loom-bench-reorder",
-         "loom-bench-attention",
+         "loom-bench-attention", "loom-bench-decode",
          "loom-launch",
          "loom-comm-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
@@ -114,6 +115,13 @@ elif "loom-bench-cpu" in config.available_features:
     lit_config.note("no node or onnxruntime-node: the loom-bench-cpu tests are "
                     "UNSUPPORTED (LOOM_BUILD_DIR=%s scripts/setup-bench.sh "
                     "installs them)" % config.loom_obj_root)
+
+# PyTorch 1.13 and onnx in Debian's python (python3-torch, python3-onnx), the
+# decode benchmark's peer and the exporter of its ONNX models
+# (scripts/export-decoder.py): tests that run them say `REQUIRES: torch`.
+if subprocess.run(["/usr/bin/python3", "-c", "import torch, onnx"],
+                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("torch")
 
 # The real models of the CPU benchmark (scripts/setup-bench.sh downloads them
 # into <build>/bench-cpu/models): tests that compile them say
