@@ -50,8 +50,8 @@ void waitForIdle(const DecodeOptions &o) {
   };
   for (unsigned waited = 0; load() > o.maxLoad && waited < o.waitSeconds;
        waited += 10) {
-    outs() << "load average " << loadAverage() << " above " << o.maxLoad
-           << ": waiting\n";
+    outs() << formatv("load average {0} above {1:f2}: waiting\n",
+                      loadAverage(), o.maxLoad);
     outs().flush();
     std::this_thread::sleep_for(std::chrono::seconds(10));
   }
