@@ -85,7 +85,8 @@ PeerResult runPeer(Peer p, const DecodeOptions &o, const PeerModel &m,
   std::string program = p == Peer::Ort ? o.node : o.python;
   ProcessResult run =
       runProcess(program, peerArgs(p, o, m, r), kTimeoutSeconds);
-  result.peakRssKb = run.peakRssKb;
+  // The child's own peak comes from its report: the rusage of a child that
+  // failed carries this process's high-water mark (fork copies it).
   if (!run.succeeded()) {
     result.failure = run.summary();
     return result;
@@ -100,7 +101,7 @@ PeerResult runPeer(Peer p, const DecodeOptions &o, const PeerModel &m,
   }
   result.decodeMs = report->getNumber("decode_ms");
   result.prefillMs = report->getNumber("prefill_ms");
-  result.peakRssKb = report->getInteger("peak_rss_kb").value_or(run.peakRssKb);
+  result.peakRssKb = report->getInteger("peak_rss_kb").value_or(0);
   result.baselineRssKb = report->getInteger("baseline_rss_kb").value_or(0);
   return result;
 }
