@@ -34,7 +34,7 @@ tool_dirs = [config.loom_tools_dir, config.llvm_tools_dir]
 tools = ["loom-opt", "loom-run", "loom-generate", "loom-compile", "loom-gen-resnet50", "loom-train",
          "loom-bench-train", "loom-bench-winograd", "loom-bench-small-plane",
          "loom-bench-conv-forms", "loom-bench-squeeze-excite", "loom-bench-stem", "loom-bench-reorder",
-         "loom-bench-attention",
+         "loom-bench-attention", "loom-bench-decode",
          "loom-launch",
          "loom-comm-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
@@ -117,8 +117,10 @@ elif "loom-bench-cpu" in config.available_features:
                     "installs them)" % config.loom_obj_root)
 
 # PyTorch and ONNX for Python (Debian's python3-torch, python3-onnx): tests
-# that export a model with torch.onnx at test time say `REQUIRES: torch-onnx`
-# and run the script with %torch_python; without them they are UNSUPPORTED.
+# that export a model with torch.onnx at test time, or run PyTorch as the
+# decode benchmark's peer (scripts/export-decoder.py), say `REQUIRES:
+# torch-onnx` and run the script with %torch_python; without them they are
+# UNSUPPORTED.
 torch_python = "/usr/bin/python3"
 try:
     found = subprocess.run(

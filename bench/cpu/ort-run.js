@@ -28,6 +28,9 @@
 // Errors (a missing file, an input the file lacks, a dtype ONNX Runtime
 // rejects) are one line on stderr and exit status 1.
 //
+// Required as a module (bench/decode/ort-decode.js), it runs nothing and
+// exports its helpers: safetensors, statistics, peak memory, the session.
+//
 //===----------------------------------------------------------------------===//
 'use strict';
 
@@ -35,37 +38,48 @@ const fs = require('fs');
 const path = require('path');
 
 function fail(message) {
-  process.stderr.write(`ort-run: error: ${message}\n`);
+  process.stderr.write(`${path.basename(process.argv[1] || 'ort-run', '.js')}: error: ${message}\n`);
   process.exit(1);
 }
 
-function parseArgs(argv) {
-  const args = {threads: 2, warmup: 3, repeat: 10, outputs: ''};
-  const numeric = new Set(['threads', 'warmup', 'repeat']);
+/// Options `--name VALUE` or `--name=VALUE`: `numeric` maps a name to its
+/// least value (an integer), `text` lists the others, `defaults` gives
+/// initial values and `required` the names that must be given.
+function parseOptions(argv, {defaults, numeric, text, required}) {
+  const args = {...defaults};
   for (let i = 0; i < argv.length; ++i) {
-    const m = /^--([a-z]+)(?:=(.*))?$/.exec(argv[i]);
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
     if (!m)
       fail(`unexpected argument '${argv[i]}'`);
     const key = m[1];
     const value = m[2] !== undefined ? m[2] : argv[++i];
     if (value === undefined)
       fail(`--${key} needs a value`);
-    if (!['ort', 'model', 'inputs', 'outputs', 'profile', ...numeric].includes(key))
-      fail(`unknown option --${key}`);
-    if (numeric.has(key)) {
+    if (key in numeric) {
       const n = Number(value);
-      if (!Number.isInteger(n) || n < 0 || (key !== 'warmup' && n < 1))
-        fail(`--${key} expects a ${key === 'warmup' ? 'non-negative' :
-                                                      'positive'} integer, got '${value}'`);
+      if (!Number.isInteger(n) || n < numeric[key])
+        fail(`--${key} expects a ${numeric[key] > 0 ? 'positive' :
+                                                    'non-negative'} integer, got '${value}'`);
       args[key] = n;
-    } else {
+    } else if (text.includes(key)) {
       args[key] = value;
+    } else {
+      fail(`unknown option --${key}`);
     }
   }
-  for (const key of ['ort', 'model', 'inputs'])
+  for (const key of required)
     if (!args[key])
       fail(`--${key} is required`);
   return args;
+}
+
+function parseArgs(argv) {
+  return parseOptions(argv, {
+    defaults: {threads: 2, warmup: 3, repeat: 10, outputs: ''},
+    numeric: {threads: 1, warmup: 0, repeat: 1},
+    text: ['ort', 'model', 'inputs', 'outputs', 'profile'],
+    required: ['ort', 'model', 'inputs'],
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -154,6 +168,38 @@ function writeSafetensors(file, tensors) {
 }
 
 //===----------------------------------------------------------------------===//
+// The session
+//===----------------------------------------------------------------------===//
+
+/// onnxruntime-node from its package directory, and its version.
+function loadOrt(dir) {
+  let ort;
+  try {
+    ort = require(path.resolve(dir));
+  } catch (e) {
+    fail(`cannot load onnxruntime-node from ${dir} (run scripts/setup-bench.sh): ${e.message}`);
+  }
+  return {ort, version: require(path.join(path.resolve(dir), 'package.json')).version};
+}
+
+/// A CPU session of `model` on `threads` intra-op threads (one inter-op
+/// thread, sequential, every graph optimisation), with `extra` options.
+async function createSession(ort, model, threads, extra) {
+  try {
+    return await ort.InferenceSession.create(model, {
+      executionProviders: ['cpu'],
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      ...extra,
+    });
+  } catch (e) {
+    fail(`ONNX Runtime cannot load ${model}: ${e.message}`);
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Timing
 //===----------------------------------------------------------------------===//
 
@@ -211,32 +257,15 @@ function peakResidentKb() {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const baselineRssKb = Math.round(process.memoryUsage().rss / 1024);
-  let ort;
-  try {
-    ort = require(path.resolve(args.ort));
-  } catch (e) {
-    fail(`cannot load onnxruntime-node from ${args.ort} (run scripts/setup-bench.sh): ${e.message}`);
-  }
-  const version = require(path.join(path.resolve(args.ort), 'package.json')).version;
+  const {ort, version} = loadOrt(args.ort);
   if (!fs.existsSync(args.model))
     fail(`no model ${args.model}`);
 
   const inputs = readSafetensors(args.inputs);
   const start = process.hrtime.bigint();
-  let session;
-  try {
-    session = await ort.InferenceSession.create(args.model, {
-      executionProviders: ['cpu'],
-      intraOpNumThreads: args.threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      ...(args.profile ? {enableProfiling: true,
-                          profileFilePrefix: `${args.profile}.trace`} : {}),
-    });
-  } catch (e) {
-    fail(`ONNX Runtime cannot load ${args.model}: ${e.message}`);
-  }
+  const session = await createSession(ort, args.model, args.threads,
+                                      args.profile ? {enableProfiling: true,
+                                                      profileFilePrefix: `${args.profile}.trace`} : {});
   const sessionMs = Number(process.hrtime.bigint() - start) / 1e6;
 
   const feeds = {};
@@ -310,4 +339,10 @@ async function main() {
   }) + '\n');
 }
 
-main();
+// Run as a script it times a model; required (bench/decode/ort-decode.js),
+// it lends its helpers.
+if (require.main === module)
+  main();
+else
+  module.exports = {fail, parseOptions, readSafetensors, writeSafetensors, median, percentile,
+                    peakResidentKb, loadOrt, createSession, DTYPES};
