@@ -24,6 +24,7 @@ Expected<std::unique_ptr<LoomDecoder>> LoomDecoder::load(const std::string &path
   if (!contract)
     return contract.takeError();
   d->shape = *contract;
+  d->zeros.assign(d->shape.batch, 0);
   const generate::EntryIO &io = d->shape.decode;
   for (int64_t i = 0; i < io.numInputs; ++i) {
     loom_tensor_desc desc;
@@ -60,6 +61,15 @@ timeCalls(unsigned warmup, unsigned repeat,
   return ms;
 }
 
+generate::TokenInputs LoomDecoder::firstChunk(ArrayRef<int64_t> ids,
+                                    ArrayRef<int64_t> lengths) const {
+  // A prompt within the bound is one prefill call at position 0 (where the
+  // prefill takes positions: docs/Decoding.md "Chunks").
+  return {ids, steps->getContract().chunked() ? ArrayRef<int64_t>(zeros)
+                                              : ArrayRef<int64_t>(),
+          lengths};
+}
+
 Expected<std::vector<double>>
 LoomDecoder::decodeTimes(int64_t live, unsigned warmup, unsigned count) {
   if (live < 1 || live > shape.capacity)
@@ -80,8 +90,8 @@ Expected<std::vector<double>> LoomDecoder::prefillTimes(int64_t length,
   std::vector<int64_t> ids(shape.batch * shape.promptBound, 0),
       lengths(shape.batch, length);
   std::vector<float> logits;
-  return timeCalls(1, repeat,
-                   [&] { return steps->prefill(ids, lengths, logits); });
+  generate::TokenInputs in = firstChunk(ids, lengths);
+  return timeCalls(1, repeat, [&] { return steps->prefill(in, logits); });
 }
 
 Expected<std::vector<float>>
@@ -94,7 +104,7 @@ LoomDecoder::prefillLogits(ArrayRef<int64_t> prompt) {
   for (int64_t b = 0; b < shape.batch; ++b)
     std::copy(prompt.begin(), prompt.end(), ids.begin() + b * shape.promptBound);
   std::vector<float> logits;
-  if (Error e = steps->prefill(ids, lengths, logits))
+  if (Error e = steps->prefill(firstChunk(ids, lengths), logits))
     return std::move(e);
   logits.resize(shape.vocab);
   return logits;

@@ -47,11 +47,16 @@ public:
 
 private:
   LoomDecoder() = default;
+  /// The inputs of one prefill call at position 0.
+  generate::TokenInputs firstChunk(llvm::ArrayRef<int64_t> ids,
+                                   llvm::ArrayRef<int64_t> lengths) const;
 
   loom_model *model = nullptr;
   generate::DecoderContract shape;
   std::unique_ptr<generate::ArtifactSteps> steps;
   int64_t stateBytes = 0;
+  /// positions: every chunk at 0 ([B], sized when loaded).
+  std::vector<int64_t> zeros;
 };
 
 } // namespace loom::bench
