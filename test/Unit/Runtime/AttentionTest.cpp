@@ -11,8 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/CPU/CpuFeatures.h"
-#include "../../../lib/Runtime/CPU/Kernels/CpuKernels.h"
+#include "KernelForms.h"
 
 #include "loom/Support/AttentionMask.h"
 
@@ -28,14 +27,10 @@ using loom::artifact::CpuIsa;
 
 namespace {
 
-constexpr float kGuard = -12345.0f;
+using test::kGuard;
 
 std::vector<const CpuKernelTable *> forms() {
-  std::vector<const CpuKernelTable *> out;
-  for (CpuIsa isa : {CpuIsa::Sse42, CpuIsa::Avx2, CpuIsa::Avx512})
-    if (isa <= detectedCpuIsa() && cpuKernelsOf(isa).attention)
-      out.push_back(&cpuKernelsOf(isa));
-  return out;
+  return test::formsOf(&CpuKernelTable::attention);
 }
 
 /// The reference: for each query, its visible keys' scores in double, the

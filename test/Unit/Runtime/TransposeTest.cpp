@@ -1,7 +1,7 @@
 //===- TransposeTest.cpp - The CPU device's layout-change kernel ----------===//
 //
-// Part of Loom. lib/Runtime/CPU/Kernels/Transpose.cpp: transposePlanes against a scalar
-// transpose, exactly (a transpose moves floats, it computes none), for
+// Part of Loom. lib/Runtime/CPU/Kernels/Transpose.cpp: transposePlanes against
+// a scalar transpose, exactly (a transpose moves floats, it computes none), for
 // every path (one row or column, two to four rows or columns interleaved,
 // 16x16 tiles along either side, elements of 16 floats moved whole), with
 // tails of every length, on one
@@ -11,8 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/CPU/CpuFeatures.h"
-#include "../../../lib/Runtime/CPU/Kernels/CpuKernels.h"
+#include "KernelForms.h"
 
 #include "gtest/gtest.h"
 
@@ -25,15 +24,10 @@ using loom::artifact::CpuIsa;
 
 namespace {
 
-constexpr float kGuard = -12345.0f;
+using test::kGuard;
 
-/// The forms of transposePlanes this CPU runs: one per level that has one.
 std::vector<const CpuKernelTable *> forms() {
-  std::vector<const CpuKernelTable *> out;
-  for (CpuIsa isa : {CpuIsa::Sse42, CpuIsa::Avx2, CpuIsa::Avx512})
-    if (isa <= detectedCpuIsa() && cpuKernelsOf(isa).transposePlanes)
-      out.push_back(&cpuKernelsOf(isa));
-  return out;
+  return test::formsOf(&CpuKernelTable::transposePlanes);
 }
 
 void checkForm(const CpuKernelTable &form, const TransposeShape &s,
