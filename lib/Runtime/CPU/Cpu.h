@@ -46,9 +46,8 @@ namespace loom::rt::cpu {
 /// \p work, at least \p workPerThread of it a thread: at most the calling
 /// thread's OpenMP team, at least one (no fork).
 inline int64_t threadsFor(int64_t units, int64_t work, int64_t workPerThread) {
-  return std::max<int64_t>(
-      1, std::min<int64_t>({omp_get_max_threads(), units,
-                            work / workPerThread}));
+  return std::max<int64_t>(1, std::min<int64_t>({omp_get_max_threads(), units,
+                                                 work / workPerThread}));
 }
 
 /// Runs \p fn(thread, threads) on each thread of a team of \p threads
@@ -217,8 +216,7 @@ struct ChannelScale {
 /// calling thread alone below 16384 floats a thread); \p dst may be \p src.
 /// Only where hasSqueezeExciteKernels(). SqueezeExcite.cpp.
 void scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
-                       const float *src, const ChannelScale &scale,
-                       float *dst);
+                       const float *src, const ChannelScale &scale, float *dst);
 
 /// Frees a WeightsBlock.
 struct FreeBlock {
@@ -284,8 +282,8 @@ struct PointwiseEpilogue {
   bool planar = false;
 };
 
-/// Whether pointwiseChannelsLast runs on this CPU: the kernel table of the level
-/// used has a form of it (CpuKernels.h).
+/// Whether pointwiseChannelsLast runs on this CPU: the kernel table of the
+/// level used has a form of it (CpuKernels.h).
 bool hasPointwiseKernel();
 
 /// dst[p][o] = epilogue(sum over k of src[p][k] * W[o][k]) for \p pixels
@@ -320,13 +318,30 @@ bool hasTransposeKernel();
 /// do not overlap. Only where hasTransposeKernel(). Transpose.cpp.
 void transposePlanes(const TransposeShape &s, const float *src, float *dst);
 
+/// The most rows gemv() takes.
+constexpr int64_t kGemvMaxRows = 4;
+
+/// A product of `rows` (1 to kGemvMaxRows) rows of \p k by plain row-major
+/// weights [k][n], with an optional ReLU after the bias.
+struct GemvShape {
+  int64_t rows = 1, k = 0, n = 0;
+  bool relu = false;
+};
+
+/// dst[m][j] = bias[j] + sum_k src[m][k] * weights[k][j] (bias null: 0),
+/// then max(0, .) if s.relu, for the rows of \p s: a decode step's product,
+/// bound by reading the weights once from memory. Over OpenMP's team of the
+/// calling thread, the weight rows split in contiguous shares; the buffers do
+/// not overlap. Every CPU has a form (a portable one below AVX2). Gemv.cpp.
+void gemv(const GemvShape &s, const float *src, const float *weights,
+          const float *bias, float *dst);
+
 /// tg.attention's geometry (TGOps.td, artifact::AttentionStep): q and dst
 /// [batch][qHeads][qLen][headDim], k and v [batch][kvHeads][kvLen][headDim]
 /// (kvLen the capacity), query head h reading key/value head
 /// h / (qHeads / kvHeads).
 struct AttentionGeometry {
-  int64_t batch = 1, qHeads = 1, kvHeads = 1, qLen = 1, kvLen = 1,
-          headDim = 1;
+  int64_t batch = 1, qHeads = 1, kvHeads = 1, qLen = 1, kvLen = 1, headDim = 1;
   float scale = 1;
   bool causal = false;
 };
@@ -374,8 +389,8 @@ template <typename T> struct CacheLineAllocator {
 };
 using AlignedFloats = std::vector<float, CacheLineAllocator<float>>;
 
-/// Whether groupedConvChannelsLast runs on this CPU: the kernel table of the level
-/// used has a form of it (CpuKernels.h).
+/// Whether groupedConvChannelsLast runs on this CPU: the kernel table of the
+/// level used has a form of it (CpuKernels.h).
 bool hasGroupedConvKernel();
 
 /// OIHW weights ([outChannels][groupChannels][kh][kw]) of \p g packed as

@@ -288,9 +288,9 @@ public:
             lengths[s.lengthPerBatch ? b : 0], s.kvLen);
     }
     cpu::attention(g, static_cast<const float *>(buffers[s.q]),
-              static_cast<const float *>(buffers[s.k]),
-              static_cast<const float *>(buffers[s.v]), lives.data(),
-              static_cast<float *>(buffers[s.dst]));
+                   static_cast<const float *>(buffers[s.k]),
+                   static_cast<const float *>(buffers[s.v]), lives.data(),
+                   static_cast<float *>(buffers[s.dst]));
     return Error::ok();
   }
 
@@ -300,6 +300,45 @@ private:
 };
 
 } // namespace
+
+namespace {
+
+/// A matmul step of few rows on gemv(): the weights read where they are.
+class GemvStep : public LibraryStep {
+public:
+  GemvStep(const art::MatmulStep &s, int64_t rows)
+      : src(s.src), weights(s.weights), bias(s.bias), dst(s.dst) {
+    shape.rows = rows;
+    shape.k = s.weightsShape[0];
+    shape.n = s.weightsShape[1];
+    shape.relu = s.activation.kind == Activation::Relu;
+  }
+  StepDescription describe() const override {
+    StepDescription d{"loom gemv " + kernelLevel(), {}, "team"};
+    if (bias != -1)
+      d.postOps.push_back("bias");
+    if (shape.relu)
+      d.postOps.push_back("relu");
+    return d;
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    cpu::gemv(shape, static_cast<const float *>(buffers[src]),
+              static_cast<const float *>(buffers[weights]),
+              bias == -1 ? nullptr : static_cast<const float *>(buffers[bias]),
+              static_cast<float *>(buffers[dst]));
+    return Error::ok();
+  }
+
+private:
+  int64_t src, weights, bias, dst; // bias -1 where absent
+  GemvShape shape;
+};
+
+} // namespace
+
+StepPtr cpu::gemvStep(const art::MatmulStep &s, int64_t rows) {
+  return std::make_unique<GemvStep>(s, rows);
+}
 
 StepPtr cpu::attentionStep(const art::AttentionStep &s) {
   return std::make_unique<AttentionStep>(s);

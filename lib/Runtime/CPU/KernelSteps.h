@@ -80,6 +80,11 @@ struct ChannelsLastScaling {
 StepPtr channelScaleStep(int64_t src0, int64_t src1, int64_t shift, int64_t dst,
                          const ChannelsLastScaling &scaling);
 
+/// A matrix product of \p rows (1 to kGemvMaxRows) rows by 2-d weights
+/// [in][out] read as they are, with its bias and a ReLU if it has them, on
+/// gemv() (Gemv.cpp): the one-row products of a decode step.
+StepPtr gemvStep(const artifact::MatmulStep &s, int64_t rows);
+
 /// A loomrt.attention step, run by attention() (Attention.cpp).
 StepPtr attentionStep(const artifact::AttentionStep &s);
 

@@ -83,5 +83,6 @@ CpuPolicy CpuPolicy::fromEnvironment(int threads) {
   p.loomGrouped = !keepsOneDnn("LOOM_ONEDNN_GROUPED");
   p.loomStem = !keepsOneDnn("LOOM_ONEDNN_STEM");
   p.loomScale = !keepsOneDnn("LOOM_ONEDNN_SCALE");
+  p.loomGemv = !keepsOneDnn("LOOM_ONEDNN_GEMV");
   return p;
 }

@@ -75,6 +75,7 @@ struct CpuPolicy {
   bool loomGrouped = true;   ///< LOOM_ONEDNN_GROUPED
   bool loomStem = true;      ///< LOOM_ONEDNN_STEM
   bool loomScale = true;     ///< LOOM_ONEDNN_SCALE
+  bool loomGemv = true;      ///< LOOM_ONEDNN_GEMV
 
   /// The policy of a device of \p threads threads (already resolved: at
   /// least 1) under the process's environment.

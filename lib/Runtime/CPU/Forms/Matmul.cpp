@@ -40,15 +40,18 @@ int64_t leadingRows(const std::vector<int64_t> &shape) {
 
 /// The matrix-vector form of a matmul step with constant weights, when it
 /// has one: 2-d weights, a source of one row (a classifier's fully
-/// connected layers at batch 1), no residual sum, no activation but a ReLU.
-/// oneDNN's sgemm streams the weights as the artifact holds them, faster
-/// than the matmul primitive on its prepacked copy, and needs no copy (2
-/// threads, this VM: AlexNet's 9216x4096 3.36 against 5.13 ms, VGG's
-/// 25088x4096 14.3 against 17.1, 4096x4096 1.05 against 1.21; from 4 rows
-/// the primitive wins, 6.1 against 6.8 ms). Another activation (a decoder's
-/// GELU) runs as a pass after it (withActivationPass): packing those weights
-/// would be a second copy of them beside the artifact's, which the other
-/// one-row products of a decode step read plain.
+/// connected layers at batch 1, a decoder's products in a decode step), no
+/// residual sum, no activation but a ReLU. Loom's gemv (Gemv.cpp) or
+/// oneDNN's sgemm (LOOM_ONEDNN_GEMV=onednn) stream the weights as the
+/// artifact holds them, faster than the matmul primitive on its prepacked
+/// copy, and need no copy (sgemm, 2 threads, this VM: AlexNet's 9216x4096
+/// 3.36 against 5.13 ms, VGG's 25088x4096 14.3 against 17.1, 4096x4096 1.05
+/// against 1.21; from 4 rows the primitive wins, 6.1 against 6.8 ms); the
+/// gemv reads them at nearer memory speed than sgemm (docs/Runtime.md
+/// "Products of one row"). Another activation (a decoder's GELU) runs as a
+/// pass after it (withActivationPass): packing those weights would be a
+/// second copy of them beside the artifact's, which the other one-row
+/// products of a decode step read plain.
 StepPtr gemvForm(const PrepareContext &ctx, const art::MatmulStep &s) {
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
   if (s.sum != -1 || s.scale != 1 || w.size() != 2 || a.empty() ||
@@ -57,7 +60,8 @@ StepPtr gemvForm(const PrepareContext &ctx, const art::MatmulStep &s) {
   int64_t rows = leadingRows(a);
   if (rows != 1)
     return nullptr;
-  StepPtr product = dnnlSgemm(s, 1, w[0], w[1]);
+  StepPtr product =
+      ctx.policy.loomGemv ? gemvStep(s, 1) : dnnlSgemm(s, 1, w[0], w[1]);
   if (s.activation.kind == Activation::None ||
       s.activation.kind == Activation::Relu)
     return product;

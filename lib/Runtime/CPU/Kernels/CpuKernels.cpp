@@ -27,6 +27,7 @@ CpuKernelTable avx512Table() {
   t.groupedConvChannelsLast = avx512::groupedConvChannelsLast;
   t.convolveStem = avx512::convolveStem;
   t.attention = avx512::attention;
+  t.gemv = avx512::gemv;
   return t;
 }
 
@@ -40,6 +41,7 @@ CpuKernelTable avx2Table() {
   t.scaleChannelsLast = avx2::scaleChannelsLast;
   t.poolChannelsLast = avx2::poolChannelsLast;
   t.attention = avx2::attention;
+  t.gemv = avx2::gemv;
   return t;
 }
 
@@ -47,6 +49,7 @@ CpuKernelTable sse42Table() {
   CpuKernelTable t;
   t.isa = CpuIsa::Sse42;
   t.attention = portable::attention;
+  t.gemv = portable::gemv;
   return t;
 }
 
@@ -83,7 +86,8 @@ cpu::kernelForms(const CpuKernelTable &t) {
           {"transpose", t.transposePlanes != nullptr},
           {"grouped-conv", t.groupedConvChannelsLast != nullptr},
           {"stem-conv", t.convolveStem != nullptr},
-          {"attention", t.attention != nullptr}};
+          {"attention", t.attention != nullptr},
+          {"gemv", t.gemv != nullptr}};
 }
 
 bool cpu::hasSwishPass() { return cpuKernels().swishInPlace; }
@@ -142,6 +146,11 @@ void cpu::convolveStem(const StemGeometry &g, const float *src,
                        const float *packed, const float *bias,
                        const StemPostOp &post, float *dst) {
   cpuKernels().convolveStem(g, src, packed, bias, post, dst);
+}
+
+void cpu::gemv(const GemvShape &s, const float *src, const float *weights,
+               const float *bias, float *dst) {
+  cpuKernels().gemv(s, src, weights, bias, dst);
 }
 
 void cpu::attention(const AttentionGeometry &g, const float *q, const float *k,

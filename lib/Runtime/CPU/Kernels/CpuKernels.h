@@ -45,9 +45,10 @@ struct CpuKernelTable {
   void (*convolveStem)(const StemGeometry &g, const float *src,
                        const float *packed, const float *bias,
                        const StemPostOp &post, float *dst) = nullptr;
-  void (*attention)(const AttentionGeometry &g, const float *q,
-                    const float *k, const float *v, const int64_t *lives,
-                    float *dst) = nullptr;
+  void (*attention)(const AttentionGeometry &g, const float *q, const float *k,
+                    const float *v, const int64_t *lives, float *dst) = nullptr;
+  void (*gemv)(const GemvShape &s, const float *src, const float *weights,
+               const float *bias, float *dst) = nullptr;
 };
 
 /// The table of the level the runtime uses (cpuIsa()), chosen once.
@@ -80,6 +81,8 @@ void convolveStem(const StemGeometry &g, const float *src, const float *packed,
                   const float *bias, const StemPostOp &post, float *dst);
 void attention(const AttentionGeometry &g, const float *q, const float *k,
                const float *v, const int64_t *lives, float *dst);
+void gemv(const GemvShape &s, const float *src, const float *weights,
+          const float *bias, float *dst);
 } // namespace avx512
 
 namespace avx2 {
@@ -95,12 +98,16 @@ void scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
 void poolChannelsLast(const PoolGeometry &g, const float *src, float *dst);
 void attention(const AttentionGeometry &g, const float *q, const float *k,
                const float *v, const int64_t *lives, float *dst);
+void gemv(const GemvShape &s, const float *src, const float *weights,
+          const float *bias, float *dst);
 } // namespace avx2
 
 /// Forms in plain C++ for every x86-64 CPU (the SSE4.2 level's).
 namespace portable {
 void attention(const AttentionGeometry &g, const float *q, const float *k,
                const float *v, const int64_t *lives, float *dst);
+void gemv(const GemvShape &s, const float *src, const float *weights,
+          const float *bias, float *dst);
 } // namespace portable
 
 } // namespace loom::rt::cpu
