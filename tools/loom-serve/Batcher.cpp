@@ -27,6 +27,14 @@ Batcher::~Batcher() {
   worker.join();
 }
 
+void Batcher::flush() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    flushing = true;
+  }
+  wake.notify_all();
+}
+
 std::future<BatchResult>
 Batcher::submit(int64_t rows, std::vector<std::vector<uint8_t>> inputs) {
   Pending p{rows, std::move(inputs), {}, Clock::now()};
@@ -34,6 +42,7 @@ Batcher::submit(int64_t rows, std::vector<std::vector<uint8_t>> inputs) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     queue.push_back(std::move(p));
+    metrics.setQueued(model.name(), queue.size());
   }
   wake.notify_all();
   return future;
@@ -69,7 +78,7 @@ Batcher::takeBatch(std::unique_lock<std::mutex> &lock) {
   if (model.batched()) {
     Clock::time_point deadline = queue.front().queued + maxDelay;
     wake.wait_until(lock, deadline, [&] {
-      return stopping || fittingRows() >= limit;
+      return stopping || flushing || fittingRows() >= limit;
     });
   }
   std::vector<Pending> batch;
@@ -84,6 +93,7 @@ Batcher::takeBatch(std::unique_lock<std::mutex> &lock) {
     batch.push_back(std::move(queue.front()));
     queue.pop_front();
   }
+  metrics.setQueued(model.name(), queue.size());
   return batch;
 }
 

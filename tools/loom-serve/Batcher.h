@@ -40,6 +40,10 @@ public:
   /// Stops after running every request already queued.
   ~Batcher();
 
+  /// From now on runs what is queued without waiting for the queue delay
+  /// (the server is stopping); requests may still come.
+  void flush();
+
   /// Queues \p rows rows (inputs[i]: rows * rowBytes of input i).
   std::future<BatchResult> submit(int64_t rows,
                                   std::vector<std::vector<uint8_t>> inputs);
@@ -62,7 +66,7 @@ private:
   std::mutex mutex;
   std::condition_variable wake;
   std::deque<Pending> queue;
-  bool stopping = false;
+  bool stopping = false, flushing = false;
   std::thread worker;
 };
 

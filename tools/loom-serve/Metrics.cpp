@@ -47,6 +47,11 @@ void Metrics::writeSummary(llvm::raw_ostream &os, llvm::StringRef name,
   }
 }
 
+void Metrics::setQueued(const std::string &model, size_t requests) {
+  std::lock_guard<std::mutex> lock(mutex);
+  models[model].waiting = requests;
+}
+
 std::string Metrics::render() const {
   std::lock_guard<std::mutex> lock(mutex);
   std::string text;
@@ -80,5 +85,10 @@ std::string Metrics::render() const {
                [](const ModelStats &m) {
                  return std::make_pair(m.computeSeconds, m.runs);
                });
+  os << "# HELP loom_serve_queue_requests Requests waiting for their run "
+        "now.\n# TYPE loom_serve_queue_requests gauge\n";
+  for (const auto &[model, m] : models)
+    os << "loom_serve_queue_requests{model=\"" << model << "\"} " << m.waiting
+       << "\n";
   return text;
 }

@@ -29,6 +29,11 @@ Service::~Service() {
     served.batcher.reset();
 }
 
+void Service::flush() {
+  for (auto &[name, served] : models)
+    served.batcher->flush();
+}
+
 Service::Served *Service::find(const std::string &name) {
   auto it = models.find(name);
   return it == models.end() ? nullptr : &it->second;
@@ -121,10 +126,14 @@ void Service::install(httplib::Server &server) {
     if (!res.body.empty())
       return httplib::Server::HandlerResponse::Unhandled;
     std::string message;
-    if (res.status == 413)
+    if (res.status == 413) {
       message = llvm::formatv("the request body is larger than "
                               "--max-body-bytes ({0} bytes)",
                               maxBodyBytes);
+      // Refused before routing: counted without its model.
+      metrics.countRequest("", 413);
+      ++numAnswered;
+    }
     else if (res.status == 404)
       message = "no endpoint " + req.method + " " + req.path;
     else

@@ -32,6 +32,9 @@ public:
   /// Drains every batcher.
   ~Service();
 
+  /// Runs every queued request without waiting for the queue delay: the
+  /// server is stopping.
+  void flush();
   /// Installs the endpoints on \p server.
   void install(httplib::Server &server);
   /// Inference requests answered so far (any status).

@@ -173,8 +173,12 @@ int main(int argc, char **argv) {
     char byte;
     while (read(stopPipe[0], &byte, 1) < 0 && errno == EINTR)
       ;
-    if (!done)
+    if (!done) {
+      // What waits in a queue runs now; the HTTP workers answer it before
+      // listen_after_bind returns.
+      service.flush();
       server.stop();
+    }
   });
   bool listened = server.listen_after_bind();
   done = true;
