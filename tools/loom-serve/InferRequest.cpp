@@ -124,6 +124,32 @@ std::optional<HttpError> readShape(const ServedModel &model,
   return std::nullopt;
 }
 
+/// Whether \p text nests arrays and objects deeper than \p limit (outside
+/// strings). The JSON parser recurses once a level: a body of a million '['
+/// must be refused before it, not overflow the stack.
+bool nestsDeeperThan(llvm::StringRef text, int limit) {
+  int depth = 0;
+  bool inString = false, escaped = false;
+  for (char c : text) {
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 /// Where the binary data of the request is, and how much is read.
 struct BinaryCursor {
   llvm::StringRef data;
@@ -254,6 +280,10 @@ serve::parseInferRequest(const ServedModel &model, llvm::StringRef body,
     header = body.take_front(length);
     binary.data = body.drop_front(length);
   }
+  constexpr int kMaxNesting = 64;
+  if (nestsDeeperThan(header, kMaxNesting))
+    return bad("the JSON nests arrays and objects deeper than " +
+               std::to_string(kMaxNesting) + " levels");
   llvm::Expected<json::Value> parsed = json::parse(header);
   if (!parsed)
     return bad("malformed JSON: " + llvm::toString(parsed.takeError()));

@@ -12,6 +12,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace loom;
@@ -45,8 +46,11 @@ void writeData(json::OStream &j, ElemKind kind,
     for (size_t i = 0; i < bytes.size() / sizeof(T); ++i) {
       T x;
       std::memcpy(&x, bytes.data() + i * sizeof(T), sizeof(T));
-      if (isFloat)
-        j.value(double(decode(x)));
+      double d = double(decode(x));
+      if (isFloat && std::isfinite(d))
+        j.value(d);
+      else if (isFloat) // JSON has no numbers for these
+        j.value(std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
       else if (kind == ElemKind::I1)
         j.value(x != 0);
       else
