@@ -176,6 +176,11 @@ if config.loom_enable_fuzzers:
     llvm_config.add_tool_substitutions(
         ["loom-fuzz-parse-verify-interpret", "loom-safetensors-fuzzer",
          "loom-artifact-fuzzer"], tool_dirs)
+    # Built with loom-serve only (cpp-httplib): its test says
+    # `REQUIRES: serve-fuzzer`.
+    if os.path.exists(os.path.join(config.loom_tools_dir, "loom-serve-request-fuzzer")):
+        config.available_features.add("serve-fuzzer")
+        llvm_config.add_tool_substitutions(["loom-serve-request-fuzzer"], tool_dirs)
 if config.loom_enable_cuda:
     config.available_features.add("cuda")
 # cuDNN 9 installed where the CUDA device looks for it (Cudnn.cpp): its

@@ -1,4 +1,4 @@
-//===- ThreadsOption.h - The runtime's --threads of a tool -------*- C++ -*-===//
+//===- ThreadsOption.h - The runtime's --threads of a tool ------*- C++ -*-===//
 //
 // Part of Loom. `--threads N`, the runtime threads of a tool that runs
 // artifacts (loom-generate, loom-serve). libLLVM registers an option of

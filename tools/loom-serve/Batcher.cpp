@@ -119,8 +119,7 @@ void Batcher::runBatch(std::vector<Pending> &batch) {
     }
   }
   llvm::Expected<int64_t> ran = model.run(rows, inputs, outputs);
-  double compute =
-      std::chrono::duration<double>(Clock::now() - start).count();
+  double compute = std::chrono::duration<double>(Clock::now() - start).count();
   if (!ran) {
     std::string message = llvm::toString(ran.takeError());
     for (Pending &p : batch)

@@ -1,4 +1,4 @@
-//===- Batcher.h - The dynamic batcher of one model --------------*- C++ -*-===//
+//===- Batcher.h - The dynamic batcher of one model -------------*- C++ -*-===//
 //
 // Part of Loom. Triton's dynamic batcher, for one ServedModel: requests
 // wait in a queue; a worker thread takes the oldest and joins the requests

@@ -1,4 +1,4 @@
-//===- Datatypes.h - KServe v2 datatypes of Loom's element types -*- C++ -*-===//
+//===- Datatypes.h - KServe v2 datatypes of element types -------*- C++ -*-===//
 //
 // Part of Loom. The KServe v2 protocol's spelling of each element type of
 // ElementTypes.def ("FP32", "INT64", "BOOL"), both ways.

@@ -29,8 +29,8 @@ HttpError bad(std::string message) { return {400, std::move(message)}; }
 
 std::string shapeText(llvm::ArrayRef<int64_t> shape) {
   return "[" +
-         llvm::join(llvm::map_range(shape,
-                                    [](int64_t d) { return std::to_string(d); }),
+         llvm::join(llvm::map_range(
+                        shape, [](int64_t d) { return std::to_string(d); }),
                     ", ") +
          "]";
 }
@@ -91,7 +91,7 @@ std::optional<HttpError> encodeData(const std::string &input, ElemKind kind,
 
 /// The shape of input \p spec in \p in, checked against the model's; sets
 /// \p rows from dimension 0 when batched.
-std::optional<HttpError> readShape(const ServedModel &model,
+std::optional<HttpError> readShape(const ModelSignature &model,
                                    const TensorSpec &spec,
                                    const json::Object &in, int64_t &rows,
                                    std::vector<int64_t> &shape) {
@@ -113,10 +113,10 @@ std::optional<HttpError> readShape(const ServedModel &model,
                ", expected " + shapeText(spec.shape));
   if (!model.batched())
     return std::nullopt;
-  if (shape[0] < 1 || shape[0] > model.maxBatch())
+  if (shape[0] < 1 || shape[0] > model.maxBatch)
     return bad(llvm::formatv("input '{0}' has {1} rows; the model takes 1 to "
                              "{2} a request",
-                             spec.name, shape[0], model.maxBatch()));
+                             spec.name, shape[0], model.maxBatch));
   if (rows != 0 && rows != shape[0])
     return bad(llvm::formatv("input '{0}' has {1} rows, another input {2}",
                              spec.name, shape[0], rows));
@@ -157,7 +157,7 @@ struct BinaryCursor {
 };
 
 /// Input \p spec from \p in into \p bytes (shape, datatype, data).
-std::optional<HttpError> readInput(const ServedModel &model,
+std::optional<HttpError> readInput(const ModelSignature &model,
                                    const TensorSpec &spec,
                                    const json::Object &in, int64_t &rows,
                                    BinaryCursor &binary,
@@ -223,15 +223,15 @@ std::optional<HttpError> lookUp(const json::Value &element,
   if (!given)
     return bad("an element of \"" + list.str() + "\" has no \"name\"");
   name = *given;
-  auto spec = llvm::find_if(
-      specs, [&](const TensorSpec &s) { return s.name == name; });
+  auto spec =
+      llvm::find_if(specs, [&](const TensorSpec &s) { return s.name == name; });
   index = spec == specs.end() ? -1 : spec - specs.begin();
   return std::nullopt;
 }
 
 /// The request's "outputs" (all of the model's when absent), and which are
 /// sent as binary data.
-std::optional<HttpError> readOutputs(const ServedModel &model,
+std::optional<HttpError> readOutputs(const ModelSignature &model,
                                      const json::Object &root,
                                      InferRequest &request) {
   bool allBinary = false;
@@ -239,7 +239,7 @@ std::optional<HttpError> readOutputs(const ServedModel &model,
     allBinary = params->getBoolean("binary_data_output").value_or(false);
   const json::Array *outputs = root.getArray("outputs");
   if (!outputs) {
-    for (size_t o = 0; o < model.outputs().size(); ++o) {
+    for (size_t o = 0; o < model.outputs.size(); ++o) {
       request.outputs.push_back(o);
       request.binary.push_back(allBinary);
     }
@@ -250,7 +250,7 @@ std::optional<HttpError> readOutputs(const ServedModel &model,
     llvm::StringRef name;
     int64_t index;
     if (std::optional<HttpError> e =
-            lookUp(v, "outputs", model.outputs(), out, name, index))
+            lookUp(v, "outputs", model.outputs, out, name, index))
       return e;
     if (index < 0)
       return bad("unknown output '" + name.str() + "'");
@@ -266,7 +266,7 @@ std::optional<HttpError> readOutputs(const ServedModel &model,
 } // namespace
 
 std::optional<HttpError>
-serve::parseInferRequest(const ServedModel &model, llvm::StringRef body,
+serve::parseInferRequest(const ModelSignature &model, llvm::StringRef body,
                          std::optional<llvm::StringRef> headerLength,
                          InferRequest &request) {
   llvm::StringRef header = body;
@@ -293,7 +293,7 @@ serve::parseInferRequest(const ServedModel &model, llvm::StringRef body,
     return bad("the request has no \"inputs\" array");
   if (std::optional<llvm::StringRef> id = root->getString("id"))
     request.id = id->str();
-  const std::vector<TensorSpec> &specs = model.inputs();
+  const std::vector<TensorSpec> &specs = model.inputs;
   request.inputs.assign(specs.size(), {});
   std::vector<bool> seen(specs.size(), false);
   int64_t rows = 0;
@@ -305,8 +305,8 @@ serve::parseInferRequest(const ServedModel &model, llvm::StringRef body,
             lookUp(v, "inputs", specs, in, name, index))
       return e;
     if (index < 0)
-      return bad("unknown input '" + name.str() + "'; model '" +
-                 model.name() + "' has " +
+      return bad("unknown input '" + name.str() + "'; model '" + model.name +
+                 "' has " +
                  llvm::join(llvm::map_range(specs,
                                             [](const TensorSpec &s) {
                                               return "'" + s.name + "'";

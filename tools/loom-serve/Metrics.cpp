@@ -37,8 +37,7 @@ void Metrics::countRun(const std::string &model, int64_t rows,
 template <class F>
 void Metrics::writeSummary(llvm::raw_ostream &os, llvm::StringRef name,
                            llvm::StringRef help, F sumAndCount) const {
-  os << "# HELP " << name << " " << help << "\n# TYPE " << name
-     << " summary\n";
+  os << "# HELP " << name << " " << help << "\n# TYPE " << name << " summary\n";
   for (const auto &[model, m] : models) {
     auto [sum, count] = sumAndCount(m);
     os << name << "_sum{model=\"" << model << "\"} "
@@ -69,16 +68,15 @@ std::string Metrics::render() const {
     for (size_t i = 0; i < m.batchBuckets.size(); ++i)
       os << "loom_serve_batch_size_bucket{model=\"" << model << "\",le=\""
          << kBatchBounds[i] << "\"} " << m.batchBuckets[i] << "\n";
-    os << "loom_serve_batch_size_bucket{model=\"" << model
-       << "\",le=\"+Inf\"} " << m.runs << "\n";
+    os << "loom_serve_batch_size_bucket{model=\"" << model << "\",le=\"+Inf\"} "
+       << m.runs << "\n";
     os << "loom_serve_batch_size_sum{model=\"" << model << "\"} " << m.rows
        << "\n";
     os << "loom_serve_batch_size_count{model=\"" << model << "\"} " << m.runs
        << "\n";
   }
   writeSummary(os, "loom_serve_queue_seconds",
-               "Time requests waited for their run.",
-               [](const ModelStats &m) {
+               "Time requests waited for their run.", [](const ModelStats &m) {
                  return std::make_pair(m.queueSeconds, m.queued);
                });
   writeSummary(os, "loom_serve_compute_seconds", "Time of the runs.",

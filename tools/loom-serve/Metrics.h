@@ -1,4 +1,4 @@
-//===- Metrics.h - loom-serve's Prometheus metrics ---------------*- C++ -*-===//
+//===- Metrics.h - loom-serve's Prometheus metrics --------------*- C++ -*-===//
 //
 // Part of Loom. What GET /metrics reports, in Prometheus' text format:
 // requests per model and status code, and per model the batch sizes the
@@ -30,8 +30,7 @@ public:
   /// One run of \p model on \p rows rows of \p requests requests, which
   /// took \p computeSeconds; \p queueSeconds: each request's wait.
   void countRun(const std::string &model, int64_t rows,
-                const std::vector<double> &queueSeconds,
-                double computeSeconds);
+                const std::vector<double> &queueSeconds, double computeSeconds);
   /// \p model's requests waiting in its queue now.
   void setQueued(const std::string &model, size_t requests);
   /// Everything, in Prometheus' text exposition format.

@@ -1,7 +1,7 @@
-//===- Protocol.h - KServe v2 requests and responses -------------*- C++ -*-===//
+//===- Protocol.h - KServe v2 requests and responses ------------*- C++ -*-===//
 //
 // Part of Loom. The KServe v2 inference protocol's JSON bodies for one
-// ServedModel: an inference request read (JSON tensors, or the binary
+// ModelSignature: an inference request read (JSON tensors, or the binary
 // tensor extension: a JSON header of Inference-Header-Content-Length bytes,
 // then each input with parameters.binary_data_size, in order) and checked
 // against the model's inputs, with a 4xx and a message for everything
@@ -13,7 +13,7 @@
 #ifndef LOOM_TOOLS_LOOMSERVE_PROTOCOL_H
 #define LOOM_TOOLS_LOOMSERVE_PROTOCOL_H
 
-#include "ServedModel.h"
+#include "Signature.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -46,7 +46,7 @@ struct InferRequest {
 /// Reads \p body (\p headerLength: the Inference-Header-Content-Length
 /// header, when given) as a request for \p model.
 std::optional<HttpError>
-parseInferRequest(const ServedModel &model, llvm::StringRef body,
+parseInferRequest(const ModelSignature &model, llvm::StringRef body,
                   std::optional<llvm::StringRef> headerLength,
                   InferRequest &request);
 
@@ -60,12 +60,12 @@ struct HttpBody {
 
 /// The answer to \p request: \p outputs are the request's rows of every
 /// output of the model.
-HttpBody formatInferResponse(const ServedModel &model,
+HttpBody formatInferResponse(const ModelSignature &model,
                              const InferRequest &request,
                              const std::vector<std::vector<uint8_t>> &outputs);
 
 /// GET /v2/models/NAME.
-std::string modelMetadata(const ServedModel &model);
+std::string modelMetadata(const ModelSignature &model);
 /// {"error": message}.
 std::string errorBody(llvm::StringRef message);
 

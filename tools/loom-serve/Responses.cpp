@@ -74,7 +74,7 @@ void writeTensorList(json::OStream &j, llvm::StringRef key,
 } // namespace
 
 HttpBody
-serve::formatInferResponse(const ServedModel &model,
+serve::formatInferResponse(const ModelSignature &model,
                            const InferRequest &request,
                            const std::vector<std::vector<uint8_t>> &outputs) {
   HttpBody result;
@@ -82,12 +82,12 @@ serve::formatInferResponse(const ServedModel &model,
   llvm::raw_string_ostream os(result.body);
   json::OStream j(os);
   j.object([&] {
-    j.attribute("model_name", model.name());
+    j.attribute("model_name", model.name);
     if (request.id)
       j.attribute("id", *request.id);
     j.attributeArray("outputs", [&] {
       for (size_t k = 0; k < request.outputs.size(); ++k) {
-        const TensorSpec &spec = model.outputs()[request.outputs[k]];
+        const TensorSpec &spec = model.outputs[request.outputs[k]];
         const std::vector<uint8_t> &bytes = outputs[request.outputs[k]];
         j.object([&] {
           j.attribute("name", spec.name);
@@ -115,22 +115,21 @@ serve::formatInferResponse(const ServedModel &model,
   return result;
 }
 
-std::string serve::modelMetadata(const ServedModel &model) {
+std::string serve::modelMetadata(const ModelSignature &model) {
   std::string text;
   llvm::raw_string_ostream os(text);
   json::OStream j(os);
   j.object([&] {
-    j.attribute("name", model.name());
+    j.attribute("name", model.name);
     j.attributeArray("versions", [&] { j.value("1"); });
     j.attribute("platform", "loom");
-    writeTensorList(j, "inputs", model.inputs());
-    writeTensorList(j, "outputs", model.outputs());
+    writeTensorList(j, "inputs", model.inputs);
+    writeTensorList(j, "outputs", model.outputs);
     j.attributeObject("parameters", [&] {
-      j.attribute("max_batch_size", model.batched() ? model.maxBatch() : 0);
+      j.attribute("max_batch_size", model.batched() ? model.maxBatch : 0);
       j.attributeArray("batch_sizes", [&] {
-        for (int64_t b : model.batchSizes())
-          if (model.batched())
-            j.value(b);
+        for (int64_t b : model.batchSizes)
+          j.value(b);
       });
     });
   });

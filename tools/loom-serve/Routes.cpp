@@ -57,14 +57,15 @@ void Service::infer(const httplib::Request &req, httplib::Response &res) {
     headerLength = req.get_header_value("Inference-Header-Content-Length");
   InferRequest request;
   if (std::optional<HttpError> e = parseInferRequest(
-          *served->model, req.body, headerLength, request))
+          served->model->signature(), req.body, headerLength, request))
     return answer(res, name, e->status, e->message);
   std::future<BatchResult> pending =
       served->batcher->submit(request.rows, std::move(request.inputs));
   BatchResult result = pending.get();
   if (!result.error.empty())
     return answer(res, name, 500, "the run failed: " + result.error);
-  HttpBody body = formatInferResponse(*served->model, request, result.outputs);
+  HttpBody body =
+      formatInferResponse(served->model->signature(), request, result.outputs);
   if (body.headerLength)
     res.set_header("Inference-Header-Content-Length",
                    std::to_string(*body.headerLength));
@@ -75,70 +76,68 @@ void Service::infer(const httplib::Request &req, httplib::Response &res) {
 
 void Service::install(httplib::Server &server) {
   server.set_payload_max_length(maxBodyBytes);
-  server.Get("/v2/health/live", [](const httplib::Request &,
-                                   httplib::Response &res) {
-    res.set_content("{\"live\":true}", kJson);
-  });
-  server.Get("/v2/health/ready", [](const httplib::Request &,
-                                    httplib::Response &res) {
-    res.set_content("{\"ready\":true}", kJson);
-  });
+  server.Get("/v2/health/live",
+             [](const httplib::Request &, httplib::Response &res) {
+               res.set_content("{\"live\":true}", kJson);
+             });
+  server.Get("/v2/health/ready",
+             [](const httplib::Request &, httplib::Response &res) {
+               res.set_content("{\"ready\":true}", kJson);
+             });
   server.Get("/v2", [](const httplib::Request &, httplib::Response &res) {
     res.set_content("{\"name\":\"loom-serve\",\"version\":\"1\","
                     "\"extensions\":[\"binary_tensor_data\"]}",
                     kJson);
   });
-  server.Get(R"(/v2/models/([^/]+)(?:/versions/[^/]+)?)",
-             [this](const httplib::Request &req, httplib::Response &res) {
-               Served *served = find(req.matches[1]);
-               if (!served) {
-                 res.status = 404;
-                 res.set_content(errorBody("unknown model '" +
-                                           req.matches[1].str() + "'"),
-                                 kJson);
-                 return;
-               }
-               res.set_content(modelMetadata(*served->model), kJson);
-             });
+  server.Get(
+      R"(/v2/models/([^/]+)(?:/versions/[^/]+)?)",
+      [this](const httplib::Request &req, httplib::Response &res) {
+        Served *served = find(req.matches[1]);
+        if (!served) {
+          res.status = 404;
+          res.set_content(
+              errorBody("unknown model '" + req.matches[1].str() + "'"), kJson);
+          return;
+        }
+        res.set_content(modelMetadata(served->model->signature()), kJson);
+      });
   server.Get(R"(/v2/models/([^/]+)(?:/versions/[^/]+)?/ready)",
              [this](const httplib::Request &req, httplib::Response &res) {
                Served *served = find(req.matches[1]);
                res.status = served ? 200 : 404;
-               res.set_content(
-                   served ? "{\"name\":\"" + served->model->name() +
-                                "\",\"ready\":true}"
-                          : errorBody("unknown model '" +
-                                      req.matches[1].str() + "'"),
-                   kJson);
+               res.set_content(served ? "{\"name\":\"" + served->model->name() +
+                                            "\",\"ready\":true}"
+                                      : errorBody("unknown model '" +
+                                                  req.matches[1].str() + "'"),
+                               kJson);
              });
   server.Post(R"(/v2/models/([^/]+)(?:/versions/[^/]+)?/infer)",
               [this](const httplib::Request &req, httplib::Response &res) {
                 infer(req, res);
               });
-  server.Get("/metrics", [this](const httplib::Request &,
-                                httplib::Response &res) {
-    res.set_content(metrics.render(), "text/plain; version=0.0.4");
-  });
+  server.Get("/metrics",
+             [this](const httplib::Request &, httplib::Response &res) {
+               res.set_content(metrics.render(), "text/plain; version=0.0.4");
+             });
   // What the library answers itself (no such route, a body over
   // --max-body-bytes) gets a JSON error too.
   server.set_error_handler(httplib::Server::HandlerWithResponse(
       [this](const httplib::Request &req, httplib::Response &res) {
-    if (!res.body.empty())
-      return httplib::Server::HandlerResponse::Unhandled;
-    std::string message;
-    if (res.status == 413) {
-      message = llvm::formatv("the request body is larger than "
-                              "--max-body-bytes ({0} bytes)",
-                              maxBodyBytes);
-      // Refused before routing: counted without its model.
-      metrics.countRequest("", 413);
-      ++numAnswered;
-    }
-    else if (res.status == 404)
-      message = "no endpoint " + req.method + " " + req.path;
-    else
-      message = "HTTP status " + std::to_string(res.status);
-    res.set_content(errorBody(message), kJson);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+        if (!res.body.empty())
+          return httplib::Server::HandlerResponse::Unhandled;
+        std::string message;
+        if (res.status == 413) {
+          message = llvm::formatv("the request body is larger than "
+                                  "--max-body-bytes ({0} bytes)",
+                                  maxBodyBytes);
+          // Refused before routing: counted without its model.
+          metrics.countRequest("", 413);
+          ++numAnswered;
+        } else if (res.status == 404)
+          message = "no endpoint " + req.method + " " + req.path;
+        else
+          message = "HTTP status " + std::to_string(res.status);
+        res.set_content(errorBody(message), kJson);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
 }

@@ -1,4 +1,4 @@
-//===- Routes.h - loom-serve's HTTP endpoints --------------------*- C++ -*-===//
+//===- Routes.h - loom-serve's HTTP endpoints -------------------*- C++ -*-===//
 //
 // Part of Loom. The KServe v2 endpoints (health, server and model metadata,
 // model readiness, inference), /metrics, and a JSON error body for every

@@ -96,10 +96,10 @@ std::vector<TensorSpec> specsOf(const std::vector<loom_tensor_desc> &descs,
 } // namespace
 
 llvm::Expected<std::unique_ptr<ServedModel>>
-ServedModel::load(const std::string &name, const std::string &path,
-                  int threads, int64_t maxBatch) {
+ServedModel::load(const std::string &name, const std::string &path, int threads,
+                  int64_t maxBatch) {
   std::unique_ptr<ServedModel> m(new ServedModel());
-  m->modelName = name;
+  m->sig.name = name;
   m->artifactPath = path;
   loom_model_options options = {};
   options.num_threads = threads;
@@ -151,49 +151,46 @@ llvm::Error ServedModel::chooseEntries(int64_t cap) {
         continue;
       entries.push_back({e, b});
     }
-    llvm::sort(entries,
-               [](const Entry &a, const Entry &b) { return a.batch < b.batch; });
+    llvm::sort(entries, [](const Entry &a, const Entry &b) {
+      return a.batch < b.batch;
+    });
   }
+  if (entries.size() > 1)
+    for (const Entry &e : entries)
+      sig.batchSizes.push_back(e.batch);
   int64_t specBatch = batched() ? batch : -1;
-  inputSpecs = specsOf(base.inputs, specBatch);
-  outputSpecs = specsOf(base.outputs, specBatch);
-  batchLimit = batched() ? entries.back().batch : 1;
+  sig.inputs = specsOf(base.inputs, specBatch);
+  sig.outputs = specsOf(base.outputs, specBatch);
+  sig.maxBatch = batched() ? entries.back().batch : 1;
   if (batched() && cap > 0)
-    batchLimit = std::min(batchLimit, cap);
+    sig.maxBatch = std::min(sig.maxBatch, cap);
   return llvm::Error::success();
-}
-
-std::vector<int64_t> ServedModel::batchSizes() const {
-  std::vector<int64_t> sizes;
-  for (const Entry &e : entries)
-    sizes.push_back(e.batch);
-  return sizes;
 }
 
 llvm::Expected<int64_t>
 ServedModel::run(int64_t rows, std::vector<std::vector<uint8_t>> &inputs,
                  std::vector<std::vector<uint8_t>> &outputs) {
-  auto entry = llvm::find_if(
-      entries, [&](const Entry &e) { return e.batch >= rows; });
+  auto entry =
+      llvm::find_if(entries, [&](const Entry &e) { return e.batch >= rows; });
   if (entry == entries.end())
     return llvm::createStringError("%lld rows are more than the largest batch",
                                    static_cast<long long>(rows));
   int64_t scale = batched() ? entry->batch : 1;
   std::vector<const void *> in;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    inputs[i].resize(scale * inputSpecs[i].rowBytes, 0);
+    inputs[i].resize(scale * sig.inputs[i].rowBytes, 0);
     in.push_back(inputs[i].data());
   }
-  outputs.assign(outputSpecs.size(), {});
+  outputs.assign(sig.outputs.size(), {});
   std::vector<void *> out;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    outputs[i].resize(scale * outputSpecs[i].rowBytes);
+    outputs[i].resize(scale * sig.outputs[i].rowBytes);
     out.push_back(outputs[i].data());
   }
   if (loom_run(context, entry->index, in.data(), out.data()) != LOOM_OK)
     return llvm::createStringError(loom_last_error());
   if (batched())
     for (size_t i = 0; i < outputs.size(); ++i)
-      outputs[i].resize(rows * outputSpecs[i].rowBytes);
+      outputs[i].resize(rows * sig.outputs[i].rowBytes);
   return entry->batch;
 }

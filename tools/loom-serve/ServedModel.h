@@ -1,4 +1,4 @@
-//===- ServedModel.h - An artifact as loom-serve serves it -------*- C++ -*-===//
+//===- ServedModel.h - An artifact as loom-serve serves it ------*- C++ -*-===//
 //
 // Part of Loom. One model of the server: the artifact loaded through the C
 // API, the entry it serves and, when the artifact holds the same entry at
@@ -10,8 +10,9 @@
 #ifndef LOOM_TOOLS_LOOMSERVE_SERVEDMODEL_H
 #define LOOM_TOOLS_LOOMSERVE_SERVEDMODEL_H
 
+#include "Signature.h"
+
 #include "loom-c/Runtime.h"
-#include "loom/Support/ElementTypes.h"
 
 #include "llvm/Support/Error.h"
 
@@ -22,17 +23,6 @@
 
 namespace loom::serve {
 
-/// An input or output as the protocol shows it.
-struct TensorSpec {
-  std::string name;
-  ElemKind kind;
-  /// The shape; dimension 0 is -1 (the request's batch) when batched.
-  std::vector<int64_t> shape;
-  /// The bytes of one row (dimension 0 index) when batched; of the whole
-  /// tensor when not (a request is then one "row").
-  int64_t rowBytes = 0;
-};
-
 class ServedModel {
 public:
   /// Loads \p path with \p threads runtime threads (0: the hardware's);
@@ -42,16 +32,12 @@ public:
        int64_t maxBatch);
   ~ServedModel();
 
-  const std::string &name() const { return modelName; }
-  const std::string &path() const { return artifactPath; }
-  const std::vector<TensorSpec> &inputs() const { return inputSpecs; }
-  const std::vector<TensorSpec> &outputs() const { return outputSpecs; }
-  /// Whether dimension 0 is a batch the server may fill.
-  bool batched() const { return entries.size() > 1; }
-  /// The largest batch a run takes (1 when not batched).
-  int64_t maxBatch() const { return batchLimit; }
-  /// The batch sizes of the artifact's entries, ascending.
-  std::vector<int64_t> batchSizes() const;
+  const ModelSignature &signature() const { return sig; }
+  const std::string &name() const { return sig.name; }
+  const std::vector<TensorSpec> &inputs() const { return sig.inputs; }
+  const std::vector<TensorSpec> &outputs() const { return sig.outputs; }
+  bool batched() const { return sig.batched(); }
+  int64_t maxBatch() const { return sig.maxBatch; }
 
   /// Runs \p rows rows (inputs[i]: rows * rowBytes of input i, in rows
   /// order) on the smallest entry that holds them, the rest of its batch
@@ -69,12 +55,12 @@ private:
   ServedModel() = default;
   llvm::Error chooseEntries(int64_t cap);
 
-  std::string modelName, artifactPath;
+  ModelSignature sig;
+  std::string artifactPath;
   loom_model *model = nullptr;
   loom_context *context = nullptr;
+  /// The served entry and its batch range, by ascending batch.
   std::vector<Entry> entries;
-  std::vector<TensorSpec> inputSpecs, outputSpecs;
-  int64_t batchLimit = 1;
 };
 
 } // namespace loom::serve

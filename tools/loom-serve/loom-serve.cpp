@@ -111,8 +111,8 @@ int main(int argc, char **argv) {
       "/v2/models/NAME/infer (JSON tensors or the binary tensor extension). "
       "SIGTERM or SIGINT stops the server after it answers what it "
       "accepted.\n");
-  if (httpThreads < 1 || maxBatch < 0 || maxQueueDelayUs < 0 ||
-      port < 0 || port > 65535)
+  if (httpThreads < 1 || maxBatch < 0 || maxQueueDelayUs < 0 || port < 0 ||
+      port > 65535)
     return fail("--http-threads must be at least 1; --max-batch, "
                 "--max-queue-delay-us and --port must not be negative "
                 "(--port at most 65535)");
@@ -134,7 +134,8 @@ int main(int argc, char **argv) {
     if (!validName(name))
       return fail("model name '" + name + "' (of " + path +
                   ") has characters other than letters, digits, '_', '.' "
-                  "and '-'; give one with NAME=" + path);
+                  "and '-'; give one with NAME=" +
+                  path);
     if (!names.insert(name).second)
       return fail("two models named '" + name + "'; name them with NAME=PATH");
     auto model = ServedModel::load(name, path, threads, maxBatch);
@@ -143,7 +144,7 @@ int main(int argc, char **argv) {
     llvm::outs() << "loom-serve: model '" << name << "' from " << path;
     if ((*model)->batched()) {
       llvm::outs() << ": batch sizes";
-      for (int64_t b : (*model)->batchSizes())
+      for (int64_t b : (*model)->signature().batchSizes)
         llvm::outs() << " " << b;
       llvm::outs() << ", at most " << (*model)->maxBatch() << " rows a run\n";
     } else {
@@ -152,11 +153,13 @@ int main(int argc, char **argv) {
     models.push_back(std::move(*model));
   }
 
-  Service service(std::move(models),
-                  std::chrono::microseconds(maxQueueDelayUs), maxBodyBytes);
+  Service service(std::move(models), std::chrono::microseconds(maxQueueDelayUs),
+                  maxBodyBytes);
   httplib::Server server;
   int workers = httpThreads;
-  server.new_task_queue = [workers] { return new httplib::ThreadPool(workers); };
+  server.new_task_queue = [workers] {
+    return new httplib::ThreadPool(workers);
+  };
   service.install(server);
   int bound = port;
   if (port == 0)
