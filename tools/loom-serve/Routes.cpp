@@ -76,6 +76,13 @@ void Service::infer(const httplib::Request &req, httplib::Response &res) {
 
 void Service::install(httplib::Server &server) {
   server.set_payload_max_length(maxBodyBytes);
+  // SO_REUSEADDR only (a restart binds while old connections linger), not
+  // the library's default SO_REUSEPORT, with which a second server on a
+  // taken port would bind too and silently share its connections.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   server.Get("/v2/health/live",
              [](const httplib::Request &, httplib::Response &res) {
                res.set_content("{\"live\":true}", kJson);
