@@ -126,6 +126,9 @@ int main(int argc, char **argv) {
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
+  // A client that goes away before its answer is written is the write's
+  // error (EPIPE), not a signal that ends the server.
+  signal(SIGPIPE, SIG_IGN);
 
   std::vector<std::unique_ptr<ServedModel>> models;
   std::set<std::string> names;
@@ -176,11 +179,16 @@ int main(int argc, char **argv) {
     char byte;
     while (read(stopPipe[0], &byte, 1) < 0 && errno == EINTR)
       ;
-    if (!done) {
-      // What waits in a queue runs now; the HTTP workers answer it before
-      // listen_after_bind returns.
-      service.flush();
+    if (done)
+      return;
+    // What waits in a queue runs now; the HTTP workers answer it before
+    // listen_after_bind returns. stop() does nothing before the server
+    // runs: a signal that comes between the bind and the listen loop is
+    // repeated until the loop has ended.
+    service.flush();
+    while (!done) {
       server.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   });
   bool listened = server.listen_after_bind();
