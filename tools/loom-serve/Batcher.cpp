@@ -62,24 +62,24 @@ void Batcher::work() {
 }
 
 /// The oldest request and those behind it whose rows fit, once the batch
-/// is full, the oldest has waited maxDelay, or the server stops.
+/// is full (no row left, or the next request does not fit: requests run in
+/// arrival order), the oldest has waited maxDelay, or the server stops.
 std::vector<Batcher::Pending>
 Batcher::takeBatch(std::unique_lock<std::mutex> &lock) {
   int64_t limit = model.maxBatch();
-  auto fittingRows = [&] {
+  auto full = [&] {
     int64_t rows = 0;
     for (const Pending &p : queue) {
       if (rows + p.rows > limit)
-        break;
+        return true;
       rows += p.rows;
     }
-    return rows;
+    return rows >= limit;
   };
   if (model.batched()) {
     Clock::time_point deadline = queue.front().queued + maxDelay;
-    wake.wait_until(lock, deadline, [&] {
-      return stopping || flushing || fittingRows() >= limit;
-    });
+    wake.wait_until(lock, deadline,
+                    [&] { return stopping || flushing || full(); });
   }
   std::vector<Pending> batch;
   int64_t rows = 0;

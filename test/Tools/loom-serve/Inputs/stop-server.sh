@@ -7,8 +7,13 @@ set -u
 dir=$1
 pid=$(cat "$dir/pid")
 kill -TERM "$pid" 2> /dev/null
+# Ended: gone, or a zombie that start-server.sh's shell left to be reaped
+# by whoever adopted it.
+ended() {
+  ! kill -0 "$pid" 2> /dev/null || [[ "$(ps -o stat= -p "$pid")" == Z* ]]
+}
 for _ in $(seq 300); do
-  if ! kill -0 "$pid" 2> /dev/null; then
+  if ended; then
     cat "$dir/out" "$dir/err"
     exit 0
   fi
