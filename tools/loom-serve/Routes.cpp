@@ -52,9 +52,13 @@ void Service::infer(const httplib::Request &req, httplib::Response &res) {
   Served *served = find(name);
   if (!served)
     return answer(res, "", 404, "unknown model '" + name + "'");
+  // The header's value is a copy: headerLength refers to it.
+  std::string headerText;
   std::optional<llvm::StringRef> headerLength;
-  if (req.has_header("Inference-Header-Content-Length"))
-    headerLength = req.get_header_value("Inference-Header-Content-Length");
+  if (req.has_header("Inference-Header-Content-Length")) {
+    headerText = req.get_header_value("Inference-Header-Content-Length");
+    headerLength = headerText;
+  }
   InferRequest request;
   if (std::optional<HttpError> e = parseInferRequest(
           served->model->signature(), req.body, headerLength, request))
