@@ -48,4 +48,8 @@ fuzz() {
 fuzz parse-verify-interpret loom-fuzz-parse-verify-interpret
 fuzz safetensors loom-safetensors-fuzzer
 fuzz artifact loom-artifact-fuzzer
+# Built only with loom-serve (cpp-httplib).
+if [ -x "$BUILD/bin/loom-serve-request-fuzzer" ]; then
+  fuzz serve-request loom-serve-request-fuzzer
+fi
 exit "$found"

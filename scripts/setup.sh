@@ -39,6 +39,8 @@ PACKAGES=(
   mesa-vulkan-drivers libvulkan-dev    # Vulkan target: the loader, and lavapipe to run SPIR-V kernels on the CPU
   spirv-tools                          # spirv-val on every generated SPIR-V kernel
   jq                                   # scripts/bench-trials.sh: the FLOPs of loom-opt's cost report
+  libcpp-httplib-dev                   # loom-serve: the HTTP server (header-only cpp-httplib, thread pool)
+  curl                                 # loom-serve's lit tests: the HTTP client
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # LLVM's CMake exports
 )
 

@@ -41,10 +41,18 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Tools of components that may be absent from a build: tests that use them
 # say `REQUIRES: <tool>`.
 for tool in ["loom-translate", "loom-rulegen", "loom-onnx-conformance", "loom-zoo",
-             "loom-bench-cpu", "loom-bench-pipeline"]:
+             "loom-bench-cpu", "loom-bench-pipeline", "loom-serve"]:
     if os.path.exists(os.path.join(config.loom_tools_dir, tool)):
         config.available_features.add(tool)
         llvm_config.add_tool_substitutions([tool], tool_dirs)
+
+# curl (Debian's, which scripts/setup.sh installs): the HTTP client of the
+# loom-serve tests, which say `REQUIRES: loom-serve, curl`.
+if shutil.which("curl"):
+    config.available_features.add("curl")
+else:
+    lit_config.note("no curl: the loom-serve tests are UNSUPPORTED "
+                    "(scripts/setup.sh installs it)")
 
 # The instruction-set level the runtime uses (this CPU's, capped by
 # LOOM_CPU_ISA, which reaches the tests, as does oneDNN's own cap) and the
@@ -168,6 +176,11 @@ if config.loom_enable_fuzzers:
     llvm_config.add_tool_substitutions(
         ["loom-fuzz-parse-verify-interpret", "loom-safetensors-fuzzer",
          "loom-artifact-fuzzer"], tool_dirs)
+    # Built with loom-serve only (cpp-httplib): its test says
+    # `REQUIRES: serve-fuzzer`.
+    if os.path.exists(os.path.join(config.loom_tools_dir, "loom-serve-request-fuzzer")):
+        config.available_features.add("serve-fuzzer")
+        llvm_config.add_tool_substitutions(["loom-serve-request-fuzzer"], tool_dirs)
 if config.loom_enable_cuda:
     config.available_features.add("cuda")
 # cuDNN 9 installed where the CUDA device looks for it (Cudnn.cpp): its

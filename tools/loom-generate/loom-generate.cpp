@@ -17,6 +17,7 @@
 #include "Prompts.h"
 #include "ReferenceSteps.h"
 #include "Report.h"
+#include "ThreadsOption.h"
 #include "TokenLoop.h"
 
 #include "loom/Search/Outcome.h"
@@ -83,22 +84,8 @@ cl::opt<bool> progress("progress",
                                 "not a terminal"),
                        cl::cat(category));
 
-/// --threads, registered by main (registerThreads).
+/// --threads, registered by main (ThreadsOption.h).
 cl::opt<unsigned> *threads = nullptr;
-
-/// Registers --threads. libLLVM registers an option of that name of its own
-/// (not one loom-generate's users can reach: HideUnrelatedOptions), which
-/// is removed first, so that the name reads as every other Loom tool's
-/// thread count.
-void registerThreads() {
-  auto &options = cl::getRegisteredOptions();
-  if (cl::Option *theirs = options.lookup("threads"))
-    theirs->removeArgument();
-  static cl::opt<unsigned> mine(
-      "threads", cl::desc("Threads of the runtime (0: the hardware's)"),
-      cl::init(0), cl::cat(category));
-  threads = &mine;
-}
 
 int fail(const llvm::Twine &msg) {
   llvm::outs().flush();
@@ -220,7 +207,7 @@ int runGenerate(const loom_model *model) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  registerThreads();
+  threads = &loom::tools::registerThreadsOption(category);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,

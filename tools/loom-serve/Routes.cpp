@@ -1,0 +1,154 @@
+//===- Routes.cpp - loom-serve's HTTP endpoints ---------------------------===//
+//
+// Part of Loom. See Routes.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Routes.h"
+#include "Protocol.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace loom::serve;
+
+static const char *kJson = "application/json";
+
+Service::Service(std::vector<std::unique_ptr<ServedModel>> served,
+                 std::chrono::microseconds maxQueueDelay, size_t maxBodyBytes)
+    : maxBodyBytes(maxBodyBytes) {
+  for (std::unique_ptr<ServedModel> &m : served) {
+    std::string name = m->name();
+    auto batcher = std::make_unique<Batcher>(*m, metrics, maxQueueDelay);
+    models[name] = {std::move(m), std::move(batcher)};
+  }
+}
+
+Service::~Service() {
+  // Each batcher runs what it queued before its model is freed.
+  for (auto &[name, served] : models)
+    served.batcher.reset();
+}
+
+void Service::flush() {
+  for (auto &[name, served] : models)
+    served.batcher->flush();
+}
+
+Service::Served *Service::find(const std::string &name) {
+  auto it = models.find(name);
+  return it == models.end() ? nullptr : &it->second;
+}
+
+void Service::answer(httplib::Response &res, const std::string &model,
+                     int status, const std::string &message) {
+  res.status = status;
+  res.set_content(errorBody(message), kJson);
+  metrics.countRequest(model, status);
+  ++numAnswered;
+}
+
+void Service::infer(const httplib::Request &req, httplib::Response &res) {
+  std::string name = req.matches[1];
+  Served *served = find(name);
+  if (!served)
+    return answer(res, "", 404, "unknown model '" + name + "'");
+  // The header's value is a copy: headerLength refers to it.
+  std::string headerText;
+  std::optional<llvm::StringRef> headerLength;
+  if (req.has_header("Inference-Header-Content-Length")) {
+    headerText = req.get_header_value("Inference-Header-Content-Length");
+    headerLength = headerText;
+  }
+  InferRequest request;
+  if (std::optional<HttpError> e = parseInferRequest(
+          served->model->signature(), req.body, headerLength, request))
+    return answer(res, name, e->status, e->message);
+  std::future<BatchResult> pending =
+      served->batcher->submit(request.rows, std::move(request.inputs));
+  BatchResult result = pending.get();
+  if (!result.error.empty())
+    return answer(res, name, 500, "the run failed: " + result.error);
+  HttpBody body =
+      formatInferResponse(served->model->signature(), request, result.outputs);
+  if (body.headerLength)
+    res.set_header("Inference-Header-Content-Length",
+                   std::to_string(*body.headerLength));
+  res.set_content(std::move(body.body), body.contentType.c_str());
+  metrics.countRequest(name, 200);
+  ++numAnswered;
+}
+
+void Service::install(httplib::Server &server) {
+  server.set_payload_max_length(maxBodyBytes);
+  // SO_REUSEADDR only (a restart binds while old connections linger), not
+  // the library's default SO_REUSEPORT, with which a second server on a
+  // taken port would bind too and silently share its connections.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+  server.Get("/v2/health/live",
+             [](const httplib::Request &, httplib::Response &res) {
+               res.set_content("{\"live\":true}", kJson);
+             });
+  server.Get("/v2/health/ready",
+             [](const httplib::Request &, httplib::Response &res) {
+               res.set_content("{\"ready\":true}", kJson);
+             });
+  server.Get("/v2", [](const httplib::Request &, httplib::Response &res) {
+    res.set_content("{\"name\":\"loom-serve\",\"version\":\"1\","
+                    "\"extensions\":[\"binary_tensor_data\"]}",
+                    kJson);
+  });
+  server.Get(
+      R"(/v2/models/([^/]+)(?:/versions/[^/]+)?)",
+      [this](const httplib::Request &req, httplib::Response &res) {
+        Served *served = find(req.matches[1]);
+        if (!served) {
+          res.status = 404;
+          res.set_content(
+              errorBody("unknown model '" + req.matches[1].str() + "'"), kJson);
+          return;
+        }
+        res.set_content(modelMetadata(served->model->signature()), kJson);
+      });
+  server.Get(R"(/v2/models/([^/]+)(?:/versions/[^/]+)?/ready)",
+             [this](const httplib::Request &req, httplib::Response &res) {
+               Served *served = find(req.matches[1]);
+               res.status = served ? 200 : 404;
+               res.set_content(served ? "{\"name\":\"" + served->model->name() +
+                                            "\",\"ready\":true}"
+                                      : errorBody("unknown model '" +
+                                                  req.matches[1].str() + "'"),
+                               kJson);
+             });
+  server.Post(R"(/v2/models/([^/]+)(?:/versions/[^/]+)?/infer)",
+              [this](const httplib::Request &req, httplib::Response &res) {
+                infer(req, res);
+              });
+  server.Get("/metrics",
+             [this](const httplib::Request &, httplib::Response &res) {
+               res.set_content(metrics.render(), "text/plain; version=0.0.4");
+             });
+  // What the library answers itself (no such route, a body over
+  // --max-body-bytes) gets a JSON error too.
+  server.set_error_handler(httplib::Server::HandlerWithResponse(
+      [this](const httplib::Request &req, httplib::Response &res) {
+        if (!res.body.empty())
+          return httplib::Server::HandlerResponse::Unhandled;
+        std::string message;
+        if (res.status == 413) {
+          message = llvm::formatv("the request body is larger than "
+                                  "--max-body-bytes ({0} bytes)",
+                                  maxBodyBytes);
+          // Refused before routing: counted without its model.
+          metrics.countRequest("", 413);
+          ++numAnswered;
+        } else if (res.status == 404)
+          message = "no endpoint " + req.method + " " + req.path;
+        else
+          message = "HTTP status " + std::to_string(res.status);
+        res.set_content(errorBody(message), kJson);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+}

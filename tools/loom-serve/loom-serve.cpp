@@ -1,0 +1,202 @@
+//===- loom-serve.cpp - Compiled artifacts over the KServe v2 protocol ----===//
+//
+// Part of Loom. Serves artifacts written by loom-compile over HTTP with the
+// KServe v2 inference protocol (JSON tensors and the binary tensor
+// extension), batching concurrent requests per model, until SIGTERM or
+// SIGINT, on which it stops accepting, answers every request it accepted,
+// and exits 0 (docs/tools/loom-serve.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Routes.h"
+#include "ServedModel.h"
+#include "ThreadsOption.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+using namespace loom::serve;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory serveCat("loom-serve options");
+static cl::list<std::string> modelArgs(
+    cl::Positional, cl::OneOrMore,
+    cl::desc("<[NAME=]model.so>... (NAME: the model's name in the URLs; "
+             "default: the file name without .so)"),
+    cl::cat(serveCat));
+static cl::opt<std::string> host("host",
+                                 cl::desc("Address to listen on (default "
+                                          "127.0.0.1, loopback only)"),
+                                 cl::init("127.0.0.1"), cl::cat(serveCat));
+static cl::opt<int> port("port",
+                         cl::desc("TCP port (default 8000; 0: a free port, "
+                                  "printed as 'loom-serve: listening on "
+                                  "HOST:PORT')"),
+                         cl::init(8000), cl::cat(serveCat));
+static cl::opt<int> httpThreads("http-threads",
+                                cl::desc("HTTP worker threads: connections "
+                                         "served at once (default 8)"),
+                                cl::init(8), cl::cat(serveCat));
+static cl::opt<int64_t>
+    maxBatch("max-batch",
+             cl::desc("Most rows a run of a batched model takes (0, the "
+                      "default: the artifact's largest batch size; a model "
+                      "without a batch range runs one request a run)"),
+             cl::init(0), cl::cat(serveCat));
+static cl::opt<int64_t> maxQueueDelayUs(
+    "max-queue-delay-us",
+    cl::desc("Longest a request waits for others to join its batch, in "
+             "microseconds (default 500)"),
+    cl::init(500), cl::cat(serveCat));
+static cl::opt<uint64_t>
+    maxBodyBytes("max-body-bytes",
+                 cl::desc("Largest request body; a larger one gets 413 "
+                          "(default 64 MiB)"),
+                 cl::init(64ull << 20), cl::cat(serveCat));
+
+namespace {
+
+/// The pipe the stop signals' handler writes to.
+int stopPipe[2] = {-1, -1};
+
+extern "C" void onStopSignal(int) {
+  char byte = 1;
+  ssize_t written = write(stopPipe[1], &byte, 1);
+  (void)written;
+}
+
+/// Whether \p name may name a model: letters, digits, '_', '.', '-' (it
+/// stands in URLs and in the metrics' labels).
+bool validName(llvm::StringRef name) {
+  return !name.empty() &&
+         name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ"
+                                "RSTUVWXYZ0123456789_.-") ==
+             llvm::StringRef::npos;
+}
+
+/// NAME and path of a model argument: NAME=PATH when the text before the
+/// first '=' is a valid name, else the path and its stem.
+std::pair<std::string, std::string> nameAndPath(llvm::StringRef arg) {
+  auto [before, after] = arg.split('=');
+  if (!after.empty() && validName(before))
+    return {before.str(), after.str()};
+  return {llvm::sys::path::stem(arg).str(), arg.str()};
+}
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "loom-serve: error: " << message << "\n";
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::opt<unsigned> &threads = loom::tools::registerThreadsOption(serveCat);
+  cl::HideUnrelatedOptions(serveCat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "loom-serve: serve Loom artifacts over the KServe v2 inference "
+      "protocol\n\n"
+      "Endpoints: GET /v2/health/live, /v2/health/ready, /v2, "
+      "/v2/models/NAME, /v2/models/NAME/ready, /metrics; POST "
+      "/v2/models/NAME/infer (JSON tensors or the binary tensor extension). "
+      "SIGTERM or SIGINT stops the server after it answers what it "
+      "accepted.\n");
+  if (httpThreads < 1 || maxBatch < 0 || maxQueueDelayUs < 0 || port < 0 ||
+      port > 65535)
+    return fail("--http-threads must be at least 1; --max-batch, "
+                "--max-queue-delay-us and --port must not be negative "
+                "(--port at most 65535)");
+  // SIGTERM and SIGINT may reach any thread (the libraries start their own
+  // before main): the handler only writes to a pipe, which a thread of
+  // ours reads to stop the server (the self-pipe idiom).
+  if (pipe(stopPipe) != 0)
+    return fail("cannot make a pipe for the stop signals");
+  struct sigaction action = {};
+  action.sa_handler = onStopSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  // A client that goes away before its answer is written is the write's
+  // error (EPIPE), not a signal that ends the server.
+  signal(SIGPIPE, SIG_IGN);
+
+  std::vector<std::unique_ptr<ServedModel>> models;
+  std::set<std::string> names;
+  for (const std::string &arg : modelArgs) {
+    auto [name, path] = nameAndPath(arg);
+    if (!validName(name))
+      return fail("model name '" + name + "' (of " + path +
+                  ") has characters other than letters, digits, '_', '.' "
+                  "and '-'; give one with NAME=" +
+                  path);
+    if (!names.insert(name).second)
+      return fail("two models named '" + name + "'; name them with NAME=PATH");
+    auto model = ServedModel::load(name, path, threads, maxBatch);
+    if (!model)
+      return fail(llvm::toString(model.takeError()));
+    llvm::outs() << "loom-serve: model '" << name << "' from " << path;
+    if ((*model)->batched()) {
+      llvm::outs() << ": batch sizes";
+      for (int64_t b : (*model)->signature().batchSizes)
+        llvm::outs() << " " << b;
+      llvm::outs() << ", at most " << (*model)->maxBatch() << " rows a run\n";
+    } else {
+      llvm::outs() << ": no batch range, one request a run\n";
+    }
+    models.push_back(std::move(*model));
+  }
+
+  Service service(std::move(models), std::chrono::microseconds(maxQueueDelayUs),
+                  maxBodyBytes);
+  httplib::Server server;
+  int workers = httpThreads;
+  server.new_task_queue = [workers] {
+    return new httplib::ThreadPool(workers);
+  };
+  service.install(server);
+  int bound = port;
+  if (port == 0)
+    bound = server.bind_to_any_port(host);
+  else if (!server.bind_to_port(host, port))
+    bound = -1;
+  if (bound < 0)
+    return fail("cannot listen on " + host + ":" + std::to_string(port));
+  llvm::outs() << "loom-serve: listening on " << host << ":" << bound << "\n";
+  llvm::outs().flush();
+
+  std::atomic<bool> done{false};
+  std::thread signals([&] {
+    char byte;
+    while (read(stopPipe[0], &byte, 1) < 0 && errno == EINTR)
+      ;
+    if (done)
+      return;
+    // What waits in a queue runs now; the HTTP workers answer it before
+    // listen_after_bind returns. stop() does nothing before the server
+    // runs: a signal that comes between the bind and the listen loop is
+    // repeated until the loop has ended.
+    service.flush();
+    while (!done) {
+      server.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  bool listened = server.listen_after_bind();
+  done = true;
+  onStopSignal(0); // wakes the thread when the server stopped on its own
+  signals.join();
+  uint64_t answered = service.answered();
+  llvm::outs() << "loom-serve: stopped after " << answered
+               << " inference requests\n";
+  return listened ? 0 : fail("the server stopped on an error");
+}
