@@ -19,6 +19,7 @@
 #include <fstream>
 #include <limits>
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -66,6 +67,42 @@ private:
   SmallString<128> path;
 };
 
+/// The CPUs this process's threads may run on when it started: read before
+/// main (a namespace-scope initialiser), so before any Loom team ran. The
+/// runtime binds the thread that first runs a team of several threads to
+/// one CPU (lib/Runtime/CPU/CpuDevice.cpp, bindTeam), and a child inherits
+/// the mask of the thread that starts it: a peer started from that thread
+/// would run all its threads on one CPU.
+cpu_set_t startupCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      CPU_SET(c, &set);
+  return set;
+}
+const cpu_set_t kStartupCpus = startupCpus();
+
+/// The calling thread runs on kStartupCpus for a scope (so that the
+/// children it starts do), then on its own CPUs again.
+class StartupAffinity {
+public:
+  StartupAffinity() {
+    saved = sched_getaffinity(0, sizeof(before), &before) == 0;
+    sched_setaffinity(0, sizeof(kStartupCpus), &kStartupCpus);
+  }
+  ~StartupAffinity() {
+    if (saved)
+      sched_setaffinity(0, sizeof(before), &before);
+  }
+  StartupAffinity(const StartupAffinity &) = delete;
+  StartupAffinity &operator=(const StartupAffinity &) = delete;
+
+private:
+  cpu_set_t before;
+  bool saved = false;
+};
+
 } // namespace
 
 ProcessResult runProcess(StringRef program, ArrayRef<std::string> args,
@@ -97,12 +134,13 @@ ProcessResult runProcess(StringRef program, ArrayRef<std::string> args,
       envRefs.push_back(e);
     env = envRefs;
   }
-  int rc = sys::ExecuteAndWait(program, argv, env, redirects,
-                               timeoutSeconds, /*MemoryLimit=*/0, &message,
-                               &failedToStart, &stats);
-  result.seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  StartupAffinity affinity; // the child gets every CPU the bench started with
+  int rc =
+      sys::ExecuteAndWait(program, argv, env, redirects, timeoutSeconds,
+                          /*MemoryLimit=*/0, &message, &failedToStart, &stats);
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   result.out = out.read();
   result.err = err.read();
   if (stats)
@@ -112,12 +150,11 @@ ProcessResult runProcess(StringRef program, ArrayRef<std::string> args,
     result.failure = "cannot run " + program.str() + ": " + message;
   } else if (rc < 0) {
     result.exitCode = -2;
-    result.failure = program.str() + ": " +
-                     (message.empty() ? "crashed" : message) +
-                     (timeoutSeconds ? " (time limit " +
-                                           std::to_string(timeoutSeconds) +
-                                           " s)"
-                                     : "");
+    result.failure =
+        program.str() + ": " + (message.empty() ? "crashed" : message) +
+        (timeoutSeconds
+             ? " (time limit " + std::to_string(timeoutSeconds) + " s)"
+             : "");
   } else {
     result.exitCode = rc;
   }
@@ -274,9 +311,10 @@ std::string cpuModelName() {
 std::string fmtMs(std::optional<double> ms) {
   if (!ms || *ms <= 0)
     return "n/a";
-  const char *f = *ms >= 100 ? "{0:f0}" : *ms >= 10 ? "{0:f1}"
-                                      : *ms >= 1    ? "{0:f2}"
-                                                    : "{0:f3}";
+  const char *f = *ms >= 100  ? "{0:f0}"
+                  : *ms >= 10 ? "{0:f1}"
+                  : *ms >= 1  ? "{0:f2}"
+                              : "{0:f3}";
   return formatv(f, *ms).str();
 }
 
@@ -291,12 +329,12 @@ std::string fmtError(const std::optional<OutputError> &e) {
 json::Value errorJSON(const std::optional<OutputError> &e) {
   if (!e)
     return nullptr;
-  return json::Object{
-      {"max_abs", std::isinf(e->maxAbs) ? json::Value(nullptr)
-                                        : json::Value(e->maxAbs)},
-      {"max_abs_reference", e->maxRef},
-      {"at", e->where},
-      {"elements", e->elements}};
+  return json::Object{{"max_abs", std::isinf(e->maxAbs)
+                                      ? json::Value(nullptr)
+                                      : json::Value(e->maxAbs)},
+                      {"max_abs_reference", e->maxRef},
+                      {"at", e->where},
+                      {"elements", e->elements}};
 }
 
 } // namespace loom::bench

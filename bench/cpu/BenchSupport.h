@@ -1,4 +1,5 @@
-//===- BenchSupport.h - Processes, memory, outputs of loom-bench-cpu -*- C++ -*-===//
+//===- BenchSupport.h - Processes, memory, outputs of loom-bench-cpu -*- C++
+//-*-===//
 //
 // Part of Loom. What every column of the CPU benchmark needs: running a child
 // process with its time and peak memory, this process's peak memory, the
@@ -49,7 +50,9 @@ struct ProcessResult {
   std::string summary() const;
 };
 
-/// Runs `program` with `args` (not including argv[0]), stdin from /dev/null,
+/// Runs `program` with `args` (not including argv[0]) on every CPU this
+/// process started with (not the one a Loom team bound the calling thread
+/// to), stdin from /dev/null,
 /// stdout and stderr captured, killed after `timeoutSeconds` (0: no limit),
 /// in this process's environment plus the NAME=VALUE entries of `extraEnv`.
 ProcessResult runProcess(llvm::StringRef program,

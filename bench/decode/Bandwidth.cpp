@@ -30,8 +30,7 @@ double timeSplit(int64_t n, unsigned threads,
   }
   for (std::thread &t : pool)
     t.join();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -52,18 +51,21 @@ Bandwidth measureBandwidth(int64_t bytes, unsigned threads, unsigned repeat) {
   std::vector<uint64_t> sums(threads);
   for (unsigned i = 0; i < repeat; ++i) {
     copy = std::min(copy, timeSplit(words, threads, [&](int64_t s, int64_t e) {
-      std::memcpy(b.data() + s, a.data() + s, (e - s) * 8);
-    }));
+                      std::memcpy(b.data() + s, a.data() + s, (e - s) * 8);
+                    }));
     read = std::min(read, timeSplit(words, threads, [&](int64_t s, int64_t e) {
-      // Four independent sums: loads are not serialised by one chain.
-      uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0;
-      int64_t j = s;
-      for (; j + 4 <= e; j += 4)
-        x0 += a[j], x1 += a[j + 1], x2 += a[j + 2], x3 += a[j + 3];
-      for (; j < e; ++j)
-        x0 += a[j];
-      sums[s / ((words + threads - 1) / threads)] = x0 + x1 + x2 + x3;
-    }));
+                      // Four independent sums: loads are not serialised by one
+                      // chain.
+                      uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0;
+                      int64_t j = s;
+                      for (; j + 4 <= e; j += 4)
+                        x0 += a[j], x1 += a[j + 1], x2 += a[j + 2],
+                            x3 += a[j + 3];
+                      for (; j < e; ++j)
+                        x0 += a[j];
+                      sums[s / ((words + threads - 1) / threads)] =
+                          x0 + x1 + x2 + x3;
+                    }));
   }
   // The sums are used, so the loop is not removed.
   uint64_t all = 0;

@@ -1,4 +1,5 @@
-//===- BenchDecode.cpp - loom-bench-decode ---------------------------------===//
+//===- BenchDecode.cpp - loom-bench-decode
+//---------------------------------===//
 //
 // Part of Loom. A decoder's per-token decode latency and time to first
 // token against context length: Loom's artifact through the C API beside
@@ -50,8 +51,8 @@ void waitForIdle(const DecodeOptions &o) {
   };
   for (unsigned waited = 0; load() > o.maxLoad && waited < o.waitSeconds;
        waited += 10) {
-    outs() << formatv("load average {0} above {1:f2}: waiting\n",
-                      loadAverage(), o.maxLoad);
+    outs() << formatv("load average {0} above {1:f2}: waiting\n", loadAverage(),
+                      o.maxLoad);
     outs().flush();
     std::this_thread::sleep_for(std::chrono::seconds(10));
   }
@@ -83,7 +84,8 @@ void measureAgreement(const DecodeOptions &o, LoomDecoder &loom,
   std::mt19937_64 rng(o.seed + 1);
   PeerRequest request;
   for (int64_t i = 0; i < o.agreeTokens; ++i)
-    request.promptIds.push_back(int64_t(rng() % uint64_t(loom.contract().vocab)));
+    request.promptIds.push_back(
+        int64_t(rng() % uint64_t(loom.contract().vocab)));
   summary.agreementTokens = o.agreeTokens;
   std::map<std::string, std::vector<double>> logits;
   if (auto l = loom.prefillLogits(request.promptIds))
@@ -99,18 +101,21 @@ void measureAgreement(const DecodeOptions &o, LoomDecoder &loom,
     sys::path::append(out, std::string(peerName(p)) + "-logits.safetensors");
     request.logitsOut = std::string(out);
     PeerResult r = runPeer(p, o, pm.peer, request);
-    auto read = r.failure.empty() ? readTensors(out) : Expected<RunTensors>(
-        createStringError(r.failure));
+    auto read = r.failure.empty()
+                    ? readTensors(out)
+                    : Expected<RunTensors>(createStringError(r.failure));
     if (read && read->count("logits"))
       logits[peerName(p)] = (*read)["logits"].values;
     else
-      summary.notes.push_back(std::string("agreement: ") + peerName(p) + ": " +
-                              (read ? "no logits" : toString(read.takeError())));
+      summary.notes.push_back(
+          std::string("agreement: ") + peerName(p) + ": " +
+          (read ? "no logits" : toString(read.takeError())));
   }
-  for (auto [a, b] : {std::pair{"loom", "torch"}, {"loom", "ort"},
-                      {"ort", "torch"}})
+  for (auto [a, b] :
+       {std::pair{"loom", "torch"}, {"loom", "ort"}, {"ort", "torch"}})
     if (logits.count(a) && logits.count(b))
-      summary.agreement[std::string(a) + "-" + b] = maxAbs(logits[a], logits[b]);
+      summary.agreement[std::string(a) + "-" + b] =
+          maxAbs(logits[a], logits[b]);
 }
 
 /// One row: the sides alternating, o.rounds times.
@@ -125,10 +130,17 @@ Row measureRow(const DecodeOptions &o, LoomDecoder &loom,
   row.weightBytesRead = pm.decodeWeightBytes;
   row.cacheBytesRead = loom.cacheBytesPerPosition() * context;
   bool prefill = context <= pm.promptBound;
-  std::string ttftReason =
-      "a prompt of " + std::to_string(context) + " tokens is past the prompt "
-      "bound " + std::to_string(pm.promptBound);
+  std::string ttftReason = "a prompt of " + std::to_string(context) +
+                           " tokens is past the prompt "
+                           "bound " +
+                           std::to_string(pm.promptBound);
   for (unsigned round = 0; round < o.rounds; ++round) {
+    if (Expected<Bandwidth> copy = measureBandwidthInChild(o)) {
+      if (copy->copyGBps > row.copy.copyGBps)
+        row.copy = *copy;
+    } else {
+      summary.notes.push_back(toString(copy.takeError()));
+    }
     std::string reason;
     std::optional<double> decode =
         median(loom.decodeTimes(context, o.warmup, o.steps), reason);
@@ -194,15 +206,16 @@ void measureCapacities(const DecodeOptions &o, StringRef workDir,
       std::string reason;
       std::optional<double> ms =
           median(d->decodeTimes(o.capacityLive, o.warmup, o.steps), reason);
-      if (ms && (!summary.capacityMs.count(cap) || *ms < summary.capacityMs[cap]))
+      if (ms &&
+          (!summary.capacityMs.count(cap) || *ms < summary.capacityMs[cap]))
         summary.capacityMs[cap] = *ms;
     }
 }
 
 } // namespace
 
-int runBench(const DecodeOptions &o, StringRef workDir,
-             std::vector<Row> &rows, std::vector<ModelSummary> &models);
+int runBench(const DecodeOptions &o, StringRef workDir, std::vector<Row> &rows,
+             std::vector<ModelSummary> &models);
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -210,6 +223,14 @@ int main(int argc, char **argv) {
   if (!options)
     return fail(toString(options.takeError()));
   DecodeOptions &o = *options;
+  if (o.bandwidthOnly) {
+    Bandwidth bw = measureBandwidth(o.copyMiB << 20, o.threads, o.copyRepeat);
+    outs() << formatv("{0}\n",
+                      json::Value(json::Object{{"copy_gbps", bw.copyGBps},
+                                               {"copied_gbps", bw.copiedGBps},
+                                               {"read_gbps", bw.readGBps}}));
+    return 0;
+  }
   for (Peer p : {Peer::Ort, Peer::Torch})
     if ((p == Peer::Ort ? o.runOrt : o.runTorch))
       if (Error e = checkPeer(p, o))
@@ -222,8 +243,8 @@ int main(int argc, char **argv) {
   Bandwidth bw;
   if (!o.prepareOnly) {
     outs() << "loom-bench-decode: " << o.model.text << " on " << cpuModelName()
-           << ", " << o.threads << " thread(s); load average before: "
-           << loadAverage() << "\n";
+           << ", " << o.threads
+           << " thread(s); load average before: " << loadAverage() << "\n";
     bw = measureBandwidth(o.copyMiB << 20, o.threads, o.copyRepeat);
     outs() << formatv("memcpy of {0} MiB on {1} thread(s), best of {2}: "
                       "{3:f1} GB/s (read + written; {4:f1} GB/s copied); "
@@ -235,15 +256,14 @@ int main(int argc, char **argv) {
   std::vector<ModelSummary> models;
   SmallString<256> work(o.workDir);
   bool temporary = work.empty();
-  if (temporary &&
-      sys::fs::createUniqueDirectory("loom-bench-decode", work))
+  if (temporary && sys::fs::createUniqueDirectory("loom-bench-decode", work))
     return fail("cannot create a temporary directory");
   int status = runBench(o, work, rows, models);
   if (temporary)
     sys::fs::remove_directories(work);
   if (status || o.prepareOnly)
     return status;
-  printReport(rows, models, bw);
+  printReport(rows, models);
   machine["load_after"] = loadAverage();
   outs() << "load average after: " << loadAverage() << "\n";
   if (!o.json.empty()) {
@@ -257,8 +277,8 @@ int main(int argc, char **argv) {
   return 0;
 }
 
-int runBench(const DecodeOptions &o, StringRef workDir,
-             std::vector<Row> &rows, std::vector<ModelSummary> &models) {
+int runBench(const DecodeOptions &o, StringRef workDir, std::vector<Row> &rows,
+             std::vector<ModelSummary> &models) {
   SmallString<256> dir(workDir);
   sys::path::append(dir, "main");
   auto pm = prepareModel(o, o.capacity, dir, o.runOrt);

@@ -13,8 +13,8 @@ using namespace llvm;
 
 namespace loom::bench {
 
-Expected<std::unique_ptr<LoomDecoder>> LoomDecoder::load(const std::string &path,
-                                                         unsigned threads) {
+Expected<std::unique_ptr<LoomDecoder>>
+LoomDecoder::load(const std::string &path, unsigned threads) {
   std::unique_ptr<LoomDecoder> d(new LoomDecoder());
   loom_model_options options = {};
   options.num_threads = int(threads);
@@ -55,18 +55,19 @@ timeCalls(unsigned warmup, unsigned repeat,
       return std::move(e);
     auto end = std::chrono::steady_clock::now();
     if (i >= warmup)
-      ms.push_back(std::chrono::duration<double, std::milli>(end - start)
-                       .count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(end - start).count());
   }
   return ms;
 }
 
 generate::TokenInputs LoomDecoder::firstChunk(ArrayRef<int64_t> ids,
-                                    ArrayRef<int64_t> lengths) const {
+                                              ArrayRef<int64_t> lengths) const {
   // A prompt within the bound is one prefill call at position 0 (where the
   // prefill takes positions: docs/Decoding.md "Chunks").
-  return {ids, steps->getContract().chunked() ? ArrayRef<int64_t>(zeros)
-                                              : ArrayRef<int64_t>(),
+  return {ids,
+          steps->getContract().chunked() ? ArrayRef<int64_t>(zeros)
+                                         : ArrayRef<int64_t>(),
           lengths};
 }
 
@@ -102,7 +103,8 @@ LoomDecoder::prefillLogits(ArrayRef<int64_t> prompt) {
   std::vector<int64_t> ids(shape.batch * shape.promptBound, 0),
       lengths(shape.batch, int64_t(prompt.size()));
   for (int64_t b = 0; b < shape.batch; ++b)
-    std::copy(prompt.begin(), prompt.end(), ids.begin() + b * shape.promptBound);
+    std::copy(prompt.begin(), prompt.end(),
+              ids.begin() + b * shape.promptBound);
   std::vector<float> logits;
   if (Error e = steps->prefill(firstChunk(ids, lengths), logits))
     return std::move(e);

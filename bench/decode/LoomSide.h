@@ -35,8 +35,7 @@ public:
 
   /// Milliseconds of `steps` decode steps at live length `live` (the new
   /// token at position live - 1), after `warmup` untimed ones.
-  llvm::Expected<std::vector<double>> decodeTimes(int64_t live,
-                                                  unsigned warmup,
+  llvm::Expected<std::vector<double>> decodeTimes(int64_t live, unsigned warmup,
                                                   unsigned steps);
   /// Milliseconds of `repeat` prefills of a prompt of `length` tokens,
   /// after one untimed one.

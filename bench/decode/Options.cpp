@@ -76,10 +76,9 @@ cl::opt<std::string> peers("peers",
 cl::opt<int64_t> copyMiB("copy-mib", cl::desc("MiB of the copy benchmark"),
                          cl::init(512), cl::cat(cat));
 cl::opt<unsigned> copyRepeat("copy-repeat",
-                             cl::desc("Copies (the best is kept)"),
-                             cl::init(5), cl::cat(cat));
-cl::opt<double> maxLoad("max-load",
-                        cl::desc("The 1-minute load to wait for"),
+                             cl::desc("Copies (the best is kept)"), cl::init(5),
+                             cl::cat(cat));
+cl::opt<double> maxLoad("max-load", cl::desc("The 1-minute load to wait for"),
                         cl::init(1.5), cl::cat(cat));
 cl::opt<unsigned> waitSeconds("wait-idle",
                               cl::desc("Seconds to wait for --max-load before "
@@ -89,6 +88,12 @@ cl::opt<bool> reuse("reuse",
                     cl::desc("Reuse the weights, artifacts and exports "
                              "already in --workdir"),
                     cl::cat(cat));
+cl::opt<bool> bandwidthOnly(
+    "bandwidth-only",
+    cl::desc("Measure the copy and read-only bandwidth alone (--threads, "
+             "--copy-mib, --copy-repeat) and print them as a JSON object: "
+             "what each round runs in a child process beside its sides"),
+    cl::cat(cat));
 cl::opt<bool> prepareOnly("prepare-only",
                           cl::desc("Make the weights, artifacts and exports "
                                    "in --workdir, then stop"),
@@ -101,9 +106,9 @@ cl::opt<std::string> workDir("workdir",
                              cl::init(""), cl::cat(cat));
 cl::opt<std::string> node("node", cl::desc("node (default: on PATH)"),
                           cl::init(""), cl::cat(cat));
-cl::opt<std::string> ortPackage(
-    "ort-package", cl::desc("onnxruntime-node's package directory"),
-    cl::init(LOOM_BENCH_DECODE_ORT_PACKAGE), cl::cat(cat));
+cl::opt<std::string>
+    ortPackage("ort-package", cl::desc("onnxruntime-node's package directory"),
+               cl::init(LOOM_BENCH_DECODE_ORT_PACKAGE), cl::cat(cat));
 cl::opt<std::string> python("python", cl::desc("Python with torch 1.13"),
                             cl::init("/usr/bin/python3"), cl::cat(cat));
 cl::opt<std::string> binDir("bin-dir",
@@ -220,6 +225,15 @@ Expected<DecodeOptions> parseOptions(int argc, char **argv) {
       "first token against context length, Loom beside ONNX Runtime and "
       "PyTorch, and the read bandwidth against a copy's\n");
   DecodeOptions o;
+  o.threads = threads, o.copyMiB = copyMiB, o.copyRepeat = copyRepeat;
+  o.self = besideExecutable(argv[0], "loom-bench-decode");
+  if (bandwidthOnly) {
+    o.bandwidthOnly = true;
+    if (o.threads < 1 || o.copyMiB < 1 || o.copyRepeat < 1)
+      return createStringError(
+          "--threads, --copy-mib and --copy-repeat must be at least 1");
+    return o;
+  }
   auto m = parseModel(model);
   if (!m)
     return m.takeError();

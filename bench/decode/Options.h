@@ -49,9 +49,13 @@ struct DecodeOptions {
   /// Keep the weights, artifacts and exports already in --workdir; stop
   /// once they are made.
   bool reuse = false, prepareOnly = false;
-  /// Copy benchmark: MiB copied, best of copyRepeat.
+  /// Copy benchmark: MiB copied, best of copyRepeat. bandwidthOnly: run
+  /// it alone and print its JSON (what each round starts as a child).
   int64_t copyMiB = 512;
   unsigned copyRepeat = 5;
+  bool bandwidthOnly = false;
+  /// This executable, which each round runs with --bandwidth-only.
+  std::string self;
   /// Wait up to waitSeconds for the 1-minute load to fall to maxLoad.
   double maxLoad = 1.5;
   unsigned waitSeconds = 0;

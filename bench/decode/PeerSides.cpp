@@ -38,8 +38,7 @@ Error checkPeer(Peer p, const DecodeOptions &o) {
     return checkOrt(ort);
   }
   case Peer::Torch: {
-    ProcessResult r =
-        runProcess(o.python, {"-c", "import torch, onnx"}, 120);
+    ProcessResult r = runProcess(o.python, {"-c", "import torch, onnx"}, 120);
     if (!r.succeeded())
       return createStringError(o.python + " cannot import torch and onnx (" +
                                r.summary() + ")");
@@ -71,12 +70,42 @@ static std::vector<std::string> peerArgs(Peer p, const DecodeOptions &o,
   add("--prefill-length", std::to_string(r.prefillLength));
   add("--prefill-repeat", std::to_string(o.prefillRepeat));
   if (!r.promptIds.empty()) {
-    add("--prompt-ids", join(map_range(r.promptIds,
-                                       [](int64_t i) { return std::to_string(i); }),
-                             ","));
+    add("--prompt-ids",
+        join(
+            map_range(r.promptIds, [](int64_t i) { return std::to_string(i); }),
+            ","));
     add("--logits-out", r.logitsOut);
   }
   return args;
+}
+
+Expected<Bandwidth> measureBandwidthInChild(const DecodeOptions &o) {
+  ProcessResult run =
+      runProcess(o.self,
+                 {"--bandwidth-only", "--threads", std::to_string(o.threads),
+                  "--copy-mib", std::to_string(o.copyMiB), "--copy-repeat",
+                  std::to_string(o.copyRepeat)},
+                 kTimeoutSeconds);
+  if (!run.succeeded())
+    return createStringError("bandwidth: " + run.summary());
+  Expected<json::Value> parsed = json::parse(StringRef(run.out).trim());
+  if (!parsed)
+    return parsed.takeError();
+  const json::Object *report = parsed->getAsObject();
+  std::optional<double> copy = report ? report->getNumber("copy_gbps")
+                                      : std::nullopt,
+                        copied = report ? report->getNumber("copied_gbps")
+                                        : std::nullopt,
+                        read = report ? report->getNumber("read_gbps")
+                                      : std::nullopt;
+  if (!copy || !copied || !read)
+    return createStringError("bandwidth: the child printed no figures");
+  Bandwidth bw;
+  bw.bytes = o.copyMiB << 20;
+  bw.threads = o.threads;
+  bw.repeat = o.copyRepeat;
+  bw.copyGBps = *copy, bw.copiedGBps = *copied, bw.readGBps = *read;
+  return bw;
 }
 
 PeerResult runPeer(Peer p, const DecodeOptions &o, const PeerModel &m,
@@ -107,11 +136,11 @@ PeerResult runPeer(Peer p, const DecodeOptions &o, const PeerModel &m,
 }
 
 Error exportOnnx(const DecodeOptions &o, const PeerModel &m, StringRef out) {
-  ProcessResult run = runProcess(
-      o.python,
-      {o.exportScript, "--weights", m.weights, "--arch", m.arch, "--capacity",
-       std::to_string(m.capacity), "-o", out.str()},
-      kTimeoutSeconds);
+  ProcessResult run =
+      runProcess(o.python,
+                 {o.exportScript, "--weights", m.weights, "--arch", m.arch,
+                  "--capacity", std::to_string(m.capacity), "-o", out.str()},
+                 kTimeoutSeconds);
   if (!run.succeeded())
     return createStringError("scripts/export-decoder.py: " + run.summary());
   return Error::success();

@@ -14,6 +14,7 @@
 #ifndef LOOM_BENCH_DECODE_PEERSIDES_H
 #define LOOM_BENCH_DECODE_PEERSIDES_H
 
+#include "Bandwidth.h"
 #include "Options.h"
 
 #include <optional>
@@ -55,6 +56,12 @@ struct PeerResult {
 /// Why `p` cannot run with `o` (node, onnxruntime-node, python or torch
 /// missing), or success.
 llvm::Error checkPeer(Peer p, const DecodeOptions &o);
+
+/// The copy and read-only bandwidth measured by a child process (this
+/// executable with --bandwidth-only): on every CPU the bench started with,
+/// not the one a Loom team bound this thread to, and outside this process's
+/// peak memory.
+llvm::Expected<Bandwidth> measureBandwidthInChild(const DecodeOptions &o);
 
 PeerResult runPeer(Peer p, const DecodeOptions &o, const PeerModel &m,
                    const PeerRequest &r);

@@ -43,18 +43,27 @@ json::Value orNull(std::optional<double> v) {
   return v ? json::Value(*v) : json::Value(nullptr);
 }
 
+/// A bandwidth, null where it was not measured (0).
+json::Value positiveOrNull(double gbps) {
+  return gbps > 0 ? json::Value(gbps) : json::Value(nullptr);
+}
+
+/// read / limit, null where either is missing.
+json::Value fraction(std::optional<double> read, double limit) {
+  return read && limit > 0 ? json::Value(*read / limit) : json::Value(nullptr);
+}
+
 std::string reasons(const Row &r) {
   std::string out;
-  for (auto [name, side] : {std::pair{"loom", &r.loom},
-                            {"ort", &r.ort},
-                            {"torch", &r.torch}})
+  for (auto [name, side] :
+       {std::pair{"loom", &r.loom}, {"ort", &r.ort}, {"torch", &r.torch}})
     if (!side->reason.empty())
-      out += (out.empty() ? "" : "; ") + std::string(name) + ": " +
-             side->reason;
+      out +=
+          (out.empty() ? "" : "; ") + std::string(name) + ": " + side->reason;
   return out;
 }
 
-json::Object rowJSON(const Row &r, const Bandwidth &bw) {
+json::Object rowJSON(const Row &r) {
   std::optional<double> read = r.readGBps();
   std::string why = reasons(r);
   return json::Object{
@@ -71,9 +80,10 @@ json::Object rowJSON(const Row &r, const Bandwidth &bw) {
       {"weight_bytes_read", r.weightBytesRead},
       {"cache_bytes_read", r.cacheBytesRead},
       {"read_gbps", orNull(read)},
-      {"copy_gbps", bw.copyGBps},
-      {"read_fraction",
-       read ? json::Value(*read / bw.copyGBps) : json::Value(nullptr)},
+      {"copy_gbps", positiveOrNull(r.copy.copyGBps)},
+      {"read_fraction", fraction(read, r.copy.copyGBps)},
+      {"stream_gbps", positiveOrNull(r.copy.readGBps)},
+      {"read_fraction_of_stream", fraction(read, r.copy.readGBps)},
       {"reason", why.empty() ? json::Value(nullptr) : json::Value(why)}};
 }
 
@@ -83,27 +93,27 @@ json::Object modelJSON(const ModelSummary &m) {
     agreement[pair] = error;
   json::Array capacity;
   for (const auto &[cap, ms] : m.capacityMs)
-    capacity.push_back(json::Object{{"capacity", cap}, {"loom_ms_per_token", ms}});
+    capacity.push_back(
+        json::Object{{"capacity", cap}, {"loom_ms_per_token", ms}});
   json::Array notes;
   for (const std::string &n : m.notes)
     notes.push_back(n);
-  return json::Object{
-      {"model", m.model},
-      {"capacity", m.capacity},
-      {"prompt_bound", m.promptBound},
-      {"weight_bytes", m.weightBytes},
-      {"decode_weight_bytes", m.decodeWeightBytes},
-      {"cache_bytes", m.cacheBytes},
-      {"compile_seconds", m.compileSeconds},
-      {"compile_peak_rss_kb", m.compilePeakRssKb},
-      {"peak_rss_kb", json::Object{{"loom", m.loomPeakKb},
-                                   {"ort", m.ortPeakKb},
-                                   {"torch", m.torchPeakKb}}},
-      {"agreement_tokens", m.agreementTokens},
-      {"agreement_max_abs", std::move(agreement)},
-      {"capacity_live", m.capacityLive},
-      {"capacity_check", std::move(capacity)},
-      {"notes", std::move(notes)}};
+  return json::Object{{"model", m.model},
+                      {"capacity", m.capacity},
+                      {"prompt_bound", m.promptBound},
+                      {"weight_bytes", m.weightBytes},
+                      {"decode_weight_bytes", m.decodeWeightBytes},
+                      {"cache_bytes", m.cacheBytes},
+                      {"compile_seconds", m.compileSeconds},
+                      {"compile_peak_rss_kb", m.compilePeakRssKb},
+                      {"peak_rss_kb", json::Object{{"loom", m.loomPeakKb},
+                                                   {"ort", m.ortPeakKb},
+                                                   {"torch", m.torchPeakKb}}},
+                      {"agreement_tokens", m.agreementTokens},
+                      {"agreement_max_abs", std::move(agreement)},
+                      {"capacity_live", m.capacityLive},
+                      {"capacity_check", std::move(capacity)},
+                      {"notes", std::move(notes)}};
 }
 
 void printSummary(const ModelSummary &m) {
@@ -138,22 +148,24 @@ void printSummary(const ModelSummary &m) {
 } // namespace
 
 void printReport(const std::vector<Row> &rows,
-                 const std::vector<ModelSummary> &models, const Bandwidth &bw) {
+                 const std::vector<ModelSummary> &models) {
   outs() << formatv("\n| model | context | Loom ms/token | ORT | torch | "
                     "Loom/ORT | Loom TTFT ms | ORT TTFT | torch TTFT | "
-                    "Loom/ORT TTFT | read GB/s | read / copy |\n");
-  outs() << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+                    "Loom/ORT TTFT | read GB/s | copy GB/s | read / copy | "
+                    "stream GB/s | read / stream |\n");
+  outs() << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Row &r : rows) {
     std::optional<double> read = r.readGBps();
     outs() << formatv("| {0} | {1} | {2} | {3} | {4} | {5} | {6} | {7} | {8} "
-                      "| {9} | {10} | {11} |\n",
+                      "| {9} | {10} | {11:f1} | {12} | {13:f1} | {14} |\n",
                       r.model, r.context, fmtMs(r.loom.decodeMs),
                       fmtMs(r.ort.decodeMs), fmtMs(r.torch.decodeMs),
                       ratio(r.loom.decodeMs, r.ort.decodeMs),
                       fmtMs(r.loom.ttftMs), fmtMs(r.ort.ttftMs),
                       fmtMs(r.torch.ttftMs), ratio(r.loom.ttftMs, r.ort.ttftMs),
                       read ? formatv("{0:f1}", *read).str() : "n/a",
-                      ratio(read, bw.copyGBps));
+                      r.copy.copyGBps, ratio(read, r.copy.copyGBps),
+                      r.copy.readGBps, ratio(read, r.copy.readGBps));
     if (std::string why = reasons(r); !why.empty())
       outs() << "    (" << r.context << ": " << why << ")\n";
   }
@@ -166,7 +178,7 @@ json::Value reportJSON(const DecodeOptions &o, const std::vector<Row> &rows,
                        const Bandwidth &bw, json::Object machine) {
   json::Array rowList, modelList;
   for (const Row &r : rows)
-    rowList.push_back(rowJSON(r, bw));
+    rowList.push_back(rowJSON(r));
   for (const ModelSummary &m : models)
     modelList.push_back(modelJSON(m));
   return json::Object{

@@ -1,4 +1,5 @@
-//===- Report.h - The rows of loom-bench-decode, as a table and JSON -*- C++ -*-===//
+//===- Report.h - The rows of loom-bench-decode, as a table and JSON -*- C++
+//-*-===//
 //
 // Part of Loom. One row per model and context: each side's per-token decode
 // latency and time to first token (null, with a reason, where a side cannot
@@ -40,6 +41,10 @@ struct Row {
   int64_t weightBytesRead = 0, cacheBytesRead = 0;
   /// (weightBytesRead + cacheBytesRead) / Loom's decode time.
   std::optional<double> readGBps() const;
+  /// The copy and read bandwidths measured beside the row, once a round
+  /// before its sides (this VM's memory bandwidth moves with its
+  /// neighbours' load): the round of the best copy.
+  Bandwidth copy;
 };
 
 /// Per model: what is not per context.
@@ -64,7 +69,7 @@ struct ModelSummary {
 
 /// The table of `rows` and the summaries, on stdout.
 void printReport(const std::vector<Row> &rows,
-                 const std::vector<ModelSummary> &models, const Bandwidth &bw);
+                 const std::vector<ModelSummary> &models);
 
 /// The JSON document: machine, settings, bandwidth, models and rows.
 llvm::json::Value reportJSON(const DecodeOptions &o,
