@@ -1,5 +1,4 @@
-//===- BenchDecode.cpp - loom-bench-decode
-//---------------------------------===//
+//===- BenchDecode.cpp - loom-bench-decode --------------------------------===//
 //
 // Part of Loom. A decoder's per-token decode latency and time to first
 // token against context length: Loom's artifact through the C API beside
@@ -131,8 +130,7 @@ Row measureRow(const DecodeOptions &o, LoomDecoder &loom,
   row.cacheBytesRead = loom.cacheBytesPerPosition() * context;
   bool prefill = context <= pm.promptBound;
   std::string ttftReason = "a prompt of " + std::to_string(context) +
-                           " tokens is past the prompt "
-                           "bound " +
+                           " tokens is past the prompt bound " +
                            std::to_string(pm.promptBound);
   for (unsigned round = 0; round < o.rounds; ++round) {
     if (Expected<Bandwidth> copy = measureBandwidthInChild(o)) {

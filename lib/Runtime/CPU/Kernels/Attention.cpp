@@ -5,13 +5,17 @@
 // W floats: AVX-512 (16), AVX2 + FMA (8), and plain C++ (1) for every other
 // x86-64 CPU.
 //
-// The design. A tile is up to 16 query rows that read one key/value head
+// The design. A tile is up to 64 query rows that read one key/value head
 // (the query heads of a group, then their positions), so a decode step of
 // grouped-query attention reads each key once for the whole group. Keys go
-// by blocks of 64: each row's scores for the block (dot products over the
-// head size), the block's maximum, exp(score - max) and the running sum and
-// output rescaled by exp(old max - new max): FlashAttention's online
-// softmax, so no score matrix wider than a block exists. A row stops at
+// by blocks of 64: each row's scores for the block, the block's maximum,
+// exp(score - max) and the running sum and output rescaled by exp(old max -
+// new max): FlashAttention's online softmax, so no score matrix wider than
+// a block exists. A tile of four rows or more gathers each block's keys
+// transposed once and takes its rows four at a time (the scores with the
+// keys along the vector, the outputs with each value row loaded once for
+// the four); a shorter tile (decode without grouped heads, bound by memory)
+// takes dot products a row at a time. A row stops at
 // its visible keys (loom/Support/AttentionMask.h) and a tile at its rows'
 // last visible key: keys past the live length are never read, and a
 // causal prefill skips the blocks above the diagonal. When the tiles are
