@@ -88,10 +88,12 @@ TEST(GemvTest, RandomShapesMatchTheReference) {
   };
   for (int trial = 0; trial < 30; ++trial) {
     GemvShape s;
-    s.rows = pick(1, kGemvMaxRows);
+    // Past the kernel's column chunk (4,096 for one row, 2,048 for more)
+    // now and then, with one row and with more.
+    bool wide = trial % 7 == 0;
+    s.rows = wide && trial % 14 == 0 ? 1 : pick(wide ? 2 : 1, kGemvMaxRows);
     s.k = pick(1, 700);
-    // Past the kernel's column chunk (2,048) now and then.
-    s.n = trial % 7 == 0 ? pick(2040, 4500) : pick(1, 300);
+    s.n = wide ? pick(4090, 8300) : pick(1, 300);
     s.relu = trial % 3 == 0;
     check(s, trial % 2 == 0, rng);
   }
