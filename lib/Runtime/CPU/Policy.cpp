@@ -84,5 +84,7 @@ CpuPolicy CpuPolicy::fromEnvironment(int threads) {
   p.loomStem = !keepsOneDnn("LOOM_ONEDNN_STEM");
   p.loomScale = !keepsOneDnn("LOOM_ONEDNN_SCALE");
   p.loomGemv = !keepsOneDnn("LOOM_ONEDNN_GEMV");
+  p.repackShared =
+      !environmentIs("LOOM_ONEDNN_SHARED_WEIGHTS", "plain", {"plain"});
   return p;
 }

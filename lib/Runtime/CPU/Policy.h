@@ -76,6 +76,11 @@ struct CpuPolicy {
   bool loomStem = true;      ///< LOOM_ONEDNN_STEM
   bool loomScale = true;     ///< LOOM_ONEDNN_SCALE
   bool loomGemv = true;      ///< LOOM_ONEDNN_GEMV
+  /// A product of many rows by constant weights that several entries read
+  /// (a decoder's prefill) packs them per run into scratch memory for its
+  /// primitive (LOOM_ONEDNN_SHARED_WEIGHTS=plain: false, the primitive
+  /// reads them as the artifact holds them).
+  bool repackShared = true;
 
   /// The policy of a device of \p threads threads (already resolved: at
   /// least 1) under the process's environment.
