@@ -266,14 +266,10 @@ int runBench(const ServeOptions &o, StringRef workDir, json::Object &machine) {
   machine["load_after"] = loadAverage();
   machine["runtime_threads"] = o.threads;
   outs() << "load average after: " << loadAverage() << "\n";
-  if (!o.json.empty()) {
-    std::error_code ec;
-    raw_fd_ostream out(o.json, ec);
-    if (ec)
-      return fail("cannot write " + o.json + ": " + ec.message());
-    out << formatv("{0:2}", reportJSON(o, rows, run, std::move(machine)))
-        << "\n";
-  }
+  if (!o.json.empty())
+    if (Error e =
+            writeJSONFile(o.json, reportJSON(o, rows, run, std::move(machine))))
+      return fail(toString(std::move(e)));
   if (errors || wrong)
     return fail(formatv("{0} failed request(s) and {1} wrong answer(s)", errors,
                         wrong));

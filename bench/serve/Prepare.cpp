@@ -22,12 +22,6 @@ using namespace llvm;
 namespace loom::bench {
 namespace {
 
-std::string inDir(StringRef dir, StringRef name) {
-  SmallString<256> p(dir);
-  sys::path::append(p, name);
-  return std::string(p);
-}
-
 std::string tensorType(int64_t rows, int64_t cols) {
   return formatv("tensor<{0}x{1}xf32>", rows, cols).str();
 }
@@ -113,9 +107,9 @@ Expected<PreparedModel> prepareModel(const ServeOptions &o, StringRef workDir) {
   }
   m.description = "mlp " + joined(o.mlpDims, "-") + ", batch sizes " +
                   joined(o.batchSizes, " ");
-  std::string mlir = inDir(workDir, "mlp.mlir");
-  std::string weights = inDir(workDir, "mlp.safetensors");
-  m.artifact = inDir(workDir, "mlp.so");
+  std::string mlir = pathIn(workDir, "mlp.mlir");
+  std::string weights = pathIn(workDir, "mlp.safetensors");
+  m.artifact = pathIn(workDir, "mlp.so");
   if (Error e = writeWeights(o.mlpDims, o.seed, weights))
     return std::move(e);
   std::error_code ec;
