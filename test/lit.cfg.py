@@ -41,7 +41,7 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Tools of components that may be absent from a build: tests that use them
 # say `REQUIRES: <tool>`.
 for tool in ["loom-translate", "loom-rulegen", "loom-onnx-conformance", "loom-zoo",
-             "loom-bench-cpu", "loom-bench-pipeline", "loom-serve"]:
+             "loom-bench-cpu", "loom-bench-pipeline", "loom-serve", "loom-bench-serve"]:
     if os.path.exists(os.path.join(config.loom_tools_dir, tool)):
         config.available_features.add(tool)
         llvm_config.add_tool_substitutions([tool], tool_dirs)

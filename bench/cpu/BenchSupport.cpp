@@ -11,7 +11,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -159,6 +161,21 @@ ProcessResult runProcess(StringRef program, ArrayRef<std::string> args,
     result.exitCode = rc;
   }
   return result;
+}
+
+std::string pathIn(StringRef dir, StringRef name) {
+  SmallString<256> p(dir);
+  sys::path::append(p, name);
+  return std::string(p);
+}
+
+Error writeJSONFile(StringRef path, const json::Value &value) {
+  std::error_code ec;
+  raw_fd_ostream out(path, ec);
+  if (ec)
+    return createStringError("cannot write " + path + ": " + ec.message());
+  out << formatv("{0:2}", value) << "\n";
+  return Error::success();
 }
 
 std::string commandLine(StringRef program, ArrayRef<std::string> args) {

@@ -60,6 +60,12 @@ ProcessResult runProcess(llvm::StringRef program,
                          unsigned timeoutSeconds,
                          llvm::ArrayRef<std::string> extraEnv = {});
 
+/// `dir`/`name`, joined with the platform's separator.
+std::string pathIn(llvm::StringRef dir, llvm::StringRef name);
+
+/// Writes `value` to `path` as JSON indented by 2, and a newline.
+llvm::Error writeJSONFile(llvm::StringRef path, const llvm::json::Value &value);
+
 /// The command line `program args...`, quoted where needed, for messages.
 std::string commandLine(llvm::StringRef program,
                         llvm::ArrayRef<std::string> args);

@@ -264,14 +264,10 @@ int main(int argc, char **argv) {
   printReport(rows, models);
   machine["load_after"] = loadAverage();
   outs() << "load average after: " << loadAverage() << "\n";
-  if (!o.json.empty()) {
-    std::error_code ec;
-    raw_fd_ostream out(o.json, ec);
-    if (ec)
-      return fail("cannot write " + o.json + ": " + ec.message());
-    out << formatv("{0:2}", reportJSON(o, rows, models, bw, std::move(machine)))
-        << "\n";
-  }
+  if (!o.json.empty())
+    if (Error e = writeJSONFile(
+            o.json, reportJSON(o, rows, models, bw, std::move(machine))))
+      return fail(toString(std::move(e)));
   return 0;
 }
 

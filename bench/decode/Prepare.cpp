@@ -19,12 +19,6 @@ using namespace llvm;
 namespace loom::bench {
 namespace {
 
-std::string inDir(StringRef dir, StringRef name) {
-  SmallString<256> p(dir);
-  sys::path::append(p, name);
-  return std::string(p);
-}
-
 /// The tables a decode step gathers one row of.
 bool gatheredTable(StringRef name) {
   return name == "transformer.wpe.weight" ||
@@ -65,7 +59,7 @@ Error makeZooModel(const DecodeOptions &o, const PreparedModel &m,
       args.push_back(flag);
       args.push_back(std::to_string(value));
     }
-  ProcessResult r = runProcess(inDir(o.binDir, "loom-zoo"), args, 3600);
+  ProcessResult r = runProcess(pathIn(o.binDir, "loom-zoo"), args, 3600);
   if (!r.succeeded())
     return createStringError("loom-zoo: " + r.summary());
   return Error::success();
@@ -84,8 +78,8 @@ Expected<PreparedModel> prepareModel(const DecodeOptions &o, int64_t capacity,
   m.peer.arch = o.model.arch;
   std::string source = o.model.onnxFile;
   if (o.model.isZoo()) {
-    m.peer.weights = inDir(dir, "weights.safetensors");
-    source = inDir(dir, "model.mlir");
+    m.peer.weights = pathIn(dir, "weights.safetensors");
+    source = pathIn(dir, "model.mlir");
     if (!(o.reuse && sys::fs::exists(source) &&
           sys::fs::exists(m.peer.weights)))
       if (Error e = makeZooModel(o, m, source))
@@ -96,9 +90,9 @@ Expected<PreparedModel> prepareModel(const DecodeOptions &o, int64_t capacity,
     m.peer.onnx = o.model.onnxFile;
     m.torchReason = "no torch module for an ONNX file";
   }
-  m.artifact = inDir(dir, "model.so");
+  m.artifact = pathIn(dir, "model.so");
   if (!(o.reuse && sys::fs::exists(m.artifact))) {
-    ProcessResult compiled = runProcess(inDir(o.binDir, "loom-compile"),
+    ProcessResult compiled = runProcess(pathIn(o.binDir, "loom-compile"),
                                         {source, "-o", m.artifact}, 3600);
     m.compileSeconds = compiled.seconds;
     m.compilePeakRssKb = compiled.peakRssKb;
@@ -106,7 +100,7 @@ Expected<PreparedModel> prepareModel(const DecodeOptions &o, int64_t capacity,
       m.loomReason = "loom-compile: " + compiled.summary();
   }
   if (o.model.isZoo() && withOnnx) {
-    m.peer.onnx = inDir(inDir(dir, "onnx"), "model.onnx");
+    m.peer.onnx = pathIn(pathIn(dir, "onnx"), "model.onnx");
     if (!(o.reuse && sys::fs::exists(m.peer.onnx)))
       if (Error e = exportOnnx(o, m.peer, m.peer.onnx))
         m.ortReason = toString(std::move(e));

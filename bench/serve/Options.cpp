@@ -1,0 +1,295 @@
+//===- Options.cpp - The command line of loom-bench-serve -----------------===//
+//
+// Part of Loom. See Options.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+
+#include "ThreadsOption.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <thread>
+
+using namespace llvm;
+
+namespace loom::bench {
+
+const char *modeName(ServeMode m) {
+  switch (m) {
+  case ServeMode::Batched:
+    return "batched";
+  case ServeMode::Unbatched:
+    return "unbatched";
+  }
+  return "?";
+}
+
+const char *encodingName(Encoding e) {
+  switch (e) {
+  case Encoding::Binary:
+    return "binary";
+  case Encoding::Json:
+    return "json";
+  }
+  return "?";
+}
+
+namespace {
+
+cl::OptionCategory cat("loom-bench-serve options");
+
+cl::opt<std::string> model("model",
+                           cl::desc("FILE.so (an artifact with a batch "
+                                    "range) or mlp (the bundled MLP, built "
+                                    "and compiled by the bench)"),
+                           cl::init(""), cl::cat(cat));
+cl::opt<std::string> mlpDims("mlp-dims",
+                             cl::desc("The bundled MLP's widths: input, "
+                                      "hidden..., output"),
+                             cl::init("256,1024,1024,16"), cl::cat(cat));
+cl::opt<std::string> batchSizes("batch-sizes",
+                                cl::desc("The bundled MLP's batch sizes "
+                                         "(one entry each)"),
+                                cl::init("1,2,4,8"), cl::cat(cat));
+cl::opt<std::string> concurrency("concurrency",
+                                 cl::desc("Closed-loop clients per level"),
+                                 cl::init("1,2,4,8,16,32,64"), cl::cat(cat));
+cl::opt<std::string> modes("modes",
+                           cl::desc("batched,unbatched (default), batched "
+                                    "or unbatched"),
+                           cl::init("batched,unbatched"), cl::cat(cat));
+cl::opt<double> duration("duration-s",
+                         cl::desc("Seconds each level sends requests "
+                                  "(default 5)"),
+                         cl::init(5), cl::cat(cat));
+cl::opt<int64_t> requests("requests",
+                          cl::desc("Requests per level instead of "
+                                   "--duration-s"),
+                          cl::init(0), cl::cat(cat));
+cl::opt<unsigned> warmup("warmup-requests",
+                         cl::desc("Untimed requests per client before each "
+                                  "level (default 2)"),
+                         cl::init(2), cl::cat(cat));
+cl::opt<unsigned> inputs("inputs",
+                         cl::desc("Distinct inputs the clients cycle "
+                                  "through (default 16)"),
+                         cl::init(16), cl::cat(cat));
+cl::opt<unsigned> seed("seed", cl::desc("Seed of the inputs and weights"),
+                       cl::init(0), cl::cat(cat));
+cl::opt<std::string> encoding("encoding",
+                              cl::desc("binary (KServe's binary tensor "
+                                       "extension, the default) or json"),
+                              cl::init("binary"), cl::cat(cat));
+cl::opt<unsigned> httpThreads("http-threads",
+                              cl::desc("The server's HTTP workers (default: "
+                                       "the largest concurrency)"),
+                              cl::init(0), cl::cat(cat));
+cl::opt<int64_t> maxQueueDelay("max-queue-delay-us",
+                               cl::desc("The batched server's queue delay "
+                                        "(default: loom-serve's)"),
+                               cl::init(-1), cl::cat(cat));
+cl::opt<unsigned> repeat("repeat",
+                         cl::desc("loom-run's timed runs (default 50)"),
+                         cl::init(50), cl::cat(cat));
+cl::opt<double> tolerance("tolerance",
+                          cl::desc("Largest |got - want| / max(1, |want|) "
+                                   "of an answer (default 1e-4)"),
+                          cl::init(1e-4), cl::cat(cat));
+cl::opt<unsigned> timeout("timeout-s",
+                          cl::desc("Deadline of each request, server start "
+                                   "and child (default 60)"),
+                          cl::init(60), cl::cat(cat));
+cl::opt<std::string> json("json", cl::desc("Write the rows to this file"),
+                          cl::init(""), cl::cat(cat));
+cl::opt<std::string> workDir("workdir",
+                             cl::desc("Where the bundled model and the "
+                                      "servers' logs go (default: a "
+                                      "temporary directory, removed)"),
+                             cl::init(""), cl::cat(cat));
+cl::opt<std::string> serveBin("serve-bin",
+                              cl::desc("loom-serve (default: --bin-dir's)"),
+                              cl::init(""), cl::cat(cat));
+cl::opt<std::string> binDir("bin-dir",
+                            cl::desc("Where loom-serve, loom-run and "
+                                     "loom-compile are (default: beside this "
+                                     "executable)"),
+                            cl::init(""), cl::cat(cat));
+
+/// "1,2,4" -> {1, 2, 4}: integers in [lo, hi], strictly ascending.
+Expected<std::vector<int64_t>> parseList(StringRef text, StringRef option,
+                                         int64_t lo, int64_t hi) {
+  std::vector<int64_t> values;
+  SmallVector<StringRef> parts;
+  text.split(parts, ',');
+  for (StringRef p : parts) {
+    int64_t v;
+    if (p.trim().getAsInteger(10, v) || v < lo || v > hi)
+      return createStringError("--" + option + ": '" + p +
+                               "' is not an integer in " + Twine(lo) + ".." +
+                               Twine(hi));
+    if (!values.empty() && v <= values.back())
+      return createStringError("--" + option + ": values must ascend, got " +
+                               Twine(v) + " after " + Twine(values.back()));
+    values.push_back(v);
+  }
+  return values;
+}
+
+Expected<std::vector<ServeMode>> parseModes(StringRef text) {
+  std::vector<ServeMode> out;
+  SmallVector<StringRef> parts;
+  text.split(parts, ',');
+  for (StringRef p : parts) {
+    ServeMode m;
+    if (p == "batched")
+      m = ServeMode::Batched;
+    else if (p == "unbatched")
+      m = ServeMode::Unbatched;
+    else
+      return createStringError("--modes: unknown mode '" + p +
+                               "' (batched or unbatched)");
+    if (llvm::is_contained(out, m))
+      return createStringError("--modes: '" + p + "' is given twice");
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::string besideExecutable(const char *argv0, StringRef dir, StringRef name) {
+  static int anchor;
+  SmallString<256> p(dir);
+  if (p.empty())
+    p = sys::path::parent_path(sys::fs::getMainExecutable(argv0, &anchor));
+  sys::path::append(p, name);
+  return std::string(p);
+}
+
+Error parseModel(ServeOptions &o) {
+  if (model.empty())
+    return createStringError("--model is required (FILE.so or mlp)");
+  if (model == "mlp")
+    return Error::success();
+  if (!StringRef(model).ends_with(".so"))
+    return createStringError("--model " + model +
+                             ": not mlp, and an artifact must end in .so");
+  if (!sys::fs::exists(model))
+    return createStringError("--model " + model + ": no such file");
+  o.modelFile = model;
+  return Error::success();
+}
+
+Error checkRanges(const ServeOptions &o) {
+  if (duration.getNumOccurrences() && requests.getNumOccurrences())
+    return createStringError("give --duration-s or --requests, not both");
+  if (!(o.durationSeconds > 0 && o.durationSeconds <= 3600))
+    return createStringError("--duration-s must be in (0, 3600]");
+  if (o.requests < 0)
+    return createStringError("--requests must be positive");
+  if (o.inputs < 1 || o.inputs > 4096)
+    return createStringError("--inputs must be in 1..4096");
+  if (o.repeat < 1)
+    return createStringError("--repeat must be at least 1");
+  if (!(o.tolerance >= 0))
+    return createStringError("--tolerance must not be negative");
+  if (o.timeoutSeconds < 1)
+    return createStringError("--timeout-s must be at least 1");
+  if (o.mlpDims.size() < 2)
+    return createStringError("--mlp-dims needs an input and an output "
+                             "width at least");
+  if (o.batchSizes.size() < 2)
+    return createStringError("--batch-sizes needs two sizes at least (one "
+                             "size is no batch range)");
+  if (o.httpThreads && int64_t(o.httpThreads) < o.concurrency.back())
+    return createStringError(
+        "--http-threads " + Twine(o.httpThreads) +
+        " is below the largest "
+        "concurrency " +
+        Twine(o.concurrency.back()) +
+        ": the clients past it would wait for a worker, not for the model");
+  return Error::success();
+}
+
+} // namespace
+
+Expected<ServeOptions> parseOptions(int argc, char **argv) {
+  // libLLVM has a --threads of its own (Polly's): replaced by ours.
+  cl::opt<unsigned> &threads = tools::registerThreadsOption(cat);
+  cl::HideUnrelatedOptions(cat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "loom-bench-serve: loom-serve's throughput and latency against "
+      "concurrency, with and without dynamic batching, beside loom-run\n");
+  ServeOptions o;
+  if (Error e = parseModel(o))
+    return std::move(e);
+  // Widths need not ascend: each is checked alone.
+  SmallVector<StringRef> parts;
+  StringRef(mlpDims).split(parts, ',');
+  for (StringRef p : parts) {
+    int64_t v;
+    if (p.trim().getAsInteger(10, v) || v < 1 || v > (1 << 16))
+      return createStringError("--mlp-dims: '" + p +
+                               "' is not a width in 1..65536");
+    o.mlpDims.push_back(v);
+  }
+  auto sizes = parseList(batchSizes, "batch-sizes", 1, 256);
+  if (!sizes)
+    return sizes.takeError();
+  o.batchSizes = *sizes;
+  auto levels = parseList(concurrency, "concurrency", 1, 1024);
+  if (!levels)
+    return levels.takeError();
+  o.concurrency = *levels;
+  auto m = parseModes(modes);
+  if (!m)
+    return m.takeError();
+  o.modes = *m;
+  if (encoding == "binary")
+    o.encoding = Encoding::Binary;
+  else if (encoding == "json")
+    o.encoding = Encoding::Json;
+  else
+    return createStringError("--encoding: '" + encoding +
+                             "' is not binary or json");
+  o.durationSeconds = duration;
+  o.requests = requests;
+  o.warmupRequests = warmup;
+  o.inputs = inputs;
+  o.seed = seed;
+  o.threads = threads != 0u ? unsigned(threads)
+                            : std::max(1u, std::thread::hardware_concurrency());
+  o.httpThreads = httpThreads;
+  o.maxQueueDelayUs = maxQueueDelay;
+  o.repeat = repeat;
+  o.tolerance = tolerance;
+  o.timeoutSeconds = timeout;
+  o.json = json;
+  o.workDir = workDir;
+  if (Error e = checkRanges(o))
+    return std::move(e);
+  if (!o.httpThreads)
+    o.httpThreads = unsigned(o.concurrency.back());
+  o.serveBin = serveBin.empty()
+                   ? besideExecutable(argv[0], binDir, "loom-serve")
+                   : serveBin.getValue();
+  o.runBin = besideExecutable(argv[0], binDir, "loom-run");
+  o.compileBin = besideExecutable(argv[0], binDir, "loom-compile");
+  for (const std::string *bin : {&o.serveBin, &o.runBin, &o.compileBin})
+    if (!sys::fs::can_execute(*bin))
+      return createStringError(*bin + ": no such executable (give --bin-dir "
+                                      "or --serve-bin)");
+  if (o.maxQueueDelayUs < -1)
+    return createStringError("--max-queue-delay-us must not be negative");
+  return o;
+}
+
+} // namespace loom::bench
