@@ -33,21 +33,6 @@ std::vector<int64_t> chooseTokens(Sampler &sampler,
   return next;
 }
 
-/// The chunks of prompt \p length for a prefill of bound \p p: starts
-/// 0, P, 2P, ... while a whole chunk fits before the last token, then a last
-/// chunk ending at the last token (which may overlap the one before and
-/// rewrites the same keys and values there). One chunk, at 0, where the
-/// prefill takes no positions.
-std::vector<std::pair<int64_t, int64_t>> chunksOf(int64_t length, int64_t p) {
-  std::vector<std::pair<int64_t, int64_t>> chunks;
-  int64_t start = 0;
-  for (; start + p < length; start += p)
-    chunks.push_back({start, p});
-  int64_t last = std::max<int64_t>(0, length - p);
-  chunks.push_back({last, length - last});
-  return chunks;
-}
-
 /// Runs the prompts of \p batch through prefill, in chunks where it takes
 /// positions; \p logits receives [B, V], each sequence's row from the
 /// chunk that ends its prompt. A sequence with fewer chunks than another
@@ -59,7 +44,7 @@ llvm::Error prefillPrompts(DecoderSteps &steps, const Batch &batch, int64_t p,
   std::vector<std::vector<std::pair<int64_t, int64_t>>> chunks(b);
   size_t rounds = 1;
   for (int64_t s = 0; s < b; ++s) {
-    chunks[s] = chunksOf(int64_t(batch.prompts[s].size()), p);
+    chunks[s] = promptChunks(int64_t(batch.prompts[s].size()), p);
     rounds = std::max(rounds, chunks[s].size());
   }
   logits.assign(b * c.vocab, 0.f);
@@ -74,8 +59,9 @@ llvm::Error prefillPrompts(DecoderSteps &steps, const Batch &batch, int64_t p,
       positions[s] = start;
       lengths[s] = take;
     }
-    TokenInputs in{ids, c.chunked() ? llvm::ArrayRef<int64_t>(positions)
-                                    : llvm::ArrayRef<int64_t>(),
+    TokenInputs in{ids,
+                   c.chunked() ? llvm::ArrayRef<int64_t>(positions)
+                               : llvm::ArrayRef<int64_t>(),
                    lengths};
     if (llvm::Error e = steps.prefill(in, out))
       return e;
@@ -88,6 +74,17 @@ llvm::Error prefillPrompts(DecoderSteps &steps, const Batch &batch, int64_t p,
 }
 
 } // namespace
+
+std::vector<std::pair<int64_t, int64_t>>
+loom::generate::promptChunks(int64_t length, int64_t p) {
+  std::vector<std::pair<int64_t, int64_t>> chunks;
+  int64_t start = 0;
+  for (; start + p < length; start += p)
+    chunks.push_back({start, p});
+  int64_t last = std::max<int64_t>(0, length - p);
+  chunks.push_back({last, length - last});
+  return chunks;
+}
 
 llvm::Expected<LoopResult>
 loom::generate::runTokenLoop(DecoderSteps &steps, const Batch &batch,

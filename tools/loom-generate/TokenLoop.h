@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace loom::generate {
@@ -87,6 +88,14 @@ struct LoopResult {
   double prefillSeconds = 0;
   std::vector<double> decodeSeconds;
 };
+
+/// The chunks (start, tokens) in which prefill of bound \p p runs a prompt
+/// of \p length tokens: starts 0, P, 2P, ... while a whole chunk fits
+/// before the last token, then one ending at the last token (which may
+/// overlap the one before and writes the same keys and values there
+/// again); one chunk at 0 when the prompt fits in one.
+std::vector<std::pair<int64_t, int64_t>> promptChunks(int64_t length,
+                                                      int64_t p);
 
 /// Generates opts.tokens tokens for each sequence of \p batch: prefill
 /// gives the first, each decode step (fed the last token) the next.

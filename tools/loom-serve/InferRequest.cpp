@@ -266,6 +266,20 @@ std::optional<HttpError> readOutputs(const ModelSignature &model,
 } // namespace
 
 std::optional<HttpError>
+serve::parseJsonBody(llvm::StringRef text,
+                     std::optional<llvm::json::Value> &value) {
+  constexpr int kMaxNesting = 64;
+  if (nestsDeeperThan(text, kMaxNesting))
+    return bad("the JSON nests arrays and objects deeper than " +
+               std::to_string(kMaxNesting) + " levels");
+  llvm::Expected<json::Value> parsed = json::parse(text);
+  if (!parsed)
+    return bad("malformed JSON: " + llvm::toString(parsed.takeError()));
+  value = std::move(*parsed);
+  return std::nullopt;
+}
+
+std::optional<HttpError>
 serve::parseInferRequest(const ModelSignature &model, llvm::StringRef body,
                          std::optional<llvm::StringRef> headerLength,
                          InferRequest &request) {
@@ -280,13 +294,9 @@ serve::parseInferRequest(const ModelSignature &model, llvm::StringRef body,
     header = body.take_front(length);
     binary.data = body.drop_front(length);
   }
-  constexpr int kMaxNesting = 64;
-  if (nestsDeeperThan(header, kMaxNesting))
-    return bad("the JSON nests arrays and objects deeper than " +
-               std::to_string(kMaxNesting) + " levels");
-  llvm::Expected<json::Value> parsed = json::parse(header);
-  if (!parsed)
-    return bad("malformed JSON: " + llvm::toString(parsed.takeError()));
+  std::optional<json::Value> parsed;
+  if (std::optional<HttpError> e = parseJsonBody(header, parsed))
+    return e;
   const json::Object *root = parsed->getAsObject();
   const json::Array *inputs = root ? root->getArray("inputs") : nullptr;
   if (!inputs)

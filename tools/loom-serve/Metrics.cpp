@@ -88,5 +88,73 @@ std::string Metrics::render() const {
   for (const auto &[model, m] : models)
     os << "loom_serve_queue_requests{model=\"" << model << "\"} " << m.waiting
        << "\n";
+  renderCompletions(os);
   return text;
+}
+
+void Metrics::countCompletion(const std::string &model, int code) {
+  std::lock_guard<std::mutex> lock(mutex);
+  ++completions[{model, code}];
+}
+
+void Metrics::countPrefill(const std::string &model, uint64_t tokens) {
+  std::lock_guard<std::mutex> lock(mutex);
+  languageModels[model].promptTokens += tokens;
+}
+
+void Metrics::countGenerated(const std::string &model, uint64_t tokens) {
+  std::lock_guard<std::mutex> lock(mutex);
+  languageModels[model].generated += tokens;
+}
+
+void Metrics::countDecodeStep(const std::string &model, uint64_t rows) {
+  std::lock_guard<std::mutex> lock(mutex);
+  LanguageStats &m = languageModels[model];
+  ++m.decodeSteps;
+  m.decodeRows += rows;
+}
+
+void Metrics::setSlots(const std::string &model, size_t active,
+                       size_t waiting) {
+  std::lock_guard<std::mutex> lock(mutex);
+  LanguageStats &m = languageModels[model];
+  m.active = active;
+  m.waiting = waiting;
+}
+
+/// The language models' metrics (the mutex held).
+void Metrics::renderCompletions(llvm::raw_ostream &os) const {
+  os << "# HELP loom_serve_completion_requests_total Completion requests "
+        "answered, by model and HTTP status code.\n"
+        "# TYPE loom_serve_completion_requests_total counter\n";
+  for (const auto &[key, count] : completions)
+    os << "loom_serve_completion_requests_total{model=\"" << key.first
+       << "\",code=\"" << key.second << "\"} " << count << "\n";
+  struct Family {
+    const char *name, *type, *help;
+    uint64_t LanguageStats::*field;
+  } families[] = {
+      {"loom_serve_prompt_tokens_total", "counter",
+       "Prompt tokens prefilled into slots.", &LanguageStats::promptTokens},
+      {"loom_serve_completion_tokens_total", "counter",
+       "Tokens generated for completions.", &LanguageStats::generated},
+      {"loom_serve_decode_steps_total", "counter",
+       "Decode calls (one per scheduler iteration with a sequence in a "
+       "slot).",
+       &LanguageStats::decodeSteps},
+      {"loom_serve_decode_rows_total", "counter",
+       "Sequences the decode calls ran (their rows that were not free "
+       "slots).",
+       &LanguageStats::decodeRows},
+      {"loom_serve_active_slots", "gauge", "Sequences in a slot now.",
+       &LanguageStats::active},
+      {"loom_serve_waiting_sequences", "gauge",
+       "Sequences waiting for a free slot now.", &LanguageStats::waiting},
+  };
+  for (const Family &f : families) {
+    os << "# HELP " << f.name << " " << f.help << "\n# TYPE " << f.name << " "
+       << f.type << "\n";
+    for (const auto &[model, m] : languageModels)
+      os << f.name << "{model=\"" << model << "\"} " << m.*f.field << "\n";
+  }
 }

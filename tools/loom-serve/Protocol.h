@@ -16,6 +16,7 @@
 #include "Signature.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstdint>
 #include <optional>
@@ -63,6 +64,12 @@ struct HttpBody {
 HttpBody formatInferResponse(const ModelSignature &model,
                              const InferRequest &request,
                              const std::vector<std::vector<uint8_t>> &outputs);
+
+/// Parses \p text into \p value: a 400 for malformed JSON, or JSON nested
+/// deeper than 64 levels (refused before parsing: the parser recurses once
+/// a level, and a body of a million '[' must not overflow the stack).
+std::optional<HttpError> parseJsonBody(llvm::StringRef text,
+                                       std::optional<llvm::json::Value> &value);
 
 /// GET /v2/models/NAME.
 std::string modelMetadata(const ModelSignature &model);

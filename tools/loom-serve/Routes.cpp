@@ -14,19 +14,29 @@ using namespace loom::serve;
 static const char *kJson = "application/json";
 
 Service::Service(std::vector<std::unique_ptr<ServedModel>> served,
-                 std::chrono::microseconds maxQueueDelay, size_t maxBodyBytes)
+                 std::vector<std::unique_ptr<LanguageModel>> languages,
+                 std::chrono::microseconds maxQueueDelay, size_t maxBodyBytes,
+                 size_t maxWaiting)
     : maxBodyBytes(maxBodyBytes) {
   for (std::unique_ptr<ServedModel> &m : served) {
     std::string name = m->name();
     auto batcher = std::make_unique<Batcher>(*m, metrics, maxQueueDelay);
     models[name] = {std::move(m), std::move(batcher)};
   }
+  for (std::unique_ptr<LanguageModel> &m : languages) {
+    std::string name = m->name();
+    auto scheduler = std::make_unique<Scheduler>(*m, metrics, maxWaiting);
+    languageModels[name] = {std::move(m), std::move(scheduler)};
+  }
 }
 
 Service::~Service() {
-  // Each batcher runs what it queued before its model is freed.
+  // Each batcher runs what it queued, each scheduler every sequence it
+  // accepted, before its model is freed.
   for (auto &[name, served] : models)
     served.batcher.reset();
+  for (auto &[name, language] : languageModels)
+    language.scheduler.reset();
 }
 
 void Service::flush() {
@@ -37,6 +47,11 @@ void Service::flush() {
 Service::Served *Service::find(const std::string &name) {
   auto it = models.find(name);
   return it == models.end() ? nullptr : &it->second;
+}
+
+Service::Language *Service::findLanguage(const std::string &name) {
+  auto it = languageModels.find(name);
+  return it == languageModels.end() ? nullptr : &it->second;
 }
 
 void Service::answer(httplib::Response &res, const std::string &model,
@@ -50,6 +65,11 @@ void Service::answer(httplib::Response &res, const std::string &model,
 void Service::infer(const httplib::Request &req, httplib::Response &res) {
   std::string name = req.matches[1];
   Served *served = find(name);
+  if (!served && findLanguage(name))
+    return answer(res, name, 400,
+                  "model '" + name +
+                      "' is a language model (a decoder artifact): POST "
+                      "/v1/completions serves it");
   if (!served)
     return answer(res, "", 404, "unknown model '" + name + "'");
   // The header's value is a copy: headerLength refers to it.
@@ -100,32 +120,12 @@ void Service::install(httplib::Server &server) {
                     "\"extensions\":[\"binary_tensor_data\"]}",
                     kJson);
   });
-  server.Get(
-      R"(/v2/models/([^/]+)(?:/versions/[^/]+)?)",
-      [this](const httplib::Request &req, httplib::Response &res) {
-        Served *served = find(req.matches[1]);
-        if (!served) {
-          res.status = 404;
-          res.set_content(
-              errorBody("unknown model '" + req.matches[1].str() + "'"), kJson);
-          return;
-        }
-        res.set_content(modelMetadata(served->model->signature()), kJson);
-      });
-  server.Get(R"(/v2/models/([^/]+)(?:/versions/[^/]+)?/ready)",
-             [this](const httplib::Request &req, httplib::Response &res) {
-               Served *served = find(req.matches[1]);
-               res.status = served ? 200 : 404;
-               res.set_content(served ? "{\"name\":\"" + served->model->name() +
-                                            "\",\"ready\":true}"
-                                      : errorBody("unknown model '" +
-                                                  req.matches[1].str() + "'"),
-                               kJson);
-             });
+  installModelRoutes(server);
   server.Post(R"(/v2/models/([^/]+)(?:/versions/[^/]+)?/infer)",
               [this](const httplib::Request &req, httplib::Response &res) {
                 infer(req, res);
               });
+  installCompletionRoutes(server);
   server.Get("/metrics",
              [this](const httplib::Request &, httplib::Response &res) {
                res.set_content(metrics.render(), "text/plain; version=0.0.4");
@@ -148,7 +148,35 @@ void Service::install(httplib::Server &server) {
           message = "no endpoint " + req.method + " " + req.path;
         else
           message = "HTTP status " + std::to_string(res.status);
-        res.set_content(errorBody(message), kJson);
+        bool openAI = llvm::StringRef(req.path).starts_with("/v1/");
+        res.set_content(openAI ? openAIError(message) : errorBody(message),
+                        kJson);
         return httplib::Server::HandlerResponse::Handled;
       }));
+}
+
+void Service::installModelRoutes(httplib::Server &server) {
+  server.Get(
+      R"(/v2/models/([^/]+)(?:/versions/[^/]+)?)",
+      [this](const httplib::Request &req, httplib::Response &res) {
+        std::string name = req.matches[1];
+        if (Served *served = find(name))
+          return res.set_content(modelMetadata(served->model->signature()),
+                                 kJson);
+        if (Language *language = findLanguage(name))
+          return res.set_content(
+              languageModelMetadata(name, language->model->contract()), kJson);
+        res.status = 404;
+        res.set_content(errorBody("unknown model '" + name + "'"), kJson);
+      });
+  server.Get(R"(/v2/models/([^/]+)(?:/versions/[^/]+)?/ready)",
+             [this](const httplib::Request &req, httplib::Response &res) {
+               std::string name = req.matches[1];
+               bool known = find(name) || findLanguage(name);
+               res.status = known ? 200 : 404;
+               res.set_content(
+                   known ? "{\"name\":\"" + name + "\",\"ready\":true}"
+                         : errorBody("unknown model '" + name + "'"),
+                   kJson);
+             });
 }

@@ -1,9 +1,11 @@
 //===- Routes.h - loom-serve's HTTP endpoints -------------------*- C++ -*-===//
 //
 // Part of Loom. The KServe v2 endpoints (health, server and model metadata,
-// model readiness, inference), /metrics, and a JSON error body for every
-// 4xx the HTTP library answers itself (no route, an oversized body), on a
-// cpp-httplib server; each model's requests go through its Batcher.
+// model readiness, inference), OpenAI-style completions and model list for
+// language models, /metrics, and a JSON error body for every 4xx the HTTP
+// library answers itself (no route, an oversized body), on a cpp-httplib
+// server; each model's requests go through its Batcher, each language
+// model's through its Scheduler.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +13,10 @@
 #define LOOM_TOOLS_LOOMSERVE_ROUTES_H
 
 #include "Batcher.h"
+#include "Completions.h"
+#include "LanguageModel.h"
 #include "Metrics.h"
+#include "Scheduler.h"
 #include "ServedModel.h"
 
 #include <httplib.h>
@@ -27,9 +32,13 @@ namespace loom::serve {
 
 class Service {
 public:
+  /// \p maxWaiting: the sequences of a language model that may wait for a
+  /// slot.
   Service(std::vector<std::unique_ptr<ServedModel>> models,
-          std::chrono::microseconds maxQueueDelay, size_t maxBodyBytes);
-  /// Drains every batcher.
+          std::vector<std::unique_ptr<LanguageModel>> languageModels,
+          std::chrono::microseconds maxQueueDelay, size_t maxBodyBytes,
+          size_t maxWaiting);
+  /// Drains every batcher and scheduler.
   ~Service();
 
   /// Runs every queued request without waiting for the queue delay: the
@@ -37,7 +46,7 @@ public:
   void flush();
   /// Installs the endpoints on \p server.
   void install(httplib::Server &server);
-  /// Inference requests answered so far (any status).
+  /// Inference and completion requests answered so far (any status).
   uint64_t answered() const { return numAnswered; }
 
 private:
@@ -45,13 +54,32 @@ private:
     std::unique_ptr<ServedModel> model;
     std::unique_ptr<Batcher> batcher;
   };
+  struct Language {
+    std::unique_ptr<LanguageModel> model;
+    std::unique_ptr<Scheduler> scheduler;
+  };
   Served *find(const std::string &name);
+  Language *findLanguage(const std::string &name);
   void infer(const httplib::Request &req, httplib::Response &res);
   void answer(httplib::Response &res, const std::string &model, int status,
               const std::string &message);
+  /// The KServe metadata and readiness of every model, language models
+  /// included.
+  void installModelRoutes(httplib::Server &server);
+  /// POST /v1/completions and GET /v1/models (CompletionRoutes.cpp).
+  void installCompletionRoutes(httplib::Server &server);
+  void complete(const httplib::Request &req, httplib::Response &res);
+  void stream(httplib::Response &res, const CompletionId &id,
+              std::shared_ptr<CompletionJob> job);
+  void answerCompletion(httplib::Response &res, const std::string &model,
+                        int status, const std::string &message,
+                        llvm::StringRef type = "invalid_request_error",
+                        llvm::StringRef code = "");
 
   Metrics metrics;
   std::map<std::string, Served> models;
+  std::map<std::string, Language> languageModels;
+  std::atomic<uint64_t> numCompletions{0};
   size_t maxBodyBytes;
   std::atomic<uint64_t> numAnswered{0};
 };

@@ -96,15 +96,12 @@ std::vector<TensorSpec> specsOf(const std::vector<loom_tensor_desc> &descs,
 } // namespace
 
 llvm::Expected<std::unique_ptr<ServedModel>>
-ServedModel::load(const std::string &name, const std::string &path, int threads,
-                  int64_t maxBatch) {
+ServedModel::create(const std::string &name, const std::string &path,
+                    loom_model *model, int64_t maxBatch) {
   std::unique_ptr<ServedModel> m(new ServedModel());
   m->sig.name = name;
   m->artifactPath = path;
-  loom_model_options options = {};
-  options.num_threads = threads;
-  if (loom_model_load(path.c_str(), &options, &m->model) != LOOM_OK)
-    return llvm::createStringError(loom_last_error());
+  m->model = model;
   if (llvm::Error e = m->chooseEntries(maxBatch))
     return std::move(e);
   if (loom_context_create(m->model, &m->context) != LOOM_OK)

@@ -25,11 +25,11 @@ namespace loom::serve {
 
 class ServedModel {
 public:
-  /// Loads \p path with \p threads runtime threads (0: the hardware's);
+  /// Takes \p model (loaded from \p path; freed on an error too);
   /// \p maxBatch caps the batch (0: the artifact's largest).
   static llvm::Expected<std::unique_ptr<ServedModel>>
-  load(const std::string &name, const std::string &path, int threads,
-       int64_t maxBatch);
+  create(const std::string &name, const std::string &path, loom_model *model,
+         int64_t maxBatch);
   ~ServedModel();
 
   const ModelSignature &signature() const { return sig; }

@@ -2,12 +2,15 @@
 //
 // Part of Loom. Serves artifacts written by loom-compile over HTTP with the
 // KServe v2 inference protocol (JSON tensors and the binary tensor
-// extension), batching concurrent requests per model, until SIGTERM or
-// SIGINT, on which it stops accepting, answers every request it accepted,
-// and exits 0 (docs/tools/loom-serve.md).
+// extension), batching concurrent requests per model, and decoder
+// artifacts with OpenAI-style completions, batching their sequences
+// continuously, until SIGTERM or SIGINT, on which it stops accepting,
+// answers every request it accepted, and exits 0
+// (docs/tools/loom-serve.md).
 //
 //===----------------------------------------------------------------------===//
 
+#include "LanguageModel.h"
 #include "Routes.h"
 #include "ServedModel.h"
 #include "ThreadsOption.h"
@@ -63,6 +66,12 @@ static cl::opt<uint64_t>
                           "(default 64 MiB)"),
                  cl::init(64ull << 20), cl::cat(serveCat));
 
+static cl::opt<int64_t> maxWaiting(
+    "max-waiting",
+    cl::desc("Sequences of a language model that may wait for a free slot; "
+             "a completion request past them gets 503 (default 64)"),
+    cl::init(64), cl::cat(serveCat));
+
 namespace {
 
 /// The pipe the stop signals' handler writes to.
@@ -97,6 +106,48 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// Loads \p path as model \p name: a language model when it is a decoder
+/// (entries 'prefill' and 'decode'), else a KServe model; prints its line.
+llvm::Error loadModel(const std::string &name, const std::string &path,
+                      unsigned threads,
+                      std::vector<std::unique_ptr<ServedModel>> &models,
+                      std::vector<std::unique_ptr<LanguageModel>> &languages) {
+  loom_model_options options = {};
+  options.num_threads = int(threads);
+  loom_model *loaded = nullptr;
+  if (loom_model_load(path.c_str(), &options, &loaded) != LOOM_OK)
+    return llvm::createStringError(loom_last_error());
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  os << "loom-serve: model '" << name << "' from " << path;
+  if (LanguageModel::isDecoder(loaded)) {
+    auto language = LanguageModel::create(name, path, loaded);
+    if (!language)
+      return language.takeError();
+    const loom::generate::DecoderContract &c = (*language)->contract();
+    os << ": a language model (POST /v1/completions), " << c.batch
+       << " slots, prompt bound " << c.promptBound << ", vocabulary " << c.vocab
+       << ", cache of " << c.capacity << " positions\n";
+    llvm::outs() << line;
+    languages.push_back(std::move(*language));
+    return llvm::Error::success();
+  }
+  auto model = ServedModel::create(name, path, loaded, maxBatch);
+  if (!model)
+    return model.takeError();
+  if ((*model)->batched()) {
+    os << ": batch sizes";
+    for (int64_t b : (*model)->signature().batchSizes)
+      os << " " << b;
+    os << ", at most " << (*model)->maxBatch() << " rows a run\n";
+  } else {
+    os << ": no batch range, one request a run\n";
+  }
+  llvm::outs() << line;
+  models.push_back(std::move(*model));
+  return llvm::Error::success();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -105,17 +156,18 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "loom-serve: serve Loom artifacts over the KServe v2 inference "
-      "protocol\n\n"
+      "protocol, and decoder artifacts over OpenAI-style completions\n\n"
       "Endpoints: GET /v2/health/live, /v2/health/ready, /v2, "
-      "/v2/models/NAME, /v2/models/NAME/ready, /metrics; POST "
-      "/v2/models/NAME/infer (JSON tensors or the binary tensor extension). "
-      "SIGTERM or SIGINT stops the server after it answers what it "
-      "accepted.\n");
+      "/v2/models/NAME, /v2/models/NAME/ready, /v1/models, /metrics; POST "
+      "/v2/models/NAME/infer (JSON tensors or the binary tensor extension), "
+      "POST /v1/completions (decoder artifacts: prompts of token ids, "
+      "continuous batching). SIGTERM or SIGINT stops the server after it "
+      "answers what it accepted.\n");
   if (httpThreads < 1 || maxBatch < 0 || maxQueueDelayUs < 0 || port < 0 ||
-      port > 65535)
+      port > 65535 || maxWaiting < 0)
     return fail("--http-threads must be at least 1; --max-batch, "
-                "--max-queue-delay-us and --port must not be negative "
-                "(--port at most 65535)");
+                "--max-queue-delay-us, --max-waiting and --port must not be "
+                "negative (--port at most 65535)");
   // SIGTERM and SIGINT may reach any thread (the libraries start their own
   // before main): the handler only writes to a pipe, which a thread of
   // ours reads to stop the server (the self-pipe idiom).
@@ -131,6 +183,7 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
 
   std::vector<std::unique_ptr<ServedModel>> models;
+  std::vector<std::unique_ptr<LanguageModel>> languageModels;
   std::set<std::string> names;
   for (const std::string &arg : modelArgs) {
     auto [name, path] = nameAndPath(arg);
@@ -141,23 +194,13 @@ int main(int argc, char **argv) {
                   path);
     if (!names.insert(name).second)
       return fail("two models named '" + name + "'; name them with NAME=PATH");
-    auto model = ServedModel::load(name, path, threads, maxBatch);
-    if (!model)
-      return fail(llvm::toString(model.takeError()));
-    llvm::outs() << "loom-serve: model '" << name << "' from " << path;
-    if ((*model)->batched()) {
-      llvm::outs() << ": batch sizes";
-      for (int64_t b : (*model)->signature().batchSizes)
-        llvm::outs() << " " << b;
-      llvm::outs() << ", at most " << (*model)->maxBatch() << " rows a run\n";
-    } else {
-      llvm::outs() << ": no batch range, one request a run\n";
-    }
-    models.push_back(std::move(*model));
+    if (llvm::Error e = loadModel(name, path, threads, models, languageModels))
+      return fail(llvm::toString(std::move(e)));
   }
 
-  Service service(std::move(models), std::chrono::microseconds(maxQueueDelayUs),
-                  maxBodyBytes);
+  Service service(std::move(models), std::move(languageModels),
+                  std::chrono::microseconds(maxQueueDelayUs), maxBodyBytes,
+                  size_t(maxWaiting));
   httplib::Server server;
   // cpp-httplib writes a response's headers and body in two writes: with
   // Nagle's algorithm the body waits for the client's delayed ACK, about
