@@ -133,7 +133,9 @@ Row measureRow(const DecodeOptions &o, LoomDecoder &loom,
                            " tokens is past the prompt bound " +
                            std::to_string(pm.promptBound);
   for (unsigned round = 0; round < o.rounds; ++round) {
+    double copyNow = 0;
     if (Expected<Bandwidth> copy = measureBandwidthInChild(o)) {
+      copyNow = copy->copyGBps;
       if (copy->copyGBps > row.copy.copyGBps)
         row.copy = *copy;
     } else {
@@ -142,6 +144,10 @@ Row measureRow(const DecodeOptions &o, LoomDecoder &loom,
     std::string reason;
     std::optional<double> decode =
         median(loom.decodeTimes(context, o.warmup, o.steps), reason);
+    if (decode && copyNow > 0)
+      row.pairedFractions.push_back(
+          double(row.weightBytesRead + row.cacheBytesRead) /
+          (*decode * 1e6) / copyNow);
     std::optional<double> ttft =
         prefill ? median(loom.prefillTimes(context, o.prefillRepeat), reason)
                 : std::nullopt;

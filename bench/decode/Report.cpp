@@ -11,6 +11,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace loom::bench {
@@ -29,6 +31,15 @@ std::optional<double> Row::readGBps() const {
   if (!loom.decodeMs || weightBytesRead == 0)
     return std::nullopt;
   return double(weightBytesRead + cacheBytesRead) / (*loom.decodeMs * 1e6);
+}
+
+std::optional<double> Row::pairedFraction() const {
+  if (pairedFractions.empty())
+    return std::nullopt;
+  std::vector<double> sorted = pairedFractions;
+  std::sort(sorted.begin(), sorted.end());
+  size_t n = sorted.size();
+  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
 namespace {
@@ -63,6 +74,13 @@ std::string reasons(const Row &r) {
   return out;
 }
 
+json::Array pairedRounds(const Row &r) {
+  json::Array rounds;
+  for (double f : r.pairedFractions)
+    rounds.push_back(f);
+  return rounds;
+}
+
 json::Object rowJSON(const Row &r) {
   std::optional<double> read = r.readGBps();
   std::string why = reasons(r);
@@ -84,6 +102,8 @@ json::Object rowJSON(const Row &r) {
       {"read_fraction", fraction(read, r.copy.copyGBps)},
       {"stream_gbps", positiveOrNull(r.copy.readGBps)},
       {"read_fraction_of_stream", fraction(read, r.copy.readGBps)},
+      {"read_fraction_paired", orNull(r.pairedFraction())},
+      {"read_fraction_paired_rounds", pairedRounds(r)},
       {"reason", why.empty() ? json::Value(nullptr) : json::Value(why)}};
 }
 
@@ -152,12 +172,14 @@ void printReport(const std::vector<Row> &rows,
   outs() << formatv("\n| model | context | Loom ms/token | ORT | torch | "
                     "Loom/ORT | Loom TTFT ms | ORT TTFT | torch TTFT | "
                     "Loom/ORT TTFT | read GB/s | copy GB/s | read / copy | "
-                    "stream GB/s | read / stream |\n");
-  outs() << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+                    "stream GB/s | read / stream | paired read / copy |\n");
+  outs() << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+            "---|\n";
   for (const Row &r : rows) {
     std::optional<double> read = r.readGBps();
     outs() << formatv("| {0} | {1} | {2} | {3} | {4} | {5} | {6} | {7} | {8} "
-                      "| {9} | {10} | {11:f1} | {12} | {13:f1} | {14} |\n",
+                      "| {9} | {10} | {11:f1} | {12} | {13:f1} | {14} | "
+                      "{15} |\n",
                       r.model, r.context, fmtMs(r.loom.decodeMs),
                       fmtMs(r.ort.decodeMs), fmtMs(r.torch.decodeMs),
                       ratio(r.loom.decodeMs, r.ort.decodeMs),
@@ -165,7 +187,10 @@ void printReport(const std::vector<Row> &rows,
                       fmtMs(r.torch.ttftMs), ratio(r.loom.ttftMs, r.ort.ttftMs),
                       read ? formatv("{0:f1}", *read).str() : "n/a",
                       r.copy.copyGBps, ratio(read, r.copy.copyGBps),
-                      r.copy.readGBps, ratio(read, r.copy.readGBps));
+                      r.copy.readGBps, ratio(read, r.copy.readGBps),
+                      r.pairedFraction()
+                          ? formatv("{0:f2}", *r.pairedFraction()).str()
+                          : "n/a");
     if (std::string why = reasons(r); !why.empty())
       outs() << "    (" << r.context << ": " << why << ")\n";
   }

@@ -45,6 +45,13 @@ struct Row {
   /// before its sides (this VM's memory bandwidth moves with its
   /// neighbours' load): the round of the best copy.
   Bandwidth copy;
+  /// Per round, Loom's read bandwidth in that round over the copy measured
+  /// just before it in the same round: the step against the machine's
+  /// memory at that moment (readGBps() / copy pairs the best round's step
+  /// with the best round's copy, which may be minutes apart).
+  std::vector<double> pairedFractions;
+  /// The median of pairedFractions (none: nullopt).
+  std::optional<double> pairedFraction() const;
 };
 
 /// Per model: what is not per context.
