@@ -145,9 +145,7 @@ Row measureRow(const DecodeOptions &o, LoomDecoder &loom,
     std::optional<double> decode =
         median(loom.decodeTimes(context, o.warmup, o.steps), reason);
     if (decode && copyNow > 0)
-      row.pairedFractions.push_back(
-          double(row.weightBytesRead + row.cacheBytesRead) /
-          (*decode * 1e6) / copyNow);
+      row.pairedFractions.push_back(row.readGBpsAt(*decode) / copyNow);
     std::optional<double> ttft =
         prefill ? median(loom.prefillTimes(context, o.prefillRepeat), reason)
                 : std::nullopt;

@@ -30,7 +30,11 @@ void SideResult::keepBest(std::optional<double> decode,
 std::optional<double> Row::readGBps() const {
   if (!loom.decodeMs || weightBytesRead == 0)
     return std::nullopt;
-  return double(weightBytesRead + cacheBytesRead) / (*loom.decodeMs * 1e6);
+  return readGBpsAt(*loom.decodeMs);
+}
+
+double Row::readGBpsAt(double decodeMs) const {
+  return double(weightBytesRead + cacheBytesRead) / (decodeMs * 1e6);
 }
 
 std::optional<double> Row::pairedFraction() const {

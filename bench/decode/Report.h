@@ -41,6 +41,8 @@ struct Row {
   int64_t weightBytesRead = 0, cacheBytesRead = 0;
   /// (weightBytesRead + cacheBytesRead) / Loom's decode time.
   std::optional<double> readGBps() const;
+  /// The same bytes over a step of \p decodeMs.
+  double readGBpsAt(double decodeMs) const;
   /// The copy and read bandwidths measured beside the row, once a round
   /// before its sides (this VM's memory bandwidth moves with its
   /// neighbours' load): the round of the best copy.
