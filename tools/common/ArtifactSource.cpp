@@ -6,6 +6,7 @@
 
 #include "ArtifactSource.h"
 
+#include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/Parser/Parser.h"
@@ -25,7 +26,7 @@ loom::tools::parseArtifactSource(const loom_model *model) {
     return nullptr;
   auto src = std::make_unique<ArtifactSource>();
   DialectRegistry registry;
-  registry.insert<tg::TGDialect, func::FuncDialect>();
+  registry.insert<tg::TGDialect, func::FuncDialect, pipe::PipeDialect>();
   src->context.appendDialectRegistry(registry);
   src->context.loadAllAvailableDialects();
   src->sourceMgr.AddNewSourceBuffer(

@@ -1,6 +1,7 @@
 //===- loom-launch.cpp - Starts the ranks of a world, ends them together --===//
 //
-// Part of Loom. `loom-launch -n N [--timeout S] [--grace S] -- CMD ARGS...`
+// Part of Loom. `loom-launch -n N [--timeout S] [--grace S] [--keep-going] --
+// CMD ARGS...`
 // hosts the world's store, starts N processes of CMD with loom-launch's
 // variables (Launch.h: LOOM_RANK, LOOM_WORLD_SIZE, LOOM_LOCAL_RANK,
 // LOOM_STORE), and, as mpirun does, ends the job on the first failure: a
@@ -8,7 +9,9 @@
 // others, SIGKILL after the grace period, and exit non-zero with one line
 // naming the rank and the cause (docs/tools/loom-launch.md). The ranks'
 // output is theirs, unprefixed: every line a rank prints about a failure
-// names the rank already.
+// names the rank already. With --keep-going a failure is reported and the
+// other ranks go on; the job ends when all have, with the first failure's
+// status.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +40,9 @@ struct Options {
   int ranks = 0;
   double timeoutSeconds = 0; // 0: none
   double graceSeconds = 2;
+  /// A rank's failure is reported and the others go on (ranks that do not
+  /// depend on each other: a served pipeline's, whose standbys take over).
+  bool keepGoing = false;
   std::vector<char *> command;
 };
 
@@ -53,7 +59,7 @@ void onSignal(int sig) { interrupted = sig; }
 [[noreturn]] void usage(const std::string &why) {
   std::fprintf(stderr,
                "loom-launch: %s\nusage: loom-launch -n N [--timeout SECONDS] "
-               "[--grace SECONDS] -- COMMAND [ARGS...]\n",
+               "[--grace SECONDS] [--keep-going] -- COMMAND [ARGS...]\n",
                why.c_str());
   std::exit(2);
 }
@@ -77,6 +83,11 @@ Options parseOptions(int argc, char **argv) {
     std::string arg = argv[i];
     if (arg == "--")
       break;
+    if (arg == "--keep-going") {
+      o.keepGoing = true;
+      --i; // takes no value
+      continue;
+    }
     const char *value = i + 1 < argc ? argv[i + 1] : nullptr;
     if (arg == "-n") {
       double n = parseNumber("-n", value, 1, 4096);
@@ -123,6 +134,11 @@ public:
   bool start(int storePort);
   /// Waits for the ranks; the launcher's exit status.
   int wait();
+  /// --keep-going's wait: every rank to its end.
+  int waitForAll();
+  /// When a signal or the timeout ends the job (every rank ended): the
+  /// launcher's exit status; else 0.
+  int endedFromOutside(std::chrono::steady_clock::time_point start);
 
 private:
   /// Signals every rank still running, then reaps them all within the grace
@@ -225,7 +241,56 @@ bool failedOnItsOwn(int status) {
 /// after its peers' (its sockets close before it becomes a zombie).
 const auto kSettle = std::chrono::milliseconds(200);
 
+int Job::endedFromOutside(std::chrono::steady_clock::time_point start) {
+  if (interrupted) {
+    std::fprintf(stderr, "loom-launch: %s; ending the job\n",
+                 strsignal(interrupted));
+    endAll();
+    return 128 + interrupted;
+  }
+  if (options.timeoutSeconds > 0 &&
+      std::chrono::steady_clock::now() - start >
+          std::chrono::duration<double>(options.timeoutSeconds)) {
+    std::fprintf(stderr,
+                 "loom-launch: the job ran past its timeout of %g s; "
+                 "ending it\n",
+                 options.timeoutSeconds);
+    endAll();
+    return 124;
+  }
+  return 0;
+}
+
+int Job::waitForAll() {
+  auto start = std::chrono::steady_clock::now();
+  int left = options.ranks, first = 0;
+  while (left > 0) {
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      int r = rankOf(pid);
+      if (r < 0)
+        continue;
+      running[r] = false;
+      --left;
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        continue;
+      std::fprintf(stderr, "loom-launch: rank %d %s; the others go on "
+                   "(--keep-going)\n", r, describeStatus(status).c_str());
+      if (!first)
+        first = exitCodeFor(status);
+    }
+    if (int code = endedFromOutside(start))
+      return code;
+    if (left > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return first;
+}
+
 int Job::wait() {
+  if (options.keepGoing)
+    return waitForAll();
   auto start = std::chrono::steady_clock::now();
   auto settled = start;
   int left = options.ranks, culprit = -1, culpritStatus = 0;
@@ -257,22 +322,8 @@ int Job::wait() {
       endAll();
       return exitCodeFor(culpritStatus);
     }
-    if (interrupted) {
-      std::fprintf(stderr, "loom-launch: %s; ending the job\n",
-                   strsignal(interrupted));
-      endAll();
-      return 128 + interrupted;
-    }
-    if (options.timeoutSeconds > 0 &&
-        std::chrono::steady_clock::now() - start >
-            std::chrono::duration<double>(options.timeoutSeconds)) {
-      std::fprintf(stderr,
-                   "loom-launch: the job ran past its timeout of %g s; "
-                   "ending it\n",
-                   options.timeoutSeconds);
-      endAll();
-      return 124;
-    }
+    if (int code = endedFromOutside(start))
+      return code;
     if (left > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

@@ -31,6 +31,9 @@ namespace loom::serve {
 struct BatchResult {
   std::vector<std::vector<uint8_t>> outputs;
   std::string error; // non-empty: the run failed
+  /// The HTTP status of a failure: 500 (the run failed), 503 (nothing can
+  /// run it now: a served pipeline's stage has no live rank).
+  int status = 500;
 };
 
 class Batcher {

@@ -89,7 +89,37 @@ std::string Metrics::render() const {
     os << "loom_serve_queue_requests{model=\"" << model << "\"} " << m.waiting
        << "\n";
   renderCompletions(os);
+  renderStages(os);
   return text;
+}
+
+void Metrics::countStageFailure(const std::string &model, int64_t stage) {
+  std::lock_guard<std::mutex> lock(mutex);
+  ++stageFailures[{model, stage}];
+}
+
+void Metrics::setStageRanks(const std::string &model, int64_t stage,
+                            size_t live) {
+  std::lock_guard<std::mutex> lock(mutex);
+  stageRanks[{model, stage}] = live;
+  stageFailures.try_emplace({model, stage}, 0);
+}
+
+void Metrics::renderStages(llvm::raw_ostream &os) const {
+  if (stageRanks.empty())
+    return;
+  os << "# HELP loom_serve_stage_ranks Live ranks of a served pipeline's "
+        "stage (serving and standing by).\n"
+        "# TYPE loom_serve_stage_ranks gauge\n";
+  for (const auto &[key, live] : stageRanks)
+    os << "loom_serve_stage_ranks{model=\"" << key.first << "\",stage=\""
+       << key.second << "\"} " << live << "\n";
+  os << "# HELP loom_serve_stage_failures_total Ranks of a served pipeline's "
+        "stage that failed (died, hung, or broke the protocol).\n"
+        "# TYPE loom_serve_stage_failures_total counter\n";
+  for (const auto &[key, count] : stageFailures)
+    os << "loom_serve_stage_failures_total{model=\"" << key.first
+       << "\",stage=\"" << key.second << "\"} " << count << "\n";
 }
 
 void Metrics::countCompletion(const std::string &model, int code) {

@@ -6,7 +6,8 @@
 // the queue, the time the runs took, and the requests in the queue now;
 // per language model its completion requests, the tokens it prefilled and
 // generated, its decode steps and their rows, and its sequences in slots
-// and waiting now.
+// and waiting now; per stage of a served pipeline its live ranks and the
+// failures of its ranks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,11 @@ public:
   void countDecodeStep(const std::string &model, uint64_t rows);
   /// \p model's sequences in its slots and waiting for one now.
   void setSlots(const std::string &model, size_t active, size_t waiting);
+  /// One failure of a rank serving stage \p stage of the served pipeline
+  /// \p model (its standby, if any, took over).
+  void countStageFailure(const std::string &model, int64_t stage);
+  /// The live ranks (serving and standing by) of \p model's stage \p stage.
+  void setStageRanks(const std::string &model, int64_t stage, size_t live);
   /// Everything, in Prometheus' text exposition format.
   std::string render() const;
 
@@ -70,6 +76,10 @@ private:
   std::map<std::string, ModelStats> models;
   std::map<std::pair<std::string, int>, uint64_t> completions;
   std::map<std::string, LanguageStats> languageModels;
+  /// Per (served pipeline, stage): its rank failures, its live ranks.
+  std::map<std::pair<std::string, int64_t>, uint64_t> stageFailures,
+      stageRanks;
+  void renderStages(llvm::raw_ostream &os) const;
 };
 
 } // namespace loom::serve

@@ -75,6 +75,10 @@ std::optional<HttpError> parseJsonBody(llvm::StringRef text,
 std::string modelMetadata(const ModelSignature &model);
 /// {"error": message}.
 std::string errorBody(llvm::StringRef message);
+/// A readiness answer: {"name": NAME (when not empty), "ready": ..., and
+/// "error": why not, when \p whyNot has a reason}.
+std::string readyBody(llvm::StringRef name,
+                      const std::optional<std::string> &whyNot);
 
 } // namespace loom::serve
 

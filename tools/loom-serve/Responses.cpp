@@ -145,3 +145,19 @@ std::string serve::errorBody(llvm::StringRef message) {
   os.flush();
   return text;
 }
+
+std::string serve::readyBody(llvm::StringRef name,
+                             const std::optional<std::string> &whyNot) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  json::OStream j(os);
+  j.object([&] {
+    if (!name.empty())
+      j.attribute("name", name);
+    j.attribute("ready", !whyNot);
+    if (whyNot)
+      j.attribute("error", *whyNot);
+  });
+  os.flush();
+  return text;
+}

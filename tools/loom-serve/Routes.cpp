@@ -13,15 +13,21 @@ using namespace loom::serve;
 
 static const char *kJson = "application/json";
 
-Service::Service(std::vector<std::unique_ptr<ServedModel>> served,
+Service::Service(Metrics &metrics,
+                 std::vector<std::unique_ptr<ServedModel>> served,
+                 std::vector<std::unique_ptr<StagePipeline>> pipelines,
                  std::vector<std::unique_ptr<LanguageModel>> languages,
                  std::chrono::microseconds maxQueueDelay, size_t maxBodyBytes,
                  size_t maxWaiting)
-    : maxBodyBytes(maxBodyBytes) {
+    : metrics(metrics), maxBodyBytes(maxBodyBytes) {
   for (std::unique_ptr<ServedModel> &m : served) {
     std::string name = m->name();
     auto batcher = std::make_unique<Batcher>(*m, metrics, maxQueueDelay);
-    models[name] = {std::move(m), std::move(batcher)};
+    models[name] = {std::move(m), std::move(batcher), nullptr};
+  }
+  for (std::unique_ptr<StagePipeline> &p : pipelines) {
+    std::string name = p->name();
+    models[name] = {nullptr, nullptr, std::move(p)};
   }
   for (std::unique_ptr<LanguageModel> &m : languages) {
     std::string name = m->name();
@@ -33,15 +39,25 @@ Service::Service(std::vector<std::unique_ptr<ServedModel>> served,
 Service::~Service() {
   // Each batcher runs what it queued, each scheduler every sequence it
   // accepted, before its model is freed.
-  for (auto &[name, served] : models)
+  for (auto &[name, served] : models) {
     served.batcher.reset();
+    served.pipeline.reset();
+  }
   for (auto &[name, language] : languageModels)
     language.scheduler.reset();
 }
 
 void Service::flush() {
   for (auto &[name, served] : models)
-    served.batcher->flush();
+    if (served.batcher)
+      served.batcher->flush();
+}
+
+std::optional<std::string> Service::notReady() const {
+  for (const auto &[name, served] : models)
+    if (std::optional<std::string> why = served.notReady())
+      return why;
+  return std::nullopt;
 }
 
 Service::Served *Service::find(const std::string &name) {
@@ -81,15 +97,22 @@ void Service::infer(const httplib::Request &req, httplib::Response &res) {
   }
   InferRequest request;
   if (std::optional<HttpError> e = parseInferRequest(
-          served->model->signature(), req.body, headerLength, request))
+          served->signature(), req.body, headerLength, request))
     return answer(res, name, e->status, e->message);
+  if (std::optional<std::string> why = served->notReady())
+    return answer(res, name, 503, "model '" + name + "' is not ready: " + *why);
   std::future<BatchResult> pending =
-      served->batcher->submit(request.rows, std::move(request.inputs));
+      served->pipeline
+          ? served->pipeline->submit(std::move(request.inputs))
+          : served->batcher->submit(request.rows, std::move(request.inputs));
   BatchResult result = pending.get();
   if (!result.error.empty())
-    return answer(res, name, 500, "the run failed: " + result.error);
+    return answer(res, name, result.status,
+                  (result.status == 503 ? "the model cannot run it now: "
+                                        : "the run failed: ") +
+                      result.error);
   HttpBody body =
-      formatInferResponse(served->model->signature(), request, result.outputs);
+      formatInferResponse(served->signature(), request, result.outputs);
   if (body.headerLength)
     res.set_header("Inference-Header-Content-Length",
                    std::to_string(*body.headerLength));
@@ -111,9 +134,13 @@ void Service::install(httplib::Server &server) {
              [](const httplib::Request &, httplib::Response &res) {
                res.set_content("{\"live\":true}", kJson);
              });
+  // Ready while every model can take requests (a served pipeline: every
+  // stage has a live rank); 503 with the reason when not.
   server.Get("/v2/health/ready",
-             [](const httplib::Request &, httplib::Response &res) {
-               res.set_content("{\"ready\":true}", kJson);
+             [this](const httplib::Request &, httplib::Response &res) {
+               std::optional<std::string> why = notReady();
+               res.status = why ? 503 : 200;
+               res.set_content(readyBody("", why), kJson);
              });
   server.Get("/v2", [](const httplib::Request &, httplib::Response &res) {
     res.set_content("{\"name\":\"loom-serve\",\"version\":\"1\","
@@ -161,7 +188,7 @@ void Service::installModelRoutes(httplib::Server &server) {
       [this](const httplib::Request &req, httplib::Response &res) {
         std::string name = req.matches[1];
         if (Served *served = find(name))
-          return res.set_content(modelMetadata(served->model->signature()),
+          return res.set_content(modelMetadata(served->signature()),
                                  kJson);
         if (Language *language = findLanguage(name))
           return res.set_content(
@@ -172,11 +199,15 @@ void Service::installModelRoutes(httplib::Server &server) {
   server.Get(R"(/v2/models/([^/]+)(?:/versions/[^/]+)?/ready)",
              [this](const httplib::Request &req, httplib::Response &res) {
                std::string name = req.matches[1];
-               bool known = find(name) || findLanguage(name);
-               res.status = known ? 200 : 404;
-               res.set_content(
-                   known ? "{\"name\":\"" + name + "\",\"ready\":true}"
-                         : errorBody("unknown model '" + name + "'"),
-                   kJson);
+               Served *served = find(name);
+               if (!served && !findLanguage(name)) {
+                 res.status = 404;
+                 return res.set_content(
+                     errorBody("unknown model '" + name + "'"), kJson);
+               }
+               std::optional<std::string> why =
+                   served ? served->notReady() : std::nullopt;
+               res.status = why ? 503 : 200;
+               res.set_content(readyBody(name, why), kJson);
              });
 }

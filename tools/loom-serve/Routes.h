@@ -5,7 +5,8 @@
 // language models, /metrics, and a JSON error body for every 4xx the HTTP
 // library answers itself (no route, an oversized body), on a cpp-httplib
 // server; each model's requests go through its Batcher, each language
-// model's through its Scheduler.
+// model's through its Scheduler, each served pipeline's through its
+// StagePipeline.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 #include "Metrics.h"
 #include "Scheduler.h"
 #include "ServedModel.h"
+#include "StagePipeline.h"
 
 #include <httplib.h>
 
@@ -34,11 +36,12 @@ class Service {
 public:
   /// \p maxWaiting: the sequences of a language model that may wait for a
   /// slot.
-  Service(std::vector<std::unique_ptr<ServedModel>> models,
+  Service(Metrics &metrics, std::vector<std::unique_ptr<ServedModel>> models,
+          std::vector<std::unique_ptr<StagePipeline>> pipelines,
           std::vector<std::unique_ptr<LanguageModel>> languageModels,
           std::chrono::microseconds maxQueueDelay, size_t maxBodyBytes,
           size_t maxWaiting);
-  /// Drains every batcher and scheduler.
+  /// Drains every batcher, served pipeline and scheduler.
   ~Service();
 
   /// Runs every queued request without waiting for the queue delay: the
@@ -50,10 +53,21 @@ public:
   uint64_t answered() const { return numAnswered; }
 
 private:
+  /// A KServe model: an artifact and its batcher, or a served pipeline.
   struct Served {
     std::unique_ptr<ServedModel> model;
     std::unique_ptr<Batcher> batcher;
+    std::unique_ptr<StagePipeline> pipeline;
+    const ModelSignature &signature() const {
+      return pipeline ? pipeline->signature() : model->signature();
+    }
+    /// Why it cannot take requests now, or none.
+    std::optional<std::string> notReady() const {
+      return pipeline ? pipeline->notReady() : std::nullopt;
+    }
   };
+  /// Why the server is not ready (a model that is not), or none.
+  std::optional<std::string> notReady() const;
   struct Language {
     std::unique_ptr<LanguageModel> model;
     std::unique_ptr<Scheduler> scheduler;
@@ -76,7 +90,7 @@ private:
                         llvm::StringRef type = "invalid_request_error",
                         llvm::StringRef code = "");
 
-  Metrics metrics;
+  Metrics &metrics;
   std::map<std::string, Served> models;
   std::map<std::string, Language> languageModels;
   std::atomic<uint64_t> numCompletions{0};

@@ -13,6 +13,8 @@
 #include "LanguageModel.h"
 #include "Routes.h"
 #include "ServedModel.h"
+#include "StageListener.h"
+#include "StageWorker.h"
 #include "ThreadsOption.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -72,6 +74,31 @@ static cl::opt<int64_t> maxWaiting(
              "a completion request past them gets 503 (default 64)"),
     cl::init(64), cl::cat(serveCat));
 
+static cl::opt<std::string> stageWorker(
+    "stage-worker",
+    cl::desc("HOST:PORT: run as a rank serving one stage of MODEL.so (a "
+             "partitioned artifact) for the front-end whose --stage-port "
+             "that is; rank r of W serves stage r mod S, replica r / S "
+             "(0: primary, else standby)"),
+    cl::value_desc("HOST:PORT"), cl::cat(serveCat));
+static cl::opt<int> stagePort(
+    "stage-port",
+    cl::desc("Port where the ranks of served pipelines connect (default 0: "
+             "a free port, printed as 'loom-serve: ranks of served "
+             "pipelines connect to HOST:PORT'), on --host"),
+    cl::init(0), cl::cat(serveCat));
+static cl::opt<int> stageTimeoutMs(
+    "stage-timeout-ms",
+    cl::desc("A rank that says nothing, not even a heartbeat, for this "
+             "long has failed and its standby takes over (default 1000)"),
+    cl::init(1000), cl::cat(serveCat));
+static cl::opt<int> stageHeartbeatMs(
+    "stage-heartbeat-ms",
+    cl::desc("With --stage-worker: how often the rank says it is alive "
+             "(default 100; keep it well under the front-end's "
+             "--stage-timeout-ms)"),
+    cl::init(100), cl::cat(serveCat));
+
 namespace {
 
 /// The pipe the stop signals' handler writes to.
@@ -106,12 +133,18 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// What the server serves.
+struct Models {
+  std::vector<std::unique_ptr<ServedModel>> served;
+  std::vector<std::unique_ptr<StagePipeline>> pipelines;
+  std::vector<std::unique_ptr<LanguageModel>> languages;
+};
+
 /// Loads \p path as model \p name: a language model when it is a decoder
-/// (entries 'prefill' and 'decode'), else a KServe model; prints its line.
+/// (entries 'prefill' and 'decode'), a pipeline served across ranks when
+/// it is partitioned (stage entries), else a KServe model; prints its line.
 llvm::Error loadModel(const std::string &name, const std::string &path,
-                      unsigned threads,
-                      std::vector<std::unique_ptr<ServedModel>> &models,
-                      std::vector<std::unique_ptr<LanguageModel>> &languages) {
+                      unsigned threads, Metrics &metrics, Models &all) {
   loom_model_options options = {};
   options.num_threads = int(threads);
   loom_model *loaded = nullptr;
@@ -129,7 +162,24 @@ llvm::Error loadModel(const std::string &name, const std::string &path,
        << " slots, prompt bound " << c.promptBound << ", vocabulary " << c.vocab
        << ", cache of " << c.capacity << " positions\n";
     llvm::outs() << line;
-    languages.push_back(std::move(*language));
+    all.languages.push_back(std::move(*language));
+    return llvm::Error::success();
+  }
+  auto stages = loom::serve::stage::findStageEntries(loaded);
+  if (!stages) {
+    loom_model_free(loaded);
+    return stages.takeError();
+  }
+  if (!stages->forward.empty()) {
+    auto pipeline = StagePipeline::create(
+        name, path, loaded, std::chrono::milliseconds(stageTimeoutMs), metrics);
+    if (!pipeline)
+      return pipeline.takeError();
+    os << ": a pipeline of " << stages->forward.size()
+       << " stages served across ranks (loom-serve --stage-worker), one "
+          "request a run\n";
+    llvm::outs() << line;
+    all.pipelines.push_back(std::move(*pipeline));
     return llvm::Error::success();
   }
   auto model = ServedModel::create(name, path, loaded, maxBatch);
@@ -144,7 +194,7 @@ llvm::Error loadModel(const std::string &name, const std::string &path,
     os << ": no batch range, one request a run\n";
   }
   llvm::outs() << line;
-  models.push_back(std::move(*model));
+  all.served.push_back(std::move(*model));
   return llvm::Error::success();
 }
 
@@ -161,13 +211,32 @@ int main(int argc, char **argv) {
       "/v2/models/NAME, /v2/models/NAME/ready, /v1/models, /metrics; POST "
       "/v2/models/NAME/infer (JSON tensors or the binary tensor extension), "
       "POST /v1/completions (decoder artifacts: prompts of token ids, "
-      "continuous batching). SIGTERM or SIGINT stops the server after it "
-      "answers what it accepted.\n");
+      "continuous batching). A partitioned artifact (--pipe-partition) is "
+      "served across ranks that run 'loom-serve --stage-worker HOST:PORT "
+      "MODEL.so' under a launcher, with standbys that take over a failed "
+      "rank's stage. SIGTERM or SIGINT stops the server after it answers "
+      "what it accepted.\n");
   if (httpThreads < 1 || maxBatch < 0 || maxQueueDelayUs < 0 || port < 0 ||
       port > 65535 || maxWaiting < 0)
     return fail("--http-threads must be at least 1; --max-batch, "
                 "--max-queue-delay-us, --max-waiting and --port must not be "
                 "negative (--port at most 65535)");
+  if (stagePort < 0 || stagePort > 65535)
+    return fail("--stage-port must be 0 (a free port) to 65535");
+  if (stageTimeoutMs < 1 || stageHeartbeatMs < 1)
+    return fail("--stage-timeout-ms and --stage-heartbeat-ms must be at "
+                "least 1");
+  if (!stageWorker.empty()) {
+    if (modelArgs.size() != 1)
+      return fail("--stage-worker serves one stage of one artifact; give "
+                  "exactly one MODEL.so");
+    StageWorkerOptions options;
+    options.frontEnd = stageWorker;
+    options.artifact = nameAndPath(modelArgs[0]).second;
+    options.threads = threads;
+    options.heartbeatMs = stageHeartbeatMs;
+    return runStageWorker(options);
+  }
   // SIGTERM and SIGINT may reach any thread (the libraries start their own
   // before main): the handler only writes to a pipe, which a thread of
   // ours reads to stop the server (the self-pipe idiom).
@@ -182,8 +251,8 @@ int main(int argc, char **argv) {
   // error (EPIPE), not a signal that ends the server.
   signal(SIGPIPE, SIG_IGN);
 
-  std::vector<std::unique_ptr<ServedModel>> models;
-  std::vector<std::unique_ptr<LanguageModel>> languageModels;
+  Metrics metrics;
+  Models all;
   std::set<std::string> names;
   for (const std::string &arg : modelArgs) {
     auto [name, path] = nameAndPath(arg);
@@ -194,13 +263,28 @@ int main(int argc, char **argv) {
                   path);
     if (!names.insert(name).second)
       return fail("two models named '" + name + "'; name them with NAME=PATH");
-    if (llvm::Error e = loadModel(name, path, threads, models, languageModels))
+    if (llvm::Error e = loadModel(name, path, threads, metrics, all))
       return fail(llvm::toString(std::move(e)));
   }
 
-  Service service(std::move(models), std::move(languageModels),
+  std::vector<StagePipeline *> pipelines;
+  for (const std::unique_ptr<StagePipeline> &p : all.pipelines)
+    pipelines.push_back(p.get());
+  Service service(metrics, std::move(all.served), std::move(all.pipelines),
+                  std::move(all.languages),
                   std::chrono::microseconds(maxQueueDelayUs), maxBodyBytes,
                   size_t(maxWaiting));
+  // Declared after the service: it stops accepting ranks before the
+  // pipelines it hands them to end.
+  std::unique_ptr<StageListener> stageListener;
+  if (!pipelines.empty()) {
+    auto listener = StageListener::start(host, stagePort, pipelines);
+    if (!listener)
+      return fail(llvm::toString(listener.takeError()));
+    stageListener = std::move(*listener);
+    llvm::outs() << "loom-serve: ranks of served pipelines connect to "
+                 << host << ":" << stageListener->port() << "\n";
+  }
   httplib::Server server;
   // cpp-httplib writes a response's headers and body in two writes: with
   // Nagle's algorithm the body waits for the client's delayed ACK, about
