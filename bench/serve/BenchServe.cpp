@@ -8,7 +8,8 @@
 // request count after a warm-up, and every answer is checked against the
 // answer the same input got as a lone request. Beside it, loom-run's
 // latency of the same artifact at batch 1 and at the largest batch
-// (docs/benchmarks/serve.md).
+// (docs/benchmarks/serve.md). With --failover: a model served across
+// ranks with standbys, and a rank failing under load (Failover.h).
 //
 //   loom-bench-serve --model mlp --concurrency 1,2,4,8,16,32,64
 //       --duration-s 5 --json serve.json
@@ -16,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Client.h"
+#include "Failover.h"
 #include "Floor.h"
 #include "KServe.h"
 #include "Load.h"
@@ -191,7 +193,8 @@ int main(int argc, char **argv) {
       {"cpu", cpuModelName()},
       {"load_before", loadAverage()},
       {"hardware_threads", std::thread::hardware_concurrency()}};
-  int status = runBench(o, work, machine);
+  int status = o.failover.enabled ? runFailover(o, work, machine)
+                                  : runBench(o, work, machine);
   if (temporary)
     sys::fs::remove_directories(work);
   return status;

@@ -45,6 +45,7 @@ struct ClientStats {
   double worst = 0;
   std::string firstError, firstWrong;
   std::optional<Clock::time_point> lastAnswer;
+  std::vector<Clock::time_point> ends;
 };
 
 /// The clients' start line: every client arrives after its warm-up; the
@@ -87,8 +88,10 @@ void exchange(Connection &c, const LoadTarget &t, size_t index, ClientStats &s,
   Clock::time_point begin = Clock::now();
   Answer answer = c.post(t.path, t.requests[index]);
   Clock::time_point end = Clock::now();
-  if (measured)
+  if (measured) {
     s.lastAnswer = end;
+    s.ends.push_back(end);
+  }
   auto outputs = decodeAnswer(answer);
   if (!outputs) {
     ++s.errors;
@@ -169,8 +172,11 @@ LoadResult runLoad(const LoadTarget &target, const LoadPlan &plan,
       r.firstWrong = s.firstWrong;
     if (s.lastAnswer && *s.lastAnswer > last)
       last = *s.lastAnswer;
+    for (Clock::time_point t : s.ends)
+      r.endSeconds.push_back(std::chrono::duration<double>(t - start).count());
   }
   std::sort(r.latenciesMs.begin(), r.latenciesMs.end());
+  std::sort(r.endSeconds.begin(), r.endSeconds.end());
   r.seconds = std::chrono::duration<double>(last - start).count();
   return r;
 }

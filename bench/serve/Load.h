@@ -55,6 +55,9 @@ struct LoadResult {
   double seconds = 0;
   /// Latency of each measured 200 answer, ascending.
   std::vector<double> latenciesMs;
+  /// When each measured request ended (answered or failed), in seconds
+  /// from the start of the measurement, ascending.
+  std::vector<double> endSeconds;
   /// The largest relative difference from a reference seen.
   double worstDifference = 0;
   std::string firstError, firstWrong;

@@ -17,6 +17,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <csignal>
 #include <thread>
 
 using namespace llvm;
@@ -124,6 +125,42 @@ cl::opt<std::string> binDir("bin-dir",
                                      "executable)"),
                             cl::init(""), cl::cat(cat));
 
+cl::opt<bool> failover(
+    "failover",
+    cl::desc("Instead of the batching table: the model (mlp or zoo:NAME) "
+             "cut into --stages stages, served across ranks with "
+             "--standbys standbys each; the normal case without and with "
+             "standbys, then the primary of --kill-stage failing under "
+             "load at the largest --concurrency"),
+    cl::init(false), cl::cat(cat));
+cl::opt<int64_t> stages("stages", cl::desc("--failover: stages (2)"),
+                        cl::init(2), cl::cat(cat));
+cl::opt<int64_t> standbys("standbys",
+                          cl::desc("--failover: standbys per stage (1)"),
+                          cl::init(1), cl::cat(cat));
+cl::opt<int64_t> killStage("kill-stage",
+                           cl::desc("--failover: the stage whose primary "
+                                    "fails (0)"),
+                           cl::init(0), cl::cat(cat));
+cl::opt<double> killAt("kill-at-s",
+                       cl::desc("--failover: when it fails, in seconds into "
+                                "the measured load (default: half of "
+                                "--duration-s)"),
+                       cl::init(-1), cl::cat(cat));
+cl::opt<std::string> killSignal("kill-signal",
+                                cl::desc("--failover: KILL (the rank dies, "
+                                         "default) or STOP (it hangs)"),
+                                cl::init("KILL"), cl::cat(cat));
+cl::opt<int64_t> stageTimeout("stage-timeout-ms",
+                              cl::desc("--failover: loom-serve's "
+                                       "--stage-timeout-ms (1000)"),
+                              cl::init(1000), cl::cat(cat));
+cl::opt<unsigned> costRounds("cost-rounds",
+                             cl::desc("--failover: alternations of the "
+                                      "normal case without and with "
+                                      "standbys (2)"),
+                             cl::init(2), cl::cat(cat));
+
 /// "1,2,4" -> {1, 2, 4}: integers in [lo, hi], strictly ascending.
 Expected<std::vector<int64_t>> parseList(StringRef text, StringRef option,
                                          int64_t lo, int64_t hi) {
@@ -173,9 +210,48 @@ std::string besideExecutable(const char *argv0, StringRef dir, StringRef name) {
   return std::string(p);
 }
 
+Error parseFailover(ServeOptions &o) {
+  FailoverOptions &f = o.failover;
+  f.enabled = true;
+  f.stages = stages;
+  f.standbys = standbys;
+  f.killStage = killStage;
+  f.killAtSeconds = killAt;
+  f.stageTimeoutMs = stageTimeout;
+  f.costRounds = costRounds;
+  if (killSignal == "KILL")
+    f.killSignal = SIGKILL;
+  else if (killSignal == "STOP")
+    f.killSignal = SIGSTOP;
+  else
+    return createStringError("--kill-signal: '" + killSignal +
+                             "' is not KILL or STOP");
+  if (f.stages < 1 || f.stages > 64 || f.standbys < 0 || f.standbys > 8)
+    return createStringError("--stages must be in 1..64, --standbys in 0..8");
+  if (f.killStage < 0 || f.killStage >= f.stages)
+    return createStringError("--kill-stage must be a stage: 0.." +
+                             Twine(f.stages - 1));
+  if (f.standbys < 1)
+    return createStringError("--failover kills a primary: give --standbys "
+                             "1 at least");
+  if (f.stageTimeoutMs < 1 || f.costRounds < 1)
+    return createStringError("--stage-timeout-ms and --cost-rounds must be "
+                             "at least 1");
+  if (model == "mlp")
+    return Error::success();
+  if (!StringRef(model).starts_with("zoo:"))
+    return createStringError("--failover serves a model it partitions: "
+                             "--model mlp or zoo:NAME, not " +
+                             model);
+  f.zooModel = StringRef(model).drop_front(4).str();
+  return Error::success();
+}
+
 Error parseModel(ServeOptions &o) {
   if (model.empty())
     return createStringError("--model is required (FILE.so or mlp)");
+  if (failover)
+    return parseFailover(o);
   if (model == "mlp")
     return Error::success();
   if (!StringRef(model).ends_with(".so"))
@@ -205,7 +281,7 @@ Error checkRanges(const ServeOptions &o) {
   if (o.mlpDims.size() < 2)
     return createStringError("--mlp-dims needs an input and an output "
                              "width at least");
-  if (o.batchSizes.size() < 2)
+  if (o.batchSizes.size() < 2 && !o.failover.enabled)
     return createStringError("--batch-sizes needs two sizes at least (one "
                              "size is no batch range)");
   if (o.httpThreads && int64_t(o.httpThreads) < o.concurrency.back())
@@ -227,7 +303,9 @@ Expected<ServeOptions> parseOptions(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "loom-bench-serve: loom-serve's throughput and latency against "
-      "concurrency, with and without dynamic batching, beside loom-run\n");
+      "concurrency, with and without dynamic batching, beside loom-run; "
+      "with --failover, a model served across ranks with standbys, and a "
+      "rank failing under load\n");
   ServeOptions o;
   if (Error e = parseModel(o))
     return std::move(e);
@@ -283,7 +361,21 @@ Expected<ServeOptions> parseOptions(int argc, char **argv) {
                    : serveBin.getValue();
   o.runBin = besideExecutable(argv[0], binDir, "loom-run");
   o.compileBin = besideExecutable(argv[0], binDir, "loom-compile");
-  for (const std::string *bin : {&o.serveBin, &o.runBin, &o.compileBin})
+  o.optBin = besideExecutable(argv[0], binDir, "loom-opt");
+  o.launchBin = besideExecutable(argv[0], binDir, "loom-launch");
+  o.zooBin = besideExecutable(argv[0], binDir, "loom-zoo");
+  if (o.failover.enabled && o.failover.killAtSeconds < 0)
+    o.failover.killAtSeconds = o.durationSeconds / 2;
+  if (o.failover.enabled && o.failover.killAtSeconds >= o.durationSeconds)
+    return createStringError("--kill-at-s must be within --duration-s");
+  if (o.failover.enabled && o.requests > 0)
+    return createStringError("--failover measures for --duration-s, not "
+                             "--requests");
+  std::vector<const std::string *> bins = {&o.serveBin, &o.runBin,
+                                           &o.compileBin};
+  if (o.failover.enabled)
+    bins.insert(bins.end(), {&o.optBin, &o.launchBin, &o.zooBin});
+  for (const std::string *bin : bins)
     if (!sys::fs::can_execute(*bin))
       return createStringError(*bin + ": no such executable (give --bin-dir "
                                       "or --serve-bin)");

@@ -31,6 +31,27 @@ enum class ServeMode {
 const char *modeName(ServeMode m);
 const char *encodingName(Encoding e);
 
+/// --failover: a partitioned model served across ranks (loom-serve
+/// --stage-worker under loom-launch), the cost of standbys in the normal
+/// case, and a rank failing under load (docs/benchmarks/serve.md
+/// "Failover").
+struct FailoverOptions {
+  bool enabled = false;
+  /// Stages the model is cut into, and standbys per stage.
+  int64_t stages = 2, standbys = 1;
+  /// The stage whose primary fails, when (seconds into the measured load),
+  /// and how: SIGKILL (it dies) or SIGSTOP (it hangs).
+  int64_t killStage = 0;
+  double killAtSeconds = -1; // -1: half the duration
+  int killSignal = 9;
+  /// loom-serve --stage-timeout-ms.
+  int64_t stageTimeoutMs = 1000;
+  /// Alternations of the normal case without and with standbys.
+  unsigned costRounds = 2;
+  /// A loom-zoo model ("resnet50"), or empty: the bundled MLP at batch 1.
+  std::string zooModel;
+};
+
 struct ServeOptions {
   /// An artifact with a batch range, or empty: the bundled MLP, built and
   /// compiled in the work directory.
@@ -60,6 +81,9 @@ struct ServeOptions {
   /// Every request's and every child's deadline, in seconds.
   unsigned timeoutSeconds = 60;
   std::string json, workDir, serveBin, runBin, compileBin;
+  FailoverOptions failover;
+  /// --failover's tools: the partitioner, the launcher, the zoo.
+  std::string optBin, launchBin, zooBin;
 };
 
 /// Parses argv (llvm::cl) into options; an error names the bad argument.

@@ -54,8 +54,10 @@ void writeFunction(raw_ostream &os, ArrayRef<int64_t> dims, int64_t batch) {
      << "\n  }\n";
 }
 
+} // namespace
+
 /// fc{i}.weight uniform in +-1/sqrt(fan-in), fc{i}.bias in +-0.1.
-Error writeWeights(ArrayRef<int64_t> dims, unsigned seed, StringRef path) {
+Error writeMlpWeights(ArrayRef<int64_t> dims, unsigned seed, StringRef path) {
   std::mt19937_64 rng(seed);
   auto uniform = [&](double bound) {
     return (double(rng() >> 11) / double(1ull << 53) * 2 - 1) * bound;
@@ -74,6 +76,8 @@ Error writeWeights(ArrayRef<int64_t> dims, unsigned seed, StringRef path) {
   }
   return writeTensors(tensors, path);
 }
+
+namespace {
 
 std::string joined(ArrayRef<int64_t> values, StringRef separator) {
   std::string s;
@@ -98,6 +102,22 @@ std::string mlpModule(ArrayRef<int64_t> dims, ArrayRef<int64_t> batchSizes,
   return text;
 }
 
+Error writeMlp(const ServeOptions &o, ArrayRef<int64_t> batchSizes,
+               StringRef mlir, StringRef weights) {
+  if (Error e = writeMlpWeights(o.mlpDims, o.seed, weights))
+    return e;
+  std::error_code ec;
+  raw_fd_ostream out(mlir, ec);
+  if (ec)
+    return createStringError("cannot write " + mlir + ": " + ec.message());
+  out << mlpModule(o.mlpDims, batchSizes, sys::path::filename(weights));
+  return Error::success();
+}
+
+std::string mlpDescription(ArrayRef<int64_t> dims) {
+  return "mlp " + joined(dims, "-");
+}
+
 Expected<PreparedModel> prepareModel(const ServeOptions &o, StringRef workDir) {
   PreparedModel m;
   if (!o.modelFile.empty()) {
@@ -105,19 +125,13 @@ Expected<PreparedModel> prepareModel(const ServeOptions &o, StringRef workDir) {
     m.description = o.modelFile;
     return m;
   }
-  m.description = "mlp " + joined(o.mlpDims, "-") + ", batch sizes " +
+  m.description = mlpDescription(o.mlpDims) + ", batch sizes " +
                   joined(o.batchSizes, " ");
   std::string mlir = pathIn(workDir, "mlp.mlir");
-  std::string weights = pathIn(workDir, "mlp.safetensors");
   m.artifact = pathIn(workDir, "mlp.so");
-  if (Error e = writeWeights(o.mlpDims, o.seed, weights))
+  if (Error e = writeMlp(o, o.batchSizes, mlir,
+                         pathIn(workDir, "mlp.safetensors")))
     return std::move(e);
-  std::error_code ec;
-  raw_fd_ostream out(mlir, ec);
-  if (ec)
-    return createStringError("cannot write " + mlir + ": " + ec.message());
-  out << mlpModule(o.mlpDims, o.batchSizes, "mlp.safetensors");
-  out.close();
   // Nothing in an MLP for the superoptimiser to rewrite: compile it as
   // written (the search would only time the same graph).
   ProcessResult r = runProcess(

@@ -31,6 +31,18 @@ struct PreparedModel {
 llvm::Expected<PreparedModel> prepareModel(const ServeOptions &o,
                                            llvm::StringRef workDir);
 
+/// The bundled MLP at `batchSizes` (mlpModule) in `mlir`, its weights
+/// (writeMlpWeights, o.seed) in `weights`, beside it.
+llvm::Error writeMlp(const ServeOptions &o, llvm::ArrayRef<int64_t> batchSizes,
+                     llvm::StringRef mlir, llvm::StringRef weights);
+/// "mlp 256-1024-1024-16".
+std::string mlpDescription(llvm::ArrayRef<int64_t> dims);
+
+/// The bundled MLP's weights: fc{i}.weight uniform in +-1/sqrt(fan-in),
+/// fc{i}.bias in +-0.1, from `seed`.
+llvm::Error writeMlpWeights(llvm::ArrayRef<int64_t> dims, unsigned seed,
+                            llvm::StringRef path);
+
 /// The bundled MLP's module: @bN for every N of `batchSizes`, reading the
 /// weights fc{i}.weight [in, out] and fc{i}.bias [out] from `weightsFile`,
 /// relu between layers.

@@ -98,6 +98,10 @@ ServerProcess::start(StringRef serveBin, ArrayRef<std::string> args,
   sys::path::append(err, label + ".err");
   s->outPath = std::string(out);
   s->errPath = std::string(err);
+  // A file left by an earlier run in the same directory would show its
+  // listening line (and port) before the new server writes its own.
+  sys::fs::remove(s->outPath);
+  sys::fs::remove(s->errPath);
   std::vector<std::string> argStrings(args.begin(), args.end());
   for (const char *a : {"--host", "127.0.0.1", "--port", "0"})
     argStrings.push_back(a);
