@@ -62,6 +62,7 @@ private:
   std::mutex stopMutex;
   std::condition_variable stopped;
   bool stopping = false;
+  std::atomic<bool> launcherGone{false};
 };
 
 Worker::~Worker() {
@@ -145,11 +146,20 @@ bool Worker::send(FrameKind kind, uint64_t id,
 }
 
 void Worker::beat() {
+  // Under a launcher, a new parent means the launcher is gone (killed):
+  // the rank ends too, as the runtime's ranks do.
+  pid_t launcher = launch.source == "none" ? 0 : ::getppid();
   std::unique_lock<std::mutex> lock(stopMutex);
   while (!stopping) {
     stopped.wait_for(lock, std::chrono::milliseconds(options.heartbeatMs));
     if (stopping)
       break;
+    if (launcher && ::getppid() != launcher) {
+      fail("the launcher (process " + llvm::Twine(launcher) + ") is gone");
+      launcherGone = true;
+      socket.shutdownBoth();
+      break;
+    }
     lock.unlock();
     bool sent = send(FrameKind::Heartbeat, 0, {});
     lock.lock();
@@ -207,6 +217,10 @@ int Worker::run() {
     auto forever = comm::Clock::now() + std::chrono::hours(24 * 365);
     if (rt::Error e = readFrame(socket, frame, forever, "the front-end",
                                 std::max(jobBytes, kMaxMessageBytes))) {
+      if (launcherGone) {
+        status = 1;
+        break;
+      }
       // The front-end ends the connection when it stops, or when it
       // dismissed this rank (too slow to answer): either way, done.
       llvm::outs() << "loom-serve: rank " << launch.rank
