@@ -3,7 +3,7 @@
 // Part of Loom. Writes one of the zoo's models as tg dialect MLIR, and
 // optionally random weights for it:
 //
-//   loom-zoo MODEL [--batch N] [--seq N] [--layers N] [--hidden N]
+//   loom-zoo MODEL [--batch N[,N...]] [--seq N] [--layers N] [--hidden N]
 //            [--vocab N] [--image N] [--context N] [--seed S] -o OUT.mlir [--weights OUT.safetensors]
 //            [--onnx OUT.onnx] [--op-counts]
 //   loom-zoo --list
@@ -12,6 +12,8 @@
 // with --weights (its base name when it lies beside OUT.mlir, else its
 // absolute path), or OUT's stem + `.safetensors`. --onnx (where Loom is
 // built with ONNX) also exports the model with those weights as ONNX.
+// Several batch sizes make one function per size, @<entry>_b<N>, over the
+// same weights: an artifact's batch range (docs/tools/loom-serve.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,14 +42,37 @@ namespace cl = llvm::cl;
 
 namespace {
 
+/// One function, `entry`, of `model` at `options` in a module of its own.
+FailureOr<OwningOpRef<ModuleOp>> buildModule(MLIRContext &context,
+                                             const ModelInfo &model,
+                                             const ModelOptions &options,
+                                             const std::string &entry,
+                                             const std::string &weights) {
+  GraphBuilder b(context, weights, entry);
+  Outputs outputs = model.build(b, options);
+  SmallVector<Value> values;
+  SmallVector<StringRef> names;
+  for (const Output &o : outputs) {
+    values.push_back(o.value);
+    names.push_back(o.name);
+  }
+  if (outputs.empty() && !b.hadError())
+    b.fail("model '" + std::string(model.name) + "' built no outputs");
+  return b.finish(values, names);
+}
+
 cl::OptionCategory zooCategory("loom-zoo options");
 
 cl::opt<std::string> modelName(cl::Positional, cl::desc("<model>"),
                                cl::init(""), cl::cat(zooCategory));
 cl::opt<bool> list("list", cl::desc("List the models and exit"),
                    cl::cat(zooCategory));
-cl::opt<int64_t> batch("batch", cl::desc("Batch size (default 1)"), cl::init(1),
-                       cl::cat(zooCategory));
+cl::opt<std::string> batch(
+    "batch",
+    cl::desc("Batch size (default 1); several, comma-separated: one function "
+             "@<entry>_b<N> per size over the same weights (a batch range "
+             "for loom-serve)"),
+    cl::init("1"), cl::cat(zooCategory));
 cl::opt<int64_t> seq("seq", cl::desc("Sequence length (models that have one)"),
                      cl::cat(zooCategory));
 cl::opt<int64_t> layers("layers",
@@ -159,13 +184,20 @@ int main(int argc, char **argv) {
                  << "' (loom-zoo --list shows them)\n";
     return 2;
   }
-  if (batch < 1 || batch > (1 << 20)) {
-    llvm::errs() << "loom-zoo: bad --batch " << batch
-                 << " (expected 1 to 1048576)\n";
-    return 2;
+  std::vector<int64_t> batches;
+  for (StringRef text : llvm::split(StringRef(batch), ',')) {
+    int64_t n = 0;
+    if (text.trim().getAsInteger(10, n) || n < 1 || n > (1 << 20) ||
+        llvm::is_contained(batches, n)) {
+      llvm::errs() << "loom-zoo: bad --batch " << batch
+                   << " (expected sizes of 1 to 1048576, comma-separated, "
+                      "each once)\n";
+      return 2;
+    }
+    batches.push_back(n);
   }
   ModelOptions options;
-  options.batch = batch;
+  options.batch = batches.front();
   struct {
     cl::opt<int64_t> &opt;
     unsigned mask;
@@ -200,6 +232,11 @@ int main(int argc, char **argv) {
   }
 
 #ifdef LOOM_ZOO_HAVE_ONNX
+  if (!onnxFile.empty() && batches.size() > 1) {
+    llvm::errs() << "loom-zoo: --onnx exports one batch size, not "
+                 << batches.size() << "\n";
+    return 2;
+  }
   if (!onnxFile.empty() && weightsFile.empty()) {
     llvm::errs() << "loom-zoo: --onnx needs --weights (the ONNX model "
                     "carries the weights)\n";
@@ -208,21 +245,25 @@ int main(int argc, char **argv) {
 #endif
 
   MLIRContext mlirContext;
-  GraphBuilder b(mlirContext, weightsAttr(model->name, output, weightsFile),
-                 model->entry);
-  Outputs outputs = model->build(b, options);
-  SmallVector<Value> values;
-  SmallVector<StringRef> names;
-  for (const Output &o : outputs) {
-    values.push_back(o.value);
-    names.push_back(o.name);
-  }
-  if (outputs.empty() && !b.hadError())
-    b.fail("model '" + std::string(model->name) + "' built no outputs");
-  auto module = b.finish(values, names);
-  if (failed(module)) {
-    llvm::errs() << "loom-zoo: could not build '" << model->name << "'\n";
-    return 1;
+  std::optional<OwningOpRef<ModuleOp>> module;
+  for (int64_t n : batches) {
+    options.batch = n;
+    std::string entry = batches.size() == 1
+                            ? std::string(model->entry)
+                            : std::string(model->entry) + "_b" + llvm::itostr(n);
+    auto built = buildModule(mlirContext, *model, options, entry,
+                             weightsAttr(model->name, output, weightsFile));
+    if (failed(built)) {
+      llvm::errs() << "loom-zoo: could not build '" << model->name << "'\n";
+      return 1;
+    }
+    if (!module) {
+      module = std::move(*built);
+      continue;
+    }
+    // The other sizes' functions join the first size's module.
+    for (Operation &op : llvm::make_early_inc_range(*(*built)->getBody()))
+      op.moveBefore((**module).getBody(), (**module).getBody()->end());
   }
 
   std::string header;
