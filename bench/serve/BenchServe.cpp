@@ -130,9 +130,13 @@ LevelRow measureLevel(const ServeOptions &o, LoadTarget target, Server &server,
   target.host = server.process->host();
   target.port = server.process->port();
   LoadPlan plan{concurrency, o.warmupRequests, o.durationSeconds, o.requests};
-  Connection metrics(target.host, target.port, o.timeoutSeconds);
   std::optional<ServerCounters> before, after;
   auto read = [&](bool starting) {
+    // A connection of its own, closed at once: loom-serve serves a
+    // connection on one HTTP worker for as long as it is kept alive, so a
+    // connection the bench kept open would take a worker from the clients
+    // (one of them would wait for its keep-alive timeout, 5 s).
+    Connection metrics(target.host, target.port, o.timeoutSeconds);
     auto text = metrics.get("/metrics");
     if (!text) {
       notes.push_back(toString(text.takeError()));
@@ -215,9 +219,11 @@ int runBench(const ServeOptions &o, StringRef workDir, json::Object &machine) {
   std::vector<Server> servers;
   if (Error e = startServers(o, model->artifact, workDir, servers))
     return fail(toString(std::move(e)));
-  Connection probe(servers[0].process->host(), servers[0].process->port(),
-                   o.timeoutSeconds);
-  auto metaBody = probe.get(std::string("/v2/models/") + kModel);
+  // Closed before the load (see measureLevel).
+  auto metaBody =
+      Connection(servers[0].process->host(), servers[0].process->port(),
+                 o.timeoutSeconds)
+          .get(std::string("/v2/models/") + kModel);
   if (!metaBody)
     return fail(toString(metaBody.takeError()));
   auto meta = parseModelMeta(*metaBody);

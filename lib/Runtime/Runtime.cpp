@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPU/Binding.h"
 #include "Device.h"
 #include "Environment.h"
 #include "State.h"
@@ -694,6 +695,7 @@ loom_status loom_model_load(const char *path,
                             "loom_model_load needs a path and a result"),
                   "");
   *model = nullptr;
+  cpu::CallerPin pin;
   auto m = std::make_unique<loom_model>();
   m->path = path;
   if (Error err = load(*m, options))
@@ -1126,6 +1128,7 @@ loom_status loom_run(loom_context *context, int64_t entry,
     return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
                             "loom_run needs a context and an entry"),
                   "");
+  cpu::CallerPin pin;
   const loom_model &m = *context->model;
   const artifact::Entry &e = m.manifest.entries[entry];
   if ((!e.inputs.empty() && !inputs) || (!e.outputs.empty() && !outputs))

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPU/Binding.h"
 #include "Comm/Failure.h"
 #include "Comm/Launch.h"
 #include "Comm/Peer.h"
@@ -260,6 +261,7 @@ loom_status loom_step_run(const loom_model *model, const void *const *inputs,
                           loom_step_info *info) {
   if (!model || !inputs)
     return badArgument("loom_step_run needs a model and the inputs");
+  rt::cpu::CallerPin pin;
   if (loom_step_num_micro_batches(model) == 0)
     return badArgument("the artifact has no pipelined step (compile a "
                        "partitioned module, docs/Pipelines.md)");
@@ -364,6 +366,7 @@ loom_status loom_step_session_run(loom_step_session *session,
                                   void *const *results) {
   if (!session || !inputs)
     return badArgument("loom_step_session_run needs a session and the inputs");
+  rt::cpu::CallerPin pin;
   int64_t n = ++session->stepsRun;
   if (session->monitor)
     session->monitor->setStep(n);

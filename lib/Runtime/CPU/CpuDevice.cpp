@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPU/Binding.h"
 #include "CPU/Cpu.h"
 #include "CPU/CpuFeatures.h"
 #if LOOM_RT_CPU_LIBRARIES
@@ -205,63 +206,6 @@ void teamWorker(void *data) {
   call->fn(call->buffers.data(), omp_get_thread_num(), omp_get_num_threads());
 }
 
-/// What bindTeam hands each thread of the team.
-struct TeamBinding {
-  /// The CPU the calling thread (team thread 0) runs on when bound.
-  int self;
-  /// The CPUs the workers (team threads 1, 2, ...) go to, in order: the
-  /// calling thread's allowed CPUs less `self`.
-  std::vector<int> cpus;
-};
-
-void bindWorker(void *data) {
-  auto *binding = static_cast<TeamBinding *>(data);
-  int t = omp_get_thread_num();
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(t == 0 ? binding->self
-                 : binding->cpus[size_t(t - 1) % binding->cpus.size()],
-          &set);
-  sched_setaffinity(0, sizeof(set), &set);
-}
-
-/// Binds each thread of the calling thread's OpenMP team of \p threads to a
-/// CPU of its own (the calling thread to the one it runs on), as
-/// OMP_PROC_BIND=close would: libgomp's workers spin after a parallel
-/// region (GOMP_SPINCOUNT, about 8 ms here), and a worker that shares the
-/// calling thread's CPU spins ahead of its next sequential kernel (a
-/// recurrence at batch 1: 0.35 ms or 8.0 ms a run, by chance, on this 2-core
-/// VM; with the workers bound but not the calling thread, 1 run in 20 still
-/// took 8 ms). Nothing is done where \p policy binds no team (the user
-/// binds OpenMP's: OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY; or
-/// LOOM_CPU_BIND=0), or when the thread may run on fewer CPUs than the team
-/// has threads (as under mpirun's per-core ranks). Only the first such
-/// team of the process is bound.
-void bindTeam(const cpu::CpuPolicy &policy) {
-  int threads = policy.threads;
-  // One team in the process is bound, the first to run with more than one
-  // thread: teams of other calling threads (an application serving from
-  // several) would be bound to the same CPUs.
-  static std::atomic<bool> bound{false};
-  if (threads <= 1 || bound.load(std::memory_order_relaxed) ||
-      bound.exchange(true) || !policy.bindTeam)
-    return;
-  cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
-      CPU_COUNT(&allowed) < threads)
-    return;
-  TeamBinding binding;
-  binding.self = sched_getcpu();
-  if (binding.self < 0)
-    return;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &allowed) && c != binding.self)
-      binding.cpus.push_back(c);
-  if (binding.cpus.empty())
-    return;
-  GOMP_parallel(bindWorker, &binding, unsigned(threads), 0);
-}
-
 class CpuDevice : public Device {
 public:
   CpuDevice(const cpu::Engine &engine, const cpu::CpuPolicy &policy)
@@ -326,7 +270,7 @@ public:
       fn(args, 0, range);
       return Error::ok();
     }
-    bindTeam(policy);
+    cpu::bindTeam(policy);
     KernelCall call{fn, args, range};
     GOMP_parallel(kernelWorker, &call, unsigned(n), 0);
     return Error::ok();
@@ -347,7 +291,7 @@ public:
     // libgomp gives: inside another parallel region, perhaps one).
     call.abi = {teamBarrier, teamAlloc, teamFree};
     call.barrier.spin = policy.teamSpin;
-    bindTeam(policy);
+    cpu::bindTeam(policy);
     GOMP_parallel(teamWorker, &call, unsigned(threads), 0);
     return Error::ok();
   }
@@ -385,7 +329,7 @@ private:
   void applyThreads() const {
     if (omp_get_max_threads() != threads)
       omp_set_num_threads(threads);
-    bindTeam(policy);
+    cpu::bindTeam(policy);
     cpu::setLibraryThreads(threads);
   }
 
