@@ -145,6 +145,9 @@ private:
   /// period, SIGKILL for the ones left.
   void endAll();
   int rankOf(pid_t pid) const;
+  /// Reaps every rank that has ended since the last look, calling
+  /// onEnd(rank, wait status) for each; how many there were.
+  template <class F> int reapEnded(F onEnd);
 
   const Options &options;
   std::vector<pid_t> pids;
@@ -199,6 +202,20 @@ int Job::rankOf(pid_t pid) const {
     if (pids[r] == pid)
       return static_cast<int>(r);
   return -1;
+}
+
+template <class F> int Job::reapEnded(F onEnd) {
+  int ended = 0, status = 0;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    int r = rankOf(pid);
+    if (r < 0)
+      continue;
+    running[r] = false;
+    ++ended;
+    onEnd(r, status);
+  }
+  return ended;
 }
 
 void Job::endAll() {
@@ -265,21 +282,14 @@ int Job::waitForAll() {
   auto start = std::chrono::steady_clock::now();
   int left = options.ranks, first = 0;
   while (left > 0) {
-    int status = 0;
-    pid_t pid;
-    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-      int r = rankOf(pid);
-      if (r < 0)
-        continue;
-      running[r] = false;
-      --left;
+    left -= reapEnded([&](int r, int status) {
       if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        continue;
+        return;
       std::fprintf(stderr, "loom-launch: rank %d %s; the others go on "
                    "(--keep-going)\n", r, describeStatus(status).c_str());
       if (!first)
         first = exitCodeFor(status);
-    }
+    });
     if (int code = endedFromOutside(start))
       return code;
     if (left > 0)
@@ -298,14 +308,7 @@ int Job::wait() {
     // Every rank that has ended since the last look: when one failure makes
     // others fail, the one that failed on its own (a signal, a status other
     // than 1) is the cause named.
-    int status = 0;
-    pid_t pid;
-    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-      int r = rankOf(pid);
-      if (r < 0)
-        continue;
-      running[r] = false;
-      --left;
+    left -= reapEnded([&](int r, int status) {
       bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
       if (failed && culprit < 0)
         settled = std::chrono::steady_clock::now() + kSettle;
@@ -314,7 +317,7 @@ int Job::wait() {
         culprit = r;
         culpritStatus = status;
       }
-    }
+    });
     if (culprit >= 0 && (failedOnItsOwn(culpritStatus) || left == 0 ||
                          std::chrono::steady_clock::now() >= settled)) {
       std::fprintf(stderr, "loom-launch: rank %d %s; ending the job\n",

@@ -71,10 +71,11 @@ void cpu::bindTeam(const CpuPolicy &policy) {
   if (binding.cpus.empty())
     return;
   GOMP_parallel(bindWorker, &binding, unsigned(threads), 0);
-  // The calling thread is on binding.self now: inside a call, until the
-  // call ends.
+  // The calling thread is on binding.self now, until the (outermost)
+  // CallerPin scope open or next to end gives it back `allowed`: a team run
+  // outside any scope is undone by the next call.
   caller.cpu = binding.self;
-  if (caller.scopes > 0 && !caller.pinned) {
+  if (!caller.pinned) {
     caller.before = allowed;
     caller.pinned = true;
   }
