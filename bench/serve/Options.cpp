@@ -92,7 +92,8 @@ cl::opt<std::string> encoding("encoding",
                               cl::init("binary"), cl::cat(cat));
 cl::opt<unsigned> httpThreads("http-threads",
                               cl::desc("The server's HTTP workers (default: "
-                                       "the largest concurrency)"),
+                                       "the largest concurrency plus one, "
+                                       "for the bench's reads of /metrics)"),
                               cl::init(0), cl::cat(cat));
 cl::opt<int64_t> maxQueueDelay("max-queue-delay-us",
                                cl::desc("The batched server's queue delay "
@@ -284,13 +285,19 @@ Error checkRanges(const ServeOptions &o) {
   if (o.batchSizes.size() < 2 && !o.failover.enabled)
     return createStringError("--batch-sizes needs two sizes at least (one "
                              "size is no batch range)");
-  if (o.httpThreads && int64_t(o.httpThreads) < o.concurrency.back())
+  // cpp-httplib serves a connection on one worker for as long as it is
+  // kept alive: with no worker beyond the clients', the bench's read of
+  // /metrics between the warm-up and the measurement waited for a client's
+  // connection to idle out (5 s), and that client's next request raced the
+  // server's close of it ("no answer: Write").
+  if (o.httpThreads && int64_t(o.httpThreads) <= o.concurrency.back())
     return createStringError(
         "--http-threads " + Twine(o.httpThreads) +
-        " is below the largest "
-        "concurrency " +
+        " leaves no worker beside the largest concurrency " +
         Twine(o.concurrency.back()) +
-        ": the clients past it would wait for a worker, not for the model");
+        " for the bench's reads of /metrics: give at least " +
+        Twine(o.concurrency.back() + 1) +
+        " (a connection past the workers waits for one, not for the model)");
   return Error::success();
 }
 
@@ -355,7 +362,7 @@ Expected<ServeOptions> parseOptions(int argc, char **argv) {
   if (Error e = checkRanges(o))
     return std::move(e);
   if (!o.httpThreads)
-    o.httpThreads = unsigned(o.concurrency.back());
+    o.httpThreads = unsigned(o.concurrency.back() + 1);
   o.serveBin = serveBin.empty()
                    ? besideExecutable(argv[0], binDir, "loom-serve")
                    : serveBin.getValue();
