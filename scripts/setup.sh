@@ -40,6 +40,7 @@ PACKAGES=(
   spirv-tools                          # spirv-val on every generated SPIR-V kernel
   jq                                   # scripts/bench-trials.sh: the FLOPs of loom-opt's cost report
   libcpp-httplib-dev                   # loom-serve: the HTTP server (header-only cpp-httplib, thread pool)
+  libonig-dev                          # the tokenizer: Oniguruma, the regex engine of HuggingFace's tokenizers
   curl                                 # loom-serve's lit tests: the HTTP client
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev  # LLVM's CMake exports
 )

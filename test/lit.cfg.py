@@ -36,7 +36,7 @@ tools = ["loom-opt", "loom-run", "loom-generate", "loom-compile", "loom-gen-resn
          "loom-bench-conv-forms", "loom-bench-squeeze-excite", "loom-bench-stem", "loom-bench-reorder",
          "loom-bench-attention", "loom-bench-decode",
          "loom-launch",
-         "loom-comm-test"]
+         "loom-comm-test", "loom-tokenize"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Tools of components that may be absent from a build: tests that use them
 # say `REQUIRES: <tool>`.
@@ -45,6 +45,21 @@ for tool in ["loom-translate", "loom-rulegen", "loom-onnx-conformance", "loom-zo
     if os.path.exists(os.path.join(config.loom_tools_dir, tool)):
         config.available_features.add(tool)
         llvm_config.add_tool_substitutions([tool], tool_dirs)
+
+# The tokenizer's reference: HuggingFace's JavaScript port of `tokenizers`
+# and three real tokenizer.json files, which scripts/setup-tokenizers.sh
+# (run by scripts/test.sh) installs into <build>/tokenizers. Tests that run
+# it say `REQUIRES: tokenizer-reference` and find it at %tokenizers.
+tokenizers = os.path.join(config.loom_obj_root, "tokenizers", "node_modules")
+if shutil.which("node") and os.path.exists(os.path.join(
+        tokenizers, "@huggingface", "tokenizers", "package.json")):
+    config.available_features.add("tokenizer-reference")
+    config.substitutions.append(("%tokenizers", tokenizers))
+else:
+    lit_config.note("no node or no tokenizer reference: the tokenizer "
+                    "conformance test is UNSUPPORTED (LOOM_BUILD_DIR=%s "
+                    "scripts/setup-tokenizers.sh installs it)"
+                    % config.loom_obj_root)
 
 # curl (Debian's, which scripts/setup.sh installs): the HTTP client of the
 # loom-serve tests, which say `REQUIRES: loom-serve, curl`.

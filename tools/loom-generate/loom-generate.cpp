@@ -21,10 +21,12 @@
 #include "TokenLoop.h"
 
 #include "loom/Search/Outcome.h"
+#include "loom/Tokenizer/Tokenizer.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <unistd.h>
@@ -52,6 +54,16 @@ cl::opt<int64_t> batchPrompts(
     cl::desc("With --prompt-length: the number of sequences (default: the "
              "artifact's batch)"),
     cl::init(0), cl::cat(category));
+cl::list<std::string> promptTexts(
+    "prompt",
+    cl::desc("A prompt as text, encoded by --tokenizer (one sequence each; "
+             "repeat for a batch)"),
+    cl::cat(category));
+cl::opt<std::string> tokenizerPath(
+    "tokenizer",
+    cl::desc("A HuggingFace tokenizer.json: encodes --prompt, and prints each "
+             "sequence's generated text as a JSON string after the ids"),
+    cl::value_desc("file"), cl::cat(category));
 cl::opt<int64_t> tokens("tokens", cl::desc("Tokens to generate per sequence"),
                         cl::init(16), cl::cat(category));
 cl::opt<int64_t> topK("top-k",
@@ -145,6 +157,36 @@ llvm::Expected<CheckResult> checkLoop(const loom_model *model,
   return compareLoops(got, *want, batch.real, contract.vocab, tolerance);
 }
 
+/// --prompt's texts as --prompt-ids values, encoded by \p tokenizer.
+llvm::Expected<std::vector<std::string>>
+encodePrompts(const tokenizer::Tokenizer &tokenizer) {
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < promptTexts.size(); ++i) {
+    auto encoded = tokenizer.encode(promptTexts[i]);
+    if (!encoded)
+      return llvm::createStringError("--prompt " + std::to_string(i) + ": " +
+                                     llvm::toString(encoded.takeError()));
+    std::string list;
+    for (int64_t id : *encoded)
+      list += (list.empty() ? "" : ",") + std::to_string(id);
+    ids.push_back(list);
+  }
+  return ids;
+}
+
+/// Each sequence's generated text, a JSON string a line.
+void printTexts(llvm::raw_ostream &os, const tokenizer::Tokenizer &tokenizer,
+                const Batch &batch, const LoopResult &result) {
+  for (int64_t b = 0; b < batch.real; ++b) {
+    tokenizer::TextStream text(tokenizer, batch.prompts[b]);
+    for (const std::vector<int64_t> &step : result.tokens)
+      if (auto piece = text.push(step[b]); !piece)
+        llvm::consumeError(piece.takeError()); // an id past the tokenizer's
+    text.finish();
+    os << llvm::json::Value(text.text()) << "\n";
+  }
+}
+
 int runGenerate(const loom_model *model) {
   auto contract = readContract(model, modelPath);
   if (!contract)
@@ -152,7 +194,26 @@ int runGenerate(const loom_model *model) {
   auto sampling = samplingOptions();
   if (!sampling)
     return fail(sampling.takeError());
-  PromptOptions po{promptIds, promptLength, batchPrompts, seed, tokens};
+  std::optional<tokenizer::Tokenizer> tok;
+  if (!tokenizerPath.empty()) {
+    auto loaded = tokenizer::Tokenizer::load(tokenizerPath);
+    if (!loaded)
+      return fail(loaded.takeError());
+    tok.emplace(std::move(*loaded));
+  }
+  std::vector<std::string> ids = promptIds;
+  if (!promptTexts.empty()) {
+    if (!tok)
+      return fail("--prompt is text: give its --tokenizer");
+    if (!promptIds.empty() || promptLength)
+      return fail("give prompts as --prompt, --prompt-ids or --prompt-length, "
+                  "one of them");
+    auto encoded = encodePrompts(*tok);
+    if (!encoded)
+      return fail(encoded.takeError());
+    ids = std::move(*encoded);
+  }
+  PromptOptions po{ids, promptLength, batchPrompts, seed, tokens};
   auto batch = makeBatch(po, *contract);
   if (!batch)
     return fail(batch.takeError());
@@ -180,6 +241,8 @@ int runGenerate(const loom_model *model) {
     report.check = *checked;
   }
   printTokens(llvm::outs(), report);
+  if (tok)
+    printTexts(llvm::outs(), *tok, *batch, *result);
   llvm::outs().flush();
   printSummary(llvm::errs(), report);
   if (!jsonPath.empty())

@@ -3,7 +3,9 @@
 // Part of Loom. See Completions.h. OpenAI's fields with OpenAI's defaults
 // (max_tokens 16, temperature 1, top_p 1); top_k, seed and stop_token_ids
 // as vLLM spells them; fields the server does not read are ignored, those
-// it cannot honour (text, n > 1, echo, logprobs) refused by name.
+// it cannot honour (n > 1, echo, logprobs) refused by name. Text prompts
+// and stop strings are read here and need the model's tokenizer, which
+// applyTokenizer brings in once the model is known.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +24,9 @@ namespace {
 
 HttpError bad(std::string message) { return {400, std::move(message)}; }
 
-const char *kTextNeedsTokenizer =
-    "text prompts need a tokenizer (--tokenizer), which this loom-serve does "
-    "not have: give \"prompt\" as token ids, a list of integers or a list of "
-    "such lists";
+const char *kPromptKinds =
+    "\"prompt\" must be text or token ids: a string, a list of strings, a "
+    "list of integers or a list of lists of integers";
 
 /// A list of integers into \p ids; false when \p v is not one.
 bool readIds(const json::Value &v, std::vector<int64_t> &ids) {
@@ -41,30 +42,52 @@ bool readIds(const json::Value &v, std::vector<int64_t> &ids) {
   return true;
 }
 
-/// "prompt": a list of ids (one prompt) or a list of lists (several).
+/// A string or a list of strings into \p out; false when \p v is neither.
+bool readStrings(const json::Value &v, std::vector<std::string> &out) {
+  if (std::optional<llvm::StringRef> s = v.getAsString()) {
+    out.push_back(s->str());
+    return true;
+  }
+  const json::Array *a = v.getAsArray();
+  if (!a || a->empty() || !(*a)[0].getAsString())
+    return false;
+  for (const json::Value &x : *a) {
+    std::optional<llvm::StringRef> s = x.getAsString();
+    if (!s)
+      return false;
+    out.push_back(s->str());
+  }
+  return true;
+}
+
+/// "prompt": text (a string, or a list of them: one prompt each) or ids (a
+/// list of integers, or a list of such lists).
 std::optional<HttpError> readPrompts(const json::Object &root,
                                      CompletionRequest &request) {
   const json::Value *prompt = root.get("prompt");
   if (!prompt)
     return bad("the request has no \"prompt\"");
   const json::Array *list = prompt->getAsArray();
-  if (prompt->getAsString() ||
-      (list && !list->empty() && (*list)[0].getAsString()))
-    return bad(kTextNeedsTokenizer);
   std::vector<int64_t> ids;
+  if (readStrings(*prompt, request.promptTexts)) {
+    for (size_t i = 0; i < request.promptTexts.size(); ++i)
+      if (request.promptTexts[i].empty())
+        return bad(llvm::formatv("prompt {0} is empty: a prompt has at least "
+                                 "one character",
+                                 i));
+    return std::nullopt;
+  }
   if (list && !list->empty() && (*list)[0].getAsArray()) {
     for (const json::Value &p : *list) {
       ids.clear();
       if (!readIds(p, ids))
-        return bad("\"prompt\" must be token ids: a list of integers or a "
-                   "list of lists of integers");
+        return bad(kPromptKinds);
       request.prompts.push_back(ids);
     }
   } else if (list && readIds(*prompt, ids)) {
     request.prompts.push_back(ids);
   } else {
-    return bad("\"prompt\" must be token ids: a list of integers or a list "
-               "of lists of integers");
+    return bad(kPromptKinds);
   }
   if (request.prompts.empty())
     return bad("\"prompt\" holds no prompt");
@@ -101,7 +124,7 @@ std::optional<HttpError> readInteger(const json::Object &root,
   return std::nullopt;
 }
 
-/// What the server cannot honour: n > 1, echo, logprobs, stop strings.
+/// What the server cannot honour: n > 1, echo, logprobs.
 std::optional<HttpError> refuseUnsupported(const json::Object &root) {
   int64_t n = 1;
   if (std::optional<HttpError> e = readInteger(root, "n", n))
@@ -115,11 +138,6 @@ std::optional<HttpError> refuseUnsupported(const json::Object &root) {
   if (logprobs && logprobs->kind() != json::Value::Null &&
       logprobs->getAsBoolean() != false)
     return bad("\"logprobs\" is not supported");
-  const json::Value *stop = root.get("stop");
-  if (stop && stop->kind() != json::Value::Null &&
-      !(stop->getAsArray() && stop->getAsArray()->empty()))
-    return bad("\"stop\" strings need a tokenizer (--tokenizer), which this "
-               "loom-serve does not have: give \"stop_token_ids\"");
   return std::nullopt;
 }
 
@@ -189,7 +207,40 @@ serve::parseCompletionRequest(llvm::StringRef body, uint64_t randomSeed,
       stop && stop->kind() != json::Value::Null &&
       !readIds(*stop, request.stopTokenIds))
     return bad("\"stop_token_ids\" must be a list of integers");
+  if (const json::Value *stop = root->get("stop");
+      stop && stop->kind() != json::Value::Null &&
+      !(stop->getAsArray() && stop->getAsArray()->empty()) &&
+      !readStrings(*stop, request.stopStrings))
+    return bad("\"stop\" must be a string or a list of strings");
+  for (const std::string &s : request.stopStrings)
+    if (s.empty())
+      return bad("a \"stop\" string is empty");
   return refuseUnsupported(*root);
+}
+
+std::optional<HttpError>
+serve::applyTokenizer(CompletionRequest &request,
+                      const tokenizer::Tokenizer *tokenizer) {
+  if (!tokenizer && !request.promptTexts.empty())
+    return bad("model '" + request.model +
+               "' has no tokenizer (loom-serve --tokenizer " + request.model +
+               "=tokenizer.json): give \"prompt\" as token ids, a list of "
+               "integers or a list of such lists");
+  if (!tokenizer && !request.stopStrings.empty())
+    return bad("model '" + request.model +
+               "' has no tokenizer (loom-serve --tokenizer " + request.model +
+               "=tokenizer.json) to find \"stop\" strings in its text: give "
+               "\"stop_token_ids\"");
+  for (size_t i = 0; i < request.promptTexts.size(); ++i) {
+    auto ids = tokenizer->encode(request.promptTexts[i]);
+    if (!ids)
+      return bad(llvm::formatv("prompt {0}: {1}", i,
+                               llvm::toString(ids.takeError())));
+    if (ids->empty())
+      return bad(llvm::formatv("prompt {0} encodes to no token", i));
+    request.prompts.push_back(std::move(*ids));
+  }
+  return std::nullopt;
 }
 
 std::optional<HttpError>

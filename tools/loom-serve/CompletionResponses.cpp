@@ -1,7 +1,8 @@
 //===- CompletionResponses.cpp - Completion objects and stream chunks -----===//
 //
 // Part of Loom. See Completions.h. The generated ids are in each choice's
-// "token_ids" (an extension: "text" is empty without a tokenizer).
+// "token_ids" (an extension), its text in "text" (empty when the model has
+// no tokenizer).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,10 +26,11 @@ void writeHead(json::OStream &j, const CompletionId &id) {
 }
 
 void writeChoice(json::OStream &j, int64_t index,
-                 llvm::ArrayRef<int64_t> tokens, llvm::StringRef finish) {
+                 llvm::ArrayRef<int64_t> tokens, llvm::StringRef text,
+                 llvm::StringRef finish) {
   j.object([&] {
     j.attribute("index", index);
-    j.attribute("text", "");
+    j.attribute("text", text);
     j.attributeArray("token_ids", [&] {
       for (int64_t t : tokens)
         j.value(t);
@@ -42,6 +44,13 @@ void writeChoice(json::OStream &j, int64_t index,
 }
 
 } // namespace
+
+std::string ChoiceResult::text() const {
+  std::string all;
+  for (const std::string &p : pieces)
+    all += p;
+  return all;
+}
 
 std::string serve::completionBody(const CompletionId &id,
                                   const CompletionRequest &request,
@@ -58,7 +67,8 @@ std::string serve::completionBody(const CompletionId &id,
     writeHead(j, id);
     j.attributeArray("choices", [&] {
       for (size_t i = 0; i < choices.size(); ++i)
-        writeChoice(j, int64_t(i), choices[i].tokens, choices[i].finishReason);
+        writeChoice(j, int64_t(i), choices[i].tokens, choices[i].text(),
+                    choices[i].finishReason);
     });
     j.attributeObject("usage", [&] {
       j.attribute("prompt_tokens", promptTokens);
@@ -72,18 +82,19 @@ std::string serve::completionBody(const CompletionId &id,
 
 std::string serve::streamChunk(const CompletionId &id, int64_t index,
                                llvm::ArrayRef<int64_t> tokens,
+                               llvm::StringRef text,
                                llvm::StringRef finishReason) {
-  std::string text = "data: ";
-  llvm::raw_string_ostream os(text);
+  std::string event = "data: ";
+  llvm::raw_string_ostream os(event);
   json::OStream j(os);
   j.object([&] {
     writeHead(j, id);
     j.attributeArray("choices",
-                     [&] { writeChoice(j, index, tokens, finishReason); });
+                     [&] { writeChoice(j, index, tokens, text, finishReason); });
   });
   os << "\n\n";
   os.flush();
-  return text;
+  return event;
 }
 
 std::string

@@ -52,6 +52,8 @@ void Service::complete(const httplib::Request &req, httplib::Response &res) {
     return answerCompletion(res, "", 404,
                             "unknown model '" + request.model + "'",
                             "invalid_request_error", "model_not_found");
+  if ((error = applyTokenizer(request, language->model->tokenizer())))
+    return answerCompletion(res, label, error->status, error->message);
   if ((error = checkAgainstContract(request, language->model->contract())))
     return answerCompletion(res, label, error->status, error->message);
   auto job = std::make_shared<CompletionJob>(request.prompts.size());
@@ -94,7 +96,9 @@ std::string pendingEvents(const CompletionId &id, const CompletionJob &job,
     const ChoiceResult &choice = job.choices[c];
     for (size_t &k = state.sentTokens[c]; k < choice.tokens.size(); ++k) {
       bool last = k + 1 == choice.tokens.size();
-      events += streamChunk(id, int64_t(c), {choice.tokens[k]},
+      llvm::StringRef text =
+          k < choice.pieces.size() ? llvm::StringRef(choice.pieces[k]) : "";
+      events += streamChunk(id, int64_t(c), {choice.tokens[k]}, text,
                             last ? llvm::StringRef(choice.finishReason) : "");
     }
   }

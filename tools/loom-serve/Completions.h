@@ -17,6 +17,8 @@
 #include "Contract.h"
 #include "Sampler.h"
 
+#include "loom/Tokenizer/Tokenizer.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -31,14 +33,19 @@ namespace loom::serve {
 struct CompletionRequest {
   std::string model;
   /// One or several prompts of token ids: one sequence (and one choice)
-  /// each.
+  /// each. A request whose prompts are text has them in promptTexts, and
+  /// here once its model's tokenizer has encoded them.
   std::vector<std::vector<int64_t>> prompts;
+  std::vector<std::string> promptTexts;
   int64_t maxTokens = 16;
   /// sample is false for temperature 0 (greedy); choice i draws from a
   /// generator seeded with seed + i.
   generate::SamplingOptions sampling;
   /// Token ids that end a sequence (finish_reason "stop") once generated.
   std::vector<int64_t> stopTokenIds;
+  /// Strings that end a sequence once its text holds one, the text cut
+  /// before it (they need the model's tokenizer).
+  std::vector<std::string> stopStrings;
   bool stream = false;
 };
 
@@ -46,6 +53,12 @@ struct CompletionRequest {
 std::optional<HttpError> parseCompletionRequest(llvm::StringRef body,
                                                 uint64_t randomSeed,
                                                 CompletionRequest &request);
+
+/// Encodes \p request's text prompts with \p tokenizer (none: a 400 that
+/// says the model has no tokenizer); refuses stop strings without one.
+std::optional<HttpError>
+applyTokenizer(CompletionRequest &request,
+               const tokenizer::Tokenizer *tokenizer);
 
 /// Checks \p request against the decoder \p contract: every id in the
 /// vocabulary, every prompt and its tokens within the cache.
@@ -56,6 +69,10 @@ checkAgainstContract(const CompletionRequest &request,
 /// What one choice generated.
 struct ChoiceResult {
   std::vector<int64_t> tokens;
+  /// With a tokenizer: the text each token settled (maybe empty: a
+  /// character still being spelt), the choice's text joined.
+  std::vector<std::string> pieces;
+  std::string text() const;
   /// "length" or "stop"; empty while the sequence runs.
   std::string finishReason;
 };
@@ -72,10 +89,11 @@ struct CompletionId {
 std::string completionBody(const CompletionId &id,
                            const CompletionRequest &request,
                            llvm::ArrayRef<ChoiceResult> choices);
-/// One server-sent event of a stream: choice \p index's new \p tokens, and
-/// its finish reason when it ended ("data: {...}\n\n").
+/// One server-sent event of a stream: choice \p index's new \p tokens and
+/// the \p text they settled, and its finish reason when it ended
+/// ("data: {...}\n\n").
 std::string streamChunk(const CompletionId &id, int64_t index,
-                        llvm::ArrayRef<int64_t> tokens,
+                        llvm::ArrayRef<int64_t> tokens, llvm::StringRef text,
                         llvm::StringRef finishReason);
 /// GET /v2/models/NAME of a language model: no tensors; its parameters say
 /// it is one, where it is served, and its contract's sizes.

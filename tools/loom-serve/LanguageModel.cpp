@@ -36,3 +36,17 @@ LanguageModel::~LanguageModel() {
   if (model)
     loom_model_free(model);
 }
+
+llvm::Error LanguageModel::setTokenizer(tokenizer::Tokenizer t) {
+  // Every id the tokenizer gives must be one the model has; a model may
+  // have more (a vocabulary padded to a multiple of 64, say), and its
+  // tokens past the tokenizer's decode as no text.
+  if (t.vocabSize() > decoder.vocab)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the tokenizer has ids up to " + llvm::Twine(t.vocabSize() - 1) +
+            ", past model '" + modelName + "''s vocabulary of " +
+            llvm::Twine(decoder.vocab));
+  text.emplace(std::move(t));
+  return llvm::Error::success();
+}

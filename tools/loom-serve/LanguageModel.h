@@ -16,10 +16,12 @@
 #include "Contract.h"
 
 #include "loom-c/Runtime.h"
+#include "loom/Tokenizer/Tokenizer.h"
 
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace loom::serve {
@@ -38,6 +40,13 @@ public:
   const generate::DecoderContract &contract() const { return decoder; }
   /// The entries run on the model's context: one caller (the scheduler).
   generate::DecoderSteps &steps() { return *runner; }
+  /// The tokenizer of its text prompts, stop strings and completion text
+  /// (loom-serve --tokenizer); none: ids only. An error when \p t has more
+  /// tokens than the model's vocabulary.
+  llvm::Error setTokenizer(tokenizer::Tokenizer t);
+  const tokenizer::Tokenizer *tokenizer() const {
+    return text ? &*text : nullptr;
+  }
 
 private:
   LanguageModel() = default;
@@ -46,6 +55,7 @@ private:
   loom_model *model = nullptr;
   generate::DecoderContract decoder;
   std::unique_ptr<generate::ArtifactSteps> runner;
+  std::optional<tokenizer::Tokenizer> text;
 };
 
 } // namespace loom::serve

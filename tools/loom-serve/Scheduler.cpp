@@ -70,7 +70,11 @@ std::optional<HttpError> Scheduler::submit(const CompletionRequest &request,
                  request.sampling,
                  request.stopTokenIds,
                  job,
-                 i};
+                 i,
+                 nullptr};
+      if (const tokenizer::Tokenizer *t = model.tokenizer())
+        s.text = std::make_shared<tokenizer::TextStream>(
+            *t, request.prompts[i], request.stopStrings);
       s.sampling.seed = request.sampling.seed + i;
       queue.push_back(std::move(s));
     }
@@ -221,23 +225,38 @@ void Scheduler::decode() {
   }
 }
 
-/// Gives slot \p s's sequence \p token; it leaves its slot at a stop token,
-/// at max_tokens, or with no position left to feed the token back.
+/// Gives slot \p s's sequence \p token; it leaves its slot at a stop token
+/// or stop string, at max_tokens, or with no position left to feed the
+/// token back.
 void Scheduler::take(size_t s, int64_t token) {
   Slot &slot = slots[s];
   Sequence &seq = *slot.sequence;
   slot.last = token;
   ++slot.generated;
+  std::string piece;
+  if (seq.text) {
+    // A token the tokenizer lacks (a model's vocabulary may be padded
+    // past it) adds no text.
+    if (auto settled = seq.text->push(token))
+      piece = std::move(*settled);
+    else
+      llvm::consumeError(settled.takeError());
+  }
   const char *finish = nullptr;
-  if (llvm::is_contained(seq.stopTokenIds, token))
+  if (llvm::is_contained(seq.stopTokenIds, token) ||
+      (seq.text && seq.text->stopped()))
     finish = "stop";
   else if (slot.generated >= seq.maxTokens ||
            slot.position >= model.contract().capacity)
     finish = "length";
+  if (finish && seq.text)
+    piece += seq.text->finish();
   {
     std::lock_guard<std::mutex> lock(seq.job->mutex);
     ChoiceResult &choice = seq.job->choices[seq.choice];
     choice.tokens.push_back(token);
+    if (seq.text)
+      choice.pieces.push_back(std::move(piece));
     if (finish) {
       choice.finishReason = finish;
       ++seq.job->finished;

@@ -7,8 +7,9 @@
 // bounded queue for a free slot, joins between two iterations (its prompt
 // prefilled into its slot, the other slots' caches untouched), and each
 // iteration runs one decode call for every sequence in a slot; a sequence
-// leaves its slot at max_tokens, at a stop token, or when its client has
-// gone.
+// leaves its slot at max_tokens, at a stop token or stop string, or when
+// its client has gone. With the model's tokenizer, each sequence's text is
+// decoded as its tokens come (loom::tokenizer::TextStream).
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +70,8 @@ private:
     std::vector<int64_t> stopTokenIds;
     std::shared_ptr<CompletionJob> job;
     size_t choice = 0;
+    /// The text so far, with the model's tokenizer.
+    std::shared_ptr<tokenizer::TextStream> text;
   };
   struct Slot {
     std::optional<Sequence> sequence; // none: the slot is free

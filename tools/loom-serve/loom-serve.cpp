@@ -68,6 +68,13 @@ static cl::opt<uint64_t>
                           "(default 64 MiB)"),
                  cl::init(64ull << 20), cl::cat(serveCat));
 
+static cl::list<std::string> tokenizers(
+    "tokenizer",
+    cl::desc("[NAME=]tokenizer.json: the HuggingFace tokenizer of language "
+             "model NAME (without NAME: of the one language model served), "
+             "for text prompts, stop strings and completion text"),
+    cl::value_desc("[NAME=]file"), cl::cat(serveCat));
+
 static cl::opt<int64_t> maxWaiting(
     "max-waiting",
     cl::desc("Sequences of a language model that may wait for a free slot; "
@@ -198,6 +205,42 @@ llvm::Error loadModel(const std::string &name, const std::string &path,
   return llvm::Error::success();
 }
 
+/// Gives each --tokenizer to its language model; prints a line each.
+llvm::Error attachTokenizers(Models &all) {
+  for (const std::string &arg : tokenizers) {
+    auto [before, after] = llvm::StringRef(arg).split('=');
+    std::string name = after.empty() ? "" : before.str();
+    std::string path = after.empty() ? arg : after.str();
+    LanguageModel *target = nullptr;
+    for (const std::unique_ptr<LanguageModel> &m : all.languages)
+      if (name.empty() ? all.languages.size() == 1 : m->name() == name)
+        target = m.get();
+    if (!target && name.empty())
+      return llvm::createStringError(
+          "--tokenizer " + arg + ": the server has " +
+          std::to_string(all.languages.size()) +
+          " language models; say whose it is with NAME=" + arg);
+    if (!target)
+      return llvm::createStringError("--tokenizer " + arg + ": no language "
+                                     "model is named '" + name + "'");
+    if (target->tokenizer())
+      return llvm::createStringError("--tokenizer " + arg + ": model '" +
+                                     target->name() +
+                                     "' has a tokenizer already");
+    auto tokenizer = loom::tokenizer::Tokenizer::load(path);
+    if (!tokenizer)
+      return tokenizer.takeError();
+    int64_t size = tokenizer->vocabSize();
+    if (llvm::Error e = target->setTokenizer(std::move(*tokenizer)))
+      return llvm::createStringError("--tokenizer " + arg + ": " +
+                                     llvm::toString(std::move(e)));
+    llvm::outs() << "loom-serve: model '" << target->name()
+                 << "' tokenizer from " << path << ": " << size
+                 << " tokens (text prompts, stop strings)\n";
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -210,8 +253,8 @@ int main(int argc, char **argv) {
       "Endpoints: GET /v2/health/live, /v2/health/ready, /v2, "
       "/v2/models/NAME, /v2/models/NAME/ready, /v1/models, /metrics; POST "
       "/v2/models/NAME/infer (JSON tensors or the binary tensor extension), "
-      "POST /v1/completions (decoder artifacts: prompts of token ids, "
-      "continuous batching). A partitioned artifact (--pipe-partition) is "
+      "POST /v1/completions (decoder artifacts: prompts of token ids, or "
+      "text with --tokenizer; continuous batching). A partitioned artifact (--pipe-partition) is "
       "served across ranks that run 'loom-serve --stage-worker HOST:PORT "
       "MODEL.so' under a launcher, with standbys that take over a failed "
       "rank's stage. SIGTERM or SIGINT stops the server after it answers "
@@ -266,6 +309,8 @@ int main(int argc, char **argv) {
     if (llvm::Error e = loadModel(name, path, threads, metrics, all))
       return fail(llvm::toString(std::move(e)));
   }
+  if (llvm::Error e = attachTokenizers(all))
+    return fail(llvm::toString(std::move(e)));
 
   std::vector<StagePipeline *> pipelines;
   for (const std::unique_ptr<StagePipeline> &p : all.pipelines)
