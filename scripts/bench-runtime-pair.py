@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-MEDIAN = re.compile(r"^time: \S+ s \(best of \d+; median (\S+) s\)", re.M)
+MEDIAN = re.compile(r"^time: \S+ s \(best of \d+; median (\S+) s[;)]", re.M)
 
 
 ERROR = re.compile(r"largest error:? (\S+)", re.I)

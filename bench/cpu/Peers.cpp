@@ -91,9 +91,10 @@ Expected<OrtResult> runOrt(const OrtOptions &options, StringRef model,
 //===----------------------------------------------------------------------===//
 
 std::optional<double> parseLoomRunTime(StringRef output) {
-  // time: 0.031 s (best of 10; median 0.032 s) on 2 thread(s), ...
+  // time: 0.031 s (best of 10; median 0.032 s; p99 0.035 s) on 2 ...
   static const Regex line("^time: ([0-9.eE+-]+) (s|ms|us)( \\(best of "
-                          "[0-9]+; median ([0-9.eE+-]+) (s|ms|us)\\))?",
+                          "[0-9]+; median ([0-9.eE+-]+) (s|ms|us)(; p99 "
+                          "[0-9.eE+-]+ (s|ms|us))?\\))?",
                           Regex::Newline);
   SmallVector<StringRef> m;
   if (!line.match(output, &m))

@@ -62,20 +62,23 @@ Expected<std::vector<std::string>> entryNames(const std::string &artifact,
   return names;
 }
 
-/// "time: 0.003180 s (best of 10; median 0.003255 s) ..." -> best, median.
+/// "time: 0.003180 s (best of 10; median 0.003255 s; p99 0.0034 s) ..." ->
+/// best, median, p99 (one run: all three the one time).
 bool parseTime(StringRef out, FloorRow &row) {
   size_t at = out.find("time: ");
   if (at == StringRef::npos)
     return false;
   StringRef line = out.substr(at + 6).split('\n').first;
-  double best, median;
+  double best, median, p99;
   if (line.split(' ').first.getAsDouble(best))
     return false;
-  StringRef rest = line.split("median ").second;
-  if (rest.split(' ').first.getAsDouble(median))
-    median = best; // one run: no median printed
+  if (line.split("median ").second.split(' ').first.getAsDouble(median))
+    median = best;
+  if (line.split("p99 ").second.split(' ').first.getAsDouble(p99))
+    p99 = median;
   row.bestMs = best * 1000;
   row.medianMs = median * 1000;
+  row.p99Ms = p99 * 1000;
   return true;
 }
 

@@ -23,8 +23,8 @@ namespace loom::bench {
 struct FloorRow {
   int64_t batch = 0;
   std::string entry;
-  /// loom-run's median and best time of a run, in ms.
-  std::optional<double> medianMs, bestMs;
+  /// loom-run's median, best and p99 (nearest rank) time of a run, in ms.
+  std::optional<double> medianMs, bestMs, p99Ms;
   /// Why there is no time (empty otherwise).
   std::string reason;
   /// Requests a second if every run were full: batch / median.

@@ -81,6 +81,7 @@ json::Object floorJSON(const FloorRow &f) {
                       {"entry", stringOrNull(f.entry)},
                       {"median_ms", orNull(f.medianMs)},
                       {"best_ms", orNull(f.bestMs)},
+                      {"p99_ms", orNull(f.p99Ms)},
                       {"rows_per_second", orNull(f.rowsPerSecond())},
                       {"reason", stringOrNull(f.reason)}};
 }
@@ -96,12 +97,13 @@ json::Object serverJSON(const RunSummary::Server &s) {
 
 void printFloor(const RunSummary &run) {
   outs() << "\nloom-run on the same artifact (no HTTP, no queue): the "
-            "floor\n\n| batch | entry | median ms | best ms | rows/s at "
-            "that latency |\n|---|---|---|---|---|\n";
+            "floor\n\n| batch | entry | median ms | best ms | p99 ms | rows/s "
+            "at that latency |\n|---|---|---|---|---|---|\n";
   for (const FloorRow &f : run.floor) {
-    outs() << formatv("| {0} | {1} | {2} | {3} | {4} |\n", f.batch,
+    outs() << formatv("| {0} | {1} | {2} | {3} | {4} | {5} |\n", f.batch,
                       f.entry.empty() ? "n/a" : f.entry, fmtMs(f.medianMs),
-                      fmtMs(f.bestMs), fixed(f.rowsPerSecond(), 0));
+                      fmtMs(f.bestMs), fmtMs(f.p99Ms),
+                      fixed(f.rowsPerSecond(), 0));
     if (!f.reason.empty())
       outs() << "    (batch " << f.batch << ": " << f.reason << ")\n";
   }

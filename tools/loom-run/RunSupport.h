@@ -74,7 +74,6 @@ inline void printSummary(llvm::raw_ostream &os, llvm::ArrayRef<double> v,
   }
 }
 
-/// `time: best s (best of n; median m s)`: the line loom-bench-cpu reads.
 /// The CPU time this process has used (every thread), in seconds.
 inline double processCpuSeconds() {
   timespec t{};
@@ -82,12 +81,18 @@ inline double processCpuSeconds() {
   return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
+/// `time: best s (best of n; median m s; p99 q s)`: the line loom-bench-cpu
+/// and loom-bench-serve read. p99 is the nearest rank (of 20 runs or fewer,
+/// the slowest), a tail to compare with a server's.
 inline void printTimes(llvm::raw_ostream &os, std::vector<double> times) {
   std::sort(times.begin(), times.end());
   os << llvm::format("time: %.6f s", times.front());
-  if (times.size() > 1)
-    os << llvm::format(" (best of %zu; median %.6f s)", times.size(),
-                       times[times.size() / 2]);
+  if (times.size() > 1) {
+    size_t rank = (times.size() * 99 + 99) / 100; // ceil(0.99 n), 1-based
+    os << llvm::format(" (best of %zu; median %.6f s; p99 %.6f s)",
+                       times.size(), times[times.size() / 2],
+                       times[std::min(rank, times.size()) - 1]);
+  }
 }
 
 /// This process's peak resident memory in KiB (VmHWM of /proc/self/status),
