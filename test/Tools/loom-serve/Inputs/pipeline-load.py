@@ -84,12 +84,18 @@ def main():
     host = urllib.parse.urlparse(url)
     wait_ready(host)
     if signals:
-        # A rank prints its line just after it joins: wait for them all.
-        for _ in range(100):
+        # A rank prints its line just after it joins, but a launcher may
+        # forward its output later (mpirun's, under a loaded machine, took
+        # over 5 s once): wait up to 30 s for every line needed.
+        for _ in range(600):
             pids = rank_pids(ranks)
             if all(rank in pids for _, rank, _ in signals):
                 break
             time.sleep(0.05)
+        missing = sorted({rank for _, rank, _ in signals if rank not in pids})
+        if missing:
+            sys.exit("pipeline-load.py: rank(s) %s printed no pid line in %s "
+                     "within 30 s" % (missing, ranks))
         signals = [(sig, pids[rank], after) for sig, rank, after in signals]
     lock = threading.Lock()
     answers = {}  # request -> list of (status, outputs)
