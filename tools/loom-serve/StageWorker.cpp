@@ -202,13 +202,20 @@ int Worker::run() {
     return fail(e.message);
   if (!parseAddress() || !setUp() || !connect())
     return 1;
-  llvm::outs() << "loom-serve: rank " << launch.rank << " of " << launch.size
-               << " (" << launch.source << ", pid " << ::getpid() << "): stage " << stageIndex << " of "
-               << stages.forward.size() << " ("
-               << loom_model_entry_name(model, entry) << "), "
-               << (replica == 0 ? std::string("primary")
-                                : "standby " + std::to_string(replica))
-               << ", for the front-end at " << options.frontEnd << "\n";
+  // One write of the whole line: a launcher that forwards the ranks'
+  // output (mpirun) interleaves what it reads from each, and a line written
+  // in pieces came out cut by another rank's.
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  os << "loom-serve: rank " << launch.rank << " of " << launch.size << " ("
+     << launch.source << ", pid " << ::getpid() << "): stage " << stageIndex
+     << " of " << stages.forward.size() << " ("
+     << loom_model_entry_name(model, entry) << "), "
+     << (replica == 0 ? std::string("primary")
+                      : "standby " + std::to_string(replica))
+     << ", for the front-end at " << options.frontEnd << "\n";
+  os.flush();
+  llvm::outs() << line;
   llvm::outs().flush();
   std::thread heartbeats([this] { beat(); });
   int status = 0;
