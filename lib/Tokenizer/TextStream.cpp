@@ -1,10 +1,11 @@
 //===- TextStream.cpp - A completion's text as its tokens come ------------===//
 //
 // Part of Loom. See include/loom/Tokenizer/Tokenizer.h. Each step decodes
-// the prompt and the completion together and takes what follows the
-// prompt's own text (a decoder such as Llama's Strip changes only the
-// first token); O(length) a token, which a completion of a few thousand
-// tokens affords.
+// the prompt's last few ids and the completion together and takes what
+// follows those ids' own text (a decoder such as Llama's Strip changes only
+// the first token, so a few ids of context are as good as the whole
+// prompt); O(completion length) a token, whatever the prompt's length,
+// which a completion of a few thousand tokens affords.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,9 @@ using namespace loom::tokenizer;
 namespace {
 
 const StringRef kReplacement = "\xEF\xBF\xBD";
+
+/// The prompt's ids decoded before the completion's.
+constexpr size_t kPromptContext = 8;
 
 /// The longest tail of \p text that begins one of \p stops.
 size_t stopPrefixTail(StringRef text, ArrayRef<std::string> stops) {
@@ -35,14 +39,15 @@ size_t stopPrefixTail(StringRef text, ArrayRef<std::string> stops) {
 
 TextStream::TextStream(const Tokenizer &tokenizer, ArrayRef<int64_t> prompt,
                        std::vector<std::string> stopStrings)
-    : tokenizer(tokenizer), ids(prompt.begin(), prompt.end()),
-      promptIds(prompt.size()) {
+    : tokenizer(tokenizer),
+      ids(prompt.take_back(kPromptContext).begin(), prompt.end()),
+      promptIds(ids.size()) {
   for (std::string &s : stopStrings)
     if (!s.empty())
       stops.push_back(std::move(s));
-  // The prompt's ids came from this tokenizer's vocabulary (the server
-  // checks them); an id it lacks decodes as nothing here.
-  if (auto text = tokenizer.decode(prompt, /*skipSpecialTokens=*/true))
+  // An id the tokenizer lacks in the context: the completion is decoded
+  // alone (push's fallback).
+  if (auto text = tokenizer.decode(ids, /*skipSpecialTokens=*/true))
     promptText = std::move(*text);
   else
     consumeError(text.takeError());

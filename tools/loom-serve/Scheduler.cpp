@@ -53,6 +53,18 @@ Scheduler::~Scheduler() {
 std::optional<HttpError> Scheduler::submit(const CompletionRequest &request,
                                            std::shared_ptr<CompletionJob> job) {
   size_t n = request.prompts.size();
+  // Made before the lock: a sequence's text stream decodes its prompt's
+  // context.
+  std::vector<Sequence> fresh;
+  for (size_t i = 0; i < n; ++i) {
+    Sequence s{request.prompts[i], request.maxTokens, request.sampling,
+               request.stopTokenIds, job, i, nullptr};
+    s.sampling.seed = request.sampling.seed + i;
+    if (const tokenizer::Tokenizer *t = model.tokenizer())
+      s.text = std::make_shared<tokenizer::TextStream>(
+          *t, request.prompts[i], request.stopStrings);
+    fresh.push_back(std::move(s));
+  }
   {
     std::lock_guard<std::mutex> lock(mutex);
     size_t limit = slots.size() + maxWaiting;
@@ -64,20 +76,8 @@ std::optional<HttpError> Scheduler::submit(const CompletionRequest &request,
                              "do not fit; try again later",
                              model.name(), occupied + queue.size(), occupied,
                              slots.size(), queue.size(), limit, maxWaiting, n)};
-    for (size_t i = 0; i < n; ++i) {
-      Sequence s{request.prompts[i],
-                 request.maxTokens,
-                 request.sampling,
-                 request.stopTokenIds,
-                 job,
-                 i,
-                 nullptr};
-      if (const tokenizer::Tokenizer *t = model.tokenizer())
-        s.text = std::make_shared<tokenizer::TextStream>(
-            *t, request.prompts[i], request.stopStrings);
-      s.sampling.seed = request.sampling.seed + i;
+    for (Sequence &s : fresh)
       queue.push_back(std::move(s));
-    }
     metrics.setSlots(model.name(), occupied, queue.size());
   }
   wake.notify_all();

@@ -68,8 +68,8 @@ private:
 
 /// The text of a sequence's generated tokens as they come, as servers
 /// stream it: each step gives what is new and settled. Text is decoded
-/// with the prompt before it (a decoder may drop a leading space of the
-/// first token only), skipping special tokens; a tail that ends inside a
+/// after the prompt's last few ids (a decoder may drop a leading space of
+/// the first token only), skipping special tokens; a tail that ends inside a
 /// character (U+FFFD) waits for the next token; with stop strings, a tail
 /// that may still become one waits too, and the first stop string that
 /// appears ends the text before it.
@@ -93,6 +93,7 @@ public:
 
 private:
   const Tokenizer &tokenizer;
+  /// The prompt's last ids (the context), then the completion's.
   std::vector<int64_t> ids;
   size_t promptIds;
   std::string promptText;
