@@ -4,7 +4,8 @@
 // (ResNet's last stage, Inception-v3's 8x8 blocks), the forms oneDNN 2.6 can
 // run them in, side by side and alternated in one run: the convolution on
 // NHWC activations (what oneDNN prefers on AVX-512: brgconv), the
-// convolution on nChw16c (jit:avx512_core), and for a 1x1 convolution of
+// convolution on the blocked layout of the CPU's vectors (nChw16c,
+// jit:avx512_core, with AVX-512; nChw8c, jit:avx2, without), and for a 1x1 convolution of
 // stride 1 the matrix product over the pixels (M = batch x pixels) on the
 // same NHWC bytes with prepacked weights, and dnnl_sgemm on the plain
 // weights. Weights in the primitive's layout, made once (constant), rotated
@@ -278,7 +279,11 @@ Form loomForm(const Shape &s) {
 std::vector<Form> forms(const dnnl::engine &eng, const Shape &s) {
   std::vector<Form> out;
   out.push_back(convForm(eng, s, memory::format_tag::nhwc, "NHWC"));
-  out.push_back(convForm(eng, s, memory::format_tag::nChw16c, "nChw16c"));
+  bool avx512 = __builtin_cpu_supports("avx512f");
+  out.push_back(convForm(eng, s,
+                         avx512 ? memory::format_tag::nChw16c
+                                : memory::format_tag::nChw8c,
+                         avx512 ? "nChw16c" : "nChw8c"));
   if (s.kernel == 1 && s.stride == 1)
     out.push_back(matmulForm(eng, s));
   if (s.kernel == 1 && s.stride == 1)
@@ -337,7 +342,7 @@ int main(int argc, char **argv) {
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
   outs() << "| conv (in -> out, kernel, plane, batch, stride) | where | NHWC "
-            "ms | nChw16c ms | matmul ms | sgemm ms | loom ms | nChw16c/NHWC | "
+            "ms | blocked ms | matmul ms | sgemm ms | loom ms | blocked/NHWC | "
             "loom/NHWC | kernels |\n| --- | --- | ---: | ---: | ---: | ---: | "
             "---: | ---: | ---: | --- |\n";
   for (const Shape &s : shapes) {

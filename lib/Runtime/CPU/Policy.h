@@ -61,6 +61,10 @@ struct CpuPolicy {
   /// 1x1 convolutions on plain sources become pixel products
   /// (LOOM_ONEDNN_1X1=conv: false).
   bool pixelProducts = true;
+  /// Products by constant weights run as 1x1 convolutions over their rows
+  /// where that pays (Forms/Matmul.cpp, rowsAsPixelsPay;
+  /// LOOM_ONEDNN_PRODUCT=matmul: false).
+  bool rowsAsPixels = true;
   /// Small-plane convolutions compute in nChw16c (LOOM_ONEDNN_SMALL_PLANE=
   /// nhwc: false).
   bool smallPlaneBlocked = true;
