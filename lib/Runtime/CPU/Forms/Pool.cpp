@@ -136,9 +136,10 @@ StepPtr makeChannelsLast(const PrepareContext &, const art::Pool2dStep &s,
 /// norm + ReLU before each transition), every window inside the source,
 /// column stride 1 or 2. oneDNN 2.6's `jit:avx512_core` pooling on `abcd`
 /// took 2-3x this kernel's time (DenseNet-121's three 2x2 stride-2
-/// transition averages: 0.43 against ONNX Runtime's 0.07 ms a run;
-/// docs/Runtime.md, "Pooling on plain buffers"). LOOM_ONEDNN_POOL=onednn
-/// keeps oneDNN's.
+/// transition averages: 0.43 against ONNX Runtime's 0.07 ms a run); on
+/// AVX2 it has only its `simple_nchw` pooling there (5.67 ms against the
+/// kernel's 0.61 on a Zen 3; docs/Runtime.md, "Pooling on plain buffers").
+/// LOOM_ONEDNN_POOL=onednn keeps oneDNN's.
 bool planeFits(const CpuPolicy &policy, const art::Pool2dStep &s,
                const void *) {
   return s.srcShape.size() == 4 && windowsInside(s) && hasPlanePoolKernel() &&

@@ -40,6 +40,7 @@ CpuKernelTable avx2Table() {
   t.globalAveragePoolChannelsLast = avx2::globalAveragePoolChannelsLast;
   t.scaleChannelsLast = avx2::scaleChannelsLast;
   t.poolChannelsLast = avx2::poolChannelsLast;
+  t.poolPlanes = avx2::poolPlanes;
   t.attention = avx2::attention;
   t.gemv = avx2::gemv;
   return t;

@@ -96,6 +96,7 @@ void globalAveragePoolChannelsLast(const ChannelsLastPlanes &g,
 void scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
                        const float *src, const ChannelScale &scale, float *dst);
 void poolChannelsLast(const PoolGeometry &g, const float *src, float *dst);
+void poolPlanes(const PoolGeometry &g, const float *src, float *dst);
 void attention(const AttentionGeometry &g, const float *q, const float *k,
                const float *v, const int64_t *lives, float *dst);
 void gemv(const GemvShape &s, const float *src, const float *weights,

@@ -12,8 +12,9 @@
 // pixel or one vector of 4 pixels in flight (independent chains), the
 // output rows (and, where there are few, the channels) split over OpenMP's
 // team. The AVX2 form does the same eight channels a vector (nChw8c, AVX2
-// oneDNN's blocked layout, one vector a pixel); pools over plain planes
-// have an AVX-512 form only.
+// oneDNN's blocked layout, one vector a pixel). Pools over plain planes
+// (every window inside, column stride 1 or 2) take sixteen (AVX2: eight)
+// outputs of a row a vector.
 //
 //===----------------------------------------------------------------------===//
 
@@ -281,6 +282,56 @@ __attribute__((target("avx512f"))) void planeRows(const PoolGeometry &g,
   }
 }
 
+/// planeTaps with AVX2: eight (\p lanes; the first under \p m) outputs.
+/// Stride 2 loads sixteen floats and keeps the even ones (a shuffle within
+/// each 128-bit half, then the halves' 64-bit pairs put in order).
+template <bool Average>
+__attribute__((target("avx2"))) __m256 planeTaps256(__m256 acc,
+                                                    const float *in,
+                                                    int64_t kw, int64_t sw,
+                                                    __m256i m, int64_t lanes) {
+  int64_t span = 2 * (lanes - 1) + 1;
+  __m256i lo = firstLanes8(span), hi = firstLanes8(span - 8);
+  for (int64_t kx = 0; kx < kw; ++kx) {
+    __m256 x;
+    if (sw == 1) {
+      x = _mm256_maskload_ps(in + kx, m);
+    } else {
+      __m256 a = _mm256_maskload_ps(in + kx, lo);
+      __m256 b = _mm256_maskload_ps(in + kx + 8, hi);
+      // a0 a2 b0 b2 | a4 a6 b4 b6 -> a0 a2 a4 a6 b0 b2 b4 b6.
+      __m256 even = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+      x = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even),
+                                                 _MM_SHUFFLE(3, 1, 2, 0)));
+    }
+    acc = Average ? _mm256_add_ps(acc, x) : _mm256_max_ps(acc, x);
+  }
+  return acc;
+}
+
+/// planeRows with AVX2: eight outputs a vector.
+template <bool Average>
+__attribute__((target("avx2"))) void planeRows256(const PoolGeometry &g,
+                                                  const float *src, float *dst,
+                                                  int64_t begin, int64_t end) {
+  __m256 scale = _mm256_set1_ps(1.f / float(g.kh * g.kw));
+  for (int64_t r = begin; r < end; ++r) {
+    int64_t plane = r / g.oh, y = r % g.oh;
+    const float *in = src + plane * g.h * g.w + y * g.sh * g.w;
+    float *out = dst + r * g.ow;
+    for (int64_t x = 0; x < g.ow; x += 8) {
+      int64_t lanes = std::min<int64_t>(8, g.ow - x);
+      __m256i m = firstLanes8(lanes);
+      __m256 acc = _mm256_set1_ps(Average ? 0.f : -FLT_MAX);
+      for (int64_t ky = 0; ky < g.kh; ++ky)
+        acc = planeTaps256<Average>(acc, in + ky * g.w + x * g.sw, g.kw, g.sw,
+                                    m, lanes);
+      _mm256_maskstore_ps(out + x, m,
+                          Average ? _mm256_mul_ps(acc, scale) : acc);
+    }
+  }
+}
+
 /// The window taps (floats read) per thread below which the pool does not
 /// fork: a fork and join of the two-thread team cost about what 32768
 /// taps do (docs/Runtime.md, "Pooling on channels-last buffers").
@@ -320,15 +371,33 @@ void cpu::avx2::poolChannelsLast(const PoolGeometry &g, const float *src,
   poolWith(g, src, dst, poolRow256);
 }
 
+namespace {
+
+/// A plane row function: planeRows<Average> of a level.
+using PlaneRows = void (*)(const PoolGeometry &g, const float *src,
+                           float *dst, int64_t begin, int64_t end);
+
+/// poolPlanes with \p rows (max) or \p averages: the output rows split
+/// over the team.
+void planesWith(const PoolGeometry &g, const float *src, float *dst,
+                PlaneRows rows, PlaneRows averages) {
+  int64_t count = g.outer * g.oh;
+  int64_t taps = count * g.ow * g.kh * g.kw;
+  int64_t threads = threadsFor(count, taps, kPoolTapsPerThread);
+  PlaneRows run = g.average ? averages : rows;
+  forkShares(count, threads, [&](int64_t begin, int64_t end) {
+    run(g, src, dst, begin, end);
+  });
+}
+
+} // namespace
+
 void cpu::avx512::poolPlanes(const PoolGeometry &g, const float *src,
                              float *dst) {
-  int64_t rows = g.outer * g.oh;
-  int64_t taps = rows * g.ow * g.kh * g.kw;
-  int64_t threads = threadsFor(rows, taps, kPoolTapsPerThread);
-  forkShares(rows, threads, [&](int64_t begin, int64_t end) {
-    if (g.average)
-      planeRows<true>(g, src, dst, begin, end);
-    else
-      planeRows<false>(g, src, dst, begin, end);
-  });
+  planesWith(g, src, dst, planeRows<false>, planeRows<true>);
+}
+
+void cpu::avx2::poolPlanes(const PoolGeometry &g, const float *src,
+                           float *dst) {
+  planesWith(g, src, dst, planeRows256<false>, planeRows256<true>);
 }
