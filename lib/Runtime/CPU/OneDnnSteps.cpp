@@ -471,6 +471,20 @@ private:
   dnnl::primitive prim;
 };
 
+/// The description of a step that is oneDNN's sgemm (\p name), then its
+/// bias and ReLU where it has them, applied by Loom's loop after the
+/// product on the calling thread.
+StepDescription sgemmDescription(const char *name, bool bias, bool relu) {
+  StepDescription d{name, {}, "team"};
+  if (bias)
+    d.postOps.push_back("bias");
+  if (relu)
+    d.postOps.push_back("relu");
+  if (!d.postOps.empty())
+    d.implementation += " + loom pass";
+  return d;
+}
+
 /// A matrix product as oneDNN's sgemm on plain row-major operands, its
 /// bias and a ReLU (if the step has them) applied in one pass after it.
 /// Two forms use it (sgemmForm, gemvForm).
@@ -480,15 +494,7 @@ public:
       : src(s.src), weights(s.weights), bias(s.bias), dst(s.dst), m(m), k(k),
         n(n), relu(s.activation.kind == Activation::Relu) {}
   StepDescription describe() const override {
-    StepDescription d{"onednn sgemm", {}, "team"};
-    // Applied by Loom's loop after the product, on the calling thread.
-    if (bias != -1)
-      d.postOps.push_back("bias");
-    if (relu)
-      d.postOps.push_back("relu");
-    if (!d.postOps.empty())
-      d.implementation += " + loom pass";
-    return d;
+    return sgemmDescription("onednn sgemm", bias != -1, relu);
   }
   Error run(Stream &, void *const *buffers) const override {
     auto *a = static_cast<const float *>(buffers[src]);
@@ -510,6 +516,47 @@ public:
 
 private:
   int64_t src, weights, bias, dst, m, k, n;
+  bool relu;
+};
+
+/// A 1x1 convolution of one image between plain NCHW buffers as oneDNN's
+/// sgemm dst[O, HW] = W[O, C] x src[C, HW]: the OIHW weights, the source
+/// and the result as their buffers hold them, no reorder; its bias (one
+/// value a row) and a ReLU applied in one pass after it.
+class DnnlPlaneProduct : public LibraryStep {
+public:
+  DnnlPlaneProduct(const art::Conv2dStep &s)
+      : src(s.src), weights(s.weights), bias(s.bias), dst(s.dst),
+        o(s.dstShape[1]), c(s.srcShape[1]),
+        pixels(s.srcShape[2] * s.srcShape[3]),
+        relu(s.activation.kind == Activation::Relu) {}
+  StepDescription describe() const override {
+    return sgemmDescription("onednn sgemm of the planes", bias != -1, relu);
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    auto *w = static_cast<const float *>(buffers[weights]);
+    auto *a = static_cast<const float *>(buffers[src]);
+    auto *out = static_cast<float *>(buffers[dst]);
+    if (dnnl_sgemm('N', 'N', o, pixels, c, 1.f, w, c, a, pixels, 0.f, out,
+                   pixels) != dnnl_success)
+      return makeError(LOOM_ERROR_LIBRARY, "oneDNN's sgemm failed");
+    const float *add =
+        bias == -1 ? nullptr : static_cast<const float *>(buffers[bias]);
+    if (!add && !relu)
+      return Error::ok();
+    for (int64_t row = 0; row < o; ++row) {
+      float b = add ? add[row] : 0.f;
+      float *plane = out + row * pixels;
+      for (int64_t p = 0; p < pixels; ++p) {
+        float v = plane[p] + b;
+        plane[p] = relu && v < 0.f ? 0.f : v; // NaN stays NaN
+      }
+    }
+    return Error::ok();
+  }
+
+private:
+  int64_t src, weights, bias, dst, o, c, pixels;
   bool relu;
 };
 
@@ -584,6 +631,10 @@ StepPtr cpu::dnnlConcat(const PrepareContext &ctx, const art::ConcatStep &s,
 StepPtr cpu::dnnlSgemm(const art::MatmulStep &s, int64_t m, int64_t k,
                        int64_t n) {
   return std::make_unique<DnnlSgemm>(s, m, k, n);
+}
+
+StepPtr cpu::dnnlPlaneProduct(const art::Conv2dStep &s) {
+  return std::make_unique<DnnlPlaneProduct>(s);
 }
 
 StepPtr cpu::withActivationPass(const PrepareContext &ctx, StepPtr step,

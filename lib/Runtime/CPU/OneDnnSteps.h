@@ -138,6 +138,12 @@ StepPtr dnnlConcat(const PrepareContext &ctx, const artifact::ConcatStep &s,
 StepPtr dnnlSgemm(const artifact::MatmulStep &s, int64_t m, int64_t k,
                   int64_t n);
 
+/// 1x1 convolution step \p s of one image between plain NCHW buffers as
+/// oneDNN's sgemm of its weights [O, C] by its source [C, HW] into its
+/// result [O, HW], its bias and a ReLU (if the step has them) applied in
+/// one pass after it.
+StepPtr dnnlPlaneProduct(const artifact::Conv2dStep &s);
+
 /// \p step, then \p activation as oneDNN's eltwise primitives in place on
 /// its dense result \p dst of layout \p md (the eltwise post-ops postOps
 /// makes of it, one primitive each): for an activation a kernel's epilogue

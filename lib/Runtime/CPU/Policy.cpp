@@ -74,7 +74,7 @@ CpuPolicy CpuPolicy::fromEnvironment(int threads) {
                                   : LayoutChoice::Blocked;
   p.winograd = !environmentIs("LOOM_ONEDNN_CONV", "direct", {"direct"});
   p.pixelProducts = !environmentIs("LOOM_ONEDNN_1X1", "conv", {"conv"});
-  p.rowsAsPixels =
+  p.avx2Products =
       !environmentIs("LOOM_ONEDNN_PRODUCT", "matmul", {"matmul"});
   p.smallPlaneBlocked =
       !environmentIs("LOOM_ONEDNN_SMALL_PLANE", "nhwc", {"nhwc"});

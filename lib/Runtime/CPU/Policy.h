@@ -61,10 +61,12 @@ struct CpuPolicy {
   /// 1x1 convolutions on plain sources become pixel products
   /// (LOOM_ONEDNN_1X1=conv: false).
   bool pixelProducts = true;
-  /// Products by constant weights run as 1x1 convolutions over their rows
-  /// where that pays (Forms/Matmul.cpp, rowsAsPixelsPay;
-  /// LOOM_ONEDNN_PRODUCT=matmul: false).
-  bool rowsAsPixels = true;
+  /// On AVX2, products run as the forms measured faster there than
+  /// oneDNN's matmul primitive: a product by constant weights as a 1x1
+  /// convolution over its rows (Forms/Matmul.cpp, rowsAsPixelsPay), a 1x1
+  /// convolution between plain buffers as sgemm of the planes
+  /// (Forms/Conv.cpp, planeProductPays) (LOOM_ONEDNN_PRODUCT=matmul: false).
+  bool avx2Products = true;
   /// Small-plane convolutions compute in nChw16c (LOOM_ONEDNN_SMALL_PLANE=
   /// nhwc: false).
   bool smallPlaneBlocked = true;

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPU/CpuFeatures.h"
 #include "CPU/Forms.h"
 #include "CPU/KernelSteps.h"
 
@@ -203,6 +204,38 @@ StepPtr makePointwise(const PrepareContext &ctx, const art::Conv2dStep &s,
 }
 
 //===----------------------------------------------------------------------===//
+// Plane product: oneDNN's sgemm of the weights by a plain source's planes
+//===----------------------------------------------------------------------===//
+
+/// A product over the pixels (isPixelProduct) of more than one channel,
+/// without residual sum, with no activation but a ReLU
+/// (LOOM_ONEDNN_PRODUCT=matmul keeps the pixel product below, to compare).
+bool planeProductFits(const CpuPolicy &policy, const art::Conv2dStep &s,
+                      const void *) {
+  return policy.avx2Products && s.sum == -1 && isPixelProduct(s) &&
+         s.srcShape[1] != 1 &&
+         (s.activation.kind == Activation::None ||
+          s.activation.kind == Activation::Relu);
+}
+
+/// On AVX2, where oneDNN 2.6's matmul primitive computes with its gemm
+/// (`gemm:jit`) and the pixel product below then reorders its result into
+/// the plain buffer: there the product of the weights [O, C] by the plain
+/// source's planes [C, HW] is oneDNN's sgemm straight into the plain result
+/// (docs/Runtime.md, "Products on AVX2").
+bool planeProductPays(const art::Conv2dStep &) {
+  return cpuIsa() == art::CpuIsa::Avx2;
+}
+
+/// The plane product where \p plan leaves source and result plain.
+StepPtr makePlaneProduct(const PrepareContext &, const art::Conv2dStep &s,
+                         void *, const LayoutPlan &plan) {
+  if (plan.count(s.src) || plan.count(s.dst))
+    return nullptr;
+  return dnnlPlaneProduct(s);
+}
+
+//===----------------------------------------------------------------------===//
 // Pixel product: a oneDNN matmul over a plain source's pixels
 //===----------------------------------------------------------------------===//
 
@@ -344,6 +377,8 @@ const FormTable<art::Conv2dStep> &cpu::convForms() {
       {"stem", stemFits, stemPays, nullptr, makeStem},
       {"grouped", groupedFits, groupedPays, nullptr, makeGrouped},
       {"pointwise", pointwiseFits, pointwisePays, nullptr, makePointwise},
+      {"plane product", planeProductFits, planeProductPays, nullptr,
+       makePlaneProduct},
       {"pixel product", pixelProductFits, nullptr, nullptr, makePixelProduct},
       {"onednn", nullptr, nullptr, oneDnnWants, makeOneDnn},
   };

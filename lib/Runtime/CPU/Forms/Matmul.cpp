@@ -216,7 +216,7 @@ bool rowsAsPixelsFit(const CpuPolicy &policy, const art::MatmulStep &s,
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
   return constantWeights && !s.views && s.scale == 1 && w.size() == 2 &&
          !a.empty() && a.back() == w[0] && s.dstShape.size() == a.size() &&
-         s.dstShape.back() == w[1] && policy.rowsAsPixels;
+         s.dstShape.back() == w[1] && policy.avx2Products;
 }
 
 /// Matmul step \p s as oneDNN's 1x1 convolution of one image of M x 1
