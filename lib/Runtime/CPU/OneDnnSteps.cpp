@@ -12,11 +12,13 @@
 
 #include <oneapi/dnnl/dnnl_debug.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 using namespace loom;
 using namespace loom::rt;
@@ -560,6 +562,117 @@ private:
   bool relu;
 };
 
+/// A convolution of stride 1 between plain NCHW buffers as one sgemm per
+/// filter tap over the output pixels whose input pixel for that tap lies
+/// inside the image: the taps that read padding are never computed. Tap
+/// (ky, kx) adds W[:, :, ky, kx] [O, C] x in[C, its pixels] to those
+/// outputs: straight into the result where the tap reads every output's
+/// pixel at the same offset in a contiguous run (the centre tap of a
+/// "same" convolution), else its pixels gathered into a scratch matrix and
+/// its product added back. The weights are repacked once, a tap's [O, C]
+/// contiguous; bias first, ReLU last, in passes of Loom's own.
+class DnnlTapProducts : public LibraryStep {
+public:
+  DnnlTapProducts(const art::Conv2dStep &s, const float *weights)
+      : src(s.src), bias(s.bias), dst(s.dst), batch(s.srcShape[0]),
+        c(s.srcShape[1]), h(s.srcShape[2]), w(s.srcShape[3]),
+        o(s.dstShape[1]), oh(s.dstShape[2]), ow(s.dstShape[3]),
+        relu(s.activation.kind == Activation::Relu) {
+    int64_t kh = s.weightsShape[2], kw = s.weightsShape[3];
+    for (int64_t ky = 0; ky < kh; ++ky)
+      for (int64_t kx = 0; kx < kw; ++kx) {
+        Tap t;
+        t.dy = ky * s.dilations[0] - s.pads[0];
+        t.dx = kx * s.dilations[1] - s.pads[1];
+        t.y0 = std::max<int64_t>(0, -t.dy);
+        t.y1 = std::min(oh, h - t.dy);
+        t.x0 = std::max<int64_t>(0, -t.dx);
+        t.x1 = std::min(ow, w - t.dx);
+        if (t.y0 >= t.y1 || t.x0 >= t.x1)
+          continue; // reads padding only
+        t.weights.resize(size_t(o * c));
+        for (int64_t i = 0; i < o; ++i)
+          for (int64_t j = 0; j < c; ++j)
+            t.weights[size_t(i * c + j)] =
+                weights[((i * c + j) * kh + ky) * kw + kx];
+        taps.push_back(std::move(t));
+      }
+  }
+  StepDescription describe() const override {
+    StepDescription d = sgemmDescription("onednn sgemm per tap", bias != -1,
+                                         relu);
+    d.implementation += " (" + std::to_string(taps.size()) + " taps)";
+    return d;
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    const float *add =
+        bias == -1 ? nullptr : static_cast<const float *>(buffers[bias]);
+    for (int64_t n = 0; n < batch; ++n) {
+      const float *in = static_cast<const float *>(buffers[src]) + n * c * h * w;
+      float *out = static_cast<float *>(buffers[dst]) + n * o * oh * ow;
+      for (int64_t i = 0; i < o; ++i)
+        std::fill(out + i * oh * ow, out + (i + 1) * oh * ow,
+                  add ? add[i] : 0.f);
+      for (const Tap &t : taps)
+        if (Error err = runTap(t, in, out))
+          return err;
+      if (relu)
+        for (int64_t i = 0; i < o * oh * ow; ++i)
+          out[i] = out[i] < 0.f ? 0.f : out[i]; // NaN stays NaN
+    }
+    return Error::ok();
+  }
+
+private:
+  /// A tap: its offset into the input and the outputs [y0, y1) x [x0, x1)
+  /// whose input pixel lies inside the image; its weights [O, C].
+  struct Tap {
+    int64_t dy, dx, y0, y1, x0, x1;
+    std::vector<float> weights;
+  };
+
+  /// Adds tap \p t's product to the image \p out.
+  Error runTap(const Tap &t, const float *in, float *out) const {
+    int64_t rows = t.y1 - t.y0, cols = t.x1 - t.x0, pixels = rows * cols;
+    // Every output, each reading the input at one offset in a row-major run.
+    if (rows == oh && cols == ow && ow == w && t.dx == 0)
+      return sgemm(t, in + t.dy * w, h * w, 1.f, out, oh * ow, oh * ow);
+    thread_local std::vector<float> gathered, product;
+    gathered.resize(size_t(c * pixels));
+    product.resize(size_t(o * pixels));
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t y = t.y0; y < t.y1; ++y)
+        std::memcpy(gathered.data() + ch * pixels + (y - t.y0) * cols,
+                    in + (ch * h + y + t.dy) * w + t.x0 + t.dx,
+                    size_t(cols) * sizeof(float));
+    if (Error err = sgemm(t, gathered.data(), pixels, 0.f, product.data(),
+                          pixels, pixels))
+      return err;
+    for (int64_t i = 0; i < o; ++i)
+      for (int64_t y = t.y0; y < t.y1; ++y) {
+        float *row = out + (i * oh + y) * ow + t.x0;
+        const float *p = product.data() + i * pixels + (y - t.y0) * cols;
+        for (int64_t x = 0; x < cols; ++x)
+          row[x] += p[x];
+      }
+    return Error::ok();
+  }
+
+  /// result[O, n] = beta * result + tap weights [O, C] x b[C, n] (rows of
+  /// b \p ldb apart, of the result \p ldc).
+  Error sgemm(const Tap &t, const float *b, int64_t ldb, float beta,
+              float *result, int64_t ldc, int64_t n) const {
+    if (dnnl_sgemm('N', 'N', o, n, c, 1.f, t.weights.data(), c, b, ldb, beta,
+                   result, ldc) != dnnl_success)
+      return makeError(LOOM_ERROR_LIBRARY, "oneDNN's sgemm failed");
+    return Error::ok();
+  }
+
+  int64_t src, bias, dst, batch, c, h, w, o, oh, ow;
+  bool relu;
+  std::vector<Tap> taps;
+};
+
 /// A step, then its activation as oneDNN's eltwise primitives in place on
 /// its dense result (the eltwise post-ops postOps makes of the activation,
 /// one primitive each): for an activation a kernel's epilogue lacks (a
@@ -635,6 +748,10 @@ StepPtr cpu::dnnlSgemm(const art::MatmulStep &s, int64_t m, int64_t k,
 
 StepPtr cpu::dnnlPlaneProduct(const art::Conv2dStep &s) {
   return std::make_unique<DnnlPlaneProduct>(s);
+}
+
+StepPtr cpu::dnnlTapProducts(const art::Conv2dStep &s, const float *weights) {
+  return std::make_unique<DnnlTapProducts>(s, weights);
 }
 
 StepPtr cpu::withActivationPass(const PrepareContext &ctx, StepPtr step,

@@ -144,6 +144,12 @@ StepPtr dnnlSgemm(const artifact::MatmulStep &s, int64_t m, int64_t k,
 /// one pass after it.
 StepPtr dnnlPlaneProduct(const artifact::Conv2dStep &s);
 
+/// Convolution step \p s (stride 1, plain NCHW buffers, constant OIHW
+/// \p weights) as oneDNN's sgemm per filter tap over the outputs whose
+/// input pixel for that tap lies inside the image; its bias and a ReLU (if
+/// the step has them) applied in passes.
+StepPtr dnnlTapProducts(const artifact::Conv2dStep &s, const float *weights);
+
 /// \p step, then \p activation as oneDNN's eltwise primitives in place on
 /// its dense result \p dst of layout \p md (the eltwise post-ops postOps
 /// makes of it, one primitive each): for an activation a kernel's epilogue

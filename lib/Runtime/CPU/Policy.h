@@ -65,7 +65,9 @@ struct CpuPolicy {
   /// oneDNN's matmul primitive: a product by constant weights as a 1x1
   /// convolution over its rows (Forms/Matmul.cpp, rowsAsPixelsPay), a 1x1
   /// convolution between plain buffers as sgemm of the planes
-  /// (Forms/Conv.cpp, planeProductPays) (LOOM_ONEDNN_PRODUCT=matmul: false).
+  /// (Forms/Conv.cpp, planeProductPays), a dilated convolution that reads
+  /// mostly padding as sgemm per tap (tapProductsPay)
+  /// (LOOM_ONEDNN_PRODUCT=matmul: false).
   bool avx2Products = true;
   /// Small-plane convolutions compute in nChw16c (LOOM_ONEDNN_SMALL_PLANE=
   /// nhwc: false).

@@ -204,6 +204,61 @@ StepPtr makePointwise(const PrepareContext &ctx, const art::Conv2dStep &s,
 }
 
 //===----------------------------------------------------------------------===//
+// Tap products: oneDNN's sgemm per filter tap, padding never computed
+//===----------------------------------------------------------------------===//
+
+/// A dilated 2-D convolution of stride 1, one group, constant weights, no
+/// residual sum, no activation but a ReLU (LOOM_ONEDNN_PRODUCT=matmul keeps
+/// oneDNN's, to compare).
+bool tapProductsFit(const CpuPolicy &policy, const art::Conv2dStep &s,
+                    const void *constantWeights) {
+  auto ones = [](const art::Shape &v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
+  };
+  return policy.avx2Products && constantWeights && s.srcShape.size() == 4 &&
+         s.groups == 1 && ones(s.strides) && !ones(s.dilations) &&
+         s.sum == -1 &&
+         (s.activation.kind == Activation::None ||
+          s.activation.kind == Activation::Relu);
+}
+
+/// The share of conv step \p s's tap reads (one per output pixel and
+/// filter tap) that fall inside its source.
+double insideShare(const art::Conv2dStep &s) {
+  int64_t h = s.srcShape[2], w = s.srcShape[3], oh = s.dstShape[2],
+          ow = s.dstShape[3], kh = s.weightsShape[2], kw = s.weightsShape[3];
+  auto inside = [](int64_t offset, int64_t out, int64_t in) {
+    return std::max<int64_t>(
+        0, std::min(out, in - offset) - std::max<int64_t>(0, -offset));
+  };
+  int64_t reads = 0;
+  for (int64_t ky = 0; ky < kh; ++ky)
+    for (int64_t kx = 0; kx < kw; ++kx)
+      reads += inside(ky * s.dilations[0] - s.pads[0], oh, h) *
+               inside(kx * s.dilations[1] - s.pads[1], ow, w);
+  return double(reads) / double(kh * kw * oh * ow);
+}
+
+/// On AVX2, where oneDNN 2.6's `jit:avx2` takes a dilated convolution in
+/// some geometries only (not DeepLabV3's ASPP: 960 -> 256, 3x3, dilation 12
+/// on a 20x20 plane; on nChw8c it falls to its reference one there) and
+/// runs the others as im2col and its gemm (`gemm:jit`) over every tap,
+/// padding included: where at least half of the taps' reads are padding
+/// (that ASPP convolution: 36% inside), the taps' own products skip it
+/// (docs/Runtime.md, "Products on AVX2").
+bool tapProductsPay(const art::Conv2dStep &s) {
+  return cpuIsa() == art::CpuIsa::Avx2 && insideShare(s) <= 0.5;
+}
+
+/// The tap products where \p plan leaves source and result plain.
+StepPtr makeTapProducts(const PrepareContext &, const art::Conv2dStep &s,
+                        void *constantWeights, const LayoutPlan &plan) {
+  if (plan.count(s.src) || plan.count(s.dst))
+    return nullptr;
+  return dnnlTapProducts(s, static_cast<const float *>(constantWeights));
+}
+
+//===----------------------------------------------------------------------===//
 // Plane product: oneDNN's sgemm of the weights by a plain source's planes
 //===----------------------------------------------------------------------===//
 
@@ -377,6 +432,8 @@ const FormTable<art::Conv2dStep> &cpu::convForms() {
       {"stem", stemFits, stemPays, nullptr, makeStem},
       {"grouped", groupedFits, groupedPays, nullptr, makeGrouped},
       {"pointwise", pointwiseFits, pointwisePays, nullptr, makePointwise},
+      {"tap products", tapProductsFit, tapProductsPay, nullptr,
+       makeTapProducts},
       {"plane product", planeProductFits, planeProductPays, nullptr,
        makePlaneProduct},
       {"pixel product", pixelProductFits, nullptr, nullptr, makePixelProduct},
