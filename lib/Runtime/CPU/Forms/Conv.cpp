@@ -4,9 +4,11 @@
 // Part of Loom. Layer 4 of lib/Runtime/CPU's library steps (Forms.h): the
 // table of the ways an onednn.conv2d step runs, tried in order: a stem on
 // Loom's kernel, a grouped convolution of 16-channel groups, a pointwise
-// convolution on Loom's kernel, a 1x1 convolution on a plain source as a
-// oneDNN matrix product over its pixels, and oneDNN's convolution, the
-// only one with layouts it wants for the planner.
+// convolution on Loom's kernel, on AVX2 a dilated convolution as oneDNN's
+// sgemm per filter tap and a 1x1 convolution between plain buffers as its
+// sgemm of the planes, a 1x1 convolution on a plain source as a oneDNN
+// matrix product over its pixels, and oneDNN's convolution, the only one
+// with layouts it wants for the planner.
 //
 //===----------------------------------------------------------------------===//
 
