@@ -162,6 +162,13 @@ halfLanes(int64_t count, int half) {
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+/// Eight floats at \p p: all of them where the half is \p whole, else the
+/// lanes of \p m (0 beyond).
+__attribute__((target("avx2"), always_inline)) inline __m256
+loadHalf(const float *p, bool whole, __m256i m) {
+  return whole ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, m);
+}
+
 /// tile's function with AVX2 on one column (two halves of eight channels):
 /// R pixels x 16 channels.
 template <int R, bool Clamp>
@@ -183,20 +190,29 @@ __attribute__((target("avx2,fma"))) void tile256(const Tile &t,
     }
   }
   for (int h = 0; h < 2 && 8 * h < t.lastLanes; ++h) {
+    // Masked loads and stores only for a partial half: on AMD's Zen a
+    // masked store (vmaskmovps) is microcoded, many times a plain one's
+    // cost, and this epilogue runs once a block of k per tile (Zen 3, 2
+    // threads, warm: 96 -> 384 over 3136 pixels 4.05-4.23 -> 2.51 ms,
+    // 768 -> 2304 over 196 7.67-7.95 -> 7.04; loom-bench-small-plane).
+    bool whole = t.lastLanes >= 8 * (h + 1);
     __m256i m = halfLanes(t.lastLanes, h);
-    __m256 b = t.firstBlock && t.bias ? _mm256_maskload_ps(t.bias + 8 * h, m)
+    __m256 b = t.firstBlock && t.bias ? loadHalf(t.bias + 8 * h, whole, m)
                                       : _mm256_setzero_ps();
     for (int r = 0; r < R; ++r) {
       __m256 x = _mm256_add_ps(acc[r][h], b);
       if (!t.firstBlock)
-        x = _mm256_add_ps(x, _mm256_maskload_ps(t.dst + r * t.ld + 8 * h, m));
+        x = _mm256_add_ps(x, loadHalf(t.dst + r * t.ld + 8 * h, whole, m));
       else if (t.sum)
-        x = _mm256_add_ps(x, _mm256_maskload_ps(t.sum + r * t.ld + 8 * h, m));
+        x = _mm256_add_ps(x, loadHalf(t.sum + r * t.ld + 8 * h, whole, m));
       if (t.lastBlock && Clamp)
         x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(e.lo)),
                           _mm256_set1_ps(e.hi));
       if (t.channelStride == 1) {
-        _mm256_maskstore_ps(t.dst + r * t.ld + 8 * h, m, x);
+        if (whole)
+          _mm256_storeu_ps(t.dst + r * t.ld + 8 * h, x);
+        else
+          _mm256_maskstore_ps(t.dst + r * t.ld + 8 * h, m, x);
         continue;
       }
       alignas(32) float lanes[8];
