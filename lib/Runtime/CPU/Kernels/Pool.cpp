@@ -129,7 +129,9 @@ __attribute__((target("avx2"))) void
 pixels256(const PoolGeometry &g, const float *src, float *dst, Span ys,
           const Span *xs, __m256i tail) {
   __m256 acc[P][N];
-  const __m256i all = _mm256_set1_epi32(-1);
+  // A whole last vector loads and stores with plain moves: on AMD's Zen a
+  // masked store (vmaskmovps) is microcoded, many times a plain one's cost.
+  bool whole = _mm256_movemask_ps(_mm256_castsi256_ps(tail)) == 0xff;
   for (int p = 0; p < P; ++p)
     for (int v = 0; v < N; ++v)
       acc[p][v] = _mm256_set1_ps(
@@ -140,7 +142,8 @@ pixels256(const PoolGeometry &g, const float *src, float *dst, Span ys,
       for (int64_t ix = xs[p].begin; ix < xs[p].end; ++ix) {
         const float *in = src + (iy * g.w + ix) * g.channels;
         for (int v = 0; v < N; ++v) {
-          __m256 x = _mm256_maskload_ps(in + 8 * v, v == N - 1 ? tail : all);
+          __m256 x = v < N - 1 || whole ? _mm256_loadu_ps(in + 8 * v)
+                                         : _mm256_maskload_ps(in + 8 * v, tail);
           acc[p][v] = Average ? _mm256_add_ps(acc[p][v], x)
                               : _mm256_max_ps(acc[p][v], x);
         }
@@ -148,10 +151,13 @@ pixels256(const PoolGeometry &g, const float *src, float *dst, Span ys,
   for (int p = 0; p < P; ++p) {
     int64_t count = (ys.end - ys.begin) * (xs[p].end - xs[p].begin);
     __m256 scale = _mm256_set1_ps(count > 0 ? 1.f / float(count) : 0.f);
-    for (int v = 0; v < N; ++v)
-      _mm256_maskstore_ps(dst + p * g.channels + 8 * v, v == N - 1 ? tail : all,
-                          Average ? _mm256_mul_ps(acc[p][v], scale)
-                                  : acc[p][v]);
+    for (int v = 0; v < N; ++v) {
+      __m256 x = Average ? _mm256_mul_ps(acc[p][v], scale) : acc[p][v];
+      if (v < N - 1 || whole)
+        _mm256_storeu_ps(dst + p * g.channels + 8 * v, x);
+      else
+        _mm256_maskstore_ps(dst + p * g.channels + 8 * v, tail, x);
+    }
   }
 }
 
@@ -295,9 +301,10 @@ __attribute__((target("avx2"))) __m256 planeTaps256(__m256 acc,
   for (int64_t kx = 0; kx < kw; ++kx) {
     __m256 x;
     if (sw == 1) {
-      x = _mm256_maskload_ps(in + kx, m);
+      x = lanes == 8 ? _mm256_loadu_ps(in + kx) : _mm256_maskload_ps(in + kx, m);
     } else {
-      __m256 a = _mm256_maskload_ps(in + kx, lo);
+      __m256 a = span >= 8 ? _mm256_loadu_ps(in + kx)
+                           : _mm256_maskload_ps(in + kx, lo);
       __m256 b = _mm256_maskload_ps(in + kx + 8, hi);
       // a0 a2 b0 b2 | a4 a6 b4 b6 -> a0 a2 a4 a6 b0 b2 b4 b6.
       __m256 even = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
@@ -326,8 +333,11 @@ __attribute__((target("avx2"))) void planeRows256(const PoolGeometry &g,
       for (int64_t ky = 0; ky < g.kh; ++ky)
         acc = planeTaps256<Average>(acc, in + ky * g.w + x * g.sw, g.kw, g.sw,
                                     m, lanes);
-      _mm256_maskstore_ps(out + x, m,
-                          Average ? _mm256_mul_ps(acc, scale) : acc);
+      __m256 y = Average ? _mm256_mul_ps(acc, scale) : acc;
+      if (lanes == 8)
+        _mm256_storeu_ps(out + x, y); // (a masked store is microcoded on Zen)
+      else
+        _mm256_maskstore_ps(out + x, m, y);
     }
   }
 }
