@@ -521,6 +521,22 @@ private:
   bool relu;
 };
 
+/// Adds \p bias[row] (where not null) to each of \p rows rows of \p cols
+/// floats at \p out, then a ReLU where \p relu; nothing where neither.
+void addRowBias(float *out, int64_t rows, int64_t cols, const float *bias,
+                bool relu) {
+  if (!bias && !relu)
+    return;
+  for (int64_t row = 0; row < rows; ++row) {
+    float b = bias ? bias[row] : 0.f;
+    float *line = out + row * cols;
+    for (int64_t i = 0; i < cols; ++i) {
+      float v = line[i] + b;
+      line[i] = relu && v < 0.f ? 0.f : v; // NaN stays NaN, as oneDNN's ReLU
+    }
+  }
+}
+
 /// A 1x1 convolution of one image between plain NCHW buffers as oneDNN's
 /// sgemm dst[O, HW] = W[O, C] x src[C, HW]: the OIHW weights, the source
 /// and the result as their buffers hold them, no reorder; its bias (one
@@ -542,18 +558,9 @@ public:
     if (dnnl_sgemm('N', 'N', o, pixels, c, 1.f, w, c, a, pixels, 0.f, out,
                    pixels) != dnnl_success)
       return makeError(LOOM_ERROR_LIBRARY, "oneDNN's sgemm failed");
-    const float *add =
-        bias == -1 ? nullptr : static_cast<const float *>(buffers[bias]);
-    if (!add && !relu)
-      return Error::ok();
-    for (int64_t row = 0; row < o; ++row) {
-      float b = add ? add[row] : 0.f;
-      float *plane = out + row * pixels;
-      for (int64_t p = 0; p < pixels; ++p) {
-        float v = plane[p] + b;
-        plane[p] = relu && v < 0.f ? 0.f : v; // NaN stays NaN
-      }
-    }
+    addRowBias(out, o, pixels,
+               bias == -1 ? nullptr : static_cast<const float *>(buffers[bias]),
+               relu);
     return Error::ok();
   }
 
@@ -570,7 +577,7 @@ private:
 /// pixel at the same offset in a contiguous run (the centre tap of a
 /// "same" convolution), else its pixels gathered into a scratch matrix and
 /// its product added back. The weights are repacked once, a tap's [O, C]
-/// contiguous; bias first, ReLU last, in passes of Loom's own.
+/// contiguous; bias and ReLU in one pass of Loom's own after the taps.
 class DnnlTapProducts : public LibraryStep {
 public:
   DnnlTapProducts(const art::Conv2dStep &s, const float *weights)
@@ -610,15 +617,11 @@ public:
     for (int64_t n = 0; n < batch; ++n) {
       const float *in = static_cast<const float *>(buffers[src]) + n * c * h * w;
       float *out = static_cast<float *>(buffers[dst]) + n * o * oh * ow;
-      for (int64_t i = 0; i < o; ++i)
-        std::fill(out + i * oh * ow, out + (i + 1) * oh * ow,
-                  add ? add[i] : 0.f);
+      std::fill(out, out + o * oh * ow, 0.f);
       for (const Tap &t : taps)
         if (Error err = runTap(t, in, out))
           return err;
-      if (relu)
-        for (int64_t i = 0; i < o * oh * ow; ++i)
-          out[i] = out[i] < 0.f ? 0.f : out[i]; // NaN stays NaN
+      addRowBias(out, o, oh * ow, add, relu);
     }
     return Error::ok();
   }
