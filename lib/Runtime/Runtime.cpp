@@ -791,6 +791,8 @@ const char *loom_model_source_graph(const loom_model *model) {
       .data();
 }
 
+} // extern "C"
+
 namespace {
 
 /// One line of the plan: the step's kind, its operands (with the layout the
@@ -829,6 +831,8 @@ std::string planLine(const EntryPlan &plan, size_t index) {
 }
 
 } // namespace
+
+extern "C" {
 
 const char *loom_entry_plan(const loom_model *model, int64_t entry) {
   if (!validEntry(model, entry)) {
