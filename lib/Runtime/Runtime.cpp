@@ -232,13 +232,17 @@ void loom_context::writeProfile() const {
                                      : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
       const artifact::Step &s = model->plans[e].program->steps[i];
       const auto *kernel = s.getIf<artifact::KernelStep>();
+      const auto *dispatch = s.getIf<artifact::DispatchStep>();
       std::fprintf(f,
                    "%s\n  {\"index\": %zu, \"kind\": \"%s\", \"kernel\": "
                    "\"%s\", \"count\": %zu, \"total_ms\": %.6f, "
                    "\"median_ms\": %.6f, \"min_ms\": %.6f}",
                    i ? "," : "", i,
                    std::string(artifact::stepKindName(s.kind())).c_str(),
-                   kernel ? kernel->name.c_str() : "", t.size(), sum * 1e3,
+                   kernel     ? kernel->name.c_str()
+                   : dispatch ? dispatch->kernel.c_str()
+                              : "",
+                   t.size(), sum * 1e3,
                    median * 1e3, t.empty() ? 0.0 : t.front() * 1e3);
     }
     std::fprintf(f, "]}");
@@ -1075,18 +1079,28 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
                                           " is of an unknown kind");
 }
 
-/// Runs the steps of \p entry's program, timing each when profiling.
+/// Runs the steps of \p entry's program, timing each when profiling: on a
+/// device with queues of its own (a GPU), each step is waited for, so that
+/// its time is the device's, not that of its launch.
 Error runSteps(loom_context &c, int64_t entry) {
   const EntryPlan &plan = c.model->plans[entry];
   size_t numSteps = plan.program->steps.size();
+  Queue &queue = *c.queues[plan.program->device];
+  bool wait = c.profile && !queue.device().usesHostMemory();
   if (c.profile)
     ++c.profiledRuns[entry];
+  if (wait)
+    if (Error err = queue.synchronize())
+      return err;
   for (size_t index = 0, next; index < numSteps; index = next) {
     next = index + 1;
     auto start = c.profile ? std::chrono::steady_clock::now()
                            : std::chrono::steady_clock::time_point();
     if (Error err = runStep(c, entry, index, next))
       return err;
+    if (wait)
+      if (Error err = queue.synchronize())
+        return err;
     if (c.profile)
       c.stepSeconds[entry][index].push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() -
