@@ -142,15 +142,26 @@ int parse(int argc, char **argv, Options &o) {
 }
 
 /// The entry's tensors: \p inputs from \p file (by name, their sizes
-/// checked), \p outputs allocated.
+/// checked), \p outputs allocated. State (an input an output is tied to)
+/// that the file does not hold is the context's own (\p state: its
+/// pointer is null), kept on the device between runs.
 int bindTensors(const loom_model *model, int64_t entry,
                 std::map<std::string, Tensor> &file,
                 std::vector<std::string> &inputs,
-                std::vector<std::string> &outputs) {
+                std::vector<std::string> &outputs, std::vector<bool> &state) {
+  std::vector<bool> tied(size_t(loom_entry_num_inputs(model, entry)), false);
+  for (int64_t o = 0; o < loom_entry_num_outputs(model, entry); ++o)
+    if (int64_t i = loom_entry_output_tied_input(model, entry, o); i >= 0)
+      tied[size_t(i)] = true;
   for (int64_t i = 0; i < loom_entry_num_inputs(model, entry); ++i) {
     loom_tensor_desc d;
     loom_entry_input(model, entry, i, &d);
     auto it = file.find(d.name);
+    state.push_back(it == file.end() && tied[size_t(i)]);
+    if (state.back()) {
+      inputs.emplace_back();
+      continue;
+    }
     if (it == file.end())
       return fail("the inputs file has no tensor '" + std::string(d.name) +
                   "'");
@@ -163,7 +174,8 @@ int bindTensors(const loom_model *model, int64_t entry,
   for (int64_t i = 0; i < loom_entry_num_outputs(model, entry); ++i) {
     loom_tensor_desc d;
     loom_entry_output(model, entry, i, &d);
-    outputs.emplace_back(size_t(d.bytes), '\0');
+    int64_t tiedTo = loom_entry_output_tied_input(model, entry, i);
+    outputs.emplace_back(tiedTo >= 0 ? 0 : size_t(d.bytes), '\0');
   }
   return 0;
 }
@@ -177,6 +189,9 @@ int compareOutputs(const loom_model *model, int64_t entry,
     return fail(error);
   double worst = 0;
   for (size_t i = 0; i < outputs.size(); ++i) {
+    // State updated in place after --repeat runs is not one run's output.
+    if (loom_entry_output_tied_input(model, entry, int64_t(i)) >= 0)
+      continue;
     loom_tensor_desc d;
     loom_entry_output(model, entry, int64_t(i), &d);
     auto it = want.find(d.name);
@@ -216,14 +231,20 @@ int main(int argc, char **argv) {
   if (!readSafetensors(o.inputs, file, error))
     return fail(error);
   std::vector<std::string> inputs, outputs;
-  if (int rc = bindTensors(model, entry, file, inputs, outputs))
+  std::vector<bool> state;
+  if (int rc = bindTensors(model, entry, file, inputs, outputs, state))
     return rc;
   std::vector<const void *> in;
   std::vector<void *> out;
-  for (std::string &t : inputs)
-    in.push_back(t.data());
-  for (std::string &t : outputs)
-    out.push_back(t.data());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    in.push_back(state[i] ? nullptr : inputs[i].data());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    int64_t tiedTo = loom_entry_output_tied_input(model, entry, int64_t(i));
+    // A tied output is its input updated in place: null, or the input's.
+    out.push_back(tiedTo < 0 ? outputs[i].data()
+                  : state[size_t(tiedTo)] ? nullptr
+                                          : inputs[size_t(tiedTo)].data());
+  }
   loom_context *context = nullptr;
   if (loom_context_create(model, &context) != LOOM_OK)
     return fail(loom_last_error());
