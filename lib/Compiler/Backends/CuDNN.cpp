@@ -26,16 +26,41 @@ artifact::Shape shapeOf(Value v) {
   return cast<ShapedType>(v.getType()).getShape().vec();
 }
 
+/// Whether cuDNN 9 has an f32 execution plan (no TF32) for a plain
+/// convolution graph that ends in \p a. Its graph API expresses every mode
+/// artifact::cudnnRunsActivation names, but on an H100 (cuDNN 9, CUDA 13,
+/// driver 580; scripts/gpu-check.sh's probes, docs/benchmarks/gpu.md) the
+/// heuristics offered no engine at all for a GELU (either form) or a swish
+/// fused after the convolution, while none, relu, sigmoid and tanh ran:
+/// those three are left to a generated kernel after the convolution.
+bool fusesInF32(Activation a) {
+  return artifact::cudnnRunsActivation(a) && a != Activation::GeluErf &&
+         a != Activation::GeluTanh && a != Activation::Swish;
+}
+
+/// Whether cuDNN fuses an activation after \p conv in f32: a plain
+/// convolution with its bias (the graph conv, add, activation). On the same
+/// H100, a grouped and dilated convolution with a sigmoid after it and a
+/// 1x1 one with a tanh, neither with a bias, had no plan, while every
+/// convolution alone and every one with a bias and a relu, sigmoid or tanh
+/// ran; whether the groups, the dilation or the missing bias refused the
+/// first is not known, so each is required.
+bool fusesAfter(tg::ConvOp conv) {
+  return conv.getBias() && conv.getGroups() == 1 &&
+         llvm::all_of(conv.getDilations(), [](int64_t d) { return d == 1; });
+}
+
 /// Whether cuDNN runs \p conv: f32, static shapes, 1 to 3 spatial
-/// dimensions, its own activation one of cuDNN's pointwise modes.
+/// dimensions, its own activation none or one cuDNN fuses after it in f32.
 bool runs(tg::ConvOp conv) {
+  Activation own = tg::toActivation(conv.getActivation());
   auto type = conv.getType();
   auto input = cast<RankedTensorType>(conv.getInput().getType());
   auto filter = cast<RankedTensorType>(conv.getFilter().getType());
   return allF32(conv) && type.hasStaticShape() && input.hasStaticShape() &&
          filter.hasStaticShape() && type.getRank() >= 3 &&
          type.getRank() <= 5 &&
-         artifact::cudnnRunsActivation(tg::toActivation(conv.getActivation()));
+         (own == Activation::None || (fusesAfter(conv) && fusesInF32(own)));
 }
 
 class CuDNNBackend : public Backend {
@@ -51,7 +76,7 @@ public:
     return {tg::ConvOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
-    return {"conv [+relu|sigmoid|tanh|gelu_erf|gelu_tanh|swish]: f32, static "
+    return {"conv [+relu|sigmoid|tanh after a bias, groups and dilations 1]: f32, static "
             "shapes, 1 to 3 spatial dimensions, any strides, pads, dilations "
             "and groups; the conv's own bias [O]; a conv with its own "
             "activation takes nothing after it"};
@@ -67,15 +92,16 @@ public:
     call.ops.push_back(conv);
     call.bias = conv.getBias();
     call.activation = tg::toActivation(conv.getActivation());
-    if (call.activation == Activation::None)
-      growActivation(call, available, artifact::cudnnRunsActivation);
+    if (call.activation == Activation::None && fusesAfter(conv))
+      growActivation(call, available, fusesInF32);
     addPrefixes(call, out);
   }
 
   LogicalResult lower(const LibraryCall &call, const StepOperands &operands,
                       LibraryStep &step) const override {
     auto conv = cast<tg::ConvOp>(call.anchor);
-    if (!runs(conv) || !artifact::cudnnRunsActivation(call.activation))
+    if (!runs(conv) || (call.activation != Activation::None &&
+                        !(fusesAfter(conv) && fusesInF32(call.activation))))
       return conv.emitOpError("is not a convolution cuDNN runs");
     artifact::CudnnConvStep s;
     s.src = operands.buffer(conv.getInput());
