@@ -144,7 +144,7 @@ int parse(int argc, char **argv, Options &o) {
 /// The entry's tensors: \p inputs from \p file (by name, their sizes
 /// checked), \p outputs allocated. State (an input an output is tied to)
 /// that the file does not hold is the context's own (\p state: its
-/// pointer is null), kept on the device between runs.
+/// pointer is null), zero-filled and kept between runs.
 int bindTensors(const loom_model *model, int64_t entry,
                 std::map<std::string, Tensor> &file,
                 std::vector<std::string> &inputs,
