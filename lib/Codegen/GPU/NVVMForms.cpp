@@ -96,12 +96,28 @@ LogicalResult queriesAsWarps(mlir::gpu::GPUFuncOp fn) {
   return success();
 }
 
+/// Lets every float product, sum and difference of \p fn contract, so that
+/// a product and the sum it feeds become one FMA.
+void allowContraction(mlir::gpu::GPUFuncOp fn) {
+  fn.walk([](Operation *op) {
+    if (!isa<arith::MulFOp, arith::AddFOp, arith::SubFOp>(op))
+      return;
+    auto fm = cast<arith::ArithFastMathInterface>(op);
+    arith::FastMathFlags flags =
+        fm.getFastMathFlagsAttr().getValue() | arith::FastMathFlags::contract;
+    op->setAttr(fm.getFastMathAttrName(),
+                arith::FastMathFlagsAttr::get(op->getContext(), flags));
+  });
+}
+
 struct NVVMForms
     : public loom::codegen::gpu::impl::LoomGPUNVVMFormsBase<NVVMForms> {
   void runOnOperation() override {
-    for (auto fn : getOperation().getOps<mlir::gpu::GPUFuncOp>())
+    for (auto fn : getOperation().getOps<mlir::gpu::GPUFuncOp>()) {
       if (failed(sharedToAttributions(fn)) || failed(queriesAsWarps(fn)))
         return signalPassFailure();
+      allowContraction(fn);
+    }
     RewritePatternSet patterns(&getContext());
     mlir::populateGpuLowerSubgroupReduceToShufflePatterns(patterns, kWarpSize);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

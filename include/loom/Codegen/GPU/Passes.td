@@ -355,6 +355,11 @@ def LoomGPUNVVMForms : Pass<"loom-gpu-nvvm-forms", "mlir::gpu::GPUModuleOp"> {
     - `gpu.subgroup_size` becomes 32 (a warp), `gpu.subgroup_id` the linear
       thread index divided by 32 and `gpu.num_subgroups` the warps of the
       kernel's known block size (NVVM lowers none of them);
+    - every float `arith.mulf`, `arith.addf` and `arith.subf` may contract
+      (`fastmath<contract>`), so that NVPTX fuses a product and the sum it
+      feeds into one `fma.rn` (one rounding instead of two: the tiled
+      product's inner loop was `mul.rn.f32` and `add.rn.f32` pairs, half the
+      rate of the FMA units);
     - `gpu.subgroup_reduce` becomes a butterfly of `gpu.shuffle xor` over
       the 32 lanes of a warp (which NVVM lowers to `shfl.sync`); a kernel
       that reduces over subgroups must have a multiple of 32 threads (the
