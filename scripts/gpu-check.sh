@@ -8,6 +8,7 @@
 #                                scripts/gpu-check.sh prepare-cudnn STAGE [--no-real | NAME...]
 #                                scripts/gpu-check.sh prepare-real STAGE [NAME...]
 #                                scripts/gpu-check.sh prepare-all STAGE
+#                                scripts/gpu-check.sh pack STAGE
 #   There (CUDA, CMake, ninja):  STAGE/src/scripts/gpu-check.sh run STAGE [--out=DIR]
 #
 # prepare-all is the lent GPU's one stage (docs/benchmarks/gpu.md): the
@@ -214,11 +215,14 @@ stage_init() {
   : > "$1/models.txt"
 }
 
-# Makes STAGE smaller for the trip: inputs over 1 MiB are left out (run
-# writes them again, seeded, from the manifest), and every other file over
-# 1 MiB is compressed with xz where that saves a tenth.
+# Makes STAGE smaller for the trip: inputs of more than
+# LOOM_GPU_CHECK_PACK_BYTES (default 1 MiB) are left out (run writes them
+# again, seeded, from the manifest), and every other file over it is
+# compressed with xz where that saves a tenth. prepare-all packs its stage;
+# `gpu-check.sh pack STAGE` packs another.
 stage_pack() {
-  local f
+  [ $# -eq 1 ] && [ -f "$1/models.txt" ] || die "usage: gpu-check.sh pack STAGE (a stage of prepare)"
+  local f min=${LOOM_GPU_CHECK_PACK_BYTES:-1048576}
   while IFS= read -r f; do
     case $f in
     */inputs.safetensors) rm -f "$f" ;;
@@ -232,7 +236,7 @@ stage_pack() {
       fi
       ;;
     esac
-  done < <(find "$1/models" -type f -size +1M)
+  done < <(find "$1/models" -type f -size +"$min"c)
 }
 
 # Undoes stage_pack on the GPU machine: decompresses, and writes the inputs
@@ -602,13 +606,15 @@ prepare_timed() {
 # and the timed models; packed (stage_pack). prepare_all STAGE.
 prepare_all() {
   [ $# -eq 1 ] || die "usage: gpu-check.sh prepare-all STAGE"
-  local stage=$1 real
+  local stage=$1
   stage_init "$stage"
   appending=1
   prepare_classes "$stage"
   prepare_cublas "$stage"
+  local real=${LOOM_GPU_CHECK_REAL:-torch-shufflenet-v2}
+  [ "$real" = none ] && real=--no-real
   # shellcheck disable=SC2086
-  prepare_cudnn "$stage" ${LOOM_GPU_CHECK_REAL:-torch-shufflenet-v2}
+  prepare_cudnn "$stage" $real
   prepare_timed "$stage"
   appending=0
   stage_pack "$stage"
@@ -1043,6 +1049,7 @@ prepare-cublas) shift; prepare_cublas "$@" ;;
 prepare-cudnn) shift; prepare_cudnn "$@" ;;
 prepare-real) shift; prepare_real "$@" ;;
 prepare-all) shift; prepare_all "$@" ;;
+pack) shift; stage_pack "$@" ;;
 run) shift; run "$@" ;;
-*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-cublas STAGE [CHIPS] | prepare-cudnn STAGE [--no-real | NAME...] | prepare-real STAGE [NAME...] | prepare-all STAGE | run STAGE [options]" ;;
+*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-cublas STAGE [CHIPS] | prepare-cudnn STAGE [--no-real | NAME...] | prepare-real STAGE [NAME...] | prepare-all STAGE | pack STAGE | run STAGE [options]" ;;
 esac
