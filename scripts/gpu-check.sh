@@ -13,8 +13,8 @@
 #
 # prepare-all is the lent GPU's one stage (docs/benchmarks/gpu.md): the
 # classes, cuBLASLt and cuDNN (with the GEMM chains and the cuDNN probes),
-# one real model both ways, and the timing table's models (prepare_timed),
-# packed to travel (stage_pack).
+# one real model both ways, the timing table's models (prepare_timed) and
+# Hydro's fused trials (prepare_trials), packed to travel (stage_pack).
 #
 # prepare writes STAGE: the runtime's sources (libloomrt and loom-gpu-run
 # build with CMake alone: no LLVM, no oneDNN or OpenBLAS), and per artifact
@@ -599,6 +599,42 @@ prepare_timed() {
   rm -rf "$work"
 }
 
+# Hydro's fused trials on the GPU (docs/Training.md, "Fusing trials"; on
+# the CPU they lose: docs/benchmarks/train.md): the Fashion-MNIST MLP's
+# training step compiled for sm_90a unfused and fused for N trials
+# (--tg-fuse-trials), timed as the timing table's models are (no PyTorch
+# side: "-"), listed in STAGE/timed.txt as trials-mlp-N. The step's
+# weights and velocities are its inputs, so Loom's time includes copying
+# them in; its steps' time (the profile) is the GPU's. prepare_trials STAGE.
+prepare_trials() {
+  local stage=$1 build work n entry dir
+  build=$(loom_build) || exit 1
+  work=$(mktemp -d)
+  local example=$root/python-free-examples/fashion-mnist/mlp.mlir
+  "$build/bin/loom-run" "$example" --write-random-weights "$work/mlp.safetensors" > /dev/null ||
+    die "loom-run failed on $example"
+  "$build/bin/loom-opt" "$example" -o "$work/step.mlir" \
+    --tg-autodiff="function=loss optimizer=sgd lr=0.05 momentum=0.9 hyper-parameter-arguments=true" ||
+    die "loom-opt --tg-autodiff failed on $example"
+  for n in 1 2 4 8 16; do
+    entry=loss_train_step_trials
+    if [ "$n" = 1 ]; then
+      cp "$work/step.mlir" "$work/step-$n.mlir"
+      entry=loss_train_step
+    else
+      "$build/bin/loom-opt" "$work/step.mlir" -o "$work/step-$n.mlir" \
+        --tg-fuse-trials="function=loss_train_step trials=$n" || die "loom-opt --tg-fuse-trials failed"
+    fi
+    dir=$stage/models/trials-mlp-$n
+    mkdir -p "$dir"
+    "$build/bin/loom-compile" "$work/step-$n.mlir" --weights-file="$work/mlp.safetensors" \
+      --target=cuda:sm_90a --no-source -o "$dir/model.so" || die "loom-compile failed on the $n-trial step"
+    llvm-objcopy --dump-section .loom_manifest="$dir/manifest.json" "$dir/model.so" /dev/null
+    echo "trials-mlp-$n $entry - $n" >> "$stage/timed.txt"
+  done
+  rm -rf "$work"
+}
+
 # Everything a lent GPU runs, in one stage of at most 64 MiB with the
 # working tree it travels with: the kernel classes, cuBLASLt and cuDNN
 # steps (with their GEMM chains), one real model with cuDNN's convolutions
@@ -616,13 +652,18 @@ prepare_all() {
   # shellcheck disable=SC2086
   prepare_cudnn "$stage" $real
   prepare_timed "$stage"
+  prepare_trials "$stage"
   appending=0
   stage_pack "$stage"
-  local bytes
-  bytes=$(stage_bytes "$stage")
+  # The working tree travels with the stage: what may be carried is shared.
+  local bytes tree=0 max=${LOOM_GPU_CHECK_MAX_BYTES:-67108864}
+  if git -C "$root" rev-parse --git-dir > /dev/null 2>&1; then
+    tree=$(cd "$root" && git ls-files -z | du -cb --files0-from=- 2> /dev/null | tail -1 | cut -f1)
+  fi
+  bytes=$(LOOM_GPU_CHECK_MAX_BYTES=$((max - tree)) stage_bytes "$stage")
   echo "gpu-check.sh: staged $(wc -l < "$stage/models.txt") checked artifact(s)," \
     "$(wc -l < "$stage/timed.txt") timed entries and $(wc -l < "$stage/gemm.txt") GEMM size(s)" \
-    "in $stage ($bytes bytes); on the GPU machine: $stage/src/scripts/gpu-check.sh run $stage --out=DIR"
+    "in $stage ($bytes bytes, the working tree $tree more); on the GPU machine: $stage/src/scripts/gpu-check.sh run $stage --out=DIR"
 }
 
 # A chain of R products y = y x w of N x N f32 matrices (both inputs), as
@@ -979,7 +1020,7 @@ for line in open(os.path.join(stage, "timed.txt")):
 result = {"device": t.get("device"), "torch": t.get("torch"), "rows": rows,
           "torch_errors": t.get("errors", []), "notes": notes}
 json.dump(result, open(os.path.join(outdir, "timed.json"), "w"), indent=1)
-lines = ["| model | batch | Loom ms | Loom steps ms | eager ms | torch.compile ms | Loom / compile |",
+lines = ["| model | batch (trials) | Loom ms | Loom steps ms | eager ms | torch.compile ms | Loom / compile |",
          "| --- | --- | --- | --- | --- | --- | --- |"]
 for r in rows:
     lines.append("| %s | %d | %s | %s | %s | %s | %s |" % (r["model"], r["batch"], r["loom_ms"],
