@@ -31,6 +31,16 @@ cl::opt<bool> genericKernels(
              "tiled products and convolutions; for comparison)"),
     cl::init(false));
 
+/// The workgroups from which the tiled products and convolutions take
+/// 64 x 64 output tiles (the pipeline's `large-tile-blocks`).
+cl::opt<int64_t> largeTileBlocks(
+    "gpu-large-tile-blocks",
+    cl::desc("GPU targets: the tiled products and convolutions take 64 x 64 "
+             "output tiles (32 sums a thread) where that makes at least this "
+             "many workgroups, else 16 x 16 (2 a thread); 0: always 64 x 64, "
+             "negative: always 16 x 16"),
+    cl::init(264));
+
 /// The CPU the artifact's host code is compiled for: it holds no kernels,
 /// so the baseline x86-64 runs it anywhere.
 constexpr const char *kHostCPU = "x86-64";
@@ -43,6 +53,7 @@ public:
     pipeline.api = api;
     pipeline.chips = chips;
     pipeline.genericOnly = genericKernels;
+    pipeline.largeTileBlocks = largeTileBlocks;
   }
 
   StringRef name() const override {

@@ -56,7 +56,7 @@ struct MapConvs
                       : matchConvTiles(op, minDepth, minChannels);
     };
     auto found = opsOfClass(getOperation(), KernelClass::ConvTiles, conv);
-    if (failed(found) || failed(mapContractions(*found)))
+    if (failed(found) || failed(mapContractions(*found, largeTileBlocks)))
       signalPassFailure();
   }
 };

@@ -160,14 +160,18 @@ void loom::codegen::gpu::addRecurrenceClass(
   pm.addPass(createLoomGPUMapRecurrences(recurrences));
 }
 
-void loom::codegen::gpu::addMatmulClass(OpPassManager &pm,
-                                        const GPUKernelPipelineOptions &) {
-  pm.addPass(createLoomGPUMapMatmuls());
+void loom::codegen::gpu::addMatmulClass(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
+  LoomGPUMapMatmulsOptions matmuls;
+  matmuls.largeTileBlocks = options.largeTileBlocks;
+  pm.addPass(createLoomGPUMapMatmuls(matmuls));
 }
 
 void loom::codegen::gpu::addConvClass(OpPassManager &pm,
-                                      const GPUKernelPipelineOptions &) {
-  pm.addPass(createLoomGPUMapConvs());
+                                      const GPUKernelPipelineOptions &options) {
+  LoomGPUMapConvsOptions convs;
+  convs.largeTileBlocks = options.largeTileBlocks;
+  pm.addPass(createLoomGPUMapConvs(convs));
 }
 
 void loom::codegen::gpu::addRowReductionClass(

@@ -1,4 +1,4 @@
-//===- Tiles.cpp - Contractions as 16 x 16 tiles in workgroup memory ------===//
+//===- Tiles.cpp - Contractions as tiles in workgroup memory --------------===//
 //
 // Part of Loom. See Tiles.h and docs/Codegen/GPU.md ("Kernel classes").
 //
@@ -17,14 +17,27 @@ using namespace mlir;
 namespace loom::codegen::gpu {
 namespace {
 
-/// A tile of the output is kTile x kTile elements, and a step of the
-/// reduction kTile: 16 x 16 tiles of A and B in workgroup memory.
-constexpr int64_t kTile = 16;
-/// Threads of a workgroup: 16 columns of 8 rows, each thread computing the
-/// output elements of its column in rows `ty` and `ty + 8` (Vulkan's
-/// guaranteed 128 invocations).
+/// Threads of a workgroup (Vulkan's guaranteed 128 invocations): 16
+/// columns `tx` of 8 rows `ty`.
 constexpr int64_t kThreads = 128;
-constexpr int64_t kRowsPerThread = kTile * kTile / kThreads;
+constexpr int64_t kThreadCols = 16;
+constexpr int64_t kThreadRows = kThreads / kThreadCols;
+/// A step of the reduction: kStep columns of the A tile, rows of the B tile.
+constexpr int64_t kStep = 16;
+
+/// The output tile of a workgroup, tileM x tileN: thread (tx, ty) computes
+/// the elements in rows `ty + 8 i` and columns `tx + 16 j`, a register tile
+/// of rows() x cols() sums. The small tile (16 x 16: two sums a thread) keeps
+/// many workgroups on a small product; the large one (64 x 64: 32 sums a
+/// thread) loads 12 elements of workgroup memory per 32 multiply-adds where
+/// the small one loads 3 per 2.
+struct Tiling {
+  int64_t tileM, tileN;
+  int64_t rows() const { return tileM / kThreadRows; }
+  int64_t cols() const { return tileN / kThreadCols; }
+};
+constexpr Tiling kSmallTiles{16, 16};
+constexpr Tiling kLargeTiles{64, 64};
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -67,6 +80,7 @@ Value allBelow(OpBuilder &b, Location loc,
 /// workgroup's tiles and the loop positions every thread shares.
 struct TileKernel {
   Contraction &c;
+  Tiling t;
   Location loc;
   /// The loop positions fixed for the workgroup (its batch position) and
   /// zero elsewhere, a copy completed per element.
@@ -119,19 +133,25 @@ struct TileKernel {
   }
 
   /// Stages the A and B tiles at reduction offset \p k0 into sharedA
-  /// (`[m][k]`) and sharedB (`[k][n]`), each thread two elements of each
-  /// (neighbouring threads neighbouring columns), zeros past the edges.
+  /// (`[m][k]`, tileM x kStep) and sharedB (`[k][n]`, kStep x tileN), the
+  /// threads loading consecutive elements of each row, zeros past the
+  /// edges.
   void stageTiles(OpBuilder &b, Value k0) const {
     int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
-    for (int64_t r = 0; r < kRowsPerThread; ++r) {
+    for (int64_t r = 0; r < t.tileM * kStep / kThreads; ++r) {
       Value e = arith::AddIOp::create(b, loc, tid, index(b, loc, r * kThreads));
-      Value row = arith::DivUIOp::create(b, loc, e, index(b, loc, kTile));
-      Value col = arith::RemUIOp::create(b, loc, e, index(b, loc, kTile));
+      Value row = arith::DivUIOp::create(b, loc, e, index(b, loc, kStep));
+      Value col = arith::RemUIOp::create(b, loc, e, index(b, loc, kStep));
       Value am = arith::AddIOp::create(b, loc, m0, row);
       Value ak = arith::AddIOp::create(b, loc, k0, col);
       Value a = loadOrZero(b, c.a, c.m, am, c.k, ak,
                            allBelow(b, loc, {{am, m}, {ak, k}}));
       memref::StoreOp::create(b, loc, a, sharedA, ValueRange{row, col});
+    }
+    for (int64_t r = 0; r < kStep * t.tileN / kThreads; ++r) {
+      Value e = arith::AddIOp::create(b, loc, tid, index(b, loc, r * kThreads));
+      Value row = arith::DivUIOp::create(b, loc, e, index(b, loc, t.tileN));
+      Value col = arith::RemUIOp::create(b, loc, e, index(b, loc, t.tileN));
       Value bk = arith::AddIOp::create(b, loc, k0, row);
       Value bn = arith::AddIOp::create(b, loc, n0, col);
       Value bv = loadOrZero(b, c.b, c.k, bk, c.n, bn,
@@ -140,24 +160,36 @@ struct TileKernel {
     }
   }
 
-  /// Each thread's two sums over one staged step: 16 multiply-adds from
-  /// the tiles into \p sums (rows `ty` and `ty + 8` of column `tx`).
+  /// Row \p i and column \p j of thread (\p tx, \p ty)'s register tile,
+  /// in the workgroup's output tile.
+  Value rowOf(OpBuilder &b, Value ty, int64_t i) const {
+    return arith::AddIOp::create(b, loc, ty, index(b, loc, i * kThreadRows));
+  }
+  Value colOf(OpBuilder &b, Value tx, int64_t j) const {
+    return arith::AddIOp::create(b, loc, tx, index(b, loc, j * kThreadCols));
+  }
+
+  /// Each thread's sums over one staged step: per step of k, its rows of
+  /// A and columns of B read once from the tiles, every pair multiplied
+  /// into \p sums (row-major over the register tile).
   SmallVector<Value> accumulate(OpBuilder &b, Value tx, Value ty,
                                 ValueRange sums) const {
     auto inner = scf::ForOp::create(
-        b, loc, index(b, loc, 0), index(b, loc, kTile), index(b, loc, 1), sums,
+        b, loc, index(b, loc, 0), index(b, loc, kStep), index(b, loc, 1), sums,
         [&](OpBuilder &ib, Location, Value kk, ValueRange acc) {
-          Value bv =
-              memref::LoadOp::create(ib, loc, sharedB, ValueRange{kk, tx});
-          SmallVector<Value> next;
-          for (int64_t r = 0; r < kRowsPerThread; ++r) {
-            Value row = arith::AddIOp::create(
-                ib, loc, ty, index(ib, loc, r * kThreads / kTile));
-            Value av =
-                memref::LoadOp::create(ib, loc, sharedA, ValueRange{row, kk});
-            Value p = arith::MulFOp::create(ib, loc, av, bv);
-            next.push_back(arith::AddFOp::create(ib, loc, acc[r], p));
-          }
+          SmallVector<Value> as, bs, next;
+          for (int64_t i = 0; i < t.rows(); ++i)
+            as.push_back(memref::LoadOp::create(
+                ib, loc, sharedA, ValueRange{rowOf(ib, ty, i), kk}));
+          for (int64_t j = 0; j < t.cols(); ++j)
+            bs.push_back(memref::LoadOp::create(
+                ib, loc, sharedB, ValueRange{kk, colOf(ib, tx, j)}));
+          for (int64_t i = 0; i < t.rows(); ++i)
+            for (int64_t j = 0; j < t.cols(); ++j) {
+              Value p = arith::MulFOp::create(ib, loc, as[i], bs[j]);
+              next.push_back(arith::AddFOp::create(
+                  ib, loc, acc[i * t.cols() + j], p));
+            }
           scf::YieldOp::create(ib, loc, next);
         });
     return SmallVector<Value>(inner.getResults());
@@ -222,10 +254,17 @@ FailureOr<Contraction> classifyContraction(linalg::LinalgOp op) {
   return c;
 }
 
-LogicalResult emitTiledContraction(Contraction &c) {
+LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks) {
   int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
-  int64_t mTiles = llvm::divideCeil(m, kTile);
-  int64_t nTiles = llvm::divideCeil(n, kTile);
+  auto blocksOf = [&](Tiling t) {
+    return c.extent(c.batch) * llvm::divideCeil(m, t.tileM) *
+           llvm::divideCeil(n, t.tileN);
+  };
+  Tiling t = largeTileBlocks >= 0 && int64_t(blocksOf(kLargeTiles)) >= largeTileBlocks
+                 ? kLargeTiles
+                 : kSmallTiles;
+  int64_t mTiles = llvm::divideCeil(m, t.tileM);
+  int64_t nTiles = llvm::divideCeil(n, t.tileN);
   SmallVector<int64_t> tiles;
   for (unsigned l : c.batch)
     tiles.push_back(c.ranges[l]);
@@ -238,28 +277,32 @@ LogicalResult emitTiledContraction(Contraction &c) {
   Location loc = op.getLoc();
   OpBuilder b(op);
   mlir::gpu::LaunchOp launch = createLaunch(b, loc, *grid, kThreads);
-  TileKernel kernel{c, loc, {}, {}, {}, {}, {}, {}};
-  kernel.sharedA = allocWorkgroupMemory(b, loc, {kTile, kTile}, b.getF32Type());
-  kernel.sharedB = allocWorkgroupMemory(b, loc, {kTile, kTile}, b.getF32Type());
+  TileKernel kernel{c, t, loc, {}, {}, {}, {}, {}, {}};
+  kernel.sharedA =
+      allocWorkgroupMemory(b, loc, {t.tileM, kStep}, b.getF32Type());
+  kernel.sharedB =
+      allocWorkgroupMemory(b, loc, {kStep, t.tileN}, b.getF32Type());
   Value block = linearBlockId(b, loc, launch, *grid);
   // A block past the last tile (the grid's last column) computes the last
   // tile and stores nothing: every thread reaches the barriers.
   Value tile = arith::MinUIOp::create(b, loc, block, index(b, loc, blocks - 1));
   SmallVector<Value> at = delinearize(b, loc, tile, tiles);
   kernel.n0 =
-      arith::MulIOp::create(b, loc, at.pop_back_val(), index(b, loc, kTile));
+      arith::MulIOp::create(b, loc, at.pop_back_val(), index(b, loc, t.tileN));
   kernel.m0 =
-      arith::MulIOp::create(b, loc, at.pop_back_val(), index(b, loc, kTile));
+      arith::MulIOp::create(b, loc, at.pop_back_val(), index(b, loc, t.tileM));
   kernel.base.assign(c.ranges.size(), index(b, loc, 0));
   for (auto [l, v] : llvm::zip(c.batch, at))
     kernel.base[l] = v;
   kernel.tid = launch.getThreadIds().x;
-  Value tx = arith::RemUIOp::create(b, loc, kernel.tid, index(b, loc, kTile));
-  Value ty = arith::DivUIOp::create(b, loc, kernel.tid, index(b, loc, kTile));
+  Value tx =
+      arith::RemUIOp::create(b, loc, kernel.tid, index(b, loc, kThreadCols));
+  Value ty =
+      arith::DivUIOp::create(b, loc, kernel.tid, index(b, loc, kThreadCols));
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  SmallVector<Value> init(kRowsPerThread, zero);
+  SmallVector<Value> init(t.rows() * t.cols(), zero);
   auto steps = scf::ForOp::create(
-      b, loc, index(b, loc, 0), index(b, loc, k), index(b, loc, kTile), init,
+      b, loc, index(b, loc, 0), index(b, loc, k), index(b, loc, kStep), init,
       [&](OpBuilder &sb, Location, Value k0, ValueRange sums) {
         kernel.stageTiles(sb, k0);
         mlir::gpu::BarrierOp::create(sb, loc);
@@ -267,31 +310,34 @@ LogicalResult emitTiledContraction(Contraction &c) {
         mlir::gpu::BarrierOp::create(sb, loc);
         scf::YieldOp::create(sb, loc, next);
       });
-  Value col = arith::AddIOp::create(b, loc, kernel.n0, tx);
   OpOperand *out = op.getDpsInitOperand(0);
-  for (int64_t r = 0; r < kRowsPerThread; ++r) {
-    Value row = arith::AddIOp::create(
-        b, loc, kernel.m0,
-        arith::AddIOp::create(b, loc, ty, index(b, loc, r * kThreads / kTile)));
-    Value store = allBelow(b, loc, {{row, m}, {col, n}, {block, blocks}});
-    auto storeIf = scf::IfOp::create(b, loc, store, /*withElse=*/false);
-    OpBuilder sb = OpBuilder::atBlockBegin(storeIf.thenBlock());
-    SmallVector<Value> ivs(kernel.base);
-    kernel.place(sb, ivs, c.m, row);
-    kernel.place(sb, ivs, c.n, col);
-    SmallVector<Value> to = kernel.indicesOf(sb, out, ivs);
-    Value old = memref::LoadOp::create(sb, loc, out->get(), to);
-    Value sum = arith::AddFOp::create(sb, loc, old, steps.getResult(r));
-    memref::StoreOp::create(sb, loc, sum, out->get(), to);
-  }
+  for (int64_t i = 0; i < t.rows(); ++i)
+    for (int64_t j = 0; j < t.cols(); ++j) {
+      Value row = arith::AddIOp::create(b, loc, kernel.m0,
+                                        kernel.rowOf(b, ty, i));
+      Value col = arith::AddIOp::create(b, loc, kernel.n0,
+                                        kernel.colOf(b, tx, j));
+      Value store = allBelow(b, loc, {{row, m}, {col, n}, {block, blocks}});
+      auto storeIf = scf::IfOp::create(b, loc, store, /*withElse=*/false);
+      OpBuilder sb = OpBuilder::atBlockBegin(storeIf.thenBlock());
+      SmallVector<Value> ivs(kernel.base);
+      kernel.place(sb, ivs, c.m, row);
+      kernel.place(sb, ivs, c.n, col);
+      SmallVector<Value> to = kernel.indicesOf(sb, out, ivs);
+      Value old = memref::LoadOp::create(sb, loc, out->get(), to);
+      Value sum = arith::AddFOp::create(sb, loc, old,
+                                        steps.getResult(i * t.cols() + j));
+      memref::StoreOp::create(sb, loc, sum, out->get(), to);
+    }
   op->erase();
   clonePureProducers(launch);
   return success();
 }
 
-LogicalResult mapContractions(MutableArrayRef<Contraction> found) {
+LogicalResult mapContractions(MutableArrayRef<Contraction> found,
+                              int64_t largeTileBlocks) {
   for (Contraction &c : found)
-    if (failed(emitTiledContraction(c)))
+    if (failed(emitTiledContraction(c, largeTileBlocks)))
       return c.op->emitOpError(
           "has more output tiles than a grid of 65535 x 65535 holds");
   return success();

@@ -42,20 +42,23 @@ struct Contraction {
 /// it); A the other.
 mlir::FailureOr<Contraction> classifyContraction(mlir::linalg::LinalgOp op);
 
-/// Replaces \p c's op with one `gpu.launch` of 128 threads per 16 x 16 tile
-/// of the output's m x n and batch position: per step of 16 along k the
-/// threads stage the A tile (`[m][k]`) and the B tile (`[k][n]`) in
-/// workgroup memory (zeros past the edges), a barrier, each thread
-/// accumulates its two output elements from them, a barrier; then each
-/// thread adds its sums to its output elements inside the bounds. Fails
-/// (leaving the op) when a grid of 65535 x 65535 blocks does not hold the
-/// tiles.
-mlir::LogicalResult emitTiledContraction(Contraction &c);
+/// Replaces \p c's op with one `gpu.launch` of 128 threads per tile of the
+/// output's m x n and batch position, 64 x 64 where that makes at least
+/// \p largeTileBlocks workgroups (never when it is negative), else 16 x 16:
+/// per step of 16 along k the threads stage the A tile (`[m][k]`) and the
+/// B tile (`[k][n]`) in workgroup memory (zeros past the edges), a barrier,
+/// each thread accumulates its register tile of output elements (2 or 32)
+/// from them, a barrier; then each thread adds its sums to its output
+/// elements inside the bounds. Fails (leaving the op) when a grid of
+/// 65535 x 65535 blocks does not hold the tiles.
+mlir::LogicalResult emitTiledContraction(Contraction &c,
+                                         int64_t largeTileBlocks);
 
 /// Maps each of \p found (the ops of a class, KernelClasses.h) with
 /// emitTiledContraction; an op whose tiles no grid holds is an error at its
 /// location.
-mlir::LogicalResult mapContractions(llvm::MutableArrayRef<Contraction> found);
+mlir::LogicalResult mapContractions(llvm::MutableArrayRef<Contraction> found,
+                                    int64_t largeTileBlocks);
 
 } // namespace loom::codegen::gpu
 

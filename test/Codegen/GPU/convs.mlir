@@ -27,8 +27,9 @@
 // CHECK: memref.store %{{.*}}, %[[B]]
 // CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
-// CHECK: memref.load %[[B]]
 // CHECK: memref.load %[[A]]
+// CHECK: memref.load %[[A]]
+// CHECK: memref.load %[[B]]
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: memref.load %{{.*}} : memref<2x9x6x7xf32>

@@ -1,5 +1,19 @@
 // RUN: loom-opt %s --loom-gpu-map-matmuls --split-input-file | FileCheck %s
 // RUN: loom-opt %s --loom-gpu-map-matmuls="min-depth=4" --split-input-file | FileCheck %s --check-prefix=SHALLOW
+// RUN: loom-opt %s --loom-gpu-map-matmuls="large-tile-blocks=0" --split-input-file | FileCheck %s --check-prefix=LARGE
+
+// With 64 x 64 tiles (large-tile-blocks=0): one workgroup for the 37 x 45
+// output, a 64 x 16 tile of A and a 16 x 64 tile of B, and per step of k
+// each thread reads 8 elements of A and 4 of B for 32 multiply-adds.
+// LARGE-LABEL: func.func @matmul
+// LARGE: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}})
+// LARGE: %[[A:.*]] = memref.alloc() : memref<64x16xf32, #gpu.address_space<workgroup>>
+// LARGE: %[[B:.*]] = memref.alloc() : memref<16x64xf32, #gpu.address_space<workgroup>>
+// LARGE: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
+// LARGE-COUNT-8: memref.load %[[A]]
+// LARGE-COUNT-4: memref.load %[[B]]
+// LARGE-COUNT-32: arith.mulf
+// LARGE: gpu.barrier
 
 // A matrix product of 37 x 131 by 131 x 45: one workgroup of 128 threads
 // per 16 x 16 output tile (3 x 3 tiles), 16 x 16 tiles of A and B in
@@ -21,8 +35,9 @@
 // CHECK: memref.store %{{.*}}, %[[B]]
 // CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
-// CHECK: memref.load %[[B]]
 // CHECK: memref.load %[[A]]
+// CHECK: memref.load %[[A]]
+// CHECK: memref.load %[[B]]
 // CHECK: arith.mulf
 // CHECK: arith.addf
 // CHECK: gpu.barrier

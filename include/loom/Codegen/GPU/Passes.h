@@ -80,6 +80,12 @@ struct GPUKernelPipelineOptions
                      "per iteration), for comparison with the kernel "
                      "classes"),
       llvm::cl::init(false)};
+  Option<int64_t> largeTileBlocks{
+      *this, "large-tile-blocks",
+      llvm::cl::desc("The tiled products and convolutions take 64 x 64 "
+                     "output tiles where that makes at least this many "
+                     "workgroups, else 16 x 16 (negative: always 16 x 16)"),
+      llvm::cl::init(264)};
 };
 
 /// The PTX ISA version a chip's code is generated with: `+ptx<N>` for

@@ -105,12 +105,14 @@ def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
     linearised), B[k][n] the input's patches (n: the batch and the output
     image, linearised; each element read through the input's indexing map,
     `oh * stride + kh * dilation`), C[m][n] the output. One `gpu.launch`
-    with a workgroup of 128 threads per 16 x 16 tile of C and group: per
+    with a workgroup of 128 threads per tile of C and group (64 x 64 or
+    16 x 16, as `loom-gpu-map-matmuls` chooses by `large-tile-blocks`): per
     step of 16 along k the threads stage the filter tile and the patch tile
-    in workgroup memory (two `memref.alloc` of 16 x 16 f32 in
+    in workgroup memory (two `memref.alloc` of f32 in
     `#gpu.address_space<workgroup>`), zeros past the edges; a
-    `gpu.barrier`; each thread accumulates two output elements; a
-    `gpu.barrier`; then each thread adds its sums to the output. Padding is
+    `gpu.barrier`; each thread accumulates its register tile of output
+    elements; a `gpu.barrier`; then each thread adds its sums to the
+    output. Padding is
     the padded input's (the op reads it as it is).
     An op that records `loom.gpu.kernel_class`
     (`loom-gpu-select-kernel-classes`) is this class's when it names it,
@@ -125,6 +127,12 @@ def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
     Option<"minChannels", "min-channels", "int64_t", /*default=*/"8",
            "The fewest output channels per group of a convolution mapped "
            "to tiles (half a tile's rows)">,
+    Option<"largeTileBlocks", "large-tile-blocks", "int64_t",
+           /*default=*/"264",
+           "Map an op to 64 x 64 output tiles (32 sums a thread) when that "
+           "makes at least this many workgroups (264: two per multiprocessor "
+           "of an H100), else to 16 x 16 tiles (2 a thread); negative: "
+           "always 16 x 16">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect",
@@ -147,15 +155,18 @@ def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
     `batch_matmul`, a transposed operand, a broadcast weight), it has one k
     loop, and k has at
     least `min-depth` steps. Such an op becomes one `gpu.launch` with a
-    workgroup of 128 threads per 16 x 16 output tile and batch position
-    (the grid at most 65535 x 65535): per step of 16 along k the threads
-    stage the A tile (`[m][k]`) and the B tile (`[k][n]`) in workgroup
-    memory (two `memref.alloc` of 16 x 16 f32 in
-    `#gpu.address_space<workgroup>`, the canonical form of shared memory),
-    neighbouring threads loading neighbouring elements and zeros past the
-    matrix's edges; a `gpu.barrier`; each thread accumulates its two
-    output elements (rows `ty` and `ty + 8` of column `tx`) from the tiles;
-    a `gpu.barrier`. Then each thread adds its sums to the output elements
+    workgroup of 128 threads (16 columns `tx` of 8 rows `ty`) per output
+    tile and batch position (the grid at most 65535 x 65535): 64 x 64 where
+    that makes at least `large-tile-blocks` workgroups, else 16 x 16. Per
+    step of 16 along k the threads stage the A tile (`[m][k]`, tile rows x
+    16) and the B tile (`[k][n]`, 16 x tile columns) in workgroup memory
+    (two `memref.alloc` of f32 in `#gpu.address_space<workgroup>`, the
+    canonical form of shared memory), neighbouring threads loading
+    neighbouring elements and zeros past the matrix's edges; a
+    `gpu.barrier`; each thread accumulates its register tile, rows
+    `ty + 8 i` and columns `tx + 16 j` (2 x 1 elements of a small tile,
+    8 x 4 of a large one: each step of k reads its rows of A and columns
+    of B once from the tiles); a `gpu.barrier`. Then each thread adds its sums to the output elements
     inside the matrix. Every other linalg op is left to the other classes.
     An op that records `loom.gpu.kernel_class`
     (`loom-gpu-select-kernel-classes`) is this class's when it names it,
@@ -166,6 +177,12 @@ def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
     Option<"minDepth", "min-depth", "int64_t", /*default=*/"16",
            "The fewest reduction steps of a product mapped to tiles; "
            "shallower ones stay in the other classes">,
+    Option<"largeTileBlocks", "large-tile-blocks", "int64_t",
+           /*default=*/"264",
+           "Map an op to 64 x 64 output tiles (32 sums a thread) when that "
+           "makes at least this many workgroups (264: two per multiprocessor "
+           "of an H100), else to 16 x 16 tiles (2 a thread); negative: "
+           "always 16 x 16">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
