@@ -39,6 +39,7 @@ PACKAGES=(
   mesa-vulkan-drivers libvulkan-dev    # Vulkan target: the loader, and lavapipe to run SPIR-V kernels on the CPU
   spirv-tools                          # spirv-val on every generated SPIR-V kernel
   jq                                   # scripts/bench-trials.sh: the FLOPs of loom-opt's cost report
+  xz-utils                             # scripts/gpu-check.sh: a GPU machine's stage, compressed to travel
   libcpp-httplib-dev                   # loom-serve: the HTTP server (header-only cpp-httplib, thread pool)
   libonig-dev                          # the tokenizer: Oniguruma, the regex engine of HuggingFace's tokenizers
   curl                                 # loom-serve's lit tests: the HTTP client
