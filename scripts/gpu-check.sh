@@ -30,8 +30,9 @@
 # in tiles) for cuda:CHIPS (default sm_80,sm_90a), each
 # with its class and, but for the selections (whose NMS and long lines the
 # generic one-thread lowering does not map to a GPU), with
-# --gpu-generic-kernels, and stages the eleven artifacts as prepare does
-# (docs/Codegen/GPU.md).
+# --gpu-generic-kernels, the products and convolutions once more with 64 x 64
+# tiles everywhere (--gpu-large-tile-blocks=0), and stages the thirteen
+# artifacts as prepare does (docs/Codegen/GPU.md).
 #
 # prepare-real compiles real models of loom-bench-cpu (scripts/setup-bench.sh
 # put them in LOOM_BENCH_DIR, default <build>/bench-cpu) for cuda:sm_90a at the
@@ -475,6 +476,12 @@ prepare_classes() {
     "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
       -o "$work/$input-class.so" || die "loom-compile failed on $input.mlir"
     artifacts+=("$work/$input-class.so")
+  done
+  # The tiled classes' 64 x 64 tiles, on every shape of their inputs.
+  for input in matmuls convs; do
+    "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
+      --gpu-large-tile-blocks=0 -o "$work/$input-large.so" || die "loom-compile failed on $input.mlir"
+    artifacts+=("$work/$input-large.so")
   done
   prepare "$stage" "${artifacts[@]}"
   rm -rf "$work"
