@@ -124,7 +124,7 @@ Timing timeCalls(Cache &c, int64_t live, std::vector<char> &flush) {
     std::memset(flush.data(), int(i), flush.size());
     double t0 = seconds();
     cpu::attention(c.g, c.q.data(), c.kv.data(), c.kv.data() + half, &live,
-                   c.out.data());
+                   c.out.data(), nullptr);
     t.push_back(seconds() - t0);
     if (i >= 5 && seconds() - start > budgetArg)
       break;

@@ -186,6 +186,39 @@ LOOM_C_EXPORT loom_status loom_output_shape(const loom_context *context,
                                             int64_t entry, int64_t index,
                                             int64_t *shape);
 
+/* ---- Worlds of ranks (docs/CacheParallel.md) ---------------------------
+   An artifact compiled for a world of ranks (loom-compile --cache-parallel)
+   runs the same entries on every rank, which meet in collectives inside
+   them: each rank's context joins the world before its first run. */
+typedef struct loom_world loom_world;
+
+/* The ranks the artifact's entries run on (1: one process). */
+LOOM_C_EXPORT int64_t loom_model_world_ranks(const loom_model *model);
+/* The world this process is a rank of, from its launcher (mpirun, Slurm,
+   torchrun-style variables, loom-launch: docs/Runtime.md "Ranks"), or a
+   world of one rank without one. Every collective of it fails
+   (LOOM_ERROR_COMMUNICATION) when a peer is gone or `timeout_seconds`
+   pass first; under a launcher the process ends when its launcher does. */
+LOOM_C_EXPORT loom_status loom_world_open(double timeout_seconds,
+                                          loom_world **world);
+/* `ranks` worlds of this process's threads: worlds[r] is rank r, each used
+   by a thread of its own (tests, loom-generate --ranks). */
+LOOM_C_EXPORT loom_status loom_world_open_threads(int64_t ranks,
+                                                  double timeout_seconds,
+                                                  loom_world **worlds);
+LOOM_C_EXPORT int64_t loom_world_rank(const loom_world *world);
+LOOM_C_EXPORT int64_t loom_world_size(const loom_world *world);
+/* The bytes this rank has sent to the others so far (its gathers). */
+LOOM_C_EXPORT int64_t loom_world_bytes_sent(const loom_world *world);
+/* Ends every pending and later collective of this rank with an error, so
+   that its peers see it gone (a rank that failed, before it stops). */
+LOOM_C_EXPORT void loom_world_abort(loom_world *world);
+LOOM_C_EXPORT void loom_world_free(loom_world *world);
+/* The context's collectives run over `world` (which outlives its runs);
+   refused unless the world has loom_model_world_ranks ranks. */
+LOOM_C_EXPORT loom_status loom_context_join_world(loom_context *context,
+                                                  loom_world *world);
+
 /* ---- The pipelined step of a multi-rank artifact ------------------------
    loom-compile writes one from a partitioned module (docs/Pipelines.md):
    a world of ranks, each running its stages' entries in its schedule order

@@ -130,6 +130,10 @@ bool Reader::library(StepKind kind, const Operands &o, Step &out) {
     return updateSlice(o, out);
   case StepKind::Attention:
     return attention(o, out);
+  case StepKind::WorldRank:
+    return worldRank(o, out);
+  case StepKind::AllGather:
+    return allGather(o, out);
   }
   return fail(o.ap, "unknown step");
 }
@@ -504,6 +508,9 @@ bool Reader::attention(const Operands &o, Step &out) {
       !integer(o.args, o.ap, "v", s.v) ||
       !integer(o.args, o.ap, "length", s.length, false) ||
       !integer(o.args, o.ap, "dst", s.dst) ||
+      !integer(o.args, o.ap, "shard", s.shard, false) ||
+      !integer(o.args, o.ap, "lse", s.lse, false) ||
+      !integer(o.attrs, o.tp, "shards", s.shards, false, 1) ||
       !integer(o.attrs, o.tp, "batch", s.batch, true, 1) ||
       !integer(o.attrs, o.tp, "q_heads", s.qHeads, true, 1) ||
       !integer(o.attrs, o.tp, "kv_heads", s.kvHeads, true, 1) ||
@@ -519,7 +526,7 @@ bool Reader::attention(const Operands &o, Step &out) {
                                        " query heads are not a multiple of " +
                                        std::to_string(s.kvHeads) +
                                        " key/value heads");
-  if (s.causal && s.qLen > s.kvLen)
+  if (s.causal && s.qLen > s.kvLen && s.shards == 1)
     return fail(o.tp + ".q_len", "a causal attention of " +
                                      std::to_string(s.qLen) +
                                      " queries over " + std::to_string(s.kvLen) +
@@ -527,6 +534,31 @@ bool Reader::attention(const Operands &o, Step &out) {
   if (!fewerThan2To31({s.batch, s.qHeads, s.qLen, s.headDim}) ||
       !fewerThan2To31({s.batch, s.kvHeads, s.kvLen, s.headDim}))
     return fail(o.tp, "q, k and v must have fewer than 2^31 elements");
+  if ((s.shards > 1 || s.lse != -1) && (s.shard == -1 || s.length == -1))
+    return fail(o.ap, "a shard's attention (shards or lse) needs its shard "
+                      "and length");
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::worldRank(const Operands &o, Step &out) {
+  WorldRankStep s;
+  if (!integer(o.args, o.ap, "dst", s.dst) ||
+      !integer(o.attrs, o.tp, "ranks", s.ranks, true, 1))
+    return false;
+  out = std::move(s);
+  return true;
+}
+
+bool Reader::allGather(const Operands &o, Step &out) {
+  AllGatherStep s;
+  if (!integer(o.args, o.ap, "src", s.src) ||
+      !integer(o.args, o.ap, "dst", s.dst) ||
+      !integer(o.attrs, o.tp, "bytes", s.bytes) ||
+      !integer(o.attrs, o.tp, "ranks", s.ranks, true, 1))
+    return false;
+  if (s.src == s.dst)
+    return fail(o.ap + ".dst", "must not be the src");
   out = std::move(s);
   return true;
 }

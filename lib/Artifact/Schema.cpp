@@ -321,8 +321,16 @@ std::vector<Operand> artifact::operands(const Step &step) {
     const auto &s = *step.getIf<AttentionStep>();
     out = {{"q", s.q}, {"k", s.k}, {"v", s.v}};
     optional("length", s.length);
+    optional("shard", s.shard);
     out.push_back({"dst", s.dst});
+    optional("lse", s.lse);
     return out;
+  }
+  case StepKind::WorldRank:
+    return {{"dst", step.getIf<WorldRankStep>()->dst}};
+  case StepKind::AllGather: {
+    const auto &s = *step.getIf<AllGatherStep>();
+    return {{"src", s.src}, {"dst", s.dst}};
   }
   }
   return out;
@@ -345,6 +353,8 @@ bool artifact::stepRunsOn(StepKind step, DeviceKind device) {
   case StepKind::Copy:
   case StepKind::Branch:
   case StepKind::Jump:
+  case StepKind::WorldRank:
+  case StepKind::AllGather:
     return true;
   case StepKind::Dispatch:
     return gpu;

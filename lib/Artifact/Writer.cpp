@@ -80,7 +80,11 @@ void writeUpdateSlice(const UpdateSliceStep &s, Json &args, Json &attrs) {
 void writeAttention(const AttentionStep &s, Json &args, Json &attrs) {
   args.set("q", s.q).set("k", s.k).set("v", s.v);
   writeOptional(args, "length", s.length);
+  writeOptional(args, "shard", s.shard);
   args.set("dst", s.dst);
+  writeOptional(args, "lse", s.lse);
+  if (s.shards != 1)
+    attrs.set("shards", s.shards);
   attrs.set("batch", s.batch)
       .set("q_heads", s.qHeads)
       .set("kv_heads", s.kvHeads)
@@ -205,6 +209,18 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
   }
   case StepKind::UpdateSlice:
     return writeUpdateSlice(*step.getIf<UpdateSliceStep>(), args, attrs);
+  case StepKind::WorldRank: {
+    const auto &s = *step.getIf<WorldRankStep>();
+    args.set("dst", s.dst);
+    attrs.set("ranks", s.ranks);
+    return;
+  }
+  case StepKind::AllGather: {
+    const auto &s = *step.getIf<AllGatherStep>();
+    args.set("src", s.src).set("dst", s.dst);
+    attrs.set("bytes", s.bytes).set("ranks", s.ranks);
+    return;
+  }
   case StepKind::TopK: {
     const auto &s = *step.getIf<TopKStep>();
     args.set("src", s.src);

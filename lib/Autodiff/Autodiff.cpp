@@ -70,6 +70,12 @@ const NoGradient kNoGradient[] = {
     {AttentionOp::getOperationName(),
      "the fused attention's backward (FlashAttention's recomputation) is not "
      "built: decoder programs run it for inference only"},
+    {ShardAttentionOp::getOperationName(),
+     "cache-parallel decoder programs run it for inference only"},
+    {WorldRankOp::getOperationName(), "an integer rank carries no cotangent"},
+    {AllGatherOp::getOperationName(),
+     "the gather's adjoint (a reduce-scatter) is not built: programs of "
+     "several ranks are not trained through"},
 };
 } // namespace
 

@@ -108,7 +108,9 @@ private:
                     {s.k, kv, "k"},
                     {s.v, kv, "v"},
                     {s.length, 8 * (s.lengthPerBatch ? s.batch : 1), "length"},
-                    {s.dst, q, "dst"}});
+                    {s.dst, q, "dst"},
+                    {s.shard, 8, "shard"},
+                    {s.lse, q / s.headDim, "lse"}});
   }
 
   Error convolution(const ConvolutionOperands &c, int64_t bias,
@@ -233,6 +235,15 @@ Error SizeCheck::step(const Step &step) const {
     return updateSlice(*step.getIf<UpdateSliceStep>());
   case StepKind::Attention:
     return attention(*step.getIf<AttentionStep>());
+  case StepKind::WorldRank:
+    return need(step.getIf<WorldRankStep>()->dst, 8, "dst");
+  case StepKind::AllGather: {
+    const auto &s = *step.getIf<AllGatherStep>();
+    Error err;
+    if ((err = need(s.src, s.bytes, "src")))
+      return err;
+    return need(s.dst, s.bytes * s.ranks, "dst");
+  }
   }
   return makeError(LOOM_ERROR_FORMAT, where + ": unknown step kind");
 }

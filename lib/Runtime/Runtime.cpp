@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPU/Binding.h"
+#include "ContextWorld.h"
 #include "Device.h"
 #include "Environment.h"
 #include "State.h"
@@ -151,6 +152,9 @@ struct loom_context {
   std::vector<void *> kernelArgs;
   /// The state the context keeps for tied inputs the caller leaves null.
   StateStore state;
+  /// The world its collectives run over (loom_context_join_world; not
+  /// owned), null: rank 0 of 1.
+  loom_world *world = nullptr;
   std::vector<const void *> inputs;
   /// Per entry: its runs so far and, on a queue that captures, the graph
   /// of its steps recorded on the run after the first (LOOM_GRAPHS=0, or
@@ -918,6 +922,39 @@ loom_status loom_context_state(loom_context *context, const char *name,
                 context->model->path);
 }
 
+int64_t loom_model_world_ranks(const loom_model *model) {
+  if (!model)
+    return 0;
+  int64_t ranks = 1;
+  for (const artifact::Entry &e : model->manifest.entries)
+    for (const artifact::Program &p : e.programs)
+      for (const artifact::Step &s : p.steps) {
+        if (const auto *r = s.getIf<artifact::WorldRankStep>())
+          ranks = std::max(ranks, r->ranks);
+        if (const auto *g = s.getIf<artifact::AllGatherStep>())
+          ranks = std::max(ranks, g->ranks);
+      }
+  return ranks;
+}
+
+loom_status loom_context_join_world(loom_context *context,
+                                    loom_world *world) {
+  if (!context || !world)
+    return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                            "loom_context_join_world needs a context and a "
+                            "world"),
+                  "");
+  int64_t ranks = loom_model_world_ranks(context->model);
+  if (loom_world_size(world) != ranks)
+    return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                            "the artifact runs on a world of " +
+                                std::to_string(ranks) + " ranks; this one has " +
+                                std::to_string(loom_world_size(world))),
+                  context->model->path);
+  context->world = world;
+  return LOOM_OK;
+}
+
 } // extern "C"
 
 namespace {
@@ -1053,6 +1090,15 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
   case artifact::StepKind::Jump:
     next = step.getIf<artifact::JumpStep>()->to;
     return Error::ok();
+  case artifact::StepKind::WorldRank: {
+    const auto &s = *step.getIf<artifact::WorldRankStep>();
+    return runWorldRank(c.world, s, device, queue, buffers[s.dst]);
+  }
+  case artifact::StepKind::AllGather: {
+    const auto &s = *step.getIf<artifact::AllGatherStep>();
+    return runAllGather(c.world, s, device, queue, buffers[s.src],
+                        buffers[s.dst]);
+  }
   case artifact::StepKind::Conv2d:
   case artifact::StepKind::Conv2dFilterGrad:
   case artifact::StepKind::Matmul:

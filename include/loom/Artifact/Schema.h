@@ -339,13 +339,32 @@ struct UpdateSliceStep {
 /// the capacity), dst of q's shape; length (-1: none) i64 [batch], or one
 /// i64 for every sequence when lengthPerBatch is false, each clamped to
 /// [0, kvLen]. Runs on a cpu device (libloomrt's attention kernel).
+/// tg.shard_attention's adds shards > 1 (or 1), an i64 buffer shard (the
+/// rank whose round-robin shard k and v hold; -1 for tg.attention) and lse
+/// [batch, qHeads, qLen] f32 (-1: none); its lengths are positions of the
+/// whole sequence, clamped to [0, shards * kvLen].
 struct AttentionStep {
   int64_t q = 0, k = 0, v = 0, length = -1, dst = 0;
+  int64_t shard = -1, lse = -1, shards = 1;
   int64_t batch = 1, qHeads = 1, kvHeads = 1, qLen = 1, kvLen = 1,
           headDim = 1;
   bool lengthPerBatch = false;
   double scale = 1;
   bool causal = false;
+};
+
+/// loomrt.world_rank (tg.world_rank): the context's rank in its world, an
+/// i64 at dst. The world must have `ranks` ranks. Runs on any device (the
+/// runtime's, not a device's: docs/CacheParallel.md).
+struct WorldRankStep {
+  int64_t dst = 0, ranks = 1;
+};
+
+/// loomrt.all_gather (tg.all_gather): dst holds `ranks` blocks of `bytes`,
+/// block p the src of rank p, gathered over the context's world of `ranks`
+/// ranks. Runs on any device (the runtime's).
+struct AllGatherStep {
+  int64_t src = 0, dst = 0, bytes = 0, ranks = 1;
 };
 
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
@@ -360,7 +379,7 @@ using StepRecord =
                  BinaryStep, SgemmStep, DispatchStep, CublasMatmulStep,
                  CudnnConvStep,
                  TopKStep, NonMaxSuppressionStep, NonZeroStep,
-                 UpdateSliceStep, AttentionStep
+                 UpdateSliceStep, AttentionStep, WorldRankStep, AllGatherStep
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
                  ,
                  PlantedStep

@@ -23,17 +23,21 @@
 namespace loom::interp {
 
 /// tg.attention's parameters: the scale, the mask, and each sequence's live
-/// length (one per batch; empty: the capacity).
+/// length (one per batch; empty: the capacity); tg.shard_attention's also
+/// the shard k and v hold (the lengths then in positions of the sequence).
 struct AttentionParams {
   double scale = 1;
   bool causal = false;
   std::vector<int64_t> lengths;
+  attention::Shard shard;
 };
 
 /// q [B, Hq, Sq, D], k and v [B, Hkv, Skv, D] (shapes the verifier checked).
+/// With \p lse ([B, Hq, Sq]), each query's log-sum-exp of its scores too
+/// (-inf where it sees no key).
 template <class D>
 Tensor<D> attention(const Tensor<D> &q, const Tensor<D> &k, const Tensor<D> &v,
-                    const AttentionParams &p) {
+                    const AttentionParams &p, Tensor<D> *lse = nullptr) {
   using T = typename D::T;
   int64_t batch = q.shape[0], qHeads = q.shape[1], qLen = q.shape[2];
   int64_t dim = q.shape[3], kvHeads = k.shape[1], capacity = k.shape[2];
@@ -42,8 +46,8 @@ Tensor<D> attention(const Tensor<D> &q, const Tensor<D> &k, const Tensor<D> &v,
   T scale = D::fromDouble(p.scale);
   std::vector<T> scores(static_cast<size_t>(capacity));
   for (int64_t b = 0; b < batch; ++b) {
-    int64_t live = attention::liveLength(
-        p.lengths.empty() ? capacity : p.lengths[b], capacity);
+    int64_t live = attention::shardLive(
+        p.lengths.empty() ? capacity : p.lengths[b], p.shard, capacity);
     for (int64_t h = 0; h < qHeads; ++h) {
       const T *keys =
           k.data.data() + (b * kvHeads + h / group) * capacity * dim;
@@ -52,7 +56,13 @@ Tensor<D> attention(const Tensor<D> &q, const Tensor<D> &k, const Tensor<D> &v,
       for (int64_t i = 0; i < qLen; ++i) {
         const T *query = q.data.data() + ((b * qHeads + h) * qLen + i) * dim;
         T *o = out.data.data() + ((b * qHeads + h) * qLen + i) * dim;
-        int64_t n = attention::visibleKeys(live, qLen, i, p.causal);
+        int64_t n = attention::shardKeys(
+            attention::visibleKeys(live, qLen, i, p.causal), p.shard,
+            capacity);
+        T *rowLse = lse ? lse->data.data() + (b * qHeads + h) * qLen + i
+                        : nullptr;
+        if (rowLse)
+          *rowLse = D::lowest();
         if (n == 0)
           continue;
         T m = D::lowest();
@@ -68,6 +78,8 @@ Tensor<D> attention(const Tensor<D> &q, const Tensor<D> &k, const Tensor<D> &v,
           scores[j] = D::exp(D::sub(scores[j], m));
           sum = D::add(sum, scores[j]);
         }
+        if (rowLse)
+          *rowLse = D::add(m, D::log(sum));
         for (int64_t j = 0; j < n; ++j) {
           T w = D::div(scores[j], sum);
           for (int64_t d = 0; d < dim; ++d)

@@ -11,6 +11,9 @@
 // generated lowering (lib/Conversion/TGToLinalg/Dynamic.cpp) scans once
 // per pick, O(k * n) for a top-k and O(picks * n) for NMS: the GPU targets
 // keep it, the CPU's default list gives these ops to this backend.
+// tg.shard_attention is the attention step over a shard of the cache;
+// tg.world_rank and tg.all_gather are the runtime's loomrt.world_rank and
+// loomrt.all_gather over the context's world (docs/CacheParallel.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,8 +80,10 @@ artifact::UpdateSliceStep updateSliceStep(tg::UpdateSliceOp op,
   return s;
 }
 
-/// The loomrt.attention step of \p op (shapes its verifier checked).
-artifact::AttentionStep attentionStep(tg::AttentionOp op,
+/// The loomrt.attention step of \p op, a tg.attention or a
+/// tg.shard_attention (shapes their verifiers checked).
+template <typename AttentionLike>
+artifact::AttentionStep attentionStep(AttentionLike op,
                                       const StepOperands &operands) {
   auto q = cast<RankedTensorType>(op.getQ().getType());
   auto k = cast<RankedTensorType>(op.getK().getType());
@@ -102,6 +107,16 @@ artifact::AttentionStep attentionStep(tg::AttentionOp op,
   return s;
 }
 
+/// tg.shard_attention's: tg.attention's with its shard and log-sum-exp.
+artifact::AttentionStep shardAttentionStep(tg::ShardAttentionOp op,
+                                           const StepOperands &operands) {
+  artifact::AttentionStep s = attentionStep(op, operands);
+  s.shard = operands.buffer(op.getShard());
+  s.lse = operands.buffer(op.getLse());
+  s.shards = op.getShards();
+  return s;
+}
+
 class LoomrtBackend : public Backend {
 public:
   StringRef name() const override { return "loomrt"; }
@@ -116,20 +131,31 @@ public:
             tg::NonMaxSuppressionOp::getOperationName(),
             tg::NonZeroOp::getOperationName(),
             tg::UpdateSliceOp::getOperationName(),
-            tg::AttentionOp::getOperationName()};
+            tg::AttentionOp::getOperationName(),
+            tg::ShardAttentionOp::getOperationName(),
+            tg::WorldRankOp::getOperationName(),
+            tg::AllGatherOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
     return {"topk: f32, f64, i32, i64 (or i1, i8) input, static shape",
             "non_max_suppression: f32 boxes and scores",
             "nonzero: f32, f64, i1, i8, i32, i64 input, static shape",
             "update_slice: any element type, static shape",
-            "attention: f32 q, k, v"};
+            "attention: f32 q, k, v",
+            "shard_attention: f32 q, k, v",
+            "world_rank, all_gather: the runtime's, over the context's world"};
   }
 
   void collectCandidates(Operation *anchor, Available,
                          SmallVectorImpl<LibraryCall> &out) const override {
-    if (auto attention = dyn_cast<tg::AttentionOp>(anchor)) {
-      if (!patterns::isF32(attention.getQ().getType()))
+    bool f32Attention = false;
+    if (auto attention = dyn_cast<tg::AttentionOp>(anchor))
+      f32Attention = patterns::isF32(attention.getQ().getType());
+    if (auto attention = dyn_cast<tg::ShardAttentionOp>(anchor))
+      f32Attention = patterns::isF32(attention.getQ().getType());
+    if (isa<tg::AttentionOp, tg::ShardAttentionOp, tg::WorldRankOp,
+            tg::AllGatherOp>(anchor)) {
+      if (!f32Attention && !isa<tg::WorldRankOp, tg::AllGatherOp>(anchor))
         return;
       LibraryCall call;
       call.anchor = anchor;
@@ -163,6 +189,28 @@ public:
     }
     if (auto attention = dyn_cast<tg::AttentionOp>(call.anchor)) {
       step.record = attentionStep(attention, operands);
+      return success();
+    }
+    if (auto attention = dyn_cast<tg::ShardAttentionOp>(call.anchor)) {
+      step.record = shardAttentionStep(attention, operands);
+      return success();
+    }
+    if (auto rank = dyn_cast<tg::WorldRankOp>(call.anchor)) {
+      artifact::WorldRankStep s;
+      s.dst = operands.buffer(rank.getRank());
+      s.ranks = rank.getRanks();
+      step.record = s;
+      return success();
+    }
+    if (auto gather = dyn_cast<tg::AllGatherOp>(call.anchor)) {
+      auto type = cast<RankedTensorType>(gather.getInput().getType());
+      artifact::AllGatherStep s;
+      s.src = operands.buffer(gather.getInput());
+      s.dst = operands.buffer(gather.getOutput());
+      s.bytes = type.getNumElements() *
+                ((type.getElementTypeBitWidth() + 7) / 8);
+      s.ranks = gather.getRanks();
+      step.record = s;
       return success();
     }
     if (auto topk = dyn_cast<tg::TopKOp>(call.anchor)) {

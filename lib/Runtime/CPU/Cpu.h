@@ -13,6 +13,7 @@
 
 #include "CPU/Policy.h"
 #include "Device.h"
+#include "loom/Support/AttentionMask.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -344,19 +345,26 @@ struct AttentionGeometry {
   int64_t batch = 1, qHeads = 1, kvHeads = 1, qLen = 1, kvLen = 1, headDim = 1;
   float scale = 1;
   bool causal = false;
+  /// tg.shard_attention's shard (key j is position j * count + index);
+  /// tg.attention's is the whole cache.
+  attention::Shard shard;
 };
 
 /// tg.attention on f32 buffers: sequence b's live length lives[b] (in
-/// [0, kvLen]); only the keys and values below it are read, each visible
+/// [0, shard.count * kvLen], positions of the whole sequence; the keys below
+/// it that the shard holds, attention::shardKeys); only those are read,
+/// each visible
 /// query's softmax taken online over blocks of keys (never the whole score
 /// matrix), blocks that the causal mask hides skipped. Over OpenMP's team of
 /// the calling thread: tiles of (sequence, key/value head, query rows),
 /// the query heads of a group sharing each key read; when tiles are fewer
 /// than threads, each tile's keys split across threads and the partial
 /// results merged exactly by their log-sum-exp (Flash-Decoding). Every CPU
-/// has a form (a portable one below AVX2). Attention.cpp.
+/// has a form (a portable one below AVX2). With \p lse (else null), each
+/// query row's log-sum-exp of its scores too ([batch][qHeads][qLen]; -inf for
+/// a row that sees no key). Attention.cpp.
 void attention(const AttentionGeometry &g, const float *q, const float *k,
-               const float *v, const int64_t *lives, float *dst);
+               const float *v, const int64_t *lives, float *dst, float *lse);
 
 /// A grouped convolution between NHWC buffers ([batch][h][w][channels] in,
 /// [batch][oh][ow][outChannels] out) whose groups have a multiple of 16

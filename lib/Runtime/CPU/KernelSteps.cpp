@@ -265,6 +265,7 @@ public:
     g.headDim = s.headDim;
     g.scale = float(s.scale);
     g.causal = s.causal;
+    g.shard.count = s.shards;
   }
   StepDescription describe() const override {
     std::string heads = std::to_string(s.qHeads) + "q/" +
@@ -274,23 +275,32 @@ public:
                 std::to_string(s.kvLen) + " key positions" +
                 (s.causal ? " causal" : "") +
                 (s.length != -1 ? ", live length at run time" : "") +
+                (s.shards > 1 ? ", one of " + std::to_string(s.shards) +
+                                    " shards by position, with log-sum-exp"
+                              : "") +
                 " (online softmax by blocks of keys; split keys when tiles "
                 "< threads)",
             {},
             "team"};
   }
   Error run(Stream &, void *const *buffers) const override {
+    AttentionGeometry shardG = g;
+    if (s.shard != -1)
+      shardG.shard.index = std::clamp<int64_t>(
+          *static_cast<const int64_t *>(buffers[s.shard]), 0, s.shards - 1);
     std::vector<int64_t> lives(size_t(s.batch), s.kvLen);
     if (s.length != -1) {
       const auto *lengths = static_cast<const int64_t *>(buffers[s.length]);
       for (int64_t b = 0; b < s.batch; ++b)
-        lives[b] = loom::attention::liveLength(
-            lengths[s.lengthPerBatch ? b : 0], s.kvLen);
+        lives[b] = loom::attention::shardLive(
+            lengths[s.lengthPerBatch ? b : 0], shardG.shard, s.kvLen);
     }
-    cpu::attention(g, static_cast<const float *>(buffers[s.q]),
+    cpu::attention(shardG, static_cast<const float *>(buffers[s.q]),
                    static_cast<const float *>(buffers[s.k]),
                    static_cast<const float *>(buffers[s.v]), lives.data(),
-                   static_cast<float *>(buffers[s.dst]));
+                   static_cast<float *>(buffers[s.dst]),
+                   s.lse == -1 ? nullptr
+                               : static_cast<float *>(buffers[s.lse]));
     return Error::ok();
   }
 

@@ -74,6 +74,8 @@ StepPtr prepareStep(const PrepareContext &ctx, const art::Step &step,
   case art::StepKind::Copy:
   case art::StepKind::Branch:
   case art::StepKind::Jump:
+  case art::StepKind::WorldRank: // the runtime's (Runtime.cpp, runStep)
+  case art::StepKind::AllGather:
     return nullptr;
   case art::StepKind::Dispatch: // a GPU's (stepRunsOn): the reader refuses it
   case art::StepKind::CublasMatmul:

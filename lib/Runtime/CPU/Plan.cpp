@@ -64,6 +64,8 @@ layoutFreeBuffers(const art::Step &step) {
   case art::StepKind::NonZero:
   case art::StepKind::UpdateSlice:
   case art::StepKind::Attention:
+  case art::StepKind::WorldRank:
+  case art::StepKind::AllGather:
     return std::nullopt;
   }
   return std::nullopt;

@@ -94,6 +94,14 @@ std::vector<Step> everyStepKind() {
   attention.scale = 0.5;
   attention.causal = true;
   steps.push_back(attention);
+  // A shard's attention (tg.shard_attention): its shard, log-sum-exp and
+  // shard count.
+  attention.shard = 6;
+  attention.lse = 7;
+  attention.shards = 2;
+  steps.push_back(attention);
+  steps.push_back(WorldRankStep{6, 2});
+  steps.push_back(AllGatherStep{4, 5, 64, 2});
   return steps;
 }
 
@@ -312,6 +320,43 @@ TEST(ArtifactTest, EveryStepKindIsListed) {
 #include "loom/Artifact/StepKinds.def"
   EXPECT_EQ(int(kinds.size()), numKinds);
   EXPECT_EQ(int(std::variant_size_v<StepRecord>), numKinds);
+}
+
+TEST(ArtifactTest, WorldStepsAndShardAttentionRoundTrip) {
+  Manifest read;
+  std::optional<ReadError> error =
+      readManifest(writeManifest(twoRankManifest()), read);
+  ASSERT_FALSE(error) << error->message;
+  const AttentionStep *shard = nullptr;
+  const WorldRankStep *rank = nullptr;
+  const AllGatherStep *gather = nullptr;
+  for (const Step &step : read.entries[0].programs[0].steps) {
+    if (const auto *a = step.getIf<AttentionStep>(); a && a->shards > 1)
+      shard = a;
+    rank = rank ? rank : step.getIf<WorldRankStep>();
+    gather = gather ? gather : step.getIf<AllGatherStep>();
+  }
+  ASSERT_TRUE(shard && rank && gather);
+  EXPECT_EQ(shard->shards, 2);
+  EXPECT_EQ(shard->shard, 6);
+  EXPECT_EQ(shard->lse, 7);
+  EXPECT_EQ(rank->dst, 6);
+  EXPECT_EQ(rank->ranks, 2);
+  EXPECT_EQ(gather->src, 4);
+  EXPECT_EQ(gather->dst, 5);
+  EXPECT_EQ(gather->bytes, 64);
+  EXPECT_EQ(gather->ranks, 2);
+  // A shard's attention without its shard buffer is refused.
+  std::string text = writeManifest(twoRankManifest());
+  size_t at = text.find("\"shard\": 6");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"shard\": 6").size(), "\"shardx\": 6");
+  Manifest bad;
+  error = readManifest(text, bad);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->message.find("needs its shard and length"),
+            std::string::npos)
+      << error->message;
 }
 
 TEST(ArtifactTest, WriteThenReadEveryStepKindAndTheWorld) {

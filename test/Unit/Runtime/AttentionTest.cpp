@@ -7,7 +7,11 @@
 // the capacity, head sizes with vector tails, on one thread and on teams of
 // two and three (so the keys are split and merged, and tiles are dealt
 // round-robin); the floats after the result stay untouched. Every form
-// this CPU runs (portable, AVX2, AVX-512: CpuKernels.h).
+// this CPU runs (portable, AVX2, AVX-512: CpuKernels.h). And the shards of
+// tg.shard_attention: a cache split round-robin by position over 2 to 4
+// shards, each shard's output and log-sum-exp merged (as
+// --tg-cache-parallel merges them) equal to the whole attention, with
+// scores up to +-80.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,7 +103,7 @@ void check(const AttentionGeometry &g, const std::vector<int64_t> &lives,
       std::vector<float> got(qn + 16, kGuard);
       omp_set_num_threads(threads);
       form->attention(g, q.data(), k.data(), v.data(), lives.data(),
-                      got.data());
+                      got.data(), nullptr);
       omp_set_num_threads(before);
       SCOPED_TRACE(std::string(loom::artifact::cpuIsaName(form->isa)) + ", " +
                    std::to_string(threads) + " threads, batch " +
@@ -163,6 +167,110 @@ TEST(AttentionTest, LongDecodeSplitsKeys) {
   g.headDim = 40;
   g.kvLen = 5000;
   check(g, {4999}, rng);
+}
+
+/// The attention of \p g over k, v (capacity g.kvLen) computed as
+/// \p shards shards, each holding positions r, r + P, ... in a cache of
+/// ceil(kvLen / P) + 1 positions (the rest poison), merged by the shards'
+/// log-sum-exp in double, against the reference.
+void checkShards(AttentionGeometry g, const std::vector<int64_t> &lives,
+                 int64_t shards, float range, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> u(-range, range);
+  auto random = [&](int64_t n) {
+    std::vector<float> x(n);
+    for (float &e : x)
+      e = u(rng);
+    return x;
+  };
+  int64_t dim = g.headDim, qn = g.batch * g.qHeads * g.qLen * dim;
+  std::vector<float> q = random(qn);
+  std::vector<float> k = random(g.batch * g.kvHeads * g.kvLen * dim);
+  std::vector<float> v = random(g.batch * g.kvHeads * g.kvLen * dim);
+  std::vector<float> want = reference(g, q, k, v, lives);
+  AttentionGeometry local = g;
+  local.kvLen = (g.kvLen + shards - 1) / shards + 1;
+  local.shard.count = shards;
+  int64_t rows = qn / dim;
+  for (const CpuKernelTable *form : forms()) {
+    std::vector<std::vector<float>> outs, lses;
+    for (int64_t r = 0; r < shards; ++r) {
+      local.shard.index = r;
+      // Key j of the shard is position j * shards + r; the others poison.
+      std::vector<float> ks(g.batch * g.kvHeads * local.kvLen * dim, NAN);
+      std::vector<float> vs(ks.size(), NAN);
+      for (int64_t bh = 0; bh < g.batch * g.kvHeads; ++bh) {
+        int64_t live = lives[bh / g.kvHeads];
+        for (int64_t j = 0; j * shards + r < live; ++j)
+          for (int64_t d = 0; d < dim; ++d) {
+            int64_t from = (bh * g.kvLen + j * shards + r) * dim + d;
+            ks[(bh * local.kvLen + j) * dim + d] = k[from];
+            vs[(bh * local.kvLen + j) * dim + d] = v[from];
+          }
+      }
+      outs.emplace_back(qn + 16, kGuard);
+      lses.emplace_back(rows + 16, kGuard);
+      form->attention(local, q.data(), ks.data(), vs.data(), lives.data(),
+                      outs.back().data(), lses.back().data());
+      for (int64_t i = rows; i < rows + 16; ++i)
+        ASSERT_EQ(lses.back()[i], kGuard) << "lse written past its end";
+    }
+    SCOPED_TRACE(std::string(loom::artifact::cpuIsaName(form->isa)) + ", " +
+                 std::to_string(shards) + " shards, kvLen " +
+                 std::to_string(g.kvLen) + ", qLen " + std::to_string(g.qLen) +
+                 (g.causal ? " causal" : ""));
+    for (int64_t row = 0; row < rows; ++row) {
+      double m = -INFINITY;
+      for (int64_t r = 0; r < shards; ++r)
+        m = std::max(m, double(lses[r][row]));
+      for (int64_t d = 0; d < dim; ++d) {
+        double num = 0, den = 0;
+        for (int64_t r = 0; r < shards; ++r) {
+          double w = std::isinf(m) ? 0 : std::exp(double(lses[r][row]) - m);
+          num += w * outs[r][row * dim + d];
+          den += w;
+        }
+        float got = den > 0 ? float(num / den) : 0.f;
+        float expect = want[row * dim + d];
+        ASSERT_NEAR(got, expect, 5e-5f + 5e-5f * std::fabs(expect))
+            << "row " << row << ", element " << d;
+      }
+    }
+  }
+}
+
+TEST(AttentionTest, ShardsMergeToTheWhole) {
+  if (forms().empty())
+    GTEST_SKIP() << "no form of attention on this CPU";
+  std::mt19937 rng(52);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 24; ++trial) {
+    AttentionGeometry g;
+    g.batch = pick(1, 2);
+    g.kvHeads = pick(1, 2);
+    g.qHeads = g.kvHeads * pick(1, 4);
+    g.headDim = std::vector<int64_t>{8, 24, 64}[pick(0, 2)];
+    g.kvLen = pick(2, 600);
+    g.qLen = trial % 2 ? 1 : pick(1, std::min<int64_t>(g.kvLen, 40));
+    g.causal = trial % 3 != 0;
+    g.scale = float(1 / std::sqrt(double(g.headDim)));
+    std::vector<int64_t> lives(g.batch);
+    for (int64_t &l : lives)
+      l = pick(g.causal ? g.qLen : 0, g.kvLen);
+    checkShards(g, lives, 2 + trial % 3, 2.f, rng);
+  }
+  // Scores spanning about +-80: the merge must not overflow.
+  AttentionGeometry g;
+  g.qHeads = 4;
+  g.kvHeads = 2;
+  g.headDim = 64;
+  g.kvLen = 900;
+  g.qLen = 1;
+  g.causal = true;
+  g.scale = 1.f;
+  for (int64_t shards : {2, 3, 4})
+    checkShards(g, {777}, shards, 1.4f, rng);
 }
 
 } // namespace

@@ -50,16 +50,18 @@ LogicalResult AttentionOp::evaluate(interp::EvalFrame &frame) {
   });
 }
 
-OpWork AttentionOp::getWork() {
-  // Two products of Sq x Skv x D multiply-adds per query head and an exp
-  // per score, at the capacity (the static bound of the live length).
-  auto q = cast<RankedTensorType>(getQ().getType());
-  auto k = cast<RankedTensorType>(getK().getType());
+OpWork tg::attentionWork(Operation *op, RankedTensorType q,
+                         RankedTensorType k) {
   double scores = double(q.getDimSize(0)) * q.getDimSize(1) * q.getDimSize(2) *
                   k.getDimSize(2);
-  OpWork w = streamingWork(*this, 0);
+  OpWork w = streamingWork(op, 0);
   w.flops = scores * (4.0 * q.getDimSize(3) + kTranscendentalFlops + 2);
   return w;
+}
+
+OpWork AttentionOp::getWork() {
+  return attentionWork(*this, cast<RankedTensorType>(getQ().getType()),
+                       cast<RankedTensorType>(getK().getType()));
 }
 
 LogicalResult AttentionOp::exportONNX(ONNXEmitter &) {

@@ -47,6 +47,13 @@ inline int64_t axisOf(int64_t axis, int64_t rank) {
 /// their works (tg.if's regions, tg.scan's step).
 OpWork blockWork(mlir::Block &block);
 
+/// The work of tg.attention and tg.shard_attention (q [B, Hq, Sq, D], k
+/// [B, Hkv, Skv, D]): two products of Sq x Skv x D multiply-adds per query
+/// head and an exp per score, at the capacity Skv (the static bound of the
+/// live keys). AttentionOps.cpp.
+OpWork attentionWork(mlir::Operation *op, mlir::RankedTensorType q,
+                     mlir::RankedTensorType k);
+
 } // namespace loom::tg
 
 #endif // LOOM_LIB_DIALECT_TG_IR_OPFACTS_H

@@ -155,6 +155,6 @@ void cpu::gemv(const GemvShape &s, const float *src, const float *weights,
 }
 
 void cpu::attention(const AttentionGeometry &g, const float *q, const float *k,
-                    const float *v, const int64_t *lives, float *dst) {
-  cpuKernels().attention(g, q, k, v, lives, dst);
+                    const float *v, const int64_t *lives, float *dst, float *lse) {
+  cpuKernels().attention(g, q, k, v, lives, dst, lse);
 }

@@ -46,7 +46,7 @@ struct CpuKernelTable {
                        const float *packed, const float *bias,
                        const StemPostOp &post, float *dst) = nullptr;
   void (*attention)(const AttentionGeometry &g, const float *q, const float *k,
-                    const float *v, const int64_t *lives, float *dst) = nullptr;
+                    const float *v, const int64_t *lives, float *dst, float *lse) = nullptr;
   void (*gemv)(const GemvShape &s, const float *src, const float *weights,
                const float *bias, float *dst) = nullptr;
 };
@@ -80,7 +80,7 @@ void groupedConvChannelsLast(const GroupedConvGeometry &g, const float *src,
 void convolveStem(const StemGeometry &g, const float *src, const float *packed,
                   const float *bias, const StemPostOp &post, float *dst);
 void attention(const AttentionGeometry &g, const float *q, const float *k,
-               const float *v, const int64_t *lives, float *dst);
+               const float *v, const int64_t *lives, float *dst, float *lse);
 void gemv(const GemvShape &s, const float *src, const float *weights,
           const float *bias, float *dst);
 } // namespace avx512
@@ -98,7 +98,7 @@ void scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
 void poolChannelsLast(const PoolGeometry &g, const float *src, float *dst);
 void poolPlanes(const PoolGeometry &g, const float *src, float *dst);
 void attention(const AttentionGeometry &g, const float *q, const float *k,
-               const float *v, const int64_t *lives, float *dst);
+               const float *v, const int64_t *lives, float *dst, float *lse);
 void gemv(const GemvShape &s, const float *src, const float *weights,
           const float *bias, float *dst);
 } // namespace avx2
@@ -106,7 +106,7 @@ void gemv(const GemvShape &s, const float *src, const float *weights,
 /// Forms in plain C++ for every x86-64 CPU (the SSE4.2 level's).
 namespace portable {
 void attention(const AttentionGeometry &g, const float *q, const float *k,
-               const float *v, const int64_t *lives, float *dst);
+               const float *v, const int64_t *lives, float *dst, float *lse);
 void gemv(const GemvShape &s, const float *src, const float *weights,
           const float *bias, float *dst);
 } // namespace portable

@@ -1088,4 +1088,10 @@ def TG_YieldOp : TG_Op<"yield", [Terminator, TG_ComputesNothing,
 
 include "loom/Dialect/TG/IR/TGDynamicOps.td"
 
+//===----------------------------------------------------------------------===//
+// Programs run on every rank of a world
+//===----------------------------------------------------------------------===//
+
+include "loom/Dialect/TG/IR/TGWorldOps.td"
+
 #endif // LOOM_DIALECT_TG_IR_TGOPS_TD

@@ -1,0 +1,91 @@
+//===- TGWorldOps.td - Ops of a program run on every rank of a world -*- tablegen -*-===//
+//
+// Part of Loom. Included from TGOps.td. A program compiled for a world of
+// `ranks` processes (cache parallelism, docs/CacheParallel.md) runs the
+// same ops on every rank; these ops are where the ranks differ or meet:
+// which rank this is, the attention over this rank's shard of a cache
+// sharded by position, and the gather of a tensor from every rank.
+//
+// Facts: lib/Dialect/TG/IR/WorldOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_DIALECT_TG_IR_TGWORLDOPS_TD
+#define LOOM_DIALECT_TG_IR_TGWORLDOPS_TD
+
+def TG_WorldRankOp : TG_InferOp<"world_rank", !listconcat([TG_Structured], TG_Facts)> {
+  let summary = "this rank's index in a world of `ranks` processes";
+  let description = [{
+    The rank (`0 .. ranks - 1`) of the process running the program, as a
+    rank-0 i64 tensor. A program holding it runs on a world of exactly
+    `ranks` processes (the runtime refuses another size). The interpreter
+    runs one rank: it evaluates the op only for `ranks = 1` (0).
+
+    ```mlir
+    %r = tg.world_rank {ranks = 4 : i64} : () -> tensor<i64>
+    ```
+  }];
+  let arguments = (ins I64Attr:$ranks);
+  let results = (outs 0DTensorOf<[I64]>:$rank);
+}
+
+def TG_AllGatherOp : TG_InferOp<"all_gather", !listconcat([TG_Structured], TG_Facts)> {
+  let summary = "the operand of every rank of the world, stacked by rank";
+  let description = [{
+    `output[p] = input` of rank `p`, for every rank `p < ranks`: the result
+    has shape `[ranks] + input.shape` and is the same on every rank. Every
+    rank runs it, in the same order as its other collectives (the ranks run
+    one program). The interpreter runs one rank: it evaluates the op only for
+    `ranks = 1` (the operand with a leading 1).
+
+    ```mlir
+    %all = tg.all_gather %x {ranks = 2 : i64} : (tensor<1x32x1x64xf32>) -> tensor<2x1x32x1x64xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input, I64Attr:$ranks);
+  let results = (outs TG_Tensor:$output);
+}
+
+def TG_ShardAttentionOp : TG_InferOp<"shard_attention", !listconcat([TG_Structured], TG_Facts)> {
+  let summary = "tg.attention over one rank's shard of a cache sharded by position, with the log-sum-exp";
+  let description = [{
+    The caches of a sequence are sharded round-robin by position over
+    `shards` ranks: key `j` of `k` and `v` (`[B, Hkv, Skv, D]`) is the
+    sequence's position `j * shards + s`, `s = clamp(shard, 0, shards - 1)`.
+    `length` (`[B]` or rank 0) is the sequence's live length `L` in
+    positions of the whole sequence (at least 0), and `q` (`[B, Hq, Sq, D]`)
+    its queries, under tg.attention's rules: a query sees the positions
+    `g = L` (or, with `causal`, `clamp(L - Sq + i + 1, 0, L)` for query
+    `i`), of which this shard holds the keys `j < clamp(ceil((g - s) /
+    shards), 0, Skv)`. `output` is tg.attention's over those keys, and `lse`
+    (`[B, Hq, Sq]`) the log of the sum of `exp(score)` over them (`-inf`
+    where the shard holds none, the output then 0). `L` is clamped to
+    `[0, shards * Skv]`, and `Sq` may exceed `Skv` (the queries are
+    positions of the whole sequence). With `shards = 1` the output is
+    tg.attention's.
+
+    The attention over all the shards is the merge of every shard's pair:
+    `sum_s exp(lse_s - m) output_s / sum_s exp(lse_s - m)`, `m = max_s
+    lse_s` (Flash-Decoding's; `--tg-cache-parallel` builds it after a
+    tg.all_gather). On the CPU it runs as libloomrt's `loomrt.attention`
+    step.
+
+    ```mlir
+    %o, %lse = tg.shard_attention %q, %k, %v, %len, %rank {scale = 0.125 : f64, causal = true, shards = 2 : i64}
+        : (tensor<1x32x1x64xf32>, tensor<1x4x1025x64xf32>, tensor<1x4x1025x64xf32>, tensor<1xi64>, tensor<i64>)
+        -> (tensor<1x32x1x64xf32>, tensor<1x32x1xf32>)
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32, F64]>:$q,
+                   StaticShapeTensorOf<[F32, F64]>:$k,
+                   StaticShapeTensorOf<[F32, F64]>:$v,
+                   StaticShapeTensorOf<[I64]>:$length,
+                   0DTensorOf<[I64]>:$shard,
+                   F64Attr:$scale,
+                   DefaultValuedAttr<BoolAttr, "false">:$causal,
+                   I64Attr:$shards);
+  let results = (outs StaticShapeTensorOf<[F32, F64]>:$output,
+                      StaticShapeTensorOf<[F32, F64]>:$lse);
+}
+
+#endif // LOOM_DIALECT_TG_IR_TGWORLDOPS_TD
