@@ -15,6 +15,7 @@
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Pipeline/RankPrograms.h"
 #include "loom/Dialect/TG/Transforms/CacheInPlace.h"
+#include "loom/Dialect/TG/Transforms/CacheParallel.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Cost/CostModel.h"
@@ -278,6 +279,15 @@ static cl::opt<int64_t> cacheInPlace(
              "up to a run-time past_length input (--tg-cache-in-place, "
              "docs/Decoding.md); a past it cannot rewrite is compiled as it "
              "is, with a remark saying why (default 0: off)"),
+    cl::init(0), cl::cat(compileCat));
+static cl::opt<int64_t> cacheParallel(
+    "cache-parallel",
+    cl::desc("P >= 2: compile a decoder program for a world of P ranks that "
+             "hold its key/value caches sharded by position, each attending "
+             "over its shard, the partial attentions merged by their "
+             "log-sum-exp (--tg-cache-parallel, docs/CacheParallel.md); run "
+             "it with loom-generate --ranks=P or under a launcher (default 0: "
+             "one process)"),
     cl::init(0), cl::cat(compileCat));
 static cl::opt<std::string> sourceGraph(
     "source",
@@ -872,10 +882,19 @@ int main(int argc, char **argv) {
   // Every version --superopt and --pet compile embeds the module as read.
   if (options.source == compiler::EmbeddedSource::Given)
     options.given = compiler::captureGivenGraph(*module);
+  // After the capture: --check compares every rank with the program of one
+  // process, as given.
+  if (cacheParallel == 1 || cacheParallel < 0)
+    return fail("--cache-parallel must be P >= 2 ranks (or 0: off)");
+  if (cacheParallel > 0 && failed(tg::shardCaches(*module, cacheParallel)))
+    return 1;
   if (superopt != "none" || petParts > 0) {
     std::string why;
     if (partitioned)
       why = "a partitioned module is compiled as written";
+    else if (cacheParallel > 0)
+      why = "a cache-parallel program runs on several ranks: its rewrites "
+            "cannot be timed in one process";
     else if (!options.target->isHost())
       why = "--target=" + targetSpelling +
             " runs elsewhere: the rewrite cannot be measured here";

@@ -9,10 +9,12 @@
 using namespace loom::generate;
 
 llvm::Expected<std::unique_ptr<ArtifactSteps>>
-ArtifactSteps::create(const loom_model *model,
-                      const DecoderContract &contract) {
+ArtifactSteps::create(const loom_model *model, const DecoderContract &contract,
+                      loom_world *world) {
   std::unique_ptr<ArtifactSteps> steps(new ArtifactSteps(model, contract));
   if (loom_context_create(model, &steps->context) != LOOM_OK)
+    return llvm::createStringError(loom_last_error());
+  if (world && loom_context_join_world(steps->context, world) != LOOM_OK)
     return llvm::createStringError(loom_last_error());
   return steps;
 }

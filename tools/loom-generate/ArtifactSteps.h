@@ -19,9 +19,11 @@ namespace loom::generate {
 
 class ArtifactSteps : public DecoderSteps {
 public:
-  /// A fresh context of \p model: zero state.
+  /// A fresh context of \p model: zero state; joined to \p world (one rank
+  /// of an artifact of several, loom_context_join_world) when not null.
   static llvm::Expected<std::unique_ptr<ArtifactSteps>>
-  create(const loom_model *model, const DecoderContract &contract);
+  create(const loom_model *model, const DecoderContract &contract,
+         loom_world *world = nullptr);
   ~ArtifactSteps() override;
 
 private:

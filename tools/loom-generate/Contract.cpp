@@ -120,7 +120,9 @@ int64_t dim(const loom_model *model, const EntryIO &io, bool input,
 }
 
 /// The cache's capacity: dimension 2 of every state tensor of \p io
-/// ([B, Hkv, C, D]), the same for all.
+/// ([B, Hkv, C, D]), the same for all; in an artifact of P ranks each holds
+/// a shard of C / P + 1 positions (docs/CacheParallel.md), so C is
+/// P * (shard - 1).
 llvm::Error readCapacity(const loom_model *model, const EntryIO &io,
                          DecoderContract &c) {
   for (int64_t i = 0; i < io.numInputs; ++i) {
@@ -130,6 +132,8 @@ llvm::Error readCapacity(const loom_model *model, const EntryIO &io,
                                "f32 [B, Hkv, C, D] for the state"))
       return e;
     int64_t capacity = dim(model, io, true, i, 2);
+    if (int64_t ranks = loom_model_world_ranks(model); ranks > 1)
+      capacity = (capacity - 1) * ranks;
     if (c.capacity && capacity != c.capacity) {
       loom_tensor_desc d;
       loom_entry_input(model, io.entry, i, &d);

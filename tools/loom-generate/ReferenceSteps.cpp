@@ -41,7 +41,12 @@ llvm::Error ReferenceSteps::run(const EntryIO &io, const TokenInputs &tokens,
     names[i] = d.name;
     std::vector<int64_t> shape(d.shape, d.shape + d.rank);
     if (io.tied[i]) {
-      auto it = state.try_emplace(names[i], RefTensor(shape)).first;
+      // The source's shape: an artifact of several ranks holds a shard of
+      // the cache the source (one process's program) holds whole.
+      auto type = mlir::cast<mlir::RankedTensorType>(
+          source->function(io.name).getArgument(i).getType());
+      auto it = state.try_emplace(names[i], RefTensor(type.getShape().vec()))
+                    .first;
       args.push_back(it->second);
       continue;
     }

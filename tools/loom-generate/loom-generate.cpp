@@ -15,6 +15,7 @@
 #include "Check.h"
 #include "Contract.h"
 #include "Prompts.h"
+#include "Ranks.h"
 #include "ReferenceSteps.h"
 #include "Report.h"
 #include "ThreadsOption.h"
@@ -91,6 +92,18 @@ cl::opt<double> tolerance("tolerance",
                           cl::init(1e-4), cl::cat(category));
 cl::opt<std::string> jsonPath("json", cl::desc("Write the report here"),
                               cl::value_desc("file"), cl::cat(category));
+cl::opt<int64_t> ranksOption(
+    "ranks",
+    cl::desc("An artifact compiled for a world of P ranks "
+             "(loom-compile --cache-parallel=P): run its P ranks as threads "
+             "of this process (0, the default: the artifact's count; under "
+             "a launcher this process is one rank of the launcher's world)"),
+    cl::init(0), cl::cat(category));
+cl::opt<double> rankTimeout(
+    "rank-timeout",
+    cl::desc("Seconds a rank waits for the others at a gather before it "
+             "fails (a rank that died or hung)"),
+    cl::init(30), cl::cat(category));
 cl::opt<bool> progress("progress",
                        cl::desc("A progress line on stderr even when it is "
                                 "not a terminal"),
@@ -220,12 +233,25 @@ int runGenerate(const loom_model *model) {
   LoopOptions loop{tokens,          contract->promptBound,
                    contract->vocab, *sampling,
                    check,           progressLine(tokens, "artifact")};
-  auto steps = ArtifactSteps::create(model, *contract);
-  if (!steps)
-    return fail(steps.takeError());
-  auto result = runTokenLoop(**steps, *batch, loop);
-  if (!result)
-    return fail(result.takeError());
+  if (!(rankTimeout > 0))
+    return fail("--rank-timeout must be above 0 seconds");
+  auto ranked =
+      runOnRanks(model, *contract, *batch, loop, ranksOption, rankTimeout);
+  if (!ranked)
+    return fail(ranked.takeError());
+  // Every rank computed the same loop: rank 0 reports it.
+  if (ranked->rank != 0)
+    return 0;
+  LoopResult *result = &ranked->loop;
+  if (ranked->ranks > 1) {
+    int64_t decodes = int64_t(result->decodeSeconds.size());
+    llvm::errs() << llvm::formatv(
+        "loom-generate: {0} ranks ({1}); rank 0 sent {2} bytes: {3} in the "
+        "prefill, {4:F0} a decode step\n",
+        ranked->ranks, ranked->world, ranked->bytesSent, ranked->prefillBytes,
+        decodes ? double(ranked->bytesSent - ranked->prefillBytes) / decodes
+                : 0.0);
+  }
   RunReport report{modelPath,
                    &*contract,
                    &*batch,

@@ -15,6 +15,7 @@
 #include "loom/Dialect/Pipe/Transforms/Passes.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/CacheInPlace.h"
+#include "loom/Dialect/TG/Transforms/CacheParallel.h"
 #include "loom/Dialect/TG/Transforms/LengthRanges.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Pipeline/Passes.h"
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   loom::tg::registerTGPasses();
   loom::tg::registerTGCacheInPlacePass();
+  loom::tg::registerTGCacheParallelPass();
   loom::search::registerSearchPasses();
   loom::pet::registerPetPasses();
   loom::pipe::registerPipePasses();

@@ -157,6 +157,13 @@ llvm::Error loadModel(const std::string &name, const std::string &path,
   loom_model *loaded = nullptr;
   if (loom_model_load(path.c_str(), &options, &loaded) != LOOM_OK)
     return llvm::createStringError(loom_last_error());
+  if (int64_t ranks = loom_model_world_ranks(loaded); ranks > 1) {
+    loom_model_free(loaded);
+    return llvm::createStringError(
+        path + " runs on a world of " + std::to_string(ranks) +
+        " ranks (a cache-parallel decoder, docs/CacheParallel.md): serving "
+        "one is not built yet; serve the one-process artifact");
+  }
   std::string line;
   llvm::raw_string_ostream os(line);
   os << "loom-serve: model '" << name << "' from " << path;
