@@ -17,6 +17,7 @@
 #include "Options.h"
 #include "PeerSides.h"
 #include "Prepare.h"
+#include "RankSweep.h"
 #include "Report.h"
 
 #include "BenchSupport.h"
@@ -219,6 +220,36 @@ void measureCapacities(const DecodeOptions &o, StringRef workDir,
 int runBench(const DecodeOptions &o, StringRef workDir, std::vector<Row> &rows,
              std::vector<ModelSummary> &models);
 
+/// --ranks: the parallel sweep instead of the peers (RankSweep.h).
+int runSweep(const DecodeOptions &o) {
+  if (!o.prepareOnly)
+    waitForIdle(o);
+  json::Object machine{{"cpu", cpuModelName()},
+                       {"load_before", loadAverage()},
+                       {"cores", int64_t(std::thread::hardware_concurrency())}};
+  outs() << "loom-bench-decode: " << o.model.text << " on " << cpuModelName()
+         << ", ranks " << o.ranks.size() << " count(s), --parallel="
+         << o.parallel << "; load average before: " << loadAverage() << "\n";
+  SmallString<256> work(o.workDir);
+  bool temporary = work.empty();
+  if (temporary && sys::fs::createUniqueDirectory("loom-bench-decode", work))
+    return fail("cannot create a temporary directory");
+  std::vector<RanksRow> rows;
+  int status = runRanksSweep(o, work, rows);
+  if (temporary)
+    sys::fs::remove_directories(work);
+  if (status || o.prepareOnly)
+    return status;
+  printRanksTable(rows);
+  machine["load_after"] = loadAverage();
+  outs() << "load average after: " << loadAverage() << "\n";
+  if (!o.json.empty())
+    if (Error e =
+            writeJSONFile(o.json, ranksJSON(o, rows, std::move(machine))))
+      return fail(toString(std::move(e)));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   auto options = parseOptions(argc, argv);
@@ -233,6 +264,8 @@ int main(int argc, char **argv) {
                                                {"read_gbps", bw.readGBps}}));
     return 0;
   }
+  if (!o.ranks.empty())
+    return runSweep(o);
   for (Peer p : {Peer::Ort, Peer::Torch})
     if ((p == Peer::Ort ? o.runOrt : o.runTorch))
       if (Error e = checkPeer(p, o))

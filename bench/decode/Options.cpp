@@ -78,6 +78,18 @@ cl::opt<int64_t> copyMiB("copy-mib", cl::desc("MiB of the copy benchmark"),
 cl::opt<unsigned> copyRepeat("copy-repeat",
                              cl::desc("Copies (the best is kept)"), cl::init(5),
                              cl::cat(cat));
+cl::opt<std::string> ranks(
+    "ranks",
+    cl::desc("Rank counts, e.g. 1,2,4: instead of the peers, time the decode "
+             "step of artifacts compiled for each count (--parallel), its "
+             "ranks threads of this process with one runtime thread each, "
+             "beside one process of as many threads (docs/CacheParallel.md)"),
+    cl::init(""), cl::cat(cat));
+cl::opt<std::string> parallel(
+    "parallel",
+    cl::desc("With --ranks: cp (the caches sharded by position, "
+             "loom-compile --cache-parallel); tp is not built yet"),
+    cl::init("cp"), cl::cat(cat));
 cl::opt<double> maxLoad("max-load", cl::desc("The 1-minute load to wait for"),
                         cl::init(1.5), cl::cat(cat));
 cl::opt<unsigned> waitSeconds("wait-idle",
@@ -184,6 +196,11 @@ Error checkRanges(const DecodeOptions &o) {
                              " is past --capacity " + Twine(o.capacity));
   if (o.promptBound < 1)
     return createStringError("--prompt-bound must be at least 1");
+  for (int64_t r : o.ranks)
+    if (o.capacity % r)
+      return createStringError("--capacity " + Twine(o.capacity) +
+                               " is not a multiple of --ranks " + Twine(r) +
+                               " (a shard holds C / P positions)");
   if (o.agreeTokens < 0 || o.agreeTokens > o.promptBound)
     return createStringError("--agree-tokens must be in 0..--prompt-bound");
   if (!o.capacityCheck.empty() &&
@@ -250,6 +267,25 @@ Expected<DecodeOptions> parseOptions(int argc, char **argv) {
   }
   if (Error e = parsePeers(o))
     return std::move(e);
+  if (!ranks.empty()) {
+    SmallVector<StringRef> parts;
+    StringRef(ranks).split(parts, ',');
+    for (StringRef p : parts) {
+      int64_t r;
+      if (p.trim().getAsInteger(10, r) || r < 1 || r > 64 ||
+          (!o.ranks.empty() && r <= o.ranks.back()))
+        return createStringError("--ranks: '" + p +
+                                 "' is not a rank count in 1..64 (ascending)");
+      o.ranks.push_back(r);
+    }
+    if (parallel != "cp")
+      return createStringError(
+          "--parallel=" + parallel +
+          ": only cp (cache parallelism) is built; tensor parallelism is not "
+          "yet (docs/CacheParallel.md)");
+    o.parallel = parallel;
+    o.runOrt = o.runTorch = false;
+  }
   o.capacity = capacity ? int64_t(capacity) : o.contexts.back();
   o.promptBound = std::min<int64_t>(promptBound, o.capacity);
   o.layers = layers, o.hidden = hidden, o.vocab = vocab, o.seed = seed;

@@ -56,6 +56,10 @@ struct DecodeOptions {
   bool bandwidthOnly = false;
   /// This executable, which each round runs with --bandwidth-only.
   std::string self;
+  /// --ranks: rank counts of the parallel sweep (empty: the peer
+  /// comparison instead); --parallel: how the ranks split the work ("cp").
+  std::vector<int64_t> ranks;
+  std::string parallel = "cp";
   /// Wait up to waitSeconds for the 1-minute load to fall to maxLoad.
   double maxLoad = 1.5;
   unsigned waitSeconds = 0;

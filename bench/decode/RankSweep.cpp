@@ -1,0 +1,354 @@
+//===- RankSweep.cpp - loom-bench-decode --ranks: decode on ranks --------===//
+//
+// Part of Loom. See RankSweep.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RankSweep.h"
+
+#include "ArtifactSteps.h"
+#include "BenchSupport.h"
+#include "Contract.h"
+#include "Prepare.h"
+#include "Ranks.h"
+#include "TokenLoop.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <chrono>
+#include <functional>
+#include <thread>
+
+using namespace llvm;
+
+namespace loom::bench {
+namespace {
+
+struct ModelCloser {
+  void operator()(loom_model *m) const { loom_model_free(m); }
+};
+using ModelPtr = std::unique_ptr<loom_model, ModelCloser>;
+
+Expected<ModelPtr> loadModel(const std::string &path, unsigned threads) {
+  loom_model_options options = {};
+  options.num_threads = int(threads);
+  loom_model *m = nullptr;
+  if (loom_model_load(path.c_str(), &options, &m) != LOOM_OK)
+    return createStringError(loom_last_error());
+  return ModelPtr(m);
+}
+
+/// Bytes of the state one rank of \p model holds (its decode entry's tied
+/// inputs), and of its weights.
+int64_t stateBytes(const loom_model *model, const generate::EntryIO &io) {
+  int64_t bytes = 0;
+  for (int64_t i = 0; i < io.numInputs; ++i) {
+    loom_tensor_desc d;
+    if (io.tied[i] && loom_entry_input(model, io.entry, i, &d) == LOOM_OK)
+      bytes += d.bytes;
+  }
+  return bytes;
+}
+
+int64_t weightBytes(const loom_model *model) {
+  size_t size = 0;
+  loom_model_weights(model, &size);
+  return int64_t(size);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// Threads meeting before each step (std::barrier is C++20).
+class StepBarrier {
+public:
+  explicit StepBarrier(int64_t count) : count(count) {}
+  void arriveAndWait() {
+    std::unique_lock<std::mutex> lock(mutex);
+    int64_t phase = generation;
+    if (++arrived == count) {
+      arrived = 0;
+      ++generation;
+      wake.notify_all();
+      return;
+    }
+    wake.wait(lock, [&] { return generation != phase; });
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable wake;
+  int64_t count, arrived = 0, generation = 0;
+};
+
+/// The decode step of every rank at once, timed on rank 0: one context a
+/// rank, joined to a world of threads; ranks 1.. are threads waiting at a
+/// barrier for each step.
+class RankedDecoder {
+public:
+  static Expected<std::unique_ptr<RankedDecoder>>
+  create(const loom_model *model, const generate::DecoderContract &contract,
+         int64_t ranks) {
+    std::unique_ptr<RankedDecoder> d(new RankedDecoder(contract, ranks));
+    d->worlds.assign(size_t(ranks), nullptr);
+    if (ranks > 1 &&
+        loom_world_open_threads(ranks, 60, d->worlds.data()) != LOOM_OK)
+      return createStringError(loom_last_error());
+    for (int64_t r = 0; r < ranks; ++r) {
+      auto steps = generate::ArtifactSteps::create(model, contract,
+                                                   d->worlds[r]);
+      if (!steps)
+        return steps.takeError();
+      d->steps.push_back(std::move(*steps));
+    }
+    return d;
+  }
+  ~RankedDecoder() {
+    for (loom_world *w : worlds)
+      loom_world_free(w);
+  }
+
+  /// Milliseconds of `count` steps at live length `live` after `warmup`,
+  /// and the bytes rank 0 sent per timed step.
+  Expected<std::vector<double>> decodeTimes(int64_t live, unsigned warmup,
+                                            unsigned count, double &bytes) {
+    int64_t p = int64_t(steps.size());
+    std::vector<int64_t> ids(contract.batch, 0),
+        positions(contract.batch, live - 1);
+    std::vector<std::vector<float>> logits(static_cast<size_t>(p));
+    std::vector<std::string> errors(static_cast<size_t>(p));
+    StepBarrier sync(p);
+    std::vector<double> ms;
+    int64_t before = 0;
+    auto rank = [&](int64_t r) {
+      for (unsigned i = 0; i < warmup + count; ++i) {
+        sync.arriveAndWait();
+        if (r == 0 && i == warmup)
+          before = loom_world_bytes_sent(worlds[0]);
+        auto start = std::chrono::steady_clock::now();
+        if (Error e = steps[r]->decode(ids, positions, logits[r])) {
+          errors[r] = toString(std::move(e));
+          loom_world_abort(worlds[r]);
+          return;
+        }
+        if (r == 0 && i >= warmup)
+          ms.push_back(std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - start)
+                           .count());
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int64_t r = 1; r < p; ++r)
+      threads.emplace_back(rank, r);
+    rank(0);
+    for (std::thread &t : threads)
+      t.join();
+    for (const std::string &e : errors)
+      if (!e.empty())
+        return createStringError(e);
+    bytes = double(loom_world_bytes_sent(worlds[0]) - before) / count;
+    return ms;
+  }
+
+private:
+  RankedDecoder(const generate::DecoderContract &c, int64_t) : contract(c) {}
+  generate::DecoderContract contract;
+  std::vector<loom_world *> worlds;
+  std::vector<std::unique_ptr<generate::ArtifactSteps>> steps;
+};
+
+/// Greedy tokens of \p model for a fixed prompt, on its ranks.
+Expected<std::vector<std::vector<int64_t>>>
+greedyTokens(const loom_model *model, const generate::DecoderContract &c) {
+  generate::Batch batch;
+  for (int64_t b = 0; b < c.batch; ++b)
+    batch.prompts.push_back({3, 1, 4, 1, 5, 9, 2, 6});
+  batch.real = c.batch;
+  generate::LoopOptions loop;
+  loop.tokens = std::min<int64_t>(32, c.capacity - 8);
+  loop.promptBound = c.promptBound;
+  loop.vocab = c.vocab;
+  auto result = generate::runOnRanks(model, c, batch, loop, 0, 60);
+  if (!result)
+    return result.takeError();
+  return result->loop.tokens;
+}
+
+/// The rows of one rank count (or, with \p oneProcess, of the one-process
+/// artifact on `ranks` threads).
+void measureRanks(const DecodeOptions &o, const std::string &artifact,
+                  int64_t ranks, bool oneProcess,
+                  const std::vector<std::vector<int64_t>> &reference,
+                  std::vector<RanksRow> &rows) {
+  RanksRow base;
+  base.ranks = oneProcess ? 1 : ranks;
+  base.threadsPerRank = oneProcess ? ranks : 1;
+  base.parallel = oneProcess ? "none" : o.parallel;
+  auto fail = [&](Error e) {
+    for (int64_t c : o.contexts) {
+      RanksRow row = base;
+      row.context = c;
+      row.error = toString(std::move(e));
+      e = Error::success();
+      rows.push_back(row);
+    }
+  };
+  auto model = loadModel(artifact, unsigned(base.threadsPerRank));
+  if (!model)
+    return fail(model.takeError());
+  auto contract = generate::readContract(model->get(), artifact);
+  if (!contract)
+    return fail(contract.takeError());
+  int64_t state = stateBytes(model->get(), contract->decode);
+  int64_t weights = weightBytes(model->get());
+  std::optional<bool> equal;
+  if (auto tokens = greedyTokens(model->get(), *contract))
+    equal = *tokens == reference;
+  else
+    consumeError(tokens.takeError());
+  auto decoder =
+      RankedDecoder::create(model->get(), *contract, base.ranks);
+  if (!decoder)
+    return fail(decoder.takeError());
+  for (int64_t c : o.contexts) {
+    RanksRow row = base;
+    row.context = c;
+    row.tokensEqual = equal;
+    // A shard holds C / P positions of the capacity, and one more.
+    double mib = 1.0 / (1 << 20);
+    row.memoryMiBPerRank = double(weights + state) * mib;
+    int64_t wholeState = base.ranks == 1
+                             ? state
+                             : state / (contract->capacity / base.ranks + 1) *
+                                   contract->capacity;
+    row.boundMiBPerRank =
+        double(weights + wholeState / base.ranks) * mib;
+    double bytes = 0;
+    auto times = (*decoder)->decodeTimes(c, o.warmup, o.steps, bytes);
+    if (times) {
+      row.decodeMs = median(*times);
+      row.bytesPerTokenPerRank = bytes;
+    } else {
+      row.error = toString(times.takeError());
+    }
+    outs() << formatv("  {0} rank(s) x {1} thread(s), context {2}: {3} ms, "
+                      "{4:F0} bytes/token/rank\n",
+                      row.ranks, row.threadsPerRank, c,
+                      row.decodeMs ? formatv("{0:F3}", *row.decodeMs).str()
+                                   : "-",
+                      row.bytesPerTokenPerRank);
+    outs().flush();
+    rows.push_back(row);
+  }
+}
+
+} // namespace
+
+int runRanksSweep(const DecodeOptions &o, StringRef workDir,
+                  std::vector<RanksRow> &rows) {
+  SmallString<256> dir(workDir);
+  sys::path::append(dir, "ranks");
+  auto pm = prepareModel(o, o.capacity, dir, /*withOnnx=*/false);
+  if (!pm) {
+    errs() << "loom-bench-decode: " << toString(pm.takeError()) << "\n";
+    return 1;
+  }
+  if (!pm->loomReason.empty()) {
+    errs() << "loom-bench-decode: " << pm->loomReason << "\n";
+    return 1;
+  }
+  std::string source = pathIn(dir, "model.mlir");
+  std::map<int64_t, std::string> artifacts;
+  for (int64_t p : o.ranks) {
+    if (p == 1)
+      continue;
+    std::string out = pathIn(dir, formatv("model-cp{0}.so", p).str());
+    if (!(o.reuse && sys::fs::exists(out))) {
+      ProcessResult r = runProcess(
+          pathIn(o.binDir, "loom-compile"),
+          {source, "--cache-parallel=" + std::to_string(p), "-o", out}, 3600);
+      if (!r.succeeded()) {
+        errs() << "loom-bench-decode: loom-compile --cache-parallel=" << p
+               << ": " << r.summary() << "\n";
+        return 1;
+      }
+    }
+    artifacts[p] = out;
+  }
+  if (o.prepareOnly)
+    return 0;
+  auto one = loadModel(pm->artifact, 1);
+  if (!one) {
+    errs() << "loom-bench-decode: " << toString(one.takeError()) << "\n";
+    return 1;
+  }
+  auto contract = generate::readContract(one->get(), pm->artifact);
+  if (!contract) {
+    errs() << "loom-bench-decode: " << toString(contract.takeError()) << "\n";
+    return 1;
+  }
+  auto reference = greedyTokens(one->get(), *contract);
+  if (!reference) {
+    errs() << "loom-bench-decode: " << toString(reference.takeError()) << "\n";
+    return 1;
+  }
+  one->reset();
+  for (int64_t p : o.ranks) {
+    measureRanks(o, pm->artifact, p, /*oneProcess=*/true, *reference, rows);
+    if (p > 1)
+      measureRanks(o, artifacts[p], p, /*oneProcess=*/false, *reference,
+                   rows);
+  }
+  return 0;
+}
+
+void printRanksTable(const std::vector<RanksRow> &rows) {
+  outs() << "\n| ranks x threads | parallel | context | decode ms | bytes/token/rank "
+            "| MiB/rank (bound) | tokens equal |\n"
+            "| --- | --- | ---: | ---: | ---: | ---: | --- |\n";
+  for (const RanksRow &r : rows)
+    outs() << formatv(
+        "| {0} x {1} | {2} | {3} | {4} | {5:F0} | {6:F1} ({7:F1}) | {8} |\n",
+        r.ranks, r.threadsPerRank, r.parallel, r.context,
+        r.decodeMs ? formatv("{0:F3}", *r.decodeMs).str() : "- " + r.error,
+        r.bytesPerTokenPerRank, r.memoryMiBPerRank, r.boundMiBPerRank,
+        r.tokensEqual ? (*r.tokensEqual ? "yes" : "NO") : "-");
+}
+
+json::Value ranksJSON(const DecodeOptions &o, const std::vector<RanksRow> &rows,
+                      json::Object machine) {
+  json::Array out;
+  for (const RanksRow &r : rows) {
+    json::Object row{{"ranks", r.ranks},
+                     {"threads_per_rank", r.threadsPerRank},
+                     {"parallel", r.parallel},
+                     {"context", r.context},
+                     {"decode_ms", r.decodeMs ? json::Value(*r.decodeMs)
+                                              : json::Value(nullptr)},
+                     {"bytes_per_token_per_rank", r.bytesPerTokenPerRank},
+                     {"memory_mib_per_rank", r.memoryMiBPerRank},
+                     {"bound_mib_per_rank", r.boundMiBPerRank},
+                     {"simulated_ms_per_token", nullptr},
+                     {"tokens_equal", r.tokensEqual
+                                          ? json::Value(*r.tokensEqual)
+                                          : json::Value(nullptr)}};
+    if (!r.error.empty())
+      row["error"] = r.error;
+    out.push_back(std::move(row));
+  }
+  return json::Object{{"model", o.model.text},
+                      {"capacity", o.capacity},
+                      {"machine", std::move(machine)},
+                      {"rows", std::move(out)}};
+}
+
+} // namespace loom::bench

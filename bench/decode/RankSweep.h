@@ -1,0 +1,53 @@
+//===- RankSweep.h - loom-bench-decode --ranks: decode on ranks -*- C++ -*-===//
+//
+// Part of Loom. The parallel sweep of loom-bench-decode (--ranks=1,2,4
+// --parallel=cp, docs/benchmarks/cache-parallel.md): for each rank count P
+// the artifact compiled for P ranks (loom-compile --cache-parallel=P), its
+// ranks threads of this process with one runtime thread each, every rank's
+// decode step run at once; beside it the one-process artifact on P
+// threads. Per row: the step's time, the bytes a rank sent per token
+// (counted by the world), the memory a rank holds (weights and its shard of
+// the caches), and whether a greedy generation gives the one-process
+// tokens.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_BENCH_DECODE_RANKSWEEP_H
+#define LOOM_BENCH_DECODE_RANKSWEEP_H
+
+#include "Options.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::bench {
+
+/// One row of the sweep.
+struct RanksRow {
+  int64_t ranks = 1, threadsPerRank = 1, context = 0;
+  std::string parallel;
+  /// Median decode step, ms (nullopt: failed, see error).
+  std::optional<double> decodeMs;
+  double bytesPerTokenPerRank = 0;
+  /// Weights + this rank's state, MiB; and the bound weights + state / P.
+  double memoryMiBPerRank = 0, boundMiBPerRank = 0;
+  std::optional<bool> tokensEqual;
+  std::string error;
+};
+
+/// Runs the sweep over o.ranks and o.contexts in \p workDir; fills \p rows.
+int runRanksSweep(const DecodeOptions &o, llvm::StringRef workDir,
+                  std::vector<RanksRow> &rows);
+
+/// The sweep's table, and its JSON.
+void printRanksTable(const std::vector<RanksRow> &rows);
+llvm::json::Value ranksJSON(const DecodeOptions &o,
+                            const std::vector<RanksRow> &rows,
+                            llvm::json::Object machine);
+
+} // namespace loom::bench
+
+#endif // LOOM_BENCH_DECODE_RANKSWEEP_H
