@@ -35,7 +35,7 @@ tools = ["loom-opt", "loom-run", "loom-generate", "loom-compile", "loom-gen-resn
          "loom-bench-train", "loom-bench-winograd", "loom-bench-small-plane",
          "loom-bench-conv-forms", "loom-bench-squeeze-excite", "loom-bench-stem", "loom-bench-reorder",
          "loom-bench-attention", "loom-bench-decode",
-         "loom-launch",
+         "loom-launch", "loom-plan-decode",
          "loom-comm-test", "loom-tokenize"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Tools of components that may be absent from a build: tests that use them
