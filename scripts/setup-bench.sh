@@ -30,6 +30,9 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${LOOM_BUILD_DIR:-$ROOT/build}
+# Absolute: node resolves a relative require() against its script, not the
+# working directory (LOOM_BUILD_DIR=build failed to load onnxruntime-node).
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 DEST=$BUILD/bench-cpu
 ORT_VERSION=1.30.0
 CHECK_ONLY=0
