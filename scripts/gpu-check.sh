@@ -477,6 +477,16 @@ prepare_classes() {
       -o "$work/$input-class.so" || die "loom-compile failed on $input.mlir"
     artifacts+=("$work/$input-class.so")
   done
+  # tg.attention's generated form (docs/Codegen/GPU.md "Attention"), one
+  # artifact an entry: grouped decode over a cache of different live
+  # lengths, a prompt after a cached prefix, a cache whose unwritten
+  # positions hold infinities.
+  "$compile" "$root/test/Codegen/GPU/Inputs/attention.mlir" --target="cuda:$chips" \
+    -o "$work/attention-decode.so" || die "loom-compile failed on attention.mlir"
+  cp "$work/attention-decode.so" "$work/attention-prefill.so"
+  cp "$work/attention-decode.so" "$work/attention-unwritten.so"
+  artifacts+=("$work/attention-decode.so:decode_gqa" "$work/attention-prefill.so:prefill_cached"
+              "$work/attention-unwritten.so:unwritten")
   # The tiled classes' 64 x 64 tiles, on every shape of their inputs.
   for input in matmuls convs; do
     "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \

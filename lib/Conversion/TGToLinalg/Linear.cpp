@@ -140,15 +140,8 @@ Lowered lowerMatmul(MatmulOp op, OpBuilder &b) {
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  Value init = filled(b, loc, outType, 0.0);
-  auto generic = linalg::GenericOp::create(
-      b, loc, outType, ValueRange{op.getLhs(), op.getRhs()}, ValueRange{init},
-      maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
-        linalg::YieldOp::create(nb, nl,
-                                Value(arith::AddFOp::create(nb, nl, args[2], p)));
-      });
-  return SmallVector<Value>{generic.getResult(0)};
+  return SmallVector<Value>{multiplyAccumulate(
+      b, loc, outType, op.getLhs(), op.getRhs(), maps, iterators)};
 }
 
 /// conv + bias, then the fused activation, as the interpreter's
@@ -369,16 +362,7 @@ Value convNCDHW(OpBuilder &b, Location loc, const ConvForm &c) {
       AffineMap::get(10, 0, {d[0], d[1], d[2], d[3], d[4], d[5]}, ctx)};
   SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
   iterators.append(4, utils::IteratorType::reduction);
-  Value conv =
-      linalg::GenericOp::create(
-          b, loc, out6, ValueRange{in6, f6},
-          ValueRange{filled(b, loc, out6, 0.0)}, maps, iterators,
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
-            linalg::YieldOp::create(
-                nb, nl, Value(arith::AddFOp::create(nb, nl, args[2], p)));
-          })
-          .getResult(0);
+  Value conv = multiplyAccumulate(b, loc, out6, in6, f6, maps, iterators);
   conv = biasAndActivate(b, loc, conv, c.bias, c.activation, {1, 2});
   return reshapeTo(b, loc, conv, outType);
 }

@@ -72,6 +72,21 @@ Value LinalgDomain::pow(Value a, Value b) {
 Value LinalgDomain::fmod(Value a, Value b) {
   return arith::RemFOp::create(*builder, *loc, a, b);
 }
+Value lowering::multiplyAccumulate(OpBuilder &b, Location loc,
+                                   RankedTensorType type, Value lhs, Value rhs,
+                                   ArrayRef<AffineMap> maps,
+                                   ArrayRef<utils::IteratorType> iterators) {
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{lhs, rhs},
+             ValueRange{filled(b, loc, type, 0.0)}, maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
+               linalg::YieldOp::create(
+                   nb, nl, Value(arith::AddFOp::create(nb, nl, args[2], p)));
+             })
+      .getResult(0);
+}
+
 Value lowering::f32(OpBuilder &b, Location loc, double v) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
 }

@@ -95,6 +95,14 @@ Value elementwiseWithStats(OpBuilder &b, Location loc,
                            ValueRange stats, llvm::ArrayRef<int64_t> axes,
                            ScalarFn fn);
 
+/// A linalg.generic `out += lhs * rhs` over the loops of \p maps (lhs's,
+/// rhs's, the result's) and \p iterators, into a zero-filled tensor of
+/// \p type: the contractions of products, convolutions and attention, the
+/// payload the GPU's matrix-product class matches (docs/Codegen/GPU.md).
+Value multiplyAccumulate(OpBuilder &b, Location loc, RankedTensorType type,
+                         Value lhs, Value rhs,
+                         llvm::ArrayRef<mlir::AffineMap> maps,
+                         llvm::ArrayRef<mlir::utils::IteratorType> iterators);
 /// An empty tensor of \p type filled with \p value.
 Value filled(OpBuilder &b, Location loc, RankedTensorType type, double value);
 

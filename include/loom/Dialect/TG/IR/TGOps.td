@@ -874,9 +874,11 @@ def TG_AttentionOp : TG_InferOp<"attention", !listconcat([TG_Structured], TG_Fac
            tensor<2xi64>) -> tensor<2x32x1x64xf32>
     ```
 
-    On the CPU it runs as libloomrt's `loomrt.attention` step
-    (docs/Runtime.md "Attention"); it has no ONNX export (opset 17 has no
-    attention operator) and no generated-code lowering.
+    On the CPU an f32 attention runs as libloomrt's `loomrt.attention` step
+    (docs/Runtime.md "Attention"). Its generated code (GPU targets, f64) is
+    two contractions around a masked softmax, the score matrix materialised
+    (docs/Codegen/GPU.md "Attention"). It has no ONNX export (opset 17 has
+    no attention operator).
   }];
   let arguments = (ins StaticShapeTensorOf<[F32, F64]>:$q,
                    StaticShapeTensorOf<[F32, F64]>:$k,
