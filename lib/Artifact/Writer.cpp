@@ -96,6 +96,39 @@ void writeAttention(const AttentionStep &s, Json &args, Json &attrs) {
       .set("causal", s.causal);
 }
 
+/// The selections' steps: their operands and the line or shape they run on.
+void writeTopK(const TopKStep &s, Json &args, Json &attrs) {
+  args.set("src", s.src);
+  writeOptional(args, "valid", s.valid);
+  args.set("values", s.values).set("indices", s.indices).set("count", s.count);
+  attrs.set("dtype", s.dtype)
+      .set("outer", s.outer)
+      .set("dim", s.dim)
+      .set("inner", s.inner)
+      .set("k", s.k)
+      .set("largest", s.largest);
+}
+
+void writeNonMaxSuppression(const NonMaxSuppressionStep &s, Json &args,
+                            Json &attrs) {
+  args.set("boxes", s.boxes).set("scores", s.scores);
+  writeOptional(args, "valid", s.valid);
+  args.set("selected", s.selected).set("count", s.count);
+  attrs.set("batches", s.batches)
+      .set("classes", s.classes)
+      .set("num_boxes", s.numBoxes)
+      .set("max_output_boxes_per_class", s.maxOutputPerClass)
+      .set("center_point_box", s.centerPointBox)
+      .set("iou_threshold", s.iouThreshold);
+  if (s.scoreThreshold)
+    attrs.set("score_threshold", *s.scoreThreshold);
+}
+
+void writeNonZero(const NonZeroStep &s, Json &args, Json &attrs) {
+  args.set("src", s.src).set("indices", s.indices).set("count", s.count);
+  attrs.set("dtype", s.dtype).set("shape", Json::integers(s.shape));
+}
+
 /// A library or control step's "args" and "attrs".
 void writeOperands(const Step &step, Json &args, Json &attrs) {
   switch (step.kind()) {
@@ -221,40 +254,13 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
     attrs.set("bytes", s.bytes).set("ranks", s.ranks);
     return;
   }
-  case StepKind::TopK: {
-    const auto &s = *step.getIf<TopKStep>();
-    args.set("src", s.src);
-    writeOptional(args, "valid", s.valid);
-    args.set("values", s.values).set("indices", s.indices).set("count", s.count);
-    attrs.set("dtype", s.dtype)
-        .set("outer", s.outer)
-        .set("dim", s.dim)
-        .set("inner", s.inner)
-        .set("k", s.k)
-        .set("largest", s.largest);
-    return;
-  }
-  case StepKind::NonMaxSuppression: {
-    const auto &s = *step.getIf<NonMaxSuppressionStep>();
-    args.set("boxes", s.boxes).set("scores", s.scores);
-    writeOptional(args, "valid", s.valid);
-    args.set("selected", s.selected).set("count", s.count);
-    attrs.set("batches", s.batches)
-        .set("classes", s.classes)
-        .set("num_boxes", s.numBoxes)
-        .set("max_output_boxes_per_class", s.maxOutputPerClass)
-        .set("center_point_box", s.centerPointBox)
-        .set("iou_threshold", s.iouThreshold);
-    if (s.scoreThreshold)
-      attrs.set("score_threshold", *s.scoreThreshold);
-    return;
-  }
-  case StepKind::NonZero: {
-    const auto &s = *step.getIf<NonZeroStep>();
-    args.set("src", s.src).set("indices", s.indices).set("count", s.count);
-    attrs.set("dtype", s.dtype).set("shape", Json::integers(s.shape));
-    return;
-  }
+  case StepKind::TopK:
+    return writeTopK(*step.getIf<TopKStep>(), args, attrs);
+  case StepKind::NonMaxSuppression:
+    return writeNonMaxSuppression(*step.getIf<NonMaxSuppressionStep>(), args,
+                                  attrs);
+  case StepKind::NonZero:
+    return writeNonZero(*step.getIf<NonZeroStep>(), args, attrs);
   case StepKind::Attention:
     return writeAttention(*step.getIf<AttentionStep>(), args, attrs);
   }
