@@ -215,7 +215,7 @@ FailureOr<CacheUpdate> cacheUpdateOf(Value v, Operation *at, StringRef role) {
                   : nullptr;
   if (!fn || !getTiedResult(fn, cache.getArgNumber()) ||
       update.getType().getRank() != 4 ||
-      (update.getAxis() != 2 && update.getAxis() != -2) ||
+      (int64_t(update.getAxis()) != 2 && int64_t(update.getAxis()) != -2) ||
       !cache.hasOneUse() ||
       llvm::any_of(update->getUsers(), [](Operation *user) {
         return !isa<AttentionOp, func::ReturnOp>(user);
