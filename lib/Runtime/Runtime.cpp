@@ -153,8 +153,10 @@ struct loom_context {
   /// The state the context keeps for tied inputs the caller leaves null.
   StateStore state;
   /// The world its collectives run over (loom_context_join_world; not
-  /// owned), null: rank 0 of 1.
+  /// owned), null: rank 0 of 1; its rank and size when joined (the
+  /// profile's file is named after them, and the world may go first).
   loom_world *world = nullptr;
+  int64_t worldRank = 0, worldSize = 1;
   std::vector<const void *> inputs;
   /// Per entry: its runs so far and, on a queue that captures, the graph
   /// of its steps recorded on the run after the first (LOOM_GRAPHS=0, or
@@ -214,10 +216,15 @@ void loom_context::printProfile() const {
 /// kernel's name (kernel steps), how often it ran and the total, median and
 /// least milliseconds of one execution (docs/Runtime.md).
 void loom_context::writeProfile() const {
-  FILE *f = std::fopen(profileFile.c_str(), "w");
+  // Each rank of a world writes a file of its own (ranks on one host would
+  // otherwise write one file at once): FILE.json -> FILE.rankR.json.
+  std::string path = profileFile;
+  if (worldSize > 1)
+    path.insert(path.size() - 5, ".rank" + std::to_string(worldRank));
+  FILE *f = std::fopen(path.c_str(), "w");
   if (!f) {
     std::fprintf(stderr, "loomrt: cannot write the profile to %s: %s\n",
-                 profileFile.c_str(), std::strerror(errno));
+                 path.c_str(), std::strerror(errno));
     return;
   }
   std::fprintf(f, "{\"entries\": [");
@@ -254,7 +261,7 @@ void loom_context::writeProfile() const {
   std::fprintf(f, "\n]}\n");
   if (std::fclose(f) != 0)
     std::fprintf(stderr, "loomrt: cannot write the profile to %s\n",
-                 profileFile.c_str());
+                 path.c_str());
 }
 
 loom_context::~loom_context() {
@@ -952,6 +959,8 @@ loom_status loom_context_join_world(loom_context *context,
                                 std::to_string(loom_world_size(world))),
                   context->model->path);
   context->world = world;
+  context->worldRank = loom_world_rank(world);
+  context->worldSize = loom_world_size(world);
   return LOOM_OK;
 }
 
