@@ -10,7 +10,13 @@
 #include "loom/Cost/CostModel.h"
 #include "loom/Dialect/TG/IR/TGOps.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
 #include <algorithm>
+#include <functional>
 
 using namespace mlir;
 using namespace loom;
@@ -20,16 +26,25 @@ llvm::Expected<DecoderCost> pipeline::decoderCost(func::FuncOp decode) {
   DecoderCost c;
   bool mixed = false;
   decode.walk([&](Operation *op) {
-    if (auto w = dyn_cast<tg::WeightOp>(op))
+    if (auto w = dyn_cast<tg::WeightOp>(op)) {
+      // A table the step gathers rows of is held, not read in full.
+      bool gathered =
+          !w->use_empty() && llvm::all_of(w->getUsers(), [&](Operation *user) {
+            auto g = dyn_cast<tg::GatherOp>(user);
+            return g && g.getData() == w.getResult();
+          });
       c.weightBytes += bytesOf(w.getType());
+      if (!gathered)
+        c.weightBytesRead += bytesOf(w.getType());
+    }
     auto attention = dyn_cast<tg::AttentionOp>(op);
     if (!attention)
       return;
     auto q = cast<RankedTensorType>(attention.getQ().getType());
     auto k = cast<RankedTensorType>(attention.getK().getType());
-    if (c.layers && (q.getDimSize(1) != c.queryHeads ||
-                     k.getDimSize(1) != c.kvHeads ||
-                     q.getDimSize(3) != c.headDim))
+    if (c.layers &&
+        (q.getDimSize(1) != c.queryHeads || k.getDimSize(1) != c.kvHeads ||
+         q.getDimSize(3) != c.headDim))
       mixed = true;
     ++c.layers;
     c.queryHeads = q.getDimSize(1);
@@ -46,12 +61,131 @@ llvm::Expected<DecoderCost> pipeline::decoderCost(func::FuncOp decode) {
         "@" + decode.getName().str() +
         "'s attentions differ in heads or head size: the planner models "
         "layers of one shape");
-  c.cacheBytesPerPosition = 2 * c.layers * c.kvHeads * c.headDim *
-                            c.elementBytes;
+  c.cacheBytesPerPosition =
+      2 * c.layers * c.kvHeads * c.headDim * c.elementBytes;
   return c;
 }
 
+namespace {
+
+/// Reads the keys of a machine file's object, each once; refuses the rest.
+class MachineKeys {
+public:
+  explicit MachineKeys(const llvm::json::Object &o) : object(o) {}
+
+  /// A positive number at \p key (\p required: present), or an error.
+  llvm::Error number(llvm::StringRef key, bool required, double &out) {
+    seen.push_back(key.str());
+    const llvm::json::Value *v = object.get(key);
+    if (!v)
+      return required ? fail(key, "missing") : llvm::Error::success();
+    std::optional<double> d = v->getAsNumber();
+    if (!d || !(*d > 0) || *d > 1e30)
+      return fail(key, "not a positive number");
+    out = *d;
+    return llvm::Error::success();
+  }
+
+  /// A link `{"bandwidth": bytes/s, "latency": s}` at \p key.
+  llvm::Error link(llvm::StringRef key, bool required, Link &out) {
+    seen.push_back(key.str());
+    const llvm::json::Value *v = object.get(key);
+    if (!v)
+      return required ? fail(key, "missing") : llvm::Error::success();
+    const llvm::json::Object *o = v->getAsObject();
+    if (!o)
+      return fail(key, "not an object {\"bandwidth\", \"latency\"}");
+    MachineKeys inner(*o);
+    if (llvm::Error e = inner.number("bandwidth", true, out.bandwidth))
+      return fail(key, llvm::toString(std::move(e)));
+    if (llvm::Error e = inner.number("latency", true, out.latency))
+      return fail(key, llvm::toString(std::move(e)));
+    if (llvm::Error e = inner.refuseOthers())
+      return fail(key, llvm::toString(std::move(e)));
+    return llvm::Error::success();
+  }
+
+  void skip(llvm::StringRef key) { seen.push_back(key.str()); }
+
+  /// An error for the first key read by nothing above.
+  llvm::Error refuseOthers() {
+    for (const auto &kv : object)
+      if (!llvm::is_contained(seen, kv.first.str()))
+        return fail(kv.first, "not a key of a machine file (" +
+                                  llvm::join(seen, ", ") + ")");
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::Error fail(llvm::StringRef key, const llvm::Twine &why) {
+    return llvm::createStringError("'" + key + "': " + why);
+  }
+
+  const llvm::json::Object &object;
+  std::vector<std::string> seen;
+};
+
+} // namespace
+
+llvm::Expected<DecodeMachine>
+pipeline::readDecodeMachine(llvm::StringRef path) {
+  auto in = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!in)
+    return llvm::createStringError("cannot read machine file " + path + ": " +
+                                   in.getError().message());
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(path + ": " + why);
+  };
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*in)->getBuffer());
+  if (!json)
+    return fail("not JSON: " + llvm::toString(json.takeError()));
+  const llvm::json::Object *o = json->getAsObject();
+  if (!o)
+    return fail("not a JSON object");
+  DecodeMachine m;
+  m.name = llvm::sys::path::stem(path).str();
+  if (const llvm::json::Value *name = o->get("name")) {
+    if (!name->getAsString() || name->getAsString()->empty())
+      return fail("'name': not a non-empty string");
+    m.name = name->getAsString()->str();
+  }
+  MachineKeys keys(*o);
+  keys.skip("name");
+  double devices = 0, perHost = 0;
+  m.peakFlops = 0;
+  m.interHost = Link{0, 0};
+  using Read = std::function<llvm::Error()>;
+  for (const Read &read : std::initializer_list<Read>{
+           [&] { return keys.number("devices", true, devices); },
+           [&] { return keys.number("devices_per_host", false, perHost); },
+           [&] {
+             return keys.number("memory_bandwidth", true, m.memBandwidth);
+           },
+           [&] {
+             return keys.number("cache_bandwidth", false, m.cacheBandwidth);
+           },
+           [&] { return keys.number("peak_flops", false, m.peakFlops); },
+           [&] { return keys.number("memory_bytes", true, m.memoryBytes); },
+           [&] { return keys.link("intra_host", true, m.intraHost); },
+           [&] { return keys.link("inter_host", false, m.interHost); },
+           [&] { return keys.refuseOthers(); }})
+    if (llvm::Error e = read())
+      return fail(llvm::toString(std::move(e)));
+  if (devices != double(int64_t(devices)) || devices > 4096 ||
+      perHost != double(int64_t(perHost)) || perHost > devices)
+    return fail("'devices' and 'devices_per_host' must be whole, at most "
+                "4096, and a host's at most the machine's");
+  m.devices = int(devices);
+  m.devicesPerHost = perHost > 0 ? int(perHost) : m.devices;
+  if (m.interHost.bandwidth == 0)
+    m.interHost = m.intraHost;
+  return m;
+}
+
 llvm::Expected<DecodeMachine> pipeline::decodeMachine(llvm::StringRef name) {
+  if (name.ends_with(".json"))
+    return readDecodeMachine(name);
   DecodeMachine m;
   m.name = name.str();
   llvm::StringRef device = name.take_while([](char ch) { return ch != 'x'; });
@@ -59,8 +193,9 @@ llvm::Expected<DecodeMachine> pipeline::decodeMachine(llvm::StringRef name) {
   if (device == "cpu" || !roofline) {
     if (!roofline)
       llvm::consumeError(roofline.takeError());
-    return llvm::createStringError("unknown machine '" + name.str() +
-                                   "' (h100x8, h100x32, h200x8)");
+    return llvm::createStringError(
+        "unknown machine '" + name.str() +
+        "' (h100x8, h100x32, h200x8, or a machine file FILE.json)");
   }
   m.memBandwidth = roofline->memBandwidth;
   m.peakFlops = roofline->peakFlops;
@@ -70,8 +205,9 @@ llvm::Expected<DecodeMachine> pipeline::decodeMachine(llvm::StringRef name) {
   else if (name.ends_with("x32"))
     m.devices = 32;
   else
-    return llvm::createStringError("unknown machine '" + name.str() +
-                                   "' (h100x8, h100x32, h200x8)");
+    return llvm::createStringError(
+        "unknown machine '" + name.str() +
+        "' (h100x8, h100x32, h200x8, or a machine file FILE.json)");
   return m;
 }
 
@@ -88,16 +224,18 @@ DecodeEstimate estimate(const DecoderCost &c, const DecodeMachine &m, int cp,
   e.cp = cp;
   e.tp = tp;
   double weights = double(c.weightBytes) / tp;
+  double weightsRead = double(c.weightBytesRead) / tp;
   double cache = double(batch) * double(context) *
                  double(c.cacheBytesPerPosition) / double(cp * tp);
-  e.weightsSeconds = weights / m.memBandwidth;
-  e.cacheSeconds = cache / m.memBandwidth;
-  // Two flops a weight element a sequence; the scores and the weighted
-  // values, two products of D a key and query head.
-  double flops = 2.0 * double(c.weightBytes) / c.elementBytes * batch / tp +
+  e.weightsSeconds = weightsRead / m.memBandwidth;
+  e.cacheSeconds =
+      cache / (m.cacheBandwidth > 0 ? m.cacheBandwidth : m.memBandwidth);
+  // Two flops a weight element read a sequence; the scores and the
+  // weighted values, two products of D a key and query head.
+  double flops = 2.0 * weightsRead / c.elementBytes * batch +
                  4.0 * batch * c.queryHeads * c.headDim * double(context) *
                      c.layers / double(cp * tp);
-  e.computeSeconds = flops / m.peakFlops;
+  e.computeSeconds = m.peakFlops > 0 ? flops / m.peakFlops : 0;
   // TP: two ring all-reduces of the hidden state a layer, within a group
   // of tp neighbouring devices.
   if (tp > 1) {
@@ -111,11 +249,10 @@ DecodeEstimate estimate(const DecoderCost &c, const DecodeMachine &m, int cp,
   // tp-th of the query heads, Loom's exchange (each rank's block to every
   // other rank of its group: loomrt.all_gather).
   if (cp > 1) {
-    double block = double(batch) * (c.queryHeads / tp) * (c.headDim + 1) *
-                   c.elementBytes;
+    double block =
+        double(batch) * (c.queryHeads / tp) * (c.headDim + 1) * c.elementBytes;
     const Link &l = linkOf(m, int64_t(cp) * tp);
-    e.messageSeconds +=
-        c.layers * (l.latency + (cp - 1) * block / l.bandwidth);
+    e.messageSeconds += c.layers * (l.latency + (cp - 1) * block / l.bandwidth);
     e.bytesSentPerToken += double(c.layers) * (cp - 1) * block;
   }
   e.seconds = std::max(e.weightsSeconds + e.cacheSeconds, e.computeSeconds) +
@@ -127,9 +264,10 @@ DecodeEstimate estimate(const DecoderCost &c, const DecodeMachine &m, int cp,
 
 } // namespace
 
-std::vector<DecodeEstimate>
-pipeline::estimateDecode(const DecoderCost &c, const DecodeMachine &m,
-                         int64_t context, int64_t batch) {
+std::vector<DecodeEstimate> pipeline::estimateDecode(const DecoderCost &c,
+                                                     const DecodeMachine &m,
+                                                     int64_t context,
+                                                     int64_t batch) {
   // Powers of two (the machines' device counts are).
   std::vector<DecodeEstimate> all;
   for (int cp = 1; cp <= m.devices; cp *= 2)

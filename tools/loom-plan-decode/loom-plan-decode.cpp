@@ -42,11 +42,12 @@ cl::opt<std::string> input(cl::Positional, cl::desc("<decoder.mlir>"),
 cl::opt<std::string> machineName(
     "machine",
     cl::desc("h100x8 (one host of 8 H100 over NVLink), h100x32 (4 hosts of "
-             "8 over 400 Gb/s), h200x8"),
+             "8 over 400 Gb/s), h200x8, or a machine file FILE.json of "
+             "measured figures (docs/tools/loom-plan-decode.md)"),
     cl::init("h100x8"), cl::cat(category));
-cl::opt<std::string> contextList(
-    "contexts", cl::desc("Context lengths, e.g. 8k,32k,128k,1m"),
-    cl::init("8k,32k,128k,1m"), cl::cat(category));
+cl::opt<std::string>
+    contextList("contexts", cl::desc("Context lengths, e.g. 8k,32k,128k,1m"),
+                cl::init("8k,32k,128k,1m"), cl::cat(category));
 cl::opt<std::string> batchList("batch", cl::desc("Batches, e.g. 1,16"),
                                cl::init("1,16"), cl::cat(category));
 cl::opt<std::string> entry("entry",
@@ -110,8 +111,8 @@ int main(int argc, char **argv) {
   context.loadDialect<tg::TGDialect, func::FuncDialect>();
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(input, sourceMgr,
-                                                           &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(input, sourceMgr, &context);
   if (!module)
     return 1;
   auto decode = module->lookupSymbol<func::FuncOp>(entry);
@@ -122,12 +123,13 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(model.takeError()));
   llvm::outs() << llvm::formatv(
       "loom-plan-decode: {0}: {1} layers, {2} query heads over {3} key/value "
-      "heads of {4}, {5} GiB of weights, {6} KiB of cache a position; "
-      "{7}: {8} devices, {9} a host\n",
+      "heads of {4}, {5} GiB of weights ({10} GiB read a token), {6} KiB of "
+      "cache a position; {7}: {8} devices, {9} a host\n",
       input, model->layers, model->queryHeads, model->kvHeads, model->headDim,
       gib(double(model->weightBytes)),
       llvm::formatv("{0:F1}", model->cacheBytesPerPosition / 1024.0).str(),
-      machine->name, machine->devices, machine->devicesPerHost);
+      machine->name, machine->devices, machine->devicesPerHost,
+      gib(double(model->weightBytesRead)));
   llvm::json::Array rows;
   for (int64_t batch : *batches)
     for (int64_t ctx : *contexts) {
@@ -151,36 +153,46 @@ int main(int argc, char **argv) {
             e.messageSeconds * 1e3, gib(e.memoryBytes),
             e.bytesSentPerToken / 1024.0,
             !e.fits ? "does not fit" : (&e == best ? "chosen" : ""));
-        rows.push_back(llvm::json::Object{
-            {"batch", batch},
-            {"context", ctx},
-            {"cp", e.cp},
-            {"tp", e.tp},
-            {"ms_per_token", e.seconds * 1e3},
-            {"weights_ms", e.weightsSeconds * 1e3},
-            {"cache_ms", e.cacheSeconds * 1e3},
-            {"compute_ms", e.computeSeconds * 1e3},
-            {"messages_ms", e.messageSeconds * 1e3},
-            {"memory_bytes_per_device", e.memoryBytes},
-            {"bytes_sent_per_token", e.bytesSentPerToken},
-            {"fits", e.fits},
-            {"chosen", &e == best}});
+        rows.push_back(
+            llvm::json::Object{{"batch", batch},
+                               {"context", ctx},
+                               {"cp", e.cp},
+                               {"tp", e.tp},
+                               {"ms_per_token", e.seconds * 1e3},
+                               {"weights_ms", e.weightsSeconds * 1e3},
+                               {"cache_ms", e.cacheSeconds * 1e3},
+                               {"compute_ms", e.computeSeconds * 1e3},
+                               {"messages_ms", e.messageSeconds * 1e3},
+                               {"memory_bytes_per_device", e.memoryBytes},
+                               {"bytes_sent_per_token", e.bytesSentPerToken},
+                               {"fits", e.fits},
+                               {"chosen", &e == best}});
       }
     }
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   llvm::outs() << llvm::formatv("\nplanned in {0:F2} s\n", seconds);
   if (!jsonPath.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream os(jsonPath, ec);
     if (ec)
       return fail("cannot write " + jsonPath + ": " + ec.message());
-    os << llvm::formatv("{0:2}\n",
-                        llvm::json::Value(llvm::json::Object{
-                            {"model", input},
-                            {"machine", machine->name},
-                            {"estimates", std::move(rows)}}));
+    os << llvm::formatv(
+        "{0:2}\n",
+        llvm::json::Value(llvm::json::Object{
+            {"model", input},
+            {"machine", machine->name},
+            {"decoder",
+             llvm::json::Object{
+                 {"layers", model->layers},
+                 {"query_heads", model->queryHeads},
+                 {"kv_heads", model->kvHeads},
+                 {"head_dim", model->headDim},
+                 {"weight_bytes", model->weightBytes},
+                 {"weight_bytes_read", model->weightBytesRead},
+                 {"cache_bytes_per_position", model->cacheBytesPerPosition}}},
+            {"estimates", std::move(rows)}}));
   }
   return 0;
 }

@@ -7,9 +7,10 @@
 // weights replicated) times tensor parallelism (TP: Megatron's split of the
 // heads and the MLP, two all-reduces a layer), each candidate's parts
 // (weights read, cache read, compute, messages) and memory, and the
-// fastest that fits. An analytic model on the devices' published figures
-// (cost::lookupTarget) and the links of the pipeline partitioner
-// (Partition.h); it is not fed by measured runs yet.
+// fastest that fits. An analytic model on a machine's figures: the
+// devices' published ones (cost::lookupTarget) and the links of the
+// pipeline partitioner (Partition.h), or a machine file of measured ones
+// (readDecodeMachine; loom-bench-decode --ranks writes one from its runs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,9 +31,11 @@ namespace loom::pipeline {
 /// `decode` function (docs/Decoding.md's contract).
 struct DecoderCost {
   int64_t layers = 0, queryHeads = 0, kvHeads = 0, headDim = 0;
-  /// Bytes of every weight, and of one position of every layer's cache
-  /// (keys and values) for one sequence.
-  int64_t weightBytes = 0, cacheBytesPerPosition = 0;
+  /// Bytes of every weight (held); of the weights a step reads in full
+  /// (all but the tables it gathers rows of: embeddings, rotary tables);
+  /// and of one position of every layer's cache (keys and values) for one
+  /// sequence.
+  int64_t weightBytes = 0, weightBytesRead = 0, cacheBytesPerPosition = 0;
   /// Bytes of an element of the caches and activations (4: f32).
   int64_t elementBytes = 4;
 };
@@ -44,13 +47,28 @@ llvm::Expected<DecoderCost> decoderCost(mlir::func::FuncOp decode);
 struct DecodeMachine {
   std::string name;
   int devices = 8, devicesPerHost = 8;
-  double memBandwidth = 3.35e12, peakFlops = 67e12, memoryBytes = 80e9;
+  /// Bytes a second a device reads its weights at; its caches at
+  /// `cacheBandwidth` (0: the same), which a measured machine tells apart
+  /// (an attention reads its cache at a rate of its own). Flops a second
+  /// (0: not modelled apart, as in measured rates of whole steps, which
+  /// hold the arithmetic); bytes of memory a device.
+  double memBandwidth = 3.35e12, cacheBandwidth = 0, peakFlops = 67e12,
+         memoryBytes = 80e9;
   Link intraHost{450e9, 2e-6}, interHost{50e9, 10e-6};
 };
 
 /// "h100x8" (one host of 8 H100 SXM over NVLink), "h100x32" (4 hosts of 8
-/// over 400 Gb/s), "h200x8"; an error names the known ones.
+/// over 400 Gb/s), "h200x8", or a machine file (a name ending in .json,
+/// readDecodeMachine); an error names the known ones.
 llvm::Expected<DecodeMachine> decodeMachine(llvm::StringRef name);
+
+/// A machine file (docs/tools/loom-plan-decode.md "Machine files"): a JSON
+/// object of `devices`, `memory_bandwidth`, `memory_bytes` and `intra_host`
+/// (`{"bandwidth", "latency"}`), and optionally `name`, `devices_per_host`,
+/// `cache_bandwidth`, `peak_flops` and `inter_host`. An error names the file
+/// and the key, or the line and column of bad JSON; unknown keys are
+/// refused.
+llvm::Expected<DecodeMachine> readDecodeMachine(llvm::StringRef path);
 
 /// One candidate's estimate for a batch at a context length.
 struct DecodeEstimate {
