@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Bandwidth.h"
+#include "FedPlan.h"
 #include "LoomSide.h"
 #include "Options.h"
 #include "PeerSides.h"
@@ -228,24 +229,27 @@ int runSweep(const DecodeOptions &o) {
                        {"load_before", loadAverage()},
                        {"cores", int64_t(std::thread::hardware_concurrency())}};
   outs() << "loom-bench-decode: " << o.model.text << " on " << cpuModelName()
-         << ", ranks " << o.ranks.size() << " count(s), --parallel="
-         << o.parallel << "; load average before: " << loadAverage() << "\n";
+         << ", ranks " << o.ranks.size()
+         << " count(s), --parallel=" << o.parallel
+         << "; load average before: " << loadAverage() << "\n";
   SmallString<256> work(o.workDir);
   bool temporary = work.empty();
   if (temporary && sys::fs::createUniqueDirectory("loom-bench-decode", work))
     return fail("cannot create a temporary directory");
   std::vector<RanksRow> rows;
-  int status = runRanksSweep(o, work, rows);
+  std::vector<PlanChoice> choices;
+  int status = runRanksSweep(o, work, rows, choices);
   if (temporary)
     sys::fs::remove_directories(work);
   if (status || o.prepareOnly)
     return status;
   printRanksTable(rows);
+  printPlanChoices(choices);
   machine["load_after"] = loadAverage();
   outs() << "load average after: " << loadAverage() << "\n";
   if (!o.json.empty())
-    if (Error e =
-            writeJSONFile(o.json, ranksJSON(o, rows, std::move(machine))))
+    if (Error e = writeJSONFile(
+            o.json, ranksJSON(o, rows, choices, std::move(machine))))
       return fail(toString(std::move(e)));
   return 0;
 }

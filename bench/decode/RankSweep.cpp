@@ -9,6 +9,7 @@
 #include "ArtifactSteps.h"
 #include "BenchSupport.h"
 #include "Contract.h"
+#include "FedPlan.h"
 #include "Prepare.h"
 #include "Ranks.h"
 #include "TokenLoop.h"
@@ -19,11 +20,11 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
-#include <chrono>
-#include <functional>
 #include <thread>
 
 using namespace llvm;
@@ -104,8 +105,8 @@ public:
         loom_world_open_threads(ranks, 60, d->worlds.data()) != LOOM_OK)
       return createStringError(loom_last_error());
     for (int64_t r = 0; r < ranks; ++r) {
-      auto steps = generate::ArtifactSteps::create(model, contract,
-                                                   d->worlds[r]);
+      auto steps =
+          generate::ArtifactSteps::create(model, contract, d->worlds[r]);
       if (!steps)
         return steps.takeError();
       d->steps.push_back(std::move(*steps));
@@ -215,13 +216,13 @@ void measureRanks(const DecodeOptions &o, const std::string &artifact,
     equal = *tokens == reference;
   else
     consumeError(tokens.takeError());
-  auto decoder =
-      RankedDecoder::create(model->get(), *contract, base.ranks);
+  auto decoder = RankedDecoder::create(model->get(), *contract, base.ranks);
   if (!decoder)
     return fail(decoder.takeError());
   for (int64_t c : o.contexts) {
     RanksRow row = base;
     row.context = c;
+    row.batch = contract->batch;
     row.tokensEqual = equal;
     // A shard holds C / P positions of the capacity, and one more.
     double mib = 1.0 / (1 << 20);
@@ -230,8 +231,7 @@ void measureRanks(const DecodeOptions &o, const std::string &artifact,
                              ? state
                              : state / (contract->capacity / base.ranks + 1) *
                                    contract->capacity;
-    row.boundMiBPerRank =
-        double(weights + wholeState / base.ranks) * mib;
+    row.boundMiBPerRank = double(weights + wholeState / base.ranks) * mib;
     double bytes = 0;
     auto times = (*decoder)->decodeTimes(c, o.warmup, o.steps, bytes);
     if (times) {
@@ -254,7 +254,8 @@ void measureRanks(const DecodeOptions &o, const std::string &artifact,
 } // namespace
 
 int runRanksSweep(const DecodeOptions &o, StringRef workDir,
-                  std::vector<RanksRow> &rows) {
+                  std::vector<RanksRow> &rows,
+                  std::vector<PlanChoice> &choices) {
   SmallString<256> dir(workDir);
   sys::path::append(dir, "ranks");
   auto pm = prepareModel(o, o.capacity, dir, /*withOnnx=*/false);
@@ -305,50 +306,77 @@ int runRanksSweep(const DecodeOptions &o, StringRef workDir,
   for (int64_t p : o.ranks) {
     measureRanks(o, pm->artifact, p, /*oneProcess=*/true, *reference, rows);
     if (p > 1)
-      measureRanks(o, artifacts[p], p, /*oneProcess=*/false, *reference,
-                   rows);
+      measureRanks(o, artifacts[p], p, /*oneProcess=*/false, *reference, rows);
   }
+  auto fed = feedPlanner(o, source, dir, artifacts, rows);
+  if (!fed)
+    errs() << "loom-bench-decode: the fed planner: "
+           << toString(fed.takeError()) << "\n";
+  else
+    choices = std::move(*fed);
   return 0;
 }
 
 void printRanksTable(const std::vector<RanksRow> &rows) {
-  outs() << "\n| ranks x threads | parallel | context | decode ms | bytes/token/rank "
-            "| MiB/rank (bound) | tokens equal |\n"
-            "| --- | --- | ---: | ---: | ---: | ---: | --- |\n";
-  for (const RanksRow &r : rows)
+  outs() << "\n| ranks x threads | parallel | context | decode ms | "
+            "simulated ms (error) | bytes/token/rank | MiB/rank (bound) | "
+            "tokens equal |\n"
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+  for (const RanksRow &r : rows) {
+    std::string simulated = "-";
+    if (r.simulatedMs && r.decodeMs) {
+      double error = 100.0 * (*r.simulatedMs / *r.decodeMs - 1.0);
+      simulated = formatv("{0:F3} ({1}{2:F0}%)", *r.simulatedMs,
+                          error >= 0 ? "+" : "", error)
+                      .str();
+    }
     outs() << formatv(
-        "| {0} x {1} | {2} | {3} | {4} | {5:F0} | {6:F1} ({7:F1}) | {8} |\n",
+        "| {0} x {1} | {2} | {3} | {4} | {5} | {6:F0} | {7:F1} ({8:F1}) | "
+        "{9} |\n",
         r.ranks, r.threadsPerRank, r.parallel, r.context,
         r.decodeMs ? formatv("{0:F3}", *r.decodeMs).str() : "- " + r.error,
-        r.bytesPerTokenPerRank, r.memoryMiBPerRank, r.boundMiBPerRank,
+        simulated, r.bytesPerTokenPerRank, r.memoryMiBPerRank,
+        r.boundMiBPerRank,
         r.tokensEqual ? (*r.tokensEqual ? "yes" : "NO") : "-");
+  }
 }
 
 json::Value ranksJSON(const DecodeOptions &o, const std::vector<RanksRow> &rows,
+                      const std::vector<PlanChoice> &choices,
                       json::Object machine) {
   json::Array out;
   for (const RanksRow &r : rows) {
-    json::Object row{{"ranks", r.ranks},
-                     {"threads_per_rank", r.threadsPerRank},
-                     {"parallel", r.parallel},
-                     {"context", r.context},
-                     {"decode_ms", r.decodeMs ? json::Value(*r.decodeMs)
-                                              : json::Value(nullptr)},
-                     {"bytes_per_token_per_rank", r.bytesPerTokenPerRank},
-                     {"memory_mib_per_rank", r.memoryMiBPerRank},
-                     {"bound_mib_per_rank", r.boundMiBPerRank},
-                     {"simulated_ms_per_token", nullptr},
-                     {"tokens_equal", r.tokensEqual
-                                          ? json::Value(*r.tokensEqual)
-                                          : json::Value(nullptr)}};
+    json::Object row{
+        {"ranks", r.ranks},
+        {"threads_per_rank", r.threadsPerRank},
+        {"parallel", r.parallel},
+        {"context", r.context},
+        {"decode_ms",
+         r.decodeMs ? json::Value(*r.decodeMs) : json::Value(nullptr)},
+        {"bytes_per_token_per_rank", r.bytesPerTokenPerRank},
+        {"memory_mib_per_rank", r.memoryMiBPerRank},
+        {"bound_mib_per_rank", r.boundMiBPerRank},
+        {"simulated_ms_per_token",
+         r.simulatedMs ? json::Value(*r.simulatedMs) : json::Value(nullptr)},
+        {"tokens_equal",
+         r.tokensEqual ? json::Value(*r.tokensEqual) : json::Value(nullptr)}};
     if (!r.error.empty())
       row["error"] = r.error;
     out.push_back(std::move(row));
   }
+  json::Array planned;
+  for (const PlanChoice &c : choices)
+    planned.push_back(json::Object{{"ranks", c.ranks},
+                                   {"context", c.context},
+                                   {"planned_cp", c.plannedCp},
+                                   {"measured_cp", c.measuredCp},
+                                   {"overall_cp", c.overallCp},
+                                   {"overall_tp", c.overallTp}});
   return json::Object{{"model", o.model.text},
                       {"capacity", o.capacity},
                       {"machine", std::move(machine)},
-                      {"rows", std::move(out)}};
+                      {"rows", std::move(out)},
+                      {"choices", std::move(planned)}};
 }
 
 } // namespace loom::bench

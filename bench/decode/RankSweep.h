@@ -7,8 +7,8 @@
 // decode step run at once; beside it the one-process artifact on P
 // threads. Per row: the step's time, the bytes a rank sent per token
 // (counted by the world), the memory a rank holds (weights and its shard of
-// the caches), and whether a greedy generation gives the one-process
-// tokens.
+// the caches), whether a greedy generation gives the one-process tokens,
+// and the planner's estimate fed by the sweep's runs (FedPlan.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,8 @@
 #define LOOM_BENCH_DECODE_RANKSWEEP_H
 
 #include "Options.h"
+
+#include "llvm/ADT/StringRef.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -27,7 +29,7 @@ namespace loom::bench {
 
 /// One row of the sweep.
 struct RanksRow {
-  int64_t ranks = 1, threadsPerRank = 1, context = 0;
+  int64_t ranks = 1, threadsPerRank = 1, context = 0, batch = 1;
   std::string parallel;
   /// Median decode step, ms (nullopt: failed, see error).
   std::optional<double> decodeMs;
@@ -35,17 +37,24 @@ struct RanksRow {
   /// Weights + this rank's state, MiB; and the bound weights + state / P.
   double memoryMiBPerRank = 0, boundMiBPerRank = 0;
   std::optional<bool> tokensEqual;
+  /// The fed planner's ms per token (FedPlan.h; nullopt: none).
+  std::optional<double> simulatedMs;
   std::string error;
 };
 
-/// Runs the sweep over o.ranks and o.contexts in \p workDir; fills \p rows.
+struct PlanChoice;
+
+/// Runs the sweep over o.ranks and o.contexts in \p workDir; fills \p rows
+/// and, from the fed planner, \p choices.
 int runRanksSweep(const DecodeOptions &o, llvm::StringRef workDir,
-                  std::vector<RanksRow> &rows);
+                  std::vector<RanksRow> &rows,
+                  std::vector<PlanChoice> &choices);
 
 /// The sweep's table, and its JSON.
 void printRanksTable(const std::vector<RanksRow> &rows);
 llvm::json::Value ranksJSON(const DecodeOptions &o,
                             const std::vector<RanksRow> &rows,
+                            const std::vector<PlanChoice> &choices,
                             llvm::json::Object machine);
 
 } // namespace loom::bench

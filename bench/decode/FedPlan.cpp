@@ -1,0 +1,303 @@
+//===- FedPlan.cpp - The planner fed by the rank sweep's runs -------------===//
+//
+// Part of Loom. See FedPlan.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FedPlan.h"
+
+#include "Bandwidth.h"
+#include "BenchSupport.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <set>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace loom::bench {
+namespace {
+
+/// decode ms = interceptMs + slopeMs * context, least squares.
+struct Fit {
+  double interceptMs = 0, slopeMs = 0;
+};
+
+/// The fit of the one-process rows of \p threads threads, or an error
+/// when they hold fewer than two contexts or do not grow with it.
+Expected<Fit> fitRows(const std::vector<RanksRow> &rows, int64_t threads) {
+  std::vector<std::pair<double, double>> points;
+  for (const RanksRow &r : rows)
+    if (r.ranks == 1 && r.threadsPerRank == threads && r.decodeMs)
+      points.push_back({double(r.context), *r.decodeMs});
+  if (points.size() < 2)
+    return createStringError(
+        formatv("a device of {0} thread(s) is fitted on two contexts or more "
+                "(--contexts)",
+                threads));
+  double n = double(points.size()), sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (auto [x, y] : points) {
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  double det = n * sxx - sx * sx;
+  Fit f;
+  f.slopeMs = det > 0 ? (n * sxy - sx * sy) / det : 0;
+  f.interceptMs = (sy - f.slopeMs * sx) / n;
+  if (!(f.slopeMs > 0) || !(f.interceptMs > 0))
+    return createStringError(formatv(
+        "the rows of {0} thread(s) give no positive weight and cache time "
+        "(intercept {1:F3} ms, {2:E2} ms a position): the times do not grow "
+        "with the context",
+        threads, f.interceptMs, f.slopeMs));
+  return f;
+}
+
+/// Seconds of one exchange between \p ranks ranks, measured: a profiled
+/// generation of the artifact compiled for them (loom-generate --ranks,
+/// LOOM_PROFILE=FILE.json), the median over its decode entry's
+/// loomrt.all_gather steps of each step's median on rank 0. What an
+/// exchange costs beside its bytes is mostly the wait for the slower rank,
+/// which a meeting of idle threads would not show.
+Expected<double> gatherSeconds(const DecodeOptions &o, StringRef artifact,
+                               int64_t ranks, StringRef dir) {
+  std::string profile = pathIn(dir, formatv("profile-cp{0}.json", ranks).str());
+  ProcessResult r =
+      runProcess(pathIn(o.binDir, "loom-generate"),
+                 {artifact.str(), "--ranks", std::to_string(ranks),
+                  "--prompt-ids", "3,1,4,1,5,9,2,6", "--tokens", "16"},
+                 600, {"LOOM_PROFILE=" + profile});
+  if (!r.succeeded())
+    return createStringError("loom-generate --ranks " + std::to_string(ranks) +
+                             ": " + r.summary());
+  std::string rank0 =
+      pathIn(dir, formatv("profile-cp{0}.rank0.json", ranks).str());
+  auto text = MemoryBuffer::getFile(rank0);
+  if (!text)
+    return createStringError("cannot read " + rank0);
+  auto value = json::parse((*text)->getBuffer());
+  if (!value)
+    return value.takeError();
+  std::vector<double> gathers;
+  const json::Object *top = value->getAsObject();
+  if (const json::Array *entries = top ? top->getArray("entries") : nullptr)
+    for (const json::Value &e : *entries) {
+      const json::Object *entry = e.getAsObject();
+      const json::Array *steps = entry ? entry->getArray("steps") : nullptr;
+      if (!steps || entry->getString("name") != StringRef("decode"))
+        continue;
+      for (const json::Value &s : *steps)
+        if (const json::Object *step = s.getAsObject();
+            step && step->getString("kind") == StringRef("loomrt.all_gather"))
+          if (auto ms = step->getNumber("median_ms"))
+            gathers.push_back(*ms * 1e-3);
+    }
+  if (gathers.empty())
+    return createStringError(rank0 + ": no loomrt.all_gather in the decode "
+                                     "entry");
+  return median(gathers);
+}
+
+/// What loom-plan-decode says of the decoder and of one machine.
+struct PlannerRun {
+  json::Object decoder;
+  /// ms per token by (batch, context, cp, tp).
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, double> ms;
+  /// The chosen (cp, tp) by (batch, context).
+  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>> chosen;
+};
+
+Expected<PlannerRun> runPlanner(const DecodeOptions &o, StringRef source,
+                                StringRef machine, StringRef contexts,
+                                int64_t batch, StringRef out) {
+  ProcessResult r = runProcess(pathIn(o.binDir, "loom-plan-decode"),
+                               {source.str(), "--machine", machine.str(),
+                                "--contexts", contexts.str(), "--batch",
+                                std::to_string(batch), "--json", out.str()},
+                               600);
+  if (!r.succeeded())
+    return createStringError("loom-plan-decode: " + r.summary());
+  auto text = MemoryBuffer::getFile(out);
+  if (!text)
+    return createStringError("cannot read " + out);
+  auto value = json::parse((*text)->getBuffer());
+  if (!value)
+    return value.takeError();
+  PlannerRun run;
+  const json::Object *top = value->getAsObject();
+  const json::Array *estimates = top ? top->getArray("estimates") : nullptr;
+  if (!estimates || !top->getObject("decoder"))
+    return createStringError(out + ": not loom-plan-decode's JSON");
+  run.decoder = *top->getObject("decoder");
+  for (const json::Value &e : *estimates) {
+    const json::Object *x = e.getAsObject();
+    auto b = x ? x->getInteger("batch") : std::nullopt;
+    auto c = x ? x->getInteger("context") : std::nullopt;
+    auto cp = x ? x->getInteger("cp") : std::nullopt;
+    auto tp = x ? x->getInteger("tp") : std::nullopt;
+    auto ms = x ? x->getNumber("ms_per_token") : std::nullopt;
+    auto chosen = x ? x->getBoolean("chosen") : std::nullopt;
+    if (!b || !c || !cp || !tp || !ms || !chosen)
+      return createStringError(out + ": an estimate without its fields");
+    run.ms[{*b, *c, *cp, *tp}] = *ms;
+    if (*chosen)
+      run.chosen[{*b, *c}] = {*cp, *tp};
+  }
+  return run;
+}
+
+/// A machine file of \p devices devices, each fitted by \p f.
+json::Object machineOf(StringRef name, int64_t devices, const Fit &f,
+                       const json::Object &decoder, int64_t batch,
+                       double linkLatency, double linkBandwidth) {
+  double weightsRead = *decoder.getNumber("weight_bytes_read");
+  double position = *decoder.getNumber("cache_bytes_per_position") * batch;
+  double memory = double(sysconf(_SC_PHYS_PAGES)) *
+                  double(sysconf(_SC_PAGESIZE)) / double(devices);
+  return json::Object{
+      {"name", name},
+      {"devices", devices},
+      {"memory_bandwidth", weightsRead / (f.interceptMs * 1e-3)},
+      {"cache_bandwidth", position / (f.slopeMs * 1e-3)},
+      {"memory_bytes", memory},
+      {"intra_host",
+       json::Object{{"bandwidth", linkBandwidth}, {"latency", linkLatency}}}};
+}
+
+Error writeJSON(StringRef path, json::Value value) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec);
+  if (ec)
+    return createStringError("cannot write " + path + ": " + ec.message());
+  os << formatv("{0:2}\n", value);
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::vector<PlanChoice>>
+feedPlanner(const DecodeOptions &o, StringRef source, StringRef dir,
+            const std::map<int64_t, std::string> &artifacts,
+            std::vector<RanksRow> &rows) {
+  if (rows.empty())
+    return std::vector<PlanChoice>{};
+  int64_t batch = rows.front().batch;
+  std::string contexts;
+  for (int64_t c : o.contexts)
+    contexts += (contexts.empty() ? "" : ",") + std::to_string(c);
+  // The decoder's figures, as the planner reads them.
+  auto figures = runPlanner(o, source, "h100x8", contexts, batch,
+                            pathIn(dir, "plan-decoder.json"));
+  if (!figures)
+    return figures.takeError();
+  Bandwidth copy = measureBandwidth(int64_t(32) << 20, 1, 3);
+  // The one-process rows' thread counts; the rank counts (1 included).
+  std::set<int64_t> threadCounts, rankCounts = {1};
+  for (const RanksRow &r : rows) {
+    if (r.ranks == 1)
+      threadCounts.insert(r.threadsPerRank);
+    else
+      rankCounts.insert(r.ranks);
+  }
+  std::map<int64_t, Fit> fits;
+  for (int64_t t : threadCounts) {
+    auto f = fitRows(rows, t);
+    if (!f) {
+      outs() << "  fed planner: " << toString(f.takeError()) << "\n";
+      continue;
+    }
+    fits[t] = *f;
+    outs() << formatv("  fed planner: a device of {0} thread(s): {1:F3} ms "
+                      "of weights, {2:F2} us a position of cache\n",
+                      t, f->interceptMs, f->slopeMs * 1e3);
+  }
+  // Each machine: its name, devices, the fit that feeds it, and the rows it
+  // simulates.
+  std::vector<PlanChoice> choices;
+  auto simulate = [&](int64_t devices, int64_t threads) -> Error {
+    std::string name = formatv("fed-{0}x{1}t", devices, threads).str();
+    double latency = 1e-6; // no exchange on one device
+    if (devices > 1) {
+      auto gather = gatherSeconds(o, artifacts.at(devices), devices, dir);
+      if (!gather)
+        return gather.takeError();
+      latency = *gather;
+      outs() << formatv("  fed planner: an exchange between {0} ranks: "
+                        "{1:F1} us (loomrt.all_gather, measured)\n",
+                        devices, latency * 1e6);
+    }
+    std::string file = pathIn(dir, name + ".json");
+    if (Error e = writeJSON(file, machineOf(name, devices, fits[threads],
+                                            figures->decoder, batch, latency,
+                                            copy.copiedGBps * 1e9)))
+      return e;
+    auto plan = runPlanner(o, source, file, contexts, batch,
+                           pathIn(dir, name + "-plan.json"));
+    if (!plan)
+      return plan.takeError();
+    for (RanksRow &r : rows) {
+      bool mine = threads == 1 ? r.threadsPerRank == 1 && r.ranks == devices
+                               : r.ranks == 1 && r.threadsPerRank == threads;
+      auto it = plan->ms.find({batch, r.context, r.ranks, 1});
+      if (mine && it != plan->ms.end())
+        r.simulatedMs = it->second;
+    }
+    if (threads != 1 || devices == 1)
+      return Error::success();
+    for (int64_t c : o.contexts) {
+      PlanChoice choice;
+      choice.ranks = devices;
+      choice.context = c;
+      double planned = 0, measured = 0;
+      for (const RanksRow &r : rows) {
+        if (r.context != c || r.threadsPerRank != 1 || !r.decodeMs ||
+            r.ranks > devices)
+          continue;
+        auto est = plan->ms.find({batch, c, r.ranks, 1});
+        if (est == plan->ms.end())
+          continue; // not a split the planner prices (a power of two)
+        if (!choice.plannedCp || est->second < planned)
+          choice.plannedCp = r.ranks, planned = est->second;
+        if (!choice.measuredCp || *r.decodeMs < measured)
+          choice.measuredCp = r.ranks, measured = *r.decodeMs;
+      }
+      auto overall = plan->chosen.find({batch, c});
+      if (overall != plan->chosen.end())
+        std::tie(choice.overallCp, choice.overallTp) = overall->second;
+      choices.push_back(choice);
+    }
+    return Error::success();
+  };
+  for (const auto &fitted : fits) {
+    int64_t threads = fitted.first;
+    std::vector<int64_t> machines = {1};
+    if (threads == 1)
+      machines.assign(rankCounts.begin(), rankCounts.end());
+    for (int64_t devices : machines)
+      if (Error e = simulate(devices, threads))
+        return std::move(e);
+  }
+  return choices;
+}
+
+void printPlanChoices(const std::vector<PlanChoice> &choices) {
+  if (choices.empty())
+    return;
+  outs() << "\n| ranks | context | planner's choice (measured splits) | "
+            "measured faster | agree | planner's choice (every split) |\n"
+            "| ---: | ---: | --- | --- | --- | --- |\n";
+  for (const PlanChoice &c : choices)
+    outs() << formatv(
+        "| {0} | {1} | cp {2} | cp {3} | {4} | {5} |\n", c.ranks, c.context,
+        c.plannedCp, c.measuredCp, c.plannedCp == c.measuredCp ? "yes" : "NO",
+        c.overallCp ? formatv("cp {0} x tp {1}", c.overallCp, c.overallTp).str()
+                    : std::string("none fits"));
+}
+
+} // namespace loom::bench
