@@ -109,8 +109,9 @@ struct PlannerRun {
   json::Object decoder;
   /// ms per token by (batch, context, cp, tp).
   std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, double> ms;
-  /// The chosen (cp, tp) by (batch, context).
-  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>> chosen;
+  /// The chosen (cp, tp, pp) by (batch, context).
+  std::map<std::pair<int64_t, int64_t>, std::tuple<int64_t, int64_t, int64_t>>
+      chosen;
 };
 
 Expected<PlannerRun> runPlanner(const DecodeOptions &o, StringRef source,
@@ -141,13 +142,15 @@ Expected<PlannerRun> runPlanner(const DecodeOptions &o, StringRef source,
     auto c = x ? x->getInteger("context") : std::nullopt;
     auto cp = x ? x->getInteger("cp") : std::nullopt;
     auto tp = x ? x->getInteger("tp") : std::nullopt;
+    auto pp = x ? x->getInteger("pp") : std::nullopt;
     auto ms = x ? x->getNumber("ms_per_token") : std::nullopt;
     auto chosen = x ? x->getBoolean("chosen") : std::nullopt;
-    if (!b || !c || !cp || !tp || !ms || !chosen)
+    if (!b || !c || !cp || !tp || !pp || !ms || !chosen)
       return createStringError(out + ": an estimate without its fields");
-    run.ms[{*b, *c, *cp, *tp}] = *ms;
+    if (*pp == 1)
+      run.ms[{*b, *c, *cp, *tp}] = *ms;
     if (*chosen)
-      run.chosen[{*b, *c}] = {*cp, *tp};
+      run.chosen[{*b, *c}] = {*cp, *tp, *pp};
   }
   return run;
 }
@@ -269,7 +272,8 @@ feedPlanner(const DecodeOptions &o, StringRef source, StringRef dir,
       }
       auto overall = plan->chosen.find({batch, c});
       if (overall != plan->chosen.end())
-        std::tie(choice.overallCp, choice.overallTp) = overall->second;
+        std::tie(choice.overallCp, choice.overallTp, choice.overallPp) =
+            overall->second;
       choices.push_back(choice);
     }
     return Error::success();
@@ -296,7 +300,9 @@ void printPlanChoices(const std::vector<PlanChoice> &choices) {
     outs() << formatv(
         "| {0} | {1} | cp {2} | cp {3} | {4} | {5} |\n", c.ranks, c.context,
         c.plannedCp, c.measuredCp, c.plannedCp == c.measuredCp ? "yes" : "NO",
-        c.overallCp ? formatv("cp {0} x tp {1}", c.overallCp, c.overallTp).str()
+        c.overallCp ? formatv("cp {0} x tp {1} x pp {2}", c.overallCp,
+                              c.overallTp, c.overallPp)
+                          .str()
                     : std::string("none fits"));
 }
 

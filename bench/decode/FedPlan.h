@@ -38,8 +38,8 @@ namespace loom::bench {
 struct PlanChoice {
   int64_t ranks = 0, context = 0, plannedCp = 0, measuredCp = 0;
   /// The planner's choice among every split it prices (tensor parallelism
-  /// included, which the sweep does not run).
-  int64_t overallCp = 0, overallTp = 0;
+  /// and pipeline stages included, which the sweep does not run).
+  int64_t overallCp = 0, overallTp = 0, overallPp = 0;
 };
 
 /// Fills the rows' simulatedMs from loom-plan-decode on machines fitted to

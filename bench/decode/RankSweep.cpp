@@ -371,7 +371,8 @@ json::Value ranksJSON(const DecodeOptions &o, const std::vector<RanksRow> &rows,
                                    {"planned_cp", c.plannedCp},
                                    {"measured_cp", c.measuredCp},
                                    {"overall_cp", c.overallCp},
-                                   {"overall_tp", c.overallTp}});
+                                   {"overall_tp", c.overallTp},
+                                   {"overall_pp", c.overallPp}});
   return json::Object{{"model", o.model.text},
                       {"capacity", o.capacity},
                       {"machine", std::move(machine)},

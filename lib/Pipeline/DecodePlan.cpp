@@ -219,45 +219,63 @@ const Link &linkOf(const DecodeMachine &m, int64_t span) {
 }
 
 DecodeEstimate estimate(const DecoderCost &c, const DecodeMachine &m, int cp,
-                        int tp, int64_t context, int64_t batch) {
+                        int tp, int pp, int64_t context, int64_t batch) {
   DecodeEstimate e;
   e.cp = cp;
   e.tp = tp;
-  double weights = double(c.weightBytes) / tp;
+  e.pp = pp;
+  // PP: the batch in `groups` groups in flight (at most one a stage), a
+  // group's token passing the stages one after another; over that period
+  // every stage serves every group, so the period costs what a step of one
+  // group costs without stages, and the stages split the memory.
+  int64_t groups = std::min<int64_t>(pp, batch);
+  double group = double(batch) / double(groups);
   double weightsRead = double(c.weightBytesRead) / tp;
-  double cache = double(batch) * double(context) *
-                 double(c.cacheBytesPerPosition) / double(cp * tp);
+  double cacheRead = group * double(context) * double(c.cacheBytesPerPosition) /
+                     double(cp * tp);
   e.weightsSeconds = weightsRead / m.memBandwidth;
   e.cacheSeconds =
-      cache / (m.cacheBandwidth > 0 ? m.cacheBandwidth : m.memBandwidth);
+      cacheRead / (m.cacheBandwidth > 0 ? m.cacheBandwidth : m.memBandwidth);
   // Two flops a weight element read a sequence; the scores and the
   // weighted values, two products of D a key and query head.
-  double flops = 2.0 * weightsRead / c.elementBytes * batch +
-                 4.0 * batch * c.queryHeads * c.headDim * double(context) *
+  double flops = 2.0 * weightsRead / c.elementBytes * group +
+                 4.0 * group * c.queryHeads * c.headDim * double(context) *
                      c.layers / double(cp * tp);
   e.computeSeconds = m.peakFlops > 0 ? flops / m.peakFlops : 0;
+  // A device sends for its layers (1/pp of them) and every group.
+  double hidden = group * c.queryHeads * c.headDim * c.elementBytes;
+  double layersHere = double(c.layers) / pp;
   // TP: two ring all-reduces of the hidden state a layer, within a group
   // of tp neighbouring devices.
   if (tp > 1) {
-    double hidden = double(batch) * c.queryHeads * c.headDim * c.elementBytes;
     const Link &l = linkOf(m, tp);
     double ring = 2.0 * (tp - 1) * (l.latency + hidden / tp / l.bandwidth);
     e.messageSeconds += 2.0 * c.layers * ring;
-    e.bytesSentPerToken += 2.0 * c.layers * 2.0 * (tp - 1) / tp * hidden;
+    e.bytesSentPerToken +=
+        groups * 2.0 * layersHere * 2.0 * (tp - 1) / tp * hidden;
   }
   // CP: one gather a layer of every rank's (output, log-sum-exp) for its
   // tp-th of the query heads, Loom's exchange (each rank's block to every
   // other rank of its group: loomrt.all_gather).
   if (cp > 1) {
     double block =
-        double(batch) * (c.queryHeads / tp) * (c.headDim + 1) * c.elementBytes;
+        group * (c.queryHeads / tp) * (c.headDim + 1) * c.elementBytes;
     const Link &l = linkOf(m, int64_t(cp) * tp);
     e.messageSeconds += c.layers * (l.latency + (cp - 1) * block / l.bandwidth);
-    e.bytesSentPerToken += double(c.layers) * (cp - 1) * block;
+    e.bytesSentPerToken += groups * layersHere * (cp - 1) * block;
+  }
+  // PP: each stage's hidden state to the next (the last stage's token back
+  // to the first: a latency), across every device the split uses.
+  if (pp > 1) {
+    const Link &l = linkOf(m, int64_t(cp) * tp * pp);
+    e.messageSeconds += pp * l.latency + (pp - 1) * hidden / l.bandwidth;
+    e.bytesSentPerToken += groups * hidden;
   }
   e.seconds = std::max(e.weightsSeconds + e.cacheSeconds, e.computeSeconds) +
               e.messageSeconds;
-  e.memoryBytes = weights + cache;
+  e.memoryBytes = double(c.weightBytes) / (tp * pp) +
+                  double(batch) * double(context) *
+                      double(c.cacheBytesPerPosition) / double(cp * tp * pp);
   e.fits = e.memoryBytes <= m.memoryBytes;
   return e;
 }
@@ -268,12 +286,14 @@ std::vector<DecodeEstimate> pipeline::estimateDecode(const DecoderCost &c,
                                                      const DecodeMachine &m,
                                                      int64_t context,
                                                      int64_t batch) {
-  // Powers of two (the machines' device counts are).
+  // Powers of two (the machines' device counts are); tp divides the
+  // key/value heads, pp at most the layers.
   std::vector<DecodeEstimate> all;
   for (int cp = 1; cp <= m.devices; cp *= 2)
     for (int tp = 1; cp * tp <= m.devices; tp *= 2)
-      if (c.kvHeads % tp == 0)
-        all.push_back(estimate(c, m, cp, tp, context, batch));
+      for (int pp = 1; cp * tp * pp <= m.devices && pp <= c.layers; pp *= 2)
+        if (c.kvHeads % tp == 0)
+          all.push_back(estimate(c, m, cp, tp, pp, context, batch));
   return all;
 }
 

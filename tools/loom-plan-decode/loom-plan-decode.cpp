@@ -95,7 +95,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "loom-plan-decode: how a machine's devices should share a decoder's "
-      "decode step (cache parallelism x tensor parallelism), estimated per "
+      "decode step (cache parallelism x tensor parallelism x pipeline "
+      "stages), estimated per "
       "context length and batch (docs/tools/loom-plan-decode.md)\n");
   auto start = std::chrono::steady_clock::now();
   auto machine = decodeMachine(machineName);
@@ -138,26 +139,29 @@ int main(int argc, char **argv) {
       const DecodeEstimate *best = bestDecode(all);
       llvm::outs() << llvm::formatv(
           "\nbatch {0}, context {1}: {2}\n"
-          "| cp x tp | ms/token | weights ms | cache ms | compute ms | "
+          "| cp x tp x pp | ms/token | weights ms | cache ms | compute ms | "
           "messages ms | GiB/device | sent KiB/token | |\n"
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
           batch, ctx,
-          best ? llvm::formatv("cp {0} x tp {1}", best->cp, best->tp).str()
+          best ? llvm::formatv("cp {0} x tp {1} x pp {2}", best->cp, best->tp,
+                               best->pp)
+                     .str()
                : std::string("no split fits the devices' memory"));
       for (const DecodeEstimate &e : all) {
         llvm::outs() << llvm::formatv(
-            "| {0} x {1} | {2:F3} | {3:F3} | {4:F3} | {5:F3} | {6:F3} | {7} | "
-            "{8:F1} | {9} |\n",
+            "| {0} x {1} x {10} | {2:F3} | {3:F3} | {4:F3} | {5:F3} | {6:F3} | "
+            "{7} | {8:F1} | {9} |\n",
             e.cp, e.tp, e.seconds * 1e3, e.weightsSeconds * 1e3,
             e.cacheSeconds * 1e3, e.computeSeconds * 1e3,
             e.messageSeconds * 1e3, gib(e.memoryBytes),
             e.bytesSentPerToken / 1024.0,
-            !e.fits ? "does not fit" : (&e == best ? "chosen" : ""));
+            !e.fits ? "does not fit" : (&e == best ? "chosen" : ""), e.pp);
         rows.push_back(
             llvm::json::Object{{"batch", batch},
                                {"context", ctx},
                                {"cp", e.cp},
                                {"tp", e.tp},
+                               {"pp", e.pp},
                                {"ms_per_token", e.seconds * 1e3},
                                {"weights_ms", e.weightsSeconds * 1e3},
                                {"cache_ms", e.cacheSeconds * 1e3},

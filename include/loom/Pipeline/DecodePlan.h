@@ -5,7 +5,8 @@
 // and a batch, the estimated time of one decode token under every split of
 // the devices into cache parallelism (CP: the caches sharded by position,
 // weights replicated) times tensor parallelism (TP: Megatron's split of the
-// heads and the MLP, two all-reduces a layer), each candidate's parts
+// heads and the MLP, two all-reduces a layer) times pipeline stages (PP:
+// the layers in stages, the batch in groups in flight), each candidate's parts
 // (weights read, cache read, compute, messages) and memory, and the
 // fastest that fits. An analytic model on a machine's figures: the
 // devices' published ones (cost::lookupTarget) and the links of the
@@ -70,9 +71,10 @@ llvm::Expected<DecodeMachine> decodeMachine(llvm::StringRef name);
 /// refused.
 llvm::Expected<DecodeMachine> readDecodeMachine(llvm::StringRef path);
 
-/// One candidate's estimate for a batch at a context length.
+/// One candidate's estimate for a batch at a context length: its cache
+/// parallelism, tensor parallelism and pipeline stages.
 struct DecodeEstimate {
-  int cp = 1, tp = 1;
+  int cp = 1, tp = 1, pp = 1;
   double weightsSeconds = 0, cacheSeconds = 0, computeSeconds = 0,
          messageSeconds = 0, seconds = 0;
   /// Per device: bytes held (weights and cache), and sent per token.
@@ -80,8 +82,9 @@ struct DecodeEstimate {
   bool fits = true;
 };
 
-/// Every split cp x tp <= devices in powers of two, tp dividing the
-/// key/value heads (and so the query heads), each estimated; by cp then tp.
+/// Every split cp x tp x pp <= devices in powers of two, tp dividing the
+/// key/value heads (and so the query heads), pp at most the layers, each
+/// estimated; by cp, then tp, then pp.
 std::vector<DecodeEstimate> estimateDecode(const DecoderCost &model,
                                            const DecodeMachine &machine,
                                            int64_t context, int64_t batch);
