@@ -184,10 +184,41 @@ greedyTokens(const loom_model *model, const generate::DecoderContract &c) {
   return result->loop.tokens;
 }
 
+/// The peak resident set of the largest rank, MiB: a short greedy
+/// generation of \p artifact as processes of their own (one, or \p ranks
+/// under loom-launch), whose peak the wait for the launcher reports (the
+/// largest of its children's). What a rank holds when it runs alone:
+/// weights, its shard of the caches, the arena and the process's code.
+/// Measured before this process loads a model: a child reports at least
+/// the peak of the process that started it (Linux keeps the spawning
+/// memory's high-water mark at exec), so later it would report the models
+/// this process holds.
+std::optional<double> peakRssMiB(const DecodeOptions &o,
+                                 const std::string &artifact, int64_t ranks,
+                                 int64_t threads) {
+  std::vector<std::string> generate = {
+      artifact, "--prompt-ids", "3,1,4,1,5,9,2,6",      "--tokens",
+      "8",      "--threads",    std::to_string(threads)};
+  std::string program = pathIn(o.binDir, "loom-generate");
+  if (ranks > 1) {
+    generate.insert(generate.begin(),
+                    {"-n", std::to_string(ranks), "--", program});
+    program = pathIn(o.binDir, "loom-launch");
+  }
+  ProcessResult r = runProcess(program, generate, 600);
+  if (!r.succeeded() || r.peakRssKb <= 0) {
+    errs() << "loom-bench-decode: peak memory of " << ranks
+           << " rank(s): " << (r.succeeded() ? "not reported" : r.summary())
+           << "\n";
+    return std::nullopt;
+  }
+  return double(r.peakRssKb) / 1024.0;
+}
+
 /// The rows of one rank count (or, with \p oneProcess, of the one-process
 /// artifact on `ranks` threads).
 void measureRanks(const DecodeOptions &o, const std::string &artifact,
-                  int64_t ranks, bool oneProcess,
+                  int64_t ranks, bool oneProcess, std::optional<double> peakRss,
                   const std::vector<std::vector<int64_t>> &reference,
                   std::vector<RanksRow> &rows) {
   RanksRow base;
@@ -223,6 +254,7 @@ void measureRanks(const DecodeOptions &o, const std::string &artifact,
     RanksRow row = base;
     row.context = c;
     row.batch = contract->batch;
+    row.peakRssMiBPerRank = peakRss;
     row.tokensEqual = equal;
     // A shard holds C / P positions of the capacity, and one more.
     double mib = 1.0 / (1 << 20);
@@ -287,6 +319,13 @@ int runRanksSweep(const DecodeOptions &o, StringRef workDir,
   }
   if (o.prepareOnly)
     return 0;
+  // (one process on p threads, p ranks) -> peak memory, before any load.
+  std::map<std::pair<int64_t, int64_t>, std::optional<double>> peaks;
+  for (int64_t p : o.ranks) {
+    peaks[{1, p}] = peakRssMiB(o, pm->artifact, 1, p);
+    if (p > 1)
+      peaks[{p, 1}] = peakRssMiB(o, artifacts[p], p, 1);
+  }
   auto one = loadModel(pm->artifact, 1);
   if (!one) {
     errs() << "loom-bench-decode: " << toString(one.takeError()) << "\n";
@@ -304,9 +343,11 @@ int runRanksSweep(const DecodeOptions &o, StringRef workDir,
   }
   one->reset();
   for (int64_t p : o.ranks) {
-    measureRanks(o, pm->artifact, p, /*oneProcess=*/true, *reference, rows);
+    measureRanks(o, pm->artifact, p, /*oneProcess=*/true, peaks[{1, p}],
+                 *reference, rows);
     if (p > 1)
-      measureRanks(o, artifacts[p], p, /*oneProcess=*/false, *reference, rows);
+      measureRanks(o, artifacts[p], p, /*oneProcess=*/false, peaks[{p, 1}],
+                   *reference, rows);
   }
   auto fed = feedPlanner(o, source, dir, artifacts, rows);
   if (!fed)
@@ -320,8 +361,8 @@ int runRanksSweep(const DecodeOptions &o, StringRef workDir,
 void printRanksTable(const std::vector<RanksRow> &rows) {
   outs() << "\n| ranks x threads | parallel | context | decode ms | "
             "simulated ms (error) | bytes/token/rank | MiB/rank (bound) | "
-            "tokens equal |\n"
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+            "peak RSS MiB/rank | tokens equal |\n"
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   for (const RanksRow &r : rows) {
     std::string simulated = "-";
     if (r.simulatedMs && r.decodeMs) {
@@ -332,12 +373,14 @@ void printRanksTable(const std::vector<RanksRow> &rows) {
     }
     outs() << formatv(
         "| {0} x {1} | {2} | {3} | {4} | {5} | {6:F0} | {7:F1} ({8:F1}) | "
-        "{9} |\n",
+        "{10} | {9} |\n",
         r.ranks, r.threadsPerRank, r.parallel, r.context,
         r.decodeMs ? formatv("{0:F3}", *r.decodeMs).str() : "- " + r.error,
         simulated, r.bytesPerTokenPerRank, r.memoryMiBPerRank,
         r.boundMiBPerRank,
-        r.tokensEqual ? (*r.tokensEqual ? "yes" : "NO") : "-");
+        r.tokensEqual ? (*r.tokensEqual ? "yes" : "NO") : "-",
+        r.peakRssMiBPerRank ? formatv("{0:F1}", *r.peakRssMiBPerRank).str()
+                            : std::string("-"));
   }
 }
 
@@ -356,6 +399,9 @@ json::Value ranksJSON(const DecodeOptions &o, const std::vector<RanksRow> &rows,
         {"bytes_per_token_per_rank", r.bytesPerTokenPerRank},
         {"memory_mib_per_rank", r.memoryMiBPerRank},
         {"bound_mib_per_rank", r.boundMiBPerRank},
+        {"peak_rss_mib_per_rank", r.peakRssMiBPerRank
+                                      ? json::Value(*r.peakRssMiBPerRank)
+                                      : json::Value(nullptr)},
         {"simulated_ms_per_token",
          r.simulatedMs ? json::Value(*r.simulatedMs) : json::Value(nullptr)},
         {"tokens_equal",

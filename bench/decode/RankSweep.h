@@ -36,6 +36,9 @@ struct RanksRow {
   double bytesPerTokenPerRank = 0;
   /// Weights + this rank's state, MiB; and the bound weights + state / P.
   double memoryMiBPerRank = 0, boundMiBPerRank = 0;
+  /// The peak resident set of the largest rank, MiB, in a generation of
+  /// its own processes (loom-launch; nullopt: not measured, see error).
+  std::optional<double> peakRssMiBPerRank;
   std::optional<bool> tokensEqual;
   /// The fed planner's ms per token (FedPlan.h; nullopt: none).
   std::optional<double> simulatedMs;
