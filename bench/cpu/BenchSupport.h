@@ -39,7 +39,9 @@ struct ProcessResult {
   std::string out, err;
   /// Wall-clock seconds from start to exit.
   double seconds = 0;
-  /// Peak resident set size in KiB (0 when unknown).
+  /// Peak resident set size in KiB (0 when unknown): the child's, or this
+  /// process's peak when larger (Linux keeps the spawning memory's
+  /// high-water mark at exec), so measure before this process grows.
   int64_t peakRssKb = 0;
   /// Why it could not be started or did not finish (empty otherwise).
   std::string failure;
