@@ -8,9 +8,10 @@
 #   LOOM_BUILD_DIR   build directory (default: <repo>/build)
 #   LOOM_BUILD_TYPE  CMake build type (default: Release)
 #   LOOM_JOBS        parallel build jobs (default: nproc)
-#   LOOM_WERROR      1: configure with -DLOOM_WERROR=ON, every compiler
-#                    warning in Loom's code an error (CI sets it; default:
-#                    unset, warnings stay warnings)
+#   LOOM_WERROR      1 (default): configure with -DLOOM_WERROR=ON, every
+#                    compiler warning in Loom's code an error, as in CI;
+#                    0: warnings stay warnings (a compiler other than the
+#                    clang-22 this script installs)
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -19,8 +20,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${LOOM_BUILD_DIR:-$ROOT/build}
 BUILD_TYPE=${LOOM_BUILD_TYPE:-Release}
 JOBS=${LOOM_JOBS:-$(nproc)}
-WERROR=OFF
-if [ "${LOOM_WERROR:-0}" = 1 ]; then WERROR=ON; fi
+WERROR=ON
+if [ "${LOOM_WERROR:-1}" = 0 ]; then WERROR=OFF; fi
 
 PACKAGES=(
   cmake ninja-build ccache
@@ -67,7 +68,8 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     -DLOOM_WERROR="$WERROR"
-elif [ "$WERROR" = ON ]; then
-  cmake -S "$ROOT" -B "$BUILD" -DLOOM_WERROR=ON  # an existing build keeps its other settings
+elif ! grep -q "^LOOM_WERROR:BOOL=$WERROR\$" "$BUILD/CMakeCache.txt"; then
+  # An existing build keeps its other settings; this one follows LOOM_WERROR.
+  cmake -S "$ROOT" -B "$BUILD" -DLOOM_WERROR="$WERROR"
 fi
 cmake --build "$BUILD" -j "$JOBS"
