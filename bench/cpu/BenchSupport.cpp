@@ -178,6 +178,17 @@ Error writeJSONFile(StringRef path, const json::Value &value) {
   return Error::success();
 }
 
+Expected<json::Value> readJSONFile(StringRef path) {
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return createStringError("cannot read " + path + ": " +
+                             buffer.getError().message());
+  auto value = json::parse((*buffer)->getBuffer());
+  if (!value)
+    return createStringError(path + ": " + toString(value.takeError()));
+  return std::move(*value);
+}
+
 std::string commandLine(StringRef program, ArrayRef<std::string> args) {
   std::string s = program.str();
   for (const std::string &a : args) {

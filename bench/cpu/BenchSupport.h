@@ -68,6 +68,10 @@ std::string pathIn(llvm::StringRef dir, llvm::StringRef name);
 /// Writes `value` to `path` as JSON indented by 2, and a newline.
 llvm::Error writeJSONFile(llvm::StringRef path, const llvm::json::Value &value);
 
+/// The JSON in the file `path`; an error names the file (and the line and
+/// column of bad JSON).
+llvm::Expected<llvm::json::Value> readJSONFile(llvm::StringRef path);
+
 /// The command line `program args...`, quoted where needed, for messages.
 std::string commandLine(llvm::StringRef program,
                         llvm::ArrayRef<std::string> args);

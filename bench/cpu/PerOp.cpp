@@ -5,13 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "PerOp.h"
+#include "BenchSupport.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <map>
@@ -21,17 +21,6 @@ using namespace llvm;
 namespace loom::bench {
 
 namespace {
-
-Expected<json::Value> readJSON(StringRef path) {
-  auto buffer = MemoryBuffer::getFile(path);
-  if (!buffer)
-    return createStringError("cannot read " + path + ": " +
-                             buffer.getError().message());
-  auto value = json::parse((*buffer)->getBuffer());
-  if (!value)
-    return createStringError(path + ": " + toString(value.takeError()));
-  return std::move(*value);
-}
 
 Error malformed(StringRef path, const Twine &what) {
   return createStringError((path + ": " + what).str());
@@ -67,10 +56,10 @@ double perRunMs(const json::Object &o, int64_t runs) {
 Expected<std::vector<PerOpStep>> loomSteps(StringRef sourcesPath,
                                            StringRef profilePath,
                                            StringRef entry) {
-  auto sources = readJSON(sourcesPath);
+  auto sources = readJSONFile(sourcesPath);
   if (!sources)
     return sources.takeError();
-  auto profile = readJSON(profilePath);
+  auto profile = readJSONFile(profilePath);
   if (!profile)
     return profile.takeError();
   auto sourceSteps = entrySteps(*sources, sourcesPath, entry);
@@ -117,7 +106,7 @@ Expected<std::vector<PerOpStep>> loomSteps(StringRef sourcesPath,
 /// Puts each node of ort-run.js's profile `path` on the step that computes
 /// it, else into `table.unmatched`.
 Error matchOrtNodes(StringRef path, PerOpTable &table) {
-  auto profile = readJSON(path);
+  auto profile = readJSONFile(path);
   if (!profile)
     return profile.takeError();
   const json::Object *root = profile->getAsObject();

@@ -10,7 +10,6 @@
 #include "BenchSupport.h"
 
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -78,10 +77,7 @@ Expected<double> gatherSeconds(const DecodeOptions &o, StringRef artifact,
                              ": " + r.summary());
   std::string rank0 =
       pathIn(dir, formatv("profile-cp{0}.rank0.json", ranks).str());
-  auto text = MemoryBuffer::getFile(rank0);
-  if (!text)
-    return createStringError("cannot read " + rank0);
-  auto value = json::parse((*text)->getBuffer());
+  auto value = readJSONFile(rank0);
   if (!value)
     return value.takeError();
   std::vector<double> gathers;
@@ -124,10 +120,7 @@ Expected<PlannerRun> runPlanner(const DecodeOptions &o, StringRef source,
                                600);
   if (!r.succeeded())
     return createStringError("loom-plan-decode: " + r.summary());
-  auto text = MemoryBuffer::getFile(out);
-  if (!text)
-    return createStringError("cannot read " + out);
-  auto value = json::parse((*text)->getBuffer());
+  auto value = readJSONFile(out);
   if (!value)
     return value.takeError();
   PlannerRun run;
@@ -171,15 +164,6 @@ json::Object machineOf(StringRef name, int64_t devices, const Fit &f,
       {"memory_bytes", memory},
       {"intra_host",
        json::Object{{"bandwidth", linkBandwidth}, {"latency", linkLatency}}}};
-}
-
-Error writeJSON(StringRef path, json::Value value) {
-  std::error_code ec;
-  raw_fd_ostream os(path, ec);
-  if (ec)
-    return createStringError("cannot write " + path + ": " + ec.message());
-  os << formatv("{0:2}\n", value);
-  return Error::success();
 }
 
 } // namespace
@@ -236,9 +220,9 @@ feedPlanner(const DecodeOptions &o, StringRef source, StringRef dir,
                         devices, latency * 1e6);
     }
     std::string file = pathIn(dir, name + ".json");
-    if (Error e = writeJSON(file, machineOf(name, devices, fits[threads],
-                                            figures->decoder, batch, latency,
-                                            copy.copiedGBps * 1e9)))
+    if (Error e = writeJSONFile(
+            file, machineOf(name, devices, fits[threads], figures->decoder,
+                            batch, latency, copy.copiedGBps * 1e9)))
       return e;
     auto plan = runPlanner(o, source, file, contexts, batch,
                            pathIn(dir, name + "-plan.json"));
