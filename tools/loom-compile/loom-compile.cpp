@@ -16,6 +16,7 @@
 #include "loom/Pipeline/RankPrograms.h"
 #include "loom/Dialect/TG/Transforms/CacheInPlace.h"
 #include "loom/Dialect/TG/Transforms/CacheParallel.h"
+#include "loom/Dialect/TG/Transforms/TensorParallel.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Cost/CostModel.h"
@@ -288,6 +289,16 @@ static cl::opt<int64_t> cacheParallel(
              "log-sum-exp (--tg-cache-parallel, docs/CacheParallel.md); run "
              "it with loom-generate --ranks=P or under a launcher (default 0: "
              "one process)"),
+    cl::init(0), cl::cat(compileCat));
+static cl::opt<int64_t> tensorParallel(
+    "tensor-parallel",
+    cl::desc("T >= 2: compile a decoder program for a world of T ranks that "
+             "split its attention heads (and key/value caches) and "
+             "feed-forward columns, Megatron's split, the partial sums met "
+             "by all-reduces; each entry becomes T entries <entry>.rank<r> "
+             "(--tg-tensor-parallel, docs/CacheParallel.md); run it with "
+             "loom-generate --ranks=T or under a launcher (default 0: one "
+             "process)"),
     cl::init(0), cl::cat(compileCat));
 static cl::opt<std::string> sourceGraph(
     "source",
@@ -888,13 +899,20 @@ int main(int argc, char **argv) {
     return fail("--cache-parallel must be P >= 2 ranks (or 0: off)");
   if (cacheParallel > 0 && failed(tg::shardCaches(*module, cacheParallel)))
     return 1;
+  if (tensorParallel == 1 || tensorParallel < 0)
+    return fail("--tensor-parallel must be T >= 2 ranks (or 0: off)");
+  if (tensorParallel > 0 && cacheParallel > 0)
+    return fail("--tensor-parallel and --cache-parallel together (a world of "
+                "CP x TP ranks) is not built yet: give one of them");
+  if (tensorParallel > 0 && failed(tg::splitTensors(*module, tensorParallel)))
+    return 1;
   if (superopt != "none" || petParts > 0) {
     std::string why;
     if (partitioned)
       why = "a partitioned module is compiled as written";
-    else if (cacheParallel > 0)
-      why = "a cache-parallel program runs on several ranks: its rewrites "
-            "cannot be timed in one process";
+    else if (cacheParallel > 0 || tensorParallel > 0)
+      why = "a program of several ranks: its rewrites cannot be timed in "
+            "one process";
     else if (!options.target->isHost())
       why = "--target=" + targetSpelling +
             " runs elsewhere: the rewrite cannot be measured here";

@@ -178,10 +178,19 @@ llvm::Error checkSharedState(const loom_model *model, const EntryIO &p,
 } // namespace
 
 llvm::Expected<DecoderContract>
-loom::generate::readContract(const loom_model *model, llvm::StringRef path) {
+loom::generate::readContract(const loom_model *model, llvm::StringRef path,
+                             int64_t rank) {
   DecoderContract c;
-  c.prefill.name = "prefill";
-  c.decode.name = "decode";
+  c.path = path.str();
+  c.prefill.function = c.prefill.name = "prefill";
+  c.decode.function = c.decode.name = "decode";
+  std::string suffix = ".rank" + std::to_string(rank);
+  if (loom_model_find_entry(model, "prefill") < 0 &&
+      loom_model_find_entry(model, ("prefill" + suffix).c_str()) >= 0) {
+    c.rank = rank;
+    c.prefill.name += suffix;
+    c.decode.name += suffix;
+  }
   if (llvm::Error e = readEntry(model, path, {"input_ids", "lengths"},
                                {"positions"}, c.prefill))
     return std::move(e);

@@ -25,7 +25,10 @@ namespace loom::generate {
 
 /// One entry of the contract: where its inputs and output are.
 struct EntryIO {
-  std::string name;
+  /// The artifact's entry, and the function of the program as given that
+  /// it compiles (the same but on a tensor-parallel artifact, whose rank r
+  /// runs `<function>.rank<r>`).
+  std::string name, function;
   int64_t entry = -1;
   /// Input indices of `input_ids`, `positions` and `lengths` (-1: the
   /// entry has none); output index of `logits`.
@@ -42,15 +45,22 @@ struct DecoderContract {
   /// B, P, V and C: sequences per batch, the prompt bound, the vocabulary
   /// and the cache's capacity (positions).
   int64_t batch = 0, promptBound = 0, vocab = 0, capacity = 0;
+  /// The artifact's path (for messages), and -1, or, for a tensor-parallel
+  /// artifact (entries per rank), the rank whose entries these are.
+  std::string path;
+  int64_t rank = -1;
   /// Whether prefill takes `positions`: it then appends a chunk of up to P
   /// tokens at each sequence's position, and a prompt may be longer than P.
   bool chunked() const { return prefill.positions >= 0; }
 };
 
 /// Reads and checks the contract of \p model (loaded from \p path, which
-/// the messages name).
+/// the messages name): its entries `prefill` and `decode`, or, where it has
+/// entries per rank (`prefill.rank<r>`, loom-compile --tensor-parallel),
+/// those of rank \p rank.
 llvm::Expected<DecoderContract> readContract(const loom_model *model,
-                                             llvm::StringRef path);
+                                             llvm::StringRef path,
+                                             int64_t rank = 0);
 
 } // namespace loom::generate
 

@@ -30,17 +30,25 @@ llvm::Expected<LoopResult> loopOn(const loom_model *model,
                                   const DecoderContract &contract,
                                   const Batch &batch, const LoopOptions &loop,
                                   loom_world *world, int64_t *prefillBytes) {
-  auto steps = ArtifactSteps::create(model, contract, world);
+  // A tensor-parallel artifact: this rank's entries.
+  std::optional<DecoderContract> own;
+  if (contract.rank >= 0 && world) {
+    auto mine = readContract(model, contract.path, loom_world_rank(world));
+    if (!mine)
+      return mine.takeError();
+    own = std::move(*mine);
+  }
+  auto steps = ArtifactSteps::create(model, own ? *own : contract, world);
   if (!steps)
     return steps.takeError();
-  LoopOptions own = loop;
-  own.onStep = [&, inner = loop.onStep](int64_t step) {
+  LoopOptions options = loop;
+  options.onStep = [&, inner = loop.onStep](int64_t step) {
     if (step == 0 && prefillBytes)
       *prefillBytes = loom_world_bytes_sent(world);
     if (inner)
       inner(step);
   };
-  return runTokenLoop(**steps, batch, own);
+  return runTokenLoop(**steps, batch, options);
 }
 
 /// Every rank a thread: rank 0's loop, after checking that every rank

@@ -20,10 +20,10 @@ ReferenceSteps::create(const loom_model *model,
         "--check needs the artifact's embedded source (it was compiled with "
         "--source none)");
   for (const EntryIO *io : {&contract.prefill, &contract.decode})
-    if (!steps->source->function(io->name))
+    if (!steps->source->function(io->function))
       return llvm::createStringError("--check: the artifact's source has no "
                                      "function @" +
-                                     io->name);
+                                     io->function);
   auto interpreter = tools::SourceInterpreter::create(model, *steps->source);
   if (!interpreter)
     return interpreter.takeError();
@@ -44,7 +44,7 @@ llvm::Error ReferenceSteps::run(const EntryIO &io, const TokenInputs &tokens,
       // The source's shape: an artifact of several ranks holds a shard of
       // the cache the source (one process's program) holds whole.
       auto type = mlir::cast<mlir::RankedTensorType>(
-          source->function(io.name).getArgument(i).getType());
+          source->function(io.function).getArgument(i).getType());
       auto it = state.try_emplace(names[i], RefTensor(type.getShape().vec()))
                     .first;
       args.push_back(it->second);
@@ -54,10 +54,10 @@ llvm::Error ReferenceSteps::run(const EntryIO &io, const TokenInputs &tokens,
     args.push_back(RefTensor::fromDoubles(
         shape, std::vector<double>(values.begin(), values.end())));
   }
-  auto results = interpreter->run(source->function(io.name), args);
+  auto results = interpreter->run(source->function(io.function), args);
   if (failed(results))
     return llvm::createStringError("--check: the interpreter failed on @" +
-                                   io.name + " of the artifact's source");
+                                   io.function + " of the artifact's source");
   for (int64_t j = 0; j < io.numOutputs; ++j)
     if (io.tiedInput[j] >= 0)
       state.insert_or_assign(names[io.tiedInput[j]], (*results)[j]);

@@ -16,6 +16,7 @@
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/CacheInPlace.h"
 #include "loom/Dialect/TG/Transforms/CacheParallel.h"
+#include "loom/Dialect/TG/Transforms/TensorParallel.h"
 #include "loom/Dialect/TG/Transforms/LengthRanges.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Pipeline/Passes.h"
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
   loom::tg::registerTGPasses();
   loom::tg::registerTGCacheInPlacePass();
   loom::tg::registerTGCacheParallelPass();
+  loom::tg::registerTGTensorParallelPass();
   loom::search::registerSearchPasses();
   loom::pet::registerPetPasses();
   loom::pipe::registerPipePasses();
