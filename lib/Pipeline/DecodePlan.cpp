@@ -63,6 +63,15 @@ llvm::Expected<DecoderCost> pipeline::decoderCost(func::FuncOp decode) {
         "layers of one shape");
   c.cacheBytesPerPosition =
       2 * c.layers * c.kvHeads * c.headDim * c.elementBytes;
+  unsigned logits = 0;
+  for (unsigned j = 0; j < decode.getNumResults(); ++j)
+    if (auto name = decode.getResultAttrOfType<StringAttr>(j, "tg.name");
+        name && name.getValue() == "logits")
+      logits = j;
+  if (auto t = dyn_cast<RankedTensorType>(
+          decode.getFunctionType().getResult(logits));
+      t && t.getRank() >= 1)
+    c.vocab = t.getShape().back();
   return c;
 }
 
@@ -230,7 +239,12 @@ DecodeEstimate estimate(const DecoderCost &c, const DecodeMachine &m, int cp,
   // group costs without stages, and the stages split the memory.
   int64_t groups = std::min<int64_t>(pp, batch);
   double group = double(batch) / double(groups);
-  double weightsRead = double(c.weightBytesRead) / tp;
+  // The head stays whole on every rank unless tp divides its columns.
+  bool headSplit = c.vocab > 0 && c.vocab % tp == 0;
+  double head = headSplit ? 0.0
+                          : double(c.queryHeads) * c.headDim * c.vocab *
+                                c.elementBytes;
+  double weightsRead = (double(c.weightBytesRead) - head) / tp + head;
   double cacheRead = group * double(context) * double(c.cacheBytesPerPosition) /
                      double(cp * tp);
   e.weightsSeconds = weightsRead / m.memBandwidth;
@@ -245,14 +259,21 @@ DecodeEstimate estimate(const DecoderCost &c, const DecodeMachine &m, int cp,
   // A device sends for its layers (1/pp of them) and every group.
   double hidden = group * c.queryHeads * c.headDim * c.elementBytes;
   double layersHere = double(c.layers) / pp;
-  // TP: two ring all-reduces of the hidden state a layer, within a group
-  // of tp neighbouring devices.
+  // TP: two all-reduces of the hidden state a layer within a group of tp
+  // neighbouring devices, each Loom's (--tg-tensor-parallel): every rank's
+  // partial sums to every other rank of the group (one loomrt.all_gather),
+  // summed in rank order; and, where tp divides the head's columns, one
+  // gather of the logits (the last stage's).
   if (tp > 1) {
     const Link &l = linkOf(m, tp);
-    double ring = 2.0 * (tp - 1) * (l.latency + hidden / tp / l.bandwidth);
-    e.messageSeconds += 2.0 * c.layers * ring;
-    e.bytesSentPerToken +=
-        groups * 2.0 * layersHere * 2.0 * (tp - 1) / tp * hidden;
+    double reduce = l.latency + (tp - 1) * hidden / l.bandwidth;
+    e.messageSeconds += 2.0 * c.layers * reduce;
+    e.bytesSentPerToken += groups * 2.0 * layersHere * (tp - 1) * hidden;
+    if (headSplit) {
+      double logits = group * double(c.vocab) / tp * c.elementBytes;
+      e.messageSeconds += l.latency + (tp - 1) * logits / l.bandwidth;
+      e.bytesSentPerToken += groups * (tp - 1) * logits;
+    }
   }
   // CP: one gather a layer of every rank's (output, log-sum-exp) for its
   // tp-th of the query heads, Loom's exchange (each rank's block to every
@@ -273,7 +294,7 @@ DecodeEstimate estimate(const DecoderCost &c, const DecodeMachine &m, int cp,
   }
   e.seconds = std::max(e.weightsSeconds + e.cacheSeconds, e.computeSeconds) +
               e.messageSeconds;
-  e.memoryBytes = double(c.weightBytes) / (tp * pp) +
+  e.memoryBytes = ((double(c.weightBytes) - head) / tp + head) / pp +
                   double(batch) * double(context) *
                       double(c.cacheBytesPerPosition) / double(cp * tp * pp);
   e.fits = e.memoryBytes <= m.memoryBytes;

@@ -39,6 +39,11 @@ struct DecoderCost {
   int64_t weightBytes = 0, weightBytesRead = 0, cacheBytesPerPosition = 0;
   /// Bytes of an element of the caches and activations (4: f32).
   int64_t elementBytes = 4;
+  /// The width of the logits (the result named `logits`, else the first):
+  /// a tensor-parallel program splits the head's columns when `tp`
+  /// divides it (and gathers the logits), else every rank reads the whole
+  /// head (`Hq D V` elements).
+  int64_t vocab = 0;
 };
 
 /// Reads \p decode (the attentions over the tied caches, the weights).
