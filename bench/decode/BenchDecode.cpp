@@ -23,6 +23,7 @@
 
 #include "BenchSupport.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -230,7 +231,7 @@ int runSweep(const DecodeOptions &o) {
                        {"cores", int64_t(std::thread::hardware_concurrency())}};
   outs() << "loom-bench-decode: " << o.model.text << " on " << cpuModelName()
          << ", ranks " << o.ranks.size()
-         << " count(s), --parallel=" << o.parallel
+         << " count(s), --parallel=" << llvm::join(o.parallels, ",")
          << "; load average before: " << loadAverage() << "\n";
   SmallString<256> work(o.workDir);
   bool temporary = work.empty();

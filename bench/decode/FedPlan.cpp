@@ -65,8 +65,9 @@ Expected<Fit> fitRows(const std::vector<RanksRow> &rows, int64_t threads) {
 /// exchange costs beside its bytes is mostly the wait for the slower rank,
 /// which a meeting of idle threads would not show.
 Expected<double> gatherSeconds(const DecodeOptions &o, StringRef artifact,
-                               int64_t ranks, StringRef dir) {
-  std::string profile = pathIn(dir, formatv("profile-cp{0}.json", ranks).str());
+                               StringRef kind, int64_t ranks, StringRef dir) {
+  std::string profile =
+      pathIn(dir, formatv("profile-{0}{1}.json", kind, ranks).str());
   ProcessResult r =
       runProcess(pathIn(o.binDir, "loom-generate"),
                  {artifact.str(), "--ranks", std::to_string(ranks),
@@ -76,7 +77,7 @@ Expected<double> gatherSeconds(const DecodeOptions &o, StringRef artifact,
     return createStringError("loom-generate --ranks " + std::to_string(ranks) +
                              ": " + r.summary());
   std::string rank0 =
-      pathIn(dir, formatv("profile-cp{0}.rank0.json", ranks).str());
+      pathIn(dir, formatv("profile-{0}{1}.rank0.json", kind, ranks).str());
   auto value = readJSONFile(rank0);
   if (!value)
     return value.takeError();
@@ -86,7 +87,10 @@ Expected<double> gatherSeconds(const DecodeOptions &o, StringRef artifact,
     for (const json::Value &e : *entries) {
       const json::Object *entry = e.getAsObject();
       const json::Array *steps = entry ? entry->getArray("steps") : nullptr;
-      if (!steps || entry->getString("name") != StringRef("decode"))
+      std::optional<StringRef> name =
+          entry ? entry->getString("name") : std::nullopt;
+      // decode, or rank 0's decode.rank0 (tensor parallelism).
+      if (!steps || !name || (*name != "decode" && *name != "decode.rank0"))
         continue;
       for (const json::Value &s : *steps)
         if (const json::Object *step = s.getAsObject();
@@ -98,6 +102,19 @@ Expected<double> gatherSeconds(const DecodeOptions &o, StringRef artifact,
     return createStringError(rank0 + ": no loomrt.all_gather in the decode "
                                      "entry");
   return median(gathers);
+}
+
+/// The planner's estimate of row \p r: (batch, context, cp, tp).
+std::tuple<int64_t, int64_t, int64_t, int64_t> estimateKey(int64_t batch,
+                                                          const RanksRow &r) {
+  bool tp = r.parallel == "tp";
+  return {batch, r.context, tp ? 1 : r.ranks, tp ? r.ranks : 1};
+}
+
+/// A row's split as the choices name it: "cp 2", "tp 2" ("cp 1": one
+/// process).
+std::string splitName(const RanksRow &r) {
+  return (r.parallel == "tp" ? "tp " : "cp ") + std::to_string(r.ranks);
 }
 
 /// What loom-plan-decode says of the decoder and of one machine.
@@ -170,7 +187,7 @@ json::Object machineOf(StringRef name, int64_t devices, const Fit &f,
 
 Expected<std::vector<PlanChoice>>
 feedPlanner(const DecodeOptions &o, StringRef source, StringRef dir,
-            const std::map<int64_t, std::string> &artifacts,
+            const RankArtifacts &artifacts,
             std::vector<RanksRow> &rows) {
   if (rows.empty())
     return std::vector<PlanChoice>{};
@@ -211,13 +228,17 @@ feedPlanner(const DecodeOptions &o, StringRef source, StringRef dir,
     std::string name = formatv("fed-{0}x{1}t", devices, threads).str();
     double latency = 1e-6; // no exchange on one device
     if (devices > 1) {
-      auto gather = gatherSeconds(o, artifacts.at(devices), devices, dir);
+      // The exchange of the first split swept (cache parallelism's where
+      // both are).
+      const std::string &kind = o.parallels.front();
+      auto gather = gatherSeconds(o, artifacts.at({kind, devices}), kind,
+                                  devices, dir);
       if (!gather)
         return gather.takeError();
       latency = *gather;
       outs() << formatv("  fed planner: an exchange between {0} ranks: "
-                        "{1:F1} us (loomrt.all_gather, measured)\n",
-                        devices, latency * 1e6);
+                        "{1:F1} us (loomrt.all_gather of {2}, measured)\n",
+                        devices, latency * 1e6, kind);
     }
     std::string file = pathIn(dir, name + ".json");
     if (Error e = writeJSONFile(
@@ -231,7 +252,7 @@ feedPlanner(const DecodeOptions &o, StringRef source, StringRef dir,
     for (RanksRow &r : rows) {
       bool mine = threads == 1 ? r.threadsPerRank == 1 && r.ranks == devices
                                : r.ranks == 1 && r.threadsPerRank == threads;
-      auto it = plan->ms.find({batch, r.context, r.ranks, 1});
+      auto it = plan->ms.find(estimateKey(batch, r));
       if (mine && it != plan->ms.end())
         r.simulatedMs = it->second;
     }
@@ -246,13 +267,14 @@ feedPlanner(const DecodeOptions &o, StringRef source, StringRef dir,
         if (r.context != c || r.threadsPerRank != 1 || !r.decodeMs ||
             r.ranks > devices)
           continue;
-        auto est = plan->ms.find({batch, c, r.ranks, 1});
+        auto est = plan->ms.find(estimateKey(batch, r));
         if (est == plan->ms.end())
           continue; // not a split the planner prices (a power of two)
-        if (!choice.plannedCp || est->second < planned)
-          choice.plannedCp = r.ranks, planned = est->second;
-        if (!choice.measuredCp || *r.decodeMs < measured)
-          choice.measuredCp = r.ranks, measured = *r.decodeMs;
+        std::string split = splitName(r);
+        if (choice.planned.empty() || est->second < planned)
+          choice.planned = split, planned = est->second;
+        if (choice.measured.empty() || *r.decodeMs < measured)
+          choice.measured = split, measured = *r.decodeMs;
       }
       auto overall = plan->chosen.find({batch, c});
       if (overall != plan->chosen.end())
@@ -282,8 +304,8 @@ void printPlanChoices(const std::vector<PlanChoice> &choices) {
             "| ---: | ---: | --- | --- | --- | --- |\n";
   for (const PlanChoice &c : choices)
     outs() << formatv(
-        "| {0} | {1} | cp {2} | cp {3} | {4} | {5} |\n", c.ranks, c.context,
-        c.plannedCp, c.measuredCp, c.plannedCp == c.measuredCp ? "yes" : "NO",
+        "| {0} | {1} | {2} | {3} | {4} | {5} |\n", c.ranks, c.context,
+        c.planned, c.measured, c.planned == c.measured ? "yes" : "NO",
         c.overallCp ? formatv("cp {0} x tp {1} x pp {2}", c.overallCp,
                               c.overallTp, c.overallPp)
                           .str()

@@ -33,23 +33,25 @@
 namespace loom::bench {
 
 /// The planner's choice for P ranks (a machine of P one-thread devices) at
-/// a context, among the splits the sweep measured (cache parallelism of 1
-/// to P ranks), and the measured faster of them.
+/// a context, among the splits the sweep measured (cache or tensor
+/// parallelism of 1 to P ranks: "cp 2", "tp 2"), and the measured faster of
+/// them.
 struct PlanChoice {
-  int64_t ranks = 0, context = 0, plannedCp = 0, measuredCp = 0;
-  /// The planner's choice among every split it prices (tensor parallelism
-  /// and pipeline stages included, which the sweep does not run).
+  int64_t ranks = 0, context = 0;
+  std::string planned, measured;
+  /// The planner's choice among every split it prices (products of the
+  /// splits and pipeline stages included, which the sweep does not run).
   int64_t overallCp = 0, overallTp = 0, overallPp = 0;
 };
 
 /// Fills the rows' simulatedMs from loom-plan-decode on machines fitted to
 /// \p rows (files in \p dir); \p source is the decoder program, and
-/// \p artifacts its artifacts by rank count (2 and more). Returns
+/// \p artifacts its artifacts by split and rank count (2 and more). Returns
 /// the choices per rank count and context, and prints what it fitted; an
 /// error when the planner cannot run (the rows keep no estimate).
 llvm::Expected<std::vector<PlanChoice>>
 feedPlanner(const DecodeOptions &o, llvm::StringRef source, llvm::StringRef dir,
-            const std::map<int64_t, std::string> &artifacts,
+            const RankArtifacts &artifacts,
             std::vector<RanksRow> &rows);
 
 /// The choices' table.

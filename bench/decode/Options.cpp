@@ -6,6 +6,7 @@
 
 #include "Options.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -87,8 +88,10 @@ cl::opt<std::string> ranks(
     cl::init(""), cl::cat(cat));
 cl::opt<std::string> parallel(
     "parallel",
-    cl::desc("With --ranks: cp (the caches sharded by position, "
-             "loom-compile --cache-parallel); tp is not built yet"),
+    cl::desc("With --ranks: how the ranks split the work, one or both of "
+             "cp (the caches sharded by position, loom-compile "
+             "--cache-parallel) and tp (heads and feed-forward columns, "
+             "loom-compile --tensor-parallel), e.g. cp,tp"),
     cl::init("cp"), cl::cat(cat));
 cl::opt<double> maxLoad("max-load", cl::desc("The 1-minute load to wait for"),
                         cl::init(1.5), cl::cat(cat));
@@ -197,7 +200,7 @@ Error checkRanges(const DecodeOptions &o) {
   if (o.promptBound < 1)
     return createStringError("--prompt-bound must be at least 1");
   for (int64_t r : o.ranks)
-    if (o.capacity % r)
+    if (llvm::is_contained(o.parallels, "cp") && o.capacity % r)
       return createStringError("--capacity " + Twine(o.capacity) +
                                " is not a multiple of --ranks " + Twine(r) +
                                " (a shard holds C / P positions)");
@@ -278,12 +281,16 @@ Expected<DecodeOptions> parseOptions(int argc, char **argv) {
                                  "' is not a rank count in 1..64 (ascending)");
       o.ranks.push_back(r);
     }
-    if (parallel != "cp")
-      return createStringError(
-          "--parallel=" + parallel +
-          ": only cp (cache parallelism) is built; tensor parallelism is not "
-          "yet (docs/CacheParallel.md)");
-    o.parallel = parallel;
+    SmallVector<StringRef> kinds;
+    StringRef(parallel).split(kinds, ',');
+    o.parallels.clear();
+    for (StringRef k : kinds) {
+      if ((k.trim() != "cp" && k.trim() != "tp") ||
+          llvm::is_contained(o.parallels, k.trim()))
+        return createStringError("--parallel: '" + k +
+                                 "' is not one of cp and tp (each once)");
+      o.parallels.push_back(k.trim().str());
+    }
     o.runOrt = o.runTorch = false;
   }
   o.capacity = capacity ? int64_t(capacity) : o.contexts.back();

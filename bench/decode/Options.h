@@ -57,9 +57,10 @@ struct DecodeOptions {
   /// This executable, which each round runs with --bandwidth-only.
   std::string self;
   /// --ranks: rank counts of the parallel sweep (empty: the peer
-  /// comparison instead); --parallel: how the ranks split the work ("cp").
+  /// comparison instead); --parallel: how the ranks split the work, each
+  /// of "cp" (the caches by position) and "tp" (heads and columns).
   std::vector<int64_t> ranks;
-  std::string parallel = "cp";
+  std::vector<std::string> parallels = {"cp"};
   /// Wait up to waitSeconds for the 1-minute load to fall to maxLoad.
   double maxLoad = 1.5;
   unsigned waitSeconds = 0;

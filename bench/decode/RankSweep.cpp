@@ -105,8 +105,16 @@ public:
         loom_world_open_threads(ranks, 60, d->worlds.data()) != LOOM_OK)
       return createStringError(loom_last_error());
     for (int64_t r = 0; r < ranks; ++r) {
-      auto steps =
-          generate::ArtifactSteps::create(model, contract, d->worlds[r]);
+      // A tensor-parallel artifact: each rank's entries.
+      auto own = contract.rank < 0
+                     ? Expected<generate::DecoderContract>(contract)
+                     : generate::readContract(model, contract.path, r);
+      if (!own)
+        return own.takeError();
+      d->contracts.push_back(
+          std::make_unique<generate::DecoderContract>(std::move(*own)));
+      auto steps = generate::ArtifactSteps::create(model, *d->contracts.back(),
+                                                   d->worlds[r]);
       if (!steps)
         return steps.takeError();
       d->steps.push_back(std::move(*steps));
@@ -163,6 +171,8 @@ public:
 private:
   RankedDecoder(const generate::DecoderContract &c, int64_t) : contract(c) {}
   generate::DecoderContract contract;
+  /// Each rank's (the steps keep a reference).
+  std::vector<std::unique_ptr<generate::DecoderContract>> contracts;
   std::vector<loom_world *> worlds;
   std::vector<std::unique_ptr<generate::ArtifactSteps>> steps;
 };
@@ -215,16 +225,18 @@ std::optional<double> peakRssMiB(const DecodeOptions &o,
   return double(r.peakRssKb) / 1024.0;
 }
 
-/// The rows of one rank count (or, with \p oneProcess, of the one-process
-/// artifact on `ranks` threads).
+/// The rows of one rank count split as \p parallel ("cp", "tp"; or
+/// "none": the one-process artifact on `ranks` threads).
 void measureRanks(const DecodeOptions &o, const std::string &artifact,
-                  int64_t ranks, bool oneProcess, std::optional<double> peakRss,
+                  int64_t ranks, StringRef parallel,
+                  std::optional<double> peakRss,
                   const std::vector<std::vector<int64_t>> &reference,
                   std::vector<RanksRow> &rows) {
+  bool oneProcess = parallel == "none";
   RanksRow base;
   base.ranks = oneProcess ? 1 : ranks;
   base.threadsPerRank = oneProcess ? ranks : 1;
-  base.parallel = oneProcess ? "none" : o.parallel;
+  base.parallel = parallel.str();
   auto fail = [&](Error e) {
     for (int64_t c : o.contexts) {
       RanksRow row = base;
@@ -256,14 +268,18 @@ void measureRanks(const DecodeOptions &o, const std::string &artifact,
     row.batch = contract->batch;
     row.peakRssMiBPerRank = peakRss;
     row.tokensEqual = equal;
-    // A shard holds C / P positions of the capacity, and one more.
+    // A shard holds C / P positions of the capacity, and one more. A
+    // tensor-parallel artifact holds every rank's slices of the weights
+    // (and the given ones): what a rank holds is its peak resident set.
     double mib = 1.0 / (1 << 20);
-    row.memoryMiBPerRank = double(weights + state) * mib;
-    int64_t wholeState = base.ranks == 1
-                             ? state
-                             : state / (contract->capacity / base.ranks + 1) *
-                                   contract->capacity;
-    row.boundMiBPerRank = double(weights + wholeState / base.ranks) * mib;
+    if (parallel != "tp") {
+      row.memoryMiBPerRank = double(weights + state) * mib;
+      int64_t wholeState = base.ranks == 1
+                               ? state
+                               : state / (contract->capacity / base.ranks + 1) *
+                                     contract->capacity;
+      row.boundMiBPerRank = double(weights + wholeState / base.ranks) * mib;
+    }
     double bytes = 0;
     auto times = (*decoder)->decodeTimes(c, o.warmup, o.steps, bytes);
     if (times) {
@@ -300,32 +316,33 @@ int runRanksSweep(const DecodeOptions &o, StringRef workDir,
     return 1;
   }
   std::string source = pathIn(dir, "model.mlir");
-  std::map<int64_t, std::string> artifacts;
-  for (int64_t p : o.ranks) {
-    if (p == 1)
-      continue;
-    std::string out = pathIn(dir, formatv("model-cp{0}.so", p).str());
-    if (!(o.reuse && sys::fs::exists(out))) {
-      ProcessResult r = runProcess(
-          pathIn(o.binDir, "loom-compile"),
-          {source, "--cache-parallel=" + std::to_string(p), "-o", out}, 3600);
-      if (!r.succeeded()) {
-        errs() << "loom-bench-decode: loom-compile --cache-parallel=" << p
-               << ": " << r.summary() << "\n";
-        return 1;
+  RankArtifacts artifacts;
+  for (int64_t p : o.ranks)
+    for (const std::string &kind : o.parallels) {
+      if (p == 1)
+        continue;
+      std::string out = pathIn(dir, formatv("model-{0}{1}.so", kind, p).str());
+      std::string flag = (kind == "cp" ? "--cache-parallel=" : "--tensor-parallel=") +
+                         std::to_string(p);
+      if (!(o.reuse && sys::fs::exists(out))) {
+        ProcessResult r = runProcess(pathIn(o.binDir, "loom-compile"),
+                                     {source, flag, "-o", out}, 3600);
+        if (!r.succeeded()) {
+          errs() << "loom-bench-decode: loom-compile " << flag << ": "
+                 << r.summary() << "\n";
+          return 1;
+        }
       }
+      artifacts[{kind, p}] = out;
     }
-    artifacts[p] = out;
-  }
   if (o.prepareOnly)
     return 0;
-  // (one process on p threads, p ranks) -> peak memory, before any load.
-  std::map<std::pair<int64_t, int64_t>, std::optional<double>> peaks;
-  for (int64_t p : o.ranks) {
-    peaks[{1, p}] = peakRssMiB(o, pm->artifact, 1, p);
-    if (p > 1)
-      peaks[{p, 1}] = peakRssMiB(o, artifacts[p], p, 1);
-  }
+  // (split, ranks or threads) -> peak memory, before any load.
+  std::map<std::pair<std::string, int64_t>, std::optional<double>> peaks;
+  for (int64_t p : o.ranks)
+    peaks[{"none", p}] = peakRssMiB(o, pm->artifact, 1, p);
+  for (const auto &[key, artifact] : artifacts)
+    peaks[key] = peakRssMiB(o, artifact, key.second, 1);
   auto one = loadModel(pm->artifact, 1);
   if (!one) {
     errs() << "loom-bench-decode: " << toString(one.takeError()) << "\n";
@@ -343,11 +360,12 @@ int runRanksSweep(const DecodeOptions &o, StringRef workDir,
   }
   one->reset();
   for (int64_t p : o.ranks) {
-    measureRanks(o, pm->artifact, p, /*oneProcess=*/true, peaks[{1, p}],
-                 *reference, rows);
-    if (p > 1)
-      measureRanks(o, artifacts[p], p, /*oneProcess=*/false, peaks[{p, 1}],
-                   *reference, rows);
+    measureRanks(o, pm->artifact, p, "none", peaks[{"none", p}], *reference,
+                 rows);
+    for (const std::string &kind : o.parallels)
+      if (p > 1)
+        measureRanks(o, artifacts[{kind, p}], p, kind, peaks[{kind, p}],
+                     *reference, rows);
   }
   auto fed = feedPlanner(o, source, dir, artifacts, rows);
   if (!fed)
@@ -372,12 +390,13 @@ void printRanksTable(const std::vector<RanksRow> &rows) {
                       .str();
     }
     outs() << formatv(
-        "| {0} x {1} | {2} | {3} | {4} | {5} | {6:F0} | {7:F1} ({8:F1}) | "
+        "| {0} x {1} | {2} | {3} | {4} | {5} | {6:F0} | {7} ({8}) | "
         "{10} | {9} |\n",
         r.ranks, r.threadsPerRank, r.parallel, r.context,
         r.decodeMs ? formatv("{0:F3}", *r.decodeMs).str() : "- " + r.error,
-        simulated, r.bytesPerTokenPerRank, r.memoryMiBPerRank,
-        r.boundMiBPerRank,
+        simulated, r.bytesPerTokenPerRank,
+        r.memoryMiBPerRank ? formatv("{0:F1}", *r.memoryMiBPerRank).str() : "-",
+        r.boundMiBPerRank ? formatv("{0:F1}", *r.boundMiBPerRank).str() : "-",
         r.tokensEqual ? (*r.tokensEqual ? "yes" : "NO") : "-",
         r.peakRssMiBPerRank ? formatv("{0:F1}", *r.peakRssMiBPerRank).str()
                             : std::string("-"));
@@ -397,8 +416,12 @@ json::Value ranksJSON(const DecodeOptions &o, const std::vector<RanksRow> &rows,
         {"decode_ms",
          r.decodeMs ? json::Value(*r.decodeMs) : json::Value(nullptr)},
         {"bytes_per_token_per_rank", r.bytesPerTokenPerRank},
-        {"memory_mib_per_rank", r.memoryMiBPerRank},
-        {"bound_mib_per_rank", r.boundMiBPerRank},
+        {"memory_mib_per_rank", r.memoryMiBPerRank
+                                    ? json::Value(*r.memoryMiBPerRank)
+                                    : json::Value(nullptr)},
+        {"bound_mib_per_rank", r.boundMiBPerRank
+                                   ? json::Value(*r.boundMiBPerRank)
+                                   : json::Value(nullptr)},
         {"peak_rss_mib_per_rank", r.peakRssMiBPerRank
                                       ? json::Value(*r.peakRssMiBPerRank)
                                       : json::Value(nullptr)},
@@ -414,8 +437,8 @@ json::Value ranksJSON(const DecodeOptions &o, const std::vector<RanksRow> &rows,
   for (const PlanChoice &c : choices)
     planned.push_back(json::Object{{"ranks", c.ranks},
                                    {"context", c.context},
-                                   {"planned_cp", c.plannedCp},
-                                   {"measured_cp", c.measuredCp},
+                                   {"planned", c.planned},
+                                   {"measured", c.measured},
                                    {"overall_cp", c.overallCp},
                                    {"overall_tp", c.overallTp},
                                    {"overall_pp", c.overallPp}});

@@ -1,8 +1,9 @@
 //===- RankSweep.h - loom-bench-decode --ranks: decode on ranks -*- C++ -*-===//
 //
 // Part of Loom. The parallel sweep of loom-bench-decode (--ranks=1,2,4
-// --parallel=cp, docs/benchmarks/cache-parallel.md): for each rank count P
-// the artifact compiled for P ranks (loom-compile --cache-parallel=P), its
+// --parallel=cp,tp, docs/benchmarks/cache-parallel.md): for each rank count
+// P and split the artifact compiled for P ranks (loom-compile
+// --cache-parallel=P, --tensor-parallel=P), its
 // ranks threads of this process with one runtime thread each, every rank's
 // decode step run at once; beside it the one-process artifact on P
 // threads. Per row: the step's time, the bytes a rank sent per token
@@ -21,6 +22,7 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,8 +36,10 @@ struct RanksRow {
   /// Median decode step, ms (nullopt: failed, see error).
   std::optional<double> decodeMs;
   double bytesPerTokenPerRank = 0;
-  /// Weights + this rank's state, MiB; and the bound weights + state / P.
-  double memoryMiBPerRank = 0, boundMiBPerRank = 0;
+  /// Weights + this rank's state, MiB; and the bound weights + state / P
+  /// (nullopt for tensor parallelism, whose artifact holds every rank's
+  /// weights: its peak resident set tells what a rank holds).
+  std::optional<double> memoryMiBPerRank, boundMiBPerRank;
   /// The peak resident set of the largest rank, MiB, in a generation of
   /// its own processes (loom-launch; nullopt: not measured, see error).
   std::optional<double> peakRssMiBPerRank;
@@ -46,6 +50,9 @@ struct RanksRow {
 };
 
 struct PlanChoice;
+
+/// The artifacts of the sweep by (split: "cp" or "tp", ranks).
+using RankArtifacts = std::map<std::pair<std::string, int64_t>, std::string>;
 
 /// Runs the sweep over o.ranks and o.contexts in \p workDir; fills \p rows
 /// and, from the fed planner, \p choices.
