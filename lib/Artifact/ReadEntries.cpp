@@ -218,6 +218,7 @@ bool Reader::checkDevices(const Manifest &m) {
 bool Reader::entry(const Json &e, const std::string &path, int64_t numDevices,
                    Entry &out) {
   if (!string(e, path, "name", out.name) ||
+      !integer(e, path, "rank", out.rank, /*required=*/false) ||
       !tensors(e, path, "inputs", out.inputs) ||
       !tensors(e, path, "outputs", out.outputs) || !bounds(out, path) ||
       !ties(out, path))

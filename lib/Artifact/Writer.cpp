@@ -338,9 +338,11 @@ Json writeEntry(const Entry &e) {
                       .set("arena_bytes", p.arenaBytes)
                       .set("steps", std::move(steps)));
   }
-  return Json::makeObject()
-      .set("name", e.name)
-      .set("inputs", std::move(inputs))
+  Json o = Json::makeObject();
+  o.set("name", e.name);
+  if (e.rank >= 0)
+    o.set("rank", e.rank);
+  return o.set("inputs", std::move(inputs))
       .set("outputs", std::move(outputs))
       .set("buffers", std::move(buffers))
       .set("programs", std::move(programs));

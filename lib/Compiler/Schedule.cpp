@@ -133,6 +133,8 @@ private:
 
 void ScheduleBuilder::describeSignature() {
   entry.name = fn.getName().str();
+  if (auto rank = fn->getAttrOfType<IntegerAttr>("tg.runs_on_rank"))
+    entry.rank = rank.getInt();
   FunctionType type = fn.getFunctionType();
   for (auto [i, t] : llvm::enumerate(type.getInputs())) {
     auto tensor = cast<RankedTensorType>(t);

@@ -15,8 +15,11 @@
 #include "loom/Support/DynamicAlgorithms.h"
 
 #include <cstring>
+#include <future>
 #include <initializer_list>
+#include <sys/mman.h>
 #include <tuple>
+#include <unistd.h>
 
 using namespace loom;
 using namespace loom::rt;
@@ -287,6 +290,23 @@ namespace {
 /// The tensors of the safetensors file \p data (\p size bytes) that the
 /// manifest \p m lists, each checked against its dtype, shape and checksum,
 /// into \p views.
+/// loom_checksum64 of the \p size bytes at \p data in pieces, each
+/// piece's pages given back once hashed (releasePages).
+uint64_t checksumReleasing(const uint8_t *data, uint64_t size) {
+  constexpr uint64_t kPiece = uint64_t(32) << 20; // whole words
+  uint64_t h = LOOM_CHECKSUM_START, at = 0;
+  for (; size - at >= kPiece; at += kPiece) {
+    h = loom_checksum_words(h, data + at, kPiece / 8);
+    releasePages(data + at, kPiece);
+  }
+  uint64_t words = (size - at) / 8;
+  h = loom_checksum_words(h, data + at, words);
+  uint64_t rest = at + words * 8;
+  h = loom_checksum_end(h, data + rest, size - rest, size);
+  releasePages(data + at, size - at);
+  return h;
+}
+
 Error bindTensors(const uint8_t *data, uint64_t size, const Weights &m,
                   std::map<std::string, WeightView> &views) {
   auto bad = [](const std::string &why) {
@@ -332,6 +352,7 @@ Error bindTensors(const uint8_t *data, uint64_t size, const Weights &m,
       return bad("tensor '" + w.name + "' has " + std::to_string(end - begin) +
                  " bytes, its shape needs " + std::to_string(bytes));
     uint64_t c = loom_checksum64(body + begin, end - begin);
+    releasePages(body + begin, uint64_t(end - begin));
     if (c != w.checksum)
       return makeError(LOOM_ERROR_CHECKSUM,
                        "weights: tensor '" + w.name + "' has checksum " +
@@ -344,6 +365,14 @@ Error bindTensors(const uint8_t *data, uint64_t size, const Weights &m,
 
 } // namespace
 
+void loom::rt::releasePages(const void *data, uint64_t bytes) {
+  static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = (uintptr_t(data) + page - 1) / page * page;
+  uintptr_t end = (uintptr_t(data) + bytes) / page * page;
+  if (end > begin)
+    madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+}
+
 Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
                             const Weights &m,
                             std::map<std::string, WeightView> &views) {
@@ -352,8 +381,13 @@ Error loom::rt::bindWeights(const uint8_t *data, uint64_t size,
                      "weights: " + std::to_string(size) +
                          " bytes, but the artifact was compiled with " +
                          std::to_string(m.size));
-  // The whole file's checksum beside the tensors' checks.
-  std::future<uint64_t> whole = checksumInBackground(data, size);
+  // The whole file's checksum beside the tensors' checks. Both give back
+  // the pages they hashed: checking the weights does not keep them
+  // resident (the entries prepared at load touch what they read; a
+  // tensor-parallel rank's own only).
+  std::future<uint64_t> whole = std::async(
+      size >= kChecksumThreadBytes ? std::launch::async : std::launch::deferred,
+      [=] { return checksumReleasing(data, size); });
   std::map<std::string, WeightView> bound;
   Error tensors = bindTensors(data, size, m, bound);
   // The whole file's checksum is the first error, as when it came first.

@@ -67,9 +67,15 @@ struct WeightView {
   int64_t bytes = 0;
 };
 
-/// Reads the safetensors bytes [data, data+size), checks them against the
-/// manifest's weights (sizes, dtypes, shapes, checksums) and returns each
-/// tensor's place.
+/// Gives back the whole pages within [data, data + bytes) of a read-only
+/// private file mapping (MADV_DONTNEED): a later read faults them in from
+/// the file again. Never on anonymous memory, which it would zero.
+void releasePages(const void *data, uint64_t bytes);
+
+/// Reads the safetensors bytes [data, data+size) of a read-only private
+/// file mapping, checks them against the manifest's weights (sizes, dtypes,
+/// shapes, checksums; the pages given back as they are hashed:
+/// releasePages) and returns each tensor's place.
 Error bindWeights(const uint8_t *data, uint64_t size,
                   const artifact::Weights &weights,
                   std::map<std::string, WeightView> &views);

@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <unordered_set>
 #include <set>
 #include <string>
@@ -104,6 +105,10 @@ struct EntryPlan {
   /// No step reads back to the host mid-run (no branch): a queue that
   /// captures may record a run as a graph.
   bool capturable = true;
+  /// Its steps are prepared: at load, or, for an entry of one world rank
+  /// (a tensor-parallel program's), when a context of that rank joins a
+  /// world (prepareRank).
+  bool ready = false;
 };
 
 namespace {
@@ -129,6 +134,9 @@ struct loom_model {
   std::vector<int64_t> arenaBytes, stagingBytes;
   std::vector<Allocation> weightMemory;
   void *library = nullptr;
+  /// Guards the entries prepared after load (prepareRank): the ranks of a
+  /// world of threads join at once.
+  std::mutex prepareMutex;
 
   ~loom_model() {
     // The prepared steps hold oneDNN objects, not artifact code, and the
@@ -324,6 +332,38 @@ Error bindDevice(const artifact::Device &spec, const std::string &selector,
     return err;
   if (Error err = out->supports(spec))
     return err;
+  return Error::ok();
+}
+
+/// Prepares entry \p e's steps on its device and writes its plan.
+Error prepareEntry(loom_model &m, size_t e) {
+  EntryPlan &plan = m.plans[e];
+  if (Error err = plan.device->prepare(m.manifest.entries[e], *plan.program,
+                                       plan.bufferBytes, plan.constants,
+                                       plan.prepared, plan.layouts))
+    return err;
+  plan.planText = "entry @" + m.manifest.entries[e].name + " on " +
+                  plan.device->name();
+  if (plan.device->kind() == artifact::DeviceKind::Cpu)
+    plan.planText += " (kernels " + std::string(loom_cpu_isa()) + ")";
+  plan.planText += "\n";
+  for (size_t i = 0; i < plan.program->steps.size(); ++i)
+    plan.planText += planLine(plan, i);
+  plan.ready = true;
+  return Error::ok();
+}
+
+/// Prepares the entries of world rank \p rank not prepared yet (a context
+/// of that rank joined a world). The entries are the model's lazily made
+/// part: every context's model is const, and this writes only plans no
+/// context of another rank runs, under the model's mutex.
+Error prepareRank(const loom_model &model, int64_t rank) {
+  auto &m = const_cast<loom_model &>(model);
+  std::lock_guard<std::mutex> lock(m.prepareMutex);
+  for (size_t e = 0; e < m.plans.size(); ++e)
+    if (m.manifest.entries[e].rank == rank && !m.plans[e].ready)
+      if (Error err = prepareEntry(m, e))
+        return err;
   return Error::ok();
 }
 
@@ -580,27 +620,6 @@ Error openLibrary(loom_model &m, const std::map<std::string, Section> &sections)
   return Error::ok();
 }
 
-/// Gives back the pages of the weights no entry reads (those only the
-/// embedded source reads, for `loom-run --check`): the checksums touched
-/// them at load. The file is mapped read-only and private, so a later read
-/// (the source's interpreter) faults them in from the file again.
-void releaseUnreadWeights(loom_model &m) {
-  std::set<std::string> read;
-  for (const artifact::Entry &e : m.manifest.entries)
-    for (const artifact::Buffer &b : e.buffers)
-      if (b.kind == artifact::BufferKind::Weight)
-        read.insert(b.weight);
-  long page = sysconf(_SC_PAGESIZE);
-  for (const auto &[name, view] : m.views) {
-    if (read.count(name))
-      continue;
-    uintptr_t begin = (uintptr_t(view.data) + page - 1) / page * page;
-    uintptr_t end = (uintptr_t(view.data) + view.bytes) / page * page;
-    if (end > begin)
-      madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
-  }
-}
-
 /// Tells each device the constants that programs of several entries read
 /// on it (Device::setSharedConstants).
 void shareConstants(loom_model &m) {
@@ -650,20 +669,18 @@ Error load(loom_model &m, const loom_model_options *options) {
   if (Error err = openLibrary(m, sections))
     return err;
   shareConstants(m);
-  releaseUnreadWeights(m);
+  // An entry of one rank waits for a context of that rank: a process that
+  // runs one rank prepares (packs the weights of) its entries only.
   for (size_t e = 0; e < m.plans.size(); ++e) {
-    EntryPlan &plan = m.plans[e];
-    if (Error err = plan.device->prepare(m.manifest.entries[e], *plan.program,
-                                         plan.bufferBytes, plan.constants,
-                                         plan.prepared, plan.layouts))
-      return err;
-    plan.planText = "entry @" + m.manifest.entries[e].name + " on " +
-                    plan.device->name();
-    if (plan.device->kind() == artifact::DeviceKind::Cpu)
-      plan.planText += " (kernels " + std::string(loom_cpu_isa()) + ")";
-    plan.planText += "\n";
-    for (size_t i = 0; i < plan.program->steps.size(); ++i)
-      plan.planText += planLine(plan, i);
+    int64_t rank = m.manifest.entries[e].rank;
+    if (rank < 0) {
+      if (Error err = prepareEntry(m, e))
+        return err;
+      continue;
+    }
+    m.plans[e].planText = "entry @" + m.manifest.entries[e].name +
+                          ": prepared when a context of rank " +
+                          std::to_string(rank) + " joins a world\n";
   }
   return Error::ok();
 }
@@ -958,6 +975,8 @@ loom_status loom_context_join_world(loom_context *context,
                                 std::to_string(ranks) + " ranks; this one has " +
                                 std::to_string(loom_world_size(world))),
                   context->model->path);
+  if (Error err = prepareRank(*context->model, loom_world_rank(world)))
+    return report(err, context->model->path);
   context->world = world;
   context->worldRank = loom_world_rank(world);
   context->worldSize = loom_world_size(world);
@@ -1204,6 +1223,17 @@ loom_status loom_run(loom_context *context, int64_t entry,
   cpu::CallerPin pin;
   const loom_model &m = *context->model;
   const artifact::Entry &e = m.manifest.entries[entry];
+  if (e.rank >= 0 && (!context->world || context->worldRank != e.rank))
+    return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                            "entry '" + e.name + "' runs on rank " +
+                                std::to_string(e.rank) +
+                                " of a world; this context " +
+                                (context->world
+                                     ? "is rank " +
+                                           std::to_string(context->worldRank)
+                                     : std::string("joined none "
+                                                   "(loom_context_join_world)"))),
+                  m.path);
   if ((!e.inputs.empty() && !inputs) || (!e.outputs.empty() && !outputs))
     return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
                             "loom_run needs the entry's inputs and outputs"),

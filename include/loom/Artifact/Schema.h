@@ -501,6 +501,10 @@ struct Program {
 
 struct Entry {
   std::string name;
+  /// The world rank that runs it (a tensor-parallel program's entries, one
+  /// set per rank: the runtime prepares them when a context of that rank
+  /// joins a world), or -1: any.
+  int64_t rank = -1;
   std::vector<TensorDesc> inputs, outputs;
   /// A buffer id is its index here.
   std::vector<Buffer> buffers;

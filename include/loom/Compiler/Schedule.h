@@ -82,6 +82,8 @@ struct ConstantWeight {
 /// The host program of one entry function.
 struct EntrySchedule {
   std::string name;
+  /// The world rank that runs it (the function's tg.runs_on_rank), or -1.
+  int64_t rank = -1;
   std::vector<TensorDesc> inputs, outputs;
   std::vector<Buffer> buffers;
   std::vector<Step> steps;

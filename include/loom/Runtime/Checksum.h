@@ -23,24 +23,44 @@ static inline uint64_t loom_checksum_mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-/* The checksum of the `size` bytes at `data`. */
-static inline uint64_t loom_checksum64(const void *data, size_t size) {
+/* The state before any word. */
+#define LOOM_CHECKSUM_START 0x243f6a8885a308d3ULL
+
+/* The state \p h after the `words` little-endian 8-byte words at `data`:
+   loom_checksum64's loop, so a checksum taken in pieces of whole words
+   (loom_checksum_words, then loom_checksum_end on the rest) equals the
+   whole's. */
+static inline uint64_t loom_checksum_words(uint64_t h, const void *data,
+                                           size_t words) {
   const unsigned char *p = (const unsigned char *)data;
-  uint64_t h = 0x243f6a8885a308d3ULL;
-  size_t i = 0;
-  for (; i + 8 <= size; i += 8) {
+  for (size_t i = 0; i < 8 * words; i += 8) {
     uint64_t w = 0;
     for (unsigned b = 0; b < 8; ++b)
       w |= (uint64_t)p[i + b] << (8 * b);
     h = loom_checksum_mix(h + 0x9e3779b97f4a7c15ULL + w);
   }
-  if (i < size) {
+  return h;
+}
+
+/* The checksum from state \p h after the last `rest` (< 8) bytes at
+   `data` of a total of `size` bytes. */
+static inline uint64_t loom_checksum_end(uint64_t h, const void *data,
+                                         size_t rest, size_t size) {
+  const unsigned char *p = (const unsigned char *)data;
+  if (rest) {
     uint64_t w = 0;
-    for (unsigned b = 0; i + b < size; ++b)
-      w |= (uint64_t)p[i + b] << (8 * b);
+    for (unsigned b = 0; b < rest; ++b)
+      w |= (uint64_t)p[b] << (8 * b);
     h = loom_checksum_mix(h + 0x9e3779b97f4a7c15ULL + w);
   }
   return loom_checksum_mix(h ^ (uint64_t)size);
+}
+
+/* The checksum of the `size` bytes at `data`. */
+static inline uint64_t loom_checksum64(const void *data, size_t size) {
+  const unsigned char *p = (const unsigned char *)data;
+  uint64_t h = loom_checksum_words(LOOM_CHECKSUM_START, p, size / 8);
+  return loom_checksum_end(h, p + size / 8 * 8, size % 8, size);
 }
 
 #ifdef __cplusplus

@@ -19,6 +19,7 @@
 // CHECK-SAME: %{{.*}}: tensor<2x1x12x4xf32> {tg.name = "cache.0.key", tg.tied_result = 0 : i64}
 // CHECK-SAME: %{{.*}}: tensor<2x1x12x4xf32> {tg.name = "cache.0.value", tg.tied_result = 1 : i64}
 // CHECK-SAME: -> (tensor<2x1x12x4xf32> {tg.name = "cache.0.key"}, tensor<2x1x12x4xf32> {tg.name = "cache.0.value"}, tensor<2x16xf32> {tg.name = "logits"})
+// CHECK-SAME: attributes {tg.runs_on_rank = 1 : i64}
 // CHECK-COUNT-3: tg.slice %{{.*}} {limits = array<i64: 8, 8>, starts = array<i64: 0, 4>} : (tensor<8x8xf32>) -> tensor<8x4xf32>
 // CHECK: tg.attention {{.*}} : (tensor<2x1x1x4xf32>, tensor<2x1x12x4xf32>, tensor<2x1x12x4xf32>, tensor<2xi64>) -> tensor<2x1x1x4xf32>
 // CHECK: tg.slice %{{.*}} {limits = array<i64: 8, 8>, starts = array<i64: 4, 0>} : (tensor<8x8xf32>) -> tensor<4x8xf32>
@@ -73,6 +74,13 @@ func.func @norm_over_heads(%x: tensor<1x1x8xf32>, %len: tensor<1xi64>) -> tensor
   // expected-error@+1 {{the attention cannot be split by heads: 'tg.reduce_mean' would read a split value}}
   %o = tg.attention %k, %k, %k, %len {scale = 0.5 : f64} : (tensor<1x2x1x4xf32>, tensor<1x2x1x4xf32>, tensor<1x2x1x4xf32>, tensor<1xi64>) -> tensor<1x2x1x4xf32>
   return %o : tensor<1x2x1x4xf32>
+}
+
+// -----
+// The attribute the pass sets: a non-negative rank on a function.
+// expected-error@+1 {{'tg.runs_on_rank' is a non-negative integer on a function}}
+func.func @negative() attributes {tg.runs_on_rank = -1 : i64} {
+  return
 }
 
 // -----

@@ -79,6 +79,15 @@ LogicalResult TGDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'tg.recomputed' is a unit attribute";
     return success();
   }
+  // Set by --tg-tensor-parallel on rank r's copy of a function
+  // (docs/CacheParallel.md): the world rank that runs it.
+  if (attr.getName() == "tg.runs_on_rank") {
+    auto rank = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<FunctionOpInterface>(op) || !rank || rank.getInt() < 0)
+      return op->emitError()
+             << "'tg.runs_on_rank' is a non-negative integer on a function";
+    return success();
+  }
   return op->emitError() << "unknown tg dialect attribute '" << attr.getName().getValue()
                          << "'";
 }

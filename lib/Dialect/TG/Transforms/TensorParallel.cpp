@@ -609,6 +609,7 @@ void TGTensorParallelPass::runOnOperation() {
       IRMapping map;
       auto copy = cast<func::FuncOp>(b.clone(*fn, map));
       copy.setSymName(rankFunctionName(fn.getSymName(), r));
+      copy->setAttr("tg.runs_on_rank", b.getI64IntegerAttr(r));
       Plan mapped(ranks);
       for (auto &[v, s] : plan->values)
         mapped.values.insert({map.lookup(v), s});
