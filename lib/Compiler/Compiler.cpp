@@ -486,6 +486,20 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
       createTGFormFragments(options.backendRegistry(), fragments));
 }
 
+/// The prefix of the kernels of function \p name: the name with `_k`, every
+/// character an identifier of PTX or SPIR-V cannot hold (a tensor-parallel
+/// rank's `prefill.rank0`, a replica's `.replica1`) written `_xHH_`.
+static std::string kernelPrefix(StringRef name) {
+  std::string out;
+  for (char c : name) {
+    if (llvm::isAlnum(c) || c == '_')
+      out += c;
+    else
+      out += llvm::formatv("_x{0:x-2}_", unsigned((unsigned char)c)).str();
+  }
+  return out + "_k";
+}
+
 /// The target of a compile with \p options: theirs, else the host CPU.
 static llvm::Expected<std::shared_ptr<const target::Target>>
 targetOf(const CompileOptions &options) {
@@ -579,7 +593,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
     scheduling.concatInPlace =
         options.concatInPlace && target->requirements().kind == "cpu";
     scheduling.stateInPlace = options.stateInPlace;
-    auto entry = buildSchedule(fn, (fn.getName() + "_k").str(),
+    auto entry = buildSchedule(fn, kernelPrefix(fn.getName()),
                                options.backendRegistry(), scheduling);
     if (failed(entry))
       return failure();

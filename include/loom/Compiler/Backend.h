@@ -218,7 +218,11 @@ std::unique_ptr<Backend> createOpenBLASBackend();
 std::unique_ptr<Backend> createCuBLASBackend();
 std::unique_ptr<Backend> createCuDNNBackend();
 /// libloomrt's own steps for tg.topk, tg.non_max_suppression, tg.nonzero.
-std::unique_ptr<Backend> createLoomrtBackend();
+/// libloomrt's own steps on a device of kind \p device: on the CPU the
+/// dynamic ops, attention and the world's steps; on a GPU the world's steps
+/// only (tg.world_rank, tg.all_gather: run on any device, staged through
+/// the host).
+std::unique_ptr<Backend> createLoomrtBackend(llvm::StringRef device = "cpu");
 
 //===----------------------------------------------------------------------===//
 // Helpers the backends share (Backends/Patterns.cpp)

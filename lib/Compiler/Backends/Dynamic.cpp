@@ -119,14 +119,23 @@ artifact::AttentionStep shardAttentionStep(tg::ShardAttentionOp op,
 
 class LoomrtBackend : public Backend {
 public:
+  explicit LoomrtBackend(StringRef device) : kind(device.str()) {}
   StringRef name() const override { return "loomrt"; }
   StringRef summary() const override {
-    return "libloomrt's own steps: top-k, non-max suppression and nonzero "
-           "by sorting; fused attention";
+    return onCpu() ? "libloomrt's own steps: top-k, non-max suppression and "
+                     "nonzero by sorting; fused attention; the world's rank "
+                     "and gathers"
+                   : "libloomrt's own steps on a GPU: the world's rank and "
+                     "gathers (staged through the host)";
   }
-  StringRef device() const override { return "cpu"; }
+  StringRef device() const override { return kind; }
   bool generatesCode() const override { return false; }
   std::vector<StringRef> anchorOps() const override {
+    // On a GPU the other ops have generated forms; the world's steps are
+    // the runtime's on any device.
+    if (!onCpu())
+      return {tg::WorldRankOp::getOperationName(),
+              tg::AllGatherOp::getOperationName()};
     return {tg::TopKOp::getOperationName(),
             tg::NonMaxSuppressionOp::getOperationName(),
             tg::NonZeroOp::getOperationName(),
@@ -137,6 +146,9 @@ public:
             tg::AllGatherOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
+    if (!onCpu())
+      return {"world_rank, all_gather: the runtime's, over the context's "
+              "world"};
     return {"topk: f32, f64, i32, i64 (or i1, i8) input, static shape",
             "non_max_suppression: f32 boxes and scores",
             "nonzero: f32, f64, i1, i8, i32, i64 input, static shape",
@@ -148,6 +160,8 @@ public:
 
   void collectCandidates(Operation *anchor, Available,
                          SmallVectorImpl<LibraryCall> &out) const override {
+    if (!onCpu() && !isa<tg::WorldRankOp, tg::AllGatherOp>(anchor))
+      return;
     bool f32Attention = false;
     if (auto attention = dyn_cast<tg::AttentionOp>(anchor))
       f32Attention = patterns::isF32(attention.getQ().getType());
@@ -304,10 +318,14 @@ public:
     double memory = target.memBandwidth > 0 ? bytes / target.memBandwidth : 0;
     return std::max(compute, memory) + target.launchOverhead;
   }
+
+private:
+  bool onCpu() const { return kind == "cpu"; }
+  std::string kind;
 };
 
 } // namespace
 
-std::unique_ptr<Backend> compiler::createLoomrtBackend() {
-  return std::make_unique<LoomrtBackend>();
+std::unique_ptr<Backend> compiler::createLoomrtBackend(StringRef device) {
+  return std::make_unique<LoomrtBackend>(device);
 }

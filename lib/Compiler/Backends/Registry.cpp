@@ -66,20 +66,23 @@ const BackendRegistry &BackendRegistry::builtin() {
 const BackendRegistry *BackendRegistry::forDevice(StringRef kind) {
   if (kind == "cpu")
     return &builtin();
-  // A GPU's default list is generated code alone: its library backends are
-  // chosen by --backends (a list, or auto: placement on a roofline).
+  // A GPU's default list is generated code and the runtime's world steps
+  // (loomrt: tg.world_rank, tg.all_gather); its library backends are chosen
+  // by --backends (a list, or auto: placement on a roofline).
   static const BackendRegistry cuda = [] {
     BackendRegistry r;
     r.add(createCodegenBackend("cuda"));
     r.add(createCuBLASBackend());
     r.add(createCuDNNBackend());
-    r.setDefaultList("codegen");
+    r.add(createLoomrtBackend("cuda"));
+    r.setDefaultList("loomrt,codegen");
     return r;
   }();
   static const BackendRegistry vulkan = [] {
     BackendRegistry r;
     r.add(createCodegenBackend("vulkan"));
-    r.setDefaultList("codegen");
+    r.add(createLoomrtBackend("vulkan"));
+    r.setDefaultList("loomrt,codegen");
     return r;
   }();
   if (kind == "cuda")
