@@ -133,13 +133,19 @@ TEST_F(BackendRegistryTest, EachDeviceKindHasItsRegistry) {
   };
   const BackendRegistry *cuda = BackendRegistry::forDevice("cuda");
   ASSERT_TRUE(cuda);
+  // A GPU's loomrt holds the world's steps only (a tensor-parallel
+  // program's gathers), first in its default list.
   EXPECT_EQ(names(*cuda),
             (std::vector<std::string>{"codegen@cuda", "cublas@cuda",
-                                      "cudnn@cuda"}));
-  EXPECT_EQ(cuda->defaultList(), "codegen");
+                                      "cudnn@cuda", "loomrt@cuda"}));
+  EXPECT_EQ(cuda->defaultList(), "loomrt,codegen");
+  EXPECT_EQ(cuda->lookup("loomrt")->anchorOps(),
+            (std::vector<llvm::StringRef>{"tg.world_rank", "tg.all_gather"}));
   const BackendRegistry *vulkan = BackendRegistry::forDevice("vulkan");
   ASSERT_TRUE(vulkan);
-  EXPECT_EQ(names(*vulkan), (std::vector<std::string>{"codegen@vulkan"}));
+  EXPECT_EQ(names(*vulkan),
+            (std::vector<std::string>{"codegen@vulkan", "loomrt@vulkan"}));
+  EXPECT_EQ(vulkan->defaultList(), "loomrt,codegen");
   // cuBLASLt's candidates: the product with its row bias and ReLU, longest
   // first, each shorter one a prefix.
   constexpr const char *kLinear = R"mlir(
