@@ -91,6 +91,12 @@ LOOM_C_EXPORT int64_t loom_model_num_entries(const loom_model *model);
 LOOM_C_EXPORT const char *loom_model_entry_name(const loom_model *model, int64_t entry);
 /* The entry's index, or -1. */
 LOOM_C_EXPORT int64_t loom_model_find_entry(const loom_model *model, const char *name);
+/* 1 if world rank `rank` runs the entry, else 0: a tensor-parallel
+   artifact's entry `<name>.rank<t>` runs on world rank t (on every world
+   rank w with w % T == t in a world of cache shards x T tensor-parallel
+   ranks); every other entry on every rank (docs/CacheParallel.md). */
+LOOM_C_EXPORT int loom_model_entry_runs_on(const loom_model *model,
+                                           int64_t entry, int64_t rank);
 LOOM_C_EXPORT int64_t loom_entry_num_inputs(const loom_model *model, int64_t entry);
 LOOM_C_EXPORT int64_t loom_entry_num_outputs(const loom_model *model, int64_t entry);
 LOOM_C_EXPORT loom_status loom_entry_input(const loom_model *model, int64_t entry,

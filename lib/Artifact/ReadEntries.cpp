@@ -219,6 +219,8 @@ bool Reader::entry(const Json &e, const std::string &path, int64_t numDevices,
                    Entry &out) {
   if (!string(e, path, "name", out.name) ||
       !integer(e, path, "rank", out.rank, /*required=*/false) ||
+      !integer(e, path, "rank_period", out.rankPeriod, /*required=*/false,
+               1) ||
       !tensors(e, path, "inputs", out.inputs) ||
       !tensors(e, path, "outputs", out.outputs) || !bounds(out, path) ||
       !ties(out, path))

@@ -541,10 +541,21 @@ bool Reader::attention(const Operands &o, Step &out) {
   return true;
 }
 
+bool Reader::worldGroup(const Operands &o, WorldGroup &out) {
+  if (!integer(o.attrs, o.tp, "ranks", out.ranks, true, 1) ||
+      !integer(o.attrs, o.tp, "stride", out.stride, false, 1))
+    return false;
+  out.world = out.ranks * out.stride;
+  if (!integer(o.attrs, o.tp, "world", out.world, false, 1))
+    return false;
+  if (out.world % (out.ranks * out.stride))
+    return fail(o.tp + ".world", "must be a multiple of ranks * stride");
+  return true;
+}
+
 bool Reader::worldRank(const Operands &o, Step &out) {
   WorldRankStep s;
-  if (!integer(o.args, o.ap, "dst", s.dst) ||
-      !integer(o.attrs, o.tp, "ranks", s.ranks, true, 1))
+  if (!integer(o.args, o.ap, "dst", s.dst) || !worldGroup(o, s.group))
     return false;
   out = std::move(s);
   return true;
@@ -554,8 +565,7 @@ bool Reader::allGather(const Operands &o, Step &out) {
   AllGatherStep s;
   if (!integer(o.args, o.ap, "src", s.src) ||
       !integer(o.args, o.ap, "dst", s.dst) ||
-      !integer(o.attrs, o.tp, "bytes", s.bytes) ||
-      !integer(o.attrs, o.tp, "ranks", s.ranks, true, 1))
+      !integer(o.attrs, o.tp, "bytes", s.bytes) || !worldGroup(o, s.group))
     return false;
   if (s.src == s.dst)
     return fail(o.ap + ".dst", "must not be the src");

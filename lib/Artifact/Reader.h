@@ -114,6 +114,7 @@ public:
   bool nonZero(const Operands &o, Step &out);
   bool updateSlice(const Operands &o, Step &out);
   bool attention(const Operands &o, Step &out);
+  bool worldGroup(const Operands &o, WorldGroup &out);
   bool worldRank(const Operands &o, Step &out);
   bool allGather(const Operands &o, Step &out);
   /// A dynamic step's element type: one libloomrt's steps compute on.

@@ -97,6 +97,16 @@ void writeAttention(const AttentionStep &s, Json &args, Json &attrs) {
 }
 
 /// The selections' steps: their operands and the line or shape they run on.
+/// A group's ranks; its stride and world where they are not the whole
+/// world's (1 and ranks * stride).
+void writeWorldGroup(const WorldGroup &g, Json &attrs) {
+  attrs.set("ranks", g.ranks);
+  if (g.stride != 1)
+    attrs.set("stride", g.stride);
+  if (g.world != g.ranks * g.stride)
+    attrs.set("world", g.world);
+}
+
 void writeTopK(const TopKStep &s, Json &args, Json &attrs) {
   args.set("src", s.src);
   writeOptional(args, "valid", s.valid);
@@ -245,13 +255,14 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
   case StepKind::WorldRank: {
     const auto &s = *step.getIf<WorldRankStep>();
     args.set("dst", s.dst);
-    attrs.set("ranks", s.ranks);
+    writeWorldGroup(s.group, attrs);
     return;
   }
   case StepKind::AllGather: {
     const auto &s = *step.getIf<AllGatherStep>();
     args.set("src", s.src).set("dst", s.dst);
-    attrs.set("bytes", s.bytes).set("ranks", s.ranks);
+    attrs.set("bytes", s.bytes);
+    writeWorldGroup(s.group, attrs);
     return;
   }
   case StepKind::TopK:
@@ -342,6 +353,8 @@ Json writeEntry(const Entry &e) {
   o.set("name", e.name);
   if (e.rank >= 0)
     o.set("rank", e.rank);
+  if (e.rankPeriod > 0)
+    o.set("rank_period", e.rankPeriod);
   return o.set("inputs", std::move(inputs))
       .set("outputs", std::move(outputs))
       .set("buffers", std::move(buffers))

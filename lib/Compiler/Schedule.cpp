@@ -135,6 +135,8 @@ void ScheduleBuilder::describeSignature() {
   entry.name = fn.getName().str();
   if (auto rank = fn->getAttrOfType<IntegerAttr>("tg.runs_on_rank"))
     entry.rank = rank.getInt();
+  if (auto period = fn->getAttrOfType<IntegerAttr>("tg.rank_period"))
+    entry.rankPeriod = period.getInt();
   FunctionType type = fn.getFunctionType();
   for (auto [i, t] : llvm::enumerate(type.getInputs())) {
     auto tensor = cast<RankedTensorType>(t);

@@ -140,6 +140,7 @@ art::Entry compiler::toArtifact(const EntrySchedule &entry, int64_t device) {
   art::Entry out;
   out.name = entry.name;
   out.rank = entry.rank;
+  out.rankPeriod = entry.rankPeriod;
   out.inputs = entry.inputs;
   out.outputs = entry.outputs;
   for (const Buffer &b : entry.buffers) {

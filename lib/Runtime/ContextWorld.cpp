@@ -38,7 +38,7 @@ std::chrono::milliseconds timeoutOf(double seconds) {
   return std::chrono::milliseconds(int64_t(seconds * 1000));
 }
 
-/// The world's size, or the error of a step compiled for \p ranks.
+/// The error of a step compiled for a world of \p ranks run in another.
 Error checkWorld(const loom_world *world, int64_t ranks, const char *step) {
   int64_t size = world ? world->comm->size() : 1;
   if (size == ranks)
@@ -54,9 +54,9 @@ Error checkWorld(const loom_world *world, int64_t ranks, const char *step) {
 
 Error rt::runWorldRank(loom_world *world, const artifact::WorldRankStep &s,
                        Device &device, Queue &queue, void *dst) {
-  if (Error err = checkWorld(world, s.ranks, "loomrt.world_rank"))
+  if (Error err = checkWorld(world, s.group.world, "loomrt.world_rank"))
     return err;
-  int64_t rank = world ? world->comm->rank() : 0;
+  int64_t rank = s.group.indexOf(world ? world->comm->rank() : 0);
   if (device.usesHostMemory()) {
     std::memcpy(dst, &rank, sizeof rank);
     return Error::ok();
@@ -67,37 +67,39 @@ Error rt::runWorldRank(loom_world *world, const artifact::WorldRankStep &s,
 Error rt::runAllGather(loom_world *world, const artifact::AllGatherStep &s,
                        Device &device, Queue &queue, const void *src,
                        void *dst) {
-  if (Error err = checkWorld(world, s.ranks, "loomrt.all_gather"))
+  const artifact::WorldGroup &g = s.group;
+  if (Error err = checkWorld(world, g.world, "loomrt.all_gather"))
     return err;
   // On a GPU the blocks are staged through the host.
   bool host = device.usesHostMemory();
-  std::vector<char> staged(host ? 0 : size_t(s.bytes * s.ranks));
+  std::vector<char> staged(host ? 0 : size_t(s.bytes * g.ranks));
   char *all = host ? static_cast<char *>(dst) : staged.data();
-  int rank = world ? world->comm->rank() : 0;
-  char *own = all + rank * s.bytes;
+  int64_t rank = world ? world->comm->rank() : 0, index = g.indexOf(rank);
+  char *own = all + index * s.bytes;
   if (host)
     std::memmove(own, src, size_t(s.bytes));
   else if (Error err = device.readToHost(queue, own, src, s.bytes))
     return err;
-  if (s.ranks > 1) {
+  if (g.ranks > 1) {
     std::vector<comm::Message> messages;
-    for (int p = 0; p < s.ranks; ++p) {
-      if (p == rank)
+    for (int64_t i = 0; i < g.ranks; ++i) {
+      if (i == index)
         continue;
-      messages.push_back({comm::Message::Direction::Send, p, own, s.bytes});
+      int peer = int(g.member(rank, i));
+      messages.push_back({comm::Message::Direction::Send, peer, own, s.bytes});
       messages.push_back(
-          {comm::Message::Direction::Recv, p, all + p * s.bytes, s.bytes});
+          {comm::Message::Direction::Recv, peer, all + i * s.bytes, s.bytes});
     }
     if (Error err = world->comm->exchange(
             messages, comm::Clock::now() + world->timeout)) {
       err.message = "loomrt.all_gather: " + err.message;
       return err;
     }
-    world->bytesSent += s.bytes * (s.ranks - 1);
+    world->bytesSent += s.bytes * (g.ranks - 1);
   }
   if (host)
     return Error::ok();
-  return device.writeFromHost(queue, dst, all, s.bytes * s.ranks);
+  return device.writeFromHost(queue, dst, all, s.bytes * g.ranks);
 }
 
 extern "C" {

@@ -245,7 +245,7 @@ Error SizeCheck::step(const Step &step) const {
     Error err;
     if ((err = need(s.src, s.bytes, "src")))
       return err;
-    return need(s.dst, s.bytes * s.ranks, "dst");
+    return need(s.dst, s.bytes * s.group.ranks, "dst");
   }
   }
   return makeError(LOOM_ERROR_FORMAT, where + ": unknown step kind");

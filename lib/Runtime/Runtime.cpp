@@ -361,7 +361,8 @@ Error prepareRank(const loom_model &model, int64_t rank) {
   auto &m = const_cast<loom_model &>(model);
   std::lock_guard<std::mutex> lock(m.prepareMutex);
   for (size_t e = 0; e < m.plans.size(); ++e)
-    if (m.manifest.entries[e].rank == rank && !m.plans[e].ready)
+    if (m.manifest.entries[e].rank >= 0 &&
+        m.manifest.entries[e].runsOn(rank) && !m.plans[e].ready)
       if (Error err = prepareEntry(m, e))
         return err;
   return Error::ok();
@@ -680,7 +681,14 @@ Error load(loom_model &m, const loom_model_options *options) {
     }
     m.plans[e].planText = "entry @" + m.manifest.entries[e].name +
                           ": prepared when a context of rank " +
-                          std::to_string(rank) + " joins a world\n";
+                          std::to_string(rank) +
+                          (m.manifest.entries[e].rankPeriod > 0
+                               ? " (modulo " +
+                                     std::to_string(
+                                         m.manifest.entries[e].rankPeriod) +
+                                     ")"
+                               : std::string()) +
+                          " joins a world\n";
   }
   return Error::ok();
 }
@@ -756,6 +764,12 @@ int64_t loom_model_find_entry(const loom_model *model, const char *name) {
     if (model->manifest.entries[i].name == name)
       return int64_t(i);
   return -1;
+}
+
+int loom_model_entry_runs_on(const loom_model *model, int64_t entry,
+                             int64_t rank) {
+  return validEntry(model, entry) && rank >= 0 &&
+         model->manifest.entries[entry].runsOn(rank);
 }
 
 int64_t loom_entry_num_inputs(const loom_model *model, int64_t entry) {
@@ -954,9 +968,9 @@ int64_t loom_model_world_ranks(const loom_model *model) {
     for (const artifact::Program &p : e.programs)
       for (const artifact::Step &s : p.steps) {
         if (const auto *r = s.getIf<artifact::WorldRankStep>())
-          ranks = std::max(ranks, r->ranks);
+          ranks = std::max(ranks, r->group.world);
         if (const auto *g = s.getIf<artifact::AllGatherStep>())
-          ranks = std::max(ranks, g->ranks);
+          ranks = std::max(ranks, g->group.world);
       }
   return ranks;
 }
@@ -1223,10 +1237,14 @@ loom_status loom_run(loom_context *context, int64_t entry,
   cpu::CallerPin pin;
   const loom_model &m = *context->model;
   const artifact::Entry &e = m.manifest.entries[entry];
-  if (e.rank >= 0 && (!context->world || context->worldRank != e.rank))
+  if (e.rank >= 0 && (!context->world || !e.runsOn(context->worldRank)))
     return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
                             "entry '" + e.name + "' runs on rank " +
                                 std::to_string(e.rank) +
+                                (e.rankPeriod > 0
+                                     ? " (modulo " +
+                                           std::to_string(e.rankPeriod) + ")"
+                                     : std::string()) +
                                 " of a world; this context " +
                                 (context->world
                                      ? "is rank " +

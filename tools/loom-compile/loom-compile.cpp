@@ -287,8 +287,9 @@ static cl::opt<int64_t> cacheParallel(
              "hold its key/value caches sharded by position, each attending "
              "over its shard, the partial attentions merged by their "
              "log-sum-exp (--tg-cache-parallel, docs/CacheParallel.md); run "
-             "it with loom-generate --ranks=P or under a launcher (default 0: "
-             "one process)"),
+             "it with loom-generate --ranks=P or under a launcher; with "
+             "--tensor-parallel=T, a world of P x T ranks, each shard's T "
+             "ranks contiguous (default 0: one process)"),
     cl::init(0), cl::cat(compileCat));
 static cl::opt<int64_t> tensorParallel(
     "tensor-parallel",
@@ -894,17 +895,15 @@ int main(int argc, char **argv) {
   if (options.source == compiler::EmbeddedSource::Given)
     options.given = compiler::captureGivenGraph(*module);
   // After the capture: --check compares every rank with the program of one
-  // process, as given.
+  // process, as given. Both: a world of P x T ranks, the tensor-parallel
+  // ranks of a cache shard contiguous (world rank = shard * T + t).
   if (cacheParallel == 1 || cacheParallel < 0)
     return fail("--cache-parallel must be P >= 2 ranks (or 0: off)");
-  if (cacheParallel > 0 && failed(tg::shardCaches(*module, cacheParallel)))
-    return 1;
   if (tensorParallel == 1 || tensorParallel < 0)
     return fail("--tensor-parallel must be T >= 2 ranks (or 0: off)");
-  if (tensorParallel > 0 && cacheParallel > 0)
-    return fail("--tensor-parallel and --cache-parallel together (a world of "
-                "CP x TP ranks) is not built yet: give one of them");
   if (tensorParallel > 0 && failed(tg::splitTensors(*module, tensorParallel)))
+    return 1;
+  if (cacheParallel > 0 && failed(tg::shardCaches(*module, cacheParallel)))
     return 1;
   if (superopt != "none" || petParts > 0) {
     std::string why;

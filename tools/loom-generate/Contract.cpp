@@ -184,13 +184,20 @@ loom::generate::readContract(const loom_model *model, llvm::StringRef path,
   c.path = path.str();
   c.prefill.function = c.prefill.name = "prefill";
   c.decode.function = c.decode.name = "decode";
-  std::string suffix = ".rank" + std::to_string(rank);
-  if (loom_model_find_entry(model, "prefill") < 0 &&
-      loom_model_find_entry(model, ("prefill" + suffix).c_str()) >= 0) {
-    c.rank = rank;
-    c.prefill.name += suffix;
-    c.decode.name += suffix;
-  }
+  // A tensor-parallel artifact: the entries `prefill.rank<t>` that run on
+  // this world rank.
+  if (loom_model_find_entry(model, "prefill") < 0)
+    for (int64_t e = 0, n = loom_model_num_entries(model); e < n; ++e) {
+      llvm::StringRef name = loom_model_entry_name(model, e);
+      if (!name.starts_with("prefill.rank") ||
+          !loom_model_entry_runs_on(model, e, rank))
+        continue;
+      c.rank = rank;
+      std::string suffix = name.substr(c.prefill.name.size()).str();
+      c.prefill.name += suffix;
+      c.decode.name += suffix;
+      break;
+    }
   if (llvm::Error e = readEntry(model, path, {"input_ids", "lengths"},
                                {"positions"}, c.prefill))
     return std::move(e);

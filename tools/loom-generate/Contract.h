@@ -56,8 +56,9 @@ struct DecoderContract {
 
 /// Reads and checks the contract of \p model (loaded from \p path, which
 /// the messages name): its entries `prefill` and `decode`, or, where it has
-/// entries per rank (`prefill.rank<r>`, loom-compile --tensor-parallel),
-/// those of rank \p rank.
+/// entries per rank (`prefill.rank<t>`, loom-compile --tensor-parallel),
+/// those world rank \p rank runs (loom_model_entry_runs_on: rank t, or
+/// every rank t modulo T with --cache-parallel too).
 llvm::Expected<DecoderContract> readContract(const loom_model *model,
                                              llvm::StringRef path,
                                              int64_t rank = 0);

@@ -353,18 +353,34 @@ struct AttentionStep {
   bool causal = false;
 };
 
-/// loomrt.world_rank (tg.world_rank): the context's rank in its world, an
-/// i64 at dst. The world must have `ranks` ranks. Runs on any device (the
-/// runtime's, not a device's: docs/CacheParallel.md).
-struct WorldRankStep {
-  int64_t dst = 0, ranks = 1;
+/// A group of a world's ranks (TGWorldOps.td): `ranks` ranks spaced
+/// `stride` apart in a world of `world` ranks (a multiple of ranks *
+/// stride). The world is a grid [world / (ranks * stride), ranks, stride].
+struct WorldGroup {
+  int64_t ranks = 1, stride = 1, world = 1;
+
+  /// World rank \p w's index in its group.
+  int64_t indexOf(int64_t w) const { return (w / stride) % ranks; }
+  /// The world rank of index \p i of world rank \p w's group.
+  int64_t member(int64_t w, int64_t i) const {
+    return w + (i - indexOf(w)) * stride;
+  }
 };
 
-/// loomrt.all_gather (tg.all_gather): dst holds `ranks` blocks of `bytes`,
-/// block p the src of rank p, gathered over the context's world of `ranks`
-/// ranks. Runs on any device (the runtime's).
+/// loomrt.world_rank (tg.world_rank): the context's index in its group of
+/// the world, an i64 at dst. The world must have `group.world` ranks. Runs
+/// on any device (the runtime's, not a device's: docs/CacheParallel.md).
+struct WorldRankStep {
+  int64_t dst = 0;
+  WorldGroup group;
+};
+
+/// loomrt.all_gather (tg.all_gather): dst holds `group.ranks` blocks of
+/// `bytes`, block i the src of the context's group's rank i. Runs on any
+/// device (the runtime's).
 struct AllGatherStep {
-  int64_t src = 0, dst = 0, bytes = 0, ranks = 1;
+  int64_t src = 0, dst = 0, bytes = 0;
+  WorldGroup group;
 };
 
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND
@@ -503,8 +519,15 @@ struct Entry {
   std::string name;
   /// The world rank that runs it (a tensor-parallel program's entries, one
   /// set per rank: the runtime prepares them when a context of that rank
-  /// joins a world), or -1: any.
-  int64_t rank = -1;
+  /// joins a world), or -1: any. With `rankPeriod` (a world of cache- and
+  /// tensor-parallel ranks) every world rank w with w % rankPeriod == rank
+  /// runs it.
+  int64_t rank = -1, rankPeriod = 0;
+
+  /// Whether world rank \p w runs the entry.
+  bool runsOn(int64_t w) const {
+    return rank < 0 || (rankPeriod > 0 ? w % rankPeriod == rank : w == rank);
+  }
   std::vector<TensorDesc> inputs, outputs;
   /// A buffer id is its index here.
   std::vector<Buffer> buffers;

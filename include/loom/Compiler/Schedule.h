@@ -82,8 +82,9 @@ struct ConstantWeight {
 /// The host program of one entry function.
 struct EntrySchedule {
   std::string name;
-  /// The world rank that runs it (the function's tg.runs_on_rank), or -1.
-  int64_t rank = -1;
+  /// The world rank that runs it (the function's tg.runs_on_rank), or -1,
+  /// and its tg.rank_period (0: none; artifact::Entry's).
+  int64_t rank = -1, rankPeriod = 0;
   std::vector<TensorDesc> inputs, outputs;
   std::vector<Buffer> buffers;
   std::vector<Step> steps;

@@ -212,7 +212,8 @@ public:
     if (auto rank = dyn_cast<tg::WorldRankOp>(call.anchor)) {
       artifact::WorldRankStep s;
       s.dst = operands.buffer(rank.getRank());
-      s.ranks = rank.getRanks();
+      s.group = {int64_t(rank.getRanks()), int64_t(rank.getStride()),
+                 rank.getWorldSize()};
       step.record = s;
       return success();
     }
@@ -223,7 +224,8 @@ public:
       s.dst = operands.buffer(gather.getOutput());
       s.bytes = type.getNumElements() *
                 ((type.getElementTypeBitWidth() + 7) / 8);
-      s.ranks = gather.getRanks();
+      s.group = {int64_t(gather.getRanks()), int64_t(gather.getStride()),
+                 gather.getWorldSize()};
       step.record = s;
       return success();
     }

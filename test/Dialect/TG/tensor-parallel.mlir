@@ -84,6 +84,21 @@ func.func @negative() attributes {tg.runs_on_rank = -1 : i64} {
 }
 
 // -----
+// The period the cache-parallel pass sets needs a rank.
+// expected-error@+1 {{'tg.rank_period' is a positive integer on a function with 'tg.runs_on_rank'}}
+func.func @period_alone() attributes {tg.rank_period = 2 : i64} {
+  return
+}
+
+// -----
+// A program on a world already (--tg-cache-parallel's): split first.
+// expected-error@+1 {{--tg-tensor-parallel: the function already runs on a world of ranks; split it before --tg-cache-parallel shards its caches}}
+func.func @sharded(%x: tensor<2x3xf32>) -> tensor<2x2x3xf32> {
+  %all = tg.all_gather %x {ranks = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x2x3xf32>
+  return %all : tensor<2x2x3xf32>
+}
+
+// -----
 // expected-error@+1 {{--tg-tensor-parallel: nothing in the module splits}}
 module {
   func.func @elementwise(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -16,6 +16,31 @@ func.func @world(%x: tensor<2x3xf32>, %q: tensor<1x8x1x64xf32>, %k: tensor<1x2x9
   return %all, %o, %l : tensor<4x2x3xf32>, tensor<1x8x1x64xf32>, tensor<1x8x1xf32>
 }
 
+// A world of 2 cache shards x 2 tensor-parallel ranks: the shard's index
+// (a group of stride 2) and a gather over the tensor-parallel ranks.
+// CHECK-LABEL: func.func @groups
+// CHECK: tg.world_rank {ranks = 2 : i64, stride = 2 : i64} : () -> tensor<i64>
+// CHECK: tg.all_gather %{{.*}} {ranks = 2 : i64, world = 4 : i64} : (tensor<2x3xf32>) -> tensor<2x2x3xf32>
+func.func @groups(%x: tensor<2x3xf32>) -> (tensor<i64>, tensor<2x2x3xf32>) {
+  %r = tg.world_rank {ranks = 2 : i64, stride = 2 : i64} : () -> tensor<i64>
+  %all = tg.all_gather %x {ranks = 2 : i64, world = 4 : i64} : (tensor<2x3xf32>) -> tensor<2x2x3xf32>
+  return %r, %all : tensor<i64>, tensor<2x2x3xf32>
+}
+
+// -----
+func.func @bad_world(%x: tensor<2x3xf32>) -> tensor<2x2x3xf32> {
+  // expected-error@+1 {{world 6 is not a multiple of ranks * stride = 4 (0: the group's)}}
+  %all = tg.all_gather %x {ranks = 2 : i64, stride = 2 : i64, world = 6 : i64} : (tensor<2x3xf32>) -> tensor<2x2x3xf32>
+  return %all : tensor<2x2x3xf32>
+}
+
+// -----
+func.func @no_stride() -> tensor<i64> {
+  // expected-error@+1 {{stride must be at least 1, got 0}}
+  %r = tg.world_rank {ranks = 2 : i64, stride = 0 : i64} : () -> tensor<i64>
+  return %r : tensor<i64>
+}
+
 // -----
 func.func @no_ranks() -> tensor<i64> {
   // expected-error@+1 {{ranks must be at least 1, got 0}}

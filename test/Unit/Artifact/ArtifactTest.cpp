@@ -100,8 +100,10 @@ std::vector<Step> everyStepKind() {
   attention.lse = 7;
   attention.shards = 2;
   steps.push_back(attention);
-  steps.push_back(WorldRankStep{6, 2});
-  steps.push_back(AllGatherStep{4, 5, 64, 2});
+  // The cache shard's index in a world of 2 x 2 (its group strided by the
+  // 2 tensor-parallel ranks), and a gather over the tensor-parallel ranks.
+  steps.push_back(WorldRankStep{6, {2, 2, 4}});
+  steps.push_back(AllGatherStep{4, 5, 64, {2, 1, 4}});
   return steps;
 }
 
@@ -204,6 +206,9 @@ Manifest twoRankManifest() {
   m.weights.tensors.push_back({"w", "F32", {8, 8, 3, 3}, 42});
   Entry e;
   e.name = "main";
+  // Run by the world's even ranks (an entry of a CP x TP world).
+  e.rank = 0;
+  e.rankPeriod = 2;
   e.inputs.push_back({"x", "f32", {1, 8, 4, 4}, 0});
   e.outputs.push_back({"y", "f32", {1, 8, 4, 4}, 0});
   e.buffers = {{BufferKind::Input, 0, 0, "", 0, 0},
@@ -341,11 +346,15 @@ TEST(ArtifactTest, WorldStepsAndShardAttentionRoundTrip) {
   EXPECT_EQ(shard->shard, 6);
   EXPECT_EQ(shard->lse, 7);
   EXPECT_EQ(rank->dst, 6);
-  EXPECT_EQ(rank->ranks, 2);
+  EXPECT_EQ(rank->group.ranks, 2);
+  EXPECT_EQ(rank->group.stride, 2);
+  EXPECT_EQ(rank->group.world, 4);
   EXPECT_EQ(gather->src, 4);
   EXPECT_EQ(gather->dst, 5);
   EXPECT_EQ(gather->bytes, 64);
-  EXPECT_EQ(gather->ranks, 2);
+  EXPECT_EQ(gather->group.ranks, 2);
+  EXPECT_EQ(gather->group.stride, 1);
+  EXPECT_EQ(gather->group.world, 4);
   // A shard's attention without its shard buffer is refused.
   std::string text = writeManifest(twoRankManifest());
   size_t at = text.find("\"shard\": 6");
@@ -357,6 +366,33 @@ TEST(ArtifactTest, WorldStepsAndShardAttentionRoundTrip) {
   EXPECT_NE(error->message.find("needs its shard and length"),
             std::string::npos)
       << error->message;
+  // A world that is not a multiple of the group's span is refused.
+  text = writeManifest(twoRankManifest());
+  at = text.find("\"world\": 4");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"world\": 4").size(), "\"world\": 3");
+  error = readManifest(text, bad);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->message.find("multiple of ranks * stride"),
+            std::string::npos)
+      << error->message;
+}
+
+TEST(ArtifactTest, WorldGroupsAreGridLines) {
+  // A world of 2 cache shards x 3 tensor-parallel ranks, w = 3 * shard + t.
+  WorldGroup tp{3, 1, 6}, cp{2, 3, 6};
+  EXPECT_EQ(tp.indexOf(4), 1);
+  EXPECT_EQ(tp.member(4, 0), 3);
+  EXPECT_EQ(tp.member(4, 2), 5);
+  EXPECT_EQ(cp.indexOf(4), 1);
+  EXPECT_EQ(cp.member(4, 0), 1);
+  EXPECT_EQ(cp.member(1, 1), 4);
+  Entry e;
+  e.rank = 1;
+  e.rankPeriod = 3;
+  EXPECT_TRUE(e.runsOn(1) && e.runsOn(4) && !e.runsOn(3));
+  e.rankPeriod = 0;
+  EXPECT_TRUE(e.runsOn(1) && !e.runsOn(4));
 }
 
 TEST(ArtifactTest, WriteThenReadEveryStepKindAndTheWorld) {

@@ -88,6 +88,17 @@ LogicalResult TGDialect::verifyOperationAttribute(Operation *op,
              << "'tg.runs_on_rank' is a non-negative integer on a function";
     return success();
   }
+  // Set by --tg-cache-parallel on a tensor-parallel rank's function: every
+  // world rank w with w % period == tg.runs_on_rank runs it (a world of
+  // cache- and tensor-parallel ranks, docs/CacheParallel.md).
+  if (attr.getName() == "tg.rank_period") {
+    auto period = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<FunctionOpInterface>(op) || !period || period.getInt() < 1 ||
+        !op->hasAttr("tg.runs_on_rank"))
+      return op->emitError() << "'tg.rank_period' is a positive integer on a "
+                                "function with 'tg.runs_on_rank'";
+    return success();
+  }
   return op->emitError() << "unknown tg dialect attribute '" << attr.getName().getValue()
                          << "'";
 }

@@ -27,12 +27,30 @@ LogicalResult checkRanks(std::optional<Location> location, int64_t ranks,
   return success();
 }
 
+/// A group of \p ranks ranks spaced \p stride apart in a world of \p
+/// world ranks (0: ranks * stride): TGWorldOps.td's header. The attributes
+/// of an op being built may be unset: their defaults (1, 0).
+LogicalResult checkGroup(std::optional<Location> location, IntegerAttr ranksAttr,
+                         IntegerAttr strideAttr, IntegerAttr worldAttr) {
+  int64_t ranks = ranksAttr ? ranksAttr.getInt() : 0;
+  int64_t stride = strideAttr ? strideAttr.getInt() : 1;
+  int64_t world = worldAttr ? worldAttr.getInt() : 0;
+  if (failed(checkRanks(location, ranks)) ||
+      failed(checkRanks(location, stride, "stride")))
+    return failure();
+  if (world < 0 || world % (ranks * stride))
+    return emitOptionalError(location, "world ", world,
+                             " is not a multiple of ranks * stride = ",
+                             ranks * stride, " (0: the group's)");
+  return success();
+}
+
 /// The interpreter's refusal of a world of several ranks.
-LogicalResult oneRankOnly(Operation *op, int64_t ranks) {
-  if (ranks == 1)
+LogicalResult oneRankOnly(Operation *op, int64_t worldSize) {
+  if (worldSize == 1)
     return success();
   return op->emitOpError("runs on a world of ")
-         << ranks
+         << worldSize
          << " ranks; the interpreter runs one: run the compiled artifact "
             "on its ranks (loom-generate --ranks, or under a launcher)";
 }
@@ -52,14 +70,15 @@ LogicalResult WorldRankOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  if (failed(checkRanks(location, adaptor.getRanks())))
+  if (failed(checkGroup(location, adaptor.getRanksAttr(),
+                        adaptor.getStrideAttr(), adaptor.getWorldAttr())))
     return failure();
   inferred.push_back(RankedTensorType::get({}, IntegerType::get(context, 64)));
   return success();
 }
 
 LogicalResult WorldRankOp::evaluate(interp::EvalFrame &frame) {
-  if (failed(oneRankOnly(*this, getRanks())))
+  if (failed(oneRankOnly(*this, getWorldSize())))
     return failure();
   return frame.visit(
       [&](auto &f) -> LogicalResult { return f.pushDoubles({}, {0.0}); });
@@ -77,7 +96,8 @@ LogicalResult AllGatherOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  if (failed(checkRanks(location, adaptor.getRanks())))
+  if (failed(checkGroup(location, adaptor.getRanksAttr(),
+                        adaptor.getStrideAttr(), adaptor.getWorldAttr())))
     return failure();
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
   SmallVector<int64_t> shape = {int64_t(adaptor.getRanks())};
@@ -87,7 +107,7 @@ LogicalResult AllGatherOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult AllGatherOp::evaluate(interp::EvalFrame &frame) {
-  if (failed(oneRankOnly(*this, getRanks())))
+  if (failed(oneRankOnly(*this, getWorldSize())))
     return failure();
   return frame.visit([&](auto &f) -> LogicalResult {
     auto out = f.in(0);

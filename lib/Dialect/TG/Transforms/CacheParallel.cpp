@@ -22,6 +22,14 @@
 // length (overwritten before any query sees them), the extra position of
 // the shard taking what would pass its end.
 //
+// A function that already runs on a world of W ranks (its tg.world_rank and
+// tg.all_gather ops', e.g. a tensor-parallel rank's after
+// --tg-tensor-parallel) runs on a world of P x W after it: world rank w is
+// cache shard w / W of inner rank w % W. Its own collectives keep their
+// groups in the larger world; the shards' are groups of stride W; a
+// function of one rank r of W (tg.runs_on_rank) runs on every world rank
+// w with w % W == r (tg.rank_period = W).
+//
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/TG/Transforms/CacheParallel.h"
@@ -54,8 +62,8 @@ namespace {
 /// Builds the rank-dependent arithmetic of one function.
 class ShardBuilder {
 public:
-  ShardBuilder(OpBuilder &b, Location loc, int64_t ranks)
-      : b(b), loc(loc), ranks(ranks) {}
+  ShardBuilder(OpBuilder &b, Location loc, int64_t ranks, int64_t inner)
+      : b(b), loc(loc), ranks(ranks), inner(inner) {}
 
   Type f32() { return b.getF32Type(); }
   Type i64() { return b.getI64Type(); }
@@ -88,7 +96,8 @@ public:
   /// This rank, as f32 (tg.world_rank, once per function).
   Value rankF32() {
     if (!rank) {
-      Value r = WorldRankOp::create(b, loc, b.getI64IntegerAttr(ranks));
+      // The shards' group spans the world: `world` is its default.
+      Value r = WorldRankOp::create(b, loc, uint64_t(ranks), uint64_t(inner));
       rankI64 = r;
       rank = cast(r, f32());
     }
@@ -98,10 +107,15 @@ public:
     rankF32();
     return rankI64;
   }
+  /// The gather of \p x over this rank's cache shards.
+  Value allGather(Value x) {
+    return AllGatherOp::create(b, loc, x, uint64_t(ranks), uint64_t(inner));
+  }
 
   OpBuilder &b;
   Location loc;
-  int64_t ranks;
+  /// The cache shards P, and the world each shard's ranks form (W).
+  int64_t ranks, inner;
 
 private:
   static RankedTensorType cast_(Value v) {
@@ -198,6 +212,40 @@ Value mergeShards(ShardBuilder &sb, Value gathered, RankedTensorType outType) {
   return sb.reshape(merged, outType.getShape());
 }
 
+/// The world \p fn already runs on (W: its collectives', 1 without any),
+/// its collectives moved into a world of \p ranks x W, and its rank's
+/// period set; failure with an error where its collectives disagree.
+FailureOr<int64_t> enlargeWorld(func::FuncOp fn, int64_t ranks) {
+  SmallVector<Operation *> collectives;
+  int64_t inner = 0;
+  bool agree = true;
+  fn.walk([&](Operation *op) {
+    int64_t world;
+    if (auto r = dyn_cast<WorldRankOp>(op))
+      world = r.getWorldSize();
+    else if (auto g = dyn_cast<AllGatherOp>(op))
+      world = g.getWorldSize();
+    else
+      return;
+    agree &= !inner || inner == world;
+    inner = world;
+    collectives.push_back(op);
+  });
+  if (!agree) {
+    fn.emitError("--tg-cache-parallel: the function's collectives run on "
+                 "worlds of different sizes");
+    return failure();
+  }
+  if (!inner)
+    return int64_t(1);
+  Builder b(fn.getContext());
+  for (Operation *op : collectives)
+    op->setAttr("world", b.getI64IntegerAttr(ranks * inner));
+  if (fn->hasAttr("tg.runs_on_rank") && !fn->hasAttr("tg.rank_period"))
+    fn->setAttr("tg.rank_period", b.getI64IntegerAttr(inner));
+  return inner;
+}
+
 /// A tied cache argument's update: `update_slice(cache, new, offsets)`
 /// along axis 2 of a [B, H, C, D] cache.
 struct CacheUpdate {
@@ -263,6 +311,10 @@ void TGCacheParallelPass::runOnOperation() {
         << ranks.getValue();
     return signalPassFailure();
   }
+  // Every function runs on the larger world, attentions or not.
+  FailureOr<int64_t> inner = enlargeWorld(fn, ranks);
+  if (failed(inner))
+    return signalPassFailure();
   SmallVector<AttentionOp> attentions;
   fn.walk([&](AttentionOp op) { attentions.push_back(op); });
   if (attentions.empty())
@@ -289,7 +341,7 @@ void TGCacheParallelPass::runOnOperation() {
     }
   OpBuilder b(fn.getContext());
   b.setInsertionPointToStart(&fn.getBody().front());
-  ShardBuilder sb(b, fn.getLoc(), ranks);
+  ShardBuilder sb(b, fn.getLoc(), ranks, *inner);
   sb.rankF32();
   // The shards: C / P + 1 positions each. The keys' and values'
   // updates of a layer (and every layer's) share their offsets: one write
@@ -347,8 +399,7 @@ void TGCacheParallelPass::runOnOperation() {
         b, sb.loc,
         ValueRange{shard.getOutput(), sb.reshape(shard.getLse(), lseShape)},
         b.getI64IntegerAttr(3));
-    Value gathered =
-        AllGatherOp::create(b, sb.loc, both, b.getI64IntegerAttr(ranks));
+    Value gathered = sb.allGather(both);
     op.getResult().replaceAllUsesWith(mergeShards(sb, gathered, outType));
     op.erase();
   }

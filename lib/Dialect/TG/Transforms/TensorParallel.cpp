@@ -481,7 +481,7 @@ Value sliceWeight(OpBuilder &b, OpOperand &o, const Split &s, int64_t ranks,
 /// The sum over the ranks of \p partial (every rank the same bits: the
 /// gathered blocks summed in rank order).
 Value allReduce(OpBuilder &b, Location loc, Value partial, int64_t ranks) {
-  Value all = AllGatherOp::create(b, loc, partial, b.getI64IntegerAttr(ranks));
+  Value all = AllGatherOp::create(b, loc, partial, uint64_t(ranks));
   return ReduceSumOp::create(b, loc, all, b.getDenseI64ArrayAttr({0}),
                              b.getBoolAttr(false));
 }
@@ -491,7 +491,7 @@ Value allReduce(OpBuilder &b, Location loc, Value partial, int64_t ranks) {
 Value gatherWhole(OpBuilder &b, Location loc, Value v, int64_t dim,
                   int64_t ranks) {
   auto type = tensorType(v);
-  Value all = AllGatherOp::create(b, loc, v, b.getI64IntegerAttr(ranks));
+  Value all = AllGatherOp::create(b, loc, v, uint64_t(ranks));
   // [T, d0, ..., dn] -> [d0, .., T, d_dim, ..] -> merged.
   SmallVector<int64_t> perm;
   for (int64_t k = 0; k < type.getRank(); ++k) {
@@ -599,6 +599,19 @@ void TGTensorParallelPass::runOnOperation() {
   for (func::FuncOp fn : functions) {
     if (fn.isExternal())
       continue;
+    // Within a world already (--tg-cache-parallel's shards) the split
+    // would need groups of its own: split first, then shard.
+    WalkResult world = fn.walk([](Operation *op) {
+      return isa<WorldRankOp, AllGatherOp, ShardAttentionOp>(op)
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (world.wasInterrupted()) {
+      fn.emitError("--tg-tensor-parallel: the function already runs on a "
+                   "world of ranks; split it before --tg-cache-parallel "
+                   "shards its caches (a world of CP x TP ranks)");
+      return signalPassFailure();
+    }
     FailureOr<Plan> plan = planFunction(fn, ranks);
     if (failed(plan))
       return signalPassFailure();

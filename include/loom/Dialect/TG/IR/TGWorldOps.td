@@ -6,6 +6,16 @@
 // which rank this is, the attention over this rank's shard of a cache
 // sharded by position, and the gather of a tensor from every rank.
 //
+// The rank and the gather are over a group of the world's ranks: `ranks`
+// ranks spaced `stride` apart in a world of `world` ranks (0: `ranks *
+// stride`, the group the whole world). The world is seen as a grid
+// [world / (ranks * stride), ranks, stride]; world rank `w` is index `(w /
+// stride) % ranks` of its group, whose members are `w + (i - (w / stride) %
+// ranks) * stride`, `i < ranks`. A world of cache- and tensor-parallel
+// ranks (CP x TP, docs/CacheParallel.md) gathers over both kinds of group:
+// the tensor-parallel ranks of a cache shard (`stride = 1`) and the cache
+// shards of a tensor-parallel index (`stride = T`).
+//
 // Facts: lib/Dialect/TG/IR/WorldOps.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -16,33 +26,52 @@
 def TG_WorldRankOp : TG_InferOp<"world_rank", !listconcat([TG_Structured], TG_Facts)> {
   let summary = "this rank's index in a world of `ranks` processes";
   let description = [{
-    The rank (`0 .. ranks - 1`) of the process running the program, as a
+    The index (`0 .. ranks - 1`) of the process running the program in its
+    group of `ranks` ranks spaced `stride` apart (the file's header), as a
     rank-0 i64 tensor. A program holding it runs on a world of exactly
-    `ranks` processes (the runtime refuses another size). The interpreter
-    runs one rank: it evaluates the op only for `ranks = 1` (0).
+    `world` processes (0: `ranks * stride`; the runtime refuses another
+    size), a multiple of `ranks * stride`. The interpreter runs one rank:
+    it evaluates the op only for a world of 1 (0).
 
     ```mlir
     %r = tg.world_rank {ranks = 4 : i64} : () -> tensor<i64>
+    %shard = tg.world_rank {ranks = 2 : i64, stride = 2 : i64} : () -> tensor<i64>
     ```
   }];
-  let arguments = (ins I64Attr:$ranks);
+  let arguments = (ins I64Attr:$ranks,
+                   DefaultValuedAttr<I64Attr, "1">:$stride,
+                   DefaultValuedAttr<I64Attr, "0">:$world);
+  let extraClassDeclaration = [{
+    /// The world's size: `world`, or `ranks * stride` where it is 0.
+    int64_t getWorldSize() { return getWorld() ? getWorld() : getRanks() * getStride(); }
+  }];
   let results = (outs 0DTensorOf<[I64]>:$rank);
 }
 
 def TG_AllGatherOp : TG_InferOp<"all_gather", !listconcat([TG_Structured], TG_Facts)> {
-  let summary = "the operand of every rank of the world, stacked by rank";
+  let summary = "the operand of every rank of a group, stacked by index";
   let description = [{
-    `output[p] = input` of rank `p`, for every rank `p < ranks`: the result
-    has shape `[ranks] + input.shape` and is the same on every rank. Every
-    rank runs it, in the same order as its other collectives (the ranks run
-    one program). The interpreter runs one rank: it evaluates the op only for
-    `ranks = 1` (the operand with a leading 1).
+    `output[i] = input` of the group's rank `i`, for every `i < ranks`, the
+    group being the `ranks` ranks spaced `stride` apart that hold this one
+    (the file's header): the result has shape `[ranks] + input.shape` and
+    is the same on every rank of the group. Every rank of the world (of
+    `world` ranks; 0: `ranks * stride`) runs it, in the same order as its
+    other collectives (the ranks run one program). The interpreter runs one
+    rank: it evaluates the op only for a world of 1 (the operand with a
+    leading 1).
 
     ```mlir
     %all = tg.all_gather %x {ranks = 2 : i64} : (tensor<1x32x1x64xf32>) -> tensor<2x1x32x1x64xf32>
+    %tp = tg.all_gather %y {ranks = 2 : i64, world = 4 : i64} : (tensor<1x64xf32>) -> tensor<2x1x64xf32>
     ```
   }];
-  let arguments = (ins TG_Tensor:$input, I64Attr:$ranks);
+  let arguments = (ins TG_Tensor:$input, I64Attr:$ranks,
+                   DefaultValuedAttr<I64Attr, "1">:$stride,
+                   DefaultValuedAttr<I64Attr, "0">:$world);
+  let extraClassDeclaration = [{
+    /// The world's size: `world`, or `ranks * stride` where it is 0.
+    int64_t getWorldSize() { return getWorld() ? getWorld() : getRanks() * getStride(); }
+  }];
   let results = (outs TG_Tensor:$output);
 }
 
