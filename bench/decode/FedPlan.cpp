@@ -107,14 +107,17 @@ Expected<double> gatherSeconds(const DecodeOptions &o, StringRef artifact,
 /// The planner's estimate of row \p r: (batch, context, cp, tp).
 std::tuple<int64_t, int64_t, int64_t, int64_t> estimateKey(int64_t batch,
                                                           const RanksRow &r) {
-  bool tp = r.parallel == "tp";
-  return {batch, r.context, tp ? 1 : r.ranks, tp ? r.ranks : 1};
+  auto [cp, tp] = splitOf(r.parallel, r.ranks);
+  return {batch, r.context, cp, tp};
 }
 
-/// A row's split as the choices name it: "cp 2", "tp 2" ("cp 1": one
-/// process).
+/// A row's split as the choices name it: "cp 2", "tp 2", "cp 2 x tp 2"
+/// ("cp 1": one process).
 std::string splitName(const RanksRow &r) {
-  return (r.parallel == "tp" ? "tp " : "cp ") + std::to_string(r.ranks);
+  auto [cp, tp] = splitOf(r.parallel, r.ranks);
+  if (cp > 1 && tp > 1)
+    return "cp " + std::to_string(cp) + " x tp " + std::to_string(tp);
+  return tp > 1 ? "tp " + std::to_string(tp) : "cp " + std::to_string(cp);
 }
 
 /// What loom-plan-decode says of the decoder and of one machine.

@@ -90,8 +90,10 @@ cl::opt<std::string> parallel(
     "parallel",
     cl::desc("With --ranks: how the ranks split the work, one or both of "
              "cp (the caches sharded by position, loom-compile "
-             "--cache-parallel) and tp (heads and feed-forward columns, "
-             "loom-compile --tensor-parallel), e.g. cp,tp"),
+             "--cache-parallel), tp (heads and feed-forward columns, "
+             "loom-compile --tensor-parallel) and cptp (both: 2 cache shards "
+             "x ranks/2 tensor-parallel ranks, at even counts of 4 and "
+             "more), e.g. cp,tp"),
     cl::init("cp"), cl::cat(cat));
 cl::opt<double> maxLoad("max-load", cl::desc("The 1-minute load to wait for"),
                         cl::init(1.5), cl::cat(cat));
@@ -200,10 +202,14 @@ Error checkRanges(const DecodeOptions &o) {
   if (o.promptBound < 1)
     return createStringError("--prompt-bound must be at least 1");
   for (int64_t r : o.ranks)
-    if (llvm::is_contained(o.parallels, "cp") && o.capacity % r)
-      return createStringError("--capacity " + Twine(o.capacity) +
-                               " is not a multiple of --ranks " + Twine(r) +
-                               " (a shard holds C / P positions)");
+    for (const std::string &kind : o.parallels) {
+      int64_t shards = splitOf(kind, r).first;
+      if (shards > 1 && o.capacity % shards)
+        return createStringError("--capacity " + Twine(o.capacity) +
+                                 " is not a multiple of " + Twine(shards) +
+                                 " cache shards (" + kind + " on " + Twine(r) +
+                                 " ranks; a shard holds C / P positions)");
+    }
   if (o.agreeTokens < 0 || o.agreeTokens > o.promptBound)
     return createStringError("--agree-tokens must be in 0..--prompt-bound");
   if (!o.capacityCheck.empty() &&
@@ -235,6 +241,18 @@ Expected<std::vector<int64_t>> parseLengths(StringRef text, StringRef option) {
     out.push_back(v * scale);
   }
   return out;
+}
+
+std::pair<int64_t, int64_t> splitOf(StringRef kind, int64_t ranks) {
+  if (kind == "none")
+    return {1, 1};
+  if (kind == "cp")
+    return {ranks, 1};
+  if (kind == "tp")
+    return {1, ranks};
+  if (kind == "cptp" && ranks >= 4 && ranks % 2 == 0)
+    return {2, ranks / 2};
+  return {0, 0};
 }
 
 Expected<DecodeOptions> parseOptions(int argc, char **argv) {
@@ -285,10 +303,11 @@ Expected<DecodeOptions> parseOptions(int argc, char **argv) {
     StringRef(parallel).split(kinds, ',');
     o.parallels.clear();
     for (StringRef k : kinds) {
-      if ((k.trim() != "cp" && k.trim() != "tp") ||
+      if ((k.trim() != "cp" && k.trim() != "tp" && k.trim() != "cptp") ||
           llvm::is_contained(o.parallels, k.trim()))
         return createStringError("--parallel: '" + k +
-                                 "' is not one of cp and tp (each once)");
+                                 "' is not one of cp, tp and cptp (each "
+                                 "once)");
       o.parallels.push_back(k.trim().str());
     }
     o.runOrt = o.runTorch = false;

@@ -225,8 +225,8 @@ std::optional<double> peakRssMiB(const DecodeOptions &o,
   return double(r.peakRssKb) / 1024.0;
 }
 
-/// The rows of one rank count split as \p parallel ("cp", "tp"; or
-/// "none": the one-process artifact on `ranks` threads).
+/// The rows of one rank count split as \p parallel ("cp", "tp", "cptp";
+/// or "none": the one-process artifact on `ranks` threads).
 void measureRanks(const DecodeOptions &o, const std::string &artifact,
                   int64_t ranks, StringRef parallel,
                   std::optional<double> peakRss,
@@ -272,7 +272,7 @@ void measureRanks(const DecodeOptions &o, const std::string &artifact,
     // tensor-parallel artifact holds every rank's slices of the weights
     // (and the given ones): what a rank holds is its peak resident set.
     double mib = 1.0 / (1 << 20);
-    if (parallel != "tp") {
+    if (splitOf(parallel, base.ranks).second == 1) {
       row.memoryMiBPerRank = double(weights + state) * mib;
       int64_t wholeState = base.ranks == 1
                                ? state
@@ -319,17 +319,21 @@ int runRanksSweep(const DecodeOptions &o, StringRef workDir,
   RankArtifacts artifacts;
   for (int64_t p : o.ranks)
     for (const std::string &kind : o.parallels) {
-      if (p == 1)
+      auto [cp, tp] = splitOf(kind, p);
+      if (p == 1 || !cp)
         continue;
       std::string out = pathIn(dir, formatv("model-{0}{1}.so", kind, p).str());
-      std::string flag = (kind == "cp" ? "--cache-parallel=" : "--tensor-parallel=") +
-                         std::to_string(p);
+      std::vector<std::string> args = {source, "-o", out};
+      if (cp > 1)
+        args.push_back("--cache-parallel=" + std::to_string(cp));
+      if (tp > 1)
+        args.push_back("--tensor-parallel=" + std::to_string(tp));
       if (!(o.reuse && sys::fs::exists(out))) {
-        ProcessResult r = runProcess(pathIn(o.binDir, "loom-compile"),
-                                     {source, flag, "-o", out}, 3600);
+        ProcessResult r =
+            runProcess(pathIn(o.binDir, "loom-compile"), args, 3600);
         if (!r.succeeded()) {
-          errs() << "loom-bench-decode: loom-compile " << flag << ": "
-                 << r.summary() << "\n";
+          errs() << "loom-bench-decode: loom-compile " << kind << " " << p
+                 << ": " << r.summary() << "\n";
           return 1;
         }
       }
@@ -363,7 +367,7 @@ int runRanksSweep(const DecodeOptions &o, StringRef workDir,
     measureRanks(o, pm->artifact, p, "none", peaks[{"none", p}], *reference,
                  rows);
     for (const std::string &kind : o.parallels)
-      if (p > 1)
+      if (artifacts.count({kind, p}))
         measureRanks(o, artifacts[{kind, p}], p, kind, peaks[{kind, p}],
                      *reference, rows);
   }
