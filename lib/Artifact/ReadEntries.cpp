@@ -225,6 +225,9 @@ bool Reader::entry(const Json &e, const std::string &path, int64_t numDevices,
       !tensors(e, path, "outputs", out.outputs) || !bounds(out, path) ||
       !ties(out, path))
     return false;
+  if (out.rankPeriod > 0 && !(out.rank >= 0 && out.rank < out.rankPeriod))
+    return fail(path + ".rank_period",
+                "needs a rank below it (the rank modulo the period)");
   const std::vector<Json> *programs = array(e, path, "programs");
   const std::vector<Json> *buffers = programs ? array(e, path, "buffers")
                                               : nullptr;

@@ -355,6 +355,15 @@ Error prepareEntry(loom_model &m, size_t e) {
   return Error::ok();
 }
 
+/// The world ranks entry \p e (of one rank) runs on, for messages: "rank
+/// 1", or "rank 1 (modulo 2)".
+std::string ranksOf(const artifact::Entry &e) {
+  std::string text = "rank " + std::to_string(e.rank);
+  if (e.rankPeriod > 0)
+    text += " (modulo " + std::to_string(e.rankPeriod) + ")";
+  return text;
+}
+
 /// Runs \p work on a thread of its own (inline where no thread can be
 /// started) and returns its error. The CPU device's steps run OpenMP
 /// teams, one per calling thread, that live as long as the thread: a team
@@ -711,15 +720,8 @@ Error load(loom_model &m, const loom_model_options *options) {
       continue;
     }
     m.plans[e].planText = "entry @" + m.manifest.entries[e].name +
-                          ": prepared when a context of rank " +
-                          std::to_string(rank) +
-                          (m.manifest.entries[e].rankPeriod > 0
-                               ? " (modulo " +
-                                     std::to_string(
-                                         m.manifest.entries[e].rankPeriod) +
-                                     ")"
-                               : std::string()) +
-                          " joins a world\n";
+                          ": prepared when a context of " +
+                          ranksOf(m.manifest.entries[e]) + " joins a world\n";
   }
   return Error::ok();
 }
@@ -1269,12 +1271,7 @@ loom_status loom_run(loom_context *context, int64_t entry,
   const artifact::Entry &e = m.manifest.entries[entry];
   if (e.rank >= 0 && (!context->world || !e.runsOn(context->worldRank)))
     return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
-                            "entry '" + e.name + "' runs on rank " +
-                                std::to_string(e.rank) +
-                                (e.rankPeriod > 0
-                                     ? " (modulo " +
-                                           std::to_string(e.rankPeriod) + ")"
-                                     : std::string()) +
+                            "entry '" + e.name + "' runs on " + ranksOf(e) +
                                 " of a world; this context " +
                                 (context->world
                                      ? "is rank " +

@@ -376,6 +376,16 @@ TEST(ArtifactTest, WorldStepsAndShardAttentionRoundTrip) {
   EXPECT_NE(error->message.find("multiple of ranks * stride"),
             std::string::npos)
       << error->message;
+  // A period without a rank below it names no world rank: refused.
+  text = writeManifest(twoRankManifest());
+  at = text.find("\"rank\": 0");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"rank\": 0").size(), "\"rank\": 2");
+  error = readManifest(text, bad);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->message.find("rank_period: needs a rank below it"),
+            std::string::npos)
+      << error->message;
 }
 
 TEST(ArtifactTest, WorldGroupsAreGridLines) {
