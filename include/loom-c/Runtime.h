@@ -169,7 +169,10 @@ LOOM_C_EXPORT void loom_context_free(loom_context *context);
    runs on the context's own copy of the state, zero-filled when first used,
    kept between runs and shared by every entry whose tied input has that
    name. loom_context_state gives that copy's address (to read it, or to
-   fill it before a run) and size. */
+   fill it before a run) and size. On a device with memory of its own (a
+   GPU), the copy the runs update stays there between runs;
+   loom_context_state brings the host copy up to date when called: call it
+   again after the runs whose result you read. */
 LOOM_C_EXPORT loom_status loom_context_state(loom_context *context,
                                              const char *name, void **data,
                                              int64_t *bytes);

@@ -52,6 +52,9 @@ public:
   virtual bool query() const = 0;
   /// Blocks until it has.
   virtual Error synchronize() const = 0;
+  /// The device's seconds from \p earlier to this event, both recorded
+  /// with Queue::recordTimed on one queue and complete.
+  virtual Error secondsSince(const Event &earlier, double &seconds) const;
 };
 
 /// A run of a queue's work recorded once and replayed as one unit (a CUDA
@@ -76,6 +79,11 @@ public:
   /// Work enqueued from now on waits for \p event (of any queue, of this
   /// device or another).
   virtual Error wait(const Event &event) = 0;
+  /// Whether the queue keeps a clock of its own (a CUDA stream's timed
+  /// events): then recordTimed marks it, and the step profile reads each
+  /// step's device time between two marks instead of waiting for each step.
+  virtual bool timesOnDevice() const { return false; }
+  virtual std::unique_ptr<Event> recordTimed();
 
   /// Whether the queue can record the work enqueued between beginCapture
   /// and endCapture as a Graph instead of running it (a CUDA stream's

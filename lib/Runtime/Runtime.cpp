@@ -167,7 +167,11 @@ struct loom_context {
   /// profile's file is named after them, and the world may go first).
   loom_world *world = nullptr;
   int64_t worldRank = 0, worldSize = 1;
+  /// The inputs of the run in progress, the context's state resolved, and
+  /// which of them are the state's copy on the entry's device (neither
+  /// staged nor read back).
   std::vector<const void *> inputs;
+  std::vector<bool> resident;
   /// Per entry: its runs so far and, on a queue that captures, the graph
   /// of its steps recorded on the run after the first (LOOM_GRAPHS=0, or
   /// profiling, runs every step every time).
@@ -980,7 +984,9 @@ loom_status loom_context_state(loom_context *context, const char *name,
     std::vector<bool> tied = tiedInputs(e);
     for (size_t i = 0; i < e.inputs.size(); ++i)
       if (tied[i] && e.inputs[i].name == name) {
-        *data = context->state.get(name, e.inputs[i].bytes);
+        if (Error err = context->state.host(name, e.inputs[i].bytes,
+                                            context->queues, *data))
+          return report(err, context->model->path);
         if (bytes)
           *bytes = e.inputs[i].bytes;
         return LOOM_OK;
@@ -1070,7 +1076,9 @@ Error bindRun(loom_context &c, int64_t entry, const void *const *inputs,
     switch (b.kind) {
     case artifact::BufferKind::Input:
     case artifact::BufferKind::Output:
-      if (plan.stagingOffsets[i] >= 0)
+      if (b.kind == artifact::BufferKind::Input && c.resident[b.index])
+        buffers[i] = const_cast<void *>(inputs[b.index]);
+      else if (plan.stagingOffsets[i] >= 0)
         buffers[i] =
             static_cast<char *>(c.staging[b.device].data) +
             plan.stagingOffsets[i];
@@ -1105,7 +1113,8 @@ Error stage(loom_context &c, int64_t entry, bool toDevice,
   std::vector<bool> tied = tiedInputs(e);
   for (size_t i = 0; i < e.buffers.size(); ++i) {
     const artifact::Buffer &b = e.buffers[i];
-    if (plan.stagingOffsets[i] < 0)
+    if (plan.stagingOffsets[i] < 0 ||
+        (b.kind == artifact::BufferKind::Input && c.resident[b.index]))
       continue;
     // State updated in place goes back to the caller's input.
     if (!toDevice && b.kind == artifact::BufferKind::Input && tied[b.index]) {
@@ -1200,24 +1209,35 @@ Error runStep(loom_context &c, int64_t entry, size_t index, size_t &next) {
 }
 
 /// Runs the steps of \p entry's program, timing each when profiling: on a
-/// device with queues of its own (a GPU), each step is waited for, so that
-/// its time is the device's, not that of its launch.
+/// queue with a clock of its own (a CUDA stream), by marks recorded between
+/// the steps and read once they have run, so that a step's time is the
+/// device's alone; on another device with queues of its own (Vulkan), each
+/// step is waited for, so that its time is the device's, not that of its
+/// launch; on the CPU, by the host's clock.
 Error runSteps(loom_context &c, int64_t entry) {
   const EntryPlan &plan = c.model->plans[entry];
   size_t numSteps = plan.program->steps.size();
   Queue &queue = *c.queues[plan.program->device];
-  bool wait = c.profile && !queue.device().usesHostMemory();
+  bool marks = c.profile && queue.timesOnDevice();
+  bool wait = c.profile && !marks && !queue.device().usesHostMemory();
   if (c.profile)
     ++c.profiledRuns[entry];
   if (wait)
     if (Error err = queue.synchronize())
       return err;
+  // Per step run, in order: its index and the mark after it.
+  std::vector<std::pair<size_t, std::unique_ptr<Event>>> ran;
+  std::unique_ptr<Event> first = marks ? queue.recordTimed() : nullptr;
   for (size_t index = 0, next; index < numSteps; index = next) {
     next = index + 1;
     auto start = c.profile ? std::chrono::steady_clock::now()
                            : std::chrono::steady_clock::time_point();
     if (Error err = runStep(c, entry, index, next))
       return err;
+    if (marks) {
+      ran.emplace_back(index, queue.recordTimed());
+      continue;
+    }
     if (wait)
       if (Error err = queue.synchronize())
         return err;
@@ -1227,13 +1247,30 @@ Error runSteps(loom_context &c, int64_t entry) {
                                         start)
               .count());
   }
+  if (!marks)
+    return Error::ok();
+  if (Error err = queue.synchronize())
+    return err;
+  const Event *before = first.get();
+  for (auto &[index, mark] : ran) {
+    if (!before || !mark)
+      return makeError(LOOM_ERROR_LIBRARY,
+                       queue.device().name() +
+                           ": cannot record a timed event for the profile");
+    double seconds = 0;
+    if (Error err = mark->secondsSince(*before, seconds))
+      return err;
+    c.stepSeconds[entry][index].push_back(seconds);
+    before = mark.get();
+  }
   return Error::ok();
 }
 
 /// Runs \p entry's steps: one by one, or, on a queue that captures and for
 /// an entry with no branch, after a first (warm-up) run, as the graph the
 /// second run records, replayed from then on. The graph holds this
-/// context's addresses (arena, staging area, weights), which do not change.
+/// context's addresses (arena, staging area, weights, the state's device
+/// copies), which do not change.
 Error runProgram(loom_context &c, int64_t entry) {
   const EntryPlan &plan = c.model->plans[entry];
   Queue &queue = *c.queues[plan.program->device];
@@ -1283,15 +1320,16 @@ loom_status loom_run(loom_context *context, int64_t entry,
     return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
                             "loom_run needs the entry's inputs and outputs"),
                   m.path);
-  if (Error err = resolveInputs(e, context->state, inputs, outputs,
-                                context->inputs))
+  const EntryPlan &plan = m.plans[entry];
+  if (Error err = resolveInputs(e, plan.program->device, context->queues,
+                                context->state, inputs, outputs,
+                                context->inputs, context->resident))
     return report(err, m.path);
   inputs = context->inputs.data();
   if (Error err = bindRun(*context, entry, inputs, outputs))
     return report(err, m.path);
   if (Error err = stage(*context, entry, true, inputs, outputs))
     return report(err, m.path);
-  const EntryPlan &plan = m.plans[entry];
   if (Error err = runProgram(*context, entry))
     return report(err, m.path);
   if (Error err = stage(*context, entry, false, inputs, outputs))

@@ -50,7 +50,8 @@ Error rt::checkTiedInputs(const artifact::Manifest &manifest) {
   return Error::ok();
 }
 
-void *StateStore::get(const std::string &name, int64_t bytes) {
+StateStore::Tensor &StateStore::tensor(const std::string &name,
+                                      int64_t bytes) {
   Tensor &t = tensors[name];
   if (!t.memory) {
     size_t size = size_t(std::max<int64_t>(bytes, 1)) + 63;
@@ -59,17 +60,81 @@ void *StateStore::get(const std::string &name, int64_t bytes) {
     auto address = reinterpret_cast<uintptr_t>(t.memory.get());
     t.data = t.memory.get() + ((64 - address % 64) % 64);
   }
-  return t.data;
+  return t;
 }
 
-Error rt::resolveInputs(const artifact::Entry &entry, StateStore &store,
-                        const void *const *inputs, void *const *outputs,
-                        std::vector<const void *> &resolved) {
+StateStore::~StateStore() {
+  for (auto &[name, t] : tensors)
+    for (auto &[device, copy] : t.copies)
+      copy.first->deallocate(copy.second);
+}
+
+Error StateStore::host(const std::string &name, int64_t bytes,
+                       const std::vector<std::unique_ptr<Queue>> &queues,
+                       void *&out) {
+  Tensor &t = tensor(name, bytes);
+  if (t.current != kHost) {
+    auto &[device, copy] = t.copies.at(t.current);
+    Queue &queue = *queues[size_t(t.current)];
+    if (Error err = device->readToHost(queue, t.data, copy.data, bytes))
+      return err;
+    if (Error err = queue.synchronize())
+      return err;
+    t.current = kHost;
+  }
+  out = t.data;
+  return Error::ok();
+}
+
+Error StateStore::onDevice(const std::string &name, int64_t bytes,
+                           int64_t device,
+                           const std::vector<std::unique_ptr<Queue>> &queues,
+                           void *&out) {
+  Tensor &t = tensor(name, bytes);
+  auto it = t.copies.find(device);
+  if (it == t.copies.end()) {
+    Device &owner = queues[size_t(device)]->device();
+    Allocation copy;
+    if (Error err = owner.allocate(bytes, copy))
+      return err;
+    it = t.copies.emplace(device, std::make_pair(&owner, copy)).first;
+  }
+  void *copy = it->second.second.data;
+  if (t.current != device) {
+    void *host = nullptr;
+    if (Error err = this->host(name, bytes, queues, host))
+      return err;
+    if (Error err = it->second.first->writeFromHost(*queues[size_t(device)],
+                                                    copy, host, bytes))
+      return err;
+    t.current = device;
+  }
+  out = copy;
+  return Error::ok();
+}
+
+Error rt::resolveInputs(const artifact::Entry &entry, int64_t device,
+                        const std::vector<std::unique_ptr<Queue>> &queues,
+                        StateStore &store, const void *const *inputs,
+                        void *const *outputs,
+                        std::vector<const void *> &resolved,
+                        std::vector<bool> &resident) {
   std::vector<bool> tied = tiedInputs(entry);
   resolved.assign(inputs, inputs + entry.inputs.size());
-  for (size_t i = 0; i < entry.inputs.size(); ++i)
-    if (tied[i] && !resolved[i])
-      resolved[i] = store.get(entry.inputs[i].name, entry.inputs[i].bytes);
+  resident.assign(entry.inputs.size(), false);
+  bool own = !queues[size_t(device)]->device().usesHostMemory();
+  for (size_t i = 0; i < entry.inputs.size(); ++i) {
+    if (!tied[i] || resolved[i])
+      continue;
+    const artifact::TensorDesc &t = entry.inputs[i];
+    void *data = nullptr;
+    Error err = own ? store.onDevice(t.name, t.bytes, device, queues, data)
+                    : store.host(t.name, t.bytes, queues, data);
+    if (err)
+      return err;
+    resolved[i] = data;
+    resident[i] = own;
+  }
   for (size_t j = 0; j < entry.outputs.size(); ++j) {
     const artifact::TensorDesc &out = entry.outputs[j];
     if (!out.tiedInput || !outputs[j] || outputs[j] == resolved[*out.tiedInput])

@@ -106,6 +106,8 @@ struct Options {
   std::string model, inputs, compare, device, entry = "main";
   double tolerance = 1e-4;
   int repeat = 1;
+  /// The file's state fills the context's, which the runs then carry.
+  bool keepState = false;
 };
 
 int parse(int argc, char **argv, Options &o) {
@@ -119,6 +121,10 @@ int parse(int argc, char **argv, Options &o) {
       return true;
     };
     std::string number;
+    if (a == "--keep-state") {
+      o.keepState = true;
+      continue;
+    }
     if (value("--inputs", o.inputs) || value("--compare", o.compare) ||
         value("--device", o.device) || value("--entry", o.entry))
       continue;
@@ -132,21 +138,22 @@ int parse(int argc, char **argv, Options &o) {
       return fail("unknown argument '" + a +
                   "' (usage: loom-gpu-run MODEL.so --inputs=FILE "
                   "[--compare=FILE] [--device=KIND[:N]] [--entry=NAME] "
-                  "[--tolerance=X] [--repeat=N])");
+                  "[--tolerance=X] [--repeat=N] [--keep-state])");
   }
   if (o.model.empty() || o.inputs.empty())
     return fail("usage: loom-gpu-run MODEL.so --inputs=FILE [--compare=FILE] "
                 "[--device=KIND[:N]] [--entry=NAME] [--tolerance=X] "
-                "[--repeat=N]");
+                "[--repeat=N] [--keep-state]");
   return 0;
 }
 
 /// The entry's tensors: \p inputs from \p file (by name, their sizes
 /// checked), \p outputs allocated. State (an input an output is tied to)
-/// that the file does not hold is the context's own (\p state: its
-/// pointer is null), zero-filled and kept between runs.
+/// that the file does not hold, or every state with \p keepState, is the
+/// context's own (\p state: its pointer is null), kept between runs:
+/// zero-filled, or with \p keepState filled from the file by fillState.
 int bindTensors(const loom_model *model, int64_t entry,
-                std::map<std::string, Tensor> &file,
+                std::map<std::string, Tensor> &file, bool keepState,
                 std::vector<std::string> &inputs,
                 std::vector<std::string> &outputs, std::vector<bool> &state) {
   std::vector<bool> tied(size_t(loom_entry_num_inputs(model, entry)), false);
@@ -157,8 +164,8 @@ int bindTensors(const loom_model *model, int64_t entry,
     loom_tensor_desc d;
     loom_entry_input(model, entry, i, &d);
     auto it = file.find(d.name);
-    state.push_back(it == file.end() && tied[size_t(i)]);
-    if (state.back()) {
+    state.push_back((it == file.end() || keepState) && tied[size_t(i)]);
+    if (state.back() && it == file.end()) {
       inputs.emplace_back();
       continue;
     }
@@ -176,6 +183,25 @@ int bindTensors(const loom_model *model, int64_t entry,
     loom_entry_output(model, entry, i, &d);
     int64_t tiedTo = loom_entry_output_tied_input(model, entry, i);
     outputs.emplace_back(tiedTo >= 0 ? 0 : size_t(d.bytes), '\0');
+  }
+  return 0;
+}
+
+/// Copies each state tensor \p inputs holds (bindTensors with keepState)
+/// into \p context's own state.
+int fillState(const loom_model *model, int64_t entry, loom_context *context,
+              const std::vector<std::string> &inputs,
+              const std::vector<bool> &state) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!state[i] || inputs[i].empty())
+      continue;
+    loom_tensor_desc d;
+    loom_entry_input(model, entry, int64_t(i), &d);
+    void *data = nullptr;
+    int64_t bytes = 0;
+    if (loom_context_state(context, d.name, &data, &bytes) != LOOM_OK)
+      return fail(loom_last_error());
+    std::memcpy(data, inputs[i].data(), size_t(bytes));
   }
   return 0;
 }
@@ -232,7 +258,8 @@ int main(int argc, char **argv) {
     return fail(error);
   std::vector<std::string> inputs, outputs;
   std::vector<bool> state;
-  if (int rc = bindTensors(model, entry, file, inputs, outputs, state))
+  if (int rc = bindTensors(model, entry, file, o.keepState, inputs, outputs,
+                           state))
     return rc;
   std::vector<const void *> in;
   std::vector<void *> out;
@@ -248,6 +275,8 @@ int main(int argc, char **argv) {
   loom_context *context = nullptr;
   if (loom_context_create(model, &context) != LOOM_OK)
     return fail(loom_last_error());
+  if (int rc = fillState(model, entry, context, inputs, state))
+    return rc;
   std::vector<double> ms;
   for (int r = 0; r < o.repeat; ++r) {
     auto start = std::chrono::steady_clock::now();

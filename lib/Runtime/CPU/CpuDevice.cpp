@@ -49,6 +49,11 @@ Error Queue::beginCapture() {
 }
 Error Queue::endCapture(std::unique_ptr<Graph> &) { return beginCapture(); }
 Error Queue::replay(const Graph &) { return beginCapture(); }
+std::unique_ptr<Event> Queue::recordTimed() { return nullptr; }
+Error Event::secondsSince(const Event &, double &) const {
+  return makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                   "the device keeps no clock of its own (timed events)");
+}
 PreparedStep::~PreparedStep() = default;
 Device::~Device() = default;
 

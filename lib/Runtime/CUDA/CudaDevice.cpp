@@ -64,6 +64,7 @@ using CUgraphExec = struct CUgraphExec_st *;
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr int CU_STREAM_NON_BLOCKING = 1;
+constexpr int CU_EVENT_DEFAULT = 0;
 constexpr int CU_EVENT_DISABLE_TIMING = 2;
 constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
@@ -106,6 +107,7 @@ enum Attribute {
   X(cuEventRecord, CUevent, CUstream)                                          \
   X(cuEventQuery, CUevent)                                                     \
   X(cuEventDestroy, CUevent)                                                   \
+  X(cuEventElapsedTime, float *, CUevent, CUevent)                             \
   X(cuStreamBeginCapture, CUstream, int)                                       \
   X(cuStreamEndCapture, CUstream, CUgraph *)                                   \
   X(cuGraphInstantiateWithFlags, CUgraphExec *, CUgraph, unsigned long long)   \
@@ -134,6 +136,7 @@ public:
   Error synchronize() const override {
     return waitFor(owner, event, "an event");
   }
+  Error secondsSince(const Event &earlier, double &seconds) const override;
   const CudaDevice &owner;
   CUevent event;
 };
@@ -156,6 +159,8 @@ public:
   Error synchronize() override;
   std::unique_ptr<Event> record() override;
   Error wait(const Event &event) override;
+  bool timesOnDevice() const override { return true; }
+  std::unique_ptr<Event> recordTimed() override;
   bool canCapture() const override { return true; }
   Error beginCapture() override;
   Error endCapture(std::unique_ptr<Graph> &out) override;
@@ -163,6 +168,10 @@ public:
 
   /// The stream, created on first use.
   Error get(CUstream &out);
+  /// An event recorded after what the stream holds; \p flags are
+  /// cuEventCreate's (null on failure: it surfaces at the next
+  /// synchronize).
+  std::unique_ptr<Event> recordWith(unsigned flags);
   /// The library steps' workspace of this queue (cublas::kWorkspaceBytes,
   /// shared by cuBLASLt and cuDNN), allocated on first use.
   Error libraryWorkspace(void *&out);
@@ -415,22 +424,42 @@ void CudaDevice::deallocate(Allocation &allocation) {
 }
 
 Error waitFor(const CudaDevice &device, CUevent event, const char *what) {
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration<double>(device.timeoutSeconds);
+  auto start = std::chrono::steady_clock::now();
+  auto deadline =
+      start + std::chrono::duration<double>(device.timeoutSeconds);
+  // The first 2 ms spin (yielding the core): a sleep, however short, takes
+  // the scheduler's slack (~60 us seen on a lent H200's VM), which every
+  // short run would pay at its end. Then the wait sleeps between polls.
+  auto spinUntil = start + std::chrono::milliseconds(2);
   for (;;) {
     CUresult r = device.api.cuEventQuery(event);
     if (r != CUDA_ERROR_NOT_READY)
       return device.check(r, std::string("waiting for ") + what);
-    if (std::chrono::steady_clock::now() > deadline)
+    auto now = std::chrono::steady_clock::now();
+    if (now > deadline)
       return makeError(LOOM_ERROR_LIBRARY,
                        device.name() + ": " + what + " did not complete within " +
                            std::to_string(device.timeoutSeconds) +
                            " s (LOOM_DEVICE_TIMEOUT)");
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
+    if (now < spinUntil)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
 }
 
 CudaEvent::~CudaEvent() { owner.api.cuEventDestroy(event); }
+
+Error CudaEvent::secondsSince(const Event &earlier, double &seconds) const {
+  float ms = 0;
+  if (Error err = owner.check(
+          owner.api.cuEventElapsedTime(
+              &ms, static_cast<const CudaEvent &>(earlier).event, event),
+          "cuEventElapsedTime"))
+    return err;
+  seconds = double(ms) / 1e3;
+  return Error::ok();
+}
 
 bool CudaEvent::query() const {
   return owner.api.cuEventQuery(event) == CUDA_SUCCESS;
@@ -474,9 +503,17 @@ Error CudaQueue::get(CUstream &out) {
 }
 
 std::unique_ptr<Event> CudaQueue::record() {
+  return recordWith(CU_EVENT_DISABLE_TIMING);
+}
+
+std::unique_ptr<Event> CudaQueue::recordTimed() {
+  return recordWith(CU_EVENT_DEFAULT);
+}
+
+std::unique_ptr<Event> CudaQueue::recordWith(unsigned flags) {
   CUstream s = nullptr;
   CUevent event = nullptr;
-  if (get(s) || owner.api.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING) ||
+  if (get(s) || owner.api.cuEventCreate(&event, flags) ||
       owner.api.cuEventRecord(event, s)) {
     // The failure surfaces at the next synchronize of the queue.
     if (event)

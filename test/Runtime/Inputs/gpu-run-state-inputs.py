@@ -1,6 +1,6 @@
 # The inputs of test/Runtime/gpu-run-state.test: the decode step's token ids and
-# positions alone, the same with a zero cache (for loom-run), and without
-# the positions.
+# positions alone, the same with a zero cache (for loom-run), with a cache
+# of other values (for --keep-state), and without the positions.
 import json
 import os
 import struct
@@ -29,4 +29,9 @@ cache = {name: ("F32", "f", [2, 2, 12, 4], zero)
          for name in ("cache.0.key", "cache.0.value")}
 write(os.path.join(out, "ids.safetensors"), {**ids, **positions})
 write(os.path.join(out, "full.safetensors"), {**ids, **positions, **cache})
+filled = [((i * 37) % 23 - 11) / 16.0 for i in range(len(zero))]
+past = {name: ("F32", "f", [2, 2, 12, 4], filled)
+        for name in ("cache.0.key", "cache.0.value")}
+later = {"positions": ("I64", "q", [2], [5, 7])}
+write(os.path.join(out, "filled.safetensors"), {**ids, **later, **past})
 write(os.path.join(out, "no-positions.safetensors"), ids)

@@ -3,9 +3,10 @@
 |* Part of Loom. test/Runtime/tied-state.test: runs Inputs/decode-cache.mlir's *|
 |* entries on the context's own cache (null input and output pointers):       *|
 |* prefill writes positions 0 and 1, decode positions 2 and 3; prints the     *|
-|* cache (loom_context_state) and the totals after each run; then refuses an  *|
-|* output pointer that is not the tied input's, and runs decode on a cache    *|
-|* the caller owns.                                                           *|
+|* cache (loom_context_state, asked for again after the runs) and the totals  *|
+|* after each run; writes the context's cache between two runs; then refuses  *|
+|* an output pointer that is not the tied input's, and runs decode on a cache *|
+|* the caller owns. tied-state.test runs it on the CPU and on Vulkan.         *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -72,6 +73,17 @@ int main(int argc, char **argv) {
   printf("state: %lld bytes\n", (long long)bytes);
   if (step("prefill", 1, 0, NULL, NULL) || step("decode", 2, 2, NULL, NULL) ||
       step("decode", 3, 3, NULL, NULL))
+    return 1;
+  /* The runs updated the state where the entry runs (on a GPU, in the
+     device's memory): asking for it again brings the host copy up to date. */
+  if (loom_context_state(context, "cache", &state, &bytes) != LOOM_OK)
+    return 1;
+  printCache(state);
+  /* Written by the caller between runs: the next run reads it. */
+  for (int c = 0; c < 3; ++c)
+    ((float *)state)[4 * 3 + c] = 9;
+  if (step("decode", 6, 5, NULL, NULL) ||
+      loom_context_state(context, "cache", &state, &bytes) != LOOM_OK)
     return 1;
   printCache(state);
   if (loom_context_state(context, "new", &state, &bytes) == LOOM_OK)

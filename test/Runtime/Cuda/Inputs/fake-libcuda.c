@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -203,11 +204,22 @@ static CUresult cuStreamDestroy(void *s) {
   free(s);
   return 0;
 }
+/* An event holds the host's clock when recorded (the work before it has
+   run by then: streams run their work when it is enqueued). */
 static CUresult cuEventCreate(void **e, unsigned flags) {
-  *e = malloc(1);
+  *e = calloc(1, sizeof(struct timespec));
   return 0;
 }
-static CUresult cuEventRecord(void *e, void *s) { return 0; }
+static CUresult cuEventRecord(void *e, void *s) {
+  clock_gettime(CLOCK_MONOTONIC, (struct timespec *)e);
+  return 0;
+}
+static CUresult cuEventElapsedTime(float *ms, void *from, void *to) {
+  const struct timespec *a = from, *b = to;
+  note("cuEventElapsedTime");
+  *ms = (float)((b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6);
+  return 0;
+}
 static CUresult cuEventQuery(void *e) { return 0; }
 static CUresult cuEventDestroy(void *e) {
   free(e);
@@ -267,7 +279,8 @@ static const struct {
     FAKE(cuMemAlloc), FAKE(cuMemFree), FAKE(cuMemcpyHtoDAsync),
     FAKE(cuMemcpyDtoHAsync), FAKE(cuMemcpyDtoDAsync), FAKE(cuStreamCreate),
     FAKE(cuStreamDestroy), FAKE(cuEventCreate), FAKE(cuEventRecord),
-    FAKE(cuEventQuery), FAKE(cuEventDestroy), FAKE(cuStreamBeginCapture),
+    FAKE(cuEventQuery), FAKE(cuEventDestroy), FAKE(cuEventElapsedTime),
+    FAKE(cuStreamBeginCapture),
     FAKE(cuStreamEndCapture), FAKE(cuGraphInstantiateWithFlags),
     FAKE(cuGraphLaunch), FAKE(cuGraphDestroy), FAKE(cuGraphExecDestroy),
     FAKE(cuLaunchHostFunc),
