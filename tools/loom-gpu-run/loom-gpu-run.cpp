@@ -187,13 +187,14 @@ int bindTensors(const loom_model *model, int64_t entry,
   return 0;
 }
 
-/// Copies each state tensor \p inputs holds (bindTensors with keepState)
-/// into \p context's own state.
-int fillState(const loom_model *model, int64_t entry, loom_context *context,
-              const std::vector<std::string> &inputs,
-              const std::vector<bool> &state) {
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!state[i] || inputs[i].empty())
+/// Calls \p visit(input index, descriptor, data, bytes) with the context's
+/// copy (loom_context_state) of each input \p state marks.
+template <typename Visit>
+int forEachState(const loom_model *model, int64_t entry,
+                 loom_context *context, const std::vector<bool> &state,
+                 Visit visit) {
+  for (size_t i = 0; i < state.size(); ++i) {
+    if (!state[i])
       continue;
     loom_tensor_desc d;
     loom_entry_input(model, entry, int64_t(i), &d);
@@ -201,9 +202,41 @@ int fillState(const loom_model *model, int64_t entry, loom_context *context,
     int64_t bytes = 0;
     if (loom_context_state(context, d.name, &data, &bytes) != LOOM_OK)
       return fail(loom_last_error());
-    std::memcpy(data, inputs[i].data(), size_t(bytes));
+    visit(i, d, data, bytes);
   }
   return 0;
+}
+
+/// Copies each state tensor \p inputs holds (bindTensors with keepState)
+/// into \p context's own state.
+int fillState(const loom_model *model, int64_t entry, loom_context *context,
+              const std::vector<std::string> &inputs,
+              const std::vector<bool> &state) {
+  return forEachState(model, entry, context, state,
+                      [&](size_t i, const loom_tensor_desc &, void *data,
+                          int64_t bytes) {
+                        if (!inputs[i].empty())
+                          std::memcpy(data, inputs[i].data(), size_t(bytes));
+                      });
+}
+
+/// Prints each state the runs carried (\p state), read back from where
+/// they ran (loom_context_state): its dtype, size and, for f32, its mean.
+int printState(const loom_model *model, int64_t entry, loom_context *context,
+               const std::vector<bool> &state) {
+  return forEachState(
+      model, entry, context, state,
+      [](size_t, const loom_tensor_desc &d, void *data, int64_t bytes) {
+        std::printf("state %s: %s, %lld bytes", d.name, d.dtype,
+                    (long long)bytes);
+        if (std::strcmp(d.dtype, "f32") == 0 && bytes >= 4) {
+          double sum = 0;
+          for (int64_t k = 0; k < bytes / 4; ++k)
+            sum += static_cast<const float *>(data)[k];
+          std::printf(", mean %g", sum / double(bytes / 4));
+        }
+        std::printf("\n");
+      });
 }
 
 /// Compares each output with the reference's tensor of its name.
@@ -290,6 +323,9 @@ int main(int argc, char **argv) {
   std::sort(ms.begin(), ms.end());
   std::printf("time: %d run(s), median %.3f ms, first %.3f ms\n", o.repeat,
               ms[ms.size() / 2], first);
+  if (o.keepState)
+    if (int rc = printState(model, entry, context, state))
+      return rc;
   int rc = o.compare.empty() ? 0 : compareOutputs(model, entry, o, outputs);
   loom_context_free(context);
   loom_model_free(model);

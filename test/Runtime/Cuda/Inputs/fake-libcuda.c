@@ -176,10 +176,17 @@ static CUresult cuMemFree(CUdeviceptr p) {
   free((void *)(uintptr_t)p);
   return 0;
 }
+/* Copies between host and device are noted only with FAKE_CUDA_LOG_COPIES
+   set (state.test counts them; the other logs leave them out). */
+static void copy_note(const char *call, size_t bytes) {
+  if (getenv("FAKE_CUDA_LOG_COPIES"))
+    note("%s %zu bytes", call, bytes);
+}
 static CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
                                   size_t bytes, void *s) {
   if (s && ((stream *)s)->capturing)
     return 900;
+  copy_note("cuMemcpyHtoDAsync", bytes);
   memcpy((void *)(uintptr_t)dst, src, bytes);
   return 0;
 }
@@ -187,6 +194,7 @@ static CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
                                   void *s) {
   if (s && ((stream *)s)->capturing)
     return 900;
+  copy_note("cuMemcpyDtoHAsync", bytes);
   memcpy(dst, (const void *)(uintptr_t)src, bytes);
   return 0;
 }
