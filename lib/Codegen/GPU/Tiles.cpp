@@ -39,6 +39,14 @@ struct Tiling {
 constexpr Tiling kSmallTiles{16, 16};
 constexpr Tiling kLargeTiles{64, 64};
 
+/// Products of at most kRowFormMaxRows rows of A (a decoder's step, one
+/// token a sequence; attention's values for one query) take the row form:
+/// a workgroup per row and kRowCols adjacent output columns (32 bytes of a
+/// row of B: one memory sector), its threads kRowSlices slices of k.
+constexpr int64_t kRowFormMaxRows = 4;
+constexpr int64_t kRowCols = 8;
+constexpr int64_t kRowSlices = kThreads / kRowCols;
+
 Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -196,6 +204,111 @@ struct TileKernel {
   }
 };
 
+/// The workgroups of \p c at \p mTiles x \p nTiles a batch position: the
+/// extents of their positions (the batch loops', then m's and n's tiles),
+/// their number, the grid that holds them (failure: none does), and their
+/// launch of kThreads threads, created by \p b, with its linear block id.
+struct Workgroups {
+  SmallVector<int64_t> tiles;
+  int64_t blocks;
+  Grid grid;
+  mlir::gpu::LaunchOp launch;
+  Value block;
+};
+FailureOr<Workgroups> launchWorkgroups(const Contraction &c, OpBuilder &b,
+                                       int64_t mTiles, int64_t nTiles) {
+  Workgroups w;
+  for (unsigned l : c.batch)
+    w.tiles.push_back(c.ranges[l]);
+  w.tiles.append({mTiles, nTiles});
+  w.blocks = c.extent(c.batch) * mTiles * nTiles;
+  FailureOr<Grid> grid = gridFor(w.blocks);
+  if (failed(grid) || w.blocks == 0)
+    return failure();
+  w.grid = *grid;
+  Location loc = c.op->getLoc();
+  w.launch = createLaunch(b, loc, w.grid, kThreads);
+  w.block = linearBlockId(b, loc, w.launch, w.grid);
+  return w;
+}
+
+/// The row form of \p c (kRowFormMaxRows): thread (slice, col) of the
+/// workgroup of row r and columns [n0, n0 + kRowCols) sums
+/// A[r][k] * B[k][n0 + col] over k = slice, slice + kRowSlices, ... (its
+/// loads of B coalesced with the other columns' threads, zeros past n);
+/// the partial sums meet in workgroup memory, a barrier, and the threads of
+/// slice 0 add the kRowSlices partials of their column, in slice order, to
+/// the output element. Fails when no grid holds the workgroups.
+LogicalResult emitRowContraction(Contraction &c) {
+  int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
+  linalg::LinalgOp op = c.op;
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  FailureOr<Workgroups> w =
+      launchWorkgroups(c, b, m, llvm::divideCeil(n, kRowCols));
+  if (failed(w))
+    return failure();
+  int64_t blocks = w->blocks;
+  mlir::gpu::LaunchOp launch = w->launch;
+  Value block = w->block;
+  TileKernel kernel{c, kSmallTiles, loc, {}, {}, {}, {}, {}, {}};
+  Value partials =
+      allocWorkgroupMemory(b, loc, {kRowSlices, kRowCols}, b.getF32Type());
+  // A block past the last (the grid's last column) computes the last
+  // workgroup's sums and stores nothing: every thread reaches the barrier.
+  Value last = arith::MinUIOp::create(b, loc, block, index(b, loc, blocks - 1));
+  SmallVector<Value> at = delinearize(b, loc, last, w->tiles);
+  Value n0 =
+      arith::MulIOp::create(b, loc, at.pop_back_val(), index(b, loc, kRowCols));
+  Value row = at.pop_back_val();
+  kernel.base.assign(c.ranges.size(), index(b, loc, 0));
+  for (auto [l, v] : llvm::zip(c.batch, at))
+    kernel.base[l] = v;
+  Value tid = launch.getThreadIds().x;
+  Value col = arith::RemUIOp::create(b, loc, tid, index(b, loc, kRowCols));
+  Value slice = arith::DivUIOp::create(b, loc, tid, index(b, loc, kRowCols));
+  Value column = arith::AddIOp::create(b, loc, n0, col);
+  Value inside = allBelow(b, loc, {{column, n}});
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  Value always = arith::ConstantIntOp::create(b, loc, 1, 1);
+  auto sum = scf::ForOp::create(
+      b, loc, slice, index(b, loc, k), index(b, loc, kRowSlices),
+      ValueRange{zero},
+      [&](OpBuilder &fb, Location, Value kk, ValueRange acc) {
+        Value a = kernel.loadOrZero(fb, c.a, c.m, row, c.k, kk, always);
+        Value bv = kernel.loadOrZero(fb, c.b, c.k, kk, c.n, column, inside);
+        Value p = arith::MulFOp::create(fb, loc, a, bv);
+        Value next = arith::AddFOp::create(fb, loc, acc.front(), p);
+        scf::YieldOp::create(fb, loc, next);
+      });
+  memref::StoreOp::create(b, loc, sum.getResult(0), partials,
+                          ValueRange{slice, col});
+  mlir::gpu::BarrierOp::create(b, loc);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slice,
+                                      index(b, loc, 0));
+  Value store = arith::AndIOp::create(
+      b, loc, first, allBelow(b, loc, {{column, n}, {block, blocks}}));
+  auto storeIf = scf::IfOp::create(b, loc, store, /*withElse=*/false);
+  OpBuilder sb = OpBuilder::atBlockBegin(storeIf.thenBlock());
+  Value total = zero;
+  for (int64_t s = 0; s < kRowSlices; ++s)
+    total = arith::AddFOp::create(
+        sb, loc, total,
+        memref::LoadOp::create(sb, loc, partials,
+                               ValueRange{index(sb, loc, s), col}));
+  OpOperand *out = op.getDpsInitOperand(0);
+  SmallVector<Value> ivs(kernel.base);
+  kernel.place(sb, ivs, c.m, row);
+  kernel.place(sb, ivs, c.n, column);
+  SmallVector<Value> to = kernel.indicesOf(sb, out, ivs);
+  Value old = memref::LoadOp::create(sb, loc, out->get(), to);
+  memref::StoreOp::create(sb, loc, arith::AddFOp::create(sb, loc, old, total),
+                          out->get(), to);
+  op->erase();
+  clonePureProducers(launch);
+  return success();
+}
+
 } // namespace
 
 int64_t Contraction::extent(ArrayRef<unsigned> loops) const {
@@ -256,6 +369,8 @@ FailureOr<Contraction> classifyContraction(linalg::LinalgOp op) {
 
 LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks) {
   int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
+  if (m <= kRowFormMaxRows)
+    return emitRowContraction(c);
   auto blocksOf = [&](Tiling t) {
     return c.extent(c.batch) * llvm::divideCeil(m, t.tileM) *
            llvm::divideCeil(n, t.tileN);
@@ -263,30 +378,25 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks) {
   Tiling t = largeTileBlocks >= 0 && int64_t(blocksOf(kLargeTiles)) >= largeTileBlocks
                  ? kLargeTiles
                  : kSmallTiles;
-  int64_t mTiles = llvm::divideCeil(m, t.tileM);
-  int64_t nTiles = llvm::divideCeil(n, t.tileN);
-  SmallVector<int64_t> tiles;
-  for (unsigned l : c.batch)
-    tiles.push_back(c.ranges[l]);
-  tiles.append({mTiles, nTiles});
-  int64_t blocks = c.extent(c.batch) * mTiles * nTiles;
-  FailureOr<Grid> grid = gridFor(blocks);
-  if (failed(grid) || blocks == 0)
-    return failure();
   linalg::LinalgOp op = c.op;
   Location loc = op.getLoc();
   OpBuilder b(op);
-  mlir::gpu::LaunchOp launch = createLaunch(b, loc, *grid, kThreads);
+  FailureOr<Workgroups> w = launchWorkgroups(
+      c, b, llvm::divideCeil(m, t.tileM), llvm::divideCeil(n, t.tileN));
+  if (failed(w))
+    return failure();
+  int64_t blocks = w->blocks;
+  mlir::gpu::LaunchOp launch = w->launch;
   TileKernel kernel{c, t, loc, {}, {}, {}, {}, {}, {}};
   kernel.sharedA =
       allocWorkgroupMemory(b, loc, {t.tileM, kStep}, b.getF32Type());
   kernel.sharedB =
       allocWorkgroupMemory(b, loc, {kStep, t.tileN}, b.getF32Type());
-  Value block = linearBlockId(b, loc, launch, *grid);
+  Value block = w->block;
   // A block past the last tile (the grid's last column) computes the last
   // tile and stores nothing: every thread reaches the barriers.
   Value tile = arith::MinUIOp::create(b, loc, block, index(b, loc, blocks - 1));
-  SmallVector<Value> at = delinearize(b, loc, tile, tiles);
+  SmallVector<Value> at = delinearize(b, loc, tile, w->tiles);
   kernel.n0 =
       arith::MulIOp::create(b, loc, at.pop_back_val(), index(b, loc, t.tileN));
   kernel.m0 =

@@ -49,8 +49,11 @@ mlir::FailureOr<Contraction> classifyContraction(mlir::linalg::LinalgOp op);
 /// B tile (`[k][n]`) in workgroup memory (zeros past the edges), a barrier,
 /// each thread accumulates its register tile of output elements (2 or 32)
 /// from them, a barrier; then each thread adds its sums to its output
-/// elements inside the bounds. Fails (leaving the op) when a grid of
-/// 65535 x 65535 blocks does not hold the tiles.
+/// elements inside the bounds. A product of at most 4 rows (m) takes the
+/// row form instead: a workgroup per row and 8 output columns, its threads
+/// 16 slices of k whose partial sums meet in workgroup memory. Fails
+/// (leaving the op) when a grid of 65535 x 65535 blocks does not hold the
+/// tiles.
 mlir::LogicalResult emitTiledContraction(Contraction &c,
                                          int64_t largeTileBlocks);
 

@@ -82,7 +82,8 @@ func.func @batch_transposed(%bt: memref<3x9x20xf32>, %a: memref<3x17x20xf32>, %c
 
 // Not matrix products of this class: a payload that is not exactly
 // out + a * b (a bias inside), an input indexed by both m and n, and a
-// product 8 deep (shallower than min-depth 16; with min-depth=4, tiled).
+// product 8 deep (shallower than min-depth 16; with min-depth=4, tiled: 5
+// rows, one more than the row form takes).
 // CHECK-LABEL: func.func @biased
 // CHECK-NOT: gpu.launch
 // CHECK: linalg.generic
@@ -121,14 +122,35 @@ func.func @both(%a: memref<4x4x32xf32>, %b: memref<32x4xf32>, %c: memref<4x4xf32
 // SHALLOW-LABEL: func.func @shallow
 // SHALLOW: gpu.launch
 // SHALLOW: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c16
-func.func @shallow(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4xf32>) {
+func.func @shallow(%a: memref<5x8xf32>, %b: memref<8x4xf32>, %c: memref<5x4xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b : memref<4x8xf32>, memref<8x4xf32>) outs(%c : memref<4x4xf32>) {
+      ins(%a, %b : memref<5x8xf32>, memref<8x4xf32>) outs(%c : memref<5x4xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
+  return
+}
+
+// -----
+
+// The row form: a product of at most 4 rows (a decoder's step) is a
+// workgroup of 128 threads per row and 8 adjacent columns, 8 columns x 16
+// slices of k: each thread sums its column over k = slice, slice + 16, ...,
+// the 16 partials meet in workgroup memory (16 x 8) behind one barrier, and
+// slice 0 adds them in slice order to the output. 100 columns: 13
+// workgroups a row, 2 rows: 26.
+// CHECK-LABEL: func.func @rows
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c26{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}})
+// CHECK: memref.alloc() : memref<16x8xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[SLICE:.*]] = arith.divui %{{.*}}, %c8
+// CHECK: scf.for %{{.*}} = %[[SLICE]] to %c768{{.*}} step %c16
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.terminator
+func.func @rows(%a: memref<2x768xf32>, %b: memref<768x100xf32>, %c: memref<2x100xf32>) {
+  linalg.matmul ins(%a, %b : memref<2x768xf32>, memref<768x100xf32>) outs(%c : memref<2x100xf32>)
   return
 }

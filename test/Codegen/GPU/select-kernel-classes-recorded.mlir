@@ -5,8 +5,8 @@
 // error at the op otherwise.
 
 // A product 16 deep kept in the generic class, and one 8 deep (below the
-// class's threshold) made a matrix product; a row of 4 made the row
-// class's.
+// class's threshold) made a matrix product (of 4 rows: its row form); a
+// row of 4 made the row class's.
 // CHECK-LABEL: func.func @respected
 // CHECK: linalg.matmul {loom.gpu.kernel_class = "generic"}
 // CHECK: linalg.matmul {loom.gpu.kernel_class = "matmul_tiles"}
@@ -14,7 +14,7 @@
 // MAPPED-LABEL: func.func @respected
 // MAPPED: linalg.matmul {loom.gpu.kernel_class = "generic"}
 // MAPPED: gpu.launch
-// MAPPED: memref.alloc() : memref<16x16xf32, #gpu.address_space<workgroup>>
+// MAPPED: memref.alloc() : memref<16x8xf32, #gpu.address_space<workgroup>>
 // MAPPED: gpu.launch
 // MAPPED: gpu.subgroup_reduce add
 // MAPPED-NOT: linalg.
