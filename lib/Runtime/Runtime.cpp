@@ -181,6 +181,10 @@ struct loom_context {
   /// valid part of an output of data-dependent length).
   std::vector<std::vector<std::vector<int64_t>>> outputShapes;
   std::vector<std::unique_ptr<Graph>> graphs;
+  /// Per entry: `resident` when its graph was recorded. A run whose state
+  /// is bound otherwise (the caller's own pointer after the context's copy,
+  /// or back) has other addresses: the graph is recorded again.
+  std::vector<std::vector<bool>> graphResident;
   /// LOOM_PROFILE set at creation: the seconds of every execution of every
   /// (entry, step), reported when the context is freed: printed to stderr,
   /// or written as JSON to the file LOOM_PROFILE names when it ends in
@@ -956,6 +960,7 @@ loom_status loom_context_create(const loom_model *model,
   c->runs.assign(model->plans.size(), 0);
   c->outputShapes.resize(model->plans.size());
   c->graphs.resize(model->plans.size());
+  c->graphResident.resize(model->plans.size());
   for (size_t d = 0; d < model->devices.size(); ++d) {
     Device &device = *model->devices[d];
     c->queues.push_back(device.createQueue());
@@ -1275,6 +1280,8 @@ Error runProgram(loom_context &c, int64_t entry) {
   const EntryPlan &plan = c.model->plans[entry];
   Queue &queue = *c.queues[plan.program->device];
   std::unique_ptr<Graph> &graph = c.graphs[entry];
+  if (graph && c.graphResident[entry] != c.resident)
+    graph.reset();
   if (!graph && (!c.useGraphs || !plan.capturable || !queue.canCapture() ||
                  c.runs[entry]++ == 0))
     return runSteps(c, entry);
@@ -1289,6 +1296,7 @@ Error runProgram(loom_context &c, int64_t entry) {
     if (end)
       return end;
     graph = std::move(captured);
+    c.graphResident[entry] = c.resident;
   }
   return queue.replay(*graph);
 }
