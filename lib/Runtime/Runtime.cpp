@@ -1032,7 +1032,11 @@ loom_status loom_context_join_world(loom_context *context,
                                 std::to_string(ranks) + " ranks; this one has " +
                                 std::to_string(loom_world_size(world))),
                   context->model->path);
-  if (Error err = prepareRank(*context->model, loom_world_rank(world)))
+  // The rank's entries are prepared (weights packed) by a team of their
+  // own, as a load's are (onThreadOfItsOwn).
+  if (Error err = onThreadOfItsOwn([&] {
+        return prepareRank(*context->model, loom_world_rank(world));
+      }))
     return report(err, context->model->path);
   context->world = world;
   context->worldRank = loom_world_rank(world);
