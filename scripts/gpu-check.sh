@@ -30,8 +30,10 @@
 # in tiles) for cuda:CHIPS (default sm_80,sm_90a), each
 # with its class and, but for the selections (whose NMS and long lines the
 # generic one-thread lowering does not map to a GPU), with
-# --gpu-generic-kernels, the products and convolutions once more with 64 x 64
-# tiles everywhere (--gpu-large-tile-blocks=0), and stages the thirteen
+# --gpu-generic-kernels, tg.attention's generated form (attention.mlir, three
+# entries), the products of at most 4 rows in their row form
+# (row-products.mlir), the products and convolutions once more with 64 x 64
+# tiles everywhere (--gpu-large-tile-blocks=0), and stages the seventeen
 # artifacts as prepare does (docs/Codegen/GPU.md).
 #
 # prepare-real compiles real models of loom-bench-cpu (scripts/setup-bench.sh
@@ -487,6 +489,11 @@ prepare_classes() {
   cp "$work/attention-decode.so" "$work/attention-unwritten.so"
   artifacts+=("$work/attention-decode.so:decode_gqa" "$work/attention-prefill.so:prefill_cached"
               "$work/attention-unwritten.so:unwritten")
+  # The matrix-product class's row form (products of at most 4 rows: a
+  # decoder's step); their generic form is matmuls-generic's.
+  "$compile" "$root/test/Codegen/GPU/Inputs/row-products.mlir" --target="cuda:$chips" \
+    -o "$work/row-products-class.so" || die "loom-compile failed on row-products.mlir"
+  artifacts+=("$work/row-products-class.so")
   # The tiled classes' 64 x 64 tiles, on every shape of their inputs.
   for input in matmuls convs; do
     "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
