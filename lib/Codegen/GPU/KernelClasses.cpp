@@ -62,6 +62,15 @@ void recordClass(Operation *op, KernelClass kind) {
               StringAttr::get(op->getContext(), nameOf(kind)));
 }
 
+bool recordsClass(Operation *op, KernelClass kind) {
+  auto name = op->getAttrOfType<StringAttr>(kKernelClassAttrName);
+  return name && name.getValue() == nameOf(kind);
+}
+
+bool recordsNoClass(linalg::LinalgOp op) {
+  return !op->hasAttr(kKernelClassAttrName);
+}
+
 LogicalResult forEachOpOfClass(
     ModuleOp module, KernelClass kind,
     function_ref<LogicalResult(linalg::LinalgOp, bool recorded)> visit) {
@@ -114,6 +123,10 @@ LogicalResult emitNotOfClass(Operation *op, KernelClass kind) {
   case KernelClass::ConvTiles:
     diag << "is not a convolution of the class (a contraction that linalg's "
             "convolution interface takes)";
+    break;
+  case KernelClass::RowGroup:
+    diag << "is neither a row reduction nor an op whose loops are all "
+            "parallel and static with a pure payload";
     break;
   case KernelClass::RowReduction:
     diag << "is not a row reduction (parallel loops then reductions, one f32 "

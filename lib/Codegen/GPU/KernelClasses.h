@@ -29,6 +29,7 @@ namespace loom::codegen::gpu {
   X(Recurrence, "recurrence")                                                  \
   X(MatmulTiles, "matmul_tiles")                                               \
   X(ConvTiles, "conv_tiles")                                                   \
+  X(RowGroup, "row_group")                                                     \
   X(RowReduction, "row_reduction")                                             \
   X(Generic, "generic")
 
@@ -56,6 +57,9 @@ std::string kernelClassNames();
 /// a diagnostic at \p op) when the attribute names no class.
 mlir::FailureOr<std::optional<KernelClass>> recordedClass(mlir::Operation *op);
 void recordClass(mlir::Operation *op, KernelClass kind);
+/// Whether \p op's attribute names \p kind; whether it has none.
+bool recordsClass(mlir::Operation *op, KernelClass kind);
+bool recordsNoClass(mlir::linalg::LinalgOp op);
 
 /// Whether \p loop (a top-level op of a kernel function) is a recurrence: a
 /// sequential loop with a structured op inside (tg.scan's lowering).
@@ -77,6 +81,18 @@ mlir::FailureOr<Contraction> matchConvTiles(mlir::linalg::LinalgOp op,
 /// anyhow with \p anyLayout). RowReductions.cpp.
 bool isRowReduction(mlir::linalg::LinalgOp op, int64_t minLength,
                     bool anyLayout);
+
+/// Records the row-group class on the ops of \p block (a kernel function's
+/// body) that form row groups: runs of consecutive ops that \p eligible
+/// takes, over the same rows, anchored by a row reduction of rows of at
+/// least \p minLength elements read contiguously, for workgroups of at
+/// most \p maxThreads threads. RowGroups.cpp.
+void selectRowGroups(mlir::Block &block, int64_t minLength,
+                     int64_t maxThreads,
+                     llvm::function_ref<bool(mlir::linalg::LinalgOp)> eligible);
+/// Whether \p op may be a member of a row group: a row reduction, or an op
+/// whose loops are all parallel and static with a pure payload.
+bool isRowGroupOp(mlir::linalg::LinalgOp op);
 
 /// Calls \p visit on every linalg op of \p module outside a launch that the
 /// class \p kind may map: those recording \p kind (`recorded`) and those

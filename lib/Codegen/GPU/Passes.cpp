@@ -174,11 +174,24 @@ void loom::codegen::gpu::addConvClass(OpPassManager &pm,
   pm.addPass(createLoomGPUMapConvs(convs));
 }
 
+/// Whether the row classes run: they need 32 threads or more per
+/// workgroup (a block size past 1024 is loom-gpu-map-to-launches's error).
+static bool rowClassesRun(const GPUKernelPipelineOptions &options) {
+  return options.blockSize >= 32 && options.blockSize <= 1024;
+}
+
+void loom::codegen::gpu::addRowGroupClass(
+    OpPassManager &pm, const GPUKernelPipelineOptions &options) {
+  if (!rowClassesRun(options))
+    return;
+  LoomGPUMapRowGroupsOptions groups;
+  groups.blockSize = options.blockSize;
+  pm.addPass(createLoomGPUMapRowGroups(groups));
+}
+
 void loom::codegen::gpu::addRowReductionClass(
     OpPassManager &pm, const GPUKernelPipelineOptions &options) {
-  // It needs 32 threads or more per workgroup (a block size past 1024 is
-  // loom-gpu-map-to-launches's error).
-  if (options.blockSize < 32 || options.blockSize > 1024)
+  if (!rowClassesRun(options))
     return;
   LoomGPUMapRowReductionsOptions rows;
   rows.blockSize = options.blockSize;
@@ -212,6 +225,7 @@ void loom::codegen::gpu::addMapStage(OpPassManager &pm,
   if (!options.genericOnly) {
     addMatmulClass(pm, options);
     addConvClass(pm, options);
+    addRowGroupClass(pm, options);
     addRowReductionClass(pm, options);
   }
   addGenericClass(pm, options);
@@ -293,6 +307,11 @@ void loom::codegen::gpu::registerGPUCodegenPasses() {
        "over the matrix-product tiles (filter and input patches staged in "
        "workgroup memory)",
        addConvClass},
+      {"loom-gpu-row-group-class",
+       "GPU kernel class (in loom-gpu-map): runs of ops over the same rows "
+       "(a layer norm, a softmax) as one launch of a workgroup per row, a "
+       "barrier between two ops",
+       addRowGroupClass},
       {"loom-gpu-row-reduction-class",
        "GPU kernel class (in loom-gpu-map): row reductions as a workgroup "
        "per row, subgroup reductions and a workgroup-memory stage",

@@ -8,7 +8,7 @@
 #include "loom/Codegen/GPU/Passes.h"
 
 #include "KernelClasses.h"
-#include "Launches.h"
+#include "RowReductions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -25,13 +25,6 @@ using namespace mlir;
 using namespace loom::codegen::gpu;
 
 namespace {
-
-/// How a reduction's combiner reduces: the subgroup operation and the kind
-/// whose identity starts each partial result.
-struct ReductionKind {
-  mlir::gpu::AllReduceOperation subgroup;
-  arith::AtomicRMWKind identity;
-};
 
 /// The kind of the floating-point combiner \p op, if the row class takes
 /// it (associative and commutative up to rounding).
@@ -59,19 +52,6 @@ std::optional<ReductionKind> kindOf(Operation *op) {
       })
       .Default([](Operation *) { return std::nullopt; });
 }
-
-/// A linalg op of the row class: its leading loops parallel (the rows), its
-/// trailing loops reductions (a row), one f32 output.
-struct RowReduction {
-  linalg::LinalgOp op;
-  SmallVector<int64_t> rowExtents, rowLoopExtents;
-  int64_t rows = 1, length = 1;
-  /// The payload op that combines the output with a row element, and which
-  /// of its two operands is the output.
-  Operation *combiner = nullptr;
-  unsigned outOperand = 0;
-  ReductionKind kind;
-};
 
 /// Whether every shaped input of \p op reads a row contiguously: where its
 /// indexing map uses a reduction loop, its innermost result is the last
@@ -222,79 +202,18 @@ Value foldLoop(OpBuilder &b, Location loc, const RowReduction &r, Value lb,
   return loop.getResult(0);
 }
 
-/// Replaces \p r's op with a launch of one workgroup per row: each thread
-/// folds a strided part of its row, each subgroup reduces its threads'
-/// values, lane 0 of each subgroup stores its result in workgroup memory,
-/// and after a barrier every subgroup reduces those (any number of
-/// subgroups of any width); thread 0 combines the row's result with the
-/// output.
+/// Replaces \p r's op with a launch of one workgroup per row that reduces
+/// it (emitRowReduction).
 LogicalResult emitRowKernel(const RowReduction &r, int64_t maxThreads) {
-  // A power of 2 (so a whole number of warps on CUDA) within block-size.
-  int64_t threads =
-      std::clamp<int64_t>(llvm::PowerOf2Ceil(r.length), kMinRowThreads,
-                          int64_t(llvm::bit_floor(uint64_t(maxThreads))));
-  FailureOr<Grid> grid = gridFor(r.rows);
-  if (failed(grid))
-    return failure();
   linalg::LinalgOp op = r.op;
-  Location loc = op.getLoc();
   OpBuilder b(op);
-  mlir::gpu::LaunchOp launch = createLaunch(b, loc, *grid, threads);
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto f32 = b.getF32Type();
-  Value shared = allocWorkgroupMemory(b, loc, {threads}, f32);
-  Value row = linearBlockId(b, loc, launch, *grid);
-  // A block past the last row (the grid's last column) reads the last row
-  // and stores nothing: every thread reaches the barrier.
-  Value rowRead = arith::MinUIOp::create(b, loc, row, index(r.rows - 1));
-  SmallVector<Value> ivs = delinearize(b, loc, rowRead, r.rowExtents);
-  Value tid = launch.getThreadIds().x;
-  Value partial =
-      foldLoop(b, loc, r, tid, index(r.length), index(threads),
-               [&](OpBuilder &nb, Value position) -> Value {
-                 SmallVector<Value> at(ivs);
-                 llvm::append_range(
-                     at, delinearize(nb, loc, position, r.rowLoopExtents));
-                 return rowElement(nb, loc, r, at);
-               });
-  Value perSubgroup = mlir::gpu::SubgroupReduceOp::create(
-      b, loc, partial, r.kind.subgroup, /*uniform=*/false);
-  Value lane = mlir::gpu::LaneIdOp::create(b, loc, IntegerAttr());
-  Value subgroup = mlir::gpu::SubgroupIdOp::create(b, loc, IntegerAttr());
-  Value zero = index(0);
-  auto firstLane = scf::IfOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero),
-      /*withElse=*/false);
-  OpBuilder atFirstLane = OpBuilder::atBlockBegin(firstLane.thenBlock());
-  memref::StoreOp::create(atFirstLane, loc, perSubgroup, shared, subgroup);
-  mlir::gpu::BarrierOp::create(b, loc);
-  Value subgroups = mlir::gpu::NumSubgroupsOp::create(b, loc, IntegerAttr());
-  Value width = mlir::gpu::SubgroupSizeOp::create(b, loc, IntegerAttr());
-  Value gathered = foldLoop(
-      b, loc, r, lane, subgroups, width, [&](OpBuilder &nb, Value i) -> Value {
-        return memref::LoadOp::create(nb, loc, shared, i).getResult();
-      });
-  Value total = mlir::gpu::SubgroupReduceOp::create(b, loc, gathered,
-                                                    r.kind.subgroup, false);
-  Value store =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
-  if (grid->size() != r.rows)
-    store = arith::AndIOp::create(
-        b, loc, store,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
-                              index(r.rows)));
-  auto storeIf = scf::IfOp::create(b, loc, store, /*withElse=*/false);
-  b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
-  Value out = op.getDpsInits().front();
-  SmallVector<Value> at =
-      applyMap(b, loc, op.getMatchingIndexingMap(op.getDpsInitOperand(0)), ivs);
-  Value old = memref::LoadOp::create(b, loc, out, at);
-  memref::StoreOp::create(b, loc, combine(b, r, old, total), out, at);
-  op->erase();
-  clonePureProducers(launch);
+  FailureOr<RowLaunch> at = beginRowLaunch(
+      b, op.getLoc(), r.rows, rowThreads(r.length, maxThreads));
+  if (failed(at))
+    return failure();
+  emitRowReduction(b, r, *at);
+  r.op->erase();
+  clonePureProducers(at->launch);
   return success();
 }
 
@@ -311,8 +230,8 @@ struct MapRowReductions
       return signalPassFailure();
     }
     auto row = [&](linalg::LinalgOp op, bool recorded) {
-      return recorded ? classify(op, 1, /*anyLayout=*/true)
-                      : classify(op, minLength, /*anyLayout=*/false);
+      return recorded ? classifyRowReduction(op, 1, /*anyLayout=*/true)
+                      : classifyRowReduction(op, minLength, /*anyLayout=*/false);
     };
     auto found = opsOfClass(getOperation(), KernelClass::RowReduction, row);
     if (failed(found))
@@ -331,4 +250,93 @@ struct MapRowReductions
 bool loom::codegen::gpu::isRowReduction(linalg::LinalgOp op, int64_t minLength,
                                         bool anyLayout) {
   return succeeded(classify(op, minLength, anyLayout));
+}
+
+FailureOr<RowReduction>
+loom::codegen::gpu::classifyRowReduction(linalg::LinalgOp op, int64_t minLength,
+                                         bool anyLayout) {
+  return classify(op, minLength, anyLayout);
+}
+
+int64_t loom::codegen::gpu::rowThreads(int64_t length, int64_t maxThreads) {
+  // A power of 2 (so a whole number of warps on CUDA) within block-size.
+  return std::clamp<int64_t>(llvm::PowerOf2Ceil(length), kMinRowThreads,
+                             int64_t(llvm::bit_floor(uint64_t(maxThreads))));
+}
+
+FailureOr<RowLaunch> loom::codegen::gpu::beginRowLaunch(
+    OpBuilder &b, Location loc, int64_t rows, int64_t threads) {
+  RowLaunch at;
+  at.rows = rows;
+  at.threads = threads;
+  FailureOr<Grid> grid = gridFor(at.rows);
+  if (failed(grid))
+    return failure();
+  at.grid = *grid;
+  at.launch = createLaunch(b, loc, at.grid, threads);
+  at.shared = allocWorkgroupMemory(b, loc, {threads}, b.getF32Type());
+  at.row = linearBlockId(b, loc, at.launch, at.grid);
+  // A block past the last row (the grid's last column) reads the last row
+  // and stores nothing: every thread reaches every barrier.
+  at.rowRead = arith::MinUIOp::create(
+      b, loc, at.row, arith::ConstantIndexOp::create(b, loc, at.rows - 1));
+  at.tid = at.launch.getThreadIds().x;
+  return at;
+}
+
+Value RowLaunch::activeAt(OpBuilder &b, Location loc) const {
+  if (grid.size() == rows)
+    return Value();
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                               arith::ConstantIndexOp::create(b, loc, rows));
+}
+
+void loom::codegen::gpu::emitRowReduction(OpBuilder &b, const RowReduction &r,
+                                          const RowLaunch &at) {
+  linalg::LinalgOp op = r.op;
+  Location loc = op.getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  SmallVector<Value> ivs = delinearize(b, loc, at.rowRead, r.rowExtents);
+  Value partial =
+      foldLoop(b, loc, r, at.tid, index(r.length), index(at.threads),
+               [&](OpBuilder &nb, Value position) -> Value {
+                 SmallVector<Value> pos(ivs);
+                 llvm::append_range(
+                     pos, delinearize(nb, loc, position, r.rowLoopExtents));
+                 return rowElement(nb, loc, r, pos);
+               });
+  Value perSubgroup = mlir::gpu::SubgroupReduceOp::create(
+      b, loc, partial, r.kind.subgroup, /*uniform=*/false);
+  Value lane = mlir::gpu::LaneIdOp::create(b, loc, IntegerAttr());
+  Value subgroup = mlir::gpu::SubgroupIdOp::create(b, loc, IntegerAttr());
+  Value zero = index(0);
+  auto firstLane = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero),
+      /*withElse=*/false);
+  OpBuilder atFirstLane = OpBuilder::atBlockBegin(firstLane.thenBlock());
+  memref::StoreOp::create(atFirstLane, loc, perSubgroup, at.shared, subgroup);
+  mlir::gpu::BarrierOp::create(b, loc);
+  Value subgroups = mlir::gpu::NumSubgroupsOp::create(b, loc, IntegerAttr());
+  Value width = mlir::gpu::SubgroupSizeOp::create(b, loc, IntegerAttr());
+  Value gathered = foldLoop(
+      b, loc, r, lane, subgroups, width, [&](OpBuilder &nb, Value i) -> Value {
+        return memref::LoadOp::create(nb, loc, at.shared, i).getResult();
+      });
+  Value total = mlir::gpu::SubgroupReduceOp::create(b, loc, gathered,
+                                                    r.kind.subgroup, false);
+  Value store =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, at.tid, zero);
+  if (Value active = at.activeAt(b, loc))
+    store = arith::AndIOp::create(b, loc, store, active);
+  auto storeIf = scf::IfOp::create(b, loc, store, /*withElse=*/false);
+  OpBuilder inside = OpBuilder::atBlockTerminator(storeIf.thenBlock());
+  Value out = op.getDpsInits().front();
+  SmallVector<Value> pos = applyMap(
+      inside, loc, op.getMatchingIndexingMap(op.getDpsInitOperand(0)), ivs);
+  Value old = memref::LoadOp::create(inside, loc, out, pos);
+  memref::StoreOp::create(inside, loc, combine(inside, r, old, total), out,
+                          pos);
 }

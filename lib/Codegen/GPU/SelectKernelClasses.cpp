@@ -9,6 +9,8 @@
 
 #include "KernelClasses.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 namespace loom::codegen::gpu {
 #define GEN_PASS_DEF_LOOMGPUSELECTKERNELCLASSES
 #include "loom/Codegen/GPU/Passes.h.inc"
@@ -28,6 +30,7 @@ struct SelectKernelClasses
     llvm::SmallPtrSet<Operation *, 8> recurrences;
     if (failed(selectRecurrences(recurrences)))
       return signalPassFailure();
+    selectGroups();
     WalkResult walked = getOperation().walk([&](linalg::LinalgOp op) {
       // A recurrence's ops are its class's; a launch's are mapped.
       if (op->getParentOfType<mlir::gpu::LaunchOp>() ||
@@ -69,6 +72,23 @@ struct SelectKernelClasses
     return forEachTopLevelLoop(getOperation(), select);
   }
 
+  /// Records the row-group class on the runs of ops of each kernel
+  /// function's body that form row groups, among the ops that record no
+  /// class and that no class tried before it takes.
+  void selectGroups() {
+    if (genericOnly || !rowClassRuns())
+      return;
+    auto eligible = [&](linalg::LinalgOp op) {
+      return recordsNoClass(op) &&
+             failed(matchMatmulTiles(op, matmulMinDepth)) &&
+             failed(matchConvTiles(op, convMinDepth, convMinChannels));
+    };
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (!fn.isExternal())
+        selectRowGroups(fn.getBody().front(), rowMinLength, blockSize,
+                        eligible);
+  }
+
   bool rowClassRuns() const {
     return blockSize >= kMinRowThreads && blockSize <= 1024;
   }
@@ -106,6 +126,12 @@ struct SelectKernelClasses
       break;
     case KernelClass::ConvTiles:
       takes = succeeded(matchConvTiles(op, 1, 0));
+      break;
+    case KernelClass::RowGroup:
+      if (!rowClassRuns())
+        return leftOut("block-size " + Twine(int64_t(blockSize)) +
+                       " leaves out (it needs 32 to 1024 threads)");
+      takes = isRowGroupOp(op);
       break;
     case KernelClass::RowReduction:
       if (!rowClassRuns())

@@ -53,7 +53,7 @@ func.func @matmul_as_conv(%a: memref<4x16xf32>, %b: memref<16x4xf32>, %c: memref
 // -----
 
 func.func @unknown(%a: memref<4x4xf32>, %b: memref<4x4xf32>) {
-  // expected-error @+1 {{'linalg.copy' op has loom.gpu.kernel_class = "tiles", which names no kernel class (one of recurrence, matmul_tiles, conv_tiles, row_reduction, generic)}}
+  // expected-error @+1 {{'linalg.copy' op has loom.gpu.kernel_class = "tiles", which names no kernel class (one of recurrence, matmul_tiles, conv_tiles, row_group, row_reduction, generic)}}
   linalg.copy {loom.gpu.kernel_class = "tiles"} ins(%a : memref<4x4xf32>) outs(%b : memref<4x4xf32>)
   return
 }

@@ -111,14 +111,16 @@ void addMapStage(mlir::OpPassManager &pm,
 /// The kernel classes the map stage runs (docs/Codegen/GPU.md, "Kernel
 /// classes"), each a named pipeline too: recurrences (always: no other
 /// class maps a sequential loop of structured ops), matrix products,
-/// convolutions, row reductions (none where block-size is below 32 or above
-/// 1024), and the generic class, which maps every loop nest the others left.
+/// convolutions, row groups and row reductions (none where block-size is
+/// below 32 or above 1024), and the generic class, which maps every loop nest the others left.
 void addRecurrenceClass(mlir::OpPassManager &pm,
                         const GPUKernelPipelineOptions &options);
 void addMatmulClass(mlir::OpPassManager &pm,
                     const GPUKernelPipelineOptions &options);
 void addConvClass(mlir::OpPassManager &pm,
                   const GPUKernelPipelineOptions &options);
+void addRowGroupClass(mlir::OpPassManager &pm,
+                      const GPUKernelPipelineOptions &options);
 void addRowReductionClass(mlir::OpPassManager &pm,
                           const GPUKernelPipelineOptions &options);
 void addGenericClass(mlir::OpPassManager &pm,
@@ -139,7 +141,8 @@ void registerGPUCodegenDialects(mlir::DialectRegistry &registry);
 /// Registers the passes of Passes.td, `loom-gpu-kernel-pipeline`, one
 /// named pipeline per stage (`loom-gpu-linalg`, ..., `loom-gpu-lower`) and
 /// one per kernel class (`loom-gpu-matmul-class`, `loom-gpu-conv-class`,
-/// `loom-gpu-row-reduction-class`, `loom-gpu-generic-class`).
+/// `loom-gpu-row-group-class`, `loom-gpu-row-reduction-class`,
+/// `loom-gpu-generic-class`).
 void registerGPUCodegenPasses();
 
 } // namespace loom::codegen::gpu

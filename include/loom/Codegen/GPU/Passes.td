@@ -231,6 +231,53 @@ def LoomGPUMapRecurrences : Pass<"loom-gpu-map-recurrences", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LoomGPUMapRowGroups : Pass<"loom-gpu-map-row-groups", "mlir::ModuleOp"> {
+  let summary = "Map each run of ops over the same rows (a layer norm, a softmax) to one launch of a workgroup per row";
+  let description = [{
+    The row-group kernel class (docs/Codegen/GPU.md, "Row groups"). On
+    bufferized kernel functions, before the row-reduction class: a **row
+    group** is a run of consecutive linalg ops of a kernel function's body
+    (only pure ops that are not structured ops between them) over the same
+    rows, each either a row reduction (as `loom-gpu-map-row-reductions`
+    takes it) or a **parallel member**, an op whose loops are all parallel
+    and static, the leading ones the rows' loops (a per-row value such as a
+    mean's division when there are no others, a row's elements otherwise:
+    a layer norm's normalisation), its payload pure; every buffer a member
+    writes is reached by every member as the buffer itself (not a view),
+    indexed by the row loops first and by no row loop after, so that no
+    workgroup reaches another row's part of what the group writes. A group
+    is formed around a row reduction of rows of at least `min-length`
+    elements read contiguously: the parallel members over its rows just
+    before it, then members over its rows after it, while the whole stays
+    a group and one thread runs at most 60,000 loop iterations. It becomes
+    one `gpu.launch` with a workgroup per row of `clamp(next power of 2 of
+    the longest row, 32, largest power of 2 in block-size)` threads that
+    runs the members in order with a `gpu.barrier` between two: a
+    reduction as the row-reduction class reduces a row, a parallel member
+    with each thread taking the row's positions `tid, tid + threads, ...`.
+    A layer norm (a mean, its division, a variance and the normalisation)
+    is one launch instead of five, a softmax one instead of four; the row's
+    elements stay in the chip's caches between its passes.
+
+    An op that records `loom.gpu.kernel_class = "row_group"` is this
+    class's: the consecutive ops that record it are grouped as above
+    whatever the thresholds (any row length and layout, a group of one op),
+    and an op that joins no group is an error. The match above decides only
+    for ops that record no class (this pass run alone).
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
+           "The most threads of a row's workgroup (32 to 1024)">,
+    Option<"minLength", "min-length", "int64_t", /*default=*/"32",
+           "The fewest elements of the row reduction a group forms "
+           "around">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LoomGPUMapRowReductions : Pass<"loom-gpu-map-row-reductions", "mlir::ModuleOp"> {
   let summary = "Map each row reduction of a kernel function to a launch of one workgroup per row";
   let description = [{
@@ -397,7 +444,9 @@ def LoomGPUSelectKernelClasses : Pass<"loom-gpu-select-kernel-classes", "mlir::M
     `loom-gpu-hoist-scratch`: every top-level `scf.for` of a kernel function
     that is a recurrence, and every linalg op outside a launch and outside
     a recurrence, records the class that maps it in the discardable string
-    attribute `loom.gpu.kernel_class`: `recurrence`, then the first of
+    attribute `loom.gpu.kernel_class`: `recurrence`; then `row_group` on
+    the runs of ops that form row groups (`loom-gpu-map-row-groups`) among
+    the ops no product or convolution class takes; then the first of
     `matmul_tiles`, `conv_tiles` and `row_reduction` whose match holds
     under this pass's thresholds (none with `generic-only`; no row class
     where `block-size` is below 32 or above 1024), else `generic`. Each
