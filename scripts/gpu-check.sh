@@ -963,7 +963,9 @@ ordinal_of() {
 
 # The timing table: each entry of STAGE/timed.txt run by loom-gpu-run
 # (LOOM_GPU_CHECK_TIMED_REPEAT runs, default 50; the median of the host's
-# clock around loom_run, host copies of inputs and outputs included), then,
+# clock around loom_run, host copies of inputs and outputs included, from
+# the context's page-locked host memory and again from pageable memory),
+# then,
 # once it is done, PyTorch's eager and torch.compile times of the same
 # configurations (gpu-bench-torch.py, started by run, CUDA events on device
 # tensors); each Loom entry once more under LOOM_PROFILE for its per-step
@@ -989,15 +991,23 @@ timed_check() {
                --entry="$entry" --device="$device" --keep-state)
     if [ "$dry" = 1 ]; then
       step "${cmd[@]}" --repeat="$repeat"
+      step "${cmd[@]}" --repeat="$repeat" --pageable
       step env LOOM_PROFILE="$outdir/profile-$name-$entry.json" "${cmd[@]}" --repeat=5
       continue
     fi
-    if out=$(timeout 300 "${cmd[@]}" --repeat="$repeat" 2>&1); then
-      echo "$name $entry $torch $batch $(sed -n 's/^time: .* median \([^ ]*\) ms.*/\1/p' <<< "$out")" >> "$outdir/loom-timed.txt"
-    else
-      echo "$name $entry $torch $batch FAIL" >> "$outdir/loom-timed.txt"
-      { echo "timed $name @$entry: FAIL:"; tail -3 <<< "$out"; } >&2
-    fi
+    # Timed with the inputs and outputs in the context's page-locked host
+    # memory (loom-gpu-run's default), then in pageable memory.
+    local times=() flags
+    for flags in "" --pageable; do
+      # shellcheck disable=SC2086
+      if out=$(timeout 300 "${cmd[@]}" --repeat="$repeat" $flags 2>&1); then
+        times+=("$(sed -n 's/^time: .* median \([^ ]*\) ms.*/\1/p' <<< "$out")")
+      else
+        times+=(FAIL)
+        { echo "timed $name @$entry $flags: FAIL:"; tail -3 <<< "$out"; } >&2
+      fi
+    done
+    echo "$name $entry $torch $batch ${times[*]}" >> "$outdir/loom-timed.txt"
     LOOM_PROFILE="$outdir/profile-$name-$entry.json" timeout 300 "${cmd[@]}" --repeat=5 > "$outdir/profile-$name-$entry.log" 2>&1 || true
   done < "$stage/timed.txt"
   [ "$dry" = 1 ] && return 0
@@ -1021,9 +1031,11 @@ except (OSError, ValueError):
 for c in t["configs"]:
     torch[(c["model"], str(c["batch"]))] = c
 loom = {}
+pageable = {}
 for line in open(os.path.join(outdir, "loom-timed.txt")):
-    name, entry, tname, batch, ms = line.split()
+    name, entry, tname, batch, ms, paged = line.split()
     loom[(name, entry)] = ms
+    pageable[(name, entry)] = paged
 notes = open(os.path.join(stage, "timed-notes.txt")).read().strip()
 rows = []
 for line in open(os.path.join(stage, "timed.txt")):
@@ -1031,6 +1043,7 @@ for line in open(os.path.join(stage, "timed.txt")):
     c = torch.get((tname, batch), {})
     l = loom.get((name, entry), "not compiled" if entry == "-" else "-")
     row = {"model": name, "batch": int(batch), "loom_ms": l,
+           "loom_pageable_ms": pageable.get((name, entry), "-"),
            "eager_ms": c.get("eager_ms"), "compile_ms": c.get("compile_ms")}
     # The sum of the steps' device times (LOOM_PROFILE waits for each):
     # what the GPU spends, without the host's copies and launch gaps.
@@ -1048,11 +1061,12 @@ for line in open(os.path.join(stage, "timed.txt")):
 result = {"device": t.get("device"), "torch": t.get("torch"), "rows": rows,
           "torch_errors": t.get("errors", []), "notes": notes}
 json.dump(result, open(os.path.join(outdir, "timed.json"), "w"), indent=1)
-lines = ["| model | batch (trials) | Loom ms | Loom steps ms | eager ms | torch.compile ms | Loom / compile |",
-         "| --- | --- | --- | --- | --- | --- | --- |"]
+lines = ["| model | batch (trials) | Loom ms | Loom ms, pageable | Loom steps ms | eager ms | torch.compile ms | Loom / compile |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
 for r in rows:
-    lines.append("| %s | %d | %s | %s | %s | %s | %s |" % (r["model"], r["batch"], r["loom_ms"],
-                 r["loom_steps_ms"], r["eager_ms"], r["compile_ms"], r["loom_over_compile"]))
+    lines.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (r["model"], r["batch"], r["loom_ms"],
+                 r["loom_pageable_ms"], r["loom_steps_ms"], r["eager_ms"], r["compile_ms"],
+                 r["loom_over_compile"]))
 text = "\n".join(lines) + "\n"
 if notes:
     text += "\n" + notes + "\n"

@@ -177,6 +177,17 @@ LOOM_C_EXPORT loom_status loom_context_state(loom_context *context,
                                              const char *name, void **data,
                                              int64_t *bytes);
 
+/* Host memory that the context's devices copy inputs from and outputs to
+   fastest (docs/Runtime.md "Host memory"): page-locked memory where the
+   context has a CUDA device (its copies then are DMA transfers, several
+   times faster than from pageable memory), ordinary memory aligned to 64
+   bytes elsewhere. loom_run takes tensors anywhere; these are for the
+   caller's input and output buffers. Free each block with
+   loom_context_host_free; what is left is freed with the context. */
+LOOM_C_EXPORT loom_status loom_context_host_alloc(loom_context *context,
+                                                  size_t bytes, void **data);
+LOOM_C_EXPORT void loom_context_host_free(loom_context *context, void *data);
+
 /* Runs an entry: inputs[i] and outputs[i] point to dense row-major tensors
    of the entry's descriptors. Inputs are not written, except those an
    output is tied to (above); an output must not overlap an input or another

@@ -160,6 +160,14 @@ public:
   virtual Error allocate(int64_t bytes, Allocation &out) = 0;
   virtual void deallocate(Allocation &allocation) = 0;
 
+  /// \p bytes of host memory that copies to and from this device go
+  /// fastest from (loom_context_host_alloc): page-locked on a CUDA device,
+  /// whose copies then are DMA transfers the host does not take part in;
+  /// by default ordinary memory aligned to 64 bytes. Freed by
+  /// deallocateHost on the same device.
+  virtual Error allocateHost(int64_t bytes, void *&out);
+  virtual void deallocateHost(void *host);
+
   /// Whether the device's memory is the host's, so that the caller's
   /// tensors and the mapped weights are used in place (the CPU); otherwise
   /// the runtime stages them (see the file comment).

@@ -193,6 +193,9 @@ struct loom_context {
   std::string profileFile;
   std::vector<std::vector<std::vector<double>>> stepSeconds;
   std::vector<int64_t> profiledRuns;
+  /// The host memory of loom_context_host_alloc not yet freed, and the
+  /// device that allocated each block.
+  std::map<void *, Device *> hostBlocks;
   ~loom_context();
   void printProfile() const;
   void writeProfile() const;
@@ -290,6 +293,8 @@ loom_context::~loom_context() {
   // A GPU queue waits for its work when it goes, before the memory does.
   graphs.clear();
   queues.clear();
+  for (auto [data, device] : hostBlocks)
+    device->deallocateHost(data);
   for (size_t d = 0; d < arenas.size(); ++d)
     model->devices[d]->deallocate(arenas[d]);
   for (size_t d = 0; d < staging.size(); ++d)
@@ -977,6 +982,38 @@ loom_status loom_context_create(const loom_model *model,
 }
 
 void loom_context_free(loom_context *context) { delete context; }
+
+loom_status loom_context_host_alloc(loom_context *context, size_t bytes,
+                                   void **data) {
+  if (!context || !data)
+    return report(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                            "loom_context_host_alloc needs a context and a "
+                            "place for the address"),
+                  "");
+  *data = nullptr;
+  // The first device with memory of its own picks the kind (a CUDA
+  // device's is page-locked for every CUDA context); the CPU's otherwise.
+  Device *device = context->model->devices.front().get();
+  for (const auto &d : context->model->devices)
+    if (!d->usesHostMemory()) {
+      device = d.get();
+      break;
+    }
+  if (Error err = device->allocateHost(int64_t(bytes), *data))
+    return report(err, context->model->path);
+  context->hostBlocks[*data] = device;
+  return LOOM_OK;
+}
+
+void loom_context_host_free(loom_context *context, void *data) {
+  if (!context || !data)
+    return;
+  auto it = context->hostBlocks.find(data);
+  if (it == context->hostBlocks.end())
+    return;
+  it->second->deallocateHost(data);
+  context->hostBlocks.erase(it);
+}
 
 loom_status loom_context_state(loom_context *context, const char *name,
                                void **data, int64_t *bytes) {

@@ -108,6 +108,9 @@ struct Options {
   int repeat = 1;
   /// The file's state fills the context's, which the runs then carry.
   bool keepState = false;
+  /// The inputs and outputs where they were read (pageable memory), not
+  /// in the context's host memory (loom_context_host_alloc).
+  bool pageable = false;
 };
 
 int parse(int argc, char **argv, Options &o) {
@@ -121,8 +124,8 @@ int parse(int argc, char **argv, Options &o) {
       return true;
     };
     std::string number;
-    if (a == "--keep-state") {
-      o.keepState = true;
+    if (a == "--keep-state" || a == "--pageable") {
+      (a == "--pageable" ? o.pageable : o.keepState) = true;
       continue;
     }
     if (value("--inputs", o.inputs) || value("--compare", o.compare) ||
@@ -138,12 +141,12 @@ int parse(int argc, char **argv, Options &o) {
       return fail("unknown argument '" + a +
                   "' (usage: loom-gpu-run MODEL.so --inputs=FILE "
                   "[--compare=FILE] [--device=KIND[:N]] [--entry=NAME] "
-                  "[--tolerance=X] [--repeat=N] [--keep-state])");
+                  "[--tolerance=X] [--repeat=N] [--keep-state] [--pageable])");
   }
   if (o.model.empty() || o.inputs.empty())
     return fail("usage: loom-gpu-run MODEL.so --inputs=FILE [--compare=FILE] "
                 "[--device=KIND[:N]] [--entry=NAME] [--tolerance=X] "
-                "[--repeat=N] [--keep-state]");
+                "[--repeat=N] [--keep-state] [--pageable]");
   return 0;
 }
 
@@ -239,6 +242,43 @@ int printState(const loom_model *model, int64_t entry, loom_context *context,
       });
 }
 
+/// The pointers loom_run gets in \p in and \p out: the inputs' and
+/// outputs' bytes where they were read with \p pageable, else copies in the
+/// context's host memory (loom_context_host_alloc: page-locked on a CUDA
+/// device, so that the runs' copies are DMA transfers). A state input is
+/// null, a tied output its input's pointer (or null).
+int bindBuffers(const loom_model *model, int64_t entry, loom_context *context,
+                bool pageable, std::vector<std::string> &inputs,
+                std::vector<std::string> &outputs,
+                const std::vector<bool> &state, std::vector<const void *> &in,
+                std::vector<void *> &out) {
+  auto place = [&](std::string &bytes, void *&at) {
+    if (pageable) {
+      at = bytes.data();
+      return true;
+    }
+    if (loom_context_host_alloc(context, bytes.size(), &at) != LOOM_OK)
+      return false;
+    std::memcpy(at, bytes.data(), bytes.size());
+    return true;
+  };
+  std::vector<void *> placed(inputs.size(), nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!state[i] && !place(inputs[i], placed[i]))
+      return fail(loom_last_error());
+  in.assign(placed.begin(), placed.end());
+  out.assign(outputs.size(), nullptr);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    int64_t tiedTo = loom_entry_output_tied_input(model, entry, int64_t(i));
+    // A tied output is its input updated in place: null, or the input's.
+    if (tiedTo >= 0)
+      out[i] = placed[size_t(tiedTo)];
+    else if (!place(outputs[i], out[i]))
+      return fail(loom_last_error());
+  }
+  return 0;
+}
+
 /// Compares each output with the reference's tensor of its name.
 int compareOutputs(const loom_model *model, int64_t entry,
                    const Options &o, const std::vector<std::string> &outputs) {
@@ -294,22 +334,19 @@ int main(int argc, char **argv) {
   if (int rc = bindTensors(model, entry, file, o.keepState, inputs, outputs,
                            state))
     return rc;
-  std::vector<const void *> in;
-  std::vector<void *> out;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    in.push_back(state[i] ? nullptr : inputs[i].data());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    int64_t tiedTo = loom_entry_output_tied_input(model, entry, int64_t(i));
-    // A tied output is its input updated in place: null, or the input's.
-    out.push_back(tiedTo < 0 ? outputs[i].data()
-                  : state[size_t(tiedTo)] ? nullptr
-                                          : inputs[size_t(tiedTo)].data());
-  }
   loom_context *context = nullptr;
   if (loom_context_create(model, &context) != LOOM_OK)
     return fail(loom_last_error());
   if (int rc = fillState(model, entry, context, inputs, state))
     return rc;
+  std::vector<const void *> in;
+  std::vector<void *> out;
+  if (int rc = bindBuffers(model, entry, context, o.pageable, inputs, outputs,
+                           state, in, out))
+    return rc;
+  std::printf("host memory: %s\n",
+              o.pageable ? "pageable (--pageable)"
+                         : "the context's (loom_context_host_alloc)");
   std::vector<double> ms;
   for (int r = 0; r < o.repeat; ++r) {
     auto start = std::chrono::steady_clock::now();
@@ -326,6 +363,10 @@ int main(int argc, char **argv) {
   if (o.keepState)
     if (int rc = printState(model, entry, context, state))
       return rc;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (out[i] != outputs[i].data() &&
+        loom_entry_output_tied_input(model, entry, int64_t(i)) < 0)
+      std::memcpy(outputs[i].data(), out[i], outputs[i].size());
   int rc = o.compare.empty() ? 0 : compareOutputs(model, entry, o, outputs);
   loom_context_free(context);
   loom_model_free(model);

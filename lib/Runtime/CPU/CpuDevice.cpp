@@ -57,6 +57,19 @@ Error Event::secondsSince(const Event &, double &) const {
 PreparedStep::~PreparedStep() = default;
 Device::~Device() = default;
 
+Error Device::allocateHost(int64_t bytes, void *&out) {
+  out = nullptr;
+  size_t rounded = (size_t(std::max<int64_t>(bytes, 1)) + 63) / 64 * 64;
+  out = std::aligned_alloc(64, rounded);
+  if (!out)
+    return makeError(LOOM_ERROR_IO, "cannot allocate " +
+                                        std::to_string(bytes) +
+                                        " bytes of host memory for " + name());
+  return Error::ok();
+}
+
+void Device::deallocateHost(void *host) { std::free(host); }
+
 std::string Device::name() const {
   return std::string(art::deviceKindName(kind())) + ":" +
          std::to_string(ordinal());

@@ -98,6 +98,8 @@ enum Attribute {
     unsigned, unsigned, unsigned, CUstream, void **, void **)                  \
   X(cuMemAlloc, CUdeviceptr *, size_t)                                         \
   X(cuMemFree, CUdeviceptr)                                                    \
+  X(cuMemHostAlloc, void **, size_t, unsigned)                                 \
+  X(cuMemFreeHost, void *)                                                     \
   X(cuMemcpyHtoDAsync, CUdeviceptr, const void *, size_t, CUstream)           \
   X(cuMemcpyDtoHAsync, void *, CUdeviceptr, size_t, CUstream)                 \
   X(cuMemcpyDtoDAsync, CUdeviceptr, CUdeviceptr, size_t, CUstream)            \
@@ -221,6 +223,8 @@ public:
   Error supportsChip(const std::string &chip) const;
   Error allocate(int64_t bytes, Allocation &out) override;
   void deallocate(Allocation &allocation) override;
+  Error allocateHost(int64_t bytes, void *&out) override;
+  void deallocateHost(void *host) override;
   int64_t bufferAlignment() const override { return 256; }
   Error loadImage(const art::Device &, const uint8_t *data,
                   uint64_t size) override {
@@ -421,6 +425,24 @@ void CudaDevice::deallocate(Allocation &allocation) {
   if (allocation.data && !current())
     api.cuMemFree(reinterpret_cast<CUdeviceptr>(allocation.data));
   allocation = {};
+}
+
+Error CudaDevice::allocateHost(int64_t bytes, void *&out) {
+  out = nullptr;
+  if (Error err = current())
+    return err;
+  // Portable: page-locked for every CUDA context, so any device's copies
+  // take it as DMA.
+  constexpr unsigned kPortable = 0x01; // CU_MEMHOSTALLOC_PORTABLE
+  if (CUresult r = api.cuMemHostAlloc(
+          &out, size_t(std::max<int64_t>(bytes, 1)), kPortable))
+    return check(r, "cuMemHostAlloc of " + std::to_string(bytes) + " bytes");
+  return Error::ok();
+}
+
+void CudaDevice::deallocateHost(void *host) {
+  if (host && !current())
+    api.cuMemFreeHost(host);
 }
 
 Error waitFor(const CudaDevice &device, CUevent event, const char *what) {

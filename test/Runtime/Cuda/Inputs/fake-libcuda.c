@@ -176,17 +176,55 @@ static CUresult cuMemFree(CUdeviceptr p) {
   free((void *)(uintptr_t)p);
   return 0;
 }
+/* Page-locked host memory (cuMemHostAlloc): ordinary memory here, its
+   blocks remembered so that a copy from or to one is noted as such. */
+enum { MAX_HOST_BLOCKS = 256 };
+static struct {
+  char *begin;
+  size_t bytes;
+} host_blocks[MAX_HOST_BLOCKS];
+static CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned flags) {
+  for (int i = 0; i < MAX_HOST_BLOCKS; ++i)
+    if (!host_blocks[i].begin) {
+      if (posix_memalign(p, 4096, bytes))
+        return 2;
+      host_blocks[i].begin = *p;
+      host_blocks[i].bytes = bytes;
+      note("cuMemHostAlloc %zu bytes flags %u", bytes, flags);
+      return 0;
+    }
+  return 2;
+}
+static CUresult cuMemFreeHost(void *p) {
+  for (int i = 0; i < MAX_HOST_BLOCKS; ++i)
+    if (host_blocks[i].begin == p) {
+      host_blocks[i].begin = NULL;
+      free(p);
+      note("cuMemFreeHost");
+      return 0;
+    }
+  return 1; /* CUDA_ERROR_INVALID_VALUE: not page-locked memory */
+}
+static int page_locked(const void *p, size_t bytes) {
+  for (int i = 0; i < MAX_HOST_BLOCKS; ++i)
+    if (host_blocks[i].begin && (const char *)p >= host_blocks[i].begin &&
+        (const char *)p + bytes <= host_blocks[i].begin + host_blocks[i].bytes)
+      return 1;
+  return 0;
+}
 /* Copies between host and device are noted only with FAKE_CUDA_LOG_COPIES
-   set (state.test counts them; the other logs leave them out). */
-static void copy_note(const char *call, size_t bytes) {
+   set (state.test counts them; the other logs leave them out), with the
+   host side's kind. */
+static void copy_note(const char *call, const void *host, size_t bytes) {
   if (getenv("FAKE_CUDA_LOG_COPIES"))
-    note("%s %zu bytes", call, bytes);
+    note("%s %zu bytes%s", call, bytes,
+         page_locked(host, bytes) ? " (page-locked)" : "");
 }
 static CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
                                   size_t bytes, void *s) {
   if (s && ((stream *)s)->capturing)
     return 900;
-  copy_note("cuMemcpyHtoDAsync", bytes);
+  copy_note("cuMemcpyHtoDAsync", src, bytes);
   memcpy((void *)(uintptr_t)dst, src, bytes);
   return 0;
 }
@@ -194,7 +232,7 @@ static CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
                                   void *s) {
   if (s && ((stream *)s)->capturing)
     return 900;
-  copy_note("cuMemcpyDtoHAsync", bytes);
+  copy_note("cuMemcpyDtoHAsync", dst, bytes);
   memcpy(dst, (const void *)(uintptr_t)src, bytes);
   return 0;
 }
@@ -284,7 +322,8 @@ static const struct {
     FAKE(cuDevicePrimaryCtxRetain), FAKE(cuDevicePrimaryCtxRelease),
     FAKE(cuCtxSetCurrent), FAKE(cuModuleLoadData), FAKE(cuModuleUnload),
     FAKE(cuModuleGetFunction), FAKE(cuFuncSetAttribute), FAKE(cuLaunchKernel),
-    FAKE(cuMemAlloc), FAKE(cuMemFree), FAKE(cuMemcpyHtoDAsync),
+    FAKE(cuMemAlloc), FAKE(cuMemFree), FAKE(cuMemHostAlloc),
+    FAKE(cuMemFreeHost), FAKE(cuMemcpyHtoDAsync),
     FAKE(cuMemcpyDtoHAsync), FAKE(cuMemcpyDtoDAsync), FAKE(cuStreamCreate),
     FAKE(cuStreamDestroy), FAKE(cuEventCreate), FAKE(cuEventRecord),
     FAKE(cuEventQuery), FAKE(cuEventDestroy), FAKE(cuEventElapsedTime),
