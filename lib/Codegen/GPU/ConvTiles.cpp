@@ -56,7 +56,8 @@ struct MapConvs
                       : matchConvTiles(op, minDepth, minChannels);
     };
     auto found = opsOfClass(getOperation(), KernelClass::ConvTiles, conv);
-    if (failed(found) || failed(mapContractions(*found, largeTileBlocks)))
+    if (failed(found) ||
+        failed(mapContractions(*found, KernelClass::ConvTiles, largeTileBlocks)))
       signalPassFailure();
   }
 };

@@ -7,8 +7,12 @@
 
 #include "KernelClasses.h"
 
+#include "../CPU/ViewBase.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -71,6 +75,89 @@ bool recordsNoClass(linalg::LinalgOp op) {
   return !op->hasAttr(kKernelClassAttrName);
 }
 
+/// The structured op next to \p op in its block (after it or before it),
+/// pure ops that are not structured ops between them; else null.
+static linalg::LinalgOp structuredNeighbour(Operation *op, bool after) {
+  for (Operation *o = after ? op->getNextNode() : op->getPrevNode(); o;
+       o = after ? o->getNextNode() : o->getPrevNode()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(o))
+      return linalgOp;
+    if (!isPure(o) || o->getNumRegions() != 0)
+      return {};
+  }
+  return {};
+}
+
+linalg::LinalgOp nextStructuredOp(Operation *op) {
+  return structuredNeighbour(op, /*after=*/true);
+}
+
+linalg::LinalgOp previousStructuredOp(Operation *op) {
+  return structuredNeighbour(op, /*after=*/false);
+}
+
+linalg::LinalgOp epilogueOf(linalg::LinalgOp op) {
+  linalg::LinalgOp next = nextStructuredOp(op);
+  if (!next || op.getNumDpsInits() != 1 || !next.hasPureBufferSemantics() ||
+      next.getNumDpsInits() != 1 || next->getNumRegions() != 1 ||
+      next.getNumParallelLoops() != next.getNumLoops())
+    return {};
+  Value out = op.getDpsInits().front();
+  auto type = dyn_cast<MemRefType>(out.getType());
+  if (!type || next.getNumLoops() != unsigned(type.getRank()) ||
+      next.getDpsInits().front() != out)
+    return {};
+  for (Operation &o : next.getBlock()->without_terminator())
+    if (o.getNumRegions() != 0 || !isPure(&o))
+      return {};
+  // The output read (it is the product's epilogue, not an overwrite) and
+  // written at the element's own position only.
+  bool readsOutput = false;
+  for (OpOperand &operand : next->getOpOperands())
+    if (operand.get() == out) {
+      if (!next.getMatchingIndexingMap(&operand).isIdentity())
+        return {};
+      readsOutput |= !next.getMatchingBlockArgument(&operand).use_empty();
+    } else if (isa<MemRefType>(operand.get().getType()) &&
+               cpu::baseOf(operand.get()) == cpu::baseOf(out)) {
+      return {};
+    }
+  return readsOutput ? next : linalg::LinalgOp();
+}
+
+linalg::LinalgOp recordedEpilogue(linalg::LinalgOp op, KernelClass kind) {
+  linalg::LinalgOp next = epilogueOf(op);
+  return next && recordsClass(next, kind) ? next : linalg::LinalgOp();
+}
+
+bool isRecordedCompanion(linalg::LinalgOp op, KernelClass kind) {
+  if (kind != KernelClass::MatmulTiles && kind != KernelClass::ConvTiles)
+    return false;
+  if (linalg::LinalgOp next = nextStructuredOp(op);
+      next && recordsClass(next, kind) &&
+      recordedPrologue(next, kind).getOperation() == op.getOperation())
+    return true;
+  linalg::LinalgOp previous = previousStructuredOp(op);
+  return previous && recordsClass(previous, kind) &&
+         recordedEpilogue(previous, kind) == op;
+}
+
+linalg::FillOp prologueOf(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1)
+    return {};
+  auto fill = dyn_cast_or_null<linalg::FillOp>(
+      structuredNeighbour(op, /*after=*/false).getOperation());
+  if (!fill || fill.getOutputs().front() != op.getDpsInits().front() ||
+      !fill.getInputs().front().getDefiningOp<arith::ConstantOp>())
+    return {};
+  return fill;
+}
+
+linalg::FillOp recordedPrologue(linalg::LinalgOp op, KernelClass kind) {
+  linalg::FillOp fill = prologueOf(op);
+  return fill && recordsClass(fill, kind) ? fill : linalg::FillOp();
+}
+
 LogicalResult forEachOpOfClass(
     ModuleOp module, KernelClass kind,
     function_ref<LogicalResult(linalg::LinalgOp, bool recorded)> visit) {
@@ -81,6 +168,8 @@ LogicalResult forEachOpOfClass(
     FailureOr<std::optional<KernelClass>> recorded = recordedClass(op);
     if (failed(recorded))
       return WalkResult::interrupt();
+    if (*recorded && **recorded == kind && isRecordedCompanion(op, kind))
+      return WalkResult::advance();
     if (!*recorded || **recorded == kind)
       ops.push_back({op, recorded->has_value()});
     return WalkResult::advance();

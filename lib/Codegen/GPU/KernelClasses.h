@@ -94,6 +94,39 @@ void selectRowGroups(mlir::Block &block, int64_t minLength,
 /// whose loops are all parallel and static with a pure payload.
 bool isRowGroupOp(mlir::linalg::LinalgOp op);
 
+/// The fill a product or convolution may take in (its **prologue**): the
+/// structured op just before \p op in its block (pure ops that are not
+/// structured ops between them), when it is a `linalg.fill` of \p op's one
+/// output with a constant; else null. The matrix-product and convolution
+/// classes start their sums from the constant instead of reading the
+/// filled output, one launch fewer.
+mlir::linalg::FillOp prologueOf(mlir::linalg::LinalgOp op);
+/// \p op's prologue when it records \p kind, the class of \p op (the
+/// selection records the product's class on it); else null.
+mlir::linalg::FillOp recordedPrologue(mlir::linalg::LinalgOp op,
+                                      KernelClass kind);
+/// The elementwise op a product or convolution may take in after it (its
+/// **epilogue**: a bias, an activation, a residual sum): the structured op
+/// just after \p op in its block (pure ops that are not structured ops
+/// between), when its loops are all parallel and static, its payload pure,
+/// its one output \p op's output indexed by its loops in order (updated in
+/// place), and its payload reads that output, there only; else null. The classes
+/// then store the epilogue's value of each output element instead of the
+/// product's, one launch fewer.
+mlir::linalg::LinalgOp epilogueOf(mlir::linalg::LinalgOp op);
+/// \p op's epilogue when it records \p kind, the class of \p op; else
+/// null.
+mlir::linalg::LinalgOp recordedEpilogue(mlir::linalg::LinalgOp op,
+                                        KernelClass kind);
+/// The structured op just after (before) \p op in its block, pure ops that
+/// are not structured ops between them; else null.
+mlir::linalg::LinalgOp nextStructuredOp(mlir::Operation *op);
+mlir::linalg::LinalgOp previousStructuredOp(mlir::Operation *op);
+/// Whether \p op, recording \p kind, is the prologue or the epilogue of a
+/// product or convolution next to it that records \p kind (it is mapped
+/// with that op).
+bool isRecordedCompanion(mlir::linalg::LinalgOp op, KernelClass kind);
+
 /// Calls \p visit on every linalg op of \p module outside a launch that the
 /// class \p kind may map: those recording \p kind (`recorded`) and those
 /// recording no class. Fails at the first failure of \p visit.

@@ -42,7 +42,7 @@ struct SelectKernelClasses
       if (failed(recorded) || (*recorded && failed(respect(op, **recorded))))
         return WalkResult::interrupt();
       if (!*recorded)
-        recordClass(op, select(op));
+        recordClass(op, companionClass(op).value_or(select(op)));
       return WalkResult::advance();
     });
     if (walked.wasInterrupted())
@@ -89,6 +89,29 @@ struct SelectKernelClasses
                         eligible);
   }
 
+  /// The class of the product or convolution whose prologue or epilogue
+  /// \p op is (KernelClasses.h, prologueOf and epilogueOf): the class that
+  /// op records, or the one this pass selects for it; none when \p op is
+  /// the prologue or epilogue of neither.
+  std::optional<KernelClass> companionClass(linalg::LinalgOp op) const {
+    auto productClass = [&](linalg::LinalgOp product)
+        -> std::optional<KernelClass> {
+      FailureOr<std::optional<KernelClass>> recorded = recordedClass(product);
+      KernelClass kind = succeeded(recorded) && *recorded ? **recorded
+                                                          : select(product);
+      if (kind != KernelClass::MatmulTiles && kind != KernelClass::ConvTiles)
+        return std::nullopt;
+      return kind;
+    };
+    if (linalg::LinalgOp next = nextStructuredOp(op);
+        next && prologueOf(next).getOperation() == op.getOperation())
+      return productClass(next);
+    if (linalg::LinalgOp previous = previousStructuredOp(op);
+        previous && epilogueOf(previous) == op)
+      return productClass(previous);
+    return std::nullopt;
+  }
+
   bool rowClassRuns() const {
     return blockSize >= kMinRowThreads && blockSize <= 1024;
   }
@@ -122,10 +145,11 @@ struct SelectKernelClasses
       takes = false;
       break;
     case KernelClass::MatmulTiles:
-      takes = succeeded(matchMatmulTiles(op, 1));
+      takes = succeeded(matchMatmulTiles(op, 1)) || companionClass(op) == kind;
       break;
     case KernelClass::ConvTiles:
-      takes = succeeded(matchConvTiles(op, 1, 0));
+      takes =
+          succeeded(matchConvTiles(op, 1, 0)) || companionClass(op) == kind;
       break;
     case KernelClass::RowGroup:
       if (!rowClassRuns())

@@ -6,6 +6,8 @@
 
 #include "Tiles.h"
 
+#include "KernelClasses.h"
+
 #include "Launches.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -232,6 +234,63 @@ FailureOr<Workgroups> launchWorkgroups(const Contraction &c, OpBuilder &b,
   return w;
 }
 
+/// What the sums of \p c's output element at \p to start from: its
+/// prologue's value (the fill the kernel took in), else the element.
+Value startOf(OpBuilder &b, const Contraction &c, ValueRange to) {
+  if (c.prologue)
+    return linalg::FillOp(c.prologue).getInputs().front();
+  linalg::LinalgOp op = c.op;
+  return memref::LoadOp::create(b, op.getLoc(),
+                                op.getDpsInitOperand(0)->get(), to);
+}
+
+/// Stores \p sum, \p c's output element at \p to, or its epilogue's value
+/// of it: the epilogue's payload with the output read as \p sum and its
+/// other inputs loaded at the element's position (its loops are the
+/// output's dimensions in order).
+void storeResult(OpBuilder &b, const Contraction &c, Value sum, ValueRange to) {
+  linalg::LinalgOp op = c.op;
+  Location loc = op.getLoc();
+  Value out = op.getDpsInitOperand(0)->get();
+  Value result = sum;
+  if (linalg::LinalgOp epilogue = c.epilogue) {
+    IRMapping mapping;
+    SmallVector<Value> ivs(to.begin(), to.end());
+    for (OpOperand &operand : epilogue->getOpOperands()) {
+      BlockArgument arg = epilogue.getMatchingBlockArgument(&operand);
+      if (operand.get() == out)
+        mapping.map(arg, sum);
+      else if (!isa<MemRefType>(operand.get().getType()))
+        mapping.map(arg, operand.get());
+      else if (!arg.use_empty())
+        mapping.map(arg, memref::LoadOp::create(
+                             b, loc, operand.get(),
+                             applyMap(b, loc,
+                                      epilogue.getMatchingIndexingMap(&operand),
+                                      ivs)));
+    }
+    for (Operation &o : epilogue.getBlock()->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(o)) {
+        mapping.map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
+      b.clone(o, mapping);
+    }
+    result = mapping.lookupOrDefault(
+        epilogue.getBlock()->getTerminator()->getOperand(0));
+  }
+  memref::StoreOp::create(b, loc, result, out, to);
+}
+
+/// Erases \p c's op, and its prologue and epilogue with it.
+void eraseWithCompanions(Contraction &c) {
+  c.op->erase();
+  if (c.prologue)
+    c.prologue->erase();
+  if (c.epilogue)
+    c.epilogue->erase();
+}
+
 /// The row form of \p c (kRowFormMaxRows): thread (slice, col) of the
 /// workgroup of row r and columns [n0, n0 + kRowCols) sums
 /// A[r][k] * B[k][n0 + col] over k = slice, slice + kRowSlices, ... (its
@@ -301,10 +360,9 @@ LogicalResult emitRowContraction(Contraction &c) {
   kernel.place(sb, ivs, c.m, row);
   kernel.place(sb, ivs, c.n, column);
   SmallVector<Value> to = kernel.indicesOf(sb, out, ivs);
-  Value old = memref::LoadOp::create(sb, loc, out->get(), to);
-  memref::StoreOp::create(sb, loc, arith::AddFOp::create(sb, loc, old, total),
-                          out->get(), to);
-  op->erase();
+  Value old = startOf(sb, c, to);
+  storeResult(sb, c, arith::AddFOp::create(sb, loc, old, total), to);
+  eraseWithCompanions(c);
   clonePureProducers(launch);
   return success();
 }
@@ -434,18 +492,22 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks) {
       kernel.place(sb, ivs, c.m, row);
       kernel.place(sb, ivs, c.n, col);
       SmallVector<Value> to = kernel.indicesOf(sb, out, ivs);
-      Value old = memref::LoadOp::create(sb, loc, out->get(), to);
+      Value old = startOf(sb, c, to);
       Value sum = arith::AddFOp::create(sb, loc, old,
                                         steps.getResult(i * t.cols() + j));
-      memref::StoreOp::create(sb, loc, sum, out->get(), to);
+      storeResult(sb, c, sum, to);
     }
-  op->erase();
+  eraseWithCompanions(c);
   clonePureProducers(launch);
   return success();
 }
 
 LogicalResult mapContractions(MutableArrayRef<Contraction> found,
-                              int64_t largeTileBlocks) {
+                              KernelClass kind, int64_t largeTileBlocks) {
+  for (Contraction &c : found) {
+    c.prologue = recordedPrologue(c.op, kind);
+    c.epilogue = recordedEpilogue(c.op, kind);
+  }
   for (Contraction &c : found)
     if (failed(emitTiledContraction(c, largeTileBlocks)))
       return c.op->emitOpError(

@@ -29,6 +29,14 @@ struct Contraction {
   /// k loops (reductions) A and B.
   llvm::SmallVector<unsigned> batch, m, n, k;
   mlir::OpOperand *a = nullptr, *b = nullptr;
+  /// The fill of the output just before the op that the kernel takes in
+  /// (KernelClasses.h, recordedPrologue): the sums start from its value
+  /// instead of the output's elements, and the fill is erased with the op.
+  mlir::linalg::FillOp prologue;
+  /// The elementwise op just after the op that the kernel takes in
+  /// (recordedEpilogue): each output element's value is the epilogue's of
+  /// the sum, and the epilogue is erased with the op.
+  mlir::linalg::LinalgOp epilogue;
 
   /// The number of positions of \p loops (their extents' product).
   int64_t extent(llvm::ArrayRef<unsigned> loops) const;
@@ -57,11 +65,14 @@ mlir::FailureOr<Contraction> classifyContraction(mlir::linalg::LinalgOp op);
 mlir::LogicalResult emitTiledContraction(Contraction &c,
                                          int64_t largeTileBlocks);
 
-/// Maps each of \p found (the ops of a class, KernelClasses.h) with
-/// emitTiledContraction; an op whose tiles no grid holds is an error at its
-/// location.
+enum class KernelClass;
+
+/// Maps each of \p found (the ops of the class \p kind, KernelClasses.h)
+/// with emitTiledContraction, with the prologue and epilogue each records
+/// in \p kind (recordedPrologue, recordedEpilogue); an op whose tiles no
+/// grid holds is an error at its location.
 mlir::LogicalResult mapContractions(llvm::MutableArrayRef<Contraction> found,
-                                    int64_t largeTileBlocks);
+                                    KernelClass kind, int64_t largeTileBlocks);
 
 } // namespace loom::codegen::gpu
 

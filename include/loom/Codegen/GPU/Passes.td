@@ -118,7 +118,10 @@ def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
     (`loom-gpu-select-kernel-classes`) is this class's when it names it,
     whatever `min-depth` and `min-channels`, and never when it names
     another; the match above decides only for an op that records none
-    (this pass run alone).
+    (this pass run alone). A convolution's prologue (the fill of its
+    output with a constant just before it) and epilogue (the elementwise
+    op after it updating its output in place) that record the class are
+    taken into its kernel as a product's are (`loom-gpu-map-matmuls`).
   }];
   let options = [
     Option<"minDepth", "min-depth", "int64_t", /*default=*/"16",
@@ -171,7 +174,16 @@ def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
     An op that records `loom.gpu.kernel_class`
     (`loom-gpu-select-kernel-classes`) is this class's when it names it,
     whatever `min-depth`, and never when it names another; the match above
-    decides only for an op that records none (this pass run alone).
+    decides only for an op that records none (this pass run alone). A
+    product's **prologue**, the `linalg.fill` of its output with a constant
+    just before it (only pure ops that are not structured ops between),
+    that records the class too (the selection records it so) is taken
+    into the product's kernel: the sums start from the constant instead of
+    the output's elements, and the fill goes with the product. So is its
+    **epilogue**, the op just after it whose loops are all parallel, that
+    updates the product's output in place at its own position (a bias, an
+    activation, a residual sum): each output element is stored as the
+    epilogue's payload makes it of the sum, its other inputs loaded there.
   }];
   let options = [
     Option<"minDepth", "min-depth", "int64_t", /*default=*/"16",
@@ -448,6 +460,10 @@ def LoomGPUSelectKernelClasses : Pass<"loom-gpu-select-kernel-classes", "mlir::M
     the runs of ops that form row groups (`loom-gpu-map-row-groups`) among
     the ops no product or convolution class takes; then the first of
     `matmul_tiles`, `conv_tiles` and `row_reduction` whose match holds
+    (a `linalg.fill` of a product's or convolution's output with a
+    constant just before it, its prologue, and the elementwise op just
+    after it that updates its output in place, its epilogue, record the
+    product's class)
     under this pass's thresholds (none with `generic-only`; no row class
     where `block-size` is below 32 or above 1024), else `generic`. Each
     class's pass then maps the ops that record it, and the generic class
