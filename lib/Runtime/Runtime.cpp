@@ -991,11 +991,11 @@ loom_status loom_context_host_alloc(loom_context *context, size_t bytes,
                             "place for the address"),
                   "");
   *data = nullptr;
-  // The first device with memory of its own picks the kind (a CUDA
-  // device's is page-locked for every CUDA context); the CPU's otherwise.
+  // A CUDA device's (page-locked, portable: for every CUDA context) where
+  // the context has one; the first device's (ordinary memory) otherwise.
   Device *device = context->model->devices.front().get();
   for (const auto &d : context->model->devices)
-    if (!d->usesHostMemory()) {
+    if (d->kind() == artifact::DeviceKind::Cuda) {
       device = d.get();
       break;
     }
