@@ -23,7 +23,8 @@
 # STAGE must stay within 64 MiB (what may be carried to the GPU machine).
 #
 # prepare-classes compiles the kernel classes' inputs (test/Codegen/GPU/Inputs:
-# rows.mlir, row reductions; broadcast-reduction.mlir, one long row read with
+# rows.mlir, row reductions and row groups (its softmaxes and norms);
+# broadcast-reduction.mlir, one long row read with
 # strides; matmuls.mlir, tiled products; convs.mlir, tiled convolutions;
 # selections.mlir, top-k, nonzero and NMS; chunked-topk.mlir, top-k lines cut
 # into chunks; long-nms.mlir, an NMS sorted in several launches and its masks
