@@ -82,10 +82,14 @@ static linalg::LinalgOp structuredNeighbour(Operation *op, bool after) {
        o = after ? o->getNextNode() : o->getPrevNode()) {
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(o))
       return linalgOp;
-    if (!isPure(o) || o->getNumRegions() != 0)
+    if (!isBetweenStructuredOps(o))
       return {};
   }
   return {};
+}
+
+bool isBetweenStructuredOps(Operation *op) {
+  return !isa<linalg::LinalgOp>(op) && isPure(op) && op->getNumRegions() == 0;
 }
 
 linalg::LinalgOp nextStructuredOp(Operation *op) {

@@ -94,6 +94,12 @@ void selectRowGroups(mlir::Block &block, int64_t minLength,
 /// whose loops are all parallel and static with a pure payload.
 bool isRowGroupOp(mlir::linalg::LinalgOp op);
 
+/// Whether \p op may stand between two structured ops that a class maps
+/// together (a row group's ops, a product and its prologue or epilogue):
+/// a pure op without regions that is not a structured op (a constant, a
+/// view), whose order against them does not matter.
+bool isBetweenStructuredOps(mlir::Operation *op);
+
 /// The fill a product or convolution may take in (its **prologue**): the
 /// structured op just before \p op in its block (pure ops that are not
 /// structured ops between them), when it is a `linalg.fill` of \p op's one

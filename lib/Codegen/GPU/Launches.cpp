@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
@@ -96,6 +97,35 @@ SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
         b, loc, AffineMap::get(map.getNumDims(), 0, e), ivs));
   }
   return out;
+}
+
+SmallVector<Value> payloadAt(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                             ArrayRef<Value> ivs,
+                             function_ref<Value(OpOperand &)> given) {
+  IRMapping mapping;
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (Value value = given ? given(operand) : Value())
+      mapping.map(arg, value);
+    else if (!isa<MemRefType>(operand.get().getType()))
+      mapping.map(arg, operand.get());
+    else if (!arg.use_empty())
+      mapping.map(arg, memref::LoadOp::create(
+                           b, loc, operand.get(),
+                           applyMap(b, loc, op.getMatchingIndexingMap(&operand),
+                                    ivs)));
+  }
+  for (Operation &o : op.getBlock()->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(o)) {
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(o, mapping);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : op.getBlock()->getTerminator()->getOperands())
+    yielded.push_back(mapping.lookupOrDefault(v));
+  return yielded;
 }
 
 bool isInvariantLoad(Operation *op) {

@@ -11,6 +11,7 @@
 #define LOOM_LIB_CODEGEN_GPU_LAUNCHES_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
@@ -72,6 +73,17 @@ llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
 llvm::SmallVector<mlir::Value> applyMap(mlir::OpBuilder &b, mlir::Location loc,
                                         mlir::AffineMap map,
                                         llvm::ArrayRef<mlir::Value> ivs);
+
+/// \p op's payload at loop positions \p ivs, built at \p b's insertion
+/// point: each block argument is \p given's value for its operand where
+/// that is not null, else the operand itself (a scalar) or, where the
+/// payload uses it, the operand's element loaded at its indices there; a
+/// `linalg.index` is the loop's position. The values the payload yields,
+/// one per output.
+llvm::SmallVector<mlir::Value>
+payloadAt(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::LinalgOp op,
+          llvm::ArrayRef<mlir::Value> ivs,
+          llvm::function_ref<mlir::Value(mlir::OpOperand &)> given = nullptr);
 
 /// Whether \p op loads from a parameter of its function that the function
 /// never writes (every use of the parameter is a load): such a load may be

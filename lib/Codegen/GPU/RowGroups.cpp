@@ -32,8 +32,8 @@ namespace {
 struct RowMember {
   linalg::LinalgOp op;
   std::optional<RowReduction> reduction;
-  /// How many of the op's leading loops are its rows (their extents'
-  /// product the group's rows), and their extents.
+  /// The extents of the op's leading loops that are its rows (their
+  /// product the group's rows).
   SmallVector<int64_t> rowExtents;
   /// A parallel op's loops past the rows'.
   SmallVector<int64_t> elementExtents;
@@ -58,6 +58,16 @@ bool hasPurePayload(linalg::LinalgOp op) {
   });
 }
 
+/// How many of the leading \p extents multiply to \p rows (the fewest), or
+/// none when no prefix does.
+std::optional<size_t> rowPrefix(ArrayRef<int64_t> extents, int64_t rows) {
+  size_t k = 0;
+  for (int64_t product = 1; product != rows; product *= extents[k++])
+    if (k == extents.size() || product > rows)
+      return std::nullopt;
+  return k;
+}
+
 /// \p op as a parallel member of a group of \p rows rows: all its loops
 /// parallel and static, the shortest prefix of them whose extents multiply
 /// to \p rows its rows.
@@ -68,14 +78,13 @@ std::optional<RowMember> parallelMember(linalg::LinalgOp op, int64_t rows) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return std::nullopt;
-  size_t k = 0;
-  for (int64_t product = 1; product != rows; product *= ranges[k++])
-    if (k == ranges.size() || product > rows)
-      return std::nullopt;
+  std::optional<size_t> k = rowPrefix(ranges, rows);
+  if (!k)
+    return std::nullopt;
   RowMember m;
   m.op = op;
-  m.rowExtents.assign(ranges.begin(), ranges.begin() + k);
-  m.elementExtents.assign(ranges.begin() + k, ranges.end());
+  m.rowExtents.assign(ranges.begin(), ranges.begin() + *k);
+  m.elementExtents.assign(ranges.begin() + *k, ranges.end());
   for (int64_t e : m.elementExtents)
     m.length *= e;
   return m;
@@ -129,10 +138,10 @@ bool staysInItsRow(const RowMember &m, OpOperand &operand, int64_t rows) {
   linalg::LinalgOp op = m.op;
   AffineMap map = op.getMatchingIndexingMap(&operand);
   ArrayRef<int64_t> shape = type.getShape();
-  size_t k = 0;
-  for (int64_t product = 1; product != rows; product *= shape[k++])
-    if (k == shape.size() || product > rows)
-      return false;
+  std::optional<size_t> rowDims = rowPrefix(shape, rows);
+  if (!rowDims)
+    return false;
+  size_t k = *rowDims;
   // The row loops of extent > 1, in order, against the buffer's leading
   // dimensions of extent > 1.
   SmallVector<unsigned> rowLoops;
@@ -228,7 +237,7 @@ runsOf(Block &block, function_ref<bool(linalg::LinalgOp)> eligible) {
       runs.back().push_back(op);
       continue;
     }
-    if (!op && isPure(&o) && o.getNumRegions() == 0)
+    if (!op && isBetweenStructuredOps(&o))
       continue;
     if (!runs.back().empty())
       runs.emplace_back();
@@ -295,38 +304,15 @@ std::vector<RowGroup> formGroups(ArrayRef<linalg::LinalgOp> run,
   return groups;
 }
 
-/// \p op's payload at loop positions \p ivs, every input and each output
-/// the payload reads loaded there, its results stored there.
+/// \p op's payload at loop positions \p ivs (payloadAt), its results stored
+/// at its outputs' indices there.
 void emitPayloadAt(OpBuilder &b, Location loc, linalg::LinalgOp op,
                    ArrayRef<Value> ivs) {
-  IRMapping mapping;
-  for (OpOperand &operand : op->getOpOperands()) {
-    BlockArgument arg = op.getMatchingBlockArgument(&operand);
-    if (!isa<MemRefType>(operand.get().getType())) {
-      mapping.map(arg, operand.get());
-      continue;
-    }
-    if (arg.use_empty())
-      continue;
-    SmallVector<Value> at =
-        applyMap(b, loc, op.getMatchingIndexingMap(&operand), ivs);
-    mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(), at));
-  }
-  for (Operation &o : op.getBlock()->without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(o)) {
-      mapping.map(index.getResult(), ivs[index.getDim()]);
-      continue;
-    }
-    b.clone(o, mapping);
-  }
-  Operation *yield = op.getBlock()->getTerminator();
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    Value value = mapping.lookupOrDefault(
-        yield->getOperand(init.getOperandNumber() - op.getNumDpsInputs()));
-    SmallVector<Value> at =
-        applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
-    memref::StoreOp::create(b, loc, value, init.get(), at);
-  }
+  SmallVector<Value> results = payloadAt(b, loc, op, ivs);
+  for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), results))
+    memref::StoreOp::create(
+        b, loc, value, init.get(),
+        applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs));
 }
 
 /// \p m (a parallel member) for the row of \p at: the threads of an active

@@ -102,12 +102,11 @@ LogicalResult matchCombiner(RowReduction &r) {
   return success();
 }
 
-/// \p op as a row reduction of at least \p minLength elements per row (its
-/// rows read contiguously where the class asks it, or anyhow with
-/// \p anyLayout), or failure when it is not one (then the generic class
-/// maps it).
-FailureOr<RowReduction> classify(linalg::LinalgOp op, int64_t minLength,
-                                 bool anyLayout) {
+} // namespace
+
+FailureOr<RowReduction>
+loom::codegen::gpu::classifyRowReduction(linalg::LinalgOp op, int64_t minLength,
+                                         bool anyLayout) {
   RowReduction r;
   r.op = op;
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
@@ -149,6 +148,8 @@ FailureOr<RowReduction> classify(linalg::LinalgOp op, int64_t minLength,
     return failure();
   return r;
 }
+
+namespace {
 
 /// The row element at loop positions \p ivs: the payload up to the
 /// combiner, on the inputs loaded there.
@@ -249,13 +250,7 @@ struct MapRowReductions
 
 bool loom::codegen::gpu::isRowReduction(linalg::LinalgOp op, int64_t minLength,
                                         bool anyLayout) {
-  return succeeded(classify(op, minLength, anyLayout));
-}
-
-FailureOr<RowReduction>
-loom::codegen::gpu::classifyRowReduction(linalg::LinalgOp op, int64_t minLength,
-                                         bool anyLayout) {
-  return classify(op, minLength, anyLayout);
+  return succeeded(classifyRowReduction(op, minLength, anyLayout));
 }
 
 int64_t loom::codegen::gpu::rowThreads(int64_t length, int64_t maxThreads) {

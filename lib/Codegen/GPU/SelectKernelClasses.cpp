@@ -94,14 +94,15 @@ struct SelectKernelClasses
   /// op records, or the one this pass selects for it; none when \p op is
   /// the prologue or epilogue of neither.
   std::optional<KernelClass> companionClass(linalg::LinalgOp op) const {
+    // Read without a diagnostic: the walk reports a bad attribute at the
+    // product itself.
     auto productClass = [&](linalg::LinalgOp product)
         -> std::optional<KernelClass> {
-      FailureOr<std::optional<KernelClass>> recorded = recordedClass(product);
-      KernelClass kind = succeeded(recorded) && *recorded ? **recorded
-                                                          : select(product);
-      if (kind != KernelClass::MatmulTiles && kind != KernelClass::ConvTiles)
-        return std::nullopt;
-      return kind;
+      for (KernelClass kind : {KernelClass::MatmulTiles, KernelClass::ConvTiles})
+        if (recordsClass(product, kind) ||
+            (recordsNoClass(product) && select(product) == kind))
+          return kind;
+      return std::nullopt;
     };
     if (linalg::LinalgOp next = nextStructuredOp(op);
         next && prologueOf(next).getOperation() == op.getOperation())

@@ -254,30 +254,10 @@ void storeResult(OpBuilder &b, const Contraction &c, Value sum, ValueRange to) {
   Value out = op.getDpsInitOperand(0)->get();
   Value result = sum;
   if (linalg::LinalgOp epilogue = c.epilogue) {
-    IRMapping mapping;
     SmallVector<Value> ivs(to.begin(), to.end());
-    for (OpOperand &operand : epilogue->getOpOperands()) {
-      BlockArgument arg = epilogue.getMatchingBlockArgument(&operand);
-      if (operand.get() == out)
-        mapping.map(arg, sum);
-      else if (!isa<MemRefType>(operand.get().getType()))
-        mapping.map(arg, operand.get());
-      else if (!arg.use_empty())
-        mapping.map(arg, memref::LoadOp::create(
-                             b, loc, operand.get(),
-                             applyMap(b, loc,
-                                      epilogue.getMatchingIndexingMap(&operand),
-                                      ivs)));
-    }
-    for (Operation &o : epilogue.getBlock()->without_terminator()) {
-      if (auto index = dyn_cast<linalg::IndexOp>(o)) {
-        mapping.map(index.getResult(), ivs[index.getDim()]);
-        continue;
-      }
-      b.clone(o, mapping);
-    }
-    result = mapping.lookupOrDefault(
-        epilogue.getBlock()->getTerminator()->getOperand(0));
+    result = payloadAt(b, loc, epilogue, ivs, [&](OpOperand &operand) {
+               return operand.get() == out ? sum : Value();
+             }).front();
   }
   memref::StoreOp::create(b, loc, result, out, to);
 }
