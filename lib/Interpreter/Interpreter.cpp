@@ -9,8 +9,10 @@
 #include "loom/Interpreter/Interpreter.h"
 
 #include "loom/Dialect/TG/IR/TGOps.h"
+#include "loom/Dialect/TG/IR/TGTypes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Interpreter/EvalFrame.h"
+#include "loom/Interpreter/Kernels.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -77,7 +79,25 @@ template <class D> struct Interpreter<D>::Impl {
       return op->emitOpError("produced ")
              << results.size() << " value(s) for " << op->getNumResults()
              << " result(s) (a bug in its EvaluableOpInterface)";
+    roundNarrowResults(op, results);
     return success();
+  }
+
+  /// Rounds each f16 or bf16 result of \p op to its format, as the compiled
+  /// code stores it (docs/Interpreter.md, "Narrow floats"): an op computes in
+  /// the domain and its result is rounded once, a product accumulating in
+  /// the domain as compiled products accumulate in f32. Exact domains have
+  /// no precision to lose.
+  void roundNarrowResults(Operation *op, std::vector<TensorPtr> &results) {
+    if constexpr (!D::isExact) {
+      for (auto [value, t] : llvm::zip(op->getResults(), results)) {
+        auto type = dyn_cast<RankedTensorType>(value.getType());
+        std::optional<ElemKind> kind =
+            type ? tg::elemKindOf(type.getElementType()) : std::nullopt;
+        if (t && kind && (*kind == ElemKind::F16 || *kind == ElemKind::BF16))
+          t = std::make_shared<const Tensor<D>>(interp::cast(*t, *kind));
+      }
+    }
   }
 
   LogicalResult checkSize(Operation *op, Type type) {

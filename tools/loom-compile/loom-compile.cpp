@@ -242,6 +242,17 @@ static cl::opt<int64_t> petMinExtent(
     "pet-min-extent",
     cl::desc("--pet: the smallest input height transformed (default 56)"),
     cl::init(56), cl::cat(compileCat));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("The precision of matrix products and convolutions: f32 (the "
+             "default: exact f32 arithmetic), bf16 or f16 (an autocast "
+             "policy: every f32 product and convolution computed on narrow "
+             "operands, accumulated in f32, rounded once to the narrow type "
+             "and cast back; weights stored narrow; normalisations, "
+             "softmax, reductions and elementwise ops stay f32: "
+             "--tg-narrow-products, docs/Precision.md). loom-run --check "
+             "compares with the graph after this policy"),
+    cl::init("f32"), cl::cat(compileCat));
 static cl::opt<bool> conv3dAs2d(
     "conv3d-as-2d",
     cl::desc("Rewrite 3-D convolutions as sums of 2-D ones over depth "
@@ -855,6 +866,13 @@ int main(int argc, char **argv) {
       failed(tg::makeCachesInPlace(*module, cacheInPlace,
                                    weights ? &*weights : nullptr)))
     return 1;
+  if (precision == "bf16")
+    tg::narrowProducts(*module, BFloat16Type::get(&context));
+  else if (precision == "f16")
+    tg::narrowProducts(*module, Float16Type::get(&context));
+  else if (precision != "f32")
+    return fail("--precision must be f32, bf16 or f16, not '" + precision +
+                "'");
   phase.reset();
 
   compiler::CompileOptions options;

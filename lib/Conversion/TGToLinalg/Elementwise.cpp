@@ -166,38 +166,6 @@ Lowered lowerGelu(GeluOp op, OpBuilder &b) {
       op.getTanhApproximation() ? UnaryKind::GeluTanh : UnaryKind::Gelu)};
 }
 
-/// The interpreter's cast (Kernels.h): floats round to the target format,
-/// floats to integers truncate toward zero, anything to i1 is `!= 0`.
-Value castScalar(OpBuilder &b, Location loc, Value x, Type to) {
-  Type from = x.getType();
-  if (from == to)
-    return x;
-  if (to.isInteger(1)) {
-    if (isa<FloatType>(from))
-      return arith::CmpFOp::create(
-          b, loc, arith::CmpFPredicate::UNE, x,
-          arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0)));
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne, x,
-        arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0)));
-  }
-  auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
-  if (fromF && toF)
-    return fromF.getWidth() < toF.getWidth()
-               ? Value(arith::ExtFOp::create(b, loc, to, x))
-               : Value(arith::TruncFOp::create(b, loc, to, x));
-  if (fromF)
-    return arith::FPToSIOp::create(b, loc, to, x);
-  if (toF)
-    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, x))
-                             : Value(arith::SIToFPOp::create(b, loc, to, x));
-  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
-  if (fw < tw)
-    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, x))
-                             : Value(arith::ExtSIOp::create(b, loc, to, x));
-  return arith::TruncIOp::create(b, loc, to, x);
-}
-
 Lowered lowerCast(CastOp op, OpBuilder &b) {
   Type to = op.getType().getElementType();
   return SmallVector<Value>{elementwise(

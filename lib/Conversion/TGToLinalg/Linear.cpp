@@ -47,7 +47,8 @@ Value padNCHW(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> pads,
     high.push_back(b.getIndexAttr(pads[k + i]));
   }
   auto padded = RankedTensorType::get(shape, type.getElementType());
-  Value v = f32(b, loc, value);
+  Value v = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type.getElementType(), value));
   return tensor::PadOp::create(b, loc, padded, x, low, high, v);
 }
 
@@ -140,8 +141,9 @@ Lowered lowerMatmul(MatmulOp op, OpBuilder &b) {
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  return SmallVector<Value>{multiplyAccumulate(
-      b, loc, outType, op.getLhs(), op.getRhs(), maps, iterators)};
+  Value acc = multiplyAccumulate(b, loc, accumulatorType(outType), op.getLhs(),
+                                 op.getRhs(), maps, iterators);
+  return SmallVector<Value>{convertedTo(b, loc, acc, outType)};
 }
 
 /// conv + bias, then the fused activation, as the interpreter's
@@ -299,18 +301,19 @@ Value convNCHW(OpBuilder &b, Location loc, const ConvForm &c) {
   }
   auto inType = cast<RankedTensorType>(input.getType());
   auto fType = cast<RankedTensorType>(filter.getType());
-  Type f = outType.getElementType();
-  auto g5 = [&](ArrayRef<int64_t> s) {
-    return RankedTensorType::get({s[0], groups, s[1] / groups, s[2], s[3]}, f);
+  auto g5 = [&](RankedTensorType t) {
+    ArrayRef<int64_t> s = t.getShape();
+    return RankedTensorType::get({s[0], groups, s[1] / groups, s[2], s[3]},
+                                 t.getElementType());
   };
   auto fg = RankedTensorType::get({groups, fType.getDimSize(0) / groups,
                                    fType.getDimSize(1), fType.getDimSize(2),
                                    fType.getDimSize(3)},
-                                  f);
-  Value in5 = reshapeTo(b, loc, input, g5(inType.getShape()));
+                                  fType.getElementType());
+  Value in5 = reshapeTo(b, loc, input, g5(inType));
   Value f5 = reshapeTo(b, loc, filter, fg);
-  Value c5 = namedConv<linalg::Conv2DNgchwGfchwOp>(
-      b, loc, g5(outType.getShape()), in5, f5, c);
+  Value c5 =
+      namedConv<linalg::Conv2DNgchwGfchwOp>(b, loc, g5(outType), in5, f5, c);
   // The epilogue on the grouped view, collapsed last: the kernel's result
   // is then computed by an op on [N, G, C/G, H, W] that its thread tiles
   // fuse the convolution into (after a collapse, each thread ran the whole
@@ -334,21 +337,18 @@ Value convNCDHW(OpBuilder &b, Location loc, const ConvForm &c) {
     return biasAndActivate(b, loc, conv, c.bias, c.activation, {1});
   }
   MLIRContext *ctx = b.getContext();
-  Type f = outType.getElementType();
-  auto grouped = [&](ArrayRef<int64_t> s, bool filter) {
+  auto grouped = [&](Type t, bool filter) {
+    auto type = cast<RankedTensorType>(t);
+    ArrayRef<int64_t> s = type.getShape();
     SmallVector<int64_t> shape =
         filter ? SmallVector<int64_t>{groups, s[0] / groups, s[1]}
                : SmallVector<int64_t>{s[0], groups, s[1] / groups};
     shape.append(s.begin() + 2, s.end());
-    return RankedTensorType::get(shape, f);
+    return RankedTensorType::get(shape, type.getElementType());
   };
-  Value in6 = reshapeTo(
-      b, loc, input,
-      grouped(cast<RankedTensorType>(input.getType()).getShape(), false));
-  Value f6 = reshapeTo(
-      b, loc, c.filter,
-      grouped(cast<RankedTensorType>(c.filter.getType()).getShape(), true));
-  auto out6 = grouped(outType.getShape(), false);
+  Value in6 = reshapeTo(b, loc, input, grouped(input.getType(), false));
+  Value f6 = reshapeTo(b, loc, c.filter, grouped(c.filter.getType(), true));
+  auto out6 = grouped(outType, false);
   // Loops (n, g, o, od, oh, ow, c, kd, kh, kw).
   SmallVector<AffineExpr> d(10);
   for (unsigned i = 0; i < 10; ++i)
@@ -367,23 +367,35 @@ Value convNCDHW(OpBuilder &b, Location loc, const ConvForm &c) {
   return reshapeTo(b, loc, conv, outType);
 }
 
-/// tg.conv: 2-D and 3-D as they are, 1-D as 2-D over a unit height.
+/// tg.conv: 2-D and 3-D as they are, 1-D as 2-D over a unit height; an
+/// f16 or bf16 one accumulates in f32, its bias and activation applied
+/// there, and is rounded once to its type.
 Lowered lowerConv(ConvOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   UnitHeight unit(op.getInput());
+  RankedTensorType acc = accumulatorType(unit.type(op.getType()));
+  Value bias = op.getBias();
+  if (bias)
+    bias = convertedTo(
+        b, loc, bias,
+        RankedTensorType::get(cast<RankedTensorType>(bias.getType()).getShape(),
+                              acc.getElementType()));
   ConvForm c{unit.view(b, loc, op.getInput()),
              unit.view(b, loc, op.getFilter()),
-             op.getBias(),
-             unit.type(op.getType()),
+             bias,
+             acc,
              unit.sizes(op.getStrides()),
              unit.pads(op.getPads()),
              unit.sizes(op.getDilations()),
              int64_t(op.getGroups()),
              op.getActivation()};
   trimPaddingTaps(b, loc, c);
+  RankedTensorType rounded = unit.type(op.getType());
   if (c.outType.getRank() == 5)
-    return SmallVector<Value>{convNCDHW(b, loc, c)};
-  return unit.back(b, loc, convNCHW(b, loc, c), op.getOutput());
+    return SmallVector<Value>{
+        convertedTo(b, loc, convNCDHW(b, loc, c), rounded)};
+  return unit.back(b, loc, convertedTo(b, loc, convNCHW(b, loc, c), rounded),
+                   op.getOutput());
 }
 
 /// The window maxima of \p padded (NCHW, already padded with -inf: padding

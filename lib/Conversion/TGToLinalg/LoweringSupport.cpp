@@ -80,11 +80,64 @@ Value lowering::multiplyAccumulate(OpBuilder &b, Location loc,
              b, loc, type, ValueRange{lhs, rhs},
              ValueRange{filled(b, loc, type, 0.0)}, maps, iterators,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
-               Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
+               Type acc = type.getElementType();
+               Value p = arith::MulFOp::create(
+                   nb, nl, castScalar(nb, nl, args[0], acc),
+                   castScalar(nb, nl, args[1], acc));
                linalg::YieldOp::create(
                    nb, nl, Value(arith::AddFOp::create(nb, nl, args[2], p)));
              })
       .getResult(0);
+}
+
+Value lowering::castScalar(OpBuilder &b, Location loc, Value x, Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  if (to.isInteger(1)) {
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::UNE, x,
+          arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0)));
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, x,
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0)));
+  }
+  auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+  if (fromF && toF)
+    return fromF.getWidth() < toF.getWidth()
+               ? Value(arith::ExtFOp::create(b, loc, to, x))
+               : Value(arith::TruncFOp::create(b, loc, to, x));
+  if (fromF)
+    return arith::FPToSIOp::create(b, loc, to, x);
+  if (toF)
+    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, x))
+                             : Value(arith::SIToFPOp::create(b, loc, to, x));
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, x))
+                             : Value(arith::ExtSIOp::create(b, loc, to, x));
+  return arith::TruncIOp::create(b, loc, to, x);
+}
+
+RankedTensorType lowering::accumulatorType(RankedTensorType type) {
+  Type elem = type.getElementType();
+  if (!elem.isF16() && !elem.isBF16())
+    return type;
+  return RankedTensorType::get(type.getShape(),
+                               Float32Type::get(type.getContext()));
+}
+
+Value lowering::convertedTo(OpBuilder &b, Location loc, Value value,
+                            RankedTensorType type) {
+  auto from = cast<RankedTensorType>(value.getType());
+  if (from.getElementType() == type.getElementType())
+    return value;
+  Type to = type.getElementType();
+  return elementwise(b, loc, RankedTensorType::get(from.getShape(), to),
+                     {value}, [&](OpBuilder &nb, Location nl, ValueRange args) {
+                       return castScalar(nb, nl, args[0], to);
+                     });
 }
 
 Value lowering::f32(OpBuilder &b, Location loc, double v) {

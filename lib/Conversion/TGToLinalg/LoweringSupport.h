@@ -99,10 +99,23 @@ Value elementwiseWithStats(OpBuilder &b, Location loc,
 /// rhs's, the result's) and \p iterators, into a zero-filled tensor of
 /// \p type: the contractions of products, convolutions and attention, the
 /// payload the GPU's matrix-product class matches (docs/Codegen/GPU.md).
+/// Operands narrower than \p type's element type (f16 or bf16 into an f32
+/// accumulator: accumulatorType) are extended in the payload.
 Value multiplyAccumulate(OpBuilder &b, Location loc, RankedTensorType type,
                          Value lhs, Value rhs,
                          llvm::ArrayRef<mlir::AffineMap> maps,
                          llvm::ArrayRef<mlir::utils::IteratorType> iterators);
+/// The type a product or convolution of result type \p type accumulates
+/// in: f32 for f16 and bf16 results (docs/Precision.md: a narrow product
+/// accumulates in f32 and is rounded once to its type), \p type otherwise.
+RankedTensorType accumulatorType(RankedTensorType type);
+/// \p value converted elementwise to the element type of \p type (the
+/// interpreter's tg.cast: one rounding); \p value itself when it has it.
+Value convertedTo(OpBuilder &b, Location loc, Value value,
+                  RankedTensorType type);
+/// The scalar of tg.cast: floats round to the target format, floats to
+/// integers truncate toward zero, anything to i1 is `!= 0`.
+Value castScalar(OpBuilder &b, Location loc, Value x, Type to);
 /// An empty tensor of \p type filled with \p value.
 Value filled(OpBuilder &b, Location loc, RankedTensorType type, double value);
 

@@ -74,6 +74,11 @@ struct Conv3dAs2d : OpRewritePattern<ConvOp> {
       r.replaceOp(conv, y);
       return success();
     }
+    // A bf16 or f16 convolution accumulates in f32 and is rounded once to
+    // its type (docs/Precision.md); a sum of its taps' 2-D convolutions
+    // would round each tap and every partial sum.
+    if (!inType.getElementType().isF32() && !inType.getElementType().isF64())
+      return failure();
     Location loc = conv.getLoc();
     ArrayRef<int64_t> in = inType.getShape(),
                       f = conv.getFilter().getType().getShape(),

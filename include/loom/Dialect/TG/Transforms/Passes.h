@@ -32,6 +32,12 @@ createTGFoldWeightsPass(const safetensors::File *weights, int64_t maxElements);
 std::unique_ptr<mlir::Pass>
 createTGConv3dAs2d(std::function<bool(mlir::Operation *)> keep);
 
+/// --tg-narrow-products on \p module: every f32 tg.matmul and tg.conv
+/// computed in \p narrow (bf16 or f16) between casts. What loom-compile
+/// --precision=bf16|f16 applies to the model as read, before the graph is
+/// captured for loom-run --check.
+void narrowProducts(mlir::ModuleOp module, mlir::FloatType narrow);
+
 #define GEN_PASS_REGISTRATION
 #include "loom/Dialect/TG/Transforms/Passes.h.inc"
 

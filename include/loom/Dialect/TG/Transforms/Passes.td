@@ -114,7 +114,9 @@ def TGConv3dAs2d : Pass<"tg-conv3d-as-2d", "mlir::func::FuncOp"> {
     OD, OH, OW]`. The 2-D convolutions are what the oneDNN backend and the
     vectorised generated convolutions run; the sum is a chain of adds that
     oneDNN takes as its convolutions' sum post-op. Exact in real arithmetic
-    (the taps are summed in another order). `loom-compile` runs it after
+    (the taps are summed in another order). A bf16 or f16 convolution of
+    several depth taps stays 3-D: it accumulates in f32 and is rounded
+    once (docs/Precision.md), where a sum of taps would round each. `loom-compile` runs it after
     `--tg-fold-batchnorm` (`--conv3d-as-2d=false` keeps 3-D convolutions),
     leaving the 3-D convolutions that a library backend it forms fragments
     with runs as they are (oneDNN's 3-D convolution over NCDHW, cuDNN's):
@@ -312,6 +314,42 @@ def TGTrimConvTaps : Pass<"tg-trim-conv-taps", "mlir::func::FuncOp"> {
     loom-opt model.mlir --tg-trim-conv-taps
     ```
   }];
+}
+
+def TGNarrowProducts : Pass<"tg-narrow-products", "mlir::ModuleOp"> {
+  let summary = "Run matrix products and convolutions in bf16 or f16 (an autocast policy)";
+  let description = [{
+    Rewrites every `tg.matmul` and `tg.conv` whose operands and result are
+    f32 into the same op on operands cast to `type` (bf16 or f16), its
+    result cast back to f32: `loom-compile --precision=bf16|f16`'s policy
+    (docs/Precision.md). A narrow product or convolution accumulates in f32
+    and rounds its result once to its type (the lowering and the library
+    steps; the interpreter emulates that rounding); everything else
+    (normalisations, softmax, reductions, elementwise ops, `tg.attention`)
+    stays f32. Casts of weights are computed by `--tg-fold-weights`: the
+    weights a product reads are stored narrow.
+
+    ```mlir
+    %y = tg.matmul %x, %w : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+    // becomes
+    %xn = tg.cast %x : tensor<8x64xf32> to tensor<8x64xbf16>
+    %wn = tg.cast %w : tensor<64x32xf32> to tensor<64x32xbf16>
+    %yn = tg.matmul %xn, %wn : (tensor<8x64xbf16>, tensor<64x32xbf16>) -> tensor<8x32xbf16>
+    %y = tg.cast %yn : tensor<8x32xbf16> to tensor<8x32xf32>
+    ```
+
+    A cast back to f32 that only feeds another narrowed product's cast to
+    the same type is skipped: the two casts are the identity on a narrow
+    value.
+
+    ```
+    loom-opt model.mlir --tg-narrow-products=type=bf16 --tg-fold-weights
+    ```
+  }];
+  let options = [
+    Option<"type", "type", "std::string", /*default=*/"\"bf16\"",
+           "The narrow type: bf16 or f16">,
+  ];
 }
 
 def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
