@@ -63,17 +63,22 @@ void addVulkanLowering(OpPassManager &pm) {
   // the importer's exact integer arithmetic and gather indices past 2^24
   // (detectors' post-processing); optional in Vulkan, so required only by
   // the modules that use it (the VCE triple) and checked against the
-  // device's shaderFloat64 at load.
+  // device's shaderFloat64 at load. Float16 and 16-bit storage: f16
+  // tensors (--precision=f16, f16 models) held as f16 in their buffers;
+  // without them the SPIR-V conversion would widen f16 to f32 in the
+  // kernels while the buffers hold 2-byte elements.
   spirv.spirvCapabilities = {"Shader",
                              "Int64",
                              "Float64",
+                             "Float16",
                              "Int8",
                              "Int16",
                              "StorageBuffer8BitAccess",
+                             "StorageBuffer16BitAccess",
                              "GroupNonUniform",
                              "GroupNonUniformArithmetic"};
   spirv.spirvExtensions = {"SPV_KHR_storage_buffer_storage_class",
-                           "SPV_KHR_8bit_storage"};
+                           "SPV_KHR_8bit_storage", "SPV_KHR_16bit_storage"};
   spirv.clientApi = "Vulkan";
   pm.addPass(createGpuSPIRVAttachTarget(spirv));
   pm.addPass(createLoomGPUSPIRVEntryPoints());

@@ -22,6 +22,31 @@ using namespace mlir;
 
 namespace {
 
+/// Whether \p t is bf16 or holds bf16 elements.
+bool isBFloat16Type(Type t) {
+  if (auto shaped = dyn_cast<ShapedType>(t))
+    t = shaped.getElementType();
+  return t.isBF16();
+}
+
+/// An error at the first op of \p module that computes on bf16: Vulkan
+/// 1.3's SPIR-V has no bf16 type (SPV_KHR_bfloat16 is not assumed), and the
+/// SPIR-V conversion would leave such an op unconverted or widen it while
+/// its buffers hold 2-byte elements.
+LogicalResult checkNoBFloat16(Operation *module) {
+  WalkResult found = module->walk([](Operation *op) {
+    if (llvm::any_of(op->getOperandTypes(), isBFloat16Type) ||
+        llvm::any_of(op->getResultTypes(), isBFloat16Type)) {
+      op->emitOpError("computes on bf16, which a Vulkan kernel cannot "
+                      "(SPIR-V 1.3 has no bf16 type): compile it for a CUDA "
+                      "target, or in f16 (--precision=f16)");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(found.wasInterrupted());
+}
+
 /// \p alloc in the Workgroup storage class, or an error when it is not
 /// static workgroup memory that only loads and stores use.
 LogicalResult toWorkgroupClass(memref::AllocOp alloc) {
@@ -162,6 +187,8 @@ void withEmptyTripResults(scf::ForOp loop) {
 struct SPIRVForms
     : public loom::codegen::gpu::impl::LoomGPUSPIRVFormsBase<SPIRVForms> {
   void runOnOperation() override {
+    if (failed(checkNoBFloat16(getOperation())))
+      return signalPassFailure();
     WalkResult bad = getOperation().walk([](memref::AllocOp alloc) {
       return failed(toWorkgroupClass(alloc)) ? WalkResult::interrupt()
                                              : WalkResult::advance();

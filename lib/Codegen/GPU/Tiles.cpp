@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 
@@ -53,24 +54,62 @@ Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// Whether \p op converts one float to another (arith.extf, arith.truncf).
+bool isFloatConversion(Operation *op) {
+  return isa<arith::ExtFOp, arith::TruncFOp>(op);
+}
+
+/// \p v without the float conversions it may be made by, and their number
+/// in \p conversions: a bf16 or f16 product's operand extended to f32 in
+/// the payload (the f32 accumulation of --precision's narrow products,
+/// docs/Precision.md), or an f32 operand rounded to the narrow type and
+/// extended back (the cast before the product fused into it).
+Value unconverted(Value v, size_t &conversions) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isFloatConversion(def) || !def->getResult(0).hasOneUse())
+      break;
+    v = def->getOperand(0);
+    ++conversions;
+  }
+  return v;
+}
+
+/// The float conversions the payload of \p op applies to the element of
+/// \p in before multiplying it, in order (unconverted's).
+SmallVector<Operation *> conversionsOf(linalg::LinalgOp op, OpOperand *in) {
+  SmallVector<Operation *> chain;
+  Value v = op.getMatchingBlockArgument(in);
+  while (v.hasOneUse() && isFloatConversion(*v.getUsers().begin())) {
+    chain.push_back(*v.getUsers().begin());
+    v = chain.back()->getResult(0);
+  }
+  return chain;
+}
+
 /// Whether the payload of \p op is `out + in0 * in1` (either order of
-/// each): f32 products summed, so that zeros past a tile's edge add
-/// nothing.
+/// each), each input possibly converted between floats first (ending in
+/// f32: unconverted): f32 products summed, so that zeros past a tile's
+/// edge add nothing.
 bool isMultiplyAdd(linalg::LinalgOp op) {
   Block *body = op.getBlock();
-  if (body->getOperations().size() != 3)
-    return false;
   auto add = dyn_cast_or_null<arith::AddFOp>(
       body->getTerminator()->getOperand(0).getDefiningOp());
-  auto mul = dyn_cast<arith::MulFOp>(&body->front());
+  auto mul = add ? add.getRhs().getDefiningOp<arith::MulFOp>() : nullptr;
+  if (add && !mul)
+    mul = add.getLhs().getDefiningOp<arith::MulFOp>();
   if (!add || !mul)
     return false;
   BlockArgument out = op.getRegionOutputArgs().front();
   auto ins = op.getRegionInputArgs();
+  size_t conversions = 0;
+  Value lhs = unconverted(mul.getLhs(), conversions),
+        rhs = unconverted(mul.getRhs(), conversions);
+  if (body->getOperations().size() != 3 + conversions)
+    return false;
   bool sumsProduct = (add.getLhs() == out && add.getRhs() == mul) ||
                      (add.getRhs() == out && add.getLhs() == mul);
-  bool multipliesInputs = (mul.getLhs() == ins[0] && mul.getRhs() == ins[1]) ||
-                          (mul.getLhs() == ins[1] && mul.getRhs() == ins[0]);
+  bool multipliesInputs =
+      (lhs == ins[0] && rhs == ins[1]) || (lhs == ins[1] && rhs == ins[0]);
   return sumsProduct && multipliesInputs;
 }
 
@@ -132,6 +171,13 @@ struct TileKernel {
           place(tb, ivs, colLoops, colAt);
           Value v =
               memref::LoadOp::create(tb, loc, in->get(), indicesOf(tb, in, ivs));
+          // The payload's conversions of the element (isMultiplyAdd): a
+          // narrow operand summed in f32.
+          for (Operation *conversion : conversionsOf(c.op, in)) {
+            IRMapping map;
+            map.map(conversion->getOperand(0), v);
+            v = tb.clone(*conversion, map)->getResult(0);
+          }
           scf::YieldOp::create(tb, loc, v);
         },
         [&](OpBuilder &eb, Location) {
