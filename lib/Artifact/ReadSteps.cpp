@@ -573,6 +573,20 @@ bool Reader::allGather(const Operands &o, Step &out) {
   return true;
 }
 
+bool Reader::elementTypes(const Operands &o, LibraryElementTypes &out) {
+  if (!string(o.attrs, o.tp, "operand_type", out.operandType, false) ||
+      !string(o.attrs, o.tp, "result_type", out.resultType, false))
+    return false;
+  bool narrow = out.operandType == "bf16" || out.operandType == "f16";
+  if (out.operandType != "f32" && !narrow)
+    return fail(o.tp + ".operand_type",
+                "'" + out.operandType + "' is not f32, bf16 or f16");
+  if (out.resultType != "f32" && out.resultType != out.operandType)
+    return fail(o.tp + ".result_type",
+                "'" + out.resultType + "' is neither f32 nor the operand type");
+  return true;
+}
+
 bool Reader::cublasMatmul(const Operands &o, Step &out) {
   CublasMatmulStep s;
   if (!integer(o.args, o.ap, "a", s.a) || !integer(o.args, o.ap, "b", s.b) ||
@@ -590,6 +604,8 @@ bool Reader::cublasMatmul(const Operands &o, Step &out) {
   if (cublasEpilogueHasBias(s.epilogue) != (s.bias != -1))
     return fail(o.ap + ".bias", "a bias operand exactly when the epilogue "
                                 "adds one (bias, relu_bias, gelu_bias)");
+  if (!elementTypes(o, s))
+    return false;
   if (s.aBatchStride != 0 && s.aBatchStride != s.m * s.k)
     return fail(o.tp + ".a_batch_stride", "expected 0 or m * k");
   if (s.bBatchStride != 0 && s.bBatchStride != s.k * s.n)
@@ -607,7 +623,7 @@ bool Reader::cudnnConv(const Operands &o, Step &out) {
   CudnnConvStep s;
   if (!convolution(o, s, 1, 3) ||
       !integer(o.args, o.ap, "bias", s.bias, false) ||
-      !activation(o, s.activation))
+      !activation(o, s.activation) || !elementTypes(o, s))
     return false;
   if (!shapesAgree(s))
     return fail(o.tp, "the shapes do not agree: src [N, C, S...], weights "

@@ -97,6 +97,7 @@ public:
   bool step(const Json &s, const std::string &path, Step &out);
   bool library(StepKind kind, const Operands &o, Step &out);
   bool activation(const Operands &o, PostOp &out);
+  bool elementTypes(const Operands &o, LibraryElementTypes &out);
   bool convolution(const Operands &o, ConvolutionOperands &out,
                    size_t minSpatial, size_t maxSpatial);
   bool conv2d(const Operands &o, Step &out);

@@ -42,6 +42,15 @@ void writeConvolution(const ConvolutionOperands &c, Json &args, Json &attrs) {
       .set("groups", c.groups);
 }
 
+/// A library step's element types, where they are not f32 (an f32 step's
+/// record is as it was before there were others).
+void writeElementTypes(const LibraryElementTypes &t, Json &attrs) {
+  if (t.operandType != "f32")
+    attrs.set("operand_type", t.operandType);
+  if (t.resultType != "f32")
+    attrs.set("result_type", t.resultType);
+}
+
 void writeOptional(Json &args, const char *role, int64_t id) {
   if (id != -1)
     args.set(role, id);
@@ -241,6 +250,7 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
         .set("a_batch_stride", s.aBatchStride)
         .set("b_batch_stride", s.bBatchStride)
         .set("epilogue", cublasEpilogueName(s.epilogue));
+    writeElementTypes(s, attrs);
     return;
   }
   case StepKind::CudnnConv: {
@@ -248,6 +258,7 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
     writeConvolution(s, args, attrs);
     writeOptional(args, "bias", s.bias);
     writeActivation(s.activation, attrs);
+    writeElementTypes(s, attrs);
     return;
   }
   case StepKind::UpdateSlice:

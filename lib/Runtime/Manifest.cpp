@@ -215,18 +215,27 @@ Error SizeCheck::step(const Step &step) const {
     return Error::ok();
   case StepKind::CublasMatmul: {
     const auto &s = *step.getIf<CublasMatmulStep>();
+    int64_t in = dtypeBytes(s.operandType), out = dtypeBytes(s.resultType);
     auto matrices = [&](int64_t stride, int64_t one) {
-      return 4 * (stride * (s.batch - 1) + one);
+      return in * (stride * (s.batch - 1) + one);
     };
     if ((err = need(s.a, matrices(s.aBatchStride, s.m * s.k), "a")) ||
         (err = need(s.b, matrices(s.bBatchStride, s.k * s.n), "b")) ||
-        (err = need(s.d, 4 * s.batch * s.m * s.n, "d")))
+        (err = need(s.d, out * s.batch * s.m * s.n, "d")))
       return err;
-    return need(s.bias, 4 * s.n, "bias");
+    return need(s.bias, out * s.n, "bias");
   }
   case StepKind::CudnnConv: {
     const auto &s = *step.getIf<CudnnConvStep>();
-    return convolution(s, s.bias, -1);
+    int64_t in = dtypeBytes(s.operandType), out = dtypeBytes(s.resultType);
+    auto bytes = [](const std::vector<int64_t> &shape, int64_t elem) {
+      return f32Bytes(shape) / 4 * elem;
+    };
+    if ((err = need(s.src, bytes(s.srcShape, in), "src")) ||
+        (err = need(s.weights, bytes(s.weightsShape, in), "weights")) ||
+        (err = need(s.dst, bytes(s.dstShape, out), "dst")))
+      return err;
+    return need(s.bias, in * s.dstShape[1], "bias");
   }
   case StepKind::TopK:
     return topK(*step.getIf<TopKStep>());

@@ -259,13 +259,24 @@ struct DispatchStep {
   int64_t sharedBytes = 0;
 };
 
+/// The element types of a library step's product or convolution
+/// (cublas.matmul, cudnn.conv): its operands (and a convolution's bias) hold
+/// \p operandType, its result (and a product's bias) \p resultType: f32,
+/// or bf16 / f16 (--precision's narrow products, docs/Precision.md), which
+/// take an f32 result or one of their own type; f32 operands an f32 one.
+/// It accumulates in f32 whatever they are. The manifest leaves f32 out.
+struct LibraryElementTypes {
+  std::string operandType = "f32", resultType = "f32";
+};
+
 /// cublas.matmul: for each b < batch, d[b] (m x n) = a[b] (m x k) x b[b]
-/// (k x n), f32, row-major and dense, then the epilogue (a bias [n] added to
-/// every row). Matrix b of a starts \p aBatchStride elements after matrix
-/// b - 1 (0: one matrix shared by the batch, else m * k); likewise b's
-/// (0 or k * n); d's matrices are consecutive. Runs on a cuda device
-/// (cuBLASLt, docs/Artifact.md).
-struct CublasMatmulStep {
+/// (k x n), row-major and dense, accumulated in f32, then the epilogue (a
+/// bias [n] added to every row); a and b hold the operand type, d and the
+/// bias the result type (LibraryElementTypes). Matrix b of a starts
+/// \p aBatchStride elements after matrix b - 1 (0: one matrix shared by the
+/// batch, else m * k); likewise b's (0 or k * n); d's matrices are
+/// consecutive. Runs on a cuda device (cuBLASLt, docs/Artifact.md).
+struct CublasMatmulStep : LibraryElementTypes {
   int64_t a = 0, b = 0, bias = -1, d = 0;
   int64_t m = 1, n = 1, k = 1, batch = 1;
   int64_t aBatchStride = 0, bBatchStride = 0;
@@ -277,8 +288,10 @@ struct CublasMatmulStep {
 /// (docs/Artifact.md). The shapes are dense and channels-first: src [N, C,
 /// S...], weights [O, C / groups, K...], dst [N, O, S'...]; strides and
 /// dilations have one entry per spatial dimension, pads two (the begin pads,
-/// then the end pads). Runs on a cuda device (cuDNN's backend API).
-struct CudnnConvStep : ConvolutionOperands {
+/// then the end pads); src, weights and the bias hold the operand type, dst
+/// the result type (LibraryElementTypes). Runs on a cuda device (cuDNN's
+/// backend API).
+struct CudnnConvStep : ConvolutionOperands, LibraryElementTypes {
   int64_t bias = -1;
   PostOp activation;
 };

@@ -270,10 +270,21 @@ mlir::Value addendOf(mlir::Operation *add, mlir::Value v);
 /// True when \p bias is a bias over the last dimension of \p result: shape
 /// [N], or all ones but the last dimension N.
 bool isRowBias(mlir::Value bias, mlir::RankedTensorType result);
+/// A library step's spelling of an element type it computes on
+/// (artifact::LibraryElementTypes): "f32", "bf16" or "f16"; empty for
+/// another type.
+std::string libraryElementType(mlir::Type t);
+/// Appends to \p call the tg.cast to f32 of its bf16 or f16 result
+/// (--precision's policy, docs/Precision.md) when that cast is the result's
+/// only user and may join: a library that accumulates in f32 writes that
+/// accumulator. Returns whether it did.
+bool appendWidening(LibraryCall &call, Available available);
 /// \p matmul with the tg.add of a row bias after it (isRowBias) when that
 /// add is its only user and may join: the start every library's matmul
-/// fragment grows from.
-LibraryCall matmulWithBias(tg::MatmulOp matmul, Available available);
+/// fragment grows from. With \p widen, the product's cast back to f32
+/// joins first (appendWidening), the bias added to the f32 result.
+LibraryCall matmulWithBias(tg::MatmulOp matmul, Available available,
+                           bool widen = false);
 /// Appends to \p out every prefix of \p longest that ends after its anchor
 /// or a role, longest first (the roles the prefix keeps set again).
 void addPrefixes(const LibraryCall &longest,

@@ -1,10 +1,12 @@
 //===- CuBLAS.cpp - The cuBLASLt backend ----------------------------------===//
 //
 // Part of Loom. cuBLASLt matrix products called by libloomrt's CUDA device
-// (lib/Runtime/CUDA/Cublas.cpp): f32 products, batched where each operand either
-// has the whole batch or is shared by it, with a row bias and a ReLU or
-// (tanh-approximated) GELU as cuBLASLt's epilogue. Runs on a cuda device
-// only (docs/Codegen/GPU.md, "Library backends").
+// (lib/Runtime/CUDA/Cublas.cpp): f32, bf16 and f16 products accumulated in
+// f32, batched where each operand either has the whole batch or is shared
+// by it, with a row bias and a ReLU or (tanh-approximated) GELU as
+// cuBLASLt's epilogue; a narrow product's cast back to f32 (--precision,
+// docs/Precision.md) is taken into it, the f32 accumulator written as it
+// is. Runs on a cuda device only (docs/Codegen/GPU.md, "Library backends").
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,15 +37,19 @@ int64_t product(ArrayRef<int64_t> shape) {
   return n;
 }
 
-/// \p matmul as one strided-batched GEMM, or nullopt: static f32 shapes
+/// \p matmul as one strided-batched GEMM, or nullopt: static shapes of one
+/// element type (f32, bf16 or f16)
 /// whose batch dimensions are, per operand, the result's (left-padded with
 /// ones) or all ones. A shared right operand folds the left one's batch
 /// into m (one GEMM of batch * m rows, as a linear layer's weights).
 std::optional<Gemm> gemmOf(tg::MatmulOp matmul) {
   auto lhs = matmul.getLhs().getType(), rhs = matmul.getRhs().getType();
   auto out = matmul.getType();
-  if (!allF32(matmul) || !lhs.hasStaticShape() || !rhs.hasStaticShape() ||
-      !out.hasStaticShape() || lhs.getRank() < 2 || rhs.getRank() < 2)
+  Type elem = out.getElementType();
+  if (libraryElementType(elem).empty() || lhs.getElementType() != elem ||
+      rhs.getElementType() != elem || !lhs.hasStaticShape() ||
+      !rhs.hasStaticShape() || !out.hasStaticShape() || lhs.getRank() < 2 ||
+      rhs.getRank() < 2)
     return std::nullopt;
   ArrayRef<int64_t> batch = out.getShape().drop_back(2);
   // Whether an operand has the result's whole batch (true), none of it
@@ -117,10 +123,12 @@ public:
     return {tg::MatmulOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
-    return {"matmul [+bias] [+relu|gelu_tanh]: f32, static shapes; batch "
+    return {"matmul [+cast to f32] [+bias] [+relu|gelu_tanh]: f32, bf16 or "
+            "f16 (the cast only after a narrow one), static shapes; batch "
             "dims per operand the result's or all ones (a shared right "
-            "operand folds the batch into M); bias [N] or [1,..,1,N]; GELU "
-            "only as the tanh approximation (cuBLASLt's GELU epilogue)"};
+            "operand folds the batch into M); bias [N] or [1,..,1,N] of the "
+            "result's type; GELU only as the tanh approximation (cuBLASLt's "
+            "GELU epilogue)"};
   }
 
   void collectCandidates(Operation *anchor, Available available,
@@ -128,7 +136,7 @@ public:
     auto matmul = dyn_cast<tg::MatmulOp>(anchor);
     if (!matmul || !gemmOf(matmul))
       return;
-    LibraryCall call = matmulWithBias(matmul, available);
+    LibraryCall call = matmulWithBias(matmul, available, /*widen=*/true);
     Operation *user = soleUser(call.ops.back()->getResult(0), available);
     if (auto act = activationOf(user);
         act &&
@@ -158,6 +166,10 @@ public:
     s.aBatchStride = g->aStride;
     s.bBatchStride = g->bStride;
     s.epilogue = epilogueOf(call);
+    s.operandType = libraryElementType(matmul.getType().getElementType());
+    s.resultType = libraryElementType(
+        cast<ShapedType>(call.ops.back()->getResult(0).getType())
+            .getElementType());
     step.record = std::move(s);
     return success();
   }

@@ -1,10 +1,12 @@
 //===- CuDNN.cpp - The cuDNN backend --------------------------------------===//
 //
 // Part of Loom. cuDNN 9 convolutions called by libloomrt's CUDA device
-// (lib/Runtime/CUDA/Cudnn.cpp): f32 forward convolutions of 1, 2 or 3 spatial
-// dimensions with any strides, padding, dilations and groups, their bias
-// and an activation fused in one operation graph of cuDNN's backend API
-// (conv, pointwise add, pointwise activation). Runs on a cuda device only
+// (lib/Runtime/CUDA/Cudnn.cpp): f32, bf16 and f16 forward convolutions of 1,
+// 2 or 3 spatial dimensions with any strides, padding, dilations and groups,
+// accumulated in f32, their bias and an activation fused in one operation
+// graph of cuDNN's backend API (conv, pointwise add, pointwise activation);
+// a narrow convolution's cast back to f32 (--precision, docs/Precision.md)
+// is taken into it, its result written in f32. Runs on a cuda device only
 // (docs/Codegen/GPU.md, "Library backends").
 //
 //===----------------------------------------------------------------------===//
@@ -50,16 +52,27 @@ bool fusesAfter(tg::ConvOp conv) {
          llvm::all_of(conv.getDilations(), [](int64_t d) { return d == 1; });
 }
 
-/// Whether cuDNN runs \p conv: f32, static shapes, 1 to 3 spatial
-/// dimensions, its own activation none or one cuDNN fuses after it in f32.
+/// Whether every operand and the result of \p conv have one element type
+/// cuDNN takes (f32, bf16, f16).
+bool oneElementType(tg::ConvOp conv) {
+  Type elem = conv.getType().getElementType();
+  return !libraryElementType(elem).empty() &&
+         llvm::all_of(conv->getOperandTypes(), [&](Type t) {
+           return cast<ShapedType>(t).getElementType() == elem;
+         });
+}
+
+/// Whether cuDNN runs \p conv: f32, bf16 or f16, static shapes, 1 to 3
+/// spatial dimensions, its own activation none or one cuDNN fuses after it
+/// in f32.
 bool runs(tg::ConvOp conv) {
   Activation own = tg::toActivation(conv.getActivation());
   auto type = conv.getType();
   auto input = cast<RankedTensorType>(conv.getInput().getType());
   auto filter = cast<RankedTensorType>(conv.getFilter().getType());
-  return allF32(conv) && type.hasStaticShape() && input.hasStaticShape() &&
-         filter.hasStaticShape() && type.getRank() >= 3 &&
-         type.getRank() <= 5 &&
+  return oneElementType(conv) && type.hasStaticShape() &&
+         input.hasStaticShape() && filter.hasStaticShape() &&
+         type.getRank() >= 3 && type.getRank() <= 5 &&
          (own == Activation::None || (fusesAfter(conv) && fusesInF32(own)));
 }
 
@@ -76,7 +89,9 @@ public:
     return {tg::ConvOp::getOperationName()};
   }
   std::vector<std::string> patterns() const override {
-    return {"conv [+relu|sigmoid|tanh after a bias, groups and dilations 1]: f32, static "
+    return {"conv [+cast to f32] [+relu|sigmoid|tanh after a bias, groups and "
+            "dilations 1]: f32, bf16 or f16 (the cast only after a narrow "
+            "one), static "
             "shapes, 1 to 3 spatial dimensions, any strides, pads, dilations "
             "and groups; the conv's own bias [O]; a conv with its own "
             "activation takes nothing after it"};
@@ -92,6 +107,7 @@ public:
     call.ops.push_back(conv);
     call.bias = conv.getBias();
     call.activation = tg::toActivation(conv.getActivation());
+    appendWidening(call, available);
     if (call.activation == Activation::None && fusesAfter(conv))
       growActivation(call, available, fusesInF32);
     addPrefixes(call, out);
@@ -117,6 +133,10 @@ public:
     s.dilations.assign(conv.getDilations().begin(), conv.getDilations().end());
     s.groups = conv.getGroups();
     s.activation = {call.activation, call.alpha, call.beta};
+    s.operandType = libraryElementType(conv.getType().getElementType());
+    s.resultType = libraryElementType(
+        cast<ShapedType>(call.ops.back()->getResult(0).getType())
+            .getElementType());
     step.record = std::move(s);
     return success();
   }

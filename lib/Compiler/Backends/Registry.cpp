@@ -428,15 +428,38 @@ bool patterns::isRowBias(Value bias, RankedTensorType result) {
                       [](int64_t d) { return d == 1; });
 }
 
-LibraryCall patterns::matmulWithBias(tg::MatmulOp matmul,
-                                    Available available) {
+std::string patterns::libraryElementType(Type t) {
+  if (t.isF32())
+    return "f32";
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF16())
+    return "f16";
+  return "";
+}
+
+bool patterns::appendWidening(LibraryCall &call, Available available) {
+  Value out = call.ops.back()->getResult(0);
+  Type elem = cast<ShapedType>(out.getType()).getElementType();
+  auto widen = dyn_cast_or_null<tg::CastOp>(soleUser(out, available));
+  if (!widen || !(elem.isBF16() || elem.isF16()) ||
+      !widen.getType().getElementType().isF32())
+    return false;
+  call.ops.push_back(widen);
+  return true;
+}
+
+LibraryCall patterns::matmulWithBias(tg::MatmulOp matmul, Available available,
+                                     bool widen) {
   LibraryCall call;
   call.anchor = matmul;
   call.ops.push_back(matmul);
-  Value out = matmul.getResult();
+  if (widen)
+    appendWidening(call, available);
+  Value out = call.ops.back()->getResult(0);
   Operation *add = soleUser(out, available);
   if (Value other = addendOf(add, out);
-      other && isRowBias(other, matmul.getType())) {
+      other && isRowBias(other, cast<RankedTensorType>(out.getType()))) {
     call.bias = other;
     call.ops.push_back(add);
   }

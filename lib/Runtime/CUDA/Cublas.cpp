@@ -160,7 +160,7 @@ Error Library::prepare(const art::CublasMatmulStep &s, const std::string &at,
   const Encoding &e = p->encoding;
   auto layout = [&](const cublas::Layout &l, LayoutDesc &made) {
     Status st =
-        api->cublasLtMatrixLayoutCreate(&made, kDataF32, l.rows, l.cols, l.ld);
+        api->cublasLtMatrixLayoutCreate(&made, l.type, l.rows, l.cols, l.ld);
     if (st == 0 && l.batch > 1) {
       st = api->cublasLtMatrixLayoutSetAttribute(made, kLayoutBatchCount,
                                                  &l.batch, sizeof(l.batch));

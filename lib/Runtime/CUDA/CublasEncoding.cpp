@@ -28,6 +28,14 @@ uint32_t cublas::epilogueValue(art::CublasEpilogue e) {
   return kEpilogueDefault;
 }
 
+int32_t cublas::dataType(const std::string &dtype) {
+  if (dtype == "bf16")
+    return kDataBF16;
+  if (dtype == "f16")
+    return kDataF16;
+  return kDataF32;
+}
+
 cublas::Encoding cublas::encode(const art::CublasMatmulStep &s) {
   Encoding e;
   e.epilogue = epilogueValue(s.epilogue);
@@ -35,8 +43,9 @@ cublas::Encoding cublas::encode(const art::CublasMatmulStep &s) {
   auto batch = int32_t(s.batch);
   // Row-major b [k, n] is column-major n x k, ld n; a [m, k] is k x m, ld
   // k; d [m, n] is n x m, ld n.
-  e.a = {uint64_t(s.n), uint64_t(s.k), s.n, batch, s.bBatchStride};
-  e.b = {uint64_t(s.k), uint64_t(s.m), s.k, batch, s.aBatchStride};
-  e.d = {uint64_t(s.n), uint64_t(s.m), s.n, batch, s.m * s.n};
+  int32_t in = dataType(s.operandType), out = dataType(s.resultType);
+  e.a = {in, uint64_t(s.n), uint64_t(s.k), s.n, batch, s.bBatchStride};
+  e.b = {in, uint64_t(s.k), uint64_t(s.m), s.k, batch, s.aBatchStride};
+  e.d = {out, uint64_t(s.n), uint64_t(s.m), s.n, batch, s.m * s.n};
   return e;
 }

@@ -27,6 +27,8 @@ namespace loom::rt::cublas {
 constexpr int32_t kOpN = 0;               // CUBLAS_OP_N
 constexpr int32_t kComputeF32 = 68;       // CUBLAS_COMPUTE_32F
 constexpr int32_t kDataF32 = 0;           // CUDA_R_32F
+constexpr int32_t kDataF16 = 2;           // CUDA_R_16F
+constexpr int32_t kDataBF16 = 14;         // CUDA_R_16BF
 constexpr int32_t kDescTransA = 3;        // CUBLASLT_MATMUL_DESC_TRANSA
 constexpr int32_t kDescTransB = 4;        // CUBLASLT_MATMUL_DESC_TRANSB
 constexpr int32_t kDescEpilogue = 7;      // CUBLASLT_MATMUL_DESC_EPILOGUE
@@ -47,9 +49,10 @@ constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4,
                    kEpilogueGeluBias = 36;
 
 /// One matrix as cublasLtMatrixLayoutCreate and its batch attributes take
-/// it: column-major rows x cols with leading dimension ld, batch matrices
-/// stride elements apart.
+/// it: elements of cudaDataType_t type, column-major rows x cols with
+/// leading dimension ld, batch matrices stride elements apart.
 struct Layout {
+  int32_t type = kDataF32;
   uint64_t rows = 0, cols = 0;
   int64_t ld = 0;
   int32_t batch = 1;
@@ -70,7 +73,12 @@ struct Encoding {
 /// cublasLtEpilogue_t of \p e.
 uint32_t epilogueValue(artifact::CublasEpilogue e);
 
-/// The call that computes \p step.
+/// cudaDataType_t of a step's element type (f32, bf16, f16; the reader
+/// admits no other).
+int32_t dataType(const std::string &dtype);
+
+/// The call that computes \p step: f32 accumulation (CUBLAS_COMPUTE_32F,
+/// f32 alpha and beta) whatever the matrices hold.
 Encoding encode(const artifact::CublasMatmulStep &step);
 
 } // namespace loom::rt::cublas

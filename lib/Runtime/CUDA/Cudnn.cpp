@@ -139,7 +139,7 @@ std::vector<Desc> buildOperations(Builder &b, const Encoding &e) {
   for (const Tensor &t : e.tensors) {
     Desc d = b.make(kTensorDescriptor, "a tensor descriptor");
     bool isVirtual = t.isVirtual;
-    b.set(d, kTensorDataType, kTypeDataType, 1, &f32, "its data type");
+    b.set(d, kTensorDataType, kTypeDataType, 1, &t.dataType, "its data type");
     b.setInts(d, kTensorDimensions, t.dims, "its dimensions");
     b.setInts(d, kTensorStrides, t.strides, "its strides");
     b.set(d, kTensorUniqueId, kTypeInt64, 1, &t.uid, "its unique id");
@@ -189,10 +189,13 @@ std::vector<Desc> buildOperations(Builder &b, const Encoding &e) {
   return ops;
 }
 
-/// Whether an engine's numerical notes say it does not compute in f32.
-bool roundsBelowF32(const std::vector<int32_t> &notes) {
+/// Whether an engine's numerical notes say it does not compute the step in
+/// f32: on f32 operands any of the three notes (TF32 tensor cores round
+/// them); on narrow operands (\p narrow) a down-conversion or a reduction
+/// below f32, tensor cores being exact there (CudnnEncoding.h).
+bool roundsBelowF32(const std::vector<int32_t> &notes, bool narrow) {
   for (int32_t n : notes)
-    if (n == kNoteTensorCore || n == kNoteDownConvertInputs ||
+    if ((n == kNoteTensorCore && !narrow) || n == kNoteDownConvertInputs ||
         n == kNoteReducedPrecisionReduction)
       return true;
   return false;
@@ -200,6 +203,8 @@ bool roundsBelowF32(const std::vector<int32_t> &notes) {
 
 /// What the search for a plan saw, for the diagnostic when it finds none.
 struct Search {
+  /// Whether the step's operands are bf16 or f16 (roundsBelowF32).
+  bool narrow = false;
   int64_t configs = 0, belowF32 = 0, overWorkspace = 0, refused = 0;
   std::string summary() const {
     return std::to_string(configs) + " engine configurations: " +
@@ -250,7 +255,7 @@ Desc planFor(const Library::Api &api, Owned &owned, Desc graph, Handle handle,
       continue;
     }
     notes.resize(size_t(std::min<int64_t>(n, int64_t(notes.size()))));
-    if (roundsBelowF32(notes)) {
+    if (roundsBelowF32(notes, search.narrow)) {
       ++search.belowF32;
       continue;
     }
@@ -367,6 +372,7 @@ Error Library::prepare(const art::CudnnConvStep &s, const std::string &at,
     return check(b.status, at + "describing the convolution to cuDNN (" +
                                b.failed + ")");
   Search search;
+  search.narrow = s.operandType != "f32";
   for (int32_t mode : {kHeurModeA, kHeurModeFallback})
     if (!p->plan)
       p->plan = planFor(*api, p->owned, graph, handle, mode, maxWorkspace,

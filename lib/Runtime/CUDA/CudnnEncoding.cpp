@@ -50,10 +50,20 @@ static std::vector<int64_t> asCudnnShape(const art::Shape &shape) {
   return dims;
 }
 
+int32_t cudnn::dataType(const std::string &dtype) {
+  if (dtype == "bf16")
+    return kDataBFloat16;
+  if (dtype == "f16")
+    return kDataHalf;
+  return kDataFloat;
+}
+
 static cudnn::Tensor packed(int64_t uid, std::vector<int64_t> dims,
-                            bool isVirtual) {
+                            bool isVirtual,
+                            int32_t dataType = cudnn::kDataFloat) {
   cudnn::Tensor t;
   t.uid = uid;
+  t.dataType = dataType;
   t.strides.assign(dims.size(), 1);
   for (size_t i = dims.size() - 1; i > 0; --i)
     t.strides[i - 1] = t.strides[i] * dims[i];
@@ -81,9 +91,11 @@ cudnn::Encoding cudnn::encode(const art::CudnnConvStep &s) {
   e.postPaddings = spatial(0, s.pads.data() + k);
 
   std::vector<int64_t> dst = asCudnnShape(s.dstShape);
-  e.tensors.push_back(packed(kUidSrc, asCudnnShape(s.srcShape), false));
-  e.tensors.push_back(packed(kUidWeights, asCudnnShape(s.weightsShape), false));
-  e.tensors.push_back(packed(kUidDst, dst, false));
+  int32_t in = dataType(s.operandType), out = dataType(s.resultType);
+  e.tensors.push_back(packed(kUidSrc, asCudnnShape(s.srcShape), false, in));
+  e.tensors.push_back(
+      packed(kUidWeights, asCudnnShape(s.weightsShape), false, in));
+  e.tensors.push_back(packed(kUidDst, dst, false, out));
   std::optional<int32_t> act = activationMode(s.activation.kind);
   bool bias = s.bias != -1;
   // The ops' results: the last one is dst, the others virtual.
@@ -98,7 +110,7 @@ cudnn::Encoding cudnn::encode(const art::CudnnConvStep &s) {
     // [1, O, 1, ...]: broadcast over the batch and the image.
     std::vector<int64_t> dims(dst.size(), 1);
     dims[1] = dst[1];
-    e.tensors.push_back(packed(kUidBias, dims, false));
+    e.tensors.push_back(packed(kUidBias, dims, false, in));
     e.pointwise.push_back({kPointwiseAdd, kUidConvolved, kUidBias, last});
     if (last == kUidBiased)
       e.tensors.push_back(packed(kUidBiased, dst, true));

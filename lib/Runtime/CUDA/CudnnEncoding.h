@@ -25,6 +25,8 @@ namespace loom::rt::cudnn {
 // cuDNN 9's ABI values (cudnn_graph.h), declared here so that libloomrt
 // builds without the library's headers.
 constexpr int32_t kDataFloat = 0;        // CUDNN_DATA_FLOAT
+constexpr int32_t kDataHalf = 2;         // CUDNN_DATA_HALF
+constexpr int32_t kDataBFloat16 = 9;     // CUDNN_DATA_BFLOAT16
 constexpr int32_t kCrossCorrelation = 1; // CUDNN_CROSS_CORRELATION
 
 /// cudnnBackendDescriptorType_t.
@@ -115,7 +117,9 @@ constexpr int32_t kHeurModeA = 3, kHeurModeFallback = 2;
 /// cudnnBackendNumericalNote_t: the notes of engines that do not compute
 /// in f32 (TF32 tensor cores on f32 data, inputs converted down, a
 /// reduction in lower precision). The runtime skips such engines: the
-/// result must be the f32 convolution the interpreter computes.
+/// result must be the f32 convolution the interpreter computes; on bf16 or
+/// f16 operands tensor cores multiply exactly and sum in f32, and only the
+/// other two are skipped (docs/Precision.md).
 constexpr int32_t kNoteTensorCore = 0, kNoteDownConvertInputs = 1,
                   kNoteReducedPrecisionReduction = 2;
 /// CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT: every buffer starts at a multiple of
@@ -134,9 +138,12 @@ enum Uid : int64_t {
   kUidBiased = 6,
 };
 
-/// One tensor descriptor: f32, dense row-major (packed) strides.
+/// One tensor descriptor: its cudnnDataType_t (the step's operand type for
+/// src, weights and bias, its result type for dst, f32 for the virtual
+/// intermediates), dense row-major (packed) strides.
 struct Tensor {
   int64_t uid = 0;
+  int32_t dataType = kDataFloat;
   std::vector<int64_t> dims, strides;
   bool isVirtual = false;
 };
@@ -162,6 +169,10 @@ struct Encoding {
 /// cudnnPointwiseMode_t of \p a, or nullopt for none (and for what
 /// artifact::cudnnRunsActivation refuses).
 std::optional<int32_t> activationMode(Activation a);
+
+/// cudnnDataType_t of a step's element type (f32, bf16, f16; the reader
+/// admits no other).
+int32_t dataType(const std::string &dtype);
 
 /// The graph that computes \p step (one the reader accepted).
 Encoding encode(const artifact::CudnnConvStep &step);

@@ -81,6 +81,26 @@ TEST(CublasEncodingTest, StridedBatches) {
   expectLayout(shared.b, 32, 8, 32, 3, 0);
 }
 
+TEST(CublasEncodingTest, NarrowOperands) {
+  // bf16 operands with an f32 result (a product's cast back to f32 taken
+  // in): cuBLASLt's A and B (the step's b and a) bf16, D f32; f32 the
+  // default.
+  art::CublasMatmulStep s;
+  s.m = 5;
+  s.n = 3;
+  s.k = 7;
+  EXPECT_EQ(encode(s).a.type, kDataF32);
+  s.operandType = "bf16";
+  Encoding e = encode(s);
+  EXPECT_EQ(e.a.type, kDataBF16);
+  EXPECT_EQ(e.b.type, kDataBF16);
+  EXPECT_EQ(e.d.type, kDataF32);
+  s.operandType = s.resultType = "f16";
+  e = encode(s);
+  EXPECT_EQ(e.a.type, kDataF16);
+  EXPECT_EQ(e.d.type, kDataF16);
+}
+
 TEST(CublasEncodingTest, EveryEpilogue) {
   const std::pair<art::CublasEpilogue, uint32_t> values[] = {
       {art::CublasEpilogue::Default, kEpilogueDefault},
@@ -103,6 +123,8 @@ TEST(CublasEncodingTest, EveryEpilogue) {
 static_assert(kOpN == CUBLAS_OP_N);
 static_assert(kComputeF32 == CUBLAS_COMPUTE_32F);
 static_assert(kDataF32 == CUDA_R_32F);
+static_assert(kDataF16 == CUDA_R_16F);
+static_assert(kDataBF16 == CUDA_R_16BF);
 static_assert(kDescTransA == CUBLASLT_MATMUL_DESC_TRANSA);
 static_assert(kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB);
 static_assert(kDescEpilogue == CUBLASLT_MATMUL_DESC_EPILOGUE);

@@ -97,6 +97,25 @@ TEST(CudnnEncodingTest, FewerOperations) {
   EXPECT_FALSE(act.tensor(kUidBias));
 }
 
+TEST(CudnnEncodingTest, NarrowOperands) {
+  // bf16 src, weights and bias with an f32 dst (the cast back to f32 taken
+  // in): the intermediates f32, as the convolution accumulates.
+  art::CudnnConvStep s = step2d(2, Activation::Relu);
+  EXPECT_EQ(encode(s).tensor(kUidSrc)->dataType, kDataFloat);
+  s.operandType = "bf16";
+  Encoding e = encode(s);
+  EXPECT_EQ(e.tensor(kUidSrc)->dataType, kDataBFloat16);
+  EXPECT_EQ(e.tensor(kUidWeights)->dataType, kDataBFloat16);
+  EXPECT_EQ(e.tensor(kUidBias)->dataType, kDataBFloat16);
+  EXPECT_EQ(e.tensor(kUidConvolved)->dataType, kDataFloat);
+  EXPECT_EQ(e.tensor(kUidBiased)->dataType, kDataFloat);
+  EXPECT_EQ(e.tensor(kUidDst)->dataType, kDataFloat);
+  s.operandType = s.resultType = "f16";
+  e = encode(s);
+  EXPECT_EQ(e.tensor(kUidSrc)->dataType, kDataHalf);
+  EXPECT_EQ(e.tensor(kUidDst)->dataType, kDataHalf);
+}
+
 TEST(CudnnEncodingTest, OneAndThreeSpatialDimensions) {
   art::CudnnConvStep s;
   s.srcShape = {2, 3, 17};
@@ -144,6 +163,8 @@ TEST(CudnnEncodingTest, EveryActivation) {
 // types, compared as integers).
 constexpr bool same(int64_t a, int64_t b) { return a == b; }
 static_assert(same(kDataFloat, CUDNN_DATA_FLOAT));
+static_assert(same(kDataHalf, CUDNN_DATA_HALF));
+static_assert(same(kDataBFloat16, CUDNN_DATA_BFLOAT16));
 static_assert(same(kCrossCorrelation, CUDNN_CROSS_CORRELATION));
 static_assert(same(kPointwiseDescriptor, CUDNN_BACKEND_POINTWISE_DESCRIPTOR));
 static_assert(same(kConvolutionDescriptor, CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR));

@@ -11,8 +11,9 @@
    the test runs without CUDA graphs (LOOM_GRAPHS=0). FAKE_CUBLAS_LOG names
    a file that gets one line per descriptor and product. Not cuBLASLt: the
    test of the runtime's calls into it. */
-#include <math.h>
+#include "fake-narrow.h"
 #include "fake-note.h"
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ typedef struct {
   int compute, scale;
   int32_t transa, transb;
   uint32_t epilogue;
-  const float *bias;
+  const void *bias;
 } desc;
 
 typedef struct {
@@ -167,31 +168,56 @@ int cublasLtMatmulAlgoGetHeuristic(void *h, desc *d, layout *a, layout *b,
   return OK;
 }
 
-/* Element (r, k) of op(M) for the layout l of M. */
-static float at(const float *m, const layout *l, int32_t trans, uint64_t r,
-                uint64_t k) {
-  return trans ? m[k + r * l->ld] : m[r + k * l->ld];
+/* cudaDataType_t: CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF. */
+enum { R_32F = 0, R_16F = 2, R_16BF = 14 };
+static int elementBytes(int t) {
+  return fake_element_bytes(t == R_16F, t == R_16BF);
+}
+static float load(const void *m, int t, uint64_t i) {
+  return fake_load(m, t == R_16F, t == R_16BF, i);
+}
+static void store(void *m, int t, uint64_t i, float v) {
+  fake_store(m, t == R_16F, t == R_16BF, i, v);
 }
 
-int cublasLtMatmul(void *h, desc *d, const float *alpha, const float *A,
-                   layout *a, const float *B, layout *b, const float *beta,
-                   const float *C, layout *c, float *D, layout *dl,
+/* Element (r, k) of op(M) for the layout l of M. */
+static float at(const void *m, const layout *l, int32_t trans, uint64_t r,
+                uint64_t k) {
+  return load(m, l->type, trans ? k + r * l->ld : r + k * l->ld);
+}
+
+/* What CUBLAS_COMPUTE_32F with f32 scales takes: A and B f32, or both f16
+   or both bf16 with C and D of their type or f32. */
+static int supported(const layout *a, const layout *b, const layout *c,
+                     const layout *d) {
+  if (a->type != b->type || c->type != d->type)
+    return 0;
+  if (a->type == R_32F)
+    return d->type == R_32F;
+  return (a->type == R_16F || a->type == R_16BF) &&
+         (d->type == R_32F || d->type == a->type);
+}
+
+int cublasLtMatmul(void *h, desc *d, const float *alpha, const void *A,
+                   layout *a, const void *B, layout *b, const float *beta,
+                   const void *C, layout *c, void *D, layout *dl,
                    const void *algo, void *workspace, size_t workspaceSize,
                    void *stream) {
   uint64_t m = d->transa ? a->cols : a->rows, k = d->transa ? a->rows : a->cols;
   uint64_t kb = d->transb ? b->cols : b->rows, n = d->transb ? b->rows : b->cols;
   if (k != kb || dl->rows != m || dl->cols != n || c->rows != m ||
       c->cols != n || a->batch != dl->batch || b->batch != dl->batch ||
-      d->compute != 68 || a->type != 0 || b->type != 0 || dl->type != 0 ||
+      d->compute != 68 || d->scale != R_32F || !supported(a, b, c, dl) ||
       ((d->epilogue & 4) && !d->bias))
     return INVALID_VALUE;
   note("cublasLtMatmul: %llu x %llu x %llu, batch %d, epilogue %u%s",
        (unsigned long long)m, (unsigned long long)n, (unsigned long long)k,
        dl->batch, d->epilogue, d->bias ? ", bias set" : "");
   for (int32_t i = 0; i < dl->batch; ++i) {
-    const float *Ai = A + i * a->stride, *Bi = B + i * b->stride;
-    const float *Ci = C + i * c->stride;
-    float *Di = D + i * dl->stride;
+    const char *Ai = (const char *)A + i * a->stride * elementBytes(a->type);
+    const char *Bi = (const char *)B + i * b->stride * elementBytes(b->type);
+    const char *Ci = (const char *)C + i * c->stride * elementBytes(c->type);
+    char *Di = (char *)D + i * dl->stride * elementBytes(dl->type);
     for (uint64_t col = 0; col < n; ++col)
       for (uint64_t row = 0; row < m; ++row) {
         double s = 0;
@@ -200,15 +226,17 @@ int cublasLtMatmul(void *h, desc *d, const float *alpha, const float *A,
                at(Bi, b, d->transb, j, col);
         float v = *alpha * (float)s;
         if (*beta != 0)
-          v += *beta * Ci[row + col * c->ld];
+          v += *beta * load(Ci, c->type, row + col * c->ld);
+        /* The bias has D's type (CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE's
+           default). */
         if (d->epilogue & 4)
-          v += d->bias[row];
+          v += load(d->bias, dl->type, row);
         if (d->epilogue & 2)
           v = v > 0 ? v : 0;
         if (d->epilogue & 32)
           v = 0.5f * v *
               (1 + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
-        Di[row + col * dl->ld] = v;
+        store(Di, dl->type, row + col * dl->ld, v);
       }
   }
   return OK;

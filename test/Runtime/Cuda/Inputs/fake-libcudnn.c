@@ -18,14 +18,17 @@
 
    Engine 0 rounds its inputs to TF32 (10-bit mantissas) and carries the
    numerical notes TENSOR_CORE and DOWN_CONVERT_INPUTS, as a TF32 engine
-   does; engine 1 computes in f32 (double accumulators) and asks for
-   FAKE_CUDNN_WORKSPACE bytes of workspace (default 4096), which it fills.
-   Heuristics list both (FAKE_CUDNN_ENGINES=tf32: the first only). An
-   execution runs in the order of the stream cudnnSetStream gave the handle
-   (a host function of the stand-in driver, fake-libcuda.c, recorded while
-   the stream captures a CUDA graph and run at each replay), or at once on
-   the default stream. FAKE_CUDNN_LOG names a file that gets one line per
-   call of interest. Not cuDNN: the test of the runtime's calls into it. */
+   does on f32 inputs; on f16 or bf16 inputs (exact in TF32) it is a tensor
+   core engine that converts nothing and carries TENSOR_CORE alone; engine 1
+   computes in f32 (double accumulators) and asks for FAKE_CUDNN_WORKSPACE bytes
+   of workspace (default 4096), which it fills. Heuristics list both
+   (FAKE_CUDNN_ENGINES=tf32: the first only). An execution runs in the order of
+   the stream cudnnSetStream gave the handle (a host function of the stand-in
+   driver, fake-libcuda.c, recorded while the stream captures a CUDA graph and
+   run at each replay), or at once on the default stream. FAKE_CUDNN_LOG names a
+   file that gets one line per call of interest. Not cuDNN: the test of the
+   runtime's calls into it. */
+#include "fake-narrow.h"
 #include "fake-note.h"
 #include <dlfcn.h>
 #include <math.h>
@@ -230,8 +233,12 @@ int cudnnBackendSetAttribute(desc *d, int name, int type, int64_t count,
 }
 
 /* A tensor's facts, read from its descriptor. */
+/* cudnnDataType_t: CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16. */
+enum { DATA_FLOAT = 0, DATA_HALF = 2, DATA_BFLOAT16 = 9 };
+
 typedef struct {
   int64_t uid, rank, dims[MAX_DIMS], strides[MAX_DIMS];
+  int64_t dataType;
   bool isVirtual;
 } tensor;
 
@@ -243,6 +250,7 @@ static int tensorOf(const desc *d, tensor *t) {
   int64_t n = 0, m = 0;
   const int64_t *dims = ints(d, 902, &n), *strides = ints(d, 903, &m);
   t->uid = getInt(d, 906);
+  t->dataType = getInt(d, 901);
   t->rank = n;
   memcpy(t->dims, dims, n * 8);
   memcpy(t->strides, strides, m * 8);
@@ -254,7 +262,8 @@ static int tensorOf(const desc *d, tensor *t) {
 static int finalizeTensor(desc *d) {
   int64_t n = 0, m = 0;
   const int64_t *dims = ints(d, 902, &n), *strides = ints(d, 903, &m);
-  if (!get(d, 901) || getInt(d, 901) != 0 /* CUDNN_DATA_FLOAT only */ ||
+  int64_t type = get(d, 901) ? getInt(d, 901) : -1;
+  if ((type != DATA_FLOAT && type != DATA_HALF && type != DATA_BFLOAT16) ||
       !get(d, 906) || n < 3 || n > MAX_DIMS || m != n || !get(d, 900) ||
       getInt(d, 900) <= 0)
     return BAD_PARAM;
@@ -431,8 +440,28 @@ static void describeTensor(const char *role, const desc *d) {
   for (int64_t i = 0; i < t.rank; ++i)
     at += snprintf(text + at, sizeof text - at, " %lld",
                    (long long)t.strides[i]);
-  note("  %s: uid %lld%s, %s", role, (long long)t.uid,
-       t.isVirtual ? " (virtual)" : "", text);
+  /* The data type where it is not f32 (f32 tensors' lines as they were). */
+  const char *type = t.dataType == DATA_BFLOAT16 ? ", bf16"
+                     : t.dataType == DATA_HALF   ? ", f16"
+                                                 : "";
+  note("  %s: uid %lld%s%s, %s", role, (long long)t.uid,
+       t.isVirtual ? " (virtual)" : "", type, text);
+}
+
+/* Whether graph g's convolution reads f16 or bf16 x. */
+static int narrowGraph(const desc *g) {
+  const attr *ops = g ? get(g, 801) : NULL;
+  for (int64_t i = 0; ops && i < ops->count; ++i) {
+    desc *op = getDesc(g, 801, (int)i), *in[2], *out;
+    int nin;
+    tensor x;
+    if (op->type != D_OP_CONV_FWD)
+      continue;
+    opTensors(op, in, &nin, &out);
+    if (tensorOf(in[0], &x) == OK)
+      return x.dataType == DATA_HALF || x.dataType == DATA_BFLOAT16;
+  }
+  return 0;
 }
 
 static void describeOp(const desc *op) {
@@ -556,8 +585,8 @@ int cudnnBackendGetAttribute(desc *d, int name, int type, int64_t requested,
     return OK;
   }
   if (d->type == D_ENGINE && name == 1303 && type == T_NUMERICAL_NOTE) {
-    /* TENSOR_CORE, DOWN_CONVERT_INPUTS for the TF32 engine. */
-    *count = d->engine == 0 ? 2 : 0;
+    /* TENSOR_CORE, and DOWN_CONVERT_INPUTS where its inputs are f32. */
+    *count = d->engine != 0 ? 0 : narrowGraph(d->graph) ? 1 : 2;
     for (int64_t i = 0; i < requested && i < *count; ++i)
       ((int32_t *)values)[i] = (int32_t)i;
     return OK;
@@ -574,8 +603,20 @@ int cudnnBackendGetAttribute(desc *d, int name, int type, int64_t requested,
 
 typedef struct {
   tensor t;
-  float *data;
+  void *data;
 } bound;
+
+/* Element off of b's buffer, of its tensor's data type, as a float. */
+static float at(const bound *b, int64_t off) {
+  return fake_load(b->data, b->t.dataType == DATA_HALF,
+                   b->t.dataType == DATA_BFLOAT16, (uint64_t)off);
+}
+
+/* Stores v as element off of b's buffer, rounded to its data type. */
+static void put(bound *b, int64_t off, float v) {
+  fake_store(b->data, b->t.dataType == DATA_HALF,
+             b->t.dataType == DATA_BFLOAT16, (uint64_t)off, v);
+}
 
 static float tf32(float v) {
   uint32_t bits;
@@ -644,12 +685,12 @@ static void convolve(const desc *op, bound *x, bound *w, bound *y, int engine) {
       }
       if (!inside)
         continue;
-      float a = x->data[offsetOf(&x->t, xi)], b = w->data[offsetOf(&w->t, wk)];
+      float a = at(x, offsetOf(&x->t, xi)), b = at(w, offsetOf(&w->t, wk));
       if (engine == 0)
         a = tf32(a), b = tf32(b);
       sum += (double)a * b;
     } while (next(wi, wdims, w->t.rank));
-    y->data[offsetOf(&y->t, yi)] = (float)sum;
+    put(y, offsetOf(&y->t, yi), (float)sum);
   } while (next(yi, y->t.dims, y->t.rank));
 }
 
@@ -675,9 +716,9 @@ static void pointwise(const desc *op, bound *x, bound *b, bound *y) {
   int64_t mode = getInt(getDesc(op, 750, 0), 0);
   int64_t idx[MAX_DIMS] = {0};
   do {
-    float v = x->data[offsetOf(&x->t, idx)];
-    v = binaryMode(mode) ? v + b->data[offsetOf(&b->t, idx)] : activate(mode, v);
-    y->data[offsetOf(&y->t, idx)] = v;
+    float v = at(x, offsetOf(&x->t, idx));
+    v = binaryMode(mode) ? v + at(b, offsetOf(&b->t, idx)) : activate(mode, v);
+    put(y, offsetOf(&y->t, idx), v);
   } while (next(idx, y->t.dims, y->t.rank));
 }
 
