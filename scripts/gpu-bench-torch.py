@@ -6,7 +6,9 @@ Builds, on the GPU machine, the models Loom's timed artifacts compile
 torchvision, transformers and torch.nn with random weights (latency does not
 depend on their values), and times each in PyTorch eager and under
 torch.compile (default mode): CUDA events around each call on device-resident
-inputs, the median of --repeat runs after a warm-up, in f32 with TF32 off.
+inputs, the median of --repeat runs after a warm-up, in f32 with TF32 off; a
+configuration named NAME-bf16 is NAME run under
+torch.autocast(dtype=torch.bfloat16), beside loom-compile --precision=bf16.
 
   gpu-bench-torch.py --out=FILE.json [--repeat=N] [--ready=FILE --go=FILE]
                      [--only=NAME,...] [--deadline=SECONDS]
@@ -128,8 +130,26 @@ def build(torch, name, batch):
     raise SystemExit("gpu-bench-torch.py: unknown model " + name)
 
 
-def time_calls(torch, fn, args, warmup, repeat):
-    with torch.inference_mode():
+def is_narrow(name):
+    """Whether a configuration runs under bf16 autocast (NAME-bf16)."""
+    return name.endswith("-bf16")
+
+
+def model_of(name):
+    """The model a configuration builds: NAME of NAME-bf16."""
+    return name[:-len("-bf16")] if is_narrow(name) else name
+
+
+def precision(torch, name):
+    """The context a configuration's calls run in: bf16 autocast or none."""
+    import contextlib
+    if is_narrow(name):
+        return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def time_calls(torch, fn, args, warmup, repeat, context):
+    with torch.inference_mode(), context:
         for _ in range(warmup):
             fn(*args)
         torch.cuda.synchronize()
@@ -147,7 +167,8 @@ def time_calls(torch, fn, args, warmup, repeat):
 
 
 CONFIGS = [("resnet50", 1), ("resnet50", 32), ("bert-base", 1),
-           ("bert-base", 32), ("gpt2-decode", 1)]
+           ("bert-base", 32), ("gpt2-decode", 1), ("resnet50-bf16", 1),
+           ("resnet50-bf16", 32), ("bert-base-bf16", 1), ("bert-base-bf16", 32)]
 
 
 def main():
@@ -183,10 +204,10 @@ def main():
             break
         try:
             torch.manual_seed(0)
-            model, args = build(torch, name, batch)
+            model, args = build(torch, model_of(name), batch)
             compiled = torch.compile(model)
             t0 = time.time()
-            with torch.inference_mode():
+            with torch.inference_mode(), precision(torch, name):
                 model(*args)
                 compiled(*args)
                 compiled(*args)
@@ -210,7 +231,8 @@ def main():
         row = {"model": name, "batch": batch, "compile_s": round(compile_s, 1)}
         for mode, fn in (("eager", model), ("compile", compiled)):
             try:
-                med, best = time_calls(torch, fn, args, a.warmup, a.repeat)
+                med, best = time_calls(torch, fn, args, a.warmup, a.repeat,
+                                       precision(torch, name))
                 row[mode + "_ms"] = round(med, 4)
                 row[mode + "_best_ms"] = round(best, 4)
             except Exception as e:  # noqa: BLE001

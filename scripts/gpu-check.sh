@@ -50,7 +50,10 @@
 # --backends=cublas,codegen (every epilogue kind, folded and strided
 # batches) and test/Tools/loom-compile/Inputs/cublas-place.mlir placed with
 # --backends=auto on the H100 roofline (cublas.matmul steps between
-# generated kernels), checked as prepare's artifacts are; and, for the
+# generated kernels), checked as prepare's artifacts are; the narrow
+# products of --precision (docs/Precision.md: cublas-narrow.mlir's bf16 and
+# f16 steps, matmuls.mlir and convs.mlir in bf16 in the tiled classes),
+# checked within bf16's bound of one product (2^-7); and, for the
 # timing, chains of R and 2R square GEMMs (y = y x w, both inputs, no
 # weights, so nothing large is staged) for each size of
 # LOOM_GPU_CHECK_GEMM_SIZES (default "2048 4096"), listed in STAGE/gemm.txt.
@@ -66,7 +69,9 @@
 # --no-real) twice each:
 # NAME-cudnn (--conv-backend=cudnn) and NAME-codegen (generated kernels
 # alone), so that run's table times cuDNN's convolutions against the
-# generated ones on the same model, both checked against the interpreter.
+# generated ones on the same model, both checked against the interpreter;
+# and cudnn-narrow.mlir in bf16 (--precision, docs/Precision.md), within
+# bf16's bound of one convolution.
 #
 # run builds libloomrt and loom-gpu-run in STAGE/build (runtime-only CMake),
 # runs every artifact on the device (default cuda:0) against its reference
@@ -126,8 +131,16 @@ m = json.load(open(manifest))
 e = [e for e in m["entries"] if e["name"] == entry]
 if not e:
     sys.exit("gpu-check.sh: error: the artifact has no entry '%s'" % entry)
-formats = {"f32": ("F32", "f"), "f64": ("F64", "d"), "i64": ("I64", "q"),
-           "i32": ("I32", "i"), "i1": ("BOOL", "B")}
+formats = {"f32": ("F32", "f"), "f64": ("F64", "d"), "f16": ("F16", "e"),
+           "bf16": ("BF16", "bf16"), "i64": ("I64", "q"), "i32": ("I32", "i"),
+           "i1": ("BOOL", "B")}
+floats = ("f", "d", "e", "bf16")
+
+
+def bf16_bits(v):
+    """The bf16 nearest v (ties to even), as its 16 bits."""
+    bits = struct.unpack("<I", struct.pack("<f", v))[0]
+    return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
 rng = random.Random(0)
 header, blobs, at = {}, [], 0
 # State (an input an output is tied to) is the context's own, on the device.
@@ -143,8 +156,8 @@ for i, t in enumerate(e[0]["inputs"]):
     for d in t["shape"]:
         n *= d
     if t["name"] in fixed:
-        values = [float(fixed[t["name"]]) if code in "fd" else int(fixed[t["name"]])] * n
-    elif code in "fd":
+        values = [float(fixed[t["name"]]) if code in floats else int(fixed[t["name"]])] * n
+    elif code in floats:
         # N(0, 1/n) over a last dimension of n (rank >= 2), as weights are
         # drawn: products and convolutions of such inputs stay O(1), so that
         # an f32 result is compared where its rounding is small (with N(0, 1)
@@ -154,7 +167,10 @@ for i, t in enumerate(e[0]["inputs"]):
         values = [rng.gauss(0.0, sigma) for _ in range(n)]
     else:
         values = [rng.randrange(0, 2) for _ in range(n)]
-    blob = struct.pack("<%d%s" % (n, code), *values)
+    if code == "bf16":
+        blob = struct.pack("<%dH" % n, *(bf16_bits(v) for v in values))
+    else:
+        blob = struct.pack("<%d%s" % (n, code), *values)
     header[t["name"]] = {"dtype": dtype, "shape": t["shape"],
                          "data_offsets": [at, at + len(blob)]}
     blobs.append(blob)
@@ -220,13 +236,15 @@ stage_init() {
 }
 
 # Makes STAGE smaller for the trip: inputs of more than
-# LOOM_GPU_CHECK_PACK_BYTES (default 1 MiB) are left out (run writes them
+# LOOM_GPU_CHECK_PACK_BYTES (default 64 KiB) are left out (run writes them
 # again, seeded, from the manifest), and every other file over it is
-# compressed with xz where that saves a tenth. prepare-all packs its stage;
+# compressed with xz where that saves a tenth. (At 1 MiB, the prepare-all
+# stage of 2026-11-28 was 56.5 MB, past what may travel beside the working
+# tree; at 64 KiB, 42.5 MB: the manifests and most kernels compress.) prepare-all packs its stage;
 # `gpu-check.sh pack STAGE` packs another.
 stage_pack() {
   [ $# -eq 1 ] && [ -f "$1/models.txt" ] || die "usage: gpu-check.sh pack STAGE (a stage of prepare)"
-  local f min=${LOOM_GPU_CHECK_PACK_BYTES:-1048576}
+  local f min=${LOOM_GPU_CHECK_PACK_BYTES:-65536}
   while IFS= read -r f; do
     case $f in
     */inputs.safetensors) rm -f "$f" ;;
@@ -391,6 +409,15 @@ prepare_cudnn() {
     artifacts+=("$work/$want-cudnn.so" "$work/$want-codegen.so")
   done
   prepare "$stage" "${artifacts[@]}"
+  # --precision's narrow convolutions (docs/Precision.md): cudnn-narrow.mlir
+  # in bf16 (x, w and bias bf16; dsts f32 and bf16), within bf16's bound of
+  # one convolution (2^-7), into the same stage.
+  "$compile" "$root/test/Runtime/Cuda/Inputs/cudnn-narrow.mlir" --target="cuda:$chips" \
+    --backends=cudnn,codegen -o "$work/cudnn-bf16.so" || die "loom-compile failed on cudnn-narrow.mlir"
+  local was=$appending
+  appending=1
+  LOOM_GPU_CHECK_TOLERANCE=0.0078125 prepare "$stage" "$work/cudnn-bf16.so"
+  appending=$was
   rm -rf "$work"
 }
 
@@ -516,6 +543,8 @@ timed_models=(
   "bert-base bert-base --batch=1,32 | main_b1:bert-base:1 main_b32:bert-base:32"
   "bert-base-placed bert-base --batch=1,32 :: --backends=auto --cost=analytic | main_b1:bert-base:1 main_b32:bert-base:32"
   "gpt2-decode gpt2-small --context=1025 | decode:gpt2-decode:1 positions=1024"
+  "resnet50-placed-bf16 resnet50 --batch=1,32 :: --backends=auto --cost=analytic --precision=bf16 | main_b1:resnet50-bf16:1 main_b32:resnet50-bf16:32"
+  "bert-base-placed-bf16 bert-base --batch=1,32 :: --backends=auto --cost=analytic --precision=bf16 | main_b1:bert-base-bf16:1 main_b32:bert-base-bf16:32"
 )
 
 # Writes the weights file IN again with the same tensors, their values
@@ -722,6 +751,30 @@ prepare_cublas() {
     --backends=auto --cost=analytic -o "$work/cublas-placed.so" 2> /dev/null ||
     die "loom-compile failed on cublas-place.mlir"
   prepare "$stage" "$work/cublas-products.so" "$work/cublas-placed.so"
+  # --precision=bf16 and f16 (docs/Precision.md): cuBLASLt's narrow steps
+  # (test/Runtime/Cuda/Inputs/cublas-narrow.mlir, and the same in f16) and
+  # the narrow products in the tiled classes, checked within the bound of
+  # one product: one bf16 ulp at 1, 2^-7 (f16's, 2^-10, is tighter; both
+  # held to bf16's here).
+  "$build/bin/loom-run" "$root/test/Runtime/Cuda/Inputs/cublas-narrow.mlir"     --write-random-weights "$work/wn.safetensors" > /dev/null || die "loom-run failed on cublas-narrow.mlir"
+  "$compile" "$root/test/Runtime/Cuda/Inputs/cublas-narrow.mlir" --weights-file "$work/wn.safetensors"     --target="cuda:$chips" --backends=cublas,codegen -o "$work/cublas-bf16.so" ||
+    die "loom-compile failed on cublas-narrow.mlir"
+  sed 's/bf16/f16/g' "$root/test/Runtime/Cuda/Inputs/cublas-narrow.mlir" > "$work/cublas-f16.mlir"
+  "$build/bin/loom-run" "$work/cublas-f16.mlir" --write-random-weights "$work/wh.safetensors" > /dev/null ||
+    die "loom-run failed on the f16 cublas-narrow.mlir"
+  "$compile" "$work/cublas-f16.mlir" --weights-file "$work/wh.safetensors"     --target="cuda:$chips" --backends=cublas,codegen -o "$work/cublas-f16.so" ||
+    die "loom-compile failed on the f16 cublas-narrow.mlir"
+  local input narrow=("$work/cublas-bf16.so" "$work/cublas-f16.so")
+  for input in matmuls convs; do
+    "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" --precision=bf16 \
+      -o "$work/$input-bf16.so" || die "loom-compile --precision=bf16 failed on $input.mlir"
+    narrow+=("$work/$input-bf16.so")
+  done
+  # Into the same stage (prepare-cublas alone started it above).
+  local was=$appending
+  appending=1
+  LOOM_GPU_CHECK_TOLERANCE=0.0078125 prepare "$stage" "${narrow[@]}"
+  appending=$was
   mkdir -p "$stage/gemm"
   : > "$stage/gemm.txt"
   local n r

@@ -11,6 +11,7 @@
 
 #include "loom-c/Runtime.h"
 #include "loom/Artifact/Json.h"
+#include "loom/Support/NarrowFloats.h"
 
 #include <algorithm>
 #include <chrono>
@@ -76,27 +77,37 @@ bool readSafetensors(const std::string &path,
   return true;
 }
 
-/// The largest |got - want| / max(1, |want|) of two f32 or f64 tensors
-/// (loom-run's --tolerance), or 0 / infinity for others (bytes equal or not).
+/// The largest |got - want| / max(1, |want|) of two float tensors (f32,
+/// f64, f16, bf16: loom-run's --tolerance), or 0 / infinity for others
+/// (bytes equal or not).
 double largestError(const std::string &dtype, const std::string &got,
                     const std::string &want) {
   double worst = 0;
-  auto compare = [&](auto zero) {
+  // Each element of type T read as a double by value.
+  auto compare = [&](auto zero, auto value) {
     using T = decltype(zero);
     for (size_t i = 0; i + sizeof(T) <= want.size(); i += sizeof(T)) {
       T g, w;
       std::memcpy(&g, got.data() + i, sizeof(T));
       std::memcpy(&w, want.data() + i, sizeof(T));
-      double e = std::fabs(double(g) - double(w)) /
-                 std::max(1.0, std::fabs(double(w)));
+      double e =
+          std::fabs(value(g) - value(w)) / std::max(1.0, std::fabs(value(w)));
       if (!(e <= worst))
         worst = std::isnan(e) ? INFINITY : e;
     }
   };
   if (dtype == "f32")
-    compare(0.0f);
+    compare(0.0f, [](float v) { return double(v); });
   else if (dtype == "f64")
-    compare(0.0);
+    compare(0.0, [](double v) { return v; });
+  else if (dtype == "f16")
+    compare(uint16_t(0), [](uint16_t v) {
+      return double(loom::safetensors::halfToFloat(v));
+    });
+  else if (dtype == "bf16")
+    compare(uint16_t(0), [](uint16_t v) {
+      return double(loom::safetensors::bfloat16ToFloat(v));
+    });
   else
     worst = got == want ? 0 : INFINITY;
   return worst;

@@ -23,6 +23,8 @@
 #ifndef LOOM_SUPPORT_SAFETENSORS_H
 #define LOOM_SUPPORT_SAFETENSORS_H
 
+#include "loom/Support/NarrowFloats.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -53,17 +55,7 @@ std::optional<DType> parseDType(llvm::StringRef name);
 /// Size in bytes of one element of \p dtype (Bool is one byte).
 size_t dtypeSize(DType dtype);
 
-/// Converts an IEEE 754 binary16 bit pattern to float (exact).
-float halfToFloat(uint16_t bits);
-/// Converts a float to an IEEE 754 binary16 bit pattern, rounding to nearest
-/// even. Values that round past the largest finite half become infinity; NaNs
-/// stay NaNs (quiet, sign and top payload bits kept).
-uint16_t floatToHalf(float value);
-/// Converts a bfloat16 bit pattern to float (exact).
-float bfloat16ToFloat(uint16_t bits);
-/// Converts a float to a bfloat16 bit pattern, rounding to nearest even.
-/// NaNs stay NaNs (quiet, sign and top payload bits kept).
-uint16_t floatToBFloat16(float value);
+// halfToFloat, floatToHalf, bfloat16ToFloat, floatToBFloat16: NarrowFloats.h.
 
 /// Formats a shape as "[2, 3]" (and a scalar as "[]").
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
