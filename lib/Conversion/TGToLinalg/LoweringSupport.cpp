@@ -104,6 +104,11 @@ Value lowering::castScalar(OpBuilder &b, Location loc, Value x, Type to) {
         arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0)));
   }
   auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+  if (fromF && toF && fromF.getWidth() == toF.getWidth()) {
+    // f16 <-> bf16: through f32, which holds both exactly (one rounding).
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
   if (fromF && toF)
     return fromF.getWidth() < toF.getWidth()
                ? Value(arith::ExtFOp::create(b, loc, to, x))
