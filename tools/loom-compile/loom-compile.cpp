@@ -823,6 +823,10 @@ int main(int argc, char **argv) {
       argc, argv,
       "loom-compile: compile a tg module or an ONNX model into a shared "
       "object for Loom's runtime (CPU, CUDA or Vulkan: --target)\n");
+  // Before any work: a bad name is diagnosed at once.
+  if (precision != "f32" && precision != "bf16" && precision != "f16")
+    return fail("--precision must be f32, bf16 or f16, not '" + precision +
+                "'");
   if (petParts < 0 || petParts == 1)
     return fail("--pet must be 0 (off) or at least 2 pieces, not " +
                 std::to_string(petParts));
@@ -866,13 +870,8 @@ int main(int argc, char **argv) {
       failed(tg::makeCachesInPlace(*module, cacheInPlace,
                                    weights ? &*weights : nullptr)))
     return 1;
-  if (precision == "bf16")
-    tg::narrowProducts(*module, BFloat16Type::get(&context));
-  else if (precision == "f16")
-    tg::narrowProducts(*module, Float16Type::get(&context));
-  else if (precision != "f32")
-    return fail("--precision must be f32, bf16 or f16, not '" + precision +
-                "'");
+  if (FloatType narrow = tg::narrowTypeNamed(&context, precision))
+    tg::narrowProducts(*module, narrow);
   phase.reset();
 
   compiler::CompileOptions options;

@@ -89,13 +89,8 @@ struct NarrowProductsPass
   using TGNarrowProductsBase::TGNarrowProductsBase;
 
   void runOnOperation() override {
-    MLIRContext *ctx = &getContext();
-    FloatType narrow;
-    if (type == "bf16")
-      narrow = BFloat16Type::get(ctx);
-    else if (type == "f16")
-      narrow = Float16Type::get(ctx);
-    else {
+    FloatType narrow = narrowTypeNamed(&getContext(), type);
+    if (!narrow) {
       getOperation().emitError("--tg-narrow-products: type must be bf16 or "
                                "f16, not '")
           << type << "'";
@@ -106,6 +101,14 @@ struct NarrowProductsPass
 };
 
 } // namespace
+
+FloatType tg::narrowTypeNamed(MLIRContext *context, StringRef name) {
+  if (name == "bf16")
+    return BFloat16Type::get(context);
+  if (name == "f16")
+    return Float16Type::get(context);
+  return {};
+}
 
 void tg::narrowProducts(ModuleOp module, FloatType narrowType) {
   SmallVector<Operation *> products;

@@ -37,6 +37,10 @@ createTGConv3dAs2d(std::function<bool(mlir::Operation *)> keep);
 /// --precision=bf16|f16 applies to the model as read, before the graph is
 /// captured for loom-run --check.
 void narrowProducts(mlir::ModuleOp module, mlir::FloatType narrow);
+/// The narrow type --tg-narrow-products and loom-compile --precision name:
+/// bf16 or f16; null for any other name.
+mlir::FloatType narrowTypeNamed(mlir::MLIRContext *context,
+                                llvm::StringRef name);
 
 #define GEN_PASS_REGISTRATION
 #include "loom/Dialect/TG/Transforms/Passes.h.inc"
