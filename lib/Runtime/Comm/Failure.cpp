@@ -9,8 +9,9 @@
 
 #include <csignal>
 #include <cstring>
-#include <string>
 #include <ctime>
+#include <pthread.h>
+#include <string>
 #include <unistd.h>
 
 using namespace loom::rt;
@@ -135,6 +136,15 @@ void FailureMonitor::watch(int parent) {
 }
 
 void FailureMonitor::fail(const std::string &cause) {
+  // The launcher's SIGTERM may come while this thread holds the line: its
+  // handler, run on this thread, would wait for a line it interrupted and
+  // exit without it. Blocked here, a signal waits for this thread's exit
+  // or is taken by another thread, whose handler waits for the line.
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  for (int sig : kSignals)
+    sigaddset(&blocked, sig);
+  ::pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
   if (claimLine()) {
     writeLine(rank, step.load(), cause.c_str());
     line = Written;
