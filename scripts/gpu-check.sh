@@ -52,7 +52,8 @@
 # --backends=auto on the H100 roofline (cublas.matmul steps between
 # generated kernels), checked as prepare's artifacts are; the narrow
 # products of --precision (docs/Precision.md: cublas-narrow.mlir's bf16 and
-# f16 steps, matmuls.mlir and convs.mlir in bf16 in the tiled classes),
+# f16 steps, matmuls.mlir and convs.mlir in bf16 and f16 in the tiled
+# classes' tensor-core form, in 32 x 32 and 64 x 64 tiles),
 # checked within bf16's bound of one product (2^-7); and, for the
 # timing, chains of R and 2R square GEMMs (y = y x w, both inputs, no
 # weights, so nothing large is staged) for each size of
@@ -765,10 +766,21 @@ prepare_cublas() {
   "$compile" "$work/cublas-f16.mlir" --weights-file "$work/wh.safetensors"     --target="cuda:$chips" --backends=cublas,codegen -o "$work/cublas-f16.so" ||
     die "loom-compile failed on the f16 cublas-narrow.mlir"
   local input narrow=("$work/cublas-bf16.so" "$work/cublas-f16.so")
+  # The tiled classes' narrow products take the tensor-core form (mma.sync,
+  # docs/Codegen/GPU.md "Tensor cores"): in bf16 and f16, in the tiles the
+  # default chooses (32 x 32 on these small inputs) and in 64 x 64.
+  local precision tiles
   for input in matmuls convs; do
-    "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" --precision=bf16 \
-      -o "$work/$input-bf16.so" || die "loom-compile --precision=bf16 failed on $input.mlir"
-    narrow+=("$work/$input-bf16.so")
+    for precision in bf16 f16; do
+      for tiles in default large; do
+        local name="$input-$precision" blocks=264
+        [ "$tiles" = large ] && name="$name-large" && blocks=0
+        "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
+          --precision=$precision --gpu-large-tile-blocks=$blocks -o "$work/$name.so" ||
+          die "loom-compile --precision=$precision failed on $input.mlir"
+        narrow+=("$work/$name.so")
+      done
+    done
   done
   # Into the same stage (prepare-cublas alone started it above).
   local was=$appending

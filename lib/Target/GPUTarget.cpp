@@ -37,9 +37,20 @@ cl::opt<int64_t> largeTileBlocks(
     "gpu-large-tile-blocks",
     cl::desc("GPU targets: the tiled products and convolutions take 64 x 64 "
              "output tiles (32 sums a thread) where that makes at least this "
-             "many workgroups, else 16 x 16 (2 a thread); 0: always 64 x 64, "
-             "negative: always 16 x 16"),
+             "many workgroups, else 16 x 16 (2 a thread; tensor-core products "
+             "of --precision=bf16|f16 on CUDA: 32 x 32); 0: always 64 x 64, "
+             "negative: always the small tiles"),
     cl::init(264));
+
+/// The tensor-core form of narrow products where no tensor core is (the
+/// pipeline's `emulate-tensor-cores`).
+cl::opt<bool> emulateTensorCores(
+    "gpu-emulate-tensor-cores",
+    cl::desc("GPU targets: products in bf16/f16 (--precision) take the "
+             "tensor-core form on any API, each mma.sync computed through "
+             "workgroup memory, so that lavapipe checks the form's fragments "
+             "(slow; a test of the compiler, not a way to run models)"),
+    cl::init(false), cl::Hidden);
 
 /// The CPU the artifact's host code is compiled for: it holds no kernels,
 /// so the baseline x86-64 runs it anywhere.
@@ -54,6 +65,7 @@ public:
     pipeline.chips = chips;
     pipeline.genericOnly = genericKernels;
     pipeline.largeTileBlocks = largeTileBlocks;
+    pipeline.emulateTensorCores = emulateTensorCores;
   }
 
   StringRef name() const override {

@@ -57,7 +57,8 @@ struct MapConvs
     };
     auto found = opsOfClass(getOperation(), KernelClass::ConvTiles, conv);
     if (failed(found) ||
-        failed(mapContractions(*found, KernelClass::ConvTiles, largeTileBlocks)))
+        failed(mapContractions(*found, KernelClass::ConvTiles, largeTileBlocks,
+                               tensorCoresOf(tensorCores, emulateTensorCores))))
       signalPassFailure();
   }
 };

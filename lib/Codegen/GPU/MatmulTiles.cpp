@@ -49,8 +49,9 @@ struct MapMatmuls
       return matchMatmulTiles(op, recorded ? 1 : int64_t(minDepth));
     };
     auto found = opsOfClass(getOperation(), KernelClass::MatmulTiles, matmul);
-    if (failed(found) ||
-        failed(mapContractions(*found, KernelClass::MatmulTiles, largeTileBlocks)))
+    if (failed(found) || failed(mapContractions(
+                             *found, KernelClass::MatmulTiles, largeTileBlocks,
+                             tensorCoresOf(tensorCores, emulateTensorCores))))
       signalPassFailure();
   }
 };

@@ -169,6 +169,8 @@ void loom::codegen::gpu::addMatmulClass(
     OpPassManager &pm, const GPUKernelPipelineOptions &options) {
   LoomGPUMapMatmulsOptions matmuls;
   matmuls.largeTileBlocks = options.largeTileBlocks;
+  matmuls.tensorCores = options.api.getValue() == DeviceAPI::Cuda;
+  matmuls.emulateTensorCores = options.emulateTensorCores;
   pm.addPass(createLoomGPUMapMatmuls(matmuls));
 }
 
@@ -176,6 +178,8 @@ void loom::codegen::gpu::addConvClass(OpPassManager &pm,
                                       const GPUKernelPipelineOptions &options) {
   LoomGPUMapConvsOptions convs;
   convs.largeTileBlocks = options.largeTileBlocks;
+  convs.tensorCores = options.api.getValue() == DeviceAPI::Cuda;
+  convs.emulateTensorCores = options.emulateTensorCores;
   pm.addPass(createLoomGPUMapConvs(convs));
 }
 

@@ -11,6 +11,8 @@
 #include "Launches.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -41,6 +43,18 @@ struct Tiling {
 };
 constexpr Tiling kSmallTiles{16, 16};
 constexpr Tiling kLargeTiles{64, 64};
+
+/// The tensor-core form (narrow operands, CUDA): the workgroup's four warps
+/// as 2 x 2, each a quarter of the tile in mma.sync's m16n8k16 shapes (a
+/// step of kStep is one k16). 64 x 64: 2 x 4 products a warp per step, 32
+/// sums a thread; 32 x 32: 1 x 2, 8 sums a thread.
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kWarpRows = 2, kWarpCols = 2;
+constexpr int64_t kMmaM = 16, kMmaN = 8;
+constexpr Tiling kLargeMmaTiles{64, 64};
+constexpr Tiling kSmallMmaTiles{32, 32};
+static_assert(kWarpRows * kWarpCols * kWarpSize == kThreads && kStep == 16,
+              "four warps of the workgroup, a step one mma.sync k");
 
 /// Products of at most kRowFormMaxRows rows of A (a decoder's step, one
 /// token a sequence; attention's values for one query) take the row form:
@@ -86,6 +100,22 @@ SmallVector<Operation *> conversionsOf(linalg::LinalgOp op, OpOperand *in) {
   return chain;
 }
 
+/// The narrow type (bf16 or f16) both of \p c's inputs are multiplied in:
+/// each input's conversions end in an extension from it to f32 (the
+/// payload of --precision's narrow products, docs/Precision.md); else null.
+Type narrowOperandType(const Contraction &c) {
+  Type narrow;
+  for (OpOperand *in : {c.a, c.b}) {
+    SmallVector<Operation *> chain = conversionsOf(c.op, in);
+    auto ext = chain.empty() ? nullptr : dyn_cast<arith::ExtFOp>(chain.back());
+    Type from = ext ? ext.getIn().getType() : Type();
+    if (!from || !(from.isBF16() || from.isF16()) || (narrow && narrow != from))
+      return Type();
+    narrow = from;
+  }
+  return narrow;
+}
+
 /// Whether the payload of \p op is `out + in0 * in1` (either order of
 /// each), each input possibly converted between floats first (ending in
 /// f32: unconverted): f32 products summed, so that zeros past a tile's
@@ -128,6 +158,9 @@ Value allBelow(OpBuilder &b, Location loc,
 /// The kernel of one contraction under construction: the op, the
 /// workgroup's tiles and the loop positions every thread shares.
 struct TileKernel {
+  TileKernel(Contraction &c, Tiling t, Location loc, Type staged)
+      : c(c), t(t), loc(loc), staged(staged) {}
+
   Contraction &c;
   Tiling t;
   Location loc;
@@ -135,6 +168,18 @@ struct TileKernel {
   /// zero elsewhere, a copy completed per element.
   SmallVector<Value> base;
   Value m0, n0, tid, sharedA, sharedB;
+  /// The element type of the staged tiles: f32, or the narrow type the
+  /// tensor-core form multiplies in (the payload's last conversion, the
+  /// extension to f32, left to mma.sync's f32 accumulation).
+  Type staged;
+  /// The tensor-core form's thread: its warp, and its lane's groupID
+  /// (lane / 4) and threadID_in_group (lane % 4), PTX's names.
+  struct Lane {
+    Value warp, group, quad;
+  } lane;
+  /// emulatedMma's workgroup memory, [warp][16][16] and [warp][16][8] f32
+  /// (null: mma.sync).
+  Value emulatedA, emulatedB;
 
   /// \p base with the positions of \p loops set from the linear position
   /// \p at (row-major over their extents).
@@ -172,8 +217,11 @@ struct TileKernel {
           Value v =
               memref::LoadOp::create(tb, loc, in->get(), indicesOf(tb, in, ivs));
           // The payload's conversions of the element (isMultiplyAdd): a
-          // narrow operand summed in f32.
-          for (Operation *conversion : conversionsOf(c.op, in)) {
+          // narrow operand summed in f32, or staged narrow.
+          SmallVector<Operation *> chain = conversionsOf(c.op, in);
+          if (!staged.isF32())
+            chain.pop_back();
+          for (Operation *conversion : chain) {
             IRMapping map;
             map.map(conversion->getOperand(0), v);
             v = tb.clone(*conversion, map)->getResult(0);
@@ -181,8 +229,8 @@ struct TileKernel {
           scf::YieldOp::create(tb, loc, v);
         },
         [&](OpBuilder &eb, Location) {
-          Value zero =
-              arith::ConstantOp::create(eb, loc, eb.getF32FloatAttr(0));
+          Value zero = arith::ConstantOp::create(eb, loc, staged,
+                                                 eb.getFloatAttr(staged, 0));
           scf::YieldOp::create(eb, loc, zero);
         });
     return guard.getResult(0);
@@ -249,6 +297,153 @@ struct TileKernel {
           scf::YieldOp::create(ib, loc, next);
         });
     return SmallVector<Value>(inner.getResults());
+  }
+
+  /// Two staged elements as one register of mma.sync's operands: a
+  /// vector<2xf16>, or bf16's pair as the i32 it takes; \p lo the element
+  /// of the lower index (the register's low half).
+  Value pair(OpBuilder &b, Value lo, Value hi) const {
+    auto type = VectorType::get({2}, staged);
+    Value v = LLVM::PoisonOp::create(b, loc, type);
+    for (auto [i, e] : llvm::enumerate(ArrayRef<Value>{lo, hi})) {
+      Value at = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                          b.getI32IntegerAttr(int32_t(i)));
+      v = LLVM::InsertElementOp::create(b, loc, v, e, at);
+    }
+    if (staged.isBF16())
+      v = LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
+    return v;
+  }
+
+  /// mma.sync.m16n8k16.row.col with f32 accumulation of one warp: \p a
+  /// (a0..a7), \p bv (b0..b3) and \p acc (c0..c3) are the lane's fragments
+  /// as PTX numbers them; returns d0..d3.
+  SmallVector<Value, 4> mma(OpBuilder &b, ArrayRef<Value> a, ArrayRef<Value> bv,
+                            ValueRange acc) const {
+    SmallVector<Value, 4> aRegs, bRegs;
+    for (size_t i = 0; i < a.size(); i += 2)
+      aRegs.push_back(pair(b, a[i], a[i + 1]));
+    for (size_t i = 0; i < bv.size(); i += 2)
+      bRegs.push_back(pair(b, bv[i], bv[i + 1]));
+    NVVM::MMATypes ptxType =
+        staged.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Type f32 = b.getF32Type();
+    auto result =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    auto op = NVVM::MmaOp::create(
+        b, loc, result, aRegs, bRegs, acc, {kMmaM, kMmaN, kStep}, std::nullopt,
+        std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value, 4> d;
+    for (int64_t e = 0; e < 4; ++e)
+      d.push_back(LLVM::ExtractValueOp::create(b, loc, op, e));
+    return d;
+  }
+
+  /// mma()'s result computed without tensor cores, for a device that has
+  /// none (lavapipe: --gpu-emulate-tensor-cores): each lane writes its
+  /// fragments of A and B where PTX's fragment tables put them, in its
+  /// warp's part of emulatedA (16 x 16) and emulatedB (16 x 8), a barrier,
+  /// each lane sums its four elements of D from them, a barrier. A fragment
+  /// loaded from the wrong place of the tiles gives a wrong product here as
+  /// on a GPU.
+  SmallVector<Value, 4> emulatedMma(OpBuilder &b, ArrayRef<Value> a,
+                                    ArrayRef<Value> bv, ValueRange acc) const {
+    auto plus = [&](Value v, int64_t d) -> Value {
+      return arith::AddIOp::create(b, loc, v, index(b, loc, d));
+    };
+    Value twoQuad = arith::MulIOp::create(b, loc, lane.quad, index(b, loc, 2));
+    auto widened = [&](Value v) -> Value {
+      return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    };
+    for (int64_t i = 0; i < 8; ++i) {
+      // A: row groupID for a0, a1, a4, a5, groupID + 8 otherwise; column
+      // threadID_in_group * 2 + (i & 1), + 8 for i >= 4.
+      bool low = i < 2 || (i >= 4 && i < 6);
+      Value row = plus(lane.group, low ? 0 : 8);
+      Value col = plus(twoQuad, (i & 1) + (i >= 4 ? 8 : 0));
+      memref::StoreOp::create(b, loc, widened(a[i]), emulatedA,
+                              ValueRange{lane.warp, row, col});
+    }
+    for (int64_t i = 0; i < 4; ++i) {
+      // B: row threadID_in_group * 2 + (i & 1), + 8 for i >= 2; column
+      // groupID.
+      Value row = plus(twoQuad, (i & 1) + (i >= 2 ? 8 : 0));
+      memref::StoreOp::create(b, loc, widened(bv[i]), emulatedB,
+                              ValueRange{lane.warp, row, lane.group});
+    }
+    mlir::gpu::BarrierOp::create(b, loc);
+    SmallVector<Value, 4> d;
+    for (int64_t i = 0; i < 4; ++i) {
+      // C and D: row groupID, + 8 for i >= 2; column
+      // threadID_in_group * 2 + (i & 1).
+      Value row = plus(lane.group, i >= 2 ? 8 : 0);
+      Value col = plus(twoQuad, i & 1);
+      Value sum = acc[i];
+      for (int64_t kk = 0; kk < kStep; ++kk) {
+        Value x = memref::LoadOp::create(
+            b, loc, emulatedA, ValueRange{lane.warp, row, index(b, loc, kk)});
+        Value y = memref::LoadOp::create(
+            b, loc, emulatedB, ValueRange{lane.warp, index(b, loc, kk), col});
+        sum = arith::AddFOp::create(b, loc, sum,
+                                    arith::MulFOp::create(b, loc, x, y));
+      }
+      d.push_back(sum);
+    }
+    mlir::gpu::BarrierOp::create(b, loc);
+    return d;
+  }
+
+  /// The warp's sums over one staged step (kStep = mma.sync's k of 16): the
+  /// warp's sub-tiles of kMmaM x kMmaN at rows \p warpRow + kMmaM i and
+  /// columns \p warpCol + kMmaN j of the tile, each one mma (or
+  /// emulatedMma) of the fragments PTX defines for the lane: a0..a7 from
+  /// A's rows group (a0, a1, a4, a5) and group + 8 at columns 2 quad,
+  /// 2 quad + 1 (a0..a3) and those + 8 (a4..a7); b0..b3 from B's column
+  /// group at rows as A's columns. \p sums holds c0..c3 per sub-tile (rows
+  /// group and group + 8, columns 2 quad and 2 quad + 1), row-major over
+  /// the sub-tiles.
+  SmallVector<Value> accumulateMma(OpBuilder &b, Value warpRow, Value warpCol,
+                                   ValueRange sums) const {
+    int64_t subRows = t.tileM / kWarpRows / kMmaM;
+    int64_t subCols = t.tileN / kWarpCols / kMmaN;
+    auto plus = [&](Value v, int64_t d) -> Value {
+      return arith::AddIOp::create(b, loc, v, index(b, loc, d));
+    };
+    auto at = [&](Value tile, Value r, Value col) -> Value {
+      return memref::LoadOp::create(b, loc, tile, ValueRange{r, col});
+    };
+    Value k0 = arith::MulIOp::create(b, loc, lane.quad, index(b, loc, 2));
+    SmallVector<SmallVector<Value, 8>> as, bs;
+    for (int64_t i = 0; i < subRows; ++i) {
+      Value lo =
+          arith::AddIOp::create(b, loc, plus(warpRow, i * kMmaM), lane.group);
+      Value hi = plus(lo, 8);
+      SmallVector<Value, 8> fragment;
+      for (int64_t kOff : {0, 8})
+        for (Value r : {lo, hi})
+          for (int64_t e : {0, 1})
+            fragment.push_back(at(sharedA, r, plus(k0, kOff + e)));
+      as.push_back(fragment);
+    }
+    for (int64_t j = 0; j < subCols; ++j) {
+      Value col =
+          arith::AddIOp::create(b, loc, plus(warpCol, j * kMmaN), lane.group);
+      SmallVector<Value, 8> fragment;
+      for (int64_t kOff : {0, 8})
+        for (int64_t e : {0, 1})
+          fragment.push_back(at(sharedB, plus(k0, kOff + e), col));
+      bs.push_back(fragment);
+    }
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < subRows; ++i)
+      for (int64_t j = 0; j < subCols; ++j) {
+        ValueRange acc = sums.slice((i * subCols + j) * 4, 4);
+        llvm::append_range(next, emulatedA ? emulatedMma(b, as[i], bs[j], acc)
+                                           : mma(b, as[i], bs[j], acc));
+      }
+    return next;
   }
 };
 
@@ -336,7 +531,7 @@ LogicalResult emitRowContraction(Contraction &c) {
   int64_t blocks = w->blocks;
   mlir::gpu::LaunchOp launch = w->launch;
   Value block = w->block;
-  TileKernel kernel{c, kSmallTiles, loc, {}, {}, {}, {}, {}, {}};
+  TileKernel kernel(c, kSmallTiles, loc, b.getF32Type());
   Value partials =
       allocWorkgroupMemory(b, loc, {kRowSlices, kRowCols}, b.getF32Type());
   // A block past the last (the grid's last column) computes the last
@@ -451,17 +646,21 @@ FailureOr<Contraction> classifyContraction(linalg::LinalgOp op) {
   return c;
 }
 
-LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks) {
+LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
+                                   TensorCores tensorCores) {
   int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
   if (m <= kRowFormMaxRows)
     return emitRowContraction(c);
+  Type narrow =
+      tensorCores != TensorCores::None ? narrowOperandType(c) : Type();
   auto blocksOf = [&](Tiling t) {
     return c.extent(c.batch) * llvm::divideCeil(m, t.tileM) *
            llvm::divideCeil(n, t.tileN);
   };
-  Tiling t = largeTileBlocks >= 0 && int64_t(blocksOf(kLargeTiles)) >= largeTileBlocks
-                 ? kLargeTiles
-                 : kSmallTiles;
+  Tiling large = narrow ? kLargeMmaTiles : kLargeTiles;
+  Tiling t = largeTileBlocks >= 0 && int64_t(blocksOf(large)) >= largeTileBlocks
+                 ? large
+                 : (narrow ? kSmallMmaTiles : kSmallTiles);
   linalg::LinalgOp op = c.op;
   Location loc = op.getLoc();
   OpBuilder b(op);
@@ -471,11 +670,11 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks) {
     return failure();
   int64_t blocks = w->blocks;
   mlir::gpu::LaunchOp launch = w->launch;
-  TileKernel kernel{c, t, loc, {}, {}, {}, {}, {}, {}};
+  TileKernel kernel(c, t, loc, narrow ? narrow : b.getF32Type());
   kernel.sharedA =
-      allocWorkgroupMemory(b, loc, {t.tileM, kStep}, b.getF32Type());
+      allocWorkgroupMemory(b, loc, {t.tileM, kStep}, kernel.staged);
   kernel.sharedB =
-      allocWorkgroupMemory(b, loc, {kStep, t.tileN}, b.getF32Type());
+      allocWorkgroupMemory(b, loc, {kStep, t.tileN}, kernel.staged);
   Value block = w->block;
   // A block past the last tile (the grid's last column) computes the last
   // tile and stores nothing: every thread reaches the barriers.
@@ -489,10 +688,29 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks) {
   for (auto [l, v] : llvm::zip(c.batch, at))
     kernel.base[l] = v;
   kernel.tid = launch.getThreadIds().x;
-  Value tx =
-      arith::RemUIOp::create(b, loc, kernel.tid, index(b, loc, kThreadCols));
-  Value ty =
-      arith::DivUIOp::create(b, loc, kernel.tid, index(b, loc, kThreadCols));
+  auto div = [&](Value v, int64_t d) -> Value {
+    return arith::DivUIOp::create(b, loc, v, index(b, loc, d));
+  };
+  auto rem = [&](Value v, int64_t d) -> Value {
+    return arith::RemUIOp::create(b, loc, v, index(b, loc, d));
+  };
+  // The thread's roles: (tx, ty) of the register tiles, or the lane's
+  // group and quad in its warp's quarter of the tile.
+  Value tx = rem(kernel.tid, kThreadCols), ty = div(kernel.tid, kThreadCols);
+  Value warp = div(kernel.tid, kWarpSize), lane = rem(kernel.tid, kWarpSize);
+  Value wm = div(warp, kWarpCols), wn = rem(warp, kWarpCols);
+  kernel.lane = {warp, div(lane, 4), rem(lane, 4)};
+  if (narrow && tensorCores == TensorCores::Emulated) {
+    int64_t warps = kWarpRows * kWarpCols;
+    kernel.emulatedA =
+        allocWorkgroupMemory(b, loc, {warps, kMmaM, kStep}, b.getF32Type());
+    kernel.emulatedB =
+        allocWorkgroupMemory(b, loc, {warps, kStep, kMmaN}, b.getF32Type());
+  }
+  Value warpRow =
+      arith::MulIOp::create(b, loc, wm, index(b, loc, t.tileM / kWarpRows));
+  Value warpCol =
+      arith::MulIOp::create(b, loc, wn, index(b, loc, t.tileN / kWarpCols));
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   SmallVector<Value> init(t.rows() * t.cols(), zero);
   auto steps = scf::ForOp::create(
@@ -500,42 +718,62 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks) {
       [&](OpBuilder &sb, Location, Value k0, ValueRange sums) {
         kernel.stageTiles(sb, k0);
         mlir::gpu::BarrierOp::create(sb, loc);
-        SmallVector<Value> next = kernel.accumulate(sb, tx, ty, sums);
+        SmallVector<Value> next =
+            narrow ? kernel.accumulateMma(sb, warpRow, warpCol, sums)
+                   : kernel.accumulate(sb, tx, ty, sums);
         mlir::gpu::BarrierOp::create(sb, loc);
         scf::YieldOp::create(sb, loc, next);
       });
+  // The thread's sums in the order accumulate (accumulateMma) yields them,
+  // each at its row and column of the tile.
   OpOperand *out = op.getDpsInitOperand(0);
-  for (int64_t i = 0; i < t.rows(); ++i)
-    for (int64_t j = 0; j < t.cols(); ++j) {
-      Value row = arith::AddIOp::create(b, loc, kernel.m0,
-                                        kernel.rowOf(b, ty, i));
-      Value col = arith::AddIOp::create(b, loc, kernel.n0,
-                                        kernel.colOf(b, tx, j));
-      Value store = allBelow(b, loc, {{row, m}, {col, n}, {block, blocks}});
-      auto storeIf = scf::IfOp::create(b, loc, store, /*withElse=*/false);
-      OpBuilder sb = OpBuilder::atBlockBegin(storeIf.thenBlock());
-      SmallVector<Value> ivs(kernel.base);
-      kernel.place(sb, ivs, c.m, row);
-      kernel.place(sb, ivs, c.n, col);
-      SmallVector<Value> to = kernel.indicesOf(sb, out, ivs);
-      Value old = startOf(sb, c, to);
-      Value sum = arith::AddFOp::create(sb, loc, old,
-                                        steps.getResult(i * t.cols() + j));
-      storeResult(sb, c, sum, to);
-    }
+  auto plus = [&](Value v, int64_t d) -> Value {
+    return arith::AddIOp::create(b, loc, v, index(b, loc, d));
+  };
+  SmallVector<std::pair<Value, Value>> places;
+  if (narrow) {
+    Value row0 = arith::AddIOp::create(b, loc, warpRow, kernel.lane.group);
+    Value col0 = arith::AddIOp::create(
+        b, loc, warpCol,
+        arith::MulIOp::create(b, loc, kernel.lane.quad, index(b, loc, 2)));
+    for (int64_t i = 0; i < t.tileM / kWarpRows / kMmaM; ++i)
+      for (int64_t j = 0; j < t.tileN / kWarpCols / kMmaN; ++j)
+        for (int64_t e = 0; e < 4; ++e)
+          places.push_back({plus(row0, i * kMmaM + (e / 2) * 8),
+                            plus(col0, j * kMmaN + e % 2)});
+  } else {
+    for (int64_t i = 0; i < t.rows(); ++i)
+      for (int64_t j = 0; j < t.cols(); ++j)
+        places.push_back({kernel.rowOf(b, ty, i), kernel.colOf(b, tx, j)});
+  }
+  for (auto [s, place] : llvm::enumerate(places)) {
+    Value row = arith::AddIOp::create(b, loc, kernel.m0, place.first);
+    Value col = arith::AddIOp::create(b, loc, kernel.n0, place.second);
+    Value store = allBelow(b, loc, {{row, m}, {col, n}, {block, blocks}});
+    auto storeIf = scf::IfOp::create(b, loc, store, /*withElse=*/false);
+    OpBuilder sb = OpBuilder::atBlockBegin(storeIf.thenBlock());
+    SmallVector<Value> ivs(kernel.base);
+    kernel.place(sb, ivs, c.m, row);
+    kernel.place(sb, ivs, c.n, col);
+    SmallVector<Value> to = kernel.indicesOf(sb, out, ivs);
+    Value old = startOf(sb, c, to);
+    Value sum = arith::AddFOp::create(sb, loc, old, steps.getResult(s));
+    storeResult(sb, c, sum, to);
+  }
   eraseWithCompanions(c);
   clonePureProducers(launch);
   return success();
 }
 
 LogicalResult mapContractions(MutableArrayRef<Contraction> found,
-                              KernelClass kind, int64_t largeTileBlocks) {
+                              KernelClass kind, int64_t largeTileBlocks,
+                              TensorCores tensorCores) {
   for (Contraction &c : found) {
     c.prologue = recordedPrologue(c.op, kind);
     c.epilogue = recordedEpilogue(c.op, kind);
   }
   for (Contraction &c : found)
-    if (failed(emitTiledContraction(c, largeTileBlocks)))
+    if (failed(emitTiledContraction(c, largeTileBlocks, tensorCores)))
       return c.op->emitOpError(
           "has more output tiles than a grid of 65535 x 65535 holds");
   return success();

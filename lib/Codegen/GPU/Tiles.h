@@ -50,6 +50,19 @@ struct Contraction {
 /// it); A the other.
 mlir::FailureOr<Contraction> classifyContraction(mlir::linalg::LinalgOp op);
 
+/// How narrow products use tensor cores: not at all (Vulkan), through
+/// mma.sync (CUDA), or in the same form with each mma.sync computed from
+/// its fragments through workgroup memory (a check of the form on a device
+/// without tensor cores: lavapipe).
+enum class TensorCores { None, Mma, Emulated };
+
+/// The pass options' choice: `emulate-tensor-cores`, else `tensor-cores`.
+inline TensorCores tensorCoresOf(bool use, bool emulate) {
+  return emulate ? TensorCores::Emulated
+         : use   ? TensorCores::Mma
+                 : TensorCores::None;
+}
+
 /// Replaces \p c's op with one `gpu.launch` of 128 threads per tile of the
 /// output's m x n and batch position, 64 x 64 where that makes at least
 /// \p largeTileBlocks workgroups (never when it is negative), else 16 x 16:
@@ -57,13 +70,18 @@ mlir::FailureOr<Contraction> classifyContraction(mlir::linalg::LinalgOp op);
 /// B tile (`[k][n]`) in workgroup memory (zeros past the edges), a barrier,
 /// each thread accumulates its register tile of output elements (2 or 32)
 /// from them, a barrier; then each thread adds its sums to its output
-/// elements inside the bounds. A product of at most 4 rows (m) takes the
-/// row form instead: a workgroup per row and 8 output columns, its threads
-/// 16 slices of k whose partial sums meet in workgroup memory. Fails
-/// (leaving the op) when a grid of 65535 x 65535 blocks does not hold the
-/// tiles.
+/// elements inside the bounds. With \p tensorCores, a product whose
+/// inputs are both multiplied in bf16 or both in f16 (--precision's narrow
+/// products) stages them in that type and takes the tensor-core form: the
+/// four warps 2 x 2 over a tile of 64 x 64 (else 32 x 32), each step one
+/// `nvvm.mma.sync` m16n8k16 (f32 accumulation) per 16 x 8 of the warp's
+/// quarter. A product of at most 4 rows (m) takes the row form instead: a
+/// workgroup per row and 8 output columns, its threads 16 slices of k whose
+/// partial sums meet in workgroup memory. Fails (leaving the op) when a
+/// grid of 65535 x 65535 blocks does not hold the tiles.
 mlir::LogicalResult emitTiledContraction(Contraction &c,
-                                         int64_t largeTileBlocks);
+                                         int64_t largeTileBlocks,
+                                         TensorCores tensorCores);
 
 enum class KernelClass;
 
@@ -72,7 +90,8 @@ enum class KernelClass;
 /// in \p kind (recordedPrologue, recordedEpilogue); an op whose tiles no
 /// grid holds is an error at its location.
 mlir::LogicalResult mapContractions(llvm::MutableArrayRef<Contraction> found,
-                                    KernelClass kind, int64_t largeTileBlocks);
+                                    KernelClass kind, int64_t largeTileBlocks,
+                                    TensorCores tensorCores);
 
 } // namespace loom::codegen::gpu
 

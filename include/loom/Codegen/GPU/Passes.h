@@ -26,6 +26,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -84,8 +86,15 @@ struct GPUKernelPipelineOptions
       *this, "large-tile-blocks",
       llvm::cl::desc("The tiled products and convolutions take 64 x 64 "
                      "output tiles where that makes at least this many "
-                     "workgroups, else 16 x 16 (negative: always 16 x 16)"),
+                     "workgroups, else 16 x 16 (negative: always 16 x 16); "
+                     "tensor-core products 64 x 64, else 32 x 32"),
       llvm::cl::init(264)};
+  Option<bool> emulateTensorCores{
+      *this, "emulate-tensor-cores",
+      llvm::cl::desc("Products in bf16 or f16 take the tensor-core form on "
+                     "any API, each mma.sync computed through workgroup "
+                     "memory (to check the form where no GPU is: lavapipe)"),
+      llvm::cl::init(false)};
 };
 
 /// The PTX ISA version a chip's code is generated with: `+ptx<N>` for

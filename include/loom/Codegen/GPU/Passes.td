@@ -136,8 +136,19 @@ def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
            "makes at least this many workgroups (264: two per multiprocessor "
            "of an H100), else to 16 x 16 tiles (2 a thread); negative: "
            "always 16 x 16">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "CUDA only: a product whose inputs are both multiplied in bf16 or "
+           "both in f16 (--precision) runs on tensor cores (mma.sync "
+           "m16n8k16, f32 accumulation; tiles 64 x 64 or 32 x 32)">,
+    Option<"emulateTensorCores", "emulate-tensor-cores", "bool",
+           /*default=*/"false",
+           "The tensor-core form on any API, each mma.sync computed from "
+           "the lanes' fragments through workgroup memory (a check of the "
+           "form on lavapipe)">,
   ];
-  let dependentDialects = ["::mlir::gpu::GPUDialect",
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
@@ -170,7 +181,14 @@ def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
     `ty + 8 i` and columns `tx + 16 j` (2 x 1 elements of a small tile,
     8 x 4 of a large one: each step of k reads its rows of A and columns
     of B once from the tiles); a `gpu.barrier`. Then each thread adds its sums to the output elements
-    inside the matrix. Every other linalg op is left to the other classes.
+    inside the matrix. With `tensor-cores`, a product whose two inputs are
+    multiplied in one narrow type (both bf16 or both f16: --precision) takes
+    the tensor-core form instead: tiles of 64 x 64 or 32 x 32 staged in that
+    type, the four warps 2 x 2 over the tile, one `nvvm.mma.sync` m16n8k16
+    (f32 accumulators) per 16 x 8 of a warp's quarter and step
+    (docs/Codegen/GPU.md, "Tensor cores"); `emulate-tensor-cores` takes the
+    same form on any API with each mma.sync computed through workgroup
+    memory. Every other linalg op is left to the other classes.
     An op that records `loom.gpu.kernel_class`
     (`loom-gpu-select-kernel-classes`) is this class's when it names it,
     whatever `min-depth`, and never when it names another; the match above
@@ -195,8 +213,19 @@ def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
            "makes at least this many workgroups (264: two per multiprocessor "
            "of an H100), else to 16 x 16 tiles (2 a thread); negative: "
            "always 16 x 16">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "CUDA only: a product whose inputs are both multiplied in bf16 or "
+           "both in f16 (--precision) runs on tensor cores (mma.sync "
+           "m16n8k16, f32 accumulation; tiles 64 x 64 or 32 x 32)">,
+    Option<"emulateTensorCores", "emulate-tensor-cores", "bool",
+           /*default=*/"false",
+           "The tensor-core form on any API, each mma.sync computed from "
+           "the lanes' fragments through workgroup memory (a check of the "
+           "form on lavapipe)">,
   ];
-  let dependentDialects = ["::mlir::gpu::GPUDialect",
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
