@@ -84,7 +84,12 @@ private:
   void groupIndependentScans(Block &block);
   /// The ops of \p leader's group, in block order.
   SmallVector<Operation *> membersOf(Block &block, Operation *leader);
-  bool tryFuse(Operation *producer, Operation *consumer);
+  bool tryFuse(Operation *producer, Operation *consumer,
+               bool sharedProducer = false);
+  /// Whether every user of \p members' results that is not one of them
+  /// comes after the last of them in \p block (the fragment is placed
+  /// there).
+  bool placeableTogether(Block &block, ArrayRef<Operation *> members);
   void outline(ArrayRef<Operation *> ops, const Backend &backend);
 
 public:
@@ -115,9 +120,39 @@ void FragmentFormer::formChosenGroups(Block &block, FragmentChooser choose) {
   }
 }
 
+/// Whether \p op rounds an f32 tensor to bf16 or f16 (the cast before a
+/// --precision product, docs/Precision.md).
+bool isNarrowingCast(Operation *op) {
+  auto cast = dyn_cast<tg::CastOp>(op);
+  if (!cast)
+    return false;
+  Type from = getElementTypeOrSelf(cast->getOperand(0).getType());
+  Type to = getElementTypeOrSelf(cast->getResult(0).getType());
+  return from.isF32() && (to.isBF16() || to.isF16());
+}
+
+bool FragmentFormer::placeableTogether(Block &block,
+                                       ArrayRef<Operation *> members) {
+  llvm::SmallPtrSet<Operation *, 16> own(members.begin(), members.end());
+  Operation *last = members.front();
+  for (Operation *member : members)
+    if (last->isBeforeInBlock(member))
+      last = member;
+  for (Operation *member : members)
+    for (Operation *user : member->getUsers()) {
+      Operation *at = block.findAncestorOpInBlock(*user);
+      if (at && !own.contains(at) && !last->isBeforeInBlock(at))
+        return false;
+    }
+  return true;
+}
+
 /// Fuses the single-use \p producer's group into \p consumer's when the
 /// result is a codegen group with at most one op that is not elementwise.
-bool FragmentFormer::tryFuse(Operation *producer, Operation *consumer) {
+/// With \p sharedProducer the producer's result may have other users: the
+/// joined fragment then yields it too, and must still come before them.
+bool FragmentFormer::tryFuse(Operation *producer, Operation *consumer,
+                             bool sharedProducer) {
   if (!producer || staysOutside(producer) || isSmallConstant(producer) ||
       isa<tg::ConstantOp>(producer) || !groups.contains(producer))
     return false;
@@ -125,11 +160,18 @@ bool FragmentFormer::tryFuse(Operation *producer, Operation *consumer) {
   Operation *c = groups.getLeaderValue(consumer);
   if (p == c || libraryLeader.count(p) || libraryLeader.count(c))
     return false;
-  // The producer group's only result must be used only by the consumer.
+  // The producer group's only result must be used only by the consumer,
+  // or (shared) the joined group must be placeable before its other users.
   for (Value v : producer->getResults())
     for (Operation *user : v.getUsers())
-      if (user != consumer)
+      if (user != consumer && !sharedProducer)
         return false;
+  if (sharedProducer) {
+    SmallVector<Operation *> joined = membersOf(*consumer->getBlock(), p);
+    llvm::append_range(joined, membersOf(*consumer->getBlock(), c));
+    if (!placeableTogether(*consumer->getBlock(), joined))
+      return false;
+  }
   if (heavyOps.lookup(p) + heavyOps.lookup(c) > 1)
     return false;
   // Gathers join no other heavy op than a reduction they feed (a
@@ -172,6 +214,13 @@ void FragmentFormer::formCodegenGroups(Block &block) {
       if (fusesLikeElementwise(producer) || isElementwise(&op))
         tryFuse(producer, &op);
     }
+    // A cast to a narrow type (a --precision product's input) joins the
+    // group computing its operand even where that value has other users (a
+    // layer norm's output that the residual sum reads too): one kernel
+    // writes both, rather than a launch that reads the value again to
+    // round it.
+    if (isNarrowingCast(&op))
+      tryFuse(op.getOperand(0).getDefiningOp(), &op, /*sharedProducer=*/true);
   }
 }
 

@@ -188,3 +188,53 @@ func.func @gather_and_heavy_ops(%x: tensor<16x8xf32>, %i: tensor<3x2xi64>) -> te
   %t = tg.transpose %d {perm = array<i64: 0, 2, 1>} : (tensor<3x2x1xf32>) -> tensor<3x1x2xf32>
   return %t : tensor<3x1x2xf32>
 }
+
+// -----
+
+// A cast to bf16 or f16 (--precision's input to a product) joins the group
+// computing its operand although that value has another user: the layer
+// norm's kernel writes the f32 value the residual sum reads and its bf16
+// rounding, one fragment of two results.
+// CHECK-LABEL: func.func @narrow_cast_shared
+// CHECK: %[[LN:.*]]:2 = tg.fragment <codegen>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.layernorm
+// CHECK-NEXT: tg.cast {{.*}} to tensor<8x16xbf16>
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fragment <codegen>(%[[LN]]#1, %arg3, %[[LN]]#0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.matmul
+// CHECK-NEXT: tg.cast
+// CHECK-NEXT: tg.add
+func.func @narrow_cast_shared(%x: tensor<8x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>, %w: tensor<16x16xbf16>) -> tensor<8x16xf32> {
+  %n = tg.layernorm %x, %g, %b {epsilon = 1.0e-5 : f64} : (tensor<8x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %c = tg.cast %n : tensor<8x16xf32> to tensor<8x16xbf16>
+  %p = tg.matmul %c, %w : (tensor<8x16xbf16>, tensor<16x16xbf16>) -> tensor<8x16xbf16>
+  %f = tg.cast %p : tensor<8x16xbf16> to tensor<8x16xf32>
+  %r = tg.add %f, %n : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+// ... but not where another user of the value comes before the cast: the
+// joined fragment, placed after the cast, would follow that user.
+// CHECK-LABEL: func.func @narrow_cast_after_user
+// CHECK: tg.fragment <codegen>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.layernorm
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fragment <codegen>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.neg
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fragment <codegen>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.cast
+// CHECK-NEXT: tg.yield
+func.func @narrow_cast_after_user(%x: tensor<8x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf16>) {
+  %n = tg.layernorm %x, %g, %b {epsilon = 1.0e-5 : f64} : (tensor<8x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %m = tg.neg %n : tensor<8x16xf32>
+  %c = tg.cast %n : tensor<8x16xf32> to tensor<8x16xf16>
+  return %m, %c : tensor<8x16xf32>, tensor<8x16xf16>
+}

@@ -37,7 +37,11 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
       `--tg-place-backends` chooses by a search instead;
     * generated fragments (the registry's code generator, `codegen`): every
       other computing op, with single-use elementwise producers fused in
-      (prologue) and elementwise consumers fused after (epilogue); gathers
+      (prologue) and elementwise consumers fused after (epilogue); a cast
+      from f32 to bf16 or f16 (--precision's input to a product) joins the
+      group computing its operand even where that value has other users,
+      the fragment then yielding both, when it still comes before them;
+      gathers
       count as elementwise here (each result element from the index at its
       own position: RoiAlign's weighted taps, their sum and their mean are
       one fragment); at most one op of a fragment is not elementwise,
