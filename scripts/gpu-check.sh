@@ -90,7 +90,11 @@
 # cublas.matmul steps under LOOM_PROFILE (each step waited for: the staging
 # copies are outside it), against torch.matmul's on the same f32 shapes (CUDA events, TF32 off), run by python3 with torch:
 # PASS when cuBLASLt reaches 90% of torch.matmul's throughput (skipped,
-# saying why, without torch or CUDA there).
+# saying why, without torch or CUDA there); and the same chain in bf16 in
+# generated code (--precision=bf16 --backends=codegen: the tiled class's
+# tensor-core form, docs/Codegen/GPU.md "Tensor cores"), its median
+# gpu.dispatch step beside torch.matmul's bf16 time, reported, not judged
+# (FAIL only when it does not run).
 #
 # Then, where STAGE/timed.txt lists timed models: the timing table
 # (timed_check), Loom against PyTorch eager and torch.compile.
@@ -796,6 +800,8 @@ prepare_cublas() {
       "$compile" "$work/gemm-$n-$r.mlir" --target="cuda:$chips" --backends=cublas,codegen \
         --no-source -o "$stage/gemm/gemm-$n-$r.so" || die "loom-compile failed on a GEMM chain"
     done
+    "$compile" "$work/gemm-$n-8.mlir" --target="cuda:$chips" --backends=codegen --precision=bf16 \
+      --no-source -o "$stage/gemm/gemm-bf16-$n-8.so" || die "loom-compile failed on a bf16 GEMM chain"
     echo "$n 4" >> "$stage/gemm.txt"
   done
   rm -rf "$work"
@@ -805,12 +811,15 @@ prepare_cublas() {
     "$stage holds $bytes bytes"
 }
 
-# The median ms loom-gpu-run reports for the chain of R N x N products on
-# random inputs (w scaled by 1/sqrt(N), so that the chain stays finite),
-# written on first use beside the chains: gemm_time RUNNER STAGE DEVICE N R
-# REPEAT.
+# One GEMM's median device ms in the chain of R N x N products on random
+# inputs (w scaled by 1/sqrt(N), so that the chain stays finite), written
+# on first use beside the chains: the median of the chain's steps of KIND
+# (cublas.matmul; gpu.dispatch for the generated chain, whose casts of x
+# and w are two of its 11 kernels): gemm_time RUNNER STAGE DEVICE N R
+# REPEAT [PREFIX KIND] (PREFIX: gemm, or gemm-bf16).
 gemm_time() {
   local runner=$1 stage=$2 device=$3 n=$4 r=$5 repeat=$6
+  local prefix=${7:-gemm} kind=${8:-cublas.matmul}
   local inputs=$stage/gemm/inputs-$n.safetensors out
   [ -f "$inputs" ] || python3 - "$n" "$inputs" <<'EOF'
 import json, math, random, struct, sys
@@ -833,27 +842,29 @@ text += b" " * (-len(text) % 8)
 with open(out, "wb") as f:
     f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 EOF
-  local profile=$stage/gemm/profile-$n-$r.json
-  out=$(LOOM_PROFILE="$profile" "$runner" "$stage/gemm/gemm-$n-$r.so" --inputs="$inputs" \
+  local profile=$stage/gemm/profile-$prefix-$n-$r.json
+  out=$(LOOM_PROFILE="$profile" "$runner" "$stage/gemm/$prefix-$n-$r.so" --inputs="$inputs" \
         --device="$device" --repeat="$repeat" 2>&1) || { echo "$out" >&2; return 1; }
   # LOOM_PROFILE waits for each step on a GPU: the median of the chain's
-  # cublas.matmul steps' medians is one GEMM's device time, without the
-  # staging copies of the inputs and the output.
-  python3 - "$profile" <<'PYEOF2'
+  # steps' medians is one GEMM's device time, without the staging copies
+  # of the inputs and the output.
+  python3 - "$profile" "$kind" <<'PYEOF2'
 import json, sys
+kind = sys.argv[2]
 steps = [s["median_ms"] for e in json.load(open(sys.argv[1]))["entries"]
-         for s in e["steps"] if s["kind"] == "cublas.matmul" and s["count"]]
+         for s in e["steps"] if s["kind"] == kind and s["count"]]
 if not steps:
-    sys.exit("gpu-check.sh: error: the profile has no cublas.matmul step")
+    sys.exit("gpu-check.sh: error: the profile has no %s step" % kind)
 steps.sort()
 print("%.4f" % steps[len(steps) // 2])
 PYEOF2
 }
 
-# torch.matmul's median ms on N x N f32 matrices (CUDA events, TF32 off), or
-# "SKIP: why": torch_gemm_time N ORDINAL.
+# torch.matmul's median ms on N x N matrices of DTYPE (f32 by default,
+# TF32 off; or bf16) (CUDA events), or "SKIP: why":
+# torch_gemm_time N ORDINAL [DTYPE].
 torch_gemm_time() {
-  CUDA_VISIBLE_DEVICES=$2 python3 - "$1" 2>&1 <<'EOF'
+  CUDA_VISIBLE_DEVICES=$2 python3 - "$1" "${3:-f32}" 2>&1 <<'EOF'
 import sys
 try:
     import torch
@@ -863,8 +874,9 @@ if not torch.cuda.is_available():
     sys.exit("SKIP: torch has no CUDA device")
 torch.backends.cuda.matmul.allow_tf32 = False
 n = int(sys.argv[1])
-x = torch.randn(n, n, device="cuda")
-w = torch.randn(n, n, device="cuda") / n ** 0.5
+dtype = torch.bfloat16 if sys.argv[2] == "bf16" else torch.float32
+x = torch.randn(n, n, device="cuda").to(dtype)
+w = (torch.randn(n, n, device="cuda") / n ** 0.5).to(dtype)
 for _ in range(5):
     torch.matmul(x, w)
 times = []
@@ -881,6 +893,26 @@ print("%.4f" % times[len(times) // 2])
 EOF
 }
 
+# The generated bf16 GEMM (the tensor-core form) of size N beside
+# torch.matmul's in bf16, one line, where the stage has its chain:
+# generated_bf16_gemm RUNNER STAGE DEVICE N R REPEAT ORDINAL. Non-zero only
+# when the chain does not run.
+generated_bf16_gemm() {
+  local runner=$1 stage=$2 device=$3 n=$4 r=$5 repeat=$6 ordinal=$7 ms torch
+  [ -f "$stage/gemm/gemm-bf16-$n-$r.so" ] || return 0
+  if ! ms=$(gemm_time "$runner" "$stage" "$device" "$n" "$r" "$repeat" gemm-bf16 gpu.dispatch); then
+    echo "gemm $n bf16: FAIL (the generated chain did not run)" >&2
+    return 1
+  fi
+  local flops
+  flops=$(python3 -c "print('%.1f' % (2 * $n ** 3 / (float('$ms') * 1e-3) / 1e12))")
+  if torch=$(torch_gemm_time "$n" "$ordinal" bf16); then
+    echo "gemm $n bf16: generated (tensor cores) $ms ms ($flops TFLOP/s), torch.matmul $torch ms"
+  else
+    echo "gemm $n bf16: generated (tensor cores) $ms ms ($flops TFLOP/s); torch.matmul: $(tail -1 <<< "$torch")"
+  fi
+}
+
 # cuBLASLt's GEMM against torch.matmul's for each size of STAGE/gemm.txt:
 # gemm_check RUNNER STAGE DEVICE REPEAT. Prints one line per size; returns
 # non-zero when one fails to run or is below 90% of torch.matmul's
@@ -894,23 +926,24 @@ gemm_check() {
     if [ "$dry" = 1 ]; then
       step "$runner" "$stage/gemm/gemm-$n-$r.so" --device="$device" --repeat="$repeat"
       step "$runner" "$stage/gemm/gemm-$n-$((2 * r)).so" --device="$device" --repeat="$repeat"
+      if [ -f "$stage/gemm/gemm-bf16-$n-$((2 * r)).so" ]; then
+        step "$runner" "$stage/gemm/gemm-bf16-$n-$((2 * r)).so" --device="$device" --repeat="$repeat"
+      fi
       continue
     fi
     if ! ms=$(gemm_time "$runner" "$stage" "$device" "$n" $((2 * r)) "$repeat"); then
       echo "gemm $n: FAIL (the chain did not run)" >&2
       failed=1
-      continue
-    fi
-    if ! torch=$(torch_gemm_time "$n" "${ordinal:-0}"); then
+    elif ! torch=$(torch_gemm_time "$n" "${ordinal:-0}"); then
       echo "gemm $n: cuBLASLt $ms ms; torch.matmul: $(tail -1 <<< "$torch")"
-      continue
-    fi
-    if python3 -c "import sys; sys.exit(0 if float('$torch') >= 0.9 * float('$ms') else 1)"; then
+    elif python3 -c "import sys; sys.exit(0 if float('$torch') >= 0.9 * float('$ms') else 1)"; then
       echo "gemm $n: cuBLASLt $ms ms, torch.matmul $torch ms: PASS (at least 90% of its throughput)"
     else
       echo "gemm $n: cuBLASLt $ms ms, torch.matmul $torch ms: FAIL (below 90% of its throughput)" >&2
       failed=1
     fi
+    generated_bf16_gemm "$runner" "$stage" "$device" "$n" $((2 * r)) "$repeat" "${ordinal:-0}" ||
+      failed=1
   done < "$stage/gemm.txt"
   return $failed
 }
