@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -78,6 +79,10 @@ private:
   llvm::DenseMap<Operation *, const Backend *> libraryLeader;
   /// Number of non-elementwise ops per generated group leader.
   llvm::DenseMap<Operation *, unsigned> heavyOps;
+  /// The leaders of generated groups whose values other than the last
+  /// member's have users outside (a narrowing cast joined them: tryFuse's
+  /// sharedProducer): any later join must still be placeable before them.
+  llvm::DenseSet<Operation *> sharedLeaders;
 
   void formChosenGroups(Block &block, FragmentChooser choose);
   void formCodegenGroups(Block &block);
@@ -166,7 +171,9 @@ bool FragmentFormer::tryFuse(Operation *producer, Operation *consumer,
     for (Operation *user : v.getUsers())
       if (user != consumer && !sharedProducer)
         return false;
-  if (sharedProducer) {
+  bool shared = sharedProducer || sharedLeaders.count(p) ||
+                sharedLeaders.count(c);
+  if (shared) {
     SmallVector<Operation *> joined = membersOf(*consumer->getBlock(), p);
     llvm::append_range(joined, membersOf(*consumer->getBlock(), c));
     if (!placeableTogether(*consumer->getBlock(), joined))
@@ -192,6 +199,8 @@ bool FragmentFormer::tryFuse(Operation *producer, Operation *consumer,
   unsigned heavy = heavyOps.lookup(p) + heavyOps.lookup(c);
   groups.unionSets(p, c);
   heavyOps[groups.getLeaderValue(c)] = heavy;
+  if (shared)
+    sharedLeaders.insert(groups.getLeaderValue(c));
   return true;
 }
 

@@ -238,3 +238,29 @@ func.func @narrow_cast_after_user(%x: tensor<8x16xf32>, %g: tensor<16xf32>, %b: 
   %c = tg.cast %n : tensor<8x16xf32> to tensor<8x16xf16>
   return %m, %c : tensor<8x16xf32>, tensor<8x16xf16>
 }
+
+// -----
+
+// A group that took a shared cast joins nothing more that would place it
+// after a user of its shared value: the gelu's group (with the cast) yields
+// both; the product, which would have taken them as its prologue, keeps its
+// own fragment because the negation reads the gelu before it.
+// CHECK-LABEL: func.func @narrow_cast_then_prologue
+// CHECK: %[[G:.*]]:2 = tg.fragment <codegen>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.gelu
+// CHECK-NEXT: tg.cast
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fragment <codegen>(%[[G]]#0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.neg
+// CHECK: tg.fragment <codegen>(%[[G]]#1, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.matmul
+func.func @narrow_cast_then_prologue(%x: tensor<8x16xf32>, %w: tensor<16x16xbf16>) -> (tensor<8x16xbf16>, tensor<8x16xf32>) {
+  %g = tg.gelu %x : tensor<8x16xf32>
+  %c = tg.cast %g : tensor<8x16xf32> to tensor<8x16xbf16>
+  %m = tg.neg %g : tensor<8x16xf32>
+  %p = tg.matmul %c, %w : (tensor<8x16xbf16>, tensor<16x16xbf16>) -> tensor<8x16xbf16>
+  return %p, %m : tensor<8x16xbf16>, tensor<8x16xf32>
+}
