@@ -68,6 +68,11 @@ Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// \p v + \p d, of index type.
+Value plusIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
+  return arith::AddIOp::create(b, loc, v, index(b, loc, d));
+}
+
 /// Whether \p op converts one float to another (arith.extf, arith.truncf).
 bool isFloatConversion(Operation *op) {
   return isa<arith::ExtFOp, arith::TruncFOp>(op);
@@ -172,10 +177,11 @@ struct TileKernel {
   /// tensor-core form multiplies in (the payload's last conversion, the
   /// extension to f32, left to mma.sync's f32 accumulation).
   Type staged;
-  /// The tensor-core form's thread: its warp, and its lane's groupID
-  /// (lane / 4) and threadID_in_group (lane % 4), PTX's names.
+  /// The tensor-core form's thread: its warp, its lane's groupID (lane / 4,
+  /// PTX's name) and 2 threadID_in_group (2 (lane % 4): the first column of
+  /// its pairs of A and of the sums, the first row of its pairs of B).
   struct Lane {
-    Value warp, group, quad;
+    Value warp, group, pairStart;
   } lane;
   /// emulatedMma's workgroup memory, [warp][16][16] and [warp][16][8] f32
   /// (null: mma.sync).
@@ -350,10 +356,6 @@ struct TileKernel {
   /// on a GPU.
   SmallVector<Value, 4> emulatedMma(OpBuilder &b, ArrayRef<Value> a,
                                     ArrayRef<Value> bv, ValueRange acc) const {
-    auto plus = [&](Value v, int64_t d) -> Value {
-      return arith::AddIOp::create(b, loc, v, index(b, loc, d));
-    };
-    Value twoQuad = arith::MulIOp::create(b, loc, lane.quad, index(b, loc, 2));
     auto widened = [&](Value v) -> Value {
       return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
     };
@@ -361,15 +363,15 @@ struct TileKernel {
       // A: row groupID for a0, a1, a4, a5, groupID + 8 otherwise; column
       // threadID_in_group * 2 + (i & 1), + 8 for i >= 4.
       bool low = i < 2 || (i >= 4 && i < 6);
-      Value row = plus(lane.group, low ? 0 : 8);
-      Value col = plus(twoQuad, (i & 1) + (i >= 4 ? 8 : 0));
+      Value row = plusIndex(b, loc, lane.group, low ? 0 : 8);
+      Value col = plusIndex(b, loc, lane.pairStart, (i & 1) + (i >= 4 ? 8 : 0));
       memref::StoreOp::create(b, loc, widened(a[i]), emulatedA,
                               ValueRange{lane.warp, row, col});
     }
     for (int64_t i = 0; i < 4; ++i) {
       // B: row threadID_in_group * 2 + (i & 1), + 8 for i >= 2; column
       // groupID.
-      Value row = plus(twoQuad, (i & 1) + (i >= 2 ? 8 : 0));
+      Value row = plusIndex(b, loc, lane.pairStart, (i & 1) + (i >= 2 ? 8 : 0));
       memref::StoreOp::create(b, loc, widened(bv[i]), emulatedB,
                               ValueRange{lane.warp, row, lane.group});
     }
@@ -378,8 +380,8 @@ struct TileKernel {
     for (int64_t i = 0; i < 4; ++i) {
       // C and D: row groupID, + 8 for i >= 2; column
       // threadID_in_group * 2 + (i & 1).
-      Value row = plus(lane.group, i >= 2 ? 8 : 0);
-      Value col = plus(twoQuad, i & 1);
+      Value row = plusIndex(b, loc, lane.group, i >= 2 ? 8 : 0);
+      Value col = plusIndex(b, loc, lane.pairStart, i & 1);
       Value sum = acc[i];
       for (int64_t kk = 0; kk < kStep; ++kk) {
         Value x = memref::LoadOp::create(
@@ -399,41 +401,38 @@ struct TileKernel {
   /// warp's sub-tiles of kMmaM x kMmaN at rows \p warpRow + kMmaM i and
   /// columns \p warpCol + kMmaN j of the tile, each one mma (or
   /// emulatedMma) of the fragments PTX defines for the lane: a0..a7 from
-  /// A's rows group (a0, a1, a4, a5) and group + 8 at columns 2 quad,
-  /// 2 quad + 1 (a0..a3) and those + 8 (a4..a7); b0..b3 from B's column
+  /// A's rows group (a0, a1, a4, a5) and group + 8 at columns pairStart,
+  /// pairStart + 1 (a0..a3) and those + 8 (a4..a7); b0..b3 from B's column
   /// group at rows as A's columns. \p sums holds c0..c3 per sub-tile (rows
-  /// group and group + 8, columns 2 quad and 2 quad + 1), row-major over
+  /// group and group + 8, columns pairStart and pairStart + 1), row-major over
   /// the sub-tiles.
   SmallVector<Value> accumulateMma(OpBuilder &b, Value warpRow, Value warpCol,
                                    ValueRange sums) const {
     int64_t subRows = t.tileM / kWarpRows / kMmaM;
     int64_t subCols = t.tileN / kWarpCols / kMmaN;
-    auto plus = [&](Value v, int64_t d) -> Value {
-      return arith::AddIOp::create(b, loc, v, index(b, loc, d));
-    };
     auto at = [&](Value tile, Value r, Value col) -> Value {
       return memref::LoadOp::create(b, loc, tile, ValueRange{r, col});
     };
-    Value k0 = arith::MulIOp::create(b, loc, lane.quad, index(b, loc, 2));
+    Value k0 = lane.pairStart;
     SmallVector<SmallVector<Value, 8>> as, bs;
     for (int64_t i = 0; i < subRows; ++i) {
-      Value lo =
-          arith::AddIOp::create(b, loc, plus(warpRow, i * kMmaM), lane.group);
-      Value hi = plus(lo, 8);
+      Value lo = arith::AddIOp::create(
+          b, loc, plusIndex(b, loc, warpRow, i * kMmaM), lane.group);
+      Value hi = plusIndex(b, loc, lo, 8);
       SmallVector<Value, 8> fragment;
       for (int64_t kOff : {0, 8})
         for (Value r : {lo, hi})
           for (int64_t e : {0, 1})
-            fragment.push_back(at(sharedA, r, plus(k0, kOff + e)));
+            fragment.push_back(at(sharedA, r, plusIndex(b, loc, k0, kOff + e)));
       as.push_back(fragment);
     }
     for (int64_t j = 0; j < subCols; ++j) {
-      Value col =
-          arith::AddIOp::create(b, loc, plus(warpCol, j * kMmaN), lane.group);
+      Value col = arith::AddIOp::create(
+          b, loc, plusIndex(b, loc, warpCol, j * kMmaN), lane.group);
       SmallVector<Value, 8> fragment;
       for (int64_t kOff : {0, 8})
         for (int64_t e : {0, 1})
-          fragment.push_back(at(sharedB, plus(k0, kOff + e), col));
+          fragment.push_back(at(sharedB, plusIndex(b, loc, k0, kOff + e), col));
       bs.push_back(fragment);
     }
     SmallVector<Value> next;
@@ -695,22 +694,28 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
     return arith::RemUIOp::create(b, loc, v, index(b, loc, d));
   };
   // The thread's roles: (tx, ty) of the register tiles, or the lane's
-  // group and quad in its warp's quarter of the tile.
-  Value tx = rem(kernel.tid, kThreadCols), ty = div(kernel.tid, kThreadCols);
-  Value warp = div(kernel.tid, kWarpSize), lane = rem(kernel.tid, kWarpSize);
-  Value wm = div(warp, kWarpCols), wn = rem(warp, kWarpCols);
-  kernel.lane = {warp, div(lane, 4), rem(lane, 4)};
-  if (narrow && tensorCores == TensorCores::Emulated) {
-    int64_t warps = kWarpRows * kWarpCols;
-    kernel.emulatedA =
-        allocWorkgroupMemory(b, loc, {warps, kMmaM, kStep}, b.getF32Type());
-    kernel.emulatedB =
-        allocWorkgroupMemory(b, loc, {warps, kStep, kMmaN}, b.getF32Type());
+  // group and pairStart in its warp's quarter of the tile.
+  Value tx, ty, warpRow, warpCol;
+  if (!narrow) {
+    tx = rem(kernel.tid, kThreadCols);
+    ty = div(kernel.tid, kThreadCols);
+  } else {
+    Value warp = div(kernel.tid, kWarpSize), lane = rem(kernel.tid, kWarpSize);
+    Value pairStart =
+        arith::MulIOp::create(b, loc, rem(lane, 4), index(b, loc, 2));
+    kernel.lane = {warp, div(lane, 4), pairStart};
+    warpRow = arith::MulIOp::create(b, loc, div(warp, kWarpCols),
+                                    index(b, loc, t.tileM / kWarpRows));
+    warpCol = arith::MulIOp::create(b, loc, rem(warp, kWarpCols),
+                                    index(b, loc, t.tileN / kWarpCols));
+    if (tensorCores == TensorCores::Emulated) {
+      int64_t warps = kWarpRows * kWarpCols;
+      kernel.emulatedA =
+          allocWorkgroupMemory(b, loc, {warps, kMmaM, kStep}, b.getF32Type());
+      kernel.emulatedB =
+          allocWorkgroupMemory(b, loc, {warps, kStep, kMmaN}, b.getF32Type());
+    }
   }
-  Value warpRow =
-      arith::MulIOp::create(b, loc, wm, index(b, loc, t.tileM / kWarpRows));
-  Value warpCol =
-      arith::MulIOp::create(b, loc, wn, index(b, loc, t.tileN / kWarpCols));
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   SmallVector<Value> init(t.rows() * t.cols(), zero);
   auto steps = scf::ForOp::create(
@@ -727,20 +732,15 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
   // The thread's sums in the order accumulate (accumulateMma) yields them,
   // each at its row and column of the tile.
   OpOperand *out = op.getDpsInitOperand(0);
-  auto plus = [&](Value v, int64_t d) -> Value {
-    return arith::AddIOp::create(b, loc, v, index(b, loc, d));
-  };
   SmallVector<std::pair<Value, Value>> places;
   if (narrow) {
     Value row0 = arith::AddIOp::create(b, loc, warpRow, kernel.lane.group);
-    Value col0 = arith::AddIOp::create(
-        b, loc, warpCol,
-        arith::MulIOp::create(b, loc, kernel.lane.quad, index(b, loc, 2)));
+    Value col0 = arith::AddIOp::create(b, loc, warpCol, kernel.lane.pairStart);
     for (int64_t i = 0; i < t.tileM / kWarpRows / kMmaM; ++i)
       for (int64_t j = 0; j < t.tileN / kWarpCols / kMmaN; ++j)
         for (int64_t e = 0; e < 4; ++e)
-          places.push_back({plus(row0, i * kMmaM + (e / 2) * 8),
-                            plus(col0, j * kMmaN + e % 2)});
+          places.push_back({plusIndex(b, loc, row0, i * kMmaM + (e / 2) * 8),
+                            plusIndex(b, loc, col0, j * kMmaN + e % 2)});
   } else {
     for (int64_t i = 0; i < t.rows(); ++i)
       for (int64_t j = 0; j < t.cols(); ++j)
