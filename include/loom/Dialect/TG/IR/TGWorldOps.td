@@ -96,8 +96,9 @@ def TG_ShardAttentionOp : TG_InferOp<"shard_attention", !listconcat([TG_Structur
     The attention over all the shards is the merge of every shard's pair:
     `sum_s exp(lse_s - m) output_s / sum_s exp(lse_s - m)`, `m = max_s
     lse_s` (Flash-Decoding's; `--tg-cache-parallel` builds it after a
-    tg.all_gather). On the CPU it runs as libloomrt's `loomrt.attention`
-    step.
+    tg.all_gather). On the CPU an f32 one runs as libloomrt's
+    `loomrt.attention` step; on a GPU (and in f64) it is generated code,
+    tg.attention's form over the shard's positions with the log-sum-exp.
 
     ```mlir
     %o, %lse = tg.shard_attention %q, %k, %v, %len, %rank {scale = 0.125 : f64, causal = true, shards = 2 : i64}
