@@ -405,11 +405,49 @@ struct ComposeGathers : OpRewritePattern<GatherOp> {
     return success();
   }
 };
+
+/// gather(transpose(x, perm), i, axis) -> transpose(gather(x, i, perm[axis]),
+/// perm'): the same elements, the gather reading x's own layout. A column
+/// of a transposed table (a tied embedding read as its head's transpose: a
+/// token's row) is then one contiguous row of the table, not one element
+/// per row of it; the transpose moves only the gathered slices. Only where
+/// the gather keeps no more elements than x has (it picks slices, rather
+/// than repeating them).
+struct GatherBeforeTranspose : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = op.getData().getDefiningOp<TransposeOp>();
+    if (!transpose || !op.getType().hasStaticShape() ||
+        !transpose.getInput().getType().hasStaticShape() ||
+        op.getType().getNumElements() >
+            transpose.getInput().getType().getNumElements())
+      return failure();
+    ArrayRef<int64_t> perm = transpose.getPerm();
+    int64_t rank = int64_t(perm.size());
+    int64_t axis = axisOf(op.getAxis(), rank), inner = perm[axis];
+    int64_t indices = op.getIndices().getType().getRank();
+    // The dimension of gather(x, i, inner) that x's dimension d becomes.
+    auto gathered = [&](int64_t d) { return d < inner ? d : d + indices - 1; };
+    SmallVector<int64_t> outer;
+    for (int64_t k = 0; k < axis; ++k)
+      outer.push_back(gathered(perm[k]));
+    for (int64_t k = 0; k < indices; ++k)
+      outer.push_back(inner + k);
+    for (int64_t k = axis + 1; k < rank; ++k)
+      outer.push_back(gathered(perm[k]));
+    auto gather = GatherOp::create(rewriter, op.getLoc(), transpose.getInput(),
+                                   op.getIndices(), inner);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(),
+                                             gather.getResult(), outer);
+    return success();
+  }
+};
 } // namespace
 
 void GatherOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {
-  results.add<ComposeGathers>(context);
+  results.add<ComposeGathers, GatherBeforeTranspose>(context);
 }
 
 LogicalResult GatherOp::evaluate(interp::EvalFrame &frame) {

@@ -678,7 +678,10 @@ def TG_GatherOp : TG_InferOp<"gather", !listconcat([TG_Structured], TG_Facts)> {
     error of the interpreter. Canonicalization composes a gather of a gather
     along the same axis with 1-D indices into one gather of the data (the
     indices gathered first), so that only the elements the outer gather
-    picks are moved.
+    picks are moved; and a gather of a transpose into a transpose of the
+    gather along the transposed axis (where it keeps no more elements than
+    the data has), so that a column of a transposed table is read as one
+    row of the table.
 
     ```mlir
     %e = tg.gather %table, %ids {axis = 0 : i64} : (tensor<30522x768xf32>, tensor<1x128xi64>) -> tensor<1x128x768xf32>
