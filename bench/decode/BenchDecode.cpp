@@ -30,6 +30,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -186,7 +187,8 @@ std::string capacityDir(const DecodeOptions &o, StringRef workDir,
 }
 
 /// Loom's decode at o.capacityLive on artifacts of each o.capacityCheck,
-/// alternating, the best round's median of each.
+/// alternating o.capacityRounds times: the best round's median of each,
+/// and the median over rounds of each one's against the first's.
 void measureCapacities(const DecodeOptions &o, StringRef workDir,
                        ModelSummary &summary) {
   std::vector<std::pair<int64_t, std::unique_ptr<LoomDecoder>>> decoders;
@@ -206,15 +208,27 @@ void measureCapacities(const DecodeOptions &o, StringRef workDir,
     decoders.emplace_back(cap, std::move(*d));
   }
   summary.capacityLive = o.capacityLive;
-  for (unsigned round = 0; round < o.rounds; ++round)
+  std::map<int64_t, std::vector<double>> ratios;
+  for (unsigned round = 0; round < o.capacityRounds; ++round) {
+    std::optional<double> first;
     for (auto &[cap, d] : decoders) {
       std::string reason;
       std::optional<double> ms =
           median(d->decodeTimes(o.capacityLive, o.warmup, o.steps), reason);
-      if (ms &&
-          (!summary.capacityMs.count(cap) || *ms < summary.capacityMs[cap]))
+      if (!ms)
+        continue;
+      if (!summary.capacityMs.count(cap) || *ms < summary.capacityMs[cap])
         summary.capacityMs[cap] = *ms;
+      if (cap == decoders.front().first)
+        first = ms;
+      else if (first)
+        ratios[cap].push_back(*ms / *first);
     }
+  }
+  for (auto &[cap, r] : ratios) {
+    std::sort(r.begin(), r.end());
+    summary.capacityPairedRatio[cap] = r[r.size() / 2];
+  }
 }
 
 } // namespace

@@ -66,6 +66,12 @@ cl::opt<std::string> capacityCheck(
 cl::opt<int64_t> capacityLive("capacity-live",
                               cl::desc("Live length of --capacity-check"),
                               cl::init(1024), cl::cat(cat));
+cl::opt<unsigned> capacityRounds(
+    "capacity-rounds",
+    cl::desc("Alternations of the --capacity-check artifacts (default 9): "
+             "each capacity's best median, and the median over alternations "
+             "of each one's step against the first capacity's just before"),
+    cl::init(9), cl::cat(cat));
 cl::opt<int64_t> agreeTokens("agree-tokens",
                              cl::desc("Prompt of the logits agreement check "
                                       "(0: none; default 32, at most "
@@ -317,6 +323,7 @@ Expected<DecodeOptions> parseOptions(int argc, char **argv) {
   o.layers = layers, o.hidden = hidden, o.vocab = vocab, o.seed = seed;
   o.threads = threads, o.rounds = rounds, o.warmup = warmup, o.steps = steps;
   o.prefillRepeat = prefillRepeat, o.capacityLive = capacityLive;
+  o.capacityRounds = capacityRounds;
   o.agreeTokens = agreeTokens.getNumOccurrences()
                       ? int64_t(agreeTokens)
                       : std::min<int64_t>(agreeTokens, o.promptBound);

@@ -43,6 +43,8 @@ struct DecodeOptions {
   /// Capacities compared at live length capacityLive (empty: none).
   std::vector<int64_t> capacityCheck;
   int64_t capacityLive = 1024;
+  /// Alternations of the capacity comparison.
+  unsigned capacityRounds = 9;
   /// Prompt length of the logits agreement check (0: none).
   int64_t agreeTokens = 32;
   bool runOrt = true, runTorch = true;

@@ -116,9 +116,15 @@ json::Object modelJSON(const ModelSummary &m) {
   for (const auto &[pair, error] : m.agreement)
     agreement[pair] = error;
   json::Array capacity;
-  for (const auto &[cap, ms] : m.capacityMs)
+  for (const auto &[cap, ms] : m.capacityMs) {
+    auto paired = m.capacityPairedRatio.find(cap);
     capacity.push_back(
-        json::Object{{"capacity", cap}, {"loom_ms_per_token", ms}});
+        json::Object{{"capacity", cap},
+                     {"loom_ms_per_token", ms},
+                     {"paired_ratio", paired == m.capacityPairedRatio.end()
+                                          ? json::Value(nullptr)
+                                          : json::Value(paired->second)}});
+  }
   json::Array notes;
   for (const std::string &n : m.notes)
     notes.push_back(n);
@@ -161,8 +167,13 @@ void printSummary(const ModelSummary &m) {
   if (!m.capacityMs.empty()) {
     outs() << "capacity at live length " << m.capacityLive << ":";
     double first = m.capacityMs.begin()->second;
-    for (const auto &[cap, ms] : m.capacityMs)
-      outs() << formatv(" C={0} {1:f2} ms ({2:f3}x)", cap, ms, ms / first);
+    for (const auto &[cap, ms] : m.capacityMs) {
+      outs() << formatv(" C={0} {1:f2} ms ({2:f3}x", cap, ms, ms / first);
+      auto paired = m.capacityPairedRatio.find(cap);
+      if (paired != m.capacityPairedRatio.end())
+        outs() << formatv("; paired {0:f3}x", paired->second);
+      outs() << ")";
+    }
     outs() << "\n";
   }
   for (const std::string &n : m.notes)

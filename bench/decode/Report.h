@@ -73,6 +73,10 @@ struct ModelSummary {
   /// Capacity comparison: capacity -> Loom's decode ms at live length
   /// `capacityLive`.
   std::map<int64_t, double> capacityMs;
+  /// capacity -> the median over alternations of its decode ms over the
+  /// first capacity's in the same alternation (the VM's bandwidth moves
+  /// between alternations, not within one).
+  std::map<int64_t, double> capacityPairedRatio;
   int64_t capacityLive = 0;
 };
 
