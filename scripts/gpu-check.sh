@@ -32,10 +32,11 @@
 # with its class and, but for the selections (whose NMS and long lines the
 # generic one-thread lowering does not map to a GPU), with
 # --gpu-generic-kernels, tg.attention's generated form (attention.mlir, three
-# entries), the products of at most 4 rows in their row form
-# (row-products.mlir), the products and convolutions once more with 64 x 64
-# tiles everywhere (--gpu-large-tile-blocks=0), and stages the seventeen
-# artifacts as prepare does (docs/Codegen/GPU.md).
+# entries) and tg.shard_attention's (shard-attention.mlir, two), the
+# products of at most 4 rows in their row form (row-products.mlir), the
+# products and convolutions once more with 64 x 64 tiles everywhere
+# (--gpu-large-tile-blocks=0), and stages the nineteen artifacts as prepare
+# does (docs/Codegen/GPU.md).
 #
 # prepare-real compiles real models of loom-bench-cpu (scripts/setup-bench.sh
 # put them in LOOM_BENCH_DIR, default <build>/bench-cpu) for cuda:sm_90a at the
@@ -522,6 +523,12 @@ prepare_classes() {
   cp "$work/attention-decode.so" "$work/attention-unwritten.so"
   artifacts+=("$work/attention-decode.so:decode_gqa" "$work/attention-prefill.so:prefill_cached"
               "$work/attention-unwritten.so:unwritten")
+  # tg.shard_attention's (the cache-parallel step): grouped decode over one
+  # shard, and a shard and lengths out of range (log-sum-exps of -inf).
+  "$compile" "$root/test/Codegen/GPU/Inputs/shard-attention.mlir" --target="cuda:$chips" \
+    -o "$work/shard-attention-decode.so" || die "loom-compile failed on shard-attention.mlir"
+  cp "$work/shard-attention-decode.so" "$work/shard-attention-edges.so"
+  artifacts+=("$work/shard-attention-decode.so:shard_decode_gqa" "$work/shard-attention-edges.so:shard_edges")
   # The matrix-product class's row form (products of at most 4 rows: a
   # decoder's step); their generic form is matmuls-generic's.
   "$compile" "$root/test/Codegen/GPU/Inputs/row-products.mlir" --target="cuda:$chips" \

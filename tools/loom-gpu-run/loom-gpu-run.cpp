@@ -12,6 +12,7 @@
 #include "loom-c/Runtime.h"
 #include "loom/Artifact/Json.h"
 #include "loom/Support/NarrowFloats.h"
+#include "loom/Support/ScaledError.h"
 
 #include <algorithm>
 #include <chrono>
@@ -77,9 +78,9 @@ bool readSafetensors(const std::string &path,
   return true;
 }
 
-/// The largest |got - want| / max(1, |want|) of two float tensors (f32,
-/// f64, f16, bf16: loom-run's --tolerance), or 0 / infinity for others
-/// (bytes equal or not).
+/// The largest scaledError of two float tensors (f32, f64, f16, bf16:
+/// loom-run's measure and --tolerance; the same non-finite value on both
+/// sides is no error), or 0 / infinity for others (bytes equal or not).
 double largestError(const std::string &dtype, const std::string &got,
                     const std::string &want) {
   double worst = 0;
@@ -90,10 +91,7 @@ double largestError(const std::string &dtype, const std::string &got,
       T g, w;
       std::memcpy(&g, got.data() + i, sizeof(T));
       std::memcpy(&w, want.data() + i, sizeof(T));
-      double e =
-          std::fabs(value(g) - value(w)) / std::max(1.0, std::fabs(value(w)));
-      if (!(e <= worst))
-        worst = std::isnan(e) ? INFINITY : e;
+      worst = std::max(worst, loom::scaledError(value(g), value(w)));
     }
   };
   if (dtype == "f32")
