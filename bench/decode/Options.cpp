@@ -218,6 +218,8 @@ Error checkRanges(const DecodeOptions &o) {
     }
   if (o.agreeTokens < 0 || o.agreeTokens > o.promptBound)
     return createStringError("--agree-tokens must be in 0..--prompt-bound");
+  if (!o.capacityCheck.empty() && o.capacityRounds < 1)
+    return createStringError("--capacity-rounds must be at least 1");
   if (!o.capacityCheck.empty() &&
       (o.capacityLive < 1 || o.capacityLive > o.capacityCheck.front()))
     return createStringError("--capacity-live must be in 1..the smallest "
