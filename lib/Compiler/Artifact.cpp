@@ -6,6 +6,7 @@
 
 #include "loom/Compiler/Artifact.h"
 #include "loom/Compiler/ArtifactImports.h"
+#include "loom/Compiler/WeightsObject.h"
 #include "loom/Support/Files.h"
 
 #include "loom-c/ArtifactABI.h"
@@ -57,23 +58,12 @@ GlobalVariable *addBytes(Module &m, StringRef name, StringRef section,
   return gv;
 }
 
-/// The weights in section .loom_weights, assembled from \p path with
-/// .incbin (so that a large model is not copied into LLVM constants).
-Constant *addWeights(Module &m, StringRef path) {
-  std::string asmText;
-  raw_string_ostream os(asmText);
-  os << "\t.section .loom_weights,\"a\",@progbits\n"
-     << "\t.p2align 6\n"
-     << "\t.globl __loom_weights\n"
-     << "\t.hidden __loom_weights\n"
-     << "__loom_weights:\n"
-     << "\t.incbin \"" << path << "\"\n"
-     << "\t.text\n";
-  m.appendModuleInlineAsm(asmText);
+/// The weights' symbol, defined in their own object (WeightsObject.h).
+Constant *declareWeights(Module &m) {
   auto *i8 = Type::getInt8Ty(m.getContext());
-  auto *gv = new GlobalVariable(m, ArrayType::get(i8, 0), true,
-                                GlobalValue::ExternalLinkage, nullptr,
-                                "__loom_weights");
+  auto *gv =
+      new GlobalVariable(m, ArrayType::get(i8, 0), true,
+                         GlobalValue::ExternalLinkage, nullptr, kWeightsSymbol);
   gv->setVisibility(GlobalValue::HiddenVisibility);
   return gv;
 }
@@ -130,12 +120,12 @@ void addDescriptor(Module &m, Constant *manifest, uint64_t manifestSize,
 /// (LOOM_COMPILER_RT_BUILTINS in lib/Compiler/CMakeLists.txt).
 constexpr const char *kBuiltins = LOOM_COMPILER_RT_BUILTINS;
 
-/// Runs ld.lld to link \p object into the shared object \p output, with
+/// Runs ld.lld to link \p objects into the shared object \p output, with
 /// compiler-rt's builtins linked in and hidden (docs/Codegen/CPU.md,
 /// "Runtime functions of the compiler"): the code LLVM generates calls them
 /// for what the CPU has no instruction for (`__truncsfbf2` without
 /// AVX512-BF16), and the process that loads the artifact need not have them.
-Error link(StringRef object, StringRef output) {
+Error link(ArrayRef<StringRef> objects, StringRef output) {
   ErrorOr<std::string> lld = sys::findProgramByName("ld.lld");
   if (!lld)
     lld = sys::findProgramByName("ld.lld-22");
@@ -147,11 +137,11 @@ Error link(StringRef object, StringRef output) {
                      Twine(kBuiltins) +
                      ") are missing (Debian: apt-get install "
                      "libclang-rt-22-dev)");
-  SmallVector<StringRef> args{*lld,  "-shared",     "--no-undefined-version",
-                              "-z",  "noexecstack", "-z",
-                              "now", "--exclude-libs=ALL",
-                              "-o",  output,        object,
-                              kBuiltins};
+  SmallVector<StringRef> args{
+      *lld, "-shared", "--no-undefined-version", "-z", "noexecstack",
+      "-z", "now",     "--exclude-libs=ALL",     "-o", output};
+  args.append(objects.begin(), objects.end());
+  args.push_back(kBuiltins);
   std::string message;
   int rc = sys::ExecuteAndWait(*lld, args, std::nullopt, {}, 0, 0, &message);
   if (rc != 0)
@@ -200,30 +190,30 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
         addBytes(m, "__loom_image", contents.imageSection, contents.image);
     appendToUsed(m, {image});
   }
-  // The embedded weights go through a temporary file read by .incbin.
-  SmallString<128> weightsPath;
-  Constant *weights = nullptr;
+  // The embedded weights go into an object of their own, written first.
+  SmallString<128> weightsObject;
   llvm::scope_exit removeWeights([&] {
-    if (!weightsPath.empty())
-      sys::fs::remove(weightsPath);
+    if (!weightsObject.empty())
+      sys::fs::remove(weightsObject);
   });
-  if (!contents.embeddedWeights.empty()) {
-    int fd;
-    if (auto ec = sys::fs::createTemporaryFile("loom-weights", "safetensors",
-                                               fd, weightsPath))
+  Constant *weights = nullptr;
+  uint64_t weightsSize = 0;
+  if (contents.embeddedWeights) {
+    if (auto ec =
+            sys::fs::createTemporaryFile("loom-weights", "o", weightsObject))
       return makeError("cannot create a temporary file: " + ec.message());
-    raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << contents.embeddedWeights;
-    if (auto err = closeOrError(os, weightsPath))
+    if (auto err = writeWeightsObject(*contents.embeddedWeights,
+                                      tm.getTargetTriple(), weightsObject))
       return err;
-    weights = addWeights(m, weightsPath);
+    weights = declareWeights(m);
+    weightsSize = contents.embeddedWeights->serializedSize();
   }
   Constant *kernels = contents.kernelNames.empty()
                           ? nullptr
                           : addKernelTable(m, contents.kernelNames);
-  addDescriptor(m, manifest, contents.manifest.size(), weights,
-                contents.embeddedWeights.size(), source, contents.source.size(),
-                kernels, contents.kernelNames.size());
+  addDescriptor(m, manifest, contents.manifest.size(), weights, weightsSize,
+                source, contents.source.size(), kernels,
+                contents.kernelNames.size());
 
   // Object code, then the shared object (written next to the output and
   // renamed, so a failure leaves no partial artifact).
@@ -246,7 +236,16 @@ Error loom::compiler::writeArtifact(ArtifactContents &contents,
   }
   phase = mlir::TimingScope(timing.nest("link"));
   std::string partial = partialPathFor(outputPath, ".partial");
-  Error linked = link(objectPath, partial);
+  // The weights' object first: ld.lld places sections of one kind in the
+  // order it meets them, so .loom_weights comes before the kernels'
+  // read-only data, never between it and the code that reaches it by a
+  // 32-bit PC-relative offset (which weights of 2 GiB and more would
+  // overflow).
+  SmallVector<StringRef, 2> objects;
+  if (!weightsObject.empty())
+    objects.push_back(weightsObject);
+  objects.push_back(objectPath);
+  Error linked = link(objects, partial);
   if (!linked)
     linked = checkImports(partial);
   if (linked) {

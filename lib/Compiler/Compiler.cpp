@@ -13,6 +13,7 @@
 #include "loom/Dialect/TG/Transforms/Passes.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
 #include "loom/Runtime/Checksum.h"
+#include "loom/Support/Files.h"
 
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSet.h"
@@ -49,10 +50,32 @@ private:
   std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
 };
 
+/// A stream that keeps only the loom_checksum64 of what is written to it.
+class ChecksumOstream : public llvm::raw_ostream {
+public:
+  ChecksumOstream() { SetUnbuffered(); }
+  ~ChecksumOstream() override { flush(); }
+  uint64_t value() {
+    flush();
+    return sum.value();
+  }
+
+private:
+  void write_impl(const char *data, size_t size) override {
+    sum.add(data, size);
+    written += size;
+  }
+  uint64_t current_pos() const override { return written; }
+  ChecksumStream sum;
+  uint64_t written = 0;
+};
+
 /// The weights the entries read, as one safetensors file, and their
-/// description for the manifest.
+/// description for the manifest. The writer refers to the tensors' bytes
+/// where the compile holds them (the mapped weights file, the constants'
+/// attributes): the file is only ever written out, never held in memory.
 struct WeightsBlob {
-  std::string bytes;
+  safetensors::Writer writer;
   std::vector<art::WeightTensor> tensors;
   /// The tensors only the embedded source reads (the given graph's weights
   /// that no entry reads after the compile-time passes).
@@ -70,15 +93,19 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
                                     const safetensors::File *weights,
                                     ArrayRef<std::string> parameters,
                                     ArrayRef<std::string> sourceWeights) {
-  safetensors::Writer writer;
+  WeightsBlob blob;
+  safetensors::Writer &writer = blob.writer;
   llvm::StringSet<> added;
   llvm::StringMap<tg::WeightOp> weightOps;
   module.walk(
       [&](tg::WeightOp op) { weightOps.try_emplace(op.getName(), op); });
+  // Bytes that outlive the compile are referred to; others (an attribute's
+  // bytes converted to little-endian) copied.
   auto add = [&](StringRef name, safetensors::DType dtype,
-                 ArrayRef<int64_t> shape,
-                 ArrayRef<uint8_t> data) -> LogicalResult {
-    if (auto err = writer.addRaw(name, dtype, shape, data))
+                 ArrayRef<int64_t> shape, ArrayRef<uint8_t> data,
+                 bool outlivesCompile = true) -> LogicalResult {
+    if (auto err = outlivesCompile ? writer.addView(name, dtype, shape, data)
+                                   : writer.addRaw(name, dtype, shape, data))
       return module.emitError("cannot store weight '")
              << name << "': " << llvm::toString(std::move(err));
     return success();
@@ -100,7 +127,8 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
       auto kind = tg::elemKindOf(op.getType());
       if (failed(add(
               c.name, elementTypeInfo(*kind).dtype, op.getType().getShape(),
-              ArrayRef<uint8_t>((const uint8_t *)bytes.data(), bytes.size()))))
+              ArrayRef<uint8_t>((const uint8_t *)bytes.data(), bytes.size()),
+              /*outlivesCompile=*/view.has_value())))
         return failure();
     }
     for (const std::string &name : entry.weights) {
@@ -137,7 +165,6 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
   for (const std::string &name : parameters)
     if (failed(addFromFile(name, "parameter")))
       return failure();
-  WeightsBlob blob;
   for (const std::string &name : sourceWeights) {
     FailureOr<bool> fresh =
         addFromFile(name, "the graph as given (the embedded source) reads "
@@ -147,24 +174,24 @@ FailureOr<WeightsBlob> buildWeights(ModuleOp module,
     if (*fresh)
       blob.sourceOnly.push_back(name);
   }
-  blob.bytes = writer.serialize();
-  blob.size = int64_t(blob.bytes.size());
-  // The whole blob's checksum on a thread of its own while the tensors'
-  // are computed here (two serial passes over the bytes; the runtime's
-  // check at load does the same, lib/Runtime/Manifest.cpp).
-  std::future<uint64_t> whole =
-      checksumInBackground(blob.bytes.data(), blob.bytes.size());
-  auto parsed = safetensors::File::parse(llvm::MemoryBuffer::getMemBuffer(
-      blob.bytes, "weights", /*RequiresNullTerminator=*/false));
-  if (!parsed)
-    return module.emitError("internal error: the weights blob does not parse: ")
-           << llvm::toString(parsed.takeError());
-  for (const safetensors::TensorInfo &t : parsed->tensors()) {
-    auto data = parsed->rawBytes(t);
-    blob.tensors.push_back({t.name, safetensors::dtypeName(t.dtype).str(),
-                            std::vector<int64_t>(t.shape.begin(), t.shape.end()),
+  blob.size = int64_t(writer.serializedSize());
+  // The whole file's checksum, streamed, on a thread of its own while the
+  // tensors' are computed here (two serial passes over the bytes; the
+  // runtime's check at load does the same, lib/Runtime/Manifest.cpp).
+  std::future<uint64_t> whole = std::async(
+      uint64_t(blob.size) >= kChecksumThreadBytes ? std::launch::async
+                                                  : std::launch::deferred,
+      [&writer] {
+        ChecksumOstream os;
+        writer.writeTo(os);
+        return os.value();
+      });
+  writer.forEachTensor([&](StringRef name, safetensors::DType dtype,
+                           ArrayRef<int64_t> shape, ArrayRef<uint8_t> data) {
+    blob.tensors.push_back({name.str(), safetensors::dtypeName(dtype).str(),
+                            std::vector<int64_t>(shape.begin(), shape.end()),
                             loom_checksum64(data.data(), data.size())});
-  }
+  });
   blob.checksum = whole.get();
   return blob;
 }
@@ -629,9 +656,8 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec);
     if (!ec) {
-      os << blob->bytes;
-      os.close();
-      ec = os.error();
+      blob->writer.writeTo(os);
+      ec = closeChecked(os);
     }
     if (ec)
       return module.emitError("cannot write ") << path << ": " << ec.message();
@@ -641,15 +667,7 @@ LogicalResult compiler::compileToArtifact(ModuleOp module,
                             "got '")
            << options.weightsStorage << "'";
   } else {
-    // The integrated assembler's .incbin keeps a section's size in 32 bits:
-    // a larger section loads truncated (TinyLlama-1.1B's 4.4 GB in f32).
-    if (blob->bytes.size() >= (uint64_t(1) << 32))
-      return mlir::emitError(module.getLoc())
-             << "the weights take " << blob->bytes.size()
-             << " bytes, more than an artifact embeds (4 GiB, the "
-                "assembler's section size): compile with --weights=external "
-                "(the weights go beside the artifact)";
-    contents.embeddedWeights = std::move(blob->bytes);
+    contents.embeddedWeights = &blob->writer;
   }
   art::Manifest m =
       manifest(entries, *blob, options.weightsStorage, weightsFile,

@@ -740,8 +740,8 @@ Error Writer::add(StringRef name, DType dtype, ArrayRef<int64_t> shape,
   Entry entry;
   entry.dtype = dtype;
   entry.shape.assign(shape.begin(), shape.end());
-  entry.bytes.resize(static_cast<size_t>(*size));
-  uint8_t *out = entry.bytes.data();
+  entry.owned.resize(static_cast<size_t>(*size));
+  uint8_t *out = entry.owned.data();
   using support::endian::write;
   for (size_t i = 0, e = values.size(); i != e; ++i) {
     double value = values[i];
@@ -811,8 +811,8 @@ Error Writer::add(StringRef name, DType dtype, ArrayRef<int64_t> shape,
   return Error::success();
 }
 
-Error Writer::addRaw(StringRef name, DType dtype, ArrayRef<int64_t> shape,
-                     ArrayRef<uint8_t> bytes) {
+Error Writer::checkRaw(StringRef name, DType dtype, ArrayRef<int64_t> shape,
+                       ArrayRef<uint8_t> bytes) const {
   int64_t count = 0;
   if (Error err = checkNew(name, shape, count))
     return err;
@@ -830,10 +830,30 @@ Error Writer::addRaw(StringRef name, DType dtype, ArrayRef<int64_t> shape,
                                  Twine(i) + " has byte value " +
                                  Twine(unsigned(bytes[i])) +
                                  " (expected 0 or 1)");
+  return Error::success();
+}
+
+Error Writer::addRaw(StringRef name, DType dtype, ArrayRef<int64_t> shape,
+                     ArrayRef<uint8_t> bytes) {
+  return addBytes(name, dtype, shape, bytes, /*copy=*/true);
+}
+
+Error Writer::addView(StringRef name, DType dtype, ArrayRef<int64_t> shape,
+                      ArrayRef<uint8_t> bytes) {
+  return addBytes(name, dtype, shape, bytes, /*copy=*/false);
+}
+
+Error Writer::addBytes(StringRef name, DType dtype, ArrayRef<int64_t> shape,
+                       ArrayRef<uint8_t> bytes, bool copy) {
+  if (Error err = checkRaw(name, dtype, shape, bytes))
+    return err;
   Entry entry;
   entry.dtype = dtype;
   entry.shape.assign(shape.begin(), shape.end());
-  entry.bytes.assign(bytes.begin(), bytes.end());
+  if (copy)
+    entry.owned.assign(bytes.begin(), bytes.end());
+  else
+    entry.view = bytes;
   Tensors.emplace(name.str(), std::move(entry));
   return Error::success();
 }
@@ -845,7 +865,7 @@ void Writer::setMetadata(StringRef key, StringRef value) {
   Metadata[sanitize(key)] = sanitize(value);
 }
 
-std::string Writer::serialize() const {
+std::string Writer::header() const {
   std::string header;
   {
     raw_string_ostream os(header);
@@ -867,33 +887,52 @@ std::string Writer::serialize() const {
           });
           json.attributeArray("data_offsets", [&] {
             json.value(offset);
-            json.value(offset + entry.bytes.size());
+            json.value(offset + entry.bytes().size());
           });
         });
-        offset += entry.bytes.size();
+        offset += entry.bytes().size();
       }
     });
   }
   header.append(alignTo(header.size(), 8) - header.size(), ' ');
 
-  size_t dataSize = 0;
-  for (const auto &kv : Tensors)
-    dataSize += kv.second.bytes.size();
-  std::string result;
-  result.reserve(8 + header.size() + dataSize);
   char lengthBytes[8];
   support::endian::write<uint64_t>(lengthBytes, header.size(),
                                    endianness::little);
-  result.append(lengthBytes, 8);
-  result += header;
+  return std::string(lengthBytes, 8) + header;
+}
+
+uint64_t Writer::serializedSize() const {
+  uint64_t size = header().size();
   for (const auto &kv : Tensors)
-    result.append(reinterpret_cast<const char *>(kv.second.bytes.data()),
-                  kv.second.bytes.size());
+    size += kv.second.bytes().size();
+  return size;
+}
+
+void Writer::writeTo(raw_ostream &os) const {
+  os << header();
+  for (const auto &kv : Tensors) {
+    ArrayRef<uint8_t> bytes = kv.second.bytes();
+    os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  }
+}
+
+void Writer::forEachTensor(
+    function_ref<void(StringRef, DType, ArrayRef<int64_t>, ArrayRef<uint8_t>)>
+        fn) const {
+  for (const auto &kv : Tensors)
+    fn(kv.first, kv.second.dtype, kv.second.shape, kv.second.bytes());
+}
+
+std::string Writer::serialize() const {
+  std::string result;
+  result.reserve(serializedSize());
+  raw_string_ostream os(result);
+  writeTo(os);
   return result;
 }
 
 Error Writer::write(StringRef path) const {
-  std::string contents = serialize();
   Expected<sys::fs::TempFile> temp =
       sys::fs::TempFile::create(path + ".tmp-%%%%%%%%");
   if (!temp)
@@ -901,7 +940,7 @@ Error Writer::write(StringRef path) const {
                              toString(temp.takeError()));
   {
     raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
-    os << contents;
+    writeTo(os);
     os.flush();
     if (std::error_code ec = os.error()) {
       os.clear_error();

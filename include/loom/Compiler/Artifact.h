@@ -13,6 +13,8 @@
 #ifndef LOOM_COMPILER_ARTIFACT_H
 #define LOOM_COMPILER_ARTIFACT_H
 
+#include "loom/Support/SafeTensors.h"
+
 #include "mlir/Support/Timing.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
@@ -30,9 +32,10 @@ struct ArtifactContents {
   std::string manifest;
   /// The tg module the artifact comes from (MLIR text).
   std::string source;
-  /// Safetensors bytes to embed; empty when the weights are external or
-  /// there are none.
-  std::string embeddedWeights;
+  /// The safetensors file to embed (written from where its tensors are,
+  /// WeightsObject.h); null when the weights are external or there are
+  /// none.
+  const safetensors::Writer *embeddedWeights = nullptr;
   /// The kernels: functions `void name(void *const *, int64_t, int64_t)`
   /// (may be null when there are none), and their names in table order.
   std::unique_ptr<llvm::Module> kernels;

@@ -85,6 +85,34 @@ inline std::future<uint64_t> checksumInBackground(const void *data,
                     [=] { return loom_checksum64(data, size); });
 }
 
+/* loom_checksum64 of bytes given in pieces of any size: add() them in order,
+   then value() is the checksum of the whole (a file checksummed as it is
+   written, never held in memory at once). */
+class ChecksumStream {
+public:
+  void add(const void *data, size_t size) {
+    const unsigned char *p = (const unsigned char *)data;
+    total += size;
+    while (size && carried) {
+      carry[carried++] = *p++;
+      --size;
+      if (carried == 8) {
+        h = loom_checksum_words(h, carry, 1);
+        carried = 0;
+      }
+    }
+    h = loom_checksum_words(h, p, size / 8);
+    for (size_t i = size / 8 * 8; i < size; ++i)
+      carry[carried++] = p[i];
+  }
+  uint64_t value() const { return loom_checksum_end(h, carry, carried, total); }
+
+private:
+  uint64_t h = LOOM_CHECKSUM_START;
+  unsigned char carry[8] = {};
+  size_t carried = 0, total = 0;
+};
+
 } // namespace loom
 #endif
 

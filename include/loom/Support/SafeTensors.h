@@ -26,9 +26,11 @@
 #include "loom/Support/NarrowFloats.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <map>
@@ -164,6 +166,14 @@ public:
                      llvm::ArrayRef<int64_t> shape,
                      llvm::ArrayRef<uint8_t> bytes);
 
+  /// As addRaw, but the tensor's bytes are not copied: the writer refers to
+  /// \p bytes, which must outlive its last serialize(), writeTo() or
+  /// forEachTensor() (a compile's weights, read from a mapped file or an
+  /// attribute, are stored without a second copy in memory).
+  llvm::Error addView(llvm::StringRef name, DType dtype,
+                      llvm::ArrayRef<int64_t> shape,
+                      llvm::ArrayRef<uint8_t> bytes);
+
   /// Sets a "__metadata__" entry (replacing any previous value). Invalid UTF-8
   /// in \p key or \p value is replaced by U+FFFD.
   void setMetadata(llvm::StringRef key, llvm::StringRef value);
@@ -171,6 +181,19 @@ public:
   /// Returns the file contents. Deterministic: tensors sorted by name, the
   /// JSON header padded with spaces so that its length is a multiple of 8.
   std::string serialize() const;
+
+  /// The size of serialize()'s result, without building it.
+  uint64_t serializedSize() const;
+
+  /// Writes serialize()'s bytes to \p os, the header and then each tensor's
+  /// bytes from where they are (never the whole file in memory).
+  void writeTo(llvm::raw_ostream &os) const;
+
+  /// Calls \p fn with each tensor, in the file's order (by name).
+  void forEachTensor(llvm::function_ref<void(llvm::StringRef name, DType dtype,
+                                             llvm::ArrayRef<int64_t> shape,
+                                             llvm::ArrayRef<uint8_t> bytes)>
+                         fn) const;
 
   /// Writes serialize() to \p path through a temporary file in the same
   /// directory that is renamed over \p path, so a failed write never leaves a
@@ -181,10 +204,24 @@ private:
   struct Entry {
     DType dtype;
     std::vector<int64_t> shape;
-    std::vector<uint8_t> bytes;
+    /// The bytes the writer owns (add, addRaw), or none and \c view.
+    std::vector<uint8_t> owned;
+    llvm::ArrayRef<uint8_t> view;
+    llvm::ArrayRef<uint8_t> bytes() const {
+      return owned.empty() ? view : llvm::ArrayRef<uint8_t>(owned);
+    }
   };
   llvm::Error checkNew(llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
                        int64_t &numElements) const;
+  llvm::Error checkRaw(llvm::StringRef name, DType dtype,
+                       llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<uint8_t> bytes) const;
+  /// addRaw (\p copy) or addView.
+  llvm::Error addBytes(llvm::StringRef name, DType dtype,
+                       llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<uint8_t> bytes, bool copy);
+  /// The length prefix and the padded JSON header.
+  std::string header() const;
 
   std::map<std::string, Entry> Tensors;
   std::map<std::string, std::string> Metadata;

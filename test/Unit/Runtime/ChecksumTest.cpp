@@ -5,7 +5,8 @@
 // definition's loop written out in Python), and a checksum taken in pieces
 // of whole words (loom_checksum_words, then loom_checksum_end: how the
 // runtime hashes a weights file while giving back its pages) equals the
-// whole's for every split and tail.
+// whole's for every split and tail; so does loom::ChecksumStream's, fed
+// pieces of any size (how the compiler checksums a weights file it writes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -46,6 +48,29 @@ TEST(Checksum, PiecesOfWholeWordsEqualTheWhole) {
       EXPECT_EQ(h, loom_checksum64(bytes.data(), size))
           << size << " bytes in pieces of " << piece << " word(s)";
     }
+}
+
+TEST(Checksum, StreamOfPiecesOfAnySizeEqualsTheWhole) {
+  std::vector<unsigned char> bytes(203);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<unsigned char>(i * 53 + 5);
+  for (size_t size : {size_t(0), size_t(5), size_t(8), size_t(61), size_t(203)})
+    for (size_t piece : {size_t(1), size_t(3), size_t(7), size_t(8), size_t(13),
+                         size_t(300)}) {
+      loom::ChecksumStream stream;
+      for (size_t at = 0; at < size; at += piece)
+        stream.add(bytes.data() + at, std::min(piece, size - at));
+      EXPECT_EQ(stream.value(), loom_checksum64(bytes.data(), size))
+          << size << " bytes in pieces of " << piece;
+    }
+  // Pieces of different sizes in one stream, empty ones among them.
+  loom::ChecksumStream mixed;
+  size_t at = 0;
+  for (size_t piece : {3, 0, 9, 1, 16, 2, 0, 5}) {
+    mixed.add(bytes.data() + at, piece);
+    at += piece;
+  }
+  EXPECT_EQ(mixed.value(), loom_checksum64(bytes.data(), at));
 }
 
 } // namespace

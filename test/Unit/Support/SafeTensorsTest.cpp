@@ -474,6 +474,49 @@ TEST(SafeTensorsWriter, SerializeIsDeterministic) {
   EXPECT_EQ(file->lookup("z")->begin, 3u);
 }
 
+TEST(SafeTensorsWriter, ViewsAreWrittenFromWhereTheyAre) {
+  // addView's bytes are not copied: a change before writing shows; the file
+  // is the one addRaw would give, and writeTo() and serializedSize() agree
+  // with serialize().
+  std::vector<uint8_t> odd = {1, 0, 1};
+  std::vector<uint8_t> f32 = {0, 0, 0x80, 0x3f, 0, 0, 0, 0x40};
+  Writer view, copy;
+  ASSERT_FALSE(bool(view.addView("b", DType::Bool, {3}, odd)));
+  ASSERT_FALSE(bool(view.addView("a", DType::F32, {2}, f32)));
+  ASSERT_FALSE(bool(view.add("c", DType::I16, {1}, {-2})));
+  f32[7] = 0x41; // 1.0, 8.0
+  ASSERT_FALSE(bool(copy.addRaw("b", DType::Bool, {3}, odd)));
+  ASSERT_FALSE(bool(copy.addRaw("a", DType::F32, {2}, f32)));
+  ASSERT_FALSE(bool(copy.add("c", DType::I16, {1}, {-2})));
+  std::string bytes = view.serialize();
+  EXPECT_EQ(bytes, copy.serialize());
+  EXPECT_EQ(view.serializedSize(), bytes.size());
+  std::string streamed;
+  llvm::raw_string_ostream os(streamed);
+  view.writeTo(os);
+  EXPECT_EQ(streamed, bytes);
+  llvm::Expected<File> file = parseBytes(bytes);
+  ASSERT_TRUE(bool(file)) << llvm::toString(file.takeError());
+  llvm::Expected<std::vector<float>> a = file->readAsFloat("a");
+  ASSERT_TRUE(bool(a));
+  EXPECT_EQ(*a, (std::vector<float>{1.0f, 8.0f}));
+  std::vector<std::string> order;
+  view.forEachTensor([&](StringRef name, DType, llvm::ArrayRef<int64_t>,
+                         llvm::ArrayRef<uint8_t> data) {
+    order.push_back(name.str());
+    if (name == "b")
+      EXPECT_EQ(data.data(), odd.data());
+  });
+  EXPECT_EQ(order, (std::vector<std::string>{"a", "b", "c"}));
+  // The same checks as addRaw's.
+  EXPECT_TRUE(
+      bool(llvm::errorToBool(view.addView("short", DType::F32, {3}, f32))));
+  std::vector<uint8_t> notBool = {2};
+  EXPECT_TRUE(
+      bool(llvm::errorToBool(view.addView("nb", DType::Bool, {1}, notBool))));
+  EXPECT_TRUE(bool(llvm::errorToBool(view.addView("a", DType::F32, {2}, f32))));
+}
+
 TEST(SafeTensorsWriter, EmptyScalarAndZeroElementTensors) {
   Writer writer;
   EXPECT_EQ(writer.serialize().size() % 8, 0u);
