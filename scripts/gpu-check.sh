@@ -4,6 +4,7 @@
 #
 #   Here (a Loom build, LLVM):   scripts/gpu-check.sh prepare STAGE MODEL.so...
 #                                scripts/gpu-check.sh prepare-classes STAGE [CHIPS]
+#                                scripts/gpu-check.sh prepare-ranks STAGE [TARGET]
 #                                scripts/gpu-check.sh prepare-cublas STAGE [CHIPS]
 #                                scripts/gpu-check.sh prepare-cudnn STAGE [--no-real | NAME...]
 #                                scripts/gpu-check.sh prepare-real STAGE [NAME...]
@@ -12,7 +13,8 @@
 #   There (CUDA, CMake, ninja):  STAGE/src/scripts/gpu-check.sh run STAGE [--out=DIR]
 #
 # prepare-all is the lent GPU's one stage (docs/benchmarks/gpu.md): the
-# classes, cuBLASLt and cuDNN (with the GEMM chains and the cuDNN probes),
+# classes, the decoders of several ranks (prepare_ranks), cuBLASLt and cuDNN
+# (with the GEMM chains and the cuDNN probes),
 # one real model both ways, the timing table's models (prepare_timed) and
 # Hydro's fused trials (prepare_trials), packed to travel (stage_pack).
 #
@@ -37,6 +39,18 @@
 # products and convolutions once more with 64 x 64 tiles everywhere
 # (--gpu-large-tile-blocks=0), and stages the nineteen artifacts as prepare
 # does (docs/Codegen/GPU.md).
+#
+# prepare-ranks stages decoders compiled for several ranks (docs/CacheParallel.md,
+# "On GPU ranks") for TARGET (default cuda:sm_90a; vulkan on lavapipe here):
+# loom-zoo's Llama-shaped decoder with its cache sharded by position over 2
+# ranks (--cache-parallel=2) and a GPT-2-shaped one split over 2
+# tensor-parallel ranks (--tensor-parallel=2), each its prefill (whole
+# prompts) and a decode step at position 0 (where the second cache shard
+# holds no key), and the GPT-2 on 2 shards x 2 tensor-parallel ranks, its
+# prefill.
+# run's loom-gpu-run runs every rank as a thread with its own context on the
+# one device (the world's steps staged through the host), every rank's
+# logits checked against the interpreter on the program as given.
 #
 # prepare-real compiles real models of loom-bench-cpu (scripts/setup-bench.sh
 # put them in LOOM_BENCH_DIR, default <build>/bench-cpu) for cuda:sm_90a at the
@@ -134,7 +148,10 @@ manifest, entry, out = sys.argv[1:4]
 # NAME=VALUE: that input filled with VALUE (a decode step's position).
 fixed = dict(a.split("=", 1) for a in sys.argv[4:])
 m = json.load(open(manifest))
-e = [e for e in m["entries"] if e["name"] == entry]
+# A tensor-parallel artifact's ENTRY is ENTRY.rank<t> on each rank, all with
+# the same inputs but their state: rank 0's are written.
+e = [e for e in m["entries"] if e["name"] == entry] or \
+    [e for e in m["entries"] if e["name"] == entry + ".rank0"]
 if not e:
     sys.exit("gpu-check.sh: error: the artifact has no entry '%s'" % entry)
 formats = {"f32": ("F32", "f"), "f64": ("F64", "d"), "f16": ("F16", "e"),
@@ -188,8 +205,56 @@ with open(out, "wb") as f:
 EOF
 }
 
+# The inputs the interpreter runs an entry with state on: INPUTS' tensors and,
+# for each other input of SOURCE's function ENTRY (its state, which the
+# device's context holds zero-filled and the staged inputs leave out), zeros:
+# reference_inputs LOOM_RUN SOURCE ENTRY INPUTS OUT [--weights FILE].
+reference_inputs() {
+  local loomrun=$1 source=$2 entry=$3 inputs=$4 out=$5
+  shift 5
+  # loom-run lists the function's inputs as it makes random ones.
+  "$loomrun" "$source" --entry "$entry" "$@" --print-values 0 --repeat 1 |
+    python3 -c '
+import json, re, struct, sys
+inputs, out = sys.argv[1:3]
+listing = sys.stdin.read().split("inputs:\n", 1)[1].split("outputs:", 1)[0]
+f = open(inputs, "rb")
+n = struct.unpack("<Q", f.read(8))[0]
+header = json.loads(f.read(n))
+data = f.read()
+sizes = {"f32": ("F32", 4), "f64": ("F64", 8), "f16": ("F16", 2), "bf16": ("BF16", 2),
+         "i64": ("I64", 8), "i32": ("I32", 4), "i1": ("BOOL", 1)}
+at = max([t["data_offsets"][1] for k, t in header.items() if k != "__metadata__"] + [0])
+for name, dims, dtype in re.findall(r"^  (\S+): tensor<((?:\d+x)*)(\w+)>", listing, re.M):
+    if name in header:
+        continue
+    shape = [int(d) for d in dims.split("x") if d]
+    count = 1
+    for d in shape:
+        count *= d
+    code, size = sizes[dtype]
+    header[name] = {"dtype": code, "shape": shape, "data_offsets": [at, at + count * size]}
+    data += bytes(count * size)
+    at += count * size
+text = json.dumps(header).encode()
+text += b" " * (-len(text) % 8)
+open(out, "wb").write(struct.pack("<Q", len(text)) + text + data)
+' "$inputs" "$out"
+}
+
+# Whether the manifest's ENTRY (or ENTRY.rank0) has state (an input an
+# output is tied to): has_state MANIFEST ENTRY.
+has_state() {
+  python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+e = [e for e in m["entries"] if e["name"] in (sys.argv[2], sys.argv[2] + ".rank0")]
+sys.exit(0 if e and any("tied_input" in o for o in e[0]["outputs"]) else 1)
+' "$@"
+}
+
 prepare() {
-  [ $# -ge 2 ] || die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]..."
+  [ $# -ge 2 ] || die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY[:NAME=VALUE,...]]..."
   local stage=$1
   shift
   local build=${LOOM_BUILD_DIR:-$root/build}
@@ -198,11 +263,16 @@ prepare() {
   [ -x "$loomrun" ] || die "no $loomrun (build Loom, or set LOOM_BUILD_DIR)"
   command -v llvm-objcopy > /dev/null || die "llvm-objcopy is not on PATH"
   [ "$appending" = 1 ] || stage_init "$stage"
-  local spec so entry name dir
+  local spec so entry name dir fixed
   for spec in "$@"; do
     so=${spec%%:*}
-    entry=main
+    entry=main fixed=()
     [ "$spec" != "$so" ] && entry=${spec#*:}
+    # ENTRY:NAME=VALUE,...: those inputs fixed (the others random, seeded).
+    if [ "$entry" != "${entry%%:*}" ]; then
+      IFS=, read -r -a fixed <<< "${entry#*:}"
+      entry=${entry%%:*}
+    fi
     [ -f "$so" ] || die "$so: no such artifact"
     name=$(basename "$so" .so)
     dir=$stage/models/$name
@@ -217,14 +287,21 @@ prepare() {
     if llvm-objcopy --dump-section .loom_weights="$dir/weights.safetensors" "$so" /dev/null 2>/dev/null; then
       weights=(--weights "$dir/weights.safetensors")
     fi
-    write_inputs "$dir/manifest.json" "$entry" "$dir/inputs.safetensors"
-    "$loomrun" "$dir/source.mlir" --entry "$entry" --inputs "$dir/inputs.safetensors" \
+    write_inputs "$dir/manifest.json" "$entry" "$dir/inputs.safetensors" "${fixed[@]}"
+    local given=$dir/inputs.safetensors
+    if has_state "$dir/manifest.json" "$entry"; then
+      given=$dir/reference-inputs.safetensors
+      reference_inputs "$loomrun" "$dir/source.mlir" "$entry" "$dir/inputs.safetensors" "$given" \
+        "${weights[@]}" || die "$so: the interpreter failed on the embedded source"
+    fi
+    "$loomrun" "$dir/source.mlir" --entry "$entry" --inputs "$given" \
       "${weights[@]}" --outputs "$dir/want.safetensors" > /dev/null ||
       die "$so: the interpreter failed on the embedded source"
     # The manifest stays: run writes the inputs again from it where
     # stage_pack left them out.
-    rm -f "$dir/source.mlir" "$dir/weights.safetensors"
-    echo "$name $entry $tolerance" >> "$stage/models.txt"
+    rm -f "$dir/source.mlir" "$dir/weights.safetensors" "$dir/reference-inputs.safetensors"
+    # NAME ENTRY TOLERANCE [NAME=VALUE,...]: what run reads.
+    echo "$name $entry $tolerance${fixed:+ $(IFS=,; echo "${fixed[*]}")}" >> "$stage/models.txt"
   done
   [ "$appending" = 1 ] && return 0
   local bytes
@@ -270,13 +347,14 @@ stage_pack() {
 # Undoes stage_pack on the GPU machine: decompresses, and writes the inputs
 # that were left out (the same seed as prepare's).
 stage_unpack() {
-  local stage=$1 f name entry tolerance
+  local stage=$1 f name entry tolerance fixed
   while IFS= read -r f; do
     step xz -d -f "$f"
   done < <(find "$stage/models" -name '*.xz')
-  while read -r name entry tolerance; do
+  while read -r name entry tolerance fixed; do
+    # shellcheck disable=SC2086
     [ -f "$stage/models/$name/inputs.safetensors" ] ||
-      step write_inputs "$stage/models/$name/manifest.json" "$entry" "$stage/models/$name/inputs.safetensors"
+      step write_inputs "$stage/models/$name/manifest.json" "$entry" "$stage/models/$name/inputs.safetensors" ${fixed//,/ }
   done < "$stage/models.txt"
   [ -f "$stage/timed.txt" ] || return 0
   local torch batch fixed
@@ -544,6 +622,40 @@ prepare_classes() {
   rm -rf "$work"
 }
 
+prepare_ranks() {
+  [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: gpu-check.sh prepare-ranks STAGE [TARGET]"
+  local stage=$1 target=${2:-cuda:sm_90a}
+  local build
+  build=$(loom_build) || exit 1
+  local work
+  work=$(mktemp -d)
+  "$build/bin/loom-zoo" tinyllama --batch 2 --layers 2 --hidden 128 --vocab 101 --seq 12 \
+    --context 80 -o "$work/llama.mlir" --weights "$work/llama.safetensors" > /dev/null ||
+    die "loom-zoo tinyllama failed"
+  "$build/bin/loom-zoo" gpt2-small --batch 2 --layers 2 --hidden 128 --vocab 99 --seq 12 \
+    --context 96 -o "$work/gpt2.mlir" --weights "$work/gpt2.safetensors" > /dev/null ||
+    die "loom-zoo gpt2-small failed"
+  # The Llama at this width has one key/value head, which tensor
+  # parallelism cannot split: the tensor-parallel decoder is the GPT-2.
+  local spec name artifacts=()
+  for spec in llama:cp:cache-parallel gpt2:tp:tensor-parallel; do
+    local model=${spec%%:*} split=${spec##*:} short=${spec#*:}
+    short=${short%%:*}
+    name=$work/$model-${short}2
+    "$build/bin/loom-compile" "$work/$model.mlir" --$split=2 --target="$target" \
+      -o "$name-prefill.so" || die "loom-compile --$split=2 of $model failed"
+    cp "$name-prefill.so" "$name-decode.so"
+    # Whole prompts from position 0, a step at position 0, over caches of
+    # zeros on both sides (the context's state; reference_inputs).
+    artifacts+=("$name-prefill.so:prefill:lengths=12,positions=0" "$name-decode.so:decode:positions=0")
+  done
+  "$build/bin/loom-compile" "$work/gpt2.mlir" --tensor-parallel=2 --cache-parallel=2 \
+    --target="$target" -o "$work/gpt2-cptp4-prefill.so" || die "loom-compile of CP x TP failed"
+  artifacts+=("$work/gpt2-cptp4-prefill.so:prefill:lengths=12,positions=0")
+  prepare "$stage" "${artifacts[@]}"
+  rm -rf "$work"
+}
+
 # The timing table's models (issue: "Loom on a real GPU"): NAME, loom-zoo's
 # model and options, then per timed entry ENTRY:TORCH:BATCH (TORCH: the
 # configuration of gpu-bench-torch.py timed beside it) and NAME=VALUE
@@ -721,6 +833,8 @@ prepare_all() {
   prepare_cudnn "$stage" $real
   prepare_timed "$stage"
   prepare_trials "$stage"
+  # Last: prepare-cublas checks the unpacked stage's size.
+  prepare_ranks "$stage"
   appending=0
   stage_pack "$stage"
   # The working tree travels with the stage: what may be carried is shared.
@@ -1010,7 +1124,7 @@ run() {
   # The sanitizers are slow: past LOOM_GPU_CHECK_SANITIZER_SECONDS from the
   # start of run, the rest of the artifacts go without them ("late").
   local began=$SECONDS sanitizer_seconds=${LOOM_GPU_CHECK_SANITIZER_SECONDS:-1000000}
-  while read -r name entry tolerance; do
+  while read -r name entry tolerance _; do
     dir=$stage/models/$name
     local cmd=("$runner" "$dir/model.so" --inputs="$dir/inputs.safetensors"
                --compare="$dir/want.safetensors" --entry="$entry"
@@ -1234,11 +1348,12 @@ nccl_check() {
 case ${1:-} in
 prepare) shift; prepare "$@" ;;
 prepare-classes) shift; prepare_classes "$@" ;;
+prepare-ranks) shift; prepare_ranks "$@" ;;
 prepare-cublas) shift; prepare_cublas "$@" ;;
 prepare-cudnn) shift; prepare_cudnn "$@" ;;
 prepare-real) shift; prepare_real "$@" ;;
 prepare-all) shift; prepare_all "$@" ;;
 pack) shift; stage_pack "$@" ;;
 run) shift; run "$@" ;;
-*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-cublas STAGE [CHIPS] | prepare-cudnn STAGE [--no-real | NAME...] | prepare-real STAGE [NAME...] | prepare-all STAGE | pack STAGE | run STAGE [options]" ;;
+*) die "usage: gpu-check.sh prepare STAGE MODEL.so[:ENTRY]... | prepare-classes STAGE [CHIPS] | prepare-ranks STAGE [TARGET] | prepare-cublas STAGE [CHIPS] | prepare-cudnn STAGE [--no-real | NAME...] | prepare-real STAGE [NAME...] | prepare-all STAGE | pack STAGE | run STAGE [options]" ;;
 esac

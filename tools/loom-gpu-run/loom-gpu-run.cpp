@@ -3,7 +3,8 @@
 // Part of Loom. See docs/tools/loom-gpu-run.md. Runs an entry of an
 // artifact through libloomrt's C API on inputs read from a safetensors file
 // and compares its outputs with a reference safetensors file (outputs the
-// interpreter computed elsewhere, by scripts/gpu-check.sh prepare). It
+// interpreter computed elsewhere, by scripts/gpu-check.sh prepare); an
+// artifact of several ranks runs every rank as a thread of a world. It
 // needs libloomrt and the artifact library alone (no MLIR or LLVM), so that
 // it builds on a GPU machine that has only CMake and a C++ compiler.
 //
@@ -22,8 +23,10 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -288,14 +291,11 @@ int bindBuffers(const loom_model *model, int64_t entry, loom_context *context,
   return 0;
 }
 
-/// Compares each output with the reference's tensor of its name.
+/// The largest error of each output against the reference's tensor of its
+/// name (\p want), in \p worst.
 int compareOutputs(const loom_model *model, int64_t entry,
-                   const Options &o, const std::vector<std::string> &outputs) {
-  std::map<std::string, Tensor> want;
-  std::string error;
-  if (!readSafetensors(o.compare, want, error))
-    return fail(error);
-  double worst = 0;
+                   const std::map<std::string, Tensor> &want,
+                   const std::vector<std::string> &outputs, double &worst) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     // State updated in place after --repeat runs is not one run's output.
     if (loom_entry_output_tied_input(model, entry, int64_t(i)) >= 0)
@@ -309,10 +309,111 @@ int compareOutputs(const loom_model *model, int64_t entry,
     worst = std::max(worst, largestError(d.dtype, outputs[i],
                                          it->second.bytes));
   }
-  std::printf("check: largest error %.3g (tolerance %.3g)\n", worst,
-              o.tolerance);
-  if (!(worst <= o.tolerance))
-    return fail("the results differ by more than --tolerance");
+  return 0;
+}
+
+/// What one rank's runs gave: the outputs of the last, each run's time.
+struct RankRun {
+  int64_t entry = -1;
+  std::vector<std::string> outputs;
+  std::vector<double> ms;
+};
+
+/// Runs \p run.entry --repeat times in a context of its own (joined to
+/// \p world where there is one) on the inputs of \p file; \p report: this
+/// rank prints what it used (rank 0, or the only one).
+int runRank(const loom_model *model, const Options &o,
+            std::map<std::string, Tensor> file, loom_world *world, bool report,
+            RankRun &run) {
+  std::vector<std::string> inputs;
+  std::vector<bool> state;
+  if (int rc = bindTensors(model, run.entry, file, o.keepState, inputs,
+                           run.outputs, state))
+    return rc;
+  loom_context *context = nullptr;
+  if (loom_context_create(model, &context) != LOOM_OK)
+    return fail(loom_last_error());
+  std::unique_ptr<loom_context, void (*)(loom_context *)> owned(
+      context, loom_context_free);
+  if (world && loom_context_join_world(context, world) != LOOM_OK)
+    return fail(loom_last_error());
+  if (int rc = fillState(model, run.entry, context, inputs, state))
+    return rc;
+  std::vector<const void *> in;
+  std::vector<void *> out;
+  if (int rc = bindBuffers(model, run.entry, context, o.pageable, inputs,
+                           run.outputs, state, in, out))
+    return rc;
+  if (report)
+    std::printf("host memory: %s\n",
+                o.pageable ? "pageable (--pageable)"
+                           : "the context's (loom_context_host_alloc)");
+  for (int r = 0; r < o.repeat; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    if (loom_run(context, run.entry, in.data(), out.data()) != LOOM_OK)
+      return fail(loom_last_error());
+    run.ms.push_back(std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - start)
+                         .count());
+  }
+  if (o.keepState && report)
+    if (int rc = printState(model, run.entry, context, state))
+      return rc;
+  for (size_t i = 0; i < run.outputs.size(); ++i)
+    if (out[i] != run.outputs[i].data() &&
+        loom_entry_output_tied_input(model, run.entry, int64_t(i)) < 0)
+      std::memcpy(run.outputs[i].data(), out[i], run.outputs[i].size());
+  return 0;
+}
+
+/// The entry named \p name as world rank \p rank runs it: \p name where
+/// that rank runs it, else a tensor-parallel artifact's `<name>.rank<t>`
+/// that it runs (include/loom-c/Runtime.h); -1 when neither.
+int64_t entryOnRank(const loom_model *model, const std::string &name,
+                    int64_t rank) {
+  for (int64_t e = 0; e < loom_model_num_entries(model); ++e) {
+    std::string entry = loom_model_entry_name(model, e);
+    if ((entry == name || entry.rfind(name + ".rank", 0) == 0) &&
+        loom_model_entry_runs_on(model, e, rank))
+      return e;
+  }
+  return -1;
+}
+
+/// Every rank of the artifact's world a thread of this process with a
+/// context of its own on the model's device (joined to a world of
+/// threads: the world's steps as loom-generate runs them), all on the
+/// inputs of \p file; \p runs: each rank's.
+int runRanks(const loom_model *model, const Options &o,
+             const std::map<std::string, Tensor> &file,
+             std::vector<RankRun> &runs, int64_t &bytesSent) {
+  int64_t ranks = loom_model_world_ranks(model);
+  runs.assign(size_t(ranks), RankRun{});
+  for (int64_t r = 0; r < ranks; ++r)
+    if ((runs[r].entry = entryOnRank(model, o.entry, r)) < 0)
+      return fail("no entry '" + o.entry + "' (or '" + o.entry +
+                  ".rank<t>') runs on world rank " + std::to_string(r));
+  std::vector<loom_world *> worlds(size_t(ranks), nullptr);
+  if (loom_world_open_threads(ranks, /*timeout_seconds=*/120, worlds.data()) !=
+      LOOM_OK)
+    return fail(loom_last_error());
+  std::vector<int> status(size_t(ranks), 0);
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      status[r] = runRank(model, o, file, worlds[r], r == 0, runs[r]);
+      // Its peers see it gone instead of waiting to their deadline.
+      if (status[r])
+        loom_world_abort(worlds[r]);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  bytesSent = loom_world_bytes_sent(worlds[0]);
+  for (loom_world *w : worlds)
+    loom_world_free(w);
+  for (int64_t r = 0; r < ranks; ++r)
+    if (status[r])
+      return fail("world rank " + std::to_string(r) + " failed");
   return 0;
 }
 
@@ -327,7 +428,10 @@ int main(int argc, char **argv) {
   loom_model *model = nullptr;
   if (loom_model_load(o.model.c_str(), &mo, &model) != LOOM_OK)
     return fail(loom_last_error());
-  int64_t entry = loom_model_find_entry(model, o.entry.c_str());
+  std::unique_ptr<loom_model, void (*)(loom_model *)> owned(model,
+                                                            loom_model_free);
+  int64_t ranks = loom_model_world_ranks(model);
+  int64_t entry = entryOnRank(model, o.entry, 0);
   if (entry < 0)
     return fail("the artifact has no entry '" + o.entry + "'");
   loom_device_desc device;
@@ -338,46 +442,38 @@ int main(int argc, char **argv) {
   std::string error;
   if (!readSafetensors(o.inputs, file, error))
     return fail(error);
-  std::vector<std::string> inputs, outputs;
-  std::vector<bool> state;
-  if (int rc = bindTensors(model, entry, file, o.keepState, inputs, outputs,
-                           state))
-    return rc;
-  loom_context *context = nullptr;
-  if (loom_context_create(model, &context) != LOOM_OK)
-    return fail(loom_last_error());
-  if (int rc = fillState(model, entry, context, inputs, state))
-    return rc;
-  std::vector<const void *> in;
-  std::vector<void *> out;
-  if (int rc = bindBuffers(model, entry, context, o.pageable, inputs, outputs,
-                           state, in, out))
-    return rc;
-  std::printf("host memory: %s\n",
-              o.pageable ? "pageable (--pageable)"
-                         : "the context's (loom_context_host_alloc)");
-  std::vector<double> ms;
-  for (int r = 0; r < o.repeat; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    if (loom_run(context, entry, in.data(), out.data()) != LOOM_OK)
-      return fail(loom_last_error());
-    ms.push_back(std::chrono::duration<double, std::milli>(
-                     std::chrono::steady_clock::now() - start)
-                     .count());
+  std::vector<RankRun> runs(1);
+  runs[0].entry = entry;
+  if (ranks == 1) {
+    if (int rc = runRank(model, o, file, /*world=*/nullptr, true, runs[0]))
+      return rc;
+  } else {
+    int64_t bytes = 0;
+    if (int rc = runRanks(model, o, file, runs, bytes))
+      return rc;
+    std::printf("ranks: %lld (threads, each its own context on %s:%lld); "
+                "rank 0 sent %lld bytes\n",
+                (long long)ranks, device.kind, (long long)device.ordinal,
+                (long long)bytes);
   }
+  std::vector<double> ms = runs[0].ms;
   double first = ms.front();
   std::sort(ms.begin(), ms.end());
   std::printf("time: %d run(s), median %.3f ms, first %.3f ms\n", o.repeat,
               ms[ms.size() / 2], first);
-  if (o.keepState)
-    if (int rc = printState(model, entry, context, state))
+  if (o.compare.empty())
+    return 0;
+  std::map<std::string, Tensor> want;
+  if (!readSafetensors(o.compare, want, error))
+    return fail(error);
+  // Every rank's outputs against the reference (each computes them all).
+  double worst = 0;
+  for (const RankRun &run : runs)
+    if (int rc = compareOutputs(model, run.entry, want, run.outputs, worst))
       return rc;
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (out[i] != outputs[i].data() &&
-        loom_entry_output_tied_input(model, entry, int64_t(i)) < 0)
-      std::memcpy(outputs[i].data(), out[i], outputs[i].size());
-  int rc = o.compare.empty() ? 0 : compareOutputs(model, entry, o, outputs);
-  loom_context_free(context);
-  loom_model_free(model);
-  return rc;
+  std::printf("check: largest error %.3g (tolerance %.3g)%s\n", worst,
+              o.tolerance, ranks > 1 ? ", every rank" : "");
+  if (!(worst <= o.tolerance))
+    return fail("the results differ by more than --tolerance");
+  return 0;
 }
