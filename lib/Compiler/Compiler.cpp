@@ -22,6 +22,7 @@
 #include "llvm/Support/Path.h"
 
 #include <chrono>
+#include <future>
 
 using namespace mlir;
 using namespace loom;

@@ -66,24 +66,12 @@ static inline uint64_t loom_checksum64(const void *data, size_t size) {
 #ifdef __cplusplus
 }
 
-#include <future>
-
 namespace loom {
 
 /* From this size on, a whole file's checksum is worth a thread of its own
    beside the caller's other pass over the bytes (each pass is a serial chain:
    0.2-0.28 s over NasRNN's 75 MB rewritten weights at load average 13). */
 inline constexpr size_t kChecksumThreadBytes = 4 << 20;
-
-/* loom_checksum64 of the `size` bytes at `data`: on a thread of its own from
-   kChecksumThreadBytes on, else computed when the result is asked for. The
-   bytes must outlive the future's get(). */
-inline std::future<uint64_t> checksumInBackground(const void *data,
-                                                  size_t size) {
-  return std::async(size >= kChecksumThreadBytes ? std::launch::async
-                                                 : std::launch::deferred,
-                    [=] { return loom_checksum64(data, size); });
-}
 
 /* loom_checksum64 of bytes given in pieces of any size: add() them in order,
    then value() is the checksum of the whole (a file checksummed as it is
