@@ -170,6 +170,11 @@ std::vector<std::string> moveBytes(Operation &op,
   return out;
 }
 
+/// Whether \p op moves bytes (moveBytes folds it by copying them).
+bool isDataMovement(Operation *op) {
+  return isa<ConcatOp, SplitOp, SliceOp, TransposeOp, ReshapeOp>(op);
+}
+
 class WeightFolder {
 public:
   WeightFolder(ModuleOp module, const safetensors::File *given,
@@ -195,6 +200,8 @@ public:
       for (Value r : op->getResults())
         if (!r.use_empty())
           materialize(r);
+        else
+          moved.erase(r); // its bytes go now, not with the folder
       op->erase();
     }
     return success();
@@ -211,6 +218,7 @@ private:
   /// (foldByBytes) that are not constants yet, and those ops in order.
   llvm::DenseMap<Value, std::shared_ptr<const std::string>> moved;
   std::vector<Operation *> movedOps;
+  llvm::DenseSet<Operation *> folded;
 
   /// The file holding \p op's weight, checked against its type.
   FailureOr<const safetensors::File *> fileOf(WeightOp op) {
@@ -354,7 +362,7 @@ private:
   FailureOr<bool> foldByBytes(Operation &op) {
     Type e = cast<RankedTensorType>(op.getResultTypes().front())
                  .getElementType();
-    if (!isa<ConcatOp, SplitOp, SliceOp, TransposeOp, ReshapeOp>(op) ||
+    if (!isDataMovement(&op) ||
         llvm::endianness::native != llvm::endianness::little ||
         !e.isIntOrFloat() || e.isInteger(1) || e.getIntOrFloatBitWidth() % 8)
       return false;
@@ -378,6 +386,23 @@ private:
     for (auto [r, bytes] : llvm::zip(op.getResults(), out))
       moved[r] = std::make_shared<const std::string>(std::move(bytes));
     movedOps.push_back(&op);
+    folded.insert(&op);
+    // A result that no other data movement reads (a weight's slice that a
+    // product reads) becomes its constant now, and its bytes go: a
+    // tensor-parallel program's prefill and decode take the same slices,
+    // one attribute for both, where all of them waited as bytes (1.9 GB
+    // for TinyLlama's 4 layers' 0.97 GB of slices).
+    for (Value r : op.getResults())
+      if (!r.use_empty() && llvm::none_of(r.getUsers(), isDataMovement))
+        materialize(r);
+    // An operand folded by bytes whose every reader is now folded the same
+    // way (a reshaped weight, each rank's slice of it taken) is needed no
+    // more: its bytes go now, not when the folder ends.
+    for (Value v : op.getOperands())
+      if (moved.count(v) && llvm::all_of(v.getUsers(), [&](Operation *user) {
+            return folded.contains(user);
+          }))
+        moved.erase(v);
     return true;
   }
 };
