@@ -352,16 +352,18 @@ stage_unpack() {
     step xz -d -f "$f"
   done < <(find "$stage/models" -name '*.xz')
   while read -r name entry tolerance fixed; do
-    # shellcheck disable=SC2086
-    [ -f "$stage/models/$name/inputs.safetensors" ] ||
+    if [ ! -f "$stage/models/$name/inputs.safetensors" ]; then
+      # shellcheck disable=SC2086
       step write_inputs "$stage/models/$name/manifest.json" "$entry" "$stage/models/$name/inputs.safetensors" ${fixed//,/ }
+    fi
   done < "$stage/models.txt"
   [ -f "$stage/timed.txt" ] || return 0
-  local torch batch fixed
+  local torch batch
   while read -r name entry torch batch fixed; do
-    [ "$entry" = - ] || [ -f "$stage/models/$name/inputs-$entry.safetensors" ] ||
+    if [ "$entry" != - ] && [ ! -f "$stage/models/$name/inputs-$entry.safetensors" ]; then
       # shellcheck disable=SC2086
       step write_inputs "$stage/models/$name/manifest.json" "$entry" "$stage/models/$name/inputs-$entry.safetensors" $fixed
+    fi
   done < "$stage/timed.txt"
 }
 
