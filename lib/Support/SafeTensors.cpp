@@ -924,6 +924,28 @@ void Writer::forEachTensor(
     fn(kv.first, kv.second.dtype, kv.second.shape, kv.second.bytes());
 }
 
+std::unique_ptr<MemoryBuffer> Writer::toBuffer(StringRef name) const {
+  /// A stream into the buffer's bytes, in order.
+  class Filler : public raw_ostream {
+  public:
+    explicit Filler(char *at) : at(at) { SetUnbuffered(); }
+
+  private:
+    void write_impl(const char *data, size_t size) override {
+      std::memcpy(at + written, data, size);
+      written += size;
+    }
+    uint64_t current_pos() const override { return written; }
+    char *at;
+    uint64_t written = 0;
+  };
+  std::unique_ptr<WritableMemoryBuffer> buffer =
+      WritableMemoryBuffer::getNewUninitMemBuffer(serializedSize(), name);
+  Filler os(buffer->getBufferStart());
+  writeTo(os);
+  return buffer;
+}
+
 std::string Writer::serialize() const {
   std::string result;
   result.reserve(serializedSize());

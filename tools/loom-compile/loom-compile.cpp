@@ -443,8 +443,8 @@ int readInput(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                         &context, options, writer);
     if (!module)
       return 1;
-    auto parsed = safetensors::File::parse(llvm::MemoryBuffer::getMemBufferCopy(
-        writer.serialize(), inputFile + " (weights)"));
+    auto parsed =
+        safetensors::File::parse(writer.toBuffer(inputFile + " (weights)"));
     if (!parsed)
       return fail(llvm::toString(parsed.takeError()));
     weights.emplace(std::move(*parsed));

@@ -222,8 +222,8 @@ static int runImport(MLIRContext &context) {
   if (cacheInPlace > 0) {
     // The rewrite folds small computations on the weights first: it reads
     // them from the importer's, in memory.
-    auto weights = safetensors::File::parse(llvm::MemoryBuffer::getMemBufferCopy(
-        writer.serialize(), inputFile + " (weights)"));
+    auto weights =
+        safetensors::File::parse(writer.toBuffer(inputFile + " (weights)"));
     if (!weights)
       return fail(llvm::toString(weights.takeError()));
     if (failed(tg::makeCachesInPlace(*module, cacheInPlace, &*weights)))

@@ -189,6 +189,12 @@ public:
   /// bytes from where they are (never the whole file in memory).
   void writeTo(llvm::raw_ostream &os) const;
 
+  /// serialize()'s bytes in a buffer of their own named \p name, written
+  /// into it directly (one copy of the tensors, not the two of
+  /// MemoryBuffer::getMemBufferCopy(serialize())): what File::parse reads
+  /// when a file is made in memory (ONNX's initializers).
+  std::unique_ptr<llvm::MemoryBuffer> toBuffer(llvm::StringRef name) const;
+
   /// Calls \p fn with each tensor, in the file's order (by name).
   void forEachTensor(llvm::function_ref<void(llvm::StringRef name, DType dtype,
                                              llvm::ArrayRef<int64_t> shape,

@@ -476,8 +476,8 @@ TEST(SafeTensorsWriter, SerializeIsDeterministic) {
 
 TEST(SafeTensorsWriter, ViewsAreWrittenFromWhereTheyAre) {
   // addView's bytes are not copied: a change before writing shows; the file
-  // is the one addRaw would give, and writeTo() and serializedSize() agree
-  // with serialize().
+  // is the one addRaw would give, and writeTo(), toBuffer() and
+  // serializedSize() agree with serialize().
   std::vector<uint8_t> odd = {1, 0, 1};
   std::vector<uint8_t> f32 = {0, 0, 0x80, 0x3f, 0, 0, 0, 0x40};
   Writer view, copy;
@@ -495,6 +495,9 @@ TEST(SafeTensorsWriter, ViewsAreWrittenFromWhereTheyAre) {
   llvm::raw_string_ostream os(streamed);
   view.writeTo(os);
   EXPECT_EQ(streamed, bytes);
+  std::unique_ptr<llvm::MemoryBuffer> buffer = view.toBuffer("in memory");
+  EXPECT_EQ(buffer->getBuffer(), bytes);
+  EXPECT_EQ(buffer->getBufferIdentifier(), "in memory");
   llvm::Expected<File> file = parseBytes(bytes);
   ASSERT_TRUE(bool(file)) << llvm::toString(file.takeError());
   llvm::Expected<std::vector<float>> a = file->readAsFloat("a");
