@@ -168,7 +168,7 @@ int parse(int argc, char **argv, Options &o) {
 /// context's own (\p state: its pointer is null), kept between runs:
 /// zero-filled, or with \p keepState filled from the file by fillState.
 int bindTensors(const loom_model *model, int64_t entry,
-                std::map<std::string, Tensor> &file, bool keepState,
+                const std::map<std::string, Tensor> &file, bool keepState,
                 std::vector<std::string> &inputs,
                 std::vector<std::string> &outputs, std::vector<bool> &state) {
   std::vector<bool> tied(size_t(loom_entry_num_inputs(model, entry)), false);
@@ -323,8 +323,8 @@ struct RankRun {
 /// \p world where there is one) on the inputs of \p file; \p report: this
 /// rank prints what it used (rank 0, or the only one).
 int runRank(const loom_model *model, const Options &o,
-            std::map<std::string, Tensor> file, loom_world *world, bool report,
-            RankRun &run) {
+            const std::map<std::string, Tensor> &file, loom_world *world,
+            bool report, RankRun &run) {
   std::vector<std::string> inputs;
   std::vector<bool> state;
   if (int rc = bindTensors(model, run.entry, file, o.keepState, inputs,

@@ -5,7 +5,8 @@
 // specifies: sections .loom_manifest, .loom_weights, .loom_source, a GPU
 // device's .loom_image_<device>, the kernel table and the exported
 // loom_artifact_v1 descriptor, compiled by LLVM's TargetMachine and linked with
-// ld.lld and compiler-rt's builtins; it imports only what
+// the weights' own object (WeightsObject.h), ld.lld and compiler-rt's
+// builtins; it imports only what
 // include/loom/Artifact/Imports.def lists (ArtifactImports.h).
 //
 //===----------------------------------------------------------------------===//
