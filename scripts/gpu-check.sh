@@ -146,6 +146,9 @@ write_inputs() {
 import json, math, random, struct, sys
 manifest, entry, out = sys.argv[1:4]
 # NAME=VALUE: that input filled with VALUE (a decode step's position).
+bad = [a for a in sys.argv[4:] if "=" not in a or a.startswith("=")]
+if bad:
+    sys.exit("gpu-check.sh: error: '%s' is not NAME=VALUE" % bad[0])
 fixed = dict(a.split("=", 1) for a in sys.argv[4:])
 m = json.load(open(manifest))
 # A tensor-parallel artifact's ENTRY is ENTRY.rank<t> on each rank, all with
@@ -154,6 +157,13 @@ e = [e for e in m["entries"] if e["name"] == entry] or \
     [e for e in m["entries"] if e["name"] == entry + ".rank0"]
 if not e:
     sys.exit("gpu-check.sh: error: the artifact has no entry '%s'" % entry)
+# A fixed value for no input of the entry would leave that input random.
+tied_inputs = {o["tied_input"] for o in e[0]["outputs"] if "tied_input" in o}
+names = {t["name"] for i, t in enumerate(e[0]["inputs"]) if i not in tied_inputs}
+unknown = sorted(set(fixed) - names)
+if unknown:
+    sys.exit("gpu-check.sh: error: entry '%s' has no input '%s' to fix (its inputs: %s)"
+             % (entry, unknown[0], ", ".join(sorted(names))))
 formats = {"f32": ("F32", "f"), "f64": ("F64", "d"), "f16": ("F16", "e"),
            "bf16": ("BF16", "bf16"), "i64": ("I64", "q"), "i32": ("I32", "i"),
            "i1": ("BOOL", "B")}
