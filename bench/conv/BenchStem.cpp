@@ -90,8 +90,8 @@ void measureShape(dnnl::engine &eng, dnnl::stream &strm, const Shape &s) {
   dnnl::reorder(weights, packedW).execute(strm, weights, packedW);
   memory dst(pd.dst_desc(), eng), dst2(pd.dst_desc(), eng);
   dnnl::convolution_forward conv(pd);
-  cpu::StemGeometry g{s.n, s.c, s.plane,  s.plane,  s.o,   out,  out,
-                      s.k, s.k, s.stride, s.stride, s.pad, s.pad};
+  cpu::DenseConvGeometry g{s.n, s.c, s.plane,  s.plane,  s.o,   out,  out,
+                           s.k, s.k, s.stride, s.stride, s.pad, s.pad};
   auto *w = static_cast<const float *>(weights.get_data_handle());
   std::vector<float> packed = cpu::packStemWeights(g, w);
   auto *in = static_cast<const float *>(src.get_data_handle());

@@ -417,12 +417,12 @@ void groupedConvChannelsLast(const GroupedConvGeometry &g, const float *src,
                              const float *packed, const float *bias,
                              float *dst);
 
-/// A dense convolution (no groups, dilation 1) of \p channels <= 4 input
-/// channels from an NCHW source [batch][channels][h][w] into an NHWC
-/// result [batch][oh][ow][outChannels]: a CNN's stem. kh x kw filter,
-/// strides sh, sw, padTop and padLeft before the first pixel (oh and ow say
-/// how far the padding reaches after the last).
-struct StemGeometry {
+/// A dense 2-D convolution (one group, dilation 1) of \p channels input
+/// channels [batch][channels][h][w] into [batch][outChannels][oh][ow]: a kh
+/// x kw filter, strides sh, sw, padTop and padLeft before the first pixel
+/// (oh and ow say how far the padding reaches after the last). The kernels
+/// that take one say in which layouts they read and write it.
+struct DenseConvGeometry {
   int64_t batch = 0, channels = 0, h = 0, w = 0, outChannels = 0, oh = 0,
           ow = 0, kh = 0, kw = 0, sh = 1, sw = 1, padTop = 0, padLeft = 0;
 };
@@ -435,20 +435,49 @@ struct StemPostOp {
   float lo = 0, hi = 0;
 };
 
+/// A CNN's stem, convolveStem: a DenseConvGeometry of at most 4 input
+/// channels from an NCHW source into an NHWC result.
+///
 /// Whether convolveStem runs on this CPU: the kernel table of the level
 /// used has a form of it (CpuKernels.h).
 bool hasStemConvKernel();
 
 /// OIHW weights of \p g as convolveStem reads them: [kh][kw][channels]
 /// [outChannels rounded up to 16], the padding zero.
-std::vector<float> packStemWeights(const StemGeometry &g, const float *oihw);
+std::vector<float> packStemWeights(const DenseConvGeometry &g,
+                                   const float *oihw);
 
 /// dst = post(conv(src, weights) + bias) for \p g (bias of outChannels
 /// floats, or null), \p packed from packStemWeights, over OpenMP's team of
 /// the calling thread split by output rows. Only where hasStemConvKernel().
 /// StemConv.cpp.
-void convolveStem(const StemGeometry &g, const float *src, const float *packed,
-                  const float *bias, const StemPostOp &post, float *dst);
+void convolveStem(const DenseConvGeometry &g, const float *src,
+                  const float *packed, const float *bias,
+                  const StemPostOp &post, float *dst);
+
+/// Whether convolveWinograd8 runs on this CPU: the kernel table of the
+/// level used has a form of it (CpuKernels.h; AVX2 only: with AVX-512
+/// oneDNN has its own Winograd kernel).
+bool hasWinogradConvKernel();
+
+/// OIHW 3x3 weights of \p g transformed for Winograd's F(2x2, 3x3) (U = G
+/// g G') as convolveWinograd8 reads them: [16 positions][outChannels
+/// rounded up to 16, by 16][channels][16].
+AlignedFloats packWinogradWeights(const DenseConvGeometry &g,
+                                  const float *oihw);
+
+/// dst = clamp(conv(src, weights) + bias + sum) for \p g, a 3x3
+/// convolution of stride 1 (any padding; channels and outChannels multiples
+/// of 8), between buffers in oneDNN's nChw8c layout ([batch][channels /
+/// 8][h][w][8]; dst and \p e.sum [batch][outChannels / 8][oh][ow][8]),
+/// computed by Winograd's F(2x2, 3x3) with \p packed from
+/// packWinogradWeights; \p e's bias, sum (the addend, in place or not) and
+/// clamp [lo, hi] (e.planar false). In three phases over OpenMP's team of
+/// the calling thread, with scratch memory of the calling thread kept
+/// between calls. Only where hasWinogradConvKernel(). WinogradConv.cpp.
+void convolveWinograd8(const DenseConvGeometry &g, const float *src,
+                       const float *packed, const PointwiseEpilogue &e,
+                       float *dst);
 
 /// A oneDNN or OpenBLAS call prepared once per model, run on any queue's
 /// stream (concurrently from several).

@@ -92,7 +92,7 @@ private:
 
 class StemConvStep : public LibraryStep {
 public:
-  StemConvStep(const art::Conv2dStep &s, const StemGeometry &g,
+  StemConvStep(const art::Conv2dStep &s, const DenseConvGeometry &g,
                const StemPostOp &post, const void *weights)
       : src(s.src), bias(s.bias), dst(s.dst), g(g), post(post),
         swish(s.activation.kind == Activation::Swish),
@@ -118,10 +118,40 @@ public:
 
 private:
   int64_t src, bias, dst;
-  StemGeometry g;
+  DenseConvGeometry g;
   StemPostOp post;
   bool swish;
   std::vector<float> packed;
+};
+
+class WinogradConvStep : public LibraryStep {
+public:
+  WinogradConvStep(const art::Conv2dStep &s, const DenseConvGeometry &g,
+                   const PointwiseEpilogue &clamp, const float *weights)
+      : src(s.src), bias(s.bias), sum(s.sum), dst(s.dst), g(g), clamp(clamp),
+        packed(packWinogradWeights(g, weights)) {}
+  StepDescription describe() const override {
+    StepDescription d{"loom winograd convolution " + kernelLevel(), {}, "team"};
+    if (sum != -1)
+      d.postOps.push_back("sum");
+    for (std::string &a : clampEpilogue(clamp.lo, clamp.hi))
+      d.postOps.push_back(std::move(a));
+    return d;
+  }
+  Error run(Stream &, void *const *buffers) const override {
+    PointwiseEpilogue e = clamp;
+    e.bias = bias != -1 ? static_cast<const float *>(buffers[bias]) : nullptr;
+    e.sum = sum != -1 ? static_cast<const float *>(buffers[sum]) : nullptr;
+    convolveWinograd8(g, static_cast<const float *>(buffers[src]),
+                      packed.data(), e, static_cast<float *>(buffers[dst]));
+    return Error::ok();
+  }
+
+private:
+  int64_t src, bias, sum, dst;
+  DenseConvGeometry g;
+  PointwiseEpilogue clamp;
+  AlignedFloats packed;
 };
 
 class PointwiseStep : public LibraryStep {
@@ -360,9 +390,16 @@ StepPtr cpu::groupedConvStep(const art::Conv2dStep &s,
   return std::make_unique<GroupedConvStep>(s, g, weights);
 }
 
-StepPtr cpu::stemConvStep(const art::Conv2dStep &s, const StemGeometry &g,
+StepPtr cpu::stemConvStep(const art::Conv2dStep &s, const DenseConvGeometry &g,
                           const StemPostOp &post, const void *weights) {
   return std::make_unique<StemConvStep>(s, g, post, weights);
+}
+
+StepPtr cpu::winogradConvStep(const art::Conv2dStep &s,
+                              const DenseConvGeometry &g,
+                              const PointwiseEpilogue &clamp,
+                              const float *weights) {
+  return std::make_unique<WinogradConvStep>(s, g, clamp, weights);
 }
 
 StepPtr cpu::pointwiseConvStep(const art::Conv2dStep &s, const float *weights,

@@ -34,8 +34,17 @@ StepPtr groupedConvStep(const artifact::Conv2dStep &s,
 /// A stem convolution run by convolveStem (StemConv.cpp): the NCHW source
 /// read in place, the NHWC result written, the weights packed once, a SiLU
 /// after it as its own pass (as a oneDNN convolution's swish pass).
-StepPtr stemConvStep(const artifact::Conv2dStep &s, const StemGeometry &g,
+StepPtr stemConvStep(const artifact::Conv2dStep &s, const DenseConvGeometry &g,
                      const StemPostOp &post, const void *weights);
+
+/// A 3x3 convolution of stride 1 between nChw8c buffers run by
+/// convolveWinograd8 (WinogradConv.cpp) instead of oneDNN, its constant
+/// \p weights (OIHW) transformed once, with its residual sum (if any) and
+/// \p clamp's activation (lo, hi; its bias and sum pointers unset: the
+/// step's own buffers give them).
+StepPtr winogradConvStep(const artifact::Conv2dStep &s,
+                         const DenseConvGeometry &g,
+                         const PointwiseEpilogue &clamp, const float *weights);
 
 /// A pointwise convolution between NHWC buffers (or into a plain image:
 /// \p e.planar), run by pointwiseChannelsLast on weights packed at load

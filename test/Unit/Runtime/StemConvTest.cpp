@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../lib/Runtime/CPU/Cpu.h"
+#include "KernelForms.h"
 
 #include "gtest/gtest.h"
 
@@ -21,10 +21,9 @@
 #include <vector>
 
 using namespace loom::rt::cpu;
+using namespace loom::rt::cpu::test;
 
 namespace {
-
-constexpr float kGuard = -12345.0f;
 
 float activate(const StemPostOp &p, double x) {
   switch (p.kind) {
@@ -41,29 +40,24 @@ float activate(const StemPostOp &p, double x) {
 }
 
 /// convolveStem of \p g on a team of \p threads against the scalar sum.
-void check(const StemGeometry &g, bool withBias, const StemPostOp &post,
+void check(const DenseConvGeometry &g, bool withBias, const StemPostOp &post,
            int threads) {
   std::vector<float> src(g.batch * g.channels * g.h * g.w);
   std::vector<float> w(g.outChannels * g.channels * g.kh * g.kw),
       bias(g.outChannels);
-  for (size_t i = 0; i < src.size(); ++i)
-    src[i] = float(int64_t(i * 7919 % 97) - 48) / 16.f;
-  for (size_t i = 0; i < w.size(); ++i)
-    w[i] = float(int64_t(i * 104729 % 89) - 44) / 32.f;
-  for (size_t i = 0; i < bias.size(); ++i)
-    bias[i] = float(int64_t(i % 7) - 3) / 4.f;
+  fillPattern(src, 7919, 97, 16.f);
+  fillPattern(w, 104729, 89, 32.f);
+  fillPattern(bias, 1, 7, 4.f);
   int64_t n = g.batch * g.oh * g.ow * g.outChannels;
-  std::vector<float> dst(n + 32, kGuard);
+  std::vector<float> dst(n + 2 * kGuardFloats, kGuard);
   std::vector<float> packed = packStemWeights(g, w.data());
-  int before = omp_get_max_threads();
-  omp_set_num_threads(threads);
-  convolveStem(g, src.data(), packed.data(), withBias ? bias.data() : nullptr,
-               post, dst.data() + 16);
-  omp_set_num_threads(before);
-  for (int64_t i = 0; i < 16; ++i) {
-    ASSERT_EQ(dst[i], kGuard) << "before the result, float " << i;
-    ASSERT_EQ(dst[16 + n + i], kGuard) << "after the result, float " << i;
-  }
+  onTeam(threads, [&] {
+    convolveStem(g, src.data(), packed.data(), withBias ? bias.data() : nullptr,
+                 post, dst.data() + kGuardFloats);
+  });
+  int64_t wrote;
+  ASSERT_TRUE(guardsKept(dst, n, wrote))
+      << "written outside the result at " << wrote;
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t y = 0; y < g.oh; ++y)
       for (int64_t x = 0; x < g.ow; ++x)
@@ -82,7 +76,8 @@ void check(const StemGeometry &g, bool withBias, const StemPostOp &post,
                 sum += t;
                 size += std::fabs(t);
               }
-          float got = dst[16 + ((b * g.oh + y) * g.ow + x) * g.outChannels + o];
+          float got = dst[kGuardFloats +
+                          ((b * g.oh + y) * g.ow + x) * g.outChannels + o];
           ASSERT_NEAR(got, activate(post, sum), 1e-5 * (size + 1))
               << "image " << b << " pixel " << y << "," << x << " channel " << o
               << " of " << g.channels << " -> " << g.outChannels << " " << g.kh
@@ -94,9 +89,9 @@ void check(const StemGeometry &g, bool withBias, const StemPostOp &post,
 
 /// The geometry of a convolution with padding \p padTop, \p padLeft on
 /// both sides of each axis.
-StemGeometry geometry(int64_t batch, int64_t c, int64_t h, int64_t w, int64_t o,
-                      int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-                      int64_t padTop, int64_t padLeft) {
+DenseConvGeometry geometry(int64_t batch, int64_t c, int64_t h, int64_t w,
+                           int64_t o, int64_t kh, int64_t kw, int64_t sh,
+                           int64_t sw, int64_t padTop, int64_t padLeft) {
   return {batch,
           c,
           h,

@@ -7,7 +7,8 @@
 // convolution on Loom's kernel, on AVX2 a dilated convolution as oneDNN's
 // sgemm per filter tap and a 1x1 convolution between plain buffers as its
 // sgemm of the planes, a 1x1 convolution on a plain source as a oneDNN
-// matrix product over its pixels, and oneDNN's convolution, the only one
+// matrix product over its pixels, on AVX2 a Winograd convolution between
+// nChw8c buffers on Loom's kernel, and oneDNN's convolution, the only one
 // with layouts it wants for the planner.
 //
 //===----------------------------------------------------------------------===//
@@ -25,10 +26,11 @@ namespace art = loom::artifact;
 
 namespace {
 
-bool unitDilations(const art::Conv2dStep &s) {
-  return std::all_of(s.dilations.begin(), s.dilations.end(),
-                     [](int64_t d) { return d == 1; });
+bool allOnes(const art::Shape &v) {
+  return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
 }
+
+bool unitDilations(const art::Conv2dStep &s) { return allOnes(s.dilations); }
 
 //===----------------------------------------------------------------------===//
 // Stem: convolveStem (StemConv.cpp)
@@ -100,7 +102,7 @@ StepPtr makeStem(const PrepareContext &, const art::Conv2dStep &s,
   const art::Shape &in = s.srcShape, &out = s.dstShape;
   if (plan.count(s.src) || !plannedNhwc(plan, s.dst, out))
     return nullptr;
-  StemGeometry g;
+  DenseConvGeometry g;
   g.batch = in[0], g.channels = in[1], g.h = in[2], g.w = in[3];
   g.outChannels = out[1], g.oh = out[2], g.ow = out[3];
   g.kh = s.weightsShape[2], g.kw = s.weightsShape[3];
@@ -214,11 +216,8 @@ StepPtr makePointwise(const PrepareContext &ctx, const art::Conv2dStep &s,
 /// oneDNN's, to compare).
 bool tapProductsFit(const CpuPolicy &policy, const art::Conv2dStep &s,
                     const void *constantWeights) {
-  auto ones = [](const art::Shape &v) {
-    return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
-  };
   return policy.avx2Products && constantWeights && s.srcShape.size() == 4 &&
-         s.groups == 1 && ones(s.strides) && !ones(s.dilations) &&
+         s.groups == 1 && allOnes(s.strides) && !unitDilations(s) &&
          s.sum == -1 &&
          (s.activation.kind == Activation::None ||
           s.activation.kind == Activation::Relu);
@@ -361,6 +360,55 @@ StepPtr makePixelProduct(const PrepareContext &ctx, const art::Conv2dStep &s,
 }
 
 //===----------------------------------------------------------------------===//
+// Winograd: convolveWinograd8 (WinogradConv.cpp), between nChw8c buffers
+//===----------------------------------------------------------------------===//
+
+/// What convolveWinograd8 applies for \p s's activation (none, a ReLU, a
+/// clip), or nullopt.
+std::optional<PointwiseEpilogue> winogradClamp(const art::Conv2dStep &s) {
+  auto e = pointwiseEpilogue(s.activation);
+  if (!e || e->second)
+    return std::nullopt;
+  return e->first;
+}
+
+/// Whether convolveWinograd8 can run conv step \p s: a step the compiler
+/// marked Winograd (a dense 3x3 convolution of stride and dilation 1 where
+/// oneDNN's Winograd kernel was measured to pay, lib/Compiler/Backends/
+/// OneDNN.cpp) and the policy runs as Winograd (LOOM_ONEDNN_CONV=direct:
+/// oneDNN's direct convolution, to compare), of whole 8-channel blocks in
+/// and out, with constant weights and an activation winogradClamp has, where
+/// the kernel table has the kernel (AVX2, where oneDNN 2.6 has no Winograd
+/// kernel: docs/Runtime.md, "Winograd convolutions on AVX2").
+bool winogradFits(const CpuPolicy &policy, const art::Conv2dStep &s,
+                  const void *constantWeights) {
+  const art::Shape &in = s.srcShape, &out = s.dstShape, &k = s.weightsShape;
+  return s.algorithm == art::ConvAlgorithm::Winograd && policy.winograd &&
+         in.size() == 4 && s.groups == 1 && k[2] == 3 && k[3] == 3 &&
+         allOnes(s.strides) && unitDilations(s) && in[1] % 8 == 0 &&
+         out[1] % 8 == 0 && constantWeights && hasWinogradConvKernel() &&
+         winogradClamp(s).has_value();
+}
+
+/// The Winograd step where \p plan holds source, result and addend in
+/// nChw8c (what oneDNN's convolution asks for on AVX2).
+StepPtr makeWinograd(const PrepareContext &, const art::Conv2dStep &s,
+                     void *constantWeights, const LayoutPlan &plan) {
+  if (channelBlockOf(plan, s.src, s.srcShape) != 8 ||
+      channelBlockOf(plan, s.dst, s.dstShape) != 8 ||
+      (s.sum != -1 && channelBlockOf(plan, s.sum, s.dstShape) != 8))
+    return nullptr;
+  const art::Shape &in = s.srcShape, &out = s.dstShape;
+  DenseConvGeometry g;
+  g.batch = in[0], g.channels = in[1], g.h = in[2], g.w = in[3];
+  g.outChannels = out[1], g.oh = out[2], g.ow = out[3];
+  g.kh = 3, g.kw = 3;
+  g.padTop = s.pads[0], g.padLeft = s.pads[1];
+  return winogradConvStep(s, g, *winogradClamp(s),
+                          static_cast<const float *>(constantWeights));
+}
+
+//===----------------------------------------------------------------------===//
 // oneDNN's convolution
 //===----------------------------------------------------------------------===//
 
@@ -439,6 +487,7 @@ const FormTable<art::Conv2dStep> &cpu::convForms() {
       {"plane product", planeProductFits, planeProductPays, nullptr,
        makePlaneProduct},
       {"pixel product", pixelProductFits, nullptr, nullptr, makePixelProduct},
+      {"winograd", winogradFits, nullptr, nullptr, makeWinograd},
       {"onednn", nullptr, nullptr, oneDnnWants, makeOneDnn},
   };
   return forms;

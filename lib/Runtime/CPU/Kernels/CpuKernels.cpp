@@ -41,6 +41,7 @@ CpuKernelTable avx2Table() {
   t.scaleChannelsLast = avx2::scaleChannelsLast;
   t.poolChannelsLast = avx2::poolChannelsLast;
   t.poolPlanes = avx2::poolPlanes;
+  t.convolveWinograd8 = avx2::convolveWinograd8;
   t.attention = avx2::attention;
   t.gemv = avx2::gemv;
   return t;
@@ -87,6 +88,7 @@ cpu::kernelForms(const CpuKernelTable &t) {
           {"transpose", t.transposePlanes != nullptr},
           {"grouped-conv", t.groupedConvChannelsLast != nullptr},
           {"stem-conv", t.convolveStem != nullptr},
+          {"winograd-conv", t.convolveWinograd8 != nullptr},
           {"attention", t.attention != nullptr},
           {"gemv", t.gemv != nullptr}};
 }
@@ -143,10 +145,17 @@ void cpu::groupedConvChannelsLast(const GroupedConvGeometry &g,
 }
 
 bool cpu::hasStemConvKernel() { return cpuKernels().convolveStem; }
-void cpu::convolveStem(const StemGeometry &g, const float *src,
+void cpu::convolveStem(const DenseConvGeometry &g, const float *src,
                        const float *packed, const float *bias,
                        const StemPostOp &post, float *dst) {
   cpuKernels().convolveStem(g, src, packed, bias, post, dst);
+}
+
+bool cpu::hasWinogradConvKernel() { return cpuKernels().convolveWinograd8; }
+void cpu::convolveWinograd8(const DenseConvGeometry &g, const float *src,
+                            const float *packed, const PointwiseEpilogue &e,
+                            float *dst) {
+  cpuKernels().convolveWinograd8(g, src, packed, e, dst);
 }
 
 void cpu::gemv(const GemvShape &s, const float *src, const float *weights,

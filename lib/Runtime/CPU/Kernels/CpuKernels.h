@@ -42,9 +42,12 @@ struct CpuKernelTable {
   void (*groupedConvChannelsLast)(const GroupedConvGeometry &g,
                                   const float *src, const float *packed,
                                   const float *bias, float *dst) = nullptr;
-  void (*convolveStem)(const StemGeometry &g, const float *src,
+  void (*convolveStem)(const DenseConvGeometry &g, const float *src,
                        const float *packed, const float *bias,
                        const StemPostOp &post, float *dst) = nullptr;
+  void (*convolveWinograd8)(const DenseConvGeometry &g, const float *src,
+                            const float *packed, const PointwiseEpilogue &e,
+                            float *dst) = nullptr;
   void (*attention)(const AttentionGeometry &g, const float *q, const float *k,
                     const float *v, const int64_t *lives, float *dst, float *lse) = nullptr;
   void (*gemv)(const GemvShape &s, const float *src, const float *weights,
@@ -77,8 +80,9 @@ void transposePlanes(const TransposeShape &s, const float *src, float *dst);
 void groupedConvChannelsLast(const GroupedConvGeometry &g, const float *src,
                              const float *packed, const float *bias,
                              float *dst);
-void convolveStem(const StemGeometry &g, const float *src, const float *packed,
-                  const float *bias, const StemPostOp &post, float *dst);
+void convolveStem(const DenseConvGeometry &g, const float *src,
+                  const float *packed, const float *bias,
+                  const StemPostOp &post, float *dst);
 void attention(const AttentionGeometry &g, const float *q, const float *k,
                const float *v, const int64_t *lives, float *dst, float *lse);
 void gemv(const GemvShape &s, const float *src, const float *weights,
@@ -97,6 +101,9 @@ void scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
                        const float *src, const ChannelScale &scale, float *dst);
 void poolChannelsLast(const PoolGeometry &g, const float *src, float *dst);
 void poolPlanes(const PoolGeometry &g, const float *src, float *dst);
+void convolveWinograd8(const DenseConvGeometry &g, const float *src,
+                       const float *packed, const PointwiseEpilogue &e,
+                       float *dst);
 void attention(const AttentionGeometry &g, const float *q, const float *k,
                const float *v, const int64_t *lives, float *dst, float *lse);
 void gemv(const GemvShape &s, const float *src, const float *weights,

@@ -52,7 +52,7 @@ __mmask16 firstLanes(int64_t rest) {
 
 /// One convolution's run: its geometry and operands.
 struct StemCall {
-  StemGeometry g;
+  DenseConvGeometry g;
   const float *src, *weights, *bias;
   StemPostOp post;
   float *dst;
@@ -104,7 +104,7 @@ finish(const StemCall &k, __m512 *acc, int64_t oc, float *out) {
 template <int C, int NB, int P>
 __attribute__((target("avx512f"))) void tile(const StemCall &k, const Taps &t,
                                              int64_t oc, float *out) {
-  const StemGeometry &g = k.g;
+  const DenseConvGeometry &g = k.g;
   // Every loop over the accumulators unrolled whole, so that they stay in
   // registers.
   __m512 acc[P][NB];
@@ -191,7 +191,7 @@ void pixelsOf(const StemCall &k, const Taps &t, int64_t pixels, float *out) {
 
 /// Output row \p oh of image \p n.
 void row(const StemCall &k, int64_t n, int64_t oh) {
-  const StemGeometry &g = k.g;
+  const DenseConvGeometry &g = k.g;
   int64_t top = oh * g.sh - g.padTop;
   int64_t kh0 = std::max<int64_t>(0, -top);
   int64_t kh1 = std::max(kh0, std::min<int64_t>(g.kh, g.h - top));
@@ -225,13 +225,13 @@ void rows(const StemCall &k, int64_t begin, int64_t end) {
     row(k, r / k.g.oh, r % k.g.oh);
 }
 
-int64_t paddedOutOf(const StemGeometry &g) {
+int64_t paddedOutOf(const DenseConvGeometry &g) {
   return (g.outChannels + kLanes - 1) / kLanes * kLanes;
 }
 
 } // namespace
 
-std::vector<float> cpu::packStemWeights(const StemGeometry &g,
+std::vector<float> cpu::packStemWeights(const DenseConvGeometry &g,
                                         const float *oihw) {
   int64_t padded = paddedOutOf(g);
   std::vector<float> out(g.kh * g.kw * g.channels * padded, 0.f);
@@ -244,9 +244,9 @@ std::vector<float> cpu::packStemWeights(const StemGeometry &g,
   return out;
 }
 
-void cpu::avx512::convolveStem(const StemGeometry &g, const float *src,
-                       const float *packed, const float *bias,
-                       const StemPostOp &post, float *dst) {
+void cpu::avx512::convolveStem(const DenseConvGeometry &g, const float *src,
+                               const float *packed, const float *bias,
+                               const StemPostOp &post, float *dst) {
   StemCall k{g, src, packed, bias, post, dst, paddedOutOf(g)};
   int64_t total = g.batch * g.oh;
   if (total == 0 || g.ow == 0 || g.outChannels == 0)

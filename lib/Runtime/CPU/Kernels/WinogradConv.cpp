@@ -1,0 +1,275 @@
+//===- WinogradConv.cpp - 3x3 convolutions by Winograd on nChw8c (AVX2) ---===//
+//
+// Part of Loom. See Cpu.h. With AVX-512 oneDNN 2.6 runs a 3x3 convolution
+// of stride 1 by Winograd's F(2x2, 3x3) (`jit_fp32_wino_2x3:avx512_core`),
+// 2.25x fewer multiplications than a direct convolution; on AVX2 it has no
+// Winograd kernel and runs `jit:avx2` direct, at about 90% of this machine's
+// AVX2 peak, so capped to AVX2 ResNet-18 took 1.45x its uncapped time on
+// Zen 4, whose AVX-512 is no wider than AVX2 (docs/Runtime.md, "Winograd
+// convolutions on AVX2"). Here F(2x2, 3x3) between nChw8c buffers, in three
+// phases over the team:
+//
+//  1. Each 4x4 input tile (output tiles of 2x2, their windows overlapping by
+//     2) of every 8-channel block becomes V = B' d B: 16 vectors of 8
+//     channels, adds and subtractions only, stored as 16 matrices
+//     V[xi][tile][channel].
+//  2. For each of the 16 positions xi, the product M[xi] = V[xi] x U[xi]
+//     over the input channels, U = G g G' the weights transformed once at
+//     load ([16][outChannels / 16][channels][16]): a tile of 6 rows by 16
+//     output channels (12 accumulators, two weight vectors, a broadcast),
+//     the panel of U in L1 while the rows run over it.
+//  3. Each tile's 16 vectors of M of an output block become its 2x2 outputs
+//     Y = A' M A, plus the bias and the addend, clamped, stored where they
+//     lie inside the output.
+//
+// V and M live in scratch memory of the calling thread, kept between runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPU/Kernels/CpuKernels.h"
+
+#include <algorithm>
+#include <array>
+#include <immintrin.h>
+#include <vector>
+
+using namespace loom::rt;
+using namespace loom::rt::cpu;
+
+namespace {
+
+/// The channels of a block: one AVX2 vector.
+constexpr int64_t kBlock = 8;
+/// The positions of a transformed tile (4 x 4).
+constexpr int64_t kPositions = 16;
+/// The output channels of a panel of U (two vectors), and the rows of a
+/// product's tile.
+constexpr int64_t kPanel = 16;
+constexpr int kRows = 6;
+
+/// The sizes of one convolution's transformed operands.
+struct Shape {
+  int64_t tilesH, tilesW, tiles; ///< output tiles of 2x2: per row, column,
+                                 ///< all images
+  int64_t outPadded;             ///< outChannels rounded up to kPanel
+};
+
+Shape shapeOf(const DenseConvGeometry &g) {
+  Shape s;
+  s.tilesH = (g.oh + 1) / 2;
+  s.tilesW = (g.ow + 1) / 2;
+  s.tiles = g.batch * s.tilesH * s.tilesW;
+  s.outPadded = (g.outChannels + kPanel - 1) / kPanel * kPanel;
+  return s;
+}
+
+/// The four-point transform of both of Winograd's input sides (B'):
+/// t0 = x0 - x2, t1 = x1 + x2, t2 = x2 - x1, t3 = x1 - x3.
+__attribute__((target("avx2,fma"), always_inline)) inline void
+inputTransform(const __m256 (&x)[4], __m256 (&t)[4]) {
+  t[0] = _mm256_sub_ps(x[0], x[2]);
+  t[1] = _mm256_add_ps(x[1], x[2]);
+  t[2] = _mm256_sub_ps(x[2], x[1]);
+  t[3] = _mm256_sub_ps(x[1], x[3]);
+}
+
+/// The two-point transform of both of the output's sides (A'):
+/// y0 = m0 + m1 + m2, y1 = m1 - m2 - m3.
+__attribute__((target("avx2,fma"), always_inline)) inline void
+outputTransform(const __m256 (&m)[4], __m256 (&y)[2]) {
+  y[0] = _mm256_add_ps(_mm256_add_ps(m[0], m[1]), m[2]);
+  y[1] = _mm256_sub_ps(_mm256_sub_ps(m[1], m[2]), m[3]);
+}
+
+/// Phase 1 for tiles [begin, end): V[xi][tile][channel].
+__attribute__((target("avx2,fma"))) void
+transformInput(const DenseConvGeometry &g, const Shape &sh, const float *src,
+               float *v, int64_t begin, int64_t end) {
+  int64_t blocks = g.channels / kBlock, plane = sh.tiles * g.channels;
+  for (int64_t tile = begin; tile < end; ++tile) {
+    int64_t n = tile / (sh.tilesH * sh.tilesW);
+    int64_t ty = tile / sh.tilesW % sh.tilesH, tx = tile % sh.tilesW;
+    int64_t y0 = 2 * ty - g.padTop, x0 = 2 * tx - g.padLeft;
+    for (int64_t b = 0; b < blocks; ++b) {
+      const float *image = src + (n * blocks + b) * g.h * g.w * kBlock;
+      __m256 rows[4][4];
+      for (int i = 0; i < 4; ++i) {
+        __m256 d[4];
+        int64_t y = y0 + i;
+        for (int j = 0; j < 4; ++j) {
+          int64_t x = x0 + j;
+          d[j] = y >= 0 && y < g.h && x >= 0 && x < g.w
+                     ? _mm256_loadu_ps(image + (y * g.w + x) * kBlock)
+                     : _mm256_setzero_ps();
+        }
+        inputTransform(d, rows[i]);
+      }
+      float *out = v + tile * g.channels + b * kBlock;
+      for (int j = 0; j < 4; ++j) {
+        __m256 column[4] = {rows[0][j], rows[1][j], rows[2][j], rows[3][j]};
+        __m256 t[4];
+        inputTransform(column, t);
+        for (int i = 0; i < 4; ++i)
+          _mm256_storeu_ps(out + (i * 4 + j) * plane, t[i]);
+      }
+    }
+  }
+}
+
+/// R rows of M[xi] by one panel: the sums over the channels of V's rows
+/// (\p v, \p ld floats apart) times the panel (\p u: [channels][16]).
+template <int R>
+__attribute__((target("avx2,fma"))) void
+product(const float *v, int64_t ld, const float *u, int64_t channels, float *m,
+        int64_t mld) {
+  __m256 acc[R][2];
+  for (int r = 0; r < R; ++r)
+    acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (int64_t c = 0; c < channels; ++c) {
+    __m256 w0 = _mm256_load_ps(u + c * kPanel);
+    __m256 w1 = _mm256_load_ps(u + c * kPanel + kBlock);
+    for (int r = 0; r < R; ++r) {
+      __m256 x = _mm256_broadcast_ss(v + r * ld + c);
+      acc[r][0] = _mm256_fmadd_ps(x, w0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(x, w1, acc[r][1]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    _mm256_storeu_ps(m + r * mld, acc[r][0]);
+    _mm256_storeu_ps(m + r * mld + kBlock, acc[r][1]);
+  }
+}
+
+using ProductFn = void (*)(const float *, int64_t, const float *, int64_t,
+                           float *, int64_t);
+constexpr std::array<ProductFn, kRows> kProducts = {
+    product<1>, product<2>, product<3>, product<4>, product<5>, product<6>};
+
+/// Phase 2 for the items [begin, end) of position xi by panel: every row
+/// of M[xi] by the panel.
+void multiply(const DenseConvGeometry &g, const Shape &sh, const float *v,
+              const float *u, float *m, int64_t begin, int64_t end) {
+  int64_t panels = sh.outPadded / kPanel;
+  for (int64_t item = begin; item < end; ++item) {
+    int64_t xi = item / panels, p = item % panels;
+    const float *vx = v + xi * sh.tiles * g.channels;
+    const float *panel = u + (xi * panels + p) * g.channels * kPanel;
+    float *mx = m + xi * sh.tiles * sh.outPadded + p * kPanel;
+    for (int64_t row = 0; row < sh.tiles; row += kRows) {
+      int64_t rows = std::min<int64_t>(kRows, sh.tiles - row);
+      kProducts[rows - 1](vx + row * g.channels, g.channels, panel, g.channels,
+                          mx + row * sh.outPadded, sh.outPadded);
+    }
+  }
+}
+
+/// Phase 3 for tiles [begin, end): dst's 2x2 pixels of each tile.
+__attribute__((target("avx2,fma"))) void
+transformOutput(const DenseConvGeometry &g, const Shape &sh, const float *m,
+                const PointwiseEpilogue &e, float *dst, int64_t begin,
+                int64_t end) {
+  int64_t blocks = g.outChannels / kBlock, plane = sh.tiles * sh.outPadded;
+  bool clampLo = e.lo != -__builtin_inff(), clampHi = e.hi != __builtin_inff();
+  __m256 lo = _mm256_set1_ps(e.lo), hi = _mm256_set1_ps(e.hi);
+  for (int64_t tile = begin; tile < end; ++tile) {
+    int64_t n = tile / (sh.tilesH * sh.tilesW);
+    int64_t ty = tile / sh.tilesW % sh.tilesH, tx = tile % sh.tilesW;
+    for (int64_t b = 0; b < blocks; ++b) {
+      const float *in = m + tile * sh.outPadded + b * kBlock;
+      __m256 rows[4][2];
+      for (int i = 0; i < 4; ++i) {
+        __m256 x[4];
+        for (int j = 0; j < 4; ++j)
+          x[j] = _mm256_loadu_ps(in + (i * 4 + j) * plane);
+        outputTransform(x, rows[i]);
+      }
+      __m256 bias =
+          e.bias ? _mm256_loadu_ps(e.bias + b * kBlock) : _mm256_setzero_ps();
+      int64_t at = (n * blocks + b) * g.oh * g.ow;
+      for (int j = 0; j < 2; ++j) {
+        __m256 column[4] = {rows[0][j], rows[1][j], rows[2][j], rows[3][j]};
+        __m256 y[2];
+        outputTransform(column, y);
+        int64_t ox = 2 * tx + j;
+        for (int i = 0; i < 2; ++i) {
+          int64_t oy = 2 * ty + i;
+          if (oy >= g.oh || ox >= g.ow)
+            continue;
+          int64_t pixel = (at + oy * g.ow + ox) * kBlock;
+          __m256 r = _mm256_add_ps(y[i], bias);
+          if (e.sum)
+            r = _mm256_add_ps(r, _mm256_loadu_ps(e.sum + pixel));
+          if (clampLo)
+            r = _mm256_max_ps(r, lo);
+          if (clampHi)
+            r = _mm256_min_ps(r, hi);
+          _mm256_storeu_ps(dst + pixel, r);
+        }
+      }
+    }
+  }
+}
+
+/// The calling thread's scratch for V and M, kept between runs (a step
+/// may run on several streams at once: one scratch a calling thread).
+float *scratch(int64_t floats) {
+  thread_local AlignedFloats buffer;
+  if (int64_t(buffer.size()) < floats)
+    buffer.resize(floats);
+  return buffer.data();
+}
+
+/// The multiply-adds of 8 lanes a thread below which a phase does not
+/// fork (SqueezeExcite.cpp's figure for a fork and join of the team).
+constexpr int64_t kFmasPerThread = 32768;
+
+} // namespace
+
+AlignedFloats cpu::packWinogradWeights(const DenseConvGeometry &g,
+                                       const float *oihw) {
+  // U = G g G' per (o, c), G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1], in
+  // double, into [16][outPadded / 16][channels][16] (the padding zero).
+  Shape sh = shapeOf(g);
+  static const double G[4][3] = {
+      {1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+  int64_t panels = sh.outPadded / kPanel;
+  AlignedFloats packed(kPositions * sh.outPadded * g.channels, 0.f);
+  for (int64_t o = 0; o < g.outChannels; ++o)
+    for (int64_t c = 0; c < g.channels; ++c) {
+      const float *k = oihw + (o * g.channels + c) * 9;
+      double gk[4][3];
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 3; ++j)
+          gk[i][j] = G[i][0] * k[j] + G[i][1] * k[3 + j] + G[i][2] * k[6 + j];
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) {
+          double u =
+              gk[i][0] * G[j][0] + gk[i][1] * G[j][1] + gk[i][2] * G[j][2];
+          int64_t xi = i * 4 + j;
+          packed[((xi * panels + o / kPanel) * g.channels + c) * kPanel +
+                 o % kPanel] = float(u);
+        }
+    }
+  return packed;
+}
+
+void cpu::avx2::convolveWinograd8(const DenseConvGeometry &g, const float *src,
+                                  const float *packed,
+                                  const PointwiseEpilogue &e, float *dst) {
+  Shape sh = shapeOf(g);
+  int64_t vFloats = kPositions * sh.tiles * g.channels;
+  float *v = scratch(vFloats + kPositions * sh.tiles * sh.outPadded);
+  float *m = v + vFloats;
+  int64_t panels = sh.outPadded / kPanel;
+  int64_t fmas = kPositions * sh.tiles * g.channels * panels * 2;
+  int64_t threads = threadsFor(sh.tiles, fmas, kFmasPerThread);
+  forkShares(sh.tiles, threads, [&](int64_t begin, int64_t end) {
+    transformInput(g, sh, src, v, begin, end);
+  });
+  forkShares(kPositions * panels, threads, [&](int64_t begin, int64_t end) {
+    multiply(g, sh, v, packed, m, begin, end);
+  });
+  forkShares(sh.tiles, threads, [&](int64_t begin, int64_t end) {
+    transformOutput(g, sh, m, e, dst, begin, end);
+  });
+}
