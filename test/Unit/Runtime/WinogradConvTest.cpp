@@ -3,7 +3,8 @@
 // Part of Loom. lib/Runtime/CPU/Kernels/WinogradConv.cpp: every form of
 // convolveWinograd8 this CPU runs against a scalar direct convolution
 // (double sums) between nChw8c buffers: planes of odd and even sizes (a
-// last tile half outside the output), 1x1 and 2x2 planes, padding 0, 1
+// last tile half outside the output), 1x1 and 2x2 planes, more tiles than
+// one chunk of the transformed operands holds, padding 0, 1
 // and 2, 8 to 72 channels in and out (an odd number of 8-channel blocks:
 // a half-empty panel of 16), batch 1 and 3, with and without a bias, an
 // addend apart and in place, no clamp, a ReLU and a clip; on one thread
@@ -135,6 +136,9 @@ TEST(WinogradConv, MatchesScalarConvolution) {
     check(*t, geometry(3, 8, 3, 3, 8, 0), true, Addend::None, -kInf, kInf, 2);
     check(*t, geometry(1, 16, 1, 2, 16, 1), false, Addend::InPlace, -kInf, kInf,
           1);
+    // More tiles than a chunk of V and M holds (3 x 32 x 32 of 8 -> 8
+    // channels: 2,730 a chunk), a ReLU.
+    check(*t, geometry(3, 8, 64, 64, 8, 1), true, Addend::Apart, 0.f, kInf, 2);
     // A clip.
     check(*t, geometry(1, 16, 11, 5, 32, 1), true, Addend::None, -1.f, 6.f, 2);
   }
