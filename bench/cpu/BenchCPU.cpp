@@ -68,6 +68,14 @@ cl::opt<std::string> isaCap(
              "avx512), so that an AVX-512 machine runs the paths an AVX2 one "
              "runs; ONNX Runtime has no such cap and runs as it is"),
     cl::init(""), cl::cat(benchCat));
+cl::opt<std::string> cappedColumn(
+    "capped",
+    cl::desc("Also compile and run Loom capped at this instruction-set level "
+             "(LOOM_CPU_ISA for that column's loom-compile and loom-run only: "
+             "sse4.2 or avx2), timed in the same alternating --rounds as the "
+             "others, and print a table of capped against uncapped latency "
+             "per model, with their geometric mean and largest ratio"),
+    cl::init(""), cl::cat(benchCat));
 cl::opt<bool> listModels("list", cl::desc("List the models and exit"),
                          cl::cat(benchCat));
 cl::opt<unsigned> threads("num-threads",
@@ -197,13 +205,16 @@ struct Row {
   std::string ortError;
   std::optional<OutputError> interpVsOrt;
   std::optional<CompiledResult> compiled;
+  /// --capped: the compiled column again under LOOM_CPU_ISA.
+  std::optional<CompiledResult> capped;
   std::optional<PlacementResult> placement;
   std::optional<PerOpTable> perOp;
   /// Why --per-op has no table, or what it lacks (ONNX Runtime's column).
   std::string perOpNote;
-  /// With --rounds: each round's median of ONNX Runtime and of the compiled
-  /// model, in the order they ran (the first the measuring run's).
-  std::vector<double> ortRoundsMs, compiledRoundsMs;
+  /// With --rounds: each round's median of ONNX Runtime, of the compiled
+  /// model and (--capped) of the capped one, in the order they ran (the
+  /// first the measuring run's).
+  std::vector<double> ortRoundsMs, compiledRoundsMs, cappedRoundsMs;
 
   double interpMs() const {
     return interp ? median(interp->seconds) * 1e3 : 0;
@@ -214,6 +225,11 @@ std::optional<double> ratio(double a, double b) {
   if (a > 0 && b > 0)
     return a / b;
   return std::nullopt;
+}
+
+/// Whether \p r was compiled and run.
+bool measured(const std::optional<CompiledResult> &r) {
+  return r && r->status == CompiledResult::Status::Measured;
 }
 
 std::string fmtRatio(std::optional<double> r) {
@@ -302,6 +318,48 @@ void printModelNotes(StringRef model, ArrayRef<std::string> notes,
     outs() << "  " << model << ": " << n << "\n";
 }
 
+/// --capped: the capped column's latency over the compiled one's.
+std::optional<double> cappedRatio(const Row &row) {
+  if (!measured(row.compiled) || !measured(row.capped))
+    return std::nullopt;
+  return ratio(row.capped->latencyMs, row.compiled->latencyMs);
+}
+
+/// --capped: the table of capped against uncapped latency, its geometric
+/// mean and largest ratio.
+void printCapped(ArrayRef<Row> rows) {
+  outs() << "\nLoom capped at LOOM_CPU_ISA=" << cappedColumn
+         << " against uncapped, the same machine"
+         << (rounds > 1 ? " (medians of " + std::to_string(rounds) +
+                              " alternating rounds)"
+                        : std::string())
+         << ":\n";
+  const char *format = "%-28s %12s %12s %16s %9s\n";
+  outs() << llvm::format(format, "model", "compiled ms", "capped ms",
+                         "capped/compiled", "|cap-int|");
+  double logSum = 0, worst = 0;
+  int counted = 0;
+  for (const Row &row : rows) {
+    std::optional<double> r = cappedRatio(row);
+    if (r) {
+      logSum += std::log(*r);
+      worst = std::max(worst, *r);
+      ++counted;
+    }
+    outs() << llvm::format(
+        format, row.model.name.c_str(),
+        measured(row.compiled) ? fmtMs(row.compiled->latencyMs).c_str() : "n/a",
+        measured(row.capped) ? fmtMs(row.capped->latencyMs).c_str() : "n/a",
+        fmtRatio(r).c_str(),
+        measured(row.capped) ? fmtError(row.capped->errorVsInterpreter).c_str()
+                             : "n/a");
+  }
+  if (counted)
+    outs() << formatv("geometric mean capped/compiled {0:f3}, largest {1:f2} "
+                      "over {2} model(s)\n",
+                      std::exp(logSum / counted), worst, counted);
+}
+
 /// The notes under the table: what was not measured and why.
 void printNotes(ArrayRef<Row> rows, bool anyCapped) {
   outs() << "\nms: median latency of one inference"
@@ -371,6 +429,37 @@ json::Array tensorsJSON(ArrayRef<TensorDesc> tensors) {
   return a;
 }
 
+/// The JSON of a compiled column of \p row (the compiled one or --capped).
+json::Object compiledJSON(const Row &row,
+                          const std::optional<CompiledResult> &result) {
+  json::Object c;
+  if (!result) {
+    c["status"] = "skipped";
+  } else {
+    const CompiledResult &cr = *result;
+    bool measured = cr.status == CompiledResult::Status::Measured;
+    c["status"] = cr.status == CompiledResult::Status::Unavailable ? "n/a"
+                  : measured                                       ? "measured"
+                                                                   : "failed";
+    c["note"] = cr.note;
+    c["compile_s"] = cr.status == CompiledResult::Status::Unavailable
+                         ? json::Value(nullptr)
+                         : json::Value(cr.compileSeconds);
+    c["compile_peak_rss_kb"] = cr.compilePeakRssKb;
+    c["median_ms"] = measured ? json::Value(cr.latencyMs) : nullptr;
+    c["peak_rss_kb"] = measured ? json::Value(cr.peakRssKb) : nullptr;
+    c["compiled_over_ort"] =
+        measured && row.ort
+            ? optionalNumber(ratio(cr.latencyMs, row.ort->medianMs))
+            : json::Value(nullptr);
+    c["compiled_over_interpreter"] =
+        measured ? optionalNumber(ratio(cr.latencyMs, row.interpMs()))
+                 : json::Value(nullptr);
+    c["error_vs_interpreter"] = errorJSON(cr.errorVsInterpreter);
+  }
+  return c;
+}
+
 json::Object rowJSON(const Row &row) {
   json::Object dimsObject;
   for (const auto &[name, value] : row.model.dims)
@@ -417,31 +506,10 @@ json::Object rowJSON(const Row &row) {
       o["ort_error"] = row.ortError;
   }
   o["error_interpreter_vs_ort"] = errorJSON(row.interpVsOrt);
-  json::Object c;
-  if (!row.compiled) {
-    c["status"] = "skipped";
-  } else {
-    const CompiledResult &cr = *row.compiled;
-    bool measured = cr.status == CompiledResult::Status::Measured;
-    c["status"] = cr.status == CompiledResult::Status::Unavailable ? "n/a"
-                  : measured                                      ? "measured"
-                                                                  : "failed";
-    c["note"] = cr.note;
-    c["compile_s"] =
-        cr.status == CompiledResult::Status::Unavailable
-            ? json::Value(nullptr)
-            : json::Value(cr.compileSeconds);
-    c["compile_peak_rss_kb"] = cr.compilePeakRssKb;
-    c["median_ms"] = measured ? json::Value(cr.latencyMs) : nullptr;
-    c["peak_rss_kb"] = measured ? json::Value(cr.peakRssKb) : nullptr;
-    c["compiled_over_ort"] =
-        measured && row.ort
-            ? optionalNumber(ratio(cr.latencyMs, row.ort->medianMs))
-            : json::Value(nullptr);
-    c["compiled_over_interpreter"] =
-        measured ? optionalNumber(ratio(cr.latencyMs, row.interpMs()))
-                 : json::Value(nullptr);
-    c["error_vs_interpreter"] = errorJSON(cr.errorVsInterpreter);
+  o["compiled"] = compiledJSON(row, row.compiled);
+  if (!cappedColumn.empty()) {
+    o["capped"] = compiledJSON(row, row.capped);
+    o["capped_over_compiled"] = optionalNumber(cappedRatio(row));
   }
   if (!row.compiledRoundsMs.empty()) {
     auto array = [](const std::vector<double> &values) {
@@ -451,9 +519,9 @@ json::Object rowJSON(const Row &row) {
       return a;
     };
     o["rounds_ms"] = json::Object{{"ort", array(row.ortRoundsMs)},
-                                  {"compiled", array(row.compiledRoundsMs)}};
+                                  {"compiled", array(row.compiledRoundsMs)},
+                                  {"capped", array(row.cappedRoundsMs)}};
   }
-  o["compiled"] = std::move(c);
   if (row.placement)
     o["placement"] = placementJSON(*row.placement);
   if (row.perOp)
@@ -560,6 +628,8 @@ struct Session {
   ModelPaths paths;
   std::optional<OrtOptions> ort;
   CompiledOptions compiled;
+  /// --capped: the compiled column's options with LOOM_CPU_ISA set.
+  std::optional<CompiledOptions> capped;
   std::string dir;
   unsigned interpRuns = 1;
 };
@@ -648,37 +718,60 @@ void profileModel(const Session &session, Row &row, StringRef onnx,
   row.perOp = std::move(*table);
 }
 
-/// --rounds: times ONNX Runtime and the compiled artifact in \p modelDir
-/// again, alternating, until each has `rounds` medians (the measuring runs'
-/// the first), and makes each one's latency the median of its rounds.
-/// Outputs were compared on the first round; later rounds only time.
+/// --rounds: times ONNX Runtime, the compiled artifact in \p modelDir and
+/// (--capped) the capped one in its capped/ again, alternating, until each
+/// has `rounds` medians (the measuring runs' the first), and makes each
+/// one's latency the median of its rounds. Outputs were compared on the
+/// first round; later rounds only time.
 void alternateRounds(const Session &session, Row &row, StringRef onnx,
                      StringRef inputs, StringRef modelDir) {
-  if (rounds < 2 || !row.ort || !row.compiled ||
-      row.compiled->status != CompiledResult::Status::Measured)
+  if (rounds < 2 || !measured(row.compiled))
     return;
-  row.ortRoundsMs = {row.ort->medianMs};
+  if (row.ort)
+    row.ortRoundsMs = {row.ort->medianMs};
   row.compiledRoundsMs = {row.compiled->latencyMs};
-  SmallString<256> ortOut(modelDir);
+  if (measured(row.capped))
+    row.cappedRoundsMs = {row.capped->latencyMs};
+  SmallString<256> ortOut(modelDir), cappedDir(modelDir);
   sys::path::append(ortOut, "ort.safetensors");
+  sys::path::append(cappedDir, "capped");
+  // One more round of a compiled column: false (its note saying why) when
+  // it failed.
+  auto again = [&](const CompiledOptions &options, StringRef dir,
+                   CompiledResult &column, std::vector<double> &medians,
+                   unsigned r) {
+    CompiledResult next = column;
+    runArtifact(options, dir, inputs, row.interp->values, next);
+    if (next.status != CompiledResult::Status::Measured) {
+      column.note = "round " + std::to_string(r + 1) + ": " + next.note;
+      return false;
+    }
+    medians.push_back(next.latencyMs);
+    return true;
+  };
   for (unsigned r = 1; r < rounds; ++r) {
-    auto ortRun = runOrt(*session.ort, onnx, inputs, ortOut);
-    if (!ortRun) {
-      row.ortError = toString(ortRun.takeError());
-      break;
+    if (row.ort) {
+      auto ortRun = runOrt(*session.ort, onnx, inputs, ortOut);
+      if (!ortRun) {
+        row.ortError = toString(ortRun.takeError());
+        break;
+      }
+      row.ortRoundsMs.push_back(ortRun->medianMs);
     }
-    row.ortRoundsMs.push_back(ortRun->medianMs);
-    CompiledResult again = *row.compiled;
-    runArtifact(session.compiled, modelDir, inputs, row.interp->values, again);
-    if (again.status != CompiledResult::Status::Measured) {
-      row.compiled->note = "round " + std::to_string(r + 1) + ": " + again.note;
+    if (!again(session.compiled, modelDir, *row.compiled, row.compiledRoundsMs,
+               r))
       break;
-    }
-    row.compiledRoundsMs.push_back(again.latencyMs);
+    if (measured(row.capped) &&
+        !again(*session.capped, cappedDir, *row.capped, row.cappedRoundsMs, r))
+      break;
   }
-  row.ort->medianMs = median(row.ortRoundsMs);
-  row.ort->report["median_ms"] = row.ort->medianMs;
+  if (row.ort) {
+    row.ort->medianMs = median(row.ortRoundsMs);
+    row.ort->report["median_ms"] = row.ort->medianMs;
+  }
   row.compiled->latencyMs = median(row.compiledRoundsMs);
+  if (measured(row.capped))
+    row.capped->latencyMs = median(row.cappedRoundsMs);
 }
 
 /// Every column of one model, on the same inputs (files in a directory of
@@ -732,6 +825,9 @@ Error measureModel(const Session &session, Row &row) {
   if (!noCompiled)
     row.compiled = runCompiled(session.compiled, *onnx, compileArgs,
                                modelDir, inputs, row.interp->values);
+  if (session.capped)
+    row.capped = runCompiled(*session.capped, *onnx, dimArguments(model),
+                             file("capped"), inputs, row.interp->values);
   alternateRounds(session, row, *onnx, inputs, modelDir);
   if (perOp)
     profileModel(session, row, *onnx, inputs, modelDir);
@@ -833,6 +929,15 @@ int main(int argc, char **argv) {
     return fail("--placement measures the compiled path: drop --no-compiled");
   if (perOp && noCompiled)
     return fail("--per-op profiles the compiled path: drop --no-compiled");
+  if (!cappedColumn.empty()) {
+    if (noCompiled)
+      return fail("--capped is a second compiled column: drop --no-compiled");
+    if (!isaCap.empty())
+      return fail("--capped compares with the uncapped column: drop --isa");
+    auto level = loom::artifact::parseCpuIsa(cappedColumn);
+    if (!level || *level == loom::artifact::CpuIsa::Avx512)
+      return fail("--capped=" + cappedColumn + ": not sse4.2 or avx2");
+  }
   if (!isaCap.empty()) {
     if (!loom::artifact::parseCpuIsa(isaCap))
       return fail("--isa=" + isaCap + ": not one of " +
@@ -867,6 +972,11 @@ int main(int argc, char **argv) {
   session.compiled.repeat = ortRepeat;
   session.compiled.warmup = ortWarmup;
   session.compiled.timeoutSeconds = timeout;
+  if (!cappedColumn.empty()) {
+    session.capped = session.compiled;
+    session.capped->env = {std::string(loom::artifact::kCpuIsaVariable) + "=" +
+                           cappedColumn};
+  }
 
   session.dir = workDir;
   // A model's artifacts take up to gigabytes: a directory of our own making
@@ -909,6 +1019,8 @@ int main(int argc, char **argv) {
   printNotes(rows, anyCapped);
   if (placementColumns)
     printPlacement(rows);
+  if (!cappedColumn.empty())
+    printCapped(rows);
   for (const Row &row : rows)
     if (row.perOp)
       printPerOpTable(outs(), row.model.name, *row.perOp, perOpRows);

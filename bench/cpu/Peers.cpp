@@ -142,7 +142,7 @@ bool compileModel(const CompiledOptions &options, StringRef model,
                                    inDir(workDir, "model.so")};
   llvm::append_range(args, compileArgs);
   ProcessResult compiled =
-      runProcess(compiler, args, options.timeoutSeconds);
+      runProcess(compiler, args, options.timeoutSeconds, options.env);
   r.compileSeconds = compiled.seconds;
   r.compileLog = compiled.err;
   r.compilePeakRssKb = compiled.peakRssKb;
@@ -181,7 +181,8 @@ void runArtifact(const CompiledOptions &options, StringRef workDir,
                                       std::to_string(options.repeat),
                                       "--num-threads",
                                       std::to_string(options.threads)};
-  ProcessResult ran = runProcess(runner, runArgs, options.timeoutSeconds);
+  ProcessResult ran =
+      runProcess(runner, runArgs, options.timeoutSeconds, options.env);
   r.peakRssKb = ran.peakRssKb;
   if (!ran.succeeded()) {
     r.note = "loom-run: " + ran.summary();
@@ -220,8 +221,9 @@ Error profileArtifact(const CompiledOptions &options, StringRef workDir,
                                       std::to_string(options.repeat),
                                       "--num-threads",
                                       std::to_string(options.threads)};
-  ProcessResult ran = runProcess(runner, runArgs, options.timeoutSeconds,
-                                 {"LOOM_PROFILE=" + profilePath.str()});
+  std::vector<std::string> env = options.env;
+  env.push_back("LOOM_PROFILE=" + profilePath.str());
+  ProcessResult ran = runProcess(runner, runArgs, options.timeoutSeconds, env);
   if (!ran.succeeded())
     return createStringError("loom-run with LOOM_PROFILE: " + ran.summary());
   if (!sys::fs::exists(profilePath))

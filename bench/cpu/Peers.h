@@ -74,6 +74,9 @@ struct CompiledOptions {
   /// Untimed runs before the timed ones (loom-run --warmup).
   unsigned warmup = 0;
   unsigned timeoutSeconds = 1800;
+  /// NAME=VALUE settings of loom-compile's and loom-run's environment
+  /// (LOOM_CPU_ISA for loom-bench-cpu's --capped column).
+  std::vector<std::string> env;
 };
 
 struct CompiledResult {
