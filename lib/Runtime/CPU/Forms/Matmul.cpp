@@ -36,6 +36,30 @@ int64_t leadingRows(const std::vector<int64_t> &shape) {
   return rows;
 }
 
+/// Whether view \p v reads its buffer as the dense row-major tensor of
+/// \p shape: offset 0, as many elements, row-major strides (those of
+/// dimensions of size 1 aside).
+bool denseView(const art::StridedOperand &v, const art::Shape &shape) {
+  if (v.offset != 0 || elements(v.dims) != elements(shape))
+    return false;
+  int64_t stride = 1;
+  for (size_t i = v.dims.size(); i-- > 0;) {
+    if (v.dims[i] != 1 && v.strides[i] != stride)
+      return false;
+    stride *= v.dims[i];
+  }
+  return true;
+}
+
+/// Whether every operand of \p s is its shape's dense row-major tensor: no
+/// views, or views that read it so (the compiler keeps the views of an
+/// operand reshaped without a copy: a GRU's projections of [seq, 1, in]).
+bool denseOperands(const art::MatmulStep &s) {
+  return !s.views || (denseView((*s.views)[0], s.srcShape) &&
+                      denseView((*s.views)[1], s.weightsShape) &&
+                      denseView((*s.views)[2], s.dstShape));
+}
+
 //===----------------------------------------------------------------------===//
 // oneDNN's sgemm
 //===----------------------------------------------------------------------===//
@@ -71,10 +95,10 @@ StepPtr gemvForm(const PrepareContext &ctx, const art::MatmulStep &s) {
                             rowMajor({1, w[1]}));
 }
 
-/// Dense operands (no views) and constant weights.
+/// Dense operands (denseOperands) and constant weights.
 bool gemvFits(const CpuPolicy &, const art::MatmulStep &s,
               const void *constantWeights) {
-  return !s.views && constantWeights;
+  return denseOperands(s) && constantWeights;
 }
 
 StepPtr makeGemv(const PrepareContext &ctx, const art::MatmulStep &s, void *,
@@ -108,10 +132,10 @@ StepPtr sgemmForm(const art::MatmulStep &s) {
   return dnnlSgemm(s, m, k, n);
 }
 
-/// Dense operands (no views) and weights computed at run time.
+/// Dense operands (denseOperands) and weights computed at run time.
 bool sgemmFits(const CpuPolicy &, const art::MatmulStep &s,
                const void *constantWeights) {
-  return !s.views && !constantWeights;
+  return denseOperands(s) && !constantWeights;
 }
 
 StepPtr makeSgemm(const PrepareContext &, const art::MatmulStep &s, void *,
@@ -154,7 +178,7 @@ constexpr int64_t kMatmulPointwiseMinWeightBytes = int64_t(4) << 20;
 bool fewRowsFit(const CpuPolicy &policy, const art::MatmulStep &s,
                 const void *constantWeights) {
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
-  return constantWeights && !s.views && s.scale == 1 && w.size() == 2 &&
+  return constantWeights && denseOperands(s) && s.scale == 1 && w.size() == 2 &&
          !a.empty() && a.back() == w[0] && s.dstShape.size() == a.size() &&
          s.dstShape.back() == w[1] && policy.loomPointwise &&
          hasPointwiseKernel();
@@ -208,13 +232,13 @@ bool rowsAsPixelsPay(const art::MatmulStep &) {
   return cpuIsa() == art::CpuIsa::Avx2;
 }
 
-/// Constant 2-d weights [K, N], dense row-major operands (no views), no
+/// Constant 2-d weights [K, N], dense row-major operands (denseOperands), no
 /// output scale; LOOM_ONEDNN_PRODUCT=matmul keeps the matmul primitive, to
 /// compare.
 bool rowsAsPixelsFit(const CpuPolicy &policy, const art::MatmulStep &s,
                      const void *constantWeights) {
   const std::vector<int64_t> &a = s.srcShape, &w = s.weightsShape;
-  return constantWeights && !s.views && s.scale == 1 && w.size() == 2 &&
+  return constantWeights && denseOperands(s) && s.scale == 1 && w.size() == 2 &&
          !a.empty() && a.back() == w[0] && s.dstShape.size() == a.size() &&
          s.dstShape.back() == w[1] && policy.avx2Products;
 }
