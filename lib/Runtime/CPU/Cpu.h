@@ -460,22 +460,24 @@ void convolveStem(const DenseConvGeometry &g, const float *src,
 /// oneDNN has its own Winograd kernel).
 bool hasWinogradConvKernel();
 
-/// OIHW 3x3 weights of \p g transformed for Winograd's F(2x2, 3x3) (U = G
-/// g G') as convolveWinograd8 reads them: [16 positions][outChannels
-/// rounded up to 16, by 16][channels][16].
-AlignedFloats packWinogradWeights(const DenseConvGeometry &g,
+/// OIHW 3x3 weights of \p g transformed for Winograd's F(\p tile x
+/// \p tile, 3x3) (tile 2 or 4; U = G g G') as convolveWinograd8 reads
+/// them: [(tile + 2)^2 positions][outChannels rounded up to 16, by 16]
+/// [channels][16].
+AlignedFloats packWinogradWeights(const DenseConvGeometry &g, int tile,
                                   const float *oihw);
 
 /// dst = clamp(conv(src, weights) + bias + sum) for \p g, a 3x3
 /// convolution of stride 1 (any padding; channels and outChannels multiples
 /// of 8), between buffers in oneDNN's nChw8c layout ([batch][channels /
 /// 8][h][w][8]; dst and \p e.sum [batch][outChannels / 8][oh][ow][8]),
-/// computed by Winograd's F(2x2, 3x3) with \p packed from
-/// packWinogradWeights; \p e's bias, sum (the addend, in place or not) and
+/// computed by Winograd's F(tile x tile, 3x3) (tile 2 or 4) with \p packed
+/// from packWinogradWeights for that tile; \p e's bias, sum (the addend, in
+/// place or not) and
 /// clamp [lo, hi] (e.planar false). In three phases over OpenMP's team of
 /// the calling thread, with scratch memory of the calling thread kept
 /// between calls. Only where hasWinogradConvKernel(). WinogradConv.cpp.
-void convolveWinograd8(const DenseConvGeometry &g, const float *src,
+void convolveWinograd8(const DenseConvGeometry &g, int tile, const float *src,
                        const float *packed, const PointwiseEpilogue &e,
                        float *dst);
 

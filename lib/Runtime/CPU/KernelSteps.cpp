@@ -127,11 +127,15 @@ private:
 class WinogradConvStep : public LibraryStep {
 public:
   WinogradConvStep(const art::Conv2dStep &s, const DenseConvGeometry &g,
-                   const PointwiseEpilogue &clamp, const float *weights)
-      : src(s.src), bias(s.bias), sum(s.sum), dst(s.dst), g(g), clamp(clamp),
-        packed(packWinogradWeights(g, weights)) {}
+                   int tile, const PointwiseEpilogue &clamp,
+                   const float *weights)
+      : src(s.src), bias(s.bias), sum(s.sum), dst(s.dst), g(g), tile(tile),
+        clamp(clamp), packed(packWinogradWeights(g, tile, weights)) {}
   StepDescription describe() const override {
-    StepDescription d{"loom winograd convolution " + kernelLevel(), {}, "team"};
+    StepDescription d{"loom winograd convolution " + std::to_string(tile) +
+                          "x3 " + kernelLevel(),
+                      {},
+                      "team"};
     if (sum != -1)
       d.postOps.push_back("sum");
     for (std::string &a : clampEpilogue(clamp.lo, clamp.hi))
@@ -142,7 +146,7 @@ public:
     PointwiseEpilogue e = clamp;
     e.bias = bias != -1 ? static_cast<const float *>(buffers[bias]) : nullptr;
     e.sum = sum != -1 ? static_cast<const float *>(buffers[sum]) : nullptr;
-    convolveWinograd8(g, static_cast<const float *>(buffers[src]),
+    convolveWinograd8(g, tile, static_cast<const float *>(buffers[src]),
                       packed.data(), e, static_cast<float *>(buffers[dst]));
     return Error::ok();
   }
@@ -150,6 +154,7 @@ public:
 private:
   int64_t src, bias, sum, dst;
   DenseConvGeometry g;
+  int tile;
   PointwiseEpilogue clamp;
   AlignedFloats packed;
 };
@@ -396,10 +401,10 @@ StepPtr cpu::stemConvStep(const art::Conv2dStep &s, const DenseConvGeometry &g,
 }
 
 StepPtr cpu::winogradConvStep(const art::Conv2dStep &s,
-                              const DenseConvGeometry &g,
+                              const DenseConvGeometry &g, int tile,
                               const PointwiseEpilogue &clamp,
                               const float *weights) {
-  return std::make_unique<WinogradConvStep>(s, g, clamp, weights);
+  return std::make_unique<WinogradConvStep>(s, g, tile, clamp, weights);
 }
 
 StepPtr cpu::pointwiseConvStep(const art::Conv2dStep &s, const float *weights,

@@ -38,12 +38,13 @@ StepPtr stemConvStep(const artifact::Conv2dStep &s, const DenseConvGeometry &g,
                      const StemPostOp &post, const void *weights);
 
 /// A 3x3 convolution of stride 1 between nChw8c buffers run by
-/// convolveWinograd8 (WinogradConv.cpp) instead of oneDNN, its constant
+/// convolveWinograd8 (WinogradConv.cpp) with output tiles of \p tile x
+/// \p tile instead of oneDNN, its constant
 /// \p weights (OIHW) transformed once, with its residual sum (if any) and
 /// \p clamp's activation (lo, hi; its bias and sum pointers unset: the
 /// step's own buffers give them).
 StepPtr winogradConvStep(const artifact::Conv2dStep &s,
-                         const DenseConvGeometry &g,
+                         const DenseConvGeometry &g, int tile,
                          const PointwiseEpilogue &clamp, const float *weights);
 
 /// A pointwise convolution between NHWC buffers (or into a plain image:

@@ -1,7 +1,8 @@
 //===- WinogradConvTest.cpp - 3x3 convolutions by Winograd on nChw8c ------===//
 //
 // Part of Loom. lib/Runtime/CPU/Kernels/WinogradConv.cpp: every form of
-// convolveWinograd8 this CPU runs against a scalar direct convolution
+// convolveWinograd8 this CPU runs, with output tiles of 2x2 and of 4x4,
+// against a scalar direct convolution
 // (double sums) between nChw8c buffers: planes of odd and even sizes (a
 // last tile half outside the output), 1x1 and 2x2 planes, more tiles than
 // one chunk of the transformed operands holds, padding 0, 1
@@ -52,8 +53,8 @@ enum class Addend { None, Apart, InPlace };
 
 /// \p t's convolveWinograd8 of \p g on a team of \p threads against the
 /// scalar sums.
-void check(const CpuKernelTable &t, const DenseConvGeometry &g, bool withBias,
-           Addend addend, float lo, float hi, int threads) {
+void check(const CpuKernelTable &t, int tile, const DenseConvGeometry &g,
+           bool withBias, Addend addend, float lo, float hi, int threads) {
   std::vector<float> src(g.batch * g.channels * g.h * g.w);
   std::vector<float> w(g.outChannels * g.channels * 9), bias(g.outChannels);
   fillPattern(src, 7919, 97, 16.f);
@@ -72,9 +73,9 @@ void check(const CpuKernelTable &t, const DenseConvGeometry &g, bool withBias,
           : addend == Addend::InPlace ? dst.data() + kGuardFloats
                                       : nullptr;
   e.lo = lo, e.hi = hi;
-  AlignedFloats packed = packWinogradWeights(g, w.data());
+  AlignedFloats packed = packWinogradWeights(g, tile, w.data());
   onTeam(threads, [&] {
-    t.convolveWinograd8(g, src.data(), packed.data(), e,
+    t.convolveWinograd8(g, tile, src.data(), packed.data(), e,
                         dst.data() + kGuardFloats);
   });
   int64_t wrote;
@@ -103,10 +104,11 @@ void check(const CpuKernelTable &t, const DenseConvGeometry &g, bool withBias,
               }
           r = std::min<double>(std::max<double>(r, lo), hi);
           ASSERT_NEAR(dst[kGuardFloats + at], r, 1e-5 * (size + 1))
-              << loom::artifact::cpuIsaName(t.isa) << ": image " << b
-              << " pixel " << y << "," << x << " channel " << o << " of "
-              << g.channels << " -> " << g.outChannels << " pad " << g.padTop
-              << " at " << g.h << "x" << g.w << ", " << threads << " thread(s)";
+              << loom::artifact::cpuIsaName(t.isa) << ", tiles of " << tile
+              << ": image " << b << " pixel " << y << "," << x << " channel "
+              << o << " of " << g.channels << " -> " << g.outChannels << " pad "
+              << g.padTop << " at " << g.h << "x" << g.w << ", " << threads
+              << " thread(s)";
         }
 }
 
@@ -115,33 +117,38 @@ constexpr float kInf = __builtin_inff();
 TEST(WinogradConv, MatchesScalarConvolution) {
   if (forms().empty())
     GTEST_SKIP() << "no form of convolveWinograd8 on this CPU (no AVX2)";
-  for (const CpuKernelTable *t : forms()) {
-    // ResNet's shape (a residual sum and a ReLU) at odd and even planes, on
-    // teams of one to three.
-    for (int threads : {1, 2, 3}) {
-      check(*t, geometry(1, 64, 15, 15, 64, 1), true, Addend::Apart, 0.f, kInf,
-            threads);
-      check(*t, geometry(2, 32, 12, 9, 48, 1), true, Addend::InPlace, 0.f, kInf,
-            threads);
+  for (const CpuKernelTable *t : forms())
+    for (int tile : {2, 4}) {
+      // ResNet's shape (a residual sum and a ReLU) at odd and even planes, on
+      // teams of one to three.
+      for (int threads : {1, 2, 3}) {
+        check(*t, tile, geometry(1, 64, 15, 15, 64, 1), true, Addend::Apart,
+              0.f, kInf, threads);
+        check(*t, tile, geometry(2, 32, 12, 9, 48, 1), true, Addend::InPlace,
+              0.f, kInf, threads);
+      }
+      // Channels in and out by 8 (half-empty panels of 16), no bias.
+      for (int64_t c : {8, 24, 72})
+        for (int64_t o : {8, 16, 40})
+          check(*t, tile, geometry(1, c, 7, 10, o, 1), c == 24, Addend::None,
+                -kInf, kInf, 2);
+      // Padding 0 and 2, planes of 1x1 and 2x2 outputs, batch 3.
+      check(*t, tile, geometry(1, 16, 9, 8, 16, 0), true, Addend::None, 0.f,
+            kInf, 2);
+      check(*t, tile, geometry(1, 16, 6, 7, 24, 2), true, Addend::Apart, -kInf,
+            kInf, 2);
+      check(*t, tile, geometry(3, 8, 3, 3, 8, 0), true, Addend::None, -kInf,
+            kInf, 2);
+      check(*t, tile, geometry(1, 16, 1, 2, 16, 1), false, Addend::InPlace,
+            -kInf, kInf, 1);
+      // More tiles than a chunk of V and M holds (8 -> 8 channels: 2,730
+      // tiles of 2x2 a chunk, 1,213 of 4x4), a ReLU.
+      check(*t, tile, geometry(3, 8, 96, 96, 8, 1), true, Addend::Apart, 0.f,
+            kInf, 2);
+      // A clip.
+      check(*t, tile, geometry(1, 16, 11, 5, 32, 1), true, Addend::None, -1.f,
+            6.f, 2);
     }
-    // Channels in and out by 8 (half-empty panels of 16), no bias.
-    for (int64_t c : {8, 24, 72})
-      for (int64_t o : {8, 16, 40})
-        check(*t, geometry(1, c, 7, 10, o, 1), c == 24, Addend::None, -kInf,
-              kInf, 2);
-    // Padding 0 and 2, planes of 1x1 and 2x2 outputs, batch 3.
-    check(*t, geometry(1, 16, 9, 8, 16, 0), true, Addend::None, 0.f, kInf, 2);
-    check(*t, geometry(1, 16, 6, 7, 24, 2), true, Addend::Apart, -kInf, kInf,
-          2);
-    check(*t, geometry(3, 8, 3, 3, 8, 0), true, Addend::None, -kInf, kInf, 2);
-    check(*t, geometry(1, 16, 1, 2, 16, 1), false, Addend::InPlace, -kInf, kInf,
-          1);
-    // More tiles than a chunk of V and M holds (3 x 32 x 32 of 8 -> 8
-    // channels: 2,730 a chunk), a ReLU.
-    check(*t, geometry(3, 8, 64, 64, 8, 1), true, Addend::Apart, 0.f, kInf, 2);
-    // A clip.
-    check(*t, geometry(1, 16, 11, 5, 32, 1), true, Addend::None, -1.f, 6.f, 2);
-  }
 }
 
 } // namespace

@@ -390,6 +390,23 @@ bool winogradFits(const CpuPolicy &policy, const art::Conv2dStep &s,
          winogradClamp(s).has_value();
 }
 
+/// The output plane from which convolveWinograd8 computes tiles of 4x4
+/// (F(4x4, 3x3): 36 products a tile for 16 outputs) rather than of 2x2
+/// (16 for 4). Measured in ResNet-18 capped to AVX2 (LOOM_PROFILE, per-step
+/// minima of alternated runs, Zen 4, 2 threads): on its 56x56 and 28x28
+/// planes 4x4 tiles took 0.54-0.75x the time of 2x2 ones at batch 1 and
+/// 0.84-0.94x at batch 8; on 14x14 planes 1.12-1.15x (a 14-wide plane
+/// wastes 2 of 16 columns, and the transformed weights, 2.25x larger, are
+/// read for few tiles). Planes between 14 and 28 were not measured and
+/// keep 2x2.
+constexpr int64_t kWinograd4x4Plane = 28;
+
+/// The output tile convolveWinograd8 computes \p g with: 4 from
+/// kWinograd4x4Plane, else 2.
+int winogradTile(const DenseConvGeometry &g) {
+  return std::min(g.oh, g.ow) >= kWinograd4x4Plane ? 4 : 2;
+}
+
 /// The Winograd step where \p plan holds source, result and addend in
 /// nChw8c (what oneDNN's convolution asks for on AVX2).
 StepPtr makeWinograd(const PrepareContext &, const art::Conv2dStep &s,
@@ -404,7 +421,7 @@ StepPtr makeWinograd(const PrepareContext &, const art::Conv2dStep &s,
   g.outChannels = out[1], g.oh = out[2], g.ow = out[3];
   g.kh = 3, g.kw = 3;
   g.padTop = s.pads[0], g.padLeft = s.pads[1];
-  return winogradConvStep(s, g, *winogradClamp(s),
+  return winogradConvStep(s, g, winogradTile(g), *winogradClamp(s),
                           static_cast<const float *>(constantWeights));
 }
 

@@ -152,10 +152,10 @@ void cpu::convolveStem(const DenseConvGeometry &g, const float *src,
 }
 
 bool cpu::hasWinogradConvKernel() { return cpuKernels().convolveWinograd8; }
-void cpu::convolveWinograd8(const DenseConvGeometry &g, const float *src,
-                            const float *packed, const PointwiseEpilogue &e,
-                            float *dst) {
-  cpuKernels().convolveWinograd8(g, src, packed, e, dst);
+void cpu::convolveWinograd8(const DenseConvGeometry &g, int tile,
+                            const float *src, const float *packed,
+                            const PointwiseEpilogue &e, float *dst) {
+  cpuKernels().convolveWinograd8(g, tile, src, packed, e, dst);
 }
 
 void cpu::gemv(const GemvShape &s, const float *src, const float *weights,

@@ -45,9 +45,9 @@ struct CpuKernelTable {
   void (*convolveStem)(const DenseConvGeometry &g, const float *src,
                        const float *packed, const float *bias,
                        const StemPostOp &post, float *dst) = nullptr;
-  void (*convolveWinograd8)(const DenseConvGeometry &g, const float *src,
-                            const float *packed, const PointwiseEpilogue &e,
-                            float *dst) = nullptr;
+  void (*convolveWinograd8)(const DenseConvGeometry &g, int tile,
+                            const float *src, const float *packed,
+                            const PointwiseEpilogue &e, float *dst) = nullptr;
   void (*attention)(const AttentionGeometry &g, const float *q, const float *k,
                     const float *v, const int64_t *lives, float *dst, float *lse) = nullptr;
   void (*gemv)(const GemvShape &s, const float *src, const float *weights,
@@ -101,7 +101,7 @@ void scaleChannelsLast(const ChannelsLastPlanes &g, int64_t groups,
                        const float *src, const ChannelScale &scale, float *dst);
 void poolChannelsLast(const PoolGeometry &g, const float *src, float *dst);
 void poolPlanes(const PoolGeometry &g, const float *src, float *dst);
-void convolveWinograd8(const DenseConvGeometry &g, const float *src,
+void convolveWinograd8(const DenseConvGeometry &g, int tile, const float *src,
                        const float *packed, const PointwiseEpilogue &e,
                        float *dst);
 void attention(const AttentionGeometry &g, const float *q, const float *k,

@@ -42,8 +42,6 @@ namespace {
 
 /// The channels of a block: one AVX2 vector.
 constexpr int64_t kBlock = 8;
-/// The positions of a transformed tile (4 x 4).
-constexpr int64_t kPositions = 16;
 /// The output channels of a panel of U (two vectors), and the rows of a
 /// product's tile.
 constexpr int64_t kPanel = 16;
@@ -52,69 +50,127 @@ constexpr int kRows = 6;
 /// The sizes of one convolution's transformed operands, and the chunk of
 /// tiles the phases run on.
 struct Shape {
-  int64_t tilesH, tilesW, tiles; ///< output tiles of 2x2: per row, column,
-                                 ///< all images
+  int64_t tile;                  ///< outputs a tile has per side (m)
+  int64_t alpha;                 ///< inputs a tile reads per side (m + 2)
+  int64_t positions;             ///< alpha x alpha
+  int64_t tilesH, tilesW, tiles; ///< output tiles: per row, column, all
+                                 ///< images
   int64_t outPadded;             ///< outChannels rounded up to kPanel
   int64_t first = 0, count = 0;  ///< the chunk: tiles [first, first + count)
 };
 
-Shape shapeOf(const DenseConvGeometry &g) {
+Shape shapeOf(const DenseConvGeometry &g, int tile) {
   Shape s;
-  s.tilesH = (g.oh + 1) / 2;
-  s.tilesW = (g.ow + 1) / 2;
+  s.tile = tile;
+  s.alpha = tile + 2;
+  s.positions = s.alpha * s.alpha;
+  s.tilesH = (g.oh + tile - 1) / tile;
+  s.tilesW = (g.ow + tile - 1) / tile;
   s.tiles = g.batch * s.tilesH * s.tilesW;
   s.outPadded = (g.outChannels + kPanel - 1) / kPanel * kPanel;
   return s;
 }
 
-/// The four-point transform of both of Winograd's input sides (B'):
-/// t0 = x0 - x2, t1 = x1 + x2, t2 = x2 - x1, t3 = x1 - x3.
-__attribute__((target("avx2,fma"), always_inline)) inline void
-inputTransform(const __m256 (&x)[4], __m256 (&t)[4]) {
-  t[0] = _mm256_sub_ps(x[0], x[2]);
-  t[1] = _mm256_add_ps(x[1], x[2]);
-  t[2] = _mm256_sub_ps(x[2], x[1]);
-  t[3] = _mm256_sub_ps(x[1], x[3]);
+/// c * x + y.
+__attribute__((target("avx2,fma"), always_inline)) inline __m256
+mulAdd(float c, __m256 x, __m256 y) {
+  return _mm256_fmadd_ps(_mm256_set1_ps(c), x, y);
 }
 
-/// The two-point transform of both of the output's sides (A'):
-/// y0 = m0 + m1 + m2, y1 = m1 - m2 - m3.
-__attribute__((target("avx2,fma"), always_inline)) inline void
-outputTransform(const __m256 (&m)[4], __m256 (&y)[2]) {
-  y[0] = _mm256_add_ps(_mm256_add_ps(m[0], m[1]), m[2]);
-  y[1] = _mm256_sub_ps(_mm256_sub_ps(m[1], m[2]), m[3]);
-}
+/// Winograd's transforms of F(M x M, 3 x 3) (Lavin and Gray's matrices),
+/// each applied to one side of a tile: the input's B' (alpha points to
+/// alpha), the output's A' (alpha points to M) and the filter's G (3 points
+/// to alpha, in double, once at load).
+template <int M> struct Transforms;
+
+template <> struct Transforms<2> {
+  static constexpr int kAlpha = 4;
+  /// t0 = x0 - x2, t1 = x1 + x2, t2 = x2 - x1, t3 = x1 - x3.
+  __attribute__((target("avx2,fma"), always_inline)) static void
+  input(const __m256 *x, __m256 *t) {
+    t[0] = _mm256_sub_ps(x[0], x[2]);
+    t[1] = _mm256_add_ps(x[1], x[2]);
+    t[2] = _mm256_sub_ps(x[2], x[1]);
+    t[3] = _mm256_sub_ps(x[1], x[3]);
+  }
+  /// y0 = m0 + m1 + m2, y1 = m1 - m2 - m3.
+  __attribute__((target("avx2,fma"), always_inline)) static void
+  output(const __m256 *m, __m256 *y) {
+    y[0] = _mm256_add_ps(_mm256_add_ps(m[0], m[1]), m[2]);
+    y[1] = _mm256_sub_ps(_mm256_sub_ps(m[1], m[2]), m[3]);
+  }
+  static constexpr double kG[4][3] = {
+      {1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+};
+
+template <> struct Transforms<4> {
+  static constexpr int kAlpha = 6;
+  /// t0 = 4 x0 - 5 x2 + x4, t1 = -4 (x1 + x2) + x3 + x4,
+  /// t2 = 4 (x1 - x2) - x3 + x4, t3 = 2 (x3 - x1) - x2 + x4,
+  /// t4 = 2 (x1 - x3) - x2 + x4, t5 = 4 x1 - 5 x3 + x5.
+  __attribute__((target("avx2,fma"), always_inline)) static void
+  input(const __m256 *x, __m256 *t) {
+    __m256 x34 = _mm256_add_ps(x[3], x[4]), x4m3 = _mm256_sub_ps(x[4], x[3]);
+    __m256 x4m2 = _mm256_sub_ps(x[4], x[2]);
+    t[0] = mulAdd(4.f, x[0], mulAdd(-5.f, x[2], x[4]));
+    t[1] = mulAdd(-4.f, _mm256_add_ps(x[1], x[2]), x34);
+    t[2] = mulAdd(4.f, _mm256_sub_ps(x[1], x[2]), x4m3);
+    t[3] = mulAdd(2.f, _mm256_sub_ps(x[3], x[1]), x4m2);
+    t[4] = mulAdd(2.f, _mm256_sub_ps(x[1], x[3]), x4m2);
+    t[5] = mulAdd(4.f, x[1], mulAdd(-5.f, x[3], x[5]));
+  }
+  /// y0 = m0 + (m1 + m2) + (m3 + m4), y1 = (m1 - m2) + 2 (m3 - m4),
+  /// y2 = (m1 + m2) + 4 (m3 + m4), y3 = (m1 - m2) + 8 (m3 - m4) + m5.
+  __attribute__((target("avx2,fma"), always_inline)) static void
+  output(const __m256 *m, __m256 *y) {
+    __m256 s12 = _mm256_add_ps(m[1], m[2]), d12 = _mm256_sub_ps(m[1], m[2]);
+    __m256 s34 = _mm256_add_ps(m[3], m[4]), d34 = _mm256_sub_ps(m[3], m[4]);
+    y[0] = _mm256_add_ps(_mm256_add_ps(m[0], s12), s34);
+    y[1] = mulAdd(2.f, d34, d12);
+    y[2] = mulAdd(4.f, s34, s12);
+    y[3] = _mm256_add_ps(mulAdd(8.f, d34, d12), m[5]);
+  }
+  static constexpr double kG[6][3] = {{1. / 4, 0, 0},
+                                      {-1. / 6, -1. / 6, -1. / 6},
+                                      {-1. / 6, 1. / 6, -1. / 6},
+                                      {1. / 24, 1. / 12, 1. / 6},
+                                      {1. / 24, -1. / 12, 1. / 6},
+                                      {0, 0, 1}};
+};
 
 /// Phase 1 for the chunk's tiles [begin, end): V[xi][tile][channel].
+template <int M>
 __attribute__((target("avx2,fma"))) void
 transformInput(const DenseConvGeometry &g, const Shape &sh, const float *src,
                float *v, int64_t begin, int64_t end) {
+  constexpr int A = Transforms<M>::kAlpha;
   int64_t blocks = g.channels / kBlock, plane = sh.count * g.channels;
   for (int64_t i = begin; i < end; ++i) {
     int64_t tile = sh.first + i, n = tile / (sh.tilesH * sh.tilesW);
     int64_t ty = tile / sh.tilesW % sh.tilesH, tx = tile % sh.tilesW;
-    int64_t y0 = 2 * ty - g.padTop, x0 = 2 * tx - g.padLeft;
+    int64_t y0 = M * ty - g.padTop, x0 = M * tx - g.padLeft;
     for (int64_t b = 0; b < blocks; ++b) {
       const float *image = src + (n * blocks + b) * g.h * g.w * kBlock;
-      __m256 rows[4][4];
-      for (int i = 0; i < 4; ++i) {
-        __m256 d[4];
-        int64_t y = y0 + i;
-        for (int j = 0; j < 4; ++j) {
+      __m256 rows[A][A];
+      for (int r = 0; r < A; ++r) {
+        __m256 d[A];
+        int64_t y = y0 + r;
+        for (int j = 0; j < A; ++j) {
           int64_t x = x0 + j;
           d[j] = y >= 0 && y < g.h && x >= 0 && x < g.w
                      ? _mm256_loadu_ps(image + (y * g.w + x) * kBlock)
                      : _mm256_setzero_ps();
         }
-        inputTransform(d, rows[i]);
+        Transforms<M>::input(d, rows[r]);
       }
       float *out = v + i * g.channels + b * kBlock;
-      for (int j = 0; j < 4; ++j) {
-        __m256 column[4] = {rows[0][j], rows[1][j], rows[2][j], rows[3][j]};
-        __m256 t[4];
-        inputTransform(column, t);
-        for (int i = 0; i < 4; ++i)
-          _mm256_storeu_ps(out + (i * 4 + j) * plane, t[i]);
+      for (int j = 0; j < A; ++j) {
+        __m256 column[A], t[A];
+        for (int r = 0; r < A; ++r)
+          column[r] = rows[r][j];
+        Transforms<M>::input(column, t);
+        for (int r = 0; r < A; ++r)
+          _mm256_storeu_ps(out + (r * A + j) * plane, t[r]);
       }
     }
   }
@@ -167,11 +223,13 @@ void multiply(const DenseConvGeometry &g, const Shape &sh, const float *v,
   }
 }
 
-/// Phase 3 for the chunk's tiles [begin, end): dst's 2x2 pixels of each.
+/// Phase 3 for the chunk's tiles [begin, end): dst's M x M pixels of each.
+template <int M>
 __attribute__((target("avx2,fma"))) void
 transformOutput(const DenseConvGeometry &g, const Shape &sh, const float *m,
                 const PointwiseEpilogue &e, float *dst, int64_t begin,
                 int64_t end) {
+  constexpr int A = Transforms<M>::kAlpha;
   int64_t blocks = g.outChannels / kBlock, plane = sh.count * sh.outPadded;
   bool clampLo = e.lo != -__builtin_inff(), clampHi = e.hi != __builtin_inff();
   __m256 lo = _mm256_set1_ps(e.lo), hi = _mm256_set1_ps(e.hi);
@@ -180,38 +238,67 @@ transformOutput(const DenseConvGeometry &g, const Shape &sh, const float *m,
     int64_t ty = tile / sh.tilesW % sh.tilesH, tx = tile % sh.tilesW;
     for (int64_t b = 0; b < blocks; ++b) {
       const float *in = m + i * sh.outPadded + b * kBlock;
-      __m256 rows[4][2];
-      for (int i = 0; i < 4; ++i) {
-        __m256 x[4];
-        for (int j = 0; j < 4; ++j)
-          x[j] = _mm256_loadu_ps(in + (i * 4 + j) * plane);
-        outputTransform(x, rows[i]);
+      __m256 rows[A][M];
+      for (int r = 0; r < A; ++r) {
+        __m256 x[A];
+        for (int j = 0; j < A; ++j)
+          x[j] = _mm256_loadu_ps(in + (r * A + j) * plane);
+        Transforms<M>::output(x, rows[r]);
       }
       __m256 bias =
           e.bias ? _mm256_loadu_ps(e.bias + b * kBlock) : _mm256_setzero_ps();
       int64_t at = (n * blocks + b) * g.oh * g.ow;
-      for (int j = 0; j < 2; ++j) {
-        __m256 column[4] = {rows[0][j], rows[1][j], rows[2][j], rows[3][j]};
-        __m256 y[2];
-        outputTransform(column, y);
-        int64_t ox = 2 * tx + j;
-        for (int i = 0; i < 2; ++i) {
-          int64_t oy = 2 * ty + i;
+      for (int j = 0; j < M; ++j) {
+        __m256 column[A], y[M];
+        for (int r = 0; r < A; ++r)
+          column[r] = rows[r][j];
+        Transforms<M>::output(column, y);
+        int64_t ox = M * tx + j;
+        for (int r = 0; r < M; ++r) {
+          int64_t oy = M * ty + r;
           if (oy >= g.oh || ox >= g.ow)
             continue;
           int64_t pixel = (at + oy * g.ow + ox) * kBlock;
-          __m256 r = _mm256_add_ps(y[i], bias);
+          __m256 o = _mm256_add_ps(y[r], bias);
           if (e.sum)
-            r = _mm256_add_ps(r, _mm256_loadu_ps(e.sum + pixel));
+            o = _mm256_add_ps(o, _mm256_loadu_ps(e.sum + pixel));
           if (clampLo)
-            r = _mm256_max_ps(r, lo);
+            o = _mm256_max_ps(o, lo);
           if (clampHi)
-            r = _mm256_min_ps(r, hi);
-          _mm256_storeu_ps(dst + pixel, r);
+            o = _mm256_min_ps(o, hi);
+          _mm256_storeu_ps(dst + pixel, o);
         }
       }
     }
   }
+}
+
+/// U = G g G' of every filter for F(M x M, 3 x 3), in double, into
+/// [alpha^2][outPadded / 16][channels][16] (the padding zero).
+template <int M>
+AlignedFloats packFor(const DenseConvGeometry &g, const float *oihw) {
+  constexpr int A = Transforms<M>::kAlpha;
+  const auto &G = Transforms<M>::kG;
+  Shape sh = shapeOf(g, M);
+  int64_t panels = sh.outPadded / kPanel;
+  AlignedFloats packed(sh.positions * sh.outPadded * g.channels, 0.f);
+  for (int64_t o = 0; o < g.outChannels; ++o)
+    for (int64_t c = 0; c < g.channels; ++c) {
+      const float *k = oihw + (o * g.channels + c) * 9;
+      double gk[A][3];
+      for (int i = 0; i < A; ++i)
+        for (int j = 0; j < 3; ++j)
+          gk[i][j] = G[i][0] * k[j] + G[i][1] * k[3 + j] + G[i][2] * k[6 + j];
+      for (int i = 0; i < A; ++i)
+        for (int j = 0; j < A; ++j) {
+          double u =
+              gk[i][0] * G[j][0] + gk[i][1] * G[j][1] + gk[i][2] * G[j][2];
+          int64_t xi = i * A + j;
+          packed[((xi * panels + o / kPanel) * g.channels + c) * kPanel +
+                 o % kPanel] = float(u);
+        }
+    }
+  return packed;
 }
 
 /// The calling thread's scratch for V and M, kept between runs (a step
@@ -235,56 +322,47 @@ constexpr int64_t kFmasPerThread = 32768;
 
 } // namespace
 
-AlignedFloats cpu::packWinogradWeights(const DenseConvGeometry &g,
+AlignedFloats cpu::packWinogradWeights(const DenseConvGeometry &g, int tile,
                                        const float *oihw) {
-  // U = G g G' per (o, c), G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1], in
-  // double, into [16][outPadded / 16][channels][16] (the padding zero).
-  Shape sh = shapeOf(g);
-  static const double G[4][3] = {
-      {1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
-  int64_t panels = sh.outPadded / kPanel;
-  AlignedFloats packed(kPositions * sh.outPadded * g.channels, 0.f);
-  for (int64_t o = 0; o < g.outChannels; ++o)
-    for (int64_t c = 0; c < g.channels; ++c) {
-      const float *k = oihw + (o * g.channels + c) * 9;
-      double gk[4][3];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 3; ++j)
-          gk[i][j] = G[i][0] * k[j] + G[i][1] * k[3 + j] + G[i][2] * k[6 + j];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) {
-          double u =
-              gk[i][0] * G[j][0] + gk[i][1] * G[j][1] + gk[i][2] * G[j][2];
-          int64_t xi = i * 4 + j;
-          packed[((xi * panels + o / kPanel) * g.channels + c) * kPanel +
-                 o % kPanel] = float(u);
-        }
-    }
-  return packed;
+  return tile == 4 ? packFor<4>(g, oihw) : packFor<2>(g, oihw);
 }
 
-void cpu::avx2::convolveWinograd8(const DenseConvGeometry &g, const float *src,
-                                  const float *packed,
-                                  const PointwiseEpilogue &e, float *dst) {
-  Shape sh = shapeOf(g);
-  int64_t rowFloats = kPositions * (g.channels + sh.outPadded);
+namespace {
+
+/// convolveWinograd8 with F(M x M, 3 x 3).
+template <int M>
+void convolveTiles(const DenseConvGeometry &g, const float *src,
+                   const float *packed, const PointwiseEpilogue &e,
+                   float *dst) {
+  Shape sh = shapeOf(g, M);
+  int64_t rowFloats = sh.positions * (g.channels + sh.outPadded);
   int64_t chunk =
       std::clamp<int64_t>(kChunkBytes / (rowFloats * 4), kRows, sh.tiles);
   float *v = scratch(chunk * rowFloats);
   int64_t panels = sh.outPadded / kPanel;
   for (sh.first = 0; sh.first < sh.tiles; sh.first += chunk) {
     sh.count = std::min(chunk, sh.tiles - sh.first);
-    float *m = v + kPositions * sh.count * g.channels;
-    int64_t fmas = kPositions * sh.count * g.channels * panels * 2;
+    float *m = v + sh.positions * sh.count * g.channels;
+    int64_t fmas = sh.positions * sh.count * g.channels * panels * 2;
     int64_t threads = threadsFor(sh.count, fmas, kFmasPerThread);
     forkShares(sh.count, threads, [&](int64_t begin, int64_t end) {
-      transformInput(g, sh, src, v, begin, end);
+      transformInput<M>(g, sh, src, v, begin, end);
     });
-    forkShares(kPositions * panels, threads, [&](int64_t begin, int64_t end) {
+    forkShares(sh.positions * panels, threads, [&](int64_t begin, int64_t end) {
       multiply(g, sh, v, packed, m, begin, end);
     });
     forkShares(sh.count, threads, [&](int64_t begin, int64_t end) {
-      transformOutput(g, sh, m, e, dst, begin, end);
+      transformOutput<M>(g, sh, m, e, dst, begin, end);
     });
   }
+}
+
+} // namespace
+
+void cpu::avx2::convolveWinograd8(const DenseConvGeometry &g, int tile,
+                                  const float *src, const float *packed,
+                                  const PointwiseEpilogue &e, float *dst) {
+  if (tile == 4)
+    return convolveTiles<4>(g, src, packed, e, dst);
+  convolveTiles<2>(g, src, packed, e, dst);
 }
