@@ -388,7 +388,7 @@ def LoomTeamKernels : Pass<"loom-team-kernels", "mlir::ModuleOp"> {
     buffers run backwards in every other step.
   }];
   let options = [
-    Option<"minStepBytes", "min-step-bytes", "int64_t", "1048576",
+    Option<"minStepBytes", "min-step-bytes", "int64_t", "524288",
            "Loop-invariant bytes a step must read to be split over a team">
   ];
 }
