@@ -390,21 +390,22 @@ bool winogradFits(const CpuPolicy &policy, const art::Conv2dStep &s,
          winogradClamp(s).has_value();
 }
 
-/// The output plane from which convolveWinograd8 computes tiles of 4x4
-/// (F(4x4, 3x3): 36 products a tile for 16 outputs) rather than of 2x2
-/// (16 for 4). Measured in ResNet-18 capped to AVX2 (LOOM_PROFILE, per-step
-/// minima of alternated runs, Zen 4, 2 threads): on its 56x56 and 28x28
-/// planes 4x4 tiles took 0.54-0.75x the time of 2x2 ones at batch 1 and
-/// 0.84-0.94x at batch 8; on 14x14 planes 1.12-1.15x (a 14-wide plane
-/// wastes 2 of 16 columns, and the transformed weights, 2.25x larger, are
-/// read for few tiles). Planes between 14 and 28 were not measured and
-/// keep 2x2.
-constexpr int64_t kWinograd4x4Plane = 28;
+/// The tiles of 4x4 outputs (all images) from which convolveWinograd8
+/// computes such tiles (F(4x4, 3x3): 36 products a tile for 16 outputs)
+/// rather than tiles of 2x2 (16 for 4). Measured capped to AVX2 (LOOM_PROFILE,
+/// per-step minima of alternated runs, Zen 4, 2 threads), 4x4 tiles against
+/// 2x2: ResNet-18's 56x56 and 28x28 planes (196 and 49 tiles) 0.54-0.75x at
+/// batch 1, 0.84-0.94x at batch 8; DeepLabV3-MobileNetV3's 20x20 (25 tiles)
+/// 0.89x; ResNet-18's 14x14 (16 tiles, 2 of each 16 columns wasted) 1.12-
+/// 1.15x: the transformed weights, 2.25x larger than 2x2's, are read for few
+/// tiles.
+constexpr int64_t kWinograd4x4Tiles = 25;
 
 /// The output tile convolveWinograd8 computes \p g with: 4 from
-/// kWinograd4x4Plane, else 2.
+/// kWinograd4x4Tiles tiles of 4x4, else 2.
 int winogradTile(const DenseConvGeometry &g) {
-  return std::min(g.oh, g.ow) >= kWinograd4x4Plane ? 4 : 2;
+  int64_t tiles = g.batch * ((g.oh + 3) / 4) * ((g.ow + 3) / 4);
+  return tiles >= kWinograd4x4Tiles ? 4 : 2;
 }
 
 /// The Winograd step where \p plan holds source, result and addend in

@@ -1,26 +1,26 @@
 //===- WinogradConv.cpp - 3x3 convolutions by Winograd on nChw8c (AVX2) ---===//
 //
 // Part of Loom. See Cpu.h. With AVX-512 oneDNN 2.6 runs a 3x3 convolution
-// of stride 1 by Winograd's F(2x2, 3x3) (`jit_fp32_wino_2x3:avx512_core`),
-// 2.25x fewer multiplications than a direct convolution; on AVX2 it has no
-// Winograd kernel and runs `jit:avx2` direct, at about 90% of this machine's
-// AVX2 peak, so capped to AVX2 ResNet-18 took 1.45x its uncapped time on
-// Zen 4, whose AVX-512 is no wider than AVX2 (docs/Runtime.md, "Winograd
-// convolutions on AVX2"). Here F(2x2, 3x3) between nChw8c buffers, in three
-// phases over the team:
+// of stride 1 by Winograd's algorithm (`jit_fp32_wino_2x3:avx512_core`,
+// `jit_wino_4x3` from batch 2); on AVX2 it has no Winograd kernel and runs
+// `jit:avx2` direct, at about 90% of this machine's AVX2 peak, so capped to
+// AVX2 ResNet-18 took 1.45x its uncapped time on Zen 4, whose AVX-512 is no
+// wider than AVX2 (docs/Runtime.md, "Winograd convolutions on AVX2"). Here
+// F(M x M, 3x3) between nChw8c buffers, M = 2 (16 products for 4 outputs)
+// or 4 (36 for 16), alpha = M + 2, in three phases over the team:
 //
-//  1. Each 4x4 input tile (output tiles of 2x2, their windows overlapping by
-//     2) of every 8-channel block becomes V = B' d B: 16 vectors of 8
-//     channels, adds and subtractions only, stored as 16 matrices
+//  1. Each alpha x alpha input tile (output tiles of M x M, their windows
+//     overlapping by 2) of every 8-channel block becomes V = B' d B: alpha^2
+//     vectors of 8 channels, stored as alpha^2 matrices
 //     V[xi][tile][channel].
-//  2. For each of the 16 positions xi, the product M[xi] = V[xi] x U[xi]
-//     over the input channels, U = G g G' the weights transformed once at
-//     load ([16][outChannels / 16][channels][16]): a tile of 6 rows by 16
+//  2. For each position xi, the product M[xi] = V[xi] x U[xi] over the
+//     input channels, U = G g G' the weights transformed once at load
+//     ([alpha^2][outChannels / 16][channels][16]): a tile of 6 rows by 16
 //     output channels (12 accumulators, two weight vectors, a broadcast),
 //     the panel of U in L1 while the rows run over it.
-//  3. Each tile's 16 vectors of M of an output block become its 2x2 outputs
-//     Y = A' M A, plus the bias and the addend, clamped, stored where they
-//     lie inside the output.
+//  3. Each tile's alpha^2 vectors of M of an output block become its M x M
+//     outputs Y = A' M A, plus the bias and the addend, clamped, stored
+//     where they lie inside the output.
 //
 // The phases run on chunks of tiles whose V and M (4 MB) stay in the
 // last-level cache, in scratch memory of the calling thread kept between
