@@ -437,24 +437,23 @@ json::Object compiledJSON(const Row &row,
     c["status"] = "skipped";
   } else {
     const CompiledResult &cr = *result;
-    bool measured = cr.status == CompiledResult::Status::Measured;
+    bool ran = measured(result);
     c["status"] = cr.status == CompiledResult::Status::Unavailable ? "n/a"
-                  : measured                                       ? "measured"
+                  : ran                                            ? "measured"
                                                                    : "failed";
     c["note"] = cr.note;
     c["compile_s"] = cr.status == CompiledResult::Status::Unavailable
                          ? json::Value(nullptr)
                          : json::Value(cr.compileSeconds);
     c["compile_peak_rss_kb"] = cr.compilePeakRssKb;
-    c["median_ms"] = measured ? json::Value(cr.latencyMs) : nullptr;
-    c["peak_rss_kb"] = measured ? json::Value(cr.peakRssKb) : nullptr;
+    c["median_ms"] = ran ? json::Value(cr.latencyMs) : nullptr;
+    c["peak_rss_kb"] = ran ? json::Value(cr.peakRssKb) : nullptr;
     c["compiled_over_ort"] =
-        measured && row.ort
-            ? optionalNumber(ratio(cr.latencyMs, row.ort->medianMs))
-            : json::Value(nullptr);
+        ran && row.ort ? optionalNumber(ratio(cr.latencyMs, row.ort->medianMs))
+                       : json::Value(nullptr);
     c["compiled_over_interpreter"] =
-        measured ? optionalNumber(ratio(cr.latencyMs, row.interpMs()))
-                 : json::Value(nullptr);
+        ran ? optionalNumber(ratio(cr.latencyMs, row.interpMs()))
+            : json::Value(nullptr);
     c["error_vs_interpreter"] = errorJSON(cr.errorVsInterpreter);
   }
   return c;
