@@ -229,7 +229,7 @@ std::optional<double> ratio(double a, double b) {
 
 /// Whether \p r was compiled and run.
 bool measured(const std::optional<CompiledResult> &r) {
-  return r && r->status == CompiledResult::Status::Measured;
+  return r && r->measured();
 }
 
 std::string fmtRatio(std::optional<double> r) {
@@ -281,8 +281,7 @@ void printRow(const Row &row) {
     ortMs = row.ort->medianMs;
   std::string compileS = "n/a", compiledMs = "n/a", compiledRatio = "n/a",
               compiledErr = "n/a", compiledMB = "n/a";
-  if (row.compiled &&
-      row.compiled->status == CompiledResult::Status::Measured) {
+  if (measured(row.compiled)) {
     compileS = formatv("{0:f1}", row.compiled->compileSeconds).str();
     compiledMs = fmtMs(row.compiled->latencyMs);
     compiledRatio = fmtRatio(ratio(row.compiled->latencyMs, ortMs.value_or(0)));
@@ -389,8 +388,10 @@ void printNotes(ArrayRef<Row> rows, bool anyCapped) {
       notes.push_back(row.ortError);
     if (row.interpVsOrt && std::isinf(row.interpVsOrt->maxAbs))
       notes.push_back("interpreter vs ORT: " + row.interpVsOrt->where);
-    if (row.compiled && row.compiled->status != CompiledResult::Status::Measured)
+    if (row.compiled && !row.compiled->measured())
       notes.push_back("compiled: " + row.compiled->note);
+    if (row.capped && !row.capped->measured())
+      notes.push_back("capped: " + row.capped->note);
     if (!row.perOpNote.empty())
       notes.push_back("per op: " + row.perOpNote);
     printModelNotes(row.model.name, notes, header);
@@ -684,8 +685,7 @@ void profileModel(const Session &session, Row &row, StringRef onnx,
     sys::path::append(p, name);
     return std::string(p);
   };
-  if (!row.compiled ||
-      row.compiled->status != CompiledResult::Status::Measured) {
+  if (!measured(row.compiled)) {
     row.perOpNote = "no table: the compiled model was not measured";
     return;
   }
@@ -741,7 +741,7 @@ void alternateRounds(const Session &session, Row &row, StringRef onnx,
                    unsigned r) {
     CompiledResult next = column;
     runArtifact(options, dir, inputs, row.interp->values, next);
-    if (next.status != CompiledResult::Status::Measured) {
+    if (!next.measured()) {
       column.note = "round " + std::to_string(r + 1) + ": " + next.note;
       return false;
     }

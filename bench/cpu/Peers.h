@@ -100,6 +100,9 @@ struct CompiledResult {
   std::optional<OutputError> errorVsInterpreter;
   /// What loom-compile printed on stderr (the placement's progress).
   std::string compileLog;
+
+  /// Whether it compiled and ran (latency and error are set).
+  bool measured() const { return status == Status::Measured; }
 };
 
 /// Compiles `model` (with the loom-compile arguments `compileArgs`, e.g. its

@@ -24,10 +24,6 @@ namespace {
 /// Rounds of runs of every column (see measurePlacement).
 constexpr int kRounds = 3;
 
-bool measured(const CompiledResult &r) {
-  return r.status == CompiledResult::Status::Measured;
-}
-
 /// `name` in the directory `dir`.
 std::string inDir(StringRef dir, StringRef name) {
   SmallString<256> path(dir);
@@ -69,7 +65,7 @@ bool compileAuto(PlacementResult &result, const CompiledOptions &options,
 
 /// A column's latency, or why it has none.
 std::string latencyText(const CompiledResult &r) {
-  if (!measured(r))
+  if (!r.measured())
     return r.status == CompiledResult::Status::Failed ? "failed" : "n/a";
   return fmtMs(r.latencyMs);
 }
@@ -79,7 +75,7 @@ std::string secondsText(std::optional<double> s) {
 }
 
 const char *statusText(const CompiledResult &r) {
-  return measured(r)                                  ? "measured"
+  return r.measured()                                 ? "measured"
          : r.status == CompiledResult::Status::Failed ? "failed"
                                                       : "n/a";
 }
@@ -90,7 +86,7 @@ json::Value number(std::optional<double> v) {
 
 /// One column as JSON, in the fields of the row's "compiled" object.
 json::Object resultJSON(const CompiledResult &r) {
-  bool ok = measured(r);
+  bool ok = r.measured();
   bool compiled = r.status != CompiledResult::Status::Unavailable;
   return json::Object{
       {"status", statusText(r)},
@@ -118,7 +114,7 @@ json::Object autoJSON(const PlacementResult &r) {
 /// `label`'s note when `r` is not measured or its outputs do not match.
 void addNote(std::vector<std::string> &notes, const Twine &label,
              const CompiledResult &r) {
-  if (!measured(r))
+  if (!r.measured())
     notes.push_back((label + ": " + r.note).str());
   else if (r.errorVsInterpreter && std::isinf(r.errorVsInterpreter->maxAbs))
     notes.push_back(
@@ -132,14 +128,14 @@ const char *kFormat = "%-16s %9s %9s %9s %9s %-10s %11s %12s %12s %11s\n";
 int PlacementResult::bestFixed() const {
   int best = -1;
   for (auto [i, r] : llvm::enumerate(fixed))
-    if (measured(r) && (best < 0 || r.latencyMs < fixed[best].latencyMs))
+    if (r.measured() && (best < 0 || r.latencyMs < fixed[best].latencyMs))
       best = i;
   return best;
 }
 
 std::optional<double> PlacementResult::placedOverBest() const {
   int best = bestFixed();
-  if (best < 0 || !measured(placed) || fixed[best].latencyMs <= 0)
+  if (best < 0 || !placed.measured() || fixed[best].latencyMs <= 0)
     return std::nullopt;
   return placed.latencyMs / fixed[best].latencyMs;
 }
@@ -182,16 +178,16 @@ loom::bench::measurePlacement(const CompiledOptions &options, StringRef model,
     for (size_t i = 0; i < dirs.size(); ++i) {
       CompiledResult &r = i < result.fixed.size() ? result.fixed[i]
                                                   : result.placed;
-      if (!compiled[i] || (round > 0 && !measured(r)))
+      if (!compiled[i] || (round > 0 && !r.measured()))
         continue;
       runArtifact(options, dirs[i], inputsPath, interpreterValues, r);
-      if (measured(r))
+      if (r.measured())
         rounds[i].push_back(r.latencyMs);
     }
   for (size_t i = 0; i < dirs.size(); ++i) {
     CompiledResult &r = i < result.fixed.size() ? result.fixed[i]
                                                 : result.placed;
-    if (measured(r) && !rounds[i].empty()) {
+    if (r.measured() && !rounds[i].empty()) {
       std::sort(rounds[i].begin(), rounds[i].end());
       r.latencyMs = rounds[i][rounds[i].size() / 2];
     }
@@ -212,7 +208,7 @@ void loom::bench::printPlacementRow(raw_ostream &os, StringRef model,
   int best = r.bestFixed();
   std::optional<double> ratio = r.placedOverBest();
   std::string error =
-      measured(r.placed) ? fmtError(r.placed.errorVsInterpreter) : "n/a";
+      r.placed.measured() ? fmtError(r.placed.errorVsInterpreter) : "n/a";
   os << format(kFormat, model.str().c_str(), latencyText(r.fixed[0]).c_str(),
                latencyText(r.fixed[1]).c_str(), latencyText(r.fixed[2]).c_str(),
                latencyText(r.placed).c_str(),
@@ -247,7 +243,7 @@ std::vector<std::string> loom::bench::placementNotes(const PlacementResult &r) {
     notes.push_back("--backends=auto (cold): loom-compile printed no "
                     "'tg-place-backends: placed' line");
   addNote(notes, "--backends=auto", r.placed);
-  if (measured(r.placed) && !r.searchWarmSeconds)
+  if (r.placed.measured() && !r.searchWarmSeconds)
     notes.push_back("--backends=auto (warm): loom-compile printed no "
                     "'tg-place-backends: placed' line");
   return notes;
