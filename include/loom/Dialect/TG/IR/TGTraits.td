@@ -49,6 +49,11 @@ def TG_ComputesInRegions : TG_Trait<"ComputesInRegions">;
 // Only TG_Elementwise ops may declare it (OpFactsTest).
 def TG_CheapToRecompute : TG_Trait<"CheapToRecompute">;
 
+// Its result depends on the other ranks of a world (the rank's index, a
+// gather of every rank's operand): never folded at compile time, even of
+// constant operands; the interpreter evaluates it only in a world of 1.
+def TG_ReadsWorld : TG_Trait<"ReadsWorld">;
+
 // The op's result type is written in the IR (not inferred); its verifier
 // checks it against the operands. The op's shape rule is that verifier.
 def TG_ResultTypeGiven : TG_Trait<"ResultTypeGiven">;

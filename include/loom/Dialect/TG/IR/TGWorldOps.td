@@ -23,7 +23,7 @@
 #ifndef LOOM_DIALECT_TG_IR_TGWORLDOPS_TD
 #define LOOM_DIALECT_TG_IR_TGWORLDOPS_TD
 
-def TG_WorldRankOp : TG_InferOp<"world_rank", !listconcat([TG_Structured], TG_Facts)> {
+def TG_WorldRankOp : TG_InferOp<"world_rank", !listconcat([TG_Structured, TG_ReadsWorld], TG_Facts)> {
   let summary = "this rank's index in a world of `ranks` processes";
   let description = [{
     The index (`0 .. ranks - 1`) of the process running the program in its
@@ -48,7 +48,7 @@ def TG_WorldRankOp : TG_InferOp<"world_rank", !listconcat([TG_Structured], TG_Fa
   let results = (outs 0DTensorOf<[I64]>:$rank);
 }
 
-def TG_AllGatherOp : TG_InferOp<"all_gather", !listconcat([TG_Structured], TG_Facts)> {
+def TG_AllGatherOp : TG_InferOp<"all_gather", !listconcat([TG_Structured, TG_ReadsWorld], TG_Facts)> {
   let summary = "the operand of every rank of a group, stacked by index";
   let description = [{
     `output[i] = input` of the group's rank `i`, for every `i < ranks`, the
