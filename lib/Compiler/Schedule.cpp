@@ -10,8 +10,9 @@
 #include "loom/Compiler/StridedView.h"
 #include "loom/Cost/CostModel.h"
 #include "loom/Dialect/TG/IR/BoundedResults.h"
-#include "loom/Dialect/TG/IR/TiedArguments.h"
+#include "loom/Dialect/TG/IR/SignatureNames.h"
 #include "loom/Dialect/TG/IR/TGTypes.h"
+#include "loom/Dialect/TG/IR/TiedArguments.h"
 #include "loom/Support/StableSort.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -46,14 +47,6 @@ int64_t bytesOf(Type type) {
 }
 
 int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
-
-/// The name of argument or result \p i from its `tg.name` attribute.
-std::string nameFromAttr(DictionaryAttr attrs, StringRef fallback, unsigned i) {
-  if (attrs)
-    if (auto name = attrs.getAs<StringAttr>("tg.name"))
-      return name.getValue().str();
-  return (fallback + Twine(i)).str();
-}
 
 class ScheduleBuilder {
 public:
@@ -140,7 +133,7 @@ void ScheduleBuilder::describeSignature() {
   FunctionType type = fn.getFunctionType();
   for (auto [i, t] : llvm::enumerate(type.getInputs())) {
     auto tensor = cast<RankedTensorType>(t);
-    entry.inputs.push_back({nameFromAttr(fn.getArgAttrDict(i), "arg", i),
+    entry.inputs.push_back({tg::signatureName(fn.getArgAttrDict(i), "arg", i),
                             dtypeName(tensor), tensor.getShape().vec(),
                             bytesOf(tensor), std::nullopt});
     Buffer b;
@@ -150,9 +143,10 @@ void ScheduleBuilder::describeSignature() {
   }
   for (auto [i, t] : llvm::enumerate(type.getResults())) {
     auto tensor = cast<RankedTensorType>(t);
-    entry.outputs.push_back({nameFromAttr(fn.getResultAttrDict(i), "result", i),
-                             dtypeName(tensor), tensor.getShape().vec(),
-                             bytesOf(tensor), std::nullopt});
+    entry.outputs.push_back(
+        {tg::signatureName(fn.getResultAttrDict(i), "result", i),
+         dtypeName(tensor), tensor.getShape().vec(), bytesOf(tensor),
+         std::nullopt});
     if (auto bound = tg::getResultBound(fn, i))
       entry.outputs.back().bound =
           art::OutputBound{bound->dim, int64_t(bound->lengthResult)};

@@ -119,9 +119,21 @@ int64_t dim(const loom_model *model, const EntryIO &io, bool input,
   return d < desc.rank ? desc.shape[d] : -1;
 }
 
+/// The shards of the cache in \p model's world: P of an artifact compiled
+/// with --cache-parallel=P (alone, or beside T tensor-parallel ranks), 1
+/// otherwise. Its world's ranks over the copies of each entry (T
+/// `prefill.rank<t>` of a tensor-parallel or pipeline-stage artifact).
+int64_t cacheShards(const loom_model *model) {
+  int64_t copies = 0;
+  for (int64_t e = 0, n = loom_model_num_entries(model); e < n; ++e)
+    copies += llvm::StringRef(loom_model_entry_name(model, e))
+                  .starts_with("prefill.rank");
+  return loom_model_world_ranks(model) / std::max<int64_t>(1, copies);
+}
+
 /// The cache's capacity: dimension 2 of every state tensor of \p io
-/// ([B, Hkv, C, D]), the same for all; in an artifact of P ranks each holds
-/// a shard of C / P + 1 positions (docs/CacheParallel.md), so C is
+/// ([B, Hkv, C, D]), the same for all; in an artifact of P cache shards
+/// each holds C / P + 1 positions (docs/CacheParallel.md), so C is
 /// P * (shard - 1).
 llvm::Error readCapacity(const loom_model *model, const EntryIO &io,
                          DecoderContract &c) {
@@ -132,8 +144,8 @@ llvm::Error readCapacity(const loom_model *model, const EntryIO &io,
                                "f32 [B, Hkv, C, D] for the state"))
       return e;
     int64_t capacity = dim(model, io, true, i, 2);
-    if (int64_t ranks = loom_model_world_ranks(model); ranks > 1)
-      capacity = (capacity - 1) * ranks;
+    if (int64_t shards = cacheShards(model); shards > 1)
+      capacity = (capacity - 1) * shards;
     if (c.capacity && capacity != c.capacity) {
       loom_tensor_desc d;
       loom_entry_input(model, io.entry, i, &d);
