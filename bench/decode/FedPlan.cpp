@@ -104,27 +104,31 @@ Expected<double> gatherSeconds(const DecodeOptions &o, StringRef artifact,
   return median(gathers);
 }
 
-/// The planner's estimate of row \p r: (batch, context, cp, tp).
-std::tuple<int64_t, int64_t, int64_t, int64_t> estimateKey(int64_t batch,
-                                                          const RanksRow &r) {
-  auto [cp, tp] = splitOf(r.parallel, r.ranks);
-  return {batch, r.context, cp, tp};
+/// The key of a planner's estimate: (batch, context, cp, tp, pp).
+using EstimateKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>;
+
+/// The planner's estimate of row \p r.
+EstimateKey estimateKey(int64_t batch, const RanksRow &r) {
+  Split s = splitOf(r.parallel, r.ranks);
+  return {batch, r.context, s.cp, s.tp, s.pp};
 }
 
-/// A row's split as the choices name it: "cp 2", "tp 2", "cp 2 x tp 2"
-/// ("cp 1": one process).
+/// A row's split as the choices name it: "cp 2", "tp 2", "pp 2", "cp 2 x
+/// tp 2" ("cp 1": one process).
 std::string splitName(const RanksRow &r) {
-  auto [cp, tp] = splitOf(r.parallel, r.ranks);
-  if (cp > 1 && tp > 1)
-    return "cp " + std::to_string(cp) + " x tp " + std::to_string(tp);
-  return tp > 1 ? "tp " + std::to_string(tp) : "cp " + std::to_string(cp);
+  Split s = splitOf(r.parallel, r.ranks);
+  if (s.cp > 1 && s.tp > 1)
+    return "cp " + std::to_string(s.cp) + " x tp " + std::to_string(s.tp);
+  if (s.pp > 1)
+    return "pp " + std::to_string(s.pp);
+  return s.tp > 1 ? "tp " + std::to_string(s.tp) : "cp " + std::to_string(s.cp);
 }
 
 /// What loom-plan-decode says of the decoder and of one machine.
 struct PlannerRun {
   json::Object decoder;
-  /// ms per token by (batch, context, cp, tp).
-  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, double> ms;
+  /// ms per token by (batch, context, cp, tp, pp).
+  std::map<EstimateKey, double> ms;
   /// The chosen (cp, tp, pp) by (batch, context).
   std::map<std::pair<int64_t, int64_t>, std::tuple<int64_t, int64_t, int64_t>>
       chosen;
@@ -160,8 +164,7 @@ Expected<PlannerRun> runPlanner(const DecodeOptions &o, StringRef source,
     auto chosen = x ? x->getBoolean("chosen") : std::nullopt;
     if (!b || !c || !cp || !tp || !pp || !ms || !chosen)
       return createStringError(out + ": an estimate without its fields");
-    if (*pp == 1)
-      run.ms[{*b, *c, *cp, *tp}] = *ms;
+    run.ms[{*b, *c, *cp, *tp, *pp}] = *ms;
     if (*chosen)
       run.chosen[{*b, *c}] = {*cp, *tp, *pp};
   }

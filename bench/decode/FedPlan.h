@@ -40,7 +40,7 @@ struct PlanChoice {
   int64_t ranks = 0, context = 0;
   std::string planned, measured;
   /// The planner's choice among every split it prices (products of the
-  /// splits and pipeline stages included, which the sweep does not run).
+  /// splits with pipeline stages included, which the sweep does not run).
   int64_t overallCp = 0, overallTp = 0, overallPp = 0;
 };
 

@@ -97,9 +97,10 @@ cl::opt<std::string> parallel(
     cl::desc("With --ranks: how the ranks split the work, one or both of "
              "cp (the caches sharded by position, loom-compile "
              "--cache-parallel), tp (heads and feed-forward columns, "
-             "loom-compile --tensor-parallel) and cptp (both: 2 cache shards "
+             "loom-compile --tensor-parallel), cptp (both: 2 cache shards "
              "x ranks/2 tensor-parallel ranks, at even counts of 4 and "
-             "more), e.g. cp,tp"),
+             "more) and pp (pipeline stages of contiguous layers, "
+             "loom-compile --pipeline-stages), e.g. cp,tp,pp"),
     cl::init("cp"), cl::cat(cat));
 cl::opt<double> maxLoad("max-load", cl::desc("The 1-minute load to wait for"),
                         cl::init(1.5), cl::cat(cat));
@@ -209,7 +210,7 @@ Error checkRanges(const DecodeOptions &o) {
     return createStringError("--prompt-bound must be at least 1");
   for (int64_t r : o.ranks)
     for (const std::string &kind : o.parallels) {
-      int64_t shards = splitOf(kind, r).first;
+      int64_t shards = splitOf(kind, r).cp;
       if (shards > 1 && o.capacity % shards)
         return createStringError("--capacity " + Twine(o.capacity) +
                                  " is not a multiple of " + Twine(shards) +
@@ -251,16 +252,18 @@ Expected<std::vector<int64_t>> parseLengths(StringRef text, StringRef option) {
   return out;
 }
 
-std::pair<int64_t, int64_t> splitOf(StringRef kind, int64_t ranks) {
+Split splitOf(StringRef kind, int64_t ranks) {
   if (kind == "none")
-    return {1, 1};
+    return {1, 1, 1};
   if (kind == "cp")
-    return {ranks, 1};
+    return {ranks, 1, 1};
   if (kind == "tp")
-    return {1, ranks};
+    return {1, ranks, 1};
+  if (kind == "pp")
+    return {1, 1, ranks};
   if (kind == "cptp" && ranks >= 4 && ranks % 2 == 0)
-    return {2, ranks / 2};
-  return {0, 0};
+    return {2, ranks / 2, 1};
+  return {};
 }
 
 Expected<DecodeOptions> parseOptions(int argc, char **argv) {
@@ -311,10 +314,10 @@ Expected<DecodeOptions> parseOptions(int argc, char **argv) {
     StringRef(parallel).split(kinds, ',');
     o.parallels.clear();
     for (StringRef k : kinds) {
-      if ((k.trim() != "cp" && k.trim() != "tp" && k.trim() != "cptp") ||
+      if (!llvm::is_contained({"cp", "tp", "cptp", "pp"}, k.trim()) ||
           llvm::is_contained(o.parallels, k.trim()))
         return createStringError("--parallel: '" + k +
-                                 "' is not one of cp, tp and cptp (each "
+                                 "' is not one of cp, tp, cptp and pp (each "
                                  "once)");
       o.parallels.push_back(k.trim().str());
     }

@@ -60,8 +60,9 @@ struct DecodeOptions {
   std::string self;
   /// --ranks: rank counts of the parallel sweep (empty: the peer
   /// comparison instead); --parallel: how the ranks split the work, each
-  /// of "cp" (the caches by position), "tp" (heads and columns) and "cptp"
-  /// (2 cache shards x ranks / 2 tensor-parallel ranks: splitOf).
+  /// of "cp" (the caches by position), "tp" (heads and columns), "cptp"
+  /// (2 cache shards x ranks / 2 tensor-parallel ranks) and "pp" (pipeline
+  /// stages of contiguous layers): splitOf.
   std::vector<int64_t> ranks;
   std::vector<std::string> parallels = {"cp"};
   /// Wait up to waitSeconds for the 1-minute load to fall to maxLoad.
@@ -74,11 +75,18 @@ struct DecodeOptions {
 /// Parses argv (llvm::cl) into options; an error names the bad argument.
 llvm::Expected<DecodeOptions> parseOptions(int argc, char **argv);
 
-/// The split (cache shards, tensor-parallel ranks) of \p ranks ranks as
-/// --parallel kind \p kind ("none": one process), or {0, 0} where the
-/// kind does not split that many ("cptp": 2 x ranks / 2, for an even count
-/// of at least 4).
-std::pair<int64_t, int64_t> splitOf(llvm::StringRef kind, int64_t ranks);
+/// How a row's ranks split a decoder: cache shards x tensor-parallel ranks
+/// x pipeline stages (the planner's cp x tp x pp).
+struct Split {
+  int64_t cp = 0, tp = 0, pp = 0;
+  /// Whether the kind splits the rank count at all.
+  explicit operator bool() const { return cp > 0; }
+};
+
+/// The split of \p ranks ranks as --parallel kind \p kind ("none": one
+/// process), or an empty one where the kind does not split that many
+/// ("cptp": 2 x ranks / 2, for an even count of at least 4).
+Split splitOf(llvm::StringRef kind, int64_t ranks);
 
 /// "128,1k,32K" -> {128, 1024, 32768}: positive, strictly ascending.
 llvm::Expected<std::vector<int64_t>> parseLengths(llvm::StringRef text,

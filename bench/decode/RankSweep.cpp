@@ -272,7 +272,7 @@ void measureRanks(const DecodeOptions &o, const std::string &artifact,
     // tensor-parallel artifact holds every rank's slices of the weights
     // (and the given ones): what a rank holds is its peak resident set.
     double mib = 1.0 / (1 << 20);
-    if (splitOf(parallel, base.ranks).second == 1) {
+    if (Split s = splitOf(parallel, base.ranks); s.tp == 1 && s.pp == 1) {
       row.memoryMiBPerRank = double(weights + state) * mib;
       int64_t wholeState = base.ranks == 1
                                ? state
@@ -319,15 +319,17 @@ int runRanksSweep(const DecodeOptions &o, StringRef workDir,
   RankArtifacts artifacts;
   for (int64_t p : o.ranks)
     for (const std::string &kind : o.parallels) {
-      auto [cp, tp] = splitOf(kind, p);
-      if (p == 1 || !cp)
+      Split split = splitOf(kind, p);
+      if (p == 1 || !split)
         continue;
       std::string out = pathIn(dir, formatv("model-{0}{1}.so", kind, p).str());
       std::vector<std::string> args = {source, "-o", out};
-      if (cp > 1)
-        args.push_back("--cache-parallel=" + std::to_string(cp));
-      if (tp > 1)
-        args.push_back("--tensor-parallel=" + std::to_string(tp));
+      if (split.cp > 1)
+        args.push_back("--cache-parallel=" + std::to_string(split.cp));
+      if (split.tp > 1)
+        args.push_back("--tensor-parallel=" + std::to_string(split.tp));
+      if (split.pp > 1)
+        args.push_back("--pipeline-stages=" + std::to_string(split.pp));
       if (!(o.reuse && sys::fs::exists(out))) {
         ProcessResult r =
             runProcess(pathIn(o.binDir, "loom-compile"), args, 3600);

@@ -51,7 +51,7 @@ struct RanksRow {
 
 struct PlanChoice;
 
-/// The artifacts of the sweep by (split: "cp" or "tp", ranks).
+/// The artifacts of the sweep by (split: --parallel's kind, ranks).
 using RankArtifacts = std::map<std::pair<std::string, int64_t>, std::string>;
 
 /// Runs the sweep over o.ranks and o.contexts in \p workDir; fills \p rows

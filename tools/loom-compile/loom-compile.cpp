@@ -11,19 +11,20 @@
 #include "loom/Compiler/Compiler.h"
 #include "loom/Compiler/Passes.h"
 #include "loom/Conversion/ONNXToTG/ImportONNX.h"
+#include "loom/Cost/CostModel.h"
 #include "loom/Dialect/Pipe/IR/PipeDialect.h"
 #include "loom/Dialect/TG/IR/TGDialect.h"
-#include "loom/Pipeline/RankPrograms.h"
 #include "loom/Dialect/TG/Transforms/CacheInPlace.h"
 #include "loom/Dialect/TG/Transforms/CacheParallel.h"
-#include "loom/Dialect/TG/Transforms/TensorParallel.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
+#include "loom/Dialect/TG/Transforms/PipelineStages.h"
+#include "loom/Dialect/TG/Transforms/TensorParallel.h"
 #include "loom/Dialect/TG/Utils/Weights.h"
-#include "loom/Cost/CostModel.h"
-#include "loom/Placement/KeepFaster.h"
-#include "loom/Placement/Placement.h"
-#include "loom/Placement/Passes.h"
 #include "loom/Pet/Passes.h"
+#include "loom/Pipeline/RankPrograms.h"
+#include "loom/Placement/KeepFaster.h"
+#include "loom/Placement/Passes.h"
+#include "loom/Placement/Placement.h"
 #include "loom/Search/BatchProducts.h"
 #include "loom/Search/Optimize.h"
 #include "loom/Search/Passes.h"
@@ -311,6 +312,16 @@ static cl::opt<int64_t> tensorParallel(
              "(--tg-tensor-parallel, docs/CacheParallel.md); run it with "
              "loom-generate --ranks=T or under a launcher (default 0: one "
              "process)"),
+    cl::init(0), cl::cat(compileCat));
+static cl::opt<int64_t> pipelineStages(
+    "pipeline-stages",
+    cl::desc("S >= 2: compile a decoder program for a world of S ranks, "
+             "each a pipeline stage of contiguous layers holding their "
+             "key/value caches, the residual stream sent from one stage to "
+             "the next and the logits gathered to every rank; each entry "
+             "becomes S entries <entry>.rank<s> (--tg-pipeline-stages, "
+             "docs/CacheParallel.md); run it with loom-generate --ranks=S or "
+             "under a launcher (default 0: one process)"),
     cl::init(0), cl::cat(compileCat));
 static cl::opt<std::string> sourceGraph(
     "source",
@@ -918,6 +929,13 @@ int main(int argc, char **argv) {
     return fail("--cache-parallel must be P >= 2 ranks (or 0: off)");
   if (tensorParallel == 1 || tensorParallel < 0)
     return fail("--tensor-parallel must be T >= 2 ranks (or 0: off)");
+  if (pipelineStages == 1 || pipelineStages < 0)
+    return fail("--pipeline-stages must be S >= 2 ranks (or 0: off)");
+  if (pipelineStages > 0 && (cacheParallel > 0 || tensorParallel > 0))
+    return fail("--pipeline-stages is not compiled with --cache-parallel or "
+                "--tensor-parallel (the stages of such ranks)");
+  if (pipelineStages > 0 && failed(tg::stageLayers(*module, pipelineStages)))
+    return 1;
   if (tensorParallel > 0 && failed(tg::splitTensors(*module, tensorParallel)))
     return 1;
   if (cacheParallel > 0 && failed(tg::shardCaches(*module, cacheParallel)))
@@ -926,7 +944,7 @@ int main(int argc, char **argv) {
     std::string why;
     if (partitioned)
       why = "a partitioned module is compiled as written";
-    else if (cacheParallel > 0 || tensorParallel > 0)
+    else if (cacheParallel > 0 || tensorParallel > 0 || pipelineStages > 0)
       why = "a program of several ranks: its rewrites cannot be timed in "
             "one process";
     else if (!options.target->isHost())

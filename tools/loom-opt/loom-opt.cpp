@@ -16,12 +16,13 @@
 #include "loom/Dialect/TG/IR/TGDialect.h"
 #include "loom/Dialect/TG/Transforms/CacheInPlace.h"
 #include "loom/Dialect/TG/Transforms/CacheParallel.h"
-#include "loom/Dialect/TG/Transforms/TensorParallel.h"
 #include "loom/Dialect/TG/Transforms/LengthRanges.h"
 #include "loom/Dialect/TG/Transforms/Passes.h"
+#include "loom/Dialect/TG/Transforms/PipelineStages.h"
+#include "loom/Dialect/TG/Transforms/TensorParallel.h"
+#include "loom/Pet/Passes.h"
 #include "loom/Pipeline/Passes.h"
 #include "loom/Placement/Passes.h"
-#include "loom/Pet/Passes.h"
 #include "loom/Search/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -36,6 +37,7 @@ int main(int argc, char **argv) {
   loom::tg::registerTGCacheInPlacePass();
   loom::tg::registerTGCacheParallelPass();
   loom::tg::registerTGTensorParallelPass();
+  loom::tg::registerTGPipelineStagesPass();
   loom::search::registerSearchPasses();
   loom::pet::registerPetPasses();
   loom::pipe::registerPipePasses();

@@ -601,12 +601,7 @@ void TGTensorParallelPass::runOnOperation() {
       continue;
     // Within a world already (--tg-cache-parallel's shards) the split
     // would need groups of its own: split first, then shard.
-    WalkResult world = fn.walk([](Operation *op) {
-      return isa<WorldRankOp, AllGatherOp, ShardAttentionOp>(op)
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
-    });
-    if (world.wasInterrupted()) {
+    if (runsOnWorld(fn)) {
       fn.emitError("--tg-tensor-parallel: the function already runs on a "
                    "world of ranks; split it before --tg-cache-parallel "
                    "shards its caches (a world of CP x TP ranks)");
@@ -649,6 +644,16 @@ void TGTensorParallelPass::runOnOperation() {
 }
 
 } // namespace
+
+bool tg::runsOnWorld(func::FuncOp fn) {
+  return fn
+      .walk([](Operation *op) {
+        return isa<WorldRankOp, AllGatherOp, ShardAttentionOp>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
 
 std::string tg::rankFunctionName(llvm::StringRef name, int64_t rank) {
   return (name + ".rank" + Twine(rank)).str();

@@ -15,6 +15,7 @@
 #ifndef LOOM_DIALECT_TG_TRANSFORMS_TENSORPARALLEL_H
 #define LOOM_DIALECT_TG_TRANSFORMS_TENSORPARALLEL_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -28,6 +29,12 @@ std::unique_ptr<mlir::Pass> createTGTensorParallelPass(int64_t ranks);
 
 /// Runs --tg-tensor-parallel on \p module (loom-compile --tensor-parallel=T).
 mlir::LogicalResult splitTensors(mlir::ModuleOp module, int64_t ranks);
+
+/// Whether \p fn already runs on a world of ranks (holds a tg.world_rank,
+/// tg.all_gather or tg.shard_attention: --tg-cache-parallel's shards or
+/// another pass's ranks), which --tg-tensor-parallel and
+/// --tg-pipeline-stages do not split again.
+bool runsOnWorld(mlir::func::FuncOp fn);
 
 /// The name of rank \p rank's copy of function \p name: `<name>.rank<r>`.
 std::string rankFunctionName(llvm::StringRef name, int64_t rank);
