@@ -4,8 +4,9 @@
 // --tg-pipeline-stages (docs/CacheParallel.md, "Pipeline stages") on a
 // two-layer program whose layers each read and update a state argument:
 // rank 0 keeps the input and the first layer's state, rank 1 the second's;
-// the cut goes where the fewest bytes are live (the residual %r0 alone, 16
-// bytes, not %h0 and %a0 before it nor %h1 after); rank 0 sends %r0 and
+// the cut goes where the fewest bytes are live, the last such place (the
+// residual %r0 alone, 16 bytes, not %h0 and %a0 before it nor %r0 and %h1
+// after; the weight %w1 is cloned where it is read); rank 0 sends %r0 and
 // rank 1 zeros made from nothing (its first gather), then rank 1 sends the
 // result and every rank takes block 1, rank 0 sending zeros made from its
 // last gathered block. Then the programs it refuses.
@@ -43,7 +44,7 @@
 // CHECK: %[[W1:.*]] = tg.weight "w1"
 // CHECK: %[[H1:.*]] = tg.matmul %[[IN]], %[[W1]]
 // CHECK: %[[N1:.*]] = tg.add %[[C1]], %[[H1]]
-// CHECK: %[[R1:.*]] = tg.add
+// CHECK: %[[R1:.*]] = tg.add %[[IN]],
 // CHECK: %[[F1:.*]] = tg.reshape %[[R1]] : (tensor<1x4xf32>) -> tensor<4xf32>
 // CHECK: %[[GL:.*]] = tg.all_gather %[[F1]] {ranks = 2 : i64}
 // CHECK: %[[LROW:.*]] = tg.slice %[[GL]] {limits = array<i64: 2, 4>, starts = array<i64: 1, 0>}
@@ -65,7 +66,7 @@ func.func @decode(%x: tensor<1x4xf32> {tg.name = "input"},
   %h1 = tg.matmul %r0, %w1 : (tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32>
   %n1 = tg.add %c1, %h1 : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
   %a1 = tg.mul %n1, %h1 : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
-  %r1 = tg.add %h1, %a1 : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %r1 = tg.add %r0, %a1 : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
   return %r1, %n0, %n1 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
 }
 

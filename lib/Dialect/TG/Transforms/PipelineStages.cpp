@@ -16,9 +16,10 @@
 //     elementwise (no product), is *free*: every stage that reads it
 //     computes it (the rotary tables, the embedding's gather);
 //   - between the last fixed op of stage h and the first of stage h + 1 the
-//     cut goes where the fewest bytes of the other values are live (the
-//     residual stream between two layers); those values are stage h's to
-//     send, in one tg.all_gather of them packed (f32);
+//     cut goes where the fewest bytes of the other values are live, the
+//     last such place (the residual stream after a layer's feed-forward);
+//     those values are stage h's to send, in one tg.all_gather of them
+//     packed (f32);
 //   - the function's results that are not state (the logits) are computed
 //     by the last stage and gathered to every rank, so every rank returns
 //     the same bits.
@@ -196,13 +197,16 @@ LogicalResult fixedSpans(func::FuncOp fn, const Staging &st,
   return success();
 }
 
-/// The position in [first, last] where the fewest bytes of values that are
-/// neither free nor state are live, given each such value's bytes over the
-/// positions it is live at (\p live).
+/// The last position in [first, last] where the fewest bytes of values
+/// that are neither free nor state are live, given each such value's bytes
+/// over the positions it is live at (\p live). The last: in a transformer
+/// the residual stream alone is live after a layer's attention block and
+/// again after its feed-forward, and the feed-forward belongs with its
+/// layer (its stage reads its weights).
 int64_t cheapestCut(ArrayRef<int64_t> live, int64_t first, int64_t last) {
   int64_t best = first;
   for (int64_t p = first; p <= last; ++p)
-    if (live[p] < live[best])
+    if (live[p] <= live[best])
       best = p;
   return best;
 }
