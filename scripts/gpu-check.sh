@@ -649,8 +649,9 @@ prepare_ranks() {
     die "loom-zoo gpt2-small failed"
   # The Llama at this width has one key/value head, which tensor
   # parallelism cannot split: the tensor-parallel decoder is the GPT-2.
+  # Pipeline stages: the Llama's 2 layers, one a rank.
   local spec name artifacts=()
-  for spec in llama:cp:cache-parallel gpt2:tp:tensor-parallel; do
+  for spec in llama:cp:cache-parallel gpt2:tp:tensor-parallel llama:pp:pipeline-stages; do
     local model=${spec%%:*} split=${spec##*:} short=${spec#*:}
     short=${short%%:*}
     name=$work/$model-${short}2
