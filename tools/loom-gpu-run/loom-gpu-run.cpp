@@ -4,7 +4,8 @@
 // artifact through libloomrt's C API on inputs read from a safetensors file
 // and compares its outputs with a reference safetensors file (outputs the
 // interpreter computed elsewhere, by scripts/gpu-check.sh prepare); an
-// artifact of several ranks runs every rank as a thread of a world. It
+// artifact of several ranks runs every rank as a thread of a world, or,
+// under a launcher, this process's rank of the launcher's world. It
 // needs libloomrt and the artifact library alone (no MLIR or LLVM), so that
 // it builds on a GPU machine that has only CMake and a C++ compiler.
 //
@@ -380,6 +381,26 @@ int64_t entryOnRank(const loom_model *model, const std::string &name,
   return -1;
 }
 
+using WorldPtr = std::unique_ptr<loom_world, void (*)(loom_world *)>;
+
+/// How long a rank waits for a peer at a collective.
+constexpr double kWorldTimeoutSeconds = 120;
+
+/// This process's rank of a launcher's world (\p world) on the inputs of
+/// \p file; \p run: its own. A rank that fails aborts the world, so that
+/// its peers stop at once, and the launcher ends the job.
+int runLaunchedRank(const loom_model *model, const Options &o,
+                    const std::map<std::string, Tensor> &file,
+                    loom_world *world, RankRun &run, int64_t &bytesSent) {
+  int64_t rank = loom_world_rank(world);
+  if (runRank(model, o, file, world, rank == 0, run) != 0) {
+    loom_world_abort(world);
+    return fail("world rank " + std::to_string(rank) + " failed");
+  }
+  bytesSent = loom_world_bytes_sent(world);
+  return 0;
+}
+
 /// Every rank of the artifact's world a thread of this process with a
 /// context of its own on the model's device (joined to a world of
 /// threads: the world's steps as loom-generate runs them), all on the
@@ -394,7 +415,7 @@ int runRanks(const loom_model *model, const Options &o,
       return fail("no entry '" + o.entry + "' (or '" + o.entry +
                   ".rank<t>') runs on world rank " + std::to_string(r));
   std::vector<loom_world *> worlds(size_t(ranks), nullptr);
-  if (loom_world_open_threads(ranks, /*timeout_seconds=*/120, worlds.data()) !=
+  if (loom_world_open_threads(ranks, kWorldTimeoutSeconds, worlds.data()) !=
       LOOM_OK)
     return fail(loom_last_error());
   std::vector<int> status(size_t(ranks), 0);
@@ -431,13 +452,35 @@ int main(int argc, char **argv) {
   std::unique_ptr<loom_model, void (*)(loom_model *)> owned(model,
                                                             loom_model_free);
   int64_t ranks = loom_model_world_ranks(model);
-  int64_t entry = entryOnRank(model, o.entry, 0);
+  // Under a launcher (mpirun, Slurm, torchrun-style variables,
+  // loom-launch) an artifact of several ranks runs one rank in this
+  // process; rank 0 reports.
+  WorldPtr launched(nullptr, loom_world_free);
+  int64_t rank = 0;
+  if (ranks > 1) {
+    loom_world *world = nullptr;
+    if (loom_world_open(kWorldTimeoutSeconds, &world) != LOOM_OK)
+      return fail(loom_last_error());
+    launched.reset(world);
+    if (loom_world_size(world) == 1)
+      launched.reset();
+    else if (loom_world_size(world) != ranks)
+      return fail("the artifact runs on a world of " + std::to_string(ranks) +
+                  " ranks; the launcher's has " +
+                  std::to_string(loom_world_size(world)));
+    else
+      rank = loom_world_rank(world);
+  }
+  int64_t entry = entryOnRank(model, o.entry, rank);
   if (entry < 0)
-    return fail("the artifact has no entry '" + o.entry + "'");
+    return fail("the artifact has no entry '" + o.entry + "'" +
+                (launched ? " that world rank " + std::to_string(rank) + " runs"
+                          : std::string()));
   loom_device_desc device;
   loom_model_device(model, 0, &device);
-  std::printf("loom-gpu-run: %s @%s on %s:%lld\n", o.model.c_str(),
-              o.entry.c_str(), device.kind, (long long)device.ordinal);
+  if (rank == 0)
+    std::printf("loom-gpu-run: %s @%s on %s:%lld\n", o.model.c_str(),
+                o.entry.c_str(), device.kind, (long long)device.ordinal);
   std::map<std::string, Tensor> file;
   std::string error;
   if (!readSafetensors(o.inputs, file, error))
@@ -447,6 +490,16 @@ int main(int argc, char **argv) {
   if (ranks == 1) {
     if (int rc = runRank(model, o, file, /*world=*/nullptr, true, runs[0]))
       return rc;
+  } else if (launched) {
+    int64_t bytes = 0;
+    if (int rc =
+            runLaunchedRank(model, o, file, launched.get(), runs[0], bytes))
+      return rc;
+    if (rank == 0)
+      std::printf("ranks: %lld (launcher, each a process with its context on "
+                  "%s:%lld); rank 0 sent %lld bytes\n",
+                  (long long)ranks, device.kind, (long long)device.ordinal,
+                  (long long)bytes);
   } else {
     int64_t bytes = 0;
     if (int rc = runRanks(model, o, file, runs, bytes))
@@ -459,20 +512,30 @@ int main(int argc, char **argv) {
   std::vector<double> ms = runs[0].ms;
   double first = ms.front();
   std::sort(ms.begin(), ms.end());
-  std::printf("time: %d run(s), median %.3f ms, first %.3f ms\n", o.repeat,
-              ms[ms.size() / 2], first);
+  if (rank == 0)
+    std::printf("time: %d run(s), median %.3f ms, first %.3f ms\n", o.repeat,
+                ms[ms.size() / 2], first);
   if (o.compare.empty())
     return 0;
   std::map<std::string, Tensor> want;
   if (!readSafetensors(o.compare, want, error))
     return fail(error);
-  // Every rank's outputs against the reference (each computes them all).
+  // Every rank's outputs against the reference (each computes them all);
+  // under a launcher each process checks its own rank's.
   double worst = 0;
   for (const RankRun &run : runs)
     if (int rc = compareOutputs(model, run.entry, want, run.outputs, worst))
       return rc;
+  if (rank != 0)
+    return worst <= o.tolerance
+               ? 0
+               : fail("world rank " + std::to_string(rank) +
+                      ": the results differ by more than --tolerance");
   std::printf("check: largest error %.3g (tolerance %.3g)%s\n", worst,
-              o.tolerance, ranks > 1 ? ", every rank" : "");
+              o.tolerance,
+              ranks == 1 ? ""
+              : launched ? ", rank 0 (each rank checks its own)"
+                         : ", every rank");
   if (!(worst <= o.tolerance))
     return fail("the results differ by more than --tolerance");
   return 0;
