@@ -565,10 +565,13 @@ bool Reader::allGather(const Operands &o, Step &out) {
   AllGatherStep s;
   if (!integer(o.args, o.ap, "src", s.src) ||
       !integer(o.args, o.ap, "dst", s.dst) ||
-      !integer(o.attrs, o.tp, "bytes", s.bytes) || !worldGroup(o, s.group))
+      !integer(o.attrs, o.tp, "bytes", s.bytes) || !worldGroup(o, s.group) ||
+      !integer(o.attrs, o.tp, "root", s.root, false, -1))
     return false;
   if (s.src == s.dst)
     return fail(o.ap + ".dst", "must not be the src");
+  if (s.root >= s.group.ranks)
+    return fail(o.tp + ".root", "must be a rank of the group (below ranks)");
   out = std::move(s);
   return true;
 }

@@ -274,6 +274,8 @@ void writeOperands(const Step &step, Json &args, Json &attrs) {
     args.set("src", s.src).set("dst", s.dst);
     attrs.set("bytes", s.bytes);
     writeWorldGroup(s.group, attrs);
+    if (s.root >= 0)
+      attrs.set("root", s.root);
     return;
   }
   case StepKind::TopK:

@@ -81,21 +81,31 @@ Error rt::runAllGather(loom_world *world, const artifact::AllGatherStep &s,
   else if (Error err = device.readToHost(queue, own, src, s.bytes))
     return err;
   if (g.ranks > 1) {
+    // Every rank's block to every other, or (root) the root's alone, the
+    // other blocks zeros.
     std::vector<comm::Message> messages;
     for (int64_t i = 0; i < g.ranks; ++i) {
       if (i == index)
         continue;
       int peer = int(g.member(rank, i));
-      messages.push_back({comm::Message::Direction::Send, peer, own, s.bytes});
-      messages.push_back(
-          {comm::Message::Direction::Recv, peer, all + i * s.bytes, s.bytes});
+      if (s.root < 0 || index == s.root)
+        messages.push_back(
+            {comm::Message::Direction::Send, peer, own, s.bytes});
+      if (s.root < 0 || i == s.root)
+        messages.push_back(
+            {comm::Message::Direction::Recv, peer, all + i * s.bytes, s.bytes});
+      else
+        std::memset(all + i * s.bytes, 0, size_t(s.bytes));
     }
+    if (s.root >= 0 && index != s.root)
+      std::memset(own, 0, size_t(s.bytes));
     if (Error err = world->comm->exchange(
             messages, comm::Clock::now() + world->timeout)) {
       err.message = "loomrt.all_gather: " + err.message;
       return err;
     }
-    world->bytesSent += s.bytes * (g.ranks - 1);
+    if (s.root < 0 || index == s.root)
+      world->bytesSent += s.bytes * (g.ranks - 1);
   }
   if (host)
     return Error::ok();

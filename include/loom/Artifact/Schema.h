@@ -389,11 +389,13 @@ struct WorldRankStep {
 };
 
 /// loomrt.all_gather (tg.all_gather): dst holds `group.ranks` blocks of
-/// `bytes`, block i the src of the context's group's rank i. Runs on any
-/// device (the runtime's).
+/// `bytes`, block i the src of the context's group's rank i; with `root`
+/// at least 0 only that rank's block (a broadcast), the others zeros.
+/// Runs on any device (the runtime's).
 struct AllGatherStep {
   int64_t src = 0, dst = 0, bytes = 0;
   WorldGroup group;
+  int64_t root = -1;
 };
 
 #ifdef LOOM_ARTIFACT_PLANT_STEP_KIND

@@ -226,6 +226,7 @@ public:
                 ((type.getElementTypeBitWidth() + 7) / 8);
       s.group = {int64_t(gather.getRanks()), int64_t(gather.getStride()),
                  gather.getWorldSize()};
+      s.root = gather.getRoot();
       step.record = s;
       return success();
     }

@@ -6,10 +6,11 @@
 // rank 0 keeps the input and the first layer's state, rank 1 the second's;
 // the cut goes where the fewest bytes are live, the last such place (the
 // residual %r0 alone, 16 bytes, not %h0 and %a0 before it nor %r0 and %h1
-// after; the weight %w1 is cloned where it is read); rank 0 sends %r0 and
-// rank 1 zeros made from nothing (its first gather), then rank 1 sends the
-// result and every rank takes block 1, rank 0 sending zeros made from its
-// last gathered block. Then the programs it refuses.
+// after; the weight %w1 is cloned where it is read); rank 0 sends %r0 in a
+// gather rooted at it (rank 1's operand, not sent, zeros made from nothing:
+// its first gather), then rank 1 sends the result in one rooted at it and
+// every rank takes block 1 (rank 0's operand zeros made from its last
+// gathered block). Then the programs it refuses.
 
 // CHECK-LABEL: func.func @decode.rank0
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4xf32> {tg.name = "input"}, %[[C0:.*]]: tensor<1x4xf32> {tg.name = "cache.0", tg.tied_result = 1 : i64})
@@ -21,12 +22,12 @@
 // CHECK: %[[A0:.*]] = tg.mul %[[N0]], %[[H0]]
 // CHECK: %[[R0:.*]] = tg.add %[[H0]], %[[A0]]
 // CHECK: %[[FLAT:.*]] = tg.reshape %[[R0]] : (tensor<1x4xf32>) -> tensor<4xf32>
-// CHECK: %[[G0:.*]] = tg.all_gather %[[FLAT]] {ranks = 2 : i64} : (tensor<4xf32>) -> tensor<2x4xf32>
+// CHECK: %[[G0:.*]] = tg.all_gather %[[FLAT]] {ranks = 2 : i64, root = 0 : i64} : (tensor<4xf32>) -> tensor<2x4xf32>
 // CHECK: %[[Z:.*]] = tg.constant dense<0.000000e+00> : tensor<4xf32>
 // CHECK: %[[FIRST:.*]] = tg.slice %[[G0]] {limits = array<i64: 1, 1>, starts = array<i64: 0, 0>}
 // CHECK: %[[S:.*]] = tg.reshape %[[FIRST]] : (tensor<1x1xf32>) -> tensor<1xf32>
 // CHECK: %[[ZS:.*]] = tg.mul %[[Z]], %[[S]]
-// CHECK: %[[G1:.*]] = tg.all_gather %[[ZS]] {ranks = 2 : i64}
+// CHECK: %[[G1:.*]] = tg.all_gather %[[ZS]] {ranks = 2 : i64, root = 1 : i64}
 // CHECK: %[[ROW:.*]] = tg.slice %[[G1]] {limits = array<i64: 2, 4>, starts = array<i64: 1, 0>}
 // CHECK: %[[PART:.*]] = tg.slice %[[ROW]] {limits = array<i64: 1, 4>, starts = array<i64: 0, 0>}
 // CHECK: %[[OUT:.*]] = tg.reshape %[[PART]] : (tensor<1x4xf32>) -> tensor<1x4xf32>
@@ -37,7 +38,7 @@
 // CHECK-SAME: attributes {tg.runs_on_rank = 1 : i64}
 // CHECK-NOT: tg.weight "w0"
 // CHECK: %[[Z1:.*]] = tg.constant dense<0.000000e+00> : tensor<4xf32>
-// CHECK: %[[G:.*]] = tg.all_gather %[[Z1]] {ranks = 2 : i64}
+// CHECK: %[[G:.*]] = tg.all_gather %[[Z1]] {ranks = 2 : i64, root = 0 : i64}
 // CHECK: %[[ROW0:.*]] = tg.slice %[[G]] {limits = array<i64: 1, 4>, starts = array<i64: 0, 0>}
 // CHECK: %[[P0:.*]] = tg.slice %[[ROW0]]
 // CHECK: %[[IN:.*]] = tg.reshape %[[P0]] : (tensor<1x4xf32>) -> tensor<1x4xf32>
@@ -46,7 +47,7 @@
 // CHECK: %[[N1:.*]] = tg.add %[[C1]], %[[H1]]
 // CHECK: %[[R1:.*]] = tg.add %[[IN]],
 // CHECK: %[[F1:.*]] = tg.reshape %[[R1]] : (tensor<1x4xf32>) -> tensor<4xf32>
-// CHECK: %[[GL:.*]] = tg.all_gather %[[F1]] {ranks = 2 : i64}
+// CHECK: %[[GL:.*]] = tg.all_gather %[[F1]] {ranks = 2 : i64, root = 1 : i64}
 // CHECK: %[[LROW:.*]] = tg.slice %[[GL]] {limits = array<i64: 2, 4>, starts = array<i64: 1, 0>}
 // CHECK: return %{{.*}}, %[[N1]]
 // CHECK-NOT: func.func @decode(

@@ -18,6 +18,14 @@ func.func @world(%x: tensor<2x3xf32>, %q: tensor<1x8x1x64xf32>, %k: tensor<1x2x9
 
 // A world of 2 cache shards x 2 tensor-parallel ranks: the shard's index
 // (a group of stride 2) and a gather over the tensor-parallel ranks.
+// A gather rooted at rank 1 (a broadcast of its block).
+// CHECK-LABEL: func.func @rooted
+// CHECK: tg.all_gather %{{.*}} {ranks = 3 : i64, root = 1 : i64} : (tensor<2x3xf32>) -> tensor<3x2x3xf32>
+func.func @rooted(%x: tensor<2x3xf32>) -> tensor<3x2x3xf32> {
+  %all = tg.all_gather %x {ranks = 3 : i64, root = 1 : i64} : (tensor<2x3xf32>) -> tensor<3x2x3xf32>
+  return %all : tensor<3x2x3xf32>
+}
+
 // CHECK-LABEL: func.func @groups
 // CHECK: tg.world_rank {ranks = 2 : i64, stride = 2 : i64} : () -> tensor<i64>
 // CHECK: tg.all_gather %{{.*}} {ranks = 2 : i64, world = 4 : i64} : (tensor<2x3xf32>) -> tensor<2x2x3xf32>
@@ -82,4 +90,12 @@ func.func @no_shards(%q: tensor<1x2x1x64xf32>, %k: tensor<1x2x9x64xf32>, %len: t
       : (tensor<1x2x1x64xf32>, tensor<1x2x9x64xf32>, tensor<1x2x9x64xf32>, tensor<1xi64>, tensor<i64>)
       -> (tensor<1x2x1x64xf32>, tensor<1x2x1xf32>)
   return
+}
+
+// -----
+
+func.func @root_outside(%x: tensor<2x3xf32>) -> tensor<2x2x3xf32> {
+  // expected-error @+1 {{root 2 is not a rank of the group (0 .. 1, or -1: every rank)}}
+  %all = tg.all_gather %x {ranks = 2 : i64, root = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x2x3xf32>
+  return %all : tensor<2x2x3xf32>
 }

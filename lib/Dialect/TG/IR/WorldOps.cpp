@@ -99,6 +99,11 @@ LogicalResult AllGatherOp::inferReturnTypes(MLIRContext *,
   if (failed(checkGroup(location, adaptor.getRanksAttr(),
                         adaptor.getStrideAttr(), adaptor.getWorldAttr())))
     return failure();
+  int64_t root = adaptor.getRootAttr() ? adaptor.getRootAttr().getInt() : -1;
+  if (root < -1 || root >= int64_t(adaptor.getRanks()))
+    return emitOptionalError(location, "root ", root,
+                             " is not a rank of the group (0 .. ",
+                             adaptor.getRanks() - 1, ", or -1: every rank)");
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
   SmallVector<int64_t> shape = {int64_t(adaptor.getRanks())};
   llvm::append_range(shape, input.getShape());

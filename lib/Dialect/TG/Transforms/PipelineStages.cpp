@@ -24,12 +24,13 @@
 //     by the last stage and gathered to every rank, so every rank returns
 //     the same bits.
 //
-// The world's only exchange is tg.all_gather, so a boundary's gather runs
-// on every rank: rank h sends the crossing values, the others a block of
-// zeros (made from the rank's last gathered block, so that the order of
-// its gathers is a fact of the data, not of the scheduler), and rank h + 1
-// takes block h. Rank s's function keeps the replicated inputs and its own
-// layers' state.
+// A boundary's exchange is a tg.all_gather rooted at rank h (a broadcast:
+// only rank h's block is sent) that every rank runs: rank h puts in the
+// crossing values, the others a block of zeros that is not sent (made from
+// the rank's last gathered block, so that the order of its gathers is a
+// fact of the data, not of the scheduler, and every gather but the last is
+// read), and rank h + 1 takes block h. Rank s's function keeps the
+// replicated inputs and its own layers' state.
 //
 //===----------------------------------------------------------------------===//
 
@@ -443,10 +444,10 @@ void RankBuilder::unpack(Value gathered, int64_t block,
   }
 }
 
-/// The gather after stage \p boundary: rank \p boundary sends what crosses,
-/// the next rank (every rank after the last stage) takes it. The other ranks'
-/// blocks are zeros made from their last gather's, so that every gather but
-/// the last is read on every rank.
+/// The gather after stage \p boundary, rooted at rank \p boundary: it sends
+/// what crosses, the next rank (every rank after the last stage) takes it.
+/// The other ranks' operands, not sent, are zeros made from their last
+/// gathered block, so that every gather but the last is read on every rank.
 void RankBuilder::exchange(int64_t boundary) {
   ArrayRef<Value> values = st.crossing[boundary];
   if (values.empty())
@@ -456,7 +457,9 @@ void RankBuilder::exchange(int64_t boundary) {
   for (Value v : values)
     count += tensorType(v).getNumElements();
   Value block = rank == boundary ? pack(values, loc) : zeros(count, loc);
-  lastGathered = AllGatherOp::create(b, loc, block, uint64_t(st.stages));
+  lastGathered = AllGatherOp::create(
+      b, loc, block, b.getI64IntegerAttr(st.stages), b.getI64IntegerAttr(1),
+      b.getI64IntegerAttr(0), b.getI64IntegerAttr(boundary));
   // After the last stage every rank takes the gathered block, the last
   // rank its own bits back: so every gather's result is read on every rank
   // (a gather nothing reads would be erased on one rank and posted on the

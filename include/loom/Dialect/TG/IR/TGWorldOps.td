@@ -60,14 +60,22 @@ def TG_AllGatherOp : TG_InferOp<"all_gather", !listconcat([TG_Structured, TG_Rea
     rank: it evaluates the op only for a world of 1 (the operand with a
     leading 1).
 
+    With `root = i` (0 <= i < ranks; default -1: every rank's block) only
+    the group's rank i sends its block, a broadcast: `output[i]` is rank
+    i's input on every rank, every other block is zeros, and the other
+    ranks' operands are not read (nor sent). A pipeline stage's hand-over
+    is one (`--tg-pipeline-stages`).
+
     ```mlir
     %all = tg.all_gather %x {ranks = 2 : i64} : (tensor<1x32x1x64xf32>) -> tensor<2x1x32x1x64xf32>
     %tp = tg.all_gather %y {ranks = 2 : i64, world = 4 : i64} : (tensor<1x64xf32>) -> tensor<2x1x64xf32>
+    %from1 = tg.all_gather %z {ranks = 3 : i64, root = 1 : i64} : (tensor<64xf32>) -> tensor<3x64xf32>
     ```
   }];
   let arguments = (ins TG_Tensor:$input, I64Attr:$ranks,
                    DefaultValuedAttr<I64Attr, "1">:$stride,
-                   DefaultValuedAttr<I64Attr, "0">:$world);
+                   DefaultValuedAttr<I64Attr, "0">:$world,
+                   DefaultValuedAttr<I64Attr, "-1">:$root);
   let extraClassDeclaration = [{
     /// The world's size: `world`, or `ranks * stride` where it is 0.
     int64_t getWorldSize() { return getWorld() ? getWorld() : getRanks() * getStride(); }
