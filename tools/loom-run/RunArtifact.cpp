@@ -387,8 +387,9 @@ int loom::run::runArtifact(const ArtifactRunOptions &o) {
     return runStep(o, model);
   if (int64_t ranks = loom_model_world_ranks(model); ranks > 1)
     return fail(o.path + " runs on a world of " + std::to_string(ranks) +
-                " ranks, which meet inside its entries (a cache- or "
-                "tensor-parallel decoder, docs/CacheParallel.md): run it with loom-generate "
+                " ranks, which meet inside its entries (a cache-parallel, "
+                "tensor-parallel or pipeline-stage decoder, "
+                "docs/CacheParallel.md): run it with loom-generate "
                 "(its ranks as threads, or under a launcher)");
   if (!o.reference.empty() || !o.stepProfile.empty())
     return fail(std::string(o.reference.empty() ? "--step-profile"

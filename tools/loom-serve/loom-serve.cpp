@@ -161,8 +161,8 @@ llvm::Error loadModel(const std::string &name, const std::string &path,
     loom_model_free(loaded);
     return llvm::createStringError(
         path + " runs on a world of " + std::to_string(ranks) +
-        " ranks (a cache- or tensor-parallel decoder, "
-        "docs/CacheParallel.md): serving "
+        " ranks (a cache-parallel, tensor-parallel or pipeline-stage "
+        "decoder, docs/CacheParallel.md): serving "
         "one is not built yet; serve the one-process artifact");
   }
   std::string line;
