@@ -526,6 +526,13 @@ int configureBackends(compiler::CompileOptions &options) {
       return fail("--backends=auto with --cost=measured times fragments on "
                   "this machine: it needs --target=cpu (or --cost=analytic, "
                   "or --placement-in)");
+    if ((cacheParallel > 0 || tensorParallel > 0 || pipelineStages > 0) &&
+        costModel == "measured" && placementIn.empty())
+      return fail("--backends=auto with --cost=measured times the program in "
+                  "one process, and a program of several ranks "
+                  "(--cache-parallel, --tensor-parallel, --pipeline-stages) "
+                  "runs on its world: give --cost=analytic (or "
+                  "--placement-in)");
     placement::TGPlaceBackendsOptions place;
     place.cost = costModel;
     place.costDb = costDb.empty() ? defaultCostDb : std::string(costDb);

@@ -22,8 +22,13 @@ namespace {
 /// The longest epilogue a candidate grows (anchor included).
 constexpr size_t kMaxCandidateOps = 4;
 
+/// Whether a generated kernel computes \p op: not an op whose value is
+/// the world's (tg::ReadsWorld: the runtime's loomrt steps, with no
+/// generated form), which --backends=auto would otherwise try to time as
+/// a kernel.
 bool computes(Operation *op) {
-  return op->hasTrait<tg::Elementwise>() || op->hasTrait<tg::Structured>();
+  return (op->hasTrait<tg::Elementwise>() || op->hasTrait<tg::Structured>()) &&
+         !op->hasTrait<tg::ReadsWorld>();
 }
 
 class CodegenBackend : public Backend {
