@@ -146,3 +146,24 @@ func.func @world(%x: tensor<2xf32>) -> tensor<2x2xf32> {
   %g = tg.all_gather %x {ranks = 2 : i64} : (tensor<2xf32>) -> tensor<2x2xf32>
   return %g : tensor<2x2xf32>
 }
+
+// -----
+
+// A state of one name in two stages: @first reads cache.0 first, @second
+// cache.1 first, so each would put the other's layer on rank 0 (prefill's
+// and decode's caches must fall alike).
+func.func @first(%x: tensor<1x4xf32>, %c0: tensor<1x4xf32> {tg.name = "cache.0", tg.tied_result = 1 : i64}, %c1: tensor<1x4xf32> {tg.name = "cache.1", tg.tied_result = 2 : i64}) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) {
+  %n0 = tg.add %c0, %x : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %h = tg.mul %n0, %x : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %n1 = tg.add %c1, %h : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %y = tg.mul %n1, %h : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  return %y, %n0, %n1 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
+}
+// expected-error@+1 {{--tg-pipeline-stages: state 'cache.0' falls in stage 1 here and in stage 0 in @first}}
+func.func @second(%x: tensor<1x4xf32>, %c0: tensor<1x4xf32> {tg.name = "cache.0", tg.tied_result = 1 : i64}, %c1: tensor<1x4xf32> {tg.name = "cache.1", tg.tied_result = 2 : i64}) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) {
+  %n1 = tg.add %c1, %x : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %h = tg.mul %n1, %x : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %n0 = tg.add %c0, %h : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %y = tg.mul %n0, %h : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  return %y, %n0, %n1 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
+}

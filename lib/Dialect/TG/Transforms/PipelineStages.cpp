@@ -548,8 +548,14 @@ struct TGPipelineStagesPass
 LogicalResult
 checkStagesAgree(MutableArrayRef<std::pair<func::FuncOp, Staging>> planned) {
   llvm::StringMap<std::pair<int64_t, func::FuncOp>> stageOfName;
+  // In argument order (not the map's), so that the diagnostic names the
+  // same state every run.
   for (auto &[fn, st] : planned)
-    for (auto [arg, stage] : st.stateStage) {
+    for (unsigned arg = 0, e = fn.getNumArguments(); arg < e; ++arg) {
+      auto found = st.stateStage.find(arg);
+      if (found == st.stateStage.end())
+        continue;
+      int64_t stage = found->second;
       std::string name = signatureName(fn.getArgAttrDict(arg), "arg", arg);
       auto [it, isNew] = stageOfName.insert({name, {stage, fn}});
       if (!isNew && it->second.first != stage) {
