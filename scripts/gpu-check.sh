@@ -69,7 +69,10 @@
 # products of --precision (docs/Precision.md: cublas-narrow.mlir's bf16 and
 # f16 steps, matmuls.mlir and convs.mlir in bf16 and f16 in the tiled
 # classes' tensor-core form, in 32 x 32 and 64 x 64 tiles),
-# checked within bf16's bound of one product (2^-7); and, for the
+# checked within bf16's bound of one product (2^-7); matmuls.mlir and
+# convs.mlir with --precision=tf32 (mma.sync .tf32 on TF32-rounded
+# operands: exact products, the f32 tolerance) and cublas.mlir's (cuBLASLt's
+# CUBLAS_COMPUTE_32F_FAST_TF32 on operands rounded before it); and, for the
 # timing, chains of R and 2R square GEMMs (y = y x w, both inputs, no
 # weights, so nothing large is staged) for each size of
 # LOOM_GPU_CHECK_GEMM_SIZES (default "2048 4096"), listed in STAGE/gemm.txt.
@@ -920,10 +923,28 @@ prepare_cublas() {
       done
     done
   done
+  # --precision=tf32 (docs/Precision.md, "TF32"): the same inputs' products
+  # on TF32 operands, mma.sync m16n8k8 .tf32 in both tile sizes; exact
+  # products of the rounded operands, so within the f32 tolerance.
+  "$compile" "$root/test/Runtime/Cuda/Inputs/cublas.mlir" --weights-file "$work/w.safetensors" \
+    --target="cuda:$chips" --backends=cublas,codegen --precision=tf32 -o "$work/cublas-tf32.so" ||
+    die "loom-compile --precision=tf32 failed on cublas.mlir"
+  local tf32=("$work/cublas-tf32.so")
+  for input in matmuls convs; do
+    for tiles in default large; do
+      local name="$input-tf32" blocks=264
+      [ "$tiles" = large ] && name="$name-large" && blocks=0
+      "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
+        --precision=tf32 --gpu-large-tile-blocks=$blocks -o "$work/$name.so" ||
+        die "loom-compile --precision=tf32 failed on $input.mlir"
+      tf32+=("$work/$name.so")
+    done
+  done
   # Into the same stage (prepare-cublas alone started it above).
   local was=$appending
   appending=1
   LOOM_GPU_CHECK_TOLERANCE=0.0078125 prepare "$stage" "${narrow[@]}"
+  prepare "$stage" "${tf32[@]}"
   appending=$was
   mkdir -p "$stage/gemm"
   : > "$stage/gemm.txt"
@@ -934,8 +955,11 @@ prepare_cublas() {
       "$compile" "$work/gemm-$n-$r.mlir" --target="cuda:$chips" --backends=cublas,codegen \
         --no-source -o "$stage/gemm/gemm-$n-$r.so" || die "loom-compile failed on a GEMM chain"
     done
-    "$compile" "$work/gemm-$n-8.mlir" --target="cuda:$chips" --backends=codegen --precision=bf16 \
-      --no-source -o "$stage/gemm/gemm-bf16-$n-8.so" || die "loom-compile failed on a bf16 GEMM chain"
+    for precision in bf16 tf32; do
+      "$compile" "$work/gemm-$n-8.mlir" --target="cuda:$chips" --backends=codegen --precision=$precision \
+        --no-source -o "$stage/gemm/gemm-$precision-$n-8.so" ||
+        die "loom-compile failed on a $precision GEMM chain"
+    done
     echo "$n 4" >> "$stage/gemm.txt"
   done
   rm -rf "$work"
@@ -950,7 +974,7 @@ prepare_cublas() {
 # on first use beside the chains: the median of the chain's steps of KIND
 # (cublas.matmul; gpu.dispatch for the generated chain, whose casts of x
 # and w are two of its 11 kernels): gemm_time RUNNER STAGE DEVICE N R
-# REPEAT [PREFIX KIND] (PREFIX: gemm, or gemm-bf16).
+# REPEAT [PREFIX KIND] (PREFIX: gemm, gemm-bf16 or gemm-tf32).
 gemm_time() {
   local runner=$1 stage=$2 device=$3 n=$4 r=$5 repeat=$6
   local prefix=${7:-gemm} kind=${8:-cublas.matmul}
@@ -995,7 +1019,7 @@ PYEOF2
 }
 
 # torch.matmul's median ms on N x N matrices of DTYPE (f32 by default,
-# TF32 off; or bf16) (CUDA events), or "SKIP: why":
+# TF32 off; bf16; or tf32: f32 with TF32 on) (CUDA events), or "SKIP: why":
 # torch_gemm_time N ORDINAL [DTYPE].
 torch_gemm_time() {
   CUDA_VISIBLE_DEVICES=$2 python3 - "$1" "${3:-f32}" 2>&1 <<'EOF'
@@ -1006,7 +1030,7 @@ except ImportError:
     sys.exit("SKIP: no torch")
 if not torch.cuda.is_available():
     sys.exit("SKIP: torch has no CUDA device")
-torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cuda.matmul.allow_tf32 = sys.argv[2] == "tf32"
 n = int(sys.argv[1])
 dtype = torch.bfloat16 if sys.argv[2] == "bf16" else torch.float32
 x = torch.randn(n, n, device="cuda").to(dtype)
@@ -1027,23 +1051,23 @@ print("%.4f" % times[len(times) // 2])
 EOF
 }
 
-# The generated bf16 GEMM (the tensor-core form) of size N beside
-# torch.matmul's in bf16, one line, where the stage has its chain:
-# generated_bf16_gemm RUNNER STAGE DEVICE N R REPEAT ORDINAL. Non-zero only
-# when the chain does not run.
-generated_bf16_gemm() {
-  local runner=$1 stage=$2 device=$3 n=$4 r=$5 repeat=$6 ordinal=$7 ms torch
-  [ -f "$stage/gemm/gemm-bf16-$n-$r.so" ] || return 0
-  if ! ms=$(gemm_time "$runner" "$stage" "$device" "$n" "$r" "$repeat" gemm-bf16 gpu.dispatch); then
-    echo "gemm $n bf16: FAIL (the generated chain did not run)" >&2
+# The generated GEMM of PRECISION (bf16 or tf32: the tensor-core form) of
+# size N beside torch.matmul's in that precision, one line, where the stage
+# has its chain: generated_gemm PRECISION RUNNER STAGE DEVICE N R REPEAT
+# ORDINAL. Non-zero only when the chain does not run.
+generated_gemm() {
+  local precision=$1 runner=$2 stage=$3 device=$4 n=$5 r=$6 repeat=$7 ordinal=$8 ms torch
+  [ -f "$stage/gemm/gemm-$precision-$n-$r.so" ] || return 0
+  if ! ms=$(gemm_time "$runner" "$stage" "$device" "$n" "$r" "$repeat" "gemm-$precision" gpu.dispatch); then
+    echo "gemm $n $precision: FAIL (the generated chain did not run)" >&2
     return 1
   fi
   local flops
   flops=$(python3 -c "print('%.1f' % (2 * $n ** 3 / (float('$ms') * 1e-3) / 1e12))")
-  if torch=$(torch_gemm_time "$n" "$ordinal" bf16); then
-    echo "gemm $n bf16: generated (tensor cores) $ms ms ($flops TFLOP/s), torch.matmul $torch ms"
+  if torch=$(torch_gemm_time "$n" "$ordinal" "$precision"); then
+    echo "gemm $n $precision: generated (tensor cores) $ms ms ($flops TFLOP/s), torch.matmul $torch ms"
   else
-    echo "gemm $n bf16: generated (tensor cores) $ms ms ($flops TFLOP/s); torch.matmul: $(tail -1 <<< "$torch")"
+    echo "gemm $n $precision: generated (tensor cores) $ms ms ($flops TFLOP/s); torch.matmul: $(tail -1 <<< "$torch")"
   fi
 }
 
@@ -1055,14 +1079,16 @@ gemm_check() {
   local runner=$1 stage=$2 device=$3 repeat=$4
   local ordinal=${device#cuda}
   ordinal=${ordinal#:}
-  local n r ms torch failed=0
+  local n r ms torch precision failed=0
   while read -r n r; do
     if [ "$dry" = 1 ]; then
       step "$runner" "$stage/gemm/gemm-$n-$r.so" --device="$device" --repeat="$repeat"
       step "$runner" "$stage/gemm/gemm-$n-$((2 * r)).so" --device="$device" --repeat="$repeat"
-      if [ -f "$stage/gemm/gemm-bf16-$n-$((2 * r)).so" ]; then
-        step "$runner" "$stage/gemm/gemm-bf16-$n-$((2 * r)).so" --device="$device" --repeat="$repeat"
-      fi
+      for precision in bf16 tf32; do
+        if [ -f "$stage/gemm/gemm-$precision-$n-$((2 * r)).so" ]; then
+          step "$runner" "$stage/gemm/gemm-$precision-$n-$((2 * r)).so" --device="$device" --repeat="$repeat"
+        fi
+      done
       continue
     fi
     if ! ms=$(gemm_time "$runner" "$stage" "$device" "$n" $((2 * r)) "$repeat"); then
@@ -1076,8 +1102,10 @@ gemm_check() {
       echo "gemm $n: cuBLASLt $ms ms, torch.matmul $torch ms: FAIL (below 90% of its throughput)" >&2
       failed=1
     fi
-    generated_bf16_gemm "$runner" "$stage" "$device" "$n" $((2 * r)) "$repeat" "${ordinal:-0}" ||
-      failed=1
+    for precision in bf16 tf32; do
+      generated_gemm "$precision" "$runner" "$stage" "$device" "$n" $((2 * r)) "$repeat" "${ordinal:-0}" ||
+        failed=1
+    done
   done < "$stage/gemm.txt"
   return $failed
 }

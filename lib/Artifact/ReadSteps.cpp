@@ -576,14 +576,22 @@ bool Reader::allGather(const Operands &o, Step &out) {
   return true;
 }
 
-bool Reader::elementTypes(const Operands &o, LibraryElementTypes &out) {
+bool Reader::elementTypes(const Operands &o, LibraryElementTypes &out,
+                          bool tf32) {
   if (!string(o.attrs, o.tp, "operand_type", out.operandType, false) ||
       !string(o.attrs, o.tp, "result_type", out.resultType, false))
     return false;
   bool narrow = out.operandType == "bf16" || out.operandType == "f16";
+  if (tf32 && out.operandType == "tf32") {
+    if (out.resultType != "f32")
+      return fail(o.tp + ".result_type",
+                  "'" + out.resultType + "' is not f32 (tf32 operands)");
+    return true;
+  }
   if (out.operandType != "f32" && !narrow)
     return fail(o.tp + ".operand_type",
-                "'" + out.operandType + "' is not f32, bf16 or f16");
+                "'" + out.operandType + "' is not f32, bf16" +
+                    (tf32 ? ", f16 or tf32" : " or f16"));
   if (out.resultType != "f32" && out.resultType != out.operandType)
     return fail(o.tp + ".result_type",
                 "'" + out.resultType + "' is neither f32 nor the operand type");
@@ -607,7 +615,7 @@ bool Reader::cublasMatmul(const Operands &o, Step &out) {
   if (cublasEpilogueHasBias(s.epilogue) != (s.bias != -1))
     return fail(o.ap + ".bias", "a bias operand exactly when the epilogue "
                                 "adds one (bias, relu_bias, gelu_bias)");
-  if (!elementTypes(o, s))
+  if (!elementTypes(o, s, /*tf32=*/true))
     return false;
   if (s.aBatchStride != 0 && s.aBatchStride != s.m * s.k)
     return fail(o.tp + ".a_batch_stride", "expected 0 or m * k");
@@ -626,7 +634,7 @@ bool Reader::cudnnConv(const Operands &o, Step &out) {
   CudnnConvStep s;
   if (!convolution(o, s, 1, 3) ||
       !integer(o.args, o.ap, "bias", s.bias, false) ||
-      !activation(o, s.activation) || !elementTypes(o, s))
+      !activation(o, s.activation) || !elementTypes(o, s, /*tf32=*/false))
     return false;
   if (!shapesAgree(s))
     return fail(o.tp, "the shapes do not agree: src [N, C, S...], weights "

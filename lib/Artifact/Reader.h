@@ -97,7 +97,8 @@ public:
   bool step(const Json &s, const std::string &path, Step &out);
   bool library(StepKind kind, const Operands &o, Step &out);
   bool activation(const Operands &o, PostOp &out);
-  bool elementTypes(const Operands &o, LibraryElementTypes &out);
+  /// \p tf32: whether the step may take TF32 operands (cublas.matmul).
+  bool elementTypes(const Operands &o, LibraryElementTypes &out, bool tf32);
   bool convolution(const Operands &o, ConvolutionOperands &out,
                    size_t minSpatial, size_t maxSpatial);
   bool conv2d(const Operands &o, Step &out);

@@ -53,6 +53,8 @@ Value erfRule(GradBuilder &g, Value x, Value, Value dy) {
   Value e = g.exp(g.neg(g.mul(x, x)));
   return g.mul(dy, g.scale(e, 2.0 / std::sqrt(M_PI)));
 }
+// A rounding's gradient goes straight through, as a cast's does.
+Value roundTF32Rule(GradBuilder &, Value, Value, Value dy) { return dy; }
 Value softplusRule(GradBuilder &g, Value x, Value, Value dy) {
   return g.mul(dy, g.sigmoid(x));
 }
@@ -227,6 +229,7 @@ void loom::tg::autodiff::attachElementwiseGradients(MLIRContext *context) {
   attachGradient<ErfOp, unaryVJP<ErfOp, erfRule>>(context);
   attachGradient<SoftplusOp, unaryVJP<SoftplusOp, softplusRule>>(context);
   attachGradient<HardSwishOp, unaryVJP<HardSwishOp, hardswishRule>>(context);
+  attachGradient<RoundTF32Op, unaryVJP<RoundTF32Op, roundTF32Rule>>(context);
   attachGradient<GeluOp, geluVJP>(context);
   attachGradient<ClipOp, clipVJP>(context);
   attachGradient<HardSigmoidOp, hardsigmoidVJP>(context);

@@ -215,8 +215,14 @@ void FragmentFormer::formCodegenGroups(Block &block) {
       continue;
     }
     // Fuse single-use producers: elementwise ones into anything (prologue),
-    // anything into an elementwise consumer (epilogue).
+    // anything into an elementwise consumer (epilogue). A TF32 rounding
+    // takes no producer: it joins the product reading it, whose kernel
+    // rounds the operand as it loads it and so knows it may multiply on
+    // tensor cores (docs/Precision.md, "TF32"); a rounded value written
+    // by another kernel is an f32 value like any other.
     for (Value operand : op.getOperands()) {
+      if (isa<tg::RoundTF32Op>(op))
+        break;
       Operation *producer = operand.getDefiningOp();
       if (!producer || !operand.hasOneUse())
         continue;

@@ -586,6 +586,24 @@ art::KernelStep ScheduleBuilder::kernelStep(tg::FragmentOp fragment) {
   return kernel;
 }
 
+/// Whether \p v is a tg.round_tf32's result: directly, as the result of a
+/// fragment whose body yields one, or through ops that only move data.
+static bool isRoundedToTF32(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<tg::RoundTF32Op>(def))
+      return true;
+    if (auto fragment = dyn_cast<tg::FragmentOp>(def)) {
+      Operation *yield = fragment.getBody().front().getTerminator();
+      v = yield->getOperand(cast<OpResult>(v).getResultNumber());
+      continue;
+    }
+    if (!def->hasTrait<tg::ComputesNothing>() || def->getNumOperands() != 1)
+      return false;
+    v = def->getOperand(0);
+  }
+  return false;
+}
+
 /// The library step of \p call: true when lowered, false when it was
 /// given views (pending inputs, \p dstView) that its backend cannot take.
 FailureOr<bool> ScheduleBuilder::lowerLibrary(tg::FragmentOp fragment,
@@ -624,7 +642,12 @@ FailureOr<bool> ScheduleBuilder::lowerLibrary(tg::FragmentOp fragment,
   bool anyView = dstView || llvm::any_of(fragment.getInputs(), [&](Value in) {
                    return pending.count(in) != 0;
                  });
+  auto roundedToTF32 = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && isRoundedToTF32(fragment.getInputs()[arg.getArgNumber()]);
+  };
   StepOperands operands{buffer, isWeight};
+  operands.roundedToTF32 = roundedToTF32;
   if (anyView)
     operands.view = view;
   LibraryStep lowered;

@@ -32,14 +32,15 @@ struct ThreadState {
         sqrtFn(c.function("sqrt", c.real_sort(), c.real_sort())),
         tanhFn(c.function("tanh", c.real_sort(), c.real_sort())),
         erfFn(c.function("erf", c.real_sort(), c.real_sort())),
+        roundTF32Fn(c.function("round_tf32", c.real_sort(), c.real_sort())),
         powFn(c.function("pow", c.real_sort(), c.real_sort(), c.real_sort())),
         fmodFn(c.function("fmod", c.real_sort(), c.real_sort(), c.real_sort())),
         modFn(c.function("mod", c.real_sort(), c.real_sort(), c.real_sort())),
         invFn(c.function("inv", c.real_sort(), c.real_sort())) {}
   z3::context &ctx;
   z3::expr zero, one, lowest;
-  z3::func_decl expFn, logFn, sqrtFn, tanhFn, erfFn, powFn, fmodFn, modFn,
-      invFn;
+  z3::func_decl expFn, logFn, sqrtFn, tanhFn, erfFn, roundTF32Fn, powFn, fmodFn,
+      modFn, invFn;
   std::vector<z3::expr> facts;
   llvm::DenseSet<unsigned> factTerms;
 };
@@ -212,6 +213,9 @@ Z3Domain::T Z3Domain::sqrt(const T &a) {
 
 Z3Domain::T Z3Domain::tanh(const T &a) { return current().tanhFn(a.e); }
 Z3Domain::T Z3Domain::erf(const T &a) { return current().erfFn(a.e); }
+Z3Domain::T Z3Domain::roundTF32(const T &a) {
+  return current().roundTF32Fn(a.e);
+}
 
 Z3Domain::T Z3Domain::pow(const T &base, const T &exponent) {
   std::optional<int64_t> e = integerValue(exponent.e);

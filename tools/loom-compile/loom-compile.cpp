@@ -251,8 +251,10 @@ static cl::opt<std::string> precision(
              "operands, accumulated in f32, rounded once to the narrow type "
              "and cast back; weights stored narrow; normalisations, "
              "softmax, reductions and elementwise ops stay f32: "
-             "--tg-narrow-products, docs/Precision.md). loom-run --check "
-             "compares with the graph after this policy"),
+             "--tg-narrow-products, docs/Precision.md); tf32 (GPU targets: "
+             "f32 products and convolutions on operands rounded to TF32, "
+             "on tensor cores where the tiled kernels run them). "
+             "loom-run --check compares with the graph after this policy"),
     cl::init("f32"), cl::cat(compileCat));
 static cl::opt<bool> conv3dAs2d(
     "conv3d-as-2d",
@@ -842,9 +844,10 @@ int main(int argc, char **argv) {
       "loom-compile: compile a tg module or an ONNX model into a shared "
       "object for Loom's runtime (CPU, CUDA or Vulkan: --target)\n");
   // Before any work: a bad name is diagnosed at once.
-  if (precision != "f32" && precision != "bf16" && precision != "f16")
-    return fail("--precision must be f32, bf16 or f16, not '" + precision +
-                "'");
+  if (precision != "f32" && precision != "bf16" && precision != "f16" &&
+      precision != "tf32")
+    return fail("--precision must be f32, bf16, f16 or tf32, not '" +
+                precision + "'");
   if (petParts < 0 || petParts == 1)
     return fail("--pet must be 0 (off) or at least 2 pieces, not " +
                 std::to_string(petParts));
@@ -872,6 +875,11 @@ int main(int argc, char **argv) {
       cpu.getNumOccurrences() ? "cpu:" + cpu : targetSpelling);
   if (!target)
     return fail("--target: " + llvm::toString(target.takeError()));
+  if (precision == "tf32" && (*target)->isHost())
+    return fail("--precision=tf32 is for GPU targets (TF32 is a tensor "
+                "core's operand format; a CPU computes f32 products exactly, "
+                "the default), not --target=" +
+                (*target)->spelling());
   if (superopt != "none" && superopt != "eqsat" && superopt != "backtrack")
     return fail("--superopt must be none, eqsat or backtrack, got '" +
                 superopt + "'");
@@ -890,6 +898,8 @@ int main(int argc, char **argv) {
     return 1;
   if (FloatType narrow = tg::narrowTypeNamed(&context, precision))
     tg::narrowProducts(*module, narrow);
+  else if (precision == "tf32")
+    tg::roundProductsToTF32(*module);
   phase.reset();
 
   compiler::CompileOptions options;

@@ -86,6 +86,11 @@ struct StepOperands {
   /// without a diagnostic, when it cannot read or write those views (the
   /// schedule then computes them and lowers again without).
   llvm::function_ref<const StridedView *(mlir::Value)> view = nullptr;
+  /// Whether a body value holds TF32 values: it is computed by a
+  /// tg.round_tf32 (--precision=tf32, docs/Precision.md "TF32"), seen
+  /// through the fragment that computes it and through ops that only move
+  /// data. Null: never.
+  llvm::function_ref<bool(mlir::Value)> roundedToTF32 = nullptr;
 };
 
 /// A library step: the schema's record of the call (one type per step

@@ -46,4 +46,25 @@ def ConvertTGToLinalg : Pass<"convert-tg-to-linalg", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def ExpandTF32Roundings : Pass<"loom-expand-tf32-roundings"> {
+  let summary = "Compute TF32 roundings on the bits of their f32 values";
+  let description = [{
+    `tg.round_tf32` lowers to `arith.truncf` to `tf32` and `arith.extf` back
+    to f32 (scalars or vectors), the pair the GPU's tiled classes read as a
+    tensor core's operand format (docs/Codegen/GPU.md, "Tensor cores").
+    Neither LLVM nor SPIR-V has a TF32 type, so after the classes have read
+    it (the GPU kernel pipeline's map stage, the CPU pipeline's lower
+    stage) each pair becomes integer arithmetic on the f32 bits, rounding to
+    nearest with ties to even at the 13th bit: `(u + 0xfff + ((u >> 13) &
+    1)) & ~0x1fff`, NaN and infinities kept; the interpreter's
+    `roundToTF32` to the bit (docs/Precision.md, "TF32"). A `tf32` value
+    used otherwise is an error at its op.
+
+    ```
+    loom-opt kernels.mlir --loom-expand-tf32-roundings
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // LOOM_CONVERSION_PASSES_TD

@@ -91,6 +91,8 @@
 #ifndef LOOM_INTERPRETER_DOMAIN_H
 #define LOOM_INTERPRETER_DOMAIN_H
 
+#include "loom/Interpreter/Precision.h"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -159,6 +161,8 @@ template <class FP> struct FloatDomain {
   static T tanh(T a) { return std::tanh(a); }
   static T erf(T a) { return std::erf(a); }
   static T pow(T base, T exponent) { return std::pow(base, exponent); }
+  /// \p a rounded to TF32 (roundToTF32): tg.round_tf32.
+  static T roundTF32(T a) { return static_cast<T>(roundToTF32(a)); }
   /// The remainder with the sign of the dividend: C fmod (NaN for b == 0).
   static T fmod(T a, T b) { return std::fmod(a, b); }
   /// The remainder with the sign of the divisor: a - b * floor(a / b),
@@ -208,6 +212,7 @@ struct ModPDomain {
     FnNaN,
     FnPosInf,
     FnNegInf,
+    FnRoundTF32,
   };
 
   /// Reduces any 64-bit value mod P.
@@ -313,6 +318,7 @@ struct ModPDomain {
   static T sqrt(T a) { return uninterpreted(FnSqrt, a); }
   static T tanh(T a) { return uninterpreted(FnTanh, a); }
   static T erf(T a) { return uninterpreted(FnErf, a); }
+  static T roundTF32(T a) { return uninterpreted(FnRoundTF32, a); }
   /// Exact power for integer exponents in [-64, 64], uninterpreted otherwise.
   static T pow(T base, T exponent) {
     int64_t e = centered(exponent);

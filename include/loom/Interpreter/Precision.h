@@ -50,6 +50,12 @@ inline double roundToFormat(double v, int precision, int emin, int emax) {
   return r;
 }
 
+/// \p v rounded to TF32, the format a tensor core multiplies f32 operands
+/// in: 11 significant bits, f32's exponent range (tg.round_tf32). Exact in
+/// f32; for an f32 \p v the same as rounding its bits to the 13th
+/// (lib/Conversion/TGToLinalg/ExpandTF32.cpp).
+inline double roundToTF32(double v) { return roundToFormat(v, 11, -126, 127); }
+
 /// The value an element of type \p kind holds for \p v: the nearest value
 /// of a float format (one rounding from the double, ties to even), an
 /// integer truncated toward zero (without -0), `v != 0` for i1. tg.cast's

@@ -51,7 +51,8 @@ enum class UnaryKind {
   Clip,
   HardSigmoid,
   HardSwish,
-  Softplus
+  Softplus,
+  RoundTF32
 };
 
 /// Attributes of unary operators. Clip: a = min, b = max. HardSigmoid:
@@ -124,6 +125,8 @@ inline typename D::T applyUnary(const UnaryConsts<D> &c, typename D::T x) {
     return hardSigmoid<D>(c, x, c.a, c.b);
   else if constexpr (K == UnaryKind::HardSwish)
     return D::mul(x, hardSigmoid<D>(c, x, c.sixth, c.half));
+  else if constexpr (K == UnaryKind::RoundTF32)
+    return D::roundTF32(x);
   else {
     static_assert(K == UnaryKind::Softplus, "unhandled unary kind");
     typename D::T minusAbs = D::neg(D::max(x, D::neg(x)));
@@ -153,6 +156,7 @@ template <class F> auto dispatchUnary(UnaryKind kind, F &&fn) {
     LOOM_UNARY_CASE(HardSigmoid)
     LOOM_UNARY_CASE(HardSwish)
     LOOM_UNARY_CASE(Softplus)
+    LOOM_UNARY_CASE(RoundTF32)
   }
 #undef LOOM_UNARY_CASE
   llvm_unreachable("unknown UnaryKind");

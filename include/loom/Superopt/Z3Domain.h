@@ -90,6 +90,9 @@ struct Z3Domain {
   static T sqrt(const T &a);
   static T tanh(const T &a);
   static T erf(const T &a);
+  /// An uninterpreted function: no rule of the generator involves
+  /// tg.round_tf32.
+  static T roundTF32(const T &a);
   /// Exact power for integer numeral exponents in [-64, 64], otherwise an
   /// uninterpreted function.
   static T pow(const T &base, const T &exponent);

@@ -120,6 +120,7 @@ void cpu::addVectorizeBuffersStage(OpPassManager &pm,
 }
 
 void cpu::addLowerStage(OpPassManager &pm, const CPUKernelPipelineOptions &) {
+  pm.addPass(createExpandTF32Roundings());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertVectorToSCFPass(

@@ -242,6 +242,8 @@ void loom::codegen::gpu::addMapStage(OpPassManager &pm,
   // floordivsi and friends (grouped convolutions' indexing) as the basic
   // integer ops both SPIR-V and NVVM have.
   pm.addPass(arith::createArithExpandOpsPass());
+  // TF32 roundings on their bits, now that the tiled classes have read them.
+  pm.addPass(createExpandTF32Roundings());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createLoomGPUMergeModules());
   addCleanup(pm);

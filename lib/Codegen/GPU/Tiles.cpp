@@ -105,16 +105,18 @@ SmallVector<Operation *> conversionsOf(linalg::LinalgOp op, OpOperand *in) {
   return chain;
 }
 
-/// The narrow type (bf16 or f16) both of \p c's inputs are multiplied in:
+/// The type (bf16, f16 or tf32) both of \p c's inputs are multiplied in:
 /// each input's conversions end in an extension from it to f32 (the
-/// payload of --precision's narrow products, docs/Precision.md); else null.
+/// payload of --precision's narrow products, or the truncation to tf32 and
+/// extension back of tg.round_tf32, docs/Precision.md); else null.
 Type narrowOperandType(const Contraction &c) {
   Type narrow;
   for (OpOperand *in : {c.a, c.b}) {
     SmallVector<Operation *> chain = conversionsOf(c.op, in);
     auto ext = chain.empty() ? nullptr : dyn_cast<arith::ExtFOp>(chain.back());
     Type from = ext ? ext.getIn().getType() : Type();
-    if (!from || !(from.isBF16() || from.isF16()) || (narrow && narrow != from))
+    if (!from || !(from.isBF16() || from.isF16() || from.isTF32()) ||
+        (narrow && narrow != from))
       return Type();
     narrow = from;
   }
@@ -163,8 +165,9 @@ Value allBelow(OpBuilder &b, Location loc,
 /// The kernel of one contraction under construction: the op, the
 /// workgroup's tiles and the loop positions every thread shares.
 struct TileKernel {
-  TileKernel(Contraction &c, Tiling t, Location loc, Type staged)
-      : c(c), t(t), loc(loc), staged(staged) {}
+  TileKernel(Contraction &c, Tiling t, Location loc, Type staged,
+             Type multiplied)
+      : c(c), t(t), loc(loc), staged(staged), multiplied(multiplied) {}
 
   Contraction &c;
   Tiling t;
@@ -175,13 +178,19 @@ struct TileKernel {
   Value m0, n0, tid, sharedA, sharedB;
   /// The element type of the staged tiles: f32, or the narrow type the
   /// tensor-core form multiplies in (the payload's last conversion, the
-  /// extension to f32, left to mma.sync's f32 accumulation).
+  /// extension to f32, left to mma.sync's f32 accumulation). TF32 operands
+  /// are staged as the f32 values of their rounding (the whole chain
+  /// applied), which mma.sync's .tf32 form reads exactly.
   Type staged;
+  /// What the tensor-core form multiplies in (bf16, f16 or tf32), or null
+  /// (the scalar f32 form).
+  Type multiplied;
   /// The tensor-core form's thread: its warp, its lane's groupID (lane / 4,
-  /// PTX's name) and 2 threadID_in_group (2 (lane % 4): the first column of
-  /// its pairs of A and of the sums, the first row of its pairs of B).
+  /// PTX's name), threadID_in_group (lane % 4: the column of A and row of
+  /// B of a tf32 fragment) and 2 threadID_in_group (the first column of its
+  /// pairs of A and of the sums, the first row of its pairs of B).
   struct Lane {
-    Value warp, group, pairStart;
+    Value warp, group, member, pairStart;
   } lane;
   /// emulatedMma's workgroup memory, [warp][16][16] and [warp][16][8] f32
   /// (null: mma.sync).
@@ -321,24 +330,31 @@ struct TileKernel {
     return v;
   }
 
-  /// mma.sync.m16n8k16.row.col with f32 accumulation of one warp: \p a
-  /// (a0..a7), \p bv (b0..b3) and \p acc (c0..c3) are the lane's fragments
-  /// as PTX numbers them; returns d0..d3.
+  /// mma.sync.m16n8k16.row.col (bf16, f16), or m16n8k8 (tf32), with f32
+  /// accumulation of one warp: \p a (a0..a7; tf32 a0..a3), \p bv (b0..b3;
+  /// tf32 b0, b1) and \p acc (c0..c3) are the lane's fragments as PTX
+  /// numbers them; returns d0..d3. A tf32 register is the f32 value's bits.
   SmallVector<Value, 4> mma(OpBuilder &b, ArrayRef<Value> a, ArrayRef<Value> bv,
                             ValueRange acc) const {
     SmallVector<Value, 4> aRegs, bRegs;
-    for (size_t i = 0; i < a.size(); i += 2)
-      aRegs.push_back(pair(b, a[i], a[i + 1]));
-    for (size_t i = 0; i < bv.size(); i += 2)
-      bRegs.push_back(pair(b, bv[i], bv[i + 1]));
-    NVVM::MMATypes ptxType =
-        staged.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    auto bits = [&](Value v) -> Value {
+      return LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
+    };
+    bool tf32 = multiplied.isTF32();
+    for (size_t i = 0; i < a.size(); i += tf32 ? 1 : 2)
+      aRegs.push_back(tf32 ? bits(a[i]) : pair(b, a[i], a[i + 1]));
+    for (size_t i = 0; i < bv.size(); i += tf32 ? 1 : 2)
+      bRegs.push_back(tf32 ? bits(bv[i]) : pair(b, bv[i], bv[i + 1]));
+    NVVM::MMATypes ptxType = tf32              ? NVVM::MMATypes::tf32
+                             : staged.isBF16() ? NVVM::MMATypes::bf16
+                                               : NVVM::MMATypes::f16;
     Type f32 = b.getF32Type();
     auto result =
         LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
     auto op = NVVM::MmaOp::create(
-        b, loc, result, aRegs, bRegs, acc, {kMmaM, kMmaN, kStep}, std::nullopt,
-        std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+        b, loc, result, aRegs, bRegs, acc, {kMmaM, kMmaN, mmaDepth()},
+        std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                        NVVM::MMALayout::col});
     SmallVector<Value, 4> d;
@@ -357,21 +373,34 @@ struct TileKernel {
   SmallVector<Value, 4> emulatedMma(OpBuilder &b, ArrayRef<Value> a,
                                     ArrayRef<Value> bv, ValueRange acc) const {
     auto widened = [&](Value v) -> Value {
+      if (v.getType().isF32())
+        return v;
       return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
     };
-    for (int64_t i = 0; i < 8; ++i) {
-      // A: row groupID for a0, a1, a4, a5, groupID + 8 otherwise; column
-      // threadID_in_group * 2 + (i & 1), + 8 for i >= 4.
-      bool low = i < 2 || (i >= 4 && i < 6);
-      Value row = plusIndex(b, loc, lane.group, low ? 0 : 8);
-      Value col = plusIndex(b, loc, lane.pairStart, (i & 1) + (i >= 4 ? 8 : 0));
+    bool tf32 = multiplied.isTF32();
+    for (int64_t i = 0; i < int64_t(a.size()); ++i) {
+      // A (m16n8k16): row groupID for a0, a1, a4, a5, groupID + 8
+      // otherwise; column threadID_in_group * 2 + (i & 1), + 8 for i >= 4.
+      // A (m16n8k8 tf32): row groupID for a0, a2, groupID + 8 for a1, a3;
+      // column threadID_in_group, + 4 for a2, a3.
+      Value row, col;
+      if (tf32) {
+        row = plusIndex(b, loc, lane.group, (i & 1) ? 8 : 0);
+        col = plusIndex(b, loc, lane.member, i >= 2 ? 4 : 0);
+      } else {
+        bool low = i < 2 || (i >= 4 && i < 6);
+        row = plusIndex(b, loc, lane.group, low ? 0 : 8);
+        col = plusIndex(b, loc, lane.pairStart, (i & 1) + (i >= 4 ? 8 : 0));
+      }
       memref::StoreOp::create(b, loc, widened(a[i]), emulatedA,
                               ValueRange{lane.warp, row, col});
     }
-    for (int64_t i = 0; i < 4; ++i) {
-      // B: row threadID_in_group * 2 + (i & 1), + 8 for i >= 2; column
-      // groupID.
-      Value row = plusIndex(b, loc, lane.pairStart, (i & 1) + (i >= 2 ? 8 : 0));
+    for (int64_t i = 0; i < int64_t(bv.size()); ++i) {
+      // B (m16n8k16): row threadID_in_group * 2 + (i & 1), + 8 for i >= 2;
+      // (m16n8k8 tf32): row threadID_in_group, + 4 for b1; column groupID.
+      Value row =
+          tf32 ? plusIndex(b, loc, lane.member, i ? 4 : 0)
+               : plusIndex(b, loc, lane.pairStart, (i & 1) + (i >= 2 ? 8 : 0));
       memref::StoreOp::create(b, loc, widened(bv[i]), emulatedB,
                               ValueRange{lane.warp, row, lane.group});
     }
@@ -383,7 +412,7 @@ struct TileKernel {
       Value row = plusIndex(b, loc, lane.group, i >= 2 ? 8 : 0);
       Value col = plusIndex(b, loc, lane.pairStart, i & 1);
       Value sum = acc[i];
-      for (int64_t kk = 0; kk < kStep; ++kk) {
+      for (int64_t kk = 0; kk < mmaDepth(); ++kk) {
         Value x = memref::LoadOp::create(
             b, loc, emulatedA, ValueRange{lane.warp, row, index(b, loc, kk)});
         Value y = memref::LoadOp::create(
@@ -397,15 +426,21 @@ struct TileKernel {
     return d;
   }
 
-  /// The warp's sums over one staged step (kStep = mma.sync's k of 16): the
-  /// warp's sub-tiles of kMmaM x kMmaN at rows \p warpRow + kMmaM i and
-  /// columns \p warpCol + kMmaN j of the tile, each one mma (or
-  /// emulatedMma) of the fragments PTX defines for the lane: a0..a7 from
-  /// A's rows group (a0, a1, a4, a5) and group + 8 at columns pairStart,
-  /// pairStart + 1 (a0..a3) and those + 8 (a4..a7); b0..b3 from B's column
-  /// group at rows as A's columns. \p sums holds c0..c3 per sub-tile (rows
-  /// group and group + 8, columns pairStart and pairStart + 1), row-major over
-  /// the sub-tiles.
+  /// The k of one mma.sync: 16 (bf16, f16: m16n8k16), 8 (tf32: m16n8k8).
+  int64_t mmaDepth() const { return multiplied.isTF32() ? 8 : kStep; }
+
+  /// The warp's sums over one staged step of kStep: the warp's sub-tiles of
+  /// kMmaM x kMmaN at rows \p warpRow + kMmaM i and columns
+  /// \p warpCol + kMmaN j of the tile, each kStep / mmaDepth() mma (or
+  /// emulatedMma) of the fragments PTX defines for the lane. m16n8k16:
+  /// a0..a7 from A's rows group (a0, a1, a4, a5) and group + 8 at columns
+  /// pairStart, pairStart + 1 (a0..a3) and those + 8 (a4..a7); b0..b3 from
+  /// B's column group at rows as A's columns. m16n8k8 (tf32), per half of
+  /// the step: a0..a3 from rows group (a0, a2) and group + 8 at column
+  /// member (a0, a1) and member + 4; b0, b1 from B's column group at rows
+  /// member and member + 4. \p sums holds c0..c3 per sub-tile (rows group
+  /// and group + 8, columns pairStart and pairStart + 1), row-major over the
+  /// sub-tiles.
   SmallVector<Value> accumulateMma(OpBuilder &b, Value warpRow, Value warpCol,
                                    ValueRange sums) const {
     int64_t subRows = t.tileM / kWarpRows / kMmaM;
@@ -413,34 +448,64 @@ struct TileKernel {
     auto at = [&](Value tile, Value r, Value col) -> Value {
       return memref::LoadOp::create(b, loc, tile, ValueRange{r, col});
     };
-    Value k0 = lane.pairStart;
-    SmallVector<SmallVector<Value, 8>> as, bs;
+    bool tf32 = multiplied.isTF32();
+    // as[i][h], bs[j][h]: the fragments of the h-th mma along the step.
+    SmallVector<SmallVector<SmallVector<Value, 8>, 2>> as, bs;
     for (int64_t i = 0; i < subRows; ++i) {
       Value lo = arith::AddIOp::create(
           b, loc, plusIndex(b, loc, warpRow, i * kMmaM), lane.group);
       Value hi = plusIndex(b, loc, lo, 8);
-      SmallVector<Value, 8> fragment;
-      for (int64_t kOff : {0, 8})
-        for (Value r : {lo, hi})
-          for (int64_t e : {0, 1})
-            fragment.push_back(at(sharedA, r, plusIndex(b, loc, k0, kOff + e)));
-      as.push_back(fragment);
+      SmallVector<SmallVector<Value, 8>, 2> halves;
+      if (tf32) {
+        for (int64_t h : {0, 8}) {
+          SmallVector<Value, 8> fragment;
+          for (int64_t kOff : {0, 4})
+            for (Value r : {lo, hi})
+              fragment.push_back(
+                  at(sharedA, r, plusIndex(b, loc, lane.member, h + kOff)));
+          halves.push_back(fragment);
+        }
+      } else {
+        SmallVector<Value, 8> fragment;
+        for (int64_t kOff : {0, 8})
+          for (Value r : {lo, hi})
+            for (int64_t e : {0, 1})
+              fragment.push_back(
+                  at(sharedA, r, plusIndex(b, loc, lane.pairStart, kOff + e)));
+        halves.push_back(fragment);
+      }
+      as.push_back(halves);
     }
     for (int64_t j = 0; j < subCols; ++j) {
       Value col = arith::AddIOp::create(
           b, loc, plusIndex(b, loc, warpCol, j * kMmaN), lane.group);
-      SmallVector<Value, 8> fragment;
-      for (int64_t kOff : {0, 8})
-        for (int64_t e : {0, 1})
-          fragment.push_back(at(sharedB, plusIndex(b, loc, k0, kOff + e), col));
-      bs.push_back(fragment);
+      SmallVector<SmallVector<Value, 8>, 2> halves;
+      if (tf32) {
+        for (int64_t h : {0, 8}) {
+          SmallVector<Value, 8> fragment;
+          for (int64_t kOff : {0, 4})
+            fragment.push_back(
+                at(sharedB, plusIndex(b, loc, lane.member, h + kOff), col));
+          halves.push_back(fragment);
+        }
+      } else {
+        SmallVector<Value, 8> fragment;
+        for (int64_t kOff : {0, 8})
+          for (int64_t e : {0, 1})
+            fragment.push_back(
+                at(sharedB, plusIndex(b, loc, lane.pairStart, kOff + e), col));
+        halves.push_back(fragment);
+      }
+      bs.push_back(halves);
     }
     SmallVector<Value> next;
     for (int64_t i = 0; i < subRows; ++i)
       for (int64_t j = 0; j < subCols; ++j) {
-        ValueRange acc = sums.slice((i * subCols + j) * 4, 4);
-        llvm::append_range(next, emulatedA ? emulatedMma(b, as[i], bs[j], acc)
-                                           : mma(b, as[i], bs[j], acc));
+        SmallVector<Value, 4> acc(sums.slice((i * subCols + j) * 4, 4));
+        for (size_t h = 0; h < as[i].size(); ++h)
+          acc = emulatedA ? emulatedMma(b, as[i][h], bs[j][h], acc)
+                          : mma(b, as[i][h], bs[j][h], acc);
+        llvm::append_range(next, acc);
       }
     return next;
   }
@@ -530,7 +595,7 @@ LogicalResult emitRowContraction(Contraction &c) {
   int64_t blocks = w->blocks;
   mlir::gpu::LaunchOp launch = w->launch;
   Value block = w->block;
-  TileKernel kernel(c, kSmallTiles, loc, b.getF32Type());
+  TileKernel kernel(c, kSmallTiles, loc, b.getF32Type(), Type());
   Value partials =
       allocWorkgroupMemory(b, loc, {kRowSlices, kRowCols}, b.getF32Type());
   // A block past the last (the grid's last column) computes the last
@@ -669,7 +734,10 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
     return failure();
   int64_t blocks = w->blocks;
   mlir::gpu::LaunchOp launch = w->launch;
-  TileKernel kernel(c, t, loc, narrow ? narrow : b.getF32Type());
+  // bf16 and f16 operands are staged narrow; TF32 ones as the f32 values
+  // of their rounding.
+  Type staged = narrow && !narrow.isTF32() ? narrow : b.getF32Type();
+  TileKernel kernel(c, t, loc, staged, narrow);
   kernel.sharedA =
       allocWorkgroupMemory(b, loc, {t.tileM, kStep}, kernel.staged);
   kernel.sharedB =
@@ -703,7 +771,7 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
     Value warp = div(kernel.tid, kWarpSize), lane = rem(kernel.tid, kWarpSize);
     Value pairStart =
         arith::MulIOp::create(b, loc, rem(lane, 4), index(b, loc, 2));
-    kernel.lane = {warp, div(lane, 4), pairStart};
+    kernel.lane = {warp, div(lane, 4), rem(lane, 4), pairStart};
     warpRow = arith::MulIOp::create(b, loc, div(warp, kWarpCols),
                                     index(b, loc, t.tileM / kWarpRows));
     warpCol = arith::MulIOp::create(b, loc, rem(warp, kWarpCols),

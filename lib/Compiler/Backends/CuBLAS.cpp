@@ -167,6 +167,11 @@ public:
     s.bBatchStride = g->bStride;
     s.epilogue = epilogueOf(call);
     s.operandType = libraryElementType(matmul.getType().getElementType());
+    // Both operands rounded to TF32 (--precision=tf32, by kernels before
+    // the step): on tensor cores, exactly (docs/Precision.md, "TF32").
+    if (operands.roundedToTF32 && operands.roundedToTF32(matmul.getLhs()) &&
+        operands.roundedToTF32(matmul.getRhs()))
+      s.operandType = "tf32";
     s.resultType = libraryElementType(
         cast<ShapedType>(call.ops.back()->getResult(0).getType())
             .getElementType());

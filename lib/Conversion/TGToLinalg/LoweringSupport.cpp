@@ -64,6 +64,11 @@ Value LinalgDomain::tanh(Value a) {
 Value LinalgDomain::erf(Value a) {
   return math::ErfOp::create(*builder, *loc, a);
 }
+Value LinalgDomain::roundTF32(Value a) {
+  Value tf32 =
+      arith::TruncFOp::create(*builder, *loc, builder->getTF32Type(), a);
+  return arith::ExtFOp::create(*builder, *loc, a.getType(), tf32);
+}
 Value LinalgDomain::pow(Value a, Value b) {
   return math::PowFOp::create(*builder, *loc, a, b);
 }

@@ -74,6 +74,10 @@ struct LinalgDomain {
   static Value sqrt(Value a);
   static Value tanh(Value a);
   static Value erf(Value a);
+  /// An f32 \p a rounded to TF32: `arith.truncf` to tf32 and `arith.extf`
+  /// back, the pair the GPU's tiled classes read as a tensor core's operand
+  /// format and loom-expand-tf32-roundings computes on the bits.
+  static Value roundTF32(Value a);
   static Value pow(Value a, Value b);
   static Value fmod(Value a, Value b);
 };

@@ -170,7 +170,7 @@ Error Library::prepare(const art::CublasMatmulStep &s, const std::string &at,
     }
     return st;
   };
-  Status st = api->cublasLtMatmulDescCreate(&p->desc, kComputeF32, kDataF32);
+  Status st = api->cublasLtMatmulDescCreate(&p->desc, e.compute, kDataF32);
   if (st == 0)
     st = api->cublasLtMatmulDescSetAttribute(p->desc, kDescTransA, &e.transA,
                                              sizeof(e.transA));

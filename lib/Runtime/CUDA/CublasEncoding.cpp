@@ -44,6 +44,8 @@ cublas::Encoding cublas::encode(const art::CublasMatmulStep &s) {
   // Row-major b [k, n] is column-major n x k, ld n; a [m, k] is k x m, ld
   // k; d [m, n] is n x m, ld n.
   int32_t in = dataType(s.operandType), out = dataType(s.resultType);
+  if (s.operandType == "tf32")
+    e.compute = kComputeF32FastTF32;
   e.a = {in, uint64_t(s.n), uint64_t(s.k), s.n, batch, s.bBatchStride};
   e.b = {in, uint64_t(s.k), uint64_t(s.m), s.k, batch, s.aBatchStride};
   e.d = {out, uint64_t(s.n), uint64_t(s.m), s.n, batch, s.m * s.n};

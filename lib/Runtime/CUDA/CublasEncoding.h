@@ -26,6 +26,7 @@ namespace loom::rt::cublas {
 // 12 and 13), declared here so that libloomrt builds without the toolkit.
 constexpr int32_t kOpN = 0;               // CUBLAS_OP_N
 constexpr int32_t kComputeF32 = 68;       // CUBLAS_COMPUTE_32F
+constexpr int32_t kComputeF32FastTF32 = 77; // CUBLAS_COMPUTE_32F_FAST_TF32
 constexpr int32_t kDataF32 = 0;           // CUDA_R_32F
 constexpr int32_t kDataF16 = 2;           // CUDA_R_16F
 constexpr int32_t kDataBF16 = 14;         // CUDA_R_16BF
@@ -62,6 +63,10 @@ struct Layout {
 /// The whole call: the descriptors' attributes and which of the step's
 /// buffers is cuBLASLt's A and B.
 struct Encoding {
+  /// cublasComputeType_t: CUBLAS_COMPUTE_32F, or ..._FAST_TF32 for tf32
+  /// operands (which hold TF32 values, so that the library's own
+  /// conversion of them changes nothing: docs/Precision.md, "TF32").
+  int32_t compute = kComputeF32;
   int32_t transA = kOpN, transB = kOpN;
   uint32_t epilogue = kEpilogueDefault;
   /// cuBLASLt's A is the step's b, its B the step's a (see above).
@@ -73,12 +78,13 @@ struct Encoding {
 /// cublasLtEpilogue_t of \p e.
 uint32_t epilogueValue(artifact::CublasEpilogue e);
 
-/// cudaDataType_t of a step's element type (f32, bf16, f16; the reader
-/// admits no other).
+/// cudaDataType_t of a step's element type (f32, bf16, f16, and tf32 held
+/// in f32; the reader admits no other).
 int32_t dataType(const std::string &dtype);
 
 /// The call that computes \p step: f32 accumulation (CUBLAS_COMPUTE_32F,
-/// f32 alpha and beta) whatever the matrices hold.
+/// or CUBLAS_COMPUTE_32F_FAST_TF32 for tf32 operands; f32 alpha and beta)
+/// whatever the matrices hold.
 Encoding encode(const artifact::CublasMatmulStep &step);
 
 } // namespace loom::rt::cublas

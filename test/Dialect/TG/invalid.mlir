@@ -1133,3 +1133,11 @@ func.func @tied_twice(%a: tensor<4xf32> {tg.tied_result = 0 : i64}, %b: tensor<4
 func.func @tied_string(%c: tensor<4xf32> {tg.tied_result = "cache"}) -> tensor<4xf32> {
   return %c : tensor<4xf32>
 }
+
+// -----
+// TF32 is a rounding of f32 values (docs/Precision.md, "TF32").
+func.func @round_tf32_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float values}}
+  %y = tg.round_tf32 %x : tensor<4xf16>
+  return %y : tensor<4xf16>
+}

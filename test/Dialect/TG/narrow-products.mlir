@@ -54,4 +54,4 @@ func.func @others(%a: tensor<2x2xf64>, %h: tensor<2x2xf16>) -> (tensor<2x2xf64>,
   return %p, %q : tensor<2x2xf64>, tensor<2x2xf16>
 }
 
-// BAD: error: --tg-narrow-products: type must be bf16 or f16, not 'f8'
+// BAD: error: --tg-narrow-products: type must be bf16, f16 or tf32, not 'f8'

@@ -121,6 +121,8 @@ func.func @compare_select(%a: tensor<4x1x3xf32>, %b: tensor<5x3xf32>, %i: tensor
 func.func @unary(%x: tensor<2x3xf32>, %h: tensor<2x3xbf16>) {
   // CHECK: tg.relu %{{.*}} : tensor<2x3xf32>
   %0 = tg.relu %x : tensor<2x3xf32>
+  // CHECK: tg.round_tf32 %{{.*}} : tensor<2x3xf32>
+  %rt = tg.round_tf32 %x : tensor<2x3xf32>
   // CHECK: tg.sigmoid
   %1 = tg.sigmoid %x : tensor<2x3xf32>
   // CHECK: tg.tanh

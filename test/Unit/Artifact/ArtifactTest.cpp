@@ -531,6 +531,28 @@ TEST(ArtifactTest, CublasMatmulReadBackAndRefused) {
   EXPECT_EQ(withAttr("batch", Json(int64_t(1) << 31)),
             "manifest: entries[0].programs[0].steps[0].attrs: m, n, k and "
             "batch must be below 2^31");
+  // TF32 operands (f32 buffers of TF32 values) read back, with an f32
+  // result only.
+  Manifest tf32 = m;
+  std::get<CublasMatmulStep>(tf32.entries[0].programs[0].steps[0].record)
+      .operandType = "tf32";
+  Manifest readTF32;
+  error = readManifest(writeManifest(tf32), readTF32);
+  ASSERT_FALSE(error) << error->message;
+  EXPECT_EQ(readTF32.entries[0]
+                .programs[0]
+                .steps[0]
+                .getIf<CublasMatmulStep>()
+                ->operandType,
+            "tf32");
+  std::get<CublasMatmulStep>(tf32.entries[0].programs[0].steps[0].record)
+      .resultType = "bf16";
+  EXPECT_EQ(refusal(writeManifest(tf32)),
+            "manifest: entries[0].programs[0].steps[0].attrs.result_type: "
+            "'bf16' is not f32 (tf32 operands)");
+  EXPECT_EQ(withAttr("operand_type", Json("f8")),
+            "manifest: entries[0].programs[0].steps[0].attrs.operand_type: "
+            "'f8' is not f32, bf16, f16 or tf32");
   // A CUDA library on another kind of device.
   Manifest vulkan = m;
   vulkan.devices[0] = {
@@ -575,6 +597,9 @@ TEST(ArtifactTest, CudnnConvReadBackAndRefused) {
             where + ".activation: cuDNN's pointwise modes run none, relu, "
                     "sigmoid, tanh, gelu_erf, gelu_tanh and swish, not "
                     "'hardswish'");
+  // TF32 operands are cublas.matmul's only.
+  EXPECT_EQ(withAttr("operand_type", Json("tf32")),
+            where + ".operand_type: 'tf32' is not f32, bf16 or f16");
   EXPECT_EQ(withAttr("groups", Json(int64_t(4))),
             where + ": a conv2d's groups divide its output channels, its "
                     "strides and dilations are at least 1");

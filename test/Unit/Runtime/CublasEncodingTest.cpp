@@ -99,6 +99,23 @@ TEST(CublasEncodingTest, NarrowOperands) {
   e = encode(s);
   EXPECT_EQ(e.a.type, kDataF16);
   EXPECT_EQ(e.d.type, kDataF16);
+  EXPECT_EQ(e.compute, kComputeF32);
+}
+
+TEST(CublasEncodingTest, TF32Operands) {
+  // tf32 operands (f32 buffers holding TF32 values): every matrix f32,
+  // computed as CUBLAS_COMPUTE_32F_FAST_TF32; f32 ones as CUBLAS_COMPUTE_32F.
+  art::CublasMatmulStep s;
+  s.m = 5;
+  s.n = 3;
+  s.k = 7;
+  EXPECT_EQ(encode(s).compute, kComputeF32);
+  s.operandType = "tf32";
+  Encoding e = encode(s);
+  EXPECT_EQ(e.compute, kComputeF32FastTF32);
+  EXPECT_EQ(e.a.type, kDataF32);
+  EXPECT_EQ(e.b.type, kDataF32);
+  EXPECT_EQ(e.d.type, kDataF32);
 }
 
 TEST(CublasEncodingTest, EveryEpilogue) {
@@ -122,6 +139,7 @@ TEST(CublasEncodingTest, EveryEpilogue) {
 // The values the runtime declares are the toolkit's.
 static_assert(kOpN == CUBLAS_OP_N);
 static_assert(kComputeF32 == CUBLAS_COMPUTE_32F);
+static_assert(kComputeF32FastTF32 == CUBLAS_COMPUTE_32F_FAST_TF32);
 static_assert(kDataF32 == CUDA_R_32F);
 static_assert(kDataF16 == CUDA_R_16F);
 static_assert(kDataBF16 == CUDA_R_16BF);

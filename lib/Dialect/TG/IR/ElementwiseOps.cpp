@@ -174,6 +174,15 @@ LogicalResult RsqrtOp::exportONNX(ONNXEmitter &e) {
 }
 
 //===----------------------------------------------------------------------===//
+// tg.round_tf32
+//===----------------------------------------------------------------------===//
+
+LogicalResult RoundTF32Op::exportONNX(ONNXEmitter &) {
+  return emitOpError("has no ONNX export (ONNX has no TF32 rounding: export "
+                     "the model before --precision=tf32)");
+}
+
+//===----------------------------------------------------------------------===//
 // tg.gelu
 //===----------------------------------------------------------------------===//
 

@@ -276,7 +276,8 @@ private:
   LogicalResult visit(Operation &op) {
     if (!isa<TGDialect>(op.getDialect()) || op.getNumRegions() ||
         op.hasTrait<OpTrait::IsTerminator>() || op.hasTrait<ReadsWorld>() ||
-        isa<WeightOp, ConstantOp>(op) || op.getNumOperands() == 0 ||
+        op.hasTrait<KeptUnfolded>() || isa<WeightOp, ConstantOp>(op) ||
+        op.getNumOperands() == 0 ||
         !llvm::all_of(op.getOperands(),
                       [&](Value v) { return isParameter(v); }))
       return success();

@@ -1,4 +1,4 @@
-//===- NarrowProducts.cpp - Products and convolutions in bf16 or f16 ------===//
+//===- NarrowProducts.cpp - Products in bf16, f16 or on TF32 operands ----===//
 //
 // Part of Loom. See TGNarrowProducts in Passes.td and docs/Precision.md.
 //
@@ -84,15 +84,36 @@ void narrow(Operation *op, Narrowing &n) {
   op->erase();
 }
 
+/// The multiplicands of \p op: a product's two operands, a convolution's
+/// input and filter (its bias is added in f32, after the products).
+SmallVector<OpOperand *, 2> multiplicands(Operation *op) {
+  return {&op->getOpOperand(0), &op->getOpOperand(1)};
+}
+
+/// Rounds \p operand to TF32 by a tg.round_tf32 of its own, just before
+/// its product: a rounding per use (the query, key and value projections
+/// each round the one input they read), so that each joins the kernel of
+/// its product, which rounds as it loads (FormFragments). An operand a
+/// rounding of its own already makes is left as it is.
+void roundToTF32(OpBuilder &b, OpOperand &operand) {
+  Value v = operand.get();
+  if (v.getDefiningOp<RoundTF32Op>() && v.hasOneUse())
+    return;
+  b.setInsertionPoint(operand.getOwner());
+  operand.set(RoundTF32Op::create(b, v.getLoc(), v));
+}
+
 struct NarrowProductsPass
     : public tg::impl::TGNarrowProductsBase<NarrowProductsPass> {
   using TGNarrowProductsBase::TGNarrowProductsBase;
 
   void runOnOperation() override {
+    if (type == "tf32")
+      return roundProductsToTF32(getOperation());
     FloatType narrow = narrowTypeNamed(&getContext(), type);
     if (!narrow) {
-      getOperation().emitError("--tg-narrow-products: type must be bf16 or "
-                               "f16, not '")
+      getOperation().emitError("--tg-narrow-products: type must be bf16, "
+                               "f16 or tf32, not '")
           << type << "'";
       return signalPassFailure();
     }
@@ -110,12 +131,25 @@ FloatType tg::narrowTypeNamed(MLIRContext *context, StringRef name) {
   return {};
 }
 
-void tg::narrowProducts(ModuleOp module, FloatType narrowType) {
+/// Every f32 tg.matmul and tg.conv of \p module.
+static SmallVector<Operation *> f32Products(ModuleOp module) {
   SmallVector<Operation *> products;
   module.walk([&](Operation *op) {
     if (isa<MatmulOp, ConvOp>(op) && allF32Tensors(op))
       products.push_back(op);
   });
+  return products;
+}
+
+void tg::roundProductsToTF32(ModuleOp module) {
+  OpBuilder b(module.getContext());
+  for (Operation *op : f32Products(module))
+    for (OpOperand *operand : multiplicands(op))
+      roundToTF32(b, *operand);
+}
+
+void tg::narrowProducts(ModuleOp module, FloatType narrowType) {
+  SmallVector<Operation *> products = f32Products(module);
   Narrowing n;
   n.type = narrowType;
   for (Operation *op : products)

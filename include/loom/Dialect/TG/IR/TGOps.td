@@ -32,6 +32,7 @@ def TG_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
 def TG_Tensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
 def TG_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def TG_BoolTensor : StaticShapeTensorOf<[I1]>;
+def TG_F32Tensor : StaticShapeTensorOf<[F32]>;
 def TG_NumberTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
 
 //===----------------------------------------------------------------------===//
@@ -469,6 +470,35 @@ def TG_HardSwishOp : TG_SimpleUnaryOp<"hardswish", "x * max(0, min(1, x / 6 + 1 
                                       "HardSwish", "1", "HardSwish">;
 def TG_SoftplusOp : TG_SimpleUnaryOp<"softplus", "log(1 + exp(x)), computed without overflow",
                                      "Softplus", TG_Transcendental, "Softplus">;
+
+// The operand format of an f32 product on tensor cores under
+// --precision=tf32 (docs/Precision.md). Exported nowhere: ONNX has no
+// operator for it.
+def TG_RoundTF32Op : TG_SimpleUnaryOp<"round_tf32", "x rounded to TF32",
+                                      "RoundTF32", "1", "",
+                                      [Idempotent, TG_KeptUnfolded]> {
+  let description = [{
+    Each f32 element rounded to the nearest TF32 value, ties to even: 10
+    fraction bits (11 significant) and f32's exponent range, subnormals
+    kept, overflow to infinity, NaN and infinities unchanged. The result is
+    f32 (TF32 values are f32 values whose 13 low fraction bits are zero).
+
+    It is the format a tensor core multiplies an f32 product's operands in
+    (PTX `mma.sync ... .tf32`): `--tg-narrow-products=type=tf32`
+    (`loom-compile --precision=tf32`) rounds both multiplicands of every f32
+    product and convolution with it, and the GPU's tiled classes multiply a
+    product whose operands are both rounded so on tensor cores, exactly
+    (products of TF32 values are exact in f32). Never folded at compile time,
+    even of a weight (`TG_KeptUnfolded`): the product's kernel rounds its
+    operand as it loads it, and the rounding is how it knows it may.
+
+    ```mlir
+    %y = tg.round_tf32 %x : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins TG_F32Tensor:$input);
+  let results = (outs TG_F32Tensor:$output);
+}
 
 // Unary ops with attributes.
 def TG_GeluOp : TG_UnaryOp<"gelu", "Gaussian error linear unit", TG_Facts> {

@@ -23,6 +23,7 @@ LOOM_TG_MARKER_TRAIT(ComputesInRegions)
 LOOM_TG_MARKER_TRAIT(CheapToRecompute)
 LOOM_TG_MARKER_TRAIT(ResultTypeGiven)
 LOOM_TG_MARKER_TRAIT(ReadsWorld)
+LOOM_TG_MARKER_TRAIT(KeptUnfolded)
 #undef LOOM_TG_MARKER_TRAIT
 
 /// Op trait: run the op's `inferReturnTypes` with its location during

@@ -54,6 +54,12 @@ def TG_CheapToRecompute : TG_Trait<"CheapToRecompute">;
 // constant operands; the interpreter evaluates it only in a world of 1.
 def TG_ReadsWorld : TG_Trait<"ReadsWorld">;
 
+// A rounding that the kernel of the op reading its result carries out as it
+// loads its operand (tg.round_tf32: a tensor core's operand format): never
+// folded at compile time, even of constant operands, so that the reader's
+// kernel sees the rounding (docs/Precision.md, "TF32").
+def TG_KeptUnfolded : TG_Trait<"KeptUnfolded">;
+
 // The op's result type is written in the IR (not inferred); its verifier
 // checks it against the operands. The op's shape rule is that verifier.
 def TG_ResultTypeGiven : TG_Trait<"ResultTypeGiven">;

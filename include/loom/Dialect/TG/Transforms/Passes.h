@@ -37,6 +37,10 @@ createTGConv3dAs2d(std::function<bool(mlir::Operation *)> keep);
 /// --precision=bf16|f16 applies to the model as read, before the graph is
 /// captured for loom-run --check.
 void narrowProducts(mlir::ModuleOp module, mlir::FloatType narrow);
+/// --tg-narrow-products=type=tf32 on \p module: both multiplicands of
+/// every f32 tg.matmul and tg.conv rounded by a tg.round_tf32 of their own
+/// (one per use), results f32. loom-compile --precision=tf32.
+void roundProductsToTF32(mlir::ModuleOp module);
 /// The narrow type --tg-narrow-products and loom-compile --precision name:
 /// bf16 or f16; null for any other name.
 mlir::FloatType narrowTypeNamed(mlir::MLIRContext *context,

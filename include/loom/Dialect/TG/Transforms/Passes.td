@@ -317,7 +317,7 @@ def TGTrimConvTaps : Pass<"tg-trim-conv-taps", "mlir::func::FuncOp"> {
 }
 
 def TGNarrowProducts : Pass<"tg-narrow-products", "mlir::ModuleOp"> {
-  let summary = "Run matrix products and convolutions in bf16 or f16 (an autocast policy)";
+  let summary = "Run matrix products and convolutions in bf16 or f16, or on TF32 operands (an autocast policy)";
   let description = [{
     Rewrites every `tg.matmul` and `tg.conv` whose operands and result are
     f32 into the same op on operands cast to `type` (bf16 or f16), its
@@ -342,13 +342,31 @@ def TGNarrowProducts : Pass<"tg-narrow-products", "mlir::ModuleOp"> {
     the same type is skipped: the two casts are the identity on a narrow
     value.
 
+    With `type=tf32` (`loom-compile --precision=tf32`) the products stay
+    f32: both multiplicands of each (a convolution's input and filter, not
+    its bias) are rounded by a `tg.round_tf32` of their own, just before the
+    product (one per use: each joins its product's kernel), and the result
+    is f32, as a tensor core computes an f32 product in TF32. The roundings
+    are not folded, not even of weights: the GPU's tiled classes round an
+    operand as they load it and multiply on tensor cores where both
+    operands are so rounded.
+
+    ```mlir
+    %y = tg.matmul %x, %w : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+    // with type=tf32 becomes
+    %xr = tg.round_tf32 %x : tensor<8x64xf32>
+    %wr = tg.round_tf32 %w : tensor<64x32xf32>
+    %y = tg.matmul %xr, %wr : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+    ```
+
     ```
     loom-opt model.mlir --tg-narrow-products=type=bf16 --tg-fold-weights
     ```
   }];
   let options = [
     Option<"type", "type", "std::string", /*default=*/"\"bf16\"",
-           "The narrow type: bf16 or f16">,
+           "The narrow type: bf16 or f16; or tf32 (f32 products on "
+           "operands rounded to TF32)">,
   ];
 }
 
@@ -379,6 +397,9 @@ def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
     same values without a double per element; a chain of them (the tree
     of concatenations tg-superopt's merged products leave) becomes one
     constant where another op reads it, its inner nodes none.
+    Ops whose value depends on the other ranks of a world (`TG_ReadsWorld`)
+    and roundings the reading op's kernel carries out (`TG_KeptUnfolded`:
+    `tg.round_tf32`, docs/Precision.md) are never folded.
     Weights are read from the module's `tg.weights` file or `weights-file`.
     Computed results larger than `max-elements` are left alone (values
     known at compile time are held as doubles: 512 MiB at the default);
