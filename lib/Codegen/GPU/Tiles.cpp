@@ -175,7 +175,19 @@ struct TileKernel {
   /// The loop positions fixed for the workgroup (its batch position) and
   /// zero elsewhere, a copy completed per element.
   SmallVector<Value> base;
-  Value m0, n0, tid, sharedA, sharedB;
+  /// sharedA and sharedB hold the tiles (`[m][k]`, `[k][n]`), or with
+  /// double buffering two of each (`[buffer][m][k]`, `[buffer][k][n]`:
+  /// sumSteps); readBuffer is the one the current step's accumulate reads.
+  Value m0, n0, tid, sharedA, sharedB, readBuffer;
+  bool doubleBuffered = false;
+
+  /// The indices of a tile's element (\p row, \p col) in buffer
+  /// \p buffer.
+  SmallVector<Value, 3> tileAt(Value buffer, Value row, Value col) const {
+    if (!doubleBuffered)
+      return {row, col};
+    return {buffer, row, col};
+  }
   /// The element type of the staged tiles: f32, or the narrow type the
   /// tensor-core form multiplies in (the payload's last conversion, the
   /// extension to f32, left to mma.sync's f32 accumulation). TF32 operands
@@ -251,32 +263,100 @@ struct TileKernel {
     return guard.getResult(0);
   }
 
-  /// Stages the A and B tiles at reduction offset \p k0 into sharedA
-  /// (`[m][k]`, tileM x kStep) and sharedB (`[k][n]`, kStep x tileN), the
-  /// threads loading consecutive elements of each row, zeros past the
-  /// edges.
-  void stageTiles(OpBuilder &b, Value k0) const {
+  /// The thread's elements of the A tile (`[m][k]`, tileM x kStep) at
+  /// reduction offset \p k0, then of the B tile (`[k][n]`, kStep x tileN),
+  /// each with its row and column in the tile: the threads load consecutive
+  /// elements of each row, zeros past the edges. With \p storeInto, each
+  /// element is stored into that buffer as soon as it is loaded.
+  struct Staged {
+    SmallVector<Value> values, rows, cols;
+  };
+  Staged loadTiles(OpBuilder &b, Value k0, Value storeInto = {}) const {
     int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
-    for (int64_t r = 0; r < t.tileM * kStep / kThreads; ++r) {
+    Staged s;
+    auto stored = [&](Value tile) {
+      if (storeInto)
+        memref::StoreOp::create(
+            b, loc, s.values.back(), tile,
+            tileAt(storeInto, s.rows.back(), s.cols.back()));
+    };
+    auto place = [&](int64_t r, int64_t width) {
       Value e = arith::AddIOp::create(b, loc, tid, index(b, loc, r * kThreads));
-      Value row = arith::DivUIOp::create(b, loc, e, index(b, loc, kStep));
-      Value col = arith::RemUIOp::create(b, loc, e, index(b, loc, kStep));
-      Value am = arith::AddIOp::create(b, loc, m0, row);
-      Value ak = arith::AddIOp::create(b, loc, k0, col);
-      Value a = loadOrZero(b, c.a, c.m, am, c.k, ak,
-                           allBelow(b, loc, {{am, m}, {ak, k}}));
-      memref::StoreOp::create(b, loc, a, sharedA, ValueRange{row, col});
+      s.rows.push_back(arith::DivUIOp::create(b, loc, e, index(b, loc, width)));
+      s.cols.push_back(arith::RemUIOp::create(b, loc, e, index(b, loc, width)));
+    };
+    for (int64_t r = 0; r < t.tileM * kStep / kThreads; ++r) {
+      place(r, kStep);
+      Value am = arith::AddIOp::create(b, loc, m0, s.rows.back());
+      Value ak = arith::AddIOp::create(b, loc, k0, s.cols.back());
+      s.values.push_back(loadOrZero(b, c.a, c.m, am, c.k, ak,
+                                    allBelow(b, loc, {{am, m}, {ak, k}})));
+      stored(sharedA);
     }
     for (int64_t r = 0; r < kStep * t.tileN / kThreads; ++r) {
-      Value e = arith::AddIOp::create(b, loc, tid, index(b, loc, r * kThreads));
-      Value row = arith::DivUIOp::create(b, loc, e, index(b, loc, t.tileN));
-      Value col = arith::RemUIOp::create(b, loc, e, index(b, loc, t.tileN));
-      Value bk = arith::AddIOp::create(b, loc, k0, row);
-      Value bn = arith::AddIOp::create(b, loc, n0, col);
-      Value bv = loadOrZero(b, c.b, c.k, bk, c.n, bn,
-                            allBelow(b, loc, {{bk, k}, {bn, n}}));
-      memref::StoreOp::create(b, loc, bv, sharedB, ValueRange{row, col});
+      place(r, t.tileN);
+      Value bk = arith::AddIOp::create(b, loc, k0, s.rows.back());
+      Value bn = arith::AddIOp::create(b, loc, n0, s.cols.back());
+      s.values.push_back(loadOrZero(b, c.b, c.k, bk, c.n, bn,
+                                    allBelow(b, loc, {{bk, k}, {bn, n}})));
+      stored(sharedB);
     }
+    return s;
+  }
+
+  /// Stores \p s (loadTiles') into buffer \p buffer of sharedA and
+  /// sharedB.
+  void storeTiles(OpBuilder &b, const Staged &s, Value buffer) const {
+    size_t aElements = t.tileM * kStep / kThreads;
+    for (auto [i, v] : llvm::enumerate(s.values))
+      memref::StoreOp::create(b, loc, v, i < aElements ? sharedA : sharedB,
+                              tileAt(buffer, s.rows[i], s.cols[i]));
+  }
+
+  /// The sums of the thread over every step of kStep along k, from
+  /// \p init, each step's sums by \p accumulate (reading buffer
+  /// readBuffer). With one buffer: stage a step's tiles, a barrier,
+  /// accumulate, a barrier. Double-buffered (the tensor-core form): the
+  /// first step's tiles staged before the loop;
+  /// each step loads the next step's elements from global memory into
+  /// registers first, accumulates from one buffer while they arrive, stores
+  /// them into the other, and one barrier ends the step (the buffer it
+  /// writes was last read a step before, behind that step's barrier).
+  ValueRange sumSteps(
+      OpBuilder &b, ArrayRef<Value> init,
+      function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> accumulate) {
+    int64_t k = c.extent(c.k);
+    Value first = index(b, loc, 0);
+    if (doubleBuffered) {
+      storeTiles(b, loadTiles(b, first), first);
+      mlir::gpu::BarrierOp::create(b, loc);
+    }
+    auto steps = scf::ForOp::create(
+        b, loc, first, index(b, loc, k), index(b, loc, kStep), init,
+        [&](OpBuilder &sb, Location, Value k0, ValueRange sums) {
+          SmallVector<Value> next;
+          if (!doubleBuffered) {
+            readBuffer = first;
+            loadTiles(sb, k0, /*storeInto=*/first);
+            mlir::gpu::BarrierOp::create(sb, loc);
+            next = accumulate(sb, sums);
+          } else {
+            Value step =
+                arith::DivUIOp::create(sb, loc, k0, index(sb, loc, kStep));
+            readBuffer =
+                arith::RemUIOp::create(sb, loc, step, index(sb, loc, 2));
+            Value other =
+                arith::SubIOp::create(sb, loc, index(sb, loc, 1), readBuffer);
+            // Past the last step the loads are zeros (their guards), stored
+            // into the buffer nothing reads again.
+            Staged ahead = loadTiles(sb, plusIndex(sb, loc, k0, kStep));
+            next = accumulate(sb, sums);
+            storeTiles(sb, ahead, other);
+          }
+          mlir::gpu::BarrierOp::create(sb, loc);
+          scf::YieldOp::create(sb, loc, next);
+        });
+    return steps.getResults();
   }
 
   /// Row \p i and column \p j of thread (\p tx, \p ty)'s register tile,
@@ -299,10 +379,10 @@ struct TileKernel {
           SmallVector<Value> as, bs, next;
           for (int64_t i = 0; i < t.rows(); ++i)
             as.push_back(memref::LoadOp::create(
-                ib, loc, sharedA, ValueRange{rowOf(ib, ty, i), kk}));
+                ib, loc, sharedA, tileAt(readBuffer, rowOf(ib, ty, i), kk)));
           for (int64_t j = 0; j < t.cols(); ++j)
             bs.push_back(memref::LoadOp::create(
-                ib, loc, sharedB, ValueRange{kk, colOf(ib, tx, j)}));
+                ib, loc, sharedB, tileAt(readBuffer, kk, colOf(ib, tx, j))));
           for (int64_t i = 0; i < t.rows(); ++i)
             for (int64_t j = 0; j < t.cols(); ++j) {
               Value p = arith::MulFOp::create(ib, loc, as[i], bs[j]);
@@ -446,7 +526,7 @@ struct TileKernel {
     int64_t subRows = t.tileM / kWarpRows / kMmaM;
     int64_t subCols = t.tileN / kWarpCols / kMmaN;
     auto at = [&](Value tile, Value r, Value col) -> Value {
-      return memref::LoadOp::create(b, loc, tile, ValueRange{r, col});
+      return memref::LoadOp::create(b, loc, tile, tileAt(readBuffer, r, col));
     };
     bool tf32 = multiplied.isTF32();
     // as[i][h], bs[j][h]: the fragments of the h-th mma along the step.
@@ -712,7 +792,7 @@ FailureOr<Contraction> classifyContraction(linalg::LinalgOp op) {
 
 LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
                                    TensorCores tensorCores) {
-  int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
+  int64_t m = c.extent(c.m), n = c.extent(c.n);
   if (m <= kRowFormMaxRows)
     return emitRowContraction(c);
   Type narrow =
@@ -738,10 +818,16 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
   // of their rounding.
   Type staged = narrow && !narrow.isTF32() ? narrow : b.getF32Type();
   TileKernel kernel(c, t, loc, staged, narrow);
-  kernel.sharedA =
-      allocWorkgroupMemory(b, loc, {t.tileM, kStep}, kernel.staged);
-  kernel.sharedB =
-      allocWorkgroupMemory(b, loc, {kStep, t.tileN}, kernel.staged);
+  // The tensor-core form double-buffers its tiles (sumSteps).
+  kernel.doubleBuffered = bool(narrow);
+  auto tiles = [&](int64_t rows, int64_t cols) {
+    SmallVector<int64_t, 3> shape = {rows, cols};
+    if (kernel.doubleBuffered)
+      shape.insert(shape.begin(), 2);
+    return allocWorkgroupMemory(b, loc, shape, kernel.staged);
+  };
+  kernel.sharedA = tiles(t.tileM, kStep);
+  kernel.sharedB = tiles(kStep, t.tileN);
   Value block = w->block;
   // A block past the last tile (the grid's last column) computes the last
   // tile and stores nothing: every thread reaches the barriers.
@@ -786,16 +872,10 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
   }
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   SmallVector<Value> init(t.rows() * t.cols(), zero);
-  auto steps = scf::ForOp::create(
-      b, loc, index(b, loc, 0), index(b, loc, k), index(b, loc, kStep), init,
-      [&](OpBuilder &sb, Location, Value k0, ValueRange sums) {
-        kernel.stageTiles(sb, k0);
-        mlir::gpu::BarrierOp::create(sb, loc);
-        SmallVector<Value> next =
-            narrow ? kernel.accumulateMma(sb, warpRow, warpCol, sums)
-                   : kernel.accumulate(sb, tx, ty, sums);
-        mlir::gpu::BarrierOp::create(sb, loc);
-        scf::YieldOp::create(sb, loc, next);
+  ValueRange sums =
+      kernel.sumSteps(b, init, [&](OpBuilder &sb, ValueRange acc) {
+        return narrow ? kernel.accumulateMma(sb, warpRow, warpCol, acc)
+                      : kernel.accumulate(sb, tx, ty, acc);
       });
   // The thread's sums in the order accumulate (accumulateMma) yields them,
   // each at its row and column of the tile.
@@ -825,7 +905,7 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
     kernel.place(sb, ivs, c.n, col);
     SmallVector<Value> to = kernel.indicesOf(sb, out, ivs);
     Value old = startOf(sb, c, to);
-    Value sum = arith::AddFOp::create(sb, loc, old, steps.getResult(s));
+    Value sum = arith::AddFOp::create(sb, loc, old, sums[s]);
     storeResult(sb, c, sum, to);
   }
   eraseWithCompanions(c);
