@@ -65,13 +65,16 @@ Value linearBlockId(OpBuilder &b, Location loc, mlir::gpu::LaunchOp launch,
 }
 
 Value allocWorkgroupMemory(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                           Type elementType) {
+                           Type elementType,
+                           std::optional<uint64_t> alignment) {
   auto workgroup = mlir::gpu::AddressSpaceAttr::get(
       b.getContext(), mlir::gpu::AddressSpace::Workgroup);
-  return memref::AllocOp::create(b, loc,
-                                 MemRefType::get(shape, elementType,
-                                                 MemRefLayoutAttrInterface(),
-                                                 workgroup));
+  auto type = MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(),
+                              workgroup);
+  auto alloc = memref::AllocOp::create(b, loc, type);
+  if (alignment)
+    alloc.setAlignment(*alignment);
+  return alloc;
 }
 
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value id,

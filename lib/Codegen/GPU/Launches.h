@@ -55,11 +55,14 @@ mlir::Value linearBlockId(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Workgroup memory of \p shape and \p elementType in its one canonical
 /// form: a `memref.alloc` in `#gpu.address_space<workgroup>`, built at
-/// \p b's insertion point (the top of a launch body).
-/// loom-gpu-nvvm-forms and loom-gpu-spirv-forms rewrite it for each path.
+/// \p b's insertion point (the top of a launch body), aligned to
+/// \p alignment bytes where given (the alloc's `alignment`; else the
+/// element's). loom-gpu-nvvm-forms and loom-gpu-spirv-forms rewrite it for
+/// each path.
 mlir::Value allocWorkgroupMemory(mlir::OpBuilder &b, mlir::Location loc,
                                  llvm::ArrayRef<int64_t> shape,
-                                 mlir::Type elementType);
+                                 mlir::Type elementType,
+                                 std::optional<uint64_t> alignment = {});
 
 /// The position of linear index \p id in a row-major space of \p extents
 /// (the last extent varies fastest), one index per extent.

@@ -7,6 +7,7 @@
 #include "loom/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace loom::codegen::gpu {
@@ -28,7 +29,9 @@ bool isWorkgroupMemory(MemRefType type) {
 }
 
 /// Each workgroup `memref.alloc` of \p fn's entry block as a workgroup
-/// attribution of \p fn; any other allocation is an error.
+/// attribution of \p fn, with the alloc's alignment where it has one (the
+/// tiles ldmatrix reads: 16 bytes; LLVM aligns an array to its element);
+/// any other allocation is an error.
 LogicalResult sharedToAttributions(mlir::gpu::GPUFuncOp fn) {
   SmallVector<memref::AllocOp> allocs;
   fn.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
@@ -42,6 +45,11 @@ LogicalResult sharedToAttributions(mlir::gpu::GPUFuncOp fn) {
                                "block");
     BlockArgument attribution =
         fn.addWorkgroupAttribution(type, alloc.getLoc());
+    if (std::optional<uint64_t> alignment = alloc.getAlignment())
+      fn.setWorkgroupAttributionAttr(
+          fn.getNumWorkgroupAttributions() - 1,
+          LLVM::LLVMDialect::getAlignAttrName(),
+          IntegerAttr::get(IntegerType::get(fn.getContext(), 64), *alignment));
     alloc.replaceAllUsesWith(attribution);
     alloc.erase();
   }

@@ -52,6 +52,10 @@ constexpr int64_t kWarpSize = 32;
 constexpr int64_t kWarpRows = 2, kWarpCols = 2;
 constexpr int64_t kMmaM = 16, kMmaN = 8;
 constexpr Tiling kLargeMmaTiles{64, 64};
+/// Elements (16 bytes of bf16 or f16) each staged row of the ldmatrix form
+/// is padded by: rows 16 + 8 (A) and 32 + 8 or 64 + 8 (B) elements apart
+/// put the 8 rows an ldmatrix matrix reads in 8 distinct groups of 4 banks.
+constexpr int64_t kLdmatrixPadding = 8;
 constexpr Tiling kSmallMmaTiles{32, 32};
 static_assert(kWarpRows * kWarpCols * kWarpSize == kThreads && kStep == 16,
               "four warps of the workgroup, a step one mma.sync k");
@@ -202,11 +206,11 @@ struct TileKernel {
   /// B of a tf32 fragment) and 2 threadID_in_group (the first column of its
   /// pairs of A and of the sums, the first row of its pairs of B).
   struct Lane {
-    Value warp, group, member, pairStart;
+    Value warp, id, group, member, pairStart;
   } lane;
   /// emulatedMma's workgroup memory, [warp][16][16] and [warp][16][8] f32
-  /// (null: mma.sync).
-  Value emulatedA, emulatedB;
+  /// (null: mma.sync), and emulatedLdmatrix's, [warp][32][2] i32.
+  Value emulatedA, emulatedB, emulatedRows;
 
   /// \p base with the positions of \p loops set from the linear position
   /// \p at (row-major over their extents).
@@ -506,78 +510,184 @@ struct TileKernel {
     return d;
   }
 
+  /// ldmatrix.sync.aligned.m8n8.x4.b16 (with \p trans, .trans) from
+  /// \p tile's buffer readBuffer, this lane giving the start of row
+  /// (\p row, \p col) (8 consecutive elements): lanes 8q..8q+7 give the
+  /// rows of matrix q. Returns the lane's 4 x 2 elements, register q's
+  /// first: row lane / 4 of matrix q at columns 2 (lane % 4) + {0, 1}, or
+  /// with \p trans column lane / 4 at rows 2 (lane % 4) + {0, 1}
+  /// (emulatedLdmatrix without tensor cores).
+  SmallVector<Value, 8> ldmatrix(OpBuilder &b, Value tile, Value row, Value col,
+                                 bool trans) const {
+    if (emulatedRows)
+      return emulatedLdmatrix(b, tile, row, col, trans);
+    auto type = cast<MemRefType>(tile.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    (void)type.getStridesAndOffset(strides, offset);
+    Value element = index(b, loc, 0);
+    for (auto [i, v] : llvm::enumerate(tileAt(readBuffer, row, col)))
+      element = arith::AddIOp::create(
+          b, loc, element,
+          arith::MulIOp::create(b, loc, v, index(b, loc, strides[i])));
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tile);
+    Value bytes = arith::MulIOp::create(
+        b, loc, element, index(b, loc, type.getElementTypeBitWidth() / 8));
+    Value address = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, bytes));
+    Value ptr = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+    Type i32 = b.getI32Type();
+    auto regs =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
+    Value loaded = NVVM::LdMatrixOp::create(
+        b, loc, regs, ptr, 4,
+        trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value, 8> elements;
+    auto pairType = VectorType::get({2}, staged);
+    for (int64_t q = 0; q < 4; ++q) {
+      Value reg = LLVM::ExtractValueOp::create(b, loc, loaded, q);
+      Value pairOf = LLVM::BitcastOp::create(b, loc, pairType, reg);
+      for (int32_t e = 0; e < 2; ++e)
+        elements.push_back(LLVM::ExtractElementOp::create(
+            b, loc, pairOf,
+            LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(e))));
+    }
+    return elements;
+  }
+
+  /// ldmatrix()'s elements without tensor cores: each lane writes the row
+  /// start it gives into its warp's part of emulatedRows, a barrier, each
+  /// lane loads its elements from the rows the others gave, as PTX defines
+  /// ldmatrix, a barrier. A row start given wrong gives wrong fragments
+  /// here as on a GPU.
+  SmallVector<Value, 8> emulatedLdmatrix(OpBuilder &b, Value tile, Value row,
+                                         Value col, bool trans) const {
+    Type i32 = b.getI32Type();
+    auto slot = [&](Value from, int64_t which) -> SmallVector<Value, 3> {
+      return {lane.warp, from, index(b, loc, which)};
+    };
+    for (auto [which, v] : llvm::enumerate(ArrayRef<Value>{row, col}))
+      memref::StoreOp::create(b, loc,
+                              arith::IndexCastOp::create(b, loc, i32, v),
+                              emulatedRows, slot(lane.id, which));
+    mlir::gpu::BarrierOp::create(b, loc);
+    auto given = [&](Value from, int64_t which) -> Value {
+      Value v = memref::LoadOp::create(b, loc, emulatedRows, slot(from, which));
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+    };
+    SmallVector<Value, 8> elements;
+    for (int64_t q = 0; q < 4; ++q)
+      for (int64_t e = 0; e < 2; ++e) {
+        // Not transposed: row lane / 4 of matrix q, given by lane
+        // 8q + lane / 4, at its columns 2 (lane % 4) + e. Transposed: row
+        // 2 (lane % 4) + e of matrix q, at its column lane / 4.
+        Value from = plusIndex(b, loc, trans ? lane.pairStart : lane.group,
+                               8 * q + (trans ? e : 0));
+        Value r = given(from, 0);
+        Value c = arith::AddIOp::create(
+            b, loc, given(from, 1),
+            trans ? lane.group : plusIndex(b, loc, lane.pairStart, e));
+        elements.push_back(tileLoad(b, tile, r, c));
+      }
+    mlir::gpu::BarrierOp::create(b, loc);
+    return elements;
+  }
+
   /// The k of one mma.sync: 16 (bf16, f16: m16n8k16), 8 (tf32: m16n8k8).
   int64_t mmaDepth() const { return multiplied.isTF32() ? 8 : kStep; }
+
+  /// The fragments of A for the warp's sub-tile row \p i (rows \p warpRow +
+  /// kMmaM i ..), one list per mma along the step. m16n8k16 (bf16, f16):
+  /// one ldmatrix.x4 whose matrix q covers rows (q % 2) 8.. and columns
+  /// (q / 2) 8.. of the step, registers a0a1, a2a3, a4a5, a6a7: a0, a1, a4,
+  /// a5 from row group, the others from group + 8, at columns pairStart +
+  /// {0, 1}, + 8 for a4..a7. m16n8k8 (tf32), per half of the step: a0..a3
+  /// from rows group (a0, a2) and group + 8 at columns member (a0, a1) and
+  /// member + 4, loaded one by one (ldmatrix moves 16-bit elements).
+  SmallVector<SmallVector<Value, 8>, 2> fragmentsA(OpBuilder &b, Value warpRow,
+                                                   int64_t i) const {
+    Value top = plusIndex(b, loc, warpRow, i * kMmaM);
+    if (!multiplied.isTF32()) {
+      Value q = divIndex(b, lane.id, 8);
+      Value r = arith::AddIOp::create(
+          b, loc, top,
+          arith::AddIOp::create(b, loc, mulIndex(b, remIndex(b, q, 2), 8),
+                                remIndex(b, lane.id, 8)));
+      Value c = mulIndex(b, divIndex(b, q, 2), 8);
+      return {ldmatrix(b, sharedA, r, c, /*trans=*/false)};
+    }
+    Value lo = arith::AddIOp::create(b, loc, top, lane.group);
+    Value hi = plusIndex(b, loc, lo, 8);
+    SmallVector<SmallVector<Value, 8>, 2> halves;
+    for (int64_t h : {0, 8}) {
+      SmallVector<Value, 8> fragment;
+      for (int64_t kOff : {0, 4})
+        for (Value r : {lo, hi})
+          fragment.push_back(tileLoad(
+              b, sharedA, r, plusIndex(b, loc, lane.member, h + kOff)));
+      halves.push_back(fragment);
+    }
+    return halves;
+  }
+
+  /// The fragments of B for the warp's sub-tile columns \p j (columns
+  /// \p warpCol + kMmaN j ..), one list per mma along the step, appended
+  /// to \p out: m16n8k16, those of sub-tiles j and j + 1 from one
+  /// ldmatrix.x4.trans whose matrix q covers rows (q % 2) 8.. of the step
+  /// and the columns of sub-tile j + q / 2 (registers b0b1, b2b3 of j, then
+  /// of j + 1: b0..b3 at rows pairStart + {0, 1}, + 8 for b2, b3, column
+  /// group); m16n8k8 (tf32), sub-tile j's, per half of the step: b0, b1 at
+  /// rows member and member + 4, column group.
+  void fragmentsB(
+      OpBuilder &b, Value warpCol, int64_t j,
+      SmallVectorImpl<SmallVector<SmallVector<Value, 8>, 2>> &out) const {
+    Value left = plusIndex(b, loc, warpCol, j * kMmaN);
+    if (!multiplied.isTF32()) {
+      Value q = divIndex(b, lane.id, 8);
+      Value r = arith::AddIOp::create(b, loc, mulIndex(b, remIndex(b, q, 2), 8),
+                                      remIndex(b, lane.id, 8));
+      Value c = arith::AddIOp::create(b, loc, left,
+                                      mulIndex(b, divIndex(b, q, 2), kMmaN));
+      SmallVector<Value, 8> both = ldmatrix(b, sharedB, r, c, /*trans=*/true);
+      out.push_back({SmallVector<Value, 8>(both.begin(), both.begin() + 4)});
+      out.push_back({SmallVector<Value, 8>(both.begin() + 4, both.end())});
+      return;
+    }
+    Value col = arith::AddIOp::create(b, loc, left, lane.group);
+    SmallVector<SmallVector<Value, 8>, 2> halves;
+    for (int64_t h : {0, 8}) {
+      SmallVector<Value, 8> fragment;
+      for (int64_t kOff : {0, 4})
+        fragment.push_back(tileLoad(
+            b, sharedB, plusIndex(b, loc, lane.member, h + kOff), col));
+      halves.push_back(fragment);
+    }
+    out.push_back(halves);
+  }
 
   /// The warp's sums over one staged step of kStep: the warp's sub-tiles of
   /// kMmaM x kMmaN at rows \p warpRow + kMmaM i and columns
   /// \p warpCol + kMmaN j of the tile, each kStep / mmaDepth() mma (or
-  /// emulatedMma) of the fragments PTX defines for the lane. m16n8k16:
-  /// a0..a7 from A's rows group (a0, a1, a4, a5) and group + 8 at columns
-  /// pairStart, pairStart + 1 (a0..a3) and those + 8 (a4..a7); b0..b3 from
-  /// B's column group at rows as A's columns. m16n8k8 (tf32), per half of
-  /// the step: a0..a3 from rows group (a0, a2) and group + 8 at column
-  /// member (a0, a1) and member + 4; b0, b1 from B's column group at rows
-  /// member and member + 4. \p sums holds c0..c3 per sub-tile (rows group
-  /// and group + 8, columns pairStart and pairStart + 1), row-major over the
+  /// emulatedMma) of the fragments PTX defines for the lane (fragmentsA,
+  /// fragmentsB). \p sums holds c0..c3 per sub-tile (rows group and
+  /// group + 8, columns pairStart and pairStart + 1), row-major over the
   /// sub-tiles.
   SmallVector<Value> accumulateMma(OpBuilder &b, Value warpRow, Value warpCol,
                                    ValueRange sums) const {
     int64_t subRows = t.tileM / kWarpRows / kMmaM;
     int64_t subCols = t.tileN / kWarpCols / kMmaN;
-    auto at = [&](Value tile, Value r, Value col) -> Value {
-      return memref::LoadOp::create(b, loc, tile, tileAt(readBuffer, r, col));
-    };
-    bool tf32 = multiplied.isTF32();
+    static_assert(kSmallMmaTiles.tileN / kWarpCols / kMmaN % 2 == 0 &&
+                      kLargeMmaTiles.tileN / kWarpCols / kMmaN % 2 == 0,
+                  "B's ldmatrix.x4 loads two sub-tiles' fragments");
     // as[i][h], bs[j][h]: the fragments of the h-th mma along the step.
     SmallVector<SmallVector<SmallVector<Value, 8>, 2>> as, bs;
-    for (int64_t i = 0; i < subRows; ++i) {
-      Value lo = arith::AddIOp::create(
-          b, loc, plusIndex(b, loc, warpRow, i * kMmaM), lane.group);
-      Value hi = plusIndex(b, loc, lo, 8);
-      SmallVector<SmallVector<Value, 8>, 2> halves;
-      if (tf32) {
-        for (int64_t h : {0, 8}) {
-          SmallVector<Value, 8> fragment;
-          for (int64_t kOff : {0, 4})
-            for (Value r : {lo, hi})
-              fragment.push_back(
-                  at(sharedA, r, plusIndex(b, loc, lane.member, h + kOff)));
-          halves.push_back(fragment);
-        }
-      } else {
-        SmallVector<Value, 8> fragment;
-        for (int64_t kOff : {0, 8})
-          for (Value r : {lo, hi})
-            for (int64_t e : {0, 1})
-              fragment.push_back(
-                  at(sharedA, r, plusIndex(b, loc, lane.pairStart, kOff + e)));
-        halves.push_back(fragment);
-      }
-      as.push_back(halves);
-    }
-    for (int64_t j = 0; j < subCols; ++j) {
-      Value col = arith::AddIOp::create(
-          b, loc, plusIndex(b, loc, warpCol, j * kMmaN), lane.group);
-      SmallVector<SmallVector<Value, 8>, 2> halves;
-      if (tf32) {
-        for (int64_t h : {0, 8}) {
-          SmallVector<Value, 8> fragment;
-          for (int64_t kOff : {0, 4})
-            fragment.push_back(
-                at(sharedB, plusIndex(b, loc, lane.member, h + kOff), col));
-          halves.push_back(fragment);
-        }
-      } else {
-        SmallVector<Value, 8> fragment;
-        for (int64_t kOff : {0, 8})
-          for (int64_t e : {0, 1})
-            fragment.push_back(
-                at(sharedB, plusIndex(b, loc, lane.pairStart, kOff + e), col));
-        halves.push_back(fragment);
-      }
-      bs.push_back(halves);
-    }
+    for (int64_t i = 0; i < subRows; ++i)
+      as.push_back(fragmentsA(b, warpRow, i));
+    for (int64_t j = 0; j < subCols; j += multiplied.isTF32() ? 1 : 2)
+      fragmentsB(b, warpCol, j, bs);
     SmallVector<Value> next;
     for (int64_t i = 0; i < subRows; ++i)
       for (int64_t j = 0; j < subCols; ++j) {
@@ -588,6 +698,20 @@ struct TileKernel {
         llvm::append_range(next, acc);
       }
     return next;
+  }
+
+  /// Element (\p row, \p col) of buffer readBuffer of \p tile.
+  Value tileLoad(OpBuilder &b, Value tile, Value row, Value col) const {
+    return memref::LoadOp::create(b, loc, tile, tileAt(readBuffer, row, col));
+  }
+  Value divIndex(OpBuilder &b, Value v, int64_t d) const {
+    return arith::DivUIOp::create(b, loc, v, index(b, loc, d));
+  }
+  Value remIndex(OpBuilder &b, Value v, int64_t d) const {
+    return arith::RemUIOp::create(b, loc, v, index(b, loc, d));
+  }
+  Value mulIndex(OpBuilder &b, Value v, int64_t d) const {
+    return arith::MulIOp::create(b, loc, v, index(b, loc, d));
   }
 };
 
@@ -818,13 +942,20 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
   // of their rounding.
   Type staged = narrow && !narrow.isTF32() ? narrow : b.getF32Type();
   TileKernel kernel(c, t, loc, staged, narrow);
-  // The tensor-core form double-buffers its tiles (sumSteps).
+  // The tensor-core form double-buffers its tiles (sumSteps). Where
+  // ldmatrix reads them (bf16, f16), each row is padded by 16 bytes, so
+  // that the 8 rows of a matrix (16 bytes each) fall in distinct banks.
   kernel.doubleBuffered = bool(narrow);
+  int64_t padding = narrow && !narrow.isTF32() ? kLdmatrixPadding : 0;
   auto tiles = [&](int64_t rows, int64_t cols) {
-    SmallVector<int64_t, 3> shape = {rows, cols};
+    SmallVector<int64_t, 3> shape = {rows, cols + padding};
     if (kernel.doubleBuffered)
       shape.insert(shape.begin(), 2);
-    return allocWorkgroupMemory(b, loc, shape, kernel.staged);
+    // ldmatrix's row starts are 16-byte aligned.
+    std::optional<uint64_t> alignment;
+    if (padding)
+      alignment = 16;
+    return allocWorkgroupMemory(b, loc, shape, kernel.staged, alignment);
   };
   kernel.sharedA = tiles(t.tileM, kStep);
   kernel.sharedB = tiles(kStep, t.tileN);
@@ -857,7 +988,7 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
     Value warp = div(kernel.tid, kWarpSize), lane = rem(kernel.tid, kWarpSize);
     Value pairStart =
         arith::MulIOp::create(b, loc, rem(lane, 4), index(b, loc, 2));
-    kernel.lane = {warp, div(lane, 4), rem(lane, 4), pairStart};
+    kernel.lane = {warp, lane, div(lane, 4), rem(lane, 4), pairStart};
     warpRow = arith::MulIOp::create(b, loc, div(warp, kWarpCols),
                                     index(b, loc, t.tileM / kWarpRows));
     warpCol = arith::MulIOp::create(b, loc, rem(warp, kWarpCols),
@@ -868,6 +999,9 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
           allocWorkgroupMemory(b, loc, {warps, kMmaM, kStep}, b.getF32Type());
       kernel.emulatedB =
           allocWorkgroupMemory(b, loc, {warps, kStep, kMmaN}, b.getF32Type());
+      if (!narrow.isTF32())
+        kernel.emulatedRows =
+            allocWorkgroupMemory(b, loc, {warps, kWarpSize, 2}, b.getI32Type());
     }
   }
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
