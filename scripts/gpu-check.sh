@@ -15,8 +15,9 @@
 # prepare-all is the lent GPU's one stage (docs/benchmarks/gpu.md): the
 # classes, the decoders of several ranks (prepare_ranks), cuBLASLt and cuDNN
 # (with the GEMM chains and the cuDNN probes),
-# one real model both ways, the timing table's models (prepare_timed) and
-# Hydro's fused trials (prepare_trials), packed to travel (stage_pack).
+# one real model both ways, the timing table's models (prepare_timed),
+# Hydro's fused trials (prepare_trials) and PET's candidates (prepare_pet),
+# packed to travel (stage_pack).
 #
 # prepare writes STAGE: the runtime's sources (libloomrt and loom-gpu-run
 # build with CMake alone: no LLVM, no oneDNN or OpenBLAS), and per artifact
@@ -831,6 +832,63 @@ prepare_trials() {
   rm -rf "$work"
 }
 
+# PET's candidates on the GPU (docs/Superopt/PET.md: on this CPU the
+# split-to-batch transformation loses, 0.33-0.84x, and PET's gain is a GPU's:
+# large-spatial, small-batch layers that leave it under-occupied): the
+# CPU table's layers, a 3x3 convolution of 32 channels with its bias and
+# ReLU on 224 x 224, a depthwise 3x3 one on 224 x 224 and a 3x3 one of 16
+# channels to 1 on 448 x 448, each as written and with --tg-pet parts=2
+# and 4 along the height (each application proved by PET's multi-linear
+# argument; check=false: the interpreter's check at these sizes would cost
+# minutes here), compiled for sm_90a in generated kernels, and the first
+# one placed on cuDNN too; timed as the timing table's models are (no
+# PyTorch side: "-"), listed in STAGE/timed.txt as pet-CASE[-cudnn]-pPARTS.
+# The weights are inputs (run writes them), so nothing large is staged.
+# prepare_pet STAGE.
+prepare_pet() {
+  local stage=$1 build work layer parts backends name dir src
+  build=$(loom_build) || exit 1
+  work=$(mktemp -d)
+  pet_layer conv3x3 1x32x224x224 32x32x3x3 32 1 > "$work/conv3x3.mlir"
+  pet_layer depthwise 1x32x224x224 32x1x3x3 32 32 > "$work/depthwise.mlir"
+  pet_layer conv16to1 1x16x448x448 1x16x3x3 1 1 > "$work/conv16to1.mlir"
+  for layer in conv3x3 conv3x3-cudnn depthwise conv16to1; do
+    backends=()
+    [[ $layer == *-cudnn ]] && backends=(--backends=cudnn,codegen)
+    for parts in 1 2 4; do
+      src=$work/${layer%-cudnn}.mlir
+      if [ "$parts" != 1 ]; then
+        "$build/bin/loom-opt" "$src" -o "$work/$layer-p$parts.mlir" \
+          --tg-pet="dim=2 parts=$parts min-extent=56 check=false" || die "loom-opt --tg-pet failed on $layer"
+        src=$work/$layer-p$parts.mlir
+      fi
+      name=pet-$layer-p$parts
+      dir=$stage/models/$name
+      mkdir -p "$dir"
+      "$build/bin/loom-compile" "$src" --target=cuda:sm_90a --no-source "${backends[@]}" \
+        -o "$dir/model.so" || die "loom-compile failed on $name"
+      llvm-objcopy --dump-section .loom_manifest="$dir/manifest.json" "$dir/model.so" /dev/null
+      echo "$name main - 1" >> "$stage/timed.txt"
+    done
+  done
+  rm -rf "$work"
+}
+
+# One convolution layer with its bias and ReLU, same padding, for
+# prepare_pet: pet_layer NAME INPUT FILTER CHANNELS GROUPS (shapes as
+# AxBxCxD).
+pet_layer() {
+  local input=$2 filter=$3 channels=$4 groups=$5
+  local output=${input%%x*}x${channels}x${input#*x*x}
+  cat <<MLIR
+// prepare_pet's $1: a 3x3 convolution, same padding, bias and ReLU.
+func.func @main(%x: tensor<${input}xf32> {tg.name = "x"}, %w: tensor<${filter}xf32> {tg.name = "w"}, %b: tensor<${channels}xf32> {tg.name = "b"}) -> (tensor<${output}xf32> {tg.name = "y"}) {
+  %y = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = $groups : i64, activation = #tg<activation relu>} : (tensor<${input}xf32>, tensor<${filter}xf32>, tensor<${channels}xf32>) -> tensor<${output}xf32>
+  return %y : tensor<${output}xf32>
+}
+MLIR
+}
+
 # Everything a lent GPU runs, in one stage of at most 64 MiB with the
 # working tree it travels with: the kernel classes, cuBLASLt and cuDNN
 # steps (with their GEMM chains), one real model with cuDNN's convolutions
@@ -849,6 +907,7 @@ prepare_all() {
   prepare_cudnn "$stage" $real
   prepare_timed "$stage"
   prepare_trials "$stage"
+  prepare_pet "$stage"
   # Last: prepare-cublas checks the unpacked stage's size.
   prepare_ranks "$stage"
   appending=0
