@@ -321,11 +321,11 @@ struct TileKernel {
   /// \p init, each step's sums by \p accumulate (reading buffer
   /// readBuffer). With one buffer: stage a step's tiles, a barrier,
   /// accumulate, a barrier. Double-buffered (the tensor-core form): the
-  /// first step's tiles staged before the loop;
-  /// each step loads the next step's elements from global memory into
-  /// registers first, accumulates from one buffer while they arrive, stores
-  /// them into the other, and one barrier ends the step (the buffer it
-  /// writes was last read a step before, behind that step's barrier).
+  /// first step's tiles staged before the loop; each step loads the next
+  /// step's elements from global memory into registers first, accumulates
+  /// from one buffer while they arrive, stores them into the other, and one
+  /// barrier ends the step (the buffer it writes was last read a step
+  /// before, behind that step's barrier).
   ValueRange sumSteps(
       OpBuilder &b, ArrayRef<Value> init,
       function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> accumulate) {
@@ -522,9 +522,12 @@ struct TileKernel {
     if (emulatedRows)
       return emulatedLdmatrix(b, tile, row, col, trans);
     auto type = cast<MemRefType>(tile.getType());
+    // The tiles are dense row-major allocations (allocWorkgroupMemory).
     SmallVector<int64_t> strides;
     int64_t offset;
-    (void)type.getStridesAndOffset(strides, offset);
+    bool strided = succeeded(type.getStridesAndOffset(strides, offset));
+    assert(strided && offset == 0 && "a workgroup tile is dense");
+    (void)strided;
     Value element = index(b, loc, 0);
     for (auto [i, v] : llvm::enumerate(tileAt(readBuffer, row, col)))
       element = arith::AddIOp::create(

@@ -58,7 +58,9 @@ struct ExpandTF32RoundingsPass
     SmallVector<arith::ExtFOp> pairs;
     getOperation()->walk([&](arith::ExtFOp ext) {
       auto trunc = ext.getIn().getDefiningOp<arith::TruncFOp>();
-      if (trunc && isTF32(ext.getIn().getType()) &&
+      // Only the default rounding (to nearest, ties to even).
+      if (trunc && !trunc.getRoundingmodeAttr() &&
+          isTF32(ext.getIn().getType()) &&
           getElementTypeOrSelf(ext.getType()).isF32() &&
           getElementTypeOrSelf(trunc.getIn().getType()).isF32())
         pairs.push_back(ext);
