@@ -220,9 +220,8 @@ void FragmentFormer::formCodegenGroups(Block &block) {
     // rounds the operand as it loads it and so knows it may multiply on
     // tensor cores (docs/Precision.md, "TF32"); a rounded value written
     // by another kernel is an f32 value like any other.
-    for (Value operand : op.getOperands()) {
-      if (isa<tg::RoundTF32Op>(op))
-        break;
+    bool takesProducers = !isa<tg::RoundTF32Op>(op);
+    for (Value operand : takesProducers ? op.getOperands() : ValueRange()) {
       Operation *producer = operand.getDefiningOp();
       if (!producer || !operand.hasOneUse())
         continue;

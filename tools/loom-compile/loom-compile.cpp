@@ -834,6 +834,27 @@ static bool compileRewritten(ModuleOp module, const safetensors::File *weights,
   return writeReport(std::move(whole));
 }
 
+/// Why --precision cannot be compiled for \p target, if it cannot: TF32
+/// is a tensor core's operand format (docs/Precision.md, "TF32").
+static std::optional<std::string>
+precisionRefusal(const target::Target &target) {
+  if (precision == "tf32" && target.isHost())
+    return "--precision=tf32 is for GPU targets (TF32 is a tensor core's "
+           "operand format; a CPU computes f32 products exactly, the "
+           "default), not --target=" +
+           target.spelling();
+  return std::nullopt;
+}
+
+/// --precision's policy on \p module, before anything captures the graph
+/// (docs/Precision.md): narrow products, or products on TF32 operands.
+static void applyPrecision(MLIRContext &context, ModuleOp module) {
+  if (FloatType narrow = tg::narrowTypeNamed(&context, precision))
+    tg::narrowProducts(module, narrow);
+  else if (precision == "tf32")
+    tg::roundProductsToTF32(module);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAllPasses();
@@ -875,11 +896,8 @@ int main(int argc, char **argv) {
       cpu.getNumOccurrences() ? "cpu:" + cpu : targetSpelling);
   if (!target)
     return fail("--target: " + llvm::toString(target.takeError()));
-  if (precision == "tf32" && (*target)->isHost())
-    return fail("--precision=tf32 is for GPU targets (TF32 is a tensor "
-                "core's operand format; a CPU computes f32 products exactly, "
-                "the default), not --target=" +
-                (*target)->spelling());
+  if (std::optional<std::string> refusal = precisionRefusal(**target))
+    return fail(*refusal);
   if (superopt != "none" && superopt != "eqsat" && superopt != "backtrack")
     return fail("--superopt must be none, eqsat or backtrack, got '" +
                 superopt + "'");
@@ -896,10 +914,7 @@ int main(int argc, char **argv) {
       failed(tg::makeCachesInPlace(*module, cacheInPlace,
                                    weights ? &*weights : nullptr)))
     return 1;
-  if (FloatType narrow = tg::narrowTypeNamed(&context, precision))
-    tg::narrowProducts(*module, narrow);
-  else if (precision == "tf32")
-    tg::roundProductsToTF32(*module);
+  applyPrecision(context, *module);
   phase.reset();
 
   compiler::CompileOptions options;

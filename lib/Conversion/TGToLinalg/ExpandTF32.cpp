@@ -7,8 +7,8 @@
 
 #include "loom/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinAttributes.h"
 
 namespace loom {
 #define GEN_PASS_DEF_EXPANDTF32ROUNDINGS
@@ -19,15 +19,6 @@ using namespace mlir;
 
 namespace {
 
-/// An i32 constant of \p type (i32 or a vector of it), every element \p v.
-Value intConstant(OpBuilder &b, Location loc, Type type, uint32_t v) {
-  auto attr = b.getI32IntegerAttr(int32_t(v));
-  if (auto vector = dyn_cast<VectorType>(type))
-    return arith::ConstantOp::create(b, loc,
-                                     DenseElementsAttr::get(vector, attr));
-  return arith::ConstantOp::create(b, loc, attr);
-}
-
 /// \p x (f32, or a vector of f32) rounded to TF32 on its bits: to nearest,
 /// ties to even, at the 13th bit; NaN and infinities (all exponent bits
 /// set) unchanged.
@@ -36,7 +27,9 @@ Value roundOnBits(OpBuilder &b, Location loc, Value x) {
   Type bitsType = i32;
   if (auto vector = dyn_cast<VectorType>(x.getType()))
     bitsType = vector.clone(i32);
-  auto c = [&](uint32_t v) { return intConstant(b, loc, bitsType, v); };
+  auto c = [&](uint32_t v) {
+    return createScalarOrSplatConstant(b, loc, bitsType, APInt(32, v));
+  };
   Value u = arith::BitcastOp::create(b, loc, bitsType, x);
   Value lsb = arith::AndIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, u, c(13)), c(1));
