@@ -29,6 +29,7 @@
 # rows.mlir, row reductions and row groups (its softmaxes and norms);
 # broadcast-reduction.mlir, one long row read with
 # strides; matmuls.mlir, tiled products; convs.mlir, tiled convolutions;
+# vector-loads.mlir, tiles staged with vector loads;
 # selections.mlir, top-k, nonzero and NMS; chunked-topk.mlir, top-k lines cut
 # into chunks; long-nms.mlir, an NMS sorted in several launches and its masks
 # in tiles) for cuda:CHIPS (default sm_80,sm_90a), each
@@ -628,8 +629,13 @@ prepare_classes() {
   "$compile" "$root/test/Codegen/GPU/Inputs/row-products.mlir" --target="cuda:$chips" \
     -o "$work/row-products-class.so" || die "loom-compile failed on row-products.mlir"
   artifacts+=("$work/row-products-class.so")
-  # The tiled classes' 64 x 64 tiles, on every shape of their inputs.
-  for input in matmuls convs; do
+  # The tiled classes' vector loads (docs/Codegen/GPU.md "Vector loads":
+  # 2 elements a thread in 16 x 16 tiles, 4 in 64 x 64), and their 64 x 64
+  # tiles on every shape of their inputs.
+  "$compile" "$root/test/Codegen/GPU/Inputs/vector-loads.mlir" --target="cuda:$chips" \
+    -o "$work/vector-loads-class.so" || die "loom-compile failed on vector-loads.mlir"
+  artifacts+=("$work/vector-loads-class.so")
+  for input in matmuls convs vector-loads; do
     "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target="cuda:$chips" \
       --gpu-large-tile-blocks=0 -o "$work/$input-large.so" || die "loom-compile failed on $input.mlir"
     artifacts+=("$work/$input-large.so")
@@ -968,9 +974,10 @@ prepare_cublas() {
   local input narrow=("$work/cublas-bf16.so" "$work/cublas-f16.so")
   # The tiled classes' narrow products take the tensor-core form (mma.sync,
   # docs/Codegen/GPU.md "Tensor cores"): in bf16 and f16, in the tiles the
-  # default chooses (32 x 32 on these small inputs) and in 64 x 64.
+  # default chooses (32 x 32 on these small inputs) and in 64 x 64; their
+  # staging's vector loads (vector-loads.mlir).
   local precision tiles
-  for input in matmuls convs; do
+  for input in matmuls convs vector-loads; do
     for precision in bf16 f16; do
       for tiles in default large; do
         local name="$input-$precision" blocks=264

@@ -17,6 +17,7 @@
 #include "mlir/Conversion/MathToSPIRV/MathToSPIRVPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -270,6 +271,9 @@ void loom::codegen::gpu::buildGPUKernelPipeline(
 
 void loom::codegen::gpu::registerGPUCodegenDialects(DialectRegistry &registry) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  // The staging's vector loads (Tiles.cpp) to LLVM inside convert-gpu-to-
+  // nvvm, which lowers every loaded dialect through this interface.
+  vector::registerConvertVectorToLLVMInterface(registry);
   spirv::registerSPIRVTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);

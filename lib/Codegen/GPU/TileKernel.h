@@ -136,17 +136,42 @@ struct TileKernel {
     return applyMap(b, loc, c.op.getMatchingIndexingMap(operand), ivs);
   }
 
-  /// The element of \p in where the linear positions \p rowAt of
-  /// \p rowLoops and \p colAt of \p colLoops are, or 0 where \p inRange is
-  /// false (past the edge of the matrix).
-  Value loadOrZero(OpBuilder &b, OpOperand *in, ArrayRef<unsigned> rowLoops,
-                   Value rowAt, ArrayRef<unsigned> colLoops, Value colAt,
-                   Value inRange) const;
+  /// How the staging reads global memory (emitTiledContraction's
+  /// TensorCores): an element a load (Vulkan), a thread's \p width
+  /// consecutive elements of a row in one aligned vector load (CUDA:
+  /// `ld.global.v4.f32`, 16 bytes), or those elements as as many loads at
+  /// the same places (emulate-tensor-cores: the grouping checked where
+  /// CUDA is not).
+  enum class Loads { Scalar, Vector, EmulatedVector };
+  Loads loads = Loads::Scalar;
+
+  /// The elements of \p in a thread stages at once along a tile's rows
+  /// (loadTiles): min(4, \p perThread, the tile's elements a thread) where
+  /// consecutive positions of \p colLoops are consecutive elements in
+  /// memory (each of them a loop alone in one index, the strides those of
+  /// their row-major order, the innermost 1) and a group of that many
+  /// starting at a multiple of it is that many elements aligned and inside
+  /// the matrix or outside it whole (the other strides, the offset and the
+  /// positions of \p colLoops multiples of it; the runtime's buffers are
+  /// 64-byte aligned); else 1.
+  int64_t loadWidth(OpOperand *in, ArrayRef<unsigned> colLoops,
+                    int64_t perThread) const;
+
+  /// The \p width elements of \p in from where the linear positions
+  /// \p rowAt of \p rowLoops and \p colAt of \p colLoops are, along
+  /// \p colLoops (loadWidth's group), or zeros where \p inRange is false
+  /// (past the edge of the matrix); each converted as the payload converts
+  /// it before the product (staged narrow, or summed in f32).
+  SmallVector<Value, 4> loadOrZero(OpBuilder &b, OpOperand *in,
+                                   ArrayRef<unsigned> rowLoops, Value rowAt,
+                                   ArrayRef<unsigned> colLoops, Value colAt,
+                                   Value inRange, int64_t width = 1) const;
 
   /// The thread's elements of the A tile (`[m][k]`, tileM x kStep) at
   /// reduction offset \p k0, then of the B tile (`[k][n]`, kStep x tileN),
   /// each with its row and column in the tile: the threads load consecutive
-  /// elements of each row, zeros past the edges. With \p storeInto, each
+  /// groups of loadWidth elements of each row (thread t the group t, then
+  /// t + kThreads, ...), zeros past the edges. With \p storeInto, each
   /// element is stored into that buffer as soon as it is loaded.
   struct Staged {
     SmallVector<Value> values, rows, cols;

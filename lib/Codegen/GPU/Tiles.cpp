@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -137,68 +138,136 @@ void TileKernel::place(OpBuilder &b, SmallVectorImpl<Value> &ivs,
     ivs[l] = v;
 }
 
-Value TileKernel::loadOrZero(OpBuilder &b, OpOperand *in,
-                             ArrayRef<unsigned> rowLoops, Value rowAt,
-                             ArrayRef<unsigned> colLoops, Value colAt,
-                             Value inRange) const {
+int64_t TileKernel::loadWidth(OpOperand *in, ArrayRef<unsigned> colLoops,
+                              int64_t perThread) const {
+  int64_t width = std::min<int64_t>(4, perThread);
+  auto type = dyn_cast<MemRefType>(in->get().getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (loads == Loads::Scalar || width < 2 || !type ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || offset % width != 0 ||
+      c.extent(colLoops) % width != 0)
+    return 1;
+  // Each column loop alone in one index, the innermost at stride 1 and each
+  // other at its inner neighbour's stride times that one's extent; every
+  // other index's stride a multiple of the width.
+  AffineMap map = c.op.getMatchingIndexingMap(in);
+  int64_t expected = 1;
+  SmallVector<bool> isColumnIndex(map.getNumResults(), false);
+  for (unsigned loop : llvm::reverse(colLoops)) {
+    std::optional<unsigned> at;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      if (!e.isFunctionOfDim(loop))
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (at || !dim || dim.getPosition() != loop)
+        return 1;
+      at = i;
+    }
+    if (!at || strides[*at] != expected)
+      return 1;
+    isColumnIndex[*at] = true;
+    expected *= c.ranges[loop];
+  }
+  for (auto [i, stride] : llvm::enumerate(strides))
+    if (!isColumnIndex[i] &&
+        (ShapedType::isDynamic(stride) || stride % width != 0))
+      return 1;
+  return width;
+}
+
+SmallVector<Value, 4>
+TileKernel::loadOrZero(OpBuilder &b, OpOperand *in, ArrayRef<unsigned> rowLoops,
+                       Value rowAt, ArrayRef<unsigned> colLoops, Value colAt,
+                       Value inRange, int64_t width) const {
   auto guard = scf::IfOp::create(
       b, loc, inRange,
       [&](OpBuilder &tb, Location) {
         SmallVector<Value> ivs(base);
         place(tb, ivs, rowLoops, rowAt);
         place(tb, ivs, colLoops, colAt);
-        Value v =
-            memref::LoadOp::create(tb, loc, in->get(), indicesOf(tb, in, ivs));
-        // The payload's conversions of the element (isMultiplyAdd): a
+        SmallVector<Value> at = indicesOf(tb, in, ivs);
+        Value memory = in->get();
+        Type element = cast<MemRefType>(memory.getType()).getElementType();
+        SmallVector<Value, 4> values;
+        if (width > 1 && loads == Loads::Vector) {
+          auto vector = vector::LoadOp::create(
+              tb, loc, VectorType::get({width}, element), memory, at,
+              /*nontemporal=*/false,
+              llvm::Align(width * element.getIntOrFloatBitWidth() / 8));
+          for (int64_t i = 0; i < width; ++i)
+            values.push_back(vector::ExtractOp::create(tb, loc, vector, i));
+        } else {
+          for (int64_t i = 0; i < width; ++i) {
+            SmallVector<Value> next(at);
+            if (i > 0)
+              next.back() = plusIndex(tb, loc, at.back(), i);
+            values.push_back(memref::LoadOp::create(tb, loc, memory, next));
+          }
+        }
+        // The payload's conversions of each element (isMultiplyAdd): a
         // narrow operand summed in f32, or staged narrow.
         SmallVector<Operation *> chain = conversionsOf(c.op, in);
         if (!staged.isF32())
           chain.pop_back();
-        for (Operation *conversion : chain) {
-          IRMapping map;
-          map.map(conversion->getOperand(0), v);
-          v = tb.clone(*conversion, map)->getResult(0);
-        }
-        scf::YieldOp::create(tb, loc, v);
+        for (Value &v : values)
+          for (Operation *conversion : chain) {
+            IRMapping map;
+            map.map(conversion->getOperand(0), v);
+            v = tb.clone(*conversion, map)->getResult(0);
+          }
+        scf::YieldOp::create(tb, loc, values);
       },
       [&](OpBuilder &eb, Location) {
         Value zero = arith::ConstantOp::create(eb, loc, staged,
                                                eb.getFloatAttr(staged, 0));
-        scf::YieldOp::create(eb, loc, zero);
+        scf::YieldOp::create(eb, loc, SmallVector<Value>(width, zero));
       });
-  return guard.getResult(0);
+  return SmallVector<Value, 4>(guard.getResults());
 }
 
 TileKernel::Staged TileKernel::loadTiles(OpBuilder &b, Value k0,
                                          Value storeInto) const {
   int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
   Staged s;
-  auto stored = [&](Value tile) {
-    if (storeInto)
-      memref::StoreOp::create(b, loc, s.values.back(), tile,
-                              tileAt(storeInto, s.rows.back(), s.cols.back()));
-  };
-  auto place = [&](int64_t r, int64_t width) {
-    Value e = arith::AddIOp::create(b, loc, tid, index(b, loc, r * kThreads));
-    s.rows.push_back(arith::DivUIOp::create(b, loc, e, index(b, loc, width)));
-    s.cols.push_back(arith::RemUIOp::create(b, loc, e, index(b, loc, width)));
-  };
-  for (int64_t r = 0; r < t.tileM * kStep / kThreads; ++r) {
-    place(r, kStep);
-    Value am = arith::AddIOp::create(b, loc, m0, s.rows.back());
-    Value ak = arith::AddIOp::create(b, loc, k0, s.cols.back());
-    s.values.push_back(loadOrZero(b, c.a, c.m, am, c.k, ak,
-                                  allBelow(b, loc, {{am, m}, {ak, k}})));
-    stored(sharedA);
-  }
-  for (int64_t r = 0; r < kStep * t.tileN / kThreads; ++r) {
-    place(r, t.tileN);
-    Value bk = arith::AddIOp::create(b, loc, k0, s.rows.back());
-    Value bn = arith::AddIOp::create(b, loc, n0, s.cols.back());
-    s.values.push_back(loadOrZero(b, c.b, c.k, bk, c.n, bn,
-                                  allBelow(b, loc, {{bk, k}, {bn, n}})));
-    stored(sharedB);
-  }
+  // The groups of an operand's tile (tileRows x tileCols) that the threads
+  // load, each \p load's elements at the group's row and column.
+  auto stage =
+      [&](OpOperand *in, ArrayRef<unsigned> colLoops, int64_t tileRows,
+          int64_t tileCols, Value tile,
+          function_ref<SmallVector<Value, 4>(Value, Value, int64_t)> load) {
+        int64_t perThread = tileRows * tileCols / kThreads;
+        int64_t width = loadWidth(in, colLoops, perThread);
+        for (int64_t r = 0; r < perThread / width; ++r) {
+          Value group =
+              arith::AddIOp::create(b, loc, tid, index(b, loc, r * kThreads));
+          Value e = mulIndex(b, group, width);
+          Value row = divIndex(b, e, tileCols), col = remIndex(b, e, tileCols);
+          for (auto [i, v] : llvm::enumerate(load(row, col, width))) {
+            s.values.push_back(v);
+            s.rows.push_back(row);
+            s.cols.push_back(i == 0 ? col : plusIndex(b, loc, col, i));
+            if (storeInto)
+              memref::StoreOp::create(b, loc, v, tile,
+                                      tileAt(storeInto, row, s.cols.back()));
+          }
+        }
+      };
+  stage(c.a, c.k, t.tileM, kStep, sharedA,
+        [&](Value row, Value col, int64_t width) {
+          Value am = arith::AddIOp::create(b, loc, m0, row);
+          Value ak = arith::AddIOp::create(b, loc, k0, col);
+          return loadOrZero(b, c.a, c.m, am, c.k, ak,
+                            allBelow(b, loc, {{am, m}, {ak, k}}), width);
+        });
+  stage(c.b, c.n, kStep, t.tileN, sharedB,
+        [&](Value row, Value col, int64_t width) {
+          Value bk = arith::AddIOp::create(b, loc, k0, row);
+          Value bn = arith::AddIOp::create(b, loc, n0, col);
+          return loadOrZero(b, c.b, c.k, bk, c.n, bn,
+                            allBelow(b, loc, {{bk, k}, {bn, n}}), width);
+        });
   return s;
 }
 
@@ -378,10 +447,10 @@ LogicalResult emitRowContraction(Contraction &c) {
   Value always = arith::ConstantIntOp::create(b, loc, 1, 1);
   auto sum = scf::ForOp::create(
       b, loc, slice, index(b, loc, k), index(b, loc, kRowSlices),
-      ValueRange{zero},
-      [&](OpBuilder &fb, Location, Value kk, ValueRange acc) {
-        Value a = kernel.loadOrZero(fb, c.a, c.m, row, c.k, kk, always);
-        Value bv = kernel.loadOrZero(fb, c.b, c.k, kk, c.n, column, inside);
+      ValueRange{zero}, [&](OpBuilder &fb, Location, Value kk, ValueRange acc) {
+        Value a = kernel.loadOrZero(fb, c.a, c.m, row, c.k, kk, always).front();
+        Value bv =
+            kernel.loadOrZero(fb, c.b, c.k, kk, c.n, column, inside).front();
         Value p = arith::MulFOp::create(fb, loc, a, bv);
         Value next = arith::AddFOp::create(fb, loc, acc.front(), p);
         scf::YieldOp::create(fb, loc, next);
@@ -499,6 +568,10 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
   // of their rounding.
   Type staged = narrow && !narrow.isTF32() ? narrow : b.getF32Type();
   TileKernel kernel(c, t, loc, staged, narrow);
+  kernel.loads = tensorCores == TensorCores::Mma ? TileKernel::Loads::Vector
+                 : tensorCores == TensorCores::Emulated
+                     ? TileKernel::Loads::EmulatedVector
+                     : TileKernel::Loads::Scalar;
   // The tensor-core form double-buffers its tiles (sumSteps). Where
   // ldmatrix reads them (bf16, f16), each row is padded by 16 bytes, so
   // that the 8 rows of a matrix (16 bytes each) fall in distinct banks.

@@ -53,7 +53,9 @@ mlir::FailureOr<Contraction> classifyContraction(mlir::linalg::LinalgOp op);
 /// How narrow products use tensor cores: not at all (Vulkan), through
 /// mma.sync (CUDA), or in the same form with each mma.sync computed from
 /// its fragments through workgroup memory (a check of the form on a device
-/// without tensor cores: lavapipe).
+/// without tensor cores: lavapipe). The same choice decides the staging's
+/// loads (TileKernel::Loads): an element a load, vector loads, or their
+/// grouping as scalar loads.
 enum class TensorCores { None, Mma, Emulated };
 
 /// The pass options' choice: `emulate-tensor-cores`, else `tensor-cores`.

@@ -139,15 +139,18 @@ def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
            "CUDA only: a product whose inputs are both multiplied in bf16 or "
            "both in f16 (--precision) runs on tensor cores (mma.sync "
-           "m16n8k16, f32 accumulation; tiles 64 x 64 or 32 x 32)">,
+           "m16n8k16, f32 accumulation; tiles 64 x 64 or 32 x 32); every "
+           "tiled product stages contiguous rows with vector loads">,
     Option<"emulateTensorCores", "emulate-tensor-cores", "bool",
            /*default=*/"false",
            "The tensor-core form on any API, each mma.sync computed from "
-           "the lanes' fragments through workgroup memory (a check of the "
-           "form on lavapipe)">,
+           "the lanes' fragments through workgroup memory, and the vector "
+           "loads' grouping as scalar loads (a check of the form on "
+           "lavapipe)">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",
+                           "::mlir::vector::VectorDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
@@ -176,7 +179,10 @@ def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
     16) and the B tile (`[k][n]`, 16 x tile columns) in workgroup memory
     (two `memref.alloc` of f32 in `#gpu.address_space<workgroup>`, the
     canonical form of shared memory), neighbouring threads loading
-    neighbouring elements and zeros past the matrix's edges; a
+    neighbouring elements (with `tensor-cores`, groups of 2 or 4
+    consecutive elements a thread in one vector load where the operand's
+    rows are contiguous and aligned: docs/Codegen/GPU.md, "Vector loads")
+    and zeros past the matrix's edges; a
     `gpu.barrier`; each thread accumulates its register tile, rows
     `ty + 8 i` and columns `tx + 16 j` (2 x 1 elements of a small tile,
     8 x 4 of a large one: each step of k reads its rows of A and columns
@@ -216,15 +222,18 @@ def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
            "CUDA only: a product whose inputs are both multiplied in bf16 or "
            "both in f16 (--precision) runs on tensor cores (mma.sync "
-           "m16n8k16, f32 accumulation; tiles 64 x 64 or 32 x 32)">,
+           "m16n8k16, f32 accumulation; tiles 64 x 64 or 32 x 32); every "
+           "tiled product stages contiguous rows with vector loads">,
     Option<"emulateTensorCores", "emulate-tensor-cores", "bool",
            /*default=*/"false",
            "The tensor-core form on any API, each mma.sync computed from "
-           "the lanes' fragments through workgroup memory (a check of the "
-           "form on lavapipe)">,
+           "the lanes' fragments through workgroup memory, and the vector "
+           "loads' grouping as scalar loads (a check of the form on "
+           "lavapipe)">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",
+                           "::mlir::vector::VectorDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
