@@ -82,7 +82,8 @@
 # prepare-cudnn stages the CUDA target's cuDNN steps (docs/Codegen/GPU.md,
 # "Library backends") for sm_80,sm_90a: test/Runtime/Cuda/Inputs/cudnn.mlir with
 # --backends=cudnn,codegen (bias and every pointwise activation, groups,
-# dilations, 1-d and 3-d), the kernel class's convolutions
+# dilations, 1-d and 3-d), once more with --precision=tf32 (cuDNN's TF32
+# engines on TF32-rounded operands), the kernel class's convolutions
 # (test/Codegen/GPU/Inputs/convs.mlir) with --conv-backend=cudnn,
 # test/Tools/loom-compile/Inputs/cudnn-place.mlir placed with --backends=auto,
 # and real models of loom-bench-cpu for sm_90a (the NAMEs given, as prepare-real names
@@ -502,7 +503,13 @@ prepare_cudnn() {
   "$compile" "$root/test/Tools/loom-compile/Inputs/cudnn-place.mlir" --target="cuda:$chips" \
     --backends=auto --cost=analytic -o "$work/cudnn-placed.so" 2> /dev/null ||
     die "loom-compile failed on cudnn-place.mlir"
-  local artifacts=("$work/cudnn-convs.so" "$work/convs-cudnn.so" "$work/cudnn-placed.so") want probe
+  # --precision=tf32 (docs/Precision.md, "TF32"): the same convolutions on
+  # operands rounded to TF32, run by cuDNN's TF32 engines: exact products,
+  # so within f32's tolerance.
+  "$compile" "$root/test/Runtime/Cuda/Inputs/cudnn.mlir" --weights-file "$work/w.safetensors" \
+    --target="cuda:$chips" --backends=cudnn,codegen --conv3d-as-2d=false --precision=tf32 \
+    -o "$work/cudnn-tf32.so" || die "loom-compile --precision=tf32 failed on cudnn.mlir"
+  local artifacts=("$work/cudnn-convs.so" "$work/cudnn-tf32.so" "$work/convs-cudnn.so" "$work/cudnn-placed.so") want probe
   while read -r probe; do artifacts+=("$probe"); done < <(cudnn_probes "$compile" "$work")
   for want in "${names[@]}"; do
     compile_real "$compile" "$bench" "$want" "$work/$want-cudnn.so" --conv-backend=cudnn

@@ -576,13 +576,12 @@ bool Reader::allGather(const Operands &o, Step &out) {
   return true;
 }
 
-bool Reader::elementTypes(const Operands &o, LibraryElementTypes &out,
-                          bool tf32) {
+bool Reader::elementTypes(const Operands &o, LibraryElementTypes &out) {
   if (!string(o.attrs, o.tp, "operand_type", out.operandType, false) ||
       !string(o.attrs, o.tp, "result_type", out.resultType, false))
     return false;
   bool narrow = out.operandType == "bf16" || out.operandType == "f16";
-  if (tf32 && out.operandType == "tf32") {
+  if (out.operandType == "tf32") {
     if (out.resultType != "f32")
       return fail(o.tp + ".result_type",
                   "'" + out.resultType + "' is not f32 (tf32 operands)");
@@ -590,8 +589,7 @@ bool Reader::elementTypes(const Operands &o, LibraryElementTypes &out,
   }
   if (out.operandType != "f32" && !narrow)
     return fail(o.tp + ".operand_type",
-                "'" + out.operandType + "' is not f32, bf16" +
-                    (tf32 ? ", f16 or tf32" : " or f16"));
+                "'" + out.operandType + "' is not f32, bf16, f16 or tf32");
   if (out.resultType != "f32" && out.resultType != out.operandType)
     return fail(o.tp + ".result_type",
                 "'" + out.resultType + "' is neither f32 nor the operand type");
@@ -615,7 +613,7 @@ bool Reader::cublasMatmul(const Operands &o, Step &out) {
   if (cublasEpilogueHasBias(s.epilogue) != (s.bias != -1))
     return fail(o.ap + ".bias", "a bias operand exactly when the epilogue "
                                 "adds one (bias, relu_bias, gelu_bias)");
-  if (!elementTypes(o, s, /*tf32=*/true))
+  if (!elementTypes(o, s))
     return false;
   if (s.aBatchStride != 0 && s.aBatchStride != s.m * s.k)
     return fail(o.tp + ".a_batch_stride", "expected 0 or m * k");
@@ -634,7 +632,7 @@ bool Reader::cudnnConv(const Operands &o, Step &out) {
   CudnnConvStep s;
   if (!convolution(o, s, 1, 3) ||
       !integer(o.args, o.ap, "bias", s.bias, false) ||
-      !activation(o, s.activation) || !elementTypes(o, s, /*tf32=*/false))
+      !activation(o, s.activation) || !elementTypes(o, s))
     return false;
   if (!shapesAgree(s))
     return fail(o.tp, "the shapes do not agree: src [N, C, S...], weights "

@@ -97,8 +97,8 @@ public:
   bool step(const Json &s, const std::string &path, Step &out);
   bool library(StepKind kind, const Operands &o, Step &out);
   bool activation(const Operands &o, PostOp &out);
-  /// \p tf32: whether the step may take TF32 operands (cublas.matmul).
-  bool elementTypes(const Operands &o, LibraryElementTypes &out, bool tf32);
+  /// A library step's operand_type and result_type (LibraryElementTypes).
+  bool elementTypes(const Operands &o, LibraryElementTypes &out);
   bool convolution(const Operands &o, ConvolutionOperands &out,
                    size_t minSpatial, size_t maxSpatial);
   bool conv2d(const Operands &o, Step &out);

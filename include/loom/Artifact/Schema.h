@@ -264,10 +264,10 @@ struct DispatchStep {
 /// \p operandType, its result (and a product's bias) \p resultType: f32,
 /// or bf16 / f16 (--precision's narrow products, docs/Precision.md), which
 /// take an f32 result or one of their own type; f32 operands an f32 one.
-/// A cublas.matmul's operands may also be tf32: f32 buffers holding TF32
-/// values (tg.round_tf32's), multiplied on tensor cores, exactly, with an
-/// f32 result. It accumulates in f32 whatever they are. The manifest
-/// leaves f32 out.
+/// The operands may also be tf32: f32 buffers holding TF32 values
+/// (tg.round_tf32's; a convolution's bias then holds f32 ones), multiplied
+/// on tensor cores, exactly, with an f32 result. The step accumulates in
+/// f32 whatever they are. The manifest leaves f32 out.
 struct LibraryElementTypes {
   std::string operandType = "f32", resultType = "f32";
 };

@@ -134,6 +134,12 @@ public:
     s.groups = conv.getGroups();
     s.activation = {call.activation, call.alpha, call.beta};
     s.operandType = libraryElementType(conv.getType().getElementType());
+    // Input and filter rounded to TF32 (--precision=tf32, by kernels
+    // before the step): cuDNN's TF32 engines compute it exactly
+    // (docs/Precision.md, "TF32"); the bias is added in f32.
+    if (operands.roundedToTF32 && operands.roundedToTF32(conv.getInput()) &&
+        operands.roundedToTF32(conv.getFilter()))
+      s.operandType = "tf32";
     s.resultType = libraryElementType(
         cast<ShapedType>(call.ops.back()->getResult(0).getType())
             .getElementType());

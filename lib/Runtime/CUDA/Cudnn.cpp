@@ -189,33 +189,23 @@ std::vector<Desc> buildOperations(Builder &b, const Encoding &e) {
   return ops;
 }
 
-/// Whether an engine's numerical notes say it does not compute the step in
-/// f32: on f32 operands any of the three notes (TF32 tensor cores round
-/// them); on narrow operands (\p narrow) a down-conversion or a reduction
-/// below f32, tensor cores being exact there (CudnnEncoding.h).
-bool roundsBelowF32(const std::vector<int32_t> &notes, bool narrow) {
-  for (int32_t n : notes)
-    if ((n == kNoteTensorCore && !narrow) || n == kNoteDownConvertInputs ||
-        n == kNoteReducedPrecisionReduction)
-      return true;
-  return false;
-}
-
 /// What the search for a plan saw, for the diagnostic when it finds none.
 struct Search {
-  /// Whether the step's operands are bf16 or f16 (roundsBelowF32).
-  bool narrow = false;
+  /// The step's operand type (computesExactly).
+  std::string operandType;
   int64_t configs = 0, belowF32 = 0, overWorkspace = 0, refused = 0;
   std::string summary() const {
-    return std::to_string(configs) + " engine configurations: " +
-           std::to_string(belowF32) + " not f32 (TF32 or reduced precision), " +
+    return std::to_string(configs) +
+           " engine configurations: " + std::to_string(belowF32) +
+           " not exact on these operands (TF32 or reduced precision), " +
            std::to_string(overWorkspace) + " over the workspace, " +
            std::to_string(refused) + " refused by the execution plan";
   }
 };
 
 /// The execution plan of the first engine configuration of \p graph that
-/// heuristics mode \p mode lists, computes in f32 and needs at most
+/// heuristics mode \p mode lists, computes the step exactly
+/// (computesExactly) and needs at most
 /// \p maxWorkspace bytes; null when none does.
 Desc planFor(const Library::Api &api, Owned &owned, Desc graph, Handle handle,
              int32_t mode, int64_t maxWorkspace, int64_t &workspace,
@@ -255,7 +245,7 @@ Desc planFor(const Library::Api &api, Owned &owned, Desc graph, Handle handle,
       continue;
     }
     notes.resize(size_t(std::min<int64_t>(n, int64_t(notes.size()))));
-    if (roundsBelowF32(notes, search.narrow)) {
+    if (!computesExactly(notes, search.operandType)) {
       ++search.belowF32;
       continue;
     }
@@ -372,7 +362,7 @@ Error Library::prepare(const art::CudnnConvStep &s, const std::string &at,
     return check(b.status, at + "describing the convolution to cuDNN (" +
                                b.failed + ")");
   Search search;
-  search.narrow = s.operandType != "f32";
+  search.operandType = s.operandType;
   for (int32_t mode : {kHeurModeA, kHeurModeFallback})
     if (!p->plan)
       p->plan = planFor(*api, p->owned, graph, handle, mode, maxWorkspace,

@@ -58,6 +58,20 @@ int32_t cudnn::dataType(const std::string &dtype) {
   return kDataFloat;
 }
 
+bool cudnn::computesExactly(const std::vector<int32_t> &notes,
+                            const std::string &operandType) {
+  bool f32 = operandType == "f32", tf32 = operandType == "tf32";
+  for (int32_t n : notes) {
+    if (n == kNoteReducedPrecisionReduction)
+      return false;
+    // A TF32 engine rounds f32 data; TF32 values it keeps. bf16 and f16
+    // values tensor cores take as they are; a conversion down loses them.
+    if ((n == kNoteTensorCore && f32) || (n == kNoteDownConvertInputs && !tf32))
+      return false;
+  }
+  return true;
+}
+
 static cudnn::Tensor packed(int64_t uid, std::vector<int64_t> dims,
                             bool isVirtual,
                             int32_t dataType = cudnn::kDataFloat) {

@@ -114,14 +114,23 @@ enum PointwiseMode : int32_t {
 
 /// cudnnBackendHeurMode_t: the modes tried, in order.
 constexpr int32_t kHeurModeA = 3, kHeurModeFallback = 2;
-/// cudnnBackendNumericalNote_t: the notes of engines that do not compute
-/// in f32 (TF32 tensor cores on f32 data, inputs converted down, a
-/// reduction in lower precision). The runtime skips such engines: the
-/// result must be the f32 convolution the interpreter computes; on bf16 or
-/// f16 operands tensor cores multiply exactly and sum in f32, and only the
-/// other two are skipped (docs/Precision.md).
+/// cudnnBackendNumericalNote_t: the notes of engines that may not compute
+/// in f32 (tensor cores, inputs converted down: on f32 data, TF32 engines
+/// carry both; a reduction in lower precision). computesExactly says which
+/// the runtime takes.
 constexpr int32_t kNoteTensorCore = 0, kNoteDownConvertInputs = 1,
                   kNoteReducedPrecisionReduction = 2;
+
+/// Whether an engine with numerical notes \p notes computes a step of
+/// operand type \p operandType as the interpreter does (docs/Precision.md):
+/// f32 operands, only an engine with none of the three notes (a TF32 engine
+/// would round them); tf32 operands (f32 data holding TF32 values), any
+/// engine that reduces in f32 (its conversion to TF32 keeps them, its
+/// tensor cores multiply them exactly); bf16 and f16, an engine that
+/// neither converts them down nor reduces below f32 (tensor cores multiply
+/// them exactly).
+bool computesExactly(const std::vector<int32_t> &notes,
+                     const std::string &operandType);
 /// CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT: every buffer starts at a multiple of
 /// 64 bytes (arena slices; staged buffers at 256).
 constexpr int64_t kBufferAlignment = 64;
@@ -170,8 +179,8 @@ struct Encoding {
 /// artifact::cudnnRunsActivation refuses).
 std::optional<int32_t> activationMode(Activation a);
 
-/// cudnnDataType_t of a step's element type (f32, bf16, f16; the reader
-/// admits no other).
+/// cudnnDataType_t of a step's element type (f32, bf16, f16; tf32 data is
+/// f32's; the reader admits no other).
 int32_t dataType(const std::string &dtype);
 
 /// The graph that computes \p step (one the reader accepted).

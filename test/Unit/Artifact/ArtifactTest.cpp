@@ -597,9 +597,17 @@ TEST(ArtifactTest, CudnnConvReadBackAndRefused) {
             where + ".activation: cuDNN's pointwise modes run none, relu, "
                     "sigmoid, tanh, gelu_erf, gelu_tanh and swish, not "
                     "'hardswish'");
-  // TF32 operands are cublas.matmul's only.
-  EXPECT_EQ(withAttr("operand_type", Json("tf32")),
-            where + ".operand_type: 'tf32' is not f32, bf16 or f16");
+  // TF32 operands (input and filter of TF32 values, run by cuDNN's TF32
+  // engines) with an f32 result only.
+  EXPECT_EQ(withAttr("operand_type", Json("tf32")), "");
+  EXPECT_EQ(refusal(edited(m,
+                           [&](Json &root) {
+                             Json &attrs = at(root, {"entries", 0, "programs",
+                                                     0, "steps", 0, "attrs"});
+                             attrs.set("operand_type", Json("tf32"));
+                             attrs.set("result_type", Json("f16"));
+                           })),
+            where + ".result_type: 'f16' is not f32 (tf32 operands)");
   EXPECT_EQ(withAttr("groups", Json(int64_t(4))),
             where + ": a conv2d's groups divide its output channels, its "
                     "strides and dilations are at least 1");

@@ -116,6 +116,44 @@ TEST(CudnnEncodingTest, NarrowOperands) {
   EXPECT_EQ(e.tensor(kUidDst)->dataType, kDataHalf);
 }
 
+TEST(CudnnEncodingTest, TF32Operands) {
+  // f32 data holding TF32 values: every tensor, the bias included, f32.
+  art::CudnnConvStep s = step2d(2, Activation::Relu);
+  s.operandType = "tf32";
+  Encoding e = encode(s);
+  for (int64_t uid : {kUidSrc, kUidWeights, kUidBias, kUidConvolved, kUidDst})
+    EXPECT_EQ(e.tensor(uid)->dataType, kDataFloat) << uid;
+}
+
+TEST(CudnnEncodingTest, EnginesByOperandType) {
+  // The notes of a TF32 engine on f32 data, of a tensor-core engine on
+  // narrow data, of one reducing below f32, and of one with other notes
+  // (FFT, Winograd: 3, 5) only.
+  const std::vector<int32_t> tf32Engine = {kNoteTensorCore,
+                                           kNoteDownConvertInputs},
+                             tensorCores = {kNoteTensorCore},
+                             reduced = {kNoteReducedPrecisionReduction},
+                             other = {3, 5}, none = {};
+  // f32: only engines without the three notes.
+  EXPECT_FALSE(computesExactly(tf32Engine, "f32"));
+  EXPECT_FALSE(computesExactly(tensorCores, "f32"));
+  EXPECT_FALSE(computesExactly(reduced, "f32"));
+  EXPECT_TRUE(computesExactly(other, "f32"));
+  EXPECT_TRUE(computesExactly(none, "f32"));
+  // tf32: the TF32 engines too, not a reduction below f32.
+  EXPECT_TRUE(computesExactly(tf32Engine, "tf32"));
+  EXPECT_TRUE(computesExactly(tensorCores, "tf32"));
+  EXPECT_FALSE(computesExactly(reduced, "tf32"));
+  EXPECT_TRUE(computesExactly(none, "tf32"));
+  // bf16, f16: tensor cores, not a conversion down or a reduction below f32.
+  for (const char *narrow : {"bf16", "f16"}) {
+    EXPECT_FALSE(computesExactly(tf32Engine, narrow));
+    EXPECT_TRUE(computesExactly(tensorCores, narrow));
+    EXPECT_FALSE(computesExactly(reduced, narrow));
+    EXPECT_TRUE(computesExactly(other, narrow));
+  }
+}
+
 TEST(CudnnEncodingTest, OneAndThreeSpatialDimensions) {
   art::CudnnConvStep s;
   s.srcShape = {2, 3, 17};
