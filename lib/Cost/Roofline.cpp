@@ -6,6 +6,7 @@
 
 #include "loom/Cost/CostModel.h"
 
+#include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Interpreter/Kernels.h"
 
 #include "loom/Support/Files.h"
@@ -47,7 +48,7 @@ public:
     OpWork w = workOf(op);
     if (!w.kernel)
       return 0;
-    return std::max(w.flops / target.peakFlops,
+    return std::max(w.flops / peakFlopsOf(op, target, /*tensorCores=*/true),
                     w.bytes() / target.memBandwidth) +
            target.launchOverhead;
   }
@@ -216,19 +217,63 @@ RooflineTarget cost::calibrateCPU() {
   return cached;
 }
 
+Type cost::tensorCoreType(Operation *op) {
+  SmallVector<Value, 2> multiplicands;
+  if (auto matmul = dyn_cast<tg::MatmulOp>(op))
+    multiplicands = {matmul.getLhs(), matmul.getRhs()};
+  else if (auto conv = dyn_cast<tg::ConvOp>(op))
+    multiplicands = {conv.getInput(), conv.getFilter()};
+  else
+    return Type();
+  Type type;
+  for (Value v : multiplicands) {
+    Type element = getElementTypeOrSelf(v.getType());
+    Type multiplied = element.isBF16() || element.isF16() ? element
+                      : element.isF32() && v.getDefiningOp<tg::RoundTF32Op>()
+                          ? Type(FloatTF32Type::get(op->getContext()))
+                          : Type();
+    if (!multiplied || (type && type != multiplied))
+      return Type();
+    type = multiplied;
+  }
+  return type;
+}
+
+double cost::peakFlopsOf(Operation *op, const RooflineTarget &target,
+                         bool tensorCores) {
+  Type type = tensorCores ? tensorCoreType(op) : Type();
+  double rate = !type           ? 0
+                : type.isTF32() ? target.tf32Flops
+                                : target.narrowFlops;
+  return rate > 0 ? rate : target.peakFlops;
+}
+
 llvm::Expected<RooflineTarget> cost::lookupTarget(llvm::StringRef name) {
   if (name == "cpu")
     return calibrateCPU();
-  // NVIDIA H100 SXM5: 67 TFLOP/s fp32 (non-tensor), 3.35 TB/s HBM3; H200:
-  // same compute, 4.8 TB/s HBM3e. Kernel launch ~5 us (CUDA driver figures).
+  // NVIDIA H100 SXM5: 67 TFLOP/s fp32 (non-tensor), 989 TFLOP/s dense
+  // bf16/f16 and 495 TF32 on tensor cores, 3.35 TB/s HBM3; H200: same
+  // compute, 4.8 TB/s HBM3e. Kernel launch ~5 us (CUDA driver figures).
   if (name == "h100")
-    return RooflineTarget{"h100", 67e12, 3.35e12, 5e-6,
-                          "NVIDIA H100 SXM5 datasheet: 67 TFLOP/s fp32, "
-                          "3.35 TB/s; 5 us launch"};
+    return RooflineTarget{"h100",
+                          67e12,
+                          3.35e12,
+                          5e-6,
+                          "NVIDIA H100 SXM5 datasheet: 67 TFLOP/s fp32, 989 "
+                          "bf16/f16 and 495 TF32 dense on tensor cores, "
+                          "3.35 TB/s; 5 us launch",
+                          989e12,
+                          495e12};
   if (name == "h200")
-    return RooflineTarget{"h200", 67e12, 4.8e12, 5e-6,
-                          "NVIDIA H200 SXM datasheet: 67 TFLOP/s fp32, "
-                          "4.8 TB/s; 5 us launch"};
+    return RooflineTarget{"h200",
+                          67e12,
+                          4.8e12,
+                          5e-6,
+                          "NVIDIA H200 SXM datasheet: 67 TFLOP/s fp32, 989 "
+                          "bf16/f16 and 495 TF32 dense on tensor cores, "
+                          "4.8 TB/s; 5 us launch",
+                          989e12,
+                          495e12};
   return llvm::createStringError("unknown cost target '" + name.str() +
                                  "' (expected cpu, h100 or h200)");
 }

@@ -294,11 +294,14 @@ LibraryCall matmulWithBias(tg::MatmulOp matmul, Available available,
 /// or a role, longest first (the roles the prefix keeps set again).
 void addPrefixes(const LibraryCall &longest,
                  llvm::SmallVectorImpl<LibraryCall> &out);
-/// Roofline seconds of \p ops as one fragment: FLOPs at \p efficiency of
-/// the target's peak, the fragment's inputs and outputs over its memory
-/// bandwidth, plus one launch.
+/// Roofline seconds of \p ops as one fragment: each op's FLOPs at
+/// \p efficiency of the target's peak for it (cost::peakFlopsOf: with
+/// \p tensorCores, the tensor-core rate of a narrow or TF32 product), the
+/// fragment's inputs and outputs over its memory bandwidth, plus one
+/// launch.
 double rooflineSeconds(llvm::ArrayRef<mlir::Operation *> ops,
-                       const cost::RooflineTarget &target, double efficiency);
+                       const cost::RooflineTarget &target, double efficiency,
+                       bool tensorCores = false);
 } // namespace patterns
 
 } // namespace loom::compiler

@@ -48,11 +48,27 @@ struct RooflineTarget {
   double memBandwidth = 0;    // bytes/s
   double launchOverhead = 0;  // seconds per kernel
   std::string description;    // where the numbers come from
+  /// Dense tensor-core FLOP/s of products on bf16 or f16 operands, and on
+  /// TF32 ones (tensorCoreType); 0 where the target has none (the CPU).
+  double narrowFlops = 0, tf32Flops = 0;
 };
 
-/// The published figures of an NVIDIA H100 SXM (fp32 non-tensor peak) and
-/// H200; `cpu` is measured on the running machine (see calibrateCPU).
+/// The published figures of an NVIDIA H100 SXM (fp32 non-tensor peak,
+/// dense tensor-core peaks) and H200; `cpu` is measured on the running
+/// machine (see calibrateCPU).
 llvm::Expected<RooflineTarget> lookupTarget(llvm::StringRef name);
+
+/// What \p op's products are multiplied in on tensor cores: bf16 or f16
+/// (a tg.matmul's two operands, a tg.conv's input and filter, both of that
+/// type: --precision=bf16|f16), tf32 (both f32, each a tg.round_tf32's
+/// result: --precision=tf32), else null (f32 products, and every other op).
+mlir::Type tensorCoreType(mlir::Operation *op);
+
+/// The FLOP/s \p target peaks at on \p op: the tensor-core rate of its
+/// tensorCoreType where \p tensorCores (the code that runs it uses them)
+/// and the target has one, else peakFlops.
+double peakFlopsOf(mlir::Operation *op, const RooflineTarget &target,
+                   bool tensorCores);
 
 /// Measures this machine: GEMM FLOP/s of the interpreter's f32 kernels on
 /// all threads, streaming bandwidth, and the per-op overhead of the

@@ -82,8 +82,13 @@ public:
   /// the scalar-tiled path, around a tenth.
   double analyticSeconds(const LibraryCall &call,
                          const cost::RooflineTarget &target) const override {
-    if (kind != "cpu")
-      return rooflineSeconds(call.ops, target, gpuEfficiency(call.anchor));
+    if (kind != "cpu") {
+      // The tiled classes' tensor-core form is CUDA's (docs/Codegen/GPU.md).
+      bool tensorCores = kind == "cuda";
+      return rooflineSeconds(call.ops, target,
+                             gpuEfficiency(call.anchor, tensorCores),
+                             tensorCores);
+    }
     double efficiency = 0.5;
     if (auto matmul = dyn_cast<tg::MatmulOp>(call.anchor)) {
       auto type = matmul.getType();
@@ -99,12 +104,15 @@ public:
 
 private:
   /// The GPU kernel classes (docs/Codegen/GPU.md), estimated, not measured
-  /// (no GPU has run them yet): the matrix-product class's 16 x 16 shared-
-  /// memory tiles of two outputs per thread, without tensor cores or
-  /// register tiling, at a tenth of the FP32 peak; convolutions, in the
-  /// generic class (a thread per output, the reduction sequential), at a
-  /// fiftieth; the rest (memory-bound) at half.
-  static double gpuEfficiency(Operation *anchor) {
+  /// (no GPU has run the current forms): f32 products in the tiled class at
+  /// a tenth of the FP32 peak; narrow and TF32
+  /// products in the tensor-core form (\p tensorCores) at a twentieth of
+  /// the tensor-core peak (docs/benchmarks/gpu.md's prediction: 30-60
+  /// TFLOP/s in bf16); f32 convolutions at a fiftieth; the rest
+  /// (memory-bound) at half.
+  static double gpuEfficiency(Operation *anchor, bool tensorCores) {
+    if (tensorCores && cost::tensorCoreType(anchor))
+      return 0.05;
     if (isa<tg::MatmulOp>(anchor))
       return 0.1;
     if (isa<tg::ConvOp>(anchor))

@@ -179,12 +179,14 @@ public:
     return success();
   }
 
-  /// cuBLASLt's f32 (non-tensor-core) GEMMs at about 70% of the FP32 peak
-  /// on large products (NVIDIA's published H100 figures; not measured
-  /// here: scripts/gpu-check.sh times it against torch.matmul).
+  /// cuBLASLt's GEMMs at about 70% of the peak on large products: f32's
+  /// (non-tensor-core), or the tensor-core rate of bf16, f16 and TF32
+  /// operands (NVIDIA's published H100 figures; f32 measured on the H200 at
+  /// 51 of 67 TFLOP/s, docs/benchmarks/gpu.md; the others not yet:
+  /// scripts/gpu-check.sh times them against torch.matmul).
   double analyticSeconds(const LibraryCall &call,
                          const cost::RooflineTarget &target) const override {
-    return rooflineSeconds(call.ops, target, 0.7);
+    return rooflineSeconds(call.ops, target, 0.7, /*tensorCores=*/true);
   }
 };
 

@@ -147,13 +147,13 @@ public:
     return success();
   }
 
-  /// cuDNN's f32 convolutions (implicit-GEMM kernels without TF32: the
-  /// runtime refuses engines that round to TF32) at about 60% of the FP32
-  /// peak on large convolutions; an estimate, not measured here
-  /// (scripts/gpu-check.sh times them on a lent GPU).
+  /// cuDNN's convolutions at about 60% of the peak on large ones: f32's
+  /// for f32 operands (the runtime refuses engines that round them to
+  /// TF32), the tensor-core rate for bf16, f16 and TF32 ones; an estimate,
+  /// not measured here (scripts/gpu-check.sh times them on a lent GPU).
   double analyticSeconds(const LibraryCall &call,
                          const cost::RooflineTarget &target) const override {
-    return rooflineSeconds(call.ops, target, 0.6);
+    return rooflineSeconds(call.ops, target, 0.6, /*tensorCores=*/true);
   }
 };
 

@@ -507,12 +507,14 @@ void patterns::addPrefixes(const LibraryCall &longest,
 
 double patterns::rooflineSeconds(ArrayRef<Operation *> ops,
                                  const cost::RooflineTarget &target,
-                                 double efficiency) {
+                                 double efficiency, bool tensorCores) {
   llvm::SmallPtrSet<Operation *, 8> inside(ops.begin(), ops.end());
-  double flops = 0, bytes = 0;
+  double compute = 0, bytes = 0;
   llvm::SetVector<Value> inputs;
   for (Operation *op : ops) {
-    flops += cost::workOf(op).flops;
+    double peak = cost::peakFlopsOf(op, target, tensorCores);
+    if (peak > 0)
+      compute += cost::workOf(op).flops / (peak * efficiency);
     for (Value v : op->getOperands())
       if (!inside.count(v.getDefiningOp()))
         inputs.insert(v);
@@ -528,8 +530,6 @@ double patterns::rooflineSeconds(ArrayRef<Operation *> ops,
     bytes += sizeOf(v);
   for (Value v : ops.back()->getResults())
     bytes += sizeOf(v);
-  double compute =
-      target.peakFlops > 0 ? flops / (target.peakFlops * efficiency) : 0;
   double memory = target.memBandwidth > 0 ? bytes / target.memBandwidth : 0;
   return std::max(compute, memory) + target.launchOverhead;
 }

@@ -108,6 +108,66 @@ TEST_F(CostModelTest, Targets) {
   EXPECT_GT(cpu.launchOverhead, 0);
 }
 
+constexpr const char *kProducts = R"mlir(
+func.func @main(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %h: tensor<8x16xbf16>, %g: tensor<16x4xbf16>, %f: tensor<16x4xf16>, %x: tensor<1x4x6x6xf32>, %w: tensor<2x4x3x3xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xbf16>, tensor<8x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %ra = tg.round_tf32 %a : tensor<8x16xf32>
+  %rb = tg.round_tf32 %b : tensor<16x4xf32>
+  %p0 = tg.matmul %ra, %rb : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %p1 = tg.matmul %ra, %b : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %p2 = tg.matmul %h, %g : (tensor<8x16xbf16>, tensor<16x4xbf16>) -> tensor<8x4xbf16>
+  %hf = tg.cast %h : tensor<8x16xbf16> to tensor<8x16xf32>
+  %p3 = tg.matmul %hf, %b : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %rx = tg.round_tf32 %x : tensor<1x4x6x6xf32>
+  %rw = tg.round_tf32 %w : tensor<2x4x3x3xf32>
+  %c0 = tg.conv %rx, %rw : (tensor<1x4x6x6xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %c1 = tg.conv %x, %w : (tensor<1x4x6x6xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x4x4xf32>
+  return %p0, %p1, %p2, %p3, %c0, %c1 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xbf16>, tensor<8x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+)mlir";
+
+// What tensor cores multiply a product in (--precision's forms), and the
+// peak a target reaches on it.
+TEST_F(CostModelTest, TensorCorePeaks) {
+  auto m = parse(kProducts);
+  ASSERT_TRUE(m);
+  SmallVector<Operation *> products;
+  m->walk([&](Operation *op) {
+    if (isa<tg::MatmulOp, tg::ConvOp>(op))
+      products.push_back(op);
+  });
+  ASSERT_EQ(products.size(), 6u);
+  auto typeOf = [&](Operation *op) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    if (Type t = cost::tensorCoreType(op))
+      os << t;
+    return s;
+  };
+  EXPECT_EQ(typeOf(products[0]), "tf32");
+  EXPECT_EQ(typeOf(products[1]), ""); // one operand rounded
+  EXPECT_EQ(typeOf(products[2]), "bf16");
+  EXPECT_EQ(typeOf(products[3]), ""); // bf16 widened to f32
+  EXPECT_EQ(typeOf(products[4]), "tf32");
+  EXPECT_EQ(typeOf(products[5]), "");
+  EXPECT_EQ(typeOf(first<tg::CastOp>(*m)), "");
+  auto h100 = cost::lookupTarget("h100");
+  ASSERT_TRUE(bool(h100));
+  EXPECT_EQ(cost::peakFlopsOf(products[0], *h100, true), 495e12);
+  EXPECT_EQ(cost::peakFlopsOf(products[2], *h100, true), 989e12);
+  EXPECT_EQ(cost::peakFlopsOf(products[1], *h100, true), 67e12);
+  // Code without tensor cores (Vulkan's), and a target without them (a
+  // CPU's), run every product at the f32 peak.
+  EXPECT_EQ(cost::peakFlopsOf(products[2], *h100, false), 67e12);
+  cost::RooflineTarget cpu{"toy", 1e9, 1e9, 1e-3, ""};
+  EXPECT_EQ(cost::peakFlopsOf(products[0], cpu, true), 1e9);
+  EXPECT_EQ(cost::peakFlopsOf(products[2], cpu, true), 1e9);
+  // The analytic model prices a TF32 product at the TF32 rate.
+  auto model = cost::createRooflineModel(*h100);
+  cost::OpWork w = cost::workOf(products[4]);
+  EXPECT_DOUBLE_EQ(model->opCost(products[4]),
+                   std::max(w.flops / 495e12, w.bytes() / 3.35e12) + 5e-6);
+}
+
 // The CPU calibration is measured once per machine: written to the cache
 // file, then read from it (a planted value comes back); a file of another
 // format version, or no file, is measured again.
