@@ -123,7 +123,11 @@
 # Options of run: --device=KIND[:N]; --runner=PATH (a built loom-gpu-run:
 # no build; loom-comm-test is taken from beside it); --no-sanitizer; --repeat=N (timed runs, default 20);
 # --out=DIR (results: the tables, timed.json, torch.log, the profiles;
-# default STAGE/results); --dry-run (print the commands, run none).
+# default STAGE/results); --deadline=SECONDS (from the start of run: what
+# has not started by then is skipped, SKIP in its row or line, and run exits
+# non-zero, so that a bounded device command still ends with its results);
+# --dry-run (print the commands, run none). The checks' table is written to
+# DIR/checks.txt row by row as each check ends.
 # Environment of run: LOOM_GPU_CHECK_SANITIZER_SECONDS (past it, no more
 # sanitizer runs), LOOM_GPU_CHECK_TIMED_REPEAT (default 50).
 # Environment of prepare: LOOM_BUILD_DIR (default: build), LOOM_GPU_CHECK_MAX_BYTES
@@ -1164,6 +1168,11 @@ gemm_check() {
       done
       continue
     fi
+    if past_deadline; then
+      echo "gemm $n: SKIP (deadline)" >&2
+      failed=1
+      continue
+    fi
     if ! ms=$(gemm_time "$runner" "$stage" "$device" "$n" $((2 * r)) "$repeat"); then
       echo "gemm $n: FAIL (the chain did not run)" >&2
       failed=1
@@ -1193,12 +1202,30 @@ step() {
   fi
 }
 
+# Whether run's --deadline has passed (never without one).
+past_deadline() {
+  [ -n "$deadline" ] && [ "$SECONDS" -ge "$deadline" ]
+}
+
+# Seconds left before run's --deadline, at most $1 (all $1 without one)
+# and at least 1 (timeout's 0 would mean no limit).
+seconds_left() {
+  local left=$1
+  [ -z "$deadline" ] || left=$((deadline - SECONDS))
+  [ "$left" -lt "$1" ] || left=$1
+  [ "$left" -gt 1 ] || left=1
+  echo "$left"
+}
+
 run() {
   local stage="" device=cuda:0 runner="" sanitizer=1 repeat=20 outdir=""
-  dry=0
+  dry=0 deadline=""
   local a
   for a in "$@"; do
     case $a in
+    --deadline=*)
+      [[ ${a#*=} =~ ^[0-9]+$ ]] || die "--deadline takes whole seconds, not '${a#*=}'"
+      deadline=$((SECONDS + ${a#*=})) ;;
     --device=*) device=${a#*=} ;;
     --out=*) outdir=${a#*=} ;;
     --runner=*) runner=${a#*=} ;;
@@ -1209,7 +1236,7 @@ run() {
     *) [ -z "$stage" ] || die "one STAGE only"; stage=$a ;;
     esac
   done
-  [ -n "$stage" ] || die "usage: gpu-check.sh run STAGE [--device=KIND[:N]] [--runner=PATH] [--no-sanitizer] [--repeat=N] [--out=DIR] [--dry-run]"
+  [ -n "$stage" ] || die "usage: gpu-check.sh run STAGE [--device=KIND[:N]] [--runner=PATH] [--no-sanitizer] [--repeat=N] [--out=DIR] [--deadline=SECONDS] [--dry-run]"
   [ -f "$stage/models.txt" ] || die "$stage is not a staging directory (no models.txt; see gpu-check.sh prepare)"
   [ -n "$outdir" ] || outdir=$stage/results
   [ "$dry" = 1 ] || mkdir -p "$outdir"
@@ -1238,6 +1265,9 @@ run() {
   # The sanitizers are slow: past LOOM_GPU_CHECK_SANITIZER_SECONDS from the
   # start of run, the rest of the artifacts go without them ("late").
   local began=$SECONDS sanitizer_seconds=${LOOM_GPU_CHECK_SANITIZER_SECONDS:-1000000}
+  local header
+  header=$(printf '%-24s %-10s %-18s %12s %-9s %-9s' model device "check (error)" "median ms" memcheck racecheck)
+  [ "$dry" = 1 ] || echo "$header" > "$outdir/checks.txt"
   while read -r name entry tolerance _; do
     dir=$stage/models/$name
     local cmd=("$runner" "$dir/model.so" --inputs="$dir/inputs.safetensors"
@@ -1252,26 +1282,38 @@ run() {
       continue
     fi
     check=FAIL time=- memcheck=n/a racecheck=n/a
-    if out=$(timeout 300 "${cmd[@]}" --repeat="$repeat" 2>&1); then
+    if past_deadline; then
+      failed=1
+      rows+=("$(printf '%-24s %-10s %-18s %12s %-9s %-9s' "$name" "$device" "SKIP (deadline)" - - -)")
+      echo "${rows[-1]}" >> "$outdir/checks.txt"
+      continue
+    fi
+    if out=$(timeout "$(seconds_left 300)" "${cmd[@]}" --repeat="$repeat" 2>&1); then
       check="PASS $(sed -n 's/^check: largest error \([^ ]*\).*/\1/p' <<< "$out")"
     else
       failed=1
       { echo "$name: the check failed:"; tail -3 <<< "$out"; } >&2
     fi
     time=$(sed -n 's/^time: .* median \([^ ]*\) ms.*/\1/p' <<< "$out")
-    if [ "$sanitizer" = 1 ] && [ $((SECONDS - began)) -ge "$sanitizer_seconds" ]; then
+    if [ "$sanitizer" = 1 ] && { [ $((SECONDS - began)) -ge "$sanitizer_seconds" ] || past_deadline; }; then
       memcheck=late racecheck=late
     elif [ "$sanitizer" = 1 ]; then
       memcheck=PASS racecheck=PASS
       # Three runs: the warm-up, the one captured as a graph, a replay.
-      timeout 180 compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/memcheck.log" 2>&1 || { memcheck=FAIL; failed=1; }
-      timeout 180 compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/racecheck.log" 2>&1 || { racecheck=FAIL; failed=1; }
+      timeout "$(seconds_left 180)" compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/memcheck.log" 2>&1 || { memcheck=FAIL; failed=1; }
+      timeout "$(seconds_left 180)" compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/racecheck.log" 2>&1 || { racecheck=FAIL; failed=1; }
     fi
     rows+=("$(printf '%-24s %-10s %-18s %12s %-9s %-9s' "$name" "$device" "$check" "${time:--}" "$memcheck" "$racecheck")")
+    echo "${rows[-1]}" >> "$outdir/checks.txt"
   done < "$stage/models.txt"
   local device_failed=0
   if [ "${device%%:*}" = cuda ]; then
-    nccl_check "$(dirname "$runner")/loom-comm-test" "${device#cuda}" || device_failed=1
+    if past_deadline; then
+      echo "nccl: SKIP (deadline)" >&2
+      device_failed=1
+    else
+      nccl_check "$(dirname "$runner")/loom-comm-test" "${device#cuda}" || device_failed=1
+    fi
     if [ -f "$stage/gemm.txt" ]; then
       gemm_check "$runner" "$stage" "$device" "$repeat" || device_failed=1
     fi
@@ -1280,10 +1322,7 @@ run() {
     timed_check "$runner" "$stage" "$device" "$outdir" "$torch_pid" || device_failed=1
   fi
   [ "$dry" = 1 ] && return 0
-  {
-    printf '%-24s %-10s %-18s %12s %-9s %-9s\n' model device "check (error)" "median ms" memcheck racecheck
-    printf '%s\n' "${rows[@]}"
-  } | tee "$outdir/checks.txt"
+  cat "$outdir/checks.txt"
   [ "$device_failed" = 0 ] || failed=1
   return $failed
 }
@@ -1307,10 +1346,11 @@ ordinal_of() {
 # timed_check RUNNER STAGE DEVICE OUTDIR TORCH_PID.
 timed_check() {
   local runner=$1 stage=$2 device=$3 outdir=$4 torch_pid=$5
-  local repeat=${LOOM_GPU_CHECK_TIMED_REPEAT:-50} name entry torch batch dir out
+  local repeat=${LOOM_GPU_CHECK_TIMED_REPEAT:-50} name entry torch batch dir out skipped=0
   if [ "$dry" = 0 ] && [ -n "$torch_pid" ]; then
-    local waited=0
-    while [ ! -f "$outdir/torch.ready" ] && kill -0 "$torch_pid" 2> /dev/null && [ $waited -lt 300 ]; do
+    local waited=0 most
+    most=$(seconds_left 300)
+    while [ ! -f "$outdir/torch.ready" ] && kill -0 "$torch_pid" 2> /dev/null && [ $waited -lt "$most" ]; do
       sleep 1
       waited=$((waited + 1))
     done
@@ -1329,12 +1369,18 @@ timed_check() {
       step env LOOM_PROFILE="$outdir/profile-$name-$entry.json" "${cmd[@]}" --repeat=5
       continue
     fi
+    if past_deadline; then
+      echo "timed $name @$entry: SKIP (deadline)" >&2
+      echo "$name $entry $torch $batch SKIP SKIP" >> "$outdir/loom-timed.txt"
+      skipped=1
+      continue
+    fi
     # Timed with the inputs and outputs in the context's page-locked host
     # memory (loom-gpu-run's default), then in pageable memory.
     local times=() flags
     for flags in "" --pageable; do
       # shellcheck disable=SC2086
-      if out=$(timeout 300 "${cmd[@]}" --repeat="$repeat" $flags 2>&1); then
+      if out=$(timeout "$(seconds_left 300)" "${cmd[@]}" --repeat="$repeat" $flags 2>&1); then
         times+=("$(sed -n 's/^time: .* median \([^ ]*\) ms.*/\1/p' <<< "$out")")
       else
         times+=(FAIL)
@@ -1342,19 +1388,20 @@ timed_check() {
       fi
     done
     echo "$name $entry $torch $batch ${times[*]}" >> "$outdir/loom-timed.txt"
-    LOOM_PROFILE="$outdir/profile-$name-$entry.json" timeout 300 "${cmd[@]}" --repeat=5 > "$outdir/profile-$name-$entry.log" 2>&1 || true
+    LOOM_PROFILE="$outdir/profile-$name-$entry.json" timeout "$(seconds_left 300)" "${cmd[@]}" --repeat=5 > "$outdir/profile-$name-$entry.log" 2>&1 || true
   done < "$stage/timed.txt"
   [ "$dry" = 1 ] && return 0
   if [ -n "$torch_pid" ]; then
     touch "$outdir/torch.go"
-    local waited=0
-    while kill -0 "$torch_pid" 2> /dev/null && [ $waited -lt 240 ]; do
+    local waited=0 most
+    most=$(seconds_left 240)
+    while kill -0 "$torch_pid" 2> /dev/null && [ $waited -lt "$most" ]; do
       sleep 1
       waited=$((waited + 1))
     done
     kill "$torch_pid" 2> /dev/null || true
   fi
-  python3 - "$stage" "$outdir" <<'PYEOF'
+  python3 - "$stage" "$outdir" <<'PYEOF' || return 1
 import json, os, sys
 stage, outdir = sys.argv[1:3]
 torch = {}
@@ -1409,6 +1456,7 @@ for e in result["torch_errors"]:
 open(os.path.join(outdir, "timed.md"), "w").write(text + "\n")
 print(text)
 PYEOF
+  [ "$skipped" = 0 ]
 }
 
 # The NCCL communicator on one GPU: nccl_check LOOM_COMM_TEST [:N]. One rank
