@@ -451,12 +451,14 @@ compiler::captureGivenGraph(ModuleOp module) {
 }
 
 /// Whether a library backend that compiling with \p options forms
-/// fragments with runs a 3-D convolution as it is (oneDNN's 3-D
-/// convolution over NCDHW, cuDNN's): --tg-conv3d-as-2d leaves those 3-D.
-/// With --backends=auto (formFragments) every library of the registry may
-/// take it; an unparsable list keeps nothing (the fragment pass reports it).
+/// fragments with may run an op: --tg-conv3d-as-2d leaves the 3-D
+/// convolutions it takes 3-D (oneDNN's 3-D convolution over NCDHW,
+/// cuDNN's), and --tg-fold-weights folds a weight's TF32 rounding that only
+/// such ops read. With --backends=auto (formFragments) every library of the
+/// registry may take it; an unparsable list gives none (the fragment pass
+/// reports it).
 static std::function<bool(Operation *)>
-runsThreeD(const CompileOptions &options) {
+takenByLibrary(const CompileOptions &options) {
   const BackendRegistry *registry = &options.backendRegistry();
   std::vector<BackendChoice> choices;
   if (options.formFragments) {
@@ -472,10 +474,10 @@ runsThreeD(const CompileOptions &options) {
     }
     choices = std::move(*parsed);
   }
-  return [registry, choices](Operation *conv) {
+  return [registry, choices](Operation *op) {
     return llvm::any_of(choices, [&](const BackendChoice &c) {
-      return !c.backend->generatesCode() && c.covers(conv) &&
-             registry->match(conv, *c.backend);
+      return !c.backend->generatesCode() && c.covers(op) &&
+             registry->match(op, *c.backend);
     });
   };
 }
@@ -501,8 +503,9 @@ void compiler::buildFragmentPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(tg::createTGConvOverConcat());
   if (options.conv3dAs2d)
     pm.addNestedPass<func::FuncOp>(
-        tg::createTGConv3dAs2d(runsThreeD(options)));
-  pm.addPass(tg::createTGFoldWeightsPass(weights, int64_t(1) << 26));
+        tg::createTGConv3dAs2d(takenByLibrary(options)));
+  pm.addPass(tg::createTGFoldWeightsPass(weights, int64_t(1) << 26,
+                                         takenByLibrary(options)));
   pm.addPass(createCanonicalizerPass());
   // After the folding: an attention's scale is often sqrt(d) of constants.
   pm.addNestedPass<func::FuncOp>(tg::createTGScaleAfterMatmul());

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 using namespace mlir;
@@ -586,12 +587,35 @@ art::KernelStep ScheduleBuilder::kernelStep(tg::FragmentOp fragment) {
   return kernel;
 }
 
-/// Whether \p v is a tg.round_tf32's result: directly, as the result of a
-/// fragment whose body yields one, or through ops that only move data.
+/// Whether every element of \p c's f32 value is a TF32 value (its 13 low
+/// fraction bits zero, or an infinity or NaN).
+static bool holdsOnlyTF32(tg::ConstantOp c) {
+  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+  if (!dense || !dense.getElementType().isF32())
+    return false;
+  auto isTF32 = [](uint32_t bits) {
+    return (bits & 0x1fff) == 0 || (bits & 0x7f800000) == 0x7f800000;
+  };
+  ArrayRef<char> raw = dense.getRawData();
+  for (size_t i = 0; i + 4 <= raw.size(); i += 4) {
+    uint32_t bits;
+    std::memcpy(&bits, raw.data() + i, 4);
+    if (!isTF32(bits))
+      return false;
+  }
+  return true;
+}
+
+/// Whether \p v holds TF32 values: a tg.round_tf32's result or a constant
+/// --tg-fold-weights made of one (tg::holdsTF32Values; its values checked:
+/// a constant that only claims it runs in f32, which is exact too),
+/// directly, as the result of a fragment whose body yields one, or through
+/// ops that only move data.
 static bool isRoundedToTF32(Value v) {
   while (Operation *def = v.getDefiningOp()) {
-    if (isa<tg::RoundTF32Op>(def))
-      return true;
+    if (tg::holdsTF32Values(v))
+      return !isa<tg::ConstantOp>(def) ||
+             holdsOnlyTF32(cast<tg::ConstantOp>(def));
     if (auto fragment = dyn_cast<tg::FragmentOp>(def)) {
       Operation *yield = fragment.getBody().front().getTerminator();
       v = yield->getOperand(cast<OpResult>(v).getResultNumber());

@@ -229,7 +229,7 @@ Type cost::tensorCoreType(Operation *op) {
   for (Value v : multiplicands) {
     Type element = getElementTypeOrSelf(v.getType());
     Type multiplied = element.isBF16() || element.isF16() ? element
-                      : element.isF32() && v.getDefiningOp<tg::RoundTF32Op>()
+                      : element.isF32() && tg::holdsTF32Values(v)
                           ? Type(FloatTF32Type::get(op->getContext()))
                           : Type();
     if (!multiplied || (type && type != multiplied))

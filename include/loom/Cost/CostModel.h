@@ -60,8 +60,10 @@ llvm::Expected<RooflineTarget> lookupTarget(llvm::StringRef name);
 
 /// What \p op's products are multiplied in on tensor cores: bf16 or f16
 /// (a tg.matmul's two operands, a tg.conv's input and filter, both of that
-/// type: --precision=bf16|f16), tf32 (both f32, each a tg.round_tf32's
-/// result: --precision=tf32), else null (f32 products, and every other op).
+/// type: --precision=bf16|f16), tf32 (both f32, each holding TF32 values:
+/// a tg.round_tf32's result or a weight folded from one,
+/// tg::holdsTF32Values; --precision=tf32), else null (f32 products, and
+/// every other op).
 mlir::Type tensorCoreType(mlir::Operation *op);
 
 /// The FLOP/s \p target peaks at on \p op: the tensor-core rate of its

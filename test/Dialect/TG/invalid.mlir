@@ -1141,3 +1141,12 @@ func.func @round_tf32_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
   %y = tg.round_tf32 %x : tensor<4xf16>
   return %y : tensor<4xf16>
 }
+
+// -----
+// tg.tf32_values marks a constant (what --tg-fold-weights makes of a
+// weight's rounding), nothing else.
+func.func @tf32_values_not_constant(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tg.tf32_values' is a unit attribute of a tg.constant}}
+  %y = tg.relu %x {tg.tf32_values} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -177,6 +177,12 @@ LogicalResult RsqrtOp::exportONNX(ONNXEmitter &e) {
 // tg.round_tf32
 //===----------------------------------------------------------------------===//
 
+bool tg::holdsTF32Values(Value v) {
+  Operation *def = v.getDefiningOp();
+  return def && (isa<RoundTF32Op>(def) ||
+                 (isa<ConstantOp>(def) && def->hasAttr(kTF32ValuesAttr)));
+}
+
 LogicalResult RoundTF32Op::exportONNX(ONNXEmitter &) {
   return emitOpError("has no ONNX export (ONNX has no TF32 rounding: export "
                      "the model before --precision=tf32)");

@@ -79,6 +79,14 @@ LogicalResult TGDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'tg.recomputed' is a unit attribute";
     return success();
   }
+  // Set by --tg-fold-weights on a folded tg.round_tf32 (docs/Precision.md,
+  // "TF32"): the constant's values are TF32.
+  if (attr.getName() == loom::tg::kTF32ValuesAttr) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<loom::tg::ConstantOp>(op))
+      return op->emitError() << "'" << loom::tg::kTF32ValuesAttr
+                             << "' is a unit attribute of a tg.constant";
+    return success();
+  }
   // Set by --tg-tensor-parallel on rank r's copy of a function
   // (docs/CacheParallel.md): the world rank that runs it.
   if (attr.getName() == "tg.runs_on_rank") {

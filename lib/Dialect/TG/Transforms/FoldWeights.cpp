@@ -14,6 +14,7 @@
 #include "llvm/Support/Endian.h"
 
 #include <cstring>
+#include <functional>
 
 namespace loom::tg {
 #define GEN_PASS_DEF_TGFOLDWEIGHTS
@@ -179,9 +180,11 @@ class WeightFolder {
 public:
   WeightFolder(ModuleOp module, const safetensors::File *given,
                StringRef weightsFile, int64_t maxElements,
-               int64_t maxMovedBytes)
+               int64_t maxMovedBytes,
+               std::function<bool(Operation *)> foldsKeptFor)
       : module(module), given(given), lazy(module, weightsFile.str()),
-        maxElements(maxElements), maxMovedBytes(maxMovedBytes) {}
+        maxElements(maxElements), maxMovedBytes(maxMovedBytes),
+        foldsKeptFor(std::move(foldsKeptFor)) {}
 
   LogicalResult run() {
     // Every block, the regions of tg.if included (parameters defined
@@ -213,6 +216,8 @@ private:
   LazyWeights lazy;
   int64_t maxElements;
   int64_t maxMovedBytes;
+  /// The readers of a TG_KeptUnfolded op that let it be folded (foldsKept).
+  std::function<bool(Operation *)> foldsKeptFor;
   llvm::DenseMap<Value, TensorPtr> known;
   /// The bytes of the results of data-movement ops folded by copying
   /// (foldByBytes) that are not constants yet, and those ops in order.
@@ -273,11 +278,19 @@ private:
     moved.erase(it);
   }
 
+  /// Whether \p op (TG_KeptUnfolded) is folded all the same: every reader
+  /// of it is one foldsKeptFor takes (a library step's operand, whose
+  /// rounding would otherwise run at every inference).
+  bool foldsKept(Operation &op) const {
+    return foldsKeptFor && !op.use_empty() &&
+           llvm::all_of(op.getUsers(), foldsKeptFor);
+  }
+
   LogicalResult visit(Operation &op) {
     if (!isa<TGDialect>(op.getDialect()) || op.getNumRegions() ||
         op.hasTrait<OpTrait::IsTerminator>() || op.hasTrait<ReadsWorld>() ||
-        op.hasTrait<KeptUnfolded>() || isa<WeightOp, ConstantOp>(op) ||
-        op.getNumOperands() == 0 ||
+        (op.hasTrait<KeptUnfolded>() && !foldsKept(op)) ||
+        isa<WeightOp, ConstantOp>(op) || op.getNumOperands() == 0 ||
         !llvm::all_of(op.getOperands(),
                       [&](Value v) { return isParameter(v); }))
       return success();
@@ -319,6 +332,10 @@ private:
       auto type = cast<RankedTensorType>(r.getType());
       auto folded = ConstantOp::create(b, op.getLoc(), type,
                                        denseOf(type, t->toDoubles()));
+      // A folded rounding's values are TF32 (a library step may multiply
+      // them on tensor cores: holdsTF32Values).
+      if (isa<RoundTF32Op>(op))
+        folded->setAttr(kTF32ValuesAttr, b.getUnitAttr());
       known[folded.getResult()] = t;
       r.replaceAllUsesWith(folded.getResult());
     }
@@ -410,23 +427,30 @@ private:
 
 struct FoldWeights : public tg::impl::TGFoldWeightsBase<FoldWeights> {
   using TGFoldWeightsBase::TGFoldWeightsBase;
-  FoldWeights(const safetensors::File *weights, int64_t max) : given(weights) {
+  FoldWeights(const safetensors::File *weights, int64_t max,
+              std::function<bool(Operation *)> foldsKeptFor)
+      : given(weights), foldsKeptFor(std::move(foldsKeptFor)) {
     maxElements = max;
   }
 
   void runOnOperation() override {
+    std::function<bool(Operation *)> kept = foldsKeptFor;
+    if (foldRoundings)
+      kept = [](Operation *) { return true; };
     WeightFolder folder(getOperation(), given, weightsFile, maxElements,
-                        maxMovedBytes);
+                        maxMovedBytes, kept);
     if (failed(folder.run()))
       signalPassFailure();
   }
 
   const safetensors::File *given = nullptr;
+  std::function<bool(Operation *)> foldsKeptFor;
 };
 
 } // namespace
 
-std::unique_ptr<Pass> tg::createTGFoldWeightsPass(const safetensors::File *w,
-                                                  int64_t maxElements) {
-  return std::make_unique<FoldWeights>(w, maxElements);
+std::unique_ptr<Pass>
+tg::createTGFoldWeightsPass(const safetensors::File *w, int64_t maxElements,
+                            std::function<bool(Operation *)> foldsKeptFor) {
+  return std::make_unique<FoldWeights>(w, maxElements, std::move(foldsKeptFor));
 }

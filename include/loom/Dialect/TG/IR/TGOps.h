@@ -30,4 +30,17 @@
 #define GET_OP_CLASSES
 #include "loom/Dialect/TG/IR/TGOps.h.inc"
 
+namespace loom::tg {
+
+/// The unit attribute of a tg.constant whose elements are all TF32 values:
+/// what --tg-fold-weights makes of a tg.round_tf32 of a weight whose every
+/// reader a library step runs (docs/Precision.md, "TF32").
+inline constexpr llvm::StringLiteral kTF32ValuesAttr = "tg.tf32_values";
+
+/// Whether \p v holds TF32 values by construction: a tg.round_tf32's
+/// result, or a tg.constant with kTF32ValuesAttr.
+bool holdsTF32Values(mlir::Value v);
+
+} // namespace loom::tg
+
 #endif // LOOM_DIALECT_TG_IR_TGOPS_H

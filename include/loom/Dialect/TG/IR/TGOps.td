@@ -488,9 +488,12 @@ def TG_RoundTF32Op : TG_SimpleUnaryOp<"round_tf32", "x rounded to TF32",
     (`loom-compile --precision=tf32`) rounds both multiplicands of every f32
     product and convolution with it, and the GPU's tiled classes multiply a
     product whose operands are both rounded so on tensor cores, exactly
-    (products of TF32 values are exact in f32). Never folded at compile time,
+    (products of TF32 values are exact in f32). Not folded at compile time,
     even of a weight (`TG_KeptUnfolded`): the product's kernel rounds its
-    operand as it loads it, and the rounding is how it knows it may.
+    operand as it loads it, and the rounding is how it knows it may. A
+    weight's rounding that only library steps read (cuBLASLt's, cuDNN's),
+    which would otherwise run at every inference, loom-compile folds into
+    a `tg.constant` marked `tg.tf32_values` (`--tg-fold-weights`).
 
     ```mlir
     %y = tg.round_tf32 %x : tensor<2x3xf32>

@@ -55,9 +55,11 @@ def TG_CheapToRecompute : TG_Trait<"CheapToRecompute">;
 def TG_ReadsWorld : TG_Trait<"ReadsWorld">;
 
 // A rounding that the kernel of the op reading its result carries out as it
-// loads its operand (tg.round_tf32: a tensor core's operand format): never
+// loads its operand (tg.round_tf32: a tensor core's operand format): not
 // folded at compile time, even of constant operands, so that the reader's
-// kernel sees the rounding (docs/Precision.md, "TF32").
+// kernel sees the rounding; folded (into a constant marked
+// tg.tf32_values) only where library steps alone read it
+// (docs/Precision.md, "TF32").
 def TG_KeptUnfolded : TG_Trait<"KeptUnfolded">;
 
 // The op's result type is written in the IR (not inferred); its verifier

@@ -22,9 +22,12 @@ namespace loom::tg {
 
 /// --tg-fold-weights reading the weights from \p weights (kept by the
 /// caller) instead of a file: what loom-compile uses for an imported ONNX
-/// model, whose weights are in memory.
-std::unique_ptr<mlir::Pass>
-createTGFoldWeightsPass(const safetensors::File *weights, int64_t maxElements);
+/// model, whose weights are in memory. A TG_KeptUnfolded op of parameters
+/// (a weight's tg.round_tf32) is folded too where \p foldsKeptFor holds for
+/// every op that reads it (loom-compile: ops a library step runs).
+std::unique_ptr<mlir::Pass> createTGFoldWeightsPass(
+    const safetensors::File *weights, int64_t maxElements,
+    std::function<bool(mlir::Operation *)> foldsKeptFor = nullptr);
 
 /// --tg-conv3d-as-2d leaving the 3-D convolutions \p keep holds (those a
 /// library backend runs as they are: oneDNN's and cuDNN's 3-D

@@ -398,8 +398,12 @@ def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
     of concatenations tg-superopt's merged products leave) becomes one
     constant where another op reads it, its inner nodes none.
     Ops whose value depends on the other ranks of a world (`TG_ReadsWorld`)
-    and roundings the reading op's kernel carries out (`TG_KeptUnfolded`:
-    `tg.round_tf32`, docs/Precision.md) are never folded.
+    are never folded, nor, unless `fold-roundings`, roundings the reading
+    op's kernel carries out (`TG_KeptUnfolded`: `tg.round_tf32`,
+    docs/Precision.md); a folded `tg.round_tf32` becomes a `tg.constant`
+    marked `tg.tf32_values` (its values are TF32). loom-compile folds the
+    roundings that only library steps read (a cuBLASLt or cuDNN step would
+    otherwise round its weight at every inference).
     Weights are read from the module's `tg.weights` file or `weights-file`.
     Computed results larger than `max-elements` are left alone (values
     known at compile time are held as doubles: 512 MiB at the default);
@@ -421,6 +425,9 @@ def TGFoldWeights : Pass<"tg-fold-weights", "mlir::ModuleOp"> {
     Option<"maxMovedBytes", "max-moved-bytes", "int64_t",
            /*default=*/"(int64_t(1) << 30)",
            "Largest result of data movement folded by copying, in bytes">,
+    Option<"foldRoundings", "fold-roundings", "bool", /*default=*/"false",
+           "Fold tg.round_tf32 of parameters too, into tg.constant marked "
+           "tg.tf32_values">,
   ];
 }
 
