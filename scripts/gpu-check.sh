@@ -97,9 +97,11 @@
 #
 # run builds libloomrt and loom-gpu-run in STAGE/build (runtime-only CMake),
 # runs every artifact on the device (default cuda:0) against its reference
-# outputs, then under compute-sanitizer memcheck and racecheck where that
-# exists and the device is a CUDA one, and prints a table; it exits non-zero
-# when any check fails. Then, on a CUDA device, the NCCL communicator
+# outputs, then the device checks and the timing table below, and last every
+# artifact again under compute-sanitizer memcheck and racecheck where that
+# exists and the device is a CUDA one (the slowest part, given what time is
+# left), and prints a table; it exits non-zero when any check fails. After
+# the artifacts' checks, on a CUDA device, the NCCL communicator
 # (docs/Runtime.md, "NCCL") with loom-comm-test: one rank's communicator
 # exchanging with itself (the ring), an all-reduce, a broadcast, a split and
 # a barrier on device memory; and a receive that no rank sends to, which
@@ -127,9 +129,10 @@
 # has not started by then is skipped, SKIP in its row or line, and run exits
 # non-zero, so that a bounded device command still ends with its results);
 # --dry-run (print the commands, run none). The checks' table is written to
-# DIR/checks.txt row by row as each check ends.
-# Environment of run: LOOM_GPU_CHECK_SANITIZER_SECONDS (past it, no more
-# sanitizer runs), LOOM_GPU_CHECK_TIMED_REPEAT (default 50).
+# DIR/checks.txt as each check ends (sanitizer columns "pending" until run).
+# Environment of run: LOOM_GPU_CHECK_SANITIZER_SECONDS (that long after the
+# sanitizers start, the rest are "late"), LOOM_GPU_CHECK_TIMED_REPEAT
+# (default 50).
 # Environment of prepare: LOOM_BUILD_DIR (default: build), LOOM_GPU_CHECK_MAX_BYTES
 # (default 67108864), LOOM_GPU_CHECK_TOLERANCE (default 1e-4).
 set -euo pipefail
@@ -1261,51 +1264,35 @@ run() {
   fi
   stage_unpack "$stage"
   [ "${device%%:*}" = cuda ] && command -v compute-sanitizer > /dev/null || sanitizer=0
-  local rows=() failed=0 name entry tolerance dir out check time memcheck racecheck
-  # The sanitizers are slow: past LOOM_GPU_CHECK_SANITIZER_SECONDS from the
-  # start of run, the rest of the artifacts go without them ("late").
-  local began=$SECONDS sanitizer_seconds=${LOOM_GPU_CHECK_SANITIZER_SECONDS:-1000000}
-  local header
-  header=$(printf '%-24s %-10s %-18s %12s %-9s %-9s' model device "check (error)" "median ms" memcheck racecheck)
-  [ "$dry" = 1 ] || echo "$header" > "$outdir/checks.txt"
+  # First every check, then the device's own checks and the timing table,
+  # then the sanitizers (slow: a few seconds an artifact) with the time
+  # left, so that a bounded run spends it on what matters most.
+  local failed=0 name entry tolerance out i
+  local names=() entries=() tolerances=() checks=() times=() memchecks=() racechecks=()
   while read -r name entry tolerance _; do
-    dir=$stage/models/$name
-    local cmd=("$runner" "$dir/model.so" --inputs="$dir/inputs.safetensors"
-               --compare="$dir/want.safetensors" --entry="$entry"
-               --tolerance="$tolerance" --device="$device")
+    names+=("$name") entries+=("$entry") tolerances+=("$tolerance")
+    checks+=(FAIL) times+=(-) memchecks+=(n/a) racechecks+=(n/a)
+  done < "$stage/models.txt"
+  for i in "${!names[@]}"; do
+    local cmd
+    check_command "$i"
     if [ "$dry" = 1 ]; then
       step "${cmd[@]}" --repeat="$repeat"
-      if [ "$sanitizer" = 1 ]; then
-        step compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" --repeat=3
-        step compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" --repeat=3
-      fi
       continue
     fi
-    check=FAIL time=- memcheck=n/a racecheck=n/a
+    [ "$sanitizer" = 1 ] && memchecks[i]=pending racechecks[i]=pending
     if past_deadline; then
-      failed=1
-      rows+=("$(printf '%-24s %-10s %-18s %12s %-9s %-9s' "$name" "$device" "SKIP (deadline)" - - -)")
-      echo "${rows[-1]}" >> "$outdir/checks.txt"
-      continue
-    fi
-    if out=$(timeout "$(seconds_left 300)" "${cmd[@]}" --repeat="$repeat" 2>&1); then
-      check="PASS $(sed -n 's/^check: largest error \([^ ]*\).*/\1/p' <<< "$out")"
+      failed=1 checks[i]="SKIP (deadline)" memchecks[i]=- racechecks[i]=-
+    elif out=$(timeout "$(seconds_left 300)" "${cmd[@]}" --repeat="$repeat" 2>&1); then
+      checks[i]="PASS $(sed -n 's/^check: largest error \([^ ]*\).*/\1/p' <<< "$out")"
+      times[i]=$(sed -n 's/^time: .* median \([^ ]*\) ms.*/\1/p' <<< "$out")
     else
       failed=1
-      { echo "$name: the check failed:"; tail -3 <<< "$out"; } >&2
+      times[i]=$(sed -n 's/^time: .* median \([^ ]*\) ms.*/\1/p' <<< "$out")
+      { echo "${names[i]}: the check failed:"; tail -3 <<< "$out"; } >&2
     fi
-    time=$(sed -n 's/^time: .* median \([^ ]*\) ms.*/\1/p' <<< "$out")
-    if [ "$sanitizer" = 1 ] && { [ $((SECONDS - began)) -ge "$sanitizer_seconds" ] || past_deadline; }; then
-      memcheck=late racecheck=late
-    elif [ "$sanitizer" = 1 ]; then
-      memcheck=PASS racecheck=PASS
-      # Three runs: the warm-up, the one captured as a graph, a replay.
-      timeout "$(seconds_left 180)" compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/memcheck.log" 2>&1 || { memcheck=FAIL; failed=1; }
-      timeout "$(seconds_left 180)" compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/racecheck.log" 2>&1 || { racecheck=FAIL; failed=1; }
-    fi
-    rows+=("$(printf '%-24s %-10s %-18s %12s %-9s %-9s' "$name" "$device" "$check" "${time:--}" "$memcheck" "$racecheck")")
-    echo "${rows[-1]}" >> "$outdir/checks.txt"
-  done < "$stage/models.txt"
+    write_checks
+  done
   local device_failed=0
   if [ "${device%%:*}" = cuda ]; then
     if past_deadline; then
@@ -1321,10 +1308,54 @@ run() {
   if [ -s "$stage/timed.txt" ] && [ "${device%%:*}" = cuda ]; then
     timed_check "$runner" "$stage" "$device" "$outdir" "$torch_pid" || device_failed=1
   fi
+  # The sanitizers: past LOOM_GPU_CHECK_SANITIZER_SECONDS from their start,
+  # or past the deadline, the rest are "late".
+  local began=$SECONDS sanitizer_seconds=${LOOM_GPU_CHECK_SANITIZER_SECONDS:-1000000}
+  for i in "${!names[@]}"; do
+    [ "$sanitizer" = 1 ] || break
+    local cmd dir=$stage/models/${names[i]}
+    check_command "$i"
+    if [ "$dry" = 1 ]; then
+      step compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" --repeat=3
+      step compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" --repeat=3
+      continue
+    fi
+    [ "${memchecks[i]}" = pending ] || continue
+    if [ $((SECONDS - began)) -ge "$sanitizer_seconds" ] || past_deadline; then
+      memchecks[i]=late racechecks[i]=late
+    else
+      # Three runs: the warm-up, the one captured as a graph, a replay.
+      memchecks[i]=PASS racechecks[i]=PASS
+      timeout "$(seconds_left 180)" compute-sanitizer --tool memcheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/memcheck.log" 2>&1 || { memchecks[i]=FAIL; failed=1; }
+      timeout "$(seconds_left 180)" compute-sanitizer --tool racecheck --error-exitcode 3 "${cmd[@]}" --repeat=3 > "$dir/racecheck.log" 2>&1 || { racechecks[i]=FAIL; failed=1; }
+    fi
+    write_checks
+  done
   [ "$dry" = 1 ] && return 0
+  write_checks
   cat "$outdir/checks.txt"
   [ "$device_failed" = 0 ] || failed=1
   return $failed
+}
+
+# run's command that checks artifact I of its lists, into its `cmd`.
+check_command() {
+  local dir=$stage/models/${names[$1]}
+  cmd=("$runner" "$dir/model.so" --inputs="$dir/inputs.safetensors"
+       --compare="$dir/want.safetensors" --entry="${entries[$1]}"
+       --tolerance="${tolerances[$1]}" --device="$device")
+}
+
+# run's table of checks, as it stands, into OUTDIR/checks.txt (a row an
+# artifact; "pending": its sanitizers not run yet).
+write_checks() {
+  local i
+  {
+    printf '%-24s %-10s %-18s %12s %-9s %-9s\n' model device "check (error)" "median ms" memcheck racecheck
+    for i in "${!names[@]}"; do
+      printf '%-24s %-10s %-18s %12s %-9s %-9s\n' "${names[i]}" "$device" "${checks[i]}" "${times[i]:--}" "${memchecks[i]}" "${racechecks[i]}"
+    done
+  } > "$outdir/checks.txt"
 }
 
 # The ordinal N of a device KIND[:N] (0 when none is given).
