@@ -218,15 +218,9 @@ RooflineTarget cost::calibrateCPU() {
 }
 
 Type cost::tensorCoreType(Operation *op) {
-  SmallVector<Value, 2> multiplicands;
-  if (auto matmul = dyn_cast<tg::MatmulOp>(op))
-    multiplicands = {matmul.getLhs(), matmul.getRhs()};
-  else if (auto conv = dyn_cast<tg::ConvOp>(op))
-    multiplicands = {conv.getInput(), conv.getFilter()};
-  else
-    return Type();
   Type type;
-  for (Value v : multiplicands) {
+  for (OpOperand *operand : tg::multiplicands(op)) {
+    Value v = operand->get();
     Type element = getElementTypeOrSelf(v.getType());
     Type multiplied = element.isBF16() || element.isF16() ? element
                       : element.isF32() && tg::holdsTF32Values(v)

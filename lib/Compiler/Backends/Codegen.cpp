@@ -83,8 +83,16 @@ public:
   double analyticSeconds(const LibraryCall &call,
                          const cost::RooflineTarget &target) const override {
     if (kind != "cpu") {
-      // The tiled classes' tensor-core form is CUDA's (docs/Codegen/GPU.md).
-      bool tensorCores = kind == "cuda";
+      // The tiled classes' tensor-core form is CUDA's (docs/Codegen/GPU.md),
+      // for operands whose rounding the kernel sees: not a weight folded
+      // into TF32 values (docs/Precision.md, "TF32"), which it multiplies
+      // in f32.
+      bool tensorCores =
+          kind == "cuda" &&
+          llvm::none_of(tg::multiplicands(call.anchor), [](OpOperand *o) {
+            return tg::holdsTF32Values(o->get()) &&
+                   !o->get().getDefiningOp<tg::RoundTF32Op>();
+          });
       return rooflineSeconds(call.ops, target,
                              gpuEfficiency(call.anchor, tensorCores),
                              tensorCores);

@@ -183,6 +183,14 @@ bool tg::holdsTF32Values(Value v) {
                  (isa<ConstantOp>(def) && def->hasAttr(kTF32ValuesAttr)));
 }
 
+SmallVector<OpOperand *, 2> tg::multiplicands(Operation *op) {
+  if (auto matmul = dyn_cast<MatmulOp>(op))
+    return {&matmul.getLhsMutable(), &matmul.getRhsMutable()};
+  if (auto conv = dyn_cast<ConvOp>(op))
+    return {&conv.getInputMutable(), &conv.getFilterMutable()};
+  return {};
+}
+
 LogicalResult RoundTF32Op::exportONNX(ONNXEmitter &) {
   return emitOpError("has no ONNX export (ONNX has no TF32 rounding: export "
                      "the model before --precision=tf32)");

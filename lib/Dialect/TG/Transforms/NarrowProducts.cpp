@@ -84,12 +84,6 @@ void narrow(Operation *op, Narrowing &n) {
   op->erase();
 }
 
-/// The multiplicands of \p op: a product's two operands, a convolution's
-/// input and filter (its bias is added in f32, after the products).
-SmallVector<OpOperand *, 2> multiplicands(Operation *op) {
-  return {&op->getOpOperand(0), &op->getOpOperand(1)};
-}
-
 /// Rounds \p operand to TF32 by a tg.round_tf32 of its own, just before
 /// its product: a rounding per use (the query, key and value projections
 /// each round the one input they read), so that each joins the kernel of

@@ -41,6 +41,11 @@ inline constexpr llvm::StringLiteral kTF32ValuesAttr = "tg.tf32_values";
 /// result, or a tg.constant with kTF32ValuesAttr.
 bool holdsTF32Values(mlir::Value v);
 
+/// The multiplicands of \p op: a tg.matmul's two operands, a tg.conv's
+/// input and filter (its bias is added after the products); none for any
+/// other op.
+llvm::SmallVector<mlir::OpOperand *, 2> multiplicands(mlir::Operation *op);
+
 } // namespace loom::tg
 
 #endif // LOOM_DIALECT_TG_IR_TGOPS_H
