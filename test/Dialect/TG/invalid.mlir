@@ -1146,7 +1146,15 @@ func.func @round_tf32_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
 // tg.tf32_values marks a constant (what --tg-fold-weights makes of a
 // weight's rounding), nothing else.
 func.func @tf32_values_not_constant(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tg.tf32_values' is a unit attribute of a tg.constant}}
+  // expected-error @+1 {{'tg.tf32_values' is a unit attribute of an f32 tg.constant}}
   %y = tg.relu %x {tg.tf32_values} : tensor<4xf32>
   return %y : tensor<4xf32>
+}
+
+// -----
+// TF32 values are f32 values.
+func.func @tf32_values_f16() -> tensor<2xf16> {
+  // expected-error @+1 {{'tg.tf32_values' is a unit attribute of an f32 tg.constant}}
+  %c = tg.constant {tg.tf32_values} dense<1.0> : tensor<2xf16>
+  return %c : tensor<2xf16>
 }

@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -82,9 +83,11 @@ LogicalResult TGDialect::verifyOperationAttribute(Operation *op,
   // Set by --tg-fold-weights on a folded tg.round_tf32 (docs/Precision.md,
   // "TF32"): the constant's values are TF32.
   if (attr.getName() == loom::tg::kTF32ValuesAttr) {
-    if (!isa<UnitAttr>(attr.getValue()) || !isa<loom::tg::ConstantOp>(op))
+    auto constant = dyn_cast<loom::tg::ConstantOp>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !constant ||
+        !getElementTypeOrSelf(constant.getType()).isF32())
       return op->emitError() << "'" << loom::tg::kTF32ValuesAttr
-                             << "' is a unit attribute of a tg.constant";
+                             << "' is a unit attribute of an f32 tg.constant";
     return success();
   }
   // Set by --tg-tensor-parallel on rank r's copy of a function
