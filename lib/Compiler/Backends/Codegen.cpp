@@ -90,8 +90,8 @@ public:
       bool tensorCores =
           kind == "cuda" &&
           llvm::none_of(tg::multiplicands(call.anchor), [](OpOperand *o) {
-            return tg::holdsTF32Values(o->get()) &&
-                   !o->get().getDefiningOp<tg::RoundTF32Op>();
+            auto folded = o->get().getDefiningOp<tg::ConstantOp>();
+            return folded && folded->hasAttr(tg::kTF32ValuesAttr);
           });
       return rooflineSeconds(call.ops, target,
                              gpuEfficiency(call.anchor, tensorCores),
@@ -113,11 +113,10 @@ public:
 private:
   /// The GPU kernel classes (docs/Codegen/GPU.md), estimated, not measured
   /// (no GPU has run the current forms): f32 products in the tiled class at
-  /// a tenth of the FP32 peak; narrow and TF32
-  /// products in the tensor-core form (\p tensorCores) at a twentieth of
-  /// the tensor-core peak (docs/benchmarks/gpu.md's prediction: 30-60
-  /// TFLOP/s in bf16); f32 convolutions at a fiftieth; the rest
-  /// (memory-bound) at half.
+  /// a tenth of the FP32 peak; narrow and TF32 products in the tensor-core
+  /// form (\p tensorCores) at a twentieth of the tensor-core peak
+  /// (docs/benchmarks/gpu.md's prediction: 30-60 TFLOP/s in bf16); f32
+  /// convolutions at a fiftieth; the rest (memory-bound) at half.
   static double gpuEfficiency(Operation *anchor, bool tensorCores) {
     if (tensorCores && cost::tensorCoreType(anchor))
       return 0.05;
