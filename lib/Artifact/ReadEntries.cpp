@@ -219,15 +219,20 @@ bool Reader::entry(const Json &e, const std::string &path, int64_t numDevices,
                    Entry &out) {
   if (!string(e, path, "name", out.name) ||
       !integer(e, path, "rank", out.rank, /*required=*/false) ||
-      !integer(e, path, "rank_period", out.rankPeriod, /*required=*/false,
-               1) ||
+      !integer(e, path, "rank_period", out.rankPeriod, /*required=*/false, 1) ||
+      !integer(e, path, "rank_count", out.rankCount, /*required=*/false, 1) ||
       !tensors(e, path, "inputs", out.inputs) ||
       !tensors(e, path, "outputs", out.outputs) || !bounds(out, path) ||
       !ties(out, path))
     return false;
-  if (out.rankPeriod > 0 && !(out.rank >= 0 && out.rank < out.rankPeriod))
+  if (out.rankPeriod > 0 && out.rank < 0)
+    return fail(path + ".rank_period", "needs a rank (the first it runs on)");
+  if (out.rankPeriod > 0 && out.rankCount == 0 && out.rank >= out.rankPeriod)
     return fail(path + ".rank_period",
-                "needs a rank below it (the rank modulo the period)");
+                "needs a rank below it without rank_count (the rank modulo "
+                "the period)");
+  if (out.rankCount > 0 && out.rankPeriod == 0)
+    return fail(path + ".rank_count", "needs a rank_period");
   const std::vector<Json> *programs = array(e, path, "programs");
   const std::vector<Json> *buffers = programs ? array(e, path, "buffers")
                                               : nullptr;

@@ -368,6 +368,8 @@ Json writeEntry(const Entry &e) {
     o.set("rank", e.rank);
   if (e.rankPeriod > 0)
     o.set("rank_period", e.rankPeriod);
+  if (e.rankCount > 0)
+    o.set("rank_count", e.rankCount);
   return o.set("inputs", std::move(inputs))
       .set("outputs", std::move(outputs))
       .set("buffers", std::move(buffers))

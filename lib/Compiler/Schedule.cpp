@@ -131,6 +131,8 @@ void ScheduleBuilder::describeSignature() {
     entry.rank = rank.getInt();
   if (auto period = fn->getAttrOfType<IntegerAttr>("tg.rank_period"))
     entry.rankPeriod = period.getInt();
+  if (auto count = fn->getAttrOfType<IntegerAttr>("tg.rank_count"))
+    entry.rankCount = count.getInt();
   FunctionType type = fn.getFunctionType();
   for (auto [i, t] : llvm::enumerate(type.getInputs())) {
     auto tensor = cast<RankedTensorType>(t);

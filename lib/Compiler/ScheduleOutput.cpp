@@ -141,6 +141,7 @@ art::Entry compiler::toArtifact(const EntrySchedule &entry, int64_t device) {
   out.name = entry.name;
   out.rank = entry.rank;
   out.rankPeriod = entry.rankPeriod;
+  out.rankCount = entry.rankCount;
   out.inputs = entry.inputs;
   out.outputs = entry.outputs;
   for (const Buffer &b : entry.buffers) {

@@ -369,11 +369,25 @@ Error prepareEntry(loom_model &m, size_t e) {
 }
 
 /// The world ranks entry \p e (of one rank) runs on, for messages: "rank
-/// 1", or "rank 1 (modulo 2)".
+/// 1", "rank 1 (modulo 2)", "ranks 5, 7", or "ranks 1, 3, ..., 15".
 std::string ranksOf(const artifact::Entry &e) {
-  std::string text = "rank " + std::to_string(e.rank);
-  if (e.rankPeriod > 0)
-    text += " (modulo " + std::to_string(e.rankPeriod) + ")";
+  if (e.rankCount <= 0) {
+    std::string text = "rank " + std::to_string(e.rank);
+    if (e.rankPeriod > 0)
+      text += " (modulo " + std::to_string(e.rankPeriod) + ")";
+    return text;
+  }
+  auto at = [&](int64_t k) {
+    return std::to_string(e.rank + k * e.rankPeriod);
+  };
+  std::string text = "ranks " + at(0);
+  for (int64_t k = 1; k < e.rankCount; ++k) {
+    if (e.rankCount > 4 && k == 2) {
+      text += ", ..., " + at(e.rankCount - 1);
+      break;
+    }
+    text += ", " + at(k);
+  }
   return text;
 }
 

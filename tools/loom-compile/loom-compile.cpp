@@ -322,8 +322,11 @@ static cl::opt<int64_t> pipelineStages(
              "key/value caches, the residual stream sent from one stage to "
              "the next and the logits gathered to every rank; each entry "
              "becomes S entries <entry>.rank<s> (--tg-pipeline-stages, "
-             "docs/CacheParallel.md); run it with loom-generate --ranks=S or "
-             "under a launcher (default 0: one process)"),
+             "docs/CacheParallel.md); with --tensor-parallel=T and/or "
+             "--cache-parallel=P each stage is a group of T x P such ranks, "
+             "a world of S x P x T ranks, the stages outermost; run it with "
+             "loom-generate --ranks=<its world> or under a launcher "
+             "(default 0: one process)"),
     cl::init(0), cl::cat(compileCat));
 static cl::opt<std::string> sourceGraph(
     "source",
@@ -955,22 +958,21 @@ int main(int argc, char **argv) {
   if (options.source == compiler::EmbeddedSource::Given)
     options.given = compiler::captureGivenGraph(*module);
   // After the capture: --check compares every rank with the program of one
-  // process, as given. Both: a world of P x T ranks, the tensor-parallel
-  // ranks of a cache shard contiguous (world rank = shard * T + t).
+  // process, as given. Together: a world of S x P x T ranks, the
+  // tensor-parallel ranks of a cache shard contiguous and the stages
+  // outermost (world rank = (stage * P + shard) * T + t), so the passes run
+  // in that order, each on the world the one before made.
   if (cacheParallel == 1 || cacheParallel < 0)
     return fail("--cache-parallel must be P >= 2 ranks (or 0: off)");
   if (tensorParallel == 1 || tensorParallel < 0)
     return fail("--tensor-parallel must be T >= 2 ranks (or 0: off)");
   if (pipelineStages == 1 || pipelineStages < 0)
     return fail("--pipeline-stages must be S >= 2 ranks (or 0: off)");
-  if (pipelineStages > 0 && (cacheParallel > 0 || tensorParallel > 0))
-    return fail("--pipeline-stages is not compiled with --cache-parallel or "
-                "--tensor-parallel (the stages of such ranks)");
-  if (pipelineStages > 0 && failed(tg::stageLayers(*module, pipelineStages)))
-    return 1;
   if (tensorParallel > 0 && failed(tg::splitTensors(*module, tensorParallel)))
     return 1;
   if (cacheParallel > 0 && failed(tg::shardCaches(*module, cacheParallel)))
+    return 1;
+  if (pipelineStages > 0 && failed(tg::stageLayers(*module, pipelineStages)))
     return 1;
   if (superopt != "none" || petParts > 0) {
     std::string why;

@@ -538,13 +538,20 @@ struct Entry {
   /// The world rank that runs it (a tensor-parallel program's entries, one
   /// set per rank: the runtime prepares them when a context of that rank
   /// joins a world), or -1: any. With `rankPeriod` (a world of cache- and
-  /// tensor-parallel ranks) every world rank w with w % rankPeriod == rank
-  /// runs it.
-  int64_t rank = -1, rankPeriod = 0;
+  /// tensor-parallel ranks) the ranks rank + k rankPeriod run it, k >= 0,
+  /// and with `rankCount` only k < rankCount (a pipeline stage of such
+  /// ranks: one block of the world). With rank < rankPeriod and no count:
+  /// every w with w % rankPeriod == rank.
+  int64_t rank = -1, rankPeriod = 0, rankCount = 0;
 
   /// Whether world rank \p w runs the entry.
   bool runsOn(int64_t w) const {
-    return rank < 0 || (rankPeriod > 0 ? w % rankPeriod == rank : w == rank);
+    if (rank < 0)
+      return true;
+    if (rankPeriod <= 0)
+      return w == rank;
+    return w >= rank && (w - rank) % rankPeriod == 0 &&
+           (rankCount <= 0 || (w - rank) / rankPeriod < rankCount);
   }
   std::vector<TensorDesc> inputs, outputs;
   /// A buffer id is its index here.

@@ -84,7 +84,7 @@ struct EntrySchedule {
   std::string name;
   /// The world rank that runs it (the function's tg.runs_on_rank), or -1,
   /// and its tg.rank_period (0: none; artifact::Entry's).
-  int64_t rank = -1, rankPeriod = 0;
+  int64_t rank = -1, rankPeriod = 0, rankCount = 0;
   std::vector<TensorDesc> inputs, outputs;
   std::vector<Buffer> buffers;
   std::vector<Step> steps;

@@ -140,10 +140,23 @@ func.func @unread(%x: tensor<1x4xf32>, %c0: tensor<1x4xf32> {tg.tied_result = 1 
 
 // -----
 
-// A program already on a world of ranks.
-// expected-error@+1 {{--tg-pipeline-stages: the function already runs on a world of ranks (cache or tensor parallelism); stages of such ranks are not compiled}}
-func.func @world(%x: tensor<2xf32>) -> tensor<2x2xf32> {
+// A program on a world whose collectives disagree on its size (stages of
+// parallel ranks stage one world).
+// expected-error@+1 {{--tg-pipeline-stages: the function's collectives run on worlds of different sizes}}
+func.func @worlds(%x: tensor<2xf32>) -> tensor<2x2xf32> {
   %g = tg.all_gather %x {ranks = 2 : i64} : (tensor<2xf32>) -> tensor<2x2xf32>
+  %h = tg.all_gather %x {ranks = 2 : i64, world = 4 : i64} : (tensor<2xf32>) -> tensor<2x2xf32>
+  %s = tg.add %g, %h : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %s : tensor<2x2xf32>
+}
+
+// -----
+
+// A stage of parallel ranks already (one block of its world): the stages
+// come last.
+// expected-error@+1 {{--tg-pipeline-stages: the function runs on one block of its world (a pipeline stage of parallel ranks): --tg-pipeline-stages comes last}}
+func.func @block(%x: tensor<2xf32>) -> tensor<2x2xf32> attributes {tg.runs_on_rank = 4 : i64, tg.rank_period = 2 : i64, tg.rank_count = 2 : i64} {
+  %g = tg.all_gather %x {ranks = 2 : i64, world = 8 : i64} : (tensor<2xf32>) -> tensor<2x2xf32>
   return %g : tensor<2x2xf32>
 }
 

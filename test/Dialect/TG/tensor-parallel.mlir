@@ -91,8 +91,16 @@ func.func @period_alone() attributes {tg.rank_period = 2 : i64} {
 }
 
 // -----
+// The count the pipeline-stage pass sets (one block of a world) needs a
+// period.
+// expected-error@+1 {{'tg.rank_count' is a positive integer on a function with 'tg.rank_period'}}
+func.func @count_alone() attributes {tg.runs_on_rank = 4 : i64, tg.rank_count = 2 : i64} {
+  return
+}
+
+// -----
 // A program on a world already (--tg-cache-parallel's): split first.
-// expected-error@+1 {{--tg-tensor-parallel: the function already runs on a world of ranks; split it before --tg-cache-parallel shards its caches}}
+// expected-error@+1 {{--tg-tensor-parallel: the function already runs on a world of ranks; split it before --tg-cache-parallel shards its caches and --tg-pipeline-stages stages it}}
 func.func @sharded(%x: tensor<2x3xf32>) -> tensor<2x2x3xf32> {
   %all = tg.all_gather %x {ranks = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x2x3xf32>
   return %all : tensor<2x2x3xf32>

@@ -403,6 +403,35 @@ TEST(ArtifactTest, WorldGroupsAreGridLines) {
   EXPECT_TRUE(e.runsOn(1) && e.runsOn(4) && !e.runsOn(3));
   e.rankPeriod = 0;
   EXPECT_TRUE(e.runsOn(1) && !e.runsOn(4));
+  // Stage 1 of 2 over a world of 2 shards x 3 ranks (w = 6 s + 3 p + t):
+  // tensor-parallel rank 1's entry runs on 7 and 10, no other.
+  e.rank = 7;
+  e.rankPeriod = 3;
+  e.rankCount = 2;
+  for (int64_t w = 0; w < 12; ++w)
+    EXPECT_EQ(e.runsOn(w), w == 7 || w == 10) << w;
+}
+
+TEST(ArtifactTest, RankCountNeedsAPeriod) {
+  Manifest written = twoRankManifest();
+  written.entries[0].rank = 5;
+  written.entries[0].rankPeriod = 2;
+  written.entries[0].rankCount = 2;
+  Manifest read;
+  std::optional<ReadError> error = readManifest(writeManifest(written), read);
+  ASSERT_FALSE(error) << error->message;
+  EXPECT_EQ(read.entries[0].rankCount, 2);
+  EXPECT_TRUE(read.entries[0].runsOn(7) && !read.entries[0].runsOn(9));
+  std::string text = writeManifest(written);
+  size_t at = text.find("\"rank_period\": 2");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"rank_period\": 2").size(),
+               "\"rank_periodx\": 2");
+  error = readManifest(text, read);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->message.find("rank_count: needs a rank_period"),
+            std::string::npos)
+      << error->message;
 }
 
 TEST(ArtifactTest, WriteThenReadEveryStepKindAndTheWorld) {

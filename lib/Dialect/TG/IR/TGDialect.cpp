@@ -99,17 +99,26 @@ LogicalResult TGDialect::verifyOperationAttribute(Operation *op,
              << "'tg.runs_on_rank' is a non-negative integer on a function";
     return success();
   }
+  // A positive integer on a function that carries \p needs.
+  auto positiveBeside = [&](StringRef needs) -> LogicalResult {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<FunctionOpInterface>(op) || !value || value.getInt() < 1 ||
+        !op->hasAttr(needs))
+      return op->emitError()
+             << "'" << attr.getName().getValue()
+             << "' is a positive integer on a function with '" << needs << "'";
+    return success();
+  };
   // Set by --tg-cache-parallel on a tensor-parallel rank's function: every
   // world rank w with w % period == tg.runs_on_rank runs it (a world of
   // cache- and tensor-parallel ranks, docs/CacheParallel.md).
-  if (attr.getName() == "tg.rank_period") {
-    auto period = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!isa<FunctionOpInterface>(op) || !period || period.getInt() < 1 ||
-        !op->hasAttr("tg.runs_on_rank"))
-      return op->emitError() << "'tg.rank_period' is a positive integer on a "
-                                "function with 'tg.runs_on_rank'";
-    return success();
-  }
+  if (attr.getName() == "tg.rank_period")
+    return positiveBeside("tg.runs_on_rank");
+  // Set by --tg-pipeline-stages on a stage of a world of cache- or
+  // tensor-parallel ranks: the ranks tg.runs_on_rank + k tg.rank_period,
+  // k < count, run it (one stage's block of the world).
+  if (attr.getName() == "tg.rank_count")
+    return positiveBeside("tg.rank_period");
   return op->emitError() << "unknown tg dialect attribute '" << attr.getName().getValue()
                          << "'";
 }

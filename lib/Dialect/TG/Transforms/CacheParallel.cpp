@@ -38,6 +38,7 @@
 #include "loom/Dialect/TG/IR/TGOps.h"
 #include "loom/Dialect/TG/IR/TiedArguments.h"
 #include "loom/Dialect/TG/IR/TypeInference.h"
+#include "loom/Dialect/TG/Transforms/TensorParallel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -212,40 +213,6 @@ Value mergeShards(ShardBuilder &sb, Value gathered, RankedTensorType outType) {
   return sb.reshape(merged, outType.getShape());
 }
 
-/// The world \p fn already runs on (W: its collectives', 1 without any),
-/// its collectives moved into a world of \p ranks x W, and its rank's
-/// period set; failure with an error where its collectives disagree.
-FailureOr<int64_t> enlargeWorld(func::FuncOp fn, int64_t ranks) {
-  SmallVector<Operation *> collectives;
-  int64_t inner = 0;
-  bool agree = true;
-  fn.walk([&](Operation *op) {
-    int64_t world;
-    if (auto r = dyn_cast<WorldRankOp>(op))
-      world = r.getWorldSize();
-    else if (auto g = dyn_cast<AllGatherOp>(op))
-      world = g.getWorldSize();
-    else
-      return;
-    agree &= !inner || inner == world;
-    inner = world;
-    collectives.push_back(op);
-  });
-  if (!agree) {
-    fn.emitError("--tg-cache-parallel: the function's collectives run on "
-                 "worlds of different sizes");
-    return failure();
-  }
-  if (!inner)
-    return int64_t(1);
-  Builder b(fn.getContext());
-  for (Operation *op : collectives)
-    op->setAttr("world", b.getI64IntegerAttr(ranks * inner));
-  if (fn->hasAttr("tg.runs_on_rank") && !fn->hasAttr("tg.rank_period"))
-    fn->setAttr("tg.rank_period", b.getI64IntegerAttr(inner));
-  return inner;
-}
-
 /// A tied cache argument's update: `update_slice(cache, new, offsets)`
 /// along axis 2 of a [B, H, C, D] cache.
 struct CacheUpdate {
@@ -312,7 +279,7 @@ void TGCacheParallelPass::runOnOperation() {
     return signalPassFailure();
   }
   // Every function runs on the larger world, attentions or not.
-  FailureOr<int64_t> inner = enlargeWorld(fn, ranks);
+  FailureOr<int64_t> inner = enlargeWorld(fn, ranks, "--tg-cache-parallel");
   if (failed(inner))
     return signalPassFailure();
   SmallVector<AttentionOp> attentions;

@@ -32,6 +32,15 @@
 // read), and rank h + 1 takes block h. Rank s's function keeps the
 // replicated inputs and its own layers' state.
 //
+// A function that already runs on a world of W ranks (a tensor-parallel
+// rank's, or cache-parallel shards', or both) is staged the same way over
+// a world of S x W, the stage outermost: world rank w is inner rank w % W
+// of stage w / W. Its own collectives keep their groups (within a stage);
+// the stages' gathers are groups of stride W (inner rank i of each stage
+// sends to inner rank i of the next); stage s of a function that world
+// ranks r + k p of W run (k < n) runs on s W + r + k p (tg.runs_on_rank,
+// tg.rank_period, tg.rank_count), named <name>.rank<s W + r>.
+//
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/TG/Transforms/PipelineStages.h"
@@ -71,6 +80,9 @@ int64_t bytesOf(Value v) {
 /// Where a function is cut: its ops, in order, each in one stage.
 struct Staging {
   int64_t stages = 0;
+  /// The world the function already runs on (1: none): its ranks in a
+  /// stage.
+  int64_t inner = 1;
   /// The block's ops, the return left out.
   SmallVector<Operation *> ops;
   /// Values computed from the replicated inputs and constants alone.
@@ -98,6 +110,11 @@ struct Staging {
 /// embedding's gather, a slice). A product is not (it would read its
 /// weights on every stage).
 bool recomputable(Operation *op) {
+  // A rank's index is its own; a collective runs once, on its stage.
+  if (isa<WorldRankOp>(op))
+    return true;
+  if (op->hasTrait<ReadsWorld>())
+    return false;
   if (op->hasTrait<ComputesNothing>() || op->hasTrait<Elementwise>())
     return true;
   auto work = dyn_cast<WorkOpInterface>(op);
@@ -198,12 +215,12 @@ LogicalResult fixedSpans(func::FuncOp fn, const Staging &st,
   return success();
 }
 
-/// The last position in [first, last] where the fewest bytes of values
-/// that are neither free nor state are live, given each such value's bytes
-/// over the positions it is live at (\p live). The last: in a transformer
-/// the residual stream alone is live after a layer's attention block and
-/// again after its feed-forward, and the feed-forward belongs with its
-/// layer (its stage reads its weights).
+/// The last position in [first, last] where the fewest bytes of computed
+/// values are live (not state, weights or constants), given each such
+/// value's bytes over the positions it is live at (\p live). The last: in a
+/// transformer the residual stream alone is live after a layer's attention
+/// block and again after its feed-forward, and the feed-forward belongs with
+/// its layer (its stage reads its weights).
 int64_t cheapestCut(ArrayRef<int64_t> live, int64_t first, int64_t last) {
   int64_t best = first;
   for (int64_t p = first; p <= last; ++p)
@@ -215,6 +232,10 @@ int64_t cheapestCut(ArrayRef<int64_t> live, int64_t first, int64_t last) {
 FailureOr<Staging> planStages(func::FuncOp fn, int64_t stages) {
   Staging st;
   st.stages = stages;
+  FailureOr<int64_t> inner = enlargeWorld(fn, stages, "--tg-pipeline-stages");
+  if (failed(inner))
+    return failure();
+  st.inner = *inner;
   Block &body = fn.getBody().front();
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   for (Operation &op : body.without_terminator()) {
@@ -270,9 +291,18 @@ FailureOr<Staging> planStages(func::FuncOp fn, int64_t stages) {
   auto sent = [&](Value v) {
     return !st.free.contains(v) && !isa<BlockArgument>(v) && lastUse.count(v);
   };
+  // The cut's place weighs every value live across it, the free ones too
+  // (recomputed, not sent): the residual stream of the first layer is free
+  // (the embedding), and a cut where only a tensor-parallel rank's partial
+  // attention is sent, narrower than the residual, would move that layer's
+  // feed-forward to the next stage. Weights and constants weigh nothing.
+  auto weighed = [&](Value v) {
+    return !isa<BlockArgument>(v) && lastUse.count(v) &&
+           v.getDefiningOp()->getNumOperands() > 0;
+  };
   for (Operation *op : st.ops)
     for (Value v : op->getResults())
-      if (sent(v)) {
+      if (weighed(v)) {
         live[index[op] + 1] += bytesOf(v);
         live[lastUse[v] + 1] -= bytesOf(v);
       }
@@ -354,6 +384,7 @@ private:
     return it == st.stateStage.end() || it->second == rank;
   }
   Value get(Value v);
+  func::FuncOp createStageFunction(FunctionType type);
   void cloneStage();
   Value pack(ArrayRef<Value> values, Location loc);
   Value zeros(int64_t count, Location loc);
@@ -457,15 +488,47 @@ void RankBuilder::exchange(int64_t boundary) {
   for (Value v : values)
     count += tensorType(v).getNumElements();
   Value block = rank == boundary ? pack(values, loc) : zeros(count, loc);
-  lastGathered = AllGatherOp::create(
-      b, loc, block, b.getI64IntegerAttr(st.stages), b.getI64IntegerAttr(1),
-      b.getI64IntegerAttr(0), b.getI64IntegerAttr(boundary));
+  lastGathered =
+      AllGatherOp::create(b, loc, block, b.getI64IntegerAttr(st.stages),
+                          b.getI64IntegerAttr(st.inner), b.getI64IntegerAttr(0),
+                          b.getI64IntegerAttr(boundary));
   // After the last stage every rank takes the gathered block, the last
   // rank its own bits back: so every gather's result is read on every rank
   // (a gather nothing reads would be erased on one rank and posted on the
   // others).
   if (boundary + 1 == st.stages || rank == boundary + 1)
     unpack(lastGathered, boundary, values);
+}
+
+/// This stage's function of \p type, before \p fn, with \p fn's attributes
+/// and the world ranks that run it: those that run \p fn in its world of W
+/// (r + k p, k < n; every rank of W where \p fn has no rank) offset by
+/// stage x W.
+func::FuncOp RankBuilder::createStageFunction(FunctionType type) {
+  int64_t first = 0, period = 1, count = st.inner;
+  StringRef base = fn.getSymName();
+  if (auto r = fn->getAttrOfType<IntegerAttr>("tg.runs_on_rank")) {
+    first = r.getInt();
+    auto p = fn->getAttrOfType<IntegerAttr>("tg.rank_period");
+    period = p ? p.getInt() : st.inner;
+    count = llvm::divideCeil(st.inner - first, period);
+    std::string suffix = rankFunctionName("", first);
+    if (base.ends_with(suffix))
+      base = base.drop_back(suffix.size());
+  }
+  first += rank * st.inner;
+  auto copy =
+      func::FuncOp::create(b, fn.getLoc(), rankFunctionName(base, first), type);
+  for (NamedAttribute a : fn->getDiscardableAttrs())
+    copy->setAttr(a.getName(), a.getValue());
+  copy->setAttr("tg.runs_on_rank", b.getI64IntegerAttr(first));
+  if (count > 1) {
+    copy->setAttr("tg.rank_period", b.getI64IntegerAttr(period));
+    copy->setAttr("tg.rank_count", b.getI64IntegerAttr(count));
+  } else {
+    copy->removeAttr("tg.rank_period");
+  }
+  return copy;
 }
 
 func::FuncOp RankBuilder::build() {
@@ -484,12 +547,8 @@ func::FuncOp RankBuilder::build() {
       resultTypes.push_back(ret.getOperand(j).getType());
     }
   }
-  auto copy = func::FuncOp::create(b, fn.getLoc(),
-                                   rankFunctionName(fn.getSymName(), rank),
-                                   b.getFunctionType(argTypes, resultTypes));
-  for (NamedAttribute a : fn->getDiscardableAttrs())
-    copy->setAttr(a.getName(), a.getValue());
-  copy->setAttr("tg.runs_on_rank", b.getI64IntegerAttr(rank));
+  func::FuncOp copy =
+      createStageFunction(b.getFunctionType(argTypes, resultTypes));
   Block *entry = copy.addEntryBlock();
   for (auto [k, i] : llvm::enumerate(args)) {
     if (DictionaryAttr attrs = fn.getArgAttrDict(i))
@@ -581,12 +640,6 @@ void TGPipelineStagesPass::runOnOperation() {
   for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
     if (fn.isExternal())
       continue;
-    if (runsOnWorld(fn)) {
-      fn.emitError("--tg-pipeline-stages: the function already runs on a "
-                   "world of ranks (cache or tensor parallelism); stages of "
-                   "such ranks are not compiled");
-      return signalPassFailure();
-    }
     FailureOr<Staging> st = planStages(fn, stages);
     if (failed(st))
       return signalPassFailure();

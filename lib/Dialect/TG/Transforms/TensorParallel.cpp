@@ -599,12 +599,13 @@ void TGTensorParallelPass::runOnOperation() {
   for (func::FuncOp fn : functions) {
     if (fn.isExternal())
       continue;
-    // Within a world already (--tg-cache-parallel's shards) the split
-    // would need groups of its own: split first, then shard.
+    // Within a world already (--tg-cache-parallel's shards, pipeline
+    // stages) the split would need groups of its own: split first.
     if (runsOnWorld(fn)) {
       fn.emitError("--tg-tensor-parallel: the function already runs on a "
                    "world of ranks; split it before --tg-cache-parallel "
-                   "shards its caches (a world of CP x TP ranks)");
+                   "shards its caches and --tg-pipeline-stages stages it (a "
+                   "world of S x P x T ranks)");
       return signalPassFailure();
     }
     FailureOr<Plan> plan = planFunction(fn, ranks);
@@ -653,6 +654,46 @@ bool tg::runsOnWorld(func::FuncOp fn) {
                    : WalkResult::advance();
       })
       .wasInterrupted();
+}
+
+FailureOr<int64_t> tg::enlargeWorld(func::FuncOp fn, int64_t outer,
+                                    StringRef pass) {
+  SmallVector<Operation *> collectives;
+  int64_t inner = 0;
+  bool agree = true;
+  fn.walk([&](Operation *op) {
+    int64_t world;
+    if (auto r = dyn_cast<WorldRankOp>(op))
+      world = r.getWorldSize();
+    else if (auto g = dyn_cast<AllGatherOp>(op))
+      world = g.getWorldSize();
+    else
+      return;
+    agree &= !inner || inner == world;
+    inner = world;
+    collectives.push_back(op);
+  });
+  if (!agree) {
+    fn.emitError() << pass
+                   << ": the function's collectives run on worlds of "
+                      "different sizes";
+    return failure();
+  }
+  if (!inner)
+    return int64_t(1);
+  if (fn->hasAttr("tg.rank_count")) {
+    fn.emitError() << pass
+                   << ": the function runs on one block of its world (a "
+                      "pipeline stage of parallel ranks): --tg-pipeline-stages "
+                      "comes last";
+    return failure();
+  }
+  Builder b(fn.getContext());
+  for (Operation *op : collectives)
+    op->setAttr("world", b.getI64IntegerAttr(outer * inner));
+  if (fn->hasAttr("tg.runs_on_rank") && !fn->hasAttr("tg.rank_period"))
+    fn->setAttr("tg.rank_period", b.getI64IntegerAttr(inner));
+  return inner;
 }
 
 std::string tg::rankFunctionName(llvm::StringRef name, int64_t rank) {

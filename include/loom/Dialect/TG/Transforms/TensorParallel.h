@@ -36,6 +36,15 @@ mlir::LogicalResult splitTensors(mlir::ModuleOp module, int64_t ranks);
 /// --tg-pipeline-stages do not split again.
 bool runsOnWorld(mlir::func::FuncOp fn);
 
+/// The world \p fn already runs on (W: its collectives', 1 without any),
+/// its collectives moved into a world of \p outer x W (keeping their
+/// groups: the W ranks contiguous) and, for a function of one rank r of W
+/// (tg.runs_on_rank without tg.rank_period), its period set to W; failure
+/// with an error naming \p pass where its collectives disagree or it runs
+/// on one block of its world (tg.rank_count: a pipeline stage).
+mlir::FailureOr<int64_t> enlargeWorld(mlir::func::FuncOp fn, int64_t outer,
+                                      llvm::StringRef pass);
+
 /// The name of rank \p rank's copy of function \p name: `<name>.rank<r>`.
 std::string rankFunctionName(llvm::StringRef name, int64_t rank);
 
