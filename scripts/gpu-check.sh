@@ -689,6 +689,11 @@ prepare_ranks() {
   "$build/bin/loom-compile" "$work/gpt2.mlir" --tensor-parallel=2 --cache-parallel=2 \
     --target="$target" -o "$work/gpt2-cptp4-prefill.so" || die "loom-compile of CP x TP failed"
   artifacts+=("$work/gpt2-cptp4-prefill.so:prefill:lengths=12,positions=0")
+  # Stages of such ranks: 2 stages x 2 shards x 2 tensor-parallel ranks.
+  "$build/bin/loom-compile" "$work/gpt2.mlir" --tensor-parallel=2 --cache-parallel=2 \
+    --pipeline-stages=2 --target="$target" -o "$work/gpt2-cptppp8-prefill.so" ||
+    die "loom-compile of PP x CP x TP failed"
+  artifacts+=("$work/gpt2-cptppp8-prefill.so:prefill:lengths=12,positions=0")
   prepare "$stage" "${artifacts[@]}"
   rm -rf "$work"
 }
