@@ -188,10 +188,10 @@ greedyTokens(const loom_model *model, const generate::DecoderContract &c) {
   loop.tokens = std::min<int64_t>(32, c.capacity - 8);
   loop.promptBound = c.promptBound;
   loop.vocab = c.vocab;
-  auto result = generate::runOnRanks(model, c, batch, loop, 0, 60);
+  auto result = generate::runOnRanks(model, c, {batch}, loop, 0, 60);
   if (!result)
     return result.takeError();
-  return result->loop.tokens;
+  return result->loops.front().tokens;
 }
 
 /// The peak resident set of the largest rank, MiB: a short greedy

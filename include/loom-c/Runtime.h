@@ -226,6 +226,12 @@ LOOM_C_EXPORT loom_status loom_world_open(double timeout_seconds,
 LOOM_C_EXPORT loom_status loom_world_open_threads(int64_t ranks,
                                                   double timeout_seconds,
                                                   loom_world **worlds);
+/* A world of the same ranks as `world`, with exchanges of its own (its own
+   communicator: a split of `world`'s), and its timeout: contexts joined to
+   different copies exchange independently, so several can run at once on
+   a rank (loom-generate --groups: groups of sequences in flight through
+   pipeline stages). Every rank of `world` calls it, in the same order. */
+LOOM_C_EXPORT loom_status loom_world_copy(loom_world *world, loom_world **copy);
 LOOM_C_EXPORT int64_t loom_world_rank(const loom_world *world);
 LOOM_C_EXPORT int64_t loom_world_size(const loom_world *world);
 /* The bytes this rank has sent to the others so far (its gathers). */

@@ -159,6 +159,21 @@ loom_status loom_world_open_threads(int64_t ranks, double timeout_seconds,
   return LOOM_OK;
 }
 
+loom_status loom_world_copy(loom_world *world, loom_world **copy) {
+  if (!world || !copy)
+    return reportError(
+        makeError(LOOM_ERROR_INVALID_ARGUMENT, "loom_world_copy needs a world"),
+        "loom_world_copy");
+  *copy = nullptr;
+  auto w = std::make_unique<loom_world>();
+  w->timeout = world->timeout;
+  if (Error err = world->comm->split(
+          0, world->comm->rank(), comm::Clock::now() + world->timeout, w->comm))
+    return reportError(err, "loom_world_copy");
+  *copy = w.release();
+  return LOOM_OK;
+}
+
 int64_t loom_world_rank(const loom_world *world) {
   return world ? world->comm->rank() : 0;
 }

@@ -82,8 +82,8 @@ llvm::Error checkPrompt(const std::vector<int64_t> &prompt, size_t s,
 
 } // namespace
 
-llvm::Expected<Batch> loom::generate::makeBatch(const PromptOptions &o,
-                                                const DecoderContract &c) {
+llvm::Expected<std::vector<Batch>>
+loom::generate::makeBatches(const PromptOptions &o, const DecoderContract &c) {
   if (o.promptIds.empty() == (o.promptLength == 0))
     return llvm::createStringError(
         "give the prompts with --prompt-ids or --prompt-length (one of them)");
@@ -93,31 +93,48 @@ llvm::Expected<Batch> loom::generate::makeBatch(const PromptOptions &o,
                                    "each sequence)");
   if (o.tokens < 1)
     return llvm::createStringError("--tokens must be at least 1");
-  Batch batch;
+  if (o.groups < 1 || o.groups > 64)
+    return llvm::createStringError("--groups must be 1 to 64");
+  int64_t most = o.groups * c.batch;
+  std::vector<std::vector<int64_t>> prompts;
   if (o.promptIds.empty()) {
-    int64_t count = o.batchPrompts ? o.batchPrompts : c.batch;
-    if (count < 1 || count > c.batch)
+    int64_t count = o.batchPrompts ? o.batchPrompts : most;
+    if (count < 1 || count > most)
       return llvm::createStringError("--batch-prompts " + llvm::Twine(count) +
                                      ": the artifact runs 1 to " +
-                                     llvm::Twine(c.batch) + " sequences");
-    batch.prompts = randomPrompts(count, o.promptLength, o.seed, c.vocab);
+                                     llvm::Twine(most) + " sequences" +
+                                     (o.groups > 1 ? " in its groups" : ""));
+    prompts = randomPrompts(count, o.promptLength, o.seed, c.vocab);
   } else {
-    auto prompts = parsePromptIds(o.promptIds);
-    if (!prompts)
-      return prompts.takeError();
-    batch.prompts = std::move(*prompts);
+    auto parsed = parsePromptIds(o.promptIds);
+    if (!parsed)
+      return parsed.takeError();
+    prompts = std::move(*parsed);
   }
-  if (int64_t(batch.prompts.size()) > c.batch)
-    return llvm::createStringError(llvm::Twine(batch.prompts.size()) +
-                                   " sequences, the artifact runs "
-                                   "at most " +
-                                   llvm::Twine(c.batch) +
-                                   " (entry 'prefill', input "
-                                   "'input_ids' [B, P])");
-  for (size_t s = 0; s < batch.prompts.size(); ++s)
-    if (llvm::Error e = checkPrompt(batch.prompts[s], s, o.tokens, c))
+  int64_t count = int64_t(prompts.size());
+  if (count > most)
+    return llvm::createStringError(
+        std::to_string(count) + " sequences, the artifact runs at most " +
+        std::to_string(c.batch) +
+        " (entry 'prefill', input 'input_ids' [B, P])" +
+        (o.groups > 1 ? " a group, " + std::to_string(most) + " in " +
+                            std::to_string(o.groups) + " groups"
+                      : std::string()));
+  if (count <= (o.groups - 1) * c.batch)
+    return llvm::createStringError(
+        "--groups=" + llvm::Twine(o.groups) + ": " + llvm::Twine(count) +
+        " sequences leave a group empty (each holds " + llvm::Twine(c.batch) +
+        ", the artifact's batch)");
+  for (size_t s = 0; s < prompts.size(); ++s)
+    if (llvm::Error e = checkPrompt(prompts[s], s, o.tokens, c))
       return std::move(e);
-  batch.real = int64_t(batch.prompts.size());
-  batch.prompts.resize(c.batch, batch.prompts.front());
-  return batch;
+  std::vector<Batch> batches(size_t(o.groups));
+  for (int64_t g = 0; g < o.groups; ++g) {
+    Batch &batch = batches[size_t(g)];
+    auto first = prompts.begin() + g * c.batch;
+    batch.prompts.assign(first, first + std::min(c.batch, count - g * c.batch));
+    batch.real = int64_t(batch.prompts.size());
+    batch.prompts.resize(c.batch, batch.prompts.front());
+  }
+  return batches;
 }

@@ -26,11 +26,15 @@ struct PromptOptions {
   uint64_t seed = 0;
   /// Tokens to generate per sequence.
   int64_t tokens = 1;
+  /// --groups: batches of B run at once (G; 1: one batch).
+  int64_t groups = 1;
 };
 
-/// The batch of B prompts: the user's, then copies of the first.
-llvm::Expected<Batch> makeBatch(const PromptOptions &options,
-                                const DecoderContract &contract);
+/// The G batches of B prompts: the user's, B a batch in order (G B at
+/// most; the last batch may hold fewer, none empty), each batch's last
+/// places copies of its first.
+llvm::Expected<std::vector<Batch>> makeBatches(const PromptOptions &options,
+                                               const DecoderContract &contract);
 
 } // namespace loom::generate
 

@@ -10,6 +10,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -51,67 +52,134 @@ llvm::Expected<LoopResult> loopOn(const loom_model *model,
   return runTokenLoop(**steps, batch, options);
 }
 
-/// Every rank a thread: rank 0's loop, after checking that every rank
-/// generated its tokens.
-llvm::Expected<RanksResult> onThreads(const loom_model *model,
-                                      const DecoderContract &contract,
-                                      const Batch &batch,
-                                      const LoopOptions &loop, int64_t ranks,
-                                      double timeout) {
-  std::vector<loom_world *> raw(size_t(ranks), nullptr);
-  if (loom_world_open_threads(ranks, timeout, raw.data()) != LOOM_OK)
-    return llvm::createStringError(loom_last_error());
-  std::vector<WorldPtr> worlds;
-  for (loom_world *w : raw)
-    worlds.emplace_back(w);
-  std::vector<std::optional<LoopResult>> results(static_cast<size_t>(ranks));
-  int64_t prefillBytes = 0;
+/// The first error of several threads, by who made it (\p who empty: the
+/// error says).
+class FirstError {
+public:
+  void note(const std::string &who, llvm::Error e) {
+    std::string message = llvm::toString(std::move(e));
+    std::lock_guard<std::mutex> lock(mutex);
+    if (first.empty())
+      first = who.empty() ? message : who + ": " + message;
+  }
+  llvm::Error take() {
+    return first.empty() ? llvm::Error::success()
+                         : llvm::createStringError(first);
+  }
+
+private:
   std::mutex mutex;
-  std::string firstError;
+  std::string first;
+};
+
+/// "rank R" or, with several groups, "rank R, group G".
+std::string whoRuns(int64_t rank, int64_t group, size_t groups) {
+  std::string who = "rank " + std::to_string(rank);
+  if (groups > 1)
+    who += ", group " + std::to_string(group);
+  return who;
+}
+
+/// This rank's loops of \p batches at once, loop g on worlds[g] (every
+/// world aborted when one fails, so that the peers see it gone); progress
+/// only from the first. Adds what the rank sent to \p out.
+llvm::Error loopsOn(const loom_model *model, const DecoderContract &contract,
+                    llvm::ArrayRef<Batch> batches, const LoopOptions &loop,
+                    llvm::ArrayRef<loom_world *> worlds, int64_t rank,
+                    RanksResult &out) {
+  size_t groups = batches.size();
+  std::vector<std::optional<LoopResult>> results(groups);
+  std::vector<int64_t> prefillBytes(groups, 0);
+  FirstError error;
   std::vector<std::thread> threads;
-  for (int64_t r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
+  for (size_t g = 0; g < groups; ++g)
+    threads.emplace_back([&, g] {
       LoopOptions own = loop;
-      if (r != 0)
+      if (rank != 0 || g != 0)
         own.onStep = nullptr;
-      auto result = loopOn(model, contract, batch, own, worlds[r].get(),
-                           r == 0 ? &prefillBytes : nullptr);
+      auto result = loopOn(model, contract, batches[g], own, worlds[g],
+                           worlds[g] ? &prefillBytes[g] : nullptr);
       if (result) {
-        results[r] = std::move(*result);
+        results[g] = std::move(*result);
         return;
       }
-      std::string message = llvm::toString(result.takeError());
-      // Its peers see it gone instead of waiting to their deadline.
-      loom_world_abort(worlds[r].get());
-      std::lock_guard<std::mutex> lock(mutex);
-      if (firstError.empty())
-        firstError = "rank " + std::to_string(r) + ": " + message;
+      for (loom_world *w : worlds)
+        loom_world_abort(w);
+      error.note(whoRuns(rank, int64_t(g), groups), result.takeError());
     });
   for (std::thread &t : threads)
     t.join();
-  if (!firstError.empty())
-    return llvm::createStringError(firstError);
+  if (llvm::Error e = error.take())
+    return e;
+  for (size_t g = 0; g < groups; ++g) {
+    out.loops.push_back(std::move(*results[g]));
+    out.bytesSent += loom_world_bytes_sent(worlds[g]);
+    out.prefillBytes += prefillBytes[g];
+  }
+  return llvm::Error::success();
+}
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Every rank a thread (each group's ranks a world of threads of its
+/// own): rank 0's loops, after checking that every rank generated their
+/// tokens.
+llvm::Expected<RanksResult> onThreads(const loom_model *model,
+                                      const DecoderContract &contract,
+                                      llvm::ArrayRef<Batch> batches,
+                                      const LoopOptions &loop, int64_t ranks,
+                                      double timeout) {
+  size_t groups = batches.size();
+  // worlds[r][g]: rank r's world of group g.
+  std::vector<std::vector<WorldPtr>> worlds(static_cast<size_t>(ranks));
+  for (size_t g = 0; g < groups; ++g) {
+    std::vector<loom_world *> raw(size_t(ranks), nullptr);
+    if (loom_world_open_threads(ranks, timeout, raw.data()) != LOOM_OK)
+      return llvm::createStringError(loom_last_error());
+    for (int64_t r = 0; r < ranks; ++r)
+      worlds[size_t(r)].emplace_back(raw[size_t(r)]);
+  }
+  std::vector<RanksResult> results(static_cast<size_t>(ranks));
+  FirstError error;
+  std::vector<std::thread> threads;
+  auto start = Clock::now();
+  for (int64_t r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      std::vector<loom_world *> own;
+      for (WorldPtr &w : worlds[size_t(r)])
+        own.push_back(w.get());
+      if (llvm::Error e = loopsOn(model, contract, batches, loop, own, r,
+                                  results[size_t(r)]))
+        error.note("", std::move(e));
+    });
+  for (std::thread &t : threads)
+    t.join();
+  if (llvm::Error e = error.take())
+    return std::move(e);
   for (int64_t r = 1; r < ranks; ++r)
-    if (results[r]->tokens != results[0]->tokens)
-      return llvm::createStringError(
-          "rank " + std::to_string(r) +
-          " generated other tokens than rank 0 (the ranks must compute the "
-          "same logits)");
-  RanksResult out;
-  out.loop = std::move(*results[0]);
+    for (size_t g = 0; g < groups; ++g)
+      if (results[size_t(r)].loops[g].tokens != results[0].loops[g].tokens)
+        return llvm::createStringError(
+            whoRuns(r, int64_t(g), groups) +
+            " generated other tokens than rank 0 (the ranks must compute "
+            "the same logits)");
+  RanksResult out = std::move(results[0]);
   out.ranks = ranks;
-  out.bytesSent = loom_world_bytes_sent(worlds[0].get());
-  out.prefillBytes = prefillBytes;
   out.world = "threads";
+  out.wallSeconds = secondsSince(start);
   return out;
 }
 
 } // namespace
 
-llvm::Expected<RanksResult>
-loom::generate::runOnRanks(const loom_model *model, const DecoderContract &contract,
-                     const Batch &batch, const LoopOptions &loop,
-                     int64_t ranks, double timeout) {
+llvm::Expected<RanksResult> loom::generate::runOnRanks(
+    const loom_model *model, const DecoderContract &contract,
+    llvm::ArrayRef<Batch> batches, const LoopOptions &loop, int64_t ranks,
+    double timeout) {
   int64_t compiled = loom_model_world_ranks(model);
   if (ranks != 0 && ranks != compiled)
     return llvm::createStringError(llvm::formatv(
@@ -119,10 +187,11 @@ loom::generate::runOnRanks(const loom_model *model, const DecoderContract &contr
         compiled == 1 ? "" : "s"));
   if (compiled == 1) {
     RanksResult out;
-    auto result = loopOn(model, contract, batch, loop, nullptr, nullptr);
-    if (!result)
-      return result.takeError();
-    out.loop = std::move(*result);
+    std::vector<loom_world *> none(batches.size(), nullptr);
+    auto start = Clock::now();
+    if (llvm::Error e = loopsOn(model, contract, batches, loop, none, 0, out))
+      return std::move(e);
+    out.wallSeconds = secondsSince(start);
     return out;
   }
   // The launcher's world; without a launcher it is one rank, and every
@@ -133,22 +202,30 @@ loom::generate::runOnRanks(const loom_model *model, const DecoderContract &contr
   WorldPtr world(raw);
   if (loom_world_size(raw) == 1) {
     world.reset();
-    return onThreads(model, contract, batch, loop, compiled, timeout);
+    return onThreads(model, contract, batches, loop, compiled, timeout);
   }
   RanksResult out;
   out.rank = loom_world_rank(raw);
   out.ranks = loom_world_size(raw);
   out.world = "launcher";
-  LoopOptions own = loop;
-  if (out.rank != 0)
-    own.onStep = nullptr;
-  auto result = loopOn(model, contract, batch, own, raw, &out.prefillBytes);
-  if (!result) {
-    loom_world_abort(raw);
-    return llvm::createStringError("rank " + std::to_string(out.rank) + ": " +
-                                   llvm::toString(result.takeError()));
+  // Each further group its own copy of the world, made in the same order
+  // on every rank.
+  std::vector<WorldPtr> copies;
+  std::vector<loom_world *> worlds{raw};
+  for (size_t g = 1; g < batches.size(); ++g) {
+    loom_world *copy = nullptr;
+    if (loom_world_copy(raw, &copy) != LOOM_OK) {
+      loom_world_abort(raw);
+      return llvm::createStringError("rank " + std::to_string(out.rank) + ": " +
+                                     loom_last_error());
+    }
+    copies.emplace_back(copy);
+    worlds.push_back(copy);
   }
-  out.loop = std::move(*result);
-  out.bytesSent = loom_world_bytes_sent(raw);
+  auto start = Clock::now();
+  if (llvm::Error e =
+          loopsOn(model, contract, batches, loop, worlds, out.rank, out))
+    return std::move(e);
+  out.wallSeconds = secondsSince(start);
   return out;
 }

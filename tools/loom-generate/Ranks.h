@@ -8,6 +8,12 @@
 // same logits (each merges the same gathered partials), so they sample the
 // same tokens; the thread form checks that they did.
 //
+// With several batches (loom-generate --groups) each rank runs their loops
+// at once, each a thread with its own context joined to its own copy of
+// the world (loom_world_copy), so that the groups pass through pipeline
+// stages one behind another: while stage 1 runs group 0's step, stage 0
+// runs group 1's.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LOOM_TOOLS_LOOM_GENERATE_RANKS_H
@@ -21,22 +27,26 @@ namespace loom::generate {
 
 /// What the loop gave on the ranks of this process.
 struct RanksResult {
-  /// The loop of rank 0, or of this process's rank under a launcher.
-  LoopResult loop;
+  /// The loop of each batch on rank 0, or on this process's rank under a
+  /// launcher.
+  std::vector<LoopResult> loops;
   int64_t rank = 0, ranks = 1;
-  /// Bytes rank `rank` sent to the others over the loop (its gathers), and
-  /// of them in the prefill (step 0).
+  /// Bytes rank `rank` sent to the others over the loops (its gathers, in
+  /// every batch's world), and of them in the prefills (step 0).
   int64_t bytesSent = 0, prefillBytes = 0;
   /// How the world was made: "none" (one process), "threads", "launcher".
   std::string world = "none";
+  /// From the first loop's start to the last one's end, seconds.
+  double wallSeconds = 0;
 };
 
-/// Runs the loop of \p model on its loom_model_world_ranks() ranks:
-/// \p ranks is --ranks (0: the artifact's count; otherwise it must be
-/// that count), every collective bounded by \p timeoutSeconds.
+/// Runs the loop of \p model for every batch of \p batches at once, on its
+/// loom_model_world_ranks() ranks: \p ranks is --ranks (0: the artifact's
+/// count; otherwise it must be that count), every collective bounded by
+/// \p timeoutSeconds.
 llvm::Expected<RanksResult> runOnRanks(const loom_model *model,
                                        const DecoderContract &contract,
-                                       const Batch &batch,
+                                       llvm::ArrayRef<Batch> batches,
                                        const LoopOptions &loop, int64_t ranks,
                                        double timeoutSeconds);
 

@@ -76,7 +76,8 @@ json::Value checkJson(const std::optional<CheckResult> &c) {
 
 } // namespace
 
-Timings loom::generate::summarize(const LoopResult &result, int64_t real) {
+Timings loom::generate::summarize(const LoopResult &result, int64_t real,
+                                  double wallSeconds) {
   Timings t;
   t.ttftMs = result.prefillSeconds * 1e3;
   std::vector<double> ms;
@@ -94,6 +95,14 @@ Timings loom::generate::summarize(const LoopResult &result, int64_t real) {
       t.decodeTokensPerSecond = double(real * t.decodeSteps) / decodeMs * 1e3;
   }
   double totalMs = t.ttftMs + decodeMs;
+  if (wallSeconds > 0) {
+    totalMs = wallSeconds * 1e3;
+    int64_t steps = int64_t(result.tokens.size()) - 1;
+    t.decodeTokensPerSecond =
+        totalMs > t.ttftMs && steps > 0
+            ? double(real * steps) / (totalMs - t.ttftMs) * 1e3
+            : 0;
+  }
   if (totalMs > 0)
     t.tokensPerSecond =
         double(real * int64_t(result.tokens.size())) / totalMs * 1e3;
@@ -112,7 +121,11 @@ void loom::generate::printTokens(llvm::raw_ostream &os, const RunReport &r) {
 void loom::generate::printSummary(llvm::raw_ostream &os, const RunReport &r) {
   const Timings &t = r.timings;
   os << "loom-generate: " << r.batch->real << " sequence(s)";
-  if (r.batch->real < r.contract->batch)
+  if (r.groups > 1)
+    os << " in " << r.groups << " groups of the artifact's batch of "
+       << r.contract->batch << ", run at once (a group's decode steps "
+       << "below)";
+  else if (r.batch->real < r.contract->batch)
     os << " (the artifact's batch of " << r.contract->batch
        << " padded with copies of the first)";
   os << ", " << r.loop->tokens << " token(s) each, "
@@ -161,6 +174,7 @@ llvm::Error loom::generate::writeJson(llvm::StringRef path,
                                 {"vocab", c.vocab},
                                 {"capacity", c.capacity}}},
       {"settings", settingsJson(r)},
+      {"groups", r.groups},
       {"prompts", std::move(prompts)},
       {"tokens", std::move(tokens)},
       {"timings",

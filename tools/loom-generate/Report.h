@@ -31,7 +31,11 @@ struct Timings {
   double tokensPerSecond = 0, decodeTokensPerSecond = 0;
 };
 
-Timings summarize(const LoopResult &result, int64_t real);
+/// With \p wallSeconds (groups run at once, --groups) the tokens a second
+/// are over that wall time (and, in decode, over it less the prefill), not
+/// over the sum of the steps.
+Timings summarize(const LoopResult &result, int64_t real,
+                  double wallSeconds = 0);
 
 /// A run of loom-generate, as reported.
 struct RunReport {
@@ -41,6 +45,8 @@ struct RunReport {
   const LoopOptions *loop = nullptr;
   int threads = 0;
   const LoopResult *result = nullptr;
+  /// The batches run at once (--groups), `batch` all of their sequences.
+  int64_t groups = 1;
   Timings timings;
   std::optional<CheckResult> check;
 };

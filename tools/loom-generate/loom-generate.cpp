@@ -14,6 +14,7 @@
 #include "ArtifactSteps.h"
 #include "Check.h"
 #include "Contract.h"
+#include "Groups.h"
 #include "Prompts.h"
 #include "Ranks.h"
 #include "ReferenceSteps.h"
@@ -53,8 +54,16 @@ cl::opt<int64_t> promptLength(
 cl::opt<int64_t> batchPrompts(
     "batch-prompts",
     cl::desc("With --prompt-length: the number of sequences (default: the "
-             "artifact's batch)"),
+             "artifact's batch, times --groups)"),
     cl::init(0), cl::cat(category));
+cl::opt<int64_t> groups(
+    "groups",
+    cl::desc("G: run G batches of the artifact's batch B at once (G B "
+             "sequences, B a group in order), each with its own contexts "
+             "and, on ranks, its own copy of the world, so that the groups "
+             "pass through pipeline stages one behind another "
+             "(docs/CacheParallel.md, \"Groups in flight\"; default 1)"),
+    cl::init(1), cl::cat(category));
 cl::list<std::string> promptTexts(
     "prompt",
     cl::desc("A prompt as text, encoded by --tokenizer (one sequence each; "
@@ -226,23 +235,30 @@ int runGenerate(const loom_model *model) {
       return fail(encoded.takeError());
     ids = std::move(*encoded);
   }
-  PromptOptions po{ids, promptLength, batchPrompts, seed, tokens};
-  auto batch = makeBatch(po, *contract);
-  if (!batch)
-    return fail(batch.takeError());
+  PromptOptions po{ids, promptLength, batchPrompts, seed, tokens, groups};
+  auto batches = makeBatches(po, *contract);
+  if (!batches)
+    return fail(batches.takeError());
   LoopOptions loop{tokens,          contract->promptBound,
                    contract->vocab, *sampling,
                    check,           progressLine(tokens, "artifact")};
   if (!(rankTimeout > 0))
     return fail("--rank-timeout must be above 0 seconds");
   auto ranked =
-      runOnRanks(model, *contract, *batch, loop, ranksOption, rankTimeout);
+      runOnRanks(model, *contract, *batches, loop, ranksOption, rankTimeout);
   if (!ranked)
     return fail(ranked.takeError());
-  // Every rank computed the same loop: rank 0 reports it.
+  // Every rank computed the same loops: rank 0 reports them, the groups'
+  // as one batch.
   if (ranked->rank != 0)
     return 0;
-  LoopResult *result = &ranked->loop;
+  MergedGroups merged = mergeGroups(*batches, ranked->loops);
+  const Batch *batch = &merged.batch;
+  const LoopResult *result = &merged.loop;
+  if (groups == 1) {
+    batch = &batches->front();
+    result = &ranked->loops.front();
+  }
   if (ranked->ranks > 1) {
     int64_t decodes = int64_t(result->decodeSeconds.size());
     llvm::errs() << llvm::formatv(
@@ -252,19 +268,26 @@ int runGenerate(const loom_model *model) {
         decodes ? double(ranked->bytesSent - ranked->prefillBytes) / decodes
                 : 0.0);
   }
-  RunReport report{modelPath,
-                   &*contract,
-                   &*batch,
-                   &loop,
-                   int(*threads),
-                   &*result,
-                   summarize(*result, batch->real),
-                   std::nullopt};
+  RunReport report{
+      modelPath,
+      &*contract,
+      batch,
+      &loop,
+      int(*threads),
+      result,
+      groups,
+      summarize(*result, batch->real, groups > 1 ? ranked->wallSeconds : 0),
+      std::nullopt};
   if (check) {
-    auto checked = checkLoop(model, *contract, *batch, loop, *result);
-    if (!checked)
-      return fail(checked.takeError());
-    report.check = *checked;
+    std::vector<CheckResult> checks;
+    for (size_t g = 0; g < batches->size(); ++g) {
+      auto checked =
+          checkLoop(model, *contract, (*batches)[g], loop, ranked->loops[g]);
+      if (!checked)
+        return fail(checked.takeError());
+      checks.push_back(*checked);
+    }
+    report.check = mergeChecks(*batches, checks);
   }
   printTokens(llvm::outs(), report);
   if (tok)
