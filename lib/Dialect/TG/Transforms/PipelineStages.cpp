@@ -9,8 +9,10 @@
 //     both (directly, or through the value an op that reads a state
 //     argument returns: an attention reads a layer's updated key and value
 //     caches). The layers, in the order of their first op, are dealt to the
-//     S stages in contiguous runs (layer g to stage g * S / G), and the ops
-//     that read a layer's state are *fixed* to its stage;
+//     S stages in contiguous runs (by count, layer g to stage g * S / G,
+//     unless runs balanced by their weights' bytes hold a smaller largest
+//     stage: dealLayers), and the ops that read a layer's state are *fixed*
+//     to its stage;
 //   - a value computed from the replicated inputs (the token ids, the
 //     positions) and constants alone, by ops without arithmetic beyond
 //     elementwise (no product), is *free*: every stage that reads it
@@ -60,6 +62,7 @@
 
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace loom;
@@ -215,6 +218,101 @@ LogicalResult fixedSpans(func::FuncOp fn, const Staging &st,
   return success();
 }
 
+/// The bytes of the weights (by name: one tensor however often it is read)
+/// that the ops of each layer's *segment* read, from the layer's first
+/// fixed op to the next layer's (the first segment from the function's
+/// start, the last to its end): what a stage of those layers holds, but for
+/// the next layer's projections before its first fixed op, which the cut
+/// leaves with their layer.
+class SegmentWeights {
+public:
+  SegmentWeights(ArrayRef<Operation *> ops, const Layers &layers) {
+    int64_t count = int64_t(layers.members.size());
+    SmallVector<int64_t> firstFixed(count, INT64_MAX);
+    for (auto [i, op] : llvm::enumerate(ops))
+      if (auto it = layers.fixed.find(op); it != layers.fixed.end())
+        firstFixed[it->second] = std::min(firstFixed[it->second], int64_t(i));
+    read.resize(count);
+    int64_t segment = 0;
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      while (segment + 1 < count && int64_t(i) >= firstFixed[segment + 1])
+        ++segment;
+      for (Value v : op->getOperands())
+        if (auto w = v.getDefiningOp<WeightOp>())
+          read[segment][w.getName()] = bytesOf(v);
+    }
+    // runs[first][last - first - 1]: the weights of segments
+    // [first, last), each run grown one segment at a time.
+    for (int64_t first = 0; first < count; ++first) {
+      llvm::StringSet<> seen;
+      int64_t total = 0;
+      runs.emplace_back();
+      for (int64_t last = first; last < count; ++last) {
+        for (const auto &entry : read[last])
+          if (seen.insert(entry.getKey()).second)
+            total += entry.getValue();
+        runs.back().push_back(total);
+      }
+    }
+  }
+
+  /// The bytes of the weights segments [first, last) read.
+  int64_t bytes(int64_t first, int64_t last) const {
+    return runs[first][last - first - 1];
+  }
+
+private:
+  SmallVector<llvm::StringMap<int64_t>> read;
+  SmallVector<SmallVector<int64_t>> runs;
+};
+
+/// The stage of each of \p layers' layers: contiguous runs, by count (layer
+/// g of G to stage g S / G) unless runs balanced by the bytes of their
+/// weights (SegmentWeights) hold a smaller largest stage: a first stage
+/// holding the embedding and a last holding the head take fewer layers.
+SmallVector<int64_t> dealLayers(ArrayRef<Operation *> ops, const Layers &layers,
+                                int64_t stages) {
+  int64_t count = int64_t(layers.members.size());
+  SmallVector<int64_t> byCount;
+  for (int64_t g = 0; g < count; ++g)
+    byCount.push_back(g * stages / count);
+  SegmentWeights weights(ops, layers);
+  auto largest = [&](ArrayRef<int64_t> stageOf) {
+    int64_t most = 0, first = 0;
+    for (int64_t g = 1; g <= count; ++g)
+      if (g == count || stageOf[g] != stageOf[first]) {
+        most = std::max(most, weights.bytes(first, g));
+        first = g;
+      }
+    return most;
+  };
+  // best[s][g]: the smallest largest stage of layers [0, g) in s stages,
+  // and where its last stage starts.
+  const int64_t none = INT64_MAX;
+  SmallVector<SmallVector<std::pair<int64_t, int64_t>>> best(
+      stages + 1,
+      SmallVector<std::pair<int64_t, int64_t>>(count + 1, {none, -1}));
+  best[0][0] = {0, 0};
+  for (int64_t s = 1; s <= stages; ++s)
+    for (int64_t g = s; g <= count; ++g)
+      for (int64_t k = s - 1; k < g; ++k)
+        if (best[s - 1][k].first != none) {
+          int64_t most = std::max(best[s - 1][k].first, weights.bytes(k, g));
+          if (most < best[s][g].first)
+            best[s][g] = {most, k};
+        }
+  if (best[stages][count].first >= largest(byCount))
+    return byCount;
+  SmallVector<int64_t> balanced(count);
+  for (int64_t s = stages, g = count; s > 0; --s) {
+    int64_t k = best[s][g].second;
+    for (int64_t l = k; l < g; ++l)
+      balanced[l] = s - 1;
+    g = k;
+  }
+  return balanced;
+}
+
 /// The last position in [first, last] where the fewest bytes of computed
 /// values are live (not state, weights or constants), given each such
 /// value's bytes over the positions it is live at (\p live). The last: in a
@@ -264,12 +362,10 @@ FailureOr<Staging> planStages(func::FuncOp fn, int64_t stages) {
         << "cannot fill stages=" << stages;
     return failure();
   }
-  SmallVector<int64_t> stageOfLayer;
-  for (int64_t g = 0; g < count; ++g) {
-    stageOfLayer.push_back(g * stages / count);
+  SmallVector<int64_t> stageOfLayer = dealLayers(st.ops, *layers, stages);
+  for (int64_t g = 0; g < count; ++g)
     for (unsigned a : layers->members[g])
-      st.stateStage[a] = stageOfLayer.back();
-  }
+      st.stateStage[a] = stageOfLayer[g];
   SmallVector<std::pair<int64_t, int64_t>> spans;
   if (failed(fixedSpans(fn, st, *layers, stageOfLayer, spans)))
     return failure();
