@@ -623,6 +623,7 @@ func::FuncOp RankBuilder::createStageFunction(FunctionType type) {
     copy->setAttr("tg.rank_count", b.getI64IntegerAttr(count));
   } else {
     copy->removeAttr("tg.rank_period");
+    copy->removeAttr("tg.rank_count");
   }
   return copy;
 }
