@@ -238,6 +238,7 @@ DecodeEstimate estimate(const DecoderCost &c, const DecodeMachine &m, int cp,
   // every stage serves every group, so the period costs what a step of one
   // group costs without stages, and the stages split the memory.
   int64_t groups = std::min<int64_t>(pp, batch);
+  e.groups = groups;
   double group = double(batch) / double(groups);
   // The head stays whole on every rank unless tp divides its columns.
   bool headSplit = c.vocab > 0 && c.vocab % tp == 0;

@@ -87,6 +87,25 @@ std::string gib(double bytes) {
   return llvm::formatv("{0:F1}", bytes / double(int64_t(1) << 30)).str();
 }
 
+/// How Loom compiles and runs split \p e at batch \p batch: a line.
+std::string howToRun(const pipeline::DecodeEstimate &e, int64_t batch) {
+  std::string flags;
+  if (e.tp > 1)
+    flags += " --tensor-parallel=" + std::to_string(e.tp);
+  if (e.cp > 1)
+    flags += " --cache-parallel=" + std::to_string(e.cp);
+  if (e.pp > 1)
+    flags += " --pipeline-stages=" + std::to_string(e.pp);
+  if (flags.empty())
+    return "run: one process (loom-compile, loom-generate)\n";
+  std::string line = "run: loom-compile" + flags;
+  if (e.groups > 1)
+    line += "; loom-generate --groups=" + std::to_string(e.groups) +
+            " over the program at batch " +
+            std::to_string((batch + e.groups - 1) / e.groups);
+  return line + "\n";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -138,7 +157,7 @@ int main(int argc, char **argv) {
           estimateDecode(*model, *machine, ctx, batch);
       const DecodeEstimate *best = bestDecode(all);
       llvm::outs() << llvm::formatv(
-          "\nbatch {0}, context {1}: {2}\n"
+          "\nbatch {0}, context {1}: {2}\n{3}"
           "| cp x tp x pp | ms/token | weights ms | cache ms | compute ms | "
           "messages ms | GiB/device | sent KiB/token | |\n"
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
@@ -146,7 +165,8 @@ int main(int argc, char **argv) {
           best ? llvm::formatv("cp {0} x tp {1} x pp {2}", best->cp, best->tp,
                                best->pp)
                      .str()
-               : std::string("no split fits the devices' memory"));
+               : std::string("no split fits the devices' memory"),
+          best ? howToRun(*best, batch) : std::string());
       for (const DecodeEstimate &e : all) {
         llvm::outs() << llvm::formatv(
             "| {0} x {1} x {10} | {2:F3} | {3:F3} | {4:F3} | {5:F3} | {6:F3} | "
@@ -169,6 +189,7 @@ int main(int argc, char **argv) {
                                {"messages_ms", e.messageSeconds * 1e3},
                                {"memory_bytes_per_device", e.memoryBytes},
                                {"bytes_sent_per_token", e.bytesSentPerToken},
+                               {"groups", e.groups},
                                {"fits", e.fits},
                                {"chosen", &e == best}});
       }

@@ -80,6 +80,9 @@ llvm::Expected<DecodeMachine> readDecodeMachine(llvm::StringRef path);
 /// parallelism, tensor parallelism and pipeline stages.
 struct DecodeEstimate {
   int cp = 1, tp = 1, pp = 1;
+  /// The batch's groups in flight through the stages (min(pp, batch)): run
+  /// by loom-generate --groups over the program at batch / groups.
+  int64_t groups = 1;
   double weightsSeconds = 0, cacheSeconds = 0, computeSeconds = 0,
          messageSeconds = 0, seconds = 0;
   /// Per device: bytes held (weights and cache), and sent per token.
