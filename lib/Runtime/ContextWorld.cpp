@@ -161,9 +161,9 @@ loom_status loom_world_open_threads(int64_t ranks, double timeout_seconds,
 
 loom_status loom_world_copy(loom_world *world, loom_world **copy) {
   if (!world || !copy)
-    return reportError(
-        makeError(LOOM_ERROR_INVALID_ARGUMENT, "loom_world_copy needs a world"),
-        "loom_world_copy");
+    return reportError(makeError(LOOM_ERROR_INVALID_ARGUMENT,
+                                 "needs a world and a place for its copy"),
+                       "loom_world_copy");
   *copy = nullptr;
   auto w = std::make_unique<loom_world>();
   w->timeout = world->timeout;
