@@ -121,10 +121,6 @@ llvm::Error loopsOn(const loom_model *model, const DecoderContract &contract,
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 /// Every rank a thread (each group's ranks a world of threads of its
 /// own): rank 0's loops, after checking that every rank generated their
 /// tokens.

@@ -11,12 +11,13 @@
 
 using namespace loom::generate;
 
-namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
+double
+loom::generate::secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
+
+namespace {
 
 /// The next token of every sequence: the real ones sampled in order, the
 /// padding copies given their model's token (no draw of the generator, so

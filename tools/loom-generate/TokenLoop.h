@@ -15,6 +15,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -96,6 +97,10 @@ struct LoopResult {
 /// again); one chunk at 0 when the prompt fits in one.
 std::vector<std::pair<int64_t, int64_t>> promptChunks(int64_t length,
                                                       int64_t p);
+
+/// The seconds from \p start to now on the steady clock: what the loop's
+/// timings (and loom-generate's wall time of several loops) measure.
+double secondsSince(std::chrono::steady_clock::time_point start);
 
 /// Generates opts.tokens tokens for each sequence of \p batch: prefill
 /// gives the first, each decode step (fed the last token) the next.

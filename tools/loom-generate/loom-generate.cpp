@@ -31,6 +31,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <unistd.h>
 
 using namespace loom;
@@ -252,12 +253,13 @@ int runGenerate(const loom_model *model) {
   // as one batch.
   if (ranked->rank != 0)
     return 0;
-  MergedGroups merged = mergeGroups(*batches, ranked->loops);
-  const Batch *batch = &merged.batch;
-  const LoopResult *result = &merged.loop;
-  if (groups == 1) {
-    batch = &batches->front();
-    result = &ranked->loops.front();
+  std::optional<MergedGroups> merged;
+  const Batch *batch = &batches->front();
+  const LoopResult *result = &ranked->loops.front();
+  if (groups > 1) {
+    merged = mergeGroups(*batches, ranked->loops);
+    batch = &merged->batch;
+    result = &merged->loop;
   }
   if (ranked->ranks > 1) {
     int64_t decodes = int64_t(result->decodeSeconds.size());
