@@ -70,7 +70,8 @@
 # generated kernels), checked as prepare's artifacts are; the narrow
 # products of --precision (docs/Precision.md: cublas-narrow.mlir's bf16 and
 # f16 steps, matmuls.mlir and convs.mlir in bf16 and f16 in the tiled
-# classes' tensor-core form, in 32 x 32 and 64 x 64 tiles),
+# classes' tensor-core form, in 32 x 32 and 64 x 64 tiles, and in bf16 in
+# the warpgroup form, --gpu-wgmma for sm_90a, in 64 x 32 and 64 x 64),
 # checked within bf16's bound of one product (2^-7); matmuls.mlir and
 # convs.mlir with --precision=tf32 (mma.sync .tf32 on TF32-rounded
 # operands: exact products, the f32 tolerance) and cublas.mlir's (cuBLASLt's
@@ -115,9 +116,10 @@
 # PASS when cuBLASLt reaches 90% of torch.matmul's throughput (skipped,
 # saying why, without torch or CUDA there); and the same chain in bf16 in
 # generated code (--precision=bf16 --backends=codegen: the tiled class's
-# tensor-core form, docs/Codegen/GPU.md "Tensor cores"), its median
-# gpu.dispatch step beside torch.matmul's bf16 time, reported, not judged
-# (FAIL only when it does not run).
+# tensor-core form, docs/Codegen/GPU.md "Tensor cores"; and in the
+# warpgroup form, "gemm N wgmma"), its median gpu.dispatch step beside
+# torch.matmul's bf16 time, reported, not judged (FAIL only when it does
+# not run).
 #
 # Then, where STAGE/timed.txt lists timed models: the timing table
 # (timed_check), Loom against PyTorch eager and torch.compile.
@@ -1008,6 +1010,20 @@ prepare_cublas() {
       done
     done
   done
+  # The warpgroup form (--gpu-wgmma, sm_90a only: docs/Codegen/GPU.md
+  # "Warpgroup products"): matmuls.mlir and convs.mlir in bf16, both tile
+  # sizes, one wgmma.mma_async a step. Not yet the default; this is its
+  # first check on tensor cores.
+  for input in matmuls convs; do
+    for tiles in default large; do
+      local name="$input-bf16-wgmma" blocks=264
+      [ "$tiles" = large ] && name="$name-large" && blocks=0
+      "$compile" "$root/test/Codegen/GPU/Inputs/$input.mlir" --target=cuda:sm_90a --gpu-wgmma \
+        --precision=bf16 --gpu-large-tile-blocks=$blocks -o "$work/$name.so" ||
+        die "loom-compile --gpu-wgmma failed on $input.mlir"
+      narrow+=("$work/$name.so")
+    done
+  done
   # --precision=tf32 (docs/Precision.md, "TF32"): the same inputs' products
   # on TF32 operands, mma.sync m16n8k8 .tf32 in both tile sizes; exact
   # products of the rounded operands, so within the f32 tolerance.
@@ -1045,6 +1061,10 @@ prepare_cublas() {
         --no-source -o "$stage/gemm/gemm-$precision-$n-8.so" ||
         die "loom-compile failed on a $precision GEMM chain"
     done
+    # The bf16 chain in the warpgroup form (wgmma, sm_90a).
+    "$compile" "$work/gemm-$n-8.mlir" --target=cuda:sm_90a --gpu-wgmma --backends=codegen --precision=bf16 \
+      --no-source -o "$stage/gemm/gemm-wgmma-$n-8.so" ||
+      die "loom-compile --gpu-wgmma failed on a bf16 GEMM chain"
     echo "$n 4" >> "$stage/gemm.txt"
   done
   rm -rf "$work"
@@ -1136,10 +1156,11 @@ print("%.4f" % times[len(times) // 2])
 EOF
 }
 
-# The generated GEMM of PRECISION (bf16 or tf32: the tensor-core form) of
-# size N beside torch.matmul's in that precision, one line, where the stage
-# has its chain: generated_gemm PRECISION RUNNER STAGE DEVICE N R REPEAT
-# ORDINAL. Non-zero only when the chain does not run.
+# The generated GEMM of PRECISION (bf16 or tf32: the tensor-core form;
+# wgmma: bf16 in the warpgroup form) of size N beside torch.matmul's in that
+# precision, one line, where the stage has its chain: generated_gemm
+# PRECISION RUNNER STAGE DEVICE N R REPEAT ORDINAL. Non-zero only when the
+# chain does not run.
 generated_gemm() {
   local precision=$1 runner=$2 stage=$3 device=$4 n=$5 r=$6 repeat=$7 ordinal=$8 ms torch
   [ -f "$stage/gemm/gemm-$precision-$n-$r.so" ] || return 0
@@ -1149,7 +1170,9 @@ generated_gemm() {
   fi
   local flops
   flops=$(python3 -c "print('%.1f' % (2 * $n ** 3 / (float('$ms') * 1e-3) / 1e12))")
-  if torch=$(torch_gemm_time "$n" "$ordinal" "$precision"); then
+  local dtype=$precision
+  [ "$precision" = wgmma ] && dtype=bf16
+  if torch=$(torch_gemm_time "$n" "$ordinal" "$dtype"); then
     echo "gemm $n $precision: generated (tensor cores) $ms ms ($flops TFLOP/s), torch.matmul $torch ms"
   else
     echo "gemm $n $precision: generated (tensor cores) $ms ms ($flops TFLOP/s); torch.matmul: $(tail -1 <<< "$torch")"
@@ -1169,7 +1192,7 @@ gemm_check() {
     if [ "$dry" = 1 ]; then
       step "$runner" "$stage/gemm/gemm-$n-$r.so" --device="$device" --repeat="$repeat"
       step "$runner" "$stage/gemm/gemm-$n-$((2 * r)).so" --device="$device" --repeat="$repeat"
-      for precision in bf16 tf32; do
+      for precision in bf16 tf32 wgmma; do
         if [ -f "$stage/gemm/gemm-$precision-$n-$((2 * r)).so" ]; then
           step "$runner" "$stage/gemm/gemm-$precision-$n-$((2 * r)).so" --device="$device" --repeat="$repeat"
         fi
@@ -1192,7 +1215,7 @@ gemm_check() {
       echo "gemm $n: cuBLASLt $ms ms, torch.matmul $torch ms: FAIL (below 90% of its throughput)" >&2
       failed=1
     fi
-    for precision in bf16 tf32; do
+    for precision in bf16 tf32 wgmma; do
       generated_gemm "$precision" "$runner" "$stage" "$device" "$n" $((2 * r)) "$repeat" "${ordinal:-0}" ||
         failed=1
     done

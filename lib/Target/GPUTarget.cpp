@@ -19,6 +19,12 @@ using namespace llvm;
 using namespace loom::target;
 namespace gpu = loom::codegen::gpu;
 
+llvm::cl::OptionCategory &loom::target::gpuTargetOptions() {
+  static cl::OptionCategory category("GPU target options (--target=cuda:..., "
+                                     "--target=vulkan)");
+  return category;
+}
+
 namespace {
 
 /// `loom-compile --gpu-generic-kernels`: every kernel of a GPU target in the
@@ -29,7 +35,7 @@ cl::opt<bool> genericKernels(
     cl::desc("GPU targets: map every kernel in the generic class (one thread "
              "per output element), not the kernel classes (row reductions, "
              "tiled products and convolutions; for comparison)"),
-    cl::init(false));
+    cl::cat(gpuTargetOptions()), cl::init(false));
 
 /// The workgroups from which the tiled products and convolutions take
 /// 64 x 64 output tiles (the pipeline's `large-tile-blocks`).
@@ -40,7 +46,7 @@ cl::opt<int64_t> largeTileBlocks(
              "many workgroups, else 16 x 16 (2 a thread; tensor-core products "
              "of --precision=bf16|f16 on CUDA: 32 x 32); 0: always 64 x 64, "
              "negative: always the small tiles"),
-    cl::init(264));
+    cl::cat(gpuTargetOptions()), cl::init(264));
 
 /// The tensor-core form of narrow products where no tensor core is (the
 /// pipeline's `emulate-tensor-cores`).
@@ -50,7 +56,17 @@ cl::opt<bool> emulateTensorCores(
              "tensor-core form on any API, each mma.sync computed through "
              "workgroup memory, so that lavapipe checks the form's fragments "
              "(slow; a test of the compiler, not a way to run models)"),
-    cl::init(false), cl::Hidden);
+    cl::cat(gpuTargetOptions()), cl::init(false), cl::Hidden);
+
+/// bf16 and f16 products in the warpgroup form (the pipeline's `wgmma`).
+cl::opt<bool> warpgroupProducts(
+    "gpu-wgmma",
+    cl::desc("GPU targets: tensor-core products in bf16/f16 (--precision) "
+             "take the warpgroup form, one wgmma.mma_async m64nNk16 a step "
+             "(--target=cuda with every chip sm_90a; with "
+             "--gpu-emulate-tensor-cores on any target). Not yet the "
+             "default: no GPU has run it"),
+    cl::cat(gpuTargetOptions()), cl::init(false));
 
 /// The CPU the artifact's host code is compiled for: it holds no kernels,
 /// so the baseline x86-64 runs it anywhere.
@@ -66,6 +82,7 @@ public:
     pipeline.genericOnly = genericKernels;
     pipeline.largeTileBlocks = largeTileBlocks;
     pipeline.emulateTensorCores = emulateTensorCores;
+    pipeline.wgmma = warpgroupProducts;
   }
 
   StringRef name() const override {
@@ -148,6 +165,13 @@ private:
 
 Expected<std::unique_ptr<loom::target::Target>>
 createGPUTarget(gpu::DeviceAPI api, std::vector<std::string> chips) {
+  if (warpgroupProducts && !emulateTensorCores &&
+      (api != gpu::DeviceAPI::Cuda ||
+       llvm::any_of(chips, [](const std::string &c) { return c != "sm_90a"; })))
+    return createStringError(
+        "--gpu-wgmma: wgmma is an sm_90a instruction; it needs "
+        "--target=cuda:sm_90a (every chip sm_90a), or "
+        "--gpu-emulate-tensor-cores to check the form on another device");
   auto host = createCPUTarget(kHostCPU);
   if (!host)
     return host.takeError();

@@ -862,7 +862,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAllPasses();
   compiler::registerCompilerPasses();
-  cl::HideUnrelatedOptions(compileCat);
+  cl::HideUnrelatedOptions(
+      {&compileCat, &trainCategory, &target::gpuTargetOptions()});
   cl::ParseCommandLineOptions(
       argc, argv,
       "loom-compile: compile a tg module or an ONNX model into a shared "

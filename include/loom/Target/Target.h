@@ -26,6 +26,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -153,6 +154,9 @@ createVulkanTarget(llvm::StringRef options);
 /// has cubins for (sm_80, sm_90a, ...). An error names a chip the pipeline
 /// does not support, before any code is generated.
 llvm::Expected<std::unique_ptr<Target>> createCUDATarget(llvm::StringRef chips);
+/// The command-line options of the GPU targets (--gpu-...), for a tool's
+/// --help.
+llvm::cl::OptionCategory &gpuTargetOptions();
 
 /// The x86-64 Linux CPU: \p cpu is an LLVM CPU name, or empty or "native"
 /// for this machine's CPU and features. An error names a CPU LLVM does not

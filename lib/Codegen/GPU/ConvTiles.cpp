@@ -57,8 +57,9 @@ struct MapConvs
     };
     auto found = opsOfClass(getOperation(), KernelClass::ConvTiles, conv);
     if (failed(found) ||
-        failed(mapContractions(*found, KernelClass::ConvTiles, largeTileBlocks,
-                               tensorCoresOf(tensorCores, emulateTensorCores))))
+        failed(mapContractions(
+            *found, KernelClass::ConvTiles, largeTileBlocks,
+            tensorCoresOf(tensorCores, emulateTensorCores, wgmma))))
       signalPassFailure();
   }
 };

@@ -49,9 +49,10 @@ struct MapMatmuls
       return matchMatmulTiles(op, recorded ? 1 : int64_t(minDepth));
     };
     auto found = opsOfClass(getOperation(), KernelClass::MatmulTiles, matmul);
-    if (failed(found) || failed(mapContractions(
-                             *found, KernelClass::MatmulTiles, largeTileBlocks,
-                             tensorCoresOf(tensorCores, emulateTensorCores))))
+    if (failed(found) ||
+        failed(mapContractions(
+            *found, KernelClass::MatmulTiles, largeTileBlocks,
+            tensorCoresOf(tensorCores, emulateTensorCores, wgmma))))
       signalPassFailure();
   }
 };

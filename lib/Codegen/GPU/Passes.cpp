@@ -15,6 +15,7 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/GPUToSPIRV/GPUToSPIRVPass.h"
 #include "mlir/Conversion/MathToSPIRV/MathToSPIRVPass.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
@@ -114,6 +115,8 @@ void addCudaLowering(OpPassManager &pm,
   nvvm.useBarePtrCallConv = true;
   nvvm.indexBitwidth = 64;
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvm));
+  // NVVM ops with no LLVM intrinsic (wgmma.mma_async) as inline PTX.
+  pm.addNestedPass<mlir::gpu::GPUModuleOp>(createConvertNVVMToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.toolkit;
@@ -172,6 +175,7 @@ void loom::codegen::gpu::addMatmulClass(
   matmuls.largeTileBlocks = options.largeTileBlocks;
   matmuls.tensorCores = options.api.getValue() == DeviceAPI::Cuda;
   matmuls.emulateTensorCores = options.emulateTensorCores;
+  matmuls.wgmma = options.wgmma;
   pm.addPass(createLoomGPUMapMatmuls(matmuls));
 }
 
@@ -181,6 +185,7 @@ void loom::codegen::gpu::addConvClass(OpPassManager &pm,
   convs.largeTileBlocks = options.largeTileBlocks;
   convs.tensorCores = options.api.getValue() == DeviceAPI::Cuda;
   convs.emulateTensorCores = options.emulateTensorCores;
+  convs.wgmma = options.wgmma;
   pm.addPass(createLoomGPUMapConvs(convs));
 }
 

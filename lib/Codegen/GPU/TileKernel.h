@@ -4,7 +4,8 @@
 // product and convolution classes (docs/Codegen/GPU.md, "Kernel classes"):
 // its tiles, the staging of them in workgroup memory and the threads' sums.
 // The scalar form's methods are in Tiles.cpp, the tensor-core form's
-// (mma.sync, ldmatrix and their emulations) in TensorCoreTiles.cpp.
+// (mma.sync, ldmatrix and their emulations) in TensorCoreTiles.cpp, the
+// warpgroup form's (wgmma and its emulation) in WarpgroupTiles.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +71,21 @@ constexpr Tiling kSmallMmaTiles{32, 32};
 static_assert(kWarpRows * kWarpCols * kWarpSize == kThreads && kStep == 16,
               "four warps of the workgroup, a step one mma.sync k");
 
+/// The warpgroup form (narrow operands, CUDA sm_90a, `--gpu-wgmma`): the
+/// workgroup's four warps are one warpgroup, which multiplies a staged step
+/// with one wgmma.mma_async m64nNk16, N the tile's columns: warp w holds
+/// rows 16 w .. 16 w + 15 of the sums. 64 x 64: 32 sums a thread; 64 x 32:
+/// 16. The tiles are staged as core matrices (8 rows of 16 bytes, 128
+/// contiguous bytes: A's rows of m, B's of n, both along k), which is what a
+/// descriptor without swizzling describes.
+constexpr int64_t kWarpgroupM = 64;
+constexpr Tiling kLargeWarpgroupTiles{64, 64};
+constexpr Tiling kSmallWarpgroupTiles{64, 32};
+constexpr int64_t kCoreRows = 8;
+constexpr int64_t kCoreRowBytes = 16;
+static_assert(kWarpgroupM == 4 * kMmaM && kThreads == 4 * kWarpSize,
+              "a workgroup is one warpgroup of four warps, 16 rows each");
+
 inline Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -97,6 +113,14 @@ struct TileKernel {
   /// sumSteps); readBuffer is the one the current step's accumulate reads.
   Value m0, n0, tid, sharedA, sharedB, readBuffer;
   bool doubleBuffered = false;
+  /// The warpgroup form's tiles (wgmma): sharedA is
+  /// `[buffer][m / 8][k / 8][m % 8][k % 8]`, sharedB
+  /// `[buffer][n / 8][k / 8][n % 8][k % 8]` (tileElement), each innermost
+  /// 8 x 8 a core matrix.
+  bool coreMatrices = false;
+  /// The warpgroup form's wgmma computed through workgroup memory
+  /// (emulatedWgmma) instead of by tensor cores.
+  bool emulatedWarpgroup = false;
 
   /// The indices of a tile's element (\p row, \p col) in buffer
   /// \p buffer.
@@ -181,6 +205,49 @@ struct TileKernel {
   /// Stores \p s (loadTiles') into buffer \p buffer of sharedA and
   /// sharedB.
   void storeTiles(OpBuilder &b, const Staged &s, Value buffer) const;
+
+  /// The indices of element (\p row, \p col) of buffer \p buffer of the
+  /// A tile (\p ofA: row m, column k) or of the B tile (row k, column n):
+  /// tileAt, or in core matrices where coreMatrices is set.
+  SmallVector<Value, 5> tileElement(OpBuilder &b, bool ofA, Value buffer,
+                                    Value row, Value col) const;
+
+  /// The warpgroup form's matrix descriptor (PTX's "matrix descriptor
+  /// format", no swizzling) of buffer readBuffer of \p tile: its start
+  /// address (the tile's in shared memory, or 0 for emulatedWgmma, which
+  /// reads the tile from its own start), the leading-dimension byte offset
+  /// (from a core matrix to the next along k: 128) and the
+  /// stride-dimension byte offset (from 8 rows to the next 8: 256), each
+  /// as its bits 4..17.
+  Value wgmmaDescriptor(OpBuilder &b, Value tile) const;
+
+  /// One wgmma.mma_async m64nNk16 (N = t.tileN) of the warpgroup with f32
+  /// accumulation, from the descriptors \p descA (K-major A) and \p descB
+  /// (K-major B), preceded by wgmma.fence and followed by its commit and
+  /// a wait for it; \p sums are the thread's accumulators as PTX numbers
+  /// them (accumulateWgmma), and so are the results.
+  SmallVector<Value> wgmma(OpBuilder &b, Value descA, Value descB,
+                           ValueRange sums) const;
+
+  /// wgmma()'s result computed without tensor cores (lavapipe): each
+  /// thread decodes the descriptors as PTX defines them and reads its rows
+  /// of A and columns of B from where they say, so that a descriptor or a
+  /// staged layout that disagrees with the other gives a wrong product here
+  /// as on a GPU.
+  SmallVector<Value> emulatedWgmma(OpBuilder &b, Value descA, Value descB,
+                                   ValueRange sums) const;
+
+  /// The warpgroup's sums over one staged step: one wgmma (or
+  /// emulatedWgmma) of the descriptors of sharedA and sharedB. \p sums
+  /// holds d0..d(N/2 - 1): d(4 j + e) at row 16 warp + group + 8 (e / 2)
+  /// and column 8 j + pairStart + e % 2 of the tile.
+  SmallVector<Value> accumulateWgmma(OpBuilder &b, ValueRange sums) const;
+
+  /// After the threads' stores into the tiles and before the barrier that
+  /// ends them: in the warpgroup form on tensor cores, a
+  /// `fence.proxy.async.shared::cta`, so that wgmma (which reads workgroup
+  /// memory through the async proxy) sees them; nothing otherwise.
+  void publishTiles(OpBuilder &b) const;
 
   /// The sums of the thread over every step of kStep along k, from
   /// \p init, each step's sums by \p accumulate (reading buffer

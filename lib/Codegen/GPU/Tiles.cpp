@@ -250,7 +250,8 @@ TileKernel::Staged TileKernel::loadTiles(OpBuilder &b, Value k0,
             s.cols.push_back(i == 0 ? col : plusIndex(b, loc, col, i));
             if (storeInto)
               memref::StoreOp::create(b, loc, v, tile,
-                                      tileAt(storeInto, row, s.cols.back()));
+                                      tileElement(b, tile == sharedA, storeInto,
+                                                  row, s.cols.back()));
           }
         }
       };
@@ -273,9 +274,11 @@ TileKernel::Staged TileKernel::loadTiles(OpBuilder &b, Value k0,
 
 void TileKernel::storeTiles(OpBuilder &b, const Staged &s, Value buffer) const {
   size_t aElements = t.tileM * kStep / kThreads;
-  for (auto [i, v] : llvm::enumerate(s.values))
-    memref::StoreOp::create(b, loc, v, i < aElements ? sharedA : sharedB,
-                            tileAt(buffer, s.rows[i], s.cols[i]));
+  for (auto [i, v] : llvm::enumerate(s.values)) {
+    bool ofA = i < aElements;
+    memref::StoreOp::create(b, loc, v, ofA ? sharedA : sharedB,
+                            tileElement(b, ofA, buffer, s.rows[i], s.cols[i]));
+  }
 }
 
 ValueRange TileKernel::sumSteps(
@@ -285,6 +288,7 @@ ValueRange TileKernel::sumSteps(
   Value first = index(b, loc, 0);
   if (doubleBuffered) {
     storeTiles(b, loadTiles(b, first), first);
+    publishTiles(b);
     mlir::gpu::BarrierOp::create(b, loc);
   }
   auto steps = scf::ForOp::create(
@@ -307,6 +311,7 @@ ValueRange TileKernel::sumSteps(
           Staged ahead = loadTiles(sb, plusIndex(sb, loc, k0, kStep));
           next = accumulate(sb, sums);
           storeTiles(sb, ahead, other);
+          publishTiles(sb);
         }
         mlir::gpu::BarrierOp::create(sb, loc);
         scf::YieldOp::create(sb, loc, next);
@@ -540,6 +545,42 @@ FailureOr<Contraction> classifyContraction(linalg::LinalgOp op) {
   return c;
 }
 
+/// The places (row, column in the tile) of \p kernel's thread's sums, in
+/// the order its form's accumulate yields them: the warpgroup form's
+/// (\p warpgroup: wgmma's D, warp w's rows 16 w + group and 8 below,
+/// columns 8 j + pairStart + {0, 1}), the tensor-core form's (its warp's
+/// quarter at \p warpRow, \p warpCol: mma.sync's D per 16 x 8) or the
+/// scalar form's (the register tile of thread (\p tx, \p ty)).
+static SmallVector<std::pair<Value, Value>>
+placesOfSums(OpBuilder &b, const TileKernel &kernel, bool warpgroup, Value tx,
+             Value ty, Value warpRow, Value warpCol) {
+  Location loc = kernel.loc;
+  Tiling t = kernel.t;
+  SmallVector<std::pair<Value, Value>> places;
+  if (warpgroup) {
+    Value row0 = arith::AddIOp::create(
+        b, loc, kernel.mulIndex(b, kernel.lane.warp, kMmaM), kernel.lane.group);
+    for (int64_t j = 0; j < t.tileN / kMmaN; ++j)
+      for (int64_t e = 0; e < 4; ++e)
+        places.push_back(
+            {plusIndex(b, loc, row0, (e / 2) * 8),
+             plusIndex(b, loc, kernel.lane.pairStart, j * kMmaN + e % 2)});
+  } else if (kernel.multiplied) {
+    Value row0 = arith::AddIOp::create(b, loc, warpRow, kernel.lane.group);
+    Value col0 = arith::AddIOp::create(b, loc, warpCol, kernel.lane.pairStart);
+    for (int64_t i = 0; i < t.tileM / kWarpRows / kMmaM; ++i)
+      for (int64_t j = 0; j < t.tileN / kWarpCols / kMmaN; ++j)
+        for (int64_t e = 0; e < 4; ++e)
+          places.push_back({plusIndex(b, loc, row0, i * kMmaM + (e / 2) * 8),
+                            plusIndex(b, loc, col0, j * kMmaN + e % 2)});
+  } else {
+    for (int64_t i = 0; i < t.rows(); ++i)
+      for (int64_t j = 0; j < t.cols(); ++j)
+        places.push_back({kernel.rowOf(b, ty, i), kernel.colOf(b, tx, j)});
+  }
+  return places;
+}
+
 LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
                                    TensorCores tensorCores) {
   int64_t m = c.extent(c.m), n = c.extent(c.n);
@@ -551,10 +592,18 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
     return c.extent(c.batch) * llvm::divideCeil(m, t.tileM) *
            llvm::divideCeil(n, t.tileN);
   };
-  Tiling large = narrow ? kLargeMmaTiles : kLargeTiles;
+  // The warpgroup form (wgmma) multiplies bf16 and f16; TF32 keeps
+  // mma.sync.
+  bool warpgroup = narrow && !narrow.isTF32() && isWarpgroup(tensorCores);
+  Tiling large = warpgroup ? kLargeWarpgroupTiles
+                 : narrow  ? kLargeMmaTiles
+                           : kLargeTiles;
+  Tiling small = warpgroup ? kSmallWarpgroupTiles
+                 : narrow  ? kSmallMmaTiles
+                           : kSmallTiles;
   Tiling t = largeTileBlocks >= 0 && int64_t(blocksOf(large)) >= largeTileBlocks
                  ? large
-                 : (narrow ? kSmallMmaTiles : kSmallTiles);
+                 : small;
   linalg::LinalgOp op = c.op;
   Location loc = op.getLoc();
   OpBuilder b(op);
@@ -568,15 +617,17 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
   // of their rounding.
   Type staged = narrow && !narrow.isTF32() ? narrow : b.getF32Type();
   TileKernel kernel(c, t, loc, staged, narrow);
-  kernel.loads = tensorCores == TensorCores::Mma ? TileKernel::Loads::Vector
-                 : tensorCores == TensorCores::Emulated
-                     ? TileKernel::Loads::EmulatedVector
-                     : TileKernel::Loads::Scalar;
+  kernel.loads = tensorCores == TensorCores::None ? TileKernel::Loads::Scalar
+                 : isEmulated(tensorCores) ? TileKernel::Loads::EmulatedVector
+                                           : TileKernel::Loads::Vector;
   // The tensor-core form double-buffers its tiles (sumSteps). Where
   // ldmatrix reads them (bf16, f16), each row is padded by 16 bytes, so
   // that the 8 rows of a matrix (16 bytes each) fall in distinct banks.
   kernel.doubleBuffered = bool(narrow);
-  int64_t padding = narrow && !narrow.isTF32() ? kLdmatrixPadding : 0;
+  kernel.coreMatrices = warpgroup;
+  kernel.emulatedWarpgroup = warpgroup && isEmulated(tensorCores);
+  int64_t padding =
+      narrow && !narrow.isTF32() && !warpgroup ? kLdmatrixPadding : 0;
   auto tiles = [&](int64_t rows, int64_t cols) {
     SmallVector<int64_t, 3> shape = {rows, cols + padding};
     if (kernel.doubleBuffered)
@@ -587,8 +638,17 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
       alignment = 16;
     return allocWorkgroupMemory(b, loc, shape, kernel.staged, alignment);
   };
-  kernel.sharedA = tiles(t.tileM, kStep);
-  kernel.sharedB = tiles(kStep, t.tileN);
+  // The warpgroup form's tiles: \p mn rows (A's m, B's n) of a step's k,
+  // as core matrices (TileKernel::tileElement), 128-byte aligned (a
+  // descriptor's start address must be 16-byte aligned).
+  auto coreTiles = [&](int64_t mn) {
+    int64_t perRow = kCoreRowBytes * 8 / kernel.staged.getIntOrFloatBitWidth();
+    return allocWorkgroupMemory(
+        b, loc, {2, mn / kCoreRows, kStep / perRow, kCoreRows, perRow},
+        kernel.staged, 128);
+  };
+  kernel.sharedA = warpgroup ? coreTiles(t.tileM) : tiles(t.tileM, kStep);
+  kernel.sharedB = warpgroup ? coreTiles(t.tileN) : tiles(kStep, t.tileN);
   Value block = w->block;
   // A block past the last tile (the grid's last column) computes the last
   // tile and stores nothing: every thread reaches the barriers.
@@ -623,7 +683,7 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
                                     index(b, loc, t.tileM / kWarpRows));
     warpCol = arith::MulIOp::create(b, loc, rem(warp, kWarpCols),
                                     index(b, loc, t.tileN / kWarpCols));
-    if (tensorCores == TensorCores::Emulated) {
+    if (isEmulated(tensorCores) && !warpgroup) {
       int64_t warps = kWarpRows * kWarpCols;
       kernel.emulatedA =
           allocWorkgroupMemory(b, loc, {warps, kMmaM, kStep}, b.getF32Type());
@@ -638,26 +698,14 @@ LogicalResult emitTiledContraction(Contraction &c, int64_t largeTileBlocks,
   SmallVector<Value> init(t.rows() * t.cols(), zero);
   ValueRange sums =
       kernel.sumSteps(b, init, [&](OpBuilder &sb, ValueRange acc) {
+        if (warpgroup)
+          return kernel.accumulateWgmma(sb, acc);
         return narrow ? kernel.accumulateMma(sb, warpRow, warpCol, acc)
                       : kernel.accumulate(sb, tx, ty, acc);
       });
-  // The thread's sums in the order accumulate (accumulateMma) yields them,
-  // each at its row and column of the tile.
   OpOperand *out = op.getDpsInitOperand(0);
-  SmallVector<std::pair<Value, Value>> places;
-  if (narrow) {
-    Value row0 = arith::AddIOp::create(b, loc, warpRow, kernel.lane.group);
-    Value col0 = arith::AddIOp::create(b, loc, warpCol, kernel.lane.pairStart);
-    for (int64_t i = 0; i < t.tileM / kWarpRows / kMmaM; ++i)
-      for (int64_t j = 0; j < t.tileN / kWarpCols / kMmaN; ++j)
-        for (int64_t e = 0; e < 4; ++e)
-          places.push_back({plusIndex(b, loc, row0, i * kMmaM + (e / 2) * 8),
-                            plusIndex(b, loc, col0, j * kMmaN + e % 2)});
-  } else {
-    for (int64_t i = 0; i < t.rows(); ++i)
-      for (int64_t j = 0; j < t.cols(); ++j)
-        places.push_back({kernel.rowOf(b, ty, i), kernel.colOf(b, tx, j)});
-  }
+  SmallVector<std::pair<Value, Value>> places =
+      placesOfSums(b, kernel, warpgroup, tx, ty, warpRow, warpCol);
   for (auto [s, place] : llvm::enumerate(places)) {
     Value row = arith::AddIOp::create(b, loc, kernel.m0, place.first);
     Value col = arith::AddIOp::create(b, loc, kernel.n0, place.second);

@@ -51,18 +51,28 @@ struct Contraction {
 mlir::FailureOr<Contraction> classifyContraction(mlir::linalg::LinalgOp op);
 
 /// How narrow products use tensor cores: not at all (Vulkan), through
-/// mma.sync (CUDA), or in the same form with each mma.sync computed from
-/// its fragments through workgroup memory (a check of the form on a device
-/// without tensor cores: lavapipe). The same choice decides the staging's
-/// loads (TileKernel::Loads): an element a load, vector loads, or their
-/// grouping as scalar loads.
-enum class TensorCores { None, Mma, Emulated };
+/// mma.sync (CUDA), through wgmma on a warpgroup (CUDA, sm_90a only:
+/// `--gpu-wgmma`), or in either form with each mma.sync or wgmma computed
+/// through workgroup memory (a check of the form on a device without tensor
+/// cores: lavapipe). The same choice decides the staging's loads
+/// (TileKernel::Loads): an element a load, vector loads, or their grouping
+/// as scalar loads.
+enum class TensorCores { None, Mma, Wgmma, EmulatedMma, EmulatedWgmma };
 
-/// The pass options' choice: `emulate-tensor-cores`, else `tensor-cores`.
-inline TensorCores tensorCoresOf(bool use, bool emulate) {
-  return emulate ? TensorCores::Emulated
-         : use   ? TensorCores::Mma
-                 : TensorCores::None;
+/// The pass options' choice: `emulate-tensor-cores`, else `tensor-cores`;
+/// with `wgmma`, the warpgroup form of either.
+inline TensorCores tensorCoresOf(bool use, bool emulate, bool wgmma) {
+  if (emulate)
+    return wgmma ? TensorCores::EmulatedWgmma : TensorCores::EmulatedMma;
+  if (!use)
+    return TensorCores::None;
+  return wgmma ? TensorCores::Wgmma : TensorCores::Mma;
+}
+inline bool isEmulated(TensorCores t) {
+  return t == TensorCores::EmulatedMma || t == TensorCores::EmulatedWgmma;
+}
+inline bool isWarpgroup(TensorCores t) {
+  return t == TensorCores::Wgmma || t == TensorCores::EmulatedWgmma;
 }
 
 /// Replaces \p c's op with one `gpu.launch` of 128 threads per tile of the

@@ -96,6 +96,12 @@ struct GPUKernelPipelineOptions
                      "any API, each mma.sync computed through workgroup "
                      "memory (to check the form where no GPU is: lavapipe)"),
       llvm::cl::init(false)};
+  Option<bool> wgmma{
+      *this, "wgmma",
+      llvm::cl::desc("bf16 and f16 products on tensor cores take the "
+                     "warpgroup form (wgmma.mma_async; CUDA with every chip "
+                     "sm_90a, or with emulate-tensor-cores)"),
+      llvm::cl::init(false)};
 };
 
 /// The PTX ISA version a chip's code is generated with: `+ptx<N>` for

@@ -147,6 +147,12 @@ def LoomGPUMapConvs : Pass<"loom-gpu-map-convs", "mlir::ModuleOp"> {
            "the lanes' fragments through workgroup memory, and the vector "
            "loads' grouping as scalar loads (a check of the form on "
            "lavapipe)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "With tensor-cores (CUDA, every chip sm_90a) or "
+           "emulate-tensor-cores: bf16 and f16 products take the warpgroup "
+           "form, one wgmma.mma_async m64nNk16 a staged step from tiles in "
+           "core-matrix order (docs/Codegen/GPU.md, \"Warpgroup products\"); "
+           "TF32 keeps mma.sync">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",
@@ -230,6 +236,12 @@ def LoomGPUMapMatmuls : Pass<"loom-gpu-map-matmuls", "mlir::ModuleOp"> {
            "the lanes' fragments through workgroup memory, and the vector "
            "loads' grouping as scalar loads (a check of the form on "
            "lavapipe)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "With tensor-cores (CUDA, every chip sm_90a) or "
+           "emulate-tensor-cores: bf16 and f16 products take the warpgroup "
+           "form, one wgmma.mma_async m64nNk16 a staged step from tiles in "
+           "core-matrix order (docs/Codegen/GPU.md, \"Warpgroup products\"); "
+           "TF32 keeps mma.sync">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",
