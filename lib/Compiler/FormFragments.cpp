@@ -91,6 +91,11 @@ private:
   SmallVector<Operation *> membersOf(Block &block, Operation *leader);
   bool tryFuse(Operation *producer, Operation *consumer,
                bool sharedProducer = false);
+  /// Whether \p consumer is a matrix product of a code generator whose
+  /// products read transposes in place (Backend::productsReadTransposes)
+  /// and \p leader's group a view of one input: transposes, with
+  /// elementwise ops (a --precision cast) between.
+  bool readsView(Operation *consumer, Operation *leader);
   /// Whether every user of \p members' results that is not one of them
   /// comes after the last of them in \p block (the fragment is placed
   /// there).
@@ -152,6 +157,19 @@ bool FragmentFormer::placeableTogether(Block &block,
   return true;
 }
 
+bool FragmentFormer::readsView(Operation *consumer, Operation *leader) {
+  if (!codeGenerator.productsReadTransposes() || !isa<tg::MatmulOp>(consumer))
+    return false;
+  bool transposes = false;
+  for (Operation *member : groups.members(leader)) {
+    if (isa<tg::TransposeOp>(member))
+      transposes = true;
+    else if (!isElementwise(member))
+      return false;
+  }
+  return transposes;
+}
+
 /// Fuses the single-use \p producer's group into \p consumer's when the
 /// result is a codegen group with at most one op that is not elementwise.
 /// With \p sharedProducer the producer's result may have other users: the
@@ -179,7 +197,9 @@ bool FragmentFormer::tryFuse(Operation *producer, Operation *consumer,
     if (!placeableTogether(*consumer->getBlock(), joined))
       return false;
   }
-  if (heavyOps.lookup(p) + heavyOps.lookup(c) > 1)
+  // A view read by a product counts for nothing beside it.
+  bool view = readsView(consumer, p);
+  if (!view && heavyOps.lookup(p) + heavyOps.lookup(c) > 1)
     return false;
   // Gathers join no other heavy op than a reduction they feed (a
   // transpose or a product has loops of its own that a gather would slow).
@@ -196,7 +216,8 @@ bool FragmentFormer::tryFuse(Operation *producer, Operation *consumer,
   if ((any(p, gather) && any(c, otherHeavy)) ||
       (any(c, gather) && any(p, notElementwise)))
     return false;
-  unsigned heavy = heavyOps.lookup(p) + heavyOps.lookup(c);
+  unsigned heavy =
+      view ? heavyOps.lookup(c) : heavyOps.lookup(p) + heavyOps.lookup(c);
   groups.unionSets(p, c);
   heavyOps[groups.getLeaderValue(c)] = heavy;
   if (shared)
@@ -225,7 +246,8 @@ void FragmentFormer::formCodegenGroups(Block &block) {
       Operation *producer = operand.getDefiningOp();
       if (!producer || !operand.hasOneUse())
         continue;
-      if (fusesLikeElementwise(producer) || isElementwise(&op))
+      if (fusesLikeElementwise(producer) || isElementwise(&op) ||
+          isa<tg::MatmulOp>(op))
         tryFuse(producer, &op);
     }
     // A cast to a narrow type (a --precision product's input) joins the

@@ -154,6 +154,11 @@ void loom::codegen::gpu::addLinalgStage(
   if (!options.genericOnly)
     addSelectionClass(pm, options);
   addTGToLinalg(pm);
+  // Transposes fused into the ops that read them (a product reading a
+  // transposed operand in place).
+  pm.addPass(createLoomGPUGeneralizeTransposes());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  addCleanup(pm);
 }
 
 void loom::codegen::gpu::addBufferizeStage(OpPassManager &pm,

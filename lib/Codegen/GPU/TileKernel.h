@@ -169,23 +169,25 @@ struct TileKernel {
   enum class Loads { Scalar, Vector, EmulatedVector };
   Loads loads = Loads::Scalar;
 
-  /// The elements of \p in a thread stages at once along a tile's rows
-  /// (loadTiles): min(4, \p perThread, the tile's elements a thread) where
-  /// consecutive positions of \p colLoops are consecutive elements in
-  /// memory (each of them a loop alone in one index, the strides those of
-  /// their row-major order, the innermost 1) and a group of that many
+  /// The elements of \p in a thread stages at once along \p loops, a
+  /// tile's columns or (a transposed operand) its rows (loadTiles):
+  /// min(4, \p perThread, the tile's elements a thread) where consecutive
+  /// positions of \p loops are consecutive elements in memory (each of
+  /// them a loop alone in one index, the strides those of their row-major
+  /// order, the innermost 1 and in the last index) and a group of that many
   /// starting at a multiple of it is that many elements aligned and inside
   /// the matrix or outside it whole (the other strides, the offset and the
-  /// positions of \p colLoops multiples of it; the runtime's buffers are
+  /// positions of \p loops multiples of it; the runtime's buffers are
   /// 64-byte aligned); else 1.
-  int64_t loadWidth(OpOperand *in, ArrayRef<unsigned> colLoops,
+  int64_t loadWidth(OpOperand *in, ArrayRef<unsigned> loops,
                     int64_t perThread) const;
 
   /// The \p width elements of \p in from where the linear positions
-  /// \p rowAt of \p rowLoops and \p colAt of \p colLoops are, along
-  /// \p colLoops (loadWidth's group), or zeros where \p inRange is false
-  /// (past the edge of the matrix); each converted as the payload converts
-  /// it before the product (staged narrow, or summed in f32).
+  /// \p rowAt of \p rowLoops and \p colAt of \p colLoops are, along its
+  /// last index (loadWidth's group, along the columns or the rows), or zeros
+  /// where \p inRange is false (past the edge of the matrix); each converted as
+  /// the payload converts it before the product (staged narrow, or summed in
+  /// f32).
   SmallVector<Value, 4> loadOrZero(OpBuilder &b, OpOperand *in,
                                    ArrayRef<unsigned> rowLoops, Value rowAt,
                                    ArrayRef<unsigned> colLoops, Value colAt,
@@ -195,7 +197,9 @@ struct TileKernel {
   /// reduction offset \p k0, then of the B tile (`[k][n]`, kStep x tileN),
   /// each with its row and column in the tile: the threads load consecutive
   /// groups of loadWidth elements of each row (thread t the group t, then
-  /// t + kThreads, ...), zeros past the edges. With \p storeInto, each
+  /// t + kThreads, ...), or where only the tile's rows are contiguous in
+  /// memory (a transposed operand) of each column (thread t the column
+  /// t % tile columns), zeros past the edges. With \p storeInto, each
   /// element is stored into that buffer as soon as it is loaded.
   struct Staged {
     SmallVector<Value> values, rows, cols;

@@ -138,7 +138,7 @@ void TileKernel::place(OpBuilder &b, SmallVectorImpl<Value> &ivs,
     ivs[l] = v;
 }
 
-int64_t TileKernel::loadWidth(OpOperand *in, ArrayRef<unsigned> colLoops,
+int64_t TileKernel::loadWidth(OpOperand *in, ArrayRef<unsigned> loops,
                               int64_t perThread) const {
   int64_t width = std::min<int64_t>(4, perThread);
   auto type = dyn_cast<MemRefType>(in->get().getType());
@@ -147,15 +147,15 @@ int64_t TileKernel::loadWidth(OpOperand *in, ArrayRef<unsigned> colLoops,
   if (loads == Loads::Scalar || width < 2 || !type ||
       failed(type.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(offset) || offset % width != 0 ||
-      c.extent(colLoops) % width != 0)
+      c.extent(loops) % width != 0)
     return 1;
-  // Each column loop alone in one index, the innermost at stride 1 and each
+  // Each loop alone in one index, the innermost at stride 1 and each
   // other at its inner neighbour's stride times that one's extent; every
   // other index's stride a multiple of the width.
   AffineMap map = c.op.getMatchingIndexingMap(in);
   int64_t expected = 1;
-  SmallVector<bool> isColumnIndex(map.getNumResults(), false);
-  for (unsigned loop : llvm::reverse(colLoops)) {
+  SmallVector<bool> isGroupIndex(map.getNumResults(), false);
+  for (unsigned loop : llvm::reverse(loops)) {
     std::optional<unsigned> at;
     for (auto [i, e] : llvm::enumerate(map.getResults())) {
       if (!e.isFunctionOfDim(loop))
@@ -165,13 +165,16 @@ int64_t TileKernel::loadWidth(OpOperand *in, ArrayRef<unsigned> colLoops,
         return 1;
       at = i;
     }
-    if (!at || strides[*at] != expected)
+    // The innermost loop indexes the last dimension (loadOrZero steps the
+    // last index), at stride 1.
+    if (!at || strides[*at] != expected ||
+        (expected == 1 && *at + 1 != map.getNumResults()))
       return 1;
-    isColumnIndex[*at] = true;
+    isGroupIndex[*at] = true;
     expected *= c.ranges[loop];
   }
   for (auto [i, stride] : llvm::enumerate(strides))
-    if (!isColumnIndex[i] &&
+    if (!isGroupIndex[i] &&
         (ShapedType::isDynamic(stride) || stride % width != 0))
       return 1;
   return width;
@@ -232,37 +235,56 @@ TileKernel::Staged TileKernel::loadTiles(OpBuilder &b, Value k0,
   int64_t m = c.extent(c.m), n = c.extent(c.n), k = c.extent(c.k);
   Staged s;
   // The groups of an operand's tile (tileRows x tileCols) that the threads
-  // load, each \p load's elements at the group's row and column.
+  // load, each \p load's elements at the group's row and column: along a
+  // row where the tile's columns are contiguous in memory, else along a
+  // column where its rows are (a transposed operand: thread t the group of
+  // column t % tileCols), else an element a group.
   auto stage =
-      [&](OpOperand *in, ArrayRef<unsigned> colLoops, int64_t tileRows,
-          int64_t tileCols, Value tile,
+      [&](OpOperand *in, ArrayRef<unsigned> rowLoops,
+          ArrayRef<unsigned> colLoops, int64_t tileRows, int64_t tileCols,
+          Value tile,
           function_ref<SmallVector<Value, 4>(Value, Value, int64_t)> load) {
         int64_t perThread = tileRows * tileCols / kThreads;
         int64_t width = loadWidth(in, colLoops, perThread);
+        bool alongColumn = false;
+        if (width == 1) {
+          width = loadWidth(in, rowLoops, perThread);
+          alongColumn = width > 1;
+        }
         for (int64_t r = 0; r < perThread / width; ++r) {
           Value group =
               arith::AddIOp::create(b, loc, tid, index(b, loc, r * kThreads));
-          Value e = mulIndex(b, group, width);
-          Value row = divIndex(b, e, tileCols), col = remIndex(b, e, tileCols);
+          Value row, col;
+          if (alongColumn) {
+            col = remIndex(b, group, tileCols);
+            row = mulIndex(b, divIndex(b, group, tileCols), width);
+          } else {
+            Value e = mulIndex(b, group, width);
+            row = divIndex(b, e, tileCols);
+            col = remIndex(b, e, tileCols);
+          }
           for (auto [i, v] : llvm::enumerate(load(row, col, width))) {
             s.values.push_back(v);
-            s.rows.push_back(row);
-            s.cols.push_back(i == 0 ? col : plusIndex(b, loc, col, i));
+            s.rows.push_back(
+                i == 0 || !alongColumn ? row : plusIndex(b, loc, row, i));
+            s.cols.push_back(i == 0 || alongColumn ? col
+                                                   : plusIndex(b, loc, col, i));
             if (storeInto)
               memref::StoreOp::create(b, loc, v, tile,
                                       tileElement(b, tile == sharedA, storeInto,
-                                                  row, s.cols.back()));
+                                                  s.rows.back(),
+                                                  s.cols.back()));
           }
         }
       };
-  stage(c.a, c.k, t.tileM, kStep, sharedA,
+  stage(c.a, c.m, c.k, t.tileM, kStep, sharedA,
         [&](Value row, Value col, int64_t width) {
           Value am = arith::AddIOp::create(b, loc, m0, row);
           Value ak = arith::AddIOp::create(b, loc, k0, col);
           return loadOrZero(b, c.a, c.m, am, c.k, ak,
                             allBelow(b, loc, {{am, m}, {ak, k}}), width);
         });
-  stage(c.b, c.n, kStep, t.tileN, sharedB,
+  stage(c.b, c.k, c.n, kStep, t.tileN, sharedB,
         [&](Value row, Value col, int64_t width) {
           Value bk = arith::AddIOp::create(b, loc, k0, row);
           Value bn = arith::AddIOp::create(b, loc, n0, col);

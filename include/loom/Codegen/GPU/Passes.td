@@ -31,6 +31,27 @@ def LoomGPUHoistScratch : Pass<"loom-gpu-hoist-scratch", "mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def LoomGPUGeneralizeTransposes
+    : Pass<"loom-gpu-generalize-transposes", "mlir::ModuleOp"> {
+  let summary = "Write each linalg.transpose on tensors as the linalg.generic it is, so that elementwise fusion can fuse it into the op that reads it";
+  let description = [{
+    The GPU's linalg stage, after tg to linalg: every `linalg.transpose` on
+    tensors becomes a `linalg.generic` (its input read through the
+    permutation, its output at the loops' own position), which linalg's
+    elementwise fusion then fuses into the ops of the kernel that read it,
+    as it does any other elementwise producer: a matrix product reading a
+    transposed operand (an attention's heads split off, a key transposed)
+    reads the operand where it is, through its indexing map, instead of a
+    copy that another launch wrote (the tiled class takes any layout of
+    its inputs: docs/Codegen/GPU.md, "Kernel classes"). Only transposes:
+    the named ops the classes match by name (`linalg.fill` as a product's
+    prologue, the convolutions by linalg's convolution interface) stay
+    named. A transpose nothing fuses stays a kernel of its own, mapped as
+    before.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LoomGPUParallelFirst : Pass<"loom-gpu-parallel-first", "mlir::ModuleOp"> {
   let summary = "Put a generic op's parallel loops before its reductions";
   let description = [{
