@@ -91,11 +91,14 @@ private:
   SmallVector<Operation *> membersOf(Block &block, Operation *leader);
   bool tryFuse(Operation *producer, Operation *consumer,
                bool sharedProducer = false);
-  /// Whether \p consumer is a matrix product of a code generator whose
-  /// products read transposes in place (Backend::productsReadTransposes)
-  /// and \p leader's group a view of one input: transposes, with
-  /// elementwise ops (a --precision cast) between.
-  bool readsView(Operation *consumer, Operation *leader);
+  /// Whether \p consumer's and \p leader's groups join as a product and a
+  /// transpose it takes in place (the code generator's
+  /// Backend::productsTakeTransposes): \p consumer a tg.matmul and
+  /// \p leader's group transposes with elementwise ops between (an operand
+  /// read through the permutation, a --precision cast on the way), or
+  /// \p consumer a tg.transpose of \p leader's group's result, one product
+  /// with elementwise ops (a result written through it).
+  bool takesTranspose(Operation *consumer, Operation *leader);
   /// Whether every user of \p members' results that is not one of them
   /// comes after the last of them in \p block (the fragment is placed
   /// there).
@@ -157,17 +160,21 @@ bool FragmentFormer::placeableTogether(Block &block,
   return true;
 }
 
-bool FragmentFormer::readsView(Operation *consumer, Operation *leader) {
-  if (!codeGenerator.productsReadTransposes() || !isa<tg::MatmulOp>(consumer))
+bool FragmentFormer::takesTranspose(Operation *consumer, Operation *leader) {
+  if (!codeGenerator.productsTakeTransposes())
     return false;
-  bool transposes = false;
+  unsigned transposes = 0, products = 0;
   for (Operation *member : groups.members(leader)) {
     if (isa<tg::TransposeOp>(member))
-      transposes = true;
+      ++transposes;
+    else if (isa<tg::MatmulOp>(member))
+      ++products;
     else if (!isElementwise(member))
       return false;
   }
-  return transposes;
+  if (isa<tg::MatmulOp>(consumer))
+    return transposes > 0 && products == 0;
+  return isa<tg::TransposeOp>(consumer) && products == 1;
 }
 
 /// Fuses the single-use \p producer's group into \p consumer's when the
@@ -197,8 +204,8 @@ bool FragmentFormer::tryFuse(Operation *producer, Operation *consumer,
     if (!placeableTogether(*consumer->getBlock(), joined))
       return false;
   }
-  // A view read by a product counts for nothing beside it.
-  bool view = readsView(consumer, p);
+  // A transpose a product takes counts for nothing beside it.
+  bool view = takesTranspose(consumer, p);
   if (!view && heavyOps.lookup(p) + heavyOps.lookup(c) > 1)
     return false;
   // Gathers join no other heavy op than a reduction they feed (a
@@ -247,7 +254,7 @@ void FragmentFormer::formCodegenGroups(Block &block) {
       if (!producer || !operand.hasOneUse())
         continue;
       if (fusesLikeElementwise(producer) || isElementwise(&op) ||
-          isa<tg::MatmulOp>(op))
+          isa<tg::MatmulOp, tg::TransposeOp>(op))
         tryFuse(producer, &op);
     }
     // A cast to a narrow type (a --precision product's input) joins the

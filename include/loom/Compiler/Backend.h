@@ -129,12 +129,13 @@ public:
   /// Whether lower() may be given strided views of \p call's operands and
   /// result (StepOperands::view).
   virtual bool takesViews(const LibraryCall &call) const { return false; }
-  /// A code generator: whether its matrix products read a transposed
-  /// operand in place, so that fragment formation puts the transpose (and
-  /// the elementwise ops between) into the product's fragment (the GPU's
-  /// tiled class takes any layout; docs/Codegen/GPU.md, "Transposes read
-  /// by products").
-  virtual bool productsReadTransposes() const { return false; }
+  /// A code generator: whether its matrix products take transposes in
+  /// place, reading a transposed operand and writing a transposed result
+  /// through the permutation, so that fragment formation puts such a
+  /// transpose (and the elementwise ops between) into the product's
+  /// fragment (the GPU's tiled class takes any layout; docs/Codegen/GPU.md,
+  /// "Transposes taken by products").
+  virtual bool productsTakeTransposes() const { return false; }
   /// Turns a fragment (one of its candidates) into a library step. Called
   /// only for backends that do not generate code.
   virtual mlir::LogicalResult lower(const LibraryCall &call,

@@ -41,11 +41,12 @@ def TGFormFragments : Pass<"tg-form-fragments", "mlir::func::FuncOp"> {
       from f32 to bf16 or f16 (--precision's input to a product) joins the
       group computing its operand even where that value has other users,
       the fragment then yielding both, when it still comes before them;
-      on a GPU target (the code generator's `productsReadTransposes`), a
+      on a GPU target (the code generator's `productsTakeTransposes`), a
       transpose whose only reader is a matrix product, directly or through
-      elementwise ops, joins the product's fragment (its kernel reads the
-      operand in place: docs/Codegen/GPU.md, "Transposes read by
-      products"); gathers
+      elementwise ops, and a transpose of a product's result that only it
+      reads join the product's fragment (its kernel reads the operand and
+      writes the result through the permutation: docs/Codegen/GPU.md,
+      "Transposes taken by products"); gathers
       count as elementwise here (each result element from the index at its
       own position: RoiAlign's weighted taps, their sum and their mean are
       one fragment); at most one op of a fragment is not elementwise,

@@ -156,7 +156,7 @@ void loom::codegen::gpu::addLinalgStage(
   addTGToLinalg(pm);
   // Transposes fused into the ops that read them (a product reading a
   // transposed operand in place).
-  pm.addPass(createLoomGPUGeneralizeTransposes());
+  pm.addPass(createLoomGPUFoldTransposes());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   addCleanup(pm);
 }

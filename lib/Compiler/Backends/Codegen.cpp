@@ -40,10 +40,11 @@ public:
   }
   StringRef device() const override { return kind; }
   bool generatesCode() const override { return true; }
-  /// The GPU's kernel pipeline fuses a transpose into the product reading
-  /// it (loom-gpu-generalize-transposes); on a CPU a transpose stays a
-  /// step of its own or a view of a library product (docs/Compiler.md).
-  bool productsReadTransposes() const override { return kind != "cpu"; }
+  /// The GPU's kernel pipeline folds a transpose into the product reading
+  /// or computing it (loom-gpu-fold-transposes); on a CPU a transpose
+  /// stays a step of its own or a view of a library product
+  /// (docs/Compiler.md).
+  bool productsTakeTransposes() const override { return kind != "cpu"; }
   std::vector<StringRef> anchorOps() const override { return {}; }
   std::vector<std::string> patterns() const override {
     return {"any computing tg op, with the single-use elementwise ops "

@@ -31,25 +31,34 @@ def LoomGPUHoistScratch : Pass<"loom-gpu-hoist-scratch", "mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
-def LoomGPUGeneralizeTransposes
-    : Pass<"loom-gpu-generalize-transposes", "mlir::ModuleOp"> {
-  let summary = "Write each linalg.transpose on tensors as the linalg.generic it is, so that elementwise fusion can fuse it into the op that reads it";
+def LoomGPUFoldTransposes : Pass<"loom-gpu-fold-transposes", "mlir::ModuleOp"> {
+  let summary = "Fold transposes into the matrix products that compute or read them";
   let description = [{
-    The GPU's linalg stage, after tg to linalg: every `linalg.transpose` on
-    tensors becomes a `linalg.generic` (its input read through the
-    permutation, its output at the loops' own position), which linalg's
-    elementwise fusion then fuses into the ops of the kernel that read it,
-    as it does any other elementwise producer: a matrix product reading a
-    transposed operand (an attention's heads split off, a key transposed)
-    reads the operand where it is, through its indexing map, instead of a
-    copy that another launch wrote (the tiled class takes any layout of
-    its inputs: docs/Codegen/GPU.md, "Kernel classes"). Only transposes:
-    the named ops the classes match by name (`linalg.fill` as a product's
-    prologue, the convolutions by linalg's convolution interface) stay
-    named. A transpose nothing fuses stays a kernel of its own, mapped as
-    before.
+    The GPU's linalg stage, after tg to linalg, on tensors
+    (docs/Codegen/GPU.md, "Transposes taken by products"):
+
+    * a transpose whose input is a contraction's result that nothing else
+      reads (the heads of an attention merged back), the contraction's
+      output the zeros of a `linalg.fill`, becomes that contraction
+      writing its result through the permutation: the same payload and
+      inputs, its output indexing map composed with the inverse of the
+      transpose's, the fill into a tensor of the transpose's shape;
+    * every other `linalg.transpose` becomes the `linalg.generic` it is
+      (its input read through the permutation), which linalg's elementwise
+      fusion, run after this pass, then fuses into the ops of the kernel
+      that read it: a matrix product reading a transposed operand (an
+      attention's heads split off, its keys transposed) reads it where it
+      is.
+
+    The tiled class takes any layout of its inputs and output
+    (docs/Codegen/GPU.md, "Kernel classes"). Only transposes are
+    generalized: the named ops the classes match by name (`linalg.fill` as
+    a product's prologue, the convolutions by linalg's convolution
+    interface) stay named. A transpose nothing fuses stays a kernel of its
+    own, mapped as before.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def LoomGPUParallelFirst : Pass<"loom-gpu-parallel-first", "mlir::ModuleOp"> {
