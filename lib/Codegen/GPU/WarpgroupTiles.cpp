@@ -31,27 +31,25 @@ int64_t strideBytes(Type staged) {
   return kStep / (kCoreRowBytes / elementBytes(staged)) * kLeadingBytes;
 }
 
+Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI64Type(),
+                                   b.getI64IntegerAttr(v));
+}
+
 /// PTX's matrix-descriptor-encode(x): bits 4..17 of \p x.
 Value encode(OpBuilder &b, Location loc, Value x) {
-  Type i64 = b.getI64Type();
-  auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
-  };
   return arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, x, constant(0x3FFFF)), constant(4));
+      b, loc, arith::AndIOp::create(b, loc, x, i64Constant(b, loc, 0x3FFFF)),
+      i64Constant(b, loc, 4));
 }
 
 /// The byte offset a descriptor field holds: bits \p shift .. \p shift + 13
 /// of \p desc, times 16 (encode's inverse), as an index.
 Value decodedField(OpBuilder &b, Location loc, Value desc, int64_t shift) {
-  Type i64 = b.getI64Type();
-  auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
-  };
   Value field = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, desc, constant(shift)),
-      constant(0x3FFF));
-  Value bytes = arith::ShLIOp::create(b, loc, field, constant(4));
+      b, loc, arith::ShRUIOp::create(b, loc, desc, i64Constant(b, loc, shift)),
+      i64Constant(b, loc, 0x3FFF));
+  Value bytes = arith::ShLIOp::create(b, loc, field, i64Constant(b, loc, 4));
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), bytes);
 }
 
@@ -73,21 +71,21 @@ SmallVector<Value, 5> TileKernel::tileElement(OpBuilder &b, bool ofA,
 }
 
 Value TileKernel::wgmmaDescriptor(OpBuilder &b, Value tile) const {
+  // The tile's buffers are its first dimension (sumSteps' double buffering).
   auto type = cast<MemRefType>(tile.getType());
-  int64_t bufferBytes = type.getNumElements() / 2 * elementBytes(staged);
+  int64_t bufferBytes =
+      type.getNumElements() / type.getDimSize(0) * elementBytes(staged);
   Value start = mulIndex(b, readBuffer, bufferBytes);
   if (!emulatedWarpgroup)
     start = arith::AddIOp::create(
         b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tile),
         start);
-  Type i64 = b.getI64Type();
-  auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
-  };
-  Value desc = encode(b, loc, arith::IndexCastOp::create(b, loc, i64, start));
+  Value desc =
+      encode(b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), start));
   auto field = [&](int64_t bytes, int64_t shift) -> Value {
-    return arith::ShLIOp::create(b, loc, encode(b, loc, constant(bytes)),
-                                 constant(shift));
+    return arith::ShLIOp::create(b, loc,
+                                 encode(b, loc, i64Constant(b, loc, bytes)),
+                                 i64Constant(b, loc, shift));
   };
   // Bits 16..29: the leading-dimension byte offset; 32..45: the stride
   // one; base offset and swizzling (bits 49..51, 62..63) zero.
@@ -116,7 +114,7 @@ SmallVector<Value> TileKernel::wgmma(OpBuilder &b, Value descA, Value descB,
       NVVM::MMAIntOverflowAttr());
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   // Waited for at once: the accumulators are read (yielded to the next
-  // step) and the buffer is written again two steps on.
+  // step), and the buffer this step read is written in the next one.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> d;
   for (int64_t i = 0; i < int64_t(sums.size()); ++i)
@@ -132,10 +130,18 @@ SmallVector<Value> TileKernel::emulatedWgmma(OpBuilder &b, Value descA,
   // start + (mn / 8) SBO + (mn % 8) 16 + (kk / T) LBO + (kk % T) bytes,
   // T the elements of a core matrix's row (PTX's canonical K-major layout
   // without swizzling, ((8, m), (T, 2k)) : ((1T, SBO), (1, LBO))).
-  auto element = [&](Value tile, Value desc, Value mn, int64_t kk) -> Value {
-    Value start = decodedField(b, loc, desc, 0);
-    Value leading = decodedField(b, loc, desc, 16);
-    Value stride = decodedField(b, loc, desc, 32);
+  // Each descriptor's fields, decoded once: start, leading, stride.
+  struct Fields {
+    Value start, leading, stride;
+  };
+  auto decode = [&](Value desc) -> Fields {
+    return {decodedField(b, loc, desc, 0), decodedField(b, loc, desc, 16),
+            decodedField(b, loc, desc, 32)};
+  };
+  Fields fieldsA = decode(descA), fieldsB = decode(descB);
+  auto element = [&](Value tile, const Fields &f, Value mn,
+                     int64_t kk) -> Value {
+    auto [start, leading, stride] = f;
     int64_t perRow = kCoreRowBytes / bytes;
     Value at = arith::AddIOp::create(
         b, loc, start,
@@ -160,7 +166,7 @@ SmallVector<Value> TileKernel::emulatedWgmma(OpBuilder &b, Value descA,
   for (Value row : {top, plusIndex(b, loc, top, 8)}) {
     as.emplace_back();
     for (int64_t kk = 0; kk < kStep; ++kk)
-      as.back().push_back(element(sharedA, descA, row, kk));
+      as.back().push_back(element(sharedA, fieldsA, row, kk));
   }
   SmallVector<Value> d;
   for (int64_t j = 0; j < t.tileN / kMmaN; ++j) {
@@ -169,7 +175,7 @@ SmallVector<Value> TileKernel::emulatedWgmma(OpBuilder &b, Value descA,
       Value col = plusIndex(b, loc, lane.pairStart, j * kMmaN + e);
       bs.emplace_back();
       for (int64_t kk = 0; kk < kStep; ++kk)
-        bs.back().push_back(element(sharedB, descB, col, kk));
+        bs.back().push_back(element(sharedB, fieldsB, col, kk));
     }
     for (int64_t e = 0; e < 4; ++e) {
       Value sum = sums[4 * j + e];
